@@ -1,0 +1,52 @@
+/**
+ * `npm start`: the whole service on this machine (DESIGN §5). Settings come from the environment:
+ * PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset: start DynamoDB Local on DYNAMODB_LOCAL_PORT,
+ * default 8000), DATA_DIR (keep data on disk), TIME_SCALE (≥ 1), WEBHOOK_EXTRA_CA_FILE,
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS=1. Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
+ */
+import { localServiceOptionsFromEnvironment, startLocalService } from '../shared/local/service.js';
+
+const startedAt = performance.now();
+let options;
+try {
+  options = localServiceOptionsFromEnvironment();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
+const service = await startLocalService(options).catch((error: Error) => {
+  process.stderr.write(`Could not start the service: ${error.message}\n`);
+  if (/did not answer|exited/.test(error.message)) {
+    process.stderr.write('Is Java 17+ installed, and is the DynamoDB Local port free? Set DYNAMODB_LOCAL_PORT to move it.\n');
+  }
+  process.exit(1);
+});
+
+process.stdout.write(
+  [
+    '',
+    `Membership service is running (started in ${((performance.now() - startedAt) / 1000).toFixed(1)} s).`,
+    `  REST API:   ${service.baseUrl}/v1/...`,
+    `  MCP server: ${service.mcpUrl}`,
+    `  OpenAPI:    ${service.baseUrl}/openapi.json`,
+    `  Demo team:  ${service.demoTeamId}`,
+    `  Demo token (every ability; shown once): ${service.demoToken}`,
+    '',
+    `Try: curl -H "Authorization: Bearer ${service.demoToken}" ${service.baseUrl}/v1/teams/current`,
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n'),
+);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: stopping...\n`);
+  const timer = setTimeout(() => process.exit(1), 10_000);
+  await service.stop();
+  clearTimeout(timer);
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,0 +1,5 @@
+/** Fan-out Lambda: DynamoDB stream of outbox events → one delivery per subscribed endpoint. */
+import { awsRuntime } from '../shared/aws/runtime.js';
+import { createFanOutHandler } from '../shared/aws/pipeline-handlers.js';
+
+export const handler = createFanOutHandler(awsRuntime);

@@ -1,0 +1,5 @@
+/** Sweeper Lambda (every 5 minutes): re-queues deliveries whose timer was lost. */
+import { awsRuntime } from '../shared/aws/runtime.js';
+import { createSweeperHandler } from '../shared/aws/pipeline-handlers.js';
+
+export const handler = createSweeperHandler(awsRuntime);

@@ -1,0 +1,32 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { MembershipServiceStack } from './membership-service-stack.js';
+
+/** Default stack name (context `stackName` overrides it, e.g. one stack per stage). */
+export const DEFAULT_STACK_NAME = 'MembershipService';
+
+/** Options of {@link createMembershipApp}. */
+export interface MembershipAppOptions {
+  /** Context values (tests pass `cdk.json`'s; the CLI passes them through the environment). */
+  readonly context?: Record<string, unknown>;
+  /** Cloud assembly directory. @default the CLI's, or a temporary directory */
+  readonly outdir?: string;
+  /** Run the cdk-nag AWS Solutions checks. @default true */
+  readonly nag?: boolean;
+}
+
+/**
+ * Builds the CDK app: one environment-agnostic {@link MembershipServiceStack} (no account or
+ * region lookups, so synthesis works offline) checked by cdk-nag's AWS Solutions pack.
+ * `bin/app.ts` synthesizes it; the infrastructure tests build it the same way.
+ */
+export function createMembershipApp(options: MembershipAppOptions = {}): { app: App; stack: MembershipServiceStack } {
+  const app = new App({ context: options.context, outdir: options.outdir });
+  const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? DEFAULT_STACK_NAME;
+  const stack = new MembershipServiceStack(app, stackName, {
+    description: 'Membership service: REST API, MCP tool server and signed webhooks',
+    scheduleGroupName: app.node.tryGetContext('scheduleGroupName') as string | undefined,
+  });
+  if (options.nag !== false) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}

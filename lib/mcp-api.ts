@@ -1,0 +1,77 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { FunctionCode } from './function-code.js';
+import { AccessLoggedHttpApi } from './http-api.js';
+import { ServiceFunction } from './service-function.js';
+import type { MembershipTables } from './tables.js';
+
+/** Path of the tool server on its API: `{mcp_url}` is `<api endpoint>` + this. */
+export const MCP_PATH = '/mcp';
+
+/** Properties of {@link McpApi}. */
+export interface McpApiProps {
+  /** Shared function bundles (uses the `mcp` bundle). */
+  readonly code: FunctionCode;
+  /** Both tables. */
+  readonly tables: MembershipTables;
+  /** The delivery queue. */
+  readonly queue: sqs.IQueue;
+  /** Environment shared by every function of the service. */
+  readonly environment: Record<string, string>;
+}
+
+/**
+ * The MCP tool server (`{mcp_url}`): its own HTTP API with `ANY /mcp` and `OPTIONS /mcp`, both to
+ * one Lambda. API Gateway CORS is deliberately not configured: the Lambda answers preflight
+ * before authentication and sets the interface's exact CORS headers (DESIGN D5).
+ */
+export class McpApi extends Construct {
+  /** The HTTP API and its stage. */
+  public readonly httpApi: AccessLoggedHttpApi;
+  /** The tool-server Lambda. */
+  public readonly function: lambda.Function;
+
+  constructor(scope: Construct, id: string, props: McpApiProps) {
+    super(scope, id);
+    this.httpApi = new AccessLoggedHttpApi(this, 'Http', { description: 'Membership service MCP tool server' });
+    this.function = new ServiceFunction(this, 'Server', {
+      code: props.code,
+      entry: 'mcp',
+      description: 'MCP tool server (streamable HTTP, JSON responses)',
+      timeout: Duration.seconds(30),
+      environment: props.environment,
+    }).function;
+    // Tools cover every domain, webhook delivery retry and replay-dead included.
+    props.tables.table.grantReadWriteData(this.function);
+    props.tables.deadLetterTable.grantReadWriteData(this.function);
+    props.queue.grantSendMessages(this.function);
+
+    const integration = new HttpLambdaIntegration('ServerIntegration', this.function);
+    for (const [routeId, method] of [
+      ['AnyRoute', apigwv2.HttpMethod.ANY],
+      ['OptionsRoute', apigwv2.HttpMethod.OPTIONS],
+    ] as const) {
+      const route = new apigwv2.HttpRoute(this, routeId, {
+        httpApi: this.httpApi.api,
+        routeKey: apigwv2.HttpRouteKey.with(MCP_PATH, method),
+        integration,
+      });
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          method === apigwv2.HttpMethod.OPTIONS
+            ? 'CORS preflight is answered before authentication, with no token (interface: CORS).'
+            : 'The Lambda authenticates the bearer token on every request (DESIGN D2, D5); an authorizer could not return the MCP error shapes.',
+      });
+    }
+  }
+
+  /** `{mcp_url}`: the API endpoint followed by {@link MCP_PATH}. */
+  public get url(): string {
+    return `${this.httpApi.endpoint}${MCP_PATH}`;
+  }
+}

@@ -1,0 +1,74 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FunctionCode, type HandlerEntry } from './function-code.js';
+
+/** The Lambda runtime of every function of the service (DESIGN §3: Node.js 24). */
+export const NODE_RUNTIME: lambda.Runtime = lambda.Runtime.NODEJS_24_X;
+
+/** `POWERTOOLS_SERVICE_NAME` of every function. */
+export const SERVICE_NAME = 'membership-service';
+
+/** Properties of a {@link ServiceFunction}. */
+export interface ServiceFunctionProps {
+  /** Shared bundles; the function uses the one of {@link ServiceFunctionProps.entry}. */
+  readonly code: FunctionCode;
+  /** Which `functions/<entry>.ts` the function runs. */
+  readonly entry: HandlerEntry;
+  /** Human-readable description shown in the console. */
+  readonly description: string;
+  /** Function timeout. */
+  readonly timeout: Duration;
+  /** Environment variables (the common ones are added by the caller). */
+  readonly environment: Record<string, string>;
+  /** Memory in MB. @default 512 */
+  readonly memorySize?: number;
+}
+
+/**
+ * One Lambda function of the service with the settings every function shares: Node.js 24 on
+ * ARM64, the shared esbuild bundle of its entry, source maps, a dedicated log group with a
+ * retention period, and a dedicated role whose only built-in permission is writing to that log
+ * group (no AWS managed policy, no `logs:*` on `*`). Callers add least-privilege grants to
+ * {@link ServiceFunction.function}.
+ */
+export class ServiceFunction extends Construct {
+  /** The Lambda function. */
+  public readonly function: lambda.Function;
+  /** Its execution role. */
+  public readonly role: iam.Role;
+  /** Its log group (one month retention). */
+  public readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.description}`,
+    });
+    this.logGroup.grantWrite(this.role);
+    this.function = new lambda.Function(this, 'Function', {
+      runtime: NODE_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      code: props.code.code(props.entry),
+      handler: FunctionCode.handler(props.entry),
+      description: props.description,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        ...props.environment,
+      },
+    });
+  }
+}

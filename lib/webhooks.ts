@@ -1,0 +1,260 @@
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { FunctionCode } from './function-code.js';
+import { ServiceFunction } from './service-function.js';
+import type { MembershipTables } from './tables.js';
+
+/** Timeout of the dispatcher (one batch of up to 10 deliveries, each with a 10 s budget, in parallel). */
+export const DISPATCHER_TIMEOUT = Duration.seconds(30);
+
+/** Default name of the EventBridge Scheduler group that holds the long retry timers (DESIGN D7). */
+export const DEFAULT_SCHEDULE_GROUP_NAME = 'membership-webhook-retries';
+
+/** CloudFormation logical id of the schedule group. */
+export const RETRY_SCHEDULE_GROUP_LOGICAL_ID = 'RetryScheduleGroup';
+
+/** How often the sweeper runs. */
+export const SWEEPER_RATE = Duration.minutes(5);
+
+/**
+ * Queues that carry the message "look at delivery X, attempt N" (DESIGN D7): the delivery queue
+ * (SSE, TLS only, visibility timeout six times the dispatcher timeout as AWS recommends for SQS
+ * event sources) and its dead-letter queue for poison messages (received 5 times without success).
+ */
+export class DeliveryQueue extends Construct {
+  /** The delivery queue consumed by the dispatcher. */
+  public readonly queue: sqs.Queue;
+  /** Poison messages of {@link DeliveryQueue.queue}. */
+  public readonly deadLetterQueue: sqs.Queue;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.deadLetterQueue = new sqs.Queue(this, 'PoisonMessages', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the dead-letter queue of the delivery queue.',
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(DISPATCHER_TIMEOUT.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+    });
+  }
+}
+
+/** Properties of {@link RetryScheduler}. */
+export interface RetrySchedulerProps {
+  /** The queue the one-time schedules send to. */
+  readonly queue: sqs.IQueue;
+  /** @default {@link DEFAULT_SCHEDULE_GROUP_NAME} */
+  readonly scheduleGroupName?: string;
+}
+
+/**
+ * EventBridge Scheduler resources for waits longer than SQS `DelaySeconds` allows (DESIGN D7):
+ * a schedule group for the one-time `at(...)` schedules, and the role the scheduler assumes to
+ * deliver them, which may only `sqs:SendMessage` to the delivery queue.
+ */
+export class RetryScheduler extends Construct {
+  /** The schedule group. */
+  public readonly group: scheduler.CfnScheduleGroup;
+  /** Name of the schedule group (resolves after deployment ordering, via `Ref`). */
+  public readonly groupName: string;
+  /** Role assumed by `scheduler.amazonaws.com` when a schedule fires. */
+  public readonly role: iam.Role;
+  private readonly queue: sqs.IQueue;
+
+  constructor(scope: Construct, id: string, props: RetrySchedulerProps) {
+    super(scope, id);
+    this.queue = props.queue;
+    this.group = new scheduler.CfnScheduleGroup(this, 'Group', {
+      name: props.scheduleGroupName ?? DEFAULT_SCHEDULE_GROUP_NAME,
+    });
+    // Stable logical id: it appears in IAM resource patterns (and their cdk-nag acknowledgements).
+    this.group.overrideLogicalId(RETRY_SCHEDULE_GROUP_LOGICAL_ID);
+    this.groupName = this.group.ref;
+    this.role = new iam.Role(this, 'Role', {
+      description: 'Assumed by EventBridge Scheduler to put webhook retry messages on the delivery queue',
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          // Confused-deputy protection: only schedules of this account's retry group.
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnEquals: { 'aws:SourceArn': this.group.attrArn },
+        },
+      }),
+    });
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.queue.queueArn] }),
+    );
+  }
+
+  /** Environment variables a worker needs to create schedules. */
+  public environment(): Record<string, string> {
+    return {
+      SCHEDULER_GROUP_NAME: this.groupName,
+      SCHEDULER_ROLE_ARN: this.role.roleArn,
+      DELIVERY_QUEUE_ARN: this.queue.queueArn,
+    };
+  }
+
+  /**
+   * Lets `fn` create and delete schedules in the group (only there) and pass the scheduler role
+   * (only to EventBridge Scheduler).
+   */
+  public grantScheduling(fn: lambda.Function): void {
+    const scheduleArn = Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.groupName}/*`,
+    });
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [scheduleArn],
+      }),
+    );
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    if (fn.role) {
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${RETRY_SCHEDULE_GROUP_LOGICAL_ID}>/*]`,
+        reason: 'Schedule names are generated per delivery attempt at run time; the pattern is confined to the retry schedule group.',
+      });
+    }
+  }
+}
+
+/** Properties of {@link WebhookWorkers}. */
+export interface WebhookWorkersProps {
+  /** Shared function bundles. */
+  readonly code: FunctionCode;
+  /** Both tables. */
+  readonly tables: MembershipTables;
+  /** The delivery queue. */
+  readonly deliveryQueue: DeliveryQueue;
+  /** Long-wait timers. */
+  readonly retryScheduler: RetryScheduler;
+  /** Environment shared by every function of the service. */
+  readonly environment: Record<string, string>;
+}
+
+/**
+ * The webhook pipeline's three workers (DESIGN D6, D7):
+ * - fan-out: DynamoDB stream of the main table, INSERTs of outbox `event` items only, creates
+ *   deliveries and queues them; failed batches are bisected, retried, then parked on a queue;
+ * - dispatcher: consumes the delivery queue (batches of 10, partial batch responses), attempts
+ *   delivery, queues or schedules the next attempt;
+ * - sweeper: every 5 minutes re-queues pending deliveries whose timer was lost and dead-letters
+ *   deliveries whose final 72-hour timer passed.
+ */
+export class WebhookWorkers extends Construct {
+  /** The fan-out function. */
+  public readonly fanOut: lambda.Function;
+  /** The dispatcher function. */
+  public readonly dispatcher: lambda.Function;
+  /** The sweeper function. */
+  public readonly sweeper: lambda.Function;
+  /** Stream batches the fan-out could not process after all retries (metadata only). */
+  public readonly fanOutFailures: sqs.Queue;
+  /** The `rate(5 minutes)` rule that runs the sweeper. */
+  public readonly sweeperRule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: WebhookWorkersProps) {
+    super(scope, id);
+    const { table, deadLetterTable } = props.tables;
+    const queue = props.deliveryQueue.queue;
+
+    // Fan-out ---------------------------------------------------------------------------------
+    this.fanOut = new ServiceFunction(this, 'FanOut', {
+      code: props.code,
+      entry: 'fan-out',
+      description: 'Webhook fan-out: outbox events from the table stream to deliveries',
+      timeout: Duration.seconds(60),
+      environment: props.environment,
+    }).function;
+    table.grantReadWriteData(this.fanOut);
+    queue.grantSendMessages(this.fanOut);
+    Validations.of(this.fanOut.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams (added by the stream event source) does not support resource-level permissions; every other action is scoped.',
+    });
+
+    this.fanOutFailures = new sqs.Queue(this, 'FanOutFailures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.fanOutFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the on-failure destination of the fan-out stream mapping.',
+    });
+    this.fanOut.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(this.fanOutFailures),
+        filters: [
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.isEqual('INSERT'),
+            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('event') } } },
+          }),
+        ],
+      }),
+    );
+
+    // Dispatcher ------------------------------------------------------------------------------
+    const schedulingEnvironment = props.retryScheduler.environment();
+    this.dispatcher = new ServiceFunction(this, 'Dispatcher', {
+      code: props.code,
+      entry: 'dispatcher',
+      description: 'Webhook dispatcher: one signed HTTPS attempt per queued delivery',
+      timeout: DISPATCHER_TIMEOUT,
+      environment: { ...props.environment, ...schedulingEnvironment },
+    }).function;
+    table.grantReadWriteData(this.dispatcher);
+    deadLetterTable.grantReadWriteData(this.dispatcher);
+    queue.grantSendMessages(this.dispatcher);
+    props.retryScheduler.grantScheduling(this.dispatcher);
+    this.dispatcher.addEventSource(
+      new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+
+    // Sweeper ---------------------------------------------------------------------------------
+    this.sweeper = new ServiceFunction(this, 'Sweeper', {
+      code: props.code,
+      entry: 'sweeper',
+      description: 'Webhook sweeper: re-queues lost timers, dead-letters expired deliveries',
+      timeout: Duration.seconds(120),
+      environment: { ...props.environment, ...schedulingEnvironment },
+    }).function;
+    table.grantReadWriteData(this.sweeper);
+    deadLetterTable.grantReadWriteData(this.sweeper);
+    queue.grantSendMessages(this.sweeper);
+    props.retryScheduler.grantScheduling(this.sweeper);
+    this.sweeperRule = new events.Rule(this, 'SweeperSchedule', {
+      description: 'Runs the webhook sweeper',
+      schedule: events.Schedule.rate(SWEEPER_RATE),
+      targets: [new targets.LambdaFunction(this.sweeper, { retryAttempts: 2, maxEventAge: SWEEPER_RATE })],
+    });
+  }
+}

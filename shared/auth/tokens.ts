@@ -1,0 +1,198 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import baseX from 'base-x';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Ability } from '../catalogues/abilities.js';
+import { isAbility } from '../catalogues/abilities.js';
+import type { Clock } from '../clock.js';
+import { isoTime } from '../clock.js';
+import { ProblemError } from '../errors.js';
+import { newUlid } from '../ids.js';
+import { keys } from '../store/keys.js';
+import type { Store } from '../store/store.js';
+import { decodeCursor, encodeCursor } from '../store/store.js';
+
+const base62 = baseX('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz');
+/** `svc_live_<ULID>_<base62 secret of ≥ 32 random bytes>` (interface "Bearer tokens" 2, DESIGN D2). */
+const TOKEN_PATTERN = /^svc_live_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+
+/** Who is calling: resolved from a bearer token on every request (interface "Bearer tokens"). */
+export interface Principal {
+  tokenId: string;
+  /** From `scope:team:<uuid>`, fixed at minting. Every read and write uses this team. */
+  teamId: string;
+  abilities: ReadonlySet<Ability>;
+  /** From `scope:project:<uuid>` entries; null when the token is not narrowed to projects. */
+  projectIds: readonly string[] | null;
+}
+
+/** A token as stored and listed (never with its secret or hash). */
+export interface TokenRecord {
+  id: string;
+  team_id: string;
+  name: string | null;
+  abilities: Ability[];
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface StoredToken extends TokenRecord {
+  secret_sha256: string;
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+function publicToken(item: StoredToken): TokenRecord {
+  return {
+    id: item.id,
+    team_id: item.team_id,
+    name: item.name ?? null,
+    abilities: item.abilities,
+    scopes: item.scopes,
+    created_at: item.created_at,
+    revoked_at: item.revoked_at ?? null,
+  };
+}
+
+const unauthenticated = (detail: string) =>
+  new ProblemError('AUTHENTICATION_REQUIRED', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
+
+/**
+ * Mints a token for a team. Only the SHA-256 of the secret is stored (DESIGN D2); the bearer string
+ * is returned here and never again. `projectIds` add `scope:project:<uuid>` entries.
+ * When `issuer` is given (minting through the API), the new token may not hold an ability or a
+ * project scope the issuer lacks: throws TOKEN_MISSING_ABILITY (interface "Bearer tokens", DESIGN D2).
+ * @returns the stored record plus `token` (the bearer string, shown once)
+ */
+export async function mintToken(
+  store: Store,
+  clock: Clock,
+  input: { teamId: string; abilities: readonly string[]; projectIds?: readonly string[]; name?: string | null; issuer?: Principal },
+): Promise<TokenRecord & { token: string }> {
+  const unknown = input.abilities.filter((ability) => !isAbility(ability));
+  if (unknown.length) {
+    throw new ProblemError('VALIDATION_FAILED', `Unknown abilities: ${unknown.join(', ')}`, {
+      errors: unknown.map((ability) => ({ path: 'abilities', message: `${ability} is not in service://enums/ability` })),
+    });
+  }
+  const abilities = [...new Set(input.abilities)] as Ability[];
+  const projectIds = [...new Set(input.projectIds ?? [])];
+  if (input.issuer) {
+    const missing = abilities.filter((ability) => !input.issuer!.abilities.has(ability));
+    if (missing.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A token can only grant abilities it holds; missing: ${missing.join(', ')}.`);
+    if (input.issuer.projectIds) {
+      const outside = projectIds.length === 0 ? ['(all projects)'] : projectIds.filter((id) => !input.issuer!.projectIds!.includes(id));
+      if (outside.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A project-scoped token can only grant its own projects; outside its scope: ${outside.join(', ')}.`);
+    }
+  }
+  const nowMs = clock.nowMs();
+  const id = newUlid(nowMs);
+  const secret = base62.encode(randomBytes(32)).padStart(44, '0');
+  const record: StoredToken = {
+    id,
+    team_id: input.teamId,
+    name: input.name ?? null,
+    abilities,
+    scopes: [`scope:team:${input.teamId}`, ...projectIds.map((projectId) => `scope:project:${projectId}`)],
+    created_at: isoTime(nowMs),
+    revoked_at: null,
+    secret_sha256: sha256(secret).toString('hex'),
+  };
+  await store.document.send(
+    new PutCommand({
+      TableName: store.tableName,
+      // `revoked_at` is absent until revocation, so `if_not_exists` in revokeToken keeps the first time.
+      Item: { ...keys.token(id), entity: 'token', gsi1pk: keys.teamTokensIndex(input.teamId), gsi1sk: id, ...record, revoked_at: undefined },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { ...publicToken(record), token: `svc_live_${id}_${secret}` };
+}
+
+/**
+ * Parses `Authorization: Bearer svc_live_<id>_<secret>`. Throws AUTHENTICATION_REQUIRED (with
+ * `WWW-Authenticate: Bearer`) when the header is missing or malformed. Cookies are never consulted.
+ */
+export function parseBearer(authorization: string | undefined): { tokenId: string; secret: string } {
+  if (!authorization) throw unauthenticated('Send `Authorization: Bearer <token>`.');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw unauthenticated('The Authorization header must use the Bearer scheme.');
+  const parts = TOKEN_PATTERN.exec(match[1]);
+  if (!parts) throw unauthenticated('The bearer token is malformed; expected svc_live_<id>_<secret>.');
+  return { tokenId: parts[1], secret: parts[2] };
+}
+
+/**
+ * Checks a presented secret against the stored token item (read with a strongly consistent read)
+ * in constant time and returns the {@link Principal}. Throws AUTHENTICATION_REQUIRED for an unknown
+ * (item undefined), wrong or revoked token (interface "Bearer tokens" 6).
+ */
+export function verifyToken(item: Record<string, unknown> | undefined, secret: string): Principal {
+  const stored = item as StoredToken | undefined;
+  const presented = sha256(secret);
+  const expected = stored ? Buffer.from(stored.secret_sha256, 'hex') : Buffer.alloc(32);
+  const matches = timingSafeEqual(presented, expected);
+  if (!matches || !stored) throw unauthenticated('The bearer token is not valid.');
+  if (stored.revoked_at) throw unauthenticated('The bearer token has been revoked.');
+  const projectIds = stored.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
+  return {
+    tokenId: stored.id,
+    teamId: stored.team_id,
+    abilities: new Set(stored.abilities),
+    projectIds: projectIds.length ? projectIds : null,
+  };
+}
+
+/**
+ * Resolves the `Authorization` header to a {@link Principal} ({@link parseBearer} + one strongly
+ * consistent GetItem + {@link verifyToken}), on every call, so a revocation applies to the next call
+ * (interface "Bearer tokens" 6). Throws AUTHENTICATION_REQUIRED. One DynamoDB request.
+ */
+export async function authenticate(store: Store, authorization: string | undefined): Promise<Principal> {
+  const { tokenId, secret } = parseBearer(authorization);
+  const result = await store.document.send(new GetCommand({ TableName: store.tableName, Key: keys.token(tokenId), ConsistentRead: true }));
+  return verifyToken(result.Item, secret);
+}
+
+/**
+ * Revokes a token of `teamId` (sets `revoked_at`). Throws NOT_FOUND when the token does not exist or
+ * belongs to another team (no existence leak). Revoking twice keeps the first `revoked_at`.
+ */
+export async function revokeToken(store: Store, clock: Clock, teamId: string | null, tokenId: string): Promise<TokenRecord> {
+  try {
+    const result = await store.document.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keys.token(tokenId),
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: teamId ? 'attribute_exists(pk) AND team_id = :team' : 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ...(teamId ? { ':team': teamId } : {}) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const item = result.Attributes as StoredToken;
+    return publicToken(item);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
+    throw error;
+  }
+}
+
+/** Lists a team's tokens (never secrets), oldest first, paged (DESIGN D12). */
+export async function listTokens(store: Store, teamId: string, page: { limit: number; cursor?: string }): Promise<{ data: TokenRecord[]; next_cursor: string | null }> {
+  const partition = keys.teamTokensIndex(teamId);
+  const result = await store.document.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': partition },
+      Limit: page.limit,
+      ExclusiveStartKey: decodeCursor(page.cursor, partition, 'gsi1pk'),
+    }),
+  );
+  return { data: (result.Items as StoredToken[]).map(publicToken), next_cursor: encodeCursor(result.LastEvaluatedKey) };
+}

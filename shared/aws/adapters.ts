@@ -1,0 +1,70 @@
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { DeliveryMessage, DeliveryQueue, RetryScheduler } from '../runtime.js';
+
+/** SQS `SendMessageBatch` takes at most 10 entries. */
+const SQS_BATCH_SIZE = 10;
+
+/**
+ * The SQS adapter of the `DeliveryQueue` port (DESIGN D7): messages are JSON bodies, sent in batches
+ * of 10 with `DelaySeconds` = the wait rounded up to whole seconds (0–900). Throws when SQS reports
+ * failed entries, so the caller's invocation is retried (the row stays the source of truth).
+ */
+export function createSqsDeliveryQueue(client: SQSClient, queueUrl: string): DeliveryQueue {
+  return {
+    async send(messages, delaySeconds) {
+      const delay = Math.min(900, Math.max(0, Math.ceil(delaySeconds)));
+      for (let index = 0; index < messages.length; index += SQS_BATCH_SIZE) {
+        const batch = messages.slice(index, index + SQS_BATCH_SIZE);
+        const result = await client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: batch.map((message, position) => ({ Id: String(position), MessageBody: JSON.stringify(message), DelaySeconds: delay })),
+          }),
+        );
+        if (result.Failed?.length) throw new Error(`SQS rejected ${result.Failed.length} delivery messages: ${result.Failed.map((entry) => entry.Code).join(', ')}`);
+      }
+    },
+  };
+}
+
+/** Deterministic schedule name per delivery, kind and attempt (≤ 64 characters of [0-9A-Za-z_.-]). */
+export function scheduleName(message: DeliveryMessage): string {
+  return `${message.delivery_id}-${message.kind === 'attempt' ? 'a' : 'dead'}${message.attempt}`;
+}
+
+/** `at(yyyy-mm-ddThh:mm:ss)` in UTC for an epoch-millisecond time, rounded up to the next whole second. */
+export function atExpression(atMs: number): string {
+  return `at(${new Date(Math.ceil(atMs / 1000) * 1000).toISOString().slice(0, 19)})`;
+}
+
+/**
+ * The EventBridge Scheduler adapter of the `RetryScheduler` port (DESIGN D7): one one-time schedule
+ * per delivery and attempt (`at(...)` in UTC, no flexible window, `ActionAfterCompletion: DELETE`)
+ * whose target sends the message to the delivery queue with the scheduler role. A schedule that
+ * already exists (same name) means the wait is already scheduled: not an error.
+ */
+export function createSchedulerRetryScheduler(
+  client: SchedulerClient,
+  settings: { groupName: string; queueArn: string; roleArn: string },
+): RetryScheduler {
+  return {
+    async schedule(message, atMs) {
+      try {
+        await client.send(
+          new CreateScheduleCommand({
+            Name: scheduleName(message),
+            GroupName: settings.groupName,
+            ScheduleExpression: atExpression(atMs),
+            ScheduleExpressionTimezone: 'UTC',
+            FlexibleTimeWindow: { Mode: 'OFF' },
+            ActionAfterCompletion: 'DELETE',
+            Target: { Arn: settings.queueArn, RoleArn: settings.roleArn, Input: JSON.stringify(message), RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 } },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConflictException)) throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import type { Runtime } from '../runtime.js';
+import { fanOutEvent, processDeliveryMessage, sweep } from '../webhooks/deliveries.js';
+import type { StoredEvent } from '../webhooks/events.js';
+
+/** Schema of a delivery-queue message body (see `DeliveryMessage`). */
+const DeliveryMessageSchema = z.object({
+  kind: z.enum(['attempt', 'dead_letter']),
+  team_id: z.uuid(),
+  delivery_id: z.string().regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
+  attempt: z.number().int().min(1).max(8),
+});
+
+/**
+ * The dispatcher Lambda (SQS event source with partial batch responses, Powertools batch): each record
+ * is one delivery message. A malformed body is logged and dropped (it can never succeed; poison
+ * messages that keep throwing end in the queue's own dead-letter queue after maxReceiveCount).
+ */
+export function createDispatcherHandler(getRuntime: () => Runtime) {
+  const processor = new BatchProcessor(EventType.SQS);
+  const recordHandler = async (record: SQSRecord) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(record.body);
+    } catch {
+      body = null;
+    }
+    const message = DeliveryMessageSchema.safeParse(body);
+    if (!message.success) {
+      console.error(JSON.stringify({ level: 'error', message: 'dropping malformed delivery message', message_id: record.messageId }));
+      return;
+    }
+    const outcome = await processDeliveryMessage(getRuntime(), message.data);
+    console.log(JSON.stringify({ level: 'info', delivery_id: message.data.delivery_id, attempt: message.data.attempt, outcome }));
+  };
+  return async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
+}
+
+/**
+ * The fan-out Lambda (DynamoDB Streams on the main table, filtered to INSERTs of outbox events):
+ * fans each event out once (DESIGN D6); failures are reported per record (partial batch response).
+ */
+export function createFanOutHandler(getRuntime: () => Runtime) {
+  const processor = new BatchProcessor(EventType.DynamoDBStreams);
+  const recordHandler = async (record: DynamoDBRecord) => {
+    const image = record.dynamodb?.NewImage;
+    if (record.eventName !== 'INSERT' || !image) return;
+    const item = unmarshall(image as Record<string, AttributeValue>);
+    if (item.entity !== 'event' || item.fanned_out_at) return;
+    await fanOutEvent(getRuntime(), item as StoredEvent);
+  };
+  return async (event: DynamoDBStreamEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
+}
+
+/** The sweeper Lambda (every 5 minutes): re-queues deliveries whose timer was lost (DESIGN D7). */
+export function createSweeperHandler(getRuntime: () => Runtime) {
+  return async () => {
+    const result = await sweep(getRuntime());
+    console.log(JSON.stringify({ level: 'info', message: 'sweep', ...result }));
+    return result;
+  };
+}

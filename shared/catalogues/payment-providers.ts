@@ -1,0 +1,40 @@
+/**
+ * The supported payment providers (how subscribers pay creators).
+ *
+ * Source: interface "Tool-server resources" (`service://enums/payment-provider`).
+ * Payloads and resources never carry payment credentials or fee breakdowns (interface "Data exposure").
+ */
+
+/** The kind of payment a provider handles. */
+export type PaymentProviderCategory = 'card' | 'wallet' | 'crypto' | 'bank' | 'manual';
+
+/**
+ * Every payment provider: `{ value, label, category, description }`.
+ */
+export const PAYMENT_PROVIDERS = [
+  { value: 'stripe', label: 'Stripe', category: 'card', description: 'Cards and local payment methods through Stripe Checkout and Billing.' },
+  { value: 'paypal', label: 'PayPal', category: 'wallet', description: 'PayPal balance and linked cards through PayPal subscriptions.' },
+  { value: 'paddle', label: 'Paddle', category: 'card', description: 'Cards and wallets with Paddle as merchant of record.' },
+  { value: 'lemon_squeezy', label: 'Lemon Squeezy', category: 'card', description: 'Cards and wallets with Lemon Squeezy as merchant of record.' },
+  { value: 'telegram_stars', label: 'Telegram Stars', category: 'wallet', description: 'In-app Telegram Stars for Telegram projects.' },
+  { value: 'coinbase_commerce', label: 'Coinbase Commerce', category: 'crypto', description: 'Crypto-currency payments through Coinbase Commerce.' },
+  { value: 'bank_transfer', label: 'Bank transfer', category: 'bank', description: 'Bank transfers (SEPA, ACH) confirmed when the funds arrive.' },
+  { value: 'manual', label: 'Manual', category: 'manual', description: 'Payments recorded by the creator outside the service (cash, invoice, gift).' },
+] as const satisfies readonly { value: string; label: string; category: PaymentProviderCategory; description: string }[];
+
+/** One entry of {@link PAYMENT_PROVIDERS}. */
+export type PaymentProviderDefinition = (typeof PAYMENT_PROVIDERS)[number];
+
+/** Union of every payment provider value, e.g. `'stripe'`. */
+export type PaymentProvider = PaymentProviderDefinition['value'];
+
+/** Every payment provider value (a tuple usable with `z.enum`). */
+export const PAYMENT_PROVIDER_VALUES = PAYMENT_PROVIDERS.map((provider) => provider.value) as unknown as readonly [
+  PaymentProvider,
+  ...PaymentProvider[],
+];
+
+/** True when `value` is a payment provider of the catalogue. */
+export function isPaymentProvider(value: string): value is PaymentProvider {
+  return (PAYMENT_PROVIDER_VALUES as readonly string[]).includes(value);
+}

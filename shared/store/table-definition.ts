@@ -1,0 +1,39 @@
+/**
+ * The one definition of the service's DynamoDB tables. The CDK stack (`lib/`) and the local
+ * server / tests (`shared/store/create-tables.ts`) both build their tables from it.
+ *
+ * Main table (single-table design). Every item that holds team data has a partition key that
+ * starts with `TEAM#<team uuid>`; the only items outside a team partition are the token lookup
+ * (`TOKEN#<id>`, read before the team is known) and rate-limit counters (`RATE#...`, which may be
+ * keyed by client IP). Key shapes live in `shared/store/keys.ts`.
+ *
+ * Dead-letter table: one item per dead delivery, `pk = TEAM#<team>`, `sk = DEAD#<dead_lettered_at ISO>#<delivery id>`,
+ * so `replay-dead` reads a team's window with one key-range query (interface "States": replay-dead).
+ */
+export const TABLE_DEFINITION = {
+  /** Logical id used in CDK and the default table name locally. */
+  logicalName: 'MembershipTable',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  globalSecondaryIndexes: [
+    /** Sparse index: `gsi1pk` is only set on items that some list or worker needs to find. */
+    { indexName: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
+  ],
+  /** Epoch seconds. Housekeeping only: code always checks expiry itself (DESIGN §3). */
+  timeToLiveAttribute: 'expires_at',
+  /** Streams drive the outbox → fan-out Lambda on AWS. */
+  streamViewType: 'NEW_IMAGE',
+} as const;
+
+/** See {@link TABLE_DEFINITION}: the table that keeps a copy of every dead delivery. */
+export const DEAD_LETTER_TABLE_DEFINITION = {
+  logicalName: 'DeadLetterTable',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expires_at',
+  streamViewType: null,
+} as const;
+
+/** Shape shared by both table definitions. */
+export type TableDefinition = typeof TABLE_DEFINITION | typeof DEAD_LETTER_TABLE_DEFINITION;

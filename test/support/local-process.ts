@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** A local server started as its own process, exactly as `npm start` runs it. */
+export interface LocalProcess {
+  baseUrl: string;
+  mcpUrl: string;
+  demoToken: string;
+  demoTeamId: string;
+  /** Environment to run `bin/cli.ts` against the same store. */
+  env: NodeJS.ProcessEnv;
+  output(): string;
+  /** Sends SIGINT (Ctrl-C) and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Unique table names so test files sharing one DynamoDB Local never see each other's data. */
+export function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME: string } {
+  const suffix = randomBytes(4).toString('hex');
+  return { TABLE_NAME: `e2e-${suffix}`, DEAD_LETTER_TABLE_NAME: `e2e-${suffix}-dead` };
+}
+
+/**
+ * Spawns `tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local and waits
+ * for its banner (≤ 30 s). Throws with the process output when it does not start.
+ */
+export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...uniqueTableEnvironment(), ...extraEnv };
+  const child: ChildProcess = spawn(TSX, ['bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  while (!/Press Ctrl-C to stop/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`local server did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const field = (pattern: RegExp) => {
+    const match = pattern.exec(output);
+    if (!match) throw new Error(`banner lacks ${pattern}:\n${output}`);
+    return match[1];
+  };
+  const mcpUrl = field(/MCP server: (\S+)/);
+  return {
+    baseUrl: mcpUrl.replace(/\/mcp$/, ''),
+    mcpUrl,
+    demoToken: field(/Demo token \(every ability; shown once\): (\S+)/),
+    demoTeamId: field(/Demo team:\s+(\S+)/),
+    env,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Runs the operator CLI (`tsx bin/cli.ts ...`) and returns exit code, stdout and stderr. */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(TSX, ['bin/cli.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  return { code, stdout, stderr };
+}
