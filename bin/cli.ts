@@ -17,7 +17,7 @@ import { listTokens, mintToken, revokeToken } from '../shared/auth/tokens.js';
 import { systemClock } from '../shared/clock.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
 import { storeFromEnvironment } from '../shared/store/store.js';
-import { createTeam, getTeam } from '../shared/teams.js';
+import { createTeam } from '../shared/teams.js';
 
 const USAGE = `Usage: npm run cli -- <command>
   team create --name <name>
@@ -63,7 +63,6 @@ async function run(): Promise<unknown> {
     case 'token create': {
       const { values } = options({ team: { type: 'string' }, abilities: { type: 'string' }, project: { type: 'string', multiple: true }, name: { type: 'string' } });
       const teamId = uuid(required(values.team, '--team'), '--team');
-      await getTeam(store, teamId);
       const abilities = required(values.abilities, '--abilities').split(',').map((ability) => ability.trim()).filter(Boolean);
       const projectIds = (values.project ?? []).flatMap((value) => value.split(',')).map((id) => uuid(id.trim(), '--project'));
       const token = await mintToken(store, systemClock, { teamId, abilities, projectIds, name: values.name ?? null });

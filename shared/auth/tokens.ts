@@ -9,6 +9,7 @@ import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { keys } from '../store/keys.js';
+import { getTeam } from '../teams.js';
 import type { Store } from '../store/store.js';
 import { decodeCursor, encodeCursor } from '../store/store.js';
 
@@ -24,6 +25,12 @@ export interface Principal {
   abilities: ReadonlySet<Ability>;
   /** From `scope:project:<uuid>` entries; null when the token is not narrowed to projects. */
   projectIds: readonly string[] | null;
+  /**
+   * The team as it was when the token was minted (teams cannot be renamed yet; a future rename must
+   * rewrite its tokens' snapshots through the team-tokens index). Lets the smoke test answer from the
+   * token read alone. Null for tokens minted before snapshots existed.
+   */
+  team?: { id: string; name: string; created_at: string } | null;
 }
 
 /** A token as stored and listed (never with its secret or hash). */
@@ -39,6 +46,7 @@ export interface TokenRecord {
 
 interface StoredToken extends TokenRecord {
   secret_sha256: string;
+  team_snapshot?: { id: string; name: string; created_at: string };
 }
 
 function sha256(value: string): Buffer {
@@ -61,7 +69,8 @@ const unauthenticated = (detail: string) =>
   new ProblemError('AUTHENTICATION_REQUIRED', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
 
 /**
- * Mints a token for a team. Only the SHA-256 of the secret is stored (DESIGN D2); the bearer string
+ * Mints a token for a team. `input.team` (the team record) becomes the token's team snapshot; when
+ * absent it is read here, and an unknown team throws NOT_FOUND. Only the SHA-256 of the secret is stored (DESIGN D2); the bearer string
  * is returned here and never again. `projectIds` add `scope:project:<uuid>` entries.
  * When `issuer` is given (minting through the API), the new token may not hold an ability or a
  * project scope the issuer lacks: throws TOKEN_MISSING_ABILITY (interface "Bearer tokens", DESIGN D2).
@@ -70,8 +79,9 @@ const unauthenticated = (detail: string) =>
 export async function mintToken(
   store: Store,
   clock: Clock,
-  input: { teamId: string; abilities: readonly string[]; projectIds?: readonly string[]; name?: string | null; issuer?: Principal },
+  input: { teamId: string; abilities: readonly string[]; projectIds?: readonly string[]; name?: string | null; issuer?: Principal; team?: { id: string; name: string; created_at: string } },
 ): Promise<TokenRecord & { token: string }> {
+  if (input.team && input.team.id !== input.teamId) throw new Error('mintToken: team snapshot does not match teamId');
   const unknown = input.abilities.filter((ability) => !isAbility(ability));
   if (unknown.length) {
     throw new ProblemError('VALIDATION_FAILED', `Unknown abilities: ${unknown.join(', ')}`, {
@@ -88,6 +98,7 @@ export async function mintToken(
       if (outside.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A project-scoped token can only grant its own projects; outside its scope: ${outside.join(', ')}.`);
     }
   }
+  const team = input.team ?? (await getTeam(store, input.teamId));
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = base62.encode(randomBytes(32)).padStart(44, '0');
@@ -100,6 +111,7 @@ export async function mintToken(
     created_at: isoTime(nowMs),
     revoked_at: null,
     secret_sha256: sha256(secret).toString('hex'),
+    team_snapshot: { id: team.id, name: team.name, created_at: team.created_at },
   };
   await store.document.send(
     new PutCommand({
@@ -143,6 +155,7 @@ export function verifyToken(item: Record<string, unknown> | undefined, secret: s
     teamId: stored.team_id,
     abilities: new Set(stored.abilities),
     projectIds: projectIds.length ? projectIds : null,
+    team: stored.team_snapshot ?? null,
   };
 }
 

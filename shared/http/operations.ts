@@ -38,7 +38,7 @@ const page = (query: Record<string, unknown>) => ({ limit: query.limit as number
  * into the domain; the route table (`route-table.ts`) holds the metadata and schemas.
  */
 export const OPERATIONS: Record<OperationId, Operation> = {
-  getCurrentTeam: async (request) => getTeam(request.runtime.store, who(request).teamId),
+  getCurrentTeam: async (request) => who(request).team ?? getTeam(request.runtime.store, who(request).teamId),
   listActivity: async (request) => {
     requireTeamWideAccess(who(request), 'activity');
     return listActivity(request.runtime.store, who(request).teamId, request.query as Parameters<typeof listActivity>[2]);
@@ -63,6 +63,7 @@ export const OPERATIONS: Record<OperationId, Operation> = {
     const body = request.body as z.infer<typeof CreateTokenRequest>;
     const { team_id: _team, ...token } = await mintToken(request.runtime.store, request.runtime.clock, {
       teamId: principal.teamId,
+      team: principal.team ?? undefined,
       abilities: body.abilities,
       projectIds: body.project_ids,
       name: body.name ?? null,

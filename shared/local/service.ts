@@ -6,7 +6,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { systemClock, type Clock } from '../clock.js';
 import { mintToken } from '../auth/tokens.js';
-import { createTeam } from '../teams.js';
+import { createTeam, getTeam } from '../teams.js';
 import { createRestHandler } from '../http/rest-handler.js';
 import { nodeRequestToEvent, writeResult } from '../http/api-gateway.js';
 import { createMcpHandler } from '../mcp/lambda.js';
@@ -89,15 +89,17 @@ const lambdaContext = { callbackWaitsForEmptyEventLoop: false, functionName: 'lo
 /** Seeds the demo team once (a marker item guards it) and mints a demo token with every ability. */
 async function seedDemo(store: Store, clock: Clock): Promise<string> {
   const existing = await store.document.send(new GetCommand({ TableName: store.tableName, Key: { pk: `TEAM#${DEMO_TEAM_ID}`, sk: 'TEAM' } }));
-  if (!existing.Item) {
+  let team = existing.Item ? { id: existing.Item.id as string, name: existing.Item.name as string, created_at: existing.Item.created_at as string } : null;
+  if (!team) {
     try {
       await store.document.send(new PutCommand({ TableName: store.tableName, Item: { pk: 'SEED', sk: 'demo', seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' }));
-      await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
+      team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      team = await getTeam(store, DEMO_TEAM_ID);
     }
   }
-  const token = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
+  const token = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, team, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
   return token.token;
 }
 

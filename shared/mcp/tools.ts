@@ -49,7 +49,7 @@ const IMPLEMENTED: Partial<Record<ToolName, Omit<ToolEntry, 'definition'>>> = {
   },
   get_project: { outputSchema: Project, handler: async ({ runtime, principal, args }) => asRecord(await getProject(runtime, principal, args.project_id as string)) },
   create_project: { outputSchema: Project, handler: async ({ runtime, principal, args }) => asRecord(await createProject(runtime, principal, args as never)) },
-  get_team: { outputSchema: Team, handler: async ({ runtime, principal }) => asRecord(await getTeam(runtime.store, principal.teamId)) },
+  get_team: { outputSchema: Team, handler: async ({ runtime, principal }) => asRecord(principal.team ?? (await getTeam(runtime.store, principal.teamId))) },
   list_tokens: {
     outputSchema: TokenList,
     handler: async ({ runtime, principal, args }) => {
