@@ -10,6 +10,9 @@ import { AccessLoggedHttpApi } from './http-api.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
+/** OPERATION_ID of the `$default` route's Lambda: matches no operation of the route table. */
+export const UNMATCHED_OPERATION_ID = '$default';
+
 /** `listWebhookEndpoints` → `ListWebhookEndpoints`: the construct-id stem of a route. */
 export function constructIdOf(operationId: string): string {
   return operationId.charAt(0).toUpperCase() + operationId.slice(1);
@@ -68,6 +71,8 @@ export class RestApi extends Construct {
   public readonly httpApi: AccessLoggedHttpApi;
   /** The Lambda of each route, by operation id. */
   public readonly functions: ReadonlyMap<string, lambda.Function>;
+  /** The `$default` route's Lambda (unknown routes → problem documents). */
+  public readonly unmatchedRouteFunction: lambda.Function;
 
   constructor(scope: Construct, id: string, props: RestApiProps) {
     super(scope, id);
@@ -103,6 +108,25 @@ export class RestApi extends Construct {
       });
       functions.set(route.operationId, fn);
     }
+
+    // Every request no route matches reaches this Lambda, so unknown paths and wrong methods get the
+    // service's problem documents (NOT_FOUND 404, METHOD_NOT_ALLOWED 405 with Allow) instead of API
+    // Gateway's own body. OPERATION_ID `$default` matches no operation, so it can serve none; it
+    // answers before authentication and touches no AWS resource.
+    const fallback = new ServiceFunction(this, 'UnmatchedRoute', {
+      code: props.code,
+      entry: 'rest',
+      description: 'REST $default: problem documents for unknown routes',
+      timeout: Duration.seconds(10),
+      environment: { ...props.environment, OPERATION_ID: UNMATCHED_OPERATION_ID },
+    }).function;
+    const defaultRoute = new apigwv2.HttpRoute(this, 'UnmatchedRouteRoute', {
+      httpApi: this.httpApi.api,
+      routeKey: apigwv2.HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('Integration', fallback),
+    });
+    Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.' });
+    this.unmatchedRouteFunction = fallback;
     this.functions = functions;
   }
 }

@@ -179,12 +179,26 @@ describe('tables', () => {
 describe('REST API', () => {
   const restApiId = (): string => refId(template.toJSON().Outputs.RestApiUrl.Value);
 
-  it('has one route per entry of ROUTES, keyed by routeKey, with no authorizer', () => {
+  it('has one route per entry of ROUTES, keyed by routeKey, plus $default, with no authorizer', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(ROUTE_LIST.map(routeKey).sort());
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...ROUTE_LIST.map(routeKey), '$default'].sort());
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
     expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it('sends unmatched requests ($default) to a Lambda that serves no operation and may touch no table', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId() && r.Properties.RouteKey === '$default');
+    expect(routes).toHaveLength(1);
+    const functionId = functionOfRoute(routes[0][1]);
+    const fn = resources[functionId].Properties;
+    expect(fn.Environment.Variables.OPERATION_ID).toBe('$default');
+    expect(ROUTE_LIST.map((route) => route.operationId)).not.toContain('$default');
+    const roleId = refId(fn.Role);
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => (policy.Properties.Roles ?? []).some((role: unknown) => refId(role) === roleId))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+    expect(JSON.stringify(statements)).not.toMatch(/dynamodb:|sqs:/);
   });
 
   it('integrates each route with its own Lambda whose OPERATION_ID is the route’s operationId', () => {
@@ -204,11 +218,13 @@ describe('REST API', () => {
       expect(fn.Architectures).toEqual(['arm64']);
       expect(functionId).toContain(route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1));
     }
-    expect(functionsWithHandler('rest.handler')).toHaveLength(ROUTE_LIST.length);
+    // One per route, plus the `$default` route's Lambda.
+    expect(functionsWithHandler('rest.handler')).toHaveLength(ROUTE_LIST.length + 1);
   });
 
   it('grants each route only what it needs', () => {
     for (const [functionId, fn] of functionsWithHandler('rest.handler')) {
+      if (fn.Properties.Environment.Variables.OPERATION_ID === '$default') continue; // its own test above
       const route = ROUTE_LIST.find((r) => r.operationId === fn.Properties.Environment.Variables.OPERATION_ID)!;
       const statements = statementsOfFunction(functionId);
       const resourcesOf = (action: string): string[] =>
@@ -248,7 +264,7 @@ describe('MCP API', () => {
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(ROUTE_LIST.length + 4);
+    expect(functions).toHaveLength(ROUTE_LIST.length + 5); // routes, $default, MCP, fan-out, dispatcher, sweeper
     const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
     for (const [id, fn] of functions) {
       const p = fn.Properties;
