@@ -5,15 +5,10 @@
  * receivers to (constant-time compare, 300-second window).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createCertificateAuthority, issueServerCertificate } from '../../shared/local/certificates.js';
+import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { runCli, startLocalProcess, type LocalProcess } from '../support/local-process.js';
 
 interface ReceivedDelivery {
@@ -24,7 +19,7 @@ interface ReceivedDelivery {
 }
 
 let service: LocalProcess;
-let receiver: Server;
+let receiver: TestReceiver;
 let receiverUrl: string;
 const received: ReceivedDelivery[] = [];
 let webhookSecret = '';
@@ -57,29 +52,18 @@ async function mcpClient(token: string): Promise<Client> {
 }
 
 beforeAll(async () => {
-  const ca = await createCertificateAuthority({ commonName: 'e2e receiver CA' });
-  const leaf = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  const directory = mkdtempSync(join(tmpdir(), 'e2e-ca-'));
-  const caFile = join(directory, 'ca.pem');
-  writeFileSync(caFile, ca.certPem);
-  receiver = createServer({ cert: leaf.certPem, key: leaf.keyPem }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ headers: request.headers, body, ...verify(request.headers, body) });
-      response.writeHead(200).end('ok');
-    });
+  receiver = await startTestReceiver((headers, body) => {
+    received.push({ headers, body, ...verify(headers, body) });
+    return 200;
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
-  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' });
+  receiverUrl = receiver.url;
+  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' });
 });
 
 afterAll(async () => {
   const code = await service?.stop();
   expect(code).toBe(0);
-  await new Promise<void>((resolve) => receiver?.close(() => resolve()));
+  await receiver?.close();
 });
 
 describe('walking skeleton, end to end', () => {
