@@ -1,7 +1,8 @@
 /**
  * Operator CLI (DESIGN §5): `npm run cli -- <command>`. Prints JSON on stdout; on failure prints a
  * problem document on stderr and exits 1 (2 for a usage error). Talks to the store named by
- * DYNAMODB_ENDPOINT (default the local server's DynamoDB Local, http://127.0.0.1:8000), TABLE_NAME
+ * DYNAMODB_ENDPOINT (default the local server's DynamoDB Local, http://127.0.0.1:$DYNAMODB_LOCAL_PORT
+ * with 8000 by default), TABLE_NAME
  * and DEAD_LETTER_TABLE_NAME.
  *
  *   team create --name <name>                                   → { id, name }
@@ -30,7 +31,10 @@ class UsageError extends Error {}
 const argv = process.argv.slice(2);
 const [noun, verb] = argv;
 const rest = argv.slice(2);
-const store = storeFromEnvironment({ ...process.env, DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000' });
+const store = storeFromEnvironment({
+  ...process.env,
+  DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${process.env.DYNAMODB_LOCAL_PORT ?? '8000'}`,
+});
 
 function options<T extends Record<string, { type: 'string'; multiple?: boolean }>>(spec: T, allowPositionals = false) {
   try {
