@@ -1,0 +1,233 @@
+/**
+ * Benchmark 3: `replayDeadDeliveries` over 10,000 dead deliveries (DESIGN D7 replay-dead). The dead
+ * deliveries are seeded straight into fresh tables with BatchWriteItem, in exactly the shapes that
+ * `shared/webhooks/deliveries.ts` leaves after the 72-hour dead-letter timer (`markDead`): the delivery
+ * row in the main table and its copy in the dead-letter table. The runtime is built by hand; its queue
+ * only counts messages.
+ *
+ * @module
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../shared/auth/tokens.js';
+import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
+import { isoTime, systemClock } from '../shared/clock.js';
+import { newDeliveryId, newEventId } from '../shared/ids.js';
+import type { DeliveryMessage, Runtime } from '../shared/runtime.js';
+import { createTables } from '../shared/store/create-tables.js';
+import { localDynamoDbClient } from '../shared/store/dynamodb-local.js';
+import { keys, sortKeyPrefix } from '../shared/store/keys.js';
+import { createStore, type Store } from '../shared/store/store.js';
+import { MAX_ATTEMPTS, RETRY_WAIT_SECONDS, replayDeadDeliveries, type DeliveryAttemptRecord } from '../shared/webhooks/deliveries.js';
+import type { WebhookTransport } from '../shared/webhooks/transport.js';
+import { attachRequestCounter, runPool } from './support.js';
+
+/** Deliveries and dead-letter copies are kept 30 days (the retention `deliveries.ts` writes). */
+const RETENTION_SECONDS = 30 * 24 * 3_600;
+const HOUR_MS = 3_600_000;
+
+/** Figures of the replay run. */
+export interface ReplayResult {
+  seeded: number;
+  seedSeconds: number;
+  sinceHours: number;
+  seconds: number;
+  /** DynamoDB commands made by `replayDeadDeliveries` (one per `send`). */
+  dynamoDbRequests: number;
+  /** HTTP attempts to DynamoDB (SDK retries included). */
+  dynamoDbAttempts: number;
+  byCommand: Record<string, number>;
+  /** `{ replayed }` as returned. */
+  replayed: number;
+  /** Messages the queue received, its `send` calls, and distinct delivery ids among them. */
+  queueMessages: number;
+  queueSends: number;
+  distinctQueuedDeliveries: number;
+  /** Dead-letter copies of the team left after the replay (must be 0). */
+  deadLetterLeft: number;
+  /** Main-table deliveries of the team now `pending` with attempts 0 (must equal `seeded`). */
+  pendingAfter: number;
+}
+
+/** The main-table row and the dead-letter copy of one dead delivery, as `markDead` writes them. */
+export function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs: number): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
+  // Eight failed attempts at the D7 waits, then the 72-hour dead-letter wait.
+  const attemptOffsetsMs: number[] = [];
+  let offset = 0;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    offset += RETRY_WAIT_SECONDS[attempt]! * 1000;
+    attemptOffsetsMs.push(offset);
+  }
+  const createdMs = deadLetteredAtMs - 72 * HOUR_MS - attemptOffsetsMs[MAX_ATTEMPTS - 1]!;
+  const id = newDeliveryId(createdMs);
+  const eventId = newEventId(createdMs);
+  const attemptLog: DeliveryAttemptRecord[] = attemptOffsetsMs.map((attemptOffset, index) => ({
+    attempt: index + 1,
+    attempted_at: isoTime(createdMs + attemptOffset),
+    status: 500,
+    failure_kind: 'http_status',
+    duration_ms: 42,
+    response_body: 'Internal Server Error',
+  }));
+  const deadLetteredAt = isoTime(deadLetteredAtMs);
+  const delivery = {
+    ...keys.delivery(teamId, id),
+    entity: 'delivery',
+    id,
+    team_id: teamId,
+    endpoint_id: endpointId,
+    event_id: eventId,
+    event_type: 'project.created',
+    status: 'dead',
+    attempts: MAX_ATTEMPTS,
+    next_attempt_at: null,
+    last_attempt_at: attemptLog[MAX_ATTEMPTS - 1]!.attempted_at,
+    dead_lettered_at: deadLetteredAt,
+    created_at: isoTime(createdMs),
+    due_at_ms: null,
+    lease_expires_at_ms: null,
+    attempt_log: attemptLog,
+    expires_at: Math.floor(createdMs / 1000) + RETENTION_SECONDS,
+  };
+  const deadLetter = {
+    ...keys.deadLetter(teamId, deadLetteredAt, id),
+    delivery_id: id,
+    team_id: teamId,
+    endpoint_id: endpointId,
+    event_id: eventId,
+    event_type: 'project.created',
+    attempts: MAX_ATTEMPTS,
+    dead_lettered_at: deadLetteredAt,
+    attempt_log: attemptLog,
+    expires_at: Math.floor(deadLetteredAtMs / 1000) + RETENTION_SECONDS,
+  };
+  return { delivery, deadLetter };
+}
+
+/** Writes `puts` (table, item) with BatchWriteItem, 25 per request, retrying unprocessed items. */
+async function batchWrite(store: Store, puts: Array<{ table: string; item: Record<string, unknown> }>, concurrency: number): Promise<void> {
+  const batches: Array<typeof puts> = [];
+  for (let index = 0; index < puts.length; index += 25) batches.push(puts.slice(index, index + 25));
+  await runPool(batches.length, concurrency, async (index) => {
+    let requestItems: Record<string, Array<{ PutRequest: { Item: Record<string, unknown> } }>> = {};
+    for (const { table, item } of batches[index]!) (requestItems[table] ??= []).push({ PutRequest: { Item: item } });
+    for (let attempt = 0; Object.keys(requestItems).length > 0; attempt++) {
+      if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const result = await store.document.send(new BatchWriteCommand({ RequestItems: requestItems }));
+      requestItems = (result.UnprocessedItems ?? {}) as typeof requestItems;
+    }
+  });
+}
+
+async function countQuery(store: Store, input: { TableName: string; KeyConditionExpression: string; FilterExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.document.send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** Options of {@link measureReplay}. */
+export interface ReplayOptions {
+  /** DynamoDB Local endpoint. */
+  endpoint: string;
+  deliveries: number;
+  sinceHours: number;
+  progress: (line: string) => void;
+}
+
+/**
+ * Seeds `deliveries` dead deliveries of one team into fresh tables (dead-lettered at times spread over
+ * the last `sinceHours - 4` hours, so all fall inside the window), then times
+ * `replayDeadDeliveries(runtime, principal, sinceHours)` and counts its DynamoDB requests through the
+ * client's middleware stack. Afterwards checks the dead-letter copies are gone and the rows are pending.
+ */
+export async function measureReplay(options: ReplayOptions): Promise<ReplayResult> {
+  const client = localDynamoDbClient(options.endpoint);
+  const counter = attachRequestCounter(client.middlewareStack);
+  const name = `bench-replay-${randomBytes(4).toString('hex')}`;
+  const store = createStore({ client, tableName: name, deadLetterTableName: `${name}-dead` });
+  try {
+    await createTables(store.document, { table: store.tableName, deadLetterTable: store.deadLetterTableName });
+    const teamId = randomUUID();
+    const endpointId = randomUUID();
+    const nowMs = Date.now();
+    const spreadMs = Math.max(1, options.sinceHours - 4) * HOUR_MS;
+    const puts: Array<{ table: string; item: Record<string, unknown> }> = [];
+    for (let index = 0; index < options.deliveries; index++) {
+      const deadAtMs = nowMs - spreadMs + Math.floor((index * spreadMs) / options.deliveries);
+      const { delivery, deadLetter } = deadDeliveryItems(teamId, endpointId, deadAtMs);
+      puts.push({ table: store.tableName, item: delivery }, { table: store.deadLetterTableName, item: deadLetter });
+    }
+    options.progress(`replay-dead: seeding ${options.deliveries} dead deliveries (${puts.length} items, ${Math.ceil(puts.length / 25)} BatchWriteItem requests)`);
+    const seedStarted = performance.now();
+    await batchWrite(store, puts, 8);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+    const queued = { messages: 0, sends: 0, ids: new Set<string>() };
+    const transport: WebhookTransport = {
+      async send() {
+        return { ok: false, status: null, failure_kind: 'connect', failure_message: 'bench: no transport', duration_ms: 0, response_body: '', remote_address: null };
+      },
+    };
+    const runtime: Runtime = {
+      store,
+      clock: systemClock,
+      deliveryQueue: {
+        async send(messages: readonly DeliveryMessage[]) {
+          queued.sends++;
+          queued.messages += messages.length;
+          for (const message of messages) queued.ids.add(message.delivery_id);
+        },
+      },
+      retryScheduler: { async schedule() {} },
+      transport,
+      eventsCommitted() {},
+      timeScale: 1,
+    };
+    const principal: Principal = { tokenId: 'bench', teamId, abilities: new Set(ABILITY_VALUES), projectIds: null };
+
+    options.progress(`replay-dead: replayDeadDeliveries(since_hours=${options.sinceHours})`);
+    counter.reset();
+    const started = performance.now();
+    const { replayed } = await replayDeadDeliveries(runtime, principal, options.sinceHours);
+    const seconds = (performance.now() - started) / 1000;
+    const counts = counter.snapshot();
+
+    const partition = keys.teamPartition(teamId);
+    const deadLetterLeft = await countQuery(store, {
+      TableName: store.deadLetterTableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.deadLetter },
+    });
+    const pendingAfter = await countQuery(store, {
+      TableName: store.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: '#status = :pending AND attempts = :zero',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.delivery, ':pending': 'pending', ':zero': 0 },
+    });
+    return {
+      seeded: options.deliveries,
+      seedSeconds,
+      sinceHours: options.sinceHours,
+      seconds,
+      dynamoDbRequests: counts.commands,
+      dynamoDbAttempts: counts.attempts,
+      byCommand: counts.byCommand,
+      replayed,
+      queueMessages: queued.messages,
+      queueSends: queued.sends,
+      distinctQueuedDeliveries: queued.ids.size,
+      deadLetterLeft,
+      pendingAfter,
+    };
+  } finally {
+    client.destroy();
+  }
+}

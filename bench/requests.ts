@@ -1,0 +1,271 @@
+/**
+ * Benchmark 1: DynamoDB requests per call and latency of the REST smoke test (`GET /v1/teams/current`),
+ * a REST write (`POST /v1/projects` with a fresh `Idempotency-Key`) and an MCP `tools/call` of
+ * `list_projects`, each over sequential calls against the in-process local service (DESIGN §5, D4, D5).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { LocalService } from '../shared/local/service.js';
+import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
+import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestCounter } from './support.js';
+
+/** The MCP protocol version the bench speaks (DESIGN D5: checked as the spec requires). */
+export const MCP_PROTOCOL_VERSION = '2025-06-18';
+
+/** Outcome of one measured call. */
+export interface CallOutcome {
+  ok: boolean;
+  status: number;
+  /** Short description of a failure (first characters of the body). */
+  detail?: string;
+}
+
+/** Figures of one call scenario. */
+export interface CallScenarioResult {
+  name: string;
+  warmup: number;
+  calls: number;
+  tokens: number;
+  latency: LatencySummary;
+  /** Calls per second over the measured loop (sequential, one in flight). */
+  throughputPerSecond: number;
+  /** Foreground DynamoDB commands per call (the request path). */
+  requestsPerCall: { min: number; max: number; mean: number };
+  /** Foreground HTTP attempts to DynamoDB per call (SDK retries included). */
+  attemptsPerCall: { min: number; max: number };
+  /** Distinct command mixes seen, e.g. `GetCommand×1 + UpdateCommand×1` → how many calls had it. */
+  commandMixes: Record<string, number>;
+  /** Background DynamoDB commands (local outbox relay, fan-out, sweeper) per measured call, on average. */
+  backgroundPerCall: number;
+  /** Background commands by label over the measured loop. */
+  background: Record<string, number>;
+  /** Non-2xx answers (or MCP tool errors) during warm-up and measurement. */
+  errors: number;
+  errorSamples: string[];
+  /** The aim printed beside the figure, when there is one. */
+  aim: { maxRequests: number; met: boolean } | null;
+}
+
+/** Options of {@link measureCalls}. */
+export interface MeasureCallsOptions {
+  name: string;
+  warmup: number;
+  calls: number;
+  tokens: number;
+  counter: RequestCounter;
+  /** Upper bound of DynamoDB requests per call to print beside the figure. */
+  aimMaxRequests?: number;
+  /** Performs call number `index` (warm-up calls first, with negative indexes). */
+  call: (index: number) => Promise<CallOutcome>;
+}
+
+function mixOf(byCommand: Record<string, number>): string {
+  const names = Object.keys(byCommand).sort();
+  return names.length ? names.map((name) => `${name.replace(/Command$/, '')}×${byCommand[name]}`).join(' + ') : '(none)';
+}
+
+/**
+ * Runs `warmup` calls, then `calls` sequential calls, resetting the DynamoDB counter before each
+ * measured call and reading it once the response has been read. Returns latency (p50/p99),
+ * throughput, requests per call (min/max/mean), the command mixes seen and the errors.
+ */
+export async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
+  let errors = 0;
+  const errorSamples: string[] = [];
+  const noteError = (outcome: CallOutcome) => {
+    errors++;
+    if (errorSamples.length < 5) errorSamples.push(`${outcome.status} ${outcome.detail ?? ''}`.trim());
+  };
+  for (let index = 0; index < options.warmup; index++) {
+    const outcome = await options.call(-1 - index);
+    if (!outcome.ok) noteError(outcome);
+  }
+  const latencies: number[] = [];
+  const requests: number[] = [];
+  const attempts: number[] = [];
+  const mixes: Record<string, number> = {};
+  const background: Record<string, number> = {};
+  const loopStarted = performance.now();
+  for (let index = 0; index < options.calls; index++) {
+    options.counter.reset();
+    const started = performance.now();
+    const outcome = await options.call(index);
+    latencies.push(performance.now() - started);
+    const counts = options.counter.snapshot();
+    requests.push(counts.commands);
+    attempts.push(counts.attempts);
+    const mix = mixOf(counts.byCommand);
+    mixes[mix] = (mixes[mix] ?? 0) + 1;
+    for (const [label, count] of Object.entries(counts.background)) background[label] = (background[label] ?? 0) + count;
+    if (!outcome.ok) noteError(outcome);
+  }
+  const loopMs = performance.now() - loopStarted;
+  const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);
+  const requestsPerCall = { min: Math.min(...requests), max: Math.max(...requests), mean: requests.reduce((a, b) => a + b, 0) / requests.length };
+  return {
+    name: options.name,
+    warmup: options.warmup,
+    calls: options.calls,
+    tokens: options.tokens,
+    latency: summarize(latencies),
+    throughputPerSecond: options.calls / (loopMs / 1000),
+    requestsPerCall,
+    attemptsPerCall: { min: Math.min(...attempts), max: Math.max(...attempts) },
+    commandMixes: mixes,
+    backgroundPerCall: backgroundTotal / options.calls,
+    background,
+    errors,
+    errorSamples,
+    aim: options.aimMaxRequests === undefined ? null : { maxRequests: options.aimMaxRequests, met: requestsPerCall.max <= options.aimMaxRequests },
+  };
+}
+
+async function outcomeOf(response: Response, expected: number): Promise<CallOutcome> {
+  const text = await response.text();
+  if (response.status === expected) return { ok: true, status: response.status };
+  return { ok: false, status: response.status, detail: text.slice(0, 200) };
+}
+
+/** A JSON-RPC POST to the tool server with the headers the streamable HTTP transport requires. */
+async function mcpPost(service: LocalService, token: string, sessionId: string | null, message: unknown): Promise<Response> {
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${token}`,
+    Accept: 'application/json, text/event-stream',
+    'Content-Type': 'application/json',
+    'MCP-Protocol-Version': MCP_PROTOCOL_VERSION,
+  };
+  if (sessionId) headers['MCP-Session-Id'] = sessionId;
+  return fetch(service.mcpUrl, { method: 'POST', headers, body: JSON.stringify(message) });
+}
+
+/**
+ * Opens an MCP session for `token`: `initialize` (reads `MCP-Session-Id`), then the
+ * `notifications/initialized` notification. Throws when the server refuses.
+ */
+export async function openMcpSession(service: LocalService, token: string): Promise<string> {
+  const response = await mcpPost(service, token, null, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'membership-bench', version: '1.0.0' } },
+  });
+  const body = await response.text();
+  const sessionId = response.headers.get('mcp-session-id');
+  if (response.status !== 200 || !sessionId) throw new Error(`MCP initialize failed: HTTP ${response.status} ${body.slice(0, 300)}`);
+  const initialized = await mcpPost(service, token, sessionId, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  await initialized.text();
+  if (initialized.status !== 202 && initialized.status !== 200) throw new Error(`MCP notifications/initialized failed: HTTP ${initialized.status}`);
+  return sessionId;
+}
+
+/** Options of {@link runRequestBenchmarks}. */
+export interface RequestBenchmarkOptions {
+  service: LocalService;
+  counter: RequestCounter;
+  warmup: number;
+  calls: number;
+  /** Prints a progress line (stderr). */
+  progress: (line: string) => void;
+}
+
+/**
+ * Runs the three call scenarios against the demo team of `service`. Tokens (every ability) are minted
+ * first, enough per scenario to stay under the per-token rate limits (D4: REST 600/min, MCP 120/min),
+ * and calls rotate among them; MCP sessions are opened per token before measuring.
+ */
+export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Promise<CallScenarioResult[]> {
+  const { service, counter } = options;
+  const total = options.warmup + options.calls;
+  const teamId = service.demoTeamId;
+  const results: CallScenarioResult[] = [];
+
+  // GET /v1/teams/current — the smoke test.
+  {
+    const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench smoke');
+    options.progress(`GET /v1/teams/current: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+    results.push(
+      await measureCalls({
+        name: 'GET /v1/teams/current',
+        warmup: options.warmup,
+        calls: options.calls,
+        tokens: tokens.length,
+        counter,
+        aimMaxRequests: 2,
+        call: async (index) => {
+          const token = tokens[(index + tokens.length * total) % tokens.length]!.token;
+          const response = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
+          return outcomeOf(response, 200);
+        },
+      }),
+    );
+  }
+
+  // POST /v1/projects — a write with a fresh Idempotency-Key each time.
+  {
+    const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench projects');
+    options.progress(`POST /v1/projects: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+    results.push(
+      await measureCalls({
+        name: 'POST /v1/projects',
+        warmup: options.warmup,
+        calls: options.calls,
+        tokens: tokens.length,
+        counter,
+        call: async (index) => {
+          const token = tokens[(index + tokens.length * total) % tokens.length]!.token;
+          const response = await fetch(`${service.baseUrl}/v1/projects`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+            body: JSON.stringify({ name: `Bench project ${index}`, platform_type: 'discord' }),
+          });
+          return outcomeOf(response, 201);
+        },
+      }),
+    );
+  }
+
+  // MCP tools/call list_projects — one session per token (sessions are bound to their token).
+  {
+    // Each token also spends two requests on initialize + notifications/initialized.
+    const count = tokensNeeded(total + 2 * 20, RATE_LIMITS.mcp.limit);
+    const tokens = await mintTokens(service.store, teamId, count, 'bench mcp');
+    const sessions: string[] = [];
+    for (const token of tokens) sessions.push(await openMcpSession(service, token.token));
+    options.progress(`MCP tools/call list_projects: ${tokens.length} tokens/sessions, ${options.warmup} warm-up + ${options.calls} calls`);
+    let rpcId = 1;
+    results.push(
+      await measureCalls({
+        name: 'MCP tools/call list_projects',
+        warmup: options.warmup,
+        calls: options.calls,
+        tokens: tokens.length,
+        counter,
+        aimMaxRequests: 4,
+        call: async (index) => {
+          const slot = (index + tokens.length * total) % tokens.length;
+          const response = await mcpPost(service, tokens[slot]!.token, sessions[slot]!, {
+            jsonrpc: '2.0',
+            id: rpcId++,
+            method: 'tools/call',
+            params: { name: 'list_projects', arguments: { limit: 25 } },
+          });
+          const text = await response.text();
+          if (response.status !== 200) return { ok: false, status: response.status, detail: text.slice(0, 200) };
+          let message: { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } }; error?: unknown };
+          try {
+            message = JSON.parse(text);
+          } catch {
+            return { ok: false, status: response.status, detail: `not JSON: ${text.slice(0, 120)}` };
+          }
+          if (message.error || !message.result || message.result.isError || !Array.isArray(message.result.structuredContent?.data)) {
+            return { ok: false, status: response.status, detail: text.slice(0, 200) };
+          }
+          return { ok: true, status: response.status };
+        },
+      }),
+    );
+  }
+  return results;
+}
