@@ -1,13 +1,20 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from './clock.js';
 import { isoTime } from './clock.js';
-import { newUlid } from './ids.js';
+import { monotonicFactory } from 'ulid';
 import { keys } from './store/keys.js';
 import type { Store } from './store/store.js';
 import { decodeCursor, encodeCursor } from './store/store.js';
 
 /** Activity entries are kept 400 days (TTL housekeeping). */
 const ACTIVITY_RETENTION_SECONDS = 400 * 24 * 60 * 60;
+/** A filtered page reads at most this many DynamoDB pages before answering (with a cursor to continue). */
+const MAX_FILTERED_READS = 10;
+/**
+ * Entry ids are monotonic ULIDs: within one process, entries written in the same millisecond (or
+ * under a clock that stands still) still sort in write order, so "newest first" is exact.
+ */
+const nextEntryUlid = monotonicFactory();
 
 /**
  * One activity-log entry (interface "Tool-server authorization" 3). Never holds request bodies,
@@ -30,10 +37,14 @@ export interface ActivityEntry {
   request_id: string;
 }
 
-/** Writes one activity entry for the team (one PutItem). */
+/**
+ * Writes one activity entry for the team (one PutItem): `act_` + a monotonic ULID of the clock's time.
+ * Both pipelines call it — REST for every write made with a valid token, the tool server for every
+ * `tools/call` — whatever the outcome. The entry holds no request or response body.
+ */
 export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): Promise<ActivityEntry> {
   const nowMs = clock.nowMs();
-  const full: ActivityEntry = { id: `act_${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
+  const full: ActivityEntry = { id: `act_${nextEntryUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
   await store.document.send(
     new PutCommand({
       TableName: store.tableName,
@@ -44,9 +55,11 @@ export async function recordActivity(store: Store, clock: Clock, teamId: string,
 }
 
 /**
- * Lists the team's activity, newest first, paged (DESIGN D12), optionally only one token's or one
- * operation's entries. Filters are applied by DynamoDB, so a page can hold fewer than `limit` entries
- * while `next_cursor` is still set.
+ * Lists the team's activity, newest first, paged (DESIGN D12), optionally only one token's
+ * (`token_id`) and/or one operation's (`operation`, a REST operation id or tool name) entries.
+ * A page holds `limit` entries whenever that many remain: with filters it reads on (at most
+ * {@link MAX_FILTERED_READS} DynamoDB pages) and its cursor points just after its last entry.
+ * `next_cursor` is null on the last page. Errors: VALIDATION_FAILED for a cursor of another list.
  */
 export async function listActivity(
   store: Store,
@@ -64,19 +77,35 @@ export async function listActivity(
     filters.push('#operation = :operation');
     values[':operation'] = query.operation;
   }
-  const result = await store.document.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-      ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-      Limit: query.limit,
-      ExclusiveStartKey: decodeCursor(query.cursor, partition),
-    }),
-  );
-  const data = (result.Items ?? []).map((item) => ({
+  const data: ActivityEntry[] = [];
+  let lastReturnedKey: Record<string, unknown> | undefined;
+  let startKey = decodeCursor(query.cursor, partition);
+  for (let reads = 0; ; reads++) {
+    const result = await store.document.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+        ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        Limit: filters.length ? 100 : query.limit - data.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      if (data.length === query.limit) return { data, next_cursor: encodeCursor(lastReturnedKey) };
+      data.push(toEntry(item));
+      lastReturnedKey = { pk: item.pk, sk: item.sk };
+    }
+    if (!result.LastEvaluatedKey) return { data, next_cursor: null };
+    if (data.length === query.limit || reads + 1 >= MAX_FILTERED_READS) return { data, next_cursor: encodeCursor(result.LastEvaluatedKey) };
+    startKey = result.LastEvaluatedKey;
+  }
+}
+
+function toEntry(item: Record<string, unknown>): ActivityEntry {
+  return {
     id: item.id,
     occurred_at: item.occurred_at,
     token_id: item.token_id ?? null,
@@ -86,6 +115,5 @@ export async function listActivity(
     status: item.status,
     duration_ms: item.duration_ms,
     request_id: item.request_id,
-  })) as ActivityEntry[];
-  return { data, next_cursor: encodeCursor(result.LastEvaluatedKey) };
+  } as ActivityEntry;
 }

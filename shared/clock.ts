@@ -17,8 +17,12 @@ export interface ManualClock extends Clock {
   set(epochMs: number): void;
 }
 
-/** Creates a {@link ManualClock} starting at `startMs` (epoch milliseconds). */
-export function manualClock(startMs = Date.parse('2026-05-01T00:00:00.000Z')): ManualClock {
+/**
+ * Creates a {@link ManualClock} starting at `startMs` (epoch milliseconds; default the real current
+ * time). Start near real time: DynamoDB Local runs a TTL deletion job, so items whose `expires_at`
+ * lies in the real past can vanish mid-test.
+ */
+export function manualClock(startMs = Date.now()): ManualClock {
   let current = startMs;
   return {
     nowMs: () => current,

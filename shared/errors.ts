@@ -76,3 +76,20 @@ export function fieldErrors(prefix: string, issues: ReadonlyArray<{ path: Proper
     message: issue.message,
   }));
 }
+
+/**
+ * Translates a store failure caused by a client cursor (DESIGN D12). A cursor is an opaque
+ * DynamoDB start key; one that decodes but does not fit the list (wrong sort-key range, missing or extra
+ * key attributes, wrong types) makes DynamoDB reject the query with a `ValidationException`. Both
+ * edges call this only for requests that carried a cursor — every other input is validated by zod
+ * before any query runs — so such a rejection is the client's: VALIDATION_FAILED with the field `path`
+ * (`query.cursor`, `arguments.cursor`). Returns null for any other error.
+ */
+export function cursorRejection(error: unknown, path: string): ProblemError | null {
+  if (error instanceof Error && !(error instanceof ProblemError) && error.name === 'ValidationException') {
+    return new ProblemError('VALIDATION_FAILED', 'The cursor is not valid for this list.', {
+      errors: [{ path, message: 'Use the next_cursor of the previous page of this same list.' }],
+    });
+  }
+  return null;
+}

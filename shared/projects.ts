@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CREATE_PROJECT_PLATFORM_TYPES } from './catalogues/platform-types.js';
 import type { Principal } from './auth/tokens.js';
-import { canAccessProject, requireProjectAccess } from './auth/authorize.js';
+import { requireProjectAccess } from './auth/authorize.js';
 import { isoTime } from './clock.js';
 import { ProblemError } from './errors.js';
 import { newUuid } from './ids.js';
@@ -80,8 +80,13 @@ export async function getProject(runtime: Runtime, principal: Principal, project
   return toProject(result.Item);
 }
 
-/** Lists the team's projects (only the scoped ones for a project-scoped token), paged (DESIGN D12). */
+/**
+ * Lists the team's projects in id order, paged (DESIGN D12). A project-scoped token pages over its own
+ * projects only ({@link listScopedProjects}), so neither a page, its length nor a cursor says anything
+ * about the team's other projects. Errors: VALIDATION_FAILED for a cursor of another list.
+ */
 export async function listProjects(runtime: Runtime, principal: Principal, page: { limit: number; cursor?: string }): Promise<{ data: Project[]; next_cursor: string | null }> {
+  if (principal.projectIds !== null) return listScopedProjects(runtime, principal.teamId, principal.projectIds, page);
   const partition = keys.teamPartition(principal.teamId);
   const result = await runtime.store.document.send(
     new QueryCommand({
@@ -92,6 +97,34 @@ export async function listProjects(runtime: Runtime, principal: Principal, page:
       ExclusiveStartKey: decodeCursor(page.cursor, partition),
     }),
   );
-  const data = (result.Items ?? []).map(toProject).filter((project) => canAccessProject(principal, project.id));
-  return { data, next_cursor: encodeCursor(result.LastEvaluatedKey) };
+  return { data: (result.Items ?? []).map(toProject), next_cursor: encodeCursor(result.LastEvaluatedKey) };
+}
+
+/**
+ * The projects named by a token's `scope:project:<uuid>` entries, in the same key order and cursor
+ * format as the team-wide list, read by key (one BatchGetItem per page): the cursor only ever holds one
+ * of the token's own project ids, never another project's.
+ */
+async function listScopedProjects(runtime: Runtime, teamId: string, projectIds: readonly string[], page: { limit: number; cursor?: string }): Promise<{ data: Project[]; next_cursor: string | null }> {
+  const partition = keys.teamPartition(teamId);
+  const start = decodeCursor(page.cursor, partition);
+  const after = typeof start?.sk === 'string' ? start.sk : '';
+  const remaining = [...new Set(projectIds)]
+    .map((projectId) => keys.project(teamId, projectId))
+    .filter((key) => key.sk > after)
+    .sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
+  const pageKeys = remaining.slice(0, page.limit);
+  const items: Record<string, unknown>[] = [];
+  let pending: Record<string, unknown>[] = pageKeys;
+  for (let round = 0; pending.length > 0; round++) {
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** round)));
+    const result = await runtime.store.document.send(
+      new BatchGetCommand({ RequestItems: { [runtime.store.tableName]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    items.push(...(result.Responses?.[runtime.store.tableName] ?? []));
+    pending = (result.UnprocessedKeys?.[runtime.store.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  }
+  items.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
+  const last = pageKeys.at(-1);
+  return { data: items.map(toProject), next_cursor: remaining.length > pageKeys.length && last ? encodeCursor(last) : null };
 }

@@ -3,6 +3,17 @@ import { ProblemError } from '../errors.js';
 import type { Principal } from './tokens.js';
 
 /**
+ * What an operation (a REST route or a tool) declares about who may call it: the one ability it needs
+ * and whether it works on team-wide data (tokens, activity, webhook endpoints and deliveries, roles,
+ * groups, members) that a `scope:project:<uuid>` token does not cover.
+ */
+export interface OperationAccess {
+  ability: Ability;
+  /** True for operations over team-wide data; a project-scoped token is refused them. */
+  teamWide: boolean;
+}
+
+/**
  * Throws TOKEN_MISSING_ABILITY (403) unless the principal holds `ability`
  * (interface "Tool-server authorization" 2, DESIGN D5).
  */
@@ -10,6 +21,19 @@ export function requireAbility(principal: Principal, ability: Ability): void {
   if (!principal.abilities.has(ability)) {
     throw new ProblemError('TOKEN_MISSING_ABILITY', `This token lacks the ability \`${ability}\`.`);
   }
+}
+
+/**
+ * The one authorization rule of every REST route and every tool, run by both pipelines before any
+ * input is validated or any data is read (interface "Bearer tokens" 3–5, "Tool-server authorization" 2):
+ * the declared ability ({@link requireAbility}), then the token's scope ({@link requireTeamWideAccess}
+ * for team-wide operations). Both failures are TOKEN_MISSING_ABILITY (403), decided from the token and
+ * the operation alone, so they say nothing about whether any object exists. Objects outside the token's
+ * team or project scope are NOT_FOUND, decided by the domain ({@link requireProjectAccess}, team-keyed reads).
+ */
+export function authorizeOperation(principal: Principal, access: OperationAccess): void {
+  requireAbility(principal, access.ability);
+  if (access.teamWide) requireTeamWideAccess(principal, 'data');
 }
 
 /**
@@ -29,11 +53,17 @@ export function requireProjectAccess(principal: Principal, projectId: string): v
 }
 
 /**
- * Throws NOT_FOUND when a project-scoped token calls an operation over team-wide data
- * (tokens, webhook endpoints, activity) that a project scope does not cover.
+ * Throws TOKEN_MISSING_ABILITY (403) when a project-scoped token calls an operation over team-wide
+ * data (tokens, activity, webhook endpoints and deliveries, members, roles, groups) that its
+ * `scope:project:<uuid>` entries do not cover. Decided before any read, whatever the ids in the
+ * request, so it reveals nothing about other objects; the same answer on REST and on the tool server.
+ * `what` names the data in the detail.
  */
 export function requireTeamWideAccess(principal: Principal, what: string): void {
   if (principal.projectIds !== null) {
-    throw new ProblemError('TOKEN_MISSING_ABILITY', `A project-scoped token cannot manage team-wide ${what}.`);
+    throw new ProblemError(
+      'TOKEN_MISSING_ABILITY',
+      `This token is narrowed to projects (scope:project:<uuid>) and cannot use team-wide ${what}; use a token without project scopes.`,
+    );
   }
 }

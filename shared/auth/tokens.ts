@@ -74,6 +74,8 @@ const unauthenticated = (detail: string) =>
  * is returned here and never again. `projectIds` add `scope:project:<uuid>` entries.
  * When `issuer` is given (minting through the API), the new token may not hold an ability or a
  * project scope the issuer lacks: throws TOKEN_MISSING_ABILITY (interface "Bearer tokens", DESIGN D2).
+ * Every project id must name a project of the team: NOT_FOUND otherwise (another team's project is
+ * reported exactly like a missing one).
  * @returns the stored record plus `token` (the bearer string, shown once)
  */
 export async function mintToken(
@@ -99,6 +101,7 @@ export async function mintToken(
     }
   }
   const team = input.team ?? (await getTeam(store, input.teamId));
+  await requireProjectsOfTeam(store, input.teamId, projectIds);
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = base62.encode(randomBytes(32)).padStart(44, '0');
@@ -122,6 +125,18 @@ export async function mintToken(
     }),
   );
   return { ...publicToken(record), token: `svc_live_${id}_${secret}` };
+}
+
+/** Throws NOT_FOUND unless every id names a project of `teamId` (one strongly consistent GetItem per id). */
+async function requireProjectsOfTeam(store: Store, teamId: string, projectIds: readonly string[]): Promise<void> {
+  const found = await Promise.all(
+    projectIds.map(async (projectId) => {
+      const result = await store.document.send(new GetCommand({ TableName: store.tableName, Key: keys.project(teamId, projectId), ProjectionExpression: 'pk', ConsistentRead: true }));
+      return result.Item ? null : projectId;
+    }),
+  );
+  const missing = found.filter((id): id is string => id !== null);
+  if (missing.length) throw new ProblemError('NOT_FOUND', `No project ${missing.join(', ')}.`);
 }
 
 /**

@@ -36,7 +36,7 @@ export const ERROR_CODES = [
   entry('AUTHENTICATION_REQUIRED', 401, 'authentication', 'Authentication required.',
     'Send `Authorization: Bearer svc_live_<id>_<secret>` with a token that exists and is not revoked; mint a new token in Settings, API Tokens if needed.'),
   entry('TOKEN_MISSING_ABILITY', 403, 'authorization', 'The token lacks the ability this operation requires.',
-    'Use a token that carries the ability named in `detail` (the tool server also needs `mcp:full`); abilities are fixed when a token is minted.'),
+    'Use a token that carries the ability named in `detail` (the tool server also needs `mcp:full`); abilities are fixed when a token is minted. A token narrowed to projects (`scope:project:<uuid>`) cannot use team-wide operations (tokens, activity, webhooks).'),
   entry('RATE_LIMITED', 429, 'rate_limit', 'Too many requests.',
     'Wait the number of seconds in the `Retry-After` header before retrying; spread requests out or use fewer parallel calls.'),
   entry('VALIDATION_FAILED', 422, 'request', 'The request is invalid.',

@@ -36,11 +36,16 @@ function buildDocument(): ReturnType<typeof createDocument> {
       responses['429'] = problemResponse('RATE_LIMITED: the `rest` bucket is exhausted; see Retry-After.');
     }
     if (route.params) responses['404'] = problemResponse('NOT_FOUND: no such object in your team.');
-    if (route.body || route.query || route.params) responses['422'] = problemResponse('VALIDATION_FAILED (or IDEMPOTENCY_KEY_REUSED for writes).');
-    if (isWrite) responses['409'] = problemResponse('IDEMPOTENCY_KEY_IN_USE or CONFLICT.');
+    if (route.ability || route.query) responses['422'] = problemResponse('VALIDATION_FAILED with field-level `errors` (or IDEMPOTENCY_KEY_REUSED for writes).');
+    if (isWrite) {
+      responses['409'] = problemResponse('IDEMPOTENCY_KEY_IN_USE or CONFLICT.');
+      responses['413'] = problemResponse('PAYLOAD_TOO_LARGE: the body is larger than 256 KiB.');
+      responses['415'] = problemResponse('UNSUPPORTED_MEDIA_TYPE: send the body as `application/json`.');
+    }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
       summary: route.summary,
+      ...(route.teamWide ? { description: 'Team-wide data: a token narrowed by `scope:project:<uuid>` gets 403 TOKEN_MISSING_ABILITY.' } : {}),
       tags: [route.tag],
       'x-required-scopes': route.ability ? [route.ability] : [],
       security: route.ability ? [{ bearerAuth: [] }] : [],
@@ -51,7 +56,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
       parameters: isWrite
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key replays the first response (DESIGN D3).', schema: { type: 'string', format: 'uuid' } }]
         : undefined,
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+      ...(route.body ? { requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: route.body } } } } : {}),
       responses,
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;

@@ -4,9 +4,10 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import { recordActivity } from '../activity.js';
-import { requireAbility } from '../auth/authorize.js';
+import { authorizeOperation } from '../auth/authorize.js';
 import { authenticate, type Principal } from '../auth/tokens.js';
-import { ProblemError, fieldErrors, toProblem } from '../errors.js';
+import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
+import { EmptyBody } from '../schemas/common.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
@@ -51,11 +52,15 @@ function rawBodyOf(event: APIGatewayProxyEventV2): string {
   return raw.toString('utf8');
 }
 
-/** Parses and validates a JSON body (D1): wrong content type → 415, malformed JSON / schema → 422. */
-function parseBody(route: RouteDefinition, event: APIGatewayProxyEventV2, raw: string): unknown {
-  if (!route.body) return undefined;
-  if (raw.trim() === '') return validate(route.body, {}, 'body');
-  const contentType = event.headers['content-type'] ?? '';
+/**
+ * Parses and validates a JSON body (D1): wrong content type → 415, malformed JSON / schema → 422.
+ * A write route without a body schema takes no body: an empty body or `{}` only.
+ */
+function parseBody(route: RouteDefinition, headers: Record<string, string>, raw: string): unknown {
+  const schema = route.body ?? (route.method !== 'GET' ? EmptyBody : undefined);
+  if (!schema) return undefined;
+  if (raw.trim() === '') return validate(schema, {}, 'body');
+  const contentType = headers['content-type'] ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
     throw new ProblemError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `Content-Type: application/json`.');
   }
@@ -65,21 +70,32 @@ function parseBody(route: RouteDefinition, event: APIGatewayProxyEventV2, raw: s
   } catch (error) {
     throw new ProblemError('VALIDATION_FAILED', 'The request body is not valid JSON.', { errors: [{ path: 'body', message: (error as Error).message }] });
   }
-  return validate(route.body, parsed, 'body');
+  return validate(schema, parsed, 'body');
+}
+
+/** Header names in lower case (API Gateway v2 and middy already do this; direct callers may not). */
+function lowerCaseHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) if (typeof value === 'string') result[name.toLowerCase()] = value;
+  return result;
 }
 
 /**
  * Serves one REST request given as an API Gateway HTTP API (v2) event, in the order every route shares
- * (DESIGN D1–D4): route match (404/405) → authenticate (401) → `rest` rate limit (429) → the route's
- * ability (403) → path, query, `Idempotency-Key` and body validation (422/413/415) → idempotency claim
- * (replay, 409, 422) → the operation → problem documents for any failure. Every write made with a
- * token is recorded in the activity log, whatever its outcome. Never throws.
+ * (DESIGN D1–D4): route match (404/405) → authenticate (401; a request without a valid token is counted
+ * in the per-IP `rest-anonymous` bucket) → `rest` rate limit per token (429) → the route's ability and
+ * token scope (403, `authorizeOperation`) → path, query, `Idempotency-Key` and body validation
+ * (422/413/415) → idempotency claim (replay, 409, 422) → the operation → problem documents for any
+ * failure. Rate-limited responses carry `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After`
+ * on 429); every response carries `X-Request-Id`. Every write made with a valid token is recorded in
+ * the activity log, whatever its outcome. Never throws.
  */
 export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxyEventV2, options: RestHandlerOptions = {}): Promise<Result> {
   const started = performance.now();
   const requestId = event.requestContext?.requestId || randomUUID();
-  const method = event.requestContext.http.method.toUpperCase();
-  const path = event.rawPath;
+  const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
+  const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
+  const headers = lowerCaseHeaders(event.headers);
   let principal: Principal | null = null;
   let rate: RateLimitState | null = null;
   let route: RouteDefinition | null = null;
@@ -95,16 +111,23 @@ export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxy
     }
     route = match.route;
     if (route.ability) {
-      principal = await authenticate(runtime.store, event.headers.authorization);
+      try {
+        principal = await authenticate(runtime.store, headers.authorization);
+      } catch (error) {
+        if (error instanceof ProblemError && error.code === 'AUTHENTICATION_REQUIRED') {
+          rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', event.requestContext?.http?.sourceIp || 'unknown');
+        }
+        throw error;
+      }
       rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
-      requireAbility(principal, route.ability);
+      authorizeOperation(principal, { ability: route.ability, teamWide: route.teamWide ?? false });
     }
     const params = validate(route.params, match.pathParameters, 'path') as Record<string, string>;
     const query = validate(route.query, event.queryStringParameters ?? {}, 'query') as Record<string, unknown>;
     const isWrite = method !== 'GET';
-    const idempotencyKey = isWrite ? parseIdempotencyKey(event.headers['idempotency-key'], 'header.idempotency-key') : null;
+    const idempotencyKey = isWrite ? parseIdempotencyKey(headers['idempotency-key'], 'header.idempotency-key') : null;
     const raw = isWrite ? rawBodyOf(event) : '';
-    const body = parseBody(route, event, raw);
+    const body = parseBody(route, headers, raw);
     if (idempotencyKey && principal) {
       claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([method, path, event.rawQueryString ?? '', raw]));
       if (claim.kind === 'replay') {
@@ -114,26 +137,34 @@ export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxy
         return response;
       }
     }
-    const result = await OPERATIONS[route.operationId as OperationId]({ runtime, principal, params, query, body });
+    let result: unknown;
+    try {
+      result = await OPERATIONS[route.operationId as OperationId]({ runtime, principal, params, query, body });
+    } catch (error) {
+      throw (query.cursor !== undefined && cursorRejection(error, 'query.cursor')) || error;
+    }
     response = json(route.successStatus, result);
     if (claim?.kind === 'claimed') {
+      const completed = claim;
+      claim = null; // the operation took effect: never release the key now, whatever happens next
       const stored: StoredResponse = { status: response.statusCode, headers: { ...response.headers }, body: response.body };
-      await claim.complete(stored);
-      claim = null;
+      await completed.complete(stored).catch((error) =>
+        console.error(JSON.stringify({ level: 'error', request_id: requestId, message: `idempotency record not completed: ${(error as Error).message}` })),
+      );
     }
     return response;
   } catch (error) {
     if (claim?.kind === 'claimed') await claim.release().catch(() => undefined);
     if (!(error instanceof ProblemError)) console.error(JSON.stringify({ level: 'error', request_id: requestId, message: (error as Error)?.message, stack: (error as Error)?.stack }));
-    const { problem, headers } = toProblem(error, requestId);
-    response = { statusCode: problem.status, headers: { 'Content-Type': 'application/problem+json', ...headers }, body: JSON.stringify(problem) };
+    const { problem, headers: problemHeaders } = toProblem(error, requestId);
+    response = { statusCode: problem.status, headers: { 'Content-Type': 'application/problem+json', ...problemHeaders }, body: JSON.stringify(problem) };
     return response;
   } finally {
     response!.headers['X-Request-Id'] = requestId;
-    if (rate) Object.assign(response!.headers, rateLimitHeaders(rate), response!.headers['Retry-After'] ? { 'X-RateLimit-Remaining': '0' } : {});
+    if (rate) Object.assign(response!.headers, rateLimitHeaders(rate));
     const durationMs = Math.round(performance.now() - started);
     if (principal && route && method !== 'GET') {
-      const outcome = response!.statusCode < 400 ? 'ok' : (JSON.parse(response!.body) as { code: string }).code;
+      const outcome = response!.statusCode < 400 ? 'ok' : ((JSON.parse(response!.body) as { code?: string }).code ?? 'INTERNAL_ERROR');
       await recordActivity(runtime.store, runtime.clock, principal.teamId, {
         token_id: principal.tokenId,
         surface: 'rest',

@@ -41,6 +41,13 @@ export interface RouteDefinition {
   tag: string;
   /** The ability the token must hold (`x-required-scopes`); null for the two public documents. */
   ability: Ability | null;
+  /**
+   * True when the operation works on team-wide data (tokens, activity, webhook endpoints and
+   * deliveries): a token narrowed by `scope:project:<uuid>` gets TOKEN_MISSING_ABILITY (see
+   * `authorizeOperation` in `shared/auth/authorize.ts`). Absent: project-scoped tokens may call it and
+   * see only their projects.
+   */
+  teamWide?: boolean;
   /** zod schema of the path parameters, if the path has any. */
   params?: z.ZodObject;
   /** zod schema of the query string. */
@@ -67,24 +74,24 @@ const DeliveryQuery = ListQuery.extend({
 /** Every REST operation of the service (interface "Endpoints" plus the ones DESIGN adds). */
 export const ROUTES = [
   { operationId: 'getCurrentTeam', method: 'GET', path: '/v1/teams/current', summary: 'The team the token is scoped to (smoke test).', tag: 'Teams', ability: 'team:view', successStatus: 200, response: Team },
-  { operationId: 'listActivity', method: 'GET', path: '/v1/activity', summary: 'Activity log, newest first.', tag: 'Activity', ability: 'activity:read', query: ActivityQuery, successStatus: 200, response: ActivityList },
+  { operationId: 'listActivity', method: 'GET', path: '/v1/activity', summary: 'Activity log, newest first.', tag: 'Activity', ability: 'activity:read', teamWide: true, query: ActivityQuery, successStatus: 200, response: ActivityList },
   { operationId: 'createProject', method: 'POST', path: '/v1/projects', summary: 'Create a project (emits project.created).', tag: 'Projects', ability: 'project:create', body: CreateProjectRequest, successStatus: 201, response: Project },
   { operationId: 'listProjects', method: 'GET', path: '/v1/projects', summary: 'List projects.', tag: 'Projects', ability: 'project:view-any', query: ListQuery, successStatus: 200, response: ProjectList },
   { operationId: 'getProject', method: 'GET', path: '/v1/projects/{id}', summary: 'Get one project.', tag: 'Projects', ability: 'project:view', params: IdParams, successStatus: 200, response: Project },
-  { operationId: 'createWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints', summary: 'Register a webhook endpoint; returns its secret once.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', body: CreateWebhookEndpointRequest, successStatus: 201, response: WebhookEndpointWithSecret },
-  { operationId: 'listWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints', summary: 'List webhook endpoints.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', query: ListQuery, successStatus: 200, response: WebhookEndpointList },
-  { operationId: 'getWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/{id}', summary: 'Get one webhook endpoint.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', params: IdParams, successStatus: 200, response: WebhookEndpoint },
-  { operationId: 'updateWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints/{id}', summary: 'Update a webhook endpoint; `is_active: true` re-enables it.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', params: IdParams, body: UpdateWebhookEndpointRequest, successStatus: 200, response: WebhookEndpoint },
-  { operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoints/{id}', summary: 'Delete a webhook endpoint.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', params: IdParams, successStatus: 200, response: Deleted },
-  { operationId: 'rotateWebhookEndpointSecret', method: 'POST', path: '/v1/webhook-endpoints/{id}/rotate-secret', summary: 'Replace the signing secret at once (v1 only); the new secret is shown once.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', params: IdParams, body: EmptyBody, successStatus: 200, response: WebhookEndpointWithSecret },
-  { operationId: 'sendTestWebhookEvent', method: 'POST', path: '/v1/webhook-endpoints/{id}/test', summary: 'Send a webhook_endpoint.test event to this endpoint.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', params: IdParams, body: EmptyBody, successStatus: 202, response: WebhookDelivery },
-  { operationId: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhook-deliveries', summary: 'List deliveries.', tag: 'Webhooks', ability: 'webhook-delivery:view-any', query: DeliveryQuery, successStatus: 200, response: WebhookDeliveryList },
-  { operationId: 'getWebhookDelivery', method: 'GET', path: '/v1/webhook-deliveries/{id}', summary: 'Get one delivery with its attempts.', tag: 'Webhooks', ability: 'webhook-delivery:view-any', params: DeliveryIdParams, successStatus: 200, response: WebhookDelivery },
-  { operationId: 'retryWebhookDelivery', method: 'POST', path: '/v1/webhook-deliveries/{id}/retry', summary: 'Re-queue one dead delivery (attempts reset to 0).', tag: 'Webhooks', ability: 'webhook-delivery:retry', params: DeliveryIdParams, body: EmptyBody, successStatus: 202, response: WebhookDelivery },
-  { operationId: 'replayDeadWebhookDeliveries', method: 'POST', path: '/v1/webhook-deliveries/replay-dead', summary: 'Re-queue dead deliveries dead-lettered within since_hours.', tag: 'Webhooks', ability: 'webhook-delivery:retry', body: ReplayDeadRequest, successStatus: 202, response: ReplayDeadResponse },
+  { operationId: 'createWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints', summary: 'Register a webhook endpoint; returns its secret once.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, body: CreateWebhookEndpointRequest, successStatus: 201, response: WebhookEndpointWithSecret },
+  { operationId: 'listWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints', summary: 'List webhook endpoints.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, query: ListQuery, successStatus: 200, response: WebhookEndpointList },
+  { operationId: 'getWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/{id}', summary: 'Get one webhook endpoint.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, params: IdParams, successStatus: 200, response: WebhookEndpoint },
+  { operationId: 'updateWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints/{id}', summary: 'Update a webhook endpoint; `is_active: true` re-enables it.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, params: IdParams, body: UpdateWebhookEndpointRequest, successStatus: 200, response: WebhookEndpoint },
+  { operationId: 'deleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoints/{id}', summary: 'Delete a webhook endpoint.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, params: IdParams, successStatus: 200, response: Deleted },
+  { operationId: 'rotateWebhookEndpointSecret', method: 'POST', path: '/v1/webhook-endpoints/{id}/rotate-secret', summary: 'Replace the signing secret at once (v1 only); the new secret is shown once.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, params: IdParams, body: EmptyBody, successStatus: 200, response: WebhookEndpointWithSecret },
+  { operationId: 'sendTestWebhookEvent', method: 'POST', path: '/v1/webhook-endpoints/{id}/test', summary: 'Send a webhook_endpoint.test event to this endpoint.', tag: 'Webhooks', ability: 'webhook-endpoint:manage', teamWide: true, params: IdParams, body: EmptyBody, successStatus: 202, response: WebhookDelivery },
+  { operationId: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhook-deliveries', summary: 'List deliveries.', tag: 'Webhooks', ability: 'webhook-delivery:view-any', teamWide: true, query: DeliveryQuery, successStatus: 200, response: WebhookDeliveryList },
+  { operationId: 'getWebhookDelivery', method: 'GET', path: '/v1/webhook-deliveries/{id}', summary: 'Get one delivery with its attempts.', tag: 'Webhooks', ability: 'webhook-delivery:view-any', teamWide: true, params: DeliveryIdParams, successStatus: 200, response: WebhookDelivery },
+  { operationId: 'retryWebhookDelivery', method: 'POST', path: '/v1/webhook-deliveries/{id}/retry', summary: 'Re-queue one dead delivery (attempts reset to 0).', tag: 'Webhooks', ability: 'webhook-delivery:retry', teamWide: true, params: DeliveryIdParams, body: EmptyBody, successStatus: 202, response: WebhookDelivery },
+  { operationId: 'replayDeadWebhookDeliveries', method: 'POST', path: '/v1/webhook-deliveries/replay-dead', summary: 'Re-queue dead deliveries dead-lettered within since_hours.', tag: 'Webhooks', ability: 'webhook-delivery:retry', teamWide: true, body: ReplayDeadRequest, successStatus: 202, response: ReplayDeadResponse },
   { operationId: 'createToken', method: 'POST', path: '/v1/tokens', summary: 'Mint a token within the caller’s own abilities and scopes; the secret is shown once.', tag: 'Tokens', ability: 'token:create', body: CreateTokenRequest, successStatus: 201, response: TokenWithSecret },
-  { operationId: 'listTokens', method: 'GET', path: '/v1/tokens', summary: 'List the team’s tokens.', tag: 'Tokens', ability: 'token:view-any', query: ListQuery, successStatus: 200, response: TokenList },
-  { operationId: 'revokeToken', method: 'DELETE', path: '/v1/tokens/{id}', summary: 'Revoke a token; effective on its next call.', tag: 'Tokens', ability: 'token:revoke', params: TokenIdParams, successStatus: 200, response: Token },
+  { operationId: 'listTokens', method: 'GET', path: '/v1/tokens', summary: 'List the team’s tokens.', tag: 'Tokens', ability: 'token:view-any', teamWide: true, query: ListQuery, successStatus: 200, response: TokenList },
+  { operationId: 'revokeToken', method: 'DELETE', path: '/v1/tokens/{id}', summary: 'Revoke a token; effective on its next call.', tag: 'Tokens', ability: 'token:revoke', teamWide: true, params: TokenIdParams, successStatus: 200, response: Token },
   { operationId: 'getOpenApiDocument', method: 'GET', path: '/openapi.json', summary: 'This API description (OpenAPI 3.1).', tag: 'Meta', ability: null, successStatus: 200 },
   { operationId: 'getWebhookEventsDocument', method: 'GET', path: '/webhook-events.json', summary: 'Every webhook event with its data schema.', tag: 'Meta', ability: null, successStatus: 200 },
 ] as const satisfies readonly RouteDefinition[];
@@ -107,6 +114,15 @@ export function routeByOperationId(operationId: string): RouteDefinition {
   return route;
 }
 
+/** Percent-decodes a path segment; null when it is not valid percent-encoding (the path matches no route). */
+function safeDecode(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Matches a method and concrete path against the route table (as API Gateway would).
  * Literal segments win over `{param}` segments. Returns the route and its path parameters,
@@ -127,8 +143,9 @@ export function matchRoute(
     for (let index = 0; index < pattern.length; index++) {
       const part = pattern[index];
       if (part.startsWith('{') && part.endsWith('}')) {
-        if (!segments[index]) { matched = false; break; }
-        pathParameters[part.slice(1, -1)] = decodeURIComponent(segments[index]);
+        const value = segments[index] ? safeDecode(segments[index]) : null;
+        if (value === null) { matched = false; break; }
+        pathParameters[part.slice(1, -1)] = value;
       } else if (part === segments[index]) {
         literal++;
       } else {

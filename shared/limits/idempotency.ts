@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
@@ -8,7 +8,10 @@ import type { Store } from '../store/store.js';
 
 /** Keys are kept 24 hours (DESIGN D3). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
-/** A claim older than this (seconds) is considered abandoned (the first request crashed) and may be taken over. */
+/**
+ * A claim older than this (seconds) is considered abandoned (the first request crashed) and may be taken
+ * over. Longer than any REST or tool Lambda's timeout (10 s), so a request still running is never taken over.
+ */
 export const IDEMPOTENCY_LOCK_SECONDS = 60;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -22,12 +25,14 @@ export interface StoredResponse {
 }
 
 /** Result of {@link beginIdempotentRequest}. */
-export type IdempotencyClaim = { kind: 'claimed'; complete(response: StoredResponse): Promise<void>; release(): Promise<void> } | { kind: 'replay'; response: StoredResponse };
+export type IdempotencyClaim =
+  | { kind: 'claimed'; complete(response: StoredResponse): Promise<void>; release(): Promise<void> }
+  | { kind: 'replay'; response: StoredResponse };
 
 /**
  * Validates an `Idempotency-Key` value: absent is allowed (null), anything but a UUID throws
  * VALIDATION_FAILED (DESIGN D3). `path` names the field in the problem (`header.idempotency-key` or
- * `arguments.idempotency_key`).
+ * `arguments.idempotency_key`). Returns the key in lower case.
  */
 export function parseIdempotencyKey(value: string | undefined, path: string): string | null {
   if (value === undefined || value === '') return null;
@@ -37,7 +42,11 @@ export function parseIdempotencyKey(value: string | undefined, path: string): st
   return value.toLowerCase();
 }
 
-/** SHA-256 fingerprint of what makes two requests "the same" (method, path, body). */
+/**
+ * SHA-256 fingerprint (hex) of what makes two requests "the same": REST passes method, path, query and
+ * raw body; the tool server passes `mcp`, the tool name and its validated arguments. Requests of
+ * different routes or surfaces never share a fingerprint, so a key reused across them is REUSED.
+ */
 export function requestFingerprint(parts: readonly string[]): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part).update('\u0000');
@@ -45,22 +54,54 @@ export function requestFingerprint(parts: readonly string[]): string {
 }
 
 /**
- * Claims an idempotency key for a team with one conditional write (DESIGN D3):
- * - new key (or expired, or an abandoned claim) → `claimed`; call `complete()` with the response to store
- *   it, or `release()` when the request failed (a failed write is not stored, so a retry runs again);
+ * The stored record never holds the key or the response in the clear: it is addressed by SHA-256 of the
+ * key, and the response (which may carry a token secret or a webhook secret shown once) is sealed with
+ * AES-256-GCM under a key derived (HKDF-SHA256) from the idempotency key and the team. Only a caller
+ * presenting the key again can read it, so the table holds no usable credential (DESIGN D2).
+ */
+function recordAddress(teamId: string, key: string): { pk: string; sk: string } {
+  return keys.idempotency(teamId, createHash('sha256').update(key).digest('hex'));
+}
+
+function sealingKey(teamId: string, key: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, teamId, 'membership-service idempotent response v1', 32));
+}
+
+function seal(teamId: string, key: string, response: StoredResponse): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(teamId, key), iv);
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(response), 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64')).join('.');
+}
+
+function open(teamId: string, key: string, sealed: string): StoredResponse {
+  const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64'));
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(teamId, key), iv);
+  decipher.setAuthTag(tag);
+  return JSON.parse(Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8')) as StoredResponse;
+}
+
+/**
+ * Claims an idempotency key for a team with one conditional write (DESIGN D3); `key` is a value
+ * returned by {@link parseIdempotencyKey}, `fingerprint` one of {@link requestFingerprint}:
+ * - new key (or older than 24 hours, or an abandoned claim) → `claimed`; call `complete()` with the
+ *   response to store it, or `release()` when the request failed (a failed write is not stored, so a
+ *   retry runs again);
  * - same key, same fingerprint, completed → `replay` with the stored response;
  * - same key, other fingerprint → throws IDEMPOTENCY_KEY_REUSED (422);
- * - same key while the first request still runs → throws IDEMPOTENCY_KEY_IN_USE (409).
- * Concurrent duplicates race on the conditional put, so exactly one runs.
+ * - same key while the first request still runs → throws IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`).
+ * Concurrent duplicates race on the conditional put, so exactly one runs. One DynamoDB request
+ * (plus one for `complete`/`release`). `complete` and `release` act only on this claim (a random claim id).
  */
 export async function beginIdempotentRequest(store: Store, clock: Clock, teamId: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
   const nowSeconds = Math.floor(clock.nowMs() / 1000);
-  const Key = keys.idempotency(teamId, key);
+  const Key = recordAddress(teamId, key);
+  const claimId = randomUUID();
   try {
     await store.document.send(
       new PutCommand({
         TableName: store.tableName,
-        Item: { ...Key, entity: 'idempotency', state: 'in_progress', fingerprint, locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
+        Item: { ...Key, entity: 'idempotency', state: 'in_progress', claim_id: claimId, fingerprint, locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':in_progress': 'in_progress' },
@@ -70,40 +111,48 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     const existing = (error as ConditionalCheckFailedException & { Item?: Record<string, { S?: string; N?: string }> }).Item;
-    const existingFingerprint = existing?.fingerprint?.S;
-    if (existingFingerprint !== fingerprint) {
+    if (existing?.fingerprint?.S !== fingerprint) {
       throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.');
     }
     if (existing?.state?.S !== 'completed' || !existing.response?.S) {
       throw new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
     }
-    return { kind: 'replay', response: JSON.parse(existing.response.S) as StoredResponse };
+    return { kind: 'replay', response: open(teamId, key, existing.response.S) };
   }
+  const ownClaim = {
+    ConditionExpression: '#state = :in_progress AND claim_id = :claim',
+    ExpressionAttributeNames: { '#state': 'state' },
+  };
+  const ignoreLostClaim = (error: unknown) => {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  };
   return {
     kind: 'claimed',
     complete: async (response) => {
-      await store.document.send(
-        new UpdateCommand({
-          TableName: store.tableName,
-          Key,
-          UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
-          ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':response': JSON.stringify(response) },
-        }),
-      );
+      await store.document
+        .send(
+          new UpdateCommand({
+            TableName: store.tableName,
+            Key,
+            UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
+            ConditionExpression: ownClaim.ConditionExpression,
+            ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
+            ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+          }),
+        )
+        .catch(ignoreLostClaim);
     },
     release: async () => {
-      await store.document.send(
-        new DeleteCommand({
-          TableName: store.tableName,
-          Key,
-          ConditionExpression: '#state = :in_progress AND fingerprint = :fingerprint',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':in_progress': 'in_progress', ':fingerprint': fingerprint },
-        }),
-      ).catch((error) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      });
+      await store.document
+        .send(
+          new DeleteCommand({
+            TableName: store.tableName,
+            Key,
+            ...ownClaim,
+            ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId },
+          }),
+        )
+        .catch(ignoreLostClaim);
     },
   };
 }

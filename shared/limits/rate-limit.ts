@@ -10,11 +10,16 @@ import type { Store } from '../store/store.js';
  * - `mcp`: tool server, per token, 120/min
  * - `mcp-anonymous`: tool server without a token, per client IP, 5/min (separate bucket)
  * - `rest`: REST API, per token, 600/min
+ * - `rest-anonymous`: REST API requests without a valid token (missing, malformed, unknown or revoked),
+ *   per client IP, 5/min — the tool server's anonymous rule applied to REST, so every response of an
+ *   authenticated route carries `X-RateLimit-*` and token guessing is throttled. The two public
+ *   documents (`/openapi.json`, `/webhook-events.json`) need no token and are not limited.
  */
 export const RATE_LIMITS = {
   mcp: { limit: 120, windowSeconds: 60 },
   'mcp-anonymous': { limit: 5, windowSeconds: 60 },
   rest: { limit: 600, windowSeconds: 60 },
+  'rest-anonymous': { limit: 5, windowSeconds: 60 },
 } as const;
 
 /** A bucket name of {@link RATE_LIMITS}. */

@@ -1,19 +1,49 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/tokens.js';
-import { ENUM_RESOURCES } from '../catalogues/resources.js';
+import { enumResource, ENUM_RESOURCES } from '../catalogues/resources.js';
 import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';
 import { callTool, listToolsResult } from './tools.js';
 
+/** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
+export const RESOURCE_NOT_FOUND = -32002;
+
 /**
- * Builds the MCP server (official SDK) for one HTTP request of an authenticated principal: the 42
- * tools of the tool table (through the low-level request handlers, so the per-tool ability check runs
- * before argument validation and failures are problem documents, DESIGN D5) and the six read-only
- * `service://enums/*` resources (interface "Tool-server resources"). No prompts.
+ * A JSON-RPC error for the SDK to answer with: `code` and `message` exactly (the SDK's `McpError`
+ * would prefix the message with "MCP error <code>: ").
  */
-export function buildMcpServer(runtime: Runtime, principal: Principal, requestId: string): McpServer {
-  const server = new McpServer(
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Builds the MCP server (the official SDK's low-level `Server`) for one HTTP request of an
+ * authenticated principal (DESIGN D5):
+ * - `tools/list`: the 42 tools of the tool table, each with `inputSchema`, `outputSchema` and
+ *   annotations; `tools/call`: the tool table's `callTool` (per-tool ability check before argument
+ *   validation; failures are `isError` results carrying a problem document, DESIGN D1). An unknown
+ *   tool name is JSON-RPC error -32602 (invalid params).
+ * - `resources/list` / `resources/read`: the six read-only `service://enums/*` resources (interface
+ *   "Tool-server resources"), `application/json`; an unknown URI is -32002. No resource templates.
+ * - No prompts, logging or completions: those methods answer -32601 (method not found).
+ *
+ * Capabilities declare `listChanged: false` for tools and resources: the lists never change while
+ * the service runs, and a stateless JSON-response server cannot push notifications anyway.
+ */
+export function buildMcpServer(runtime: Runtime, principal: Principal, requestId: string): Server {
+  const server = new Server(
     { name: 'membership-service', title: 'Membership Service', version: API_VERSION },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
@@ -21,16 +51,55 @@ export function buildMcpServer(runtime: Runtime, principal: Principal, requestId
         'Tools manage the team of your token: projects, subscribers, plans, access codes, webhooks and the activity log. Each tool description names the ability it needs. Failures are results with isError and a problem document (code, hint, docs_url) in structuredContent. Enumerations are resources under service://enums/.',
     },
   );
-  for (const resource of ENUM_RESOURCES) {
-    server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: resource.mimeType }, async (uri) => ({
-      contents: [{ uri: uri.href, mimeType: resource.mimeType, text: JSON.stringify(resource.read()) }],
-    }));
-  }
-  server.server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult() as never);
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult() as never);
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const result = await callTool(runtime, principal, request.params.name, request.params.arguments, requestId);
-    if (!result) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!result) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return result as never;
   });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: ENUM_RESOURCES.map((resource) => ({ uri: resource.uri, name: resource.name, title: resource.title, description: resource.description, mimeType: resource.mimeType })),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const resource = enumResource(request.params.uri);
+    if (!resource) throw Object.assign(protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`), { data: { uri: request.params.uri } });
+    return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(resource.read()) }] };
+  });
   return server;
+}
+
+/** Every request method this server answers, with the SDK schema the whole request must match. */
+type RequestSchema = { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } };
+const REQUEST_SCHEMAS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+  ['resources/list', ListResourcesRequestSchema],
+  ['resources/templates/list', ListResourceTemplatesRequestSchema],
+  ['resources/read', ReadResourceRequestSchema],
+]);
+
+/**
+ * Connects `server` (from {@link buildMcpServer}) to `transport`, answering a request whose params do
+ * not match its method's schema with JSON-RPC error -32602 "Invalid params: <path>: <problem>; ..."
+ * (JSON-RPC 2.0 §5.1) instead of reaching the SDK, which would answer -32603 (internal error) with a
+ * raw validation dump. Requests for methods this server does not answer pass through (-32601).
+ */
+export async function connectMcpServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('the MCP server did not attach to the transport');
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) {
+      const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
+      if (parsed && !parsed.success) {
+        const problems = (parsed.error?.issues ?? []).map((issue) => `${issue.path.map(String).join('.') || '(request)'}: ${issue.message}`).join('; ');
+        transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problems}` } }).catch((error: unknown) => transport.onerror?.(error as Error));
+        return;
+      }
+    }
+    deliver(message, extra);
+  };
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { listActivity } from '../activity.js';
-import { requireAbility, requireTeamWideAccess } from '../auth/authorize.js';
+import { authorizeOperation } from '../auth/authorize.js';
 import { listTokens, type Principal } from '../auth/tokens.js';
 import { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from '../catalogues/tools.js';
 import { errorCode } from '../catalogues/error-codes.js';
-import { ProblemError, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
+import { ProblemError, cursorRejection, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint } from '../limits/idempotency.js';
 import { createProject, getProject, listProjects } from '../projects.js';
 import type { Runtime } from '../runtime.js';
@@ -25,6 +25,11 @@ export interface ToolContext {
 /** One entry of the tool table: the catalogue definition, its output schema and its handler. */
 export interface ToolEntry {
   definition: ToolDefinition<ToolName>;
+  /**
+   * True for tools over team-wide data (tokens, activity, webhooks, members, roles, groups): a
+   * project-scoped token gets TOKEN_MISSING_ABILITY, as on the matching REST routes (`authorizeOperation`).
+   */
+  teamWide: boolean;
   /** zod schema of `structuredContent`; always an object. */
   outputSchema: z.ZodType;
   /** Null for tools published ahead of their domain: calls get NOT_IMPLEMENTED. */
@@ -38,8 +43,33 @@ const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 const Replayed = z.object({ replayed: z.number().int() });
 const asRecord = (value: unknown) => value as Record<string, unknown>;
 
+/**
+ * Tools over team-wide data, which a `scope:project:<uuid>` token does not cover (the same set of data
+ * as the REST routes marked `teamWide` in the route table).
+ */
+const TEAM_WIDE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
+  'list_team_members',
+  'list_roles',
+  'get_role',
+  'list_groups',
+  'get_group',
+  'list_tokens',
+  'get_activity_log',
+  'list_webhook_endpoints',
+  'get_webhook_endpoint',
+  'create_webhook_endpoint',
+  'update_webhook_endpoint',
+  'delete_webhook_endpoint',
+  'rotate_webhook_endpoint_secret',
+  'send_test_webhook_event',
+  'list_webhook_deliveries',
+  'get_webhook_delivery',
+  'retry_webhook_delivery',
+  'replay_dead_webhook_deliveries',
+]);
+
 /** Handlers and output schemas of the implemented tools. */
-const IMPLEMENTED: Partial<Record<ToolName, Omit<ToolEntry, 'definition'>>> = {
+const IMPLEMENTED: Partial<Record<ToolName, Omit<ToolEntry, 'definition' | 'teamWide'>>> = {
   list_projects: {
     outputSchema: ProjectList,
     handler: async ({ runtime, principal, args }) => {
@@ -53,7 +83,6 @@ const IMPLEMENTED: Partial<Record<ToolName, Omit<ToolEntry, 'definition'>>> = {
   list_tokens: {
     outputSchema: TokenList,
     handler: async ({ runtime, principal, args }) => {
-      requireTeamWideAccess(principal, 'tokens');
       const result = await listTokens(runtime.store, principal.teamId, page(args));
       const data = result.data.filter((token) => args.include_revoked || !token.revoked_at).map(({ team_id: _team, ...token }) => token);
       return { data, next_cursor: result.next_cursor };
@@ -62,7 +91,6 @@ const IMPLEMENTED: Partial<Record<ToolName, Omit<ToolEntry, 'definition'>>> = {
   get_activity_log: {
     outputSchema: ActivityList,
     handler: async ({ runtime, principal, args }) => {
-      requireTeamWideAccess(principal, 'activity');
       return asRecord(await listActivity(runtime.store, principal.teamId, { ...page(args), token_id: args.token_id as string | undefined, operation: args.operation as string | undefined }));
     },
   },
@@ -102,7 +130,12 @@ const IMPLEMENTED: Partial<Record<ToolName, Omit<ToolEntry, 'definition'>>> = {
 export const TOOL_TABLE: readonly ToolEntry[] = TOOL_DEFINITIONS.map((definition) => {
   const implemented = IMPLEMENTED[definition.name];
   const isList = definition.name.startsWith('list_');
-  return { definition, outputSchema: implemented?.outputSchema ?? (isList ? GenericList : GenericObject), handler: implemented?.handler ?? null };
+  return {
+    definition,
+    teamWide: TEAM_WIDE_TOOLS.has(definition.name),
+    outputSchema: implemented?.outputSchema ?? (isList ? GenericList : GenericObject),
+    handler: implemented?.handler ?? null,
+  };
 });
 
 const TOOLS_BY_NAME = new Map(TOOL_TABLE.map((entry) => [entry.definition.name as string, entry]));
@@ -147,12 +180,24 @@ function problemResult(problem: ProblemDocument): ToolCallResult {
 }
 
 /**
- * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D3, D5):
- * per-tool ability (TOKEN_MISSING_ABILITY) → argument validation (VALIDATION_FAILED with field
- * errors) → optional `idempotency_key` (replay, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE) →
- * handler. Failures are tool results with `isError: true` whose `structuredContent` is the problem
- * document. Every call, whatever its outcome, is written to the activity log with the token id.
- * Returns null for a tool name that does not exist (the caller answers a JSON-RPC error), after logging it.
+ * The tool name as the activity log records it: a name of the table as is; anything else that looks
+ * like a tool name (snake_case, ≤ 64 characters) as sent; any other string — which could be something
+ * pasted by mistake, a token included — as `(invalid tool name)`, so the log never stores it.
+ */
+function loggableToolName(name: string): string {
+  return TOOLS_BY_NAME.has(name) || /^[a-z][a-z0-9_]{0,63}$/.test(name) ? name : '(invalid tool name)';
+}
+
+/**
+ * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5), in the order
+ * every tool shares: per-tool ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
+ * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → NOT_IMPLEMENTED for
+ * tools published ahead of their domain → optional `idempotency_key` (the `Idempotency-Key` rules:
+ * replay with `_meta['idempotent-replay']`, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; only a
+ * successful result is stored) → handler. Failures are tool results with `isError: true` whose
+ * `structuredContent` is the problem document. Every call, whatever its outcome (an unknown tool
+ * included), is written to the activity log with the token id, tool name, outcome, duration and request id.
+ * Returns null for a tool name that does not exist (the caller answers a JSON-RPC error). Never throws.
  */
 export async function callTool(runtime: Runtime, principal: Principal, name: string, rawArgs: unknown, requestId: string): Promise<ToolCallResult | null> {
   const started = performance.now();
@@ -166,7 +211,7 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       status = 404;
       return null;
     }
-    requireAbility(principal, entry.definition.ability);
+    authorizeOperation(principal, { ability: entry.definition.ability, teamWide: entry.teamWide });
     const parsed = entry.definition.inputSchema.safeParse(rawArgs ?? {});
     if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, { errors: fieldErrors('arguments', parsed.error.issues) });
     const { idempotency_key: rawKey, ...args } = parsed.data as Record<string, unknown>;
@@ -178,14 +223,18 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       result._meta = { 'idempotent-replay': true };
       return result;
     }
+    let structured: Record<string, unknown>;
     try {
-      const structured = await entry.handler({ runtime, principal, args });
-      result = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      structured = await entry.handler({ runtime, principal, args });
     } catch (error) {
       await claim?.release().catch(() => undefined);
-      throw error;
+      throw (args.cursor !== undefined && cursorRejection(error, 'arguments.cursor')) || error;
     }
-    await claim?.complete({ status: 200, headers: {}, body: JSON.stringify(result) });
+    result = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    // The tool took effect: its key is completed, never released, even if storing the result fails.
+    await claim?.complete({ status: 200, headers: {}, body: JSON.stringify(result) }).catch((error) =>
+      console.error(JSON.stringify({ level: 'error', request_id: requestId, tool: name, message: `idempotency record not completed: ${(error as Error).message}` })),
+    );
     return result;
   } catch (error) {
     if (!(error instanceof ProblemError)) console.error(JSON.stringify({ level: 'error', request_id: requestId, tool: name, message: (error as Error)?.message, stack: (error as Error)?.stack }));
@@ -198,7 +247,7 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     await recordActivity(runtime.store, runtime.clock, principal.teamId, {
       token_id: principal.tokenId,
       surface: 'mcp',
-      operation: name.slice(0, 100),
+      operation: loggableToolName(name),
       outcome,
       status,
       duration_ms: Math.round(performance.now() - started),

@@ -131,8 +131,8 @@ export const ActivityEntry = z
 
 /** Query of `GET /v1/activity`. */
 export const ActivityQuery = ListQuery.extend({
-  token_id: z.string().max(64).optional(),
-  operation: z.string().max(100).optional(),
+  token_id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'Expected a token id (a ULID).').optional().describe('Only entries of this token.'),
+  operation: z.string().min(1).max(200).optional().describe('Only entries of this operation (a REST operation id such as createProject, or a tool name).'),
 }).strict();
 
 /** An API token as lists return it (never its secret). */

@@ -295,10 +295,10 @@ export async function processDeliveryMessage(runtime: Runtime, message: Delivery
     duration_ms: Math.round(result.duration_ms),
     response_body: result.response_body,
   };
-  return recordAttempt(runtime, delivery, message, record, result.ok);
+  return recordAttempt(runtime, delivery, message, record, result.ok, endpoint.consecutive_failures ?? 0);
 }
 
-async function recordAttempt(runtime: Runtime, delivery: StoredDelivery, message: DeliveryMessage, record: DeliveryAttemptRecord, ok: boolean): Promise<ProcessOutcome> {
+async function recordAttempt(runtime: Runtime, delivery: StoredDelivery, message: DeliveryMessage, record: DeliveryAttemptRecord, ok: boolean, consecutiveFailures: number): Promise<ProcessOutcome> {
   const nowMs = runtime.clock.nowMs();
   const log = [...(delivery.attempt_log ?? []), record].slice(-MAX_ATTEMPT_LOG);
   const Key = keys.delivery(message.team_id, message.delivery_id);
@@ -336,7 +336,7 @@ async function recordAttempt(runtime: Runtime, delivery: StoredDelivery, message
     if (error instanceof ConditionalCheckFailedException) return 'skipped';
     throw error;
   }
-  await recordEndpointOutcome(runtime, message.team_id, delivery.endpoint_id, ok);
+  await recordEndpointOutcome(runtime, message.team_id, delivery.endpoint_id, ok, consecutiveFailures);
   if (next) await enqueueAt(runtime, next.message, next.dueAtMs);
   return outcome;
 }
@@ -345,10 +345,12 @@ async function recordAttempt(runtime: Runtime, delivery: StoredDelivery, message
  * Counts a success (resets `consecutive_failures`) or a failure for the endpoint; at 20 consecutive
  * failures, across any events, the endpoint is disabled (`is_active=false`, `disabled_at`; interface "States").
  */
-async function recordEndpointOutcome(runtime: Runtime, teamId: string, endpointId: string, ok: boolean): Promise<void> {
+async function recordEndpointOutcome(runtime: Runtime, teamId: string, endpointId: string, ok: boolean, consecutiveFailures: number): Promise<void> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
   try {
     if (ok) {
+      // The endpoint was read for this attempt: a counter already at 0 needs no write.
+      if (consecutiveFailures === 0) return;
       await runtime.store.document.send(
         new UpdateCommand({ TableName: runtime.store.tableName, Key, UpdateExpression: 'SET consecutive_failures = :zero', ConditionExpression: 'attribute_exists(pk) AND consecutive_failures <> :zero', ExpressionAttributeValues: { ':zero': 0 } }),
       );
@@ -431,83 +433,29 @@ async function deadLetter(runtime: Runtime, message: DeliveryMessage): Promise<P
 
 /**
  * Re-queues one dead delivery: `dead` → `pending`, attempts 0, attempt 1 sent at once; its copy leaves
- * the dead-letter table (interface "States": dead → pending). Errors: NOT_FOUND, CONFLICT (not dead).
+ * the dead-letter table (interface "States": dead → pending). Returns the delivery as the retry left
+ * it (pending, attempts 0). Errors: NOT_FOUND, CONFLICT (not dead, or changed concurrently).
  */
 export async function retryDelivery(runtime: Runtime, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
   requireTeamWideAccess(principal, 'webhook deliveries');
   const delivery = await loadDelivery(runtime, principal.teamId, deliveryId);
   if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
   if (delivery.status !== 'dead') throw new ProblemError('CONFLICT', `Only dead deliveries can be retried; this one is ${delivery.status}.`);
-  const requeued = await requeueDead(runtime, delivery);
-  if (!requeued) throw new ProblemError('CONFLICT', 'The delivery changed while it was being retried; read it again.');
-  return publicDelivery(requeued, false);
+  const nowMs = runtime.clock.nowMs();
+  if (!(await requeueDead(runtime, delivery, nowMs))) throw new ProblemError('CONFLICT', 'The delivery changed while it was being retried; read it again.');
+  await runtime.deliveryQueue.send([attemptOne(delivery)], 0);
+  return publicDelivery({ ...delivery, status: 'pending', attempts: 0, next_attempt_at: isoTime(nowMs), dead_lettered_at: null }, false);
 }
 
-async function requeueDead(runtime: Runtime, delivery: Pick<StoredDelivery, 'id' | 'team_id' | 'dead_lettered_at'>): Promise<StoredDelivery | null> {
-  const nowMs = runtime.clock.nowMs();
-  const Key = keys.delivery(delivery.team_id, delivery.id);
-  try {
-    await runtime.store.document.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: runtime.store.tableName,
-              Key,
-              UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, gsi1pk = :index, gsi1sk = :sort',
-              ConditionExpression: '#status = :dead AND dead_lettered_at = :dead_lettered_at',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':next': isoTime(nowMs), ':now': nowMs, ':null': null, ':index': keys.pendingDeliveriesIndex, ':sort': dueSortKey(nowMs, delivery.id), ':dead': 'dead', ':dead_lettered_at': delivery.dead_lettered_at },
-            },
-          },
-          { Delete: { TableName: runtime.store.deadLetterTableName, Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at!, delivery.id) } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) return null;
-    throw error;
-  }
-  await runtime.deliveryQueue.send([{ kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt: 1 }], 0);
-  return loadDelivery(runtime, delivery.team_id, delivery.id);
-}
+const attemptOne = (delivery: Pick<StoredDelivery, 'id' | 'team_id'>): DeliveryMessage => ({ kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt: 1 });
 
 /**
- * Re-queues every dead delivery of the team whose `dead_lettered_at` lies within the last
- * `sinceHours` hours (interface "States": replay-dead), reading the dead-letter table by key range and
- * re-queuing in batches of 25 concurrent transactions. Returns `{ replayed }`, the count re-queued.
+ * The dead → pending transition in one transaction: the delivery row is reset (attempts 0, due now,
+ * back in the pending index) on condition that it is still dead with this `dead_lettered_at`, and its
+ * dead-letter copy is deleted. Returns false when the condition failed (already re-queued). The
+ * caller queues attempt 1.
  */
-export async function replayDeadDeliveries(runtime: Runtime, principal: Principal, sinceHours: number): Promise<{ replayed: number }> {
-  requireTeamWideAccess(principal, 'webhook deliveries');
-  const since = isoTime(runtime.clock.nowMs() - sinceHours * 3_600_000);
-  const partition = keys.teamPartition(principal.teamId);
-  let replayed = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await runtime.store.document.send(
-      new QueryCommand({
-        TableName: runtime.store.deadLetterTableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': partition, ':from': `${sortKeyPrefix.deadLetter}${since}`, ':to': `${sortKeyPrefix.deadLetter}~` },
-        ExclusiveStartKey: startKey,
-        Limit: 500,
-      }),
-    );
-    const items = page.Items ?? [];
-    for (let index = 0; index < items.length; index += 25) {
-      const batch = items.slice(index, index + 25);
-      const results = await Promise.all(
-        batch.map((item) => requeueDeadQuietly(runtime, { id: item.delivery_id as string, team_id: principal.teamId, dead_lettered_at: item.dead_lettered_at as string })),
-      );
-      replayed += results.filter(Boolean).length;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return { replayed };
-}
-
-async function requeueDeadQuietly(runtime: Runtime, delivery: Pick<StoredDelivery, 'id' | 'team_id' | 'dead_lettered_at'>): Promise<boolean> {
-  const nowMs = runtime.clock.nowMs();
+async function requeueDead(runtime: Runtime, delivery: Pick<StoredDelivery, 'id' | 'team_id' | 'dead_lettered_at'>, nowMs: number): Promise<boolean> {
   try {
     await runtime.store.document.send(
       new TransactWriteCommand({
@@ -526,12 +474,60 @@ async function requeueDeadQuietly(runtime: Runtime, delivery: Pick<StoredDeliver
         ],
       }),
     );
+    return true;
   } catch (error) {
     if (error instanceof TransactionCanceledException) return false;
     throw error;
   }
-  await runtime.deliveryQueue.send([{ kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt: 1 }], 0);
-  return true;
+}
+
+/** Concurrent dead → pending transactions during replay-dead. */
+const REPLAY_CONCURRENCY = 50;
+
+/**
+ * Re-queues every dead delivery of the team whose `dead_lettered_at` lies within the last
+ * `sinceHours` hours (interface "States": replay-dead). Reads the dead-letter table by key range, 500
+ * at a time; runs the dead → pending transactions {@link REPLAY_CONCURRENCY} at a time (a pool, so one
+ * slow transaction does not hold the others), and queues attempt 1 of the re-queued ones in batches of
+ * 10 messages. Returns `{ replayed }`, the count re-queued (a delivery re-queued concurrently by
+ * someone else is not counted).
+ */
+export async function replayDeadDeliveries(runtime: Runtime, principal: Principal, sinceHours: number): Promise<{ replayed: number }> {
+  requireTeamWideAccess(principal, 'webhook deliveries');
+  const nowMs = runtime.clock.nowMs();
+  const since = isoTime(nowMs - sinceHours * 3_600_000);
+  const partition = keys.teamPartition(principal.teamId);
+  let replayed = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await runtime.store.document.send(
+      new QueryCommand({
+        TableName: runtime.store.deadLetterTableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': partition, ':from': `${sortKeyPrefix.deadLetter}${since}`, ':to': `${sortKeyPrefix.deadLetter}~` },
+        ExclusiveStartKey: startKey,
+        Limit: 500,
+      }),
+    );
+    const pending = (page.Items ?? []).map((item) => ({ id: item.delivery_id as string, team_id: principal.teamId, dead_lettered_at: item.dead_lettered_at as string }));
+    const messages: DeliveryMessage[] = [];
+    const flush = async (all: boolean) => {
+      while (messages.length >= 10 || (all && messages.length > 0)) await runtime.deliveryQueue.send(messages.splice(0, 10), 0);
+    };
+    const worker = async () => {
+      for (let delivery = pending.shift(); delivery; delivery = pending.shift()) {
+        if (await requeueDead(runtime, delivery, nowMs)) {
+          replayed++;
+          messages.push(attemptOne(delivery));
+          await flush(false);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: REPLAY_CONCURRENCY }, worker));
+    await flush(true);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { replayed };
 }
 
 /** Reads one delivery with its attempt records. NOT_FOUND when absent or foreign. */

@@ -193,20 +193,30 @@ export async function updateWebhookEndpoint(
     assign('disabled_at', null);
   } else if (input.is_active === false) {
     assign('is_active', false);
-    sets.push('disabled_at = if_not_exists(disabled_at, :now)');
   }
-  try {
-    const result = await runtime.store.document.send(
+  // `disabled_at` is stored as NULL while active, so `if_not_exists` cannot tell "never disabled":
+  // disabling an active endpoint sets it (guarded on `is_active = true`); disabling one that is already
+  // inactive keeps the first time (the second, unguarded update).
+  const update = (setDisabledAt: boolean) =>
+    runtime.store.document.send(
       new UpdateCommand({
         TableName: runtime.store.tableName,
         Key: keys.webhookEndpoint(principal.teamId, endpointId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: `SET ${[...sets, ...(setDisabledAt ? ['disabled_at = :now'] : [])].join(', ')}`,
+        ConditionExpression: setDisabledAt ? 'attribute_exists(pk) AND #is_active = :was_active' : 'attribute_exists(pk)',
         ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: setDisabledAt ? { ...values, ':was_active': true } : values,
         ReturnValues: 'ALL_NEW',
       }),
     );
+  try {
+    let result;
+    try {
+      result = await update(input.is_active === false);
+    } catch (error) {
+      if (!(input.is_active === false && error instanceof ConditionalCheckFailedException)) throw error;
+      result = await update(false);
+    }
     return publicEndpoint(result.Attributes as StoredWebhookEndpoint);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);

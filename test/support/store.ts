@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
-import type { Clock } from '../../shared/clock.js';
+import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
 import type { Principal } from '../../shared/auth/tokens.js';
 import { mintToken } from '../../shared/auth/tokens.js';
 import type { DeliveryMessage, Runtime } from '../../shared/runtime.js';
@@ -28,6 +28,17 @@ export async function createTestStore(): Promise<Store> {
   const store = createStore({ endpoint, tableName: name, deadLetterTableName: `${name}-dead` });
   await createTables(store.document, { table: store.tableName, deadLetterTable: store.deadLetterTableName });
   return store;
+}
+
+/**
+ * A manual clock starting at the current real time, truncated to a whole second.
+ *
+ * Use it instead of `manualClock()`'s fixed default start in tests that write to DynamoDB Local:
+ * the bundled DynamoDB Local runs a real TTL deletion job, so items whose `expires_at` (derived from
+ * the injected clock) lies in the real past can vanish in the middle of a test.
+ */
+export function testClock(): ManualClock {
+  return manualClock(Math.floor(Date.now() / 1000) * 1000);
 }
 
 /** A message handed to the recording `deliveryQueue`. */

@@ -1,0 +1,170 @@
+/**
+ * The outbound-webhook pipeline end to end through the real local server process, with TIME_SCALE
+ * shortening the retry timeline (waits and the 72-hour dead-letter timer divided by 100 000; the 10 s
+ * response budget is not). A real HTTPS receiver (CA made here) fails or succeeds on demand and checks
+ * every signature. Everything is driven through the REST API, as a customer would.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
+import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
+
+interface Received {
+  eventId: string;
+  type: string;
+  projectId: string | null;
+  signatureHeader: string;
+  validWith: string[];
+}
+
+let service: LocalProcess;
+let receiver: TestReceiver;
+let receiverUrl: string;
+let answer = 500;
+const received: Received[] = [];
+/** Secrets the receiver knows, by name; a delivery records which of them its signature matches. */
+const secrets = new Map<string, string>();
+
+function matchingSecrets(header: string, body: string): string[] {
+  const timestamp = /(?:^|,)t=(\d+)/.exec(header)?.[1] ?? '';
+  const signatures = [...header.matchAll(/(?:^|,)(v[01])=([0-9a-f]+)/g)].map((match) => Buffer.from(match[2], 'hex'));
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return [];
+  return [...secrets].filter(([, secret]) => {
+    const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest();
+    return signatures.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected));
+  }).map(([name]) => name);
+}
+
+async function api(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${service.demoToken}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${service.output().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function deliveryFor(projectId: string) {
+  const eventsSeen = received.filter((item) => item.projectId === projectId);
+  const list = await api('GET', '/v1/webhook-deliveries?limit=100');
+  return { eventsSeen, deliveries: list.body.data as Array<{ id: string; event_id: string; status: string; attempts: number }> };
+}
+
+beforeAll(async () => {
+  receiver = await startTestReceiver((headers, body) => {
+    const envelope = JSON.parse(body);
+    const signatureHeader = String(headers['svc-signature']);
+    received.push({ eventId: String(headers['svc-event-id']), type: envelope.type, projectId: envelope.project_id, signatureHeader, validWith: matchingSecrets(signatureHeader, body) });
+    return answer;
+  });
+  receiverUrl = receiver.url;
+  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TIME_SCALE: '100000' });
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await receiver?.close();
+});
+
+describe('webhook pipeline through the local server', () => {
+  let endpointId = '';
+
+  it('retries a failing delivery 8 times, dead-letters it, and a manual retry delivers it', async () => {
+    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: 'pipeline', url: receiverUrl, events: ['project.created'] });
+    expect(endpoint.status).toBe(201);
+    endpointId = endpoint.body.id;
+    secrets.set('first', endpoint.body.secret);
+    answer = 500;
+    const project = (await api('POST', '/v1/projects', { name: 'Failing', platform_type: 'telegram' })).body;
+
+    const dead = await until('the delivery to be dead', async () => {
+      const list = await api('GET', `/v1/webhook-deliveries?status=dead&endpoint_id=${endpointId}`);
+      return list.body.data.find((delivery: { event_type: string }) => delivery.event_type === 'project.created');
+    });
+    const detail = (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body;
+    expect(detail).toMatchObject({ status: 'dead', attempts: 8, event_type: 'project.created', endpoint_id: endpointId });
+    expect(detail.dead_lettered_at).toMatch(/Z$/);
+    expect(detail.attempt_log).toHaveLength(8);
+    expect(detail.attempt_log.map((attempt: { attempt: number }) => attempt.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const attempt of detail.attempt_log) expect(attempt).toMatchObject({ status: 500, failure_kind: 'http_status', response_body: 'receiver is down' });
+    const attempts = received.filter((item) => item.projectId === project.id);
+    expect(attempts).toHaveLength(8);
+    expect(new Set(attempts.map((item) => item.eventId)).size).toBe(1);
+    for (const attempt of attempts) expect(attempt.validWith).toEqual(['first']);
+    expect((await api('GET', `/v1/webhook-endpoints/${endpointId}`)).body).toMatchObject({ is_active: true, consecutive_failures: 8 });
+
+    answer = 200;
+    const retried = await api('POST', `/v1/webhook-deliveries/${dead.id}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({ id: dead.id, status: 'pending', attempts: 0, dead_lettered_at: null });
+    const succeeded = await until('the retried delivery to succeed', async () => {
+      const body = (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body;
+      return body.status === 'succeeded' && body;
+    });
+    expect(succeeded.attempts).toBe(1);
+    expect((await api('GET', `/v1/webhook-endpoints/${endpointId}`)).body.consecutive_failures).toBe(0);
+    expect((await api('POST', `/v1/webhook-deliveries/${dead.id}/retry`)).body.code).toBe('CONFLICT');
+  });
+
+  it('replays dead deliveries in bulk with replay-dead', async () => {
+    answer = 500;
+    const project = (await api('POST', '/v1/projects', { name: 'Replayed', platform_type: 'discord' })).body;
+    const dead = await until('the second delivery to be dead', async () => {
+      const { deliveries, eventsSeen } = await deliveryFor(project.id);
+      return eventsSeen.length === 8 && deliveries.find((delivery) => delivery.event_id === eventsSeen[0].eventId && delivery.status === 'dead');
+    });
+    answer = 200;
+    const replay = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual({ replayed: 1 });
+    await until('the replayed delivery to succeed', async () => (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body.status === 'succeeded');
+    expect((await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 })).body).toEqual({ replayed: 0 });
+  });
+
+  it('signs with the new secret only after an API rotation, and sends a test event on demand', async () => {
+    const rotated = await api('POST', `/v1/webhook-endpoints/${endpointId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(secrets.get('first'));
+    secrets.set('rotated', rotated.body.secret);
+    const test = await api('POST', `/v1/webhook-endpoints/${endpointId}/test`);
+    expect(test.status).toBe(202);
+    const delivered = await until('the test event', async () => received.find((item) => item.type === 'webhook_endpoint.test'));
+    expect(delivered.projectId).toBeNull();
+    expect(delivered.validWith).toEqual(['rotated']);
+    expect(delivered.signatureHeader).not.toContain('v0=');
+  });
+
+  it('disables the endpoint after 20 consecutive failures and resumes after re-enabling', async () => {
+    answer = 500;
+    // Every project makes one delivery; 3 projects × 8 attempts = 24 failed attempts ≥ 20.
+    for (const name of ['One', 'Two', 'Three']) await api('POST', '/v1/projects', { name, platform_type: 'slack' });
+    const disabled = await until('the endpoint to be disabled', async () => {
+      const body = (await api('GET', `/v1/webhook-endpoints/${endpointId}`)).body;
+      return body.is_active === false && body;
+    });
+    expect(disabled.disabled_at).toMatch(/Z$/);
+    expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(20);
+    const before = received.length;
+    await api('POST', '/v1/projects', { name: 'While disabled', platform_type: 'slack' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(received.length).toBe(before);
+
+    answer = 200;
+    const enabled = await api('POST', `/v1/webhook-endpoints/${endpointId}`, { is_active: true });
+    expect(enabled.body).toMatchObject({ is_active: true, consecutive_failures: 0, disabled_at: null });
+    const project = (await api('POST', '/v1/projects', { name: 'After re-enable', platform_type: 'slack' })).body;
+    await until('a fresh delivery after re-enabling', async () => received.find((item) => item.projectId === project.id));
+  });
+});

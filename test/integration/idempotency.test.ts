@@ -1,0 +1,254 @@
+/**
+ * Idempotency (interface "REST" writes, DESIGN D3) on REST (`Idempotency-Key` header) and on write
+ * tools (`idempotency_key` argument), against DynamoDB Local: UUID keys only; keys per team, kept 24
+ * hours; a retry of the same request replays status, body and headers with `Idempotent-Replay: true`;
+ * the same key for any other request (other body, other route, other surface) is
+ * IDEMPOTENCY_KEY_REUSED (422); a retry while the first still runs is IDEMPOTENCY_KEY_IN_USE (409);
+ * a write that failed is not stored; 20 concurrent duplicates have exactly one effect (counted in the
+ * table). The stored record never holds a secret in the clear.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { mintToken } from '../../shared/auth/tokens.js';
+import { beginIdempotentRequest, IDEMPOTENCY_LOCK_SECONDS, requestFingerprint } from '../../shared/limits/idempotency.js';
+import {
+  countProjects,
+  createWorld,
+  domainSnapshot,
+  expectRestProblem,
+  expectToolProblem,
+  futureClock,
+  gatedStore,
+  rest,
+  scanTable,
+  tool,
+  withStore,
+  type World,
+} from '../support/guarantees.js';
+import { createTestRuntime, type TestRuntime } from '../support/store.js';
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+let world: World;
+let teamId: string;
+let token: string;
+
+const project = (name = 'Idempotent club') => ({ name, platform_type: 'discord' });
+const createProjectCall = (key: string, body: unknown = project(), authorization = token) => ({
+  method: 'POST',
+  path: '/v1/projects',
+  token: authorization,
+  headers: { 'Idempotency-Key': key },
+  body,
+});
+const isProjectTransaction = (command: { constructor: { name: string } }) => command.constructor.name === 'TransactWriteCommand';
+
+beforeEach(async () => {
+  clock = futureClock();
+  runtime = await createTestRuntime({ clock });
+  world = await createWorld(runtime, clock);
+  teamId = world.a.team.id;
+  token = world.a.token;
+});
+
+describe('REST Idempotency-Key', () => {
+  it('replays the first response (status, body, headers) with Idempotent-Replay: true, and creates one project', async () => {
+    const key = randomUUID();
+    const before = await countProjects(runtime.store, teamId);
+    const first = await rest(runtime, createProjectCall(key));
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replay']).toBeUndefined();
+    for (const retry of [key, key.toUpperCase()]) {
+      const replay = await rest(runtime, createProjectCall(retry));
+      expect(replay.status).toBe(201);
+      expect(replay.text).toBe(first.text);
+      expect(replay.headers['idempotent-replay']).toBe('true');
+      expect(replay.headers['content-type']).toBe(first.headers['content-type']);
+      expect(replay.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    }
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
+    // Keys belong to the team: another token of team A retrying gets the same replay.
+    const sibling = await mintToken(runtime.store, clock, { teamId, abilities: ['project:create'] });
+    const fromSibling = await rest(runtime, createProjectCall(key, project(), sibling.token));
+    expect(fromSibling.headers['idempotent-replay']).toBe('true');
+    expect(fromSibling.text).toBe(first.text);
+    // Authorization runs before the key is looked at: a token without the ability learns nothing.
+    expectRestProblem(await rest(runtime, createProjectCall(key, project(), world.a.weak.token)), 'TOKEN_MISSING_ABILITY');
+  });
+
+  it('answers IDEMPOTENCY_KEY_REUSED for the same key with another body, another route or another surface', async () => {
+    const key = randomUUID();
+    expect((await rest(runtime, createProjectCall(key))).status).toBe(201);
+    const snapshot = await domainSnapshot(runtime.store);
+    expectRestProblem(await rest(runtime, createProjectCall(key, project('Another name'))), 'IDEMPOTENCY_KEY_REUSED');
+    expectRestProblem(
+      await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token, headers: { 'Idempotency-Key': key }, body: { name: 'x', url: 'https://a.example/h', events: ['project.created'] } }),
+      'IDEMPOTENCY_KEY_REUSED',
+    );
+    expectRestProblem(await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token, headers: { 'Idempotency-Key': key } }), 'IDEMPOTENCY_KEY_REUSED');
+    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }), 'IDEMPOTENCY_KEY_REUSED');
+    expect(await domainSnapshot(runtime.store)).toEqual(snapshot);
+  });
+
+  it('refuses a key that is not a UUID, before anything is written', async () => {
+    const snapshot = await domainSnapshot(runtime.store);
+    for (const key of ['not-a-uuid', '12345', `${randomUUID()}x`, ' ', 'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ']) {
+      const reply = await rest(runtime, createProjectCall(key));
+      const problem = expectRestProblem(reply, 'VALIDATION_FAILED');
+      expect(problem.errors).toEqual([{ path: 'header.idempotency-key', message: expect.any(String) }]);
+    }
+    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: 'nope' }), 'VALIDATION_FAILED');
+    expect(await domainSnapshot(runtime.store)).toEqual(snapshot);
+  });
+
+  it('does not store a write that failed: a corrected retry with the same key runs', async () => {
+    const key = randomUUID();
+    const snapshot = await domainSnapshot(runtime.store);
+    expectRestProblem(await rest(runtime, createProjectCall(key, { name: '', platform_type: 'discord' })), 'VALIDATION_FAILED');
+    expectRestProblem(await rest(runtime, { ...createProjectCall(key, '{"name": "broken"'), headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } }), 'VALIDATION_FAILED');
+    expectRestProblem(await rest(runtime, { ...createProjectCall(key, 'name=x'), headers: { 'Idempotency-Key': key, 'Content-Type': 'application/x-www-form-urlencoded' } }), 'UNSUPPORTED_MEDIA_TYPE');
+    expectRestProblem(await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${randomUUID()}`, token, headers: { 'Idempotency-Key': key } }), 'NOT_FOUND');
+    expect(await domainSnapshot(runtime.store)).toEqual(snapshot); // no idempotency record either
+    const corrected = await rest(runtime, createProjectCall(key));
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers['idempotent-replay']).toBeUndefined();
+  });
+
+  it('answers IDEMPOTENCY_KEY_IN_USE while the first request runs, then replays its response', async () => {
+    const key = randomUUID();
+    const gate = gatedStore(runtime.store, isProjectTransaction);
+    const slow = withStore(runtime, gate.store);
+    const first = rest(slow, createProjectCall(key));
+    await gate.reached; // the first request holds the key and is inside its transaction
+    const concurrent = await rest(runtime, createProjectCall(key));
+    expectRestProblem(concurrent, 'IDEMPOTENCY_KEY_IN_USE');
+    expect(concurrent.headers['retry-after']).toBe('1');
+    expect(concurrent.headers['x-ratelimit-remaining']).not.toBe('0');
+    // A different request with the busy key is still REUSED, not IN_USE.
+    expectRestProblem(await rest(runtime, createProjectCall(key, project('Other'))), 'IDEMPOTENCY_KEY_REUSED');
+    gate.release();
+    const done = await first;
+    expect(done.status).toBe(201);
+    const replay = await rest(runtime, createProjectCall(key));
+    expect(replay.headers['idempotent-replay']).toBe('true');
+    expect(replay.json).toEqual(done.json);
+  });
+
+  it('has exactly one effect when 20 identical requests race (counted in the table)', async () => {
+    const key = randomUUID();
+    const before = await countProjects(runtime.store, teamId);
+    const replies = await Promise.all(Array.from({ length: 20 }, () => rest(runtime, createProjectCall(key))));
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
+    const originals = replies.filter((reply) => reply.status === 201 && reply.headers['idempotent-replay'] === undefined);
+    expect(originals).toHaveLength(1);
+    for (const reply of replies) {
+      if (reply.status === 201) expect(reply.json).toEqual(originals[0].json);
+      else expectRestProblem(reply, 'IDEMPOTENCY_KEY_IN_USE');
+    }
+  });
+
+  it('scopes keys to the team: team B using team A’s key gets its own effect', async () => {
+    const key = randomUUID();
+    const a = await rest(runtime, createProjectCall(key));
+    const b = await rest(runtime, createProjectCall(key, project(), world.b.token));
+    expect(b.status).toBe(201);
+    expect(b.headers['idempotent-replay']).toBeUndefined();
+    expect(b.json.id).not.toBe(a.json.id);
+    expect(await countProjects(runtime.store, world.b.team.id)).toBe(2);
+  });
+
+  it('keeps a key 24 hours: a retry after that runs again', async () => {
+    const key = randomUUID();
+    const first = await rest(runtime, createProjectCall(key));
+    clock.advance(24 * 3_600_000 - 1_000);
+    expect((await rest(runtime, createProjectCall(key))).headers['idempotent-replay']).toBe('true');
+    clock.advance(2_000);
+    const later = await rest(runtime, createProjectCall(key));
+    expect(later.status).toBe(201);
+    expect(later.headers['idempotent-replay']).toBeUndefined();
+    expect(later.json.id).not.toBe(first.json.id);
+  });
+
+  it('lets a retry take over a claim abandoned by a crashed request once its lock has expired', async () => {
+    const key = randomUUID();
+    const body = JSON.stringify(project());
+    // What a request that crashed after claiming the key leaves behind (same fingerprint as below).
+    const abandoned = await beginIdempotentRequest(runtime.store, clock, teamId, key, requestFingerprint(['POST', '/v1/projects', '', body]));
+    expect(abandoned.kind).toBe('claimed');
+    const retry = { ...createProjectCall(key), body, headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } };
+    expectRestProblem(await rest(runtime, retry), 'IDEMPOTENCY_KEY_IN_USE');
+    clock.advance((IDEMPOTENCY_LOCK_SECONDS + 1) * 1000);
+    const retried = await rest(runtime, retry);
+    expect(retried.status).toBe(201);
+  });
+
+  it('never stores a minted token secret or a webhook secret in the clear, yet replays them to the key holder', async () => {
+    const tokenKey = randomUUID();
+    const minted = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: { abilities: ['team:view'] } });
+    expect(minted.status).toBe(201);
+    const endpointKey = randomUUID();
+    const endpoint = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/webhook-endpoints',
+      token,
+      headers: { 'Idempotency-Key': endpointKey },
+      body: { name: 'replayed', url: 'https://receiver.example/replayed', events: ['project.created'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const tokenSecret = (minted.json.token as string).split('_').at(-1)!;
+    const raw = JSON.stringify(await scanTable(runtime.store));
+    expect(raw).not.toContain(tokenSecret);
+    expect(raw).not.toContain(tokenKey);
+    expect(raw).not.toContain(endpointKey);
+    expect(raw.split(endpoint.json.secret).length - 1).toBe(1); // only the endpoint item, which signs with it
+    const replay = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: { abilities: ['team:view'] } });
+    expect(replay.headers['idempotent-replay']).toBe('true');
+    expect(replay.json.token).toBe(minted.json.token);
+  });
+});
+
+describe('write tools: idempotency_key', () => {
+  it('replays a create_project result (marked in _meta), with one project in the table', async () => {
+    const key = randomUUID();
+    const before = await countProjects(runtime.store, teamId);
+    const first = await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key });
+    expect(first.isError).toBeUndefined();
+    const replay = await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key });
+    expect(replay.structuredContent).toEqual(first.structuredContent);
+    expect(replay._meta).toEqual({ 'idempotent-replay': true });
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
+    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project('Changed'), idempotency_key: key }), 'IDEMPOTENCY_KEY_REUSED');
+    expectRestProblem(await rest(runtime, createProjectCall(key)), 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('has exactly one effect when 20 identical tool calls race', async () => {
+    const key = randomUUID();
+    const before = await countProjects(runtime.store, teamId);
+    const results = await Promise.all(Array.from({ length: 20 }, () => tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key })));
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
+    const successes = results.filter((result) => !result.isError);
+    expect(successes.filter((result) => result._meta === undefined)).toHaveLength(1);
+    for (const result of successes) expect(result.structuredContent).toEqual(successes[0].structuredContent);
+    for (const result of results.filter((candidate) => candidate.isError)) expectToolProblem(result, 'IDEMPOTENCY_KEY_IN_USE');
+  });
+
+  it('answers IDEMPOTENCY_KEY_IN_USE to a tool retry while the first call runs', async () => {
+    const key = randomUUID();
+    const gate = gatedStore(runtime.store, isProjectTransaction);
+    const first = tool(withStore(runtime, gate.store), world.a.principal, 'create_project', { ...project(), idempotency_key: key });
+    await gate.reached;
+    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }), 'IDEMPOTENCY_KEY_IN_USE');
+    gate.release();
+    expect((await first).isError).toBeUndefined();
+  });
+
+  it('does not store a failed tool call: the same key works once the call succeeds', async () => {
+    const key = randomUUID();
+    const missing = randomUUID();
+    expectToolProblem(await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: missing, idempotency_key: key }), 'NOT_FOUND');
+    expectToolProblem(await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: missing, idempotency_key: key }), 'NOT_FOUND');
+    const deleted = await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: world.a.endpoint.id, idempotency_key: randomUUID() });
+    expect(deleted.structuredContent).toEqual({ id: world.a.endpoint.id, deleted: true });
+  });
+});

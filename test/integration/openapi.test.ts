@@ -1,0 +1,149 @@
+/**
+ * The machine-readable API description (interface "What the service does" 4): the document served at
+ * `GET /openapi.json` VALIDATES as OpenAPI with `@apidevtools/swagger-parser` (schema and semantic
+ * checks, not just parsing), describes exactly the operations of the route table with `x-required-scopes`
+ * naming each one's ability, and generic tooling can consume it: a client generated from it with
+ * `openapi-typescript` type-checks (`tsc --noEmit`) against a small program that uses several
+ * operations — and rejects misuse (`@ts-expect-error` lines fail the check if the types were `any`).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES, type RouteDefinition } from '../../shared/http/route-table.js';
+import { futureClock, rest } from '../support/guarantees.js';
+import { createTestRuntime } from '../support/store.js';
+
+const run = promisify(execFile);
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+let document: Record<string, any>;
+let directory: string;
+
+beforeAll(async () => {
+  const runtime = await createTestRuntime({ clock: futureClock() });
+  const reply = await rest(runtime, { method: 'GET', path: '/openapi.json' });
+  expect(reply.status).toBe(200);
+  document = reply.json;
+  directory = mkdtempSync(join(tmpdir(), 'openapi-client-'));
+});
+
+afterAll(() => {
+  if (directory) rmSync(directory, { recursive: true, force: true });
+});
+
+describe('the served OpenAPI document', () => {
+  it('validates with swagger-parser', async () => {
+    const api = await SwaggerParser.validate(structuredClone(document) as never);
+    expect((api as { openapi?: string }).openapi).toMatch(/^3\.1\./);
+  });
+
+  it('describes exactly the route table, each operation with x-required-scopes naming its ability', () => {
+    const documented: string[] = [];
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(item)) documented.push(`${method.toUpperCase()} ${path} ${operation.operationId}`);
+    }
+    const routes = ROUTES as readonly RouteDefinition[];
+    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path} ${route.operationId}`).sort());
+    for (const route of routes) {
+      const operation = document.paths[route.path][route.method.toLowerCase()];
+      expect(operation['x-required-scopes'], route.operationId).toEqual(route.ability ? [route.ability] : []);
+      if (route.ability) {
+        expect(operation.security).toEqual([{ bearerAuth: [] }]);
+        for (const status of ['401', '403', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.operationId} ${status}`).toBeDefined();
+      }
+      if (route.method !== 'GET') {
+        expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key')?.schema).toEqual({ type: 'string', format: 'uuid' });
+      }
+      expect(operation.responses[String(route.successStatus)], route.operationId).toBeDefined();
+    }
+  });
+});
+
+describe('a client generated from it', () => {
+  it('type-checks a program that uses several operations, and refuses misuse', async () => {
+    const types = astToString(await openapiTS(structuredClone(document) as never));
+    writeFileSync(join(directory, 'api.ts'), types);
+    writeFileSync(
+      join(directory, 'client.ts'),
+      `import type { paths } from './api.js';
+
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+// POST /v1/projects
+type CreateProjectBody = Json<paths['/v1/projects']['post']['requestBody']>;
+export const body: CreateProjectBody = { name: 'Book club', platform_type: 'discord', description: 'Weekly' };
+// @ts-expect-error platform_type is one of the catalogue values
+export const wrongPlatform: CreateProjectBody = { name: 'x', platform_type: 'myspace' };
+// @ts-expect-error name is required
+export const missingName: CreateProjectBody = { platform_type: 'discord' };
+type Created = Json<paths['/v1/projects']['post']['responses'][201]>;
+declare const created: Created;
+export const createdId: string = created.id;
+export const status: 'active' | 'archived' = created.status;
+// @ts-expect-error projects have no secret
+export const noSecret = created.secret;
+
+// GET /v1/projects/{id}
+type GetProjectPath = paths['/v1/projects/{id}']['get']['parameters']['path'];
+export const path: GetProjectPath = { id: '7f7e8a52-2b1c-4e59-9f1b-0f0e7c3c6a11' };
+type Problem = paths['/v1/projects/{id}']['get']['responses'][404]['content']['application/problem+json'];
+declare const problem: Problem;
+export const code: string = problem.code;
+export const requestId: string = problem.request_id;
+
+// GET /v1/projects?limit=&cursor=
+type ListQuery = NonNullable<paths['/v1/projects']['get']['parameters']['query']>;
+export const query: ListQuery = { limit: 10, cursor: 'abc' };
+type Page = Json<paths['/v1/projects']['get']['responses'][200]>;
+declare const page: Page;
+export const next: string | null = page.next_cursor;
+export const names: string[] = page.data.map((project) => project.name);
+
+// POST /v1/tokens (the secret is in the minting response only)
+type Mint = Json<paths['/v1/tokens']['post']['requestBody']>;
+export const mint: Mint = { abilities: ['team:view', 'project:view-any'], name: 'ci' };
+type Minted = Json<paths['/v1/tokens']['post']['responses'][201]>;
+declare const minted: Minted;
+export const bearer: string = minted.token;
+type Listed = Json<paths['/v1/tokens']['get']['responses'][200]>['data'][number];
+declare const listed: Listed;
+// @ts-expect-error listed tokens never carry the secret
+export const leaked: string = listed.token;
+
+// POST /v1/webhook-deliveries/replay-dead
+type Replay = Json<paths['/v1/webhook-deliveries/replay-dead']['post']['requestBody']>;
+export const replay: Replay = { since_hours: 24 };
+// @ts-expect-error since_hours is a number
+export const replayText: Replay = { since_hours: '24' };
+type Replayed = Json<paths['/v1/webhook-deliveries/replay-dead']['post']['responses'][202]>;
+declare const replayed: Replayed;
+export const count: number = replayed.replayed;
+
+// POST /v1/webhook-endpoints
+type Endpoint = Json<paths['/v1/webhook-endpoints']['post']['requestBody']>;
+export const endpoint: Endpoint = { name: 'hooks', url: 'https://example.com/hooks', events: ['subscription.created'] };
+type Scopes = paths['/v1/teams/current']['get'] extends { responses: { 200: unknown } } ? true : false;
+export const hasTeam: Scopes = true;
+`,
+    );
+    writeFileSync(
+      join(directory, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true, types: [], lib: ['ES2022'] },
+        files: ['api.ts', 'client.ts'],
+      }),
+    );
+    const result = await run(process.execPath, [TSC, '-p', join(directory, 'tsconfig.json')], { cwd: directory }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+    );
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * Rate limits (interface "Limits", DESIGN D4) against DynamoDB Local: the counters are conditional
+ * updates in the table, so concurrent requests with one token are admitted exactly up to the limit —
+ * never one more — on the tool server (`mcp`, 120/min per token), on REST (`rest`, 600/min per token)
+ * and without a token (5/min per client IP, one bucket per surface). Every response of a limited surface
+ * carries `X-RateLimit-Limit` / `X-RateLimit-Remaining`; a 429 is a RATE_LIMITED problem with
+ * `Retry-After` in whole seconds until the window ends. Time is a manual clock: no sleeping.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { ProblemError } from '../../shared/errors.js';
+import { consumeRateLimit, RATE_LIMITS } from '../../shared/limits/rate-limit.js';
+import { mintToken } from '../../shared/auth/tokens.js';
+import { expectProblem, expectRestProblem, futureClock, mcpPost, mcpSession, rest, toolsCall } from '../support/guarantees.js';
+import { createTestRuntime, seedTeam, type TestRuntime } from '../support/store.js';
+
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+let teamId: string;
+let token: string;
+let tokenId: string;
+
+beforeEach(async () => {
+  clock = futureClock(15); // 15 s into a one-minute window: `Retry-After` must be 45
+  runtime = await createTestRuntime({ clock });
+  const seeded = await seedTeam(runtime.store, clock);
+  teamId = seeded.team.id;
+  token = seeded.token;
+  tokenId = seeded.principal.tokenId;
+});
+
+describe('the DynamoDB counter', () => {
+  it('admits exactly the limit out of 150 concurrent requests, each with a distinct remaining count', async () => {
+    const outcomes = await Promise.allSettled(Array.from({ length: 150 }, () => consumeRateLimit(runtime.store, clock, 'mcp', tokenId)));
+    const admitted = outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => (outcome as PromiseFulfilledResult<{ remaining: number }>).value);
+    const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason as ProblemError);
+    expect(admitted).toHaveLength(120);
+    // Each admission saw its own count: remaining values are exactly 119, 118, ..., 0.
+    expect(admitted.map((state) => state.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 120 }, (_, index) => index));
+    expect(refused).toHaveLength(30);
+    for (const error of refused) {
+      expect(error).toBeInstanceOf(ProblemError);
+      expect(error.code).toBe('RATE_LIMITED');
+      expect(error.headers).toMatchObject({ 'Retry-After': '45', 'X-RateLimit-Limit': '120', 'X-RateLimit-Remaining': '0' });
+    }
+  });
+
+  it('keeps buckets and subjects apart, and opens a new window when the minute ends', async () => {
+    for (let index = 0; index < 5; index++) await consumeRateLimit(runtime.store, clock, 'mcp-anonymous', '203.0.113.1');
+    await expect(consumeRateLimit(runtime.store, clock, 'mcp-anonymous', '203.0.113.1')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    // Another IP, and the same subject in another bucket, are unaffected.
+    await expect(consumeRateLimit(runtime.store, clock, 'mcp-anonymous', '203.0.113.2')).resolves.toMatchObject({ limit: 5, remaining: 4 });
+    await expect(consumeRateLimit(runtime.store, clock, 'rest-anonymous', '203.0.113.1')).resolves.toMatchObject({ limit: 5, remaining: 4 });
+    clock.advance(44_999);
+    await expect(consumeRateLimit(runtime.store, clock, 'mcp-anonymous', '203.0.113.1')).rejects.toMatchObject({ headers: { 'Retry-After': '1' } });
+    clock.advance(1);
+    await expect(consumeRateLimit(runtime.store, clock, 'mcp-anonymous', '203.0.113.1')).resolves.toMatchObject({ remaining: 4 });
+  });
+
+  it('uses the limits of DESIGN D4', () => {
+    expect(RATE_LIMITS.mcp).toEqual({ limit: 120, windowSeconds: 60 });
+    expect(RATE_LIMITS['mcp-anonymous']).toEqual({ limit: 5, windowSeconds: 60 });
+    expect(RATE_LIMITS.rest).toEqual({ limit: 600, windowSeconds: 60 });
+  });
+});
+
+describe('tool server (bucket mcp, 120 per minute per token)', () => {
+  it('admits exactly 120 requests of one token when 150 tool calls race, and tells each its remaining count', async () => {
+    const sessionId = await mcpSession(runtime, token); // initialize + notifications/initialized: 2 requests
+    const replies = await Promise.all(Array.from({ length: 150 }, (_, index) => mcpPost(runtime, toolsCall(index + 1, 'get_team'), { token, sessionId })));
+    const ok = replies.filter((reply) => reply.status === 200);
+    const limited = replies.filter((reply) => reply.status === 429);
+    expect(ok.length + limited.length).toBe(150);
+    expect(ok).toHaveLength(120 - 2);
+    for (const reply of ok) expect(reply.json.result.structuredContent).toMatchObject({ id: teamId });
+    expect(ok.map((reply) => Number(reply.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 118 }, (_, index) => index));
+    for (const reply of replies) expect(reply.headers.get('x-ratelimit-limit')).toBe('120');
+    for (const reply of limited) {
+      expect(reply.headers.get('content-type')).toContain('application/problem+json');
+      expect(reply.headers.get('retry-after')).toBe('45');
+      expect(reply.headers.get('x-ratelimit-remaining')).toBe('0');
+      expectProblem(reply.json, 'RATE_LIMITED');
+    }
+    // Another token of the same team has its own bucket.
+    const other = await mintToken(runtime.store, clock, { teamId, abilities: ['mcp:full', 'team:view'] });
+    const otherSession = await mcpSession(runtime, other.token);
+    const reply = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: other.token, sessionId: otherSession });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-ratelimit-remaining')).toBe('117');
+    // The next window admits the first token again.
+    clock.advance(45_000);
+    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId })).status).toBe(200);
+  });
+
+  it('limits requests without a valid token to 5 per minute per client IP, with the headers on the 401s', async () => {
+    const replies = [];
+    for (let index = 0; index < 6; index++) replies.push(await mcpPost(runtime, toolsCall(1, 'get_team'), { clientIp: '203.0.113.9', token: index % 2 ? 'svc_live_not-a-token' : undefined }));
+    expect(replies.map((reply) => reply.status)).toEqual([401, 401, 401, 401, 401, 429]);
+    expect(replies.map((reply) => reply.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0', '0']);
+    for (const reply of replies) expect(reply.headers.get('x-ratelimit-limit')).toBe('5');
+    expectProblem(replies[0].json, 'AUTHENTICATION_REQUIRED');
+    expectProblem(replies[5].json, 'RATE_LIMITED');
+    expect(replies[5].headers.get('retry-after')).toBe('45');
+    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { clientIp: '203.0.113.10' })).status).toBe(401);
+    // A valid token is not held back by its IP's anonymous bucket.
+    const sessionId = await mcpSession(runtime, token);
+    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId, clientIp: '203.0.113.9' })).status).toBe(200);
+  });
+});
+
+describe('REST (bucket rest, 600 per minute per token)', () => {
+  it('admits exactly 600 of 650 concurrent requests of one token; every answer has the headers, each 429 a Retry-After', async () => {
+    const replies = await Promise.all(Array.from({ length: 650 }, () => rest(runtime, { method: 'GET', path: '/v1/teams/current', token })));
+    const ok = replies.filter((reply) => reply.status === 200);
+    const limited = replies.filter((reply) => reply.status === 429);
+    expect(ok).toHaveLength(600);
+    expect(limited).toHaveLength(50);
+    expect(ok.map((reply) => Number(reply.headers['x-ratelimit-remaining'])).sort((x, y) => x - y)).toEqual(Array.from({ length: 600 }, (_, index) => index));
+    for (const reply of replies) expect(reply.headers['x-ratelimit-limit']).toBe('600');
+    for (const reply of limited) {
+      expectRestProblem(reply, 'RATE_LIMITED');
+      expect(reply.headers['retry-after']).toBe('45');
+      expect(reply.headers['x-ratelimit-remaining']).toBe('0');
+    }
+  });
+
+  it('carries the headers on errors of authenticated requests too (403, 404, 422)', async () => {
+    const weak = await mintToken(runtime.store, clock, { teamId, abilities: ['team:view'] });
+    const replies = [
+      await rest(runtime, { method: 'GET', path: '/v1/projects', token: weak.token }),
+      await rest(runtime, { method: 'GET', path: `/v1/projects/${crypto.randomUUID()}`, token }),
+      await rest(runtime, { method: 'GET', path: '/v1/projects', token, query: { limit: '1000' } }),
+    ];
+    expect(replies.map((reply) => reply.status)).toEqual([403, 404, 422]);
+    expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual(['599', '599', '598']);
+  });
+
+  it('limits requests without a valid token to 5 per minute per client IP', async () => {
+    const replies = [];
+    for (let index = 0; index < 6; index++) replies.push(await rest(runtime, { method: 'GET', path: '/v1/teams/current', sourceIp: '203.0.113.20', token: index === 3 ? 'svc_live_wrong' : undefined }));
+    expect(replies.map((reply) => reply.status)).toEqual([401, 401, 401, 401, 401, 429]);
+    expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual(['4', '3', '2', '1', '0', '0']);
+    expect(replies[0].headers['www-authenticate']).toMatch(/^Bearer/);
+    expectRestProblem(replies[5], 'RATE_LIMITED');
+    expect(replies[5].headers['retry-after']).toBe('45');
+    // The public documents need no token and are not limited.
+    for (let index = 0; index < 3; index++) expect((await rest(runtime, { method: 'GET', path: '/openapi.json', sourceIp: '203.0.113.20' })).status).toBe(200);
+    // Tokens are limited per token, not per IP.
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token, sourceIp: '203.0.113.20' })).status).toBe(200);
+  });
+});

@@ -1,0 +1,838 @@
+/**
+ * The webhook delivery state machine (interface "States" → "Webhook delivery" and "Webhook endpoint",
+ * "Events" → "Delivery rules", "Webhook trust"; DESIGN D6–D10) against DynamoDB Local, with a scripted
+ * fake transport and a manual clock. The runtime's queue and scheduler only record messages
+ * (test/support/store.ts); the tests hand them to `processDeliveryMessage` themselves, so every
+ * retry wait is checked without sleeping.
+ */
+import { randomUUID } from 'node:crypto';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Ability } from '../../shared/catalogues/abilities.js';
+import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
+import { isoTime, type ManualClock } from '../../shared/clock.js';
+import { ProblemError } from '../../shared/errors.js';
+import { createProject } from '../../shared/projects.js';
+import type { DeliveryMessage } from '../../shared/runtime.js';
+import { mintToken, type Principal } from '../../shared/auth/tokens.js';
+import {
+  fanOutEvent,
+  getDelivery,
+  listDeliveries,
+  processDeliveryMessage,
+  redactPayload,
+  relayOutbox,
+  replayDeadDeliveries,
+  retryDelivery,
+  sendTestEvent,
+  sweep,
+  type ProcessOutcome,
+  type WebhookDelivery,
+} from '../../shared/webhooks/deliveries.js';
+import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
+import { outboxEvent, type StoredEvent } from '../../shared/webhooks/events.js';
+import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/webhooks/transport.js';
+import { verifyWebhook, WebhookVerificationError } from '../../shared/webhooks/verify.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------------------------------
+
+const OK: AttemptResult = { ok: true, status: 200, failure_kind: null, failure_message: null, duration_ms: 17, response_body: 'thanks', remote_address: '203.0.113.10' };
+const HTTP_500: AttemptResult = { ok: false, status: 500, failure_kind: 'http_status', failure_message: 'HTTP 500', duration_ms: 42, response_body: 'boom', remote_address: '203.0.113.10' };
+
+/**
+ * A fake transport: answers each request with the next scripted result (or `fallback` when the
+ * script is empty) and records every request it was given.
+ */
+function fakeTransport(fallback: AttemptResult = HTTP_500) {
+  const requests: WebhookRequest[] = [];
+  const script: AttemptResult[] = [];
+  const state = { fallback, delayMs: 0 };
+  const transport: WebhookTransport = {
+    async send(request) {
+      requests.push(request);
+      if (state.delayMs) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+      return { ...(script.shift() ?? state.fallback) };
+    },
+  };
+  return {
+    transport,
+    requests,
+    /** Results for the next calls, in order. */
+    script: (...results: AttemptResult[]) => script.push(...results),
+    /** The result once the script is used up. */
+    setFallback: (result: AttemptResult) => {
+      state.fallback = result;
+    },
+    /** Makes every call take this long (real milliseconds, kept tiny). */
+    setDelay: (ms: number) => {
+      state.delayMs = ms;
+    },
+  };
+}
+
+/** The interface table: wait before attempts 2..8, in seconds (not read from the code under test). */
+const SPEC_WAITS_SECONDS = [10, 30, 120, 600, 3_600, 21_600, 86_400];
+const HOUR_MS = 3_600_000;
+
+interface Context {
+  clock: ManualClock;
+  runtime: TestRuntime;
+  fake: ReturnType<typeof fakeTransport>;
+  principal: Principal;
+  teamId: string;
+}
+
+let ctx: Context;
+
+beforeEach(async () => {
+  // Every test gets its own tables: the sweeper and the outbox relay read table-wide indexes.
+  // The clock starts at real time: DynamoDB Local deletes items whose TTL lies in the real past.
+  const clock = testClock();
+  const fake = fakeTransport();
+  const runtime = await createTestRuntime({ clock, transport: fake.transport });
+  const { team, principal } = await seedTeam(runtime.store, clock);
+  ctx = { clock, runtime, fake, principal, teamId: team.id };
+});
+
+async function newEndpoint(events: WebhookEventName[] = ['project.created'], principal: Principal = ctx.principal, extra: { url?: string; allowed_ips?: string[] } = {}) {
+  return createWebhookEndpoint(ctx.runtime, principal, { name: `hook ${randomUUID().slice(0, 8)}`, url: 'https://receiver.example/hooks', events, ...extra });
+}
+
+/** Creates a project (which writes `project.created` to the outbox) and returns its stored event. */
+async function newProjectEvent(): Promise<StoredEvent> {
+  const project = await createProject(ctx.runtime, ctx.principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'discord' });
+  const events = await teamEvents();
+  const event = events.find((candidate) => (candidate.data as { project?: { id: string } }).project?.id === project.id);
+  expect(event).toBeDefined();
+  return event!;
+}
+
+/** Every event item in the team's partition. */
+async function teamEvents(): Promise<StoredEvent[]> {
+  const result = await ctx.runtime.store.document.send(
+    new QueryCommand({
+      TableName: ctx.runtime.store.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `TEAM#${ctx.teamId}`, ':prefix': 'EVENT#' },
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? []) as StoredEvent[];
+}
+
+/** Every item of the team in the dead-letter table. */
+async function deadLetterItems(teamId = ctx.teamId): Promise<Record<string, unknown>[]> {
+  const result = await ctx.runtime.store.document.send(
+    new QueryCommand({ TableName: ctx.runtime.store.deadLetterTableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `TEAM#${teamId}` }, ConsistentRead: true }),
+  );
+  return result.Items ?? [];
+}
+
+async function allDeliveries(): Promise<WebhookDelivery[]> {
+  return (await listDeliveries(ctx.runtime, ctx.principal, { limit: 100 })).data;
+}
+
+/** Fans out one new project event and returns its single delivery plus the attempt-1 message. */
+async function oneDelivery(): Promise<{ event: StoredEvent; delivery: WebhookDelivery; message: DeliveryMessage }> {
+  const event = await newProjectEvent();
+  expect(await fanOutEvent(ctx.runtime, event)).toBe(1);
+  const { queued, scheduled } = ctx.runtime.drain();
+  expect(scheduled).toEqual([]);
+  expect(queued).toHaveLength(1);
+  const delivery = (await allDeliveries()).find((candidate) => candidate.event_id === event.id)!;
+  expect(queued[0]).toEqual({ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 });
+  return { event, delivery, message: queued[0]!.message };
+}
+
+/**
+ * A tiny event loop over the recorded queue and scheduler: repeatedly takes the earliest-due message,
+ * moves the clock to its due time (never backwards), processes it, and collects what it queued.
+ * Stops when nothing is left. Returns the outcomes in order.
+ */
+async function runAll(initial: Array<{ message: DeliveryMessage; dueMs: number }> = []): Promise<ProcessOutcome[]> {
+  const agenda = [...initial];
+  const collect = () => {
+    const { queued, scheduled } = ctx.runtime.drain();
+    for (const entry of queued) agenda.push({ message: entry.message, dueMs: ctx.clock.nowMs() + entry.delaySeconds * 1000 });
+    for (const entry of scheduled) agenda.push({ message: entry.message, dueMs: entry.atMs });
+  };
+  collect();
+  const outcomes: ProcessOutcome[] = [];
+  for (let guard = 0; agenda.length > 0; guard++) {
+    if (guard > 1_000) throw new Error('runAll did not settle');
+    agenda.sort((a, b) => a.dueMs - b.dueMs);
+    const next = agenda.shift()!;
+    if (next.dueMs > ctx.clock.nowMs()) ctx.clock.set(next.dueMs);
+    outcomes.push(await processDeliveryMessage(ctx.runtime, next.message));
+    collect();
+  }
+  return outcomes;
+}
+
+/** Processes `first` and its follow-up attempts (advancing the clock) until `stopAt` is the outcome. */
+async function runAllUntil(first: DeliveryMessage, stopAt: ProcessOutcome): Promise<void> {
+  let message = first;
+  for (let step = 0; step < 20; step++) {
+    const outcome = await processDeliveryMessage(ctx.runtime, message);
+    if (outcome === stopAt) return;
+    const { queued, scheduled } = ctx.runtime.drain();
+    const next = queued[0] ? { message: queued[0].message, dueMs: ctx.clock.nowMs() + queued[0].delaySeconds * 1000 } : { message: scheduled[0]!.message, dueMs: scheduled[0]!.atMs };
+    ctx.clock.set(next.dueMs);
+    message = next.message;
+  }
+  throw new Error(`never reached ${stopAt}`);
+}
+
+async function expectProblem(promise: Promise<unknown>, code: string): Promise<void> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ProblemError);
+  expect((error as ProblemError).code).toBe(code);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fan-out (DESIGN D6)
+// ---------------------------------------------------------------------------------------------------
+
+describe('fan-out', () => {
+  it('creates one delivery per active, subscribed endpoint whose owner holds the minimum ability, once', async () => {
+    const subscribedA = await newEndpoint(['project.created', 'plan.created']);
+    const subscribedB = await newEndpoint(['project.created']);
+    await newEndpoint(['plan.created']); // not subscribed to project.created
+    const disabled = await newEndpoint(['project.created']);
+    await updateWebhookEndpoint(ctx.runtime, ctx.principal, disabled.id, { is_active: false });
+    // An owner without `project:view` (the minimum ability of project.created): the endpoint was
+    // created for the test event and later switched to project.created by a fuller token.
+    const { principal: weakOwner } = await seedTeamMember(['webhook-endpoint:manage']);
+    const weak = await newEndpoint(['webhook_endpoint.test'], weakOwner);
+    await updateWebhookEndpoint(ctx.runtime, ctx.principal, weak.id, { events: ['project.created'] });
+
+    const event = await newProjectEvent();
+    expect(await fanOutEvent(ctx.runtime, event)).toBe(2);
+
+    const deliveries = await allDeliveries();
+    expect(deliveries.map((delivery) => delivery.endpoint_id).sort()).toEqual([subscribedA.id, subscribedB.id].sort());
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ event_id: event.id, event_type: 'project.created', status: 'pending', attempts: 0, dead_lettered_at: null, created_at: isoTime(ctx.clock.nowMs()) });
+      expect(delivery.id).toMatch(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/);
+    }
+    const { queued, scheduled } = ctx.runtime.drain();
+    expect(scheduled).toEqual([]);
+    expect(queued.map((entry) => entry.delaySeconds)).toEqual([0, 0]);
+    expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual(deliveries.map((delivery) => delivery.id).sort());
+    expect(queued.every((entry) => entry.message.kind === 'attempt' && entry.message.attempt === 1 && entry.message.team_id === ctx.teamId)).toBe(true);
+
+    // Twice for the same event (a repeated stream record), then the relay and the sweeper: nothing new.
+    expect(await fanOutEvent(ctx.runtime, event)).toBe(0);
+    expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
+    expect(await allDeliveries()).toHaveLength(2);
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
+  });
+
+  it('the outbox relay fans out an event that was never fanned out', async () => {
+    const endpoint = await newEndpoint();
+    const event = await newProjectEvent();
+    expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs())).toBe(1);
+    const deliveries = await allDeliveries();
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ endpoint_id: endpoint.id, event_id: event.id });
+    expect(await fanOutEvent(ctx.runtime, event)).toBe(0);
+  });
+});
+
+describe('send test event', () => {
+  it('delivers webhook_endpoint.test to that one endpoint, whatever it subscribes to; CONFLICT when disabled', async () => {
+    ctx.fake.setFallback(OK);
+    const target = await newEndpoint(['plan.created'], ctx.principal, { url: 'https://target.example/hooks' });
+    await newEndpoint(['webhook_endpoint.test'], ctx.principal, { url: 'https://other.example/hooks' });
+    const delivery = await sendTestEvent(ctx.runtime, ctx.principal, target.id);
+    expect(delivery).toMatchObject({ endpoint_id: target.id, event_type: 'webhook_endpoint.test', status: 'pending', attempts: 0 });
+    const { queued } = ctx.runtime.drain();
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    // Already fanned out: the relay creates nothing more.
+    expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
+    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect(ctx.fake.requests.map((request) => request.url)).toEqual(['https://target.example/hooks']);
+    const body = JSON.parse(ctx.fake.requests[0]!.body);
+    expect(body).toMatchObject({ id: delivery.event_id, type: 'webhook_endpoint.test', project_id: null, data: { webhook_endpoint_id: target.id } });
+
+    await updateWebhookEndpoint(ctx.runtime, ctx.principal, target.id, { is_active: false });
+    await expectProblem(sendTestEvent(ctx.runtime, ctx.principal, target.id), 'CONFLICT');
+    await expectProblem(sendTestEvent(ctx.runtime, ctx.principal, randomUUID()), 'NOT_FOUND');
+  });
+});
+
+/** A second token of the same team holding only `abilities`. */
+async function seedTeamMember(abilities: Ability[]): Promise<{ principal: Principal }> {
+  const minted = await mintToken(ctx.runtime.store, ctx.clock, { teamId: ctx.teamId, abilities });
+  return { principal: { tokenId: minted.id, teamId: ctx.teamId, abilities: new Set(minted.abilities), projectIds: null } };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Retry timeline, dead-lettering, retry and replay (interface "Delivery rules" 4–5, "States")
+// ---------------------------------------------------------------------------------------------------
+
+describe('retry timeline', () => {
+  it('walks one delivery through 8 failed attempts with the interface waits, then dead-letters it 72 h later', async () => {
+    const endpoint = await newEndpoint();
+    const { event, delivery, message: first } = await oneDelivery();
+    let message = first;
+
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      expect(message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt });
+      if (attempt > 1) {
+        // Delivered early (the clock has not moved): nothing happens.
+        expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
+        expect(ctx.fake.requests).toHaveLength(attempt - 1);
+        ctx.clock.advance(SPEC_WAITS_SECONDS[attempt - 2]! * 1000);
+      }
+      const outcome = await processDeliveryMessage(ctx.runtime, message);
+      expect({ attempt, outcome }).toEqual({ attempt, outcome: attempt < 8 ? "retry_scheduled" : "awaiting_dead_letter" });
+      expect(ctx.fake.requests).toHaveLength(attempt);
+      expect(ctx.fake.requests.at(-1)!.headers['SVC-Event-Id']).toBe(event.id);
+
+      // A duplicate message for the attempt just made: skipped, no POST.
+      expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
+      expect(ctx.fake.requests).toHaveLength(attempt);
+
+      const stored = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+      expect(stored.status).toBe('pending');
+      expect(stored.attempts).toBe(attempt);
+      expect(stored.last_attempt_at).toBe(isoTime(ctx.clock.nowMs()));
+      expect(stored.attempt_log).toHaveLength(attempt);
+      expect(stored.attempt_log!.at(-1)).toEqual({
+        attempt,
+        attempted_at: isoTime(ctx.clock.nowMs()),
+        status: 500,
+        failure_kind: 'http_status',
+        duration_ms: 42,
+        response_body: 'boom',
+      });
+
+      const { queued, scheduled } = ctx.runtime.drain();
+      if (attempt < 8) {
+        const waitSeconds = SPEC_WAITS_SECONDS[attempt - 1]!;
+        const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: attempt + 1 };
+        expect(stored.next_attempt_at).toBe(isoTime(ctx.clock.nowMs() + waitSeconds * 1000));
+        if (waitSeconds <= 900) {
+          // 10 s, 30 s, 2 min and 10 min: SQS DelaySeconds.
+          expect(scheduled).toEqual([]);
+          expect(queued).toEqual([{ message: next, delaySeconds: waitSeconds }]);
+        } else {
+          // 1 h, 6 h, 24 h: an EventBridge Scheduler one-time schedule.
+          expect(queued).toEqual([]);
+          expect(scheduled).toEqual([{ message: next, atMs: ctx.clock.nowMs() + waitSeconds * 1000 }]);
+        }
+        message = (queued[0] ?? scheduled[0])!.message;
+      } else {
+        // After the 8th failure: still pending, no further attempt, a dead-letter timer 72 h out.
+        expect(stored.next_attempt_at).toBeNull();
+        expect(stored.dead_lettered_at).toBeNull();
+        expect(queued).toEqual([]);
+        expect(scheduled).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, atMs: ctx.clock.nowMs() + 72 * HOUR_MS }]);
+        message = scheduled[0]!.message;
+      }
+    }
+    expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).consecutive_failures).toBe(8);
+
+    // The dead-letter timer, delivered early, does nothing; 72 h later it marks the delivery dead.
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
+    expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('pending');
+    ctx.clock.advance(72 * HOUR_MS);
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('dead_lettered');
+    const dead = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(dead).toMatchObject({ status: 'dead', attempts: 8, dead_lettered_at: isoTime(ctx.clock.nowMs()), next_attempt_at: null });
+    expect(dead.attempt_log).toHaveLength(8);
+    expect(ctx.fake.requests).toHaveLength(8);
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
+
+    const copies = await deadLetterItems();
+    expect(copies).toHaveLength(1);
+    expect(copies[0]).toMatchObject({ delivery_id: delivery.id, endpoint_id: endpoint.id, event_id: event.id, event_type: 'project.created', attempts: 8, dead_lettered_at: dead.dead_lettered_at });
+    expect(copies[0]!.attempt_log).toHaveLength(8);
+
+    // A repeated timer is a no-op.
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
+    expect(await deadLetterItems()).toHaveLength(1);
+  });
+
+  it('the whole span is about 4 days of retries plus 72 h before dead-lettering', async () => {
+    await newEndpoint();
+    const { delivery } = await oneDelivery();
+    const start = ctx.clock.nowMs();
+    const outcomes = await runAll([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, dueMs: start }]);
+    expect(outcomes).toEqual([...Array(7).fill('retry_scheduled'), 'awaiting_dead_letter', 'dead_lettered']);
+    const waits = SPEC_WAITS_SECONDS.reduce((sum, seconds) => sum + seconds, 0) * 1000;
+    expect(ctx.clock.nowMs() - start).toBe(waits + 72 * HOUR_MS);
+  });
+
+  it('retryDelivery: dead → pending with attempts 0 and attempt 1 at once; CONFLICT when not dead; NOT_FOUND for another team', async () => {
+    const endpoint = await newEndpoint();
+    const { delivery, message } = await oneDelivery();
+    await runAll([{ message, dueMs: ctx.clock.nowMs() }]);
+    const dead = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(dead.status).toBe('dead');
+    expect(await deadLetterItems()).toHaveLength(1);
+
+    // Another team cannot see it.
+    const { principal: stranger } = await seedTeam(ctx.runtime.store, ctx.clock);
+    await expectProblem(retryDelivery(ctx.runtime, stranger, delivery.id), 'NOT_FOUND');
+    await expectProblem(retryDelivery(ctx.runtime, ctx.principal, 'dlv_01J0000000000000000000000Z'), 'NOT_FOUND');
+
+    ctx.clock.advance(HOUR_MS);
+    const retried = await retryDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(retried).toMatchObject({ id: delivery.id, status: 'pending', attempts: 0, dead_lettered_at: null, next_attempt_at: isoTime(ctx.clock.nowMs()) });
+    expect(await deadLetterItems()).toEqual([]);
+    const { queued, scheduled } = ctx.runtime.drain();
+    expect(scheduled).toEqual([]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+
+    // Retrying a pending delivery is a conflict.
+    await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
+
+    ctx.fake.setFallback(OK);
+    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    const succeeded = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(succeeded).toMatchObject({ status: 'succeeded', attempts: 1, next_attempt_at: null, dead_lettered_at: null });
+    expect(succeeded.attempt_log!.at(-1)).toEqual({ attempt: 1, attempted_at: isoTime(ctx.clock.nowMs()), status: 200, failure_kind: null, duration_ms: 17, response_body: 'thanks' });
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
+    // A success resets the endpoint's failure counter.
+    expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).consecutive_failures).toBe(0);
+
+    // Succeeded is not dead either; a stale message for it does nothing.
+    await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('skipped');
+    expect(ctx.fake.requests).toHaveLength(9);
+  });
+
+  it('replayDeadDeliveries re-queues only deliveries dead-lettered within since_hours, and counts them', async () => {
+    const endpoint = await newEndpoint();
+    const old = await oneDelivery();
+    await runAll([{ message: old.message, dueMs: ctx.clock.nowMs() }]);
+    const oldDead = await getDelivery(ctx.runtime, ctx.principal, old.delivery.id);
+    expect(oldDead.status).toBe('dead');
+    // Reset the endpoint's failure counter (8 so far) so the next 16 failures do not disable it.
+    await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true });
+
+    ctx.clock.advance(48 * HOUR_MS);
+    const recentA = await oneDelivery();
+    const recentB = await oneDelivery();
+    await runAll([
+      { message: recentA.message, dueMs: ctx.clock.nowMs() },
+      { message: recentB.message, dueMs: ctx.clock.nowMs() },
+    ]);
+    ctx.clock.advance(HOUR_MS);
+    for (const { delivery } of [recentA, recentB]) {
+      const dead = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+      expect(dead.status).toBe('dead');
+      expect(Date.parse(dead.dead_lettered_at!)).toBe(ctx.clock.nowMs() - HOUR_MS);
+    }
+    // `old` died 48 h + one full retry span (about 103 h) + 1 h ago.
+    const oldAgeHours = (ctx.clock.nowMs() - Date.parse(oldDead.dead_lettered_at!)) / HOUR_MS;
+    expect(oldAgeHours).toBeGreaterThan(150);
+
+    // Another team's replay touches nothing of ours.
+    const { principal: stranger } = await seedTeam(ctx.runtime.store, ctx.clock);
+    expect(await replayDeadDeliveries(ctx.runtime, stranger, 24 * 30)).toEqual({ replayed: 0 });
+
+    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, 24)).toEqual({ replayed: 2 });
+    const { queued, scheduled } = ctx.runtime.drain();
+    expect(scheduled).toEqual([]);
+    expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual([recentA.delivery.id, recentB.delivery.id].sort());
+    expect(queued.every((entry) => entry.delaySeconds === 0 && entry.message.attempt === 1 && entry.message.kind === 'attempt')).toBe(true);
+    for (const { delivery } of [recentA, recentB]) {
+      expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({ status: 'pending', attempts: 0, dead_lettered_at: null });
+    }
+    expect((await getDelivery(ctx.runtime, ctx.principal, old.delivery.id)).status).toBe('dead');
+    expect((await deadLetterItems()).map((item) => item.delivery_id)).toEqual([old.delivery.id]);
+
+    // Nothing recent is dead any more; the window must reach back far enough for the old one.
+    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, 24)).toEqual({ replayed: 0 });
+    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, Math.floor(oldAgeHours))).toEqual({ replayed: 0 });
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
+    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, Math.ceil(oldAgeHours))).toEqual({ replayed: 1 });
+    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([{ kind: 'attempt', team_id: ctx.teamId, delivery_id: old.delivery.id, attempt: 1 }]);
+    expect(await deadLetterItems()).toEqual([]);
+
+    // A replayed delivery is delivered again.
+    ctx.fake.setFallback(OK);
+    const outcomes = await runAll(queued.map((entry) => ({ message: entry.message, dueMs: ctx.clock.nowMs() })));
+    expect(outcomes).toEqual(['succeeded', 'succeeded']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Endpoint auto-disable (interface "States" → "Webhook endpoint", DESIGN D8)
+// ---------------------------------------------------------------------------------------------------
+
+describe('endpoint auto-disable', () => {
+  it('20 consecutive failures across deliveries disable the endpoint; a success before resets; re-enabling resumes', async () => {
+    const endpoint = await newEndpoint();
+    const counter = async () => getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id);
+
+    // 19 deliveries fail their first attempt: 19 consecutive failures, still active.
+    const firsts: DeliveryMessage[] = [];
+    for (let index = 0; index < 19; index++) firsts.push((await oneDelivery()).message);
+    for (const message of firsts) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('retry_scheduled');
+    expect(await counter()).toMatchObject({ is_active: true, consecutive_failures: 19, disabled_at: null });
+    const seconds = ctx.runtime.drain().queued.map((entry) => entry.message);
+    expect(seconds).toHaveLength(19);
+
+    // A success before the 20th failure resets the counter.
+    ctx.fake.script(OK);
+    expect(await processDeliveryMessage(ctx.runtime, (await oneDelivery()).message)).toBe('succeeded');
+    expect(await counter()).toMatchObject({ is_active: true, consecutive_failures: 0 });
+
+    // 19 second attempts fail (19), then one third attempt fails: the 20th in a row.
+    ctx.clock.advance(10_000);
+    for (const message of seconds) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('retry_scheduled');
+    expect(await counter()).toMatchObject({ is_active: true, consecutive_failures: 19 });
+    const thirds = ctx.runtime.drain().queued.map((entry) => entry.message);
+    ctx.clock.advance(30_000);
+    expect(await processDeliveryMessage(ctx.runtime, thirds[0]!)).toBe('retry_scheduled');
+    const disabled = await counter();
+    expect(disabled).toMatchObject({ is_active: false, consecutive_failures: 20, disabled_at: isoTime(ctx.clock.nowMs()) });
+    const postsWhenDisabled = ctx.fake.requests.length;
+    expect(postsWhenDisabled).toBe(19 + 1 + 19 + 1);
+
+    // A queued attempt for the disabled endpoint stops its delivery without a POST.
+    expect(await processDeliveryMessage(ctx.runtime, thirds[1]!)).toBe('endpoint_disabled');
+    expect(ctx.fake.requests).toHaveLength(postsWhenDisabled);
+    const stopped = await getDelivery(ctx.runtime, ctx.principal, thirds[1]!.delivery_id);
+    expect(stopped.status).toBe('dead');
+    expect(stopped.attempts).toBe(2);
+    expect(stopped.attempt_log!.at(-1)).toMatchObject({ attempt: 3, status: null, failure_kind: 'endpoint_disabled' });
+    ctx.runtime.drain();
+
+    // While disabled, new events create no deliveries.
+    expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(0);
+
+    // Re-enabling resets the counter and fresh deliveries resume.
+    const enabled = await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true });
+    expect(enabled).toMatchObject({ is_active: true, consecutive_failures: 0, disabled_at: null });
+    ctx.fake.setFallback(OK);
+    const fresh = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, fresh.message)).toBe('succeeded');
+    expect(ctx.fake.requests).toHaveLength(postsWhenDisabled + 1);
+    expect(ctx.fake.requests.at(-1)!.headers['SVC-Event-Id']).toBe(fresh.event.id);
+    // The remaining retries of the older deliveries go out again as well (their attempt 3 is due).
+    expect(await processDeliveryMessage(ctx.runtime, thirds[2]!)).toBe('succeeded');
+  });
+
+  it('disabling by hand sets disabled_at and stops fan-out; disabling again keeps the first time', async () => {
+    const endpoint = await newEndpoint();
+    const disabledAt = isoTime(ctx.clock.nowMs());
+    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false })).toMatchObject({ is_active: false, disabled_at: disabledAt });
+    ctx.clock.advance(HOUR_MS);
+    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false, name: 'renamed' })).toMatchObject({ is_active: false, disabled_at: disabledAt, name: 'renamed' });
+    expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(0);
+    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true })).toMatchObject({ is_active: true, disabled_at: null });
+    await expectProblem(updateWebhookEndpoint(ctx.runtime, ctx.principal, randomUUID(), { is_active: false }), 'NOT_FOUND');
+  });
+
+  it('a failure after a re-enable counts from zero', async () => {
+    const endpoint = await newEndpoint();
+    const messages: DeliveryMessage[] = [];
+    for (let index = 0; index < 20; index++) messages.push((await oneDelivery()).message);
+    for (const message of messages) await processDeliveryMessage(ctx.runtime, message);
+    expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).is_active).toBe(false);
+    ctx.runtime.drain();
+    await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true });
+    expect(await processDeliveryMessage(ctx.runtime, (await oneDelivery()).message)).toBe('retry_scheduled');
+    expect(await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).toMatchObject({ is_active: true, consecutive_failures: 1 });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Concurrency and crashes (DESIGN D7 lease; interface "Delivery rules" 1: at-least-once)
+// ---------------------------------------------------------------------------------------------------
+
+describe('lease and sweeper', () => {
+  it('two dispatchers handling the same message at once make exactly one POST', async () => {
+    await newEndpoint();
+    const { message } = await oneDelivery();
+    ctx.fake.setFallback(OK);
+    ctx.fake.setDelay(50);
+    const outcomes = await Promise.all([processDeliveryMessage(ctx.runtime, message), processDeliveryMessage(ctx.runtime, { ...message })]);
+    expect(outcomes.sort()).toEqual(['skipped', 'succeeded']);
+    expect(ctx.fake.requests).toHaveLength(1);
+  });
+
+  it('many copies of one message at once still make exactly one POST per attempt', async () => {
+    await newEndpoint();
+    const { message } = await oneDelivery();
+    ctx.fake.setDelay(20);
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => processDeliveryMessage(ctx.runtime, { ...message })));
+    expect(outcomes.filter((outcome) => outcome !== 'skipped')).toEqual(['retry_scheduled']);
+    expect(ctx.fake.requests).toHaveLength(1);
+    expect(ctx.runtime.drain().queued).toHaveLength(1);
+  });
+
+  it('a dispatcher that dies between the POST and recording it: the sweeper re-queues the attempt and the same event is sent again', async () => {
+    await newEndpoint();
+    const { event, delivery, message } = await oneDelivery();
+    const posts: WebhookRequest[] = [];
+    let crash = true;
+    ctx.runtime.transport = {
+      async send(request) {
+        posts.push(request);
+        if (crash) throw new Error('dispatcher died after sending');
+        return { ...OK };
+      },
+    };
+    await expect(processDeliveryMessage(ctx.runtime, message)).rejects.toThrow('dispatcher died');
+    expect(posts).toHaveLength(1);
+    const inFlight = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(inFlight).toMatchObject({ status: 'delivering', attempts: 1, attempt_log: [] });
+
+    // The queue redelivers the message while the lease holds: skipped; the sweeper sees nothing due yet.
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
+
+    // Past the 60 s lease (and the sweeper's grace): the attempt is re-queued and sent again.
+    ctx.clock.advance(60_000 + 60_000 + 1_000);
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0 });
+    const { queued } = ctx.runtime.drain();
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+
+    crash = false;
+    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect(posts).toHaveLength(2);
+    expect(posts[1]!.headers['SVC-Event-Id']).toBe(event.id);
+    expect(posts[1]!.headers['SVC-Event-Id']).toBe(posts[0]!.headers['SVC-Event-Id']);
+    expect(JSON.parse(posts[1]!.body).id).toBe(event.id);
+    const done = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(done.attempt_log).toHaveLength(1);
+
+    // Nothing is left for the sweeper.
+    ctx.clock.advance(HOUR_MS);
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+  });
+
+  it('a dispatcher whose lease expired mid-attempt does not overwrite the outcome of the one that took over', async () => {
+    await newEndpoint();
+    const { delivery, message } = await oneDelivery();
+    let calls = 0;
+    let takeover: ProcessOutcome | null = null;
+    ctx.runtime.transport = {
+      async send() {
+        calls += 1;
+        if (calls === 1) {
+          // The first dispatcher stalls past its lease; a second one takes the attempt over and succeeds.
+          ctx.clock.advance(61_000);
+          takeover = await processDeliveryMessage(ctx.runtime, { ...message });
+          return { ...HTTP_500 };
+        }
+        return { ...OK };
+      },
+    };
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
+    expect(takeover).toBe('succeeded');
+    expect(calls).toBe(2);
+    const stored = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
+    expect(stored).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(stored.attempt_log).toHaveLength(1);
+    expect(stored.attempt_log![0]).toMatchObject({ status: 200, failure_kind: null });
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
+  });
+
+  it('the sweeper re-sends a lost dead-letter timer', async () => {
+    await newEndpoint();
+    const { delivery, message } = await oneDelivery();
+    await runAllUntil(message, 'awaiting_dead_letter');
+    expect(ctx.runtime.drain().scheduled.map((entry) => entry.message.kind)).toEqual(['dead_letter']); // ...and "lost"
+    ctx.clock.advance(72 * HOUR_MS - 1_000);
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+    ctx.clock.advance(60_000 + 2_000);
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0 });
+    const { queued } = ctx.runtime.drain();
+    expect(queued).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 }]);
+    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('dead_lettered');
+    expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('dead');
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+  });
+
+  it('the sweeper re-queues a lost retry timer and fans out an event whose stream record was lost', async () => {
+    await newEndpoint();
+    const { delivery, message } = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('retry_scheduled');
+    ctx.runtime.drain(); // the 10 s message is "lost"
+    const lostEvent = await newProjectEvent(); // never fanned out
+    ctx.clock.advance(10_000 + 60_000 + 1_000);
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1 });
+    const { queued } = ctx.runtime.drain();
+    const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
+    expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 2 });
+    expect((await allDeliveries()).some((candidate) => candidate.event_id === lostEvent.id)).toBe(true);
+    expect(await processDeliveryMessage(ctx.runtime, retry!.message)).toBe('retry_scheduled');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Signing (interface "Webhook trust", DESIGN D8)
+// ---------------------------------------------------------------------------------------------------
+
+describe('signing and rotation', () => {
+  function signatureParts(request: WebhookRequest): Record<string, string> {
+    return Object.fromEntries(request.headers['SVC-Signature']!.split(',').map((part) => part.split('=', 2) as [string, string]));
+  }
+
+  async function deliverOne(): Promise<WebhookRequest> {
+    const { message } = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    return ctx.fake.requests.at(-1)!;
+  }
+
+  async function accepts(request: WebhookRequest, secret: string): Promise<boolean> {
+    try {
+      await verifyWebhook({ rawBody: request.body, headers: request.headers, secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) });
+      return true;
+    } catch (error) {
+      if (error instanceof WebhookVerificationError && error.reason === 'signature_mismatch') return false;
+      throw error;
+    }
+  }
+
+  it('dashboard rotation signs with v1 (new) and v0 (old) for 24 hours, then v1 only; API rotation signs v1 only', async () => {
+    ctx.fake.setFallback(OK);
+    const created = await newEndpoint();
+    const original = created.secret;
+
+    const before = await deliverOne();
+    expect(Object.keys(signatureParts(before))).toEqual(['t', 'v1']);
+    expect(await accepts(before, original)).toBe(true);
+
+    const rotated = await rotateWebhookEndpointSecret(ctx.runtime, ctx.principal, created.id, 'dashboard');
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(original);
+
+    const dual = await deliverOne();
+    const parts = signatureParts(dual);
+    expect(Object.keys(parts)).toEqual(['t', 'v1', 'v0']);
+    expect(dual.headers['SVC-Signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64},v0=[0-9a-f]{64}$/);
+    expect(Number(parts.t)).toBe(Math.floor(ctx.clock.nowMs() / 1000));
+    expect(await accepts(dual, rotated.secret)).toBe(true);
+    expect(await accepts(dual, original)).toBe(true);
+    expect(await accepts(dual, 'whsec_not-the-secret')).toBe(false);
+    // v1 belongs to the new secret, v0 to the old one.
+    expect(await accepts({ ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v1=${parts.v1}` } }, rotated.secret)).toBe(true);
+    expect(await accepts({ ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v0=${parts.v0}` } }, original)).toBe(true);
+    expect(await accepts({ ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v1=${parts.v1}` } }, original)).toBe(false);
+
+    // Still dual just before the 24 h window closes.
+    ctx.clock.advance(24 * HOUR_MS - 1_000);
+    expect(Object.keys(signatureParts(await deliverOne()))).toEqual(['t', 'v1', 'v0']);
+
+    // After 24 hours: v1 with the new secret only.
+    ctx.clock.advance(2_000);
+    const after = await deliverOne();
+    expect(Object.keys(signatureParts(after))).toEqual(['t', 'v1']);
+    expect(await accepts(after, rotated.secret)).toBe(true);
+    expect(await accepts(after, original)).toBe(false);
+
+    // API rotation: v1 only, at once, with the newest secret.
+    const apiRotated = await rotateWebhookEndpointSecret(ctx.runtime, ctx.principal, created.id, 'api');
+    const viaApi = await deliverOne();
+    expect(Object.keys(signatureParts(viaApi))).toEqual(['t', 'v1']);
+    expect(await accepts(viaApi, apiRotated.secret)).toBe(true);
+    expect(await accepts(viaApi, rotated.secret)).toBe(false);
+  });
+
+  it('an API rotation during a dashboard dual-sign window ends the window', async () => {
+    ctx.fake.setFallback(OK);
+    const created = await newEndpoint();
+    await rotateWebhookEndpointSecret(ctx.runtime, ctx.principal, created.id, 'dashboard');
+    const apiRotated = await rotateWebhookEndpointSecret(ctx.runtime, ctx.principal, created.id, 'api');
+    const request = await deliverOne();
+    expect(Object.keys(signatureParts(request))).toEqual(['t', 'v1']);
+    expect(await accepts(request, apiRotated.secret)).toBe(true);
+  });
+
+  it('every POST carries the envelope and the trust headers', async () => {
+    ctx.fake.setFallback(OK);
+    await newEndpoint();
+    const { event, message } = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    const request = ctx.fake.requests.at(-1)!;
+    expect(request.url).toBe('https://receiver.example/hooks');
+    expect(request.allowedIps ?? null).toBeNull();
+    expect(request.headers['SVC-Event-Id']).toBe(event.id);
+    expect(request.headers['SVC-Event-Name']).toBe('project.created');
+    expect(request.headers['Content-Type']).toBe('application/json');
+    const body = JSON.parse(request.body);
+    expect(Object.keys(body).sort()).toEqual(['api_version', 'created_at', 'data', 'id', 'project_id', 'type']);
+    expect(body).toMatchObject({ id: event.id, type: 'project.created', api_version: '2026-05-01', project_id: event.project_id, created_at: event.created_at });
+    expect(body.data.project.id).toBe(event.project_id);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Payload exposure (interface "Data exposure", DESIGN D10)
+// ---------------------------------------------------------------------------------------------------
+
+describe('payload exposure', () => {
+  it('redactPayload removes email and phone at any depth unless the owner holds project-user:view', () => {
+    const data = {
+      subscriber: { id: 's1', email: 'a@example.com', phone: '+15550100', display_name: 'A' },
+      others: [{ email: 'b@example.com', nested: { phone: '+15550101', keep: 1 } }],
+      note: 'email',
+    };
+    expect(redactPayload(data, ['project-user:view'])).toEqual(data);
+    expect(redactPayload(data, ['project:view', 'project-user:view-any'])).toEqual({
+      subscriber: { id: 's1', display_name: 'A' },
+      others: [{ nested: { keep: 1 } }],
+      note: 'email',
+    });
+    // The input is not modified.
+    expect(data.subscriber.email).toBe('a@example.com');
+  });
+
+  it('a subscription.created payload carries e-mail and phone only to an owner holding project-user:view', async () => {
+    ctx.fake.setFallback(OK);
+    const { principal: withView } = await seedTeamMember(['webhook-endpoint:manage', 'project-subscription:view', 'project-user:view']);
+    const { principal: withoutView } = await seedTeamMember(['webhook-endpoint:manage', 'project-subscription:view', 'project-user:view-any']);
+    await newEndpoint(['subscription.created'], withView, { url: 'https://seeing.example/hooks' });
+    await newEndpoint(['subscription.created'], withoutView, { url: 'https://blind.example/hooks' });
+
+    const now = isoTime(ctx.clock.nowMs());
+    const projectId = randomUUID();
+    const planId = randomUUID();
+    const subscriberId = randomUUID();
+    const { put } = outboxEvent(ctx.runtime.store, ctx.clock, {
+      teamId: ctx.teamId,
+      type: 'subscription.created',
+      projectId,
+      data: {
+        subscription: {
+          id: randomUUID(), project_id: projectId, subscriber_id: subscriberId, plan_id: planId, status: 'active', payment_provider: null,
+          current_period_start: now, current_period_end: null, trial_ends_at: null, cancel_at_period_end: false, canceled_at: null, created_at: now, updated_at: now,
+        },
+        subscriber: { id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42', email: 'ada@example.com', phone: '+15550123' },
+        plan: { id: planId, project_id: projectId, name: 'Gold', description: null, amount: 500, currency: 'EUR', interval: 'month', interval_count: 1, trial_days: 0, is_active: true, created_at: now, updated_at: now },
+        access_code: null,
+      },
+    });
+    await ctx.runtime.store.document.send(new TransactWriteCommand({ TransactItems: [put] }));
+    expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs())).toBe(1);
+    expect(await runAll()).toEqual(['succeeded', 'succeeded']);
+
+    const bodyFor = (url: string) => {
+      const requests = ctx.fake.requests.filter((request) => request.url === url);
+      expect(requests).toHaveLength(1);
+      return JSON.parse(requests[0]!.body) as { type: string; data: { subscriber: Record<string, unknown>; plan: Record<string, unknown> } };
+    };
+    const full = bodyFor('https://seeing.example/hooks');
+    const redacted = bodyFor('https://blind.example/hooks');
+    expect(full.type).toBe('subscription.created');
+    expect(full.data.subscriber).toEqual({ id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42', email: 'ada@example.com', phone: '+15550123' });
+    expect(redacted.data.subscriber).toEqual({ id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42' });
+    expect(redacted.data.plan).toEqual(full.data.plan);
+  });
+});

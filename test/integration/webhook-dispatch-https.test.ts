@@ -1,0 +1,243 @@
+/**
+ * The delivery pipeline with the REAL outbound HTTPS transport (DESIGN D9) against HTTPS receivers on
+ * 127.0.0.1 whose certificates come from a CA made in this test (trusted through `extraCaPem`, never
+ * by skipping verification). The receiver checks each delivery the way the interface tells receivers
+ * to ("Webhook trust"): HMAC-SHA256 of `<t>.<raw body>` compared in constant time, |now − t| ≤ 300 s,
+ * and the envelope against the headers. Servers listen on port 0 and are closed after each test.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import https from 'node:https';
+import net, { type AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../shared/auth/tokens.js';
+import type { ManualClock } from '../../shared/clock.js';
+import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../shared/local/certificates.js';
+import { createProject, type Project } from '../../shared/projects.js';
+import { getDelivery, processDeliveryMessage, relayOutbox, type ProcessOutcome, type WebhookDelivery } from '../../shared/webhooks/deliveries.js';
+import { createWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
+import { createHttpsTransport } from '../../shared/webhooks/transport.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Null when the receiver accepted the delivery, else why it rejected it. */
+  rejection: string | null;
+}
+
+let ca: CertificateAuthority;
+let cert: ServerCertificate;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  ca = await createCertificateAuthority({ commonName: 'Dispatch Test CA' });
+  cert = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+});
+
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+/** Starts an HTTPS server on 127.0.0.1:0 that records each request and answers with `handler`. */
+async function startReceiver(handler: (request: { headers: IncomingHttpHeaders; body: string }, res: ServerResponse, received: Received) => void): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = https.createServer({ key: cert.keyPem, cert: cert.certPem }, (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const entry: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), rejection: null };
+      received.push(entry);
+      handler({ headers: req.headers, body: entry.body }, res, entry);
+    });
+  });
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `https://127.0.0.1:${port}/webhooks`, received };
+}
+
+/**
+ * Checks one request as the interface's receiver rules say, independently of the service's own
+ * `verifyWebhook`: `SVC-Signature: t=<s>,v1=<hex>[,v0=<hex>]`, HMAC-SHA256 keyed with the whole secret
+ * over `<t>.<raw body>`, compared with `timingSafeEqual`, |now − t| ≤ 300 s; then the envelope.
+ * Returns null when the request is acceptable, else the reason.
+ */
+function receiverCheck(headers: IncomingHttpHeaders, rawBody: string, secret: string, nowSeconds: number, expectations: { projectId: string }): string | null {
+  const signature = headers['svc-signature'];
+  const eventId = headers['svc-event-id'];
+  const eventName = headers['svc-event-name'];
+  if (typeof signature !== 'string' || typeof eventId !== 'string' || typeof eventName !== 'string') return 'missing header';
+  const parts = signature.split(',').map((part) => part.split('=', 2) as [string, string]);
+  const t = parts.find(([key]) => key === 't')?.[1];
+  if (!t || !/^\d+$/.test(t)) return 'no t=';
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest();
+  const candidates = parts.filter(([key]) => key === 'v1' || key === 'v0').map(([, value]) => Buffer.from(value, 'hex'));
+  let matched = false;
+  for (const candidate of candidates) if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+  if (!matched) return 'signature mismatch';
+  if (Math.abs(nowSeconds - Number(t)) > 300) return 'stale timestamp';
+  let envelope: Record<string, unknown>;
+  try {
+    envelope = JSON.parse(rawBody) as Record<string, unknown>;
+  } catch {
+    return 'body is not JSON';
+  }
+  if (envelope.id !== eventId) return 'id differs from SVC-Event-Id';
+  if (envelope.type !== eventName) return 'type differs from SVC-Event-Name';
+  if (!/^evt_[0-9A-HJKMNP-TV-Z]{26}$/.test(String(envelope.id))) return 'id is not evt_ + ULID';
+  if (envelope.api_version !== '2026-05-01') return 'wrong api_version';
+  if (typeof envelope.created_at !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(envelope.created_at)) return 'created_at is not ISO 8601 UTC';
+  if (envelope.project_id !== expectations.projectId) return 'wrong project_id';
+  const data = envelope.data as { project?: { id?: string } } | undefined;
+  if (data?.project?.id !== expectations.projectId) return 'data.project is missing or wrong';
+  return null;
+}
+
+interface Pipeline {
+  clock: ManualClock;
+  runtime: TestRuntime;
+  principal: Principal;
+}
+
+let pipeline: Pipeline;
+
+/** Per test: fresh tables, a clock at real time (receivers check t= against real time), the real transport. */
+async function setUp(transportOptions: { timeoutMs?: number } = {}): Promise<Pipeline> {
+  const clock = testClock();
+  const transport = createHttpsTransport({ extraCaPem: [ca.certPem], allowPrivateTargets: true, timeoutMs: transportOptions.timeoutMs ?? 5_000 });
+  cleanups.push(() => transport.close());
+  const runtime = await createTestRuntime({ clock, transport });
+  const { principal } = await seedTeam(runtime.store, clock);
+  pipeline = { clock, runtime, principal };
+  return pipeline;
+}
+
+/**
+ * Registers an endpoint at `url`, creates a project (whose `project.created` is fanned out) and runs
+ * attempt 1 through the real transport. Returns the outcome, the stored delivery and the project.
+ */
+async function deliverProjectCreated(url: string, options: { allowed_ips?: string[] } = {}): Promise<{ outcome: ProcessOutcome; delivery: WebhookDelivery; project: Project; secret: string }> {
+  const { runtime, principal } = pipeline;
+  const endpoint = await createWebhookEndpoint(runtime, principal, { name: 'receiver', url, events: ['project.created'], ...options });
+  const project = await createProject(runtime, principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'telegram' });
+  expect(await relayOutbox(runtime, runtime.clock.nowMs())).toBe(1);
+  const { queued } = runtime.drain();
+  expect(queued).toHaveLength(1);
+  const outcome = await processDeliveryMessage(runtime, queued[0]!.message);
+  const delivery = await getDelivery(runtime, principal, queued[0]!.message.delivery_id);
+  return { outcome, delivery, project, secret: endpoint.secret };
+}
+
+describe('dispatch over real HTTPS', () => {
+  it('a 2xx receiver that verifies the signature and the envelope: succeeded', async () => {
+    await setUp();
+    let secret = '';
+    let projectId = '';
+    const receiver = await startReceiver((request, res, entry) => {
+      entry.rejection = receiverCheck(request.headers, request.body, secret, Math.floor(Date.now() / 1000), { projectId });
+      if (entry.rejection) res.writeHead(400, { 'Content-Type': 'text/plain' }).end(entry.rejection);
+      else res.writeHead(200, { 'Content-Type': 'text/plain' }).end('received');
+    });
+    // The secret and the project id are only known once created: the receiver reads them lazily.
+    const { runtime, principal } = pipeline;
+    const endpoint = await createWebhookEndpoint(runtime, principal, { name: 'receiver', url: receiver.url, events: ['project.created'] });
+    secret = endpoint.secret;
+    const project = await createProject(runtime, principal, { name: 'Verified project', platform_type: 'discord' });
+    projectId = project.id;
+    await relayOutbox(runtime, runtime.clock.nowMs());
+    const [entry] = runtime.drain().queued;
+    const outcome = await processDeliveryMessage(runtime, entry!.message);
+
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.rejection).toBeNull();
+    expect(outcome).toBe('succeeded');
+    const delivery = await getDelivery(runtime, principal, entry!.message.delivery_id);
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(delivery.attempt_log).toHaveLength(1);
+    expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: 200, failure_kind: null, response_body: 'received' });
+    expect(delivery.attempt_log![0]!.duration_ms).toBeGreaterThanOrEqual(0);
+    const headers = receiver.received[0]!.headers;
+    expect(headers['svc-event-id']).toBe(delivery.event_id);
+    expect(headers['svc-event-name']).toBe('project.created');
+    expect(headers['content-type']).toBe('application/json');
+    expect(JSON.parse(receiver.received[0]!.body).data.project).toMatchObject({ id: project.id, name: 'Verified project', platform_type: 'discord' });
+
+    // The same receiver rejects a delivery signed with another secret (the check is not a rubber stamp).
+    expect(receiverCheck(headers, receiver.received[0]!.body, 'whsec_other', Math.floor(Date.now() / 1000), { projectId })).toBe('signature mismatch');
+    expect(receiverCheck(headers, receiver.received[0]!.body, secret, Math.floor(Date.now() / 1000) + 301, { projectId })).toBe('stale timestamp');
+  });
+
+  it.each([500, 404])('a %i receiver: a failed attempt with failure_kind http_status, retried in 10 s', async (status) => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.writeHead(status, { 'Content-Type': 'text/plain' }).end(`nope ${status}`));
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url);
+    expect(receiver.received).toHaveLength(1);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(delivery.attempt_log).toEqual([
+      { attempt: 1, attempted_at: delivery.last_attempt_at, status, failure_kind: 'http_status', duration_ms: expect.any(Number), response_body: `nope ${status}` },
+    ]);
+    expect(pipeline.runtime.drain().queued).toEqual([{ message: { kind: 'attempt', team_id: pipeline.principal.teamId, delivery_id: delivery.id, attempt: 2 }, delaySeconds: 10 }]);
+  });
+
+  it('allowed_ips that do not include the resolved address: ip_not_allowed, nothing sent', async () => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.end('ok'));
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url, { allowed_ips: ['203.0.113.7'] });
+    expect(outcome).toBe('retry_scheduled');
+    expect(receiver.received).toHaveLength(0);
+    expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: null, failure_kind: 'ip_not_allowed' });
+  });
+
+  it('allowed_ips that include the resolved address: delivered', async () => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.end('ok'));
+    const { outcome } = await deliverProjectCreated(receiver.url, { allowed_ips: ['127.0.0.1'] });
+    expect(outcome).toBe('succeeded');
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('a closed port: connect', async () => {
+    await setUp();
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { outcome, delivery } = await deliverProjectCreated(`https://127.0.0.1:${port}/webhooks`);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: null, failure_kind: 'connect' });
+  });
+
+  it('a receiver slower than the budget: timeout', async () => {
+    await setUp({ timeoutMs: 300 });
+    const receiver = await startReceiver(() => {
+      /* never answers; the cleanup closes the connection */
+    });
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url);
+    expect(outcome).toBe('retry_scheduled');
+    expect(receiver.received).toHaveLength(1);
+    expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: null, failure_kind: 'timeout' });
+    expect(delivery.attempt_log![0]!.duration_ms).toBeLessThan(2_000);
+  });
+
+  it('a receiver whose certificate is not trusted: tls', async () => {
+    await setUp();
+    const otherCa = await createCertificateAuthority({ commonName: 'Untrusted CA' });
+    const untrusted = await issueServerCertificate(otherCa, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const server = https.createServer({ key: untrusted.keyPem, cert: untrusted.certPem }, (_req, res) => res.end('should not be reached'));
+    server.on('tlsClientError', () => {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { outcome, delivery } = await deliverProjectCreated(`https://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: null, failure_kind: 'tls' });
+  });
+});

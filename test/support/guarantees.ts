@@ -1,0 +1,408 @@
+/**
+ * Helpers for the cross-cutting guarantee tests (issue 3: authorization, tenant isolation, rate limits,
+ * idempotency, errors, activity log): REST calls through the whole REST pipeline (`handleRestRequest`
+ * fed an API Gateway v2 event, exactly what API Gateway or the local server hands it), tool calls
+ * through `callTool`, tool-server HTTP calls through `handleMcpHttpRequest`, table snapshots that tell
+ * domain writes from bookkeeping (activity entries, rate counters), and stores that pause or fail
+ * chosen DynamoDB commands.
+ *
+ * Stores and runtimes come from `test/support/store.ts` (one DynamoDB Local per run, fresh tables).
+ */
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { expect } from 'vitest';
+import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
+import { ERROR_CODE_VALUES, errorCode, type ErrorCode } from '../../shared/catalogues/error-codes.js';
+import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
+import { authenticate, mintToken, type Principal } from '../../shared/auth/tokens.js';
+import { handleRestRequest } from '../../shared/http/rest-handler.js';
+import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
+import { callTool, type ToolCallResult } from '../../shared/mcp/tools.js';
+import { createProject, type Project } from '../../shared/projects.js';
+import type { Runtime } from '../../shared/runtime.js';
+import { Problem } from '../../shared/schemas/common.js';
+import type { Store } from '../../shared/store/store.js';
+import type { Team } from '../../shared/teams.js';
+import { sendTestEvent } from '../../shared/webhooks/deliveries.js';
+import { createWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
+import { seedTeam } from './store.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Time
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * A manual clock starting `secondsIntoMinute` seconds into a minute at the start of the NEXT real hour.
+ * Not a fixed past date: DynamoDB Local (this version) does delete items whose TTL attribute
+ * (`expires_at`) lies in the real past, so a clock months behind makes outbox events, deliveries,
+ * idempotency records and rate counters vanish in the middle of a test. Starting a little ahead of
+ * real time keeps every TTL in the future while minute windows stay predictable.
+ */
+export function futureClock(secondsIntoMinute = 0): ManualClock {
+  const nextHour = Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000;
+  return manualClock(nextHour + secondsIntoMinute * 1000);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// REST
+// ---------------------------------------------------------------------------------------------------
+
+/** One REST request. `body`: a string is sent as is, anything else (except undefined) as JSON. */
+export interface RestCall {
+  method: string;
+  path: string;
+  /** Bearer token (the whole `svc_live_...` string); omitted → no Authorization header. */
+  token?: string;
+  /** Extra headers (any case; API Gateway lower-cases them). A JSON body gets `content-type: application/json` unless given. */
+  headers?: Record<string, string>;
+  body?: unknown;
+  query?: Record<string, string>;
+  /** Client IP (the per-IP anonymous bucket); default 198.51.100.7. */
+  sourceIp?: string;
+}
+
+/** A REST answer: status, lower-cased headers, raw text and parsed JSON (undefined when not JSON). */
+export interface RestReply {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  json: any;
+}
+
+/** The API Gateway HTTP API (v2) event for a {@link RestCall}, as API Gateway would build it. */
+export function restEvent(call: RestCall): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  const bodyText = call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
+  if (bodyText !== undefined && typeof call.body !== 'string') headers['content-type'] = 'application/json';
+  if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
+  for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
+  const query = call.query && Object.keys(call.query).length ? call.query : undefined;
+  const rawQueryString = query ? new URLSearchParams(query).toString() : '';
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: call.path,
+    rawQueryString,
+    headers,
+    queryStringParameters: query,
+    requestContext: {
+      accountId: 'test',
+      apiId: 'test',
+      domainName: 'api.test',
+      domainPrefix: 'api',
+      http: { method: call.method, path: call.path, protocol: 'HTTP/1.1', sourceIp: call.sourceIp ?? '198.51.100.7', userAgent: 'vitest' },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    body: bodyText === undefined ? undefined : Buffer.from(bodyText, 'utf8').toString('base64'),
+    isBase64Encoded: bodyText !== undefined,
+  };
+}
+
+/** Sends a {@link RestCall} through the whole REST pipeline and parses the answer. */
+export async function rest(runtime: Runtime, call: RestCall): Promise<RestReply> {
+  const result = await handleRestRequest(runtime, restEvent(call));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  let json: unknown;
+  try {
+    json = result.body ? JSON.parse(result.body) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: result.statusCode, headers, text: result.body ?? '', json };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------------
+
+/** Calls a tool as `principal` (through `callTool`, what `tools/call` runs) with a fresh request id. */
+export async function tool(runtime: Runtime, principal: Principal, name: string, args: unknown = {}, requestId: string = randomUUID()): Promise<ToolCallResult> {
+  const result = await callTool(runtime, principal, name, args, requestId);
+  if (!result) throw new Error(`unknown tool ${name}`);
+  return result;
+}
+
+/** The MCP protocol version the tool-server HTTP tests speak. */
+export const MCP_PROTOCOL_VERSION = '2025-06-18';
+
+/** A raw tool-server HTTP answer. */
+export interface McpReply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+/**
+ * POSTs one JSON-RPC message to the tool server's HTTP pipeline (`handleMcpHttpRequest`), as the
+ * streamable-HTTP transport does (JSON and SSE accepted). `token` undefined → no Authorization header.
+ */
+export async function mcpPost(runtime: Runtime, message: unknown, options: { token?: string; sessionId?: string; clientIp?: string } = {}): Promise<McpReply> {
+  const headers = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MCP_PROTOCOL_VERSION });
+  if (options.token) headers.set('Authorization', `Bearer ${options.token}`);
+  if (options.sessionId) headers.set('MCP-Session-Id', options.sessionId);
+  const request = new Request('https://mcp.test/mcp', { method: 'POST', headers, body: JSON.stringify(message) });
+  const response = await handleMcpHttpRequest(runtime, request, { clientIp: options.clientIp ?? '198.51.100.8' });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** Opens a tool-server session (`initialize` + `notifications/initialized`) and returns its id. */
+export async function mcpSession(runtime: Runtime, token: string): Promise<string> {
+  const initialized = await mcpPost(
+    runtime,
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'guarantees', version: '1.0.0' } } },
+    { token },
+  );
+  const sessionId = initialized.headers.get('mcp-session-id');
+  if (initialized.status !== 200 || !sessionId) throw new Error(`initialize failed: ${initialized.status} ${initialized.text}`);
+  await mcpPost(runtime, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token, sessionId });
+  return sessionId;
+}
+
+/** A `tools/call` JSON-RPC request. */
+export function toolsCall(id: number, name: string, args: Record<string, unknown> = {}) {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Problems (DESIGN D1)
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Asserts that `document` is a problem document of the catalogue (DESIGN D1): every member present,
+ * `code` in `service://enums/error-code`, `status`, `title`, `hint`, `type` and `docs_url` equal to the
+ * code's catalogue entry. With `code`, also that it is that code. Returns the document.
+ */
+export function expectProblem(document: unknown, code?: ErrorCode): { code: ErrorCode; status: number; detail: string; request_id: string; errors?: { path: string; message: string }[] } {
+  const parsed = Problem.safeParse(document);
+  expect(parsed.success, `not a problem document: ${JSON.stringify(document)}`).toBe(true);
+  const problem = parsed.data!;
+  expect(ERROR_CODE_VALUES as readonly string[]).toContain(problem.code);
+  const entry = errorCode(problem.code as ErrorCode);
+  expect(problem).toMatchObject({ status: entry.status, title: entry.title, hint: entry.hint, type: entry.docs_url, docs_url: entry.docs_url });
+  if (code) expect(problem.code, problem.detail).toBe(code);
+  return problem as ReturnType<typeof expectProblem>;
+}
+
+/** Asserts a REST reply is a problem (content type, body, `request_id` = `X-Request-Id`) with `code`. */
+export function expectRestProblem(reply: RestReply, code: ErrorCode) {
+  expect(reply.headers['content-type'], reply.text).toContain('application/problem+json');
+  const problem = expectProblem(reply.json, code);
+  expect(reply.status).toBe(problem.status);
+  expect(problem.request_id).toBe(reply.headers['x-request-id']);
+  return problem;
+}
+
+/** Asserts a tool result is an `isError` result whose `structuredContent` is a problem with `code`. */
+export function expectToolProblem(result: ToolCallResult, code: ErrorCode) {
+  expect(result.isError, JSON.stringify(result.structuredContent)).toBe(true);
+  const problem = expectProblem(result.structuredContent, code);
+  expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  return problem;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Table snapshots
+// ---------------------------------------------------------------------------------------------------
+
+/** Every item of the main table (strongly consistent scan, all pages). */
+export async function scanTable(store: Store, tableName: string = store.tableName): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.document.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/**
+ * True for items every request may write whatever its outcome: activity entries (each REST write and
+ * tool call is logged, failures included) and rate-limit counters (each request is counted).
+ */
+export function isBookkeeping(item: Record<string, unknown>): boolean {
+  return item.entity === 'activity' || String(item.pk).startsWith('RATE#');
+}
+
+/**
+ * The domain state of both tables: every item that is not {@link isBookkeeping}, as sorted JSON lines.
+ * Two equal snapshots mean no request in between wrote, changed or deleted any domain object,
+ * idempotency record, token or outbox event.
+ */
+export async function domainSnapshot(store: Store): Promise<string[]> {
+  const items = [...(await scanTable(store)), ...(await scanTable(store, store.deadLetterTableName))];
+  return items
+    .filter((item) => !isBookkeeping(item))
+    .map((item) => JSON.stringify(Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))))
+    .sort();
+}
+
+/** The items of one team's partition (`TEAM#<id>`), sorted JSON lines, for "team B unchanged" checks. */
+export async function teamPartitionSnapshot(store: Store, teamId: string): Promise<string[]> {
+  return (await domainSnapshot(store)).filter((line) => (JSON.parse(line) as { pk: string }).pk === `TEAM#${teamId}`);
+}
+
+/** Number of project items of a team in the table. */
+export async function countProjects(store: Store, teamId: string): Promise<number> {
+  return (await scanTable(store)).filter((item) => item.pk === `TEAM#${teamId}` && String(item.sk).startsWith('PROJECT#')).length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stores that pause or fail chosen commands
+// ---------------------------------------------------------------------------------------------------
+
+type Command = { constructor: { name: string }; input: Record<string, unknown> };
+
+/** Wraps a store so that `send` runs `intercept` first (which may wait or throw). */
+function interceptedStore(store: Store, intercept: (command: Command) => Promise<void>): Store {
+  const document = new Proxy(store.document, {
+    get(target, property, receiver) {
+      if (property === 'send') {
+        return async (command: Command, ...rest: unknown[]) => {
+          await intercept(command);
+          return (target.send as (...args: unknown[]) => Promise<unknown>).call(target, command, ...rest);
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  return { ...store, document };
+}
+
+/**
+ * A store whose first command matching `match` (e.g. the project transaction) waits until `release()`.
+ * `reached` resolves when that command arrives. Commands after the first pass straight through.
+ */
+export function gatedStore(store: Store, match: (command: Command) => boolean): { store: Store; reached: Promise<void>; release(): void } {
+  let arrive!: () => void;
+  let open!: () => void;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const released = new Promise<void>((resolve) => (open = resolve));
+  let used = false;
+  return {
+    store: interceptedStore(store, async (command) => {
+      if (!used && match(command)) {
+        used = true;
+        arrive();
+        await released;
+      }
+    }),
+    reached,
+    release: () => open(),
+  };
+}
+
+/** A store on which every command matching `match` fails with `error` (an injected infrastructure fault). */
+export function failingStore(store: Store, match: (command: Command) => boolean, error: Error = new Error('injected store failure: connection reset by peer (secret-looking internal detail)')): Store {
+  return interceptedStore(store, async (command) => {
+    if (match(command)) throw error;
+  });
+}
+
+/** The runtime with another store (same clock, queue, scheduler and transport). */
+export function withStore<R extends Runtime>(runtime: R, store: Store): R {
+  return { ...runtime, store };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A world of two teams
+// ---------------------------------------------------------------------------------------------------
+
+/** A team with a full-ability token, a project, a webhook endpoint (with its secret) and a delivery. */
+export interface SeededTeam {
+  team: Team;
+  /** Bearer string of a token holding every ability (team-wide). */
+  token: string;
+  principal: Principal;
+  project: Project;
+  endpoint: { id: string; secret: string };
+  deliveryId: string;
+  /** A second token of the team (for revoke / list checks), with its bearer string. */
+  spare: { id: string; token: string };
+}
+
+/** Team A (the caller) and team B (the victim), plus project-scoped and weak tokens of team A. */
+export interface World {
+  a: SeededTeam & {
+    /** A second project of team A, outside the project-scoped token's scope. */
+    otherProject: Project;
+    /** Token of team A narrowed to `a.project` (`scope:project:<uuid>`), holding every ability. */
+    scoped: { id: string; token: string; principal: Principal };
+    /** Token of team A holding only `team:view` and `mcp:full`. */
+    weak: { id: string; token: string; principal: Principal };
+  };
+  b: SeededTeam;
+  /** Every id, name and secret of team B: none may appear in anything team A receives. */
+  bSecrets: string[];
+}
+
+/** Resolves a bearer string to its principal, exactly as the pipelines do. */
+export async function principalOf(store: Store, token: string): Promise<Principal> {
+  return authenticate(store, `Bearer ${token}`);
+}
+
+async function seedFullTeam(runtime: Runtime, clock: Clock): Promise<SeededTeam> {
+  const seeded = await seedTeam(runtime.store, clock);
+  const principal = await principalOf(runtime.store, seeded.token);
+  const project = await createProject(runtime, principal, { name: `Project of ${seeded.team.name}`, platform_type: 'discord' });
+  const endpoint = await createWebhookEndpoint(runtime, principal, { name: `Hook of ${seeded.team.name}`, url: 'https://receiver.example/hooks', events: ['project.created'] });
+  const delivery = await sendTestEvent(runtime, principal, endpoint.id);
+  const spare = await mintToken(runtime.store, clock, { teamId: seeded.team.id, abilities: ['team:view'], name: 'spare' });
+  return { team: seeded.team, token: seeded.token, principal, project, endpoint: { id: endpoint.id, secret: endpoint.secret }, deliveryId: delivery.id, spare: { id: spare.id, token: spare.token } };
+}
+
+/**
+ * Seeds {@link World}: two teams with a project, an endpoint, a test delivery and two tokens each;
+ * team A also gets a second project, a token scoped to its first project and a weak token.
+ */
+export async function createWorld(runtime: Runtime, clock: Clock): Promise<World> {
+  const a = await seedFullTeam(runtime, clock);
+  const b = await seedFullTeam(runtime, clock);
+  const otherProject = await createProject(runtime, a.principal, { name: 'Other project of A', platform_type: 'telegram' });
+  const scoped = await mintToken(runtime.store, clock, { teamId: a.team.id, abilities: ABILITY_VALUES, projectIds: [a.project.id], name: 'scoped' });
+  const weakAbilities: Ability[] = ['team:view', 'mcp:full'];
+  const weak = await mintToken(runtime.store, clock, { teamId: a.team.id, abilities: weakAbilities, name: 'weak' });
+  const bSecrets = [
+    b.team.id,
+    b.team.name,
+    b.token.split('_').at(-1)!,
+    b.spare.token.split('_').at(-1)!,
+    b.principal.tokenId,
+    b.spare.id,
+    b.project.id,
+    b.project.name,
+    b.endpoint.id,
+    b.endpoint.secret,
+    b.deliveryId,
+  ];
+  return {
+    a: {
+      ...a,
+      otherProject,
+      scoped: { id: scoped.id, token: scoped.token, principal: await principalOf(runtime.store, scoped.token) },
+      weak: { id: weak.id, token: weak.token, principal: await principalOf(runtime.store, weak.token) },
+    },
+    b,
+    bSecrets,
+  };
+}
+
+/** Asserts that `text` contains none of `secrets` (ids, names, secrets of another tenant). */
+export function expectNoneOf(text: string, secrets: readonly string[], what: string): void {
+  for (const secret of secrets) expect(text.includes(secret), `${what} leaks ${secret}: ${text.slice(0, 400)}`).toBe(false);
+}
