@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Problem } from '../schemas/common.js';
 import { listActivity } from '../activity.js';
 import { authorizeOperation } from '../auth/authorize.js';
 import { listTokens, type Principal } from '../auth/tokens.js';
@@ -153,6 +154,22 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return rest;
 }
 
+/**
+ * The published `outputSchema` of a tool: an object that is either the tool's result or, on a result
+ * with `isError: true`, the problem document (DESIGN D1 puts it in `structuredContent`). Clients such as
+ * the official SDK validate `structuredContent` even on errors, so both shapes must be admitted.
+ */
+function resultOrProblemSchema(result: z.ZodType): Record<string, unknown> {
+  const { $defs: resultDefinitions, ...resultRoot } = jsonSchema(result, 'output');
+  const { $defs: problemDefinitions, ...problemRoot } = jsonSchema(Problem, 'output');
+  const definitions = { ...(resultDefinitions as object | undefined), ...(problemDefinitions as object | undefined) };
+  return {
+    type: 'object',
+    anyOf: [resultRoot, problemRoot],
+    ...(Object.keys(definitions).length ? { $defs: definitions } : {}),
+  };
+}
+
 /** The `tools/list` result: all 42 tools with input/output JSON Schemas and annotations (DESIGN D5). */
 export function listToolsResult(): { tools: Array<Record<string, unknown>> } {
   return {
@@ -161,7 +178,7 @@ export function listToolsResult(): { tools: Array<Record<string, unknown>> } {
       title: entry.definition.title,
       description: entry.definition.description,
       inputSchema: jsonSchema(entry.definition.inputSchema, 'input'),
-      outputSchema: jsonSchema(entry.outputSchema, 'output'),
+      outputSchema: resultOrProblemSchema(entry.outputSchema),
       annotations: { title: entry.definition.title, ...entry.definition.annotations },
     })),
   };

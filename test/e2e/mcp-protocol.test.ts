@@ -506,11 +506,9 @@ describe('tools (DESIGN D5, D12)', () => {
     }
   });
 
-  // KNOWN BUG (tool table, reported): a failed call's structuredContent is the problem document
-  // (DESIGN D1), which does not match the tool's declared outputSchema, so the official SDK Client
-  // rejects the whole result ("Structured content does not match the tool's output schema") instead of
-  // returning `isError: true`. Remove `.fails` once outputSchema admits the problem document.
-  it.fails('lets the SDK Client see a per-tool refusal as an isError result', async () => {
+  // A failed call's structuredContent is the problem document (DESIGN D1); the SDK Client validates
+  // structuredContent even on errors, so each outputSchema admits the result or the problem document.
+  it('lets the SDK Client see a per-tool refusal as an isError result', async () => {
     const { client } = await sdkClient(serviceA.mcpUrl, (await mint(['mcp:full', 'project:view-any'])).token);
     try {
       await client.listTools(); // the client validates results only against schemas it has listed
