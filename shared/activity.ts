@@ -79,7 +79,7 @@ export async function listActivity(
   }
   const data: ActivityEntry[] = [];
   let lastReturnedKey: Record<string, unknown> | undefined;
-  let startKey = decodeCursor(query.cursor, partition);
+  let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: 'act_' });
   for (let reads = 0; ; reads++) {
     const result = await store.document.send(
       new QueryCommand({

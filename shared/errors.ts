@@ -78,15 +78,17 @@ export function fieldErrors(prefix: string, issues: ReadonlyArray<{ path: Proper
 }
 
 /**
- * Translates a store failure caused by a client cursor (DESIGN D12). A cursor is an opaque
- * DynamoDB start key; one that decodes but does not fit the list (wrong sort-key range, missing or extra
- * key attributes, wrong types) makes DynamoDB reject the query with a `ValidationException`. Both
+ * Translates a rejected client cursor (DESIGN D12) into VALIDATION_FAILED on the surface's field path:
+ * either `decodeCursor` refused it (field `cursor`: wrong team, shape or item type), or — defence in
+ * depth — DynamoDB rejected the start key with a `ValidationException`. Both
  * edges call this only for requests that carried a cursor — every other input is validated by zod
  * before any query runs — so such a rejection is the client's: VALIDATION_FAILED with the field `path`
  * (`query.cursor`, `arguments.cursor`). Returns null for any other error.
  */
 export function cursorRejection(error: unknown, path: string): ProblemError | null {
-  if (error instanceof Error && !(error instanceof ProblemError) && error.name === 'ValidationException') {
+  const rejectedByStore = error instanceof Error && !(error instanceof ProblemError) && error.name === 'ValidationException';
+  const rejectedByDecoder = error instanceof ProblemError && error.code === 'VALIDATION_FAILED' && error.errors?.length === 1 && error.errors[0].path === 'cursor';
+  if (rejectedByStore || rejectedByDecoder) {
     return new ProblemError('VALIDATION_FAILED', 'The cursor is not valid for this list.', {
       errors: [{ path, message: 'Use the next_cursor of the previous page of this same list.' }],
     });

@@ -94,7 +94,7 @@ export async function listProjects(runtime: Runtime, principal: Principal, page:
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.project },
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, partition),
+      ExclusiveStartKey: decodeCursor(page.cursor, partition, { sortKeyPrefix: sortKeyPrefix.project }),
     }),
   );
   return { data: (result.Items ?? []).map(toProject), next_cursor: encodeCursor(result.LastEvaluatedKey) };
@@ -107,7 +107,7 @@ export async function listProjects(runtime: Runtime, principal: Principal, page:
  */
 async function listScopedProjects(runtime: Runtime, teamId: string, projectIds: readonly string[], page: { limit: number; cursor?: string }): Promise<{ data: Project[]; next_cursor: string | null }> {
   const partition = keys.teamPartition(teamId);
-  const start = decodeCursor(page.cursor, partition);
+  const start = decodeCursor(page.cursor, partition, { sortKeyPrefix: sortKeyPrefix.project });
   const after = typeof start?.sk === 'string' ? start.sk : '';
   const remaining = [...new Set(projectIds)]
     .map((projectId) => keys.project(teamId, projectId))

@@ -219,7 +219,7 @@ export async function listTokens(store: Store, teamId: string, page: { limit: nu
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': partition },
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, partition, 'gsi1pk'),
+      ExclusiveStartKey: decodeCursor(page.cursor, partition, { partitionAttribute: 'gsi1pk', keyAttributes: ['gsi1pk', 'gsi1sk', 'pk', 'sk'] }),
     }),
   );
   return { data: (result.Items as StoredToken[]).map(publicToken), next_cursor: encodeCursor(result.LastEvaluatedKey) };

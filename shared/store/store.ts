@@ -61,23 +61,46 @@ export function encodeCursor(lastEvaluatedKey: Record<string, unknown> | undefin
   return lastEvaluatedKey ? Buffer.from(JSON.stringify(lastEvaluatedKey)).toString('base64url') : null;
 }
 
+/** What a list expects its cursors to look like (see {@link decodeCursor}). */
+export interface CursorShape {
+  /** The attribute holding the query's partition key (`pk`, or `gsi1pk` for the index). */
+  partitionAttribute?: string;
+  /** Every attribute DynamoDB's LastEvaluatedKey has for this query (default `pk`, `sk`). */
+  keyAttributes?: readonly string[];
+  /** Prefix the sort key `sk` must start with (the list's item type, e.g. `PROJECT#`). */
+  sortKeyPrefix?: string;
+}
+
 /**
- * Decodes a cursor made by {@link encodeCursor}. Returns undefined for no cursor. Throws
- * ProblemError VALIDATION_FAILED when it is malformed or when its partition key is not
- * `expectedPartitionKey` (so a cursor can never read another team's data).
+ * Decodes a cursor made by {@link encodeCursor} for a list whose partition key is
+ * `expectedPartitionKey`. Returns undefined for no cursor. Throws ProblemError VALIDATION_FAILED
+ * (field `cursor`; the edges rename it `query.cursor` / `arguments.cursor`) when it does not decode,
+ * when its partition key is not `expectedPartitionKey` (a cursor never reads another team's data), or
+ * when its attributes or sort key do not have this list's shape.
  */
-export function decodeCursor(cursor: string | undefined, expectedPartitionKey: string, partitionAttribute = 'pk'): Record<string, unknown> | undefined {
+export function decodeCursor(cursor: string | undefined, expectedPartitionKey: string, shape: CursorShape = {}): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
+  const partitionAttribute = shape.partitionAttribute ?? 'pk';
+  const keyAttributes = shape.keyAttributes ?? ['pk', 'sk'];
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     parsed = null;
   }
-  if (!parsed || typeof parsed !== 'object' || (parsed as Record<string, unknown>)[partitionAttribute] !== expectedPartitionKey) {
+  const key = parsed as Record<string, unknown> | null;
+  const valid =
+    key !== null &&
+    typeof key === 'object' &&
+    !Array.isArray(key) &&
+    key[partitionAttribute] === expectedPartitionKey &&
+    Object.keys(key).length === keyAttributes.length &&
+    keyAttributes.every((attribute) => typeof key[attribute] === 'string' && (key[attribute] as string).length > 0 && (key[attribute] as string).length <= 1024) &&
+    (shape.sortKeyPrefix === undefined || (key.sk as string).startsWith(shape.sortKeyPrefix));
+  if (!valid) {
     throw new ProblemError('VALIDATION_FAILED', 'The cursor is not valid for this list.', {
-      errors: [{ path: 'query.cursor', message: 'Use the next_cursor of the previous page of this same list.' }],
+      errors: [{ path: 'cursor', message: 'Use the next_cursor of the previous page of this same list.' }],
     });
   }
-  return parsed as Record<string, unknown>;
+  return key as Record<string, unknown>;
 }

@@ -574,7 +574,7 @@ export async function listDeliveries(
       ExpressionAttributeValues: values,
       ScanIndexForward: false,
       Limit: query.limit,
-      ExclusiveStartKey: decodeCursor(query.cursor, partition),
+      ExclusiveStartKey: decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.delivery }),
     }),
   );
   return { data: (result.Items as StoredDelivery[]).map((item) => publicDelivery(item, false)), next_cursor: encodeCursor(result.LastEvaluatedKey) };

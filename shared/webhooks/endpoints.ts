@@ -142,7 +142,7 @@ async function queryEndpoints(runtime: Runtime, teamId: string, page: { limit: n
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.webhookEndpoint },
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, partition),
+      ExclusiveStartKey: decodeCursor(page.cursor, partition, { sortKeyPrefix: sortKeyPrefix.webhookEndpoint }),
       ConsistentRead: true,
     }),
   );
