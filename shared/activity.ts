@@ -1,7 +1,7 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from './clock.js';
 import { isoTime } from './clock.js';
-import { monotonicFactory } from 'ulid';
+import { newUlid } from './ids.js';
 import { keys } from './store/keys.js';
 import type { Store } from './store/store.js';
 import { decodeCursor, encodeCursor } from './store/store.js';
@@ -10,11 +10,8 @@ import { decodeCursor, encodeCursor } from './store/store.js';
 const ACTIVITY_RETENTION_SECONDS = 400 * 24 * 60 * 60;
 /** A filtered page reads at most this many DynamoDB pages before answering (with a cursor to continue). */
 const MAX_FILTERED_READS = 10;
-/**
- * Entry ids are monotonic ULIDs: within one process, entries written in the same millisecond (or
- * under a clock that stands still) still sort in write order, so "newest first" is exact.
- */
-const nextEntryUlid = monotonicFactory();
+// Entry ids are monotonic ULIDs (`newUlid`): within one process, entries written in the same
+// millisecond (or under a clock that stands still) still sort in write order, so "newest first" is exact.
 
 /**
  * One activity-log entry (interface "Tool-server authorization" 3). Never holds request bodies,
@@ -44,7 +41,7 @@ export interface ActivityEntry {
  */
 export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): Promise<ActivityEntry> {
   const nowMs = clock.nowMs();
-  const full: ActivityEntry = { id: `act_${nextEntryUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
+  const full: ActivityEntry = { id: `act_${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
   await store.document.send(
     new PutCommand({
       TableName: store.tableName,

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
+
+/** ULIDs made in the same millisecond still sort in creation order (token lists, delivery lists). */
+const ulid = monotonicFactory();
 
 /** A new domain object id: a random UUID v4 (DESIGN D12). */
 export function newUuid(): string {

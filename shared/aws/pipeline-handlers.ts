@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Runtime } from '../runtime.js';
 import { fanOutEvent, processDeliveryMessage, sweep } from '../webhooks/deliveries.js';
 import type { StoredEvent } from '../webhooks/events.js';
+import { logger } from '../logger.js';
 
 /** Schema of a delivery-queue message body (see `DeliveryMessage`). */
 const DeliveryMessageSchema = z.object({
@@ -31,11 +32,11 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
     }
     const message = DeliveryMessageSchema.safeParse(body);
     if (!message.success) {
-      console.error(JSON.stringify({ level: 'error', message: 'dropping malformed delivery message', message_id: record.messageId }));
+      logger.error('dropping malformed delivery message', { message_id: record.messageId });
       return;
     }
     const outcome = await processDeliveryMessage(getRuntime(), message.data);
-    console.log(JSON.stringify({ level: 'info', delivery_id: message.data.delivery_id, attempt: message.data.attempt, outcome }));
+    logger.info('delivery message processed', { delivery_id: message.data.delivery_id, attempt: message.data.attempt, outcome });
   };
   return async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
 }
@@ -60,7 +61,7 @@ export function createFanOutHandler(getRuntime: () => Runtime) {
 export function createSweeperHandler(getRuntime: () => Runtime) {
   return async () => {
     const result = await sweep(getRuntime());
-    console.log(JSON.stringify({ level: 'info', message: 'sweep', ...result }));
+    logger.info('sweep', { ...result });
     return result;
   };
 }

@@ -13,6 +13,7 @@ import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limi
 import type { Runtime } from '../runtime.js';
 import { OPERATIONS } from './operations.js';
 import { matchRoute, type OperationId, type RouteDefinition } from './route-table.js';
+import { logger } from '../logger.js';
 
 /** Largest accepted request body, in bytes (256 KiB). Larger bodies get PAYLOAD_TOO_LARGE (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -149,13 +150,13 @@ export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxy
       claim = null; // the operation took effect: never release the key now, whatever happens next
       const stored: StoredResponse = { status: response.statusCode, headers: { ...response.headers }, body: response.body };
       await completed.complete(stored).catch((error) =>
-        console.error(JSON.stringify({ level: 'error', request_id: requestId, message: `idempotency record not completed: ${(error as Error).message}` })),
+        logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }),
       );
     }
     return response;
   } catch (error) {
     if (claim?.kind === 'claimed') await claim.release().catch(() => undefined);
-    if (!(error instanceof ProblemError)) console.error(JSON.stringify({ level: 'error', request_id: requestId, message: (error as Error)?.message, stack: (error as Error)?.stack }));
+    if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
     const { problem, headers: problemHeaders } = toProblem(error, requestId);
     response = { statusCode: problem.status, headers: { 'Content-Type': 'application/problem+json', ...problemHeaders }, body: JSON.stringify(problem) };
     return response;
@@ -173,7 +174,7 @@ export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxy
         status: response!.statusCode,
         duration_ms: durationMs,
         request_id: requestId,
-      }).catch((error) => console.error(JSON.stringify({ level: 'error', request_id: requestId, message: `activity write failed: ${(error as Error).message}` })));
+      }).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
     }
     options.onResponse?.({ method, path, status: response!.statusCode, duration_ms: durationMs, request_id: requestId, operation: route?.operationId ?? null });
   }

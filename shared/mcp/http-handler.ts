@@ -10,6 +10,7 @@ import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limi
 import type { Runtime } from '../runtime.js';
 import { keys } from '../store/keys.js';
 import { buildMcpServer, connectMcpServer } from './server.js';
+import { logger } from '../logger.js';
 
 /** Sessions end 24 hours after `initialize` (seconds); checked in code, TTL only cleans up. */
 export const MCP_SESSION_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -166,7 +167,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
   try {
     response = await serve();
   } catch (error) {
-    if (!(error instanceof ProblemError)) console.error(JSON.stringify({ level: 'error', request_id: requestId, message: (error as Error)?.message, stack: (error as Error)?.stack }));
+    if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
     response = problemResponse(error, requestId);
   }
   const headers: Record<string, string> = { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId };

@@ -15,6 +15,7 @@ import { getTeam } from '../teams.js';
 import { recordActivity } from '../activity.js';
 import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../webhooks/endpoints.js';
 import { getDelivery, listDeliveries, replayDeadDeliveries, retryDelivery, sendTestEvent } from '../webhooks/deliveries.js';
+import { logger } from '../logger.js';
 
 /** What a tool handler receives: validated arguments (without `idempotency_key`). */
 export interface ToolContext {
@@ -250,11 +251,11 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     result = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     // The tool took effect: its key is completed, never released, even if storing the result fails.
     await claim?.complete({ status: 200, headers: {}, body: JSON.stringify(result) }).catch((error) =>
-      console.error(JSON.stringify({ level: 'error', request_id: requestId, tool: name, message: `idempotency record not completed: ${(error as Error).message}` })),
+      logger.error('idempotency record not completed', { request_id: requestId, tool: name, error: error as Error }),
     );
     return result;
   } catch (error) {
-    if (!(error instanceof ProblemError)) console.error(JSON.stringify({ level: 'error', request_id: requestId, tool: name, message: (error as Error)?.message, stack: (error as Error)?.stack }));
+    if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, tool: name, error: error as Error });
     const { problem } = toProblem(error, requestId);
     outcome = problem.code;
     status = errorCode(problem.code).status;
@@ -269,7 +270,7 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       status,
       duration_ms: Math.round(performance.now() - started),
       request_id: requestId,
-    }).catch((error) => console.error(JSON.stringify({ level: 'error', request_id: requestId, message: `activity write failed: ${(error as Error).message}` })));
+    }).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
   }
 }
 

@@ -2,7 +2,6 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { webhookEvent } from '../catalogues/webhook-events.js';
 import type { Principal } from '../auth/tokens.js';
-import { requireTeamWideAccess } from '../auth/authorize.js';
 import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { newDeliveryId } from '../ids.js';
@@ -437,7 +436,6 @@ async function deadLetter(runtime: Runtime, message: DeliveryMessage): Promise<P
  * it (pending, attempts 0). Errors: NOT_FOUND, CONFLICT (not dead, or changed concurrently).
  */
 export async function retryDelivery(runtime: Runtime, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
-  requireTeamWideAccess(principal, 'webhook deliveries');
   const delivery = await loadDelivery(runtime, principal.teamId, deliveryId);
   if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
   if (delivery.status !== 'dead') throw new ProblemError('CONFLICT', `Only dead deliveries can be retried; this one is ${delivery.status}.`);
@@ -493,7 +491,6 @@ const REPLAY_CONCURRENCY = 50;
  * someone else is not counted).
  */
 export async function replayDeadDeliveries(runtime: Runtime, principal: Principal, sinceHours: number): Promise<{ replayed: number }> {
-  requireTeamWideAccess(principal, 'webhook deliveries');
   const nowMs = runtime.clock.nowMs();
   const since = isoTime(nowMs - sinceHours * 3_600_000);
   const partition = keys.teamPartition(principal.teamId);
@@ -532,7 +529,6 @@ export async function replayDeadDeliveries(runtime: Runtime, principal: Principa
 
 /** Reads one delivery with its attempt records. NOT_FOUND when absent or foreign. */
 export async function getDelivery(runtime: Runtime, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
-  requireTeamWideAccess(principal, 'webhook deliveries');
   const delivery = await loadDelivery(runtime, principal.teamId, deliveryId);
   if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
   return publicDelivery(delivery, true);
@@ -547,7 +543,6 @@ export async function listDeliveries(
   principal: Principal,
   query: { limit: number; cursor?: string; endpoint_id?: string; status?: DeliveryStatus; event_type?: string },
 ): Promise<{ data: WebhookDelivery[]; next_cursor: string | null }> {
-  requireTeamWideAccess(principal, 'webhook deliveries');
   const partition = keys.teamPartition(principal.teamId);
   const filters: string[] = [];
   const values: Record<string, unknown> = { ':pk': partition, ':prefix': sortKeyPrefix.delivery };
@@ -586,7 +581,6 @@ export async function listDeliveries(
  * Errors: NOT_FOUND, CONFLICT (endpoint disabled).
  */
 export async function sendTestEvent(runtime: Runtime, principal: Principal, endpointId: string): Promise<WebhookDelivery> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   const endpoint = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
   if (!endpoint) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
   if (!endpoint.is_active) throw new ProblemError('CONFLICT', 'The endpoint is disabled; re-enable it with is_active: true first.');

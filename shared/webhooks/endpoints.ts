@@ -3,7 +3,6 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { webhookEvent, type WebhookEventName } from '../catalogues/webhook-events.js';
 import type { Ability } from '../catalogues/abilities.js';
 import type { Principal } from '../auth/tokens.js';
-import { requireTeamWideAccess } from '../auth/authorize.js';
 import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { newUuid } from '../ids.js';
@@ -82,7 +81,6 @@ export async function createWebhookEndpoint(
   principal: Principal,
   input: { name: string; url: string; events: WebhookEventName[]; allowed_ips?: string[] },
 ): Promise<WebhookEndpoint & { secret: string }> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   const events = [...new Set(input.events)];
   requireEventAbilities(principal, events);
   const existing = await queryEndpoints(runtime, principal.teamId, { limit: MAX_ENDPOINTS_PER_TEAM });
@@ -128,7 +126,6 @@ export async function loadWebhookEndpoint(runtime: Runtime, teamId: string, endp
 
 /** Reads one endpoint of the principal's team; NOT_FOUND when absent or foreign. */
 export async function getWebhookEndpoint(runtime: Runtime, principal: Principal, endpointId: string): Promise<WebhookEndpoint> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   const item = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
   if (!item) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
   return publicEndpoint(item);
@@ -156,7 +153,6 @@ export async function allWebhookEndpoints(runtime: Runtime, teamId: string): Pro
 
 /** Lists the team's endpoints (never secrets), paged (DESIGN D12). */
 export async function listWebhookEndpoints(runtime: Runtime, principal: Principal, page: { limit: number; cursor?: string }): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   const result = await queryEndpoints(runtime, principal.teamId, page);
   return { data: result.data.map(publicEndpoint), next_cursor: result.next_cursor };
 }
@@ -172,7 +168,6 @@ export async function updateWebhookEndpoint(
   endpointId: string,
   input: { name?: string; url?: string; events?: WebhookEventName[]; allowed_ips?: string[] | null; is_active?: boolean },
 ): Promise<WebhookEndpoint> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   if (input.events) requireEventAbilities(principal, input.events);
   const now = isoTime(runtime.clock.nowMs());
   const sets = ['updated_at = :now'];
@@ -226,7 +221,6 @@ export async function updateWebhookEndpoint(
 
 /** Deletes an endpoint; its pending deliveries stop at their next attempt. NOT_FOUND when absent. */
 export async function deleteWebhookEndpoint(runtime: Runtime, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   try {
     await runtime.store.document.send(
       new DeleteCommand({ TableName: runtime.store.tableName, Key: keys.webhookEndpoint(principal.teamId, endpointId), ConditionExpression: 'attribute_exists(pk)' }),
@@ -249,7 +243,6 @@ export async function rotateWebhookEndpointSecret(
   endpointId: string,
   mode: 'api' | 'dashboard' = 'api',
 ): Promise<WebhookEndpoint & { secret: string }> {
-  requireTeamWideAccess(principal, 'webhook endpoints');
   const current = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
   if (!current) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
   const nowMs = runtime.clock.nowMs();
