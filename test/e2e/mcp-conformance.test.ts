@@ -15,7 +15,6 @@
  * The same table is in README.md, "MCP conformance".
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,7 +22,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../shared/auth/tokens.js';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
-import { startLocalService, type LocalService } from '../../shared/local/service.js';
+import type { LocalService } from '../../shared/local/service.js';
+import { startTestService } from '../support/local-service.js';
 import { startBearerProxy, type BearerProxy } from '../support/mcp.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -150,19 +150,7 @@ const failures = (run: ScenarioRun) => run.checks.filter((check) => check.status
 const describeRun = (run: ScenarioRun) => JSON.stringify({ exitCode: run.exitCode, timedOut: run.timedOut, checks: run.checks.map(({ id, status, errorMessage }) => ({ id, status, errorMessage })), output: run.output.slice(-2000) }, null, 2);
 
 beforeAll(async () => {
-  const tableName = `conf-${randomBytes(4).toString('hex')}`;
-  service = await startLocalService({
-    host: '127.0.0.1',
-    port: 0,
-    dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    dynamoDbLocalPort: 0,
-    tableName,
-    deadLetterTableName: `${tableName}-dead`,
-    timeScale: 1,
-    extraCaPem: [],
-    allowPrivateTargets: false,
-    log: () => {},
-  });
+  service = await startTestService();
   outputDirectory = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
 
   const list = await runCli(['list', '--server'], SCENARIO_TIMEOUT_MS);

@@ -19,7 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, revokeToken } from '../../shared/auth/tokens.js';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { manualClock, type ManualClock } from '../../shared/clock.js';
-import { startLocalService, type LocalService } from '../../shared/local/service.js';
+import type { LocalService } from '../../shared/local/service.js';
+import { startTestService } from '../support/local-service.js';
 import { MCP_SESSION_LIFETIME_SECONDS } from '../../shared/mcp/http-handler.js';
 import { createMcpHandler } from '../../shared/mcp/lambda.js';
 import { keys } from '../../shared/store/keys.js';
@@ -33,20 +34,8 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0
 const ping = (id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'ping' });
 const toolCall = (name: string, args: Record<string, unknown>, id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
-async function startInstance(tableName: string): Promise<LocalService> {
-  return startLocalService({
-    host: '127.0.0.1',
-    port: 0,
-    dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    dynamoDbLocalPort: 0,
-    tableName,
-    deadLetterTableName: `${tableName}-dead`,
-    timeScale: 1,
-    extraCaPem: [],
-    allowPrivateTargets: false,
-    log: () => {},
-    clock,
-  });
+function startInstance(tableName: string): Promise<LocalService> {
+  return startTestService({ tableName, clock });
 }
 
 /** Mints a token of the demo team (default: every ability) and returns the bearer string and token id. */

@@ -14,6 +14,7 @@ import { callTool } from '../../shared/mcp/tools.js';
 import { ActivityList } from '../../shared/schemas/resources.js';
 import { createWorld, expectRestProblem, expectToolProblem, futureClock, rest, tool, type World } from '../support/guarantees.js';
 import { createTestRuntime, type TestRuntime } from '../support/store.js';
+import type { ActivityEntry } from '../../shared/activity.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -25,17 +26,7 @@ beforeEach(async () => {
   world = await createWorld(runtime, clock); // seeds through the domain: no activity yet
 });
 
-interface Entry {
-  id: string;
-  occurred_at: string;
-  token_id: string | null;
-  surface: 'rest' | 'mcp';
-  operation: string;
-  outcome: string;
-  status: number;
-  duration_ms: number;
-  request_id: string;
-}
+type Entry = ActivityEntry;
 
 /** Reads the whole log of team A through REST, page by page (`limit` per page). */
 async function readAll(query: Record<string, string> = {}, limit = 100): Promise<{ entries: Entry[]; pages: number[] }> {

@@ -27,6 +27,7 @@ import type { Team } from '../../shared/teams.js';
 import { sendTestEvent } from '../../shared/webhooks/deliveries.js';
 import { createWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
 import { seedTeam } from './store.js';
+import { toRaw, type RawMcpResponse } from './mcp.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Time
@@ -133,12 +134,7 @@ export async function tool(runtime: Runtime, principal: Principal, name: string,
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 /** A raw tool-server HTTP answer. */
-export interface McpReply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
+export type McpReply = RawMcpResponse;
 
 /**
  * POSTs one JSON-RPC message to the tool server's HTTP pipeline (`handleMcpHttpRequest`), as the
@@ -149,15 +145,7 @@ export async function mcpPost(runtime: Runtime, message: unknown, options: { tok
   if (options.token) headers.set('Authorization', `Bearer ${options.token}`);
   if (options.sessionId) headers.set('MCP-Session-Id', options.sessionId);
   const request = new Request('https://mcp.test/mcp', { method: 'POST', headers, body: JSON.stringify(message) });
-  const response = await handleMcpHttpRequest(runtime, request, { clientIp: options.clientIp ?? '198.51.100.8' });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return toRaw(await handleMcpHttpRequest(runtime, request, { clientIp: options.clientIp ?? '198.51.100.8' }));
 }
 
 /** Opens a tool-server session (`initialize` + `notifications/initialized`) and returns its id. */

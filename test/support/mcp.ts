@@ -33,7 +33,8 @@ export interface RawMcpOptions {
   headers?: Record<string, string>;
 }
 
-async function toRaw(response: Response): Promise<RawMcpResponse> {
+/** Reads a tool-server response: status, headers, text, and the JSON body when it parses. */
+export async function toRaw(response: Response): Promise<RawMcpResponse> {
   const text = await response.text();
   let json: unknown;
   try {

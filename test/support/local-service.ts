@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../../shared/local/service.js';
+
+/**
+ * Starts the local service in-process for a test: REST and the tool server on 127.0.0.1:0, against the
+ * test run's DynamoDB Local, with fresh table names (or `tableName` to share tables between instances),
+ * no webhook CA, private targets refused and no request log. `overrides` replace any of these.
+ */
+export function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
+  const tableName = overrides.tableName ?? `svc-${randomBytes(4).toString('hex')}`;
+  return startLocalService({
+    host: '127.0.0.1',
+    port: 0,
+    dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    dynamoDbLocalPort: 0,
+    tableName,
+    deadLetterTableName: `${tableName}-dead`,
+    timeScale: 1,
+    extraCaPem: [],
+    allowPrivateTargets: false,
+    log: () => {},
+    ...overrides,
+  });
+}
