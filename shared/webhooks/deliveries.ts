@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { webhookEvent } from '../catalogues/webhook-events.js';
@@ -511,16 +512,16 @@ export async function replayDeadDeliveries(runtime: Runtime, principal: Principa
     const flush = async (all: boolean) => {
       while (messages.length >= 10 || (all && messages.length > 0)) await runtime.deliveryQueue.send(messages.splice(0, 10), 0);
     };
-    const worker = async () => {
-      for (let delivery = pending.shift(); delivery; delivery = pending.shift()) {
-        if (await requeueDead(runtime, delivery, nowMs)) {
-          replayed++;
-          messages.push(attemptOne(delivery));
-          await flush(false);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: REPLAY_CONCURRENCY }, worker));
+    await pMap(
+      pending,
+      async (delivery) => {
+        if (!(await requeueDead(runtime, delivery, nowMs))) return;
+        replayed++;
+        messages.push(attemptOne(delivery));
+        await flush(false);
+      },
+      { concurrency: REPLAY_CONCURRENCY },
+    );
     await flush(true);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -640,6 +641,9 @@ export async function sweep(runtime: Runtime, graceMs = 60_000): Promise<{ reque
   return { requeued, fannedOut };
 }
 
+/** Events fanned out at once by {@link relayOutbox} (each fan-out is its own transaction). */
+const RELAY_CONCURRENCY = 8;
+
 /**
  * Fans out every outbox event created before `beforeMs` (epoch ms) that has not been fanned out.
  * The local runtime calls it right after each commit (`beforeMs` = now); the sweeper with a grace period.
@@ -658,11 +662,9 @@ export async function relayOutbox(runtime: Runtime, beforeMs: number): Promise<n
         Limit: 100,
       }),
     );
-    for (const item of (page.Items ?? []) as (StoredEvent & { entity: string })[]) {
-      if (Date.parse(item.created_at) > beforeMs) continue;
-      await fanOutEvent(runtime, item);
-      count++;
-    }
+    const due = ((page.Items ?? []) as StoredEvent[]).filter((item) => Date.parse(item.created_at) <= beforeMs);
+    await pMap(due, (item) => fanOutEvent(runtime, item), { concurrency: RELAY_CONCURRENCY });
+    count += due.length;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return count;
