@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -76,7 +76,10 @@ function functionOfRoute(route: CfnResource): string {
 
 beforeAll(() => {
   const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
-  outdir = mkdtempSync(path.join(tmpdir(), 'membership-cdk-'));
+  // Under the project (cdk.out/ is git-ignored) so a bundle's `@aws-sdk/*` imports resolve from
+  // node_modules, as the Lambda runtime provides them.
+  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
+  outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', 'test-'));
   const built = createMembershipApp({ context, outdir });
   stack = built.stack;
   assembly = built.app.synth(); // runs cdk-nag and CloudFormation validation; throws on findings
@@ -118,6 +121,41 @@ describe('synthesis', () => {
     expect(existsSync(path.join(assetDir, 'rest.mjs'))).toBe(true);
     expect(existsSync(path.join(assetDir, 'rest.mjs.map'))).toBe(true);
     expect(readFileSync(path.join(assetDir, 'rest.mjs'), 'utf8').startsWith("import { createRequire } from 'module';")).toBe(true);
+  });
+
+  it('ships bundles that run as Lambda runs them: REST route, $default route and MCP preflight', () => {
+    const bundleOf = (entry: string): string => {
+      const [, fn] = functionsWithHandler(`${entry}.handler`)[0];
+      return path.join(assembly.directory, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, `${entry}.mjs`);
+    };
+    // A separate Node process imports each bundle (ESM, as the nodejs24.x runtime does) and invokes its
+    // handler with API Gateway v2 events; none of these requests needs AWS.
+    const script = `
+      const call = async (file, env, method, path) => {
+        Object.assign(process.env, env);
+        const { handler } = await import(file + '?' + Math.random());
+        const event = { version: '2.0', rawPath: path, rawQueryString: '', headers: { host: 'api.example' }, isBase64Encoded: false,
+          requestContext: { http: { method, path, sourceIp: '203.0.113.1' }, requestId: 'r-' + path, domainName: 'api.example' } };
+        const result = await handler(event, { awsRequestId: 'r' });
+        return { status: result.statusCode, headers: result.headers, body: result.body };
+      };
+      const [rest, mcp] = process.argv.slice(1);
+      const results = [
+        await call(rest, { OPERATION_ID: 'getOpenApiDocument', TABLE_NAME: 't' }, 'GET', '/openapi.json'),
+        await call(rest, { OPERATION_ID: '$default', TABLE_NAME: 't' }, 'GET', '/v1/unknown'),
+        await call(mcp, { TABLE_NAME: 't' }, 'OPTIONS', '/mcp'),
+      ];
+      process.stdout.write(JSON.stringify(results));
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(bundleOf('rest')).href, pathToFileURL(bundleOf('mcp')).href], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const [openapi, unknown, preflight] = JSON.parse(run.stdout);
+    expect(openapi.status).toBe(200);
+    expect(JSON.parse(openapi.body).openapi).toBe('3.1.0');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).code).toBe('NOT_FOUND');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-max-age']).toBe('86400');
   });
 
   it('passes cdk-nag AwsSolutions checks (acknowledged findings only)', () => {
