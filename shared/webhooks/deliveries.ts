@@ -463,10 +463,11 @@ async function requeueDead(runtime: Runtime, delivery: Pick<StoredDelivery, 'id'
             Update: {
               TableName: runtime.store.tableName,
               Key: keys.delivery(delivery.team_id, delivery.id),
-              UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, gsi1pk = :index, gsi1sk = :sort',
+              // A re-queued delivery lives another retention period from now (TTL housekeeping).
+              UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, gsi1pk = :index, gsi1sk = :sort, expires_at = :expires',
               ConditionExpression: '#status = :dead AND dead_lettered_at = :dead_lettered_at',
               ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':next': isoTime(nowMs), ':now': nowMs, ':null': null, ':index': keys.pendingDeliveriesIndex, ':sort': dueSortKey(nowMs, delivery.id), ':dead': 'dead', ':dead_lettered_at': delivery.dead_lettered_at },
+              ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':next': isoTime(nowMs), ':now': nowMs, ':null': null, ':index': keys.pendingDeliveriesIndex, ':sort': dueSortKey(nowMs, delivery.id), ':dead': 'dead', ':dead_lettered_at': delivery.dead_lettered_at, ':expires': Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS },
             },
           },
           { Delete: { TableName: runtime.store.deadLetterTableName, Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at!, delivery.id) } },
