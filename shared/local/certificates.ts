@@ -135,7 +135,7 @@ export async function issueServerCertificate(
 
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
-  const { forgePrivateKey, forgePublicKey, keyPem } = await newRsaKey();
+  const { forgePublicKey, keyPem } = await newRsaKey();
 
   const cert = forge.pki.createCertificate();
   cert.publicKey = forgePublicKey;

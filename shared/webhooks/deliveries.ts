@@ -591,13 +591,8 @@ export async function sendTestEvent(runtime: Runtime, principal: Principal, endp
     type: 'webhook_endpoint.test',
     projectId: null,
     data: { webhook_endpoint_id: endpointId, message: 'This is a test event sent from the membership service.' },
+    deliveredDirectly: { deliveryCount: 1 },
   });
-  // Already fanned out: the delivery is written here, so the outbox relay must not pick it up.
-  const item = put.Put!.Item as Record<string, unknown>;
-  delete item.gsi1pk;
-  delete item.gsi1sk;
-  item.fanned_out_at = event.created_at;
-  item.delivery_count = 1;
   const delivery = newDeliveryItem(runtime, principal.teamId, endpointId, event);
   await runtime.store.document.send(
     new TransactWriteCommand({ TransactItems: [put, { Put: { TableName: runtime.store.tableName, Item: delivery, ConditionExpression: 'attribute_not_exists(pk)' } }] }),

@@ -39,7 +39,14 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export function outboxEvent(
   store: Store,
   clock: Clock,
-  input: { teamId: string; type: WebhookEventName; projectId: string | null; data: Record<string, unknown> },
+  input: {
+    teamId: string;
+    type: WebhookEventName;
+    projectId: string | null;
+    data: Record<string, unknown>;
+    /** The caller writes the event's deliveries itself in the same transaction (send test event): the event is stored as already fanned out, outside the outbox index. */
+    deliveredDirectly?: { deliveryCount: number };
+  },
 ): { event: StoredEvent; put: TransactItem } {
   const definition = webhookEvent(input.type);
   const nowMs = clock.nowMs();
@@ -62,8 +69,9 @@ export function outboxEvent(
           ...keys.event(input.teamId, event.id),
           entity: 'event',
           ...event,
-          gsi1pk: keys.outboxIndex,
-          gsi1sk: event.id,
+          ...(input.deliveredDirectly
+            ? { fanned_out_at: event.created_at, delivery_count: input.deliveredDirectly.deliveryCount }
+            : { gsi1pk: keys.outboxIndex, gsi1sk: event.id }),
           expires_at: Math.floor(nowMs / 1000) + EVENT_RETENTION_SECONDS,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
