@@ -1,7 +1,7 @@
 /**
  * Benchmark 3: `replayDeadDeliveries` over 10,000 dead deliveries (DESIGN D7 replay-dead). The dead
  * deliveries are seeded straight into fresh tables with BatchWriteItem, in exactly the shapes that
- * `shared/webhooks/deliveries.ts` leaves after the 72-hour dead-letter timer (`markDead`): the delivery
+ * `shared/domain/webhook-deliveries/dead-letter.ts` leaves after the 72-hour dead-letter timer (`markDead`): the delivery
  * row in the main table and its copy in the dead-letter table. The runtime is built by hand; its queue
  * only counts messages.
  *
@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../shared/auth/tokens.js';
+import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { isoTime, systemClock } from '../shared/clock.js';
 import { newDeliveryId, newEventId } from '../shared/ids.js';
@@ -19,11 +19,13 @@ import { createTables } from '../shared/store/create-tables.js';
 import { localDynamoDbClient } from '../shared/store/dynamodb-local.js';
 import { keys, sortKeyPrefix } from '../shared/store/keys.js';
 import { createStore, type Store } from '../shared/store/store.js';
-import { MAX_ATTEMPTS, RETRY_WAIT_SECONDS, replayDeadDeliveries, type DeliveryAttemptRecord } from '../shared/webhooks/deliveries.js';
-import type { WebhookTransport } from '../shared/webhooks/transport.js';
+import { replayDeadDeliveries } from '../shared/domain/webhook-deliveries/dead-letter.js';
+import { MAX_ATTEMPTS, RETRY_WAIT_SECONDS } from '../shared/domain/webhook-deliveries/policy.js';
+import type { DeliveryAttemptRecord } from '../shared/domain/webhook-deliveries/schema.js';
+import type { WebhookTransport } from '../shared/domain/webhook-deliveries/transport/port.js';
 import { attachRequestCounter, runPool } from './support.js';
 
-/** Deliveries and dead-letter copies are kept 30 days (the retention `deliveries.ts` writes). */
+/** Deliveries and dead-letter copies are kept 30 days (the retention `webhook-deliveries/policy.ts` sets). */
 const RETENTION_SECONDS = 30 * 24 * 3_600;
 const HOUR_MS = 3_600_000;
 

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createCertificateAuthority } from '../shared/local/certificates.js';
+import { createCertificateAuthority } from '../bin/certificates.js';
 import { startLocalService, type LocalService } from '../shared/local/service.js';
 import { keys } from '../shared/store/keys.js';
 import { startDynamoDbLocal } from '../shared/store/dynamodb-local.js';

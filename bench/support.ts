@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { mintToken } from '../shared/auth/tokens.js';
+import { mintToken } from '../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
 import type { Store } from '../shared/store/store.js';

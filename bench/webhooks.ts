@@ -12,12 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../shared/clock.js';
 import { newEventId } from '../shared/ids.js';
-import type { CertificateAuthority } from '../shared/local/certificates.js';
-import { issueServerCertificate } from '../shared/local/certificates.js';
+import type { CertificateAuthority } from '../bin/certificates.js';
+import { issueServerCertificate } from '../bin/certificates.js';
 import type { LocalService } from '../shared/local/service.js';
-import { createTeam } from '../shared/teams.js';
-import { EVENT_ID_HEADER, EVENT_NAME_HEADER, generateWebhookSecret, SIGNATURE_HEADER, signatureHeader } from '../shared/webhooks/signing.js';
-import { createHttpsTransport } from '../shared/webhooks/transport.js';
+import { createTeam } from '../shared/domain/teams/repository.js';
+import { EVENT_ID_HEADER, EVENT_NAME_HEADER, generateWebhookSecret, SIGNATURE_HEADER, signatureHeader } from '../shared/domain/webhook-deliveries/signing.js';
+import { createHttpsTransport } from '../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { mintTokens, runPool, type RequestCounter } from './support.js';
 
 /** A keep-alive HTTPS receiver on 127.0.0.1 that answers 200 at once and counts what it got. */

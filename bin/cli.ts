@@ -13,12 +13,13 @@
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { listTokens, mintToken, revokeToken } from '../shared/auth/tokens.js';
+import * as z from 'zod';
 import { systemClock } from '../shared/clock.js';
+import { localConfig } from '../shared/config.js';
+import { listTokens, mintToken, revokeToken } from '../shared/domain/tokens/repository.js';
+import { createTeam } from '../shared/domain/teams/repository.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
-import { storeFromEnvironment } from '../shared/store/store.js';
-import { createTeam } from '../shared/teams.js';
+import { createStore } from '../shared/store/store.js';
 
 const USAGE = `Usage: npm run cli -- <command>
   team create --name <name>
@@ -31,9 +32,11 @@ class UsageError extends Error {}
 const argv = process.argv.slice(2);
 const [noun, verb] = argv;
 const rest = argv.slice(2);
-const store = storeFromEnvironment({
-  ...process.env,
-  DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${process.env.DYNAMODB_LOCAL_PORT ?? '8000'}`,
+const config = localConfig();
+const store = createStore({
+  endpoint: config.dynamoDbEndpoint ?? `http://127.0.0.1:${config.dynamoDbLocalPort}`,
+  tableName: config.tableName,
+  deadLetterTableName: config.deadLetterTableName,
 });
 
 function options<T extends Record<string, { type: 'string'; multiple?: boolean }>>(spec: T, allowPositionals = false) {
@@ -84,7 +87,7 @@ async function run(): Promise<unknown> {
       const all: unknown[] = [];
       let cursor: string | undefined;
       do {
-        const page = await listTokens(store, teamId, { limit: 100, cursor });
+        const page = await listTokens(store, teamId, { limit: 100, cursor, include_revoked: true });
         all.push(...page.data);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);

@@ -31,8 +31,8 @@ import {
   issueServerCertificate,
   loadCertificateAuthority,
   type CertificateAuthority,
-} from '../shared/local/certificates.js';
-import { createMemorySeenStore, verifyWebhook, WebhookVerificationError } from '../shared/webhooks/verify.js';
+} from './certificates.js';
+import { createMemorySeenStore, verifyWebhook, WebhookVerificationError } from '../shared/domain/webhook-deliveries/verify.js';
 import { WEBHOOK_EVENT_NAMES } from '../shared/catalogues/webhook-events.js';
 
 /** Default listening port (overridden by `--port`, then `RECEIVER_PORT`). */

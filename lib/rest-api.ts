@@ -4,54 +4,73 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ROUTES, routeKey, type RouteDefinition } from '../shared/http/route-table.js';
-import type { FunctionCode } from './function-code.js';
+import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
+import { fileEntry, type FunctionCode } from './function-code.js';
 import { AccessLoggedHttpApi } from './http-api.js';
+import { RouteStack, pascalCase } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
-/** OPERATION_ID of the `$default` route's Lambda: matches no operation of the route table. */
-export const UNMATCHED_OPERATION_ID = '$default';
+/**
+ * Most REST routes one nested stack holds (DESIGN D23). A route costs 7 resources (function, role,
+ * policy, log group, integration, permission, route), so 40 routes are 280 resources, well below the
+ * 500-resource CloudFormation limit and the 400 this project allows itself.
+ */
+export const MAX_ROUTES_PER_STACK = 40;
 
-/** `listWebhookEndpoints` → `ListWebhookEndpoints`: the construct-id stem of a route. */
-export function constructIdOf(operationId: string): string {
-  return operationId.charAt(0).toUpperCase() + operationId.slice(1);
-}
-
-/** What a route's Lambda may touch, derived from its route-table entry. */
-export interface RouteAccess {
-  /** Read/write on the main table. */
-  readonly table: boolean;
-  /** Read/write on the dead-letter table. */
-  readonly deadLetterTable: boolean;
-  /** `sqs:SendMessage` on the delivery queue. */
-  readonly sendToQueue: boolean;
+/** The operations of one nested route stack. */
+export interface RouteGroup {
+  /** Construct id of the nested stack: `<Module>Routes`, then `<Module>Routes2`, `<Module>Routes3`, ... */
+  readonly id: string;
+  /** The module folder. */
+  readonly module: string;
+  /** 1-based part number within the module, and how many parts the module has. */
+  readonly part: number;
+  readonly parts: number;
+  readonly operations: readonly RegisteredOperation[];
 }
 
 /**
- * Least-privilege rules for a route's Lambda, derived from the route table so new routes get the
- * right grants without touching `lib/`:
- * - the two public documents (`ability: null`) are rendered from the route table and catalogues
- *   and touch no AWS resource;
- * - every authenticated route reads and writes the main table (token lookup, rate-limit counters,
- *   idempotency records and the activity log are all writes, even behind a GET);
- * - only the `/v1/webhook-deliveries` routes use the dead-letter table (retry and replay-dead);
- * - every authenticated write may emit an event or re-queue a delivery, so it may send to the
- *   delivery queue (a message only says "look at delivery X", so this grants no power beyond
- *   the table write that must precede it — DESIGN D7).
+ * Splits the operations into nested-stack groups: one per object module, a module with more than
+ * `maxPerStack` operations into consecutive parts of at most `maxPerStack`, in declaration order (so
+ * a module's new operations, appended to its definitions, join its last part and existing routes stay
+ * where they are: moving a route between nested stacks would replace it). Throws on a duplicate
+ * operation id or route key.
  */
-export function routeAccess(route: Pick<RouteDefinition, 'method' | 'path' | 'ability'>): RouteAccess {
-  const authenticated = route.ability !== null;
-  return {
-    table: authenticated,
-    deadLetterTable: authenticated && route.path.startsWith('/v1/webhook-deliveries'),
-    sendToQueue: authenticated && route.method !== 'GET',
-  };
+export function groupRoutes(operations: readonly RegisteredOperation[], maxPerStack: number = MAX_ROUTES_PER_STACK): RouteGroup[] {
+  const ids = new Set<string>();
+  const keys = new Set<string>();
+  const byModule = new Map<string, RegisteredOperation[]>();
+  for (const operation of operations) {
+    if (ids.has(operation.id)) throw new Error(`Duplicate operation id ${operation.id}`);
+    if (keys.has(routeKey(operation))) throw new Error(`Duplicate route ${routeKey(operation)} (${operation.id})`);
+    ids.add(operation.id);
+    keys.add(routeKey(operation));
+    const list = byModule.get(operation.module) ?? [];
+    list.push(operation);
+    byModule.set(operation.module, list);
+  }
+  const groups: RouteGroup[] = [];
+  for (const [module, list] of byModule) {
+    const parts = Math.ceil(list.length / maxPerStack);
+    for (let index = 0; index < parts; index++) {
+      groups.push({
+        id: `${pascalCase(module)}Routes${index === 0 ? '' : index + 1}`,
+        module,
+        part: index + 1,
+        parts,
+        operations: list.slice(index * maxPerStack, (index + 1) * maxPerStack),
+      });
+    }
+  }
+  return groups;
 }
 
 /** Properties of {@link RestApi}. */
 export interface RestApiProps {
-  /** Shared function bundles (every route uses the `rest` bundle). */
+  /** The operations to serve, one route and one Lambda each. */
+  readonly operations: readonly RegisteredOperation[];
+  /** Function bundles (each route uses its operation's own bundle). */
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
@@ -62,13 +81,17 @@ export interface RestApiProps {
 }
 
 /**
- * The REST API (`{base_url}`): an HTTP API with one route and one Lambda per entry of `ROUTES`.
- * Every route Lambda runs the same `functions/rest.ts` bundle and learns its operation from
- * `OPERATION_ID`. Construct ids derive from the operation id, so logical ids are stable.
+ * The REST API (`{base_url}`): an HTTP API with one route and one Lambda per operation, whose bundle
+ * holds only that operation. The API, its stage and the `$default` route stay in this stack; the
+ * routes and their Lambdas live in nested {@link RouteStack}s, one per object module (split past
+ * {@link MAX_ROUTES_PER_STACK} routes), so no template nears CloudFormation's resource limit
+ * (DESIGN D23). Construct ids derive from module folders and operation ids, so logical ids are stable.
  */
 export class RestApi extends Construct {
   /** The HTTP API and its stage. */
   public readonly httpApi: AccessLoggedHttpApi;
+  /** The nested stacks of routes, by construct id. */
+  public readonly routeStacks: ReadonlyMap<string, RouteStack>;
   /** The Lambda of each route, by operation id. */
   public readonly functions: ReadonlyMap<string, lambda.Function>;
   /** The `$default` route's Lambda (unknown routes → problem documents). */
@@ -78,47 +101,32 @@ export class RestApi extends Construct {
     super(scope, id);
     this.httpApi = new AccessLoggedHttpApi(this, 'Http', { description: 'Membership service REST API' });
     const functions = new Map<string, lambda.Function>();
+    const routeStacks = new Map<string, RouteStack>();
 
-    for (const route of ROUTES as readonly RouteDefinition[]) {
-      const stem = constructIdOf(route.operationId);
-      const fn = new ServiceFunction(this, stem, {
-        code: props.code,
-        entry: 'rest',
-        description: `REST ${routeKey(route)} (${route.operationId})`,
-        timeout: Duration.seconds(10),
-        environment: { ...props.environment, OPERATION_ID: route.operationId },
-      }).function;
-
-      const access = routeAccess(route);
-      if (access.table) props.tables.table.grantReadWriteData(fn);
-      if (access.deadLetterTable) props.tables.deadLetterTable.grantReadWriteData(fn);
-      if (access.sendToQueue) props.queue.grantSendMessages(fn);
-
-      const httpRoute = new apigwv2.HttpRoute(this, `${stem}Route`, {
+    for (const group of groupRoutes(props.operations)) {
+      const stack = new RouteStack(this, group.id, {
+        description: `Membership service REST routes of the ${group.module} module${group.parts > 1 ? ` (part ${group.part} of ${group.parts})` : ''}`,
+        operations: group.operations,
         httpApi: this.httpApi.api,
-        routeKey: apigwv2.HttpRouteKey.with(route.path, apigwv2.HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration('Integration', fn),
+        code: props.code,
+        tables: props.tables,
+        queue: props.queue,
+        environment: props.environment,
       });
-      Validations.of(httpRoute).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          route.ability === null
-            ? 'Public description document (interface: no token rule for /openapi.json and /webhook-events.json).'
-            : 'The Lambda authenticates the bearer token itself on every call, revocation included (DESIGN D2); an API Gateway authorizer would cache decisions.',
-      });
-      functions.set(route.operationId, fn);
+      routeStacks.set(group.id, stack);
+      for (const [operationId, fn] of stack.functions) functions.set(operationId, fn);
     }
 
     // Every request no route matches reaches this Lambda, so unknown paths and wrong methods get the
     // service's problem documents (NOT_FOUND 404, METHOD_NOT_ALLOWED 405 with Allow) instead of API
-    // Gateway's own body. OPERATION_ID `$default` matches no operation, so it can serve none; it
-    // answers before authentication and touches no AWS resource.
+    // Gateway's own body. It serves no operation, answers before authentication and touches no AWS
+    // resource.
     const fallback = new ServiceFunction(this, 'UnmatchedRoute', {
       code: props.code,
-      entry: 'rest',
+      entry: fileEntry('unmatched-route'),
       description: 'REST $default: problem documents for unknown routes',
       timeout: Duration.seconds(10),
-      environment: { ...props.environment, OPERATION_ID: UNMATCHED_OPERATION_ID },
+      environment: props.environment,
     }).function;
     const defaultRoute = new apigwv2.HttpRoute(this, 'UnmatchedRouteRoute', {
       httpApi: this.httpApi.api,
@@ -127,6 +135,7 @@ export class RestApi extends Construct {
     });
     Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.' });
     this.unmatchedRouteFunction = fallback;
+    this.routeStacks = routeStacks;
     this.functions = functions;
   }
 }

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FunctionCode, type HandlerEntry } from './function-code.js';
+import { FunctionCode, type BundleEntry } from './function-code.js';
 
 /** The Lambda runtime of every function of the service (DESIGN §3: Node.js 24). */
 export const NODE_RUNTIME: lambda.Runtime = lambda.Runtime.NODEJS_24_X;
@@ -15,8 +15,8 @@ export const SERVICE_NAME = 'membership-service';
 export interface ServiceFunctionProps {
   /** Shared bundles; the function uses the one of {@link ServiceFunctionProps.entry}. */
   readonly code: FunctionCode;
-  /** Which `functions/<entry>.ts` the function runs. */
-  readonly entry: HandlerEntry;
+  /** What the function runs: a `functions/<name>.ts` file or one REST operation. */
+  readonly entry: BundleEntry;
   /** Human-readable description shown in the console. */
   readonly description: string;
   /** Function timeout. */
@@ -29,7 +29,7 @@ export interface ServiceFunctionProps {
 
 /**
  * One Lambda function of the service with the settings every function shares: Node.js 24 on
- * ARM64, the shared esbuild bundle of its entry, source maps, a dedicated log group with a
+ * ARM64, the esbuild bundle of its entry, source maps, a dedicated log group with a
  * retention period, and a dedicated role whose only built-in permission is writing to that log
  * group (no AWS managed policy, no `logs:*` on `*`). Callers add least-privilege grants to
  * {@link ServiceFunction.function}.

@@ -7,7 +7,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { FunctionCode } from './function-code.js';
+import { fileEntry, type FunctionCode } from './function-code.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
@@ -184,7 +184,7 @@ export class WebhookWorkers extends Construct {
     // Fan-out ---------------------------------------------------------------------------------
     this.fanOut = new ServiceFunction(this, 'FanOut', {
       code: props.code,
-      entry: 'fan-out',
+      entry: fileEntry('fan-out'),
       description: 'Webhook fan-out: outbox events from the table stream to deliveries',
       timeout: Duration.seconds(60),
       environment: props.environment,
@@ -226,7 +226,7 @@ export class WebhookWorkers extends Construct {
     const schedulingEnvironment = props.retryScheduler.environment();
     this.dispatcher = new ServiceFunction(this, 'Dispatcher', {
       code: props.code,
-      entry: 'dispatcher',
+      entry: fileEntry('dispatcher'),
       description: 'Webhook dispatcher: one signed HTTPS attempt per queued delivery',
       timeout: DISPATCHER_TIMEOUT,
       environment: { ...props.environment, ...schedulingEnvironment },
@@ -242,7 +242,7 @@ export class WebhookWorkers extends Construct {
     // Sweeper ---------------------------------------------------------------------------------
     this.sweeper = new ServiceFunction(this, 'Sweeper', {
       code: props.code,
-      entry: 'sweeper',
+      entry: fileEntry('sweeper'),
       description: 'Webhook sweeper: re-queues lost timers, dead-letters expired deliveries',
       timeout: Duration.seconds(120),
       environment: { ...props.environment, ...schedulingEnvironment },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import { monotonicFactory } from 'ulid';
 
 /** ULIDs made in the same millisecond still sort in creation order (token lists, delivery lists). */
@@ -23,3 +24,21 @@ export function newDeliveryId(nowMs: number): string {
 export function newUlid(nowMs: number): string {
   return ulid(nowMs);
 }
+
+/** Crockford base32, 26 characters: the text of a ULID. */
+const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+
+/**
+ * The id formats as zod schemas, written once (DESIGN D2, D6, D12): domain objects have UUIDs;
+ * tokens a bare ULID; events, deliveries and activity entries a prefix and a ULID.
+ */
+export const IdSchemas = {
+  /** A domain object id (UUID). */
+  uuid: () => z.uuid(),
+  /** A token id: a ULID (DESIGN D2). */
+  token: () => z.string().regex(new RegExp(`^${ULID_PATTERN}$`), 'Expected a token id (a ULID).'),
+  /** A webhook delivery id: `dlv_` + ULID. */
+  delivery: () => z.string().regex(new RegExp(`^dlv_${ULID_PATTERN}$`), 'Expected dlv_ followed by a ULID.'),
+  /** A webhook event id: `evt_` + ULID. */
+  event: () => z.string().regex(new RegExp(`^evt_${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.'),
+} as const;

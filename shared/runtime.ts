@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
-import type { WebhookTransport } from './webhooks/transport.js';
+import type { WebhookTransport } from './domain/webhook-deliveries/transport/port.js';
 
 /**
  * A queue message of the delivery pipeline. It only says "look at delivery X for attempt N" (or

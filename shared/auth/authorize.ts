@@ -1,6 +1,6 @@
 import type { Ability } from '../catalogues/abilities.js';
 import { ProblemError } from '../errors.js';
-import type { Principal } from './tokens.js';
+import type { Principal } from './principal.js';
 
 /**
  * What an operation (a REST route or a tool) declares about who may call it: the one ability it needs

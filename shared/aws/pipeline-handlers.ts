@@ -2,10 +2,12 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Runtime } from '../runtime.js';
-import { fanOutEvent, processDeliveryMessage, sweep } from '../webhooks/deliveries.js';
-import type { StoredEvent } from '../webhooks/events.js';
+import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
+import { fanOutEvent } from '../domain/webhook-deliveries/fan-out.js';
+import { sweep } from '../domain/webhook-deliveries/sweeper.js';
+import type { StoredEvent } from '../events/outbox.js';
 import { logger } from '../logger.js';
 
 /** Schema of a delivery-queue message body (see `DeliveryMessage`). */

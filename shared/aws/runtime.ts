@@ -1,34 +1,51 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { systemClock } from '../clock.js';
-import type { Runtime } from '../runtime.js';
-import { storeFromEnvironment } from '../store/store.js';
-import { createHttpsTransport } from '../webhooks/transport.js';
+import { lambdaConfig, schedulerConfig } from '../config.js';
+import type { RetryScheduler, Runtime } from '../runtime.js';
+import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
+import { createStore } from '../store/store.js';
 import { createSchedulerRetryScheduler, createSqsDeliveryQueue } from './adapters.js';
 
 let runtime: Runtime | undefined;
 
 /**
- * The runtime of every Lambda (built once per execution environment from its environment variables):
- * TABLE_NAME, DEAD_LETTER_TABLE_NAME, DELIVERY_QUEUE_URL, DELIVERY_QUEUE_ARN, SCHEDULER_GROUP_NAME,
- * SCHEDULER_ROLE_ARN. Fan-out runs from DynamoDB Streams, so `eventsCommitted` does nothing; time is
- * never scaled; webhook targets must be public HTTPS hosts trusted by the system roots (DESIGN D9).
+ * The transport of the functions that send no webhooks (every function but the dispatcher, whose entry
+ * gives its own: `shared/aws/dispatcher-runtime.ts`), so their bundles do not carry the HTTPS client.
+ */
+const NO_TRANSPORT: WebhookTransport = {
+  send: () => {
+    throw new Error('This function sends no webhooks; only the dispatcher has an outbound transport.');
+  },
+};
+
+/**
+ * The runtime of every Lambda (built once per execution environment from `shared/config.ts`): the
+ * store, the SQS delivery queue and — for the functions that schedule retries, configured lazily on
+ * first use — EventBridge Scheduler. A missing setting throws `ConfigurationError` naming it. Fan-out
+ * runs from DynamoDB Streams, so `eventsCommitted` does nothing; time is never scaled; webhook targets
+ * must be public HTTPS hosts trusted by the system roots (DESIGN D9).
  */
 export function awsRuntime(): Runtime {
-  if (runtime) return runtime;
-  const env = process.env;
-  runtime = {
-    store: storeFromEnvironment(env),
+  return (runtime ??= createAwsRuntime(NO_TRANSPORT));
+}
+
+/** Builds an AWS runtime with `transport` (see {@link awsRuntime}). Throws `ConfigurationError`. */
+export function createAwsRuntime(transport: WebhookTransport): Runtime {
+  const config = lambdaConfig();
+  let scheduler: RetryScheduler | undefined;
+  return {
+    store: createStore({ endpoint: config.dynamoDbEndpoint, tableName: config.tableName, deadLetterTableName: config.deadLetterTableName }),
     clock: systemClock,
-    deliveryQueue: createSqsDeliveryQueue(new SQSClient({}), env.DELIVERY_QUEUE_URL ?? ''),
-    retryScheduler: createSchedulerRetryScheduler(new SchedulerClient({}), {
-      groupName: env.SCHEDULER_GROUP_NAME ?? '',
-      queueArn: env.DELIVERY_QUEUE_ARN ?? '',
-      roleArn: env.SCHEDULER_ROLE_ARN ?? '',
-    }),
-    transport: createHttpsTransport({ allowPrivateTargets: false }),
+    deliveryQueue: createSqsDeliveryQueue(new SQSClient({}), config.deliveryQueueUrl),
+    retryScheduler: {
+      schedule: (message, atMs) => {
+        scheduler ??= createSchedulerRetryScheduler(new SchedulerClient({}), schedulerConfig());
+        return scheduler.schedule(message, atMs);
+      },
+    },
+    transport,
     eventsCommitted: () => undefined,
     timeScale: 1,
   };
-  return runtime;
 }

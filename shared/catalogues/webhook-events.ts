@@ -14,7 +14,7 @@
  * Subscriber `email` and `phone` are optional: present only when the endpoint owner holds
  * `project-user:view` and the subscriber consented (DESIGN D10).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Ability } from './abilities.js';
 import { ABILITY_VALUES } from './abilities.js';
 import { PAYMENT_PROVIDER_VALUES } from './payment-providers.js';

@@ -1,7 +1,9 @@
 import { createDocument } from 'zod-openapi';
 import { ERROR_CODES } from '../catalogues/error-codes.js';
 import { API_VERSION } from '../catalogues/version.js';
-import { PROBLEM_SCHEMA, ROUTES, type RouteDefinition } from './route-table.js';
+import { OPERATIONS } from '../operations/registry.js';
+import { Problem } from '../schemas/common.js';
+import { MAX_BODY_BYTES } from './rest-pipeline.js';
 
 let cached: ReturnType<typeof createDocument> | undefined;
 
@@ -17,17 +19,18 @@ export function openApiDocument(serverUrl?: string): ReturnType<typeof createDoc
 }
 
 function problemResponse(description: string) {
-  return { description, content: { 'application/problem+json': { schema: PROBLEM_SCHEMA } } };
+  return { description, content: { 'application/problem+json': { schema: Problem } } };
 }
 
 function buildDocument(): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES as readonly RouteDefinition[]) {
-    const isWrite = route.method !== 'GET';
+  for (const route of OPERATIONS) {
+    const isWrite = route.rest.method !== 'GET';
+    const body = route.body;
     const responses: Record<string, unknown> = {
-      [String(route.successStatus)]: {
+      [String(route.rest.successStatus)]: {
         description: route.summary,
-        ...(route.response ? { content: { 'application/json': { schema: route.response } } } : { content: { 'application/json': { schema: { type: 'object' } } } }),
+        ...(route.output ? { content: { 'application/json': { schema: route.output } } } : { content: { 'application/json': { schema: { type: 'object' } } } }),
       },
     };
     if (route.ability) {
@@ -39,11 +42,11 @@ function buildDocument(): ReturnType<typeof createDocument> {
     if (route.ability || route.query) responses['422'] = problemResponse('VALIDATION_FAILED with field-level `errors` (or IDEMPOTENCY_KEY_REUSED for writes).');
     if (isWrite) {
       responses['409'] = problemResponse('IDEMPOTENCY_KEY_IN_USE or CONFLICT.');
-      responses['413'] = problemResponse('PAYLOAD_TOO_LARGE: the body is larger than 256 KiB.');
+      responses['413'] = problemResponse(`PAYLOAD_TOO_LARGE: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
       responses['415'] = problemResponse('UNSUPPORTED_MEDIA_TYPE: send the body as `application/json`.');
     }
     const operation: Record<string, unknown> = {
-      operationId: route.operationId,
+      operationId: route.id,
       summary: route.summary,
       ...(route.teamWide ? { description: 'Team-wide data: a token narrowed by `scope:project:<uuid>` gets 403 TOKEN_MISSING_ABILITY.' } : {}),
       tags: [route.tag],
@@ -56,10 +59,10 @@ function buildDocument(): ReturnType<typeof createDocument> {
       parameters: isWrite
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key replays the first response (DESIGN D3).', schema: { type: 'string', format: 'uuid' } }]
         : undefined,
-      ...(route.body ? { requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: route.body } } } } : {}),
+      ...(body ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } } : {}),
       responses,
     };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+    (paths[route.rest.path] ??= {})[route.rest.method.toLowerCase()] = operation;
   }
   return createDocument({
     openapi: '3.1.0',

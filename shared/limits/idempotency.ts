@@ -1,10 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { ProblemError } from '../errors.js';
-import { keys } from '../store/keys.js';
-import type { Store } from '../store/store.js';
+import { entity, keys } from '../store/keys.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
 
 /** Keys are kept 24 hours (DESIGN D3). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
@@ -98,60 +96,51 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
   const Key = recordAddress(teamId, key);
   const claimId = randomUUID();
   try {
-    await store.document.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: { ...Key, entity: 'idempotency', state: 'in_progress', claim_id: claimId, fingerprint, locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
+    await store.put({
+        Item: { ...Key, entity: entity.idempotency, state: 'in_progress', claim_id: claimId, fingerprint, locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':in_progress': 'in_progress' },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    });
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const existing = (error as ConditionalCheckFailedException & { Item?: Record<string, { S?: string; N?: string }> }).Item;
-    if (existing?.fingerprint?.S !== fingerprint) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    const existing = error.item as { fingerprint?: string; state?: string; response?: string } | undefined;
+    if (existing?.fingerprint !== fingerprint) {
       throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.');
     }
-    if (existing?.state?.S !== 'completed' || !existing.response?.S) {
+    if (existing?.state !== 'completed' || !existing.response) {
       throw new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
     }
-    return { kind: 'replay', response: open(teamId, key, existing.response.S) };
+    return { kind: 'replay', response: open(teamId, key, existing.response) };
   }
   const ownClaim = {
     ConditionExpression: '#state = :in_progress AND claim_id = :claim',
     ExpressionAttributeNames: { '#state': 'state' },
   };
   const ignoreLostClaim = (error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(error instanceof ConditionFailedError)) throw error;
   };
   return {
     kind: 'claimed',
     complete: async (response) => {
-      await store.document
-        .send(
-          new UpdateCommand({
-            TableName: store.tableName,
+      await store
+        .update({
             Key,
             UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
             ConditionExpression: ownClaim.ConditionExpression,
             ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
             ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
-          }),
-        )
+        })
         .catch(ignoreLostClaim);
     },
     release: async () => {
-      await store.document
-        .send(
-          new DeleteCommand({
-            TableName: store.tableName,
+      await store
+        .delete({
             Key,
             ...ownClaim,
             ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId },
-          }),
-        )
+        })
         .catch(ignoreLostClaim);
     },
   };

@@ -1,9 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { keys } from '../store/keys.js';
-import type { Store } from '../store/store.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
 
 /**
  * The rate-limit buckets (interface "Limits", DESIGN D4). `limit` requests per `windowSeconds`.
@@ -50,20 +48,17 @@ export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateL
   const windowStart = Math.floor(nowSeconds / windowSeconds) * windowSeconds;
   const resetSeconds = Math.max(1, Math.ceil(windowStart + windowSeconds - nowSeconds));
   try {
-    const result = await store.document.send(
-      new UpdateCommand({
-        TableName: store.tableName,
+    const attributes = await store.update({
         Key: keys.rateCounter(bucket, subject, windowStart),
         UpdateExpression: 'ADD request_count :one SET expires_at = :expires',
         ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :limit',
         ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': windowStart + windowSeconds * 2 },
         ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    const count = Number(result.Attributes?.request_count ?? limit);
+    });
+    const count = Number(attributes?.request_count ?? limit);
     return { limit, remaining: Math.max(0, limit - count), resetSeconds };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(error instanceof ConditionFailedError)) throw error;
     throw new ProblemError('RATE_LIMITED', `Rate limit of ${limit} requests per ${windowSeconds} seconds reached for bucket \`${bucket}\`.`, {
       headers: { 'Retry-After': String(resetSeconds), ...rateLimitHeaders({ limit, remaining: 0, resetSeconds }) },
     });

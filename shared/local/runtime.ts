@@ -2,8 +2,9 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { DeliveryMessage, DeliveryQueue, RetryScheduler, Runtime } from '../runtime.js';
 import type { Store } from '../store/store.js';
-import { processDeliveryMessage, relayOutbox, sweep } from '../webhooks/deliveries.js';
-import type { WebhookTransport } from '../webhooks/transport.js';
+import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
+import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
+import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 
 /** Options of {@link createLocalRuntime}. */
 export interface LocalRuntimeOptions {

@@ -1,20 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { systemClock, type Clock } from '../clock.js';
-import { mintToken } from '../auth/tokens.js';
-import { createTeam, getTeam } from '../teams.js';
+import { localConfig } from '../config.js';
+import { mintToken } from '../domain/tokens/repository.js';
+import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
 import { createRestHandler } from '../http/rest-handler.js';
 import { nodeRequestToEvent, writeResult } from '../http/api-gateway.js';
 import { createMcpHandler } from '../mcp/lambda.js';
 import { createTables } from '../store/create-tables.js';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../store/dynamodb-local.js';
-import { createStore, type Store } from '../store/store.js';
-import { createHttpsTransport, extraCaFromEnvironment } from '../webhooks/transport.js';
-import type { WebhookTransport } from '../webhooks/transport.js';
+import { keys } from '../store/keys.js';
+import { ConditionFailedError, createStore, type Store } from '../store/store.js';
+import { createHttpsTransport } from '../domain/webhook-deliveries/transport/https-transport.js';
+import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/trust.js';
+import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
@@ -49,25 +50,20 @@ export interface LocalServiceOptions {
   transport?: WebhookTransport;
 }
 
-/** Reads {@link LocalServiceOptions} from the environment (DESIGN §1, §5; issue TIME_SCALE). Throws on a bad value. */
+/** Reads {@link LocalServiceOptions} from the environment (`shared/config.ts`; DESIGN §1, §5). Throws `ConfigurationError` naming a bad value. */
 export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = process.env): LocalServiceOptions {
-  const timeScale = Number(env.TIME_SCALE ?? '1');
-  if (!Number.isFinite(timeScale) || timeScale < 1) throw new Error(`TIME_SCALE must be a number ≥ 1, got ${env.TIME_SCALE}`);
-  const port = Number(env.PORT ?? '3000');
-  const dynamoDbLocalPort = Number(env.DYNAMODB_LOCAL_PORT ?? '8000');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
-  if (!Number.isInteger(dynamoDbLocalPort) || dynamoDbLocalPort < 1 || dynamoDbLocalPort > 65535) throw new Error(`DYNAMODB_LOCAL_PORT must be a port number, got ${env.DYNAMODB_LOCAL_PORT}`);
+  const config = localConfig(env);
   return {
-    host: env.HOST ?? '127.0.0.1',
-    port,
-    dynamoDbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
-    dynamoDbLocalPort,
-    dataDirectory: env.DATA_DIR || undefined,
-    tableName: env.TABLE_NAME ?? 'membership',
-    deadLetterTableName: env.DEAD_LETTER_TABLE_NAME ?? 'membership-dead-letters',
-    timeScale,
+    host: config.host,
+    port: config.port,
+    dynamoDbEndpoint: config.dynamoDbEndpoint,
+    dynamoDbLocalPort: config.dynamoDbLocalPort,
+    dataDirectory: config.dataDirectory,
+    tableName: config.tableName,
+    deadLetterTableName: config.deadLetterTableName,
+    timeScale: config.timeScale,
     extraCaPem: extraCaFromEnvironment(env),
-    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
+    allowPrivateTargets: config.allowPrivateTargets,
   };
 }
 
@@ -88,14 +84,13 @@ const lambdaContext = { callbackWaitsForEmptyEventLoop: false, functionName: 'lo
 
 /** Seeds the demo team once (a marker item guards it) and mints a demo token with every ability. */
 async function seedDemo(store: Store, clock: Clock): Promise<string> {
-  const existing = await store.document.send(new GetCommand({ TableName: store.tableName, Key: { pk: `TEAM#${DEMO_TEAM_ID}`, sk: 'TEAM' } }));
-  let team = existing.Item ? { id: existing.Item.id as string, name: existing.Item.name as string, created_at: existing.Item.created_at as string } : null;
+  let team = await findTeam(store, DEMO_TEAM_ID);
   if (!team) {
     try {
-      await store.document.send(new PutCommand({ TableName: store.tableName, Item: { pk: 'SEED', sk: 'demo', seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await store.put({ Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' });
       team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionFailedError)) throw error;
       team = await getTeam(store, DEMO_TEAM_ID);
     }
   }

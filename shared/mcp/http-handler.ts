@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { requireAbility } from '../auth/authorize.js';
-import { parseBearer, verifyToken, type Principal } from '../auth/tokens.js';
+import { parseBearer, verifyToken, type Principal } from '../auth/principal.js';
 import { ProblemError, toProblem } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
-import { keys } from '../store/keys.js';
+import { entity, keys } from '../store/keys.js';
+import { ConditionFailedError } from '../store/store.js';
 import { buildMcpServer, connectMcpServer } from './server.js';
 import { logger } from '../logger.js';
 
@@ -77,10 +76,7 @@ async function authenticateWithSession(runtime: Runtime, authorization: string |
   const tokenKey = keys.token(tokenId);
   const requestKeys: Record<string, string>[] = [tokenKey];
   if (sessionId) requestKeys.push(keys.session(tokenId, sessionId));
-  const result = await runtime.store.document.send(
-    new BatchGetCommand({ RequestItems: { [runtime.store.tableName]: { Keys: requestKeys, ConsistentRead: true } } }),
-  );
-  const items = result.Responses?.[runtime.store.tableName] ?? [];
+  const items = await runtime.store.batchGet(requestKeys);
   const tokenItem = items.find((item) => item.sk === tokenKey.sk);
   const principal = verifyToken(tokenItem, secret);
   const sessionItem = sessionId ? (items.find((item) => item.sk !== tokenKey.sk) as SessionItem | undefined) ?? null : null;
@@ -211,7 +207,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
       const badVersion = unsupportedProtocolVersion(versionHeader);
       if (badVersion) return badVersion;
       if (!liveSession) return SESSION_NOT_FOUND();
-      await runtime.store.document.send(new DeleteCommand({ TableName: runtime.store.tableName, Key: keys.session(principal.tokenId, sessionId) }));
+      await runtime.store.delete({ Key: keys.session(principal.tokenId, sessionId) });
       return new Response(null, { status: 204 });
     }
 
@@ -262,7 +258,7 @@ async function createSession(runtime: Runtime, principal: Principal, protocolVer
   const nowSeconds = Math.floor(runtime.clock.nowMs() / 1000);
   const item = {
     ...keys.session(principal.tokenId, sessionId),
-    entity: 'mcp_session',
+    entity: entity.mcpSession,
     team_id: principal.teamId,
     token_id: principal.tokenId,
     protocol_version: protocolVersion,
@@ -270,9 +266,9 @@ async function createSession(runtime: Runtime, principal: Principal, protocolVer
     expires_at: nowSeconds + MCP_SESSION_LIFETIME_SECONDS,
   };
   try {
-    await runtime.store.document.send(new PutCommand({ TableName: runtime.store.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await runtime.store.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new Error('session id collision');
+    if (error instanceof ConditionFailedError) throw new Error('session id collision');
     throw error;
   }
   return sessionId;

@@ -11,7 +11,7 @@ import {
   PingRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../auth/tokens.js';
+import type { Principal } from '../auth/principal.js';
 import { enumResource, ENUM_RESOURCES } from '../catalogues/resources.js';
 import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';

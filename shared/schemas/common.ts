@@ -1,22 +1,41 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { IdSchemas } from '../ids.js';
 
 /** ISO 8601 UTC timestamp with `Z` (DESIGN D12). */
 export const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp, e.g. 2026-05-01T12:00:00.000Z');
 
 /** UUID path/body identifier of a domain object (DESIGN D12). */
-export const Uuid = z.uuid();
+export const Uuid = IdSchemas.uuid();
 
-/** `?limit=` (1–100, default 25) and `?cursor=` (opaque) of every list (DESIGN D12). */
+/** Page size of every list when `limit` is not given (DESIGN D12). */
+export const DEFAULT_PAGE_SIZE = 25;
+/** Largest page size of every list (DESIGN D12). */
+export const MAX_PAGE_SIZE = 100;
+
+/**
+ * `limit` (1–100, default 25) and `cursor` (opaque) of every list (DESIGN D12). The same object is the
+ * REST query and part of a list tool's arguments (the REST edge turns query text into numbers first).
+ */
 export const ListQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, 1–100 (default 25).'),
-    cursor: z.string().min(1).max(2048).optional().describe('Opaque cursor from `next_cursor` of the previous page.'),
+    limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`),
+    cursor: z.string().min(1).max(2048).optional().describe('Opaque cursor: the `next_cursor` of the previous page. Omit for the first page.'),
   })
   .strict();
 
 /**
+ * A boolean filter: a JSON boolean in tool arguments; in a REST query string the text `true` or
+ * `false`, which the REST edge turns into the boolean before validation (`queryValues`).
+ * @param description what the filter selects
+ */
+export function booleanFilter(description: string) {
+  return z.boolean().optional().describe(description);
+}
+
+/**
  * A page of a list: `{ data: T[], next_cursor: string | null }` (DESIGN D12).
  * @param item the zod schema of one element
+ * @param id the OpenAPI component name of the list
  */
 export function listOf<T extends z.ZodType>(item: T, id: string) {
   return z
@@ -47,3 +66,15 @@ export const Problem = z
 
 /** Empty JSON body for operations that take none. */
 export const EmptyBody = z.object({}).strict();
+
+/** `{ id }` path parameters of an object read by its UUID. */
+export const IdParams = z.object({ id: Uuid.describe('The object id.') }).strict();
+
+/** The answer of a delete: `{ id, deleted: true }`. */
+export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+
+/** `idempotency_key`: the optional tool argument with the `Idempotency-Key` header's rules (DESIGN D3). */
+export const IdempotencyKeyArgument = z
+  .uuid()
+  .optional()
+  .describe('Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.');

@@ -1,11 +1,11 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  ResourceInUseException,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
-/** Any DynamoDB client (low-level or document) that can send control-plane commands. */
-export type TableAdminClient = { send(command: CreateTableCommand | DescribeTableCommand | UpdateTimeToLiveCommand): Promise<any> };
+import { CreateTableCommand, ResourceInUseException, UpdateTimeToLiveCommand, waitUntilTableExists, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** A DynamoDB client (low-level or document) that sends control-plane commands. */
+export type TableAdminClient = Pick<DynamoDBClient, 'send'> | Pick<DynamoDBDocumentClient, 'send'>;
+
+/** Longest wait for a new table to become ACTIVE, in seconds. */
+const TABLE_ACTIVE_TIMEOUT_SECONDS = 60;
 
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION, type TableDefinition } from './table-definition.js';
 
@@ -23,7 +23,7 @@ export async function createTable(client: TableAdminClient, tableName: string, d
     attributes.set(index.sortKey.name, index.sortKey.type);
   }
   try {
-    await client.send(
+    await (client as DynamoDBClient).send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
@@ -54,12 +54,8 @@ export async function createTable(client: TableAdminClient, tableName: string, d
     if (!(error instanceof ResourceInUseException)) throw error;
     return;
   }
-  for (let i = 0; i < 100; i++) {
-    const described = (await client.send(new DescribeTableCommand({ TableName: tableName }))) as { Table?: { TableStatus?: string } };
-    if (described.Table?.TableStatus === 'ACTIVE') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await client.send(
+  await waitUntilTableExists({ client: client as DynamoDBClient, maxWaitTime: TABLE_ACTIVE_TIMEOUT_SECONDS, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
+  await (client as DynamoDBClient).send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
       TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },

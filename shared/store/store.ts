@@ -1,17 +1,95 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DeleteCommandInput,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import pRetry from 'p-retry';
 import { ProblemError } from '../errors.js';
 
 /**
- * The DynamoDB adapter (the `Store` port of DESIGN §2): one document client and the two table names.
+ * The DynamoDB adapter (DESIGN §2, D14): the only module of the domain's persistence that talks to the
+ * AWS SDK. Repositories and the unit of work call its methods with DynamoDB expressions but never import
+ * `@aws-sdk/*`; a failed condition surfaces as {@link ConditionFailedError}, whatever the command.
  * The same adapter serves AWS and DynamoDB Local; only the endpoint differs.
  */
+
+/** An item or key as the document client reads and writes it. */
+export type Item = Record<string, unknown>;
+/** A primary key: `{ pk, sk }`. */
+export type Key = Record<string, unknown>;
+/** Which of the two tables (see `table-definition.ts`): the main single table or the dead-letter table. */
+export type TableChoice = 'main' | 'deadLetter';
+
+type WithoutTable<T> = Omit<T, 'TableName'> & { table?: TableChoice };
+/** A PutItem request without `TableName` (`table` picks it; default the main table). */
+export type PutRequest = WithoutTable<PutCommandInput>;
+/** An UpdateItem request without `TableName`. */
+export type UpdateRequest = WithoutTable<UpdateCommandInput>;
+/** A DeleteItem request without `TableName`. */
+export type DeleteRequest = WithoutTable<DeleteCommandInput>;
+/** A Query request without `TableName`. */
+export type QueryRequest = WithoutTable<QueryCommandInput>;
+type RawTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** One element of a TransactWriteItems request, each without `TableName`. */
+export type TransactionItem =
+  | { Put: WithoutTable<NonNullable<RawTransactItem['Put']>> }
+  | { Update: WithoutTable<NonNullable<RawTransactItem['Update']>> }
+  | { Delete: WithoutTable<NonNullable<RawTransactItem['Delete']>> }
+  | { ConditionCheck: WithoutTable<NonNullable<RawTransactItem['ConditionCheck']>> };
+
+/**
+ * A condition expression was false (DynamoDB's ConditionalCheckFailedException, or a cancelled
+ * transaction). `failedItems` holds, for a transaction, the indexes of the items whose condition failed.
+ */
+export class ConditionFailedError extends Error {
+  readonly failedItems: readonly number[];
+  /** The item as it was, when the request asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). */
+  readonly item: Item | undefined;
+  constructor(failedItems: readonly number[] = [], item?: Item) {
+    super('A DynamoDB condition was not met.');
+    this.name = 'ConditionFailedError';
+    this.failedItems = failedItems;
+    this.item = item;
+  }
+}
+
+/** The DynamoDB port every repository uses (one instance per process; see {@link createStore}). */
 export interface Store {
-  document: DynamoDBDocumentClient;
   /** Main single table (see `table-definition.ts`). */
-  tableName: string;
+  readonly tableName: string;
   /** Dead-letter table of dead deliveries. */
-  deadLetterTableName: string;
+  readonly deadLetterTableName: string;
+  /** The document client: for the table tools in `shared/store/` and for tests, never for domain code. */
+  readonly document: DynamoDBDocumentClient;
+  /** GetItem; undefined when absent. `consistent` defaults to true. */
+  get(key: Key, options?: { consistent?: boolean; table?: TableChoice; projection?: string }): Promise<Item | undefined>;
+  /** PutItem. Throws {@link ConditionFailedError}. */
+  put(request: PutRequest): Promise<void>;
+  /** UpdateItem; returns `Attributes` (per `ReturnValues`). Throws {@link ConditionFailedError}. */
+  update(request: UpdateRequest): Promise<Item | undefined>;
+  /** DeleteItem; returns `Attributes` (per `ReturnValues`). Throws {@link ConditionFailedError}. */
+  delete(request: DeleteRequest): Promise<Item | undefined>;
+  /** One Query request: its items and `LastEvaluatedKey`. */
+  query(request: QueryRequest): Promise<{ items: Item[]; lastEvaluatedKey: Key | undefined }>;
+  /**
+   * BatchGetItem of up to 100 keys, strongly consistent, re-requesting unprocessed keys with
+   * exponential back-off (p-retry, at most 6 rounds). Items come back in no particular order.
+   */
+  batchGet(keys: readonly Key[], options?: { table?: TableChoice }): Promise<Item[]>;
+  /** TransactWriteItems (≤ 100 items, both tables allowed). Throws {@link ConditionFailedError} naming the failed items. */
+  transactWrite(items: readonly TransactionItem[]): Promise<void>;
 }
 
 /** Options for {@link createStore}. */
@@ -20,44 +98,98 @@ export interface StoreOptions {
   endpoint?: string;
   tableName: string;
   deadLetterTableName: string;
-  /** An existing low-level client to wrap (tests count requests through its middleware stack). */
+  /** An existing low-level client to wrap (tests and the bench count requests through its middleware stack). */
   client?: DynamoDBClient;
+  /** A document client to send every command through instead (tests: fault injection and gates). */
+  document?: Pick<DynamoDBDocumentClient, 'send'>;
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof ConditionalCheckFailedException) return new ConditionFailedError([], error.Item ? unmarshall(error.Item) : undefined);
+  if (error instanceof TransactionCanceledException) {
+    const reasons = error.CancellationReasons ?? [];
+    const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+    if (failed.length > 0) return new ConditionFailedError(failed);
+  }
+  return error;
+}
+
+function lowLevelClient(endpoint: string | undefined): DynamoDBClient {
+  return new DynamoDBClient(
+    endpoint
+      ? {
+          endpoint,
+          region: process.env.AWS_REGION ?? 'local',
+          credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+        }
+      : {},
+  );
 }
 
 /** Builds a {@link Store}. With `endpoint` it uses dummy credentials and region `local` unless AWS_REGION is set. */
 export function createStore(options: StoreOptions): Store {
-  const client =
-    options.client ??
-    new DynamoDBClient(
-      options.endpoint
-        ? {
-            endpoint: options.endpoint,
-            region: process.env.AWS_REGION ?? 'local',
-            credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local' },
-          }
-        : {},
-    );
+  const document = (options.document ?? DynamoDBDocumentClient.from(options.client ?? lowLevelClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
+  const tableOf = (table: TableChoice | undefined) => (table === 'deadLetter' ? options.deadLetterTableName : options.tableName);
+  const withTable = <T extends { table?: TableChoice }>(request: T) => {
+    const { table, ...rest } = request;
+    return { ...rest, TableName: tableOf(table) };
+  };
+  const send = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw translate(error);
+    }
+  };
   return {
-    document: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
     tableName: options.tableName,
     deadLetterTableName: options.deadLetterTableName,
+    document,
+    get: async (key, getOptions = {}) =>
+      (
+        await document.send(
+          new GetCommand({ TableName: tableOf(getOptions.table), Key: key, ConsistentRead: getOptions.consistent ?? true, ProjectionExpression: getOptions.projection }),
+        )
+      ).Item,
+    put: async (request) => {
+      await send(() => document.send(new PutCommand(withTable(request))));
+    },
+    update: async (request) => (await send(() => document.send(new UpdateCommand(withTable(request))))).Attributes,
+    delete: async (request) => (await send(() => document.send(new DeleteCommand(withTable(request))))).Attributes,
+    query: async (request) => {
+      const result = await document.send(new QueryCommand(withTable(request)));
+      return { items: result.Items ?? [], lastEvaluatedKey: result.LastEvaluatedKey };
+    },
+    batchGet: async (keys, batchOptions = {}) => {
+      const tableName = tableOf(batchOptions.table);
+      const items: Item[] = [];
+      let pending: Key[] = [...keys];
+      if (pending.length === 0) return items;
+      await pRetry(
+        async () => {
+          const result = await document.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+          items.push(...(result.Responses?.[tableName] ?? []));
+          pending = (result.UnprocessedKeys?.[tableName]?.Keys as Key[] | undefined) ?? [];
+          if (pending.length > 0) throw new Error(`${pending.length} keys unprocessed`);
+        },
+        { retries: 5, minTimeout: 25, maxTimeout: 1_000 },
+      );
+      return items;
+    },
+    transactWrite: async (items) => {
+      const TransactItems = items.map((item) => {
+        if ('Put' in item) return { Put: withTable(item.Put) };
+        if ('Update' in item) return { Update: withTable(item.Update) };
+        if ('Delete' in item) return { Delete: withTable(item.Delete) };
+        return { ConditionCheck: withTable(item.ConditionCheck) };
+      }) as RawTransactItem[];
+      await send(() => document.send(new TransactWriteCommand({ TransactItems })));
+    },
   };
 }
 
-/**
- * The store described by the environment: TABLE_NAME (default `membership`), DEAD_LETTER_TABLE_NAME
- * (default `membership-dead-letters`) and DYNAMODB_ENDPOINT (unset on AWS).
- */
-export function storeFromEnvironment(env: NodeJS.ProcessEnv = process.env): Store {
-  return createStore({
-    endpoint: env.DYNAMODB_ENDPOINT || undefined,
-    tableName: env.TABLE_NAME ?? 'membership',
-    deadLetterTableName: env.DEAD_LETTER_TABLE_NAME ?? 'membership-dead-letters',
-  });
-}
-
 /** Opaque list cursor: base64url JSON of DynamoDB's LastEvaluatedKey (DESIGN D12). */
-export function encodeCursor(lastEvaluatedKey: Record<string, unknown> | undefined): string | null {
+export function encodeCursor(lastEvaluatedKey: Key | undefined): string | null {
   return lastEvaluatedKey ? Buffer.from(JSON.stringify(lastEvaluatedKey)).toString('base64url') : null;
 }
 
@@ -78,7 +210,7 @@ export interface CursorShape {
  * when its partition key is not `expectedPartitionKey` (a cursor never reads another team's data), or
  * when its attributes or sort key do not have this list's shape.
  */
-export function decodeCursor(cursor: string | undefined, expectedPartitionKey: string, shape: CursorShape = {}): Record<string, unknown> | undefined {
+export function decodeCursor(cursor: string | undefined, expectedPartitionKey: string, shape: CursorShape = {}): Key | undefined {
   if (!cursor) return undefined;
   const partitionAttribute = shape.partitionAttribute ?? 'pk';
   const keyAttributes = shape.keyAttributes ?? ['pk', 'sk'];
@@ -102,5 +234,49 @@ export function decodeCursor(cursor: string | undefined, expectedPartitionKey: s
       errors: [{ path: 'cursor', message: 'Use the next_cursor of the previous page of this same list.' }],
     });
   }
-  return key as Record<string, unknown>;
+  return key as Key;
+}
+
+/** A page of a list (DESIGN D12): items mapped to their public shape and the opaque cursor of the next page. */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** What {@link queryPage} reads: one partition's items whose sort key starts with `sortKeyPrefix`. */
+export interface PageQuery<T> {
+  partition: string;
+  /** Sort-key prefix of the list's item type (`begins_with`); omitted for a partition of one type. */
+  sortKeyPrefix?: string;
+  limit: number;
+  cursor?: string;
+  /** false = newest first (descending sort key). Default true. */
+  ascending?: boolean;
+  /** Strongly consistent read (main-table queries only). Default false. */
+  consistent?: boolean;
+  /** Maps a stored item to its public shape. */
+  map: (item: Item) => T;
+  /** A FilterExpression with its names and values (a filtered page may hold fewer than `limit`). */
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+}
+
+/**
+ * The one paged `begins_with` query of the repositories (DESIGN D12, D14): reads one page of a
+ * partition, checks the cursor against this list's partition and item type ({@link decodeCursor}) and
+ * maps the items. Errors: VALIDATION_FAILED for a cursor of another list.
+ */
+export async function queryPage<T>(store: Store, query: PageQuery<T>): Promise<Page<T>> {
+  const values: Record<string, unknown> = { ':pk': query.partition, ...(query.filter?.values ?? {}) };
+  if (query.sortKeyPrefix) values[':prefix'] = query.sortKeyPrefix;
+  const result = await store.query({
+    KeyConditionExpression: query.sortKeyPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+    FilterExpression: query.filter?.expression,
+    ExpressionAttributeNames: query.filter?.names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: query.ascending ?? true,
+    Limit: query.limit,
+    ConsistentRead: query.consistent,
+    ExclusiveStartKey: decodeCursor(query.cursor, query.partition, { sortKeyPrefix: query.sortKeyPrefix }),
+  });
+  return { data: result.items.map(query.map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }

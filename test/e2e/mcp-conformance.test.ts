@@ -20,11 +20,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintToken } from '../../shared/auth/tokens.js';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { startTestService } from '../support/local-service.js';
 import { startBearerProxy, type BearerProxy } from '../support/mcp.js';
+import { seedToken } from '../support/store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONFORMANCE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
@@ -127,7 +127,7 @@ function runCli(args: string[], timeoutMs: number): Promise<{ exitCode: number |
 
 /** One scenario through its own proxy and token; reads `checks.json` from the CLI's output directory. */
 async function runScenario(scenario: string): Promise<ScenarioRun> {
-  const minted = await mintToken(service.store, service.runtime.clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, name: `conformance ${scenario}` });
+  const minted = await seedToken(service.store, service.runtime.clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, name: `conformance ${scenario}` });
   const proxy = await startBearerProxy(service.mcpUrl, minted.token);
   proxies.push(proxy);
   const directory = join(outputDirectory, scenario.replace(/[^a-z0-9-]/gi, '_'));

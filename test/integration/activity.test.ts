@@ -11,17 +11,17 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { callTool } from '../../shared/mcp/tools.js';
-import { ActivityList } from '../../shared/schemas/resources.js';
-import { createWorld, expectRestProblem, expectToolProblem, futureClock, rest, tool, type World } from '../support/guarantees.js';
-import { createTestRuntime, type TestRuntime } from '../support/store.js';
-import type { ActivityEntry } from '../../shared/activity.js';
+import { ActivityList } from '../../shared/domain/activity/schema.js';
+import { createWorld, expectRestProblem, expectToolProblem, rest, tool, type World } from '../support/guarantees.js';
+import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
+import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
 let world: World;
 
 beforeEach(async () => {
-  clock = futureClock();
+  clock = testClock();
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock); // seeds through the domain: no activity yet
 });

@@ -18,7 +18,6 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/catalogues/error-codes
 import type { ManualClock } from '../../shared/clock.js';
 import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { MAX_BODY_BYTES } from '../../shared/http/rest-handler.js';
-import { mintToken } from '../../shared/auth/tokens.js';
 import {
   createWorld,
   domainSnapshot,
@@ -26,7 +25,6 @@ import {
   expectRestProblem,
   expectToolProblem,
   failingStore,
-  futureClock,
   gatedStore,
   mcpPost,
   mcpSession,
@@ -38,14 +36,14 @@ import {
   type RestReply,
   type World,
 } from '../support/guarantees.js';
-import { createTestRuntime, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
 let world: World;
 
 beforeAll(async () => {
-  clock = futureClock();
+  clock = testClock();
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock);
 });
@@ -77,7 +75,7 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
         expectRestProblem(reply, 'AUTHENTICATION_REQUIRED');
         expect(reply.headers['www-authenticate']).toMatch(/^Bearer/);
       }
-      const revoked = await mintToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
+      const revoked = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
       await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${revoked.id}`, token: world.a.token });
       expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: revoked.token, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED');
     },
@@ -88,20 +86,20 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     rest: async () => expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.weak.token }), 'TOKEN_MISSING_ABILITY'),
     tool: async () => expectToolProblem(await tool(runtime, world.a.weak.principal, 'list_projects'), 'TOKEN_MISSING_ABILITY'),
     mcpHttp: async () => {
-      const noGate = await mintToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
+      const noGate = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
       expectHttpProblem(await mcpPost(runtime, toolsCall(1, 'get_team'), { token: noGate.token }), 'TOKEN_MISSING_ABILITY');
     },
   },
   RATE_LIMITED: {
     rest: async () => {
-      const limited = await mintToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
+      const limited = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
       await Promise.all(Array.from({ length: 600 }, () => consumeRateLimit(runtime.store, clock, 'rest', limited.id)));
       const reply = await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: limited.token });
       expectRestProblem(reply, 'RATE_LIMITED');
       expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     },
     mcpHttp: async () => {
-      const limited = await mintToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['mcp:full', 'team:view'] });
+      const limited = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['mcp:full', 'team:view'] });
       await Promise.all(Array.from({ length: 120 }, () => consumeRateLimit(runtime.store, clock, 'mcp', limited.id)));
       const reply = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: limited.token });
       expectHttpProblem(reply, 'RATE_LIMITED');
@@ -276,11 +274,11 @@ describe('bad REST input never gives a 500, and never writes', () => {
     ['a repeated limit', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '5,6' } }), 'VALIDATION_FAILED', ['query.limit']],
     ['an activity token_id that is not a token id', () => ({ method: 'GET', path: '/v1/activity', token: world.a.token, query: { token_id: 'x'.repeat(30) } }), 'VALIDATION_FAILED', ['query.token_id']],
     ['a delivery status outside the enum', () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { status: 'exploded' } }), 'VALIDATION_FAILED', ['query.status']],
-    ['a project id that is not a UUID', () => ({ method: 'GET', path: '/v1/projects/42', token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
+    ['a project id that is not a UUID', () => ({ method: 'GET', path: '/v1/projects/42', token: world.a.token }), 'VALIDATION_FAILED', ['path.project_id']],
     ['a delivery id that is not dlv_+ULID', () => ({ method: 'GET', path: '/v1/webhook-deliveries/evt_123', token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
     ['a token id that is not a ULID', () => ({ method: 'DELETE', path: '/v1/tokens/not-a-ulid', token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
     ['broken percent-encoding in the path', () => ({ method: 'GET', path: '/v1/projects/%E0%A4%A', token: world.a.token }), 'NOT_FOUND'],
-    ['an encoded slash in an id', () => ({ method: 'GET', path: `/v1/projects/${randomUUID()}%2Fx`, token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
+    ['an encoded slash in an id', () => ({ method: 'GET', path: `/v1/projects/${randomUUID()}%2Fx`, token: world.a.token }), 'VALIDATION_FAILED', ['path.project_id']],
     ['an unknown route', () => ({ method: 'GET', path: '/v2/projects', token: world.a.token }), 'NOT_FOUND'],
     ['a trailing slash', () => ({ method: 'GET', path: '/v1/projects/', token: world.a.token }), 'NOT_FOUND'],
     ['the root', () => ({ method: 'GET', path: '/' }), 'NOT_FOUND'],

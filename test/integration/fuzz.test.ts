@@ -20,12 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import { TOOL_NAMES } from '../../shared/catalogues/tools.js';
 import type { ManualClock } from '../../shared/clock.js';
-import { mintToken, type Principal } from '../../shared/auth/tokens.js';
-import { ROUTES, type RouteDefinition } from '../../shared/http/route-table.js';
+import { type Principal } from '../../shared/auth/principal.js';
+import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { callTool, TOOL_TABLE } from '../../shared/mcp/tools.js';
-import { createWorld, domainSnapshot, expectProblem, futureClock, mcpSession, principalOf, rest, type World } from '../support/guarantees.js';
-import { createTestRuntime, type TestRuntime } from '../support/store.js';
+import { createWorld, domainSnapshot, expectProblem, mcpSession, principalOf, rest, type World } from '../support/guarantees.js';
+import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -38,14 +38,14 @@ const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
-  clock = futureClock();
+  clock = testClock();
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock);
-  const revoked = await mintToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ABILITY_VALUES });
+  const revoked = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ABILITY_VALUES });
   await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${revoked.id}`, token: world.a.token });
   revokedToken = revoked.token;
   victimTokenIds = [];
-  for (let index = 0; index < 3; index++) victimTokenIds.push((await mintToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] })).id);
+  for (let index = 0; index < 3; index++) victimTokenIds.push((await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] })).id);
   sessionId = await mcpSession(runtime, world.a.token);
 });
 
@@ -119,18 +119,18 @@ const query = () =>
 /** A path: the route's own (parameters from the pools or junk), or an unknown one. */
 const pathFor = (route: RouteDefinition) =>
   fc.oneof(
-    { weight: 6, arbitrary: fc.oneof(anyId(), junk.map((value) => encodeURIComponent(value))).map((id) => route.path.replace('{id}', id)) },
+    { weight: 6, arbitrary: fc.oneof(anyId(), junk.map((value) => encodeURIComponent(value))).map((id) => route.rest.path.replace(/\{[a-z_]+\}/, id)) },
     { weight: 1, arbitrary: fc.webPath() },
-    { weight: 1, arbitrary: junk.map((value) => `${route.path.replace('{id}', 'x')}/${value}`) },
+    { weight: 1, arbitrary: junk.map((value) => `${route.rest.path.replace(/\{[a-z_]+\}/, 'x')}/${value}`) },
   );
 
-const method = (route: RouteDefinition) => fc.oneof({ weight: 6, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') });
+const method = (route: RouteDefinition) => fc.oneof({ weight: 6, arbitrary: fc.constant(route.rest.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') });
 
 const restRequest = fc
-  .constantFrom(...(ROUTES as readonly RouteDefinition[]))
+  .constantFrom(...(ROUTES))
   .chain((route) =>
     fc.record({
-      operationId: fc.constant(route.operationId),
+      operationId: fc.constant(route.id),
       method: method(route),
       path: pathFor(route),
       token: bearer(),
@@ -191,7 +191,7 @@ describe('random tool calls to every tool', () => {
 
   /** Arguments: valid-ish values for the tool's own parameters (ids from the pools), extra keys, or any JSON. */
   const argsFor = (name: string) => {
-    const shape = TOOL_TABLE.find((entry) => entry.definition.name === name)?.definition.inputSchema.shape ?? {};
+    const shape = TOOL_TABLE.find((entry) => entry.name === name)?.inputSchema.shape ?? {};
     const keys = Object.keys(shape);
     const value = (key: string) =>
       key === 'idempotency_key'

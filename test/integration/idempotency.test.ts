@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { mintToken } from '../../shared/auth/tokens.js';
 import { beginIdempotentRequest, IDEMPOTENCY_LOCK_SECONDS, requestFingerprint } from '../../shared/limits/idempotency.js';
 import {
   countProjects,
@@ -18,7 +17,6 @@ import {
   domainSnapshot,
   expectRestProblem,
   expectToolProblem,
-  futureClock,
   gatedStore,
   rest,
   scanTable,
@@ -26,7 +24,7 @@ import {
   withStore,
   type World,
 } from '../support/guarantees.js';
-import { createTestRuntime, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -45,7 +43,7 @@ const createProjectCall = (key: string, body: unknown = project(), authorization
 const isProjectTransaction = (command: { constructor: { name: string } }) => command.constructor.name === 'TransactWriteCommand';
 
 beforeEach(async () => {
-  clock = futureClock();
+  clock = testClock();
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock);
   teamId = world.a.team.id;
@@ -69,7 +67,7 @@ describe('REST Idempotency-Key', () => {
     }
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     // Keys belong to the team: another token of team A retrying gets the same replay.
-    const sibling = await mintToken(runtime.store, clock, { teamId, abilities: ['project:create'] });
+    const sibling = await seedToken(runtime.store, clock, { teamId, abilities: ['project:create'] });
     const fromSibling = await rest(runtime, createProjectCall(key, project(), sibling.token));
     expect(fromSibling.headers['idempotent-replay']).toBe('true');
     expect(fromSibling.text).toBe(first.text);

@@ -15,9 +15,9 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type RouteDefinition } from '../../shared/http/route-table.js';
-import { futureClock, rest } from '../support/guarantees.js';
-import { createTestRuntime } from '../support/store.js';
+import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
+import { rest } from '../support/guarantees.js';
+import { createTestRuntime, testClock } from '../support/store.js';
 
 const run = promisify(execFile);
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -26,7 +26,7 @@ let document: Record<string, any>;
 let directory: string;
 
 beforeAll(async () => {
-  const runtime = await createTestRuntime({ clock: futureClock() });
+  const runtime = await createTestRuntime({ clock: testClock() });
   const reply = await rest(runtime, { method: 'GET', path: '/openapi.json' });
   expect(reply.status).toBe(200);
   document = reply.json;
@@ -48,19 +48,19 @@ describe('the served OpenAPI document', () => {
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const [method, operation] of Object.entries(item)) documented.push(`${method.toUpperCase()} ${path} ${operation.operationId}`);
     }
-    const routes = ROUTES as readonly RouteDefinition[];
-    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path} ${route.operationId}`).sort());
+    const routes = ROUTES;
+    expect(documented.sort()).toEqual(routes.map((route) => `${route.rest.method} ${route.rest.path} ${route.id}`).sort());
     for (const route of routes) {
-      const operation = document.paths[route.path][route.method.toLowerCase()];
-      expect(operation['x-required-scopes'], route.operationId).toEqual(route.ability ? [route.ability] : []);
+      const operation = document.paths[route.rest.path][route.rest.method.toLowerCase()];
+      expect(operation['x-required-scopes'], route.id).toEqual(route.ability ? [route.ability] : []);
       if (route.ability) {
         expect(operation.security).toEqual([{ bearerAuth: [] }]);
-        for (const status of ['401', '403', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.operationId} ${status}`).toBeDefined();
+        for (const status of ['401', '403', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.id} ${status}`).toBeDefined();
       }
-      if (route.method !== 'GET') {
+      if (route.rest.method !== 'GET') {
         expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key')?.schema).toEqual({ type: 'string', format: 'uuid' });
       }
-      expect(operation.responses[String(route.successStatus)], route.operationId).toBeDefined();
+      expect(operation.responses[String(route.rest.successStatus)], route.id).toBeDefined();
     }
   });
 });
@@ -90,9 +90,9 @@ export const status: 'active' | 'archived' = created.status;
 export const noSecret = created.secret;
 
 // GET /v1/projects/{id}
-type GetProjectPath = paths['/v1/projects/{id}']['get']['parameters']['path'];
-export const path: GetProjectPath = { id: '7f7e8a52-2b1c-4e59-9f1b-0f0e7c3c6a11' };
-type Problem = paths['/v1/projects/{id}']['get']['responses'][404]['content']['application/problem+json'];
+type GetProjectPath = paths['/v1/projects/{project_id}']['get']['parameters']['path'];
+export const path: GetProjectPath = { project_id: '7f7e8a52-2b1c-4e59-9f1b-0f0e7c3c6a11' };
+type Problem = paths['/v1/projects/{project_id}']['get']['responses'][404]['content']['application/problem+json'];
 declare const problem: Problem;
 export const code: string = problem.code;
 export const requestId: string = problem.request_id;

@@ -10,9 +10,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
 import { consumeRateLimit, RATE_LIMITS } from '../../shared/limits/rate-limit.js';
-import { mintToken } from '../../shared/auth/tokens.js';
-import { expectProblem, expectRestProblem, futureClock, mcpPost, mcpSession, rest, toolsCall } from '../support/guarantees.js';
-import { createTestRuntime, seedTeam, type TestRuntime } from '../support/store.js';
+import { expectProblem, expectRestProblem, mcpPost, mcpSession, rest, toolsCall } from '../support/guarantees.js';
+import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 
 let clock: ManualClock;
@@ -22,7 +21,7 @@ let token: string;
 let tokenId: string;
 
 beforeEach(async () => {
-  clock = futureClock(15); // 15 s into a one-minute window: `Retry-After` must be 45
+  clock = testClock({ secondsIntoMinute: 15 }); // 15 s into a one-minute window: `Retry-After` must be 45
   runtime = await createTestRuntime({ clock });
   const seeded = await seedTeam(runtime.store, clock);
   teamId = seeded.team.id;
@@ -83,7 +82,7 @@ describe('tool server (bucket mcp, 120 per minute per token)', () => {
       expectProblem(reply.json, 'RATE_LIMITED');
     }
     // Another token of the same team has its own bucket.
-    const other = await mintToken(runtime.store, clock, { teamId, abilities: ['mcp:full', 'team:view'] });
+    const other = await seedToken(runtime.store, clock, { teamId, abilities: ['mcp:full', 'team:view'] });
     const otherSession = await mcpSession(runtime, other.token);
     const reply = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: other.token, sessionId: otherSession });
     expect(reply.status).toBe(200);
@@ -126,7 +125,7 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
   });
 
   it('carries the headers on errors of authenticated requests too (403, 404, 422)', async () => {
-    const weak = await mintToken(runtime.store, clock, { teamId, abilities: ['team:view'] });
+    const weak = await seedToken(runtime.store, clock, { teamId, abilities: ['team:view'] });
     const replies = [
       await rest(runtime, { method: 'GET', path: '/v1/projects', token: weak.token }),
       await rest(runtime, { method: 'GET', path: `/v1/projects/${crypto.randomUUID()}`, token }),

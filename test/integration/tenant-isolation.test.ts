@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { ROUTES, type OperationId, type RouteDefinition } from '../../shared/http/route-table.js';
+import { OPERATIONS as ROUTES, type OperationId, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
 import { TOOL_TABLE } from '../../shared/mcp/tools.js';
 import type { ToolName } from '../../shared/catalogues/tools.js';
 import type { ErrorCode } from '../../shared/catalogues/error-codes.js';
@@ -26,14 +26,13 @@ import {
   createWorld,
   expectNoneOf,
   expectProblem,
-  futureClock,
   rest,
   teamPartitionSnapshot,
   tool,
   type RestCall,
   type World,
 } from '../support/guarantees.js';
-import { createTestRuntime, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -41,7 +40,7 @@ let world: World;
 let bBefore: string[];
 
 beforeAll(async () => {
-  clock = futureClock();
+  clock = testClock();
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock);
   bBefore = await teamPartitionSnapshot(runtime.store, world.b.team.id);
@@ -212,32 +211,32 @@ function check(expectation: Expect, status: number, body: unknown, what: string)
 
 describe('the case tables cover every route and tool', () => {
   it('has a foreign-team and a project-scope case for every REST route and every tool', () => {
-    const operations = (ROUTES as readonly RouteDefinition[]).map((route) => route.operationId).sort();
+    const operations = (ROUTES).map((route) => route.id).sort();
     expect(Object.keys(FOREIGN_ROUTE_CASES).sort()).toEqual(operations);
     expect(Object.keys(SCOPED_ROUTE_CASES).sort()).toEqual(operations);
-    expect(Object.keys(FOREIGN_TOOL_CASES).sort()).toEqual(TOOL_TABLE.map((entry) => entry.definition.name).sort());
+    expect(Object.keys(FOREIGN_TOOL_CASES).sort()).toEqual(TOOL_TABLE.map((entry) => entry.name).sort());
     // The team-wide sets of both surfaces are the ones this file expects.
-    expect(TOOL_TABLE.filter((entry) => entry.teamWide).map((entry) => entry.definition.name).sort()).toEqual([...TEAM_WIDE_TOOL_NAMES].sort());
-    const teamWideRoutes = (ROUTES as readonly RouteDefinition[]).filter((route) => route.teamWide).map((route) => route.operationId);
+    expect(TOOL_TABLE.filter((entry) => entry.teamWide).map((entry) => entry.name).sort()).toEqual([...TEAM_WIDE_TOOL_NAMES].sort());
+    const teamWideRoutes = (ROUTES).filter((route) => route.teamWide).map((route) => route.id);
     expect(teamWideRoutes.sort()).toEqual(Object.entries(SCOPED_ROUTE_CASES).filter(([, c]) => c.expect === TEAM_WIDE).map(([op]) => op).sort());
   });
 });
 
 describe('team A’s token against team B, on every REST route', () => {
-  for (const route of ROUTES as readonly RouteDefinition[]) {
-    it(`${route.method} ${route.path} (${route.operationId})`, async () => {
-      const testCase = FOREIGN_ROUTE_CASES[route.operationId as OperationId];
+  for (const route of ROUTES) {
+    it(`${route.rest.method} ${route.rest.path} (${route.id})`, async () => {
+      const testCase = FOREIGN_ROUTE_CASES[route.id as OperationId];
       const request = testCase.call(world);
-      const reply = await rest(runtime, { method: route.method, token: world.a.token, ...request });
-      check(testCase.expect, reply.status, reply.json, route.operationId);
-      expectNoneOf(reply.text, notSent(world.bSecrets, request), route.operationId);
+      const reply = await rest(runtime, { method: route.rest.method, token: world.a.token, ...request });
+      check(testCase.expect, reply.status, reply.json, route.id);
+      expectNoneOf(reply.text, notSent(world.bSecrets, request), route.id);
     });
   }
 });
 
 describe('team A’s token against team B, on every tool', () => {
   for (const entry of TOOL_TABLE) {
-    const name = entry.definition.name;
+    const name = entry.name;
     it(name, async () => {
       const testCase = FOREIGN_TOOL_CASES[name];
       const args = testCase.args(world);
@@ -249,20 +248,20 @@ describe('team A’s token against team B, on every tool', () => {
 });
 
 describe('a project-scoped token, on every REST route', () => {
-  for (const route of ROUTES as readonly RouteDefinition[]) {
-    it(`${route.method} ${route.path} (${route.operationId})`, async () => {
-      const testCase = SCOPED_ROUTE_CASES[route.operationId as OperationId];
+  for (const route of ROUTES) {
+    it(`${route.rest.method} ${route.rest.path} (${route.id})`, async () => {
+      const testCase = SCOPED_ROUTE_CASES[route.id as OperationId];
       const request = testCase.call(world);
-      const reply = await rest(runtime, { method: route.method, token: world.a.scoped.token, ...request });
-      check(testCase.expect, reply.status, reply.json, route.operationId);
-      if (route.ability) expectNoneOf(reply.text, notSent([world.a.otherProject.id, world.a.otherProject.name, ...world.bSecrets], request), route.operationId);
+      const reply = await rest(runtime, { method: route.rest.method, token: world.a.scoped.token, ...request });
+      check(testCase.expect, reply.status, reply.json, route.id);
+      if (route.ability) expectNoneOf(reply.text, notSent([world.a.otherProject.id, world.a.otherProject.name, ...world.bSecrets], request), route.id);
     });
   }
 });
 
 describe('a project-scoped token, on every tool', () => {
   for (const entry of TOOL_TABLE) {
-    const name = entry.definition.name;
+    const name = entry.name;
     it(name, async () => {
       const testCase = scopedToolCase(name);
       const args = testCase.args(world);

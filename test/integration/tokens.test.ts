@@ -10,12 +10,11 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { TokenList, TokenWithSecret, Token } from '../../shared/schemas/resources.js';
+import { TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
 import {
   createWorld,
   expectProblem,
   expectRestProblem,
-  futureClock,
   mcpPost,
   mcpSession,
   rest,
@@ -23,14 +22,14 @@ import {
   toolsCall,
   type World,
 } from '../support/guarantees.js';
-import { createTestRuntime, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
 let world: World;
 
 beforeEach(async () => {
-  clock = futureClock();
+  clock = testClock();
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock);
 });

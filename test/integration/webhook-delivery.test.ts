@@ -6,34 +6,27 @@
  * retry wait is checked without sleeping.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Ability } from '../../shared/catalogues/abilities.js';
 import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
-import { createProject } from '../../shared/projects.js';
+import { createProject } from '../../shared/domain/projects/repository.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
-import { mintToken, type Principal } from '../../shared/auth/tokens.js';
-import {
-  fanOutEvent,
-  getDelivery,
-  listDeliveries,
-  processDeliveryMessage,
-  redactPayload,
-  relayOutbox,
-  replayDeadDeliveries,
-  retryDelivery,
-  sendTestEvent,
-  sweep,
-  type ProcessOutcome,
-  type WebhookDelivery,
-} from '../../shared/webhooks/deliveries.js';
-import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
-import { outboxEvent, type StoredEvent } from '../../shared/webhooks/events.js';
-import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/webhooks/transport.js';
-import { verifyWebhook, WebhookVerificationError } from '../../shared/webhooks/verify.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { type Principal } from '../../shared/auth/principal.js';
+import { replayDeadDeliveries, retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
+import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { fanOutEvent, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
+import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
+import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import type { StoredEvent } from '../../shared/events/outbox.js';
+import { unitOfWork } from '../../shared/store/unit-of-work.js';
+import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
+import { checkSignature } from '../support/signature.js';
+import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Fixtures
@@ -267,10 +260,9 @@ describe('send test event', () => {
   });
 });
 
-/** A second token of the same team holding only `abilities`. */
+/** A second token of the same team holding only `abilities` (test/support/store.ts `seedToken`). */
 async function seedTeamMember(abilities: Ability[]): Promise<{ principal: Principal }> {
-  const minted = await mintToken(ctx.runtime.store, ctx.clock, { teamId: ctx.teamId, abilities });
-  return { principal: { tokenId: minted.id, teamId: ctx.teamId, abilities: new Set(minted.abilities), projectIds: null } };
+  return seedToken(ctx.runtime.store, ctx.clock, { teamId: ctx.teamId, abilities });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -690,14 +682,15 @@ describe('signing and rotation', () => {
     return ctx.fake.requests.at(-1)!;
   }
 
+  /**
+   * Whether a receiver holding `secret` accepts `request` at the manual clock's time, by the one
+   * independent receiver check (test/support/signature.ts). Any rejection but a wrong signature fails.
+   */
   async function accepts(request: WebhookRequest, secret: string): Promise<boolean> {
-    try {
-      await verifyWebhook({ rawBody: request.body, headers: request.headers, secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) });
-      return true;
-    } catch (error) {
-      if (error instanceof WebhookVerificationError && error.reason === 'signature_mismatch') return false;
-      throw error;
-    }
+    const rejection = checkSignature({ header: request.headers['SVC-Signature'], rawBody: request.body, secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) });
+    if (rejection === 'signature mismatch') return false;
+    if (rejection) throw new Error(`receiver rejected the delivery: ${rejection}`);
+    return true;
   }
 
   it('dashboard rotation signs with v1 (new) and v0 (old) for 24 hours, then v1 only; API rotation signs v1 only', async () => {
@@ -805,8 +798,7 @@ describe('payload exposure', () => {
     const projectId = randomUUID();
     const planId = randomUUID();
     const subscriberId = randomUUID();
-    const { put } = outboxEvent(ctx.runtime.store, ctx.clock, {
-      teamId: ctx.teamId,
+    await unitOfWork(ctx.runtime, ctx.teamId, (tx) => tx.emit({
       type: 'subscription.created',
       projectId,
       data: {
@@ -818,8 +810,7 @@ describe('payload exposure', () => {
         plan: { id: planId, project_id: projectId, name: 'Gold', description: null, amount: 500, currency: 'EUR', interval: 'month', interval_count: 1, trial_days: 0, is_active: true, created_at: now, updated_at: now },
         access_code: null,
       },
-    });
-    await ctx.runtime.store.document.send(new TransactWriteCommand({ TransactItems: [put] }));
+    }));
     expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs())).toBe(1);
     expect(await runAll()).toEqual(['succeeded', 'succeeded']);
 

@@ -5,18 +5,23 @@
  * to ("Webhook trust"): HMAC-SHA256 of `<t>.<raw body>` compared in constant time, |now − t| ≤ 300 s,
  * and the envelope against the headers. Servers listen on port 0 and are closed after each test.
  */
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../shared/auth/tokens.js';
+import type { Principal } from '../../shared/auth/principal.js';
 import type { ManualClock } from '../../shared/clock.js';
-import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../shared/local/certificates.js';
-import { createProject, type Project } from '../../shared/projects.js';
-import { getDelivery, processDeliveryMessage, relayOutbox, type ProcessOutcome, type WebhookDelivery } from '../../shared/webhooks/deliveries.js';
-import { createWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
-import { createHttpsTransport } from '../../shared/webhooks/transport.js';
+import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../bin/certificates.js';
+import { createProject } from '../../shared/domain/projects/repository.js';
+import type { Project } from '../../shared/domain/projects/schema.js';
+import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { getDelivery } from '../../shared/domain/webhook-deliveries/repository.js';
+import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
+import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
+import { checkSignature } from '../support/signature.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 interface Received {
@@ -65,25 +70,16 @@ async function startReceiver(handler: (request: { headers: IncomingHttpHeaders; 
 }
 
 /**
- * Checks one request as the interface's receiver rules say, independently of the service's own
- * `verifyWebhook`: `SVC-Signature: t=<s>,v1=<hex>[,v0=<hex>]`, HMAC-SHA256 keyed with the whole secret
- * over `<t>.<raw body>`, compared with `timingSafeEqual`, |now − t| ≤ 300 s; then the envelope.
- * Returns null when the request is acceptable, else the reason.
+ * Checks one request as the interface's receiver rules say: the signature with the one independent
+ * receiver check (test/support/signature.ts: constant-time compare, v1 or v0, |now − t| ≤ 300 s), then
+ * the envelope against the headers. Returns null when the request is acceptable, else the reason.
  */
 function receiverCheck(headers: IncomingHttpHeaders, rawBody: string, secret: string, nowSeconds: number, expectations: { projectId: string }): string | null {
-  const signature = headers['svc-signature'];
   const eventId = headers['svc-event-id'];
   const eventName = headers['svc-event-name'];
-  if (typeof signature !== 'string' || typeof eventId !== 'string' || typeof eventName !== 'string') return 'missing header';
-  const parts = signature.split(',').map((part) => part.split('=', 2) as [string, string]);
-  const t = parts.find(([key]) => key === 't')?.[1];
-  if (!t || !/^\d+$/.test(t)) return 'no t=';
-  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest();
-  const candidates = parts.filter(([key]) => key === 'v1' || key === 'v0').map(([, value]) => Buffer.from(value, 'hex'));
-  let matched = false;
-  for (const candidate of candidates) if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
-  if (!matched) return 'signature mismatch';
-  if (Math.abs(nowSeconds - Number(t)) > 300) return 'stale timestamp';
+  if (typeof eventId !== 'string' || typeof eventName !== 'string') return 'missing header';
+  const signatureRejection = checkSignature({ header: headers['svc-signature'], rawBody, secret, nowSeconds });
+  if (signatureRejection) return signatureRejection;
   let envelope: Record<string, unknown>;
   try {
     envelope = JSON.parse(rawBody) as Record<string, unknown>;

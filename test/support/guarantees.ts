@@ -6,7 +6,8 @@
  * domain writes from bookkeeping (activity entries, rate counters), and stores that pause or fail
  * chosen DynamoDB commands.
  *
- * Stores and runtimes come from `test/support/store.ts` (one DynamoDB Local per run, fresh tables).
+ * Stores, runtimes, the manual clock (`testClock`) and tokens with their principals (`seedTeam`,
+ * `seedToken`) come from `test/support/store.ts` (one DynamoDB Local per run, fresh tables).
  */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,36 +15,21 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { expect } from 'vitest';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { ERROR_CODE_VALUES, errorCode, type ErrorCode } from '../../shared/catalogues/error-codes.js';
-import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
-import { authenticate, mintToken, type Principal } from '../../shared/auth/tokens.js';
+import type { Clock } from '../../shared/clock.js';
+import { authenticate, type Principal } from '../../shared/auth/principal.js';
 import { handleRestRequest } from '../../shared/http/rest-handler.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { callTool, type ToolCallResult } from '../../shared/mcp/tools.js';
-import { createProject, type Project } from '../../shared/projects.js';
+import { createProject } from '../../shared/domain/projects/repository.js';
+import type { Project } from '../../shared/domain/projects/schema.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { Problem } from '../../shared/schemas/common.js';
-import type { Store } from '../../shared/store/store.js';
-import type { Team } from '../../shared/teams.js';
-import { sendTestEvent } from '../../shared/webhooks/deliveries.js';
-import { createWebhookEndpoint } from '../../shared/webhooks/endpoints.js';
-import { seedTeam } from './store.js';
+import { createStore, type Store } from '../../shared/store/store.js';
+import type { Team } from '../../shared/domain/teams/schema.js';
+import { sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { seedTeam, seedToken } from './store.js';
 import { toRaw, type RawMcpResponse } from './mcp.js';
-
-// ---------------------------------------------------------------------------------------------------
-// Time
-// ---------------------------------------------------------------------------------------------------
-
-/**
- * A manual clock starting `secondsIntoMinute` seconds into a minute at the start of the NEXT real hour.
- * Not a fixed past date: DynamoDB Local (this version) does delete items whose TTL attribute
- * (`expires_at`) lies in the real past, so a clock months behind makes outbox events, deliveries,
- * idempotency records and rate counters vanish in the middle of a test. Starting a little ahead of
- * real time keeps every TTL in the future while minute windows stay predictable.
- */
-export function futureClock(secondsIntoMinute = 0): ManualClock {
-  const nextHour = Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000;
-  return manualClock(nextHour + secondsIntoMinute * 1000);
-}
 
 // ---------------------------------------------------------------------------------------------------
 // REST
@@ -269,7 +255,7 @@ function interceptedStore(store: Store, intercept: (command: Command) => Promise
       return Reflect.get(target, property, receiver);
     },
   });
-  return { ...store, document };
+  return createStore({ document, tableName: store.tableName, deadLetterTableName: store.deadLetterTableName });
 }
 
 /**
@@ -346,11 +332,11 @@ export async function principalOf(store: Store, token: string): Promise<Principa
 
 async function seedFullTeam(runtime: Runtime, clock: Clock): Promise<SeededTeam> {
   const seeded = await seedTeam(runtime.store, clock);
-  const principal = await principalOf(runtime.store, seeded.token);
+  const { principal } = seeded;
   const project = await createProject(runtime, principal, { name: `Project of ${seeded.team.name}`, platform_type: 'discord' });
   const endpoint = await createWebhookEndpoint(runtime, principal, { name: `Hook of ${seeded.team.name}`, url: 'https://receiver.example/hooks', events: ['project.created'] });
   const delivery = await sendTestEvent(runtime, principal, endpoint.id);
-  const spare = await mintToken(runtime.store, clock, { teamId: seeded.team.id, abilities: ['team:view'], name: 'spare' });
+  const spare = await seedToken(runtime.store, clock, { teamId: seeded.team.id, abilities: ['team:view'], name: 'spare' });
   return { team: seeded.team, token: seeded.token, principal, project, endpoint: { id: endpoint.id, secret: endpoint.secret }, deliveryId: delivery.id, spare: { id: spare.id, token: spare.token } };
 }
 
@@ -362,9 +348,9 @@ export async function createWorld(runtime: Runtime, clock: Clock): Promise<World
   const a = await seedFullTeam(runtime, clock);
   const b = await seedFullTeam(runtime, clock);
   const otherProject = await createProject(runtime, a.principal, { name: 'Other project of A', platform_type: 'telegram' });
-  const scoped = await mintToken(runtime.store, clock, { teamId: a.team.id, abilities: ABILITY_VALUES, projectIds: [a.project.id], name: 'scoped' });
+  const scoped = await seedToken(runtime.store, clock, { teamId: a.team.id, abilities: ABILITY_VALUES, projectIds: [a.project.id], name: 'scoped' });
   const weakAbilities: Ability[] = ['team:view', 'mcp:full'];
-  const weak = await mintToken(runtime.store, clock, { teamId: a.team.id, abilities: weakAbilities, name: 'weak' });
+  const weak = await seedToken(runtime.store, clock, { teamId: a.team.id, abilities: weakAbilities, name: 'weak' });
   const bSecrets = [
     b.team.id,
     b.team.name,
@@ -379,12 +365,7 @@ export async function createWorld(runtime: Runtime, clock: Clock): Promise<World
     b.deliveryId,
   ];
   return {
-    a: {
-      ...a,
-      otherProject,
-      scoped: { id: scoped.id, token: scoped.token, principal: await principalOf(runtime.store, scoped.token) },
-      weak: { id: weak.id, token: weak.token, principal: await principalOf(runtime.store, weak.token) },
-    },
+    a: { ...a, otherProject, scoped, weak },
     b,
     bSecrets,
   };

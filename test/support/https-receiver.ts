@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority, issueServerCertificate } from '../../shared/local/certificates.js';
+import { createCertificateAuthority, issueServerCertificate } from '../../bin/certificates.js';
 
 /** A test HTTPS receiver on 127.0.0.1 with a CA made for it. */
 export interface TestReceiver {

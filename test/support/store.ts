@@ -2,20 +2,23 @@
  * Test helpers shared by integration tests (DESIGN §6): a store on the run's one DynamoDB Local
  * (`process.env.DYNAMODB_ENDPOINT`, started by `test/global-setup.ts`) with uniquely named tables, a
  * `Runtime` whose queue and scheduler RECORD messages instead of delivering them (tests drive
- * `processDeliveryMessage` by hand while moving a manual clock), and a seeded team with a principal.
+ * `processDeliveryMessage` by hand while moving a manual clock), the tests' one manual clock
+ * ({@link testClock}) and their one way to get a token and its principal ({@link seedTeam} for a fresh
+ * team, {@link seedToken} for another token of an existing team).
  *
  * Keep this file small: add a helper only when several test files need it.
  */
 import { randomBytes } from 'node:crypto';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
-import type { Principal } from '../../shared/auth/tokens.js';
-import { mintToken } from '../../shared/auth/tokens.js';
+import { authenticate, type Principal } from '../../shared/auth/principal.js';
+import { mintToken } from '../../shared/domain/tokens/repository.js';
 import type { DeliveryMessage, Runtime } from '../../shared/runtime.js';
 import { createTables } from '../../shared/store/create-tables.js';
 import { createStore, type Store } from '../../shared/store/store.js';
-import { createTeam, type Team } from '../../shared/teams.js';
-import type { AttemptResult, WebhookTransport } from '../../shared/webhooks/transport.js';
+import { createTeam } from '../../shared/domain/teams/repository.js';
+import type { Team } from '../../shared/domain/teams/schema.js';
+import type { AttemptResult, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 
 /**
  * Creates a fresh pair of tables (`t-<random>` and `t-<random>-dead`) on DynamoDB Local and returns a
@@ -31,14 +34,19 @@ export async function createTestStore(): Promise<Store> {
 }
 
 /**
- * A manual clock starting at the current real time, truncated to a whole second.
+ * The tests' one manual clock. It starts at the current real time truncated to a whole second; with
+ * `secondsIntoMinute`, it starts that many seconds into the NEXT whole real minute instead, for tests
+ * whose assertions depend on where a one-minute rate window begins (`Retry-After`, counters).
  *
- * Use it instead of `manualClock()`'s fixed default start in tests that write to DynamoDB Local:
- * the bundled DynamoDB Local runs a real TTL deletion job, so items whose `expires_at` (derived from
- * the injected clock) lies in the real past can vanish in the middle of a test.
+ * Never start a clock at a fixed past date in a test that writes to DynamoDB Local: the bundled
+ * DynamoDB Local runs a real TTL deletion job, so items whose `expires_at` (derived from the injected
+ * clock) lies in the real past — outbox events, deliveries, idempotency records, rate counters,
+ * sessions — can vanish in the middle of a test.
  */
-export function testClock(): ManualClock {
-  return manualClock(Math.floor(Date.now() / 1000) * 1000);
+export function testClock(options: { secondsIntoMinute?: number } = {}): ManualClock {
+  const nowMs = Date.now();
+  if (options.secondsIntoMinute === undefined) return manualClock(Math.floor(nowMs / 1000) * 1000);
+  return manualClock((Math.floor(nowMs / 60_000) + 1) * 60_000 + options.secondsIntoMinute * 1000);
 }
 
 /** A message handed to the recording `deliveryQueue`. */
@@ -102,17 +110,34 @@ export async function createTestRuntime(options: { clock: Clock; transport?: Web
   return runtime;
 }
 
+/** A token minted for a test: its id, its bearer string and the {@link Principal} it resolves to. */
+export interface SeededToken {
+  id: string;
+  /** The bearer string, `svc_live_<id>_<secret>`. */
+  token: string;
+  principal: Principal;
+}
+
 /**
- * Creates a team and mints a token for it holding `abilities` (default: every ability), returning
- * the team, the bearer string and a {@link Principal} for that token (team-wide, no project scope).
+ * Mints a token of the existing team `teamId` holding `abilities` (default: every ability), narrowed
+ * to `projectIds` when given, and resolves its bearer string with `authenticate`, exactly as the REST
+ * and tool-server pipelines do, so the principal is the one a request with that token would get.
  */
-export async function seedTeam(
+export async function seedToken(
   store: Store,
   clock: Clock,
-  abilities: readonly Ability[] = ABILITY_VALUES,
-): Promise<{ team: Team; token: string; principal: Principal }> {
+  input: { teamId: string; abilities?: readonly Ability[]; projectIds?: readonly string[]; name?: string },
+): Promise<SeededToken> {
+  const minted = await mintToken(store, clock, { teamId: input.teamId, abilities: input.abilities ?? ABILITY_VALUES, projectIds: input.projectIds, name: input.name });
+  const principal = await authenticate(store, `Bearer ${minted.token}`);
+  return { id: minted.id, token: minted.token, principal };
+}
+
+/**
+ * Creates a team and mints a team-wide token for it holding `abilities` (default: every ability)
+ * with {@link seedToken}, returning the team and the token (id, bearer string, principal).
+ */
+export async function seedTeam(store: Store, clock: Clock, abilities: readonly Ability[] = ABILITY_VALUES): Promise<{ team: Team } & SeededToken> {
   const team = await createTeam(store, clock, { name: `Test team ${randomBytes(3).toString('hex')}` });
-  const minted = await mintToken(store, clock, { teamId: team.id, abilities });
-  const principal: Principal = { tokenId: minted.id, teamId: team.id, abilities: new Set(minted.abilities), projectIds: null };
-  return { team, token: minted.token, principal };
+  return { team, ...(await seedToken(store, clock, { teamId: team.id, abilities })) };
 }

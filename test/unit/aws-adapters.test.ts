@@ -11,9 +11,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { atExpression, createSchedulerRetryScheduler, createSqsDeliveryQueue, scheduleName } from '../../shared/aws/adapters.js';
 import { createDispatcherHandler } from '../../shared/aws/pipeline-handlers.js';
-import { manualClock } from '../../shared/clock.js';
 import type { DeliveryMessage, Runtime } from '../../shared/runtime.js';
-import type { Store } from '../../shared/store/store.js';
+import { createStore } from '../../shared/store/store.js';
+import { testClock } from '../support/store.js';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
 const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:deliveries';
@@ -177,7 +177,7 @@ describe('dispatcher handler', () => {
         throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
       }),
     };
-    const store = { document, tableName: 'table', deadLetterTableName: 'dead' } as unknown as Store;
+    const store = createStore({ document: document as never, tableName: 'table', deadLetterTableName: 'dead' });
     const unused = () => {
       throw new Error('not used');
     };
@@ -185,7 +185,7 @@ describe('dispatcher handler', () => {
       seen,
       runtime: {
         store,
-        clock: manualClock(),
+        clock: testClock(),
         deliveryQueue: { send: unused },
         retryScheduler: { schedule: unused },
         transport: { send: unused },

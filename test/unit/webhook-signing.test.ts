@@ -4,14 +4,14 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { computeSignature, generateWebhookSecret, signatureHeader } from '../../shared/webhooks/signing.js';
+import { computeSignature, generateWebhookSecret, signatureHeader } from '../../shared/domain/webhook-deliveries/signing.js';
 import {
   createMemorySeenStore,
   verifyWebhook,
   WebhookVerificationError,
   type VerifyWebhookInput,
   type WebhookVerificationReason,
-} from '../../shared/webhooks/verify.js';
+} from '../../shared/domain/webhook-deliveries/verify.js';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4c2hsDu2iqs=';
 const now = 1_777_600_000;

@@ -13,8 +13,10 @@ import {
   issueServerCertificate,
   type CertificateAuthority,
   type ServerCertificate,
-} from '../../shared/local/certificates.js';
-import { createHttpsTransport, extraCaFromEnvironment, type WebhookTransport } from '../../shared/webhooks/transport.js';
+} from '../../bin/certificates.js';
+import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
+import type { WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
+import { extraCaFromEnvironment } from '../../shared/domain/webhook-deliveries/transport/trust.js';
 
 interface Seen {
   method: string;

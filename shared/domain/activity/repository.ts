@@ -1,10 +1,9 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from './clock.js';
-import { isoTime } from './clock.js';
-import { newUlid } from './ids.js';
-import { keys } from './store/keys.js';
-import type { Store } from './store/store.js';
-import { decodeCursor, encodeCursor } from './store/store.js';
+import type { Clock } from '../../clock.js';
+import { isoTime } from '../../clock.js';
+import { newUlid } from '../../ids.js';
+import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Item, type Store } from '../../store/store.js';
+import type { ActivityEntry } from './schema.js';
 
 /** Activity entries are kept 400 days (TTL housekeeping). */
 const ACTIVITY_RETENTION_SECONDS = 400 * 24 * 60 * 60;
@@ -14,40 +13,14 @@ const MAX_FILTERED_READS = 10;
 // millisecond (or under a clock that stands still) still sort in write order, so "newest first" is exact.
 
 /**
- * One activity-log entry (interface "Tool-server authorization" 3). Never holds request bodies,
- * so token secrets and webhook secrets cannot reach it.
- */
-export interface ActivityEntry {
-  id: string;
-  occurred_at: string;
-  /** The invoking token; null for an unauthenticated request. */
-  token_id: string | null;
-  surface: 'rest' | 'mcp';
-  /** REST operation id or tool name. */
-  operation: string;
-  /** `ok` or the error code. */
-  outcome: string;
-  /** HTTP status (tool calls: the status of the error code, 200 when ok). */
-  status: number;
-  /** Milliseconds. */
-  duration_ms: number;
-  request_id: string;
-}
-
-/**
  * Writes one activity entry for the team (one PutItem): `act_` + a monotonic ULID of the clock's time.
  * Both pipelines call it — REST for every write made with a valid token, the tool server for every
  * `tools/call` — whatever the outcome. The entry holds no request or response body.
  */
 export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): Promise<ActivityEntry> {
   const nowMs = clock.nowMs();
-  const full: ActivityEntry = { id: `act_${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
-  await store.document.send(
-    new PutCommand({
-      TableName: store.tableName,
-      Item: { pk: keys.activityPartition(teamId), sk: full.id, entity: 'activity', ...full, expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS },
-    }),
-  );
+  const full: ActivityEntry = { id: `${sortKeyPrefix.activity}${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
+  await store.put({ Item: { pk: keys.activityPartition(teamId), sk: full.id, entity: entity.activity, ...full, expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS } });
   return full;
 }
 
@@ -76,11 +49,9 @@ export async function listActivity(
   }
   const data: ActivityEntry[] = [];
   let lastReturnedKey: Record<string, unknown> | undefined;
-  let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: 'act_' });
+  let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.activity });
   for (let reads = 0; ; reads++) {
-    const result = await store.document.send(
-      new QueryCommand({
-        TableName: store.tableName,
+    const result = await store.query({
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: filters.length ? filters.join(' AND ') : undefined,
         ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
@@ -88,20 +59,19 @@ export async function listActivity(
         ScanIndexForward: false,
         Limit: filters.length ? 100 : query.limit - data.length,
         ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
+    });
+    for (const item of result.items) {
       if (data.length === query.limit) return { data, next_cursor: encodeCursor(lastReturnedKey) };
       data.push(toEntry(item));
       lastReturnedKey = { pk: item.pk, sk: item.sk };
     }
-    if (!result.LastEvaluatedKey) return { data, next_cursor: null };
-    if (data.length === query.limit || reads + 1 >= MAX_FILTERED_READS) return { data, next_cursor: encodeCursor(result.LastEvaluatedKey) };
-    startKey = result.LastEvaluatedKey;
+    if (!result.lastEvaluatedKey) return { data, next_cursor: null };
+    if (data.length === query.limit || reads + 1 >= MAX_FILTERED_READS) return { data, next_cursor: encodeCursor(result.lastEvaluatedKey) };
+    startKey = result.lastEvaluatedKey;
   }
 }
 
-function toEntry(item: Record<string, unknown>): ActivityEntry {
+function toEntry(item: Item): ActivityEntry {
   return {
     id: item.id,
     occurred_at: item.occurred_at,

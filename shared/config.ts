@@ -1,0 +1,125 @@
+import * as z from 'zod';
+
+/**
+ * The service's configuration: one zod schema of environment variables (DESIGN §2). `lib/` imports
+ * {@link ENVIRONMENT_VARIABLES} to set the names it passes to every Lambda; the Lambda runtime and the
+ * local server parse them here, and a missing or malformed required setting fails at start-up with a
+ * message naming it.
+ */
+
+/** The name of every environment variable the service reads. */
+export const ENVIRONMENT_VARIABLES = {
+  tableName: 'TABLE_NAME',
+  deadLetterTableName: 'DEAD_LETTER_TABLE_NAME',
+  dynamoDbEndpoint: 'DYNAMODB_ENDPOINT',
+  deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
+  deliveryQueueArn: 'DELIVERY_QUEUE_ARN',
+  schedulerGroupName: 'SCHEDULER_GROUP_NAME',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  host: 'HOST',
+  port: 'PORT',
+  dynamoDbLocalPort: 'DYNAMODB_LOCAL_PORT',
+  dataDirectory: 'DATA_DIR',
+  timeScale: 'TIME_SCALE',
+  webhookExtraCaFile: 'WEBHOOK_EXTRA_CA_FILE',
+  webhookAllowPrivateTargets: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+} as const;
+
+/** Table names used when none is configured (the local server, the CLI and the bench). */
+export const DEFAULT_TABLE_NAMES = { table: 'membership', deadLetterTable: 'membership-dead-letters' } as const;
+/** Default port of the local server (`PORT`). */
+export const DEFAULT_PORT = 3000;
+/** Default host of the local server (`HOST`): loopback only. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** Default port of the embedded DynamoDB Local (`DYNAMODB_LOCAL_PORT`). */
+export const DEFAULT_DYNAMODB_LOCAL_PORT = 8000;
+
+const V = ENVIRONMENT_VARIABLES;
+const text = () => z.string().trim().min(1);
+const optionalText = () =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value && value.trim() ? value.trim() : undefined));
+const port = (fallback: number, minimum: number) => z.coerce.number().int().min(minimum).max(65535).default(fallback);
+
+/** What every Lambda function reads (set by the CDK stack). */
+const LambdaEnvironment = z.object({
+  [V.tableName]: text(),
+  [V.deadLetterTableName]: text(),
+  [V.deliveryQueueUrl]: text(),
+  [V.dynamoDbEndpoint]: optionalText(),
+});
+
+/** What the webhook workers read besides {@link LambdaEnvironment} (retry timers). */
+const SchedulerEnvironment = z.object({
+  [V.deliveryQueueArn]: text(),
+  [V.schedulerGroupName]: text(),
+  [V.schedulerRoleArn]: text(),
+});
+
+/** What the local server (`npm start`), the CLI and the bench read; every setting has a default. */
+const LocalEnvironment = z.object({
+  [V.host]: text().default(DEFAULT_HOST),
+  [V.port]: port(DEFAULT_PORT, 0),
+  [V.dynamoDbEndpoint]: optionalText(),
+  [V.dynamoDbLocalPort]: port(DEFAULT_DYNAMODB_LOCAL_PORT, 1),
+  [V.dataDirectory]: optionalText(),
+  [V.tableName]: text().default(DEFAULT_TABLE_NAMES.table),
+  [V.deadLetterTableName]: text().default(DEFAULT_TABLE_NAMES.deadLetterTable),
+  [V.timeScale]: z.coerce.number().min(1, 'must be a number ≥ 1').default(1),
+  [V.webhookExtraCaFile]: optionalText(),
+  [V.webhookAllowPrivateTargets]: z.enum(['0', '1', '']).default('0'),
+});
+
+/** A setting is missing or malformed; the message names it. */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}
+
+function parse<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, where: string): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = String(issue.path[0]);
+    return env[name] === undefined ? `${name} is required` : `${name} ${issue.message}`;
+  });
+  throw new ConfigurationError(`Configuration of ${where}: ${problems.join('; ')}.`);
+}
+
+/** Settings of a Lambda function of the service (parsed once, at cold start). Throws {@link ConfigurationError}. */
+export function lambdaConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = parse(LambdaEnvironment, env, 'the Lambda function');
+  return {
+    tableName: parsed[V.tableName],
+    deadLetterTableName: parsed[V.deadLetterTableName],
+    deliveryQueueUrl: parsed[V.deliveryQueueUrl],
+    dynamoDbEndpoint: parsed[V.dynamoDbEndpoint],
+  };
+}
+
+/** Settings of the retry scheduler (EventBridge Scheduler) of the webhook workers. Throws {@link ConfigurationError}. */
+export function schedulerConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = parse(SchedulerEnvironment, env, 'the retry scheduler');
+  return { queueArn: parsed[V.deliveryQueueArn], groupName: parsed[V.schedulerGroupName], roleArn: parsed[V.schedulerRoleArn] };
+}
+
+/** Settings of the local server, the CLI and the bench (all with defaults). Throws {@link ConfigurationError}. */
+export function localConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = parse(LocalEnvironment, env, 'the local server');
+  return {
+    host: parsed[V.host],
+    port: parsed[V.port],
+    dynamoDbEndpoint: parsed[V.dynamoDbEndpoint],
+    dynamoDbLocalPort: parsed[V.dynamoDbLocalPort],
+    dataDirectory: parsed[V.dataDirectory],
+    tableName: parsed[V.tableName],
+    deadLetterTableName: parsed[V.deadLetterTableName],
+    timeScale: parsed[V.timeScale],
+    webhookExtraCaFile: parsed[V.webhookExtraCaFile],
+    allowPrivateTargets: parsed[V.webhookAllowPrivateTargets] === '1',
+  };
+}

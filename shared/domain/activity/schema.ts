@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { IdSchemas } from '../../ids.js';
+import { ListQuery, Timestamp, listOf } from '../../schemas/common.js';
+
+/** The surfaces an activity entry can come from (a closed list, written once). */
+export const ACTIVITY_SURFACES = ['rest', 'mcp'] as const;
+
+/**
+ * An activity-log entry; `token_id` identifies the invoking token (interface "Tool-server
+ * authorization" 3). Never holds request bodies, so token secrets and webhook secrets cannot reach it.
+ */
+export const ActivityEntry = z
+  .object({
+    id: z.string(),
+    occurred_at: Timestamp,
+    token_id: z.string().nullable().describe('The invoking token; null for an unauthenticated request.'),
+    surface: z.enum(ACTIVITY_SURFACES),
+    operation: z.string().describe('REST operation id or tool name.'),
+    outcome: z.string().describe('`ok` or an error code.'),
+    status: z.number().int().describe('HTTP status (tool calls: the status of the error code, 200 when ok).'),
+    duration_ms: z.number().int().describe('Milliseconds.'),
+    request_id: z.string(),
+  })
+  .meta({ id: 'ActivityEntry' });
+/** An activity entry (see {@link ActivityEntry}). */
+export type ActivityEntry = z.infer<typeof ActivityEntry>;
+
+/** A page of activity entries. */
+export const ActivityList = listOf(ActivityEntry, 'ActivityList');
+
+/** Query of `GET /v1/activity` (and the `get_activity_log` tool). */
+export const ActivityQuery = ListQuery.extend({
+  token_id: IdSchemas.token().optional().describe('Only entries of this token (a ULID).'),
+  operation: z.string().min(1).max(200).optional().describe('Only entries of this operation (a REST operation id such as createProject, or a tool name such as list_projects).'),
+}).strict();

@@ -1,0 +1,29 @@
+import type { OperationId } from '../operations/registry.js';
+import { anyHandler, type AnyHandler } from '../operations/handler.js';
+import { activityHandlers } from './activity/handlers.js';
+import { documentsHandlers } from './documents/handlers.js';
+import { projectsHandlers } from './projects/handlers.js';
+import { teamsHandlers } from './teams/handlers.js';
+import { tokensHandlers } from './tokens/handlers.js';
+import { webhookDeliveriesHandlers } from './webhook-deliveries/handlers.js';
+import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
+
+/**
+ * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
+ * the MCP Lambda use it; a REST route Lambda imports only its own handler). Typed so that an operation
+ * without a handler does not compile (DESIGN D13).
+ */
+const HANDLERS = {
+  ...teamsHandlers,
+  ...projectsHandlers,
+  ...tokensHandlers,
+  ...activityHandlers,
+  ...webhookEndpointsHandlers,
+  ...webhookDeliveriesHandlers,
+  ...documentsHandlers,
+} satisfies Record<OperationId, unknown>;
+
+/** The handler of an operation (its input was validated by the definition's schemas). */
+export function handlerOf(operationId: OperationId): AnyHandler {
+  return anyHandler(HANDLERS[operationId] as never);
+}

@@ -1,0 +1,14 @@
+import { activityModule } from './activity/operations.js';
+import { documentsModule } from './documents/operations.js';
+import { projectsModule } from './projects/operations.js';
+import { teamsModule } from './teams/operations.js';
+import { tokensModule } from './tokens/operations.js';
+import { webhookDeliveriesModule } from './webhook-deliveries/operations.js';
+import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
+
+/**
+ * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
+ * import it. Adding an object = a folder under `shared/domain/` plus one line here and one in
+ * `handlers.ts` beside this file.
+ */
+export const MODULES = [teamsModule, projectsModule, tokensModule, activityModule, webhookEndpointsModule, webhookDeliveriesModule, documentsModule] as const;

@@ -1,0 +1,132 @@
+import type { Ability } from '../../catalogues/abilities.js';
+import { isAbility } from '../../catalogues/abilities.js';
+import type { Clock } from '../../clock.js';
+import { isoTime } from '../../clock.js';
+import { bearerString, newTokenSecret, sha256, type Principal } from '../../auth/principal.js';
+import { ProblemError } from '../../errors.js';
+import { newUlid } from '../../ids.js';
+import { entity, keys, secondaryIndex } from '../../store/keys.js';
+import { ConditionFailedError, decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import { requireProjectsOfTeam } from '../projects/repository.js';
+import { getTeam } from '../teams/repository.js';
+import type { Team } from '../teams/schema.js';
+import type { Token } from './schema.js';
+
+/** A token as stored: the public fields plus its team. */
+export type TokenRecord = Token & { team_id: string };
+
+function toToken(item: Item): TokenRecord {
+  return {
+    id: item.id as string,
+    team_id: item.team_id as string,
+    name: (item.name as string | null) ?? null,
+    abilities: item.abilities as Ability[],
+    scopes: item.scopes as string[],
+    created_at: item.created_at as string,
+    revoked_at: (item.revoked_at as string | null) ?? null,
+  };
+}
+
+/**
+ * Mints a token for a team. `input.team` (the team record) becomes the token's team snapshot; when
+ * absent it is read here, and an unknown team throws NOT_FOUND. Only the SHA-256 of the secret is stored
+ * (DESIGN D2); the bearer string is returned here and never again. `projectIds` add
+ * `scope:project:<uuid>` entries. When `issuer` is given (minting through the API), the new token may not
+ * hold an ability or a project scope the issuer lacks: throws TOKEN_MISSING_ABILITY (interface "Bearer
+ * tokens", DESIGN D2). Every project id must name a project of the team: NOT_FOUND otherwise (another
+ * team's project is reported exactly like a missing one). VALIDATION_FAILED for unknown abilities.
+ * @returns the stored record plus `token` (the bearer string, shown once)
+ */
+export async function mintToken(
+  store: Store,
+  clock: Clock,
+  input: { teamId: string; abilities: readonly string[]; projectIds?: readonly string[]; name?: string | null; issuer?: Principal; team?: Team },
+): Promise<TokenRecord & { token: string }> {
+  if (input.team && input.team.id !== input.teamId) throw new Error('mintToken: team snapshot does not match teamId');
+  const unknown = input.abilities.filter((ability) => !isAbility(ability));
+  if (unknown.length) {
+    throw new ProblemError('VALIDATION_FAILED', `Unknown abilities: ${unknown.join(', ')}`, {
+      errors: unknown.map((ability) => ({ path: 'abilities', message: `${ability} is not in service://enums/ability` })),
+    });
+  }
+  const abilities = [...new Set(input.abilities)] as Ability[];
+  const projectIds = [...new Set(input.projectIds ?? [])];
+  if (input.issuer) {
+    const issuer = input.issuer;
+    const missing = abilities.filter((ability) => !issuer.abilities.has(ability));
+    if (missing.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A token can only grant abilities it holds; missing: ${missing.join(', ')}.`);
+    if (issuer.projectIds) {
+      const outside = projectIds.length === 0 ? ['(all projects)'] : projectIds.filter((id) => !issuer.projectIds!.includes(id));
+      if (outside.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A project-scoped token can only grant its own projects; outside its scope: ${outside.join(', ')}.`);
+    }
+  }
+  const team = input.team ?? (await getTeam(store, input.teamId));
+  await requireProjectsOfTeam(store, input.teamId, projectIds);
+  const nowMs = clock.nowMs();
+  const id = newUlid(nowMs);
+  const secret = newTokenSecret();
+  const record: TokenRecord = {
+    id,
+    team_id: input.teamId,
+    name: input.name ?? null,
+    abilities,
+    scopes: [`scope:team:${input.teamId}`, ...projectIds.map((projectId) => `scope:project:${projectId}`)],
+    created_at: isoTime(nowMs),
+    revoked_at: null,
+  };
+  await store.put({
+    // `revoked_at` is absent until revocation, so `if_not_exists` in revokeToken keeps the first time.
+    Item: {
+      ...keys.token(id),
+      entity: entity.token,
+      [secondaryIndex.partitionKey]: keys.teamTokensIndex(input.teamId),
+      [secondaryIndex.sortKey]: id,
+      ...record,
+      revoked_at: undefined,
+      secret_sha256: sha256(secret).toString('hex'),
+      team_snapshot: { id: team.id, name: team.name, created_at: team.created_at },
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return { ...record, token: bearerString(id, secret) };
+}
+
+/**
+ * Revokes a token of `teamId` (sets `revoked_at`; null `teamId` = any team, for the operator CLI). Throws
+ * NOT_FOUND when the token does not exist or belongs to another team (no existence leak). Revoking twice
+ * keeps the first `revoked_at`.
+ */
+export async function revokeToken(store: Store, clock: Clock, teamId: string | null, tokenId: string): Promise<TokenRecord> {
+  try {
+    const item = await store.update({
+      Key: keys.token(tokenId),
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ConditionExpression: teamId ? 'attribute_exists(pk) AND team_id = :team' : 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ...(teamId ? { ':team': teamId } : {}) },
+      ReturnValues: 'ALL_NEW',
+    });
+    return toToken(item!);
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
+    throw error;
+  }
+}
+
+/**
+ * Lists a team's tokens (never secrets), oldest first, paged (DESIGN D12); revoked ones only with
+ * `include_revoked` (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED for a cursor
+ * of another list.
+ */
+export async function listTokens(store: Store, teamId: string, query: { limit: number; cursor?: string; include_revoked?: boolean }): Promise<Page<TokenRecord>> {
+  const partition = keys.teamTokensIndex(teamId);
+  const result = await store.query({
+    IndexName: secondaryIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    FilterExpression: query.include_revoked ? undefined : 'attribute_not_exists(revoked_at) OR revoked_at = :null',
+    ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': partition, ...(query.include_revoked ? {} : { ':null': null }) },
+    Limit: query.limit,
+    ExclusiveStartKey: decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes }),
+  });
+  return { data: result.items.map(toToken), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}

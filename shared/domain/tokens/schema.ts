@@ -1,0 +1,44 @@
+import * as z from 'zod';
+import { ABILITY_VALUES } from '../../catalogues/abilities.js';
+import { IdSchemas } from '../../ids.js';
+import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
+
+/** An API token as lists return it (never its secret or hash). */
+export const Token = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    abilities: z.array(z.enum(ABILITY_VALUES)),
+    scopes: z.array(z.string()),
+    created_at: Timestamp,
+    revoked_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Token' });
+/** A token (see {@link Token}). */
+export type Token = z.infer<typeof Token>;
+
+/** The minted token, with the bearer string shown once. */
+export const TokenWithSecret = Token.extend({
+  token: z.string().describe('`svc_live_<id>_<secret>`. Shown only in this response.'),
+}).meta({ id: 'TokenWithSecret' });
+
+/** A page of tokens. */
+export const TokenList = listOf(Token, 'TokenList');
+
+/** Body of `POST /v1/tokens`. */
+export const CreateTokenRequest = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional().describe('A name to recognise the token by, 1 to 100 characters.'),
+    abilities: z.array(z.enum(ABILITY_VALUES)).min(1).max(ABILITY_VALUES.length).describe('Abilities of the new token; each must be held by the caller.'),
+    project_ids: z.array(Uuid).max(20).optional().describe('Narrow the token to these projects.'),
+  })
+  .strict()
+  .meta({ id: 'CreateTokenRequest' });
+
+/** Query of `GET /v1/tokens` (and the `list_tokens` tool). */
+export const ListTokensQuery = ListQuery.extend({
+  include_revoked: booleanFilter('Include revoked tokens. Default false.'),
+}).strict();
+
+/** `{id}` path parameters of a token. */
+export const TokenIdParams = z.object({ id: IdSchemas.token().describe('The token id (a ULID).') }).strict();

@@ -1,0 +1,22 @@
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { replayDeadDeliveries, retryDelivery } from './dead-letter.js';
+import { webhookDeliveriesModule } from './operations.js';
+import { getDelivery, listDeliveries } from './repository.js';
+
+const operations = webhookDeliveriesModule.operations;
+
+/** `GET /v1/webhook-deliveries` / `list_webhook_deliveries`. */
+export const listWebhookDeliveries: OperationHandler<typeof operations.listWebhookDeliveries> = async (input, { runtime, principal }) => listDeliveries(runtime, principal, input);
+
+/** `GET /v1/webhook-deliveries/{id}` / `get_webhook_delivery`: the delivery with its attempt log. */
+export const getWebhookDelivery: OperationHandler<typeof operations.getWebhookDelivery> = async (input, { runtime, principal }) => getDelivery(runtime, principal, input.id);
+
+/** `POST /v1/webhook-deliveries/{id}/retry` / `retry_webhook_delivery`. */
+export const retryWebhookDelivery: OperationHandler<typeof operations.retryWebhookDelivery> = async (input, { runtime, principal }) => retryDelivery(runtime, principal, input.id);
+
+/** `POST /v1/webhook-deliveries/replay-dead` / `replay_dead_webhook_deliveries`. */
+export const replayDeadWebhookDeliveries: OperationHandler<typeof operations.replayDeadWebhookDeliveries> = async (input, { runtime, principal }) =>
+  replayDeadDeliveries(runtime, principal, input.since_hours);
+
+/** Every handler of the webhook deliveries module. */
+export const webhookDeliveriesHandlers = { listWebhookDeliveries, getWebhookDelivery, retryWebhookDelivery, replayDeadWebhookDeliveries } satisfies HandlersOf<typeof webhookDeliveriesModule>;

@@ -1,0 +1,71 @@
+/**
+ * The delivery pipeline's rules (interface "Delivery rules", "Limits"; DESIGN D7) as constants and pure
+ * functions: the retry timeline, the dead-letter timer, leases, retention and batch sizes.
+ */
+
+/** Up to 8 attempts per delivery (interface "Delivery rules" 4, DESIGN D7). */
+export const MAX_ATTEMPTS = 8;
+
+/**
+ * Wait before attempt N, in SECONDS, indexed by N (interface "Delivery rules" 4, DESIGN D7):
+ * attempt 1 at once, then 10 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h. Indexes 0 and 1 are 0.
+ */
+export const RETRY_WAIT_SECONDS: readonly number[] = [0, 0, 10, 30, 120, 600, 3_600, 21_600, 86_400];
+
+/** After the 8th failure the delivery waits this long before it is dead-lettered (SECONDS; DESIGN D7: 72 h). */
+export const DEAD_LETTER_WAIT_SECONDS = 72 * 3_600;
+
+/**
+ * Waits up to this many SECONDS go through SQS `DelaySeconds` (the SQS maximum, 15 minutes); longer
+ * ones through an EventBridge Scheduler one-time schedule (DESIGN D7).
+ */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/** How long an in-flight attempt holds its lease (MILLISECONDS, real time): the 10 s budget plus margin (DESIGN D7, D9). */
+export const LEASE_MS = 60_000;
+
+/** Timers may fire a moment early (the local clock, SQS granularity): a due time this many MILLISECONDS ahead counts as due. */
+export const TIMER_EARLY_TOLERANCE_MS = 1_000;
+
+/** Attempt records kept per delivery (the newest). */
+export const MAX_ATTEMPT_LOG = 40;
+
+/** Deliveries, their attempt logs and dead-letter copies are kept this long after creation or re-queueing (SECONDS; TTL housekeeping). */
+export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3_600;
+
+/** Messages per SQS `SendMessageBatch` (the SQS maximum). */
+export const QUEUE_BATCH_SIZE = 10;
+
+/** Concurrent dead → pending transactions during replay-dead. */
+export const REPLAY_CONCURRENCY = 50;
+
+/** Items read per page of the dead-letter table (replay-dead) and of the pending-deliveries index (sweeper). */
+export const WORKER_PAGE_SIZE = 500;
+
+/** Outbox events read per page by the relay. */
+export const OUTBOX_PAGE_SIZE = 100;
+
+/** Events fanned out at once by the outbox relay (each fan-out is its own transaction). */
+export const RELAY_CONCURRENCY = 8;
+
+/** The sweeper's default grace period (MILLISECONDS): only timers late by more than this are re-queued. */
+export const SWEEP_GRACE_MS = 60_000;
+
+/**
+ * The wait before attempt `attempt` (2–8), in SECONDS, per {@link RETRY_WAIT_SECONDS}.
+ * Throws RangeError outside 1–{@link MAX_ATTEMPTS} (a programming error).
+ */
+export function waitBeforeAttemptSeconds(attempt: number): number {
+  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPTS) throw new RangeError(`No attempt ${attempt}; attempts are 1 to ${MAX_ATTEMPTS}.`);
+  return RETRY_WAIT_SECONDS[attempt];
+}
+
+/** A real wait in SECONDS shortened by the local TIME_SCALE (`timeScale`, 1 on AWS), in MILLISECONDS. */
+export function scaledWaitMs(seconds: number, timeScale: number): number {
+  return (seconds * 1000) / timeScale;
+}
+
+/** The TTL (`expires_at`, epoch SECONDS) of a delivery or dead-letter copy written at `nowMs` (epoch ms). */
+export function deliveryExpiresAt(nowMs: number): number {
+  return Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS;
+}

@@ -1,0 +1,87 @@
+import * as z from 'zod';
+import { WEBHOOK_EVENT_NAMES } from '../../catalogues/webhook-events.js';
+import { IdSchemas } from '../../ids.js';
+import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { MAX_ATTEMPTS } from './policy.js';
+import { ATTEMPT_FAILURE_KINDS } from './transport/port.js';
+
+/**
+ * The webhook delivery's shapes (interface "Webhook delivery", DESIGN D7, D12): the delivery, its
+ * attempt records, the list query and replay-dead. The closed lists are written here once.
+ */
+
+/** Delivery statuses (DESIGN D7; `delivering` is the lease while an attempt is in flight). */
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'dead'] as const;
+/** A delivery status (see {@link DELIVERY_STATUSES}). */
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * Why a recorded attempt failed: every transport failure kind (`./transport/port.ts`) plus
+ * `endpoint_disabled` (the endpoint was disabled or deleted, or the event is gone: no request was sent).
+ */
+export const DELIVERY_FAILURE_KINDS = [...ATTEMPT_FAILURE_KINDS, 'endpoint_disabled'] as const;
+/** A recorded failure kind (see {@link DELIVERY_FAILURE_KINDS}). */
+export type DeliveryFailureKind = (typeof DELIVERY_FAILURE_KINDS)[number];
+
+/** One recorded attempt (DESIGN D7: time, HTTP status or failure kind, duration, first 1 KiB of the body). */
+export const DeliveryAttempt = z
+  .object({
+    attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+    attempted_at: Timestamp,
+    status: z.number().int().nullable().describe('HTTP status, or null when no response came.'),
+    failure_kind: z.enum(DELIVERY_FAILURE_KINDS).nullable().describe('Why the attempt failed; null when it succeeded.'),
+    duration_ms: z.number().int().describe('Milliseconds.'),
+    response_body: z.string().describe('First 1 KiB of the response body.'),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+/** One recorded attempt (see {@link DeliveryAttempt}). */
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+/** Former name of {@link DeliveryAttempt}, kept for its callers. */
+export type DeliveryAttemptRecord = DeliveryAttempt;
+
+/** A webhook delivery of one event to one endpoint (interface "Webhook delivery", DESIGN D7). */
+export const WebhookDelivery = z
+  .object({
+    id: IdSchemas.delivery().describe('`dlv_` + ULID'),
+    endpoint_id: Uuid,
+    event_id: IdSchemas.event().describe('`evt_` + ULID'),
+    event_type: z.enum(WEBHOOK_EVENT_NAMES),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.number().int().min(0).max(MAX_ATTEMPTS),
+    next_attempt_at: Timestamp.nullable(),
+    last_attempt_at: Timestamp.nullable(),
+    dead_lettered_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    attempt_log: z.array(DeliveryAttempt).optional().describe('The attempts, oldest first (single reads only).'),
+  })
+  .meta({ id: 'WebhookDelivery' });
+/** A webhook delivery (see {@link WebhookDelivery}). */
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+/** A page of deliveries (DESIGN D12). */
+export const WebhookDeliveryList = listOf(WebhookDelivery, 'WebhookDeliveryList');
+
+/** `{id}` path parameters of a delivery. */
+export const DeliveryIdParams = z.object({ id: IdSchemas.delivery().describe('The delivery id (dlv_ followed by a ULID).') }).strict();
+
+/** Query of `GET /v1/webhook-deliveries` (and the `list_webhook_deliveries` tool's arguments). */
+export const ListWebhookDeliveriesQuery = ListQuery.extend({
+  endpoint_id: Uuid.optional().describe('Only deliveries to this endpoint.'),
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries with this status.'),
+  event_type: z.enum(WEBHOOK_EVENT_NAMES).optional().describe('Only deliveries of this event.'),
+}).strict();
+/** A validated list query (see {@link ListWebhookDeliveriesQuery}). */
+export type ListWebhookDeliveriesQuery = z.infer<typeof ListWebhookDeliveriesQuery>;
+
+/** Body of `POST /v1/webhook-deliveries/replay-dead` (and the `replay_dead_webhook_deliveries` tool's arguments). */
+export const ReplayDeadRequest = z
+  .object({ since_hours: z.number().int().min(1).max(720).describe('Hours back from now, 1 to 720, applied to dead_lettered_at.') })
+  .strict()
+  .meta({ id: 'ReplayDeadRequest' });
+
+/** Answer of replay-dead: how many dead deliveries were re-queued. */
+export const ReplayDeadResponse = z
+  .object({ replayed: z.number().int().min(0).describe('Dead deliveries re-queued as pending.') })
+  .meta({ id: 'ReplayDeadResponse' });
+/** The replay-dead answer (see {@link ReplayDeadResponse}). */
+export type ReplayDeadResponse = z.infer<typeof ReplayDeadResponse>;

@@ -1,0 +1,111 @@
+import type { DeliveryMessage } from '../../runtime.js';
+import { isoTime } from '../../clock.js';
+import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS, scaledWaitMs, waitBeforeAttemptSeconds } from './policy.js';
+import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
+
+/**
+ * The webhook delivery state machine (interface "States" → "Webhook delivery", DESIGN D7), pure: given a
+ * delivery's state and what happened, the next state and the message to queue. No I/O; the repository
+ * turns a transition into its conditional DynamoDB update.
+ *
+ * ```
+ * pending ──lease──▶ delivering ──2xx──▶ succeeded
+ *    ▲                   │
+ *    └──failure, N < 8───┘ (next attempt after RETRY_WAIT_SECONDS[N+1])
+ * delivering ──failure, N = 8──▶ pending (no attempt left; dead-letter timer at +72 h) ──timer──▶ dead
+ * delivering ──endpoint disabled/deleted──▶ dead        dead ──retry / replay-dead──▶ pending (attempts 0)
+ * ```
+ */
+
+/** The part of a stored delivery the state machine reads. */
+export interface DeliveryState {
+  id: string;
+  team_id: string;
+  status: DeliveryStatus;
+  /** Attempts made (0–8). */
+  attempts: number;
+  /** Epoch MILLISECONDS of the next attempt (pending) or of dead-lettering (pending after attempt 8); null otherwise. */
+  due_at_ms: number | null;
+}
+
+/**
+ * What recording an attempt leads to: `succeeded`; `retry_scheduled` (pending, the next attempt due at
+ * `dueAtMs`); or `awaiting_dead_letter` (pending after the last attempt, the dead-letter timer due at
+ * `dueAtMs`, no `next_attempt_at`). `next` is the message to queue for `dueAtMs`.
+ */
+export type AttemptTransition =
+  | { outcome: 'succeeded'; status: 'succeeded'; next: null }
+  | { outcome: 'retry_scheduled'; status: 'pending'; dueAtMs: number; nextAttemptAtMs: number; next: DeliveryMessage }
+  | { outcome: 'awaiting_dead_letter'; status: 'pending'; dueAtMs: number; nextAttemptAtMs: null; next: DeliveryMessage };
+
+/** The message "attempt `attempt` of this delivery" (1–8). */
+export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>, attempt: number): DeliveryMessage {
+  return { kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt };
+}
+
+/** The message "dead-letter this delivery if it is still waiting after its last attempt". */
+export function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): DeliveryMessage {
+  return { kind: 'dead_letter', team_id: delivery.team_id, delivery_id: delivery.id, attempt: MAX_ATTEMPTS };
+}
+
+/**
+ * The transition after attempt `message.attempt` (which held the lease) ended at `nowMs` (epoch ms):
+ * success → succeeded; a failure before the last attempt → pending with the next attempt after
+ * {@link waitBeforeAttemptSeconds}; a failure of the last attempt → pending with the dead-letter timer
+ * after DEAD_LETTER_WAIT_SECONDS. Waits are divided by `timeScale` (local runs; 1 on AWS).
+ */
+export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: number, timeScale: number): AttemptTransition {
+  const delivery = { id: message.delivery_id, team_id: message.team_id };
+  if (ok) return { outcome: 'succeeded', status: 'succeeded', next: null };
+  if (message.attempt < MAX_ATTEMPTS) {
+    const dueAtMs = nowMs + scaledWaitMs(waitBeforeAttemptSeconds(message.attempt + 1), timeScale);
+    return { outcome: 'retry_scheduled', status: 'pending', dueAtMs, nextAttemptAtMs: dueAtMs, next: attemptMessage(delivery, message.attempt + 1) };
+  }
+  const dueAtMs = nowMs + scaledWaitMs(DEAD_LETTER_WAIT_SECONDS, timeScale);
+  return { outcome: 'awaiting_dead_letter', status: 'pending', dueAtMs, nextAttemptAtMs: null, next: deadLetterMessage(delivery) };
+}
+
+/** The attempt log with `record` appended, keeping the newest {@link MAX_ATTEMPT_LOG} records. */
+export function appendAttempt(log: readonly DeliveryAttempt[] | undefined, record: DeliveryAttempt): DeliveryAttempt[] {
+  return [...(log ?? []), record].slice(-MAX_ATTEMPT_LOG);
+}
+
+/**
+ * The record of an attempt that was not made because the endpoint is disabled or deleted, or the
+ * event is gone (failure kind `endpoint_disabled`, no status, 0 ms). Such a delivery goes to `dead` at
+ * once with `attempt - 1` attempts counted, so replay-dead can bring it back after re-enabling.
+ */
+export function stoppedAttempt(attempt: number, nowMs: number): DeliveryAttempt {
+  return { attempt, attempted_at: isoTime(nowMs), status: null, failure_kind: 'endpoint_disabled', duration_ms: 0, response_body: '' };
+}
+
+/**
+ * True when a `dead_letter` message finds the delivery still waiting after its last attempt and its
+ * timer due at `nowMs` (epoch ms; {@link TIMER_EARLY_TOLERANCE_MS} early counts). Otherwise the message
+ * is stale or a duplicate and does nothing.
+ */
+export function isDueForDeadLetter(delivery: DeliveryState, nowMs: number): boolean {
+  return !(
+    delivery.status !== 'pending' ||
+    delivery.attempts !== MAX_ATTEMPTS ||
+    delivery.due_at_ms === null ||
+    delivery.due_at_ms > nowMs + TIMER_EARLY_TOLERANCE_MS
+  );
+}
+
+/** Only dead deliveries can be retried by hand or replayed (interface "States": dead → pending). */
+export function canRetry(delivery: Pick<DeliveryState, 'status'>): boolean {
+  return delivery.status === 'dead';
+}
+
+/**
+ * The message that restarts a delivery whose timer or message was lost (the sweeper): pending after the
+ * last attempt → dead-letter; pending → the next attempt; delivering (lease expired) → the same attempt
+ * again. Null for succeeded and dead deliveries.
+ */
+export function recoveryMessage(delivery: DeliveryState): DeliveryMessage | null {
+  if (delivery.status === 'pending' && delivery.attempts >= MAX_ATTEMPTS) return deadLetterMessage(delivery);
+  if (delivery.status === 'pending') return attemptMessage(delivery, delivery.attempts + 1);
+  if (delivery.status === 'delivering') return attemptMessage(delivery, delivery.attempts);
+  return null;
+}

@@ -1,0 +1,54 @@
+import pMap from 'p-map';
+import type { DeliveryMessage, Runtime } from '../../runtime.js';
+import type { Key } from '../../store/store.js';
+import { fanOutEvent } from './fan-out.js';
+import { QUEUE_BATCH_SIZE, RELAY_CONCURRENCY, SWEEP_GRACE_MS } from './policy.js';
+import { queryOutbox, queryOverdueDeliveries } from './repository.js';
+import { recoveryMessage } from './state-machine.js';
+
+/**
+ * The safety nets of the pipeline (DESIGN D6, D7): the sweeper re-queues deliveries whose timer or
+ * message was lost, and the outbox relay fans out events the stream (AWS) or the commit hook (local)
+ * did not. Nothing waits forever.
+ */
+
+/**
+ * The sweeper (runs every 5 minutes on AWS, every few seconds locally): re-queues every delivery whose
+ * due time (next attempt, dead-letter timer, or expired lease) passed more than `graceMs` (MILLISECONDS)
+ * ago — its timer or message was lost — and fans out outbox events older than `graceMs` that were never
+ * fanned out. Returns the counts: `requeued` messages sent, `fannedOut` events handled.
+ * Throws only on store or queue errors.
+ */
+export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise<{ requeued: number; fannedOut: number }> {
+  const nowMs = runtime.clock.nowMs();
+  let requeued = 0;
+  let startKey: Key | undefined;
+  do {
+    const page = await queryOverdueDeliveries(runtime.store, nowMs - graceMs, startKey);
+    const messages: DeliveryMessage[] = page.items.map(recoveryMessage).filter((message): message is DeliveryMessage => message !== null);
+    for (let index = 0; index < messages.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(messages.slice(index, index + QUEUE_BATCH_SIZE), 0);
+    requeued += messages.length;
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+  const fannedOut = await relayOutbox(runtime, nowMs - graceMs);
+  return { requeued, fannedOut };
+}
+
+/**
+ * Fans out every outbox event created before `beforeMs` (epoch MILLISECONDS) that has not been fanned
+ * out, {@link RELAY_CONCURRENCY} at a time (p-map). The local runtime calls it right after each commit
+ * (`beforeMs` = now); the sweeper with a grace period. Returns the number of events handled.
+ * Throws only on store or queue errors.
+ */
+export async function relayOutbox(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, beforeMs: number): Promise<number> {
+  let count = 0;
+  let startKey: Key | undefined;
+  do {
+    const page = await queryOutbox(runtime.store, startKey);
+    const due = page.items.filter((item) => Date.parse(item.created_at) <= beforeMs);
+    await pMap(due, (item) => fanOutEvent(runtime, item), { concurrency: RELAY_CONCURRENCY });
+    count += due.length;
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+  return count;
+}

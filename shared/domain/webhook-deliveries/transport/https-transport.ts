@@ -1,0 +1,328 @@
+/**
+ * The HTTPS adapter of the {@link WebhookTransport} port, on `undici` (DESIGN §3 chosen libraries; D9
+ * "Outbound safety"; interface "Webhook trust" transport rules and IP allowlist, "Delivery rules" 2–3,
+ * "Limits": minimum TLS 1.2, 10-second response budget).
+ *
+ * One call to `send` is one delivery attempt and never rejects. Request headers (they carry
+ * `SVC-Signature`) are never logged, and never copied into results or error messages.
+ *
+ * @module
+ */
+import { isIP, type LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import tls from 'node:tls';
+import { Pool } from 'undici';
+import {
+  parseWebhookTarget,
+  pinAddress,
+  resolveCandidates,
+  systemResolver,
+  type HostResolver,
+  type WebhookTarget,
+} from './address-policy.js';
+import {
+  AttemptFailure,
+  RESPONSE_BODY_RECORD_BYTES,
+  type AttemptResult,
+  type WebhookRequest,
+  type WebhookTransport,
+} from './port.js';
+import { trustedCaCertificates } from './trust.js';
+
+/** Default whole-attempt budget, MILLISECONDS (interface "Delivery rules" 3, DESIGN D9). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Default maximum response-body BYTES read (64 KiB, DESIGN D9). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
+
+/** Options of {@link createHttpsTransport}. */
+export interface HttpsTransportOptions {
+  /**
+   * Extra trusted CA certificates (PEM strings, each possibly holding several certificates), added to
+   * Node's root store. For local and test receivers only (DESIGN D9; see `extraCaFromEnvironment`).
+   */
+  extraCaPem?: string[];
+  /**
+   * Allow non-public targets (loopback, RFC 1918, link-local, unique-local, metadata, ...). Local runs
+   * only (`WEBHOOK_ALLOW_PRIVATE_TARGETS=1`). Default false.
+   */
+  allowPrivateTargets?: boolean;
+  /** Whole-attempt budget in MILLISECONDS (DNS + connect + TLS + response head + body). Default 10 000. */
+  timeoutMs?: number;
+  /**
+   * DNS resolver returning every address of a host name. Default: the system resolver
+   * (`node:dns/promises` `lookup`, all addresses). Called at most once per attempt, never for IP literals.
+   */
+  lookup?: HostResolver;
+  /** Maximum response-body BYTES read before the connection is dropped. Default 65 536 (64 KiB). */
+  maxResponseBytes?: number;
+}
+
+/** The HTTPS transport: the port plus `close()`, which destroys every kept-alive connection. */
+export interface HttpsTransport extends WebhookTransport {
+  /** Destroys every connection and refuses later attempts (they fail with `connect`). Idempotent. */
+  close(): Promise<void>;
+}
+
+const USER_AGENT = 'membership-service-webhooks/1.0';
+/** Idle keep-alive sockets are closed after 4 s, under the 5 s keep-alive timeout of a default Node server. */
+const IDLE_SOCKET_MS = 4_000;
+/** Concurrent connections per (origin, pinned address). */
+const CONNECTIONS_PER_TARGET = 64;
+/** Connection pools kept at once; the least recently used one is closed (gracefully) beyond this. */
+const MAX_POOLS = 256;
+/** Headers the transport owns or that undici refuses; dropped from {@link WebhookRequest.headers}. */
+const DROPPED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
+
+/**
+ * Creates the HTTPS transport (DESIGN D9).
+ *
+ * Per attempt, all within one `timeoutMs` budget (an `AbortSignal`; expiry → `timeout`):
+ * 1. The URL must parse and use `https:`, else `invalid_url`.
+ * 2. The host is resolved ONCE (`lookup`; an IP literal is used as is). DNS failure → `dns`.
+ * 3. One address is pinned by the address rule (`allowed_ips`, then public-only unless
+ *    `allowPrivateTargets`; see `pinAddress` in `./address-policy.ts`) → `ip_not_allowed` /
+ *    `private_address` when none passes.
+ * 4. The request goes through an undici `Pool` for (URL origin, pinned address) whose `connect` options
+ *    carry a `lookup` that always answers the pinned address (so DNS rebinding cannot move the
+ *    connection), while SNI and the certificate host-name check use the URL host. TLS: minimum 1.2,
+ *    `rejectUnauthorized: true`, trust = Node's roots + `extraCaPem`. Failures → `tls` / `connect`.
+ * 5. One POST; redirects are never followed (undici follows none without its redirect interceptor, which
+ *    is not installed), so a 3xx is an `http_status` failure like any non-2xx. The response body is
+ *    read up to `maxResponseBytes` (then the connection is dropped); its first 1 KiB is kept.
+ *
+ * Connections are kept alive and reused per (origin, pinned address): the same origin reached at
+ * another address never shares a connection. undici validates an idle socket before reusing it; a
+ * request that still meets a socket the server had just closed fails with `connect` (it is not resent
+ * here: the delivery's retry schedule, D7, sends it again).
+ *
+ * @returns The transport; call `close()` when done with it.
+ */
+export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpsTransport {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const allowPrivateTargets = options.allowPrivateTargets ?? false;
+  const resolve = options.lookup ?? systemResolver;
+  // One context for every connection: parsing the ~150 roots per handshake would be wasted work.
+  // It carries both the trust list and the protocol floor.
+  const secureContext = tls.createSecureContext({ ca: trustedCaCertificates(options.extraCaPem), minVersion: 'TLSv1.2' });
+  const pools = new Map<string, Pool>();
+  let closed = false;
+
+  function poolFor(target: WebhookTarget, address: string): Pool {
+    const key = `${target.url.origin}|${address}`;
+    const existing = pools.get(key);
+    if (existing) {
+      pools.delete(key);
+      pools.set(key, existing); // most recently used last
+      return existing;
+    }
+    if (pools.size >= MAX_POOLS) {
+      const [oldestKey, oldest] = pools.entries().next().value!;
+      pools.delete(oldestKey);
+      void oldest.close().catch(() => undefined);
+    }
+    const pool = new Pool(target.url.origin, {
+      connections: CONNECTIONS_PER_TARGET,
+      pipelining: 1,
+      keepAliveTimeout: IDLE_SOCKET_MS,
+      keepAliveMaxTimeout: IDLE_SOCKET_MS,
+      // The attempt's AbortSignal enforces the whole budget; these only bound each phase by it too.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect: {
+        timeout: timeoutMs,
+        lookup: pinnedLookup(address),
+        secureContext,
+        rejectUnauthorized: true,
+      },
+    });
+    pools.set(key, pool);
+    return pool;
+  }
+
+  async function send(request: WebhookRequest): Promise<AttemptResult> {
+    const started = performance.now();
+    const budget = new AbortController();
+    let phase = 'DNS lookup';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      budget.abort(new AttemptFailure('timeout', `${phase} did not finish within the ${timeoutMs} ms budget`));
+    }, timeoutMs);
+
+    let remoteAddress: string | null = null;
+    let status: number | null = null;
+    const body: BodyPrefix = { chunks: [], kept: 0 };
+    const finish = (failure: AttemptFailure | null): AttemptResult => ({
+      ok: failure === null,
+      status,
+      failure_kind: failure?.kind ?? null,
+      failure_message: failure?.message ?? null,
+      duration_ms: Math.round(performance.now() - started),
+      response_body: Buffer.concat(body.chunks).toString('utf8'),
+      remote_address: remoteAddress,
+    });
+
+    try {
+      if (closed) throw new AttemptFailure('connect', 'transport is closed');
+      const target = parseWebhookTarget(request.url);
+      const candidates = await untilAborted(resolveCandidates(target.host, resolve), budget.signal);
+      remoteAddress = pinAddress(candidates, request.allowedIps, allowPrivateTargets);
+
+      phase = 'connection, TLS handshake and response head';
+      const response = await poolFor(target, remoteAddress).request({
+        method: 'POST',
+        path: `${target.url.pathname}${target.url.search}`,
+        headers: outboundHeaders(request.headers),
+        body: request.body,
+        signal: budget.signal,
+      });
+      status = response.statusCode;
+
+      phase = 'response body';
+      const ended = await readBodyPrefix(response.body, maxResponseBytes, body);
+      const result = finish(status < 200 || status >= 300 ? new AttemptFailure('http_status', `HTTP ${status}`) : null);
+      // With pipelining 1, undici hands a kept-alive socket back to its pool one event-loop turn after
+      // the response ends (so a server that closes despite keep-alive is noticed first). Yielding that
+      // turn lets the caller's next attempt reuse the connection instead of opening a second one.
+      if (ended) await new Promise<void>((resolveTurn) => setImmediate(resolveTurn));
+      return result;
+    } catch (error) {
+      if (timedOut) return finish(budget.signal.reason as AttemptFailure);
+      return finish(classifyError(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    send,
+    async close(): Promise<void> {
+      closed = true;
+      const all = [...pools.values()];
+      pools.clear();
+      await Promise.all(all.map((pool) => pool.destroy().catch(() => undefined)));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+/** The response bytes kept for the attempt record (at most {@link RESPONSE_BODY_RECORD_BYTES}). */
+interface BodyPrefix {
+  chunks: Buffer[];
+  kept: number;
+}
+
+/** A `lookup` for `net.connect` that always answers `address`: the connection goes where policy said. */
+function pinnedLookup(address: string): LookupFunction {
+  const family = isIP(address);
+  return (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) {
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    } else {
+      callback(null, address, family);
+    }
+  };
+}
+
+/** The request's headers minus the ones the transport owns, plus a `User-Agent` when absent. */
+function outboundHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let hasUserAgent = false;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (DROPPED_HEADERS.has(lower)) continue;
+    if (lower === 'user-agent') hasUserAgent = true;
+    out[name] = value;
+  }
+  if (!hasUserAgent) out['User-Agent'] = USER_AGENT;
+  return out;
+}
+
+/**
+ * Reads `body` until its end or `limit` BYTES, keeping the first {@link RESPONSE_BODY_RECORD_BYTES} in
+ * `prefix` (filled as bytes arrive, so a failure mid-body still leaves what was read). Reaching the
+ * limit destroys the body, which makes undici drop the connection (it cannot be reused mid-body).
+ *
+ * @returns True when the body was read to its end (the connection may be reused), false when the
+ *   limit cut it short.
+ * @throws The stream's error (abort, reset, ...) when it fails before its end or the limit.
+ */
+async function readBodyPrefix(body: Readable, limit: number, prefix: BodyPrefix): Promise<boolean> {
+  // The destroy below may emit an 'error' (undici's "request aborted") after the loop has stopped listening.
+  body.on('error', () => undefined);
+  let received = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    const piece = chunk.length > limit - received ? chunk.subarray(0, limit - received) : chunk;
+    if (prefix.kept < RESPONSE_BODY_RECORD_BYTES) {
+      const kept = piece.subarray(0, RESPONSE_BODY_RECORD_BYTES - prefix.kept);
+      prefix.chunks.push(kept);
+      prefix.kept += kept.length;
+    }
+    received += piece.length;
+    if (received >= limit) return false; // leaving the loop destroys the stream
+  }
+  return true;
+}
+
+/** Rejects with `signal.reason` as soon as `signal` aborts; otherwise settles like `promise`. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolvePromise, rejectPromise) => {
+    const onAbort = (): void => rejectPromise(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolvePromise(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        rejectPromise(error);
+      },
+    );
+  });
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_ABORTED',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+const TLS_CODE_PREFIXES = ['CERT_', 'ERR_TLS_', 'ERR_SSL_', 'UNABLE_TO_', 'ERR_OSSL_'];
+const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'HOSTNAME_MISMATCH', 'EPROTO', 'INVALID_CA']);
+
+/**
+ * Maps an error from Node (`net`/`tls`/OpenSSL) or undici to an {@link AttemptFailure}; unknown errors
+ * are `connect`. The message is the error's own, prefixed with its code when it does not contain it.
+ */
+function classifyError(error: unknown): AttemptFailure {
+  if (error instanceof AttemptFailure) return error;
+  const e = (error ?? {}) as { code?: string; message?: string };
+  const code = e.code ?? '';
+  const message = (e.message ?? String(error)).trim();
+  const describe = (text: string): string => (code && !text.includes(code) ? `${code}: ${text}` : text);
+  if (DNS_CODES.has(code)) return new AttemptFailure('dns', describe(message));
+  if (TIMEOUT_CODES.has(code)) return new AttemptFailure('timeout', describe(message));
+  // Checked before the TLS patterns: a reset during the handshake says "...TLS connection..." but is a
+  // connection failure, not a certificate or protocol one.
+  if (CONNECT_CODES.has(code)) return new AttemptFailure('connect', describe(message));
+  if (TLS_CODES.has(code) || TLS_CODE_PREFIXES.some((p) => code.startsWith(p)) || /ssl|tls|certificate|wrong version/i.test(message)) {
+    return new AttemptFailure('tls', describe(message));
+  }
+  return new AttemptFailure('connect', describe(message));
+}

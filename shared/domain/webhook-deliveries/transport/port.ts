@@ -1,0 +1,107 @@
+/**
+ * The outbound webhook transport port (DESIGN §2 "Ports and adapters", D7 attempt record, D9 outbound
+ * safety): what the delivery pipeline hands to a transport, what it gets back, and the closed list of
+ * reasons an attempt can fail. Adapters: `./https-transport.ts` (undici, production and local runs) and
+ * the fakes in tests.
+ *
+ * @module
+ */
+
+/**
+ * Every reason one delivery attempt can fail, written once (DESIGN §2: every closed list is written
+ * once). In order:
+ * - `http_status` — a response arrived but was not 2xx (3xx included: redirects are never followed).
+ * - `timeout` — the whole-attempt budget ran out: DNS, connect, TLS, response head or body read.
+ * - `tls` — handshake failed: untrusted or expired certificate, host-name mismatch, protocol below
+ *   TLS 1.2, or any other TLS/SSL error.
+ * - `dns` — the host name did not resolve (ENOTFOUND, EAI_AGAIN, empty answer).
+ * - `connect` — TCP connection refused, reset, or closed before a complete response (socket hang up).
+ * - `ip_not_allowed` — the endpoint's `allowed_ips` is set and the resolved address is not on it.
+ * - `private_address` — the resolved address is not public unicast and private targets are not allowed.
+ * - `invalid_url` — not a parsable `https:` URL (or it carries credentials).
+ */
+export const ATTEMPT_FAILURE_KINDS = [
+  'http_status',
+  'timeout',
+  'tls',
+  'dns',
+  'connect',
+  'ip_not_allowed',
+  'private_address',
+  'invalid_url',
+] as const;
+
+/** One of {@link ATTEMPT_FAILURE_KINDS}: why an attempt failed (DESIGN D7 attempt record). */
+export type AttemptFailureKind = (typeof ATTEMPT_FAILURE_KINDS)[number];
+
+/** Bytes of response body kept in an attempt record: the first 1 KiB (DESIGN D7). */
+export const RESPONSE_BODY_RECORD_BYTES = 1024;
+
+/** One outbound POST: one delivery attempt. */
+export interface WebhookRequest {
+  /** Target URL; must be `https:` (anything else fails with `invalid_url`). */
+  url: string;
+  /**
+   * Headers to send (e.g. `Content-Type`, `SVC-Signature`, `SVC-Event-Id`, `SVC-Event-Name`).
+   * `Content-Length` and `Host` are set by the transport (values given here are dropped, as are the
+   * hop-by-hop headers `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`, `Expect`); a
+   * `User-Agent` is added when absent. Never logged nor copied into results: they carry the signature.
+   */
+  headers: Record<string, string>;
+  /** The exact body (UTF-8) that was signed; sent byte for byte. */
+  body: string;
+  /**
+   * The endpoint's `allowed_ips`: IPv4/IPv6 addresses or CIDR blocks (`203.0.113.0/24`).
+   * `null`, `undefined` or `[]` mean "no allowlist". Entries that do not parse match nothing.
+   */
+  allowedIps?: string[] | null;
+}
+
+/** Outcome of one attempt (DESIGN D7: status or failure kind, duration, first 1 KiB of the body). */
+export interface AttemptResult {
+  /** True only for a 2xx response whose body was read (to its end or to the read limit) within the budget. */
+  ok: boolean;
+  /** HTTP status when a response head arrived, else null. */
+  status: number | null;
+  /** Null when `ok`. */
+  failure_kind: AttemptFailureKind | null;
+  /** Human-readable cause (never contains request headers); null when `ok`. */
+  failure_message: string | null;
+  /** Wall-clock MILLISECONDS from the call to the result, DNS included (rounded to an integer). */
+  duration_ms: number;
+  /** First {@link RESPONSE_BODY_RECORD_BYTES} BYTES of the response body decoded as UTF-8 ('' when none). */
+  response_body: string;
+  /**
+   * The pinned IP address the attempt connected to (or tried to). Null when no address was chosen:
+   * invalid URL, DNS failure, or every resolved address refused (`ip_not_allowed`, `private_address`).
+   */
+  remote_address: string | null;
+}
+
+/** The outbound port used by the delivery pipeline (DESIGN §2 "Ports and adapters", D9). */
+export interface WebhookTransport {
+  /**
+   * Performs one attempt. Never rejects: every outcome, programming-level failures such as a malformed
+   * URL included, comes back as an {@link AttemptResult}.
+   */
+  send(request: WebhookRequest): Promise<AttemptResult>;
+}
+
+/**
+ * A failed attempt as an error: its {@link AttemptFailureKind} and a message safe to record (never
+ * request headers). Thrown inside adapters and turned into an {@link AttemptResult}; never escapes
+ * {@link WebhookTransport.send}.
+ */
+export class AttemptFailure extends Error {
+  /**
+   * @param kind Why the attempt failed.
+   * @param message Human-readable cause, recorded as `failure_message`.
+   */
+  constructor(
+    readonly kind: AttemptFailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AttemptFailure';
+  }
+}

@@ -1,0 +1,47 @@
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { sendTestEvent } from '../webhook-deliveries/fan-out.js';
+import { webhookEndpointsModule } from './operations.js';
+import {
+  createWebhookEndpoint as create,
+  deleteWebhookEndpoint as remove,
+  getWebhookEndpoint as read,
+  listWebhookEndpoints as list,
+  rotateWebhookEndpointSecret as rotate,
+  updateWebhookEndpoint as update,
+} from './repository.js';
+
+const operations = webhookEndpointsModule.operations;
+
+/** `POST /v1/webhook-endpoints` / `create_webhook_endpoint`: the endpoint and its secret, shown once. */
+export const createWebhookEndpoint: OperationHandler<typeof operations.createWebhookEndpoint> = async (input, { runtime, principal }) => create(runtime, principal, input);
+
+/** `GET /v1/webhook-endpoints` / `list_webhook_endpoints`. */
+export const listWebhookEndpoints: OperationHandler<typeof operations.listWebhookEndpoints> = async (input, { runtime, principal }) => list(runtime, principal, input);
+
+/** `GET /v1/webhook-endpoints/{id}` / `get_webhook_endpoint`. */
+export const getWebhookEndpoint: OperationHandler<typeof operations.getWebhookEndpoint> = async (input, { runtime, principal }) => read(runtime, principal, input.id);
+
+/** `POST /v1/webhook-endpoints/{id}` / `update_webhook_endpoint`. */
+export const updateWebhookEndpoint: OperationHandler<typeof operations.updateWebhookEndpoint> = async ({ id, ...changes }, { runtime, principal }) =>
+  update(runtime, principal, id, changes);
+
+/** `DELETE /v1/webhook-endpoints/{id}` / `delete_webhook_endpoint`. */
+export const deleteWebhookEndpoint: OperationHandler<typeof operations.deleteWebhookEndpoint> = async (input, { runtime, principal }) => remove(runtime, principal, input.id);
+
+/** `POST /v1/webhook-endpoints/{id}/rotate-secret` / `rotate_webhook_endpoint_secret`: API rotation (`v1` only at once, DESIGN D8). */
+export const rotateWebhookEndpointSecret: OperationHandler<typeof operations.rotateWebhookEndpointSecret> = async (input, { runtime, principal }) =>
+  rotate(runtime, principal, input.id, 'api');
+
+/** `POST /v1/webhook-endpoints/{id}/test` / `send_test_webhook_event`. */
+export const sendTestWebhookEvent: OperationHandler<typeof operations.sendTestWebhookEvent> = async (input, { runtime, principal }) => sendTestEvent(runtime, principal, input.id);
+
+/** Every handler of the webhook endpoints module. */
+export const webhookEndpointsHandlers = {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  sendTestWebhookEvent,
+} satisfies HandlersOf<typeof webhookEndpointsModule>;

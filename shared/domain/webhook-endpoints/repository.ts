@@ -1,0 +1,283 @@
+import type { Principal } from '../../auth/principal.js';
+import type { Ability } from '../../catalogues/abilities.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import type { Runtime } from '../../runtime.js';
+import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import { ConditionFailedError, queryPage, type Item, type Page } from '../../store/store.js';
+import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
+import { AUTO_DISABLE_THRESHOLD, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
+import type { CreateWebhookEndpointRequest, ListWebhookEndpointsQuery, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
+
+/**
+ * Persistence and use cases of webhook endpoints (DESIGN D6, D8, D14): endpoint items live in the
+ * team's partition (`TEAM#<team>`, `WEBHOOK_ENDPOINT#<uuid>`), over the Store port.
+ */
+
+/** The stored endpoint: the public fields plus secrets and the owner's abilities (for D6 fan-out and D10 payloads). */
+export type StoredWebhookEndpoint = WebhookEndpoint & {
+  team_id: string;
+  secret: string;
+  /** Kept only during a dashboard rotation's dual-signing window. */
+  previous_secret: string | null;
+  /** Epoch MILLISECONDS until which `previous_secret` also signs (`v0`). */
+  previous_secret_expires_at_ms: number | null;
+  /** Token that created the endpoint, and its abilities at that time: the "endpoint owner". */
+  owner_token_id: string;
+  owner_abilities: Ability[];
+};
+
+const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
+
+/** Public view of a stored endpoint (never its secrets nor its owner). */
+export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
+  return {
+    id: item.id,
+    name: item.name,
+    url: item.url,
+    events: item.events,
+    allowed_ips: item.allowed_ips ?? null,
+    is_active: item.is_active,
+    disabled_at: item.disabled_at ?? null,
+    consecutive_failures: item.consecutive_failures ?? 0,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+  };
+}
+
+/**
+ * Registers an endpoint (interface "POST /v1/webhook-endpoints", DESIGN D8). The url is HTTPS (checked
+ * by the schema), every event is in the catalogue and the creator must hold each event's minimum
+ * ability. Returns the endpoint and its secret — the only read that ever shows it.
+ * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints).
+ */
+export async function createWebhookEndpoint(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  principal: Principal,
+  input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[] },
+): Promise<WebhookEndpointWithSecret> {
+  const events = [...new Set(input.events)];
+  requireEventAbilities(principal, events);
+  const existing = await queryEndpoints(runtime, principal.teamId, { limit: MAX_ENDPOINTS_PER_TEAM });
+  if (existing.data.length >= MAX_ENDPOINTS_PER_TEAM) {
+    throw new ProblemError('CONFLICT', `A team can have at most ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints; delete one first.`);
+  }
+  const now = isoTime(runtime.clock.nowMs());
+  const stored: StoredWebhookEndpoint = {
+    id: newUuid(),
+    team_id: principal.teamId,
+    name: input.name,
+    url: input.url,
+    events,
+    allowed_ips: input.allowed_ips ?? null,
+    is_active: true,
+    disabled_at: null,
+    consecutive_failures: 0,
+    created_at: now,
+    updated_at: now,
+    secret: generateWebhookSecret(),
+    previous_secret: null,
+    previous_secret_expires_at_ms: null,
+    owner_token_id: principal.tokenId,
+    owner_abilities: [...principal.abilities],
+  };
+  await runtime.store.put({
+    Item: { ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return { ...publicEndpoint(stored), secret: stored.secret };
+}
+
+/** Reads the stored endpoint (with secrets, for the dispatcher) or null. Strongly consistent. */
+export async function loadWebhookEndpoint(runtime: Pick<Runtime, 'store'>, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
+  return ((await runtime.store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true })) as StoredWebhookEndpoint | undefined) ?? null;
+}
+
+/** Reads one endpoint of the principal's team (never its secret). Errors: NOT_FOUND when absent or foreign. */
+export async function getWebhookEndpoint(runtime: Pick<Runtime, 'store'>, principal: Principal, endpointId: string): Promise<WebhookEndpoint> {
+  const item = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
+  if (!item) throw notFound(endpointId);
+  return publicEndpoint(item);
+}
+
+/**
+ * One strongly consistent page of the team's stored endpoints (with secrets), in id order, optionally
+ * only active or disabled ones (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED
+ * for a cursor of another list.
+ */
+async function queryEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string, page: { limit: number; cursor?: string; is_active?: boolean }): Promise<Page<StoredWebhookEndpoint>> {
+  return queryPage(runtime.store, {
+    partition: keys.teamPartition(teamId),
+    sortKeyPrefix: sortKeyPrefix.webhookEndpoint,
+    limit: page.limit,
+    cursor: page.cursor,
+    consistent: true,
+    map: (item: Item) => item as StoredWebhookEndpoint,
+    filter: page.is_active === undefined ? undefined : { expression: 'is_active = :is_active', values: { ':is_active': page.is_active } },
+  });
+}
+
+/** Every stored endpoint of a team, with secrets (at most {@link MAX_ENDPOINTS_PER_TEAM}); used by fan-out. */
+export async function allWebhookEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string): Promise<StoredWebhookEndpoint[]> {
+  return (await queryEndpoints(runtime, teamId, { limit: MAX_ENDPOINTS_PER_TEAM })).data;
+}
+
+/**
+ * Lists the team's endpoints (never secrets), paged (DESIGN D12); with `is_active`, only active (true)
+ * or disabled (false) ones — applied by DynamoDB, so a page may be short while `next_cursor` is set.
+ * Errors: VALIDATION_FAILED for a cursor of another list.
+ */
+export async function listWebhookEndpoints(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  query: Pick<ListWebhookEndpointsQuery, 'limit' | 'cursor' | 'is_active'>,
+): Promise<Page<WebhookEndpoint>> {
+  const result = await queryEndpoints(runtime, principal.teamId, query);
+  return { data: result.data.map(publicEndpoint), next_cursor: result.next_cursor };
+}
+
+/**
+ * Updates an endpoint (`POST /v1/webhook-endpoints/{id}`). `is_active: true` on a disabled endpoint
+ * re-enables it and resets `consecutive_failures` and `disabled_at` (interface "States": inactive → active);
+ * `is_active: false` disables it by hand (`disabled_at` keeps the first time).
+ * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY (an event whose minimum ability the caller lacks).
+ */
+export async function updateWebhookEndpoint(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  principal: Principal,
+  endpointId: string,
+  input: UpdateWebhookEndpointRequest,
+): Promise<WebhookEndpoint> {
+  if (input.events) requireEventAbilities(principal, input.events);
+  const now = isoTime(runtime.clock.nowMs());
+  const sets = ['updated_at = :now'];
+  const values: Record<string, unknown> = { ':now': now };
+  const names: Record<string, string> = {};
+  const assign = (field: string, value: unknown) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  };
+  if (input.name !== undefined) assign('name', input.name);
+  if (input.url !== undefined) assign('url', input.url);
+  if (input.events !== undefined) assign('events', [...new Set(input.events)]);
+  if (input.allowed_ips !== undefined) assign('allowed_ips', input.allowed_ips);
+  if (input.is_active === true) {
+    assign('is_active', true);
+    assign('consecutive_failures', 0);
+    assign('disabled_at', null);
+  } else if (input.is_active === false) {
+    assign('is_active', false);
+  }
+  // `disabled_at` is stored as NULL while active, so `if_not_exists` cannot tell "never disabled":
+  // disabling an active endpoint sets it (guarded on `is_active = true`); disabling one that is already
+  // inactive keeps the first time (the second, unguarded update).
+  const update = (setDisabledAt: boolean) =>
+    runtime.store.update({
+      Key: keys.webhookEndpoint(principal.teamId, endpointId),
+      UpdateExpression: `SET ${[...sets, ...(setDisabledAt ? ['disabled_at = :now'] : [])].join(', ')}`,
+      ConditionExpression: setDisabledAt ? 'attribute_exists(pk) AND #is_active = :was_active' : 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: setDisabledAt ? { ...values, ':was_active': true } : values,
+      ReturnValues: 'ALL_NEW',
+    });
+  try {
+    let attributes: Item | undefined;
+    try {
+      attributes = await update(input.is_active === false);
+    } catch (error) {
+      if (!(input.is_active === false && error instanceof ConditionFailedError)) throw error;
+      attributes = await update(false);
+    }
+    return publicEndpoint(attributes as StoredWebhookEndpoint);
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw notFound(endpointId);
+    throw error;
+  }
+}
+
+/** Deletes an endpoint; its pending deliveries stop at their next attempt. Errors: NOT_FOUND when absent. */
+export async function deleteWebhookEndpoint(runtime: Pick<Runtime, 'store'>, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
+  try {
+    await runtime.store.delete({ Key: keys.webhookEndpoint(principal.teamId, endpointId), ConditionExpression: 'attribute_exists(pk)' });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw notFound(endpointId);
+    throw error;
+  }
+  return { id: endpointId, deleted: true };
+}
+
+/**
+ * Rotates the signing secret (DESIGN D8). `mode: 'api'` replaces it at once (deliveries carry `v1`
+ * only); `mode: 'dashboard'` keeps the old secret for 24 hours (divided by the local TIME_SCALE), during
+ * which deliveries carry `v1` (new) and `v0` (old). Returns the endpoint with the new secret, shown once.
+ * Errors: NOT_FOUND, CONFLICT (rotated concurrently).
+ */
+export async function rotateWebhookEndpointSecret(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'timeScale'>,
+  principal: Principal,
+  endpointId: string,
+  mode: 'api' | 'dashboard' = 'api',
+): Promise<WebhookEndpointWithSecret> {
+  const current = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
+  if (!current) throw notFound(endpointId);
+  const nowMs = runtime.clock.nowMs();
+  const secret = generateWebhookSecret();
+  const previousSecret = mode === 'dashboard' ? current.secret : null;
+  const previousExpiresAt = mode === 'dashboard' ? dualSigningExpiresAtMs(nowMs, runtime.timeScale) : null;
+  try {
+    const attributes = await runtime.store.update({
+      Key: keys.webhookEndpoint(principal.teamId, endpointId),
+      UpdateExpression: 'SET secret = :secret, previous_secret = :previous, previous_secret_expires_at_ms = :expires, updated_at = :now',
+      // Only rotate the secret we read, so two concurrent rotations cannot both keep a stale "previous".
+      ConditionExpression: 'secret = :current',
+      ExpressionAttributeValues: { ':secret': secret, ':previous': previousSecret, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.secret },
+      ReturnValues: 'ALL_NEW',
+    });
+    return { ...publicEndpoint(attributes as StoredWebhookEndpoint), secret };
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
+    throw error;
+  }
+}
+
+/**
+ * Counts one delivery attempt's outcome on its endpoint (interface "States", DESIGN D8): a success
+ * resets `consecutive_failures` (no write when the endpoint, as read for this attempt, was already at
+ * 0); a failure adds one, and the failure that reaches {@link AUTO_DISABLE_THRESHOLD} disables the
+ * endpoint (`is_active=false`, `disabled_at`). A deleted endpoint or a lost race (condition false) is
+ * ignored. Throws only on store errors.
+ *
+ * @param consecutiveFailures the endpoint's `consecutive_failures` as read for this attempt
+ */
+export async function recordEndpointOutcome(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  teamId: string,
+  endpointId: string,
+  ok: boolean,
+  consecutiveFailures: number,
+): Promise<void> {
+  const Key = keys.webhookEndpoint(teamId, endpointId);
+  try {
+    if (ok) {
+      // The endpoint was read for this attempt: a counter already at 0 needs no write.
+      if (consecutiveFailures === 0) return;
+      await runtime.store.update({ Key, UpdateExpression: 'SET consecutive_failures = :zero', ConditionExpression: 'attribute_exists(pk) AND consecutive_failures <> :zero', ExpressionAttributeValues: { ':zero': 0 } });
+      return;
+    }
+    const now = isoTime(runtime.clock.nowMs());
+    // One update: count the failure, and disable when this failure reaches the threshold.
+    const attributes = await runtime.store.update({ Key, UpdateExpression: 'ADD consecutive_failures :one', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' });
+    if (Number(attributes?.consecutive_failures) >= AUTO_DISABLE_THRESHOLD) {
+      await runtime.store.update({
+        Key,
+        UpdateExpression: 'SET is_active = :false, disabled_at = :now, updated_at = :now',
+        ConditionExpression: 'is_active = :true AND consecutive_failures >= :threshold',
+        ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':threshold': AUTO_DISABLE_THRESHOLD },
+      });
+    }
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+  }
+}

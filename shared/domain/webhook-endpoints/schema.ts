@@ -1,0 +1,91 @@
+import * as z from 'zod';
+import { WEBHOOK_EVENT_NAMES } from '../../catalogues/webhook-events.js';
+import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
+
+/**
+ * The webhook endpoint's shapes (interface "Webhook endpoint", DESIGN D8, D12): what reads return,
+ * what creation and rotation return once (with the secret), and the requests. The REST body and the
+ * tool arguments are the same schemas (DESIGN D13).
+ */
+
+/** Most entries `allowed_ips` may hold. */
+const MAX_ALLOWED_IPS = 50;
+
+/** A delivery URL: `https://` only, at most 2048 characters (DESIGN D8: anything else is VALIDATION_FAILED). */
+const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.hostname }).max(2048);
+
+/** One entry of `allowed_ips`: an IPv4 or IPv6 address, or a CIDR range (DESIGN D9). */
+const IpAddressOrRange = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]).describe('An IPv4 or IPv6 address, or a CIDR range.');
+
+/** A webhook event name of the catalogue (`service://enums/webhook-event`). */
+const EventName = z.enum(WEBHOOK_EVENT_NAMES);
+
+/** A webhook endpoint as reads return it: never with a secret (interface "Webhook endpoint", DESIGN D8). */
+export const WebhookEndpoint = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    url: z.string(),
+    events: z.array(EventName),
+    allowed_ips: z.array(z.string()).nullable(),
+    is_active: z.boolean(),
+    disabled_at: Timestamp.nullable(),
+    consecutive_failures: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+/** A webhook endpoint (see {@link WebhookEndpoint}). */
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+/** The endpoint plus its signing secret: returned once, by creation and by rotation (DESIGN D8). */
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  secret: z.string().describe('Signing secret (`whsec_...`). Shown only in this response.'),
+}).meta({ id: 'WebhookEndpointWithSecret' });
+/** An endpoint with its secret (see {@link WebhookEndpointWithSecret}). */
+export type WebhookEndpointWithSecret = z.infer<typeof WebhookEndpointWithSecret>;
+
+/** A page of webhook endpoints (DESIGN D12). */
+export const WebhookEndpointList = listOf(WebhookEndpoint, 'WebhookEndpointList');
+
+/** `{id}` path parameters of a webhook endpoint. */
+export const WebhookEndpointIdParams = z.object({ id: Uuid.describe('The webhook endpoint id.') }).strict();
+
+/** Body of `POST /v1/webhook-endpoints` (and the `create_webhook_endpoint` tool's arguments). */
+export const CreateWebhookEndpointRequest = z
+  .object({
+    name: z.string().trim().min(1).max(100).describe('Endpoint name, 1 to 100 characters.'),
+    url: HttpsUrl.describe('Delivery URL. Must be https://; http:// is rejected.'),
+    events: z.array(EventName).min(1).max(WEBHOOK_EVENT_NAMES.length).describe('Event names to deliver (see service://enums/webhook-event); at least one.'),
+    allowed_ips: z
+      .array(IpAddressOrRange)
+      .min(1)
+      .max(MAX_ALLOWED_IPS)
+      .optional()
+      .describe('Optional: deliver only when the URL\u2019s host resolves to one of these addresses.'),
+  })
+  .strict()
+  .meta({ id: 'CreateWebhookEndpointRequest' });
+/** A validated creation request (see {@link CreateWebhookEndpointRequest}). */
+export type CreateWebhookEndpointRequest = z.infer<typeof CreateWebhookEndpointRequest>;
+
+/** Body of `POST /v1/webhook-endpoints/{id}` (every field optional; `is_active: true` re-enables). */
+export const UpdateWebhookEndpointRequest = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional().describe('New name, 1 to 100 characters.'),
+    url: HttpsUrl.optional().describe('New delivery URL. Must be https://.'),
+    events: z.array(EventName).min(1).max(WEBHOOK_EVENT_NAMES.length).optional().describe('New event list; at least one.'),
+    allowed_ips: z.array(IpAddressOrRange).min(1).max(MAX_ALLOWED_IPS).nullable().optional().describe('New allow-list; null removes it.'),
+    is_active: z.boolean().optional().describe('true re-enables the endpoint and resets consecutive_failures; false disables it.'),
+  })
+  .strict()
+  .meta({ id: 'UpdateWebhookEndpointRequest' });
+/** A validated update request (see {@link UpdateWebhookEndpointRequest}). */
+export type UpdateWebhookEndpointRequest = z.infer<typeof UpdateWebhookEndpointRequest>;
+
+/** Query of `GET /v1/webhook-endpoints` (and the `list_webhook_endpoints` tool's arguments). */
+export const ListWebhookEndpointsQuery = ListQuery.extend({
+  is_active: booleanFilter('Only active (true) or disabled (false) endpoints.'),
+}).strict();
+/** A validated list query (see {@link ListWebhookEndpointsQuery}). */
+export type ListWebhookEndpointsQuery = z.infer<typeof ListWebhookEndpointsQuery>;

@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as z from 'zod';
+import { authorizeOperation } from '../auth/authorize.js';
+import { authenticate, type Principal } from '../auth/principal.js';
+import { recordActivity } from '../domain/activity/repository.js';
+import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
+import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
+import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
+import { logger } from '../logger.js';
+import type { AnyOperation } from '../operations/definition.js';
+import type { AnyHandler } from '../operations/handler.js';
+import type { Runtime } from '../runtime.js';
+import { EmptyBody } from '../schemas/common.js';
+import type { ApiGatewayResult } from './api-gateway.js';
+
+/** Largest accepted request body, in bytes (256 KiB). Larger bodies get PAYLOAD_TOO_LARGE (413). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** One line per served request (the local server logs it). */
+export type ResponseLine = { method: string; path: string; status: number; duration_ms: number; request_id: string; operation: string | null };
+
+/** What the pipeline knows about the request before the operation runs. */
+export interface RouteMatch {
+  operation: AnyOperation;
+  handler: AnyHandler;
+  /** Path parameters as API Gateway (or the local matcher) extracted them, not yet validated. */
+  pathParameters: Record<string, string>;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): ApiGatewayResult {
+  return { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown, prefix: string): Record<string, unknown> {
+  if (!schema) {
+    if (value && typeof value === 'object' && Object.keys(value).length > 0 && prefix === 'query') {
+      throw new ProblemError('VALIDATION_FAILED', 'This operation takes no query parameters.', {
+        errors: Object.keys(value).map((key) => ({ path: `query.${key}`, message: 'Unknown parameter.' })),
+      });
+    }
+    return {};
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The request ${prefix} is not valid.`, { errors: fieldErrors(prefix, parsed.error.issues) });
+  return parsed.data as Record<string, unknown>;
+}
+
+function rawBodyOf(event: APIGatewayProxyEventV2): string {
+  if (!event.body) return '';
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  if (raw.byteLength > MAX_BODY_BYTES) throw new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  return raw.toString('utf8');
+}
+
+/**
+ * Parses and validates a JSON body (D1): wrong content type → 415, malformed JSON / schema → 422.
+ * A write without a body schema takes no body: an empty body or `{}` only.
+ */
+function parseBody(operation: AnyOperation, headers: Record<string, string>, raw: string): Record<string, unknown> {
+  const schema = operation.body ?? (operation.rest.method !== 'GET' ? EmptyBody : undefined);
+  if (!schema) return {};
+  if (raw.trim() === '') return validate(schema, {}, 'body');
+  const contentType = headers['content-type'] ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
+    throw new ProblemError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `Content-Type: application/json`.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new ProblemError('VALIDATION_FAILED', 'The request body is not valid JSON.', { errors: [{ path: 'body', message: (error as Error).message }] });
+  }
+  return validate(schema, parsed, 'body');
+}
+
+/**
+ * The query string's values for a query schema, which also validates JSON tool arguments: `true`/`false`
+ * become booleans for the schema's boolean fields and decimal text becomes a number for its number fields;
+ * anything else stays text, for zod to refuse with a field error.
+ */
+function queryValues(schema: z.ZodObject | undefined, raw: Record<string, string | undefined>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...raw };
+  for (const [name, field] of Object.entries(schema?.shape ?? {})) {
+    const text = raw[name];
+    if (text === undefined) continue;
+    let inner: z.ZodType = field as z.ZodType;
+    while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap() as z.ZodType;
+    if (inner instanceof z.ZodBoolean && (text === 'true' || text === 'false')) values[name] = text === 'true';
+    if (inner instanceof z.ZodNumber && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) values[name] = Number(text);
+  }
+  return values;
+}
+
+/** Header names in lower case (API Gateway v2 and middy already do this; direct callers may not). */
+export function lowerCaseHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) if (typeof value === 'string') result[name.toLowerCase()] = value;
+  return result;
+}
+
+/** A problem document as an API Gateway result. */
+export function problemResult(error: unknown, requestId: string): ApiGatewayResult {
+  if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
+  const { problem, headers } = toProblem(error, requestId);
+  return { statusCode: problem.status, headers: { 'Content-Type': 'application/problem+json', ...headers }, body: JSON.stringify(problem) };
+}
+
+/**
+ * Serves one REST request for a known operation, in the order every route shares (DESIGN D1–D4):
+ * `match` (or the problem that replaced it: 404/405) → authenticate (401; a request without a valid
+ * token is counted in the per-IP `rest-anonymous` bucket) → `rest` rate limit per token (429) → the
+ * operation's ability and token scope (403, `authorizeOperation`) → path, query, `Idempotency-Key` and
+ * body validation (422/413/415) → idempotency claim (replay, 409, 422) → the handler with the input as
+ * one object → problem documents for any failure. Rate-limited responses carry
+ * `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After` on 429); every response carries
+ * `X-Request-Id`. Every write made with a valid token is recorded in the activity log, whatever its
+ * outcome. Never throws.
+ */
+export async function serveRestRequest(
+  runtime: Runtime,
+  event: APIGatewayProxyEventV2,
+  match: RouteMatch | ProblemError,
+  onResponse?: (line: ResponseLine) => void,
+): Promise<ApiGatewayResult> {
+  const started = performance.now();
+  const requestId = event.requestContext?.requestId || randomUUID();
+  const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
+  const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
+  const headers = lowerCaseHeaders(event.headers);
+  let principal: Principal | null = null;
+  let rate: RateLimitState | null = null;
+  let operation: AnyOperation | null = null;
+  let claim: IdempotencyClaim | null = null;
+  let response: ApiGatewayResult;
+  try {
+    if (match instanceof ProblemError) throw match;
+    operation = match.operation;
+    if (operation.ability) {
+      try {
+        principal = await authenticate(runtime.store, headers.authorization);
+      } catch (error) {
+        if (error instanceof ProblemError && error.code === 'AUTHENTICATION_REQUIRED') {
+          rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', event.requestContext?.http?.sourceIp || 'unknown');
+        }
+        throw error;
+      }
+      rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
+      authorizeOperation(principal, { ability: operation.ability, teamWide: operation.teamWide });
+    }
+    const params = validate(operation.params, match.pathParameters, 'path');
+    const query = validate(operation.query, queryValues(operation.query, event.queryStringParameters ?? {}), 'query');
+    const isWrite = method !== 'GET';
+    const idempotencyKey = isWrite ? parseIdempotencyKey(headers['idempotency-key'], 'header.idempotency-key') : null;
+    const raw = isWrite ? rawBodyOf(event) : '';
+    const body = parseBody(operation, headers, raw);
+    if (idempotencyKey && principal) {
+      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([method, path, event.rawQueryString ?? '', raw]));
+      if (claim.kind === 'replay') {
+        const stored = claim.response;
+        claim = null;
+        response = { statusCode: stored.status, headers: { ...stored.headers, 'Idempotent-Replay': 'true' }, body: stored.body };
+        return response;
+      }
+    }
+    let result: unknown;
+    try {
+      result = await match.handler({ ...params, ...query, ...body }, { runtime, principal: principal as Principal, requestId });
+    } catch (error) {
+      throw (query.cursor !== undefined && cursorRejection(error, 'query.cursor')) || error;
+    }
+    response = json(operation.rest.successStatus, result);
+    if (claim?.kind === 'claimed') {
+      const completed = claim;
+      claim = null; // the operation took effect: never release the key now, whatever happens next
+      const stored: StoredResponse = { status: response.statusCode, headers: { ...response.headers }, body: response.body };
+      await completed.complete(stored).catch((error) => logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }));
+    }
+    return response;
+  } catch (error) {
+    if (claim?.kind === 'claimed') await claim.release().catch(() => undefined);
+    response = problemResult(error, requestId);
+    return response;
+  } finally {
+    response!.headers['X-Request-Id'] = requestId;
+    if (rate) Object.assign(response!.headers, rateLimitHeaders(rate));
+    const durationMs = Math.round(performance.now() - started);
+    if (principal && operation && method !== 'GET') {
+      const outcome = response!.statusCode < 400 ? 'ok' : ((JSON.parse(response!.body) as { code?: string }).code ?? 'INTERNAL_ERROR');
+      await recordActivity(runtime.store, runtime.clock, principal.teamId, {
+        token_id: principal.tokenId,
+        surface: 'rest',
+        operation: operation.id,
+        outcome,
+        status: response!.statusCode,
+        duration_ms: durationMs,
+        request_id: requestId,
+      }).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
+    }
+    onResponse?.({ method, path, status: response!.statusCode, duration_ms: durationMs, request_id: requestId, operation: operation?.id ?? null });
+  }
+}
+
+/**
+ * Finds operation `operationId` in a module's `operations.ts` exports (the per-route Lambda entry
+ * imports that file as a namespace). Throws when it is not there (a build error).
+ */
+export function operationInModule(moduleExports: Record<string, unknown>, operationId: string): AnyOperation {
+  for (const value of Object.values(moduleExports)) {
+    const operations = (value as { operations?: Record<string, AnyOperation> } | null)?.operations;
+    if (operations?.[operationId]) return operations[operationId];
+  }
+  throw new Error(`Operation ${operationId} is not in this module`);
+}
+
+/**
+ * The Lambda handler of ONE REST route (DESIGN D23: one Lambda per route, whose bundle holds only its own
+ * operation): middy with header normalisation around {@link serveRestRequest}. API Gateway already
+ * matched the route, so the path parameters come from the event. `getRuntime` is called per invocation
+ * (the AWS runtime is a lazy singleton).
+ */
+export function createRouteHandler(getRuntime: () => Runtime, operation: AnyOperation, handler: AnyHandler) {
+  return middy<APIGatewayProxyEventV2, ApiGatewayResult>()
+    .use(httpHeaderNormalizer())
+    .handler(async (event) =>
+      serveRestRequest(getRuntime(), event, { operation, handler, pathParameters: (event.pathParameters ?? {}) as Record<string, string> }),
+    );
+}

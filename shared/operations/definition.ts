@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+import type { Ability } from '../catalogues/abilities.js';
+import type { WebhookEventName } from '../catalogues/webhook-events.js';
+
+/**
+ * Operation definitions (DESIGN D13): every operation of the service is declared once, as data, in its
+ * object's folder (`shared/domain/<objects>/operations.ts`). The REST route table, the MCP tool table,
+ * `openapi.json`, authorization, idempotency, the activity log and the CDK routes are all generated from
+ * these definitions. This module holds metadata types only (no runtime code), so `lib/` can import the
+ * definitions.
+ */
+
+/** HTTP methods the REST API uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** How a tool changes things; decides its MCP annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`). */
+export type ToolKind = 'read' | 'create' | 'update' | 'destructive';
+
+/** The REST binding of an operation. */
+export interface RestBinding {
+  readonly method: HttpMethod;
+  /** API Gateway style path, e.g. `/v1/projects/{project_id}`; each `{name}` is a field of `params`. */
+  readonly path: string;
+  /** HTTP status of success (200, 201 or 202). */
+  readonly successStatus: number;
+}
+
+/** The MCP tool binding of an operation (interface "Tool server"). */
+export interface ToolBinding {
+  /** snake_case tool name, e.g. `list_projects`. */
+  readonly name: string;
+  /** Human title. */
+  readonly title: string;
+  readonly kind: ToolKind;
+  /** What the tool does; the definition's `summary` when omitted. The ability sentence is appended (D5). */
+  readonly description?: string;
+}
+
+/**
+ * One operation. `params`, `query` and `body` are zod objects (strict); the operation's input is their
+ * union as one object (a tool's arguments are exactly that object, plus `idempotency_key` on writes), so
+ * their field names must not overlap. `output` is the success body; it is also the tool's output schema.
+ */
+export interface OperationDefinition<
+  Params extends z.ZodObject = z.ZodObject,
+  Query extends z.ZodObject = z.ZodObject,
+  Body extends z.ZodObject = z.ZodObject,
+  Output extends z.ZodType = z.ZodType,
+> {
+  /** Unique camelCase id: the OpenAPI operationId, the Lambda's name stem and the activity log's `operation`. */
+  readonly id: string;
+  readonly summary: string;
+  /** OpenAPI tag (the object's name). */
+  readonly tag: string;
+  /** The ability the caller must hold (`x-required-scopes`); null only for the public documents. */
+  readonly ability: Ability | null;
+  /**
+   * True when the operation works on team-wide data (tokens, activity, webhook endpoints and
+   * deliveries, members, roles, groups): a token narrowed by `scope:project:<uuid>` gets
+   * TOKEN_MISSING_ABILITY before any read (`authorizeOperation`).
+   */
+  readonly teamWide: boolean;
+  readonly params?: Params;
+  readonly query?: Query;
+  readonly body?: Body;
+  /** Success body; absent for the free-form public documents. */
+  readonly output?: Output;
+  /** Webhook events the operation can emit (documentation and tests). */
+  readonly events: readonly WebhookEventName[];
+  readonly rest: RestBinding;
+  readonly tool?: ToolBinding;
+}
+
+/** Any operation definition. */
+export type AnyOperation = OperationDefinition<z.ZodObject, z.ZodObject, z.ZodObject, z.ZodType>;
+
+type Part<Op, K extends 'params' | 'query' | 'body'> = Op extends { readonly [P in K]: infer S extends z.ZodType } ? z.output<S> : Record<never, never>;
+
+/** The validated input of an operation: path parameters, query and body as one object. */
+export type OperationInput<Op> = Part<Op, 'params'> & Part<Op, 'query'> & Part<Op, 'body'>;
+
+/** What an operation's handler returns: the `output` schema's input type (the edge serializes it as JSON). */
+export type OperationOutput<Op> = Op extends { output: infer O extends z.ZodType } ? z.input<O> : unknown;
+
+/**
+ * Declares one operation, keeping its literal types (so handler inputs are inferred from the schemas).
+ * `defineOperation` does nothing at run time but return its argument.
+ */
+export function defineOperation<
+  const Op extends {
+    id: string;
+    summary: string;
+    tag: string;
+    ability: Ability | null;
+    teamWide: boolean;
+    params?: z.ZodObject;
+    query?: z.ZodObject;
+    body?: z.ZodObject;
+    output?: z.ZodType;
+    events: readonly WebhookEventName[];
+    rest: RestBinding;
+    tool?: ToolBinding;
+  },
+>(operation: Op): Op {
+  return operation;
+}
+
+/** An object module (DESIGN §2): its folder under `shared/domain/` and its operations. */
+export interface OperationModule {
+  /** Folder name under `shared/domain/`, e.g. `projects`; its `handlers.ts` binds the handlers. */
+  readonly folder: string;
+  readonly operations: Readonly<Record<string, AnyOperation>>;
+}
+
+/** Declares an object module (identity at run time; keeps literal types). */
+export function defineModule<const M extends OperationModule>(module: M): M {
+  return module;
+}

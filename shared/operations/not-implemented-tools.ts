@@ -1,0 +1,185 @@
+/**
+ * The tools the interface publishes whose domain is not built yet (issue "Operation modules": 25 of the
+ * 42). This is the one place they live: each is listed by `tools/list` with its input schema, and every
+ * call answers NOT_IMPLEMENTED (after the ability check and argument validation, like any tool). When an
+ * object's folder gains the operation, its tool binding replaces the entry here.
+ */
+import * as z from 'zod';
+import type { Ability } from '../catalogues/abilities.js';
+import { PAYMENT_PROVIDER_VALUES } from '../catalogues/payment-providers.js';
+import { SUBSCRIPTION_STATUS_VALUES } from '../catalogues/subscription-statuses.js';
+import { IdempotencyKeyArgument, ListQuery } from '../schemas/common.js';
+import type { ToolKind } from './definition.js';
+
+/** One published tool without an operation yet. */
+export interface NotImplementedTool {
+  readonly name: string;
+  readonly title: string;
+  readonly ability: Ability;
+  readonly kind: ToolKind;
+  /** What the tool will do (the ability sentence is appended when listed). */
+  readonly summary: string;
+  readonly inputSchema: z.ZodObject;
+  /** True for tools over team-wide data (members, roles, groups). */
+  readonly teamWide: boolean;
+}
+
+const limitField = () => ListQuery.shape.limit;
+const cursorField = () => ListQuery.shape.cursor;
+const idempotencyKeyField = () => IdempotencyKeyArgument;
+const uuid = (description: string) => z.uuid().describe(description);
+const optionalUuid = (description: string) => z.uuid().optional().describe(description);
+const projectFilter = () => optionalUuid('Only objects of this project. Default: every project the token can see.');
+const reason = () => z.string().max(500).optional().describe('Free-text reason, recorded in the activity log.');
+const TEAM_WIDE = new Set(['list_team_members', 'list_roles', 'get_role', 'list_groups', 'get_group']);
+
+function tool<const N extends string>(name: N, title: string, ability: Ability, kind: ToolKind, summary: string, shape: z.ZodRawShape) {
+  return { name, title, ability, kind, summary, inputSchema: z.object(shape).strict(), teamWide: TEAM_WIDE.has(name) } satisfies NotImplementedTool;
+}
+
+/** The 25 tools published ahead of their domain. */
+export const NOT_IMPLEMENTED_TOOLS = [
+  tool('update_project', 'Update project', 'project:update', 'update',
+    'Change a project\u2019s name or description.',
+    {
+      project_id: uuid('The project id.'),
+      name: z.string().trim().min(1).max(100).optional().describe('New name, 1 to 100 characters.'),
+      description: z.string().max(1000).nullable().optional().describe('New description, up to 1000 characters; null clears it.'),
+      idempotency_key: idempotencyKeyField(),
+    }),
+  tool('list_team_members', 'List team members', 'team-member:view-any', 'read',
+    'List the members of the team.',
+    { limit: limitField(), cursor: cursorField(), role_id: optionalUuid('Only members holding this role.') }),
+  tool('list_subscribers', 'List subscribers', 'project-user:view-any', 'read',
+    'List subscribers (identifiers only, no contact details).',
+    {
+      limit: limitField(),
+      cursor: cursorField(),
+      project_id: projectFilter(),
+      query: z.string().min(1).max(100).optional().describe('Only subscribers whose display name or platform user id contains this text.'),
+    }),
+  tool('get_subscriber', 'Get subscriber', 'project-user:view', 'read',
+    'Read one subscriber, including e-mail and phone when the subscriber consented.',
+    { id: uuid('The subscriber id.') }),
+  tool('ban_subscriber', 'Ban subscriber', 'project-user:ban', 'destructive',
+    'Ban a subscriber from the project\u2019s community and suspend their live subscriptions.',
+    { id: uuid('The subscriber id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
+  tool('kick_subscriber', 'Kick subscriber', 'project-user:kick', 'destructive',
+    'Remove a subscriber from the project\u2019s community without banning them.',
+    { id: uuid('The subscriber id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
+  tool('list_plans', 'List plans', 'project-subscription-plan:view-any', 'read',
+    'List subscription plans.',
+    {
+      limit: limitField(),
+      cursor: cursorField(),
+      project_id: projectFilter(),
+      is_active: z.boolean().optional().describe('Only active (true) or inactive (false) plans.'),
+    }),
+  tool('get_plan', 'Get plan', 'project-subscription-plan:view', 'read',
+    'Read one subscription plan.',
+    { id: uuid('The plan id.') }),
+  tool('create_plan', 'Create plan', 'project-subscription-plan:create', 'create',
+    'Create a subscription plan in a project.',
+    {
+      project_id: uuid('The project the plan belongs to.'),
+      name: z.string().trim().min(1).max(100).describe('Plan name, 1 to 100 characters.'),
+      description: z.string().max(1000).optional().describe('Optional description, up to 1000 characters.'),
+      amount: z.number().int().min(0).max(100_000_000).describe('Price in the currency\u2019s minor unit (e.g. cents).'),
+      currency: z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 currency code, upper case (e.g. USD).'),
+      interval: z.enum(['day', 'week', 'month', 'year', 'one_time']).describe('Billing interval.'),
+      interval_count: z.number().int().min(1).max(12).optional().describe('Intervals per billing period, 1 to 12. Default 1.'),
+      trial_days: z.number().int().min(0).max(365).optional().describe('Free trial length in days, 0 to 365. Default 0.'),
+      idempotency_key: idempotencyKeyField(),
+    }),
+  tool('update_plan', 'Update plan', 'project-subscription-plan:update', 'update',
+    'Change a plan\u2019s name or description, or activate or deactivate it.',
+    {
+      id: uuid('The plan id.'),
+      name: z.string().trim().min(1).max(100).optional().describe('New name, 1 to 100 characters.'),
+      description: z.string().max(1000).nullable().optional().describe('New description; null clears it.'),
+      is_active: z.boolean().optional().describe('true opens the plan to new subscriptions, false closes it.'),
+      idempotency_key: idempotencyKeyField(),
+    }),
+  tool('list_subscriptions', 'List subscriptions', 'project-subscription:view-any', 'read',
+    'List subscriptions.',
+    {
+      limit: limitField(),
+      cursor: cursorField(),
+      project_id: projectFilter(),
+      plan_id: optionalUuid('Only subscriptions to this plan.'),
+      subscriber_id: optionalUuid('Only subscriptions of this subscriber.'),
+      status: z.enum(SUBSCRIPTION_STATUS_VALUES).optional().describe('Only subscriptions with this status (see service://enums/subscription-status).'),
+    }),
+  tool('get_subscription', 'Get subscription', 'project-subscription:view', 'read',
+    'Read one subscription.',
+    { id: uuid('The subscription id.') }),
+  tool('cancel_subscription', 'Cancel subscription', 'project-subscription:cancel', 'destructive',
+    'Cancel a subscription, at once or at the end of the current period.',
+    {
+      id: uuid('The subscription id.'),
+      at_period_end: z.boolean().optional().describe('true (default) cancels at the end of the current period; false cancels at once.'),
+      reason: reason(),
+      idempotency_key: idempotencyKeyField(),
+    }),
+  tool('pause_subscription', 'Pause subscription', 'project-subscription:pause', 'update',
+    'Pause a live subscription: no charges and no access until it is resumed.',
+    { id: uuid('The subscription id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
+  tool('resume_subscription', 'Resume subscription', 'project-subscription:pause', 'update',
+    'Resume a paused subscription.',
+    { id: uuid('The subscription id.'), idempotency_key: idempotencyKeyField() }),
+  tool('list_access_codes', 'List access codes', 'project-access-code:view-any', 'read',
+    'List access codes (the codes themselves are shown only at generation).',
+    {
+      limit: limitField(),
+      cursor: cursorField(),
+      project_id: projectFilter(),
+      plan_id: optionalUuid('Only codes for this plan.'),
+      status: z.enum(['active', 'redeemed', 'expired', 'revoked']).optional().describe('Only codes with this status.'),
+    }),
+  tool('generate_access_codes', 'Generate access codes', 'project-access-code:create', 'create',
+    'Generate a batch of access codes for a plan; the codes are returned once.',
+    {
+      project_id: uuid('The project the codes belong to.'),
+      plan_id: uuid('The plan a redeemed code subscribes to.'),
+      count: z.number().int().min(1).max(1000).describe('Number of codes, 1 to 1000.'),
+      duration_days: z.number().int().min(1).max(3650).optional().describe('Length of the subscription a code grants, in days. Default: the plan\u2019s interval.'),
+      expires_at: z.iso.datetime().optional().describe('When unredeemed codes expire (ISO 8601 UTC). Default: never.'),
+      idempotency_key: idempotencyKeyField(),
+    }),
+  tool('revoke_access_code', 'Revoke access code', 'project-access-code:revoke', 'destructive',
+    'Revoke an unredeemed access code.',
+    { id: uuid('The access code id.'), idempotency_key: idempotencyKeyField() }),
+  tool('list_payments', 'List payments', 'project-payment:view-any', 'read',
+    'List subscriber payments (no payment credentials, no fee breakdown).',
+    {
+      limit: limitField(),
+      cursor: cursorField(),
+      project_id: projectFilter(),
+      subscriber_id: optionalUuid('Only payments of this subscriber.'),
+      provider: z.enum(PAYMENT_PROVIDER_VALUES).optional().describe('Only payments through this provider.'),
+      status: z.enum(['pending', 'succeeded', 'failed', 'refunded']).optional().describe('Only payments with this status.'),
+    }),
+  tool('get_payment', 'Get payment', 'project-payment:view', 'read',
+    'Read one payment (no payment credentials, no fee breakdown).',
+    { id: uuid('The payment id.') }),
+  tool('refund_payment', 'Refund payment', 'project-payment:refund', 'destructive',
+    'Refund a succeeded payment in full or in part.',
+    {
+      id: uuid('The payment id.'),
+      amount: z.number().int().min(1).optional().describe('Amount to refund in the minor unit. Default: the whole remaining amount.'),
+      reason: reason(),
+      idempotency_key: idempotencyKeyField(),
+    }),
+  tool('list_roles', 'List roles', 'role:view-any', 'read',
+    'List the team\u2019s roles.',
+    { limit: limitField(), cursor: cursorField() }),
+  tool('get_role', 'Get role', 'role:view', 'read',
+    'Read one role and its abilities.',
+    { id: uuid('The role id.') }),
+  tool('list_groups', 'List groups', 'group:view-any', 'read',
+    'List the team\u2019s groups.',
+    { limit: limitField(), cursor: cursorField() }),
+  tool('get_group', 'Get group', 'group:view', 'read',
+    'Read one group and its members.',
+    { id: uuid('The group id.') }),
+] as const;

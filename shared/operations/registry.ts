@@ -1,0 +1,122 @@
+import * as z from 'zod';
+import { MODULES } from '../domain/modules.js';
+import { EmptyBody, IdempotencyKeyArgument } from '../schemas/common.js';
+import type { AnyOperation, HttpMethod, ToolBinding } from './definition.js';
+
+/**
+ * The operation registry (DESIGN D13): every operation of every object module, with the REST route
+ * table generated from them. Metadata only (no handlers), so `lib/` imports it to build one route and
+ * one Lambda per operation.
+ */
+
+type ModuleOperations = (typeof MODULES)[number]['operations'];
+type OperationsOf<M> = M extends { operations: infer O } ? O[keyof O] : never;
+type IdOf<T> = T extends { id: infer I extends string } ? I : never;
+
+/** Every operation id, e.g. `'createProject'`. */
+export type OperationId = IdOf<OperationsOf<(typeof MODULES)[number]>>;
+
+/** An operation with the folder of the module that holds it (whose `handlers.ts` exports a handler named by its id). */
+export type RegisteredOperation = AnyOperation & { readonly module: string };
+
+/** Every operation, in module order. */
+export const OPERATIONS: readonly RegisteredOperation[] = MODULES.flatMap((module) =>
+  Object.values(module.operations as ModuleOperations).map((operation) => ({ ...(operation as AnyOperation), module: module.folder })),
+);
+
+const BY_ID = new Map(OPERATIONS.map((operation) => [operation.id, operation]));
+
+/** The operation with this id; throws for an unknown id (a programming error). */
+export function operationById(id: string): RegisteredOperation {
+  const operation = BY_ID.get(id);
+  if (!operation) throw new Error(`Unknown operation ${id}`);
+  return operation;
+}
+
+/** `GET /v1/projects/{project_id}`: the API Gateway HTTP API route key of an operation. */
+export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
+  return `${operation.rest.method} ${operation.rest.path}`;
+}
+
+/** The body schema of an operation: its own, or the empty object for a write that takes none. */
+export function bodySchemaOf(operation: AnyOperation): z.ZodObject | undefined {
+  return operation.body ?? (operation.rest.method !== 'GET' ? EmptyBody : undefined);
+}
+
+/** True for operations that change state (their REST method is not GET): idempotent writes (D3). */
+export function isWrite(operation: AnyOperation): boolean {
+  return operation.rest.method !== 'GET';
+}
+
+/**
+ * The input schema of an operation as one strict object: path parameters, query and body fields
+ * together (DESIGN D13: a tool's input is the REST body and path parameters as one object), plus
+ * `idempotency_key` on writes when `withIdempotencyKey` is set (tool arguments, DESIGN D3).
+ */
+export function inputSchemaOf(operation: AnyOperation, options: { withIdempotencyKey: boolean }): z.ZodObject {
+  const shape = {
+    ...(operation.params?.shape ?? {}),
+    ...(operation.query?.shape ?? {}),
+    ...(operation.body?.shape ?? {}),
+    ...(options.withIdempotencyKey && isWrite(operation) ? { idempotency_key: IdempotencyKeyArgument } : {}),
+  };
+  return z.object(shape).strict();
+}
+
+/** Operations with a tool binding, paired with it. */
+export const TOOL_OPERATIONS: readonly (RegisteredOperation & { tool: ToolBinding })[] = OPERATIONS.filter(
+  (operation): operation is RegisteredOperation & { tool: ToolBinding } => operation.tool !== undefined,
+);
+
+/** Percent-decodes a path segment; null when it is not valid percent-encoding (the path matches no route). */
+function safeDecode(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Matches a method and concrete path against the REST routes (as API Gateway would). Literal segments
+ * win over `{param}` segments. Returns the operation and its path parameters, `{ allowedMethods }` when
+ * the path exists under other methods (→ 405), or null (→ 404).
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+): { operation: RegisteredOperation; pathParameters: Record<string, string> } | { allowedMethods: HttpMethod[] } | null {
+  const segments = path.split('/');
+  const candidates: { operation: RegisteredOperation; pathParameters: Record<string, string>; literal: number }[] = [];
+  for (const operation of OPERATIONS) {
+    const pattern = operation.rest.path.split('/');
+    if (pattern.length !== segments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    let literal = 0;
+    let matched = true;
+    for (let index = 0; index < pattern.length; index++) {
+      const part = pattern[index];
+      if (part.startsWith('{') && part.endsWith('}')) {
+        const value = segments[index] ? safeDecode(segments[index]) : null;
+        if (value === null) {
+          matched = false;
+          break;
+        }
+        pathParameters[part.slice(1, -1)] = value;
+      } else if (part === segments[index]) {
+        literal++;
+      } else {
+        matched = false;
+        break;
+      }
+    }
+    if (matched) candidates.push({ operation, pathParameters, literal });
+  }
+  if (candidates.length === 0) return null;
+  const sameMethod = candidates.filter((candidate) => candidate.operation.rest.method === method);
+  if (sameMethod.length > 0) {
+    const best = sameMethod.reduce((a, b) => (b.literal > a.literal ? b : a));
+    return { operation: best.operation, pathParameters: best.pathParameters };
+  }
+  return { allowedMethods: [...new Set(candidates.map((candidate) => candidate.operation.rest.method))] };
+}

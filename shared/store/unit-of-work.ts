@@ -1,0 +1,97 @@
+import type { Clock } from '../clock.js';
+import { outboxItem, type EventToEmit, type StoredEvent } from '../events/outbox.js';
+import type { ProblemError } from '../errors.js';
+import { ConditionFailedError, type DeleteRequest, type Item, type Key, type Store, type TableChoice, type TransactionItem } from './store.js';
+
+/** What a failed condition of one transaction item means to the caller (e.g. NOT_FOUND or CONFLICT). */
+type OnConditionFailed = () => ProblemError;
+
+/** The writes of one unit of work; see {@link unitOfWork}. */
+export interface Transaction {
+  /** Puts an item; `condition` (a ConditionExpression) guards it. */
+  put(item: Item, options?: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
+  /** Updates an item with an UpdateExpression (`SET ...`, `ADD ...`, `REMOVE ...`). */
+  update(
+    key: Key,
+    update: { expression: string; condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed },
+  ): void;
+  /** Deletes an item. */
+  delete(key: Key, options?: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
+  /** Checks a condition on an item without writing it. */
+  check(key: Key, check: { condition: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed: OnConditionFailed }): void;
+  /** Appends a webhook event to the outbox in this transaction (DESIGN D6); returns the stored event. */
+  emit(event: EventToEmit): StoredEvent;
+}
+
+/** What {@link unitOfWork} needs of the runtime. */
+export interface UnitOfWorkRuntime {
+  store: Store;
+  clock: Clock;
+  /** Called after a transaction that emitted events committed (wakes the local outbox relay). */
+  eventsCommitted(): void;
+}
+
+/**
+ * Runs `work`, which describes writes on a {@link Transaction}, then commits them as ONE DynamoDB
+ * TransactWriteItems (DESIGN D14): the state change, its events (`tx.emit`, D6) and anything else the
+ * caller adds all happen, or none does. When an item's condition fails, that item's `onConditionFailed`
+ * problem is thrown (else {@link ConditionFailedError}). A unit of work with one write and no event is
+ * sent as that single write. Returns what `work` returned, after the commit.
+ */
+export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, work: (tx: Transaction) => T | Promise<T>): Promise<T> {
+  const items: TransactionItem[] = [];
+  const onFailed: (OnConditionFailed | undefined)[] = [];
+  let emitted = 0;
+  const expressionParts = (options: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown> }) => ({
+    ...(options.condition ? { ConditionExpression: options.condition } : {}),
+    ...(options.names && Object.keys(options.names).length ? { ExpressionAttributeNames: options.names } : {}),
+    ...(options.values && Object.keys(options.values).length ? { ExpressionAttributeValues: options.values } : {}),
+  });
+  const tx: Transaction = {
+    put(item, options = {}) {
+      items.push({ Put: { table: options.table, Item: item, ...expressionParts(options) } });
+      onFailed.push(options.onConditionFailed);
+    },
+    update(key, update) {
+      items.push({ Update: { table: update.table, Key: key, UpdateExpression: update.expression, ...expressionParts(update) } });
+      onFailed.push(update.onConditionFailed);
+    },
+    delete(key, options = {}) {
+      const request: DeleteRequest & { Key: Key } = { table: options.table, Key: key, ...expressionParts(options) };
+      items.push({ Delete: request });
+      onFailed.push(options.onConditionFailed);
+    },
+    check(key, check) {
+      items.push({ ConditionCheck: { table: check.table, Key: key, ConditionExpression: check.condition, ...expressionParts({ names: check.names, values: check.values }) } });
+      onFailed.push(check.onConditionFailed);
+    },
+    emit(event) {
+      const { event: stored, item } = outboxItem(runtime.clock, teamId, event);
+      items.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
+      onFailed.push(undefined);
+      emitted++;
+      return stored;
+    },
+  };
+  const result = await work(tx);
+  if (items.length === 0) return result;
+  try {
+    if (items.length === 1 && !('ConditionCheck' in items[0])) {
+      const only = items[0];
+      if ('Put' in only) await runtime.store.put(only.Put);
+      else if ('Update' in only) await runtime.store.update(only.Update);
+      else await runtime.store.delete(only.Delete);
+    } else {
+      await runtime.store.transactWrite(items);
+    }
+  } catch (error) {
+    if (error instanceof ConditionFailedError) {
+      const failedIndex = items.length === 1 ? 0 : error.failedItems[0];
+      const problem = failedIndex === undefined ? undefined : onFailed[failedIndex]?.();
+      if (problem) throw problem;
+    }
+    throw error;
+  }
+  if (emitted > 0) runtime.eventsCommitted();
+  return result;
+}

@@ -1,0 +1,138 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMembershipApp } from '../../lib/app.js';
+import { FUNCTION_FILES, type BundleEntry } from '../../lib/function-code.js';
+import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
+import { MAX_ROUTES_PER_STACK, groupRoutes } from '../../lib/rest-api.js';
+import { routeKey, type RegisteredOperation } from '../../shared/operations/registry.js';
+import { synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
+
+/**
+ * DESIGN D23 at scale: the stack synthesized with a generated list of 150 operations spread over 10
+ * modules (one of them larger than a nested stack may hold) keeps every template at or below 400
+ * resources and still gives every operation exactly one route and one Lambda. Bundling is stubbed
+ * (the bundle content does not matter here), so the test runs no esbuild.
+ */
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MAX_RESOURCES_PER_TEMPLATE = 400;
+/** Routes per generated module: 150 in all; the first module needs two nested stacks. */
+const MODULE_SIZES = [45, 20, 15, 15, 12, 12, 10, 9, 7, 5];
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+
+/** A generated operation (only the fields `lib/` reads matter). */
+function fakeOperation(moduleIndex: number, index: number): RegisteredOperation {
+  const module = `fake-things-${moduleIndex + 1}`;
+  const method = METHODS[index % METHODS.length];
+  const resource = `/v1/${module}/group-${Math.floor(index / METHODS.length)}`;
+  return {
+    id: `${method.toLowerCase()}FakeThing${moduleIndex + 1}x${index}`,
+    module,
+    summary: `Generated operation ${index} of ${module}`,
+    tag: module,
+    // A few public operations, like the two documents; the rest need an ability.
+    ability: moduleIndex === 0 && index < 2 ? null : method === 'GET' ? 'project:view' : 'project:update',
+    teamWide: false,
+    events: [],
+    rest: { method, path: index % 2 === 0 ? resource : `${resource}/{thing_id}`, successStatus: method === 'POST' ? 201 : 200 },
+  } as unknown as RegisteredOperation;
+}
+
+const GENERATED: readonly RegisteredOperation[] = MODULE_SIZES.flatMap((size, moduleIndex) =>
+  Array.from({ length: size }, (_, index) => fakeOperation(moduleIndex, index)),
+);
+
+let outdir: string;
+let assembly: CloudAssembly;
+let stack: MembershipServiceStack;
+let templates: readonly SynthesizedTemplate[];
+let resources: Record<string, CfnResource>;
+const bundled: string[] = [];
+
+const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+beforeAll(() => {
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
+  outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', 'test-scale-'));
+  const built = createMembershipApp({
+    context,
+    outdir,
+    operations: GENERATED,
+    bundler: function stubBundler(entry: BundleEntry, outputDir: string): void {
+      bundled.push(entry.name);
+      writeFileSync(path.join(outputDir, `${entry.name}.mjs`), `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`);
+    },
+  });
+  stack = built.stack;
+  assembly = built.app.synth(); // cdk-nag runs at this scale too
+  ({ templates, resources } = synthesizedTemplates(assembly, stack));
+});
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('150 generated routes', () => {
+  it('generates 150 distinct operations over 10 modules', () => {
+    expect(GENERATED).toHaveLength(150);
+    expect(new Set(GENERATED.map((o) => o.id)).size).toBe(150);
+    expect(new Set(GENERATED.map(routeKey)).size).toBe(150);
+  });
+
+  it(`keeps every template (root and nested) at or below ${MAX_RESOURCES_PER_TEMPLATE} resources`, () => {
+    const counts = templates.map((t) => ({ stack: t.path, resources: Object.keys(t.template.Resources).length }));
+    console.info('resources per template (150 routes):', JSON.stringify(counts));
+    for (const { stack: where, resources: count } of counts) expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
+  });
+
+  it('splits the routes into one nested stack per module, a large module into parts', () => {
+    const nested = templates.filter((t) => t.nested).map((t) => t.path.split('/').pop()).sort();
+    expect(nested).toEqual(
+      ['FakeThings1Routes', 'FakeThings1Routes2', ...MODULE_SIZES.slice(1).map((_, i) => `FakeThings${i + 2}Routes`)].sort(),
+    );
+    const first = templates.find((t) => t.path.endsWith('/FakeThings1Routes'))!;
+    const second = templates.find((t) => t.path.endsWith('/FakeThings1Routes2'))!;
+    const routesOf = (t: SynthesizedTemplate): number => Object.values(t.template.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').length;
+    expect(routesOf(first)).toBe(MAX_ROUTES_PER_STACK);
+    expect(routesOf(second)).toBe(MODULE_SIZES[0] - MAX_ROUTES_PER_STACK);
+  });
+
+  it('gives every operation exactly one route, integrated with its own Lambda', () => {
+    const apiId = refId(templates[0].template.Outputs!.RestApiUrl.Value);
+    const routes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && refId(r.Properties.ApiId) === apiId);
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...GENERATED.map(routeKey), '$default'].sort());
+    const functionIds = new Set<string>();
+    for (const route of routes) {
+      const integration = resources[refId(route.Properties.Target['Fn::Join'][1][1])];
+      expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+      functionIds.add(refId(integration.Properties.IntegrationUri));
+    }
+    expect(functionIds.size).toBe(routes.length);
+    const handlers = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => r.Properties.Handler).sort();
+    expect(handlers).toEqual([...GENERATED.map((o) => `${o.id}.handler`), ...FUNCTION_FILES.map((f) => `${f}.handler`)].sort());
+  });
+
+  it('bundles each entry once', () => {
+    expect(bundled.slice().sort()).toEqual([...GENERATED.map((o) => o.id), ...FUNCTION_FILES].sort());
+  });
+});
+
+describe('groupRoutes', () => {
+  it('keeps declaration order, so a module’s new operations join its last part', () => {
+    const groups = groupRoutes(GENERATED);
+    expect(groups.map((g) => g.operations.length)).toEqual([40, 5, ...MODULE_SIZES.slice(1)]);
+    expect(groups.flatMap((g) => g.operations)).toEqual(GENERATED);
+    const grown = groupRoutes([...GENERATED, fakeOperation(0, 45)]);
+    expect(grown[0].operations).toEqual(groups[0].operations);
+    expect(grown[1].operations.at(-1)!.id).toBe(fakeOperation(0, 45).id);
+  });
+
+  it('rejects duplicate operation ids and route keys', () => {
+    expect(() => groupRoutes([GENERATED[0], GENERATED[0]])).toThrow(/Duplicate operation id/);
+    expect(() => groupRoutes([GENERATED[0], { ...GENERATED[1], rest: GENERATED[0].rest }])).toThrow(/Duplicate route/);
+  });
+});

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { NestedStack, Stack } from 'aws-cdk-lib';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
+export type CfnResource = { Type: string; Properties?: any; DeletionPolicy?: string; DependsOn?: string[]; Metadata?: any };
+export type CfnTemplate = { Resources: Record<string, CfnResource>; Parameters?: Record<string, unknown>; Outputs?: Record<string, any> };
+
+/** One synthesized CloudFormation template: the root stack's or a nested stack's. */
+export interface SynthesizedTemplate {
+  /** Construct path of the stack. */
+  readonly path: string;
+  /** The stack construct. */
+  readonly stack: Stack;
+  /** The template as synthesized. */
+  readonly template: CfnTemplate;
+  /** True for a nested stack. */
+  readonly nested: boolean;
+}
+
+/** Every template of a root stack and the nested stacks under it, plus a flattened view. */
+export interface SynthesizedTemplates {
+  readonly templates: readonly SynthesizedTemplate[];
+  /**
+   * The resources of all templates under their logical ids, with each nested template's parameter
+   * references (`{ Ref: 'TableArn' }`) replaced by what the parent passes for them (`{ 'Fn::GetAtt':
+   * ['MainTable', 'Arn'] }`), so assertions can follow references across stacks as in one template.
+   * Throws if two templates use the same logical id.
+   */
+  readonly resources: Record<string, CfnResource>;
+}
+
+/** Replaces `{ Ref: <parameter> }` anywhere in `value` by `parameters[<parameter>]`. */
+function substitute(value: unknown, parameters: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((item) => substitute(item, parameters));
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 1 && entries[0][0] === 'Ref' && typeof entries[0][1] === 'string' && entries[0][1] in parameters) {
+      return parameters[entries[0][1]];
+    }
+    return Object.fromEntries(entries.map(([key, item]) => [key, substitute(item, parameters)]));
+  }
+  return value;
+}
+
+/** Reads the root stack's template and every nested stack's template from a synthesized assembly. */
+export function synthesizedTemplates(assembly: CloudAssembly, root: Stack): SynthesizedTemplates {
+  const rootTemplate = assembly.getStackArtifact(root.artifactId).template as CfnTemplate;
+  const templates: SynthesizedTemplate[] = [{ path: root.node.path, stack: root, template: rootTemplate, nested: false }];
+  const resources: Record<string, CfnResource> = { ...rootTemplate.Resources };
+  for (const nested of root.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack)) {
+    const parentStack = Stack.of(nested.node.scope!);
+    if (parentStack !== root) throw new Error(`${nested.node.path}: only one level of nesting is supported`);
+    const template = JSON.parse(readFileSync(path.join(assembly.directory, nested.templateFile), 'utf8')) as CfnTemplate;
+    const logicalId = root.resolve(nested.nestedStackResource!.logicalId) as string;
+    const parentResource = rootTemplate.Resources[logicalId];
+    if (parentResource?.Type !== 'AWS::CloudFormation::Stack') throw new Error(`${nested.node.path}: no stack resource ${logicalId}`);
+    const parameters = (parentResource.Properties?.Parameters ?? {}) as Record<string, unknown>;
+    for (const name of Object.keys(template.Parameters ?? {})) {
+      if (!(name in parameters)) throw new Error(`${nested.node.path}: parameter ${name} is not passed by the parent`);
+    }
+    templates.push({ path: nested.node.path, stack: nested, template, nested: true });
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (id in resources) throw new Error(`Logical id ${id} is used by two templates`);
+      resources[id] = substitute(resource, parameters) as CfnResource;
+    }
+  }
+  return { templates, resources };
+}
