@@ -11,7 +11,8 @@ import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
 /** Path of the tool server on its API: `{mcp_url}` is `<api endpoint>` + this. */
-export const MCP_PATH = '/mcp';
+export { MCP_PATH } from '../shared/config.js';
+import { MCP_PATH } from '../shared/config.js';
 
 /** Properties of {@link McpApi}. */
 export interface McpApiProps {

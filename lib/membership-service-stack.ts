@@ -1,3 +1,4 @@
+import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { OPERATIONS, type RegisteredOperation } from '../shared/operations/registry.js';
@@ -58,9 +59,9 @@ export class MembershipServiceStack extends Stack {
 
     // Every function gets the same view of the data plane; grants stay per function.
     const environment: Record<string, string> = {
-      TABLE_NAME: this.tables.table.tableName,
-      DEAD_LETTER_TABLE_NAME: this.tables.deadLetterTable.tableName,
-      DELIVERY_QUEUE_URL: this.deliveryQueue.queue.queueUrl,
+      [ENVIRONMENT_VARIABLES.tableName]: this.tables.table.tableName,
+      [ENVIRONMENT_VARIABLES.deadLetterTableName]: this.tables.deadLetterTable.tableName,
+      [ENVIRONMENT_VARIABLES.deliveryQueueUrl]: this.deliveryQueue.queue.queueUrl,
     };
 
     this.webhookWorkers = new WebhookWorkers(this, 'Webhooks', {

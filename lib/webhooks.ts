@@ -1,3 +1,5 @@
+import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
+import { entity } from '../shared/store/keys.js';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -103,9 +105,9 @@ export class RetryScheduler extends Construct {
   /** Environment variables a worker needs to create schedules. */
   public environment(): Record<string, string> {
     return {
-      SCHEDULER_GROUP_NAME: this.groupName,
-      SCHEDULER_ROLE_ARN: this.role.roleArn,
-      DELIVERY_QUEUE_ARN: this.queue.queueArn,
+      [ENVIRONMENT_VARIABLES.schedulerGroupName]: this.groupName,
+      [ENVIRONMENT_VARIABLES.schedulerRoleArn]: this.role.roleArn,
+      [ENVIRONMENT_VARIABLES.deliveryQueueArn]: this.queue.queueArn,
     };
   }
 
@@ -216,7 +218,7 @@ export class WebhookWorkers extends Construct {
         filters: [
           lambda.FilterCriteria.filter({
             eventName: lambda.FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('event') } } },
+            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity.event) } } },
           }),
         ],
       }),

@@ -25,6 +25,9 @@ export const ENVIRONMENT_VARIABLES = {
   webhookAllowPrivateTargets: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
 } as const;
 
+/** Path of the MCP tool server on its API (`{mcp_url}` = API URL + this path), on AWS and locally. */
+export const MCP_PATH = '/mcp';
+
 /** Table names used when none is configured (the local server, the CLI and the bench). */
 export const DEFAULT_TABLE_NAMES = { table: 'membership', deadLetterTable: 'membership-dead-letters' } as const;
 /** Default port of the local server (`PORT`). */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { systemClock, type Clock } from '../clock.js';
-import { localConfig } from '../config.js';
+import { MCP_PATH, localConfig } from '../config.js';
 import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
 import { createRestHandler } from '../http/rest-handler.js';
@@ -20,8 +20,7 @@ import { createLocalRuntime, type LocalRuntime } from './runtime.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
 export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
-/** Path of the tool server on the local server. */
-export const MCP_PATH = '/mcp';
+export { MCP_PATH } from '../config.js';
 
 /** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
 export interface LocalServiceOptions {

@@ -65,6 +65,19 @@ export class ConditionFailedError extends Error {
   }
 }
 
+/**
+ * A transaction was cancelled for another reason than a failed condition (a conflict with a concurrent
+ * transaction, throttling): nothing was written; `reasons` holds DynamoDB's cancellation codes.
+ */
+export class TransactionCanceledError extends Error {
+  readonly reasons: readonly string[];
+  constructor(reasons: readonly string[]) {
+    super(`The DynamoDB transaction was cancelled (${reasons.join(', ') || 'no reason given'}).`);
+    this.name = 'TransactionCanceledError';
+    this.reasons = reasons;
+  }
+}
+
 /** The DynamoDB port every repository uses (one instance per process; see {@link createStore}). */
 export interface Store {
   /** Main single table (see `table-definition.ts`). */
@@ -88,7 +101,10 @@ export interface Store {
    * exponential back-off (p-retry, at most 6 rounds). Items come back in no particular order.
    */
   batchGet(keys: readonly Key[], options?: { table?: TableChoice }): Promise<Item[]>;
-  /** TransactWriteItems (≤ 100 items, both tables allowed). Throws {@link ConditionFailedError} naming the failed items. */
+  /**
+   * TransactWriteItems (≤ 100 items, both tables allowed). Throws {@link ConditionFailedError} naming the
+   * failed items, or {@link TransactionCanceledError} for any other cancellation.
+   */
   transactWrite(items: readonly TransactionItem[]): Promise<void>;
 }
 
@@ -110,6 +126,7 @@ function translate(error: unknown): unknown {
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
     if (failed.length > 0) return new ConditionFailedError(failed);
+    return new TransactionCanceledError(reasons.map((reason) => reason.Code ?? 'None'));
   }
   return error;
 }

@@ -6,7 +6,7 @@ import type { StoredEvent } from '../../events/outbox.js';
 import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store } from '../../store/store.js';
+import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store } from '../../store/store.js';
 import { LEASE_MS, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import type { AttemptTransition, DeliveryState } from './state-machine.js';
@@ -52,7 +52,7 @@ const asEvent = (item: Item) => item as unknown as StoredEvent;
  * transaction): the callers treat both as "someone else got there first", as they always did.
  */
 function isCancelled(error: unknown): boolean {
-  return error instanceof ConditionFailedError || (error instanceof Error && error.name === 'TransactionCanceledException');
+  return error instanceof ConditionFailedError || error instanceof TransactionCanceledError;
 }
 
 /** The public view of a stored delivery; `withAttempts` adds `attempt_log` (single reads). */
