@@ -1,5 +1,10 @@
 import type { OperationId } from '../operations/registry.js';
 import { anyHandler, type AnyHandler } from '../operations/handler.js';
+import { plansHandlers } from './plans/handlers.js';
+import { accessCodesHandlers } from './access-codes/handlers.js';
+import { teamMembersHandlers } from './team-members/handlers.js';
+import { rolesHandlers } from './roles/handlers.js';
+import { groupsHandlers } from './groups/handlers.js';
 import { activityHandlers } from './activity/handlers.js';
 import { documentsHandlers } from './documents/handlers.js';
 import { projectsHandlers } from './projects/handlers.js';
@@ -15,7 +20,12 @@ import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
  */
 const HANDLERS = {
   ...teamsHandlers,
+  ...teamMembersHandlers,
+  ...rolesHandlers,
+  ...groupsHandlers,
   ...projectsHandlers,
+  ...plansHandlers,
+  ...accessCodesHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...webhookEndpointsHandlers,

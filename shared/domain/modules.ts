@@ -1,3 +1,8 @@
+import { plansModule } from './plans/operations.js';
+import { accessCodesModule } from './access-codes/operations.js';
+import { teamMembersModule } from './team-members/operations.js';
+import { rolesModule } from './roles/operations.js';
+import { groupsModule } from './groups/operations.js';
 import { activityModule } from './activity/operations.js';
 import { documentsModule } from './documents/operations.js';
 import { projectsModule } from './projects/operations.js';
@@ -11,4 +16,17 @@ import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
  * import it. Adding an object = a folder under `shared/domain/` plus one line here and one in
  * `handlers.ts` beside this file.
  */
-export const MODULES = [teamsModule, projectsModule, tokensModule, activityModule, webhookEndpointsModule, webhookDeliveriesModule, documentsModule] as const;
+export const MODULES = [
+  teamsModule,
+  teamMembersModule,
+  rolesModule,
+  groupsModule,
+  projectsModule,
+  plansModule,
+  accessCodesModule,
+  tokensModule,
+  activityModule,
+  webhookEndpointsModule,
+  webhookDeliveriesModule,
+  documentsModule,
+] as const;

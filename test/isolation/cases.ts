@@ -10,8 +10,8 @@ import type { ErrorCode } from '../../shared/catalogues/error-codes.js';
 import type { Runtime } from '../../shared/runtime.js';
 import type { World } from '../support/guarantees.js';
 
-/** What a call expects: a code, or success checked by `ok` (status and body; the tool's status is 200). */
-export type Expect = { code: ErrorCode } | { ok: (body: any, status: number) => void };
+/** What a call expects: a code, or success checked by `ok` (body, status — a tool's is 200 — and the world). */
+export type Expect = { code: ErrorCode } | { ok: (body: any, status: number, world: World) => void };
 
 /** One walk's case of an operation: its input and what the caller must get. */
 export interface WalkCase<Extra> {

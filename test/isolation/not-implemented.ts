@@ -1,0 +1,42 @@
+/**
+ * The tools published ahead of their domain (`shared/operations/not-implemented-tools.ts`): they answer
+ * NOT_IMPLEMENTED whatever their arguments (isolation by construction); they are walked so that
+ * implementing one without isolation fails. Valid arguments aimed at team B, so that the answer is about
+ * isolation and not about validation. When a tool gets its operation, its case moves to its module's file.
+ */
+import { randomUUID } from 'node:crypto';
+import { defineIsolationCases, type Expect } from './cases.js';
+
+const NI: Expect = { code: 'NOT_IMPLEMENTED' };
+const some = () => randomUUID();
+
+export default defineIsolationCases({
+  operations: {},
+  tools: {
+    update_project: { foreign: { input: (w) => ({ project_id: w.b.project.id, name: 'Hijacked' }), expect: NI } },
+    list_team_members: { foreign: { input: () => ({}), expect: NI } },
+    list_subscribers: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
+    get_subscriber: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    ban_subscriber: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    kick_subscriber: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    list_plans: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
+    get_plan: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    create_plan: { foreign: { input: (w) => ({ project_id: w.b.project.id, name: 'Gold', amount: 500, currency: 'USD', interval: 'month' }), expect: NI } },
+    update_plan: { foreign: { input: () => ({ id: some(), name: 'Silver' }), expect: NI } },
+    list_subscriptions: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
+    get_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    cancel_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    pause_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    resume_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    list_access_codes: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
+    generate_access_codes: { foreign: { input: (w) => ({ project_id: w.b.project.id, plan_id: some(), count: 1 }), expect: NI } },
+    revoke_access_code: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    list_payments: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
+    get_payment: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    refund_payment: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    list_roles: { foreign: { input: () => ({}), expect: NI } },
+    get_role: { foreign: { input: () => ({ id: some() }), expect: NI } },
+    list_groups: { foreign: { input: () => ({}), expect: NI } },
+    get_group: { foreign: { input: () => ({ id: some() }), expect: NI } },
+  },
+});
