@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer, connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -39,9 +39,7 @@ describe('npm start', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     let servicePort = 0;
     try {
-      const deadline = Date.now() + 30_000;
-      while (!/Press Ctrl-C to stop/.test(output) && Date.now() < deadline && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(output).toContain('Press Ctrl-C to stop');
+      await vi.waitFor(() => expect(child.exitCode === null ? output : 'npm exited').toContain('Press Ctrl-C to stop'), { timeout: 30_000, interval: 100 });
       const startedIn = Number(/started in ([\d.]+) s/.exec(output)?.[1]);
       expect(startedIn).toBeLessThan(30);
       const token = /Demo token \(every ability; shown once\): (\S+)/.exec(output)![1];
@@ -59,9 +57,7 @@ describe('npm start', () => {
     // npm itself ends on the signal; what matters is that the service and DynamoDB Local are gone.
     expect(code === 0 || signal === 'SIGINT', `npm exited with ${code} / ${signal}`).toBe(true);
     expect(output).toContain('SIGINT: stopping...');
-    const deadline = Date.now() + 5_000;
-    while ((await accepts(dynamoDbPort)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await accepts(dynamoDbPort)).toBe(false);
+    await expect.poll(() => accepts(dynamoDbPort), { timeout: 5_000, interval: 100 }).toBe(false);
     expect(await accepts(servicePort)).toBe(false);
   });
 });

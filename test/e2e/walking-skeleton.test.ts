@@ -4,7 +4,7 @@
  * CLI, and an HTTPS receiver with a CA made here that verifies signatures as the interface tells
  * receivers to (constant-time compare, 300-second window).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
@@ -210,13 +210,14 @@ describe('walking skeleton, end to end', () => {
     await client.close();
     const project = created.structuredContent as { id: string };
 
-    const deadline = Date.now() + 15_000;
-    let delivery: ReceivedDelivery | undefined;
-    while (!delivery && Date.now() < deadline) {
-      delivery = received.find((item) => JSON.parse(item.body).project_id === project.id);
-      if (!delivery) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(delivery, service.output()).toBeDefined();
+    const delivery = await vi.waitFor(
+      () => {
+        const found = received.find((item) => JSON.parse(item.body).project_id === project.id);
+        if (!found) throw new Error(`no delivery yet\n${service.output()}`);
+        return found;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
     expect(delivery!.signature).toBeNull(); // valid and within the 300-second window
     const envelope = JSON.parse(delivery!.body);
     expect(envelope).toMatchObject({ type: 'project.created', api_version: '2026-05-01', project_id: project.id, data: { project } });

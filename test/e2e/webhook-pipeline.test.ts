@@ -4,7 +4,7 @@
  * response budget is not). A real HTTPS receiver (CA made here) fails or succeeds on demand and checks
  * every signature. Everything is driven through the REST API, as a customer would.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
 import { checkSignature } from '../support/signature.js';
@@ -40,14 +40,16 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
+/** Waits (vi.waitFor, 30 s) until `probe` returns a truthy value; the error names `what` and shows the server's output. */
 async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${service.output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (!value) throw new Error(`still waiting for ${what}\n${service.output().slice(-3000)}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 async function deliveryFor(projectId: string) {
@@ -151,10 +153,13 @@ describe('webhook pipeline through the local server', () => {
     });
     expect(disabled.disabled_at).toMatch(/Z$/);
     expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(20);
-    const before = received.length;
-    await api('POST', '/v1/projects', { name: 'While disabled', platform_type: 'slack' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(received.length).toBe(before);
+    // A second, active endpoint proves the event was fanned out; the disabled one must have got nothing.
+    const watcher = await api('POST', '/v1/webhook-endpoints', { name: 'watcher', url: receiverUrl, events: ['project.created'] });
+    secrets.set('watcher', watcher.body.secret);
+    const whileDisabled = (await api('POST', '/v1/projects', { name: 'While disabled', platform_type: 'slack' })).body;
+    await until('the watcher to see the event', async () => received.find((item) => item.projectId === whileDisabled.id && item.validWith.includes('watcher')));
+    expect(received.filter((item) => item.projectId === whileDisabled.id && !item.validWith.includes('watcher'))).toEqual([]);
+    expect((await api('DELETE', `/v1/webhook-endpoints/${watcher.body.id}`)).status).toBe(200);
 
     answer = 200;
     const enabled = await api('POST', `/v1/webhook-endpoints/${endpointId}`, { is_active: true });

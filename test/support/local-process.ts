@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -36,13 +37,20 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/Press Ctrl-C to stop/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`local server did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await vi.waitFor(
+      () => {
+        if (child.exitCode !== null) return; // exited: fail below at once
+        if (!/Press Ctrl-C to stop/.test(output)) throw new Error('not started yet');
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+  } catch {
+    // timed out: fall through to the failure below
+  }
+  if (child.exitCode !== null || !/Press Ctrl-C to stop/.test(output)) {
+    child.kill('SIGKILL');
+    throw new Error(`local server did not start:\n${output}`);
   }
   const field = (pattern: RegExp) => {
     const match = pattern.exec(output);
