@@ -157,7 +157,7 @@ export async function serveRestRequest(
     const raw = isWrite ? rawBodyOf(event) : '';
     const body = parseBody(operation, headers, raw);
     if (idempotencyKey && principal) {
-      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([method, path, event.rawQueryString ?? '', raw]));
+      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([principal.tokenId, method, path, event.rawQueryString ?? '', raw]));
       if (claim.kind === 'replay') {
         const stored = claim.response;
         claim = null;

@@ -41,9 +41,11 @@ export function parseIdempotencyKey(value: string | undefined, path: string): st
 }
 
 /**
- * SHA-256 fingerprint (hex) of what makes two requests "the same": REST passes method, path, query and
- * raw body; the tool server passes `mcp`, the tool name and its validated arguments. Requests of
- * different routes or surfaces never share a fingerprint, so a key reused across them is REUSED.
+ * SHA-256 fingerprint (hex) of what makes two requests "the same": both surfaces pass the calling token's
+ * id first (D3: a stored response is bound to the token that made it, so the same key from another token
+ * is REUSED, never a replay of, say, a minted secret), then REST passes method, path, query and raw body
+ * and the tool server `mcp`, the tool name and its validated arguments. Requests of different routes or
+ * surfaces never share a fingerprint, so a key reused across them is REUSED.
  */
 export function requestFingerprint(parts: readonly string[]): string {
   const hash = createHash('sha256');

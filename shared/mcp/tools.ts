@@ -109,7 +109,7 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     if (!entry.operationId) throw new ProblemError('NOT_IMPLEMENTED', `The tool ${name} is published but not available yet.`);
     const handler = handlerOf(entry.operationId as OperationId);
     const key = parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key');
-    const claim = key ? await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, key, requestFingerprint(['mcp', name, JSON.stringify(args)])) : null;
+    const claim = key ? await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, key, requestFingerprint([principal.tokenId, 'mcp', name, JSON.stringify(args)])) : null;
     if (claim?.kind === 'replay') {
       result = JSON.parse(claim.response.body) as ToolCallResult;
       result._meta = { 'idempotent-replay': true };

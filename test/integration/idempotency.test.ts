@@ -1,7 +1,7 @@
 /**
  * Idempotency (interface "REST" writes, DESIGN D3) on REST (`Idempotency-Key` header) and on write
  * tools (`idempotency_key` argument), against DynamoDB Local: UUID keys only; keys per team, kept 24
- * hours; a retry of the same request replays status, body and headers with `Idempotent-Replay: true`;
+ * hours, bound to the token that made the first request; a retry of the same request by that token replays status, body and headers with `Idempotent-Replay: true`;
  * the same key for any other request (other body, other route, other surface) is
  * IDEMPOTENCY_KEY_REUSED (422); a retry while the first still runs is IDEMPOTENCY_KEY_IN_USE (409);
  * a write that failed is not stored; 20 concurrent duplicates have exactly one effect (counted in the
@@ -66,11 +66,11 @@ describe('REST Idempotency-Key', () => {
       expect(replay.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     }
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
-    // Keys belong to the team: another token of team A retrying gets the same replay.
+    // A stored response is bound to its token (D3): another token of team A with the key is REUSED, not a replay.
     const sibling = await seedToken(runtime.store, clock, { teamId, abilities: ['project:create'] });
     const fromSibling = await rest(runtime, createProjectCall(key, project(), sibling.token));
-    expect(fromSibling.headers['idempotent-replay']).toBe('true');
-    expect(fromSibling.text).toBe(first.text);
+    expectRestProblem(fromSibling, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     // Authorization runs before the key is looked at: a token without the ability learns nothing.
     expectRestProblem(await rest(runtime, createProjectCall(key, project(), world.a.weak.token)), 'TOKEN_MISSING_ABILITY');
   });
@@ -172,7 +172,7 @@ describe('REST Idempotency-Key', () => {
     const key = randomUUID();
     const body = JSON.stringify(project());
     // What a request that crashed after claiming the key leaves behind (same fingerprint as below).
-    const abandoned = await beginIdempotentRequest(runtime.store, clock, teamId, key, requestFingerprint(['POST', '/v1/projects', '', body]));
+    const abandoned = await beginIdempotentRequest(runtime.store, clock, teamId, key, requestFingerprint([world.a.principal.tokenId, 'POST', '/v1/projects', '', body]));
     expect(abandoned.kind).toBe('claimed');
     const retry = { ...createProjectCall(key), body, headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } };
     expectRestProblem(await rest(runtime, retry), 'IDEMPOTENCY_KEY_IN_USE');
@@ -203,6 +203,36 @@ describe('REST Idempotency-Key', () => {
     const replay = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: { abilities: ['team:view'] } });
     expect(replay.headers['idempotent-replay']).toBe('true');
     expect(replay.json.token).toBe(minted.json.token);
+  });
+});
+
+describe('a stored response is bound to the token that made it (issue 12 #1)', () => {
+  it('answers IDEMPOTENCY_KEY_REUSED to another token of the team with the same key and body, never replaying a minted token or a webhook secret', async () => {
+    const other = await seedToken(runtime.store, clock, { teamId, abilities: ['token:create', 'team:view', 'webhook-endpoint:manage', 'project:view'], name: 'only token:create' });
+    const tokenKey = randomUUID();
+    const mintBody = { abilities: ['team:view'] };
+    const minted = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: mintBody });
+    expect(minted.status).toBe(201);
+    const stolen = await rest(runtime, { method: 'POST', path: '/v1/tokens', token: other.token, headers: { 'Idempotency-Key': tokenKey }, body: mintBody });
+    expectRestProblem(stolen, 'IDEMPOTENCY_KEY_REUSED');
+    expect(stolen.text).not.toContain(minted.json.token);
+    const endpointKey = randomUUID();
+    const endpointBody = { name: 'bound', url: 'https://receiver.example/bound', events: ['project.created'] };
+    const endpoint = await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token, headers: { 'Idempotency-Key': endpointKey }, body: endpointBody });
+    expect(endpoint.status).toBe(201);
+    const replayToOther = await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token: other.token, headers: { 'Idempotency-Key': endpointKey }, body: endpointBody });
+    expectRestProblem(replayToOther, 'IDEMPOTENCY_KEY_REUSED');
+    expect(replayToOther.text).not.toContain(endpoint.json.secret);
+    // The token that made the request still gets its replay.
+    expect((await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: mintBody })).json.token).toBe(minted.json.token);
+  });
+
+  it('does the same for write tools', async () => {
+    const other = await seedToken(runtime.store, clock, { teamId, abilities: ['mcp:full', 'project:create'], name: 'tool caller' });
+    const args = { ...project('Bound tool'), idempotency_key: randomUUID() };
+    const first = await tool(runtime, world.a.principal, 'create_project', args);
+    expect(first.isError).toBeFalsy();
+    expectToolProblem(await tool(runtime, other.principal, 'create_project', args), 'IDEMPOTENCY_KEY_REUSED');
   });
 });
 
