@@ -5,7 +5,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { authorizeOperation } from '../auth/authorize.js';
 import { authenticate, type Principal } from '../auth/principal.js';
-import { recordActivity } from '../domain/activity/repository.js';
+import { activityItem, recordActivity } from '../domain/activity/repository.js';
+import type { ActivityEntry } from '../domain/activity/schema.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
@@ -14,6 +15,8 @@ import type { AnyOperation } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
 import { EmptyBody } from '../schemas/common.js';
+import { putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
+import type { TransactionItem } from '../store/store.js';
 import type { ApiGatewayResult } from './api-gateway.js';
 
 /** Largest accepted request body, in bytes (256 KiB). Larger bodies get PAYLOAD_TOO_LARGE (413). */
@@ -101,6 +104,11 @@ export function lowerCaseHeaders(headers: Record<string, string | undefined> | u
   return result;
 }
 
+/** The activity entry of one REST request (DESIGN D5; never a request or response body). */
+function activityEntry(principal: Principal, operationId: string, outcome: string, status: number, durationMs: number, requestId: string): Omit<ActivityEntry, 'id' | 'occurred_at'> {
+  return { token_id: principal.tokenId, surface: 'rest', operation: operationId, outcome, status, duration_ms: durationMs, request_id: requestId };
+}
+
 /** A problem document as an API Gateway result. */
 export function problemResult(error: unknown, requestId: string): ApiGatewayResult {
   if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
@@ -134,6 +142,7 @@ export async function serveRestRequest(
   let rate: RateLimitState | null = null;
   let operation: AnyOperation | null = null;
   let claim: IdempotencyClaim | null = null;
+  let activityCommitted = false;
   let response: ApiGatewayResult;
   try {
     if (match instanceof ProblemError) throw match;
@@ -165,18 +174,40 @@ export async function serveRestRequest(
         return response;
       }
     }
+    const stored = (result: unknown): StoredResponse => {
+      const built = json(operation!.rest.successStatus, result);
+      return { status: built.statusCode, headers: { ...built.headers }, body: built.body };
+    };
+    // A write's first transaction also stores its idempotency completion and activity entry (D3, D5).
+    const scope: RequestScope | null =
+      principal && isWrite
+        ? {
+            itemsForEffect: (result) => {
+              const items: TransactionItem[] = [];
+              if (claim?.kind === 'claimed') {
+                const completion = claim.completionInTransaction(stored(result));
+                items.push({ Update: { Key: completion.key, UpdateExpression: completion.expression, ConditionExpression: completion.condition, ExpressionAttributeNames: completion.names, ExpressionAttributeValues: completion.values } });
+              }
+              const entry = activityEntry(principal!, operation!.id, 'ok', operation!.rest.successStatus, Math.round(performance.now() - started), requestId);
+              items.push(putItem(activityItem(runtime.clock, principal!.teamId, entry).item));
+              return items;
+            },
+          }
+        : null;
     let result: unknown;
     try {
-      result = await match.handler({ ...params, ...query, ...body }, { runtime, principal: principal as Principal, requestId });
+      const run = () => match.handler({ ...params, ...query, ...body }, { runtime, principal: principal as Principal, requestId });
+      result = await (scope ? withRequestScope(scope, run) : run());
     } catch (error) {
+      activityCommitted = scope?.committedWith !== undefined;
       throw (query.cursor !== undefined && cursorRejection(error, 'query.cursor')) || error;
     }
+    activityCommitted = scope?.committedWith !== undefined;
     response = json(operation.rest.successStatus, result);
     if (claim?.kind === 'claimed') {
       const completed = claim;
       claim = null; // the operation took effect: never release the key now, whatever happens next
-      const stored: StoredResponse = { status: response.statusCode, headers: { ...response.headers }, body: response.body };
-      await completed.complete(stored).catch((error) => logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }));
+      await completed.complete(stored(result)).catch((error) => logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }));
     }
     return response;
   } catch (error) {
@@ -187,17 +218,12 @@ export async function serveRestRequest(
     response!.headers['X-Request-Id'] = requestId;
     if (rate) Object.assign(response!.headers, rateLimitHeaders(rate));
     const durationMs = Math.round(performance.now() - started);
-    if (principal && operation && method !== 'GET') {
+    // Written here unless the write's own transaction already holds the entry of this (successful) answer.
+    if (principal && operation && method !== 'GET' && !(activityCommitted && response!.statusCode < 400)) {
       const outcome = response!.statusCode < 400 ? 'ok' : ((JSON.parse(response!.body) as { code?: string }).code ?? 'INTERNAL_ERROR');
-      await recordActivity(runtime.store, runtime.clock, principal.teamId, {
-        token_id: principal.tokenId,
-        surface: 'rest',
-        operation: operation.id,
-        outcome,
-        status: response!.statusCode,
-        duration_ms: durationMs,
-        request_id: requestId,
-      }).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
+      await recordActivity(runtime.store, runtime.clock, principal.teamId, activityEntry(principal, operation.id, outcome, response!.statusCode, durationMs, requestId)).catch((error) =>
+        logger.error('activity write failed', { request_id: requestId, error: error as Error }),
+      );
     }
     onResponse?.({ method, path, status: response!.statusCode, duration_ms: durationMs, request_id: requestId, operation: operation?.id ?? null });
   }

@@ -24,7 +24,19 @@ export interface StoredResponse {
 
 /** Result of {@link beginIdempotentRequest}. */
 export type IdempotencyClaim =
-  | { kind: 'claimed'; complete(response: StoredResponse): Promise<void>; release(): Promise<void> }
+  | {
+      kind: 'claimed';
+      /** Stores the response (one UpdateItem), unless the effect's transaction already stored exactly it. */
+      complete(response: StoredResponse): Promise<void>;
+      /** Deletes the claim (the request failed, so a retry runs again). */
+      release(): Promise<void>;
+      /**
+       * The completion as one update of a unit of work (DESIGN D3, D14): the effect's transaction stores the
+       * response with the effect, so a crash between them can never run the effect twice. `complete` then
+       * writes nothing when the final response is the same.
+       */
+      completionInTransaction(response: StoredResponse): { key: { pk: string; sk: string }; expression: string; condition: string; names: Record<string, string>; values: Record<string, unknown> };
+    }
   | { kind: 'replay'; response: StoredResponse };
 
 /**
@@ -120,17 +132,35 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
     ConditionExpression: '#state = :in_progress AND claim_id = :claim',
     ExpressionAttributeNames: { '#state': 'state' },
   };
+  /** `complete` after the effect's transaction stored a provisional response: the same claim, in progress or completed. */
+  const ownCompletion = {
+    ConditionExpression: '(#state = :in_progress OR #state = :completed) AND claim_id = :claim',
+    ExpressionAttributeNames: { '#state': 'state' },
+  };
   const ignoreLostClaim = (error: unknown) => {
     if (!(error instanceof ConditionFailedError)) throw error;
   };
+  let storedInTransaction: string | null = null;
   return {
     kind: 'claimed',
+    completionInTransaction: (response) => {
+      storedInTransaction = JSON.stringify(response);
+      return {
+        key: Key,
+        // The claim id stays until `complete`, which may still replace the response by the final one.
+        expression: 'SET #state = :completed, #response = :response REMOVE locked_until',
+        condition: ownClaim.ConditionExpression,
+        names: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
+        values: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+      };
+    },
     complete: async (response) => {
+      if (storedInTransaction !== null && storedInTransaction === JSON.stringify(response)) return;
       await store
         .update({
             Key,
             UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
-            ConditionExpression: ownClaim.ConditionExpression,
+            ConditionExpression: ownCompletion.ConditionExpression,
             ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
             ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
         })

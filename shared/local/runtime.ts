@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { DeliveryMessage, DeliveryQueue, RetryScheduler, Runtime } from '../runtime.js';
 import type { Store } from '../store/store.js';
+import { outsideRequestScope } from '../store/request-scope.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
@@ -80,7 +81,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     while (!stopped && inFlight < concurrency && ready.length > 0) {
       const message = ready.shift()!;
       inFlight++;
-      processDeliveryMessage(runtime, message)
+      outsideRequestScope(() => processDeliveryMessage(runtime, message))
         .then((outcome) => options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome }))
         .catch((error) => {
           onError(error);
@@ -120,7 +121,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     relaying = (async () => {
       do {
         relayAgain = false;
-        await relayOutbox(runtime, clock.nowMs()).catch(onError);
+        await outsideRequestScope(() => relayOutbox(runtime, clock.nowMs())).catch(onError);
       } while (relayAgain && !stopped);
     })().finally(() => {
       relaying = null;

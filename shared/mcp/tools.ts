@@ -4,12 +4,14 @@ import { authorizeOperation } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from '../catalogues/tools.js';
 import { errorCode } from '../catalogues/error-codes.js';
-import { recordActivity } from '../domain/activity/repository.js';
+import { activityItem, recordActivity } from '../domain/activity/repository.js';
 import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint } from '../limits/idempotency.js';
 import type { OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
+import { putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
+import type { TransactionItem } from '../store/store.js';
 import { logger } from '../logger.js';
 
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
@@ -96,6 +98,7 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
   let result: ToolCallResult | null = null;
   let outcome = 'ok';
   let status = 200;
+  let activityCommitted = false;
   try {
     if (!entry) {
       outcome = 'NOT_FOUND';
@@ -115,16 +118,36 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       result._meta = { 'idempotent-replay': true };
       return result;
     }
+    const toResult = (structured: unknown): ToolCallResult => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured as Record<string, unknown> });
+    const stored = (structured: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(toResult(structured)) });
+    // A write tool's first transaction also stores its idempotency completion and activity entry (D3, D5).
+    const scope: RequestScope | null = entry.annotations.readOnlyHint
+      ? null
+      : {
+          itemsForEffect: (structured) => {
+            const items: TransactionItem[] = [];
+            if (claim?.kind === 'claimed') {
+              const completion = claim.completionInTransaction(stored(structured));
+              items.push({ Update: { Key: completion.key, UpdateExpression: completion.expression, ConditionExpression: completion.condition, ExpressionAttributeNames: completion.names, ExpressionAttributeValues: completion.values } });
+            }
+            const entryOfCall = { token_id: principal.tokenId, surface: 'mcp' as const, operation: name, outcome: 'ok', status: 200, duration_ms: Math.round(performance.now() - started), request_id: requestId };
+            items.push(putItem(activityItem(runtime.clock, principal.teamId, entryOfCall).item));
+            return items;
+          },
+        };
     let structured: Record<string, unknown>;
     try {
-      structured = (await handler(args, { runtime, principal, requestId })) as Record<string, unknown>;
+      const run = async () => (await handler(args, { runtime, principal, requestId })) as Record<string, unknown>;
+      structured = await (scope ? withRequestScope(scope, run) : run());
     } catch (error) {
+      activityCommitted = scope?.committedWith !== undefined;
       await claim?.release().catch(() => undefined);
       throw (args.cursor !== undefined && cursorRejection(error, 'arguments.cursor')) || error;
     }
-    result = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    activityCommitted = scope?.committedWith !== undefined;
+    result = toResult(structured);
     // The tool took effect: its key is completed, never released, even if storing the result fails.
-    await claim?.complete({ status: 200, headers: {}, body: JSON.stringify(result) }).catch((error) =>
+    await claim?.complete(stored(structured)).catch((error) =>
       logger.error('idempotency record not completed', { request_id: requestId, tool: name, error: error as Error }),
     );
     return result;
@@ -136,7 +159,8 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     result = problemResult(problem);
     return result;
   } finally {
-    await recordActivity(runtime.store, runtime.clock, principal.teamId, {
+    // Written here unless the tool's own transaction already holds the entry of this (successful) call.
+    if (!(activityCommitted && outcome === 'ok')) await recordActivity(runtime.store, runtime.clock, principal.teamId, {
       token_id: principal.tokenId,
       surface: 'mcp',
       operation: loggableToolName(name),

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { outboxItem, type EventToEmit, type StoredEvent } from '../events/outbox.js';
 import type { ProblemError } from '../errors.js';
+import { takeRequestItems } from './request-scope.js';
 import { ConditionFailedError, type DeleteRequest, type Item, type Key, type Store, type TableChoice, type TransactionItem } from './store.js';
 
 /** What a failed condition of one transaction item means to the caller (e.g. NOT_FOUND or CONFLICT). */
@@ -35,8 +36,11 @@ export interface UnitOfWorkRuntime {
  * Runs `work`, which describes writes on a {@link Transaction}, then commits them as ONE DynamoDB
  * TransactWriteItems (DESIGN D14): the state change, its events (`tx.emit`, D6) and anything else the
  * caller adds all happen, or none does. When an item's condition fails, that item's `onConditionFailed`
- * problem is thrown (else {@link ConditionFailedError}). A unit of work with one write and no event is
- * sent as that single write. Returns what `work` returned, after the commit.
+ * problem is thrown (else {@link ConditionFailedError}). Inside a request (REST or a tool call), the
+ * request's first unit of work also carries its idempotency completion and activity entry
+ * (`shared/store/request-scope.ts`), so the effect and its completion commit together. A unit of work
+ * with one write, no event and no request items is sent as that single write. Returns what `work`
+ * returned, after the commit.
  */
 export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, work: (tx: Transaction) => T | Promise<T>): Promise<T> {
   const items: TransactionItem[] = [];
@@ -75,6 +79,12 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
   };
   const result = await work(tx);
   if (items.length === 0) return result;
+  // The first transaction of a request also stores its idempotency completion and activity entry (D3, D5).
+  const request = takeRequestItems(result);
+  if (request) {
+    items.push(...request.items);
+    onFailed.push(...request.items.map(() => undefined));
+  }
   try {
     if (items.length === 1 && !('ConditionCheck' in items[0])) {
       const only = items[0];
@@ -92,6 +102,7 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
     }
     throw error;
   }
+  request?.committed();
   if (emitted > 0) runtime.eventsCommitted();
   return result;
 }

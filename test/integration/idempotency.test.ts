@@ -25,6 +25,7 @@ import {
   type World,
 } from '../support/guarantees.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { createStore } from '../../shared/store/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -203,6 +204,50 @@ describe('REST Idempotency-Key', () => {
     const replay = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: { abilities: ['team:view'] } });
     expect(replay.headers['idempotent-replay']).toBe('true');
     expect(replay.json.token).toBe(minted.json.token);
+  });
+});
+
+describe('the completion commits with the effect (issue 12 #2)', () => {
+  /** A store whose first transaction commits and then "loses" its answer, as a crash or a reset connection would. */
+  function storeLosingFirstTransactionAnswer() {
+    let lost = false;
+    const document = new Proxy(runtime.store.document, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: { constructor: { name: string } }, ...rest: unknown[]) => {
+          const answer = await (target.send as (...args: unknown[]) => Promise<unknown>).call(target, command, ...rest);
+          if (!lost && command.constructor.name === 'TransactWriteCommand') {
+            lost = true;
+            throw new Error('socket hang up after the commit');
+          }
+          return answer;
+        };
+      },
+    });
+    return createStore({ document: document as never, tableName: runtime.store.tableName, deadLetterTableName: runtime.store.deadLetterTableName });
+  }
+
+  it('replays, never re-runs, a write whose answer was lost after its transaction committed', async () => {
+    const key = randomUUID();
+    const before = await countProjects(runtime.store, teamId);
+    const lost = await rest(withStore(runtime, storeLosingFirstTransactionAnswer()), createProjectCall(key, project('Committed once')));
+    expectRestProblem(lost, 'INTERNAL_ERROR');
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
+    const retry = await rest(runtime, createProjectCall(key, project('Committed once')));
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replay']).toBe('true');
+    expect(retry.json.name).toBe('Committed once');
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
+  });
+
+  it('does the same for a write tool', async () => {
+    const args = { ...project('Tool committed once'), idempotency_key: randomUUID() };
+    const before = await countProjects(runtime.store, teamId);
+    expectToolProblem(await tool(withStore(runtime, storeLosingFirstTransactionAnswer()), world.a.principal, 'create_project', args), 'INTERNAL_ERROR');
+    const retry = await tool(runtime, world.a.principal, 'create_project', args);
+    expect(retry.isError).toBeFalsy();
+    expect(retry._meta).toEqual({ 'idempotent-replay': true });
+    expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
   });
 });
 

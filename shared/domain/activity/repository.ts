@@ -18,10 +18,19 @@ const MAX_FILTERED_READS = 10;
  * `tools/call` — whatever the outcome. The entry holds no request or response body.
  */
 export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): Promise<ActivityEntry> {
+  const { entry: full, item } = activityItem(clock, teamId, entry);
+  await store.put({ Item: item });
+  return full;
+}
+
+/**
+ * The stored item of one activity entry (see {@link recordActivity}); the pipelines also add it to a
+ * write's own transaction (`shared/store/request-scope.ts`), so a write costs one transaction.
+ */
+export function activityItem(clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): { entry: ActivityEntry; item: Item } {
   const nowMs = clock.nowMs();
   const full: ActivityEntry = { id: `${sortKeyPrefix.activity}${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
-  await store.put({ Item: { pk: keys.activityPartition(teamId), sk: full.id, entity: entity.activity, ...full, expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS } });
-  return full;
+  return { entry: full, item: { pk: keys.activityPartition(teamId), sk: full.id, entity: entity.activity, ...full, expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS } };
 }
 
 /**
