@@ -1,12 +1,14 @@
 /**
- * Operator CLI (DESIGN §5): `npm run cli -- <command>`. Prints JSON on stdout; on failure prints a
- * problem document on stderr and exits 1 (2 for a usage error). Talks to the store named by
- * DYNAMODB_ENDPOINT (default the local server's DynamoDB Local, http://127.0.0.1:$DYNAMODB_LOCAL_PORT
- * with 8000 by default), TABLE_NAME
- * and DEAD_LETTER_TABLE_NAME.
+ * Operator CLI (DESIGN §5): `npm run -s cli -- <command>` (`-s` keeps npm's banner off stdout, so the
+ * output pipes into `jq`). Prints JSON on stdout and nothing else; on failure prints a problem document
+ * on stderr and exits 1 (2 for a usage error); `--help` prints the usage on stdout and exits 0. Talks to
+ * the store named by DYNAMODB_ENDPOINT (default the local server's DynamoDB Local,
+ * http://127.0.0.1:$DYNAMODB_LOCAL_PORT with 8000 by default), TABLE_NAME and DEAD_LETTER_TABLE_NAME;
+ * when that store cannot be reached (or has no tables) the problem says so and asks whether `npm start`
+ * is running.
  *
  *   team create --name <name>                                   → { id, name }
- *   token create --team <uuid> --abilities <a,b,...> [--project <uuid>]... [--name <text>]
+ *   token create --team <uuid> --abilities <a,b,...|all> [--project <uuid>]... [--name <text>]
  *                                                               → { id, token, abilities, scopes }
  *   token revoke <id>                                           → { id, revoked_at }
  *   token list --team <uuid>                                    → [ ... ]
@@ -14,30 +16,46 @@
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { listTokens, mintToken, revokeToken } from '../shared/domain/tokens/repository.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
-import { createStore } from '../shared/store/store.js';
+import { createStore, type Store } from '../shared/store/store.js';
 
-const USAGE = `Usage: npm run cli -- <command>
+const USAGE = `Usage: npm run -s cli -- <command> [options]     (-s: no npm banner, so the JSON pipes into jq)
+
+Commands (JSON on stdout; a problem document on stderr and a non-zero exit on failure):
   team create --name <name>
-  token create --team <uuid> --abilities <a,b,...> [--project <uuid>]... [--name <text>]
+  token create --team <uuid> --abilities <a,b,...|all> [--project <uuid>]... [--name <text>]
   token revoke <token id>
-  token list --team <uuid>`;
+  token list --team <uuid>
+
+--abilities all grants every ability of the catalogue. The CLI talks to DYNAMODB_ENDPOINT (default the
+DynamoDB Local that \`npm start\` runs, http://127.0.0.1:$DYNAMODB_LOCAL_PORT, port 8000 by default),
+tables TABLE_NAME and DEAD_LETTER_TABLE_NAME (the defaults of npm start).
+
+Options:
+  -h, --help   print this help and exit`;
 
 class UsageError extends Error {}
 
 const argv = process.argv.slice(2);
 const [noun, verb] = argv;
 const rest = argv.slice(2);
-const config = localConfig();
-const store = createStore({
-  endpoint: config.dynamoDbEndpoint ?? `http://127.0.0.1:${config.dynamoDbLocalPort}`,
-  tableName: config.tableName,
-  deadLetterTableName: config.deadLetterTableName,
-});
+let store: Store | undefined;
+let endpoint = '';
+
+/** The store the CLI talks to, created on first use (so `--help` needs no configuration). */
+function theStore(): Store {
+  if (!store) {
+    const config = localConfig();
+    endpoint = config.dynamoDbEndpoint ?? `http://127.0.0.1:${config.dynamoDbLocalPort}`;
+    store = createStore({ endpoint, tableName: config.tableName, deadLetterTableName: config.deadLetterTableName });
+  }
+  return store;
+}
 
 function options<T extends Record<string, { type: 'string'; multiple?: boolean }>>(spec: T, allowPositionals = false) {
   try {
@@ -64,21 +82,22 @@ async function run(): Promise<unknown> {
   switch (command) {
     case 'team create': {
       const { values } = options({ name: { type: 'string' } });
-      const team = await createTeam(store, systemClock, { name: required(values.name, '--name') });
+      const team = await createTeam(theStore(), systemClock, { name: required(values.name, '--name') });
       return { id: team.id, name: team.name };
     }
     case 'token create': {
       const { values } = options({ team: { type: 'string' }, abilities: { type: 'string' }, project: { type: 'string', multiple: true }, name: { type: 'string' } });
       const teamId = uuid(required(values.team, '--team'), '--team');
-      const abilities = required(values.abilities, '--abilities').split(',').map((ability) => ability.trim()).filter(Boolean);
+      const listed = required(values.abilities, '--abilities').split(',').map((ability) => ability.trim()).filter(Boolean);
+      const abilities = listed.length === 1 && listed[0] === 'all' ? [...ABILITY_VALUES] : listed;
       const projectIds = (values.project ?? []).flatMap((value) => value.split(',')).map((id) => uuid(id.trim(), '--project'));
-      const token = await mintToken(store, systemClock, { teamId, abilities, projectIds, name: values.name ?? null });
+      const token = await mintToken(theStore(), systemClock, { teamId, abilities, projectIds, name: values.name ?? null });
       return { id: token.id, token: token.token, abilities: token.abilities, scopes: token.scopes };
     }
     case 'token revoke': {
       const { positionals } = options({}, true);
       const id = required(positionals[0], '<token id>');
-      const token = await revokeToken(store, systemClock, null, id);
+      const token = await revokeToken(theStore(), systemClock, null, id);
       return { id: token.id, revoked_at: token.revoked_at };
     }
     case 'token list': {
@@ -87,7 +106,7 @@ async function run(): Promise<unknown> {
       const all: unknown[] = [];
       let cursor: string | undefined;
       do {
-        const page = await listTokens(store, teamId, { limit: 100, cursor, include_revoked: true });
+        const page = await listTokens(theStore(), teamId, { limit: 100, cursor, include_revoked: true });
         all.push(...page.data);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
@@ -98,22 +117,49 @@ async function run(): Promise<unknown> {
   }
 }
 
-try {
-  const result = await run();
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  process.exitCode = 0;
-} catch (error) {
-  if (error instanceof UsageError) {
-    const { problem } = toProblem(new ProblemError('VALIDATION_FAILED', `${error.message}\n${USAGE}`), randomUUID());
-    process.stderr.write(`${JSON.stringify(problem, null, 2)}\n`);
-    process.exitCode = 2;
-  } else {
-    const known = error instanceof ProblemError;
-    const { problem } = toProblem(error, randomUUID());
-    if (!known) problem.detail = `${problem.detail} (${(error as Error).name}: ${(error as Error).message})`;
-    process.stderr.write(`${JSON.stringify(problem, null, 2)}\n`);
-    process.exitCode = 1;
+/** Error codes of a store that cannot be reached at all (nothing listening, no such host, no route, timeout). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET']);
+
+/**
+ * The problem for a store failure the operator can fix — DynamoDB not reachable, or reachable without the
+ * service's tables — naming the endpoint and asking whether `npm start` is running; null for anything else.
+ */
+function storeProblem(error: unknown): ProblemError | null {
+  const failure = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const code = failure?.code ?? failure?.cause?.code;
+  if ((code && UNREACHABLE.has(code)) || failure?.name === 'TimeoutError') {
+    return new ProblemError('INTERNAL_ERROR', `Could not reach DynamoDB at ${endpoint} (${code ?? failure.name}). Is \`npm start\` running? It starts DynamoDB Local there; otherwise set DYNAMODB_ENDPOINT (or DYNAMODB_LOCAL_PORT) to the DynamoDB endpoint the service uses.`);
   }
-} finally {
-  store.document.destroy();
+  if (failure?.name === 'ResourceNotFoundException') {
+    return new ProblemError('INTERNAL_ERROR', `DynamoDB at ${endpoint} answered, but without the service's tables (${failure.message ?? 'table not found'}). Is \`npm start\` running against it? It creates the tables; otherwise set TABLE_NAME and DEAD_LETTER_TABLE_NAME to the service's.`);
+  }
+  return null;
+}
+
+const { values: global } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+if (global.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exitCode = 0;
+} else {
+  try {
+    const result = await run();
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.exitCode = 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const { problem } = toProblem(new ProblemError('VALIDATION_FAILED', `${error.message}\n${USAGE}`), randomUUID());
+      process.stderr.write(`${JSON.stringify(problem, null, 2)}\n`);
+      process.exitCode = 2;
+    } else {
+      const unreachable = storeProblem(error);
+      const known = error instanceof ProblemError;
+      const { problem } = toProblem(unreachable ?? error, randomUUID());
+      if (unreachable) problem.hint = 'Start the service with `npm start` (it runs DynamoDB Local and creates the tables), or point DYNAMODB_ENDPOINT at the store the service uses; then run the command again.';
+      else if (!known) problem.detail = `${problem.detail} (${(error as Error).name}: ${(error as Error).message})`;
+      process.stderr.write(`${JSON.stringify(problem, null, 2)}\n`);
+      process.exitCode = 1;
+    }
+  } finally {
+    store?.document.destroy();
+  }
 }

@@ -2,7 +2,9 @@
  * `npm start`: the whole service on this machine (DESIGN §5). Settings come from the environment:
  * PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset: start DynamoDB Local on DYNAMODB_LOCAL_PORT,
  * default 8000), DATA_DIR (keep data on disk), TIME_SCALE (≥ 1), WEBHOOK_EXTRA_CA_FILE,
- * WEBHOOK_ALLOW_PRIVATE_TARGETS=1. Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS=1. Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closing) stops
+ * everything, DynamoDB Local included. With DATA_DIR the demo token is kept in DATA_DIR/demo-token (0600)
+ * and printed again at the next start while it still works.
  */
 import { localServiceOptionsFromEnvironment, startLocalService, type LocalService } from '../shared/local/service.js';
 
@@ -20,8 +22,7 @@ const stop = async (signal: string) => {
   clearTimeout(timer);
   process.exit(0);
 };
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
 
 let options;
 try {
@@ -50,10 +51,10 @@ process.stdout.write(
     `  MCP server: ${service.mcpUrl}`,
     `  OpenAPI:    ${service.baseUrl}/openapi.json`,
     `  Demo team:  ${service.demoTeamId}`,
-    `  Demo token (every ability; shown once): ${service.demoToken}`,
+    `  Demo token (every ability; ${service.demoTokenFile ? `kept in ${service.demoTokenFile}` : 'shown once'}): ${service.demoToken}`,
     '',
     `Try: curl -H "Authorization: Bearer ${service.demoToken}" ${service.baseUrl}/v1/teams/current`,
-    'Press Ctrl-C to stop.',
+    'Press Ctrl-C to stop (SIGTERM and SIGHUP stop it too).',
     '',
   ].join('\n'),
 );

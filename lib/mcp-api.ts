@@ -12,7 +12,7 @@ import type { MembershipTables } from './tables.js';
 
 /** Path of the tool server on its API: `{mcp_url}` is `<api endpoint>` + this. */
 export { MCP_PATH } from '../shared/config.js';
-import { MCP_PATH } from '../shared/config.js';
+import { MCP_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../shared/config.js';
 
 /** Properties of {@link McpApi}. */
 export interface McpApiProps {
@@ -27,9 +27,11 @@ export interface McpApiProps {
 }
 
 /**
- * The MCP tool server (`{mcp_url}`): its own HTTP API with `ANY /mcp` and `OPTIONS /mcp`, both to
- * one Lambda. API Gateway CORS is deliberately not configured: the Lambda answers preflight
- * before authentication and sets the interface's exact CORS headers (DESIGN D5).
+ * The MCP tool server (`{mcp_url}`): its own HTTP API with `ANY /mcp` and `OPTIONS /mcp`, and `GET` of
+ * the protected-resource metadata (`/.well-known/oauth-protected-resource` and `.../mcp`, RFC 9728, the
+ * `resource_metadata` of every 401), all to one Lambda. API Gateway CORS is deliberately not
+ * configured: the Lambda answers preflight before authentication and sets the interface's exact CORS
+ * headers (DESIGN D5).
  */
 export class McpApi extends Construct {
   /** The HTTP API and its stage. */
@@ -54,22 +56,23 @@ export class McpApi extends Construct {
     props.queue.grantSendMessages(this.function);
 
     const integration = new HttpLambdaIntegration('ServerIntegration', this.function);
-    for (const [routeId, method] of [
-      ['AnyRoute', apigwv2.HttpMethod.ANY],
-      ['OptionsRoute', apigwv2.HttpMethod.OPTIONS],
-    ] as const) {
+    const routes: Array<[string, string, apigwv2.HttpMethod, string]> = [
+      ['AnyRoute', MCP_PATH, apigwv2.HttpMethod.ANY, 'The Lambda authenticates the bearer token on every request (DESIGN D2, D5); an authorizer could not return the MCP error shapes.'],
+      ['OptionsRoute', MCP_PATH, apigwv2.HttpMethod.OPTIONS, 'CORS preflight is answered before authentication, with no token (interface: CORS).'],
+      ...PROTECTED_RESOURCE_METADATA_PATHS.map((path, index): [string, string, apigwv2.HttpMethod, string] => [
+        `ResourceMetadataRoute${index}`,
+        path,
+        apigwv2.HttpMethod.GET,
+        'Public OAuth protected-resource metadata (RFC 9728): clients read it before they hold a token; it names no secret.',
+      ]),
+    ];
+    for (const [routeId, path, method, reason] of routes) {
       const route = new apigwv2.HttpRoute(this, routeId, {
         httpApi: this.httpApi.api,
-        routeKey: apigwv2.HttpRouteKey.with(MCP_PATH, method),
+        routeKey: apigwv2.HttpRouteKey.with(path, method),
         integration,
       });
-      Validations.of(route).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          method === apigwv2.HttpMethod.OPTIONS
-            ? 'CORS preflight is answered before authentication, with no token (interface: CORS).'
-            : 'The Lambda authenticates the bearer token on every request (DESIGN D2, D5); an authorizer could not return the MCP error shapes.',
-      });
+      Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason });
     }
   }
 

@@ -6,13 +6,23 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 export type ApiGatewayResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; body: string };
 
 /**
+ * API Gateway's own cap on a request body (10 MB, HTTP API quotas): larger requests never reach a
+ * Lambda. The local server stops reading well before it, at each surface's own limit (DESIGN D5).
+ */
+export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
  * Turns an API Gateway HTTP API v2 event into a web `Request` (for the MCP SDK's web-standard
- * transport). Cookies (`event.cookies`) are dropped: the tool server never accepts them (interface
- * "Tool-server authorization" 4).
+ * transport). The URL's scheme is `X-Forwarded-Proto` when it is `http` or `https` (API Gateway sends
+ * `https`; the local server sets `http`), else `https`. Cookies (`event.cookies`) are dropped: the tool
+ * server never accepts them (interface "Tool-server authorization" 4). Throws a `TypeError` when the
+ * `Host` makes no valid URL.
  */
 export function eventToRequest(event: APIGatewayProxyEventV2): Request {
   const host = event.headers.host ?? event.requestContext.domainName ?? 'localhost';
-  const url = `https://${host}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
+  const forwardedProto = event.headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
+  const scheme = forwardedProto === 'http' ? 'http' : 'https';
+  const url = `${scheme}://${host}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
   const headers = new Headers();
   for (const [name, value] of Object.entries(event.headers)) if (value !== undefined && name !== 'cookie') headers.set(name, value);
   const method = event.requestContext.http.method.toUpperCase();
@@ -32,7 +42,9 @@ export async function responseToResult(response: Response): Promise<ApiGatewayRe
 /**
  * Local server only: builds the API Gateway HTTP API v2 event API Gateway would send for a Node
  * request (lower-cased headers with repeated values joined by commas, cookies split out, query
- * parameters decoded, body base64-encoded). `sourceIp` is the socket's remote address.
+ * parameters decoded, body base64-encoded, `x-forwarded-proto: http` since the local server speaks plain
+ * HTTP — whatever the client sent). `sourceIp` is the socket's remote address. `body` is what the caller
+ * read, already bounded by the surface's limit.
  */
 export function nodeRequestToEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
   const url = new URL(request.url ?? '/', 'http://local');
@@ -41,6 +53,7 @@ export function nodeRequestToEvent(request: IncomingMessage, body: Buffer): APIG
     if (value === undefined || name === 'cookie') continue;
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  headers['x-forwarded-proto'] = 'http';
   const queryStringParameters: Record<string, string> = {};
   for (const [name, value] of url.searchParams) queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
   const method = (request.method ?? 'GET').toUpperCase();

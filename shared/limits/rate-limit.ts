@@ -10,7 +10,8 @@ import { ConditionFailedError, type Store } from '../store/store.js';
  * - `rest`: REST API, per token, 600/min
  * - `rest-anonymous`: REST API requests without a valid token (missing, malformed, unknown or revoked),
  *   per client IP, 5/min — the tool server's anonymous rule applied to REST, so every response of an
- *   authenticated route carries `X-RateLimit-*` and token guessing is throttled. The two public
+ *   authenticated route carries `X-RateLimit-*` and token guessing is throttled; also every call of a
+ *   public write (`POST /v1/team-invitations/accept`, whose credential is in its body). The two public
  *   documents (`/openapi.json`, `/webhook-events.json`) need no token and are not limited.
  */
 export const RATE_LIMITS = {
@@ -36,31 +37,71 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   return { 'X-RateLimit-Limit': String(state.limit), 'X-RateLimit-Remaining': String(state.remaining) };
 }
 
+/** The counter item of one bucket, subject and window (what {@link consumeRateLimit} updates). */
+export interface RateWindow {
+  /** Key of the counter item (`keys.rateCounter`). */
+  key: { pk: string; sk: string };
+  limit: number;
+  windowSeconds: number;
+  /** Epoch seconds at which the window began. */
+  windowStart: number;
+  /** Seconds until the window ends (≥ 1): the `Retry-After` of a refusal. */
+  resetSeconds: number;
+}
+
 /**
- * Admits one request into `bucket` for `subject` (a token id or a client IP) with a fixed window
- * counter in DynamoDB: one conditional `ADD` per request, so admission never exceeds the limit, whatever
- * the concurrency or the number of Lambda instances (DESIGN D4). One DynamoDB request.
- * Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and the `X-RateLimit-*` headers when full.
+ * The current fixed window of `bucket` for `subject` (a token id or a client IP) at the clock's time:
+ * the counter's key, the limit and the seconds left. Pure; reads nothing.
  */
-export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateLimitBucket, subject: string): Promise<RateLimitState> {
+export function rateWindow(clock: Clock, bucket: RateLimitBucket, subject: string): RateWindow {
   const { limit, windowSeconds } = RATE_LIMITS[bucket];
   const nowSeconds = clock.nowMs() / 1000;
   const windowStart = Math.floor(nowSeconds / windowSeconds) * windowSeconds;
   const resetSeconds = Math.max(1, Math.ceil(windowStart + windowSeconds - nowSeconds));
+  return { key: keys.rateCounter(bucket, subject, windowStart), limit, windowSeconds, windowStart, resetSeconds };
+}
+
+/** The RATE_LIMITED (429) problem of a full window, with `Retry-After` (seconds) and `X-RateLimit-*` (DESIGN D4). */
+export function rateLimitedError(bucket: RateLimitBucket, window: RateWindow): ProblemError {
+  return new ProblemError('RATE_LIMITED', `Rate limit of ${window.limit} requests per ${window.windowSeconds} seconds reached for bucket \`${bucket}\`.`, {
+    headers: { 'Retry-After': String(window.resetSeconds), ...rateLimitHeaders({ limit: window.limit, remaining: 0, resetSeconds: window.resetSeconds }) },
+  });
+}
+
+/**
+ * True when a counter item read for `window` (e.g. in a BatchGetItem, strongly consistent) shows the
+ * window already full, so the next {@link consumeRateLimit} would refuse. `item` undefined: nothing
+ * counted yet in this window.
+ */
+export function isWindowFull(item: Record<string, unknown> | undefined, window: RateWindow): boolean {
+  return Number(item?.request_count ?? 0) >= window.limit;
+}
+
+/**
+ * Admits `units` requests (default 1; a JSON-RPC batch counts each of its messages, DESIGN D4) into
+ * `bucket` for `subject` (a token id or a client IP) with a fixed window counter in DynamoDB: one
+ * conditional `ADD` — all units or none — so admission never exceeds the limit, whatever the concurrency
+ * or the number of Lambda instances. One DynamoDB request.
+ * Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and the `X-RateLimit-*` headers when the
+ * units do not fit in what is left of the window.
+ */
+export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateLimitBucket, subject: string, units = 1): Promise<RateLimitState> {
+  const window = rateWindow(clock, bucket, subject);
+  const { limit, windowSeconds, resetSeconds } = window;
+  if (!Number.isInteger(units) || units < 1) throw new Error(`units must be a positive integer, got ${units}`);
+  if (units > limit) throw rateLimitedError(bucket, window);
   try {
     const attributes = await store.update({
-        Key: keys.rateCounter(bucket, subject, windowStart),
-        UpdateExpression: 'ADD request_count :one SET expires_at = :expires',
-        ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :limit',
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': windowStart + windowSeconds * 2 },
+        Key: window.key,
+        UpdateExpression: 'ADD request_count :units SET expires_at = :expires',
+        ConditionExpression: 'attribute_not_exists(request_count) OR request_count <= :most',
+        ExpressionAttributeValues: { ':units': units, ':most': limit - units, ':expires': window.windowStart + windowSeconds * 2 },
         ReturnValues: 'UPDATED_NEW',
     });
     const count = Number(attributes?.request_count ?? limit);
     return { limit, remaining: Math.max(0, limit - count), resetSeconds };
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
-    throw new ProblemError('RATE_LIMITED', `Rate limit of ${limit} requests per ${windowSeconds} seconds reached for bucket \`${bucket}\`.`, {
-      headers: { 'Retry-After': String(resetSeconds), ...rateLimitHeaders({ limit, remaining: 0, resetSeconds }) },
-    });
+    throw rateLimitedError(bucket, window);
   }
 }

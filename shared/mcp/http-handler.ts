@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { authenticateRequest } from '../auth/authenticate-request.js';
 import { requireAbility } from '../auth/authorize.js';
-import { parseBearer, verifyToken, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { ProblemError, toProblem } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError } from '../store/store.js';
+import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataResponse, protectedResourceMetadataUrl } from './resource-metadata.js';
 import { buildMcpServer, connectMcpServer } from './server.js';
+import { recordRefusedToolCalls, type ToolListing } from './tools.js';
 import { logger } from '../logger.js';
 
 /** Sessions end 24 hours after `initialize` (seconds); checked in code, TTL only cleans up. */
@@ -66,21 +69,48 @@ interface SessionItem {
   expires_at: number;
 }
 
+/** The shape of every session id this server hands out: a random (v4) UUID, lower case. */
+const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 /**
- * Authenticates the bearer token and, when `sessionId` is given, reads the session in the same
- * BatchGetItem (sessions live in the token's partition, so a session used with another token is
- * simply not found). One DynamoDB request, strongly consistent. Throws AUTHENTICATION_REQUIRED.
+ * True when an `MCP-Session-Id` value could be a session of this server (a v4 UUID as
+ * {@link createSession} makes them). Anything else — over-long, malformed, another server's format — is
+ * never looked up: it is simply not a live session (404), never a store error (DESIGN D5).
  */
-async function authenticateWithSession(runtime: Runtime, authorization: string | undefined, sessionId: string | null): Promise<{ principal: Principal; session: SessionItem | null }> {
-  const { tokenId, secret } = parseBearer(authorization);
-  const tokenKey = keys.token(tokenId);
-  const requestKeys: Record<string, string>[] = [tokenKey];
-  if (sessionId) requestKeys.push(keys.session(tokenId, sessionId));
-  const items = await runtime.store.batchGet(requestKeys);
-  const tokenItem = items.find((item) => item.sk === tokenKey.sk);
-  const principal = verifyToken(tokenItem, secret);
-  const sessionItem = sessionId ? (items.find((item) => item.sk !== tokenKey.sk) as SessionItem | undefined) ?? null : null;
-  return { principal, session: sessionItem };
+export function isSessionId(value: string): boolean {
+  return value.length === 36 && SESSION_ID_PATTERN.test(value);
+}
+
+/**
+ * An AUTHENTICATION_REQUIRED problem of the tool server with `resource_metadata="<origin>/.well-known/
+ * oauth-protected-resource/mcp"` added to its `WWW-Authenticate: Bearer` challenge (MCP "Authorization",
+ * RFC 9728 §5.1), for the origin of `request`; any other problem is returned unchanged.
+ */
+function withResourceMetadata(error: ProblemError, request: Request): ProblemError {
+  if (error.code !== 'AUTHENTICATION_REQUIRED') return error;
+  const challenge = error.headers['WWW-Authenticate'] ?? 'Bearer realm="membership"';
+  return new ProblemError(error.code, error.detail, {
+    errors: error.errors,
+    headers: { ...error.headers, 'WWW-Authenticate': `${challenge}, resource_metadata="${protectedResourceMetadataUrl(request.url)}"` },
+  });
+}
+
+/**
+ * The opt-ins of `tools/list` and `tools/call` (DESIGN D5): the `MCP-Tools-Filter` header or `tools`
+ * query parameter (`callable` | `all`) and the `MCP-Read-Only` header or `read_only` query parameter
+ * (`1`/`true` | `0`/`false`). Either place turns an option on. Returns a 400 JSON-RPC error response for
+ * any other value (a mistyped read-only switch must not silently allow writes).
+ */
+function toolListingOf(request: Request): ToolListing | Response {
+  const query = new URL(request.url).searchParams;
+  const values = (header: string, parameter: string) => [request.headers.get(header), query.get(parameter)].filter((value): value is string => value !== null).map((value) => value.trim().toLowerCase());
+  const filters = values('mcp-tools-filter', 'tools');
+  const readOnly = values('mcp-read-only', 'read_only');
+  const badFilter = filters.find((value) => value !== 'callable' && value !== 'all');
+  if (badFilter !== undefined) return jsonRpcError(400, -32000, `Bad Request: MCP-Tools-Filter (or ?tools=) must be "callable" or "all", not "${badFilter.slice(0, 40)}"`);
+  const badReadOnly = readOnly.find((value) => !['1', 'true', '0', 'false'].includes(value));
+  if (badReadOnly !== undefined) return jsonRpcError(400, -32000, `Bad Request: MCP-Read-Only (or ?read_only=) must be 1 or 0, not "${badReadOnly.slice(0, 40)}"`);
+  return { callableOnly: filters.includes('callable'), readOnly: readOnly.some((value) => value === '1' || value === 'true') };
 }
 
 /** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
@@ -89,6 +119,20 @@ const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
 /** A JSON-RPC error answer (`id` null unless the offending message had a usable id). */
 function jsonRpcError(status: number, code: number, message: string, id: string | number | null = null): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+/** The tool server's answer to a body over {@link MAX_MCP_BODY_BYTES}: 413 with JSON-RPC error -32000. */
+function mcpPayloadTooLarge(): Response {
+  return jsonRpcError(413, -32000, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
+}
+
+/**
+ * The tool server's 413 for a request whose body the HTTP edge stopped reading at
+ * {@link MAX_MCP_BODY_BYTES} (the local server, DESIGN D5): the same answer {@link handleMcpHttpRequest}
+ * gives, with the interface's CORS headers and `X-Request-Id`.
+ */
+export function mcpPayloadTooLargeResponse(requestId: string): Response {
+  return withHeaders(mcpPayloadTooLarge(), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
 }
 
 const SESSION_HEADER_REQUIRED = () => jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -132,23 +176,33 @@ function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | nu
  * authorization", "CORS (tool server)", "Limits"; DESIGN D1, D4, D5), as web `Request` → `Response`:
  *
  * 1. `OPTIONS` (preflight) → 204 before authentication, no token needed.
- * 2. Authenticate the bearer token and read the `MCP-Session-Id` session in one BatchGet. No, malformed,
- *    unknown or revoked token (a cookie never counts) → the per-IP `mcp-anonymous` bucket (5/min; 429
- *    when full), then 401 `AUTHENTICATION_REQUIRED` with `WWW-Authenticate: Bearer`.
+ * 2. Authenticate (`authenticateRequest`, bucket `mcp-anonymous`): the per-IP bucket of requests
+ *    without a valid token (5/min) is consulted before any token is verified — once full, 429 whatever
+ *    the token; a well-formed token and the `MCP-Session-Id` session are read in one BatchGet with the
+ *    IP's counter (a session id that is not a v4 UUID is never looked up: {@link isSessionId}). No,
+ *    malformed, unknown or revoked token (a cookie never counts) → counted in that bucket, then 401
+ *    `AUTHENTICATION_REQUIRED` with `WWW-Authenticate: Bearer realm="membership",
+ *    resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"` (RFC 9728).
  * 3. `mcp` bucket per token (120/min) → 429 `RATE_LIMITED` with `Retry-After` (seconds).
  * 4. `mcp:full` gate → 403 `TOKEN_MISSING_ABILITY` before any JSON-RPC is read (even a malformed body).
+ *    A `tools/call` refused at 2 (with a token that exists), 3 or 4 — or, later, for a session that is
+ *    not live or a batch over the limit — is still written to the activity log (DESIGN D5,
+ *    `recordRefusedToolCalls`).
  * 5. `GET` → 405 (no server-initiated stream); other methods but POST/DELETE → 405.
  * 6. `DELETE` → 400 without a session header, 400 for an unsupported `MCP-Protocol-Version`, 404 for
- *    an unknown/expired/foreign session, else the session is deleted → 204.
+ *    an unknown/expired/foreign/malformed session, else the session is deleted → 204.
  * 7. `POST` → 413 over {@link MAX_MCP_BODY_BYTES}; invalid JSON → 400 -32700; not JSON-RPC → 400 -32600
  *    (batches: see {@link invalidJsonRpc}); non-`initialize` messages need the session header (400), a
  *    supported `MCP-Protocol-Version` when present (400; absent → the version negotiated at
- *    `initialize`), and a live session of this token (404: unknown, expired after
- *    {@link MCP_SESSION_LIFETIME_SECONDS}, deleted, or another token's). Then the SDK transport in
- *    stateless JSON-response mode answers (406 without the right `Accept`, 415 for a non-JSON
- *    `Content-Type`, -32601 unknown method, -32602 invalid params or unknown tool). A successful
- *    `initialize` stores a new session (random UUID, bound to the token, with the negotiated
- *    version) and returns it in `MCP-Session-Id`.
+ *    `initialize`), and a live session of this token (404: unknown, malformed, expired after
+ *    {@link MCP_SESSION_LIFETIME_SECONDS}, deleted, or another token's). The opt-ins of `tools/list`
+ *    (`MCP-Tools-Filter: callable` | `?tools=callable`; `MCP-Read-Only: 1` | `?read_only=1`, which also
+ *    refuses calls of tools without `readOnlyHint`) are read, 400 for a value they do not take. A batch
+ *    of n messages counts n against the `mcp` bucket, all or none (429 when they do not fit; D4). Then
+ *    the SDK transport in stateless JSON-response mode answers (406 without the right `Accept`, 415 for
+ *    a non-JSON `Content-Type`, -32601 unknown method, -32602 invalid params or unknown tool). A
+ *    successful `initialize` stores a new session (random UUID, bound to the token, with the
+ *    negotiated version) and returns it in `MCP-Session-Id`.
  *
  * Every response carries the interface's CORS headers (never `Access-Control-Allow-Credentials`),
  * `X-Request-Id`, and — once a bucket was consulted — `X-RateLimit-Limit`/`X-RateLimit-Remaining`.
@@ -174,19 +228,29 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
 
   async function serve(): Promise<Response> {
     if (method === 'OPTIONS') return new Response(null, { status: 204 });
-    const sessionId = request.headers.get('mcp-session-id');
-    let principal: Principal;
-    let session: SessionItem | null;
+    const sessionHeader = request.headers.get('mcp-session-id');
+    const sessionId = sessionHeader && isSessionId(sessionHeader) ? sessionHeader : null;
+    const authentication = await authenticateRequest(runtime.store, runtime.clock, {
+      authorization: request.headers.get('authorization') ?? undefined,
+      bucket: 'mcp-anonymous',
+      clientIp: context.clientIp,
+      alsoRead: (tokenId) => (sessionId ? [keys.session(tokenId, sessionId)] : []),
+    });
+    if (!authentication.ok) {
+      rate = authentication.rate;
+      if (authentication.knownToken) await recordRefused(authentication.knownToken, authentication.error, await bodyForLog());
+      throw withResourceMetadata(authentication.error, request);
+    }
+    const { principal } = authentication;
+    const session = (authentication.items[0] as unknown as SessionItem | undefined) ?? null;
+    const token = { id: principal.tokenId, teamId: principal.teamId };
     try {
-      ({ principal, session } = await authenticateWithSession(runtime, request.headers.get('authorization') ?? undefined, sessionId));
+      rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId);
+      requireAbility(principal, 'mcp:full');
     } catch (error) {
-      if (error instanceof ProblemError && error.code === 'AUTHENTICATION_REQUIRED') {
-        rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp-anonymous', context.clientIp);
-      }
+      if (error instanceof ProblemError) await recordRefused(token, error, await bodyForLog());
       throw error;
     }
-    rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId);
-    requireAbility(principal, 'mcp:full');
 
     if (method === 'GET') {
       return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.' }, id: null }), {
@@ -203,16 +267,16 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     const versionHeader = request.headers.get('mcp-protocol-version');
     const liveSession = session && session.expires_at > runtime.clock.nowMs() / 1000 ? session : null;
     if (method === 'DELETE') {
-      if (!sessionId) return SESSION_HEADER_REQUIRED();
+      if (!sessionHeader) return SESSION_HEADER_REQUIRED();
       const badVersion = unsupportedProtocolVersion(versionHeader);
       if (badVersion) return badVersion;
-      if (!liveSession) return SESSION_NOT_FOUND();
+      if (!liveSession || !sessionId) return SESSION_NOT_FOUND();
       await runtime.store.delete({ Key: keys.session(principal.tokenId, sessionId) });
       return new Response(null, { status: 204 });
     }
 
     const text = await request.text();
-    if (Buffer.byteLength(text) > MAX_MCP_BODY_BYTES) return jsonRpcError(413, -32000, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
+    if (Buffer.byteLength(text) > MAX_MCP_BODY_BYTES) return mcpPayloadTooLarge();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -225,13 +289,27 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{ method?: unknown; id?: unknown }>;
     const initialize = messages.find((message) => message.method === 'initialize');
     if (!initialize) {
-      if (!sessionId) return SESSION_HEADER_REQUIRED();
+      if (!sessionHeader) return SESSION_HEADER_REQUIRED();
       const badVersion = unsupportedProtocolVersion(versionHeader);
       if (badVersion) return badVersion;
-      if (!liveSession) return SESSION_NOT_FOUND();
+      if (!liveSession) {
+        await recordRefused(token, new ProblemError('NOT_FOUND', 'Session not found.'), parsed);
+        return SESSION_NOT_FOUND();
+      }
+    }
+    const listing = toolListingOf(request);
+    if (listing instanceof Response) return listing;
+    // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.
+    if (messages.length > 1) {
+      try {
+        rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId, messages.length - 1);
+      } catch (error) {
+        if (error instanceof ProblemError) await recordRefused(token, error, parsed);
+        throw error;
+      }
     }
 
-    const server = buildMcpServer(runtime, principal, requestId);
+    const server = buildMcpServer(runtime, principal, requestId, listing);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await connectMcpServer(server, transport);
     try {
@@ -246,6 +324,45 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
       await server.close().catch(() => undefined);
     }
   }
+
+  /** The POST body as parsed JSON for the activity log of a refused request; undefined when there is none or it is not JSON. */
+  async function bodyForLog(): Promise<unknown> {
+    if (method !== 'POST') return undefined;
+    try {
+      const text = await request.text();
+      return Buffer.byteLength(text) > MAX_MCP_BODY_BYTES ? undefined : JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the refused request's `tools/call` messages to the token's team log (DESIGN D5). */
+  async function recordRefused(refusedToken: { id: string; teamId: string }, error: ProblemError, body: unknown): Promise<void> {
+    await recordRefusedToolCalls(runtime, {
+      token: refusedToken,
+      body,
+      outcome: error.code,
+      status: error.status,
+      requestId,
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+}
+
+/**
+ * Serves one HTTP request of the tool server's API (DESIGN D5): the OAuth 2.0 Protected Resource
+ * Metadata document (RFC 9728) at {@link PROTECTED_RESOURCE_METADATA_PATHS} — no token needed, with the
+ * interface's CORS headers and `X-Request-Id` — and everything else through {@link handleMcpHttpRequest}.
+ * Never throws.
+ */
+export async function handleMcpApiRequest(runtime: Runtime, request: Request, context: McpRequestContext): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  if (!PROTECTED_RESOURCE_METADATA_PATHS.includes(path)) return handleMcpHttpRequest(runtime, request, context);
+  const started = performance.now();
+  const requestId = context.requestId ?? randomUUID();
+  const response = withHeaders(protectedResourceMetadataResponse(request), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
+  context.onResponse?.({ method: request.method.toUpperCase(), path, status: response.status, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: null });
+  return response;
 }
 
 /**

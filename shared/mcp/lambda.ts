@@ -4,11 +4,12 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ProblemError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { eventToRequest, responseToResult, type ApiGatewayResult } from '../http/api-gateway.js';
-import { handleMcpHttpRequest, mcpProblemResponse, type McpRequestContext } from './http-handler.js';
+import { handleMcpApiRequest, mcpProblemResponse, type McpRequestContext } from './http-handler.js';
 
 /**
  * The MCP Lambda handler factory (DESIGN D5): API Gateway HTTP API v2 event → web `Request` →
- * {@link handleMcpHttpRequest} → API Gateway result. The local server calls the same handler.
+ * {@link handleMcpApiRequest} (the tool server at `/mcp`, its protected-resource metadata at
+ * `/.well-known/oauth-protected-resource[/mcp]`) → API Gateway result. The local server calls the same handler.
  * An event that cannot be turned into a web `Request` (e.g. a `Host` that makes no valid URL) is
  * answered 422 VALIDATION_FAILED with the tool server's CORS headers, so no answer ever lacks them.
  */
@@ -23,7 +24,7 @@ export function createMcpHandler(getRuntime: () => Runtime, options: Pick<McpReq
       } catch {
         return responseToResult(mcpProblemResponse(new ProblemError('VALIDATION_FAILED', 'The HTTP request could not be read (check the Host header and the body encoding).'), requestId));
       }
-      const response = await handleMcpHttpRequest(getRuntime(), request, {
+      const response = await handleMcpApiRequest(getRuntime(), request, {
         clientIp: event.requestContext.http.sourceIp,
         requestId,
         onResponse: options.onResponse,

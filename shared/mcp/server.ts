@@ -15,7 +15,7 @@ import type { Principal } from '../auth/principal.js';
 import { enumResource, ENUM_RESOURCES } from '../catalogues/resources.js';
 import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';
-import { callTool, listToolsResult } from './tools.js';
+import { callTool, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -32,9 +32,10 @@ function protocolError(code: number, message: string): Error {
  * Builds the MCP server (the official SDK's low-level `Server`) for one HTTP request of an
  * authenticated principal (DESIGN D5):
  * - `tools/list`: the 42 tools of the tool table, each with `inputSchema`, `outputSchema` and
- *   annotations; `tools/call`: the tool table's `callTool` (per-tool ability check before argument
- *   validation; failures are `isError` results carrying a problem document, DESIGN D1). An unknown
- *   tool name is JSON-RPC error -32602 (invalid params).
+ *   annotations — or, as the request opted in with `listing`, only those the token can call and/or
+ *   only the read-only ones; `tools/call`: the tool table's `callTool` (read-only mode, then the
+ *   per-tool ability check before argument validation; failures are `isError` results carrying a
+ *   problem document, DESIGN D1). An unknown tool name is JSON-RPC error -32602 (invalid params).
  * - `resources/list` / `resources/read`: the six read-only `service://enums/*` resources (interface
  *   "Tool-server resources"), `application/json`; an unknown URI is -32002. No resource templates.
  * - No prompts, logging or completions: those methods answer -32601 (method not found).
@@ -42,7 +43,7 @@ function protocolError(code: number, message: string): Error {
  * Capabilities declare `listChanged: false` for tools and resources: the lists never change while
  * the service runs, and a stateless JSON-response server cannot push notifications anyway.
  */
-export function buildMcpServer(runtime: Runtime, principal: Principal, requestId: string): Server {
+export function buildMcpServer(runtime: Runtime, principal: Principal, requestId: string, listing: ToolListing = FULL_LISTING): Server {
   const server = new Server(
     { name: 'membership-service', title: 'Membership Service', version: API_VERSION },
     {
@@ -51,9 +52,9 @@ export function buildMcpServer(runtime: Runtime, principal: Principal, requestId
         'Tools manage the team of your token: projects, subscribers, plans, access codes, webhooks and the activity log. Each tool description names the ability it needs. Failures are results with isError and a problem document (code, hint, docs_url) in structuredContent. Enumerations are resources under service://enums/.',
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult() as never);
+  server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult(principal, listing) as never);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const result = await callTool(runtime, principal, request.params.name, request.params.arguments, requestId);
+    const result = await callTool(runtime, principal, request.params.name, request.params.arguments, requestId, listing);
     if (!result) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return result as never;
   });

@@ -17,9 +17,52 @@ import { logger } from '../logger.js';
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
 export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
 
-/** JSON Schema of a zod schema as MCP `tools/list` needs it (an object schema). */
+/** Keywords that describe a schema rather than constrain one type: they stay on the node when its `type` array is split. */
+const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'id', 'enum', 'const']);
+
+/**
+ * Rewrites a generated JSON Schema into the forms strict MCP clients read (MCP Inspector `--strict`;
+ * clients that read `type` as one string), without changing what it admits:
+ * - `type: ["string", "null"]` (zod's `.nullable()`) becomes
+ *   `anyOf: [{ type: "string", ...its type keywords }, { type: "null" }]`; annotations, `enum` and
+ *   `const` stay on the node (they apply whatever the branch), an `anyOf` already there is kept beside
+ *   it under `allOf`;
+ * - an empty `additionalProperties: {}` (zod's loose objects and records of unknown) is dropped: an
+ *   absent `additionalProperties` admits the same.
+ * Recurses through every subschema (`properties`, `items`, `$defs`, `anyOf`...). Returns a new value;
+ * the input is not changed.
+ */
+export function strictClientSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(strictClientSchema);
+  if (!node || typeof node !== 'object') return node;
+  const source = node as Record<string, unknown>;
+  const result: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(source)) {
+    if (keyword === 'additionalProperties' && value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) continue;
+    result[keyword] = strictClientSchema(value);
+  }
+  if (!Array.isArray(result.type)) return result;
+  const types = result.type as string[];
+  if (types.length === 1) return { ...result, type: types[0] };
+  const kept: Record<string, unknown> = {};
+  const typed: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(result)) {
+    if (keyword === 'type') continue;
+    if (ANNOTATION_KEYWORDS.has(keyword) || keyword === 'anyOf' || keyword === '$defs') kept[keyword] = value;
+    else typed[keyword] = value;
+  }
+  const branches = types.map((type) => (type === 'null' ? { type } : { type, ...typed }));
+  if (kept.anyOf) {
+    const { anyOf, ...rest } = kept;
+    return { ...rest, allOf: [{ anyOf }, { anyOf: branches }] };
+  }
+  return { ...kept, anyOf: branches };
+}
+
+/** JSON Schema of a zod schema as MCP `tools/list` needs it (an object schema, in {@link strictClientSchema} form). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = strictClientSchema(generated) as Record<string, unknown>;
   // A schema with an id comes out as `{ $ref: '#/$defs/Id', $defs }`; MCP needs `type: object` at the
   // root, so the referenced definition becomes the root and `$defs` stays beside it for nested refs.
   const reference = typeof rest.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(rest.$ref) : null;
@@ -46,18 +89,54 @@ function resultOrProblemSchema(result: z.ZodType): Record<string, unknown> {
   };
 }
 
-/** The `tools/list` result: all 42 tools with input/output JSON Schemas and annotations (DESIGN D5). */
-export function listToolsResult(): { tools: Array<Record<string, unknown>> } {
-  return {
-    tools: TOOL_TABLE.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: jsonSchema(tool.inputSchema, 'input'),
-      outputSchema: resultOrProblemSchema(tool.outputSchema),
-      annotations: { title: tool.title, ...tool.annotations },
-    })),
-  };
+/**
+ * What a `tools/list` or `tools/call` request opted into (DESIGN D5), from the `MCP-Tools-Filter` and
+ * `MCP-Read-Only` headers or the `tools` and `read_only` query parameters of the MCP URL.
+ */
+export interface ToolListing {
+  /** `MCP-Tools-Filter: callable` / `?tools=callable`: list only the tools this token can call. */
+  callableOnly: boolean;
+  /** `MCP-Read-Only: 1` / `?read_only=1`: only `readOnlyHint` tools are listed, and only they can be called. */
+  readOnly: boolean;
+}
+
+/** Every tool listed, every tool callable: what a request gets without opting in. */
+export const FULL_LISTING: ToolListing = { callableOnly: false, readOnly: false };
+
+/** True when `principal` passes the tool's own authorization (ability and team-wide scope); never throws. */
+function canCall(principal: Principal, tool: ToolDefinition): boolean {
+  try {
+    authorizeOperation(principal, { ability: tool.ability, teamWide: tool.teamWide });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let publishedTools: Array<Record<string, unknown>> | undefined;
+
+/**
+ * The `tools/list` result (DESIGN D5): by default all 42 tools with input/output JSON Schemas and
+ * annotations, in table order. `listing.callableOnly` keeps the tools `principal` can call (its ability
+ * and, for team-wide tools, no project scope); `listing.readOnly` keeps the `readOnlyHint` tools. The
+ * schemas are generated once per process.
+ */
+export function listToolsResult(principal?: Principal, listing: ToolListing = FULL_LISTING): { tools: Array<Record<string, unknown>> } {
+  publishedTools ??= TOOL_TABLE.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.inputSchema, 'input'),
+    outputSchema: resultOrProblemSchema(tool.outputSchema),
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+  const tools = publishedTools.filter((_published, index) => {
+    const tool = TOOL_TABLE[index];
+    if (listing.readOnly && !tool.annotations.readOnlyHint) return false;
+    if (listing.callableOnly && (!principal || !canCall(principal, tool))) return false;
+    return true;
+  });
+  return { tools };
 }
 
 /** An MCP `tools/call` result (text content mirrors `structuredContent`). */
@@ -83,7 +162,8 @@ function loggableToolName(name: string): string {
 
 /**
  * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5), in the order
- * every tool shares: per-tool ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
+ * every tool shares: read-only mode (`listing.readOnly`: a tool without `readOnlyHint` is refused with
+ * TOKEN_MISSING_ABILITY) → per-tool ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
  * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → NOT_IMPLEMENTED for
  * tools published ahead of their domain → optional `idempotency_key` (the `Idempotency-Key` rules:
  * replay with `_meta['idempotent-replay']`, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; only a
@@ -92,7 +172,7 @@ function loggableToolName(name: string): string {
  * included), is written to the activity log with the token id, tool name, outcome, duration and request id.
  * Returns null for a tool name that does not exist (the caller answers a JSON-RPC error). Never throws.
  */
-export async function callTool(runtime: Runtime, principal: Principal, name: string, rawArgs: unknown, requestId: string): Promise<ToolCallResult | null> {
+export async function callTool(runtime: Runtime, principal: Principal, name: string, rawArgs: unknown, requestId: string, listing: ToolListing = FULL_LISTING): Promise<ToolCallResult | null> {
   const started = performance.now();
   const entry = toolDefinition(name);
   let result: ToolCallResult | null = null;
@@ -104,6 +184,9 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       outcome = 'NOT_FOUND';
       status = 404;
       return null;
+    }
+    if (listing.readOnly && !entry.annotations.readOnlyHint) {
+      throw new ProblemError('TOKEN_MISSING_ABILITY', `This request is read-only (\`MCP-Read-Only: 1\` or \`?read_only=1\`) and ${name} is not a read-only tool; send the call without read-only mode to run it.`);
     }
     authorizeOperation(principal, { ability: entry.ability, teamWide: entry.teamWide });
     const parsed = entry.inputSchema.safeParse(rawArgs ?? {});
@@ -173,3 +256,55 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
 }
 
 
+
+/** A `tools/call` refused before it reached {@link callTool}: by authentication, the rate limit or the `mcp:full` gate. */
+export interface RefusedToolCalls {
+  /** The token the request named and that exists (its team's log gets the entries). */
+  token: { id: string; teamId: string };
+  /** The parsed POST body: one JSON-RPC message or a batch; anything else records nothing. */
+  body: unknown;
+  /** The error code the request was refused with (`outcome`) and its HTTP status. */
+  outcome: string;
+  status: number;
+  requestId: string;
+  /** Milliseconds from the request's arrival to the refusal. */
+  durationMs: number;
+}
+
+/**
+ * Writes one activity entry per `tools/call` message of a request the tool server refused before any
+ * tool ran — 401 with an existing token, 429 (the `mcp` bucket, a batch included), 403 at the `mcp:full`
+ * gate, 404 for a session that is not live (DESIGN D5: every `tools/call` is logged whatever its
+ * outcome). Tool names are logged as {@link callTool} logs them. Other messages (initialize, ping,
+ * notifications...) are not logged. Never throws: a failed write is logged. Resolves with the number of
+ * entries written.
+ */
+export async function recordRefusedToolCalls(runtime: Runtime, refused: RefusedToolCalls): Promise<number> {
+  const messages = Array.isArray(refused.body) ? refused.body : [refused.body];
+  const names = messages.flatMap((message) => {
+    if (!message || typeof message !== 'object') return [];
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call') return [];
+    return [typeof params?.name === 'string' ? loggableToolName(params.name) : '(invalid tool name)'];
+  });
+  const written = await Promise.all(
+    names.map((operation) =>
+      recordActivity(runtime.store, runtime.clock, refused.token.teamId, {
+        token_id: refused.token.id,
+        surface: 'mcp',
+        operation,
+        outcome: refused.outcome,
+        status: refused.status,
+        duration_ms: refused.durationMs,
+        request_id: refused.requestId,
+      }).then(
+        () => 1,
+        (error: unknown) => {
+          logger.error('activity write failed', { request_id: refused.requestId, error: error as Error });
+          return 0;
+        },
+      ),
+    ),
+  );
+  return written.reduce((sum: number, one: number) => sum + one, 0);
+}

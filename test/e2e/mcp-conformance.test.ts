@@ -39,6 +39,7 @@ const APPLICABLE: Readonly<Record<string, string>> = {
   'tools-list': 'every tool has name, description and inputSchema',
   'resources-list': 'the six service://enums/* resources',
   'server-sse-multiple-streams': 'three concurrent POSTs on one session are all accepted (answered as JSON)',
+  'dns-rebinding-protection': 'a foreign Host/Origin (evil.example.com) is refused with 403 by the local server\u2019s Host validation; a localhost Host is accepted',
 };
 
 /** Scenarios whose checks are only INFO for a JSON-response server; they must not fail. */
@@ -74,11 +75,6 @@ const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp 
   'prompts-get-with-args': { reason: 'No prompts (interface).', failure: /-32601: Method not found/ },
   'prompts-get-embedded-resource': { reason: 'No prompts (interface).', failure: /-32601: Method not found/ },
   'prompts-get-with-image': { reason: 'No prompts (interface).', failure: /-32601: Method not found/ },
-  'dns-rebinding-protection': {
-    reason:
-      'Scoped by the suite to localhost servers without authentication. Every request needs a bearer token (never a cookie), so a rebound page has no credential to use, and the interface requires `Access-Control-Allow-Origin: *`, so a foreign Host/Origin is not refused; the valid-localhost check passes.',
-    failure: /Expected HTTP 4xx for invalid Host\/Origin headers, got 200/,
-  },
 };
 
 interface Check {

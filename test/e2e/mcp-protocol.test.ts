@@ -16,6 +16,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { listActivity } from '../../shared/domain/activity/repository.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import type { ManualClock } from '../../shared/clock.js';
@@ -170,13 +172,16 @@ describe('authentication and the mcp:full gate (interface "Tool-server authoriza
     expect(sixth.headers.get('x-ratelimit-remaining')).toBe('0');
     expectCors(sixth);
 
-    // Preflight is still answered, and a token's requests use their own bucket.
+    // Preflight is still answered; any token from this IP waits for the next window (the bucket is
+    // consulted before a token is verified, DESIGN D4), and then a token's requests use their own bucket.
     expect((await send(serviceA.mcpUrl, 'OPTIONS')).status).toBe(204);
-    const authenticated = await post(serviceA.mcpUrl, initializeMessage(), { token: (await mint()).token });
-    expect(authenticated.status).toBe(200);
-    expect(authenticated.headers.get('x-ratelimit-limit')).toBe('120');
+    const { token } = await mint();
+    expectProblem(await post(serviceA.mcpUrl, initializeMessage(), { token }), 429, 'RATE_LIMITED');
 
     clock.advance(60_000);
+    const authenticated = await post(serviceA.mcpUrl, initializeMessage(), { token });
+    expect(authenticated.status).toBe(200);
+    expect(authenticated.headers.get('x-ratelimit-limit')).toBe('120');
     expectProblem(await post(serviceA.mcpUrl, initializeMessage(), {}), 401, 'AUTHENTICATION_REQUIRED');
   });
 
@@ -553,5 +558,152 @@ describe('the Lambda edge (API Gateway HTTP API v2 events)', () => {
     expect(result.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(JSON.parse(result.body)).toMatchObject({ code: 'VALIDATION_FAILED' });
     for (const [name, value] of Object.entries(INTERFACE_CORS)) expect(result.headers[name.toLowerCase()], name).toBe(value);
+  });
+});
+
+describe('hardening (issue 12)', () => {
+  it('answers 404, never 500, for an over-long or malformed MCP-Session-Id (DESIGN D5)', async () => {
+    const { token } = await mint();
+    await openSession(serviceA.mcpUrl, token);
+    for (const sessionId of ['x'.repeat(2_000), `${randomUUID()}${'0'.repeat(1_100)}`, randomUUID().toUpperCase(), 'MCP_SESSION#../../etc', '%00%ff']) {
+      const posted = await post(serviceA.mcpUrl, ping(), { token, sessionId });
+      expectJsonRpcError(posted, 404, -32001);
+      expectCors(posted);
+      expectJsonRpcError(await send(serviceA.mcpUrl, 'DELETE', { token, sessionId }), 404, -32001);
+    }
+  });
+
+  it('counts each message of a JSON-RPC batch against the mcp bucket, all or none (DESIGN D4)', async () => {
+    const { token, id: tokenId } = await mint();
+    startNextWindow();
+    const legacy = await post(serviceA.mcpUrl, initializeMessage(1, '2025-03-26'), { token, protocolVersion: null });
+    const sessionId = legacy.headers.get('mcp-session-id')!;
+    expect(legacy.headers.get('x-ratelimit-remaining')).toBe('119');
+
+    const hundred = Array.from({ length: 100 }, (_, index) => toolCall('get_team', {}, index + 1));
+    const answered = await post(serviceB.mcpUrl, hundred, { token, sessionId, protocolVersion: null });
+    expect(answered.status).toBe(200);
+    expect(answered.json).toHaveLength(100);
+    expect(answered.headers.get('x-ratelimit-remaining')).toBe('19');
+
+    // 20 more messages do not fit in the 18 left after this POST: the whole batch is refused, no tool runs.
+    const twenty = Array.from({ length: 20 }, (_, index) => toolCall('get_team', {}, `x${index}`));
+    const refused = await post(serviceA.mcpUrl, twenty, { token, sessionId, protocolVersion: null });
+    expectProblem(refused, 429, 'RATE_LIMITED');
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('18');
+    const log = await listActivity(serviceA.store, serviceA.demoTeamId, { limit: 200, token_id: tokenId });
+    expect(log.data.filter((entry) => entry.outcome === 'ok')).toHaveLength(100);
+    expect(log.data.filter((entry) => entry.outcome === 'RATE_LIMITED')).toHaveLength(20);
+
+    // Exactly what is left still fits; then the bucket is empty.
+    const eighteen = Array.from({ length: 18 }, (_, index) => ping(`p${index}`));
+    const last = await post(serviceA.mcpUrl, eighteen, { token, sessionId, protocolVersion: null });
+    expect(last.status).toBe(200);
+    expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+    expectProblem(await post(serviceA.mcpUrl, ping(), { token, sessionId, protocolVersion: null }), 429, 'RATE_LIMITED');
+  });
+
+  it('points every 401 at its OAuth protected-resource metadata (RFC 9728), served without a token', async () => {
+    const unauthenticated = await post(serviceA.mcpUrl, initializeMessage(), {});
+    expectProblem(unauthenticated, 401, 'AUTHENTICATION_REQUIRED');
+    const challenge = unauthenticated.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer realm="membership", resource_metadata="[^"]+"$/);
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1];
+    expect(metadataUrl).toBe(`${new URL(serviceA.mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`);
+
+    for (const url of [metadataUrl, `${new URL(serviceA.mcpUrl).origin}/.well-known/oauth-protected-resource`]) {
+      const response = await fetch(url);
+      const raw: RawMcpResponse = { status: response.status, headers: response.headers, text: '', json: await response.json() };
+      expect(raw.status).toBe(200);
+      expectCors(raw);
+      const metadata = OAuthProtectedResourceMetadataSchema.parse(raw.json);
+      expect(metadata.resource).toBe(serviceA.mcpUrl);
+      expect(metadata.bearer_methods_supported).toEqual(['header']);
+      expect(metadata.scopes_supported).toContain('mcp:full');
+    }
+  });
+
+  it('lists only the tools the token can call with MCP-Tools-Filter: callable or ?tools=callable (DESIGN D5)', async () => {
+    const { token } = await mint(['mcp:full', 'project:view-any', 'project:view', 'project:create']);
+    const sessionId = await openSession(serviceA.mcpUrl, token);
+    const list = { jsonrpc: '2.0', id: 'list', method: 'tools/list' };
+    const all = await post(serviceA.mcpUrl, list, { token, sessionId });
+    expect(all.json.result.tools).toHaveLength(42);
+    const byHeader = await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Tools-Filter': 'callable' } });
+    const byQuery = await post(`${serviceA.mcpUrl}?tools=callable`, list, { token, sessionId });
+    for (const answer of [byHeader, byQuery]) {
+      expect(answer.status).toBe(200);
+      expectCors(answer);
+      const names = answer.json.result.tools.map((tool: { name: string }) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['list_projects', 'get_project', 'create_project']));
+      expect(names).not.toContain('list_subscribers');
+      for (const tool of answer.json.result.tools) expect(tool.description, tool.name).toMatch(/Requires ability `(project:view-any|project:view|project:create)`/);
+    }
+    // A project-scoped token cannot call team-wide tools, so they are not listed for it either.
+    const creator = (await mint()).token;
+    const project = await post(serviceA.mcpUrl, toolCall('create_project', { name: 'Scoped listing', platform_type: 'discord' }), { token: creator, sessionId: await openSession(serviceA.mcpUrl, creator) });
+    const scoped = await seedToken(serviceA.store, clock, { teamId: serviceA.demoTeamId, abilities: ['mcp:full', 'activity:read', 'project:view-any'], projectIds: [project.json.result.structuredContent.id] });
+    const scopedSession = await openSession(serviceA.mcpUrl, scoped.token);
+    const scopedNames = (await post(`${serviceA.mcpUrl}?tools=callable`, list, { token: scoped.token, sessionId: scopedSession })).json.result.tools.map((tool: { name: string }) => tool.name);
+    expect(scopedNames).toContain('list_projects');
+    expect(scopedNames).not.toContain('get_activity_log');
+    // A value the filter does not take is refused, not ignored.
+    expectJsonRpcError(await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Tools-Filter': 'writable' } }), 400, -32000);
+  });
+
+  it('lists and runs only readOnlyHint tools with MCP-Read-Only: 1 or ?read_only=1 (DESIGN D5)', async () => {
+    const { token } = await mint();
+    const sessionId = await openSession(serviceA.mcpUrl, token);
+    const list = { jsonrpc: '2.0', id: 'list', method: 'tools/list' };
+    for (const [url, headers] of [[serviceA.mcpUrl, { 'MCP-Read-Only': '1' }], [`${serviceA.mcpUrl}?read_only=1`, {}]] as const) {
+      const listed = await post(url, list, { token, sessionId, headers });
+      expectCors(listed);
+      const tools = listed.json.result.tools as Array<{ name: string; annotations: { readOnlyHint: boolean } }>;
+      expect(tools.length).toBeGreaterThan(0);
+      expect(tools.length).toBeLessThan(42);
+      for (const tool of tools) expect(tool.annotations.readOnlyHint, tool.name).toBe(true);
+      expect(tools.map((tool) => tool.name)).toContain('list_projects');
+
+      const write = await post(url, toolCall('create_project', { name: 'Not in read-only mode', platform_type: 'discord' }), { token, sessionId, headers });
+      expect(write.json.result).toMatchObject({ isError: true, structuredContent: { code: 'TOKEN_MISSING_ABILITY' } });
+      expect(write.json.result.structuredContent.detail).toContain('read-only');
+      const read = await post(url, toolCall('list_projects', {}), { token, sessionId, headers });
+      expect(read.json.result.isError).toBeFalsy();
+    }
+    // The SDK client with ?read_only=1 in its URL sees the same.
+    const { client } = await sdkClient(`${serviceA.mcpUrl}?read_only=1&tools=callable`, token, sessionId);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    } finally {
+      await client.close();
+    }
+    expectJsonRpcError(await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Read-Only': 'yes' } }), 400, -32000);
+  });
+
+  it('publishes schemas without type arrays or empty additionalProperties, which the SDK client still validates results against (MCP Inspector --strict)', async () => {
+    const { client } = await sdkClient(serviceA.mcpUrl, (await mint()).token);
+    try {
+      const { tools } = await client.listTools();
+      const findings: string[] = [];
+      const walk = (node: unknown, path: string): void => {
+        if (Array.isArray(node)) return node.forEach((child, index) => walk(child, `${path}[${index}]`));
+        if (!node || typeof node !== 'object') return;
+        const schema = node as Record<string, unknown>;
+        if (Array.isArray(schema.type)) findings.push(`${path}.type`);
+        if (schema.additionalProperties && typeof schema.additionalProperties === 'object' && Object.keys(schema.additionalProperties).length === 0) findings.push(`${path}.additionalProperties`);
+        for (const [key, value] of Object.entries(schema)) walk(value, `${path}.${key}`);
+      };
+      for (const tool of tools) {
+        walk(tool.inputSchema, `${tool.name}.inputSchema`);
+        walk(tool.outputSchema, `${tool.name}.outputSchema`);
+      }
+      expect(findings).toEqual([]);
+      const projects = await client.callTool({ name: 'list_projects', arguments: {} }); // next_cursor: null validates
+      expect(projects.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -1,9 +1,10 @@
 /**
  * `npm start` exactly as a newcomer runs it: it starts its own DynamoDB Local, seeds the demo team,
- * prints the URLs and a working demo token within 30 seconds, and Ctrl-C (SIGINT) stops everything,
- * DynamoDB Local included.
+ * prints the URLs and a working demo token within 30 seconds, and Ctrl-C (SIGINT to the terminal's
+ * process group), SIGTERM to the npm process alone (a process manager, `kill <pid>`) or SIGHUP (the
+ * terminal closing) stops everything, DynamoDB Local included.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -26,38 +27,83 @@ async function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** A running `npm start` with its own DynamoDB Local. */
+interface NpmStart {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  dynamoDbPort: number;
+  servicePort: number;
+  baseUrl: string;
+  token: string;
+}
+
+/** Runs `npm start` in its own process group (like a terminal's foreground job) and waits for its banner. */
+async function startNpm(): Promise<NpmStart> {
+  const dynamoDbPort = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_LOCAL_PORT: String(dynamoDbPort) };
+  delete env.DYNAMODB_ENDPOINT;
+  const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    await vi.waitFor(() => expect(child.exitCode === null ? output : 'npm exited').toContain('Press Ctrl-C to stop'), { timeout: 30_000, interval: 100 });
+  } catch (error) {
+    process.kill(-child.pid!, 'SIGKILL');
+    throw error;
+  }
+  const baseUrl = /REST API:\s+(\S+)\/v1\//.exec(output)![1];
+  return {
+    child,
+    output: () => output,
+    exited,
+    dynamoDbPort,
+    servicePort: Number(new URL(baseUrl).port),
+    baseUrl,
+    token: /Demo token \(every ability[^)]*\): (\S+)/.exec(output)![1],
+  };
+}
+
+/** Waits for npm to exit (SIGKILL to the group after 15 s) and checks the service and DynamoDB Local are gone. */
+async function expectEverythingStopped(started: NpmStart, signal: NodeJS.Signals): Promise<void> {
+  const timer = setTimeout(() => process.kill(-started.child.pid!, 'SIGKILL'), 15_000);
+  const { code, signal: endedBy } = await started.exited;
+  clearTimeout(timer);
+  // npm itself may end on the signal; what matters is that the service and DynamoDB Local are gone.
+  expect(code === 0 || endedBy === signal, `npm exited with ${code} / ${endedBy}`).toBe(true);
+  expect(started.output()).toContain(`${signal}: stopping...`);
+  await expect.poll(() => accepts(started.dynamoDbPort), { timeout: 5_000, interval: 100 }).toBe(false);
+  expect(await accepts(started.servicePort)).toBe(false);
+}
+
 describe('npm start', () => {
   it('starts in under 30 s with its own DynamoDB Local, serves the smoke test, and Ctrl-C stops everything', async () => {
-    const dynamoDbPort = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_LOCAL_PORT: String(dynamoDbPort) };
-    delete env.DYNAMODB_ENDPOINT;
-    // Its own process group, like a terminal's foreground job: Ctrl-C signals every process in the group.
-    const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    let servicePort = 0;
+    const started = await startNpm();
     try {
-      await vi.waitFor(() => expect(child.exitCode === null ? output : 'npm exited').toContain('Press Ctrl-C to stop'), { timeout: 30_000, interval: 100 });
-      const startedIn = Number(/started in ([\d.]+) s/.exec(output)?.[1]);
+      const startedIn = Number(/started in ([\d.]+) s/.exec(started.output())?.[1]);
       expect(startedIn).toBeLessThan(30);
-      const token = /Demo token \(every ability; shown once\): (\S+)/.exec(output)![1];
-      const baseUrl = /REST API:\s+(\S+)\/v1\//.exec(output)![1];
-      servicePort = Number(new URL(baseUrl).port);
-      const team = await fetch(`${baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
+      const team = await fetch(`${started.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${started.token}` } });
       expect(team.status).toBe(200);
-      expect(await accepts(dynamoDbPort)).toBe(true);
+      expect(await accepts(started.dynamoDbPort)).toBe(true);
     } finally {
-      process.kill(-child.pid!, 'SIGINT'); // what Ctrl-C does
+      process.kill(-started.child.pid!, 'SIGINT'); // what Ctrl-C does
     }
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
-    const { code, signal } = await exited;
-    clearTimeout(timer);
-    // npm itself ends on the signal; what matters is that the service and DynamoDB Local are gone.
-    expect(code === 0 || signal === 'SIGINT', `npm exited with ${code} / ${signal}`).toBe(true);
-    expect(output).toContain('SIGINT: stopping...');
-    await expect.poll(() => accepts(dynamoDbPort), { timeout: 5_000, interval: 100 }).toBe(false);
-    expect(await accepts(servicePort)).toBe(false);
+    await expectEverythingStopped(started, 'SIGINT');
+  });
+
+  it('stops everything on SIGTERM sent to the npm process alone (kill <pid>, a process manager)', async () => {
+    const started = await startNpm();
+    expect(await accepts(started.dynamoDbPort)).toBe(true);
+    process.kill(started.child.pid!, 'SIGTERM'); // npm only, not its process group
+    await expectEverythingStopped(started, 'SIGTERM');
+  });
+
+  it('stops everything on SIGHUP (the terminal closing hangs up its foreground process group)', async () => {
+    const started = await startNpm();
+    expect(await accepts(started.dynamoDbPort)).toBe(true);
+    process.kill(-started.child.pid!, 'SIGHUP');
+    await expectEverythingStopped(started, 'SIGHUP');
   });
 });

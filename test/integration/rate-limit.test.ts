@@ -102,9 +102,28 @@ describe('tool server (bucket mcp, 120 per minute per token)', () => {
     expectProblem(replies[5].json, 'RATE_LIMITED');
     expect(replies[5].headers.get('retry-after')).toBe('45');
     expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { clientIp: '203.0.113.10' })).status).toBe(401);
-    // A valid token is not held back by its IP's anonymous bucket.
+    // A token's own requests are counted in its own bucket, not the IP's.
     const sessionId = await mcpSession(runtime, token);
-    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId, clientIp: '203.0.113.9' })).status).toBe(200);
+    const fromOtherIp = await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId, clientIp: '203.0.113.10' });
+    expect(fromOtherIp.status).toBe(200);
+    expect(fromOtherIp.headers.get('x-ratelimit-limit')).toBe('120');
+  });
+
+  it('consults the per-IP bucket before any token is verified: once full, a guess is stopped (429) whatever the token, until the window ends (D4)', async () => {
+    const sessionId = await mcpSession(runtime, token);
+    const guesses = [];
+    for (let index = 0; index < 5; index++) guesses.push(await mcpPost(runtime, toolsCall(1, 'get_team'), { clientIp: '203.0.113.11', token: `${token.slice(0, -4)}AAA${index}` }));
+    expect(guesses.map((reply) => reply.status)).toEqual([401, 401, 401, 401, 401]);
+    // The 6th request from that IP carries the right token: it is not verified, so the guess learns nothing.
+    const stopped = await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId, clientIp: '203.0.113.11' });
+    expectProblem(stopped.json, 'RATE_LIMITED');
+    expect(stopped.status).toBe(429);
+    expect(stopped.headers.get('retry-after')).toBe('45');
+    expect(stopped.headers.get('x-ratelimit-limit')).toBe('5');
+    // Another IP is not affected, and the next window admits the IP again.
+    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId, clientIp: '203.0.113.12' })).status).toBe(200);
+    clock.advance(45_000);
+    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token, sessionId, clientIp: '203.0.113.11' })).status).toBe(200);
   });
 });
 
@@ -145,7 +164,31 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
     expect(replies[5].headers['retry-after']).toBe('45');
     // The public documents need no token and are not limited.
     for (let index = 0; index < 3; index++) expect((await rest(runtime, { method: 'GET', path: '/openapi.json', sourceIp: '203.0.113.20' })).status).toBe(200);
-    // Tokens are limited per token, not per IP.
+    // Once the IP's 5 are used, a request with a token is refused before the token is verified — a
+    // valid one included (a guess is stopped, not answered) — until the window ends (D4).
+    const stopped = await rest(runtime, { method: 'GET', path: '/v1/teams/current', token, sourceIp: '203.0.113.20' });
+    expectRestProblem(stopped, 'RATE_LIMITED');
+    expect(stopped.headers['retry-after']).toBe('45');
+    // Tokens are limited per token, not per IP: from another IP the token is served from its own bucket.
+    const elsewhere = await rest(runtime, { method: 'GET', path: '/v1/teams/current', token, sourceIp: '203.0.113.21' });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers['x-ratelimit-limit']).toBe('600');
+    clock.advance(45_000);
     expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token, sourceIp: '203.0.113.20' })).status).toBe(200);
+  });
+
+  it('reads the token and the IP counter in one request and writes nothing once the IP is refused (D4)', async () => {
+    for (let index = 0; index < 5; index++) await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: `${token.slice(0, -4)}BBB${index}`, sourceIp: '203.0.113.22' });
+    const commands: string[] = [];
+    const counted = { ...runtime, store: new Proxy(runtime.store, { get: (target, property, receiver) => {
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (...args: unknown[]) => { commands.push(String(property)); return value.apply(target, args); } : value;
+    } }) };
+    const refused = await rest(counted, { method: 'GET', path: '/v1/teams/current', token: `${token.slice(0, -4)}CCCC`, sourceIp: '203.0.113.22' });
+    expect(refused.status).toBe(429);
+    expect(commands).toEqual(['batchGet']);
+    commands.length = 0;
+    expect((await rest(counted, { method: 'GET', path: '/v1/teams/current', token, sourceIp: '203.0.113.23' })).status).toBe(200);
+    expect(commands.slice(0, 2)).toEqual(['batchGet', 'update']); // token + IP counter in one read, then the token's own bucket
   });
 });

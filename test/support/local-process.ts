@@ -61,7 +61,7 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
   return {
     baseUrl: mcpUrl.replace(/\/mcp$/, ''),
     mcpUrl,
-    demoToken: field(/Demo token \(every ability; shown once\): (\S+)/),
+    demoToken: field(/Demo token \(every ability[^)]*\): (\S+)/),
     demoTeamId: field(/Demo team:\s+(\S+)/),
     env,
     output: () => output,

@@ -1,0 +1,103 @@
+import type { Clock } from '../clock.js';
+import { ProblemError } from '../errors.js';
+import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
+import { keys } from '../store/keys.js';
+import type { Item, Key, Store } from '../store/store.js';
+import { parseBearer, verifyToken, type Principal } from './principal.js';
+
+/** What {@link authenticateRequest} needs to know about the request. */
+export interface AuthenticationInput {
+  /** The `Authorization` header as sent (cookies are never consulted). */
+  authorization: string | undefined;
+  /** The per-IP bucket of requests without a valid token on this surface (DESIGN D4). */
+  bucket: Extract<RateLimitBucket, 'rest-anonymous' | 'mcp-anonymous'>;
+  /** The client IP (API Gateway's `sourceIp`, the local server's socket address). */
+  clientIp: string;
+  /**
+   * Further items of the token's partition to read in the same BatchGetItem (the tool server's
+   * session), given the token id the header names. They come back in {@link AuthenticationSuccess.items}.
+   */
+  alsoRead?: (tokenId: string) => Key[];
+}
+
+/** The token is valid: the principal, and the items asked for with `alsoRead`. */
+export interface AuthenticationSuccess {
+  ok: true;
+  principal: Principal;
+  /** The `alsoRead` items that exist (never the token or the counter). */
+  items: Item[];
+}
+
+/** The request is refused: 401 AUTHENTICATION_REQUIRED or 429 RATE_LIMITED. */
+export interface AuthenticationFailure {
+  ok: false;
+  /** The problem to answer with (its headers carry `WWW-Authenticate`, or `Retry-After` and `X-RateLimit-*`). */
+  error: ProblemError;
+  /** The per-IP bucket after this request was counted in it (for `X-RateLimit-*` on a 401); null on a 429. */
+  rate: RateLimitState | null;
+  /**
+   * The token the header named when it exists but failed verification (wrong secret or revoked), so the
+   * refusal can be written to that team's activity log (DESIGN D5); null otherwise, and always null when
+   * the IP's bucket was already full (nothing is verified then, so nothing is attributed to a team).
+   */
+  knownToken: { id: string; teamId: string } | null;
+}
+
+/** Either outcome of {@link authenticateRequest}. */
+export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailure;
+
+/**
+ * Authenticates a REST or tool-server request with the per-IP bucket of requests without a valid token
+ * (5 per minute per client IP; interface "Limits", DESIGN D2, D4) consulted BEFORE any token is verified,
+ * so once an IP has used its 5, a guess is stopped rather than answered:
+ *
+ * 1. No, malformed or non-bearer `Authorization`: counted in the IP's bucket without reading anything →
+ *    401 (with the bucket's `X-RateLimit-*` state), or 429 when the bucket is full.
+ * 2. A well-formed token: ONE strongly consistent BatchGetItem reads the token, the `alsoRead` items and
+ *    the IP's counter for the current window. When that window is already full the request is refused
+ *    with 429 before the token is verified — whichever token it carries, a valid one included, until the
+ *    window ends (`Retry-After`); a token's own requests are otherwise never counted in this bucket.
+ * 3. Otherwise the token is verified in constant time (`verifyToken`): valid → the principal; unknown,
+ *    wrong secret or revoked → counted in the IP's bucket (one conditional ADD, so concurrent failures
+ *    never exceed 5) → 401, or 429 for the one that did not fit.
+ *
+ * DynamoDB requests: 1 for a valid token (the batch read), 1 for a missing or malformed header,
+ * 2 for a token that fails verification. Never throws a ProblemError; store failures propagate.
+ */
+export async function authenticateRequest(store: Store, clock: Clock, input: AuthenticationInput): Promise<AuthenticationOutcome> {
+  const countFailure = async (error: ProblemError, knownToken: AuthenticationFailure['knownToken']): Promise<AuthenticationFailure> => {
+    try {
+      const rate = await consumeRateLimit(store, clock, input.bucket, input.clientIp);
+      return { ok: false, error, rate, knownToken };
+    } catch (limited) {
+      if (limited instanceof ProblemError && limited.code === 'RATE_LIMITED') return { ok: false, error: limited, rate: null, knownToken: null };
+      throw limited;
+    }
+  };
+
+  let bearer: { tokenId: string; secret: string };
+  try {
+    bearer = parseBearer(input.authorization);
+  } catch (error) {
+    if (error instanceof ProblemError) return countFailure(error, null);
+    throw error;
+  }
+
+  const window = rateWindow(clock, input.bucket, input.clientIp);
+  const tokenKey = keys.token(bearer.tokenId);
+  const extra = input.alsoRead?.(bearer.tokenId) ?? [];
+  const items = await store.batchGet([tokenKey, window.key, ...extra]);
+  const isKey = (item: Item, key: Key) => item.pk === key.pk && item.sk === key.sk;
+  if (isWindowFull(items.find((item) => isKey(item, window.key)), window)) {
+    return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
+  }
+  const tokenItem = items.find((item) => isKey(item, tokenKey));
+  try {
+    const principal = verifyToken(tokenItem, bearer.secret);
+    return { ok: true, principal, items: items.filter((item) => extra.some((key) => isKey(item, key))) };
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    const knownToken = tokenItem && typeof tokenItem.team_id === 'string' ? { id: bearer.tokenId, teamId: tokenItem.team_id } : null;
+    return countFailure(error, knownToken);
+  }
+}
