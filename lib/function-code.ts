@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { brotliCompressSync } from 'node:zlib';
+import { PUBLIC_DOCUMENTS } from '../shared/domain/documents/documents.js';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions } from 'esbuild';
@@ -9,14 +11,15 @@ import type { RegisteredOperation } from '../shared/operations/registry.js';
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Lambda entry files under `functions/` (every other function is one REST operation). */
-export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'fan-out', 'dispatcher', 'sweeper'] as const;
+export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'fan-out', 'dispatcher', 'sweeper', 'deadlines'] as const;
 
 /** One of {@link FUNCTION_FILES}. */
 export type FunctionFile = (typeof FUNCTION_FILES)[number];
 
 /**
  * What one Lambda bundle is built from (DESIGN D23: one entry per function):
- * - `file`: a handler file `functions/<name>.ts` (the `$default` route, MCP and the webhook workers);
+ * - `file`: a handler file `functions/<name>.ts` (the `$default` route, MCP, the webhook workers and the
+ *   deadline worker);
  * - `operation`: the REST route of one operation, whose entry is generated
  *   ({@link operationEntrySource}) so that the bundle holds only that operation.
  * `name` names the bundle file (`<name>.mjs`) and the Lambda handler (`<name>.handler`).
@@ -78,6 +81,19 @@ export function entryPath(name: FunctionFile): string {
  */
 export function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operation' }>): string {
   const domain = `./shared/domain/${entry.module}`;
+  const document = (PUBLIC_DOCUMENTS as Record<string, (() => unknown) | undefined>)[entry.name];
+  if (document) {
+    // A public document is generated now (once per deploy) and shipped compressed: the route carries no schemas.
+    const compressed = brotliCompressSync(Buffer.from(JSON.stringify(document()), 'utf8')).toString('base64');
+    return [
+      `import { awsRuntime } from './shared/aws/runtime.js';`,
+      `import { createRouteHandler, operationInModule } from './shared/http/rest-pipeline.js';`,
+      `import * as definitions from '${domain}/operations.js';`,
+      `import { prebuiltDocument } from '${domain}/prebuilt.js';`,
+      `export const handler = createRouteHandler(awsRuntime, operationInModule(definitions, '${entry.name}'), prebuiltDocument('${compressed}'));`,
+      '',
+    ].join('\n');
+  }
   return [
     `import { awsRuntime } from './shared/aws/runtime.js';`,
     `import { createRouteHandler, operationInModule } from './shared/http/rest-pipeline.js';`,

@@ -6,6 +6,7 @@ import { TABLE_DEFINITION } from '../shared/store/table-definition.js';
 import { FunctionCode, type Bundler } from './function-code.js';
 import { McpApi } from './mcp-api.js';
 import { RestApi } from './rest-api.js';
+import { DeadlineWorker } from './deadlines.js';
 import { MembershipTables } from './tables.js';
 import { DeliveryQueue, RetryScheduler, WebhookWorkers } from './webhooks.js';
 
@@ -25,7 +26,8 @@ export interface MembershipServiceStackProps extends StackProps {
 /**
  * The whole membership service (DESIGN §1, §2): the two DynamoDB tables, the REST API (one Lambda
  * per operation), the MCP tool server behind its own API, and the webhook pipeline (stream fan-out →
- * SQS → dispatcher, EventBridge Scheduler for long waits, a 5-minute sweeper). Everything lives in
+ * SQS → dispatcher, EventBridge Scheduler for long waits, a 5-minute sweeper) and the deadline worker
+ * (an EventBridge Scheduler rate schedule, every minute). Everything lives in
  * this stack except the REST routes and their Lambdas, which live in nested stacks, one per object
  * module (DESIGN D23: no template near the resource limit with 150 routes).
  *
@@ -42,6 +44,8 @@ export class MembershipServiceStack extends Stack {
   public readonly retryScheduler: RetryScheduler;
   /** Fan-out, dispatcher and sweeper. */
   public readonly webhookWorkers: WebhookWorkers;
+  /** The deadline worker and its every-minute schedule. */
+  public readonly deadlineWorker: DeadlineWorker;
   /** The REST API. */
   public readonly restApi: RestApi;
   /** The MCP tool server. */
@@ -71,6 +75,7 @@ export class MembershipServiceStack extends Stack {
       retryScheduler: this.retryScheduler,
       environment,
     });
+    this.deadlineWorker = new DeadlineWorker(this, 'Deadlines', { code: this.code, tables: this.tables, environment });
     this.restApi = new RestApi(this, 'Rest', {
       operations: props.operations ?? OPERATIONS,
       code: this.code,

@@ -56,13 +56,14 @@ export interface RouteAccess {
 /**
  * Least-privilege rules for a route's Lambda, derived from its operation so new operations get the
  * right grants without touching `lib/`:
- * - the two public documents (`ability: null`) are rendered from the definitions and catalogues
+ * - the two public documents (`ability: null`, GET) are rendered from the definitions and catalogues
  *   and touch no AWS resource;
- * - every authenticated route reads and writes the main table (token lookup, rate-limit counters,
- *   idempotency records and the activity log are all writes, even behind a GET);
+ * - every authenticated route, and every public write (accepting a team invitation, whose credential
+ *   is in its body), reads and writes the main table (token lookup, rate-limit counters, idempotency
+ *   records and the activity log are all writes, even behind a GET);
  * - only the `/v1/webhook-deliveries` routes use the dead-letter table: reads read it, writes
  *   (retry, replay-dead) also write it;
- * - every authenticated write may emit an event or re-queue a delivery, so it may send to the
+ * - every write, authenticated or public, may emit an event or re-queue a delivery, so it may send to the
  *   delivery queue (a message only says "look at delivery X", so this grants no power beyond
  *   the table write that must precede it — DESIGN D7).
  */
@@ -70,9 +71,9 @@ export function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'abili
   const authenticated = operation.ability !== null;
   const write = operation.rest.method !== 'GET';
   return {
-    table: authenticated ? 'readWrite' : 'none',
+    table: authenticated || write ? 'readWrite' : 'none',
     deadLetterTable: authenticated && operation.rest.path.startsWith('/v1/webhook-deliveries') ? (write ? 'readWrite' : 'read') : 'none',
-    sendToQueue: authenticated && write,
+    sendToQueue: write,
   };
 }
 
@@ -162,8 +163,10 @@ export class RouteStack extends NestedStack {
       Validations.of(httpRoute).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
-          operation.ability === null
+          operation.ability === null && operation.rest.method === 'GET'
             ? 'Public description document (interface: no token rule for /openapi.json and /webhook-events.json).'
+            : operation.ability === null
+            ? 'A public write whose only credential is in its body (an invitation token, checked by the Lambda in constant time; calls are rate-limited per client IP).'
             : 'The Lambda authenticates the bearer token itself on every call, revocation included (DESIGN D2); an API Gateway authorizer would cache decisions.',
       });
       functions.set(operation.id, fn);

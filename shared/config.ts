@@ -28,6 +28,16 @@ export const ENVIRONMENT_VARIABLES = {
 /** Path of the MCP tool server on its API (`{mcp_url}` = API URL + this path), on AWS and locally. */
 export const MCP_PATH = '/mcp';
 
+/**
+ * The well-known path prefix of OAuth 2.0 Protected Resource Metadata (RFC 9728 §3) on the tool server's
+ * API. The document is served at the prefix itself and at prefix + {@link MCP_PATH} (the path-suffixed
+ * form RFC 9728 §3.1 derives from `{mcp_url}`, which MCP clients try first).
+ */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** Every path the tool server's API answers with its protected-resource metadata (`GET`), on AWS and locally. */
+export const PROTECTED_RESOURCE_METADATA_PATHS: readonly string[] = [PROTECTED_RESOURCE_METADATA_PATH, `${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}`];
+
 /** Table names used when none is configured (the local server, the CLI and the bench). */
 export const DEFAULT_TABLE_NAMES = { table: 'membership', deadLetterTable: 'membership-dead-letters' } as const;
 /** Default port of the local server (`PORT`). */

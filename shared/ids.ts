@@ -36,9 +36,9 @@ export const IdSchemas = {
   /** A domain object id (UUID). */
   uuid: () => z.uuid(),
   /** A token id: a ULID (DESIGN D2). */
-  token: () => z.string().regex(new RegExp(`^${ULID_PATTERN}$`), 'Expected a token id (a ULID).'),
+  token: () => z.string().regex(new RegExp(`^${ULID_PATTERN}$`), 'Expected a token id (a ULID).').meta({ examples: ['01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
   /** A webhook delivery id: `dlv_` + ULID. */
-  delivery: () => z.string().regex(new RegExp(`^dlv_${ULID_PATTERN}$`), 'Expected dlv_ followed by a ULID.'),
+  delivery: () => z.string().regex(new RegExp(`^dlv_${ULID_PATTERN}$`), 'Expected dlv_ followed by a ULID.').meta({ examples: ['dlv_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
   /** A webhook event id: `evt_` + ULID. */
-  event: () => z.string().regex(new RegExp(`^evt_${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.'),
+  event: () => z.string().regex(new RegExp(`^evt_${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.').meta({ examples: ['evt_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
 } as const;

@@ -20,9 +20,9 @@ export interface Principal {
   /** From `scope:project:<uuid>` entries; null when the token is not narrowed to projects. */
   projectIds: readonly string[] | null;
   /**
-   * The team as it was when the token was minted (teams cannot be renamed yet; a future rename must
-   * rewrite its tokens' snapshots through the team-tokens index). Lets the smoke test answer from the
-   * token read alone. Null for tokens minted before snapshots existed.
+   * The team as it was when the token was minted. Not kept up to date: a rename does not rewrite it,
+   * so nothing shows its name (the smoke test reads the team item, DESIGN D19). Null for tokens minted
+   * before snapshots existed.
    */
   team?: { id: string; name: string; created_at: string } | null;
 }
@@ -61,15 +61,21 @@ export function parseBearer(authorization: string | undefined): { tokenId: strin
 /**
  * Checks a presented secret against the stored token item (read with a strongly consistent read)
  * in constant time and returns the {@link Principal}. Throws AUTHENTICATION_REQUIRED for an unknown
- * (item undefined), wrong or revoked token (interface "Bearer tokens" 6).
+ * (item undefined), wrong or revoked token (interface "Bearer tokens" 6), and for a token of a deleted
+ * team (`team_deleted_at`, DESIGN D19).
  */
 export function verifyToken(item: Item | undefined, secret: string): Principal {
-  const stored = item as { id: string; team_id: string; abilities: Ability[]; scopes: string[]; revoked_at?: string | null; secret_sha256: string; team_snapshot?: Principal['team'] } | undefined;
+  const stored = item as
+    | { id: string; team_id: string; abilities: Ability[]; scopes: string[]; revoked_at?: string | null; team_deleted_at?: string | null; secret_sha256: string; team_snapshot?: Principal['team'] }
+    | undefined;
   const presented = sha256(secret);
   const expected = stored ? Buffer.from(stored.secret_sha256, 'hex') : Buffer.alloc(32);
   const matches = timingSafeEqual(presented, expected);
   if (!matches || !stored) throw unauthenticated('The bearer token is not valid.');
   if (stored.revoked_at) throw unauthenticated('The bearer token has been revoked.');
+  // Set on every token of a deleted team (DESIGN D19); unlike a revocation it leaves the token's
+  // abilities to the webhook fan-out, so the team's final events still reach its endpoints.
+  if (stored.team_deleted_at) throw unauthenticated('The bearer token’s team has been deleted.');
   const projectIds = stored.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
   return {
     tokenId: stored.id,

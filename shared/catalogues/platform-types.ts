@@ -9,24 +9,34 @@
 export type PlatformCategory = 'chat' | 'community' | 'content';
 
 /**
- * Every platform type: `{ value, label, category, create_project_accepts, description }`.
+ * The kinds of platform resource a project can link (channels, groups, servers, roles, spaces,
+ * forums, pages), written once; each platform accepts a subset (`resource_kinds`).
+ */
+export const PLATFORM_RESOURCE_KINDS = ['channel', 'group', 'server', 'role', 'space', 'forum', 'page'] as const;
+/** A platform resource kind (see {@link PLATFORM_RESOURCE_KINDS}). */
+export type PlatformResourceKind = (typeof PLATFORM_RESOURCE_KINDS)[number];
+
+/**
+ * Every platform type: `{ value, label, category, create_project_accepts, resource_kinds, description }`.
  * `create_project_accepts` is false for platforms whose projects are only created from the
- * dashboard (they need an interactive connection flow).
+ * dashboard (they need an interactive connection flow). `resource_kinds` are the kinds of platform
+ * resource a project on that platform can link (`POST /v1/projects/{project_id}/resources`).
  */
 export const PLATFORM_TYPES = [
-  { value: 'telegram', label: 'Telegram', category: 'chat', create_project_accepts: true, description: 'Telegram channels and groups managed by a bot.' },
-  { value: 'discord', label: 'Discord', category: 'community', create_project_accepts: true, description: 'Discord servers, with roles granted by a bot.' },
-  { value: 'slack', label: 'Slack', category: 'chat', create_project_accepts: true, description: 'Slack workspaces and channels managed by an app.' },
-  { value: 'whatsapp', label: 'WhatsApp', category: 'chat', create_project_accepts: false, description: 'WhatsApp communities and groups; connected from the dashboard only.' },
-  { value: 'circle', label: 'Circle', category: 'community', create_project_accepts: true, description: 'Circle community spaces.' },
-  { value: 'discourse', label: 'Discourse', category: 'community', create_project_accepts: true, description: 'Discourse forums, with groups granted through the API.' },
-  { value: 'youtube', label: 'YouTube', category: 'content', create_project_accepts: false, description: 'YouTube channel memberships; connected from the dashboard only.' },
-  { value: 'web', label: 'Website', category: 'content', create_project_accepts: true, description: 'A creator\u2019s own website or members area, gated through the API.' },
+  { value: 'telegram', label: 'Telegram', category: 'chat', create_project_accepts: true, resource_kinds: ['channel', 'group'], description: 'Telegram channels and groups managed by a bot.' },
+  { value: 'discord', label: 'Discord', category: 'community', create_project_accepts: true, resource_kinds: ['server', 'channel', 'role'], description: 'Discord servers, with roles granted by a bot.' },
+  { value: 'slack', label: 'Slack', category: 'chat', create_project_accepts: true, resource_kinds: ['channel', 'group'], description: 'Slack workspaces and channels managed by an app.' },
+  { value: 'whatsapp', label: 'WhatsApp', category: 'chat', create_project_accepts: false, resource_kinds: ['group', 'channel'], description: 'WhatsApp communities and groups; connected from the dashboard only.' },
+  { value: 'circle', label: 'Circle', category: 'community', create_project_accepts: true, resource_kinds: ['space'], description: 'Circle community spaces.' },
+  { value: 'discourse', label: 'Discourse', category: 'community', create_project_accepts: true, resource_kinds: ['group', 'forum'], description: 'Discourse forums, with groups granted through the API.' },
+  { value: 'youtube', label: 'YouTube', category: 'content', create_project_accepts: false, resource_kinds: ['channel'], description: 'YouTube channel memberships; connected from the dashboard only.' },
+  { value: 'web', label: 'Website', category: 'content', create_project_accepts: true, resource_kinds: ['page'], description: 'A creator\u2019s own website or members area, gated through the API.' },
 ] as const satisfies readonly {
   value: string;
   label: string;
   category: PlatformCategory;
   create_project_accepts: boolean;
+  resource_kinds: readonly PlatformResourceKind[];
   description: string;
 }[];
 
@@ -56,4 +66,9 @@ export const CREATE_PROJECT_PLATFORM_TYPES = PLATFORM_TYPES.filter((platform) =>
 /** True when `value` is a platform type of the catalogue. */
 export function isPlatformType(value: string): value is PlatformType {
   return (PLATFORM_TYPE_VALUES as readonly string[]).includes(value);
+}
+
+/** The resource kinds a project on `platform` can link (see {@link PLATFORM_TYPES}). */
+export function resourceKindsOf(platform: PlatformType): readonly PlatformResourceKind[] {
+  return PLATFORM_TYPES.find((entry) => entry.value === platform)?.resource_kinds ?? [];
 }

@@ -87,24 +87,25 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     uri: 'service://enums/payment-provider',
     name: 'payment-provider',
     title: 'Payment providers',
-    description: 'Every supported payment provider.',
+    description: 'Every supported payment provider, and whether a project can connect it now (connectable).',
     mimeType: 'application/json',
     read: () =>
-      envelope(PAYMENT_PROVIDERS.map(({ value, category, label, description }) => ({ value, category, label, description }))),
+      envelope(PAYMENT_PROVIDERS.map(({ value, category, label, connectable, description }) => ({ value, category, label, connectable, description }))),
   },
   {
     uri: 'service://enums/platform-type',
     name: 'platform-type',
     title: 'Platform types',
-    description: 'Every platform type, plus the subset that the create_project tool accepts (create_project_accepts).',
+    description: 'Every platform type with the resource kinds its projects can link, plus the subset that the create_project tool accepts (create_project_accepts).',
     mimeType: 'application/json',
     read: () => ({
       ...envelope(
-        PLATFORM_TYPES.map(({ value, category, label, create_project_accepts, description }) => ({
+        PLATFORM_TYPES.map(({ value, category, label, create_project_accepts, resource_kinds, description }) => ({
           value,
           category,
           label,
           create_project_accepts,
+          resource_kinds: [...resource_kinds],
           description,
         })),
       ),

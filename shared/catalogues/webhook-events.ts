@@ -16,10 +16,16 @@
  */
 import * as z from 'zod';
 import type { Ability } from './abilities.js';
-import { ABILITY_VALUES } from './abilities.js';
 import { PAYMENT_PROVIDER_VALUES } from './payment-providers.js';
-import { PLATFORM_TYPE_VALUES } from './platform-types.js';
 import { SUBSCRIPTION_STATUS_VALUES } from './subscription-statuses.js';
+import { AccessCode, AccessCodeBatch } from '../domain/access-codes/schema.js';
+import { Plan } from '../domain/plans/schema.js';
+import { Project, ProjectBot, ProjectResource } from '../domain/projects/schema.js';
+import { Group } from '../domain/groups/schema.js';
+import { Role } from '../domain/roles/schema.js';
+import { TeamMember } from '../domain/team-members/schema.js';
+import { Team } from '../domain/teams/schema.js';
+import { Currency } from '../schemas/common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared object schemas (the building blocks of every `data` object)
@@ -28,37 +34,16 @@ import { SUBSCRIPTION_STATUS_VALUES } from './subscription-statuses.js';
 const id = () => z.uuid().describe('UUID.');
 const timestamp = () => z.iso.datetime().describe('ISO 8601 UTC timestamp.');
 const amount = () => z.number().int().nonnegative().describe('Amount in the currency\u2019s minor unit (e.g. cents).');
-const currency = () => z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 currency code, upper case.');
+const currency = () => Currency;
 
-/** A project in webhook payloads: `{ id, name, platform_type, description, status, created_at, updated_at }`. */
-export const projectObjectSchema = z.object({
-  id: id(),
-  name: z.string(),
-  platform_type: z.enum(PLATFORM_TYPE_VALUES),
-  description: z.string().nullable(),
-  status: z.enum(['active', 'archived']),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-});
+/** A project in webhook payloads: the API's `Project` (with its bot, provider connection and resources; never a credential). */
+export const projectObjectSchema = Project;
 
-/** A platform resource (channel, group, server, role…) linked to a project. */
-export const projectResourceObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  kind: z.enum(['channel', 'group', 'server', 'role', 'space', 'forum', 'page']),
-  platform_resource_id: z.string().describe('The resource id on the platform.'),
-  name: z.string(),
-  linked_at: timestamp(),
-});
+/** A platform resource (channel, group, server, role…) linked to a project: the API's `ProjectResource`. */
+export const projectResourceObjectSchema = ProjectResource;
 
-/** A project's community bot (public identifiers only, never its platform token). */
-export const projectBotObjectSchema = z.object({
-  platform_type: z.enum(PLATFORM_TYPE_VALUES),
-  platform_bot_id: z.string().describe('The bot\u2019s id on the platform.'),
-  username: z.string().nullable(),
-  permissions: z.array(z.string()).describe('Platform permissions the bot currently holds.'),
-  connected_at: timestamp().nullable(),
-});
+/** A project's community bot (public identifiers only, never its platform token): the API's `ProjectBot`. */
+export const projectBotObjectSchema = ProjectBot;
 
 /**
  * A subscriber (project user): `{ id, project_id, display_name, platform_user_id, email?, phone? }`.
@@ -73,21 +58,8 @@ export const subscriberObjectSchema = z.object({
   phone: z.string().nullable().optional().describe('Present only when the endpoint owner holds `project-user:view` and the subscriber consented.'),
 });
 
-/** A subscription plan. */
-export const planObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  name: z.string(),
-  description: z.string().nullable(),
-  amount: amount(),
-  currency: currency(),
-  interval: z.enum(['day', 'week', 'month', 'year', 'one_time']),
-  interval_count: z.number().int().positive(),
-  trial_days: z.number().int().nonnegative(),
-  is_active: z.boolean(),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-});
+/** A subscription plan: the API's `Plan` (price, billing terms, status, price versions, provider sync state). */
+export const planObjectSchema = Plan;
 
 /** A subscription. */
 export const subscriptionObjectSchema = z.object({
@@ -106,31 +78,11 @@ export const subscriptionObjectSchema = z.object({
   updated_at: timestamp(),
 });
 
-/** An access code (never the redeemable code itself: only its last characters). */
-export const accessCodeObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  plan_id: id(),
-  batch_id: id(),
-  code_suffix: z.string().describe('The last 4 characters of the code, for display.'),
-  status: z.enum(['active', 'redeemed', 'expired', 'revoked']),
-  duration_days: z.number().int().positive().nullable().describe('Length of the subscription the code grants; null for the plan\u2019s own interval.'),
-  expires_at: timestamp().nullable(),
-  redeemed_at: timestamp().nullable(),
-  redeemed_by_subscriber_id: id().nullable(),
-  created_at: timestamp(),
-});
+/** An access code (never the redeemable code itself: only its last characters) — the access codes module's one definition (DESIGN D18). */
+export const accessCodeObjectSchema = AccessCode;
 
-/** A batch of generated access codes. */
-export const accessCodeBatchObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  plan_id: id(),
-  count: z.number().int().positive(),
-  duration_days: z.number().int().positive().nullable(),
-  expires_at: timestamp().nullable(),
-  created_at: timestamp(),
-});
+/** A batch of generated access codes (its id and count, never the codes) — the access codes module's one definition. */
+export const accessCodeBatchObjectSchema = AccessCodeBatch;
 
 /** A payment from a subscriber (no payment credentials, no fee breakdown). */
 export const paymentObjectSchema = z.object({
@@ -144,52 +96,6 @@ export const paymentObjectSchema = z.object({
   amount_refunded: amount(),
   currency: currency(),
   failure_reason: z.string().nullable(),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-});
-
-/** A team (tenant). */
-export const teamObjectSchema = z.object({
-  id: id(),
-  name: z.string(),
-  created_at: timestamp(),
-});
-
-/** A member of a team. */
-export const teamMemberObjectSchema = z.object({
-  id: id(),
-  team_id: id(),
-  display_name: z.string(),
-  role_id: id().nullable(),
-  joined_at: timestamp(),
-});
-
-/** A pending team invitation (never its invitation token). */
-export const teamInvitationObjectSchema = z.object({
-  id: id(),
-  team_id: id(),
-  role_id: id().nullable(),
-  invited_at: timestamp(),
-  expires_at: timestamp(),
-});
-
-/** A team role and its abilities. */
-export const roleObjectSchema = z.object({
-  id: id(),
-  team_id: id(),
-  name: z.string(),
-  abilities: z.array(z.enum(ABILITY_VALUES)),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-});
-
-/** A group of team members. */
-export const groupObjectSchema = z.object({
-  id: id(),
-  team_id: id(),
-  name: z.string(),
-  description: z.string().nullable(),
-  member_count: z.number().int().nonnegative(),
   created_at: timestamp(),
   updated_at: timestamp(),
 });
@@ -242,10 +148,10 @@ const paymentData = z.object({ payment: paymentObjectSchema });
 const memberData = z.object({ subscriber: subscriberObjectSchema });
 const memberRemovalData = z.object({ subscriber: subscriberObjectSchema, reason: z.string().nullable() });
 const memberAccessData = z.object({ subscriber: subscriberObjectSchema, resource: projectResourceObjectSchema });
-const teamData = z.object({ team: teamObjectSchema });
-const teamMemberData = z.object({ team: teamObjectSchema, team_member: teamMemberObjectSchema });
-const roleData = z.object({ role: roleObjectSchema });
-const groupData = z.object({ group: groupObjectSchema });
+const teamData = z.object({ team: Team });
+const teamMemberData = z.object({ team: Team, team_member: TeamMember });
+const roleData = z.object({ role: Role });
+const groupData = z.object({ group: Group });
 const billingData = z.object({ billing_account: billingAccountObjectSchema });
 const billingInvoiceData = z.object({ billing_account: billingAccountObjectSchema, invoice: billingInvoiceObjectSchema });
 
@@ -388,21 +294,26 @@ const EVENTS = [
   event('team.created', 'team:view', false, teamData, 'A team was created.'),
   event('team.deleted', 'team:view', false, teamData, 'A team was deleted.'),
   event('team.member_invited', 'team-member:view-any', false,
-    z.object({ team: teamObjectSchema, invitation: teamInvitationObjectSchema }), 'A person was invited to the team.'),
+    teamMemberData, 'A person was invited to the team (the member is `invited`; never the invitation token).'),
   event('team.member_joined', 'team-member:view-any', false, teamMemberData, 'A person joined the team.'),
   event('team.member_removed', 'team-member:view-any', false, teamMemberData, 'A member left or was removed from the team.'),
   event('team.member_role_changed', 'team-member:view-any', false,
-    z.object({ team: teamObjectSchema, team_member: teamMemberObjectSchema, previous_role_id: id().nullable() }),
-    'A team member\u2019s role changed.'),
+    z.object({
+      team: Team,
+      team_member: TeamMember,
+      previous_role_ids: z.array(id()).describe('The roles the member held directly before the change.'),
+      previous_group_ids: z.array(id()).describe('The groups the member was in before the change.'),
+    }),
+    'A team member\u2019s roles or groups changed.'),
 
   // role.* (3)
   event('role.created', 'role:view', false, roleData, 'A role was created.'),
-  event('role.updated', 'role:view', false, roleData, 'A role\u2019s name or abilities changed.'),
+  event('role.updated', 'role:view', false, roleData, 'A role\u2019s name, description, abilities or project scope changed.'),
   event('role.deleted', 'role:view', false, roleData, 'A role was deleted.'),
 
   // group.* (3)
   event('group.created', 'group:view', false, groupData, 'A group was created.'),
-  event('group.updated', 'group:view', false, groupData, 'A group\u2019s name, description or members changed.'),
+  event('group.updated', 'group:view', false, groupData, 'A group\u2019s name, description, roles or members changed.'),
   event('group.deleted', 'group:view', false, groupData, 'A group was deleted.'),
 
   // billing.* (9): the creator's own tier

@@ -1,3 +1,4 @@
+import { sample } from 'openapi-sampler';
 import { createDocument } from 'zod-openapi';
 import { ERROR_CODES } from '../catalogues/error-codes.js';
 import { API_VERSION } from '../catalogues/version.js';
@@ -45,6 +46,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
       responses['413'] = problemResponse(`PAYLOAD_TOO_LARGE: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
       responses['415'] = problemResponse('UNSUPPORTED_MEDIA_TYPE: send the body as `application/json`.');
     }
+    responses['431'] = { description: 'Request header fields too large (the server refuses the request before reading it).' };
     const operation: Record<string, unknown> = {
       operationId: route.id,
       summary: route.summary,
@@ -57,24 +59,46 @@ function buildDocument(): ReturnType<typeof createDocument> {
         ...(route.query ? { query: route.query } : {}),
       },
       parameters: isWrite
-        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key replays the first response (DESIGN D3).', schema: { type: 'string', format: 'uuid' } }]
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key replays the first response and body replays the first response; a retry while the first still runs is 409, the key with another request 422.', schema: { type: 'string', format: 'uuid' } }]
         : undefined,
       ...(body ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } } : {}),
       responses,
     };
     (paths[route.rest.path] ??= {})[route.rest.method.toLowerCase()] = operation;
   }
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Membership Service API',
       version: API_VERSION,
+      license: { name: 'Proprietary', url: 'https://docs.membership.example/license' },
       description:
         'REST API of the membership service. Every request except the two public documents needs `Authorization: Bearer svc_live_<id>_<secret>`; each operation names the ability it needs in `x-required-scopes`. Errors are RFC 9457 problem documents; codes: ' +
         ERROR_CODES.map((entry) => `${entry.code} (${entry.status})`).join(', ') +
         '.',
     },
+    servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
     paths: paths as never,
   });
+  addExamples(document as unknown as OpenApiJson);
+  return document;
+}
+
+type OpenApiJson = { paths: Record<string, Record<string, { requestBody?: MediaOwner; responses?: Record<string, MediaOwner> }>> } & Record<string, unknown>;
+type MediaOwner = { content?: Record<string, { schema?: unknown; example?: unknown }> };
+
+/** Gives every request body and response of every operation an `example`, sampled from its schema (openapi-sampler). */
+function addExamples(document: OpenApiJson): void {
+  const fill = (owner: MediaOwner | undefined) => {
+    for (const media of Object.values(owner?.content ?? {})) {
+      if (media.schema && media.example === undefined) media.example = sample(media.schema as never, { skipReadOnly: false, skipNonRequired: false }, document as never);
+    }
+  };
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations)) {
+      fill(operation.requestBody);
+      for (const response of Object.values(operation.responses ?? {})) fill(response);
+    }
+  }
 }

@@ -4,7 +4,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { authorizeOperation } from '../auth/authorize.js';
-import { authenticate, type Principal } from '../auth/principal.js';
+import { authenticateRequest } from '../auth/authenticate-request.js';
+import type { Principal } from '../auth/principal.js';
 import { activityItem, recordActivity } from '../domain/activity/repository.js';
 import type { ActivityEntry } from '../domain/activity/schema.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
@@ -118,8 +119,10 @@ export function problemResult(error: unknown, requestId: string): ApiGatewayResu
 
 /**
  * Serves one REST request for a known operation, in the order every route shares (DESIGN D1–D4):
- * `match` (or the problem that replaced it: 404/405) → authenticate (401; a request without a valid
- * token is counted in the per-IP `rest-anonymous` bucket) → `rest` rate limit per token (429) → the
+ * `match` (or the problem that replaced it: 404/405) → authenticate (`authenticateRequest`: the per-IP
+ * `rest-anonymous` bucket is consulted before any token is verified — 429 once the IP has sent 5 requests
+ * without a valid token this minute — then 401 for a missing, malformed, unknown or revoked token, D4;
+ * every call of a public write counts in that bucket too) → `rest` rate limit per token (429) → the
  * operation's ability and token scope (403, `authorizeOperation`) → path, query, `Idempotency-Key` and
  * body validation (422/413/415) → idempotency claim (replay, 409, 422) → the handler with the input as
  * one object → problem documents for any failure. Rate-limited responses carry
@@ -148,16 +151,22 @@ export async function serveRestRequest(
     if (match instanceof ProblemError) throw match;
     operation = match.operation;
     if (operation.ability) {
-      try {
-        principal = await authenticate(runtime.store, headers.authorization);
-      } catch (error) {
-        if (error instanceof ProblemError && error.code === 'AUTHENTICATION_REQUIRED') {
-          rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', event.requestContext?.http?.sourceIp || 'unknown');
-        }
-        throw error;
+      const authentication = await authenticateRequest(runtime.store, runtime.clock, {
+        authorization: headers.authorization,
+        bucket: 'rest-anonymous',
+        clientIp: event.requestContext?.http?.sourceIp || 'unknown',
+      });
+      if (!authentication.ok) {
+        rate = authentication.rate;
+        throw authentication.error;
       }
+      principal = authentication.principal;
       rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
       authorizeOperation(principal, { ability: operation.ability, teamWide: operation.teamWide });
+    } else if (method !== 'GET') {
+      // A public write (accepting a team invitation) carries its own credential in the body: every call
+      // counts in the per-IP anonymous bucket, so guessing invitation tokens is throttled (D4).
+      rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', event.requestContext?.http?.sourceIp || 'unknown');
     }
     const params = validate(operation.params, match.pathParameters, 'path');
     const query = validate(operation.query, queryValues(operation.query, event.queryStringParameters ?? {}), 'query');

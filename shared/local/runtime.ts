@@ -5,6 +5,7 @@ import type { Store } from '../store/store.js';
 import { outsideRequestScope } from '../store/request-scope.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
+import { applyDueDeadlines } from '../deadlines/worker.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 
 /** Options of {@link createLocalRuntime}. */
@@ -18,14 +19,22 @@ export interface LocalRuntimeOptions {
   concurrency?: number;
   /** How often the sweeper runs, in real milliseconds (default 5 000). */
   sweepIntervalMs?: number;
+  /**
+   * How often the deadline worker runs (`applyDueDeadlines`, DESIGN D15), in real milliseconds
+   * (default {@link DEADLINE_WORKER_INTERVAL_MS} divided by `timeScale`, at least 250 ms).
+   */
+  deadlineIntervalMs?: number;
   /** Receives one line per processed message (the local server logs it). */
   onDelivery?: (line: { delivery_id: string; attempt: number; outcome: string }) => void;
   onError?: (error: unknown) => void;
 }
 
+/** How often the deadline worker runs on AWS (the `rate(1 minute)` schedule), in milliseconds; locally divided by `TIME_SCALE`. */
+export const DEADLINE_WORKER_INTERVAL_MS = 60_000;
+
 /** The local runtime plus the controls of its in-process pipeline. */
 export interface LocalRuntime extends Runtime {
-  /** Starts the periodic sweeper. */
+  /** Starts the periodic sweeper and the deadline worker. */
   start(): void;
   /** Stops timers and waits for in-flight work (milliseconds budget, default 5 000). */
   stop(timeoutMs?: number): Promise<void>;
@@ -35,8 +44,10 @@ export interface LocalRuntime extends Runtime {
 
 /**
  * The local stand-ins DESIGN §2 allows for SQS and EventBridge Scheduler: an in-process queue with
- * `setTimeout` delays and bounded concurrency, timers for long waits, and an outbox relay woken after
- * each commit (DynamoDB Streams' role on AWS). The same domain functions run as on AWS.
+ * `setTimeout` delays and bounded concurrency, timers for long waits, an outbox relay woken after
+ * each commit (DynamoDB Streams' role on AWS), and timers for the scheduled workers (the sweeper; the
+ * deadline worker, every minute divided by `TIME_SCALE`, one run at a time). The same domain functions
+ * run as on AWS.
  * A message whose processing throws is retried after 1 second, as SQS would after its visibility timeout.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
@@ -52,6 +63,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   let relaying: Promise<void> | null = null;
   let relayAgain = false;
   let sweeper: NodeJS.Timeout | null = null;
+  let deadlineTimer: NodeJS.Timeout | null = null;
+  let deadlineRun: Promise<void> | null = null;
   const idleWaiters: Array<{ withinMs: number; resolve: () => void }> = [];
 
   const later = (delayMs: number, action: () => void) => {
@@ -143,16 +156,27 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
         sweep(runtime, Math.max(1_000, 60_000 / timeScale)).catch(onError);
       }, interval);
       sweeper.unref();
+      const deadlineInterval = options.deadlineIntervalMs ?? Math.max(250, DEADLINE_WORKER_INTERVAL_MS / timeScale);
+      deadlineTimer = setInterval(() => {
+        if (deadlineRun || stopped) return; // one run at a time; a slow run delays the next tick
+        deadlineRun = outsideRequestScope(() => applyDueDeadlines(runtime, clock.nowMs()))
+          .then(() => undefined, onError)
+          .finally(() => {
+            deadlineRun = null;
+          });
+      }, deadlineInterval);
+      deadlineTimer.unref();
       runRelay();
     },
     async stop(timeoutMs = 5_000) {
       stopped = true;
       if (sweeper) clearInterval(sweeper);
+      if (deadlineTimer) clearInterval(deadlineTimer);
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       timerDue.clear();
       const deadline = Date.now() + timeoutMs;
-      while ((inFlight > 0 || relaying) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((inFlight > 0 || relaying || deadlineRun) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     idle(withinMs = 0) {
       return new Promise<void>((resolve) => {

@@ -1,4 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import getRawBody from 'raw-body';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
@@ -6,9 +10,20 @@ import { systemClock, type Clock } from '../clock.js';
 import { MCP_PATH, localConfig } from '../config.js';
 import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
+import type { Team } from '../domain/teams/schema.js';
+import { createProject } from '../domain/projects/repository.js';
+import { createPlan } from '../domain/plans/repository.js';
+import { CreatePlanRequest } from '../domain/plans/schema.js';
+import { generateAccessCodes } from '../domain/access-codes/repository.js';
+import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
+import { authenticate } from '../auth/principal.js';
+import { ProblemError } from '../errors.js';
 import { createRestHandler } from '../http/rest-handler.js';
-import { nodeRequestToEvent, writeResult } from '../http/api-gateway.js';
+import { API_GATEWAY_MAX_BODY_BYTES, nodeRequestToEvent, responseToResult, writeResult, type ApiGatewayResult } from '../http/api-gateway.js';
+import { MAX_BODY_BYTES, problemResult } from '../http/rest-pipeline.js';
+import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/http-handler.js';
 import { createMcpHandler } from '../mcp/lambda.js';
+import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
 import { createTables } from '../store/create-tables.js';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../store/dynamodb-local.js';
 import { keys } from '../store/keys.js';
@@ -16,6 +31,7 @@ import { ConditionFailedError, createStore, type Store } from '../store/store.js
 import { createHttpsTransport } from '../domain/webhook-deliveries/transport/https-transport.js';
 import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/trust.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
+import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
@@ -32,7 +48,10 @@ export interface LocalServiceOptions {
   dynamoDbEndpoint?: string;
   /** Port for the embedded DynamoDB Local (`DYNAMODB_LOCAL_PORT`, default 8000). */
   dynamoDbLocalPort: number;
-  /** Keep DynamoDB Local's data here (`DATA_DIR`); in memory otherwise. */
+  /**
+   * Keep DynamoDB Local's data here (`DATA_DIR`); in memory otherwise. The demo token is kept here too
+   * (`demo-token`, mode 0600), so a restart prints the same working token.
+   */
   dataDirectory?: string;
   tableName: string;
   deadLetterTableName: string;
@@ -70,8 +89,13 @@ export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = proc
 export interface LocalService {
   baseUrl: string;
   mcpUrl: string;
-  /** A fresh token of the demo team holding every ability (minted at each start; shown only here). */
+  /**
+   * A token of the demo team holding every ability: minted at start, or — with `dataDirectory` — the one
+   * kept in {@link demoTokenFile} when it still works (not revoked, every ability of the catalogue).
+   */
   demoToken: string;
+  /** Where the demo token is kept (`<DATA_DIR>/demo-token`, mode 0600); null without a data directory (shown once). */
+  demoTokenFile: string | null;
   demoTeamId: string;
   store: Store;
   runtime: LocalRuntime;
@@ -81,27 +105,119 @@ export interface LocalService {
 
 const lambdaContext = { callbackWaitsForEmptyEventLoop: false, functionName: 'local', awsRequestId: 'local' } as unknown as Context;
 
-/** Seeds the demo team once (a marker item guards it) and mints a demo token with every ability. */
-async function seedDemo(store: Store, clock: Clock): Promise<string> {
+/** File name of the kept demo token inside the data directory. */
+export const DEMO_TOKEN_FILE = 'demo-token';
+
+/** Seeds the demo team once (a marker item guards it). */
+async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; created: boolean }> {
   let team = await findTeam(store, DEMO_TEAM_ID);
-  if (!team) {
-    try {
-      await store.put({ Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' });
-      team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      team = await getTeam(store, DEMO_TEAM_ID);
-    }
+  if (team) return { team, created: false };
+  try {
+    await store.put({ Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' });
+    team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
+    return { team, created: true };
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    return { team: await getTeam(store, DEMO_TEAM_ID), created: false };
   }
-  const token = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, team, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
-  return token.token;
+}
+
+/**
+ * The demo team's data, made once with the team (DESIGN §5: every list has something to show): a
+ * project, two plans and a batch of five access codes, through the same domain functions as the API
+ * (their events wait in the outbox until the pipeline starts).
+ */
+async function seedDemoData(store: Store, clock: Clock, token: string): Promise<void> {
+  const runtime = { store, clock, eventsCommitted: () => undefined };
+  const principal = await authenticate(store, `Bearer ${token}`);
+  const project = await createProject(runtime, principal, { name: 'Book club', platform_type: 'telegram', description: 'A monthly reading circle (demo data).' });
+  const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }));
+  await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }));
+  await generateAccessCodes(runtime, principal, { project_id: project.id, ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }) });
+}
+
+/** True when `token` authenticates against `store` as a demo-team token holding every ability of the catalogue. */
+async function isWorkingDemoToken(store: Store, token: string): Promise<boolean> {
+  try {
+    const principal = await authenticate(store, `Bearer ${token}`);
+    return principal.teamId === DEMO_TEAM_ID && ABILITY_VALUES.every((ability) => principal.abilities.has(ability));
+  } catch (error) {
+    if (error instanceof ProblemError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Seeds the demo team once and returns a demo token with every ability (DESIGN §5: with `DATA_DIR` a
+ * restart keeps the data and the earlier demo token keeps working). Without a data directory a token
+ * is minted at each start and shown once. With one, the token kept in `<dataDirectory>/demo-token` is
+ * reused while it still works (exists in this store, not revoked, every ability); otherwise — first
+ * start, revoked, another store or table — a new one is minted and written there with mode 0600 (the
+ * only place it is kept in clear: the store holds only its hash, DESIGN D2).
+ */
+async function seedDemo(store: Store, clock: Clock, dataDirectory: string | undefined): Promise<{ token: string; file: string | null }> {
+  const { team, created } = await seedDemoTeam(store, clock);
+  const file = dataDirectory ? join(dataDirectory, DEMO_TOKEN_FILE) : null;
+  if (file) {
+    const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (kept && (await isWorkingDemoToken(store, kept))) return { token: kept, file };
+  }
+  const minted = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, team, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
+  if (created) await seedDemoData(store, clock, minted.token);
+  if (file) {
+    await mkdir(dataDirectory!, { recursive: true });
+    await writeFile(file, `${minted.token}\n`, { mode: 0o600 });
+    await chmod(file, 0o600); // an existing file keeps its old mode on write
+  }
+  return { token: minted.token, file };
+}
+
+/** Writes an answer given before the request's body was read, and closes the connection so it never is. */
+function answerEarly(response: ServerResponse, result: ApiGatewayResult): void {
+  result.headers.Connection = 'close';
+  writeResult(response, result);
+}
+
+/**
+ * The local server's answer to a request whose `Host` names none of the served names (DNS-rebinding
+ * protection, DESIGN D5): on the tool server's paths 403 with JSON-RPC error -32000 "Invalid Host" and the
+ * interface's CORS headers, as the MCP SDK's host validation answers; elsewhere 422 VALIDATION_FAILED
+ * naming `header.host`.
+ */
+async function foreignHostResult(isMcp: boolean, hostHeader: string | undefined, requestId: string): Promise<ApiGatewayResult> {
+  const shown = (hostnameOf(hostHeader) ?? hostHeader ?? '(none)').slice(0, 100);
+  if (isMcp) {
+    const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Invalid Host: ${shown}` }, id: null });
+    return responseToResult(new Response(body, { status: 403, headers: { ...MCP_CORS_HEADERS, 'Content-Type': 'application/json', 'X-Request-Id': requestId } }));
+  }
+  const result = problemResult(new ProblemError('VALIDATION_FAILED', `This server does not serve the host ${shown}.`, { errors: [{ path: 'header.host', message: 'Use the address the server printed at start (e.g. 127.0.0.1 or localhost).' }] }), requestId);
+  result.headers['X-Request-Id'] = requestId;
+  return result;
+}
+
+/** The 413 of a body over its surface's limit, in that surface's format (PAYLOAD_TOO_LARGE problem, or the tool server's JSON-RPC error). */
+async function tooLargeResult(isMcp: boolean, limit: number, requestId: string): Promise<ApiGatewayResult> {
+  if (isMcp) return responseToResult(mcpPayloadTooLargeResponse(requestId));
+  const result = problemResult(new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`), requestId);
+  result.headers['X-Request-Id'] = requestId;
+  return result;
 }
 
 /**
  * Starts the whole service in one process (DESIGN §5, `npm start`): DynamoDB Local (unless an endpoint
- * is given), the tables from the one table definition, the demo seed, the REST API and the tool server
+ * is given), the tables from the one table definition, the demo seed (and demo token, kept in the data
+ * directory when there is one), the REST API and the tool server (with its protected-resource metadata)
  * on one HTTP server — both through the same Lambda handler modules as on AWS, fed API Gateway v2
  * events — and the webhook pipeline with the in-process queue and timers.
+ *
+ * Before a request reaches a handler, the HTTP server (DESIGN D5):
+ * - checks its `Host` against the names it serves ({@link servedHostnames}: loopback names and `host`,
+ *   or every local address when `host` is a wildcard; any port) — DNS-rebinding protection, as the MCP
+ *   SDK's `allowedHosts`: a foreign or missing `Host` gets 403 (tool server, JSON-RPC -32000) or 422
+ *   VALIDATION_FAILED (REST) without its body being read;
+ * - reads the body only up to the surface's limit (REST `MAX_BODY_BYTES`, tool server
+ *   `MAX_MCP_BODY_BYTES`): a `Content-Length` over it, or the first byte past it, is answered 413 at
+ *   once in the surface's format and the connection is closed, so no oversized body is ever buffered.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -115,7 +231,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     const store = createStore({ endpoint, tableName: options.tableName, deadLetterTableName: options.deadLetterTableName });
     await createTables(store.document, { table: options.tableName, deadLetterTable: options.deadLetterTableName });
-    const demoToken = await seedDemo(store, clock);
+    const demo = await seedDemo(store, clock, options.dataDirectory);
     const transport = options.transport ?? createHttpsTransport({ extraCaPem: options.extraCaPem, allowPrivateTargets: options.allowPrivateTargets });
     const runtime = createLocalRuntime({
       store,
@@ -127,20 +243,53 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const logRequest = (line: Record<string, unknown>) => log(JSON.stringify({ type: 'request', ...line }));
     const rest = createRestHandler(() => runtime, { onResponse: logRequest });
     const mcp = createMcpHandler(() => runtime, { onResponse: logRequest });
+    const served = servedHostnames(options.host);
+    const logEarly = (request: IncomingMessage, path: string, status: number, requestId: string) =>
+      logRequest({ method: (request.method ?? 'GET').toUpperCase(), path, status, duration_ms: 0, request_id: requestId, operation: null });
     const server: Server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const event = nodeRequestToEvent(request, Buffer.concat(chunks));
-        const isMcp = event.rawPath === MCP_PATH;
-        (isMcp ? mcp : rest)(event, lambdaContext)
-          .then((result) => writeResult(response, result))
-          .catch((error: unknown) => {
-            log(JSON.stringify({ type: 'error', message: (error as Error).message }));
-            if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/problem+json' });
-            response.end();
-          });
-      });
+      let path: string;
+      try {
+        path = new URL(request.url ?? '/', 'http://local').pathname;
+      } catch {
+        response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+        response.end('The request target is not a valid URL path.\n');
+        return;
+      }
+      const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
+      const fail = (error: unknown) => {
+        log(JSON.stringify({ type: 'error', message: (error as Error).message }));
+        if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
+        response.end();
+      };
+      if (!isServedHost(request.headers.host, served)) {
+        const requestId = randomUUID();
+        foreignHostResult(isMcp, request.headers.host, requestId).then((result) => {
+          answerEarly(response, result);
+          logEarly(request, path, result.statusCode, requestId);
+        }, fail);
+        return;
+      }
+      // Stop reading at the surface's limit and answer 413 at once (a Content-Length over it is refused
+      // before any byte is read), as API Gateway refuses bodies over its 10 MB cap before any Lambda runs.
+      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
+      getRawBody(request, { limit, length: request.headers['content-length'] }).then(
+        (body) => {
+          const event = nodeRequestToEvent(request, body);
+          (isMcp ? mcp : rest)(event, lambdaContext).then((result) => writeResult(response, result), fail);
+        },
+        (error: { type?: string; status?: number; message?: string }) => {
+          if (error.type === 'request.aborted') return void response.destroy();
+          const requestId = randomUUID();
+          const answer: Promise<ApiGatewayResult> =
+            error.type === 'entity.too.large'
+              ? tooLargeResult(isMcp, limit, requestId)
+              : Promise.resolve({ statusCode: error.status ?? 400, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Request-Id': requestId }, body: `${error.message ?? 'Bad request'}\n` });
+          answer.then((result) => {
+            answerEarly(response, result);
+            logEarly(request, path, result.statusCode, requestId);
+          }, fail);
+        },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -153,7 +302,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     return {
       baseUrl,
       mcpUrl: `${baseUrl}${MCP_PATH}`,
-      demoToken,
+      demoToken: demo.token,
+      demoTokenFile: demo.file,
       demoTeamId: DEMO_TEAM_ID,
       store,
       runtime,

@@ -31,25 +31,15 @@ const uuid = (description: string) => z.uuid().describe(description);
 const optionalUuid = (description: string) => z.uuid().optional().describe(description);
 const projectFilter = () => optionalUuid('Only objects of this project. Default: every project the token can see.');
 const reason = () => z.string().max(500).optional().describe('Free-text reason, recorded in the activity log.');
-const TEAM_WIDE = new Set(['list_team_members', 'list_roles', 'get_role', 'list_groups', 'get_group']);
+/** Tools over team-wide data among them (none left: members, roles and groups have their operations). */
+const TEAM_WIDE = new Set<string>([]);
 
 function tool<const N extends string>(name: N, title: string, ability: Ability, kind: ToolKind, summary: string, shape: z.ZodRawShape) {
   return { name, title, ability, kind, summary, inputSchema: z.object(shape).strict(), teamWide: TEAM_WIDE.has(name) } satisfies NotImplementedTool;
 }
 
-/** The 25 tools published ahead of their domain. */
+/** The tools published ahead of their domain (the 42 minus those bound to an operation). */
 export const NOT_IMPLEMENTED_TOOLS = [
-  tool('update_project', 'Update project', 'project:update', 'update',
-    'Change a project\u2019s name or description.',
-    {
-      project_id: uuid('The project id.'),
-      name: z.string().trim().min(1).max(100).optional().describe('New name, 1 to 100 characters.'),
-      description: z.string().max(1000).nullable().optional().describe('New description, up to 1000 characters; null clears it.'),
-      idempotency_key: idempotencyKeyField(),
-    }),
-  tool('list_team_members', 'List team members', 'team-member:view-any', 'read',
-    'List the members of the team.',
-    { limit: limitField(), cursor: cursorField(), role_id: optionalUuid('Only members holding this role.') }),
   tool('list_subscribers', 'List subscribers', 'project-user:view-any', 'read',
     'List subscribers (identifiers only, no contact details).',
     {
@@ -67,39 +57,6 @@ export const NOT_IMPLEMENTED_TOOLS = [
   tool('kick_subscriber', 'Kick subscriber', 'project-user:kick', 'destructive',
     'Remove a subscriber from the project\u2019s community without banning them.',
     { id: uuid('The subscriber id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
-  tool('list_plans', 'List plans', 'project-subscription-plan:view-any', 'read',
-    'List subscription plans.',
-    {
-      limit: limitField(),
-      cursor: cursorField(),
-      project_id: projectFilter(),
-      is_active: z.boolean().optional().describe('Only active (true) or inactive (false) plans.'),
-    }),
-  tool('get_plan', 'Get plan', 'project-subscription-plan:view', 'read',
-    'Read one subscription plan.',
-    { id: uuid('The plan id.') }),
-  tool('create_plan', 'Create plan', 'project-subscription-plan:create', 'create',
-    'Create a subscription plan in a project.',
-    {
-      project_id: uuid('The project the plan belongs to.'),
-      name: z.string().trim().min(1).max(100).describe('Plan name, 1 to 100 characters.'),
-      description: z.string().max(1000).optional().describe('Optional description, up to 1000 characters.'),
-      amount: z.number().int().min(0).max(100_000_000).describe('Price in the currency\u2019s minor unit (e.g. cents).'),
-      currency: z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 currency code, upper case (e.g. USD).'),
-      interval: z.enum(['day', 'week', 'month', 'year', 'one_time']).describe('Billing interval.'),
-      interval_count: z.number().int().min(1).max(12).optional().describe('Intervals per billing period, 1 to 12. Default 1.'),
-      trial_days: z.number().int().min(0).max(365).optional().describe('Free trial length in days, 0 to 365. Default 0.'),
-      idempotency_key: idempotencyKeyField(),
-    }),
-  tool('update_plan', 'Update plan', 'project-subscription-plan:update', 'update',
-    'Change a plan\u2019s name or description, or activate or deactivate it.',
-    {
-      id: uuid('The plan id.'),
-      name: z.string().trim().min(1).max(100).optional().describe('New name, 1 to 100 characters.'),
-      description: z.string().max(1000).nullable().optional().describe('New description; null clears it.'),
-      is_active: z.boolean().optional().describe('true opens the plan to new subscriptions, false closes it.'),
-      idempotency_key: idempotencyKeyField(),
-    }),
   tool('list_subscriptions', 'List subscriptions', 'project-subscription:view-any', 'read',
     'List subscriptions.',
     {
@@ -127,28 +84,6 @@ export const NOT_IMPLEMENTED_TOOLS = [
   tool('resume_subscription', 'Resume subscription', 'project-subscription:pause', 'update',
     'Resume a paused subscription.',
     { id: uuid('The subscription id.'), idempotency_key: idempotencyKeyField() }),
-  tool('list_access_codes', 'List access codes', 'project-access-code:view-any', 'read',
-    'List access codes (the codes themselves are shown only at generation).',
-    {
-      limit: limitField(),
-      cursor: cursorField(),
-      project_id: projectFilter(),
-      plan_id: optionalUuid('Only codes for this plan.'),
-      status: z.enum(['active', 'redeemed', 'expired', 'revoked']).optional().describe('Only codes with this status.'),
-    }),
-  tool('generate_access_codes', 'Generate access codes', 'project-access-code:create', 'create',
-    'Generate a batch of access codes for a plan; the codes are returned once.',
-    {
-      project_id: uuid('The project the codes belong to.'),
-      plan_id: uuid('The plan a redeemed code subscribes to.'),
-      count: z.number().int().min(1).max(1000).describe('Number of codes, 1 to 1000.'),
-      duration_days: z.number().int().min(1).max(3650).optional().describe('Length of the subscription a code grants, in days. Default: the plan\u2019s interval.'),
-      expires_at: z.iso.datetime().optional().describe('When unredeemed codes expire (ISO 8601 UTC). Default: never.'),
-      idempotency_key: idempotencyKeyField(),
-    }),
-  tool('revoke_access_code', 'Revoke access code', 'project-access-code:revoke', 'destructive',
-    'Revoke an unredeemed access code.',
-    { id: uuid('The access code id.'), idempotency_key: idempotencyKeyField() }),
   tool('list_payments', 'List payments', 'project-payment:view-any', 'read',
     'List subscriber payments (no payment credentials, no fee breakdown).',
     {
@@ -170,16 +105,4 @@ export const NOT_IMPLEMENTED_TOOLS = [
       reason: reason(),
       idempotency_key: idempotencyKeyField(),
     }),
-  tool('list_roles', 'List roles', 'role:view-any', 'read',
-    'List the team\u2019s roles.',
-    { limit: limitField(), cursor: cursorField() }),
-  tool('get_role', 'Get role', 'role:view', 'read',
-    'Read one role and its abilities.',
-    { id: uuid('The role id.') }),
-  tool('list_groups', 'List groups', 'group:view-any', 'read',
-    'List the team\u2019s groups.',
-    { limit: limitField(), cursor: cursorField() }),
-  tool('get_group', 'Get group', 'group:view', 'read',
-    'Read one group and its members.',
-    { id: uuid('The group id.') }),
 ] as const;

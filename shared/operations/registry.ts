@@ -118,5 +118,8 @@ export function matchRoute(
     const best = sameMethod.reduce((a, b) => (b.literal > a.literal ? b : a));
     return { operation: best.operation, pathParameters: best.pathParameters };
   }
-  return { allowedMethods: [...new Set(candidates.map((candidate) => candidate.operation.rest.method))] };
+  // Allow lists the methods of the path itself: the most specific patterns that match (a literal path such
+  // as `/replay-dead` does not offer the methods of the `{id}` pattern beside it).
+  const mostLiteral = Math.max(...candidates.map((candidate) => candidate.literal));
+  return { allowedMethods: [...new Set(candidates.filter((candidate) => candidate.literal === mostLiteral).map((candidate) => candidate.operation.rest.method))] };
 }

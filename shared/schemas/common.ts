@@ -7,6 +7,17 @@ export const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp, e.g.
 /** UUID path/body identifier of a domain object (DESIGN D12). */
 export const Uuid = IdSchemas.uuid();
 
+/** ISO 4217 codes known to the runtime's ICU data (Node's full ICU: every active currency). */
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+/** An ISO 4217 currency code, upper case (amounts are integers in its minor unit). */
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .refine((code) => ISO_4217.has(code), { message: 'Not an ISO 4217 currency code.' })
+  .describe('ISO 4217 currency code, upper case (e.g. EUR).')
+  .meta({ examples: ['EUR'] });
+
 /** Page size of every list when `limit` is not given (DESIGN D12). */
 export const DEFAULT_PAGE_SIZE = 25;
 /** Largest page size of every list (DESIGN D12). */

@@ -16,6 +16,8 @@ import { createMembershipApp } from '../../lib/app.js';
 import { FUNCTION_FILES } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 import { MAX_ROUTES_PER_STACK } from '../../lib/rest-api.js';
+import { brotliDecompressSync } from 'node:zlib';
+import { PUBLIC_DOCUMENTS } from '../../shared/domain/documents/documents.js';
 import { OPERATIONS, routeKey } from '../../shared/operations/registry.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
@@ -88,6 +90,19 @@ function functionOfRoute(route: CfnResource): string {
   return refId(integration.Properties.IntegrationUri);
 }
 
+/** Roles that EventBridge Scheduler may assume. */
+const schedulerRoles = (): [string, CfnResource][] =>
+  ofType('AWS::IAM::Role').filter(([, role]) =>
+    asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some((s) => s.Principal?.Service === 'scheduler.amazonaws.com'),
+  );
+
+/** The role EventBridge Scheduler assumes for webhook retry timers: the one scoped to the retry schedule group. */
+function retrySchedulerRole(): [string, CfnResource] {
+  const roles = schedulerRoles().filter(([, role]) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('ArnEquals'));
+  expect(roles).toHaveLength(1);
+  return roles[0];
+}
+
 beforeAll(() => {
   const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
   // Under the project (cdk.out/ is git-ignored) so a bundle's `@aws-sdk/*` imports resolve from
@@ -139,7 +154,15 @@ describe('synthesis', () => {
       expect(call, operation.id).toBeDefined();
       const source = call!.stdin!.contents as string;
       expect(source).toContain(`from './shared/domain/${operation.module}/operations.js'`);
-      expect(source).toContain(`import { ${operation.id} as operationHandler } from './shared/domain/${operation.module}/handlers.js'`);
+      if (operation.id in PUBLIC_DOCUMENTS) {
+        // A public document is generated at synth and shipped compressed, without the schemas (D23).
+        expect(source).toContain(`import { prebuiltDocument } from './shared/domain/${operation.module}/prebuilt.js'`);
+        const compressed = /prebuiltDocument\('([^']+)'\)/.exec(source)![1];
+        const shipped = JSON.parse(brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8'));
+        expect(shipped).toEqual(JSON.parse(JSON.stringify(PUBLIC_DOCUMENTS[operation.id as keyof typeof PUBLIC_DOCUMENTS]())));
+      } else {
+        expect(source).toContain(`import { ${operation.id} as operationHandler } from './shared/domain/${operation.module}/handlers.js'`);
+      }
       expect(source).toContain(`operationInModule(definitions, '${operation.id}')`);
       expect(call!.stdin!.resolveDir).toBe(PROJECT_ROOT);
     }
@@ -304,7 +327,7 @@ describe('REST API', () => {
       const actions = actionsOf(statements);
       const resourcesOf = (action: string): string[] =>
         statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
-      if (operation.ability === null) {
+      if (operation.ability === null && operation.rest.method === 'GET') {
         expect(actions.filter((a) => !a.startsWith('logs:')), operation.id).toEqual([]);
         continue;
       }
@@ -388,15 +411,15 @@ describe('bundle budgets (DESIGN D23)', () => {
     expect(statSync(bundleFileOf(onlyFunction('mcp.handler')[1])).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
   });
 
-  it(`keeps each worker bundle (fan-out, dispatcher, sweeper) within ${WORKER_BUNDLE_BUDGET / KB / 1024} MB`, () => {
-    for (const worker of ['fan-out', 'dispatcher', 'sweeper']) {
+  it(`keeps each worker bundle (fan-out, dispatcher, sweeper, deadlines) within ${WORKER_BUNDLE_BUDGET / KB / 1024} MB`, () => {
+    for (const worker of ['fan-out', 'dispatcher', 'sweeper', 'deadlines']) {
       expect(statSync(bundleFileOf(onlyFunction(`${worker}.handler`)[1])).size, worker).toBeLessThanOrEqual(WORKER_BUNDLE_BUDGET);
     }
   });
 });
 
 describe('MCP API', () => {
-  it('has its own API with ANY /mcp and OPTIONS /mcp to the MCP Lambda, and no API Gateway CORS', () => {
+  it('has its own API with ANY /mcp, OPTIONS /mcp and GET of the protected-resource metadata to the MCP Lambda, and no API Gateway CORS', () => {
     const mcpUrl = rootTemplate.Outputs!.McpUrl.Value['Fn::Join'][1];
     expect(mcpUrl[1]).toBe('/mcp');
     const apiId = refId(mcpUrl[0]);
@@ -405,7 +428,7 @@ describe('MCP API', () => {
     expect(resources[apiId].Properties.CorsConfiguration).toBeUndefined();
 
     const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === apiId);
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /mcp', 'OPTIONS /mcp']);
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /mcp', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp', 'OPTIONS /mcp']);
     const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
     expect(mcpFunction.Properties.Timeout).toBe(30);
@@ -415,7 +438,7 @@ describe('MCP API', () => {
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(OPERATIONS.length + 5); // routes, $default, MCP, fan-out, dispatcher, sweeper
+    expect(functions).toHaveLength(OPERATIONS.length + 6); // routes, $default, MCP, fan-out, dispatcher, sweeper, deadlines
     const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
     for (const [id, fn] of functions) {
       const p = fn.Properties;
@@ -503,11 +526,7 @@ describe('webhook pipeline', () => {
     expect(groups).toHaveLength(1);
     expect(groups[0][1].Properties.Name).toBe('membership-webhook-retries');
 
-    const schedulerRoles = ofType('AWS::IAM::Role').filter(([, role]) =>
-      asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some((s) => s.Principal?.Service === 'scheduler.amazonaws.com'),
-    );
-    expect(schedulerRoles).toHaveLength(1);
-    const [roleId, role] = schedulerRoles[0];
+    const [roleId, role] = retrySchedulerRole();
     const trust = asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement);
     expect(trust).toHaveLength(1);
     expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
@@ -520,9 +539,7 @@ describe('webhook pipeline', () => {
   it('dispatcher and sweeper may schedule in the group and pass the scheduler role, nobody else may', () => {
     const [queueId] = deliveryQueue();
     const [groupId] = ofType('AWS::Scheduler::ScheduleGroup')[0];
-    const [schedulerRoleId] = ofType('AWS::IAM::Role').find(([, role]) =>
-      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('scheduler.amazonaws.com'),
-    )!;
+    const [schedulerRoleId] = retrySchedulerRole();
     const schedulingFunctions = [onlyFunction('dispatcher.handler'), onlyFunction('sweeper.handler')];
     for (const [functionId, fn] of schedulingFunctions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -561,6 +578,42 @@ describe('webhook pipeline', () => {
         ([, p]) => p.Properties.Principal === 'events.amazonaws.com' && refId(p.Properties.FunctionName) === sweeperId,
       ),
     ).toBe(true);
+  });
+});
+
+describe('deadline worker (DESIGN D15)', () => {
+  it('runs functions/deadlines on an EventBridge Scheduler rate(1 minute) schedule, through a role that may only invoke it', () => {
+    const [workerId, worker] = onlyFunction('deadlines.handler');
+    expect(worker.Properties.Timeout).toBe(60);
+    const schedules = ofType('AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const schedule = schedules[0][1].Properties;
+    expect(schedule).toMatchObject({ ScheduleExpression: 'rate(1 minute)', FlexibleTimeWindow: { Mode: 'OFF' }, State: 'ENABLED' });
+    expect(schedule.GroupName).toBeUndefined();
+    expect(schedule.Target.Arn).toEqual({ 'Fn::GetAtt': [workerId, 'Arn'] });
+    const roleId = refId(schedule.Target.RoleArn);
+    const trust = asArray<Statement>(resources[roleId].Properties.AssumeRolePolicyDocument.Statement);
+    expect(trust).toHaveLength(1);
+    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
+    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expect(statementsOfRole(roleId)).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [workerId, 'Arn'] } }]);
+    // The two roles EventBridge Scheduler may assume: the retry timers' and this schedule's.
+    expect(schedulerRoles().map(([id]) => id).sort()).toEqual([retrySchedulerRole()[0], roleId].sort());
+  });
+
+  it('lets the worker use the main table with keyed operations and queries only: no Scan, no BatchWriteItem, no queue, no dead-letter table', () => {
+    const [workerId] = onlyFunction('deadlines.handler');
+    const statements = statementsOfFunction(workerId);
+    const actions = actionsOf(statements).filter((action) => !action.startsWith('logs:'));
+    expect([...new Set(actions)].sort()).toEqual(
+      ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+    );
+    const tableResources = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:'))).flatMap((s) => asArray(s.Resource));
+    expect(tableResources.length).toBeGreaterThan(0);
+    for (const resource of tableResources) {
+      expect(JSON.stringify(resource)).toContain(TABLE_DEFINITION.logicalName);
+      expect(JSON.stringify(resource)).not.toContain(DEAD_LETTER_TABLE_DEFINITION.logicalName);
+    }
   });
 });
 

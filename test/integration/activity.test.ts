@@ -78,7 +78,7 @@ describe('what is recorded', () => {
       ['list_projects', {}, 'ok'],
       ['get_project', { project_id: randomUUID() }, 'NOT_FOUND'],
       ['create_project', { name: 42 }, 'VALIDATION_FAILED'],
-      ['update_project', { project_id: randomUUID(), name: 'x' }, 'NOT_IMPLEMENTED'],
+      ['get_payment', { id: randomUUID() }, 'NOT_IMPLEMENTED'],
       ['no_such_tool', {}, 'NOT_FOUND'],
     ];
     const requestIds: string[] = [];

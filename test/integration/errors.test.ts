@@ -182,7 +182,7 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'retry_webhook_delivery', { id: world.a.deliveryId }), 'CONFLICT'),
   },
   NOT_IMPLEMENTED: {
-    tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'update_project', { project_id: world.a.project.id, name: 'x' }), 'NOT_IMPLEMENTED'),
+    tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'get_payment', { id: randomUUID() }), 'NOT_IMPLEMENTED'),
     notOn: 'REST: every route of the route table is implemented (a route exists only with its operation).',
   },
   INTERNAL_ERROR: {

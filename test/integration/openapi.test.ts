@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
 import { rest } from '../support/guarantees.js';
@@ -24,9 +25,10 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 let document: Record<string, any>;
 let directory: string;
+let runtime: Awaited<ReturnType<typeof createTestRuntime>>;
 
 beforeAll(async () => {
-  const runtime = await createTestRuntime({ clock: testClock() });
+  runtime = await createTestRuntime({ clock: testClock() });
   const reply = await rest(runtime, { method: 'GET', path: '/openapi.json' });
   expect(reply.status).toBe(200);
   document = reply.json;
@@ -62,6 +64,31 @@ describe('the served OpenAPI document', () => {
       }
       expect(operation.responses[String(route.rest.successStatus)], route.id).toBeDefined();
     }
+  });
+
+  it('names its servers and license, documents 431 everywhere and 413/415 on writes, and gives every body an example that validates', async () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(document.info.license).toMatchObject({ name: expect.any(String), url: expect.stringMatching(/^https:/) });
+    expect(JSON.stringify(document)).not.toMatch(/DESIGN|D\d+\b/);
+    const ajv = new Ajv2020({ strict: false });
+    const dereferenced = (await SwaggerParser.dereference(structuredClone(document) as never)) as any;
+    for (const route of ROUTES) {
+      const operation = dereferenced.paths[route.rest.path][route.rest.method.toLowerCase()];
+      expect(operation.responses['431'], route.id).toBeDefined();
+      if (route.rest.method !== 'GET') for (const status of ['413', '415']) expect(operation.responses[status], `${route.id} ${status}`).toBeDefined();
+      const media = [operation.requestBody?.content?.['application/json'], ...Object.values(operation.responses).flatMap((response: any) => Object.values(response.content ?? {}))].filter(Boolean) as { schema: object; example: unknown }[];
+      for (const item of media) {
+        expect(item.example, route.id).toBeDefined();
+        const validate = ajv.compile(item.schema);
+        expect(validate(item.example), `${route.id}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    }
+  });
+
+  it('lists in Allow only the methods of the path itself', async () => {
+    const reply = await rest(runtime, { method: 'DELETE', path: '/v1/webhook-deliveries/replay-dead' });
+    expect(reply.status).toBe(405);
+    expect(reply.headers.allow).toBe('POST');
   });
 });
 

@@ -52,7 +52,7 @@ describe('minting', () => {
     const listed = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '100' } });
     TokenList.parse(listed.json);
     expect(listed.json.data.map((token: { id: string }) => token.id)).toContain(minted.id);
-    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'id', 'name', 'revoked_at', 'scopes']);
+    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'id', 'member_id', 'name', 'revoked_at', 'scopes']);
     expect(listed.text).not.toContain(secret);
     const revoked = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.id}`, token: world.a.token });
     expect(revoked.text).not.toContain(secret);

@@ -13,6 +13,8 @@ import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
+import { createPlan } from '../../shared/domain/plans/repository.js';
+import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { type Principal } from '../../shared/auth/principal.js';
 import { replayDeadDeliveries, retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
@@ -26,6 +28,7 @@ import type { StoredEvent } from '../../shared/events/outbox.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { checkSignature } from '../support/signature.js';
+import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -87,6 +90,8 @@ beforeEach(async () => {
   const fake = fakeTransport();
   const runtime = await createTestRuntime({ clock, transport: fake.transport });
   const { team, principal } = await seedTeam(runtime.store, clock);
+  // The team's own `team.created` is fanned out (to no endpoint yet), so each test starts with an empty outbox.
+  await relayOutbox(runtime, clock.nowMs());
   ctx = { clock, runtime, fake, principal, teamId: team.id };
 });
 
@@ -199,11 +204,11 @@ describe('fan-out', () => {
     await newEndpoint(['plan.created']); // not subscribed to project.created
     const disabled = await newEndpoint(['project.created']);
     await updateWebhookEndpoint(ctx.runtime, ctx.principal, disabled.id, { is_active: false });
-    // An owner without `project:view` (the minimum ability of project.created): the endpoint was
-    // created for the test event and later switched to project.created by a fuller token.
-    const { principal: weakOwner } = await seedTeamMember(['webhook-endpoint:manage']);
-    const weak = await newEndpoint(['webhook_endpoint.test'], weakOwner);
-    await updateWebhookEndpoint(ctx.runtime, ctx.principal, weak.id, { events: ['project.created'] });
+    // An owner who no longer holds `project:view` (the minimum ability of project.created): the token
+    // that created the endpoint was revoked since; fan-out re-reads the owner (D6).
+    const { principal: formerOwner } = await seedTeamMember(['webhook-endpoint:manage', 'project:view']);
+    await newEndpoint(['project.created'], formerOwner);
+    await revokeToken(ctx.runtime.store, ctx.clock, ctx.teamId, formerOwner.tokenId);
 
     const event = await newProjectEvent();
     expect(await fanOutEvent(ctx.runtime, event)).toBe(2);
@@ -795,8 +800,11 @@ describe('payload exposure', () => {
     await newEndpoint(['subscription.created'], withoutView, { url: 'https://blind.example/hooks' });
 
     const now = isoTime(ctx.clock.nowMs());
-    const projectId = randomUUID();
-    const planId = randomUUID();
+    const project = await createProject(ctx.runtime, ctx.principal, { name: 'Exposure club', platform_type: 'discord' });
+    const plan = await createPlan(ctx.runtime, ctx.principal, project.id, CreatePlanRequest.parse({ name: 'Gold', amount: 500, currency: 'EUR', interval: 'month' }));
+    const projectId = project.id;
+    const planId = plan.id;
+    await relayOutbox(ctx.runtime, ctx.clock.nowMs()); // project.created and plan.created: not subscribed
     const subscriberId = randomUUID();
     await unitOfWork(ctx.runtime, ctx.teamId, (tx) => tx.emit({
       type: 'subscription.created',
@@ -807,7 +815,7 @@ describe('payload exposure', () => {
           current_period_start: now, current_period_end: null, trial_ends_at: null, cancel_at_period_end: false, canceled_at: null, created_at: now, updated_at: now,
         },
         subscriber: { id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42', email: 'ada@example.com', phone: '+15550123' },
-        plan: { id: planId, project_id: projectId, name: 'Gold', description: null, amount: 500, currency: 'EUR', interval: 'month', interval_count: 1, trial_days: 0, is_active: true, created_at: now, updated_at: now },
+        plan,
         access_code: null,
       },
     }));

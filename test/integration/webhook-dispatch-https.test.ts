@@ -112,6 +112,7 @@ async function setUp(transportOptions: { timeoutMs?: number } = {}): Promise<Pip
   cleanups.push(() => transport.close());
   const runtime = await createTestRuntime({ clock, transport });
   const { principal } = await seedTeam(runtime.store, clock);
+  await relayOutbox(runtime, clock.nowMs()); // the team's own team.created, to no endpoint yet
   pipeline = { clock, runtime, principal };
   return pipeline;
 }

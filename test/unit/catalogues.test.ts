@@ -171,8 +171,17 @@ describe('webhook events', () => {
         currency: 'USD',
         interval: 'month',
         interval_count: 1,
+        access_days: null,
         trial_days: 0,
-        is_active: true,
+        status: 'active',
+        price_version: 1,
+        price_history: [{ version: 1, amount: 900, currency: 'USD', interval: 'month', interval_count: 1, access_days: null, effective_from: now }],
+        sync_status: 'synced',
+        payment_provider: 'manual',
+        provider_product_id: `manual_prod_${planId}`,
+        provider_price_id: `manual_price_${planId}_v1`,
+        synced_at: now,
+        sync_error: null,
         created_at: now,
         updated_at: now,
       },
@@ -241,6 +250,13 @@ describe('payment providers and platform types', () => {
       PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value),
     );
     expect(z.enum(CREATE_PROJECT_PLATFORM_TYPES).safeParse('telegram').success).toBe(true);
+  });
+
+  it('say which providers a project can connect now (only manual) and which resources each platform links', () => {
+    expect(PAYMENT_PROVIDERS.filter((provider) => provider.connectable).map((provider) => provider.value)).toEqual(['manual']);
+    expect(enumResource('service://enums/payment-provider')!.read().items.find((item) => item.value === 'stripe')).toMatchObject({ connectable: false });
+    for (const platform of PLATFORM_TYPES) expect(platform.resource_kinds.length, platform.value).toBeGreaterThan(0);
+    expect(enumResource('service://enums/platform-type')!.read().items.find((item) => item.value === 'discord')).toMatchObject({ resource_kinds: ['server', 'channel', 'role'] });
   });
 });
 

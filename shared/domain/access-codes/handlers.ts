@@ -1,5 +1,21 @@
-import type { HandlersOf } from '../../operations/handler.js';
-import type { accessCodesModule } from './operations.js';
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { accessCodesModule } from './operations.js';
+import { generateAccessCodes as generate, getAccessCode as read, listAccessCodes as list, revokeAccessCode as revoke } from './repository.js';
+
+const operations = accessCodesModule.operations;
+
+/** `GET /v1/projects/{project_id}/access-codes` / `list_access_codes`. */
+export const listAccessCodes: OperationHandler<typeof operations.listAccessCodes> = async (input, { runtime, principal }) =>
+  list(runtime.store, principal, runtime.clock.nowMs(), input);
+
+/** `POST /v1/projects/{project_id}/access-codes/batches` / `generate_access_codes`. */
+export const generateAccessCodes: OperationHandler<typeof operations.generateAccessCodes> = async (input, { runtime, principal }) => generate(runtime, principal, input);
+
+/** `GET /v1/access-codes/{id}`. */
+export const getAccessCode: OperationHandler<typeof operations.getAccessCode> = async (input, { runtime, principal }) => read(runtime.store, principal, runtime.clock.nowMs(), input.id);
+
+/** `POST /v1/access-codes/{id}/revoke` / `revoke_access_code`. */
+export const revokeAccessCode: OperationHandler<typeof operations.revokeAccessCode> = async (input, { runtime, principal }) => revoke(runtime, principal, input.id);
 
 /** Every handler of the access codes module. */
-export const accessCodesHandlers = {} satisfies HandlersOf<typeof accessCodesModule>;
+export const accessCodesHandlers = { listAccessCodes, generateAccessCodes, getAccessCode, revokeAccessCode } satisfies HandlersOf<typeof accessCodesModule>;

@@ -1,5 +1,32 @@
-import type { HandlersOf } from '../../operations/handler.js';
-import type { plansModule } from './operations.js';
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { plansModule } from './operations.js';
+import { createPlan as create, deletePlan as remove, getPlan as read, listPlans as list, setPlanStatus, syncPlan as sync, updatePlan as update } from './repository.js';
+
+const operations = plansModule.operations;
+
+/** `GET /v1/projects/{project_id}/plans` / `list_plans`. */
+export const listPlans: OperationHandler<typeof operations.listPlans> = async ({ project_id, ...query }, { runtime, principal }) => list(runtime.store, principal, project_id, query);
+
+/** `POST /v1/projects/{project_id}/plans` / `create_plan`. */
+export const createPlan: OperationHandler<typeof operations.createPlan> = async ({ project_id, ...plan }, { runtime, principal }) => create(runtime, principal, project_id, plan);
+
+/** `GET /v1/plans/{id}` / `get_plan`. */
+export const getPlan: OperationHandler<typeof operations.getPlan> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+
+/** `POST /v1/plans/{id}` / `update_plan`. */
+export const updatePlan: OperationHandler<typeof operations.updatePlan> = async ({ id, ...changes }, { runtime, principal }) => update(runtime, principal, id, changes);
+
+/** `DELETE /v1/plans/{id}`. */
+export const deletePlan: OperationHandler<typeof operations.deletePlan> = async (input, { runtime, principal }) => remove(runtime, principal, input.id);
+
+/** `POST /v1/plans/{id}/activate`. */
+export const activatePlan: OperationHandler<typeof operations.activatePlan> = async (input, { runtime, principal }) => setPlanStatus(runtime, principal, input.id, 'active');
+
+/** `POST /v1/plans/{id}/deactivate`. */
+export const deactivatePlan: OperationHandler<typeof operations.deactivatePlan> = async (input, { runtime, principal }) => setPlanStatus(runtime, principal, input.id, 'inactive');
+
+/** `POST /v1/plans/{id}/sync`. */
+export const syncPlan: OperationHandler<typeof operations.syncPlan> = async (input, { runtime, principal }) => sync(runtime, principal, input.id);
 
 /** Every handler of the plans module. */
-export const plansHandlers = {} satisfies HandlersOf<typeof plansModule>;
+export const plansHandlers = { listPlans, createPlan, getPlan, updatePlan, deletePlan, activatePlan, deactivatePlan, syncPlan } satisfies HandlersOf<typeof plansModule>;

@@ -1,6 +1,20 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { projectsModule } from './operations.js';
-import { createProject as create, getProject as read, listProjects as list } from './repository.js';
+import {
+  archiveProject as archive,
+  connectBot,
+  connectPaymentProvider,
+  createProject as create,
+  deleteProject as remove,
+  disconnectBot,
+  disconnectPaymentProvider,
+  getProject as read,
+  linkResource,
+  listProjects as list,
+  unarchiveProject as unarchive,
+  unlinkResource,
+  updateProject as update,
+} from './repository.js';
 
 const operations = projectsModule.operations;
 
@@ -13,5 +27,55 @@ export const listProjects: OperationHandler<typeof operations.listProjects> = as
 /** `GET /v1/projects/{project_id}` / `get_project`. */
 export const getProject: OperationHandler<typeof operations.getProject> = async (input, { runtime, principal }) => read(runtime.store, principal, input.project_id);
 
+/** `POST /v1/projects/{project_id}` / `update_project`. */
+export const updateProject: OperationHandler<typeof operations.updateProject> = async ({ project_id, ...changes }, { runtime, principal }) =>
+  update(runtime, principal, project_id, changes);
+
+/** `POST /v1/projects/{project_id}/archive`. */
+export const archiveProject: OperationHandler<typeof operations.archiveProject> = async (input, { runtime, principal }) => archive(runtime, principal, input.project_id);
+
+/** `POST /v1/projects/{project_id}/unarchive`. */
+export const unarchiveProject: OperationHandler<typeof operations.unarchiveProject> = async (input, { runtime, principal }) => unarchive(runtime, principal, input.project_id);
+
+/** `DELETE /v1/projects/{project_id}`. */
+export const deleteProject: OperationHandler<typeof operations.deleteProject> = async (input, { runtime, principal }) => remove(runtime, principal, input.project_id);
+
+/** `PUT /v1/projects/{project_id}/bot`. */
+export const connectProjectBot: OperationHandler<typeof operations.connectProjectBot> = async ({ project_id, ...bot }, { runtime, principal }) =>
+  connectBot(runtime, principal, project_id, bot);
+
+/** `DELETE /v1/projects/{project_id}/bot`. */
+export const disconnectProjectBot: OperationHandler<typeof operations.disconnectProjectBot> = async (input, { runtime, principal }) => disconnectBot(runtime, principal, input.project_id);
+
+/** `POST /v1/projects/{project_id}/resources`. */
+export const linkProjectResource: OperationHandler<typeof operations.linkProjectResource> = async ({ project_id, ...resource }, { runtime, principal }) =>
+  linkResource(runtime, principal, project_id, resource);
+
+/** `DELETE /v1/projects/{project_id}/resources/{resource_id}`. */
+export const unlinkProjectResource: OperationHandler<typeof operations.unlinkProjectResource> = async (input, { runtime, principal }) =>
+  unlinkResource(runtime, principal, input.project_id, input.resource_id);
+
+/** `PUT /v1/projects/{project_id}/payment-provider`. */
+export const connectProjectPaymentProvider: OperationHandler<typeof operations.connectProjectPaymentProvider> = async (input, { runtime, principal }) =>
+  connectPaymentProvider(runtime, principal, input.project_id, input.provider);
+
+/** `DELETE /v1/projects/{project_id}/payment-provider`. */
+export const disconnectProjectPaymentProvider: OperationHandler<typeof operations.disconnectProjectPaymentProvider> = async (input, { runtime, principal }) =>
+  disconnectPaymentProvider(runtime, principal, input.project_id);
+
 /** Every handler of the projects module. */
-export const projectsHandlers = { createProject, listProjects, getProject } satisfies HandlersOf<typeof projectsModule>;
+export const projectsHandlers = {
+  createProject,
+  listProjects,
+  getProject,
+  updateProject,
+  archiveProject,
+  unarchiveProject,
+  deleteProject,
+  connectProjectBot,
+  disconnectProjectBot,
+  linkProjectResource,
+  unlinkProjectResource,
+  connectProjectPaymentProvider,
+  disconnectProjectPaymentProvider,
+} satisfies HandlersOf<typeof projectsModule>;

@@ -1,23 +1,83 @@
 import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
+import { isConnectablePaymentProvider, CONNECTABLE_PAYMENT_PROVIDERS, type PaymentProvider } from '../../catalogues/payment-providers.js';
+import { resourceKindsOf } from '../../catalogues/platform-types.js';
+import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
-import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import type { Project, ProjectStatus } from './schema.js';
+import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import {
+  MAX_RESOURCES_PER_PROJECT,
+  type ConnectBotRequest,
+  type LinkResourceRequest,
+  type Project,
+  type ProjectBot,
+  type ProjectResource,
+  type ProjectStatus,
+  type UpdateProjectRequest,
+} from './schema.js';
 
-function toProject(item: Item): Project {
+/**
+ * Persistence and use cases of projects (DESIGN D6, D14, D16, D22). A project is one item in its team's
+ * partition (`TEAM#<team>`, `PROJECT#<uuid>`) holding the public fields, its bot, its payment-provider
+ * connection and its linked resources (at most {@link MAX_RESOURCES_PER_PROJECT}), plus:
+ *
+ * - `revision` (number): every change of the public fields is a conditional update on the revision it
+ *   read (optimistic concurrency), so the event it emits in the same transaction carries exactly the
+ *   state it wrote;
+ * - `plan_ids` (string set, absent when empty): the project's plans, maintained atomically by the plans
+ *   use cases (`ADD`/`DELETE`), so deleting the project deletes exactly its plans;
+ * - `live_subscription_count` (number, absent = 0): live subscriptions of the project, maintained by the
+ *   subscriptions use cases (`ADD`); delete and provider disconnection are conditional on it being 0.
+ */
+
+/** The stored project item: the public fields plus the bookkeeping described above. */
+export type StoredProject = Item & {
+  revision?: number;
+  plan_ids?: Set<string>;
+  live_subscription_count?: number;
+};
+
+/** Attempts of an optimistic change before it gives up with CONFLICT. */
+export const MAX_ATTEMPTS = 5;
+
+/** Waits a random 0–25 ms times `attempt` (jittered back-off between the attempts of an optimistic change). */
+export async function backoff(attempt: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * attempt));
+}
+
+const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+
+/** The public project of a stored item (items written before bots, providers and resources existed read as having none). */
+export function toProject(item: Item): Project {
   return {
     id: item.id as string,
     name: item.name as string,
     platform_type: item.platform_type as Project['platform_type'],
-    description: (item.description as string | null) ?? null,
+    description: (item.description as string | null | undefined) ?? null,
     status: item.status as ProjectStatus,
+    bot: (item.bot as ProjectBot | null | undefined) ?? null,
+    payment_provider: (item.payment_provider as Project['payment_provider'] | undefined) ?? null,
+    resources: (item.resources as ProjectResource[] | undefined) ?? [],
+    archived_at: (item.archived_at as string | null | undefined) ?? null,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
   };
+}
+
+/** Live subscriptions counted on a project or plan item (absent = 0). */
+export function liveSubscriptionsOf(item: Item): number {
+  return Number(item.live_subscription_count ?? 0);
+}
+
+/** The plan ids recorded on a project item. */
+export function planIdsOf(item: Item): string[] {
+  const value = item.plan_ids;
+  if (value instanceof Set) return [...(value as Set<string>)];
+  return Array.isArray(value) ? (value as string[]) : [];
 }
 
 /**
@@ -38,22 +98,34 @@ export async function createProject(
     platform_type: input.platform_type,
     description: input.description ?? null,
     status: 'active',
+    bot: null,
+    payment_provider: null,
+    resources: [],
+    archived_at: null,
     created_at: now,
     updated_at: now,
   };
   return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project }, { condition: 'attribute_not_exists(pk)' });
+    tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project, revision: 1 }, { condition: 'attribute_not_exists(pk)' });
     tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
     return project;
   });
 }
 
-/** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */
-export async function getProject(store: Store, principal: Principal, projectId: string): Promise<Project> {
+/**
+ * The stored project item of the principal's team (strongly consistent), after the project-scope check.
+ * Errors: NOT_FOUND when absent, foreign, or outside the token's project scope.
+ */
+export async function loadProject(store: Store, principal: Principal, projectId: string): Promise<StoredProject> {
   requireProjectAccess(principal, projectId);
   const item = await store.get(keys.project(principal.teamId, projectId));
-  if (!item) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return toProject(item);
+  if (!item) throw notFound(projectId);
+  return item as StoredProject;
+}
+
+/** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */
+export async function getProject(store: Store, principal: Principal, projectId: string): Promise<Project> {
+  return toProject(await loadProject(store, principal, projectId));
 }
 
 /** True when every id names a project of `teamId` (one BatchGetItem); else throws NOT_FOUND naming the missing ones. */
@@ -102,4 +174,295 @@ async function listScopedProjects(store: Store, teamId: string, projectIds: read
   const last = pageKeys.at(-1);
   const data = items.map(toProject).filter((project) => !query.status || project.status === query.status);
   return { data, next_cursor: remaining.length > pageKeys.length && last ? encodeCursor(last) : null };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Changes (optimistic, one transaction each, events included)
+// ---------------------------------------------------------------------------------------------------
+
+/** An event a change emits; `data` is built from the project as written. */
+interface ChangeEvent {
+  type: WebhookEventName;
+  data: (next: Project) => Record<string, unknown>;
+}
+
+/** What a change decided from the project it read: the fields to set (none: no write), its events, its answer. */
+interface Change<T> {
+  set?: Partial<Omit<Project, 'id' | 'platform_type' | 'created_at' | 'updated_at'>>;
+  events?: ChangeEvent[];
+  /** An extra condition on the project item (DynamoDB ConditionExpression with its values). */
+  condition?: { expression: string; values: Record<string, unknown> };
+  result: (next: Project) => T;
+}
+
+/**
+ * True when a write lost a race: a condition on what was read no longer held, or DynamoDB cancelled the
+ * transaction because another one was changing the same item (`TransactionConflict`). The caller reads
+ * again and retries.
+ */
+export function isLostRace(error: unknown): boolean {
+  return error instanceof ConditionFailedError || (error instanceof TransactionCanceledError && error.reasons.includes('TransactionConflict'));
+}
+
+/** The condition "no live subscriptions" on a project or plan item. */
+export const NO_LIVE_SUBSCRIPTIONS = { expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)', values: { ':zero_live': 0 } };
+
+/** The optimistic-concurrency condition on a stored item's `revision` (items from before revisions have none). */
+export function revisionCondition(item: Item): { expression: string; values: Record<string, unknown> } {
+  return item.revision === undefined
+    ? { expression: 'attribute_not_exists(revision)', values: {} }
+    : { expression: 'revision = :read_revision', values: { ':read_revision': item.revision } };
+}
+
+/**
+ * Reads the project, lets `decide` choose the change (it throws CONFLICT and friends for a state that
+ * does not allow it), then writes the change with its events in one transaction, conditional on the
+ * revision read (and `decide`'s own condition). A lost race re-reads and decides again, at most
+ * {@link MAX_ATTEMPTS} times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
+ */
+async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: StoredProject, nowIso: string) => Change<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const item = await loadProject(runtime.store, principal, projectId);
+    const current = toProject(item);
+    const nowIso = isoTime(runtime.clock.nowMs());
+    const change = decide(current, item, nowIso);
+    if (!change.set) return change.result(current);
+    const next: Project = { ...current, ...change.set, updated_at: nowIso };
+    try {
+      return await unitOfWork(runtime, principal.teamId, (tx) => {
+        writeProjectChange(tx, principal.teamId, item, next, change.condition);
+        for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
+        return change.result(next);
+      });
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Project ${projectId} kept changing while this request ran; read it again and retry.`);
+      await backoff(attempt);
+    }
+  }
+}
+
+/** Adds to `tx` the update of a project's public fields to `next` (revision + 1), conditional on the revision read. */
+function writeProjectChange(tx: Transaction, teamId: string, read: Item, next: Project, extra?: { expression: string; values: Record<string, unknown> }): void {
+  const revision = revisionCondition(read);
+  const fields = ['name', 'description', 'status', 'bot', 'payment_provider', 'resources', 'archived_at', 'updated_at'] as const;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ...revision.values, ...(extra?.values ?? {}), ':revision': Number(read.revision ?? 0) + 1 };
+  const sets = fields.map((field) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = next[field];
+    return `#${field} = :${field}`;
+  });
+  tx.update(keys.project(teamId, next.id), {
+    expression: `SET ${sets.join(', ')}, revision = :revision`,
+    condition: ['attribute_exists(pk)', revision.expression, extra?.expression].filter(Boolean).join(' AND '),
+    names,
+    values,
+  });
+}
+
+const archivedConflict = (project: Project, what: string) =>
+  new ProblemError('CONFLICT', `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`);
+
+/**
+ * Changes a project's name and/or description (`description: null` clears it) and emits
+ * `project.updated`; a request that changes nothing writes nothing and emits nothing. Archived projects
+ * can be renamed. Errors: NOT_FOUND, CONFLICT (lost races).
+ */
+export async function updateProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: UpdateProjectRequest): Promise<Project> {
+  return changeProject(runtime, principal, projectId, (project) => {
+    const set: Change<Project>['set'] = {};
+    if (input.name !== undefined && input.name !== project.name) set.name = input.name;
+    if (input.description !== undefined && input.description !== project.description) set.description = input.description;
+    if (Object.keys(set).length === 0) return { result: (next) => next };
+    return { set, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
+  });
+}
+
+/** Archives an active project (`archived_at` set) and emits `project.archived`. Errors: NOT_FOUND, CONFLICT (already archived). */
+export async function archiveProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+  return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
+    if (project.status === 'archived') throw new ProblemError('CONFLICT', `Project ${projectId} is already archived (since ${project.archived_at ?? 'earlier'}); only an active project can be archived.`);
+    return { set: { status: 'archived', archived_at: nowIso }, events: [{ type: 'project.archived', data: (next) => ({ project: next }) }], result: (next) => next };
+  });
+}
+
+/** Restores an archived project and emits `project.unarchived`. Errors: NOT_FOUND, CONFLICT (not archived). */
+export async function unarchiveProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+  return changeProject(runtime, principal, projectId, (project) => {
+    if (project.status !== 'archived') throw new ProblemError('CONFLICT', `Project ${projectId} is ${project.status}, not archived; only an archived project can be unarchived.`);
+    return { set: { status: 'active', archived_at: null }, events: [{ type: 'project.unarchived', data: (next) => ({ project: next }) }], result: (next) => next };
+  });
+}
+
+/**
+ * Connects the project's community bot, or records the current username and permissions of the bot
+ * already connected (DESIGN D22; no bot token is taken or stored). Permissions are de-duplicated and
+ * sorted. Events: `project.bot_connected` for a new bot; for the same `platform_bot_id`,
+ * `project.bot_permissions_changed` when its permissions changed, else `project.updated` when only its
+ * username changed, else nothing; another `platform_bot_id` replaces the bot
+ * (`project.bot_disconnected` for the old one, then `project.bot_connected`).
+ * Errors: NOT_FOUND; CONFLICT for an archived project or a `web` project (which has no bot).
+ */
+export async function connectBot(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
+  const permissions = [...new Set(input.permissions)].sort();
+  const username = input.username ?? null;
+  return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
+    if (project.status === 'archived') throw archivedConflict(project, 'connecting or changing a bot');
+    if (project.platform_type === 'web') throw new ProblemError('CONFLICT', `Project ${projectId} runs on web, which has no community bot; web projects check access through the API.`);
+    const current = project.bot;
+    if (current && current.platform_bot_id === input.platform_bot_id) {
+      const permissionsChanged = current.permissions.join('\n') !== permissions.join('\n');
+      const usernameChanged = current.username !== username;
+      if (!permissionsChanged && !usernameChanged) return { result: (next) => next };
+      const bot: ProjectBot = { ...current, username, permissions };
+      return {
+        set: { bot },
+        events: [permissionsChanged ? { type: 'project.bot_permissions_changed', data: (next) => ({ project: next, bot }) } : { type: 'project.updated', data: (next) => ({ project: next }) }],
+        result: (next) => next,
+      };
+    }
+    const bot: ProjectBot = { platform_type: project.platform_type, platform_bot_id: input.platform_bot_id, username, permissions, connected_at: nowIso };
+    const events: ChangeEvent[] = current ? [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot: current }) }] : [];
+    events.push({ type: 'project.bot_connected', data: (next) => ({ project: next, bot }) });
+    return { set: { bot }, events, result: (next) => next };
+  });
+}
+
+/** Disconnects the project's bot and emits `project.bot_disconnected` (with the bot as it was). Errors: NOT_FOUND, CONFLICT (no bot). */
+export async function disconnectBot(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+  return changeProject(runtime, principal, projectId, (project) => {
+    const bot = project.bot;
+    if (!bot) throw new ProblemError('CONFLICT', `Project ${projectId} has no bot connected; connect one with PUT /v1/projects/${projectId}/bot.`);
+    return { set: { bot: null }, events: [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }], result: (next) => next };
+  });
+}
+
+/**
+ * Links a platform resource to the project and emits `project.resource_linked`; returns the link.
+ * Errors: NOT_FOUND; VALIDATION_FAILED (`kind` not one the project's platform has); CONFLICT (archived
+ * project, the same kind and platform id already linked, or {@link MAX_RESOURCES_PER_PROJECT} links).
+ */
+export async function linkResource(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: LinkResourceRequest): Promise<ProjectResource> {
+  const resourceId = newUuid();
+  return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
+    if (project.status === 'archived') throw archivedConflict(project, 'linking a resource');
+    const kinds = resourceKindsOf(project.platform_type);
+    if (!kinds.includes(input.kind)) {
+      throw new ProblemError('VALIDATION_FAILED', `A ${project.platform_type} project links resources of kind ${kinds.join(', ')}.`, {
+        errors: [{ path: 'kind', message: `must be one of ${kinds.join(', ')} for a ${project.platform_type} project (service://enums/platform-type, resource_kinds)` }],
+      });
+    }
+    const existing = project.resources.find((resource) => resource.kind === input.kind && resource.platform_resource_id === input.platform_resource_id);
+    if (existing) throw new ProblemError('CONFLICT', `This ${input.kind} is already linked to project ${projectId} as resource ${existing.id}.`);
+    if (project.resources.length >= MAX_RESOURCES_PER_PROJECT) {
+      throw new ProblemError('CONFLICT', `Project ${projectId} already links ${MAX_RESOURCES_PER_PROJECT} resources, the most it can; unlink one first.`);
+    }
+    const resource: ProjectResource = { id: resourceId, project_id: projectId, kind: input.kind, platform_resource_id: input.platform_resource_id, name: input.name ?? null, linked_at: nowIso };
+    return {
+      set: { resources: [...project.resources, resource] },
+      events: [{ type: 'project.resource_linked', data: (next) => ({ project: next, resource }) }],
+      result: () => resource,
+    };
+  });
+}
+
+/** Unlinks one linked resource and emits `project.resource_unlinked`. Errors: NOT_FOUND (project, or no such link in it). */
+export async function unlinkResource(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, resourceId: string): Promise<{ id: string; deleted: true }> {
+  return changeProject(runtime, principal, projectId, (project) => {
+    const resource = project.resources.find((candidate) => candidate.id === resourceId);
+    if (!resource) throw new ProblemError('NOT_FOUND', `No resource ${resourceId} is linked to project ${projectId}.`);
+    return {
+      set: { resources: project.resources.filter((candidate) => candidate.id !== resourceId) },
+      events: [{ type: 'project.resource_unlinked', data: (next) => ({ project: next, resource }) }],
+      result: () => ({ id: resourceId, deleted: true as const }),
+    };
+  });
+}
+
+/**
+ * Connects a payment provider to the project (DESIGN D16) and emits `project.payment_provider_connected`;
+ * connecting the provider already connected changes nothing. Plans created or re-priced afterwards sync
+ * to it at once; existing plans sync with `POST /v1/plans/{id}/sync`.
+ * Errors: NOT_FOUND; VALIDATION_FAILED (a provider that is not `connectable`, naming the connectable
+ * ones); CONFLICT (archived project, or another provider connected).
+ */
+export async function connectPaymentProvider(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, provider: PaymentProvider): Promise<Project> {
+  if (!isConnectablePaymentProvider(provider)) {
+    throw new ProblemError('VALIDATION_FAILED', `${provider} cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`, {
+      errors: [{ path: 'provider', message: `connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}` }],
+    });
+  }
+  return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
+    if (project.status === 'archived') throw archivedConflict(project, 'connecting a payment provider');
+    const current = project.payment_provider;
+    if (current?.provider === provider) return { result: (next) => next };
+    if (current) {
+      throw new ProblemError('CONFLICT', `Project ${projectId} already has ${current.provider} connected; disconnect it first (DELETE /v1/projects/${projectId}/payment-provider).`);
+    }
+    return {
+      set: { payment_provider: { provider, connected_at: nowIso } },
+      events: [{ type: 'project.payment_provider_connected', data: (next) => ({ project: next, payment_provider: provider }) }],
+      result: (next) => next,
+    };
+  });
+}
+
+/**
+ * Disconnects the project's payment provider and emits `project.payment_provider_disconnected`.
+ * Errors: NOT_FOUND; CONFLICT (none connected, or live subscriptions still billed through it — checked
+ * in the transaction).
+ */
+export async function disconnectPaymentProvider(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+  return changeProject(runtime, principal, projectId, (project, item) => {
+    const current = project.payment_provider;
+    if (!current) throw new ProblemError('CONFLICT', `Project ${projectId} has no payment provider connected.`);
+    const live = liveSubscriptionsOf(item);
+    if (live > 0) throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s) billed through ${current.provider}; they must end before it can be disconnected.`);
+    return {
+      set: { payment_provider: null },
+      condition: NO_LIVE_SUBSCRIPTIONS,
+      events: [{ type: 'project.payment_provider_disconnected', data: (next) => ({ project: next, payment_provider: current.provider }) }],
+      result: (next) => next,
+    };
+  });
+}
+
+/**
+ * Deletes a project that has no live subscriptions, with its plans and its links, and emits
+ * `project.deleted` (the project as it was), all in one transaction conditional on the revision, the
+ * live-subscription counter and the plan set read, so a plan or subscription added meanwhile makes the
+ * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
+ */
+export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<{ id: string; deleted: true }> {
+  for (let attempt = 1; ; attempt++) {
+    const item = await loadProject(runtime.store, principal, projectId);
+    const live = liveSubscriptionsOf(item);
+    if (live > 0) throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`);
+    const project = toProject(item);
+    const planIds = planIdsOf(item);
+    const revision = revisionCondition(item);
+    const planValues: Record<string, unknown> = {};
+    const planConditions = planIds.map((planId, index) => {
+      planValues[`:plan${index}`] = planId;
+      return `contains(plan_ids, :plan${index})`;
+    });
+    const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
+    if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
+    try {
+      return await unitOfWork(runtime, principal.teamId, (tx) => {
+        tx.delete(keys.project(principal.teamId, projectId), {
+          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
+          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
+        });
+        for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
+        tx.emit({ type: 'project.deleted', projectId, data: { project } });
+        return { id: projectId, deleted: true as const };
+      });
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`);
+      await backoff(attempt);
+    }
+  }
 }

@@ -1,11 +1,61 @@
 import * as z from 'zod';
-import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
+import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES, isConnectablePaymentProvider } from '../../catalogues/payment-providers.js';
+import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_RESOURCE_KINDS, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+
+/**
+ * The project's shapes (DESIGN D12, D16, D22): what reads return and events carry (`Project`, with its
+ * bot, payment-provider connection and linked resources, never a credential) and the requests. The
+ * REST bodies and the tool arguments are the same schemas (DESIGN D13); the webhook catalogue imports
+ * `Project` and `ProjectResource` from here, so the payload shape is this one definition.
+ */
 
 /** Project statuses (a closed list, written once). */
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
 /** A project status. */
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+/** Most resources one project can link (they live in the project item; also bounds the delete transaction). */
+export const MAX_RESOURCES_PER_PROJECT = 50;
+/** Most platform permissions a bot's connection records. */
+export const MAX_BOT_PERMISSIONS = 100;
+
+/** The project's community bot: public identifiers and the permissions it holds, never its platform token. */
+export const ProjectBot = z
+  .object({
+    platform_type: z.enum(PLATFORM_TYPE_VALUES).describe('The platform the bot lives on (the project\u2019s platform).'),
+    platform_bot_id: z.string().describe('The bot\u2019s account id on the platform.'),
+    username: z.string().nullable().describe('The bot\u2019s username on the platform, if it has one.'),
+    permissions: z.array(z.string()).describe('Platform permissions the bot currently holds, sorted.'),
+    connected_at: Timestamp.nullable().describe('When this bot was connected.'),
+  })
+  .meta({ id: 'ProjectBot' });
+/** A project's bot (see {@link ProjectBot}). */
+export type ProjectBot = z.infer<typeof ProjectBot>;
+
+/** The project's payment-provider connection state (DESIGN D16): which provider, since when; never its credentials. */
+export const ProjectPaymentProvider = z
+  .object({
+    provider: z.enum(PAYMENT_PROVIDER_VALUES).describe('The connected provider (see service://enums/payment-provider).'),
+    connected_at: Timestamp.describe('When it was connected.'),
+  })
+  .meta({ id: 'ProjectPaymentProvider' });
+/** A project's payment-provider connection (see {@link ProjectPaymentProvider}). */
+export type ProjectPaymentProvider = z.infer<typeof ProjectPaymentProvider>;
+
+/** A platform resource (channel, group, server, role…) linked to a project. */
+export const ProjectResource = z
+  .object({
+    id: Uuid.describe('The link\u2019s id (stable for a given project, kind and platform resource id).'),
+    project_id: Uuid,
+    kind: z.enum(PLATFORM_RESOURCE_KINDS).describe('What the resource is on the platform.'),
+    platform_resource_id: z.string().describe('The resource id on the platform.'),
+    name: z.string().nullable().describe('A display name, if given.'),
+    linked_at: Timestamp,
+  })
+  .meta({ id: 'ProjectResource' });
+/** A linked resource (see {@link ProjectResource}). */
+export type ProjectResource = z.infer<typeof ProjectResource>;
 
 /** A creator's project (one community on one platform), as the API returns it and events carry it. */
 export const Project = z
@@ -14,7 +64,11 @@ export const Project = z
     name: z.string(),
     platform_type: z.enum(PLATFORM_TYPE_VALUES),
     description: z.string().nullable(),
-    status: z.enum(PROJECT_STATUSES),
+    status: z.enum(PROJECT_STATUSES).describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.'),
+    bot: ProjectBot.nullable().describe('The connected community bot, or null.'),
+    payment_provider: ProjectPaymentProvider.nullable().describe('The connected payment provider, or null.'),
+    resources: z.array(ProjectResource).describe('Linked platform resources, in link order.'),
+    archived_at: Timestamp.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -28,17 +82,84 @@ export const ProjectList = listOf(Project, 'ProjectList');
 /** `{project_id}` path parameters. */
 export const ProjectIdParams = z.object({ project_id: Uuid.describe('The project id.') }).strict();
 
+/** `{project_id}` and `{resource_id}` path parameters of a linked resource. */
+export const ProjectResourceParams = z
+  .object({
+    project_id: Uuid.describe('The project id.'),
+    resource_id: Uuid.describe('The linked resource\u2019s id (`id` of an entry of the project\u2019s `resources`).'),
+  })
+  .strict();
+
+const ProjectName = z.string().trim().min(1).max(100);
+const ProjectDescription = z.string().max(1000);
+
 /** Body of `POST /v1/projects` (and the `create_project` tool's arguments). */
 export const CreateProjectRequest = z
   .object({
-    name: z.string().trim().min(1).max(100).describe('Project name, 1 to 100 characters.'),
+    name: ProjectName.describe('Project name, 1 to 100 characters.'),
     platform_type: z.enum(CREATE_PROJECT_PLATFORM_TYPES).describe('The community platform (see service://enums/platform-type, create_project_accepts).'),
-    description: z.string().max(1000).optional().describe('Optional description, up to 1000 characters.'),
+    description: ProjectDescription.optional().describe('Optional description, up to 1000 characters.'),
   })
   .strict()
   .meta({ id: 'CreateProjectRequest' });
+
+/** Body of `POST /v1/projects/{project_id}` (and the `update_project` tool's arguments besides `project_id`). */
+export const UpdateProjectRequest = z
+  .object({
+    name: ProjectName.optional().describe('New name, 1 to 100 characters.'),
+    description: ProjectDescription.nullable().optional().describe('New description, up to 1000 characters; null clears it.'),
+  })
+  .strict()
+  .meta({ id: 'UpdateProjectRequest' });
+/** A validated project update (see {@link UpdateProjectRequest}). */
+export type UpdateProjectRequest = z.infer<typeof UpdateProjectRequest>;
 
 /** Query of `GET /v1/projects` (and the `list_projects` tool's arguments). */
 export const ListProjectsQuery = ListQuery.extend({
   status: z.enum(PROJECT_STATUSES).optional().describe('Only projects with this status.'),
 }).strict();
+
+/**
+ * Body of `PUT /v1/projects/{project_id}/bot`: connects the bot, or (same `platform_bot_id`) records
+ * its current username and permissions.
+ */
+export const ConnectBotRequest = z
+  .object({
+    platform_bot_id: z.string().trim().min(1).max(128).describe('The bot\u2019s account id on the project\u2019s platform.'),
+    username: z.string().trim().min(1).max(128).nullable().optional().describe('The bot\u2019s username on the platform; null or omitted when it has none.'),
+    permissions: z
+      .array(z.string().trim().min(1).max(100))
+      .max(MAX_BOT_PERMISSIONS)
+      .describe(`Platform permissions the bot holds (e.g. can_invite_users, manage_roles); up to ${MAX_BOT_PERMISSIONS}, duplicates ignored.`),
+  })
+  .strict()
+  .meta({ id: 'ConnectBotRequest' });
+/** A validated bot connection (see {@link ConnectBotRequest}). */
+export type ConnectBotRequest = z.infer<typeof ConnectBotRequest>;
+
+/** Body of `POST /v1/projects/{project_id}/resources`. */
+export const LinkResourceRequest = z
+  .object({
+    kind: z.enum(PLATFORM_RESOURCE_KINDS).describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).'),
+    platform_resource_id: z.string().trim().min(1).max(256).describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).'),
+    name: z.string().trim().min(1).max(100).optional().describe('Optional display name, 1 to 100 characters.'),
+  })
+  .strict()
+  .meta({ id: 'LinkResourceRequest' });
+/** A validated resource link (see {@link LinkResourceRequest}). */
+export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
+
+/** Body of `PUT /v1/projects/{project_id}/payment-provider` (DESIGN D16). */
+export const ConnectPaymentProviderRequest = z
+  .object({
+    provider: z
+      .enum(PAYMENT_PROVIDER_VALUES)
+      .refine(isConnectablePaymentProvider, {
+        message: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`,
+      })
+      .describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`),
+  })
+  .strict()
+  .meta({ id: 'ConnectPaymentProviderRequest' });
+/** A validated provider connection (see {@link ConnectPaymentProviderRequest}). */
+export type ConnectPaymentProviderRequest = z.infer<typeof ConnectPaymentProviderRequest>;

@@ -1,5 +1,47 @@
-import type { HandlersOf } from '../../operations/handler.js';
-import type { teamMembersModule } from './operations.js';
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { retryLostRaces } from '../roles/policy.js';
+import { revokeMemberTokens } from '../tokens/repository.js';
+import { teamMembersModule } from './operations.js';
+import {
+  acceptTeamInvitation as accept,
+  getTeamMember as read,
+  inviteTeamMember as invite,
+  listTeamMembers as list,
+  removeTeamMember as remove,
+  updateTeamMember as update,
+} from './repository.js';
+
+const operations = teamMembersModule.operations;
+
+/** `GET /v1/team-members` / `list_team_members`. */
+export const listTeamMembers: OperationHandler<typeof operations.listTeamMembers> = async (input, { runtime, principal }) => list(runtime.store, principal, input);
+
+/** `GET /v1/team-members/{id}`. */
+export const getTeamMember: OperationHandler<typeof operations.getTeamMember> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+
+/**
+ * `POST /v1/team-members/invitations`: the answer carries the invitation token and link, once. Each write
+ * use case of this module runs again when it lost a race (`retryLostRaces`).
+ */
+export const inviteTeamMember: OperationHandler<typeof operations.inviteTeamMember> = async (input, { runtime, principal }) => retryLostRaces(() => invite(runtime, principal, input));
+
+/**
+ * `POST /v1/team-invitations/accept`: public (no bearer token; the REST pipeline counts each call in the
+ * per-IP `rest-anonymous` bucket). The invitation token is the only credential.
+ */
+export const acceptTeamInvitation: OperationHandler<typeof operations.acceptTeamInvitation> = async (input, { runtime }) => retryLostRaces(() => accept(runtime, input.token));
+
+/** `POST /v1/team-members/{id}`. */
+export const updateTeamMember: OperationHandler<typeof operations.updateTeamMember> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
+
+/** `DELETE /v1/team-members/{id}`: removes the member, then revokes the tokens minted on their behalf. */
+export const removeTeamMember: OperationHandler<typeof operations.removeTeamMember> = async (input, { runtime, principal }) => {
+  const member = await retryLostRaces(() => remove(runtime, principal, input.id));
+  await revokeMemberTokens(runtime.store, runtime.clock, principal.teamId, member.id);
+  return member;
+};
 
 /** Every handler of the team members module. */
-export const teamMembersHandlers = {} satisfies HandlersOf<typeof teamMembersModule>;
+export const teamMembersHandlers = { listTeamMembers, getTeamMember, inviteTeamMember, acceptTeamInvitation, updateTeamMember, removeTeamMember } satisfies HandlersOf<
+  typeof teamMembersModule
+>;

@@ -1,37 +1,127 @@
+import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError, fieldErrors } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
+import type { Item, Store } from '../../store/store.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { TeamName, type Team } from './schema.js';
 
 /**
- * Creates a team with a new UUID (or `id` when given, for the demo seed). Throws VALIDATION_FAILED for a
- * name that is empty or longer than 100 characters, CONFLICT when a team with `id` exists.
+ * Persistence and use cases of teams (DESIGN D14, D19): one item per team (`TEAM#<team>`, `TEAM`).
+ * `deleted_at` is absent until the team is deleted (soft delete), so conditions can test it.
  */
-export async function createTeam(store: Store, clock: Clock, input: { name: string; id?: string }): Promise<Team> {
+
+function toTeam(item: Item): Team {
+  return {
+    id: item.id as string,
+    name: item.name as string,
+    created_at: item.created_at as string,
+    updated_at: (item.updated_at as string | undefined) ?? (item.created_at as string),
+    deleted_at: (item.deleted_at as string | undefined) ?? null,
+  };
+}
+
+/**
+ * Creates a team with a new UUID (or `id` when given, for the demo seed) and emits `team.created` in the
+ * same transaction (DESIGN D6, D19). `onEventsCommitted` wakes the local outbox relay when the caller has
+ * one (the CLI and tests have none: the sweeper or the stream finds the event). Throws VALIDATION_FAILED
+ * for a name that is empty or longer than 100 characters, CONFLICT when a team with `id` exists.
+ */
+export async function createTeam(store: Store, clock: Clock, input: { name: string; id?: string }, options: { onEventsCommitted?: () => void } = {}): Promise<Team> {
   const name = TeamName.safeParse(input.name);
   if (!name.success) throw new ProblemError('VALIDATION_FAILED', 'The team name must have 1–100 characters.', { errors: fieldErrors('name', name.error.issues) });
-  const team: Team = { id: input.id ?? newUuid(), name: name.data, created_at: isoTime(clock.nowMs()) };
-  try {
-    await store.put({ Item: { ...keys.team(team.id), entity: entity.team, ...team }, ConditionExpression: 'attribute_not_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', `A team ${team.id} exists already.`);
-    throw error;
+  const now = isoTime(clock.nowMs());
+  const team: Team = { id: input.id ?? newUuid(), name: name.data, created_at: now, updated_at: now, deleted_at: null };
+  const runtime: UnitOfWorkRuntime = { store, clock, eventsCommitted: options.onEventsCommitted ?? (() => undefined) };
+  return unitOfWork(runtime, team.id, (tx) => {
+    const { deleted_at: _deletedAt, ...stored } = team;
+    tx.put(
+      { ...keys.team(team.id), entity: entity.team, ...stored },
+      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => new ProblemError('CONFLICT', `A team ${team.id} exists already.`) },
+    );
+    tx.emit({ type: 'team.created', projectId: null, data: { team } });
+    return team;
+  });
+}
+
+/** Reads a team (strongly consistent), deleted or not; null when it does not exist. */
+export async function findTeam(store: Store, teamId: string): Promise<Team | null> {
+  const item = await store.get(keys.team(teamId));
+  return item ? toTeam(item) : null;
+}
+
+/** Reads a team, deleted or not; throws NOT_FOUND when it does not exist. */
+export async function getTeam(store: Store, teamId: string): Promise<Team> {
+  const team = await findTeam(store, teamId);
+  if (!team) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);
+  return team;
+}
+
+/**
+ * The principal's team as `GET /v1/teams/current` answers it: always read from the team item (one
+ * GetItem), never from the token's snapshot, so a rename shows at once. A token of a deleted team whose
+ * revocation has not reached it yet gets AUTHENTICATION_REQUIRED, like a revoked one.
+ */
+export async function currentTeam(store: Store, principal: Principal): Promise<Team> {
+  const team = await findTeam(store, principal.teamId);
+  if (!team || team.deleted_at) {
+    throw new ProblemError('AUTHENTICATION_REQUIRED', 'The token’s team was deleted.', { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
   }
   return team;
 }
 
-/** Reads a team; null when it does not exist. */
-export async function findTeam(store: Store, teamId: string): Promise<Team | null> {
-  const item = await store.get(keys.team(teamId));
-  return item ? { id: item.id as string, name: item.name as string, created_at: item.created_at as string } : null;
+/**
+ * Renames the principal's team (`POST /v1/teams/current`, DESIGN D19). No event: the catalogue has no
+ * `team.updated`. Tokens keep their minting-time snapshot; nothing reads its name any more (the smoke
+ * test reads the team item, {@link currentTeam}). Errors: AUTHENTICATION_REQUIRED when the team was deleted.
+ */
+export async function renameTeam(runtime: UnitOfWorkRuntime, principal: Principal, name: string): Promise<Team> {
+  const current = await currentTeam(runtime.store, principal);
+  if (current.name === name) return current;
+  const updated: Team = { ...current, name, updated_at: isoTime(runtime.clock.nowMs()) };
+  return unitOfWork(runtime, principal.teamId, (tx) => {
+    tx.update(keys.team(principal.teamId), {
+      expression: 'SET #name = :name, updated_at = :now',
+      condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
+      names: { '#name': 'name' },
+      values: { ':name': name, ':now': updated.updated_at },
+      onConditionFailed: () => new ProblemError('CONFLICT', 'The team was deleted meanwhile.'),
+    });
+    return updated;
+  });
 }
 
-/** Reads a team; throws NOT_FOUND when it does not exist. */
-export async function getTeam(store: Store, teamId: string): Promise<Team> {
-  const team = await findTeam(store, teamId);
-  if (!team) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);
+/**
+ * Deletes the principal's team (`DELETE /v1/teams/current`, DESIGN D19), softly: sets `deleted_at` and
+ * emits `team.deleted` in one transaction. The caller then marks the team's tokens (the handler does,
+ * with `closeTeamTokens`), so authentication refuses them from their next call (D2), while the outbox
+ * still delivers the team's final events to its endpoints (the mark is not a revocation, so the
+ * endpoints' owners keep their abilities for the fan-out). `confirmTeamId` must repeat the team's own id (VALIDATION_FAILED otherwise). An
+ * already deleted team is answered as it is, without a second event, so a retry after a crash between
+ * the transaction and the revocation completes the revocation.
+ */
+export async function deleteTeam(runtime: UnitOfWorkRuntime, principal: Principal, confirmTeamId: string): Promise<Team> {
+  if (confirmTeamId.toLowerCase() !== principal.teamId.toLowerCase()) {
+    throw new ProblemError('VALIDATION_FAILED', 'confirm_team_id must be the id of the token’s own team.', {
+      errors: [{ path: 'query.confirm_team_id', message: 'Repeat the id that GET /v1/teams/current answers.' }],
+    });
+  }
+  let team = await getTeam(runtime.store, principal.teamId);
+  if (!team.deleted_at) {
+    const nowIso = isoTime(runtime.clock.nowMs());
+    const deleted: Team = { ...team, updated_at: nowIso, deleted_at: nowIso };
+    team = await unitOfWork(runtime, principal.teamId, (tx) => {
+      tx.update(keys.team(principal.teamId), {
+        expression: 'SET deleted_at = :now, updated_at = :now',
+        condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
+        values: { ':now': nowIso },
+        onConditionFailed: () => new ProblemError('CONFLICT', 'The team was deleted by another request meanwhile.'),
+      });
+      tx.emit({ type: 'team.deleted', projectId: null, data: { team: deleted } });
+      return deleted;
+    });
+  }
   return team;
 }

@@ -1,22 +1,36 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { retryLostRaces } from '../roles/policy.js';
+import { requireMemberHolds } from '../team-members/abilities.js';
 import { tokensModule } from './operations.js';
 import { listTokens as list, mintToken, revokeToken as revoke, type TokenRecord } from './repository.js';
 
 const operations = tokensModule.operations;
 const withoutTeam = <T extends TokenRecord>({ team_id: _team, ...token }: T) => token;
 
-/** `POST /v1/tokens`: mints within the caller's abilities and projects. */
-export const createToken: OperationHandler<typeof operations.createToken> = async (input, { runtime, principal }) =>
-  withoutTeam(
-    await mintToken(runtime.store, runtime.clock, {
+/**
+ * `POST /v1/tokens`: mints within the caller's abilities and projects. With `member_id`, on behalf of that
+ * team member (DESIGN D19): every requested ability must also be held by the member (in every project
+ * of `project_ids` when given), so the token holds at most the intersection of the caller's and the
+ * member's abilities; a request beyond it is refused (TOKEN_MISSING_ABILITY naming what the member
+ * lacks), never silently narrowed, as minting beyond the caller already is.
+ */
+export const createToken: OperationHandler<typeof operations.createToken> = async (input, { runtime, principal }) => {
+  // The caller's own limits are checked first (by mintToken, before any read); then the member's.
+  const callerHoldsAll = input.abilities.every((ability) => principal.abilities.has(ability));
+  if (input.member_id && callerHoldsAll) await requireMemberHolds(runtime.store, principal.teamId, input.member_id, input.abilities, input.project_ids ?? []);
+  const mint = () =>
+    mintToken(runtime.store, runtime.clock, {
       teamId: principal.teamId,
       team: principal.team ?? undefined,
       abilities: input.abilities,
       projectIds: input.project_ids,
       name: input.name ?? null,
       issuer: principal,
-    }),
-  );
+      memberId: input.member_id ?? null,
+    });
+  // Minting for a member checks the member in the same transaction, which can race with a change of them.
+  return withoutTeam(await (input.member_id ? retryLostRaces(mint) : mint()));
+};
 
 /** `GET /v1/tokens` / `list_tokens`. */
 export const listTokens: OperationHandler<typeof operations.listTokens> = async (input, { runtime, principal }) => {

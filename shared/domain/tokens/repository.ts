@@ -24,6 +24,7 @@ function toToken(item: Item): TokenRecord {
     scopes: item.scopes as string[],
     created_at: item.created_at as string,
     revoked_at: (item.revoked_at as string | null) ?? null,
+    member_id: (item.member_id as string | null | undefined) ?? null,
   };
 }
 
@@ -35,12 +36,23 @@ function toToken(item: Item): TokenRecord {
  * hold an ability or a project scope the issuer lacks: throws TOKEN_MISSING_ABILITY (interface "Bearer
  * tokens", DESIGN D2). Every project id must name a project of the team: NOT_FOUND otherwise (another
  * team's project is reported exactly like a missing one). VALIDATION_FAILED for unknown abilities.
+ * A deleted team gets no new token (NOT_FOUND). `memberId` records the team member the token acts for
+ * (DESIGN D19; the caller checked the member's abilities first): the token is written in one transaction
+ * with a check that the member is still active, else CONFLICT.
  * @returns the stored record plus `token` (the bearer string, shown once)
  */
 export async function mintToken(
   store: Store,
   clock: Clock,
-  input: { teamId: string; abilities: readonly string[]; projectIds?: readonly string[]; name?: string | null; issuer?: Principal; team?: Team },
+  input: {
+    teamId: string;
+    abilities: readonly string[];
+    projectIds?: readonly string[];
+    name?: string | null;
+    issuer?: Principal;
+    team?: Pick<Team, 'id' | 'name' | 'created_at'> & { deleted_at?: string | null };
+    memberId?: string | null;
+  },
 ): Promise<TokenRecord & { token: string }> {
   if (input.team && input.team.id !== input.teamId) throw new Error('mintToken: team snapshot does not match teamId');
   const unknown = input.abilities.filter((ability) => !isAbility(ability));
@@ -61,6 +73,7 @@ export async function mintToken(
     }
   }
   const team = input.team ?? (await getTeam(store, input.teamId));
+  if (team.deleted_at) throw new ProblemError('NOT_FOUND', `No team ${input.teamId}.`);
   await requireProjectsOfTeam(store, input.teamId, projectIds);
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
@@ -73,8 +86,9 @@ export async function mintToken(
     scopes: [`scope:team:${input.teamId}`, ...projectIds.map((projectId) => `scope:project:${projectId}`)],
     created_at: isoTime(nowMs),
     revoked_at: null,
+    member_id: input.memberId ?? null,
   };
-  await store.put({
+  const put = {
     // `revoked_at` is absent until revocation, so `if_not_exists` in revokeToken keeps the first time.
     Item: {
       ...keys.token(id),
@@ -83,11 +97,32 @@ export async function mintToken(
       [secondaryIndex.sortKey]: id,
       ...record,
       revoked_at: undefined,
+      member_id: input.memberId ?? undefined,
       secret_sha256: sha256(secret).toString('hex'),
       team_snapshot: { id: team.id, name: team.name, created_at: team.created_at },
     },
     ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  };
+  if (input.memberId) {
+    try {
+      await store.transactWrite([
+        { Put: put },
+        {
+          ConditionCheck: {
+            Key: keys.teamMember(input.teamId, input.memberId),
+            ConditionExpression: '#status = :active',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':active': 'active' },
+          },
+        },
+      ]);
+    } catch (error) {
+      if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', `Team member ${input.memberId} is no longer active; no token was minted.`);
+      throw error;
+    }
+  } else {
+    await store.put(put);
+  }
   return { ...record, token: bearerString(id, secret) };
 }
 
@@ -129,4 +164,92 @@ export async function listTokens(store: Store, teamId: string, query: { limit: n
     ExclusiveStartKey: decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes }),
   });
   return { data: result.items.map(toToken), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+
+/** Pages through the team-tokens index (DESIGN D2), calling `visit` with each token item that passes `filter`. */
+async function forEachTeamToken(store: Store, teamId: string, filter: { expression: string; values: Record<string, unknown> }, visit: (item: Item) => Promise<void>): Promise<void> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: '#pk = :pk',
+      FilterExpression: filter.expression,
+      ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
+      ExpressionAttributeValues: { ':pk': keys.teamTokensIndex(teamId), ...filter.values },
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.items) await visit(item);
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Sets `attribute` to `now` on a token of `teamId` unless it is set already; ignores a token that is gone. */
+async function stampToken(store: Store, teamId: string, tokenId: string, attribute: 'revoked_at' | 'team_deleted_at', now: string): Promise<void> {
+  try {
+    await store.update({
+      Key: keys.token(tokenId),
+      UpdateExpression: 'SET #stamp = if_not_exists(#stamp, :now)',
+      ConditionExpression: 'attribute_exists(pk) AND team_id = :team',
+      ExpressionAttributeNames: { '#stamp': attribute },
+      ExpressionAttributeValues: { ':now': now, ':team': teamId },
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+  }
+}
+
+/**
+ * Revokes every live token minted on behalf of team member `memberId` (DESIGN D19: a removed member's
+ * tokens stop working), through the team-tokens index; running it twice is harmless. The index is
+ * eventually consistent, so a token minted in the same instant may be missed; minting checks the
+ * member is active in the same transaction. Returns how many tokens it revoked.
+ */
+export async function revokeMemberTokens(store: Store, clock: Clock, teamId: string, memberId: string): Promise<number> {
+  const now = isoTime(clock.nowMs());
+  let revoked = 0;
+  await forEachTeamToken(
+    store,
+    teamId,
+    { expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND member_id = :member', values: { ':null': null, ':member': memberId } },
+    async (item) => {
+      await stampToken(store, teamId, item.id as string, 'revoked_at', now);
+      revoked++;
+    },
+  );
+  return revoked;
+}
+
+/**
+ * Marks every token of a deleted team with `team_deleted_at` (DESIGN D19), through the team-tokens
+ * index, so authentication refuses them from their next call. Unlike a revocation, the mark leaves the
+ * tokens' abilities to the webhook fan-out (D6 re-reads endpoint owners), so the team's final events
+ * (`team.deleted`) still reach its endpoints. `lastTokenId` (the caller's token) is marked last, so a
+ * crash midway leaves the caller able to retry the deletion, which resumes here. Returns how many tokens
+ * it marked.
+ */
+export async function closeTeamTokens(store: Store, clock: Clock, teamId: string, lastTokenId?: string): Promise<number> {
+  const now = isoTime(clock.nowMs());
+  let marked = 0;
+  await forEachTeamToken(store, teamId, { expression: 'attribute_not_exists(team_deleted_at)', values: {} }, async (item) => {
+    if (item.id === lastTokenId) return;
+    await stampToken(store, teamId, item.id as string, 'team_deleted_at', now);
+    marked++;
+  });
+  if (lastTokenId) {
+    await stampToken(store, teamId, lastTokenId, 'team_deleted_at', now);
+    marked++;
+  }
+  return marked;
+}
+
+/**
+ * The current abilities of each token in `tokenIds` (one BatchGetItem; DESIGN D6: endpoint owners are
+ * re-read at fan-out). A revoked or missing token holds none.
+ */
+export async function currentTokenAbilities(store: Store, tokenIds: readonly string[]): Promise<Map<string, ReadonlySet<Ability>>> {
+  const unique = [...new Set(tokenIds)];
+  const items = await store.batchGet(unique.map((tokenId) => keys.token(tokenId)));
+  const held = new Map<string, ReadonlySet<Ability>>(unique.map((tokenId) => [tokenId, new Set<Ability>()]));
+  for (const item of items) if (!item.revoked_at) held.set(item.id as string, new Set(item.abilities as Ability[]));
+  return held;
 }

@@ -12,6 +12,7 @@ export const Token = z
     scopes: z.array(z.string()),
     created_at: Timestamp,
     revoked_at: Timestamp.nullable(),
+    member_id: Uuid.nullable().describe('The team member the token acts for (it holds at most their abilities); null for a token of the team itself.'),
   })
   .meta({ id: 'Token' });
 /** A token (see {@link Token}). */
@@ -31,6 +32,9 @@ export const CreateTokenRequest = z
     name: z.string().trim().min(1).max(100).optional().describe('A name to recognise the token by, 1 to 100 characters.'),
     abilities: z.array(z.enum(ABILITY_VALUES)).min(1).max(ABILITY_VALUES.length).describe('Abilities of the new token; each must be held by the caller.'),
     project_ids: z.array(Uuid).max(20).optional().describe('Narrow the token to these projects.'),
+    member_id: Uuid.optional().describe(
+      'Mint on behalf of this active team member: the token then holds at most the intersection of the caller’s and the member’s abilities (each requested ability must be held by both, in every project of `project_ids` when given).',
+    ),
   })
   .strict()
   .meta({ id: 'CreateTokenRequest' });

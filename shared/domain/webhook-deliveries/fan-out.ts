@@ -4,6 +4,7 @@ import { ProblemError } from '../../errors.js';
 import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
+import { currentTokenAbilities } from '../tokens/repository.js';
 import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import { newDeliveryItem, publicDelivery, writeFanOut } from './repository.js';
 import type { WebhookDelivery } from './schema.js';
@@ -26,7 +27,8 @@ const CONTACT_FIELDS: readonly string[] = ['email', 'phone'];
 
 /**
  * Fans one outbox event out (DESIGN D6): one delivery per active endpoint of the team that subscribes
- * to the event and whose owner holds the event's minimum ability. The deliveries and the event's
+ * to the event and whose owner (the token that created it or last changed its url or events) holds the
+ * event's minimum ability now (re-read: one BatchGetItem). The deliveries and the event's
  * "fanned out" mark are written in one transaction guarded on the mark, so a repeated stream record
  * or relay pass creates nothing twice. Then each delivery's attempt 1 is queued at once (a lost
  * queue send is picked up by the sweeper). Returns the number of deliveries created (0 when the event
@@ -34,9 +36,10 @@ const CONTACT_FIELDS: readonly string[] = ['email', 'phone'];
  */
 export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, event: StoredEvent): Promise<number> {
   const minimumAbility = webhookEvent(event.type).minimum_ability;
-  const endpoints = (await allWebhookEndpoints(runtime, event.team_id)).filter(
-    (endpoint) => endpoint.is_active && endpoint.events.includes(event.type) && endpoint.owner_abilities.includes(minimumAbility),
-  );
+  const subscribed = (await allWebhookEndpoints(runtime, event.team_id)).filter((endpoint) => endpoint.is_active && endpoint.events.includes(event.type));
+  // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
+  const owners = subscribed.length ? await currentTokenAbilities(runtime.store, subscribed.map((endpoint) => endpoint.owner_token_id)) : new Map();
+  const endpoints = subscribed.filter((endpoint) => owners.get(endpoint.owner_token_id)?.has(minimumAbility));
   const deliveries = endpoints.map((endpoint) => newDeliveryItem(runtime.clock, event.team_id, endpoint.id, event));
   if (!(await writeFanOut(runtime.store, event, deliveries, runtime.clock.nowMs()))) return 0; // already fanned out (or the event is gone)
   if (deliveries.length) {

@@ -6,6 +6,7 @@ import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, queryPage, type Item, type Page } from '../../store/store.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
 import { AUTO_DISABLE_THRESHOLD, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
 import type { CreateWebhookEndpointRequest, ListWebhookEndpointsQuery, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
@@ -30,6 +31,9 @@ export type StoredWebhookEndpoint = WebhookEndpoint & {
 
 const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
+/** The team item's count of webhook endpoints (DESIGN D8: the cap is enforced on it atomically). */
+const ENDPOINT_COUNT_ATTRIBUTE = 'webhook_endpoint_count';
+
 /** Public view of a stored endpoint (never its secrets nor its owner). */
 export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   return {
@@ -53,16 +57,12 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
  * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints).
  */
 export async function createWebhookEndpoint(
-  runtime: Pick<Runtime, 'store' | 'clock'>,
+  runtime: UnitOfWorkRuntime,
   principal: Principal,
   input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[] },
 ): Promise<WebhookEndpointWithSecret> {
   const events = [...new Set(input.events)];
   requireEventAbilities(principal, events);
-  const existing = await queryEndpoints(runtime, principal.teamId, { limit: MAX_ENDPOINTS_PER_TEAM });
-  if (existing.data.length >= MAX_ENDPOINTS_PER_TEAM) {
-    throw new ProblemError('CONFLICT', `A team can have at most ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints; delete one first.`);
-  }
   const now = isoTime(runtime.clock.nowMs());
   const stored: StoredWebhookEndpoint = {
     id: newUuid(),
@@ -82,11 +82,18 @@ export async function createWebhookEndpoint(
     owner_token_id: principal.tokenId,
     owner_abilities: [...principal.abilities],
   };
-  await runtime.store.put({
-    Item: { ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored },
-    ConditionExpression: 'attribute_not_exists(pk)',
+  // D8: the cap is an atomic counter on the team item, in the same transaction as the endpoint.
+  return unitOfWork(runtime, principal.teamId, (tx) => {
+    tx.update(keys.team(principal.teamId), {
+      expression: 'ADD #count :one',
+      condition: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
+      names: { '#count': ENDPOINT_COUNT_ATTRIBUTE },
+      values: { ':one': 1, ':max': MAX_ENDPOINTS_PER_TEAM },
+      onConditionFailed: () => new ProblemError('CONFLICT', `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`),
+    });
+    tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
+    return { ...publicEndpoint(stored), secret: stored.secret };
   });
-  return { ...publicEndpoint(stored), secret: stored.secret };
 }
 
 /** Reads the stored endpoint (with secrets, for the dispatcher) or null. Strongly consistent. */
@@ -149,7 +156,14 @@ export async function updateWebhookEndpoint(
   endpointId: string,
   input: UpdateWebhookEndpointRequest,
 ): Promise<WebhookEndpoint> {
-  if (input.events) requireEventAbilities(principal, input.events);
+  // D6: whoever changes where events go (url) or which (events) becomes the owner, and must hold the
+  // minimum ability of every event the endpoint then subscribes.
+  const repoints = input.url !== undefined || input.events !== undefined;
+  if (repoints) {
+    const events = input.events ?? (await loadWebhookEndpoint(runtime, principal.teamId, endpointId))?.events;
+    if (!events) throw notFound(endpointId);
+    requireEventAbilities(principal, events);
+  }
   const now = isoTime(runtime.clock.nowMs());
   const sets = ['updated_at = :now'];
   const values: Record<string, unknown> = { ':now': now };
@@ -163,6 +177,10 @@ export async function updateWebhookEndpoint(
   if (input.url !== undefined) assign('url', input.url);
   if (input.events !== undefined) assign('events', [...new Set(input.events)]);
   if (input.allowed_ips !== undefined) assign('allowed_ips', input.allowed_ips);
+  if (repoints) {
+    assign('owner_token_id', principal.tokenId);
+    assign('owner_abilities', [...principal.abilities]);
+  }
   if (input.is_active === true) {
     assign('is_active', true);
     assign('consecutive_failures', 0);
@@ -198,14 +216,12 @@ export async function updateWebhookEndpoint(
 }
 
 /** Deletes an endpoint; its pending deliveries stop at their next attempt. Errors: NOT_FOUND when absent. */
-export async function deleteWebhookEndpoint(runtime: Pick<Runtime, 'store'>, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
-  try {
-    await runtime.store.delete({ Key: keys.webhookEndpoint(principal.teamId, endpointId), ConditionExpression: 'attribute_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw notFound(endpointId);
-    throw error;
-  }
-  return { id: endpointId, deleted: true };
+export async function deleteWebhookEndpoint(runtime: UnitOfWorkRuntime, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
+  return unitOfWork(runtime, principal.teamId, (tx) => {
+    tx.delete(keys.webhookEndpoint(principal.teamId, endpointId), { condition: 'attribute_exists(pk)', onConditionFailed: () => notFound(endpointId) });
+    tx.update(keys.team(principal.teamId), { expression: 'ADD #count :minus_one', condition: 'attribute_exists(pk)', names: { '#count': ENDPOINT_COUNT_ATTRIBUTE }, values: { ':minus_one': -1 } });
+    return { id: endpointId, deleted: true as const };
+  });
 }
 
 /**

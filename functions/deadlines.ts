@@ -1,0 +1,5 @@
+/** Deadline worker Lambda (every minute, EventBridge Scheduler): applies due deadlines (DESIGN D15). */
+import { awsRuntime } from '../shared/aws/runtime.js';
+import { createDeadlineWorkerHandler } from '../shared/aws/deadline-worker.js';
+
+export const handler = createDeadlineWorkerHandler(awsRuntime);

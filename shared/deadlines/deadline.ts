@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { isoTime } from '../clock.js';
+import { entity, keys, secondaryIndex } from '../store/keys.js';
+import type { Item } from '../store/store.js';
+import type { Transaction, UnitOfWorkRuntime } from '../store/unit-of-work.js';
+
+/**
+ * The deadline index (DESIGN D14, D15): clock-driven work ("this access code batch expires at T",
+ * later "this trial ends at T") is written as a deadline item in the SAME unit of work as the object
+ * it concerns, and a scheduled worker (`applyDueDeadlines`, every minute) finds the due ones and hands
+ * each to the handler of its kind, which removes the deadline in its own transaction, so applying a
+ * deadline twice does nothing.
+ *
+ * Storage: one item per (team, kind, subject) under `keys.deadline` (a partition of its own, so
+ * re-scheduling is one keyed put). It is found through the sparse GSI: partition
+ * `keys.deadlineIndex(shard)` — one of {@link DEADLINE_SHARDS} shards chosen by a hash of its identity,
+ * so no single index partition takes every write — and a sort key that starts with the due time (ISO
+ * 8601, which sorts by time): the worker reads each shard's due range (`sort key < now`) oldest first.
+ * This module is metadata and item builders only (no handler code), so any domain may import it.
+ */
+
+/** Number of index shards (DESIGN D14: worker indexes are sharded, e.g. 16 shards). */
+export const DEADLINE_SHARDS = 16;
+
+/**
+ * Every kind of deadline, written once (a closed list): the kind names the handler that applies it
+ * (`shared/deadlines/handlers.ts` maps each kind to its function).
+ * - `access_code.expire`: the codes of an access code batch reach their `expires_at` (subject: the
+ *   batch id; project: the batch's project).
+ */
+export const DEADLINE_KINDS = ['access_code.expire'] as const;
+/** One of {@link DEADLINE_KINDS}. */
+export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
+
+/** A deadline: what is due, for whom, and when. */
+export interface Deadline {
+  teamId: string;
+  kind: DeadlineKind;
+  /** The id of the object the deadline is about (its meaning depends on the kind). */
+  subjectId: string;
+  /** The project of the subject, for per-project objects (their keys need it); null for team-level ones. */
+  projectId: string | null;
+  /** When it is due: ISO 8601 UTC (DESIGN D12). */
+  dueAt: string;
+}
+
+/**
+ * Applies one due deadline (registered by kind in `shared/deadlines/handlers.ts`). It must remove the
+ * deadline in the same transaction as its effect ({@link completeDeadline}) — or, for work spread over
+ * several transactions, make each step conditional on the state it changes and remove the deadline
+ * last — so that applying it twice, or from two runs at once, does nothing the second time. A throw
+ * leaves the deadline for the next run.
+ */
+export type DeadlineHandler = (runtime: UnitOfWorkRuntime, deadline: Deadline) => Promise<void>;
+
+/** The shard (0 … {@link DEADLINE_SHARDS} − 1) of a deadline: a stable hash of its identity. */
+export function deadlineShard(teamId: string, kind: string, subjectId: string): number {
+  return createHash('sha256').update(`${teamId}#${kind}#${subjectId}`).digest()[0] % DEADLINE_SHARDS;
+}
+
+/**
+ * The stored item of a deadline (`due_at` ISO, plus its sharded GSI keys). Put it in the unit of work
+ * that creates or changes the object ({@link scheduleDeadline}); a later put of the same (team, kind,
+ * subject) re-schedules it.
+ */
+export function deadlineItem(deadline: Deadline): Item {
+  return {
+    ...keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId),
+    entity: entity.deadline,
+    team_id: deadline.teamId,
+    kind: deadline.kind,
+    subject_id: deadline.subjectId,
+    project_id: deadline.projectId,
+    due_at: deadline.dueAt,
+    [secondaryIndex.partitionKey]: keys.deadlineIndex(deadlineShard(deadline.teamId, deadline.kind, deadline.subjectId)),
+    [secondaryIndex.sortKey]: keys.deadlineIndexSortKey(deadline.dueAt, deadline.teamId, deadline.kind, deadline.subjectId),
+  };
+}
+
+/** Adds the deadline's item to a unit of work (creates it, or moves its due time). */
+export function scheduleDeadline(tx: Transaction, deadline: Deadline): void {
+  tx.put(deadlineItem(deadline));
+}
+
+/**
+ * Adds the removal of `deadline` to a unit of work — the handler's own transaction — on condition that
+ * it is still there with the same due time: when another run already applied it (or it was moved), the
+ * whole transaction fails with `ConditionFailedError`, so nothing is applied twice.
+ */
+export function completeDeadline(tx: Transaction, deadline: Deadline): void {
+  tx.delete(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId), {
+    condition: 'attribute_exists(pk) AND due_at = :due_at',
+    values: { ':due_at': deadline.dueAt },
+  });
+}
+
+/** The {@link Deadline} of a stored deadline item (an index item or a keyed read). */
+export function deadlineOf(item: Item): Deadline {
+  return {
+    teamId: item.team_id as string,
+    kind: item.kind as DeadlineKind,
+    subjectId: item.subject_id as string,
+    projectId: (item.project_id as string | null | undefined) ?? null,
+    dueAt: item.due_at as string,
+  };
+}
+
+/**
+ * The exclusive upper bound of the index sort keys due at `nowMs` (epoch MILLISECONDS): every sort key
+ * of a deadline due at or before `nowMs` is smaller (its due time sorts first and is ≤ now).
+ */
+export function dueSortKeyBound(nowMs: number): string {
+  return isoTime(nowMs + 1);
+}

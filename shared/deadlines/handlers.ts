@@ -1,0 +1,13 @@
+import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
+import type { DeadlineHandler, DeadlineKind } from './deadline.js';
+
+export type { DeadlineHandler } from './deadline.js';
+
+/**
+ * The handler of each deadline kind (runtime code; the one registry the worker dispatches through).
+ * Every kind of `DEADLINE_KINDS` must have one, or this does not compile. A domain that adds a kind
+ * (subscriptions' trial and period ends, D15) adds it to `DEADLINE_KINDS` and its function here.
+ */
+export const DEADLINE_HANDLERS = {
+  'access_code.expire': expireAccessCodeBatch,
+} as const satisfies Record<DeadlineKind, DeadlineHandler>;

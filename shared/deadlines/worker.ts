@@ -1,0 +1,92 @@
+import pMap from 'p-map';
+import { logger } from '../logger.js';
+import { keys, secondaryIndex } from '../store/keys.js';
+import type { Key } from '../store/store.js';
+import type { UnitOfWorkRuntime } from '../store/unit-of-work.js';
+import { DEADLINE_SHARDS, deadlineOf, dueSortKeyBound, type Deadline, type DeadlineKind } from './deadline.js';
+import { DEADLINE_HANDLERS, type DeadlineHandler } from './handlers.js';
+
+/** Due deadlines read per index query (one page of one shard; the worker processes it before reading on). */
+export const DEADLINE_PAGE_SIZE = 25;
+/** Shards scanned at the same time. */
+export const DEADLINE_SHARD_CONCURRENCY = 4;
+/** Most deadlines one run applies per shard (the rest wait for the next run, a minute later). */
+export const DEADLINE_MAX_PER_SHARD = 500;
+
+/** Options of {@link applyDueDeadlines} (tests inject handlers and small pages). */
+export interface ApplyDueDeadlinesOptions {
+  /** Handlers by kind. @default {@link DEADLINE_HANDLERS} */
+  handlers?: Readonly<Record<DeadlineKind, DeadlineHandler>>;
+  /** @default {@link DEADLINE_PAGE_SIZE} */
+  pageSize?: number;
+  /** @default {@link DEADLINE_MAX_PER_SHARD} */
+  maxPerShard?: number;
+  /** Called with each handler failure (the deadline stays and is retried by the next run). */
+  onError?: (error: unknown, deadline: Deadline) => void;
+}
+
+/** What a run did: deadlines handed to their handler, and handler failures (left for the next run). */
+export interface DeadlineRunResult {
+  applied: number;
+  failed: number;
+}
+
+/**
+ * The deadline worker (DESIGN D15; every minute: an EventBridge Scheduler rate schedule on AWS,
+ * `functions/deadlines.ts`; a timer divided by `TIME_SCALE` locally). For each of the
+ * {@link DEADLINE_SHARDS} index shards ({@link DEADLINE_SHARD_CONCURRENCY} at a time) it reads the
+ * deadlines due at `nowMs` (epoch MILLISECONDS), oldest first, one page of `pageSize` at a time, and
+ * hands each to the handler of its kind before reading the next page (no run reads more than it
+ * processes); at most `maxPerShard` per shard and run.
+ *
+ * The index is eventually consistent, so a page may still list a deadline another run has just applied:
+ * each one is re-read by key (strongly consistent) and skipped when it is gone or was moved to a later
+ * time. Handlers remove their deadline in their own transaction (`completeDeadline`), so two runs at
+ * once apply it once. A handler that throws is logged (`onError`) and counted; its deadline stays and
+ * the next run retries it. Throws only when the index cannot be read.
+ */
+export async function applyDueDeadlines(runtime: UnitOfWorkRuntime, nowMs: number, options: ApplyDueDeadlinesOptions = {}): Promise<DeadlineRunResult> {
+  const handlers = options.handlers ?? DEADLINE_HANDLERS;
+  const pageSize = options.pageSize ?? DEADLINE_PAGE_SIZE;
+  const maxPerShard = options.maxPerShard ?? DEADLINE_MAX_PER_SHARD;
+  const onError = options.onError ?? ((error: unknown, deadline: Deadline) => logger.error('deadline failed', { kind: deadline.kind, subject_id: deadline.subjectId, error: error as Error }));
+  const bound = dueSortKeyBound(nowMs);
+  const result: DeadlineRunResult = { applied: 0, failed: 0 };
+  const shards = Array.from({ length: DEADLINE_SHARDS }, (_, shard) => shard);
+
+  await pMap(
+    shards,
+    async (shard) => {
+      let seen = 0;
+      let startKey: Key | undefined;
+      do {
+        const page = await runtime.store.query({
+          IndexName: secondaryIndex.name,
+          KeyConditionExpression: '#pk = :pk AND #sk < :bound',
+          ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey, '#sk': secondaryIndex.sortKey },
+          ExpressionAttributeValues: { ':pk': keys.deadlineIndex(shard), ':bound': bound },
+          Limit: Math.min(pageSize, maxPerShard - seen),
+          ExclusiveStartKey: startKey,
+        });
+        seen += page.items.length;
+        for (const indexed of page.items) {
+          const deadline = deadlineOf(indexed);
+          const current = await runtime.store.get(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId));
+          if (!current || current.due_at !== deadline.dueAt) continue; // applied or moved meanwhile
+          const handler = handlers[deadline.kind];
+          try {
+            if (!handler) throw new Error(`No handler for deadline kind ${deadline.kind}`);
+            await handler(runtime, deadline);
+            result.applied++;
+          } catch (error) {
+            result.failed++;
+            onError(error, deadline);
+          }
+        }
+        startKey = page.lastEvaluatedKey;
+      } while (startKey && seen < maxPerShard);
+    },
+    { concurrency: DEADLINE_SHARD_CONCURRENCY },
+  );
+  return result;
+}

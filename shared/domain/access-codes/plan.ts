@@ -1,0 +1,49 @@
+import type { Principal } from '../../auth/principal.js';
+import { ProblemError } from '../../errors.js';
+import { entity, keys } from '../../store/keys.js';
+import type { Store } from '../../store/store.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+
+/** The project and plan codes are generated for, and the check that keeps them so until the batch is written. */
+export interface PlanOfProject {
+  id: string;
+  /** Adds condition checks to a unit of work: the project is still active, the plan still active and in it. */
+  check(tx: Transaction): void;
+}
+
+/**
+ * Reads the project `projectId` and the plan `planId` of the principal's team (one BatchGetItem of the
+ * projects' and plans' items, by their key builders — not the plans module's code, which would bring
+ * its payment-provider adapters into this route's bundle) and requires an active project and an active
+ * plan of that project (DESIGN D18: codes are for one plan of the project). The caller's project scope
+ * is checked before. Errors: NOT_FOUND (project absent; plan absent, of another team or of another
+ * project), CONFLICT (archived project; inactive plan: closed to new subscriptions).
+ */
+export async function requirePlanOfProject(store: Store, principal: Principal, projectId: string, planId: string): Promise<PlanOfProject> {
+  const teamId = principal.teamId;
+  const items = await store.batchGet([keys.project(teamId, projectId), keys.plan(teamId, planId)]);
+  const project = items.find((item) => item.entity === entity.project);
+  const plan = items.find((item) => item.entity === entity.plan);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  if (!plan || plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${projectId}.`);
+  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${projectId} is ${String(project.status)}; codes can be generated only in an active project.`);
+  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${planId} is ${String(plan.status)}; codes can be generated only for an active plan (activate it first).`);
+  const changed = () => new ProblemError('CONFLICT', `Project ${projectId} or plan ${planId} changed meanwhile (archived, deactivated or deleted); read them again and retry.`);
+  return {
+    id: planId,
+    check: (tx) => {
+      tx.check(keys.project(teamId, projectId), {
+        condition: 'attribute_exists(pk) AND #status = :active',
+        names: { '#status': 'status' },
+        values: { ':active': 'active' },
+        onConditionFailed: changed,
+      });
+      tx.check(keys.plan(teamId, planId), {
+        condition: 'attribute_exists(pk) AND project_id = :project AND #status = :active',
+        names: { '#status': 'status' },
+        values: { ':project': projectId, ':active': 'active' },
+        onConditionFailed: changed,
+      });
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import * as z from 'zod';
+import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+
+/** Access code statuses (DESIGN D18; a closed list, written once). */
+export const ACCESS_CODE_STATUSES = ['active', 'exhausted', 'expired', 'revoked'] as const;
+/** An access code status. */
+export type AccessCodeStatus = (typeof ACCESS_CODE_STATUSES)[number];
+
+/** What redeeming a code gives (DESIGN D18; a closed list, written once). */
+export const ACCESS_CODE_EFFECTS = ['free_access', 'trial'] as const;
+/** An access code effect. */
+export type AccessCodeEffect = (typeof ACCESS_CODE_EFFECTS)[number];
+
+/** Longest `access_days` a code may grant (10 years). */
+export const MAX_ACCESS_DAYS = 3650;
+/** Most codes in one batch (DESIGN D18). */
+export const MAX_BATCH_SIZE = 1000;
+/** Characters of the code shown by reads (`code_suffix`). */
+export const CODE_SUFFIX_LENGTH = 4;
+
+/**
+ * An access code as reads return it and events carry it (DESIGN D18). The redeemable code itself is
+ * shown once, in the response that generated it; afterwards only its last {@link CODE_SUFFIX_LENGTH}
+ * characters (`code_suffix`). `status` is computed at read time: a code whose `expires_at` has passed
+ * reads `expired` even before the deadline worker records it.
+ */
+export const AccessCode = z
+  .object({
+    id: Uuid,
+    project_id: Uuid,
+    batch_id: Uuid.describe('The batch the code was generated in.'),
+    plan_id: Uuid.describe('The plan a redemption subscribes to.'),
+    code_suffix: z.string().describe(`The last ${CODE_SUFFIX_LENGTH} characters of the code, for display (the code itself is shown only at generation).`),
+    effect: z.enum(ACCESS_CODE_EFFECTS).describe('free_access: the plan without payment; trial: a trial of the plan.'),
+    access_days: z.number().int().positive().nullable().describe('Days of access a redemption grants; null = the plan’s own period.'),
+    max_redemptions: z.number().int().positive().nullable().describe('How many times the code can be redeemed; null = unlimited.'),
+    times_redeemed: z.number().int().nonnegative(),
+    expires_at: Timestamp.nullable().describe('When the code stops being redeemable; null = never.'),
+    status: z.enum(ACCESS_CODE_STATUSES),
+    revoked_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'AccessCode' });
+/** An access code (see {@link AccessCode}). */
+export type AccessCode = z.infer<typeof AccessCode>;
+
+/** A page of access codes. */
+export const AccessCodeList = listOf(AccessCode, 'AccessCodeList');
+
+/** A batch of generated access codes: what its codes share, and how many there are (never the codes). */
+export const AccessCodeBatch = z
+  .object({
+    id: Uuid,
+    project_id: Uuid,
+    plan_id: Uuid,
+    count: z.number().int().positive().describe('Number of codes in the batch.'),
+    prefix: z.string().nullable().describe('The prefix every code of the batch starts with, or null.'),
+    effect: z.enum(ACCESS_CODE_EFFECTS),
+    access_days: z.number().int().positive().nullable(),
+    max_redemptions: z.number().int().positive().nullable(),
+    expires_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'AccessCodeBatch' });
+/** An access code batch (see {@link AccessCodeBatch}). */
+export type AccessCodeBatch = z.infer<typeof AccessCodeBatch>;
+
+/** The answer of a generation: the batch and, this once, every code in clear. */
+export const GeneratedAccessCodes = z
+  .object({
+    batch: AccessCodeBatch,
+    codes: z
+      .array(
+        z.object({
+          id: Uuid.describe('The access code id.'),
+          code: z.string().describe('The code to hand out (shown only in this response; case-insensitive, dashes optional when redeemed).'),
+        }),
+      )
+      .describe('Every code of the batch, shown only in this response.'),
+  })
+  .meta({ id: 'GeneratedAccessCodes' });
+/** See {@link GeneratedAccessCodes}. */
+export type GeneratedAccessCodes = z.infer<typeof GeneratedAccessCodes>;
+
+/** Body of `POST /v1/projects/{project_id}/access-codes/batches` (with `project_id`, the `generate_access_codes` tool's arguments). */
+export const GenerateAccessCodesRequest = z
+  .object({
+    plan_id: Uuid.describe('The plan a redeemed code subscribes to (a plan of the same project).'),
+    count: z.number().int().min(1).max(MAX_BATCH_SIZE).describe(`Number of codes, 1 to ${MAX_BATCH_SIZE}.`),
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9]{1,12}$/, 'Use 1 to 12 letters or digits.')
+      .optional()
+      .describe('Optional prefix of every code, 1 to 12 letters or digits (stored upper case), e.g. SPRING → SPRING-7KQ4-M2XD-9HTP.'),
+    effect: z.enum(ACCESS_CODE_EFFECTS).default('free_access').describe('free_access (default): the plan without payment; trial: a trial of the plan.'),
+    access_days: z.number().int().min(1).max(MAX_ACCESS_DAYS).nullable().default(null).describe(`Days of access a redemption grants, 1 to ${MAX_ACCESS_DAYS}; null or omitted = the plan’s own period.`),
+    max_redemptions: z.number().int().min(1).max(1_000_000).nullable().default(1).describe('How many times each code can be redeemed (default 1); null = unlimited.'),
+    expires_at: Timestamp.nullable().default(null).describe('When unredeemed codes expire (ISO 8601 UTC, in the future); null or omitted = never.'),
+  })
+  .strict()
+  .meta({ id: 'GenerateAccessCodesRequest' });
+
+/** Query of `GET /v1/projects/{project_id}/access-codes` (with `project_id`, the `list_access_codes` tool's arguments). */
+export const ListAccessCodesQuery = ListQuery.extend({
+  batch_id: Uuid.optional().describe('Only codes of this batch.'),
+  plan_id: Uuid.optional().describe('Only codes for this plan.'),
+  status: z.enum(ACCESS_CODE_STATUSES).optional().describe('Only codes with this status (expired includes codes whose expires_at has passed).'),
+}).strict();
+
+/** `{id}` path parameters of an access code. */
+export const AccessCodeIdParams = z.object({ id: Uuid.describe('The access code id.') }).strict();

@@ -1,0 +1,70 @@
+import { ProblemError } from '../../errors.js';
+import { ConcurrentChange } from '../roles/policy.js';
+import { keys } from '../../store/keys.js';
+import type { Item, Store } from '../../store/store.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+import type { Group } from './schema.js';
+
+/**
+ * Group items as other objects see them (team members join and leave groups in their own transactions):
+ * reading, mapping and the one conditional write of a group's member list. No use case lives here, so
+ * `team-members/` and `groups/` can both import it (DESIGN D14, D19).
+ */
+
+/** A stored group: the public fields plus its concurrency version. */
+export type StoredGroup = Group & { version: number };
+
+/** Maps a stored group item (its `member_count` is the length of its member list). */
+export function toStoredGroup(item: Item): StoredGroup {
+  const memberIds = (item.member_ids as string[] | undefined) ?? [];
+  return {
+    id: item.id as string,
+    name: item.name as string,
+    description: (item.description as string | null) ?? null,
+    role_ids: (item.role_ids as string[] | undefined) ?? [],
+    member_ids: memberIds,
+    member_count: memberIds.length,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+    version: Number(item.version ?? 0),
+  };
+}
+
+/** The public fields of a stored group (drops the version). */
+export function publicGroup({ version: _version, ...group }: StoredGroup): Group {
+  return group;
+}
+
+/** A concurrent change of a group was detected by its version (CONFLICT). */
+export const groupChangedMeanwhile = (groupId: string) => new ConcurrentChange(`Group ${groupId} was changed by another request meanwhile; read it again and retry.`);
+
+/**
+ * Reads the groups `groupIds` of the team (strongly consistent BatchGetItems), in the order given.
+ * Errors: NOT_FOUND naming the ids that are not groups of the team, unless `skipMissing` (then they are
+ * left out).
+ */
+export async function loadGroups(store: Store, teamId: string, groupIds: readonly string[], options: { skipMissing?: boolean } = {}): Promise<StoredGroup[]> {
+  const distinctIds = [...new Set(groupIds)];
+  const found = new Map<string, StoredGroup>();
+  for (let start = 0; start < distinctIds.length; start += 100) {
+    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((groupId) => keys.group(teamId, groupId)))) found.set(item.id as string, toStoredGroup(item));
+  }
+  const missing = distinctIds.filter((groupId) => !found.has(groupId));
+  if (missing.length && !options.skipMissing) throw new ProblemError('NOT_FOUND', `No group ${missing.join(', ')}.`);
+  return distinctIds.flatMap((groupId) => found.get(groupId) ?? []);
+}
+
+/**
+ * Writes a group's new member list in the caller's transaction, guarded by the version read (CONFLICT
+ * when the group changed meanwhile), and returns the group as it will be. `updatedAt`: ISO timestamp.
+ */
+export function writeGroupMembers(tx: Transaction, teamId: string, group: StoredGroup, memberIds: readonly string[], updatedAt: string): StoredGroup {
+  const next: StoredGroup = { ...group, member_ids: [...memberIds], member_count: memberIds.length, updated_at: updatedAt, version: group.version + 1 };
+  tx.update(keys.group(teamId, group.id), {
+    expression: 'SET member_ids = :member_ids, updated_at = :updated_at, version = :next',
+    condition: 'version = :version',
+    values: { ':member_ids': next.member_ids, ':updated_at': updatedAt, ':next': next.version, ':version': group.version },
+    onConditionFailed: () => groupChangedMeanwhile(group.id),
+  });
+  return next;
+}

@@ -1,0 +1,81 @@
+import { ProblemError } from '../../errors.js';
+import { ConcurrentChange } from '../roles/policy.js';
+import { keys } from '../../store/keys.js';
+import type { Item, Store } from '../../store/store.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+import type { TeamMember, TeamMemberStatus } from './schema.js';
+
+/**
+ * Team member items as other objects see them (groups add and remove members in their own
+ * transactions): reading, mapping and the one conditional write of a member's group list. No use case
+ * lives here, so `groups/` and `team-members/` can both import it (DESIGN D14, D19).
+ */
+
+/** A stored team member: the public fields plus its concurrency version and its pending invitation's id. */
+export type StoredTeamMember = TeamMember & { version: number; invitation_id: string | null; email_sha256: string };
+
+/** Maps a stored member item. */
+export function toStoredMember(item: Item): StoredTeamMember {
+  return {
+    id: item.id as string,
+    email: item.email as string,
+    name: item.name as string,
+    status: item.status as TeamMemberStatus,
+    role_ids: (item.role_ids as string[] | undefined) ?? [],
+    group_ids: (item.group_ids as string[] | undefined) ?? [],
+    invitation_expires_at: (item.invitation_expires_at as string | null) ?? null,
+    joined_at: (item.joined_at as string | null) ?? null,
+    removed_at: (item.removed_at as string | null) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+    version: Number(item.version ?? 0),
+    invitation_id: (item.invitation_id as string | null) ?? null,
+    email_sha256: item.email_sha256 as string,
+  };
+}
+
+/** The public fields of a stored member (never the invitation id, the e-mail hash or the version). */
+export function publicMember({ version: _version, invitation_id: _invitation, email_sha256: _email, ...member }: StoredTeamMember): TeamMember {
+  return member;
+}
+
+/** A concurrent change of a member was detected by its version (CONFLICT). */
+export const memberChangedMeanwhile = (memberId: string) => new ConcurrentChange(`Team member ${memberId} was changed by another request meanwhile; read them again and retry.`);
+
+/** Reads one member of the team (strongly consistent); null when absent. */
+export async function findMember(store: Store, teamId: string, memberId: string): Promise<StoredTeamMember | null> {
+  const item = await store.get(keys.teamMember(teamId, memberId));
+  return item ? toStoredMember(item) : null;
+}
+
+/**
+ * Reads the members `memberIds` of the team (strongly consistent BatchGetItems), in the order given.
+ * Errors: NOT_FOUND naming the ids that are not members of the team.
+ */
+export async function loadMembers(store: Store, teamId: string, memberIds: readonly string[]): Promise<StoredTeamMember[]> {
+  const distinctIds = [...new Set(memberIds)];
+  const found = new Map<string, StoredTeamMember>();
+  for (let start = 0; start < distinctIds.length; start += 100) {
+    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((memberId) => keys.teamMember(teamId, memberId)))) found.set(item.id as string, toStoredMember(item));
+  }
+  const missing = distinctIds.filter((memberId) => !found.has(memberId));
+  if (missing.length) throw new ProblemError('NOT_FOUND', `No team member ${missing.join(', ')}.`);
+  return distinctIds.map((memberId) => found.get(memberId)!);
+}
+
+/**
+ * Writes a member's new group list in the caller's transaction, guarded by the version read and by the
+ * member not being removed (CONFLICT otherwise), and returns the member as it will be.
+ * `updatedAt`: ISO timestamp.
+ */
+export function writeMemberGroups(tx: Transaction, teamId: string, member: StoredTeamMember, groupIds: readonly string[], updatedAt: string): StoredTeamMember {
+  const next: StoredTeamMember = { ...member, group_ids: [...groupIds], updated_at: updatedAt, version: member.version + 1 };
+  tx.update(keys.teamMember(teamId, member.id), {
+    expression: 'SET group_ids = :group_ids, updated_at = :updated_at, version = :next',
+    condition: 'version = :version AND #status <> :removed',
+    names: { '#status': 'status' },
+    values: { ':group_ids': next.group_ids, ':updated_at': updatedAt, ':next': next.version, ':version': member.version, ':removed': 'removed' },
+    onConditionFailed: () => memberChangedMeanwhile(member.id),
+  });
+  return next;
+}

@@ -1,0 +1,371 @@
+/**
+ * Team members (issue 8 part 4; DESIGN D2, D6, D19): invitations (token returned once, stored only as a
+ * SHA-256, 7-day expiry, the public accept route with one problem for every bad token and the per-IP
+ * anonymous bucket), reads over REST and `list_team_members`, role and group changes, removal (tokens
+ * minted on the member's behalf revoked), and tokens minted on behalf of a member (never above the
+ * member's abilities). Every event is read from the outbox and checked against its published JSON Schema.
+ * Against DynamoDB Local, with an injected clock.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
+import { INVITATION_LIFETIME_MS } from '../../shared/domain/team-members/schema.js';
+import type { EventEnvelope } from '../../shared/events/outbox.js';
+import { keys } from '../../shared/store/keys.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
+import { expectPublishedEvent } from '../support/events.js';
+import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+
+beforeAll(async () => {
+  clock = testClock();
+  runtime = await createTestRuntime({ clock });
+});
+
+/** Every outbox event of a team, oldest first, each checked against its published schema. */
+async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
+  const result = await runtime.store.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
+    ConsistentRead: true,
+  });
+  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  for (const event of events) {
+    expectPublishedEvent(event);
+    if (/^(team|role|group)\./.test(event.type)) expect(event.project_id).toBeNull();
+  }
+  return events;
+}
+
+const typesOf = (events: EventEnvelope[]) => events.map((event) => event.type);
+/** A client IP of its own, so per-IP anonymous buckets of different tests never meet. */
+const freshIp = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+
+/** A fresh team with a full token, and helpers bound to it. */
+async function setup() {
+  const seeded = await seedTeam(runtime.store, clock);
+  const call = (method: string, path: string, body?: unknown, options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
+    rest(runtime, { method, path, token: options.token ?? seeded.token, body, query: options.query, headers: options.headers });
+  const invite = async (body: Record<string, unknown>) => {
+    const reply = await call('POST', '/v1/team-members/invitations', { name: 'Ada Lovelace', role_ids: [BUILT_IN_ROLE_IDS.viewer], ...body });
+    expect(reply.status, reply.text).toBe(201);
+    return reply.json;
+  };
+  const accept = (token: string, sourceIp = freshIp()) => rest(runtime, { method: 'POST', path: '/v1/team-invitations/accept', body: { token }, sourceIp });
+  return { ...seeded, call, invite, accept };
+}
+
+describe('inviting', () => {
+  it('creates an invited member and returns the invitation token and link once, stored only as a hash', async () => {
+    const t = await setup();
+    const member = await t.invite({ email: 'ada@example.com', role_ids: [BUILT_IN_ROLE_IDS.developer] });
+    expect(member).toMatchObject({
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      status: 'invited',
+      role_ids: [BUILT_IN_ROLE_IDS.developer],
+      group_ids: [],
+      joined_at: null,
+      removed_at: null,
+    });
+    expect(member.invitation_token).toMatch(/^inv_[0-9A-HJKMNP-TV-Z]{26}_[0-9A-Za-z]{40,64}$/);
+    expect(member.invitation_link).toBe(`/dashboard/invitations/accept#token=${member.invitation_token}`);
+    expect(Date.parse(member.invitation_expires_at) - clock.nowMs()).toBe(INVITATION_LIFETIME_MS);
+
+    const read = await t.call('GET', `/v1/team-members/${member.id}`);
+    expect(read.status).toBe(200);
+    expect(read.json).not.toHaveProperty('invitation_token');
+    const { invitation_token: _token, invitation_link: _link, ...publicFields } = member;
+    expect(read.json).toEqual(publicFields);
+
+    const events = await eventsOf(t.team.id);
+    expect(typesOf(events)).toEqual(['team.created', 'team.member_invited']);
+    expect(events[1].data).toEqual({ team: expect.objectContaining({ id: t.team.id }), team_member: publicFields });
+
+    const secret = member.invitation_token.split('_').at(-1);
+    const everything = JSON.stringify(await scanTable(runtime.store));
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(member.invitation_token);
+  });
+
+  it('replays an invitation with the same Idempotency-Key, token included, and writes nothing more', async () => {
+    const t = await setup();
+    const headers = { 'Idempotency-Key': randomUUID() };
+    const body = { email: 'replay@example.com', name: 'Re Play', role_ids: [BUILT_IN_ROLE_IDS.viewer] };
+    const first = await t.call('POST', '/v1/team-members/invitations', body, { headers });
+    expect(first.status).toBe(201);
+    const before = await domainSnapshot(runtime.store);
+    const again = await t.call('POST', '/v1/team-members/invitations', body, { headers });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replay']).toBe('true');
+    expect(again.json).toEqual(first.json);
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+  });
+
+  it('keeps e-mail addresses unique among invited and active members, whatever their case', async () => {
+    const t = await setup();
+    await t.invite({ email: 'grace@example.com' });
+    const before = await domainSnapshot(runtime.store);
+    const duplicate = await t.call('POST', '/v1/team-members/invitations', { email: 'Grace@Example.com', name: 'Grace', role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+    expectRestProblem(duplicate, 'CONFLICT');
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+  });
+
+  it('refuses unknown fields, bad addresses, unknown roles, and roles or groups the caller may not give', async () => {
+    const t = await setup();
+    const noAssign = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:invite'] });
+    const weakAssigner = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:invite', 'role:assign', 'team:view'] });
+    const before = await domainSnapshot(runtime.store);
+    const base = { email: 'x@example.com', name: 'X', role_ids: [BUILT_IN_ROLE_IDS.viewer] };
+    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, team_id: randomUUID() }), 'VALIDATION_FAILED');
+    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, email: 'not an address' }), 'VALIDATION_FAILED');
+    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, role_ids: [] }), 'VALIDATION_FAILED');
+    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, role_ids: [randomUUID()] }), 'NOT_FOUND');
+    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, group_ids: [randomUUID()] }), 'NOT_FOUND');
+    // A token that may invite but not assign roles; and one that may assign, but not beyond itself.
+    const refused = expectRestProblem(await t.call('POST', '/v1/team-members/invitations', base, { token: noAssign.token }), 'TOKEN_MISSING_ABILITY');
+    expect(refused.detail).toContain('role:assign');
+    const beyond = expectRestProblem(await t.call('POST', '/v1/team-members/invitations', base, { token: weakAssigner.token }), 'TOKEN_MISSING_ABILITY');
+    expect(beyond.detail).toContain('project:view-any');
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+  });
+});
+
+describe('accepting an invitation (public route)', () => {
+  it('activates the member with the token alone, once; every bad token gets the same problem', async () => {
+    const t = await setup();
+    const member = await t.invite({ email: 'joiner@example.com' });
+    const accepted = await t.accept(member.invitation_token);
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.headers['x-ratelimit-limit']).toBe('5');
+    expect(accepted.json.team).toMatchObject({ id: t.team.id, name: t.team.name, deleted_at: null });
+    expect(accepted.json.team_member).toMatchObject({ id: member.id, status: 'active', joined_at: new Date(clock.nowMs()).toISOString(), invitation_expires_at: null });
+    expect(typesOf(await eventsOf(t.team.id)).at(-1)).toBe('team.member_joined');
+
+    const id = member.invitation_token.split('_')[1];
+    const bad = [
+      member.invitation_token, // used
+      `inv_${id}_${'A'.repeat(44)}`, // forged secret
+      `inv_01ARZ3NDEKTSV4RRFFQ69G5FAV_${'b'.repeat(44)}`, // unknown
+      'not-a-token',
+    ];
+    const details = new Set<string>();
+    for (const token of bad) {
+      const before = await domainSnapshot(runtime.store);
+      const reply = await t.accept(token);
+      details.add(expectRestProblem(reply, 'NOT_FOUND').detail);
+      expect(reply.text).not.toContain(token);
+      expect(await domainSnapshot(runtime.store)).toEqual(before);
+    }
+    expect(details.size).toBe(1);
+  });
+
+  it('lets only one of two simultaneous acceptances of the same token through', async () => {
+    const t = await setup();
+    const member = await t.invite({ email: 'twice@example.com' });
+    const replies = await Promise.all([t.accept(member.invitation_token), t.accept(member.invitation_token)]);
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 404]);
+    expect((await eventsOf(t.team.id)).filter((event) => event.type === 'team.member_joined')).toHaveLength(1);
+  });
+
+  it('refuses an expired invitation with the same problem, and accepts until the last millisecond', async () => {
+    const t = await setup();
+    const late = await t.invite({ email: 'late@example.com' });
+    const onTime = await t.invite({ email: 'ontime@example.com' });
+    clock.advance(INVITATION_LIFETIME_MS - 1);
+    expect((await t.accept(onTime.invitation_token)).status).toBe(200);
+    clock.advance(1);
+    const reply = await t.accept(late.invitation_token);
+    expectRestProblem(reply, 'NOT_FOUND');
+    expect((await t.call('GET', `/v1/team-members/${late.id}`)).json.status).toBe('invited');
+  });
+
+  it('counts every call in the per-IP anonymous bucket (5 per minute)', async () => {
+    const t = await setup();
+    const ip = freshIp();
+    const replies = [];
+    for (let index = 0; index < 6; index++) replies.push(await t.accept(`inv_01ARZ3NDEKTSV4RRFFQ69G5FAV_${'c'.repeat(44)}`, ip));
+    for (const reply of replies.slice(0, 5)) expectRestProblem(reply, 'NOT_FOUND');
+    const limited = expectRestProblem(replies[5], 'RATE_LIMITED');
+    expect(limited.status).toBe(429);
+    expect(replies[5].headers['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('refuses an invitation of a removed member', async () => {
+    const t = await setup();
+    const member = await t.invite({ email: 'gone@example.com' });
+    expect((await t.call('DELETE', `/v1/team-members/${member.id}`)).status).toBe(200);
+    expectRestProblem(await t.accept(member.invitation_token), 'NOT_FOUND');
+  });
+});
+
+describe('reading members', () => {
+  it('lists members over REST and list_team_members, with role, group and status filters and cursors', async () => {
+    const t = await setup();
+    const viewer = await t.invite({ email: 'v@example.com' });
+    const developer = await t.invite({ email: 'd@example.com', role_ids: [BUILT_IN_ROLE_IDS.developer] });
+    await t.accept(developer.invitation_token);
+    const group = await t.call('POST', '/v1/groups', { name: 'Ops', member_ids: [viewer.id] });
+    expect(group.status).toBe(201);
+
+    const all = await t.call('GET', '/v1/team-members');
+    expect(all.json.data.map((member: { id: string }) => member.id).sort()).toEqual([viewer.id, developer.id].sort());
+    const byRole = await t.call('GET', '/v1/team-members', undefined, { query: { role_id: BUILT_IN_ROLE_IDS.developer } });
+    expect(byRole.json.data.map((member: { id: string }) => member.id)).toEqual([developer.id]);
+    const byGroup = await t.call('GET', '/v1/team-members', undefined, { query: { group_id: group.json.id } });
+    expect(byGroup.json.data.map((member: { id: string }) => member.id)).toEqual([viewer.id]);
+    const active = await t.call('GET', '/v1/team-members', undefined, { query: { status: 'active' } });
+    expect(active.json.data.map((member: { id: string }) => member.id)).toEqual([developer.id]);
+
+    const viaTool = await tool(runtime, t.principal, 'list_team_members', { role_id: BUILT_IN_ROLE_IDS.viewer });
+    expect(viaTool.isError).toBeFalsy();
+    expect((viaTool.structuredContent.data as { id: string }[]).map((member) => member.id)).toEqual([viewer.id]);
+    expectToolProblem(await tool(runtime, t.principal, 'list_team_members', { team_id: t.team.id }), 'VALIDATION_FAILED');
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await t.call('GET', '/v1/team-members', undefined, { query: cursor ? { limit: '1', cursor } : { limit: '1' } });
+      expect(page.status).toBe(200);
+      seen.push(...page.json.data.map((member: { id: string }) => member.id));
+      cursor = page.json.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen.sort()).toEqual([viewer.id, developer.id].sort());
+  });
+
+  it('is team-wide data: a project-scoped token is refused, an unknown id is NOT_FOUND', async () => {
+    const t = await setup();
+    const project = await t.call('POST', '/v1/projects', { name: 'P', platform_type: 'discord' });
+    const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, projectIds: [project.json.id] });
+    expectRestProblem(await t.call('GET', '/v1/team-members', undefined, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
+    expectToolProblem(await tool(runtime, scoped.principal, 'list_team_members', {}), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(await t.call('GET', `/v1/team-members/${randomUUID()}`), 'NOT_FOUND');
+    expectRestProblem(await t.call('GET', '/v1/team-members/not-a-uuid'), 'VALIDATION_FAILED');
+  });
+});
+
+describe('changing roles and groups', () => {
+  it('replaces roles and groups in one transaction with team.member_role_changed and group.updated', async () => {
+    const t = await setup();
+    const member = await t.invite({ email: 'r@example.com' });
+    const group = (await t.call('POST', '/v1/groups', { name: 'Support crew', role_ids: [BUILT_IN_ROLE_IDS.support] })).json;
+    const changed = await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [BUILT_IN_ROLE_IDS.analyst], group_ids: [group.id], name: 'Ada L.' });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.json).toMatchObject({ name: 'Ada L.', role_ids: [BUILT_IN_ROLE_IDS.analyst], group_ids: [group.id], status: 'invited' });
+    const events = await eventsOf(t.team.id);
+    expect(typesOf(events).slice(-2)).toEqual(['team.member_role_changed', 'group.updated']);
+    expect(events.at(-2)!.data).toMatchObject({ previous_role_ids: [BUILT_IN_ROLE_IDS.viewer], previous_group_ids: [], team_member: { id: member.id } });
+    expect(events.at(-1)!.data).toMatchObject({ group: { id: group.id, member_ids: [member.id], member_count: 1 } });
+    expect((await t.call('GET', `/v1/groups/${group.id}`)).json.member_ids).toEqual([member.id]);
+
+    // The same request again changes nothing and emits nothing.
+    const count = (await eventsOf(t.team.id)).length;
+    const same = await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [BUILT_IN_ROLE_IDS.analyst], group_ids: [group.id] });
+    expect(same.status).toBe(200);
+    expect((await eventsOf(t.team.id)).length).toBe(count);
+
+    // Leaving the group takes the member out of it.
+    await t.call('POST', `/v1/team-members/${member.id}`, { group_ids: [] });
+    expect((await t.call('GET', `/v1/groups/${group.id}`)).json).toMatchObject({ member_ids: [], member_count: 0 });
+  });
+
+  it('needs role:assign for roles and group:manage-members for groups, and never grants beyond the caller', async () => {
+    const t = await setup();
+    const member = await t.invite({ email: 'perm@example.com' });
+    const updater = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:update'] });
+    const assigner = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:update', 'role:assign', 'team:view'] });
+    const before = await domainSnapshot(runtime.store);
+    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [] }, { token: updater.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { group_ids: [] }, { token: updater.token }), 'TOKEN_MISSING_ABILITY');
+    const beyond = expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [BUILT_IN_ROLE_IDS.owner] }, { token: assigner.token }), 'TOKEN_MISSING_ABILITY');
+    expect(beyond.detail).toContain('team:delete');
+    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [randomUUID()] }), 'NOT_FOUND');
+    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { status: 'active' }), 'VALIDATION_FAILED');
+    expectRestProblem(await t.call('POST', `/v1/team-members/${randomUUID()}`, { name: 'Nobody' }), 'NOT_FOUND');
+    // The name alone needs no more than team-member:update.
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect((await t.call('POST', `/v1/team-members/${member.id}`, { name: 'Renamed' }, { token: updater.token })).json.name).toBe('Renamed');
+  });
+});
+
+describe('removing a member', () => {
+  it('removes them with team.member_removed, frees their e-mail and roles, and revokes their tokens', async () => {
+    const t = await setup();
+    const role = (await t.call('POST', '/v1/roles', { name: 'Readers', abilities: ['team:view', 'project:view-any'] })).json;
+    const group = (await t.call('POST', '/v1/groups', { name: 'Readers group' })).json;
+    const member = await t.invite({ email: 'leaver@example.com', role_ids: [role.id], group_ids: [group.id] });
+    await t.accept(member.invitation_token);
+    const minted = await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: member.id });
+    expect(minted.status, minted.text).toBe(201);
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token })).status).toBe(200);
+    expectRestProblem(await t.call('DELETE', `/v1/roles/${role.id}`), 'CONFLICT');
+
+    const removed = await t.call('DELETE', `/v1/team-members/${member.id}`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.json).toMatchObject({ status: 'removed', role_ids: [], group_ids: [], removed_at: new Date(clock.nowMs()).toISOString() });
+    const events = await eventsOf(t.team.id);
+    expect(typesOf(events).slice(-2)).toEqual(['team.member_removed', 'group.updated']);
+    expect(events.at(-1)!.data).toMatchObject({ group: { id: group.id, member_ids: [] } });
+
+    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token, sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
+    expect((await t.call('DELETE', `/v1/roles/${role.id}`)).status).toBe(200);
+    expectRestProblem(await t.call('DELETE', `/v1/team-members/${member.id}`), 'CONFLICT');
+    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { name: 'Back' }), 'CONFLICT');
+    // The address can be invited again, as a new member.
+    const again = await t.invite({ email: 'leaver@example.com' });
+    expect(again.id).not.toBe(member.id);
+  });
+});
+
+describe('tokens minted on behalf of a member', () => {
+  async function activeMember(t: Awaited<ReturnType<typeof setup>>, body: Record<string, unknown>) {
+    const member = await t.invite({ email: `${randomUUID()}@example.com`, ...body });
+    expect((await t.accept(member.invitation_token)).status).toBe(200);
+    return member;
+  }
+
+  it('hold at most the intersection of the caller’s and the member’s abilities', async () => {
+    const t = await setup();
+    const member = await activeMember(t, { role_ids: [BUILT_IN_ROLE_IDS.analyst] });
+    const ok = await t.call('POST', '/v1/tokens', { abilities: ['project:view-any', 'activity:export'], member_id: member.id, name: 'analyst bot' });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.json).toMatchObject({ member_id: member.id, abilities: ['project:view-any', 'activity:export'] });
+    const listed = await t.call('GET', '/v1/tokens');
+    expect(listed.json.data.find((token: { id: string }) => token.id === ok.json.id).member_id).toBe(member.id);
+
+    const invited = await t.invite({ email: 'not-yet@example.com' });
+    const weak = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['token:create', 'team:view'] });
+    const before = await domainSnapshot(runtime.store);
+    const beyondMember = expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['project:view-any', 'project:create'], member_id: member.id }), 'TOKEN_MISSING_ABILITY');
+    expect(beyondMember.detail).toContain('project:create');
+    expect(beyondMember.detail).not.toContain('project:view-any');
+    // The caller's own limit is checked too (a weak caller, a strong member).
+    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['project:view-any'], member_id: member.id }, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: randomUUID() }), 'NOT_FOUND');
+    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: invited.id }), 'CONFLICT');
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+  });
+
+  it('count the roles of the member’s groups, and project-scoped roles only inside their projects', async () => {
+    const t = await setup();
+    const project = (await t.call('POST', '/v1/projects', { name: 'Scoped', platform_type: 'discord' })).json;
+    const scopedRole = (await t.call('POST', '/v1/roles', { name: 'Project editor', abilities: ['project:archive', 'project:view'], project_ids: [project.id] })).json;
+    const group = (await t.call('POST', '/v1/groups', { name: 'Devs', role_ids: [BUILT_IN_ROLE_IDS.developer] })).json;
+    const member = await activeMember(t, { role_ids: [scopedRole.id], group_ids: [group.id] });
+
+    // From the group's developer role: team-wide.
+    expect((await t.call('POST', '/v1/tokens', { abilities: ['webhook-endpoint:manage'], member_id: member.id })).status).toBe(201);
+    // From the project-scoped role: only in a token narrowed to that project.
+    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['project:archive'], member_id: member.id }), 'TOKEN_MISSING_ABILITY');
+    const narrowed = await t.call('POST', '/v1/tokens', { abilities: ['project:archive'], member_id: member.id, project_ids: [project.id] });
+    expect(narrowed.status, narrowed.text).toBe(201);
+    expect(narrowed.json.scopes).toContain(`scope:project:${project.id}`);
+
+    // Leaving the group takes the group's abilities away from new tokens.
+    await t.call('POST', `/v1/team-members/${member.id}`, { group_ids: [] });
+    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['webhook-endpoint:manage'], member_id: member.id }), 'TOKEN_MISSING_ABILITY');
+  });
+});
