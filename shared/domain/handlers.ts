@@ -5,6 +5,9 @@ import { accessCodesHandlers } from './access-codes/handlers.js';
 import { teamMembersHandlers } from './team-members/handlers.js';
 import { rolesHandlers } from './roles/handlers.js';
 import { groupsHandlers } from './groups/handlers.js';
+import { subscribersHandlers } from './subscribers/handlers.js';
+import { membersHandlers } from './members/handlers.js';
+import { subscriptionsHandlers } from './subscriptions/handlers.js';
 import { activityHandlers } from './activity/handlers.js';
 import { documentsHandlers } from './documents/handlers.js';
 import { projectsHandlers } from './projects/handlers.js';
@@ -26,6 +29,9 @@ const HANDLERS = {
   ...projectsHandlers,
   ...plansHandlers,
   ...accessCodesHandlers,
+  ...subscribersHandlers,
+  ...membersHandlers,
+  ...subscriptionsHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...webhookEndpointsHandlers,

@@ -3,6 +3,9 @@ import { accessCodesModule } from './access-codes/operations.js';
 import { teamMembersModule } from './team-members/operations.js';
 import { rolesModule } from './roles/operations.js';
 import { groupsModule } from './groups/operations.js';
+import { subscribersModule } from './subscribers/operations.js';
+import { membersModule } from './members/operations.js';
+import { subscriptionsModule } from './subscriptions/operations.js';
 import { activityModule } from './activity/operations.js';
 import { documentsModule } from './documents/operations.js';
 import { projectsModule } from './projects/operations.js';
@@ -24,6 +27,9 @@ export const MODULES = [
   projectsModule,
   plansModule,
   accessCodesModule,
+  subscribersModule,
+  membersModule,
+  subscriptionsModule,
   tokensModule,
   activityModule,
   webhookEndpointsModule,
