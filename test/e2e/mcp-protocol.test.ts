@@ -23,7 +23,7 @@ import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.
 import type { ManualClock } from '../../shared/clock.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { startTestService } from '../support/local-service.js';
-import { seedToken, testClock } from '../support/store.js';
+import { seedTeam, seedToken, testClock } from '../support/store.js';
 import { MCP_SESSION_LIFETIME_SECONDS } from '../../shared/mcp/http-handler.js';
 import { createMcpHandler } from '../../shared/mcp/lambda.js';
 import { keys } from '../../shared/store/keys.js';
@@ -465,7 +465,8 @@ describe('tools (DESIGN D5, D12)', () => {
   });
 
   it('pages list_projects with limit and an opaque cursor (27 projects: 10 + 10 + 7; default page 25)', async () => {
-    const { token } = await mint();
+    // A team of its own: the demo team already holds the seeded demo project.
+    const { token } = await seedTeam(serviceA.store, clock);
     startNextWindow();
     const { client } = await sdkClient(serviceA.mcpUrl, token);
     try {
