@@ -157,9 +157,13 @@ describe('revoking', () => {
     expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: world.b.spare.token })).status).toBe(200);
   });
 
-  it('lets a token revoke itself; later calls fail', async () => {
+  it('lets a token revoke itself only when asked explicitly (?self=true); later calls fail (issue 12 #19)', async () => {
     const minted = await mint({ abilities: ['token:revoke', 'team:view'] });
-    expect((await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: minted.json.token })).status).toBe(200);
+    const refused = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: minted.json.token });
+    expectRestProblem(refused, 'CONFLICT');
+    expect(refused.json.detail).toContain('self=true');
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token })).status).toBe(200);
+    expect((await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: minted.json.token, query: { self: 'true' } })).status).toBe(200);
     expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token }), 'AUTHENTICATION_REQUIRED');
   });
 });

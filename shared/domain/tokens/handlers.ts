@@ -1,3 +1,4 @@
+import { ProblemError } from '../../errors.js';
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { retryLostRaces } from '../roles/policy.js';
 import { requireMemberHolds } from '../team-members/abilities.js';
@@ -39,8 +40,12 @@ export const listTokens: OperationHandler<typeof operations.listTokens> = async 
 };
 
 /** `DELETE /v1/tokens/{id}`. */
-export const revokeToken: OperationHandler<typeof operations.revokeToken> = async (input, { runtime, principal }) =>
-  withoutTeam(await revoke(runtime.store, runtime.clock, principal.teamId, input.id));
+export const revokeToken: OperationHandler<typeof operations.revokeToken> = async (input, { runtime, principal }) => {
+  if (input.id === principal.tokenId && input.self !== true) {
+    throw new ProblemError('CONFLICT', 'This is the calling token: revoking it would lock this caller out. Add ?self=true to revoke it anyway.');
+  }
+  return withoutTeam(await revoke(runtime.store, runtime.clock, principal.teamId, input.id));
+};
 
 /** Every handler of the tokens module. */
 export const tokensHandlers = { createToken, listTokens, revokeToken } satisfies HandlersOf<typeof tokensModule>;

@@ -1,5 +1,5 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
-import { CreateTokenRequest, ListTokensQuery, Token, TokenIdParams, TokenList, TokenWithSecret } from './schema.js';
+import { CreateTokenRequest, RevokeTokenQuery, ListTokensQuery, Token, TokenIdParams, TokenList, TokenWithSecret } from './schema.js';
 
 /** The token operations (DESIGN D2, D13). */
 export const tokensModule = defineModule({
@@ -36,6 +36,7 @@ export const tokensModule = defineModule({
       ability: 'token:revoke',
       teamWide: true,
       params: TokenIdParams,
+      query: RevokeTokenQuery,
       output: Token,
       events: [],
       rest: { method: 'DELETE', path: '/v1/tokens/{id}', successStatus: 200 },

@@ -46,3 +46,10 @@ export const ListTokensQuery = ListQuery.extend({
 
 /** `{id}` path parameters of a token. */
 export const TokenIdParams = z.object({ id: IdSchemas.token().describe('The token id (a ULID).') }).strict();
+
+/** Query of `DELETE /v1/tokens/{id}`: revoking the calling token itself must be asked for explicitly. */
+export const RevokeTokenQuery = z
+  .object({
+    self: booleanFilter('true to let the calling token revoke itself (its next call then fails). Without it, revoking the calling token is refused, so nobody locks themselves out by mistake.'),
+  })
+  .strict();
