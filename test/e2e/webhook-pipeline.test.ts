@@ -4,7 +4,7 @@
  * response budget is not). A real HTTPS receiver (CA made here) fails or succeeds on demand and checks
  * every signature. Everything is driven through the REST API, as a customer would.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
 import { checkSignature } from '../support/signature.js';
@@ -58,7 +58,11 @@ async function deliveryFor(projectId: string) {
   return { eventsSeen, deliveries: list.body.data as Array<{ id: string; event_id: string; status: string; attempts: number }> };
 }
 
-beforeAll(async () => {
+// Each test gets its own service (its own tables) and receiver, so the tests pass alone and in any order.
+beforeEach(async () => {
+  answer = 500;
+  received.length = 0;
+  secrets.clear();
   receiver = await startTestReceiver((headers, body) => {
     const envelope = JSON.parse(body);
     const signatureHeader = String(headers['svc-signature']);
@@ -69,19 +73,22 @@ beforeAll(async () => {
   service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TIME_SCALE: '100000' });
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await service?.stop();
   await receiver?.close();
 });
 
-describe('webhook pipeline through the local server', () => {
-  let endpointId = '';
+/** Registers an endpoint for `project.created` at the receiver; the receiver knows its secret as `name`. */
+async function newEndpoint(name: string): Promise<string> {
+  const endpoint = await api('POST', '/v1/webhook-endpoints', { name, url: receiverUrl, events: ['project.created'] });
+  expect(endpoint.status).toBe(201);
+  secrets.set(name, endpoint.body.secret);
+  return endpoint.body.id;
+}
 
+describe('webhook pipeline through the local server', () => {
   it('retries a failing delivery 8 times, dead-letters it, and a manual retry delivers it', async () => {
-    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: 'pipeline', url: receiverUrl, events: ['project.created'] });
-    expect(endpoint.status).toBe(201);
-    endpointId = endpoint.body.id;
-    secrets.set('first', endpoint.body.secret);
+    const endpointId = await newEndpoint('first');
     answer = 500;
     const project = (await api('POST', '/v1/projects', { name: 'Failing', platform_type: 'telegram' })).body;
 
@@ -115,6 +122,7 @@ describe('webhook pipeline through the local server', () => {
   });
 
   it('replays dead deliveries in bulk with replay-dead', async () => {
+    await newEndpoint('first');
     answer = 500;
     const project = (await api('POST', '/v1/projects', { name: 'Replayed', platform_type: 'discord' })).body;
     const dead = await until('the second delivery to be dead', async () => {
@@ -130,6 +138,7 @@ describe('webhook pipeline through the local server', () => {
   });
 
   it('signs with the new secret only after an API rotation, and sends a test event on demand', async () => {
+    const endpointId = await newEndpoint('first');
     const rotated = await api('POST', `/v1/webhook-endpoints/${endpointId}/rotate-secret`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
@@ -144,6 +153,7 @@ describe('webhook pipeline through the local server', () => {
   });
 
   it('disables the endpoint after 20 consecutive failures and resumes after re-enabling', async () => {
+    const endpointId = await newEndpoint('first');
     answer = 500;
     // Every project makes one delivery; 3 projects × 8 attempts = 24 failed attempts ≥ 20.
     for (const name of ['One', 'Two', 'Three']) await api('POST', '/v1/projects', { name, platform_type: 'slack' });
