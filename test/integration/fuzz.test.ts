@@ -143,6 +143,9 @@ const requestFor = (route: RouteDefinition) =>
 
 const restRequest = fc.constantFrom(...(ROUTES)).chain(requestFor);
 
+/** The two long properties walk every route and tool many times against DynamoDB Local (not a timing assertion). */
+const FUZZ_TIMEOUT_MS = 240_000;
+
 // ---------------------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------------------
@@ -185,7 +188,7 @@ describe('random REST requests to every route', () => {
     // The runs reached the operations, not only the validators.
     expect([...seenStatuses].some((status) => status < 300)).toBe(true);
     expect(unhandled).toEqual([]);
-  });
+  }, FUZZ_TIMEOUT_MS);
 });
 
 describe('random tool calls to every tool', () => {
@@ -241,7 +244,7 @@ describe('random tool calls to every tool', () => {
     );
     expect(seenTools.size).toBeGreaterThan(TOOL_NAMES.length * 0.9);
     expect(unhandled).toEqual([]);
-  });
+  }, FUZZ_TIMEOUT_MS);
 });
 
 describe('random requests at the tool server’s HTTP edge', () => {
