@@ -1,5 +1,8 @@
 /** REST `$default` route Lambda: problem documents (404 / 405) for requests no route matched. */
 import { awsRuntime } from '../shared/aws/runtime.js';
-import { createUnmatchedRouteHandler } from '../shared/http/unmatched-route.js';
+import { createUnmatchedRouteHandler, type RouteBinding } from '../shared/http/unmatched-route.js';
 
-export const handler = createUnmatchedRouteHandler(awsRuntime);
+/** Every operation's method and path, written in at build time (`lib/function-code.ts`, esbuild `define`). */
+declare const REST_ROUTE_BINDINGS: readonly RouteBinding[];
+
+export const handler = createUnmatchedRouteHandler(awsRuntime, REST_ROUTE_BINDINGS);

@@ -5,7 +5,7 @@ import { PUBLIC_DOCUMENTS } from '../shared/domain/documents/documents.js';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions } from 'esbuild';
-import type { RegisteredOperation } from '../shared/operations/registry.js';
+import { OPERATIONS, type RegisteredOperation } from '../shared/operations/registry.js';
 
 /** Repository root (this file lives in `<root>/lib`). */
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -111,7 +111,9 @@ export function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operat
 export function bundleEntry(entry: BundleEntry, outputDir: string): void {
   const outfile = path.join(outputDir, `${entry.name}.mjs`);
   if (entry.kind === 'file') {
-    buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], outfile });
+    // The `$default` route knows the routes as plain method + path pairs, written in here, not the operations' schemas.
+    const define = entry.name === 'unmatched-route' ? { REST_ROUTE_BINDINGS: JSON.stringify(OPERATIONS.map((operation) => ({ method: operation.rest.method, path: operation.rest.path }))) } : undefined;
+    buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], outfile, define });
     return;
   }
   buildSync({

@@ -17,12 +17,14 @@
 import * as z from 'zod';
 import type { Ability } from './abilities.js';
 import { PAYMENT_PROVIDER_VALUES } from './payment-providers.js';
-import { SUBSCRIPTION_STATUS_VALUES } from './subscription-statuses.js';
 import { AccessCode, AccessCodeBatch } from '../domain/access-codes/schema.js';
 import { Plan } from '../domain/plans/schema.js';
+import { Subscription } from '../domain/subscriptions/schema.js';
 import { Project, ProjectBot, ProjectResource } from '../domain/projects/schema.js';
 import { Group } from '../domain/groups/schema.js';
+import { Member } from '../domain/members/schema.js';
 import { Role } from '../domain/roles/schema.js';
+import { Subscriber } from '../domain/subscribers/schema.js';
 import { TeamMember } from '../domain/team-members/schema.js';
 import { Team } from '../domain/teams/schema.js';
 import { Currency } from '../schemas/common.js';
@@ -46,37 +48,20 @@ export const projectResourceObjectSchema = ProjectResource;
 export const projectBotObjectSchema = ProjectBot;
 
 /**
- * A subscriber (project user): `{ id, project_id, display_name, platform_user_id, email?, phone? }`.
- * `email` and `phone` appear only under the owner's ability and the subscriber's consent (interface "Data exposure").
+ * A subscriber (project user): the API's `Subscriber` (DESIGN D17). `email` and `phone` are present only
+ * when the subscriber consented, and the fan-out strips them unless the endpoint owner holds
+ * `project-user:view` (interface "Data exposure", DESIGN D10).
  */
-export const subscriberObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  display_name: z.string(),
-  platform_user_id: z.string().describe('The subscriber\u2019s id on the project\u2019s platform.'),
-  email: z.string().nullable().optional().describe('Present only when the endpoint owner holds `project-user:view` and the subscriber consented.'),
-  phone: z.string().nullable().optional().describe('Present only when the endpoint owner holds `project-user:view` and the subscriber consented.'),
-});
+export const subscriberObjectSchema = Subscriber;
+
+/** A member (platform identity within a project): the API's `Member` (DESIGN D17); never contact data. */
+export const memberObjectSchema = Member;
 
 /** A subscription plan: the API's `Plan` (price, billing terms, status, price versions, provider sync state). */
 export const planObjectSchema = Plan;
 
-/** A subscription. */
-export const subscriptionObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  subscriber_id: id(),
-  plan_id: id(),
-  status: z.enum(SUBSCRIPTION_STATUS_VALUES),
-  payment_provider: z.enum(PAYMENT_PROVIDER_VALUES).nullable(),
-  current_period_start: timestamp().nullable(),
-  current_period_end: timestamp().nullable(),
-  trial_ends_at: timestamp().nullable(),
-  cancel_at_period_end: z.boolean(),
-  canceled_at: timestamp().nullable(),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-});
+/** A subscription (status, previous_status, periods, trial, fixed term): the API's `Subscription` — the subscriptions module's one definition (DESIGN D15). */
+export const subscriptionObjectSchema = Subscription;
 
 /** An access code (never the redeemable code itself: only its last characters) — the access codes module's one definition (DESIGN D18). */
 export const accessCodeObjectSchema = AccessCode;
@@ -135,19 +120,32 @@ const projectBotData = z.object({ project: projectObjectSchema, bot: projectBotO
 const projectResourceData = z.object({ project: projectObjectSchema, resource: projectResourceObjectSchema });
 const projectProviderData = z.object({ project: projectObjectSchema, payment_provider: z.enum(PAYMENT_PROVIDER_VALUES) });
 const planData = z.object({ plan: planObjectSchema });
+/** Every subscription transition (DESIGN D15): the subscription (with `status` and `previous_status`), its subscriber, plan and access code. */
 const subscriptionTransitionData = z.object({
   subscription: subscriptionObjectSchema,
-  previous_status: z.enum(SUBSCRIPTION_STATUS_VALUES).describe('The status before this transition.'),
-});
-const subscriptionPlanChangeData = z.object({
-  subscription: subscriptionObjectSchema,
-  previous_plan: planObjectSchema,
+  subscriber: subscriberObjectSchema,
   plan: planObjectSchema,
+  access_code: accessCodeObjectSchema.nullable().describe('The access code redeemed for this subscription, or null.'),
+});
+/** A plan change: the transition data (with the new `plan`) plus the plan it left. */
+const subscriptionPlanChangeData = subscriptionTransitionData.extend({
+  previous_plan: planObjectSchema.describe('The plan the subscription moved from.'),
 });
 const paymentData = z.object({ payment: paymentObjectSchema });
-const memberData = z.object({ subscriber: subscriberObjectSchema });
-const memberRemovalData = z.object({ subscriber: subscriberObjectSchema, reason: z.string().nullable() });
-const memberAccessData = z.object({ subscriber: subscriberObjectSchema, resource: projectResourceObjectSchema });
+const memberData = z.object({
+  member: memberObjectSchema,
+  subscriber: subscriberObjectSchema.nullable().describe('The member\u2019s linked subscriber, or null for a free member.'),
+});
+const memberRemovalData = z.object({
+  member: memberObjectSchema.nullable().describe('The member, or null when the subscriber never joined the community.'),
+  subscriber: subscriberObjectSchema.nullable().describe('The banned or kicked subscriber, or null for a free member.'),
+  reason: z.string().nullable(),
+});
+const memberAccessData = z.object({
+  member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+  subscriber: subscriberObjectSchema,
+  resource: projectResourceObjectSchema,
+});
 const teamData = z.object({ team: Team });
 const teamMemberData = z.object({ team: Team, team_member: TeamMember });
 const roleData = z.object({ role: Role });
@@ -222,13 +220,7 @@ const EVENTS = [
     'Syncing a plan to a payment provider\u2019s catalogue failed.'),
 
   // subscription.* (14): every transition across the 13 statuses, plus upgrade and downgrade
-  event('subscription.created', 'project-subscription:view', true,
-    z.object({
-      subscription: subscriptionObjectSchema,
-      subscriber: subscriberObjectSchema,
-      plan: planObjectSchema,
-      access_code: accessCodeObjectSchema.nullable().describe('The access code redeemed for this subscription, or null.'),
-    }),
+  event('subscription.created', 'project-subscription:view', true, subscriptionTransitionData,
     'A subscription was created (status pending, incomplete, scheduled, trialing or active).'),
   event('subscription.activated', 'project-subscription:view', true, subscriptionTransitionData,
     'A subscription became active (first payment confirmed, trial converted, scheduled start reached, cancellation withdrawn or overdue invoice paid).'),
@@ -266,10 +258,18 @@ const EVENTS = [
   event('member.left', 'project-user:view-any', true, memberData, 'A member left the project\u2019s community of their own accord.'),
   event('member.updated', 'project-user:view-any', true, memberData, 'A member\u2019s display name or profile changed.'),
   event('member.converted', 'project-user:view-any', true,
-    z.object({ subscriber: subscriberObjectSchema, subscription: subscriptionObjectSchema }),
+    z.object({
+      member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+      subscriber: subscriberObjectSchema,
+      subscription: subscriptionObjectSchema,
+    }),
     'A free member became a paying subscriber.'),
   event('member.churned', 'project-user:view-any', true,
-    z.object({ subscriber: subscriberObjectSchema, subscription: subscriptionObjectSchema.nullable() }),
+    z.object({
+      member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+      subscriber: subscriberObjectSchema,
+      subscription: subscriptionObjectSchema.nullable(),
+    }),
     'A paying member has no live subscription any more.'),
   event('member.banned', 'project-user:view-any', true, memberRemovalData, 'A member was banned from the project\u2019s community.'),
   event('member.unbanned', 'project-user:view-any', true, memberData, 'A member\u2019s ban was lifted.'),

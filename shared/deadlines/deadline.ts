@@ -27,8 +27,11 @@ export const DEADLINE_SHARDS = 16;
  * (`shared/deadlines/handlers.ts` maps each kind to its function).
  * - `access_code.expire`: the codes of an access code batch reach their `expires_at` (subject: the
  *   batch id; project: the batch's project).
+ * - `subscription.clock`: a subscription's next clock-driven transition is due (D15: scheduled start,
+ *   trial end, period end or renewal, fixed-term end, incomplete expiry, past-due and unpaid limits;
+ *   subject: the subscription id; project: its project). One per subscription, moved by each transition.
  */
-export const DEADLINE_KINDS = ['access_code.expire'] as const;
+export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock'] as const;
 /** One of {@link DEADLINE_KINDS}. */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 

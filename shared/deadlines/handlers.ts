@@ -1,4 +1,5 @@
 import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
+import { applySubscriptionDeadline } from '../domain/subscriptions/repository.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
 export type { DeadlineHandler } from './deadline.js';
@@ -10,4 +11,5 @@ export type { DeadlineHandler } from './deadline.js';
  */
 export const DEADLINE_HANDLERS = {
   'access_code.expire': expireAccessCodeBatch,
+  'subscription.clock': applySubscriptionDeadline,
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

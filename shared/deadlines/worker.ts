@@ -15,8 +15,8 @@ export const DEADLINE_MAX_PER_SHARD = 500;
 
 /** Options of {@link applyDueDeadlines} (tests inject handlers and small pages). */
 export interface ApplyDueDeadlinesOptions {
-  /** Handlers by kind. @default {@link DEADLINE_HANDLERS} */
-  handlers?: Readonly<Record<DeadlineKind, DeadlineHandler>>;
+  /** Handlers by kind (a kind without one fails its deadlines, which stay). @default {@link DEADLINE_HANDLERS} */
+  handlers?: Readonly<Partial<Record<DeadlineKind, DeadlineHandler>>>;
   /** @default {@link DEADLINE_PAGE_SIZE} */
   pageSize?: number;
   /** @default {@link DEADLINE_MAX_PER_SHARD} */

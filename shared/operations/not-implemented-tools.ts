@@ -7,7 +7,6 @@
 import * as z from 'zod';
 import type { Ability } from '../catalogues/abilities.js';
 import { PAYMENT_PROVIDER_VALUES } from '../catalogues/payment-providers.js';
-import { SUBSCRIPTION_STATUS_VALUES } from '../catalogues/subscription-statuses.js';
 import { IdempotencyKeyArgument, ListQuery } from '../schemas/common.js';
 import type { ToolKind } from './definition.js';
 
@@ -40,50 +39,6 @@ function tool<const N extends string>(name: N, title: string, ability: Ability, 
 
 /** The tools published ahead of their domain (the 42 minus those bound to an operation). */
 export const NOT_IMPLEMENTED_TOOLS = [
-  tool('list_subscribers', 'List subscribers', 'project-user:view-any', 'read',
-    'List subscribers (identifiers only, no contact details).',
-    {
-      limit: limitField(),
-      cursor: cursorField(),
-      project_id: projectFilter(),
-      query: z.string().min(1).max(100).optional().describe('Only subscribers whose display name or platform user id contains this text.'),
-    }),
-  tool('get_subscriber', 'Get subscriber', 'project-user:view', 'read',
-    'Read one subscriber, including e-mail and phone when the subscriber consented.',
-    { id: uuid('The subscriber id.') }),
-  tool('ban_subscriber', 'Ban subscriber', 'project-user:ban', 'destructive',
-    'Ban a subscriber from the project\u2019s community and suspend their live subscriptions.',
-    { id: uuid('The subscriber id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
-  tool('kick_subscriber', 'Kick subscriber', 'project-user:kick', 'destructive',
-    'Remove a subscriber from the project\u2019s community without banning them.',
-    { id: uuid('The subscriber id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
-  tool('list_subscriptions', 'List subscriptions', 'project-subscription:view-any', 'read',
-    'List subscriptions.',
-    {
-      limit: limitField(),
-      cursor: cursorField(),
-      project_id: projectFilter(),
-      plan_id: optionalUuid('Only subscriptions to this plan.'),
-      subscriber_id: optionalUuid('Only subscriptions of this subscriber.'),
-      status: z.enum(SUBSCRIPTION_STATUS_VALUES).optional().describe('Only subscriptions with this status (see service://enums/subscription-status).'),
-    }),
-  tool('get_subscription', 'Get subscription', 'project-subscription:view', 'read',
-    'Read one subscription.',
-    { id: uuid('The subscription id.') }),
-  tool('cancel_subscription', 'Cancel subscription', 'project-subscription:cancel', 'destructive',
-    'Cancel a subscription, at once or at the end of the current period.',
-    {
-      id: uuid('The subscription id.'),
-      at_period_end: z.boolean().optional().describe('true (default) cancels at the end of the current period; false cancels at once.'),
-      reason: reason(),
-      idempotency_key: idempotencyKeyField(),
-    }),
-  tool('pause_subscription', 'Pause subscription', 'project-subscription:pause', 'update',
-    'Pause a live subscription: no charges and no access until it is resumed.',
-    { id: uuid('The subscription id.'), reason: reason(), idempotency_key: idempotencyKeyField() }),
-  tool('resume_subscription', 'Resume subscription', 'project-subscription:pause', 'update',
-    'Resume a paused subscription.',
-    { id: uuid('The subscription id.'), idempotency_key: idempotencyKeyField() }),
   tool('list_payments', 'List payments', 'project-payment:view-any', 'read',
     'List subscriber payments (no payment credentials, no fee breakdown).',
     {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MODULES } from '../domain/modules.js';
 import { EmptyBody, IdempotencyKeyArgument } from '../schemas/common.js';
+import { matchPath } from '../http/route-match.js';
 import type { AnyOperation, HttpMethod, ToolBinding } from './definition.js';
 
 /**
@@ -68,58 +69,16 @@ export const TOOL_OPERATIONS: readonly (RegisteredOperation & { tool: ToolBindin
   (operation): operation is RegisteredOperation & { tool: ToolBinding } => operation.tool !== undefined,
 );
 
-/** Percent-decodes a path segment; null when it is not valid percent-encoding (the path matches no route). */
-function safeDecode(segment: string): string | null {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return null;
-  }
-}
-
 /**
- * Matches a method and concrete path against the REST routes (as API Gateway would). Literal segments
- * win over `{param}` segments. Returns the operation and its path parameters, `{ allowedMethods }` when
+ * Matches a method and concrete path against the REST routes (as API Gateway would; see
+ * `shared/http/route-match.ts`). Returns the operation and its path parameters, `{ allowedMethods }` when
  * the path exists under other methods (→ 405), or null (→ 404).
  */
 export function matchRoute(
   method: string,
   path: string,
 ): { operation: RegisteredOperation; pathParameters: Record<string, string> } | { allowedMethods: HttpMethod[] } | null {
-  const segments = path.split('/');
-  const candidates: { operation: RegisteredOperation; pathParameters: Record<string, string>; literal: number }[] = [];
-  for (const operation of OPERATIONS) {
-    const pattern = operation.rest.path.split('/');
-    if (pattern.length !== segments.length) continue;
-    const pathParameters: Record<string, string> = {};
-    let literal = 0;
-    let matched = true;
-    for (let index = 0; index < pattern.length; index++) {
-      const part = pattern[index];
-      if (part.startsWith('{') && part.endsWith('}')) {
-        const value = segments[index] ? safeDecode(segments[index]) : null;
-        if (value === null) {
-          matched = false;
-          break;
-        }
-        pathParameters[part.slice(1, -1)] = value;
-      } else if (part === segments[index]) {
-        literal++;
-      } else {
-        matched = false;
-        break;
-      }
-    }
-    if (matched) candidates.push({ operation, pathParameters, literal });
-  }
-  if (candidates.length === 0) return null;
-  const sameMethod = candidates.filter((candidate) => candidate.operation.rest.method === method);
-  if (sameMethod.length > 0) {
-    const best = sameMethod.reduce((a, b) => (b.literal > a.literal ? b : a));
-    return { operation: best.operation, pathParameters: best.pathParameters };
-  }
-  // Allow lists the methods of the path itself: the most specific patterns that match (a literal path such
-  // as `/replay-dead` does not offer the methods of the `{id}` pattern beside it).
-  const mostLiteral = Math.max(...candidates.map((candidate) => candidate.literal));
-  return { allowedMethods: [...new Set(candidates.filter((candidate) => candidate.literal === mostLiteral).map((candidate) => candidate.operation.rest.method))] };
+  const found = matchPath(OPERATIONS, (operation) => operation.rest, method, path);
+  if (!found || 'allowedMethods' in found) return found;
+  return { operation: found.route, pathParameters: found.pathParameters };
 }

@@ -69,6 +69,44 @@ export const keys = {
   roleName: (teamId: string, normalizedName: string) => ({ pk: `TEAM#${teamId}`, sk: `ROLE_NAME#${normalizedName}` }),
   group: (teamId: string, groupId: string) => ({ pk: `TEAM#${teamId}`, sk: `GROUP#${groupId}` }),
   groupName: (teamId: string, normalizedName: string) => ({ pk: `TEAM#${teamId}`, sk: `GROUP_NAME#${normalizedName}` }),
+
+  // Subscribers and members (DESIGN D14, D17): high-volume per-project data, one partition per project
+  // and type (`TEAM#<team>#PROJECT#<project>#SUBSCRIBERS`, `...#MEMBERS`; sort key = the object id, so a
+  // list is one key range in id order). `/v1/subscribers/{id}` and `/v1/members/{id}` know no project: a
+  // reference item keyed by the id (a partition of its own, read by key only) names it. A platform user
+  // is claimed once per project by an item keyed by a SHA-256 of its platform user id, holding the ids
+  // of its subscriber and member (uniqueness and the subscriber-member link).
+  subscriberPartition: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBERS`,
+  subscriber: (teamId: string, projectId: string, subscriberId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBERS`, sk: `SUBSCRIBER#${subscriberId}` }),
+  subscriberRef: (teamId: string, subscriberId: string) => ({ pk: `TEAM#${teamId}#SUBSCRIBER#${subscriberId}`, sk: 'SUBSCRIBER_REF' }),
+  memberPartition: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#MEMBERS`,
+  member: (teamId: string, projectId: string, memberId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#MEMBERS`, sk: `MEMBER#${memberId}` }),
+  memberRef: (teamId: string, memberId: string) => ({ pk: `TEAM#${teamId}#MEMBER#${memberId}`, sk: 'MEMBER_REF' }),
+  platformUser: (teamId: string, projectId: string, platformUserIdSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PLATFORM_USER#${platformUserIdSha256}`, sk: 'PLATFORM_USER' }),
+
+  // Subscriptions (DESIGN D14, D15): each subscription is one item in a partition of its own
+  // (`TEAM#<team>#SUBSCRIPTION#<uuid>`), so `/v1/subscriptions/{id}` and every transition read it by key
+  // with one GetItem; a project's subscriptions are listed through the sparse GSI, partition
+  // `TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, sort key = creation time then id. A subscriber's
+  // subscriptions are found through small immutable index items in the subscriber's per-project
+  // partition (`...#PROJECT#<project>#SUBSCRIBER_SUBSCRIPTIONS#<subscriber>`), written with the subscription.
+  subscription: (teamId: string, subscriptionId: string) => ({ pk: `TEAM#${teamId}#SUBSCRIPTION#${subscriptionId}`, sk: 'SUBSCRIPTION' }),
+  /** GSI partition of a project's subscriptions. */
+  projectSubscriptionsIndex: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIPTIONS`,
+  /** GSI sort key of a subscription: its creation time (ISO 8601) then its id. */
+  projectSubscriptionsIndexSortKey: (createdAtIso: string, subscriptionId: string) => `${createdAtIso}#${subscriptionId}`,
+  /** Partition of a subscriber's subscription index items. */
+  subscriberSubscriptionsPartition: (teamId: string, projectId: string, subscriberId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
+  /** One index item of a subscriber's subscription (creation order). */
+  subscriberSubscription: (teamId: string, projectId: string, subscriberId: string, createdAtIso: string, subscriptionId: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
+    sk: `SUBSCRIPTION#${createdAtIso}#${subscriptionId}`,
+  }),
+  /** The marker that a subscriber gained paid access once (`member.converted` is emitted once). */
+  subscriberConversion: (teamId: string, projectId: string, subscriberId: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
+    sk: 'CONVERTED',
+  }),
 } as const;
 
 /** Sort-key prefixes for `begins_with` list queries. */
@@ -85,6 +123,11 @@ export const sortKeyPrefix = {
   teamMember: 'TEAM_MEMBER#',
   role: 'ROLE#',
   group: 'GROUP#',
+  subscriber: 'SUBSCRIBER#',
+  member: 'MEMBER#',
+  subscriberSubscription: 'SUBSCRIPTION#',
+  /** The sort key of a subscription item (`keys.subscription`), for cursor checks of the project list. */
+  subscription: 'SUBSCRIPTION',
 } as const;
 
 /** The sparse secondary index (tokens of a team, the outbox, pending deliveries) and its key attributes. */
@@ -129,4 +172,12 @@ export const entity = {
   roleName: 'role_name',
   group: 'group',
   groupName: 'group_name',
+  subscriber: 'subscriber',
+  subscriberRef: 'subscriber_ref',
+  member: 'member',
+  memberRef: 'member_ref',
+  platformUser: 'platform_user',
+  subscription: 'subscription',
+  subscriberSubscription: 'subscriber_subscription',
+  subscriberConversion: 'subscriber_conversion',
 } as const;

@@ -15,6 +15,10 @@ import { ProblemError } from '../../shared/errors.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { createPlan } from '../../shared/domain/plans/repository.js';
 import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
+import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
+import { CreateSubscriberRequest } from '../../shared/domain/subscribers/schema.js';
+import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
+import { CreateSubscriptionRequest } from '../../shared/domain/subscriptions/schema.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { type Principal } from '../../shared/auth/principal.js';
 import { replayDeadDeliveries, retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
@@ -792,46 +796,43 @@ describe('payload exposure', () => {
     expect(data.subscriber.email).toBe('a@example.com');
   });
 
-  it('a subscription.created payload carries e-mail and phone only to an owner holding project-user:view', async () => {
+  it('a subscription.created payload carries e-mail and phone only when the owner holds project-user:view AND the subscriber consented (all four cases, D10)', async () => {
     ctx.fake.setFallback(OK);
     const { principal: withView } = await seedTeamMember(['webhook-endpoint:manage', 'project-subscription:view', 'project-user:view']);
     const { principal: withoutView } = await seedTeamMember(['webhook-endpoint:manage', 'project-subscription:view', 'project-user:view-any']);
     await newEndpoint(['subscription.created'], withView, { url: 'https://seeing.example/hooks' });
     await newEndpoint(['subscription.created'], withoutView, { url: 'https://blind.example/hooks' });
 
-    const now = isoTime(ctx.clock.nowMs());
+    // Real objects, through the domain: a project, a plan, a consenting and a non-consenting subscriber.
     const project = await createProject(ctx.runtime, ctx.principal, { name: 'Exposure club', platform_type: 'discord' });
     const plan = await createPlan(ctx.runtime, ctx.principal, project.id, CreatePlanRequest.parse({ name: 'Gold', amount: 500, currency: 'EUR', interval: 'month' }));
-    const projectId = project.id;
-    const planId = plan.id;
-    await relayOutbox(ctx.runtime, ctx.clock.nowMs()); // project.created and plan.created: not subscribed
-    const subscriberId = randomUUID();
-    await unitOfWork(ctx.runtime, ctx.teamId, (tx) => tx.emit({
-      type: 'subscription.created',
-      projectId,
-      data: {
-        subscription: {
-          id: randomUUID(), project_id: projectId, subscriber_id: subscriberId, plan_id: planId, status: 'active', payment_provider: null,
-          current_period_start: now, current_period_end: null, trial_ends_at: null, cancel_at_period_end: false, canceled_at: null, created_at: now, updated_at: now,
-        },
-        subscriber: { id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42', email: 'ada@example.com', phone: '+15550123' },
-        plan,
-        access_code: null,
-      },
-    }));
-    expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs())).toBe(1);
-    expect(await runAll()).toEqual(['succeeded', 'succeeded']);
+    const consenting = await createSubscriber(ctx.runtime, ctx.principal, project.id, CreateSubscriberRequest.parse({ display_name: 'Ada', email: 'ada@example.com', phone: '+15550123', consent: true }));
+    const private_ = await createSubscriber(ctx.runtime, ctx.principal, project.id, CreateSubscriberRequest.parse({ display_name: 'Bo', email: 'bo@example.com', phone: '+15550124', consent: false }));
+    await relayOutbox(ctx.runtime, ctx.clock.nowMs()); // events before the subscriptions: not subscribed
+    await runAll();
+    ctx.fake.requests.length = 0;
+    for (const subscriber of [consenting, private_]) {
+      await createSubscription(ctx.runtime, ctx.principal, project.id, CreateSubscriptionRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id }));
+    }
+    await relayOutbox(ctx.runtime, ctx.clock.nowMs());
+    expect(await runAll()).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
 
-    const bodyFor = (url: string) => {
-      const requests = ctx.fake.requests.filter((request) => request.url === url);
-      expect(requests).toHaveLength(1);
-      return JSON.parse(requests[0]!.body) as { type: string; data: { subscriber: Record<string, unknown>; plan: Record<string, unknown> } };
+    const subscriberIn = (url: string, subscriberId: string) => {
+      const bodies = ctx.fake.requests.filter((request) => request.url === url).map((request) => JSON.parse(request.body) as { type: string; data: { subscriber: Record<string, unknown> } });
+      const body = bodies.find((candidate) => candidate.type === 'subscription.created' && candidate.data.subscriber.id === subscriberId);
+      expect(body, `${url} ${subscriberId}`).toBeDefined();
+      return body!.data.subscriber;
     };
-    const full = bodyFor('https://seeing.example/hooks');
-    const redacted = bodyFor('https://blind.example/hooks');
-    expect(full.type).toBe('subscription.created');
-    expect(full.data.subscriber).toEqual({ id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42', email: 'ada@example.com', phone: '+15550123' });
-    expect(redacted.data.subscriber).toEqual({ id: subscriberId, project_id: projectId, display_name: 'Ada', platform_user_id: '42' });
-    expect(redacted.data.plan).toEqual(full.data.plan);
+    // Owner with project-user:view, subscriber consented: contact details travel.
+    expect(subscriberIn('https://seeing.example/hooks', consenting.id)).toMatchObject({ email: 'ada@example.com', phone: '+15550123' });
+    // Every other case: none.
+    for (const [url, subscriberId] of [['https://seeing.example/hooks', private_.id], ['https://blind.example/hooks', consenting.id], ['https://blind.example/hooks', private_.id]] as const) {
+      const subscriber = subscriberIn(url, subscriberId);
+      expect(subscriber).not.toHaveProperty('email');
+      expect(subscriber).not.toHaveProperty('phone');
+    }
+    const everything = JSON.stringify(ctx.fake.requests.map((request) => request.body));
+    expect(everything).not.toContain('bo@example.com');
+    expect(everything).not.toContain('+15550124');
   });
 });

@@ -13,15 +13,6 @@ const some = () => randomUUID();
 export default defineIsolationCases({
   operations: {},
   tools: {
-    list_subscribers: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
-    get_subscriber: { foreign: { input: () => ({ id: some() }), expect: NI } },
-    ban_subscriber: { foreign: { input: () => ({ id: some() }), expect: NI } },
-    kick_subscriber: { foreign: { input: () => ({ id: some() }), expect: NI } },
-    list_subscriptions: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
-    get_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
-    cancel_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
-    pause_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
-    resume_subscription: { foreign: { input: () => ({ id: some() }), expect: NI } },
     list_payments: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NI } },
     get_payment: { foreign: { input: () => ({ id: some() }), expect: NI } },
     refund_payment: { foreign: { input: () => ({ id: some() }), expect: NI } },

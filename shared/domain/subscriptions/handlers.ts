@@ -1,5 +1,56 @@
-import type { HandlersOf } from '../../operations/handler.js';
-import type { subscriptionsModule } from './operations.js';
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { subscriptionsModule } from './operations.js';
+import {
+  cancelSubscription as cancel,
+  changeSubscriptionPlan as changePlan,
+  createSubscription as create,
+  getSubscription as read,
+  listSubscriptions as list,
+  triggerSubscription,
+} from './repository.js';
+
+const operations = subscriptionsModule.operations;
+
+/** `GET /v1/projects/{project_id}/subscriptions` / `list_subscriptions`. */
+export const listSubscriptions: OperationHandler<typeof operations.listSubscriptions> = async ({ project_id, ...query }, { runtime, principal }) =>
+  list(runtime.store, principal, project_id, query);
+
+/** `POST /v1/projects/{project_id}/subscriptions`. */
+export const createSubscription: OperationHandler<typeof operations.createSubscription> = async ({ project_id, ...input }, { runtime, principal }) =>
+  create(runtime, principal, project_id, input);
+
+/** `GET /v1/subscriptions/{id}` / `get_subscription`. */
+export const getSubscription: OperationHandler<typeof operations.getSubscription> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+
+/** `POST /v1/subscriptions/{id}/cancel` / `cancel_subscription`. */
+export const cancelSubscription: OperationHandler<typeof operations.cancelSubscription> = async ({ id, ...input }, { runtime, principal }) => cancel(runtime, principal, id, input);
+
+/** `POST /v1/subscriptions/{id}/pause` / `pause_subscription`. */
+export const pauseSubscription: OperationHandler<typeof operations.pauseSubscription> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'pause');
+
+/** `POST /v1/subscriptions/{id}/resume` / `resume_subscription`. */
+export const resumeSubscription: OperationHandler<typeof operations.resumeSubscription> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'resume');
+
+/** `POST /v1/subscriptions/{id}/suspend`. */
+export const suspendSubscription: OperationHandler<typeof operations.suspendSubscription> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'suspend');
+
+/** `POST /v1/subscriptions/{id}/unsuspend`. */
+export const unsuspendSubscription: OperationHandler<typeof operations.unsuspendSubscription> = async (input, { runtime, principal }) =>
+  triggerSubscription(runtime, principal, input.id, 'unsuspend');
+
+/** `POST /v1/subscriptions/{id}/change-plan`. */
+export const changeSubscriptionPlan: OperationHandler<typeof operations.changeSubscriptionPlan> = async (input, { runtime, principal }) =>
+  changePlan(runtime, principal, input.id, input.plan_id);
 
 /** Every handler of the subscriptions module. */
-export const subscriptionsHandlers = {} satisfies HandlersOf<typeof subscriptionsModule>;
+export const subscriptionsHandlers = {
+  listSubscriptions,
+  createSubscription,
+  getSubscription,
+  cancelSubscription,
+  pauseSubscription,
+  resumeSubscription,
+  suspendSubscription,
+  unsuspendSubscription,
+  changeSubscriptionPlan,
+} satisfies HandlersOf<typeof subscriptionsModule>;

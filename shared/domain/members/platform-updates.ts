@@ -1,0 +1,127 @@
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys } from '../../store/keys.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { MAX_ATTEMPTS, backoff, isLostRace } from '../projects/repository.js';
+import { toSubscriber } from '../subscribers/repository.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { platformUserKey, putNewMember, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange } from './repository.js';
+import type { Member } from './schema.js';
+
+/**
+ * Membership changes reported by a platform (DESIGN D17, D22): a person joined or left the project's
+ * community, or changed their username or display name. Inbound platform updates (the Telegram adapter,
+ * later) call {@link recordPlatformMembership} after verifying and parsing them; nothing on the REST or
+ * tool surface does.
+ */
+
+/** One platform membership update: who, in which project, what happened, and their current profile. */
+export interface PlatformMembershipUpdate {
+  teamId: string;
+  projectId: string;
+  /** The person's id on the project's platform. */
+  platformUserId: string;
+  /** `joined`: they are in the community now; `left`: they left of their own accord; `profile`: only their profile changed. */
+  change: 'joined' | 'left' | 'profile';
+  /** Their username on the platform (undefined: unknown, keep what is recorded; null: they have none). */
+  username?: string | null;
+  /** Their display name on the platform (undefined: keep; null: none). */
+  displayName?: string | null;
+}
+
+/**
+ * Records a platform membership update (DESIGN D17) in one transaction with its event:
+ * - `joined`: a new person becomes a `joined` member (linked to the subscriber holding the same platform
+ *   user id, if any) and `member.joined` is emitted; a `left` or `kicked` member joins again
+ *   (`member.joined`); a `joined` member whose profile changed emits `member.updated`; a `banned` member
+ *   stays banned (the platform should not have let them in; only a profile change is recorded).
+ * - `left`: a `joined` member becomes `left` (`member.left`); anyone else is unchanged.
+ * - `profile`: a known member's changed username or display name emits `member.updated`.
+ * Payloads carry the linked subscriber with consented contact data (the fan-out redacts per endpoint
+ * owner, D10). Returns the member, or null for a `left`/`profile` update about an unknown person
+ * (nothing recorded). Repeating an update changes nothing the second time. Errors: NOT_FOUND when the
+ * project does not exist; CONFLICT after MAX_ATTEMPTS lost races.
+ */
+export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, update: PlatformMembershipUpdate): Promise<Member | null> {
+  const { teamId, projectId, platformUserId } = update;
+  const project = await runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' });
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  for (let attempt = 1; ; attempt++) {
+    const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
+    const [memberItem, subscriberItem] = await Promise.all([
+      claim?.member_id ? readMemberItem(runtime.store, teamId, projectId, claim.member_id) : Promise.resolve(undefined),
+      claim?.subscriber_id ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id)) : Promise.resolve(undefined),
+    ]);
+    const subscriber: Subscriber | null = subscriberItem ? toSubscriber(subscriberItem, { contact: true }) : null;
+    const nowIso = isoTime(runtime.clock.nowMs());
+    const current = memberItem ? toMember(memberItem) : null;
+    const profile = {
+      username: update.username !== undefined ? update.username : (current?.username ?? null),
+      display_name: update.displayName !== undefined ? update.displayName : (current?.display_name ?? null),
+    };
+    try {
+      if (!current) {
+        if (update.change !== 'joined') return null;
+        const member: Member = {
+          id: newUuid(),
+          project_id: projectId,
+          platform_user_id: platformUserId,
+          ...profile,
+          subscriber_id: subscriber?.id ?? null,
+          status: 'joined',
+          joined_at: nowIso,
+          status_changed_at: nowIso,
+          platform_error: null,
+          created_at: nowIso,
+          updated_at: nowIso,
+        };
+        const linkedSubscriber = subscriber ? { ...subscriber, member_id: member.id } : null;
+        await unitOfWork(runtime, teamId, (tx) => {
+          putNewMember(tx, teamId, member);
+          tx.update(platformUserKey(teamId, projectId, platformUserId), {
+            expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
+            condition: subscriber ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)' : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
+            names: { '#entity': 'entity' },
+            values: { ':member': member.id, ':entity': entity.platformUser, ':project': projectId, ...(subscriber ? { ':subscriber': subscriber.id } : {}) },
+          });
+          if (subscriber) {
+            // Bumps the subscriber's revision: a concurrent update, ban or unban reads again.
+            tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
+              expression: 'SET member_id = :member, revision = if_not_exists(revision, :zero) + :one',
+              condition: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
+              values: { ':member': member.id, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
+            });
+          }
+          tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
+        });
+        return member;
+      }
+
+      const profileChanged = profile.username !== current.username || profile.display_name !== current.display_name;
+      let next: Member = { ...current, ...profile };
+      let type: 'member.joined' | 'member.left' | 'member.updated' | null = null;
+      if (update.change === 'joined' && (current.status === 'left' || current.status === 'kicked')) {
+        next = { ...next, status: 'joined', joined_at: nowIso, status_changed_at: nowIso };
+        type = 'member.joined';
+      } else if (update.change === 'left' && current.status === 'joined') {
+        next = { ...next, status: 'left', status_changed_at: nowIso };
+        type = 'member.left';
+      } else if (profileChanged) {
+        type = 'member.updated';
+      }
+      if (!type) return current;
+      next.updated_at = nowIso;
+      const changed = next;
+      await unitOfWork(runtime, teamId, (tx) => {
+        writeMemberChange(tx, teamId, memberItem!, changed);
+        tx.emit({ type: type!, projectId, data: { member: changed, subscriber } });
+      });
+      return changed;
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Platform user ${platformUserId} kept changing while this update ran; retry.`);
+      await backoff(attempt);
+    }
+  }
+}

@@ -1,0 +1,270 @@
+import type { Principal } from '../../auth/principal.js';
+import type { PlatformType } from '../../catalogues/platform-types.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { logger } from '../../logger.js';
+import { platformAdapterFor } from '../../platforms/adapters.js';
+import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
+import { keys } from '../../store/keys.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
+import type { Member, PlatformAction } from '../members/schema.js';
+import { MAX_ATTEMPTS, backoff, isLostRace, revisionCondition } from '../projects/repository.js';
+import { suspendSubscriptionsOfSubscriber } from '../subscriptions/repository.js';
+import { loadSubscriber, toSubscriber, type StoredSubscriber } from './repository.js';
+import type { Subscriber, SubscriberModeration } from './schema.js';
+
+/**
+ * Ban, unban and kick (DESIGN D17, D22): the state change in the service (subscriber and member, with
+ * its `member.*` event) commits first, in one transaction; then the platform side runs through the
+ * project's `PlatformAdapter` (chosen by the project's `platform_type`; `web` for platforms without an
+ * adapter yet), outside any transaction. A platform failure is recorded on the member
+ * (`platform_error`) and never rolls the state change back; a later successful call clears it.
+ */
+
+/** Options of the moderation use cases. */
+export interface ModerationOptions {
+  /** The platform adapters by platform type (default `PLATFORM_ADAPTERS`). */
+  adapters?: PlatformAdapters;
+}
+
+/** What a moderation use case decided: the next subscriber, the member to write (new or changed) and the event. */
+interface Decision {
+  subscriber: Subscriber;
+  /** Write the subscriber's status fields (and `member_id`); false leaves the subscriber item alone. */
+  writeSubscriber: boolean;
+  member: Member | null;
+  /** True when `member` is new (put with its reference and claim link). */
+  newMember: boolean;
+  event: { type: 'member.banned' | 'member.unbanned' | 'member.kicked'; data: Record<string, unknown> };
+  /** The platform call to make after the commit, or null. */
+  platform: PlatformAction | null;
+}
+
+/** What a decision reads. */
+interface Read {
+  item: StoredSubscriber;
+  subscriber: Subscriber;
+  member: StoredMember | undefined;
+  platformType: PlatformType;
+}
+
+/**
+ * Reads subscriber, project and member, lets `decide` choose the change (it throws CONFLICT for a state
+ * that does not allow it), commits it with its event (conditional on the revisions read; a lost race
+ * reads again, at most MAX_ATTEMPTS times), then makes the platform call and records its outcome.
+ */
+async function moderate(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriberId: string,
+  options: ModerationOptions,
+  decide: (read: Read, nowIso: string) => Decision,
+  call: (adapterCall: { platformUserId: string; platformType: PlatformType; teamId: string; projectId: string }) => Promise<PlatformResult>,
+): Promise<SubscriberModeration> {
+  const teamId = principal.teamId;
+  for (let attempt = 1; ; attempt++) {
+    const item = await loadSubscriber(runtime.store, principal, subscriberId);
+    const projectId = item.project_id as string;
+    const subscriber = toSubscriber(item, { contact: true });
+    const [project, member] = await Promise.all([
+      runtime.store.get(keys.project(teamId, projectId), { projection: 'platform_type' }),
+      subscriber.member_id ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id) : Promise.resolve(undefined),
+    ]);
+    if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
+    const nowIso = isoTime(runtime.clock.nowMs());
+    const decision = decide({ item, subscriber, member, platformType: project.platform_type as PlatformType }, nowIso);
+    try {
+      await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`);
+      await backoff(attempt);
+      continue;
+    }
+    let recorded = decision.member;
+    if (decision.platform && subscriber.platform_user_id) {
+      const result = await callPlatform(() => call({ platformUserId: subscriber.platform_user_id!, platformType: project.platform_type as PlatformType, teamId, projectId }));
+      if (recorded) recorded = await recordPlatformOutcome(runtime, teamId, recorded, decision.platform, result);
+    }
+    return { subscriber: decision.subscriber, member: recorded };
+  }
+}
+
+/** Adds the decision's writes and event to `tx`. */
+function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberItem: StoredMember | undefined, decision: Decision): void {
+  const next = decision.subscriber;
+  if (decision.writeSubscriber) {
+    const revision = revisionCondition(item);
+    tx.update(keys.subscriber(teamId, next.project_id, next.id), {
+      expression: 'SET #status = :status, banned_at = :banned_at, member_id = :member_id, updated_at = :updated_at, revision = :revision',
+      condition: `attribute_exists(pk) AND ${revision.expression}`,
+      names: { '#status': 'status' },
+      values: { ...revision.values, ':status': next.status, ':banned_at': next.banned_at, ':member_id': next.member_id, ':updated_at': next.updated_at, ':revision': Number(item.revision ?? 0) + 1 },
+    });
+  }
+  if (decision.member && decision.newMember) {
+    putNewMember(tx, teamId, decision.member);
+    tx.update(platformUserKey(teamId, next.project_id, decision.member.platform_user_id), {
+      expression: 'SET member_id = :member',
+      condition: 'subscriber_id = :subscriber AND attribute_not_exists(member_id)',
+      values: { ':member': decision.member.id, ':subscriber': next.id },
+    });
+  } else if (decision.member && memberItem) {
+    writeMemberChange(tx, teamId, memberItem, decision.member);
+  }
+  tx.emit({ type: decision.event.type, projectId: next.project_id, data: decision.event.data });
+}
+
+/** Runs a platform call; an exception becomes a failure with a generic reason (its message may carry platform internals). */
+async function callPlatform(run: () => Promise<PlatformResult>): Promise<PlatformResult> {
+  try {
+    return await run();
+  } catch (error) {
+    logger.warn('platform call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
+    return { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
+  }
+}
+
+/**
+ * Records a platform call's outcome on the member (DESIGN D22): a failure sets `platform_error`; a
+ * success clears an earlier one. Bumps the revision (so concurrent read-modify-writes re-read); emits
+ * nothing and never changes the member's status. Returns the member as recorded (the given one if it
+ * changed meanwhile or needed no write).
+ */
+export async function recordPlatformOutcome(runtime: UnitOfWorkRuntime, teamId: string, member: Member, action: PlatformAction, result: PlatformResult): Promise<Member> {
+  const nowIso = isoTime(runtime.clock.nowMs());
+  const platformError = result.ok ? null : { action, message: result.reason, at: nowIso };
+  if (platformError === null && member.platform_error === null) return member;
+  const updated = await runtime.store.update({
+    Key: keys.member(teamId, member.project_id, member.id),
+    UpdateExpression: 'SET platform_error = :error, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':error': platformError, ':now': nowIso, ':zero': 0, ':one': 1 },
+    ReturnValues: 'ALL_NEW',
+  }).catch(() => undefined);
+  return updated ? toMember(updated) : member;
+}
+
+/**
+ * Bans a subscriber (`POST /v1/subscribers/{id}/ban`, `ban_subscriber`, DESIGN D17): the subscriber
+ * becomes `banned`, its member (created as `banned` when the subscriber has a platform user id but never
+ * joined) too, `member.banned` is emitted with `reason`; then the platform bans the person and every
+ * live subscription of the subscriber is suspended (`subscription.suspended` each, D15). Returns the
+ * subscriber (consented contact data) and member (null without a platform user id). Errors: NOT_FOUND
+ * (absent, foreign, out of scope); CONFLICT when already banned, or after lost races.
+ */
+export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, reason: string | null, options: ModerationOptions = {}): Promise<SubscriberModeration> {
+  const result = await moderate(
+    runtime,
+    principal,
+    subscriberId,
+    options,
+    ({ subscriber, member }, nowIso) => {
+      if (subscriber.status === 'banned') {
+        throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} is already banned; to lift the ban use POST /v1/subscribers/${subscriberId}/unban.`);
+      }
+      let next: Member | null = null;
+      let newMember = false;
+      if (member) {
+        next = { ...toMember(member), status: 'banned', status_changed_at: nowIso, updated_at: nowIso };
+      } else if (subscriber.platform_user_id) {
+        newMember = true;
+        next = {
+          id: newUuid(),
+          project_id: subscriber.project_id,
+          platform_user_id: subscriber.platform_user_id,
+          username: null,
+          display_name: null,
+          subscriber_id: subscriber.id,
+          status: 'banned',
+          joined_at: null,
+          status_changed_at: nowIso,
+          platform_error: null,
+          created_at: nowIso,
+          updated_at: nowIso,
+        };
+      }
+      const banned: Subscriber = { ...subscriber, status: 'banned', banned_at: nowIso, member_id: next?.id ?? subscriber.member_id, updated_at: nowIso };
+      return {
+        subscriber: banned,
+        writeSubscriber: true,
+        member: next,
+        newMember,
+        event: { type: 'member.banned', data: { member: next, subscriber: banned, reason } },
+        platform: 'ban',
+      };
+    },
+    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters).ban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }, reason),
+  );
+  await suspendSubscriptionsOfSubscriber(runtime, principal, subscriberId);
+  return result;
+}
+
+/**
+ * Lifts a subscriber's ban (`POST /v1/subscribers/{id}/unban`, DESIGN D17): the subscriber becomes
+ * `active`, a banned member becomes `left` (out of the community, free to join again), `member.unbanned`
+ * is emitted; then the platform lifts the ban. Suspended subscriptions stay suspended (unsuspend them
+ * explicitly). Errors: NOT_FOUND; CONFLICT when not banned, or after lost races.
+ */
+export async function unbanSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, options: ModerationOptions = {}): Promise<SubscriberModeration> {
+  return moderate(
+    runtime,
+    principal,
+    subscriberId,
+    options,
+    ({ subscriber, member }, nowIso) => {
+      if (subscriber.status !== 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} is not banned (status ${subscriber.status}); only a banned subscriber can be unbanned.`);
+      const current = member ? toMember(member) : null;
+      const next: Member | null = current && current.status === 'banned' ? { ...current, status: 'left', status_changed_at: nowIso, updated_at: nowIso } : current;
+      const unbanned: Subscriber = { ...subscriber, status: 'active', banned_at: null, updated_at: nowIso };
+      return {
+        subscriber: unbanned,
+        writeSubscriber: true,
+        member: next,
+        newMember: false,
+        event: { type: 'member.unbanned', data: { member: next, subscriber: unbanned } },
+        platform: 'unban',
+      };
+    },
+    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters).unban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+  );
+}
+
+/**
+ * Kicks a subscriber (`POST /v1/subscribers/{id}/kick`, `kick_subscriber`, DESIGN D17): their member
+ * becomes `kicked` (removed without a ban; they may join again), `member.kicked` is emitted with
+ * `reason`; then the platform removes the person. Subscriptions are unchanged. Errors: NOT_FOUND;
+ * CONFLICT when the subscriber has no member in the community (never joined, left, already kicked or
+ * banned), or after lost races.
+ */
+export async function kickSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, reason: string | null, options: ModerationOptions = {}): Promise<SubscriberModeration> {
+  return moderate(
+    runtime,
+    principal,
+    subscriberId,
+    options,
+    ({ subscriber, member }, nowIso) => {
+      const current = member ? toMember(member) : null;
+      if (!current || current.status !== 'joined') {
+        throw new ProblemError(
+          'CONFLICT',
+          current
+            ? `Subscriber ${subscriberId} is not in the community (member status ${current.status}); only a joined member can be kicked.`
+            : `Subscriber ${subscriberId} has never joined the project\u2019s community; only a joined member can be kicked.`,
+        );
+      }
+      const next: Member = { ...current, status: 'kicked', status_changed_at: nowIso, updated_at: nowIso };
+      return {
+        subscriber,
+        writeSubscriber: false,
+        member: next,
+        newMember: false,
+        event: { type: 'member.kicked', data: { member: next, subscriber, reason } },
+        platform: 'kick',
+      };
+    },
+    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters).kick({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+  );
+}

@@ -1,0 +1,367 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { platformUserKey, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
+import type { Member } from '../members/schema.js';
+import { MAX_ATTEMPTS, backoff, isLostRace, revisionCondition } from '../projects/repository.js';
+import type { CreateSubscriberRequest, ExportSubscribersQuery, ListSubscribersQuery, Subscriber, SubscriberExportPage, SubscriberStatus, UpdateSubscriberRequest } from './schema.js';
+
+/**
+ * Persistence and use cases of subscribers (DESIGN D10, D14, D17). A subscriber is one item in its
+ * project's subscriber partition (`keys.subscriber`: `TEAM#<team>#PROJECT#<project>#SUBSCRIBERS`,
+ * `SUBSCRIBER#<uuid>`, listed in id order); a reference item (`keys.subscriberRef`, holding
+ * `project_id`) lets `/v1/subscribers/{id}` find it by id alone. A subscriber with a `platform_user_id`
+ * holds that platform user's claim in the project (see `members/repository.ts`), which links it to the
+ * member with the same platform user id (`member_id` here, `subscriber_id` there, same transaction).
+ *
+ * Item attributes besides the public fields: `email` and `phone` (always stored; shown per D10),
+ * `email_lower` (prefix search), `revision` (optimistic concurrency of updates, bans and unbans) and
+ * `live_plan_ids` (a string set of the plans the subscriber has a live subscription to, maintained by
+ * the subscriptions use cases with `ADD`/`DELETE` in their transactions; the `plan_id` list filter
+ * reads it). There is no `subscriber.*` event family: changes to a subscriber that has a member emit
+ * `member.updated`.
+ */
+
+/** The stored subscriber item: the public fields plus `revision` (optimistic concurrency) and `email_lower` (prefix search). */
+export type StoredSubscriber = Item & { revision?: number };
+
+/** NOT_FOUND for a subscriber id (absent, foreign or out of scope: the same answer). */
+export const subscriberNotFound = (subscriberId: string) => new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
+
+/**
+ * The public subscriber of a stored item (DESIGN D10). `contact: true` adds `email` and `phone` when the
+ * subscriber consented (callers pass true only for readers holding `project-user:view`, and for event
+ * payloads, which the fan-out redacts per endpoint owner); otherwise the keys are absent.
+ */
+export function toSubscriber(item: Item, options: { contact: boolean }): Subscriber {
+  const subscriber: Subscriber = {
+    id: item.id as string,
+    project_id: item.project_id as string,
+    display_name: (item.display_name as string | null | undefined) ?? null,
+    platform_user_id: (item.platform_user_id as string | null | undefined) ?? null,
+    consent: item.consent === true,
+    provider_customer_id: (item.provider_customer_id as string | null | undefined) ?? null,
+    member_id: (item.member_id as string | null | undefined) ?? null,
+    status: ((item.status as SubscriberStatus | undefined) ?? 'active'),
+    banned_at: (item.banned_at as string | null | undefined) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+  if (options.contact && subscriber.consent) {
+    subscriber.email = (item.email as string | null | undefined) ?? null;
+    subscriber.phone = (item.phone as string | null | undefined) ?? null;
+  }
+  return subscriber;
+}
+
+/**
+ * The stored subscriber item of the principal's team (strongly consistent: ref, then item). Errors:
+ * NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
+ */
+export async function loadSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<StoredSubscriber> {
+  const ref = await store.get(keys.subscriberRef(principal.teamId, subscriberId));
+  if (!ref || !canAccessProject(principal, ref.project_id as string)) throw subscriberNotFound(subscriberId);
+  const item = await store.get(keys.subscriber(principal.teamId, ref.project_id as string, subscriberId));
+  if (!item) throw subscriberNotFound(subscriberId);
+  return item as StoredSubscriber;
+}
+
+/**
+ * Reads one subscriber by id within the principal's team (`GET /v1/subscribers/{id}`; also what
+ * subscriptions, payments and access-code redemption use to resolve a subscriber id). The result
+ * carries `email`/`phone` when the subscriber consented (D10: the caller decides whether its reader may
+ * see them; event payloads may carry them, the fan-out strips them per endpoint owner). Two GetItems
+ * (reference, then item). Errors: NOT_FOUND when absent, of another team, or of a project outside the
+ * token's project scope (`scope:project:<uuid>`).
+ */
+export async function getSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<Subscriber> {
+  return toSubscriber(await loadSubscriber(store, principal, subscriberId), { contact: true });
+}
+
+/** True when the principal may see consented contact data (`project-user:view`, DESIGN D10). */
+export function mayReadContact(principal: Principal): boolean {
+  return principal.abilities.has('project-user:view');
+}
+
+/** The condition "the claim's member is still `memberId` (or still none)", with its values. */
+function claimMemberCondition(memberId: string | null | undefined): { expression: string; values: Record<string, unknown> } {
+  return memberId ? { expression: 'member_id = :claim_member', values: { ':claim_member': memberId } } : { expression: 'attribute_not_exists(member_id)', values: {} };
+}
+
+/**
+ * What linking a subscriber to a platform user id needs, read before the transaction: the claim's
+ * member (if any). Errors: CONFLICT when another subscriber of the project holds the platform user id.
+ */
+async function readLinkTarget(store: Store, teamId: string, projectId: string, platformUserId: string, subscriberId: string): Promise<{ member: StoredMember | undefined; claimMemberId: string | undefined }> {
+  const claim = await readPlatformUserClaim(store, teamId, projectId, platformUserId);
+  if (claim?.subscriber_id && claim.subscriber_id !== subscriberId) {
+    throw new ProblemError('CONFLICT', `Platform user id ${platformUserId} already belongs to subscriber ${claim.subscriber_id} in this project; a platform user can be one subscriber only.`);
+  }
+  const member = claim?.member_id ? await readMemberItem(store, teamId, projectId, claim.member_id) : undefined;
+  return { member, claimMemberId: claim?.member_id };
+}
+
+/** Adds to `tx` taking the claim of `platformUserId` for `subscriberId`, conditional on it being free and its member unchanged. */
+function takeClaim(tx: Transaction, teamId: string, projectId: string, platformUserId: string, subscriberId: string, claimMemberId: string | undefined): void {
+  const member = claimMemberCondition(claimMemberId);
+  tx.update(platformUserKey(teamId, projectId, platformUserId), {
+    expression: 'SET subscriber_id = :subscriber, #entity = :entity, project_id = :project',
+    condition: `attribute_not_exists(subscriber_id) AND ${member.expression}`,
+    names: { '#entity': 'entity' },
+    values: { ':subscriber': subscriberId, ':entity': entity.platformUser, ':project': projectId, ...member.values },
+  });
+}
+
+/** Adds to `tx` releasing the claim of `platformUserId` held by `subscriberId`, conditional on its member unchanged. */
+function releaseClaim(tx: Transaction, teamId: string, projectId: string, platformUserId: string, subscriberId: string, claimMemberId: string | null): void {
+  const member = claimMemberCondition(claimMemberId);
+  tx.update(platformUserKey(teamId, projectId, platformUserId), {
+    expression: 'REMOVE subscriber_id',
+    condition: `subscriber_id = :subscriber AND ${member.expression}`,
+    values: { ':subscriber': subscriberId, ...member.values },
+  });
+}
+
+/** The stored subscriber item of a new subscriber (revision 0); `email`/`phone` stored whatever the consent. */
+function newSubscriberItem(teamId: string, subscriber: Subscriber, contact: { email: string | null; phone: string | null }): Item {
+  const item: Item = {
+    ...keys.subscriber(teamId, subscriber.project_id, subscriber.id),
+    entity: entity.subscriber,
+    ...subscriber,
+    email: contact.email,
+    phone: contact.phone,
+    revision: 0,
+  };
+  if (contact.email) item.email_lower = contact.email.toLowerCase();
+  return item;
+}
+
+/** The project item of the principal's team (strongly consistent) after the scope check; NOT_FOUND otherwise. */
+async function requireProject(store: Store, principal: Principal, projectId: string): Promise<Item> {
+  requireProjectAccess(principal, projectId);
+  const project = await store.get(keys.project(principal.teamId, projectId));
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return project;
+}
+
+/** Adds to `tx` a check that the project still exists (NOT_FOUND otherwise). */
+function checkProject(tx: Transaction, teamId: string, projectId: string): void {
+  tx.check(keys.project(teamId, projectId), { condition: 'attribute_exists(pk)', onConditionFailed: () => new ProblemError('NOT_FOUND', `No project ${projectId}.`) });
+}
+
+/** The data of a `member.updated` event (D10: the subscriber with consented contact data; the fan-out redacts per endpoint owner). */
+function memberUpdated(member: Member, subscriber: Subscriber | null) {
+  return { type: 'member.updated' as const, projectId: member.project_id, data: { member, subscriber } };
+}
+
+/**
+ * Creates a subscriber in a project (`POST /v1/projects/{project_id}/subscribers`: a creator's own
+ * import or site, DESIGN D17). With a `platform_user_id` it takes that platform user's claim and links
+ * the member with that id, if one exists (emitting `member.updated` with the linked subscriber).
+ * Returns the subscriber with consented contact data. Errors: NOT_FOUND (project absent, foreign or out
+ * of scope); CONFLICT when another subscriber of the project has the platform user id, or after
+ * {@link MAX_ATTEMPTS} lost races.
+ */
+export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
+  await requireProject(runtime.store, principal, projectId);
+  const subscriberId = newUuid();
+  const platformUserId = input.platform_user_id ?? null;
+  for (let attempt = 1; ; attempt++) {
+    const link = platformUserId ? await readLinkTarget(runtime.store, principal.teamId, projectId, platformUserId, subscriberId) : { member: undefined, claimMemberId: undefined };
+    const nowIso = isoTime(runtime.clock.nowMs());
+    const stored: Subscriber = {
+      id: subscriberId,
+      project_id: projectId,
+      display_name: input.display_name ?? null,
+      platform_user_id: platformUserId,
+      consent: input.consent ?? false,
+      provider_customer_id: input.provider_customer_id ?? null,
+      member_id: link.member ? (link.member.id as string) : null,
+      status: 'active',
+      banned_at: null,
+      created_at: nowIso,
+      updated_at: nowIso,
+    };
+    const item = newSubscriberItem(principal.teamId, stored, { email: input.email ?? null, phone: input.phone ?? null });
+    const subscriber = toSubscriber(item, { contact: true });
+    try {
+      await unitOfWork(runtime, principal.teamId, (tx) => {
+        checkProject(tx, principal.teamId, projectId);
+        tx.put(item, { condition: 'attribute_not_exists(pk)' });
+        tx.put({ ...keys.subscriberRef(principal.teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
+        if (platformUserId) takeClaim(tx, principal.teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
+        if (link.member) {
+          const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
+          writeMemberChange(tx, principal.teamId, link.member, member);
+          tx.emit(memberUpdated(member, subscriber));
+        }
+      });
+      return subscriber;
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `The platform user ${platformUserId} kept changing while this request ran; retry.`);
+      await backoff(attempt);
+    }
+  }
+}
+
+/**
+ * Lists a project's subscribers in id order, paged (DESIGN D12), WITHOUT contact data (the list is for
+ * `project-user:view-any`, D10). Filters (applied by DynamoDB, so a page may be short while
+ * `next_cursor` is set): `status`, `plan_id` (a live subscription to that plan), `email_prefix`
+ * (case-insensitive). Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for
+ * a cursor of another list.
+ */
+export async function listSubscribers(store: Store, principal: Principal, projectId: string, query: Pick<ListSubscribersQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'email_prefix'>): Promise<Page<Subscriber>> {
+  requireProjectAccess(principal, projectId);
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (query.status) {
+    conditions.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.plan_id) {
+    conditions.push('contains(live_plan_ids, :plan_id)');
+    values[':plan_id'] = query.plan_id;
+  }
+  if (query.email_prefix) {
+    conditions.push('begins_with(email_lower, :email_prefix)');
+    values[':email_prefix'] = query.email_prefix.toLowerCase();
+  }
+  const [project, page] = await Promise.all([
+    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
+    queryPage(store, {
+      partition: keys.subscriberPartition(principal.teamId, projectId),
+      sortKeyPrefix: sortKeyPrefix.subscriber,
+      limit: query.limit,
+      cursor: query.cursor,
+      consistent: true,
+      map: (item) => toSubscriber(item, { contact: false }),
+      filter: conditions.length ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values } : undefined,
+    }),
+  ]);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return page;
+}
+
+/**
+ * One page of a project's subscriber export (`project-user:export`, DESIGN D17): NDJSON lines, one
+ * `Subscriber` per line in the list's order, each ending with a newline; e-mail and phone only for
+ * consented subscribers and only when the principal also holds `project-user:view` (D10). Page through
+ * with `next_cursor`. Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for
+ * a cursor of another list.
+ */
+export async function exportSubscribers(store: Store, principal: Principal, projectId: string, query: Pick<ExportSubscribersQuery, 'limit' | 'cursor'>): Promise<SubscriberExportPage> {
+  requireProjectAccess(principal, projectId);
+  const contact = mayReadContact(principal);
+  const [project, page] = await Promise.all([
+    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
+    queryPage(store, {
+      partition: keys.subscriberPartition(principal.teamId, projectId),
+      sortKeyPrefix: sortKeyPrefix.subscriber,
+      limit: query.limit,
+      cursor: query.cursor,
+      consistent: true,
+      map: (item) => toSubscriber(item, { contact }),
+    }),
+  ]);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return { lines: page.data.map((subscriber) => `${JSON.stringify(subscriber)}\n`).join(''), count: page.data.length, next_cursor: page.next_cursor };
+}
+
+/**
+ * Changes a subscriber's name, contact data, consent, platform user id or provider customer id (`null`
+ * clears a field; DESIGN D17). Changing `platform_user_id` moves the subscriber's claim: the member of
+ * the old id is unlinked and the member of the new id (if any) linked, each emitting `member.updated`;
+ * otherwise a change of a subscriber that has a member emits `member.updated` with the new subscriber.
+ * A request that changes nothing writes nothing. Returns the subscriber with consented contact data.
+ * Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT when another subscriber of the project has
+ * the new platform user id, or after {@link MAX_ATTEMPTS} lost races.
+ */
+export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, input: UpdateSubscriberRequest): Promise<Subscriber> {
+  for (let attempt = 1; ; attempt++) {
+    const item = await loadSubscriber(runtime.store, principal, subscriberId);
+    const teamId = principal.teamId;
+    const projectId = item.project_id as string;
+    const current = toSubscriber(item, { contact: true });
+    const stored = { email: (item.email as string | null | undefined) ?? null, phone: (item.phone as string | null | undefined) ?? null };
+    const next: Subscriber = { ...current };
+    const nextContact = { ...stored };
+    if (input.display_name !== undefined) next.display_name = input.display_name;
+    if (input.consent !== undefined) next.consent = input.consent;
+    if (input.provider_customer_id !== undefined) next.provider_customer_id = input.provider_customer_id;
+    if (input.platform_user_id !== undefined) next.platform_user_id = input.platform_user_id;
+    if (input.email !== undefined) nextContact.email = input.email;
+    if (input.phone !== undefined) nextContact.phone = input.phone;
+    const platformChanged = next.platform_user_id !== current.platform_user_id;
+    const changed =
+      platformChanged ||
+      next.display_name !== current.display_name ||
+      next.consent !== current.consent ||
+      next.provider_customer_id !== current.provider_customer_id ||
+      nextContact.email !== stored.email ||
+      nextContact.phone !== stored.phone;
+    if (!changed) return current;
+
+    const nowIso = isoTime(runtime.clock.nowMs());
+    next.updated_at = nowIso;
+    const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
+    const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
+    if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
+    const nextItem = newSubscriberItem(teamId, next, nextContact);
+    const subscriber = toSubscriber(nextItem, { contact: true });
+    try {
+      await unitOfWork(runtime, teamId, (tx) => {
+        const revision = revisionCondition(item);
+        tx.update(keys.subscriber(teamId, projectId, subscriberId), {
+          expression:
+            'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
+            `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
+            (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
+          condition: `attribute_exists(pk) AND ${revision.expression}`,
+          values: {
+            ...revision.values,
+            ':display_name': next.display_name,
+            ':consent': next.consent,
+            ':provider_customer_id': next.provider_customer_id,
+            ':platform_user_id': next.platform_user_id,
+            ...(platformChanged ? { ':member_id': next.member_id } : {}),
+            ':email': nextContact.email,
+            ':phone': nextContact.phone,
+            ':updated_at': nowIso,
+            ':revision': Number(item.revision ?? 0) + 1,
+            ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
+          },
+        });
+        if (!platformChanged) {
+          if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
+          return;
+        }
+        if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
+        if (oldMember) {
+          const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
+          writeMemberChange(tx, teamId, oldMember, unlinked);
+          tx.emit(memberUpdated(unlinked, null));
+        }
+        if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
+        if (link?.member) {
+          const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
+          writeMemberChange(tx, teamId, link.member, linked);
+          tx.emit(memberUpdated(linked, subscriber));
+        }
+      });
+      return subscriber;
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`);
+      await backoff(attempt);
+    }
+  }
+}

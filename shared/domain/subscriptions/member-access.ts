@@ -1,0 +1,145 @@
+import type { Principal } from '../../auth/principal.js';
+import type { PlatformType } from '../../catalogues/platform-types.js';
+import { logger } from '../../logger.js';
+import { platformAdapterFor } from '../../platforms/adapters.js';
+import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
+import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import type { Store } from '../../store/store.js';
+import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { findMemberOfSubscriber } from '../members/repository.js';
+import type { Member } from '../members/schema.js';
+import type { Plan } from '../plans/schema.js';
+import { toProject } from '../projects/repository.js';
+import { recordPlatformOutcome } from '../subscribers/moderation.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { toSubscription } from './records.js';
+import type { Subscription } from './schema.js';
+import { hasAccess } from './state-machine.js';
+
+/**
+ * The member side of a subscription's access (DESIGN D15, D17), added to the transition's unit of work:
+ * when a subscription gains access (enters trialing, active, pending_cancellation or past_due from a
+ * status without access, or is created in one) and none of the subscriber's other subscriptions already
+ * grants it, `member.access_granted` is emitted once per resource linked to the project; when it loses
+ * access and no other subscription still grants it, `member.access_revoked` per resource. Paid access
+ * (a subscription that is not on a free plan: `source` other than `free_plan`) also emits
+ * `member.converted` the first time the subscriber gains it (a marker item in the subscriber's
+ * subscription partition records that it happened) and `member.churned` when the last paid access ends.
+ * Payloads carry the subscriber's member (or null when the subscriber has not joined the community).
+ * After the commit, {@link applyPlatformAccess} asks the project's platform adapter to grant or revoke
+ * the member's access to each resource (outside any transaction; a failure is recorded on the member's
+ * `platform_error` and never rolls the transition back).
+ */
+
+/** A subscription's access change: the subscriber, the plan, the subscription before (null when new) and after. */
+export interface AccessChange {
+  subscriber: Subscriber;
+  plan: Plan;
+  before: Subscription | null;
+  after: Subscription;
+}
+
+/** True when the subscription's access is paid access (not a free plan's). */
+export function isPaidAccess(subscription: Pick<Subscription, 'source'>): boolean {
+  return subscription.source !== 'free_plan';
+}
+
+/** The subscriber's other subscriptions (strongly consistent: index items, then one BatchGet per 100). */
+async function otherSubscriptions(store: Store, teamId: string, change: AccessChange): Promise<Subscription[]> {
+  const found: Subscription[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, change.after.project_id, change.subscriber.id), ':prefix': sortKeyPrefix.subscriberSubscription },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    });
+    const ids = page.items.map((item) => item.subscription_id as string).filter((id) => id !== change.after.id);
+    for (let index = 0; index < ids.length; index += 100) {
+      const items = await store.batchGet(ids.slice(index, index + 100).map((id) => keys.subscription(teamId, id)));
+      found.push(...items.map(toSubscription));
+    }
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+  return found;
+}
+
+/** The platform calls to make after a committed access change: grant or revoke the member's access to each resource. */
+export interface PlatformAccessFollowUp {
+  member: Member;
+  platformType: PlatformType;
+  action: 'grant_access' | 'revoke_access';
+  resources: { kind: string; platform_resource_id: string }[];
+}
+
+/**
+ * Adds the member events of an access change to `tx` (see the module comment). Reads the project (its
+ * linked resources), the subscriber's member and other subscriptions, and the conversion marker;
+ * writes the marker on a first conversion. Does nothing when access did not change. Returns the
+ * platform calls to make once the transaction committed (null when there is no member or resource).
+ */
+export async function emitAccessEvents(tx: Transaction, store: Store, principal: Principal, change: AccessChange): Promise<PlatformAccessFollowUp | null> {
+  const teamId = principal.teamId;
+  const { after, before, subscriber } = change;
+  const had = before !== null && hasAccess(before.status);
+  const has = hasAccess(after.status);
+  if (had === has) return null;
+  const projectId = after.project_id;
+  const [projectItem, member, others, marker] = await Promise.all([
+    store.get(keys.project(teamId, projectId)),
+    findMemberOfSubscriber(store, teamId, projectId, subscriber.id),
+    otherSubscriptions(store, teamId, change),
+    store.get(keys.subscriberConversion(teamId, projectId, subscriber.id)),
+  ]);
+  const project = projectItem ? toProject(projectItem) : null;
+  const resources = project?.resources ?? [];
+  const othersWithAccess = others.filter((other) => hasAccess(other.status));
+  const paid = isPaidAccess(after) || (before !== null && isPaidAccess(before));
+  const othersPaid = othersWithAccess.some(isPaidAccess);
+  let followUp: PlatformAccessFollowUp | null = null;
+  if (othersWithAccess.length === 0) {
+    for (const resource of resources) {
+      tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data: { member, subscriber, resource } });
+    }
+    if (member && project && resources.length > 0) {
+      followUp = { member, platformType: project.platform_type, action: has ? 'grant_access' : 'revoke_access', resources: resources.map(({ kind, platform_resource_id }) => ({ kind, platform_resource_id })) };
+    }
+  }
+  if (!paid || othersPaid) return followUp;
+  if (has && !marker) {
+    tx.put({ ...keys.subscriberConversion(teamId, projectId, subscriber.id), entity: entity.subscriberConversion, team_id: teamId, subscription_id: after.id, converted_at: after.updated_at });
+    tx.emit({ type: 'member.converted', projectId, data: { member, subscriber, subscription: after } });
+  } else if (!has) {
+    tx.emit({ type: 'member.churned', projectId, data: { member, subscriber, subscription: after } });
+  }
+  return followUp;
+}
+
+/**
+ * Makes the platform calls of a committed access change (DESIGN D15, D22) through the project's
+ * platform adapter (`adapters`, default the service's), one per resource, and records the outcome on
+ * the member (the first failure as `platform_error`; a full success clears an earlier one). Never throws:
+ * the transition stands whatever the platform answers.
+ */
+export async function applyPlatformAccess(runtime: UnitOfWorkRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
+  if (!followUp) return;
+  try {
+    const adapter = platformAdapterFor(followUp.platformType, adapters);
+    const target = { team_id: teamId, project_id: followUp.member.project_id, platform_user_id: followUp.member.platform_user_id };
+    let outcome: PlatformResult = { ok: true };
+    for (const resource of followUp.resources) {
+      let result: PlatformResult;
+      try {
+        result = followUp.action === 'grant_access' ? await adapter.grantAccess(target, resource) : await adapter.revokeAccess(target, resource);
+      } catch (error) {
+        logger.warn('platform access call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
+        result = { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
+      }
+      if (!result.ok && outcome.ok) outcome = result;
+    }
+    await recordPlatformOutcome(runtime, teamId, followUp.member, followUp.action, outcome);
+  } catch (error) {
+    logger.error('platform access not recorded', { member_id: followUp.member.id, error: error as Error });
+  }
+}

@@ -1,0 +1,526 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import { isoTime } from '../../clock.js';
+import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
+import { ProblemError, type FieldError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
+import { ConditionFailedError, decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { getPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
+import { getSubscriber } from '../subscribers/repository.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { DAY_MS, applyTrigger, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
+import { toSubscription } from './records.js';
+import { applyPlatformAccess, emitAccessEvents, type PlatformAccessFollowUp } from './member-access.js';
+import type { CancelSubscriptionRequest, CreateSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionSource } from './schema.js';
+import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type SubscriptionTrigger } from './state-machine.js';
+
+/**
+ * Persistence and use cases of subscriptions (DESIGN D6, D14, D15). A subscription is one item in a
+ * partition of its own (`keys.subscription`), so a read by id and every transition read it with one
+ * GetItem; a project's subscriptions are listed through the sparse GSI
+ * (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, creation order), a subscriber's through immutable index
+ * items in the subscriber's per-project partition, written in the creation's transaction.
+ *
+ * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
+ * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
+ * access starts or ends, the project's and plans' `live_subscription_count` (`ADD`: +1 on creation,
+ * −1 on entering a terminal status, moved on a plan change) and the subscription's clock deadline: the
+ * item records `deadline_at` (the due time of its one `subscription.clock` deadline, or null) and each
+ * transition puts, moves or deletes that deadline to match {@link nextDueTrigger}.
+ */
+
+/** The stored subscription item: the public fields plus `revision` and `deadline_at`. */
+type StoredSubscription = Item & { revision?: number; deadline_at?: string | null };
+
+/** The deadline kind of subscriptions (one deadline per subscription: its next clock-driven trigger). */
+export const SUBSCRIPTION_DEADLINE_KIND = 'subscription.clock' as const;
+
+/** Clock-driven transitions one deadline application performs at most (e.g. renewals missed while the worker was down). */
+export const MAX_CLOCK_STEPS = 24;
+
+const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
+
+/** The principal the clock acts as: the subscription's team, every project, no abilities (reads only). */
+function clockPrincipal(teamId: string): Principal {
+  return { tokenId: 'clock', teamId, abilities: new Set(), projectIds: null };
+}
+
+/** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope). */
+async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
+  const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
+  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(subscriptionId);
+  return item as StoredSubscription;
+}
+
+/**
+ * Reads one subscription by id within the principal's team (`GET /v1/subscriptions/{id}`): one GetItem.
+ * Errors: NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
+ */
+export async function getSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<Subscription> {
+  return toSubscription(await loadSubscription(store, principal, subscriptionId));
+}
+
+/**
+ * Lists a project's subscriptions in creation order, paged (DESIGN D12), optionally only a subscriber's
+ * (`subscriber_id`: the subscriber's index items, then one BatchGet), a plan's (`plan_id`) or a status's
+ * (`status`). Filters apply to the page read, so a page may be short while `next_cursor` is set.
+ * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
+ */
+export async function listSubscriptions(store: Store, principal: Principal, projectId: string, query: Pick<ListSubscriptionsQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'subscriber_id'>): Promise<Page<Subscription>> {
+  requireProjectAccess(principal, projectId);
+  const teamId = principal.teamId;
+  const matches = (subscription: Subscription) => (!query.status || subscription.status === query.status) && (!query.plan_id || subscription.plan_id === query.plan_id);
+  if (query.subscriber_id) {
+    const partition = keys.subscriberSubscriptionsPartition(teamId, projectId, query.subscriber_id);
+    const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberSubscription });
+    const [project, index] = await Promise.all([
+      store.get(keys.project(teamId, projectId), { projection: 'pk' }),
+      store.query({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.subscriberSubscription },
+        Limit: query.limit,
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    ]);
+    if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+    const ids = index.items.map((item) => item.subscription_id as string);
+    const items = await store.batchGet(ids.map((id) => keys.subscription(teamId, id)));
+    const byId = new Map(items.map((item) => [item.id as string, toSubscription(item)]));
+    const data = ids.flatMap((id) => {
+      const subscription = byId.get(id);
+      return subscription && matches(subscription) ? [subscription] : [];
+    });
+    return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
+  }
+  const partition = keys.projectSubscriptionsIndex(teamId, projectId);
+  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.subscription });
+  const filters: string[] = [];
+  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey };
+  const values: Record<string, unknown> = { ':pk': partition };
+  if (query.status) {
+    filters.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.plan_id) {
+    filters.push('plan_id = :plan_id');
+    values[':plan_id'] = query.plan_id;
+  }
+  const [project, result] = await Promise.all([
+    store.get(keys.project(teamId, projectId), { projection: 'pk' }),
+    store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: '#gsi_pk = :pk',
+      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      Limit: query.limit,
+      ExclusiveStartKey: startKey,
+    }),
+  ]);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return { data: result.items.map(toSubscription), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create
+// ---------------------------------------------------------------------------------------------------
+
+/** The stored item of a new subscription (GSI keys for the project's list; `deadline_at` of its first deadline). */
+function storedSubscription(teamId: string, subscription: Subscription, due: DueTrigger | null): StoredSubscription {
+  const { has_access: _derived, ...fields } = subscription;
+  return {
+    ...keys.subscription(teamId, subscription.id),
+    entity: entity.subscription,
+    team_id: teamId,
+    [secondaryIndex.partitionKey]: keys.projectSubscriptionsIndex(teamId, subscription.project_id),
+    [secondaryIndex.sortKey]: keys.projectSubscriptionsIndexSortKey(subscription.created_at, subscription.id),
+    ...fields,
+    revision: 1,
+    deadline_at: due ? isoTime(due.atMs) : null,
+  };
+}
+
+const deadlineOf = (teamId: string, subscription: Subscription, due: DueTrigger): Deadline => ({
+  teamId,
+  kind: SUBSCRIPTION_DEADLINE_KIND,
+  subjectId: subscription.id,
+  projectId: subscription.project_id,
+  dueAt: isoTime(due.atMs),
+});
+
+const invalid = (errors: FieldError[]) =>
+  new ProblemError('VALIDATION_FAILED', `The subscription\u2019s dates are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`, { errors });
+
+/** Tolerated clock skew for a `starts_at` "now" sent by a client, in milliseconds. */
+const START_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, DESIGN D15 "(new)" row): a
+ * creator grant on a priced plan or a free plan's subscription, neither needing a payment. It starts
+ * `scheduled` (future `starts_at`), `trialing` (`trial: true`, the plan's `trial_days`) or `active`; a
+ * one_time plan gets `ends_at` = start + `access_days` unless given. One transaction holds the
+ * subscription, the subscriber's index item, `live_subscription_count` + 1 on the project (conditional on
+ * it being active) and the plan (conditional on it being active), the first clock deadline, and
+ * `subscription.created` (plus the member access events when it starts with access).
+ * Errors: NOT_FOUND (project, subscriber or plan absent, foreign, out of scope, or of another project);
+ * VALIDATION_FAILED (dates, trial on a plan without one); CONFLICT (archived project, inactive plan,
+ * banned subscriber).
+ */
+export async function createSubscription(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriptionRequest): Promise<Subscription> {
+  const teamId = principal.teamId;
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  const [subscriber, plan] = await Promise.all([getSubscriber(runtime.store, principal, input.subscriber_id), getPlan(runtime.store, principal, input.plan_id)]);
+  if (subscriber.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscriber ${input.subscriber_id} in project ${projectId}.`);
+  if (plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
+  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${projectId} is ${project.status}: no new subscriptions; unarchive it first.`);
+  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`);
+  if (subscriber.status === 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriber.id} is banned: no new subscriptions; unban them first.`);
+
+  const nowMs = runtime.clock.nowMs();
+  const errors: FieldError[] = [];
+  const requestedStartMs = input.starts_at ? Date.parse(input.starts_at) : nowMs;
+  if (requestedStartMs < nowMs - START_SKEW_MS) errors.push({ path: 'starts_at', message: 'must not be in the past' });
+  const startMs = Math.max(requestedStartMs, nowMs);
+  if (input.trial && plan.trial_days === 0) errors.push({ path: 'trial', message: `plan ${plan.id} has no trial (trial_days 0)` });
+  const trialEndMs = input.trial && plan.trial_days > 0 ? startMs + plan.trial_days * DAY_MS : null;
+  const endsAtMs = input.ends_at ? Date.parse(input.ends_at) : plan.interval === 'one_time' ? startMs + (plan.access_days ?? 1) * DAY_MS : null;
+  if (endsAtMs !== null && endsAtMs <= startMs) errors.push({ path: 'ends_at', message: 'must be after starts_at' });
+  if (endsAtMs !== null && trialEndMs !== null && endsAtMs <= trialEndMs) errors.push({ path: 'ends_at', message: 'must be after the trial ends' });
+  if (errors.length) throw invalid(errors);
+
+  const status = initialStatus({ startsInFuture: startMs > nowMs, trial: trialEndMs !== null });
+  const now = isoTime(nowMs);
+  let periodStart: string | null = null;
+  let periodEnd: string | null = null;
+  if (status === 'trialing') {
+    periodStart = isoTime(startMs);
+    periodEnd = isoTime(trialEndMs!);
+  } else if (status === 'active') {
+    periodStart = isoTime(startMs);
+    periodEnd = isoTime(periodEndOf(plan, startMs, endsAtMs));
+  }
+  const subscription: Subscription = {
+    id: newUuid(),
+    project_id: projectId,
+    subscriber_id: subscriber.id,
+    plan_id: plan.id,
+    status,
+    previous_status: null,
+    has_access: hasAccess(status),
+    source: plan.amount === 0 ? 'free_plan' : 'creator_grant',
+    payment_provider: null,
+    price_version: plan.price_version,
+    starts_at: isoTime(startMs),
+    ends_at: endsAtMs === null ? null : isoTime(endsAtMs),
+    trial_ends_at: trialEndMs === null ? null : isoTime(trialEndMs),
+    current_period_start: periodStart,
+    current_period_end: periodEnd,
+    cancel_at_period_end: false,
+    canceled_at: null,
+    cancellation_reason: null,
+    status_changed_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+  const due = nextDueTrigger(subscription);
+  let followUp: PlatformAccessFollowUp | null = null;
+  await unitOfWork(runtime, teamId, async (tx) => {
+    tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
+    tx.put({
+      ...keys.subscriberSubscription(teamId, projectId, subscriber.id, subscription.created_at, subscription.id),
+      entity: entity.subscriberSubscription,
+      team_id: teamId,
+      subscription_id: subscription.id,
+    });
+    tx.update(keys.project(teamId, projectId), {
+      expression: 'ADD live_subscription_count :one',
+      condition: 'attribute_exists(pk) AND #status = :active',
+      names: { '#status': 'status' },
+      values: { ':one': 1, ':active': 'active' },
+      onConditionFailed: () => new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
+    });
+    tx.update(keys.plan(teamId, plan.id), {
+      expression: 'ADD live_subscription_count :one',
+      condition: 'attribute_exists(pk) AND #status = :active',
+      names: { '#status': 'status' },
+      values: { ':one': 1, ':active': 'active' },
+      onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
+    });
+    if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
+    tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: null } });
+    tx.check(keys.subscriber(teamId, projectId, subscriber.id), {
+      condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
+      names: { '#status': 'status' },
+      values: { ':banned': 'banned' },
+      onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
+    });
+    if (subscription.has_access) followUp = await emitAccessEvents(tx, runtime.store, principal, { subscriber, plan, before: null, after: subscription });
+  });
+  await applyPlatformAccess(runtime, teamId, followUp);
+  return subscription;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Transitions
+// ---------------------------------------------------------------------------------------------------
+
+/** What a use case asks of a subscription: a trigger, and for plan changes the new plan; a reason for cancellations. */
+interface Decision {
+  trigger: SubscriptionTrigger;
+  newPlan?: Plan;
+  reason?: string | null;
+}
+
+/** Options of {@link runTransition}. */
+interface TransitionOptions {
+  /** The clock's deadline being applied (the transition removes or moves it conditionally). */
+  fromDeadline?: Deadline;
+  /** When it takes effect (epoch ms); default now. */
+  atMs?: number;
+}
+
+/**
+ * Commits one transition of a loaded subscription: the new state (conditional on the revision read), the
+ * deadline change, the counters, the one `subscription.*` event and the member access events; then makes
+ * the platform access calls (after the commit, never failing the transition). Returns the new subscription. Throws CONFLICT (pair not allowed), ConditionFailedError / TransactionCanceledError
+ * on a lost race (the caller retries), and ProblemErrors of conditions (a plan change to a plan
+ * deactivated meanwhile).
+ */
+async function commitTransition(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  item: StoredSubscription,
+  context: { subscriber: Subscriber; plan: Plan },
+  decision: Decision,
+  options: TransitionOptions,
+): Promise<Subscription> {
+  const teamId = principal.teamId;
+  const before = toSubscription(item);
+  const planAfter = decision.newPlan ?? context.plan;
+  const { next, transition } = applyTrigger(before, decision.trigger, { atMs: options.atMs ?? runtime.clock.nowMs(), plan: planAfter, reason: decision.reason });
+  const due = nextDueTrigger(next);
+  const dueAt = due ? isoTime(due.atMs) : null;
+  const revision = Number(item.revision ?? 0);
+  const { has_access: _derived, id: _id, project_id: _project, created_at: _created, ...fields } = next;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':revision': revision, ':next_revision': revision + 1, ':deadline_at': dueAt };
+  const sets = Object.entries(fields).map(([field, value]) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    return `#${field} = :${field}`;
+  });
+  let followUp: PlatformAccessFollowUp | null = null;
+  await unitOfWork(runtime, teamId, async (tx) => {
+    tx.update(keys.subscription(teamId, before.id), {
+      expression: `SET ${sets.join(', ')}, revision = :next_revision, deadline_at = :deadline_at`,
+      condition: 'attribute_exists(pk) AND revision = :revision',
+      names,
+      values,
+    });
+    writeDeadline(tx, teamId, next, due, (item.deadline_at as string | null | undefined) ?? null, options.fromDeadline);
+    const ended = isTerminal(next.status) && !isTerminal(before.status);
+    if (ended) {
+      tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+      tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+    }
+    if (decision.newPlan) {
+      const newPlanId = decision.newPlan.id;
+      tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+      tx.update(keys.plan(teamId, newPlanId), {
+        expression: 'ADD live_subscription_count :one',
+        condition: 'attribute_exists(pk) AND #status = :active',
+        names: { '#status': 'status' },
+        values: { ':one': 1, ':active': 'active' },
+        onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${newPlanId} was deactivated or deleted meanwhile: no subscription can move to it.`),
+      });
+    }
+    const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
+    tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
+    if (hasAccess(before.status) !== hasAccess(next.status)) followUp = await emitAccessEvents(tx, runtime.store, principal, { subscriber: context.subscriber, plan: planAfter, before, after: next });
+  });
+  await applyPlatformAccess(runtime, teamId, followUp);
+  return next;
+}
+
+/**
+ * Adds the deadline change of a transition: from a deadline being applied, move it (a put conditional on
+ * its due time) or remove it ({@link completeDeadline}); otherwise put it when its due time changed and
+ * delete it when none is due any more.
+ */
+function writeDeadline(tx: Transaction, teamId: string, next: Subscription, due: DueTrigger | null, previousDueAt: string | null, fromDeadline: Deadline | undefined): void {
+  if (fromDeadline) {
+    if (due) {
+      tx.put(deadlineItem(deadlineOf(teamId, next, due)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': fromDeadline.dueAt } });
+    } else completeDeadline(tx, fromDeadline);
+    return;
+  }
+  if (due) {
+    if (isoTime(due.atMs) !== previousDueAt) scheduleDeadline(tx, deadlineOf(teamId, next, due));
+  } else if (previousDueAt !== null) {
+    tx.delete(keys.deadline(teamId, SUBSCRIPTION_DEADLINE_KIND, next.id));
+  }
+}
+
+/**
+ * Runs one operation-driven transition of a subscription (DESIGN D15): reads it, its plan and its
+ * subscriber, lets `decide` choose the trigger (and plan), and commits it; a lost race re-reads and
+ * decides again, at most {@link MAX_ATTEMPTS} times. Errors: NOT_FOUND; CONFLICT (the pair is not allowed
+ * — naming the status and the allowed actions — or the subscription kept changing).
+ */
+async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision): Promise<Subscription> {
+  for (let attempt = 1; ; attempt++) {
+    const item = await loadSubscription(runtime.store, principal, subscriptionId);
+    const subscription = toSubscription(item);
+    const [plan, subscriber] = await Promise.all([getPlan(runtime.store, principal, subscription.plan_id), getSubscriber(runtime.store, principal, subscription.subscriber_id)]);
+    const decision = await decide(subscription, plan);
+    try {
+      return await commitTransition(runtime, principal, item, { subscriber, plan }, decision, {});
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`);
+      await backoff(attempt);
+    }
+  }
+}
+
+/** Refuses a (status, trigger) pair the table does not allow (CONFLICT naming the allowed actions). */
+function requireAllowed(subscription: Subscription, trigger: SubscriptionTrigger): void {
+  if (!ruleFor(subscription.status, trigger)) throw conflictOf(subscription.status, trigger);
+}
+
+/**
+ * Cancels a subscription (`POST /v1/subscriptions/{id}/cancel`): at period end by default (trialing or
+ * active → pending_cancellation, `subscription.cancellation_scheduled`; the clock cancels it at
+ * `current_period_end`), or at once with `at_period_end: false` (any non-terminal status → canceled,
+ * `subscription.canceled`). Errors: NOT_FOUND; CONFLICT (status does not allow it).
+ */
+export async function cancelSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, input: CancelSubscriptionRequest): Promise<Subscription> {
+  const trigger: SubscriptionTrigger = input.at_period_end === false ? 'cancel' : 'cancel_at_period_end';
+  return runTransition(runtime, principal, subscriptionId, (subscription) => {
+    requireAllowed(subscription, trigger);
+    return { trigger, reason: input.reason ?? null };
+  });
+}
+
+/**
+ * Applies a trigger that needs nothing else (`pause`, `resume`, `suspend`, `unsuspend`) and emits its
+ * event (`subscription.paused`, `.resumed`, `.suspended`, `.resumed`). Errors: NOT_FOUND; CONFLICT.
+ */
+export async function triggerSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, trigger: 'pause' | 'resume' | 'suspend' | 'unsuspend'): Promise<Subscription> {
+  return runTransition(runtime, principal, subscriptionId, (subscription) => {
+    requireAllowed(subscription, trigger);
+    return { trigger };
+  });
+}
+
+/** A plan's price per day in minor units (recurring: amount over the period's nominal days; one_time: over `access_days`). */
+function pricePerDay(plan: Plan): number {
+  const days = plan.interval === 'one_time' ? (plan.access_days ?? 1) : plan.interval === 'week' ? 7 * plan.interval_count : plan.interval === 'month' ? 30 * plan.interval_count : 365 * plan.interval_count;
+  return plan.amount / days;
+}
+
+/**
+ * Moves a subscription to another plan of its project (`POST /v1/subscriptions/{id}/change-plan`):
+ * trialing, active, pending_cancellation or past_due; status and period unchanged, the new plan's current
+ * price version adopted. A price per day not lower than the current plan's is an upgrade
+ * (`subscription.upgraded`), a lower one a downgrade (`subscription.downgraded`); the event carries both
+ * plans. The plans' `live_subscription_count` moves in the same transaction.
+ * Errors: NOT_FOUND (subscription or plan; a plan of another project); VALIDATION_FAILED (another
+ * currency); CONFLICT (status, inactive plan, the plan it is already on).
+ */
+export async function changeSubscriptionPlan(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, planId: string): Promise<Subscription> {
+  return runTransition(runtime, principal, subscriptionId, async (subscription, current) => {
+    requireAllowed(subscription, 'upgrade');
+    const plan = await getPlan(runtime.store, principal, planId);
+    if (plan.project_id !== subscription.project_id) throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${subscription.project_id}.`);
+    if (plan.id === current.id) throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is already on plan ${planId}.`);
+    if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${planId} is inactive: no subscription can move to it; activate it first.`);
+    if (plan.currency !== current.currency) {
+      throw new ProblemError('VALIDATION_FAILED', `Plan ${planId} is priced in ${plan.currency}, the subscription\u2019s plan in ${current.currency}; a plan change keeps the currency.`, {
+        errors: [{ path: 'plan_id', message: `must be a plan priced in ${current.currency}` }],
+      });
+    }
+    return { trigger: pricePerDay(plan) >= pricePerDay(current) ? 'upgrade' : 'downgrade', newPlan: plan };
+  });
+}
+
+/**
+ * Suspends every subscription of a subscriber whose status allows it (trialing, active,
+ * pending_cancellation, past_due, paused → suspended, `subscription.suspended` each, in its own
+ * transaction) — what banning a subscriber does (DESIGN D17). Others are left as they are. Returns the
+ * suspended subscriptions. Errors: NOT_FOUND (subscriber).
+ */
+export async function suspendSubscriptionsOfSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string): Promise<Subscription[]> {
+  const subscriber = await getSubscriber(runtime.store, principal, subscriberId);
+  const suspended: Subscription[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listSubscriptions(runtime.store, principal, subscriber.project_id, { limit: 100, cursor, subscriber_id: subscriberId });
+    for (const subscription of page.data) {
+      if (!ruleFor(subscription.status, 'suspend')) continue;
+      try {
+        suspended.push(await triggerSubscription(runtime, principal, subscription.id, 'suspend'));
+      } catch (error) {
+        // Changed meanwhile into a status that cannot be suspended (canceled, expired…): leave it.
+        if (!(error instanceof ProblemError && error.code === 'CONFLICT')) throw error;
+      }
+    }
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return suspended;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The clock (DESIGN D15)
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * The `subscription.clock` deadline (DESIGN D15): the subscription `deadline.subjectId` has a
+ * clock-driven trigger due ({@link nextDueTrigger}: scheduled start, trial end and period renewal of
+ * payment-free subscriptions, fixed-term end, period end of pending_cancellation, 23-hour incomplete
+ * expiry, 14-day past-due and 30-day unpaid limits). Applies every trigger due by now in order (at most
+ * {@link MAX_CLOCK_STEPS}), each in its own transaction that is conditional on the subscription's
+ * revision and moves or removes this deadline conditionally on its due time, so applying it twice, or
+ * from two runs at once, does nothing the second time. A deadline whose subscription is gone, or with
+ * nothing due, is removed; one not yet due is moved to its time.
+ */
+export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadline) => {
+  const principal = clockPrincipal(deadline.teamId);
+  let current: Deadline = deadline;
+  for (let step = 0; step < MAX_CLOCK_STEPS; step++) {
+    const item = (await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId))) as StoredSubscription | undefined;
+    const subscription = item ? toSubscription(item) : null;
+    const due = subscription ? nextDueTrigger(subscription) : null;
+    try {
+      if (!item || !subscription || !due) {
+        await unitOfWork(runtime, deadline.teamId, (tx) => completeDeadline(tx, current));
+        return;
+      }
+      if (due.atMs > runtime.clock.nowMs()) {
+        const dueAt = isoTime(due.atMs);
+        if (dueAt !== current.dueAt) {
+          await unitOfWork(runtime, deadline.teamId, (tx) => {
+            tx.put(deadlineItem(deadlineOf(deadline.teamId, subscription, due)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
+          });
+        }
+        return;
+      }
+      const [plan, subscriber] = await Promise.all([getPlan(runtime.store, principal, subscription.plan_id), getSubscriber(runtime.store, principal, subscription.subscriber_id)]);
+      const next = await commitTransition(runtime, principal, item, { subscriber, plan }, { trigger: due.trigger }, { fromDeadline: current, atMs: due.atMs });
+      const following = nextDueTrigger(next);
+      if (!following) return;
+      current = deadlineOf(deadline.teamId, next, following);
+    } catch (error) {
+      if (isLostRace(error) || error instanceof ConditionFailedError) return; // applied or moved by another run or a request
+      throw error;
+    }
+  }
+};
+
+export { toSubscription } from './records.js';

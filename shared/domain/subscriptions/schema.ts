@@ -1,0 +1,118 @@
+import * as z from 'zod';
+import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
+import { SUBSCRIPTION_STATUS_VALUES } from '../../catalogues/subscription-statuses.js';
+import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+
+/**
+ * The subscription's shapes (DESIGN D12, D15): what reads return and `subscription.*` / member events
+ * carry (`Subscription`, imported by the webhook catalogue, so the payload shape is this one definition)
+ * and the requests. Times are ISO 8601 UTC; periods and trials are whole days of the plan.
+ */
+
+/**
+ * How a subscription came to be (a closed list, written once): `creator_grant` (granted by the creator
+ * on a priced plan, no payment), `free_plan` (a plan priced 0), `access_code` (redeemed code), `provider`
+ * (paid through the project's payment provider). The first three need no payment: their trials and
+ * periods end by the clock alone.
+ */
+export const SUBSCRIPTION_SOURCES = ['creator_grant', 'free_plan', 'access_code', 'provider'] as const;
+/** A subscription source (see {@link SUBSCRIPTION_SOURCES}). */
+export type SubscriptionSource = (typeof SUBSCRIPTION_SOURCES)[number];
+
+/** A subscription of a subscriber to a plan, as the API returns it and events carry it (DESIGN D15). */
+export const Subscription = z
+  .object({
+    id: Uuid,
+    project_id: Uuid,
+    subscriber_id: Uuid,
+    plan_id: Uuid,
+    status: z.enum(SUBSCRIPTION_STATUS_VALUES).describe('See service://enums/subscription-status.'),
+    previous_status: z.enum(SUBSCRIPTION_STATUS_VALUES).nullable().describe('The status before the last transition; null until the first one.'),
+    has_access: z.boolean().describe('Whether the status grants access (trialing, active, pending_cancellation, past_due).'),
+    source: z.enum(SUBSCRIPTION_SOURCES).describe('How the subscription came to be: creator_grant, free_plan, access_code or provider.'),
+    payment_provider: z.enum(PAYMENT_PROVIDER_VALUES).nullable().describe('The provider that bills it; null when it needs no payment.'),
+    price_version: z.number().int().positive().describe('The plan price version the subscription keeps until its next renewal.'),
+    starts_at: Timestamp.describe('When access starts (or started).'),
+    ends_at: Timestamp.nullable().describe('End of a fixed term (the subscription expires then); null for an open-ended subscription.'),
+    trial_ends_at: Timestamp.nullable().describe('End of the free trial; null without a trial.'),
+    current_period_start: Timestamp.nullable().describe('Start of the current period; null before the subscription starts.'),
+    current_period_end: Timestamp.nullable().describe('End of the current period (renewal, or cancellation when pending_cancellation); null before it starts.'),
+    cancel_at_period_end: z.boolean().describe('True while pending_cancellation.'),
+    canceled_at: Timestamp.nullable().describe('When it was canceled (or the cancellation was scheduled); null otherwise.'),
+    cancellation_reason: z.string().nullable().describe('The reason given when it was canceled, or null.'),
+    status_changed_at: Timestamp.describe('When it entered its current status.'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Subscription' });
+/** A subscription (see {@link Subscription}). */
+export type Subscription = z.infer<typeof Subscription>;
+
+/** A page of subscriptions. */
+export const SubscriptionList = listOf(Subscription, 'SubscriptionList');
+
+/** `{id}` path parameters of a subscription. */
+export const SubscriptionIdParams = z.object({ id: Uuid.describe('The subscription id.') }).strict();
+
+/** `{project_id}` path parameters of a project's subscriptions. */
+export const SubscriptionProjectParams = z.object({ project_id: Uuid.describe('The project the subscriptions belong to.') }).strict();
+
+/**
+ * Body of `POST /v1/projects/{project_id}/subscriptions`: a creator grant (priced plan, no payment) or a
+ * free plan's subscription. Starts now, or `scheduled` until a future `starts_at`; `trial` starts with the
+ * plan's trial; `ends_at` makes it a fixed term (one-off plans end after their `access_days` by default).
+ */
+export const CreateSubscriptionRequest = z
+  .object({
+    subscriber_id: Uuid.describe('The subscriber (of this project) who gets the subscription.'),
+    plan_id: Uuid.describe('The plan (of this project, active) of the subscription.'),
+    starts_at: Timestamp.optional().describe('When access starts; a future time creates it scheduled. Default: now.'),
+    ends_at: Timestamp.optional().describe('End of a fixed term (it expires then); must be after starts_at and the trial. Default: none (a one_time plan: starts_at + access_days).'),
+    trial: z.boolean().optional().describe('Start with the plan\u2019s free trial (trial_days); only for plans with a trial. Default false.'),
+  })
+  .strict()
+  .meta({ id: 'CreateSubscriptionRequest' });
+/** A validated subscription creation (see {@link CreateSubscriptionRequest}). */
+export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest>;
+
+/** Query of `GET /v1/projects/{project_id}/subscriptions` (and the `list_subscriptions` tool's arguments besides `project_id`). */
+export const ListSubscriptionsQuery = ListQuery.extend({
+  subscriber_id: Uuid.optional().describe('Only subscriptions of this subscriber.'),
+  plan_id: Uuid.optional().describe('Only subscriptions to this plan.'),
+  status: z.enum(SUBSCRIPTION_STATUS_VALUES).optional().describe('Only subscriptions with this status (see service://enums/subscription-status).'),
+}).strict();
+/** A validated subscription list query (see {@link ListSubscriptionsQuery}). */
+export type ListSubscriptionsQuery = z.infer<typeof ListSubscriptionsQuery>;
+
+const Reason = z.string().trim().min(1).max(500);
+
+/** Body of `POST /v1/subscriptions/{id}/cancel` (and the `cancel_subscription` arguments besides `id`). */
+export const CancelSubscriptionRequest = z
+  .object({
+    at_period_end: z.boolean().optional().describe('true (default) cancels at the end of the current period (pending_cancellation); false cancels at once.'),
+    reason: Reason.optional().describe('Why, up to 500 characters; kept on the subscription as cancellation_reason.'),
+  })
+  .strict()
+  .meta({ id: 'CancelSubscriptionRequest' });
+/** A validated cancellation (see {@link CancelSubscriptionRequest}). */
+export type CancelSubscriptionRequest = z.infer<typeof CancelSubscriptionRequest>;
+
+/** Body of `POST /v1/subscriptions/{id}/pause|suspend` (and the `pause_subscription` arguments besides `id`). */
+export const SubscriptionReasonRequest = z
+  .object({
+    reason: Reason.optional().describe('Why, up to 500 characters; recorded in the activity log.'),
+  })
+  .strict()
+  .meta({ id: 'SubscriptionReasonRequest' });
+/** A validated pause or suspension (see {@link SubscriptionReasonRequest}). */
+export type SubscriptionReasonRequest = z.infer<typeof SubscriptionReasonRequest>;
+
+/** Body of `POST /v1/subscriptions/{id}/change-plan`. */
+export const ChangeSubscriptionPlanRequest = z
+  .object({
+    plan_id: Uuid.describe('The new plan: active, of the same project and currency, not the current one. A higher price per day is an upgrade, else a downgrade.'),
+  })
+  .strict()
+  .meta({ id: 'ChangeSubscriptionPlanRequest' });
+/** A validated plan change (see {@link ChangeSubscriptionPlanRequest}). */
+export type ChangeSubscriptionPlanRequest = z.infer<typeof ChangeSubscriptionPlanRequest>;

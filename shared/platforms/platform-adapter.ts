@@ -1,0 +1,50 @@
+import type { PlatformType } from '../catalogues/platform-types.js';
+
+/**
+ * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform
+ * (Telegram, Discord, the creator's site…) for one person of one project. Today: give or take access to
+ * a linked resource, kick, ban and unban; verifying and parsing inbound platform updates (joins, leaves)
+ * join it with the Telegram adapter. Adapters are called OUTSIDE any DynamoDB transaction, after the
+ * state change committed: a failure is recorded on the member (`platform_error`) and never rolls the
+ * state change back. Adapters never put credentials (bot tokens) in what they return.
+ */
+
+/** Who a platform call is about. */
+export interface PlatformTarget {
+  team_id: string;
+  project_id: string;
+  /** The person's id on the project's platform. */
+  platform_user_id: string;
+}
+
+/** A linked platform resource a grant or revoke is about (`ProjectResource` essentials). */
+export interface PlatformResourceTarget {
+  kind: string;
+  platform_resource_id: string;
+}
+
+/**
+ * The outcome of a platform call: done, or why not (`reason` is shown on the member: no credentials,
+ * no platform internals). Adapters may also throw for an unexpected failure, which the caller records
+ * with a generic reason.
+ */
+export type PlatformResult = { ok: true } | { ok: false; reason: string };
+
+/** One platform's adapter. */
+export interface PlatformAdapter {
+  /** The platform this adapter talks to. */
+  readonly platform: PlatformType;
+  /** Gives the person access to a linked resource (invite, role, membership). */
+  grantAccess(target: PlatformTarget, resource: PlatformResourceTarget): Promise<PlatformResult>;
+  /** Takes the person's access to a linked resource away. */
+  revokeAccess(target: PlatformTarget, resource: PlatformResourceTarget): Promise<PlatformResult>;
+  /** Removes the person from the community without a ban (they may come back). */
+  kick(target: PlatformTarget): Promise<PlatformResult>;
+  /** Removes the person and keeps them out; `reason` (or null) may be passed to the platform. */
+  ban(target: PlatformTarget, reason: string | null): Promise<PlatformResult>;
+  /** Lifts a ban (the person is not re-added; they may join again). */
+  unban(target: PlatformTarget): Promise<PlatformResult>;
+}
+
+/** Adapters by platform type; a platform without its own adapter gets the `web` behaviour (see `platformAdapterFor`). */
+export type PlatformAdapters = Partial<Record<PlatformType, PlatformAdapter>>;

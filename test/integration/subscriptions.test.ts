@@ -1,0 +1,375 @@
+/**
+ * Subscriptions (issue 9 part 2; DESIGN D6, D14, D15): creation (creator grant, free plan, trial,
+ * scheduled start, fixed term), read by id alone, lists per project and per subscriber with filters and
+ * paging, every operation-driven transition over REST and the five subscription tools (CONFLICT naming
+ * the allowed actions otherwise), idempotent replay, the live subscription counters of project and plan,
+ * member access events, the ban's `suspendSubscriptionsOfSubscriber`, and every clock-driven transition
+ * through the deadline worker with an injected clock (applying twice does nothing). Every event emitted
+ * is read from the outbox and checked against its published JSON Schema. Against DynamoDB Local.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { isoTime } from '../../shared/clock.js';
+import { deadlineItem } from '../../shared/deadlines/deadline.js';
+import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
+import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
+import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
+import { SUBSCRIPTION_DEADLINE_KIND, suspendSubscriptionsOfSubscriber } from '../../shared/domain/subscriptions/repository.js';
+import type { EventEnvelope } from '../../shared/events/outbox.js';
+import { keys } from '../../shared/store/keys.js';
+import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
+import { expectPublishedEvent } from '../support/events.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+let team: Awaited<ReturnType<typeof seedTeam>>;
+let projectId: string;
+let gold: { id: string; amount: number };
+let silver: { id: string };
+let free: { id: string };
+let subscriberId: string;
+/** Events of the team already returned by {@link newEvents}. */
+let seen: number;
+
+/** The team's outbox events not returned before, oldest first, each checked against its published schema. */
+async function newEvents(): Promise<EventEnvelope[]> {
+  const result = await runtime.store.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.teamPartition(team.team.id), ':prefix': keys.event(team.team.id, '').sk },
+    ConsistentRead: true,
+  });
+  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  for (const event of events) expectPublishedEvent(event);
+  const fresh = events.slice(seen);
+  seen = events.length;
+  return fresh;
+}
+
+const types = (events: EventEnvelope[]) => events.map((event) => event.type);
+const call = (method: string, path: string, body?: unknown, extra: { headers?: Record<string, string>; query?: Record<string, string> } = {}) =>
+  rest(runtime, { method, path, token: team.token, body, ...extra });
+const ok = async (method: string, path: string, body?: unknown, status = 200) => {
+  const reply = await call(method, path, body);
+  expect(reply.status, reply.text).toBe(status);
+  return reply.json;
+};
+const subscribe = (body: Record<string, unknown>) => ok('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, ...body }, 201);
+const newSubscriber = async (name = 'Ada') => (await createSubscriber(runtime, team.principal, projectId, { display_name: name, consent: false })).id;
+const liveCount = async (key: { pk: string; sk: string }) => Number((await runtime.store.get(key))?.live_subscription_count ?? 0);
+const deadlines = async () => (await scanTable(runtime.store)).filter((item) => item.entity === 'deadline' && item.kind === SUBSCRIPTION_DEADLINE_KIND);
+/** Runs the deadline worker at the clock's now. */
+const tick = () => applyDueDeadlines(runtime, clock.nowMs());
+
+beforeEach(async () => {
+  clock = testClock();
+  runtime = await createTestRuntime({ clock });
+  team = await seedTeam(runtime.store, clock);
+  projectId = (await ok('POST', '/v1/projects', { name: 'Book club', platform_type: 'telegram' }, 201)).id;
+  gold = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }, 201);
+  silver = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Silver', amount: 300, currency: 'EUR', interval: 'month' }, 201);
+  free = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' }, 201);
+  subscriberId = await newSubscriber();
+  seen = 0;
+  await newEvents();
+});
+
+describe('create, read and list', () => {
+  it('grants an active subscription over REST with its event, counters and first deadline, and reads it by id alone', async () => {
+    const subscription = await subscribe({});
+    const now = isoTime(clock.nowMs());
+    expect(subscription).toEqual({
+      id: expect.any(String),
+      project_id: projectId,
+      subscriber_id: subscriberId,
+      plan_id: gold.id,
+      status: 'active',
+      previous_status: null,
+      has_access: true,
+      source: 'creator_grant',
+      payment_provider: null,
+      price_version: 1,
+      starts_at: now,
+      ends_at: null,
+      trial_ends_at: null,
+      current_period_start: now,
+      current_period_end: expect.any(String),
+      cancel_at_period_end: false,
+      canceled_at: null,
+      cancellation_reason: null,
+      status_changed_at: now,
+      created_at: now,
+      updated_at: now,
+    });
+    expect(Date.parse(subscription.current_period_end)).toBeGreaterThan(clock.nowMs() + 27 * DAY);
+    const events = await newEvents();
+    expect(types(events)).toEqual(['subscription.created', 'member.converted']);
+    expect(events[0]).toMatchObject({ project_id: projectId, data: { subscription, subscriber: { id: subscriberId }, plan: { id: gold.id }, access_code: null } });
+    expect(await liveCount(keys.project(team.team.id, projectId))).toBe(1);
+    expect(await liveCount(keys.plan(team.team.id, gold.id))).toBe(1);
+    expect((await deadlines()).map((item) => item.due_at)).toEqual([subscription.current_period_end]);
+
+    expect(await ok('GET', `/v1/subscriptions/${subscription.id}`)).toEqual(subscription);
+    expect((await tool(runtime, team.principal, 'get_subscription', { id: subscription.id })).structuredContent).toEqual(subscription);
+    expectRestProblem(await call('GET', `/v1/subscriptions/${randomUUID()}`), 'NOT_FOUND');
+  });
+
+  it('starts free-plan, trial, scheduled and fixed-term subscriptions as D15’s (new) row says', async () => {
+    const onFree = await subscribe({ plan_id: free.id });
+    expect(onFree).toMatchObject({ status: 'active', source: 'free_plan' });
+    const trial = await subscribe({ trial: true, subscriber_id: await newSubscriber('Bo') });
+    expect(trial).toMatchObject({ status: 'trialing', trial_ends_at: isoTime(clock.nowMs() + 7 * DAY), current_period_end: isoTime(clock.nowMs() + 7 * DAY) });
+    const startsAt = isoTime(clock.nowMs() + 2 * DAY);
+    const scheduled = await subscribe({ starts_at: startsAt, subscriber_id: await newSubscriber('Cy') });
+    expect(scheduled).toMatchObject({ status: 'scheduled', has_access: false, starts_at: startsAt, current_period_start: null, current_period_end: null });
+    const endsAt = isoTime(clock.nowMs() + 10 * DAY);
+    const fixed = await subscribe({ ends_at: endsAt, subscriber_id: await newSubscriber('Di') });
+    expect(fixed).toMatchObject({ status: 'active', ends_at: endsAt, current_period_end: endsAt });
+    const events = await newEvents();
+    expect(types(events).filter((type) => type === 'subscription.created')).toHaveLength(4);
+    expect(await liveCount(keys.project(team.team.id, projectId))).toBe(4);
+  });
+
+  it('refuses bad input without writing anything: unknown fields, dates, trials, unknown or closed plans, unknown or other projects’ subscribers', async () => {
+    const subscriptionItems = async () => (await scanTable(runtime.store)).filter((item) => item.entity === 'subscription' || item.entity === 'subscriber_subscription');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, extra: 1 }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: silver.id, trial: true }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, ends_at: isoTime(clock.nowMs() - DAY) }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, starts_at: isoTime(clock.nowMs() - DAY) }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, trial: true, ends_at: isoTime(clock.nowMs() + DAY) }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: randomUUID(), plan_id: gold.id }), 'NOT_FOUND');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: randomUUID() }), 'NOT_FOUND');
+    const other = (await ok('POST', '/v1/projects', { name: 'Other', platform_type: 'telegram' }, 201)).id;
+    expectRestProblem(await call('POST', `/v1/projects/${other}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id }), 'NOT_FOUND');
+    await ok('POST', `/v1/plans/${silver.id}/deactivate`);
+    const conflict = expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: silver.id }), 'CONFLICT');
+    expect(conflict.detail).toContain('inactive');
+    expect(await subscriptionItems()).toEqual([]);
+    expect(await deadlines()).toEqual([]);
+    expect(await liveCount(keys.project(team.team.id, projectId))).toBe(0);
+  });
+
+  it('lists a project’s subscriptions and a subscriber’s, by status and plan, with paging; a cursor of another list is refused', async () => {
+    const first = await subscribe({});
+    clock.advance(1_000);
+    const second = await subscribe({ plan_id: silver.id });
+    clock.advance(1_000);
+    const otherSubscriber = await newSubscriber('Eve');
+    const third = await subscribe({ subscriber_id: otherSubscriber, plan_id: free.id });
+    await ok('POST', `/v1/subscriptions/${second.id}/pause`, {});
+
+    const ids = (body: { data: { id: string }[] }) => body.data.map((item) => item.id);
+    expect(ids(await ok('GET', `/v1/projects/${projectId}/subscriptions`))).toEqual([first.id, second.id, third.id]);
+    const paused = await tool(runtime, team.principal, 'list_subscriptions', { project_id: projectId, status: 'paused' });
+    expect(ids(paused.structuredContent as { data: { id: string }[] })).toEqual([second.id]);
+    expect(ids((await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { plan_id: free.id } })).json)).toEqual([third.id]);
+    expect(ids((await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { subscriber_id: subscriberId } })).json)).toEqual([first.id, second.id]);
+    expect(ids((await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { subscriber_id: subscriberId, status: 'active' } })).json)).toEqual([first.id]);
+
+    const page1 = (await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { limit: '2' } })).json;
+    expect(ids(page1)).toEqual([first.id, second.id]);
+    const page2 = (await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { limit: '2', cursor: page1.next_cursor } })).json;
+    expect(ids(page2)).toEqual([third.id]);
+    const byOwner1 = (await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { limit: '1', subscriber_id: subscriberId } })).json;
+    const byOwner2 = (await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { limit: '1', subscriber_id: subscriberId, cursor: byOwner1.next_cursor } })).json;
+    expect([...ids(byOwner1), ...ids(byOwner2)]).toEqual([first.id, second.id]);
+    expectRestProblem(await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { query: { cursor: byOwner1.next_cursor } }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('GET', `/v1/projects/${randomUUID()}/subscriptions`), 'NOT_FOUND');
+  });
+});
+
+describe('operation-driven transitions', () => {
+  it('pauses, resumes, schedules and withdraws a cancellation, suspends, unsuspends, changes plan and cancels, each with its one event', async () => {
+    const subscription = await subscribe({});
+    await newEvents();
+    const paused = await tool(runtime, team.principal, 'pause_subscription', { id: subscription.id, reason: 'holiday' });
+    expect(paused.structuredContent).toMatchObject({ status: 'paused', previous_status: 'active', has_access: false });
+    expect(types(await newEvents())).toEqual(['subscription.paused', 'member.churned']);
+    const again = expectToolProblem(await tool(runtime, team.principal, 'pause_subscription', { id: subscription.id }), 'CONFLICT');
+    expect(again.detail).toBe('The subscription is paused: pause is not allowed; it allows cancel, resume, suspend.');
+
+    clock.advance(HOUR);
+    const resumed = await tool(runtime, team.principal, 'resume_subscription', { id: subscription.id });
+    expect(resumed.structuredContent).toMatchObject({ status: 'active', previous_status: 'paused', current_period_start: isoTime(clock.nowMs()) });
+    expect(types(await newEvents())).toEqual(['subscription.resumed']); // converted once only
+
+    const scheduled = await tool(runtime, team.principal, 'cancel_subscription', { id: subscription.id, reason: 'too expensive' });
+    expect(scheduled.structuredContent).toMatchObject({ status: 'pending_cancellation', cancel_at_period_end: true, cancellation_reason: 'too expensive', has_access: true });
+    expect(types(await newEvents())).toEqual(['subscription.cancellation_scheduled']);
+    expect(await ok('POST', `/v1/subscriptions/${subscription.id}/resume`)).toMatchObject({ status: 'active', cancel_at_period_end: false, canceled_at: null });
+
+    expect(await ok('POST', `/v1/subscriptions/${subscription.id}/suspend`, { reason: 'abuse' })).toMatchObject({ status: 'suspended' });
+    expectRestProblem(await call('POST', `/v1/subscriptions/${subscription.id}/resume`), 'CONFLICT');
+    expect(await ok('POST', `/v1/subscriptions/${subscription.id}/unsuspend`)).toMatchObject({ status: 'active', previous_status: 'suspended' });
+    expect(types(await newEvents())).toEqual(['subscription.resumed', 'subscription.suspended', 'member.churned', 'subscription.resumed']);
+
+    const down = await ok('POST', `/v1/subscriptions/${subscription.id}/change-plan`, { plan_id: silver.id });
+    expect(down).toMatchObject({ plan_id: silver.id, status: 'active', previous_status: 'active' });
+    const downEvents = await newEvents();
+    expect(types(downEvents)).toEqual(['subscription.downgraded']);
+    expect(downEvents[0].data).toMatchObject({ plan: { id: silver.id }, previous_plan: { id: gold.id } });
+    expect(await liveCount(keys.plan(team.team.id, gold.id))).toBe(0);
+    expect(await liveCount(keys.plan(team.team.id, silver.id))).toBe(1);
+    expect(await ok('POST', `/v1/subscriptions/${subscription.id}/change-plan`, { plan_id: gold.id })).toMatchObject({ plan_id: gold.id });
+    expect(types(await newEvents())).toEqual(['subscription.upgraded']);
+    expectRestProblem(await call('POST', `/v1/subscriptions/${subscription.id}/change-plan`, { plan_id: gold.id }), 'CONFLICT');
+
+    const canceled = await tool(runtime, team.principal, 'cancel_subscription', { id: subscription.id, at_period_end: false });
+    expect(canceled.structuredContent).toMatchObject({ status: 'canceled', previous_status: 'active', has_access: false });
+    expect(types(await newEvents())).toEqual(['subscription.canceled', 'member.churned']);
+    expect(await liveCount(keys.project(team.team.id, projectId))).toBe(0);
+    expect(await liveCount(keys.plan(team.team.id, gold.id))).toBe(0);
+    expect(await deadlines()).toEqual([]);
+    const terminal = expectRestProblem(await call('POST', `/v1/subscriptions/${subscription.id}/unsuspend`), 'CONFLICT');
+    expect(terminal.detail).toContain('is canceled');
+    expect(terminal.detail).toContain('allows no action');
+    // The plan can be deleted now that it has no live subscription.
+    expect((await call('DELETE', `/v1/plans/${silver.id}`)).status).toBe(200);
+  });
+
+  it('replays a transition sent twice with the same Idempotency-Key, emitting one event', async () => {
+    const subscription = await subscribe({});
+    await newEvents();
+    const key = randomUUID();
+    const first = await call('POST', `/v1/subscriptions/${subscription.id}/pause`, {}, { headers: { 'Idempotency-Key': key } });
+    const second = await call('POST', `/v1/subscriptions/${subscription.id}/pause`, {}, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.headers['idempotent-replay']).toBe('true');
+    expect(second.json).toEqual(first.json);
+    expect(types(await newEvents())).toEqual(['subscription.paused', 'member.churned']);
+    expectRestProblem(await call('POST', `/v1/subscriptions/${subscription.id}/pause`, { unknown: true }), 'VALIDATION_FAILED');
+  });
+
+  it('emits member access events per linked resource when access starts and ends', async () => {
+    const resource = await ok('POST', `/v1/projects/${projectId}/resources`, { kind: 'channel', platform_resource_id: '-100123' }, 201);
+    await newEvents();
+    const subscription = await subscribe({ plan_id: free.id });
+    const granted = await newEvents();
+    expect(types(granted)).toEqual(['subscription.created', 'member.access_granted']);
+    expect(granted[1].data).toMatchObject({ member: null, subscriber: { id: subscriberId }, resource: { id: resource.id } });
+    // A second subscription with access grants nothing more; ending one of two revokes nothing.
+    const second = await subscribe({});
+    expect(types(await newEvents())).toEqual(['subscription.created', 'member.converted']);
+    await ok('POST', `/v1/subscriptions/${second.id}/cancel`, { at_period_end: false });
+    expect(types(await newEvents())).toEqual(['subscription.canceled', 'member.churned']);
+    await ok('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
+    expect(types(await newEvents())).toEqual(['subscription.canceled', 'member.access_revoked']);
+  });
+
+  it('suspends every suspendable subscription of a subscriber (the ban)', async () => {
+    const active = await subscribe({});
+    const scheduled = await subscribe({ plan_id: silver.id, starts_at: isoTime(clock.nowMs() + DAY) });
+    const other = await subscribe({ plan_id: free.id, subscriber_id: await newSubscriber('Fay') });
+    await newEvents();
+    const suspended = await suspendSubscriptionsOfSubscriber(runtime, team.principal, subscriberId);
+    expect(suspended.map((item) => item.id)).toEqual([active.id]);
+    expect(types(await newEvents())).toEqual(['subscription.suspended', 'member.churned']);
+    expect((await ok('GET', `/v1/subscriptions/${scheduled.id}`)).status).toBe('scheduled');
+    expect((await ok('GET', `/v1/subscriptions/${other.id}`)).status).toBe('active');
+
+    // Banning suspends through the same function; a banned subscriber gets no new subscription.
+    const banned = await newSubscriber('Gil');
+    const live = await subscribe({ subscriber_id: banned, plan_id: free.id });
+    await banSubscriber(runtime, team.principal, banned, 'spam');
+    expect((await ok('GET', `/v1/subscriptions/${live.id}`)).status).toBe('suspended');
+    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: banned, plan_id: free.id }), 'CONFLICT');
+    expect(await ok('POST', `/v1/subscriptions/${live.id}/unsuspend`)).toMatchObject({ status: 'active', previous_status: 'suspended' });
+    await newEvents();
+  });
+});
+
+describe('clock-driven transitions (deadline worker)', () => {
+  it('ends a trial, renews the period, and applies each deadline once', async () => {
+    const subscription = await subscribe({ trial: true });
+    await newEvents();
+    expect(await tick()).toEqual({ applied: 0, failed: 0 });
+    clock.advance(7 * DAY);
+    expect((await tick()).applied).toBe(1);
+    const active = await ok('GET', `/v1/subscriptions/${subscription.id}`);
+    expect(active).toMatchObject({ status: 'active', previous_status: 'trialing', current_period_start: subscription.trial_ends_at });
+    expect(types(await newEvents())).toEqual(['subscription.activated']);
+    expect(await tick()).toEqual({ applied: 0, failed: 0 });
+    expect(await newEvents()).toEqual([]);
+
+    clock.advance(Date.parse(active.current_period_end) - clock.nowMs());
+    await tick();
+    const renewed = await ok('GET', `/v1/subscriptions/${subscription.id}`);
+    expect(renewed).toMatchObject({ status: 'active', previous_status: 'active', current_period_start: active.current_period_end });
+    expect(types(await newEvents())).toEqual(['subscription.renewed']);
+    // Two periods missed at once are both renewed in one run.
+    clock.advance(Date.parse(renewed.current_period_end) - clock.nowMs() + 40 * DAY);
+    await tick();
+    expect(types(await newEvents())).toEqual(['subscription.renewed', 'subscription.renewed']);
+    expect((await deadlines()).length).toBe(1);
+  });
+
+  it('starts a scheduled subscription, expires a fixed term and cancels at the period end', async () => {
+    const scheduled = await subscribe({ starts_at: isoTime(clock.nowMs() + DAY), trial: true });
+    const fixed = await subscribe({ ends_at: isoTime(clock.nowMs() + 3 * DAY), plan_id: free.id, subscriber_id: await newSubscriber('Gus') });
+    const leaving = await subscribe({ plan_id: silver.id, subscriber_id: await newSubscriber('Hal') });
+    await ok('POST', `/v1/subscriptions/${leaving.id}/cancel`, {});
+    await newEvents();
+
+    clock.advance(DAY);
+    await tick();
+    expect(await ok('GET', `/v1/subscriptions/${scheduled.id}`)).toMatchObject({ status: 'trialing', previous_status: 'scheduled', has_access: true });
+    expect(types(await newEvents())).toEqual(['subscription.activated', 'member.converted']);
+
+    clock.advance(2 * DAY);
+    await tick();
+    expect(await ok('GET', `/v1/subscriptions/${fixed.id}`)).toMatchObject({ status: 'expired', previous_status: 'active' });
+    expect(types(await newEvents())).toEqual(['subscription.expired']);
+
+    clock.advance(Date.parse(leaving.current_period_end) - clock.nowMs());
+    await tick();
+    expect(await ok('GET', `/v1/subscriptions/${leaving.id}`)).toMatchObject({ status: 'canceled', previous_status: 'pending_cancellation' });
+    const events = await newEvents();
+    expect(types(events)).toContain('subscription.canceled');
+    expect(await liveCount(keys.plan(team.team.id, silver.id))).toBe(0);
+    expect(await liveCount(keys.plan(team.team.id, free.id))).toBe(0);
+  });
+
+  it('applies the 23-hour incomplete expiry and the 14-day past-due and 30-day unpaid limits', async () => {
+    // Payments arrive in a later part: put two subscriptions into incomplete and past_due directly.
+    const incomplete = await subscribe({});
+    const overdue = await subscribe({ plan_id: silver.id, subscriber_id: await newSubscriber('Ivy') });
+    await newEvents();
+    const force = async (id: string, status: string) => {
+      await runtime.store.update({
+        Key: keys.subscription(team.team.id, id),
+        UpdateExpression: 'SET #status = :status, status_changed_at = :now',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': status, ':now': isoTime(clock.nowMs()) },
+      });
+      // A stale deadline due now: the worker moves it to the status's own limit.
+      await runtime.store.put({ Item: deadlineItem({ teamId: team.team.id, kind: SUBSCRIPTION_DEADLINE_KIND, subjectId: id, projectId, dueAt: isoTime(clock.nowMs()) }) });
+    };
+    await force(incomplete.id, 'incomplete');
+    await force(overdue.id, 'past_due');
+    await tick();
+    expect(await newEvents()).toEqual([]);
+    const dueTimes = (await deadlines()).map((item) => item.due_at).sort();
+    expect(dueTimes).toEqual([isoTime(Date.parse(incomplete.created_at) + 23 * HOUR), isoTime(clock.nowMs() + 14 * DAY)].sort());
+
+    clock.advance(23 * HOUR);
+    await tick();
+    expect(await ok('GET', `/v1/subscriptions/${incomplete.id}`)).toMatchObject({ status: 'incomplete_expired', previous_status: 'incomplete' });
+    expect(types(await newEvents())).toEqual(['subscription.incomplete_expired']);
+
+    clock.advance(14 * DAY);
+    await tick();
+    expect(await ok('GET', `/v1/subscriptions/${overdue.id}`)).toMatchObject({ status: 'unpaid', previous_status: 'past_due', has_access: false });
+    expect(types(await newEvents())).toEqual(['subscription.unpaid', 'member.churned']);
+    clock.advance(30 * DAY);
+    await tick();
+    expect(await ok('GET', `/v1/subscriptions/${overdue.id}`)).toMatchObject({ status: 'canceled', previous_status: 'unpaid' });
+    expect(types(await newEvents())).toEqual(['subscription.canceled']);
+    expect(await deadlines()).toEqual([]);
+    expect(await liveCount(keys.project(team.team.id, projectId))).toBe(0);
+  });
+});
