@@ -12,9 +12,8 @@ import type { ManualClock } from '../../shared/clock.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../../shared/domain/members/platform-updates.js';
 import { findMemberOfSubscriber } from '../../shared/domain/members/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
-import { expectPublishedEvent } from '../support/events.js';
+import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
@@ -25,13 +24,7 @@ let seen: number;
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
 async function newEvents(): Promise<EventEnvelope[]> {
-  const result = await runtime.store.query({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(team.team.id), ':prefix': keys.event(team.team.id, '').sk },
-    ConsistentRead: true,
-  });
-  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
-  for (const event of events) expectPublishedEvent(event);
+  const events = await teamEvents(runtime.store, team.team.id);
   const fresh = events.slice(seen);
   seen = events.length;
   return fresh;

@@ -7,6 +7,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { webhookEventsDocument } from '../../shared/catalogues/resources.js';
+import type { EventEnvelope } from '../../shared/events/outbox.js';
+import { keys } from '../../shared/store/keys.js';
+import type { Store } from '../../shared/store/store.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
@@ -20,4 +23,19 @@ export function expectPublishedEvent(envelope: { id: string; type: string; creat
   expect(validate, `unknown event ${envelope.type}`).toBeDefined();
   const valid = validate!(envelope.data);
   expect(valid, `${envelope.type}: ${JSON.stringify(validate!.errors)}`).toBe(true);
+}
+
+/**
+ * Every event the team's operations wrote to the outbox, oldest first (one strongly consistent query of the
+ * team partition), each checked with {@link expectPublishedEvent}.
+ */
+export async function teamEvents(store: Store, teamId: string): Promise<EventEnvelope[]> {
+  const result = await store.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
+    ConsistentRead: true,
+  });
+  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  for (const event of events) expectPublishedEvent(event);
+  return events;
 }
