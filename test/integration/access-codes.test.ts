@@ -155,6 +155,9 @@ describe('generating a batch', () => {
     }
   });
 
+  /** 1,000 codes are ~3,000 items in ~30 transactions against DynamoDB Local (a budget, not a timing assertion). */
+  const LARGEST_BATCH_TIMEOUT_MS = 180_000;
+
   it('generates the largest batch, 1,000 codes, all distinct and all listed', async () => {
     const reply = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1000 } });
     expect(reply.status, reply.text).toBe(201);
@@ -164,7 +167,7 @@ describe('generating a batch', () => {
     expect(listed).toHaveLength(1000);
     expect(new Set(listed.map((code) => code.id))).toEqual(new Set(generated.codes.map((code) => code.id)));
     expect(await events('access_code.batch_generated')).toHaveLength(1);
-  });
+  }, LARGEST_BATCH_TIMEOUT_MS);
 
   it('generates through the tool with the defaults (free_access, one redemption, no expiry) and replays an idempotency_key', async () => {
     const args = { project_id: ctx.project.id, plan_id: ctx.planId, count: 2, idempotency_key: randomUUID() };
