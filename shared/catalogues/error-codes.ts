@@ -55,8 +55,6 @@ export const ERROR_CODES = [
     'Wait for the first request to finish, then retry with the same key to receive its response.'),
   entry('CONFLICT', 409, 'state', 'The object\u2019s current state does not allow this operation.',
     'Read the object again and check its state (for example, only a dead delivery can be retried) before retrying.'),
-  entry('NOT_IMPLEMENTED', 501, 'server', 'This operation is published but not available yet.',
-    'Use the equivalent dashboard feature or REST endpoint for now; check the changelog for availability.'),
   entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.',
     'Retry with the same idempotency key; if it persists, contact support with the `request_id`.'),
 ] as const;

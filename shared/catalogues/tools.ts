@@ -2,8 +2,7 @@
  * The tool-server tool catalogue: the 42 tools' names, titles, descriptions, required abilities,
  * annotations, input and output schemas. Metadata only, GENERATED (DESIGN D13): a tool of an operation
  * takes the operation's path parameters, query and body as one object (plus `idempotency_key` on
- * writes, D3) and returns the operation's output; the tools whose domain comes later are listed from
- * `shared/operations/not-implemented-tools.ts`.
+ * writes, D3) and returns the operation's output. Every tool runs an operation.
  *
  * Source: interface "Endpoints → Tool server" (42 tools; named tools and their abilities),
  * "Tool-server authorization" (each tool checks its own ability); DESIGN D5 (each description names
@@ -12,9 +11,7 @@
 import * as z from 'zod';
 import type { Ability } from './abilities.js';
 import type { ToolKind } from '../operations/definition.js';
-import { NOT_IMPLEMENTED_TOOLS } from '../operations/not-implemented-tools.js';
 import { TOOL_OPERATIONS, inputSchemaOf } from '../operations/registry.js';
-import { listOf } from '../schemas/common.js';
 
 /** MCP tool annotations (hints for clients; `openWorldHint` is always false: the tools touch only this service). */
 export interface ToolAnnotations {
@@ -41,8 +38,8 @@ export interface ToolDefinition<N extends string = string> {
   readonly outputSchema: z.ZodType;
   /** True for tools over team-wide data: a project-scoped token gets TOKEN_MISSING_ABILITY. */
   readonly teamWide: boolean;
-  /** The operation the tool runs; null for a tool published ahead of its domain (NOT_IMPLEMENTED). */
-  readonly operationId: string | null;
+  /** The operation the tool runs. */
+  readonly operationId: string;
 }
 
 const ANNOTATIONS: Record<ToolKind, ToolAnnotations> = {
@@ -54,40 +51,23 @@ const ANNOTATIONS: Record<ToolKind, ToolAnnotations> = {
 
 const describeWithAbility = (summary: string, ability: Ability) => `${summary} Requires ability \`${ability}\`.`;
 const GenericObject = z.object({}).loose();
-const GenericList = listOf(GenericObject, 'GenericList');
 
 type OperationToolName = (typeof TOOL_OPERATIONS)[number]['tool']['name'];
 /** Union of every tool name, e.g. `'list_projects'`. */
-export type ToolName = OperationToolName | (typeof NOT_IMPLEMENTED_TOOLS)[number]['name'];
+export type ToolName = OperationToolName;
 
-/**
- * Every tool of the tool server: exactly 42 entries (interface "Endpoints → Tool server"), the
- * operations' tools in module order, then the tools published ahead of their domain.
- */
-export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = [
-  ...TOOL_OPERATIONS.map((operation) => ({
-    name: operation.tool.name as ToolName,
-    title: operation.tool.title,
-    description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as Ability),
-    ability: operation.ability as Ability,
-    annotations: { ...ANNOTATIONS[operation.tool.kind] },
-    inputSchema: inputSchemaOf(operation, { withIdempotencyKey: true }),
-    outputSchema: operation.output ?? GenericObject,
-    teamWide: operation.teamWide,
-    operationId: operation.id,
-  })),
-  ...NOT_IMPLEMENTED_TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: describeWithAbility(tool.summary, tool.ability),
-    ability: tool.ability,
-    annotations: { ...ANNOTATIONS[tool.kind] },
-    inputSchema: tool.inputSchema,
-    outputSchema: tool.name.startsWith('list_') ? GenericList : GenericObject,
-    teamWide: tool.teamWide,
-    operationId: null,
-  })),
-];
+/** Every tool of the tool server: exactly 42 entries (interface "Endpoints → Tool server"), the operations' tools in module order. */
+export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERATIONS.map((operation) => ({
+  name: operation.tool.name as ToolName,
+  title: operation.tool.title,
+  description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as Ability),
+  ability: operation.ability as Ability,
+  annotations: { ...ANNOTATIONS[operation.tool.kind] },
+  inputSchema: inputSchemaOf(operation, { withIdempotencyKey: true }),
+  outputSchema: operation.output ?? GenericObject,
+  teamWide: operation.teamWide,
+  operationId: operation.id,
+}));
 
 /** Every tool name, in catalogue order. */
 export const TOOL_NAMES: readonly ToolName[] = TOOL_DEFINITIONS.map((definition) => definition.name);

@@ -23,6 +23,7 @@ import { Subscription } from '../domain/subscriptions/schema.js';
 import { Project, ProjectBot, ProjectResource } from '../domain/projects/schema.js';
 import { Group } from '../domain/groups/schema.js';
 import { Member } from '../domain/members/schema.js';
+import { Payment, PaymentRefund } from '../domain/payments/schema.js';
 import { Role } from '../domain/roles/schema.js';
 import { Subscriber } from '../domain/subscribers/schema.js';
 import { TeamMember } from '../domain/team-members/schema.js';
@@ -69,21 +70,8 @@ export const accessCodeObjectSchema = AccessCode;
 /** A batch of generated access codes (its id and count, never the codes) — the access codes module's one definition. */
 export const accessCodeBatchObjectSchema = AccessCodeBatch;
 
-/** A payment from a subscriber (no payment credentials, no fee breakdown). */
-export const paymentObjectSchema = z.object({
-  id: id(),
-  project_id: id(),
-  subscriber_id: id(),
-  subscription_id: id().nullable(),
-  provider: z.enum(PAYMENT_PROVIDER_VALUES),
-  status: z.enum(['pending', 'succeeded', 'failed', 'refunded']),
-  amount: amount(),
-  amount_refunded: amount(),
-  currency: currency(),
-  failure_reason: z.string().nullable(),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-});
+/** A payment from a subscriber (no payment credentials, no fee breakdown): the API's `Payment` — the payments module's one definition (DESIGN D16). */
+export const paymentObjectSchema = Payment;
 
 /** The creator's own billing tiers. */
 export const BILLING_TIERS = ['free', 'starter', 'pro', 'business'] as const;
@@ -131,7 +119,14 @@ const subscriptionTransitionData = z.object({
 const subscriptionPlanChangeData = subscriptionTransitionData.extend({
   previous_plan: planObjectSchema.describe('The plan the subscription moved from.'),
 });
-const paymentData = z.object({ payment: paymentObjectSchema });
+/** Every payment event (DESIGN D16): the payment, its subscription (after any transition the payment drove) and its subscriber (D10). */
+const paymentData = z.object({
+  payment: paymentObjectSchema,
+  subscription: subscriptionObjectSchema.describe('The payment\u2019s subscription, after any transition the payment drove.'),
+  subscriber: subscriberObjectSchema,
+});
+/** A refund: the payment data plus this refund's amount and reason. */
+const paymentRefundData = paymentData.extend({ refund: PaymentRefund.describe('This refund (the payment\u2019s amount_refunded holds every refund so far).') });
 const memberData = z.object({
   member: memberObjectSchema,
   subscriber: subscriberObjectSchema.nullable().describe('The member\u2019s linked subscriber, or null for a free member.'),
@@ -251,7 +246,7 @@ const EVENTS = [
   event('payment.succeeded', 'project-payment:view', true, paymentData, 'A subscriber\u2019s payment succeeded.'),
   event('payment.failed', 'project-payment:view', true, paymentData, 'A subscriber\u2019s payment failed.'),
   event('payment.pending', 'project-payment:view', true, paymentData, 'A subscriber\u2019s payment was initiated and awaits confirmation.'),
-  event('payment.refunded', 'project-payment:view', true, paymentData, 'A payment was refunded in full or in part.'),
+  event('payment.refunded', 'project-payment:view', true, paymentRefundData, 'A payment was refunded in full or in part.'),
 
   // member.* (10): joined, converted, churned, banned, kicked and related community changes
   event('member.joined', 'project-user:view-any', true, memberData, 'A person joined the project\u2019s community.'),

@@ -8,6 +8,7 @@ import { groupsHandlers } from './groups/handlers.js';
 import { subscribersHandlers } from './subscribers/handlers.js';
 import { membersHandlers } from './members/handlers.js';
 import { subscriptionsHandlers } from './subscriptions/handlers.js';
+import { paymentsHandlers } from './payments/handlers.js';
 import { activityHandlers } from './activity/handlers.js';
 import { documentsHandlers } from './documents/handlers.js';
 import { projectsHandlers } from './projects/handlers.js';
@@ -32,6 +33,7 @@ const HANDLERS = {
   ...subscribersHandlers,
   ...membersHandlers,
   ...subscriptionsHandlers,
+  ...paymentsHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...webhookEndpointsHandlers,

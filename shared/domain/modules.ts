@@ -6,6 +6,7 @@ import { groupsModule } from './groups/operations.js';
 import { subscribersModule } from './subscribers/operations.js';
 import { membersModule } from './members/operations.js';
 import { subscriptionsModule } from './subscriptions/operations.js';
+import { paymentsModule } from './payments/operations.js';
 import { activityModule } from './activity/operations.js';
 import { documentsModule } from './documents/operations.js';
 import { projectsModule } from './projects/operations.js';
@@ -30,6 +31,7 @@ export const MODULES = [
   subscribersModule,
   membersModule,
   subscriptionsModule,
+  paymentsModule,
   tokensModule,
   activityModule,
   webhookEndpointsModule,

@@ -164,8 +164,8 @@ function loggableToolName(name: string): string {
  * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5), in the order
  * every tool shares: read-only mode (`listing.readOnly`: a tool without `readOnlyHint` is refused with
  * TOKEN_MISSING_ABILITY) → per-tool ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
- * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → NOT_IMPLEMENTED for
- * tools published ahead of their domain → optional `idempotency_key` (the `Idempotency-Key` rules:
+ * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → optional
+ * `idempotency_key` (the `Idempotency-Key` rules:
  * replay with `_meta['idempotent-replay']`, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; only a
  * successful result is stored) → handler. Failures are tool results with `isError: true` whose
  * `structuredContent` is the problem document. Every call, whatever its outcome (an unknown tool
@@ -192,7 +192,6 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     const parsed = entry.inputSchema.safeParse(rawArgs ?? {});
     if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, { errors: fieldErrors('arguments', parsed.error.issues) });
     const { idempotency_key: rawKey, ...args } = parsed.data as Record<string, unknown>;
-    if (!entry.operationId) throw new ProblemError('NOT_IMPLEMENTED', `The tool ${name} is published but not available yet.`);
     const handler = handlerOf(entry.operationId as OperationId);
     const key = parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key');
     const claim = key ? await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, key, requestFingerprint([principal.tokenId, 'mcp', name, JSON.stringify(args)])) : null;

@@ -107,6 +107,23 @@ export const keys = {
     pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
     sk: 'CONVERTED',
   }),
+
+  // Payments (DESIGN D14, D16): like subscriptions, each payment is one item in a partition of its own
+  // (`TEAM#<team>#PAYMENT#<uuid>`), so `/v1/payments/{id}`, a settlement and a refund read it by key; a
+  // project's payments are listed through the sparse GSI, partition `TEAM#<team>#PROJECT#<project>#PAYMENTS`,
+  // sort key = creation time then id (a date range is a key condition). A subscriber's payments are found
+  // through small immutable index items in the subscriber's per-project partition
+  // (`...#PROJECT#<project>#SUBSCRIBER_PAYMENTS#<subscriber>`, sort key `PAYMENT#<created_at>#<id>`),
+  // written with the payment.
+  payment: (teamId: string, paymentId: string) => ({ pk: `TEAM#${teamId}#PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
+  /** GSI partition of a project's payments. */
+  projectPaymentsIndex: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#PAYMENTS`,
+  /** GSI sort key of a payment: its creation time (ISO 8601) then its id (a bare time bounds a date range). */
+  projectPaymentsIndexSortKey: (createdAtIso: string, paymentId = '') => (paymentId ? `${createdAtIso}#${paymentId}` : createdAtIso),
+  /** Partition of a subscriber's payment index items. */
+  subscriberPaymentsPartition: (teamId: string, projectId: string, subscriberId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_PAYMENTS#${subscriberId}`,
+  /** Sort key of a subscriber's payment index item: creation time then id (a bare time bounds a date range). */
+  subscriberPaymentSortKey: (createdAtIso: string, paymentId = '') => (paymentId ? `PAYMENT#${createdAtIso}#${paymentId}` : `PAYMENT#${createdAtIso}`),
 } as const;
 
 /** Sort-key prefixes for `begins_with` list queries. */
@@ -128,6 +145,10 @@ export const sortKeyPrefix = {
   subscriberSubscription: 'SUBSCRIPTION#',
   /** The sort key of a subscription item (`keys.subscription`), for cursor checks of the project list. */
   subscription: 'SUBSCRIPTION',
+  /** The sort key of a payment item (`keys.payment`), for cursor checks of the project list. */
+  payment: 'PAYMENT',
+  /** A subscriber's payment index items. */
+  subscriberPayment: 'PAYMENT#',
 } as const;
 
 /** The sparse secondary index (tokens of a team, the outbox, pending deliveries) and its key attributes. */
@@ -180,4 +201,6 @@ export const entity = {
   subscription: 'subscription',
   subscriberSubscription: 'subscriber_subscription',
   subscriberConversion: 'subscriber_conversion',
+  payment: 'payment',
+  subscriberPayment: 'subscriber_payment',
 } as const;

@@ -18,8 +18,8 @@ export interface Transaction {
   ): void;
   /** Deletes an item. */
   delete(key: Key, options?: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
-  /** Checks a condition on an item without writing it. */
-  check(key: Key, check: { condition: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed: OnConditionFailed }): void;
+  /** Checks a condition on an item without writing it (without `onConditionFailed`, a failed check throws {@link ConditionFailedError}: a lost race). */
+  check(key: Key, check: { condition: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
   /** Appends a webhook event to the outbox in this transaction (DESIGN D6); returns the stored event. */
   emit(event: EventToEmit): StoredEvent;
 }

@@ -78,7 +78,7 @@ describe('what is recorded', () => {
       ['list_projects', {}, 'ok'],
       ['get_project', { project_id: randomUUID() }, 'NOT_FOUND'],
       ['create_project', { name: 42 }, 'VALIDATION_FAILED'],
-      ['get_payment', { id: randomUUID() }, 'NOT_IMPLEMENTED'],
+      ['retry_webhook_delivery', { id: world.a.deliveryId }, 'CONFLICT'],
       ['no_such_tool', {}, 'NOT_FOUND'],
     ];
     const requestIds: string[] = [];
@@ -91,7 +91,7 @@ describe('what is recorded', () => {
     const { entries } = await readAll();
     const mine = entries.filter((entry) => entry.token_id === world.a.principal.tokenId).reverse();
     expect(mine.map((entry) => [entry.surface, entry.operation, entry.outcome, entry.request_id])).toEqual(calls.map(([name, , outcome], index) => ['mcp', name, outcome, requestIds[index]]));
-    expect(mine.map((entry) => entry.status)).toEqual([200, 404, 422, 501, 404]);
+    expect(mine.map((entry) => entry.status)).toEqual([200, 404, 422, 409, 404]);
     expect(entries.find((entry) => entry.token_id === world.a.weak.id)).toMatchObject({ operation: 'list_projects', outcome: 'TOKEN_MISSING_ABILITY', status: 403 });
   });
 

@@ -181,10 +181,6 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     rest: async () => expectRestProblem(await rest(runtime, { method: 'POST', path: `/v1/webhook-deliveries/${world.a.deliveryId}/retry`, token: world.a.token }), 'CONFLICT'),
     tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'retry_webhook_delivery', { id: world.a.deliveryId }), 'CONFLICT'),
   },
-  NOT_IMPLEMENTED: {
-    tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'get_payment', { id: randomUUID() }), 'NOT_IMPLEMENTED'),
-    notOn: 'REST: every route of the route table is implemented (a route exists only with its operation).',
-  },
   INTERNAL_ERROR: {
     // An injected infrastructure fault: the store fails every Query (the project list reads with one).
     rest: async () => {

@@ -11,9 +11,6 @@
  *   over team-wide data (tokens, activity, webhooks, members, roles, groups) are TOKEN_MISSING_ABILITY,
  *   whatever ids are sent (decided before any read, so nothing about existence leaks); the token mints
  *   only within its own project.
- *
- * Tools published ahead of their domain answer NOT_IMPLEMENTED whatever their arguments, which is
- * isolation by construction; they are walked too so that implementing one without isolation fails here.
  */
 /// <reference types="vite/client" />
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +25,6 @@ import { TEAM_WIDE, idsOf, type Expect, type IsolationCases, type OperationCases
 const CASE_FILES = import.meta.glob<{ default?: IsolationCases<unknown> }>('../isolation/*.ts', { eager: true });
 const CASE_MODULES = Object.values(CASE_FILES).flatMap((file) => (file.default ? [file.default] : []));
 const OPERATION_CASES = new Map<string, OperationCases<unknown>>(CASE_MODULES.flatMap((module) => Object.entries(module.operations)));
-const TOOL_ONLY_CASES = new Map<string, OperationCases<unknown>>(CASE_MODULES.flatMap((module) => Object.entries(module.tools ?? {})));
 const OPERATION_BY_TOOL = new Map(OPERATIONS.filter((operation) => operation.tool).map((operation) => [operation.tool!.name, operation]));
 
 let clock: ManualClock;
@@ -48,7 +44,7 @@ beforeAll(async () => {
   bBefore = await teamPartitionSnapshot(runtime.store, world.b.team.id);
 });
 
-const extraOf = (cases: OperationCases<unknown>) => extras.get(CASE_MODULES.find((module) => Object.values(module.operations).includes(cases) || Object.values(module.tools ?? {}).includes(cases))!);
+const extraOf = (cases: OperationCases<unknown>) => extras.get(CASE_MODULES.find((module) => Object.values(module.operations).includes(cases))!);
 
 /** The scoped walk's case: the module's own, else derived (team-wide → TOKEN_MISSING_ABILITY; else team A's other project). */
 function scopedCase(cases: OperationCases<unknown>, teamWide: boolean): WalkCase<unknown> {
@@ -94,10 +90,9 @@ function check(expectation: Expect, status: number, body: unknown, what: string)
 }
 
 describe('the case files cover every operation and every tool', () => {
-  it('has a case for every operation, and one for every tool without an operation', () => {
+  it('has a case for every operation (every tool runs one)', () => {
     expect([...OPERATION_CASES.keys()].sort()).toEqual(OPERATIONS.map((operation) => operation.id).sort());
-    const toolOnly = TOOL_TABLE.filter((entry) => entry.operationId === null).map((entry) => entry.name);
-    expect([...TOOL_ONLY_CASES.keys()].sort()).toEqual([...toolOnly].sort());
+    for (const entry of TOOL_TABLE) expect(OPERATION_BY_TOOL.get(entry.name)?.id, entry.name).toBe(entry.operationId);
   });
 });
 
@@ -123,8 +118,7 @@ for (const walk of ['foreign', 'scoped'] as const) {
   describe(`${who}, on every tool`, () => {
     for (const entry of TOOL_TABLE) {
       it(entry.name, async () => {
-        const operation = OPERATION_BY_TOOL.get(entry.name);
-        const cases = (operation ? OPERATION_CASES.get(operation.id) : TOOL_ONLY_CASES.get(entry.name))!;
+        const cases = OPERATION_CASES.get(entry.operationId)!;
         const testCase = walk === 'foreign' ? cases.foreign : scopedCase(cases, entry.teamWide);
         const args = testCase.input(world, extraOf(cases));
         const result = await tool(runtime, principalOf(), entry.name, args);

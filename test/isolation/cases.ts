@@ -41,8 +41,6 @@ export interface IsolationCases<Extra = Record<string, never>> {
   secretsOfB?: (extra: Extra) => string[];
   /** One entry per operation id of the module. */
   operations: Record<string, OperationCases<Extra>>;
-  /** Tools without an operation (published ahead of their domain), by tool name. */
-  tools?: Record<string, OperationCases<Extra>>;
 }
 
 /** Declares a module's cases (identity; keeps the `extra` type). */

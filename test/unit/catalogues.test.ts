@@ -294,7 +294,6 @@ describe('error codes', () => {
       IDEMPOTENCY_KEY_REUSED: 422,
       IDEMPOTENCY_KEY_IN_USE: 409,
       CONFLICT: 409,
-      NOT_IMPLEMENTED: 501,
       INTERNAL_ERROR: 500,
     });
     expect(unique(ERROR_CODES.map((error) => error.code))).toBe(true);

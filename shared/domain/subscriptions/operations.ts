@@ -12,7 +12,7 @@ import {
 } from './schema.js';
 
 /** Member events a transition can add when access starts or ends (DESIGN D15, D17). */
-const ACCESS_EVENTS = ['member.access_granted', 'member.access_revoked', 'member.converted', 'member.churned'] as const;
+export const ACCESS_EVENTS = ['member.access_granted', 'member.access_revoked', 'member.converted', 'member.churned'] as const;
 
 /**
  * The subscription operations (DESIGN D13, D15). A project's subscriptions are listed and created under

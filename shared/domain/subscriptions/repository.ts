@@ -10,6 +10,7 @@ import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../stor
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { getSubscriber } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, applyTrigger, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
@@ -171,8 +172,19 @@ const START_SKEW_MS = 5 * 60 * 1000;
  * Errors: NOT_FOUND (project, subscriber or plan absent, foreign, out of scope, or of another project);
  * VALIDATION_FAILED (dates, trial on a plan without one); CONFLICT (archived project, inactive plan,
  * banned subscriber).
+ *
+ * `extension` (another use case creating a subscription, e.g. recording a first payment, DESIGN D16):
+ * `billing` creates it billed through a payment provider (source `provider`), whose first payment
+ * decides the status — pending (a pending payment), incomplete (a failed one), else as above; `alongside`
+ * adds that use case's writes to the same transaction, before the subscription's (so its events come first).
  */
-export async function createSubscription(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriptionRequest): Promise<Subscription> {
+export async function createSubscription(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: CreateSubscriptionRequest,
+  extension: SubscriptionCreationExtension = {},
+): Promise<Subscription> {
   const teamId = principal.teamId;
   const project = toProject(await loadProject(runtime.store, principal, projectId));
   const [subscriber, plan] = await Promise.all([getSubscriber(runtime.store, principal, input.subscriber_id), getPlan(runtime.store, principal, input.plan_id)]);
@@ -194,7 +206,13 @@ export async function createSubscription(runtime: UnitOfWorkRuntime, principal: 
   if (endsAtMs !== null && trialEndMs !== null && endsAtMs <= trialEndMs) errors.push({ path: 'ends_at', message: 'must be after the trial ends' });
   if (errors.length) throw invalid(errors);
 
-  const status = initialStatus({ startsInFuture: startMs > nowMs, trial: trialEndMs !== null });
+  const billing = extension.billing;
+  const status = initialStatus({
+    awaitingAsyncPayment: billing?.firstPayment === 'pending',
+    firstPaymentFailed: billing?.firstPayment === 'failed',
+    startsInFuture: startMs > nowMs,
+    trial: trialEndMs !== null,
+  });
   const now = isoTime(nowMs);
   let periodStart: string | null = null;
   let periodEnd: string | null = null;
@@ -213,8 +231,8 @@ export async function createSubscription(runtime: UnitOfWorkRuntime, principal: 
     status,
     previous_status: null,
     has_access: hasAccess(status),
-    source: plan.amount === 0 ? 'free_plan' : 'creator_grant',
-    payment_provider: null,
+    source: billing ? 'provider' : plan.amount === 0 ? 'free_plan' : 'creator_grant',
+    payment_provider: billing?.provider ?? null,
     price_version: plan.price_version,
     starts_at: isoTime(startMs),
     ends_at: endsAtMs === null ? null : isoTime(endsAtMs),
@@ -231,6 +249,7 @@ export async function createSubscription(runtime: UnitOfWorkRuntime, principal: 
   const due = nextDueTrigger(subscription);
   let followUp: PlatformAccessFollowUp | null = null;
   await unitOfWork(runtime, teamId, async (tx) => {
+    await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
     tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
     tx.put({
       ...keys.subscriberSubscription(teamId, projectId, subscriber.id, subscription.created_at, subscription.id),
@@ -266,6 +285,28 @@ export async function createSubscription(runtime: UnitOfWorkRuntime, principal: 
   return subscription;
 }
 
+/**
+ * A subscription change as another object's use case sees it inside the transaction (DESIGN D14, D16):
+ * the subscription before (null when it is being created) and after, its subscriber (with consented
+ * contact data, for payloads: D10) and its plan after the change.
+ */
+export interface SubscriptionChange {
+  before: Subscription | null;
+  after: Subscription;
+  subscriber: Subscriber;
+  plan: Plan;
+}
+
+/** Writes of another object added to a subscription's transaction (same TransactWriteItems; never the subscription, project or plan items). */
+export type AlongsideWrites = (tx: Transaction, change: SubscriptionChange) => void | Promise<void>;
+
+/** What {@link createSubscription} takes from another use case creating a subscription (see there). */
+export interface SubscriptionCreationExtension {
+  /** Billed through this provider; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → active. */
+  billing?: { provider: PaymentProvider; firstPayment: 'pending' | 'succeeded' | 'failed' };
+  alongside?: AlongsideWrites;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Transitions
 // ---------------------------------------------------------------------------------------------------
@@ -283,6 +324,8 @@ interface TransitionOptions {
   fromDeadline?: Deadline;
   /** When it takes effect (epoch ms); default now. */
   atMs?: number;
+  /** Another object's writes committed in the same transaction, added first (a payment, DESIGN D16). */
+  alongside?: AlongsideWrites;
 }
 
 /**
@@ -317,6 +360,7 @@ async function commitTransition(
   });
   let followUp: PlatformAccessFollowUp | null = null;
   await unitOfWork(runtime, teamId, async (tx) => {
+    await options.alongside?.(tx, { before, after: next, subscriber: context.subscriber, plan: planAfter });
     tx.update(keys.subscription(teamId, before.id), {
       expression: `SET ${sets.join(', ')}, revision = :next_revision, deadline_at = :deadline_at`,
       condition: 'attribute_exists(pk) AND revision = :revision',
@@ -387,6 +431,39 @@ async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, s
       await backoff(attempt);
     }
   }
+}
+
+/**
+ * One attempt of a subscription change that another object's use case decides and commits together
+ * with its own writes, in ONE transaction (DESIGN D14, D16: a payment and the D15 transition its outcome
+ * drives). Reads the subscription, its plan and its subscriber; `decide` returns the trigger to apply
+ * (checked against the D15 table: CONFLICT naming the allowed actions when the pair is not allowed) or
+ * null for no transition, in which case the subscription is left as it is and only checked unchanged
+ * (its revision) in the transaction. `alongside` adds the caller's writes (called once per attempt).
+ * Returns the subscription after the change. Errors: NOT_FOUND (subscription absent, foreign or out of
+ * scope); CONFLICT; a lost race ({@link isLostRace}) is thrown for the caller to read again and retry.
+ */
+export async function changeSubscriptionWith(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriptionId: string,
+  decide: (subscription: Subscription, plan: Plan) => { trigger: SubscriptionTrigger; reason?: string | null } | null,
+  alongside: AlongsideWrites,
+): Promise<Subscription> {
+  const item = await loadSubscription(runtime.store, principal, subscriptionId);
+  const subscription = toSubscription(item);
+  const [plan, subscriber] = await Promise.all([getPlan(runtime.store, principal, subscription.plan_id), getSubscriber(runtime.store, principal, subscription.subscriber_id)]);
+  const decision = decide(subscription, plan);
+  if (decision) {
+    requireAllowed(subscription, decision.trigger);
+    return commitTransition(runtime, principal, item, { subscriber, plan }, decision, { alongside });
+  }
+  const teamId = principal.teamId;
+  await unitOfWork(runtime, teamId, async (tx) => {
+    await alongside(tx, { before: subscription, after: subscription, subscriber, plan });
+    tx.check(keys.subscription(teamId, subscription.id), { condition: 'revision = :revision', values: { ':revision': Number(item.revision ?? 0) } });
+  });
+  return subscription;
 }
 
 /** Refuses a (status, trigger) pair the table does not allow (CONFLICT naming the allowed actions). */

@@ -1,0 +1,492 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject, requireAbility, requireProjectAccess } from '../../auth/authorize.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
+import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError, type FieldError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { getPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
+import type { Project } from '../projects/schema.js';
+import { changeSubscriptionWith, createSubscription, type SubscriptionChange } from '../subscriptions/repository.js';
+import type { Subscription } from '../subscriptions/schema.js';
+import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machine.js';
+import type { BillingReason, ListPaymentsQuery, Payment, PaymentRefund, PaymentStatus, RecordPaymentRequest, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
+
+/**
+ * Persistence and use cases of payments (DESIGN D14, D15, D16), for the `manual` provider: the creator
+ * records a payment (pending, succeeded or failed) for a subscription, settles a pending one, and
+ * refunds a succeeded one in full or in part.
+ *
+ * A payment is one item in a partition of its own (`keys.payment`), read by id with one GetItem; a
+ * project's payments are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PAYMENTS`, sort
+ * key = creation time then id, so a date range is a key condition), a subscriber's through immutable
+ * index items in the subscriber's per-project partition, written in the payment's transaction.
+ *
+ * Every status change of a payment is ONE transaction with its `payment.*` event and the D15 transition
+ * its outcome drives (through the subscriptions module: `createSubscription` / `changeSubscriptionWith`,
+ * which own the transition table), the subscription's event and member access events included; the
+ * payment event comes first. Payment items carry `revision` (optimistic concurrency of settlements and
+ * refunds).
+ */
+
+/** The stored payment item: the public fields plus `revision`. */
+type StoredPayment = Item & { revision?: number };
+
+/** The statuses of a subscription that waits for its first payment (a `subscription_create` payment is for these). */
+const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending', 'incomplete'];
+
+/** The provider whose payments the creator records (DESIGN D16); other providers report theirs themselves. */
+const RECORDING_PROVIDER: PaymentProvider = 'manual';
+
+const notFound = (paymentId: string) => new ProblemError('NOT_FOUND', `No payment ${paymentId}.`);
+
+/** The public payment of a stored item. */
+export function toPayment(item: Item): Payment {
+  return {
+    id: item.id as string,
+    project_id: item.project_id as string,
+    subscriber_id: item.subscriber_id as string,
+    subscription_id: item.subscription_id as string,
+    amount: item.amount as number,
+    amount_refunded: Number(item.amount_refunded ?? 0),
+    currency: item.currency as string,
+    status: item.status as PaymentStatus,
+    provider: item.provider as PaymentProvider,
+    provider_payment_id: (item.provider_payment_id as string | null | undefined) ?? null,
+    billing_reason: item.billing_reason as BillingReason,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+/**
+ * The D15 trigger a payment's outcome fires on its subscription, or null when it moves nothing (DESIGN
+ * D15, D16). Pure. A `succeeded` payment fires `payment_succeeded`, a `failed` one `payment_failed`,
+ * where the transition table has a row for the subscription's status:
+ * - a `subscription_create` payment only while the subscription awaits its first payment (pending,
+ *   incomplete): succeeded → activated. A FAILED first payment has no row (pending and incomplete have no
+ *   `payment_failed` transition; "first payment failed → incomplete" is a creation row only), so it is
+ *   recorded and the subscription stays as it is — the 23-hour incomplete expiry still runs;
+ * - a `renewal` payment: succeeded on trialing (trial ended, paid) → activated, on active → renewed (the
+ *   period advances), on past_due / unpaid → activated; failed on trialing / active → past_due;
+ * - a `manual` payment (outside the billing cycle) and a pending one: nothing.
+ * Every other pair (e.g. a payment for a paused, suspended, canceled or expired subscription, or a
+ * renewal that fails again while past_due) has no row: the payment is recorded, the subscription is
+ * left unchanged.
+ */
+export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
+  if (payment.billing_reason === 'manual') return null;
+  if (payment.status !== 'succeeded' && payment.status !== 'failed') return null;
+  const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
+  if ((payment.billing_reason === 'subscription_create') !== awaitingFirst) return null;
+  const trigger: SubscriptionTrigger = payment.status === 'succeeded' ? 'payment_succeeded' : 'payment_failed';
+  return ruleFor(subscription.status, trigger) ? trigger : null;
+}
+
+/** The stored item of a new payment (GSI keys for the project's list, revision 1). */
+function storedPayment(teamId: string, payment: Payment): StoredPayment {
+  return {
+    ...keys.payment(teamId, payment.id),
+    entity: entity.payment,
+    team_id: teamId,
+    [secondaryIndex.partitionKey]: keys.projectPaymentsIndex(teamId, payment.project_id),
+    [secondaryIndex.sortKey]: keys.projectPaymentsIndexSortKey(payment.created_at, payment.id),
+    ...payment,
+    revision: 1,
+  };
+}
+
+/** The data of a `payment.*` event: the payment, its subscription after the change, its subscriber (consented contact data; the fan-out redacts per endpoint owner, D10). */
+function eventData(payment: Payment, change: SubscriptionChange) {
+  return { payment, subscription: change.after, subscriber: change.subscriber };
+}
+
+/** The `payment.*` event of a payment's current status. */
+const eventOf = (status: PaymentStatus) => `payment.${status}` as const;
+
+/** Adds a new payment, its subscriber index item and its event to `tx`. */
+function writeNewPayment(tx: Transaction, teamId: string, payment: Payment, change: SubscriptionChange): void {
+  tx.put(storedPayment(teamId, payment), { condition: 'attribute_not_exists(pk)' });
+  tx.put(
+    {
+      pk: keys.subscriberPaymentsPartition(teamId, payment.project_id, payment.subscriber_id),
+      sk: keys.subscriberPaymentSortKey(payment.created_at, payment.id),
+      entity: entity.subscriberPayment,
+      team_id: teamId,
+      payment_id: payment.id,
+    },
+    { condition: 'attribute_not_exists(pk)' },
+  );
+  tx.emit({ type: eventOf(payment.status), projectId: payment.project_id, data: eventData(payment, change) });
+}
+
+/** Adds the update of a payment to `next` (conditional on the revision read) to `tx`. */
+function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment): void {
+  const revision = Number(item.revision ?? 0);
+  tx.update(keys.payment(teamId, next.id), {
+    expression: 'SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, revision = :next_revision',
+    condition: 'attribute_exists(pk) AND revision = :revision',
+    names: { '#status': 'status' },
+    values: { ':status': next.status, ':amount_refunded': next.amount_refunded, ':updated_at': next.updated_at, ':revision': revision, ':next_revision': revision + 1 },
+  });
+}
+
+/** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope). */
+async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
+  const item = await store.get(keys.payment(principal.teamId, paymentId));
+  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(paymentId);
+  return item as StoredPayment;
+}
+
+/**
+ * Reads one payment by id within the principal's team (`GET /v1/payments/{id}`): one GetItem.
+ * Errors: NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
+ */
+export async function getPayment(store: Store, principal: Principal, paymentId: string): Promise<Payment> {
+  return toPayment(await loadPayment(store, principal, paymentId));
+}
+
+/** A timestamp of a query as the keys hold it (`toISOString`, milliseconds and `Z`). */
+const keyTime = (timestamp: string) => isoTime(Date.parse(timestamp));
+
+/**
+ * A sort-key condition over `attribute` for a date range (`from` inclusive, `to` exclusive; keys are
+ * `<prefix><time>#<id>`, so the bare `<prefix><time>` bounds sort before every key of that time).
+ */
+function rangeCondition(attribute: string, prefix: string, from: string | null, to: string | null): { expression: string; values: Record<string, unknown> } {
+  if (from !== null && to !== null) return { expression: `${attribute} BETWEEN :from AND :to`, values: { ':from': `${prefix}${from}`, ':to': `${prefix}${to}` } };
+  if (from !== null) return { expression: `${attribute} >= :from`, values: { ':from': `${prefix}${from}` } };
+  if (to !== null) return { expression: `${attribute} < :to`, values: { ':to': `${prefix}${to}` } };
+  return { expression: `begins_with(${attribute}, :prefix)`, values: { ':prefix': prefix } };
+}
+
+/**
+ * Lists a project's payments, newest first, paged (DESIGN D12): optionally only a subscriber's
+ * (`subscriber_id`: the subscriber's index items, then one BatchGet — never a scan), only those created
+ * in `[created_after, created_before)` (a key condition, on either list), only a status's or a
+ * provider's (filters of the page read, so a page may be short while `next_cursor` is set).
+ * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED (created_before not
+ * after created_after; a cursor of another list).
+ */
+export async function listPayments(store: Store, principal: Principal, projectId: string, query: Omit<ListPaymentsQuery, 'limit'> & { limit: number }): Promise<Page<Payment>> {
+  requireProjectAccess(principal, projectId);
+  const teamId = principal.teamId;
+  const from = query.created_after ? keyTime(query.created_after) : null;
+  const to = query.created_before ? keyTime(query.created_before) : null;
+  if (from !== null && to !== null && from >= to) {
+    throw new ProblemError('VALIDATION_FAILED', 'The date range is empty: created_before must be after created_after.', {
+      errors: [{ path: 'created_before', message: 'must be after created_after' }],
+    });
+  }
+  const matches = (payment: Payment) => (!query.status || payment.status === query.status) && (!query.provider || payment.provider === query.provider);
+  const projectExists = store.get(keys.project(teamId, projectId), { projection: 'pk' });
+  if (query.subscriber_id) {
+    const partition = keys.subscriberPaymentsPartition(teamId, projectId, query.subscriber_id);
+    const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberPayment });
+    const range = rangeCondition('sk', sortKeyPrefix.subscriberPayment, from, to);
+    const [project, index] = await Promise.all([
+      projectExists,
+      store.query({
+        KeyConditionExpression: `pk = :pk AND ${range.expression}`,
+        ExpressionAttributeValues: { ':pk': partition, ...range.values },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    ]);
+    if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+    const ids = index.items.map((item) => item.payment_id as string);
+    const items = await store.batchGet(ids.map((id) => keys.payment(teamId, id)));
+    const byId = new Map(items.map((item) => [item.id as string, toPayment(item)]));
+    const data = ids.flatMap((id) => {
+      const payment = byId.get(id);
+      return payment && matches(payment) ? [payment] : [];
+    });
+    return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
+  }
+  const partition = keys.projectPaymentsIndex(teamId, projectId);
+  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.payment });
+  const range = from !== null || to !== null ? rangeCondition('#gsi_sk', '', from, to) : null;
+  const filters: string[] = [];
+  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey, ...(range ? { '#gsi_sk': secondaryIndex.sortKey } : {}) };
+  const values: Record<string, unknown> = { ':pk': partition, ...range?.values };
+  if (query.status) {
+    filters.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.provider) {
+    filters.push('provider = :provider');
+    values[':provider'] = query.provider;
+  }
+  const [project, result] = await Promise.all([
+    projectExists,
+    store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: range ? `#gsi_pk = :pk AND ${range.expression}` : '#gsi_pk = :pk',
+      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      Limit: query.limit,
+      ExclusiveStartKey: startKey,
+    }),
+  ]);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return { data: result.items.map(toPayment), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Record
+// ---------------------------------------------------------------------------------------------------
+
+const invalid = (detail: string, errors: FieldError[]) => new ProblemError('VALIDATION_FAILED', detail, { errors });
+
+/**
+ * The provider whose payments the creator records on this project: `manual` must be connected.
+ * Errors: CONFLICT (no provider connected, or another one, whose payments it reports itself).
+ */
+function recordingProvider(project: Project): PaymentProvider {
+  const connected = project.payment_provider?.provider;
+  if (connected === RECORDING_PROVIDER) return connected;
+  if (!connected) {
+    throw new ProblemError('CONFLICT', `Project ${project.id} has no payment provider connected: connect manual first (PUT /v1/projects/${project.id}/payment-provider) to record payments.`);
+  }
+  throw new ProblemError('CONFLICT', `Project ${project.id} is connected to ${connected}, which reports its payments itself; only the manual provider takes recorded payments.`);
+}
+
+/** The amount and currency of a recorded payment: given, or the plan's price and currency. Errors: VALIDATION_FAILED (another currency). */
+function priceOf(input: Pick<RecordPaymentRequest, 'amount' | 'currency'>, plan: Plan): { amount: number; currency: string } {
+  if (input.currency !== undefined && input.currency !== plan.currency) {
+    throw invalid(`Plan ${plan.id} is priced in ${plan.currency}: a payment for it is in ${plan.currency}.`, [{ path: 'currency', message: `must be ${plan.currency}, the plan\u2019s currency` }]);
+  }
+  if (input.amount === undefined && plan.amount === 0) {
+    throw invalid(`Plan ${plan.id} is free: give the amount paid.`, [{ path: 'amount', message: 'is required for a payment on a free plan' }]);
+  }
+  return { amount: input.amount ?? plan.amount, currency: plan.currency };
+}
+
+/**
+ * The billing reason of a payment recorded for `subscription`: given, or `subscription_create` while it
+ * awaits its first payment (pending, incomplete) and `renewal` otherwise. Errors: CONFLICT (a given
+ * `subscription_create` for a subscription not awaiting its first payment, or `renewal` for one that does).
+ */
+function billingReasonFor(given: BillingReason | undefined, subscription: Subscription): BillingReason {
+  const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
+  if (given === 'subscription_create' && !awaitingFirst) {
+    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}: a subscription_create payment is only for a subscription awaiting its first payment (pending or incomplete); record a renewal or manual payment.`);
+  }
+  if (given === 'renewal' && awaitingFirst) {
+    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}, awaiting its first payment: record a subscription_create (or manual) payment, not a renewal.`);
+  }
+  return given ?? (awaitingFirst ? 'subscription_create' : 'renewal');
+}
+
+/**
+ * Records a payment of the `manual` provider (`POST /v1/projects/{project_id}/payments`, DESIGN D16) and
+ * applies what its outcome drives (D15, {@link paymentTrigger}), in ONE transaction with its
+ * `payment.pending|succeeded|failed` event, the subscription's event and member access events:
+ * - with `subscription_id`: a payment for that subscription of the project;
+ * - with `subscriber_id` and `plan_id`: the first payment of a NEW subscription billed through the
+ *   provider (source `provider`; also needs `project-subscription:create`), created pending (pending
+ *   payment), incomplete (failed) or active (succeeded) — D15's "(new)" row, `subscription.created`.
+ * Amount and currency default to the plan's price (the currency must be the plan's). Returns the payment.
+ * Errors: NOT_FOUND (project, subscription, subscriber or plan absent, foreign, out of scope or of
+ * another project); VALIDATION_FAILED (neither or both forms, another currency, a free plan's first
+ * payment, a billing reason that is not subscription_create for a new subscription);
+ * TOKEN_MISSING_ABILITY (a new subscription without `project-subscription:create`); CONFLICT (no manual
+ * provider connected, billing reason against the subscription's status, archived project, inactive plan,
+ * banned subscriber, or a subscription that kept changing).
+ */
+export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RecordPaymentRequest): Promise<Payment> {
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  const provider = recordingProvider(project);
+  const newSubscription = input.subscriber_id !== undefined || input.plan_id !== undefined;
+  if (input.subscription_id !== undefined && newSubscription) {
+    throw invalid('Give either subscription_id, or subscriber_id and plan_id for a new subscription, not both.', [{ path: 'subscription_id', message: 'must be omitted with subscriber_id and plan_id' }]);
+  }
+  if (input.subscription_id === undefined && !newSubscription) {
+    throw invalid('Give the subscription the payment is for (subscription_id), or subscriber_id and plan_id for a new subscription.', [{ path: 'subscription_id', message: 'is required without subscriber_id and plan_id' }]);
+  }
+  const paymentId = newUuid();
+  if (input.subscription_id === undefined) return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
+  const subscriptionId = input.subscription_id;
+  for (let attempt = 1; ; attempt++) {
+    let payment: Payment | undefined;
+    try {
+      await changeSubscriptionWith(
+        runtime,
+        principal,
+        subscriptionId,
+        (subscription, plan) => {
+          if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
+          const now = isoTime(runtime.clock.nowMs());
+          payment = {
+            id: paymentId,
+            project_id: projectId,
+            subscriber_id: subscription.subscriber_id,
+            subscription_id: subscription.id,
+            ...priceOf(input, plan),
+            amount_refunded: 0,
+            status: input.status,
+            provider,
+            provider_payment_id: input.provider_payment_id ?? null,
+            billing_reason: billingReasonFor(input.billing_reason, subscription),
+            created_at: now,
+            updated_at: now,
+          };
+          const trigger = paymentTrigger(payment, subscription);
+          return trigger ? { trigger } : null;
+        },
+        (tx, change) => writeNewPayment(tx, principal.teamId, payment!, change),
+      );
+      return payment!;
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`);
+      await backoff(attempt);
+    }
+  }
+}
+
+/** The first payment of a new subscription billed through `provider` (see {@link recordPayment}). */
+async function recordFirstPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, provider: PaymentProvider, paymentId: string, input: RecordPaymentRequest): Promise<Payment> {
+  const errors: FieldError[] = [];
+  if (input.subscriber_id === undefined) errors.push({ path: 'subscriber_id', message: 'is required with plan_id' });
+  if (input.plan_id === undefined) errors.push({ path: 'plan_id', message: 'is required with subscriber_id' });
+  if (input.billing_reason !== undefined && input.billing_reason !== 'subscription_create') errors.push({ path: 'billing_reason', message: 'must be subscription_create (or omitted) for a new subscription' });
+  if (errors.length) throw invalid('A new subscription\u2019s first payment needs subscriber_id and plan_id, and its billing reason is subscription_create.', errors);
+  requireAbility(principal, 'project-subscription:create');
+  const plan = await getPlan(runtime.store, principal, input.plan_id!);
+  if (plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
+  if (plan.amount === 0) throw invalid(`Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`, [{ path: 'plan_id', message: 'must be a priced plan' }]);
+  const price = priceOf(input, plan);
+  let payment: Payment | undefined;
+  await createSubscription(
+    runtime,
+    principal,
+    projectId,
+    { subscriber_id: input.subscriber_id!, plan_id: plan.id },
+    {
+      billing: { provider, firstPayment: input.status },
+      alongside: (tx, change) => {
+        payment = {
+          id: paymentId,
+          project_id: projectId,
+          subscriber_id: change.after.subscriber_id,
+          subscription_id: change.after.id,
+          ...price,
+          amount_refunded: 0,
+          status: input.status,
+          provider,
+          provider_payment_id: input.provider_payment_id ?? null,
+          billing_reason: 'subscription_create',
+          created_at: change.after.created_at,
+          updated_at: change.after.created_at,
+        };
+        writeNewPayment(tx, principal.teamId, payment, change);
+      },
+    },
+  );
+  return payment!;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Settle and refund
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Runs one change of a stored payment with the subscription change it drives, retrying a lost race
+ * (the payment or the subscription changed meanwhile) by reading both again, at most
+ * {@link MAX_ATTEMPTS} times. `plan` decides from the payment as read: the payment after the change,
+ * the subscription trigger (or null), and the event data's extra fields. Returns the payment after.
+ */
+async function changePayment(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  paymentId: string,
+  plan: (payment: Payment, subscription: Subscription) => { next: Payment; decision: { trigger: SubscriptionTrigger; reason?: string | null } | null; extra?: { refund: PaymentRefund } },
+): Promise<Payment> {
+  for (let attempt = 1; ; attempt++) {
+    const item = await loadPayment(runtime.store, principal, paymentId);
+    const payment = toPayment(item);
+    let next: Payment | undefined;
+    let extra: { refund: PaymentRefund } | undefined;
+    try {
+      await changeSubscriptionWith(
+        runtime,
+        principal,
+        payment.subscription_id,
+        (subscription) => {
+          const planned = plan(payment, subscription);
+          next = planned.next;
+          extra = planned.extra;
+          return planned.decision;
+        },
+        (tx, change) => {
+          writePaymentUpdate(tx, principal.teamId, item, next!);
+          tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
+        },
+      );
+      return next!;
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`);
+      await backoff(attempt);
+    }
+  }
+}
+
+/**
+ * Settles a pending payment (`POST /v1/payments/{id}`, DESIGN D16): pending → succeeded or failed, its
+ * `payment.succeeded` / `payment.failed` event and the D15 transition the outcome drives
+ * ({@link paymentTrigger}: e.g. a first payment succeeded → activated; a renewal failed → past_due), in
+ * one transaction. Returns the payment. Errors: NOT_FOUND; CONFLICT (the payment is not pending —
+ * naming its status — or it kept changing).
+ */
+export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Principal, paymentId: string, input: SettlePaymentRequest): Promise<Payment> {
+  return changePayment(runtime, principal, paymentId, (payment, subscription) => {
+    if (payment.status !== 'pending') {
+      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status}: only a pending payment can be settled (to succeeded or failed).`);
+    }
+    const next: Payment = { ...payment, status: input.status, updated_at: isoTime(runtime.clock.nowMs()) };
+    const trigger = paymentTrigger(next, subscription);
+    return { next, decision: trigger ? { trigger } : null };
+  });
+}
+
+/**
+ * Refunds a succeeded payment in full or in part (`POST /v1/payments/{id}/refund`, `refund_payment`,
+ * DESIGN D16): `amount` (minor units) defaults to what is left to refund; refunds accumulate in
+ * `amount_refunded`, and the payment becomes `refunded` once all of it is refunded (a partial refund
+ * keeps it `succeeded`). Each refund emits `payment.refunded` (with this refund's amount and reason);
+ * `cancel: true` also cancels the subscription at once (`subscription.canceled`, the reason kept as its
+ * cancellation reason), in the same transaction. The manual provider refunds outside the service: the
+ * refund is recorded (a provider with a refunds API is called here, before the transaction, when it is
+ * added). Returns the payment. Errors: NOT_FOUND; VALIDATION_FAILED (an amount above what is left);
+ * CONFLICT (the payment is not succeeded — naming its status —, `cancel` on a subscription that cannot
+ * be canceled, or a payment that kept changing).
+ */
+export async function refundPayment(runtime: UnitOfWorkRuntime, principal: Principal, paymentId: string, input: RefundPaymentRequest): Promise<Payment> {
+  return changePayment(runtime, principal, paymentId, (payment) => {
+    if (payment.status !== 'succeeded') {
+      const why = payment.status === 'refunded' ? 'it is already refunded in full' : 'only a succeeded payment can be refunded';
+      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status}: ${why}.`);
+    }
+    const left = payment.amount - payment.amount_refunded;
+    const amount = input.amount ?? left;
+    if (amount > left) {
+      throw invalid(`Payment ${paymentId} has ${left} ${payment.currency} (minor units) left to refund.`, [{ path: 'amount', message: `must be at most ${left}, what is left to refund` }]);
+    }
+    const refunded = payment.amount_refunded + amount;
+    const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
+    const reason = input.reason ?? null;
+    return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } } };
+  });
+}
