@@ -1,5 +1,5 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
-import { ACCESS_EVENTS } from '../subscriptions/operations.js';
+import { ACCESS_EVENTS } from '../subscriptions/access-events.js';
 import { ListPaymentsQuery, Payment, PaymentIdParams, PaymentList, PaymentProjectParams, RecordPaymentRequest, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
 
 /** The subscription events a payment outcome can drive (DESIGN D15): activation, renewal, past due. */

@@ -43,15 +43,15 @@ export const Payment = z
   .object({
     id: Uuid,
     project_id: Uuid,
-    subscriber_id: Uuid.describe('The subscriber who paid.'),
-    subscription_id: Uuid.describe('The subscription the payment is for.'),
-    amount: z.number().int().positive().describe('Amount paid, in the currency\u2019s minor unit (e.g. cents).'),
-    amount_refunded: z.number().int().nonnegative().describe('Amount refunded so far, in the minor unit; equals amount once status is refunded.'),
+    subscriber_id: Uuid,
+    subscription_id: Uuid,
+    amount: z.number().int().positive().describe('In the minor unit (e.g. cents).'),
+    amount_refunded: z.number().int().nonnegative().describe('Refunded so far, in the minor unit.'),
     currency: Currency,
-    status: z.enum(PAYMENT_STATUSES).describe('pending, succeeded, failed or refunded (in full; a partial refund stays succeeded).'),
-    provider: z.enum(PAYMENT_PROVIDER_VALUES).describe('The provider the payment went through (see service://enums/payment-provider).'),
-    provider_payment_id: z.string().nullable().describe('The provider\u2019s id of the payment (for manual: the creator\u2019s reference, e.g. a bank transfer reference), or null.'),
-    billing_reason: z.enum(BILLING_REASONS).describe('subscription_create (first payment), renewal (a period\u2019s payment) or manual (outside the billing cycle).'),
+    status: z.enum(PAYMENT_STATUSES).describe('refunded = in full; a partial refund stays succeeded.'),
+    provider: z.enum(PAYMENT_PROVIDER_VALUES),
+    provider_payment_id: z.string().nullable().describe('The provider\u2019s id (manual: your reference), or null.'),
+    billing_reason: z.enum(BILLING_REASONS),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -77,17 +77,14 @@ export const PaymentProjectParams = z.object({ project_id: Uuid.describe('The pr
  */
 export const RecordPaymentRequest = z
   .object({
-    subscription_id: Uuid.optional().describe('The subscription (of this project) the payment is for. Omit to create one with subscriber_id and plan_id.'),
-    subscriber_id: Uuid.optional().describe('With plan_id instead of subscription_id: the subscriber (of this project) of a new subscription paid by this payment.'),
-    plan_id: Uuid.optional().describe('With subscriber_id: the active, priced plan (of this project) of the new subscription.'),
-    status: z.enum(RECORDABLE_PAYMENT_STATUSES).describe('pending (awaiting confirmation; settle it later with POST /v1/payments/{id}), succeeded or failed.'),
-    amount: Amount.optional().describe(`Amount in the currency\u2019s minor unit, 1 to ${MAX_PAYMENT_AMOUNT}. Default: the plan\u2019s current price.`),
-    currency: Currency.optional().describe('ISO 4217 code; must be the plan\u2019s currency. Default: the plan\u2019s currency.'),
-    billing_reason: z
-      .enum(BILLING_REASONS)
-      .optional()
-      .describe('subscription_create (only while the subscription awaits its first payment: pending or incomplete), renewal (any other status) or manual (never moves the subscription). Default: subscription_create for a subscription awaiting its first payment, else renewal.'),
-    provider_payment_id: z.string().trim().min(1).max(255).optional().describe('Your reference for the payment (e.g. the bank transfer reference), up to 255 characters.'),
+    subscription_id: Uuid.optional().describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.'),
+    subscriber_id: Uuid.optional().describe('With plan_id: the subscriber of a new subscription.'),
+    plan_id: Uuid.optional().describe('With subscriber_id: the priced plan of a new subscription.'),
+    status: z.enum(RECORDABLE_PAYMENT_STATUSES).describe('pending is settled later (POST /v1/payments/{id}).'),
+    amount: Amount.optional().describe('In the minor unit. Default: the plan\u2019s price.'),
+    currency: Currency.optional().describe('The plan\u2019s currency (the default).'),
+    billing_reason: z.enum(BILLING_REASONS).optional().describe('Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.'),
+    provider_payment_id: z.string().trim().min(1).max(255).optional().describe('Your reference (e.g. of the bank transfer).'),
   })
   .strict()
   .meta({ id: 'RecordPaymentRequest' });
@@ -97,7 +94,7 @@ export type RecordPaymentRequest = z.infer<typeof RecordPaymentRequest>;
 /** Body of `POST /v1/payments/{id}`: settles a pending payment (DESIGN D16). */
 export const SettlePaymentRequest = z
   .object({
-    status: z.enum(SETTLED_PAYMENT_STATUSES).describe('The outcome of the pending payment: succeeded or failed.'),
+    status: z.enum(SETTLED_PAYMENT_STATUSES).describe('The outcome of the pending payment.'),
   })
   .strict()
   .meta({ id: 'SettlePaymentRequest' });
@@ -107,9 +104,9 @@ export type SettlePaymentRequest = z.infer<typeof SettlePaymentRequest>;
 /** Body of `POST /v1/payments/{id}/refund` (and the `refund_payment` arguments besides `id`). */
 export const RefundPaymentRequest = z
   .object({
-    amount: Amount.optional().describe('Amount to refund in the minor unit, at most what is left to refund. Default: everything left to refund.'),
-    reason: z.string().trim().min(1).max(500).optional().describe('Why, up to 500 characters; carried by the payment.refunded event (and kept as the cancellation reason with cancel).'),
-    cancel: z.boolean().optional().describe('true also cancels the payment\u2019s subscription at once (subscription.canceled). Default false.'),
+    amount: Amount.optional().describe('In the minor unit. Default: all that is left to refund.'),
+    reason: z.string().trim().min(1).max(500).optional().describe('Carried by payment.refunded (and the cancellation).'),
+    cancel: z.boolean().optional().describe('true also cancels the subscription at once.'),
   })
   .strict()
   .meta({ id: 'RefundPaymentRequest' });
@@ -118,11 +115,11 @@ export type RefundPaymentRequest = z.infer<typeof RefundPaymentRequest>;
 
 /** Query of `GET /v1/projects/{project_id}/payments` (and the `list_payments` tool's arguments besides `project_id`). */
 export const ListPaymentsQuery = ListQuery.extend({
-  subscriber_id: Uuid.optional().describe('Only payments of this subscriber.'),
-  status: z.enum(PAYMENT_STATUSES).optional().describe('Only payments with this status.'),
-  provider: z.enum(PAYMENT_PROVIDER_VALUES).optional().describe('Only payments through this provider.'),
-  created_after: Timestamp.optional().describe('Only payments created at or after this time.'),
-  created_before: Timestamp.optional().describe('Only payments created before this time.'),
+  subscriber_id: Uuid.optional().describe('Only this subscriber\u2019s.'),
+  status: z.enum(PAYMENT_STATUSES).optional().describe('Only this status.'),
+  provider: z.enum(PAYMENT_PROVIDER_VALUES).optional().describe('Only this provider.'),
+  created_after: Timestamp.optional().describe('Created at or after.'),
+  created_before: Timestamp.optional().describe('Created before.'),
 }).strict();
 /** A validated payment list query (see {@link ListPaymentsQuery}). */
 export type ListPaymentsQuery = z.infer<typeof ListPaymentsQuery>;
@@ -130,8 +127,8 @@ export type ListPaymentsQuery = z.infer<typeof ListPaymentsQuery>;
 /** A refund as the `payment.refunded` event carries it: this refund's amount (minor units) and reason. */
 export const PaymentRefund = z
   .object({
-    amount: z.number().int().positive().describe('Amount of this refund, in the minor unit.'),
-    reason: z.string().nullable().describe('The reason given, or null.'),
+    amount: z.number().int().positive().describe('In the minor unit.'),
+    reason: z.string().nullable(),
   })
   .meta({ id: 'PaymentRefund' });
 /** A refund (see {@link PaymentRefund}). */

@@ -1,4 +1,5 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
+import { ACCESS_EVENTS } from './access-events.js';
 import {
   CancelSubscriptionRequest,
   ChangeSubscriptionPlanRequest,
@@ -11,8 +12,6 @@ import {
   SubscriptionReasonRequest,
 } from './schema.js';
 
-/** Member events a transition can add when access starts or ends (DESIGN D15, D17). */
-export const ACCESS_EVENTS = ['member.access_granted', 'member.access_revoked', 'member.converted', 'member.churned'] as const;
 
 /**
  * The subscription operations (DESIGN D13, D15). A project's subscriptions are listed and created under
