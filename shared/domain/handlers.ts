@@ -9,6 +9,7 @@ import { subscribersHandlers } from './subscribers/handlers.js';
 import { membersHandlers } from './members/handlers.js';
 import { subscriptionsHandlers } from './subscriptions/handlers.js';
 import { activityHandlers } from './activity/handlers.js';
+import { billingHandlers } from './billing/handlers.js';
 import { documentsHandlers } from './documents/handlers.js';
 import { projectsHandlers } from './projects/handlers.js';
 import { teamsHandlers } from './teams/handlers.js';
@@ -34,6 +35,7 @@ const HANDLERS = {
   ...subscriptionsHandlers,
   ...tokensHandlers,
   ...activityHandlers,
+  ...billingHandlers,
   ...webhookEndpointsHandlers,
   ...webhookDeliveriesHandlers,
   ...documentsHandlers,

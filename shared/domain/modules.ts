@@ -7,6 +7,7 @@ import { subscribersModule } from './subscribers/operations.js';
 import { membersModule } from './members/operations.js';
 import { subscriptionsModule } from './subscriptions/operations.js';
 import { activityModule } from './activity/operations.js';
+import { billingModule } from './billing/operations.js';
 import { documentsModule } from './documents/operations.js';
 import { projectsModule } from './projects/operations.js';
 import { teamsModule } from './teams/operations.js';
@@ -32,6 +33,7 @@ export const MODULES = [
   subscriptionsModule,
   tokensModule,
   activityModule,
+  billingModule,
   webhookEndpointsModule,
   webhookDeliveriesModule,
   documentsModule,
