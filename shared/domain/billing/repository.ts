@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.js';
-import { completeDeadline, scheduleDeadline, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
+import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { logger } from '../../logger.js';
@@ -329,11 +329,25 @@ export async function changeTier(runtime: UnitOfWorkRuntime, teamId: string, tie
 }
 
 /**
+ * Runs a deadline's unit of work; when it fails because another run applied (or moved) the deadline
+ * first — the deadline item is gone or has another due time — it did nothing and that is success.
+ */
+async function applyOnce(runtime: UnitOfWorkRuntime, deadline: Deadline, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    const current = await runtime.store.get(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId));
+    if (current && current.due_at === deadline.dueAt) throw error;
+  }
+}
+
+/**
  * The `billing.period` deadline (DESIGN D20): a new monthly period starts at its due time. On a paid
  * tier it issues the period's invoice (`billing.invoice_created`) and moves the deadline to the period's
  * end; on `free` it issues nothing and the deadline goes (a later move to a paid tier schedules it
- * again). The deadline's removal is conditional in the same transaction, so applying it twice does
- * nothing. A deleted team's deadline is dropped.
+ * again). The deadline's move or removal is conditional on its due time in the same transaction, so
+ * applying it twice does nothing. A deleted team's deadline is dropped.
  */
 export const applyBillingPeriodDeadline: DeadlineHandler = async (runtime, deadline) => {
   const teamId = deadline.teamId;
@@ -342,7 +356,7 @@ export const applyBillingPeriodDeadline: DeadlineHandler = async (runtime, deadl
   const billing = (items.find((item) => item.sk === keys.billingAccount(teamId).sk) ?? {}) as StoredBilling;
   const tier = team ? tierOf(team) : DEFAULT_TIER;
   if (!team || team.deleted_at || TIER_PRICES[tier] === 0) {
-    await unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
+    await applyOnce(runtime, deadline, () => unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline)));
     return;
   }
   const read: BillingRead = { team, billing };
@@ -351,12 +365,12 @@ export const applyBillingPeriodDeadline: DeadlineHandler = async (runtime, deadl
   const nowIso = isoTime(runtime.clock.nowMs());
   const next: StoredBilling = { invoice_sequence: (billing.invoice_sequence ?? 0) + 1 };
   const account = accountOf(teamId, { team, billing: { ...billing, ...next } }, runtime.clock.nowMs());
-  await unitOfWork(runtime, teamId, (tx) => {
-    completeDeadline(tx, deadline);
+  await applyOnce(runtime, deadline, () => unitOfWork(runtime, teamId, (tx) => {
+    // Moved to the period's end by a put conditional on the due time applied (one write of the deadline item).
+    tx.put(deadlineItem(periodDeadline(teamId, period.endMs)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': deadline.dueAt } });
     writeBilling(tx, teamId, billing, next);
     issueInvoice(tx, teamId, { tier, startMs: period.startMs, endMs: period.endMs, nowIso, sequence: next.invoice_sequence!, account });
-    scheduleDeadline(tx, periodDeadline(teamId, period.endMs));
-  });
+  }));
 };
 
 /** Reads an invoice for a payment result. Errors: NOT_FOUND; CONFLICT when it is paid already. */
@@ -463,14 +477,14 @@ export const applyGracePeriodDeadline: DeadlineHandler = async (runtime, deadlin
   const team = items.find((item) => item.sk === keys.team(teamId).sk);
   const billing = (items.find((item) => item.sk === keys.billingAccount(teamId).sk) ?? {}) as StoredBilling;
   if (!team || billing.status !== 'grace_period') {
-    await unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
+    await applyOnce(runtime, deadline, () => unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline)));
     return;
   }
   const nowMs = runtime.clock.nowMs();
   const next: StoredBilling = { status: 'locked', grace_period_ends_at: null, locked_at: isoTime(nowMs) };
   const account = accountOf(teamId, { team, billing: { ...billing, ...next } }, nowMs);
   const unpaid = billing.past_due_invoice_ids?.length ?? 0;
-  await unitOfWork(runtime, teamId, (tx) => {
+  await applyOnce(runtime, deadline, () => unitOfWork(runtime, teamId, (tx) => {
     completeDeadline(tx, deadline);
     writeBilling(tx, teamId, billing, next);
     tx.emit({ type: 'billing.grace_period_ended', projectId: null, data: { billing_account: account, outcome: 'locked' } });
@@ -479,7 +493,7 @@ export const applyGracePeriodDeadline: DeadlineHandler = async (runtime, deadlin
       projectId: null,
       data: { billing_account: account, reason: `${unpaid} invoice(s) of the team\u2019s tier are unpaid 7 days after the first failed payment; creator writes are refused until they are paid.` },
     });
-  });
+  }));
 };
 
 // ---------------------------------------------------------------------------------------------------
