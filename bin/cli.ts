@@ -12,6 +12,10 @@
  *                                                               → { id, token, abilities, scopes }
  *   token revoke <id>                                           → { id, revoked_at }
  *   token list --team <uuid>                                    → [ ... ]
+ *   billing set-tier --team <uuid> --tier <free|pro|business>   → the billing account
+ *   billing invoice-paid --team <uuid> --invoice <uuid>         → { billing_account, invoice }
+ *   billing invoice-failed --team <uuid> --invoice <uuid> [--reason <text>]
+ *                                                               → { billing_account, invoice }
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +24,9 @@ import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { listTokens, mintToken, revokeToken } from '../shared/domain/tokens/repository.js';
+import { changeTier, markInvoicePaid, markInvoicePaymentFailed } from '../shared/domain/billing/repository.js';
+import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
+import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
 import { createStore, type Store } from '../shared/store/store.js';
@@ -31,10 +38,15 @@ Commands (JSON on stdout; a problem document on stderr and a non-zero exit on fa
   token create --team <uuid> --abilities <a,b,...|all> [--project <uuid>]... [--name <text>]
   token revoke <token id>
   token list --team <uuid>
+  billing set-tier --team <uuid> --tier <${BILLING_TIERS.join('|')}>
+  billing invoice-paid --team <uuid> --invoice <uuid>
+  billing invoice-failed --team <uuid> --invoice <uuid> [--reason <text>]
 
 --abilities all grants every ability of the catalogue. The CLI talks to DYNAMODB_ENDPOINT (default the
 DynamoDB Local that \`npm start\` runs, http://127.0.0.1:$DYNAMODB_LOCAL_PORT, port 8000 by default),
-tables TABLE_NAME and DEAD_LETTER_TABLE_NAME (the defaults of npm start).
+tables TABLE_NAME and DEAD_LETTER_TABLE_NAME (the defaults of npm start). The billing commands are the
+operator's side of a team's own billing: a tier change, an invoice paid or a failed payment (which starts
+the 7-day grace period); they emit the team's billing.* events.
 
 Options:
   -h, --help   print this help and exit`;
@@ -55,6 +67,11 @@ function theStore(): Store {
     store = createStore({ endpoint, tableName: config.tableName, deadLetterTableName: config.deadLetterTableName });
   }
   return store;
+}
+
+/** The unit-of-work runtime of the CLI: the store, the system clock, no outbox relay to wake (the sweeper or the stream finds the events). */
+function billingRuntime(): UnitOfWorkRuntime {
+  return { store: theStore(), clock: systemClock, eventsCommitted: () => undefined };
 }
 
 function options<T extends Record<string, { type: 'string'; multiple?: boolean }>>(spec: T, allowPositionals = false) {
@@ -111,6 +128,23 @@ async function run(): Promise<unknown> {
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
       return all;
+    }
+    case 'billing set-tier': {
+      const { values } = options({ team: { type: 'string' }, tier: { type: 'string' } });
+      const teamId = uuid(required(values.team, '--team'), '--team');
+      const tier = required(values.tier, '--tier');
+      if (!(BILLING_TIERS as readonly string[]).includes(tier)) {
+        throw new ProblemError('VALIDATION_FAILED', `--tier must be one of ${BILLING_TIERS.join(', ')}.`, { errors: [{ path: '--tier', message: `one of ${BILLING_TIERS.join(', ')}` }] });
+      }
+      return changeTier(billingRuntime(), teamId, tier as (typeof BILLING_TIERS)[number]);
+    }
+    case 'billing invoice-paid': {
+      const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' } });
+      return markInvoicePaid(billingRuntime(), uuid(required(values.team, '--team'), '--team'), uuid(required(values.invoice, '--invoice'), '--invoice'));
+    }
+    case 'billing invoice-failed': {
+      const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' }, reason: { type: 'string' } });
+      return markInvoicePaymentFailed(billingRuntime(), uuid(required(values.team, '--team'), '--team'), uuid(required(values.invoice, '--invoice'), '--invoice'), values.reason ?? null);
     }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');

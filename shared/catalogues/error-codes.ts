@@ -3,7 +3,8 @@
  *
  * Source: interface "Errors" (TOKEN_MISSING_ABILITY, AUTHENTICATION_REQUIRED, RATE_LIMITED and the
  * error-code resource listing status, default message, remediation hint and docs_url anchor);
- * DESIGN D1 (problem details, statuses), D3 (idempotency codes), D5 (tool-server errors).
+ * DESIGN D1 (problem details, statuses), D3 (idempotency codes), D5 (tool-server errors), D20
+ * (BILLING_LOCKED, TIER_LIMIT_REACHED: 402).
  * Served as `service://enums/error-code`.
  */
 
@@ -11,7 +12,7 @@
 export const ERROR_DOCS_BASE_URL = 'https://docs.membership.example/errors' as const;
 
 /** The kind of failure a code reports. */
-export type ErrorCategory = 'authentication' | 'authorization' | 'rate_limit' | 'request' | 'idempotency' | 'state' | 'server';
+export type ErrorCategory = 'authentication' | 'authorization' | 'rate_limit' | 'request' | 'idempotency' | 'state' | 'billing' | 'server';
 
 /** `TOKEN_MISSING_ABILITY` → `token-missing-ability`. */
 function kebab(code: string): string {
@@ -55,6 +56,10 @@ export const ERROR_CODES = [
     'Wait for the first request to finish, then retry with the same key to receive its response.'),
   entry('CONFLICT', 409, 'state', 'The object\u2019s current state does not allow this operation.',
     'Read the object again and check its state (for example, only a dead delivery can be retried) before retrying.'),
+  entry('BILLING_LOCKED', 402, 'billing', 'The team is locked for non-payment.',
+    'An invoice of the team\u2019s own tier is unpaid past its 7-day grace period, so creator writes are refused until it is paid (reads, billing and the subscriber side keep working). See `GET /v1/billing` and `GET /v1/billing/invoices?status=open`, then pay the open invoices.'),
+  entry('TIER_LIMIT_REACHED', 402, 'billing', 'The team\u2019s tier does not allow more of these objects.',
+    'The team reached a limit of its tier (`GET /v1/billing` shows limits and usage). Delete an object of that kind, or move to a higher tier with `POST /v1/billing/tier`, then retry.'),
   entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.',
     'Retry with the same idempotency key; if it persists, contact support with the `request_id`.'),
 ] as const;

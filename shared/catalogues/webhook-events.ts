@@ -18,6 +18,7 @@ import * as z from 'zod';
 import type { Ability } from './abilities.js';
 import { PAYMENT_PROVIDER_VALUES } from './payment-providers.js';
 import { AccessCode, AccessCodeBatch } from '../domain/access-codes/schema.js';
+import { BILLING_TIERS, BillingAccount, BillingInvoice, USAGE_METRICS } from '../domain/billing/schema.js';
 import { Plan } from '../domain/plans/schema.js';
 import { Subscription } from '../domain/subscriptions/schema.js';
 import { Project, ProjectBot, ProjectResource } from '../domain/projects/schema.js';
@@ -73,31 +74,11 @@ export const accessCodeBatchObjectSchema = AccessCodeBatch;
 /** A payment from a subscriber (no payment credentials, no fee breakdown): the API's `Payment` — the payments module's one definition (DESIGN D16). */
 export const paymentObjectSchema = Payment;
 
-/** The creator's own billing tiers. */
-export const BILLING_TIERS = ['free', 'starter', 'pro', 'business'] as const;
+/** The team's own billing account (the creator's tier with the service): the billing module's one definition (DESIGN D20). */
+export const billingAccountObjectSchema = BillingAccount;
 
-/** The team's own billing account (the creator's tier with the service). */
-export const billingAccountObjectSchema = z.object({
-  team_id: id(),
-  tier: z.enum(BILLING_TIERS),
-  status: z.enum(['active', 'grace_period', 'locked']),
-  current_period_end: timestamp().nullable(),
-});
-
-/** An invoice of the team's own tier. */
-export const billingInvoiceObjectSchema = z.object({
-  id: id(),
-  team_id: id(),
-  number: z.string(),
-  status: z.enum(['open', 'paid', 'void', 'uncollectible']),
-  amount_due: amount(),
-  amount_paid: amount(),
-  currency: currency(),
-  period_start: timestamp(),
-  period_end: timestamp(),
-  due_at: timestamp().nullable(),
-  created_at: timestamp(),
-});
+/** An invoice of the team's own tier: the billing module's one definition (DESIGN D20). */
+export const billingInvoiceObjectSchema = BillingInvoice;
 
 // ---------------------------------------------------------------------------------------------
 // Data shapes reused by several events
@@ -318,8 +299,8 @@ const EVENTS = [
     z.object({
       billing_account: billingAccountObjectSchema,
       invoice: billingInvoiceObjectSchema,
-      attempt_count: z.number().int().positive(),
-      next_attempt_at: timestamp().nullable(),
+      attempt_count: z.number().int().positive().describe('Failed payment attempts of this invoice so far.'),
+      next_attempt_at: timestamp().nullable().describe('When payment is tried again automatically; null when the operator records attempts.'),
     }),
     'Paying the team\u2019s own invoice failed.'),
   event('billing.tier_changed', 'billing:view', false,
@@ -338,8 +319,8 @@ const EVENTS = [
   event('billing.usage_limit_reached', 'billing:view', false,
     z.object({
       billing_account: billingAccountObjectSchema,
-      metric: z.enum(['projects', 'subscribers', 'team_members', 'api_calls']),
-      usage: z.number().int().nonnegative(),
+      metric: z.enum(USAGE_METRICS),
+      usage: z.number().int().nonnegative().describe('The count when the limit refused a create.'),
       limit: z.number().int().nonnegative(),
     }),
     'The team reached a usage limit of its tier.'),

@@ -30,8 +30,12 @@ export const DEADLINE_SHARDS = 16;
  * - `subscription.clock`: a subscription's next clock-driven transition is due (D15: scheduled start,
  *   trial end, period end or renewal, fixed-term end, incomplete expiry, past-due and unpaid limits;
  *   subject: the subscription id; project: its project). One per subscription, moved by each transition.
+ * - `billing.period`: a team on a paid tier reaches the start of its next monthly period, which gets its
+ *   invoice (D20; subject: the team id; project: null). Moved by each period; gone once the team is on `free`.
+ * - `billing.grace_period`: a team's 7-day grace period after a failed invoice payment ends, and the team
+ *   is locked unless it paid meanwhile (D20; subject: the team id; project: null).
  */
-export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock'] as const;
+export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period'] as const;
 /** One of {@link DEADLINE_KINDS}. */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 

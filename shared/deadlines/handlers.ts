@@ -1,4 +1,5 @@
 import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
+import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/repository.js';
 import { applySubscriptionDeadline } from '../domain/subscriptions/repository.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
@@ -12,4 +13,6 @@ export type { DeadlineHandler } from './deadline.js';
 export const DEADLINE_HANDLERS = {
   'access_code.expire': expireAccessCodeBatch,
   'subscription.clock': applySubscriptionDeadline,
+  'billing.period': applyBillingPeriodDeadline,
+  'billing.grace_period': applyGracePeriodDeadline,
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

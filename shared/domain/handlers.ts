@@ -10,6 +10,7 @@ import { membersHandlers } from './members/handlers.js';
 import { subscriptionsHandlers } from './subscriptions/handlers.js';
 import { paymentsHandlers } from './payments/handlers.js';
 import { activityHandlers } from './activity/handlers.js';
+import { billingHandlers } from './billing/handlers.js';
 import { documentsHandlers } from './documents/handlers.js';
 import { projectsHandlers } from './projects/handlers.js';
 import { teamsHandlers } from './teams/handlers.js';
@@ -36,6 +37,7 @@ const HANDLERS = {
   ...paymentsHandlers,
   ...tokensHandlers,
   ...activityHandlers,
+  ...billingHandlers,
   ...webhookEndpointsHandlers,
   ...webhookDeliveriesHandlers,
   ...documentsHandlers,

@@ -8,6 +8,7 @@ import { membersModule } from './members/operations.js';
 import { subscriptionsModule } from './subscriptions/operations.js';
 import { paymentsModule } from './payments/operations.js';
 import { activityModule } from './activity/operations.js';
+import { billingModule } from './billing/operations.js';
 import { documentsModule } from './documents/operations.js';
 import { projectsModule } from './projects/operations.js';
 import { teamsModule } from './teams/operations.js';
@@ -34,6 +35,7 @@ export const MODULES = [
   paymentsModule,
   tokensModule,
   activityModule,
+  billingModule,
   webhookEndpointsModule,
   webhookDeliveriesModule,
   documentsModule,

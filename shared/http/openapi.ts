@@ -12,7 +12,7 @@ let cached: ReturnType<typeof createDocument> | undefined;
  * The OpenAPI 3.1 description served at `GET /openapi.json` (interface "What the service does" 4),
  * generated from the route table: every operation carries `x-required-scopes` (the one ability it
  * needs; `[]` for the public documents), its zod request/response schemas and the problem responses
- * (DESIGN D1). Built once per process.
+ * (DESIGN D1; 402 on the writes a billing lockdown refuses and the creates a tier limits, D20). Built once per process.
  */
 export function openApiDocument(serverUrl?: string): ReturnType<typeof createDocument> {
   if (!cached) cached = buildDocument();
@@ -41,6 +41,13 @@ function buildDocument(): ReturnType<typeof createDocument> {
     }
     if (route.params) responses['404'] = problemResponse('NOT_FOUND: no such object in your team.');
     if (route.ability || route.query) responses['422'] = problemResponse('VALIDATION_FAILED with field-level `errors` (or IDEMPOTENCY_KEY_REUSED for writes).');
+    if (route.tierLimit || (isWrite && route.ability && route.lockdown !== 'exempt')) {
+      const reasons = [
+        ...(isWrite && route.lockdown !== 'exempt' ? ['BILLING_LOCKED: the team is locked for an unpaid invoice of its own tier'] : []),
+        ...(route.tierLimit ? [`TIER_LIMIT_REACHED: the team's tier allows no more ${route.tierLimit.replaceAll('_', ' ')}`] : []),
+      ];
+      responses['402'] = problemResponse(`${reasons.join('; or ')}.`);
+    }
     if (isWrite) {
       responses['409'] = problemResponse('IDEMPOTENCY_KEY_IN_USE or CONFLICT.');
       responses['413'] = problemResponse(`PAYLOAD_TOO_LARGE: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);

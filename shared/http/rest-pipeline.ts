@@ -7,6 +7,7 @@ import { authorizeOperation } from '../auth/authorize.js';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import type { Principal } from '../auth/principal.js';
 import { activityItem, recordActivity } from '../domain/activity/repository.js';
+import { lockdownGuard } from '../domain/billing/lockdown.js';
 import type { ActivityEntry } from '../domain/activity/schema.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
@@ -16,7 +17,7 @@ import type { AnyOperation } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
 import { EmptyBody } from '../schemas/common.js';
-import { putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
+import { guardedStore, putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
 import type { TransactionItem } from '../store/store.js';
 import type { ApiGatewayResult } from './api-gateway.js';
 
@@ -125,7 +126,8 @@ export function problemResult(error: unknown, requestId: string): ApiGatewayResu
  * every call of a public write counts in that bucket too) → `rest` rate limit per token (429) → the
  * operation's ability and token scope (403, `authorizeOperation`) → path, query, `Idempotency-Key` and
  * body validation (422/413/415) → idempotency claim (replay, 409, 422) → the handler with the input as
- * one object → problem documents for any failure. Rate-limited responses carry
+ * one object (a write not marked `lockdown: 'exempt'` gets BILLING_LOCKED (402) before it writes anything
+ * when the team is locked, D20: `lockdownGuard` through `guardedStore`) → problem documents for any failure. Rate-limited responses carry
  * `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After` on 429); every response carries
  * `X-Request-Id`. Every write made with a valid token is recorded in the activity log, whatever its
  * outcome. Never throws.
@@ -187,10 +189,12 @@ export async function serveRestRequest(
       const built = json(operation!.rest.successStatus, result);
       return { status: built.statusCode, headers: { ...built.headers }, body: built.body };
     };
-    // A write's first transaction also stores its idempotency completion and activity entry (D3, D5).
+    // A write's first transaction also stores its idempotency completion and activity entry (D3, D5),
+    // and — unless the operation is exempt — the billing lockdown check of the team (D20).
     const scope: RequestScope | null =
       principal && isWrite
         ? {
+            guard: operation.lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
             itemsForEffect: (result) => {
               const items: TransactionItem[] = [];
               if (claim?.kind === 'claimed') {
@@ -205,7 +209,8 @@ export async function serveRestRequest(
         : null;
     let result: unknown;
     try {
-      const run = () => match.handler({ ...params, ...query, ...body }, { runtime, principal: principal as Principal, requestId });
+      const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
+      const run = () => match.handler({ ...params, ...query, ...body }, { runtime: handlerRuntime, principal: principal as Principal, requestId });
       result = await (scope ? withRequestScope(scope, run) : run());
     } catch (error) {
       activityCommitted = scope?.committedWith !== undefined;

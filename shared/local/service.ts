@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { MCP_PATH, localConfig } from '../config.js';
 import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
+import { changeTier } from '../domain/billing/repository.js';
 import type { Team } from '../domain/teams/schema.js';
 import { createProject } from '../domain/projects/repository.js';
 import { createPlan } from '../domain/plans/repository.js';
@@ -123,12 +124,14 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 }
 
 /**
- * The demo team's data, made once with the team (DESIGN §5: every list has something to show): a
+ * The demo team's data, made once with the team (DESIGN §5: every list has something to show): the
+ * `business` tier (D20: no tier limit meets the README's examples; its first invoice is open), a
  * project, two plans and a batch of five access codes, through the same domain functions as the API
  * (their events wait in the outbox until the pipeline starts).
  */
 async function seedDemoData(store: Store, clock: Clock, token: string): Promise<void> {
   const runtime = { store, clock, eventsCommitted: () => undefined };
+  await changeTier(runtime, DEMO_TEAM_ID, 'business');
   const principal = await authenticate(store, `Bearer ${token}`);
   const project = await createProject(runtime, principal, { name: 'Book club', platform_type: 'telegram', description: 'A monthly reading circle (demo data).' });
   const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }));

@@ -5,12 +5,13 @@ import type { Principal } from '../auth/principal.js';
 import { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from '../catalogues/tools.js';
 import { errorCode } from '../catalogues/error-codes.js';
 import { activityItem, recordActivity } from '../domain/activity/repository.js';
+import { lockdownGuard } from '../domain/billing/lockdown.js';
 import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint } from '../limits/idempotency.js';
-import type { OperationId } from '../operations/registry.js';
+import { operationById, type OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
-import { putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
+import { guardedStore, putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
 import type { TransactionItem } from '../store/store.js';
 import { logger } from '../logger.js';
 
@@ -167,7 +168,8 @@ function loggableToolName(name: string): string {
  * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → optional
  * `idempotency_key` (the `Idempotency-Key` rules:
  * replay with `_meta['idempotent-replay']`, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; only a
- * successful result is stored) → handler. Failures are tool results with `isError: true` whose
+ * successful result is stored) → handler (a write tool whose operation is not `lockdown: 'exempt'` gets
+ * BILLING_LOCKED before it writes anything when the team is locked, D20). Failures are tool results with `isError: true` whose
  * `structuredContent` is the problem document. Every call, whatever its outcome (an unknown tool
  * included), is written to the activity log with the token id, tool name, outcome, duration and request id.
  * Returns null for a tool name that does not exist (the caller answers a JSON-RPC error). Never throws.
@@ -202,10 +204,12 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     }
     const toResult = (structured: unknown): ToolCallResult => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured as Record<string, unknown> });
     const stored = (structured: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(toResult(structured)) });
-    // A write tool's first transaction also stores its idempotency completion and activity entry (D3, D5).
+    // A write tool's first transaction also stores its idempotency completion and activity entry (D3, D5),
+    // and — unless the operation is exempt — the billing lockdown check of the team (D20).
     const scope: RequestScope | null = entry.annotations.readOnlyHint
       ? null
       : {
+          guard: operationById(entry.operationId).lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
           itemsForEffect: (structured) => {
             const items: TransactionItem[] = [];
             if (claim?.kind === 'claimed') {
@@ -219,7 +223,8 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
         };
     let structured: Record<string, unknown>;
     try {
-      const run = async () => (await handler(args, { runtime, principal, requestId })) as Record<string, unknown>;
+      const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
+      const run = async () => (await handler(args, { runtime: handlerRuntime, principal, requestId })) as Record<string, unknown>;
       structured = await (scope ? withRequestScope(scope, run) : run());
     } catch (error) {
       activityCommitted = scope?.committedWith !== undefined;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Ability } from '../catalogues/abilities.js';
 import type { WebhookEventName } from '../catalogues/webhook-events.js';
+import type { UsageMetric } from '../domain/billing/schema.js';
 
 /**
  * Operation definitions (DESIGN D13): every operation of the service is declared once, as data, in its
@@ -69,6 +70,18 @@ export interface OperationDefinition<
   readonly events: readonly WebhookEventName[];
   readonly rest: RestBinding;
   readonly tool?: ToolBinding;
+  /**
+   * `'exempt'`: the operation keeps working while the team is locked for non-payment (DESIGN D20) —
+   * billing itself and the subscriber side (e.g. access-code redemption). Every other write is refused
+   * with BILLING_LOCKED (402) on a locked team (`lockdownGuard`, joined to the request's first
+   * transaction by the REST and MCP pipelines). Reads are never locked.
+   */
+  readonly lockdown?: 'exempt';
+  /**
+   * The tier limit a create counts against (DESIGN D20): beyond it the operation answers
+   * TIER_LIMIT_REACHED (402). Documentation (OpenAPI); the repository enforces it with the counter.
+   */
+  readonly tierLimit?: UsageMetric;
 }
 
 /** Any operation definition. */
@@ -100,6 +113,8 @@ export function defineOperation<
     events: readonly WebhookEventName[];
     rest: RestBinding;
     tool?: ToolBinding;
+    lockdown?: 'exempt';
+    tierLimit?: UsageMetric;
   },
 >(operation: Op): Op {
   return operation;

@@ -102,6 +102,19 @@ export const keys = {
     pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
     sk: `SUBSCRIPTION#${createdAtIso}#${subscriptionId}`,
   }),
+  // The creator's own billing (DESIGN D20): the team's tier and usage counters live on the team item
+  // (`keys.team`), so a create's counter update tests the tier limit without a read; the billing
+  // account (status, grace period, period anchor) is one item beside it, which the lockdown check of
+  // every creator write reads (a ConditionCheck in the write's transaction) and which only billing's own
+  // use cases write. Invoices are team-level items read by id, listed newest first through the sparse
+  // GSI: partition `TEAM#<team>#BILLING_INVOICES`, sort key = creation time then id.
+  billingAccount: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: 'BILLING' }),
+  billingInvoice: (teamId: string, invoiceId: string) => ({ pk: `TEAM#${teamId}`, sk: `BILLING_INVOICE#${invoiceId}` }),
+  /** GSI partition of a team's invoices. */
+  teamInvoicesIndex: (teamId: string) => `TEAM#${teamId}#BILLING_INVOICES`,
+  /** GSI sort key of an invoice: its creation time (ISO 8601) then its id. */
+  teamInvoicesIndexSortKey: (createdAtIso: string, invoiceId: string) => `${createdAtIso}#${invoiceId}`,
+
   /** The marker that a subscriber gained paid access once (`member.converted` is emitted once). */
   subscriberConversion: (teamId: string, projectId: string, subscriberId: string) => ({
     pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
@@ -143,6 +156,7 @@ export const sortKeyPrefix = {
   subscriber: 'SUBSCRIBER#',
   member: 'MEMBER#',
   subscriberSubscription: 'SUBSCRIPTION#',
+  billingInvoice: 'BILLING_INVOICE#',
   /** The sort key of a subscription item (`keys.subscription`), for cursor checks of the project list. */
   subscription: 'SUBSCRIPTION',
   /** The sort key of a payment item (`keys.payment`), for cursor checks of the project list. */
@@ -203,4 +217,6 @@ export const entity = {
   subscriberConversion: 'subscriber_conversion',
   payment: 'payment',
   subscriberPayment: 'subscriber_payment',
+  billingAccount: 'billing_account',
+  billingInvoice: 'billing_invoice',
 } as const;

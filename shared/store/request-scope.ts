@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Item, TransactionItem } from './store.js';
+import type { ProblemError } from '../errors.js';
+import { ConditionFailedError, type Item, type Store, type TransactionItem } from './store.js';
 
 /**
  * What a request contributes to the first transaction its operation commits (DESIGN D3, D5, D14): the
@@ -12,6 +13,27 @@ export interface RequestScope {
   itemsForEffect(result: unknown): TransactionItem[];
   /** Set by `unitOfWork` once it committed the items (the pipelines then skip their own writes). */
   committedWith?: { result: unknown };
+  /** A condition the request's writes must meet (the billing lockdown, DESIGN D20); see {@link guardedStore}. */
+  guard?: RequestGuard;
+  /** Set once a write met {@link guard} (later writes of the request are not checked again). */
+  guardPassed?: boolean;
+}
+
+/**
+ * A condition every write of a request must meet before anything is written (DESIGN D20: a locked
+ * team's creator writes are refused), enforced by {@link guardedStore} at no extra DynamoDB request for
+ * transactional writes: `check` joins the request's first TransactWriteItems (the unit of work that
+ * already carries the idempotency completion and the activity entry), and its failure becomes
+ * `problem()`. A write that is not a transaction (PutItem, UpdateItem, DeleteItem — a few use cases
+ * write one item with `ReturnValues`) is preceded by `verify`, one strongly consistent read.
+ */
+export interface RequestGuard {
+  /** A ConditionCheck on an item no guarded operation writes (two operations on one item cancel a transaction). */
+  check: Extract<TransactionItem, { ConditionCheck: unknown }>;
+  /** The problem a failed check means. */
+  problem(): ProblemError;
+  /** The same condition by one read: resolves when it holds, throws {@link problem} otherwise. */
+  verify(store: Store): Promise<void>;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
@@ -40,6 +62,67 @@ export function takeRequestItems(result: unknown): { items: TransactionItem[]; c
  */
 export function outsideRequestScope<T>(work: () => T): T {
   return storage.exit(work);
+}
+
+/** DynamoDB's most items per TransactWriteItems. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * Wraps `store` for a request's handler so that the request's {@link RequestGuard} holds before its
+ * first write (the pipelines pass the wrapped store to the handler only; their own bookkeeping writes
+ * — rate counter, idempotency claim, activity — are not guarded). Until a write has met the guard:
+ * `transactWrite` appends the guard's ConditionCheck (no extra request; a failure of the check is
+ * answered with the guard's problem even when other conditions failed too), and `put`, `update` and
+ * `delete` first call `verify` (one read). Outside a request scope, without a guard, or once the guard
+ * passed, every call goes straight to `store`. Reads are never guarded.
+ */
+export function guardedStore(store: Store): Store {
+  const pending = (): (RequestScope & { guard: RequestGuard }) | null => {
+    const scope = storage.getStore();
+    return scope?.guard && !scope.guardPassed ? (scope as RequestScope & { guard: RequestGuard }) : null;
+  };
+  const verifyFirst = async () => {
+    const scope = pending();
+    if (!scope) return;
+    await scope.guard.verify(store);
+    scope.guardPassed = true;
+  };
+  return {
+    tableName: store.tableName,
+    deadLetterTableName: store.deadLetterTableName,
+    document: store.document,
+    get: (key, options) => store.get(key, options),
+    query: (request) => store.query(request),
+    batchGet: (keys, options) => store.batchGet(keys, options),
+    put: async (request) => {
+      await verifyFirst();
+      return store.put(request);
+    },
+    update: async (request) => {
+      await verifyFirst();
+      return store.update(request);
+    },
+    delete: async (request) => {
+      await verifyFirst();
+      return store.delete(request);
+    },
+    transactWrite: async (items) => {
+      const scope = pending();
+      if (!scope) return store.transactWrite(items);
+      if (items.length >= MAX_TRANSACTION_ITEMS) {
+        await verifyFirst();
+        return store.transactWrite(items);
+      }
+      const guarded = [...items, scope.guard.check];
+      try {
+        await store.transactWrite(guarded);
+      } catch (error) {
+        if (error instanceof ConditionFailedError && error.failedItems.includes(guarded.length - 1)) throw scope.guard.problem();
+        throw error;
+      }
+      scope.guardPassed = true;
+    },
+  };
 }
 
 /** A Put of a ready item, for {@link RequestScope.itemsForEffect}. */

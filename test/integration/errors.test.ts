@@ -36,7 +36,10 @@ import {
   type RestReply,
   type World,
 } from '../support/guarantees.js';
-import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { lockTeam } from '../support/billing.js';
+import { TIER_LIMITS } from '../../shared/domain/billing/schema.js';
+import { createProject } from '../../shared/domain/projects/repository.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -180,6 +183,32 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     // Only a dead delivery can be retried; the seeded test delivery is pending.
     rest: async () => expectRestProblem(await rest(runtime, { method: 'POST', path: `/v1/webhook-deliveries/${world.a.deliveryId}/retry`, token: world.a.token }), 'CONFLICT'),
     tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'retry_webhook_delivery', { id: world.a.deliveryId }), 'CONFLICT'),
+  },
+  BILLING_LOCKED: {
+    // A team locked for non-payment (D20): a creator write is refused; the same write of team A passes.
+    rest: async () => {
+      const locked = await seedTeam(runtime.store, clock);
+      await lockTeam(runtime, locked.team.id);
+      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: locked.token, body: { name: 'blocked', platform_type: 'discord' } }), 'BILLING_LOCKED');
+    },
+    tool: async () => {
+      const locked = await seedTeam(runtime.store, clock);
+      await lockTeam(runtime, locked.team.id);
+      expectToolProblem(await tool(runtime, locked.principal, 'create_project', { name: 'blocked', platform_type: 'discord' }), 'BILLING_LOCKED');
+    },
+  },
+  TIER_LIMIT_REACHED: {
+    // A free team (D20: 3 projects) asking for a fourth.
+    rest: async () => {
+      const free = await seedTeam(runtime.store, clock);
+      for (let index = 0; index < TIER_LIMITS.free.projects; index++) await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
+      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: free.token, body: { name: 'one too many', platform_type: 'discord' } }), 'TIER_LIMIT_REACHED');
+    },
+    tool: async () => {
+      const free = await seedTeam(runtime.store, clock);
+      for (let index = 0; index < TIER_LIMITS.free.projects; index++) await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
+      expectToolProblem(await tool(runtime, free.principal, 'create_project', { name: 'one too many', platform_type: 'discord' }), 'TIER_LIMIT_REACHED');
+    },
   },
   INTERNAL_ERROR: {
     // An injected infrastructure fault: the store fails every Query (the project list reads with one).

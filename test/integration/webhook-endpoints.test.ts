@@ -7,6 +7,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { MAX_ENDPOINTS_PER_TEAM } from '../../shared/domain/webhook-endpoints/policy.js';
+import { changeTier } from '../../shared/domain/billing/repository.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { expectRestProblem, rest } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
@@ -26,6 +27,7 @@ beforeEach(async () => {
 
 describe('the endpoint cap (D8)', () => {
   it('admits exactly 50 of 100 concurrent creations, and one more after a delete', async () => {
+    await changeTier(runtime, team.team.id, 'business'); // no tier limit (D20): the D8 cap is what stops it
     const replies = await Promise.all(Array.from({ length: 100 }, (_, index) => create(team.token, index)));
     const created = replies.filter((reply) => reply.status === 201);
     expect(created).toHaveLength(MAX_ENDPOINTS_PER_TEAM);

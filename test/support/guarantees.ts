@@ -29,6 +29,7 @@ import type { Team } from '../../shared/domain/teams/schema.js';
 import { sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { seedTeam, seedToken } from './store.js';
+import { changeTier } from '../../shared/domain/billing/repository.js';
 import { toRaw, type RawMcpResponse } from './mcp.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -297,7 +298,7 @@ export function withStore<R extends Runtime>(runtime: R, store: Store): R {
 // A world of two teams
 // ---------------------------------------------------------------------------------------------------
 
-/** A team with a full-ability token, a project, a webhook endpoint (with its secret) and a delivery. */
+/** A team on the `business` tier with a full-ability token, a project, a webhook endpoint (with its secret) and a delivery. */
 export interface SeededTeam {
   team: Team;
   /** Bearer string of a token holding every ability (team-wide). */
@@ -332,6 +333,8 @@ export async function principalOf(store: Store, token: string): Promise<Principa
 
 async function seedFullTeam(runtime: Runtime, clock: Clock): Promise<SeededTeam> {
   const seeded = await seedTeam(runtime.store, clock);
+  // On `business` (no tier limits, D20), so the many creates of the guarantee tests never meet one.
+  await changeTier(runtime, seeded.team.id, 'business');
   const { principal } = seeded;
   const project = await createProject(runtime, principal, { name: `Project of ${seeded.team.name}`, platform_type: 'discord' });
   const endpoint = await createWebhookEndpoint(runtime, principal, { name: `Hook of ${seeded.team.name}`, url: 'https://receiver.example/hooks', events: ['project.created'] });

@@ -294,6 +294,8 @@ describe('error codes', () => {
       IDEMPOTENCY_KEY_REUSED: 422,
       IDEMPOTENCY_KEY_IN_USE: 409,
       CONFLICT: 409,
+      BILLING_LOCKED: 402,
+      TIER_LIMIT_REACHED: 402,
       INTERNAL_ERROR: 500,
     });
     expect(unique(ERROR_CODES.map((error) => error.code))).toBe(true);

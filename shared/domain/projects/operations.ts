@@ -28,6 +28,7 @@ export const projectsModule = defineModule({
       output: Project,
       events: ['project.created'],
       rest: { method: 'POST', path: '/v1/projects', successStatus: 201 },
+      tierLimit: 'projects',
       tool: { name: 'create_project', title: 'Create project', kind: 'create', description: 'Create a project on a community platform.' },
     }),
     listProjects: defineOperation({

@@ -8,6 +8,7 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import {
   MAX_RESOURCES_PER_PROJECT,
@@ -82,8 +83,9 @@ export function planIdsOf(item: Item): string[] {
 
 /**
  * Creates a project in the principal's team and emits `project.created` in the same transaction
- * (DESIGN D6). A project-scoped token cannot create projects (its scope names existing projects only):
- * TOKEN_MISSING_ABILITY.
+ * (DESIGN D6), counting it against the tier's project limit (D20). A project-scoped token cannot create
+ * projects (its scope names existing projects only): TOKEN_MISSING_ABILITY. Beyond the tier's limit:
+ * TIER_LIMIT_REACHED (with `billing.usage_limit_reached` once per period).
  */
 export async function createProject(
   runtime: UnitOfWorkRuntime,
@@ -105,11 +107,15 @@ export async function createProject(
     created_at: now,
     updated_at: now,
   };
-  return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project, revision: 1 }, { condition: 'attribute_not_exists(pk)' });
-    tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
-    return project;
-  });
+  // D20: the team's project counter rises in the same transaction, within the tier's limit.
+  return withinTierLimit(runtime, principal.teamId, 'projects', () =>
+    unitOfWork(runtime, principal.teamId, (tx) => {
+      countUsage(tx, principal.teamId, 'projects', 1);
+      tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project, revision: 1 }, { condition: 'attribute_not_exists(pk)' });
+      tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
+      return project;
+    }),
+  );
 }
 
 /**
@@ -456,6 +462,7 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
           values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
         });
         for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
+        countUsage(tx, principal.teamId, 'projects', -1);
         tx.emit({ type: 'project.deleted', projectId, data: { project } });
         return { id: projectId, deleted: true as const };
       });

@@ -50,6 +50,7 @@ export const subscribersModule = defineModule({
       output: Subscriber,
       events: ['member.updated'],
       rest: { method: 'POST', path: '/v1/projects/{project_id}/subscribers', successStatus: 201 },
+      tierLimit: 'subscribers',
     }),
     exportSubscribers: defineOperation({
       id: 'exportSubscribers',

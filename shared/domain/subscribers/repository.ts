@@ -5,6 +5,7 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { platformUserKey, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
@@ -163,8 +164,8 @@ function memberUpdated(member: Member, subscriber: Subscriber | null) {
  * Creates a subscriber in a project (`POST /v1/projects/{project_id}/subscribers`: a creator's own
  * import or site, DESIGN D17). With a `platform_user_id` it takes that platform user's claim and links
  * the member with that id, if one exists (emitting `member.updated` with the linked subscriber).
- * Returns the subscriber with consented contact data. Errors: NOT_FOUND (project absent, foreign or out
- * of scope); CONFLICT when another subscriber of the project has the platform user id, or after
+ * Returns the subscriber with consented contact data. Counts against the tier's subscriber limit (D20).
+ * Errors: NOT_FOUND (project absent, foreign or out of scope); TIER_LIMIT_REACHED; CONFLICT when another subscriber of the project has the platform user id, or after
  * {@link MAX_ATTEMPTS} lost races.
  */
 export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
@@ -190,8 +191,10 @@ export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
     const item = newSubscriberItem(principal.teamId, stored, { email: input.email ?? null, phone: input.phone ?? null });
     const subscriber = toSubscriber(item, { contact: true });
     try {
-      await unitOfWork(runtime, principal.teamId, (tx) => {
+      // D20: the team's subscriber counter rises in the same transaction, within the tier's limit.
+      await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => {
         checkProject(tx, principal.teamId, projectId);
+        countUsage(tx, principal.teamId, 'subscribers', 1);
         tx.put(item, { condition: 'attribute_not_exists(pk)' });
         tx.put({ ...keys.subscriberRef(principal.teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
         if (platformUserId) takeClaim(tx, principal.teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
@@ -200,7 +203,7 @@ export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
           writeMemberChange(tx, principal.teamId, link.member, member);
           tx.emit(memberUpdated(member, subscriber));
         }
-      });
+      }));
       return subscriber;
     } catch (error) {
       if (!isLostRace(error)) throw error;

@@ -48,6 +48,7 @@ export const teamMembersModule = defineModule({
       output: TeamMemberWithInvitation,
       events: ['team.member_invited', 'group.updated'],
       rest: { method: 'POST', path: '/v1/team-members/invitations', successStatus: 201 },
+      tierLimit: 'team_members',
     }),
     acceptTeamInvitation: defineOperation({
       id: 'acceptTeamInvitation',

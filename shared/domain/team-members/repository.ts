@@ -7,6 +7,7 @@ import { ProblemError } from '../../errors.js';
 import { newUlid, newUuid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { loadGroups, writeGroupMembers, type StoredGroup } from '../groups/records.js';
 import { MAX_GROUP_MEMBERS } from '../groups/schema.js';
@@ -127,7 +128,8 @@ function emitGroupsUpdated(tx: Transaction, groups: readonly StoredGroup[]): voi
  * the member (`invited`) with their roles and groups, the e-mail claim and the invitation (only the
  * SHA-256 of its secret, valid {@link INVITATION_LIFETIME_MS}), and emits `team.member_invited` (and
  * `group.updated` for each group joined) in one transaction. Returns the member with the invitation
- * token and link, shown only here. Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (a role or group), CONFLICT
+ * token and link, shown only here. The member counts against the tier's team-member limit until removed
+ * (D20). Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (a role or group), TIER_LIMIT_REACHED, CONFLICT
  * (the e-mail address belongs to an invited or active member; a group full; a concurrent change).
  */
 export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, input: InviteTeamMemberRequest): Promise<TeamMemberWithInvitation> {
@@ -158,7 +160,9 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     email_sha256: emailSha256(input.email),
   };
   const token = `inv_${invitationId}_${secret}`;
-  return unitOfWork(runtime, teamId, (tx) => {
+  // D20: invited and active members count against the tier's limit, in the same transaction.
+  return withinTierLimit(runtime, teamId, 'team_members', () => unitOfWork(runtime, teamId, (tx) => {
+    countUsage(tx, teamId, 'team_members', 1);
     tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
     tx.put(
       { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
@@ -187,7 +191,7 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     emitGroupsUpdated(tx, changedGroups);
     // The whole answer (token included) is what the request's idempotency record stores, sealed (D3).
     return { ...publicView, invitation_token: token, invitation_link: `/dashboard/invitations/accept#token=${token}` };
-  });
+  }));
 }
 
 /**
@@ -318,6 +322,7 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
       onConditionFailed: () => memberChangedMeanwhile(memberId),
     });
     tx.delete(keys.teamMemberEmail(teamId, current.email_sha256));
+    countUsage(tx, teamId, 'team_members', -1);
     if (current.invitation_id) tx.delete(keys.teamInvitation(current.invitation_id));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
     const changedGroups = groups.map((group) => writeGroupMembers(tx, teamId, group, group.member_ids.filter((id) => id !== memberId), now));

@@ -25,6 +25,7 @@ export const webhookEndpointsModule = defineModule({
       output: WebhookEndpointWithSecret,
       events: [],
       rest: { method: 'POST', path: '/v1/webhook-endpoints', successStatus: 201 },
+      tierLimit: 'webhook_endpoints',
       tool: { name: 'create_webhook_endpoint', title: 'Create webhook endpoint', kind: 'create', description: 'Register an HTTPS webhook endpoint; its signing secret is returned once.' },
     }),
     listWebhookEndpoints: defineOperation({

@@ -6,6 +6,7 @@ import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, queryPage, type Item, type Page } from '../../store/store.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
 import { AUTO_DISABLE_THRESHOLD, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
@@ -31,9 +32,6 @@ export type StoredWebhookEndpoint = WebhookEndpoint & {
 
 const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
-/** The team item's count of webhook endpoints (DESIGN D8: the cap is enforced on it atomically). */
-const ENDPOINT_COUNT_ATTRIBUTE = 'webhook_endpoint_count';
-
 /** Public view of a stored endpoint (never its secrets nor its owner). */
 export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   return {
@@ -54,7 +52,8 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
  * Registers an endpoint (interface "POST /v1/webhook-endpoints", DESIGN D8). The url is HTTPS (checked
  * by the schema), every event is in the catalogue and the creator must hold each event's minimum
  * ability. Returns the endpoint and its secret — the only read that ever shows it.
- * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints).
+ * The team item's endpoint counter enforces the cap and the tier's limit (D20) in the endpoint's transaction.
+ * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints), TIER_LIMIT_REACHED.
  */
 export async function createWebhookEndpoint(
   runtime: UnitOfWorkRuntime,
@@ -82,18 +81,17 @@ export async function createWebhookEndpoint(
     owner_token_id: principal.tokenId,
     owner_abilities: [...principal.abilities],
   };
-  // D8: the cap is an atomic counter on the team item, in the same transaction as the endpoint.
-  return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.update(keys.team(principal.teamId), {
-      expression: 'ADD #count :one',
-      condition: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
-      names: { '#count': ENDPOINT_COUNT_ATTRIBUTE },
-      values: { ':one': 1, ':max': MAX_ENDPOINTS_PER_TEAM },
-      onConditionFailed: () => new ProblemError('CONFLICT', `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`),
-    });
-    tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
-    return { ...publicEndpoint(stored), secret: stored.secret };
-  });
+  // D8 and D20: one atomic counter on the team item, in the same transaction as the endpoint, enforces
+  // both the 50-endpoint cap and the tier's limit.
+  const cap = { max: MAX_ENDPOINTS_PER_TEAM, problem: () => new ProblemError('CONFLICT', `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`) };
+  return withinTierLimit(runtime, principal.teamId, 'webhook_endpoints', () =>
+    unitOfWork(runtime, principal.teamId, (tx) => {
+      countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
+      tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
+      return { ...publicEndpoint(stored), secret: stored.secret };
+    }),
+    cap,
+  );
 }
 
 /** Reads the stored endpoint (with secrets, for the dispatcher) or null. Strongly consistent. */
@@ -219,7 +217,7 @@ export async function updateWebhookEndpoint(
 export async function deleteWebhookEndpoint(runtime: UnitOfWorkRuntime, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
   return unitOfWork(runtime, principal.teamId, (tx) => {
     tx.delete(keys.webhookEndpoint(principal.teamId, endpointId), { condition: 'attribute_exists(pk)', onConditionFailed: () => notFound(endpointId) });
-    tx.update(keys.team(principal.teamId), { expression: 'ADD #count :minus_one', condition: 'attribute_exists(pk)', names: { '#count': ENDPOINT_COUNT_ATTRIBUTE }, values: { ':minus_one': -1 } });
+    countUsage(tx, principal.teamId, 'webhook_endpoints', -1);
     return { id: endpointId, deleted: true as const };
   });
 }
