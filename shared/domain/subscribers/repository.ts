@@ -99,6 +99,13 @@ export function mayReadContact(principal: Principal): boolean {
   return principal.abilities.has('project-user:view');
 }
 
+/** The subscriber as `principal` may see it (DESIGN D10): without `project-user:view`, no `email` or `phone` keys. */
+export function visibleSubscriber(principal: Principal, subscriber: Subscriber): Subscriber {
+  if (mayReadContact(principal)) return subscriber;
+  const { email: _email, phone: _phone, ...rest } = subscriber;
+  return rest;
+}
+
 /** The condition "the claim's member is still `memberId` (or still none)", with its values. */
 function claimMemberCondition(memberId: string | null | undefined): { expression: string; values: Record<string, unknown> } {
   return memberId ? { expression: 'member_id = :claim_member', values: { ':claim_member': memberId } } : { expression: 'attribute_not_exists(member_id)', values: {} };
@@ -175,12 +182,14 @@ export interface PreparedSubscriber {
   /** The subscriber as it will exist (consented contact data included). */
   subscriber: Subscriber;
   /**
-   * Adds the creation to `tx`: the subscriber item (with `attributes` merged in, e.g. the subscriptions
-   * module's live plan counter when a subscription is created in the same transaction), its reference
-   * item, the platform user's claim and the member link with its `member.updated` event. Conditional on
-   * the project still existing (NOT_FOUND) and the claim unchanged (a lost race: re-prepare and retry).
+   * Adds the creation to `tx`: the subscriber item (with `options.attributes` merged in, e.g. the
+   * subscriptions module's live plan counter when a subscription is created in the same transaction),
+   * its reference item, the platform user's claim and the member link with its `member.updated` event.
+   * Conditional on the claim unchanged (a lost race: re-prepare and retry) and on the project still
+   * existing (NOT_FOUND) — unless `options.projectGuarded`: the caller's own write of the project item
+   * (in the same transaction) is conditional on it, and DynamoDB allows one operation per item.
    */
-  write(tx: Transaction, attributes?: Item): void;
+  write(tx: Transaction, options?: { attributes?: Item; projectGuarded?: boolean }): void;
 }
 
 /**
@@ -220,9 +229,9 @@ export async function prepareSubscriber(
   const subscriber = toSubscriber(item, { contact: true });
   return {
     subscriber,
-    write: (tx, attributes = {}) => {
-      checkProject(tx, teamId, projectId);
-      tx.put({ ...attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
+    write: (tx, options = {}) => {
+      if (!options.projectGuarded) checkProject(tx, teamId, projectId);
+      tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
       tx.put({ ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
       if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
       if (link.member) {

@@ -283,7 +283,7 @@ export async function addSubscriptionCreation(tx: Transaction, store: Store, pri
   if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
   tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: creation.accessCode } });
   if (creation.newSubscriber) {
-    creation.newSubscriber.write(tx, { [livePlanAttribute(plan.id)]: 1 });
+    creation.newSubscriber.write(tx, { attributes: { [livePlanAttribute(plan.id)]: 1 }, projectGuarded: true });
   } else {
     tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
       expression: 'ADD #live_plan :one',
