@@ -15,9 +15,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { isoTime } from '../../shared/clock.js';
 import { AccessCodeRedemption, GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
+import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
 import { addInterval } from '../../shared/domain/subscriptions/lifecycle.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
+import { TransactionCanceledError, createStore } from '../../shared/store/store.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
@@ -177,6 +179,20 @@ describe('redeeming', () => {
     expectRestProblem(await redeem({ code: code.code, subscriber_id: randomUUID() }, (await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-access-code:view'] })).token), 'TOKEN_MISSING_ABILITY');
   });
 
+  it('links a new subscriber to the member who already joined with the same platform user id, granting that member access', async () => {
+    const resource = await ok('POST', `/v1/projects/${projectId}/resources`, { kind: 'page', platform_resource_id: 'members-area' }, 201);
+    const member = await recordPlatformMembership(runtime, { teamId: team.team.id, projectId, platformUserId: 'web-gus', change: 'joined', username: 'gus' });
+    const code = await codeOf({ max_redemptions: 5 });
+    await newEvents();
+    const redemption = await redeemOk({ code: code.code, subscriber: { display_name: 'Gus', platform_user_id: 'web-gus' } });
+    expect(redemption.subscriber).toMatchObject({ member_id: member!.id, platform_user_id: 'web-gus' });
+    const events = await newEvents();
+    expect(types(events).sort()).toEqual(['access_code.redeemed', 'member.access_granted', 'member.converted', 'member.updated', 'subscription.created']);
+    const granted = events.find((event) => event.type === 'member.access_granted')!;
+    expect(granted.data).toMatchObject({ member: { id: member!.id, subscriber_id: redemption.subscriber.id }, subscriber: { id: redemption.subscriber.id }, resource: { id: resource.id } });
+    expect(await ok('GET', `/v1/members/${member!.id}`)).toMatchObject({ subscriber_id: redemption.subscriber.id });
+  });
+
   it('takes the last use: exhausted, access_code.expired in the same transaction, and CONFLICT naming exhausted afterwards', async () => {
     const code = await codeOf({ max_redemptions: 2 });
     await redeemOk({ code: code.code, subscriber_id: await newSubscriber('A') });
@@ -309,6 +325,19 @@ describe('a race for the last uses', () => {
     const expired = events.find((event) => event.type === 'access_code.expired')!;
     expect(expired.data).toMatchObject({ access_code: { id: code.id, times_redeemed: 100, status: 'exhausted' } });
   }, RACE_TIMEOUT_MS);
+});
+
+describe('DynamoDB Local’s lock timeout', () => {
+  it('reads as the transaction conflict AWS answers instead, so redemptions under load retry rather than fail', async () => {
+    const lockTimeout = Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError' });
+    const otherFault = Object.assign(new Error('disk on fire'), { name: 'InternalServerError' });
+    const storeFailingWith = (error: Error) =>
+      createStore({ tableName: 't', deadLetterTableName: 'd', document: { send: async () => Promise.reject(error) } as unknown as Parameters<typeof createStore>[0]['document'] });
+    const conflict = await storeFailingWith(lockTimeout).transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }]).catch((error: unknown) => error);
+    expect(conflict).toBeInstanceOf(TransactionCanceledError);
+    expect((conflict as TransactionCanceledError).reasons).toEqual(['TransactionConflict']);
+    await expect(storeFailingWith(otherFault).transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }])).rejects.toBe(otherFault);
+  });
 });
 
 describe('the subscriber list’s plan filter', () => {
