@@ -39,6 +39,11 @@ export const keys = {
   accessCodeBatch: (teamId: string, projectId: string, batchId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE`, sk: `ACCESS_CODE_BATCH#${batchId}` }),
   accessCodeLookup: (teamId: string, projectId: string, codeSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE_LOOKUP#${codeSha256}`, sk: 'ACCESS_CODE_LOOKUP' }),
   accessCodeRef: (teamId: string, codeId: string) => ({ pk: `TEAM#${teamId}#ACCESS_CODE#${codeId}`, sk: 'ACCESS_CODE_REF' }),
+  /**
+   * A redemption of a code by a subscriber, beside the code's reference item (the code's own small
+   * partition): its conditional put keeps a code to one redemption per subscriber (D18).
+   */
+  accessCodeRedemption: (teamId: string, codeId: string, subscriberId: string) => ({ pk: `TEAM#${teamId}#ACCESS_CODE#${codeId}`, sk: `REDEMPTION#${subscriberId}` }),
 
   // Deadlines (DESIGN D14, D15): one item per (team, kind, subject) in a partition of its own, found by
   // the worker through the sparse GSI: partition = one of the shards, sort key = due time first.
@@ -198,6 +203,7 @@ export const entity = {
   accessCodeBatch: 'access_code_batch',
   accessCodeLookup: 'access_code_lookup',
   accessCodeRef: 'access_code_ref',
+  accessCodeRedemption: 'access_code_redemption',
   deadline: 'deadline',
   plan: 'plan',
   teamMember: 'team_member',

@@ -128,6 +128,10 @@ function translate(error: unknown): unknown {
     if (failed.length > 0) return new ConditionFailedError(failed);
     return new TransactionCanceledError(reasons.map((reason) => reason.Code ?? 'None'));
   }
+  // DynamoDB Local (never AWS) answers a write that waited too long for another transaction's item lock
+  // with a 500 "…too long waiting for a lock…"; AWS cancels such a transaction with TransactionConflict.
+  // Same meaning — nothing was written, retry — so callers see one error for both.
+  if (error instanceof Error && error.name === 'InternalServerError' && /waiting for a lock/.test(error.message)) return new TransactionCanceledError(['TransactionConflict']);
   return error;
 }
 

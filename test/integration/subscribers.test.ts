@@ -145,9 +145,9 @@ describe('list and export', () => {
     expect(prefixed.isError).toBeFalsy();
     expect((prefixed.structuredContent.data as { id: string }[]).map((s) => s.id).sort()).toEqual([a.id, c.id].sort());
 
-    // The subscriptions use cases keep live_plan_ids on the item; simulate it.
-    const planId = randomUUID();
-    await runtime.store.update({ Key: keys.subscriber(team.team.id, projectId, b.id), UpdateExpression: 'ADD live_plan_ids :plans', ExpressionAttributeValues: { ':plans': new Set([planId]) } });
+    // The subscriptions use cases keep the subscriber's live plan counters in their transactions.
+    const planId = (await createPlan(runtime, team.principal, projectId, { name: 'Gold', amount: 500, currency: 'USD', interval: 'month' })).id;
+    await createSubscription(runtime, team.principal, projectId, { subscriber_id: b.id, plan_id: planId });
     const byPlan = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { plan_id: planId } });
     expect(byPlan.json.data.map((s: { id: string }) => s.id)).toEqual([b.id]);
 

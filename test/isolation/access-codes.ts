@@ -35,5 +35,11 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded }>({
       foreign: { input: (_w, extra) => ({ id: extra.b.codeId }), expect: NOT_FOUND },
       scoped: { input: (_w, extra) => ({ id: extra.aOther.codeId }), expect: NOT_FOUND },
     },
+    // Team B's code in team B's project (the project is foreign), and team A's other project's code
+    // redeemed through the scoped token: NOT_FOUND before any read of the code.
+    redeemAccessCode: {
+      foreign: { input: (w, extra) => ({ project_id: w.b.project.id, code: extra.b.code, subscriber: { display_name: 'Intruder' } }), expect: NOT_FOUND },
+      scoped: { input: (w, extra) => ({ project_id: w.a.otherProject.id, code: extra.aOther.code, subscriber: { display_name: 'Intruder' } }), expect: NOT_FOUND },
+    },
   },
 });

@@ -1,5 +1,6 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { accessCodesModule } from './operations.js';
+import { redeemAccessCode as redeem } from './redemption.js';
 import { generateAccessCodes as generate, getAccessCode as read, listAccessCodes as list, revokeAccessCode as revoke } from './repository.js';
 
 const operations = accessCodesModule.operations;
@@ -17,5 +18,8 @@ export const getAccessCode: OperationHandler<typeof operations.getAccessCode> = 
 /** `POST /v1/access-codes/{id}/revoke` / `revoke_access_code`. */
 export const revokeAccessCode: OperationHandler<typeof operations.revokeAccessCode> = async (input, { runtime, principal }) => revoke(runtime, principal, input.id);
 
+/** `POST /v1/projects/{project_id}/access-codes/redeem` (REST only; subscriber side, DESIGN D18, D20). */
+export const redeemAccessCode: OperationHandler<typeof operations.redeemAccessCode> = async ({ project_id, ...input }, { runtime, principal }) => redeem(runtime, principal, project_id, input);
+
 /** Every handler of the access codes module. */
-export const accessCodesHandlers = { listAccessCodes, generateAccessCodes, getAccessCode, revokeAccessCode } satisfies HandlersOf<typeof accessCodesModule>;
+export const accessCodesHandlers = { listAccessCodes, generateAccessCodes, getAccessCode, revokeAccessCode, redeemAccessCode } satisfies HandlersOf<typeof accessCodesModule>;

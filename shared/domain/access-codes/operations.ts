@@ -1,6 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ProjectIdParams } from '../projects/schema.js';
-import { AccessCode, AccessCodeIdParams, AccessCodeList, GenerateAccessCodesRequest, GeneratedAccessCodes, ListAccessCodesQuery } from './schema.js';
+import { AccessCode, AccessCodeIdParams, AccessCodeList, AccessCodeRedemption, GenerateAccessCodesRequest, GeneratedAccessCodes, ListAccessCodesQuery, RedeemAccessCodeRequest } from './schema.js';
 
 /** The access code operations (DESIGN D13, D18): per project, so a project-scoped token reaches its own projects' codes. */
 export const accessCodesModule = defineModule({
@@ -54,6 +54,34 @@ export const accessCodesModule = defineModule({
       events: [],
       rest: { method: 'POST', path: '/v1/access-codes/{id}/revoke', successStatus: 200 },
       tool: { name: 'revoke_access_code', title: 'Revoke access code', kind: 'destructive', description: 'Revoke an active access code so it can no longer be redeemed (redemptions already made stay).' },
+    }),
+    /**
+     * Redemption (DESIGN D18), a SUBSCRIBER-SIDE operation: the creator's site (or an agent acting for a
+     * subscriber) calls it when a subscriber presents a code; it keeps working while the team's own
+     * billing is locked (`lockdown: 'exempt'`, D20 exempts the subscriber side). A subscriber created with
+     * the redemption counts against the tier's subscriber limit (`tierLimit`).
+     *
+     * Ability `project-subscription:create`: the catalogue has no redeem ability, and a redemption's effect
+     * is a new subscription — what `project-subscription:create` ("grant a subscription to a subscriber
+     * manually") allows; `project-access-code:*` only manage codes (generate, read, revoke). A redemption
+     * that creates its subscriber (`subscriber`) also needs `project-user:update`, what creating a
+     * subscriber needs (checked by the use case). REST only: none of the interface's 42 tools redeems
+     * (the issue's agent job uses "tools and one redeem call").
+     */
+    redeemAccessCode: defineOperation({
+      id: 'redeemAccessCode',
+      summary:
+        'Redeem an access code for a subscriber (existing, or created with the redemption): creates the subscription (free_access: active until now + access_days; trial: trialing), counts the use, one redemption per subscriber and code (emits subscription.created and access_code.redeemed; access_code.expired when it was the last use). Subscriber side: keeps working during a billing lockdown.',
+      tag: 'Access codes',
+      ability: 'project-subscription:create',
+      teamWide: false,
+      lockdown: 'exempt',
+      tierLimit: 'subscribers',
+      params: ProjectIdParams,
+      body: RedeemAccessCodeRequest,
+      output: AccessCodeRedemption,
+      events: ['subscription.created', 'access_code.redeemed', 'access_code.expired', 'member.updated', 'member.access_granted', 'member.converted'],
+      rest: { method: 'POST', path: '/v1/projects/{project_id}/access-codes/redeem', successStatus: 201 },
     }),
   },
 });

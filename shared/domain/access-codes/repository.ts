@@ -23,9 +23,10 @@ import type { AccessCode, AccessCodeBatch, AccessCodeEffect, AccessCodeStatus, G
  *   `active` once it is complete: codes are visible (reads) and redeemable only in an active batch.
  * Each code also has, in partitions of their own (only ever read by key; see `keys.ts`):
  * - a lookup item keyed by the SHA-256 of the normalized code → the code's id, batch and key: its
- *   conditional put makes codes unique per project (case-insensitive), and a redemption (a later issue)
- *   finds a presented code by it;
- * - a reference item keyed by the code id → its project and batch, for reads by id alone.
+ *   conditional put makes codes unique per project (case-insensitive), and a redemption
+ *   (`redemption.ts`) finds a presented code by it;
+ * - a reference item keyed by the code id → its project and batch, for reads by id alone; beside it,
+ *   one redemption item per subscriber who redeemed the code (`keys.accessCodeRedemption`).
  *
  * Stored attributes are those of {@link AccessCode} except `expires_at` (stored as `code_expires_at`,
  * absent for "never": `expires_at` is the table's TTL attribute, DESIGN §3) and `status`, whose stored

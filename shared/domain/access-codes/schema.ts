@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { CreateSubscriberRequest, Subscriber } from '../subscribers/schema.js';
+import { Subscription } from '../subscriptions/schema.js';
 
 /** Access code statuses (DESIGN D18; a closed list, written once). */
 export const ACCESS_CODE_STATUSES = ['active', 'exhausted', 'expired', 'revoked'] as const;
@@ -110,3 +112,39 @@ export const ListAccessCodesQuery = ListQuery.extend({
 
 /** `{id}` path parameters of an access code. */
 export const AccessCodeIdParams = z.object({ id: Uuid.describe('The access code id.') }).strict();
+
+/** Longest code text accepted by a redemption (a prefix of up to 12, three groups of four, dashes and spaces). */
+export const MAX_PRESENTED_CODE_LENGTH = 64;
+
+/**
+ * Body of `POST /v1/projects/{project_id}/access-codes/redeem` (DESIGN D18): the code as the subscriber
+ * typed it (case-insensitive; dashes and spaces ignored) and the subscriber who redeems it — exactly one
+ * of `subscriber_id` (an existing subscriber of the project) or `subscriber` (a new one, the fields of
+ * `POST /v1/projects/{project_id}/subscribers`).
+ */
+export const RedeemAccessCodeRequest = z
+  .object({
+    code: z.string().trim().min(1).max(MAX_PRESENTED_CODE_LENGTH).describe('The access code, case-insensitive; dashes and spaces are ignored (SPRING-7KQ4-M2XD-9HTP = spring7kq4m2xd9htp).'),
+    subscriber_id: Uuid.optional().describe('An existing subscriber of the project who redeems the code (or give `subscriber`).'),
+    subscriber: CreateSubscriberRequest.optional().describe('A new subscriber to create with the redemption, the fields of creating a subscriber (or give `subscriber_id`).'),
+  })
+  .strict()
+  .superRefine((body, context) => {
+    if ((body.subscriber_id === undefined) === (body.subscriber === undefined)) {
+      context.addIssue({ code: 'custom', path: ['subscriber_id'], message: 'Give exactly one of subscriber_id (an existing subscriber) or subscriber (a new one).' });
+    }
+  })
+  .meta({ id: 'RedeemAccessCodeRequest' });
+/** A validated redemption (see {@link RedeemAccessCodeRequest}). */
+export type RedeemAccessCodeRequest = z.infer<typeof RedeemAccessCodeRequest>;
+
+/** The answer of a redemption: the code after it (times_redeemed, status), the subscriber and the new subscription. */
+export const AccessCodeRedemption = z
+  .object({
+    access_code: AccessCode.describe('The code after the redemption (status exhausted when this was its last use).'),
+    subscriber: Subscriber.describe('The subscriber who redeemed it (created by this redemption when `subscriber` was given).'),
+    subscription: Subscription.describe('The subscription the redemption created (source access_code).'),
+  })
+  .meta({ id: 'AccessCodeRedemption' });
+/** See {@link AccessCodeRedemption}. */
+export type AccessCodeRedemption = z.infer<typeof AccessCodeRedemption>;

@@ -7,19 +7,15 @@ import {
   exportSubscribers as exportPage,
   getSubscriber as read,
   listSubscribers as list,
-  mayReadContact,
   updateSubscriber as update,
+  visibleSubscriber,
 } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
 
 const operations = subscribersModule.operations;
 
 /** The subscriber as `principal` may see it (DESIGN D10): without `project-user:view`, no e-mail or phone. */
-function visibleTo(principal: Principal, subscriber: Subscriber): Subscriber {
-  if (mayReadContact(principal)) return subscriber;
-  const { email: _email, phone: _phone, ...rest } = subscriber;
-  return rest;
-}
+const visibleTo = visibleSubscriber;
 
 /** A moderation result as `principal` may see it (see {@link visibleTo}). */
 function moderationVisibleTo(principal: Principal, result: SubscriberModeration): SubscriberModeration {

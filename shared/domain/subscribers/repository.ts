@@ -21,12 +21,23 @@ import type { CreateSubscriberRequest, ExportSubscribersQuery, ListSubscribersQu
  * member with the same platform user id (`member_id` here, `subscriber_id` there, same transaction).
  *
  * Item attributes besides the public fields: `email` and `phone` (always stored; shown per D10),
- * `email_lower` (prefix search), `revision` (optimistic concurrency of updates, bans and unbans) and
- * `live_plan_ids` (a string set of the plans the subscriber has a live subscription to, maintained by
- * the subscriptions use cases with `ADD`/`DELETE` in their transactions; the `plan_id` list filter
- * reads it). There is no `subscriber.*` event family: changes to a subscriber that has a member emit
- * `member.updated`.
+ * `email_lower` (prefix search), `revision` (optimistic concurrency of updates, bans and unbans) and one
+ * counter per plan the subscriber has a live (non-terminal) subscription to ({@link livePlanAttribute}:
+ * the number of such subscriptions, maintained by the subscriptions use cases with `ADD` in the same
+ * transaction as every creation, terminal transition and plan change; a counter rather than a set of
+ * plan ids because a subscriber may hold two live subscriptions to one plan, and ending one of them must
+ * keep the plan). The `plan_id` list filter reads it. There is no `subscriber.*` event family: changes to
+ * a subscriber that has a member emit `member.updated`.
  */
+
+/**
+ * The name of the stored subscriber's attribute counting its live (non-terminal) subscriptions to plan
+ * `planId` (a number; absent = none). Top-level, so `ADD` needs no parent map on items written before it
+ * existed; the subscriber list's `plan_id` filter is `<attribute> > 0`.
+ */
+export function livePlanAttribute(planId: string): string {
+  return `live_plan#${planId}`;
+}
 
 /** The stored subscriber item: the public fields plus `revision` (optimistic concurrency) and `email_lower` (prefix search). */
 export type StoredSubscriber = Item & { revision?: number };
@@ -87,6 +98,13 @@ export async function getSubscriber(store: Store, principal: Principal, subscrib
 /** True when the principal may see consented contact data (`project-user:view`, DESIGN D10). */
 export function mayReadContact(principal: Principal): boolean {
   return principal.abilities.has('project-user:view');
+}
+
+/** The subscriber as `principal` may see it (DESIGN D10): without `project-user:view`, no `email` or `phone` keys. */
+export function visibleSubscriber(principal: Principal, subscriber: Subscriber): Subscriber {
+  if (mayReadContact(principal)) return subscriber;
+  const { email: _email, phone: _phone, ...rest } = subscriber;
+  return rest;
 }
 
 /** The condition "the claim's member is still `memberId` (or still none)", with its values. */
@@ -160,6 +178,73 @@ function memberUpdated(member: Member, subscriber: Subscriber | null) {
   return { type: 'member.updated' as const, projectId: member.project_id, data: { member, subscriber } };
 }
 
+/** A new subscriber ready to be written: what it will read as, and the writes that create it. */
+export interface PreparedSubscriber {
+  /** The subscriber as it will exist (consented contact data included). */
+  subscriber: Subscriber;
+  /**
+   * Adds the creation to `tx`: the subscriber item (with `options.attributes` merged in, e.g. the
+   * subscriptions module's live plan counter when a subscription is created in the same transaction),
+   * its reference item, the platform user's claim and the member link with its `member.updated` event.
+   * Conditional on the claim unchanged (a lost race: re-prepare and retry) and on the project still
+   * existing (NOT_FOUND) — unless `options.projectGuarded`: the caller's own write of the project item
+   * (in the same transaction) is conditional on it, and DynamoDB allows one operation per item.
+   */
+  write(tx: Transaction, options?: { attributes?: Item; projectGuarded?: boolean }): void;
+}
+
+/**
+ * Reads what creating a subscriber in `projectId` needs (the platform user's claim and member, when
+ * `platform_user_id` is given) and prepares it, without writing (DESIGN D17): the caller commits
+ * {@link PreparedSubscriber.write} in its own unit of work — {@link createSubscriber}, or an access-code
+ * redemption that creates the subscriber with its subscription (D18). The project is checked by the
+ * caller (exists, in the principal's scope). `subscriberId` defaults to a new UUID (pass the same one
+ * again when retrying after a lost race). Errors: CONFLICT when another subscriber of the project has
+ * the platform user id.
+ */
+export async function prepareSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: CreateSubscriberRequest,
+  subscriberId: string = newUuid(),
+): Promise<PreparedSubscriber> {
+  const teamId = principal.teamId;
+  const platformUserId = input.platform_user_id ?? null;
+  const link = platformUserId ? await readLinkTarget(runtime.store, teamId, projectId, platformUserId, subscriberId) : { member: undefined, claimMemberId: undefined };
+  const nowIso = isoTime(runtime.clock.nowMs());
+  const stored: Subscriber = {
+    id: subscriberId,
+    project_id: projectId,
+    display_name: input.display_name ?? null,
+    platform_user_id: platformUserId,
+    consent: input.consent ?? false,
+    provider_customer_id: input.provider_customer_id ?? null,
+    member_id: link.member ? (link.member.id as string) : null,
+    status: 'active',
+    banned_at: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+  const item = newSubscriberItem(teamId, stored, { email: input.email ?? null, phone: input.phone ?? null });
+  const subscriber = toSubscriber(item, { contact: true });
+  return {
+    subscriber,
+    write: (tx, options = {}) => {
+      if (!options.projectGuarded) checkProject(tx, teamId, projectId);
+      countUsage(tx, teamId, 'subscribers', 1);
+      tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
+      tx.put({ ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
+      if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
+      if (link.member) {
+        const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
+        writeMemberChange(tx, teamId, link.member, member);
+        tx.emit(memberUpdated(member, subscriber));
+      }
+    },
+  };
+}
+
 /**
  * Creates a subscriber in a project (`POST /v1/projects/{project_id}/subscribers`: a creator's own
  * import or site, DESIGN D17). With a `platform_user_id` it takes that platform user's claim and links
@@ -171,43 +256,15 @@ function memberUpdated(member: Member, subscriber: Subscriber | null) {
 export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
   await requireProject(runtime.store, principal, projectId);
   const subscriberId = newUuid();
-  const platformUserId = input.platform_user_id ?? null;
   for (let attempt = 1; ; attempt++) {
-    const link = platformUserId ? await readLinkTarget(runtime.store, principal.teamId, projectId, platformUserId, subscriberId) : { member: undefined, claimMemberId: undefined };
-    const nowIso = isoTime(runtime.clock.nowMs());
-    const stored: Subscriber = {
-      id: subscriberId,
-      project_id: projectId,
-      display_name: input.display_name ?? null,
-      platform_user_id: platformUserId,
-      consent: input.consent ?? false,
-      provider_customer_id: input.provider_customer_id ?? null,
-      member_id: link.member ? (link.member.id as string) : null,
-      status: 'active',
-      banned_at: null,
-      created_at: nowIso,
-      updated_at: nowIso,
-    };
-    const item = newSubscriberItem(principal.teamId, stored, { email: input.email ?? null, phone: input.phone ?? null });
-    const subscriber = toSubscriber(item, { contact: true });
+    const prepared = await prepareSubscriber(runtime, principal, projectId, input, subscriberId);
     try {
-      // D20: the team's subscriber counter rises in the same transaction, within the tier's limit.
-      await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => {
-        checkProject(tx, principal.teamId, projectId);
-        countUsage(tx, principal.teamId, 'subscribers', 1);
-        tx.put(item, { condition: 'attribute_not_exists(pk)' });
-        tx.put({ ...keys.subscriberRef(principal.teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
-        if (platformUserId) takeClaim(tx, principal.teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
-        if (link.member) {
-          const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
-          writeMemberChange(tx, principal.teamId, link.member, member);
-          tx.emit(memberUpdated(member, subscriber));
-        }
-      }));
-      return subscriber;
+      // D20: the team's subscriber counter rises in the same transaction (in `write`), within the tier's limit.
+      await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
+      return prepared.subscriber;
     } catch (error) {
       if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `The platform user ${platformUserId} kept changing while this request ran; retry.`);
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`);
       await backoff(attempt);
     }
   }
@@ -231,8 +288,9 @@ export async function listSubscribers(store: Store, principal: Principal, projec
     values[':status'] = query.status;
   }
   if (query.plan_id) {
-    conditions.push('contains(live_plan_ids, :plan_id)');
-    values[':plan_id'] = query.plan_id;
+    conditions.push('#live_plan > :no_live_subscription');
+    names['#live_plan'] = livePlanAttribute(query.plan_id);
+    values[':no_live_subscription'] = 0;
   }
   if (query.email_prefix) {
     conditions.push('begins_with(email_lower, :email_prefix)');

@@ -6,7 +6,7 @@ import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { findMemberOfSubscriber } from '../members/repository.js';
+import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
@@ -65,6 +65,17 @@ async function otherSubscriptions(store: Store, teamId: string, change: AccessCh
   return found;
 }
 
+/**
+ * The subscriber's member (by the subscriber's `member_id`, as the caller read it), or null. A subscriber
+ * created in the same transaction (an access-code redemption) links its member in that transaction, so
+ * the member read still lacks the link: it is shown linked, as it will be once committed.
+ */
+async function memberOf(store: Store, teamId: string, subscriber: Subscriber): Promise<Member | null> {
+  if (!subscriber.member_id) return null;
+  const item = await readMemberItem(store, teamId, subscriber.project_id, subscriber.member_id);
+  return item ? { ...toMember(item), subscriber_id: subscriber.id } : null;
+}
+
 /** The platform calls to make after a committed access change: grant or revoke the member's access to each resource. */
 export interface PlatformAccessFollowUp {
   member: Member;
@@ -88,7 +99,7 @@ export async function emitAccessEvents(tx: Transaction, store: Store, principal:
   const projectId = after.project_id;
   const [projectItem, member, others, marker] = await Promise.all([
     store.get(keys.project(teamId, projectId)),
-    findMemberOfSubscriber(store, teamId, projectId, subscriber.id),
+    memberOf(store, teamId, subscriber),
     otherSubscriptions(store, teamId, change),
     store.get(keys.subscriberConversion(teamId, projectId, subscriber.id)),
   ]);

@@ -10,8 +10,10 @@ import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../stor
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
+import type { Project } from '../projects/schema.js';
+import type { AccessCode } from '../access-codes/schema.js';
+import { getSubscriber, livePlanAttribute, type PreparedSubscriber } from '../subscribers/repository.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
-import { getSubscriber } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, applyTrigger, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
@@ -28,8 +30,9 @@ import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type Subscri
  *
  * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
  * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
- * access starts or ends, the project's and plans' `live_subscription_count` (`ADD`: +1 on creation,
- * −1 on entering a terminal status, moved on a plan change) and the subscription's clock deadline: the
+ * access starts or ends, the project's and plans' `live_subscription_count` and the subscriber's live
+ * plan counter (`livePlanAttribute`, read by the subscriber list's `plan_id` filter) (`ADD`: +1 on
+ * creation, −1 on entering a terminal status, moved on a plan change) and the subscription's clock deadline: the
  * item records `deadline_at` (the due time of its one `subscription.clock` deadline, or null) and each
  * transition puts, moves or deletes that deadline to match {@link nextDueTrigger}.
  */
@@ -162,12 +165,158 @@ const invalid = (errors: FieldError[]) =>
 const START_SKEW_MS = 5 * 60 * 1000;
 
 /**
+ * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the
+ * same transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project);
+ * CONFLICT (archived project, inactive plan, banned subscriber).
+ */
+export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null): void {
+  if (subscriber && subscriber.project_id !== project.id) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriber.id} in project ${project.id}.`);
+  if (plan.project_id !== project.id) throw new ProblemError('NOT_FOUND', `No plan ${plan.id} in project ${project.id}.`);
+  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${project.id} is ${project.status}: no new subscriptions; unarchive it first.`);
+  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`);
+  if (subscriber?.status === 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriber.id} is banned: no new subscriptions; unban them first.`);
+}
+
+/** The facts a new subscription is built from (see {@link newSubscription}); times are epoch MILLISECONDS. */
+export interface NewSubscriptionFacts {
+  projectId: string;
+  subscriberId: string;
+  plan: Plan;
+  source: SubscriptionSource;
+  nowMs: number;
+  /** When access starts (≥ nowMs; later = scheduled). */
+  startMs: number;
+  /** End of the trial, or null without one (then it starts trialing). */
+  trialEndMs: number | null;
+  /** End of a fixed term, or null for an open-ended subscription. */
+  endsAtMs: number | null;
+  /** Billed through a payment provider (source `provider`): its first payment decides pending / incomplete (D15, D16). */
+  billing?: SubscriptionBilling;
+}
+
+/** A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → as without billing. */
+export interface SubscriptionBilling {
+  provider: PaymentProvider;
+  firstPayment: 'pending' | 'succeeded' | 'failed';
+}
+
+/**
+ * A new subscription (DESIGN D15 "(new)" row) in the status {@link initialStatus} gives it — scheduled
+ * (future start), trialing (a trial) or active — with its first period: the trial for trialing, one plan
+ * period (cut at `ends_at`) for active, none for scheduled; with `billing`, pending or incomplete while the
+ * first payment is pending or failed (source `provider`).
+ */
+export function newSubscription(facts: NewSubscriptionFacts): Subscription {
+  const { plan, startMs, trialEndMs, endsAtMs, billing } = facts;
+  const status = initialStatus({
+    awaitingAsyncPayment: billing?.firstPayment === 'pending',
+    firstPaymentFailed: billing?.firstPayment === 'failed',
+    startsInFuture: startMs > facts.nowMs,
+    trial: trialEndMs !== null,
+  });
+  const now = isoTime(facts.nowMs);
+  let periodStart: string | null = null;
+  let periodEnd: string | null = null;
+  if (status === 'trialing') {
+    periodStart = isoTime(startMs);
+    periodEnd = isoTime(trialEndMs!);
+  } else if (status === 'active') {
+    periodStart = isoTime(startMs);
+    periodEnd = isoTime(periodEndOf(plan, startMs, endsAtMs));
+  }
+  return {
+    id: newUuid(),
+    project_id: facts.projectId,
+    subscriber_id: facts.subscriberId,
+    plan_id: plan.id,
+    status,
+    previous_status: null,
+    has_access: hasAccess(status),
+    source: billing ? 'provider' : facts.source,
+    payment_provider: billing?.provider ?? null,
+    price_version: plan.price_version,
+    starts_at: isoTime(startMs),
+    ends_at: endsAtMs === null ? null : isoTime(endsAtMs),
+    trial_ends_at: trialEndMs === null ? null : isoTime(trialEndMs),
+    current_period_start: periodStart,
+    current_period_end: periodEnd,
+    cancel_at_period_end: false,
+    canceled_at: null,
+    cancellation_reason: null,
+    status_changed_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** What {@link addSubscriptionCreation} writes: the new subscription, its subscriber and plan, the redeemed code. */
+export interface SubscriptionCreation {
+  subscription: Subscription;
+  subscriber: Subscriber;
+  plan: Plan;
+  /** The access code redeemed for it (as it reads after the redemption), carried by `subscription.created`; null otherwise. */
+  accessCode: AccessCode | null;
+  /** A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing one. */
+  newSubscriber?: PreparedSubscriber;
+}
+
+/**
+ * Adds a subscription's creation to `tx` (DESIGN D15 "(new)" row; the one creation path of the
+ * subscriptions module): the subscription (its first clock deadline, GSI keys), the subscriber's index
+ * item, `live_subscription_count` + 1 on the project and the plan (each conditional on being active:
+ * CONFLICT), the subscriber's live plan counter + 1 (conditional on the subscriber existing and not being
+ * banned: CONFLICT; or the new subscriber's item put with it), `subscription.created` (with
+ * `access_code`) and, when it starts with access, the member access events. Returns the platform access
+ * calls to make after the commit ({@link applyPlatformAccess}).
+ */
+export async function addSubscriptionCreation(tx: Transaction, store: Store, principal: Principal, creation: SubscriptionCreation): Promise<PlatformAccessFollowUp | null> {
+  const teamId = principal.teamId;
+  const { subscription, subscriber, plan } = creation;
+  const projectId = subscription.project_id;
+  const due = nextDueTrigger(subscription);
+  tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
+  tx.put({
+    ...keys.subscriberSubscription(teamId, projectId, subscriber.id, subscription.created_at, subscription.id),
+    entity: entity.subscriberSubscription,
+    team_id: teamId,
+    subscription_id: subscription.id,
+  });
+  tx.update(keys.project(teamId, projectId), {
+    expression: 'ADD live_subscription_count :one',
+    condition: 'attribute_exists(pk) AND #status = :active',
+    names: { '#status': 'status' },
+    values: { ':one': 1, ':active': 'active' },
+    onConditionFailed: () => new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
+  });
+  tx.update(keys.plan(teamId, plan.id), {
+    expression: 'ADD live_subscription_count :one',
+    condition: 'attribute_exists(pk) AND #status = :active',
+    names: { '#status': 'status' },
+    values: { ':one': 1, ':active': 'active' },
+    onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
+  });
+  if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
+  tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: creation.accessCode } });
+  if (creation.newSubscriber) {
+    creation.newSubscriber.write(tx, { attributes: { [livePlanAttribute(plan.id)]: 1 }, projectGuarded: true });
+  } else {
+    tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
+      expression: 'ADD #live_plan :one',
+      condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
+      names: { '#status': 'status', '#live_plan': livePlanAttribute(plan.id) },
+      values: { ':banned': 'banned', ':one': 1 },
+      onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
+    });
+  }
+  return subscription.has_access ? emitAccessEvents(tx, store, principal, { subscriber, plan, before: null, after: subscription }) : null;
+}
+
+/**
  * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, DESIGN D15 "(new)" row): a
  * creator grant on a priced plan or a free plan's subscription, neither needing a payment. It starts
  * `scheduled` (future `starts_at`), `trialing` (`trial: true`, the plan's `trial_days`) or `active`; a
- * one_time plan gets `ends_at` = start + `access_days` unless given. One transaction holds the
- * subscription, the subscriber's index item, `live_subscription_count` + 1 on the project (conditional on
- * it being active) and the plan (conditional on it being active), the first clock deadline, and
+ * one_time plan gets `ends_at` = start + `access_days` unless given. One transaction
+ * ({@link addSubscriptionCreation}) holds the subscription, its counters, its first clock deadline and
  * `subscription.created` (plus the member access events when it starts with access).
  * Errors: NOT_FOUND (project, subscriber or plan absent, foreign, out of scope, or of another project);
  * VALIDATION_FAILED (dates, trial on a plan without one); CONFLICT (archived project, inactive plan,
@@ -188,11 +337,7 @@ export async function createSubscription(
   const teamId = principal.teamId;
   const project = toProject(await loadProject(runtime.store, principal, projectId));
   const [subscriber, plan] = await Promise.all([getSubscriber(runtime.store, principal, input.subscriber_id), getPlan(runtime.store, principal, input.plan_id)]);
-  if (subscriber.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscriber ${input.subscriber_id} in project ${projectId}.`);
-  if (plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
-  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${projectId} is ${project.status}: no new subscriptions; unarchive it first.`);
-  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`);
-  if (subscriber.status === 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriber.id} is banned: no new subscriptions; unban them first.`);
+  requireSubscribable(project, plan, subscriber);
 
   const nowMs = runtime.clock.nowMs();
   const errors: FieldError[] = [];
@@ -206,80 +351,12 @@ export async function createSubscription(
   if (endsAtMs !== null && trialEndMs !== null && endsAtMs <= trialEndMs) errors.push({ path: 'ends_at', message: 'must be after the trial ends' });
   if (errors.length) throw invalid(errors);
 
-  const billing = extension.billing;
-  const status = initialStatus({
-    awaitingAsyncPayment: billing?.firstPayment === 'pending',
-    firstPaymentFailed: billing?.firstPayment === 'failed',
-    startsInFuture: startMs > nowMs,
-    trial: trialEndMs !== null,
-  });
-  const now = isoTime(nowMs);
-  let periodStart: string | null = null;
-  let periodEnd: string | null = null;
-  if (status === 'trialing') {
-    periodStart = isoTime(startMs);
-    periodEnd = isoTime(trialEndMs!);
-  } else if (status === 'active') {
-    periodStart = isoTime(startMs);
-    periodEnd = isoTime(periodEndOf(plan, startMs, endsAtMs));
-  }
-  const subscription: Subscription = {
-    id: newUuid(),
-    project_id: projectId,
-    subscriber_id: subscriber.id,
-    plan_id: plan.id,
-    status,
-    previous_status: null,
-    has_access: hasAccess(status),
-    source: billing ? 'provider' : plan.amount === 0 ? 'free_plan' : 'creator_grant',
-    payment_provider: billing?.provider ?? null,
-    price_version: plan.price_version,
-    starts_at: isoTime(startMs),
-    ends_at: endsAtMs === null ? null : isoTime(endsAtMs),
-    trial_ends_at: trialEndMs === null ? null : isoTime(trialEndMs),
-    current_period_start: periodStart,
-    current_period_end: periodEnd,
-    cancel_at_period_end: false,
-    canceled_at: null,
-    cancellation_reason: null,
-    status_changed_at: now,
-    created_at: now,
-    updated_at: now,
-  };
-  const due = nextDueTrigger(subscription);
+  const source: SubscriptionSource = plan.amount === 0 ? 'free_plan' : 'creator_grant';
+  const subscription = newSubscription({ projectId, subscriberId: subscriber.id, plan, source, nowMs, startMs, trialEndMs, endsAtMs, billing: extension.billing });
   let followUp: PlatformAccessFollowUp | null = null;
   await unitOfWork(runtime, teamId, async (tx) => {
     await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
-    tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
-    tx.put({
-      ...keys.subscriberSubscription(teamId, projectId, subscriber.id, subscription.created_at, subscription.id),
-      entity: entity.subscriberSubscription,
-      team_id: teamId,
-      subscription_id: subscription.id,
-    });
-    tx.update(keys.project(teamId, projectId), {
-      expression: 'ADD live_subscription_count :one',
-      condition: 'attribute_exists(pk) AND #status = :active',
-      names: { '#status': 'status' },
-      values: { ':one': 1, ':active': 'active' },
-      onConditionFailed: () => new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
-    });
-    tx.update(keys.plan(teamId, plan.id), {
-      expression: 'ADD live_subscription_count :one',
-      condition: 'attribute_exists(pk) AND #status = :active',
-      names: { '#status': 'status' },
-      values: { ':one': 1, ':active': 'active' },
-      onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
-    });
-    if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
-    tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: null } });
-    tx.check(keys.subscriber(teamId, projectId, subscriber.id), {
-      condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
-      names: { '#status': 'status' },
-      values: { ':banned': 'banned' },
-      onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
-    });
-    if (subscription.has_access) followUp = await emitAccessEvents(tx, runtime.store, principal, { subscriber, plan, before: null, after: subscription });
+    followUp = await addSubscriptionCreation(tx, runtime.store, principal, { subscription, subscriber, plan, accessCode: null });
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return subscription;
@@ -302,8 +379,7 @@ export type AlongsideWrites = (tx: Transaction, change: SubscriptionChange) => v
 
 /** What {@link createSubscription} takes from another use case creating a subscription (see there). */
 export interface SubscriptionCreationExtension {
-  /** Billed through this provider; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → active. */
-  billing?: { provider: PaymentProvider; firstPayment: 'pending' | 'succeeded' | 'failed' };
+  billing?: SubscriptionBilling;
   alongside?: AlongsideWrites;
 }
 
@@ -373,6 +449,7 @@ async function commitTransition(
       tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
       tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
     }
+    writeLivePlanCounters(tx, teamId, before, ended ? null : next);
     if (decision.newPlan) {
       const newPlanId = decision.newPlan.id;
       tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
@@ -390,6 +467,25 @@ async function commitTransition(
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return next;
+}
+
+/**
+ * Adds to `tx` the subscriber's live plan counters ({@link livePlanAttribute}) of a transition from
+ * `before` to `after` (null: it entered a terminal status): − 1 on the plan it left live, + 1 on the plan
+ * it is live on now; nothing when it stays live on the same plan. Conditional on the subscriber existing
+ * (a lost race otherwise: the item is never created by the counter).
+ */
+function writeLivePlanCounters(tx: Transaction, teamId: string, before: Subscription, after: Subscription | null): void {
+  if (after?.plan_id === before.plan_id) return;
+  const names: Record<string, string> = { '#left': livePlanAttribute(before.plan_id) };
+  const values: Record<string, unknown> = { ':minus': -1 };
+  const additions = ['#left :minus'];
+  if (after) {
+    names['#joined'] = livePlanAttribute(after.plan_id);
+    values[':one'] = 1;
+    additions.push('#joined :one');
+  }
+  tx.update(keys.subscriber(teamId, before.project_id, before.subscriber_id), { expression: `ADD ${additions.join(', ')}`, condition: 'attribute_exists(pk)', names, values });
 }
 
 /**

@@ -1,0 +1,218 @@
+import type { Principal } from '../../auth/principal.js';
+import { requireAbility, requireProjectAccess } from '../../auth/authorize.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { entity, keys } from '../../store/keys.js';
+import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { getPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import { withinTierLimit } from '../billing/repository.js';
+import { loadProject, toProject } from '../projects/repository.js';
+import { getSubscriber, prepareSubscriber, visibleSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { DAY_MS, periodEnd } from '../subscriptions/lifecycle.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/member-access.js';
+import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/repository.js';
+import type { Subscription } from '../subscriptions/schema.js';
+import { codeDigest } from './codes.js';
+import { toAccessCode } from './repository.js';
+import type { AccessCode, AccessCodeRedemption, RedeemAccessCodeRequest } from './schema.js';
+
+/**
+ * Access-code redemption (DESIGN D15, D18): a subscriber presents a code, and ONE transaction creates
+ * the subscription (through the subscriptions module's creation path), counts the use on the code,
+ * records the redemption (one per subscriber and code) and emits `subscription.created` (carrying the
+ * code), `access_code.redeemed` and — when this was the code's last use — `access_code.expired`.
+ *
+ * The use counter holds under any race. A code with `max_redemptions` M is taken in one of two ways,
+ * chosen from the count read just before the transaction:
+ * - a use before the last: `ADD times_redeemed 1` on condition `times_redeemed < M − 1`, so concurrent
+ *   redemptions do not invalidate each other (no read-modify-write on the count) and can never take
+ *   the last use;
+ * - the last use: `SET times_redeemed = M, status = exhausted` on condition `times_redeemed = M − 1`,
+ *   so exactly one redemption takes it, and it emits `access_code.expired`.
+ * Both also require the code to be `active` and unexpired at the commit. A failed condition re-reads the
+ * code and decides again (the answer is CONFLICT naming the status once it is exhausted, revoked or
+ * expired); a transaction cancelled by a concurrent one (DynamoDB's TransactionConflict: every
+ * redemption of a hot code also writes the code, the project and the plan) waits a jittered, growing
+ * moment and tries again, at most {@link REDEEM_ATTEMPTS} times.
+ */
+
+/** Attempts of one redemption against concurrent redemptions of the same code (conflicts and lost counts). */
+export const REDEEM_ATTEMPTS = 60;
+/** Longest jittered wait between two attempts after a transaction conflict, in MILLISECONDS. */
+const MAX_BACKOFF_MS = 250;
+/** Growth of that wait per attempt, in MILLISECONDS (attempt n waits a random 0 to min(n × step, max)). */
+const BACKOFF_STEP_MS = 10;
+
+/** The ability creating a subscriber needs; a redemption that creates one needs it too. */
+const CREATE_SUBSCRIBER_ABILITY = 'project-user:update' as const;
+
+/** The NOT_FOUND of a code that is not one of the project's (never says whether another project has it). */
+const unknownCode = (projectId: string) => new ProblemError('NOT_FOUND', `No access code of project ${projectId} matches the code given; check its spelling (letters, digits and dashes).`);
+
+/** The CONFLICT of a code that cannot be redeemed any more, naming its status (`exhausted`, `revoked` or `expired`). */
+function notRedeemable(code: AccessCode): ProblemError {
+  const why =
+    code.status === 'exhausted'
+      ? `all ${code.max_redemptions} of its redemptions are used`
+      : code.status === 'revoked'
+        ? 'the creator revoked it'
+        : `it expired${code.expires_at ? ` at ${code.expires_at}` : ''}`;
+  return new ProblemError('CONFLICT', `The access code is ${code.status}: ${why}; only an active code can be redeemed.`);
+}
+
+/** The CONFLICT of a second redemption of a code by the same subscriber. */
+const alreadyRedeemed = (subscriberId: string) => new ProblemError('CONFLICT', `Subscriber ${subscriberId} already redeemed this access code; a code can be redeemed once per subscriber.`);
+
+/** What the code's lookup item points at: the code item's key parts. */
+interface CodeLocation {
+  codeId: string;
+  batchId: string;
+}
+
+/**
+ * Finds the code `presented` among the project's codes (DESIGN D18: case-insensitive, by the SHA-256 of
+ * its normalized form, keyed per project, so another project's codes are never found) in an active
+ * batch. Errors: NOT_FOUND (unknown, or in a batch still being written).
+ */
+async function locateCode(runtime: UnitOfWorkRuntime, teamId: string, projectId: string, presented: string): Promise<CodeLocation> {
+  const lookup = await runtime.store.get(keys.accessCodeLookup(teamId, projectId, codeDigest(presented)));
+  if (!lookup) throw unknownCode(projectId);
+  const location = { codeId: lookup.access_code_id as string, batchId: lookup.batch_id as string };
+  const batch = await runtime.store.get(keys.accessCodeBatch(teamId, projectId, location.batchId));
+  if (batch?.state !== 'active') throw unknownCode(projectId);
+  return location;
+}
+
+/** How a redemption takes its use of the code (see the module comment). */
+type Take = 'unlimited' | 'before_last' | 'last';
+
+/** The use a redemption takes of a code read with `times_redeemed` uses of `max_redemptions`. */
+function takeOf(code: AccessCode): Take {
+  if (code.max_redemptions === null) return 'unlimited';
+  return code.times_redeemed + 1 >= code.max_redemptions ? 'last' : 'before_last';
+}
+
+/** Adds the code's counter update of `take` to `tx` (conditional: still active, unexpired, the use still free). */
+function writeCodeUse(tx: Transaction, teamId: string, item: Item, take: Take, now: string): void {
+  const key = keys.accessCode(teamId, item.project_id as string, item.batch_id as string, item.id as string);
+  const live = '#status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)';
+  const names = { '#status': 'status' };
+  const max = item.max_redemptions as number;
+  if (take === 'last') {
+    tx.update(key, {
+      expression: 'SET times_redeemed = :max, #status = :exhausted, updated_at = :now',
+      condition: `attribute_exists(pk) AND ${live} AND times_redeemed = :last_use`,
+      names,
+      values: { ':active': 'active', ':now': now, ':max': max, ':exhausted': 'exhausted', ':last_use': max - 1 },
+    });
+    return;
+  }
+  tx.update(key, {
+    expression: 'SET updated_at = :now ADD times_redeemed :one',
+    condition: `attribute_exists(pk) AND ${live}${take === 'before_last' ? ' AND times_redeemed < :last_use' : ''}`,
+    names,
+    values: { ':active': 'active', ':now': now, ':one': 1, ...(take === 'before_last' ? { ':last_use': max - 1 } : {}) },
+  });
+}
+
+/** True for an error that another redemption (or change) of the same items caused: try again. */
+function isContention(error: unknown): boolean {
+  return error instanceof ConditionFailedError || (error instanceof TransactionCanceledError && error.reasons.some((reason) => reason === 'TransactionConflict' || reason === 'ThrottlingError'));
+}
+
+/**
+ * Redeems an access code of project `projectId` (`POST /v1/projects/{project_id}/access-codes/redeem`,
+ * DESIGN D15, D18) for an existing subscriber (`subscriber_id`) or a new one (`subscriber`: created in
+ * the same transaction; the subscribers module has no e-mail index, so a new subscriber is always
+ * created — pass `subscriber_id` to redeem for someone who exists). The subscription (source
+ * `access_code`) starts now:
+ * - `free_access`: `active` with `ends_at` = now + `access_days` days (null: one period of the plan) —
+ *   a fixed term that expires by the clock (renewing by the clock inside the term when it is longer
+ *   than the plan's period);
+ * - `trial`: `trialing` with `trial_ends_at` = now + `access_days` days (null: one period of the plan);
+ *   after the trial it follows the subscriptions module's lifecycle of payment-free subscriptions.
+ * In one transaction (see the module comment for the counter): the subscription with its counters,
+ * deadline and member access events, the subscriber (when new), `times_redeemed` + 1 (the code becomes
+ * `exhausted` with its last use), the redemption item (one per subscriber and code), and the events
+ * `subscription.created` (with `access_code`), `access_code.redeemed` and, on the last use,
+ * `access_code.expired`. The code in the events and the answer is as this redemption left it; with
+ * concurrent redemptions of an unlimited or not yet exhausted code, `times_redeemed` counts at least the
+ * uses committed before this one. Returns the code, the subscriber (contact data only for a principal
+ * holding `project-user:view`, D10) and the subscription.
+ * Errors: NOT_FOUND (project absent, foreign or out of the token's scope; unknown code; subscriber
+ * absent or of another project; plan gone); CONFLICT (code revoked, expired or exhausted — naming the
+ * status —; already redeemed by this subscriber; archived project, inactive plan, banned subscriber;
+ * another subscriber of the project holds the new subscriber's platform user id; still contended after
+ * {@link REDEEM_ATTEMPTS} attempts); TOKEN_MISSING_ABILITY (`subscriber` without `project-user:update`).
+ */
+export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RedeemAccessCodeRequest): Promise<AccessCodeRedemption> {
+  const teamId = principal.teamId;
+  requireProjectAccess(principal, projectId);
+  if (input.subscriber) requireAbility(principal, CREATE_SUBSCRIBER_ABILITY);
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  const location = await locateCode(runtime, teamId, projectId, input.code);
+  const existing = input.subscriber_id ? await getSubscriber(runtime.store, principal, input.subscriber_id) : null;
+  const codeKey = keys.accessCode(teamId, projectId, location.batchId, location.codeId);
+  let plan: Plan | undefined;
+
+  for (let attempt = 1; ; attempt++) {
+    const [item, earlier] = await Promise.all([runtime.store.get(codeKey), existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined]);
+    if (!item) throw unknownCode(projectId);
+    if (earlier) throw alreadyRedeemed(existing!.id);
+    const nowMs = runtime.clock.nowMs();
+    const code = toAccessCode(item, nowMs);
+    if (code.status !== 'active') throw notRedeemable(code);
+    plan ??= await getPlan(runtime.store, principal, code.plan_id);
+    requireSubscribable(project, plan, existing);
+    const prepared: PreparedSubscriber | undefined = input.subscriber ? await prepareSubscriber(runtime, principal, projectId, input.subscriber) : undefined;
+    const subscriber: Subscriber = existing ?? prepared!.subscriber;
+
+    const take = takeOf(code);
+    const now = isoTime(nowMs);
+    const used: AccessCode = { ...code, times_redeemed: code.times_redeemed + 1, status: take === 'last' ? 'exhausted' : 'active', updated_at: now };
+    const subscription = subscriptionOf(code, plan, subscriber, nowMs);
+    const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
+    let followUp: PlatformAccessFollowUp | null = null;
+    try {
+      // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
+      await withinTierLimit(runtime, teamId, 'subscribers', () => unitOfWork(runtime, teamId, async (tx) => {
+        tx.put(
+          { ...keys.accessCodeRedemption(teamId, code.id, subscriber.id), entity: entity.accessCodeRedemption, team_id: teamId, project_id: projectId, access_code_id: code.id, subscriber_id: subscriber.id, subscription_id: subscription.id, redeemed_at: now },
+          { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
+        );
+        writeCodeUse(tx, teamId, item, take, now);
+        followUp = await addSubscriptionCreation(tx, runtime.store, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
+        tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription } });
+        if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
+        return answer;
+      }));
+    } catch (error) {
+      if (!isContention(error)) throw error;
+      if (attempt >= REDEEM_ATTEMPTS) throw new ProblemError('CONFLICT', 'The access code kept changing while this redemption ran (many redemptions at once); retry.');
+      // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
+      if (!(error instanceof ConditionFailedError)) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt)));
+      continue;
+    }
+    await applyPlatformAccess(runtime, teamId, followUp);
+    return answer;
+  }
+}
+
+/** The new subscription a redemption of `code` creates at `nowMs` (epoch MILLISECONDS); see {@link redeemAccessCode}. */
+function subscriptionOf(code: AccessCode, plan: Plan, subscriber: Subscriber, nowMs: number): Subscription {
+  const lengthEndMs = code.access_days !== null ? nowMs + code.access_days * DAY_MS : periodEnd(plan, nowMs, null);
+  const trial = code.effect === 'trial';
+  return newSubscription({
+    projectId: code.project_id,
+    subscriberId: subscriber.id,
+    plan,
+    source: 'access_code',
+    nowMs,
+    startMs: nowMs,
+    trialEndMs: trial ? lengthEndMs : null,
+    endsAtMs: trial ? null : lengthEndMs,
+  });
+}
