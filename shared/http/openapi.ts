@@ -2,6 +2,7 @@ import { sample } from 'openapi-sampler';
 import { createDocument } from 'zod-openapi';
 import { ERROR_CODES } from '../catalogues/error-codes.js';
 import { API_VERSION } from '../catalogues/version.js';
+import { AUTHENTICATED } from '../operations/definition.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { Problem } from '../schemas/common.js';
 import { MAX_BODY_BYTES } from './rest-pipeline.js';
@@ -36,7 +37,9 @@ function buildDocument(): ReturnType<typeof createDocument> {
     };
     if (route.ability) {
       responses['401'] = problemResponse('AUTHENTICATION_REQUIRED: missing, malformed, unknown or revoked token.');
-      responses['403'] = problemResponse('TOKEN_MISSING_ABILITY: the token lacks the required ability.');
+      if (route.ability !== AUTHENTICATED || route.teamWide) {
+        responses['403'] = problemResponse(route.ability === AUTHENTICATED ? 'TOKEN_MISSING_ABILITY: the token is narrowed to projects.' : 'TOKEN_MISSING_ABILITY: the token lacks the required ability.');
+      }
       responses['429'] = problemResponse('RATE_LIMITED: the `rest` bucket is exhausted; see Retry-After.');
     }
     if (route.params) responses['404'] = problemResponse('NOT_FOUND: no such object in your team.');
@@ -52,7 +55,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
       summary: route.summary,
       ...(route.teamWide ? { description: 'Team-wide data: a token narrowed by `scope:project:<uuid>` gets 403 TOKEN_MISSING_ABILITY.' } : {}),
       tags: [route.tag],
-      'x-required-scopes': route.ability ? [route.ability] : [],
+      'x-required-scopes': route.ability && route.ability !== AUTHENTICATED ? [route.ability] : [],
       security: route.ability ? [{ bearerAuth: [] }] : [],
       requestParams: {
         ...(route.params ? { path: route.params } : {}),

@@ -46,6 +46,8 @@ describe('the served OpenAPI document', () => {
   });
 
   it('describes exactly the route table, each operation with x-required-scopes naming its ability', () => {
+    expect(document.paths['/v1/teams/current'].get['x-required-scopes']).toEqual([]);
+    expect(document.paths['/v1/teams/current'].get.security).toEqual([{ bearerAuth: [] }]);
     const documented: string[] = [];
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const [method, operation] of Object.entries(item)) documented.push(`${method.toUpperCase()} ${path} ${operation.operationId}`);
@@ -54,10 +56,14 @@ describe('the served OpenAPI document', () => {
     expect(documented.sort()).toEqual(routes.map((route) => `${route.rest.method} ${route.rest.path} ${route.id}`).sort());
     for (const route of routes) {
       const operation = document.paths[route.rest.path][route.rest.method.toLowerCase()];
-      expect(operation['x-required-scopes'], route.id).toEqual(route.ability ? [route.ability] : []);
+      // 'authenticated' (the smoke test, DESIGN D2): a valid token, no ability — bearer security, no scope.
+      expect(operation['x-required-scopes'], route.id).toEqual(route.ability && route.ability !== 'authenticated' ? [route.ability] : []);
       if (route.ability) {
         expect(operation.security).toEqual([{ bearerAuth: [] }]);
-        for (const status of ['401', '403', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.id} ${status}`).toBeDefined();
+        for (const status of ['401', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.id} ${status}`).toBeDefined();
+        expect(operation.responses['403'] !== undefined, `${route.id} 403`).toBe(route.ability !== 'authenticated' || route.teamWide);
+      } else {
+        expect(operation.security, route.id).toEqual([]);
       }
       if (route.rest.method !== 'GET') {
         expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key')?.schema).toEqual({ type: 'string', format: 'uuid' });

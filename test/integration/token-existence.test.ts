@@ -79,7 +79,8 @@ describe('an unknown token id and a wrong secret do the same work (issue 12 #10)
     if (unknown.ok || wrong.ok) return;
     expect(wrong.holder).toBeNull();
     expect(unknown.holder).toBeNull();
-    expect({ code: wrong.error.code, message: wrong.error.message, extra: wrong.error.extra }).toEqual({ code: unknown.error.code, message: unknown.error.message, extra: unknown.error.extra });
+    expect(wrong.error.code).toBe('AUTHENTICATION_REQUIRED');
+    expect({ detail: wrong.error.detail, headers: wrong.error.headers }).toEqual({ detail: unknown.error.detail, headers: unknown.error.headers });
   });
 
   it('authenticateRequest sends the same DynamoDB requests and checks the secret once on both paths, with the same outcome', async () => {
@@ -103,7 +104,7 @@ describe('an unknown token id and a wrong secret do the same work (issue 12 #10)
     expect(unknown.outcome.knownToken).toBeNull();
     expect(wrong.outcome.rate).toEqual(unknown.outcome.rate);
     expect(wrong.outcome.error.code).toBe('AUTHENTICATION_REQUIRED');
-    expect({ message: wrong.outcome.error.message, extra: wrong.outcome.error.extra }).toEqual({ message: unknown.outcome.error.message, extra: unknown.outcome.error.extra });
+    expect({ detail: wrong.outcome.error.detail, headers: wrong.outcome.error.headers }).toEqual({ detail: unknown.outcome.error.detail, headers: unknown.outcome.error.headers });
   });
 
   it('answers both alike over REST and the tool server: same status, body, headers and DynamoDB requests, nothing written to the team', async () => {
@@ -123,7 +124,10 @@ describe('an unknown token id and a wrong secret do the same work (issue 12 #10)
       const recording = recordingStore(runtime.store);
       const reply = await mcpPost(withStore(runtime, recording.store), toolsCall(1, 'list_projects'), { token, clientIp, sessionId: randomUUID() });
       const { request_id: _requestId, ...body } = reply.json as Record<string, unknown>;
-      const headers = Object.fromEntries([...reply.headers].filter(([name]) => name !== 'x-request-id'));
+      const headers: Record<string, string> = {};
+      reply.headers.forEach((value, name) => {
+        if (name !== 'x-request-id') headers[name] = value;
+      });
       return { status: reply.status, body, headers, commands: recording.commands.map((entry) => entry.command) };
     };
     const unknownMcp = await mcpAnswer(unknownId, '198.51.100.73');
