@@ -13,7 +13,8 @@
  *
  * Ids that earlier answers returned are drawn again for id parameters and fields, so runs reach objects
  * that exist, not only 404s. Requests come from many loopback source addresses (the per-IP bucket of
- * requests without a valid token allows 5 per minute) and rotate among several full tokens.
+ * requests without a valid token allows 5 per minute) and rotate among several full tokens. With
+ * `OPENAPI_PROPERTY_REPORT=<file>` the statuses seen per operation and every mismatch are written there.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
