@@ -3,7 +3,8 @@
  * DynamoDB Local on a free port, the local service in-process (port 0, unique tables) and an HTTPS
  * receiver, then runs:
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
- *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls);
+ *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls); then refused
+ *      authentication, an unknown token id beside a wrong secret on both surfaces (issue 12 #10);
  *   2. webhook delivery throughput for 1 and 50 endpoints, beside a direct-send ceiling;
  *   3. replay-dead of 10,000 dead deliveries.
  * Prints readable tables on stdout, progress on stderr, and one JSON line last. Everything it started
@@ -18,6 +19,7 @@ import { createCertificateAuthority } from '../bin/certificates.js';
 import { startLocalService, type LocalService } from '../shared/local/service.js';
 import { keys } from '../shared/store/keys.js';
 import { startDynamoDbLocal } from '../shared/store/dynamodb-local.js';
+import { measureRefusals, type RefusalSeries } from './authentication.js';
 import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { attachRequestCounter, formatTable, freePort, installSignalHandlers, isStopping, onCleanup, round, runAsBackground, runCleanups, type RequestCounter } from './support.js';
@@ -25,6 +27,8 @@ import { createDeliveryLog, measureCeiling, measurePipeline, startReceiver, type
 
 const WARMUP_CALLS = 50;
 const MEASURED_CALLS = 1_000;
+/** Calls per kind of refused token and surface (4 series; fewer than MEASURED_CALLS to keep the run short). */
+const REFUSAL_CALLS = 500;
 const CONCURRENCY = 32;
 const REPLAY_DELIVERIES = 10_000;
 const REPLAY_SINCE_HOURS = 24;
@@ -32,8 +36,9 @@ const REPLAY_SINCE_HOURS = 24;
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /**
- * Labels the local service's own background reads: the sweeper's pending-deliveries query and its
- * outbox relay query (the relay woken after a commit is labelled through its async context instead).
+ * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox
+ * relay query and the deadline worker's shard queries (the relay woken after a commit is labelled
+ * through its async context instead).
  */
 function classifyServiceBackground(commandName: string, input: unknown): string | null {
   if (commandName !== 'QueryCommand' || !input || typeof input !== 'object') return null;
@@ -42,6 +47,7 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
   const values = query.ExpressionAttributeValues ?? {};
   if (values[':index'] === keys.pendingDeliveriesIndex) return 'sweeper';
   if (values[':outbox'] === keys.outboxIndex) return 'sweeper outbox relay';
+  if (typeof values[':pk'] === 'string' && values[':pk'].startsWith(keys.deadlineIndex(0).slice(0, -2))) return 'deadline worker';
   return null;
 }
 
@@ -87,6 +93,17 @@ function printRequests(results: CallScenarioResult[]): void {
     }
     if (result.errorSamples.length) console.log(`      errors: ${result.errorSamples.join(' | ')}`);
   }
+}
+
+function printRefusals(series: RefusalSeries[]): void {
+  console.log(`\n1b. Refused authentication: an unknown token id beside a wrong secret (${REFUSAL_CALLS} calls each after ${WARMUP_CALLS} warm-up calls, alternating; the same work on both paths)\n`);
+  console.log(
+    formatTable(
+      ['surface', 'token', 'p50 ms', 'p99 ms', 'DDB req/call typical', 'min', 'max', 'not 401'],
+      series.map((entry) => [entry.surface, entry.kind, round(entry.latency.p50, 3), round(entry.latency.p99, 3), entry.requestsPerCall.typical, entry.requestsPerCall.min, entry.requestsPerCall.max, entry.unexpected]),
+    ),
+  );
+  for (const entry of series) if (entry.unexpectedSamples.length) console.log(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
 }
 
 interface WebhookRow {
@@ -185,6 +202,17 @@ async function main(): Promise<void> {
   }
   printRequests(calls);
 
+  // 1b. Refused authentication: unknown token id vs wrong secret.
+  const refusals = await measureRefusals({ service, counter, existingToken: service.demoToken, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS, progress });
+  for (const entry of refusals) if (entry.unexpected) failures.push(`${entry.surface}, ${entry.kind}: ${entry.unexpected} answers other than 401`);
+  for (const surface of new Set(refusals.map((entry) => entry.surface))) {
+    const [unknown, wrong] = refusals.filter((entry) => entry.surface === surface);
+    if (unknown && wrong && unknown.requestsPerCall.typical !== wrong.requestsPerCall.typical) {
+      failures.push(`${surface}: an unknown token id typically costs ${unknown.requestsPerCall.typical} DynamoDB requests, a wrong secret ${wrong.requestsPerCall.typical}`);
+    }
+  }
+  printRefusals(refusals);
+
   // 2. Webhook throughput: 1 endpoint × 200 projects, 50 endpoints × 20 projects.
   const webhookRows: WebhookRow[] = [];
   for (const { endpoints, projects } of [
@@ -234,6 +262,14 @@ async function main(): Promise<void> {
         aim_max: result.aim?.maxRequests ?? null,
         aim_met: result.aim?.met ?? null,
         errors: result.errors,
+      })),
+      refused_authentication: refusals.map((entry) => ({
+        surface: entry.surface,
+        token: entry.kind,
+        p50_ms: round(entry.latency.p50, 3),
+        p99_ms: round(entry.latency.p99, 3),
+        ddb_requests_per_call: entry.requestsPerCall,
+        not_401: entry.unexpected,
       })),
       webhooks: webhookRows.map(({ pipeline, ceiling }) => ({
         endpoints: pipeline.endpoints,

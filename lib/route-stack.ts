@@ -58,8 +58,9 @@ export interface RouteAccess {
  * right grants without touching `lib/`:
  * - the two public documents (`ability: null`, GET) are rendered from the definitions and catalogues
  *   and touch no AWS resource;
- * - every authenticated route, and every public write (accepting a team invitation, whose credential
- *   is in its body), reads and writes the main table (token lookup, rate-limit counters, idempotency
+ * - every authenticated route (an ability, or `authenticated`: a valid token and no ability, as the smoke
+ *   test), and every public write (accepting a team invitation, whose credential is in its body), reads
+ *   and writes the main table (token lookup, rate-limit counters, idempotency
  *   records and the activity log are all writes, even behind a GET);
  * - only the `/v1/webhook-deliveries` routes use the dead-letter table: reads read it, writes
  *   (retry, replay-dead) also write it;
@@ -68,7 +69,7 @@ export interface RouteAccess {
  *   the table write that must precede it — DESIGN D7).
  */
 export function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): RouteAccess {
-  const authenticated = operation.ability !== null;
+  const authenticated = operation.ability !== null; // an ability or AUTHENTICATED: the Lambda reads the token
   const write = operation.rest.method !== 'GET';
   return {
     table: authenticated || write ? 'readWrite' : 'none',

@@ -3,7 +3,7 @@ import { ProblemError } from '../errors.js';
 import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
 import { keys } from '../store/keys.js';
 import type { Item, Key, Store } from '../store/store.js';
-import { parseBearer, verifyToken, type Principal } from './principal.js';
+import { checkToken, parseBearer, secretMatchesHash, type Principal, type SecretCheck } from './principal.js';
 
 /** What {@link authenticateRequest} needs to know about the request. */
 export interface AuthenticationInput {
@@ -18,6 +18,11 @@ export interface AuthenticationInput {
    * session), given the token id the header names. They come back in {@link AuthenticationSuccess.items}.
    */
   alsoRead?: (tokenId: string) => Key[];
+  /**
+   * The secret check (default {@link secretMatchesHash}); tests pass a spy to prove that an unknown id and a
+   * wrong secret do the same work.
+   */
+  secretCheck?: SecretCheck;
 }
 
 /** The token is valid: the principal, and the items asked for with `alsoRead`. */
@@ -36,9 +41,11 @@ export interface AuthenticationFailure {
   /** The per-IP bucket after this request was counted in it (for `X-RateLimit-*` on a 401); null on a 429. */
   rate: RateLimitState | null;
   /**
-   * The token the header named when it exists but failed verification (wrong secret or revoked), so the
-   * refusal can be written to that team's activity log (DESIGN D5); null otherwise, and always null when
-   * the IP's bucket was already full (nothing is verified then, so nothing is attributed to a team).
+   * The token the header named when its secret matched but it may not be used (revoked, or its team
+   * deleted), so the refusal can be written to that team's activity log (DESIGN D5). Null otherwise: for
+   * an unknown id and for a wrong secret alike (neither proves who is calling, and treating them alike
+   * keeps the work and the answer the same, so nothing tells whether a token id exists — issue 12 #10),
+   * and always when the IP's bucket was already full (nothing is verified then).
    */
   knownToken: { id: string; teamId: string } | null;
 }
@@ -57,9 +64,11 @@ export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailur
  *    the IP's counter for the current window. When that window is already full the request is refused
  *    with 429 before the token is verified — whichever token it carries, a valid one included, until the
  *    window ends (`Retry-After`); a token's own requests are otherwise never counted in this bucket.
- * 3. Otherwise the token is verified in constant time (`verifyToken`): valid → the principal; unknown,
- *    wrong secret or revoked → counted in the IP's bucket (one conditional ADD, so concurrent failures
- *    never exceed 5) → 401, or 429 for the one that did not fit.
+ * 3. Otherwise the token is verified (`checkToken`: one SHA-256 and one constant-time comparison, against
+ *    a hash no secret matches when the id is unknown, so an unknown id and a wrong secret do the same
+ *    work and get the same answer): valid → the principal; unknown, wrong secret or revoked → counted in
+ *    the IP's bucket (one conditional ADD, so concurrent failures never exceed 5) → 401, or 429 for the
+ *    one that did not fit.
  *
  * DynamoDB requests: 1 for a valid token (the batch read), 1 for a missing or malformed header,
  * 2 for a token that fails verification. Never throws a ProblemError; store failures propagate.
@@ -92,12 +101,7 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
     return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
   }
   const tokenItem = items.find((item) => isKey(item, tokenKey));
-  try {
-    const principal = verifyToken(tokenItem, bearer.secret);
-    return { ok: true, principal, items: items.filter((item) => extra.some((key) => isKey(item, key))) };
-  } catch (error) {
-    if (!(error instanceof ProblemError)) throw error;
-    const knownToken = tokenItem && typeof tokenItem.team_id === 'string' ? { id: bearer.tokenId, teamId: tokenItem.team_id } : null;
-    return countFailure(error, knownToken);
-  }
+  const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash);
+  if (checked.ok) return { ok: true, principal: checked.principal, items: items.filter((item) => extra.some((key) => isKey(item, key))) };
+  return countFailure(checked.error, checked.holder);
 }

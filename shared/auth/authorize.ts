@@ -1,14 +1,16 @@
 import type { Ability } from '../catalogues/abilities.js';
 import { ProblemError } from '../errors.js';
+import { AUTHENTICATED, type RequiredAbility } from '../operations/definition.js';
 import type { Principal } from './principal.js';
 
 /**
  * What an operation (a REST route or a tool) declares about who may call it: the one ability it needs
- * and whether it works on team-wide data (tokens, activity, webhook endpoints and deliveries, roles,
- * groups, members) that a `scope:project:<uuid>` token does not cover.
+ * ({@link AUTHENTICATED}: a valid token and no ability, DESIGN D2) and whether it works on team-wide data
+ * (tokens, activity, webhook endpoints and deliveries, roles, groups, members) that a
+ * `scope:project:<uuid>` token does not cover.
  */
 export interface OperationAccess {
-  ability: Ability;
+  ability: RequiredAbility;
   /** True for operations over team-wide data; a project-scoped token is refused them. */
   teamWide: boolean;
 }
@@ -26,13 +28,13 @@ export function requireAbility(principal: Principal, ability: Ability): void {
 /**
  * The one authorization rule of every REST route and every tool, run by both pipelines before any
  * input is validated or any data is read (interface "Bearer tokens" 3–5, "Tool-server authorization" 2):
- * the declared ability ({@link requireAbility}), then the token's scope ({@link requireTeamWideAccess}
+ * the declared ability ({@link requireAbility}; nothing for {@link AUTHENTICATED}), then the token's scope ({@link requireTeamWideAccess}
  * for team-wide operations). Both failures are TOKEN_MISSING_ABILITY (403), decided from the token and
  * the operation alone, so they say nothing about whether any object exists. Objects outside the token's
  * team or project scope are NOT_FOUND, decided by the domain ({@link requireProjectAccess}, team-keyed reads).
  */
 export function authorizeOperation(principal: Principal, access: OperationAccess): void {
-  requireAbility(principal, access.ability);
+  if (access.ability !== AUTHENTICATED) requireAbility(principal, access.ability);
   if (access.teamWide) requireTeamWideAccess(principal, 'data');
 }
 

@@ -59,31 +59,80 @@ export function parseBearer(authorization: string | undefined): { tokenId: strin
 }
 
 /**
- * Checks a presented secret against the stored token item (read with a strongly consistent read)
- * in constant time and returns the {@link Principal}. Throws AUTHENTICATION_REQUIRED for an unknown
- * (item undefined), wrong or revoked token (interface "Bearer tokens" 6), and for a token of a deleted
- * team (`team_deleted_at`, DESIGN D19).
+ * SHA-256 (hex) of 32 random bytes drawn at start-up: what a presented secret is compared with when the
+ * token id names no token, so an unknown id costs the same hash and comparison as a wrong secret and
+ * the answer's timing says nothing about which ids exist (issue 12 #10; DESIGN D2). No secret is known
+ * to hash to it.
  */
-export function verifyToken(item: Item | undefined, secret: string): Principal {
+const UNKNOWN_TOKEN_SECRET_SHA256 = createHash('sha256').update(randomBytes(32)).digest('hex');
+
+/**
+ * Compares a presented token secret with a stored SHA-256 (64 hex characters): hashes the secret,
+ * decodes the stored hex and compares the two 32-byte digests in constant time (`timingSafeEqual`).
+ * The one secret check of every authentication (DESIGN D2); never throws for a 64-hex-character hash.
+ */
+export function secretMatchesHash(secret: string, storedSha256Hex: string): boolean {
+  return timingSafeEqual(sha256(secret), Buffer.from(storedSha256Hex, 'hex'));
+}
+
+/** A secret check with the signature of {@link secretMatchesHash} (tests inject a spy to count the work). */
+export type SecretCheck = (secret: string, storedSha256Hex: string) => boolean;
+
+/** The outcome of {@link checkToken}. */
+export type TokenCheck =
+  | { ok: true; principal: Principal }
+  | {
+      ok: false;
+      /** AUTHENTICATION_REQUIRED with `WWW-Authenticate: Bearer`. */
+      error: ProblemError;
+      /**
+       * The token, when the presented secret matched it but it may not be used (revoked, or its team
+       * deleted): the caller provably holds it, so the refusal can be attributed to its team (DESIGN D5).
+       * Null for an unknown id and for a wrong secret alike, which get the same error after the same work.
+       */
+      holder: { id: string; teamId: string } | null;
+    };
+
+/**
+ * Checks a presented secret against the stored token item (read with a strongly consistent read): the
+ * secret check runs exactly once on every path — against the stored hash, or against a hash no secret
+ * matches when `item` is undefined (unknown id) — so an unknown id and a wrong secret do the same work
+ * and get the same error (issue 12 #10). Refusals (AUTHENTICATION_REQUIRED, interface "Bearer tokens" 6):
+ * unknown id or wrong secret ("not valid"), then, only once the secret matched, a revoked token or a
+ * token of a deleted team (`team_deleted_at`, DESIGN D19). `check` defaults to {@link secretMatchesHash}.
+ */
+export function checkToken(item: Item | undefined, secret: string, check: SecretCheck = secretMatchesHash): TokenCheck {
   const stored = item as
     | { id: string; team_id: string; abilities: Ability[]; scopes: string[]; revoked_at?: string | null; team_deleted_at?: string | null; secret_sha256: string; team_snapshot?: Principal['team'] }
     | undefined;
-  const presented = sha256(secret);
-  const expected = stored ? Buffer.from(stored.secret_sha256, 'hex') : Buffer.alloc(32);
-  const matches = timingSafeEqual(presented, expected);
-  if (!matches || !stored) throw unauthenticated('The bearer token is not valid.');
-  if (stored.revoked_at) throw unauthenticated('The bearer token has been revoked.');
+  const matches = check(secret, stored ? stored.secret_sha256 : UNKNOWN_TOKEN_SECRET_SHA256);
+  if (!matches || !stored) return { ok: false, error: unauthenticated('The bearer token is not valid.'), holder: null };
+  const holder = { id: stored.id, teamId: stored.team_id };
+  if (stored.revoked_at) return { ok: false, error: unauthenticated('The bearer token has been revoked.'), holder };
   // Set on every token of a deleted team (DESIGN D19); unlike a revocation it leaves the token's
   // abilities to the webhook fan-out, so the team's final events still reach its endpoints.
-  if (stored.team_deleted_at) throw unauthenticated('The bearer token’s team has been deleted.');
+  if (stored.team_deleted_at) return { ok: false, error: unauthenticated('The bearer token’s team has been deleted.'), holder };
   const projectIds = stored.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
   return {
-    tokenId: stored.id,
-    teamId: stored.team_id,
-    abilities: new Set(stored.abilities),
-    projectIds: projectIds.length ? projectIds : null,
-    team: stored.team_snapshot ?? null,
+    ok: true,
+    principal: {
+      tokenId: stored.id,
+      teamId: stored.team_id,
+      abilities: new Set(stored.abilities),
+      projectIds: projectIds.length ? projectIds : null,
+      team: stored.team_snapshot ?? null,
+    },
   };
+}
+
+/**
+ * {@link checkToken} that returns the {@link Principal} and throws its AUTHENTICATION_REQUIRED
+ * (with `WWW-Authenticate: Bearer`) for an unknown, wrong, revoked or deleted team's token.
+ */
+export function verifyToken(item: Item | undefined, secret: string): Principal {
+  const checked = checkToken(item, secret);
+  if (!checked.ok) throw checked.error;
+  return checked.principal;
 }
 
 /**

@@ -9,8 +9,7 @@
  * the ability), D12 (paging).
  */
 import * as z from 'zod';
-import type { Ability } from './abilities.js';
-import type { ToolKind } from '../operations/definition.js';
+import { AUTHENTICATED, type RequiredAbility, type ToolKind } from '../operations/definition.js';
 import { TOOL_OPERATIONS, inputSchemaOf } from '../operations/registry.js';
 
 /** MCP tool annotations (hints for clients; `openWorldHint` is always false: the tools touch only this service). */
@@ -27,10 +26,16 @@ export interface ToolDefinition<N extends string = string> {
   readonly name: N;
   /** Human title. */
   readonly title: string;
-  /** What the tool does; always ends with ``Requires ability `<ability>`.`` (DESIGN D5). */
+  /**
+   * What the tool does; always ends with ``Requires ability `<ability>`.`` (DESIGN D5), or, for a tool that
+   * needs no ability beyond the gate, ``Requires no ability beyond `mcp:full`.``
+   */
   readonly description: string;
-  /** The ability the calling token must hold, besides the `mcp:full` gate. */
-  readonly ability: Ability;
+  /**
+   * The ability the calling token must hold, besides the `mcp:full` gate; `AUTHENTICATED` for a tool that
+   * needs none (`get_team`, the smoke test, DESIGN D2).
+   */
+  readonly ability: RequiredAbility;
   readonly annotations: ToolAnnotations;
   /** The zod (v4) schema of the arguments; strict, so unknown arguments are rejected. */
   readonly inputSchema: z.ZodObject;
@@ -49,7 +54,8 @@ const ANNOTATIONS: Record<ToolKind, ToolAnnotations> = {
   destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 };
 
-const describeWithAbility = (summary: string, ability: Ability) => `${summary} Requires ability \`${ability}\`.`;
+const describeWithAbility = (summary: string, ability: RequiredAbility) =>
+  ability === AUTHENTICATED ? `${summary} Requires no ability beyond \`mcp:full\`.` : `${summary} Requires ability \`${ability}\`.`;
 const GenericObject = z.object({}).loose();
 
 type OperationToolName = (typeof TOOL_OPERATIONS)[number]['tool']['name'];
@@ -60,8 +66,8 @@ export type ToolName = OperationToolName;
 export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERATIONS.map((operation) => ({
   name: operation.tool.name as ToolName,
   title: operation.tool.title,
-  description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as Ability),
-  ability: operation.ability as Ability,
+  description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as RequiredAbility),
+  ability: operation.ability as RequiredAbility,
   annotations: { ...ANNOTATIONS[operation.tool.kind] },
   inputSchema: inputSchemaOf(operation, { withIdempotencyKey: true }),
   outputSchema: operation.output ?? GenericObject,

@@ -112,6 +112,10 @@ const memberData = z.object({
   member: memberObjectSchema,
   subscriber: subscriberObjectSchema.nullable().describe('The member\u2019s linked subscriber, or null for a free member.'),
 });
+const memberUnbanData = z.object({
+  member: memberObjectSchema.nullable().describe('The member (now `left`), or null when the subscriber was banned before ever joining the community.'),
+  subscriber: subscriberObjectSchema.describe('The subscriber, active again.'),
+});
 const memberRemovalData = z.object({
   member: memberObjectSchema.nullable().describe('The member, or null when the subscriber never joined the community.'),
   subscriber: subscriberObjectSchema.nullable().describe('The banned or kicked subscriber, or null for a free member.'),
@@ -248,7 +252,7 @@ const EVENTS = [
     }),
     'A paying member has no live subscription any more.'),
   event('member.banned', 'project-user:view-any', true, memberRemovalData, 'A member was banned from the project\u2019s community.'),
-  event('member.unbanned', 'project-user:view-any', true, memberData, 'A member\u2019s ban was lifted.'),
+  event('member.unbanned', 'project-user:view-any', true, memberUnbanData, 'A member\u2019s (or a subscriber\u2019s) ban was lifted.'),
   event('member.kicked', 'project-user:view-any', true, memberRemovalData, 'A member was removed from the project\u2019s community without a ban.'),
   event('member.access_granted', 'project-user:view-any', true, memberAccessData, 'A member was given access to a linked resource.'),
   event('member.access_revoked', 'project-user:view-any', true, memberAccessData, 'A member\u2019s access to a linked resource was removed.'),

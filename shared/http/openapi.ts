@@ -2,6 +2,7 @@ import { sample } from 'openapi-sampler';
 import { createDocument } from 'zod-openapi';
 import { ERROR_CODES } from '../catalogues/error-codes.js';
 import { API_VERSION } from '../catalogues/version.js';
+import { AUTHENTICATED } from '../operations/definition.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { Problem } from '../schemas/common.js';
 import { MAX_BODY_BYTES } from './rest-pipeline.js';
@@ -23,6 +24,25 @@ function problemResponse(description: string) {
   return { description, content: { 'application/problem+json': { schema: Problem } } };
 }
 
+/** True when the operation's query or body names other objects by id (`*_id`, `*_ids`), which may not exist (404). */
+function namesObjects(route: (typeof OPERATIONS)[number]): boolean {
+  return [route.query, route.body].some((schema) => Object.keys(schema?.shape ?? {}).some((field) => field !== 'confirm_team_id' && /(^|_)ids?$/.test(field)));
+}
+
+type OverrideContext = { zodSchema: { _zod: { def: { type: string; checks?: Array<{ _zod: { def: { check: string; tx?: (value: string) => string } } }> } } }; jsonSchema: Record<string, unknown>; io: 'input' | 'output' };
+
+/**
+ * Says in JSON Schema what zod's `.trim()` means for the input: a trimmed string with a minimum length
+ * must hold a character that is not white space (`pattern: \S`); without it the document would accept
+ * `" "`, which the service refuses.
+ */
+function describeTrimmedInput(context: OverrideContext): void {
+  const def = context.zodSchema._zod.def;
+  if (context.io !== 'input' || def.type !== 'string' || context.jsonSchema.pattern !== undefined) return;
+  const trims = (def.checks ?? []).some((check) => check._zod.def.check === 'overwrite' && check._zod.def.tx?.(' x ') === 'x');
+  if (trims && Number(context.jsonSchema.minLength ?? 0) >= 1) context.jsonSchema.pattern = '\\S';
+}
+
 function buildDocument(): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of OPERATIONS) {
@@ -36,11 +56,19 @@ function buildDocument(): ReturnType<typeof createDocument> {
     };
     if (route.ability) {
       responses['401'] = problemResponse('AUTHENTICATION_REQUIRED: missing, malformed, unknown or revoked token.');
-      responses['403'] = problemResponse('TOKEN_MISSING_ABILITY: the token lacks the required ability.');
+      if (route.ability !== AUTHENTICATED || route.teamWide) {
+        responses['403'] = problemResponse(route.ability === AUTHENTICATED ? 'TOKEN_MISSING_ABILITY: the token is narrowed to projects.' : 'TOKEN_MISSING_ABILITY: the token lacks the required ability.');
+      }
       responses['429'] = problemResponse('RATE_LIMITED: the `rest` bucket is exhausted; see Retry-After.');
     }
-    if (route.params) responses['404'] = problemResponse('NOT_FOUND: no such object in your team.');
-    if (route.ability || route.query) responses['422'] = problemResponse('VALIDATION_FAILED with field-level `errors` (or IDEMPOTENCY_KEY_REUSED for writes).');
+    if (route.params || namesObjects(route) || (!route.ability && isWrite)) {
+      responses['404'] = problemResponse(
+        !route.ability && isWrite ? 'NOT_FOUND: the credential in the body names nothing that can be used (unknown, expired or used).' : 'NOT_FOUND: no such object in your team (the path, or an id the request names).',
+      );
+    }
+    // Every operation refuses unknown query parameters; writes also refuse bad bodies and reused keys.
+    responses['422'] = problemResponse(isWrite ? 'VALIDATION_FAILED with field-level `errors`, or IDEMPOTENCY_KEY_REUSED.' : 'VALIDATION_FAILED with field-level `errors`.');
+    if (!route.ability && isWrite) responses['429'] = problemResponse('RATE_LIMITED: the per-IP bucket of requests without a token is exhausted; see Retry-After.');
     if (route.tierLimit || (isWrite && route.ability && route.lockdown !== 'exempt')) {
       const reasons = [
         ...(isWrite && route.lockdown !== 'exempt' ? ['BILLING_LOCKED: the team is locked for an unpaid invoice of its own tier'] : []),
@@ -59,14 +87,14 @@ function buildDocument(): ReturnType<typeof createDocument> {
       summary: route.summary,
       ...(route.teamWide ? { description: 'Team-wide data: a token narrowed by `scope:project:<uuid>` gets 403 TOKEN_MISSING_ABILITY.' } : {}),
       tags: [route.tag],
-      'x-required-scopes': route.ability ? [route.ability] : [],
+      'x-required-scopes': route.ability && route.ability !== AUTHENTICATED ? [route.ability] : [],
       security: route.ability ? [{ bearerAuth: [] }] : [],
       requestParams: {
         ...(route.params ? { path: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
       },
       parameters: isWrite
-        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key replays the first response and body replays the first response; a retry while the first still runs is 409, the key with another request 422.', schema: { type: 'string', format: 'uuid' } }]
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`); a retry while the first still runs is 409, the key with another request 422. Keys are kept 24 hours.', schema: { type: 'string', format: 'uuid' } }]
         : undefined,
       ...(body ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } } : {}),
       responses,
@@ -87,7 +115,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
     servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
     paths: paths as never,
-  });
+  }, { override: describeTrimmedInput as never });
   addExamples(document as unknown as OpenApiJson);
   return document;
 }

@@ -11,6 +11,17 @@ import type { UsageMetric } from '../domain/billing/schema.js';
  * definitions.
  */
 
+/**
+ * The `ability` of an operation that needs a valid token and no ability (DESIGN D2: the smoke test
+ * `GET /v1/teams/current` / `get_team`, which is how anyone checks that a token works): authenticated,
+ * rate-limited and logged like any other operation, `x-required-scopes: []` in OpenAPI. On the tool
+ * server the `mcp:full` gate still applies.
+ */
+export const AUTHENTICATED = 'authenticated';
+
+/** What an operation asks of its caller's token: one ability, or {@link AUTHENTICATED} (a valid token, no ability). */
+export type RequiredAbility = Ability | typeof AUTHENTICATED;
+
 /** HTTP methods the REST API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -53,8 +64,12 @@ export interface OperationDefinition<
   readonly summary: string;
   /** OpenAPI tag (the object's name). */
   readonly tag: string;
-  /** The ability the caller must hold (`x-required-scopes`); null only for the public documents. */
-  readonly ability: Ability | null;
+  /**
+   * The ability the caller's token must hold (`x-required-scopes`); {@link AUTHENTICATED} for an operation
+   * that needs a valid token and no ability (the smoke test); null for an operation without a token (the
+   * public documents, and a public write whose credential is in its body).
+   */
+  readonly ability: RequiredAbility | null;
   /**
    * True when the operation works on team-wide data (tokens, activity, webhook endpoints and
    * deliveries, members, roles, groups): a token narrowed by `scope:project:<uuid>` gets
@@ -104,7 +119,7 @@ export function defineOperation<
     id: string;
     summary: string;
     tag: string;
-    ability: Ability | null;
+    ability: RequiredAbility | null;
     teamWide: boolean;
     params?: z.ZodObject;
     query?: z.ZodObject;

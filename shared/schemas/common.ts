@@ -7,14 +7,15 @@ export const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp, e.g.
 /** UUID path/body identifier of a domain object (DESIGN D12). */
 export const Uuid = IdSchemas.uuid();
 
-/** ISO 4217 codes known to the runtime's ICU data (Node's full ICU: every active currency). */
-const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+/** ISO 4217 codes known to the runtime's ICU data (Node's full ICU: every active currency), upper case. */
+const ISO_4217 = Intl.supportedValuesOf('currency').filter((code) => /^[A-Z]{3}$/.test(code)) as [string, ...string[]];
 
-/** An ISO 4217 currency code, upper case (amounts are integers in its minor unit). */
+/**
+ * An ISO 4217 currency code, upper case (amounts are integers in its minor unit). An enum rather than a
+ * refinement, so `openapi.json` and the tool schemas list exactly the codes the service accepts.
+ */
 export const Currency = z
-  .string()
-  .regex(/^[A-Z]{3}$/)
-  .refine((code) => ISO_4217.has(code), { message: 'Not an ISO 4217 currency code.' })
+  .enum(ISO_4217, { error: 'Not an ISO 4217 currency code.' })
   .describe('ISO 4217 currency code, upper case (e.g. EUR).')
   .meta({ examples: ['EUR'] });
 
@@ -30,7 +31,13 @@ export const MAX_PAGE_SIZE = 100;
 export const ListQuery = z
   .object({
     limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`),
-    cursor: z.string().min(1).max(2048).optional().describe('Opaque cursor: the `next_cursor` of the previous page. Omit for the first page.'),
+    cursor: z
+      .string()
+      .min(1)
+      .max(2048)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional()
+      .describe('Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.'),
   })
   .strict();
 

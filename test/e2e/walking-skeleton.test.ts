@@ -72,7 +72,8 @@ describe('walking skeleton, end to end', () => {
     const team = await runCli(['team', 'create', '--name', 'CLI team'], service.env);
     expect(team.code).toBe(0);
     const teamId = JSON.parse(team.stdout).id as string;
-    const minted = await runCli(['token', 'create', '--team', teamId, '--abilities', 'team:view,project:view-any', '--name', 'ci'], service.env);
+    // The README's example token: no team ability, yet the smoke test answers (DESIGN D2).
+    const minted = await runCli(['token', 'create', '--team', teamId, '--abilities', 'mcp:full,project:view-any', '--name', 'ci'], service.env);
     expect(minted.code).toBe(0);
     const token = JSON.parse(minted.stdout);
     expect(token.token).toMatch(/^svc_live_[0-9A-Z]{26}_[0-9A-Za-z]{40,}$/);

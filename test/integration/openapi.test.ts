@@ -10,12 +10,13 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONNECTABLE_PAYMENT_PROVIDERS } from '../../shared/catalogues/payment-providers.js';
 import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
 import { rest } from '../support/guarantees.js';
 import { createTestRuntime, testClock } from '../support/store.js';
@@ -46,6 +47,8 @@ describe('the served OpenAPI document', () => {
   });
 
   it('describes exactly the route table, each operation with x-required-scopes naming its ability', () => {
+    expect(document.paths['/v1/teams/current'].get['x-required-scopes']).toEqual([]);
+    expect(document.paths['/v1/teams/current'].get.security).toEqual([{ bearerAuth: [] }]);
     const documented: string[] = [];
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const [method, operation] of Object.entries(item)) documented.push(`${method.toUpperCase()} ${path} ${operation.operationId}`);
@@ -54,10 +57,14 @@ describe('the served OpenAPI document', () => {
     expect(documented.sort()).toEqual(routes.map((route) => `${route.rest.method} ${route.rest.path} ${route.id}`).sort());
     for (const route of routes) {
       const operation = document.paths[route.rest.path][route.rest.method.toLowerCase()];
-      expect(operation['x-required-scopes'], route.id).toEqual(route.ability ? [route.ability] : []);
+      // 'authenticated' (the smoke test, DESIGN D2): a valid token, no ability — bearer security, no scope.
+      expect(operation['x-required-scopes'], route.id).toEqual(route.ability && route.ability !== 'authenticated' ? [route.ability] : []);
       if (route.ability) {
         expect(operation.security).toEqual([{ bearerAuth: [] }]);
-        for (const status of ['401', '403', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.id} ${status}`).toBeDefined();
+        for (const status of ['401', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.id} ${status}`).toBeDefined();
+        expect(operation.responses['403'] !== undefined, `${route.id} 403`).toBe(route.ability !== 'authenticated' || route.teamWide);
+      } else {
+        expect(operation.security, route.id).toEqual([]);
       }
       if (route.rest.method !== 'GET') {
         expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key')?.schema).toEqual({ type: 'string', format: 'uuid' });
@@ -84,6 +91,37 @@ describe('the served OpenAPI document', () => {
       }
     }
   });
+
+  it('documents what the edge refuses, so a request valid by the document is not refused as invalid', async () => {
+    const dereferenced = (await SwaggerParser.dereference(structuredClone(document) as never)) as any;
+    const bodyOf = (path: string, method: string) => dereferenced.paths[path][method].requestBody.content['application/json'].schema;
+    // Trimmed names: blank text is refused, so the document says a non-space character is needed.
+    expect(bodyOf('/v1/projects', 'post').properties.name).toMatchObject({ minLength: 1, pattern: '\\S' });
+    expect(new RegExp(bodyOf('/v1/projects', 'post').properties.name.pattern).test('   ')).toBe(false);
+    // Currencies are the ISO 4217 list itself; payment providers only the connectable ones.
+    expect(bodyOf('/v1/projects/{project_id}/plans', 'post').properties.currency.enum).toEqual(expect.arrayContaining(['EUR', 'USD', 'JPY']));
+    expect(bodyOf('/v1/projects/{project_id}/plans', 'post').properties.currency.enum).not.toContain('DEE');
+    expect(bodyOf('/v1/projects/{project_id}/payment-provider', 'put').properties.provider.enum).toEqual([...CONNECTABLE_PAYMENT_PROVIDERS]);
+    // A cursor is base64url text; any other is VALIDATION_FAILED, as its description says.
+    const cursor = dereferenced.paths['/v1/projects'].get.parameters.find((parameter: { name: string }) => parameter.name === 'cursor');
+    expect(cursor.schema.pattern).toBe('^[A-Za-z0-9_-]+$');
+    expect(cursor.schema.description).toMatch(/VALIDATION_FAILED/);
+    // Public writes document their 404, 422 and 429; ids named in a body document 404.
+    expect(Object.keys(dereferenced.paths['/v1/team-invitations/accept'].post.responses)).toEqual(expect.arrayContaining(['404', '422', '429']));
+    expect(dereferenced.paths['/v1/groups'].post.responses['404']).toBeDefined();
+  });
+
+  it('passes Redocly lint (recommended rules) with no error and no warning', async () => {
+    const file = join(directory, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const cli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+    // Telemetry and the update check off: no test reaches the internet.
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' };
+    const result = await run(process.execPath, [cli, 'lint', file, '--format=json'], { env, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => error);
+    const report = JSON.parse(String(result.stdout)) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    expect(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 120_000);
 
   it('lists in Allow only the methods of the path itself', async () => {
     const reply = await rest(runtime, { method: 'DELETE', path: '/v1/webhook-deliveries/replay-dead' });

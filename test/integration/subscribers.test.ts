@@ -293,6 +293,15 @@ describe('ban, unban and kick', () => {
     expect(types(events)).toEqual(['member.banned']);
     expect(events[0]!.data).toMatchObject({ member: null, reason: 'fraud' });
     expectRestProblem(await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'x'.repeat(501) }), 'VALIDATION_FAILED');
+
+    // Unbanning them (no member either) emits member.unbanned with member null — it answered 500 before
+    // (found by the property-based run of the OpenAPI document: the payload schema required a member).
+    const unbanned = await call('POST', `/v1/subscribers/${subscriber.id}/unban`);
+    expect(unbanned.status, unbanned.text).toBe(200);
+    expect(unbanned.json).toMatchObject({ member: null, subscriber: { id: subscriber.id, status: 'active', banned_at: null } });
+    const after = await newEvents();
+    expect(types(after)).toEqual(['member.unbanned']);
+    expect(after[0]!.data).toMatchObject({ member: null, subscriber: { id: subscriber.id, status: 'active' } });
   });
 
   it('kicks a joined member over kick_subscriber (member.kicked); refuses a subscriber who never joined or was already kicked', async () => {

@@ -14,7 +14,7 @@ import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { EventEnvelope, StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem, mcpPost, mcpSession, rest, tool, toolsCall } from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -53,6 +53,37 @@ describe('creating a team', () => {
     await expect(createTeam(runtime.store, clock, { name: 'Again', id: team.id })).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(createTeam(runtime.store, clock, { name: ' ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(await eventsOf(team.id)).toHaveLength(1);
+  });
+});
+
+describe('the smoke test (DESIGN D2: a valid token and no ability)', () => {
+  it('answers the README’s example token (mcp:full, project:view-any) on REST and get_team, and a project-scoped token too', async () => {
+    const t = await seedTeam(runtime.store, clock);
+    const example = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['mcp:full', 'project:view-any'], name: 'README example' });
+    const reply = await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: example.token });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.json).toMatchObject({ id: t.team.id, name: t.team.name });
+    expect(reply.headers['x-ratelimit-limit']).toBe('600');
+    const sessionId = await mcpSession(runtime, example.token);
+    const called = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: example.token, sessionId });
+    expect(called.status).toBe(200);
+    expect(called.json.result.isError, called.text).toBeUndefined();
+    expect(called.json.result.structuredContent).toEqual(reply.json);
+
+    const project = (await rest(runtime, { method: 'POST', path: '/v1/projects', token: t.token, body: { name: 'P', platform_type: 'discord' } })).json;
+    const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['project:view'], projectIds: [project.id] });
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: scoped.token })).json).toEqual(reply.json);
+  });
+
+  it('still needs a valid token (401) and, on the tool server, the mcp:full gate (403)', async () => {
+    const t = await seedTeam(runtime.store, clock);
+    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
+    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: `${t.token.slice(0, -4)}QQQQ`, sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
+    const gateless = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['project:view-any'] });
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: gateless.token })).status).toBe(200);
+    const refused = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: gateless.token });
+    expect(refused.status).toBe(403);
+    expect(refused.json.code).toBe('TOKEN_MISSING_ABILITY');
   });
 });
 

@@ -15,10 +15,11 @@
 /// <reference types="vite/client" />
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
+import { AUTHENTICATED } from '../../shared/operations/definition.js';
 import { OPERATIONS, type RegisteredOperation } from '../../shared/operations/registry.js';
 import { TOOL_TABLE } from '../../shared/mcp/tools.js';
 import { createWorld, expectNoneOf, expectProblem, rest, teamPartitionSnapshot, tool, type World } from '../support/guarantees.js';
-import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { TEAM_WIDE, idsOf, type Expect, type IsolationCases, type OperationCases, type WalkCase } from '../isolation/cases.js';
 
 // Every object module's cases, one file per module folder (`test/isolation/<folder>.ts`).
@@ -128,6 +129,35 @@ for (const walk of ['foreign', 'scoped'] as const) {
     }
   });
 }
+
+// Operations that need a valid token and no ability (DESIGN D2: the smoke test) are walked a third time
+// with a token of team A that holds none of the abilities the others need (the README's example token):
+// the token's own team answers, never team B.
+describe('a token of team A with no relevant ability, on every operation that needs none', () => {
+  const bare = () => seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['mcp:full', 'project:view-any'], name: 'bare' });
+  const authenticatedOnly = OPERATIONS.filter((operation) => operation.ability === AUTHENTICATED);
+
+  it('has at least the smoke test among them', () => {
+    expect(authenticatedOnly.map((operation) => operation.id)).toContain('getCurrentTeam');
+  });
+
+  for (const operation of authenticatedOnly) {
+    it(`${operation.rest.method} ${operation.rest.path} (${operation.id}) and its tool`, async () => {
+      const token = await bare();
+      const cases = OPERATION_CASES.get(operation.id)!;
+      const call = restCallOf(operation, cases.foreign.input(world, extraOf(cases)));
+      const reply = await rest(runtime, { ...call, token: token.token });
+      check(cases.foreign.expect, reply.status, reply.json, operation.id);
+      expectNoneOf(reply.text, notSent(bSecrets, call), operation.id);
+      if (operation.tool) {
+        const args = cases.foreign.input(world, extraOf(cases));
+        const result = await tool(runtime, token.principal, operation.tool.name, args);
+        check(cases.foreign.expect, result.isError ? (result.structuredContent.status as number) : 200, result.structuredContent, operation.tool.name);
+        expectNoneOf(JSON.stringify(result), notSent(bSecrets, args), operation.tool.name);
+      }
+    });
+  }
+});
 
 describe('what the walks leave behind and what they cannot see', () => {
   it('left team B’s partition and tokens untouched', async () => {

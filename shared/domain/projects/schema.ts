@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES, isConnectablePaymentProvider } from '../../catalogues/payment-providers.js';
+import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_RESOURCE_KINDS, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
@@ -152,11 +152,9 @@ export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
 /** Body of `PUT /v1/projects/{project_id}/payment-provider` (DESIGN D16). */
 export const ConnectPaymentProviderRequest = z
   .object({
+    // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
     provider: z
-      .enum(PAYMENT_PROVIDER_VALUES)
-      .refine(isConnectablePaymentProvider, {
-        message: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`,
-      })
+      .enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` })
       .describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`),
   })
   .strict()

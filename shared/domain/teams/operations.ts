@@ -1,4 +1,4 @@
-import { defineModule, defineOperation } from '../../operations/definition.js';
+import { AUTHENTICATED, defineModule, defineOperation } from '../../operations/definition.js';
 import { DeleteTeamQuery, Team, UpdateTeamRequest } from './schema.js';
 
 /** The team operations (DESIGN D13, D19). */
@@ -7,9 +7,9 @@ export const teamsModule = defineModule({
   operations: {
     getCurrentTeam: defineOperation({
       id: 'getCurrentTeam',
-      summary: 'The team the token is scoped to (smoke test).',
+      summary: 'The team the token is scoped to (smoke test: any valid token, no ability needed).',
       tag: 'Teams',
-      ability: 'team:view',
+      ability: AUTHENTICATED,
       teamWide: false,
       output: Team,
       events: [],
