@@ -12,6 +12,8 @@
  *                                                               → { id, token, abilities, scopes }
  *   token revoke <id>                                           → { id, revoked_at }
  *   token list --team <uuid>                                    → [ ... ]
+ *   member sign-in-link --team <uuid> --email <address> [--base-url <url>]
+ *                                                               → { url, expires_at }  (DESIGN D21)
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -21,6 +23,7 @@ import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { listTokens, mintToken, revokeToken } from '../shared/domain/tokens/repository.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
+import { createSignInLink } from '../shared/dashboard/sessions.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
 import { createStore, type Store } from '../shared/store/store.js';
 
@@ -31,6 +34,9 @@ Commands (JSON on stdout; a problem document on stderr and a non-zero exit on fa
   token create --team <uuid> --abilities <a,b,...|all> [--project <uuid>]... [--name <text>]
   token revoke <token id>
   token list --team <uuid>
+  member sign-in-link --team <uuid> --email <address> [--base-url <url>]
+      a one-time dashboard sign-in link for an active team member (15 minutes, single use);
+      --base-url defaults to http://localhost:$PORT (3000)
 
 --abilities all grants every ability of the catalogue. The CLI talks to DYNAMODB_ENDPOINT (default the
 DynamoDB Local that \`npm start\` runs, http://127.0.0.1:$DYNAMODB_LOCAL_PORT, port 8000 by default),
@@ -111,6 +117,14 @@ async function run(): Promise<unknown> {
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
       return all;
+    }
+    case 'member sign-in-link': {
+      const { values } = options({ team: { type: 'string' }, email: { type: 'string' }, 'base-url': { type: 'string' } });
+      const teamId = uuid(required(values.team, '--team'), '--team');
+      const email = required(values.email, '--email');
+      const baseUrl = (values['base-url'] ?? `http://localhost:${localConfig().port}`).replace(/\/+$/, '');
+      const link = await createSignInLink(theStore(), systemClock, teamId, email);
+      return { url: `${baseUrl}${link.path}`, expires_at: link.expires_at };
     }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');

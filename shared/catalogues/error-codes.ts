@@ -55,6 +55,8 @@ export const ERROR_CODES = [
     'Wait for the first request to finish, then retry with the same key to receive its response.'),
   entry('CONFLICT', 409, 'state', 'The object\u2019s current state does not allow this operation.',
     'Read the object again and check its state (for example, only a dead delivery can be retried) before retrying.'),
+  entry('CSRF_TOKEN_INVALID', 403, 'authentication', 'The form is missing its CSRF token or the token does not match the session.',
+    'Reload the dashboard page and submit the form again; dashboard forms and htmx requests carry the session\u2019s CSRF token (DESIGN D21).'),
   entry('NOT_IMPLEMENTED', 501, 'server', 'This operation is published but not available yet.',
     'Use the equivalent dashboard feature or REST endpoint for now; check the changelog for availability.'),
   entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.',
