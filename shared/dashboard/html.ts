@@ -41,7 +41,10 @@ type Component = (props: Props) => Html;
 export function h(tag: string | Component, attributes: Record<string, unknown> | null, ...children: Child[]): Html {
   const props: Props = { ...(attributes ?? {}) };
   if (typeof tag === 'function') return tag({ ...props, children: children.length === 1 ? children[0] : children });
+  // `safe` is kitajs's escaping switch (escaping is always on here); `__self`/`__source` come from dev-mode JSX transforms.
   delete props.safe;
+  delete props.__self;
+  delete props.__source;
   const attributeText = attributesToString(props);
   if (children.length === 0 && isVoidElement(tag)) return raw(`<${tag}${attributeText}/>`);
   return raw(`<${tag}${attributeText}>${renderChild(children)}</${tag}>`);
