@@ -63,7 +63,8 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-
 .badge { display:inline-block; padding:.05rem .5rem; border-radius:999px; font-size:.8rem; font-weight:600; border:1px solid currentColor; white-space:nowrap; }
 .badge.green { color:var(--ok); } .badge.yellow, .badge.orange { color:var(--warn); } .badge.red { color:var(--bad); }
 .badge.blue { color:var(--info); } .badge.gray, .badge.purple { color:var(--neutral); }
-form.stack { display:grid; gap:.75rem; max-width:40rem; }
+form.stack { display:grid; gap:.75rem; max-width:64rem; }
+form.stack > div { max-width:40rem; }
 label { font-weight:600; display:block; margin-bottom:.2rem; }
 input[type=text], input[type=url], input[type=email], input[type=number], input[type=datetime-local], select, textarea {
   width:100%; padding:.45rem .55rem; border:1px solid #9aa3b2; border-radius:6px; font:inherit; background:#fff; }
@@ -77,7 +78,8 @@ button, .button { display:inline-block; padding:.45rem .9rem; border-radius:6px;
 button.secondary, .button.secondary { background:#fff; color:var(--accent); }
 button.danger { background:var(--bad); border-color:var(--bad); }
 button:disabled { background:#e6e8ec; border-color:#c5cad3; color:#4b5565; cursor:not-allowed; }
-.actions { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; }
+.actions { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:0 0 1rem; }
+td .actions { margin:0; }
 .actions form { margin:0; }
 .problem { border:1px solid var(--bad); background:#fff1f0; color:#7a1712; border-radius:8px; padding:.75rem 1rem; margin-bottom:1rem; }
 .problem strong { display:block; }

@@ -212,10 +212,10 @@ export function ActionButton(props: { viewer: Viewer; ability: Ability; label: s
 }
 
 /** A link styled as a button that leads to a form; disabled (as a button) when the member lacks `ability`. */
-export function ActionLink(props: { viewer: Viewer; href: string; ability: Ability; label: string }): Html {
+export function ActionLink(props: { viewer: Viewer; href: string; ability: Ability; label: string; secondary?: boolean }): Html {
   if (props.viewer.principal.abilities.has(props.ability)) {
     return (
-      <a class="button" href={props.href}>
+      <a class={props.secondary ? 'button secondary' : 'button'} href={props.href}>
         {props.label}
       </a>
     );

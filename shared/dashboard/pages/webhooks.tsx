@@ -284,7 +284,7 @@ export async function endpointPage(request: SignedInRequest, params: Record<stri
         ) : (
           <ActionForm viewer={viewer} action={`${base}/enable`} ability="webhook-endpoint:manage" label="Re-enable" />
         )}
-        <ActionLink viewer={viewer} href={`${base}/delete`} ability="webhook-endpoint:manage" label="Delete" />
+        <ActionLink viewer={viewer} href={`${base}/delete`} ability="webhook-endpoint:manage" label="Delete" secondary />
       </div>
       <h2>Recent deliveries</h2>
       {deliveries === null ? (
@@ -362,10 +362,10 @@ export async function deleteEndpoint(request: SignedInRequest, params: Record<st
 
 function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelivery[] }): Html {
   return (
-    <Table head={['Delivery', 'Event', 'Status', 'Attempts', 'Created', 'Dead-lettered', '']} id="deliveries">
+    <Table head={['Delivery', 'Event', 'Endpoint', 'Status', 'Attempts', 'Created', 'Dead-lettered', '']} id="deliveries">
       {props.deliveries.length === 0 ? (
         <tr>
-          <td colspan="7" class="hint">
+          <td colspan="8" class="hint">
             No deliveries match.
           </td>
         </tr>
@@ -379,6 +379,11 @@ function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelivery[] })
             </td>
             <td>
               <code>{delivery.event_type}</code>
+            </td>
+            <td>
+              <a class="mono" href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`} aria-label={`Endpoint ${delivery.endpoint_id}`}>
+                {delivery.endpoint_id.slice(0, 8)}…
+              </a>
             </td>
             <td>
               <DeliveryStatus status={delivery.status} />
