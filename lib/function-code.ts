@@ -114,7 +114,7 @@ export function bundleEntry(entry: BundleEntry, outputDir: string): void {
   if (entry.kind === 'file') {
     // The `$default` route knows the routes as plain method + path pairs, written in here, not the operations' schemas.
     // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build step of their own).
-    const define =
+    const define: Record<string, string> | undefined =
       entry.name === 'unmatched-route'
         ? { REST_ROUTE_BINDINGS: JSON.stringify(OPERATIONS.map((operation) => ({ method: operation.rest.method, path: operation.rest.path }))) }
         : entry.name === 'dashboard'
