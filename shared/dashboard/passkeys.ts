@@ -1,12 +1,8 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
@@ -22,6 +18,9 @@ import type { TeamMember } from '../domain/team-members/schema.js';
  * and signature counter are stored per credential; a WebAuthn challenge is an item used once, within
  * {@link CHALLENGE_LIFETIME_MS}. Passkey material is never logged, returned or put in an event.
  */
+
+/** `@simplewebauthn/server`, loaded on first use: the local server and the Lambda start without its crypto stack. */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** A WebAuthn challenge can be answered within this long (milliseconds): 5 minutes. */
 const CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;
@@ -105,7 +104,7 @@ export async function startPasskeyRegistration(
   input: { teamId: string; member: Pick<TeamMember, 'id' | 'email' | 'name'>; sessionId: string },
 ): Promise<{ challengeId: string; options: PublicKeyCredentialCreationOptionsJSON }> {
   const existing = await memberPasskeyItems(store, input.teamId, input.member.id);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: RELYING_PARTY_NAME,
     rpID: relyingParty.rpId,
     userName: input.member.email,
@@ -132,7 +131,7 @@ export async function finishPasskeyRegistration(
 ): Promise<PasskeySummary> {
   const challenge = await takeChallenge(store, clock, input.challengeId, { purpose: 'registration', sessionId: input.sessionId });
   if (!challenge) throw refused();
-  const verification = await verifyRegistrationResponse({
+  const verification = await (await webauthn()).verifyRegistrationResponse({
     response: input.response,
     expectedChallenge: challenge,
     expectedOrigin: relyingParty.origin,
@@ -168,7 +167,7 @@ export async function finishPasskeyRegistration(
 
 /** Sign-in options (a discoverable credential: the browser offers the member's passkeys) and the challenge's id. */
 export async function startPasskeySignIn(store: Store, clock: Clock, relyingParty: RelyingParty): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
-  const options = await generateAuthenticationOptions({ rpID: relyingParty.rpId, userVerification: 'preferred' });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty.rpId, userVerification: 'preferred' });
   const challengeId = await newChallenge(store, clock, options.challenge, { purpose: 'authentication' });
   return { challengeId, options };
 }
@@ -188,7 +187,7 @@ export async function finishPasskeySignIn(
   const credentialId = typeof input.response?.id === 'string' && input.response.id.length <= 1024 ? input.response.id : null;
   const item = challenge && credentialId ? await store.get(keys.passkey(credentialId)) : undefined;
   if (!challenge || !item) throw refused();
-  const verification = await verifyAuthenticationResponse({
+  const verification = await (await webauthn()).verifyAuthenticationResponse({
     response: input.response,
     expectedChallenge: challenge,
     expectedOrigin: relyingParty.origin,

@@ -32,7 +32,6 @@ import { createHttpsTransport } from '../domain/webhook-deliveries/transport/htt
 import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/trust.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
-import { handleDashboardRequest } from '../dashboard/router.js';
 import { DASHBOARD_PATH, MAX_DASHBOARD_BODY_BYTES } from '../dashboard/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
 import { ensureTeamOwner } from '../domain/team-members/repository.js';
@@ -288,7 +287,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
           const event = nodeRequestToEvent(request, body);
           const started = performance.now();
           const served = isDashboard
-            ? handleDashboardRequest(runtime, event).then((result) => {
+            ? // Loaded on the first dashboard request, so start-up does not compile the pages.
+              import('../dashboard/router.js').then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event)).then((result) => {
                 logRequest({ method: event.requestContext.http.method, path, status: result.statusCode, duration_ms: Math.round(performance.now() - started), request_id: event.requestContext.requestId, operation: null });
                 return result;
               })
