@@ -46,7 +46,7 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
         <ActionLink viewer={viewer} href="/dashboard/tokens/new" ability="token:create" label="New token" />
       </div>
       {tokens.ok ? (
-        <Table head={['Name', 'Id', 'Abilities', 'Projects', 'Created', 'Last used', 'Revoked', '']} id="tokens">
+        <Table head={['Name', 'Id', 'Abilities', 'Projects', 'Created', 'Last used', 'Revoked at', '']} id="tokens">
           {tokens.result.data.map((token) => {
             const projects = token.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
             return (
@@ -60,7 +60,7 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
                 </td>
                 <td class="hint">not recorded</td>
                 <td>{token.revoked_at ? <When at={token.revoked_at} /> : <Badge color="green">live</Badge>}</td>
-                <td>{token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" />}</td>
+                <td>{token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />}</td>
               </tr>
             );
           })}
