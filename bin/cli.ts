@@ -16,6 +16,8 @@
  *   billing invoice-paid --team <uuid> --invoice <uuid>         → { billing_account, invoice }
  *   billing invoice-failed --team <uuid> --invoice <uuid> [--reason <text>]
  *                                                               → { billing_account, invoice }
+ *   member sign-in-link --team <uuid> --email <address> [--base-url <url>]
+ *                                                               → { url, expires_at }  (DESIGN D21)
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +30,7 @@ import { changeTier, markInvoicePaid, markInvoicePaymentFailed } from '../shared
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
+import { createSignInLink } from '../shared/dashboard/sessions.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
 import { createStore, type Store } from '../shared/store/store.js';
 
@@ -41,6 +44,9 @@ Commands (JSON on stdout; a problem document on stderr and a non-zero exit on fa
   billing set-tier --team <uuid> --tier <${BILLING_TIERS.join('|')}>
   billing invoice-paid --team <uuid> --invoice <uuid>
   billing invoice-failed --team <uuid> --invoice <uuid> [--reason <text>]
+  member sign-in-link --team <uuid> --email <address> [--base-url <url>]
+      a one-time dashboard sign-in link for an active team member (15 minutes, single use);
+      --base-url defaults to http://localhost:$PORT (3000)
 
 --abilities all grants every ability of the catalogue. The CLI talks to DYNAMODB_ENDPOINT (default the
 DynamoDB Local that \`npm start\` runs, http://127.0.0.1:$DYNAMODB_LOCAL_PORT, port 8000 by default),
@@ -145,6 +151,14 @@ async function run(): Promise<unknown> {
     case 'billing invoice-failed': {
       const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' }, reason: { type: 'string' } });
       return markInvoicePaymentFailed(billingRuntime(), uuid(required(values.team, '--team'), '--team'), uuid(required(values.invoice, '--invoice'), '--invoice'), values.reason ?? null);
+    }
+    case 'member sign-in-link': {
+      const { values } = options({ team: { type: 'string' }, email: { type: 'string' }, 'base-url': { type: 'string' } });
+      const teamId = uuid(required(values.team, '--team'), '--team');
+      const email = required(values.email, '--email');
+      const baseUrl = (values['base-url'] ?? `http://localhost:${localConfig().port}`).replace(/\/+$/, '');
+      const link = await createSignInLink(theStore(), systemClock, teamId, email);
+      return { url: `${baseUrl}${link.path}`, expires_at: link.expires_at };
     }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');

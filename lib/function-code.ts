@@ -6,12 +6,13 @@ import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions } from 'esbuild';
 import { OPERATIONS, type RegisteredOperation } from '../shared/operations/registry.js';
+import { readVendorFiles } from '../shared/dashboard/assets.js';
 
 /** Repository root (this file lives in `<root>/lib`). */
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Lambda entry files under `functions/` (every other function is one REST operation). */
-export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'fan-out', 'dispatcher', 'sweeper', 'deadlines'] as const;
+export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'dashboard', 'fan-out', 'dispatcher', 'sweeper', 'deadlines'] as const;
 
 /** One of {@link FUNCTION_FILES}. */
 export type FunctionFile = (typeof FUNCTION_FILES)[number];
@@ -112,7 +113,13 @@ export function bundleEntry(entry: BundleEntry, outputDir: string): void {
   const outfile = path.join(outputDir, `${entry.name}.mjs`);
   if (entry.kind === 'file') {
     // The `$default` route knows the routes as plain method + path pairs, written in here, not the operations' schemas.
-    const define = entry.name === 'unmatched-route' ? { REST_ROUTE_BINDINGS: JSON.stringify(OPERATIONS.map((operation) => ({ method: operation.rest.method, path: operation.rest.path }))) } : undefined;
+    // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build step of their own).
+    const define: Record<string, string> | undefined =
+      entry.name === 'unmatched-route'
+        ? { REST_ROUTE_BINDINGS: JSON.stringify(OPERATIONS.map((operation) => ({ method: operation.rest.method, path: operation.rest.path }))) }
+        : entry.name === 'dashboard'
+          ? { DASHBOARD_VENDOR_FILES: JSON.stringify(readVendorFiles()) }
+          : undefined;
     buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], outfile, define });
     return;
   }

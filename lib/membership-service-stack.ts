@@ -31,7 +31,7 @@ export interface MembershipServiceStackProps extends StackProps {
  * this stack except the REST routes and their Lambdas, which live in nested stacks, one per object
  * module (DESIGN D23: no template near the resource limit with 150 routes).
  *
- * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `TableName`.
+ * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `DashboardUrl`, `TableName`.
  */
 export class MembershipServiceStack extends Stack {
   /** The functions' bundles (one esbuild run per entry). */
@@ -97,6 +97,7 @@ export class MembershipServiceStack extends Stack {
 
     new CfnOutput(this, 'RestApiUrl', { description: 'REST API base URL ({base_url})', value: this.restApi.httpApi.endpoint });
     new CfnOutput(this, 'McpUrl', { description: 'MCP tool server URL ({mcp_url})', value: this.mcpApi.url });
+    new CfnOutput(this, 'DashboardUrl', { description: 'Dashboard for team members (DESIGN D21)', value: `${this.restApi.httpApi.endpoint}/dashboard` });
     new CfnOutput(this, 'TableName', { description: 'Main DynamoDB table', value: this.tables.table.tableName });
   }
 }

@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
+import { Dashboard } from './dashboard.js';
 import { AccessLoggedHttpApi } from './http-api.js';
 import { RouteStack, pascalCase } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
@@ -96,6 +97,8 @@ export class RestApi extends Construct {
   public readonly functions: ReadonlyMap<string, lambda.Function>;
   /** The `$default` route's Lambda (unknown routes → problem documents). */
   public readonly unmatchedRouteFunction: lambda.Function;
+  /** The dashboard at `/dashboard` (DESIGN D21). */
+  public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: RestApiProps) {
     super(scope, id);
@@ -135,6 +138,7 @@ export class RestApi extends Construct {
     });
     Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.' });
     this.unmatchedRouteFunction = fallback;
+    this.dashboard = new Dashboard(this, 'Dashboard', { httpApi: this.httpApi.api, code: props.code, tables: props.tables, queue: props.queue, environment: props.environment });
     this.routeStacks = routeStacks;
     this.functions = functions;
   }

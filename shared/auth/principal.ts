@@ -11,9 +11,19 @@ const TOKEN_PATTERN = /^svc_live_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/
 /** Random bytes in a token secret (DESIGN D2: at least 32). */
 const TOKEN_SECRET_BYTES = 32;
 
-/** Who is calling: resolved from a bearer token on every request (interface "Bearer tokens"). */
+/**
+ * Who is calling: resolved from a bearer token on every request (interface "Bearer tokens"), or — in the
+ * dashboard only — from a team member's session ({@link memberPrincipal}, DESIGN D21).
+ */
 export interface Principal {
+  /**
+   * The bearer token's id (a ULID). For a team member acting in the dashboard there is no token: it is
+   * `member:<uuid>` ({@link memberActorId}), the key under which that member is the principal (an
+   * endpoint's owner, an idempotency fingerprint); it never names a token item.
+   */
   tokenId: string;
+  /** The team member acting in the dashboard (DESIGN D21); absent or null for a bearer token. */
+  memberId?: string | null;
   /** From `scope:team:<uuid>`, fixed at minting. Every read and write uses this team. */
   teamId: string;
   abilities: ReadonlySet<Ability>;
@@ -25,6 +35,33 @@ export interface Principal {
    * before snapshots existed.
    */
   team?: { id: string; name: string; created_at: string } | null;
+}
+
+/** The prefix of {@link Principal.tokenId} for a team member acting in the dashboard. */
+const MEMBER_ACTOR_PREFIX = 'member:';
+
+/** `member:<uuid>`: the {@link Principal.tokenId} of team member `memberId` acting in the dashboard (DESIGN D21). */
+export function memberActorId(memberId: string): string {
+  return `${MEMBER_ACTOR_PREFIX}${memberId}`;
+}
+
+/** The team member id inside a {@link memberActorId}, or null when `actorId` is a token id. */
+export function memberIdOfActor(actorId: string): string | null {
+  return actorId.startsWith(MEMBER_ACTOR_PREFIX) ? actorId.slice(MEMBER_ACTOR_PREFIX.length) : null;
+}
+
+/**
+ * The principal of team member `memberId` signed in to the dashboard (DESIGN D21): the member's team-wide
+ * abilities (roles and groups' roles, `memberAbilities`), not narrowed to projects. The dashboard runs
+ * every operation with it, so authorization is the API's.
+ */
+export function memberPrincipal(input: { teamId: string; memberId: string; abilities: Iterable<Ability>; team?: Principal['team'] }): Principal {
+  return { tokenId: memberActorId(input.memberId), memberId: input.memberId, teamId: input.teamId, abilities: new Set(input.abilities), projectIds: null, team: input.team ?? null };
+}
+
+/** Who an activity entry names (DESIGN D5, D21): the token, or for a dashboard action the team member. */
+export function actorOf(principal: Principal): { token_id: string | null; member_id: string | null } {
+  return principal.memberId ? { token_id: null, member_id: principal.memberId } : { token_id: principal.tokenId, member_id: null };
 }
 
 /** SHA-256 of a UTF-8 string (token secrets are stored only as this hash, DESIGN D2). */

@@ -60,6 +60,8 @@ export const ERROR_CODES = [
     'An invoice of the team\u2019s own tier is unpaid past its 7-day grace period, so creator writes are refused until it is paid (reads, billing and the subscriber side keep working). See `GET /v1/billing` and `GET /v1/billing/invoices?status=open`, then pay the open invoices.'),
   entry('TIER_LIMIT_REACHED', 402, 'billing', 'The team\u2019s tier does not allow more of these objects.',
     'The team reached a limit of its tier (`GET /v1/billing` shows limits and usage). Delete an object of that kind, or move to a higher tier with `POST /v1/billing/tier`, then retry.'),
+  entry('CSRF_TOKEN_INVALID', 403, 'authentication', 'The form is missing its CSRF token or the token does not match the session.',
+    'Reload the dashboard page and submit the form again; dashboard forms and htmx requests carry the session\u2019s CSRF token (DESIGN D21).'),
   entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.',
     'Retry with the same idempotency key; if it persists, contact support with the `request_id`.'),
 ] as const;

@@ -8,7 +8,7 @@ import { authenticateRequest } from '../auth/authenticate-request.js';
 import type { Principal } from '../auth/principal.js';
 import { activityItem, recordActivity } from '../domain/activity/repository.js';
 import { lockdownGuard } from '../domain/billing/lockdown.js';
-import type { ActivityEntry } from '../domain/activity/schema.js';
+import type { NewActivityEntry } from '../domain/activity/schema.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
 import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
@@ -107,7 +107,7 @@ export function lowerCaseHeaders(headers: Record<string, string | undefined> | u
 }
 
 /** The activity entry of one REST request (DESIGN D5; never a request or response body). */
-function activityEntry(principal: Principal, operationId: string, outcome: string, status: number, durationMs: number, requestId: string): Omit<ActivityEntry, 'id' | 'occurred_at'> {
+function activityEntry(principal: Principal, operationId: string, outcome: string, status: number, durationMs: number, requestId: string): NewActivityEntry {
   return { token_id: principal.tokenId, surface: 'rest', operation: operationId, outcome, status, duration_ms: durationMs, request_id: requestId };
 }
 

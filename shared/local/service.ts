@@ -33,10 +33,15 @@ import { createHttpsTransport } from '../domain/webhook-deliveries/transport/htt
 import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/trust.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
+import { DASHBOARD_PATH, MAX_DASHBOARD_BODY_BYTES } from '../dashboard/http.js';
+import { createSignInLink } from '../dashboard/sessions.js';
+import { ensureTeamOwner } from '../domain/team-members/repository.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
 export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
+/** The demo team's owner: the team member `npm start` prints a one-time dashboard sign-in link for (DESIGN §5, D21). */
+export const DEMO_OWNER = { email: 'owner@demo.example', name: 'Demo owner' } as const;
 export { MCP_PATH } from '../config.js';
 
 /** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
@@ -98,6 +103,10 @@ export interface LocalService {
   /** Where the demo token is kept (`<DATA_DIR>/demo-token`, mode 0600); null without a data directory (shown once). */
   demoTokenFile: string | null;
   demoTeamId: string;
+  /** The dashboard (`http://localhost:<port>/dashboard`: WebAuthn needs a host name, not an IP address). */
+  dashboardUrl: string;
+  /** A one-time sign-in link of the demo owner, valid 15 minutes (DESIGN D21). */
+  demoSignInLink: { url: string; expires_at: string };
   store: Store;
   runtime: LocalRuntime;
   /** Stops the HTTP server, the pipeline and DynamoDB Local (if it started one). */
@@ -259,6 +268,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         return;
       }
       const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
+      const isDashboard = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
       const fail = (error: unknown) => {
         log(JSON.stringify({ type: 'error', message: (error as Error).message }));
         if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
@@ -274,11 +284,19 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       }
       // Stop reading at the surface's limit and answer 413 at once (a Content-Length over it is refused
       // before any byte is read), as API Gateway refuses bodies over its 10 MB cap before any Lambda runs.
-      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
+      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : isDashboard ? MAX_DASHBOARD_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
       getRawBody(request, { limit, length: request.headers['content-length'] }).then(
         (body) => {
           const event = nodeRequestToEvent(request, body);
-          (isMcp ? mcp : rest)(event, lambdaContext).then((result) => writeResult(response, result), fail);
+          const started = performance.now();
+          const served = isDashboard
+            ? // Loaded on the first dashboard request, so start-up does not compile the pages.
+              import('../dashboard/router.js').then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event)).then((result) => {
+                logRequest({ method: event.requestContext.http.method, path, status: result.statusCode, duration_ms: Math.round(performance.now() - started), request_id: event.requestContext.requestId, operation: null });
+                return result;
+              })
+            : (isMcp ? mcp : rest)(event, lambdaContext);
+          served.then((result) => writeResult(response, result), fail);
         },
         (error: { type?: string; status?: number; message?: string }) => {
           if (error.type === 'request.aborted') return void response.destroy();
@@ -302,12 +320,20 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const baseUrl = `http://${host}:${address.port}`;
+    // WebAuthn refuses IP addresses as relying-party ids: the dashboard is printed with a loopback name.
+    const dashboardHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address.address) ? 'localhost' : host;
+    const dashboardUrl = `http://${dashboardHost}:${address.port}${DASHBOARD_PATH}`;
+    const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
+    const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
+    const demoSignInLink = { url: `http://${dashboardHost}:${address.port}${link.path}`, expires_at: link.expires_at };
     return {
       baseUrl,
       mcpUrl: `${baseUrl}${MCP_PATH}`,
       demoToken: demo.token,
       demoTokenFile: demo.file,
       demoTeamId: DEMO_TEAM_ID,
+      dashboardUrl,
+      demoSignInLink,
       store,
       runtime,
       async stop() {

@@ -142,6 +142,18 @@ export const keys = {
   subscriberPaymentsPartition: (teamId: string, projectId: string, subscriberId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_PAYMENTS#${subscriberId}`,
   /** Sort key of a subscriber's payment index item: creation time then id (a bare time bounds a date range). */
   subscriberPaymentSortKey: (createdAtIso: string, paymentId = '') => (paymentId ? `PAYMENT#${createdAtIso}#${paymentId}` : `PAYMENT#${createdAtIso}`),
+  // Dashboard sign-in (DESIGN D21): one-time sign-in links, sessions, passkeys and WebAuthn challenges,
+  // each in a partition of its own, found by the id inside the credential the browser presents (read
+  // before any team is known, like tokens). A member's sessions and passkeys are listed through the
+  // sparse GSI, partition per member, sort key = the session id (a ULID) or the passkey's creation time.
+  signInLink: (linkId: string) => ({ pk: `SIGN_IN_LINK#${linkId}`, sk: 'SIGN_IN_LINK' }),
+  dashboardSession: (sessionId: string) => ({ pk: `DASHBOARD_SESSION#${sessionId}`, sk: 'DASHBOARD_SESSION' }),
+  /** GSI partition of a team member's dashboard sessions. */
+  memberSessionsIndex: (teamId: string, memberId: string) => `TEAM#${teamId}#TEAM_MEMBER#${memberId}#DASHBOARD_SESSIONS`,
+  passkey: (credentialId: string) => ({ pk: `PASSKEY#${credentialId}`, sk: 'PASSKEY' }),
+  /** GSI partition of a team member's passkeys. */
+  memberPasskeysIndex: (teamId: string, memberId: string) => `TEAM#${teamId}#TEAM_MEMBER#${memberId}#PASSKEYS`,
+  webauthnChallenge: (challengeId: string) => ({ pk: `WEBAUTHN_CHALLENGE#${challengeId}`, sk: 'WEBAUTHN_CHALLENGE' }),
 } as const;
 
 /** Sort-key prefixes for `begins_with` list queries. */
@@ -225,4 +237,8 @@ export const entity = {
   subscriberPayment: 'subscriber_payment',
   billingAccount: 'billing_account',
   billingInvoice: 'billing_invoice',
+  signInLink: 'sign_in_link',
+  dashboardSession: 'dashboard_session',
+  passkey: 'passkey',
+  webauthnChallenge: 'webauthn_challenge',
 } as const;

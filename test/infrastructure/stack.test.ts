@@ -280,12 +280,28 @@ describe('REST API', () => {
   const restRoutes = (): [string, CfnResource][] =>
     ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
 
-  it('has one route per operation of the registry, keyed by routeKey, plus $default, with no authorizer', () => {
+  it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard’s two, with no authorizer', () => {
     const routes = restRoutes();
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...OPERATIONS.map(routeKey), '$default'].sort());
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...OPERATIONS.map(routeKey), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort());
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
     expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it('serves /dashboard from its own Lambda (DESIGN D21), which bundles htmx and the SimpleWebAuthn browser script, and may use the tables and the queue without Scan or BatchWriteItem', () => {
+    const routes = restRoutes().filter(([, r]) => String(r.Properties.RouteKey).includes('/dashboard'));
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /dashboard', 'ANY /dashboard/{proxy+}']);
+    const [dashboardId, dashboard] = onlyFunction('dashboard.handler');
+    for (const [, route] of routes) expect(functionOfRoute(route)).toBe(dashboardId);
+    expect(dashboard.Properties.Timeout).toBe(30);
+    const actions = actionsOf(statementsOfFunction(dashboardId));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage']));
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    const bundle = readFileSync(bundleFileOf(dashboard), 'utf8');
+    expect(bundle).toContain('htmx');
+    expect(bundle).toContain('SimpleWebAuthnBrowser');
+    expect(statSync(bundleFileOf(dashboard)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
   });
 
   it('sends unmatched requests ($default) to a Lambda that serves no operation and may touch no table', () => {
@@ -438,7 +454,7 @@ describe('MCP API', () => {
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(OPERATIONS.length + 6); // routes, $default, MCP, fan-out, dispatcher, sweeper, deadlines
+    expect(functions).toHaveLength(OPERATIONS.length + FUNCTION_FILES.length); // routes, $default, MCP, dashboard, fan-out, dispatcher, sweeper, deadlines
     const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
     for (const [id, fn] of functions) {
       const p = fn.Properties;
@@ -668,10 +684,11 @@ describe('IAM', () => {
 });
 
 describe('outputs', () => {
-  it('exports RestApiUrl, McpUrl and TableName', () => {
+  it('exports RestApiUrl, McpUrl, DashboardUrl and TableName', () => {
     const outputs = rootTemplate.Outputs!;
     expect(resources[refId(outputs.RestApiUrl.Value)].Type).toBe('AWS::ApiGatewayV2::Api');
     expect(outputs.McpUrl.Value['Fn::Join'][1][1]).toBe('/mcp');
+    expect(outputs.DashboardUrl.Value['Fn::Join'][1][1]).toBe('/dashboard');
     expect(outputs.TableName.Value).toEqual({ Ref: TABLE_DEFINITION.logicalName });
   });
 });

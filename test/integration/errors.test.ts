@@ -40,6 +40,9 @@ import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } f
 import { lockTeam } from '../support/billing.js';
 import { TIER_LIMITS } from '../../shared/domain/billing/schema.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
+import { handleDashboardRequest } from '../../shared/dashboard/router.js';
+import { createSession } from '../../shared/dashboard/sessions.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/repository.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -65,6 +68,8 @@ interface Trigger {
   rest?: () => Promise<unknown>;
   tool?: () => Promise<unknown>;
   mcpHttp?: () => Promise<unknown>;
+  /** The dashboard (DESIGN D21): its JSON answers are problem documents too. */
+  dashboard?: () => Promise<unknown>;
   /** Why a surface cannot produce the code. */
   notOn?: string;
 }
@@ -210,6 +215,27 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
       expectToolProblem(await tool(runtime, free.principal, 'create_project', { name: 'one too many', platform_type: 'discord' }), 'TIER_LIMIT_REACHED');
     },
   },
+  CSRF_TOKEN_INVALID: {
+    // A signed-in dashboard POST without the session's CSRF token is refused before anything runs.
+    dashboard: async () => {
+      const owner = await ensureTeamOwner(runtime, world.a.team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
+      const { cookieValue } = await createSession(runtime.store, clock, { teamId: world.a.team.id, memberId: owner.id, state: 'active', method: 'passkey' });
+      const reply = await handleDashboardRequest(runtime, {
+        version: '2.0',
+        routeKey: '$default',
+        rawPath: '/dashboard/tokens',
+        rawQueryString: '',
+        cookies: [`dashboard_session=${cookieValue}`],
+        headers: { host: 'localhost', 'content-type': 'application/x-www-form-urlencoded' },
+        requestContext: { http: { method: 'POST', path: '/dashboard/tokens' }, requestId: randomUUID() },
+        body: 'name=forged&preset=full',
+        isBase64Encoded: false,
+      } as never);
+      expect(reply.statusCode).toBe(403);
+      expectProblem(JSON.parse(reply.body), 'CSRF_TOKEN_INVALID');
+    },
+    notOn: 'REST and tools: only the dashboard has sessions and forms; bearer-token surfaces never read cookies (DESIGN D21).',
+  },
   INTERNAL_ERROR: {
     // An injected infrastructure fault: the store fails every Query (the project list reads with one).
     rest: async () => {
@@ -250,7 +276,7 @@ describe('the error-code catalogue walk', () => {
   it('has a trigger for every code of the catalogue, and explains every surface it skips', () => {
     expect(Object.keys(TRIGGERS).sort()).toEqual(ERROR_CODES.map((entry) => entry.code).sort());
     for (const [code, trigger] of Object.entries(TRIGGERS)) {
-      const surfaces = [trigger.rest, trigger.tool, trigger.mcpHttp].filter(Boolean).length;
+      const surfaces = [trigger.rest, trigger.tool, trigger.mcpHttp, trigger.dashboard].filter(Boolean).length;
       expect(surfaces, code).toBeGreaterThan(0);
       if (!trigger.tool) expect(trigger.notOn, `${code} needs a reason why tools cannot produce it`).toMatch(/tool/i);
     }
@@ -261,6 +287,7 @@ describe('the error-code catalogue walk', () => {
     if (trigger.rest) it(`${entry.code} (${entry.status}) on REST`, trigger.rest);
     if (trigger.tool) it(`${entry.code} (${entry.status}) as a tool result`, trigger.tool);
     if (trigger.mcpHttp) it(`${entry.code} (${entry.status}) on the tool server’s HTTP edge`, trigger.mcpHttp);
+    if (trigger.dashboard) it(`${entry.code} (${entry.status}) on the dashboard`, trigger.dashboard);
   }
 });
 

@@ -3,7 +3,7 @@ import { isoTime } from '../../clock.js';
 import { newUlid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Store } from '../../store/store.js';
-import type { ActivityEntry } from './schema.js';
+import type { ActivityEntry, NewActivityEntry } from './schema.js';
 
 /** Activity entries are kept 400 days (TTL housekeeping). */
 const ACTIVITY_RETENTION_SECONDS = 400 * 24 * 60 * 60;
@@ -17,7 +17,7 @@ const MAX_FILTERED_READS = 10;
  * Both pipelines call it — REST for every write made with a valid token, the tool server for every
  * `tools/call` — whatever the outcome. The entry holds no request or response body.
  */
-export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): Promise<ActivityEntry> {
+export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: NewActivityEntry): Promise<ActivityEntry> {
   const { entry: full, item } = activityItem(clock, teamId, entry);
   await store.put({ Item: item });
   return full;
@@ -27,15 +27,15 @@ export async function recordActivity(store: Store, clock: Clock, teamId: string,
  * The stored item of one activity entry (see {@link recordActivity}); the pipelines also add it to a
  * write's own transaction (`shared/store/request-scope.ts`), so a write costs one transaction.
  */
-export function activityItem(clock: Clock, teamId: string, entry: Omit<ActivityEntry, 'id' | 'occurred_at'>): { entry: ActivityEntry; item: Item } {
+export function activityItem(clock: Clock, teamId: string, entry: NewActivityEntry): { entry: ActivityEntry; item: Item } {
   const nowMs = clock.nowMs();
-  const full: ActivityEntry = { id: `${sortKeyPrefix.activity}${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry };
+  const full: ActivityEntry = { id: `${sortKeyPrefix.activity}${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry, member_id: entry.member_id ?? null };
   return { entry: full, item: { pk: keys.activityPartition(teamId), sk: full.id, entity: entity.activity, ...full, expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS } };
 }
 
 /**
  * Lists the team's activity, newest first, paged (DESIGN D12), optionally only one token's
- * (`token_id`) and/or one operation's (`operation`, a REST operation id or tool name) entries.
+ * (`token_id`), one team member's dashboard actions (`member_id`) and/or one operation's (`operation`, a REST operation id or tool name) entries.
  * A page holds `limit` entries whenever that many remain: with filters it reads on (at most
  * {@link MAX_FILTERED_READS} DynamoDB pages) and its cursor points just after its last entry.
  * `next_cursor` is null on the last page. Errors: VALIDATION_FAILED for a cursor of another list.
@@ -43,7 +43,7 @@ export function activityItem(clock: Clock, teamId: string, entry: Omit<ActivityE
 export async function listActivity(
   store: Store,
   teamId: string,
-  query: { limit: number; cursor?: string; token_id?: string; operation?: string },
+  query: { limit: number; cursor?: string; token_id?: string; member_id?: string; operation?: string },
 ): Promise<{ data: ActivityEntry[]; next_cursor: string | null }> {
   const partition = keys.activityPartition(teamId);
   const filters: string[] = [];
@@ -51,6 +51,10 @@ export async function listActivity(
   if (query.token_id) {
     filters.push('token_id = :token');
     values[':token'] = query.token_id;
+  }
+  if (query.member_id) {
+    filters.push('member_id = :member');
+    values[':member'] = query.member_id;
   }
   if (query.operation) {
     filters.push('#operation = :operation');
@@ -85,6 +89,7 @@ function toEntry(item: Item): ActivityEntry {
     id: item.id,
     occurred_at: item.occurred_at,
     token_id: item.token_id ?? null,
+    member_id: item.member_id ?? null,
     surface: item.surface,
     operation: item.operation,
     outcome: item.outcome,

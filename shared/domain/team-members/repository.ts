@@ -13,6 +13,7 @@ import { loadGroups, writeGroupMembers, type StoredGroup } from '../groups/recor
 import { MAX_GROUP_MEMBERS } from '../groups/schema.js';
 import { countRoleAssignments, loadRoles } from '../roles/repository.js';
 import { difference, distinct, requireGrantable } from '../roles/policy.js';
+import { BUILT_IN_ROLE_IDS } from '../roles/built-in.js';
 import { findTeam, getTeam } from '../teams/repository.js';
 import type { Team } from '../teams/schema.js';
 import { findMember, memberChangedMeanwhile, publicMember, toStoredMember, type StoredTeamMember } from './records.js';
@@ -331,4 +332,53 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     emitGroupsUpdated(tx, changedGroups);
     return teamMember;
   });
+}
+
+/**
+ * Makes `email` an active member of the team holding the built-in `owner` role (DESIGN D19, D21), with
+ * the e-mail claim and the role's assignment counter in one transaction, emitting `team.member_joined`;
+ * used for the team's first person, who has nobody to invite them (the `npm start` demo owner, the
+ * operator CLI). An address that is already an invited or active member returns that member unchanged.
+ * Errors: NOT_FOUND (no team).
+ */
+export async function ensureTeamOwner(runtime: UnitOfWorkRuntime, teamId: string, input: { email: string; name: string }): Promise<TeamMember> {
+  const existing = await findMemberByEmail(runtime.store, teamId, input.email);
+  if (existing) return existing;
+  const team = await getTeam(runtime.store, teamId);
+  const now = isoTime(runtime.clock.nowMs());
+  const ownerRoleId = BUILT_IN_ROLE_IDS.owner;
+  const member: StoredTeamMember = {
+    id: newUuid(),
+    email: input.email,
+    name: input.name,
+    status: 'active',
+    role_ids: [ownerRoleId],
+    group_ids: [],
+    invitation_expires_at: null,
+    joined_at: now,
+    removed_at: null,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    invitation_id: null,
+    email_sha256: emailSha256(input.email),
+  };
+  return unitOfWork(runtime, teamId, (tx) => {
+    tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
+    tx.put(
+      { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
+      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => new ProblemError('CONFLICT', 'A member with this e-mail address was added meanwhile; retry.') },
+    );
+    const teamMember = publicMember(member);
+    tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
+    return teamMember;
+  });
+}
+
+/** The invited or active member of the team with this e-mail address (any case), or null. Two GetItems. */
+export async function findMemberByEmail(store: Store, teamId: string, email: string): Promise<TeamMember | null> {
+  const claim = await store.get(keys.teamMemberEmail(teamId, emailSha256(email)));
+  if (!claim) return null;
+  const member = await findMember(store, teamId, claim.member_id as string);
+  return member && member.status !== 'removed' ? publicMember(member) : null;
 }

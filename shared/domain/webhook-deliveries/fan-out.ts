@@ -4,7 +4,7 @@ import { ProblemError } from '../../errors.js';
 import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
-import { currentTokenAbilities } from '../tokens/repository.js';
+import { currentOwnerAbilities } from '../webhook-endpoints/owners.js';
 import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import { newDeliveryItem, publicDelivery, writeFanOut } from './repository.js';
 import type { WebhookDelivery } from './schema.js';
@@ -38,7 +38,7 @@ export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'de
   const minimumAbility = webhookEvent(event.type).minimum_ability;
   const subscribed = (await allWebhookEndpoints(runtime, event.team_id)).filter((endpoint) => endpoint.is_active && endpoint.events.includes(event.type));
   // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
-  const owners = subscribed.length ? await currentTokenAbilities(runtime.store, subscribed.map((endpoint) => endpoint.owner_token_id)) : new Map();
+  const owners = subscribed.length ? await currentOwnerAbilities(runtime.store, event.team_id, subscribed.map((endpoint) => endpoint.owner_token_id)) : new Map();
   const endpoints = subscribed.filter((endpoint) => owners.get(endpoint.owner_token_id)?.has(minimumAbility));
   const deliveries = endpoints.map((endpoint) => newDeliveryItem(runtime.clock, event.team_id, endpoint.id, event));
   if (!(await writeFanOut(runtime.store, event, deliveries, runtime.clock.nowMs()))) return 0; // already fanned out (or the event is gone)

@@ -32,6 +32,14 @@ export const deleteWebhookEndpoint: OperationHandler<typeof operations.deleteWeb
 export const rotateWebhookEndpointSecret: OperationHandler<typeof operations.rotateWebhookEndpointSecret> = async (input, { runtime, principal }) =>
   rotate(runtime, principal, input.id, 'api');
 
+/**
+ * The dashboard's Rotate secret button (DESIGN D8, D21): the same operation (`rotateWebhookEndpointSecret`:
+ * its ability, idempotency and activity entry) whose old secret keeps signing as `v0` for 24 hours beside
+ * the new `v1`. Not bound to a REST route or tool: the API's rotation replaces the secret at once.
+ */
+export const rotateWebhookEndpointSecretWithDualSigning: OperationHandler<typeof operations.rotateWebhookEndpointSecret> = async (input, { runtime, principal }) =>
+  rotate(runtime, principal, input.id, 'dashboard');
+
 /** `POST /v1/webhook-endpoints/{id}/test` / `send_test_webhook_event`. */
 export const sendTestWebhookEvent: OperationHandler<typeof operations.sendTestWebhookEvent> = async (input, { runtime, principal }) => sendTestEvent(runtime, principal, input.id);
 

@@ -1,0 +1,145 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { ApiGatewayResult } from '../http/api-gateway.js';
+import type { Runtime } from '../runtime.js';
+import type { Viewer } from './components.js';
+import { documentOf, type Html } from './html.js';
+import type { RelyingParty } from './passkeys.js';
+import type { DashboardSession } from './sessions.js';
+
+/** The path every dashboard page lives under; the session cookie is scoped to it (DESIGN D21). */
+export const DASHBOARD_PATH = '/dashboard';
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'dashboard_session';
+/** Largest form or JSON body the dashboard reads, in bytes (64 KiB). */
+export const MAX_DASHBOARD_BODY_BYTES = 64 * 1024;
+
+/** One dashboard request, decoded from the API Gateway v2 event. */
+export interface DashboardRequest {
+  runtime: Runtime;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string>;
+  cookies: Record<string, string>;
+  /** The urlencoded form body (empty for other bodies). */
+  form: URLSearchParams;
+  /** The JSON body, when the request sent one (passkey ceremonies); undefined otherwise. */
+  json: unknown;
+  requestId: string;
+  /** True for an htmx request (`HX-Request: true`): answer a fragment. */
+  htmx: boolean;
+  relyingParty: RelyingParty;
+}
+
+/** A request with a live session: the viewer (member, team, principal) and the session. */
+export interface SignedInRequest extends DashboardRequest {
+  viewer: Viewer;
+  session: DashboardSession;
+}
+
+/**
+ * Decodes an API Gateway v2 event (the local server builds the same shape): cookies from `event.cookies`
+ * (or a `Cookie` header), the form or JSON body, and the relying party of WebAuthn from the `Host` and
+ * `X-Forwarded-Proto` headers (the local server has already refused foreign hosts; on AWS the host is the
+ * API's own domain).
+ */
+export function decodeRequest(runtime: Runtime, event: APIGatewayProxyEventV2, requestId: string): DashboardRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  const cookieParts = event.cookies ?? (headers.cookie ? headers.cookie.split(/;\s*/) : []);
+  const cookies: Record<string, string> = {};
+  for (const part of cookieParts) {
+    const separator = part.indexOf('=');
+    if (separator > 0) cookies[part.slice(0, separator).trim()] = part.slice(separator + 1).trim();
+  }
+  const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')) : Buffer.alloc(0);
+  const text = raw.byteLength <= MAX_DASHBOARD_BODY_BYTES ? raw.toString('utf8') : '';
+  const contentType = headers['content-type'] ?? '';
+  let json: unknown;
+  if (/^application\/json/i.test(contentType) && text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  const host = headers.host ?? event.requestContext?.domainName ?? 'localhost';
+  const scheme = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'http' ? 'http' : 'https';
+  return {
+    runtime,
+    method: (event.requestContext?.http?.method ?? 'GET').toUpperCase(),
+    path: event.rawPath ?? event.requestContext?.http?.path ?? DASHBOARD_PATH,
+    query: new URLSearchParams(event.rawQueryString ?? ''),
+    headers,
+    cookies,
+    form: /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text) : new URLSearchParams(),
+    json,
+    requestId,
+    htmx: headers['hx-request'] === 'true',
+    relyingParty: { origin: `${scheme}://${host}`, rpId: host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1') },
+  };
+}
+
+/** True when the request carries the session's CSRF token (`X-CSRF-Token` header or `csrf_token` field), compared in constant time. */
+export function hasValidCsrfToken(request: DashboardRequest, session: DashboardSession): boolean {
+  const presented = Buffer.from(request.headers['x-csrf-token'] ?? request.form.get('csrf_token') ?? '', 'utf8');
+  const expected = Buffer.from(session.csrf_token, 'utf8');
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+/** Headers of every dashboard answer: no caching, no framing, scripts and styles only from the dashboard itself. */
+const SECURITY_HEADERS: Record<string, string> = {
+  'Cache-Control': 'no-store',
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+};
+
+/** `Set-Cookie` value of the session cookie: HttpOnly, Secure, SameSite=Strict, Path=/dashboard (DESIGN D21). */
+export function sessionCookie(value: string): string {
+  return `${SESSION_COOKIE}=${value}; Path=${DASHBOARD_PATH}; HttpOnly; Secure; SameSite=Strict`;
+}
+
+/** `Set-Cookie` value that deletes the session cookie. */
+export function clearedSessionCookie(): string {
+  return `${SESSION_COOKIE}=; Path=${DASHBOARD_PATH}; HttpOnly; Secure; SameSite=Strict; Max-Age=0`;
+}
+
+/** An HTML answer: a whole page (`<html>` root) gets the doctype; an htmx fragment is sent as is. */
+export function htmlResult(status: number, markup: Html, cookies?: string[]): ApiGatewayResult {
+  const text = markup.toString();
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS },
+    body: text.startsWith('<html') ? documentOf(markup) : text,
+    ...(cookies?.length ? { cookies } : {}),
+  };
+}
+
+/** A `303 See Other` to `location` (POST → redirect → GET); for htmx requests also `HX-Redirect`. */
+export function redirectResult(location: string, cookies?: string[]): ApiGatewayResult {
+  return { statusCode: 303, headers: { Location: location, 'HX-Redirect': location, ...SECURITY_HEADERS }, body: '', ...(cookies?.length ? { cookies } : {}) };
+}
+
+/** A JSON answer (the passkey ceremonies' endpoints). */
+export function jsonResult(status: number, body: unknown, cookies?: string[]): ApiGatewayResult {
+  return { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...SECURITY_HEADERS }, body: JSON.stringify(body), ...(cookies?.length ? { cookies } : {}) };
+}
+
+/** A static file answer (cacheable for an hour). */
+export function assetResult(body: string, contentType: string): ApiGatewayResult {
+  return { statusCode: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }, body };
+}
+
+/** The form's values of `name` (checkboxes and multiple selects send several). */
+export function formValues(form: URLSearchParams, name: string): string[] {
+  return form.getAll(name).map((value) => value.trim()).filter(Boolean);
+}
+
+/** A form field as text, or undefined when empty. */
+export function formText(form: URLSearchParams, name: string): string | undefined {
+  const value = form.get(name)?.trim();
+  return value ? value : undefined;
+}

@@ -1,0 +1,606 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import type { ActivityEntry } from '../../domain/activity/schema.js';
+import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
+import type { Group } from '../../domain/groups/schema.js';
+import type { Plan } from '../../domain/plans/schema.js';
+import type { Project } from '../../domain/projects/schema.js';
+import type { Role } from '../../domain/roles/schema.js';
+import type { Subscriber } from '../../domain/subscribers/schema.js';
+import type { Subscription } from '../../domain/subscriptions/schema.js';
+import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
+import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, money, type Viewer } from '../components.js';
+import { Fragment, h, type Html } from '../html.js';
+import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
+import type { OperationOutcome } from '../run-operation.js';
+import { read, write, type ListPage } from './kit.js';
+
+/**
+ * The membership screens (DESIGN D21): projects (bot and payment provider state), plans, subscribers,
+ * subscriptions (status with the catalogue's label and colour; cancel, pause, resume), access codes
+ * (generate a batch, download it as CSV, revoke), team members (invite, roles, remove), roles, groups and
+ * the activity log (filter by token, member, operation). Each list is its operation's first page.
+ */
+
+/** A list outcome as a table, or the missing ability, or the problem. */
+function Listing<T>(props: { outcome: OperationOutcome<ListPage<T>>; what: string; ability: Parameters<typeof Forbidden>[0]['ability']; render: (items: T[]) => Html }): Html {
+  const { outcome } = props;
+  if (outcome.ok) return props.render(outcome.result.data);
+  if (outcome.problem.code === 'TOKEN_MISSING_ABILITY') return <Forbidden ability={props.ability} what={props.what} />;
+  return <ProblemView problem={outcome.problem} />;
+}
+
+function Empty(props: { columns: number; text: string }): Html {
+  return (
+    <tr>
+      <td colspan={String(props.columns)} class="hint">
+        {props.text}
+      </td>
+    </tr>
+  );
+}
+
+/** `GET /dashboard`: the team at a glance. */
+export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+  return htmlResult(
+    200,
+    <Page title={`Welcome, ${viewer.member.name}`} viewer={viewer} current="/dashboard">
+      <div class="card">
+        <dl class="facts">
+          <dt>Team</dt>
+          <dd>
+            {viewer.team.name} <span class="mono hint">{viewer.team.id}</span>
+          </dd>
+          <dt>Your abilities</dt>
+          <dd>{viewer.principal.abilities.size} of 65</dd>
+          <dt>Projects</dt>
+          <dd>{projects.ok ? projects.result.data.length : '—'}</dd>
+        </dl>
+      </div>
+      <div class="actions">
+        <a class="button secondary" href="/dashboard/projects">
+          Projects
+        </a>
+        <a class="button secondary" href="/dashboard/webhooks">
+          Webhooks
+        </a>
+        <a class="button secondary" href="/dashboard/tokens">
+          API tokens
+        </a>
+      </div>
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/projects`: projects with their bot and payment provider connection state. */
+export async function projectsPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+  return htmlResult(
+    200,
+    <Page title="Projects" viewer={request.viewer} current="/dashboard/projects">
+      <Listing
+        outcome={projects}
+        what="projects"
+        ability="project:view-any"
+        render={(items) => (
+          <Table head={['Project', 'Platform', 'Status', 'Bot', 'Payment provider', 'Created']} id="projects">
+            {items.length === 0 ? <Empty columns={6} text="No projects yet." /> : ''}
+            {items.map((project) => (
+              <tr>
+                <td>
+                  <a href={`/dashboard/projects/${project.id}`}>{project.name}</a>
+                </td>
+                <td>{project.platform_type}</td>
+                <td>
+                  <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge>
+                </td>
+                <td>{project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>}</td>
+                <td>{project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>}</td>
+                <td>
+                  <When at={project.created_at} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+    </Page>,
+  );
+}
+
+function ProjectTabs(props: { project: Project; current: string }): Html {
+  const base = `/dashboard/projects/${props.project.id}`;
+  const tabs = [
+    [base, 'Plans'],
+    [`${base}/subscribers`, 'Subscribers'],
+    [`${base}/subscriptions`, 'Subscriptions'],
+    [`${base}/access-codes`, 'Access codes'],
+  ];
+  return (
+    <nav aria-label="Project" class="actions">
+      {tabs.map(([href, label]) => (
+        <a href={href} aria-current={href === props.current ? 'page' : undefined} class={href === props.current ? 'button' : 'button secondary'}>
+          {label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+async function projectOr(request: SignedInRequest, projectId: string): Promise<OperationOutcome<Project>> {
+  return read<Project>(request, 'getProject', { project_id: projectId });
+}
+
+function projectProblemPage(request: SignedInRequest, outcome: Extract<OperationOutcome, { ok: false }>): ApiGatewayResult {
+  return htmlResult(
+    outcome.problem.status,
+    <Page title="Project" viewer={request.viewer} current="/dashboard/projects">
+      <ProblemView problem={outcome.problem} />
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/projects/{id}`: the project and its plans. */
+export async function projectPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const project = await projectOr(request, params.id);
+  if (!project.ok) return projectProblemPage(request, project);
+  const plans = await read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 });
+  return htmlResult(
+    200,
+    <Page title={project.result.name} viewer={request.viewer} current="/dashboard/projects">
+      <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}`} />
+      <p>{project.result.description ?? ''}</p>
+      <h2>Plans</h2>
+      <Listing
+        outcome={plans}
+        what="plans"
+        ability="project-subscription-plan:view-any"
+        render={(items) => (
+          <Table head={['Plan', 'Price', 'Interval', 'Trial', 'Status', 'Provider sync']} id="plans">
+            {items.length === 0 ? <Empty columns={6} text="No plans yet." /> : ''}
+            {items.map((plan) => (
+              <tr>
+                <td>{plan.name}</td>
+                <td>{money(plan.amount, plan.currency)}</td>
+                <td>
+                  {plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}
+                  {plan.interval}
+                </td>
+                <td>{plan.trial_days ? `${plan.trial_days} days` : '—'}</td>
+                <td>
+                  <Badge color={plan.status === 'active' ? 'green' : 'gray'}>{plan.status}</Badge>
+                </td>
+                <td>{plan.sync_status}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/projects/{id}/subscribers`. */
+export async function subscribersPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const project = await projectOr(request, params.id);
+  if (!project.ok) return projectProblemPage(request, project);
+  const subscribers = await read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 });
+  return htmlResult(
+    200,
+    <Page title={`${project.result.name}: subscribers`} viewer={request.viewer} current="/dashboard/projects">
+      <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/subscribers`} />
+      <Listing
+        outcome={subscribers}
+        what="subscribers"
+        ability="project-user:view-any"
+        render={(items) => (
+          <Table head={['Subscriber', 'E-mail', 'Platform user', 'Status', 'Joined']}>
+            {items.length === 0 ? <Empty columns={5} text="No subscribers yet." /> : ''}
+            {items.map((subscriber) => (
+              <tr>
+                <td>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</td>
+                <td>{subscriber.email ?? <span class="hint">hidden</span>}</td>
+                <td class="mono">{subscriber.platform_user_id ?? '—'}</td>
+                <td>
+                  <Badge color={subscriber.status === 'banned' ? 'red' : 'green'}>{subscriber.status}</Badge>
+                </td>
+                <td>
+                  <When at={subscriber.created_at} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/projects/{id}/subscriptions`: statuses with the catalogue's label and colour; cancel, pause, resume. */
+export async function subscriptionsPage(request: SignedInRequest, params: Record<string, string>, extra?: { notice?: Html; problem?: OperationOutcome }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const project = await projectOr(request, params.id);
+  if (!project.ok) return projectProblemPage(request, project);
+  const subscriptions = await read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100 });
+  const problem = extra?.problem && !extra.problem.ok ? extra.problem.problem : null;
+  return htmlResult(
+    problem ? problem.status : 200,
+    <Page title={`${project.result.name}: subscriptions`} viewer={viewer} current="/dashboard/projects">
+      <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/subscriptions`} />
+      {problem ? <ProblemView problem={problem} /> : ''}
+      {extra?.notice ?? ''}
+      <Listing
+        outcome={subscriptions}
+        what="subscriptions"
+        ability="project-subscription:view-any"
+        render={(items) => (
+          <Table head={['Subscription', 'Status', 'Period ends', 'Source', 'Actions']}>
+            {items.length === 0 ? <Empty columns={5} text="No subscriptions yet." /> : ''}
+            {items.map((subscription) => {
+              const base = `/dashboard/projects/${params.id}/subscriptions/${subscription.id}`;
+              const live = ['trialing', 'active', 'pending_cancellation', 'past_due', 'paused', 'pending', 'incomplete', 'scheduled', 'unpaid', 'suspended'].includes(subscription.status);
+              return (
+                <tr>
+                  <td class="mono">{subscription.id}</td>
+                  <td>
+                    <SubscriptionStatusBadge status={subscription.status} />
+                  </td>
+                  <td>
+                    <When at={subscription.current_period_end} />
+                  </td>
+                  <td>{subscription.source}</td>
+                  <td>
+                    <div class="actions">
+                      {live ? <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel" secondary /> : ''}
+                      {['active', 'past_due'].includes(subscription.status) ? <ActionForm viewer={viewer} action={`${base}/pause`} ability="project-subscription:pause" label="Pause" secondary /> : ''}
+                      {['paused', 'pending_cancellation'].includes(subscription.status) ? <ActionForm viewer={viewer} action={`${base}/resume`} ability="project-subscription:pause" label="Resume" secondary /> : ''}
+                    </div>
+                  </td>
+                </tr>
+              );
+            })}
+          </Table>
+        )}
+      />
+    </Page>,
+  );
+}
+
+/** `POST .../subscriptions/{subscription}/cancel|pause|resume`: the subscription operations. */
+export function subscriptionAction(action: 'cancel' | 'pause' | 'resume') {
+  const operation = action === 'cancel' ? 'cancelSubscription' : action === 'pause' ? 'pauseSubscription' : 'resumeSubscription';
+  return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
+    const outcome = await write<Subscription>(request, operation, { id: params.subscription });
+    if (!outcome.ok) return subscriptionsPage(request, params, { problem: outcome });
+    return subscriptionsPage(request, params, {
+      notice: (
+        <Notice>
+          The subscription is now <SubscriptionStatusBadge status={outcome.result.status} />.
+        </Notice>
+      ),
+    });
+  };
+}
+
+function GenerateCodesForm(props: { viewer: Viewer; projectId: string; plans: Plan[] }): Html {
+  return (
+    <form method="post" action={`/dashboard/projects/${props.projectId}/access-codes`} class="stack card">
+      <CsrfField viewer={props.viewer} />
+      <IdempotencyField />
+      <div>
+        <label for="codes-plan">Plan</label>
+        <select id="codes-plan" name="plan_id" required>
+          {props.plans.map((plan) => (
+            <option value={plan.id}>{plan.name}</option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="codes-count">How many codes</label>
+        <input type="number" id="codes-count" name="count" min="1" max="1000" value="10" required />
+      </div>
+      <div>
+        <label for="codes-prefix">Prefix (optional)</label>
+        <input type="text" id="codes-prefix" name="prefix" maxlength="12" pattern="[A-Za-z0-9]{1,12}" />
+      </div>
+      <div>
+        <button type="submit" disabled={!props.viewer.principal.abilities.has('project-access-code:create')}>
+          {props.viewer.principal.abilities.has('project-access-code:create') ? 'Generate batch' : 'Generate batch — needs project-access-code:create'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** `GET /dashboard/projects/{id}/access-codes`: the codes (suffixes only), revoke, and the batch generator. */
+export async function accessCodesPage(request: SignedInRequest, params: Record<string, string>, extra?: { top?: Html; status?: number }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const project = await projectOr(request, params.id);
+  if (!project.ok) return projectProblemPage(request, project);
+  const [codes, plans] = await Promise.all([
+    read<ListPage<AccessCode>>(request, 'listAccessCodes', { project_id: params.id, limit: 100 }),
+    read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
+  ]);
+  return htmlResult(
+    extra?.status ?? 200,
+    <Page title={`${project.result.name}: access codes`} viewer={viewer} current="/dashboard/projects">
+      <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/access-codes`} />
+      {extra?.top ?? ''}
+      <h2>Generate a batch</h2>
+      {plans.ok ? <GenerateCodesForm viewer={viewer} projectId={params.id} plans={plans.result.data} /> : <ProblemView problem={plans.problem} />}
+      <h2>Codes</h2>
+      <Listing
+        outcome={codes}
+        what="access codes"
+        ability="project-access-code:view-any"
+        render={(items) => (
+          <Table head={['Code ends with', 'Status', 'Redeemed', 'Expires', '']}>
+            {items.length === 0 ? <Empty columns={5} text="No codes yet." /> : ''}
+            {items.map((code) => (
+              <tr>
+                <td class="mono">…{code.code_suffix}</td>
+                <td>
+                  <Badge color={code.status === 'active' ? 'green' : 'gray'}>{code.status}</Badge>
+                </td>
+                <td>
+                  {code.times_redeemed}
+                  {code.max_redemptions === null ? '' : ` / ${code.max_redemptions}`}
+                </td>
+                <td>
+                  <When at={code.expires_at} />
+                </td>
+                <td>
+                  {code.status === 'active' ? (
+                    <ActionForm viewer={viewer} action={`/dashboard/projects/${params.id}/access-codes/${code.id}/revoke`} ability="project-access-code:revoke" label="Revoke" secondary />
+                  ) : (
+                    ''
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/projects/{id}/access-codes`: `generateAccessCodes`; the codes are shown once, with a CSV download. */
+export async function generateCodes(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const prefix = formText(request.form, 'prefix');
+  const outcome = await write<GeneratedAccessCodes>(request, 'generateAccessCodes', {
+    project_id: params.id,
+    plan_id: formText(request.form, 'plan_id'),
+    count: Number(formText(request.form, 'count') ?? '0'),
+    ...(prefix ? { prefix } : {}),
+  });
+  if (!outcome.ok) return accessCodesPage(request, params, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  const csv = ['code,id', ...outcome.result.codes.map((code) => `${code.code},${code.id}`)].join('\r\n');
+  return accessCodesPage(request, params, {
+    status: 201,
+    top: (
+      <div class="card">
+        <p>
+          <strong>{outcome.result.codes.length} codes</strong> generated — shown only now. Download them before you leave this page.
+        </p>
+        <p>
+          <a class="button" download={`access-codes-${outcome.result.batch.id}.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`}>
+            Download CSV
+          </a>
+        </p>
+        <SecretOnce id="generated-codes" label="Codes" value={outcome.result.codes.map((code) => code.code).join(' ')} />
+      </div>
+    ),
+  });
+}
+
+/** `POST .../access-codes/{code}/revoke`: `revokeAccessCode`. */
+export async function revokeCode(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write(request, 'revokeAccessCode', { id: params.code });
+  if (!outcome.ok) return accessCodesPage(request, params, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  return accessCodesPage(request, params, { top: <Notice>The code was revoked.</Notice> });
+}
+
+/** `GET /dashboard/team-members`: members with status and roles; invite; remove. */
+export async function teamMembersPage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { top?: Html; status?: number }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const [members, roles] = await Promise.all([read<ListPage<TeamMember>>(request, 'listTeamMembers', { limit: 100 }), read<ListPage<Role>>(request, 'listRoles', { limit: 100 })]);
+  const roleNames = new Map(roles.ok ? roles.result.data.map((role) => [role.id, role.name]) : []);
+  return htmlResult(
+    extra?.status ?? 200,
+    <Page title="Team members" viewer={viewer} current="/dashboard/team-members">
+      {extra?.top ?? ''}
+      <Listing
+        outcome={members}
+        what="team members"
+        ability="team-member:view-any"
+        render={(items) => (
+          <Table head={['Member', 'Status', 'Roles', 'Joined', '']}>
+            {items.map((member) => (
+              <tr>
+                <td>
+                  {member.name} <div class="hint">{member.email}</div>
+                </td>
+                <td>
+                  <Badge color={member.status === 'active' ? 'green' : member.status === 'invited' ? 'yellow' : 'gray'}>{member.status}</Badge>
+                </td>
+                <td>{member.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}</td>
+                <td>
+                  <When at={member.joined_at} />
+                </td>
+                <td>
+                  {member.status !== 'removed' && member.id !== viewer.member.id ? (
+                    <ActionForm viewer={viewer} action={`/dashboard/team-members/${member.id}/remove`} ability="team-member:remove" label={`Remove ${member.name}`} danger />
+                  ) : (
+                    ''
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+      <h2>Invite a member</h2>
+      <form method="post" action="/dashboard/team-members" class="stack card">
+        <CsrfField viewer={viewer} />
+        <IdempotencyField />
+        <div>
+          <label for="invite-email">E-mail</label>
+          <input type="email" id="invite-email" name="email" required />
+        </div>
+        <div>
+          <label for="invite-name">Name</label>
+          <input type="text" id="invite-name" name="name" required maxlength="100" />
+        </div>
+        <div>
+          <label for="invite-role">Role</label>
+          <select id="invite-role" name="role_ids">
+            {(roles.ok ? roles.result.data : []).map((role) => (
+              <option value={role.id}>{role.name}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <button type="submit" disabled={!viewer.principal.abilities.has('team-member:invite')}>
+            {viewer.principal.abilities.has('team-member:invite') ? 'Send invitation' : 'Send invitation — needs team-member:invite'}
+          </button>
+        </div>
+      </form>
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/team-members`: `inviteTeamMember`; the invitation link is shown once. */
+export async function inviteMember(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const outcome = await write<TeamMemberWithInvitation>(request, 'inviteTeamMember', {
+    email: formText(request.form, 'email'),
+    name: formText(request.form, 'name'),
+    role_ids: formValues(request.form, 'role_ids'),
+  });
+  if (!outcome.ok) return teamMembersPage(request, {}, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  const link = `${request.relyingParty.origin}${outcome.result.invitation_link}`;
+  return teamMembersPage(request, {}, {
+    status: 201,
+    top: (
+      <>
+        <Notice>{outcome.result.name} is invited. Send them this link; it works for 7 days and signs them in once.</Notice>
+        <SecretOnce id="invitation-link" label="Invitation link" value={link} />
+      </>
+    ),
+  });
+}
+
+/** `POST /dashboard/team-members/{id}/remove`: `removeTeamMember`. */
+export async function removeMember(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write<TeamMember>(request, 'removeTeamMember', { id: params.id });
+  if (!outcome.ok) return teamMembersPage(request, {}, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  return redirectResult('/dashboard/team-members');
+}
+
+/** `GET /dashboard/roles`: roles (built-in and custom) and groups. */
+export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const [roles, groups] = await Promise.all([read<ListPage<Role>>(request, 'listRoles', { limit: 100 }), read<ListPage<Group>>(request, 'listGroups', { limit: 100 })]);
+  return htmlResult(
+    200,
+    <Page title="Roles and groups" viewer={request.viewer} current="/dashboard/roles">
+      <h2>Roles</h2>
+      <Listing
+        outcome={roles}
+        what="roles"
+        ability="role:view-any"
+        render={(items) => (
+          <Table head={['Role', 'Abilities', 'Description']}>
+            {items.map((role) => (
+              <tr>
+                <td>{role.name}</td>
+                <td title={role.abilities.join(', ')}>{role.abilities.length}</td>
+                <td>{role.description ?? ''}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+      <h2>Groups</h2>
+      <Listing
+        outcome={groups}
+        what="groups"
+        ability="group:view-any"
+        render={(items) => (
+          <Table head={['Group', 'Members', 'Description']}>
+            {items.length === 0 ? <Empty columns={3} text="No groups yet." /> : ''}
+            {items.map((group) => (
+              <tr>
+                <td>{group.name}</td>
+                <td>{group.member_count}</td>
+                <td>{group.description ?? ''}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      />
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/activity`: the activity log, filtered by token, member or operation. */
+export async function activityPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { query } = request;
+  const filters = {
+    ...(query.get('token_id') ? { token_id: query.get('token_id') } : {}),
+    ...(query.get('member_id') ? { member_id: query.get('member_id') } : {}),
+    ...(query.get('operation') ? { operation: query.get('operation') } : {}),
+  };
+  const entries = await read<ListPage<ActivityEntry>>(request, 'listActivity', { limit: 50, ...filters });
+  return htmlResult(
+    entries.ok || entries.problem.code === 'TOKEN_MISSING_ABILITY' ? 200 : entries.problem.status,
+    <Page title="Activity" viewer={request.viewer} current="/dashboard/activity">
+      <form method="get" action="/dashboard/activity" class="card filters" hx-get="/dashboard/activity" hx-target="#activity-result" hx-select="#activity-result" hx-swap="outerHTML" hx-push-url="true">
+        <div>
+          <label for="filter-token">Token id</label>
+          <input type="text" id="filter-token" name="token_id" value={query.get('token_id') ?? ''} />
+        </div>
+        <div>
+          <label for="filter-member">Team member id</label>
+          <input type="text" id="filter-member" name="member_id" value={query.get('member_id') ?? ''} />
+        </div>
+        <div>
+          <label for="filter-operation">Operation</label>
+          <input type="text" id="filter-operation" name="operation" value={query.get('operation') ?? ''} />
+        </div>
+        <div>
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      <div id="activity-result">
+        <Listing
+          outcome={entries}
+          what="the activity log"
+          ability="activity:read"
+          render={(items) => (
+            <Table head={['When', 'Who', 'Surface', 'Operation', 'Outcome']} id="activity">
+              {items.length === 0 ? <Empty columns={5} text="No entries match." /> : ''}
+              {items.map((entry) => (
+                <tr>
+                  <td>
+                    <When at={entry.occurred_at} />
+                  </td>
+                  <td class="mono">{entry.member_id ? `member ${entry.member_id}` : entry.token_id ? `token ${entry.token_id}` : '—'}</td>
+                  <td>{entry.surface}</td>
+                  <td>
+                    <code>{entry.operation}</code>
+                  </td>
+                  <td>
+                    <Badge color={entry.outcome === 'ok' ? 'green' : 'red'}>{entry.outcome}</Badge>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        />
+      </div>
+    </Page>,
+  );
+}

@@ -1,0 +1,627 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_NAMES } from '../../catalogues/webhook-events.js';
+import { isoTime } from '../../clock.js';
+import type { ProblemDocument } from '../../errors.js';
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { DELIVERY_STATUSES, type WebhookDelivery } from '../../domain/webhook-deliveries/schema.js';
+import { rotateWebhookEndpointSecretWithDualSigning } from '../../domain/webhook-endpoints/handlers.js';
+import { AUTO_DISABLE_THRESHOLD } from '../../domain/webhook-endpoints/policy.js';
+import { loadWebhookEndpoint } from '../../domain/webhook-endpoints/repository.js';
+import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../domain/webhook-endpoints/schema.js';
+import { anyHandler } from '../../operations/handler.js';
+import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, Table, When, type Viewer } from '../components.js';
+import { Fragment, h, type Html } from '../html.js';
+import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
+import { collect, read, write, type ListPage } from './kit.js';
+
+/**
+ * Settings → Webhooks (interface "Subscribing", "States"; DESIGN D6–D8, D21, D25): endpoints with their
+ * health, a new endpoint with the event picker, the endpoint's page (send test, rotate with 24-hour dual
+ * signing, re-enable, delete), deliveries with filters and the attempt timeline, Retry and Replay dead.
+ * Every action runs the same operation as the API, with the member as principal.
+ */
+
+const HOUR_MS = 60 * 60 * 1000;
+
+function EndpointStatus(props: { endpoint: WebhookEndpoint }): Html {
+  return props.endpoint.is_active ? <Badge color="green">Active</Badge> : <Badge color="red">Disabled</Badge>;
+}
+
+function DeliveryStatus(props: { status: string }): Html {
+  const color = props.status === 'succeeded' ? 'green' : props.status === 'dead' ? 'red' : props.status === 'delivering' ? 'blue' : 'yellow';
+  return <Badge color={color}>{props.status}</Badge>;
+}
+
+/** `GET /dashboard/webhooks`: the endpoints with status, failure streak, `disabled_at` and last delivery. */
+export async function endpointsPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const endpoints = await read<ListPage<WebhookEndpoint>>(request, 'listWebhookEndpoints', { limit: 50 });
+  const canSeeDeliveries = viewer.principal.abilities.has('webhook-delivery:view-any');
+  const lastDeliveries = new Map<string, WebhookDelivery>();
+  if (endpoints.ok && canSeeDeliveries) {
+    await Promise.all(
+      endpoints.result.data.map(async (endpoint) => {
+        const last = await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 1 });
+        if (last.ok && last.result.data[0]) lastDeliveries.set(endpoint.id, last.result.data[0]);
+      }),
+    );
+  }
+  return htmlResult(
+    200,
+    <Page title="Webhooks" viewer={viewer} current="/dashboard/webhooks">
+      {request.query.get('deleted') ? <Notice>The endpoint was deleted.</Notice> : ''}
+      <div class="actions">
+        <ActionLink viewer={viewer} href="/dashboard/webhooks/new" ability="webhook-endpoint:manage" label="New endpoint" />
+        <ActionLink viewer={viewer} href="/dashboard/webhooks/replay-dead" ability="webhook-delivery:retry" label="Replay dead deliveries" />
+        <a href="/dashboard/webhooks/deliveries">All deliveries</a>
+      </div>
+      {endpoints.ok ? (
+        <Table head={['Endpoint', 'Status', 'Failure streak', 'Disabled at', 'Last delivery']} id="endpoints">
+          {endpoints.result.data.length === 0 ? (
+            <tr>
+              <td colspan="5" class="hint">
+                No endpoints yet.
+              </td>
+            </tr>
+          ) : (
+            endpoints.result.data.map((endpoint) => {
+              const last = lastDeliveries.get(endpoint.id);
+              return (
+                <tr>
+                  <td>
+                    <a href={`/dashboard/webhooks/endpoints/${endpoint.id}`}>{endpoint.name}</a>
+                    <div class="mono hint">{endpoint.url}</div>
+                  </td>
+                  <td>
+                    <EndpointStatus endpoint={endpoint} />
+                  </td>
+                  <td>
+                    {endpoint.consecutive_failures} / {AUTO_DISABLE_THRESHOLD}
+                  </td>
+                  <td>
+                    <When at={endpoint.disabled_at} />
+                  </td>
+                  <td>
+                    {last ? (
+                      <>
+                        <DeliveryStatus status={last.status} /> <span class="hint">{last.event_type}</span> <When at={last.last_attempt_at ?? last.created_at} />
+                      </>
+                    ) : (
+                      <span class="hint">{canSeeDeliveries ? 'none yet' : 'needs webhook-delivery:view-any'}</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })
+          )}
+        </Table>
+      ) : endpoints.problem.code === 'TOKEN_MISSING_ABILITY' ? (
+        <Forbidden ability="webhook-endpoint:manage" what="the webhook endpoints" />
+      ) : (
+        <ProblemView problem={endpoints.problem} />
+      )}
+    </Page>,
+  );
+}
+
+/** The new-endpoint form: name, HTTPS URL, events grouped by family with each one's minimum ability, allowed IPs. */
+function EndpointForm(props: { viewer: Viewer; values?: { name?: string; url?: string; events?: string[]; allowed_ips?: string } }): Html {
+  const { viewer } = props;
+  const chosen = new Set(props.values?.events ?? []);
+  const families = Object.keys(WEBHOOK_EVENT_FAMILIES);
+  return (
+    <form method="post" action="/dashboard/webhooks" class="stack">
+      <CsrfField viewer={viewer} />
+      <IdempotencyField />
+      <div>
+        <label for="endpoint-name">Name</label>
+        <input type="text" id="endpoint-name" name="name" required maxlength="100" value={props.values?.name ?? ''} />
+      </div>
+      <div>
+        <label for="endpoint-url">URL</label>
+        <input type="url" id="endpoint-url" name="url" required pattern="https://.*" placeholder="https://example.com/webhooks" value={props.values?.url ?? ''} />
+        <span class="hint">Must start with https:// — plain http is refused.</span>
+      </div>
+      <fieldset>
+        <legend>Events</legend>
+        <p class="hint">Each event names the ability you need to subscribe to it; events you cannot subscribe to are disabled.</p>
+        {families.map((family) => (
+          <fieldset>
+            <legend>{family}.*</legend>
+            <div class="events">
+              {WEBHOOK_EVENTS.filter((event) => event.family === family).map((event) => {
+                const allowed = viewer.principal.abilities.has(event.minimum_ability);
+                return (
+                  <label>
+                    <input type="checkbox" name="events" value={event.name} checked={chosen.has(event.name)} disabled={!allowed} />
+                    <span>
+                      <code>{event.name}</code> <span class="hint">needs {event.minimum_ability}</span>
+                    </span>
+                  </label>
+                );
+              })}
+            </div>
+          </fieldset>
+        ))}
+      </fieldset>
+      <div>
+        <label for="endpoint-ips">Allowed IPs (optional)</label>
+        <textarea id="endpoint-ips" name="allowed_ips" rows="2" placeholder="203.0.113.10, 2001:db8::/32">
+          {props.values?.allowed_ips ?? ''}
+        </textarea>
+        <span class="hint">Addresses or CIDR ranges, separated by commas or new lines. Deliveries go only to these.</span>
+      </div>
+      <div class="actions">
+        <button type="submit">Create endpoint</button>
+        <a href="/dashboard/webhooks">Cancel</a>
+      </div>
+    </form>
+  );
+}
+
+/** `GET /dashboard/webhooks/new`. */
+export async function newEndpointPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  return htmlResult(
+    200,
+    <Page title="New endpoint" viewer={request.viewer} current="/dashboard/webhooks">
+      <EndpointForm viewer={request.viewer} />
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/webhooks`: `createWebhookEndpoint`; the secret is shown once, with a copy button. */
+export async function createEndpoint(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const values = {
+    name: formText(request.form, 'name'),
+    url: formText(request.form, 'url'),
+    events: formValues(request.form, 'events'),
+    allowed_ips: request.form.get('allowed_ips') ?? '',
+  };
+  const allowedIps = values.allowed_ips.split(/[\s,]+/).map((ip) => ip.trim()).filter(Boolean);
+  const outcome = await write<WebhookEndpointWithSecret>(request, 'createWebhookEndpoint', {
+    name: values.name,
+    url: values.url,
+    events: values.events,
+    ...(allowedIps.length ? { allowed_ips: allowedIps } : {}),
+  });
+  if (!outcome.ok) {
+    return htmlResult(
+      outcome.problem.status,
+      <Page title="New endpoint" viewer={request.viewer} current="/dashboard/webhooks">
+        <ProblemView problem={outcome.problem} />
+        <EndpointForm viewer={request.viewer} values={values} />
+      </Page>,
+    );
+  }
+  const endpoint = outcome.result;
+  return htmlResult(
+    201,
+    <Page title="Endpoint created" viewer={request.viewer} current="/dashboard/webhooks">
+      <Notice>
+        Endpoint <strong>{endpoint.name}</strong> was created.
+      </Notice>
+      <SecretOnce id="endpoint-secret" label="Signing secret" value={endpoint.secret} />
+      <p>
+        <a href={`/dashboard/webhooks/endpoints/${endpoint.id}`}>Go to the endpoint</a>
+      </p>
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/webhooks/endpoints/{id}`: facts, actions and recent deliveries of one endpoint. */
+export async function endpointPage(request: SignedInRequest, params: Record<string, string>, extra?: { notice?: Html; problem?: ProblemDocument; secret?: string; status?: number }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const outcome = await read<WebhookEndpoint>(request, 'getWebhookEndpoint', { id: params.id });
+  if (!outcome.ok) {
+    return htmlResult(
+      outcome.problem.status,
+      <Page title="Endpoint" viewer={viewer} current="/dashboard/webhooks">
+        <ProblemView problem={outcome.problem} />
+      </Page>,
+    );
+  }
+  const endpoint = outcome.result;
+  // The dual-signing window is not part of the public endpoint: read it only after the operation allowed the read.
+  const stored = await loadWebhookEndpoint(request.runtime, viewer.team.id, endpoint.id);
+  const nowMs = request.runtime.clock.nowMs();
+  const dualSigningUntil = stored?.previous_secret && stored.previous_secret_expires_at_ms && stored.previous_secret_expires_at_ms > nowMs ? isoTime(stored.previous_secret_expires_at_ms) : null;
+  const deliveries = viewer.principal.abilities.has('webhook-delivery:view-any') ? await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 10 }) : null;
+  const base = `/dashboard/webhooks/endpoints/${endpoint.id}`;
+  return htmlResult(
+    extra?.status ?? 200,
+    <Page title={endpoint.name} viewer={viewer} current="/dashboard/webhooks">
+      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
+      {extra?.notice ?? ''}
+      {extra?.secret ? <SecretOnce id="endpoint-secret" label="New signing secret" value={extra.secret} /> : ''}
+      <div class="card">
+        <dl class="facts">
+          <dt>URL</dt>
+          <dd class="mono">{endpoint.url}</dd>
+          <dt>Status</dt>
+          <dd>
+            <EndpointStatus endpoint={endpoint} />
+          </dd>
+          <dt>Failure streak</dt>
+          <dd>
+            {endpoint.consecutive_failures} / {AUTO_DISABLE_THRESHOLD} (the endpoint is disabled at {AUTO_DISABLE_THRESHOLD})
+          </dd>
+          <dt>Disabled at</dt>
+          <dd>
+            <When at={endpoint.disabled_at} />
+          </dd>
+          <dt>Events</dt>
+          <dd>
+            {endpoint.events.map((event) => (
+              <>
+                <code>{event}</code>{' '}
+              </>
+            ))}
+          </dd>
+          <dt>Allowed IPs</dt>
+          <dd>{endpoint.allowed_ips?.join(', ') ?? 'any public address'}</dd>
+          <dt>Signing</dt>
+          <dd id="dual-signing">
+            {dualSigningUntil ? (
+              <>
+                Rotated: deliveries are signed with the new secret (<code>v1</code>) and the old one (<code>v0</code>) until <When at={dualSigningUntil} />.
+              </>
+            ) : (
+              <>One secret (<code>v1</code>).</>
+            )}
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <When at={endpoint.created_at} />
+          </dd>
+        </dl>
+      </div>
+      <div class="actions">
+        <ActionForm viewer={viewer} action={`${base}/test`} ability="webhook-endpoint:manage" label="Send test event" secondary />
+        <ActionForm viewer={viewer} action={`${base}/rotate-secret`} ability="webhook-endpoint:manage" label="Rotate secret (old one valid 24 hours)" secondary />
+        {endpoint.is_active ? (
+          <ActionForm viewer={viewer} action={`${base}/disable`} ability="webhook-endpoint:manage" label="Disable" secondary />
+        ) : (
+          <ActionForm viewer={viewer} action={`${base}/enable`} ability="webhook-endpoint:manage" label="Re-enable" />
+        )}
+        <ActionLink viewer={viewer} href={`${base}/delete`} ability="webhook-endpoint:manage" label="Delete" secondary />
+      </div>
+      <h2>Recent deliveries</h2>
+      {deliveries === null ? (
+        <Forbidden ability="webhook-delivery:view-any" what="deliveries" />
+      ) : deliveries.ok ? (
+        <DeliveryTable viewer={viewer} deliveries={deliveries.result.data} />
+      ) : (
+        <ProblemView problem={deliveries.problem} />
+      )}
+      <p>
+        <a href={`/dashboard/webhooks/deliveries?endpoint_id=${endpoint.id}`}>All deliveries of this endpoint</a>
+      </p>
+    </Page>,
+  );
+}
+
+/** `POST .../test`: `sendTestWebhookEvent`. */
+export async function sendTest(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write<WebhookDelivery>(request, 'sendTestWebhookEvent', { id: params.id });
+  if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
+  return endpointPage(request, params, {
+    notice: (
+      <Notice>
+        A <code>webhook_endpoint.test</code> event is on its way (delivery <a href={`/dashboard/webhooks/deliveries/${outcome.result.id}`}>{outcome.result.id}</a>).
+      </Notice>
+    ),
+  });
+}
+
+/** `POST .../rotate-secret`: the dashboard rotation — the old secret keeps signing (`v0`) for 24 hours. */
+export async function rotateSecret(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write<WebhookEndpointWithSecret>(request, 'rotateWebhookEndpointSecret', { id: params.id }, anyHandler(rotateWebhookEndpointSecretWithDualSigning));
+  if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
+  return endpointPage(request, params, { secret: outcome.result.secret, notice: <Notice>The secret was rotated. Update your receiver within 24 hours.</Notice> });
+}
+
+/** `POST .../enable` and `.../disable`: `updateWebhookEndpoint` with `is_active`. */
+export function setActive(active: boolean) {
+  return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
+    const outcome = await write<WebhookEndpoint>(request, 'updateWebhookEndpoint', { id: params.id, is_active: active });
+    if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
+    return endpointPage(request, params, { notice: <Notice>{active ? 'The endpoint is active again; its failure streak starts from 0.' : 'The endpoint is disabled.'}</Notice> });
+  };
+}
+
+/** `GET .../delete`: asks to confirm. */
+export async function confirmDeleteEndpoint(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await read<WebhookEndpoint>(request, 'getWebhookEndpoint', { id: params.id });
+  return htmlResult(
+    outcome.ok ? 200 : outcome.problem.status,
+    <Page title="Delete endpoint" viewer={request.viewer} current="/dashboard/webhooks">
+      {outcome.ok ? (
+        <div class="card">
+          <p>
+            Delete <strong>{outcome.result.name}</strong> (<span class="mono">{outcome.result.url}</span>)? Pending deliveries to it stop.
+          </p>
+          <div class="actions">
+            <ActionForm viewer={request.viewer} action={`/dashboard/webhooks/endpoints/${params.id}/delete`} ability="webhook-endpoint:manage" label="Delete endpoint" danger />
+            <a href={`/dashboard/webhooks/endpoints/${params.id}`}>Keep it</a>
+          </div>
+        </div>
+      ) : (
+        <ProblemView problem={outcome.problem} />
+      )}
+    </Page>,
+  );
+}
+
+/** `POST .../delete`: `deleteWebhookEndpoint`. */
+export async function deleteEndpoint(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write(request, 'deleteWebhookEndpoint', { id: params.id });
+  if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
+  return redirectResult('/dashboard/webhooks?deleted=1');
+}
+
+function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelivery[] }): Html {
+  return (
+    <Table head={['Delivery', 'Event', 'Endpoint', 'Status', 'Attempts', 'Created', 'Dead-lettered', '']} id="deliveries">
+      {props.deliveries.length === 0 ? (
+        <tr>
+          <td colspan="8" class="hint">
+            No deliveries match.
+          </td>
+        </tr>
+      ) : (
+        props.deliveries.map((delivery) => (
+          <tr>
+            <td>
+              <a class="mono" href={`/dashboard/webhooks/deliveries/${delivery.id}`}>
+                {delivery.id}
+              </a>
+            </td>
+            <td>
+              <code>{delivery.event_type}</code>
+            </td>
+            <td>
+              <a class="mono" href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`} aria-label={`Endpoint ${delivery.endpoint_id}`}>
+                {delivery.endpoint_id.slice(0, 8)}…
+              </a>
+            </td>
+            <td>
+              <DeliveryStatus status={delivery.status} />
+            </td>
+            <td>{delivery.attempts}</td>
+            <td>
+              <When at={delivery.created_at} />
+            </td>
+            <td>
+              <When at={delivery.dead_lettered_at} />
+            </td>
+            <td>
+              {delivery.status === 'dead' ? (
+                <ActionForm viewer={props.viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" secondary />
+              ) : (
+                ''
+              )}
+            </td>
+          </tr>
+        ))
+      )}
+    </Table>
+  );
+}
+
+/** Parses a `datetime-local` value (taken as UTC) to epoch milliseconds, or null. */
+function timeFilter(value: string | null): number | null {
+  if (!value) return null;
+  const parsed = Date.parse(/Z$/.test(value) ? value : `${value}Z`);
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
+/**
+ * `GET /dashboard/webhooks/deliveries`: filters (status, event type, endpoint, time range of creation) and
+ * the table. The filter form updates the table with htmx (`hx-get`, `hx-select`), and works as a plain GET.
+ */
+export async function deliveriesPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { viewer, query } = request;
+  const status = query.get('status') || undefined;
+  const eventType = query.get('event_type') || undefined;
+  const endpointId = query.get('endpoint_id') || undefined;
+  const since = timeFilter(query.get('since'));
+  const until = timeFilter(query.get('until'));
+  const filters = { ...(status ? { status } : {}), ...(eventType ? { event_type: eventType } : {}), ...(endpointId ? { endpoint_id: endpointId } : {}) };
+  const outcome = await collect<WebhookDelivery>(
+    request,
+    'listWebhookDeliveries',
+    filters,
+    (delivery) => {
+      const created = Date.parse(delivery.created_at);
+      return (since === null || created >= since) && (until === null || created <= until);
+    },
+    { wanted: 50, maxPages: since === null && until === null ? 1 : 10 },
+  );
+  return htmlResult(
+    outcome.ok ? 200 : outcome.problem.status,
+    <Page title="Deliveries" viewer={viewer} current="/dashboard/webhooks/deliveries">
+      <form method="get" action="/dashboard/webhooks/deliveries" class="card filters" hx-get="/dashboard/webhooks/deliveries" hx-target="#deliveries-result" hx-select="#deliveries-result" hx-swap="outerHTML" hx-push-url="true">
+        <div>
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status">
+            <option value="">Any</option>
+            {DELIVERY_STATUSES.map((value) => (
+              <option value={value} selected={value === status}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="filter-event">Event type</label>
+          <select id="filter-event" name="event_type">
+            <option value="">Any</option>
+            {WEBHOOK_EVENT_NAMES.map((value) => (
+              <option value={value} selected={value === eventType}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="filter-since">Created from (UTC)</label>
+          <input type="datetime-local" id="filter-since" name="since" value={query.get('since') ?? ''} />
+        </div>
+        <div>
+          <label for="filter-until">Created until (UTC)</label>
+          <input type="datetime-local" id="filter-until" name="until" value={query.get('until') ?? ''} />
+        </div>
+        {endpointId ? <input type="hidden" name="endpoint_id" value={endpointId} /> : ''}
+        <div>
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      <div class="actions">
+        <ActionLink viewer={viewer} href="/dashboard/webhooks/replay-dead" ability="webhook-delivery:retry" label="Replay dead deliveries" />
+      </div>
+      <div id="deliveries-result">
+        {outcome.ok ? (
+          <>
+            <DeliveryTable viewer={viewer} deliveries={outcome.result.items} />
+            {outcome.result.truncated ? <p class="hint">Showing the newest matches; narrow the filters to see older ones.</p> : ''}
+          </>
+        ) : outcome.problem.code === 'TOKEN_MISSING_ABILITY' ? (
+          <Forbidden ability="webhook-delivery:view-any" what="deliveries" />
+        ) : (
+          <ProblemView problem={outcome.problem} />
+        )}
+      </div>
+    </Page>,
+  );
+}
+
+/** `GET /dashboard/webhooks/deliveries/{id}`: the attempt timeline (status or failure kind, duration, response excerpt). */
+export async function deliveryPage(request: SignedInRequest, params: Record<string, string>, extra?: { notice?: Html; problem?: ProblemDocument; status?: number }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const outcome = await read<WebhookDelivery>(request, 'getWebhookDelivery', { id: params.id });
+  if (!outcome.ok) {
+    return htmlResult(
+      outcome.problem.status,
+      <Page title="Delivery" viewer={viewer} current="/dashboard/webhooks/deliveries">
+        <ProblemView problem={outcome.problem} />
+      </Page>,
+    );
+  }
+  const delivery = outcome.result;
+  return htmlResult(
+    extra?.status ?? 200,
+    <Page title={`Delivery ${delivery.id}`} viewer={viewer} current="/dashboard/webhooks/deliveries">
+      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
+      {extra?.notice ?? ''}
+      <div class="card">
+        <dl class="facts">
+          <dt>Event</dt>
+          <dd>
+            <code>{delivery.event_type}</code> <span class="mono hint">{delivery.event_id}</span>
+          </dd>
+          <dt>Endpoint</dt>
+          <dd>
+            <a href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`}>{delivery.endpoint_id}</a>
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <DeliveryStatus status={delivery.status} />
+          </dd>
+          <dt>Attempts</dt>
+          <dd>{delivery.attempts} of 8</dd>
+          <dt>Next attempt</dt>
+          <dd>
+            <When at={delivery.next_attempt_at} />
+          </dd>
+          <dt>Dead-lettered</dt>
+          <dd>
+            <When at={delivery.dead_lettered_at} />
+          </dd>
+        </dl>
+      </div>
+      {delivery.status === 'dead' ? (
+        <div class="actions">
+          <ActionForm viewer={viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" />
+        </div>
+      ) : (
+        ''
+      )}
+      <h2>Attempts</h2>
+      {delivery.attempt_log?.length ? (
+        <ol class="timeline">
+          {delivery.attempt_log.map((attempt) => (
+            <li>
+              <When at={attempt.attempted_at} /> —{' '}
+              {attempt.failure_kind ? <Badge color="red">{attempt.failure_kind}</Badge> : <Badge color="green">ok</Badge>} {attempt.status !== null ? `HTTP ${attempt.status}` : 'no response'}, {attempt.duration_ms} ms
+              {attempt.response_body ? <pre>{attempt.response_body}</pre> : ''}
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p class="hint">No attempt yet.</p>
+      )}
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/webhooks/deliveries/{id}/retry`: `retryWebhookDelivery` (dead → pending, attempts 0). */
+export async function retryDelivery(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write<WebhookDelivery>(request, 'retryWebhookDelivery', { id: params.id });
+  if (!outcome.ok) return deliveryPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
+  return deliveryPage(request, params, { notice: <Notice>The delivery is queued again (attempts start from 0).</Notice> });
+}
+
+/** The dead deliveries dead-lettered within the last 24 hours (counted through `listWebhookDeliveries`). */
+async function deadOfLastDay(request: SignedInRequest) {
+  const sinceMs = request.runtime.clock.nowMs() - 24 * HOUR_MS;
+  return collect<WebhookDelivery>(request, 'listWebhookDeliveries', { status: 'dead' }, (delivery) => delivery.dead_lettered_at !== null && Date.parse(delivery.dead_lettered_at) >= sinceMs, {
+    wanted: 100_000,
+    maxPages: 100,
+  });
+}
+
+/** `GET /dashboard/webhooks/replay-dead`: shows how many dead deliveries of the last 24 hours will be replayed, and asks to confirm. */
+export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const dead = await deadOfLastDay(request);
+  return htmlResult(
+    dead.ok ? 200 : dead.problem.status,
+    <Page title="Replay dead deliveries" viewer={viewer} current="/dashboard/webhooks/deliveries">
+      {dead.ok ? (
+        <div class="card">
+          <p id="replay-count">
+            <strong>{dead.result.items.length}</strong> dead deliver{dead.result.items.length === 1 ? 'y' : 'ies'} from the last 24 hours will be replayed
+            {dead.result.truncated ? ' (at least; the count stopped early)' : ''}. Each is queued again with its attempts reset to 0.
+          </p>
+          <div class="actions">
+            <ActionForm viewer={viewer} action="/dashboard/webhooks/replay-dead" ability="webhook-delivery:retry" label={`Replay all ${dead.result.items.length}`} fields={{ expected: String(dead.result.items.length) }} />
+            <a href="/dashboard/webhooks/deliveries?status=dead">Cancel</a>
+          </div>
+        </div>
+      ) : (
+        <ProblemView problem={dead.problem} />
+      )}
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/webhooks/replay-dead`: `replayDeadWebhookDeliveries` with `since_hours: 24` (every one of them, not one page). */
+export async function replayDead(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const outcome = await write<{ replayed?: number; matched?: number }>(request, 'replayDeadWebhookDeliveries', { since_hours: 24 });
+  return htmlResult(
+    outcome.ok ? 202 : outcome.problem.status,
+    <Page title="Replay dead deliveries" viewer={request.viewer} current="/dashboard/webhooks/deliveries">
+      {outcome.ok ? (
+        <Notice>
+          <span id="replayed">{outcome.result.replayed ?? outcome.result.matched ?? 0}</span> dead deliveries from the last 24 hours were queued again.
+        </Notice>
+      ) : (
+        <ProblemView problem={outcome.problem} />
+      )}
+      <p>
+        <a href="/dashboard/webhooks/deliveries">Back to deliveries</a>
+      </p>
+    </Page>,
+  );
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { memberPrincipal } from '../auth/principal.js';
+import { memberAbilities } from '../domain/team-members/abilities.js';
+import { findMember } from '../domain/team-members/records.js';
+import { findTeam } from '../domain/teams/repository.js';
+import { ProblemError, toProblem } from '../errors.js';
+import type { ApiGatewayResult } from '../http/api-gateway.js';
+import { logger } from '../logger.js';
+import type { Runtime } from '../runtime.js';
+import { assetNamed } from './assets.js';
+import { assetResult, clearedSessionCookie, decodeRequest, hasValidCsrfToken, jsonResult, redirectResult, SESSION_COOKIE, type DashboardRequest, type SignedInRequest } from './http.js';
+import * as membership from './pages/membership.js';
+import * as signIn from './pages/sign-in.js';
+import * as tokens from './pages/tokens.js';
+import * as webhooks from './pages/webhooks.js';
+import { findSession } from './sessions.js';
+
+/**
+ * The dashboard's routes (DESIGN D21), all under `/dashboard`: public ones (sign-in, sign-in links,
+ * invitations, static files, the passkey sign-in ceremony) and signed-in ones, which need a live session
+ * cookie, an active member and — for every POST — the session's CSRF token. A session started from a
+ * sign-in link may only register a passkey (and sign out) until it has one.
+ */
+
+type Handler<R> = (request: R, params: Record<string, string>) => Promise<ApiGatewayResult>;
+type Route =
+  | { method: 'GET' | 'POST'; pattern: RegExp; access: 'public'; handler: Handler<DashboardRequest> }
+  | { method: 'GET' | 'POST'; pattern: RegExp; access: 'signed-in' | 'registration'; handler: Handler<SignedInRequest> };
+
+const ID = '([A-Za-z0-9_-]{1,80})';
+const route = (method: 'GET' | 'POST', path: string) => new RegExp(`^/dashboard${path.replaceAll(':id', ID).replaceAll(':sub', ID)}/?$`);
+
+const ROUTES: Route[] = [
+  { method: 'GET', pattern: route('GET', '/sign-in'), access: 'public', handler: signIn.signInPage },
+  { method: 'GET', pattern: route('GET', '/sign-in/link'), access: 'public', handler: signIn.signInLinkPage },
+  { method: 'POST', pattern: route('POST', '/sign-in/link'), access: 'public', handler: signIn.useSignInLink },
+  { method: 'POST', pattern: route('POST', '/sign-in/passkey-options'), access: 'public', handler: signIn.passkeySignInOptions },
+  { method: 'POST', pattern: route('POST', '/sign-in/passkey'), access: 'public', handler: signIn.passkeySignIn },
+  { method: 'GET', pattern: route('GET', '/invitations/accept'), access: 'public', handler: signIn.invitationPage },
+  { method: 'POST', pattern: route('POST', '/invitations/accept'), access: 'public', handler: signIn.acceptInvitation },
+
+  { method: 'GET', pattern: route('GET', '/passkeys/new'), access: 'registration', handler: signIn.registerPasskeyPage },
+  { method: 'POST', pattern: route('POST', '/passkeys/registration-options'), access: 'registration', handler: signIn.passkeyRegistrationOptions },
+  { method: 'POST', pattern: route('POST', '/passkeys/register'), access: 'registration', handler: signIn.passkeyRegister },
+  { method: 'POST', pattern: route('POST', '/sign-out'), access: 'registration', handler: signIn.signOut },
+
+  { method: 'GET', pattern: route('GET', ''), access: 'signed-in', handler: membership.homePage },
+  { method: 'GET', pattern: route('GET', '/account'), access: 'signed-in', handler: signIn.accountPage },
+  { method: 'POST', pattern: route('POST', '/account/sessions/:id/revoke'), access: 'signed-in', handler: (request, params) => signIn.revokeOwnSession(request, { id: params[1] }) },
+
+  { method: 'GET', pattern: route('GET', '/webhooks'), access: 'signed-in', handler: webhooks.endpointsPage },
+  { method: 'GET', pattern: route('GET', '/webhooks/new'), access: 'signed-in', handler: webhooks.newEndpointPage },
+  { method: 'POST', pattern: route('POST', '/webhooks'), access: 'signed-in', handler: webhooks.createEndpoint },
+  { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id'), access: 'signed-in', handler: (request, params) => webhooks.endpointPage(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/test'), access: 'signed-in', handler: (request, params) => webhooks.sendTest(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/rotate-secret'), access: 'signed-in', handler: (request, params) => webhooks.rotateSecret(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/enable'), access: 'signed-in', handler: (request, params) => webhooks.setActive(true)(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/disable'), access: 'signed-in', handler: (request, params) => webhooks.setActive(false)(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhooks.confirmDeleteEndpoint(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhooks.deleteEndpoint(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/webhooks/deliveries'), access: 'signed-in', handler: webhooks.deliveriesPage },
+  { method: 'GET', pattern: route('GET', '/webhooks/deliveries/:id'), access: 'signed-in', handler: (request, params) => webhooks.deliveryPage(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/deliveries/:id/retry'), access: 'signed-in', handler: (request, params) => webhooks.retryDelivery(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/webhooks/replay-dead'), access: 'signed-in', handler: webhooks.confirmReplayDead },
+  { method: 'POST', pattern: route('POST', '/webhooks/replay-dead'), access: 'signed-in', handler: webhooks.replayDead },
+
+  { method: 'GET', pattern: route('GET', '/tokens'), access: 'signed-in', handler: tokens.tokensPage },
+  { method: 'GET', pattern: route('GET', '/tokens/new'), access: 'signed-in', handler: tokens.newTokenPage },
+  { method: 'POST', pattern: route('POST', '/tokens'), access: 'signed-in', handler: tokens.createToken },
+  { method: 'GET', pattern: route('GET', '/tokens/:id/revoke'), access: 'signed-in', handler: (request, params) => tokens.confirmRevokeToken(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/tokens/:id/revoke'), access: 'signed-in', handler: (request, params) => tokens.revokeToken(request, { id: params[1] }) },
+
+  { method: 'GET', pattern: route('GET', '/projects'), access: 'signed-in', handler: membership.projectsPage },
+  { method: 'GET', pattern: route('GET', '/projects/:id'), access: 'signed-in', handler: (request, params) => membership.projectPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/subscribers'), access: 'signed-in', handler: (request, params) => membership.subscribersPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions'), access: 'signed-in', handler: (request, params) => membership.subscriptionsPage(request, { id: params[1] }) },
+  ...(['cancel', 'pause', 'resume'] as const).map(
+    (action): Route => ({
+      method: 'POST',
+      pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`),
+      access: 'signed-in',
+      handler: (request, params) => membership.subscriptionAction(action)(request, { id: params[1], subscription: params[2] }),
+    }),
+  ),
+  { method: 'GET', pattern: route('GET', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => membership.accessCodesPage(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => membership.generateCodes(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes/:sub/revoke'), access: 'signed-in', handler: (request, params) => membership.revokeCode(request, { id: params[1], code: params[2] }) },
+  { method: 'GET', pattern: route('GET', '/team-members'), access: 'signed-in', handler: (request) => membership.teamMembersPage(request) },
+  { method: 'POST', pattern: route('POST', '/team-members'), access: 'signed-in', handler: membership.inviteMember },
+  { method: 'POST', pattern: route('POST', '/team-members/:id/remove'), access: 'signed-in', handler: (request, params) => membership.removeMember(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/roles'), access: 'signed-in', handler: membership.rolesPage },
+  { method: 'GET', pattern: route('GET', '/activity'), access: 'signed-in', handler: membership.activityPage },
+];
+
+/** The signed-in viewer of a request, or null (no, unknown, revoked or idle session; member no longer active; team deleted). */
+async function signedIn(request: DashboardRequest): Promise<SignedInRequest | null> {
+  const { store, clock } = request.runtime;
+  const session = await findSession(store, clock, request.cookies[SESSION_COOKIE]);
+  if (!session) return null;
+  const [member, team] = await Promise.all([findMember(store, session.team_id, session.member_id), findTeam(store, session.team_id)]);
+  if (!member || member.status !== 'active' || !team || team.deleted_at) return null;
+  const abilities = await memberAbilities(store, session.team_id, member);
+  return {
+    ...request,
+    session,
+    viewer: {
+      principal: memberPrincipal({ teamId: team.id, memberId: member.id, abilities: abilities.teamWide, team: { id: team.id, name: team.name, created_at: team.created_at } }),
+      member: { id: member.id, name: member.name, email: member.email },
+      team: { id: team.id, name: team.name },
+      csrfToken: session.csrf_token,
+    },
+  };
+}
+
+function notFound(request: DashboardRequest): ApiGatewayResult {
+  const { problem } = toProblem(new ProblemError('NOT_FOUND', `No dashboard page ${request.method} ${request.path}.`), request.requestId);
+  return request.headers.accept?.includes('application/json') ? jsonResult(404, problem) : { statusCode: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: `${problem.detail}\n` };
+}
+
+/**
+ * Serves one dashboard request (the local server and the dashboard Lambda): static files, then the route
+ * table. A signed-in route without a live session redirects to the sign-in page (JSON endpoints answer 401);
+ * a POST without the session's CSRF token is refused with CSRF_TOKEN_INVALID (403) before anything runs.
+ * Never throws: an unexpected failure is logged and answered 500 without details.
+ */
+export async function handleDashboardRequest(runtime: Runtime, event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> {
+  const requestId = event.requestContext?.requestId || randomUUID();
+  const request = decodeRequest(runtime, event, requestId);
+  try {
+    const asset = /^\/dashboard\/assets\/([a-z0-9.-]+)$/.exec(request.path);
+    if (asset && request.method === 'GET') {
+      const file = assetNamed(asset[1]);
+      return file ? assetResult(file.body, file.contentType) : notFound(request);
+    }
+    const found = ROUTES.map((candidate) => ({ candidate, match: candidate.method === request.method ? candidate.pattern.exec(request.path) : null })).find((entry) => entry.match);
+    if (!found || !found.match) return notFound(request);
+    const { candidate, match } = found;
+    const params: Record<string, string> = Object.fromEntries(match.slice(1).map((value, index) => [String(index + 1), value]));
+    if (candidate.access === 'public') return await candidate.handler(request, params);
+    const wantsJson = request.headers['content-type']?.startsWith('application/json') ?? false;
+    const viewer = await signedIn(request);
+    if (!viewer) {
+      if (wantsJson) return jsonResult(401, toProblem(new ProblemError('AUTHENTICATION_REQUIRED', 'Sign in to the dashboard first.'), requestId).problem, [clearedSessionCookie()]);
+      return redirectResult('/dashboard/sign-in', request.cookies[SESSION_COOKIE] ? [clearedSessionCookie()] : undefined);
+    }
+    if (request.method === 'POST' && !hasValidCsrfToken(request, viewer.session)) {
+      const { problem } = toProblem(new ProblemError('CSRF_TOKEN_INVALID', 'This request did not carry the CSRF token of your session; nothing was changed.'), requestId);
+      return jsonResult(403, problem);
+    }
+    if (candidate.access === 'signed-in' && viewer.session.state === 'registration') return redirectResult('/dashboard/passkeys/new');
+    return await candidate.handler(viewer, params);
+  } catch (error) {
+    logger.error('dashboard request failed', { request_id: requestId, path: request.path, error: error as Error });
+    const { problem } = toProblem(error, requestId);
+    return jsonResult(problem.status, problem);
+  }
+}
+
+/** The dashboard Lambda's handler (DESIGN D21: its own Lambda behind the REST API at `/dashboard`). `getRuntime` is called per invocation. */
+export function createDashboardHandler(getRuntime: () => Runtime) {
+  return middy<APIGatewayProxyEventV2, ApiGatewayResult>().handler(async (event) => handleDashboardRequest(getRuntime(), event));
+}

@@ -1,0 +1,230 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { newTokenSecret, sha256 } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { isoTime } from '../clock.js';
+import { ProblemError } from '../errors.js';
+import { newUlid } from '../ids.js';
+import { entity, keys, secondaryIndex } from '../store/keys.js';
+import { ConditionFailedError, type Item, type Store } from '../store/store.js';
+import { findMember } from '../domain/team-members/records.js';
+import { findMemberByEmail } from '../domain/team-members/repository.js';
+
+/**
+ * Dashboard sign-in (DESIGN D21): one-time sign-in links and sessions, stored in DynamoDB. Only the
+ * SHA-256 of each credential's secret is stored; the browser holds the credential (`sil_<ULID>_<secret>`
+ * in a link, `dss_<ULID>_<secret>` in the session cookie), whose id names its item. Expiry is checked in
+ * code (TTL is housekeeping only, DESIGN §3).
+ */
+
+/** A one-time sign-in link is valid this long (milliseconds): 15 minutes (DESIGN D21). */
+export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
+/** A session ends after this long without a request (milliseconds): 12 hours idle (DESIGN D21). */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** A session's last-seen time is written at most this often (milliseconds), so reads stay reads. */
+const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
+/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
+const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
+
+const LINK_PATTERN = /^sil_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+const SESSION_PATTERN = /^dss_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+
+/** What a session allows: `registration` (from a sign-in link: register a passkey first) or everything. */
+export type SessionState = 'registration' | 'active';
+
+/** A dashboard session as the member sees it in their list (never its secret). */
+export interface DashboardSession {
+  id: string;
+  team_id: string;
+  member_id: string;
+  state: SessionState;
+  /** Random per session; every form and htmx request must echo it (CSRF, DESIGN D21). */
+  csrf_token: string;
+  /** How the session began: `link` (sign-in link or invitation) or `passkey`. */
+  method: 'link' | 'passkey';
+  user_agent: string;
+  created_at: string;
+  /** Epoch milliseconds of the last request. */
+  last_seen_at_ms: number;
+  revoked_at: string | null;
+}
+
+function equalHashes(presented: Buffer, storedHex: unknown): boolean {
+  const expected = typeof storedHex === 'string' && storedHex.length === 64 ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
+  return timingSafeEqual(presented, expected) && typeof storedHex === 'string';
+}
+
+/**
+ * Makes a one-time sign-in link for the invited or active team member with `email` (DESIGN D21: the CLI
+ * `member sign-in-link`, `npm start` for the demo owner): valid {@link SIGN_IN_LINK_LIFETIME_MS}, usable
+ * once. Returns the path (`/dashboard/sign-in/link?token=...`; the caller prefixes its base URL) and the
+ * expiry (ISO). Errors: NOT_FOUND (no such member; a removed member has none), CONFLICT (the member is
+ * still invited: the invitation link signs them in).
+ */
+export async function createSignInLink(store: Store, clock: Clock, teamId: string, email: string): Promise<{ path: string; expires_at: string; member_id: string }> {
+  const member = await findMemberByEmail(store, teamId, email);
+  if (!member) throw new ProblemError('NOT_FOUND', `No invited or active member with e-mail ${email} in team ${teamId}.`);
+  if (member.status !== 'active') throw new ProblemError('CONFLICT', `Team member ${member.id} is ${member.status}: an invited member signs in by accepting the invitation link first.`);
+  const nowMs = clock.nowMs();
+  const id = newUlid(nowMs);
+  const secret = newTokenSecret();
+  const expiresAtMs = nowMs + SIGN_IN_LINK_LIFETIME_MS;
+  await store.put({
+    Item: {
+      ...keys.signInLink(id),
+      entity: entity.signInLink,
+      id,
+      team_id: teamId,
+      member_id: member.id,
+      secret_sha256: sha256(secret).toString('hex'),
+      expires_at_ms: expiresAtMs,
+      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return { path: `/dashboard/sign-in/link?token=sil_${id}_${secret}`, expires_at: isoTime(expiresAtMs), member_id: member.id };
+}
+
+const unusableLink = () =>
+  new ProblemError('NOT_FOUND', 'This sign-in link cannot be used: it is unknown, expired or already used. Ask for a new one (`npm run cli -- member sign-in-link`, or restart `npm start` for the demo owner).');
+
+/**
+ * Uses a sign-in link once (DESIGN D21): checks its secret in constant time, its expiry and that the
+ * member is not removed, and deletes it with a condition on its hash, so two concurrent uses cannot both
+ * succeed. Returns the team and member. Errors: NOT_FOUND (unknown, forged, expired, used; one answer).
+ */
+export async function consumeSignInLink(store: Store, clock: Clock, token: string): Promise<{ teamId: string; memberId: string }> {
+  const parts = LINK_PATTERN.exec(token.trim());
+  const item = parts ? await store.get(keys.signInLink(parts[1])) : undefined;
+  const matches = equalHashes(sha256(parts?.[2] ?? token), item?.secret_sha256);
+  if (!parts || !item || !matches || Number(item.expires_at_ms) <= clock.nowMs()) throw unusableLink();
+  try {
+    await store.delete({ Key: keys.signInLink(parts[1]), ConditionExpression: 'secret_sha256 = :hash', ExpressionAttributeValues: { ':hash': item.secret_sha256 } });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw unusableLink();
+    throw error;
+  }
+  const member = await findMember(store, item.team_id as string, item.member_id as string);
+  if (!member || member.status === 'removed') throw unusableLink();
+  return { teamId: item.team_id as string, memberId: member.id };
+}
+
+function toSession(item: Item): DashboardSession {
+  return {
+    id: item.id as string,
+    team_id: item.team_id as string,
+    member_id: item.member_id as string,
+    state: item.state as SessionState,
+    csrf_token: item.csrf_token as string,
+    method: item.method as DashboardSession['method'],
+    user_agent: (item.user_agent as string | undefined) ?? '',
+    created_at: item.created_at as string,
+    last_seen_at_ms: Number(item.last_seen_at_ms),
+    revoked_at: (item.revoked_at as string | null | undefined) ?? null,
+  };
+}
+
+/**
+ * Starts a session for a member (after a sign-in link, an accepted invitation or a passkey). Returns the
+ * session and the cookie value (`dss_<ULID>_<secret>`, shown only here; the store keeps its SHA-256).
+ */
+export async function createSession(
+  store: Store,
+  clock: Clock,
+  input: { teamId: string; memberId: string; state: SessionState; method: DashboardSession['method']; userAgent?: string },
+): Promise<{ session: DashboardSession; cookieValue: string }> {
+  const nowMs = clock.nowMs();
+  const id = newUlid(nowMs);
+  const secret = newTokenSecret();
+  const session: DashboardSession = {
+    id,
+    team_id: input.teamId,
+    member_id: input.memberId,
+    state: input.state,
+    csrf_token: randomBytes(24).toString('base64url'),
+    method: input.method,
+    user_agent: (input.userAgent ?? '').slice(0, 200),
+    created_at: isoTime(nowMs),
+    last_seen_at_ms: nowMs,
+    revoked_at: null,
+  };
+  await store.put({
+    Item: {
+      ...keys.dashboardSession(id),
+      entity: entity.dashboardSession,
+      [secondaryIndex.partitionKey]: keys.memberSessionsIndex(input.teamId, input.memberId),
+      [secondaryIndex.sortKey]: id,
+      ...session,
+      revoked_at: undefined,
+      secret_sha256: sha256(secret).toString('hex'),
+      expires_at: Math.floor((nowMs + SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return { session, cookieValue: `dss_${id}_${secret}` };
+}
+
+/**
+ * The live session a cookie value names, or null (malformed, unknown, wrong secret, revoked, idle longer
+ * than {@link SESSION_IDLE_MS}). Moves its last-seen time forward (at most once a minute). One GetItem,
+ * plus one UpdateItem when it touches.
+ */
+export async function findSession(store: Store, clock: Clock, cookieValue: string | undefined): Promise<DashboardSession | null> {
+  const parts = cookieValue ? SESSION_PATTERN.exec(cookieValue) : null;
+  if (!parts) return null;
+  const item = await store.get(keys.dashboardSession(parts[1]));
+  if (!equalHashes(sha256(parts[2]), item?.secret_sha256) || !item) return null;
+  const session = toSession(item);
+  const nowMs = clock.nowMs();
+  if (session.revoked_at || nowMs - session.last_seen_at_ms > SESSION_IDLE_MS) return null;
+  if (nowMs - session.last_seen_at_ms >= SESSION_TOUCH_INTERVAL_MS) {
+    await store
+      .update({
+        Key: keys.dashboardSession(session.id),
+        UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+        ExpressionAttributeValues: { ':now': nowMs, ':expires': Math.floor((nowMs + SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS },
+      })
+      .catch((error) => {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      });
+    session.last_seen_at_ms = nowMs;
+  }
+  return session;
+}
+
+/** Marks a `registration` session `active` (its member registered a passkey). */
+export async function activateSession(store: Store, sessionId: string): Promise<void> {
+  await store.update({ Key: keys.dashboardSession(sessionId), UpdateExpression: 'SET #state = :active', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':active': 'active' } });
+}
+
+/**
+ * Revokes a session of member `memberId` of `teamId` (sign-out, or the member's session list). A session
+ * of anyone else is NOT_FOUND. Revoking twice keeps the first time.
+ */
+export async function revokeSession(store: Store, clock: Clock, teamId: string, memberId: string, sessionId: string): Promise<void> {
+  try {
+    await store.update({
+      Key: keys.dashboardSession(sessionId),
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ConditionExpression: 'attribute_exists(pk) AND team_id = :team AND member_id = :member',
+      ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ':team': teamId, ':member': memberId },
+    });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new ProblemError('NOT_FOUND', `No session ${sessionId}.`);
+    throw error;
+  }
+}
+
+/** The member's sessions that are still live (not revoked, not idle too long), newest first (at most 100). */
+export async function listSessions(store: Store, clock: Clock, teamId: string, memberId: string): Promise<DashboardSession[]> {
+  const result = await store.query({
+    IndexName: secondaryIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': keys.memberSessionsIndex(teamId, memberId) },
+    ScanIndexForward: false,
+    Limit: 100,
+  });
+  const nowMs = clock.nowMs();
+  return result.items.map(toSession).filter((session) => !session.revoked_at && nowMs - session.last_seen_at_ms <= SESSION_IDLE_MS);
+}

@@ -1,0 +1,58 @@
+/**
+ * The dashboard's browser tests' one way to drive Chromium (DESIGN §6, D21): Debian's `chromium`
+ * (`CHROMIUM_PATH` overrides) through playwright-core, headless; a virtual WebAuthn authenticator per
+ * browser context (CDP `WebAuthn.enable` / `addVirtualAuthenticator`); the axe-core check; screenshots
+ * under `test-results/`. A missing browser is a failure that names the install command, never a skip.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Where screenshots go (gitignored). */
+export const SCREENSHOT_DIRECTORY = join(ROOT, 'test-results', 'dashboard');
+
+/** Launches headless Chromium; throws naming the install command when the browser is missing. */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium was not found at ${executablePath}. Install it with \`apt-get install -y chromium\` (Debian), or set CHROMIUM_PATH to a Chromium or Chrome binary.`);
+  }
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/**
+ * A browser context with its own virtual passkey authenticator (resident keys, user verification, presence
+ * simulated), so passkey registration and sign-in run without a person. `bypassCSP` lets the axe script
+ * be injected into pages whose CSP allows only the dashboard's own scripts.
+ */
+export async function contextWithAuthenticator(browser: Browser, viewport = { width: 1440, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport, bypassCSP: true });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { context, page };
+}
+
+/** Runs axe-core in the page and fails on any serious or critical violation (naming them). */
+export async function expectAccessible(page: Page): Promise<void> {
+  const require = createRequire(import.meta.url);
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run();
+    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${JSON.stringify(violation.nodes.slice(0, 3).map((node) => node.target))}`);
+  });
+  expect(violations, `axe on ${page.url()}`).toEqual([]);
+}
+
+/** Saves a full-page screenshot as `test-results/dashboard/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIRECTORY, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIRECTORY, `${name}.png`), fullPage: true });
+}
