@@ -57,6 +57,8 @@ export const ERROR_CODES = [
     'Read the object again and check its state (for example, only a dead delivery can be retried) before retrying.'),
   entry('NOT_IMPLEMENTED', 501, 'server', 'This operation is published but not available yet.',
     'Use the equivalent dashboard feature or REST endpoint for now; check the changelog for availability.'),
+  entry('PROVIDER_UNAVAILABLE', 502, 'server', 'A payment provider or platform the operation needs could not be reached or failed.',
+    'Nothing was changed; retry later with the same idempotency key. `detail` names the provider call that failed.'),
   entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.',
     'Retry with the same idempotency key; if it persists, contact support with the `request_id`.'),
 ] as const;

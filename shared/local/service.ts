@@ -33,6 +33,8 @@ import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/t
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
+import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';
+import { integrationsFromEnvironment, type IntegrationSettings } from '../integrations.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
 export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
@@ -66,6 +68,8 @@ export interface LocalServiceOptions {
   clock?: Clock;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
+  /** Override integration settings (tests: a loopback Bot API); default the environment's, the public base URL defaulting to the server's own. */
+  integrations?: Partial<IntegrationSettings>;
 }
 
 /** Reads {@link LocalServiceOptions} from the environment (`shared/config.ts`; DESIGN §1, §5). Throws `ConfigurationError` naming a bad value. */
@@ -256,6 +260,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         return;
       }
       const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
+      const isHook = path.startsWith(HOOKS_PATH_PREFIX);
       const fail = (error: unknown) => {
         log(JSON.stringify({ type: 'error', message: (error as Error).message }));
         if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
@@ -275,7 +280,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       getRawBody(request, { limit, length: request.headers['content-length'] }).then(
         (body) => {
           const event = nodeRequestToEvent(request, body);
-          (isMcp ? mcp : rest)(event, lambdaContext).then((result) => writeResult(response, result), fail);
+          const hook = async () => (await serveHookRequest(runtime, event).then((result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result)));
+          (isMcp ? mcp(event, lambdaContext) : isHook ? hook() : rest(event, lambdaContext)).then((result) => writeResult(response, result), fail);
         },
         (error: { type?: string; status?: number; message?: string }) => {
           if (error.type === 'request.aborted') return void response.destroy();
@@ -299,6 +305,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const baseUrl = `http://${host}:${address.port}`;
+    const fromEnvironment = integrationsFromEnvironment();
+    runtime.integrations = { ...fromEnvironment, publicBaseUrl: fromEnvironment.publicBaseUrl ?? baseUrl, ...options.integrations };
     return {
       baseUrl,
       mcpUrl: `${baseUrl}${MCP_PATH}`,

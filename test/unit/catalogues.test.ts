@@ -295,6 +295,7 @@ describe('error codes', () => {
       IDEMPOTENCY_KEY_IN_USE: 409,
       CONFLICT: 409,
       NOT_IMPLEMENTED: 501,
+      PROVIDER_UNAVAILABLE: 502,
       INTERNAL_ERROR: 500,
     });
     expect(unique(ERROR_CODES.map((error) => error.code))).toBe(true);

@@ -41,8 +41,8 @@ export const unarchiveProject: OperationHandler<typeof operations.unarchiveProje
 export const deleteProject: OperationHandler<typeof operations.deleteProject> = async (input, { runtime, principal }) => remove(runtime, principal, input.project_id);
 
 /** `PUT /v1/projects/{project_id}/bot`. */
-export const connectProjectBot: OperationHandler<typeof operations.connectProjectBot> = async ({ project_id, ...bot }, { runtime, principal }) =>
-  connectBot(runtime, principal, project_id, bot);
+export const connectProjectBot: OperationHandler<typeof operations.connectProjectBot> = async ({ project_id, token }, { runtime, principal }) =>
+  connectBot(runtime, principal, project_id, { token });
 
 /** `DELETE /v1/projects/{project_id}/bot`. */
 export const disconnectProjectBot: OperationHandler<typeof operations.disconnectProjectBot> = async (input, { runtime, principal }) => disconnectBot(runtime, principal, input.project_id);

@@ -260,7 +260,7 @@ export async function createSubscription(runtime: UnitOfWorkRuntime, principal: 
       values: { ':banned': 'banned' },
       onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
     });
-    if (subscription.has_access) followUp = await emitAccessEvents(tx, runtime.store, principal, { subscriber, plan, before: null, after: subscription });
+    if (subscription.has_access) followUp = await emitAccessEvents(tx, runtime, principal, { subscriber, plan, before: null, after: subscription });
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return subscription;
@@ -342,7 +342,7 @@ async function commitTransition(
     }
     const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
     tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
-    if (hasAccess(before.status) !== hasAccess(next.status)) followUp = await emitAccessEvents(tx, runtime.store, principal, { subscriber: context.subscriber, plan: planAfter, before, after: next });
+    if (hasAccess(before.status) !== hasAccess(next.status)) followUp = await emitAccessEvents(tx, runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: next });
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return next;
