@@ -19,6 +19,8 @@ import { MAX_ROUTES_PER_STACK } from '../../lib/rest-api.js';
 import { brotliDecompressSync } from 'node:zlib';
 import { PUBLIC_DOCUMENTS } from '../../shared/domain/documents/documents.js';
 import { OPERATIONS, routeKey } from '../../shared/operations/registry.js';
+import { credentialKeyActions, credentialKeyUse } from '../../shared/credentials/usage.js';
+import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
 
@@ -56,6 +58,8 @@ let resources: Record<string, CfnResource>;
 
 const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 const ofType = (type: string): [string, CfnResource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** The logical id of the credentials key (the only KMS key). */
+const credentialsKeyId = (): string => ofType('AWS::KMS::Key')[0][0];
 const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
 const functionsWithHandler = (handler: string): [string, CfnResource][] =>
   ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Handler === handler);
@@ -282,7 +286,7 @@ describe('REST API', () => {
 
   it('has one route per operation of the registry, keyed by routeKey, plus $default, with no authorizer', () => {
     const routes = restRoutes();
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...OPERATIONS.map(routeKey), '$default'].sort());
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...OPERATIONS.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default'].sort());
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
     expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
@@ -320,6 +324,20 @@ describe('REST API', () => {
     expect(onlyFunction('unmatched-route.handler')).toBeDefined();
   });
 
+  it('sends POST /hooks/telegram/{project_id} to its own Lambda (functions/telegram-hook), which may use the main table and open credentials only', () => {
+    const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === 'POST /hooks/telegram/{project_id}');
+    expect(routes).toHaveLength(1);
+    const functionId = functionOfRoute(routes[0][1]);
+    expect(resources[functionId].Properties.Handler).toBe('telegram-hook.handler');
+    expect(resources[functionId].Properties.Timeout).toBe(10);
+    const statements = statementsOfFunction(functionId);
+    const actions = actionsOf(statements).filter((action) => !action.startsWith('logs:'));
+    expect(actions.filter((action) => action.startsWith('kms:'))).toEqual(['kms:Decrypt']);
+    expect(actions.some((action) => action.startsWith('sqs:') || action === 'dynamodb:Scan')).toBe(false);
+    const kmsResources = statements.filter((statement) => asArray(statement.Action).includes('kms:Decrypt')).flatMap((statement) => asArray(statement.Resource).map(refId));
+    expect(kmsResources).toEqual([credentialsKeyId()]);
+  });
+
   it('grants each route only what it needs: no Scan, no BatchWriteItem, no stream reads', () => {
     for (const operation of OPERATIONS) {
       const [functionId] = onlyFunction(`${operation.id}.handler`);
@@ -343,7 +361,40 @@ describe('REST API', () => {
       );
       expect(actions.includes('sqs:SendMessage'), operation.id).toBe(operation.rest.method !== 'GET');
       expect(actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
+      // The credentials key only where the operation opens or seals a credential (DESIGN D16, D23).
+      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(credentialKeyActions(credentialKeyUse(operation.events)).sort());
+      if (actions.includes('kms:Decrypt')) expect(resourcesOf('kms:Decrypt'), operation.id).toEqual([credentialsKeyId()]);
     }
+  });
+});
+
+describe('credentials key (DESIGN D16)', () => {
+  it('is one symmetric KMS key with rotation, kept when the stack goes, whose ARN every function knows', () => {
+    const keys = ofType('AWS::KMS::Key');
+    expect(keys).toHaveLength(1);
+    const [keyId, key] = keys[0];
+    expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
+    expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(key.DeletionPolicy).toBe('Retain');
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties.Environment.Variables.CREDENTIALS_KMS_KEY_ID, id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+  });
+
+  it('lets only the functions that open or seal credentials use it: the connecting route seals, moderation, access, the hook, MCP and the deadline worker open', () => {
+    const users = new Map<string, string[]>();
+    for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
+      const actions = actionsOf(statementsOfFunction(functionId)).filter((action) => action.startsWith('kms:')).sort();
+      if (actions.length) users.set(String(fn.Properties.Handler).replace(/\.handler$/, ''), actions);
+    }
+    expect(users.get('connectProjectBot')).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    for (const name of ['disconnectProjectBot', 'banSubscriber', 'kickSubscriber', 'unbanSubscriber', 'createSubscription', 'cancelSubscription', 'telegram-hook', 'mcp', 'deadlines']) {
+      expect(users.get(name), name).toEqual(['kms:Decrypt']);
+    }
+    for (const name of ['getProject', 'listProjects', 'createProject', 'fan-out', 'dispatcher', 'sweeper', 'unmatched-route', 'checkProjectAccess']) expect(users.has(name), name).toBe(false);
+  });
+
+  it('gives the REST routes the API endpoint as the public base URL of inbound hooks', () => {
+    const [, connect] = onlyFunction('connectProjectBot.handler');
+    expect(JSON.stringify(connect.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('execute-api');
   });
 });
 
@@ -438,7 +489,7 @@ describe('MCP API', () => {
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(OPERATIONS.length + 6); // routes, $default, MCP, fan-out, dispatcher, sweeper, deadlines
+    expect(functions).toHaveLength(OPERATIONS.length + 6 + HOOK_ROUTES.length); // routes, $default, MCP, fan-out, dispatcher, sweeper, deadlines, hooks
     const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
     for (const [id, fn] of functions) {
       const p = fn.Properties;

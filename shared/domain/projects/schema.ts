@@ -131,7 +131,8 @@ export const ConnectBotRequest = z
       .string()
       .trim()
       .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).')
-      .describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.'),
+      .describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.')
+      .meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
   })
   .strict()
   .meta({ id: 'ConnectBotRequest' });
