@@ -5,7 +5,6 @@ import { lambdaConfig, schedulerConfig } from '../config.js';
 import type { RetryScheduler, Runtime } from '../runtime.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import { createStore } from '../store/store.js';
-import { integrationsFromEnvironment } from '../integrations.js';
 import { createSchedulerRetryScheduler, createSqsDeliveryQueue } from './adapters.js';
 
 let runtime: Runtime | undefined;
@@ -48,9 +47,7 @@ export function createAwsRuntime(transport: WebhookTransport): Runtime {
     transport,
     eventsCommitted: () => undefined,
     timeScale: 1,
-    // Read on first use, so a function that never touches an integration needs none of its settings.
-    get integrations() {
-      return integrationsFromEnvironment();
-    },
+    // No `integrations`: the integrations read theirs from the environment on first use
+    // (`integrationsOf`), so a function that never touches one needs none of its settings.
   };
 }

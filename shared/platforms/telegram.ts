@@ -1,4 +1,5 @@
-import { Api, GrammyError, HttpError } from 'grammy';
+// grammy's web build: the same Api on Node's own fetch (its Node build bundles node-fetch, ~400 KB per Lambda).
+import { Api, GrammyError, HttpError } from 'grammy/web';
 import pRetry, { AbortError } from 'p-retry';
 import { isoTime } from '../clock.js';
 import { openCredential, type CredentialKind } from '../credentials/repository.js';

@@ -34,6 +34,15 @@ const ENTRIES = [...OPERATIONS.map((operation) => operation.id), ...FUNCTION_FIL
 /** Bundle budgets (DESIGN D23), in bytes of the `.mjs` file (its source map is separate). */
 const KB = 1024;
 const ROUTE_BUNDLE_BUDGET = 250 * KB;
+/**
+ * Routes of a module with an operation that calls a platform with a stored credential (`credentialKeyUse`
+ * not `none`: bot connection, moderation, access changes) carry grammy's web client (~19–48 KB: a route
+ * bundle holds its module's `handlers.ts` imports) and the credential envelope; their budget is 320 KB
+ * (issue 10). Every other route keeps 250 KB.
+ */
+const PLATFORM_ROUTE_BUNDLE_BUDGET = 320 * KB;
+/** Modules with at least one operation that calls a platform (their routes get {@link PLATFORM_ROUTE_BUNDLE_BUDGET}). */
+const PLATFORM_MODULES = new Set(OPERATIONS.filter((o) => credentialKeyUse(o.events) !== 'none').map((o) => o.module));
 const MCP_BUNDLE_BUDGET = 1.5 * 1024 * KB;
 const WORKER_BUNDLE_BUDGET = 1024 * KB;
 
@@ -394,7 +403,7 @@ describe('credentials key (DESIGN D16)', () => {
 
   it('gives the REST routes the API endpoint as the public base URL of inbound hooks', () => {
     const [, connect] = onlyFunction('connectProjectBot.handler');
-    expect(JSON.stringify(connect.Properties.Environment.Variables.PUBLIC_BASE_URL)).toContain('execute-api');
+    expect(connect.Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(rootTemplate.Outputs!.RestApiUrl.Value);
   });
 });
 
@@ -438,7 +447,7 @@ describe('stack layout (DESIGN D23)', () => {
   it('names the nested stacks’ parameters after what they carry', () => {
     for (const t of templates.filter((x) => x.nested)) {
       for (const name of Object.keys(t.template.Parameters ?? {})) {
-        expect(['HttpApiId', 'TableName', 'DeadLetterTableName', 'DeliveryQueueUrl', 'TableArn', 'DeadLetterTableArn', 'DeliveryQueueArn'], t.path).toContain(name);
+        expect(['HttpApiId', 'TableName', 'DeadLetterTableName', 'DeliveryQueueUrl', 'TableArn', 'DeadLetterTableArn', 'DeliveryQueueArn', 'CredentialsKmsKeyId', 'PublicBaseUrl', 'CredentialsKeyArn'], t.path).toContain(name);
       }
     }
   });
@@ -452,10 +461,14 @@ describe('bundle budgets (DESIGN D23)', () => {
     console.info('bundle sizes (bytes):', JSON.stringify(Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes]))));
   });
 
-  it(`keeps every REST route bundle (and $default) within ${ROUTE_BUNDLE_BUDGET / KB} KB`, () => {
-    const routeHandlers = new Set([...OPERATIONS.map((o) => `${o.id}.handler`), 'unmatched-route.handler']);
-    const over = sizes().filter(({ handler, bytes }) => routeHandlers.has(handler) && bytes > ROUTE_BUNDLE_BUDGET);
-    expect(over).toEqual([]);
+  it(`keeps every REST route bundle (and $default) within ${ROUTE_BUNDLE_BUDGET / KB} KB, ${PLATFORM_ROUTE_BUNDLE_BUDGET / KB} KB for routes that call a platform, and each hook within ${ROUTE_BUNDLE_BUDGET / KB} KB`, () => {
+    const budgets = new Map<string, number>([
+      ...OPERATIONS.map((o) => [`${o.id}.handler`, PLATFORM_MODULES.has(o.module) ? PLATFORM_ROUTE_BUNDLE_BUDGET : ROUTE_BUNDLE_BUDGET] as [string, number]),
+      ['unmatched-route.handler', ROUTE_BUNDLE_BUDGET],
+      ...HOOK_ROUTES.map((hook) => [`${hook.functionFile}.handler`, ROUTE_BUNDLE_BUDGET] as [string, number]),
+    ]);
+    const over = sizes().filter(({ handler, bytes }) => budgets.has(handler) && bytes > budgets.get(handler)!);
+    expect(over.map(({ handler, bytes }) => `${handler}: ${bytes} bytes`)).toEqual([]);
   });
 
   it(`keeps the MCP bundle within ${MCP_BUNDLE_BUDGET / KB / 1024} MB`, () => {
@@ -657,7 +670,7 @@ describe('deadline worker (DESIGN D15)', () => {
     const statements = statementsOfFunction(workerId);
     const actions = actionsOf(statements).filter((action) => !action.startsWith('logs:'));
     expect([...new Set(actions)].sort()).toEqual(
-      ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+      ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'kms:Decrypt'].sort(),
     );
     const tableResources = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:'))).flatMap((s) => asArray(s.Resource));
     expect(tableResources.length).toBeGreaterThan(0);

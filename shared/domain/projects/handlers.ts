@@ -2,11 +2,9 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { projectsModule } from './operations.js';
 import {
   archiveProject as archive,
-  connectBot,
   connectPaymentProvider,
   createProject as create,
   deleteProject as remove,
-  disconnectBot,
   disconnectPaymentProvider,
   getProject as read,
   linkResource,
@@ -15,6 +13,7 @@ import {
   unlinkResource,
   updateProject as update,
 } from './repository.js';
+import { connectBot, disconnectBot } from './bot.js';
 
 const operations = projectsModule.operations;
 
