@@ -12,15 +12,15 @@ import { readVendorFiles } from '../shared/dashboard/assets.js';
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Lambda entry files under `functions/` (every other function is one REST operation). */
-export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'dashboard', 'fan-out', 'dispatcher', 'sweeper', 'deadlines'] as const;
+export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'dashboard', 'fan-out', 'dispatcher', 'sweeper', 'deadlines', 'telegram-hook'] as const;
 
 /** One of {@link FUNCTION_FILES}. */
 export type FunctionFile = (typeof FUNCTION_FILES)[number];
 
 /**
  * What one Lambda bundle is built from (DESIGN D23: one entry per function):
- * - `file`: a handler file `functions/<name>.ts` (the `$default` route, MCP, the webhook workers and the
- *   deadline worker);
+ * - `file`: a handler file `functions/<name>.ts` (the `$default` route, MCP, the webhook workers, the
+ *   deadline worker and the inbound hooks);
  * - `operation`: the REST route of one operation, whose entry is generated
  *   ({@link operationEntrySource}) so that the bundle holds only that operation.
  * `name` names the bundle file (`<name>.mjs`) and the Lambda handler (`<name>.handler`).

@@ -2,11 +2,13 @@ import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { OPERATIONS, type RegisteredOperation } from '../shared/operations/registry.js';
+import { credentialKeyActions, credentialKeyUse } from '../shared/credentials/usage.js';
 import { TABLE_DEFINITION } from '../shared/store/table-definition.js';
 import { FunctionCode, type Bundler } from './function-code.js';
 import { McpApi } from './mcp-api.js';
 import { RestApi } from './rest-api.js';
 import { DeadlineWorker } from './deadlines.js';
+import { CredentialsKey } from './credentials-key.js';
 import { MembershipTables } from './tables.js';
 import { DeliveryQueue, RetryScheduler, WebhookWorkers } from './webhooks.js';
 
@@ -50,6 +52,8 @@ export class MembershipServiceStack extends Stack {
   public readonly restApi: RestApi;
   /** The MCP tool server. */
   public readonly mcpApi: McpApi;
+  /** The KMS key of stored credentials (DESIGN D16). */
+  public readonly credentialsKey: CredentialsKey;
 
   constructor(scope: Construct, id: string, props: MembershipServiceStackProps = {}) {
     super(scope, id, props);
@@ -61,11 +65,15 @@ export class MembershipServiceStack extends Stack {
       scheduleGroupName: props.scheduleGroupName,
     });
 
-    // Every function gets the same view of the data plane; grants stay per function.
+    this.credentialsKey = new CredentialsKey(this, 'Credentials');
+
+    // Every function gets the same view of the data plane; grants stay per function (the credentials
+    // key's id is known to all, usable only by those granted it).
     const environment: Record<string, string> = {
       [ENVIRONMENT_VARIABLES.tableName]: this.tables.table.tableName,
       [ENVIRONMENT_VARIABLES.deadLetterTableName]: this.tables.deadLetterTable.tableName,
       [ENVIRONMENT_VARIABLES.deliveryQueueUrl]: this.deliveryQueue.queue.queueUrl,
+      [ENVIRONMENT_VARIABLES.credentialsKmsKeyId]: this.credentialsKey.key.keyArn,
     };
 
     this.webhookWorkers = new WebhookWorkers(this, 'Webhooks', {
@@ -76,12 +84,15 @@ export class MembershipServiceStack extends Stack {
       environment,
     });
     this.deadlineWorker = new DeadlineWorker(this, 'Deadlines', { code: this.code, tables: this.tables, environment });
+    // Clock-driven transitions start and end access on the platforms.
+    this.credentialsKey.key.grant(this.deadlineWorker.function, ...credentialKeyActions('open'));
     this.restApi = new RestApi(this, 'Rest', {
       operations: props.operations ?? OPERATIONS,
       code: this.code,
       tables: this.tables,
       queue: this.deliveryQueue.queue,
       environment,
+      credentialsKey: this.credentialsKey.key,
     });
     this.mcpApi = new McpApi(this, 'Mcp', {
       code: this.code,
@@ -89,6 +100,9 @@ export class MembershipServiceStack extends Stack {
       queue: this.deliveryQueue.queue,
       environment,
     });
+    // The tool server runs every tool's operation: the key use of the union of their events.
+    const toolKeyUse = credentialKeyUse((props.operations ?? OPERATIONS).filter((operation) => operation.tool).flatMap((operation) => operation.events));
+    if (toolKeyUse !== 'none') this.credentialsKey.key.grant(this.mcpApi.function, ...credentialKeyActions(toolKeyUse));
 
     Validations.of(this).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${TABLE_DEFINITION.logicalName}.Arn>/index/*]`,

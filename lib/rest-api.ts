@@ -1,7 +1,11 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
+import { credentialKeyActions } from '../shared/credentials/usage.js';
+import { HOOK_ROUTES } from '../shared/hooks/routes.js';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
@@ -10,6 +14,7 @@ import { Dashboard } from './dashboard.js';
 import { AccessLoggedHttpApi } from './http-api.js';
 import { RouteStack, pascalCase } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
+import { tableActions } from './route-stack.js';
 import type { MembershipTables } from './tables.js';
 
 /**
@@ -79,6 +84,13 @@ export interface RestApiProps {
   readonly queue: sqs.IQueue;
   /** Environment shared by every function of the service. */
   readonly environment: Record<string, string>;
+  /** The credentials key (DESIGN D16): granted to the routes and hooks that open or seal credentials. */
+  readonly credentialsKey: kms.IKey;
+  /**
+   * The service's public base URL, under which inbound hooks are registered with providers
+   * (`PUBLIC_BASE_URL`). @default the HTTP API's own endpoint
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -99,12 +111,16 @@ export class RestApi extends Construct {
   public readonly unmatchedRouteFunction: lambda.Function;
   /** The dashboard at `/dashboard` (DESIGN D21). */
   public readonly dashboard: Dashboard;
+  /** The Lambda of each inbound hook route (`/hooks/...`), by source. */
+  public readonly hookFunctions: ReadonlyMap<string, lambda.Function>;
 
   constructor(scope: Construct, id: string, props: RestApiProps) {
     super(scope, id);
     this.httpApi = new AccessLoggedHttpApi(this, 'Http', { description: 'Membership service REST API' });
     const functions = new Map<string, lambda.Function>();
     const routeStacks = new Map<string, RouteStack>();
+    // The routes register inbound hooks with providers (a bot's webhook) under the public base URL.
+    const environment = { ...props.environment, [ENVIRONMENT_VARIABLES.publicBaseUrl]: props.publicBaseUrl ?? this.httpApi.api.apiEndpoint };
 
     for (const group of groupRoutes(props.operations)) {
       const stack = new RouteStack(this, group.id, {
@@ -114,7 +130,8 @@ export class RestApi extends Construct {
         code: props.code,
         tables: props.tables,
         queue: props.queue,
-        environment: props.environment,
+        environment,
+        credentialsKey: props.credentialsKey,
       });
       routeStacks.set(group.id, stack);
       for (const [operationId, fn] of stack.functions) functions.set(operationId, fn);
@@ -139,6 +156,33 @@ export class RestApi extends Construct {
     Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.' });
     this.unmatchedRouteFunction = fallback;
     this.dashboard = new Dashboard(this, 'Dashboard', { httpApi: this.httpApi.api, code: props.code, tables: props.tables, queue: props.queue, environment: props.environment });
+
+    // Inbound hooks (DESIGN D22): public routes outside /v1, each with its own Lambda that checks the
+    // provider's secret or signature, reads and writes the main table and opens the project's credential.
+    const hookFunctions = new Map<string, lambda.Function>();
+    for (const hook of HOOK_ROUTES) {
+      const stem = pascalCase(hook.functionFile);
+      const fn = new ServiceFunction(this, stem, {
+        code: props.code,
+        entry: fileEntry(hook.functionFile),
+        description: `Inbound hook ${hook.method} ${hook.path}`,
+        timeout: Duration.seconds(10),
+        environment: props.environment,
+      }).function;
+      props.tables.table.grant(fn, ...tableActions('readWrite'));
+      props.credentialsKey.grant(fn, ...credentialKeyActions('open'));
+      const route = new apigwv2.HttpRoute(this, `${stem}Route`, {
+        httpApi: this.httpApi.api,
+        routeKey: apigwv2.HttpRouteKey.with(hook.path, apigwv2.HttpMethod[hook.method]),
+        integration: new HttpLambdaIntegration('Integration', fn),
+      });
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'Called by the provider, which holds no token: the Lambda checks the secret token the service registered with it (constant-time compare) before reading anything.',
+      });
+      hookFunctions.set(hook.source, fn);
+    }
+    this.hookFunctions = hookFunctions;
     this.routeStacks = routeStacks;
     this.functions = functions;
   }

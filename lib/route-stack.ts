@@ -2,6 +2,8 @@ import { CfnParameter, Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { credentialKeyActions, credentialKeyUse } from '../shared/credentials/usage.js';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -94,6 +96,8 @@ export interface RouteStackProps {
   readonly queue: sqs.IQueue;
   /** Environment shared by every function of the service (values from the parent stack). */
   readonly environment: Record<string, string>;
+  /** The credentials key (in the parent stack), granted to the routes whose operations open or seal credentials. */
+  readonly credentialsKey?: kms.IKey;
 }
 
 /**
@@ -130,6 +134,7 @@ export class RouteStack extends NestedStack {
     let table: dynamodb.ITable | undefined;
     let deadLetterTable: dynamodb.ITable | undefined;
     let queue: sqs.IQueue | undefined;
+    let credentialsKey: kms.IKey | undefined;
     const functions = new Map<string, lambda.Function>();
 
     for (const operation of props.operations) {
@@ -154,6 +159,11 @@ export class RouteStack extends NestedStack {
       if (access.sendToQueue) {
         queue ??= sqs.Queue.fromQueueArn(this, 'DeliveryQueue', this.parameter('DeliveryQueueArn', props.queue.queueArn));
         queue.grantSendMessages(fn);
+      }
+      const keyActions = credentialKeyActions(credentialKeyUse(operation.events));
+      if (keyActions.length > 0 && props.credentialsKey) {
+        credentialsKey ??= kms.Key.fromKeyArn(this, 'CredentialsKey', this.parameter('CredentialsKeyArn', props.credentialsKey.keyArn));
+        credentialsKey.grant(fn, ...keyActions);
       }
 
       const httpRoute = new apigwv2.HttpRoute(this, `${stem}Route`, {

@@ -23,6 +23,10 @@ export const ENVIRONMENT_VARIABLES = {
   timeScale: 'TIME_SCALE',
   webhookExtraCaFile: 'WEBHOOK_EXTRA_CA_FILE',
   webhookAllowPrivateTargets: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  encryptionKey: 'ENCRYPTION_KEY',
+  credentialsKmsKeyId: 'CREDENTIALS_KMS_KEY_ID',
+  telegramApiRoot: 'TELEGRAM_API_ROOT',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
 } as const;
 
 /** Path of the MCP tool server on its API (`{mcp_url}` = API URL + this path), on AWS and locally. */
@@ -46,6 +50,16 @@ export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
 /** Default port of the embedded DynamoDB Local (`DYNAMODB_LOCAL_PORT`). */
 export const DEFAULT_DYNAMODB_LOCAL_PORT = 8000;
+
+/**
+ * The key-encryption key of stored credentials for local runs and tests when `ENCRYPTION_KEY` is not set
+ * (base64 of 32 bytes; DESIGN D16). It is public — it is written here — so it protects nothing: set your own
+ * `ENCRYPTION_KEY` (`openssl rand -base64 32`) for any data you keep. Lambda functions never use it: on AWS
+ * the stack's KMS key (`CREDENTIALS_KMS_KEY_ID`) wraps every data key.
+ */
+export const DEFAULT_LOCAL_ENCRYPTION_KEY = 'bG9jYWwtZGV2ZWxvcG1lbnQta2V5LW5vdC1zZWNyZXQ=';
+/** The Telegram Bot API root grammy talks to when `TELEGRAM_API_ROOT` is not set. */
+export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
 const V = ENVIRONMENT_VARIABLES;
 const text = () => z.string().trim().min(1);
@@ -83,6 +97,14 @@ const LocalEnvironment = z.object({
   [V.timeScale]: z.coerce.number().min(1, 'must be a number ≥ 1').default(1),
   [V.webhookExtraCaFile]: optionalText(),
   [V.webhookAllowPrivateTargets]: z.enum(['0', '1', '']).default('0'),
+});
+
+/** What the integrations read (DESIGN D16, D22): every function and the local server; all optional. */
+const IntegrationEnvironment = z.object({
+  [V.encryptionKey]: optionalText().refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)'),
+  [V.credentialsKmsKeyId]: optionalText(),
+  [V.telegramApiRoot]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
+  [V.publicBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
 /** A setting is missing or malformed; the message names it. */
@@ -134,5 +156,23 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
     timeScale: parsed[V.timeScale],
     webhookExtraCaFile: parsed[V.webhookExtraCaFile],
     allowPrivateTargets: parsed[V.webhookAllowPrivateTargets] === '1',
+  };
+}
+
+/**
+ * Settings of the integrations (DESIGN D16, D22; issue 10 "Settings"), read by Lambda functions and the
+ * local server alike: `ENCRYPTION_KEY` (local key-encryption key of stored credentials, base64 of 32 bytes;
+ * default {@link DEFAULT_LOCAL_ENCRYPTION_KEY}), `CREDENTIALS_KMS_KEY_ID` (the stack's KMS key: when set it
+ * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}) and
+ * `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
+ * the caller's own base URL). Throws {@link ConfigurationError}.
+ */
+export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = parse(IntegrationEnvironment, env, 'the integrations');
+  return {
+    encryptionKey: parsed[V.encryptionKey],
+    credentialsKmsKeyId: parsed[V.credentialsKmsKeyId],
+    telegramApiRoot: (parsed[V.telegramApiRoot] ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
+    publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),
   };
 }

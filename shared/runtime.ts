@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
 import type { WebhookTransport } from './domain/webhook-deliveries/transport/port.js';
+import type { IntegrationSettings } from './integrations.js';
 
 /**
  * A queue message of the delivery pipeline. It only says "look at delivery X for attempt N" (or
@@ -48,4 +49,9 @@ export interface Runtime {
    * (local runtime only, `TIME_SCALE`; always 1 on AWS).
    */
   timeScale: number;
+  /**
+   * Settings of the integrations (credential key, Telegram API root, public base URL, provider retries;
+   * DESIGN D16, D22). Absent: read from the environment (`integrationsFromEnvironment`).
+   */
+  integrations?: IntegrationSettings;
 }

@@ -47,5 +47,7 @@ export function createAwsRuntime(transport: WebhookTransport): Runtime {
     transport,
     eventsCommitted: () => undefined,
     timeScale: 1,
+    // No `integrations`: the integrations read theirs from the environment on first use
+    // (`integrationsOf`), so a function that never touches one needs none of its settings.
   };
 }

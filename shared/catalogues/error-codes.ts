@@ -62,6 +62,8 @@ export const ERROR_CODES = [
     'The team reached a limit of its tier (`GET /v1/billing` shows limits and usage). Delete an object of that kind, or move to a higher tier with `POST /v1/billing/tier`, then retry.'),
   entry('CSRF_TOKEN_INVALID', 403, 'authentication', 'The form is missing its CSRF token or the token does not match the session.',
     'Reload the dashboard page and submit the form again; dashboard forms and htmx requests carry the session\u2019s CSRF token (DESIGN D21).'),
+  entry('PROVIDER_UNAVAILABLE', 502, 'server', 'A payment provider or platform the operation needs could not be reached or failed.',
+    'Nothing was changed; retry later with the same idempotency key. `detail` names the provider call that failed.'),
   entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.',
     'Retry with the same idempotency key; if it persists, contact support with the `request_id`.'),
 ] as const;

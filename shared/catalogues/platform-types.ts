@@ -23,19 +23,20 @@ export type PlatformResourceKind = (typeof PLATFORM_RESOURCE_KINDS)[number];
  * resource a project on that platform can link (`POST /v1/projects/{project_id}/resources`).
  */
 export const PLATFORM_TYPES = [
-  { value: 'telegram', label: 'Telegram', category: 'chat', create_project_accepts: true, resource_kinds: ['channel', 'group'], description: 'Telegram channels and groups managed by a bot.' },
-  { value: 'discord', label: 'Discord', category: 'community', create_project_accepts: true, resource_kinds: ['server', 'channel', 'role'], description: 'Discord servers, with roles granted by a bot.' },
-  { value: 'slack', label: 'Slack', category: 'chat', create_project_accepts: true, resource_kinds: ['channel', 'group'], description: 'Slack workspaces and channels managed by an app.' },
-  { value: 'whatsapp', label: 'WhatsApp', category: 'chat', create_project_accepts: false, resource_kinds: ['group', 'channel'], description: 'WhatsApp communities and groups; connected from the dashboard only.' },
-  { value: 'circle', label: 'Circle', category: 'community', create_project_accepts: true, resource_kinds: ['space'], description: 'Circle community spaces.' },
-  { value: 'discourse', label: 'Discourse', category: 'community', create_project_accepts: true, resource_kinds: ['group', 'forum'], description: 'Discourse forums, with groups granted through the API.' },
-  { value: 'youtube', label: 'YouTube', category: 'content', create_project_accepts: false, resource_kinds: ['channel'], description: 'YouTube channel memberships; connected from the dashboard only.' },
-  { value: 'web', label: 'Website', category: 'content', create_project_accepts: true, resource_kinds: ['page'], description: 'A creator\u2019s own website or members area, gated through the API.' },
+  { value: 'telegram', label: 'Telegram', category: 'chat', create_project_accepts: true, connectable: true, resource_kinds: ['channel', 'group'], description: 'Telegram channels and groups managed by a bot.' },
+  { value: 'discord', label: 'Discord', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['server', 'channel', 'role'], description: 'Discord servers, with roles granted by a bot.' },
+  { value: 'slack', label: 'Slack', category: 'chat', create_project_accepts: true, connectable: false, resource_kinds: ['channel', 'group'], description: 'Slack workspaces and channels managed by an app.' },
+  { value: 'whatsapp', label: 'WhatsApp', category: 'chat', create_project_accepts: false, connectable: false, resource_kinds: ['group', 'channel'], description: 'WhatsApp communities and groups; connected from the dashboard only.' },
+  { value: 'circle', label: 'Circle', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['space'], description: 'Circle community spaces.' },
+  { value: 'discourse', label: 'Discourse', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['group', 'forum'], description: 'Discourse forums, with groups granted through the API.' },
+  { value: 'youtube', label: 'YouTube', category: 'content', create_project_accepts: false, connectable: false, resource_kinds: ['channel'], description: 'YouTube channel memberships; connected from the dashboard only.' },
+  { value: 'web', label: 'Website', category: 'content', create_project_accepts: true, connectable: false, resource_kinds: ['page'], description: 'A creator\u2019s own website or members area, gated through the API.' },
 ] as const satisfies readonly {
   value: string;
   label: string;
   category: PlatformCategory;
   create_project_accepts: boolean;
+  connectable: boolean;
   resource_kinds: readonly PlatformResourceKind[];
   description: string;
 }[];
@@ -71,4 +72,12 @@ export function isPlatformType(value: string): value is PlatformType {
 /** The resource kinds a project on `platform` can link (see {@link PLATFORM_TYPES}). */
 export function resourceKindsOf(platform: PlatformType): readonly PlatformResourceKind[] {
   return PLATFORM_TYPES.find((entry) => entry.value === platform)?.resource_kinds ?? [];
+}
+
+/** The platforms whose bot a project can connect now (`connectable: true`), in catalogue order (issue 10, DESIGN D22). */
+export const CONNECTABLE_PLATFORM_TYPES: readonly PlatformType[] = PLATFORM_TYPES.filter((platform) => platform.connectable).map((platform) => platform.value);
+
+/** True when a project on `platform` can connect its bot now. */
+export function isConnectablePlatform(platform: PlatformType): boolean {
+  return CONNECTABLE_PLATFORM_TYPES.includes(platform);
 }

@@ -23,7 +23,7 @@ import { Plan } from '../domain/plans/schema.js';
 import { Subscription } from '../domain/subscriptions/schema.js';
 import { Project, ProjectBot, ProjectResource } from '../domain/projects/schema.js';
 import { Group } from '../domain/groups/schema.js';
-import { Member } from '../domain/members/schema.js';
+import { Member, MemberInviteLink } from '../domain/members/schema.js';
 import { Payment, PaymentRefund } from '../domain/payments/schema.js';
 import { Role } from '../domain/roles/schema.js';
 import { Subscriber } from '../domain/subscribers/schema.js';
@@ -125,6 +125,7 @@ const memberAccessData = z.object({
   member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
   subscriber: subscriberObjectSchema,
   resource: projectResourceObjectSchema,
+  invite_link: MemberInviteLink.nullable().optional().describe('access_granted on Telegram: the subscriber\u2019s personal single-use invite link to the resource, or null when none was made (no bot, the platform refused).'),
 });
 const teamData = z.object({ team: Team });
 const teamMemberData = z.object({ team: Team, team_member: TeamMember });

@@ -37,6 +37,8 @@ import { DASHBOARD_PATH, MAX_DASHBOARD_BODY_BYTES } from '../dashboard/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
 import { ensureTeamOwner } from '../domain/team-members/repository.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
+import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';
+import { integrationsFromEnvironment, type IntegrationSettings } from '../integrations.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
 export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
@@ -72,6 +74,8 @@ export interface LocalServiceOptions {
   clock?: Clock;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
+  /** Override integration settings (tests: a loopback Bot API); default the environment's, the public base URL defaulting to the server's own. */
+  integrations?: Partial<IntegrationSettings>;
 }
 
 /** Reads {@link LocalServiceOptions} from the environment (`shared/config.ts`; DESIGN §1, §5). Throws `ConfigurationError` naming a bad value. */
@@ -269,6 +273,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       }
       const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
       const isDashboard = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
+      const isHook = path.startsWith(HOOKS_PATH_PREFIX);
       const fail = (error: unknown) => {
         log(JSON.stringify({ type: 'error', message: (error as Error).message }));
         if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
@@ -289,13 +294,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         (body) => {
           const event = nodeRequestToEvent(request, body);
           const started = performance.now();
+          const hook = async () => (await serveHookRequest(runtime, event).then((result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result)));
           const served = isDashboard
             ? // Loaded on the first dashboard request, so start-up does not compile the pages.
               import('../dashboard/router.js').then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event)).then((result) => {
                 logRequest({ method: event.requestContext.http.method, path, status: result.statusCode, duration_ms: Math.round(performance.now() - started), request_id: event.requestContext.requestId, operation: null });
                 return result;
               })
-            : (isMcp ? mcp : rest)(event, lambdaContext);
+            : isMcp
+              ? mcp(event, lambdaContext)
+              : isHook
+                ? hook()
+                : rest(event, lambdaContext);
           served.then((result) => writeResult(response, result), fail);
         },
         (error: { type?: string; status?: number; message?: string }) => {
@@ -320,6 +330,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const baseUrl = `http://${host}:${address.port}`;
+    const fromEnvironment = integrationsFromEnvironment();
+    runtime.integrations = { ...fromEnvironment, publicBaseUrl: fromEnvironment.publicBaseUrl ?? baseUrl, ...options.integrations };
     // WebAuthn refuses IP addresses as relying-party ids: the dashboard is printed with a loopback name.
     const dashboardHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address.address) ? 'localhost' : host;
     const dashboardUrl = `http://${dashboardHost}:${address.port}${DASHBOARD_PATH}`;

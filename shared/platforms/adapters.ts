@@ -1,19 +1,34 @@
 import type { PlatformType } from '../catalogues/platform-types.js';
+import { integrationsOf, type IntegrationSettings } from '../integrations.js';
+import type { Store } from '../store/store.js';
 import type { PlatformAdapter, PlatformAdapters } from './platform-adapter.js';
+import { telegramPlatformAdapter } from './telegram.js';
 import { webPlatformAdapter } from './web.js';
 
-/**
- * The platform adapters the service runs with (DESIGN D22), by platform type: only `web` today.
- * Use cases take this map as a parameter so tests can pass failing adapters.
- */
-export const PLATFORM_ADAPTERS: PlatformAdapters = { web: webPlatformAdapter('web') };
+/** What the service's platform adapters need of a runtime: the store and its integration settings (if it carries any). */
+export interface PlatformRuntime {
+  store: Store;
+  clock: { nowMs(): number };
+  integrations?: IntegrationSettings;
+}
 
 /**
- * The adapter for a project's `platform_type` from `adapters` (default {@link PLATFORM_ADAPTERS}).
- * Platforms without an adapter yet (telegram, discord, slack, whatsapp, circle, discourse, youtube)
- * get the `web` behaviour — every action succeeds without calling anything — until their adapters
- * exist (Telegram comes with the integrations issue).
+ * The platform adapters the service runs with (DESIGN D22), by platform type: `web` and `telegram`
+ * (grammy, with the runtime's store and integration settings, read when a call is made). Use cases take
+ * an adapter map as an option so tests can pass failing adapters; without one they use these.
  */
-export function platformAdapterFor(platformType: PlatformType, adapters: PlatformAdapters = PLATFORM_ADAPTERS): PlatformAdapter {
+export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
+  return {
+    web: webPlatformAdapter('web'),
+    telegram: telegramPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime), nowMs: () => runtime.clock.nowMs() }),
+  };
+}
+
+/**
+ * The adapter for a project's `platform_type` from `adapters`. Platforms without an adapter yet (discord,
+ * slack, whatsapp, circle, discourse, youtube) get the `web` behaviour — every action succeeds without
+ * calling anything — until their adapters exist.
+ */
+export function platformAdapterFor(platformType: PlatformType, adapters: PlatformAdapters): PlatformAdapter {
   return adapters[platformType] ?? webPlatformAdapter(platformType);
 }

@@ -17,6 +17,24 @@ export interface PlatformTarget {
   platform_user_id: string;
 }
 
+/** Who an access grant is for: the person's platform id may be unknown yet (a subscriber who never joined). */
+export interface PlatformGrantTarget {
+  team_id: string;
+  project_id: string;
+  /** The person's id on the platform, or null when they have not joined yet. */
+  platform_user_id: string | null;
+  /** The subscriber the grant is for (names a personal invite link). */
+  subscriber_id: string;
+}
+
+/** A personal, single-use invite link to a linked resource (Telegram), made when access is granted. */
+export interface PlatformInviteLink {
+  /** The link the subscriber follows to join (single use). */
+  url: string;
+  /** When the link stops working (ISO 8601), or null when it does not expire. */
+  expires_at: string | null;
+}
+
 /** A linked platform resource a grant or revoke is about (`ProjectResource` essentials). */
 export interface PlatformResourceTarget {
   kind: string;
@@ -30,12 +48,18 @@ export interface PlatformResourceTarget {
  */
 export type PlatformResult = { ok: true } | { ok: false; reason: string };
 
+/** The outcome of an access grant: done (with the personal invite link the platform made, if any), or why not. */
+export type PlatformGrantResult = { ok: true; invite_link?: PlatformInviteLink } | { ok: false; reason: string };
+
 /** One platform's adapter. */
 export interface PlatformAdapter {
   /** The platform this adapter talks to. */
   readonly platform: PlatformType;
-  /** Gives the person access to a linked resource (invite, role, membership). */
-  grantAccess(target: PlatformTarget, resource: PlatformResourceTarget): Promise<PlatformResult>;
+  /**
+   * Gives the person access to a linked resource (invite, role, membership); may answer with a personal
+   * single-use invite link (Telegram), which the caller records and sends in `member.access_granted`.
+   */
+  grantAccess(target: PlatformGrantTarget, resource: PlatformResourceTarget): Promise<PlatformGrantResult>;
   /** Takes the person's access to a linked resource away. */
   revokeAccess(target: PlatformTarget, resource: PlatformResourceTarget): Promise<PlatformResult>;
   /** Removes the person from the community without a ban (they may come back). */

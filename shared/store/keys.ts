@@ -154,6 +154,14 @@ export const keys = {
   /** GSI partition of a team member's passkeys. */
   memberPasskeysIndex: (teamId: string, memberId: string) => `TEAM#${teamId}#TEAM_MEMBER#${memberId}#PASSKEYS`,
   webauthnChallenge: (challengeId: string) => ({ pk: `WEBAUTHN_CHALLENGE#${challengeId}`, sk: 'WEBAUTHN_CHALLENGE' }),
+  // Credentials and inbound hooks (DESIGN D16, D22). A project's stored credential of one kind is an item
+  // in a partition of its own keyed by the project id (an inbound hook knows only the project id; the item
+  // names its team). A processed inbound update or provider event leaves a receipt (idempotency on the
+  // provider's id, written in the transaction of its effect). A personal invite link is found by a SHA-256
+  // of its URL (never the URL itself in a key), naming the subscriber it was made for.
+  credential: (projectId: string, kind: string) => ({ pk: `PROJECT#${projectId}#CREDENTIAL`, sk: `CREDENTIAL#${kind}` }),
+  hookReceipt: (teamId: string, source: string, projectId: string, providerEventId: string) => ({ pk: `TEAM#${teamId}#HOOK#${source}#${projectId}#${providerEventId}`, sk: 'HOOK_RECEIPT' }),
+  inviteLink: (teamId: string, projectId: string, linkSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#INVITE_LINK#${linkSha256}`, sk: 'INVITE_LINK' }),
 } as const;
 
 /** Sort-key prefixes for `begins_with` list queries. */
@@ -241,4 +249,7 @@ export const entity = {
   dashboardSession: 'dashboard_session',
   passkey: 'passkey',
   webauthnChallenge: 'webauthn_challenge',
+  credential: 'credential',
+  hookReceipt: 'hook_receipt',
+  inviteLink: 'invite_link',
 } as const;

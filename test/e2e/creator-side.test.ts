@@ -15,6 +15,7 @@ import { expectPublishedEvent } from '../support/events.js';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
 import { checkSignature } from '../support/signature.js';
+import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
 
 const FAMILIES = ['project', 'plan', 'access_code', 'team', 'role', 'group'];
 const FAMILY_EVENTS = WEBHOOK_EVENTS.map((event) => event.name).filter((name) => FAMILIES.includes(name.split('.')[0]));
@@ -22,6 +23,7 @@ const NOT_REACHABLE_HERE = ['team.created', 'plan.sync_failed', 'access_code.red
 
 let service: LocalProcess;
 let receiver: TestReceiver;
+let telegram: FakeBotApi;
 let secret = '';
 const received: { type: string; signatureProblem: string | null; envelope: any }[] = [];
 
@@ -42,12 +44,14 @@ beforeAll(async () => {
     received.push({ type: JSON.parse(body).type, signatureProblem: checkSignature({ header: String(headers['svc-signature']), rawBody: body, secret }), envelope: JSON.parse(body) });
     return 200;
   });
-  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TIME_SCALE: '100000' });
+  telegram = await startFakeBotApi();
+  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TIME_SCALE: '100000', TELEGRAM_API_ROOT: telegram.url });
 });
 
 afterAll(async () => {
   await service?.stop();
   await receiver?.close();
+  await telegram?.stop();
 });
 
 describe('the creator side through the local server', () => {
@@ -59,8 +63,22 @@ describe('the creator side through the local server', () => {
     // Projects: update, bot, resources, provider, archive, unarchive.
     const project = await api('POST', '/v1/projects', { name: 'Book club', platform_type: 'telegram' });
     await api('POST', `/v1/projects/${project.id}`, { description: 'Monthly reads' });
-    await api('PUT', `/v1/projects/${project.id}/bot`, { platform_bot_id: '7001', username: 'club_bot', permissions: ['can_invite_users'] });
-    await api('PUT', `/v1/projects/${project.id}/bot`, { platform_bot_id: '7001', username: 'club_bot', permissions: ['can_invite_users', 'can_restrict_members'] });
+    // The bot (a fake Bot API): connected with its token; its permissions arrive through the Telegram hook.
+    const botToken = `7001:${'x'.repeat(35)}`;
+    telegram.addBot(botToken, { id: 7001, username: 'club_bot' });
+    await api('PUT', `/v1/projects/${project.id}/bot`, { token: botToken });
+    const hook = telegram.callsOf('setWebhook').at(-1)!.payload;
+    expect(hook.url).toBe(`${service.baseUrl}/hooks/telegram/${project.id}`);
+    const bot = { id: 7001, is_bot: true, first_name: 'Club bot', username: 'club_bot' };
+    const promoted = await fetch(String(hook.url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Telegram-Bot-Api-Secret-Token': String(hook.secret_token) },
+      body: JSON.stringify({
+        update_id: 1,
+        my_chat_member: { chat: { id: -100123, type: 'supergroup' }, from: { id: 1, is_bot: false, first_name: 'Owner' }, date: 1, old_chat_member: { status: 'member', user: bot }, new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true } },
+      }),
+    });
+    expect(promoted.status).toBe(200);
     const resource = await api('POST', `/v1/projects/${project.id}/resources`, { kind: 'group', platform_resource_id: '-100123', name: 'Readers' });
     await api('DELETE', `/v1/projects/${project.id}/resources/${resource.id}`);
     await api('DELETE', `/v1/projects/${project.id}/bot`);

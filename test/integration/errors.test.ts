@@ -12,11 +12,12 @@
  *    percent-encoding, unknown routes and methods — each gets its code (with field-level `errors` for
  *    VALIDATION_FAILED), and none writes anything.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../shared/catalogues/error-codes.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
+import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { MAX_BODY_BYTES } from '../../shared/http/rest-handler.js';
 import {
   createWorld,
@@ -235,6 +236,22 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
       expectProblem(JSON.parse(reply.body), 'CSRF_TOKEN_INVALID');
     },
     notOn: 'REST and tools: only the dashboard has sessions and forms; bearer-token surfaces never read cookies (DESIGN D21).',
+  },
+  PROVIDER_UNAVAILABLE: {
+    // Telegram cannot be reached while a bot is being connected (a closed loopback port, no retries).
+    rest: async () => {
+      const offline: TestRuntime = {
+        ...runtime,
+        integrations: { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', publicBaseUrl: 'https://service.example', retry: { retries: 0, minTimeoutMs: 0 } },
+      };
+      const before = await domainSnapshot(runtime.store);
+      const reply = await rest(offline, { method: 'PUT', path: `/v1/projects/${world.a.otherProject.id}/bot`, token: world.a.token, body: { token: '123456:AAEsecret-token-part-0123456789' } });
+      const problem = expectRestProblem(reply, 'PROVIDER_UNAVAILABLE');
+      expect(problem.detail).toContain('getMe');
+      expect(reply.text).not.toContain('AAEsecret');
+      expect(await domainSnapshot(runtime.store)).toEqual(before);
+    },
+    notOn: 'tool: connecting a bot is a REST operation only (a bot token never passes through an agent).',
   },
   INTERNAL_ERROR: {
     // An injected infrastructure fault: the store fails every Query (the project list reads with one).

@@ -29,7 +29,7 @@ export default defineIsolationCases<Seeded>({
     archiveProject: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
     unarchiveProject: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
     deleteProject: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
-    connectProjectBot: { foreign: { input: (w) => ({ project_id: w.b.project.id, platform_bot_id: 'bot-of-a', permissions: ['manage_roles'] }), expect: NOT_FOUND } },
+    connectProjectBot: { foreign: { input: (w) => ({ project_id: w.b.project.id, token: `4242:${'a'.repeat(30)}` }), expect: NOT_FOUND } },
     disconnectProjectBot: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
     linkProjectResource: { foreign: { input: (w) => ({ project_id: w.b.project.id, kind: 'channel', platform_resource_id: 'a-channel' }), expect: NOT_FOUND } },
     unlinkProjectResource: {

@@ -34,6 +34,10 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
     createSubscription: {
       foreign: { input: (w, extra) => ({ project_id: w.b.project.id, subscriber_id: extra.b.subscriberId, plan_id: extra.b.planId }), expect: NOT_FOUND },
     },
+    checkProjectAccess: {
+      foreign: { input: (w, extra) => ({ project_id: w.b.project.id, subscriber_id: extra.b.subscriberId }), expect: NOT_FOUND },
+      scoped: { input: (w, extra) => ({ project_id: w.a.otherProject.id, subscriber_id: extra.aOther.subscriberId }), expect: NOT_FOUND },
+    },
     getSubscription: {
       foreign: { input: (_w, extra) => ({ id: extra.b.subscriptionId }), expect: NOT_FOUND },
       scoped: { input: (_w, extra) => ({ id: extra.aOther.subscriptionId }), expect: NOT_FOUND },

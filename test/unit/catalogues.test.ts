@@ -296,6 +296,7 @@ describe('error codes', () => {
       CONFLICT: 409,
       BILLING_LOCKED: 402,
       TIER_LIMIT_REACHED: 402,
+      PROVIDER_UNAVAILABLE: 502,
       INTERNAL_ERROR: 500,
     });
     expect(unique(ERROR_CODES.map((error) => error.code))).toBe(true);

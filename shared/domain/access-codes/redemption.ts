@@ -184,7 +184,7 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
           { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
         );
         writeCodeUse(tx, teamId, item, take, now);
-        followUp = await addSubscriptionCreation(tx, runtime.store, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
+        followUp = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
         tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription } });
         if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
         return answer;

@@ -22,8 +22,18 @@ export interface PlatformMembershipUpdate {
   projectId: string;
   /** The person's id on the project's platform. */
   platformUserId: string;
-  /** `joined`: they are in the community now; `left`: they left of their own accord; `profile`: only their profile changed. */
-  change: 'joined' | 'left' | 'profile';
+  /**
+   * `joined`: they are in the community now; `left`: they left of their own accord; `kicked`: someone on
+   * the platform removed them without a ban; `banned`: someone on the platform banned them; `profile`: only
+   * their profile changed.
+   */
+  change: 'joined' | 'left' | 'kicked' | 'banned' | 'profile';
+  /**
+   * The subscriber whose personal invite link they joined through (`joined` only): a new member is linked to
+   * that subscriber when the subscriber has no platform user id and no member yet (the subscriber takes
+   * this platform user id).
+   */
+  invitedSubscriberId?: string;
   /** Their username on the platform (undefined: unknown, keep what is recorded; null: they have none). */
   username?: string | null;
   /** Their display name on the platform (undefined: keep; null: none). */
@@ -37,7 +47,12 @@ export interface PlatformMembershipUpdate {
  *   (`member.joined`); a `joined` member whose profile changed emits `member.updated`; a `banned` member
  *   stays banned (the platform should not have let them in; only a profile change is recorded).
  * - `left`: a `joined` member becomes `left` (`member.left`); anyone else is unchanged.
+ * - `kicked` / `banned` (by someone on the platform): a `joined` member becomes `kicked` (`member.kicked`);
+ *   a member not yet banned becomes `banned` (`member.banned`), with reason null; anyone else is unchanged.
  * - `profile`: a known member's changed username or display name emits `member.updated`.
+ * A new member who joined through a subscriber's personal invite link (`invitedSubscriberId`) is linked to
+ * that subscriber when it has no platform identity yet: the subscriber takes the platform user id, in the
+ * same transaction.
  * Payloads carry the linked subscriber with consented contact data (the fan-out redacts per endpoint
  * owner, D10). Returns the member, or null for a `left`/`profile` update about an unknown person
  * (nothing recorded). Repeating an update changes nothing the second time. Errors: NOT_FOUND when the
@@ -49,11 +64,16 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   for (let attempt = 1; ; attempt++) {
     const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
-    const [memberItem, subscriberItem] = await Promise.all([
+    const [memberItem, subscriberItem, invitedItem] = await Promise.all([
       claim?.member_id ? readMemberItem(runtime.store, teamId, projectId, claim.member_id) : Promise.resolve(undefined),
       claim?.subscriber_id ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id)) : Promise.resolve(undefined),
+      update.invitedSubscriberId && !claim?.subscriber_id && !claim?.member_id && update.change === 'joined'
+        ? runtime.store.get(keys.subscriber(teamId, projectId, update.invitedSubscriberId))
+        : Promise.resolve(undefined),
     ]);
-    const subscriber: Subscriber | null = subscriberItem ? toSubscriber(subscriberItem, { contact: true }) : null;
+    // The invited subscriber is linked only while it has no platform identity of its own.
+    const invited = invitedItem && !invitedItem.platform_user_id && !invitedItem.member_id ? invitedItem : undefined;
+    const subscriber: Subscriber | null = subscriberItem ? toSubscriber(subscriberItem, { contact: true }) : invited ? { ...toSubscriber(invited, { contact: true }), platform_user_id: platformUserId } : null;
     const nowIso = isoTime(runtime.clock.nowMs());
     const current = memberItem ? toMember(memberItem) : null;
     const profile = {
@@ -76,9 +96,24 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
           created_at: nowIso,
           updated_at: nowIso,
         };
-        const linkedSubscriber = subscriber ? { ...subscriber, member_id: member.id } : null;
+        const linkedSubscriber = subscriber ? { ...subscriber, member_id: member.id, ...(invited ? { updated_at: nowIso } : {}) } : null;
         await unitOfWork(runtime, teamId, (tx) => {
           putNewMember(tx, teamId, member);
+          if (invited) {
+            tx.update(keys.subscriber(teamId, projectId, subscriber!.id), {
+              expression: 'SET platform_user_id = :platform_user, member_id = :member, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
+              condition: 'attribute_exists(pk) AND (attribute_not_exists(platform_user_id) OR attribute_type(platform_user_id, :null_type)) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
+              values: { ':platform_user': platformUserId, ':member': member.id, ':now': nowIso, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
+            });
+            tx.update(platformUserKey(teamId, projectId, platformUserId), {
+              expression: 'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
+              condition: 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
+              names: { '#entity': 'entity' },
+              values: { ':subscriber': subscriber!.id, ':member': member.id, ':entity': entity.platformUser, ':project': projectId },
+            });
+            tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
+            return;
+          }
           tx.update(platformUserKey(teamId, projectId, platformUserId), {
             expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
             condition: subscriber ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)' : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
@@ -100,13 +135,19 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
 
       const profileChanged = profile.username !== current.username || profile.display_name !== current.display_name;
       let next: Member = { ...current, ...profile };
-      let type: 'member.joined' | 'member.left' | 'member.updated' | null = null;
+      let type: 'member.joined' | 'member.left' | 'member.kicked' | 'member.banned' | 'member.updated' | null = null;
       if (update.change === 'joined' && (current.status === 'left' || current.status === 'kicked')) {
         next = { ...next, status: 'joined', joined_at: nowIso, status_changed_at: nowIso };
         type = 'member.joined';
       } else if (update.change === 'left' && current.status === 'joined') {
         next = { ...next, status: 'left', status_changed_at: nowIso };
         type = 'member.left';
+      } else if (update.change === 'kicked' && current.status === 'joined') {
+        next = { ...next, status: 'kicked', status_changed_at: nowIso };
+        type = 'member.kicked';
+      } else if (update.change === 'banned' && current.status !== 'banned') {
+        next = { ...next, status: 'banned', status_changed_at: nowIso };
+        type = 'member.banned';
       } else if (profileChanged) {
         type = 'member.updated';
       }
@@ -115,7 +156,8 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
       const changed = next;
       await unitOfWork(runtime, teamId, (tx) => {
         writeMemberChange(tx, teamId, memberItem!, changed);
-        tx.emit({ type: type!, projectId, data: { member: changed, subscriber } });
+        const removal = type === 'member.kicked' || type === 'member.banned';
+        tx.emit({ type: type!, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
       });
       return changed;
     } catch (error) {

@@ -29,6 +29,20 @@ export const MemberPlatformError = z
 /** A recorded platform failure (see {@link MemberPlatformError}). */
 export type MemberPlatformError = z.infer<typeof MemberPlatformError>;
 
+/**
+ * A personal, single-use invite link to a linked resource (DESIGN D22, Telegram), made when a subscriber
+ * gains access and sent in `member.access_granted`; joining through it links the new member to the
+ * subscriber. It is a bearer link: pass it to that subscriber only.
+ */
+export const MemberInviteLink = z
+  .object({
+    url: z.string().describe('The link the subscriber follows to join the chat (works once).'),
+    expires_at: Timestamp.nullable().describe('When the link stops working, or null.'),
+  })
+  .meta({ id: 'MemberInviteLink' });
+/** A personal invite link (see {@link MemberInviteLink}). */
+export type MemberInviteLink = z.infer<typeof MemberInviteLink>;
+
 /** A member of a project's community, as the API returns it and events carry it (DESIGN D17). */
 export const Member = z
   .object({

@@ -2,11 +2,9 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { projectsModule } from './operations.js';
 import {
   archiveProject as archive,
-  connectBot,
   connectPaymentProvider,
   createProject as create,
   deleteProject as remove,
-  disconnectBot,
   disconnectPaymentProvider,
   getProject as read,
   linkResource,
@@ -15,6 +13,7 @@ import {
   unlinkResource,
   updateProject as update,
 } from './repository.js';
+import { connectBot, disconnectBot } from './bot.js';
 
 const operations = projectsModule.operations;
 
@@ -41,8 +40,8 @@ export const unarchiveProject: OperationHandler<typeof operations.unarchiveProje
 export const deleteProject: OperationHandler<typeof operations.deleteProject> = async (input, { runtime, principal }) => remove(runtime, principal, input.project_id);
 
 /** `PUT /v1/projects/{project_id}/bot`. */
-export const connectProjectBot: OperationHandler<typeof operations.connectProjectBot> = async ({ project_id, ...bot }, { runtime, principal }) =>
-  connectBot(runtime, principal, project_id, bot);
+export const connectProjectBot: OperationHandler<typeof operations.connectProjectBot> = async ({ project_id, token }, { runtime, principal }) =>
+  connectBot(runtime, principal, project_id, { token });
 
 /** `DELETE /v1/projects/{project_id}/bot`. */
 export const disconnectProjectBot: OperationHandler<typeof operations.disconnectProjectBot> = async (input, { runtime, principal }) => disconnectBot(runtime, principal, input.project_id);

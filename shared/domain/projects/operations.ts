@@ -104,19 +104,19 @@ export const projectsModule = defineModule({
     connectProjectBot: defineOperation({
       id: 'connectProjectBot',
       summary:
-        'Connect the project’s community bot, or record the connected bot’s current username and permissions (emits project.bot_connected, project.bot_permissions_changed, or project.updated; another bot id replaces the bot).',
+        'Connect the project’s bot with its token (Telegram: checked with getMe, inbound hook registered with setWebhook, token stored encrypted and never returned); emits project.bot_connected (another bot replaces the connected one; the same bot with a new username emits project.updated).',
       tag: 'Projects',
       ability: 'project:connect-bot',
       teamWide: false,
       params: ProjectIdParams,
       body: ConnectBotRequest,
       output: Project,
-      events: ['project.bot_connected', 'project.bot_permissions_changed', 'project.bot_disconnected', 'project.updated'],
+      events: ['project.bot_connected', 'project.bot_disconnected', 'project.updated'],
       rest: { method: 'PUT', path: '/v1/projects/{project_id}/bot', successStatus: 200 },
     }),
     disconnectProjectBot: defineOperation({
       id: 'disconnectProjectBot',
-      summary: 'Disconnect the project’s bot (emits project.bot_disconnected).',
+      summary: 'Disconnect the project’s bot: its webhook is removed at the platform and its stored token deleted (emits project.bot_disconnected).',
       tag: 'Projects',
       ability: 'project:connect-bot',
       teamWide: false,

@@ -10,7 +10,9 @@ import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { deleteCredential } from '../../credentials/repository.js';
 import {
+  MAX_BOT_PERMISSIONS,
   MAX_RESOURCES_PER_PROJECT,
   type ConnectBotRequest,
   type LinkResourceRequest,
@@ -187,7 +189,7 @@ async function listScopedProjects(store: Store, teamId: string, projectIds: read
 // ---------------------------------------------------------------------------------------------------
 
 /** An event a change emits; `data` is built from the project as written. */
-interface ChangeEvent {
+export interface ChangeEvent {
   type: WebhookEventName;
   data: (next: Project) => Record<string, unknown>;
 }
@@ -198,6 +200,8 @@ interface Change<T> {
   events?: ChangeEvent[];
   /** An extra condition on the project item (DynamoDB ConditionExpression with its values). */
   condition?: { expression: string; values: Record<string, unknown> };
+  /** Other writes of the same transaction (e.g. a stored credential); with no `set`, they are written without touching the project. */
+  writes?: (tx: Transaction) => void;
   result: (next: Project) => T;
 }
 
@@ -226,17 +230,18 @@ export function revisionCondition(item: Item): { expression: string; values: Rec
  * revision read (and `decide`'s own condition). A lost race re-reads and decides again, at most
  * {@link MAX_ATTEMPTS} times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
  */
-async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: StoredProject, nowIso: string) => Change<T>): Promise<T> {
+export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: StoredProject, nowIso: string) => Change<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const item = await loadProject(runtime.store, principal, projectId);
     const current = toProject(item);
     const nowIso = isoTime(runtime.clock.nowMs());
     const change = decide(current, item, nowIso);
-    if (!change.set) return change.result(current);
-    const next: Project = { ...current, ...change.set, updated_at: nowIso };
+    if (!change.set && !change.writes) return change.result(current);
+    const next: Project = change.set ? { ...current, ...change.set, updated_at: nowIso } : current;
     try {
       return await unitOfWork(runtime, principal.teamId, (tx) => {
-        writeProjectChange(tx, principal.teamId, item, next, change.condition);
+        if (change.set) writeProjectChange(tx, principal.teamId, item, next, change.condition);
+        change.writes?.(tx);
         for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
         return change.result(next);
       });
@@ -267,7 +272,8 @@ function writeProjectChange(tx: Transaction, teamId: string, read: Item, next: P
   });
 }
 
-const archivedConflict = (project: Project, what: string) =>
+/** CONFLICT for a change an archived project refuses (`what` names it). */
+export const archivedConflict = (project: Project, what: string) =>
   new ProblemError('CONFLICT', `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`);
 
 /**
@@ -302,45 +308,18 @@ export async function unarchiveProject(runtime: UnitOfWorkRuntime, principal: Pr
 }
 
 /**
- * Connects the project's community bot, or records the current username and permissions of the bot
- * already connected (DESIGN D22; no bot token is taken or stored). Permissions are de-duplicated and
- * sorted. Events: `project.bot_connected` for a new bot; for the same `platform_bot_id`,
- * `project.bot_permissions_changed` when its permissions changed, else `project.updated` when only its
- * username changed, else nothing; another `platform_bot_id` replaces the bot
- * (`project.bot_disconnected` for the old one, then `project.bot_connected`).
- * Errors: NOT_FOUND; CONFLICT for an archived project or a `web` project (which has no bot).
+ * Records the permissions the project's bot holds in a chat, as the platform reported them (a Telegram
+ * `my_chat_member` update; DESIGN D22): sorted, de-duplicated; `project.bot_permissions_changed` when they
+ * changed, nothing otherwise (and nothing without a bot). `principal` is the hook's (the project's team).
+ * Errors: NOT_FOUND; CONFLICT after lost races.
  */
-export async function connectBot(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
-  const permissions = [...new Set(input.permissions)].sort();
-  const username = input.username ?? null;
-  return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
-    if (project.status === 'archived') throw archivedConflict(project, 'connecting or changing a bot');
-    if (project.platform_type === 'web') throw new ProblemError('CONFLICT', `Project ${projectId} runs on web, which has no community bot; web projects check access through the API.`);
-    const current = project.bot;
-    if (current && current.platform_bot_id === input.platform_bot_id) {
-      const permissionsChanged = current.permissions.join('\n') !== permissions.join('\n');
-      const usernameChanged = current.username !== username;
-      if (!permissionsChanged && !usernameChanged) return { result: (next) => next };
-      const bot: ProjectBot = { ...current, username, permissions };
-      return {
-        set: { bot },
-        events: [permissionsChanged ? { type: 'project.bot_permissions_changed', data: (next) => ({ project: next, bot }) } : { type: 'project.updated', data: (next) => ({ project: next }) }],
-        result: (next) => next,
-      };
-    }
-    const bot: ProjectBot = { platform_type: project.platform_type, platform_bot_id: input.platform_bot_id, username, permissions, connected_at: nowIso };
-    const events: ChangeEvent[] = current ? [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot: current }) }] : [];
-    events.push({ type: 'project.bot_connected', data: (next) => ({ project: next, bot }) });
-    return { set: { bot }, events, result: (next) => next };
-  });
-}
-
-/** Disconnects the project's bot and emits `project.bot_disconnected` (with the bot as it was). Errors: NOT_FOUND, CONFLICT (no bot). */
-export async function disconnectBot(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
-  return changeProject(runtime, principal, projectId, (project) => {
-    const bot = project.bot;
-    if (!bot) throw new ProblemError('CONFLICT', `Project ${projectId} has no bot connected; connect one with PUT /v1/projects/${projectId}/bot.`);
-    return { set: { bot: null }, events: [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }], result: (next) => next };
+export async function recordBotPermissions(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, permissions: readonly string[]): Promise<Project> {
+  const sorted = [...new Set(permissions)].sort().slice(0, MAX_BOT_PERMISSIONS);
+  return changeProject(runtime, principal, projectId, (current) => {
+    const bot = current.bot;
+    if (!bot || bot.permissions.join('\n') === sorted.join('\n')) return { result: (next) => next };
+    const changed: ProjectBot = { ...bot, permissions: sorted };
+    return { set: { bot: changed }, events: [{ type: 'project.bot_permissions_changed', data: (next) => ({ project: next, bot: changed }) }], result: (next) => next };
   });
 }
 
@@ -463,6 +442,7 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
         });
         for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
         countUsage(tx, principal.teamId, 'projects', -1);
+        deleteCredential(tx, projectId, 'telegram_bot');
         tx.emit({ type: 'project.deleted', projectId, data: { project } });
         return { id: projectId, deleted: true as const };
       });

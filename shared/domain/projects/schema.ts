@@ -120,17 +120,19 @@ export const ListProjectsQuery = ListQuery.extend({
 }).strict();
 
 /**
- * Body of `PUT /v1/projects/{project_id}/bot`: connects the bot, or (same `platform_bot_id`) records
- * its current username and permissions.
+ * Body of `PUT /v1/projects/{project_id}/bot` (issue 10, DESIGN D22): the bot's token from @BotFather. The
+ * service checks it with Telegram (`getMe`), registers the project's inbound hook (`setWebhook`) and keeps
+ * it encrypted; it is never returned or logged. Only platforms whose bot can be connected now
+ * (`connectable` in service://enums/platform-type: telegram) accept it.
  */
 export const ConnectBotRequest = z
   .object({
-    platform_bot_id: z.string().trim().min(1).max(128).describe('The bot\u2019s account id on the project\u2019s platform.'),
-    username: z.string().trim().min(1).max(128).nullable().optional().describe('The bot\u2019s username on the platform; null or omitted when it has none.'),
-    permissions: z
-      .array(z.string().trim().min(1).max(100))
-      .max(MAX_BOT_PERMISSIONS)
-      .describe(`Platform permissions the bot holds (e.g. can_invite_users, manage_roles); up to ${MAX_BOT_PERMISSIONS}, duplicates ignored.`),
+    token: z
+      .string()
+      .trim()
+      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).')
+      .describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.')
+      .meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
   })
   .strict()
   .meta({ id: 'ConnectBotRequest' });

@@ -4,7 +4,7 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { logger } from '../../logger.js';
-import { platformAdapterFor } from '../../platforms/adapters.js';
+import { platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -25,7 +25,7 @@ import type { Subscriber, SubscriberModeration } from './schema.js';
 
 /** Options of the moderation use cases. */
 export interface ModerationOptions {
-  /** The platform adapters by platform type (default `PLATFORM_ADAPTERS`). */
+  /** The platform adapters by platform type (default the service's, `platformAdapters(runtime)`). */
   adapters?: PlatformAdapters;
 }
 
@@ -196,7 +196,7 @@ export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Princ
         platform: 'ban',
       };
     },
-    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters).ban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }, reason),
+    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).ban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }, reason),
   );
   await suspendSubscriptionsOfSubscriber(runtime, principal, subscriberId);
   return result;
@@ -228,7 +228,7 @@ export async function unbanSubscriber(runtime: UnitOfWorkRuntime, principal: Pri
         platform: 'unban',
       };
     },
-    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters).unban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).unban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
   );
 }
 
@@ -265,6 +265,6 @@ export async function kickSubscriber(runtime: UnitOfWorkRuntime, principal: Prin
         platform: 'kick',
       };
     },
-    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters).kick({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).kick({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
   );
 }

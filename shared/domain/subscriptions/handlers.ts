@@ -9,7 +9,13 @@ import {
   triggerSubscription,
 } from './repository.js';
 
+import { checkProjectAccess as checkAccess } from './access.js';
+
 const operations = subscriptionsModule.operations;
+
+/** `GET /v1/projects/{project_id}/access` (the web access check). */
+export const checkProjectAccess: OperationHandler<typeof operations.checkProjectAccess> = async ({ project_id, ...query }, { runtime, principal }) =>
+  checkAccess(runtime.store, principal, project_id, query);
 
 /** `GET /v1/projects/{project_id}/subscriptions` / `list_subscriptions`. */
 export const listSubscriptions: OperationHandler<typeof operations.listSubscriptions> = async ({ project_id, ...query }, { runtime, principal }) =>
@@ -53,4 +59,5 @@ export const subscriptionsHandlers = {
   suspendSubscription,
   unsuspendSubscription,
   changeSubscriptionPlan,
+  checkProjectAccess,
 } satisfies HandlersOf<typeof subscriptionsModule>;

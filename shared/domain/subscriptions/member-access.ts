@@ -1,15 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
-import { platformAdapterFor } from '../../platforms/adapters.js';
-import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
+import { platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
+import type { PlatformAdapters, PlatformGrantResult, PlatformResult } from '../../platforms/platform-adapter.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { readMemberItem, toMember } from '../members/repository.js';
-import type { Member } from '../members/schema.js';
+import type { Member, MemberInviteLink } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
+import type { ProjectResource } from '../projects/schema.js';
 import { recordPlatformOutcome } from '../subscribers/moderation.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { toSubscription } from './records.js';
@@ -76,21 +78,90 @@ async function memberOf(store: Store, teamId: string, subscriber: Subscriber): P
   return item ? { ...toMember(item), subscriber_id: subscriber.id } : null;
 }
 
-/** The platform calls to make after a committed access change: grant or revoke the member's access to each resource. */
+/**
+ * The platform side of a committed access change (DESIGN D15, D22): a grant's calls were made before the
+ * commit (their outcome is `outcome`, to record on the member); a revocation's calls are made after it.
+ */
 export interface PlatformAccessFollowUp {
   member: Member;
   platformType: PlatformType;
   action: 'grant_access' | 'revoke_access';
   resources: { kind: string; platform_resource_id: string }[];
+  /** The outcome of the grant calls already made (grants only). */
+  outcome?: PlatformResult;
+}
+
+/** How long an invite-link item is kept after the link expires (housekeeping TTL), in seconds. */
+const INVITE_LINK_RETENTION_SECONDS = 30 * 24 * 3600;
+
+/** The SHA-256 (hex) of an invite link's URL: the key of its item (never the URL itself in a key). */
+export function inviteLinkHash(url: string): string {
+  return createHash('sha256').update(url, 'utf8').digest('hex');
+}
+
+/**
+ * Asks the platform for access to each resource before the commit (outside the DynamoDB transaction,
+ * which is written only when the unit of work returns): the adapter's calls run with retries; a
+ * personal invite link it makes is recorded in `tx` (an invite-link item naming the subscriber, so a join
+ * through it links the member) and returned for the event. Never throws: a failure is the outcome.
+ */
+async function grantBeforeCommit(
+  tx: Transaction,
+  runtime: PlatformRuntime,
+  teamId: string,
+  platformType: PlatformType,
+  subscriber: Subscriber,
+  member: Member | null,
+  resources: ProjectResource[],
+  adapters: PlatformAdapters | undefined,
+): Promise<{ links: Map<string, MemberInviteLink | null>; outcome: PlatformResult }> {
+  const links = new Map<string, MemberInviteLink | null>();
+  let outcome: PlatformResult = { ok: true };
+  const adapter = platformAdapterFor(platformType, adapters ?? platformAdapters(runtime));
+  const target = { team_id: teamId, project_id: subscriber.project_id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id, subscriber_id: subscriber.id };
+  for (const resource of resources) {
+    let result: PlatformGrantResult;
+    try {
+      result = await adapter.grantAccess(target, { kind: resource.kind, platform_resource_id: resource.platform_resource_id });
+    } catch (error) {
+      logger.warn('platform access call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
+      result = { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
+    }
+    if (!result.ok) {
+      if (outcome.ok) outcome = result;
+      links.set(resource.id, null);
+      continue;
+    }
+    const link = result.invite_link ?? null;
+    links.set(resource.id, link);
+    if (link) {
+      const expiresMs = link.expires_at ? Date.parse(link.expires_at) : runtime.clock.nowMs();
+      tx.put({
+        ...keys.inviteLink(teamId, subscriber.project_id, inviteLinkHash(link.url)),
+        entity: entity.inviteLink,
+        team_id: teamId,
+        project_id: subscriber.project_id,
+        subscriber_id: subscriber.id,
+        resource_id: resource.id,
+        link_expires_at: link.expires_at,
+        expires_at: Math.floor(expiresMs / 1000) + INVITE_LINK_RETENTION_SECONDS,
+      });
+    }
+  }
+  return { links, outcome };
 }
 
 /**
  * Adds the member events of an access change to `tx` (see the module comment). Reads the project (its
  * linked resources), the subscriber's member and other subscriptions, and the conversion marker;
- * writes the marker on a first conversion. Does nothing when access did not change. Returns the
- * platform calls to make once the transaction committed (null when there is no member or resource).
+ * writes the marker on a first conversion. When access starts, the platform is asked for it before the
+ * commit (a Telegram project gets a personal invite link per chat, recorded and sent in
+ * `member.access_granted` as `invite_link`). Does nothing when access did not change. Returns the platform
+ * follow-up to make once the transaction committed (null when there is no member or resource).
+ * `adapters` defaults to the service's ({@link platformAdapters}).
  */
-export async function emitAccessEvents(tx: Transaction, store: Store, principal: Principal, change: AccessChange): Promise<PlatformAccessFollowUp | null> {
+export async function emitAccessEvents(tx: Transaction, runtime: PlatformRuntime, principal: Principal, change: AccessChange, adapters?: PlatformAdapters): Promise<PlatformAccessFollowUp | null> {
+  const store = runtime.store;
   const teamId = principal.teamId;
   const { after, before, subscriber } = change;
   const had = before !== null && hasAccess(before.status);
@@ -110,11 +181,19 @@ export async function emitAccessEvents(tx: Transaction, store: Store, principal:
   const othersPaid = othersWithAccess.some(isPaidAccess);
   let followUp: PlatformAccessFollowUp | null = null;
   if (othersWithAccess.length === 0) {
+    const granted = has && project && resources.length > 0 ? await grantBeforeCommit(tx, runtime, teamId, project.platform_type, subscriber, member, resources, adapters) : null;
     for (const resource of resources) {
-      tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data: { member, subscriber, resource } });
+      const data = has ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null } : { member, subscriber, resource };
+      tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data });
     }
     if (member && project && resources.length > 0) {
-      followUp = { member, platformType: project.platform_type, action: has ? 'grant_access' : 'revoke_access', resources: resources.map(({ kind, platform_resource_id }) => ({ kind, platform_resource_id })) };
+      followUp = {
+        member,
+        platformType: project.platform_type,
+        action: has ? 'grant_access' : 'revoke_access',
+        resources: resources.map(({ kind, platform_resource_id }) => ({ kind, platform_resource_id })),
+        ...(granted ? { outcome: granted.outcome } : {}),
+      };
     }
   }
   if (!paid || othersPaid) return followUp;
@@ -128,26 +207,29 @@ export async function emitAccessEvents(tx: Transaction, store: Store, principal:
 }
 
 /**
- * Makes the platform calls of a committed access change (DESIGN D15, D22) through the project's
- * platform adapter (`adapters`, default the service's), one per resource, and records the outcome on
- * the member (the first failure as `platform_error`; a full success clears an earlier one). Never throws:
- * the transition stands whatever the platform answers.
+ * Completes a committed access change on the platform (DESIGN D15, D22): a revocation asks the project's
+ * platform adapter (`adapters`, default the service's) to remove the member from each resource (with the
+ * adapter's retries); a grant's calls were made before the commit. The outcome is recorded on the member
+ * (the first failure as `platform_error`; a full success clears an earlier one). Never throws: the
+ * transition stands whatever the platform answers.
  */
-export async function applyPlatformAccess(runtime: UnitOfWorkRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
+export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
   if (!followUp) return;
   try {
-    const adapter = platformAdapterFor(followUp.platformType, adapters);
-    const target = { team_id: teamId, project_id: followUp.member.project_id, platform_user_id: followUp.member.platform_user_id };
-    let outcome: PlatformResult = { ok: true };
-    for (const resource of followUp.resources) {
-      let result: PlatformResult;
-      try {
-        result = followUp.action === 'grant_access' ? await adapter.grantAccess(target, resource) : await adapter.revokeAccess(target, resource);
-      } catch (error) {
-        logger.warn('platform access call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
-        result = { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
+    let outcome: PlatformResult = followUp.outcome ?? { ok: true };
+    if (!followUp.outcome) {
+      const adapter = platformAdapterFor(followUp.platformType, adapters ?? platformAdapters(runtime));
+      const target = { team_id: teamId, project_id: followUp.member.project_id, platform_user_id: followUp.member.platform_user_id };
+      for (const resource of followUp.resources) {
+        let result: PlatformResult;
+        try {
+          result = await adapter.revokeAccess(target, resource);
+        } catch (error) {
+          logger.warn('platform access call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
+          result = { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
+        }
+        if (!result.ok && outcome.ok) outcome = result;
       }
-      if (!result.ok && outcome.ok) outcome = result;
     }
     await recordPlatformOutcome(runtime, teamId, followUp.member, followUp.action, outcome);
   } catch (error) {

@@ -269,7 +269,7 @@ export interface SubscriptionCreation {
  * `access_code`) and, when it starts with access, the member access events. Returns the platform access
  * calls to make after the commit ({@link applyPlatformAccess}).
  */
-export async function addSubscriptionCreation(tx: Transaction, store: Store, principal: Principal, creation: SubscriptionCreation): Promise<PlatformAccessFollowUp | null> {
+export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<PlatformAccessFollowUp | null> {
   const teamId = principal.teamId;
   const { subscription, subscriber, plan } = creation;
   const projectId = subscription.project_id;
@@ -308,7 +308,7 @@ export async function addSubscriptionCreation(tx: Transaction, store: Store, pri
       onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
     });
   }
-  return subscription.has_access ? emitAccessEvents(tx, store, principal, { subscriber, plan, before: null, after: subscription }) : null;
+  return subscription.has_access ? emitAccessEvents(tx, runtime, principal, { subscriber, plan, before: null, after: subscription }) : null;
 }
 
 /**
@@ -356,7 +356,7 @@ export async function createSubscription(
   let followUp: PlatformAccessFollowUp | null = null;
   await unitOfWork(runtime, teamId, async (tx) => {
     await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
-    followUp = await addSubscriptionCreation(tx, runtime.store, principal, { subscription, subscriber, plan, accessCode: null });
+    followUp = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null });
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return subscription;
@@ -463,7 +463,7 @@ async function commitTransition(
     }
     const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
     tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
-    if (hasAccess(before.status) !== hasAccess(next.status)) followUp = await emitAccessEvents(tx, runtime.store, principal, { subscriber: context.subscriber, plan: planAfter, before, after: next });
+    if (hasAccess(before.status) !== hasAccess(next.status)) followUp = await emitAccessEvents(tx, runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: next });
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return next;

@@ -116,3 +116,26 @@ export const ChangeSubscriptionPlanRequest = z
   .meta({ id: 'ChangeSubscriptionPlanRequest' });
 /** A validated plan change (see {@link ChangeSubscriptionPlanRequest}). */
 export type ChangeSubscriptionPlanRequest = z.infer<typeof ChangeSubscriptionPlanRequest>;
+
+/** Query of `GET /v1/projects/{project_id}/access` (issue 10 §3): exactly one of the two. */
+export const ProjectAccessQuery = z
+  .object({
+    subscriber_id: Uuid.optional().describe('The subscriber whose access to check.'),
+    member_id: Uuid.optional().describe('The member (platform identity) whose access to check, through its linked subscriber.'),
+  })
+  .strict();
+
+/** The answer of the web access check (issue 10 §3, DESIGN D15, D22): whether access is granted, and why. */
+export const ProjectAccess = z
+  .object({
+    granted: z.boolean().describe('Whether the subscriber has access now (a subscription in a status with access, and the subscriber not banned).'),
+    status: z.enum(SUBSCRIPTION_STATUS_VALUES).nullable().describe('The status of the deciding subscription, or null when there is none.'),
+    ends_at: Timestamp.nullable().describe('When that access ends unless renewed (a fixed term\u2019s end, else the current period\u2019s end); null when open-ended or without a subscription.'),
+    plan_id: Uuid.nullable().describe('The plan of the deciding subscription, or null.'),
+    subscription_id: Uuid.nullable().describe('The deciding subscription: the one with access lasting longest, else the latest changed; null when none.'),
+    subscriber_id: Uuid.nullable().describe('The subscriber checked (null for a member without a linked subscriber).'),
+    member_id: Uuid.nullable().describe('The subscriber\u2019s member, or null.'),
+  })
+  .meta({ id: 'ProjectAccess' });
+/** A web access check answer (see {@link ProjectAccess}). */
+export type ProjectAccess = z.infer<typeof ProjectAccess>;

@@ -1,0 +1,5 @@
+/** Inbound Telegram hook Lambda: `POST /hooks/telegram/{project_id}` (issue 10 §2, DESIGN D22). */
+import { awsRuntime } from '../shared/aws/runtime.js';
+import { createHookHandler } from '../shared/hooks/dispatcher.js';
+
+export const handler = createHookHandler(awsRuntime, 'telegram');

@@ -1,0 +1,108 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Envelope encryption of stored credentials (DESIGN D16, D22; issue 10 "Settings"): every credential is
+ * encrypted with AES-256-GCM under a fresh 32-byte data key, and the data key is stored wrapped by a
+ * key-encryption key (the {@link KeyEncryptionKey} port: a key from configuration locally, the stack's KMS
+ * key on AWS). The encryption context (team, project, kind) is bound to both layers — GCM additional data
+ * for the credential, the wrapping's context for the data key — so a ciphertext copied to another item
+ * does not open. Plaintext never leaves this module except as the return value of {@link openSecret}.
+ */
+
+/** Who a sealed secret belongs to; bound to the ciphertext (GCM additional data, KMS encryption context). */
+export type EncryptionContext = Readonly<Record<string, string>>;
+
+/** A data key: its plaintext (32 bytes; zero it after use) and the key-encryption key's wrapping of it. */
+export interface DataKey {
+  plaintext: Buffer;
+  /** The wrapped data key, as text (the adapter's own format; stored beside the ciphertext). */
+  wrapped: string;
+}
+
+/**
+ * The key-encryption-key port: makes and unwraps data keys. Adapters: `localKeyEncryptionKey`
+ * (AES-256-GCM with a key from configuration) and `kmsKeyEncryptionKey` (KMS GenerateDataKey / Decrypt).
+ */
+export interface KeyEncryptionKey {
+  /** `local` or `kms`: recorded with each sealed secret so a store never mixes them up silently. */
+  readonly kind: 'local' | 'kms';
+  /** A new 32-byte data key, wrapped under `context`. */
+  generateDataKey(context: EncryptionContext): Promise<DataKey>;
+  /** The plaintext of a wrapped data key (throws {@link CredentialDecryptionError} when it does not open under `context`). */
+  unwrapDataKey(wrapped: string, context: EncryptionContext): Promise<Buffer>;
+}
+
+/** A sealed secret as stored: nothing in it is secret without the key-encryption key. All binary fields are base64. */
+export interface SealedSecret {
+  /** Format version. */
+  v: 1;
+  /** The key-encryption key that wrapped the data key. */
+  kek: 'local' | 'kms';
+  wrapped_key: string;
+  /** GCM nonce (12 bytes). */
+  iv: string;
+  ciphertext: string;
+  /** GCM authentication tag (16 bytes). */
+  tag: string;
+}
+
+/** A sealed secret did not open: tampered with, another context, or another key-encryption key. The message holds no secret. */
+export class CredentialDecryptionError extends Error {
+  constructor(message = 'The stored credential could not be decrypted (tampered with, moved, or sealed with another key).') {
+    super(message);
+    this.name = 'CredentialDecryptionError';
+  }
+}
+
+/** The GCM additional data of a context: its entries sorted by name, as JSON (stable whatever the key order). */
+export function contextBytes(context: EncryptionContext): Buffer {
+  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((name) => [name, context[name]])), 'utf8');
+}
+
+/** AES-256-GCM encryption of `plaintext` with `key` and additional data `aad`: `{ iv, ciphertext, tag }`. */
+export function gcmEncrypt(key: Buffer, plaintext: Buffer, aad: Buffer): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(aad);
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return { iv, ciphertext, tag: cipher.getAuthTag() };
+}
+
+/** AES-256-GCM decryption; throws {@link CredentialDecryptionError} when authentication fails. */
+export function gcmDecrypt(key: Buffer, parts: { iv: Buffer; ciphertext: Buffer; tag: Buffer }, aad: Buffer): Buffer {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, parts.iv);
+    decipher.setAAD(aad);
+    decipher.setAuthTag(parts.tag);
+    return Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]);
+  } catch {
+    throw new CredentialDecryptionError();
+  }
+}
+
+/** Seals `plaintext` (UTF-8 text) under a new data key from `kek`, bound to `context`. */
+export async function sealSecret(kek: KeyEncryptionKey, plaintext: string, context: EncryptionContext): Promise<SealedSecret> {
+  const dataKey = await kek.generateDataKey(context);
+  try {
+    const sealed = gcmEncrypt(dataKey.plaintext, Buffer.from(plaintext, 'utf8'), contextBytes(context));
+    return { v: 1, kek: kek.kind, wrapped_key: dataKey.wrapped, iv: sealed.iv.toString('base64'), ciphertext: sealed.ciphertext.toString('base64'), tag: sealed.tag.toString('base64') };
+  } finally {
+    dataKey.plaintext.fill(0);
+  }
+}
+
+/**
+ * Opens a sealed secret with `kek` under `context` (the same context it was sealed with). Throws
+ * {@link CredentialDecryptionError} when it was sealed by another kind of key-encryption key, with another
+ * context, or any byte of it changed.
+ */
+export async function openSecret(kek: KeyEncryptionKey, sealed: SealedSecret, context: EncryptionContext): Promise<string> {
+  if (sealed.v !== 1 || sealed.kek !== kek.kind) throw new CredentialDecryptionError(`The stored credential was sealed with a ${sealed.kek} key; this service uses a ${kek.kind} key.`);
+  const key = await kek.unwrapDataKey(sealed.wrapped_key, context);
+  try {
+    const plaintext = gcmDecrypt(key, { iv: Buffer.from(sealed.iv, 'base64'), ciphertext: Buffer.from(sealed.ciphertext, 'base64'), tag: Buffer.from(sealed.tag, 'base64') }, contextBytes(context));
+    return plaintext.toString('utf8');
+  } finally {
+    key.fill(0);
+  }
+}

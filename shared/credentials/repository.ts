@@ -1,0 +1,105 @@
+import { entity, keys } from '../store/keys.js';
+import type { Item, Store } from '../store/store.js';
+import type { Transaction } from '../store/unit-of-work.js';
+import { openSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey, type SealedSecret } from './envelope.js';
+
+/**
+ * Stored credentials (DESIGN D16, D22): the secrets an integration of a project needs (a Telegram bot's
+ * token and webhook secret; Stripe's keys later), sealed together with envelope encryption
+ * (`envelope.ts`) in one item per project and kind (`keys.credential`: a partition of its own keyed by the
+ * project id, because an inbound hook knows only the project id until it has read it; the item names its
+ * team). The item holds the sealed secrets and a few public fields; the secrets are opened only by the
+ * code that calls the provider or checks an inbound request, never returned by an operation, never
+ * logged, never in an event or an error. Writes go into the caller's transaction.
+ */
+
+/** The kinds of credential, one item each per project (a closed list, written once). */
+export const CREDENTIAL_KINDS = ['telegram_bot'] as const;
+/** A credential kind. */
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+/** Which credential: its project (and team) and kind. */
+export interface CredentialRef {
+  teamId: string;
+  projectId: string;
+  kind: CredentialKind;
+}
+
+/** What may be shown of a stored credential: never a secret, only its kind, public fields and times. */
+export interface CredentialDescription {
+  kind: CredentialKind;
+  team_id: string;
+  project_id: string;
+  /** Non-secret facts recorded with it (e.g. the bot's id); strings only. */
+  public: Record<string, string>;
+  /** The names of the sealed secrets (not their values). */
+  secret_names: string[];
+  created_at: string;
+}
+
+/** The encryption context of a credential: binds the ciphertext to its team, project and kind. */
+function contextOf(ref: CredentialRef): EncryptionContext {
+  return { team_id: ref.teamId, project_id: ref.projectId, kind: ref.kind };
+}
+
+/**
+ * Seals `secrets` (name → value, e.g. `{ bot_token, webhook_secret }`) for `ref` with `kek` and returns the
+ * item to store (with `publicFields`, which must hold nothing secret). Asks the key-encryption key for one
+ * data key (one KMS call on AWS).
+ */
+export async function sealCredential(kek: KeyEncryptionKey, ref: CredentialRef, secrets: Record<string, string>, publicFields: Record<string, string>, nowIso: string): Promise<Item> {
+  const sealed = await sealSecret(kek, JSON.stringify(secrets), contextOf(ref));
+  return {
+    ...keys.credential(ref.projectId, ref.kind),
+    entity: entity.credential,
+    team_id: ref.teamId,
+    project_id: ref.projectId,
+    kind: ref.kind,
+    public: publicFields,
+    secret_names: Object.keys(secrets).sort(),
+    sealed,
+    created_at: nowIso,
+  };
+}
+
+/** Adds to `tx` storing a sealed credential item ({@link sealCredential}), replacing the one of the same project and kind. */
+export function putCredential(tx: Transaction, item: Item): void {
+  tx.put(item);
+}
+
+/** Adds to `tx` deleting the credential of `projectId` and `kind` (nothing when there is none). */
+export function deleteCredential(tx: Transaction, projectId: string, kind: CredentialKind): void {
+  tx.delete(keys.credential(projectId, kind));
+}
+
+/** The public part of a stored credential item. */
+function describe(item: Item): CredentialDescription {
+  return {
+    kind: item.kind as CredentialKind,
+    team_id: item.team_id as string,
+    project_id: item.project_id as string,
+    public: (item.public as Record<string, string> | undefined) ?? {},
+    secret_names: (item.secret_names as string[] | undefined) ?? [],
+    created_at: item.created_at as string,
+  };
+}
+
+/** The public part of the credential of `projectId` and `kind` (strongly consistent), or null when none is stored. Never opens it. */
+export async function describeCredential(store: Store, projectId: string, kind: CredentialKind): Promise<CredentialDescription | null> {
+  const item = await store.get(keys.credential(projectId, kind));
+  return item ? describe(item) : null;
+}
+
+/**
+ * Reads and opens the credential of `projectId` and `kind` (strongly consistent): its description and its
+ * secrets, or null when none is stored — or when `teamId` is given and the credential belongs to another
+ * team. Throws `CredentialDecryptionError` when it does not open (tampered with, or another key).
+ */
+export async function openCredential(store: Store, kek: KeyEncryptionKey, projectId: string, kind: CredentialKind, teamId?: string): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
+  const item = await store.get(keys.credential(projectId, kind));
+  if (!item) return null;
+  const description = describe(item);
+  if (teamId !== undefined && description.team_id !== teamId) return null;
+  const plaintext = await openSecret(kek, item.sealed as SealedSecret, contextOf({ teamId: description.team_id, projectId, kind }));
+  return { description, secrets: JSON.parse(plaintext) as Record<string, string> };
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { CONNECTABLE_PLATFORM_TYPES, isConnectablePlatform } from '../../catalogues/platform-types.js';
+import { isoTime } from '../../clock.js';
+import { ConfigurationError, ENVIRONMENT_VARIABLES } from '../../config.js';
+import { deleteCredential, openCredential, putCredential, sealCredential } from '../../credentials/repository.js';
+import { ProblemError } from '../../errors.js';
+import { TELEGRAM_HOOK_ROUTE, hookPath } from '../../hooks/routes.js';
+import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
+import { logger } from '../../logger.js';
+import { TELEGRAM_CREDENTIAL, TelegramCallError, deleteTelegramWebhook, registerTelegramWebhook, type TelegramBotIdentity } from '../../platforms/telegram.js';
+import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { archivedConflict, changeProject, loadProject, toProject, type ChangeEvent } from './repository.js';
+import type { ConnectBotRequest, Project, ProjectBot } from './schema.js';
+
+/**
+ * A project's bot (issue 10 §2, DESIGN D16, D22): connecting it with its token and disconnecting it, which
+ * talk to the platform (grammy) and store or delete the credential. Kept apart from `repository.ts`, so
+ * only the two bot routes carry the Telegram client in their bundles (DESIGN D23).
+ */
+
+/** The refusals of a bot connection: an archived project, or a platform whose bot cannot be connected now (issue 10). */
+function requireBotConnectable(project: Project): void {
+  if (project.status === 'archived') throw archivedConflict(project, 'connecting or changing a bot');
+  if (!isConnectablePlatform(project.platform_type)) {
+    throw new ProblemError('VALIDATION_FAILED', `A ${project.platform_type} project\u2019s bot cannot be connected yet; connectable platforms: ${CONNECTABLE_PLATFORM_TYPES.join(', ')}.`, {
+      errors: [{ path: 'token', message: `bots can be connected on ${CONNECTABLE_PLATFORM_TYPES.join(', ')} (service://enums/platform-type, connectable)` }],
+    });
+  }
+}
+
+/** The problem of a Telegram call that failed while connecting or disconnecting: a refused token is the caller's, anything else the platform's. */
+function telegramProblem(error: TelegramCallError): ProblemError {
+  if (error.errorCode === 401 || error.errorCode === 404) {
+    return new ProblemError('VALIDATION_FAILED', 'Telegram does not accept this bot token (revoked, or mistyped); get the current one from @BotFather.', {
+      errors: [{ path: 'token', message: 'Telegram refused this token' }],
+    });
+  }
+  if (error.errorCode !== null && error.errorCode < 500 && error.errorCode !== 429) {
+    return new ProblemError('VALIDATION_FAILED', error.message, { errors: [{ path: 'token', message: error.message }] });
+  }
+  return new ProblemError('PROVIDER_UNAVAILABLE', `${error.message} Nothing was changed; retry later.`);
+}
+
+/**
+ * Connects the project's Telegram bot with its token (`PUT /v1/projects/{id}/bot`; issue 10, DESIGN D16,
+ * D22): checks it with `getMe`, registers the project's inbound hook with `setWebhook` (URL = the public
+ * base URL + `/hooks/telegram/{project_id}`, a random `secret_token`), then stores token and secret as the
+ * project's `telegram_bot` credential (envelope-encrypted) and the bot (id and username from `getMe`) in one
+ * transaction. Events: `project.bot_connected` for a new bot (`project.bot_disconnected` first when another
+ * bot is replaced, whose webhook is then removed, best effort); the same bot again (a new token, or a
+ * refreshed username) stores the new credential and emits `project.updated` only when its username changed.
+ * Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (a platform whose bot cannot be connected, a
+ * token Telegram refuses); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
+ */
+export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
+  requireBotConnectable(toProject(await loadProject(runtime.store, principal, projectId)));
+  const settings = integrationsOf(runtime);
+  if (!settings.publicBaseUrl) throw new ConfigurationError(`Configuration of the service: ${ENVIRONMENT_VARIABLES.publicBaseUrl} is required to connect a bot (its inbound hook URL).`);
+  const webhookSecret = randomBytes(32).toString('base64url');
+  let identity: TelegramBotIdentity;
+  try {
+    identity = await registerTelegramWebhook(settings, input.token, `${settings.publicBaseUrl}${hookPath(TELEGRAM_HOOK_ROUTE, projectId)}`, webhookSecret);
+  } catch (error) {
+    if (error instanceof TelegramCallError) throw telegramProblem(error);
+    throw error;
+  }
+  const botId = String(identity.id);
+  const ref = { teamId: principal.teamId, projectId, kind: TELEGRAM_CREDENTIAL };
+  const previous = await openCredential(runtime.store, settings.keyEncryptionKey, projectId, TELEGRAM_CREDENTIAL, principal.teamId).catch(() => null);
+  const credential = await sealCredential(settings.keyEncryptionKey, ref, { bot_token: input.token, webhook_secret: webhookSecret }, { platform_bot_id: botId }, isoTime(runtime.clock.nowMs()));
+  const writes = (tx: Transaction) => putCredential(tx, credential);
+  const project = await changeProject(runtime, principal, projectId, (current, _item, nowIso) => {
+    requireBotConnectable(current);
+    const bot = current.bot;
+    if (bot && bot.platform_bot_id === botId) {
+      if (bot.username === identity.username) return { writes, result: (next) => next };
+      const renamed: ProjectBot = { ...bot, username: identity.username };
+      return { set: { bot: renamed }, writes, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
+    }
+    const connected: ProjectBot = { platform_type: current.platform_type, platform_bot_id: botId, username: identity.username, permissions: [], connected_at: nowIso };
+    const events: ChangeEvent[] = bot ? [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }] : [];
+    events.push({ type: 'project.bot_connected', data: (next) => ({ project: next, bot: connected }) });
+    return { set: { bot: connected }, writes, events, result: (next) => next };
+  });
+  const previousToken = previous?.secrets.bot_token;
+  if (previousToken && previous.description.public.platform_bot_id !== botId) {
+    await deleteTelegramWebhook(settings, previousToken).catch((error) => logger.warn('the replaced bot\u2019s webhook was not removed', { project_id: projectId, error: error instanceof Error ? error.message : 'unknown' }));
+  }
+  return project;
+}
+
+/**
+ * Disconnects the project's bot (`DELETE /v1/projects/{id}/bot`): removes its webhook at Telegram
+ * (`deleteWebhook`; a token Telegram no longer accepts has none to remove), then deletes the stored
+ * credential and the bot in one transaction and emits `project.bot_disconnected` (with the bot as it was).
+ * Errors: NOT_FOUND; CONFLICT (no bot); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
+ */
+export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string): Promise<Project> {
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  if (project.bot && isConnectablePlatform(project.platform_type)) {
+    const settings = integrationsOf(runtime);
+    const credential = await openCredential(runtime.store, settings.keyEncryptionKey, projectId, TELEGRAM_CREDENTIAL, principal.teamId).catch(() => null);
+    const token = credential?.secrets.bot_token;
+    if (token) {
+      try {
+        await deleteTelegramWebhook(settings, token);
+      } catch (error) {
+        if (!(error instanceof TelegramCallError)) throw error;
+        const problem = telegramProblem(error);
+        if (problem.code === 'PROVIDER_UNAVAILABLE') throw problem;
+      }
+    }
+  }
+  return changeProject(runtime, principal, projectId, (current) => {
+    const bot = current.bot;
+    if (!bot) throw new ProblemError('CONFLICT', `Project ${projectId} has no bot connected; connect one with PUT /v1/projects/${projectId}/bot.`);
+    return {
+      set: { bot: null },
+      writes: (tx) => deleteCredential(tx, projectId, TELEGRAM_CREDENTIAL),
+      events: [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }],
+      result: (next) => next,
+    };
+  });
+}
+

@@ -1,0 +1,89 @@
+import type { Principal } from '../../auth/principal.js';
+import { requireProjectAccess } from '../../auth/authorize.js';
+import { ProblemError } from '../../errors.js';
+import { keys, sortKeyPrefix } from '../../store/keys.js';
+import type { Store } from '../../store/store.js';
+import { toSubscription } from './records.js';
+import type { ProjectAccess, Subscription } from './schema.js';
+import { hasAccess } from './state-machine.js';
+
+/**
+ * The web access check (issue 10 §3, DESIGN D15, D22): whether a subscriber — or the subscriber linked to a
+ * member — currently has access to the project, from the access column of D15, for a creator's own site.
+ */
+
+/** When a subscription's access ends unless it renews: a fixed term's `ends_at`, else the current period's end. */
+function accessEndsAt(subscription: Subscription): string | null {
+  return subscription.ends_at ?? subscription.current_period_end;
+}
+
+/**
+ * The subscription that answers the check: among those granting access, the one whose access lasts longest
+ * (open-ended first); without any, the most recently changed one; null when there are none.
+ */
+function deciding(subscriptions: Subscription[]): Subscription | null {
+  const granting = subscriptions.filter((subscription) => hasAccess(subscription.status));
+  if (granting.length > 0) {
+    return granting.sort((a, b) => {
+      const endA = accessEndsAt(a);
+      const endB = accessEndsAt(b);
+      if (endA === endB) return 0;
+      if (endA === null) return -1;
+      if (endB === null) return 1;
+      return endA < endB ? 1 : -1;
+    })[0];
+  }
+  return subscriptions.sort((a, b) => (a.status_changed_at < b.status_changed_at ? 1 : -1))[0] ?? null;
+}
+
+/**
+ * Answers `GET /v1/projects/{project_id}/access?subscriber_id=...` (or `member_id=...`): `granted` (a
+ * subscription of the subscriber is in a status with access and the subscriber is not banned), the deciding
+ * subscription's `status`, `ends_at` (when its access ends unless renewed; null when open-ended) and
+ * `plan_id` (all null without any subscription). A member without a linked subscriber has no access. Reads:
+ * the subscriber (through the member), its subscription index and one BatchGet of its subscriptions.
+ * Errors: NOT_FOUND (project, subscriber or member absent, of another team or project, or outside the
+ * token's scope); VALIDATION_FAILED unless exactly one of `subscriber_id` and `member_id` is given.
+ */
+export async function checkProjectAccess(store: Store, principal: Principal, projectId: string, query: { subscriber_id?: string; member_id?: string }): Promise<ProjectAccess> {
+  requireProjectAccess(principal, projectId);
+  if ((query.subscriber_id === undefined) === (query.member_id === undefined)) {
+    throw new ProblemError('VALIDATION_FAILED', 'Give exactly one of subscriber_id and member_id.', { errors: [{ path: 'query.subscriber_id', message: 'exactly one of subscriber_id and member_id is required' }] });
+  }
+  const teamId = principal.teamId;
+  let subscriberId = query.subscriber_id ?? null;
+  let memberId: string | null = query.member_id ?? null;
+  if (memberId !== null) {
+    const member = await store.get(keys.member(teamId, projectId, memberId), { projection: 'subscriber_id' });
+    if (!member) throw new ProblemError('NOT_FOUND', `No member ${memberId} in project ${projectId}.`);
+    subscriberId = (member.subscriber_id as string | null | undefined) ?? null;
+  }
+  const none: ProjectAccess = { granted: false, status: null, ends_at: null, plan_id: null, subscription_id: null, subscriber_id: subscriberId, member_id: memberId };
+  if (subscriberId === null) return none;
+  const [subscriber, index] = await Promise.all([
+    store.get(keys.subscriber(teamId, projectId, subscriberId)),
+    store.query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId), ':prefix': sortKeyPrefix.subscriberSubscription },
+      ConsistentRead: true,
+    }),
+  ]);
+  if (!subscriber) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
+  memberId = memberId ?? ((subscriber.member_id as string | null | undefined) ?? null);
+  const ids = index.items.map((item) => item.subscription_id as string);
+  const subscriptions: Subscription[] = [];
+  for (let start = 0; start < ids.length; start += 100) {
+    subscriptions.push(...(await store.batchGet(ids.slice(start, start + 100).map((id) => keys.subscription(teamId, id)))).map(toSubscription));
+  }
+  const chosen = deciding(subscriptions);
+  if (!chosen) return { ...none, member_id: memberId };
+  return {
+    granted: hasAccess(chosen.status) && subscriber.status !== 'banned',
+    status: chosen.status,
+    ends_at: accessEndsAt(chosen),
+    plan_id: chosen.plan_id,
+    subscription_id: chosen.id,
+    subscriber_id: subscriberId,
+    member_id: memberId,
+  };
+}

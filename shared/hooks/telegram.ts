@@ -1,0 +1,173 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import * as z from 'zod';
+import type { Principal } from '../auth/principal.js';
+import { openCredential } from '../credentials/repository.js';
+import { ProblemError } from '../errors.js';
+import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
+import { recordBotPermissions, toProject } from '../domain/projects/repository.js';
+import { inviteLinkHash } from '../domain/subscriptions/member-access.js';
+import { integrationsOf } from '../integrations.js';
+import { logger } from '../logger.js';
+import { TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
+import type { Runtime } from '../runtime.js';
+import { keys } from '../store/keys.js';
+import { withRequestScope, type RequestScope } from '../store/request-scope.js';
+import { ConditionFailedError, TransactionCanceledError } from '../store/store.js';
+import { hasReceipt, receiptPut, type HookReceiptRef } from './receipts.js';
+
+/**
+ * The Telegram inbound hook, `POST /hooks/telegram/{project_id}` (issue 10 §2, DESIGN D22): the updates
+ * Telegram sends to the webhook registered when the project's bot was connected.
+ *
+ * 1. The `X-Telegram-Bot-Api-Secret-Token` header must equal the project's stored webhook secret
+ *    (compared in constant time over SHA-256 digests); a missing project, a project without a bot and a
+ *    wrong secret get the same 401, after the same work.
+ * 2. Idempotent on `update_id`: the receipt is written in the transaction of the update's effect, so a
+ *    re-sent update changes nothing; 200 comes only after the change (or the receipt) is stored. A failure
+ *    answers 500, and Telegram sends the update again.
+ * 3. `chat_member` in a linked chat → the member's join, leave, kick or ban (`member.*`; a join through a
+ *    subscriber's personal invite link links the member to that subscriber); the bot's own actions are
+ *    ignored (the service recorded them when it made them). `my_chat_member` → the bot's permissions
+ *    (`project.bot_permissions_changed`). Other updates are acknowledged and ignored.
+ */
+
+/** The answer of the hook: a status and a small JSON body (never a secret, never whether a project exists). */
+export interface HookAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const User = z.object({ id: z.number().int(), is_bot: z.boolean().optional(), username: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional() });
+const ChatMember = z.looseObject({ status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']), user: User, is_member: z.boolean().optional() });
+const ChatMemberUpdated = z.object({
+  chat: z.object({ id: z.number().int(), type: z.string() }),
+  from: User,
+  date: z.number().int(),
+  old_chat_member: ChatMember,
+  new_chat_member: ChatMember,
+  invite_link: z.object({ invite_link: z.string() }).optional(),
+});
+/** The part of a Telegram `Update` the hook reads. */
+const TelegramUpdate = z.object({ update_id: z.number().int().nonnegative(), chat_member: ChatMemberUpdated.optional(), my_chat_member: ChatMemberUpdated.optional() });
+type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
+type ChatMemberState = z.infer<typeof ChatMember>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const REFUSED: HookAnswer = { status: 401, body: { error: 'The secret token is missing or wrong.' } };
+/** Compared against when there is no stored secret, so every refusal costs the same comparison. */
+const NO_SECRET = createHash('sha256').update('no webhook secret').digest();
+
+/** True when `given` equals `expected` (constant time over SHA-256 digests, so lengths leak nothing). */
+function secretMatches(given: string | undefined, expected: string | undefined): boolean {
+  const givenDigest = createHash('sha256').update(given ?? '', 'utf8').digest();
+  const expectedDigest = expected === undefined ? NO_SECRET : createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(givenDigest, expectedDigest) && given !== undefined && expected !== undefined;
+}
+
+/** True when a chat member state is inside the chat. */
+function isInside(state: ChatMemberState): boolean {
+  return state.status === 'creator' || state.status === 'administrator' || state.status === 'member' || (state.status === 'restricted' && state.is_member === true);
+}
+
+/** The membership change a `chat_member` update reports, or null when it changes nothing the service tracks. */
+function membershipChange(update: ChatMemberUpdated): PlatformMembershipUpdate['change'] | null {
+  const before = update.old_chat_member;
+  const after = update.new_chat_member;
+  if (after.status === 'kicked') return before.status === 'kicked' ? null : 'banned';
+  if (isInside(after)) return isInside(before) ? 'profile' : 'joined';
+  if (isInside(before)) return update.from.id === after.user.id ? 'left' : 'kicked';
+  return null;
+}
+
+/** The permissions a `my_chat_member` update gives the bot: its `can_*` rights that are true, or none when it is not an administrator. */
+function botPermissions(state: ChatMemberState): string[] {
+  if (state.status !== 'administrator' && state.status !== 'creator') return [];
+  return Object.entries(state)
+    .filter(([name, value]) => name.startsWith('can_') && value === true)
+    .map(([name]) => name);
+}
+
+/** The principal inbound hooks act as: the project's team, every project, no abilities. */
+function hookPrincipal(teamId: string): Principal {
+  return { tokenId: 'hook:telegram', teamId, abilities: new Set(), projectIds: null };
+}
+
+/** A display name from a Telegram user's first and last names. */
+function displayName(user: z.infer<typeof User>): string | null {
+  const name = [user.first_name, user.last_name].filter(Boolean).join(' ').trim();
+  return name === '' ? null : name.slice(0, 200);
+}
+
+/**
+ * Handles one request to `POST /hooks/telegram/{project_id}` (see the module comment): `projectId` from the
+ * path, `secretToken` the `X-Telegram-Bot-Api-Secret-Token` header, `body` the raw body. Answers 200
+ * (`{ ok: true }`, with `duplicate: true` for a re-sent update), 401 (any refusal of the secret), 400 (not a
+ * Telegram update) or 500 (not stored; Telegram retries). Never throws.
+ */
+export async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
+  try {
+    const settings = integrationsOf(runtime);
+    const credential = UUID.test(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;
+    if (!secretMatches(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
+    const teamId = credential.description.team_id;
+    const projectId = credential.description.project_id;
+    let parsed: z.infer<typeof TelegramUpdate>;
+    try {
+      parsed = TelegramUpdate.parse(JSON.parse(request.body));
+    } catch {
+      return { status: 400, body: { error: 'The body is not a Telegram update.' } };
+    }
+    const receipt: HookReceiptRef = { teamId, source: 'telegram', projectId, providerEventId: String(parsed.update_id) };
+    if (await hasReceipt(runtime.store, receipt)) return { status: 200, body: { ok: true, duplicate: true } };
+    const scope: RequestScope = { itemsForEffect: () => [receiptPut(receipt, runtime.clock.nowMs())] };
+    try {
+      await withRequestScope(scope, () => applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed));
+      if (!scope.committedWith) await runtime.store.transactWrite([receiptPut(receipt, runtime.clock.nowMs())]);
+    } catch (error) {
+      // A concurrent delivery of the same update stored its receipt first: this one changes nothing.
+      const raced = error instanceof ConditionFailedError || error instanceof TransactionCanceledError || error instanceof ProblemError;
+      if (raced && (await hasReceipt(runtime.store, receipt))) return { status: 200, body: { ok: true, duplicate: true } };
+      throw error;
+    }
+    return { status: 200, body: { ok: true } };
+  } catch (error) {
+    logger.error('telegram update not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
+    return { status: 500, body: { error: 'The update was not stored; send it again.' } };
+  }
+}
+
+/** Applies one verified update (inside the request scope that adds its receipt to the first transaction). */
+async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, botId: string | undefined, update: z.infer<typeof TelegramUpdate>): Promise<void> {
+  const changed = update.chat_member ?? update.my_chat_member;
+  if (!changed) return;
+  const projectItem = await runtime.store.get(keys.project(teamId, projectId));
+  if (!projectItem) return;
+  const project = toProject(projectItem);
+  const linked = project.resources.some((resource) => (resource.kind === 'channel' || resource.kind === 'group') && resource.platform_resource_id === String(changed.chat.id));
+  if (update.my_chat_member) {
+    if (botId !== undefined && String(update.my_chat_member.new_chat_member.user.id) !== botId) return;
+    await recordBotPermissions(runtime, hookPrincipal(teamId), projectId, botPermissions(update.my_chat_member.new_chat_member));
+    return;
+  }
+  const memberUpdate = update.chat_member!;
+  if (!linked) return;
+  if (botId !== undefined && String(memberUpdate.from.id) === botId) return; // the service's own action, recorded when it was made
+  const change = membershipChange(memberUpdate);
+  if (!change) return;
+  const user = memberUpdate.new_chat_member.user;
+  let invitedSubscriberId: string | undefined;
+  const link = memberUpdate.invite_link?.invite_link;
+  if (change === 'joined' && link) {
+    const invite = await runtime.store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(link)));
+    invitedSubscriberId = (invite?.subscriber_id as string | undefined) ?? undefined;
+  }
+  await recordPlatformMembership(runtime, {
+    teamId,
+    projectId,
+    platformUserId: String(user.id),
+    change,
+    username: user.username ?? null,
+    displayName: displayName(user),
+    invitedSubscriberId,
+  });
+}

@@ -1,0 +1,320 @@
+/**
+ * Telegram (issue 10 §2, DESIGN D16, D22) with grammy pointed at a loopback fake of the Bot API: connecting
+ * a bot with its token (getMe, setWebhook with a secret token, the token stored encrypted and never
+ * returned), the inbound hook `POST /hooks/telegram/{project_id}` (secret-token refusal with the same answer
+ * for an unknown project, chat_member → member.* events, my_chat_member → bot permissions, a replayed
+ * update_id changes nothing), personal invite links on access grants (a join through one links the member
+ * to the subscriber), ban / kick / unban reaching the fake, outages recorded on the member, a revoked token,
+ * disconnection, and the web access check. Against DynamoDB Local; every event is checked against its
+ * published schema.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import type { EventEnvelope } from '../../shared/events/outbox.js';
+import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
+import type { IntegrationSettings } from '../../shared/integrations.js';
+import { keys } from '../../shared/store/keys.js';
+import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
+import { expectPublishedEvent, teamEvents } from '../support/events.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+
+const BOT = { id: 700100, username: 'club_bot' };
+const CHAT_ID = '-1001234567890';
+const PUBLIC_BASE_URL = 'https://members.example';
+
+let telegram: FakeBotApi;
+let clock: ManualClock;
+let runtime: TestRuntime;
+let team: Awaited<ReturnType<typeof seedTeam>>;
+let projectId: string;
+let botToken: string;
+let seen: number;
+let nextUpdateId = 5000;
+
+beforeAll(async () => {
+  telegram = await startFakeBotApi();
+});
+afterAll(async () => {
+  await telegram.stop();
+});
+
+/** The team's outbox events not returned before, oldest first, each checked against its published schema. */
+async function newEvents(): Promise<EventEnvelope[]> {
+  const events = await teamEvents(runtime.store, team.team.id);
+  const fresh = events.slice(seen);
+  seen = events.length;
+  return fresh;
+}
+const types = (events: EventEnvelope[]) => events.map((event) => event.type);
+const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) => rest(runtime, { method, path, token: team.token, body, query });
+
+function settings(overrides: Partial<IntegrationSettings> = {}): IntegrationSettings {
+  return { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: telegram.url, publicBaseUrl: PUBLIC_BASE_URL, retry: { retries: 2, minTimeoutMs: 0 }, ...overrides };
+}
+
+/** Connects the project's bot and returns the webhook secret Telegram was given. */
+async function connect(): Promise<string> {
+  const reply = await call('PUT', `/v1/projects/${projectId}/bot`, { token: botToken });
+  expect(reply.status).toBe(200);
+  const registration = telegram.callsOf('setWebhook').filter((entry) => entry.token === botToken).at(-1)!;
+  return registration.payload.secret_token as string;
+}
+
+/** Sends an update to the hook as Telegram would. */
+async function deliver(update: Record<string, unknown>, secret: string | undefined, project = projectId) {
+  const body = JSON.stringify(update);
+  const result = await serveHookRequest(runtime, {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: `/hooks/telegram/${project}`,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', ...(secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
+    requestContext: { requestId: randomUUID(), http: { method: 'POST', path: `/hooks/telegram/${project}`, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' } },
+    body,
+    isBase64Encoded: false,
+  } as never);
+  return { status: result.statusCode, body: JSON.parse(result.body) as Record<string, unknown> };
+}
+
+const user = (id: number, username = `user${id}`) => ({ id, is_bot: false, first_name: `User ${id}`, username });
+
+/** A `chat_member` update: `who` went from `from` to `to`, done by `by` (default themselves). */
+function chatMember(who: number, from: string, to: string, options: { by?: number; inviteLink?: string; chat?: string } = {}) {
+  return {
+    update_id: nextUpdateId++,
+    chat_member: {
+      chat: { id: Number(options.chat ?? CHAT_ID), type: 'supergroup', title: 'Readers' },
+      from: user(options.by ?? who),
+      date: Math.floor(clock.nowMs() / 1000),
+      old_chat_member: { status: from, user: user(who) },
+      new_chat_member: { status: to, user: user(who), ...(to === 'kicked' ? { until_date: 0 } : {}) },
+      ...(options.inviteLink ? { invite_link: { invite_link: options.inviteLink, creator: user(BOT.id), creates_join_request: false, is_primary: false, is_revoked: false } } : {}),
+    },
+  };
+}
+
+beforeEach(async () => {
+  clock = testClock();
+  runtime = await createTestRuntime({ clock });
+  runtime.integrations = settings();
+  team = await seedTeam(runtime.store, clock);
+  projectId = (await call('POST', '/v1/projects', { name: 'Readers', platform_type: 'telegram' })).json.id;
+  botToken = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
+  telegram.addBot(botToken, BOT);
+  seen = 0;
+  await newEvents();
+});
+
+describe('connecting a bot', () => {
+  it('checks the token with getMe, registers the webhook with a random secret, stores the token encrypted and never returns it', async () => {
+    const reply = await call('PUT', `/v1/projects/${projectId}/bot`, { token: botToken });
+    expect(reply.status).toBe(200);
+    expect(reply.json.bot).toEqual({ platform_type: 'telegram', platform_bot_id: String(BOT.id), username: BOT.username, permissions: [], connected_at: expect.any(String) });
+    expect(reply.text).not.toContain(botToken.split(':')[1]);
+    expect(telegram.callsOf('getMe').filter((entry) => entry.token === botToken)).toHaveLength(1);
+    const [registration] = telegram.callsOf('setWebhook').filter((entry) => entry.token === botToken);
+    expect(registration.payload).toMatchObject({ url: `${PUBLIC_BASE_URL}/hooks/telegram/${projectId}`, allowed_updates: ['chat_member', 'my_chat_member'] });
+    expect(registration.payload.secret_token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+
+    const events = await newEvents();
+    expect(types(events)).toEqual(['project.bot_connected']);
+    // Nothing stored, returned or sent carries the token or the secret in clear.
+    const everything = JSON.stringify(await domainSnapshot(runtime.store)) + JSON.stringify(events) + (await call('GET', `/v1/projects/${projectId}`)).text;
+    expect(everything).not.toContain(botToken.split(':')[1]);
+    expect(everything).not.toContain(registration.payload.secret_token as string);
+    const stored = await runtime.store.get(keys.credential(projectId, 'telegram_bot'));
+    expect(stored).toMatchObject({ team_id: team.team.id, project_id: projectId, kind: 'telegram_bot', public: { platform_bot_id: String(BOT.id) }, secret_names: ['bot_token', 'webhook_secret'], sealed: { v: 1, kek: 'local' } });
+
+    // The same bot again (a new token after a revocation at @BotFather): a new credential, no event.
+    const rotated = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
+    telegram.addBot(rotated, BOT);
+    expect((await call('PUT', `/v1/projects/${projectId}/bot`, { token: rotated })).json.bot.platform_bot_id).toBe(String(BOT.id));
+    expect(await newEvents()).toEqual([]);
+  });
+
+  it('refuses a token Telegram rejects, a platform whose bot cannot be connected, and a malformed token, changing nothing', async () => {
+    const discord = (await call('POST', '/v1/projects', { name: 'Guild', platform_type: 'discord' })).json.id;
+    await newEvents();
+    const before = await domainSnapshot(runtime.store);
+    const refused = expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: `999:${randomBytes(24).toString('base64url')}` }), 'VALIDATION_FAILED');
+    expect(refused.errors).toEqual([{ path: 'token', message: 'Telegram refused this token' }]);
+    const notConnectable = expectRestProblem(await call('PUT', `/v1/projects/${discord}/bot`, { token: botToken }), 'VALIDATION_FAILED');
+    expect(notConnectable.detail).toContain('connectable platforms: telegram');
+    expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: 'not a token' }), 'VALIDATION_FAILED');
+    expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { platform_bot_id: '1', permissions: [] }), 'VALIDATION_FAILED');
+    expect(await newEvents()).toEqual([]);
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect(await runtime.store.get(keys.credential(projectId, 'telegram_bot'))).toBeUndefined();
+  });
+
+  it('disconnects: deletes the webhook at Telegram and the stored credential; the old secret is refused afterwards', async () => {
+    const secret = await connect();
+    await newEvents();
+    const reply = await call('DELETE', `/v1/projects/${projectId}/bot`);
+    expect(reply.json.bot).toBeNull();
+    expect(telegram.callsOf('deleteWebhook').filter((entry) => entry.token === botToken)).toHaveLength(1);
+    expect(types(await newEvents())).toEqual(['project.bot_disconnected']);
+    expect(await runtime.store.get(keys.credential(projectId, 'telegram_bot'))).toBeUndefined();
+    expect((await deliver(chatMember(1, 'left', 'member'), secret)).status).toBe(401);
+  });
+});
+
+describe('the inbound hook', () => {
+  it('refuses a missing or wrong secret token, with the same answer for a project that does not exist', async () => {
+    const secret = await connect();
+    await newEvents();
+    const before = await domainSnapshot(runtime.store);
+    const wrong = await deliver(chatMember(1, 'left', 'member'), `${secret}x`);
+    const missing = await deliver(chatMember(1, 'left', 'member'), undefined);
+    const unknownProject = await deliver(chatMember(1, 'left', 'member'), secret, randomUUID());
+    const notAnId = await deliver(chatMember(1, 'left', 'member'), secret, 'not-a-project');
+    for (const answer of [wrong, missing, unknownProject, notAnId]) expect(answer).toEqual({ status: 401, body: { error: 'The secret token is missing or wrong.' } });
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+  });
+
+  it('maps chat_member updates in a linked chat to member.joined, left, kicked and banned; a replayed update_id changes nothing', async () => {
+    await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'group', platform_resource_id: CHAT_ID, name: 'Readers' });
+    const secret = await connect();
+    await newEvents();
+
+    const join = chatMember(42, 'left', 'member');
+    expect(await deliver(join, secret)).toEqual({ status: 200, body: { ok: true } });
+    const joined = await newEvents();
+    expect(types(joined)).toEqual(['member.joined']);
+    expect(joined[0].data).toMatchObject({ member: { platform_user_id: '42', username: 'user42', display_name: 'User 42', status: 'joined', subscriber_id: null }, subscriber: null });
+
+    // The same update again (Telegram retrying): acknowledged, nothing changes.
+    const before = await domainSnapshot(runtime.store);
+    expect(await deliver(join, secret)).toEqual({ status: 200, body: { ok: true, duplicate: true } });
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+
+    expect((await deliver(chatMember(42, 'member', 'left'), secret)).status).toBe(200);
+    expect((await deliver(chatMember(42, 'left', 'member'), secret)).status).toBe(200);
+    expect((await deliver(chatMember(42, 'member', 'left', { by: 9001 }), secret)).status).toBe(200);
+    expect((await deliver(chatMember(43, 'left', 'member'), secret)).status).toBe(200);
+    expect((await deliver(chatMember(43, 'member', 'kicked', { by: 9001 }), secret)).status).toBe(200);
+    // Another chat (not linked) and the bot's own actions change nothing.
+    expect((await deliver(chatMember(44, 'left', 'member', { chat: '-100999' }), secret)).status).toBe(200);
+    expect((await deliver(chatMember(42, 'kicked', 'left', { by: BOT.id }), secret)).status).toBe(200);
+    const events = await newEvents();
+    expect(types(events)).toEqual(['member.left', 'member.joined', 'member.kicked', 'member.joined', 'member.banned']);
+    expect(events[2].data).toMatchObject({ member: { platform_user_id: '42', status: 'kicked' }, reason: null });
+    expect(events[4].data).toMatchObject({ member: { platform_user_id: '43', status: 'banned' } });
+    for (const event of events) expectPublishedEvent(event);
+  });
+
+  it('maps my_chat_member to project.bot_permissions_changed', async () => {
+    const secret = await connect();
+    await newEvents();
+    const promoted = {
+      update_id: nextUpdateId++,
+      my_chat_member: {
+        chat: { id: Number(CHAT_ID), type: 'supergroup', title: 'Readers' },
+        from: user(9001),
+        date: Math.floor(clock.nowMs() / 1000),
+        old_chat_member: { status: 'member', user: { ...user(BOT.id, BOT.username), is_bot: true } },
+        new_chat_member: { status: 'administrator', user: { ...user(BOT.id, BOT.username), is_bot: true }, can_invite_users: true, can_restrict_members: true, can_delete_messages: false, can_be_edited: false },
+      },
+    };
+    expect((await deliver(promoted, secret)).status).toBe(200);
+    const events = await newEvents();
+    expect(types(events)).toEqual(['project.bot_permissions_changed']);
+    expect(events[0].data).toMatchObject({ bot: { platform_bot_id: String(BOT.id), permissions: ['can_invite_users', 'can_restrict_members'] } });
+    expect((await call('GET', `/v1/projects/${projectId}`)).json.bot.permissions).toEqual(['can_invite_users', 'can_restrict_members']);
+  });
+});
+
+describe('access through the adapter', () => {
+  /** A linked chat, a connected bot, a plan and a subscriber; returns their ids and the webhook secret. */
+  async function setUp(subscriber: Record<string, unknown> = { display_name: 'Ada' }) {
+    await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'group', platform_resource_id: CHAT_ID, name: 'Readers' });
+    const secret = await connect();
+    const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' })).json;
+    const created = (await call('POST', `/v1/projects/${projectId}/subscribers`, subscriber)).json;
+    await newEvents();
+    return { secret, planId: plan.id as string, subscriberId: created.id as string };
+  }
+
+  it('grants with a personal single-use invite link (in member.access_granted); joining through it links the member to the subscriber', async () => {
+    const { secret, planId, subscriberId } = await setUp();
+    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId });
+    expect(subscription.status).toBe(201);
+    const [invite] = telegram.callsOf('createChatInviteLink').filter((entry) => entry.token === botToken);
+    expect(invite.payload).toMatchObject({ chat_id: Number(CHAT_ID), member_limit: 1, name: `subscriber ${subscriberId.slice(0, 8)}` });
+    const events = await newEvents();
+    expect(types(events)).toEqual(['subscription.created', 'member.access_granted', 'member.converted']);
+    const link = (events[1].data as { invite_link: { url: string; expires_at: string } }).invite_link;
+    expect(link).toEqual({ url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/), expires_at: new Date((invite.payload.expire_date as number) * 1000).toISOString() });
+
+    expect((await deliver(chatMember(77, 'left', 'member', { inviteLink: link.url }), secret)).status).toBe(200);
+    const joined = await newEvents();
+    expect(types(joined)).toEqual(['member.joined']);
+    expect(joined[0].data).toMatchObject({ member: { platform_user_id: '77', subscriber_id: subscriberId }, subscriber: { id: subscriberId, platform_user_id: '77' } });
+    expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: '77', member_id: (joined[0].data as { member: { id: string } }).member.id });
+
+    // The web access check answers from the subscription, for the subscriber and for the member.
+    const memberId = (joined[0].data as { member: { id: string } }).member.id;
+    const bySubscriber = (await call('GET', `/v1/projects/${projectId}/access`, undefined, { subscriber_id: subscriberId })).json;
+    expect(bySubscriber).toEqual({ granted: true, status: 'active', ends_at: subscription.json.current_period_end, plan_id: planId, subscription_id: subscription.json.id, subscriber_id: subscriberId, member_id: memberId });
+    expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toEqual(bySubscriber);
+
+    // Canceling removes the member from the chat without a lasting ban; the check says so.
+    await call('POST', `/v1/subscriptions/${subscription.json.id}/cancel`, { at_period_end: false });
+    const removals = telegram.calls.filter((entry) => entry.token === botToken && ['banChatMember', 'unbanChatMember'].includes(entry.method)).slice(-2);
+    expect(removals.map((entry) => [entry.method, entry.payload.chat_id, entry.payload.user_id])).toEqual([
+      ['banChatMember', Number(CHAT_ID), 77],
+      ['unbanChatMember', Number(CHAT_ID), 77],
+    ]);
+    expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toMatchObject({ granted: false, status: 'canceled', plan_id: planId });
+  });
+
+  it('bans, unbans and kicks through the Bot API', async () => {
+    const { subscriberId } = await setUp({ display_name: 'Grace', platform_user_id: '88' });
+    const secret = telegram.callsOf('setWebhook').at(-1)!.payload.secret_token as string;
+    await deliver(chatMember(88, 'left', 'member'), secret);
+    await newEvents();
+    const since = telegram.calls.length;
+    const moderation = (entries: typeof telegram.calls) => entries.filter((entry) => entry.token === botToken).map((entry) => [entry.method, entry.payload.chat_id, entry.payload.user_id, entry.payload.only_if_banned ?? null]);
+
+    expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, { reason: 'spam' })).json.member).toMatchObject({ status: 'banned', platform_error: null });
+    expect((await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json.member).toMatchObject({ status: 'left', platform_error: null });
+    await deliver(chatMember(88, 'left', 'member'), secret);
+    expect((await call('POST', `/v1/subscribers/${subscriberId}/kick`, {})).json.member).toMatchObject({ status: 'kicked', platform_error: null });
+    expect(moderation(telegram.calls.slice(since))).toEqual([
+      ['banChatMember', Number(CHAT_ID), 88, null],
+      ['unbanChatMember', Number(CHAT_ID), 88, true],
+      ['banChatMember', Number(CHAT_ID), 88, null],
+      ['unbanChatMember', Number(CHAT_ID), 88, true],
+    ]);
+    expect(types(await newEvents())).toEqual(['member.banned', 'member.unbanned', 'member.joined', 'member.kicked']);
+  });
+
+  it('retries an outage, records a lasting failure on the member without undoing the change, and reports a revoked token', async () => {
+    const { subscriberId } = await setUp({ display_name: 'Lin', platform_user_id: '99' });
+    const secret = telegram.callsOf('setWebhook').at(-1)!.payload.secret_token as string;
+    await deliver(chatMember(99, 'left', 'member'), secret);
+    await newEvents();
+
+    // Two 500s, then success: retried, nothing recorded.
+    telegram.failNext('banChatMember', { error_code: 500, description: 'Internal Server Error', times: 2 });
+    const banned = (await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json;
+    expect(banned.member).toMatchObject({ status: 'banned', platform_error: null });
+    expect(telegram.callsOf('banChatMember').filter((entry) => entry.token === botToken)).toHaveLength(3);
+
+    // A refusal is not retried: recorded on the member, the unban stands.
+    telegram.failNext('unbanChatMember', { error_code: 400, description: 'Bad Request: not enough rights to restrict/unrestrict chat member' });
+    const unbanned = (await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json;
+    expect(unbanned.member).toMatchObject({ status: 'left', platform_error: { action: 'unban', message: 'Telegram refused unbanChatMember: Bad Request: not enough rights to restrict/unrestrict chat member (400).' } });
+    expect((await call('GET', `/v1/members/${unbanned.member.id}`)).json.platform_error.action).toBe('unban');
+
+    // A revoked token: every call is refused (401) and recorded; the token never shows.
+    telegram.revoke(botToken);
+    const again = (await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json;
+    expect(again.member.platform_error).toEqual({ action: 'ban', message: 'Telegram refused banChatMember: Unauthorized (401).', at: expect.any(String) });
+    expect(JSON.stringify(again)).not.toContain(botToken);
+    expect(types(await newEvents())).toEqual(['member.banned', 'member.unbanned', 'member.banned']);
+  });
+});
