@@ -15,6 +15,7 @@ import { teamsHandlers } from './teams/handlers.js';
 import { tokensHandlers } from './tokens/handlers.js';
 import { webhookDeliveriesHandlers } from './webhook-deliveries/handlers.js';
 import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
+import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -36,6 +37,7 @@ const HANDLERS = {
   ...activityHandlers,
   ...webhookEndpointsHandlers,
   ...webhookDeliveriesHandlers,
+  ...webhookReplaysHandlers,
   ...documentsHandlers,
 } satisfies Record<OperationId, unknown>;
 

@@ -13,6 +13,7 @@ import { teamsModule } from './teams/operations.js';
 import { tokensModule } from './tokens/operations.js';
 import { webhookDeliveriesModule } from './webhook-deliveries/operations.js';
 import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
+import { webhookReplaysModule } from './webhook-replays/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -34,5 +35,6 @@ export const MODULES = [
   activityModule,
   webhookEndpointsModule,
   webhookDeliveriesModule,
+  webhookReplaysModule,
   documentsModule,
 ] as const;
