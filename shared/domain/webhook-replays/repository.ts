@@ -5,7 +5,7 @@ import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
 import { entity, keys, secondaryIndex } from '../../store/keys.js';
 import { ConditionFailedError, type Item, type Key, type Store } from '../../store/store.js';
-import { countReplaySource, type ReplaySource } from '../webhook-deliveries/repository.js';
+import { countReplaySource, type ReplayCandidate, type ReplaySource } from '../webhook-deliveries/repository.js';
 import type { ReplayDeadRequest } from '../webhook-deliveries/schema.js';
 import type { WebhookReplay } from './schema.js';
 
@@ -27,6 +27,13 @@ export type StoredReplayJob = WebhookReplay & {
   cursor: Key | null;
   /** Batches done (the guard of each progress write). */
   batches: number;
+  /**
+   * The batch in progress: the deliveries read for it and the cursor after it, written before any of
+   * them is re-queued, so a worker that crashes mid-batch is followed by one that finishes exactly
+   * that batch (and counts it exactly). Absent between batches.
+   */
+  batch?: ReplayCandidate[];
+  batch_next?: Key | null;
 };
 
 /** The index sort key of a running job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
@@ -121,10 +128,10 @@ export async function writeReplayProgress(store: Store, job: StoredReplayJob, re
     await store.update({
       Key: keys.webhookReplay(job.team_id, job.id),
       UpdateExpression: finished
-        ? `SET #status = :completed, completed_at = :now, updated_at = :now, #cursor = :null, batches = :next_batch ADD replayed :replayed REMOVE ${INDEX_PK}, ${INDEX_SK}`
-        : `SET updated_at = :now, #cursor = :cursor, batches = :next_batch, ${INDEX_SK} = :sort ADD replayed :replayed`,
+        ? `SET #status = :completed, completed_at = :now, updated_at = :now, #cursor = :null, batches = :next_batch ADD replayed :replayed REMOVE ${INDEX_PK}, ${INDEX_SK}, #batch, batch_next`
+        : `SET updated_at = :now, #cursor = :cursor, batches = :next_batch, ${INDEX_SK} = :sort ADD replayed :replayed REMOVE #batch, batch_next`,
       ConditionExpression: '#status = :running AND batches = :batches',
-      ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor' },
+      ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#batch': 'batch' },
       ExpressionAttributeValues: {
         ':now': now,
         ':replayed': replayed,
@@ -133,6 +140,27 @@ export async function writeReplayProgress(store: Store, job: StoredReplayJob, re
         ':running': 'running',
         ...(finished ? { ':completed': 'completed', ':null': null } : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
       },
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Records the batch a worker is about to run (its deliveries and the cursor after it) before any is
+ * re-queued, on condition that the job is running, has done `job.batches` batches and has no batch in
+ * progress; it also marks the job's progress time. Returns false when that condition failed.
+ */
+export async function writeReplayBatchStart(store: Store, job: StoredReplayJob, batch: readonly ReplayCandidate[], next: Key | undefined, nowMs: number): Promise<boolean> {
+  try {
+    await store.update({
+      Key: keys.webhookReplay(job.team_id, job.id),
+      UpdateExpression: `SET #batch = :batch, batch_next = :next, updated_at = :now, ${INDEX_SK} = :sort`,
+      ConditionExpression: '#status = :running AND batches = :batches AND attribute_not_exists(#batch)',
+      ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
+      ExpressionAttributeValues: { ':batch': batch, ':next': next ?? null, ':now': isoTime(nowMs), ':sort': runningSortKey(nowMs, job.id), ':running': 'running', ':batches': job.batches },
     });
     return true;
   } catch (error) {

@@ -4,7 +4,7 @@ import type { Key } from '../../store/store.js';
 import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY } from '../webhook-deliveries/policy.js';
 import { loadDelivery, queryReplaySource, writeRequeue, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/repository.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
-import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayProgress, type StoredReplayJob } from './repository.js';
+import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, writeReplayProgress, type StoredReplayJob } from './repository.js';
 
 /**
  * The replay worker (DESIGN D25): a job re-queues its deliveries one batch per queue message, in the
@@ -18,20 +18,32 @@ export type ReplayBatchOutcome = 'replay_batch' | 'replay_completed' | 'skipped'
 
 /**
  * Runs the next batch of a running job: reads up to {@link REPLAY_BATCH_SIZE} matching deliveries from
- * the job's cursor, brings each back to `pending` ({@link REPLAY_CONCURRENCY} at a time) and queues its
- * attempt 1, then records the progress (guarded on the batch count) and queues the next batch.
- * A delivery whose write fails because this job already replayed it (a batch run again) still counts,
- * so `replayed` is exact after a crash. Returns the {@link ReplayBatchOutcome}. Throws only on store or queue errors.
+ * the job's cursor and records them on the job as the batch in progress, brings each back to `pending`
+ * ({@link REPLAY_CONCURRENCY} at a time) and queues its attempt 1, then records the progress (guarded
+ * on the batch count) and queues the next batch. After a crash the next run finishes the recorded
+ * batch; a delivery whose write fails because this job already replayed it still counts, so
+ * `replayed` is exact. Returns the {@link ReplayBatchOutcome}. Throws only on store or queue errors.
  */
 export async function processReplayBatch(runtime: Runtime, message: ReplayBatchMessage): Promise<ReplayBatchOutcome> {
   const job = await loadReplayJob(runtime.store, message.team_id, message.replay_id);
   if (!job || job.status !== 'running' || job.dry_run) return 'skipped';
   const nowMs = runtime.clock.nowMs();
-  const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), (job.cursor ?? undefined) as Key | undefined, REPLAY_BATCH_SIZE);
+  let candidates: readonly ReplayCandidate[];
+  let next: Key | undefined;
+  if (job.batch) {
+    // A worker stopped in the middle of this batch: finish exactly that one.
+    candidates = job.batch;
+    next = job.batch_next ?? undefined;
+  } else {
+    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), (job.cursor ?? undefined) as Key | undefined, REPLAY_BATCH_SIZE);
+    candidates = page.items;
+    next = page.lastEvaluatedKey;
+    if (!(await writeReplayBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';
+  }
   const requeued: DeliveryMessage[] = [];
   let replayed = 0;
   await pMap(
-    page.items,
+    candidates,
     async (candidate) => {
       if (await requeue(runtime, job, candidate, nowMs)) {
         replayed++;
@@ -43,8 +55,8 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     { concurrency: REPLAY_CONCURRENCY },
   );
   for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
-  if (!(await writeReplayProgress(runtime.store, job, replayed, page.lastEvaluatedKey, runtime.clock.nowMs()))) return 'skipped';
-  if (!page.lastEvaluatedKey) return 'replay_completed';
+  if (!(await writeReplayProgress(runtime.store, job, replayed, next, runtime.clock.nowMs()))) return 'skipped';
+  if (!next) return 'replay_completed';
   await runtime.deliveryQueue.send([message], 0);
   return 'replay_batch';
 }
