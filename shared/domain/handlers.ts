@@ -15,6 +15,7 @@ import { teamsHandlers } from './teams/handlers.js';
 import { tokensHandlers } from './tokens/handlers.js';
 import { webhookDeliveriesHandlers } from './webhook-deliveries/handlers.js';
 import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
+import { eventsHandlers } from './events/handlers.js';
 import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 
 /**
@@ -38,6 +39,7 @@ const HANDLERS = {
   ...webhookEndpointsHandlers,
   ...webhookDeliveriesHandlers,
   ...webhookReplaysHandlers,
+  ...eventsHandlers,
   ...documentsHandlers,
 } satisfies Record<OperationId, unknown>;
 

@@ -13,6 +13,7 @@ import { teamsModule } from './teams/operations.js';
 import { tokensModule } from './tokens/operations.js';
 import { webhookDeliveriesModule } from './webhook-deliveries/operations.js';
 import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
+import { eventsModule } from './events/operations.js';
 import { webhookReplaysModule } from './webhook-replays/operations.js';
 
 /**
@@ -36,5 +37,6 @@ export const MODULES = [
   webhookEndpointsModule,
   webhookDeliveriesModule,
   webhookReplaysModule,
+  eventsModule,
   documentsModule,
 ] as const;

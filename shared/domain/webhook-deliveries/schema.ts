@@ -65,7 +65,7 @@ export const WebhookDelivery = z
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
     dead_lettered_at: Timestamp.nullable(),
-    skipped_at: Timestamp.nullable().describe('Set when the delivery was recorded as skipped (its endpoint was disabled, DESIGN D6).'),
+    skipped_at: Timestamp.nullable().describe('Set when the delivery was recorded as skipped (its endpoint was disabled when the event was fanned out).'),
     created_at: Timestamp,
     attempt_log: z.array(DeliveryAttempt).optional().describe('The attempts, oldest first (single reads only).'),
   })
@@ -98,8 +98,8 @@ export const ReplayDeadRequest = z
     until: Timestamp.optional().describe('Only deliveries dead-lettered (or skipped) at or before this time; default now.'),
     endpoint_id: Uuid.optional().describe('Only deliveries to this endpoint.'),
     event_type: z.enum(WEBHOOK_EVENT_NAMES).optional().describe('Only deliveries of this event.'),
-    status: z.enum(REPLAYABLE_STATUSES).default('dead').describe('dead (default) or skipped deliveries.'),
-    dry_run: z.boolean().default(false).describe('true: count the matching deliveries only; nothing is re-queued.'),
+    status: z.enum(REPLAYABLE_STATUSES).optional().describe('dead (the default) or skipped deliveries.'),
+    dry_run: z.boolean().optional().describe('true: count the matching deliveries only; nothing is re-queued (default false).'),
   })
   .strict()
   .meta({ id: 'ReplayDeadRequest' });

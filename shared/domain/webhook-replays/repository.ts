@@ -73,7 +73,7 @@ export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' |
   const now = isoTime(nowMs);
   const requestedUntil = request.until ? Date.parse(request.until) : nowMs;
   const filters: WebhookReplay['filters'] = {
-    status: request.status,
+    status: request.status ?? 'dead',
     since_hours: request.since_hours,
     since: isoTime(nowMs - request.since_hours * 3_600_000),
     until: isoTime(Math.min(requestedUntil, nowMs)),
@@ -81,12 +81,13 @@ export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' |
     event_type: request.event_type ?? null,
   };
   const matched = await countReplaySource(runtime.store, principal.teamId, sourceOf({ filters }));
-  const done = request.dry_run || matched === 0;
+  const dryRun = request.dry_run ?? false;
+  const done = dryRun || matched === 0;
   const job: StoredReplayJob = {
     id: newUuid(),
     team_id: principal.teamId,
     status: done ? 'completed' : 'running',
-    dry_run: request.dry_run,
+    dry_run: dryRun,
     matched,
     replayed: 0,
     filters,
