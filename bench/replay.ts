@@ -1,5 +1,7 @@
 /**
- * Benchmark 3: `replayDeadDeliveries` over 10,000 dead deliveries (DESIGN D7 replay-dead). The dead
+ * Benchmark 3: replay-dead of 10,000 dead deliveries as a job (DESIGN D7, D25): the time to the `202`
+ * (`createReplayJob`: the job, its `matched` count and its first batch message) and the time until the
+ * job has replayed everything (its batch messages run one after another, as the background worker does). The dead
  * deliveries are seeded straight into fresh tables with BatchWriteItem, in exactly the shapes that
  * `shared/domain/webhook-deliveries/dead-letter.ts` leaves after the 72-hour dead-letter timer (`markDead`): the delivery
  * row in the main table and its copy in the dead-letter table. The runtime is built by hand; its queue
@@ -14,12 +16,14 @@ import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { isoTime, systemClock } from '../shared/clock.js';
 import { newDeliveryId, newEventId } from '../shared/ids.js';
-import type { DeliveryMessage, Runtime } from '../shared/runtime.js';
+import type { PipelineMessage, ReplayBatchMessage, Runtime } from '../shared/runtime.js';
 import { createTables } from '../shared/store/create-tables.js';
 import { localDynamoDbClient } from '../shared/store/dynamodb-local.js';
 import { keys, sortKeyPrefix } from '../shared/store/keys.js';
 import { createStore, type Store } from '../shared/store/store.js';
-import { replayDeadDeliveries } from '../shared/domain/webhook-deliveries/dead-letter.js';
+import { processDeliveryMessage } from '../shared/domain/webhook-deliveries/dispatcher.js';
+import { ReplayDeadRequest } from '../shared/domain/webhook-deliveries/schema.js';
+import { createReplayJob, getReplayJob } from '../shared/domain/webhook-replays/repository.js';
 import { MAX_ATTEMPTS, RETRY_WAIT_SECONDS } from '../shared/domain/webhook-deliveries/policy.js';
 import type { DeliveryAttemptRecord } from '../shared/domain/webhook-deliveries/schema.js';
 import type { WebhookTransport } from '../shared/domain/webhook-deliveries/transport/port.js';
@@ -34,13 +38,18 @@ export interface ReplayResult {
   seeded: number;
   seedSeconds: number;
   sinceHours: number;
+  /** Seconds from the request to the `202` with the job (matched counted, first batch queued). */
+  secondsTo202: number;
+  /** Seconds from the request until the job has replayed everything. */
   seconds: number;
-  /** DynamoDB commands made by `replayDeadDeliveries` (one per `send`). */
+  /** The job's `matched` when it was created. */
+  matched: number;
+  /** DynamoDB commands made by the job, creation and batches (one per `send`). */
   dynamoDbRequests: number;
   /** HTTP attempts to DynamoDB (SDK retries included). */
   dynamoDbAttempts: number;
   byCommand: Record<string, number>;
-  /** `{ replayed }` as returned. */
+  /** The finished job's `replayed`. */
   replayed: number;
   /** Messages the queue received, its `send` calls, and distinct delivery ids among them. */
   queueMessages: number;
@@ -66,10 +75,14 @@ export function deadDeliveryItems(teamId: string, endpointId: string, deadLetter
   const eventId = newEventId(createdMs);
   const attemptLog: DeliveryAttemptRecord[] = attemptOffsetsMs.map((attemptOffset, index) => ({
     attempt: index + 1,
+    planned_at: isoTime(createdMs + attemptOffset),
     attempted_at: isoTime(createdMs + attemptOffset),
     status: 500,
     failure_kind: 'http_status',
     duration_ms: 42,
+    connect_ms: null,
+    remote_address: '203.0.113.10',
+    tls_version: 'TLSv1.3',
     response_body: 'Internal Server Error',
   }));
   const deadLetteredAt = isoTime(deadLetteredAtMs);
@@ -101,7 +114,6 @@ export function deadDeliveryItems(teamId: string, endpointId: string, deadLetter
     event_type: 'project.created',
     attempts: MAX_ATTEMPTS,
     dead_lettered_at: deadLetteredAt,
-    attempt_log: attemptLog,
     expires_at: Math.floor(deadLetteredAtMs / 1000) + RETENTION_SECONDS,
   };
   return { delivery, deadLetter };
@@ -172,6 +184,7 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
     const queued = { messages: 0, sends: 0, ids: new Set<string>() };
+    const batches: ReplayBatchMessage[] = [];
     const transport: WebhookTransport = {
       async send() {
         return { ok: false, status: null, failure_kind: 'connect', failure_message: 'bench: no transport', duration_ms: 0, response_body: '', remote_address: null };
@@ -181,10 +194,13 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
       store,
       clock: systemClock,
       deliveryQueue: {
-        async send(messages: readonly DeliveryMessage[]) {
+        async send(messages: readonly PipelineMessage[]) {
+          const attempts = messages.filter((message) => message.kind !== 'replay_batch');
+          for (const message of messages) if (message.kind === 'replay_batch') batches.push(message);
+          if (attempts.length === 0) return;
           queued.sends++;
-          queued.messages += messages.length;
-          for (const message of messages) queued.ids.add(message.delivery_id);
+          queued.messages += attempts.length;
+          for (const message of attempts) queued.ids.add(message.delivery_id);
         },
       },
       retryScheduler: { async schedule() {} },
@@ -194,12 +210,15 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
     };
     const principal: Principal = { tokenId: 'bench', teamId, abilities: new Set(ABILITY_VALUES), projectIds: null };
 
-    options.progress(`replay-dead: replayDeadDeliveries(since_hours=${options.sinceHours})`);
+    options.progress(`replay-dead: a job with since_hours=${options.sinceHours}, then its batches`);
     counter.reset();
     const started = performance.now();
-    const { replayed } = await replayDeadDeliveries(runtime, principal, options.sinceHours);
+    const job = await createReplayJob(runtime, principal, ReplayDeadRequest.parse({ since_hours: options.sinceHours }));
+    const secondsTo202 = (performance.now() - started) / 1000;
+    for (let batch = batches.shift(); batch; batch = batches.shift()) await processDeliveryMessage(runtime, batch);
     const seconds = (performance.now() - started) / 1000;
     const counts = counter.snapshot();
+    const { replayed } = await getReplayJob(runtime, principal, job.id);
 
     const partition = keys.teamPartition(teamId);
     const deadLetterLeft = await countQuery(store, {
@@ -218,7 +237,9 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
       seeded: options.deliveries,
       seedSeconds,
       sinceHours: options.sinceHours,
+      secondsTo202,
       seconds,
+      matched: job.matched,
       dynamoDbRequests: counts.commands,
       dynamoDbAttempts: counts.attempts,
       byCommand: counts.byCommand,

@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import type { StoredEvent } from './events/outbox.js';
 import type { Store } from './store/store.js';
 import type { WebhookTransport } from './domain/webhook-deliveries/transport/port.js';
 import type { IntegrationSettings } from './integrations.js';
@@ -16,10 +17,28 @@ export interface DeliveryMessage {
   attempt: number;
 }
 
-/** The `DeliveryQueue` port (SQS on AWS, in-process locally). */
+/**
+ * A queue message that runs the next batch of a replay job (DESIGN D25): the job item is the source of
+ * truth (its cursor and counts), so a duplicate or stale message does nothing harmful.
+ */
+export interface ReplayBatchMessage {
+  kind: 'replay_batch';
+  team_id: string;
+  /** The replay job's id. */
+  replay_id: string;
+}
+
+/** Any message of the delivery queue: a delivery's attempt or dead-letter timer, or a replay job's next batch. */
+export type PipelineMessage = DeliveryMessage | ReplayBatchMessage;
+
+/**
+ * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS
+ * `MessageGroupId` of a fair queue; the local queue's round robin), so one team's backlog does not
+ * delay another team's messages (DESIGN D24).
+ */
 export interface DeliveryQueue {
   /** Sends messages, each visible after `delaySeconds` (0–900, may be fractional; the SQS adapter rounds up to whole `DelaySeconds`). */
-  send(messages: readonly DeliveryMessage[], delaySeconds: number): Promise<void>;
+  send(messages: readonly PipelineMessage[], delaySeconds: number): Promise<void>;
 }
 
 /** The `RetryScheduler` port (EventBridge Scheduler one-time schedules on AWS, timers locally). */
@@ -40,10 +59,10 @@ export interface Runtime {
   retryScheduler: RetryScheduler;
   transport: WebhookTransport;
   /**
-   * Called after a transaction that wrote outbox events committed. On AWS a no-op (DynamoDB
-   * Streams drive fan-out); locally it wakes the outbox relay.
+   * Called after a transaction that wrote outbox events committed, with those events. On AWS a no-op
+   * (DynamoDB Streams drive fan-out); locally it fans them out (without them, it wakes the outbox relay).
    */
-  eventsCommitted(): void;
+  eventsCommitted(events?: readonly StoredEvent[]): void;
   /**
    * Divides retry waits, the 72-hour dead-letter timer and the 24-hour dual-signing window
    * (local runtime only, `TIME_SCALE`; always 1 on AWS).

@@ -1,14 +1,16 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { DeliveryMessage, DeliveryQueue, RetryScheduler } from '../runtime.js';
+import type { DeliveryMessage, DeliveryQueue, PipelineMessage, RetryScheduler } from '../runtime.js';
 
 /** SQS `SendMessageBatch` takes at most 10 entries. */
 const SQS_BATCH_SIZE = 10;
 
 /**
- * The SQS adapter of the `DeliveryQueue` port (DESIGN D7): messages are JSON bodies, sent in batches
- * of 10 with `DelaySeconds` = the wait rounded up to whole seconds (0–900). Throws when SQS reports
- * failed entries, so the caller's invocation is retried (the row stays the source of truth).
+ * The SQS adapter of the `DeliveryQueue` port (DESIGN D7, D24): messages are JSON bodies, sent in
+ * batches of 10 with `DelaySeconds` = the wait rounded up to whole seconds (0–900) and `MessageGroupId`
+ * = the team id, so the standard queue serves teams fairly (SQS fair queues: one team's backlog does
+ * not raise another team's dwell time). Throws when SQS reports failed entries, so the caller's
+ * invocation is retried (the row stays the source of truth).
  */
 export function createSqsDeliveryQueue(client: SQSClient, queueUrl: string): DeliveryQueue {
   return {
@@ -19,7 +21,7 @@ export function createSqsDeliveryQueue(client: SQSClient, queueUrl: string): Del
         const result = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: batch.map((message, position) => ({ Id: String(position), MessageBody: JSON.stringify(message), DelaySeconds: delay })),
+            Entries: batch.map((message, position) => ({ Id: String(position), MessageBody: JSON.stringify(message), DelaySeconds: delay, MessageGroupId: message.team_id })),
           }),
         );
         if (result.Failed?.length) throw new Error(`SQS rejected ${result.Failed.length} delivery messages: ${result.Failed.map((entry) => entry.Code).join(', ')}`);
@@ -41,7 +43,8 @@ export function atExpression(atMs: number): string {
 /**
  * The EventBridge Scheduler adapter of the `RetryScheduler` port (DESIGN D7): one one-time schedule
  * per delivery and attempt (`at(...)` in UTC, no flexible window, `ActionAfterCompletion: DELETE`)
- * whose target sends the message to the delivery queue with the scheduler role. A schedule that
+ * whose target sends the message to the delivery queue with the scheduler role, in the team's message
+ * group (`SqsParameters.MessageGroupId`, DESIGN D24). A schedule that
  * already exists (same name) means the wait is already scheduled: not an error.
  */
 export function createSchedulerRetryScheduler(
@@ -59,7 +62,14 @@ export function createSchedulerRetryScheduler(
             ScheduleExpressionTimezone: 'UTC',
             FlexibleTimeWindow: { Mode: 'OFF' },
             ActionAfterCompletion: 'DELETE',
-            Target: { Arn: settings.queueArn, RoleArn: settings.roleArn, Input: JSON.stringify(message), RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 } },
+            Target: {
+              Arn: settings.queueArn,
+              RoleArn: settings.roleArn,
+              Input: JSON.stringify(message),
+              // The fair queue's group (DESIGN D24), as the SQS adapter sends it.
+              SqsParameters: { MessageGroupId: message.team_id },
+              RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 },
+            },
           }),
         );
       } catch (error) {

@@ -10,13 +10,16 @@ import { sweep } from '../domain/webhook-deliveries/sweeper.js';
 import type { StoredEvent } from '../events/outbox.js';
 import { logger } from '../logger.js';
 
-/** Schema of a delivery-queue message body (see `DeliveryMessage`). */
-const DeliveryMessageSchema = z.object({
-  kind: z.enum(['attempt', 'dead_letter']),
-  team_id: z.uuid(),
-  delivery_id: z.string().regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
-  attempt: z.number().int().min(1).max(8),
-});
+/** Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message or a replay job's next batch). */
+const DeliveryMessageSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.enum(['attempt', 'dead_letter']),
+    team_id: z.uuid(),
+    delivery_id: z.string().regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
+    attempt: z.number().int().min(1).max(8),
+  }),
+  z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
+]);
 
 /**
  * The dispatcher Lambda (SQS event source with partial batch responses, Powertools batch): each record
@@ -38,7 +41,7 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
       return;
     }
     const outcome = await processDeliveryMessage(getRuntime(), message.data);
-    logger.info('delivery message processed', { delivery_id: message.data.delivery_id, attempt: message.data.attempt, outcome });
+    logger.info('delivery message processed', { ...message.data, outcome });
   };
   return async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
 }

@@ -17,6 +17,8 @@ import { teamsHandlers } from './teams/handlers.js';
 import { tokensHandlers } from './tokens/handlers.js';
 import { webhookDeliveriesHandlers } from './webhook-deliveries/handlers.js';
 import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
+import { eventsHandlers } from './events/handlers.js';
+import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -40,6 +42,8 @@ const HANDLERS = {
   ...billingHandlers,
   ...webhookEndpointsHandlers,
   ...webhookDeliveriesHandlers,
+  ...webhookReplaysHandlers,
+  ...eventsHandlers,
   ...documentsHandlers,
 } satisfies Record<OperationId, unknown>;
 

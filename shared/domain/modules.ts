@@ -15,6 +15,8 @@ import { teamsModule } from './teams/operations.js';
 import { tokensModule } from './tokens/operations.js';
 import { webhookDeliveriesModule } from './webhook-deliveries/operations.js';
 import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
+import { eventsModule } from './events/operations.js';
+import { webhookReplaysModule } from './webhook-replays/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -38,5 +40,7 @@ export const MODULES = [
   billingModule,
   webhookEndpointsModule,
   webhookDeliveriesModule,
+  webhookReplaysModule,
+  eventsModule,
   documentsModule,
 ] as const;

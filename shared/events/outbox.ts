@@ -3,7 +3,7 @@ import { webhookEvent, type WebhookEventName } from '../catalogues/webhook-event
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { newEventId } from '../ids.js';
-import { entity, keys, secondaryIndex } from '../store/keys.js';
+import { entity, keys, secondaryIndex, workerIndexShard } from '../store/keys.js';
 import type { Item } from '../store/store.js';
 
 /** Events stay in the table 30 days (seconds; the outbox is housekeeping after fan-out). */
@@ -66,7 +66,7 @@ export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { 
       ...event,
       ...(input.deliveredDirectly
         ? { fanned_out_at: event.created_at, delivery_count: input.deliveredDirectly.deliveryCount }
-        : { [secondaryIndex.partitionKey]: keys.outboxIndex, [secondaryIndex.sortKey]: event.id }),
+        : { [secondaryIndex.partitionKey]: keys.outboxIndex(workerIndexShard(event.id)), [secondaryIndex.sortKey]: event.id }),
       expires_at: Math.floor(nowMs / 1000) + EVENT_RETENTION_SECONDS,
     },
   };

@@ -3,6 +3,8 @@ import { createDocument } from 'zod-openapi';
 import { ERROR_CODES } from '../catalogues/error-codes.js';
 import { API_VERSION } from '../catalogues/version.js';
 import { AUTHENTICATED } from '../operations/definition.js';
+import { WEBHOOK_EVENTS } from '../catalogues/webhook-events.js';
+import { envelopeSchemaOf } from '../domain/events/schema.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { Problem } from '../schemas/common.js';
 import { MAX_BODY_BYTES } from './rest-pipeline.js';
@@ -115,9 +117,33 @@ function buildDocument(): ReturnType<typeof createDocument> {
     servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
     paths: paths as never,
+    webhooks: webhooksSection() as never,
   }, { override: describeTrimmedInput as never });
   addExamples(document as unknown as OpenApiJson);
   return document;
+}
+
+/**
+ * The OpenAPI 3.1 `webhooks` section (issue 13 item 6): one entry per event of the catalogue, a POST
+ * whose body is that event's envelope with its own `data` schema, signed as the interface says.
+ */
+function webhooksSection(): Record<string, unknown> {
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((definition) => [
+      definition.name,
+      {
+        post: {
+          operationId: `webhook.${definition.name}`,
+          summary: `${definition.name} (minimum subscribing ability: ${definition.minimum_ability})`,
+          tags: ['Webhooks'],
+          description:
+            'Sent to each subscribed endpoint. Headers: `SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret, `SVC-Event-Id` (the envelope `id`) and `SVC-Event-Name` (the envelope `type`). Answer 2xx within 10 seconds.',
+          requestBody: { required: true, content: { 'application/json': { schema: envelopeSchemaOf(definition) } } },
+          responses: { '200': { description: 'Any 2xx: delivered. Anything else, a timeout, a TLS or DNS failure: retried on the timeline (8 attempts).' } },
+        },
+      },
+    ]),
+  );
 }
 
 type OpenApiJson = { paths: Record<string, Record<string, { requestBody?: MediaOwner; responses?: Record<string, MediaOwner> }>> } & Record<string, unknown>;

@@ -1,6 +1,8 @@
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
-import type { DeliveryMessage, DeliveryQueue, RetryScheduler, Runtime } from '../runtime.js';
+import type { DeliveryQueue, PipelineMessage, RetryScheduler, Runtime } from '../runtime.js';
+import type { StoredEvent } from '../events/outbox.js';
+import { fanOutEvent } from '../domain/webhook-deliveries/fan-out.js';
 import type { Store } from '../store/store.js';
 import { outsideRequestScope } from '../store/request-scope.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
@@ -17,6 +19,11 @@ export interface LocalRuntimeOptions {
   timeScale?: number;
   /** Concurrent delivery attempts in flight (default 32). */
   concurrency?: number;
+  /**
+   * Most messages of ONE team in flight at once (default a quarter of `concurrency`, at least 1), so a
+   * team whose receivers hang cannot take every slot (DESIGN D24).
+   */
+  teamConcurrency?: number;
   /** How often the sweeper runs, in real milliseconds (default 5 000). */
   sweepIntervalMs?: number;
   /**
@@ -26,6 +33,8 @@ export interface LocalRuntimeOptions {
   deadlineIntervalMs?: number;
   /** Receives one line per processed message (the local server logs it). */
   onDelivery?: (line: { delivery_id: string; attempt: number; outcome: string }) => void;
+  /** Receives one line per processed replay batch. */
+  onReplayBatch?: (line: { replay_id: string; outcome: string }) => void;
   onError?: (error: unknown) => void;
 }
 
@@ -49,16 +58,23 @@ export interface LocalRuntime extends Runtime {
  * deadline worker, every minute divided by `TIME_SCALE`, one run at a time). The same domain functions
  * run as on AWS.
  * A message whose processing throws is retried after 1 second, as SQS would after its visibility timeout.
+ *
+ * Fair scheduling (DESIGN D24): ready messages wait in one queue per team and are taken round robin
+ * across teams, and no team holds more than `teamConcurrency` of the `concurrency` slots, so a team
+ * whose receivers never answer delays another team's deliveries by at most one free slot. The
+ * per-endpoint cap is the store's (the dispatcher's slot on the endpoint item), as on AWS.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   const clock = options.clock ?? systemClock;
   const timeScale = Math.max(1, options.timeScale ?? 1);
   const concurrency = options.concurrency ?? 32;
+  const teamConcurrency = Math.max(1, Math.min(concurrency, options.teamConcurrency ?? Math.floor(concurrency / 4)));
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const timers = new Set<NodeJS.Timeout>();
   const timerDue = new Map<NodeJS.Timeout, number>();
-  const ready: DeliveryMessage[] = [];
+  const ready = new FairQueue();
   let inFlight = 0;
+  let fanOuts = 0;
   let stopped = false;
   let relaying: Promise<void> | null = null;
   let relayAgain = false;
@@ -82,7 +98,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   const checkIdle = () => {
     for (const waiter of [...idleWaiters]) {
       const horizon = Date.now() + waiter.withinMs;
-      const busy = ready.length > 0 || inFlight > 0 || relaying !== null || [...timerDue.values()].some((due) => due <= horizon);
+      const busy = ready.size > 0 || inFlight > 0 || fanOuts > 0 || relaying !== null || [...timerDue.values()].some((due) => due <= horizon);
       if (!busy) {
         idleWaiters.splice(idleWaiters.indexOf(waiter), 1);
         waiter.resolve();
@@ -91,23 +107,28 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   };
 
   const pump = () => {
-    while (!stopped && inFlight < concurrency && ready.length > 0) {
-      const message = ready.shift()!;
+    while (!stopped && inFlight < concurrency) {
+      const message = ready.take(teamConcurrency);
+      if (!message) break;
       inFlight++;
       outsideRequestScope(() => processDeliveryMessage(runtime, message))
-        .then((outcome) => options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome }))
+        .then((outcome) => {
+          if (message.kind === 'replay_batch') options.onReplayBatch?.({ replay_id: message.replay_id, outcome });
+          else options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome });
+        })
         .catch((error) => {
           onError(error);
           later(1_000, () => enqueue(message));
         })
         .finally(() => {
           inFlight--;
+          ready.done(message);
           pump();
           checkIdle();
         });
     }
   };
-  const enqueue = (message: DeliveryMessage) => {
+  const enqueue = (message: PipelineMessage) => {
     ready.push(message);
     pump();
   };
@@ -149,7 +170,19 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     retryScheduler,
     transport: options.transport,
     timeScale,
-    eventsCommitted: runRelay,
+    eventsCommitted: (events?: readonly StoredEvent[]) => {
+      if (!events) return runRelay();
+      // The committed events are fanned out at once (the stream's role on AWS); the sweeper's relay catches any that fail.
+      for (const event of events) {
+        fanOuts++;
+        outsideRequestScope(() => fanOutEvent(runtime, event))
+          .catch(onError)
+          .finally(() => {
+            fanOuts--;
+            checkIdle();
+          });
+      }
+    },
     start() {
       const interval = options.sweepIntervalMs ?? 5_000;
       sweeper = setInterval(() => {
@@ -176,7 +209,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       timers.clear();
       timerDue.clear();
       const deadline = Date.now() + timeoutMs;
-      while ((inFlight > 0 || relaying || deadlineRun) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((inFlight > 0 || fanOuts > 0 || relaying || deadlineRun) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     idle(withinMs = 0) {
       return new Promise<void>((resolve) => {
@@ -186,4 +219,47 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     },
   };
   return runtime;
+}
+
+/**
+ * The local queue's ready messages, one FIFO per team, taken round robin across teams (DESIGN D24):
+ * {@link FairQueue.take} gives the oldest message of the next team (after the one served last) that
+ * holds fewer than `perTeam` messages in flight; {@link FairQueue.done} ends one.
+ */
+class FairQueue {
+  /** Waiting messages by team; the map's order is the round-robin order (a served team moves last). */
+  private readonly waiting = new Map<string, PipelineMessage[]>();
+  private readonly running = new Map<string, number>();
+  private count = 0;
+
+  /** Messages waiting. */
+  get size(): number {
+    return this.count;
+  }
+
+  push(message: PipelineMessage): void {
+    const queue = this.waiting.get(message.team_id);
+    if (queue) queue.push(message);
+    else this.waiting.set(message.team_id, [message]);
+    this.count++;
+  }
+
+  take(perTeam: number): PipelineMessage | undefined {
+    for (const [team, queue] of this.waiting) {
+      if ((this.running.get(team) ?? 0) >= perTeam) continue;
+      const message = queue.shift()!;
+      this.waiting.delete(team);
+      if (queue.length > 0) this.waiting.set(team, queue); // to the back of the round
+      this.running.set(team, (this.running.get(team) ?? 0) + 1);
+      this.count--;
+      return message;
+    }
+    return undefined;
+  }
+
+  done(message: PipelineMessage): void {
+    const left = (this.running.get(message.team_id) ?? 1) - 1;
+    if (left > 0) this.running.set(message.team_id, left);
+    else this.running.delete(message.team_id);
+  }
 }

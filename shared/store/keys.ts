@@ -1,4 +1,13 @@
+import { createHash } from 'node:crypto';
 import { TABLE_DEFINITION } from './table-definition.js';
+
+/** Shards of the delivery pipeline's worker indexes, the outbox and the pending deliveries (DESIGN D14). */
+export const WORKER_INDEX_SHARDS = 16;
+
+/** The worker-index shard (0 … {@link WORKER_INDEX_SHARDS} − 1) of an event or delivery id: a stable hash of it. */
+export function workerIndexShard(id: string): number {
+  return createHash('sha256').update(id).digest()[0] % WORKER_INDEX_SHARDS;
+}
 
 /**
  * Key composition for the single table: every key shape, index name and marker is written here and
@@ -23,10 +32,22 @@ export const keys = {
   deadLetter: (teamId: string, deadLetteredAtIso: string, deliveryId: string) => ({ pk: `TEAM#${teamId}`, sk: `DEAD#${deadLetteredAtIso}#${deliveryId}` }),
   /** The one-off marker item that says the local demo team was seeded. */
   demoSeedMarker: () => ({ pk: 'SEED', sk: 'demo' }),
-  /** Sparse GSI partition of events not yet fanned out (local relay and the sweeper find them). */
-  outboxIndex: 'OUTBOX',
-  /** Sparse GSI partition of deliveries that wait for an attempt (the sweeper finds lost timers). */
-  pendingDeliveriesIndex: 'DELIVERY_PENDING',
+  /**
+   * Sparse GSI partition of events not yet fanned out (local relay and the sweeper find them), shard
+   * `shard` of {@link WORKER_INDEX_SHARDS} (see {@link workerIndexShard}).
+   */
+  outboxIndex: (shard: number) => `OUTBOX#${String(shard).padStart(2, '0')}`,
+  /** Sparse GSI partition of deliveries that wait for an attempt (the sweeper finds lost timers), shard `shard`. */
+  pendingDeliveriesIndex: (shard: number) => `DELIVERY_PENDING#${String(shard).padStart(2, '0')}`,
+  /** Sparse GSI partition of replay jobs still running (the sweeper restarts a stalled one). */
+  runningReplaysIndex: 'WEBHOOK_REPLAY_RUNNING',
+  /** A replay job of dead or skipped deliveries (DESIGN D25), in its team's partition. */
+  webhookReplay: (teamId: string, replayId: string) => ({ pk: `TEAM#${teamId}`, sk: `WEBHOOK_REPLAY#${replayId}` }),
+  /**
+   * Sparse GSI partition of a team's skipped deliveries (DESIGN D6), sort key `<skipped_at ISO>#<delivery
+   * id>`, where a replay job (D25) finds them by time.
+   */
+  skippedDeliveriesIndex: (teamId: string) => `TEAM#${teamId}#SKIPPED_DELIVERIES`,
 
   // Access codes (DESIGN D14, D18): high-volume per-project data, one partition per project holding
   // the codes (sort key grouped by batch, so a batch is one key range) and the batches. Each code also
@@ -170,6 +191,7 @@ export const sortKeyPrefix = {
   webhookEndpoint: 'WEBHOOK_ENDPOINT#',
   delivery: 'DELIVERY#',
   deadLetter: 'DEAD#',
+  event: 'EVENT#',
   activity: 'act_',
   /** Codes of a project (`accessCodeInBatch` narrows to one batch). */
   accessCode: 'ACCESS_CODE#',
@@ -216,6 +238,7 @@ export const entity = {
   event: 'event',
   delivery: 'delivery',
   deadDelivery: 'dead_delivery',
+  webhookReplay: 'webhook_replay',
   activity: 'activity',
   idempotency: 'idempotency',
   mcpSession: 'mcp_session',

@@ -28,8 +28,8 @@ export interface Transaction {
 export interface UnitOfWorkRuntime {
   store: Store;
   clock: Clock;
-  /** Called after a transaction that emitted events committed (wakes the local outbox relay). */
-  eventsCommitted(): void;
+  /** Called after a transaction that emitted events committed, with the events it wrote to the outbox (the local relay fans them out). */
+  eventsCommitted(events?: readonly StoredEvent[]): void;
 }
 
 /**
@@ -45,7 +45,7 @@ export interface UnitOfWorkRuntime {
 export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, work: (tx: Transaction) => T | Promise<T>): Promise<T> {
   const items: TransactionItem[] = [];
   const onFailed: (OnConditionFailed | undefined)[] = [];
-  let emitted = 0;
+  const emitted: StoredEvent[] = [];
   const expressionParts = (options: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown> }) => ({
     ...(options.condition ? { ConditionExpression: options.condition } : {}),
     ...(options.names && Object.keys(options.names).length ? { ExpressionAttributeNames: options.names } : {}),
@@ -73,7 +73,7 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
       const { event: stored, item } = outboxItem(runtime.clock, teamId, event);
       items.push({ Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
       onFailed.push(undefined);
-      emitted++;
+      if (!event.deliveredDirectly) emitted.push(stored);
       return stored;
     },
   };
@@ -103,6 +103,6 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
     throw error;
   }
   request?.committed();
-  if (emitted > 0) runtime.eventsCommitted();
+  if (emitted.length > 0) runtime.eventsCommitted(emitted);
   return result;
 }

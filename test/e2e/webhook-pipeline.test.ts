@@ -121,7 +121,7 @@ describe('webhook pipeline through the local server', () => {
     expect((await api('POST', `/v1/webhook-deliveries/${dead.id}/retry`)).body.code).toBe('CONFLICT');
   });
 
-  it('replays dead deliveries in bulk with replay-dead', async () => {
+  it('replays dead deliveries in bulk with replay-dead: 202 with a job, progress at /v1/webhook-replays/{id}', async () => {
     await newEndpoint('first');
     answer = 500;
     const project = (await api('POST', '/v1/projects', { name: 'Replayed', platform_type: 'discord' })).body;
@@ -130,11 +130,18 @@ describe('webhook pipeline through the local server', () => {
       return eventsSeen.length === 8 && deliveries.find((delivery) => delivery.event_id === eventsSeen[0].eventId && delivery.status === 'dead');
     });
     answer = 200;
+    const dryRun = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1, dry_run: true });
+    expect(dryRun).toMatchObject({ status: 202, body: { dry_run: true, status: 'completed', matched: 1, replayed: 0 } });
     const replay = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 });
     expect(replay.status).toBe(202);
-    expect(replay.body).toEqual({ replayed: 1 });
+    expect(replay.body).toMatchObject({ id: expect.any(String), status: 'running', matched: 1, filters: { status: 'dead', since_hours: 1, endpoint_id: null, event_type: null } });
+    const job = await until('the replay job to complete', async () => {
+      const body = (await api('GET', `/v1/webhook-replays/${replay.body.id}`)).body;
+      return body.status === 'completed' && body;
+    });
+    expect(job).toMatchObject({ matched: 1, replayed: 1 });
     await until('the replayed delivery to succeed', async () => (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body.status === 'succeeded');
-    expect((await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 })).body).toEqual({ replayed: 0 });
+    expect((await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 })).body).toMatchObject({ matched: 0, replayed: 0, status: 'completed' });
   });
 
   it('signs with the new secret only after an API rotation, and sends a test event on demand', async () => {

@@ -21,7 +21,9 @@ import { createSubscription } from '../../shared/domain/subscriptions/repository
 import { CreateSubscriptionRequest } from '../../shared/domain/subscriptions/schema.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { type Principal } from '../../shared/auth/principal.js';
-import { replayDeadDeliveries, retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
+import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
+import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema.js';
+import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
@@ -188,6 +190,18 @@ async function runAllUntil(first: DeliveryMessage, stopAt: ProcessOutcome): Prom
   throw new Error(`never reached ${stopAt}`);
 }
 
+/**
+ * Replay-dead as the API runs it (DESIGN D25): creates the job, then runs its batch messages (which the
+ * recording queue keeps apart) until none is left. Returns the finished job's `replayed` count.
+ */
+async function replayDeadDeliveries(principal: Principal, sinceHours: number): Promise<{ replayed: number }> {
+  const job = await createReplayJob(ctx.runtime, principal, ReplayDeadRequest.parse({ since_hours: sinceHours }));
+  for (let batch = ctx.runtime.replayBatches.shift(); batch; batch = ctx.runtime.replayBatches.shift()) await processDeliveryMessage(ctx.runtime, batch);
+  const done = await getReplayJob(ctx.runtime, principal, job.id);
+  expect(done).toMatchObject({ status: 'completed', replayed: job.matched });
+  return { replayed: done.replayed };
+}
+
 async function expectProblem(promise: Promise<unknown>, code: string): Promise<void> {
   const error = await promise.then(
     () => null,
@@ -202,7 +216,7 @@ async function expectProblem(promise: Promise<unknown>, code: string): Promise<v
 // ---------------------------------------------------------------------------------------------------
 
 describe('fan-out', () => {
-  it('creates one delivery per active, subscribed endpoint whose owner holds the minimum ability, once', async () => {
+  it('creates one delivery per subscribed endpoint whose owner holds the minimum ability, once: pending when active, skipped when disabled (D6)', async () => {
     const subscribedA = await newEndpoint(['project.created', 'plan.created']);
     const subscribedB = await newEndpoint(['project.created']);
     await newEndpoint(['plan.created']); // not subscribed to project.created
@@ -215,9 +229,12 @@ describe('fan-out', () => {
     await revokeToken(ctx.runtime.store, ctx.clock, ctx.teamId, formerOwner.tokenId);
 
     const event = await newProjectEvent();
-    expect(await fanOutEvent(ctx.runtime, event)).toBe(2);
+    expect(await fanOutEvent(ctx.runtime, event)).toBe(3);
 
-    const deliveries = await allDeliveries();
+    // The disabled endpoint's delivery is recorded as skipped: no attempt, no message, no counter change (D6).
+    const [skipped, ...deliveries] = (await allDeliveries()).sort((a, b) => (a.endpoint_id === disabled.id ? -1 : b.endpoint_id === disabled.id ? 1 : 0));
+    expect(skipped).toMatchObject({ endpoint_id: disabled.id, event_id: event.id, status: 'skipped', attempts: 0, next_attempt_at: null, skipped_at: isoTime(ctx.clock.nowMs()) });
+    expect(await getWebhookEndpoint(ctx.runtime, ctx.principal, disabled.id)).toMatchObject({ consecutive_failures: 0, is_active: false });
     expect(deliveries.map((delivery) => delivery.endpoint_id).sort()).toEqual([subscribedA.id, subscribedB.id].sort());
     for (const delivery of deliveries) {
       expect(delivery).toMatchObject({ event_id: event.id, event_type: 'project.created', status: 'pending', attempts: 0, dead_lettered_at: null, created_at: isoTime(ctx.clock.nowMs()) });
@@ -232,7 +249,7 @@ describe('fan-out', () => {
     // Twice for the same event (a repeated stream record), then the relay and the sweeper: nothing new.
     expect(await fanOutEvent(ctx.runtime, event)).toBe(0);
     expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
-    expect(await allDeliveries()).toHaveLength(2);
+    expect(await allDeliveries()).toHaveLength(3);
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
   });
 
@@ -306,12 +323,17 @@ describe('retry timeline', () => {
       expect(stored.attempts).toBe(attempt);
       expect(stored.last_attempt_at).toBe(isoTime(ctx.clock.nowMs()));
       expect(stored.attempt_log).toHaveLength(attempt);
+      // The attempt ran when it was due (the clock moved exactly to the planned time); the fake reports no TLS detail.
       expect(stored.attempt_log!.at(-1)).toEqual({
         attempt,
+        planned_at: isoTime(ctx.clock.nowMs()),
         attempted_at: isoTime(ctx.clock.nowMs()),
         status: 500,
         failure_kind: 'http_status',
         duration_ms: 42,
+        connect_ms: null,
+        remote_address: '203.0.113.10',
+        tls_version: null,
         response_body: 'boom',
       });
 
@@ -355,7 +377,8 @@ describe('retry timeline', () => {
     const copies = await deadLetterItems();
     expect(copies).toHaveLength(1);
     expect(copies[0]).toMatchObject({ delivery_id: delivery.id, endpoint_id: endpoint.id, event_id: event.id, event_type: 'project.created', attempts: 8, dead_lettered_at: dead.dead_lettered_at });
-    expect(copies[0]!.attempt_log).toHaveLength(8);
+    // The copy is lean (the replay job counts and reads copies; the delivery row keeps the attempt log).
+    expect(copies[0]!.attempt_log).toBeUndefined();
 
     // A repeated timer is a no-op.
     expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
@@ -400,7 +423,18 @@ describe('retry timeline', () => {
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
     const succeeded = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
     expect(succeeded).toMatchObject({ status: 'succeeded', attempts: 1, next_attempt_at: null, dead_lettered_at: null });
-    expect(succeeded.attempt_log!.at(-1)).toEqual({ attempt: 1, attempted_at: isoTime(ctx.clock.nowMs()), status: 200, failure_kind: null, duration_ms: 17, response_body: 'thanks' });
+    expect(succeeded.attempt_log!.at(-1)).toEqual({
+      attempt: 1,
+      planned_at: isoTime(ctx.clock.nowMs()),
+      attempted_at: isoTime(ctx.clock.nowMs()),
+      status: 200,
+      failure_kind: null,
+      duration_ms: 17,
+      connect_ms: null,
+      remote_address: '203.0.113.10',
+      tls_version: null,
+      response_body: 'thanks',
+    });
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
     // A success resets the endpoint's failure counter.
     expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).consecutive_failures).toBe(0);
@@ -439,9 +473,9 @@ describe('retry timeline', () => {
 
     // Another team's replay touches nothing of ours.
     const { principal: stranger } = await seedTeam(ctx.runtime.store, ctx.clock);
-    expect(await replayDeadDeliveries(ctx.runtime, stranger, 24 * 30)).toEqual({ replayed: 0 });
+    expect(await replayDeadDeliveries(stranger, 24 * 30)).toEqual({ replayed: 0 });
 
-    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, 24)).toEqual({ replayed: 2 });
+    expect(await replayDeadDeliveries(ctx.principal, 24)).toEqual({ replayed: 2 });
     const { queued, scheduled } = ctx.runtime.drain();
     expect(scheduled).toEqual([]);
     expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual([recentA.delivery.id, recentB.delivery.id].sort());
@@ -453,10 +487,10 @@ describe('retry timeline', () => {
     expect((await deadLetterItems()).map((item) => item.delivery_id)).toEqual([old.delivery.id]);
 
     // Nothing recent is dead any more; the window must reach back far enough for the old one.
-    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, 24)).toEqual({ replayed: 0 });
-    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, Math.floor(oldAgeHours))).toEqual({ replayed: 0 });
+    expect(await replayDeadDeliveries(ctx.principal, 24)).toEqual({ replayed: 0 });
+    expect(await replayDeadDeliveries(ctx.principal, Math.floor(oldAgeHours))).toEqual({ replayed: 0 });
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
-    expect(await replayDeadDeliveries(ctx.runtime, ctx.principal, Math.ceil(oldAgeHours))).toEqual({ replayed: 1 });
+    expect(await replayDeadDeliveries(ctx.principal, Math.ceil(oldAgeHours))).toEqual({ replayed: 1 });
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([{ kind: 'attempt', team_id: ctx.teamId, delivery_id: old.delivery.id, attempt: 1 }]);
     expect(await deadLetterItems()).toEqual([]);
 
@@ -510,8 +544,9 @@ describe('endpoint auto-disable', () => {
     expect(stopped.attempt_log!.at(-1)).toMatchObject({ attempt: 3, status: null, failure_kind: 'endpoint_disabled' });
     ctx.runtime.drain();
 
-    // While disabled, new events create no deliveries.
-    expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(0);
+    // While disabled, new events create skipped deliveries only: no message, no POST (D6).
+    expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(1);
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
 
     // Re-enabling resets the counter and fresh deliveries resume.
     const enabled = await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true });
@@ -525,13 +560,15 @@ describe('endpoint auto-disable', () => {
     expect(await processDeliveryMessage(ctx.runtime, thirds[2]!)).toBe('succeeded');
   });
 
-  it('disabling by hand sets disabled_at and stops fan-out; disabling again keeps the first time', async () => {
+  it('disabling by hand sets disabled_at and stops attempts (deliveries are skipped); disabling again keeps the first time', async () => {
     const endpoint = await newEndpoint();
     const disabledAt = isoTime(ctx.clock.nowMs());
     expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false })).toMatchObject({ is_active: false, disabled_at: disabledAt });
     ctx.clock.advance(HOUR_MS);
     expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false, name: 'renamed' })).toMatchObject({ is_active: false, disabled_at: disabledAt, name: 'renamed' });
-    expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(0);
+    expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(1);
+    expect((await allDeliveries()).map((delivery) => delivery.status)).toEqual(['skipped']);
+    expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
     expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true })).toMatchObject({ is_active: true, disabled_at: null });
     await expectProblem(updateWebhookEndpoint(ctx.runtime, ctx.principal, randomUUID(), { is_active: false }), 'NOT_FOUND');
   });
@@ -593,12 +630,12 @@ describe('lease and sweeper', () => {
 
     // The queue redelivers the message while the lease holds: skipped; the sweeper sees nothing due yet.
     expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
 
     // Past the 60 s lease (and the sweeper's grace): the attempt is re-queued and sent again.
     ctx.clock.advance(60_000 + 60_000 + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
 
@@ -614,7 +651,7 @@ describe('lease and sweeper', () => {
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
   });
 
   it('a dispatcher whose lease expired mid-attempt does not overwrite the outcome of the one that took over', async () => {
@@ -650,14 +687,14 @@ describe('lease and sweeper', () => {
     await runAllUntil(message, 'awaiting_dead_letter');
     expect(ctx.runtime.drain().scheduled.map((entry) => entry.message.kind)).toEqual(['dead_letter']); // ...and "lost"
     ctx.clock.advance(72 * HOUR_MS - 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     ctx.clock.advance(60_000 + 2_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 }]);
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('dead_lettered');
     expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('dead');
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
   });
 
   it('the sweeper re-queues a lost retry timer and fans out an event whose stream record was lost', async () => {
@@ -667,7 +704,7 @@ describe('lease and sweeper', () => {
     ctx.runtime.drain(); // the 10 s message is "lost"
     const lostEvent = await newProjectEvent(); // never fanned out
     ctx.clock.advance(10_000 + 60_000 + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1 });
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1, replays: 0 });
     const { queued } = ctx.runtime.drain();
     const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
     expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 2 });

@@ -161,6 +161,13 @@ describe('dispatch over real HTTPS', () => {
     expect(delivery.attempt_log).toHaveLength(1);
     expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: 200, failure_kind: null, response_body: 'received' });
     expect(delivery.attempt_log![0]!.duration_ms).toBeGreaterThanOrEqual(0);
+    // Attempt detail (issue 13): the resolved address, the negotiated TLS version, a new connection's
+    // setup time within the total, and the planned time beside the actual start.
+    const [attempt] = delivery.attempt_log!;
+    expect(attempt).toMatchObject({ remote_address: '127.0.0.1', tls_version: expect.stringMatching(/^TLSv1\.[23]$/), planned_at: delivery.created_at });
+    expect(attempt!.connect_ms).toEqual(expect.any(Number));
+    expect(attempt!.connect_ms!).toBeLessThanOrEqual(attempt!.duration_ms);
+    expect(Date.parse(attempt!.attempted_at)).toBeGreaterThanOrEqual(Date.parse(attempt!.planned_at!));
     const headers = receiver.received[0]!.headers;
     expect(headers['svc-event-id']).toBe(delivery.event_id);
     expect(headers['svc-event-name']).toBe('project.created');
@@ -180,7 +187,18 @@ describe('dispatch over real HTTPS', () => {
     expect(outcome).toBe('retry_scheduled');
     expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
     expect(delivery.attempt_log).toEqual([
-      { attempt: 1, attempted_at: delivery.last_attempt_at, status, failure_kind: 'http_status', duration_ms: expect.any(Number), response_body: `nope ${status}` },
+      {
+        attempt: 1,
+        planned_at: delivery.created_at,
+        attempted_at: delivery.last_attempt_at,
+        status,
+        failure_kind: 'http_status',
+        duration_ms: expect.any(Number),
+        connect_ms: expect.any(Number),
+        remote_address: '127.0.0.1',
+        tls_version: expect.stringMatching(/^TLSv1\.[23]$/),
+        response_body: `nope ${status}`,
+      },
     ]);
     expect(pipeline.runtime.drain().queued).toEqual([{ message: { kind: 'attempt', team_id: pipeline.principal.teamId, delivery_id: delivery.id, attempt: 2 }, delaySeconds: 10 }]);
   });

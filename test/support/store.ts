@@ -13,7 +13,7 @@ import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.
 import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
 import { authenticate, type Principal } from '../../shared/auth/principal.js';
 import { mintToken } from '../../shared/domain/tokens/repository.js';
-import type { DeliveryMessage, Runtime } from '../../shared/runtime.js';
+import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../shared/runtime.js';
 import { createTables } from '../../shared/store/create-tables.js';
 import { createStore, type Store } from '../../shared/store/store.js';
 import { createTeam } from '../../shared/domain/teams/repository.js';
@@ -67,6 +67,8 @@ export interface TestRuntime extends Runtime {
   queued: QueuedMessage[];
   /** Every message handed to the scheduler, in order. */
   scheduled: ScheduledMessage[];
+  /** Every replay job's batch message sent to the queue, in order (kept apart from {@link queued}). */
+  replayBatches: ReplayBatchMessage[];
   /** Empties {@link queued} and {@link scheduled}, returning what they held. */
   drain(): { queued: QueuedMessage[]; scheduled: ScheduledMessage[] };
 }
@@ -80,7 +82,7 @@ const failingTransport: WebhookTransport = {
 
 /**
  * Builds a {@link TestRuntime} on `store` (default: a new {@link createTestStore}). The queue and the
- * scheduler record messages; `eventsCommitted` does nothing; `timeScale` defaults to 1.
+ * scheduler record messages (a replay job's batch messages in `replayBatches`); `eventsCommitted` does nothing; `timeScale` defaults to 1.
  */
 export async function createTestRuntime(options: { clock: Clock; transport?: WebhookTransport; store?: Store; timeScale?: number }): Promise<TestRuntime> {
   const store = options.store ?? (await createTestStore());
@@ -92,9 +94,13 @@ export async function createTestRuntime(options: { clock: Clock; transport?: Web
     eventsCommitted: () => undefined,
     queued: [],
     scheduled: [],
+    replayBatches: [],
     deliveryQueue: {
       async send(messages, delaySeconds) {
-        for (const message of messages) runtime.queued.push({ message: { ...message }, delaySeconds });
+        for (const message of messages) {
+          if (message.kind === 'replay_batch') runtime.replayBatches.push({ ...message });
+          else runtime.queued.push({ message: { ...message }, delaySeconds });
+        }
       },
     },
     retryScheduler: {

@@ -76,6 +76,16 @@ describe('createSqsDeliveryQueue', () => {
     expect(call!.args[0].input.Entries![0]!.DelaySeconds).toBe(expected);
   });
 
+  it('sends each message in its team\'s message group (SQS fair queues, DESIGN D24)', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const otherTeam = '0b7d3f7e-2a47-4a8e-9d6f-5c4b3a291807';
+    const replay = { kind: 'replay_batch' as const, team_id: otherTeam, replay_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54' };
+    await queue().send([message(1), replay, message(2, { team_id: otherTeam })], 0);
+    const [call] = sqs.commandCalls(SendMessageBatchCommand);
+    expect(call!.args[0].input.Entries!.map((entry) => entry.MessageGroupId)).toEqual([TEAM_ID, otherTeam, otherTeam]);
+    expect(JSON.parse(call!.args[0].input.Entries![1]!.MessageBody!)).toEqual(replay);
+  });
+
   it('sends nothing for no messages', async () => {
     await queue().send([], 0);
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
@@ -110,7 +120,7 @@ describe('createSchedulerRetryScheduler', () => {
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
-      Target: { Arn: QUEUE_ARN, RoleArn: ROLE_ARN },
+      Target: { Arn: QUEUE_ARN, RoleArn: ROLE_ARN, SqsParameters: { MessageGroupId: TEAM_ID } },
     });
     expect(JSON.parse(input.Target!.Input!)).toEqual(retry);
     expect(input.Name!.length).toBeLessThanOrEqual(64);

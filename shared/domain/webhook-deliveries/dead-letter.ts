@@ -1,18 +1,16 @@
-import pMap from 'p-map';
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
-import type { Key } from '../../store/store.js';
-import { MAX_ATTEMPTS, QUEUE_BATCH_SIZE, REPLAY_CONCURRENCY } from './policy.js';
-import { loadDelivery, publicDelivery, queryDeadLetters, writeDead, writeRequeue, type StoredDelivery } from './repository.js';
-import type { DeliveryAttempt, ReplayDeadResponse, WebhookDelivery } from './schema.js';
+import { MAX_ATTEMPTS } from './policy.js';
+import { loadDelivery, publicDelivery, writeDead, writeRequeue, writeSkippedRequeue, type StoredDelivery } from './repository.js';
+import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import { appendAttempt, attemptMessage, canRetry, isDueForDeadLetter } from './state-machine.js';
 
 /**
  * The dead end of the delivery pipeline and the ways back (interface "States" → "Webhook delivery",
- * DESIGN D7): dead-lettering (a copy in the dead-letter table), manual retry of one dead delivery and
- * replay-dead of a time window.
+ * DESIGN D7): dead-lettering (a copy in the dead-letter table) and manual retry of one dead delivery.
+ * Replay-dead of a time window is a job (DESIGN D25, `../webhook-replays/`).
  */
 
 /**
@@ -38,53 +36,23 @@ export async function processDeadLetterMessage(runtime: Pick<Runtime, 'store' | 
 }
 
 /**
- * Re-queues one dead delivery: `dead` → `pending`, attempts 0, attempt 1 sent at once; its copy leaves
- * the dead-letter table (interface "States": dead → pending). Returns the delivery as the retry left
- * it (pending, attempts 0). Errors: NOT_FOUND, CONFLICT (not dead, or changed concurrently).
+ * Re-queues one dead (or skipped, DESIGN D6) delivery: → `pending`, attempts 0, attempt 1 sent at once;
+ * a dead one's copy leaves the dead-letter table (interface "States": dead → pending). Returns the
+ * delivery as the retry left it (pending, attempts 0). Errors: NOT_FOUND, CONFLICT (neither dead nor
+ * skipped, or changed concurrently).
  */
 export async function retryDelivery(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
   const delivery = await loadDelivery(runtime.store, principal.teamId, deliveryId);
   if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
-  if (!canRetry(delivery)) throw new ProblemError('CONFLICT', `Only dead deliveries can be retried; this one is ${delivery.status}.`);
+  if (!canRetry(delivery)) throw new ProblemError('CONFLICT', `Only dead or skipped deliveries can be retried; this one is ${delivery.status}.`);
   const nowMs = runtime.clock.nowMs();
-  if (!(await writeRequeue(runtime.store, { id: delivery.id, team_id: delivery.team_id, dead_lettered_at: delivery.dead_lettered_at! }, nowMs))) {
+  const written =
+    delivery.status === 'skipped'
+      ? await writeSkippedRequeue(runtime.store, delivery, nowMs)
+      : await writeRequeue(runtime.store, { id: delivery.id, team_id: delivery.team_id, dead_lettered_at: delivery.dead_lettered_at! }, nowMs);
+  if (!written) {
     throw new ProblemError('CONFLICT', 'The delivery changed while it was being retried; read it again.');
   }
   await runtime.deliveryQueue.send([attemptMessage(delivery, 1)], 0);
-  return publicDelivery({ ...delivery, status: 'pending', attempts: 0, next_attempt_at: isoTime(nowMs), dead_lettered_at: null }, false);
-}
-
-/**
- * Re-queues every dead delivery of the principal's team whose `dead_lettered_at` lies within the last
- * `sinceHours` hours (interface "States": replay-dead, DESIGN D7). Reads the dead-letter table by key
- * range, 500 at a time; runs the dead → pending transactions {@link REPLAY_CONCURRENCY} at a time (a
- * pool, so one slow transaction does not hold the others, p-map), and queues attempt 1 of the
- * re-queued ones in batches of 10 messages. Returns `{ replayed }`, the count re-queued (a delivery
- * re-queued concurrently by someone else is not counted). Throws only on store or queue errors.
- */
-export async function replayDeadDeliveries(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, principal: Principal, sinceHours: number): Promise<ReplayDeadResponse> {
-  const nowMs = runtime.clock.nowMs();
-  const since = isoTime(nowMs - sinceHours * 3_600_000);
-  let replayed = 0;
-  let startKey: Key | undefined;
-  do {
-    const page = await queryDeadLetters(runtime.store, principal.teamId, since, startKey);
-    const messages: DeliveryMessage[] = [];
-    const flush = async (all: boolean) => {
-      while (messages.length >= QUEUE_BATCH_SIZE || (all && messages.length > 0)) await runtime.deliveryQueue.send(messages.splice(0, QUEUE_BATCH_SIZE), 0);
-    };
-    await pMap(
-      page.items,
-      async (delivery) => {
-        if (!(await writeRequeue(runtime.store, delivery, nowMs))) return;
-        replayed++;
-        messages.push(attemptMessage(delivery, 1));
-        await flush(false);
-      },
-      { concurrency: REPLAY_CONCURRENCY },
-    );
-    await flush(true);
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return { replayed };
+  return publicDelivery({ ...delivery, status: 'pending', attempts: 0, next_attempt_at: isoTime(nowMs), dead_lettered_at: null, skipped_at: delivery.status === 'skipped' ? delivery.skipped_at : null }, false);
 }

@@ -26,25 +26,28 @@ const CONTACT_DETAILS_ABILITY = 'project-user:view';
 const CONTACT_FIELDS: readonly string[] = ['email', 'phone'];
 
 /**
- * Fans one outbox event out (DESIGN D6): one delivery per active endpoint of the team that subscribes
- * to the event and whose owner (the token that created it or last changed its url or events) holds the
- * event's minimum ability now (re-read: one BatchGetItem). The deliveries and the event's
+ * Fans one outbox event out (DESIGN D6): one delivery per endpoint of the team that subscribes to the
+ * event and whose owner (the token that created it or last changed its url or events) holds the
+ * event's minimum ability now (re-read: one BatchGetItem) — `pending` for an active endpoint, `skipped`
+ * (no attempt, no counter change, replayable later) for a disabled one. The deliveries and the event's
  * "fanned out" mark are written in one transaction guarded on the mark, so a repeated stream record
  * or relay pass creates nothing twice. Then each delivery's attempt 1 is queued at once (a lost
- * queue send is picked up by the sweeper). Returns the number of deliveries created (0 when the event
+ * queue send is picked up by the sweeper). Returns the number of deliveries created, skipped ones
+ * included (0 when the event
  * was already fanned out, is gone, or the transaction was cancelled). Throws only on store or queue errors.
  */
 export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, event: StoredEvent): Promise<number> {
   const minimumAbility = webhookEvent(event.type).minimum_ability;
-  const subscribed = (await allWebhookEndpoints(runtime, event.team_id)).filter((endpoint) => endpoint.is_active && endpoint.events.includes(event.type));
+  const subscribed = (await allWebhookEndpoints(runtime, event.team_id)).filter((endpoint) => endpoint.events.includes(event.type));
   // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
   const owners = subscribed.length ? await currentOwnerAbilities(runtime.store, event.team_id, subscribed.map((endpoint) => endpoint.owner_token_id)) : new Map();
   const endpoints = subscribed.filter((endpoint) => owners.get(endpoint.owner_token_id)?.has(minimumAbility));
-  const deliveries = endpoints.map((endpoint) => newDeliveryItem(runtime.clock, event.team_id, endpoint.id, event));
+  const deliveries = endpoints.map((endpoint) => newDeliveryItem(runtime.clock, event.team_id, endpoint.id, event, { skipped: !endpoint.is_active }));
   if (!(await writeFanOut(runtime.store, event, deliveries, runtime.clock.nowMs()))) return 0; // already fanned out (or the event is gone)
-  if (deliveries.length) {
+  const pending = deliveries.filter((delivery) => delivery.status === 'pending');
+  if (pending.length) {
     await runtime.deliveryQueue.send(
-      deliveries.map((delivery) => attemptMessage(delivery, 1)),
+      pending.map((delivery) => attemptMessage(delivery, 1)),
       0,
     );
   }

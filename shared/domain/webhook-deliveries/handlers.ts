@@ -1,5 +1,6 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
-import { replayDeadDeliveries, retryDelivery } from './dead-letter.js';
+import { createReplayJob } from '../webhook-replays/repository.js';
+import { retryDelivery } from './dead-letter.js';
 import { webhookDeliveriesModule } from './operations.js';
 import { getDelivery, listDeliveries } from './repository.js';
 
@@ -14,9 +15,9 @@ export const getWebhookDelivery: OperationHandler<typeof operations.getWebhookDe
 /** `POST /v1/webhook-deliveries/{id}/retry` / `retry_webhook_delivery`. */
 export const retryWebhookDelivery: OperationHandler<typeof operations.retryWebhookDelivery> = async (input, { runtime, principal }) => retryDelivery(runtime, principal, input.id);
 
-/** `POST /v1/webhook-deliveries/replay-dead` / `replay_dead_webhook_deliveries`. */
+/** `POST /v1/webhook-deliveries/replay-dead` / `replay_dead_webhook_deliveries`: 202 with a replay job (DESIGN D25). */
 export const replayDeadWebhookDeliveries: OperationHandler<typeof operations.replayDeadWebhookDeliveries> = async (input, { runtime, principal }) =>
-  replayDeadDeliveries(runtime, principal, input.since_hours);
+  createReplayJob(runtime, principal, input);
 
 /** Every handler of the webhook deliveries module. */
 export const webhookDeliveriesHandlers = { listWebhookDeliveries, getWebhookDelivery, retryWebhookDelivery, replayDeadWebhookDeliveries } satisfies HandlersOf<typeof webhookDeliveriesModule>;

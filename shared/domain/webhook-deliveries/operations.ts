@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
-import { DeliveryIdParams, ListWebhookDeliveriesQuery, ReplayDeadRequest, ReplayDeadResponse, WebhookDelivery, WebhookDeliveryList } from './schema.js';
+import { WebhookReplay } from '../webhook-replays/schema.js';
+import { DeliveryIdParams, ListWebhookDeliveriesQuery, ReplayDeadRequest, WebhookDelivery, WebhookDeliveryList } from './schema.js';
 
 /** The webhook delivery operations (interface "Webhook delivery", "States"; DESIGN D7, D13). All are team-wide. */
 export const webhookDeliveriesModule = defineModule({
@@ -31,7 +32,7 @@ export const webhookDeliveriesModule = defineModule({
     }),
     retryWebhookDelivery: defineOperation({
       id: 'retryWebhookDelivery',
-      summary: 'Re-queue one dead delivery (attempts reset to 0).',
+      summary: 'Re-queue one dead or skipped delivery (attempts reset to 0).',
       tag: 'Webhooks',
       ability: 'webhook-delivery:retry',
       teamWide: true,
@@ -39,23 +40,24 @@ export const webhookDeliveriesModule = defineModule({
       output: WebhookDelivery,
       events: [],
       rest: { method: 'POST', path: '/v1/webhook-deliveries/{id}/retry', successStatus: 202 },
-      tool: { name: 'retry_webhook_delivery', title: 'Retry webhook delivery', kind: 'update', description: 'Re-queue one dead delivery as pending with attempts reset to 0.' },
+      tool: { name: 'retry_webhook_delivery', title: 'Retry webhook delivery', kind: 'update', description: 'Re-queue one dead or skipped delivery as pending with attempts reset to 0.' },
     }),
     replayDeadWebhookDeliveries: defineOperation({
       id: 'replayDeadWebhookDeliveries',
-      summary: 'Re-queue dead deliveries dead-lettered within since_hours.',
+      summary: 'Start a replay job that re-queues the dead (or skipped) deliveries matching the filters, in the background; answers 202 with the job.',
       tag: 'Webhooks',
       ability: 'webhook-delivery:retry',
       teamWide: true,
       body: ReplayDeadRequest,
-      output: ReplayDeadResponse,
+      output: WebhookReplay,
       events: [],
       rest: { method: 'POST', path: '/v1/webhook-deliveries/replay-dead', successStatus: 202 },
       tool: {
         name: 'replay_dead_webhook_deliveries',
         title: 'Replay dead webhook deliveries',
         kind: 'update',
-        description: 'Re-queue every dead delivery whose dead_lettered_at is within the last since_hours hours; returns the count.',
+        description:
+          'Start a replay job: every dead delivery dead-lettered within the last since_hours hours (optionally until a time, to one endpoint, of one event type, or skipped deliveries instead) is re-queued in the background; dry_run only counts. Returns the job (matched, replayed, status); read its progress with GET /v1/webhook-replays/{id}.',
       },
     }),
   },

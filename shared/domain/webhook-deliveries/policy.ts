@@ -36,8 +36,11 @@ export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3_600;
 /** Messages per SQS `SendMessageBatch` (the SQS maximum). */
 export const QUEUE_BATCH_SIZE = 10;
 
-/** Concurrent dead → pending transactions during replay-dead. */
+/** Concurrent dead → pending transactions during one batch of a replay job. */
 export const REPLAY_CONCURRENCY = 50;
+
+/** Deliveries read and re-queued per batch (one queue message) of a replay job (DESIGN D25). */
+export const REPLAY_BATCH_SIZE = 500;
 
 /** Items read per page of the dead-letter table (replay-dead) and of the pending-deliveries index (sweeper). */
 export const WORKER_PAGE_SIZE = 500;
@@ -47,6 +50,9 @@ export const OUTBOX_PAGE_SIZE = 100;
 
 /** Events fanned out at once by the outbox relay (each fan-out is its own transaction). */
 export const RELAY_CONCURRENCY = 8;
+
+/** Worker-index shards read at the same time by the sweeper and the outbox relay. */
+export const SHARD_CONCURRENCY = 4;
 
 /** The sweeper's default grace period (MILLISECONDS): only timers late by more than this are re-queued. */
 export const SWEEP_GRACE_MS = 60_000;

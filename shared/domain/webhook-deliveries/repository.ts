@@ -5,8 +5,8 @@ import { ProblemError } from '../../errors.js';
 import type { StoredEvent } from '../../events/outbox.js';
 import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
-import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store } from '../../store/store.js';
+import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
+import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
 import { LEASE_MS, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import type { AttemptTransition, DeliveryState } from './state-machine.js';
@@ -32,6 +32,8 @@ export type StoredDelivery = WebhookDelivery &
     /** Epoch MILLISECONDS at which an in-flight attempt's lease runs out; null when not delivering. */
     lease_expires_at_ms: number | null;
     attempt_log: DeliveryAttempt[];
+    /** The replay job (DESIGN D25) that last brought it back to pending, if any. */
+    last_replay_id?: string;
   };
 
 /** Which delivery a dead-letter copy names, as replay-dead reads it. */
@@ -67,10 +69,21 @@ export function publicDelivery(item: StoredDelivery, withAttempts: boolean): Web
     next_attempt_at: item.next_attempt_at ?? null,
     last_attempt_at: item.last_attempt_at ?? null,
     dead_lettered_at: item.dead_lettered_at ?? null,
+    skipped_at: item.skipped_at ?? null,
     created_at: item.created_at,
   };
-  if (withAttempts) delivery.attempt_log = item.attempt_log ?? [];
+  if (withAttempts) delivery.attempt_log = (item.attempt_log ?? []).map(withAttemptDetail);
   return delivery;
+}
+
+/** An attempt record with every detail field, null where a record written before the detail existed lacks it. */
+function withAttemptDetail(record: DeliveryAttempt): DeliveryAttempt {
+  return { ...record, planned_at: record.planned_at ?? null, connect_ms: record.connect_ms ?? null, remote_address: record.remote_address ?? null, tls_version: record.tls_version ?? null };
+}
+
+/** The pending-deliveries index partition (one of {@link WORKER_INDEX_SHARDS} shards) of a delivery. */
+export function pendingIndexOf(deliveryId: string): string {
+  return keys.pendingDeliveriesIndex(workerIndexShard(deliveryId));
 }
 
 /** Sort key in the pending-deliveries index: the due time (epoch ms) zero-padded to 15 digits, then the id. */
@@ -80,11 +93,37 @@ export function dueSortKey(dueAtMs: number, deliveryId: string): string {
 
 /**
  * A new delivery item of `event` to one endpoint: pending, no attempt yet, attempt 1 due now, in the
- * pending-deliveries index; kept {@link deliveryExpiresAt} (30 days).
+ * pending-deliveries index; kept {@link deliveryExpiresAt} (30 days). With `skipped` (the endpoint is
+ * disabled, DESIGN D6) it is recorded as `skipped` instead: no attempt due, not in the pending index but
+ * in the team's skipped-deliveries index (by `skipped_at`), where a replay job finds it.
  */
-export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string, event: Pick<StoredEvent, 'id' | 'type'>): StoredDelivery & Item {
+export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string, event: Pick<StoredEvent, 'id' | 'type'>, options: { skipped?: boolean } = {}): StoredDelivery & Item {
   const nowMs = clock.nowMs();
   const id = newDeliveryId(nowMs);
+  if (options.skipped) {
+    return {
+      ...keys.delivery(teamId, id),
+      entity: entity.delivery,
+      id,
+      team_id: teamId,
+      endpoint_id: endpointId,
+      event_id: event.id,
+      event_type: event.type,
+      status: 'skipped',
+      attempts: 0,
+      next_attempt_at: null,
+      last_attempt_at: null,
+      dead_lettered_at: null,
+      skipped_at: isoTime(nowMs),
+      created_at: isoTime(nowMs),
+      due_at_ms: null,
+      lease_expires_at_ms: null,
+      attempt_log: [],
+      [INDEX_PK]: keys.skippedDeliveriesIndex(teamId),
+      [INDEX_SK]: `${isoTime(nowMs)}#${id}`,
+      expires_at: deliveryExpiresAt(nowMs),
+    };
+  }
   return {
     ...keys.delivery(teamId, id),
     entity: entity.delivery,
@@ -98,11 +137,12 @@ export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string
     next_attempt_at: isoTime(nowMs),
     last_attempt_at: null,
     dead_lettered_at: null,
+    skipped_at: null,
     created_at: isoTime(nowMs),
     due_at_ms: nowMs,
     lease_expires_at_ms: null,
     attempt_log: [],
-    [INDEX_PK]: keys.pendingDeliveriesIndex,
+    [INDEX_PK]: pendingIndexOf(id),
     [INDEX_SK]: dueSortKey(nowMs, id),
     expires_at: deliveryExpiresAt(nowMs),
   };
@@ -240,6 +280,7 @@ export async function writeAttemptOutcome(
   record: DeliveryAttempt,
   log: readonly DeliveryAttempt[],
   transition: AttemptTransition,
+  alongside?: TransactionItem,
 ): Promise<boolean> {
   let update: { expression: string; values: Record<string, unknown>; remove?: string };
   if (transition.outcome === 'succeeded') {
@@ -251,21 +292,62 @@ export async function writeAttemptOutcome(
   } else if (transition.outcome === 'retry_scheduled') {
     update = {
       expression: `#status = :pending, next_attempt_at = :next, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
-      values: { ':pending': 'pending', ':next': isoTime(transition.nextAttemptAtMs), ':due': transition.dueAtMs, ':index': keys.pendingDeliveriesIndex, ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
+      values: { ':pending': 'pending', ':next': isoTime(transition.nextAttemptAtMs), ':due': transition.dueAtMs, ':index': pendingIndexOf(message.delivery_id), ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
     };
   } else {
     update = {
       expression: `#status = :pending, next_attempt_at = :null, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
-      values: { ':pending': 'pending', ':due': transition.dueAtMs, ':index': keys.pendingDeliveriesIndex, ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
+      values: { ':pending': 'pending', ':due': transition.dueAtMs, ':index': pendingIndexOf(message.delivery_id), ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
     };
   }
+  const outcome = {
+    Key: keys.delivery(message.team_id, message.delivery_id),
+    UpdateExpression: `SET ${update.expression}, last_attempt_at = :attempted_at, attempt_log = :log${update.remove ? ` REMOVE ${update.remove}` : ''}`,
+    ConditionExpression: '#status = :delivering AND attempts = :attempt',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ...update.values, ':null': null, ':delivering': 'delivering', ':attempt': message.attempt, ':attempted_at': record.attempted_at, ':log': log },
+  };
+  try {
+    if (alongside) {
+      try {
+        await store.transactWrite([{ Update: outcome }, alongside]);
+        return true;
+      } catch (error) {
+        // Only the companion's condition failed (its item is gone): record the outcome alone.
+        if (!(error instanceof ConditionFailedError && !error.failedItems.includes(0))) throw error;
+      }
+    }
+    await store.update(outcome);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Gives the lease of attempt `message.attempt` back without counting the attempt (DESIGN D24: the
+ * endpoint's concurrency cap was full): pending again with `attempt - 1` attempts, due at `dueAtMs`
+ * (epoch ms), in the pending index at that time. Returns false when the lease was no longer ours.
+ */
+export async function writeDeferral(store: Store, message: DeliveryMessage & { kind: 'attempt' }, dueAtMs: number): Promise<boolean> {
   try {
     await store.update({
       Key: keys.delivery(message.team_id, message.delivery_id),
-      UpdateExpression: `SET ${update.expression}, last_attempt_at = :attempted_at, attempt_log = :log${update.remove ? ` REMOVE ${update.remove}` : ''}`,
+      UpdateExpression: `SET #status = :pending, attempts = :previous, next_attempt_at = :next, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
       ConditionExpression: '#status = :delivering AND attempts = :attempt',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ...update.values, ':null': null, ':delivering': 'delivering', ':attempt': message.attempt, ':attempted_at': record.attempted_at, ':log': log },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':previous': message.attempt - 1,
+        ':next': isoTime(dueAtMs),
+        ':due': dueAtMs,
+        ':null': null,
+        ':index': pendingIndexOf(message.delivery_id),
+        ':sort': dueSortKey(dueAtMs, message.delivery_id),
+        ':delivering': 'delivering',
+        ':attempt': message.attempt,
+      },
     });
     return true;
   } catch (error) {
@@ -305,7 +387,7 @@ export async function writeDead(store: Store, delivery: StoredDelivery, log: rea
             event_type: delivery.event_type,
             attempts,
             dead_lettered_at: deadLetteredAt,
-            attempt_log: log,
+            // The copy is lean (the delivery row keeps the attempt log), so a replay counts and reads 10,000 of them in a few pages.
             expires_at: deliveryExpiresAt(nowMs),
           },
         },
@@ -321,18 +403,20 @@ export async function writeDead(store: Store, delivery: StoredDelivery, log: rea
 /**
  * The dead → pending transition in one transaction (interface "States"): the delivery row is reset
  * (attempts 0, due `nowMs`, back in the pending index, retention restarted) on condition that it is
- * still dead with this `dead_lettered_at`, and its dead-letter copy is deleted. Returns false when the
+ * still dead with this `dead_lettered_at`, and its dead-letter copy is deleted. With `replayId` (a
+ * replay job, DESIGN D25) the row also records the job and the condition requires that this job has
+ * not replayed it before, so one job never replays a delivery twice. Returns false when the
  * transaction was cancelled (already re-queued). The caller queues attempt 1.
  */
-export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs: number): Promise<boolean> {
+export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs: number, replayId?: string): Promise<boolean> {
   try {
     await store.transactWrite([
       {
         Update: {
           Key: keys.delivery(delivery.team_id, delivery.id),
           // A re-queued delivery lives another retention period from now (TTL housekeeping).
-          UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires`,
-          ConditionExpression: '#status = :dead AND dead_lettered_at = :dead_lettered_at',
+          UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
+          ConditionExpression: `#status = :dead AND dead_lettered_at = :dead_lettered_at${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':pending': 'pending',
@@ -340,11 +424,12 @@ export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs:
             ':next': isoTime(nowMs),
             ':now': nowMs,
             ':null': null,
-            ':index': keys.pendingDeliveriesIndex,
+            ':index': pendingIndexOf(delivery.id),
             ':sort': dueSortKey(nowMs, delivery.id),
             ':dead': 'dead',
             ':dead_lettered_at': delivery.dead_lettered_at,
             ':expires': deliveryExpiresAt(nowMs),
+            ...(replayId ? { ':replay': replayId } : {}),
           },
         },
       },
@@ -355,6 +440,109 @@ export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs:
     if (isCancelled(error)) return false;
     throw error;
   }
+}
+
+/**
+ * The skipped → pending transition (DESIGN D6, D25), one conditional update: attempts 0, attempt 1 due
+ * `nowMs`, out of the skipped index and into the pending index, on condition that it is still skipped
+ * (and, with `replayId`, not replayed by this job before). Returns false when the condition failed.
+ */
+export async function writeSkippedRequeue(store: Store, delivery: { id: string; team_id: string }, nowMs: number, replayId?: string): Promise<boolean> {
+  try {
+    await store.update({
+      Key: keys.delivery(delivery.team_id, delivery.id),
+      UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
+      ConditionExpression: `#status = :skipped${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':zero': 0,
+        ':next': isoTime(nowMs),
+        ':now': nowMs,
+        ':index': pendingIndexOf(delivery.id),
+        ':sort': dueSortKey(nowMs, delivery.id),
+        ':skipped': 'skipped',
+        ':expires': deliveryExpiresAt(nowMs),
+        ...(replayId ? { ':replay': replayId } : {}),
+      },
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
+
+/** Which deliveries a replay job reads (DESIGN D25): a status, a time window (ISO, inclusive) and optional endpoint and event filters. */
+export interface ReplaySource {
+  status: 'dead' | 'skipped';
+  sinceIso: string;
+  untilIso: string;
+  endpointId: string | null;
+  eventType: string | null;
+}
+
+/** A delivery a replay job found: its id and, for dead ones, the key of its dead-letter copy. */
+export type ReplayCandidate = DeadLetterRef;
+
+/**
+ * The query of a replay source: dead deliveries by key range on the team's dead-letter copies, skipped
+ * ones by key range on the team's skipped-deliveries index; both by time, filtered by endpoint and event.
+ */
+function replaySourceQuery(teamId: string, source: ReplaySource) {
+  const filters: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (source.endpointId) {
+    filters.push('endpoint_id = :endpoint');
+    values[':endpoint'] = source.endpointId;
+  }
+  if (source.eventType) {
+    filters.push('event_type = :event_type');
+    values[':event_type'] = source.eventType;
+  }
+  const filter = filters.length ? { FilterExpression: filters.join(' AND ') } : {};
+  if (source.status === 'dead') {
+    return {
+      table: 'deadLetter' as const,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ...values, ':pk': keys.teamPartition(teamId), ':from': `${sortKeyPrefix.deadLetter}${source.sinceIso}`, ':to': `${sortKeyPrefix.deadLetter}${source.untilIso}#~` },
+      ...filter,
+    };
+  }
+  return {
+    IndexName: secondaryIndex.name,
+    KeyConditionExpression: `${INDEX_PK} = :pk AND ${INDEX_SK} BETWEEN :from AND :to`,
+    ExpressionAttributeValues: { ...values, ':pk': keys.skippedDeliveriesIndex(teamId), ':from': source.sinceIso, ':to': `${source.untilIso}#~` },
+    ...filter,
+  };
+}
+
+/**
+ * Counts the deliveries of a replay source, page after page (1 MB each) reading only their keys: the
+ * dead-letter copies are lean, so 10,000 take a few pages.
+ */
+export async function countReplaySource(store: Store, teamId: string, source: ReplaySource): Promise<number> {
+  let count = 0;
+  let startKey: Key | undefined;
+  do {
+    const result = await store.query({ ...replaySourceQuery(teamId, source), ProjectionExpression: 'pk', ExclusiveStartKey: startKey });
+    count += result.items.length;
+    startKey = result.lastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** One page (≤ `limit` read) of a replay source from `startKey`, oldest first. */
+export async function queryReplaySource(store: Store, teamId: string, source: ReplaySource, startKey: Key | undefined, limit: number): Promise<{ items: ReplayCandidate[]; lastEvaluatedKey: Key | undefined }> {
+  const result = await store.query({ ...replaySourceQuery(teamId, source), ExclusiveStartKey: startKey, Limit: limit });
+  return {
+    items: result.items.map((item) =>
+      source.status === 'dead'
+        ? { id: item.delivery_id as string, team_id: teamId, dead_lettered_at: item.dead_lettered_at as string }
+        : { id: item.id as string, team_id: teamId, dead_lettered_at: '' },
+    ),
+    lastEvaluatedKey: result.lastEvaluatedKey,
+  };
 }
 
 /**
@@ -376,28 +564,31 @@ export async function queryDeadLetters(store: Store, teamId: string, sinceIso: s
 }
 
 /**
- * One page (≤ {@link WORKER_PAGE_SIZE}) of the pending-deliveries index: every delivery (of any team)
- * whose due time — next attempt, dead-letter timer or lease expiry — is before `beforeMs` (epoch ms).
+ * One page (≤ {@link WORKER_PAGE_SIZE}) of shard `shard` of the pending-deliveries index: every delivery
+ * (of any team) whose due time — next attempt, dead-letter timer or lease expiry — is before `beforeMs`.
  */
-export async function queryOverdueDeliveries(store: Store, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredDelivery[]; lastEvaluatedKey: Key | undefined }> {
+export async function queryOverdueDeliveries(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredDelivery[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
-    ExpressionAttributeValues: { ':index': keys.pendingDeliveriesIndex, ':limit': dueSortKey(beforeMs, '') },
+    ExpressionAttributeValues: { ':index': keys.pendingDeliveriesIndex(shard), ':limit': dueSortKey(beforeMs, '') },
     ExclusiveStartKey: startKey,
     Limit: WORKER_PAGE_SIZE,
   });
   return { items: result.items.map(asDelivery), lastEvaluatedKey: result.lastEvaluatedKey };
 }
 
-/** One page (≤ {@link OUTBOX_PAGE_SIZE}) of the outbox index: events (of any team) not fanned out yet, oldest first. */
-export async function queryOutbox(store: Store, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
+/** One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index: events (of any team) not fanned out yet, oldest first. */
+export async function queryOutbox(store: Store, shard: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :outbox`,
-    ExpressionAttributeValues: { ':outbox': keys.outboxIndex },
+    ExpressionAttributeValues: { ':outbox': keys.outboxIndex(shard) },
     ExclusiveStartKey: startKey,
     Limit: OUTBOX_PAGE_SIZE,
   });
   return { items: result.items.map(asEvent), lastEvaluatedKey: result.lastEvaluatedKey };
 }
+
+/** Every shard number of the worker indexes, 0 … {@link WORKER_INDEX_SHARDS} − 1. */
+export const WORKER_SHARDS: readonly number[] = Array.from({ length: WORKER_INDEX_SHARDS }, (_, shard) => shard);

@@ -10,8 +10,14 @@ import { ATTEMPT_FAILURE_KINDS } from './transport/port.js';
  * attempt records, the list query and replay-dead. The closed lists are written here once.
  */
 
-/** Delivery statuses (DESIGN D7; `delivering` is the lease while an attempt is in flight). */
-export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'dead'] as const;
+/**
+ * Delivery statuses (DESIGN D7; `delivering` is the lease while an attempt is in flight; `skipped`:
+ * the endpoint was disabled when the event was fanned out, no attempt was made, D6).
+ */
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'dead', 'skipped'] as const;
+
+/** The statuses a replay job brings back to `pending` (DESIGN D25). */
+export const REPLAYABLE_STATUSES = ['dead', 'skipped'] as const;
 /** A delivery status (see {@link DELIVERY_STATUSES}). */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -23,14 +29,22 @@ export const DELIVERY_FAILURE_KINDS = [...ATTEMPT_FAILURE_KINDS, 'endpoint_disab
 /** A recorded failure kind (see {@link DELIVERY_FAILURE_KINDS}). */
 export type DeliveryFailureKind = (typeof DELIVERY_FAILURE_KINDS)[number];
 
-/** One recorded attempt (DESIGN D7: time, HTTP status or failure kind, duration, first 1 KiB of the body). */
+/**
+ * One recorded attempt (DESIGN D7: time, HTTP status or failure kind, duration, first 1 KiB of the body;
+ * issue 13: the resolved IP, TLS version, connect and total milliseconds, and the planned time beside
+ * the actual start). Records written before the detail existed read with null details.
+ */
 export const DeliveryAttempt = z
   .object({
     attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
-    attempted_at: Timestamp,
+    planned_at: Timestamp.nullable().describe('When the attempt was due (the retry timeline), beside attempted_at, when it actually started.'),
+    attempted_at: Timestamp.describe('When the attempt actually started.'),
     status: z.number().int().nullable().describe('HTTP status, or null when no response came.'),
     failure_kind: z.enum(DELIVERY_FAILURE_KINDS).nullable().describe('Why the attempt failed; null when it succeeded.'),
-    duration_ms: z.number().int().describe('Milliseconds.'),
+    duration_ms: z.number().int().describe('Total milliseconds of the attempt: DNS, connect, TLS, request and response.'),
+    connect_ms: z.number().int().nullable().describe('Milliseconds to open the connection (TCP and TLS handshake); null when an open connection was reused or none was made.'),
+    remote_address: z.string().nullable().describe('The IP address the host name resolved to and the attempt connected to; null when none was chosen.'),
+    tls_version: z.string().nullable().describe('The negotiated TLS version (e.g. TLSv1.3); null when no TLS session was made.'),
     response_body: z.string().describe('First 1 KiB of the response body.'),
   })
   .meta({ id: 'DeliveryAttempt' });
@@ -51,6 +65,7 @@ export const WebhookDelivery = z
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
     dead_lettered_at: Timestamp.nullable(),
+    skipped_at: Timestamp.nullable().describe('Set when the delivery was recorded as skipped (its endpoint was disabled when the event was fanned out).'),
     created_at: Timestamp,
     attempt_log: z.array(DeliveryAttempt).optional().describe('The attempts, oldest first (single reads only).'),
   })
@@ -73,15 +88,20 @@ export const ListWebhookDeliveriesQuery = ListQuery.extend({
 /** A validated list query (see {@link ListWebhookDeliveriesQuery}). */
 export type ListWebhookDeliveriesQuery = z.infer<typeof ListWebhookDeliveriesQuery>;
 
-/** Body of `POST /v1/webhook-deliveries/replay-dead` (and the `replay_dead_webhook_deliveries` tool's arguments). */
+/**
+ * Body of `POST /v1/webhook-deliveries/replay-dead` (and the `replay_dead_webhook_deliveries` tool's
+ * arguments): which deliveries a replay job brings back (interface "States": replay-dead; DESIGN D25).
+ */
 export const ReplayDeadRequest = z
-  .object({ since_hours: z.number().int().min(1).max(720).describe('Hours back from now, 1 to 720, applied to dead_lettered_at.') })
+  .object({
+    since_hours: z.number().int().min(1).max(720).describe('Hours back from now, 1 to 720, applied to dead_lettered_at (skipped_at for status skipped).'),
+    until: Timestamp.optional().describe('Only deliveries dead-lettered (or skipped) at or before this time; default now.'),
+    endpoint_id: Uuid.optional().describe('Only deliveries to this endpoint.'),
+    event_type: z.enum(WEBHOOK_EVENT_NAMES).optional().describe('Only deliveries of this event.'),
+    status: z.enum(REPLAYABLE_STATUSES).optional().describe('dead (the default) or skipped deliveries.'),
+    dry_run: z.boolean().optional().describe('true: count the matching deliveries only; nothing is re-queued (default false).'),
+  })
   .strict()
   .meta({ id: 'ReplayDeadRequest' });
-
-/** Answer of replay-dead: how many dead deliveries were re-queued. */
-export const ReplayDeadResponse = z
-  .object({ replayed: z.number().int().min(0).describe('Dead deliveries re-queued as pending.') })
-  .meta({ id: 'ReplayDeadResponse' });
-/** The replay-dead answer (see {@link ReplayDeadResponse}). */
-export type ReplayDeadResponse = z.infer<typeof ReplayDeadResponse>;
+/** A validated replay request (see {@link ReplayDeadRequest}). */
+export type ReplayDeadRequest = z.infer<typeof ReplayDeadRequest>;

@@ -14,6 +14,8 @@ import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
  *    └──failure, N < 8───┘ (next attempt after RETRY_WAIT_SECONDS[N+1])
  * delivering ──failure, N = 8──▶ pending (no attempt left; dead-letter timer at +72 h) ──timer──▶ dead
  * delivering ──endpoint disabled/deleted──▶ dead        dead ──retry / replay-dead──▶ pending (attempts 0)
+ * delivering ──endpoint's concurrency cap full──▶ pending (attempt not counted, again in 2 s; D24)
+ * (fan-out to a disabled endpoint) skipped ──retry / replay (status skipped)──▶ pending (attempts 0; D6, D25)
  * ```
  */
 
@@ -72,11 +74,22 @@ export function appendAttempt(log: readonly DeliveryAttempt[] | undefined, recor
 
 /**
  * The record of an attempt that was not made because the endpoint is disabled or deleted, or the
- * event is gone (failure kind `endpoint_disabled`, no status, 0 ms). Such a delivery goes to `dead` at
+ * event is gone (failure kind `endpoint_disabled`, no status, 0 ms, no connection; `plannedAt` is when it was due). Such a delivery goes to `dead` at
  * once with `attempt - 1` attempts counted, so replay-dead can bring it back after re-enabling.
  */
-export function stoppedAttempt(attempt: number, nowMs: number): DeliveryAttempt {
-  return { attempt, attempted_at: isoTime(nowMs), status: null, failure_kind: 'endpoint_disabled', duration_ms: 0, response_body: '' };
+export function stoppedAttempt(attempt: number, nowMs: number, plannedAt: string | null = null): DeliveryAttempt {
+  return {
+    attempt,
+    planned_at: plannedAt,
+    attempted_at: isoTime(nowMs),
+    status: null,
+    failure_kind: 'endpoint_disabled',
+    duration_ms: 0,
+    connect_ms: null,
+    remote_address: null,
+    tls_version: null,
+    response_body: '',
+  };
 }
 
 /**
@@ -93,9 +106,9 @@ export function isDueForDeadLetter(delivery: DeliveryState, nowMs: number): bool
   );
 }
 
-/** Only dead deliveries can be retried by hand or replayed (interface "States": dead → pending). */
+/** Only dead and skipped deliveries can be retried by hand or replayed (interface "States": dead → pending; DESIGN D6: skipped → pending). */
 export function canRetry(delivery: Pick<DeliveryState, 'status'>): boolean {
-  return delivery.status === 'dead';
+  return delivery.status === 'dead' || delivery.status === 'skipped';
 }
 
 /**

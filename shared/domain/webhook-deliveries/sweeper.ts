@@ -2,8 +2,9 @@ import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/store.js';
 import { fanOutEvent } from './fan-out.js';
-import { QUEUE_BATCH_SIZE, RELAY_CONCURRENCY, SWEEP_GRACE_MS } from './policy.js';
-import { queryOutbox, queryOverdueDeliveries } from './repository.js';
+import { QUEUE_BATCH_SIZE, RELAY_CONCURRENCY, SHARD_CONCURRENCY, SWEEP_GRACE_MS } from './policy.js';
+import { WORKER_SHARDS, queryOutbox, queryOverdueDeliveries } from './repository.js';
+import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
@@ -16,22 +17,31 @@ import { recoveryMessage } from './state-machine.js';
  * The sweeper (runs every 5 minutes on AWS, every few seconds locally): re-queues every delivery whose
  * due time (next attempt, dead-letter timer, or expired lease) passed more than `graceMs` (MILLISECONDS)
  * ago — its timer or message was lost — and fans out outbox events older than `graceMs` that were never
- * fanned out. Returns the counts: `requeued` messages sent, `fannedOut` events handled.
+ * fanned out, and restarts replay jobs (DESIGN D25) whose worker stopped more than `graceMs` ago.
+ * Every index is read shard by shard ({@link WORKER_SHARDS}). Returns the counts: `requeued` messages
+ * sent, `fannedOut` events handled, `replays` jobs restarted.
  * Throws only on store or queue errors.
  */
-export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise<{ requeued: number; fannedOut: number }> {
+export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise<{ requeued: number; fannedOut: number; replays: number }> {
   const nowMs = runtime.clock.nowMs();
   let requeued = 0;
-  let startKey: Key | undefined;
-  do {
-    const page = await queryOverdueDeliveries(runtime.store, nowMs - graceMs, startKey);
-    const messages: DeliveryMessage[] = page.items.map(recoveryMessage).filter((message): message is DeliveryMessage => message !== null);
-    for (let index = 0; index < messages.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(messages.slice(index, index + QUEUE_BATCH_SIZE), 0);
-    requeued += messages.length;
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
+  await pMap(
+    WORKER_SHARDS,
+    async (shard) => {
+      let startKey: Key | undefined;
+      do {
+        const page = await queryOverdueDeliveries(runtime.store, shard, nowMs - graceMs, startKey);
+        const messages: DeliveryMessage[] = page.items.map(recoveryMessage).filter((message): message is DeliveryMessage => message !== null);
+        for (let index = 0; index < messages.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(messages.slice(index, index + QUEUE_BATCH_SIZE), 0);
+        requeued += messages.length;
+        startKey = page.lastEvaluatedKey;
+      } while (startKey);
+    },
+    { concurrency: SHARD_CONCURRENCY },
+  );
   const fannedOut = await relayOutbox(runtime, nowMs - graceMs);
-  return { requeued, fannedOut };
+  const replays = await restartStalledReplays(runtime, nowMs - graceMs);
+  return { requeued, fannedOut, replays };
 }
 
 /**
@@ -42,13 +52,19 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise
  */
 export async function relayOutbox(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, beforeMs: number): Promise<number> {
   let count = 0;
-  let startKey: Key | undefined;
-  do {
-    const page = await queryOutbox(runtime.store, startKey);
-    const due = page.items.filter((item) => Date.parse(item.created_at) <= beforeMs);
-    await pMap(due, (item) => fanOutEvent(runtime, item), { concurrency: RELAY_CONCURRENCY });
-    count += due.length;
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
+  await pMap(
+    WORKER_SHARDS,
+    async (shard) => {
+      let startKey: Key | undefined;
+      do {
+        const page = await queryOutbox(runtime.store, shard, startKey);
+        const due = page.items.filter((item) => Date.parse(item.created_at) <= beforeMs);
+        await pMap(due, (item) => fanOutEvent(runtime, item), { concurrency: RELAY_CONCURRENCY });
+        count += due.length;
+        startKey = page.lastEvaluatedKey;
+      } while (startKey);
+    },
+    { concurrency: SHARD_CONCURRENCY },
+  );
   return count;
 }

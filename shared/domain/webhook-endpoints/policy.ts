@@ -10,6 +10,18 @@ import { ProblemError } from '../../errors.js';
 /** A team may register at most this many endpoints (so one fan-out fits one DynamoDB transaction; DESIGN D8). */
 export const MAX_ENDPOINTS_PER_TEAM = 50;
 
+/** Attempts in flight at once to one endpoint unless the endpoint says otherwise (DESIGN D24). */
+export const DEFAULT_MAX_CONCURRENCY = 5;
+
+/** The highest `max_concurrency` an endpoint may set (DESIGN D24). */
+export const MAX_CONCURRENCY_LIMIT = 50;
+
+/**
+ * How long a delivery that found its endpoint's cap full waits before it looks again (SECONDS, real
+ * time, not scaled; DESIGN D24: "re-queued with a short delay, not counted as an attempt").
+ */
+export const CAP_FULL_DELAY_SECONDS = 2;
+
 /** Dashboard rotation keeps the previous secret this long (SECONDS; interface "Limits": dual-sign window, DESIGN D8). */
 export const DUAL_SIGNING_WINDOW_SECONDS = 24 * 60 * 60;
 

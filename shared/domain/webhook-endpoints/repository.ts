@@ -5,11 +5,11 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, queryPage, type Item, type Page } from '../../store/store.js';
+import { ConditionFailedError, queryPage, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
-import { AUTO_DISABLE_THRESHOLD, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
+import { AUTO_DISABLE_THRESHOLD, DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
 import type { CreateWebhookEndpointRequest, ListWebhookEndpointsQuery, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
 
 /**
@@ -28,6 +28,12 @@ export type StoredWebhookEndpoint = WebhookEndpoint & {
   /** Token that created the endpoint, and its abilities at that time: the "endpoint owner". */
   owner_token_id: string;
   owner_abilities: Ability[];
+  /**
+   * The attempts in flight to this endpoint (DESIGN D24): delivery id → epoch MILLISECONDS at which
+   * that slot's lease runs out (a crashed attempt's slot is reclaimed after it). Absent on endpoints
+   * stored before the cap existed.
+   */
+  in_flight?: Record<string, number>;
 };
 
 const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
@@ -43,6 +49,7 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
     is_active: item.is_active,
     disabled_at: item.disabled_at ?? null,
     consecutive_failures: item.consecutive_failures ?? 0,
+    max_concurrency: item.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
     created_at: item.created_at,
     updated_at: item.updated_at,
   };
@@ -58,7 +65,7 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
 export async function createWebhookEndpoint(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
-  input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[] },
+  input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[]; max_concurrency?: number },
 ): Promise<WebhookEndpointWithSecret> {
   const events = [...new Set(input.events)];
   requireEventAbilities(principal, events);
@@ -73,8 +80,10 @@ export async function createWebhookEndpoint(
     is_active: true,
     disabled_at: null,
     consecutive_failures: 0,
+    max_concurrency: input.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
     created_at: now,
     updated_at: now,
+    in_flight: {},
     secret: generateWebhookSecret(),
     previous_secret: null,
     previous_secret_expires_at_ms: null,
@@ -175,6 +184,7 @@ export async function updateWebhookEndpoint(
   if (input.url !== undefined) assign('url', input.url);
   if (input.events !== undefined) assign('events', [...new Set(input.events)]);
   if (input.allowed_ips !== undefined) assign('allowed_ips', input.allowed_ips);
+  if (input.max_concurrency !== undefined) assign('max_concurrency', input.max_concurrency);
   if (repoints) {
     assign('owner_token_id', principal.tokenId);
     assign('owner_abilities', [...principal.abilities]);
@@ -257,33 +267,41 @@ export async function rotateWebhookEndpointSecret(
 }
 
 /**
- * Counts one delivery attempt's outcome on its endpoint (interface "States", DESIGN D8): a success
- * resets `consecutive_failures` (no write when the endpoint, as read for this attempt, was already at
- * 0); a failure adds one, and the failure that reaches {@link AUTO_DISABLE_THRESHOLD} disables the
- * endpoint (`is_active=false`, `disabled_at`). A deleted endpoint or a lost race (condition false) is
- * ignored. Throws only on store errors.
- *
- * @param consecutiveFailures the endpoint's `consecutive_failures` as read for this attempt
+ * The endpoint update that ends a successful attempt (DESIGN D8, D24), for the dispatcher's outcome
+ * transaction: gives back the delivery's slot and resets `consecutive_failures` to 0, on condition that
+ * the endpoint still exists (a condition failure means it was deleted meanwhile).
  */
-export async function recordEndpointOutcome(
-  runtime: Pick<Runtime, 'store' | 'clock'>,
-  teamId: string,
-  endpointId: string,
-  ok: boolean,
-  consecutiveFailures: number,
-): Promise<void> {
+export function successfulAttemptUpdate(teamId: string, endpointId: string, deliveryId: string): TransactionItem {
+  return {
+    Update: {
+      Key: keys.webhookEndpoint(teamId, endpointId),
+      UpdateExpression: 'SET consecutive_failures = :zero REMOVE in_flight.#delivery',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#delivery': deliveryId },
+      ExpressionAttributeValues: { ':zero': 0 },
+    },
+  };
+}
+
+/**
+ * Counts one failed attempt on its endpoint and gives back the delivery's slot, in one update
+ * (interface "States", DESIGN D8, D24); the failure that reaches {@link AUTO_DISABLE_THRESHOLD} disables
+ * the endpoint (`is_active=false`, `disabled_at`). A deleted endpoint or a lost race is ignored.
+ * Throws only on store errors.
+ */
+export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'clock'>, teamId: string, endpointId: string, deliveryId: string): Promise<void> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
   try {
-    if (ok) {
-      // The endpoint was read for this attempt: a counter already at 0 needs no write.
-      if (consecutiveFailures === 0) return;
-      await runtime.store.update({ Key, UpdateExpression: 'SET consecutive_failures = :zero', ConditionExpression: 'attribute_exists(pk) AND consecutive_failures <> :zero', ExpressionAttributeValues: { ':zero': 0 } });
-      return;
-    }
-    const now = isoTime(runtime.clock.nowMs());
-    // One update: count the failure, and disable when this failure reaches the threshold.
-    const attributes = await runtime.store.update({ Key, UpdateExpression: 'ADD consecutive_failures :one', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' });
+    const attributes = await runtime.store.update({
+      Key,
+      UpdateExpression: 'ADD consecutive_failures :one REMOVE in_flight.#delivery',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#delivery': deliveryId },
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    });
     if (Number(attributes?.consecutive_failures) >= AUTO_DISABLE_THRESHOLD) {
+      const now = isoTime(runtime.clock.nowMs());
       await runtime.store.update({
         Key,
         UpdateExpression: 'SET is_active = :false, disabled_at = :now, updated_at = :now',
@@ -292,6 +310,87 @@ export async function recordEndpointOutcome(
       });
     }
   } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
+    ignoreCondition(error);
   }
+}
+
+/** What {@link acquireDeliverySlot} found: a slot (with the endpoint as stored), a full cap, or no active endpoint. */
+export type SlotAcquisition = { kind: 'acquired'; endpoint: StoredWebhookEndpoint } | { kind: 'full' } | { kind: 'stopped' };
+
+/**
+ * Takes one of the endpoint's concurrency slots for delivery `deliveryId` until `leaseUntilMs` (epoch
+ * MILLISECONDS) with one conditional UpdateItem that also returns the endpoint (DESIGN D24, D14: the
+ * slot and the endpoint read are one request). The endpoint must exist and be active, and hold fewer
+ * than `max_concurrency` slots (or already hold this delivery's). When the cap is full, slots whose
+ * lease ran out (their attempt crashed) are removed and the slot is tried once more.
+ * Returns `acquired`, `full` or `stopped` (deleted or disabled). Throws only on store errors.
+ */
+export async function acquireDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string, leaseUntilMs: number, nowMs: number): Promise<SlotAcquisition> {
+  const Key = keys.webhookEndpoint(teamId, endpointId);
+  const attempt = async () =>
+    (await store.update({
+      Key,
+      UpdateExpression: 'SET in_flight.#delivery = :lease',
+      ConditionExpression:
+        'attribute_exists(pk) AND is_active = :true AND (attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency OR (attribute_not_exists(max_concurrency) AND size(in_flight) < :default_cap))',
+      ExpressionAttributeNames: { '#delivery': deliveryId },
+      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':default_cap': DEFAULT_MAX_CONCURRENCY },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    })) as StoredWebhookEndpoint;
+  for (let round = 0; ; round++) {
+    try {
+      return { kind: 'acquired', endpoint: await attempt() };
+    } catch (error) {
+      if (error instanceof ConditionFailedError) {
+        const current = error.item as StoredWebhookEndpoint | undefined;
+        if (!current || !current.is_active) return { kind: 'stopped' };
+        if (!current.in_flight) {
+          // Stored before the cap existed: give it an empty slot map, then try again.
+          await store.update({ Key, UpdateExpression: 'SET in_flight = if_not_exists(in_flight, :empty)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':empty': {} } }).catch(ignoreCondition);
+          continue;
+        }
+        const expired = Object.entries(current.in_flight).filter(([, until]) => until < nowMs);
+        if (round > 0 || expired.length === 0) return { kind: 'full' };
+        await reclaimSlots(store, Key, expired);
+        continue;
+      }
+      if (isMissingSlotMap(error) && round === 0) {
+        await store.update({ Key, UpdateExpression: 'SET in_flight = if_not_exists(in_flight, :empty)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':empty': {} } }).catch(ignoreCondition);
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+
+/** Removes slots whose lease ran out, each on condition that it still holds the lease that was read. */
+async function reclaimSlots(store: Store, Key: Key, expired: ReadonlyArray<readonly [string, number]>): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions: string[] = [];
+  expired.forEach(([deliveryId, until], index) => {
+    names[`#d${index}`] = deliveryId;
+    values[`:u${index}`] = until;
+    conditions.push(`in_flight.#d${index} = :u${index}`);
+  });
+  await store
+    .update({ Key, UpdateExpression: `REMOVE ${expired.map((_, index) => `in_flight.#d${index}`).join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values })
+    .catch(ignoreCondition);
+}
+
+/** Gives back a slot taken by {@link acquireDeliverySlot} without counting an outcome (the attempt was not made). */
+export async function releaseDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string): Promise<void> {
+  await store
+    .update({ Key: keys.webhookEndpoint(teamId, endpointId), UpdateExpression: 'REMOVE in_flight.#delivery', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: { '#delivery': deliveryId } })
+    .catch(ignoreCondition);
+}
+
+function ignoreCondition(error: unknown): void {
+  if (!(error instanceof ConditionFailedError)) throw error;
+}
+
+/** DynamoDB refuses `SET in_flight.#x` when `in_flight` is absent (an endpoint stored before the cap existed). */
+function isMissingSlotMap(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException' && /document path/i.test(error.message);
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { WEBHOOK_EVENT_NAMES } from '../../catalogues/webhook-events.js';
 import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
+import { DEFAULT_MAX_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './policy.js';
 
 /**
  * The webhook endpoint's shapes (interface "Webhook endpoint", DESIGN D8, D12): what reads return,
@@ -17,6 +18,14 @@ const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.hostname }).ma
 /** One entry of `allowed_ips`: an IPv4 or IPv6 address, or a CIDR range (DESIGN D9). */
 const IpAddressOrRange = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]).describe('An IPv4 or IPv6 address, or a CIDR range.');
 
+/** Attempts in flight at once to one endpoint (DESIGN D24): 1 to {@link MAX_CONCURRENCY_LIMIT}, default {@link DEFAULT_MAX_CONCURRENCY}. */
+const MaxConcurrency = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_CONCURRENCY_LIMIT)
+  .describe(`Most delivery attempts in flight at once to this endpoint, 1 to ${MAX_CONCURRENCY_LIMIT} (default ${DEFAULT_MAX_CONCURRENCY}); more wait briefly and are not counted as attempts.`);
+
 /** A webhook event name of the catalogue (`service://enums/webhook-event`). */
 const EventName = z.enum(WEBHOOK_EVENT_NAMES);
 
@@ -31,6 +40,7 @@ export const WebhookEndpoint = z
     is_active: z.boolean(),
     disabled_at: Timestamp.nullable(),
     consecutive_failures: z.number().int(),
+    max_concurrency: MaxConcurrency,
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -63,6 +73,7 @@ export const CreateWebhookEndpointRequest = z
       .max(MAX_ALLOWED_IPS)
       .optional()
       .describe('Optional: deliver only when the URL\u2019s host resolves to one of these addresses.'),
+    max_concurrency: MaxConcurrency.optional(),
   })
   .strict()
   .meta({ id: 'CreateWebhookEndpointRequest' });
@@ -77,6 +88,7 @@ export const UpdateWebhookEndpointRequest = z
     events: z.array(EventName).min(1).max(WEBHOOK_EVENT_NAMES.length).optional().describe('New event list; at least one.'),
     allowed_ips: z.array(IpAddressOrRange).min(1).max(MAX_ALLOWED_IPS).nullable().optional().describe('New allow-list; null removes it.'),
     is_active: z.boolean().optional().describe('true re-enables the endpoint and resets consecutive_failures; false disables it.'),
+    max_concurrency: MaxConcurrency.optional(),
   })
   .strict()
   .meta({ id: 'UpdateWebhookEndpointRequest' });

@@ -8,11 +8,12 @@
  *
  * @module
  */
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
-import { Pool } from 'undici';
+import { Pool, buildConnector } from 'undici';
 import {
   parseWebhookTarget,
   pinAddress,
@@ -130,12 +131,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       // The attempt's AbortSignal enforces the whole budget; these only bound each phase by it too.
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      connect: {
-        timeout: timeoutMs,
-        lookup: pinnedLookup(address),
-        secureContext,
-        rejectUnauthorized: true,
-      },
+      connect: measuredConnector(buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(address), secureContext, rejectUnauthorized: true })),
     });
     pools.set(key, pool);
     return pool;
@@ -154,15 +150,25 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
     let remoteAddress: string | null = null;
     let status: number | null = null;
     const body: BodyPrefix = { chunks: [], kept: 0 };
-    const finish = (failure: AttemptFailure | null): AttemptResult => ({
-      ok: failure === null,
-      status,
-      failure_kind: failure?.kind ?? null,
-      failure_message: failure?.message ?? null,
-      duration_ms: Math.round(performance.now() - started),
-      response_body: Buffer.concat(body.chunks).toString('utf8'),
-      remote_address: remoteAddress,
-    });
+    // The exact bytes sent; undici keeps this Buffer as the request body, which names the attempt when it is written (see `connectionOfAttempt`).
+    const payload = Buffer.from(request.body, 'utf8');
+    const sentOn: { socket?: object } = {};
+    attemptsByPayload.set(payload, sentOn);
+    const finish = (failure: AttemptFailure | null): AttemptResult => {
+      const connection = sentOn.socket ? connections.get(sentOn.socket) : undefined;
+      const firstUse = connection !== undefined && connection.usedBy === payload;
+      return {
+        ok: failure === null,
+        status,
+        failure_kind: failure?.kind ?? null,
+        failure_message: failure?.message ?? null,
+        duration_ms: Math.round(performance.now() - started),
+        response_body: Buffer.concat(body.chunks).toString('utf8'),
+        remote_address: remoteAddress,
+        tls_version: connection?.tlsVersion ?? null,
+        connect_ms: firstUse ? connection.connectMs : null,
+      };
+    };
 
     try {
       if (closed) throw new AttemptFailure('connect', 'transport is closed');
@@ -175,7 +181,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
         method: 'POST',
         path: `${target.url.pathname}${target.url.search}`,
         headers: outboundHeaders(request.headers),
-        body: request.body,
+        body: payload,
         signal: budget.signal,
       });
       status = response.statusCode;
@@ -208,6 +214,47 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
 }
 
 // ---------------------------------------------------------------------------------------------------
+
+/** What is known of one connection: how long it took to open (MILLISECONDS) and its TLS version. */
+interface ConnectionDetail {
+  connectMs: number;
+  tlsVersion: string | null;
+  /** The payload of the first attempt that used it (its `connect_ms` is this connection's; later ones reused it). */
+  usedBy: Buffer | null;
+}
+
+/** Connections opened by the transports of this process, by socket. */
+const connections = new WeakMap<object, ConnectionDetail>();
+/** Attempts in flight, by the Buffer sent as their body: where the socket that carried them is noted. */
+const attemptsByPayload = new WeakMap<Buffer, { socket?: object }>();
+
+/**
+ * undici announces each request as its headers are written, with the socket (`undici:client:sendHeaders`);
+ * the request's body is the attempt's own Buffer, so the attempt learns which connection carried it.
+ */
+diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
+  const { request, socket } = message as { request: { body?: unknown }; socket: object };
+  if (!Buffer.isBuffer(request.body)) return;
+  const attempt = attemptsByPayload.get(request.body);
+  if (!attempt) return;
+  attempt.socket = socket;
+  const connection = connections.get(socket);
+  if (connection && connection.usedBy === null) connection.usedBy = request.body;
+});
+
+/** Wraps undici's connector to time each new connection (TCP and TLS) and note its TLS version. */
+function measuredConnector(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) => {
+    const started = performance.now();
+    return connect(options, (error, socket) => {
+      if (!error && socket) {
+        const tlsVersion = typeof (socket as tls.TLSSocket).getProtocol === 'function' ? (socket as tls.TLSSocket).getProtocol() : null;
+        connections.set(socket, { connectMs: Math.round(performance.now() - started), tlsVersion, usedBy: null });
+      }
+      callback(error, socket as never);
+    });
+  };
+}
 
 /** The response bytes kept for the attempt record (at most {@link RESPONSE_BODY_RECORD_BYTES}). */
 interface BodyPrefix {

@@ -76,6 +76,13 @@ export interface AttemptResult {
    * invalid URL, DNS failure, or every resolved address refused (`ip_not_allowed`, `private_address`).
    */
   remote_address: string | null;
+  /** The negotiated TLS version of the connection used (e.g. `TLSv1.3`); null or absent when none was made. */
+  tls_version?: string | null;
+  /**
+   * MILLISECONDS to open the connection used (TCP connect and TLS handshake); null or absent when an
+   * open connection was reused or none was made.
+   */
+  connect_ms?: number | null;
 }
 
 /** The outbound port used by the delivery pipeline (DESIGN §2 "Ports and adapters", D9). */

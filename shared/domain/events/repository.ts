@@ -1,0 +1,122 @@
+import { encodeTime } from 'ulid';
+import type { Principal } from '../../auth/principal.js';
+import { WEBHOOK_EVENTS, webhookEvent, type WebhookEventName } from '../../catalogues/webhook-events.js';
+import { ProblemError } from '../../errors.js';
+import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
+import type { Runtime } from '../../runtime.js';
+import { keys, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Page } from '../../store/store.js';
+import { unitOfWork } from '../../store/unit-of-work.js';
+import { currentTokenAbilities } from '../tokens/repository.js';
+import { redactPayload } from '../webhook-deliveries/fan-out.js';
+import { loadEvent, newDeliveryItem, publicDelivery } from '../webhook-deliveries/repository.js';
+import type { WebhookDelivery } from '../webhook-deliveries/schema.js';
+import { attemptMessage } from '../webhook-deliveries/state-machine.js';
+import { loadWebhookEndpoint } from '../webhook-endpoints/repository.js';
+import type { EventEnvelopeBody, ListEventsQuery } from './schema.js';
+
+/**
+ * Reads and resends of stored events (issue 13 item 6). Events live in their team's partition
+ * (`TEAM#<team>`, `EVENT#evt_<ULID>`, kept 30 days), so a time range is a key range (the ULID starts
+ * with its time) and newest first is a backward query.
+ */
+
+/** The envelope as the caller may see it: `data` redacted for the caller's abilities, as for an endpoint it owned (DESIGN D10). */
+function envelopeFor(principal: Principal, event: StoredEvent): EventEnvelopeBody {
+  const envelope = envelopeOf(event);
+  return { ...envelope, data: redactPayload(envelope.data, [...principal.abilities]) as Record<string, unknown> };
+}
+
+/** The events whose minimum ability the caller holds (DESIGN D6: what its endpoints could subscribe to). */
+function visibleTypes(principal: Principal): WebhookEventName[] {
+  return WEBHOOK_EVENTS.filter((definition) => principal.abilities.has(definition.minimum_ability)).map((definition) => definition.name);
+}
+
+/** TOKEN_MISSING_ABILITY unless the caller holds the minimum ability of `type`. */
+function requireVisible(principal: Principal, type: WebhookEventName): void {
+  const ability = webhookEvent(type).minimum_ability;
+  if (!principal.abilities.has(ability)) throw new ProblemError('TOKEN_MISSING_ABILITY', `Reading ${type} events needs ${ability}, which this token lacks.`);
+}
+
+/** The sort key of the first (`edge` low) or last (high) possible event id created in millisecond `ms`. */
+function eventKeyAt(ms: number, edge: 'low' | 'high'): string {
+  return `${sortKeyPrefix.event}evt_${encodeTime(Math.max(0, ms), 10)}${(edge === 'low' ? '0' : 'Z').repeat(16)}`;
+}
+
+/**
+ * Lists the team's events newest first (DESIGN D12 paging), as delivered (D10 applied for the caller),
+ * filtered by type, project and creation time (inclusive), and only of the types whose minimum ability
+ * the caller holds. Filters run in DynamoDB, so a page may be short while `next_cursor` is set.
+ * Errors: TOKEN_MISSING_ABILITY for a `type` the caller may not read; VALIDATION_FAILED for a foreign cursor.
+ */
+export async function listEventEnvelopes(runtime: Pick<Runtime, 'store'>, principal: Principal, query: ListEventsQuery): Promise<Page<EventEnvelopeBody>> {
+  if (query.type) requireVisible(principal, query.type);
+  const partition = keys.teamPartition(principal.teamId);
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {
+    ':pk': partition,
+    ':from': query.created_after ? eventKeyAt(Date.parse(query.created_after), 'low') : `${sortKeyPrefix.event}`,
+    ':to': query.created_before ? eventKeyAt(Date.parse(query.created_before), 'high') : `${sortKeyPrefix.event}~`,
+  };
+  const types = query.type ? [query.type] : visibleTypes(principal);
+  if (query.type || types.length < WEBHOOK_EVENTS.length) {
+    names['#type'] = 'type';
+    filters.push(`#type IN (${types.map((_, index) => `:type${index}`).join(', ') || ':none'})`);
+    types.forEach((type, index) => (values[`:type${index}`] = type));
+    if (types.length === 0) values[':none'] = '';
+  }
+  if (query.project_id) {
+    filters.push('project_id = :project');
+    values[':project'] = query.project_id;
+  }
+  const result = await runtime.store.query({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+    ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+    Limit: query.limit,
+    ExclusiveStartKey: decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.event }),
+  });
+  return { data: result.items.map((item) => envelopeFor(principal, item as unknown as StoredEvent)), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+
+/** Reads one event of the caller's team as delivered. Errors: NOT_FOUND (absent, expired, another team's), TOKEN_MISSING_ABILITY. */
+export async function getEventEnvelope(runtime: Pick<Runtime, 'store'>, principal: Principal, eventId: string): Promise<EventEnvelopeBody> {
+  const event = await loadEvent(runtime.store, principal.teamId, eventId);
+  if (!event) throw new ProblemError('NOT_FOUND', `No event ${eventId}.`);
+  requireVisible(principal, event.type);
+  return envelopeFor(principal, event);
+}
+
+/**
+ * Sends one event again to one endpoint of the team (issue 13 item 6): a new delivery (pending,
+ * attempt 1 at once), whatever the endpoint subscribes to, as "send test event" does. The caller and
+ * the endpoint's owner must both hold the event's minimum ability (D6: the owner is re-read).
+ * Errors: NOT_FOUND (event or endpoint), TOKEN_MISSING_ABILITY (the caller), CONFLICT (the endpoint is
+ * disabled, or its owner may not receive this event).
+ */
+export async function resendEventToEndpoint(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue' | 'eventsCommitted'>,
+  principal: Principal,
+  eventId: string,
+  endpointId: string,
+): Promise<WebhookDelivery> {
+  const [event, endpoint] = await Promise.all([loadEvent(runtime.store, principal.teamId, eventId), loadWebhookEndpoint(runtime, principal.teamId, endpointId)]);
+  if (!event) throw new ProblemError('NOT_FOUND', `No event ${eventId}.`);
+  if (!endpoint) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
+  requireVisible(principal, event.type);
+  if (!endpoint.is_active) throw new ProblemError('CONFLICT', 'The endpoint is disabled; re-enable it with is_active: true first.');
+  const ability = webhookEvent(event.type).minimum_ability;
+  if (!(await currentTokenAbilities(runtime.store, [endpoint.owner_token_id])).get(endpoint.owner_token_id)?.has(ability)) {
+    throw new ProblemError('CONFLICT', `The endpoint's owner no longer holds ${ability}, which ${event.type} needs; update the endpoint with a token that holds it.`);
+  }
+  const delivery = await unitOfWork(runtime, principal.teamId, (tx) => {
+    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event);
+    tx.put(item, { condition: 'attribute_not_exists(pk)' });
+    return item;
+  });
+  await runtime.deliveryQueue.send([attemptMessage(delivery, 1)], 0);
+  return publicDelivery(delivery, false);
+}

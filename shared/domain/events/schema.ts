@@ -1,0 +1,55 @@
+import * as z from 'zod';
+import { API_VERSION } from '../../catalogues/version.js';
+import { WEBHOOK_EVENT_NAMES, type WebhookEventDefinition } from '../../catalogues/webhook-events.js';
+import { IdSchemas } from '../../ids.js';
+import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+
+/**
+ * The events API's shapes (issue 13 item 6, for automation platforms: "sample" and "perform list"
+ * calls): the envelope exactly as delivered (interface "Events" → "Envelope"), its list, the list
+ * query and the resend request. The envelope of each event, with its own `data` schema, is also the
+ * OpenAPI 3.1 `webhooks` section (`shared/http/openapi.ts`).
+ */
+
+/** The fields of every envelope (interface "Envelope"); `data` is each event's own object. */
+const envelopeFields = {
+  id: IdSchemas.event().describe('`evt_` + ULID; equals the SVC-Event-Id header. Use it to de-duplicate.'),
+  type: z.enum(WEBHOOK_EVENT_NAMES).describe('The event name; equals the SVC-Event-Name header.'),
+  created_at: Timestamp,
+  api_version: z.string().describe(`The API version stamp (${API_VERSION}).`),
+  project_id: Uuid.nullable().describe('Null for team-scoped and billing events.'),
+};
+
+/** A webhook envelope of any event (`data` as that event's schema says, see `webhook-events.json`). */
+export const EventEnvelope = z
+  .object({ ...envelopeFields, data: z.record(z.string(), z.unknown()).describe('Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.') })
+  .meta({ id: 'EventEnvelope' });
+/** An envelope (see {@link EventEnvelope}). */
+export type EventEnvelopeBody = z.infer<typeof EventEnvelope>;
+
+/** The envelope of one event with its own `type` and `data` schema (the OpenAPI `webhooks` entry of that event). */
+export function envelopeSchemaOf(definition: WebhookEventDefinition) {
+  return z.object({ ...envelopeFields, type: z.literal(definition.name), data: definition.data_schema });
+}
+
+/** A page of envelopes, newest first (DESIGN D12). */
+export const EventList = listOf(EventEnvelope, 'EventList');
+
+/** `{id}` path parameters of an event. */
+export const EventIdParams = z.object({ id: IdSchemas.event().describe('The event id (evt_ followed by a ULID).') }).strict();
+
+/** Query of `GET /v1/events`: filters by type, project and creation time (inclusive bounds). */
+export const ListEventsQuery = ListQuery.extend({
+  type: z.enum(WEBHOOK_EVENT_NAMES).optional().describe('Only events of this type.'),
+  project_id: Uuid.optional().describe('Only events of this project.'),
+  created_after: Timestamp.optional().describe('Only events created at or after this time.'),
+  created_before: Timestamp.optional().describe('Only events created at or before this time.'),
+}).strict();
+/** A validated events query (see {@link ListEventsQuery}). */
+export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
+
+/** Body of `POST /v1/events/{id}/resend`: the endpoint to send the event to again. */
+export const ResendEventRequest = z
+  .object({ endpoint_id: Uuid.describe('The webhook endpoint that gets the event again (one new delivery).') })
+  .strict()
+  .meta({ id: 'ResendEventRequest' });

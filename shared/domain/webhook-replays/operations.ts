@@ -1,0 +1,24 @@
+import { defineModule, defineOperation } from '../../operations/definition.js';
+import { WebhookReplay, WebhookReplayIdParams } from './schema.js';
+
+/**
+ * The replay job operations (DESIGN D25). A job is created by `replayDeadWebhookDeliveries`
+ * (`POST /v1/webhook-deliveries/replay-dead`, in `../webhook-deliveries/operations.ts`); here it is read.
+ * No tool binding: the tool catalogue holds the interface's 42 tools, and `replay_dead_webhook_deliveries` returns the job.
+ */
+export const webhookReplaysModule = defineModule({
+  folder: 'webhook-replays',
+  operations: {
+    getWebhookReplay: defineOperation({
+      id: 'getWebhookReplay',
+      summary: 'Get a replay job: its filters, matched and replayed counts and status.',
+      tag: 'Webhooks',
+      ability: 'webhook-delivery:view-any',
+      teamWide: true,
+      params: WebhookReplayIdParams,
+      output: WebhookReplay,
+      events: [],
+      rest: { method: 'GET', path: '/v1/webhook-replays/{id}', successStatus: 200 },
+    }),
+  },
+});

@@ -1,0 +1,83 @@
+import pMap from 'p-map';
+import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../runtime.js';
+import type { Key } from '../../store/store.js';
+import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY } from '../webhook-deliveries/policy.js';
+import { loadDelivery, queryReplaySource, writeRequeue, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/repository.js';
+import { attemptMessage } from '../webhook-deliveries/state-machine.js';
+import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, writeReplayProgress, type StoredReplayJob } from './repository.js';
+
+/**
+ * The replay worker (DESIGN D25): a job re-queues its deliveries one batch per queue message, in the
+ * background (the dispatcher Lambda on AWS, the in-process queue locally), and the sweeper restarts a
+ * job whose worker stopped. Each delivery goes back to `pending` in its own conditional write that
+ * names the job, so a batch run twice (a crash, a duplicate message) never replays one twice.
+ */
+
+/** What one `replay_batch` message did: a batch done and the next queued, the last batch done, or nothing (stale or duplicate). */
+export type ReplayBatchOutcome = 'replay_batch' | 'replay_completed' | 'skipped';
+
+/**
+ * Runs the next batch of a running job: reads up to {@link REPLAY_BATCH_SIZE} matching deliveries from
+ * the job's cursor and records them on the job as the batch in progress, brings each back to `pending`
+ * ({@link REPLAY_CONCURRENCY} at a time) and queues its attempt 1, then records the progress (guarded
+ * on the batch count) and queues the next batch. After a crash the next run finishes the recorded
+ * batch; a delivery whose write fails because this job already replayed it still counts, so
+ * `replayed` is exact. Returns the {@link ReplayBatchOutcome}. Throws only on store or queue errors.
+ */
+export async function processReplayBatch(runtime: Runtime, message: ReplayBatchMessage): Promise<ReplayBatchOutcome> {
+  const job = await loadReplayJob(runtime.store, message.team_id, message.replay_id);
+  if (!job || job.status !== 'running' || job.dry_run) return 'skipped';
+  const nowMs = runtime.clock.nowMs();
+  let candidates: readonly ReplayCandidate[];
+  let next: Key | undefined;
+  if (job.batch) {
+    // A worker stopped in the middle of this batch: finish exactly that one.
+    candidates = job.batch;
+    next = job.batch_next ?? undefined;
+  } else {
+    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), (job.cursor ?? undefined) as Key | undefined, REPLAY_BATCH_SIZE);
+    candidates = page.items;
+    next = page.lastEvaluatedKey;
+    if (!(await writeReplayBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';
+  }
+  const requeued: DeliveryMessage[] = [];
+  let replayed = 0;
+  await pMap(
+    candidates,
+    async (candidate) => {
+      if (await requeue(runtime, job, candidate, nowMs)) {
+        replayed++;
+        requeued.push(attemptMessage(candidate, 1));
+      } else if ((await loadDelivery(runtime.store, job.team_id, candidate.id))?.last_replay_id === job.id) {
+        replayed++; // replayed by this job in an earlier run of this batch
+      }
+    },
+    { concurrency: REPLAY_CONCURRENCY },
+  );
+  for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
+  if (!(await writeReplayProgress(runtime.store, job, replayed, next, runtime.clock.nowMs()))) return 'skipped';
+  if (!next) return 'replay_completed';
+  await runtime.deliveryQueue.send([message], 0);
+  return 'replay_batch';
+}
+
+/** Brings one candidate back to `pending` for `job` (dead or skipped, per the job's filters). */
+function requeue(runtime: Pick<Runtime, 'store'>, job: StoredReplayJob, candidate: ReplayCandidate, nowMs: number): Promise<boolean> {
+  return job.filters.status === 'dead' ? writeRequeue(runtime.store, candidate, nowMs, job.id) : writeSkippedRequeue(runtime.store, candidate, nowMs, job.id);
+}
+
+/**
+ * Queues the next batch of every running job whose last progress is older than `beforeMs` (epoch ms):
+ * its worker crashed or its message was lost (the sweeper calls this). Returns the number of jobs restarted.
+ */
+export async function restartStalledReplays(runtime: Pick<Runtime, 'store' | 'deliveryQueue'>, beforeMs: number): Promise<number> {
+  let count = 0;
+  let startKey: Key | undefined;
+  do {
+    const page = await queryStalledReplays(runtime.store, beforeMs, startKey);
+    if (page.items.length) await runtime.deliveryQueue.send(page.items.map((job) => ({ kind: 'replay_batch' as const, team_id: job.team_id, replay_id: job.id })), 0);
+    count += page.items.length;
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
