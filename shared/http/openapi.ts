@@ -71,6 +71,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
     // Every operation refuses unknown query parameters; writes also refuse bad bodies and reused keys.
     responses['422'] = problemResponse(isWrite ? 'VALIDATION_FAILED with field-level `errors`, or IDEMPOTENCY_KEY_REUSED.' : 'VALIDATION_FAILED with field-level `errors`.');
     if (!route.ability && isWrite) responses['429'] = problemResponse('RATE_LIMITED: the per-IP bucket of requests without a token is exhausted; see Retry-After.');
+    if (route.callsProvider) responses['502'] = problemResponse('PROVIDER_UNAVAILABLE: the platform or payment provider could not be reached or failed; nothing was changed.');
     if (route.tierLimit || (isWrite && route.ability && route.lockdown !== 'exempt')) {
       const reasons = [
         ...(isWrite && route.lockdown !== 'exempt' ? ['BILLING_LOCKED: the team is locked for an unpaid invoice of its own tier'] : []),
@@ -136,6 +137,8 @@ function webhooksSection(): Record<string, unknown> {
           operationId: `webhook.${definition.name}`,
           summary: `${definition.name} (minimum subscribing ability: ${definition.minimum_ability})`,
           tags: ['Webhooks'],
+          // Sent by the service, not called with a token: the receiver checks the signature instead.
+          security: [],
           description:
             'Sent to each subscribed endpoint. Headers: `SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret, `SVC-Event-Id` (the envelope `id`) and `SVC-Event-Name` (the envelope `type`). Answer 2xx within 10 seconds.',
           requestBody: { required: true, content: { 'application/json': { schema: envelopeSchemaOf(definition) } } },

@@ -97,6 +97,11 @@ export interface OperationDefinition<
    * TIER_LIMIT_REACHED (402). Documentation (OpenAPI); the repository enforces it with the counter.
    */
   readonly tierLimit?: UsageMetric;
+  /**
+   * True when the operation calls a payment provider or platform before answering (DESIGN D22), so it
+   * may answer PROVIDER_UNAVAILABLE (502) with nothing changed. Documentation (OpenAPI).
+   */
+  readonly callsProvider?: boolean;
 }
 
 /** Any operation definition. */
@@ -130,6 +135,7 @@ export function defineOperation<
     tool?: ToolBinding;
     lockdown?: 'exempt';
     tierLimit?: UsageMetric;
+    callsProvider?: boolean;
   },
 >(operation: Op): Op {
   return operation;

@@ -37,7 +37,7 @@ let seen: number;
 beforeEach(async () => {
   clock = testClock();
   runtime = await createTestRuntime({ clock });
-  team = await seedTeam(runtime.store, clock);
+  team = await seedTeam(runtime.store, clock, undefined, 'free');
   seen = (await teamEvents(runtime.store, team.team.id)).length;
 });
 
@@ -351,7 +351,7 @@ describe('grace period and lockdown', () => {
   });
 
   it('another team is not locked with this one', async () => {
-    const other = await seedTeam(runtime.store, clock);
+    const other = await seedTeam(runtime.store, clock, undefined, 'free');
     await lockTeam(runtime, team.team.id);
     expectRestProblem(await createProject(), 'BILLING_LOCKED');
     expect((await rest(runtime, { method: 'POST', path: '/v1/projects', token: other.token, body: { name: 'free to go', platform_type: 'discord' } })).status).toBe(201);
@@ -399,6 +399,6 @@ describe('the OpenAPI document', () => {
       if (lockable) expect(responses['402'].description, operation.id).toContain('BILLING_LOCKED');
       if (operation.tierLimit) expect(responses['402'].description, operation.id).toContain('TIER_LIMIT_REACHED');
     }
-    expect(OPERATIONS.filter((operation) => operation.tierLimit).map((operation) => operation.id).sort()).toEqual(['createProject', 'createSubscriber', 'createWebhookEndpoint', 'inviteTeamMember']);
+    expect(OPERATIONS.filter((operation) => operation.tierLimit).map((operation) => operation.id).sort()).toEqual(['createProject', 'createSubscriber', 'createWebhookEndpoint', 'inviteTeamMember', 'redeemAccessCode']);
   });
 });

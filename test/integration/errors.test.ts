@@ -193,12 +193,12 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
   BILLING_LOCKED: {
     // A team locked for non-payment (D20): a creator write is refused; the same write of team A passes.
     rest: async () => {
-      const locked = await seedTeam(runtime.store, clock);
+      const locked = await seedTeam(runtime.store, clock, undefined, 'free');
       await lockTeam(runtime, locked.team.id);
       expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: locked.token, body: { name: 'blocked', platform_type: 'discord' } }), 'BILLING_LOCKED');
     },
     tool: async () => {
-      const locked = await seedTeam(runtime.store, clock);
+      const locked = await seedTeam(runtime.store, clock, undefined, 'free');
       await lockTeam(runtime, locked.team.id);
       expectToolProblem(await tool(runtime, locked.principal, 'create_project', { name: 'blocked', platform_type: 'discord' }), 'BILLING_LOCKED');
     },
@@ -206,12 +206,12 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
   TIER_LIMIT_REACHED: {
     // A free team (D20: 3 projects) asking for a fourth.
     rest: async () => {
-      const free = await seedTeam(runtime.store, clock);
+      const free = await seedTeam(runtime.store, clock, undefined, 'free');
       for (let index = 0; index < TIER_LIMITS.free.projects; index++) await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
       expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: free.token, body: { name: 'one too many', platform_type: 'discord' } }), 'TIER_LIMIT_REACHED');
     },
     tool: async () => {
-      const free = await seedTeam(runtime.store, clock);
+      const free = await seedTeam(runtime.store, clock, undefined, 'free');
       for (let index = 0; index < TIER_LIMITS.free.projects; index++) await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
       expectToolProblem(await tool(runtime, free.principal, 'create_project', { name: 'one too many', platform_type: 'discord' }), 'TIER_LIMIT_REACHED');
     },

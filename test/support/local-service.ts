@@ -4,7 +4,8 @@ import { startLocalService, type LocalService, type LocalServiceOptions } from '
 /**
  * Starts the local service in-process for a test: REST and the tool server on 127.0.0.1:0, against the
  * test run's DynamoDB Local, with fresh table names (or `tableName` to share tables between instances),
- * no webhook CA, private targets refused and no request log. `overrides` replace any of these.
+ * no webhook CA, private targets refused, no request log and no reachable Telegram. `overrides` replace any
+ * of these (`integrations` field by field).
  */
 export function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
   const tableName = overrides.tableName ?? `svc-${randomBytes(4).toString('hex')}`;
@@ -20,5 +21,8 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
     allowPrivateTargets: false,
     log: () => {},
     ...overrides,
+    // No test reaches a real provider: Telegram calls go to a closed loopback port (refused at once,
+    // no retries) unless the test points them at its own fake Bot API.
+    integrations: { telegramApiRoot: 'http://127.0.0.1:9', retry: { retries: 0, minTimeoutMs: 1 }, ...overrides.integrations },
   });
 }

@@ -107,7 +107,15 @@ export function schemaArbitrary(schema: JsonSchema, options: SchemaArbitraryOpti
   if ('const' in schema) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return fc.oneof(...alternatives.map((alternative) => schemaArbitrary(alternative, options, name)));
+  if (alternatives) {
+    // Alternatives beside the schema's own properties (`{ properties, oneOf: [{ required }] }`) narrow it:
+    // each is generated merged with the rest of the schema.
+    const { anyOf: _anyOf, oneOf: _oneOf, ...base } = schema;
+    const narrows = base.type !== undefined || base.properties !== undefined;
+    const merged = (alternative: JsonSchema): JsonSchema =>
+      narrows ? { ...base, ...alternative, properties: { ...base.properties, ...alternative.properties }, required: [...(base.required ?? []), ...(alternative.required ?? [])] } : alternative;
+    return fc.oneof(...alternatives.map((alternative) => schemaArbitrary(merged(alternative), options, name)));
+  }
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.properties ? ['object'] : [];
   if (types.length === 0) return fc.jsonValue({ maxDepth: 2 });
   if (types.length > 1) return fc.oneof(...types.map((type) => schemaArbitrary({ ...schema, type }, options, name)));

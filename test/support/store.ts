@@ -17,6 +17,9 @@ import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../shared/
 import { createTables } from '../../shared/store/create-tables.js';
 import { createStore, type Store } from '../../shared/store/store.js';
 import { createTeam } from '../../shared/domain/teams/repository.js';
+import { TIER_ATTRIBUTE } from '../../shared/domain/billing/repository.js';
+import type { BillingTier } from '../../shared/domain/billing/schema.js';
+import { keys } from '../../shared/store/keys.js';
 import type { Team } from '../../shared/domain/teams/schema.js';
 import type { AttemptResult, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 
@@ -141,9 +144,12 @@ export async function seedToken(
 
 /**
  * Creates a team and mints a team-wide token for it holding `abilities` (default: every ability)
- * with {@link seedToken}, returning the team and the token (id, bearer string, principal).
+ * with {@link seedToken}, returning the team and the token (id, bearer string, principal). The team is on
+ * `tier` (default `business`, no limits, D20; set without events) so only tests that ask meet a tier limit.
  */
-export async function seedTeam(store: Store, clock: Clock, abilities: readonly Ability[] = ABILITY_VALUES): Promise<{ team: Team } & SeededToken> {
+export async function seedTeam(store: Store, clock: Clock, abilities: readonly Ability[] = ABILITY_VALUES, tier: BillingTier = 'business'): Promise<{ team: Team } & SeededToken> {
   const team = await createTeam(store, clock, { name: `Test team ${randomBytes(3).toString('hex')}` });
+  // Tests meet tier limits (D20) only where they ask for a limited tier: the tier is set without events.
+  if (tier !== 'free') await store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': tier } });
   return { team, ...(await seedToken(store, clock, { teamId: team.id, abilities })) };
 }

@@ -608,13 +608,15 @@ export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGa
 
 /** `POST /dashboard/webhooks/replay-dead`: `replayDeadWebhookDeliveries` with `since_hours: 24` (every one of them, not one page). */
 export async function replayDead(request: SignedInRequest): Promise<ApiGatewayResult> {
-  const outcome = await write<{ replayed?: number; matched?: number }>(request, 'replayDeadWebhookDeliveries', { since_hours: 24 });
+  // D25: the operation answers at once with a replay job that re-queues in the background; `matched` is how many it replays.
+  const outcome = await write<{ id: string; status: string; matched: number; replayed: number }>(request, 'replayDeadWebhookDeliveries', { since_hours: 24 });
   return htmlResult(
     outcome.ok ? 202 : outcome.problem.status,
     <Page title="Replay dead deliveries" viewer={request.viewer} current="/dashboard/webhooks/deliveries">
       {outcome.ok ? (
         <Notice>
-          <span id="replayed">{outcome.result.replayed ?? outcome.result.matched ?? 0}</span> dead deliveries from the last 24 hours were queued again.
+          <span id="replayed">{outcome.result.matched}</span> dead deliveries from the last 24 hours are being queued again (replay job{' '}
+          <code>{outcome.result.id}</code>, {outcome.result.status}; {outcome.result.replayed} so far).
         </Notice>
       ) : (
         <ProblemView problem={outcome.problem} />

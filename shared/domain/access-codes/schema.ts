@@ -134,7 +134,14 @@ export const RedeemAccessCodeRequest = z
       context.addIssue({ code: 'custom', path: ['subscriber_id'], message: 'Give exactly one of subscriber_id (an existing subscriber) or subscriber (a new one).' });
     }
   })
-  .meta({ id: 'RedeemAccessCodeRequest' });
+  // The document says what the refinement checks: exactly one of the two (JSON Schema `oneOf`).
+  .meta({
+    id: 'RedeemAccessCodeRequest',
+    examples: [{ code: 'SPRING-7KQ4-M2XD-9HTP', subscriber_id: '6f1c2f9e-3b1a-4d8e-9a57-2c4b8e1d0f3a' }],
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      jsonSchema.oneOf = [{ required: ['subscriber_id'] }, { required: ['subscriber'] }];
+    },
+  });
 /** A validated redemption (see {@link RedeemAccessCodeRequest}). */
 export type RedeemAccessCodeRequest = z.infer<typeof RedeemAccessCodeRequest>;
 

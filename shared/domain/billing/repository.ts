@@ -48,7 +48,7 @@ import {
  */
 
 /** The team item's attribute holding the tier (absent = {@link DEFAULT_TIER}). */
-const TIER_ATTRIBUTE = 'billing_tier';
+export const TIER_ATTRIBUTE = 'billing_tier';
 
 /**
  * The team item's counter of each metric. `webhook_endpoint_count` is the D8 counter of the 50-endpoint

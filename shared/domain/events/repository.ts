@@ -47,10 +47,14 @@ function eventKeyAt(ms: number, edge: 'low' | 'high'): string {
  * Lists the team's events newest first (DESIGN D12 paging), as delivered (D10 applied for the caller),
  * filtered by type, project and creation time (inclusive), and only of the types whose minimum ability
  * the caller holds. Filters run in DynamoDB, so a page may be short while `next_cursor` is set.
- * Errors: TOKEN_MISSING_ABILITY for a `type` the caller may not read; VALIDATION_FAILED for a foreign cursor.
+ * Errors: TOKEN_MISSING_ABILITY for a `type` the caller may not read; VALIDATION_FAILED for a foreign cursor
+ * or a time range whose start is after its end.
  */
 export async function listEventEnvelopes(runtime: Pick<Runtime, 'store'>, principal: Principal, query: ListEventsQuery): Promise<Page<EventEnvelopeBody>> {
   if (query.type) requireVisible(principal, query.type);
+  if (query.created_after && query.created_before && Date.parse(query.created_after) > Date.parse(query.created_before)) {
+    throw new ProblemError('VALIDATION_FAILED', 'created_after must not be later than created_before.', { errors: [{ path: 'created_after', message: 'must not be later than created_before' }] });
+  }
   const partition = keys.teamPartition(principal.teamId);
   const filters: string[] = [];
   const names: Record<string, string> = {};

@@ -103,6 +103,7 @@ export const projectsModule = defineModule({
     }),
     connectProjectBot: defineOperation({
       id: 'connectProjectBot',
+      callsProvider: true,
       summary:
         'Connect the project’s bot with its token (Telegram: checked with getMe, inbound hook registered with setWebhook, token stored encrypted and never returned); emits project.bot_connected (another bot replaces the connected one; the same bot with a new username emits project.updated).',
       tag: 'Projects',
@@ -116,6 +117,7 @@ export const projectsModule = defineModule({
     }),
     disconnectProjectBot: defineOperation({
       id: 'disconnectProjectBot',
+      callsProvider: true,
       summary: 'Disconnect the project’s bot: its webhook is removed at the platform and its stored token deleted (emits project.bot_disconnected).',
       tag: 'Projects',
       ability: 'project:connect-bot',

@@ -52,10 +52,10 @@ export type Subscriber = z.infer<typeof Subscriber>;
 export const SubscriberList = listOf(Subscriber, 'SubscriberList');
 
 const Email = z.email().max(MAX_EMAIL_LENGTH);
+// No trimming: the pattern itself refuses leading and trailing spaces, so the document states exactly what is accepted.
 const Phone = z
   .string()
-  .trim()
-  .regex(/^\+?[0-9][0-9 ()-]{3,30}$/, 'Expected a phone number (digits, optionally a leading + and spaces, dashes or parentheses).')
+  .regex(/^\+?[0-9][0-9 ()-]{2,29}[0-9)]$/, 'Expected a phone number (digits, optionally a leading + and spaces, dashes or parentheses; no spaces at either end).')
   .meta({ examples: ['+15550100'] });
 const DisplayName = z.string().trim().min(1).max(MAX_DISPLAY_NAME_LENGTH);
 const PlatformUserId = z.string().trim().min(1).max(MAX_PLATFORM_USER_ID_LENGTH);

@@ -66,12 +66,16 @@ export function sourceOf(job: Pick<WebhookReplay, 'filters'>): ReplaySource {
  * up to `until` (at most now, so deliveries that die while the job runs are not part of it); `matched`
  * is counted now. A dry run is stored `completed` at once with nothing re-queued; a job with nothing to
  * do too; otherwise it is stored `running` in the running-replays index and its first batch is queued.
- * Returns the job (the 202 answer). Throws only on store or queue errors.
+ * Returns the job (the 202 answer). Throws VALIDATION_FAILED when `until` is before the window starts;
+ * otherwise only store or queue errors.
  */
 export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, principal: Principal, request: ReplayDeadRequest): Promise<WebhookReplay> {
   const nowMs = runtime.clock.nowMs();
   const now = isoTime(nowMs);
   const requestedUntil = request.until ? Date.parse(request.until) : nowMs;
+  if (requestedUntil < nowMs - request.since_hours * 3_600_000) {
+    throw new ProblemError('VALIDATION_FAILED', `until is before the start of the window (now minus ${request.since_hours} hours).`, { errors: [{ path: 'until', message: 'must not be before now minus since_hours' }] });
+  }
   const filters: WebhookReplay['filters'] = {
     status: request.status ?? 'dead',
     since_hours: request.since_hours,
