@@ -332,7 +332,7 @@ export async function principalOf(store: Store, token: string): Promise<Principa
 }
 
 async function seedFullTeam(runtime: Runtime, clock: Clock): Promise<SeededTeam> {
-  const seeded = await seedTeam(runtime.store, clock);
+  const seeded = await seedTeam(runtime.store, clock, undefined, 'free');
   // On `business` (no tier limits, D20), so the many creates of the guarantee tests never meet one.
   await changeTier(runtime, seeded.team.id, 'business');
   const { principal } = seeded;
