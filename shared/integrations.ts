@@ -1,5 +1,5 @@
 import { integrationConfig } from './config.js';
-import { keyEncryptionKeyFromEnvironment } from './credentials/environment.js';
+import { keyEncryptionKeyFromEnvironment } from './aws/key-encryption-key.js';
 import type { KeyEncryptionKey } from './credentials/envelope.js';
 
 /**

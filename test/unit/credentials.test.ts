@@ -8,9 +8,9 @@ import { DecryptCommand, GenerateDataKeyCommand, InvalidCiphertextException, KMS
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, DEFAULT_LOCAL_ENCRYPTION_KEY } from '../../shared/config.js';
-import { keyEncryptionKeyFromEnvironment } from '../../shared/credentials/environment.js';
+import { keyEncryptionKeyFromEnvironment } from '../../shared/aws/key-encryption-key.js';
 import { CredentialDecryptionError, openSecret, sealSecret, type SealedSecret } from '../../shared/credentials/envelope.js';
-import { kmsKeyEncryptionKey } from '../../shared/credentials/kms-key.js';
+import { kmsKeyEncryptionKey } from '../../shared/aws/kms-key.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 
 const CONTEXT = { team_id: 'team-a', project_id: 'project-a', kind: 'telegram_bot' };

@@ -1,8 +1,8 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError, DEFAULT_LOCAL_ENCRYPTION_KEY, ENVIRONMENT_VARIABLES, integrationConfig } from '../config.js';
-import type { KeyEncryptionKey } from './envelope.js';
+import type { KeyEncryptionKey } from '../credentials/envelope.js';
 import { kmsKeyEncryptionKey } from './kms-key.js';
-import { localKeyEncryptionKey } from './local-key.js';
+import { localKeyEncryptionKey } from '../credentials/local-key.js';
 
 /**
  * The key-encryption key the configuration names (DESIGN D16): the KMS key `CREDENTIALS_KMS_KEY_ID` when

@@ -1,5 +1,5 @@
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
-import { CredentialDecryptionError, type KeyEncryptionKey } from './envelope.js';
+import { CredentialDecryptionError, type KeyEncryptionKey } from '../credentials/envelope.js';
 
 /** Options of {@link kmsKeyEncryptionKey}. */
 export interface KmsKeyOptions {
