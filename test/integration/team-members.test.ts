@@ -42,7 +42,9 @@ async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
 
 const typesOf = (events: EventEnvelope[]) => events.map((event) => event.type);
 /** A client IP of its own, so per-IP anonymous buckets of different tests never meet. */
-const freshIp = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+/** A client address used by no other request of this file (198.18.0.0/16, sequential), so no two requests share a per-IP bucket. */
+let addressesUsed = 0;
+const freshIp = () => `198.18.${Math.floor(++addressesUsed / 256)}.${addressesUsed % 256}`;
 
 /** A fresh team with a full token, and helpers bound to it. */
 async function setup() {
