@@ -26,6 +26,8 @@ export const ENVIRONMENT_VARIABLES = {
   encryptionKey: 'ENCRYPTION_KEY',
   credentialsKmsKeyId: 'CREDENTIALS_KMS_KEY_ID',
   telegramApiRoot: 'TELEGRAM_API_ROOT',
+  stripeApiBaseUrl: 'STRIPE_API_BASE_URL',
+  billingStripeWebhookSecret: 'BILLING_STRIPE_WEBHOOK_SECRET',
   publicBaseUrl: 'PUBLIC_BASE_URL',
 } as const;
 
@@ -60,6 +62,8 @@ export const DEFAULT_DYNAMODB_LOCAL_PORT = 8000;
 export const DEFAULT_LOCAL_ENCRYPTION_KEY = 'bG9jYWwtZGV2ZWxvcG1lbnQta2V5LW5vdC1zZWNyZXQ=';
 /** The Telegram Bot API root grammy talks to when `TELEGRAM_API_ROOT` is not set. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
+/** The Stripe API the `stripe` SDK talks to when `STRIPE_API_BASE_URL` is not set. */
+export const DEFAULT_STRIPE_API_BASE_URL = 'https://api.stripe.com';
 
 const V = ENVIRONMENT_VARIABLES;
 const text = () => z.string().trim().min(1);
@@ -104,6 +108,8 @@ const IntegrationEnvironment = z.object({
   [V.encryptionKey]: optionalText().refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)'),
   [V.credentialsKmsKeyId]: optionalText(),
   [V.telegramApiRoot]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
+  [V.stripeApiBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
+  [V.billingStripeWebhookSecret]: optionalText(),
   [V.publicBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
@@ -163,7 +169,10 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
  * Settings of the integrations (DESIGN D16, D22; issue 10 "Settings"), read by Lambda functions and the
  * local server alike: `ENCRYPTION_KEY` (local key-encryption key of stored credentials, base64 of 32 bytes;
  * default {@link DEFAULT_LOCAL_ENCRYPTION_KEY}), `CREDENTIALS_KMS_KEY_ID` (the stack's KMS key: when set it
- * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}) and
+ * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}),
+ * `STRIPE_API_BASE_URL` (default {@link DEFAULT_STRIPE_API_BASE_URL}; e.g. `http://127.0.0.1:12111` for a
+ * local fake), `BILLING_STRIPE_WEBHOOK_SECRET` (the signing secret of the operator's own Stripe account's
+ * webhook to `POST /hooks/billing/stripe`, DESIGN D20; undefined: that hook refuses every event) and
  * `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
  * the caller's own base URL). Throws {@link ConfigurationError}.
  */
@@ -173,6 +182,8 @@ export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
     encryptionKey: parsed[V.encryptionKey],
     credentialsKmsKeyId: parsed[V.credentialsKmsKeyId],
     telegramApiRoot: (parsed[V.telegramApiRoot] ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
+    stripeApiBaseUrl: (parsed[V.stripeApiBaseUrl] ?? DEFAULT_STRIPE_API_BASE_URL).replace(/\/+$/, ''),
+    billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret],
     publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),
   };
 }

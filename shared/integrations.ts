@@ -4,7 +4,7 @@ import type { KeyEncryptionKey } from './credentials/envelope.js';
 
 /**
  * What the integrations need from their environment (DESIGN D16, D22): the key-encryption key of stored
- * credentials, where the Telegram Bot API is, the service's public base URL (inbound hooks are registered
+ * credentials, where the Telegram Bot API and the Stripe API are, the service's public base URL (inbound hooks are registered
  * under it) and how outbound provider calls are retried. A runtime may carry its own (the local server,
  * tests pointing grammy at a loopback fake); otherwise {@link integrationsFromEnvironment} applies.
  */
@@ -12,6 +12,10 @@ export interface IntegrationSettings {
   keyEncryptionKey: KeyEncryptionKey;
   /** Root of the Telegram Bot API (`TELEGRAM_API_ROOT`), without a trailing slash. */
   telegramApiRoot: string;
+  /** Base URL of the Stripe API (`STRIPE_API_BASE_URL`), without a trailing slash: the `stripe` SDK's host, port and protocol. */
+  stripeApiBaseUrl: string;
+  /** The signing secret of the operator's billing webhook (`BILLING_STRIPE_WEBHOOK_SECRET`, DESIGN D20); undefined: `POST /hooks/billing/stripe` refuses every event. */
+  billingStripeWebhookSecret?: string;
   /** The service's public base URL (`PUBLIC_BASE_URL`), without a trailing slash; undefined when unknown (connecting a bot then fails). */
   publicBaseUrl?: string;
   /** Retries of an outbound provider call after its first attempt, and the first wait in milliseconds (doubling). */
@@ -30,7 +34,7 @@ let fromEnvironment: IntegrationSettings | undefined;
 export function integrationsFromEnvironment(): IntegrationSettings {
   if (fromEnvironment) return fromEnvironment;
   const config = integrationConfig();
-  fromEnvironment = { keyEncryptionKey: keyEncryptionKeyFromEnvironment(), telegramApiRoot: config.telegramApiRoot, publicBaseUrl: config.publicBaseUrl, retry: { ...DEFAULT_PROVIDER_RETRY } };
+  fromEnvironment = { keyEncryptionKey: keyEncryptionKeyFromEnvironment(), telegramApiRoot: config.telegramApiRoot, stripeApiBaseUrl: config.stripeApiBaseUrl, billingStripeWebhookSecret: config.billingStripeWebhookSecret, publicBaseUrl: config.publicBaseUrl, retry: { ...DEFAULT_PROVIDER_RETRY } };
   return fromEnvironment;
 }
 

@@ -13,8 +13,12 @@ import { openSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey, 
  * logged, never in an event or an error. Writes go into the caller's transaction.
  */
 
-/** The kinds of credential, one item each per project (a closed list, written once). */
-export const CREDENTIAL_KINDS = ['telegram_bot'] as const;
+/**
+ * The kinds of credential, one item each per project (a closed list, written once): `telegram_bot` (secrets
+ * `bot_token`, `webhook_secret`) and `stripe` (secrets `secret_key`: the restricted API key; `webhook_secret`:
+ * the `whsec_...` signing secret of the project's Stripe webhook endpoint).
+ */
+export const CREDENTIAL_KINDS = ['telegram_bot', 'stripe'] as const;
 /** A credential kind. */
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 

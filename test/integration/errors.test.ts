@@ -242,7 +242,7 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     rest: async () => {
       const offline: TestRuntime = {
         ...runtime,
-        integrations: { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', publicBaseUrl: 'https://service.example', retry: { retries: 0, minTimeoutMs: 0 } },
+        integrations: { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', publicBaseUrl: 'https://service.example', retry: { retries: 0, minTimeoutMs: 0 } },
       };
       const before = await domainSnapshot(runtime.store);
       const reply = await rest(offline, { method: 'PUT', path: `/v1/projects/${world.a.otherProject.id}/bot`, token: world.a.token, body: { token: '123456:AAEsecret-token-part-0123456789' } });

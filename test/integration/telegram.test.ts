@@ -52,7 +52,7 @@ const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) => rest(runtime, { method, path, token: team.token, body, query });
 
 function settings(overrides: Partial<IntegrationSettings> = {}): IntegrationSettings {
-  return { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: telegram.url, publicBaseUrl: PUBLIC_BASE_URL, retry: { retries: 2, minTimeoutMs: 0 }, ...overrides };
+  return { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: telegram.url, stripeApiBaseUrl: 'http://127.0.0.1:9', publicBaseUrl: PUBLIC_BASE_URL, retry: { retries: 2, minTimeoutMs: 0 }, ...overrides };
 }
 
 /** Connects the project's bot and returns the webhook secret Telegram was given. */

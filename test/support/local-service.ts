@@ -23,6 +23,6 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
     ...overrides,
     // No test reaches a real provider: Telegram calls go to a closed loopback port (refused at once,
     // no retries) unless the test points them at its own fake Bot API.
-    integrations: { telegramApiRoot: 'http://127.0.0.1:9', retry: { retries: 0, minTimeoutMs: 1 }, ...overrides.integrations },
+    integrations: { telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', retry: { retries: 0, minTimeoutMs: 1 }, ...overrides.integrations },
   });
 }

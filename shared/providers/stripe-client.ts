@@ -1,0 +1,34 @@
+import Stripe from 'stripe';
+import type { IntegrationSettings } from '../integrations.js';
+
+/**
+ * The one place the service builds `stripe` SDK clients (DESIGN D16, D22; issue 10 "Settings"): pointed at
+ * `settings.stripeApiBaseUrl` through the SDK's own `host`, `port` and `protocol` options, so tests and the
+ * operator's proxies use the same code as production. The SDK's own network retries are off: outbound
+ * provider calls are retried by the caller's policy (`settings.retry`), and their failures recorded.
+ */
+
+/** Milliseconds the SDK waits for one Stripe API response before failing the call (a retryable failure). */
+export const STRIPE_REQUEST_TIMEOUT_MS = 10_000;
+
+/** The SDK's `host`, `port` and `protocol` options for a base URL such as `https://api.stripe.com` or `http://127.0.0.1:12111`. */
+export function stripeAddress(baseUrl: string): { host: string; port: number; protocol: 'http' | 'https' } {
+  const url = new URL(baseUrl);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
+}
+
+/**
+ * A Stripe API client authenticated with `secretKey` (a project's restricted key, `rk_...`, or a secret
+ * key, `sk_...`), talking to `settings.stripeApiBaseUrl`. Never logs the key; errors the SDK throws are
+ * `Stripe.errors.StripeError` subclasses (their `code`, `type`, `statusCode` and `message` are Stripe's).
+ */
+export function stripeClient(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl'>, secretKey: string): Stripe {
+  return new Stripe(secretKey, { ...stripeAddress(settings.stripeApiBaseUrl), maxNetworkRetries: 0, timeout: STRIPE_REQUEST_TIMEOUT_MS, telemetry: false });
+}
+
+/**
+ * The SDK's webhook helpers (`constructEvent`, `generateTestHeaderString`) without an API key: verifying
+ * an inbound event needs only its endpoint's signing secret (DESIGN D22).
+ */
+export const stripeWebhooks: Stripe['webhooks'] = new Stripe('sk_webhook_verification_only', { telemetry: false }).webhooks;
