@@ -44,3 +44,35 @@ export async function startTestReceiver(onRequest: (headers: IncomingHttpHeaders
     }),
   };
 }
+
+/** One request a {@link RecordingReceiver} got: headers and raw body as received, the parsed envelope, and when. */
+export interface ReceivedDelivery {
+  headers: IncomingHttpHeaders;
+  /** The body exactly as received (what the signature covers). */
+  rawBody: string;
+  /** The parsed body (the event envelope). */
+  envelope: { id: string; type: string; created_at: string; api_version: string; project_id: string | null; data: any };
+  /** The receiver's clock when the request arrived, in unix SECONDS (for the signature's 300-second check). */
+  receivedAtSeconds: number;
+}
+
+/** A {@link TestReceiver} that answers 200 to every request and keeps each one, in arrival order. */
+export interface RecordingReceiver extends TestReceiver {
+  deliveries: ReceivedDelivery[];
+  /** The distinct envelope `type`s received so far. */
+  types(): Set<string>;
+}
+
+/**
+ * Starts a {@link startTestReceiver} that answers 200 and records every delivery. `nowMs` is the
+ * receiver's clock (epoch MILLISECONDS; default the real one): give a service's injected clock so that a
+ * signature made at the service's simulated time is checked against that same time.
+ */
+export async function startRecordingReceiver(nowMs: () => number = Date.now): Promise<RecordingReceiver> {
+  const deliveries: ReceivedDelivery[] = [];
+  const receiver = await startTestReceiver((headers, rawBody) => {
+    deliveries.push({ headers, rawBody, envelope: JSON.parse(rawBody), receivedAtSeconds: Math.floor(nowMs() / 1000) });
+    return 200;
+  });
+  return { ...receiver, deliveries, types: () => new Set(deliveries.map((delivery) => delivery.envelope.type)) };
+}

@@ -1,0 +1,446 @@
+/**
+ * Issue 9 "Done when": a subscription driven through every transition of D15, and every event of the
+ * catalogue arriving signed at ONE receiver subscribed to everything, each validated against its published
+ * schema. Against the in-process local service (the same REST pipeline, outbox, fan-out, dispatcher and
+ * HTTPS transport as `npm start`) with an injected clock; the deadline worker is run explicitly at the
+ * clock's time after each move of the clock.
+ *
+ * Everything is done as a creator does it: REST calls with a token (subscriptions, the `manual` payment
+ * provider's payments, refunds, access codes, subscribers, projects, plans, team members, roles, groups,
+ * billing tier), the Telegram hook fed as Telegram would (a loopback fake Bot API answers the service's
+ * calls), and the operator CLI's billing functions (`markInvoicePaymentFailed` / `markInvoicePaid`, what
+ * `npm run cli -- billing invoice-failed|invoice-paid` runs).
+ *
+ * The transitions: the walk reads each subscription before and after each trigger, checks the move against
+ * {@link TRANSITION_TABLE} (status, `previous_status`) and records the (status, trigger) pair; at the end
+ * every pair of every row of the table must have been exercised, and each must have arrived as its event
+ * (the subscription's id, `previous_status` and `status`). A row added to the table fails this test until
+ * the walk drives it.
+ *
+ * Every delivery: `SVC-Signature` checked by the receiver's independent check (test/support/signature.ts)
+ * at the receiver's clock (the service's injected one), `SVC-Event-Id` / `SVC-Event-Name` equal to the
+ * envelope, and the envelope's `data` valid against the schema the running service publishes at
+ * `GET /webhook-events.json` (ajv).
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SubscriptionStatus } from '../../shared/catalogues/subscription-statuses.js';
+import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
+import type { WebhookEventsDocument } from '../../shared/catalogues/resources.js';
+import { isoTime, type ManualClock } from '../../shared/clock.js';
+import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
+import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/repository.js';
+import { GRACE_PERIOD_MS } from '../../shared/domain/billing/schema.js';
+import { TRANSITION_TABLE, ruleFor, type SubscriptionTrigger } from '../../shared/domain/subscriptions/state-machine.js';
+import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import type { LocalService } from '../../shared/local/service.js';
+import { compileEventDataValidators, openApiWebhookValidators, expectPublishedEvent, type EventDataValidators } from '../support/events.js';
+import { startRecordingReceiver, type RecordingReceiver } from '../support/https-receiver.js';
+import { startTestService } from '../support/local-service.js';
+import { checkSignature } from '../support/signature.js';
+import { seedTeam, testClock } from '../support/store.js';
+import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * Events of the catalogue this walk cannot produce yet, and why. The walk asserts that it receives exactly
+ * the catalogue minus these; when one becomes producible, move it into the walk.
+ */
+const NOT_PRODUCIBLE_YET: Readonly<Record<string, string>> = {
+  'plan.sync_failed': 'the only connectable payment provider is `manual`, whose plan sync cannot fail; a failing provider (Stripe, issue 10) is needed',
+};
+
+const BOT = { id: 700200, username: 'lifecycle_bot' };
+const CHAT_ID = -1007000000001;
+
+let clock: ManualClock;
+let receiver: RecordingReceiver;
+let telegram: FakeBotApi;
+let service: LocalService;
+let team: Awaited<ReturnType<typeof seedTeam>>;
+let published: EventDataValidators;
+let openApiWebhooks: ReturnType<typeof openApiWebhookValidators>;
+let nextUpdateId = 1;
+
+beforeAll(async () => {
+  clock = testClock();
+  receiver = await startRecordingReceiver(() => clock.nowMs());
+  telegram = await startFakeBotApi();
+  service = await startTestService({ clock, extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: telegram.url } });
+  // A team of its own on the free tier (its limits are part of the walk).
+  team = await seedTeam(service.store, clock, undefined, 'free');
+  // seedTeam writes straight to the store: relay its `team.created` now, as the table's stream would at once on AWS.
+  await relayOutbox(service.runtime, clock.nowMs());
+  const document = (await (await fetch(`${service.baseUrl}/webhook-events.json`)).json()) as WebhookEventsDocument;
+  published = compileEventDataValidators(document);
+  openApiWebhooks = openApiWebhookValidators(await (await fetch(`${service.baseUrl}/openapi.json`)).json());
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await receiver?.close();
+  await telegram?.stop();
+});
+
+/** A REST call with the team's token; asserts the status is one of `expected` and returns the JSON body. */
+async function api(method: string, path: string, body?: unknown, expected: number[] = [200, 201, 202]): Promise<any> {
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  expect(expected, `${method} ${path}: ${response.status} ${text}`).toContain(response.status);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Waits until the pipeline has nothing queued or in flight (every delivery of what happened so far made). */
+const settle = () => service.runtime.idle();
+
+/** Moves the injected clock forward by `ms` once every delivery of the present is made (so each is signed and checked at one time). */
+async function advance(ms: number): Promise<void> {
+  await settle();
+  clock.advance(ms);
+}
+
+/**
+ * Moves the clock to `epochMs` (see {@link advance}) and runs the deadline worker there, as its schedule
+ * would. (The service's own worker timer may run too; applying a deadline twice does nothing, D15.)
+ */
+async function runDeadlinesAt(epochMs: number): Promise<void> {
+  await advance(epochMs - clock.nowMs());
+  await applyDueDeadlines(service.runtime, clock.nowMs());
+}
+
+/** Sends one Bot API update to the project's Telegram hook as Telegram would. */
+async function telegramUpdate(projectId: string, secret: string, update: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${service.baseUrl}/hooks/telegram/${projectId}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Telegram-Bot-Api-Secret-Token': secret },
+    body: JSON.stringify({ update_id: nextUpdateId++, ...update }),
+  });
+  expect(response.status, await response.text()).toBe(200);
+}
+
+const telegramUser = (id: number, username = `user${id}`) => ({ id, is_bot: false, first_name: `User ${id}`, username });
+
+/** A `chat_member` update in the linked chat: user `who` went from `from` to `to` (by themselves unless `by`). */
+function chatMember(who: number, from: string, to: string, options: { by?: number; username?: string } = {}) {
+  const member = telegramUser(who, options.username);
+  return {
+    chat_member: {
+      chat: { id: CHAT_ID, type: 'supergroup', title: 'Readers' },
+      from: telegramUser(options.by ?? who),
+      date: Math.floor(clock.nowMs() / 1000),
+      old_chat_member: { status: from, user: telegramUser(who) },
+      new_chat_member: { status: to, user: member },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The transition log: every (status, trigger) pair the walk fired, and the event each must have sent
+// ---------------------------------------------------------------------------------------------
+
+const pairOf = (from: SubscriptionStatus, trigger: SubscriptionTrigger) => `${from} --${trigger}-->`;
+const exercised = new Set<string>();
+const expectedTransitionEvents: { subscriptionId: string; type: string; from: SubscriptionStatus; to: SubscriptionStatus }[] = [];
+
+/** The last status the walk read or was answered for each subscription (so a step need not read it again). */
+const lastKnownStatus = new Map<string, SubscriptionStatus>();
+
+/** Reads a subscription over REST (and notes its status). */
+async function subscriptionOf(id: string): Promise<any> {
+  const subscription = await api('GET', `/v1/subscriptions/${id}`);
+  lastKnownStatus.set(id, subscription.status);
+  return subscription;
+}
+
+/**
+ * Runs `action`, which fires each move's trigger on its subscription (one operation, or one run of the
+ * deadline worker firing several), then checks each subscription moved as D15's table says — the status
+ * the rule leads to, `previous_status` the status before — and records the pair and the event it owes.
+ * The status before is the last one the walk saw (nothing else moves a subscription while the clock
+ * stands still); the status after is the action's answer when it is that subscription, else read.
+ */
+async function fire(moves: [subscriptionId: string, trigger: SubscriptionTrigger][], action: () => Promise<unknown>): Promise<void> {
+  const before = await Promise.all(moves.map(async ([id]) => lastKnownStatus.get(id) ?? ((await subscriptionOf(id)).status as SubscriptionStatus)));
+  const answer = (await action()) as { id?: string; status?: SubscriptionStatus; previous_status?: SubscriptionStatus } | null;
+  for (const [index, [id, trigger]] of moves.entries()) {
+    const from = before[index];
+    const rule = ruleFor(from, trigger);
+    expect(rule, `D15 has no row for ${pairOf(from, trigger)}`).toBeDefined();
+    const after = moves.length === 1 && answer?.id === id && answer.status ? answer : await subscriptionOf(id);
+    lastKnownStatus.set(id, after.status!);
+    if (rule!.to === 'unchanged') expect(after.status).toBe(from);
+    else if (rule!.to === 'trialing_or_active') expect(['trialing', 'active']).toContain(after.status);
+    else expect(after.status, `${pairOf(from, trigger)} of ${id}`).toBe(rule!.to);
+    expect(after.previous_status).toBe(from);
+    exercised.add(pairOf(from, trigger));
+    expectedTransitionEvents.push({ subscriptionId: id, type: rule!.event, from, to: after.status! });
+  }
+}
+
+/** Fires one trigger on one subscription through one REST call. */
+const fireOne = (id: string, trigger: SubscriptionTrigger, method: string, path: string, body?: unknown) => fire([[id, trigger]], () => api(method, path, body));
+
+describe('every D15 transition and all 71 events at one receiver', () => {
+  it('drives subscriptions through every (status, trigger) pair of the table and receives every producible event, signed and as published', async () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(71);
+    const teamId = team.team.id;
+
+    // ---- The endpoint: every event of the catalogue, to the loopback receiver. --------------------
+    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: 'everything', url: receiver.url, events: [...WEBHOOK_EVENT_NAMES], max_concurrency: 20 });
+    const secret: string = endpoint.secret;
+    await api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`);
+    // team.created was emitted before the team could have an endpoint: the events API sends it again to this one.
+    const [teamCreated] = (await api('GET', '/v1/events?type=team.created')).data;
+    expect(teamCreated.data.team.id).toBe(teamId);
+    await api('POST', `/v1/events/${teamCreated.id}/resend`, { endpoint_id: endpoint.id });
+
+    // ---- Projects on the free tier: the fourth is over the limit. ---------------------------------
+    const main = await api('POST', '/v1/projects', { name: 'Readers', platform_type: 'telegram' });
+    const scratch = await api('POST', '/v1/projects', { name: 'Scratch', platform_type: 'telegram' });
+    const extra = await api('POST', '/v1/projects', { name: 'Extra', platform_type: 'web' });
+    const overLimit = await api('POST', '/v1/projects', { name: 'One too many', platform_type: 'web' }, [402]);
+    expect(overLimit.code).toBe('TIER_LIMIT_REACHED');
+
+    // ---- Billing: pro (its first invoice), a failed payment, the grace period, lockdown, paid. -----
+    await api('POST', '/v1/billing/tier', { tier: 'pro' });
+    const [invoice] = (await api('GET', '/v1/billing/invoices')).data;
+    await markInvoicePaymentFailed(service.runtime, teamId, invoice.id, 'card_declined');
+    await runDeadlinesAt(clock.nowMs() + GRACE_PERIOD_MS + MINUTE);
+    expect((await api('POST', `/v1/projects/${extra.id}`, { description: 'locked' }, [402])).code).toBe('BILLING_LOCKED');
+    await markInvoicePaid(service.runtime, teamId, invoice.id);
+    expect((await api('GET', '/v1/billing')).status).toBe('ok');
+
+    // ---- Team members, roles and groups. --------------------------------------------------------
+    const role = await api('POST', '/v1/roles', { name: 'Moderators', abilities: ['project:view', 'project-user:view-any'] });
+    await api('POST', `/v1/roles/${role.id}`, { description: 'Keep the peace' });
+    const group = await api('POST', '/v1/groups', { name: 'Night shift' });
+    await api('POST', `/v1/groups/${group.id}`, { description: 'Evenings' });
+    const invitation = await api('POST', '/v1/team-members/invitations', { email: 'mo@example.com', name: 'Mo', role_ids: [role.id] });
+    const accepted = await fetch(`${service.baseUrl}/v1/team-invitations/accept`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      body: JSON.stringify({ token: invitation.invitation_token }),
+    });
+    expect(accepted.status).toBe(200);
+    const teamMemberId = (await accepted.json()).team_member.id;
+    await api('POST', `/v1/team-members/${teamMemberId}`, { role_ids: [], group_ids: [group.id] });
+    await api('DELETE', `/v1/team-members/${teamMemberId}`);
+    await api('DELETE', `/v1/groups/${group.id}`);
+    await api('DELETE', `/v1/roles/${role.id}`);
+
+    // ---- The scratch project: bot, resource, provider, plan changes, archive. ---------------------
+    const scratchBotToken = `${BOT.id + 1}:${'s'.repeat(35)}`;
+    telegram.addBot(scratchBotToken, { id: BOT.id + 1, username: 'scratch_bot' });
+    await api('PUT', `/v1/projects/${scratch.id}/bot`, { token: scratchBotToken });
+    const scratchResource = await api('POST', `/v1/projects/${scratch.id}/resources`, { kind: 'channel', platform_resource_id: '-1007000000002', name: 'News' });
+    await api('DELETE', `/v1/projects/${scratch.id}/resources/${scratchResource.id}`);
+    await api('DELETE', `/v1/projects/${scratch.id}/bot`);
+    await api('PUT', `/v1/projects/${scratch.id}/payment-provider`, { provider: 'manual' });
+    const scratchPlan = await api('POST', `/v1/projects/${scratch.id}/plans`, { name: 'Bronze', amount: 100, currency: 'EUR', interval: 'month' });
+    await api('POST', `/v1/plans/${scratchPlan.id}`, { name: 'Bronze readers' });
+    await api('POST', `/v1/plans/${scratchPlan.id}/deactivate`);
+    await api('POST', `/v1/plans/${scratchPlan.id}/activate`);
+    await api('POST', `/v1/plans/${scratchPlan.id}/sync`);
+    await api('DELETE', `/v1/projects/${scratch.id}/payment-provider`);
+    await api('POST', `/v1/projects/${scratch.id}`, { description: 'For trying things' });
+    await api('POST', `/v1/projects/${scratch.id}/archive`);
+    await api('POST', `/v1/projects/${scratch.id}/unarchive`);
+    await api('DELETE', `/v1/projects/${extra.id}`);
+
+    // ---- The main project: a Telegram bot with rights in a linked chat, the manual provider, plans. --
+    const botToken = `${BOT.id}:${'m'.repeat(35)}`;
+    telegram.addBot(botToken, BOT);
+    await api('PUT', `/v1/projects/${main.id}/bot`, { token: botToken });
+    const hookSecret = telegram.callsOf('setWebhook').filter((call) => call.token === botToken).at(-1)!.payload.secret_token as string;
+    const bot = { ...telegramUser(BOT.id, BOT.username), is_bot: true };
+    await telegramUpdate(main.id, hookSecret, {
+      my_chat_member: { chat: { id: CHAT_ID, type: 'supergroup' }, from: telegramUser(1), date: Math.floor(clock.nowMs() / 1000), old_chat_member: { status: 'member', user: bot }, new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true } },
+    });
+    await api('POST', `/v1/projects/${main.id}/resources`, { kind: 'group', platform_resource_id: String(CHAT_ID), name: 'Readers' });
+    await api('PUT', `/v1/projects/${main.id}/payment-provider`, { provider: 'manual' });
+    const gold = await api('POST', `/v1/projects/${main.id}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 });
+    const platinum = await api('POST', `/v1/projects/${main.id}/plans`, { name: 'Platinum', amount: 1500, currency: 'EUR', interval: 'month' });
+    let subscriberCount = 0;
+    const newSubscriber = async (fields: Record<string, unknown> = {}) => (await api('POST', `/v1/projects/${main.id}/subscribers`, { display_name: `Reader ${++subscriberCount}`, ...fields })).id as string;
+    const grant = async (body: Record<string, unknown> = {}) => {
+      const created = await api('POST', `/v1/projects/${main.id}/subscriptions`, { subscriber_id: await newSubscriber(), plan_id: gold.id, ...body });
+      lastKnownStatus.set(created.id, created.status);
+      return created.id as string;
+    };
+    const firstPayment = async (status: 'pending' | 'failed') => (await api('POST', `/v1/projects/${main.id}/payments`, { subscriber_id: await newSubscriber(), plan_id: gold.id, status })).subscription_id as string;
+    const pay = (id: string, status: 'succeeded' | 'failed') => api('POST', `/v1/projects/${main.id}/payments`, { subscription_id: id, status });
+    const path = (id: string, action: string) => `/v1/subscriptions/${id}/${action}`;
+
+    // ---- Members through the hook and the moderation operations. ---------------------------------
+    const grace = await newSubscriber({ display_name: 'Grace', email: 'grace@example.com', consent: true, platform_user_id: '88' });
+    await telegramUpdate(main.id, hookSecret, chatMember(88, 'left', 'member'));
+    await telegramUpdate(main.id, hookSecret, chatMember(88, 'member', 'member', { username: 'grace_h' }));
+    await api('POST', `/v1/subscribers/${grace}/ban`, { reason: 'spam' });
+    await api('POST', `/v1/subscribers/${grace}/unban`, {});
+    await telegramUpdate(main.id, hookSecret, chatMember(88, 'left', 'member'));
+    await api('POST', `/v1/subscribers/${grace}/kick`, {});
+    await telegramUpdate(main.id, hookSecret, chatMember(90, 'left', 'member'));
+    await telegramUpdate(main.id, hookSecret, chatMember(90, 'member', 'left'));
+
+    // ---- Operation- and payment-driven transitions (the clock stands still). ---------------------
+    // Active: renewal payment, plan changes, pause / resume, suspend / unsuspend, cancellation scheduled, then
+    // from pending_cancellation: plan changes and suspension; from suspended: cancel.
+    const a = await grant();
+    await fire([[a, 'payment_succeeded']], () => pay(a, 'succeeded'));
+    await fireOne(a, 'upgrade', 'POST', path(a, 'change-plan'), { plan_id: platinum.id });
+    await fireOne(a, 'downgrade', 'POST', path(a, 'change-plan'), { plan_id: gold.id });
+    await fireOne(a, 'pause', 'POST', path(a, 'pause'), { reason: 'holiday' });
+    await fireOne(a, 'resume', 'POST', path(a, 'resume'));
+    await fireOne(a, 'suspend', 'POST', path(a, 'suspend'), { reason: 'abuse' });
+    await fireOne(a, 'unsuspend', 'POST', path(a, 'unsuspend'));
+    await fireOne(a, 'cancel_at_period_end', 'POST', path(a, 'cancel'), { reason: 'moving on' });
+    await fireOne(a, 'upgrade', 'POST', path(a, 'change-plan'), { plan_id: platinum.id });
+    await fireOne(a, 'downgrade', 'POST', path(a, 'change-plan'), { plan_id: gold.id });
+    await fireOne(a, 'suspend', 'POST', path(a, 'suspend'));
+    await fireOne(a, 'cancel', 'POST', path(a, 'cancel'), { at_period_end: false });
+
+    // Trialing: plan changes, cancellation scheduled and withdrawn (back to trialing), suspended, unsuspended, canceled.
+    const t = await grant({ trial: true });
+    await fireOne(t, 'upgrade', 'POST', path(t, 'change-plan'), { plan_id: platinum.id });
+    await fireOne(t, 'downgrade', 'POST', path(t, 'change-plan'), { plan_id: gold.id });
+    await fireOne(t, 'cancel_at_period_end', 'POST', path(t, 'cancel'), {});
+    await fireOne(t, 'resume', 'POST', path(t, 'resume'));
+    expect((await subscriptionOf(t)).status).toBe('trialing');
+    await fireOne(t, 'suspend', 'POST', path(t, 'suspend'));
+    await fireOne(t, 'unsuspend', 'POST', path(t, 'unsuspend'));
+    await fireOne(t, 'cancel', 'POST', path(t, 'cancel'), { at_period_end: false });
+
+    // Trialing paid → active; a failed renewal → past_due; plan changes, pause, suspension from paused.
+    const p = await grant({ trial: true });
+    await fire([[p, 'payment_succeeded']], () => pay(p, 'succeeded'));
+    await fire([[p, 'payment_failed']], () => pay(p, 'failed'));
+    await fireOne(p, 'upgrade', 'POST', path(p, 'change-plan'), { plan_id: platinum.id });
+    await fireOne(p, 'downgrade', 'POST', path(p, 'change-plan'), { plan_id: gold.id });
+    await fireOne(p, 'pause', 'POST', path(p, 'pause'));
+    await fireOne(p, 'suspend', 'POST', path(p, 'suspend'));
+
+    // Trialing with a failed payment → past_due; recovered → active; failed again; suspended from past_due.
+    const r = await grant({ trial: true });
+    await fire([[r, 'payment_failed']], () => pay(r, 'failed'));
+    await fire([[r, 'payment_succeeded']], () => pay(r, 'succeeded'));
+    await fire([[r, 'payment_failed']], () => pay(r, 'failed'));
+    await fireOne(r, 'suspend', 'POST', path(r, 'suspend'));
+
+    // First payments through the provider: pending settled succeeded, incomplete recovered; a partial refund,
+    // then a refund that also cancels (payment.refunded twice).
+    const pending = await firstPayment('pending');
+    const [pendingPayment] = (await api('GET', `/v1/projects/${main.id}/payments?subscriber_id=${(await subscriptionOf(pending)).subscriber_id}`)).data;
+    await fire([[pending, 'payment_succeeded']], () => api('POST', `/v1/payments/${pendingPayment.id}`, { status: 'succeeded' }));
+    await api('POST', `/v1/payments/${pendingPayment.id}/refund`, { amount: 300, reason: 'Missed a week' });
+    await fire([[pending, 'cancel']], () => api('POST', `/v1/payments/${pendingPayment.id}/refund`, { cancel: true, reason: 'Asked for it' }));
+    const incomplete = await firstPayment('failed');
+    await fire([[incomplete, 'payment_succeeded']], () => pay(incomplete, 'succeeded'));
+
+    // Cancel at once from every other non-terminal status.
+    const cancelNow = (id: string) => fireOne(id, 'cancel', 'POST', path(id, 'cancel'), { at_period_end: false });
+    await cancelNow(await grant({ trial: true }));
+    await cancelNow(await firstPayment('pending'));
+    await cancelNow(await firstPayment('failed'));
+    await cancelNow(await grant({ starts_at: isoTime(clock.nowMs() + 5 * DAY) }));
+    const overdue = await grant();
+    await fire([[overdue, 'payment_failed']], () => pay(overdue, 'failed'));
+    await cancelNow(overdue);
+    const paused = await grant();
+    await fireOne(paused, 'pause', 'POST', path(paused, 'pause'));
+    await cancelNow(paused);
+    const leaving = await grant();
+    await fireOne(leaving, 'cancel_at_period_end', 'POST', path(leaving, 'cancel'), { at_period_end: true });
+    await cancelNow(leaving);
+
+    // ---- Clock-driven transitions: the deadline worker at each due time. -------------------------
+    const start = clock.nowMs();
+    const expiringPending = await firstPayment('pending');
+    const expiringIncomplete = await firstPayment('failed');
+    const scheduled = await grant({ starts_at: isoTime(start + 12 * HOUR) });
+    const scheduledTrial = await grant({ starts_at: isoTime(start + 12 * HOUR), trial: true });
+    const trial = await grant({ trial: true });
+    const renewing = await grant();
+    const ending = await grant();
+    await fireOne(ending, 'cancel_at_period_end', 'POST', path(ending, 'cancel'), {});
+    const overdueIds = [await grant(), await grant(), await grant()];
+    for (const id of overdueIds) await fire([[id, 'payment_failed']], () => pay(id, 'failed'));
+    const [stillUnpaid, recovered, givenUp] = overdueIds;
+    // An access code: one use of two days' free access; its redemption (for a new subscriber) is the code's last use.
+    const batch = await api('POST', `/v1/projects/${main.id}/access-codes/batches`, { plan_id: gold.id, count: 1, effect: 'free_access', access_days: 2, max_redemptions: 1 });
+    const redeemed = await api('POST', `/v1/projects/${main.id}/access-codes/redeem`, { code: batch.codes[0].code, subscriber: { display_name: 'Code holder' } });
+    const fixedTerm = redeemed.subscription.id as string;
+    expect(redeemed.subscription.ends_at).toBe(isoTime(start + 2 * DAY));
+
+    // Each run's statuses before are known before the clock moves, so nothing can apply a move before it is checked.
+    await fire(
+      [
+        [expiringPending, 'incomplete_expired'],
+        [expiringIncomplete, 'incomplete_expired'],
+        [scheduled, 'start_reached'],
+        [scheduledTrial, 'start_reached'],
+      ],
+      () => runDeadlinesAt(start + DAY),
+    );
+    expect((await subscriptionOf(scheduled)).status).toBe('active');
+    expect((await subscriptionOf(scheduledTrial)).status).toBe('trialing');
+    await fire([[fixedTerm, 'term_ended']], () => runDeadlinesAt(start + 2 * DAY + MINUTE));
+    await fire([[trial, 'trial_ended']], () => runDeadlinesAt(start + 7 * DAY + MINUTE));
+    await fire(
+      overdueIds.map((id) => [id, 'retries_exhausted']),
+      () => runDeadlinesAt(start + 14 * DAY + MINUTE),
+    );
+    await fire([[recovered, 'payment_succeeded']], () => pay(recovered, 'succeeded'));
+    await fireOne(givenUp, 'cancel', 'POST', path(givenUp, 'cancel'), { at_period_end: false });
+    const periodEnd = Date.parse((await subscriptionOf(renewing)).current_period_end);
+    expect(Date.parse((await subscriptionOf(ending)).current_period_end)).toBe(periodEnd);
+    await fire(
+      [
+        [renewing, 'period_renewed'],
+        [ending, 'period_ended'],
+      ],
+      () => runDeadlinesAt(periodEnd + MINUTE),
+    );
+    await fire([[stillUnpaid, 'unpaid_limit_reached']], () => runDeadlinesAt(start + 44 * DAY + 5 * MINUTE));
+
+    // ---- Every pair of every row of the table was exercised. ------------------------------------
+    const allPairs = TRANSITION_TABLE.flatMap((rule) => rule.from.map((from) => pairOf(from, rule.trigger)));
+    expect([...exercised].sort()).toEqual([...new Set(allPairs)].sort());
+
+    // ---- Last, the team itself goes. -------------------------------------------------------------
+    await settle();
+    await api('DELETE', `/v1/teams/current?confirm_team_id=${teamId}`);
+
+    // ---- What arrived: exactly the catalogue minus what cannot be produced yet. -------------------
+    const expectedTypes = WEBHOOK_EVENT_NAMES.filter((name) => !(name in NOT_PRODUCIBLE_YET));
+    await vi.waitFor(() => expect([...receiver.types()].sort()).toEqual([...expectedTypes].sort()), { timeout: 30_000, interval: 100 });
+    await settle();
+    expect(expectedTypes.length + Object.keys(NOT_PRODUCIBLE_YET).length).toBe(71);
+
+    for (const delivery of receiver.deliveries) {
+      const { envelope, headers } = delivery;
+      expect(checkSignature({ header: headers['svc-signature'], rawBody: delivery.rawBody, secret, nowSeconds: delivery.receivedAtSeconds }), envelope.type).toBeNull();
+      expect(headers['svc-event-id']).toBe(envelope.id);
+      expect(headers['svc-event-name']).toBe(envelope.type);
+      expectPublishedEvent(envelope, published);
+      const validate = openApiWebhooks(envelope.type);
+      expect(validate(envelope), `${envelope.type} against openapi.json webhooks: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    // Each transition arrived as its event, naming the subscription, the status it left and the one it reached.
+    const transitions = receiver.deliveries.map(({ envelope }) => envelope).filter((envelope) => envelope.type.startsWith('subscription.'));
+    for (const expected of expectedTransitionEvents) {
+      const match = transitions.find(
+        (envelope) => envelope.type === expected.type && envelope.data.subscription.id === expected.subscriptionId && envelope.data.subscription.previous_status === expected.from && envelope.data.subscription.status === expected.to,
+      );
+      expect(match, `${expected.type} ${expected.from} → ${expected.to} of ${expected.subscriptionId}`).toBeDefined();
+    }
+    // Secrets never travel: no endpoint secret, bot token, invitation token or access code in any payload.
+    const everything = receiver.deliveries.map((delivery) => delivery.rawBody).join('\n');
+    for (const hidden of [secret, botToken, scratchBotToken, invitation.invitation_token, batch.codes[0].code]) expect(everything).not.toContain(hidden);
+  }, 120_000);
+});
