@@ -3,7 +3,7 @@
  * catalogue arriving signed at ONE receiver subscribed to everything, each validated against its published
  * schema. Against the in-process local service (the same REST pipeline, outbox, fan-out, dispatcher and
  * HTTPS transport as `npm start`) with an injected clock; the deadline worker is run explicitly at the
- * clock's time after each move of the clock.
+ * clock's time after each move of the clock, once every delivery of the moment before was made.
  *
  * Everything is done as a creator does it: REST calls with a token (subscriptions, the `manual` payment
  * provider's payments, refunds, access codes, subscribers, projects, plans, team members, roles, groups,
@@ -11,7 +11,12 @@
  * calls), and the operator CLI's billing functions (`markInvoicePaymentFailed` / `markInvoicePaid`, what
  * `npm run cli -- billing invoice-failed|invoice-paid` runs).
  *
- * The transitions: the walk reads each subscription before and after each trigger, checks the move against
+ * One event reaches the endpoint through a documented route rather than by itself: `team.created` is emitted
+ * when the team is created, before it can own an endpoint, so the walk sends that stored event to the
+ * endpoint with `POST /v1/events/{id}/resend`. `plan.sync_failed` cannot be produced yet
+ * ({@link NOT_PRODUCIBLE_YET}).
+ *
+ * The transitions: the walk knows each subscription's status before each trigger, checks the move against
  * {@link TRANSITION_TABLE} (status, `previous_status`) and records the (status, trigger) pair; at the end
  * every pair of every row of the table must have been exercised, and each must have arrived as its event
  * (the subscription's id, `previous_status` and `status`). A row added to the table fails this test until
@@ -19,8 +24,9 @@
  *
  * Every delivery: `SVC-Signature` checked by the receiver's independent check (test/support/signature.ts)
  * at the receiver's clock (the service's injected one), `SVC-Event-Id` / `SVC-Event-Name` equal to the
- * envelope, and the envelope's `data` valid against the schema the running service publishes at
- * `GET /webhook-events.json` (ajv).
+ * envelope, the envelope's `data` valid against the schema the running service publishes at
+ * `GET /webhook-events.json` and the whole envelope against its `openapi.json` `webhooks` entry (ajv).
+ * No payload carries the endpoint secret, a bot token, an invitation token or an access code.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubscriptionStatus } from '../../shared/catalogues/subscription-statuses.js';
@@ -420,7 +426,7 @@ describe('every D15 transition and all 71 events at one receiver', () => {
     const expectedTypes = WEBHOOK_EVENT_NAMES.filter((name) => !(name in NOT_PRODUCIBLE_YET));
     await vi.waitFor(() => expect([...receiver.types()].sort()).toEqual([...expectedTypes].sort()), { timeout: 30_000, interval: 100 });
     await settle();
-    expect(expectedTypes.length + Object.keys(NOT_PRODUCIBLE_YET).length).toBe(71);
+    for (const name of Object.keys(NOT_PRODUCIBLE_YET)) expect(WEBHOOK_EVENT_NAMES).toContain(name);
 
     for (const delivery of receiver.deliveries) {
       const { envelope, headers } = delivery;
