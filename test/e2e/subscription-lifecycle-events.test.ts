@@ -445,6 +445,9 @@ describe('every D15 transition and all 71 events at one receiver', () => {
       );
       expect(match, `${expected.type} ${expected.from} → ${expected.to} of ${expected.subscriptionId}`).toBeDefined();
     }
+    // D10: the endpoint's owner holds project-user:view and Grace consented, so her member events carry her e-mail.
+    const banned = receiver.deliveries.find(({ envelope }) => envelope.type === 'member.banned')!.envelope;
+    expect(banned.data.subscriber).toMatchObject({ id: grace, email: 'grace@example.com' });
     // Secrets never travel: no endpoint secret, bot token, invitation token or access code in any payload.
     const everything = receiver.deliveries.map((delivery) => delivery.rawBody).join('\n');
     for (const hidden of [secret, botToken, scratchBotToken, invitation.invitation_token, batch.codes[0].code]) expect(everything).not.toContain(hidden);
