@@ -15,9 +15,14 @@ import { captureAwsClients } from './clients.js';
 
 let tracer: Tracer | undefined;
 
-/** The function's tracer, created on first use (service name `POWERTOOLS_SERVICE_NAME`, which the stack sets). */
+/**
+ * The function's tracer, created on first use (service name `POWERTOOLS_SERVICE_NAME`, which the stack
+ * sets). Outgoing HTTP(S) requests are NOT captured (`captureHTTPsRequests: false`): their URLs would
+ * land in X-Ray, and a Telegram Bot API URL holds the bot token (`/bot<token>/...`) while webhook target
+ * URLs are customers' — secrets never leave in traces. AWS SDK calls are captured per client instead.
+ */
 export function serviceTracer(): Tracer {
-  return (tracer ??= new Tracer());
+  return (tracer ??= new Tracer({ captureHTTPsRequests: false }));
 }
 
 /**
