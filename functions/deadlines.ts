@@ -1,5 +1,6 @@
 /** Deadline worker Lambda (every minute, EventBridge Scheduler): applies due deadlines (DESIGN D15). */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createDeadlineWorkerHandler } from '../shared/aws/deadline-worker.js';
+import { traced } from '../shared/aws/tracing.js';
 
-export const handler = createDeadlineWorkerHandler(awsRuntime);
+export const handler = traced(createDeadlineWorkerHandler(awsRuntime));

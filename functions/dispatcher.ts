@@ -1,5 +1,7 @@
-/** Dispatcher Lambda: SQS delivery messages → signed HTTPS POSTs (partial batch failures). */
-import { awsDispatcherRuntime } from '../shared/aws/dispatcher-runtime.js';
+/** Dispatcher Lambda: SQS delivery messages → signed HTTPS POSTs (partial batch failures); traced, delivery metrics flushed per invocation. */
+import { awsDispatcherRuntime, dispatcherMetrics } from '../shared/aws/dispatcher-runtime.js';
+import { publishingMetrics } from '../shared/aws/metrics.js';
 import { createDispatcherHandler } from '../shared/aws/pipeline-handlers.js';
+import { traced } from '../shared/aws/tracing.js';
 
-export const handler = createDispatcherHandler(awsDispatcherRuntime);
+export const handler = traced(publishingMetrics(dispatcherMetrics, createDispatcherHandler(awsDispatcherRuntime)));

@@ -1,5 +1,6 @@
 /** Fan-out Lambda: DynamoDB stream of outbox events → one delivery per subscribed endpoint. */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createFanOutHandler } from '../shared/aws/pipeline-handlers.js';
+import { traced } from '../shared/aws/tracing.js';
 
-export const handler = createFanOutHandler(awsRuntime);
+export const handler = traced(createFanOutHandler(awsRuntime));

@@ -1,5 +1,6 @@
 /** The MCP tool-server Lambda (streamable HTTP behind its own HTTP API). */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createMcpHandler } from '../shared/mcp/lambda.js';
+import { traced } from '../shared/aws/tracing.js';
 
-export const handler = createMcpHandler(awsRuntime);
+export const handler = traced(createMcpHandler(awsRuntime));

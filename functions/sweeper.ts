@@ -1,5 +1,6 @@
 /** Sweeper Lambda (every 5 minutes): re-queues deliveries whose timer was lost. */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createSweeperHandler } from '../shared/aws/pipeline-handlers.js';
+import { traced } from '../shared/aws/tracing.js';
 
-export const handler = createSweeperHandler(awsRuntime);
+export const handler = traced(createSweeperHandler(awsRuntime));

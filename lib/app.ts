@@ -22,7 +22,7 @@ export interface MembershipAppOptions {
 }
 
 /**
- * Builds the CDK app: one environment-agnostic {@link MembershipServiceStack} with its nested route
+ * Builds the CDK app (context values: `stackName`, `scheduleGroupName`, `alarmEmail`, `alarmTopicArn`): one environment-agnostic {@link MembershipServiceStack} with its nested route
  * stacks (no account or region lookups, so synthesis works offline) checked by cdk-nag's AWS
  * Solutions pack.
  * `bin/app.ts` synthesizes it; the infrastructure tests build it the same way.
@@ -33,6 +33,9 @@ export function createMembershipApp(options: MembershipAppOptions = {}): { app: 
   const stack = new MembershipServiceStack(app, stackName, {
     description: 'Membership service: REST API, MCP tool server and signed webhooks',
     scheduleGroupName: app.node.tryGetContext('scheduleGroupName') as string | undefined,
+    // Alarm notifications (DESIGN D23): `cdk deploy -c alarmEmail=ops@example.com` or `-c alarmTopicArn=arn:aws:sns:...`.
+    alarmEmail: app.node.tryGetContext('alarmEmail') as string | undefined,
+    alarmTopicArn: app.node.tryGetContext('alarmTopicArn') as string | undefined,
     operations: options.operations,
     bundler: options.bundler,
   });

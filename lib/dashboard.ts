@@ -43,8 +43,8 @@ export class Dashboard extends Construct {
       timeout: Duration.seconds(30),
       environment: props.environment,
     }).function;
-    props.tables.table.grant(this.function, ...tableActions('readWrite'));
-    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWrite'));
+    props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
+    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
     props.queue.grantSendMessages(this.function);
     const integration = new HttpLambdaIntegration('PagesIntegration', this.function);
     for (const [routeId, path] of [

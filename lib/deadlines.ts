@@ -48,7 +48,7 @@ export class DeadlineWorker extends Construct {
       timeout: DEADLINE_WORKER_TIMEOUT,
       environment: props.environment,
     }).function;
-    props.tables.table.grant(this.function, ...tableActions('readWrite'));
+    props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
 
     this.scheduleRole = new iam.Role(this, 'ScheduleRole', {
       description: 'Assumed by EventBridge Scheduler to invoke the deadline worker every minute',

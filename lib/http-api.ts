@@ -22,6 +22,17 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
+/**
+ * Steady-state request rate of each API's `$default` stage, in requests per second (API Gateway stage
+ * throttling, DESIGN D23). Far above what one token may send (`RATE_LIMITS` of DESIGN D4: 600 per minute
+ * on REST, 120 on MCP, i.e. 10 and 2 per second), it stops a flood of unauthenticated or many-token traffic before it
+ * reaches the Lambdas: past it API Gateway answers 429 without invoking anything.
+ */
+export const STAGE_THROTTLE_RATE_LIMIT = 200;
+
+/** Burst of each stage (requests; the token bucket's size), twice {@link STAGE_THROTTLE_RATE_LIMIT}. */
+export const STAGE_THROTTLE_BURST_LIMIT = 400;
+
 /** Properties of {@link AccessLoggedHttpApi}. */
 export interface AccessLoggedHttpApiProps {
   /** Description of the API. */
@@ -30,7 +41,8 @@ export interface AccessLoggedHttpApiProps {
 
 /**
  * An API Gateway HTTP API with an auto-deployed `$default` stage that writes JSON access logs to
- * its own log group. No CORS configuration and no authorizer: the Lambdas behind it authenticate
+ * its own log group and throttles at {@link STAGE_THROTTLE_RATE_LIMIT} requests per second (burst
+ * {@link STAGE_THROTTLE_BURST_LIMIT}). No CORS configuration and no authorizer: the Lambdas behind it authenticate
  * (DESIGN D2) and, for the tool server, answer CORS themselves (DESIGN D5).
  */
 export class AccessLoggedHttpApi extends Construct {
@@ -51,6 +63,7 @@ export class AccessLoggedHttpApi extends Construct {
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
+      throttle: { rateLimit: STAGE_THROTTLE_RATE_LIMIT, burstLimit: STAGE_THROTTLE_BURST_LIMIT },
       accessLogSettings: {
         destination: new apigwv2.LogGroupLogDestination(this.accessLogs),
         format: ACCESS_LOG_FORMAT,

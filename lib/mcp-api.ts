@@ -51,8 +51,8 @@ export class McpApi extends Construct {
     }).function;
     // Tools cover every domain, webhook delivery retry and replay-dead included; like the REST
     // routes, keyed reads, queries and single-item writes only (no Scan, no BatchWriteItem).
-    props.tables.table.grant(this.function, ...tableActions('readWrite'));
-    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWrite'));
+    props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
+    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
     props.queue.grantSendMessages(this.function);
 
     const integration = new HttpLambdaIntegration('ServerIntegration', this.function);

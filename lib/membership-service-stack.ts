@@ -10,10 +10,12 @@ import { RestApi } from './rest-api.js';
 import { DeadlineWorker } from './deadlines.js';
 import { CredentialsKey } from './credentials-key.js';
 import { MembershipTables } from './tables.js';
+import { alarmTopic, OperationalAlarms, type AlarmNotificationSettings } from './alarms.js';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryQueue, RetryScheduler, WebhookWorkers } from './webhooks.js';
 
 /** Properties of {@link MembershipServiceStack}. */
-export interface MembershipServiceStackProps extends StackProps {
+export interface MembershipServiceStackProps extends StackProps, AlarmNotificationSettings {
   /** Name of the EventBridge Scheduler group for retry timers. @default 'membership-webhook-retries' */
   readonly scheduleGroupName?: string;
   /**
@@ -31,7 +33,10 @@ export interface MembershipServiceStackProps extends StackProps {
  * SQS → dispatcher, EventBridge Scheduler for long waits, a 5-minute sweeper) and the deadline worker
  * (an EventBridge Scheduler rate schedule, every minute). Everything lives in
  * this stack except the REST routes and their Lambdas, which live in nested stacks, one per object
- * module (DESIGN D23: no template near the resource limit with 150 routes).
+ * module (DESIGN D23: no template near the resource limit with 150 routes). Operations (D23): CloudWatch
+ * alarms on every function and on the delivery pipeline's queues ({@link OperationalAlarms}, notifying
+ * `alarmEmail` / `alarmTopicArn` when given), throttled API stages, a reserved-concurrency dispatcher,
+ * X-Ray tracing, tables with deletion protection.
  *
  * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `DashboardUrl`, `TableName`.
  */
@@ -54,9 +59,14 @@ export class MembershipServiceStack extends Stack {
   public readonly mcpApi: McpApi;
   /** The KMS key of stored credentials (DESIGN D16). */
   public readonly credentialsKey: CredentialsKey;
+  /** The CloudWatch alarms (DESIGN D23). */
+  public readonly alarms: OperationalAlarms;
+  /** The topic every alarm notifies (`alarmEmail` or `alarmTopicArn`), if any. */
+  public readonly alarmTopic: sns.ITopic | undefined;
 
   constructor(scope: Construct, id: string, props: MembershipServiceStackProps = {}) {
     super(scope, id, props);
+    this.alarmTopic = alarmTopic(this, props);
     this.code = new FunctionCode(props.bundler);
     this.tables = new MembershipTables(this, 'Tables');
     this.deliveryQueue = new DeliveryQueue(this, 'Delivery');
@@ -103,6 +113,15 @@ export class MembershipServiceStack extends Stack {
     // The tool server runs every tool's operation: the key use of the union of their events.
     const toolKeyUse = credentialKeyUse((props.operations ?? OPERATIONS).filter((operation) => operation.tool).flatMap((operation) => operation.events));
     if (toolKeyUse !== 'none') this.credentialsKey.key.grant(this.mcpApi.function, ...credentialKeyActions(toolKeyUse));
+
+    // Last, once every function exists: each gets its errors and throttles alarms.
+    this.alarms = new OperationalAlarms(this, 'Alarms', {
+      deliveryQueue: this.deliveryQueue.queue,
+      deliveryDeadLetterQueue: this.deliveryQueue.deadLetterQueue,
+      fanOutFailures: this.webhookWorkers.fanOutFailures,
+      topic: this.alarmTopic,
+    });
+    this.alarms.watchFunctions(this);
 
     Validations.of(this).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${TABLE_DEFINITION.logicalName}.Arn>/index/*]`,

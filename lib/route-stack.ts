@@ -2,12 +2,15 @@ import { CfnParameter, Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { credentialKeyActions, credentialKeyUse } from '../shared/credentials/usage.js';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
+import { RATE_COUNTER_PARTITION_PREFIX } from '../shared/store/keys.js';
 import { operationEntry, type FunctionCode } from './function-code.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
@@ -27,28 +30,68 @@ export function constructIdOf(operationId: string): string {
 }
 
 /**
- * DynamoDB actions of the request-serving functions (REST routes, MCP) on a table they read. No
- * `Scan`, no stream reads, no `DescribeTable` (DESIGN D23): they use keyed reads and queries only.
- * `ConditionCheckItem` is the condition-only part of a transactional write.
+ * DynamoDB actions of a function that reads a table (DESIGN D23): keyed reads and queries only — no
+ * `Scan`, no stream reads, no `DescribeTable`. No code of the service scans a table or writes in batches
+ * (`shared/store/store.ts` has neither), so no function is granted `Scan` or `BatchWriteItem`.
  */
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'] as const;
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
-/** DynamoDB actions of the request-serving functions on a table they write: single-item writes (also inside transactions); no `BatchWriteItem`. */
-export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
+/**
+ * DynamoDB actions of a function that writes a table, beyond {@link TABLE_READ_ACTIONS}: single-item
+ * writes (also inside `TransactWriteItems`, whose condition-only items need `ConditionCheckItem`).
+ */
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'] as const;
 
-/** How a function may use a table. */
-export type TableAccess = 'none' | 'read' | 'readWrite';
+/**
+ * `DeleteItem`, granted only where code deletes (DESIGN D23): write routes (an idempotency claim is
+ * released by a delete when the write fails; delete operations; renames of unique names), the MCP and
+ * dashboard functions (they run those operations), the deadline worker (an applied deadline is deleted)
+ * and the dispatcher on the dead-letter table (a replayed delivery's dead-letter copy is deleted).
+ */
+export const TABLE_DELETE_ACTIONS = ['dynamodb:DeleteItem'] as const;
 
-/** The actions of a {@link TableAccess}. */
+/**
+ * How a function may use a table: `read` ({@link TABLE_READ_ACTIONS}), `readWrite` (plus
+ * {@link TABLE_WRITE_ACTIONS}), `readWriteDelete` (plus {@link TABLE_DELETE_ACTIONS}).
+ */
+export type TableAccess = 'none' | 'read' | 'readWrite' | 'readWriteDelete';
+
+/** The DynamoDB actions of a {@link TableAccess}. */
 export function tableActions(access: TableAccess): string[] {
-  if (access === 'none') return [];
-  return access === 'read' ? [...TABLE_READ_ACTIONS] : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
+  switch (access) {
+    case 'none':
+      return [];
+    case 'read':
+      return [...TABLE_READ_ACTIONS];
+    case 'readWrite':
+      return [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
+    case 'readWriteDelete':
+      return [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS, ...TABLE_DELETE_ACTIONS];
+  }
+}
+
+/**
+ * Lets `grantee` update the rate-limit counters of `table` and nothing else: `UpdateItem` on the table
+ * under the condition that every partition key touched starts with {@link RATE_COUNTER_PARTITION_PREFIX}
+ * (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`). Read routes need it: the per-token and per-IP
+ * limits (DESIGN D4) count every request, a GET included, with one conditional `ADD`.
+ */
+export function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`] } },
+    }),
+  );
 }
 
 /** What a route's Lambda may touch, derived from its operation. */
 export interface RouteAccess {
   /** The main table. */
   readonly table: TableAccess;
+  /** `UpdateItem` on the rate-limit counters only ({@link grantRateCounterUpdates}); for routes whose table access is `read`. */
+  readonly rateCounters: boolean;
   /** The dead-letter table. */
   readonly deadLetterTable: TableAccess;
   /** `sqs:SendMessage` on the delivery queue. */
@@ -56,26 +99,31 @@ export interface RouteAccess {
 }
 
 /**
- * Least-privilege rules for a route's Lambda, derived from its operation so new operations get the
- * right grants without touching `lib/`:
+ * Least-privilege rules for a route's Lambda (DESIGN D23), derived once from its operation's metadata —
+ * the REST method says whether it reads or writes, `ability` whether it reads a token — so new
+ * operations get the right grants without touching `lib/`:
  * - the two public documents (`ability: null`, GET) are rendered from the definitions and catalogues
  *   and touch no AWS resource;
- * - every authenticated route (an ability, or `authenticated`: a valid token and no ability, as the smoke
- *   test), and every public write (accepting a team invitation, whose credential is in its body), reads
- *   and writes the main table (token lookup, rate-limit counters, idempotency
- *   records and the activity log are all writes, even behind a GET);
+ * - an authenticated read (GET with an ability, or `authenticated`: a valid token and no ability, as the
+ *   smoke test) reads the main table (`GetItem`, `BatchGetItem`, `Query`) and may update only the
+ *   rate-limit counters (a GET writes nothing else: reads keep no idempotency record and no activity
+ *   entry); no `PutItem`, no `DeleteItem`;
+ * - a write, authenticated or public (accepting a team invitation, whose credential is in its body),
+ *   reads and writes the main table with deletes (idempotency records, activity entries, the released
+ *   claim of a failed write, the operation's own deletes);
  * - only the `/v1/webhook-deliveries` routes use the dead-letter table: reads read it, writes
- *   (retry, replay-dead) also write it;
- * - every write, authenticated or public, may emit an event or re-queue a delivery, so it may send to the
- *   delivery queue (a message only says "look at delivery X", so this grants no power beyond
- *   the table write that must precede it — DESIGN D7).
+ *   (retry, replay-dead) also write it and delete the copy of a re-queued delivery;
+ * - every write may emit an event or re-queue a delivery, so it may send to the delivery queue (a
+ *   message only says "look at delivery X", so this grants no power beyond the table write that must
+ *   precede it — DESIGN D7).
  */
 export function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): RouteAccess {
   const authenticated = operation.ability !== null; // an ability or AUTHENTICATED: the Lambda reads the token
   const write = operation.rest.method !== 'GET';
   return {
-    table: authenticated || write ? 'readWrite' : 'none',
-    deadLetterTable: authenticated && operation.rest.path.startsWith('/v1/webhook-deliveries') ? (write ? 'readWrite' : 'read') : 'none',
+    table: write ? 'readWriteDelete' : authenticated ? 'read' : 'none',
+    rateCounters: authenticated && !write,
+    deadLetterTable: authenticated && operation.rest.path.startsWith('/v1/webhook-deliveries') ? (write ? 'readWriteDelete' : 'read') : 'none',
     sendToQueue: write,
   };
 }
@@ -103,7 +151,8 @@ export interface RouteStackProps {
 /**
  * A nested stack holding the REST routes of some operations of one object module (DESIGN D23): per
  * operation a Lambda (with its role, policy and log group), its HTTP API integration, the permission
- * that lets API Gateway invoke it, and the route. About 7 resources per route, so a stack of
+ * that lets API Gateway invoke it, the route, and the function's two alarms (added by
+ * `OperationalAlarms.watchFunctions`). 9 resources per route, so a stack of
  * {@link MAX_ROUTES_PER_STACK} routes stays far below CloudFormation's per-template limit.
  *
  * What it uses from the parent stack (the API id, table and queue names and ARNs, the shared
@@ -116,6 +165,8 @@ export class RouteStack extends NestedStack {
   public readonly functions: ReadonlyMap<string, lambda.Function>;
   /** Parameters created so far, with the parent-stack value each is given. */
   private readonly parameterValues = new Map<string, { parameter: CfnParameter; value: string }>();
+  /** The alarm topic once imported ({@link RouteStack.alarmTopic}). */
+  private importedAlarmTopic: sns.ITopic | undefined;
   /** The object the nested stack resource passes as `Parameters` (read lazily, at synthesis). */
   private readonly passed: Record<string, string>;
 
@@ -151,6 +202,7 @@ export class RouteStack extends NestedStack {
       if (access.table !== 'none') {
         table ??= this.importedTable('Table', props.tables.table.tableArn);
         table.grant(fn, ...tableActions(access.table));
+        if (access.rateCounters) grantRateCounterUpdates(table, fn);
       }
       if (access.deadLetterTable !== 'none') {
         deadLetterTable ??= this.importedTable('DeadLetterTable', props.tables.deadLetterTable.tableArn);
@@ -183,6 +235,14 @@ export class RouteStack extends NestedStack {
       functions.set(operation.id, fn);
     }
     this.functions = functions;
+  }
+
+  /**
+   * The parent stack's alarm topic (`topicArn`, a token of the parent) seen from this stack through its
+   * `AlarmTopicArn` parameter, so the routes' alarms ({@link FunctionAlarms} in `alarms.ts`) can notify it.
+   */
+  public alarmTopic(topicArn: string): sns.ITopic {
+    return (this.importedAlarmTopic ??= sns.Topic.fromTopicArn(this, 'AlarmTopic', this.parameter('AlarmTopicArn', topicArn)));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -25,13 +25,15 @@ export interface ServiceFunctionProps {
   readonly environment: Record<string, string>;
   /** Memory in MB. @default 512 */
   readonly memorySize?: number;
+  /** Reserved concurrent executions (a cap and a guarantee). @default none: the account's unreserved pool */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
  * One Lambda function of the service with the settings every function shares: Node.js 24 on
  * ARM64, the esbuild bundle of its entry, source maps, a dedicated log group with a
- * retention period, and a dedicated role whose only built-in permission is writing to that log
- * group (no AWS managed policy, no `logs:*` on `*`). Callers add least-privilege grants to
+ * retention period, active X-Ray tracing, and a dedicated role whose only built-in permissions are
+ * writing to that log group and sending trace segments (no AWS managed policy, no `logs:*` on `*`). Callers add least-privilege grants to
  * {@link ServiceFunction.function}.
  */
 export class ServiceFunction extends Construct {
@@ -53,6 +55,10 @@ export class ServiceFunction extends Construct {
       description: `Execution role of ${props.description}`,
     });
     this.logGroup.grantWrite(this.role);
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) have no resource-level permissions; for the fan-out also dynamodb:ListStreams (its stream event source). Every other action is scoped.',
+    });
     this.function = new lambda.Function(this, 'Function', {
       runtime: NODE_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
@@ -64,6 +70,10 @@ export class ServiceFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
+      // X-Ray (DESIGN D23): Lambda records each invocation; the functions that bundle Powertools Tracer
+      // add subsegments for their AWS SDK calls (`shared/aws/tracing.ts`).
+      tracing: lambda.Tracing.ACTIVE,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,

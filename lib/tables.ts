@@ -34,7 +34,8 @@ function streamViewType(value: string | null): dynamodb.StreamViewType | undefin
 /**
  * Builds a DynamoDB table from a shared {@link TableDefinition} (the same definition the local
  * server uses): on-demand billing, point-in-time recovery, TTL, optional stream, its GSIs.
- * Tables are retained on stack deletion (they hold customer data), and their logical id is the
+ * Tables are retained on stack deletion and have deletion protection on (they hold customer data;
+ * DESIGN D23), and their logical id is the
  * definition's `logicalName`, independent of the construct tree.
  */
 export function tableFromDefinition(scope: Construct, definition: TableDefinition): dynamodb.Table {
@@ -47,6 +48,8 @@ export function tableFromDefinition(scope: Construct, definition: TableDefinitio
     stream: streamViewType(definition.streamViewType),
     encryption: dynamodb.TableEncryption.AWS_MANAGED,
     removalPolicy: RemovalPolicy.RETAIN,
+    // DESIGN D23: a DeleteTable call (console, CLI, a replaced resource) fails until this is turned off.
+    deletionProtection: true,
   });
   for (const index of definition.globalSecondaryIndexes) {
     table.addGlobalSecondaryIndex({

@@ -10,6 +10,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileEntry, type FunctionCode } from './function-code.js';
+import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
@@ -21,6 +22,23 @@ export const DEFAULT_SCHEDULE_GROUP_NAME = 'membership-webhook-retries';
 
 /** CloudFormation logical id of the schedule group. */
 export const RETRY_SCHEDULE_GROUP_LOGICAL_ID = 'RetryScheduleGroup';
+
+/**
+ * Most dispatcher invocations the delivery queue's event source runs at once (`maxConcurrency` of the
+ * SQS event source mapping; AWS allows 2–1000). Each invocation handles a batch of up to 10 deliveries
+ * in parallel, so at most 200 webhook attempts are in flight at once across all tenants; per-endpoint
+ * caps (DESIGN D24, default 5) keep one receiver from taking them all.
+ */
+export const DISPATCHER_MAX_CONCURRENCY = 20;
+
+/**
+ * Reserved concurrency of the dispatcher (concurrent executions). At least
+ * {@link DISPATCHER_MAX_CONCURRENCY}, so the event source is never throttled by Lambda (a throttled SQS
+ * batch goes back to the queue and counts a receive, and 5 receives park a message in the poison queue);
+ * the 5 above it leave room for the poller's scaling overshoot. It also caps the dispatcher, so a
+ * backlog of deliveries cannot take the account's concurrency from the API's Lambdas.
+ */
+export const DISPATCHER_RESERVED_CONCURRENCY = DISPATCHER_MAX_CONCURRENCY + 5;
 
 /** How often the sweeper runs. */
 export const SWEEPER_RATE = Duration.minutes(5);
@@ -191,12 +209,12 @@ export class WebhookWorkers extends Construct {
       timeout: Duration.seconds(60),
       environment: props.environment,
     }).function;
-    table.grantReadWriteData(this.fanOut);
+    // Least privilege (DESIGN D23): keyed reads, queries and single-item writes; the fan-out deletes nothing.
+    // The stream read (GetRecords, GetShardIterator, DescribeStream, ListStreams) comes with the event source.
+    table.grant(this.fanOut, ...tableActions('readWrite'));
     queue.grantSendMessages(this.fanOut);
-    Validations.of(this.fanOut.role!).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams (added by the stream event source) does not support resource-level permissions; every other action is scoped.',
-    });
+    // `Resource: *` of dynamodb:ListStreams (no resource-level permissions) is acknowledged with X-Ray's
+    // on every function's role (`ServiceFunction`).
 
     this.fanOutFailures = new sqs.Queue(this, 'FanOutFailures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -232,13 +250,16 @@ export class WebhookWorkers extends Construct {
       description: 'Webhook dispatcher: one signed HTTPS attempt per queued delivery',
       timeout: DISPATCHER_TIMEOUT,
       environment: { ...props.environment, ...schedulingEnvironment },
+      reservedConcurrentExecutions: DISPATCHER_RESERVED_CONCURRENCY,
     }).function;
-    table.grantReadWriteData(this.dispatcher);
-    deadLetterTable.grantReadWriteData(this.dispatcher);
+    // A replay job's batch deletes the dead-letter copy of each delivery it re-queues (`writeRequeue`);
+    // nothing else of the dispatcher deletes.
+    table.grant(this.dispatcher, ...tableActions('readWrite'));
+    deadLetterTable.grant(this.dispatcher, ...tableActions('readWriteDelete'));
     queue.grantSendMessages(this.dispatcher);
     props.retryScheduler.grantScheduling(this.dispatcher);
     this.dispatcher.addEventSource(
-      new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }),
+      new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: DISPATCHER_MAX_CONCURRENCY }),
     );
 
     // Sweeper ---------------------------------------------------------------------------------
@@ -249,8 +270,9 @@ export class WebhookWorkers extends Construct {
       timeout: Duration.seconds(120),
       environment: { ...props.environment, ...schedulingEnvironment },
     }).function;
-    table.grantReadWriteData(this.sweeper);
-    deadLetterTable.grantReadWriteData(this.sweeper);
+    // The sweeper re-queues and fans out (main table only); dead-lettering itself happens in the
+    // dispatcher, on the `dead_letter` message the sweeper sends.
+    table.grant(this.sweeper, ...tableActions('readWrite'));
     queue.grantSendMessages(this.sweeper);
     props.retryScheduler.grantScheduling(this.sweeper);
     this.sweeperRule = new events.Rule(this, 'SweeperSchedule', {

@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { StoredEvent } from './events/outbox.js';
 import type { Store } from './store/store.js';
 import type { WebhookTransport } from './domain/webhook-deliveries/transport/port.js';
+import type { DeliveryMetrics } from './domain/webhook-deliveries/metrics.js';
 import type { IntegrationSettings } from './integrations.js';
 
 /**
@@ -73,4 +74,9 @@ export interface Runtime {
    * DESIGN D16, D22). Absent: read from the environment (`integrationsFromEnvironment`).
    */
   integrations?: IntegrationSettings;
+  /**
+   * Delivery metrics (DESIGN D23): the dispatcher Lambda's runtime has them (CloudWatch EMF through
+   * Powertools, flushed per invocation); absent locally and in tests, where nothing is reported.
+   */
+  metrics?: DeliveryMetrics;
 }

@@ -1,6 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError, DEFAULT_LOCAL_ENCRYPTION_KEY, ENVIRONMENT_VARIABLES, integrationConfig } from '../config.js';
 import type { KeyEncryptionKey } from '../credentials/envelope.js';
+import { awsClient } from './clients.js';
 import { kmsKeyEncryptionKey } from './kms-key.js';
 import { localKeyEncryptionKey } from '../credentials/local-key.js';
 
@@ -13,7 +14,7 @@ import { localKeyEncryptionKey } from '../credentials/local-key.js';
  */
 export function keyEncryptionKeyFromEnvironment(env: NodeJS.ProcessEnv = process.env): KeyEncryptionKey {
   const config = integrationConfig(env);
-  if (config.credentialsKmsKeyId) return kmsKeyEncryptionKey(new KMSClient({}), config.credentialsKmsKeyId);
+  if (config.credentialsKmsKeyId) return kmsKeyEncryptionKey(awsClient(new KMSClient({})), config.credentialsKmsKeyId);
   if (env.AWS_LAMBDA_FUNCTION_NAME) {
     throw new ConfigurationError(`Configuration of the Lambda function: ${ENVIRONMENT_VARIABLES.credentialsKmsKeyId} is required to read or store credentials.`);
   }

@@ -4,7 +4,8 @@ import { systemClock } from '../clock.js';
 import { lambdaConfig, schedulerConfig } from '../config.js';
 import type { RetryScheduler, Runtime } from '../runtime.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
-import { createStore } from '../store/store.js';
+import { createStore, dynamoDbClient } from '../store/store.js';
+import { awsClient } from './clients.js';
 import { createSchedulerRetryScheduler, createSqsDeliveryQueue } from './adapters.js';
 
 let runtime: Runtime | undefined;
@@ -24,7 +25,8 @@ const NO_TRANSPORT: WebhookTransport = {
  * store, the SQS delivery queue and — for the functions that schedule retries, configured lazily on
  * first use — EventBridge Scheduler. A missing setting throws `ConfigurationError` naming it. Fan-out
  * runs from DynamoDB Streams, so `eventsCommitted` does nothing; time is never scaled; webhook targets
- * must be public HTTPS hosts trusted by the system roots (DESIGN D9).
+ * must be public HTTPS hosts trusted by the system roots (DESIGN D9). Every AWS SDK client goes through
+ * `awsClient` (`./clients.ts`), so a traced function's clients are captured by X-Ray (DESIGN D23).
  */
 export function awsRuntime(): Runtime {
   return (runtime ??= createAwsRuntime(NO_TRANSPORT));
@@ -35,12 +37,12 @@ export function createAwsRuntime(transport: WebhookTransport): Runtime {
   const config = lambdaConfig();
   let scheduler: RetryScheduler | undefined;
   return {
-    store: createStore({ endpoint: config.dynamoDbEndpoint, tableName: config.tableName, deadLetterTableName: config.deadLetterTableName }),
+    store: createStore({ client: awsClient(dynamoDbClient(config.dynamoDbEndpoint)), tableName: config.tableName, deadLetterTableName: config.deadLetterTableName }),
     clock: systemClock,
-    deliveryQueue: createSqsDeliveryQueue(new SQSClient({}), config.deliveryQueueUrl),
+    deliveryQueue: createSqsDeliveryQueue(awsClient(new SQSClient({})), config.deliveryQueueUrl),
     retryScheduler: {
       schedule: (message, atMs) => {
-        scheduler ??= createSchedulerRetryScheduler(new SchedulerClient({}), schedulerConfig());
+        scheduler ??= createSchedulerRetryScheduler(awsClient(new SchedulerClient({})), schedulerConfig());
         return scheduler.schedule(message, atMs);
       },
     },

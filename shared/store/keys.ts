@@ -10,6 +10,12 @@ export function workerIndexShard(id: string): number {
 }
 
 /**
+ * Partition-key prefix of every rate-limit counter item (`keys.rateCounter`): the read routes' IAM policy
+ * allows `UpdateItem` only on items whose partition key starts with it (`dynamodb:LeadingKeys`, DESIGN D23).
+ */
+export const RATE_COUNTER_PARTITION_PREFIX = 'RATE#';
+
+/**
  * Key composition for the single table: every key shape, index name and marker is written here and
  * nowhere else (DESIGN §2, D14). Team data: `pk = TEAM#<team uuid>`, `sk = <TYPE>#<id>`. Activity has
  * its own partition per team (`TEAM#<team>#ACTIVITY`) so the hot write path does not share the team's
@@ -28,7 +34,7 @@ export const keys = {
   /** MCP sessions live in their token's partition: one BatchGet reads both, and a session is bound to its token by its key. */
   session: (tokenId: string, sessionId: string) => ({ pk: `TOKEN#${tokenId}`, sk: `MCP_SESSION#${sessionId}` }),
   activityPartition: (teamId: string) => `TEAM#${teamId}#ACTIVITY`,
-  rateCounter: (bucket: string, subject: string, windowStartSeconds: number) => ({ pk: `RATE#${bucket}#${subject}`, sk: String(windowStartSeconds) }),
+  rateCounter: (bucket: string, subject: string, windowStartSeconds: number) => ({ pk: `${RATE_COUNTER_PARTITION_PREFIX}${bucket}#${subject}`, sk: String(windowStartSeconds) }),
   deadLetter: (teamId: string, deadLetteredAtIso: string, deliveryId: string) => ({ pk: `TEAM#${teamId}`, sk: `DEAD#${deadLetteredAtIso}#${deliveryId}` }),
   /** The one-off marker item that says the local demo team was seeded. */
   demoSeedMarker: () => ({ pk: 'SEED', sk: 'demo' }),

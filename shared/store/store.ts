@@ -135,7 +135,12 @@ function translate(error: unknown): unknown {
   return error;
 }
 
-function lowLevelClient(endpoint: string | undefined): DynamoDBClient {
+/**
+ * The low-level DynamoDB client {@link createStore} uses unless given one: for `endpoint` (DynamoDB
+ * Local) with region `AWS_REGION` or `local` and the environment's or dummy credentials; the SDK's
+ * defaults (the Lambda's region and role) without it.
+ */
+export function dynamoDbClient(endpoint: string | undefined): DynamoDBClient {
   return new DynamoDBClient(
     endpoint
       ? {
@@ -149,7 +154,7 @@ function lowLevelClient(endpoint: string | undefined): DynamoDBClient {
 
 /** Builds a {@link Store}. With `endpoint` it uses dummy credentials and region `local` unless AWS_REGION is set. */
 export function createStore(options: StoreOptions): Store {
-  const document = (options.document ?? DynamoDBDocumentClient.from(options.client ?? lowLevelClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
+  const document = (options.document ?? DynamoDBDocumentClient.from(options.client ?? dynamoDbClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
   const tableOf = (table: TableChoice | undefined) => (table === 'deadLetter' ? options.deadLetterTableName : options.tableName);
   const withTable = <T extends { table?: TableChoice }>(request: T) => {
     const { table, ...rest } = request;

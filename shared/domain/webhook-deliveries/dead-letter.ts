@@ -15,13 +15,16 @@ import { appendAttempt, attemptMessage, canRetry, isDueForDeadLetter } from './s
 
 /**
  * Moves a delivery to `dead` at the current time and copies it to the dead-letter table in one
- * transaction, appending `record` (when given) to its attempt log and setting `attempts`. Returns false
- * when the delivery changed since it was read (nothing written). Throws only on store errors.
+ * transaction, appending `record` (when given) to its attempt log and setting `attempts`, and counts it
+ * in `runtime.metrics` (`deliveryDead`). Returns false when the delivery changed since it was read
+ * (nothing written, nothing counted). Throws only on store errors.
  */
-export async function markDead(runtime: Pick<Runtime, 'store' | 'clock'>, delivery: StoredDelivery, record: DeliveryAttempt | null, attempts: number): Promise<boolean> {
+export async function markDead(runtime: Pick<Runtime, 'store' | 'clock' | 'metrics'>, delivery: StoredDelivery, record: DeliveryAttempt | null, attempts: number): Promise<boolean> {
   const nowMs = runtime.clock.nowMs();
   const log = record ? appendAttempt(delivery.attempt_log, record) : (delivery.attempt_log ?? []);
-  return writeDead(runtime.store, delivery, log, attempts, nowMs);
+  const dead = await writeDead(runtime.store, delivery, log, attempts, nowMs);
+  if (dead) runtime.metrics?.deliveryDead();
+  return dead;
 }
 
 /**
@@ -29,7 +32,7 @@ export async function markDead(runtime: Pick<Runtime, 'store' | 'clock'>, delive
  * when it is still waiting after its last attempt and the timer is due. Returns `dead_lettered`, or
  * `skipped` for a stale or duplicate message. Throws only on store errors.
  */
-export async function processDeadLetterMessage(runtime: Pick<Runtime, 'store' | 'clock'>, message: DeliveryMessage): Promise<'dead_lettered' | 'skipped'> {
+export async function processDeadLetterMessage(runtime: Pick<Runtime, 'store' | 'clock' | 'metrics'>, message: DeliveryMessage): Promise<'dead_lettered' | 'skipped'> {
   const delivery = await loadDelivery(runtime.store, message.team_id, message.delivery_id);
   if (!delivery || !isDueForDeadLetter(delivery, runtime.clock.nowMs())) return 'skipped';
   return (await markDead(runtime, delivery, null, MAX_ATTEMPTS)) ? 'dead_lettered' : 'skipped';

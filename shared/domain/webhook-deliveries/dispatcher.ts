@@ -41,7 +41,9 @@ export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue'
  * - `dead_letter`: marks a delivery still waiting after its 8th failure as `dead` and copies it to
  *   the dead-letter table, in one transaction.
  * - `replay_batch`: runs the next batch of a replay job.
- * Duplicate and stale messages return `skipped`. Throws only on store errors (the queue retries).
+ * Duplicate and stale messages return `skipped`. Each attempt made and each delivery made dead is
+ * reported to `runtime.metrics` when the runtime has them (DESIGN D23). Throws only on store errors (the
+ * queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
@@ -66,6 +68,7 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   const endpoint = slot.endpoint;
   const request = buildDeliveryRequest(endpoint, event, startedMs);
   const result = await runtime.transport.send({ url: endpoint.url, headers: request.headers, body: request.body, allowedIps: endpoint.allowed_ips });
+  runtime.metrics?.attemptFinished(result.ok, result.duration_ms);
   const record: DeliveryAttempt = {
     attempt: message.attempt,
     planned_at: plannedAt,
