@@ -1,5 +1,5 @@
 import pRetry from 'p-retry';
-import type { IntegrationSettings } from './integrations.js';
+import { DEFAULT_PROVIDER_RETRY, type IntegrationRuntime, type IntegrationSettings } from './integrations.js';
 
 /**
  * The one retry policy of outbound provider and platform calls (DESIGN D22: "outbound calls to providers
@@ -10,6 +10,15 @@ import type { IntegrationSettings } from './integrations.js';
 
 /** Retries after the first attempt, and the first wait in milliseconds (doubling); `IntegrationSettings.retry`. */
 export type RetryPolicy = IntegrationSettings['retry'];
+
+/**
+ * The retry policy of a runtime: its integration settings' `retry`, else {@link DEFAULT_PROVIDER_RETRY} (what
+ * the environment's settings hold) — without building the environment's settings, which need the
+ * credentials key (a manual plan sync must not require it).
+ */
+export function retryPolicyOf(runtime: IntegrationRuntime): RetryPolicy {
+  return runtime.integrations?.retry ?? DEFAULT_PROVIDER_RETRY;
+}
 
 /** The `p-retry` options of `policy` (exponential back-off, factor 2; no jitter when the wait is 0). */
 export function retryOptions(policy: RetryPolicy): { retries: number; minTimeout: number; factor: number; randomize: boolean } {

@@ -5,11 +5,11 @@ import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.
 import { isoTime } from '../../clock.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
+import type { IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
 import { manualPaymentProvider } from '../../providers/manual.js';
 import type { PaymentProviderAdapters, RefundRequest, RefundResult } from '../../providers/payment-provider.js';
-import { retryWhile, type RetryPolicy } from '../../retry.js';
+import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -537,7 +537,7 @@ async function refundAtProvider(runtime: UnitOfWorkRuntime & IntegrationRuntime,
     idempotency_key: `refund-${payment.id}-${payment.amount_refunded}-${amount}`,
   };
   const result = await retryWhile(
-    options.retry ?? integrationsOf(runtime).retry,
+    options.retry ?? retryPolicyOf(runtime),
     async (): Promise<RefundResult> => {
       try {
         return await adapter.refund(request);

@@ -6,10 +6,10 @@ import { isoTime } from '../../clock.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { logger } from '../../logger.js';
-import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
+import type { IntegrationRuntime } from '../../integrations.js';
 import { manualPaymentProvider } from '../../providers/manual.js';
 import type { PaymentProviderAdapters, PlanForSync, PlanSyncResult } from '../../providers/payment-provider.js';
-import { retryWhile, type RetryPolicy } from '../../retry.js';
+import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -545,7 +545,7 @@ async function callProvider(runtime: SyncRuntime, plan: Plan, teamId: string, pr
     active: plan.status === 'active',
   };
   const existing = plan.payment_provider === provider ? { provider_product_id: plan.provider_product_id, provider_price_id: plan.provider_price_id } : null;
-  const policy = options.retry ?? integrationsOf(runtime).retry;
+  const policy = options.retry ?? retryPolicyOf(runtime);
   return retryWhile(
     policy,
     async (): Promise<PlanSyncResult> => {
