@@ -262,6 +262,24 @@ describe('plan sync', () => {
     expect(again).toMatchObject({ name: 'Gold II', sync_status: 'synced', provider_product_id: plan.provider_product_id });
     expect(stripe.products.get(plan.provider_product_id)!.name).toBe('Gold II');
   });
+  it('logs an unexpected failure by its class only: a credential that no longer opens (another key-encryption key) is recorded, no secret logged', async () => {
+    expect((await connect()).status).toBe(200);
+    const plan = await createGold();
+    await newEvents();
+    runtime.integrations = { ...settings(), retry: { retries: 0, minTimeoutMs: 0 } }; // a new key-encryption key: the stored credential no longer opens
+    const output = captureOutput();
+    let failed;
+    try {
+      failed = await ok('POST', `/v1/plans/${plan.id}/sync`);
+    } finally {
+      output.stop();
+    }
+    expect(failed).toMatchObject({ sync_status: 'failed', sync_error: 'The stripe provider could not be reached.' });
+    expect(types(await newEvents())).toEqual(['plan.sync_failed']);
+    expect(output.text()).toContain('payment provider sync threw');
+    expect(output.text()).toContain('CredentialDecryptionError');
+    for (const secret of [secretKey, secretKey.slice(-12), webhookSecret]) expect(output.text()).not.toContain(secret);
+  });
 });
 
 describe('refunds', () => {
