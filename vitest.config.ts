@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * One DynamoDB Local is started for the whole run (test/global-setup.ts) and its endpoint is
- * handed to the tests through DYNAMODB_ENDPOINT. Each test file uses its own table names.
+ * handed to the tests through DYNAMODB_ENDPOINT. Each test file uses its own table names. No test may
+ * reach the internet: a runtime without its own integration settings (the environment's) sends Stripe and
+ * Telegram calls to a closed loopback port, refused at once; tests that call them start loopback fakes.
  */
 export default defineConfig({
   test: {
@@ -12,5 +14,6 @@ export default defineConfig({
     hookTimeout: 90_000,
     pool: 'forks',
     maxWorkers: 2,
+    env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
   },
 });

@@ -11,11 +11,12 @@ export type PaymentProviderCategory = 'card' | 'wallet' | 'crypto' | 'bank' | 'm
 /**
  * Every payment provider: `{ value, label, category, connectable, description }`. `connectable` says
  * whether a project can connect the provider now (DESIGN D16: connecting one that is not is
- * VALIDATION_FAILED naming the connectable ones); only `manual` today, whose adapter needs no
+ * VALIDATION_FAILED naming the connectable ones): `stripe` (a restricted key and a webhook signing secret,
+ * checked and stored encrypted; `shared/providers/stripe.ts`) and `manual`, whose adapter needs no
  * credentials and syncs plans at once (D22).
  */
 export const PAYMENT_PROVIDERS = [
-  { value: 'stripe', label: 'Stripe', category: 'card', connectable: false, description: 'Cards and local payment methods through Stripe Checkout and Billing.' },
+  { value: 'stripe', label: 'Stripe', category: 'card', connectable: true, description: 'Cards and local payment methods through Stripe Checkout and Billing.' },
   { value: 'paypal', label: 'PayPal', category: 'wallet', connectable: false, description: 'PayPal balance and linked cards through PayPal subscriptions.' },
   { value: 'paddle', label: 'Paddle', category: 'card', connectable: false, description: 'Cards and wallets with Paddle as merchant of record.' },
   { value: 'lemon_squeezy', label: 'Lemon Squeezy', category: 'card', connectable: false, description: 'Cards and wallets with Lemon Squeezy as merchant of record.' },

@@ -197,7 +197,12 @@ const EVENTS = [
     }),
     'A plan was synced to a payment provider\u2019s catalogue.'),
   event('plan.sync_failed', 'project-subscription-plan:view', true,
-    z.object({ plan: planObjectSchema, payment_provider: z.enum(PAYMENT_PROVIDER_VALUES), reason: z.string() }),
+    z.object({
+      plan: planObjectSchema,
+      payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
+      reason: z.string().describe('Why it failed (the provider\u2019s message; never a credential).'),
+      code: z.string().nullable().describe('The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.'),
+    }),
     'Syncing a plan to a payment provider\u2019s catalogue failed.'),
 
   // subscription.* (14): every transition across the 13 statuses, plus upgrade and downgrade

@@ -12,10 +12,14 @@ export const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
   'member.unbanned',
   'member.kicked',
   'project.bot_disconnected',
+  // Stripe (issue 10 §1): plan sync and refunds call Stripe with the project's stored key.
+  'plan.synced',
+  'plan.sync_failed',
+  'payment.refunded',
 ];
 
 /** Events whose operations store a new credential (sealing it: `kms:GenerateDataKey`, besides opening the one it replaces). */
-export const CREDENTIAL_SEALING_EVENTS: readonly string[] = ['project.bot_connected'];
+export const CREDENTIAL_SEALING_EVENTS: readonly string[] = ['project.bot_connected', 'project.payment_provider_connected'];
 
 /** How a function may use the credentials key. */
 export type CredentialKeyUse = 'none' | 'open' | 'seal';

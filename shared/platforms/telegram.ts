@@ -5,6 +5,7 @@ import { isoTime } from '../clock.js';
 import { openCredential, type CredentialKind } from '../credentials/repository.js';
 import type { IntegrationSettings } from '../integrations.js';
 import { logger } from '../logger.js';
+import { retryOptions } from '../retry.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
 import type { PlatformAdapter, PlatformGrantResult, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
@@ -67,7 +68,7 @@ export async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry
           throw error;
         }
       },
-      { retries: settings.retry.retries, minTimeout: settings.retry.minTimeoutMs, factor: 2, randomize: settings.retry.minTimeoutMs > 0 },
+      retryOptions(settings.retry),
     );
   } catch (error) {
     if (error instanceof TelegramCallError) throw error;

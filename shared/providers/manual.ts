@@ -4,11 +4,15 @@ import type { PaymentProviderAdapter } from './payment-provider.js';
  * The `manual` payment provider (DESIGN D16): payments are recorded by the creator, so there is no
  * external catalogue; a plan "syncs" at once, with ids derived from the plan (the product id from the
  * plan id, the price id from the plan id and its price version), so re-syncing the same version gives
- * the same ids. No credentials, no network.
+ * the same ids. A refund is made by the creator outside the service: it is only recorded (no refund id).
+ * No credentials, no network.
  */
 export const manualPaymentProvider: PaymentProviderAdapter = {
   provider: 'manual',
   async syncPlan(plan) {
     return { ok: true, provider_product_id: `manual_prod_${plan.plan_id}`, provider_price_id: `manual_price_${plan.plan_id}_v${plan.price_version}` };
+  },
+  async refund() {
+    return { ok: true, provider_refund_id: null };
   },
 };

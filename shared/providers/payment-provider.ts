@@ -2,10 +2,14 @@ import type { PaymentProvider } from '../catalogues/payment-providers.js';
 
 /**
  * The `PaymentProviderAdapter` port (DESIGN §2, D16, D22): what the domain asks of a payment provider.
- * Today only plan sync (the provider's catalogue of products and prices); verifying inbound events and
- * refunds join it with the Stripe adapter. Adapters are called OUTSIDE any DynamoDB transaction: the
- * caller records the outcome (and its `plan.synced` / `plan.sync_failed` event) afterwards, in one unit
- * of work. Adapters never put credentials in what they return (results end up in payloads and reads).
+ * Plan sync (the provider's catalogue of products and prices) and refunds; inbound events are verified by
+ * the provider's hook. Adapters are called OUTSIDE any DynamoDB transaction: the caller records the
+ * outcome (`plan.synced` / `plan.sync_failed`, `payment.refunded`) afterwards, in one unit of work. An
+ * adapter makes ONE attempt per call; the caller retries `retryable` failures per
+ * `IntegrationSettings.retry` (`shared/retry.ts` `retryWhile`). An adapter that needs credentials opens
+ * the project's stored credential itself (from `team_id` and `project_id` of the request), so no secret
+ * crosses the port. Adapters never put credentials in what they return (results end up in payloads and
+ * reads).
  */
 
 /** What a provider needs to know of a plan to list it in its catalogue. Amounts in minor units. */
@@ -38,12 +42,40 @@ export interface ProviderCatalogueIds {
 }
 
 /**
- * The outcome of a sync: the provider's ids, or why it failed. `retryable` failures (timeouts,
- * throttling) are tried again by the caller; others (a rejected plan) are recorded at once.
+ * Why a provider call failed: `reason` is safe to show (never a credential), `code` is the provider's own
+ * error code when it gave one (Stripe's `code`, e.g. `resource_missing`; null otherwise), `retryable`
+ * says whether the same call may succeed later (network failure, 5xx, 429) — the caller retries those
+ * per its policy, and records the others at once.
  */
-export type PlanSyncResult =
-  | { ok: true; provider_product_id: string; provider_price_id: string | null }
-  | { ok: false; reason: string; retryable: boolean };
+export interface ProviderFailure {
+  ok: false;
+  reason: string;
+  code?: string | null;
+  retryable: boolean;
+}
+
+/** The outcome of a sync: the provider's ids, or why it failed ({@link ProviderFailure}). */
+export type PlanSyncResult = { ok: true; provider_product_id: string; provider_price_id: string | null } | ProviderFailure;
+
+/** A refund to make at the provider. Amounts in the currency's minor unit. */
+export interface RefundRequest {
+  team_id: string;
+  project_id: string;
+  payment_id: string;
+  /** The provider's id of the payment (Stripe: the PaymentIntent id, `pi_...`). */
+  provider_payment_id: string | null;
+  /** Minor units to refund (at most what is left to refund). */
+  amount: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  /** The creator's reason, or null (kept as metadata, not Stripe's `reason` enum). */
+  reason: string | null;
+  /** The same key for the same refund (a retry after a timeout must not refund twice): the provider's idempotency key. */
+  idempotency_key: string;
+}
+
+/** The outcome of a refund: the provider's refund id (null for a provider without one, `manual`), or why it failed. */
+export type RefundResult = { ok: true; provider_refund_id: string | null } | ProviderFailure;
 
 /** One payment provider's adapter. */
 export interface PaymentProviderAdapter {
@@ -54,6 +86,12 @@ export interface PaymentProviderAdapter {
    * records as a retryable failure without its message (it may carry provider internals).
    */
   syncPlan(plan: PlanForSync, existing: ProviderCatalogueIds | null): Promise<PlanSyncResult>;
+  /**
+   * Refunds `request.amount` of a payment at the provider (DESIGN D16: Stripe's Refunds API; `manual`
+   * refunds outside the service, so it only answers ok). Returns the outcome; a thrown error is an
+   * unexpected failure the caller treats as retryable, without its message.
+   */
+  refund(request: RefundRequest): Promise<RefundResult>;
 }
 
 /** The adapters by provider; a connected provider without an adapter fails its syncs (recorded, visible). */

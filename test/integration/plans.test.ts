@@ -14,6 +14,7 @@ import { MAX_PLANS_PER_PROJECT } from '../../shared/domain/plans/schema.js';
 import { syncPlan, updatePlan } from '../../shared/domain/plans/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import type { PaymentProviderAdapter } from '../../shared/providers/payment-provider.js';
+import { manualPaymentProvider } from '../../shared/providers/manual.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
 import { teamEvents } from '../support/events.js';
@@ -295,31 +296,31 @@ describe('sync to the payment provider (D22)', () => {
     const plan = await createGold();
     await connectManual();
     await newEvents();
-    const failing: PaymentProviderAdapter = { provider: 'manual', syncPlan: async () => ({ ok: false, reason: 'The currency is not enabled on the account.', retryable: false }) };
+    const failing: PaymentProviderAdapter = { ...manualPaymentProvider, syncPlan: async () => ({ ok: false, reason: 'The currency is not enabled on the account.', retryable: false }) };
     const failed = await syncPlan(runtime, team.principal, plan.id, { adapters: { manual: failing } });
     expect(failed).toMatchObject({ sync_status: 'failed', sync_error: 'The currency is not enabled on the account.', payment_provider: 'manual', synced_at: null });
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.sync_failed']);
-    expect(events[0].data).toMatchObject({ payment_provider: 'manual', reason: 'The currency is not enabled on the account.' });
+    expect(events[0].data).toMatchObject({ payment_provider: 'manual', reason: 'The currency is not enabled on the account.', code: null });
     expect((await call('GET', `/v1/plans/${plan.id}`)).json).toMatchObject({ sync_status: 'failed' });
 
     let calls = 0;
     const flaky: PaymentProviderAdapter = {
-      provider: 'manual',
+      ...manualPaymentProvider,
       syncPlan: async (input) => {
         calls++;
         if (calls === 1) throw new Error('socket hang up (sk_live_secret in an internal message)');
         return { ok: true, provider_product_id: `prod_${input.plan_id}`, provider_price_id: null };
       },
     };
-    const recovered = await updatePlan(runtime, team.principal, plan.id, { name: 'Gold again' }, { adapters: { manual: flaky }, retryDelaysMs: [0] });
+    const recovered = await updatePlan(runtime, team.principal, plan.id, { name: 'Gold again' }, { adapters: { manual: flaky }, retry: { retries: 1, minTimeoutMs: 0 } });
     expect(calls).toBe(2);
     expect(recovered).toMatchObject({ name: 'Gold again', sync_status: 'synced', provider_product_id: `prod_${plan.id}`, provider_price_id: null, sync_error: null });
     events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
 
-    const down: PaymentProviderAdapter = { provider: 'manual', syncPlan: async () => Promise.reject(new Error('sk_live_secret leaked')) };
-    const unreachable = await syncPlan(runtime, team.principal, plan.id, { adapters: { manual: down }, retryDelaysMs: [0, 0] });
+    const down: PaymentProviderAdapter = { ...manualPaymentProvider, syncPlan: async () => Promise.reject(new Error('sk_live_secret leaked')) };
+    const unreachable = await syncPlan(runtime, team.principal, plan.id, { adapters: { manual: down }, retry: { retries: 2, minTimeoutMs: 0 } });
     expect(unreachable).toMatchObject({ sync_status: 'failed', sync_error: 'The manual provider could not be reached.' });
     expect(JSON.stringify(await newEvents())).not.toContain('sk_live');
   });

@@ -2,7 +2,7 @@
  * Projects, complete (issue 8 part 1; DESIGN D6, D14, D16, D22): update, archive and unarchive, delete
  * (refused while subscriptions are live, taking the project's plans with it), the community bot
  * (connect, permissions, replace, disconnect), linked platform resources, and the payment-provider
- * connection (`manual` only is connectable). Every operation over REST, `update_project` over the tool
+ * connection (`manual` here; `stripe` in stripe-connect.test.ts). Every operation over REST, `update_project` over the tool
  * server; every event emitted is read from the outbox and checked against its published JSON Schema.
  * Against DynamoDB Local, with an injected clock.
  */
@@ -169,12 +169,16 @@ describe('linked resources', () => {
 
 describe('the payment provider', () => {
   it('connects manual, refuses providers that are not connectable, and disconnects only without live subscriptions', async () => {
-    const stripe = expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'stripe' }), 'VALIDATION_FAILED');
-    expect(stripe.detail + JSON.stringify(stripe.errors)).toContain('manual');
+    const paypal = expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'paypal' }), 'VALIDATION_FAILED');
+    expect(paypal.detail + JSON.stringify(paypal.errors)).toContain('manual');
+    expect(paypal.detail + JSON.stringify(paypal.errors)).toContain('stripe');
+    // Stripe needs its key and signing secret; manual takes neither (Stripe itself: test/integration/stripe-connect.test.ts).
+    expect(expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'stripe' }), 'VALIDATION_FAILED').errors!.map((error) => error.path)).toEqual(['secret_key', 'webhook_secret']);
+    expect(expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'manual', webhook_secret: 'whsec_abcdefghijklmnop' }), 'VALIDATION_FAILED').errors!.map((error) => error.path)).toEqual(['webhook_secret']);
     expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'cash' }), 'VALIDATION_FAILED');
 
     const connected = await call('PUT', `${projectPath()}/payment-provider`, { provider: 'manual' });
-    expect(connected.json.payment_provider).toEqual({ provider: 'manual', connected_at: expect.any(String) });
+    expect(connected.json.payment_provider).toEqual({ provider: 'manual', connected_at: expect.any(String), livemode: null });
     let events = await newEvents();
     expect(types(events)).toEqual(['project.payment_provider_connected']);
     expect(events[0].data.payment_provider).toBe('manual');

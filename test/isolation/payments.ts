@@ -1,7 +1,7 @@
 import type { Principal } from '../../shared/auth/principal.js';
 import { recordPayment } from '../../shared/domain/payments/repository.js';
 import { createPlan } from '../../shared/domain/plans/repository.js';
-import { connectPaymentProvider } from '../../shared/domain/projects/repository.js';
+import { connectPaymentProvider } from '../../shared/domain/projects/payment-provider.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
 import type { Runtime } from '../../shared/runtime.js';
@@ -17,7 +17,7 @@ interface Seeded {
 }
 
 async function seedPayments(runtime: Runtime, principal: Principal, projectId: string, name: string): Promise<Seeded> {
-  await connectPaymentProvider(runtime, principal, projectId, 'manual');
+  await connectPaymentProvider(runtime, principal, projectId, { provider: 'manual' });
   const plan = await createPlan(runtime, principal, projectId, { name, amount: 700, currency: 'USD', interval: 'month' });
   const subscriber = await createSubscriber(runtime, principal, projectId, { display_name: `${name} payer`, consent: false });
   const subscription = await createSubscription(runtime, principal, projectId, { subscriber_id: subscriber.id, plan_id: plan.id });

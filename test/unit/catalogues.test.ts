@@ -272,9 +272,10 @@ describe('payment providers and platform types', () => {
     expect(z.enum(CREATE_PROJECT_PLATFORM_TYPES).safeParse('telegram').success).toBe(true);
   });
 
-  it('say which providers a project can connect now (only manual) and which resources each platform links', () => {
-    expect(PAYMENT_PROVIDERS.filter((provider) => provider.connectable).map((provider) => provider.value)).toEqual(['manual']);
-    expect(enumResource('service://enums/payment-provider')!.read().items.find((item) => item.value === 'stripe')).toMatchObject({ connectable: false });
+  it('say which providers a project can connect now (stripe and manual) and which resources each platform links', () => {
+    expect(PAYMENT_PROVIDERS.filter((provider) => provider.connectable).map((provider) => provider.value)).toEqual(['stripe', 'manual']);
+    expect(enumResource('service://enums/payment-provider')!.read().items.find((item) => item.value === 'stripe')).toMatchObject({ connectable: true });
+    expect(enumResource('service://enums/payment-provider')!.read().items.find((item) => item.value === 'paypal')).toMatchObject({ connectable: false });
     for (const platform of PLATFORM_TYPES) expect(platform.resource_kinds.length, platform.value).toBeGreaterThan(0);
     expect(enumResource('service://enums/platform-type')!.read().items.find((item) => item.value === 'discord')).toMatchObject({ resource_kinds: ['server', 'channel', 'role'] });
   });

@@ -1,4 +1,5 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { paymentsModule } from './operations.js';
 import { getPayment as read, listPayments as list, recordPayment as record, refundPayment as refund, settlePayment as settle } from './repository.js';
 
@@ -16,8 +17,9 @@ export const getPayment: OperationHandler<typeof operations.getPayment> = async 
 /** `POST /v1/payments/{id}`. */
 export const settlePayment: OperationHandler<typeof operations.settlePayment> = async ({ id, ...input }, { runtime, principal }) => settle(runtime, principal, id, input);
 
-/** `POST /v1/payments/{id}/refund` / `refund_payment`. */
-export const refundPayment: OperationHandler<typeof operations.refundPayment> = async ({ id, ...input }, { runtime, principal }) => refund(runtime, principal, id, input);
+/** `POST /v1/payments/{id}/refund` / `refund_payment`: refunds through the payment's provider (the service's adapters, Stripe included). */
+export const refundPayment: OperationHandler<typeof operations.refundPayment> = async ({ id, ...input }, { runtime, principal }) =>
+  refund(runtime, principal, id, input, { adapters: paymentProviderAdapters(runtime) });
 
 /** Every handler of the payments module. */
 export const paymentsHandlers = {

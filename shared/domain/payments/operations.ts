@@ -78,8 +78,9 @@ export const paymentsModule = defineModule({
     }),
     refundPayment: defineOperation({
       id: 'refundPayment',
+      callsProvider: true,
       summary:
-        'Refund a succeeded payment in full or in part (the amount defaults to what is left; refunds accumulate); cancel: true also cancels the subscription at once. Emits payment.refunded (and subscription.canceled).',
+        'Refund a succeeded payment in full or in part through its provider (Stripe: the Refunds API; manual: recorded); the amount defaults to what is left; refunds accumulate; cancel: true also cancels the subscription at once. Emits payment.refunded (and subscription.canceled).',
       tag: 'Payments',
       ability: 'project-payment:refund',
       teamWide: false,

@@ -5,6 +5,11 @@ import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.
 import { isoTime } from '../../clock.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
+import type { IntegrationRuntime } from '../../integrations.js';
+import { logger } from '../../logger.js';
+import { manualPaymentProvider } from '../../providers/manual.js';
+import type { PaymentProviderAdapters, RefundRequest, RefundResult } from '../../providers/payment-provider.js';
+import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -18,9 +23,10 @@ import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machin
 import type { BillingReason, ListPaymentsQuery, Payment, PaymentRefund, PaymentStatus, RecordPaymentRequest, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
 
 /**
- * Persistence and use cases of payments (DESIGN D14, D15, D16), for the `manual` provider: the creator
- * records a payment (pending, succeeded or failed) for a subscription, settles a pending one, and
- * refunds a succeeded one in full or in part.
+ * Persistence and use cases of payments (DESIGN D14, D15, D16): for the `manual` provider the creator
+ * records a payment (pending, succeeded or failed) for a subscription and settles a pending one; any
+ * provider's succeeded payment is refunded in full or in part (through the provider's adapter: Stripe's
+ * Refunds API).
  *
  * A payment is one item in a partition of its own (`keys.payment`), read by id with one GetItem; a
  * project's payments are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PAYMENTS`, sort
@@ -34,8 +40,15 @@ import type { BillingReason, ListPaymentsQuery, Payment, PaymentRefund, PaymentS
  * refunds).
  */
 
-/** The stored payment item: the public fields plus `revision`. */
-type StoredPayment = Item & { revision?: number };
+/**
+ * The stored payment item: the public fields plus `revision` and, once a refund went through a provider
+ * with a Refunds API, `provider_refund_id` (string: the provider's id of the LAST refund the service made,
+ * Stripe `re_...`; absent otherwise). The refund is recorded (amount_refunded, status, this id) in the
+ * same transaction as its one `payment.refunded` event, so an inbound `charge.refunded` for it finds the
+ * payment already holding that refund (its `amount_refunded` equal to the charge's, or `refunded`) and
+ * changes nothing.
+ */
+type StoredPayment = Item & { revision?: number; provider_refund_id?: string };
 
 /** The statuses of a subscription that waits for its first payment (a `subscription_create` payment is for these). */
 const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending', 'incomplete'];
@@ -125,14 +138,21 @@ function writeNewPayment(tx: Transaction, teamId: string, payment: Payment, chan
   tx.emit({ type: eventOf(payment.status), projectId: payment.project_id, data: eventData(payment, change) });
 }
 
-/** Adds the update of a payment to `next` (conditional on the revision read) to `tx`. */
-function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment): void {
+/** Adds the update of a payment to `next` (conditional on the revision read) to `tx`, with the provider's refund id when a refund made one. */
+function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment, providerRefundId: string | null = null): void {
   const revision = Number(item.revision ?? 0);
   tx.update(keys.payment(teamId, next.id), {
-    expression: 'SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, revision = :next_revision',
+    expression: `SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, revision = :next_revision${providerRefundId ? ', provider_refund_id = :provider_refund_id' : ''}`,
     condition: 'attribute_exists(pk) AND revision = :revision',
     names: { '#status': 'status' },
-    values: { ':status': next.status, ':amount_refunded': next.amount_refunded, ':updated_at': next.updated_at, ':revision': revision, ':next_revision': revision + 1 },
+    values: {
+      ':status': next.status,
+      ':amount_refunded': next.amount_refunded,
+      ':updated_at': next.updated_at,
+      ':revision': revision,
+      ':next_revision': revision + 1,
+      ...(providerRefundId ? { ':provider_refund_id': providerRefundId } : {}),
+    },
   });
 }
 
@@ -411,13 +431,19 @@ async function changePayment(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
   paymentId: string,
-  plan: (payment: Payment, subscription: Subscription) => { next: Payment; decision: { trigger: SubscriptionTrigger; reason?: string | null } | null; extra?: { refund: PaymentRefund } },
+  plan: (payment: Payment, subscription: Subscription) => {
+    next: Payment;
+    decision: { trigger: SubscriptionTrigger; reason?: string | null } | null;
+    extra?: { refund: PaymentRefund };
+    providerRefundId?: string | null;
+  },
 ): Promise<Payment> {
   for (let attempt = 1; ; attempt++) {
     const item = await loadPayment(runtime.store, principal, paymentId);
     const payment = toPayment(item);
     let next: Payment | undefined;
     let extra: { refund: PaymentRefund } | undefined;
+    let providerRefundId: string | null = null;
     try {
       await changeSubscriptionWith(
         runtime,
@@ -427,10 +453,11 @@ async function changePayment(
           const planned = plan(payment, subscription);
           next = planned.next;
           extra = planned.extra;
+          providerRefundId = planned.providerRefundId ?? null;
           return planned.decision;
         },
         (tx, change) => {
-          writePaymentUpdate(tx, principal.teamId, item, next!);
+          writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId);
           tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
         },
       );
@@ -462,31 +489,98 @@ export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Princ
 }
 
 /**
+ * The amount a refund request refunds from `payment` (minor units): `input.amount`, or all that is left.
+ * Errors: CONFLICT (the payment is not succeeded, naming its status); VALIDATION_FAILED (more than is left).
+ */
+function refundAmount(payment: Payment, paymentId: string, input: RefundPaymentRequest): number {
+  if (payment.status !== 'succeeded') {
+    const why = payment.status === 'refunded' ? 'it is already refunded in full' : 'only a succeeded payment can be refunded';
+    throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status}: ${why}.`);
+  }
+  const left = payment.amount - payment.amount_refunded;
+  const amount = input.amount ?? left;
+  if (amount > left) {
+    throw invalid(`Payment ${paymentId} has ${left} ${payment.currency} (minor units) left to refund.`, [{ path: 'amount', message: `must be at most ${left}, what is left to refund` }]);
+  }
+  return amount;
+}
+
+/**
+ * Options of {@link refundPayment}: the provider adapters (the handler passes `paymentProviderAdapters(runtime)`,
+ * Stripe included; the default is only `manual`, so this module never imports the Stripe SDK, DESIGN D23)
+ * and the retry policy (default the runtime's `IntegrationSettings.retry`).
+ */
+export interface RefundOptions {
+  adapters?: PaymentProviderAdapters;
+  retry?: RetryPolicy;
+}
+
+/**
+ * Makes the refund at the payment's provider, outside any transaction, retrying retryable failures (and
+ * errors the adapter throws) per the policy; returns the provider's refund id (null for `manual`). The
+ * idempotency key names the payment, what it had refunded before and this amount, so a repeated request
+ * after a lost answer makes no second refund at Stripe.
+ * Errors: PROVIDER_UNAVAILABLE (unreachable or failing after the retries); CONFLICT (the provider refused:
+ * its reason, e.g. Stripe's `charge_already_refunded`, or no credential). The payment is unchanged either way.
+ */
+async function refundAtProvider(runtime: UnitOfWorkRuntime & IntegrationRuntime, teamId: string, payment: Payment, amount: number, reason: string | null, options: RefundOptions): Promise<string | null> {
+  const adapter = (options.adapters ?? { manual: manualPaymentProvider })[payment.provider];
+  if (!adapter) throw new ProblemError('PROVIDER_UNAVAILABLE', `No adapter for the payment provider ${payment.provider} is available; nothing was refunded.`);
+  const request: RefundRequest = {
+    team_id: teamId,
+    project_id: payment.project_id,
+    payment_id: payment.id,
+    provider_payment_id: payment.provider_payment_id,
+    amount,
+    currency: payment.currency,
+    reason,
+    idempotency_key: `refund-${payment.id}-${payment.amount_refunded}-${amount}`,
+  };
+  const result = await retryWhile(
+    options.retry ?? retryPolicyOf(runtime),
+    async (): Promise<RefundResult> => {
+      try {
+        return await adapter.refund(request);
+      } catch (error) {
+        // Only the error's class: a provider's message may carry account details or credentials.
+        logger.warn('payment provider refund threw', { provider: payment.provider, payment_id: payment.id, error_name: error instanceof Error ? error.name : typeof error });
+        return { ok: false, reason: `The ${payment.provider} provider could not be reached.`, code: null, retryable: true };
+      }
+    },
+    (outcome) => !outcome.ok && outcome.retryable,
+  );
+  if (result.ok) return result.provider_refund_id;
+  if (result.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} Payment ${payment.id} is unchanged; retry later.`);
+  throw new ProblemError('CONFLICT', `${result.reason} Payment ${payment.id} is unchanged.`);
+}
+
+/**
  * Refunds a succeeded payment in full or in part (`POST /v1/payments/{id}/refund`, `refund_payment`,
  * DESIGN D16): `amount` (minor units) defaults to what is left to refund; refunds accumulate in
  * `amount_refunded`, and the payment becomes `refunded` once all of it is refunded (a partial refund
- * keeps it `succeeded`). Each refund emits `payment.refunded` (with this refund's amount and reason);
+ * keeps it `succeeded`). The refund is first made at the payment's provider, outside any transaction
+ * (Stripe: the Refunds API on the PaymentIntent, `provider_payment_id`; manual: nothing to call, the
+ * creator refunds outside the service), then recorded with exactly one `payment.refunded` (this refund's
+ * amount and reason) and the provider's refund id (`provider_refund_id`, see {@link StoredPayment});
  * `cancel: true` also cancels the subscription at once (`subscription.canceled`, the reason kept as its
- * cancellation reason), in the same transaction. The manual provider refunds outside the service: the
- * refund is recorded (a provider with a refunds API is called here, before the transaction, when it is
- * added). Returns the payment. Errors: NOT_FOUND; VALIDATION_FAILED (an amount above what is left);
- * CONFLICT (the payment is not succeeded — naming its status —, `cancel` on a subscription that cannot
- * be canceled, or a payment that kept changing).
+ * cancellation reason), in the same transaction. Returns the payment. Errors: NOT_FOUND;
+ * VALIDATION_FAILED (an amount above what is left); CONFLICT (the payment is not succeeded — naming its
+ * status —, the provider refused, `cancel` on a subscription that cannot be canceled, or a payment that
+ * changed while the provider was called); PROVIDER_UNAVAILABLE (502: the provider could not be reached;
+ * the payment is unchanged and the request can be retried).
  */
-export async function refundPayment(runtime: UnitOfWorkRuntime, principal: Principal, paymentId: string, input: RefundPaymentRequest): Promise<Payment> {
+export async function refundPayment(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, paymentId: string, input: RefundPaymentRequest, options: RefundOptions = {}): Promise<Payment> {
+  const before = toPayment(await loadPayment(runtime.store, principal, paymentId));
+  const amount = refundAmount(before, paymentId, input);
+  const reason = input.reason ?? null;
+  const providerRefundId = await refundAtProvider(runtime, principal.teamId, before, amount, reason, options);
   return changePayment(runtime, principal, paymentId, (payment) => {
-    if (payment.status !== 'succeeded') {
-      const why = payment.status === 'refunded' ? 'it is already refunded in full' : 'only a succeeded payment can be refunded';
-      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status}: ${why}.`);
-    }
-    const left = payment.amount - payment.amount_refunded;
-    const amount = input.amount ?? left;
-    if (amount > left) {
-      throw invalid(`Payment ${paymentId} has ${left} ${payment.currency} (minor units) left to refund.`, [{ path: 'amount', message: `must be at most ${left}, what is left to refund` }]);
+    refundAmount(payment, paymentId, input);
+    if (payment.amount_refunded !== before.amount_refunded) {
+      throw new ProblemError('CONFLICT', `Payment ${paymentId} was refunded by another request while this refund was made at ${payment.provider}; read it again.`);
     }
     const refunded = payment.amount_refunded + amount;
     const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
-    const reason = input.reason ?? null;
-    return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } } };
+    return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId };
   });
 }

@@ -6,8 +6,10 @@ import { isoTime } from '../../clock.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { logger } from '../../logger.js';
-import { PAYMENT_PROVIDER_ADAPTERS } from '../../providers/adapters.js';
+import type { IntegrationRuntime } from '../../integrations.js';
+import { manualPaymentProvider } from '../../providers/manual.js';
 import type { PaymentProviderAdapters, PlanForSync, PlanSyncResult } from '../../providers/payment-provider.js';
+import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -50,13 +52,18 @@ type StoredPlan = Item & { revision?: number; live_subscription_count?: number }
 
 /** Options of the use cases that may call a payment provider. */
 export interface SyncOptions {
-  /** The adapters by provider (default {@link PAYMENT_PROVIDER_ADAPTERS}). */
+  /**
+   * The adapters by provider. The handlers pass `paymentProviderAdapters(runtime)` (Stripe included); the
+   * default is only the credential-free `manual` one, so this module never imports the Stripe SDK and the
+   * many bundles that read plans stay small (DESIGN D23).
+   */
   adapters?: PaymentProviderAdapters;
-  /** Waits in MILLISECONDS before each retry of a retryable failure (default 200 ms, then 1 s: three tries). */
-  retryDelaysMs?: readonly number[];
+  /** Retries of a retryable failure (default: the runtime's `IntegrationSettings.retry`; `shared/retry.ts`). */
+  retry?: RetryPolicy;
 }
 
-const DEFAULT_RETRY_DELAYS_MS = [200, 1_000] as const;
+/** A runtime the sync use cases run with: the unit of work's, and the integration settings (adapters, retry policy). */
+export type SyncRuntime = UnitOfWorkRuntime & IntegrationRuntime;
 
 const notFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);
 
@@ -220,7 +227,7 @@ const archivedConflict = (project: Project, what: string) =>
  * `plan.sync_failed`, recorded in its own unit of work); the answer is the plan after that attempt.
  * Errors: NOT_FOUND (project); VALIDATION_FAILED (billing terms); CONFLICT (archived project, plan limit).
  */
-export async function createPlan(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
+export async function createPlan(runtime: SyncRuntime, principal: Principal, projectId: string, input: CreatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
   const terms = resolveTerms(input);
   const planId = newUuid();
   for (let attempt = 1; ; attempt++) {
@@ -294,7 +301,7 @@ export async function createPlan(runtime: UnitOfWorkRuntime, principal: Principa
  * Errors: NOT_FOUND; VALIDATION_FAILED (billing terms); CONFLICT (activating in an archived project,
  * {@link MAX_PRICE_VERSIONS} versions, lost races).
  */
-export async function updatePlan(runtime: UnitOfWorkRuntime, principal: Principal, planId: string, input: UpdatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
+export async function updatePlan(runtime: SyncRuntime, principal: Principal, planId: string, input: UpdatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
   return changePlan(runtime, principal, planId, options, (plan, project, item, nowIso) => {
     const terms = resolveTerms(
       {
@@ -342,7 +349,7 @@ export async function updatePlan(runtime: UnitOfWorkRuntime, principal: Principa
  * `plan.deactivated`. Errors: NOT_FOUND; CONFLICT (already in that status, or activating in an
  * archived project).
  */
-export async function setPlanStatus(runtime: UnitOfWorkRuntime, principal: Principal, planId: string, status: PlanStatus): Promise<Plan> {
+export async function setPlanStatus(runtime: SyncRuntime, principal: Principal, planId: string, status: PlanStatus): Promise<Plan> {
   return changePlan(runtime, principal, planId, {}, (plan, project) => {
     if (plan.status === status) {
       throw new ProblemError('CONFLICT', `Plan ${planId} is already ${status}; ${status === 'active' ? 'deactivate' : 'activate'} is the action it allows.`);
@@ -366,7 +373,7 @@ interface PlanChange {
  * the project has a provider. A lost race re-reads and decides again, at most {@link MAX_ATTEMPTS} times.
  */
 async function changePlan(
-  runtime: UnitOfWorkRuntime,
+  runtime: SyncRuntime,
   principal: Principal,
   planId: string,
   options: SyncOptions,
@@ -454,7 +461,7 @@ export async function deletePlan(runtime: UnitOfWorkRuntime, principal: Principa
  * answer, not an error: it is recorded and visible. Errors: NOT_FOUND; CONFLICT (archived project, or no
  * provider connected).
  */
-export async function syncPlan(runtime: UnitOfWorkRuntime, principal: Principal, planId: string, options: SyncOptions = {}): Promise<Plan> {
+export async function syncPlan(runtime: SyncRuntime, principal: Principal, planId: string, options: SyncOptions = {}): Promise<Plan> {
   const item = await loadPlan(runtime.store, principal, planId);
   const project = await projectOfPlan(runtime.store, principal.teamId, toPlan(item));
   if (project.status === 'archived') throw archivedConflict(project, 'syncing a plan');
@@ -465,7 +472,7 @@ export async function syncPlan(runtime: UnitOfWorkRuntime, principal: Principal,
 }
 
 /** Syncs right after a committed write; never throws (the write stands; a failure to record is logged and the plan as written returned). */
-async function syncAfterWrite(runtime: UnitOfWorkRuntime, teamId: string, item: StoredPlan, provider: PaymentProvider, options: SyncOptions): Promise<Plan> {
+async function syncAfterWrite(runtime: SyncRuntime, teamId: string, item: StoredPlan, provider: PaymentProvider, options: SyncOptions): Promise<Plan> {
   try {
     return await performSync(runtime, teamId, item, provider, options);
   } catch (error) {
@@ -475,9 +482,9 @@ async function syncAfterWrite(runtime: UnitOfWorkRuntime, teamId: string, item: 
 }
 
 /** Calls the provider (with retries of retryable failures), then records the outcome and its event, unless the plan changed meanwhile. */
-async function performSync(runtime: UnitOfWorkRuntime, teamId: string, item: StoredPlan, provider: PaymentProvider, options: SyncOptions): Promise<Plan> {
+async function performSync(runtime: SyncRuntime, teamId: string, item: StoredPlan, provider: PaymentProvider, options: SyncOptions): Promise<Plan> {
   const plan = toPlan(item);
-  const result = await callProvider(plan, teamId, provider, options);
+  const result = await callProvider(runtime, plan, teamId, provider, options);
   const nowIso = isoTime(runtime.clock.nowMs());
   const next: Plan = result.ok
     ? { ...plan, sync_status: 'synced', payment_provider: provider, provider_product_id: result.provider_product_id, provider_price_id: result.provider_price_id, synced_at: nowIso, sync_error: null }
@@ -501,7 +508,7 @@ async function performSync(runtime: UnitOfWorkRuntime, teamId: string, item: Sto
       if (result.ok) {
         tx.emit({ type: 'plan.synced', projectId: plan.project_id, data: { plan: next, payment_provider: provider, provider_product_id: result.provider_product_id, provider_price_id: result.provider_price_id } });
       } else {
-        tx.emit({ type: 'plan.sync_failed', projectId: plan.project_id, data: { plan: next, payment_provider: provider, reason: result.reason } });
+        tx.emit({ type: 'plan.sync_failed', projectId: plan.project_id, data: { plan: next, payment_provider: provider, reason: result.reason, code: result.code ?? null } });
       }
     });
   } catch (error) {
@@ -514,10 +521,14 @@ async function performSync(runtime: UnitOfWorkRuntime, teamId: string, item: Sto
   return next;
 }
 
-/** The provider's answer for a plan: retryable failures and thrown errors are tried again after each of `retryDelaysMs`. */
-async function callProvider(plan: Plan, teamId: string, provider: PaymentProvider, options: SyncOptions): Promise<PlanSyncResult> {
-  const adapter = (options.adapters ?? PAYMENT_PROVIDER_ADAPTERS)[provider];
-  if (!adapter) return { ok: false, reason: `No adapter for the payment provider ${provider} is available.`, retryable: false };
+/**
+ * The provider's answer for a plan, called outside any transaction: retryable failures, and errors the
+ * adapter throws (recorded without their message, which may carry provider internals), are tried again
+ * per `options.retry` (default the runtime's `IntegrationSettings.retry`).
+ */
+async function callProvider(runtime: SyncRuntime, plan: Plan, teamId: string, provider: PaymentProvider, options: SyncOptions): Promise<PlanSyncResult> {
+  const adapter = (options.adapters ?? { manual: manualPaymentProvider })[provider];
+  if (!adapter) return { ok: false, reason: `No adapter for the payment provider ${provider} is available.`, code: null, retryable: false };
   const input: PlanForSync = {
     team_id: teamId,
     project_id: plan.project_id,
@@ -534,18 +545,18 @@ async function callProvider(plan: Plan, teamId: string, provider: PaymentProvide
     active: plan.status === 'active',
   };
   const existing = plan.payment_provider === provider ? { provider_product_id: plan.provider_product_id, provider_price_id: plan.provider_price_id } : null;
-  const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-  let last: PlanSyncResult = { ok: false, reason: 'The provider was not called.', retryable: false };
-  for (let attempt = 0; attempt <= delays.length; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, delays[attempt - 1]));
-    try {
-      last = await adapter.syncPlan(input, existing);
-    } catch (error) {
-      // Only the error's class: a provider's message may carry account details or credentials.
-      logger.warn('payment provider sync threw', { provider, plan_id: plan.id, error_name: error instanceof Error ? error.name : typeof error });
-      last = { ok: false, reason: `The ${provider} provider could not be reached.`, retryable: true };
-    }
-    if (last.ok || !last.retryable) return last;
-  }
-  return last;
+  const policy = options.retry ?? retryPolicyOf(runtime);
+  return retryWhile(
+    policy,
+    async (): Promise<PlanSyncResult> => {
+      try {
+        return await adapter.syncPlan(input, existing);
+      } catch (error) {
+        // Only the error's class: a provider's message may carry account details or credentials.
+        logger.warn('payment provider sync threw', { provider, plan_id: plan.id, error_name: error instanceof Error ? error.name : typeof error });
+        return { ok: false, reason: `The ${provider} provider could not be reached.`, code: null, retryable: true };
+      }
+    },
+    (result) => !result.ok && result.retryable,
+  );
 }

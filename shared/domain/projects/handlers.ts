@@ -2,10 +2,8 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { projectsModule } from './operations.js';
 import {
   archiveProject as archive,
-  connectPaymentProvider,
   createProject as create,
   deleteProject as remove,
-  disconnectPaymentProvider,
   getProject as read,
   linkResource,
   listProjects as list,
@@ -14,6 +12,7 @@ import {
   updateProject as update,
 } from './repository.js';
 import { connectBot, disconnectBot } from './bot.js';
+import { connectPaymentProvider, disconnectPaymentProvider } from './payment-provider.js';
 
 const operations = projectsModule.operations;
 
@@ -55,8 +54,8 @@ export const unlinkProjectResource: OperationHandler<typeof operations.unlinkPro
   unlinkResource(runtime, principal, input.project_id, input.resource_id);
 
 /** `PUT /v1/projects/{project_id}/payment-provider`. */
-export const connectProjectPaymentProvider: OperationHandler<typeof operations.connectProjectPaymentProvider> = async (input, { runtime, principal }) =>
-  connectPaymentProvider(runtime, principal, input.project_id, input.provider);
+export const connectProjectPaymentProvider: OperationHandler<typeof operations.connectProjectPaymentProvider> = async ({ project_id, ...input }, { runtime, principal }) =>
+  connectPaymentProvider(runtime, principal, project_id, input);
 
 /** `DELETE /v1/projects/{project_id}/payment-provider`. */
 export const disconnectProjectPaymentProvider: OperationHandler<typeof operations.disconnectProjectPaymentProvider> = async (input, { runtime, principal }) =>

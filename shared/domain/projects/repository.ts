@@ -1,6 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
-import { isConnectablePaymentProvider, CONNECTABLE_PAYMENT_PROVIDERS, type PaymentProvider } from '../../catalogues/payment-providers.js';
 import { resourceKindsOf } from '../../catalogues/platform-types.js';
 import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { isoTime } from '../../clock.js';
@@ -10,7 +9,7 @@ import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { deleteCredential } from '../../credentials/repository.js';
+import { CREDENTIAL_KINDS, deleteCredential } from '../../credentials/repository.js';
 import {
   MAX_BOT_PERMISSIONS,
   MAX_RESOURCES_PER_PROJECT,
@@ -18,6 +17,7 @@ import {
   type LinkResourceRequest,
   type Project,
   type ProjectBot,
+  type ProjectPaymentProvider,
   type ProjectResource,
   type ProjectStatus,
   type UpdateProjectRequest,
@@ -63,7 +63,7 @@ export function toProject(item: Item): Project {
     description: (item.description as string | null | undefined) ?? null,
     status: item.status as ProjectStatus,
     bot: (item.bot as ProjectBot | null | undefined) ?? null,
-    payment_provider: (item.payment_provider as Project['payment_provider'] | undefined) ?? null,
+    payment_provider: item.payment_provider ? { livemode: null, ...(item.payment_provider as Omit<ProjectPaymentProvider, 'livemode'>) } : null,
     resources: (item.resources as ProjectResource[] | undefined) ?? [],
     archived_at: (item.archived_at as string | null | undefined) ?? null,
     created_at: item.created_at as string,
@@ -366,54 +366,6 @@ export async function unlinkResource(runtime: UnitOfWorkRuntime, principal: Prin
 }
 
 /**
- * Connects a payment provider to the project (DESIGN D16) and emits `project.payment_provider_connected`;
- * connecting the provider already connected changes nothing. Plans created or re-priced afterwards sync
- * to it at once; existing plans sync with `POST /v1/plans/{id}/sync`.
- * Errors: NOT_FOUND; VALIDATION_FAILED (a provider that is not `connectable`, naming the connectable
- * ones); CONFLICT (archived project, or another provider connected).
- */
-export async function connectPaymentProvider(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, provider: PaymentProvider): Promise<Project> {
-  if (!isConnectablePaymentProvider(provider)) {
-    throw new ProblemError('VALIDATION_FAILED', `${provider} cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`, {
-      errors: [{ path: 'provider', message: `connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}` }],
-    });
-  }
-  return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
-    if (project.status === 'archived') throw archivedConflict(project, 'connecting a payment provider');
-    const current = project.payment_provider;
-    if (current?.provider === provider) return { result: (next) => next };
-    if (current) {
-      throw new ProblemError('CONFLICT', `Project ${projectId} already has ${current.provider} connected; disconnect it first (DELETE /v1/projects/${projectId}/payment-provider).`);
-    }
-    return {
-      set: { payment_provider: { provider, connected_at: nowIso } },
-      events: [{ type: 'project.payment_provider_connected', data: (next) => ({ project: next, payment_provider: provider }) }],
-      result: (next) => next,
-    };
-  });
-}
-
-/**
- * Disconnects the project's payment provider and emits `project.payment_provider_disconnected`.
- * Errors: NOT_FOUND; CONFLICT (none connected, or live subscriptions still billed through it — checked
- * in the transaction).
- */
-export async function disconnectPaymentProvider(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
-  return changeProject(runtime, principal, projectId, (project, item) => {
-    const current = project.payment_provider;
-    if (!current) throw new ProblemError('CONFLICT', `Project ${projectId} has no payment provider connected.`);
-    const live = liveSubscriptionsOf(item);
-    if (live > 0) throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s) billed through ${current.provider}; they must end before it can be disconnected.`);
-    return {
-      set: { payment_provider: null },
-      condition: NO_LIVE_SUBSCRIPTIONS,
-      events: [{ type: 'project.payment_provider_disconnected', data: (next) => ({ project: next, payment_provider: current.provider }) }],
-      result: (next) => next,
-    };
-  });
-}
-
-/**
  * Deletes a project that has no live subscriptions, with its plans and its links, and emits
  * `project.deleted` (the project as it was), all in one transaction conditional on the revision, the
  * live-subscription counter and the plan set read, so a plan or subscription added meanwhile makes the
@@ -442,7 +394,7 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
         });
         for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
         countUsage(tx, principal.teamId, 'projects', -1);
-        deleteCredential(tx, projectId, 'telegram_bot');
+        for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
         tx.emit({ type: 'project.deleted', projectId, data: { project } });
         return { id: projectId, deleted: true as const };
       });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_RESOURCE_KINDS, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
+import { STRIPE_SECRET_KEY_PATTERN, STRIPE_WEBHOOK_SECRET_PATTERN } from '../../providers/stripe-keys.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /**
@@ -33,11 +34,15 @@ export const ProjectBot = z
 /** A project's bot (see {@link ProjectBot}). */
 export type ProjectBot = z.infer<typeof ProjectBot>;
 
-/** The project's payment-provider connection state (DESIGN D16): which provider, since when; never its credentials. */
+/**
+ * The project's payment-provider connection state (DESIGN D16): which provider, since when, and for Stripe
+ * whether its key is a live-mode one; never its credentials (Stripe's keys are write-only).
+ */
 export const ProjectPaymentProvider = z
   .object({
     provider: z.enum(PAYMENT_PROVIDER_VALUES).describe('The connected provider (see service://enums/payment-provider).'),
     connected_at: Timestamp.describe('When it was connected.'),
+    livemode: z.boolean().nullable().describe('Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).'),
   })
   .meta({ id: 'ProjectPaymentProvider' });
 /** A project's payment-provider connection (see {@link ProjectPaymentProvider}). */
@@ -151,13 +156,32 @@ export const LinkResourceRequest = z
 /** A validated resource link (see {@link LinkResourceRequest}). */
 export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
 
-/** Body of `PUT /v1/projects/{project_id}/payment-provider` (DESIGN D16). */
+/**
+ * Body of `PUT /v1/projects/{project_id}/payment-provider` (DESIGN D16, issue 10 §1). `stripe` needs both
+ * `secret_key` and `webhook_secret` (checked with Stripe, stored encrypted, never returned or logged);
+ * `manual` takes neither. Which fields a provider needs is checked by the use case
+ * (`shared/domain/projects/payment-provider.ts`), so REST and the tool server refuse alike, naming them.
+ */
 export const ConnectPaymentProviderRequest = z
   .object({
     // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
     provider: z
       .enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` })
       .describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`),
+    secret_key: z
+      .string()
+      .trim()
+      .regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).')
+      .optional()
+      .describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions the README lists. Write-only: checked with Stripe, stored encrypted, never returned.')
+      .meta({ examples: ['rk_test_51Hx0000000000000000000000'] }),
+    webhook_secret: z
+      .string()
+      .trim()
+      .regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).')
+      .optional()
+      .describe('stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.')
+      .meta({ examples: ['whsec_0000000000000000000000000000'] }),
   })
   .strict()
   .meta({ id: 'ConnectPaymentProviderRequest' });

@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
+import { openCredential, type CredentialKind } from '../credentials/repository.js';
+import type { IntegrationSettings } from '../integrations.js';
+import { retryWhile } from '../retry.js';
+import type { Store } from '../store/store.js';
+import type { PaymentProviderAdapter, PlanForSync, PlanSyncResult, ProviderCatalogueIds, ProviderFailure, RefundRequest, RefundResult } from './payment-provider.js';
+import { stripeClient } from './stripe-client.js';
+
+/**
+ * The `stripe` payment provider, outbound half (issue 10 §1, DESIGN D16, D22): checking a project's key
+ * when it connects, plan sync (Products and Prices) and refunds (Refunds API), through the official SDK
+ * built by `stripeClient` (pointed at `STRIPE_API_BASE_URL`). The project's keys are its `stripe`
+ * credential (secrets `secret_key`, `webhook_secret`), opened per call from the request's team and
+ * project — never returned, logged or put in a failure. Each adapter call is ONE attempt; its failure says
+ * whether it is `retryable` (Stripe unreachable or timed out, 5xx, 429) and the caller retries per
+ * `IntegrationSettings.retry`. Every call that could be repeated is safe to repeat: products have
+ * deterministic ids, prices and refunds are created with idempotency keys.
+ */
+
+/** The credential kind of a project's Stripe connection: secrets `secret_key` (`rk_...`/`sk_...`) and `webhook_secret` (`whsec_...`). */
+export const STRIPE_CREDENTIAL: CredentialKind = 'stripe';
+
+/** Replaces anything shaped like a Stripe key or webhook secret in `text` (Stripe's 401 message names the key, masked but for its tail). */
+export function redactStripeSecrets(text: string): string {
+  return text.replace(/\b(sk|rk|pk)_(test|live)_[A-Za-z0-9*]+/g, '[redacted key]').replace(/\bwhsec_[A-Za-z0-9+/=]+/g, '[redacted secret]');
+}
+
+/**
+ * The failure of a Stripe call (`action` says what was being done, e.g. "create the Price"): Stripe's
+ * `code` and its message (keys redacted); retryable when Stripe could not be reached or timed out, for 5xx
+ * and for 429. A refused key (401) or a key without a permission (403) names the fix instead. Errors that
+ * are not the SDK's are thrown again (the caller treats them as unexpected).
+ */
+export function stripeFailure(error: unknown, action: string): ProviderFailure {
+  if (!(error instanceof Stripe.errors.StripeError)) throw error;
+  const code = error.code ?? null;
+  if (error instanceof Stripe.errors.StripeConnectionError) return { ok: false, reason: `Stripe could not be reached to ${action}.`, code, retryable: true };
+  const status = error.statusCode ?? 0;
+  const message = redactStripeSecrets(error.message);
+  if (status === 429 || status >= 500 || error instanceof Stripe.errors.StripeAPIError) {
+    return { ok: false, reason: `Stripe failed to ${action} (HTTP ${status || 'error'}): ${message}`, code, retryable: true };
+  }
+  if (error instanceof Stripe.errors.StripeAuthenticationError || status === 401) {
+    return { ok: false, reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`, code, retryable: false };
+  }
+  if (error instanceof Stripe.errors.StripePermissionError || status === 403) {
+    return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions the README lists.`, code, retryable: false };
+  }
+  return { ok: false, reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`, code, retryable: false };
+}
+
+/**
+ * Checks a key before it is stored (`PUT /v1/projects/{id}/payment-provider`): ONE cheap read,
+ * `GET /v1/products?limit=1` (`stripe.products.list`), which a restricted key with the permissions the
+ * service needs anyway (Products: write) may make — unlike `GET /v1/account` or `GET /v1/balance`, which
+ * need permissions the service never uses. Retried per `settings.retry` while Stripe is unreachable.
+ * Returns `{ ok: true }` or the failure (`retryable`: Stripe could not be reached; else Stripe's refusal).
+ */
+export async function verifyStripeKey(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl' | 'retry'>, secretKey: string): Promise<{ ok: true } | ProviderFailure> {
+  const client = stripeClient(settings, secretKey);
+  return retryWhile(
+    settings.retry,
+    async (): Promise<{ ok: true } | ProviderFailure> => {
+      try {
+        await client.products.list({ limit: 1 });
+        return { ok: true };
+      } catch (error) {
+        return stripeFailure(error, 'list products with this key');
+      }
+    },
+    (outcome) => !outcome.ok && outcome.retryable,
+  );
+}
+
+/** The Stripe Product id of a plan (deterministic, so a repeated first sync finds the product it created). */
+export function stripeProductId(planId: string): string {
+  return `svc_plan_${planId}`;
+}
+
+/** The `lookup_key` of a plan's Price for one price version (moved to the newest Price of that version with `transfer_lookup_key`). */
+export function stripePriceLookupKey(planId: string, priceVersion: number): string {
+  return `svc_plan_${planId}_v${priceVersion}`;
+}
+
+/** The Price a plan's current version needs: what makes two Prices the same price. */
+function desiredPrice(plan: PlanForSync, productId: string): Stripe.PriceCreateParams {
+  return {
+    product: productId,
+    currency: plan.currency.toLowerCase(),
+    unit_amount: plan.amount,
+    ...(plan.interval === 'one_time' ? {} : { recurring: { interval: plan.interval, interval_count: plan.interval_count } }),
+    lookup_key: stripePriceLookupKey(plan.plan_id, plan.price_version),
+    transfer_lookup_key: true,
+    metadata: { plan_id: plan.plan_id, project_id: plan.project_id, price_version: String(plan.price_version) },
+  };
+}
+
+/** True when the stored Price `price` already is the price `wanted` describes (Prices are immutable: any difference is a new Price). */
+function samePrice(price: Stripe.Price, wanted: Stripe.PriceCreateParams): boolean {
+  const product = typeof price.product === 'string' ? price.product : price.product.id;
+  const recurring = wanted.recurring ?? null;
+  return (
+    product === wanted.product &&
+    price.currency === wanted.currency &&
+    price.unit_amount === wanted.unit_amount &&
+    price.metadata?.price_version === wanted.metadata?.price_version &&
+    (recurring === null ? price.recurring === null : price.recurring?.interval === recurring.interval && price.recurring?.interval_count === (recurring.interval_count ?? 1))
+  );
+}
+
+/** What {@link stripePaymentProvider} needs: the store (the project's credential) and the settings (read when a call is made). */
+export interface StripeAdapterDependencies {
+  store: Store;
+  settings: () => IntegrationSettings;
+}
+
+/**
+ * The Stripe `PaymentProviderAdapter` (DESIGN D22):
+ * - `syncPlan`: the plan's Product (id {@link stripeProductId}; name, description, `active`, metadata
+ *   `plan_id`, `project_id`, `trial_days`) is updated, or created when the last sync recorded none (or
+ *   Stripe no longer has it); then the Price of the plan's current price version: kept when the last
+ *   synced Price still is that price, else a new Price (unit_amount in minor units, lower-case currency,
+ *   `recurring` interval and interval_count or one-time, lookup_key {@link stripePriceLookupKey}, metadata
+ *   `plan_id`, `project_id`, `price_version`; created with an idempotency key of its parameters) and the
+ *   old Price deactivated (`active: false`) — a Price is never edited.
+ * - `refund`: `refunds.create({ payment_intent, amount })` with the request's idempotency key and
+ *   metadata `payment_id` (and `reason`); the payment's `provider_payment_id` must be the PaymentIntent id.
+ * No stored credential: a non-retryable failure naming `PUT /v1/projects/{id}/payment-provider`.
+ */
+export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
+  const clientOf = async (target: { team_id: string; project_id: string }): Promise<Stripe | ProviderFailure> => {
+    const settings = dependencies.settings();
+    const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, STRIPE_CREDENTIAL, target.team_id);
+    const secretKey = credential?.secrets.secret_key;
+    if (!secretKey) {
+      return { ok: false, reason: `No Stripe key is stored for project ${target.project_id}; connect Stripe with PUT /v1/projects/${target.project_id}/payment-provider.`, code: null, retryable: false };
+    }
+    return stripeClient(settings, secretKey);
+  };
+
+  const syncProduct = async (client: Stripe, plan: PlanForSync, existing: ProviderCatalogueIds | null): Promise<string> => {
+    const fields = { name: plan.name, active: plan.active, metadata: { plan_id: plan.plan_id, project_id: plan.project_id, trial_days: String(plan.trial_days) } };
+    const update = (id: string) => client.products.update(id, { ...fields, description: plan.description ?? '' });
+    if (existing?.provider_product_id) {
+      try {
+        return (await update(existing.provider_product_id)).id;
+      } catch (error) {
+        if (!(error instanceof Stripe.errors.StripeError && error.code === 'resource_missing')) throw error;
+      }
+    }
+    const id = stripeProductId(plan.plan_id);
+    try {
+      return (await client.products.create({ id, ...fields, ...(plan.description ? { description: plan.description } : {}) })).id;
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeError && error.code === 'resource_already_exists') return (await update(id)).id;
+      throw error;
+    }
+  };
+
+  const syncPrice = async (client: Stripe, plan: PlanForSync, productId: string, existing: ProviderCatalogueIds | null): Promise<string> => {
+    const wanted = desiredPrice(plan, productId);
+    const previousId = existing?.provider_price_id ?? null;
+    if (previousId) {
+      let previous: Stripe.Price | null = null;
+      try {
+        previous = await client.prices.retrieve(previousId);
+      } catch (error) {
+        if (!(error instanceof Stripe.errors.StripeError && error.code === 'resource_missing')) throw error;
+      }
+      if (previous && samePrice(previous, wanted)) {
+        if (!previous.active) await client.prices.update(previous.id, { active: true });
+        return previous.id;
+      }
+    }
+    const idempotencyKey = `svc-price-${createHash('sha256').update(JSON.stringify(wanted)).digest('hex').slice(0, 32)}`;
+    const created = await client.prices.create(wanted, { idempotencyKey });
+    if (previousId && previousId !== created.id) {
+      try {
+        await client.prices.update(previousId, { active: false });
+      } catch (error) {
+        if (!(error instanceof Stripe.errors.StripeError && error.code === 'resource_missing')) throw error;
+      }
+    }
+    return created.id;
+  };
+
+  return {
+    provider: 'stripe',
+    async syncPlan(plan, existing): Promise<PlanSyncResult> {
+      const client = await clientOf(plan);
+      if (!(client instanceof Stripe)) return client;
+      let action = 'sync the Product';
+      try {
+        const productId = await syncProduct(client, plan, existing);
+        action = 'sync the Price';
+        const priceId = await syncPrice(client, plan, productId, existing);
+        return { ok: true, provider_product_id: productId, provider_price_id: priceId };
+      } catch (error) {
+        return stripeFailure(error, action);
+      }
+    },
+    async refund(request: RefundRequest): Promise<RefundResult> {
+      if (!request.provider_payment_id?.startsWith('pi_')) {
+        return { ok: false, reason: `Payment ${request.payment_id} has no Stripe PaymentIntent id (provider_payment_id pi_...), so Stripe cannot refund it.`, code: null, retryable: false };
+      }
+      const client = await clientOf(request);
+      if (!(client instanceof Stripe)) return client;
+      try {
+        const refund = await client.refunds.create(
+          { payment_intent: request.provider_payment_id, amount: request.amount, metadata: { payment_id: request.payment_id, ...(request.reason ? { reason: request.reason.slice(0, 500) } : {}) } },
+          { idempotencyKey: request.idempotency_key },
+        );
+        return { ok: true, provider_refund_id: refund.id };
+      } catch (error) {
+        return stripeFailure(error, 'refund the payment');
+      }
+    },
+  };
+}
