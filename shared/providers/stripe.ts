@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { openCredential, type CredentialKind } from '../credentials/repository.js';
 import type { IntegrationSettings } from '../integrations.js';
 import { retryWhile } from '../retry.js';
 import type { Store } from '../store/store.js';
 import type { PaymentProviderAdapter, PlanForSync, PlanSyncResult, ProviderCatalogueIds, ProviderFailure, RefundRequest, RefundResult } from './payment-provider.js';
-import { stripeClient } from './stripe-client.js';
+import { stripeClient, type StripeErrors } from './stripe-client.js';
 
 /**
  * The `stripe` payment provider, outbound half (issue 10 §1, DESIGN D16, D22): checking a project's key
@@ -30,21 +30,22 @@ export function redactStripeSecrets(text: string): string {
  * The failure of a Stripe call (`action` says what was being done, e.g. "create the Price"): Stripe's
  * `code` and its message (keys redacted); retryable when Stripe could not be reached or timed out, for 5xx
  * and for 429. A refused key (401) or a key without a permission (403) names the fix instead. Errors that
- * are not the SDK's are thrown again (the caller treats them as unexpected).
+ * are not the SDK's are thrown again (the caller treats them as unexpected). `errors`: the loaded SDK's
+ * error classes (`client.errors`).
  */
-export function stripeFailure(error: unknown, action: string): ProviderFailure {
-  if (!(error instanceof Stripe.errors.StripeError)) throw error;
+export function stripeFailure(errors: StripeErrors, error: unknown, action: string): ProviderFailure {
+  if (!(error instanceof errors.StripeError)) throw error;
   const code = error.code ?? null;
-  if (error instanceof Stripe.errors.StripeConnectionError) return { ok: false, reason: `Stripe could not be reached to ${action}.`, code, retryable: true };
+  if (error instanceof errors.StripeConnectionError) return { ok: false, reason: `Stripe could not be reached to ${action}.`, code, retryable: true };
   const status = error.statusCode ?? 0;
   const message = redactStripeSecrets(error.message);
-  if (status === 429 || status >= 500 || error instanceof Stripe.errors.StripeAPIError) {
+  if (status === 429 || status >= 500 || error instanceof errors.StripeAPIError) {
     return { ok: false, reason: `Stripe failed to ${action} (HTTP ${status || 'error'}): ${message}`, code, retryable: true };
   }
-  if (error instanceof Stripe.errors.StripeAuthenticationError || status === 401) {
+  if (error instanceof errors.StripeAuthenticationError || status === 401) {
     return { ok: false, reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`, code, retryable: false };
   }
-  if (error instanceof Stripe.errors.StripePermissionError || status === 403) {
+  if (error instanceof errors.StripePermissionError || status === 403) {
     return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions the README lists.`, code, retryable: false };
   }
   return { ok: false, reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`, code, retryable: false };
@@ -58,7 +59,7 @@ export function stripeFailure(error: unknown, action: string): ProviderFailure {
  * Returns `{ ok: true }` or the failure (`retryable`: Stripe could not be reached; else Stripe's refusal).
  */
 export async function verifyStripeKey(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl' | 'retry'>, secretKey: string): Promise<{ ok: true } | ProviderFailure> {
-  const client = stripeClient(settings, secretKey);
+  const client = await stripeClient(settings, secretKey);
   return retryWhile(
     settings.retry,
     async (): Promise<{ ok: true } | ProviderFailure> => {
@@ -66,7 +67,7 @@ export async function verifyStripeKey(settings: Pick<IntegrationSettings, 'strip
         await client.products.list({ limit: 1 });
         return { ok: true };
       } catch (error) {
-        return stripeFailure(error, 'list products with this key');
+        return stripeFailure(client.errors, error, 'list products with this key');
       }
     },
     (outcome) => !outcome.ok && outcome.retryable,
@@ -146,14 +147,14 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
       try {
         return (await update(existing.provider_product_id)).id;
       } catch (error) {
-        if (!(error instanceof Stripe.errors.StripeError && error.code === 'resource_missing')) throw error;
+        if (!(error instanceof client.errors.StripeError && error.code === 'resource_missing')) throw error;
       }
     }
     const id = stripeProductId(plan.plan_id);
     try {
       return (await client.products.create({ id, ...fields, ...(plan.description ? { description: plan.description } : {}) })).id;
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeError && error.code === 'resource_already_exists') return (await update(id)).id;
+      if (error instanceof client.errors.StripeError && error.code === 'resource_already_exists') return (await update(id)).id;
       throw error;
     }
   };
@@ -166,7 +167,7 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
       try {
         previous = await client.prices.retrieve(previousId);
       } catch (error) {
-        if (!(error instanceof Stripe.errors.StripeError && error.code === 'resource_missing')) throw error;
+        if (!(error instanceof client.errors.StripeError && error.code === 'resource_missing')) throw error;
       }
       if (previous && samePrice(previous, wanted)) {
         if (!previous.active) await client.prices.update(previous.id, { active: true });
@@ -179,7 +180,7 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
       try {
         await client.prices.update(previousId, { active: false });
       } catch (error) {
-        if (!(error instanceof Stripe.errors.StripeError && error.code === 'resource_missing')) throw error;
+        if (!(error instanceof client.errors.StripeError && error.code === 'resource_missing')) throw error;
       }
     }
     return created.id;
@@ -189,7 +190,7 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     provider: 'stripe',
     async syncPlan(plan, existing): Promise<PlanSyncResult> {
       const client = await clientOf(plan);
-      if (!(client instanceof Stripe)) return client;
+      if ('ok' in client) return client;
       let action = 'sync the Product';
       try {
         const productId = await syncProduct(client, plan, existing);
@@ -197,7 +198,7 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
         const priceId = await syncPrice(client, plan, productId, existing);
         return { ok: true, provider_product_id: productId, provider_price_id: priceId };
       } catch (error) {
-        return stripeFailure(error, action);
+        return stripeFailure(client.errors, error, action);
       }
     },
     async refund(request: RefundRequest): Promise<RefundResult> {
@@ -205,7 +206,7 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
         return { ok: false, reason: `Payment ${request.payment_id} has no Stripe PaymentIntent id (provider_payment_id pi_...), so Stripe cannot refund it.`, code: null, retryable: false };
       }
       const client = await clientOf(request);
-      if (!(client instanceof Stripe)) return client;
+      if ('ok' in client) return client;
       try {
         const refund = await client.refunds.create(
           { payment_intent: request.provider_payment_id, amount: request.amount, metadata: { payment_id: request.payment_id, ...(request.reason ? { reason: request.reason.slice(0, 500) } : {}) } },
@@ -213,7 +214,7 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
         );
         return { ok: true, provider_refund_id: refund.id };
       } catch (error) {
-        return stripeFailure(error, 'refund the payment');
+        return stripeFailure(client.errors, error, 'refund the payment');
       }
     },
   };
