@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -206,6 +206,21 @@ describe('synthesis', () => {
       const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
       expect(map.sourcesContent ?? [], id).toEqual([]);
     }
+  });
+
+  it('ships the stripe SDK as a chunk beside the routes that call Stripe, imported only on first use (D23 budgets)', () => {
+    const entry = bundleFileOf(onlyFunction('connectProjectPaymentProvider.handler')[1]);
+    const chunkDirectory = path.join(path.dirname(entry), 'chunks');
+    const chunks = readdirSync(chunkDirectory).filter((file) => file.endsWith('.mjs'));
+    const sdkChunk = chunks.find((file) => readFileSync(path.join(chunkDirectory, file), 'utf8').includes('StripeSignatureVerificationError'));
+    expect(sdkChunk, chunks.join(', ')).toBeDefined();
+    expect(readFileSync(entry, 'utf8')).not.toContain('StripeSignatureVerificationError');
+    // The chunk loads as Lambda's Node would load it, and is the SDK's class.
+    const script = `const m = await import(process.argv[1]); const Sdk = Object.values(m).find((value) => typeof value === 'function' && value.errors);
+      process.stdout.write(String(Boolean(Sdk && new Sdk('sk_test_x', { telemetry: false }).products)));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(path.join(chunkDirectory, sdkChunk!)).href], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe('true');
   });
 
   it('ships bundles that run as Lambda runs them: a REST route, the $default route and MCP preflight', () => {
