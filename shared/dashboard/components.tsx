@@ -270,12 +270,6 @@ export function SecretOnce(props: { id: string; label: string; value: string }):
   );
 }
 
-/** An amount in minor units as `9.00 EUR`. */
-export function money(amount: number, currency: string): string {
-  const digits = ['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX'].includes(currency.toUpperCase()) ? 0 : 2;
-  return `${(amount / 10 ** digits).toFixed(digits)} ${currency.toUpperCase()}`;
-}
-
 /** A table that scrolls sideways on narrow screens. */
 export function Table(props: { caption?: string; head: readonly string[]; children?: Child; id?: string }): Html {
   return (

@@ -1,6 +1,7 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { formatMinorUnits } from '../../schemas/common.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
 import type { Group } from '../../domain/groups/schema.js';
@@ -10,7 +11,7 @@ import type { Role } from '../../domain/roles/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, money, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -164,7 +165,7 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
             {items.map((plan) => (
               <tr>
                 <td>{plan.name}</td>
-                <td>{money(plan.amount, plan.currency)}</td>
+                <td>{formatMinorUnits(plan.amount, plan.currency)}</td>
                 <td>
                   {plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}
                   {plan.interval}
