@@ -53,13 +53,17 @@ export function toMinorUnits(major: string, currency: string): number | null {
   return Number(match[1]) * 10 ** exponent + Number((match[2] ?? '').padEnd(exponent, '0') || '0');
 }
 
-/** An amount in integer MINOR units written in the major unit with the currency code: 999 USD → `9.99 USD`, 500 JPY → `500 JPY`. */
-export function formatMinorUnits(amount: number, currency: string): string {
+/** An amount in integer MINOR units as a decimal number in the major unit: 999 USD → `9.99`, 500 JPY → `500`, 5 EUR → `0.05`. */
+export function minorToMajor(amount: number, currency: string): string {
   const exponent = currencyExponent(currency);
   const sign = amount < 0 ? '-' : '';
   const digits = String(Math.abs(amount)).padStart(exponent + 1, '0');
-  const major = exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits;
-  return `${sign}${major} ${currency.toUpperCase()}`;
+  return `${sign}${exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits}`;
+}
+
+/** An amount in integer MINOR units written in the major unit with the currency code: 999 USD → `9.99 USD`, 500 JPY → `500 JPY`. */
+export function formatMinorUnits(amount: number, currency: string): string {
+  return `${minorToMajor(amount, currency)} ${currency.toUpperCase()}`;
 }
 
 /** Page size of every list when `limit` is not given (DESIGN D12). */

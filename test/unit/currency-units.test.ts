@@ -4,7 +4,7 @@
  * `formatMinorUnits` back. The dashboard's plan form and lists use these, never a table of their own.
  */
 import { describe, expect, it } from 'vitest';
-import { Currency, currencyExponent, formatMinorUnits, toMinorUnits } from '../../shared/schemas/common.js';
+import { Currency, currencyExponent, formatMinorUnits, minorToMajor, toMinorUnits } from '../../shared/schemas/common.js';
 
 describe('currency minor units', () => {
   it('uses the ISO 4217 exponent, not ICU display rounding', () => {
@@ -45,5 +45,7 @@ describe('currency minor units', () => {
     expect(formatMinorUnits(0, 'EUR')).toBe('0.00 EUR');
     expect(formatMinorUnits(500, 'JPY')).toBe('500 JPY');
     expect(formatMinorUnits(1500, 'KWD')).toBe('1.500 KWD');
+    expect(minorToMajor(1990, 'EUR')).toBe('19.90');
+    expect(toMinorUnits(minorToMajor(12_345_678, 'USD'), 'USD')).toBe(12_345_678);
   });
 });
