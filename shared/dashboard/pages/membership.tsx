@@ -239,7 +239,13 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const subscriptions = await read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100 });
+  const [subscriptions, subscribers, plans] = await Promise.all([
+    read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100 }),
+    read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 }),
+    read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
+  ]);
+  const subscriberNames = new Map(subscribers.ok ? subscribers.result.data.map((subscriber) => [subscriber.id, subscriber.display_name]) : []);
+  const planNames = new Map(plans.ok ? plans.result.data.map((plan) => [plan.id, plan.name]) : []);
   const problem = extra?.problem && !extra.problem.ok ? extra.problem.problem : null;
   return htmlResult(
     problem ? problem.status : 200,
@@ -252,20 +258,22 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
         what="subscriptions"
         ability="project-subscription:view-any"
         render={(items) => (
-          <Table head={['Subscription', 'Status', 'Period ends', 'Source', 'Actions']}>
-            {items.length === 0 ? <Empty columns={5} text="No subscriptions yet." /> : ''}
+          <Table head={['Subscriber', 'Plan', 'Status', 'Period ends', 'Source', 'Actions']} id="subscriptions">
+            {items.length === 0 ? <Empty columns={6} text="No subscriptions yet." /> : ''}
             {items.map((subscription) => (
               <tr>
-                <td class="mono">
-                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>{subscription.id}</a>
+                <td>
+                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>{subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}</a>
+                  <div class="mono hint">{subscription.id}</div>
                 </td>
+                <td>{planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span>}</td>
                 <td>
                   <SubscriptionStatusBadge status={subscription.status} />
                 </td>
                 <td>
                   <When at={subscription.current_period_end} />
                 </td>
-                <td>{subscription.source}</td>
+                <td>{subscription.source.replace('_', ' ')}</td>
                 <td>
                   <SubscriptionActions viewer={viewer} projectId={params.id} subscription={subscription} />
                 </td>

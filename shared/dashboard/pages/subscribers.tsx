@@ -9,7 +9,7 @@ import { formatMinorUnits } from '../../schemas/common.js';
 import { ActionButton, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { collect, read, write, type ListPage } from './kit.js';
 import { ProjectTabs, SubscriptionActions, projectOr, projectProblemPage } from './membership.js';
 
 /**
@@ -21,12 +21,12 @@ import { ProjectTabs, SubscriptionActions, projectOr, projectProblemPage } from 
 const subscriberPath = (projectId: string, subscriberId: string) => `/dashboard/projects/${projectId}/subscribers/${subscriberId}`;
 
 /** A form with an optional reason and one button (ban, kick). */
-function ReasonForm(props: { viewer: Viewer; action: string; ability: 'project-user:ban' | 'project-user:kick'; label: string; id: string; danger?: boolean }): Html {
+function ReasonForm(props: { viewer: Viewer; action: string; ability: 'project-user:ban' | 'project-user:kick'; label: string; reasonLabel: string; id: string; danger?: boolean }): Html {
   return (
     <form method="post" action={props.action} class="inline-form">
       <CsrfField viewer={props.viewer} />
       <IdempotencyField />
-      <label for={props.id}>Reason (optional)</label>
+      <label for={props.id}>{props.reasonLabel}</label>
       <input type="text" id={props.id} name="reason" maxlength="500" />
       <ActionButton viewer={props.viewer} ability={props.ability} label={props.label} danger={props.danger} secondary={!props.danger} />
     </form>
@@ -38,7 +38,13 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const subscriber = await read<Subscriber>(request, 'getSubscriber', { id: params.subscriber });
+  let subscriber = await read<Subscriber>(request, 'getSubscriber', { id: params.subscriber });
+  // Without `project-user:view` the list's entry (identifiers only, no contact details) stands in.
+  const listedOnly = !subscriber.ok && subscriber.problem.code === 'TOKEN_MISSING_ABILITY';
+  if (listedOnly) {
+    const found = await collect<Subscriber>(request, 'listSubscribers', { project_id: params.id }, (item) => item.id === params.subscriber, { wanted: 1, maxPages: 20 });
+    if (found.ok && found.result.items[0]) subscriber = { ok: true, result: found.result.items[0], replayed: false };
+  }
   if (!subscriber.ok || subscriber.result.project_id !== params.id) {
     const problem = subscriber.ok ? null : subscriber.problem;
     return htmlResult(
@@ -69,9 +75,9 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
             <Badge color={current.status === 'banned' ? 'red' : 'green'}>{current.status}</Badge> {current.banned_at ? <When at={current.banned_at} /> : ''}
           </dd>
           <dt>E-mail</dt>
-          <dd>{current.email ?? <span class="hint">{current.consent ? 'none' : 'hidden (no consent)'}</span>}</dd>
+          <dd>{current.email ?? <span class="hint">{listedOnly ? 'needs project-user:view' : current.consent ? 'none' : 'hidden (no consent)'}</span>}</dd>
           <dt>Phone</dt>
-          <dd>{current.phone ?? <span class="hint">{current.consent ? 'none' : 'hidden (no consent)'}</span>}</dd>
+          <dd>{current.phone ?? <span class="hint">{listedOnly ? 'needs project-user:view' : current.consent ? 'none' : 'hidden (no consent)'}</span>}</dd>
           <dt>Platform user</dt>
           <dd class="mono">{current.platform_user_id ?? '—'}</dd>
           <dt>Id</dt>
@@ -103,7 +109,7 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
               <td>
                 <When at={subscription.current_period_end} />
               </td>
-              <td>{subscription.source}</td>
+              <td>{subscription.source.replace('_', ' ')}</td>
               <td>
                 <SubscriptionActions viewer={viewer} projectId={params.id} subscription={subscription} returnTo={base} />
               </td>
@@ -151,9 +157,9 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
             <span class="hint">Suspended subscriptions stay suspended until unsuspended.</span>
           </form>
         ) : (
-          <ReasonForm viewer={viewer} action={`${base}/ban`} ability="project-user:ban" label="Ban" id="ban-reason" danger />
+          <ReasonForm viewer={viewer} action={`${base}/ban`} ability="project-user:ban" label="Ban" reasonLabel="Reason for the ban (optional)" id="ban-reason" danger />
         )}
-        <ReasonForm viewer={viewer} action={`${base}/kick`} ability="project-user:kick" label="Kick" id="kick-reason" />
+        <ReasonForm viewer={viewer} action={`${base}/kick`} ability="project-user:kick" label="Kick" reasonLabel="Reason for the kick (optional)" id="kick-reason" />
         <p class="hint">Ban removes them from the community and suspends their live subscriptions; kick only removes them from the community.</p>
       </div>
     </Page>,
