@@ -246,7 +246,7 @@ describe('dashboard in Chromium', () => {
     const email = `viewer-${crypto.randomUUID().slice(0, 8)}@example.com`;
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Name', { exact: true }).fill('Vera Viewer');
-    await page.getByLabel('Role').selectOption({ label: 'viewer' });
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'viewer' });
     await page.getByRole('button', { name: 'Send invitation' }).click();
     const invitation = (await page.locator('#invitation-link').textContent())!.trim();
     await screenshot(page, 'team-members-invited');
