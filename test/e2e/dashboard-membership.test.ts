@@ -68,6 +68,14 @@ describe('dashboard membership screens in Chromium', () => {
     const roleId = /\/roles\/([0-9a-f-]{36})/.exec(page.url())![1];
     expect((await api('GET', `/v1/roles/${roleId}`)).body).toMatchObject({ name: roleName, built_in: false, project_ids: null, abilities: ['project:view-any', 'project-user:view-any', 'project-user:ban'] });
 
+    // Edit: one ability fewer, narrowed to the demo project.
+    await page.getByRole('checkbox', { name: 'project-user:ban' }).uncheck();
+    await page.getByRole('checkbox', { name: 'Book club' }).check();
+    await page.getByRole('button', { name: 'Save role' }).click();
+    await page.waitForURL(/\?saved=1$/);
+    const demoProject = (await api('GET', '/v1/projects?limit=100')).body.data.find((project: { name: string }) => project.name === 'Book club');
+    expect((await api('GET', `/v1/roles/${roleId}`)).body).toMatchObject({ abilities: ['project:view-any', 'project-user:view-any'], project_ids: [demoProject.id] });
+
     // Assign it from the member's page (updateTeamMember with the complete set of roles).
     await page.goto(dashboard('/team-members'));
     await page.getByRole('link', { name: `Change the roles of ${member.name}` }).click();
@@ -142,7 +150,7 @@ describe('dashboard membership screens in Chromium', () => {
     await page.getByLabel('Price').fill('0.5');
     await page.getByLabel('Currency').fill('JPY');
     await page.getByRole('button', { name: 'Create plan' }).click();
-    expect(await page.locator('.problem').textContent()).toContain('at most 0 decimals');
+    expect(await page.locator('.problem').textContent()).toContain('must be a whole number of JPY');
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Yen pass');
     await screenshot(page, 'plan-new-refused');
     await page.getByLabel('Price').fill('500');

@@ -71,7 +71,12 @@ function planInputOf(values: PlanValues): { ok: true; input: Record<string, unkn
     return {
       ok: false,
       error: new ProblemError('VALIDATION_FAILED', 'The price is not an amount of the currency.', {
-        errors: [{ path: 'form.amount', message: `must be a number in ${currency || 'the currency'} with at most ${exponent} decimal${exponent === 1 ? '' : 's'}, e.g. ${minorToMajor(990 * 10 ** Math.max(0, exponent - 2), currency || 'USD')}` }],
+        errors: [
+          {
+            path: 'form.amount',
+            message: `${exponent === 0 ? `must be a whole number of ${currency} (it has no minor unit)` : `must be a number in ${currency || 'the currency'} with at most ${exponent} decimals`}, e.g. ${minorToMajor(990 * 10 ** Math.max(0, exponent - 2), currency || 'USD')}`,
+          },
+        ],
       }),
     };
   }
