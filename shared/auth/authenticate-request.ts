@@ -1,8 +1,10 @@
-import type { Clock } from '../clock.js';
+import { isoTime, type Clock } from '../clock.js';
+import { TOKEN_LAST_USED_PRECISION_MS } from '../domain/tokens/schema.js';
 import { ProblemError } from '../errors.js';
 import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
 import { keys } from '../store/keys.js';
-import type { Item, Key, Store } from '../store/store.js';
+import { logger } from '../logger.js';
+import { ConditionFailedError, type Item, type Key, type Store } from '../store/store.js';
 import { checkToken, parseBearer, secretMatchesHash, type Principal, type SecretCheck } from './principal.js';
 
 /** What {@link authenticateRequest} needs to know about the request. */
@@ -70,8 +72,10 @@ export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailur
  *    the IP's bucket (one conditional ADD, so concurrent failures never exceed 5) → 401, or 429 for the
  *    one that did not fit.
  *
- * DynamoDB requests: 1 for a valid token (the batch read), 1 for a missing or malformed header,
- * 2 for a token that fails verification. Never throws a ProblemError; store failures propagate.
+ * DynamoDB requests: 1 for a valid token (the batch read; plus one UpdateItem when its `last_used_at`
+ * is older than {@link TOKEN_LAST_USED_PRECISION_MS}, i.e. at most once an hour per token — see
+ * {@link recordTokenUse}), 1 for a missing or malformed header, 2 for a token that fails verification.
+ * Never throws a ProblemError; store failures propagate (except the `last_used_at` stamp's, only logged).
  */
 export async function authenticateRequest(store: Store, clock: Clock, input: AuthenticationInput): Promise<AuthenticationOutcome> {
   const countFailure = async (error: ProblemError, knownToken: AuthenticationFailure['knownToken']): Promise<AuthenticationFailure> => {
@@ -102,6 +106,33 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   }
   const tokenItem = items.find((item) => isKey(item, tokenKey));
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash);
-  if (checked.ok) return { ok: true, principal: checked.principal, items: items.filter((item) => extra.some((key) => isKey(item, key))) };
+  if (checked.ok) {
+    await recordTokenUse(store, clock, tokenItem!);
+    return { ok: true, principal: checked.principal, items: items.filter((item) => extra.some((key) => isKey(item, key))) };
+  }
   return countFailure(checked.error, checked.holder);
+}
+
+/**
+ * Stamps `last_used_at` (ISO time) on a token that just authenticated a call, when the stamp it was read
+ * with is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem,
+ * so concurrent calls write it once and a busy token costs no write per call. The token list shows it
+ * (`Token.last_used_at`, the dashboard's "Last used"). Never fails the call: a lost race is ignored and a
+ * store failure only logged (the stamp is informational).
+ */
+export async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Promise<void> {
+  const nowMs = clock.nowMs();
+  const threshold = isoTime(nowMs - TOKEN_LAST_USED_PRECISION_MS);
+  const stored = tokenItem.last_used_at as string | undefined;
+  if (stored && stored > threshold) return;
+  try {
+    await store.update({
+      Key: keys.token(tokenItem.id as string),
+      UpdateExpression: 'SET last_used_at = :now',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :threshold)',
+      ExpressionAttributeValues: { ':now': isoTime(nowMs), ':threshold': threshold },
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) logger.warn('token last_used_at not recorded', { token_id: tokenItem.id as string, error: error as Error });
+  }
 }

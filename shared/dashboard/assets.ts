@@ -93,8 +93,23 @@ dl.facts dt { color:var(--muted); } dl.facts dd { margin:0; min-width:0; word-br
 ol.timeline { margin:0; padding-left:1.2rem; }
 ol.timeline pre { white-space:pre-wrap; background:#f2f4f7; padding:.4rem; border-radius:6px; max-height:8rem; overflow:auto; }
 .center { max-width:28rem; margin:4rem auto; }
+.row { display:grid; grid-template-columns:repeat(auto-fit, minmax(12rem, 1fr)); gap:.75rem; }
+form.stack > div.row { max-width:40rem; }
+.inline-form { display:flex; flex-wrap:wrap; gap:.5rem; align-items:end; margin:0 0 .75rem; }
+.inline-form label { flex-basis:100%; margin:0; }
+.inline-form input[type=text] { flex:1 1 14rem; width:auto; }
+fieldset.ability-group { margin-top:.5rem; }
+fieldset.ability-group legend { text-transform:capitalize; font-weight:600; font-size:.9rem; }
+fieldset:disabled { opacity:.7; }
+ul.columns { columns:16rem; margin:0; padding-left:1.2rem; }
+.card.stack { display:grid; gap:.5rem; }
 @media (max-width: 640px) { nav.side { flex-basis:100%; padding:.5rem 1rem 0; } nav.side ul { display:flex; flex-wrap:wrap; gap:.25rem; }
-  nav.side h2 { display:none; } main { padding:.75rem; } th, td { padding:.35rem .4rem; } }
+  nav.side h2 { display:none; } main { padding:.75rem; } th, td { padding:.35rem .4rem; }
+  table.stacked thead { position:absolute; width:1px; height:1px; overflow:hidden; clip-path:inset(50%); }
+  table.stacked tr { display:block; border-bottom:1px solid var(--line); padding:.4rem 0; }
+  table.stacked td { display:flex; gap:.75rem; align-items:baseline; border:0; padding:.15rem .5rem; }
+  table.stacked td::before { content:attr(data-label); flex:0 0 8rem; color:var(--muted); font-size:.8rem; font-weight:600; }
+  table.stacked td:first-child { font-weight:600; } }
 `;
 
 /**

@@ -30,6 +30,7 @@ const NAVIGATION: ReadonlyArray<{ section: string; links: ReadonlyArray<{ href: 
       { href: '/dashboard/team-members', label: 'Team members' },
       { href: '/dashboard/roles', label: 'Roles and groups' },
       { href: '/dashboard/activity', label: 'Activity' },
+      { href: '/dashboard/billing', label: 'Billing' },
     ],
   },
   {
@@ -270,17 +271,14 @@ export function SecretOnce(props: { id: string; label: string; value: string }):
   );
 }
 
-/** An amount in minor units as `9.00 EUR`. */
-export function money(amount: number, currency: string): string {
-  const digits = ['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX'].includes(currency.toUpperCase()) ? 0 : 2;
-  return `${(amount / 10 ** digits).toFixed(digits)} ${currency.toUpperCase()}`;
-}
-
-/** A table that scrolls sideways on narrow screens. */
-export function Table(props: { caption?: string; head: readonly string[]; children?: Child; id?: string }): Html {
+/**
+ * A table that scrolls sideways on narrow screens; with `stacked`, each row becomes a card of label and
+ * value pairs at 640 px and below instead (its cells carry `data-label` with their column's name).
+ */
+export function Table(props: { caption?: string; head: readonly string[]; children?: Child; id?: string; stacked?: boolean }): Html {
   return (
     <div class="table-wrap" id={props.id}>
-      <table>
+      <table class={props.stacked ? 'stacked' : undefined}>
         {props.caption ? <caption class="hint">{props.caption}</caption> : ''}
         <thead>
           <tr>

@@ -11,8 +11,12 @@ import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { assetNamed } from './assets.js';
 import { assetResult, clearedSessionCookie, decodeRequest, hasValidCsrfToken, jsonResult, redirectResult, SESSION_COOKIE, type DashboardRequest, type SignedInRequest } from './http.js';
+import * as billing from './pages/billing.js';
 import * as membership from './pages/membership.js';
+import * as plans from './pages/plans.js';
+import * as roles from './pages/roles.js';
 import * as signIn from './pages/sign-in.js';
+import * as subscribers from './pages/subscribers.js';
 import * as tokens from './pages/tokens.js';
 import * as webhooks from './pages/webhooks.js';
 import { findSession } from './sessions.js';
@@ -31,6 +35,16 @@ type Route =
 
 const ID = '([A-Za-z0-9_-]{1,80})';
 const route = (method: 'GET' | 'POST', path: string) => new RegExp(`^/dashboard${path.replaceAll(':id', ID).replaceAll(':sub', ID)}/?$`);
+/** A handler of a page under a project (`:id`) and one of its objects (`:sub`), given as `{ id, [name]: sub }`. */
+const nested =
+  (name: string, handler: (request: SignedInRequest, params: Record<string, string>) => Promise<ApiGatewayResult>): Handler<SignedInRequest> =>
+  (request, params) =>
+    handler(request, { id: params[1], [name]: params[2] });
+/** A handler of a page of one object (`:id`), given as `{ id }`. */
+const byId =
+  (handler: (request: SignedInRequest, params: Record<string, string>) => Promise<ApiGatewayResult>): Handler<SignedInRequest> =>
+  (request, params) =>
+    handler(request, { id: params[1] });
 
 const ROUTES: Route[] = [
   { method: 'GET', pattern: route('GET', '/sign-in'), access: 'public', handler: signIn.signInPage },
@@ -74,7 +88,19 @@ const ROUTES: Route[] = [
 
   { method: 'GET', pattern: route('GET', '/projects'), access: 'signed-in', handler: membership.projectsPage },
   { method: 'GET', pattern: route('GET', '/projects/:id'), access: 'signed-in', handler: (request, params) => membership.projectPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/plans/new'), access: 'signed-in', handler: byId(plans.newPlanPage) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/plans'), access: 'signed-in', handler: byId(plans.createPlan) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/plans/:sub'), access: 'signed-in', handler: nested('plan', plans.planPage) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/plans/:sub'), access: 'signed-in', handler: nested('plan', plans.updatePlan) },
+  ...(['activate', 'deactivate', 'sync'] as const).map(
+    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/plans/:sub/${action}`), access: 'signed-in', handler: nested('plan', plans.planAction(action)) }),
+  ),
   { method: 'GET', pattern: route('GET', '/projects/:id/subscribers'), access: 'signed-in', handler: (request, params) => membership.subscribersPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/subscribers/:sub'), access: 'signed-in', handler: nested('subscriber', subscribers.subscriberPage) },
+  ...(['ban', 'unban', 'kick'] as const).map(
+    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscribers/:sub/${action}`), access: 'signed-in', handler: nested('subscriber', subscribers.moderateSubscriber(action)) }),
+  ),
+  { method: 'POST', pattern: route('POST', '/projects/:id/subscribers/:sub/grant'), access: 'signed-in', handler: nested('subscriber', subscribers.grantSubscription) },
   { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions'), access: 'signed-in', handler: (request, params) => membership.subscriptionsPage(request, { id: params[1] }) },
   ...(['cancel', 'pause', 'resume'] as const).map(
     (action): Route => ({
@@ -90,7 +116,21 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: route('GET', '/team-members'), access: 'signed-in', handler: (request) => membership.teamMembersPage(request) },
   { method: 'POST', pattern: route('POST', '/team-members'), access: 'signed-in', handler: membership.inviteMember },
   { method: 'POST', pattern: route('POST', '/team-members/:id/remove'), access: 'signed-in', handler: (request, params) => membership.removeMember(request, { id: params[1] }) },
-  { method: 'GET', pattern: route('GET', '/roles'), access: 'signed-in', handler: membership.rolesPage },
+  { method: 'GET', pattern: route('GET', '/team-members/:id'), access: 'signed-in', handler: byId(roles.teamMemberPage) },
+  { method: 'POST', pattern: route('POST', '/team-members/:id'), access: 'signed-in', handler: byId(roles.updateTeamMemberRoles) },
+  { method: 'GET', pattern: route('GET', '/roles'), access: 'signed-in', handler: roles.rolesPage },
+  { method: 'GET', pattern: route('GET', '/roles/new'), access: 'signed-in', handler: roles.newRolePage },
+  { method: 'POST', pattern: route('POST', '/roles'), access: 'signed-in', handler: roles.createRole },
+  { method: 'GET', pattern: route('GET', '/roles/:id'), access: 'signed-in', handler: byId(roles.rolePage) },
+  { method: 'POST', pattern: route('POST', '/roles/:id'), access: 'signed-in', handler: byId(roles.updateRole) },
+  { method: 'POST', pattern: route('POST', '/roles/:id/delete'), access: 'signed-in', handler: byId(roles.deleteRole) },
+  { method: 'GET', pattern: route('GET', '/groups/new'), access: 'signed-in', handler: roles.newGroupPage },
+  { method: 'POST', pattern: route('POST', '/groups'), access: 'signed-in', handler: roles.createGroup },
+  { method: 'GET', pattern: route('GET', '/groups/:id'), access: 'signed-in', handler: byId(roles.groupPage) },
+  { method: 'POST', pattern: route('POST', '/groups/:id'), access: 'signed-in', handler: byId(roles.updateGroup) },
+  { method: 'POST', pattern: route('POST', '/groups/:id/delete'), access: 'signed-in', handler: byId(roles.deleteGroup) },
+  { method: 'GET', pattern: route('GET', '/billing'), access: 'signed-in', handler: billing.billingPage },
+  { method: 'POST', pattern: route('POST', '/billing/tier'), access: 'signed-in', handler: billing.changeTier },
   { method: 'GET', pattern: route('GET', '/activity'), access: 'signed-in', handler: membership.activityPage },
 ];
 

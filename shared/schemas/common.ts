@@ -19,6 +19,53 @@ export const Currency = z
   .describe('ISO 4217 currency code, upper case (e.g. EUR).')
   .meta({ examples: ['EUR'] });
 
+/**
+ * ISO 4217 minor-unit exponents that are not 2, the one table of them in the service (ISO 4217 "List
+ * One", the `MinorUnits` column). ICU's own currency digits (`Intl.NumberFormat`) are display rounding,
+ * not the exponent (ICU shows HUF, IDR, PKR with 0 decimals, IQD with 0 instead of 3), so they cannot
+ * be used to convert amounts.
+ */
+export const CURRENCY_EXPONENTS: Readonly<Record<string, 0 | 3 | 4>> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
+
+/**
+ * The number of decimal places of a currency's minor unit, its ISO 4217 exponent: 2 (EUR, USD, HUF,
+ * most currencies), 0 (JPY, KRW), 3 (KWD) or 4 (CLF), from {@link CURRENCY_EXPONENTS}. Amounts of the
+ * service are integers in this minor unit.
+ */
+export function currencyExponent(currency: string): number {
+  return CURRENCY_EXPONENTS[currency.toUpperCase()] ?? 2;
+}
+
+/**
+ * An amount in a currency's MAJOR unit as typed by a person (`"9"`, `"9.5"`, `"1234.56"`; a comma is read
+ * as the decimal point) converted exactly to integer MINOR units by {@link currencyExponent}: `"9.99"` USD
+ * → 999, `"500"` JPY → 500, `"1.5"` KWD → 1500. No floating point is involved. Returns null for text that
+ * is not a non-negative amount with at most the currency's number of decimals (e.g. `"0.5"` JPY).
+ */
+export function toMinorUnits(major: string, currency: string): number | null {
+  const exponent = currencyExponent(currency);
+  const match = /^(\d{1,12})(?:[.,](\d+))?$/.exec(major.trim());
+  if (!match || (match[2] ?? '').length > exponent) return null;
+  return Number(match[1]) * 10 ** exponent + Number((match[2] ?? '').padEnd(exponent, '0') || '0');
+}
+
+/** An amount in integer MINOR units as a decimal number in the major unit: 999 USD → `9.99`, 500 JPY → `500`, 5 EUR → `0.05`. */
+export function minorToMajor(amount: number, currency: string): string {
+  const exponent = currencyExponent(currency);
+  const sign = amount < 0 ? '-' : '';
+  const digits = String(Math.abs(amount)).padStart(exponent + 1, '0');
+  return `${sign}${exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits}`;
+}
+
+/** An amount in integer MINOR units written in the major unit with the currency code: 999 USD → `9.99 USD`, 500 JPY → `500 JPY`. */
+export function formatMinorUnits(amount: number, currency: string): string {
+  return `${minorToMajor(amount, currency)} ${currency.toUpperCase()}`;
+}
+
 /** Page size of every list when `limit` is not given (DESIGN D12). */
 export const DEFAULT_PAGE_SIZE = 25;
 /** Largest page size of every list (DESIGN D12). */

@@ -5,12 +5,11 @@
  * receivers to, axe-core on the main pages and screenshots under `test-results/dashboard/`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { systemClock } from '../../shared/clock.js';
-import { createSignInLink } from '../../shared/dashboard/sessions.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
 import { DEMO_OWNER, type LocalService } from '../../shared/local/service.js';
 import { contextWithAuthenticator, expectAccessible, launchChromium, screenshot } from '../support/browser.js';
+import { dashboardHarness, until } from '../support/dashboard.js';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startTestService } from '../support/local-service.js';
 import { checkSignature } from '../support/signature.js';
@@ -43,47 +42,10 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** REST with the demo token (every ability). */
-async function api(method: string, path: string, body?: unknown, token = service.demoToken) {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
-
-const dashboard = (path = '') => `${service.dashboardUrl}${path}`;
-
-/** Opens a fresh one-time sign-in link of `email` in a new context and registers a passkey; returns the signed-in page. */
-async function signInWithLink(email: string, viewport?: { width: number; height: number }): Promise<Page> {
-  const { page } = await contextWithAuthenticator(browser, viewport);
-  const link = await createSignInLink(service.store, systemClock, service.demoTeamId, email);
-  await page.goto(`${service.dashboardUrl.replace(/\/dashboard$/, '')}${link.path}`);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL(/\/dashboard\/passkeys\/new$/);
-  await page.getByRole('button', { name: 'Register a passkey' }).click();
-  await page.waitForURL(dashboard());
-  return page;
-}
-
-/** The page's CSRF token (its `<meta name="csrf-token">`). */
-async function csrfOf(page: Page): Promise<string> {
-  return (await page.locator('meta[name="csrf-token"]').getAttribute('content'))!;
-}
-
-/** Waits (vi.waitFor) until `probe` returns a truthy value. */
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeout = 30_000): Promise<T> {
-  return vi.waitFor(
-    async () => {
-      const value = await probe();
-      if (!value) throw new Error(`still waiting for ${what}`);
-      return value;
-    },
-    { timeout, interval: 200 },
-  );
-}
+const { api, dashboard, signInWithLink } = dashboardHarness(
+  () => service,
+  () => browser,
+);
 
 describe('dashboard in Chromium', () => {
   it('signs in with a one-time link, registers a passkey, signs out and back in with it; the cookie is scoped and refused on /v1 and /mcp; CSRF is checked; text is escaped', async () => {
@@ -284,7 +246,7 @@ describe('dashboard in Chromium', () => {
     const email = `viewer-${crypto.randomUUID().slice(0, 8)}@example.com`;
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Name', { exact: true }).fill('Vera Viewer');
-    await page.getByLabel('Role').selectOption({ label: 'viewer' });
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'viewer' });
     await page.getByRole('button', { name: 'Send invitation' }).click();
     const invitation = (await page.locator('#invitation-link').textContent())!.trim();
     await screenshot(page, 'team-members-invited');

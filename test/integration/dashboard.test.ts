@@ -113,6 +113,66 @@ describe('pages', () => {
   });
 });
 
+describe('membership screens', () => {
+  it('show a viewer the role, group, plan, billing and subscription actions disabled with the ability named', async () => {
+    const { clock, runtime, team, principal } = await world();
+    const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'web' });
+    const invited = await inviteTeamMember(runtime, principal, { email: `v-${randomUUID()}@example.com`, name: 'Vi', role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+    await acceptTeamInvitation(runtime, invited.invitation_token);
+    const { cookieValue } = await createSession(runtime.store, clock, { teamId: team.id, memberId: invited.id, state: 'active', method: 'passkey' });
+    const get = async (path: string) => (await handleDashboardRequest(runtime, dashboardEvent('GET', path, { cookie: cookieValue }))).body;
+    expect(await get('/dashboard/roles')).toContain('New role — needs role:create');
+    expect(await get('/dashboard/roles')).toContain('New group — needs group:create');
+    expect(await get(`/dashboard/projects/${project.id}`)).toContain('New plan — needs project-subscription-plan:create');
+    expect(await get(`/dashboard/projects/${project.id}/plans/new`)).toContain('Create plan — needs project-subscription-plan:create');
+    expect(await get(`/dashboard/roles/${BUILT_IN_ROLE_IDS.viewer}`)).toContain('cannot be changed or deleted');
+    expect(await get('/dashboard/billing')).toContain('Change tier — needs billing:update');
+
+    const run = async <T,>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
+      const outcome = await runOperation<T>(runtime, principal, operation, input, { requestId: randomUUID(), idempotencyKey: randomUUID() });
+      if (!outcome.ok) throw new Error(outcome.problem.detail);
+      return outcome.result;
+    };
+    const plan = await run<{ id: string }>('createPlan', { project_id: project.id, name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+    const subscriber = await run<{ id: string }>('createSubscriber', { project_id: project.id, display_name: 'Ada' });
+    await run('createSubscription', { project_id: project.id, subscriber_id: subscriber.id, plan_id: plan.id });
+    const subscriptions = await get(`/dashboard/projects/${project.id}/subscriptions`);
+    expect(subscriptions).toContain('Pause — needs project-subscription:pause');
+    expect(subscriptions).toContain('Cancel now — needs project-subscription:cancel');
+    const subscriberPage = await get(`/dashboard/projects/${project.id}/subscribers/${subscriber.id}`);
+    expect(subscriberPage).toContain('Ban — needs project-user:ban');
+    expect(subscriberPage).toContain('Grant subscription — needs project-subscription:create');
+  });
+
+  it('create a plan from the price in the major unit; a double-submitted form creates one plan; a price the currency cannot have is refused before anything runs; POSTs need the CSRF token', async () => {
+    const { clock, runtime, team, owner, principal } = await world();
+    const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'web' });
+    const { session, cookieValue } = await createSession(runtime.store, clock, { teamId: team.id, memberId: owner.id, state: 'active', method: 'passkey' });
+    const post = (path: string, fields: Record<string, string>) =>
+      handleDashboardRequest(runtime, dashboardEvent('POST', path, { cookie: cookieValue, form: new URLSearchParams({ csrf_token: session.csrf_token, ...fields }).toString() }));
+    const plans = async () => {
+      const listed = await runOperation<{ data: Array<{ id: string; amount: number; currency: string }> }>(runtime, principal, 'listPlans', { project_id: project.id }, { requestId: randomUUID() });
+      return listed.ok ? listed.result.data : [];
+    };
+
+    const refused = await post(`/dashboard/projects/${project.id}/plans`, { idempotency_key: randomUUID(), name: 'Kuwaiti', amount: '1.2345', currency: 'KWD', interval: 'month' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain('at most 3 decimals');
+    expect(await plans()).toEqual([]);
+
+    const form = { idempotency_key: randomUUID(), name: 'Monthly', amount: '19.9', currency: 'eur', interval: 'month', interval_count: '1', trial_days: '0' };
+    const first = await post(`/dashboard/projects/${project.id}/plans`, form);
+    const second = await post(`/dashboard/projects/${project.id}/plans`, form);
+    expect(first.statusCode).toBe(303);
+    expect(second.headers.Location).toBe(first.headers.Location);
+    expect(await plans()).toEqual([expect.objectContaining({ amount: 1990, currency: 'EUR' })]);
+
+    const forged = await handleDashboardRequest(runtime, dashboardEvent('POST', '/dashboard/roles', { cookie: cookieValue, form: 'name=x&abilities=team%3Aview' }));
+    expect(forged.statusCode).toBe(403);
+    expect(JSON.parse(forged.body).code).toBe('CSRF_TOKEN_INVALID');
+  });
+});
+
 describe('a team member as principal', () => {
   it('runs the operation with its rules: ability, idempotency (a double submit runs once) and an activity entry naming the member', async () => {
     const { runtime, team, owner, principal } = await world();

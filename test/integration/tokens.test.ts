@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
+import { TOKEN_LAST_USED_PRECISION_MS, TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
 import {
   createWorld,
   expectProblem,
@@ -52,7 +52,7 @@ describe('minting', () => {
     const listed = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '100' } });
     TokenList.parse(listed.json);
     expect(listed.json.data.map((token: { id: string }) => token.id)).toContain(minted.id);
-    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'id', 'member_id', 'name', 'revoked_at', 'scopes']);
+    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'id', 'last_used_at', 'member_id', 'name', 'revoked_at', 'scopes']);
     expect(listed.text).not.toContain(secret);
     const revoked = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.id}`, token: world.a.token });
     expect(revoked.text).not.toContain(secret);
@@ -129,6 +129,32 @@ describe('listing', () => {
     expect(seen).not.toContain(world.b.principal.tokenId);
     expect(seen).not.toContain(world.b.spare.id);
     expect(seen.length).toBe(4 + 4); // the team's own, the spare, the scoped and the weak token + 4 minted
+  });
+});
+
+describe('last used', () => {
+  it('stamps last_used_at when a token authenticates a call, at most once an hour (null until first used)', async () => {
+    const minted = TokenWithSecret.parse((await mint({ name: 'usage', abilities: ['team:view'] })).json);
+    const listedUse = async () => {
+      const listed = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '100' } });
+      return (listed.json.data as Array<{ id: string; last_used_at: string | null }>).find((token) => token.id === minted.id)!.last_used_at;
+    };
+    expect(minted.last_used_at).toBeNull();
+    expect(await listedUse()).toBeNull();
+
+    const firstUse = clock.nowMs();
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.token })).status).toBe(200);
+    expect(await listedUse()).toBe(new Date(firstUse).toISOString());
+
+    // Within the hour the stamp is not rewritten.
+    clock.advance(TOKEN_LAST_USED_PRECISION_MS - 1000);
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.token })).status).toBe(200);
+    expect(await listedUse()).toBe(new Date(firstUse).toISOString());
+
+    // After it, the next call moves it.
+    clock.advance(2000);
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.token })).status).toBe(200);
+    expect(await listedUse()).toBe(new Date(clock.nowMs()).toISOString());
   });
 });
 

@@ -1,6 +1,9 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { formatMinorUnits } from '../../schemas/common.js';
+import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js';
+import { ruleFor } from '../../domain/subscriptions/state-machine.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
 import type { Group } from '../../domain/groups/schema.js';
@@ -10,7 +13,7 @@ import type { Role } from '../../domain/roles/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, money, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -19,8 +22,9 @@ import { read, write, type ListPage } from './kit.js';
 /**
  * The membership screens (DESIGN D21): projects (bot and payment provider state), plans, subscribers,
  * subscriptions (status with the catalogue's label and colour; cancel, pause, resume), access codes
- * (generate a batch, download it as CSV, revoke), team members (invite, roles, remove), roles, groups and
- * the activity log (filter by token, member, operation). Each list is its operation's first page.
+ * (generate a batch, download it as CSV, revoke), team members (invite, remove; roles in `roles.tsx`) and
+ * the activity log (filter by token, member, operation). Each list is its operation's first page. Plans,
+ * subscribers, roles and groups, and billing have their own files beside this one.
  */
 
 /** A list outcome as a table, or the missing ability, or the problem. */
@@ -86,20 +90,20 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
         what="projects"
         ability="project:view-any"
         render={(items) => (
-          <Table head={['Project', 'Platform', 'Status', 'Bot', 'Payment provider', 'Created']} id="projects">
+          <Table head={['Project', 'Platform', 'Status', 'Bot', 'Payment provider', 'Created']} id="projects" stacked>
             {items.length === 0 ? <Empty columns={6} text="No projects yet." /> : ''}
             {items.map((project) => (
               <tr>
-                <td>
+                <td data-label="Project">
                   <a href={`/dashboard/projects/${project.id}`}>{project.name}</a>
                 </td>
-                <td>{project.platform_type}</td>
-                <td>
+                <td data-label="Platform">{project.platform_type}</td>
+                <td data-label="Status">
                   <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge>
                 </td>
-                <td>{project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>}</td>
-                <td>{project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>}</td>
-                <td>
+                <td data-label="Bot">{project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>}</td>
+                <td data-label="Payment provider">{project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>}</td>
+                <td data-label="Created">
                   <When at={project.created_at} />
                 </td>
               </tr>
@@ -111,7 +115,8 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
   );
 }
 
-function ProjectTabs(props: { project: Project; current: string }): Html {
+/** The project's tabs (plans, subscribers, subscriptions, access codes); `current` marks the open one. */
+export function ProjectTabs(props: { project: Project; current: string }): Html {
   const base = `/dashboard/projects/${props.project.id}`;
   const tabs = [
     [base, 'Plans'],
@@ -130,11 +135,13 @@ function ProjectTabs(props: { project: Project; current: string }): Html {
   );
 }
 
-async function projectOr(request: SignedInRequest, projectId: string): Promise<OperationOutcome<Project>> {
+/** The project of a project page (`getProject`), or its problem. */
+export async function projectOr(request: SignedInRequest, projectId: string): Promise<OperationOutcome<Project>> {
   return read<Project>(request, 'getProject', { project_id: projectId });
 }
 
-function projectProblemPage(request: SignedInRequest, outcome: Extract<OperationOutcome, { ok: false }>): ApiGatewayResult {
+/** A project page whose project could not be read: the problem, with its status. */
+export function projectProblemPage(request: SignedInRequest, outcome: Extract<OperationOutcome, { ok: false }>): ApiGatewayResult {
   return htmlResult(
     outcome.problem.status,
     <Page title="Project" viewer={request.viewer} current="/dashboard/projects">
@@ -153,7 +160,11 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
     <Page title={project.result.name} viewer={request.viewer} current="/dashboard/projects">
       <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}`} />
       <p>{project.result.description ?? ''}</p>
+      {request.query.get('plan_saved') ? <Notice>The plan is created.</Notice> : ''}
       <h2>Plans</h2>
+      <div class="actions">
+        <ActionLink viewer={request.viewer} href={`/dashboard/projects/${params.id}/plans/new`} ability="project-subscription-plan:create" label="New plan" />
+      </div>
       <Listing
         outcome={plans}
         what="plans"
@@ -163,8 +174,10 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
             {items.length === 0 ? <Empty columns={6} text="No plans yet." /> : ''}
             {items.map((plan) => (
               <tr>
-                <td>{plan.name}</td>
-                <td>{money(plan.amount, plan.currency)}</td>
+                <td>
+                  <a href={`/dashboard/projects/${params.id}/plans/${plan.id}`}>{plan.name}</a>
+                </td>
+                <td>{formatMinorUnits(plan.amount, plan.currency)}</td>
                 <td>
                   {plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}
                   {plan.interval}
@@ -201,7 +214,9 @@ export async function subscribersPage(request: SignedInRequest, params: Record<s
             {items.length === 0 ? <Empty columns={5} text="No subscribers yet." /> : ''}
             {items.map((subscriber) => (
               <tr>
-                <td>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</td>
+                <td>
+                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscriber.id}`}>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</a>
+                </td>
                 <td>{subscriber.email ?? <span class="hint">hidden</span>}</td>
                 <td class="mono">{subscriber.platform_user_id ?? '—'}</td>
                 <td>
@@ -224,7 +239,13 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const subscriptions = await read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100 });
+  const [subscriptions, subscribers, plans] = await Promise.all([
+    read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100 }),
+    read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 }),
+    read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
+  ]);
+  const subscriberNames = new Map(subscribers.ok ? subscribers.result.data.map((subscriber) => [subscriber.id, subscriber.display_name]) : []);
+  const planNames = new Map(plans.ok ? plans.result.data.map((plan) => [plan.id, plan.name]) : []);
   const problem = extra?.problem && !extra.problem.ok ? extra.problem.problem : null;
   return htmlResult(
     problem ? problem.status : 200,
@@ -237,31 +258,27 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
         what="subscriptions"
         ability="project-subscription:view-any"
         render={(items) => (
-          <Table head={['Subscription', 'Status', 'Period ends', 'Source', 'Actions']}>
-            {items.length === 0 ? <Empty columns={5} text="No subscriptions yet." /> : ''}
-            {items.map((subscription) => {
-              const base = `/dashboard/projects/${params.id}/subscriptions/${subscription.id}`;
-              const live = ['trialing', 'active', 'pending_cancellation', 'past_due', 'paused', 'pending', 'incomplete', 'scheduled', 'unpaid', 'suspended'].includes(subscription.status);
-              return (
-                <tr>
-                  <td class="mono">{subscription.id}</td>
-                  <td>
-                    <SubscriptionStatusBadge status={subscription.status} />
-                  </td>
-                  <td>
-                    <When at={subscription.current_period_end} />
-                  </td>
-                  <td>{subscription.source}</td>
-                  <td>
-                    <div class="actions">
-                      {live ? <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel" secondary /> : ''}
-                      {['active', 'past_due'].includes(subscription.status) ? <ActionForm viewer={viewer} action={`${base}/pause`} ability="project-subscription:pause" label="Pause" secondary /> : ''}
-                      {['paused', 'pending_cancellation'].includes(subscription.status) ? <ActionForm viewer={viewer} action={`${base}/resume`} ability="project-subscription:pause" label="Resume" secondary /> : ''}
-                    </div>
-                  </td>
-                </tr>
-              );
-            })}
+          <Table head={['Subscriber', 'Plan', 'Status', 'Period ends', 'Source', 'Actions']} id="subscriptions">
+            {items.length === 0 ? <Empty columns={6} text="No subscriptions yet." /> : ''}
+            {items.map((subscription) => (
+              <tr>
+                <td>
+                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>{subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}</a>
+                  <div class="mono hint">{subscription.id}</div>
+                </td>
+                <td>{planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span>}</td>
+                <td>
+                  <SubscriptionStatusBadge status={subscription.status} />
+                </td>
+                <td>
+                  <When at={subscription.current_period_end} />
+                </td>
+                <td>{subscription.source.replace('_', ' ')}</td>
+                <td>
+                  <SubscriptionActions viewer={viewer} projectId={params.id} subscription={subscription} />
+                </td>
+              </tr>
+            ))}
           </Table>
         )}
       />
@@ -269,11 +286,46 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
   );
 }
 
-/** `POST .../subscriptions/{subscription}/cancel|pause|resume`: the subscription operations. */
+/**
+ * The actions a subscription's status allows (the state machine's table, `ruleFor`): cancel at period end,
+ * cancel now, pause, resume. `returnTo` (a subscriber's page) is where the action leads back to.
+ */
+export function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
+  const { viewer, subscription } = props;
+  const base = `/dashboard/projects/${props.projectId}/subscriptions/${subscription.id}`;
+  const back: Record<string, string> = props.returnTo ? { return_to: props.returnTo } : {};
+  return (
+    <div class="actions">
+      {ruleFor(subscription.status, 'cancel_at_period_end') ? (
+        <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel at period end" secondary fields={{ ...back, at_period_end: 'true' }} />
+      ) : (
+        ''
+      )}
+      {ruleFor(subscription.status, 'cancel') ? (
+        <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel now" secondary fields={{ ...back, at_period_end: 'false' }} />
+      ) : (
+        ''
+      )}
+      {ruleFor(subscription.status, 'pause') ? <ActionForm viewer={viewer} action={`${base}/pause`} ability="project-subscription:pause" label="Pause" secondary fields={back} /> : ''}
+      {ruleFor(subscription.status, 'resume') ? <ActionForm viewer={viewer} action={`${base}/resume`} ability="project-subscription:pause" label="Resume" secondary fields={back} /> : ''}
+    </div>
+  );
+}
+
+/**
+ * `POST .../subscriptions/{subscription}/cancel|pause|resume`: the subscription operations (cancel takes
+ * the form's `at_period_end`, true unless `false`). With a `return_to` of this project's subscriber pages,
+ * the answer leads back there; otherwise the subscriptions page shows the outcome.
+ */
 export function subscriptionAction(action: 'cancel' | 'pause' | 'resume') {
   const operation = action === 'cancel' ? 'cancelSubscription' : action === 'pause' ? 'pauseSubscription' : 'resumeSubscription';
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
-    const outcome = await write<Subscription>(request, operation, { id: params.subscription });
+    const input = action === 'cancel' ? { id: params.subscription, at_period_end: request.form.get('at_period_end') !== 'false' } : { id: params.subscription };
+    const outcome = await write<Subscription>(request, operation, input);
+    const returnTo = request.form.get('return_to') ?? '';
+    if (outcome.ok && new RegExp(`^/dashboard/projects/${params.id}/subscribers/[A-Za-z0-9-]{1,80}$`).test(returnTo)) {
+      return redirectResult(`${returnTo}?subscription=${encodeURIComponent(SUBSCRIPTION_STATUSES.find((status) => status.value === outcome.result.status)?.label ?? outcome.result.status)}`);
+    }
     if (!outcome.ok) return subscriptionsPage(request, params, { problem: outcome });
     return subscriptionsPage(request, params, {
       notice: (
@@ -427,7 +479,18 @@ export async function teamMembersPage(request: SignedInRequest, _params: Record<
                 <td>
                   <Badge color={member.status === 'active' ? 'green' : member.status === 'invited' ? 'yellow' : 'gray'}>{member.status}</Badge>
                 </td>
-                <td>{member.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}</td>
+                <td>
+                  {member.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}
+                  {member.status !== 'removed' ? (
+                    <div>
+                      <a href={`/dashboard/team-members/${member.id}`} aria-label={`Change the roles of ${member.name}`}>
+                        Change roles
+                      </a>
+                    </div>
+                  ) : (
+                    ''
+                  )}
+                </td>
                 <td>
                   <When at={member.joined_at} />
                 </td>
@@ -498,51 +561,6 @@ export async function removeMember(request: SignedInRequest, params: Record<stri
   const outcome = await write<TeamMember>(request, 'removeTeamMember', { id: params.id });
   if (!outcome.ok) return teamMembersPage(request, {}, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
   return redirectResult('/dashboard/team-members');
-}
-
-/** `GET /dashboard/roles`: roles (built-in and custom) and groups. */
-export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayResult> {
-  const [roles, groups] = await Promise.all([read<ListPage<Role>>(request, 'listRoles', { limit: 100 }), read<ListPage<Group>>(request, 'listGroups', { limit: 100 })]);
-  return htmlResult(
-    200,
-    <Page title="Roles and groups" viewer={request.viewer} current="/dashboard/roles">
-      <h2>Roles</h2>
-      <Listing
-        outcome={roles}
-        what="roles"
-        ability="role:view-any"
-        render={(items) => (
-          <Table head={['Role', 'Abilities', 'Description']}>
-            {items.map((role) => (
-              <tr>
-                <td>{role.name}</td>
-                <td title={role.abilities.join(', ')}>{role.abilities.length}</td>
-                <td>{role.description ?? ''}</td>
-              </tr>
-            ))}
-          </Table>
-        )}
-      />
-      <h2>Groups</h2>
-      <Listing
-        outcome={groups}
-        what="groups"
-        ability="group:view-any"
-        render={(items) => (
-          <Table head={['Group', 'Members', 'Description']}>
-            {items.length === 0 ? <Empty columns={3} text="No groups yet." /> : ''}
-            {items.map((group) => (
-              <tr>
-                <td>{group.name}</td>
-                <td>{group.member_count}</td>
-                <td>{group.description ?? ''}</td>
-              </tr>
-            ))}
-          </Table>
-        )}
-      />
-    </Page>,
-  );
 }
 
 /** `GET /dashboard/activity`: the activity log, filtered by token, member or operation. */

@@ -58,7 +58,7 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
                 <td>
                   <When at={token.created_at} />
                 </td>
-                <td class="hint">not recorded</td>
+                <td>{token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>}</td>
                 <td>{token.revoked_at ? <When at={token.revoked_at} /> : <Badge color="green">live</Badge>}</td>
                 <td>{token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />}</td>
               </tr>

@@ -24,6 +24,7 @@ function toToken(item: Item): TokenRecord {
     scopes: item.scopes as string[],
     created_at: item.created_at as string,
     revoked_at: (item.revoked_at as string | null) ?? null,
+    last_used_at: (item.last_used_at as string | null | undefined) ?? null,
     member_id: (item.member_id as string | null | undefined) ?? null,
   };
 }
@@ -86,6 +87,7 @@ export async function mintToken(
     scopes: [`scope:team:${input.teamId}`, ...projectIds.map((projectId) => `scope:project:${projectId}`)],
     created_at: isoTime(nowMs),
     revoked_at: null,
+    last_used_at: null,
     member_id: input.memberId ?? null,
   };
   const put = {
@@ -97,6 +99,7 @@ export async function mintToken(
       [secondaryIndex.sortKey]: id,
       ...record,
       revoked_at: undefined,
+      last_used_at: undefined,
       member_id: input.memberId ?? undefined,
       secret_sha256: sha256(secret).toString('hex'),
       team_snapshot: { id: team.id, name: team.name, created_at: team.created_at },

@@ -12,11 +12,20 @@ export const Token = z
     scopes: z.array(z.string()),
     created_at: Timestamp,
     revoked_at: Timestamp.nullable(),
+    last_used_at: Timestamp.nullable().describe(
+      'When the token last authenticated a call, to within an hour (the stamp is written at most once an hour per token, so a busy token costs no extra write per call); null if never used.',
+    ),
     member_id: Uuid.nullable().describe('The team member the token acts for (it holds at most their abilities); null for a token of the team itself.'),
   })
   .meta({ id: 'Token' });
 /** A token (see {@link Token}). */
 export type Token = z.infer<typeof Token>;
+
+/**
+ * How fresh a token's `last_used_at` is kept, in MILLISECONDS (1 hour): authentication writes the stamp
+ * only when the stored one is older than this (or missing), so it costs one write per token per hour.
+ */
+export const TOKEN_LAST_USED_PRECISION_MS = 60 * 60 * 1000;
 
 /** The minted token, with the bearer string shown once. */
 export const TokenWithSecret = Token.extend({

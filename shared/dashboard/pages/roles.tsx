@@ -1,0 +1,512 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import { ABILITIES, type Ability, type AbilityCategory } from '../../catalogues/abilities.js';
+import type { ProblemDocument } from '../../errors.js';
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import type { Group } from '../../domain/groups/schema.js';
+import type { Project } from '../../domain/projects/schema.js';
+import type { Role } from '../../domain/roles/schema.js';
+import type { TeamMember } from '../../domain/team-members/schema.js';
+import { ActionButton, ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, Table, type Viewer } from '../components.js';
+import { Fragment, h, type Html } from '../html.js';
+import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
+import type { OperationOutcome } from '../run-operation.js';
+import { read, write, type ListPage } from './kit.js';
+
+/**
+ * Roles and groups, and a team member's roles (DESIGN D19, D21): custom roles are created and edited with
+ * the catalogue's abilities as checkboxes grouped by domain (only abilities the member holds can be
+ * granted, as `createRole` requires) and an optional project scope, and deleted (a role still held shows
+ * the CONFLICT readably, with who holds it); the six built-in roles are read-only. Groups are created,
+ * edited (name, roles, members) and deleted. Every action runs its operation with the member as principal.
+ */
+
+const ROLES = '/dashboard/roles';
+
+/** How each ability category is headed in the role form. */
+const CATEGORY_LABELS: Record<AbilityCategory, string> = {
+  project: 'Projects',
+  subscriber: 'Subscribers',
+  plan: 'Plans',
+  subscription: 'Subscriptions',
+  access_code: 'Access codes',
+  payment: 'Payments',
+  team: 'Team and team members',
+  role: 'Roles',
+  group: 'Groups',
+  token: 'API tokens',
+  webhook: 'Webhooks',
+  activity: 'Activity log',
+  billing: 'Billing',
+  mcp: 'Tool server (MCP)',
+};
+
+/** The catalogue's abilities by category, in catalogue order. */
+function abilitiesByCategory(): Array<[AbilityCategory, Array<(typeof ABILITIES)[number]>]> {
+  const groups = new Map<AbilityCategory, Array<(typeof ABILITIES)[number]>>();
+  for (const ability of ABILITIES) groups.set(ability.category, [...(groups.get(ability.category) ?? []), ability]);
+  return [...groups.entries()];
+}
+
+/** A page's list, or an empty list when the member may not read it. */
+async function listOrEmpty<T>(request: SignedInRequest, operationId: 'listRoles' | 'listGroups' | 'listTeamMembers' | 'listProjects', input: Record<string, unknown> = {}): Promise<T[]> {
+  const outcome = await read<ListPage<T>>(request, operationId, { limit: 100, ...input });
+  return outcome.ok ? outcome.result.data : [];
+}
+
+function problemOf(outcome: OperationOutcome | undefined): ProblemDocument | null {
+  return outcome && !outcome.ok ? outcome.problem : null;
+}
+
+/** `GET /dashboard/roles`: roles (built-in and the team's own) and groups, with links to create and edit them. */
+export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { viewer, query } = request;
+  const [roles, groups] = await Promise.all([read<ListPage<Role>>(request, 'listRoles', { limit: 100 }), read<ListPage<Group>>(request, 'listGroups', { limit: 100 })]);
+  const roleNames = new Map(roles.ok ? roles.result.data.map((role) => [role.id, role.name]) : []);
+  return htmlResult(
+    200,
+    <Page title="Roles and groups" viewer={viewer} current={ROLES}>
+      {query.get('deleted') ? <Notice>The {query.get('deleted') === 'group' ? 'group' : 'role'} was deleted.</Notice> : ''}
+      <h2>Roles</h2>
+      <div class="actions">
+        <ActionLink viewer={viewer} href={`${ROLES}/new`} ability="role:create" label="New role" />
+      </div>
+      {roles.ok ? (
+        <Table head={['Role', 'Abilities', 'Projects', 'Description']} id="roles">
+          {roles.result.data.map((role) => (
+            <tr>
+              <td>
+                <a href={`${ROLES}/${role.id}`}>{role.name}</a> {role.built_in ? <Badge color="gray">built-in</Badge> : ''}
+              </td>
+              <td title={role.abilities.join(', ')}>{role.abilities.length}</td>
+              <td>{role.project_ids ? `${role.project_ids.length} project${role.project_ids.length === 1 ? '' : 's'}` : 'All projects'}</td>
+              <td>{role.description ?? ''}</td>
+            </tr>
+          ))}
+        </Table>
+      ) : roles.problem.code === 'TOKEN_MISSING_ABILITY' ? (
+        <Forbidden ability="role:view-any" what="the roles" />
+      ) : (
+        <ProblemView problem={roles.problem} />
+      )}
+      <h2>Groups</h2>
+      <div class="actions">
+        <ActionLink viewer={viewer} href="/dashboard/groups/new" ability="group:create" label="New group" />
+      </div>
+      {groups.ok ? (
+        <Table head={['Group', 'Members', 'Roles', 'Description']} id="groups">
+          {groups.result.data.length === 0 ? (
+            <tr>
+              <td colspan="4" class="hint">
+                No groups yet.
+              </td>
+            </tr>
+          ) : (
+            ''
+          )}
+          {groups.result.data.map((group) => (
+            <tr>
+              <td>
+                <a href={`/dashboard/groups/${group.id}`}>{group.name}</a>
+              </td>
+              <td>{group.member_count}</td>
+              <td>{group.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}</td>
+              <td>{group.description ?? ''}</td>
+            </tr>
+          ))}
+        </Table>
+      ) : groups.problem.code === 'TOKEN_MISSING_ABILITY' ? (
+        <Forbidden ability="group:view-any" what="the groups" />
+      ) : (
+        <ProblemView problem={groups.problem} />
+      )}
+    </Page>,
+  );
+}
+
+/** What a role form holds (a role being edited, or what was submitted). */
+interface RoleValues {
+  name?: string;
+  description?: string | null;
+  abilities?: readonly string[];
+  project_ids?: readonly string[] | null;
+}
+
+/** The role form: name, description, abilities grouped by domain (only held ones can be ticked), project scope. */
+function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; values?: RoleValues; submit: string; ability: Ability }): Html {
+  const { viewer } = props;
+  const chosen = new Set(props.values?.abilities ?? []);
+  const scoped = new Set(props.values?.project_ids ?? []);
+  return (
+    <form method="post" action={props.action} class="stack" id="role-form">
+      <CsrfField viewer={viewer} />
+      <IdempotencyField />
+      <div>
+        <label for="role-name">Name</label>
+        <input type="text" id="role-name" name="name" required maxlength="100" value={props.values?.name ?? ''} />
+      </div>
+      <div>
+        <label for="role-description">Description (optional)</label>
+        <input type="text" id="role-description" name="description" maxlength="1000" value={props.values?.description ?? ''} />
+      </div>
+      <fieldset>
+        <legend>Abilities</legend>
+        <p class="hint">A role never grants more than you hold: abilities you do not hold cannot be ticked.</p>
+        {abilitiesByCategory().map(([category, abilities]) => (
+          <fieldset class="ability-group">
+            <legend>{CATEGORY_LABELS[category]}</legend>
+            <div class="events">
+              {abilities.map((ability) => {
+                const held = viewer.principal.abilities.has(ability.value);
+                return (
+                  <label title={ability.description}>
+                    <input type="checkbox" name="abilities" value={ability.value} checked={chosen.has(ability.value)} disabled={!held} />
+                    <span>
+                      <code>{ability.value}</code>
+                      {held ? '' : <span class="hint"> (you do not hold it)</span>}
+                    </span>
+                  </label>
+                );
+              })}
+            </div>
+          </fieldset>
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>Project scope</legend>
+        <p class="hint">Leave all unticked for a role that applies in every project.</p>
+        <div class="checks">
+          {props.projects.length === 0 ? <span class="hint">No projects.</span> : ''}
+          {props.projects.map((project) => (
+            <label>
+              <input type="checkbox" name="project_ids" value={project.id} checked={scoped.has(project.id)} /> {project.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div class="actions">
+        <ActionButton viewer={viewer} ability={props.ability} label={props.submit} />
+        <a href={ROLES}>Cancel</a>
+      </div>
+    </form>
+  );
+}
+
+function roleValuesOf(form: URLSearchParams): RoleValues {
+  const projectIds = formValues(form, 'project_ids');
+  return { name: formText(form, 'name'), description: formText(form, 'description') ?? null, abilities: formValues(form, 'abilities'), project_ids: projectIds.length ? projectIds : null };
+}
+
+/** `GET /dashboard/roles/new` (and the form again after a refused `POST /dashboard/roles`). */
+export async function newRolePage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { problem: ProblemDocument; values: RoleValues }): Promise<ApiGatewayResult> {
+  const projects = await listOrEmpty<Project>(request, 'listProjects');
+  return htmlResult(
+    extra?.problem.status ?? 200,
+    <Page title="New role" viewer={request.viewer} current={ROLES}>
+      {extra ? <ProblemView problem={extra.problem} /> : ''}
+      <RoleForm viewer={request.viewer} action={ROLES} projects={projects} values={extra?.values} submit="Create role" ability="role:create" />
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/roles`: `createRole`; then the role's page. */
+export async function createRole(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const values = roleValuesOf(request.form);
+  const outcome = await write<Role>(request, 'createRole', {
+    name: values.name,
+    ...(values.description ? { description: values.description } : {}),
+    abilities: values.abilities,
+    ...(values.project_ids ? { project_ids: values.project_ids } : {}),
+  });
+  if (!outcome.ok) return newRolePage(request, {}, { problem: outcome.problem, values });
+  return redirectResult(`${ROLES}/${outcome.result.id}?saved=1`);
+}
+
+/** `GET /dashboard/roles/{id}`: a built-in role read-only; a role of the team's own editable, with who holds it and Delete. */
+export async function rolePage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; values?: RoleValues }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const role = await read<Role>(request, 'getRole', { id: params.id });
+  if (!role.ok) {
+    return htmlResult(
+      role.problem.status,
+      <Page title="Role" viewer={viewer} current={ROLES}>
+        <ProblemView problem={role.problem} />
+      </Page>,
+    );
+  }
+  const [projects, members, groups] = await Promise.all([
+    listOrEmpty<Project>(request, 'listProjects'),
+    listOrEmpty<TeamMember>(request, 'listTeamMembers', { role_id: params.id }),
+    listOrEmpty<Group>(request, 'listGroups', { role_id: params.id }),
+  ]);
+  const holders = [
+    ...members.filter((member) => member.status !== 'removed').map((member) => ({ href: `/dashboard/team-members/${member.id}`, label: `${member.name} (member)` })),
+    ...groups.map((group) => ({ href: `/dashboard/groups/${group.id}`, label: `${group.name} (group)` })),
+  ];
+  const current = role.result;
+  return htmlResult(
+    extra?.problem?.status ?? 200,
+    <Page title={`Role ${current.name}`} viewer={viewer} current={ROLES}>
+      {request.query.get('saved') && !extra ? <Notice>The role is saved.</Notice> : ''}
+      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
+      {extra?.problem?.code === 'CONFLICT' && holders.length ? (
+        <p class="hint" id="role-conflict-help">
+          In the dashboard: untick the role on each member’s page and in each group below (“Held by”), then delete it.
+        </p>
+      ) : (
+        ''
+      )}
+      <div class="card">
+        <dl class="facts">
+          <dt>Held by</dt>
+          <dd id="role-holders">
+            {holders.length
+              ? holders.map((holder, index) => (
+                  <>
+                    {index ? ', ' : ''}
+                    <a href={holder.href}>{holder.label}</a>
+                  </>
+                ))
+              : <span class="hint">nobody</span>}
+          </dd>
+          <dt>Projects</dt>
+          <dd>{current.project_ids ? current.project_ids.map((id) => projects.find((project) => project.id === id)?.name ?? id).join(', ') : 'All projects'}</dd>
+        </dl>
+      </div>
+      {current.built_in ? (
+        <>
+          <p class="hint">Built-in roles exist in every team and cannot be changed or deleted; create a role of your own to grant a different set.</p>
+          <h2>Abilities ({current.abilities.length})</h2>
+          <ul class="columns" id="role-abilities">
+            {current.abilities.map((ability) => (
+              <li>
+                <code>{ability}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <>
+          <RoleForm viewer={viewer} action={`${ROLES}/${current.id}`} projects={projects} values={extra?.values ?? current} submit="Save role" ability="role:update" />
+          <h2>Delete</h2>
+          <div class="card">
+            <p>A role can be deleted once no team member or group holds it.</p>
+            <ActionForm viewer={viewer} action={`${ROLES}/${current.id}/delete`} ability="role:delete" label={`Delete role ${current.name}`} danger />
+          </div>
+        </>
+      )}
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/roles/{id}`: `updateRole` with the form's complete abilities and scope. */
+export async function updateRole(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const values = roleValuesOf(request.form);
+  const outcome = await write<Role>(request, 'updateRole', { id: params.id, name: values.name, description: values.description, abilities: values.abilities, project_ids: values.project_ids });
+  if (!outcome.ok) return rolePage(request, params, { problem: outcome.problem, values });
+  return redirectResult(`${ROLES}/${params.id}?saved=1`);
+}
+
+/** `POST /dashboard/roles/{id}/delete`: `deleteRole`; a role still held comes back as the CONFLICT beside who holds it. */
+export async function deleteRole(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write(request, 'deleteRole', { id: params.id });
+  if (!outcome.ok) return rolePage(request, params, { problem: outcome.problem });
+  return redirectResult(`${ROLES}?deleted=role`);
+}
+
+/** What a group form holds. */
+interface GroupValues {
+  name?: string;
+  description?: string | null;
+  role_ids?: readonly string[];
+  member_ids?: readonly string[];
+}
+
+/** The group form: name, description, roles (needs `role:assign`) and members (needs `group:manage-members`). */
+function GroupForm(props: { viewer: Viewer; action: string; roles: Role[]; members: TeamMember[]; values?: GroupValues; submit: string; ability: Ability }): Html {
+  const { viewer } = props;
+  const roleIds = new Set(props.values?.role_ids ?? []);
+  const memberIds = new Set(props.values?.member_ids ?? []);
+  const canAssign = viewer.principal.abilities.has('role:assign');
+  const canManageMembers = viewer.principal.abilities.has('group:manage-members');
+  return (
+    <form method="post" action={props.action} class="stack" id="group-form">
+      <CsrfField viewer={viewer} />
+      <IdempotencyField />
+      <div>
+        <label for="group-name">Name</label>
+        <input type="text" id="group-name" name="name" required maxlength="100" value={props.values?.name ?? ''} />
+      </div>
+      <div>
+        <label for="group-description">Description (optional)</label>
+        <input type="text" id="group-description" name="description" maxlength="1000" value={props.values?.description ?? ''} />
+      </div>
+      <fieldset disabled={!canAssign}>
+        <legend>Roles {canAssign ? '' : <span class="hint">— needs role:assign</span>}</legend>
+        <p class="hint">Every member of the group holds these roles.</p>
+        <div class="events">
+          {props.roles.map((role) => (
+            <label>
+              <input type="checkbox" name="role_ids" value={role.id} checked={roleIds.has(role.id)} /> {role.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset disabled={!canManageMembers}>
+        <legend>Members {canManageMembers ? '' : <span class="hint">— needs group:manage-members</span>}</legend>
+        <div class="events">
+          {props.members.length === 0 ? <span class="hint">No team members.</span> : ''}
+          {props.members.map((member) => (
+            <label>
+              <input type="checkbox" name="member_ids" value={member.id} checked={memberIds.has(member.id)} />
+              <span>
+                {member.name}
+                <br />
+                <span class="hint">{member.email}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div class="actions">
+        <ActionButton viewer={viewer} ability={props.ability} label={props.submit} />
+        <a href={ROLES}>Cancel</a>
+      </div>
+    </form>
+  );
+}
+
+/** The group fields of a submitted form; roles and members only when the member may set them (else left unchanged). */
+function groupInputOf(viewer: Viewer, form: URLSearchParams): { values: GroupValues; input: Record<string, unknown> } {
+  const values: GroupValues = { name: formText(form, 'name'), description: formText(form, 'description') ?? null, role_ids: formValues(form, 'role_ids'), member_ids: formValues(form, 'member_ids') };
+  return {
+    values,
+    input: {
+      name: values.name,
+      description: values.description,
+      ...(viewer.principal.abilities.has('role:assign') ? { role_ids: values.role_ids } : {}),
+      ...(viewer.principal.abilities.has('group:manage-members') ? { member_ids: values.member_ids } : {}),
+    },
+  };
+}
+
+async function groupChoices(request: SignedInRequest): Promise<{ roles: Role[]; members: TeamMember[] }> {
+  const [roles, members] = await Promise.all([listOrEmpty<Role>(request, 'listRoles'), listOrEmpty<TeamMember>(request, 'listTeamMembers')]);
+  return { roles, members: members.filter((member) => member.status !== 'removed') };
+}
+
+/** `GET /dashboard/groups/new` (and the form again after a refused `POST /dashboard/groups`). */
+export async function newGroupPage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { problem: ProblemDocument; values: GroupValues }): Promise<ApiGatewayResult> {
+  const choices = await groupChoices(request);
+  return htmlResult(
+    extra?.problem.status ?? 200,
+    <Page title="New group" viewer={request.viewer} current={ROLES}>
+      {extra ? <ProblemView problem={extra.problem} /> : ''}
+      <GroupForm viewer={request.viewer} action="/dashboard/groups" {...choices} values={extra?.values} submit="Create group" ability="group:create" />
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/groups`: `createGroup`; then the group's page. */
+export async function createGroup(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { values, input } = groupInputOf(request.viewer, request.form);
+  const outcome = await write<Group>(request, 'createGroup', { ...input, description: values.description ?? undefined });
+  if (!outcome.ok) return newGroupPage(request, {}, { problem: outcome.problem, values });
+  return redirectResult(`/dashboard/groups/${outcome.result.id}?saved=1`);
+}
+
+/** `GET /dashboard/groups/{id}`: edit the group's name, roles and members; delete it. */
+export async function groupPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; values?: GroupValues }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const group = await read<Group>(request, 'getGroup', { id: params.id });
+  if (!group.ok) {
+    return htmlResult(
+      group.problem.status,
+      <Page title="Group" viewer={viewer} current={ROLES}>
+        <ProblemView problem={group.problem} />
+      </Page>,
+    );
+  }
+  const choices = await groupChoices(request);
+  return htmlResult(
+    extra?.problem?.status ?? 200,
+    <Page title={`Group ${group.result.name}`} viewer={viewer} current={ROLES}>
+      {request.query.get('saved') && !extra ? <Notice>The group is saved.</Notice> : ''}
+      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
+      <GroupForm viewer={viewer} action={`/dashboard/groups/${params.id}`} {...choices} values={extra?.values ?? group.result} submit="Save group" ability="group:update" />
+      <h2>Delete</h2>
+      <div class="card">
+        <p>Its members lose the group’s roles (not the roles they hold directly).</p>
+        <ActionForm viewer={viewer} action={`/dashboard/groups/${params.id}/delete`} ability="group:delete" label={`Delete group ${group.result.name}`} danger />
+      </div>
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/groups/{id}`: `updateGroup` (roles and members replace the current ones). */
+export async function updateGroup(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const { values, input } = groupInputOf(request.viewer, request.form);
+  const outcome = await write<Group>(request, 'updateGroup', { id: params.id, ...input });
+  if (!outcome.ok) return groupPage(request, params, { problem: outcome.problem, values });
+  return redirectResult(`/dashboard/groups/${params.id}?saved=1`);
+}
+
+/** `POST /dashboard/groups/{id}/delete`: `deleteGroup`. */
+export async function deleteGroup(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const outcome = await write(request, 'deleteGroup', { id: params.id });
+  if (!outcome.ok) return groupPage(request, params, { problem: outcome.problem });
+  return redirectResult(`${ROLES}?deleted=group`);
+}
+
+/** `GET /dashboard/team-members/{id}`: the member's roles as checkboxes (`updateTeamMember`, needs `role:assign`). */
+export async function teamMemberPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; roleIds?: readonly string[] }): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const member = await read<TeamMember>(request, 'getTeamMember', { id: params.id });
+  if (!member.ok) {
+    return htmlResult(
+      member.problem.status,
+      <Page title="Team member" viewer={viewer} current="/dashboard/team-members">
+        <ProblemView problem={member.problem} />
+      </Page>,
+    );
+  }
+  const roles = await listOrEmpty<Role>(request, 'listRoles');
+  const chosen = new Set(extra?.roleIds ?? member.result.role_ids);
+  return htmlResult(
+    extra?.problem?.status ?? 200,
+    <Page title={`${member.result.name}: roles`} viewer={viewer} current="/dashboard/team-members">
+      {request.query.get('saved') && !extra ? <Notice>The roles are saved.</Notice> : ''}
+      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
+      <p>
+        {member.result.email} · <Badge color={member.result.status === 'active' ? 'green' : 'gray'}>{member.result.status}</Badge>
+      </p>
+      <form method="post" action={`/dashboard/team-members/${params.id}`} class="stack">
+        <CsrfField viewer={viewer} />
+        <IdempotencyField />
+        <fieldset>
+          <legend>Roles</legend>
+          <p class="hint">The member holds every ability of these roles, plus those of their groups’ roles. You can only give roles whose abilities you hold.</p>
+          <div class="events">
+            {roles.map((role) => (
+              <label>
+                <input type="checkbox" name="role_ids" value={role.id} checked={chosen.has(role.id)} /> {role.name} <span class="hint">{role.abilities.length} abilities</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div class="actions">
+          <ActionButton viewer={viewer} ability="role:assign" label="Save roles" />
+          <a href="/dashboard/team-members">Back to team members</a>
+        </div>
+      </form>
+    </Page>,
+  );
+}
+
+/** `POST /dashboard/team-members/{id}`: `updateTeamMember` with the member's complete new set of roles. */
+export async function updateTeamMemberRoles(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const roleIds = formValues(request.form, 'role_ids');
+  const outcome = await write<TeamMember>(request, 'updateTeamMember', { id: params.id, role_ids: roleIds });
+  if (!outcome.ok) return teamMemberPage(request, params, { problem: outcome.problem, roleIds });
+  return redirectResult(`/dashboard/team-members/${params.id}?saved=1`);
+}

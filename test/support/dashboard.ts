@@ -1,0 +1,68 @@
+/**
+ * The dashboard browser tests' shared steps (issue 11, DESIGN D21): REST calls with the demo token,
+ * dashboard URLs, a member signed in through a fresh one-time link with a newly registered passkey, the
+ * page's CSRF token, and waiting for a condition. The service and browser are read when a step runs, so
+ * a test file can build the harness before its `beforeAll` starts them.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { vi } from 'vitest';
+import { systemClock } from '../../shared/clock.js';
+import { createSignInLink } from '../../shared/dashboard/sessions.js';
+import type { LocalService } from '../../shared/local/service.js';
+import { contextWithAuthenticator } from './browser.js';
+
+/** A REST answer: status and parsed JSON body (null when empty). */
+export interface ApiAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** The steps, bound to the test file's service and browser (read at call time). */
+export function dashboardHarness(getService: () => LocalService, getBrowser: () => Browser) {
+  /** REST with `token` (default: the demo token, every ability); writes carry a fresh Idempotency-Key. */
+  async function api(method: string, path: string, body?: unknown, token = getService().demoToken): Promise<ApiAnswer> {
+    const response = await fetch(`${getService().baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  /** The dashboard URL of `path` (e.g. `/webhooks`). */
+  const dashboard = (path = '') => `${getService().dashboardUrl}${path}`;
+
+  /** Opens a fresh one-time sign-in link of `email` in a new context and registers a passkey; returns the signed-in page. */
+  async function signInWithLink(email: string, viewport?: { width: number; height: number }): Promise<Page> {
+    const service = getService();
+    const { page } = await contextWithAuthenticator(getBrowser(), viewport);
+    const link = await createSignInLink(service.store, systemClock, service.demoTeamId, email);
+    await page.goto(`${service.dashboardUrl.replace(/\/dashboard$/, '')}${link.path}`);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(/\/dashboard\/passkeys\/new$/);
+    await page.getByRole('button', { name: 'Register a passkey' }).click();
+    await page.waitForURL(dashboard());
+    return page;
+  }
+
+  return { api, dashboard, signInWithLink };
+}
+
+/** The page's CSRF token (its `<meta name="csrf-token">`). */
+export async function csrfOf(page: Page): Promise<string> {
+  return (await page.locator('meta[name="csrf-token"]').getAttribute('content'))!;
+}
+
+/** Waits (vi.waitFor, polling every 200 ms) until `probe` returns a truthy value, and returns it. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeout = 30_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (!value) throw new Error(`still waiting for ${what}`);
+      return value;
+    },
+    { timeout, interval: 200 },
+  );
+}
