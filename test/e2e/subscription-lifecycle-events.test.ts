@@ -7,14 +7,16 @@
  *
  * Everything is done as a creator does it: REST calls with a token (subscriptions, the `manual` payment
  * provider's payments, refunds, access codes, subscribers, projects, plans, team members, roles, groups,
- * billing tier), the Telegram hook fed as Telegram would (a loopback fake Bot API answers the service's
- * calls), and the operator CLI's billing functions (`markInvoicePaymentFailed` / `markInvoicePaid`, what
+ * billing tier, connecting Stripe), the Telegram hook fed as Telegram would (a loopback fake Bot API answers
+ * the service's calls), the Stripe API as a loopback fake the real `stripe` SDK talks to (which refuses one
+ * Product update with a 4xx Stripe error, so a plan sync fails: `plan.sync_failed`), and the operator CLI's
+ * billing functions (`markInvoicePaymentFailed` / `markInvoicePaid`, what
  * `npm run cli -- billing invoice-failed|invoice-paid` runs).
  *
  * One event reaches the endpoint through a documented route rather than by itself: `team.created` is emitted
  * when the team is created, before it can own an endpoint, so the walk sends that stored event to the
- * endpoint with `POST /v1/events/{id}/resend`. `plan.sync_failed` cannot be produced yet
- * ({@link NOT_PRODUCIBLE_YET}).
+ * endpoint with `POST /v1/events/{id}/resend`. Every event of the catalogue is produced
+ * ({@link NOT_PRODUCIBLE_YET} is empty).
  *
  * The transitions: the walk knows each subscription's status before each trigger, checks the move against
  * {@link TRANSITION_TABLE} (status, `previous_status`) and records the (status, trigger) pair; at the end
@@ -28,6 +30,7 @@
  * `GET /webhook-events.json` and the whole envelope against its `openapi.json` `webhooks` entry (ajv).
  * No payload carries the endpoint secret, a bot token, an invitation token or an access code.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubscriptionStatus } from '../../shared/catalogues/subscription-statuses.js';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
@@ -44,6 +47,7 @@ import { startRecordingReceiver, type RecordingReceiver } from '../support/https
 import { startTestService } from '../support/local-service.js';
 import { checkSignature } from '../support/signature.js';
 import { seedTeam, testClock } from '../support/store.js';
+import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
 
 const MINUTE = 60_000;
@@ -54,9 +58,7 @@ const DAY = 24 * HOUR;
  * Events of the catalogue this walk cannot produce yet, and why. The walk asserts that it receives exactly
  * the catalogue minus these; when one becomes producible, move it into the walk.
  */
-const NOT_PRODUCIBLE_YET: Readonly<Record<string, string>> = {
-  'plan.sync_failed': 'the only connectable payment provider is `manual`, whose plan sync cannot fail; a failing provider (Stripe, issue 10) is needed',
-};
+const NOT_PRODUCIBLE_YET: Readonly<Record<string, string>> = {};
 
 const BOT = { id: 700200, username: 'lifecycle_bot' };
 const CHAT_ID = -1007000000001;
@@ -64,6 +66,7 @@ const CHAT_ID = -1007000000001;
 let clock: ManualClock;
 let receiver: RecordingReceiver;
 let telegram: FakeBotApi;
+let stripe: FakeStripeApi;
 let service: LocalService;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let published: EventDataValidators;
@@ -74,7 +77,8 @@ beforeAll(async () => {
   clock = testClock();
   receiver = await startRecordingReceiver(() => clock.nowMs());
   telegram = await startFakeBotApi();
-  service = await startTestService({ clock, extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: telegram.url } });
+  stripe = await startFakeStripeApi();
+  service = await startTestService({ clock, extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url } });
   // A team of its own on the free tier (its limits are part of the walk).
   team = await seedTeam(service.store, clock, undefined, 'free');
   // seedTeam writes straight to the store: relay its `team.created` now, as the table's stream would at once on AWS.
@@ -88,6 +92,7 @@ afterAll(async () => {
   await service?.stop();
   await receiver?.close();
   await telegram?.stop();
+  await stripe?.stop();
 });
 
 /** A REST call with the team's token; asserts the status is one of `expected` and returns the JSON body. */
@@ -240,19 +245,34 @@ describe('every D15 transition and all 71 events at one receiver', () => {
     await api('DELETE', `/v1/groups/${group.id}`);
     await api('DELETE', `/v1/roles/${role.id}`);
 
-    // ---- The scratch project: bot, resource, provider, plan changes, archive. ---------------------
+    // ---- The scratch project: bot, resource, Stripe, plan changes and syncs, archive. ---------------
     const scratchBotToken = `${BOT.id + 1}:${'s'.repeat(35)}`;
     telegram.addBot(scratchBotToken, { id: BOT.id + 1, username: 'scratch_bot' });
     await api('PUT', `/v1/projects/${scratch.id}/bot`, { token: scratchBotToken });
     const scratchResource = await api('POST', `/v1/projects/${scratch.id}/resources`, { kind: 'channel', platform_resource_id: '-1007000000002', name: 'News' });
     await api('DELETE', `/v1/projects/${scratch.id}/resources/${scratchResource.id}`);
     await api('DELETE', `/v1/projects/${scratch.id}/bot`);
-    await api('PUT', `/v1/projects/${scratch.id}/payment-provider`, { provider: 'manual' });
+    // Stripe (the loopback fake) accepts this key; each plan change then syncs to it (plan.synced).
+    const stripeSecretKey = `rk_test_${randomBytes(18).toString('hex')}`;
+    const stripeWebhookSecret = `whsec_${randomBytes(24).toString('hex')}`;
+    stripe.addKey(stripeSecretKey, 'acct_lifecycle');
+    const connected = await api('PUT', `/v1/projects/${scratch.id}/payment-provider`, { provider: 'stripe', secret_key: stripeSecretKey, webhook_secret: stripeWebhookSecret });
+    expect(connected.payment_provider).toMatchObject({ provider: 'stripe' });
     const scratchPlan = await api('POST', `/v1/projects/${scratch.id}/plans`, { name: 'Bronze', amount: 100, currency: 'EUR', interval: 'month' });
+    expect(scratchPlan).toMatchObject({ payment_provider: 'stripe', sync_status: 'synced' });
+    expect(stripe.products.get(scratchPlan.provider_product_id)).toMatchObject({ name: 'Bronze', metadata: { plan_id: scratchPlan.id } });
     await api('POST', `/v1/plans/${scratchPlan.id}`, { name: 'Bronze readers' });
     await api('POST', `/v1/plans/${scratchPlan.id}/deactivate`);
     await api('POST', `/v1/plans/${scratchPlan.id}/activate`);
-    await api('POST', `/v1/plans/${scratchPlan.id}/sync`);
+    // Stripe refuses the next update of the plan's Product (a 4xx, not retried): the sync is recorded as failed
+    // (plan.sync_failed, with Stripe's code); the next sync succeeds.
+    stripe.failNext(
+      { status: 400, error: { type: 'invalid_request_error', code: 'parameter_invalid_empty', message: "You passed an empty string for 'name'." } },
+      { method: 'POST', pathPrefix: `/v1/products/${scratchPlan.provider_product_id}` },
+    );
+    const failedSync = await api('POST', `/v1/plans/${scratchPlan.id}/sync`);
+    expect(failedSync).toMatchObject({ sync_status: 'failed', sync_error: expect.stringContaining('parameter_invalid_empty') });
+    expect(await api('POST', `/v1/plans/${scratchPlan.id}/sync`)).toMatchObject({ sync_status: 'synced', sync_error: null, provider_product_id: scratchPlan.provider_product_id });
     await api('DELETE', `/v1/projects/${scratch.id}/payment-provider`);
     await api('POST', `/v1/projects/${scratch.id}`, { description: 'For trying things' });
     await api('POST', `/v1/projects/${scratch.id}/archive`);
@@ -446,10 +466,15 @@ describe('every D15 transition and all 71 events at one receiver', () => {
       expect(match, `${expected.type} ${expected.from} → ${expected.to} of ${expected.subscriptionId}`).toBeDefined();
     }
     // D10: the endpoint's owner holds project-user:view and Grace consented, so her member events carry her e-mail.
+    // The plan syncs of the scratch project were Stripe's: one refused with Stripe's code, the others synced.
+    const syncFailed = receiver.deliveries.find(({ envelope }) => envelope.type === 'plan.sync_failed')!.envelope;
+    expect(syncFailed.data).toMatchObject({ plan: { id: scratchPlan.id }, payment_provider: 'stripe', code: 'parameter_invalid_empty' });
+    const stripeSyncs = receiver.deliveries.filter(({ envelope }) => envelope.type === 'plan.synced' && envelope.data.payment_provider === 'stripe');
+    expect(stripeSyncs.map(({ envelope }) => envelope.data.plan.id)).toContain(scratchPlan.id);
     const banned = receiver.deliveries.find(({ envelope }) => envelope.type === 'member.banned')!.envelope;
     expect(banned.data.subscriber).toMatchObject({ id: grace, email: 'grace@example.com' });
-    // Secrets never travel: no endpoint secret, bot token, invitation token or access code in any payload.
+    // Secrets never travel: no endpoint secret, bot token, Stripe key or signing secret, invitation token or access code in any payload.
     const everything = receiver.deliveries.map((delivery) => delivery.rawBody).join('\n');
-    for (const hidden of [secret, botToken, scratchBotToken, invitation.invitation_token, batch.codes[0].code]) expect(everything).not.toContain(hidden);
+    for (const hidden of [secret, botToken, scratchBotToken, stripeSecretKey, stripeWebhookSecret, invitation.invitation_token, batch.codes[0].code]) expect(everything).not.toContain(hidden);
   }, 120_000);
 });
