@@ -1,0 +1,28 @@
+import type Stripe from 'stripe';
+import { stripeWebhooks } from '../providers/stripe-client.js';
+
+/** How old a `Stripe-Signature` timestamp may be, in seconds (issue 10 §1: 300-second tolerance; Stripe's own default). */
+export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Verified with when there is no secret to verify with (an unknown project, a project without Stripe, no
+ * operator secret), so every refusal costs the same HMAC as a wrong signature. Not a secret of anyone.
+ */
+const NO_SECRET = 'whsec_no_secret_configured_for_this_request';
+
+/**
+ * The Stripe event of a request (DESIGN D22): `rawBody` exactly as received and its `Stripe-Signature`
+ * header, verified with the SDK's `webhooks.constructEvent` against `secret` with a
+ * {@link STRIPE_SIGNATURE_TOLERANCE_SECONDS} tolerance measured at `nowMs` (epoch MILLISECONDS, the
+ * runtime's clock). Returns null — never throws — when the header is missing or malformed, the signature
+ * does not match, the timestamp is too old, the body is not JSON, or `secret` is undefined (verified
+ * against a placeholder first, for constant work). The secret never appears in what it returns or logs.
+ */
+export function verifiedStripeEvent(rawBody: string, signature: string | undefined, secret: string | undefined, nowMs: number): Stripe.Event | null {
+  try {
+    const event = stripeWebhooks.constructEvent(rawBody, signature ?? '', secret ?? NO_SECRET, STRIPE_SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
+    return secret === undefined ? null : event;
+  } catch {
+    return null;
+  }
+}
