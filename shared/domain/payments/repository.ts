@@ -18,9 +18,11 @@ import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machin
 import type { BillingReason, ListPaymentsQuery, Payment, PaymentRefund, PaymentStatus, RecordPaymentRequest, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
 
 /**
- * Persistence and use cases of payments (DESIGN D14, D15, D16), for the `manual` provider: the creator
+ * Persistence and use cases of payments (DESIGN D14, D15, D16): for the `manual` provider the creator
  * records a payment (pending, succeeded or failed) for a subscription, settles a pending one, and
- * refunds a succeeded one in full or in part.
+ * refunds a succeeded one in full or in part; a provider that reports its payments itself (`stripe`,
+ * through its inbound events: `stripe-events.ts`) records them with {@link recordProviderPayment} and
+ * {@link recordProviderRefund}, found again by the provider's payment id (`keys.providerPayment`).
  *
  * A payment is one item in a partition of its own (`keys.payment`), read by id with one GetItem; a
  * project's payments are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PAYMENTS`, sort
