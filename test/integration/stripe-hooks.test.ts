@@ -237,10 +237,11 @@ describe('idempotency and order', () => {
     expect((await older.send()).body).toEqual({ received: true, duplicate: true });
   });
 
-  it('an invoice before its checkout gets 409 and no receipt; sent again after the checkout it applies', async () => {
+  it('an invoice before its checkout gets 409 and no receipt; sent again after the checkout it applies, though Stripe created it first', async () => {
     const customer = stripeId('cus');
     const subscription = stripeId('sub');
-    const early = stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create'));
+    // As Stripe does: the first invoice is paid (and its event created) before the session completes.
+    const early = stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create'), nowSeconds() - 5);
     const refused = await early.send();
     expect(refused.status).toBe(409);
     expect(await runtime.store.get(keys.hookReceipt(team.team.id, 'stripe', projectId, early.id))).toBeUndefined();

@@ -39,9 +39,11 @@ import type { BillingReason, Payment } from './schema.js';
  * Lookups: the Stripe customer, subscription and PaymentIntent ids lead to our subscriber, subscription
  * and payment through small items (`keys.providerCustomer`, `providerSubscription`, `providerPayment`)
  * written in the transactions that create them. Out of order (Stripe does not guarantee order): the
- * Stripe subscription's item keeps the `created` (unix SECONDS) of the last event applied to it, moved
- * forward only (a conditional write in the change's transaction); an older event changes no subscription
- * state. A transition D15 does not allow from the current status is ignored, not an error.
+ * Stripe subscription's item keeps the `created` (unix SECONDS) of the last event applied to it after its
+ * creation (the checkout sets none: the first invoice's events are created before the session
+ * completes), moved forward only (a conditional write in the change's transaction); an older event
+ * changes no subscription state. A transition D15 does not allow from the current status is ignored, not
+ * an error.
  */
 
 /** The provider these events come from. */
@@ -277,7 +279,9 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
       }
       if (stripeSubscriptionId) {
         tx.put(
-          { ...keys.providerSubscription(teamId, projectId, STRIPE, stripeSubscriptionId), entity: entity.providerSubscription, team_id: teamId, project_id: projectId, subscription_id: subscription.id, last_event_created: context.created },
+          // No last applied event yet: Stripe creates the first invoice's events BEFORE the session completes,
+          // so they must still apply after the creation (the creation orders nothing).
+          { ...keys.providerSubscription(teamId, projectId, STRIPE, stripeSubscriptionId), entity: entity.providerSubscription, team_id: teamId, project_id: projectId, subscription_id: subscription.id },
           { condition: 'attribute_not_exists(pk)' },
         );
       }
