@@ -4,9 +4,9 @@ import { ProblemError } from '../errors.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
-import type { HookAnswer, HookHandler } from './hook.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
-import { verifiedStripeEvent } from './stripe-signature.js';
+import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
  * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's own Stripe
@@ -21,8 +21,6 @@ import { verifiedStripeEvent } from './stripe-signature.js';
  *    paid) are acknowledged (200 with `ignored`, logged). 500 when not stored (Stripe retries).
  */
 
-const REFUSED: HookAnswer = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The receipts' source and the project id they are filed under (operator billing belongs to no project). */
 const SOURCE = 'billing_stripe';
 const NO_PROJECT = 'operator';
@@ -40,7 +38,7 @@ function failureReason(invoice: Stripe.Invoice): string | null {
 export async function handleBillingStripeEvent(runtime: Runtime, request: { signature: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const event = verifiedStripeEvent(request.body, request.signature, integrationsOf(runtime).billingStripeWebhookSecret, runtime.clock.nowMs());
-    if (!event) return REFUSED;
+    if (!event) return STRIPE_SIGNATURE_REFUSED;
     const ignore = (reason: string): HookAnswer => {
       logger.info('billing stripe event ignored', { event_id: event.id, event_type: event.type, reason });
       return { status: 200, body: { received: true, ignored: reason } };
@@ -49,7 +47,7 @@ export async function handleBillingStripeEvent(runtime: Runtime, request: { sign
     const invoice = event.data.object;
     const teamId = invoice.metadata?.team_id;
     const invoiceId = invoice.metadata?.invoice_id;
-    if (!teamId || !UUID.test(teamId) || !invoiceId || !UUID.test(invoiceId)) return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
+    if (!isUuid(teamId) || !isUuid(invoiceId)) return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
     const receipt: HookReceiptRef = { teamId: teamId.toLowerCase(), source: SOURCE, projectId: NO_PROJECT, providerEventId: event.id };
     let refused: string | null = null;
     const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {

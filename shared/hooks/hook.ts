@@ -23,6 +23,14 @@ export interface HookRequest {
   body: string;
 }
 
+/** A UUID in any case: what a hook accepts as a project id (or a team or invoice id in metadata) before reading anything. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True when `value` is a UUID (any case; callers lower-case it before using it in keys). */
+export function isUuid(value: string | undefined): value is string {
+  return value !== undefined && UUID.test(value);
+}
+
 /** Handles one verified-or-refused request of a hook route; never throws. */
 export type HookHandler = (runtime: Runtime, request: HookRequest) => Promise<HookAnswer>;
 

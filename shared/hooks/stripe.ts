@@ -5,10 +5,10 @@ import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { keys } from '../store/keys.js';
-import type { HookAnswer, HookHandler } from './hook.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
-import { verifiedStripeEvent } from './stripe-signature.js';
+import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
  * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (issue 10 §1, DESIGN D16, D22): the events
@@ -26,8 +26,6 @@ import { verifiedStripeEvent } from './stripe-signature.js';
  *    again); a store failure gets 500 (Stripe retries).
  */
 
-const REFUSED: HookAnswer = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Handles one request to `POST /hooks/stripe/{project_id}` (see the module comment): `projectId` from the
@@ -38,13 +36,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function handleStripeEvent(runtime: Runtime, request: { projectId: string; signature: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
-    const credential = UUID.test(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), 'stripe') : null;
+    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), 'stripe') : null;
     const event = verifiedStripeEvent(request.body, request.signature, credential?.secrets.webhook_secret, runtime.clock.nowMs());
-    if (!event || !credential) return REFUSED;
+    if (!event || !credential) return STRIPE_SIGNATURE_REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
     const projectItem = await runtime.store.get(keys.project(teamId, projectId));
-    if (!projectItem || toProject(projectItem).payment_provider?.provider !== 'stripe') return REFUSED;
+    if (!projectItem || toProject(projectItem).payment_provider?.provider !== 'stripe') return STRIPE_SIGNATURE_REFUSED;
     const receipt: HookReceiptRef = { teamId, source: 'stripe', projectId, providerEventId: event.id };
     let outcome: StripeEventOutcome = { applied: true };
     const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {

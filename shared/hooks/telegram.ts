@@ -9,7 +9,7 @@ import { logger } from '../logger.js';
 import { TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
 import type { Runtime } from '../runtime.js';
 import { keys } from '../store/keys.js';
-import type { HookAnswer, HookHandler } from './hook.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
@@ -45,7 +45,6 @@ const TelegramUpdate = z.object({ update_id: z.number().int().nonnegative(), cha
 type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
 type ChatMemberState = z.infer<typeof ChatMember>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFUSED: HookAnswer = { status: 401, body: { error: 'The secret token is missing or wrong.' } };
 /** Compared against when there is no stored secret, so every refusal costs the same comparison. */
 const NO_SECRET = createHash('sha256').update('no webhook secret').digest();
@@ -96,7 +95,7 @@ function displayName(user: z.infer<typeof User>): string | null {
 export async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
-    const credential = UUID.test(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;
+    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;
     if (!secretMatches(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
