@@ -237,6 +237,22 @@ describe('idempotency and order', () => {
     expect((await older.send()).body).toEqual({ received: true, duplicate: true });
   });
 
+  it('an older failed invoice after a newer paid one records the payment but moves nothing; a subscription event is ordered only against subscription events', async () => {
+    const { subscription, subscriptionId } = await checkout();
+    await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create'), nowSeconds()).send();
+    clock.advance(31 * 86_400_000);
+    const base = nowSeconds();
+    const olderFailure = stripeEvent('invoice.payment_failed', paidInvoice(subscription, stripeId('pi'), 'subscription_cycle'), base + 5);
+    expect((await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_cycle'), base + 10).send()).status).toBe(200);
+    await newEvents();
+    expect((await olderFailure.send()).status).toBe(200);
+    expect(types(await newEvents())).toEqual(['payment.failed']);
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'active' });
+    // The subscriber scheduled the cancellation a second before that invoice: it still applies.
+    expect((await stripeEvent('customer.subscription.updated', stripeSubscription({ id: subscription, cancelAtPeriodEnd: true }), base + 9).send()).status).toBe(200);
+    expect(types(await newEvents())).toEqual(['subscription.cancellation_scheduled']);
+  });
+
   it('an invoice before its checkout gets 409 and no receipt; sent again after the checkout it applies, though Stripe created it first', async () => {
     const customer = stripeId('cus');
     const subscription = stripeId('sub');

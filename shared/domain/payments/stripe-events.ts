@@ -39,10 +39,10 @@ import type { BillingReason, Payment } from './schema.js';
  * Lookups: the Stripe customer, subscription and PaymentIntent ids lead to our subscriber, subscription
  * and payment through small items (`keys.providerCustomer`, `providerSubscription`, `providerPayment`)
  * written in the transactions that create them. Out of order (Stripe does not guarantee order): the
- * Stripe subscription's item keeps the `created` (unix SECONDS) of the last event applied to it after its
- * creation (the checkout sets none: the first invoice's events are created before the session
- * completes), moved forward only (a conditional write in the change's transaction); an older event
- * changes no subscription state. A transition D15 does not allow from the current status is ignored, not
+ * Stripe subscription's item keeps, per event family (subscription snapshots, invoices), the `created`
+ * (unix SECONDS) of the last event applied to it after its creation (the checkout sets none: the first
+ * invoice's events are created before the session completes), moved forward only (a conditional write in
+ * the change's transaction); an older event of the family changes no subscription state. A transition D15 does not allow from the current status is ignored, not
  * an error.
  */
 
@@ -119,33 +119,50 @@ interface EventContext {
   created: number;
 }
 
-/** Our subscription linked to a Stripe subscription, and the `created` (unix seconds) of the last event applied to it. */
+/**
+ * The families of events ordered against each other: a `customer.subscription.*` event carries the whole
+ * subscription (a newer one supersedes an older one), an invoice event one payment attempt (a newer
+ * attempt supersedes an older one). Each family keeps its own last applied `created`, so an older
+ * snapshot of one family never undoes a newer one of the same family, and an invoice never hides a
+ * cancellation the subscriber asked for a second earlier (or the other way round).
+ */
+type EventFamily = 'subscription' | 'invoice';
+
+/** The link item's attribute holding a family's last applied event `created` (unix seconds). */
+const LAST_APPLIED: Record<EventFamily, string> = { subscription: 'last_subscription_event_created', invoice: 'last_invoice_event_created' };
+
+/** Our subscription linked to a Stripe subscription, and per event family the `created` (unix seconds) of the last event applied to it (0: none). */
 interface SubscriptionLink {
   stripeSubscriptionId: string;
   subscriptionId: string;
-  lastEventCreated: number;
+  lastApplied: Record<EventFamily, number>;
 }
 
 /** The link of a Stripe subscription (strongly consistent), or null when none of ours has that id. */
 async function linkOf(context: EventContext, stripeSubscriptionId: string): Promise<SubscriptionLink | null> {
   const item = await context.runtime.store.get(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId));
   if (!item) return null;
-  return { stripeSubscriptionId, subscriptionId: item.subscription_id as string, lastEventCreated: Number(item.last_event_created ?? 0) };
+  return {
+    stripeSubscriptionId,
+    subscriptionId: item.subscription_id as string,
+    lastApplied: { subscription: Number(item[LAST_APPLIED.subscription] ?? 0), invoice: Number(item[LAST_APPLIED.invoice] ?? 0) },
+  };
 }
 
-/** True when the event is not older than the last one applied to the link's subscription (same second counts as not older). */
-function isFresh(context: EventContext, link: SubscriptionLink): boolean {
-  return context.created >= link.lastEventCreated;
+/** True when the event is not older than the last one of its family applied to the link's subscription (same second counts as not older). */
+function isFresh(context: EventContext, link: SubscriptionLink, family: EventFamily): boolean {
+  return context.created >= link.lastApplied[family];
 }
 
 /**
  * Adds to `tx` moving the link's last applied event to this event's `created`, conditional on it not
  * having moved past it meanwhile (a newer event applied concurrently: a lost race, re-read and retried).
  */
-function markApplied(tx: Transaction, context: EventContext, link: SubscriptionLink): void {
+function markApplied(tx: Transaction, context: EventContext, link: SubscriptionLink, family: EventFamily): void {
   tx.update(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, link.stripeSubscriptionId), {
-    expression: 'SET last_event_created = :created',
-    condition: 'attribute_exists(pk) AND (attribute_not_exists(last_event_created) OR last_event_created <= :created)',
+    expression: 'SET #last = :created',
+    condition: 'attribute_exists(pk) AND (attribute_not_exists(#last) OR #last <= :created)',
+    names: { '#last': LAST_APPLIED[family] },
     values: { ':created': context.created },
   });
 }
@@ -334,7 +351,7 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
   }
   const amount = status === 'succeeded' ? invoice.amount_paid : invoice.amount_due;
   if (amount <= 0) return ignored('the invoice is for a zero amount: no payment to record');
-  const fresh = isFresh(context, link);
+  const fresh = isFresh(context, link, 'invoice');
   const outcome = await recordProviderPayment(context.runtime, context.principal, {
     subscriptionId: link.subscriptionId,
     projectId: context.projectId,
@@ -345,7 +362,7 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
     currency: invoice.currency.toUpperCase(),
     billingReason: billingReasonOf(invoice.billing_reason),
     drivesSubscription: fresh,
-    alongside: fresh ? (tx) => markApplied(tx, context, link) : undefined,
+    alongside: fresh ? (tx) => markApplied(tx, context, link, 'invoice') : undefined,
   });
   if (!outcome.changed) return ignored(`payment ${outcome.payment.id} is ${outcome.payment.status} already`);
   return applied;
@@ -388,7 +405,7 @@ export function stripeSubscriptionDecision(stripeSubscription: Stripe.Subscripti
 async function subscriptionChanged(context: EventContext, stripeSubscription: Stripe.Subscription, deleted: boolean): Promise<StripeEventOutcome> {
   const link = await linkOf(context, stripeSubscription.id);
   if (!link) return ignored(`Stripe subscription ${stripeSubscription.id} is not linked to a subscription of this project`);
-  if (!isFresh(context, link)) return ignored(`older (created ${context.created}) than the last event applied to subscription ${link.subscriptionId} (${link.lastEventCreated})`);
+  if (!isFresh(context, link, 'subscription')) return ignored(`older (created ${context.created}) than the last customer.subscription event applied to subscription ${link.subscriptionId} (${link.lastApplied.subscription})`);
   const priceIds = stripeSubscription.items.data.map((item) => item.price.id);
   const targetPlan = deleted ? null : await planOf(context, stripeSubscription.metadata, priceIds);
   let skipped: string | null = null;
@@ -402,7 +419,7 @@ async function subscriptionChanged(context: EventContext, stripeSubscription: St
       else if (!ruleFor(subscription.status, decision.trigger)) skipped = `D15 allows no ${decision.trigger} from ${subscription.status}`;
       return skipped ? null : decision;
     },
-    (tx) => markApplied(tx, context, link),
+    (tx) => markApplied(tx, context, link, 'subscription'),
   );
   return skipped ? ignored(skipped) : applied;
 }
