@@ -4,7 +4,8 @@
  * then `invoice.paid`, then a renewal's `invoice.payment_failed` reach `POST /hooks/stripe/{project_id}`
  * over HTTP, and an HTTPS receiver registered through `POST /v1/webhook-endpoints` sees
  * `subscription.created`, `payment.succeeded`, `subscription.activated`, `payment.failed`,
- * `subscription.past_due` in that order, each signed (checked with the receivers' own check,
+ * `subscription.past_due` in that order (each Stripe event's webhooks before the next's; within one, the
+ * service's emission order), each signed (checked with the receivers' own check,
  * `test/support/signature.ts`). No network beyond loopback.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,12 +20,12 @@ const EVENTS = ['subscription.created', 'payment.succeeded', 'subscription.activ
 let service: LocalService;
 let receiver: TestReceiver;
 let endpointSecret = '';
-const received: Array<{ type: string; projectId: string | null; signatureProblem: string | null }> = [];
+const received: Array<{ id: string; type: string; projectId: string | null; signatureProblem: string | null }> = [];
 
 beforeAll(async () => {
   receiver = await startTestReceiver((headers, body) => {
-    const envelope = JSON.parse(body) as { type: string; project_id: string | null };
-    received.push({ type: envelope.type, projectId: envelope.project_id, signatureProblem: checkSignature({ header: headers['svc-signature'], rawBody: body, secret: endpointSecret }) });
+    const envelope = JSON.parse(body) as { id: string; type: string; project_id: string | null };
+    received.push({ id: envelope.id, type: envelope.type, projectId: envelope.project_id, signatureProblem: checkSignature({ header: headers['svc-signature'], rawBody: body, secret: endpointSecret }) });
     return 200;
   });
   service = await startTestService({ extraCaPem: [receiver.caPem], allowPrivateTargets: true });
@@ -70,13 +71,21 @@ describe('Stripe events reach the local hook and come out as signed webhooks', (
       expect(response.status, await response.clone().text()).toBe(200);
       expect(await response.json()).toEqual({ received: true });
     };
+    const mine = () => received.filter((item) => item.projectId === projectId);
+    /** Waits until the receiver holds `count` of the project's events. */
+    const delivered = (count: number) => vi.waitFor(() => expect(mine()).toHaveLength(count), { timeout: 30_000, interval: 100 });
+    // Each Stripe event's webhooks arrive before the next Stripe event is sent; the events one Stripe event
+    // emits (one transaction) are delivered concurrently (D24), so their order is the service's emission
+    // order: their event ids (ULIDs, monotonic within a transaction).
     await send('checkout.session.completed', checkoutSession({ customer: stripeId('cus'), email: 'ada@example.com', planId: plan.body.id, subscription }));
+    await delivered(1);
     await send('invoice.paid', invoice({ subscription, paymentIntent: stripeId('pi'), amount: 900, billingReason: 'subscription_create' }));
+    await delivered(3);
     await send('invoice.payment_failed', invoice({ subscription, paymentIntent: stripeId('pi'), amount: 900, billingReason: 'subscription_cycle' }));
+    await delivered(5);
 
-    await vi.waitFor(() => expect(received.filter((item) => item.projectId === projectId)).toHaveLength(EVENTS.length), { timeout: 30_000, interval: 100 });
-    const mine = received.filter((item) => item.projectId === projectId);
-    expect(mine.map((item) => item.type)).toEqual(EVENTS);
-    expect(mine.map((item) => item.signatureProblem)).toEqual(EVENTS.map(() => null));
+    const byStep = [mine().slice(0, 1), mine().slice(1, 3), mine().slice(3, 5)].flatMap((step) => [...step].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    expect(byStep.map((item) => item.type)).toEqual(EVENTS);
+    expect(mine().map((item) => item.signatureProblem)).toEqual(EVENTS.map(() => null));
   });
 });
