@@ -6,6 +6,7 @@ import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
+import { BILLING_STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
@@ -21,8 +22,7 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  *    paid) are acknowledged (200 with `ignored`, logged). 500 when not stored (Stripe retries).
  */
 
-/** The receipts' source and the project id they are filed under (operator billing belongs to no project). */
-const SOURCE = 'billing_stripe';
+/** The project id the receipts are filed under (operator billing belongs to no project). */
 const NO_PROJECT = 'operator';
 
 /** Why an invoice's payment failed, as far as the event tells (Stripe's error code; never card data), or null. */
@@ -48,7 +48,7 @@ export async function handleBillingStripeEvent(runtime: Runtime, request: { sign
     const teamId = invoice.metadata?.team_id;
     const invoiceId = invoice.metadata?.invoice_id;
     if (!isUuid(teamId) || !isUuid(invoiceId)) return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
-    const receipt: HookReceiptRef = { teamId: teamId.toLowerCase(), source: SOURCE, projectId: NO_PROJECT, providerEventId: event.id };
+    const receipt: HookReceiptRef = { teamId: teamId.toLowerCase(), source: BILLING_STRIPE_HOOK_ROUTE.source, projectId: NO_PROJECT, providerEventId: event.id };
     let refused: string | null = null;
     const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {
       try {

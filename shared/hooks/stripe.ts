@@ -8,6 +8,7 @@ import { keys } from '../store/keys.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
+import { STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
@@ -43,10 +44,10 @@ export async function handleStripeEvent(runtime: Runtime, request: { projectId: 
     const projectId = credential.description.project_id;
     const projectItem = await runtime.store.get(keys.project(teamId, projectId));
     if (!projectItem || toProject(projectItem).payment_provider?.provider !== 'stripe') return STRIPE_SIGNATURE_REFUSED;
-    const receipt: HookReceiptRef = { teamId, source: 'stripe', projectId, providerEventId: event.id };
+    const receipt: HookReceiptRef = { teamId, source: STRIPE_HOOK_ROUTE.source, projectId, providerEventId: event.id };
     let outcome: StripeEventOutcome = { applied: true };
     const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {
-      outcome = await applyStripeEvent(runtime, hookPrincipal(teamId, 'stripe'), projectId, event);
+      outcome = await applyStripeEvent(runtime, hookPrincipal(teamId, STRIPE_HOOK_ROUTE.source), projectId, event);
     });
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
     if ('ignored' in outcome) {
