@@ -1,5 +1,6 @@
 /** Inbound Telegram hook Lambda: `POST /hooks/telegram/{project_id}` (issue 10 §2, DESIGN D22). */
 import { awsRuntime } from '../shared/aws/runtime.js';
-import { createHookHandler } from '../shared/hooks/dispatcher.js';
+import { createHookHandler } from '../shared/hooks/hook.js';
+import { telegramHook } from '../shared/hooks/telegram.js';
 
-export const handler = createHookHandler(awsRuntime, 'telegram');
+export const handler = createHookHandler(awsRuntime, telegramHook);

@@ -157,8 +157,9 @@ export class RestApi extends Construct {
     this.unmatchedRouteFunction = fallback;
     this.dashboard = new Dashboard(this, 'Dashboard', { httpApi: this.httpApi.api, code: props.code, tables: props.tables, queue: props.queue, environment: props.environment });
 
-    // Inbound hooks (DESIGN D22): public routes outside /v1, each with its own Lambda that checks the
-    // provider's secret or signature, reads and writes the main table and opens the project's credential.
+    // Inbound hooks (DESIGN D20, D22): public routes outside /v1, each with its own Lambda that checks the
+    // provider's secret or signature, reads and writes the main table and, for a project's hook, opens the
+    // project's credential.
     const hookFunctions = new Map<string, lambda.Function>();
     for (const hook of HOOK_ROUTES) {
       const stem = pascalCase(hook.functionFile);
@@ -170,7 +171,7 @@ export class RestApi extends Construct {
         environment: props.environment,
       }).function;
       props.tables.table.grant(fn, ...tableActions('readWrite'));
-      props.credentialsKey.grant(fn, ...credentialKeyActions('open'));
+      if (hook.opensCredentials) props.credentialsKey.grant(fn, ...credentialKeyActions('open'));
       const route = new apigwv2.HttpRoute(this, `${stem}Route`, {
         httpApi: this.httpApi.api,
         routeKey: apigwv2.HttpRouteKey.with(hook.path, apigwv2.HttpMethod[hook.method]),
@@ -178,7 +179,7 @@ export class RestApi extends Construct {
       });
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: 'Called by the provider, which holds no token: the Lambda checks the secret token the service registered with it (constant-time compare) before reading anything.',
+        reason: 'Called by the provider, which holds no token: the Lambda checks the secret token the service registered with it (constant-time compare) or the provider\u2019s signature (Stripe-Signature) before changing anything.',
       });
       hookFunctions.set(hook.source, fn);
     }

@@ -2,42 +2,34 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ApiGatewayResult } from '../http/api-gateway.js';
 import { lowerCaseHeaders } from '../http/rest-pipeline.js';
 import type { Runtime } from '../runtime.js';
-import { TELEGRAM_HOOK_ROUTE, type HookRoute } from './routes.js';
-import { handleTelegramUpdate, type HookAnswer } from './telegram.js';
+import { billingStripeHook } from './billing-stripe.js';
+import { hookResult, rawBody, type HookHandler } from './hook.js';
+import { BILLING_STRIPE_HOOK_ROUTE, STRIPE_HOOK_ROUTE, TELEGRAM_HOOK_ROUTE, type HookRoute } from './routes.js';
+import { stripeHook } from './stripe.js';
+import { telegramHook } from './telegram.js';
 
 /**
  * Serving inbound hooks (DESIGN §1, D22): public routes outside `/v1` that are not operations (no token,
  * no ability, no idempotency key: the provider's signature or secret and its event id play those parts).
- * On AWS each hook route has its own Lambda (`functions/<route>.ts` → {@link createHookHandler}); locally
- * the server sends every `/hooks/...` request to {@link serveHookRequest}. The Stripe hook joins
- * {@link HOOK_HANDLERS} with its route.
+ * On AWS each hook route has its own Lambda (`functions/<route>.ts` → `createHookHandler` of `hook.ts`);
+ * locally the server sends every `/hooks/...` request to {@link serveHookRequest}.
  */
 
-/** Handles one verified-or-refused request of a hook route; never throws. */
-export type HookHandler = (runtime: Runtime, request: { projectId: string; headers: Record<string, string>; body: string }) => Promise<HookAnswer>;
-
-/** The handler of each hook route, by source. */
+/** The handler of each hook route (the local server serves them all; each Lambda imports only its own). */
 export const HOOK_HANDLERS: ReadonlyArray<{ route: HookRoute; handle: HookHandler }> = [
-  { route: TELEGRAM_HOOK_ROUTE, handle: (runtime, request) => handleTelegramUpdate(runtime, { projectId: request.projectId, secretToken: request.headers['x-telegram-bot-api-secret-token'], body: request.body }) },
+  { route: TELEGRAM_HOOK_ROUTE, handle: telegramHook },
+  { route: STRIPE_HOOK_ROUTE, handle: stripeHook },
+  { route: BILLING_STRIPE_HOOK_ROUTE, handle: billingStripeHook },
 ];
 
 /** The path prefix of every hook route. */
 export const HOOKS_PATH_PREFIX = '/hooks/';
 
-/** A hook answer as an API Gateway result (JSON). */
-function result(answer: HookAnswer, requestId: string): ApiGatewayResult {
-  return { statusCode: answer.status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId }, body: JSON.stringify(answer.body) };
-}
-
-/** The raw body of an event as UTF-8 text. */
-function rawBody(event: APIGatewayProxyEventV2): string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-}
-
-/** The `{project_id}` of `path` under a route's path, or null when the path is not that route's. */
+/** The `{project_id}` of `path` under a route's path ('' for a route without one), or null when the path is not that route's. */
 function projectIdOf(route: HookRoute, path: string): string | null {
-  const prefix = route.path.slice(0, route.path.indexOf('{project_id}'));
+  const parameter = route.path.indexOf('{project_id}');
+  if (parameter < 0) return path === route.path ? '' : null;
+  const prefix = route.path.slice(0, parameter);
   if (!path.startsWith(prefix)) return null;
   const rest = path.slice(prefix.length);
   return rest !== '' && !rest.includes('/') ? decodeURIComponent(rest) : null;
@@ -54,19 +46,8 @@ export async function serveHookRequest(runtime: Runtime, event: APIGatewayProxyE
   for (const { route, handle } of HOOK_HANDLERS) {
     const projectId = projectIdOf(route, path);
     if (projectId === null) continue;
-    if (method !== route.method) return { ...result({ status: 405, body: { error: `Use ${route.method}.` } }, requestId), headers: { Allow: route.method, 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId } };
-    return result(await handle(runtime, { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }), requestId);
+    if (method !== route.method) return { ...hookResult({ status: 405, body: { error: `Use ${route.method}.` } }, requestId), headers: { Allow: route.method, 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId } };
+    return hookResult(await handle(runtime, { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }), requestId);
   }
-  return result({ status: 404, body: { error: `No hook at ${path}.` } }, requestId);
-}
-
-/** The Lambda handler of one hook route on AWS (API Gateway passes `{project_id}` as a path parameter). */
-export function createHookHandler(getRuntime: () => Runtime, source: HookRoute['source']) {
-  const hook = HOOK_HANDLERS.find((candidate) => candidate.route.source === source);
-  if (!hook) throw new Error(`No hook handler for ${source}`);
-  return async (event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> => {
-    const requestId = event.requestContext?.requestId ?? 'unknown';
-    const projectId = event.pathParameters?.project_id ?? '';
-    return result(await hook.handle(getRuntime(), { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }), requestId);
-  };
+  return hookResult({ status: 404, body: { error: `No hook at ${path}.` } }, requestId);
 }

@@ -1,5 +1,7 @@
+import { ProblemError } from '../errors.js';
 import { entity, keys } from '../store/keys.js';
-import type { Store, TransactionItem } from '../store/store.js';
+import { withRequestScope, type RequestScope } from '../store/request-scope.js';
+import { ConditionFailedError, TransactionCanceledError, type Store, type TransactionItem } from '../store/store.js';
 
 /**
  * Receipts of processed inbound updates and provider events (DESIGN D22: "idempotent on the provider's
@@ -40,4 +42,30 @@ export function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem 
 /** True when the update was processed already (strongly consistent read). */
 export async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
   return (await store.get(keys.hookReceipt(ref.teamId, ref.source, ref.projectId, ref.providerEventId), { projection: 'pk' })) !== undefined;
+}
+
+/** What {@link applyOnce} did: the work ran and its receipt is stored, or an earlier delivery's receipt was found. */
+export type ReceiptOutcome = 'applied' | 'duplicate';
+
+/**
+ * Runs `work` — the effect of one verified inbound update or provider event — at most once per
+ * {@link HookReceiptRef} (DESIGN D22): a stored receipt means a duplicate (nothing runs); otherwise the
+ * receipt joins the FIRST transaction `work` commits (through the request scope, like an idempotency
+ * completion), or is written alone when `work` stored nothing. A concurrent delivery of the same event
+ * that stored its receipt first makes this one a duplicate (its transaction fails on the receipt's
+ * condition). Any other failure is thrown (the hook answers 5xx and the provider sends it again).
+ * `work` should write its effect in ONE transaction: a second transaction would commit without the receipt.
+ */
+export async function applyOnce(store: Store, ref: HookReceiptRef, nowMs: () => number, work: () => Promise<void>): Promise<ReceiptOutcome> {
+  if (await hasReceipt(store, ref)) return 'duplicate';
+  const scope: RequestScope = { itemsForEffect: () => [receiptPut(ref, nowMs())] };
+  try {
+    await withRequestScope(scope, work);
+    if (!scope.committedWith) await store.transactWrite([receiptPut(ref, nowMs())]);
+  } catch (error) {
+    const raced = error instanceof ConditionFailedError || error instanceof TransactionCanceledError || error instanceof ProblemError;
+    if (raced && (await hasReceipt(store, ref))) return 'duplicate';
+    throw error;
+  }
+  return 'applied';
 }

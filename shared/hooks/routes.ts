@@ -1,28 +1,35 @@
 /**
- * The inbound hook routes (DESIGN §1, D22): public routes outside `/v1`, one per provider or platform,
+ * The inbound hook routes (DESIGN §1, D20, D22): public routes outside `/v1`, one per provider or platform,
  * each served by its own Lambda on AWS (`functions/<function>.ts`) and by the hooks dispatcher locally
  * (`shared/hooks/dispatcher.ts`). Metadata only (no runtime code): `lib/` reads it to create the routes.
- * The Stripe hook joins this list with its adapter.
  */
 
 /** One inbound hook route. */
 export interface HookRoute {
-  /** Who sends it (names its receipts and its function). */
-  readonly source: 'telegram';
+  /** Who sends it (names its receipts and its function): a project's Telegram bot, a project's Stripe account, the operator's Stripe account. */
+  readonly source: 'telegram' | 'stripe' | 'billing_stripe';
   readonly method: 'POST';
-  /** The route path with `{project_id}` (API Gateway path syntax). */
+  /** The route path (API Gateway path syntax), with `{project_id}` for a project's hook. */
   readonly path: string;
   /** The handler file under `functions/` (without `.ts`). */
-  readonly functionFile: 'telegram-hook';
+  readonly functionFile: 'telegram-hook' | 'stripe-hook' | 'billing-stripe-hook';
+  /** True when the hook opens a project's stored credential (its Lambda may decrypt with the credentials key, DESIGN D16). */
+  readonly opensCredentials: boolean;
 }
 
 /** The Telegram hook: `POST /hooks/telegram/{project_id}` (registered with `setWebhook` when a bot is connected). */
-export const TELEGRAM_HOOK_ROUTE: HookRoute = { source: 'telegram', method: 'POST', path: '/hooks/telegram/{project_id}', functionFile: 'telegram-hook' };
+export const TELEGRAM_HOOK_ROUTE: HookRoute = { source: 'telegram', method: 'POST', path: '/hooks/telegram/{project_id}', functionFile: 'telegram-hook', opensCredentials: true };
+
+/** A project's Stripe events: `POST /hooks/stripe/{project_id}` (the creator's Stripe webhook endpoint, signed with the connected `webhook_secret`). */
+export const STRIPE_HOOK_ROUTE: HookRoute = { source: 'stripe', method: 'POST', path: '/hooks/stripe/{project_id}', functionFile: 'stripe-hook', opensCredentials: true };
+
+/** The operator's billing events (DESIGN D20): `POST /hooks/billing/stripe`, signed with `BILLING_STRIPE_WEBHOOK_SECRET`. */
+export const BILLING_STRIPE_HOOK_ROUTE: HookRoute = { source: 'billing_stripe', method: 'POST', path: '/hooks/billing/stripe', functionFile: 'billing-stripe-hook', opensCredentials: false };
 
 /** Every inbound hook route. */
-export const HOOK_ROUTES: readonly HookRoute[] = [TELEGRAM_HOOK_ROUTE];
+export const HOOK_ROUTES: readonly HookRoute[] = [TELEGRAM_HOOK_ROUTE, STRIPE_HOOK_ROUTE, BILLING_STRIPE_HOOK_ROUTE];
 
-/** The path of `route` for one project (e.g. `/hooks/telegram/<uuid>`). */
-export function hookPath(route: HookRoute, projectId: string): string {
+/** The path of `route` for one project (e.g. `/hooks/telegram/<uuid>`); a route without `{project_id}` is its path. */
+export function hookPath(route: HookRoute, projectId = ''): string {
   return route.path.replace('{project_id}', encodeURIComponent(projectId));
 }

@@ -1,8 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import type { Principal } from '../auth/principal.js';
 import { openCredential } from '../credentials/repository.js';
-import { ProblemError } from '../errors.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { recordBotPermissions, toProject } from '../domain/projects/repository.js';
 import { inviteLinkHash } from '../domain/subscriptions/member-access.js';
@@ -11,9 +9,9 @@ import { logger } from '../logger.js';
 import { TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
 import type { Runtime } from '../runtime.js';
 import { keys } from '../store/keys.js';
-import { withRequestScope, type RequestScope } from '../store/request-scope.js';
-import { ConditionFailedError, TransactionCanceledError } from '../store/store.js';
-import { hasReceipt, receiptPut, type HookReceiptRef } from './receipts.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { hookPrincipal } from './principal.js';
+import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
  * The Telegram inbound hook, `POST /hooks/telegram/{project_id}` (issue 10 §2, DESIGN D22): the updates
@@ -31,11 +29,6 @@ import { hasReceipt, receiptPut, type HookReceiptRef } from './receipts.js';
  *    (`project.bot_permissions_changed`). Other updates are acknowledged and ignored.
  */
 
-/** The answer of the hook: a status and a small JSON body (never a secret, never whether a project exists). */
-export interface HookAnswer {
-  status: number;
-  body: Record<string, unknown>;
-}
 
 const User = z.object({ id: z.number().int(), is_bot: z.boolean().optional(), username: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional() });
 const ChatMember = z.looseObject({ status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']), user: User, is_member: z.boolean().optional() });
@@ -52,7 +45,6 @@ const TelegramUpdate = z.object({ update_id: z.number().int().nonnegative(), cha
 type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
 type ChatMemberState = z.infer<typeof ChatMember>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFUSED: HookAnswer = { status: 401, body: { error: 'The secret token is missing or wrong.' } };
 /** Compared against when there is no stored secret, so every refusal costs the same comparison. */
 const NO_SECRET = createHash('sha256').update('no webhook secret').digest();
@@ -87,10 +79,6 @@ function botPermissions(state: ChatMemberState): string[] {
     .map(([name]) => name);
 }
 
-/** The principal inbound hooks act as: the project's team, every project, no abilities. */
-function hookPrincipal(teamId: string): Principal {
-  return { tokenId: 'hook:telegram', teamId, abilities: new Set(), projectIds: null };
-}
 
 /** A display name from a Telegram user's first and last names. */
 function displayName(user: z.infer<typeof User>): string | null {
@@ -107,7 +95,7 @@ function displayName(user: z.infer<typeof User>): string | null {
 export async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
-    const credential = UUID.test(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;
+    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;
     if (!secretMatches(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
@@ -118,18 +106,8 @@ export async function handleTelegramUpdate(runtime: Runtime, request: { projectI
       return { status: 400, body: { error: 'The body is not a Telegram update.' } };
     }
     const receipt: HookReceiptRef = { teamId, source: 'telegram', projectId, providerEventId: String(parsed.update_id) };
-    if (await hasReceipt(runtime.store, receipt)) return { status: 200, body: { ok: true, duplicate: true } };
-    const scope: RequestScope = { itemsForEffect: () => [receiptPut(receipt, runtime.clock.nowMs())] };
-    try {
-      await withRequestScope(scope, () => applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed));
-      if (!scope.committedWith) await runtime.store.transactWrite([receiptPut(receipt, runtime.clock.nowMs())]);
-    } catch (error) {
-      // A concurrent delivery of the same update stored its receipt first: this one changes nothing.
-      const raced = error instanceof ConditionFailedError || error instanceof TransactionCanceledError || error instanceof ProblemError;
-      if (raced && (await hasReceipt(runtime.store, receipt))) return { status: 200, body: { ok: true, duplicate: true } };
-      throw error;
-    }
-    return { status: 200, body: { ok: true } };
+    const outcome = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), () => applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed));
+    return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
   } catch (error) {
     logger.error('telegram update not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
     return { status: 500, body: { error: 'The update was not stored; send it again.' } };
@@ -146,7 +124,7 @@ async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, 
   const linked = project.resources.some((resource) => (resource.kind === 'channel' || resource.kind === 'group') && resource.platform_resource_id === String(changed.chat.id));
   if (update.my_chat_member) {
     if (botId !== undefined && String(update.my_chat_member.new_chat_member.user.id) !== botId) return;
-    await recordBotPermissions(runtime, hookPrincipal(teamId), projectId, botPermissions(update.my_chat_member.new_chat_member));
+    await recordBotPermissions(runtime, hookPrincipal(teamId, 'telegram'), projectId, botPermissions(update.my_chat_member.new_chat_member));
     return;
   }
   const memberUpdate = update.chat_member!;
@@ -171,3 +149,6 @@ async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, 
     invitedSubscriberId,
   });
 }
+
+/** The Telegram hook's {@link HookHandler}: the secret token from `X-Telegram-Bot-Api-Secret-Token`. */
+export const telegramHook: HookHandler = (runtime, request) => handleTelegramUpdate(runtime, { projectId: request.projectId, secretToken: request.headers['x-telegram-bot-api-secret-token'], body: request.body });

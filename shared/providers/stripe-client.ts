@@ -48,6 +48,5 @@ export async function stripeClient(settings: Pick<IntegrationSettings, 'stripeAp
  * an inbound event needs only its endpoint's signing secret (DESIGN D22).
  */
 export async function stripeWebhooks(): Promise<Stripe['webhooks']> {
-  const Sdk = await loadStripe();
-  return new Sdk('sk_webhook_verification_only', { telemetry: false }).webhooks;
+  return (await loadStripe()).webhooks;
 }

@@ -189,6 +189,16 @@ export const keys = {
   credential: (projectId: string, kind: string) => ({ pk: `PROJECT#${projectId}#CREDENTIAL`, sk: `CREDENTIAL#${kind}` }),
   hookReceipt: (teamId: string, source: string, projectId: string, providerEventId: string) => ({ pk: `TEAM#${teamId}#HOOK#${source}#${projectId}#${providerEventId}`, sk: 'HOOK_RECEIPT' }),
   inviteLink: (teamId: string, projectId: string, linkSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#INVITE_LINK#${linkSha256}`, sk: 'INVITE_LINK' }),
+  // A payment provider's ids of a project's objects (DESIGN D16, D22): small lookup items, each in a
+  // partition of its own, written in the transaction that creates the object they point at, so an inbound
+  // provider event finds our object by the provider's id with one GetItem. `provider` is the catalogue's
+  // provider name (`stripe`); the ids are the provider's (`cus_...`, `sub_...`, `pi_...`).
+  /** A provider customer → our subscriber id (`subscriber_id`). */
+  providerCustomer: (teamId: string, projectId: string, provider: string, customerId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_CUSTOMER#${provider}#${customerId}`, sk: 'PROVIDER_CUSTOMER' }),
+  /** A provider subscription → our subscription id (`subscription_id`) and, per event family, the `created` (unix SECONDS) of the last provider event applied to it (`last_subscription_event_created`, `last_invoice_event_created`). */
+  providerSubscription: (teamId: string, projectId: string, provider: string, subscriptionId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_SUBSCRIPTION#${provider}#${subscriptionId}`, sk: 'PROVIDER_SUBSCRIPTION' }),
+  /** A provider payment (Stripe: the PaymentIntent) → our payment id (`payment_id`). */
+  providerPayment: (teamId: string, projectId: string, provider: string, paymentId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_PAYMENT#${provider}#${paymentId}`, sk: 'PROVIDER_PAYMENT' }),
 } as const;
 
 /** Sort-key prefixes for `begins_with` list queries. */
@@ -281,4 +291,7 @@ export const entity = {
   credential: 'credential',
   hookReceipt: 'hook_receipt',
   inviteLink: 'invite_link',
+  providerCustomer: 'provider_customer',
+  providerSubscription: 'provider_subscription',
+  providerPayment: 'provider_payment',
 } as const;

@@ -401,8 +401,8 @@ function writeInvoice(tx: Transaction, teamId: string, read: BillingInvoice, nex
 }
 
 /**
- * Records that an invoice was paid (operator CLI `billing invoice-paid`; later the operator's Stripe
- * account, D22): the invoice becomes `paid` (`billing.invoice_paid`). When it was the team's last
+ * Records that an invoice was paid (operator CLI `billing invoice-paid`, or the operator's Stripe
+ * account through `POST /hooks/billing/stripe`, D20, D22): the invoice becomes `paid` (`billing.invoice_paid`). When it was the team's last
  * unpaid invoice, a grace period ends as `recovered` (`billing.grace_period_ended`, its deadline
  * removed) and a lockdown is lifted (`billing.lockdown_lifted`). One transaction. Returns the account
  * and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the invoice is not open; a concurrent change).
@@ -433,8 +433,8 @@ export async function markInvoicePaid(runtime: UnitOfWorkRuntime, teamId: string
 }
 
 /**
- * Records a failed payment of an open invoice (operator CLI `billing invoice-failed`; later the
- * operator's Stripe account, D22): its `attempt_count` rises (`billing.payment_failed`). A team in
+ * Records a failed payment of an open invoice (operator CLI `billing invoice-failed`, or the
+ * operator's Stripe account through `POST /hooks/billing/stripe`, D20, D22): its `attempt_count` rises (`billing.payment_failed`). A team in
  * good standing enters a 7-day grace period (`billing.grace_period_started`, with the
  * `billing.grace_period` deadline at its end); a team already in grace keeps its end, a locked team
  * stays locked. One transaction. `reason`: why it failed, as the payment provider said (never card

@@ -26,7 +26,9 @@ import type { BillingReason, ListPaymentsQuery, Payment, PaymentRefund, PaymentS
  * Persistence and use cases of payments (DESIGN D14, D15, D16): for the `manual` provider the creator
  * records a payment (pending, succeeded or failed) for a subscription and settles a pending one; any
  * provider's succeeded payment is refunded in full or in part (through the provider's adapter: Stripe's
- * Refunds API).
+ * Refunds API); a provider that reports its payments itself (`stripe`, through its inbound events:
+ * `stripe-events.ts`) records them with {@link recordProviderPayment} and {@link recordProviderRefund},
+ * found again by the provider's payment id (`keys.providerPayment`).
  *
  * A payment is one item in a partition of its own (`keys.payment`), read by id with one GetItem; a
  * project's payments are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PAYMENTS`, sort
@@ -583,4 +585,173 @@ export async function refundPayment(runtime: UnitOfWorkRuntime & IntegrationRunt
     const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
     return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId };
   });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Payments a provider reports (DESIGN D16, D22)
+// ---------------------------------------------------------------------------------------------------
+
+/** The payment a provider reports through an inbound event (Stripe: `invoice.paid`, `invoice.payment_failed`). */
+export interface ProviderPaymentReport {
+  /** Our subscription the payment is for (found through the provider's subscription id). */
+  subscriptionId: string;
+  projectId: string;
+  provider: PaymentProvider;
+  /** The provider's payment id (Stripe: the PaymentIntent, `pi_...`); one payment of ours per provider payment. */
+  providerPaymentId: string;
+  status: 'succeeded' | 'failed';
+  /** In the currency's MINOR unit (positive). */
+  amount: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  billingReason: BillingReason;
+  /** False: record the payment but move no subscription (an event older than one already applied, DESIGN D15). */
+  drivesSubscription: boolean;
+  /** The caller's writes in the same transaction (e.g. the provider subscription's last applied event). */
+  alongside?: (tx: Transaction) => void;
+}
+
+/** What {@link recordProviderPayment} did: the payment as it is now, and whether this report changed anything. */
+export interface ProviderPaymentOutcome {
+  payment: Payment;
+  changed: boolean;
+}
+
+/**
+ * Records a payment the subscription's provider reports (DESIGN D16, D22; issue 10 §1): a new provider
+ * payment becomes a payment of ours (`payment.succeeded` / `payment.failed`, its lookup item
+ * `keys.providerPayment` written with it); a known one moves only forward — pending or failed →
+ * succeeded (a retried invoice paid with the same PaymentIntent), pending → failed — and a report of
+ * the status it has, or of failed after it succeeded, changes nothing. With `drivesSubscription`, the
+ * outcome fires its D15 transition ({@link paymentTrigger}: first payment → activated, renewal → renewed,
+ * failed renewal → past_due), in the same transaction as the payment and its event (the payment event
+ * first). A lost race re-reads and retries ({@link MAX_ATTEMPTS}). Errors: NOT_FOUND (the subscription
+ * or a referenced payment is gone); CONFLICT (kept changing).
+ */
+export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principal: Principal, report: ProviderPaymentReport): Promise<ProviderPaymentOutcome> {
+  const teamId = principal.teamId;
+  const refKey = keys.providerPayment(teamId, report.projectId, report.provider, report.providerPaymentId);
+  const paymentId = newUuid();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const ref = await runtime.store.get(refKey);
+      const nowIso = isoTime(runtime.clock.nowMs());
+      if (ref) {
+        const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
+        const current = toPayment(item);
+        const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
+        if (!moves) return { payment: current, changed: false };
+        const next: Payment = { ...current, status: report.status, updated_at: nowIso };
+        await changeSubscriptionWith(
+          runtime,
+          principal,
+          current.subscription_id,
+          (subscription) => {
+            const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
+            return trigger ? { trigger } : null;
+          },
+          (tx, change) => {
+            writePaymentUpdate(tx, teamId, item, next);
+            tx.emit({ type: eventOf(next.status), projectId: next.project_id, data: eventData(next, change) });
+            report.alongside?.(tx);
+          },
+        );
+        return { payment: next, changed: true };
+      }
+      let payment: Payment | undefined;
+      await changeSubscriptionWith(
+        runtime,
+        principal,
+        report.subscriptionId,
+        (subscription) => {
+          payment = {
+            id: paymentId,
+            project_id: subscription.project_id,
+            subscriber_id: subscription.subscriber_id,
+            subscription_id: subscription.id,
+            amount: report.amount,
+            amount_refunded: 0,
+            currency: report.currency,
+            status: report.status,
+            provider: report.provider,
+            provider_payment_id: report.providerPaymentId,
+            billing_reason: report.billingReason,
+            created_at: nowIso,
+            updated_at: nowIso,
+          };
+          const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
+          return trigger ? { trigger } : null;
+        },
+        (tx, change) => {
+          writeNewPayment(tx, teamId, payment!, change);
+          addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
+          report.alongside?.(tx);
+        },
+      );
+      return { payment: payment!, changed: true };
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`);
+      await backoff(attempt);
+    }
+  }
+}
+
+/**
+ * Adds to `tx` the lookup item of a provider payment (`keys.providerPayment` → `payment_id`), conditional
+ * on it not existing (a second payment for the same provider payment is a lost race).
+ */
+export function addProviderPaymentRef(tx: Transaction, teamId: string, payment: Payment, provider: PaymentProvider, providerPaymentId: string): void {
+  tx.put(
+    { ...keys.providerPayment(teamId, payment.project_id, provider, providerPaymentId), entity: entity.providerPayment, team_id: teamId, project_id: payment.project_id, payment_id: payment.id },
+    { condition: 'attribute_not_exists(pk)' },
+  );
+}
+
+/**
+ * Adds a new payment of a subscription being created (its first payment, e.g. a Stripe Checkout in
+ * payment mode) to the creation's transaction: the payment, its subscriber index item and its
+ * `payment.*` event (DESIGN D16). `change` is the creation as the subscriptions module reports it.
+ */
+export function addPaymentOfNewSubscription(tx: Transaction, teamId: string, payment: Payment, change: SubscriptionChange): void {
+  writeNewPayment(tx, teamId, payment, change);
+}
+
+/**
+ * Records a refund the provider reports (DESIGN D16; Stripe `charge.refunded`): `totalRefunded` is the
+ * provider's CUMULATIVE refunded amount of the payment (minor units). Only what exceeds our
+ * `amount_refunded` is new: it is recorded (the payment becomes `refunded` once all of it is refunded)
+ * with ONE `payment.refunded` carrying that amount and `reason`. A refund already recorded — through the
+ * Refunds API call of `refund_payment`, or an earlier event — changes nothing and emits nothing.
+ * Returns null when no payment of ours has that provider payment id. Errors: NOT_FOUND (payment gone);
+ * CONFLICT (kept changing).
+ */
+export async function recordProviderRefund(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  ref: { projectId: string; provider: PaymentProvider; providerPaymentId: string },
+  totalRefunded: number,
+  reason: string | null,
+): Promise<ProviderPaymentOutcome | null> {
+  const lookup = await runtime.store.get(keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId));
+  if (!lookup) return null;
+  const paymentId = lookup.payment_id as string;
+  const current = toPayment(await loadPayment(runtime.store, principal, paymentId));
+  const refundable = (payment: Payment) => payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > payment.amount_refunded;
+  if (!refundable(current)) return { payment: current, changed: false };
+  let unchanged: Payment | undefined;
+  const payment = await changePayment(runtime, principal, paymentId, (read) => {
+    if (!refundable(read)) {
+      // Recorded meanwhile (the Refunds API call's own record): leave it as it is.
+      unchanged = read;
+      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${read.status} with ${read.amount_refunded} refunded: nothing new to record.`);
+    }
+    const refunded = Math.min(totalRefunded, read.amount);
+    const next: Payment = { ...read, amount_refunded: refunded, status: refunded === read.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
+    return { next, decision: null, extra: { refund: { amount: refunded - read.amount_refunded, reason } } };
+  }).catch((error: unknown) => {
+    if (unchanged) return null;
+    throw error;
+  });
+  return payment ? { payment, changed: true } : { payment: unchanged!, changed: false };
 }

@@ -387,8 +387,8 @@ export interface SubscriptionCreationExtension {
 // Transitions
 // ---------------------------------------------------------------------------------------------------
 
-/** What a use case asks of a subscription: a trigger, and for plan changes the new plan; a reason for cancellations. */
-interface Decision {
+/** What a use case asks of a subscription: a trigger, and for plan changes (upgrade / downgrade) the new plan; a reason for cancellations. */
+export interface Decision {
   trigger: SubscriptionTrigger;
   newPlan?: Plan;
   reason?: string | null;
@@ -533,7 +533,8 @@ async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, s
  * One attempt of a subscription change that another object's use case decides and commits together
  * with its own writes, in ONE transaction (DESIGN D14, D16: a payment and the D15 transition its outcome
  * drives). Reads the subscription, its plan and its subscriber; `decide` returns the trigger to apply
- * (checked against the D15 table: CONFLICT naming the allowed actions when the pair is not allowed) or
+ * (with `newPlan` for upgrade / downgrade: {@link planChangeTrigger}; checked against the D15 table:
+ * CONFLICT naming the allowed actions when the pair is not allowed) or
  * null for no transition, in which case the subscription is left as it is and only checked unchanged
  * (its revision) in the transaction. `alongside` adds the caller's writes (called once per attempt).
  * Returns the subscription after the change. Errors: NOT_FOUND (subscription absent, foreign or out of
@@ -543,7 +544,7 @@ export async function changeSubscriptionWith(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
   subscriptionId: string,
-  decide: (subscription: Subscription, plan: Plan) => { trigger: SubscriptionTrigger; reason?: string | null } | null,
+  decide: (subscription: Subscription, plan: Plan) => Decision | null,
   alongside: AlongsideWrites,
 ): Promise<Subscription> {
   const item = await loadSubscription(runtime.store, principal, subscriptionId);
@@ -599,6 +600,14 @@ function pricePerDay(plan: Plan): number {
 }
 
 /**
+ * Whether moving from plan `current` to plan `next` is an `upgrade` (a price per day not lower) or a
+ * `downgrade` (DESIGN D15: "change plan to a higher / lower price"). Pure.
+ */
+export function planChangeTrigger(current: Plan, next: Plan): 'upgrade' | 'downgrade' {
+  return pricePerDay(next) >= pricePerDay(current) ? 'upgrade' : 'downgrade';
+}
+
+/**
  * Moves a subscription to another plan of its project (`POST /v1/subscriptions/{id}/change-plan`):
  * trialing, active, pending_cancellation or past_due; status and period unchanged, the new plan's current
  * price version adopted. A price per day not lower than the current plan's is an upgrade
@@ -619,7 +628,7 @@ export async function changeSubscriptionPlan(runtime: UnitOfWorkRuntime, princip
         errors: [{ path: 'plan_id', message: `must be a plan priced in ${current.currency}` }],
       });
     }
-    return { trigger: pricePerDay(plan) >= pricePerDay(current) ? 'upgrade' : 'downgrade', newPlan: plan };
+    return { trigger: planChangeTrigger(current, plan), newPlan: plan };
   });
 }
 

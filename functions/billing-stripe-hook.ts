@@ -1,0 +1,6 @@
+/** The operator's billing hook Lambda: `POST /hooks/billing/stripe` (DESIGN D20, D22). */
+import { awsRuntime } from '../shared/aws/runtime.js';
+import { billingStripeHook } from '../shared/hooks/billing-stripe.js';
+import { createHookHandler } from '../shared/hooks/hook.js';
+
+export const handler = createHookHandler(awsRuntime, billingStripeHook);

@@ -1,0 +1,6 @@
+/** Inbound Stripe hook Lambda: `POST /hooks/stripe/{project_id}` (issue 10 §1, DESIGN D16, D22). */
+import { awsRuntime } from '../shared/aws/runtime.js';
+import { createHookHandler } from '../shared/hooks/hook.js';
+import { stripeHook } from '../shared/hooks/stripe.js';
+
+export const handler = createHookHandler(awsRuntime, stripeHook);

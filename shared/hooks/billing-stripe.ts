@@ -1,0 +1,71 @@
+import type Stripe from 'stripe';
+import { markInvoicePaid, markInvoicePaymentFailed } from '../domain/billing/repository.js';
+import { ProblemError } from '../errors.js';
+import { integrationsOf } from '../integrations.js';
+import { logger } from '../logger.js';
+import type { Runtime } from '../runtime.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { applyOnce, type HookReceiptRef } from './receipts.js';
+import { BILLING_STRIPE_HOOK_ROUTE } from './routes.js';
+import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
+
+/**
+ * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's own Stripe
+ * account reports the payments of the teams' invoices. Same rules as a project's Stripe hook:
+ *
+ * 1. `Stripe-Signature` verified with `BILLING_STRIPE_WEBHOOK_SECRET` (300 s); unset → every request 400.
+ * 2. `invoice.paid` and `invoice.payment_failed` whose `metadata` names `team_id` and `invoice_id` (our
+ *    billing invoice's uuid) run the operator CLI's use cases (`markInvoicePaid`,
+ *    `markInvoicePaymentFailed`: `billing.invoice_paid`, the grace period, the lockdown and its lifting).
+ * 3. Idempotent on the Stripe event id (the receipt, under the team, joins the use case's transaction).
+ *    Other events, invoices without our metadata, and invoices the use case refuses (unknown, already
+ *    paid) are acknowledged (200 with `ignored`, logged). 500 when not stored (Stripe retries).
+ */
+
+/** The project id the receipts are filed under (operator billing belongs to no project). */
+const NO_PROJECT = 'operator';
+
+/** Why an invoice's payment failed, as far as the event tells (Stripe's error code; never card data), or null. */
+function failureReason(invoice: Stripe.Invoice): string | null {
+  return invoice.last_finalization_error?.code ?? null;
+}
+
+/**
+ * Handles one request to `POST /hooks/billing/stripe` (see the module comment): `signature` the
+ * `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`, plus `duplicate` or
+ * `ignored`), 400 (any refusal) or 500 (not stored). Never throws; never logs or returns the secret.
+ */
+export async function handleBillingStripeEvent(runtime: Runtime, request: { signature: string | undefined; body: string }): Promise<HookAnswer> {
+  try {
+    const event = await verifiedStripeEvent(request.body, request.signature, integrationsOf(runtime).billingStripeWebhookSecret, runtime.clock.nowMs());
+    if (!event) return STRIPE_SIGNATURE_REFUSED;
+    const ignore = (reason: string): HookAnswer => {
+      logger.info('billing stripe event ignored', { event_id: event.id, event_type: event.type, reason });
+      return { status: 200, body: { received: true, ignored: reason } };
+    };
+    if (event.type !== 'invoice.paid' && event.type !== 'invoice.payment_failed') return ignore(`${event.type} is not mapped`);
+    const invoice = event.data.object;
+    const teamId = invoice.metadata?.team_id;
+    const invoiceId = invoice.metadata?.invoice_id;
+    if (!isUuid(teamId) || !isUuid(invoiceId)) return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
+    const receipt: HookReceiptRef = { teamId: teamId.toLowerCase(), source: BILLING_STRIPE_HOOK_ROUTE.source, projectId: NO_PROJECT, providerEventId: event.id };
+    let refused: string | null = null;
+    const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {
+      try {
+        if (event.type === 'invoice.paid') await markInvoicePaid(runtime, receipt.teamId, invoiceId.toLowerCase());
+        else await markInvoicePaymentFailed(runtime, receipt.teamId, invoiceId.toLowerCase(), failureReason(invoice));
+      } catch (error) {
+        if (!(error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT'))) throw error;
+        refused = `${error.code}: ${error.message}`;
+      }
+    });
+    if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
+    return refused ? ignore(refused) : { status: 200, body: { received: true } };
+  } catch (error) {
+    logger.error('billing stripe event not processed', { error: error instanceof Error ? error.name : 'unknown' });
+    return { status: 500, body: { error: 'The event was not stored; send it again.' } };
+  }
+}
+
+/** The billing hook's {@link HookHandler}: the signature from `Stripe-Signature`. */
+export const billingStripeHook: HookHandler = (runtime, request) => handleBillingStripeEvent(runtime, { signature: request.headers['stripe-signature'], body: request.body });

@@ -1,0 +1,69 @@
+import { openCredential } from '../credentials/repository.js';
+import { applyStripeEvent, StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-events.js';
+import { toProject } from '../domain/projects/repository.js';
+import { integrationsOf } from '../integrations.js';
+import { logger } from '../logger.js';
+import type { Runtime } from '../runtime.js';
+import { keys } from '../store/keys.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { hookPrincipal } from './principal.js';
+import { applyOnce, type HookReceiptRef } from './receipts.js';
+import { STRIPE_HOOK_ROUTE } from './routes.js';
+import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
+
+/**
+ * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (issue 10 §1, DESIGN D16, D22): the events
+ * of the creator's Stripe webhook endpoint, whose signing secret was stored when the project was
+ * connected to Stripe (credential kind `stripe`, secret `webhook_secret`).
+ *
+ * 1. The `Stripe-Signature` header must verify (`stripe.webhooks.constructEvent`, raw body, 300 s). A bad,
+ *    missing or stale signature, an unknown project and a project not connected to Stripe all get the
+ *    same 400, after the same HMAC work (never saying whether the project exists).
+ * 2. Idempotent on the Stripe event id: the receipt is written in the transaction of the event's effect
+ *    (`applyOnce`), so a re-sent event changes nothing and gets 200 `{ received: true, duplicate: true }`.
+ * 3. The event is mapped by `shared/domain/payments/stripe-events.ts`; an unmapped or inapplicable one is
+ *    acknowledged (200 with `ignored`, logged) with only its receipt stored.
+ * 4. 200 only after the change is stored. An invoice arriving before its checkout gets 409 (Stripe sends it
+ *    again); a store failure gets 500 (Stripe retries).
+ */
+
+
+/**
+ * Handles one request to `POST /hooks/stripe/{project_id}` (see the module comment): `projectId` from the
+ * path, `signature` the `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`,
+ * plus `duplicate: true` or `ignored: <reason>`), 400 (any refusal), 409 (not ready: send again later) or
+ * 500 (not stored). Never throws; never logs or returns a secret.
+ */
+export async function handleStripeEvent(runtime: Runtime, request: { projectId: string; signature: string | undefined; body: string }): Promise<HookAnswer> {
+  try {
+    const settings = integrationsOf(runtime);
+    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), 'stripe') : null;
+    const event = await verifiedStripeEvent(request.body, request.signature, credential?.secrets.webhook_secret, runtime.clock.nowMs());
+    if (!event || !credential) return STRIPE_SIGNATURE_REFUSED;
+    const teamId = credential.description.team_id;
+    const projectId = credential.description.project_id;
+    const projectItem = await runtime.store.get(keys.project(teamId, projectId));
+    if (!projectItem || toProject(projectItem).payment_provider?.provider !== 'stripe') return STRIPE_SIGNATURE_REFUSED;
+    const receipt: HookReceiptRef = { teamId, source: STRIPE_HOOK_ROUTE.source, projectId, providerEventId: event.id };
+    let outcome: StripeEventOutcome = { applied: true };
+    const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {
+      outcome = await applyStripeEvent(runtime, hookPrincipal(teamId, STRIPE_HOOK_ROUTE.source), projectId, event);
+    });
+    if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
+    if ('ignored' in outcome) {
+      logger.info('stripe event ignored', { project_id: projectId, event_id: event.id, event_type: event.type, reason: outcome.ignored });
+      return { status: 200, body: { received: true, ignored: outcome.ignored } };
+    }
+    return { status: 200, body: { received: true } };
+  } catch (error) {
+    if (error instanceof StripeEventNotReady) {
+      logger.info('stripe event not ready', { project_id: request.projectId, reason: error.message });
+      return { status: 409, body: { error: `${error.message}; send it again later.` } };
+    }
+    logger.error('stripe event not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
+    return { status: 500, body: { error: 'The event was not stored; send it again.' } };
+  }
+}
+
+/** The Stripe hook's {@link HookHandler}: the signature from `Stripe-Signature`. */
+export const stripeHook: HookHandler = (runtime, request) => handleStripeEvent(runtime, { projectId: request.projectId, signature: request.headers['stripe-signature'], body: request.body });

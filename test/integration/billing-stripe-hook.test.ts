@@ -1,0 +1,114 @@
+/**
+ * The operator's billing hook `POST /hooks/billing/stripe` (DESIGN D20, D22), against DynamoDB Local:
+ * `invoice.payment_failed` and `invoice.paid` of the operator's Stripe account, carrying our team and
+ * invoice ids in `metadata`, drive the operator CLI's use cases (grace period, payment, its lifting);
+ * idempotent on the event id; verified with `BILLING_STRIPE_WEBHOOK_SECRET` (unset: every request 400);
+ * other events and invoices without our metadata acknowledged and ignored. No network.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import { changeTier, getBillingOverview, listBillingInvoices } from '../../shared/domain/billing/repository.js';
+import type { EventEnvelope } from '../../shared/events/outbox.js';
+import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
+import { domainSnapshot } from '../support/guarantees.js';
+import { teamEvents } from '../support/events.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { invoice, newWebhookSecret, stripeEventBody, stripeId, stripeSignature } from '../support/stripe.js';
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+let team: Awaited<ReturnType<typeof seedTeam>>;
+let billingSecret: string;
+let invoiceId: string;
+let seen: number;
+
+async function newEvents(): Promise<EventEnvelope[]> {
+  const events = await teamEvents(runtime.store, team.team.id);
+  const fresh = events.slice(seen);
+  seen = events.length;
+  return fresh;
+}
+const types = (events: EventEnvelope[]) => events.map((event) => event.type);
+const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
+
+/** Posts `body` to the billing hook with `signature` (or none). */
+async function post(body: string, signature: string | undefined) {
+  const path = '/hooks/billing/stripe';
+  const result = await serveHookRequest(runtime, {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
+    requestContext: { requestId: randomUUID(), http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'Stripe/1.0' } },
+    body,
+    isBase64Encoded: false,
+  } as never);
+  return { status: result.statusCode, body: JSON.parse(result.body) as Record<string, unknown> };
+}
+
+/** An operator invoice event of our invoice (`metadata` given, else our team and invoice ids), signed with the billing secret. */
+function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | string, metadata?: Record<string, string>) {
+  const object = invoice({ subscription: stripeId('sub'), paymentIntent: stripeId('pi'), amount: 1900, currency: 'usd', billingReason: 'subscription_cycle', metadata: metadata ?? { team_id: team.team.id, invoice_id: invoiceId } });
+  const event = stripeEventBody(type, object, { created: nowSeconds() });
+  return { ...event, send: (secret = billingSecret) => post(event.body, stripeSignature(event.body, secret, nowSeconds())) };
+}
+
+beforeEach(async () => {
+  clock = testClock();
+  runtime = await createTestRuntime({ clock });
+  billingSecret = newWebhookSecret();
+  runtime.integrations = { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', billingStripeWebhookSecret: billingSecret, retry: { retries: 0, minTimeoutMs: 1 } };
+  team = await seedTeam(runtime.store, clock, undefined, 'free');
+  await changeTier(runtime, team.team.id, 'pro');
+  invoiceId = (await listBillingInvoices(runtime.store, team.team.id, { limit: 1 })).data[0].id;
+  seen = 0;
+  await newEvents();
+});
+
+describe('POST /hooks/billing/stripe', () => {
+  it('a failed payment starts the grace period and a paid invoice ends it, as the CLI does; a re-sent event changes nothing', async () => {
+    const failed = operatorEvent('invoice.payment_failed');
+    expect(await failed.send()).toEqual({ status: 200, body: { received: true } });
+    expect(types(await newEvents())).toEqual(['billing.payment_failed', 'billing.grace_period_started']);
+    expect(await getBillingOverview(runtime, team.team.id)).toMatchObject({ status: 'grace_period' });
+
+    const before = await domainSnapshot(runtime.store);
+    expect(await failed.send()).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect(await newEvents()).toEqual([]);
+
+    clock.advance(86_400_000);
+    expect(await operatorEvent('invoice.paid').send()).toEqual({ status: 200, body: { received: true } });
+    expect(types(await newEvents())).toEqual(['billing.invoice_paid', 'billing.grace_period_ended']);
+    expect(await getBillingOverview(runtime, team.team.id)).toMatchObject({ status: 'ok' });
+    // Paid already: a second invoice.paid (another event id) is acknowledged and changes nothing.
+    const again = await operatorEvent('invoice.paid').send();
+    expect(again.status).toBe(200);
+    expect(again.body.ignored).toContain('CONFLICT');
+    expect(await newEvents()).toEqual([]);
+  });
+
+  it('acknowledges other events and invoices without our metadata, changing nothing but the receipt', async () => {
+    const before = await domainSnapshot(runtime.store);
+    expect(await operatorEvent('customer.created').send()).toEqual({ status: 200, body: { received: true, ignored: 'customer.created is not mapped' } });
+    expect((await operatorEvent('invoice.paid', {}).send()).body.ignored).toBe('the invoice has no metadata.team_id and metadata.invoice_id');
+    expect((await operatorEvent('invoice.paid', { team_id: team.team.id, invoice_id: randomUUID() }).send()).body.ignored).toContain('NOT_FOUND');
+    const added = (await domainSnapshot(runtime.store)).filter((line) => !before.includes(line)).map((line) => JSON.parse(line).entity);
+    expect(added).toEqual(['hook_receipt']);
+    expect(await newEvents()).toEqual([]);
+  });
+
+  it('refuses a wrong, missing or stale signature, and every request while BILLING_STRIPE_WEBHOOK_SECRET is unset', async () => {
+    const event = operatorEvent('invoice.paid');
+    const refused = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };
+    expect(await event.send(newWebhookSecret())).toEqual(refused);
+    expect(await post(event.body, undefined)).toEqual(refused);
+    expect(await post(event.body, stripeSignature(event.body, billingSecret, nowSeconds() - 301))).toEqual(refused);
+    runtime.integrations = { ...runtime.integrations!, billingStripeWebhookSecret: undefined };
+    expect(await event.send()).toEqual(refused);
+    expect(await newEvents()).toEqual([]);
+  });
+});
