@@ -10,7 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
-import { RATE_COUNTER_PARTITION_PREFIX } from '../shared/store/keys.js';
+import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../shared/store/keys.js';
 import { operationEntry, type FunctionCode } from './function-code.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
@@ -71,17 +71,19 @@ export function tableActions(access: TableAccess): string[] {
 }
 
 /**
- * Lets `grantee` update the rate-limit counters of `table` and nothing else: `UpdateItem` on the table
- * under the condition that every partition key touched starts with {@link RATE_COUNTER_PARTITION_PREFIX}
- * (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`). Read routes need it: the per-token and per-IP
- * limits (DESIGN D4) count every request, a GET included, with one conditional `ADD`.
+ * Lets `grantee` update the rate-limit counters and token items of `table` and nothing else: `UpdateItem`
+ * on the table under the condition that every partition key touched starts with
+ * {@link RATE_COUNTER_PARTITION_PREFIX} or {@link TOKEN_PARTITION_PREFIX} (`ForAllValues:StringLike` on
+ * `dynamodb:LeadingKeys`). Read routes need it: the per-token and per-IP limits (DESIGN D4) count every
+ * request, a GET included, with one conditional `ADD`, and authentication stamps a token's `last_used_at`
+ * (at most once an hour per token, `shared/auth/authenticate-request.ts`).
  */
 export function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): void {
   grantee.grantPrincipal.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:UpdateItem'],
       resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`] } },
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`] } },
     }),
   );
 }

@@ -14,6 +14,8 @@ export function workerIndexShard(id: string): number {
  * allows `UpdateItem` only on items whose partition key starts with it (`dynamodb:LeadingKeys`, DESIGN D23).
  */
 export const RATE_COUNTER_PARTITION_PREFIX = 'RATE#';
+/** The partition-key prefix of token items (`keys.token`); read routes may update only their `last_used_at` (lib/route-stack.ts). */
+export const TOKEN_PARTITION_PREFIX = 'TOKEN#';
 
 /**
  * Key composition for the single table: every key shape, index name and marker is written here and
@@ -24,7 +26,7 @@ export const RATE_COUNTER_PARTITION_PREFIX = 'RATE#';
 export const keys = {
   team: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),
   teamPartition: (teamId: string) => `TEAM#${teamId}`,
-  token: (tokenId: string) => ({ pk: `TOKEN#${tokenId}`, sk: 'TOKEN' }),
+  token: (tokenId: string) => ({ pk: `${TOKEN_PARTITION_PREFIX}${tokenId}`, sk: 'TOKEN' }),
   teamTokensIndex: (teamId: string) => `TEAM#${teamId}#TOKENS`,
   project: (teamId: string, projectId: string) => ({ pk: `TEAM#${teamId}`, sk: `PROJECT#${projectId}` }),
   webhookEndpoint: (teamId: string, endpointId: string) => ({ pk: `TEAM#${teamId}`, sk: `WEBHOOK_ENDPOINT#${endpointId}` }),
@@ -32,7 +34,7 @@ export const keys = {
   delivery: (teamId: string, deliveryId: string) => ({ pk: `TEAM#${teamId}`, sk: `DELIVERY#${deliveryId}` }),
   idempotency: (teamId: string, key: string) => ({ pk: `TEAM#${teamId}`, sk: `IDEMPOTENCY#${key}` }),
   /** MCP sessions live in their token's partition: one BatchGet reads both, and a session is bound to its token by its key. */
-  session: (tokenId: string, sessionId: string) => ({ pk: `TOKEN#${tokenId}`, sk: `MCP_SESSION#${sessionId}` }),
+  session: (tokenId: string, sessionId: string) => ({ pk: `${TOKEN_PARTITION_PREFIX}${tokenId}`, sk: `MCP_SESSION#${sessionId}` }),
   activityPartition: (teamId: string) => `TEAM#${teamId}#ACTIVITY`,
   rateCounter: (bucket: string, subject: string, windowStartSeconds: number) => ({ pk: `${RATE_COUNTER_PARTITION_PREFIX}${bucket}#${subject}`, sk: String(windowStartSeconds) }),
   deadLetter: (teamId: string, deadLetteredAtIso: string, deliveryId: string) => ({ pk: `TEAM#${teamId}`, sk: `DEAD#${deadLetteredAtIso}#${deliveryId}` }),

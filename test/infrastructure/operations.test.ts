@@ -24,7 +24,7 @@ import type { MembershipServiceStack } from '../../lib/membership-service-stack.
 import { TABLE_DELETE_ACTIONS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/route-stack.js';
 import { DISPATCHER_MAX_CONCURRENCY, DISPATCHER_RESERVED_CONCURRENCY } from '../../lib/webhooks.js';
 import { OPERATIONS } from '../../shared/operations/registry.js';
-import { RATE_COUNTER_PARTITION_PREFIX } from '../../shared/store/keys.js';
+import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../../shared/store/keys.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
 
@@ -66,7 +66,7 @@ let withTopicArn: Synthesized;
 beforeAll(() => {
   withEmail = synthesize({ alarmEmail: ALARM_EMAIL });
   withTopicArn = synthesize({ alarmTopicArn: EXISTING_TOPIC_ARN });
-});
+}, 600_000); // two synths: minutes on a loaded 2-core machine
 
 afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
@@ -249,7 +249,7 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       expect(updates, operation.id).toHaveLength(1);
       expect(asArray(updates[0].Action), operation.id).toEqual(['dynamodb:UpdateItem']);
       expect(refId(updates[0].Resource), operation.id).toBe(TABLE_DEFINITION.logicalName);
-      expect(updates[0].Condition, operation.id).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`] } });
+      expect(updates[0].Condition, operation.id).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`] } });
       expect(statements.some((s) => asArray(s.Action).some((a) => a.startsWith('sqs:'))), operation.id).toBe(false);
     }
   });

@@ -71,7 +71,7 @@ beforeAll(() => {
   stack = built.stack;
   assembly = built.app.synth(); // cdk-nag runs at this scale too
   ({ templates, resources } = synthesizedTemplates(assembly, stack));
-});
+}, 600_000); // a 150-route synth with cdk-nag: minutes on a loaded 2-core machine
 
 afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });

@@ -147,7 +147,8 @@ beforeAll(() => {
   assembly = built.app.synth(); // runs cdk-nag and CloudFormation validation; throws on findings
   ({ templates, resources } = synthesizedTemplates(assembly, stack));
   rootTemplate = templates[0].template;
-});
+  // Bundles every entry (about 110) with esbuild: minutes on a loaded 2-core machine, so a hook timeout of its own.
+}, 600_000);
 
 afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
