@@ -34,8 +34,12 @@ export const DEADLINE_SHARDS = 16;
  *   invoice (D20; subject: the team id; project: null). Moved by each period; gone once the team is on `free`.
  * - `billing.grace_period`: a team's 7-day grace period after a failed invoice payment ends, and the team
  *   is locked unless it paid meanwhile (D20; subject: the team id; project: null).
+ * - `member.platform_sync`: a platform call for a member failed (its `platform_error`) and the next
+ *   attempt to bring the platform in line with the member's access is due (D22, exponential backoff;
+ *   subject: the member id; project: its project). One per member, moved by each failed attempt, gone
+ *   on success or when the attempts run out.
  */
-export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period'] as const;
+export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync'] as const;
 /** One of {@link DEADLINE_KINDS}. */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 

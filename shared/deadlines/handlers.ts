@@ -1,5 +1,6 @@
 import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
 import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/repository.js';
+import { applyMemberPlatformSync } from '../domain/subscriptions/platform-sync.js';
 import { applySubscriptionDeadline } from '../domain/subscriptions/repository.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
@@ -15,4 +16,5 @@ export const DEADLINE_HANDLERS = {
   'subscription.clock': applySubscriptionDeadline,
   'billing.period': applyBillingPeriodDeadline,
   'billing.grace_period': applyGracePeriodDeadline,
+  'member.platform_sync': applyMemberPlatformSync,
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

@@ -1,7 +1,8 @@
 import type { PlatformType } from '../catalogues/platform-types.js';
 import { integrationsOf, type IntegrationSettings } from '../integrations.js';
 import type { Store } from '../store/store.js';
-import type { PlatformAdapter, PlatformAdapters } from './platform-adapter.js';
+import { logger } from '../logger.js';
+import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformResult } from './platform-adapter.js';
 import { telegramPlatformAdapter } from './telegram.js';
 import { webPlatformAdapter } from './web.js';
 
@@ -31,4 +32,17 @@ export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
  */
 export function platformAdapterFor(platformType: PlatformType, adapters: PlatformAdapters): PlatformAdapter {
   return adapters[platformType] ?? webPlatformAdapter(platformType);
+}
+
+/**
+ * Runs one platform call (DESIGN D22) and never throws: an exception becomes a failure with a generic
+ * reason (its message may carry platform internals; only its name is logged).
+ */
+export async function callPlatform<T extends PlatformResult | PlatformGrantResult>(run: () => Promise<T>): Promise<T | { ok: false; reason: string }> {
+  try {
+    return await run();
+  } catch (error) {
+    logger.warn('platform call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
+    return { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
+  }
 }

@@ -95,6 +95,7 @@ describe('create, read and list', () => {
       cancel_at_period_end: false,
       canceled_at: null,
       cancellation_reason: null,
+      invite_links: [],
       status_changed_at: now,
       created_at: now,
       updated_at: now,

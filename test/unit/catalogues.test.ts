@@ -165,6 +165,7 @@ describe('webhook events', () => {
         cancel_at_period_end: false,
         canceled_at: null,
         cancellation_reason: null,
+        invite_links: [],
         status_changed_at: now,
         created_at: now,
         updated_at: now,

@@ -174,7 +174,7 @@ export function moderateSubscriber(action: 'ban' | 'unban' | 'kick') {
     const reason = formText(request.form, 'reason');
     const outcome = await write<SubscriberModeration>(request, operation, { id: params.subscriber, ...(action !== 'unban' && reason ? { reason } : {}) });
     if (!outcome.ok) return subscriberPage(request, params, { problem: outcome.problem });
-    const platformError = outcome.result.member && 'platform_error' in outcome.result.member ? (outcome.result.member as { platform_error?: string | null }).platform_error : null;
+    const platformError = outcome.result.member?.platform_error?.message ?? null;
     return subscriberPage(request, params, {
       notice: (
         <Notice>

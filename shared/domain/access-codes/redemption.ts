@@ -184,8 +184,10 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
           { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
         );
         writeCodeUse(tx, teamId, item, take, now);
-        followUp = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
-        tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription } });
+        const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
+        followUp = added.followUp;
+        answer.subscription = added.subscription;
+        tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription: added.subscription } });
         if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
         return answer;
       }));

@@ -50,6 +50,16 @@ export async function readPlatformUserClaim(store: Store, teamId: string, projec
   return (await store.get(platformUserKey(teamId, projectId, platformUserId))) as (Item & PlatformUserClaim) | undefined;
 }
 
+/**
+ * The public `platform_error` of a stored one (null when none); an error recorded before retries existed
+ * reads as one failed attempt with no retry scheduled.
+ */
+function toPlatformError(stored: unknown): MemberPlatformError | null {
+  if (!stored) return null;
+  const error = stored as Partial<MemberPlatformError> & Pick<MemberPlatformError, 'action' | 'message' | 'at'>;
+  return { action: error.action, message: error.message, at: error.at, attempts: error.attempts ?? 1, next_attempt_at: error.next_attempt_at ?? null };
+}
+
 /** The public member of a stored item. */
 export function toMember(item: Item): Member {
   return {
@@ -62,7 +72,7 @@ export function toMember(item: Item): Member {
     status: item.status as MemberStatus,
     joined_at: (item.joined_at as string | null | undefined) ?? null,
     status_changed_at: item.status_changed_at as string,
-    platform_error: (item.platform_error as MemberPlatformError | null | undefined) ?? null,
+    platform_error: toPlatformError(item.platform_error),
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
   };

@@ -18,12 +18,18 @@ export const PLATFORM_ACTIONS = ['grant_access', 'revoke_access', 'kick', 'ban',
 /** A platform action. */
 export type PlatformAction = (typeof PLATFORM_ACTIONS)[number];
 
-/** The last failed platform call for a member: recorded, never rolled back into the member's status (DESIGN D22). */
+/**
+ * The last failed platform call for a member: recorded, never rolled back into the member's status, and
+ * retried with exponential backoff until the platform agrees or the attempts run out (DESIGN D22;
+ * `shared/domain/members/platform-retry.ts`).
+ */
 export const MemberPlatformError = z
   .object({
     action: z.enum(PLATFORM_ACTIONS).describe('The platform call that failed.'),
     message: z.string().describe('Why it failed (no credentials, no platform internals).'),
     at: Timestamp.describe('When it failed.'),
+    attempts: z.number().int().positive().describe('Failed attempts so far to bring the platform in line (1 for the first failure); retries stop after a fixed number.'),
+    next_attempt_at: Timestamp.nullable().describe('When the service tries again (it reconciles the member\u2019s access with the platform: grant, remove or ban as the member\u2019s state says now); null once it gave up.'),
   })
   .meta({ id: 'MemberPlatformError' });
 /** A recorded platform failure (see {@link MemberPlatformError}). */

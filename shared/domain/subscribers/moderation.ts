@@ -4,10 +4,11 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { logger } from '../../logger.js';
-import { platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
+import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
 import { MAX_ATTEMPTS, backoff, isLostRace, revisionCondition } from '../projects/repository.js';
@@ -20,7 +21,8 @@ import type { Subscriber, SubscriberModeration } from './schema.js';
  * its `member.*` event) commits first, in one transaction; then the platform side runs through the
  * project's `PlatformAdapter` (chosen by the project's `platform_type`; `web` for platforms without an
  * adapter yet), outside any transaction. A platform failure is recorded on the member
- * (`platform_error`) and never rolls the state change back; a later successful call clears it.
+ * (`platform_error`) with a durable retry (`members/platform-retry.ts`) and never rolls the state change
+ * back; a later successful call clears it.
  */
 
 /** Options of the moderation use cases. */
@@ -115,36 +117,6 @@ function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberIt
     writeMemberChange(tx, teamId, memberItem, decision.member);
   }
   tx.emit({ type: decision.event.type, projectId: next.project_id, data: decision.event.data });
-}
-
-/** Runs a platform call; an exception becomes a failure with a generic reason (its message may carry platform internals). */
-async function callPlatform(run: () => Promise<PlatformResult>): Promise<PlatformResult> {
-  try {
-    return await run();
-  } catch (error) {
-    logger.warn('platform call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
-    return { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
-  }
-}
-
-/**
- * Records a platform call's outcome on the member (DESIGN D22): a failure sets `platform_error`; a
- * success clears an earlier one. Bumps the revision (so concurrent read-modify-writes re-read); emits
- * nothing and never changes the member's status. Returns the member as recorded (the given one if it
- * changed meanwhile or needed no write).
- */
-export async function recordPlatformOutcome(runtime: UnitOfWorkRuntime, teamId: string, member: Member, action: PlatformAction, result: PlatformResult): Promise<Member> {
-  const nowIso = isoTime(runtime.clock.nowMs());
-  const platformError = result.ok ? null : { action, message: result.reason, at: nowIso };
-  if (platformError === null && member.platform_error === null) return member;
-  const updated = await runtime.store.update({
-    Key: keys.member(teamId, member.project_id, member.id),
-    UpdateExpression: 'SET platform_error = :error, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':error': platformError, ':now': nowIso, ':zero': 0, ':one': 1 },
-    ReturnValues: 'ALL_NEW',
-  }).catch(() => undefined);
-  return updated ? toMember(updated) : member;
 }
 
 /**

@@ -2,17 +2,17 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
-import { platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
-import type { PlatformAdapters, PlatformGrantResult, PlatformResult } from '../../platforms/platform-adapter.js';
+import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
+import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member, MemberInviteLink } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
 import type { ProjectResource } from '../projects/schema.js';
-import { recordPlatformOutcome } from '../subscribers/moderation.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
@@ -28,9 +28,11 @@ import { hasAccess } from './state-machine.js';
  * `member.converted` the first time the subscriber gains it (a marker item in the subscriber's
  * subscription partition records that it happened) and `member.churned` when the last paid access ends.
  * Payloads carry the subscriber's member (or null when the subscriber has not joined the community).
- * After the commit, {@link applyPlatformAccess} asks the project's platform adapter to grant or revoke
- * the member's access to each resource (outside any transaction; a failure is recorded on the member's
- * `platform_error` and never rolls the transition back).
+ * A grant asks the platform before the commit ({@link prepareAccessChange}: its personal invite links go
+ * on the subscription, `invite_links`, and in `member.access_granted`); a revocation asks it after the
+ * commit ({@link applyPlatformAccess}). Either way outside any transaction: a failure is recorded on the
+ * member's `platform_error`, retried durably (`members/platform-retry.ts`, reconciled by
+ * `platform-sync.ts`) and never rolls the transition back.
  */
 
 /** A subscription's access change: the subscriber, the plan, the subscription before (null when new) and after. */
@@ -46,18 +48,21 @@ export function isPaidAccess(subscription: Pick<Subscription, 'source'>): boolea
   return subscription.source !== 'free_plan';
 }
 
-/** The subscriber's other subscriptions (strongly consistent: index items, then one BatchGet per 100). */
-async function otherSubscriptions(store: Store, teamId: string, change: AccessChange): Promise<Subscription[]> {
+/**
+ * Every subscription of a subscriber of a project (strongly consistent: the subscriber's index items,
+ * then one BatchGet per 100), in no particular order.
+ */
+export async function subscriptionsOfSubscriber(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<Subscription[]> {
   const found: Subscription[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await store.query({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, change.after.project_id, change.subscriber.id), ':prefix': sortKeyPrefix.subscriberSubscription },
+      ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId), ':prefix': sortKeyPrefix.subscriberSubscription },
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
     });
-    const ids = page.items.map((item) => item.subscription_id as string).filter((id) => id !== change.after.id);
+    const ids = page.items.map((item) => item.subscription_id as string);
     for (let index = 0; index < ids.length; index += 100) {
       const items = await store.batchGet(ids.slice(index, index + 100).map((id) => keys.subscription(teamId, id)));
       found.push(...items.map(toSubscription));
@@ -65,6 +70,11 @@ async function otherSubscriptions(store: Store, teamId: string, change: AccessCh
     startKey = page.lastEvaluatedKey;
   } while (startKey);
   return found;
+}
+
+/** The subscriber's other subscriptions than the changing one. */
+async function otherSubscriptions(store: Store, teamId: string, change: AccessChange): Promise<Subscription[]> {
+  return (await subscriptionsOfSubscriber(store, teamId, change.after.project_id, change.subscriber.id)).filter((other) => other.id !== change.after.id);
 }
 
 /**
@@ -99,68 +109,108 @@ export function inviteLinkHash(url: string): string {
   return createHash('sha256').update(url, 'utf8').digest('hex');
 }
 
+/** The outcome of asking the platform for a subscriber's access to the project's resources ({@link grantOnPlatform}). */
+export interface PlatformGrant {
+  /** The personal invite link made per resource id (null: none made, or that resource's call failed). */
+  links: Map<string, MemberInviteLink | null>;
+  /** The links made, in resource order (what the subscription's `invite_links` holds). */
+  inviteLinks: MemberInviteLink[];
+  /** The first failure, or ok. */
+  outcome: PlatformResult;
+  /** Adds the invite-link items (a join through a link then links the member to the subscriber) to a unit of work. */
+  record(tx: Transaction): void;
+}
+
+/** Who a grant is for: the subscriber (names and owns the links) and the person's platform id, if known. */
+export interface PlatformGrantee {
+  project_id: string;
+  subscriber_id: string;
+  platform_user_id: string | null;
+}
+
 /**
- * Asks the platform for access to each resource before the commit (outside the DynamoDB transaction,
- * which is written only when the unit of work returns): the adapter's calls run with retries; a
- * personal invite link it makes is recorded in `tx` (an invite-link item naming the subscriber, so a join
- * through it links the member) and returned for the event. Never throws: a failure is the outcome.
+ * Asks the platform (`adapters`, default the service's) for `grantee`'s access to each resource (DESIGN
+ * D22), outside any transaction, each call with the adapter's retries. Never throws: a failure is the
+ * outcome (the other resources are still asked). The personal invite links made are returned and, by
+ * `record`, written as invite-link items in the caller's unit of work.
  */
-async function grantBeforeCommit(
-  tx: Transaction,
+export async function grantOnPlatform(
   runtime: PlatformRuntime,
   teamId: string,
   platformType: PlatformType,
-  subscriber: Subscriber,
-  member: Member | null,
+  grantee: PlatformGrantee,
   resources: ProjectResource[],
-  adapters: PlatformAdapters | undefined,
-): Promise<{ links: Map<string, MemberInviteLink | null>; outcome: PlatformResult }> {
+  adapters?: PlatformAdapters,
+): Promise<PlatformGrant> {
   const links = new Map<string, MemberInviteLink | null>();
+  const items: Record<string, unknown>[] = [];
   let outcome: PlatformResult = { ok: true };
   const adapter = platformAdapterFor(platformType, adapters ?? platformAdapters(runtime));
-  const target = { team_id: teamId, project_id: subscriber.project_id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id, subscriber_id: subscriber.id };
+  const target = { team_id: teamId, ...grantee };
   for (const resource of resources) {
-    let result: PlatformGrantResult;
-    try {
-      result = await adapter.grantAccess(target, { kind: resource.kind, platform_resource_id: resource.platform_resource_id });
-    } catch (error) {
-      logger.warn('platform access call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
-      result = { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
-    }
+    const result = await callPlatform(() => adapter.grantAccess(target, { kind: resource.kind, platform_resource_id: resource.platform_resource_id }));
     if (!result.ok) {
       if (outcome.ok) outcome = result;
       links.set(resource.id, null);
       continue;
     }
-    const link = result.invite_link ?? null;
+    const link = ('invite_link' in result ? result.invite_link : undefined) ?? null;
     links.set(resource.id, link);
     if (link) {
       const expiresMs = link.expires_at ? Date.parse(link.expires_at) : runtime.clock.nowMs();
-      tx.put({
-        ...keys.inviteLink(teamId, subscriber.project_id, inviteLinkHash(link.url)),
+      items.push({
+        ...keys.inviteLink(teamId, grantee.project_id, inviteLinkHash(link.url)),
         entity: entity.inviteLink,
         team_id: teamId,
-        project_id: subscriber.project_id,
-        subscriber_id: subscriber.id,
+        project_id: grantee.project_id,
+        subscriber_id: grantee.subscriber_id,
         resource_id: resource.id,
         link_expires_at: link.expires_at,
         expires_at: Math.floor(expiresMs / 1000) + INVITE_LINK_RETENTION_SECONDS,
       });
     }
   }
-  return { links, outcome };
+  const inviteLinks = [...links.values()].filter((link): link is MemberInviteLink => link !== null);
+  return { links, inviteLinks, outcome, record: (tx) => items.forEach((item) => tx.put(item)) };
 }
 
 /**
- * Adds the member events of an access change to `tx` (see the module comment). Reads the project (its
- * linked resources), the subscriber's member and other subscriptions, and the conversion marker;
- * writes the marker on a first conversion. When access starts, the platform is asked for it before the
- * commit (a Telegram project gets a personal invite link per chat, recorded and sent in
- * `member.access_granted` as `invite_link`). Does nothing when access did not change. Returns the platform
- * follow-up to make once the transaction committed (null when there is no member or resource).
- * `adapters` defaults to the service's ({@link platformAdapters}).
+ * Asks `adapter` to take `target`'s access to each resource away (DESIGN D22; Telegram: banChatMember
+ * then unbanChatMember), outside any transaction. Never throws: the first failure is the outcome.
  */
-export async function emitAccessEvents(tx: Transaction, runtime: PlatformRuntime, principal: Principal, change: AccessChange, adapters?: PlatformAdapters): Promise<PlatformAccessFollowUp | null> {
+export async function revokeOnPlatform(adapter: PlatformAdapter, target: PlatformTarget, resources: PlatformResourceTarget[]): Promise<PlatformResult> {
+  let outcome: PlatformResult = { ok: true };
+  for (const resource of resources) {
+    const result = await callPlatform(() => adapter.revokeAccess(target, resource));
+    if (!result.ok && outcome.ok) outcome = result;
+  }
+  return outcome;
+}
+
+/** An access change prepared before its transaction ({@link prepareAccessChange}). */
+export interface PreparedAccessChange {
+  /**
+   * The changed subscription with its `invite_links`: the links the grant made when it gained access,
+   * none when it lost it. Store and emit this one.
+   */
+  subscription: Subscription;
+  /**
+   * Adds the member events, the invite-link items and the conversion marker to the transition's unit of
+   * work; returns the platform follow-up to make once it committed (null without a member or resource).
+   */
+  write(tx: Transaction): PlatformAccessFollowUp | null;
+}
+
+/**
+ * Prepares the member side of an access change (see the module comment), before the transition's unit
+ * of work is written: reads the project (its linked resources), the subscriber's member and other
+ * subscriptions, and the conversion marker; when access starts and no other subscription grants it, asks
+ * the platform for it ({@link grantOnPlatform}: a Telegram project gets a personal invite link per chat,
+ * put on the subscription and sent in `member.access_granted` as `invite_link`). When access ends for a
+ * banned member or subscriber, the platform is not asked to remove them (the ban keeps them out; a
+ * removal would lift it). Returns null when access did not change. `adapters` defaults to the service's ({@link platformAdapters}).
+ */
+export async function prepareAccessChange(runtime: PlatformRuntime, principal: Principal, change: AccessChange, adapters?: PlatformAdapters): Promise<PreparedAccessChange | null> {
   const store = runtime.store;
   const teamId = principal.teamId;
   const { after, before, subscriber } = change;
@@ -179,39 +229,50 @@ export async function emitAccessEvents(tx: Transaction, runtime: PlatformRuntime
   const othersWithAccess = others.filter((other) => hasAccess(other.status));
   const paid = isPaidAccess(after) || (before !== null && isPaidAccess(before));
   const othersPaid = othersWithAccess.some(isPaidAccess);
-  let followUp: PlatformAccessFollowUp | null = null;
-  if (othersWithAccess.length === 0) {
-    const granted = has && project && resources.length > 0 ? await grantBeforeCommit(tx, runtime, teamId, project.platform_type, subscriber, member, resources, adapters) : null;
-    for (const resource of resources) {
-      const data = has ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null } : { member, subscriber, resource };
-      tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data });
+  const granting = has && othersWithAccess.length === 0 && project !== null && resources.length > 0;
+  const granted = granting
+    ? await grantOnPlatform(runtime, teamId, project.platform_type, { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id }, resources, adapters)
+    : null;
+  const subscription: Subscription = { ...after, invite_links: granted?.inviteLinks ?? [] };
+
+  const write = (tx: Transaction): PlatformAccessFollowUp | null => {
+    let followUp: PlatformAccessFollowUp | null = null;
+    if (othersWithAccess.length === 0) {
+      granted?.record(tx);
+      for (const resource of resources) {
+        const data = has ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null } : { member, subscriber, resource };
+        tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data });
+      }
+      // A banned person is kept out by the ban: removing access (ban then unban) would lift it.
+      const banned = member?.status === 'banned' || subscriber.status === 'banned';
+      if (member && project && resources.length > 0 && (has || !banned)) {
+        followUp = {
+          member,
+          platformType: project.platform_type,
+          action: has ? 'grant_access' : 'revoke_access',
+          resources: resources.map(({ kind, platform_resource_id }) => ({ kind, platform_resource_id })),
+          ...(granted ? { outcome: granted.outcome } : {}),
+        };
+      }
     }
-    if (member && project && resources.length > 0) {
-      followUp = {
-        member,
-        platformType: project.platform_type,
-        action: has ? 'grant_access' : 'revoke_access',
-        resources: resources.map(({ kind, platform_resource_id }) => ({ kind, platform_resource_id })),
-        ...(granted ? { outcome: granted.outcome } : {}),
-      };
+    if (!paid || othersPaid) return followUp;
+    if (has && !marker) {
+      tx.put({ ...keys.subscriberConversion(teamId, projectId, subscriber.id), entity: entity.subscriberConversion, team_id: teamId, subscription_id: after.id, converted_at: after.updated_at });
+      tx.emit({ type: 'member.converted', projectId, data: { member, subscriber, subscription } });
+    } else if (!has) {
+      tx.emit({ type: 'member.churned', projectId, data: { member, subscriber, subscription } });
     }
-  }
-  if (!paid || othersPaid) return followUp;
-  if (has && !marker) {
-    tx.put({ ...keys.subscriberConversion(teamId, projectId, subscriber.id), entity: entity.subscriberConversion, team_id: teamId, subscription_id: after.id, converted_at: after.updated_at });
-    tx.emit({ type: 'member.converted', projectId, data: { member, subscriber, subscription: after } });
-  } else if (!has) {
-    tx.emit({ type: 'member.churned', projectId, data: { member, subscriber, subscription: after } });
-  }
-  return followUp;
+    return followUp;
+  };
+  return { subscription, write };
 }
 
 /**
  * Completes a committed access change on the platform (DESIGN D15, D22): a revocation asks the project's
  * platform adapter (`adapters`, default the service's) to remove the member from each resource (with the
  * adapter's retries); a grant's calls were made before the commit. The outcome is recorded on the member
- * (the first failure as `platform_error`; a full success clears an earlier one). Never throws: the
- * transition stands whatever the platform answers.
+ * ({@link recordPlatformOutcome}: the first failure as `platform_error`, with its durable retry; a full
+ * success clears an earlier one). Never throws: the transition stands whatever the platform answers.
  */
 export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
   if (!followUp) return;
@@ -219,17 +280,7 @@ export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformR
     let outcome: PlatformResult = followUp.outcome ?? { ok: true };
     if (!followUp.outcome) {
       const adapter = platformAdapterFor(followUp.platformType, adapters ?? platformAdapters(runtime));
-      const target = { team_id: teamId, project_id: followUp.member.project_id, platform_user_id: followUp.member.platform_user_id };
-      for (const resource of followUp.resources) {
-        let result: PlatformResult;
-        try {
-          result = await adapter.revokeAccess(target, resource);
-        } catch (error) {
-          logger.warn('platform access call failed unexpectedly', { error: error instanceof Error ? error.name : 'unknown' });
-          result = { ok: false, reason: 'The platform call failed unexpectedly; retry later.' };
-        }
-        if (!result.ok && outcome.ok) outcome = result;
-      }
+      outcome = await revokeOnPlatform(adapter, { team_id: teamId, project_id: followUp.member.project_id, platform_user_id: followUp.member.platform_user_id }, followUp.resources);
     }
     await recordPlatformOutcome(runtime, teamId, followUp.member, followUp.action, outcome);
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
 import type { Item } from '../../store/store.js';
+import type { MemberInviteLink } from '../members/schema.js';
 import type { Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
@@ -31,6 +32,7 @@ export function toSubscription(item: Item): Subscription {
     cancel_at_period_end: item.cancel_at_period_end === true,
     canceled_at: (item.canceled_at as string | null | undefined) ?? null,
     cancellation_reason: (item.cancellation_reason as string | null | undefined) ?? null,
+    invite_links: (item.invite_links as MemberInviteLink[] | undefined) ?? [],
     status_changed_at: item.status_changed_at as string,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,

@@ -17,7 +17,7 @@ import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, applyTrigger, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
-import { applyPlatformAccess, emitAccessEvents, type PlatformAccessFollowUp } from './member-access.js';
+import { applyPlatformAccess, prepareAccessChange, type PlatformAccessFollowUp, type PreparedAccessChange } from './member-access.js';
 import type { CancelSubscriptionRequest, CreateSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type SubscriptionTrigger } from './state-machine.js';
 
@@ -243,6 +243,7 @@ export function newSubscription(facts: NewSubscriptionFacts): Subscription {
     cancel_at_period_end: false,
     canceled_at: null,
     cancellation_reason: null,
+    invite_links: [],
     status_changed_at: now,
     created_at: now,
     updated_at: now,
@@ -266,12 +267,15 @@ export interface SubscriptionCreation {
  * item, `live_subscription_count` + 1 on the project and the plan (each conditional on being active:
  * CONFLICT), the subscriber's live plan counter + 1 (conditional on the subscriber existing and not being
  * banned: CONFLICT; or the new subscriber's item put with it), `subscription.created` (with
- * `access_code`) and, when it starts with access, the member access events. Returns the platform access
- * calls to make after the commit ({@link applyPlatformAccess}).
+ * `access_code`) and, when it starts with access, the member access events (the platform is asked for
+ * access first: its invite links go on the subscription). Returns the subscription as written (with its
+ * `invite_links`) and the platform access calls to make after the commit ({@link applyPlatformAccess}).
  */
-export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<PlatformAccessFollowUp | null> {
+export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<AddedSubscription> {
   const teamId = principal.teamId;
-  const { subscription, subscriber, plan } = creation;
+  const { subscriber, plan } = creation;
+  const access = creation.subscription.has_access ? await prepareAccessChange(runtime, principal, { subscriber, plan, before: null, after: creation.subscription }) : null;
+  const subscription = access?.subscription ?? creation.subscription;
   const projectId = subscription.project_id;
   const due = nextDueTrigger(subscription);
   tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
@@ -308,7 +312,13 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
       onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
     });
   }
-  return subscription.has_access ? emitAccessEvents(tx, runtime, principal, { subscriber, plan, before: null, after: subscription }) : null;
+  return { subscription, followUp: access ? access.write(tx) : null };
+}
+
+/** What {@link addSubscriptionCreation} added: the subscription as written, and the platform calls to make after the commit. */
+export interface AddedSubscription {
+  subscription: Subscription;
+  followUp: PlatformAccessFollowUp | null;
 }
 
 /**
@@ -353,13 +363,12 @@ export async function createSubscription(
 
   const source: SubscriptionSource = plan.amount === 0 ? 'free_plan' : 'creator_grant';
   const subscription = newSubscription({ projectId, subscriberId: subscriber.id, plan, source, nowMs, startMs, trialEndMs, endsAtMs, billing: extension.billing });
-  let followUp: PlatformAccessFollowUp | null = null;
-  await unitOfWork(runtime, teamId, async (tx) => {
+  const added = await unitOfWork(runtime, teamId, async (tx) => {
     await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
-    followUp = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null });
+    return addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null });
   });
-  await applyPlatformAccess(runtime, teamId, followUp);
-  return subscription;
+  await applyPlatformAccess(runtime, teamId, added.followUp);
+  return added.subscription;
 }
 
 /**
@@ -422,7 +431,11 @@ async function commitTransition(
   const teamId = principal.teamId;
   const before = toSubscription(item);
   const planAfter = decision.newPlan ?? context.plan;
-  const { next, transition } = applyTrigger(before, decision.trigger, { atMs: options.atMs ?? runtime.clock.nowMs(), plan: planAfter, reason: decision.reason });
+  const { next: moved, transition } = applyTrigger(before, decision.trigger, { atMs: options.atMs ?? runtime.clock.nowMs(), plan: planAfter, reason: decision.reason });
+  // Access starts or ends: the platform is asked for a grant now (its invite links go on the subscription).
+  const access: PreparedAccessChange | null =
+    hasAccess(before.status) !== hasAccess(moved.status) ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved }) : null;
+  const next = access?.subscription ?? moved;
   const due = nextDueTrigger(next);
   const dueAt = due ? isoTime(due.atMs) : null;
   const revision = Number(item.revision ?? 0);
@@ -463,7 +476,7 @@ async function commitTransition(
     }
     const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
     tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
-    if (hasAccess(before.status) !== hasAccess(next.status)) followUp = await emitAccessEvents(tx, runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: next });
+    if (access) followUp = access.write(tx);
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return next;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { SUBSCRIPTION_STATUS_VALUES } from '../../catalogues/subscription-statuses.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { MemberInviteLink } from '../members/schema.js';
 
 /**
  * The subscription's shapes (DESIGN D12, D15): what reads return and `subscription.*` / member events
@@ -40,6 +41,11 @@ export const Subscription = z
     cancel_at_period_end: z.boolean().describe('True while pending_cancellation.'),
     canceled_at: Timestamp.nullable().describe('When it was canceled (or the cancellation was scheduled); null otherwise.'),
     cancellation_reason: z.string().nullable().describe('The reason given when it was canceled, or null.'),
+    invite_links: z
+      .array(MemberInviteLink)
+      .describe(
+        'The subscriber\u2019s personal single-use invite links to the project\u2019s linked chats (Telegram), made when this subscription granted access (or when a failed grant was retried); empty when none were made and once access ended. Bearer links: pass them to that subscriber only.',
+      ),
     status_changed_at: Timestamp.describe('When it entered its current status.'),
     created_at: Timestamp,
     updated_at: Timestamp,

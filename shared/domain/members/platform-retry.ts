@@ -1,0 +1,113 @@
+import { isoTime } from '../../clock.js';
+import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
+import { logger } from '../../logger.js';
+import type { PlatformResult } from '../../platforms/platform-adapter.js';
+import { keys } from '../../store/keys.js';
+import { outsideRequestScope } from '../../store/request-scope.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { revisionCondition } from '../projects/repository.js';
+import type { StoredMember } from './repository.js';
+import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
+
+/**
+ * Durable retries of a member's platform calls (DESIGN D15, D22; issue 10 §2 "failures are recorded on
+ * the member and retried, never lost"). A failed call is recorded on the member (`platform_error`, with
+ * `attempts` and `next_attempt_at`) in the SAME transaction that schedules the member's
+ * {@link MEMBER_PLATFORM_SYNC_DEADLINE_KIND} deadline, so a crash cannot keep one without the other. The
+ * deadline's handler (`shared/domain/subscriptions/platform-sync.ts`) reconciles — it does not replay the
+ * failed call — and each further failure moves the deadline by an exponential backoff
+ * ({@link platformRetryDelayMs}) until {@link PLATFORM_SYNC_MAX_ATTEMPTS}, where it gives up leaving
+ * `platform_error` set (with `next_attempt_at` null). A success clears the error and the deadline.
+ * Invariant: a member with a sync deadline has a `platform_error`.
+ */
+
+/** The deadline kind of a member's platform retries (one per member; subject: the member id). */
+export const MEMBER_PLATFORM_SYNC_DEADLINE_KIND = 'member.platform_sync' as const;
+
+/** Wait before the first retry, in milliseconds (1 minute); each further failure doubles it. */
+export const PLATFORM_SYNC_FIRST_DELAY_MS = 60 * 1000;
+/** Longest wait between two attempts, in milliseconds (6 hours). */
+export const PLATFORM_SYNC_MAX_DELAY_MS = 6 * 3600 * 1000;
+/**
+ * Failed attempts (the first call included) after which retries stop (12: the first call and 11 retries,
+ * waiting 1, 2, 4 … 256 minutes then 6 hours twice, about 20.5 hours in all).
+ */
+export const PLATFORM_SYNC_MAX_ATTEMPTS = 12;
+
+/**
+ * The wait in MILLISECONDS before the next attempt after `failedAttempts` (≥ 1) failed ones:
+ * {@link PLATFORM_SYNC_FIRST_DELAY_MS} × 2^(failedAttempts − 1), at most {@link PLATFORM_SYNC_MAX_DELAY_MS}.
+ */
+export function platformRetryDelayMs(failedAttempts: number): number {
+  return Math.min(PLATFORM_SYNC_MAX_DELAY_MS, PLATFORM_SYNC_FIRST_DELAY_MS * 2 ** Math.max(0, failedAttempts - 1));
+}
+
+/** The sync deadline of `member` due at `dueAt` (ISO 8601). */
+export function platformSyncDeadline(teamId: string, member: Pick<Member, 'id' | 'project_id'>, dueAt: string): Deadline {
+  return { teamId, kind: MEMBER_PLATFORM_SYNC_DEADLINE_KIND, subjectId: member.id, projectId: member.project_id, dueAt };
+}
+
+/**
+ * The `platform_error` of a failure of `action` at `nowMs` (epoch MILLISECONDS), the `attempts`-th in a
+ * row: with the next attempt's time, or null once `attempts` reached {@link PLATFORM_SYNC_MAX_ATTEMPTS}.
+ */
+export function platformErrorOf(action: PlatformAction, reason: string, nowMs: number, attempts: number): MemberPlatformError {
+  const gaveUp = attempts >= PLATFORM_SYNC_MAX_ATTEMPTS;
+  return { action, message: reason, at: isoTime(nowMs), attempts, next_attempt_at: gaveUp ? null : isoTime(nowMs + platformRetryDelayMs(attempts)) };
+}
+
+/**
+ * Adds to `tx` the member's `platform_error` (null clears it), `updated_at` and revision + 1. With `read`
+ * (the stored member as read) the update is conditional on its revision (a lost race fails `tx`);
+ * without, only on the member existing.
+ */
+export function writePlatformError(tx: Transaction, teamId: string, member: Pick<Member, 'id' | 'project_id'>, error: MemberPlatformError | null, nowIso: string, read?: StoredMember): void {
+  const revision = read ? revisionCondition(read) : null;
+  tx.update(keys.member(teamId, member.project_id, member.id), {
+    expression: 'SET platform_error = :error, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
+    condition: revision ? `attribute_exists(pk) AND ${revision.expression}` : 'attribute_exists(pk)',
+    values: { ':error': error, ':now': nowIso, ':zero': 0, ':one': 1, ...revision?.values },
+  });
+}
+
+/**
+ * Adds to `tx` the sync deadline's next state after an attempt: moved to `error.next_attempt_at` when a
+ * retry is due (a put conditional on `current` still being there at its due time), removed otherwise
+ * (success, or given up; {@link completeDeadline}). Another run or a request that changed it meanwhile
+ * fails `tx` (`ConditionFailedError`), so nothing is applied twice.
+ */
+export function writeSyncDeadline(tx: Transaction, current: Deadline, error: MemberPlatformError | null): void {
+  if (error?.next_attempt_at) {
+    tx.put(deadlineItem({ ...current, dueAt: error.next_attempt_at }), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
+  } else completeDeadline(tx, current);
+}
+
+/**
+ * Records a platform call's outcome on the member (DESIGN D22), after the state change committed: a
+ * failure sets `platform_error` (attempt 1 — a new action starts its retries afresh) and, in the same
+ * transaction, schedules the member's sync deadline {@link PLATFORM_SYNC_FIRST_DELAY_MS} later; a success
+ * clears an earlier error and deletes any pending deadline. Bumps the revision (concurrent
+ * read-modify-writes re-read); emits nothing and never changes the member's status. Never throws (a
+ * member deleted meanwhile, or a store failure, is logged). Returns the member as recorded (the given
+ * one when nothing needed writing or the write failed).
+ */
+export async function recordPlatformOutcome(runtime: UnitOfWorkRuntime, teamId: string, member: Member, action: PlatformAction, result: PlatformResult): Promise<Member> {
+  if (result.ok && member.platform_error === null) return member;
+  const nowMs = runtime.clock.nowMs();
+  const nowIso = isoTime(nowMs);
+  const error = result.ok ? null : platformErrorOf(action, result.reason, nowMs, 1);
+  try {
+    // Bookkeeping after the request's effect: never the request's idempotency items.
+    await outsideRequestScope(() =>
+      unitOfWork(runtime, teamId, (tx) => {
+        writePlatformError(tx, teamId, member, error, nowIso);
+        if (error?.next_attempt_at) scheduleDeadline(tx, platformSyncDeadline(teamId, member, error.next_attempt_at));
+        else tx.delete(keys.deadline(teamId, MEMBER_PLATFORM_SYNC_DEADLINE_KIND, member.id));
+      }),
+    );
+  } catch (failure) {
+    logger.error('platform outcome not recorded', { member_id: member.id, action, error: failure as Error });
+    return member;
+  }
+  return { ...member, platform_error: error, updated_at: nowIso };
+}

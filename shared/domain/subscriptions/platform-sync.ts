@@ -1,0 +1,112 @@
+import { isoTime } from '../../clock.js';
+import { completeDeadline, type DeadlineHandler } from '../../deadlines/deadline.js';
+import { logger } from '../../logger.js';
+import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
+import type { PlatformResult } from '../../platforms/platform-adapter.js';
+import { keys } from '../../store/keys.js';
+import { unitOfWork } from '../../store/unit-of-work.js';
+import { platformErrorOf, writePlatformError, writeSyncDeadline } from '../members/platform-retry.js';
+import { readMemberItem, toMember } from '../members/repository.js';
+import type { Member } from '../members/schema.js';
+import { isLostRace, toProject } from '../projects/repository.js';
+import { grantOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
+import type { Subscription } from './schema.js';
+import { hasAccess } from './state-machine.js';
+
+/**
+ * The `member.platform_sync` deadline (DESIGN D15, D22; scheduled by `members/platform-retry.ts` when a
+ * platform call for a member failed). It RECONCILES rather than replays: it works out what the platform
+ * should hold for the member now ({@link reconciledAction}) and asks for that, so a retry never undoes a
+ * later change (a revoke that failed before the subscriber paid again becomes a grant). Calling it twice
+ * does nothing harmful: Telegram's calls are idempotent (a grant makes one more single-use link) and the
+ * outcome's transaction is conditional on the member's revision and the deadline's due time.
+ */
+
+/** What a sync asks of the platform: one of the member's platform actions ({@link reconciledAction} answers null when the service manages nothing for the member). */
+export type ReconciledAction = 'ban' | 'kick' | 'grant_access' | 'revoke_access';
+
+/**
+ * What the platform should hold for `member` now (pure): `ban` when the member or its subscriber is
+ * banned (banned members stay banned); `kick` while the member is still `kicked` after a failed kick
+ * (removed, free to come back); otherwise, for a member linked to a subscriber, `grant_access` when one
+ * of `subscriptions` (the subscriber's) has access (D15 `hasAccess`) and `revoke_access` when none has;
+ * null for a member without a subscriber (a free member the service never granted anything).
+ */
+export function reconciledAction(member: Pick<Member, 'status' | 'platform_error'>, subscriber: { status: string } | null, subscriptions: Pick<Subscription, 'status'>[]): ReconciledAction | null {
+  if (member.status === 'banned' || subscriber?.status === 'banned') return 'ban';
+  if (member.status === 'kicked' && member.platform_error?.action === 'kick') return 'kick';
+  if (!subscriber) return null;
+  return subscriptions.some((subscription) => hasAccess(subscription.status)) ? 'grant_access' : 'revoke_access';
+}
+
+/**
+ * Applies a member's sync deadline (a {@link DeadlineHandler}): reads the member (gone, or without a
+ * `platform_error`: the deadline is removed), its project, subscriber and the subscriber's subscriptions;
+ * asks the project's platform adapter for the {@link reconciledAction} (outside any transaction, with
+ * the adapter's retries); then, in ONE transaction conditional on the member's revision and the
+ * deadline's due time: on success clears `platform_error` and removes the deadline; on failure records
+ * it as attempt n + 1 and moves the deadline by the backoff, or — at the last attempt — keeps the error
+ * (`next_attempt_at` null), removes the deadline and logs. A grant's invite links are written with it:
+ * their items, and `invite_links` on the subscriber's subscription with access that changed status last
+ * (conditional on its revision). A lost race (a request or another run changed the member or the
+ * deadline meanwhile) writes nothing: the deadline, if still due, is retried by the next run.
+ */
+export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline) => {
+  const { teamId, projectId } = deadline;
+  const store = runtime.store;
+  const item = projectId ? await readMemberItem(store, teamId, projectId, deadline.subjectId) : undefined;
+  const member = item ? toMember(item) : null;
+  const project = member ? await store.get(keys.project(teamId, member.project_id)) : undefined;
+  try {
+    if (!item || !member?.platform_error || !project) {
+      await unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
+      return;
+    }
+    const { platform_type: platformType, resources } = toProject(project);
+    const subscriberId = member.subscriber_id;
+    const [subscriber, subscriptions] = subscriberId
+      ? await Promise.all([store.get(keys.subscriber(teamId, member.project_id, subscriberId)), subscriptionsOfSubscriber(store, teamId, member.project_id, subscriberId)])
+      : [undefined, []];
+    const action = reconciledAction(member, subscriber ? { status: subscriber.status as string } : null, subscriptions);
+
+    const adapter = platformAdapterFor(platformType, platformAdapters(runtime));
+    const target = { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id };
+    let outcome: PlatformResult = { ok: true };
+    let grant: PlatformGrant | null = null;
+    if (action === 'ban') outcome = await callPlatform(() => adapter.ban(target, null));
+    else if (action === 'kick') outcome = await callPlatform(() => adapter.kick(target));
+    else if (action === 'revoke_access') outcome = await revokeOnPlatform(adapter, target, resources);
+    else if (action === 'grant_access') {
+      grant = await grantOnPlatform(runtime, teamId, platformType, { project_id: member.project_id, subscriber_id: subscriberId!, platform_user_id: member.platform_user_id }, resources);
+      outcome = grant.outcome;
+    }
+
+    const nowMs = runtime.clock.nowMs();
+    const error = outcome.ok ? null : platformErrorOf(action!, outcome.reason, nowMs, member.platform_error.attempts + 1);
+    const holder = grant && grant.inviteLinks.length > 0 ? latestWithAccess(subscriptions) : null;
+    const holderItem = holder ? await store.get(keys.subscription(teamId, holder.id), { projection: 'revision' }) : undefined;
+    await unitOfWork(runtime, teamId, (tx) => {
+      writePlatformError(tx, teamId, member, error, isoTime(nowMs), item);
+      writeSyncDeadline(tx, deadline, error);
+      if (!grant || grant.inviteLinks.length === 0) return;
+      grant.record(tx);
+      if (holder && holderItem) {
+        tx.update(keys.subscription(teamId, holder.id), {
+          expression: 'SET invite_links = :links, revision = :next_revision',
+          condition: 'attribute_exists(pk) AND revision = :revision',
+          values: { ':links': grant.inviteLinks, ':revision': Number(holderItem.revision ?? 0), ':next_revision': Number(holderItem.revision ?? 0) + 1 },
+        });
+      }
+    });
+    if (error && !error.next_attempt_at) logger.warn('platform retries exhausted; platform_error stays on the member', { member_id: member.id, action: error.action, attempts: error.attempts });
+  } catch (failure) {
+    if (isLostRace(failure)) return; // applied, moved or changed by another run or a request
+    throw failure;
+  }
+};
+
+/** The subscription with access that changed status last (holds the invite links of a retried grant), or null. */
+function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
+  const withAccess = subscriptions.filter((subscription) => hasAccess(subscription.status));
+  return withAccess.reduce<Subscription | null>((latest, subscription) => (latest === null || subscription.status_changed_at > latest.status_changed_at ? subscription : latest), null);
+}
