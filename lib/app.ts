@@ -22,7 +22,8 @@ export interface MembershipAppOptions {
 }
 
 /**
- * Builds the CDK app (context values: `stackName`, `scheduleGroupName`, `alarmEmail`, `alarmTopicArn`): one environment-agnostic {@link MembershipServiceStack} with its nested route
+ * Builds the CDK app (context values: `stackName`, `scheduleGroupName`, `alarmEmail`, `alarmTopicArn`,
+ * `billingWebhookSecretArn`): one environment-agnostic {@link MembershipServiceStack} with its nested route
  * stacks (no account or region lookups, so synthesis works offline) checked by cdk-nag's AWS
  * Solutions pack.
  * `bin/app.ts` synthesizes it; the infrastructure tests build it the same way.
@@ -36,6 +37,8 @@ export function createMembershipApp(options: MembershipAppOptions = {}): { app: 
     // Alarm notifications (DESIGN D23): `cdk deploy -c alarmEmail=ops@example.com` or `-c alarmTopicArn=arn:aws:sns:...`.
     alarmEmail: app.node.tryGetContext('alarmEmail') as string | undefined,
     alarmTopicArn: app.node.tryGetContext('alarmTopicArn') as string | undefined,
+    // The operator's billing webhook signing secret (DESIGN D20): `-c billingWebhookSecretArn=arn:aws:secretsmanager:...` uses an existing secret.
+    billingWebhookSecretArn: app.node.tryGetContext('billingWebhookSecretArn') as string | undefined,
     operations: options.operations,
     bundler: options.bundler,
   });

@@ -9,6 +9,7 @@ import { McpApi } from './mcp-api.js';
 import { RestApi } from './rest-api.js';
 import { DeadlineWorker } from './deadlines.js';
 import { CredentialsKey } from './credentials-key.js';
+import { BillingWebhookSecret } from './billing-webhook-secret.js';
 import { MembershipTables } from './tables.js';
 import { alarmTopic, OperationalAlarms, type AlarmNotificationSettings } from './alarms.js';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -25,6 +26,11 @@ export interface MembershipServiceStackProps extends StackProps, AlarmNotificati
   readonly operations?: readonly RegisteredOperation[];
   /** Builds each Lambda bundle. Tests inject a stub to skip esbuild. @default esbuild ({@link FunctionCode}) */
   readonly bundler?: Bundler;
+  /**
+   * The complete ARN of an existing Secrets Manager secret holding the operator's billing webhook signing
+   * secret (DESIGN D20). @default a secret the stack creates ({@link BillingWebhookSecret})
+   */
+  readonly billingWebhookSecretArn?: string;
 }
 
 /**
@@ -38,7 +44,8 @@ export interface MembershipServiceStackProps extends StackProps, AlarmNotificati
  * `alarmEmail` / `alarmTopicArn` when given), throttled API stages, a reserved-concurrency dispatcher,
  * X-Ray tracing, tables with deletion protection.
  *
- * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `DashboardUrl`, `TableName`.
+ * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `DashboardUrl`, `TableName`,
+ * `BillingWebhookSecretArn` (the secret the operator puts the billing webhook's `whsec_...` into).
  */
 export class MembershipServiceStack extends Stack {
   /** The functions' bundles (one esbuild run per entry). */
@@ -59,6 +66,8 @@ export class MembershipServiceStack extends Stack {
   public readonly mcpApi: McpApi;
   /** The KMS key of stored credentials (DESIGN D16). */
   public readonly credentialsKey: CredentialsKey;
+  /** The operator's billing webhook signing secret (DESIGN D20, D16 storage rules). */
+  public readonly billingWebhookSecret: BillingWebhookSecret;
   /** The CloudWatch alarms (DESIGN D23). */
   public readonly alarms: OperationalAlarms;
   /** The topic every alarm notifies (`alarmEmail` or `alarmTopicArn`), if any. */
@@ -76,6 +85,7 @@ export class MembershipServiceStack extends Stack {
     });
 
     this.credentialsKey = new CredentialsKey(this, 'Credentials');
+    this.billingWebhookSecret = new BillingWebhookSecret(this, 'BillingWebhookSecret', { existingSecretArn: props.billingWebhookSecretArn });
 
     // Every function gets the same view of the data plane; grants stay per function (the credentials
     // key's id is known to all, usable only by those granted it).
@@ -103,6 +113,7 @@ export class MembershipServiceStack extends Stack {
       queue: this.deliveryQueue.queue,
       environment,
       credentialsKey: this.credentialsKey.key,
+      billingWebhookSecret: this.billingWebhookSecret,
     });
     this.mcpApi = new McpApi(this, 'Mcp', {
       code: this.code,
@@ -132,5 +143,9 @@ export class MembershipServiceStack extends Stack {
     new CfnOutput(this, 'McpUrl', { description: 'MCP tool server URL ({mcp_url})', value: this.mcpApi.url });
     new CfnOutput(this, 'DashboardUrl', { description: 'Dashboard for team members (DESIGN D21)', value: `${this.restApi.httpApi.endpoint}/dashboard` });
     new CfnOutput(this, 'TableName', { description: 'Main DynamoDB table', value: this.tables.table.tableName });
+    new CfnOutput(this, 'BillingWebhookSecretArn', {
+      description: 'Secrets Manager secret for the signing secret (whsec_...) of the operator billing Stripe webhook (POST /hooks/billing/stripe): aws secretsmanager put-secret-value --secret-id <this> --secret-string whsec_...',
+      value: this.billingWebhookSecret.secretArn,
+    });
   }
 }

@@ -2,6 +2,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type { BillingWebhookSecret } from './billing-webhook-secret.js';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
 import { credentialKeyActions } from '../shared/credentials/usage.js';
@@ -86,6 +87,8 @@ export interface RestApiProps {
   readonly environment: Record<string, string>;
   /** The credentials key (DESIGN D16): granted to the routes and hooks that open or seal credentials. */
   readonly credentialsKey: kms.IKey;
+  /** The operator's billing webhook signing secret (DESIGN D20): readable by the billing hook's Lambda only. */
+  readonly billingWebhookSecret: BillingWebhookSecret;
   /**
    * The service's public base URL, under which inbound hooks are registered with providers
    * (`PUBLIC_BASE_URL`). @default the HTTP API's own endpoint
@@ -159,7 +162,8 @@ export class RestApi extends Construct {
 
     // Inbound hooks (DESIGN D20, D22): public routes outside /v1, each with its own Lambda that checks the
     // provider's secret or signature, reads and writes the main table and, for a project's hook, opens the
-    // project's credential.
+    // project's credential; the billing hook alone reads the operator's signing secret (its ARN in its
+    // environment, the value fetched at run time).
     const hookFunctions = new Map<string, lambda.Function>();
     for (const hook of HOOK_ROUTES) {
       const stem = pascalCase(hook.functionFile);
@@ -168,10 +172,13 @@ export class RestApi extends Construct {
         entry: fileEntry(hook.functionFile),
         description: `Inbound hook ${hook.method} ${hook.path}`,
         timeout: Duration.seconds(10),
-        environment: props.environment,
+        environment: hook.readsBillingWebhookSecret
+          ? { ...props.environment, [ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn]: props.billingWebhookSecret.secretArn }
+          : props.environment,
       }).function;
       props.tables.table.grant(fn, ...tableActions('readWrite'));
       if (hook.opensCredentials) props.credentialsKey.grant(fn, ...credentialKeyActions('open'));
+      if (hook.readsBillingWebhookSecret) props.billingWebhookSecret.grantRead(fn);
       const route = new apigwv2.HttpRoute(this, `${stem}Route`, {
         httpApi: this.httpApi.api,
         routeKey: apigwv2.HttpRouteKey.with(hook.path, apigwv2.HttpMethod[hook.method]),

@@ -28,6 +28,7 @@ export const ENVIRONMENT_VARIABLES = {
   telegramApiRoot: 'TELEGRAM_API_ROOT',
   stripeApiBaseUrl: 'STRIPE_API_BASE_URL',
   billingStripeWebhookSecret: 'BILLING_STRIPE_WEBHOOK_SECRET',
+  billingStripeWebhookSecretArn: 'BILLING_STRIPE_WEBHOOK_SECRET_ARN',
   publicBaseUrl: 'PUBLIC_BASE_URL',
 } as const;
 
@@ -110,6 +111,7 @@ const IntegrationEnvironment = z.object({
   [V.telegramApiRoot]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
   [V.stripeApiBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
   [V.billingStripeWebhookSecret]: optionalText(),
+  [V.billingStripeWebhookSecretArn]: optionalText(),
   [V.publicBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
@@ -172,8 +174,10 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
  * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}),
  * `STRIPE_API_BASE_URL` (default {@link DEFAULT_STRIPE_API_BASE_URL}; e.g. `http://127.0.0.1:12111` for a
  * local fake), `BILLING_STRIPE_WEBHOOK_SECRET` (the signing secret of the operator's own Stripe account's
- * webhook to `POST /hooks/billing/stripe`, DESIGN D20; undefined: that hook refuses every event) and
- * `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
+ * webhook to `POST /hooks/billing/stripe`, DESIGN D20; local runs and tests), `BILLING_STRIPE_WEBHOOK_SECRET_ARN`
+ * (on AWS: the ARN of the Secrets Manager secret holding that signing secret, set by the stack on the billing
+ * hook's function only; the value itself is never in the environment; used when `BILLING_STRIPE_WEBHOOK_SECRET`
+ * is unset; neither set: that hook refuses every event) and `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
  * the caller's own base URL). Throws {@link ConfigurationError}.
  */
 export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -184,6 +188,7 @@ export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
     telegramApiRoot: (parsed[V.telegramApiRoot] ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
     stripeApiBaseUrl: (parsed[V.stripeApiBaseUrl] ?? DEFAULT_STRIPE_API_BASE_URL).replace(/\/+$/, ''),
     billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret],
+    billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn],
     publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),
   };
 }

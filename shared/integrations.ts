@@ -1,6 +1,9 @@
 import { integrationConfig } from './config.js';
 import { keyEncryptionKeyFromEnvironment } from './aws/key-encryption-key.js';
 import type { KeyEncryptionKey } from './credentials/envelope.js';
+import type { SecretValueReader } from './aws/secrets-manager.js';
+import { logger } from './logger.js';
+import { STRIPE_WEBHOOK_SECRET_PATTERN } from './providers/stripe-keys.js';
 
 /**
  * What the integrations need from their environment (DESIGN D16, D22): the key-encryption key of stored
@@ -14,8 +17,14 @@ export interface IntegrationSettings {
   telegramApiRoot: string;
   /** Base URL of the Stripe API (`STRIPE_API_BASE_URL`), without a trailing slash: the `stripe` SDK's host, port and protocol. */
   stripeApiBaseUrl: string;
-  /** The signing secret of the operator's billing webhook (`BILLING_STRIPE_WEBHOOK_SECRET`, DESIGN D20); undefined: `POST /hooks/billing/stripe` refuses every event. */
-  billingStripeWebhookSecret?: string;
+  /**
+   * The signing secret of the operator's billing webhook (DESIGN D20): the value itself
+   * (`BILLING_STRIPE_WEBHOOK_SECRET`: local runs, tests), or a reader of it (on AWS the Secrets Manager secret
+   * `BILLING_STRIPE_WEBHOOK_SECRET_ARN`, read lazily and cached; see {@link integrationsFromEnvironment}) that
+   * resolves to undefined while there is none. Undefined: `POST /hooks/billing/stripe` refuses every event.
+   * Read it through {@link billingStripeWebhookSecretOf}.
+   */
+  billingStripeWebhookSecret?: string | SecretValueReader;
   /** The service's public base URL (`PUBLIC_BASE_URL`), without a trailing slash; undefined when unknown (connecting a bot then fails). */
   publicBaseUrl?: string;
   /** Retries of an outbound provider call after its first attempt, and the first wait in milliseconds (doubling). */
@@ -29,13 +38,72 @@ let fromEnvironment: IntegrationSettings | undefined;
 
 /**
  * The integration settings of the process environment (`shared/config.ts`, built once): see
- * `keyEncryptionKeyFromEnvironment` and `integrationConfig`. Throws `ConfigurationError`.
+ * `keyEncryptionKeyFromEnvironment` and `integrationConfig`. The billing hook's signing secret is
+ * `BILLING_STRIPE_WEBHOOK_SECRET` when set, else — on AWS — the Secrets Manager secret
+ * `BILLING_STRIPE_WEBHOOK_SECRET_ARN` names ({@link secretsManagerSigningSecret}), else none. Throws
+ * `ConfigurationError`.
  */
 export function integrationsFromEnvironment(): IntegrationSettings {
-  if (fromEnvironment) return fromEnvironment;
-  const config = integrationConfig();
-  fromEnvironment = { keyEncryptionKey: keyEncryptionKeyFromEnvironment(), telegramApiRoot: config.telegramApiRoot, stripeApiBaseUrl: config.stripeApiBaseUrl, billingStripeWebhookSecret: config.billingStripeWebhookSecret, publicBaseUrl: config.publicBaseUrl, retry: { ...DEFAULT_PROVIDER_RETRY } };
-  return fromEnvironment;
+  return (fromEnvironment ??= integrationSettingsOf(process.env));
+}
+
+/** The integration settings `env` describes, built anew (see {@link integrationsFromEnvironment}, which builds them once). Throws `ConfigurationError`. */
+export function integrationSettingsOf(env: NodeJS.ProcessEnv): IntegrationSettings {
+  const config = integrationConfig(env);
+  const billingStripeWebhookSecret =
+    config.billingStripeWebhookSecret ?? (config.billingStripeWebhookSecretArn ? secretsManagerSigningSecret(config.billingStripeWebhookSecretArn) : undefined);
+  return { keyEncryptionKey: keyEncryptionKeyFromEnvironment(env), telegramApiRoot: config.telegramApiRoot, stripeApiBaseUrl: config.stripeApiBaseUrl, billingStripeWebhookSecret, publicBaseUrl: config.publicBaseUrl, retry: { ...DEFAULT_PROVIDER_RETRY } };
+}
+
+/**
+ * The Stripe signing secret held by the Secrets Manager secret `secretArn` (DESIGN D16 storage rules, D20):
+ * the adapter (`shared/aws/secrets-manager.ts`, imported on first use so the functions that never read it do
+ * not load the Secrets Manager client) reads it lazily and caches it; {@link stripeSigningSecretOnly} turns
+ * a placeholder into "no secret". Rejects when Secrets Manager fails (the hook answers 500; Stripe retries).
+ */
+function secretsManagerSigningSecret(secretArn: string): SecretValueReader {
+  let reader: Promise<SecretValueReader> | undefined;
+  const read: SecretValueReader = async () => {
+    reader ??= import('./aws/secrets-manager.js').then((adapter) => adapter.awsSecret(secretArn));
+    return (await reader)();
+  };
+  return stripeSigningSecretOnly(read, secretArn);
+}
+
+/**
+ * `read`, with every value that is not a Stripe webhook signing secret (`STRIPE_WEBHOOK_SECRET_PATTERN`,
+ * `whsec_...`) turned into `undefined` — no value, an empty one, or the random placeholder the stack's secret
+ * is created with — so the hook refuses every event as with no secret. The first such answer after a usable one
+ * (or after start) is logged once as a warning naming `secretId` and why, never the value; a usable value
+ * re-arms the warning. Rejections of `read` pass through.
+ */
+export function stripeSigningSecretOnly(read: SecretValueReader, secretId: string): SecretValueReader {
+  let warned = false;
+  return async () => {
+    const value = await read();
+    if (value !== undefined && STRIPE_WEBHOOK_SECRET_PATTERN.test(value)) {
+      warned = false;
+      return value;
+    }
+    if (!warned) {
+      warned = true;
+      logger.warn('billing webhook signing secret not set: POST /hooks/billing/stripe refuses every event', {
+        secret_id: secretId,
+        reason: value === undefined ? 'the secret has no value' : 'the value is not a Stripe signing secret (whsec_...)',
+      });
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The operator's billing webhook signing secret (DESIGN D20) of `runtime`'s integration settings
+ * ({@link IntegrationSettings.billingStripeWebhookSecret}): the value, what its reader resolves to, or
+ * undefined (none: the hook refuses every event). Rejects when the reader fails (Secrets Manager unreachable).
+ */
+export async function billingStripeWebhookSecretOf(runtime: IntegrationRuntime): Promise<string | undefined> {
+  const secret = integrationsOf(runtime).billingStripeWebhookSecret;
+  return typeof secret === 'function' ? secret() : secret;
 }
 
 /** A runtime that may carry integration settings (`Runtime.integrations`). */

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { markInvoicePaid, markInvoicePaymentFailed } from '../domain/billing/repository.js';
 import { ProblemError } from '../errors.js';
-import { integrationsOf } from '../integrations.js';
+import { billingStripeWebhookSecretOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
@@ -13,7 +13,10 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's own Stripe
  * account reports the payments of the teams' invoices. Same rules as a project's Stripe hook:
  *
- * 1. `Stripe-Signature` verified with `BILLING_STRIPE_WEBHOOK_SECRET` (300 s); unset → every request 400.
+ * 1. `Stripe-Signature` verified with the operator's signing secret (300 s): `BILLING_STRIPE_WEBHOOK_SECRET`
+ *    locally, on AWS the Secrets Manager secret `BILLING_STRIPE_WEBHOOK_SECRET_ARN` (read on first use, cached;
+ *    `billingStripeWebhookSecretOf`); none, or a placeholder that is not `whsec_...` → every request 400;
+ *    Secrets Manager failing → 500 (Stripe retries).
  * 2. `invoice.paid` and `invoice.payment_failed` whose `metadata` names `team_id` and `invoice_id` (our
  *    billing invoice's uuid) run the operator CLI's use cases (`markInvoicePaid`,
  *    `markInvoicePaymentFailed`: `billing.invoice_paid`, the grace period, the lockdown and its lifting).
@@ -33,11 +36,11 @@ function failureReason(invoice: Stripe.Invoice): string | null {
 /**
  * Handles one request to `POST /hooks/billing/stripe` (see the module comment): `signature` the
  * `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`, plus `duplicate` or
- * `ignored`), 400 (any refusal) or 500 (not stored). Never throws; never logs or returns the secret.
+ * `ignored`), 400 (any refusal) or 500 (not stored, or the signing secret could not be read). Never throws; never logs or returns the secret.
  */
 export async function handleBillingStripeEvent(runtime: Runtime, request: { signature: string | undefined; body: string }): Promise<HookAnswer> {
   try {
-    const event = await verifiedStripeEvent(request.body, request.signature, integrationsOf(runtime).billingStripeWebhookSecret, runtime.clock.nowMs());
+    const event = await verifiedStripeEvent(request.body, request.signature, await billingStripeWebhookSecretOf(runtime), runtime.clock.nowMs());
     if (!event) return STRIPE_SIGNATURE_REFUSED;
     const ignore = (reason: string): HookAnswer => {
       logger.info('billing stripe event ignored', { event_id: event.id, event_type: event.type, reason });

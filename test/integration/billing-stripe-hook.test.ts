@@ -2,16 +2,22 @@
  * The operator's billing hook `POST /hooks/billing/stripe` (DESIGN D20, D22), against DynamoDB Local:
  * `invoice.payment_failed` and `invoice.paid` of the operator's Stripe account, carrying our team and
  * invoice ids in `metadata`, drive the operator CLI's use cases (grace period, payment, its lifting);
- * idempotent on the event id; verified with `BILLING_STRIPE_WEBHOOK_SECRET` (unset: every request 400);
- * other events and invoices without our metadata acknowledged and ignored. No network.
+ * idempotent on the event id; verified with `BILLING_STRIPE_WEBHOOK_SECRET` (unset: every request 400) or, as
+ * on AWS, the Secrets Manager secret `BILLING_STRIPE_WEBHOOK_SECRET_ARN` names (aws-sdk-client-mock: read once;
+ * a placeholder refuses every request; Secrets Manager failing → 500); other events and invoices without our
+ * metadata acknowledged and ignored. No network.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { GetSecretValueCommand, InternalServiceError, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { changeTier, getBillingOverview, listBillingInvoices } from '../../shared/domain/billing/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
+import { integrationSettingsOf } from '../../shared/integrations.js';
+import { logger } from '../../shared/logger.js';
 import { domainSnapshot } from '../support/guarantees.js';
 import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
@@ -56,7 +62,16 @@ function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | string,
   return { ...event, send: (secret = billingSecret) => post(event.body, stripeSignature(event.body, secret, nowSeconds())) };
 }
 
+const secretsManager = mockClient(SecretsManagerClient);
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing-webhook-AbC123';
+
+afterEach(() => {
+  secretsManager.reset();
+  vi.restoreAllMocks();
+});
+
 beforeEach(async () => {
+  secretsManager.reset();
   clock = testClock();
   runtime = await createTestRuntime({ clock });
   billingSecret = newWebhookSecret();
@@ -110,5 +125,35 @@ describe('POST /hooks/billing/stripe', () => {
     runtime.integrations = { ...runtime.integrations!, billingStripeWebhookSecret: undefined };
     expect(await event.send()).toEqual(refused);
     expect(await newEvents()).toEqual([]);
+  });
+
+  it('on AWS verifies with the Secrets Manager secret named by BILLING_STRIPE_WEBHOOK_SECRET_ARN, read once; a placeholder refuses every request, a failing read answers 500', async () => {
+    const refused = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };
+    const onAws = () => ({ ...runtime.integrations!, billingStripeWebhookSecret: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN }).billingStripeWebhookSecret });
+    secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({ SecretString: billingSecret });
+    runtime.integrations = onAws();
+    expect(await operatorEvent('invoice.payment_failed').send()).toEqual({ status: 200, body: { received: true } });
+    expect(await operatorEvent('customer.created').send()).toMatchObject({ status: 200 });
+    expect(types(await newEvents())).toEqual(['billing.payment_failed', 'billing.grace_period_started']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+
+    // The secret as the stack creates it: a generated placeholder, not whsec_... — refused, logged once.
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    secretsManager.reset();
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: 'GeneratedPlaceholder0123456789ab' });
+    runtime.integrations = onAws();
+    const paid = operatorEvent('invoice.paid');
+    expect(await paid.send()).toEqual(refused);
+    expect(await paid.send('GeneratedPlaceholder0123456789ab')).toEqual(refused);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(JSON.stringify(warn.mock.calls)).not.toContain('GeneratedPlaceholder');
+
+    // Secrets Manager unreachable: not stored, so 500 (Stripe sends it again); the next request reads again.
+    secretsManager.reset();
+    secretsManager.on(GetSecretValueCommand).rejectsOnce(new InternalServiceError({ message: 'unavailable', $metadata: {} })).resolves({ SecretString: billingSecret });
+    runtime.integrations = onAws();
+    expect((await paid.send()).status).toBe(500);
+    expect(await paid.send()).toEqual({ status: 200, body: { received: true } });
+    expect(types(await newEvents())).toEqual(['billing.invoice_paid', 'billing.grace_period_ended']);
   });
 });
