@@ -302,7 +302,7 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
           { condition: 'attribute_not_exists(pk)' },
         );
       }
-      followUp = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null, newSubscriber: prepared });
+      ({ followUp } = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null, newSubscriber: prepared }));
     }),
   );
   await applyPlatformAccess(runtime, teamId, followUp);
