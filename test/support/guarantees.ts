@@ -215,18 +215,23 @@ export function isBookkeeping(item: Record<string, unknown>): boolean {
 }
 
 /**
- * The domain state of both tables: every item that is not {@link isBookkeeping}, as sorted JSON lines,
+ * `items` as domain state: every item that is not {@link isBookkeeping}, as sorted JSON lines (keys sorted),
  * without a token's `last_used_at` (authentication's hourly stamp of use, written by refused requests too).
- * Two equal snapshots mean no request in between wrote, changed or deleted any domain object,
- * idempotency record, token or outbox event.
  */
-export async function domainSnapshot(store: Store): Promise<string[]> {
-  const items = [...(await scanTable(store)), ...(await scanTable(store, store.deadLetterTableName))];
+export function domainLines(items: readonly Record<string, unknown>[]): string[] {
   return items
     .filter((item) => !isBookkeeping(item))
     .map((item) => (item.entity === 'token' ? Object.fromEntries(Object.entries(item).filter(([name]) => name !== 'last_used_at')) : item))
     .map((item) => JSON.stringify(Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))))
     .sort();
+}
+
+/**
+ * The domain state of both tables ({@link domainLines}). Two equal snapshots mean no request in between
+ * wrote, changed or deleted any domain object, idempotency record, token or outbox event.
+ */
+export async function domainSnapshot(store: Store): Promise<string[]> {
+  return domainLines([...(await scanTable(store)), ...(await scanTable(store, store.deadLetterTableName))]);
 }
 
 /** The items of one team's partition (`TEAM#<id>`), sorted JSON lines, for "team B unchanged" checks. */
