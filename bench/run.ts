@@ -143,9 +143,9 @@ function printRefusals(series: RefusalSeries[]): void {
   for (const entry of series) if (entry.unexpectedSamples.length) console.log(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
 }
 
-/** The operation of a command or request description: `GetCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
+/** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
 function operationOf(name: string): string {
-  return name.replace(/Command$/, '').split(/[ [×]/)[0]!;
+  return name.replace(/Command$/, '').split(/[ [×]/)[0]!.replace(/Items?$/, '');
 }
 
 /** Read operations (priced at the raw GetItem p50); every other operation is priced at the raw UpdateItem p50. */

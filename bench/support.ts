@@ -287,7 +287,7 @@ function joinCounted(names: readonly string[]): string {
  * `TransactWrite[Update SUBSCRIPTION, Put DEADLINE, Put EVENT]` (item kinds from {@link keyKind}).
  */
 export function describeRequest(commandName: string, input: unknown): string {
-  const operation = commandName.replace(/Command$/, '').replace(/Item$/, '');
+  const operation = commandName.replace(/Command$/, '').replace(/Items?$/, '');
   const request = (input ?? {}) as Record<string, unknown>;
   switch (operation) {
     case 'Get':
