@@ -451,6 +451,7 @@ async function main(): Promise<void> {
     if ((drain.outcomes.succeeded ?? 0) !== drain.deliveries) failures.push(`drain ×${endpoints}: ${drain.outcomes.succeeded ?? 0} of ${drain.deliveries} deliveries succeeded`);
     if (drain.unsigned) failures.push(`drain ×${endpoints}: ${drain.unsigned} unsigned deliveries`);
     if (https.failures) failures.push(`HTTPS ceiling ×${endpoints}: ${https.failures} failed sends`);
+    if (drain.dynamoDbRequestsPerDelivery > DELIVERY_AIM) failures.push(`drain ×${endpoints}: ${round(drain.dynamoDbRequestsPerDelivery, 2)} DynamoDB requests per delivery, aim ≤ ${DELIVERY_AIM}`);
   }
   // 2b. Event commit → first attempt, with events committed by real writes.
   latency = await measurePipeline({ service, receiver, deliveryLog, counter, endpoints: LATENCY_ENDPOINTS, projects: SIZE.latencyProjects, createConcurrency: 1, progress });
