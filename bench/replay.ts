@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { isoTime, systemClock } from '../shared/clock.js';
@@ -27,7 +27,8 @@ import { createReplayJob, getReplayJob } from '../shared/domain/webhook-replays/
 import { MAX_ATTEMPTS, RETRY_WAIT_SECONDS } from '../shared/domain/webhook-deliveries/policy.js';
 import type { DeliveryAttemptRecord } from '../shared/domain/webhook-deliveries/schema.js';
 import type { WebhookTransport } from '../shared/domain/webhook-deliveries/transport/port.js';
-import { attachRequestCounter, runPool } from './support.js';
+import { batchWrite, type RecordedPut } from './seeding.js';
+import { attachRequestCounter } from './support.js';
 
 /** Deliveries and dead-letter copies are kept 30 days (the retention `webhook-deliveries/policy.ts` sets). */
 const RETENTION_SECONDS = 30 * 24 * 3_600;
@@ -119,22 +120,6 @@ export function deadDeliveryItems(teamId: string, endpointId: string, deadLetter
   return { delivery, deadLetter };
 }
 
-/** Writes `puts` (table, item) with BatchWriteItem, 25 per request, retrying unprocessed items. */
-async function batchWrite(store: Store, puts: Array<{ table: string; item: Record<string, unknown> }>, concurrency: number): Promise<void> {
-  const batches: Array<typeof puts> = [];
-  for (let index = 0; index < puts.length; index += 25) batches.push(puts.slice(index, index + 25));
-  await runPool(batches.length, concurrency, async (index) => {
-    let requestItems: Record<string, Array<{ PutRequest: { Item: Record<string, unknown> } }>> = {};
-    for (const { table, item } of batches[index]!) (requestItems[table] ??= []).push({ PutRequest: { Item: item } });
-    for (let attempt = 0; Object.keys(requestItems).length > 0; attempt++) {
-      if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-      const result = await store.document.send(new BatchWriteCommand({ RequestItems: requestItems }));
-      requestItems = (result.UnprocessedItems ?? {}) as typeof requestItems;
-    }
-  });
-}
-
 async function countQuery(store: Store, input: { TableName: string; KeyConditionExpression: string; FilterExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
@@ -172,11 +157,11 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
     const endpointId = randomUUID();
     const nowMs = Date.now();
     const spreadMs = Math.max(1, options.sinceHours - 4) * HOUR_MS;
-    const puts: Array<{ table: string; item: Record<string, unknown> }> = [];
+    const puts: RecordedPut[] = [];
     for (let index = 0; index < options.deliveries; index++) {
       const deadAtMs = nowMs - spreadMs + Math.floor((index * spreadMs) / options.deliveries);
       const { delivery, deadLetter } = deadDeliveryItems(teamId, endpointId, deadAtMs);
-      puts.push({ table: store.tableName, item: delivery }, { table: store.deadLetterTableName, item: deadLetter });
+      puts.push({ table: 'main', item: delivery }, { table: 'deadLetter', item: deadLetter });
     }
     options.progress(`replay-dead: seeding ${options.deliveries} dead deliveries (${puts.length} items, ${Math.ceil(puts.length / 25)} BatchWriteItem requests)`);
     const seedStarted = performance.now();

@@ -37,6 +37,8 @@ export interface CallScenarioResult {
   attemptsPerCall: { min: number; max: number };
   /** Distinct command mixes seen, e.g. `GetCommand×1 + UpdateCommand×1` → how many calls had it. */
   commandMixes: Record<string, number>;
+  /** Foreground commands by name summed over the measured calls (divide by `calls`). */
+  commandTotals: Record<string, number>;
   /** Background DynamoDB commands (local outbox relay, fan-out, sweeper) per measured call, on average. */
   backgroundPerCall: number;
   /** Background commands by label over the measured loop. */
@@ -86,6 +88,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
   const requests: number[] = [];
   const attempts: number[] = [];
   const mixes: Record<string, number> = {};
+  const commandTotals: Record<string, number> = {};
   const background: Record<string, number> = {};
   const loopStarted = performance.now();
   for (let index = 0; index < options.calls; index++) {
@@ -98,6 +101,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     attempts.push(counts.attempts);
     const mix = mixOf(counts.byCommand);
     mixes[mix] = (mixes[mix] ?? 0) + 1;
+    for (const [name, count] of Object.entries(counts.byCommand)) commandTotals[name] = (commandTotals[name] ?? 0) + count;
     for (const [label, count] of Object.entries(counts.background)) background[label] = (background[label] ?? 0) + count;
     if (!outcome.ok) noteError(outcome);
   }
@@ -114,6 +118,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     requestsPerCall,
     attemptsPerCall: { min: Math.min(...attempts), max: Math.max(...attempts) },
     commandMixes: mixes,
+    commandTotals,
     backgroundPerCall: backgroundTotal / options.calls,
     background,
     errors,

@@ -5,8 +5,14 @@
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
  *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls); then refused
  *      authentication, an unknown token id beside a wrong secret on both surfaces (issue 12 #10);
- *   2. webhook delivery throughput for 1 and 50 endpoints, beside a direct-send ceiling;
- *   3. replay-dead of 10,000 dead deliveries.
+ *   2. webhook delivery: the drain of 10,000 deliveries put in the outbox first (1, 10, 100 endpoints)
+ *      beside the raw HTTPS ceiling and DynamoDB Local's write ceiling; commit → first attempt; the noisy
+ *      neighbour (issue 13);
+ *   3. replay-dead of 10,000 dead deliveries;
+ *   4. the subscriber side at scale (issue 9): requests per subscription transition, page 1 vs page 100
+ *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling.
+ * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
+ * `BENCH_PARTS=calls,webhooks,replay,subscribers` (any of them) runs only those parts.
  * Prints readable tables on stdout, progress on stderr, and one JSON line last. Everything it started
  * is stopped at the end, on error and on Ctrl-C. Exits 1 when a check fails (an error during
  * measurement, a lost delivery, a replay count that does not match).
@@ -14,30 +20,60 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createCertificateAuthority } from '../bin/certificates.js';
 import { startLocalService, type LocalService } from '../shared/local/service.js';
 import { keys } from '../shared/store/keys.js';
+import { extraCaFromEnvironment } from '../shared/domain/webhook-deliveries/transport/trust.js';
 import { startDynamoDbLocal } from '../shared/store/dynamodb-local.js';
 import { measureRefusals, type RefusalSeries } from './authentication.js';
 import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
-import { attachRequestCounter, formatTable, freePort, installSignalHandlers, isStopping, onCleanup, round, runAsBackground, runCleanups, type RequestCounter } from './support.js';
-import { createDeliveryLog, measureCeiling, measurePipeline, startReceiver, type CeilingResult, type PipelineResult } from './webhooks.js';
+import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
+import { measureListing, measureRenewals, measureTransitions, type ListingFigures, type RenewalFigures, type TransitionFigures } from './subscriptions.js';
+import { attachRequestCounter, benchParts, benchScale, formatDescribed, formatTable, freePort, installSignalHandlers, isStopping, onCleanup, round, runAsBackground, runCleanups, type RequestCounter } from './support.js';
+import { PIPELINE_LABEL, createDeliveryLog, measureCeiling, measureDrain, measureNoisyNeighbour, measurePipeline, startReceiver, type CeilingResult, type DrainResult, type NoisyNeighbourResult, type PipelineResult } from './webhooks.js';
+
+/** The sizes of each part, per `BENCH_SCALE` (`full`: the sizes issues 9 and 13 name). */
+const SIZES = {
+  full: { calls: 1_000, refusalCalls: 500, rawSamples: 1_000, ceilingUpdates: 10_000, transitions: 50, subscribers: 100_000, pageSize: 100, renewals: 10_000, drainDeliveries: 10_000, latencyProjects: 200, neighbourEvents: 50, replayDeliveries: 10_000 },
+  small: { calls: 200, refusalCalls: 100, rawSamples: 200, ceilingUpdates: 2_000, transitions: 10, subscribers: 2_000, pageSize: 20, renewals: 1_000, drainDeliveries: 1_000, latencyProjects: 30, neighbourEvents: 20, replayDeliveries: 1_000 },
+} as const;
+const SCALE = benchScale();
+const SIZE = SIZES[SCALE];
+/** The parts to run (`BENCH_PARTS`, e.g. `subscribers,replay`; default all; the store's own figures always run). */
+const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers']);
 
 const WARMUP_CALLS = 50;
-const MEASURED_CALLS = 1_000;
+const MEASURED_CALLS = SIZE.calls;
 /** Calls per kind of refused token and surface (4 series; fewer than MEASURED_CALLS to keep the run short). */
-const REFUSAL_CALLS = 500;
+const REFUSAL_CALLS = SIZE.refusalCalls;
+/** The local dispatcher's concurrency (its default) and the ceilings' concurrency. */
 const CONCURRENCY = 32;
-const REPLAY_DELIVERIES = 10_000;
+const REPLAY_DELIVERIES = SIZE.replayDeliveries;
 const REPLAY_SINCE_HOURS = 24;
+/** Endpoint counts of the drain (issue 13: 1, 10 and 100). */
+const DRAIN_ENDPOINTS = [1, 10, 100] as const;
+/** Endpoints of the commit → first attempt run (events committed one at a time: latency, not a backlog). */
+const LATENCY_ENDPOINTS = 1;
+/** The noisy neighbour (issue 13 item 1): A's dead endpoints and events (50 × 6 = 300 deliveries). */
+const NEIGHBOUR_DEAD_ENDPOINTS = 50;
+const NEIGHBOUR_DEAD_EVENTS = 6;
+/** Subscriber pages read (issue 9: page 1 and page 100). */
+const LISTING_PAGES = 100;
+/** Aim of issue 9: DynamoDB requests of one transition beyond authentication. */
+const TRANSITION_AIM = 3;
+/** Aim of issue 13: DynamoDB requests per delivery, outbox to succeeded. */
+const DELIVERY_AIM = 3;
 
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /**
  * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox
- * relay query and the deadline worker's shard queries (the relay woken after a commit is labelled
+ * relay query, its running-replays query and the deadline worker's shard queries (the relay woken after a commit is labelled
  * through its async context instead).
  */
 function classifyServiceBackground(commandName: string, input: unknown): string | null {
@@ -48,6 +84,7 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
   if (typeof values[':index'] === 'string' && values[':index'].startsWith(keys.pendingDeliveriesIndex(0).slice(0, -2))) return 'sweeper';
   if (typeof values[':outbox'] === 'string' && values[':outbox'].startsWith(keys.outboxIndex(0).slice(0, -2))) return 'sweeper outbox relay';
   if (typeof values[':pk'] === 'string' && values[':pk'].startsWith(keys.deadlineIndex(0).slice(0, -2))) return 'deadline worker';
+  if (Object.values(values).includes(keys.runningReplaysIndex)) return 'sweeper';
   return null;
 }
 
@@ -59,7 +96,7 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
 function instrumentService(service: LocalService): RequestCounter {
   const counter = attachRequestCounter(service.store.document.middlewareStack, classifyServiceBackground);
   const wake = service.runtime.eventsCommitted;
-  service.runtime.eventsCommitted = (events) => runAsBackground('outbox relay, fan-out and dispatch', () => wake(events));
+  service.runtime.eventsCommitted = (events) => runAsBackground(PIPELINE_LABEL, () => wake(events));
   return counter;
 }
 
@@ -106,37 +143,173 @@ function printRefusals(series: RefusalSeries[]): void {
   for (const entry of series) if (entry.unexpectedSamples.length) console.log(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
 }
 
-interface WebhookRow {
-  pipeline: PipelineResult;
-  ceiling: CeilingResult;
+/** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
+function operationOf(name: string): string {
+  return name.replace(/Command$/, '').split(/[ [×]/)[0]!.replace(/Items?$/, '');
 }
 
-function printWebhooks(rows: WebhookRow[]): void {
-  console.log(`\n2. Webhook delivery throughput (local pipeline, dispatcher concurrency ${CONCURRENCY}; ceiling = direct signed POSTs, same transport, concurrency ${CONCURRENCY})\n`);
+/** Read operations (priced at the raw GetItem p50); every other operation is priced at the raw UpdateItem p50. */
+const READ_OPERATIONS = new Set(['Get', 'BatchGet', 'Query', 'TransactGet', 'Scan']);
+
+/**
+ * The round trips of a call priced at the raw requests' p50 (ms): each read at the GetItem p50, each
+ * write (UpdateItem, PutItem, TransactWriteItems...) at the UpdateItem p50, from requests per call by
+ * command name or description.
+ */
+function roundTripsMs(perCall: Record<string, number>, raw: RawRequestLatency): number {
+  return Object.entries(perCall).reduce((total, [name, count]) => total + count * (READ_OPERATIONS.has(operationOf(name)) ? raw.getItem.p50 : raw.updateItem.p50), 0);
+}
+
+/** `totals` divided by `calls`. */
+function perCall(totals: Record<string, number>, calls: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(totals).map(([name, count]) => [name, count / calls]));
+}
+
+function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: CallScenarioResult[]): void {
+  console.log(`\n1c. The store's own figures (raw requests through the store adapter, same DynamoDB Local, same run)\n`);
   console.log(
     formatTable(
-      ['endpoints', 'projects', 'deliveries', 'pipeline s', 'deliveries/s', 'ceiling s', 'ceiling/s', 'pipeline/ceiling', 'DDB req/delivery'],
-      rows.map(({ pipeline, ceiling }) => [
-        pipeline.endpoints,
-        pipeline.projects,
-        pipeline.deliveries,
-        round(pipeline.seconds, 3),
-        round(pipeline.deliveriesPerSecond, 1),
-        round(ceiling.seconds, 3),
-        round(ceiling.sendsPerSecond, 1),
-        `${round((pipeline.deliveriesPerSecond / ceiling.sendsPerSecond) * 100, 1)} %`,
-        round(pipeline.dynamoDbRequestsPerDelivery, 2),
+      ['request', 'p50 ms', 'p99 ms'],
+      [
+        ['GetItem (strongly consistent)', round(raw.getItem.p50, 3), round(raw.getItem.p99, 3)],
+        ['UpdateItem (conditional)', round(raw.updateItem.p50, 3), round(raw.updateItem.p99, 3)],
+      ],
+    ),
+  );
+  console.log(`\n   write ceiling: ${ceiling.updates} conditional UpdateItems at concurrency ${ceiling.concurrency}: ${round(ceiling.updatesPerSecond, 1)} /s\n`);
+  console.log(
+    formatTable(
+      ['call', 'p50 ms', 'DDB req/call', 'round trips at raw p50, ms', 'overhead ratio (p50 ÷ round trips)'],
+      calls.map((result) => {
+        const trips = roundTripsMs(perCall(result.commandTotals, result.calls), raw);
+        return [result.name, round(result.latency.p50, 2), round(result.requestsPerCall.mean, 2), round(trips, 2), round(result.latency.p50 / trips, 2)];
+      }),
+    ),
+  );
+}
+
+interface DrainRow {
+  drain: DrainResult;
+  https: CeilingResult;
+}
+
+function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, latency: PipelineResult, neighbour: NoisyNeighbourResult): void {
+  console.log(
+    `\n2. Webhook drain: deliveries put in the outbox first, timed from waking the relay until all succeeded (dispatcher concurrency ${CONCURRENCY}, at most ${CONCURRENCY / 4} per team, 5 per endpoint)`,
+  );
+  console.log(`   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})\n`);
+  console.log(
+    formatTable(
+      ['endpoints', 'teams', 'deliveries', 'drain s', 'deliveries/s', 'HTTPS ceiling/s', 'DDB req/delivery', `aim ≤ ${DELIVERY_AIM}`, 'store ceiling ÷ req/delivery', 'drain ÷ that (aim ≥ 0.5)'],
+      rows.map(({ drain, https }) => {
+        const bound = storeCeiling.updatesPerSecond / drain.dynamoDbRequestsPerDelivery;
+        return [
+          drain.endpoints,
+          drain.teams,
+          drain.deliveries,
+          round(drain.seconds, 2),
+          round(drain.deliveriesPerSecond, 1),
+          round(https.sendsPerSecond, 1),
+          round(drain.dynamoDbRequestsPerDelivery, 2),
+          drain.dynamoDbRequestsPerDelivery <= DELIVERY_AIM ? 'met' : 'NOT MET',
+          round(bound, 1),
+          round(drain.deliveriesPerSecond / bound, 2),
+        ];
+      }),
+    ),
+  );
+  console.log('');
+  for (const { drain, https } of rows) {
+    const outcomes = Object.entries(drain.outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ');
+    console.log(
+      `   ${drain.endpoints} endpoint(s): ${drain.events} events seeded in ${round(drain.seedSeconds, 2)} s; outcomes: ${outcomes || 'none'}; unsigned ${drain.unsigned}; HTTPS ceiling failures ${https.failures}` +
+        (drain.errors.length ? `; errors: ${drain.errors.join(' | ')}` : ''),
+    );
+    console.log(`      DDB requests per delivery: ${formatDescribed(drain.described, drain.deliveries)}`);
+  }
+  console.log(`\n2b. Event commit → first attempt received, quiet pipeline (${latency.projects} projects created over REST one at a time, ${latency.endpoints} endpoint; ${latency.deliveries} deliveries)\n`);
+  console.log(
+    formatTable(
+      ['figure', 'value'],
+      [
+        ['p50 ms', String(round(latency.commitToAttempt.p50, 1))],
+        ['p99 ms', String(round(latency.commitToAttempt.p99, 1))],
+        ['max ms', String(round(latency.commitToAttempt.max, 1))],
+        ['DynamoDB requests per delivery (fan-out and dispatch)', String(round(latency.dynamoDbRequestsPerDelivery, 2))],
+      ],
+    ),
+  );
+  console.log(
+    `\n2c. Noisy neighbour: team A has ${neighbour.deadEndpoints} endpoints on a receiver that never answers and ${neighbour.deadDeliveries} deliveries queued (${neighbour.heldWhenBStarted} attempts hanging when B started); team B creates ${neighbour.eventsB} projects one by one\n`,
+  );
+  console.log(
+    formatTable(
+      ['figure', 'value'],
+      [
+        ["B's commit → first attempt p50 ms", String(round(neighbour.commitToAttemptB.p50, 1))],
+        ["B's commit → first attempt p99 ms (issue 13: was 40–60 s)", String(round(neighbour.commitToAttemptB.p99, 1))],
+        ["B's max ms", String(round(neighbour.commitToAttemptB.max, 1))],
+      ],
+    ),
+  );
+}
+
+function printTransitionsAndListing(transitions: TransitionFigures[], listing: ListingFigures, raw: RawRequestLatency): void {
+  console.log(`\n4. Subscriber side at scale (issue 9)\n`);
+  console.log(`4a. One subscription transition over REST (${transitions[0]?.calls ?? 0} calls each; authentication = the token with the IP's counter and the rate counter)\n`);
+  console.log(
+    formatTable(
+      ['transition', 'p50 ms', 'DDB req/call', 'authentication', 'beyond authentication', `aim ≤ ${TRANSITION_AIM}`, 'overhead ratio', 'errors'],
+      transitions.map((entry) => [
+        entry.name,
+        round(entry.latency.p50, 2),
+        entry.total.min === entry.total.max ? String(entry.total.max) : `${entry.total.min}–${entry.total.max}`,
+        entry.authentication.min === entry.authentication.max ? String(entry.authentication.max) : `${entry.authentication.min}–${entry.authentication.max}`,
+        entry.beyondAuthentication.min === entry.beyondAuthentication.max ? String(entry.beyondAuthentication.max) : `${entry.beyondAuthentication.min}–${entry.beyondAuthentication.max}`,
+        entry.beyondAuthentication.max <= TRANSITION_AIM ? 'met' : 'NOT MET',
+        round(entry.latency.p50 / roundTripsMs(perCall(entry.described, entry.calls), raw), 2),
+        entry.errors.length,
       ]),
     ),
   );
   console.log('');
-  for (const { pipeline, ceiling } of rows) {
-    const outcomes = Object.entries(pipeline.outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ');
-    console.log(
-      `   ${pipeline.endpoints} endpoint(s): projects created in ${round(pipeline.createSeconds, 3)} s; outcomes: ${outcomes || 'none'}; unsigned ${pipeline.unsigned}; ceiling failures ${ceiling.failures}` +
-        (pipeline.errors.length ? `; errors: ${pipeline.errors.join(' | ')}` : ''),
-    );
+  for (const entry of transitions) {
+    console.log(`   ${entry.name}: ${formatDescribed(entry.described, entry.calls)}`);
+    if (entry.errors.length) console.log(`      errors: ${entry.errors.join(' | ')}`);
   }
+  console.log(
+    `\n4b. GET /v1/projects/{id}/subscribers of a project with ${listing.subscribers.toLocaleString('en-US')} subscribers, limit ${listing.pageSize} (seeded in ${round(listing.seedSeconds, 1)} s with BatchWriteItem)\n`,
+  );
+  console.log(
+    formatTable(
+      ['page', 'subscribers on it', 'DDB requests', 'ms', 'requests'],
+      [
+        ['1', listing.first.count, listing.first.requests, round(listing.first.ms, 1), formatDescribed(listing.first.described)],
+        [String(listing.last.page), listing.last.count, listing.last.requests, round(listing.last.ms, 1), formatDescribed(listing.last.described)],
+      ],
+    ),
+  );
+  console.log(`\n   every page read: ${listing.requestsPerPage.min}–${listing.requestsPerPage.max} requests${listing.errors.length ? `; errors: ${listing.errors.join(' | ')}` : ''}`);
+}
+
+function printRenewals(renewals: RenewalFigures): void {
+  const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
+  console.log(`\n4c. The deadline worker applying ${renewals.renewals.toLocaleString('en-US')} due renewals (fresh tables; seeded in ${round(renewals.seedSeconds, 1)} s)\n`);
+  console.log(
+    formatTable(
+      ['figure', 'value'],
+      [
+        ['renewals applied (failed)', `${renewals.applied} (${renewals.failed}); sample renewed ${renewals.renewedInSample} of ${renewals.sample}`],
+        ['worker runs, back to back', String(renewals.runs)],
+        ['seconds', String(round(renewals.seconds, 2))],
+        ['transitions per second', String(round(renewals.transitionsPerSecond, 1))],
+        ['DynamoDB requests per transition', String(round(renewals.requestsPerTransition, 2))],
+        [`store write ceiling (conditional UpdateItems, concurrency ${renewals.ceiling.concurrency})`, `${round(renewals.ceiling.updatesPerSecond, 1)} /s`],
+        ['ceiling ÷ requests per transition', `${round(bound, 1)} /s (worker reached ${round(renewals.transitionsPerSecond / bound, 2)} of it)`],
+      ],
+    ),
+  );
+  console.log(`\n   requests per renewal: ${formatDescribed(renewals.described, Math.max(1, renewals.applied))}`);
 }
 
 function printReplay(result: ReplayResult): void {
@@ -161,6 +334,21 @@ function printReplay(result: ReplayResult): void {
   );
 }
 
+/** Runs `part` against a DynamoDB Local of its own (started on a free port, stopped afterwards). */
+async function withFreshDynamoDb<T>(name: string, part: (endpoint: string) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  progress(`${name}: starting a fresh DynamoDB Local on 127.0.0.1:${port}`);
+  const dynamoDb = await startDynamoDbLocal({ port });
+  let stopping: Promise<void> | null = null;
+  const stop = () => (stopping ??= dynamoDb.stop());
+  onCleanup(`DynamoDB Local (${name})`, stop);
+  try {
+    return await part(dynamoDb.endpoint);
+  } finally {
+    await stop();
+  }
+}
+
 async function main(): Promise<void> {
   installSignalHandlers();
   const started = performance.now();
@@ -169,12 +357,20 @@ async function main(): Promise<void> {
   const dynamoDbPort = await freePort();
   progress(`starting DynamoDB Local on 127.0.0.1:${dynamoDbPort}`);
   const dynamoDb = await startDynamoDbLocal({ port: dynamoDbPort });
-  onCleanup('DynamoDB Local', () => dynamoDb.stop());
+  let dynamoDbStop: Promise<void> | null = null;
+  const stopDynamoDb = () => (dynamoDbStop ??= dynamoDb.stop());
+  onCleanup('DynamoDB Local', stopDynamoDb);
 
   progress('creating a test CA and the HTTPS receiver');
   const ca = await createCertificateAuthority({ commonName: 'membership-bench CA' });
   const receiver = await startReceiver(ca);
   onCleanup('receiver', () => receiver.close());
+
+  // The service trusts the CA the way `npm start` does: a PEM file named by WEBHOOK_EXTRA_CA_FILE.
+  const caDirectory = mkdtempSync(join(tmpdir(), 'membership-bench-ca-'));
+  onCleanup('CA file', () => rmSync(caDirectory, { recursive: true, force: true }));
+  writeFileSync(join(caDirectory, 'ca.pem'), ca.certPem);
+  const extraCaPem = extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(caDirectory, 'ca.pem') });
 
   const deliveryLog = createDeliveryLog();
   const tableName = `bench-${randomBytes(4).toString('hex')}`;
@@ -187,7 +383,7 @@ async function main(): Promise<void> {
     tableName,
     deadLetterTableName: `${tableName}-dead`,
     timeScale: 1,
-    extraCaPem: [ca.certPem],
+    extraCaPem,
     allowPrivateTargets: true,
     log: deliveryLog.log,
   });
@@ -197,7 +393,10 @@ async function main(): Promise<void> {
   const counter = instrumentService(service);
 
   // 1. Requests per call and latency.
-  const calls = await runRequestBenchmarks({ service, counter, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
+  let calls: CallScenarioResult[] = [];
+  let refusals: RefusalSeries[] = [];
+  if (PARTS.has('calls')) {
+  calls = await runRequestBenchmarks({ service, counter, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
   for (const result of calls) {
     if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
     if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
@@ -205,7 +404,7 @@ async function main(): Promise<void> {
   printRequests(calls);
 
   // 1b. Refused authentication: unknown token id vs wrong secret.
-  const refusals = await measureRefusals({ service, counter, existingToken: service.demoToken, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS, progress });
+  refusals = await measureRefusals({ service, counter, existingToken: service.demoToken, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS, progress });
   for (const entry of refusals) if (entry.unexpected) failures.push(`${entry.surface}, ${entry.kind}: ${entry.unexpected} answers other than 401`);
   for (const surface of new Set(refusals.map((entry) => entry.surface))) {
     const [unknown, wrong] = refusals.filter((entry) => entry.surface === surface);
@@ -214,34 +413,81 @@ async function main(): Promise<void> {
     }
   }
   printRefusals(refusals);
-
-  // 2. Webhook throughput: 1 endpoint × 200 projects, 50 endpoints × 20 projects.
-  const webhookRows: WebhookRow[] = [];
-  for (const { endpoints, projects } of [
-    { endpoints: 1, projects: 200 },
-    { endpoints: 50, projects: 20 },
-  ]) {
-    const pipeline = await measurePipeline({ service, receiver, deliveryLog, counter, endpoints, projects, progress });
-    progress(`ceiling: ${pipeline.deliveries} direct signed POSTs, concurrency ${CONCURRENCY}`);
-    const urls = Array.from({ length: endpoints }, (_, index) => receiver.url(`/hooks/${endpoints}/${index + 1}`));
-    const ceiling = await measureCeiling({ receiver, caPem: ca.certPem, urls, count: pipeline.deliveries, concurrency: CONCURRENCY });
-    webhookRows.push({ pipeline, ceiling });
-    if ((pipeline.outcomes.succeeded ?? 0) !== pipeline.deliveries) failures.push(`webhooks ×${endpoints}: ${pipeline.outcomes.succeeded ?? 0} of ${pipeline.deliveries} deliveries succeeded`);
-    if (pipeline.unsigned) failures.push(`webhooks ×${endpoints}: ${pipeline.unsigned} unsigned deliveries`);
-    if (ceiling.failures) failures.push(`ceiling ×${endpoints}: ${ceiling.failures} failed sends`);
   }
-  printWebhooks(webhookRows);
+
+  // 1c. The store's own figures: raw GetItem / UpdateItem p50 and the write ceiling.
+  progress(`store: ${SIZE.rawSamples} raw GetItems and UpdateItems, then ${SIZE.ceilingUpdates} concurrent conditional UpdateItems`);
+  const raw = await measureRawRequests(service.store, SIZE.rawSamples);
+  const storeCeiling = await measureWriteCeiling(service.store, { updates: SIZE.ceilingUpdates, concurrency: CONCURRENCY });
+  printBaseline(raw, storeCeiling, calls);
+
+  // 4a, 4b. Subscriber side through the service: transitions, page 1 vs page 100.
+  let transitions: TransitionFigures[] = [];
+  let listing: ListingFigures | null = null;
+  if (PARTS.has('subscribers')) {
+  transitions = await measureTransitions({ service, counter, count: SIZE.transitions, progress });
+  for (const entry of transitions) {
+    if (entry.errors.length) failures.push(`${entry.name}: ${entry.errors.length} non-200 answers`);
+    if (entry.beyondAuthentication.max > TRANSITION_AIM) failures.push(`${entry.name}: ${entry.beyondAuthentication.max} DynamoDB requests beyond authentication, aim ≤ ${TRANSITION_AIM}`);
+  }
+  listing = await measureListing({ service, counter, subscribers: SIZE.subscribers, pageSize: SIZE.pageSize, pages: LISTING_PAGES, progress });
+  if (listing.errors.length) failures.push(`subscriber listing: ${listing.errors.join(' | ')}`);
+  if (listing.last.page !== LISTING_PAGES) failures.push(`subscriber listing: read ${listing.last.page} pages, expected ${LISTING_PAGES}`);
+  if (listing.first.requests !== listing.last.requests) failures.push(`subscriber listing: page 1 took ${listing.first.requests} requests, page ${listing.last.page} ${listing.last.requests}`);
+  printTransitionsAndListing(transitions, listing, raw);
+  }
+
+  // 2. Webhook drain over 1, 10 and 100 endpoints, each beside the raw HTTPS ceiling.
+  const drainRows: DrainRow[] = [];
+  let latency: PipelineResult | null = null;
+  let neighbour: NoisyNeighbourResult | null = null;
+  if (PARTS.has('webhooks')) {
+  for (const endpoints of DRAIN_ENDPOINTS) {
+    const drain = await measureDrain({ service, receiver, deliveryLog, counter, endpoints, deliveries: SIZE.drainDeliveries, progress });
+    progress(`HTTPS ceiling: ${drain.deliveries} direct signed POSTs, concurrency ${CONCURRENCY}`);
+    const urls = Array.from({ length: endpoints }, (_, index) => receiver.url(`/ceiling/${endpoints}/${index + 1}`));
+    const https = await measureCeiling({ receiver, caPem: ca.certPem, urls, count: drain.deliveries, concurrency: CONCURRENCY });
+    drainRows.push({ drain, https });
+    if ((drain.outcomes.succeeded ?? 0) !== drain.deliveries) failures.push(`drain ×${endpoints}: ${drain.outcomes.succeeded ?? 0} of ${drain.deliveries} deliveries succeeded`);
+    if (drain.unsigned) failures.push(`drain ×${endpoints}: ${drain.unsigned} unsigned deliveries`);
+    if (https.failures) failures.push(`HTTPS ceiling ×${endpoints}: ${https.failures} failed sends`);
+    if (drain.dynamoDbRequestsPerDelivery > DELIVERY_AIM) failures.push(`drain ×${endpoints}: ${round(drain.dynamoDbRequestsPerDelivery, 2)} DynamoDB requests per delivery, aim ≤ ${DELIVERY_AIM}`);
+  }
+  // 2b. Event commit → first attempt, with events committed by real writes.
+  latency = await measurePipeline({ service, receiver, deliveryLog, counter, endpoints: LATENCY_ENDPOINTS, projects: SIZE.latencyProjects, createConcurrency: 1, progress });
+  if ((latency.outcomes.succeeded ?? 0) !== latency.deliveries) failures.push(`commit → attempt: ${latency.outcomes.succeeded ?? 0} of ${latency.deliveries} deliveries succeeded`);
+  // 2c. The noisy neighbour (last with the service: A's dead deliveries stay queued for retries).
+  neighbour = await measureNoisyNeighbour({ service, receiver, ca, deadEndpoints: NEIGHBOUR_DEAD_ENDPOINTS, deadProjects: NEIGHBOUR_DEAD_EVENTS, eventsB: SIZE.neighbourEvents, progress });
+  if (neighbour.commitToAttemptB.count !== neighbour.eventsB) failures.push(`noisy neighbour: B's receiver saw ${neighbour.commitToAttemptB.count} of ${neighbour.eventsB} events`);
+  printWebhooks(drainRows, storeCeiling, latency, neighbour);
+  }
 
   // The service is no longer needed; stop it before the replay so its sweeper does not compete.
   await stopService();
 
+  // DynamoDB Local slows down markedly once it holds the service run's data (seen: GetItem from ~1 ms to
+  // hundreds of ms), so the parts on fresh tables each get a fresh DynamoDB Local of their own.
+  await stopDynamoDb();
+
   // 3. replay-dead of 10,000 dead deliveries.
-  const replay = await measureReplay({ endpoint: dynamoDb.endpoint, deliveries: REPLAY_DELIVERIES, sinceHours: REPLAY_SINCE_HOURS, progress });
+  let replay: ReplayResult | null = null;
+  if (PARTS.has('replay')) {
+  replay = await withFreshDynamoDb('replay', (endpoint) => measureReplay({ endpoint, deliveries: REPLAY_DELIVERIES, sinceHours: REPLAY_SINCE_HOURS, progress }));
   if (replay.replayed !== REPLAY_DELIVERIES) failures.push(`replay-dead returned ${replay.replayed}, expected ${REPLAY_DELIVERIES}`);
   if (replay.queueMessages !== REPLAY_DELIVERIES || replay.distinctQueuedDeliveries !== REPLAY_DELIVERIES) failures.push(`replay-dead queued ${replay.queueMessages} messages (${replay.distinctQueuedDeliveries} distinct), expected ${REPLAY_DELIVERIES}`);
   if (replay.deadLetterLeft !== 0) failures.push(`replay-dead left ${replay.deadLetterLeft} dead-letter copies`);
   if (replay.pendingAfter !== REPLAY_DELIVERIES) failures.push(`replay-dead: ${replay.pendingAfter} rows pending afterwards, expected ${REPLAY_DELIVERIES}`);
   printReplay(replay);
+  }
+
+  // 4c. The deadline worker applying due renewals, in fresh tables, beside the write ceiling there.
+  let renewals: RenewalFigures | null = null;
+  if (PARTS.has('subscribers') && listing) {
+  renewals = await withFreshDynamoDb('renewals', (endpoint) => measureRenewals({ endpoint, renewals: SIZE.renewals, ceilingUpdates: SIZE.ceilingUpdates, ceilingConcurrency: CONCURRENCY, progress }));
+  if (renewals.applied !== SIZE.renewals || renewals.failed) failures.push(`renewals: ${renewals.applied} applied, ${renewals.failed} failed, expected ${SIZE.renewals}`);
+  if (renewals.renewedInSample !== renewals.sample) failures.push(`renewals: ${renewals.renewedInSample} of ${renewals.sample} sampled subscriptions renewed`);
+  printRenewals(renewals);
+  }
 
   const durationSeconds = (performance.now() - started) / 1000;
   console.log(`\nchecks: ${failures.length ? `FAILED\n${failures.map((failure) => `  - ${failure}`).join('\n')}` : 'all passed'}; total ${round(durationSeconds, 1)} s\n`);
@@ -273,19 +519,29 @@ async function main(): Promise<void> {
         ddb_requests_per_call: entry.requestsPerCall,
         not_401: entry.unexpected,
       })),
-      webhooks: webhookRows.map(({ pipeline, ceiling }) => ({
-        endpoints: pipeline.endpoints,
-        projects: pipeline.projects,
-        deliveries: pipeline.deliveries,
-        pipeline_s: round(pipeline.seconds, 3),
-        deliveries_per_s: round(pipeline.deliveriesPerSecond, 1),
-        ceiling_s: round(ceiling.seconds, 3),
-        ceiling_per_s: round(ceiling.sendsPerSecond, 1),
-        ratio: round(pipeline.deliveriesPerSecond / ceiling.sendsPerSecond, 3),
-        ddb_requests_per_delivery: round(pipeline.dynamoDbRequestsPerDelivery, 2),
-        outcomes: pipeline.outcomes,
+      scale: SCALE,
+      store: {
+        get_item_p50_ms: round(raw.getItem.p50, 3),
+        update_item_p50_ms: round(raw.updateItem.p50, 3),
+        write_ceiling_per_s: round(storeCeiling.updatesPerSecond, 1),
+        write_ceiling_concurrency: storeCeiling.concurrency,
+      },
+      webhook_drain: drainRows.map(({ drain, https }) => ({
+        endpoints: drain.endpoints,
+        teams: drain.teams,
+        deliveries: drain.deliveries,
+        drain_s: round(drain.seconds, 3),
+        deliveries_per_s: round(drain.deliveriesPerSecond, 1),
+        https_ceiling_per_s: round(https.sendsPerSecond, 1),
+        ddb_requests_per_delivery: round(drain.dynamoDbRequestsPerDelivery, 2),
+        outcomes: drain.outcomes,
       })),
-      replay_dead: {
+      commit_to_first_attempt_ms: latency && { p50: round(latency.commitToAttempt.p50, 1), p99: round(latency.commitToAttempt.p99, 1), deliveries: latency.deliveries },
+      noisy_neighbour_b_ms: neighbour && { p50: round(neighbour.commitToAttemptB.p50, 1), p99: round(neighbour.commitToAttemptB.p99, 1), events: neighbour.eventsB },
+      transitions: transitions.map((entry) => ({ name: entry.name, p50_ms: round(entry.latency.p50, 2), ddb_requests: entry.total, authentication: entry.authentication, beyond_authentication: entry.beyondAuthentication })),
+      subscriber_listing: listing && { subscribers: listing.subscribers, page_size: listing.pageSize, page_1_requests: listing.first.requests, last_page: listing.last.page, last_page_requests: listing.last.requests, page_1_ms: round(listing.first.ms, 1), last_page_ms: round(listing.last.ms, 1) },
+      renewals: renewals && { renewals: renewals.renewals, applied: renewals.applied, seconds: round(renewals.seconds, 2), transitions_per_s: round(renewals.transitionsPerSecond, 1), ddb_requests_per_transition: round(renewals.requestsPerTransition, 2), write_ceiling_per_s: round(renewals.ceiling.updatesPerSecond, 1) },
+      replay_dead: replay && {
         deliveries: replay.seeded,
         since_hours: replay.sinceHours,
         seconds_to_202: round(replay.secondsTo202, 3),

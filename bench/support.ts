@@ -184,6 +184,13 @@ export interface RequestCounts {
   byCommand: Record<string, number>;
   /** Commands made by background work (outbox relay, fan-out, sweeper), by label. */
   background: Record<string, number>;
+  /**
+   * Foreground commands by what they touch ({@link describeRequest}), e.g.
+   * `{ 'Get SUBSCRIPTION': 1, 'TransactWrite[Update SUBSCRIPTION, Put DEADLINE, Put EVENT]': 1 }`.
+   */
+  described: Record<string, number>;
+  /** Background commands by label, then by what they touch (as {@link described}). */
+  backgroundDescribed: Record<string, Record<string, number>>;
 }
 
 /** Counts DynamoDB requests through a client's middleware stack. */
@@ -204,7 +211,7 @@ export type BackgroundClassifier = (commandName: string, input: unknown) => stri
  * labelled by `classify` (given the command name and its unmarshalled input), count as background.
  */
 export function attachRequestCounter(stack: MiddlewareStackLike, classify: BackgroundClassifier = () => null): RequestCounter {
-  let counts: RequestCounts = { commands: 0, attempts: 0, byCommand: {}, background: {} };
+  let counts: RequestCounts = { commands: 0, attempts: 0, byCommand: {}, background: {}, described: {}, backgroundDescribed: {} };
   const add = (stack.add as unknown as AddMiddleware).bind(stack);
   add(
     (next, context) => async (args) => {
@@ -212,6 +219,9 @@ export function attachRequestCounter(stack: MiddlewareStackLike, classify: Backg
       const label = background.getStore() ?? classify(name, args.input);
       // The context object travels through every step of this one send: the attempt counter reads it.
       context.benchLabel = label;
+      const description = describeRequest(name, args.input);
+      const described = label ? (counts.backgroundDescribed[label] ??= {}) : counts.described;
+      described[description] = (described[description] ?? 0) + 1;
       if (label) counts.background[label] = (counts.background[label] ?? 0) + 1;
       else {
         counts.commands++;
@@ -230,12 +240,119 @@ export function attachRequestCounter(stack: MiddlewareStackLike, classify: Backg
   );
   return {
     reset() {
-      counts = { commands: 0, attempts: 0, byCommand: {}, background: {} };
+      counts = { commands: 0, attempts: 0, byCommand: {}, background: {}, described: {}, backgroundDescribed: {} };
     },
     snapshot() {
-      return { commands: counts.commands, attempts: counts.attempts, byCommand: { ...counts.byCommand }, background: { ...counts.background } };
+      return { commands: counts.commands, attempts: counts.attempts, byCommand: { ...counts.byCommand }, background: { ...counts.background }, described: { ...counts.described }, backgroundDescribed: Object.fromEntries(Object.entries(counts.backgroundDescribed).map(([label, described]) => [label, { ...described }])) };
     },
   };
+}
+
+/** A string attribute value, unmarshalled (`'x'`) or marshalled (`{ S: 'x' }`); undefined otherwise. */
+function stringValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as { S?: unknown }).S === 'string') return (value as { S: string }).S;
+  return undefined;
+}
+
+/**
+ * The kind of a key string: its upper-case segments, ids and shard numbers left out
+ * (`TEAM#<uuid>#PROJECT#<uuid>#SUBSCRIBERS` → `TEAM#PROJECT#SUBSCRIBERS`, `OUTBOX#03` → `OUTBOX`,
+ * `act_01K...` → `ACTIVITY`).
+ */
+export function keyKind(value: string): string {
+  if (value.startsWith('act_')) return 'ACTIVITY';
+  return value.split('#').filter((segment) => /^[A-Z][A-Z_]*$/.test(segment)).join('#') || '?';
+}
+
+/** The kind of an item key (`{ pk, sk }`): the sort key's kind, or the partition key's when the sort key names none (rate counters). */
+function itemKind(key: unknown): string {
+  const record = (key ?? {}) as Record<string, unknown>;
+  const sortKey = stringValue(record.sk);
+  const partitionKey = stringValue(record.pk) ?? '?';
+  if (sortKey && keyKind(sortKey) !== '?' && keyKind(sortKey) !== 'TEAM') return keyKind(sortKey);
+  return sortKey === 'TEAM' ? 'TEAM' : keyKind(partitionKey);
+}
+
+/** `names` counted and joined: `['Put A', 'Put A', 'Update B']` → `Put A×2, Update B`. */
+function joinCounted(names: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return [...counts].map(([name, count]) => (count > 1 ? `${name}×${count}` : name)).join(', ');
+}
+
+/**
+ * A short description of one DynamoDB command by what it touches, for the bench's breakdowns of where
+ * requests go: `Get SUBSCRIPTION`, `Update RATE`, `Query gsi1 OUTBOX`, `BatchGet[TOKEN, RATE]`,
+ * `TransactWrite[Update SUBSCRIPTION, Put DEADLINE, Put EVENT]` (item kinds from {@link keyKind}).
+ */
+export function describeRequest(commandName: string, input: unknown): string {
+  const operation = commandName.replace(/Command$/, '').replace(/Items?$/, '');
+  const request = (input ?? {}) as Record<string, unknown>;
+  switch (operation) {
+    case 'Get':
+    case 'Update':
+    case 'Delete':
+      return `${operation} ${itemKind(request.Key)}`;
+    case 'Put':
+      return `Put ${itemKind(request.Item)}`;
+    case 'Query': {
+      const values = (request.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+      const kinds = [...new Set(Object.values(values).map(stringValue).filter((value): value is string => value !== undefined).map(keyKind))].filter((kind) => kind !== '?');
+      return `Query ${request.IndexName ? `${String(request.IndexName)} ` : ''}${kinds.join(' ') || '?'}`;
+    }
+    case 'BatchGet': {
+      const tables = Object.values((request.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>);
+      return `BatchGet[${joinCounted(tables.flatMap((table) => (table.Keys ?? []).map(itemKind)))}]`;
+    }
+    case 'BatchWrite': {
+      const tables = Object.values((request.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }>>);
+      return `BatchWrite[${joinCounted(tables.flat().map((entry) => (entry.PutRequest ? `Put ${itemKind(entry.PutRequest.Item)}` : `Delete ${itemKind(entry.DeleteRequest?.Key)}`)))}]`;
+    }
+    case 'TransactWrite': {
+      const items = (request.TransactItems ?? []) as Array<Record<string, { Key?: unknown; Item?: unknown }>>;
+      return `TransactWrite[${joinCounted(items.map((entry) => {
+        const [kind, body] = Object.entries(entry)[0] ?? ['?', {}];
+        return `${kind} ${itemKind(body.Key ?? body.Item)}`;
+      }))}]`;
+    }
+    default:
+      return operation;
+  }
+}
+
+/** `described` counts as one line, most frequent first: `Get SUBSCRIPTION ×1000; ...`, each divided by `per` (e.g. per call). */
+export function formatDescribed(described: Record<string, number>, per = 1): string {
+  return Object.entries(described)
+    .sort((a, b) => b[1] - a[1])
+    .map(([description, count]) => `${description} ×${round(count / per, 2)}`)
+    .join('; ');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Size
+// ---------------------------------------------------------------------------------------------------
+
+/** `BENCH_SCALE`: `full` (default; the sizes the issues name) or `small` (a quick run while developing). */
+export type BenchScale = 'full' | 'small';
+
+/** Reads `BENCH_SCALE` (`full` or `small`, default `full`); throws on any other value. */
+export function benchScale(env: NodeJS.ProcessEnv = process.env): BenchScale {
+  const value = env.BENCH_SCALE ?? 'full';
+  if (value !== 'full' && value !== 'small') throw new Error(`BENCH_SCALE must be full or small, not ${value}`);
+  return value;
+}
+
+/**
+ * Reads `BENCH_PARTS` (a comma-separated subset of `known`; default every part). Throws on an unknown
+ * name, naming the known ones.
+ */
+export function benchParts<T extends string>(known: readonly T[], env: NodeJS.ProcessEnv = process.env): Set<T> {
+  const value = env.BENCH_PARTS?.trim();
+  if (!value) return new Set(known);
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) if (!known.includes(name as T)) throw new Error(`BENCH_PARTS: unknown part ${name}; known: ${known.join(', ')}`);
+  return new Set(names as T[]);
 }
 
 // ---------------------------------------------------------------------------------------------------

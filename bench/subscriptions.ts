@@ -1,0 +1,360 @@
+/**
+ * Benchmark 4 (issue 9 "Scale and speed", DESIGN D14, D15, D17): the subscriber side at scale.
+ *   a. DynamoDB requests of one subscription transition over REST (pause, resume, cancel at period end,
+ *      cancel now), split into authentication (the token and the IP's counter, the rate counter) and the
+ *      rest, with where each request goes; aim: at most 3 beyond authentication.
+ *   b. Listing page 1 and page 100 of a project's subscribers (`GET /v1/projects/{id}/subscribers`) with
+ *      100,000 subscribers: the same number of requests on both pages. The subscribers are seeded with
+ *      BatchWriteItem, built by the subscribers repository's own `prepareSubscriber` (seeding.ts).
+ *   c. The deadline worker (`applyDueDeadlines`) applying 10,000 due renewals, in fresh tables: transitions
+ *      per second beside the store's write ceiling measured right after on the same tables. The
+ *      subscriptions are built by the subscriptions repository's own `addSubscriptionCreation`.
+ *
+ * @module
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Principal } from '../shared/auth/principal.js';
+import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
+import { manualClock, systemClock } from '../shared/clock.js';
+import { applyDueDeadlines } from '../shared/deadlines/worker.js';
+import { TIER_ATTRIBUTE } from '../shared/domain/billing/repository.js';
+import { createPlan } from '../shared/domain/plans/repository.js';
+import type { Plan } from '../shared/domain/plans/schema.js';
+import { createProject } from '../shared/domain/projects/repository.js';
+import { createSubscriber, prepareSubscriber } from '../shared/domain/subscribers/repository.js';
+import { addSubscriptionCreation, createSubscription, getSubscription, newSubscription } from '../shared/domain/subscriptions/repository.js';
+import { createTeam } from '../shared/domain/teams/repository.js';
+import type { LocalService } from '../shared/local/service.js';
+import { createTables } from '../shared/store/create-tables.js';
+import { localDynamoDbClient } from '../shared/store/dynamodb-local.js';
+import { keys } from '../shared/store/keys.js';
+import { createStore, type Store } from '../shared/store/store.js';
+import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
+import { applyFoldedUpdates, batchWrite, recordingTransaction } from './seeding.js';
+import { measureWriteCeiling, type WriteCeiling } from './store-baseline.js';
+import { attachRequestCounter, mintTokens, runPool, summarize, type LatencySummary, type RequestCounter } from './support.js';
+
+const DAY_MS = 86_400_000;
+
+/** Item kinds of authentication: the token (read with the IP's counter) and the rate counters (D4). */
+const AUTHENTICATION_KINDS = ['TOKEN', 'RATE'];
+
+/**
+ * The item kinds a request description ((`describeRequest` in support.ts)) touches: `Get TOKEN` → `[TOKEN]`,
+ * `BatchGet[TOKEN, RATE]` → `[TOKEN, RATE]`, `TransactWrite[Put EVENT×2, Update X]` → `[EVENT, X]`.
+ */
+function kindsOf(description: string): string[] {
+  const bracket = /\[(.*)\]$/.exec(description);
+  const entries = bracket ? bracket[1]!.split(', ') : [description];
+  return entries.map((entry) => entry.replace(/×\d+$/, '').split(' ').pop()!);
+}
+
+/** True when a request touches only authentication items (the token, the IP's and the token's rate counters). */
+function isAuthentication(description: string): boolean {
+  return kindsOf(description).every((kind) => AUTHENTICATION_KINDS.includes(kind));
+}
+
+/** A principal of `teamId` holding every ability (domain calls for seeding; `tokenId` names a real token where its owner matters). */
+function fullPrincipal(teamId: string, tokenId: string): Principal {
+  return { tokenId, teamId, abilities: new Set(ABILITY_VALUES), projectIds: null };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// a. One transition
+// ---------------------------------------------------------------------------------------------------
+
+/** Figures of one kind of transition over REST. */
+export interface TransitionFigures {
+  /** e.g. `POST /v1/subscriptions/{id}/pause` (active → paused). */
+  name: string;
+  calls: number;
+  latency: LatencySummary;
+  /** Foreground DynamoDB requests per call: all, authentication, beyond authentication (min–max). */
+  total: { min: number; max: number };
+  authentication: { min: number; max: number };
+  beyondAuthentication: { min: number; max: number };
+  /** Requests by what they touch, summed over the calls (divide by `calls`). */
+  described: Record<string, number>;
+  errors: string[];
+}
+
+/**
+ * Creates `count` active subscriptions (creator grants on a monthly plan) in a new project of the
+ * demo team through the domain, then drives each through pause → resume → cancel at period end →
+ * cancel now over REST, counting each call's DynamoDB requests.
+ */
+export async function measureTransitions(options: { service: LocalService; counter: RequestCounter; count: number; progress: (line: string) => void }): Promise<TransitionFigures[]> {
+  const { service, counter } = options;
+  const runtime = service.runtime;
+  const [token] = await mintTokens(service.store, service.demoTeamId, 1, 'bench transitions');
+  const principal = fullPrincipal(service.demoTeamId, token!.id);
+  const project = await createProject(runtime, principal, { name: 'Bench transitions', platform_type: 'web' });
+  const plan = await createPlan(runtime, principal, project.id, { name: 'Monthly', amount: 900, currency: 'USD', interval: 'month' });
+  options.progress(`transitions: ${options.count} subscriptions × 4 transitions over REST`);
+  const subscriptionIds: string[] = [];
+  for (let index = 0; index < options.count; index++) {
+    const subscriber = await createSubscriber(runtime, principal, project.id, { display_name: `Bench ${index}`, email: `bench-${index}@example.com`, consent: true });
+    subscriptionIds.push((await createSubscription(runtime, principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id })).id);
+  }
+  await runtime.idle();
+  const steps = [
+    { name: 'pause (active → paused)', action: 'pause', body: {} },
+    { name: 'resume (paused → active)', action: 'resume', body: {} },
+    { name: 'cancel at period end (active → pending_cancellation)', action: 'cancel', body: { at_period_end: true } },
+    { name: 'cancel now (pending_cancellation → canceled)', action: 'cancel', body: { at_period_end: false } },
+  ];
+  const results: TransitionFigures[] = [];
+  for (const step of steps) {
+    const latencies: number[] = [];
+    const totals: number[] = [];
+    const authentications: number[] = [];
+    const described: Record<string, number> = {};
+    const errors: string[] = [];
+    for (const id of subscriptionIds) {
+      await runtime.idle(); // the previous call's events are fanned out in the background; keep them out of this call
+      counter.reset();
+      const started = performance.now();
+      const response = await fetch(`${service.baseUrl}/v1/subscriptions/${id}/${step.action}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token!.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+        body: JSON.stringify(step.body),
+      });
+      const text = await response.text();
+      latencies.push(performance.now() - started);
+      const counts = counter.snapshot();
+      if (response.status !== 200 && errors.length < 3) errors.push(`${response.status} ${text.slice(0, 160)}`);
+      let authentication = 0;
+      for (const [description, count] of Object.entries(counts.described)) {
+        described[description] = (described[description] ?? 0) + count;
+        if (isAuthentication(description)) authentication += count;
+      }
+      totals.push(counts.commands);
+      authentications.push(authentication);
+    }
+    const beyond = totals.map((total, index) => total - authentications[index]!);
+    results.push({
+      name: `POST /v1/subscriptions/{id}/${step.action}: ${step.name}`,
+      calls: subscriptionIds.length,
+      latency: summarize(latencies),
+      total: { min: Math.min(...totals), max: Math.max(...totals) },
+      authentication: { min: Math.min(...authentications), max: Math.max(...authentications) },
+      beyondAuthentication: { min: Math.min(...beyond), max: Math.max(...beyond) },
+      described,
+      errors,
+    });
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// b. Page 1 and page 100
+// ---------------------------------------------------------------------------------------------------
+
+/** Figures of paging through a large project's subscribers. */
+export interface ListingFigures {
+  subscribers: number;
+  pageSize: number;
+  seedSeconds: number;
+  /** Requests and latency of page 1 and of the last page read (page `pages`). */
+  first: { requests: number; ms: number; described: Record<string, number>; count: number };
+  last: { requests: number; ms: number; described: Record<string, number>; count: number; page: number };
+  /** Requests per page over every page read (min–max). */
+  requestsPerPage: { min: number; max: number };
+  errors: string[];
+}
+
+/**
+ * Seeds `subscribers` subscribers into a new project of the demo team (BatchWriteItem of the items
+ * `prepareSubscriber` writes: the subscriber and its reference item; the team's subscriber counter
+ * raised once by the total), then reads pages 1 … `pages` of `GET /v1/projects/{id}/subscribers` with
+ * `limit=pageSize`, following `next_cursor`, counting each page's DynamoDB requests.
+ */
+export async function measureListing(options: { service: LocalService; counter: RequestCounter; subscribers: number; pageSize: number; pages: number; progress: (line: string) => void }): Promise<ListingFigures> {
+  const { service, counter } = options;
+  const runtime = service.runtime;
+  const [token] = await mintTokens(service.store, service.demoTeamId, 1, 'bench listing');
+  const principal = fullPrincipal(service.demoTeamId, token!.id);
+  const project = await createProject(runtime, principal, { name: 'Bench listing', platform_type: 'web' });
+  options.progress(`listing: seeding ${options.subscribers.toLocaleString('en-US')} subscribers (BatchWriteItem)`);
+  const seedStarted = performance.now();
+  const tx = recordingTransaction();
+  for (let index = 0; index < options.subscribers; index++) {
+    const prepared = await prepareSubscriber(runtime, principal, project.id, { display_name: `Subscriber ${index}`, email: `subscriber-${index}@example.com`, consent: index % 2 === 0 });
+    prepared.write(tx, { projectGuarded: true });
+  }
+  await batchWrite(service.store, tx.puts, 8);
+  await applyFoldedUpdates(service.store, tx.updates);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+  options.progress(`listing: pages 1–${options.pages} of ${options.pageSize}`);
+  const errors: string[] = [];
+  const pages: Array<{ requests: number; ms: number; described: Record<string, number>; count: number }> = [];
+  let cursor: string | null = null;
+  for (let page = 1; page <= options.pages; page++) {
+    const query = new URLSearchParams({ limit: String(options.pageSize) });
+    if (cursor) query.set('cursor', cursor);
+    await runtime.idle();
+    counter.reset();
+    const started = performance.now();
+    const response = await fetch(`${service.baseUrl}/v1/projects/${project.id}/subscribers?${query}`, { headers: { Authorization: `Bearer ${token!.token}` } });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    const counts = counter.snapshot();
+    if (response.status !== 200) {
+      errors.push(`page ${page}: ${response.status} ${text.slice(0, 160)}`);
+      break;
+    }
+    const body = JSON.parse(text) as { data: unknown[]; next_cursor: string | null };
+    pages.push({ requests: counts.commands, ms, described: counts.described, count: body.data.length });
+    cursor = body.next_cursor;
+    if (!cursor) break;
+  }
+  const requests = pages.map((page) => page.requests);
+  return {
+    subscribers: options.subscribers,
+    pageSize: options.pageSize,
+    seedSeconds,
+    first: pages[0] ?? { requests: 0, ms: 0, described: {}, count: 0 },
+    last: { ...(pages[pages.length - 1] ?? { requests: 0, ms: 0, described: {}, count: 0 }), page: pages.length },
+    requestsPerPage: { min: Math.min(...requests), max: Math.max(...requests) },
+    errors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// c. The deadline worker
+// ---------------------------------------------------------------------------------------------------
+
+/** Figures of the deadline worker applying due renewals. */
+export interface RenewalFigures {
+  renewals: number;
+  seedSeconds: number;
+  /** Worker runs (`applyDueDeadlines` calls, back to back) until a run applied nothing. */
+  runs: number;
+  applied: number;
+  failed: number;
+  seconds: number;
+  transitionsPerSecond: number;
+  /** DynamoDB requests per applied renewal, and where they go (summed; divide by `applied`). */
+  requestsPerTransition: number;
+  described: Record<string, number>;
+  /** Subscriptions sampled afterwards whose period moved into the future (should equal the sample size). */
+  renewedInSample: number;
+  sample: number;
+  ceiling: WriteCeiling;
+}
+
+/**
+ * A store whose reads find nothing, for building a NEW subscription's writes with the repository's own
+ * `addSubscriptionCreation` without reading: a new subscriber has no member, no other subscriptions and
+ * no conversion marker, and the bench project has no platform resources (so the project read, which
+ * only supplies resources, may find nothing too). Writes throw: they go through the recording transaction.
+ */
+function readsNothingStore(store: Store): Store {
+  const refuse = async () => {
+    throw new Error('bench seeding writes through the recording transaction');
+  };
+  return {
+    tableName: store.tableName,
+    deadLetterTableName: store.deadLetterTableName,
+    document: store.document,
+    get: async () => undefined,
+    query: async () => ({ items: [], lastEvaluatedKey: undefined }),
+    batchGet: async () => [],
+    put: refuse,
+    update: refuse,
+    delete: refuse,
+    transactWrite: refuse,
+  };
+}
+
+/**
+ * In fresh tables on `endpoint`: a team (business tier), a project and a weekly plan created 8 days ago
+ * (clock set back), then `renewals` active creator-grant subscriptions started 8 days ago — so each
+ * one's period ended a day ago and its `subscription.clock` deadline (a renewal) is due — seeded with
+ * BatchWriteItem. Then runs the deadline worker back to back until a run applies nothing, counting its
+ * DynamoDB requests, checks a sample of subscriptions renewed, and measures the write ceiling
+ * (`ceilingUpdates` conditional UpdateItems at `ceilingConcurrency`) on the same tables.
+ */
+export async function measureRenewals(options: { endpoint: string; renewals: number; ceilingUpdates: number; ceilingConcurrency: number; progress: (line: string) => void }): Promise<RenewalFigures> {
+  const client = localDynamoDbClient(options.endpoint);
+  const name = `bench-renewals-${randomBytes(4).toString('hex')}`;
+  const store = createStore({ client, tableName: name, deadLetterTableName: `${name}-dead` });
+  try {
+    await createTables(store.document, { table: store.tableName, deadLetterTable: store.deadLetterTableName });
+    const startMs = Math.floor(Date.now() / 1000) * 1000 - 8 * DAY_MS;
+    const past = manualClock(startMs);
+    const pastRuntime: UnitOfWorkRuntime = { store, clock: past, eventsCommitted() {} };
+    const team = await createTeam(store, past, { name: 'Bench renewals' });
+    await store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': 'business' } });
+    const principal = fullPrincipal(team.id, 'bench');
+    const project = await createProject(pastRuntime, principal, { name: 'Bench renewals', platform_type: 'web' });
+    const plan: Plan = await createPlan(pastRuntime, principal, project.id, { name: 'Weekly', amount: 300, currency: 'USD', interval: 'week' });
+
+    options.progress(`renewals: seeding ${options.renewals.toLocaleString('en-US')} active subscriptions whose period ended a day ago`);
+    const seedStarted = performance.now();
+    const seedRuntime: UnitOfWorkRuntime = { store: readsNothingStore(store), clock: past, eventsCommitted() {} };
+    const tx = recordingTransaction();
+    const subscriptionIds: string[] = [];
+    for (let index = 0; index < options.renewals; index++) {
+      const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, { display_name: `Renewing ${index}`, consent: false });
+      const subscription = newSubscription({ projectId: project.id, subscriberId: newSubscriber.subscriber.id, plan, source: 'creator_grant', nowMs: startMs, startMs, trialEndMs: null, endsAtMs: null });
+      await addSubscriptionCreation(tx, seedRuntime, principal, { subscription, subscriber: newSubscriber.subscriber, plan, accessCode: null, newSubscriber });
+      subscriptionIds.push(subscription.id);
+    }
+    await batchWrite(store, tx.puts, 8);
+    await applyFoldedUpdates(store, tx.updates);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+    options.progress('renewals: the deadline worker, run after run until nothing is due');
+    const counter = attachRequestCounter(client.middlewareStack);
+    const runtime: UnitOfWorkRuntime = { store, clock: systemClock, eventsCommitted() {} };
+    let runs = 0;
+    let applied = 0;
+    let failed = 0;
+    const failures: string[] = [];
+    counter.reset();
+    const started = performance.now();
+    for (;;) {
+      const result = await applyDueDeadlines(runtime, systemClock.nowMs(), {
+        onError: (error) => {
+          if (failures.length < 3) failures.push((error as Error).message);
+        },
+      });
+      runs++;
+      applied += result.applied;
+      failed += result.failed;
+      if (result.applied === 0 || runs > 100) break;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const counts = counter.snapshot();
+    if (failures.length) options.progress(`renewals: handler failures: ${failures.join(' | ')}`);
+
+    const sample = subscriptionIds.filter((_, index) => index % Math.max(1, Math.floor(subscriptionIds.length / 50)) === 0);
+    let renewedInSample = 0;
+    await runPool(sample.length, 8, async (index) => {
+      const subscription = await getSubscription(store, principal, sample[index]!);
+      if (subscription.status === 'active' && subscription.current_period_end && Date.parse(subscription.current_period_end) > Date.now()) renewedInSample++;
+    });
+
+    options.progress(`renewals: write ceiling, ${options.ceilingUpdates} conditional UpdateItems at concurrency ${options.ceilingConcurrency}`);
+    const ceiling = await measureWriteCeiling(store, { updates: options.ceilingUpdates, concurrency: options.ceilingConcurrency });
+    return {
+      renewals: options.renewals,
+      seedSeconds,
+      runs,
+      applied,
+      failed,
+      seconds,
+      transitionsPerSecond: applied / seconds,
+      requestsPerTransition: counts.commands / Math.max(1, applied),
+      described: counts.described,
+      renewedInSample,
+      sample: sample.length,
+      ceiling,
+    };
+  } finally {
+    client.destroy();
+  }
+}
