@@ -113,10 +113,17 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   return countFailure(checked.error, checked.holder);
 }
 
+/** Most token ids {@link recentlyStamped} holds before it starts again (bounded memory in a long-lived process). */
+const RECENTLY_STAMPED_LIMIT = 10_000;
+/** Token id → when (epoch milliseconds, the runtime's clock) this process last sent its `last_used_at` stamp. */
+const recentlyStamped = new Map<string, number>();
+
 /**
  * Stamps `last_used_at` (ISO time) on a token that just authenticated a call, when the stamp it was read
  * with is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem,
- * so concurrent calls write it once and a busy token costs no write per call. The token list shows it
+ * so concurrent calls write it once and a busy token costs no write per call. A burst of first calls in
+ * one process (a Lambda container, the local server) sends one UpdateItem, not one per call: the process
+ * remembers which tokens it stamped within the hour ({@link recentlyStamped}). The token list shows it
  * (`Token.last_used_at`, the dashboard's "Last used"). Never fails the call: a lost race is ignored and a
  * store failure only logged (the stamp is informational).
  */
@@ -125,6 +132,11 @@ export async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item
   const threshold = isoTime(nowMs - TOKEN_LAST_USED_PRECISION_MS);
   const stored = tokenItem.last_used_at as string | undefined;
   if (stored && stored > threshold) return;
+  const tokenId = tokenItem.id as string;
+  const stampedAtMs = recentlyStamped.get(tokenId);
+  if (stampedAtMs !== undefined && stampedAtMs > nowMs - TOKEN_LAST_USED_PRECISION_MS && stampedAtMs <= nowMs) return;
+  if (recentlyStamped.size >= RECENTLY_STAMPED_LIMIT) recentlyStamped.clear();
+  recentlyStamped.set(tokenId, nowMs);
   try {
     await store.update({
       Key: keys.token(tokenItem.id as string),
