@@ -19,7 +19,7 @@ import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import { integrationSettingsOf } from '../../shared/integrations.js';
 import { logger } from '../../shared/logger.js';
 import { domainSnapshot } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { invoice, newWebhookSecret, stripeEventBody, stripeId, stripeSignature } from '../support/stripe.js';
 
@@ -28,13 +28,10 @@ let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let billingSecret: string;
 let invoiceId: string;
-let seen: number;
+let eventCursor: TeamEventCursor;
 
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
@@ -79,7 +76,7 @@ beforeEach(async () => {
   team = await seedTeam(runtime.store, clock, undefined, 'free');
   await changeTier(runtime, team.team.id, 'pro');
   invoiceId = (await listBillingInvoices(runtime.store, team.team.id, { limit: 1 })).data[0].id;
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

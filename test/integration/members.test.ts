@@ -13,21 +13,18 @@ import { recordPlatformMembership, type PlatformMembershipUpdate } from '../../s
 import { findMemberOfSubscriber } from '../../shared/domain/members/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let projectId: string;
-let seen: number;
+let eventCursor: TeamEventCursor;
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
@@ -39,7 +36,7 @@ beforeEach(async () => {
   runtime = await createTestRuntime({ clock });
   team = await seedTeam(runtime.store, clock);
   projectId = (await call('POST', '/v1/projects', { name: 'Chat club', platform_type: 'telegram' })).json.id;
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

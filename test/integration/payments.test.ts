@@ -18,7 +18,7 @@ import { createSubscriber } from '../../shared/domain/subscribers/repository.js'
 import { redactPayload } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 const DAY = 86_400_000;
@@ -32,14 +32,11 @@ let gold: { id: string; amount: number };
 let free: { id: string };
 let subscriberId: string;
 /** Events of the team already returned by {@link newEvents}. */
-let seen: number;
+let eventCursor: TeamEventCursor;
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
@@ -70,7 +67,7 @@ beforeEach(async () => {
   gold = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }, 201);
   free = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' }, 201);
   subscriberId = await newSubscriber('Ada', { email: 'ada@example.com', consent: true });
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

@@ -12,7 +12,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import { keys } from '../../shared/store/keys.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
@@ -20,14 +20,11 @@ let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let project: { id: string; name: string };
 /** Events of the team already returned by {@link newEvents}. */
-let seen: number;
+let eventCursor: TeamEventCursor;
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
@@ -43,7 +40,7 @@ beforeEach(async () => {
   clock = testClock();
   runtime = await createTestRuntime({ clock });
   team = await seedTeam(runtime.store, clock);
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   const created = await call('POST', '/v1/projects', { name: 'Book club', platform_type: 'telegram', description: 'Monthly reads' });
   expect(created.status).toBe(201);
   project = created.json;

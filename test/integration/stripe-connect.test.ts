@@ -20,7 +20,7 @@ import type { IntegrationSettings } from '../../shared/integrations.js';
 import { stripeProductId } from '../../shared/providers/stripe.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, rest, scanTable } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
@@ -31,7 +31,7 @@ let team: Awaited<ReturnType<typeof seedTeam>>;
 let projectId: string;
 let secretKey: string;
 let webhookSecret: string;
-let seen: number;
+let eventCursor: TeamEventCursor;
 
 beforeAll(async () => {
   stripe = await startFakeStripeApi();
@@ -41,11 +41,8 @@ afterAll(async () => {
 });
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 const call = (method: string, path: string, body?: unknown) => rest(runtime, { method, path, token: team.token, body });
@@ -88,7 +85,7 @@ beforeEach(async () => {
   secretKey = `rk_test_${randomBytes(18).toString('hex')}Zq9X`;
   webhookSecret = `whsec_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a')}`;
   stripe.addKey(secretKey, `acct_${projectId.slice(0, 8)}`);
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

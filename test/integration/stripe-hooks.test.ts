@@ -18,7 +18,7 @@ import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, rest, scanTable } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { checkoutSession, connectStripe, invoice, refundedCharge, stripeEventBody, stripeId, stripeSignature, stripeSubscription } from '../support/stripe.js';
@@ -29,7 +29,7 @@ let team: Awaited<ReturnType<typeof seedTeam>>;
 let projectId: string;
 let gold: { id: string; amount: number };
 let webhookSecret: string;
-let seen: number;
+let eventCursor: TeamEventCursor;
 let stripeApi: FakeStripeApi;
 
 beforeAll(async () => {
@@ -40,11 +40,8 @@ afterAll(async () => {
 });
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) => rest(runtime, { method, path, token: team.token, body, query });
@@ -98,7 +95,7 @@ beforeEach(async () => {
   projectId = (await ok('POST', '/v1/projects', { name: 'Book club', platform_type: 'telegram' }, 201)).id;
   gold = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month' }, 201);
   ({ webhookSecret } = await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), projectId));
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

@@ -18,7 +18,7 @@ import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js
 import { webPlatformAdapter } from '../../shared/platforms/web.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
@@ -26,14 +26,11 @@ let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let projectId: string;
 /** Events of the team already returned by {@link newEvents}. */
-let seen: number;
+let eventCursor: TeamEventCursor;
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
@@ -62,7 +59,7 @@ beforeEach(async () => {
   runtime = await createTestRuntime({ clock });
   team = await seedTeam(runtime.store, clock);
   projectId = (await call('POST', '/v1/projects', { name: 'Site club', platform_type: 'web' })).json.id;
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

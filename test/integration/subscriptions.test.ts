@@ -19,7 +19,7 @@ import { SUBSCRIPTION_DEADLINE_KIND, suspendSubscriptionsOfSubscriber } from '..
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
-import { teamEvents } from '../support/events.js';
+import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 const DAY = 86_400_000;
@@ -34,14 +34,11 @@ let silver: { id: string };
 let free: { id: string };
 let subscriberId: string;
 /** Events of the team already returned by {@link newEvents}. */
-let seen: number;
+let eventCursor: TeamEventCursor;
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
@@ -68,7 +65,7 @@ beforeEach(async () => {
   silver = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Silver', amount: 300, currency: 'EUR', interval: 'month' }, 201);
   free = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' }, 201);
   subscriberId = await newSubscriber();
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

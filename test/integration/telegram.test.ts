@@ -20,7 +20,7 @@ import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
-import { expectPublishedEvent, teamEvents } from '../support/events.js';
+import { expectPublishedEvent, TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
 
@@ -34,7 +34,7 @@ let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let projectId: string;
 let botToken: string;
-let seen: number;
+let eventCursor: TeamEventCursor;
 let nextUpdateId = 5000;
 
 beforeAll(async () => {
@@ -45,11 +45,8 @@ afterAll(async () => {
 });
 
 /** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await teamEvents(runtime.store, team.team.id);
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
 }
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) => rest(runtime, { method, path, token: team.token, body, query });
@@ -107,7 +104,7 @@ beforeEach(async () => {
   projectId = (await call('POST', '/v1/projects', { name: 'Readers', platform_type: 'telegram' })).json.id;
   botToken = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
   telegram.addBot(botToken, BOT);
-  seen = 0;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
   await newEvents();
 });
 

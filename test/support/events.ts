@@ -73,3 +73,24 @@ export async function teamEvents(store: Store, teamId: string): Promise<EventEnv
   for (const event of events) expectPublishedEvent(event);
   return events;
 }
+
+/**
+ * Reads one team's outbox events step by step, for tests that check what each step emitted: {@link next}
+ * resolves with the events not returned before (oldest first, each checked by {@link teamEvents}).
+ */
+export class TeamEventCursor {
+  private seen = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly teamId: string,
+  ) {}
+
+  /** The team's events written since the last call (all of them on the first call). */
+  async next(): Promise<EventEnvelope[]> {
+    const events = await teamEvents(this.store, this.teamId);
+    const fresh = events.slice(this.seen);
+    this.seen = events.length;
+    return fresh;
+  }
+}
