@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * One DynamoDB Local is started for the whole run (test/global-setup.ts) and its endpoint is
- * handed to the tests through DYNAMODB_ENDPOINT. Each test file uses its own table names. No test may
+ * handed to the tests through DYNAMODB_ENDPOINT. Each test file uses its own table names and deletes them
+ * afterwards (test/setup-file.ts). No test may
  * reach the internet: a runtime without its own integration settings (the environment's) sends Stripe and
  * Telegram calls to a closed loopback port, refused at once; tests that call them start loopback fakes.
  */
@@ -10,6 +11,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup-file.ts'],
     testTimeout: 60_000,
     hookTimeout: 90_000,
     pool: 'forks',

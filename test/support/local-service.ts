@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../../shared/local/service.js';
+import { registerTestTables } from './store.js';
 
 /**
  * Starts the local service in-process for a test: REST and the tool server on 127.0.0.1:0, against the
@@ -9,6 +10,7 @@ import { startLocalService, type LocalService, type LocalServiceOptions } from '
  */
 export function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
   const tableName = overrides.tableName ?? `svc-${randomBytes(4).toString('hex')}`;
+  registerTestTables(tableName, `${tableName}-dead`);
   return startLocalService({
     host: '127.0.0.1',
     port: 0,

@@ -9,6 +9,7 @@
  * Keep this file small: add a helper only when several test files need it.
  */
 import { randomBytes } from 'node:crypto';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
 import { authenticate, type Principal } from '../../shared/auth/principal.js';
@@ -31,9 +32,35 @@ export async function createTestStore(): Promise<Store> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('DYNAMODB_ENDPOINT is not set; run the tests through vitest (test/global-setup.ts).');
   const name = `t-${randomBytes(6).toString('hex')}`;
+  registerTestTables(name, `${name}-dead`);
   const store = createStore({ endpoint, tableName: name, deadLetterTableName: `${name}-dead` });
   await createTables(store.document, { table: store.tableName, deadLetterTable: store.deadLetterTableName });
   return store;
+}
+
+/** The tables this test file created (its own module instance: vitest isolates each file), deleted after it. */
+const createdTables = new Set<string>();
+
+/** Records tables a test file creates, for {@link deleteTestTables} after the file (`test/setup-file.ts`). */
+export function registerTestTables(...names: string[]): void {
+  for (const name of names) createdTables.add(name);
+}
+
+/**
+ * Deletes every table the current test file created (never throws: a table already gone is fine). One
+ * DynamoDB Local serves the whole run, and it slows down markedly as tables pile up (its TTL job and
+ * queries visit every table), so each file leaves none behind.
+ */
+export async function deleteTestTables(): Promise<void> {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint || createdTables.size === 0) return;
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    await Promise.all([...createdTables].map((TableName) => client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
+  } finally {
+    createdTables.clear();
+    client.destroy();
+  }
 }
 
 /**
