@@ -12,8 +12,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-file.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 90_000,
+    // Generous: on a 2-core machine one DynamoDB Local (a full core) serves two workers, and a test that takes
+    // 2 s alone can take 60 s or more late in a full run (races of 150-650 concurrent requests most of all).
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 2,
     env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
