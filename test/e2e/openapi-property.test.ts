@@ -312,8 +312,10 @@ describe('every documented operation, against the local server', () => {
     }
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
     expect([...seen.keys()].sort()).toEqual(operations.sort());
-    // The runs reached the operations themselves, not only the validators and the authenticator.
-    expect([...seen.values()].filter((statuses) => [...statuses].some((status) => status < 300)).length).toBeGreaterThan(operations.length / 2);
+    // The runs reached the operations themselves, not only the validators and the authenticator: a success,
+    // or an answer only the operation's own logic gives (404 of an id, 409 of a state, 502 of a provider call).
+    const reachedOperation = (status: number) => status < 300 || status === 404 || status === 409 || status === 502;
+    expect([...seen.values()].filter((statuses) => [...statuses].some(reachedOperation)).length).toBeGreaterThan(operations.length / 2);
     expect(mismatches, mismatches.join('\n')).toEqual([]);
   }, 540_000);
 });
