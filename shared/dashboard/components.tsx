@@ -134,6 +134,58 @@ export function IdempotencyField(): Html {
   return <input type="hidden" name="idempotency_key" value={randomUUID()} />;
 }
 
+/**
+ * One ability as a checkbox of a form field `abilities` (roles, tokens): its name, ticked when `checked`,
+ * and disabled — with "(you do not hold it)" — when the viewer does not hold it (a role or token never
+ * grants more than its maker holds, DESIGN D19).
+ */
+export function AbilityChoice(props: { viewer: Viewer; ability: { value: Ability; description: string }; checked: boolean }): Html {
+  const held = props.viewer.principal.abilities.has(props.ability.value);
+  return (
+    <label title={props.ability.description}>
+      <input type="checkbox" name="abilities" value={props.ability.value} checked={props.checked} disabled={!held} />
+      <span>
+        <code>{props.ability.value}</code>
+        {held ? '' : <span class="hint"> (you do not hold it)</span>}
+      </span>
+    </label>
+  );
+}
+
+/** The "Project scope" fieldset of a form (roles, tokens): a checkbox `project_ids` per project, `hint` saying what none ticked means. */
+export function ProjectScopeField(props: { projects: readonly { id: string; name: string }[]; chosen: ReadonlySet<string>; hint: string }): Html {
+  return (
+    <fieldset>
+      <legend>Project scope</legend>
+      <p class="hint">{props.hint}</p>
+      <div class="checks">
+        {props.projects.length === 0 ? <span class="hint">No projects.</span> : ''}
+        {props.projects.map((project) => (
+          <label>
+            <input type="checkbox" name="project_ids" value={project.id} checked={props.chosen.has(project.id)} /> {project.name}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** The `name` (required, ≤ 100 characters) and optional `description` (≤ 1,000) fields of a form, their ids prefixed by `idPrefix`. */
+export function NameDescriptionFields(props: { idPrefix: string; values?: { name?: string; description?: string | null } }): Html {
+  return (
+    <>
+      <div>
+        <label for={`${props.idPrefix}-name`}>Name</label>
+        <input type="text" id={`${props.idPrefix}-name`} name="name" required maxlength="100" value={props.values?.name ?? ''} />
+      </div>
+      <div>
+        <label for={`${props.idPrefix}-description`}>Description (optional)</label>
+        <input type="text" id={`${props.idPrefix}-description`} name="description" maxlength="1000" value={props.values?.description ?? ''} />
+      </div>
+    </>
+  );
+}
+
 /** A problem document as a readable message: title, detail, field errors and the catalogue's hint. */
 export function ProblemView(props: { problem: ProblemDocument }): Html {
   const { problem } = props;

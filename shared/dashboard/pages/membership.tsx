@@ -267,22 +267,35 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
                   <div class="mono hint">{subscription.id}</div>
                 </td>
                 <td>{planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span>}</td>
-                <td>
-                  <SubscriptionStatusBadge status={subscription.status} />
-                </td>
-                <td>
-                  <When at={subscription.current_period_end} />
-                </td>
-                <td>{subscription.source.replace('_', ' ')}</td>
-                <td>
-                  <SubscriptionActions viewer={viewer} projectId={params.id} subscription={subscription} />
-                </td>
+                <SubscriptionStateCells viewer={viewer} projectId={params.id} subscription={subscription} />
               </tr>
             ))}
           </Table>
         )}
       />
     </Page>,
+  );
+}
+
+/**
+ * The cells every subscriptions table ends with (the project's list, a subscriber's page): status badge,
+ * current period end, source and the actions its status allows ({@link SubscriptionActions}).
+ */
+export function SubscriptionStateCells(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
+  const { subscription } = props;
+  return (
+    <>
+      <td>
+        <SubscriptionStatusBadge status={subscription.status} />
+      </td>
+      <td>
+        <When at={subscription.current_period_end} />
+      </td>
+      <td>{subscription.source.replace('_', ' ')}</td>
+      <td>
+        <SubscriptionActions viewer={props.viewer} projectId={props.projectId} subscription={subscription} returnTo={props.returnTo} />
+      </td>
+    </>
   );
 }
 

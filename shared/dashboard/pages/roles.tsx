@@ -7,7 +7,7 @@ import type { Group } from '../../domain/groups/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import { ActionButton, ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, Table, type Viewer } from '../components.js';
+import { AbilityChoice, ActionButton, ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView, ProjectScopeField, Table, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -141,14 +141,7 @@ function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; 
     <form method="post" action={props.action} class="stack" id="role-form">
       <CsrfField viewer={viewer} />
       <IdempotencyField />
-      <div>
-        <label for="role-name">Name</label>
-        <input type="text" id="role-name" name="name" required maxlength="100" value={props.values?.name ?? ''} />
-      </div>
-      <div>
-        <label for="role-description">Description (optional)</label>
-        <input type="text" id="role-description" name="description" maxlength="1000" value={props.values?.description ?? ''} />
-      </div>
+      <NameDescriptionFields idPrefix="role" values={props.values} />
       <fieldset>
         <legend>Abilities</legend>
         <p class="hint">A role never grants more than you hold: abilities you do not hold cannot be ticked.</p>
@@ -156,34 +149,14 @@ function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; 
           <fieldset class="ability-group">
             <legend>{CATEGORY_LABELS[category]}</legend>
             <div class="events">
-              {abilities.map((ability) => {
-                const held = viewer.principal.abilities.has(ability.value);
-                return (
-                  <label title={ability.description}>
-                    <input type="checkbox" name="abilities" value={ability.value} checked={chosen.has(ability.value)} disabled={!held} />
-                    <span>
-                      <code>{ability.value}</code>
-                      {held ? '' : <span class="hint"> (you do not hold it)</span>}
-                    </span>
-                  </label>
-                );
-              })}
+              {abilities.map((ability) => (
+                <AbilityChoice viewer={viewer} ability={ability} checked={chosen.has(ability.value)} />
+              ))}
             </div>
           </fieldset>
         ))}
       </fieldset>
-      <fieldset>
-        <legend>Project scope</legend>
-        <p class="hint">Leave all unticked for a role that applies in every project.</p>
-        <div class="checks">
-          {props.projects.length === 0 ? <span class="hint">No projects.</span> : ''}
-          {props.projects.map((project) => (
-            <label>
-              <input type="checkbox" name="project_ids" value={project.id} checked={scoped.has(project.id)} /> {project.name}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <ProjectScopeField projects={props.projects} chosen={scoped} hint="Leave all unticked for a role that applies in every project." />
       <div class="actions">
         <ActionButton viewer={viewer} ability={props.ability} label={props.submit} />
         <a href={ROLES}>Cancel</a>
@@ -333,14 +306,7 @@ function GroupForm(props: { viewer: Viewer; action: string; roles: Role[]; membe
     <form method="post" action={props.action} class="stack" id="group-form">
       <CsrfField viewer={viewer} />
       <IdempotencyField />
-      <div>
-        <label for="group-name">Name</label>
-        <input type="text" id="group-name" name="name" required maxlength="100" value={props.values?.name ?? ''} />
-      </div>
-      <div>
-        <label for="group-description">Description (optional)</label>
-        <input type="text" id="group-description" name="description" maxlength="1000" value={props.values?.description ?? ''} />
-      </div>
+      <NameDescriptionFields idPrefix="group" values={props.values} />
       <fieldset disabled={!canAssign}>
         <legend>Roles {canAssign ? '' : <span class="hint">— needs role:assign</span>}</legend>
         <p class="hint">Every member of the group holds these roles.</p>

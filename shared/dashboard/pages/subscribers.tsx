@@ -6,11 +6,11 @@ import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscriber, SubscriberModeration } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { ActionButton, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
+import { ActionButton, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
-import { ProjectTabs, SubscriptionActions, projectOr, projectProblemPage } from './membership.js';
+import { ProjectTabs, SubscriptionStateCells, projectOr, projectProblemPage } from './membership.js';
 
 /**
  * One subscriber (DESIGN D15, D17, D21): their details, their subscriptions with cancel, pause and resume,
@@ -103,16 +103,7 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
           {subscriptions.result.data.map((subscription) => (
             <tr>
               <td>{planById.get(subscription.plan_id)?.name ?? <span class="mono">{subscription.plan_id}</span>}</td>
-              <td>
-                <SubscriptionStatusBadge status={subscription.status} />
-              </td>
-              <td>
-                <When at={subscription.current_period_end} />
-              </td>
-              <td>{subscription.source.replace('_', ' ')}</td>
-              <td>
-                <SubscriptionActions viewer={viewer} projectId={params.id} subscription={subscription} returnTo={base} />
-              </td>
+              <SubscriptionStateCells viewer={viewer} projectId={params.id} subscription={subscription} returnTo={base} />
             </tr>
           ))}
         </Table>

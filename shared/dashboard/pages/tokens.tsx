@@ -4,7 +4,7 @@ import { ABILITIES, ABILITY_VALUES, type Ability } from '../../catalogues/abilit
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Token } from '../../domain/tokens/schema.js';
-import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, Table, When, type Viewer } from '../components.js';
+import { AbilityChoice, ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, ProjectScopeField, SecretOnce, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
@@ -104,33 +104,13 @@ function TokenForm(props: { viewer: Viewer; projects: Project[]; values?: { name
         <details>
           <summary>Custom abilities</summary>
           <div class="events">
-            {ABILITIES.map((ability) => {
-              const held = viewer.principal.abilities.has(ability.value);
-              return (
-                <label>
-                  <input type="checkbox" name="abilities" value={ability.value} checked={chosen.has(ability.value)} disabled={!held} />
-                  <span>
-                    <code>{ability.value}</code>
-                    {held ? '' : <span class="hint"> (you do not hold it)</span>}
-                  </span>
-                </label>
-              );
-            })}
+            {ABILITIES.map((ability) => (
+              <AbilityChoice viewer={viewer} ability={ability} checked={chosen.has(ability.value)} />
+            ))}
           </div>
         </details>
       </fieldset>
-      <fieldset>
-        <legend>Project scope</legend>
-        <p class="hint">Leave all unticked for a token that works in every project (and team-wide data).</p>
-        <div class="checks">
-          {props.projects.length === 0 ? <span class="hint">No projects.</span> : ''}
-          {props.projects.map((project) => (
-            <label>
-              <input type="checkbox" name="project_ids" value={project.id} checked={projects.has(project.id)} /> {project.name}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <ProjectScopeField projects={props.projects} chosen={projects} hint="Leave all unticked for a token that works in every project (and team-wide data)." />
       <div class="actions">
         <button type="submit">Create token</button>
         <a href="/dashboard/tokens">Cancel</a>
