@@ -283,6 +283,39 @@ function recordingProvider(project: Project): PaymentProvider {
   throw new ProblemError('CONFLICT', `Project ${project.id} is connected to ${connected}, which reports its payments itself; only the manual provider takes recorded payments.`);
 }
 
+/**
+ * A new payment of `subscription` (DESIGN D16) as first written: nothing refunded yet, created and
+ * updated at `nowIso`. `amount` in the currency's MINOR unit; `currency` ISO 4217 upper case. The one
+ * builder of new payments (recorded, first payments of new subscriptions, provider-reported).
+ */
+export function newPayment(facts: {
+  id: string;
+  subscription: Pick<Subscription, 'id' | 'project_id' | 'subscriber_id'>;
+  amount: number;
+  currency: string;
+  status: Payment['status'];
+  provider: PaymentProvider;
+  providerPaymentId: string | null;
+  billingReason: BillingReason;
+  nowIso: string;
+}): Payment {
+  return {
+    id: facts.id,
+    project_id: facts.subscription.project_id,
+    subscriber_id: facts.subscription.subscriber_id,
+    subscription_id: facts.subscription.id,
+    amount: facts.amount,
+    amount_refunded: 0,
+    currency: facts.currency,
+    status: facts.status,
+    provider: facts.provider,
+    provider_payment_id: facts.providerPaymentId,
+    billing_reason: facts.billingReason,
+    created_at: facts.nowIso,
+    updated_at: facts.nowIso,
+  };
+}
+
 /** The amount and currency of a recorded payment: given, or the plan's price and currency. Errors: VALIDATION_FAILED (another currency). */
 function priceOf(input: Pick<RecordPaymentRequest, 'amount' | 'currency'>, plan: Plan): { amount: number; currency: string } {
   if (input.currency !== undefined && input.currency !== plan.currency) {
@@ -349,20 +382,16 @@ export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Princ
         (subscription, plan) => {
           if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
           const now = isoTime(runtime.clock.nowMs());
-          payment = {
+          payment = newPayment({
             id: paymentId,
-            project_id: projectId,
-            subscriber_id: subscription.subscriber_id,
-            subscription_id: subscription.id,
+            subscription,
             ...priceOf(input, plan),
-            amount_refunded: 0,
             status: input.status,
             provider,
-            provider_payment_id: input.provider_payment_id ?? null,
-            billing_reason: billingReasonFor(input.billing_reason, subscription),
-            created_at: now,
-            updated_at: now,
-          };
+            providerPaymentId: input.provider_payment_id ?? null,
+            billingReason: billingReasonFor(input.billing_reason, subscription),
+            nowIso: now,
+          });
           const trigger = paymentTrigger(payment, subscription);
           return trigger ? { trigger } : null;
         },
@@ -398,20 +427,16 @@ async function recordFirstPayment(runtime: UnitOfWorkRuntime, principal: Princip
     {
       billing: { provider, firstPayment: input.status },
       alongside: (tx, change) => {
-        payment = {
+        payment = newPayment({
           id: paymentId,
-          project_id: projectId,
-          subscriber_id: change.after.subscriber_id,
-          subscription_id: change.after.id,
+          subscription: change.after,
           ...price,
-          amount_refunded: 0,
           status: input.status,
           provider,
-          provider_payment_id: input.provider_payment_id ?? null,
-          billing_reason: 'subscription_create',
-          created_at: change.after.created_at,
-          updated_at: change.after.created_at,
-        };
+          providerPaymentId: input.provider_payment_id ?? null,
+          billingReason: 'subscription_create',
+          nowIso: change.after.created_at,
+        });
         writeNewPayment(tx, principal.teamId, payment, change);
       },
     },
@@ -664,21 +689,17 @@ export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principa
         principal,
         report.subscriptionId,
         (subscription) => {
-          payment = {
+          payment = newPayment({
             id: paymentId,
-            project_id: subscription.project_id,
-            subscriber_id: subscription.subscriber_id,
-            subscription_id: subscription.id,
+            subscription,
             amount: report.amount,
-            amount_refunded: 0,
             currency: report.currency,
             status: report.status,
             provider: report.provider,
-            provider_payment_id: report.providerPaymentId,
-            billing_reason: report.billingReason,
-            created_at: nowIso,
-            updated_at: nowIso,
-          };
+            providerPaymentId: report.providerPaymentId,
+            billingReason: report.billingReason,
+            nowIso,
+          });
           const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
           return trigger ? { trigger } : null;
         },

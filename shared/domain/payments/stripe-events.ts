@@ -18,7 +18,7 @@ import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptio
 import { addSubscriptionCreation, changeSubscriptionWith, newSubscription, planChangeTrigger, requireSubscribable, type Decision } from '../subscriptions/repository.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor } from '../subscriptions/state-machine.js';
-import { addPaymentOfNewSubscription, addProviderPaymentRef, recordProviderPayment, recordProviderRefund } from './repository.js';
+import { addPaymentOfNewSubscription, addProviderPaymentRef, newPayment, recordProviderPayment, recordProviderRefund } from './repository.js';
 import type { BillingReason, Payment } from './schema.js';
 
 /**
@@ -265,21 +265,17 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
   });
   const now = isoTime(nowMs);
   const payment: Payment | null = paid
-    ? {
+    ? newPayment({
         id: newUuid(),
-        project_id: projectId,
-        subscriber_id: subscriber.id,
-        subscription_id: subscription.id,
+        subscription,
         amount: session.amount_total!,
-        amount_refunded: 0,
         currency: session.currency!.toUpperCase(),
         status: 'succeeded',
         provider: STRIPE,
-        provider_payment_id: paymentIntentId,
-        billing_reason: 'subscription_create',
-        created_at: now,
-        updated_at: now,
-      }
+        providerPaymentId: paymentIntentId,
+        billingReason: 'subscription_create',
+        nowIso: now,
+      })
     : null;
   let followUp: PlatformAccessFollowUp | null = null;
   await withinTierLimit(runtime, teamId, 'subscribers', () =>
