@@ -16,6 +16,7 @@ import { startTestReceiver, type TestReceiver } from '../support/https-receiver.
 import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
 import { checkSignature } from '../support/signature.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+import { acceptInvitation } from '../support/local-service.js';
 
 const FAMILIES = ['project', 'plan', 'access_code', 'team', 'role', 'group'];
 const FAMILY_EVENTS = WEBHOOK_EVENTS.map((event) => event.name).filter((name) => FAMILIES.includes(name.split('.')[0]));
@@ -100,13 +101,9 @@ describe('the creator side through the local server', () => {
     await api('POST', `/v1/roles/${role.id}`, { description: 'Keep the peace' });
     const group = await api('POST', '/v1/groups', { name: 'Night shift' });
     const invitation = await api('POST', '/v1/team-members/invitations', { email: 'mo@example.com', name: 'Mo', role_ids: [role.id] });
-    const accepted = await fetch(`${service.baseUrl}/v1/team-invitations/accept`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
-      body: JSON.stringify({ token: invitation.invitation_token }),
-    });
+    const accepted = await acceptInvitation(service, invitation.invitation_token);
     expect(accepted.status).toBe(200);
-    const memberId = (await accepted.json()).team_member.id;
+    const memberId = accepted.body.team_member.id;
     await api('POST', `/v1/team-members/${memberId}`, { role_ids: [], group_ids: [group.id] });
     await api('POST', `/v1/groups/${group.id}`, { description: 'Evenings' });
     await api('DELETE', `/v1/team-members/${memberId}`);

@@ -44,7 +44,7 @@ import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { compileEventDataValidators, openApiWebhookValidators, expectPublishedEvent, type EventDataValidators } from '../support/events.js';
 import { startRecordingReceiver, type RecordingReceiver } from '../support/https-receiver.js';
-import { startTestService } from '../support/local-service.js';
+import { acceptInvitation, startTestService } from '../support/local-service.js';
 import { checkSignature } from '../support/signature.js';
 import { seedTeam, testClock } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
@@ -233,13 +233,9 @@ describe('every D15 transition and all 71 events at one receiver', () => {
     const group = await api('POST', '/v1/groups', { name: 'Night shift' });
     await api('POST', `/v1/groups/${group.id}`, { description: 'Evenings' });
     const invitation = await api('POST', '/v1/team-members/invitations', { email: 'mo@example.com', name: 'Mo', role_ids: [role.id] });
-    const accepted = await fetch(`${service.baseUrl}/v1/team-invitations/accept`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
-      body: JSON.stringify({ token: invitation.invitation_token }),
-    });
+    const accepted = await acceptInvitation(service, invitation.invitation_token);
     expect(accepted.status).toBe(200);
-    const teamMemberId = (await accepted.json()).team_member.id;
+    const teamMemberId = accepted.body.team_member.id;
     await api('POST', `/v1/team-members/${teamMemberId}`, { role_ids: [], group_ids: [group.id] });
     await api('DELETE', `/v1/team-members/${teamMemberId}`);
     await api('DELETE', `/v1/groups/${group.id}`);

@@ -5,47 +5,30 @@
  * no other, whose ARN — never a value — is in that function's environment and in the `BillingWebhookSecretArn`
  * output. Bundling is stubbed as in `operations.test.ts`; cdk-nag runs and throws on unacknowledged findings.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMembershipApp } from '../../lib/app.js';
 import { BILLING_WEBHOOK_SECRET_READ_ACTIONS } from '../../lib/billing-webhook-secret.js';
-import type { BundleEntry } from '../../lib/function-code.js';
 import { ENVIRONMENT_VARIABLES } from '../../shared/config.js';
 import { BILLING_STRIPE_HOOK_ROUTE } from '../../shared/hooks/routes.js';
-import { synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
+import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown };
 
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EXISTING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:operator/billing-whsec-AbC123';
 const BILLING_HOOK_HANDLER = `${BILLING_STRIPE_HOOK_ROUTE.functionFile}.handler`;
 /** Anything shaped like a real Stripe signing secret (descriptions may say `whsec_...`). */
 const SIGNING_SECRET_TEXT = /whsec_[A-Za-z0-9+/=]{8,}/;
 
-interface Synthesized {
-  templates: readonly SynthesizedTemplate[];
-  resources: Record<string, CfnResource>;
-}
+type Synthesized = StubSynthesis;
 
 const outdirs: string[] = [];
 
 /** Synthesizes the app with stub bundles and `extraContext` (cdk.json's context first). */
 function synthesize(extraContext: Record<string, unknown>): Synthesized {
-  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
-  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
-  const outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', 'test-billing-secret-'));
-  outdirs.push(outdir);
-  const built = createMembershipApp({
-    context: { ...context, ...extraContext },
-    outdir,
-    bundler: function stubBundler(entry: BundleEntry, outputDir: string): void {
-      writeFileSync(path.join(outputDir, `${entry.name}.mjs`), `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`);
-    },
-  });
-  return synthesizedTemplates(built.app.synth(), built.stack);
+  const synthesized = synthesizeWithStubBundles('test-billing-secret-', extraContext);
+  outdirs.push(synthesized.outdir);
+  return synthesized;
 }
 
 let created: Synthesized;
@@ -57,7 +40,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+  removeOutputs(outdirs);
 });
 
 const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);

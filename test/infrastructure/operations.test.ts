@@ -5,9 +5,6 @@
  * protection and least-privilege IAM for read routes and workers. Bundling is stubbed (the bundle content
  * does not matter here; `stack.test.ts` builds the real bundles), so each synthesis runs no esbuild.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,46 +15,29 @@ import {
   OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD,
 } from '../../lib/alarms.js';
 import { createMembershipApp } from '../../lib/app.js';
-import type { BundleEntry } from '../../lib/function-code.js';
 import { STAGE_THROTTLE_BURST_LIMIT, STAGE_THROTTLE_RATE_LIMIT } from '../../lib/http-api.js';
-import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 import { TABLE_DELETE_ACTIONS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/route-stack.js';
 import { DISPATCHER_MAX_CONCURRENCY, DISPATCHER_RESERVED_CONCURRENCY } from '../../lib/webhooks.js';
 import { OPERATIONS } from '../../shared/operations/registry.js';
 import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../../shared/store/keys.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
-import { synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
+import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis, type SynthesizedTemplate } from './templates.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown; Condition?: any };
 
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ALARM_EMAIL = 'ops@example.com';
 const EXISTING_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:existing-alarms';
 
-interface Synthesized {
-  stack: MembershipServiceStack;
-  templates: readonly SynthesizedTemplate[];
-  resources: Record<string, CfnResource>;
-}
+type Synthesized = StubSynthesis;
 
 const outdirs: string[] = [];
 
-/** Synthesizes the app with stub bundles and `extraContext`; cdk-nag runs and throws on unacknowledged findings. */
+/** Synthesizes the app with stub bundles and `extraContext` (cdk.json's context first); cdk-nag runs and throws on unacknowledged findings. */
 function synthesize(extraContext: Record<string, unknown>): Synthesized {
-  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
-  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
-  const outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', 'test-operations-'));
-  outdirs.push(outdir);
-  const built = createMembershipApp({
-    context: { ...context, ...extraContext },
-    outdir,
-    bundler: function stubBundler(entry: BundleEntry, outputDir: string): void {
-      writeFileSync(path.join(outputDir, `${entry.name}.mjs`), `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`);
-    },
-  });
-  const assembly = built.app.synth();
-  return { stack: built.stack, ...synthesizedTemplates(assembly, built.stack) };
+  const synthesized = synthesizeWithStubBundles('test-operations-', extraContext);
+  outdirs.push(synthesized.outdir);
+  return synthesized;
 }
 
 let withEmail: Synthesized;
@@ -69,7 +49,7 @@ beforeAll(() => {
 }, 600_000); // two synths: minutes on a loaded 2-core machine
 
 afterAll(() => {
-  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+  removeOutputs(outdirs);
 });
 
 const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
@@ -8,7 +8,7 @@ import { FUNCTION_FILES, type BundleEntry } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 import { MAX_ROUTES_PER_STACK, groupRoutes } from '../../lib/rest-api.js';
 import { routeKey, type RegisteredOperation } from '../../shared/operations/registry.js';
-import { synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
+import { stubBundler, synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
 import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 
 /**
@@ -63,9 +63,9 @@ beforeAll(() => {
     context,
     outdir,
     operations: GENERATED,
-    bundler: function stubBundler(entry: BundleEntry, outputDir: string): void {
+    bundler: function recordingStubBundler(entry: BundleEntry, outputDir: string): void {
       bundled.push(entry.name);
-      writeFileSync(path.join(outputDir, `${entry.name}.mjs`), `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`);
+      stubBundler(entry, outputDir);
     },
   });
   stack = built.stack;

@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { NestedStack, Stack } from 'aws-cdk-lib';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { createMembershipApp } from '../../lib/app.js';
+import type { BundleEntry } from '../../lib/function-code.js';
+import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
 export type CfnResource = { Type: string; Properties?: any; DeletionPolicy?: string; DependsOn?: string[]; Metadata?: any };
@@ -67,4 +71,38 @@ export function synthesizedTemplates(assembly: CloudAssembly, root: Stack): Synt
     }
   }
   return { templates, resources };
+}
+
+/** The project root (cdk.json, cdk.out/). */
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * A bundler that writes a one-line handler per entry instead of running esbuild, so a synth takes seconds:
+ * for tests of the stack's resources, not of its bundles.
+ */
+export function stubBundler(entry: BundleEntry, outputDir: string): void {
+  writeFileSync(path.join(outputDir, `${entry.name}.mjs`), `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`);
+}
+
+/** What {@link synthesizeWithStubBundles} made: the root stack, every template, and the directory to remove afterwards. */
+export interface StubSynthesis extends SynthesizedTemplates {
+  stack: MembershipServiceStack;
+  outdir: string;
+}
+
+/**
+ * Synthesizes the app (cdk.json's context, then `extraContext`) with {@link stubBundler} into a fresh
+ * directory `cdk.out/<prefix>...` (the caller removes `outdir`); cdk-nag runs and throws on unacknowledged findings.
+ */
+export function synthesizeWithStubBundles(prefix: string, extraContext: Record<string, unknown> = {}): StubSynthesis {
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
+  const outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', prefix));
+  const built = createMembershipApp({ context: { ...context, ...extraContext }, outdir, bundler: stubBundler });
+  return { stack: built.stack, outdir, ...synthesizedTemplates(built.app.synth(), built.stack) };
+}
+
+/** Removes the output directories of syntheses (never throws). */
+export function removeOutputs(outdirs: readonly string[]): void {
+  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
 }

@@ -28,3 +28,17 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
     integrations: { telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', retry: { retries: 0, minTimeoutMs: 1 }, ...overrides.integrations },
   });
 }
+
+/**
+ * Accepts a team invitation at a running service as the invited person does (`POST
+ * /v1/team-invitations/accept`, no token: the invitation token is the credential). Returns the status and
+ * the JSON body.
+ */
+export async function acceptInvitation(service: Pick<LocalService, 'baseUrl'>, invitationToken: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = await fetch(`${service.baseUrl}/v1/team-invitations/accept`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+    body: JSON.stringify({ token: invitationToken }),
+  });
+  return { status: response.status, body: await response.json() };
+}
