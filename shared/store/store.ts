@@ -98,7 +98,8 @@ export interface Store {
   query(request: QueryRequest): Promise<{ items: Item[]; lastEvaluatedKey: Key | undefined }>;
   /**
    * BatchGetItem of up to 100 keys, strongly consistent, re-requesting unprocessed keys with
-   * exponential back-off (p-retry, at most 6 rounds). Items come back in no particular order.
+   * exponential back-off (p-retry, at most 6 rounds). Items come back in no particular order. A key given
+   * twice is read once (DynamoDB refuses a request with duplicate keys; ids from a request may repeat).
    */
   batchGet(keys: readonly Key[], options?: { table?: TableChoice }): Promise<Item[]>;
   /**
@@ -189,7 +190,7 @@ export function createStore(options: StoreOptions): Store {
     batchGet: async (keys, batchOptions = {}) => {
       const tableName = tableOf(batchOptions.table);
       const items: Item[] = [];
-      let pending: Key[] = [...keys];
+      let pending: Key[] = [...new Map(keys.map((key) => [`${String(key.pk)}\u0000${String(key.sk)}`, key])).values()];
       if (pending.length === 0) return items;
       await pRetry(
         async () => {
