@@ -119,6 +119,8 @@ export interface StoreOptions {
   client?: DynamoDBClient;
   /** A document client to send every command through instead (tests: fault injection and gates). */
   document?: Pick<DynamoDBDocumentClient, 'send'>;
+  /** Waits between retries of DynamoDB Local's lock timeouts, in MILLISECONDS (default 25 growing to 1,000; tests shorten them). */
+  lockTimeoutWaitMs?: { min: number; max: number };
 }
 
 function translate(error: unknown): unknown {
@@ -129,12 +131,30 @@ function translate(error: unknown): unknown {
     if (failed.length > 0) return new ConditionFailedError(failed);
     return new TransactionCanceledError(reasons.map((reason) => reason.Code ?? 'None'));
   }
-  // DynamoDB Local (never AWS) answers a write that waited too long for another transaction's item lock
-  // with a 500 "…too long waiting for a lock…"; AWS cancels such a transaction with TransactionConflict.
+  // DynamoDB Local's lock timeout on a transaction: AWS cancels such a transaction with TransactionConflict.
   // Same meaning — nothing was written, retry — so callers see one error for both.
-  if (error instanceof Error && error.name === 'InternalServerError' && /waiting for a lock/.test(error.message)) return new TransactionCanceledError(['TransactionConflict']);
+  if (isLocalLockTimeout(error)) return new TransactionCanceledError(['TransactionConflict']);
   return error;
 }
+
+/**
+ * True for DynamoDB Local's (never AWS's) 500 "…too long waiting for a lock…": under load it answers an
+ * operation that waited too long for an item lock (a hot item: a rate counter, a redeemed code, a
+ * transaction's items) with it. Nothing was written.
+ */
+function isLocalLockTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'InternalServerError' && /waiting for a lock/.test(error.message);
+}
+
+/**
+ * Retries of a single-item operation or query that met {@link isLocalLockTimeout} (after the SDK's own
+ * three attempts, whose shared retry quota a burst of hot-item requests can empty). AWS serves such a read
+ * or write (reads take no locks there; writes to one item queue), so retrying keeps DynamoDB Local's
+ * answer the same as AWS's. 8 retries, jittered, waiting from `min` growing to `max` MILLISECONDS
+ * (25 ms to 1 s unless {@link StoreOptions.lockTimeoutWaitMs} says otherwise: a few seconds at most).
+ */
+const LOCK_TIMEOUT_RETRIES = 8;
+const LOCK_TIMEOUT_WAIT_MS = { min: 25, max: 1_000 } as const;
 
 /**
  * The low-level DynamoDB client {@link createStore} uses unless given one: for `endpoint` (DynamoDB
@@ -168,23 +188,29 @@ export function createStore(options: StoreOptions): Store {
       throw translate(error);
     }
   };
+  /** {@link send} for one item or one query: DynamoDB Local's lock timeouts are retried (see {@link LOCK_TIMEOUT_RETRIES}). */
+  const wait = options.lockTimeoutWaitMs ?? LOCK_TIMEOUT_WAIT_MS;
+  const lockTimeoutRetry = { retries: LOCK_TIMEOUT_RETRIES, minTimeout: wait.min, maxTimeout: wait.max, randomize: true, shouldRetry: ({ error }: { error: Error }) => isLocalLockTimeout(error) };
+  const sendOne = <T>(run: () => Promise<T>): Promise<T> => send(() => pRetry(run, lockTimeoutRetry));
   return {
     tableName: options.tableName,
     deadLetterTableName: options.deadLetterTableName,
     document,
     get: async (key, getOptions = {}) =>
       (
-        await document.send(
-          new GetCommand({ TableName: tableOf(getOptions.table), Key: key, ConsistentRead: getOptions.consistent ?? true, ProjectionExpression: getOptions.projection }),
+        await sendOne(() =>
+          document.send(
+            new GetCommand({ TableName: tableOf(getOptions.table), Key: key, ConsistentRead: getOptions.consistent ?? true, ProjectionExpression: getOptions.projection }),
+          ),
         )
       ).Item,
     put: async (request) => {
-      await send(() => document.send(new PutCommand(withTable(request))));
+      await sendOne(() => document.send(new PutCommand(withTable(request))));
     },
-    update: async (request) => (await send(() => document.send(new UpdateCommand(withTable(request))))).Attributes,
-    delete: async (request) => (await send(() => document.send(new DeleteCommand(withTable(request))))).Attributes,
+    update: async (request) => (await sendOne(() => document.send(new UpdateCommand(withTable(request))))).Attributes,
+    delete: async (request) => (await sendOne(() => document.send(new DeleteCommand(withTable(request))))).Attributes,
     query: async (request) => {
-      const result = await document.send(new QueryCommand(withTable(request)));
+      const result = await sendOne(() => document.send(new QueryCommand(withTable(request))));
       return { items: result.Items ?? [], lastEvaluatedKey: result.LastEvaluatedKey };
     },
     batchGet: async (keys, batchOptions = {}) => {

@@ -75,7 +75,9 @@ async function expectEverythingStopped(started: NpmStart, signal: NodeJS.Signals
   // npm itself may end on the signal (or report it as 128 + its number); what matters is that the service
   // and DynamoDB Local are gone.
   expect(code === 0 || code === 128 + constants.signals[signal] || endedBy === signal, `npm exited with ${code} / ${endedBy}`).toBe(true);
-  expect(started.output()).toContain(`${signal}: stopping...`);
+  // The service's own last lines may arrive after npm's exit: npm and tsx end on SIGHUP at once, while the
+  // service (same process group, same pipe) is still writing.
+  await expect.poll(() => started.output(), { timeout: 10_000, interval: 100 }).toContain(`${signal}: stopping...`);
   await expect.poll(() => accepts(started.dynamoDbPort), { timeout: 5_000, interval: 100 }).toBe(false);
   expect(await accepts(started.servicePort)).toBe(false);
 }

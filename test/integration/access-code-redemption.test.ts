@@ -19,7 +19,6 @@ import { recordPlatformMembership } from '../../shared/domain/members/platform-u
 import { addInterval } from '../../shared/domain/subscriptions/lifecycle.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
-import { TransactionCanceledError, createStore } from '../../shared/store/store.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
@@ -325,19 +324,6 @@ describe('a race for the last uses', () => {
     const expired = events.find((event) => event.type === 'access_code.expired')!;
     expect(expired.data).toMatchObject({ access_code: { id: code.id, times_redeemed: 100, status: 'exhausted' } });
   }, RACE_TIMEOUT_MS);
-});
-
-describe('DynamoDB Local’s lock timeout', () => {
-  it('reads as the transaction conflict AWS answers instead, so redemptions under load retry rather than fail', async () => {
-    const lockTimeout = Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError' });
-    const otherFault = Object.assign(new Error('disk on fire'), { name: 'InternalServerError' });
-    const storeFailingWith = (error: Error) =>
-      createStore({ tableName: 't', deadLetterTableName: 'd', document: { send: async () => Promise.reject(error) } as unknown as Parameters<typeof createStore>[0]['document'] });
-    const conflict = await storeFailingWith(lockTimeout).transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }]).catch((error: unknown) => error);
-    expect(conflict).toBeInstanceOf(TransactionCanceledError);
-    expect((conflict as TransactionCanceledError).reasons).toEqual(['TransactionConflict']);
-    await expect(storeFailingWith(otherFault).transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }])).rejects.toBe(otherFault);
-  });
 });
 
 describe('the subscriber list’s plan filter', () => {

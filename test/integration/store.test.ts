@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { TransactionCanceledError, createStore } from '../../shared/store/store.js';
 import { createTestStore } from '../support/store.js';
+
+/** A store whose document client answers each command with the next of `answers` (an Error rejects), counting the calls. */
+function scriptedStore(answers: readonly (Error | object)[]) {
+  let calls = 0;
+  const document = {
+    send: async () => {
+      const answer = answers[Math.min(calls, answers.length - 1)];
+      calls += 1;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  const store = createStore({ tableName: 't', deadLetterTableName: 'd', document: document as unknown as Parameters<typeof createStore>[0]['document'], lockTimeoutWaitMs: { min: 1, max: 5 } });
+  return { store, calls: () => calls };
+}
+
+/** DynamoDB Local's answer to an operation that waited too long for an item lock (AWS never gives it). */
+const lockTimeout = () =>
+  Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError' });
 
 describe('store adapter', () => {
   it('reads a key given twice in one BatchGetItem once (DynamoDB refuses duplicate keys)', async () => {
@@ -12,5 +32,38 @@ describe('store adapter', () => {
       { pk: 'TEST#a', sk: 'ITEM' },
     ]);
     expect(items.map((item) => item.value).sort()).toEqual([1, 2]);
+  });
+});
+
+describe('DynamoDB Local’s lock timeout', () => {
+  it('reads as the transaction conflict AWS answers instead, so a transaction under load is retried by its caller rather than failing', async () => {
+    const conflicted = scriptedStore([lockTimeout()]);
+    const conflict = await conflicted.store.transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }]).catch((error: unknown) => error);
+    expect(conflict).toBeInstanceOf(TransactionCanceledError);
+    expect((conflict as TransactionCanceledError).reasons).toEqual(['TransactionConflict']);
+    expect(conflicted.calls()).toBe(1);
+    const otherFault = Object.assign(new Error('disk on fire'), { name: 'InternalServerError' });
+    await expect(scriptedStore([otherFault]).store.transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }])).rejects.toBe(otherFault);
+  });
+
+  it('is retried for reads, single-item writes and queries, which AWS would have served (a hot rate counter, a redeemed code)', async () => {
+    const read = scriptedStore([lockTimeout(), lockTimeout(), { Item: { pk: 'a', sk: 'b', value: 7 } }]);
+    expect(await read.store.get({ pk: 'a', sk: 'b' })).toEqual({ pk: 'a', sk: 'b', value: 7 });
+    expect(read.calls()).toBe(3);
+    const write = scriptedStore([lockTimeout(), { Attributes: { count: 2 } }]);
+    expect(await write.store.update({ Key: { pk: 'a', sk: 'b' }, UpdateExpression: 'ADD #c :one', ExpressionAttributeNames: { '#c': 'count' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'ALL_NEW' })).toEqual({ count: 2 });
+    expect(write.calls()).toBe(2);
+    const query = scriptedStore([lockTimeout(), { Items: [{ pk: 'a', sk: 'b' }] }]);
+    expect((await query.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'a' } })).items).toHaveLength(1);
+  });
+
+  it('is not retried for ever, and other faults are not retried at all', async () => {
+    const stuck = scriptedStore([lockTimeout()]);
+    await expect(stuck.store.put({ Item: { pk: 'a', sk: 'b' } })).rejects.toBeInstanceOf(TransactionCanceledError);
+    expect(stuck.calls()).toBe(9);
+    const otherFault = Object.assign(new Error('disk on fire'), { name: 'InternalServerError' });
+    const broken = scriptedStore([otherFault]);
+    await expect(broken.store.get({ pk: 'a', sk: 'b' })).rejects.toBe(otherFault);
+    expect(broken.calls()).toBe(1);
   });
 });
