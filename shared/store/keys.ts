@@ -199,7 +199,7 @@ export const keys = {
   providerCustomer: (teamId: string, projectId: string, provider: string, customerId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_CUSTOMER#${provider}#${customerId}`, sk: 'PROVIDER_CUSTOMER' }),
   /** A provider subscription → our subscription id (`subscription_id`) and, per event family, the `created` (unix SECONDS) of the last provider event applied to it (`last_subscription_event_created`, `last_invoice_event_created`). */
   providerSubscription: (teamId: string, projectId: string, provider: string, subscriptionId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_SUBSCRIPTION#${provider}#${subscriptionId}`, sk: 'PROVIDER_SUBSCRIPTION' }),
-  /** A provider payment (Stripe: the PaymentIntent) → our payment id (`payment_id`). */
+  /** A provider payment (Stripe: the PaymentIntent) → our payment id (`payment_id`) and its subscription (`subscription_id`). */
   providerPayment: (teamId: string, projectId: string, provider: string, paymentId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_PAYMENT#${provider}#${paymentId}`, sk: 'PROVIDER_PAYMENT' }),
 } as const;
 

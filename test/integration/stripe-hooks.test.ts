@@ -2,7 +2,8 @@
  * A project's Stripe events at `POST /hooks/stripe/{project_id}` (issue 10 §1 inbound; DESIGN D15, D16, D22),
  * against DynamoDB Local, every body signed with the SDK's `webhooks.generateTestHeaderString` and served
  * through the hooks dispatcher the local server uses: each mapped event (checkout in subscription and
- * payment mode, invoice paid and failed, subscription updated and deleted, charge refunded), duplicates
+ * payment mode, a delayed payment settled by `checkout.session.async_payment_*`, a plan's trial, a
+ * zero-amount first invoice, invoice paid and failed, subscription updated and deleted, charge refunded), duplicates
  * (a re-sent event changes nothing and emits nothing), out-of-order delivery (an older update after a newer
  * one changes nothing), transitions D15 does not allow (acknowledged, ignored), the same 400 for a bad,
  * missing or stale signature, an unknown project and a project not connected to Stripe, an invoice before
@@ -149,6 +150,66 @@ describe('mapped events', () => {
     expect(types(events).slice(0, 2)).toEqual(['payment.succeeded', 'subscription.created']);
     expect(events[0].data).toMatchObject({ payment: { provider_payment_id: paymentIntent, status: 'succeeded', billing_reason: 'subscription_create' } });
     expect(events[1].data).toMatchObject({ subscription: { status: 'active', source: 'provider', payment_provider: 'stripe' } });
+  });
+
+  it('a payment-mode checkout paid by a delayed method is pending with a pending payment until checkout.session.async_payment_succeeded activates it', async () => {
+    const paymentIntent = stripeId('pi');
+    const session = checkoutSession({ customer: stripeId('cus'), planId: gold.id, mode: 'payment', paymentIntent, amountTotal: 900, paymentStatus: 'unpaid' });
+    // Settled before its checkout was applied: sent again later (409, no receipt).
+    const early = stripeEvent('checkout.session.async_payment_succeeded', { ...session, payment_status: 'paid' });
+    expect((await early.send()).status).toBe(409);
+    expect((await stripeEvent('checkout.session.completed', session).send()).status).toBe(200);
+    const created = await newEvents();
+    expect(types(created).slice(0, 2)).toEqual(['payment.pending', 'subscription.created']);
+    expect(created[0].data).toMatchObject({ payment: { provider_payment_id: paymentIntent, status: 'pending', amount: 900, currency: 'EUR' } });
+    const subscriptionId = (created[1].data as { subscription: { id: string } }).subscription.id;
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'pending', has_access: false });
+
+    expect(await early.send()).toEqual({ status: 200, body: { received: true } });
+    const settled = await newEvents();
+    expect(types(settled).slice(0, 2)).toEqual(['payment.succeeded', 'subscription.activated']);
+    expect((settled[0].data as { payment: { id: string } }).payment.id).toBe((created[0].data as { payment: { id: string } }).payment.id);
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'active', has_access: true });
+    // Reported again (a new event id) it changes nothing.
+    expect((await stripeEvent('checkout.session.async_payment_succeeded', { ...session, payment_status: 'paid' }).send()).body.ignored).toContain('succeeded already');
+    expect(await newEvents()).toEqual([]);
+  });
+
+  it('checkout.session.async_payment_failed fails the pending payment and leaves the subscription pending until it expires', async () => {
+    const session = checkoutSession({ customer: stripeId('cus'), planId: gold.id, mode: 'payment', amountTotal: 900, paymentStatus: 'unpaid' });
+    await stripeEvent('checkout.session.completed', session).send();
+    const subscriptionId = ((await newEvents()).find((event) => event.type === 'subscription.created')!.data as { subscription: { id: string } }).subscription.id;
+    expect((await stripeEvent('checkout.session.async_payment_failed', session).send()).status).toBe(200);
+    const failed = await newEvents();
+    expect(types(failed)).toEqual(['payment.failed']);
+    expect(failed[0].data).toMatchObject({ payment: { status: 'failed' }, subscription: { id: subscriptionId, status: 'pending' } });
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'pending', has_access: false });
+  });
+
+  it('a checkout for a plan with a trial starts trialing; the zero first invoice changes nothing, and the first charge after the trial activates it', async () => {
+    const trial = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Trial gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 14 }, 201);
+    const subscription = stripeId('sub');
+    await stripeEvent('checkout.session.completed', { ...checkoutSession({ customer: stripeId('cus'), planId: trial.id, subscription }), payment_status: 'no_payment_required' }).send();
+    const link = await runtime.store.get(keys.providerSubscription(team.team.id, projectId, 'stripe', subscription));
+    const subscriptionId = link!.subscription_id as string;
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'trialing', has_access: true, trial_ends_at: new Date(clock.nowMs() + 14 * 86_400_000).toISOString() });
+    await newEvents();
+    expect((await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create', 0)).send()).body.ignored).toContain('trialing');
+    expect(await newEvents()).toEqual([]);
+    clock.advance(14 * 86_400_000);
+    expect((await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_cycle')).send()).status).toBe(200);
+    expect(types(await newEvents())).toEqual(['payment.succeeded', 'subscription.activated']);
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'active', previous_status: 'trialing' });
+  });
+
+  it('a zero-amount first invoice (a trial or coupon Stripe applied to a plan without one) activates a pending subscription without a payment', async () => {
+    const { subscription, subscriptionId } = await checkout();
+    await newEvents();
+    expect((await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create', 0)).send()).body).toEqual({ received: true });
+    // No payment.* event (nothing was paid); access starts (member.* events of the access grant follow).
+    expect(types(await newEvents()).filter((type) => !type.startsWith('member.'))).toEqual(['subscription.activated']);
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'active', has_access: true });
+    expect((await ok('GET', `/v1/projects/${projectId}/payments`)).data).toEqual([]);
   });
 
   it('customer.subscription.updated maps cancel at period end, resume, pause, resume and a price change; .deleted cancels', async () => {

@@ -59,6 +59,8 @@ export function checkoutSession(options: {
   amountTotal?: number;
   currency?: string;
   lineItemPriceId?: string;
+  /** Default `paid`; `unpaid` for a delayed payment method (settled later by `checkout.session.async_payment_*`). */
+  paymentStatus?: Stripe.Checkout.Session.PaymentStatus;
 }): Partial<Stripe.Checkout.Session> {
   const mode = options.mode ?? 'subscription';
   return {
@@ -66,7 +68,7 @@ export function checkoutSession(options: {
     object: 'checkout.session',
     mode,
     status: 'complete',
-    payment_status: 'paid',
+    payment_status: options.paymentStatus ?? 'paid',
     customer: options.customer,
     customer_details: { email: options.email ?? null, name: options.name ?? null } as Stripe.Checkout.Session.CustomerDetails,
     metadata: options.planId ? { plan_id: options.planId } : {},

@@ -719,12 +719,12 @@ export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principa
 }
 
 /**
- * Adds to `tx` the lookup item of a provider payment (`keys.providerPayment` → `payment_id`), conditional
+ * Adds to `tx` the lookup item of a provider payment (`keys.providerPayment` → `payment_id`, `subscription_id`), conditional
  * on it not existing (a second payment for the same provider payment is a lost race).
  */
 export function addProviderPaymentRef(tx: Transaction, teamId: string, payment: Payment, provider: PaymentProvider, providerPaymentId: string): void {
   tx.put(
-    { ...keys.providerPayment(teamId, payment.project_id, provider, providerPaymentId), entity: entity.providerPayment, team_id: teamId, project_id: payment.project_id, payment_id: payment.id },
+    { ...keys.providerPayment(teamId, payment.project_id, provider, providerPaymentId), entity: entity.providerPayment, team_id: teamId, project_id: payment.project_id, payment_id: payment.id, subscription_id: payment.subscription_id },
     { condition: 'attribute_not_exists(pk)' },
   );
 }

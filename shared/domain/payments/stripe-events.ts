@@ -29,8 +29,9 @@ import type { BillingReason, Payment } from './schema.js';
  *
  * | Stripe event | effect |
  * |---|---|
- * | `checkout.session.completed` | find or create the subscriber (by the Stripe customer), create the subscription (source `provider`): mode `subscription` → pending until `invoice.paid`; mode `payment` and paid → active with its succeeded payment |
- * | `invoice.paid` | payment `succeeded` → activated (first payment) or renewed |
+ * | `checkout.session.completed` | find or create the subscriber (by the Stripe customer), create the subscription (source `provider`): mode `subscription` → pending until `invoice.paid` (trialing when the plan has a trial); mode `payment` and paid → active with its succeeded payment; mode `payment` awaiting a delayed method (SEPA debit, bank transfer) → pending with a pending payment |
+ * | `checkout.session.async_payment_succeeded` / `_failed` | that pending payment `succeeded` → activated, or `failed` (the subscription stays pending until its 23-hour expiry) |
+ * | `invoice.paid` | payment `succeeded` → activated (first payment) or renewed; a zero-amount first invoice (a trial, a 100 % coupon) activates a pending subscription without a payment |
  * | `invoice.payment_failed` | payment `failed` → past_due (a renewal) |
  * | `customer.subscription.updated` | status canceled / unpaid / incomplete_expired / paused, `cancel_at_period_end`, `pause_collection`, a new price → the D15 transition |
  * | `customer.subscription.deleted` | canceled |
@@ -92,6 +93,10 @@ export async function applyStripeEvent(runtime: UnitOfWorkRuntime, principal: Pr
     switch (event.type) {
       case 'checkout.session.completed':
         return await checkoutCompleted(context, event.data.object);
+      case 'checkout.session.async_payment_succeeded':
+        return await checkoutPaymentSettled(context, event.data.object, 'succeeded');
+      case 'checkout.session.async_payment_failed':
+        return await checkoutPaymentSettled(context, event.data.object, 'failed');
       case 'invoice.paid':
         return await invoiceSettled(context, event.data.object, 'succeeded');
       case 'invoice.payment_failed':
@@ -250,7 +255,13 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
   const subscriber = existing ?? prepared!.subscriber;
 
   const paymentIntentId = session.mode === 'payment' ? idOf(session.payment_intent) : null;
-  const paid = session.mode === 'payment' && session.payment_status === 'paid' && paymentIntentId !== null && (session.amount_total ?? 0) > 0 && session.currency !== null;
+  const charged = session.mode === 'payment' && paymentIntentId !== null && (session.amount_total ?? 0) > 0 && session.currency !== null;
+  // A delayed payment method (SEPA debit, bank transfer…): the session completes unpaid and
+  // checkout.session.async_payment_succeeded or _failed settles the PaymentIntent later.
+  const paymentStatus: Payment['status'] | null = !charged ? null : session.payment_status === 'paid' ? 'succeeded' : session.payment_status === 'unpaid' ? 'pending' : null;
+  // A recurring plan with a trial starts trialing: its first invoice (zero, or the first charge after
+  // the trial) settles nothing before the trial ends. Otherwise the first invoice activates it.
+  const trialDays = session.mode === 'subscription' && plan.interval !== 'one_time' ? plan.trial_days : 0;
   const nowMs = runtime.clock.nowMs();
   const subscription = newSubscription({
     projectId,
@@ -259,18 +270,19 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
     source: 'provider',
     nowMs,
     startMs: nowMs,
-    trialEndMs: null,
+    trialEndMs: trialDays > 0 ? nowMs + trialDays * DAY_MS : null,
     endsAtMs: plan.interval === 'one_time' ? nowMs + (plan.access_days ?? 1) * DAY_MS : null,
-    billing: { provider: STRIPE, firstPayment: paid ? 'succeeded' : 'pending' },
+    // `succeeded` for a trial: nothing is awaited before it starts (see SubscriptionBilling).
+    billing: { provider: STRIPE, firstPayment: paymentStatus === 'succeeded' || trialDays > 0 ? 'succeeded' : 'pending' },
   });
   const now = isoTime(nowMs);
-  const payment: Payment | null = paid
+  const payment: Payment | null = paymentStatus
     ? newPayment({
         id: newUuid(),
         subscription,
         amount: session.amount_total!,
         currency: session.currency!.toUpperCase(),
-        status: 'succeeded',
+        status: paymentStatus,
         provider: STRIPE,
         providerPaymentId: paymentIntentId,
         billingReason: 'subscription_create',
@@ -346,8 +358,8 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
     return ignored(`Stripe subscription ${stripeSubscriptionId} is not linked to a subscription of this project`);
   }
   const amount = status === 'succeeded' ? invoice.amount_paid : invoice.amount_due;
-  if (amount <= 0) return ignored('the invoice is for a zero amount: no payment to record');
   const fresh = isFresh(context, link, 'invoice');
+  if (amount <= 0) return zeroAmountInvoice(context, link, invoice, status, fresh);
   const outcome = await recordProviderPayment(context.runtime, context.principal, {
     subscriptionId: link.subscriptionId,
     projectId: context.projectId,
@@ -359,6 +371,63 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
     billingReason: billingReasonOf(invoice.billing_reason),
     drivesSubscription: fresh,
     alongside: fresh ? (tx) => markApplied(tx, context, link, 'invoice') : undefined,
+  });
+  if (!outcome.changed) return ignored(`payment ${outcome.payment.id} is ${outcome.payment.status} already`);
+  return applied;
+}
+
+/**
+ * A zero-amount invoice (a trial's first invoice, a 100 % coupon): there is no payment to record. A paid
+ * first invoice (`subscription_create`) of a subscription still `pending` activates it (D15
+ * `payment_succeeded`, no `payment.*` event); anything else is ignored.
+ */
+async function zeroAmountInvoice(context: EventContext, link: SubscriptionLink, invoice: Stripe.Invoice, status: 'succeeded' | 'failed', fresh: boolean): Promise<StripeEventOutcome> {
+  if (status !== 'succeeded' || invoice.billing_reason !== 'subscription_create' || !fresh) return ignored('the invoice is for a zero amount: no payment to record');
+  let skipped: string | null = null;
+  await changeSubscriptionWith(
+    context.runtime,
+    context.principal,
+    link.subscriptionId,
+    (subscription) => {
+      if (subscription.status !== 'pending') skipped = `a zero-amount first invoice changes nothing for a ${subscription.status} subscription`;
+      return skipped ? null : { trigger: 'payment_succeeded' };
+    },
+    (tx) => markApplied(tx, context, link, 'invoice'),
+  );
+  return skipped ? ignored(skipped) : applied;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// checkout.session.async_payment_succeeded / checkout.session.async_payment_failed
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`, a delayed payment method): the
+ * pending payment `checkout.session.completed` recorded for the session's PaymentIntent becomes
+ * `succeeded` (the pending subscription is activated, D15) or `failed` (the subscription stays pending
+ * and expires after 23 hours unless paid). Arriving before its `checkout.session.completed` (within
+ * {@link CHECKOUT_WAIT_SECONDS}) it is sent again later ({@link StripeEventNotReady}); a session of no
+ * payment of this project is ignored.
+ */
+async function checkoutPaymentSettled(context: EventContext, session: Stripe.Checkout.Session, status: 'succeeded' | 'failed'): Promise<StripeEventOutcome> {
+  const paymentIntentId = idOf(session.payment_intent);
+  if (session.mode !== 'payment' || !paymentIntentId) return ignored('only a payment-mode session with a PaymentIntent settles a payment');
+  const ref = await context.runtime.store.get(keys.providerPayment(context.principal.teamId, context.projectId, STRIPE, paymentIntentId));
+  if (!ref) {
+    const ageSeconds = Math.floor(context.runtime.clock.nowMs() / 1000) - context.created;
+    if (ageSeconds < CHECKOUT_WAIT_SECONDS) throw new StripeEventNotReady(`no payment has PaymentIntent ${paymentIntentId} yet (its checkout.session.completed comes first)`);
+    return ignored(`no payment of this project has PaymentIntent ${paymentIntentId}`);
+  }
+  const outcome = await recordProviderPayment(context.runtime, context.principal, {
+    subscriptionId: ref.subscription_id as string,
+    projectId: context.projectId,
+    provider: STRIPE,
+    providerPaymentId: paymentIntentId,
+    status,
+    amount: session.amount_total ?? 0,
+    currency: (session.currency ?? '').toUpperCase(),
+    billingReason: 'subscription_create',
+    drivesSubscription: true,
   });
   if (!outcome.changed) return ignored(`payment ${outcome.payment.id} is ${outcome.payment.status} already`);
   return applied;
