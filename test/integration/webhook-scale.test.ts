@@ -11,6 +11,7 @@ import type { Principal } from '../../shared/auth/principal.js';
 import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
+import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
@@ -204,6 +205,26 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 4, replayed: 4 });
     // The second run of the batch re-queued nothing again: no new message.
     expect(runtime.drain().queued).toEqual([]);
+  });
+
+  it('re-queues a batch in group transactions of up to 50 dead deliveries; one retried by hand after the job was created is not replayed, and replayed stays exact', async () => {
+    gate.open();
+    const endpoint = await newEndpoint();
+    const messages = await deadDeliveries(endpoint.id, 60);
+    const job = await createReplayJob(runtime, principal, ReplayDeadRequest.parse({ since_hours: 1 }));
+    expect(job).toMatchObject({ matched: 60, status: 'running' });
+    // One of them is retried by hand before the job's batch runs: the job must not replay it.
+    await retryDelivery(runtime, principal, messages[0]!.delivery_id);
+    runtime.drain();
+    const transactions: number[] = [];
+    const counting = { ...runtime, store: { ...runtime.store, transactWrite: (items: Parameters<Store['transactWrite']>[0]) => (transactions.push(items.length), runtime.store.transactWrite(items)) } };
+    for (let batch = runtime.replayBatches.shift(); batch; batch = runtime.replayBatches.shift()) await processDeliveryMessage(counting, batch);
+    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 60, replayed: 59 });
+    const queued = runtime.drain().queued.map((entry) => entry.message.delivery_id);
+    expect(new Set(queued)).toEqual(new Set(messages.slice(1).map((message) => message.delivery_id)));
+    // The batch read 59 (the retried one is no longer dead): two group transactions of 50 and 9 deliveries,
+    // two items each, and nothing one by one. (A cancelled group going one by one: the crash test above.)
+    expect(transactions.sort((a, b) => a - b)).toEqual([18, 100]);
   });
 
   it('events for a disabled endpoint are skipped; a job with status skipped replays them after re-enabling', async () => {

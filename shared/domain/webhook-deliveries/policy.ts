@@ -36,8 +36,11 @@ export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3_600;
 /** Messages per SQS `SendMessageBatch` (the SQS maximum). */
 export const QUEUE_BATCH_SIZE = 10;
 
-/** Concurrent dead → pending transactions during one batch of a replay job. */
+/** Concurrent single-delivery re-queues of a replay group whose group transaction was cancelled. */
 export const REPLAY_CONCURRENCY = 50;
+
+/** Concurrent group transactions (up to 50 dead or 100 skipped deliveries each) during one batch of a replay job (DESIGN D25). */
+export const REPLAY_GROUP_CONCURRENCY = 4;
 
 /** Deliveries read and re-queued per batch (one queue message) of a replay job (DESIGN D25). */
 export const REPLAY_BATCH_SIZE = 500;

@@ -401,40 +401,72 @@ export async function writeDead(store: Store, delivery: StoredDelivery, log: rea
 }
 
 /**
- * The dead → pending transition in one transaction (interface "States"): the delivery row is reset
+ * The transaction items of a dead → pending transition (interface "States"): the delivery row is reset
  * (attempts 0, due `nowMs`, back in the pending index, retention restarted) on condition that it is
  * still dead with this `dead_lettered_at`, and its dead-letter copy is deleted. With `replayId` (a
  * replay job, DESIGN D25) the row also records the job and the condition requires that this job has
- * not replayed it before, so one job never replays a delivery twice. Returns false when the
- * transaction was cancelled (already re-queued). The caller queues attempt 1.
+ * not replayed it before, so one job never replays a delivery twice. Two items.
+ */
+function deadRequeueItems(delivery: DeadLetterRef, nowMs: number, replayId?: string): TransactionItem[] {
+  return [
+    {
+      Update: {
+        Key: keys.delivery(delivery.team_id, delivery.id),
+        // A re-queued delivery lives another retention period from now (TTL housekeeping).
+        UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
+        ConditionExpression: `#status = :dead AND dead_lettered_at = :dead_lettered_at${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':zero': 0,
+          ':next': isoTime(nowMs),
+          ':now': nowMs,
+          ':null': null,
+          ':index': pendingIndexOf(delivery.id),
+          ':sort': dueSortKey(nowMs, delivery.id),
+          ':dead': 'dead',
+          ':dead_lettered_at': delivery.dead_lettered_at,
+          ':expires': deliveryExpiresAt(nowMs),
+          ...(replayId ? { ':replay': replayId } : {}),
+        },
+      },
+    },
+    { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } },
+  ];
+}
+
+/**
+ * The conditional update of a skipped → pending transition (DESIGN D6, D25): attempts 0, attempt 1 due
+ * `nowMs`, out of the skipped index and into the pending index, on condition that it is still skipped
+ * (and, with `replayId`, not replayed by this job before). One item.
+ */
+function skippedRequeueUpdate(delivery: { id: string; team_id: string }, nowMs: number, replayId?: string) {
+  return {
+    Key: keys.delivery(delivery.team_id, delivery.id),
+    UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
+    ConditionExpression: `#status = :skipped${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pending': 'pending',
+      ':zero': 0,
+      ':next': isoTime(nowMs),
+      ':now': nowMs,
+      ':index': pendingIndexOf(delivery.id),
+      ':sort': dueSortKey(nowMs, delivery.id),
+      ':skipped': 'skipped',
+      ':expires': deliveryExpiresAt(nowMs),
+      ...(replayId ? { ':replay': replayId } : {}),
+    },
+  };
+}
+
+/**
+ * The dead → pending transition in one transaction (see {@link deadRequeueItems}). Returns false when
+ * the transaction was cancelled (already re-queued). The caller queues attempt 1.
  */
 export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs: number, replayId?: string): Promise<boolean> {
   try {
-    await store.transactWrite([
-      {
-        Update: {
-          Key: keys.delivery(delivery.team_id, delivery.id),
-          // A re-queued delivery lives another retention period from now (TTL housekeeping).
-          UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
-          ConditionExpression: `#status = :dead AND dead_lettered_at = :dead_lettered_at${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': 'pending',
-            ':zero': 0,
-            ':next': isoTime(nowMs),
-            ':now': nowMs,
-            ':null': null,
-            ':index': pendingIndexOf(delivery.id),
-            ':sort': dueSortKey(nowMs, delivery.id),
-            ':dead': 'dead',
-            ':dead_lettered_at': delivery.dead_lettered_at,
-            ':expires': deliveryExpiresAt(nowMs),
-            ...(replayId ? { ':replay': replayId } : {}),
-          },
-        },
-      },
-      { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } },
-    ]);
+    await store.transactWrite(deadRequeueItems(delivery, nowMs, replayId));
     return true;
   } catch (error) {
     if (isCancelled(error)) return false;
@@ -443,32 +475,37 @@ export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs:
 }
 
 /**
- * The skipped → pending transition (DESIGN D6, D25), one conditional update: attempts 0, attempt 1 due
- * `nowMs`, out of the skipped index and into the pending index, on condition that it is still skipped
- * (and, with `replayId`, not replayed by this job before). Returns false when the condition failed.
+ * The skipped → pending transition (DESIGN D6, D25), one conditional update ({@link skippedRequeueUpdate}).
+ * Returns false when the condition failed.
  */
 export async function writeSkippedRequeue(store: Store, delivery: { id: string; team_id: string }, nowMs: number, replayId?: string): Promise<boolean> {
   try {
-    await store.update({
-      Key: keys.delivery(delivery.team_id, delivery.id),
-      UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
-      ConditionExpression: `#status = :skipped${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':pending': 'pending',
-        ':zero': 0,
-        ':next': isoTime(nowMs),
-        ':now': nowMs,
-        ':index': pendingIndexOf(delivery.id),
-        ':sort': dueSortKey(nowMs, delivery.id),
-        ':skipped': 'skipped',
-        ':expires': deliveryExpiresAt(nowMs),
-        ...(replayId ? { ':replay': replayId } : {}),
-      },
-    });
+    await store.update(skippedRequeueUpdate(delivery, nowMs, replayId));
     return true;
   } catch (error) {
     if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
+
+/** Deliveries one {@link writeRequeueGroup} transaction re-queues at most: dead ones take two items each, skipped ones one (TransactWriteItems holds 100). */
+export const REQUEUE_GROUP_SIZE = { dead: 50, skipped: 100 } as const;
+
+/**
+ * Re-queues a group of a replay job's candidates (at most {@link REQUEUE_GROUP_SIZE} of `status`) in ONE
+ * transaction: each candidate's transition as in {@link writeRequeue} / {@link writeSkippedRequeue}, all
+ * or none. Returns false when the transaction was cancelled — one of them was re-queued already (by this
+ * job in an earlier run, or by a retry) or changed meanwhile — and nothing was written: the caller then
+ * re-queues them one by one. DESIGN D25; 1 request for up to 50 (dead) or 100 (skipped) deliveries.
+ */
+export async function writeRequeueGroup(store: Store, candidates: readonly ReplayCandidate[], status: 'dead' | 'skipped', nowMs: number, replayId: string): Promise<boolean> {
+  if (candidates.length > REQUEUE_GROUP_SIZE[status]) throw new Error(`a re-queue group holds at most ${REQUEUE_GROUP_SIZE[status]} ${status} deliveries`);
+  const items = candidates.flatMap((candidate) => (status === 'dead' ? deadRequeueItems(candidate, nowMs, replayId) : [{ Update: skippedRequeueUpdate(candidate, nowMs, replayId) }]));
+  try {
+    await store.transactWrite(items);
+    return true;
+  } catch (error) {
+    if (isCancelled(error)) return false;
     throw error;
   }
 }

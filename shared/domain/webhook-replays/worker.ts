@@ -1,8 +1,8 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/store.js';
-import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY } from '../webhook-deliveries/policy.js';
-import { loadDelivery, queryReplaySource, writeRequeue, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/repository.js';
+import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY, REPLAY_GROUP_CONCURRENCY } from '../webhook-deliveries/policy.js';
+import { REQUEUE_GROUP_SIZE, loadDelivery, queryReplaySource, writeRequeue, writeRequeueGroup, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/repository.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
 import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, writeReplayProgress, type StoredReplayJob } from './repository.js';
 
@@ -19,7 +19,8 @@ export type ReplayBatchOutcome = 'replay_batch' | 'replay_completed' | 'skipped'
 /**
  * Runs the next batch of a running job: reads up to {@link REPLAY_BATCH_SIZE} matching deliveries from
  * the job's cursor and records them on the job as the batch in progress, brings each back to `pending`
- * ({@link REPLAY_CONCURRENCY} at a time) and queues its attempt 1, then records the progress (guarded
+ * (in groups of {@link REQUEUE_GROUP_SIZE}, one transaction each, {@link REPLAY_GROUP_CONCURRENCY} groups
+ * at a time; a cancelled group one by one, {@link REPLAY_CONCURRENCY} at a time) and queues its attempt 1, then records the progress (guarded
  * on the batch count) and queues the next batch. After a crash the next run finishes the recorded
  * batch; a delivery whose write fails because this job already replayed it still counts, so
  * `replayed` is exact. Returns the {@link ReplayBatchOutcome}. Throws only on store or queue errors.
@@ -42,17 +43,33 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
   }
   const requeued: DeliveryMessage[] = [];
   let replayed = 0;
+  const status = job.filters.status;
+  const groups: ReplayCandidate[][] = [];
+  for (let index = 0; index < candidates.length; index += REQUEUE_GROUP_SIZE[status]) groups.push(candidates.slice(index, index + REQUEUE_GROUP_SIZE[status]));
   await pMap(
-    candidates,
-    async (candidate) => {
-      if (await requeue(runtime, job, candidate, nowMs)) {
-        replayed++;
-        requeued.push(attemptMessage(candidate, 1));
-      } else if ((await loadDelivery(runtime.store, job.team_id, candidate.id))?.last_replay_id === job.id) {
-        replayed++; // replayed by this job in an earlier run of this batch
+    groups,
+    async (group) => {
+      // The whole group in one transaction; when it is cancelled (one of them was re-queued already, e.g.
+      // by this job before a crash), nothing was written and each goes on its own.
+      if (await writeRequeueGroup(runtime.store, group, status, nowMs, job.id)) {
+        replayed += group.length;
+        requeued.push(...group.map((candidate) => attemptMessage(candidate, 1)));
+        return;
       }
+      await pMap(
+        group,
+        async (candidate) => {
+          if (await requeue(runtime, job, candidate, nowMs)) {
+            replayed++;
+            requeued.push(attemptMessage(candidate, 1));
+          } else if ((await loadDelivery(runtime.store, job.team_id, candidate.id))?.last_replay_id === job.id) {
+            replayed++; // replayed by this job in an earlier run of this batch
+          }
+        },
+        { concurrency: REPLAY_CONCURRENCY },
+      );
     },
-    { concurrency: REPLAY_CONCURRENCY },
+    { concurrency: REPLAY_GROUP_CONCURRENCY },
   );
   for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
   if (!(await writeReplayProgress(runtime.store, job, replayed, next, runtime.clock.nowMs()))) return 'skipped';
