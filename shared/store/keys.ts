@@ -122,8 +122,13 @@ export const keys = {
   // (`TEAM#<team>#SUBSCRIPTION#<uuid>`), so `/v1/subscriptions/{id}` and every transition read it by key
   // with one GetItem; a project's subscriptions are listed through the sparse GSI, partition
   // `TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, sort key = creation time then id. A subscriber's
-  // subscriptions are found through small immutable index items in the subscriber's per-project
-  // partition (`...#PROJECT#<project>#SUBSCRIBER_SUBSCRIPTIONS#<subscriber>`), written with the subscription.
+  // subscriptions are found through small index items in the subscriber's per-project partition
+  // (`...#PROJECT#<project>#SUBSCRIBER_SUBSCRIPTIONS#<subscriber>`), written with the subscription. That
+  // partition is also the subscriber's access summary, so the web access check (issue 10 §3) is ONE
+  // Query: each index item carries what the check needs of its subscription (`status`, `ends_at`,
+  // `current_period_end`, `plan_id`, `status_changed_at`, rewritten in every transition's transaction),
+  // and the `SUBSCRIBER` item carries the subscriber's `status` and `member_id` (written with the
+  // subscriber, its ban and unban, and every change of its member link).
   subscription: (teamId: string, subscriptionId: string) => ({ pk: `TEAM#${teamId}#SUBSCRIPTION#${subscriptionId}`, sk: 'SUBSCRIPTION' }),
   /** GSI partition of a project's subscriptions. */
   projectSubscriptionsIndex: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIPTIONS`,
@@ -135,6 +140,15 @@ export const keys = {
   subscriberSubscription: (teamId: string, projectId: string, subscriberId: string, createdAtIso: string, subscriptionId: string) => ({
     pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
     sk: `SUBSCRIPTION#${createdAtIso}#${subscriptionId}`,
+  }),
+  /**
+   * The subscriber's access summary item in its subscription partition (sort key `SUBSCRIBER`, apart
+   * from `SUBSCRIPTION#…` and `CONVERTED`): the subscriber's `status` and `member_id`, kept equal to the
+   * subscriber item's by the same transactions.
+   */
+  subscriberAccess: (teamId: string, projectId: string, subscriberId: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
+    sk: 'SUBSCRIBER',
   }),
   // The creator's own billing (DESIGN D20): the team's tier and usage counters live on the team item
   // (`keys.team`), so a create's counter update tests the tier limit without a read; the billing
@@ -282,6 +296,7 @@ export const entity = {
   subscription: 'subscription',
   subscriberSubscription: 'subscriber_subscription',
   subscriberConversion: 'subscriber_conversion',
+  subscriberAccess: 'subscriber_access',
   payment: 'payment',
   subscriberPayment: 'subscriber_payment',
   billingAccount: 'billing_account',

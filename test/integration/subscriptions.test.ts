@@ -8,6 +8,7 @@
  * is read from the outbox and checked against its published JSON Schema. Against DynamoDB Local.
  */
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { isoTime } from '../../shared/clock.js';
@@ -15,12 +16,13 @@ import { deadlineItem } from '../../shared/deadlines/deadline.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
+import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { SUBSCRIPTION_DEADLINE_KIND, suspendSubscriptionsOfSubscriber } from '../../shared/domain/subscriptions/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
 import { TeamEventCursor } from '../support/events.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { countingStore as countingStoreOf, createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -363,5 +365,121 @@ describe('clock-driven transitions (deadline worker)', () => {
     expect(types(await newEvents())).toEqual(['subscription.canceled']);
     expect(await deadlines()).toEqual([]);
     expect(await liveCount(keys.project(team.team.id, projectId))).toBe(0);
+  });
+});
+
+describe('the web access check (issue 10 §3): one DynamoDB read', () => {
+  /** The check through a store counting its requests: its answer and the requests it made. */
+  function countingStore() {
+    const counting = countingStoreOf(runtime.store);
+    return {
+      async check(query: { subscriber_id?: string; member_id?: string }) {
+        counting.reset();
+        const answer = await checkProjectAccess(counting.store, team.principal, projectId, query);
+        return { answer, requests: counting.requests() };
+      },
+    };
+  }
+
+  /** The check by subscriber id: one request, and the same answer over REST. */
+  async function checkOnce(counting: ReturnType<typeof countingStore>, id = subscriberId) {
+    const { answer, requests } = await counting.check({ subscriber_id: id });
+    expect(requests).toBe(1);
+    expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { query: { subscriber_id: id } })).json).toEqual(answer);
+    return answer;
+  }
+
+  /** What the check must answer when `subscriptionId` decides it, from GET /v1/subscriptions/{id}. */
+  async function expected(subscriptionId: string, banned = false) {
+    const subscription = await ok('GET', `/v1/subscriptions/${subscriptionId}`);
+    return {
+      granted: subscription.has_access && !banned,
+      status: subscription.status,
+      ends_at: subscription.ends_at ?? subscription.current_period_end,
+      plan_id: subscription.plan_id,
+      subscription_id: subscription.id,
+      subscriber_id: subscriberId,
+      member_id: null,
+    };
+  }
+
+  it('answers by subscriber id with one Query across pause, cancel, ban and unban, plan change and a renewal by the deadline worker', async () => {
+    const counting = countingStore();
+    expect(await checkOnce(counting)).toEqual({ granted: false, status: null, ends_at: null, plan_id: null, subscription_id: null, subscriber_id: subscriberId, member_id: null });
+
+    const subscription = await subscribe({});
+    expect(await checkOnce(counting)).toEqual(await expected(subscription.id));
+    await ok('POST', `/v1/subscriptions/${subscription.id}/pause`, {});
+    expect(await checkOnce(counting)).toEqual(await expected(subscription.id));
+    expect((await checkOnce(counting)).granted).toBe(false);
+    clock.advance(HOUR);
+    await ok('POST', `/v1/subscriptions/${subscription.id}/resume`, {});
+    expect(await checkOnce(counting)).toEqual(await expected(subscription.id));
+
+    await ok('POST', `/v1/subscriptions/${subscription.id}/change-plan`, { plan_id: silver.id });
+    const onSilver = await checkOnce(counting);
+    expect(onSilver).toEqual(await expected(subscription.id));
+    expect(onSilver.plan_id).toBe(silver.id);
+
+    // The deadline worker renews the period: the new end is answered at once.
+    const before = await ok('GET', `/v1/subscriptions/${subscription.id}`);
+    clock.advance(Date.parse(before.current_period_end) - clock.nowMs());
+    expect((await tick()).applied).toBe(1);
+    const renewed = await checkOnce(counting);
+    expect(renewed).toEqual(await expected(subscription.id));
+    expect(Date.parse(renewed.ends_at!)).toBeGreaterThan(Date.parse(before.current_period_end));
+
+    // The ban suspends the subscription and denies access; the unban alone leaves it suspended.
+    await banSubscriber(runtime, team.principal, subscriberId, 'spam');
+    const banned = await checkOnce(counting);
+    expect(banned).toEqual(await expected(subscription.id, true));
+    expect(banned).toMatchObject({ granted: false, status: 'suspended' });
+    await ok('POST', `/v1/subscriptions/${subscription.id}/unsuspend`, {});
+    expect(await checkOnce(counting)).toEqual(await expected(subscription.id, true)); // active, yet banned
+    expect((await checkOnce(counting)).granted).toBe(false);
+    await ok('POST', `/v1/subscribers/${subscriberId}/unban`, {});
+    expect(await checkOnce(counting)).toEqual(await expected(subscription.id));
+    expect((await checkOnce(counting)).granted).toBe(true);
+
+    await ok('POST', `/v1/subscriptions/${subscription.id}/cancel`, {});
+    expect(await checkOnce(counting)).toMatchObject({ ...(await expected(subscription.id)), granted: true, status: 'pending_cancellation' });
+    await ok('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
+    expect(await checkOnce(counting)).toMatchObject({ ...(await expected(subscription.id)), granted: false, status: 'canceled' });
+  });
+
+  it('keeps the deciding rule: the granting subscription lasting longest, else the most recently changed', async () => {
+    const counting = countingStore();
+    const fixed = await subscribe({ plan_id: free.id, ends_at: isoTime(clock.nowMs() + 3 * DAY) });
+    const open = await subscribe({ plan_id: silver.id });
+    expect(await checkOnce(counting)).toEqual(await expected(open.id)); // a month's period outlasts three days
+    await ok('POST', `/v1/subscriptions/${open.id}/cancel`, { at_period_end: false });
+    expect(await checkOnce(counting)).toEqual(await expected(fixed.id));
+    clock.advance(HOUR);
+    await ok('POST', `/v1/subscriptions/${fixed.id}/cancel`, { at_period_end: false });
+    expect(await checkOnce(counting)).toEqual(await expected(fixed.id)); // none grants: the latest changed
+  });
+
+  it('answers NOT_FOUND for an unknown subscriber, and answers items written before the access summary from the subscriptions themselves', async () => {
+    const counting = countingStore();
+    await expect(counting.check({ subscriber_id: randomUUID() })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const subscription = await subscribe({});
+    await ok('POST', `/v1/subscriptions/${subscription.id}/pause`, {});
+    // Strip the partition back to what was written before: bare index items and no subscriber summary.
+    const partition = keys.subscriberSubscriptionsPartition(team.team.id, projectId, subscriberId);
+    for (const item of (await scanTable(runtime.store)).filter((candidate) => candidate.pk === partition)) {
+      await runtime.store.document.send(new DeleteCommand({ TableName: runtime.store.tableName, Key: { pk: item.pk, sk: item.sk } }));
+      if (item.entity === 'subscriber_subscription') {
+        await runtime.store.document.send(new PutCommand({ TableName: runtime.store.tableName, Item: { pk: item.pk, sk: item.sk, entity: item.entity, team_id: item.team_id, subscription_id: item.subscription_id } }));
+      }
+    }
+    const { answer, requests } = await counting.check({ subscriber_id: subscriberId });
+    expect(answer).toEqual(await expected(subscription.id));
+    expect(requests).toBe(3); // the Query, the subscriber and the old items' subscriptions
+    // The next transition writes the summary of the subscription again: one read from then on for it.
+    clock.advance(HOUR);
+    await ok('POST', `/v1/subscriptions/${subscription.id}/resume`, {});
+    const resumed = await counting.check({ subscriber_id: subscriberId });
+    expect(resumed.answer).toEqual(await expected(subscription.id));
+    expect(resumed.requests).toBe(2); // the Query and, still without its summary, the subscriber
   });
 });

@@ -15,13 +15,14 @@ import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { MEMBER_PLATFORM_SYNC_DEADLINE_KIND, PLATFORM_SYNC_FIRST_DELAY_MS, PLATFORM_SYNC_MAX_ATTEMPTS, platformRetryDelayMs } from '../../shared/domain/members/platform-retry.js';
+import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { applyMemberPlatformSync } from '../../shared/domain/subscriptions/platform-sync.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
 import { expectPublishedEvent, TeamEventCursor } from '../support/events.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { countingStore, createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
 
 const BOT = { id: 700100, username: 'club_bot' };
@@ -264,6 +265,13 @@ describe('access through the adapter', () => {
     const bySubscriber = (await call('GET', `/v1/projects/${projectId}/access`, undefined, { subscriber_id: subscriberId })).json;
     expect(bySubscriber).toEqual({ granted: true, status: 'active', ends_at: subscription.json.current_period_end, plan_id: planId, subscription_id: subscription.json.id, subscriber_id: subscriberId, member_id: memberId });
     expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toEqual(bySubscriber);
+    // One read by subscriber (the subscriber's partition holds its summary and its subscriptions'); by member, the member's first.
+    const counting = countingStore(runtime.store);
+    expect(await checkProjectAccess(counting.store, team.principal, projectId, { subscriber_id: subscriberId })).toEqual(bySubscriber);
+    expect(counting.requests()).toBe(1);
+    counting.reset();
+    expect(await checkProjectAccess(counting.store, team.principal, projectId, { member_id: memberId })).toEqual(bySubscriber);
+    expect(counting.requests()).toBe(2);
 
     // Canceling removes the member from the chat without a lasting ban; the check says so.
     await call('POST', `/v1/subscriptions/${subscription.json.id}/cancel`, { at_period_end: false });

@@ -38,6 +38,30 @@ export async function createTestStore(): Promise<Store> {
   return store;
 }
 
+/**
+ * A store over the same tables as `store` that counts the DynamoDB requests sent through it (one per
+ * `send`: how many reads a use case makes is behaviour a test may assert, unlike its timing).
+ */
+export function countingStore(store: Store): { store: Store; requests(): number; reset(): void } {
+  let requests = 0;
+  const document = new Proxy(store.document, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return (...args: unknown[]) => {
+        requests += 1;
+        return (target.send as (...args: unknown[]) => Promise<unknown>).apply(target, args);
+      };
+    },
+  });
+  return {
+    store: createStore({ document, tableName: store.tableName, deadLetterTableName: store.deadLetterTableName }),
+    requests: () => requests,
+    reset: () => {
+      requests = 0;
+    },
+  };
+}
+
 /** The tables this test file created (its own module instance: vitest isolates each file), deleted after it. */
 const createdTables = new Set<string>();
 

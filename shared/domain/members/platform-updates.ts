@@ -4,7 +4,7 @@ import { newUuid } from '../../ids.js';
 import { entity, keys } from '../../store/keys.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { MAX_ATTEMPTS, backoff, isLostRace } from '../projects/repository.js';
-import { toSubscriber } from '../subscribers/repository.js';
+import { toSubscriber, writeSubscriberAccess } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { platformUserKey, putNewMember, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange } from './repository.js';
 import type { Member } from './schema.js';
@@ -105,6 +105,7 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
               condition: 'attribute_exists(pk) AND (attribute_not_exists(platform_user_id) OR attribute_type(platform_user_id, :null_type)) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
               values: { ':platform_user': platformUserId, ':member': member.id, ':now': nowIso, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
             });
+            writeSubscriberAccess(tx, teamId, projectId, subscriber!.id, { member_id: member.id });
             tx.update(platformUserKey(teamId, projectId, platformUserId), {
               expression: 'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
               condition: 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
@@ -127,6 +128,7 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
               condition: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
               values: { ':member': member.id, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
             });
+            writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { member_id: member.id });
           }
           tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
         });

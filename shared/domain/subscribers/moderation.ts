@@ -13,7 +13,7 @@ import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberCha
 import type { Member, PlatformAction } from '../members/schema.js';
 import { MAX_ATTEMPTS, backoff, isLostRace, revisionCondition } from '../projects/repository.js';
 import { suspendSubscriptionsOfSubscriber } from '../subscriptions/repository.js';
-import { loadSubscriber, toSubscriber, type StoredSubscriber } from './repository.js';
+import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
 
 /**
@@ -105,6 +105,7 @@ function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberIt
       names: { '#status': 'status' },
       values: { ...revision.values, ':status': next.status, ':banned_at': next.banned_at, ':member_id': next.member_id, ':updated_at': next.updated_at, ':revision': Number(item.revision ?? 0) + 1 },
     });
+    writeSubscriberAccess(tx, teamId, next.project_id, next.id, { status: next.status, member_id: next.member_id });
   }
   if (decision.member && decision.newMember) {
     putNewMember(tx, teamId, decision.member);

@@ -146,6 +146,31 @@ function releaseClaim(tx: Transaction, teamId: string, projectId: string, platfo
   });
 }
 
+/**
+ * Adds to `tx` the subscriber's access summary (`keys.subscriberAccess`, issue 10 §3): the `status`
+ * and/or `member_id` given, as the same transaction writes them on the subscriber item, so the web access
+ * check reads them with the subscriber's subscriptions in ONE Query. Every write of a subscriber's
+ * `status` or `member_id` calls it (creation, ban, unban, a platform user id change, a member joining).
+ * Unconditional: the subscriber item's own write in the transaction carries the conditions. A summary
+ * without `status` (a subscriber created before it existed, then linked) makes the check read the
+ * subscriber item instead.
+ */
+export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId: string, subscriberId: string, fields: { status?: SubscriberStatus; member_id?: string | null }): void {
+  const names: Record<string, string> = { '#entity': 'entity' };
+  const values: Record<string, unknown> = { ':entity': entity.subscriberAccess, ':team': teamId, ':subscriber': subscriberId };
+  const sets = ['#entity = :entity', 'team_id = :team', 'subscriber_id = :subscriber'];
+  if (fields.status !== undefined) {
+    names['#status'] = 'status';
+    values[':status'] = fields.status;
+    sets.push('#status = :status');
+  }
+  if (fields.member_id !== undefined) {
+    values[':member_id'] = fields.member_id;
+    sets.push('member_id = :member_id');
+  }
+  tx.update(keys.subscriberAccess(teamId, projectId, subscriberId), { expression: `SET ${sets.join(', ')}`, names, values });
+}
+
 /** The stored subscriber item of a new subscriber (revision 0); `email`/`phone` stored whatever the consent. */
 function newSubscriberItem(teamId: string, subscriber: Subscriber, contact: { email: string | null; phone: string | null }): Item {
   const item: Item = {
@@ -235,6 +260,7 @@ export async function prepareSubscriber(
       countUsage(tx, teamId, 'subscribers', 1);
       tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
       tx.put({ ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
+      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: stored.status, member_id: stored.member_id });
       if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
       if (link.member) {
         const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
@@ -405,6 +431,7 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
           if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
           return;
         }
+        writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
         if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
         if (oldMember) {
           const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };

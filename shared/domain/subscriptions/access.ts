@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import type { Store } from '../../store/store.js';
+import type { Item, Store } from '../../store/store.js';
 import { toSubscription } from './records.js';
 import type { ProjectAccess, Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
@@ -12,8 +12,11 @@ import { hasAccess } from './state-machine.js';
  * member — currently has access to the project, from the access column of D15, for a creator's own site.
  */
 
+/** What the check needs of one subscription: from its index item (`writeSubscriptionIndex`), or the subscription itself. */
+type SubscriptionSummary = Pick<Subscription, 'id' | 'status' | 'ends_at' | 'current_period_end' | 'plan_id' | 'status_changed_at'>;
+
 /** When a subscription's access ends unless it renews: a fixed term's `ends_at`, else the current period's end. */
-function accessEndsAt(subscription: Subscription): string | null {
+function accessEndsAt(subscription: SubscriptionSummary): string | null {
   return subscription.ends_at ?? subscription.current_period_end;
 }
 
@@ -21,7 +24,7 @@ function accessEndsAt(subscription: Subscription): string | null {
  * The subscription that answers the check: among those granting access, the one whose access lasts longest
  * (open-ended first); without any, the most recently changed one; null when there are none.
  */
-function deciding(subscriptions: Subscription[]): Subscription | null {
+function deciding(subscriptions: SubscriptionSummary[]): SubscriptionSummary | null {
   const granting = subscriptions.filter((subscription) => hasAccess(subscription.status));
   if (granting.length > 0) {
     return granting.sort((a, b) => {
@@ -36,12 +39,35 @@ function deciding(subscriptions: Subscription[]): Subscription | null {
   return subscriptions.sort((a, b) => (a.status_changed_at < b.status_changed_at ? 1 : -1))[0] ?? null;
 }
 
+/** The summary an index item carries, or null for an item written before index items carried one (no `status`). */
+function summaryOf(item: Item): SubscriptionSummary | null {
+  if (typeof item.status !== 'string') return null;
+  return {
+    id: item.subscription_id as string,
+    status: item.status as Subscription['status'],
+    ends_at: (item.ends_at as string | null | undefined) ?? null,
+    current_period_end: (item.current_period_end as string | null | undefined) ?? null,
+    plan_id: item.plan_id as string,
+    status_changed_at: item.status_changed_at as string,
+  };
+}
+
 /**
  * Answers `GET /v1/projects/{project_id}/access?subscriber_id=...` (or `member_id=...`): `granted` (a
  * subscription of the subscriber is in a status with access and the subscriber is not banned), the deciding
  * subscription's `status`, `ends_at` (when its access ends unless renewed; null when open-ended) and
- * `plan_id` (all null without any subscription). A member without a linked subscriber has no access. Reads:
- * the subscriber (through the member), its subscription index and one BatchGet of its subscriptions.
+ * `plan_id` (all null without any subscription). A member without a linked subscriber has no access.
+ *
+ * Reads: by `subscriber_id`, ONE strongly consistent Query of the subscriber's subscription partition
+ * (`keys.subscriberSubscriptionsPartition`), which holds the subscriber's access summary
+ * (`keys.subscriberAccess`: status and member) and one index item per subscription carrying what the
+ * check needs of it (`writeSubscriptionIndex`); both are written in the same transactions as the items
+ * they mirror. By `member_id`, the member's GetItem first (it names the subscriber), so two reads: the
+ * member item does not carry the summary, which would mean writing it on every subscription change.
+ * Data written before the summary existed costs more, and only then: a partition without the subscriber's
+ * summary (or one without `status`) adds the subscriber's GetItem — which is also how an unknown
+ * subscriber is told apart from one without subscriptions — and index items without a summary add one
+ * BatchGet of their subscriptions.
  * Errors: NOT_FOUND (project, subscriber or member absent, of another team or project, or outside the
  * token's scope); VALIDATION_FAILED unless exactly one of `subscriber_id` and `member_id` is given.
  */
@@ -60,21 +86,32 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
   }
   const none: ProjectAccess = { granted: false, status: null, ends_at: null, plan_id: null, subscription_id: null, subscriber_id: subscriberId, member_id: memberId };
   if (subscriberId === null) return none;
-  const [subscriber, index] = await Promise.all([
-    store.get(keys.subscriber(teamId, projectId, subscriberId)),
-    store.query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId), ':prefix': sortKeyPrefix.subscriberSubscription },
-      ConsistentRead: true,
-    }),
+  const partition = await store.query({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId) },
+    ConsistentRead: true,
+  });
+  const summarySortKey = keys.subscriberAccess(teamId, projectId, subscriberId).sk;
+  const summary = partition.items.find((item) => item.sk === summarySortKey && typeof item.status === 'string');
+  const subscriptions: SubscriptionSummary[] = [];
+  const unsummarised: string[] = [];
+  for (const item of partition.items) {
+    if (!(item.sk as string).startsWith(sortKeyPrefix.subscriberSubscription)) continue;
+    const summarised = summaryOf(item);
+    if (summarised) subscriptions.push(summarised);
+    else unsummarised.push(item.subscription_id as string);
+  }
+  // Written before the summaries existed: the subscriber item and the subscriptions themselves.
+  const [subscriber] = await Promise.all([
+    summary ? Promise.resolve(summary) : store.get(keys.subscriber(teamId, projectId, subscriberId)),
+    (async () => {
+      for (let start = 0; start < unsummarised.length; start += 100) {
+        subscriptions.push(...(await store.batchGet(unsummarised.slice(start, start + 100).map((id) => keys.subscription(teamId, id)))).map(toSubscription));
+      }
+    })(),
   ]);
   if (!subscriber) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
   memberId = memberId ?? ((subscriber.member_id as string | null | undefined) ?? null);
-  const ids = index.items.map((item) => item.subscription_id as string);
-  const subscriptions: Subscription[] = [];
-  for (let start = 0; start < ids.length; start += 100) {
-    subscriptions.push(...(await store.batchGet(ids.slice(start, start + 100).map((id) => keys.subscription(teamId, id)))).map(toSubscription));
-  }
   const chosen = deciding(subscriptions);
   if (!chosen) return { ...none, member_id: memberId };
   return {

@@ -25,8 +25,9 @@ import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type Subscri
  * Persistence and use cases of subscriptions (DESIGN D6, D14, D15). A subscription is one item in a
  * partition of its own (`keys.subscription`), so a read by id and every transition read it with one
  * GetItem; a project's subscriptions are listed through the sparse GSI
- * (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, creation order), a subscriber's through immutable index
- * items in the subscriber's per-project partition, written in the creation's transaction.
+ * (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, creation order), a subscriber's through index items
+ * in the subscriber's per-project partition ({@link writeSubscriptionIndex}: each also carries what the web
+ * access check needs of its subscription), written in the creation's and every transition's transaction.
  *
  * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
  * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
@@ -279,12 +280,7 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
   const projectId = subscription.project_id;
   const due = nextDueTrigger(subscription);
   tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
-  tx.put({
-    ...keys.subscriberSubscription(teamId, projectId, subscriber.id, subscription.created_at, subscription.id),
-    entity: entity.subscriberSubscription,
-    team_id: teamId,
-    subscription_id: subscription.id,
-  });
+  writeSubscriptionIndex(tx, teamId, subscription);
   tx.update(keys.project(teamId, projectId), {
     expression: 'ADD live_subscription_count :one',
     condition: 'attribute_exists(pk) AND #status = :active',
@@ -313,6 +309,28 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
     });
   }
   return { subscription, followUp: access ? access.write(tx) : null };
+}
+
+/**
+ * Adds to `tx` the subscription's index item in its subscriber's partition (`keys.subscriberSubscription`),
+ * put whole: the subscription's id plus what the web access check needs of it (issue 10 §3, DESIGN D15):
+ * `status`, `ends_at`, `current_period_end` (ISO 8601 or null), `plan_id` and `status_changed_at`. Every
+ * transaction that creates a subscription or changes any of those fields calls it, so the check answers
+ * from one Query of the subscriber's partition. Unconditional: the subscription item's own write in the
+ * transaction carries the conditions (its revision).
+ */
+export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
+  tx.put({
+    ...keys.subscriberSubscription(teamId, subscription.project_id, subscription.subscriber_id, subscription.created_at, subscription.id),
+    entity: entity.subscriberSubscription,
+    team_id: teamId,
+    subscription_id: subscription.id,
+    status: subscription.status,
+    ends_at: subscription.ends_at,
+    current_period_end: subscription.current_period_end,
+    plan_id: subscription.plan_id,
+    status_changed_at: subscription.status_changed_at,
+  });
 }
 
 /** What {@link addSubscriptionCreation} added: the subscription as written, and the platform calls to make after the commit. */
@@ -414,8 +432,8 @@ interface TransitionOptions {
 }
 
 /**
- * Commits one transition of a loaded subscription: the new state (conditional on the revision read), the
- * deadline change, the counters, the one `subscription.*` event and the member access events; then makes
+ * Commits one transition of a loaded subscription: the new state (conditional on the revision read), its
+ * subscriber index item ({@link writeSubscriptionIndex}), the deadline change, the counters, the one `subscription.*` event and the member access events; then makes
  * the platform access calls (after the commit, never failing the transition). Returns the new subscription. Throws CONFLICT (pair not allowed), ConditionFailedError / TransactionCanceledError
  * on a lost race (the caller retries), and ProblemErrors of conditions (a plan change to a plan
  * deactivated meanwhile).
@@ -456,6 +474,7 @@ async function commitTransition(
       names,
       values,
     });
+    writeSubscriptionIndex(tx, teamId, next);
     writeDeadline(tx, teamId, next, due, (item.deadline_at as string | null | undefined) ?? null, options.fromDeadline);
     const ended = isTerminal(next.status) && !isTerminal(before.status);
     if (ended) {
