@@ -401,50 +401,18 @@ export async function writeDead(store: Store, delivery: StoredDelivery, log: rea
 }
 
 /**
- * The transaction items of a dead → pending transition (interface "States"): the delivery row is reset
- * (attempts 0, due `nowMs`, back in the pending index, retention restarted) on condition that it is
- * still dead with this `dead_lettered_at`, and its dead-letter copy is deleted. With `replayId` (a
- * replay job, DESIGN D25) the row also records the job and the condition requires that this job has
- * not replayed it before, so one job never replays a delivery twice. Two items.
+ * The conditional update bringing a `from` delivery (dead or skipped) back to `pending` (interface
+ * "States", DESIGN D6, D25): attempts 0, attempt 1 due `nowMs`, out of the dead-letter or skipped index
+ * and into the pending index, retention restarted from now (TTL housekeeping), on condition that it is
+ * still `from` — a dead one with this `dead_lettered_at` — and, with `replayId` (a replay job), that this
+ * job has not replayed it before (the row then records the job), so one job never replays a delivery twice.
  */
-function deadRequeueItems(delivery: DeadLetterRef, nowMs: number, replayId?: string): TransactionItem[] {
-  return [
-    {
-      Update: {
-        Key: keys.delivery(delivery.team_id, delivery.id),
-        // A re-queued delivery lives another retention period from now (TTL housekeeping).
-        UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, dead_lettered_at = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
-        ConditionExpression: `#status = :dead AND dead_lettered_at = :dead_lettered_at${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':zero': 0,
-          ':next': isoTime(nowMs),
-          ':now': nowMs,
-          ':null': null,
-          ':index': pendingIndexOf(delivery.id),
-          ':sort': dueSortKey(nowMs, delivery.id),
-          ':dead': 'dead',
-          ':dead_lettered_at': delivery.dead_lettered_at,
-          ':expires': deliveryExpiresAt(nowMs),
-          ...(replayId ? { ':replay': replayId } : {}),
-        },
-      },
-    },
-    { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } },
-  ];
-}
-
-/**
- * The conditional update of a skipped → pending transition (DESIGN D6, D25): attempts 0, attempt 1 due
- * `nowMs`, out of the skipped index and into the pending index, on condition that it is still skipped
- * (and, with `replayId`, not replayed by this job before). One item.
- */
-function skippedRequeueUpdate(delivery: { id: string; team_id: string }, nowMs: number, replayId?: string) {
+function requeueUpdate(delivery: { id: string; team_id: string; dead_lettered_at?: string }, from: 'dead' | 'skipped', nowMs: number, replayId?: string) {
+  const dead = from === 'dead';
   return {
     Key: keys.delivery(delivery.team_id, delivery.id),
-    UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${replayId ? ', last_replay_id = :replay' : ''}`,
-    ConditionExpression: `#status = :skipped${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
+    UpdateExpression: `SET #status = :pending, attempts = :zero, next_attempt_at = :next, due_at_ms = :now, ${INDEX_PK} = :index, ${INDEX_SK} = :sort, expires_at = :expires${dead ? ', dead_lettered_at = :null' : ''}${replayId ? ', last_replay_id = :replay' : ''}`,
+    ConditionExpression: `#status = :from${dead ? ' AND dead_lettered_at = :dead_lettered_at' : ''}${replayId ? ' AND (attribute_not_exists(last_replay_id) OR last_replay_id <> :replay)' : ''}`,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':pending': 'pending',
@@ -453,11 +421,20 @@ function skippedRequeueUpdate(delivery: { id: string; team_id: string }, nowMs: 
       ':now': nowMs,
       ':index': pendingIndexOf(delivery.id),
       ':sort': dueSortKey(nowMs, delivery.id),
-      ':skipped': 'skipped',
       ':expires': deliveryExpiresAt(nowMs),
+      ':from': from,
+      ...(dead ? { ':null': null, ':dead_lettered_at': delivery.dead_lettered_at } : {}),
       ...(replayId ? { ':replay': replayId } : {}),
     },
   };
+}
+
+/** The transaction items of a dead → pending transition: {@link requeueUpdate} and the deletion of the dead-letter copy. Two items. */
+function deadRequeueItems(delivery: DeadLetterRef, nowMs: number, replayId?: string): TransactionItem[] {
+  return [
+    { Update: requeueUpdate(delivery, 'dead', nowMs, replayId) },
+    { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } },
+  ];
 }
 
 /**
@@ -475,12 +452,12 @@ export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs:
 }
 
 /**
- * The skipped → pending transition (DESIGN D6, D25), one conditional update ({@link skippedRequeueUpdate}).
+ * The skipped → pending transition (DESIGN D6, D25), one conditional update ({@link requeueUpdate}).
  * Returns false when the condition failed.
  */
 export async function writeSkippedRequeue(store: Store, delivery: { id: string; team_id: string }, nowMs: number, replayId?: string): Promise<boolean> {
   try {
-    await store.update(skippedRequeueUpdate(delivery, nowMs, replayId));
+    await store.update(requeueUpdate(delivery, 'skipped', nowMs, replayId));
     return true;
   } catch (error) {
     if (error instanceof ConditionFailedError) return false;
@@ -500,7 +477,7 @@ export const REQUEUE_GROUP_SIZE = { dead: 50, skipped: 100 } as const;
  */
 export async function writeRequeueGroup(store: Store, candidates: readonly ReplayCandidate[], status: 'dead' | 'skipped', nowMs: number, replayId: string): Promise<boolean> {
   if (candidates.length > REQUEUE_GROUP_SIZE[status]) throw new Error(`a re-queue group holds at most ${REQUEUE_GROUP_SIZE[status]} ${status} deliveries`);
-  const items = candidates.flatMap((candidate) => (status === 'dead' ? deadRequeueItems(candidate, nowMs, replayId) : [{ Update: skippedRequeueUpdate(candidate, nowMs, replayId) }]));
+  const items = candidates.flatMap((candidate) => (status === 'dead' ? deadRequeueItems(candidate, nowMs, replayId) : [{ Update: requeueUpdate(candidate, 'skipped', nowMs, replayId) }]));
   try {
     await store.transactWrite(items);
     return true;
