@@ -33,27 +33,9 @@ import { createStore, type Store } from '../shared/store/store.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { applyFoldedUpdates, batchWrite, recordingTransaction } from './seeding.js';
 import { measureWriteCeiling, type WriteCeiling } from './store-baseline.js';
-import { attachRequestCounter, mintTokens, runPool, summarize, type LatencySummary, type RequestCounter } from './support.js';
+import { attachRequestCounter, isAuthentication, mintTokens, runPool, summarize, type LatencySummary, type RequestCounter } from './support.js';
 
 const DAY_MS = 86_400_000;
-
-/** Item kinds of authentication: the token (read with the IP's counter) and the rate counters (D4). */
-const AUTHENTICATION_KINDS = ['TOKEN', 'RATE'];
-
-/**
- * The item kinds a request description ((`describeRequest` in support.ts)) touches: `Get TOKEN` → `[TOKEN]`,
- * `BatchGet[TOKEN, RATE]` → `[TOKEN, RATE]`, `TransactWrite[Put EVENT×2, Update X]` → `[EVENT, X]`.
- */
-function kindsOf(description: string): string[] {
-  const bracket = /\[(.*)\]$/.exec(description);
-  const entries = bracket ? bracket[1]!.split(', ') : [description];
-  return entries.map((entry) => entry.replace(/×\d+$/, '').split(' ').pop()!);
-}
-
-/** True when a request touches only authentication items (the token, the IP's and the token's rate counters). */
-function isAuthentication(description: string): boolean {
-  return kindsOf(description).every((kind) => AUTHENTICATION_KINDS.includes(kind));
-}
 
 /** A principal of `teamId` holding every ability (domain calls for seeding; `tokenId` names a real token where its owner matters). */
 function fullPrincipal(teamId: string, tokenId: string): Principal {

@@ -321,6 +321,24 @@ export function describeRequest(commandName: string, input: unknown): string {
   }
 }
 
+/** Item kinds of authentication: the token (read with the IP's counter) and the rate counters (D4). */
+const AUTHENTICATION_KINDS = ['TOKEN', 'RATE'];
+
+/**
+ * The item kinds a request description ({@link describeRequest}) touches: `Get TOKEN` → `[TOKEN]`,
+ * `BatchGet[TOKEN, RATE]` → `[TOKEN, RATE]`, `TransactWrite[Put EVENT×2, Update X]` → `[EVENT, X]`.
+ */
+function kindsOf(description: string): string[] {
+  const bracket = /\[(.*)\]$/.exec(description);
+  const entries = bracket ? bracket[1]!.split(', ') : [description];
+  return entries.map((entry) => entry.replace(/×\d+$/, '').split(' ').pop()!);
+}
+
+/** True when a request touches only authentication items (the token, the IP's and the token's rate counters). */
+export function isAuthentication(description: string): boolean {
+  return kindsOf(description).every((kind) => AUTHENTICATION_KINDS.includes(kind));
+}
+
 /** `described` counts as one line, most frequent first: `Get SUBSCRIPTION ×1000; ...`, each divided by `per` (e.g. per call). */
 export function formatDescribed(described: Record<string, number>, per = 1): string {
   return Object.entries(described)

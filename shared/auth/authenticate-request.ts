@@ -4,7 +4,7 @@ import { ProblemError } from '../errors.js';
 import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
 import { keys } from '../store/keys.js';
 import { logger } from '../logger.js';
-import { ConditionFailedError, type Item, type Key, type Store } from '../store/store.js';
+import { ConditionFailedError, itemWithKey, type Item, type Key, type Store } from '../store/store.js';
 import { checkToken, parseBearer, secretMatchesHash, type Principal, type SecretCheck } from './principal.js';
 
 /** What {@link authenticateRequest} needs to know about the request. */
@@ -100,15 +100,14 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   const tokenKey = keys.token(bearer.tokenId);
   const extra = input.alsoRead?.(bearer.tokenId) ?? [];
   const items = await store.batchGet([tokenKey, window.key, ...extra]);
-  const isKey = (item: Item, key: Key) => item.pk === key.pk && item.sk === key.sk;
-  if (isWindowFull(items.find((item) => isKey(item, window.key)), window)) {
+  if (isWindowFull(itemWithKey(items, window.key), window)) {
     return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
   }
-  const tokenItem = items.find((item) => isKey(item, tokenKey));
+  const tokenItem = itemWithKey(items, tokenKey);
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash);
   if (checked.ok) {
     await recordTokenUse(store, clock, tokenItem!);
-    return { ok: true, principal: checked.principal, items: items.filter((item) => extra.some((key) => isKey(item, key))) };
+    return { ok: true, principal: checked.principal, items: extra.map((key) => itemWithKey(items, key)).filter((item): item is Item => item !== undefined) };
   }
   return countFailure(checked.error, checked.holder);
 }

@@ -241,6 +241,11 @@ export function createStore(options: StoreOptions): Store {
   };
 }
 
+/** The item of `items` (e.g. a {@link Store.batchGet} answer, in no particular order) stored under `key`, or undefined. */
+export function itemWithKey(items: readonly Item[], key: Key): Item | undefined {
+  return items.find((item) => item.pk === key.pk && item.sk === key.sk);
+}
+
 /** Opaque list cursor: base64url JSON of DynamoDB's LastEvaluatedKey (DESIGN D12). */
 export function encodeCursor(lastEvaluatedKey: Key | undefined): string | null {
   return lastEvaluatedKey ? Buffer.from(JSON.stringify(lastEvaluatedKey)).toString('base64url') : null;

@@ -22,6 +22,7 @@ import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
 import { TeamEventCursor } from '../support/events.js';
+import { attachRequestCounter, isAuthentication } from '../../bench/support.js';
 import { countingStore as countingStoreOf, createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 const DAY = 86_400_000;
@@ -237,6 +238,30 @@ describe('operation-driven transitions', () => {
     expect(second.json).toEqual(first.json);
     expect(types(await newEvents())).toEqual(['subscription.paused', 'member.churned']);
     expectRestProblem(await call('POST', `/v1/subscriptions/${subscription.id}/pause`, { unknown: true }), 'VALIDATION_FAILED');
+  });
+
+  it('costs few DynamoDB requests beyond authentication: the claim, the subscription, one batch read, one transaction (issue 9)', async () => {
+    const subscription = await subscribe({}); // a paid grant: the subscriber is converted, the project has no resource
+    const counter = attachRequestCounter(runtime.store.document.middlewareStack);
+    /** The requests of one REST transition beyond authentication, by what they touch (transactions by their kind only). */
+    const requestsOf = async (action: string, body: unknown, headers: Record<string, string> = {}) => {
+      counter.reset();
+      const reply = await call('POST', `/v1/subscriptions/${subscription.id}/${action}`, body, { headers });
+      expect(reply.status, reply.text).toBe(200);
+      return Object.entries(counter.snapshot().described)
+        .filter(([description]) => !isAuthentication(description))
+        .flatMap(([description, count]) => Array<string>(count).fill(description.startsWith('TransactWrite[') ? 'TransactWrite' : description))
+        .sort();
+    };
+    const reads = ['BatchGet[PLAN, SUBSCRIBER, PROJECT, CONVERTED]', 'Get SUBSCRIPTION'];
+    // Access stays: the completion of the Idempotency-Key rides in the effect's transaction (no UpdateItem after it).
+    expect(await requestsOf('cancel', { at_period_end: true }, { 'Idempotency-Key': randomUUID() })).toEqual([...reads, 'Put IDEMPOTENCY', 'TransactWrite']);
+    expect(await requestsOf('resume', {})).toEqual([...reads, 'TransactWrite']);
+    // Paid access ends: member.churned depends on the subscriber's other subscriptions (their index; none to read).
+    expect(await requestsOf('pause', {})).toEqual([...reads, 'Query TEAM#PROJECT#SUBSCRIBER_SUBSCRIPTIONS SUBSCRIPTION', 'TransactWrite']);
+    // Access starts again for a converted subscriber of a project without resources: no member event can depend on anything else.
+    expect(await requestsOf('resume', {}, { 'Idempotency-Key': randomUUID() })).toEqual([...reads, 'Put IDEMPOTENCY', 'TransactWrite']);
+    expect(types(await newEvents())).toEqual(['subscription.created', 'member.converted', 'subscription.cancellation_scheduled', 'subscription.resumed', 'subscription.paused', 'member.churned', 'subscription.resumed']);
   });
 
   it('emits member access events per linked resource when access starts and ends', async () => {

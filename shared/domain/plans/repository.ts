@@ -65,7 +65,8 @@ export interface SyncOptions {
 /** A runtime the sync use cases run with: the unit of work's, and the integration settings (adapters, retry policy). */
 export type SyncRuntime = UnitOfWorkRuntime & IntegrationRuntime;
 
-const notFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);
+/** NOT_FOUND for a plan id (absent, foreign or out of scope: the same answer). */
+export const planNotFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);
 
 /** The public plan of a stored item. */
 export function toPlan(item: Item): Plan {
@@ -100,14 +101,14 @@ export function toPlan(item: Item): Plan {
  */
 async function loadPlan(store: Store, principal: Principal, planId: string): Promise<StoredPlan> {
   const item = await store.get(keys.plan(principal.teamId, planId));
-  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(planId);
+  if (!item || !canAccessProject(principal, item.project_id as string)) throw planNotFound(planId);
   return item as StoredPlan;
 }
 
 /** The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is gone. */
 async function projectOfPlan(store: Store, teamId: string, plan: Plan): Promise<Project> {
   const item = await store.get(keys.project(teamId, plan.project_id));
-  if (!item) throw notFound(plan.id);
+  if (!item) throw planNotFound(plan.id);
   return toProject(item);
 }
 
@@ -515,7 +516,7 @@ async function performSync(runtime: SyncRuntime, teamId: string, item: StoredPla
     if (!isLostRace(error)) throw error;
     // The plan changed (or was deleted) while the provider was called: that change syncs on its own.
     const current = await runtime.store.get(keys.plan(teamId, plan.id));
-    if (!current) throw notFound(plan.id);
+    if (!current) throw planNotFound(plan.id);
     return toPlan(current);
   }
   return next;

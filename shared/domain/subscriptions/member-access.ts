@@ -5,14 +5,14 @@ import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
 import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import type { Store } from '../../store/store.js';
+import { itemWithKey, type Item, type Key, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member, MemberInviteLink } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
-import type { ProjectResource } from '../projects/schema.js';
+import type { Project, ProjectResource } from '../projects/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
@@ -41,6 +41,36 @@ export interface AccessChange {
   plan: Plan;
   before: Subscription | null;
   after: Subscription;
+  /** The project and conversion marker when the caller read them already ({@link accessFactKeys}); read here otherwise. */
+  facts?: AccessFacts;
+}
+
+/**
+ * What an access change reads of the project and of the subscriber's conversion marker, which a caller
+ * may read in the same BatchGetItem as its own items ({@link accessFactKeys}, {@link accessFactsOf}).
+ */
+export interface AccessFacts {
+  /** The project (its linked resources and platform), or null when it is gone. */
+  project: Project | null;
+  /** True when the subscriber's conversion marker exists (`member.converted` was already emitted). */
+  converted: boolean;
+}
+
+/** The keys of {@link AccessFacts}: the project and the subscriber's conversion marker. */
+export function accessFactKeys(teamId: string, projectId: string, subscriberId: string): Key[] {
+  return [keys.project(teamId, projectId), keys.subscriberConversion(teamId, projectId, subscriberId)];
+}
+
+/** The {@link AccessFacts} among `items` (a BatchGetItem answer that asked for {@link accessFactKeys}). */
+export function accessFactsOf(items: readonly Item[], teamId: string, projectId: string, subscriberId: string): AccessFacts {
+  const [projectKey, markerKey] = accessFactKeys(teamId, projectId, subscriberId);
+  const project = itemWithKey(items, projectKey);
+  return { project: project ? toProject(project) : null, converted: itemWithKey(items, markerKey) !== undefined };
+}
+
+/** Reads {@link AccessFacts} with one BatchGetItem. */
+async function readAccessFacts(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<AccessFacts> {
+  return accessFactsOf(await store.batchGet(accessFactKeys(teamId, projectId, subscriberId)), teamId, projectId, subscriberId);
 }
 
 /** True when the subscription's access is paid access (not a free plan's). */
@@ -50,9 +80,10 @@ export function isPaidAccess(subscription: Pick<Subscription, 'source'>): boolea
 
 /**
  * Every subscription of a subscriber of a project (strongly consistent: the subscriber's index items,
- * then one BatchGet per 100), in no particular order.
+ * then one BatchGet per 100 — none when there is none), in no particular order; without `exceptId` (a
+ * subscription id) when given.
  */
-export async function subscriptionsOfSubscriber(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<Subscription[]> {
+export async function subscriptionsOfSubscriber(store: Store, teamId: string, projectId: string, subscriberId: string, exceptId?: string): Promise<Subscription[]> {
   const found: Subscription[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -62,7 +93,7 @@ export async function subscriptionsOfSubscriber(store: Store, teamId: string, pr
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
     });
-    const ids = page.items.map((item) => item.subscription_id as string);
+    const ids = page.items.map((item) => item.subscription_id as string).filter((id) => id !== exceptId);
     for (let index = 0; index < ids.length; index += 100) {
       const items = await store.batchGet(ids.slice(index, index + 100).map((id) => keys.subscription(teamId, id)));
       found.push(...items.map(toSubscription));
@@ -74,7 +105,7 @@ export async function subscriptionsOfSubscriber(store: Store, teamId: string, pr
 
 /** The subscriber's other subscriptions than the changing one. */
 async function otherSubscriptions(store: Store, teamId: string, change: AccessChange): Promise<Subscription[]> {
-  return (await subscriptionsOfSubscriber(store, teamId, change.after.project_id, change.subscriber.id)).filter((other) => other.id !== change.after.id);
+  return subscriptionsOfSubscriber(store, teamId, change.after.project_id, change.subscriber.id, change.after.id);
 }
 
 /**
@@ -203,8 +234,11 @@ export interface PreparedAccessChange {
 
 /**
  * Prepares the member side of an access change (see the module comment), before the transition's unit
- * of work is written: reads the project (its linked resources), the subscriber's member and other
- * subscriptions, and the conversion marker; when access starts and no other subscription grants it, asks
+ * of work is written: reads the project (its linked resources) and the conversion marker in one
+ * BatchGetItem (or takes them from `change.facts`), and the subscriber's member and other subscriptions
+ * — with `change.facts`, only when they can matter: the project has resources, or paid access ends or
+ * starts before any conversion (else no member event is emitted and the platform is not asked, whatever
+ * they hold). When access starts and no other subscription grants it, asks
  * the platform for it ({@link grantOnPlatform}: a Telegram project gets a personal invite link per chat,
  * put on the subscription and sent in `member.access_granted` as `invite_link`). When access ends for a
  * banned member or subscriber, the platform is not asked to remove them (the ban keeps them out; a
@@ -218,16 +252,22 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   const has = hasAccess(after.status);
   if (had === has) return null;
   const projectId = after.project_id;
-  const [projectItem, member, others, marker] = await Promise.all([
-    store.get(keys.project(teamId, projectId)),
-    memberOf(store, teamId, subscriber),
-    otherSubscriptions(store, teamId, change),
-    store.get(keys.subscriberConversion(teamId, projectId, subscriber.id)),
-  ]);
-  const project = projectItem ? toProject(projectItem) : null;
+  const paid = isPaidAccess(after) || (before !== null && isPaidAccess(before));
+  // The member and the other subscriptions matter only for events or platform work: a resource to
+  // grant or revoke, or paid access starting unconverted or ending (member.converted / member.churned).
+  const needsOthers = (facts: AccessFacts) => (facts.project?.resources.length ?? 0) > 0 || (paid && !(has && facts.converted));
+  let facts: AccessFacts;
+  let member: Member | null = null;
+  let others: Subscription[] = [];
+  if (change.facts) {
+    facts = change.facts;
+    if (needsOthers(facts)) [member, others] = await Promise.all([memberOf(store, teamId, subscriber), otherSubscriptions(store, teamId, change)]);
+  } else {
+    [facts, member, others] = await Promise.all([readAccessFacts(store, teamId, projectId, subscriber.id), memberOf(store, teamId, subscriber), otherSubscriptions(store, teamId, change)]);
+  }
+  const { project, converted } = facts;
   const resources = project?.resources ?? [];
   const othersWithAccess = others.filter((other) => hasAccess(other.status));
-  const paid = isPaidAccess(after) || (before !== null && isPaidAccess(before));
   const othersPaid = othersWithAccess.some(isPaidAccess);
   const granting = has && othersWithAccess.length === 0 && project !== null && resources.length > 0;
   const granted = granting
@@ -256,7 +296,7 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
       }
     }
     if (!paid || othersPaid) return followUp;
-    if (has && !marker) {
+    if (has && !converted) {
       tx.put({ ...keys.subscriberConversion(teamId, projectId, subscriber.id), entity: entity.subscriberConversion, team_id: teamId, subscription_id: after.id, converted_at: after.updated_at });
       tx.emit({ type: 'member.converted', projectId, data: { member, subscriber, subscription } });
     } else if (!has) {

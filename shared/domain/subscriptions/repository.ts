@@ -5,19 +5,19 @@ import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline, type D
 import { ProblemError, type FieldError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import { ConditionFailedError, decodeCursor, encodeCursor, itemWithKey, type Item, type Page, type Store } from '../../store/store.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { getPlan } from '../plans/repository.js';
+import { getPlan, planNotFound, toPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import type { AccessCode } from '../access-codes/schema.js';
-import { getSubscriber, livePlanAttribute, type PreparedSubscriber } from '../subscribers/repository.js';
+import { getSubscriber, livePlanAttribute, subscriberNotFound, toSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, applyTrigger, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
-import { applyPlatformAccess, prepareAccessChange, type PlatformAccessFollowUp, type PreparedAccessChange } from './member-access.js';
+import { accessFactKeys, accessFactsOf, applyPlatformAccess, prepareAccessChange, type AccessFacts, type PlatformAccessFollowUp, type PreparedAccessChange } from './member-access.js';
 import type { CancelSubscriptionRequest, CreateSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type SubscriptionTrigger } from './state-machine.js';
 
@@ -421,6 +421,34 @@ export interface Decision {
   reason?: string | null;
 }
 
+/** What a transition reads beside its subscription ({@link loadTransitionReads}). */
+interface TransitionReads {
+  subscriber: Subscriber;
+  plan: Plan;
+  /** The project and the subscriber's conversion marker, for an access change ({@link prepareAccessChange}). */
+  facts: AccessFacts;
+}
+
+/**
+ * Reads what a transition of `subscription` needs beside it — its plan, its subscriber, its project and
+ * the subscriber's conversion marker (for an access change) — in ONE strongly consistent BatchGetItem:
+ * the subscription names its project, so the subscriber is read by its key (no reference item).
+ * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
+ * (what `getPlan` / `getSubscriber` answer).
+ */
+async function loadTransitionReads(store: Store, principal: Principal, subscription: Subscription): Promise<TransitionReads> {
+  const teamId = principal.teamId;
+  const { project_id: projectId, plan_id: planId, subscriber_id: subscriberId } = subscription;
+  const planKey = keys.plan(teamId, planId);
+  const subscriberKey = keys.subscriber(teamId, projectId, subscriberId);
+  const items = await store.batchGet([planKey, subscriberKey, ...accessFactKeys(teamId, projectId, subscriberId)]);
+  const plan = itemWithKey(items, planKey);
+  if (!plan || !canAccessProject(principal, plan.project_id as string)) throw planNotFound(planId);
+  const subscriber = itemWithKey(items, subscriberKey);
+  if (!subscriber) throw subscriberNotFound(subscriberId);
+  return { plan: toPlan(plan), subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
+}
+
 /** Options of {@link runTransition}. */
 interface TransitionOptions {
   /** The clock's deadline being applied (the transition removes or moves it conditionally). */
@@ -442,7 +470,7 @@ async function commitTransition(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
   item: StoredSubscription,
-  context: { subscriber: Subscriber; plan: Plan },
+  context: TransitionReads,
   decision: Decision,
   options: TransitionOptions,
 ): Promise<Subscription> {
@@ -452,7 +480,7 @@ async function commitTransition(
   const { next: moved, transition } = applyTrigger(before, decision.trigger, { atMs: options.atMs ?? runtime.clock.nowMs(), plan: planAfter, reason: decision.reason });
   // Access starts or ends: the platform is asked for a grant now (its invite links go on the subscription).
   const access: PreparedAccessChange | null =
-    hasAccess(before.status) !== hasAccess(moved.status) ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved }) : null;
+    hasAccess(before.status) !== hasAccess(moved.status) ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved, facts: context.facts }) : null;
   const next = access?.subscription ?? moved;
   const due = nextDueTrigger(next);
   const dueAt = due ? isoTime(due.atMs) : null;
@@ -466,6 +494,8 @@ async function commitTransition(
     return `#${field} = :${field}`;
   });
   let followUp: PlatformAccessFollowUp | null = null;
+  // Returns the new subscription: what the operation answers, so the request's idempotency completion
+  // stored in this transaction is final and needs no write of its own (D3).
   await unitOfWork(runtime, teamId, async (tx) => {
     await options.alongside?.(tx, { before, after: next, subscriber: context.subscriber, plan: planAfter });
     tx.update(keys.subscription(teamId, before.id), {
@@ -496,6 +526,7 @@ async function commitTransition(
     const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
     tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
     if (access) followUp = access.write(tx);
+    return next;
   });
   await applyPlatformAccess(runtime, teamId, followUp);
   return next;
@@ -549,10 +580,10 @@ async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, s
   for (let attempt = 1; ; attempt++) {
     const item = await loadSubscription(runtime.store, principal, subscriptionId);
     const subscription = toSubscription(item);
-    const [plan, subscriber] = await Promise.all([getPlan(runtime.store, principal, subscription.plan_id), getSubscriber(runtime.store, principal, subscription.subscriber_id)]);
-    const decision = await decide(subscription, plan);
+    const reads = await loadTransitionReads(runtime.store, principal, subscription);
+    const decision = await decide(subscription, reads.plan);
     try {
-      return await commitTransition(runtime, principal, item, { subscriber, plan }, decision, {});
+      return await commitTransition(runtime, principal, item, reads, decision, {});
     } catch (error) {
       if (!isLostRace(error)) throw error;
       if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`);
@@ -581,11 +612,12 @@ export async function changeSubscriptionWith(
 ): Promise<Subscription> {
   const item = await loadSubscription(runtime.store, principal, subscriptionId);
   const subscription = toSubscription(item);
-  const [plan, subscriber] = await Promise.all([getPlan(runtime.store, principal, subscription.plan_id), getSubscriber(runtime.store, principal, subscription.subscriber_id)]);
+  const reads = await loadTransitionReads(runtime.store, principal, subscription);
+  const { plan, subscriber } = reads;
   const decision = decide(subscription, plan);
   if (decision) {
     requireAllowed(subscription, decision.trigger);
-    return commitTransition(runtime, principal, item, { subscriber, plan }, decision, { alongside });
+    return commitTransition(runtime, principal, item, reads, decision, { alongside });
   }
   const teamId = principal.teamId;
   await unitOfWork(runtime, teamId, async (tx) => {
@@ -725,10 +757,11 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
         }
         return;
       }
-      const [plan, subscriber] = await Promise.all([getPlan(runtime.store, principal, subscription.plan_id), getSubscriber(runtime.store, principal, subscription.subscriber_id)]);
-      const next = await commitTransition(runtime, principal, item, { subscriber, plan }, { trigger: due.trigger }, { fromDeadline: current, atMs: due.atMs });
+      const reads = await loadTransitionReads(runtime.store, principal, subscription);
+      const next = await commitTransition(runtime, principal, item, reads, { trigger: due.trigger }, { fromDeadline: current, atMs: due.atMs });
       const following = nextDueTrigger(next);
-      if (!following) return;
+      // The transaction moved this deadline to the following trigger: nothing more is due before it.
+      if (!following || following.atMs > runtime.clock.nowMs()) return;
       current = deadlineOf(deadline.teamId, next, following);
     } catch (error) {
       if (isLostRace(error) || error instanceof ConditionFailedError) return; // applied or moved by another run or a request
