@@ -242,7 +242,7 @@ function readsNothingStore(store: Store): Store {
     deadLetterTableName: store.deadLetterTableName,
     document: store.document,
     get: async () => undefined,
-    query: async () => ({ items: [], lastEvaluatedKey: undefined }),
+    query: async () => ({ items: [], lastEvaluatedKey: undefined, count: 0 }),
     batchGet: async () => [],
     put: refuse,
     update: refuse,

@@ -94,8 +94,11 @@ export interface Store {
   update(request: UpdateRequest): Promise<Item | undefined>;
   /** DeleteItem; returns `Attributes` (per `ReturnValues`). Throws {@link ConditionFailedError}. */
   delete(request: DeleteRequest): Promise<Item | undefined>;
-  /** One Query request: its items and `LastEvaluatedKey`. */
-  query(request: QueryRequest): Promise<{ items: Item[]; lastEvaluatedKey: Key | undefined }>;
+  /**
+   * One Query request: its items, `LastEvaluatedKey` and `Count` (the items matched in this page after any
+   * filter; with `Select: 'COUNT'` the items are not returned and only the count is).
+   */
+  query(request: QueryRequest): Promise<{ items: Item[]; lastEvaluatedKey: Key | undefined; count: number }>;
   /**
    * BatchGetItem of up to 100 keys, strongly consistent, re-requesting unprocessed keys with
    * exponential back-off (p-retry, at most 6 rounds). Items come back in no particular order. A key given
@@ -211,7 +214,7 @@ export function createStore(options: StoreOptions): Store {
     delete: async (request) => (await sendOne(() => document.send(new DeleteCommand(withTable(request))))).Attributes,
     query: async (request) => {
       const result = await sendOne(() => document.send(new QueryCommand(withTable(request))));
-      return { items: result.Items ?? [], lastEvaluatedKey: result.LastEvaluatedKey };
+      return { items: result.Items ?? [], lastEvaluatedKey: result.LastEvaluatedKey, count: result.Count ?? result.Items?.length ?? 0 };
     },
     batchGet: async (keys, batchOptions = {}) => {
       const tableName = tableOf(batchOptions.table);
