@@ -3,7 +3,7 @@ import type { PlatformType } from '../catalogues/platform-types.js';
 /**
  * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform
  * (Telegram, Discord, the creator's site…) for one person of one project. Today: give or take access to
- * a linked resource, kick, ban and unban; verifying and parsing inbound platform updates (joins, leaves)
+ * a linked resource, revoke a personal invite link a grant made, kick, ban and unban; verifying and parsing inbound platform updates (joins, leaves)
  * join it with the Telegram adapter. Adapters are called OUTSIDE any DynamoDB transaction, after the
  * state change committed: a failure is recorded on the member (`platform_error`) and never rolls the
  * state change back. Adapters never put credentials (bot tokens) in what they return.

@@ -31,7 +31,9 @@ import { hasAccess } from './state-machine.js';
  * Payloads carry the subscriber's member (or null when the subscriber has not joined the community).
  * A grant asks the platform before the commit ({@link prepareAccessChange}: its personal invite links go
  * on the subscription, `invite_links`, and in `member.access_granted`); a revocation asks it after the
- * commit ({@link applyPlatformAccess}). Either way outside any transaction: a failure is recorded on the
+ * commit ({@link applyPlatformAccess}): the member's removal, and the revocation of the ended access's
+ * still-live invite links, with or without a member (their items are marked `revoked_at` in the
+ * transition, so a join through one is not linked; issue 10 §2). Either way outside any transaction: a failure is recorded on the
  * member's `platform_error`, retried durably (`members/platform-retry.ts`, reconciled by
  * `platform-sync.ts`) and never rolls the transition back.
  */
