@@ -24,7 +24,8 @@ import { applyOnce, type HookReceiptRef } from './receipts.js';
  *    re-sent update changes nothing; 200 comes only after the change (or the receipt) is stored. A failure
  *    answers 500, and Telegram sends the update again.
  * 3. `chat_member` in a linked chat → the member's join, leave, kick or ban (`member.*`; a join through a
- *    subscriber's personal invite link links the member to that subscriber); the bot's own actions are
+ *    subscriber's personal invite link links the member to that subscriber, unless the link was revoked
+ *    when that access ended: its item's `revoked_at`); the bot's own actions are
  *    ignored (the service recorded them when it made them). `my_chat_member` → the bot's permissions
  *    (`project.bot_permissions_changed`). Other updates are acknowledged and ignored.
  */
@@ -137,7 +138,8 @@ async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, 
   const link = memberUpdate.invite_link?.invite_link;
   if (change === 'joined' && link) {
     const invite = await runtime.store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(link)));
-    invitedSubscriberId = (invite?.subscriber_id as string | undefined) ?? undefined;
+    // A link revoked when the subscriber's access ended (if Telegram still let a join through) links no one.
+    invitedSubscriberId = invite && !invite.revoked_at ? ((invite.subscriber_id as string | undefined) ?? undefined) : undefined;
   }
   await recordPlatformMembership(runtime, {
     teamId,

@@ -3,7 +3,7 @@ import type { PlatformType } from '../catalogues/platform-types.js';
 /**
  * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform
  * (Telegram, Discord, the creator's site…) for one person of one project. Today: give or take access to
- * a linked resource, kick, ban and unban; verifying and parsing inbound platform updates (joins, leaves)
+ * a linked resource, revoke a personal invite link a grant made, kick, ban and unban; verifying and parsing inbound platform updates (joins, leaves)
  * join it with the Telegram adapter. Adapters are called OUTSIDE any DynamoDB transaction, after the
  * state change committed: a failure is recorded on the member (`platform_error`) and never rolls the
  * state change back. Adapters never put credentials (bot tokens) in what they return.
@@ -35,6 +35,12 @@ export interface PlatformInviteLink {
   expires_at: string | null;
 }
 
+/** Whose project a call is about, without a person (an invite link is the project's, not a platform user's). */
+export interface PlatformProjectTarget {
+  team_id: string;
+  project_id: string;
+}
+
 /** A linked platform resource a grant or revoke is about (`ProjectResource` essentials). */
 export interface PlatformResourceTarget {
   kind: string;
@@ -60,6 +66,12 @@ export interface PlatformAdapter {
    * single-use invite link (Telegram), which the caller records and sends in `member.access_granted`.
    */
   grantAccess(target: PlatformGrantTarget, resource: PlatformResourceTarget): Promise<PlatformGrantResult>;
+  /**
+   * Makes a personal invite link that `grantAccess` answered for `resource` stop working (Telegram:
+   * `revokeChatInviteLink`), when the access it was made for ends: an unused link must not let anyone
+   * join. `url` is a bearer secret: never put it in the result's `reason`. Platforms without links: ok.
+   */
+  revokeInviteLink(target: PlatformProjectTarget, resource: PlatformResourceTarget, url: string): Promise<PlatformResult>;
   /** Takes the person's access to a linked resource away. */
   revokeAccess(target: PlatformTarget, resource: PlatformResourceTarget): Promise<PlatformResult>;
   /** Removes the person from the community without a ban (they may come back). */

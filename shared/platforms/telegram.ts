@@ -8,7 +8,7 @@ import { logger } from '../logger.js';
 import { retryOptions } from '../retry.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
-import type { PlatformAdapter, PlatformGrantResult, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
+import type { PlatformAdapter, PlatformGrantResult, PlatformProjectTarget, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
 
 /**
  * The Telegram platform (DESIGN D22) through `grammy`'s `Api`, pointed at `TELEGRAM_API_ROOT` (tests: a
@@ -128,13 +128,14 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
  * - `grantAccess`: lifts an earlier removal of a known user (`unbanChatMember` with `only_if_banned`) and
  *   makes a personal single-use invite link (`createChatInviteLink`, `member_limit` 1, expiring after
  *   {@link INVITE_LINK_LIFETIME_SECONDS}) for the resource;
+ * - `revokeInviteLink`: `revokeChatInviteLink` for the link's chat (the link stops working at once);
  * - `revokeAccess` and `kick`: remove without a lasting ban (`banChatMember` then `unbanChatMember`);
  * - `ban`: `banChatMember` (for good); `unban`: `unbanChatMember` with `only_if_banned`.
  * A person whose platform id is not a Telegram user id, or a project without linked chats, needs no call.
  */
 export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencies): PlatformAdapter {
   /** Opens the bot of the target's project, or answers why not. */
-  const botOf = async (target: { team_id: string; project_id: string }): Promise<{ api: Api; settings: IntegrationSettings } | { ok: false; reason: string }> => {
+  const botOf = async (target: PlatformProjectTarget): Promise<{ api: Api; settings: IntegrationSettings } | { ok: false; reason: string }> => {
     const settings = dependencies.settings();
     const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, TELEGRAM_CREDENTIAL, target.team_id);
     const token = credential?.secrets.bot_token;
@@ -182,6 +183,19 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
           bot.api.createChatInviteLink(chatId, { name: `subscriber ${target.subscriber_id.slice(0, 8)}`, member_limit: 1, expire_date: expireDate }),
         );
         return { ok: true, invite_link: { url: link.invite_link, expires_at: link.expire_date ? isoTime(link.expire_date * 1000) : null } };
+      } catch (error) {
+        if (error instanceof TelegramCallError) return failure(error.message);
+        throw error;
+      }
+    },
+    async revokeInviteLink(target, resource, url): Promise<PlatformResult> {
+      if (resource.kind !== 'channel' && resource.kind !== 'group') return { ok: true };
+      const bot = await botOf(target);
+      if ('ok' in bot) return bot;
+      try {
+        // The reason names the method and Telegram's description, never the link (a bearer secret).
+        await callTelegram(bot.settings, 'revokeChatInviteLink', () => bot.api.revokeChatInviteLink(telegramChatId(resource.platform_resource_id), url));
+        return { ok: true };
       } catch (error) {
         if (error instanceof TelegramCallError) return failure(error.message);
         throw error;

@@ -51,7 +51,7 @@ function failingAdapter(reason: string | null): PlatformAdapter {
     if (reason === null) throw new Error('socket hang up at internal-host-10.0.0.7');
     return { ok: false as const, reason };
   };
-  return { platform: 'web', grantAccess: fail, revokeAccess: fail, kick: fail, ban: fail, unban: fail };
+  return { platform: 'web', grantAccess: fail, revokeInviteLink: fail, revokeAccess: fail, kick: fail, ban: fail, unban: fail };
 }
 
 beforeEach(async () => {

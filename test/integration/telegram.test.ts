@@ -9,7 +9,7 @@
  * published schema.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
@@ -18,6 +18,7 @@ import { MEMBER_PLATFORM_SYNC_DEADLINE_KIND, PLATFORM_SYNC_FIRST_DELAY_MS, PLATF
 import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { applyMemberPlatformSync } from '../../shared/domain/subscriptions/platform-sync.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
+import { logger } from '../../shared/logger.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
@@ -281,8 +282,58 @@ describe('access through the adapter', () => {
       ['unbanChatMember', Number(CHAT_ID), 77],
     ]);
     expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toMatchObject({ granted: false, status: 'canceled', plan_id: planId });
-    // Access ended: the subscription no longer offers the link.
+    // Access ended: the subscription no longer offers the link, and Telegram was told to revoke it.
     expect((await call('GET', `/v1/subscriptions/${subscription.json.id}`)).json.invite_links).toEqual([]);
+    expect(telegram.callsOf('revokeChatInviteLink').filter((entry) => entry.token === botToken).map((entry) => entry.payload)).toEqual([{ chat_id: Number(CHAT_ID), invite_link: link.url }]);
+  });
+
+  it('revokes the invite link of a subscriber who never joined when access ends; a join through it afterwards links no one; the link is never logged', async () => {
+    const { secret, planId, subscriberId } = await setUp();
+    const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+    const [link] = subscription.invite_links as { url: string }[];
+    await newEvents();
+    const warn = vi.spyOn(logger, 'warn');
+    const error = vi.spyOn(logger, 'error');
+    try {
+      const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
+      expect(canceled.json).toMatchObject({ status: 'canceled', invite_links: [] });
+      expect(telegram.callsOf('revokeChatInviteLink').filter((entry) => entry.token === botToken).map((entry) => entry.payload)).toEqual([{ chat_id: Number(CHAT_ID), invite_link: link.url }]);
+      const ended = await newEvents();
+      expect(types(ended)).toEqual(['subscription.canceled', 'member.access_revoked', 'member.churned']);
+      expect(JSON.stringify(ended)).not.toContain(link.url);
+      // The link's item is marked revoked: a join through it (had Telegram let one through) is a free member.
+      expect((await deliver(chatMember(81, 'left', 'member', { inviteLink: link.url }), secret)).status).toBe(200);
+      const joined = await newEvents();
+      expect(types(joined)).toEqual(['member.joined']);
+      expect(joined[0].data).toMatchObject({ member: { platform_user_id: '81', subscriber_id: null }, subscriber: null });
+      expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: null, member_id: null });
+      expect(JSON.stringify([...warn.mock.calls, ...error.mock.calls])).not.toContain(link.url);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+
+  it('logs a failed revocation of a subscriber who never joined by subscription (never the link) and keeps the cancellation', async () => {
+    const { planId, subscriberId } = await setUp();
+    const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+    const [link] = subscription.invite_links as { url: string }[];
+    telegram.failNext('revokeChatInviteLink', { error_code: 400, description: 'Bad Request: not enough rights to manage chat invite links' });
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    try {
+      const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
+      expect(canceled.status).toBe(200);
+      expect(canceled.json).toMatchObject({ status: 'canceled', invite_links: [] });
+      expect(warn).toHaveBeenCalledWith('invite links not revoked; they stop working when they expire', {
+        subscription_id: subscription.id,
+        project_id: projectId,
+        links: 1,
+        reason: 'Telegram refused revokeChatInviteLink: Bad Request: not enough rights to manage chat invite links (400).',
+      });
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(link.url);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('bans, unbans and kicks through the Bot API', async () => {
@@ -413,6 +464,36 @@ describe('access through the adapter', () => {
       expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json.status).toBe('canceled');
     });
 
+    it('records a failed invite-link revocation on the member and the deadline worker revokes the link (and removes the member again)', async () => {
+      const { planId, subscriberId, memberId } = await joinedSubscriber(65);
+      const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+      const [link] = subscription.invite_links as { url: string }[];
+      await newEvents();
+      telegram.failNext('revokeChatInviteLink', { error_code: 500, description: 'Internal Server Error', times: 3 });
+      const since = telegram.calls.length;
+      const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
+      expect(canceled.json).toMatchObject({ status: 'canceled', has_access: false, invite_links: [] });
+      // Removal done; the revocation retried by callTelegram (3 attempts), then recorded with its durable retry.
+      expect(telegram.calls.slice(since).filter((entry) => entry.token === botToken).map((entry) => entry.method)).toEqual(['banChatMember', 'unbanChatMember', 'revokeChatInviteLink', 'revokeChatInviteLink', 'revokeChatInviteLink']);
+      const recorded = await member(memberId);
+      expect(recorded.platform_error).toMatchObject({ action: 'revoke_access', attempts: 1, message: 'Telegram refused revokeChatInviteLink: Internal Server Error (500).' });
+      expect(JSON.stringify(recorded)).not.toContain(link.url);
+      expect(await syncDeadline(memberId)).toMatchObject({ project_id: projectId });
+      expect(JSON.stringify(await newEvents())).not.toContain(link.url);
+
+      const retried = telegram.calls.length;
+      clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
+      expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+      const calls = telegram.calls.slice(retried).filter((entry) => entry.token === botToken);
+      expect(calls.map((entry) => entry.method)).toEqual(['banChatMember', 'unbanChatMember', 'revokeChatInviteLink']);
+      expect(calls[2].payload).toEqual({ chat_id: Number(CHAT_ID), invite_link: link.url });
+      expect((await member(memberId)).platform_error).toBeNull();
+      expect(await syncDeadline(memberId)).toBeUndefined();
+      // Revoked: nothing of the link is left on the member item.
+      const item = await runtime.store.get(keys.member(team.team.id, projectId, memberId));
+      expect(JSON.stringify(item)).not.toContain(link.url);
+    });
+
     it('retries a failed ban as a ban: a banned member stays banned', async () => {
       const { subscriberId, memberId } = await joinedSubscriber(68);
       telegram.failNext('banChatMember', { error_code: 400, description: 'Bad Request: not enough rights to restrict/unrestrict chat member' });
@@ -429,8 +510,9 @@ describe('access through the adapter', () => {
       await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId });
       const since = telegram.calls.length;
       expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json.member).toMatchObject({ status: 'banned', platform_error: null });
-      // banChatMember alone: an access removal (ban then unban) would lift the ban again.
-      expect(telegram.calls.slice(since).filter((entry) => entry.token === botToken).map((entry) => entry.method)).toEqual(['banChatMember']);
+      // banChatMember alone: an access removal (ban then unban) would lift the ban again. The suspension's
+      // ended access still revokes its unused invite link.
+      expect(telegram.calls.slice(since).filter((entry) => entry.token === botToken).map((entry) => entry.method)).toEqual(['banChatMember', 'revokeChatInviteLink']);
       expect(await member(memberId)).toMatchObject({ status: 'banned', platform_error: null });
       expect(await syncDeadline(memberId)).toBeUndefined();
     });

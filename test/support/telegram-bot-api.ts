@@ -81,6 +81,11 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
                 ...(payload.member_limit ? { member_limit: payload.member_limit } : {}),
               },
             });
+          case 'revokeChatInviteLink':
+            return answer(200, {
+              ok: true,
+              result: { invite_link: payload.invite_link, creator: { id: bot.id, is_bot: true, first_name: 'Club bot' }, creates_join_request: false, is_primary: false, is_revoked: true },
+            });
           case 'setWebhook':
           case 'deleteWebhook':
           case 'banChatMember':

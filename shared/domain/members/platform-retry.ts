@@ -1,7 +1,7 @@
 import { isoTime } from '../../clock.js';
 import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
 import { logger } from '../../logger.js';
-import type { PlatformResult } from '../../platforms/platform-adapter.js';
+import type { PlatformResourceTarget, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -20,6 +20,25 @@ import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
  * `platform_error` set (with `next_attempt_at` null). A success clears the error and the deadline.
  * Invariant: a member with a sync deadline has a `platform_error`.
  */
+
+/**
+ * A personal invite link whose revocation failed when the subscriber's access ended (issue 10 §2), kept
+ * on the member's item (attribute {@link INVITE_LINK_REVOCATIONS_ATTRIBUTE}, never shown on the member:
+ * `toMember` leaves it out) until the sync deadline revokes it. `url` is a bearer secret: never logged.
+ */
+export interface PendingInviteLinkRevocation {
+  /** The linked resource the link was made for. */
+  resource: PlatformResourceTarget;
+  url: string;
+}
+
+/** The member item's attribute holding its {@link PendingInviteLinkRevocation}s (absent: none). */
+export const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations' as const;
+
+/** The {@link PendingInviteLinkRevocation}s on a stored member item (none when absent). */
+export function pendingRevocationsOf(item: Record<string, unknown>): PendingInviteLinkRevocation[] {
+  return (item[INVITE_LINK_REVOCATIONS_ATTRIBUTE] as PendingInviteLinkRevocation[] | undefined) ?? [];
+}
 
 /** The deadline kind of a member's platform retries (one per member; subject: the member id). */
 export const MEMBER_PLATFORM_SYNC_DEADLINE_KIND = 'member.platform_sync' as const;
@@ -59,14 +78,32 @@ export function platformErrorOf(action: PlatformAction, reason: string, nowMs: n
 /**
  * Adds to `tx` the member's `platform_error` (null clears it), `updated_at` and revision + 1. With `read`
  * (the stored member as read) the update is conditional on its revision (a lost race fails `tx`);
- * without, only on the member existing.
+ * without, only on the member existing. `revocations`: the invite links still to revoke — replacing the
+ * stored ones (empty removes them), or added to them with `append` — or undefined to leave them alone.
  */
-export function writePlatformError(tx: Transaction, teamId: string, member: Pick<Member, 'id' | 'project_id'>, error: MemberPlatformError | null, nowIso: string, read?: StoredMember): void {
+export function writePlatformError(
+  tx: Transaction,
+  teamId: string,
+  member: Pick<Member, 'id' | 'project_id'>,
+  error: MemberPlatformError | null,
+  nowIso: string,
+  read?: StoredMember,
+  revocations?: PendingInviteLinkRevocation[],
+  append = false,
+): void {
   const revision = read ? revisionCondition(read) : null;
+  const set = 'SET platform_error = :error, updated_at = :now, revision = if_not_exists(revision, :zero) + :one';
+  const attribute = INVITE_LINK_REVOCATIONS_ATTRIBUTE;
+  let links = '';
+  const linkValues: Record<string, unknown> = {};
+  if (revocations?.length) {
+    links = append ? `, ${attribute} = list_append(if_not_exists(${attribute}, :no_revocations), :revocations)` : `, ${attribute} = :revocations`;
+    Object.assign(linkValues, { ':revocations': revocations }, append ? { ':no_revocations': [] } : {});
+  } else if (revocations && !append) links = ` REMOVE ${attribute}`;
   tx.update(keys.member(teamId, member.project_id, member.id), {
-    expression: 'SET platform_error = :error, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
+    expression: set + links,
     condition: revision ? `attribute_exists(pk) AND ${revision.expression}` : 'attribute_exists(pk)',
-    values: { ':error': error, ':now': nowIso, ':zero': 0, ':one': 1, ...revision?.values },
+    values: { ':error': error, ':now': nowIso, ':zero': 0, ':one': 1, ...revision?.values, ...linkValues },
   });
 }
 
@@ -87,12 +124,21 @@ export function writeSyncDeadline(tx: Transaction, current: Deadline, error: Mem
  * failure sets `platform_error` (attempt 1 — a new action starts its retries afresh) and, in the same
  * transaction, schedules the member's sync deadline {@link PLATFORM_SYNC_FIRST_DELAY_MS} later; a success
  * clears an earlier error and deletes any pending deadline. Bumps the revision (concurrent
- * read-modify-writes re-read); emits nothing and never changes the member's status. Never throws (a
- * member deleted meanwhile, or a store failure, is logged). Returns the member as recorded (the given
- * one when nothing needed writing or the write failed).
+ * read-modify-writes re-read); emits nothing and never changes the member's status. `revocations`: the
+ * invite links whose revocation failed (kept on the member for the sync deadline to revoke; see
+ * {@link PendingInviteLinkRevocation}); undefined leaves any stored ones alone. Never throws (a member
+ * deleted meanwhile, or a store failure, is logged). Returns the member as recorded (the given one when
+ * nothing needed writing or the write failed).
  */
-export async function recordPlatformOutcome(runtime: UnitOfWorkRuntime, teamId: string, member: Member, action: PlatformAction, result: PlatformResult): Promise<Member> {
-  if (result.ok && member.platform_error === null) return member;
+export async function recordPlatformOutcome(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  member: Member,
+  action: PlatformAction,
+  result: PlatformResult,
+  revocations?: PendingInviteLinkRevocation[],
+): Promise<Member> {
+  if (result.ok && member.platform_error === null && !revocations?.length) return member;
   const nowMs = runtime.clock.nowMs();
   const nowIso = isoTime(nowMs);
   const error = result.ok ? null : platformErrorOf(action, result.reason, nowMs, 1);
@@ -100,7 +146,7 @@ export async function recordPlatformOutcome(runtime: UnitOfWorkRuntime, teamId: 
     // Bookkeeping after the request's effect: never the request's idempotency items.
     await outsideRequestScope(() =>
       unitOfWork(runtime, teamId, (tx) => {
-        writePlatformError(tx, teamId, member, error, nowIso);
+        writePlatformError(tx, teamId, member, error, nowIso, undefined, revocations, true);
         if (error?.next_attempt_at) scheduleDeadline(tx, platformSyncDeadline(teamId, member, error.next_attempt_at));
         else tx.delete(keys.deadline(teamId, MEMBER_PLATFORM_SYNC_DEADLINE_KIND, member.id));
       }),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isoTime } from '../../clock.js';
 import type { Principal } from '../../auth/principal.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
@@ -7,7 +8,7 @@ import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformRe
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { itemWithKey, type Item, type Key, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { recordPlatformOutcome } from '../members/platform-retry.js';
+import { recordPlatformOutcome, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member, MemberInviteLink } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
@@ -30,7 +31,9 @@ import { hasAccess } from './state-machine.js';
  * Payloads carry the subscriber's member (or null when the subscriber has not joined the community).
  * A grant asks the platform before the commit ({@link prepareAccessChange}: its personal invite links go
  * on the subscription, `invite_links`, and in `member.access_granted`); a revocation asks it after the
- * commit ({@link applyPlatformAccess}). Either way outside any transaction: a failure is recorded on the
+ * commit ({@link applyPlatformAccess}): the member's removal, and the revocation of the ended access's
+ * still-live invite links, with or without a member (their items are marked `revoked_at` in the
+ * transition, so a join through one is not linked; issue 10 §2). Either way outside any transaction: a failure is recorded on the
  * member's `platform_error`, retried durably (`members/platform-retry.ts`, reconciled by
  * `platform-sync.ts`) and never rolls the transition back.
  */
@@ -121,15 +124,28 @@ async function memberOf(store: Store, teamId: string, subscriber: Subscriber): P
 
 /**
  * The platform side of a committed access change (DESIGN D15, D22): a grant's calls were made before the
- * commit (their outcome is `outcome`, to record on the member); a revocation's calls are made after it.
+ * commit (their outcome is `outcome`, to record on the member); a revocation's calls are made after it:
+ * the member's removal (`removeMember`) and the revocation of the personal invite links the ended access
+ * had (`revokeInviteLinks`; issue 10 §2), with or without a member.
  */
 export interface PlatformAccessFollowUp {
-  member: Member;
+  /** The subscriber's member, or null (never joined: only invite links are revoked). */
+  member: Member | null;
+  /** The project and the subscription whose access changed (named in logs). */
+  projectId: string;
+  subscriptionId: string;
   platformType: PlatformType;
   action: 'grant_access' | 'revoke_access';
-  resources: { kind: string; platform_resource_id: string }[];
+  /** False when the member is not to be removed (none, or banned: the ban keeps them out; a removal would lift it). */
+  removeMember: boolean;
+  resources: { id: string; kind: string; platform_resource_id: string }[];
   /** The outcome of the grant calls already made (grants only). */
   outcome?: PlatformResult;
+  /**
+   * The URLs of the personal invite links to revoke (revocations only; bearer secrets, never logged). Their
+   * invite-link items were marked `revoked_at` in the transition, so a join through one is not linked.
+   */
+  revokeInviteLinks: string[];
 }
 
 /** How long an invite-link item is kept after the link expires (housekeeping TTL), in seconds. */
@@ -283,15 +299,24 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
         const data = has ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null } : { member, subscriber, resource };
         tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data });
       }
+      // Access ends: the links it made stop working (those still live), and a join through one is no
+      // longer linked to the subscriber (its item marked revoked here, in the transition).
+      const revokeInviteLinks = !has && before ? liveInviteLinks(before.invite_links, runtime.clock.nowMs()) : [];
+      markInviteLinksRevoked(tx, teamId, projectId, revokeInviteLinks, runtime.clock.nowMs());
       // A banned person is kept out by the ban: removing access (ban then unban) would lift it.
       const banned = member?.status === 'banned' || subscriber.status === 'banned';
-      if (member && project && resources.length > 0 && (has || !banned)) {
+      const removeMember = member !== null && !has && !banned;
+      if (project && resources.length > 0 && ((member && (has || removeMember)) || revokeInviteLinks.length > 0)) {
         followUp = {
           member,
+          projectId,
+          subscriptionId: after.id,
           platformType: project.platform_type,
           action: has ? 'grant_access' : 'revoke_access',
-          resources: resources.map(({ kind, platform_resource_id }) => ({ kind, platform_resource_id })),
+          removeMember,
+          resources: resources.map(({ id, kind, platform_resource_id }) => ({ id, kind, platform_resource_id })),
           ...(granted ? { outcome: granted.outcome } : {}),
+          revokeInviteLinks,
         };
       }
     }
@@ -307,23 +332,103 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   return { subscription, write };
 }
 
+/** The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL. */
+function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
+  return links.filter((link) => link.expires_at === null || Date.parse(link.expires_at) > nowMs).map((link) => link.url);
+}
+
+/**
+ * Adds to `tx` the marking of the invite-link items of `urls` as revoked (`revoked_at`, ISO 8601): a join
+ * through one is then not linked to its subscriber (`hooks/telegram.ts`). Unconditional, so it can never
+ * fail the transition; an item gone meanwhile comes back as a bare marker that expires with the retention.
+ */
+function markInviteLinksRevoked(tx: Transaction, teamId: string, projectId: string, urls: string[], nowMs: number): void {
+  for (const url of urls) {
+    tx.update(keys.inviteLink(teamId, projectId, inviteLinkHash(url)), {
+      expression: 'SET revoked_at = :now, expires_at = if_not_exists(expires_at, :expires)',
+      values: { ':now': isoTime(nowMs), ':expires': Math.floor(nowMs / 1000) + INVITE_LINK_RETENTION_SECONDS },
+    });
+  }
+}
+
+/**
+ * The linked resource each invite link of `urls` was made for (its invite-link item's `resource_id`,
+ * read in one BatchGetItem), among `resources`; a link whose item names none is taken as the project's
+ * only chat when there is one, and left out otherwise.
+ */
+async function inviteLinkResources(store: Store, teamId: string, projectId: string, urls: string[], resources: PlatformAccessFollowUp['resources']): Promise<PendingInviteLinkRevocation[]> {
+  const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
+  const chats = resources.filter((resource) => resource.kind === 'channel' || resource.kind === 'group');
+  const found: PendingInviteLinkRevocation[] = [];
+  for (const url of urls) {
+    const item = itemWithKey(items, keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
+    const resource = resources.find((candidate) => candidate.id === item?.resource_id) ?? (chats.length === 1 ? chats[0] : undefined);
+    if (resource) found.push({ resource: { kind: resource.kind, platform_resource_id: resource.platform_resource_id }, url });
+  }
+  return found;
+}
+
+/**
+ * Revokes each invite link of `revocations` through `adapter` (DESIGN D22; Telegram:
+ * revokeChatInviteLink, with the adapter's retries), outside any transaction. Never throws: answers the
+ * first failure (or ok) and the revocations that failed.
+ */
+export async function revokeInviteLinksOnPlatform(
+  adapter: PlatformAdapter,
+  target: { team_id: string; project_id: string },
+  revocations: PendingInviteLinkRevocation[],
+): Promise<{ outcome: PlatformResult; failed: PendingInviteLinkRevocation[] }> {
+  let outcome: PlatformResult = { ok: true };
+  const failed: PendingInviteLinkRevocation[] = [];
+  for (const revocation of revocations) {
+    const result = await callPlatform(() => adapter.revokeInviteLink(target, revocation.resource, revocation.url));
+    if (result.ok) continue;
+    failed.push(revocation);
+    if (outcome.ok) outcome = result;
+  }
+  return { outcome, failed };
+}
+
 /**
  * Completes a committed access change on the platform (DESIGN D15, D22): a revocation asks the project's
  * platform adapter (`adapters`, default the service's) to remove the member from each resource (with the
- * adapter's retries); a grant's calls were made before the commit. The outcome is recorded on the member
- * ({@link recordPlatformOutcome}: the first failure as `platform_error`, with its durable retry; a full
- * success clears an earlier one). Never throws: the transition stands whatever the platform answers.
+ * adapter's retries) unless `removeMember` is false, and to revoke the ended access's invite links
+ * (issue 10 §2); a grant's calls were made before the commit. With a member, the outcome is recorded on
+ * it ({@link recordPlatformOutcome}: the first failure as `platform_error`, with its durable retry, the
+ * links not revoked kept for that retry; a full success clears an earlier error — for a banned member,
+ * only a failure is recorded, so the ban's own error is never cleared). Without a member, a failed
+ * revocation is logged (naming the subscription, never a link) and left: the link expires by itself.
+ * Never throws: the transition stands whatever the platform answers.
  */
 export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
   if (!followUp) return;
+  const { member } = followUp;
   try {
     let outcome: PlatformResult = followUp.outcome ?? { ok: true };
+    let failedLinks: PendingInviteLinkRevocation[] = [];
     if (!followUp.outcome) {
       const adapter = platformAdapterFor(followUp.platformType, adapters ?? platformAdapters(runtime));
-      outcome = await revokeOnPlatform(adapter, { team_id: teamId, project_id: followUp.member.project_id, platform_user_id: followUp.member.platform_user_id }, followUp.resources);
+      if (member && followUp.removeMember) {
+        outcome = await revokeOnPlatform(adapter, { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id }, followUp.resources);
+      }
+      if (followUp.revokeInviteLinks.length > 0) {
+        const revocations = await inviteLinkResources(runtime.store, teamId, followUp.projectId, followUp.revokeInviteLinks, followUp.resources);
+        const links = await revokeInviteLinksOnPlatform(adapter, { team_id: teamId, project_id: followUp.projectId }, revocations);
+        failedLinks = links.failed;
+        if (!links.outcome.ok && outcome.ok) outcome = links.outcome;
+      }
     }
-    await recordPlatformOutcome(runtime, teamId, followUp.member, followUp.action, outcome);
+    if (member && (followUp.removeMember || followUp.action === 'grant_access' || !outcome.ok)) {
+      await recordPlatformOutcome(runtime, teamId, member, followUp.action, outcome, failedLinks);
+    } else if (!outcome.ok) {
+      logger.warn('invite links not revoked; they stop working when they expire', {
+        subscription_id: followUp.subscriptionId,
+        project_id: followUp.projectId,
+        links: failedLinks.length,
+        reason: outcome.reason,
+      });
+    }
   } catch (error) {
-    logger.error('platform access not recorded', { member_id: followUp.member.id, error: error as Error });
+    logger.error('platform access not recorded', { subscription_id: followUp.subscriptionId, member_id: member?.id ?? null, error: error as Error });
   }
 }

@@ -5,11 +5,11 @@ import { callPlatform, platformAdapterFor, platformAdapters } from '../../platfo
 import type { PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
-import { platformErrorOf, writePlatformError, writeSyncDeadline } from '../members/platform-retry.js';
+import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { isLostRace, toProject } from '../projects/repository.js';
-import { grantOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
+import { grantOnPlatform, revokeInviteLinksOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
@@ -44,7 +44,10 @@ export function reconciledAction(member: Pick<Member, 'status' | 'platform_error
  * `platform_error`: the deadline is removed), its project, subscriber and the subscriber's subscriptions;
  * asks the project's platform adapter for the {@link reconciledAction} (outside any transaction, with
  * the adapter's retries); then, in ONE transaction conditional on the member's revision and the
- * deadline's due time: on success clears `platform_error` and removes the deadline; on failure records
+ * deadline's due time; revokes the invite links whose revocation failed when access ended (kept on the
+ * member item, `members/platform-retry.ts` PendingInviteLinkRevocation; whatever the action: a link of
+ * ended access must stop working even if access came back since — the new access has its own links)
+ * and keeps only those failing again; on full success clears `platform_error` and removes the deadline; on failure records
  * it as attempt n + 1 and moves the deadline by the backoff, or — at the last attempt — keeps the error
  * (`next_attempt_at` null), removes the deadline and logs. A grant's invite links are written with it:
  * their items, and `invite_links` on the subscriber's subscription with access that changed status last
@@ -81,12 +84,16 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
       outcome = grant.outcome;
     }
 
+    const pending = pendingRevocationsOf(item);
+    const links = pending.length > 0 ? await revokeInviteLinksOnPlatform(adapter, { team_id: teamId, project_id: member.project_id }, pending) : null;
+    if (links && !links.outcome.ok && outcome.ok) outcome = links.outcome;
+
     const nowMs = runtime.clock.nowMs();
-    const error = outcome.ok ? null : platformErrorOf(action!, outcome.reason, nowMs, member.platform_error.attempts + 1);
+    const error = outcome.ok ? null : platformErrorOf(action ?? 'revoke_access', outcome.reason, nowMs, member.platform_error.attempts + 1);
     const holder = grant && grant.inviteLinks.length > 0 ? latestWithAccess(subscriptions) : null;
     const holderItem = holder ? await store.get(keys.subscription(teamId, holder.id), { projection: 'revision' }) : undefined;
     await unitOfWork(runtime, teamId, (tx) => {
-      writePlatformError(tx, teamId, member, error, isoTime(nowMs), item);
+      writePlatformError(tx, teamId, member, error, isoTime(nowMs), item, links ? links.failed : undefined);
       writeSyncDeadline(tx, deadline, error);
       if (!grant || grant.inviteLinks.length === 0) return;
       grant.record(tx);
