@@ -147,7 +147,7 @@ async function oneDelivery(): Promise<{ event: StoredEvent; delivery: WebhookDel
   expect(scheduled).toEqual([]);
   expect(queued).toHaveLength(1);
   const delivery = (await allDeliveries()).find((candidate) => candidate.event_id === event.id)!;
-  expect(queued[0]).toEqual({ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 });
+  expect(queued[0]).toEqual({ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 });
   return { event, delivery, message: queued[0]!.message };
 }
 
@@ -272,7 +272,7 @@ describe('send test event', () => {
     const delivery = await sendTestEvent(ctx.runtime, ctx.principal, target.id);
     expect(delivery).toMatchObject({ endpoint_id: target.id, event_type: 'webhook_endpoint.test', status: 'pending', attempts: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
     // Already fanned out: the relay creates nothing more.
     expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
@@ -302,7 +302,7 @@ describe('retry timeline', () => {
     let message = first;
 
     for (let attempt = 1; attempt <= 8; attempt++) {
-      expect(message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt });
+      expect(message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt });
       if (attempt > 1) {
         // Delivered early (the clock has not moved): nothing happens.
         expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
@@ -340,7 +340,7 @@ describe('retry timeline', () => {
       const { queued, scheduled } = ctx.runtime.drain();
       if (attempt < 8) {
         const waitSeconds = SPEC_WAITS_SECONDS[attempt - 1]!;
-        const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: attempt + 1 };
+        const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: attempt + 1 };
         expect(stored.next_attempt_at).toBe(isoTime(ctx.clock.nowMs() + waitSeconds * 1000));
         if (waitSeconds <= 900) {
           // 10 s, 30 s, 2 min and 10 min: SQS DelaySeconds.
@@ -414,7 +414,7 @@ describe('retry timeline', () => {
     expect(await deadLetterItems()).toEqual([]);
     const { queued, scheduled } = ctx.runtime.drain();
     expect(scheduled).toEqual([]);
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
 
     // Retrying a pending delivery is a conflict.
     await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
@@ -637,7 +637,7 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(60_000 + 60_000 + 1_000);
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
 
     crash = false;
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
@@ -707,7 +707,7 @@ describe('lease and sweeper', () => {
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1, replays: 0 });
     const { queued } = ctx.runtime.drain();
     const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
-    expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 2 });
+    expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 2 });
     expect((await allDeliveries()).some((candidate) => candidate.event_id === lostEvent.id)).toBe(true);
     expect(await processDeliveryMessage(ctx.runtime, retry!.message)).toBe('retry_scheduled');
   });
