@@ -25,7 +25,7 @@ import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-lette
 import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema.js';
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import { fanOutEvent, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
+import { fanOutEvent, fanOutEvents, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
@@ -33,6 +33,7 @@ import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret,
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
+import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
@@ -871,5 +872,33 @@ describe('payload exposure', () => {
     const everything = JSON.stringify(ctx.fake.requests.map((request) => request.body));
     expect(everything).not.toContain('bo@example.com');
     expect(everything).not.toContain('+15550124');
+  });
+});
+
+describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
+  it('fans a team\'s events out with 3 requests however many there are, then takes each delivery to succeeded with 3 more', async () => {
+    const endpoint = await newEndpoint();
+    ctx.fake.setFallback(OK);
+    const events = [await newProjectEvent(), await newProjectEvent(), await newProjectEvent()];
+    const recording = recordingStore(ctx.runtime.store);
+    const runtime = withStore(ctx.runtime, recording.store);
+
+    // The team's endpoints (Query), their owners re-read (BatchGetItem, D6), every event's mark and delivery (one transaction).
+    expect(await fanOutEvents(runtime, events)).toBe(3);
+    expect(recording.commands).toEqual(['QueryCommand', 'BatchGetCommand', 'TransactWriteCommand']);
+    const { queued } = ctx.runtime.drain();
+    expect(queued).toHaveLength(3);
+
+    for (const { message } of queued) {
+      recording.commands.length = 0;
+      // The lease (returns the delivery and its stored body), the endpoint's slot (returns the endpoint), the outcome with the slot given back.
+      expect(await processDeliveryMessage(runtime, message)).toBe('succeeded');
+      expect(recording.commands).toEqual(['UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
+    }
+    expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id).sort()).toEqual(events.map((event) => event.id).sort());
+    for (const delivery of await allDeliveries()) {
+      expect(delivery).toMatchObject({ endpoint_id: endpoint.id, status: 'succeeded', attempts: 1 });
+      expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status: 200, remote_address: '203.0.113.10' })]);
+    }
   });
 });
