@@ -1,4 +1,3 @@
-import pMap from 'p-map';
 import type { Principal } from '../../auth/principal.js';
 import { webhookEvent } from '../../catalogues/webhook-events.js';
 import { ProblemError } from '../../errors.js';
@@ -8,7 +7,6 @@ import { unitOfWork } from '../../store/unit-of-work.js';
 import { currentOwnerAbilities } from '../webhook-endpoints/owners.js';
 import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import { newDeliveryItem, publicDelivery, writeFanOuts } from './repository.js';
-import { RELAY_CONCURRENCY } from './policy.js';
 import type { WebhookDelivery } from './schema.js';
 import { EVENT_ID_HEADER, EVENT_NAME_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing.js';
 import { attemptMessage } from './state-machine.js';
@@ -50,29 +48,25 @@ export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'de
  * Returns the number of deliveries created, skipped ones included. Throws only on store or queue errors.
  */
 export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, events: readonly StoredEvent[]): Promise<number> {
-  const byTeam = Map.groupBy(events, (event) => event.team_id);
   let created = 0;
-  await pMap(
-    byTeam,
-    async ([teamId, teamEvents]) => {
-      const types = new Set(teamEvents.map((event) => event.type));
-      const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) => endpoint.events.some((type) => types.has(type)));
-      // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
-      const owners = endpoints.length ? await currentOwnerAbilities(runtime.store, teamId, endpoints.map((endpoint) => endpoint.owner_token_id)) : new Map<string, ReadonlySet<string>>();
-      const fanOuts = teamEvents.map((event) => {
-        const minimumAbility = webhookEvent(event.type).minimum_ability;
-        const receivers = endpoints.filter((endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility));
-        const deliveries = receivers.map((endpoint) => newDeliveryItem(runtime.clock, teamId, endpoint.id, event, deliveryBody(endpoint.owner_abilities, event), { skipped: !endpoint.is_active }));
-        return { event, deliveries };
-      });
-      const written = await writeFanOuts(runtime.store, fanOuts, runtime.clock.nowMs());
-      const made = fanOuts.filter((_, index) => written[index]).flatMap(({ deliveries }) => deliveries);
-      created += made.length;
-      const messages = made.filter((delivery) => delivery.status === 'pending').map((delivery) => attemptMessage(delivery, 1));
-      if (messages.length) await runtime.deliveryQueue.send(messages, 0);
-    },
-    { concurrency: RELAY_CONCURRENCY },
-  );
+  // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of p-map.
+  for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {
+    const types = new Set(teamEvents.map((event) => event.type));
+    const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) => endpoint.events.some((type) => types.has(type)));
+    // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
+    const owners = endpoints.length ? await currentOwnerAbilities(runtime.store, teamId, endpoints.map((endpoint) => endpoint.owner_token_id)) : new Map<string, ReadonlySet<string>>();
+    const fanOuts = teamEvents.map((event) => {
+      const minimumAbility = webhookEvent(event.type).minimum_ability;
+      const receivers = endpoints.filter((endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility));
+      const deliveries = receivers.map((endpoint) => newDeliveryItem(runtime.clock, teamId, endpoint.id, event, deliveryBody(endpoint.owner_abilities, event), { skipped: !endpoint.is_active }));
+      return { event, deliveries };
+    });
+    const written = await writeFanOuts(runtime.store, fanOuts, runtime.clock.nowMs());
+    const made = fanOuts.filter((_, index) => written[index]).flatMap(({ deliveries }) => deliveries);
+    created += made.length;
+    const messages = made.filter((delivery) => delivery.status === 'pending').map((delivery) => attemptMessage(delivery, 1));
+    if (messages.length) await runtime.deliveryQueue.send(messages, 0);
+  }
   return created;
 }
 

@@ -48,9 +48,6 @@ export const WORKER_PAGE_SIZE = 500;
 /** Outbox events read per page by the relay. */
 export const OUTBOX_PAGE_SIZE = 100;
 
-/** Fan-out transactions (each holding the fan-outs of as many events as fit in 100 items) in flight at once, and teams fanned out at once. */
-export const RELAY_CONCURRENCY = 8;
-
 /** Worker-index shards read at the same time by the sweeper and the outbox relay. */
 export const SHARD_CONCURRENCY = 4;
 

@@ -1,4 +1,3 @@
-import pMap from 'p-map';
 import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
@@ -8,7 +7,7 @@ import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
 import { ConditionFailedError, MAX_TRANSACTION_ITEMS, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
-import { LEASE_MS, OUTBOX_PAGE_SIZE, RELAY_CONCURRENCY, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
+import { LEASE_MS, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import type { AttemptTransition, DeliveryState } from './state-machine.js';
 
@@ -240,8 +239,8 @@ function fanOutItems({ event, deliveries }: FanOutWrite, nowMs: number): Transac
 
 /**
  * Writes the fan-outs of several events (DESIGN D6), packed into as few transactions as
- * {@link MAX_TRANSACTION_ITEMS} allows (1 + deliveries per event; at most {@link RELAY_CONCURRENCY} in
- * flight): each event's "fanned out" mark (which also takes it out of the outbox index) guarded on the
+ * {@link MAX_TRANSACTION_ITEMS} allows (1 + deliveries per event; one transaction after the other):
+ * each event's "fanned out" mark (which also takes it out of the outbox index) guarded on the
  * mark being absent, and its new delivery items. When a transaction is cancelled (one of its events
  * already fanned out or gone, or a conflict) each of its events is written alone. Returns, per fan-out
  * in order, whether it was written (false: already fanned out, the event is gone, or a conflict: the
@@ -256,14 +255,8 @@ export async function writeFanOuts(store: Store, fanOuts: readonly FanOutWrite[]
     else packs.push({ first: index, items: [items] });
   });
   const written: boolean[] = [];
-  await pMap(
-    packs,
-    async (pack) => {
-      const results = await writePack(store, pack.items);
-      results.forEach((result, offset) => (written[pack.first + offset] = result));
-    },
-    { concurrency: RELAY_CONCURRENCY },
-  );
+  // One transaction at a time: the relay already reads shards in parallel, and route bundles that write a single delivery stay free of p-map.
+  for (const pack of packs) (await writePack(store, pack.items)).forEach((result, offset) => (written[pack.first + offset] = result));
   return written;
 }
 
