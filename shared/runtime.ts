@@ -16,6 +16,12 @@ export interface DeliveryMessage {
   delivery_id: string;
   /** The attempt number this message is for (1–8); for `dead_letter`, 8. */
   attempt: number;
+  /**
+   * The delivery's endpoint (a copy of an immutable field of the row, for scheduling only: the local
+   * queue keeps at most the default cap of one endpoint's attempts in flight, DESIGN D24). Absent on
+   * messages that do not know it (replay jobs); the row stays the source of truth.
+   */
+  endpoint_id?: string;
 }
 
 /**

@@ -17,6 +17,7 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
     team_id: z.uuid(),
     delivery_id: z.string().regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
     attempt: z.number().int().min(1).max(8),
+    endpoint_id: z.uuid().optional(),
   }),
   z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
 ]);

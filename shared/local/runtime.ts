@@ -2,12 +2,13 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { DeliveryQueue, PipelineMessage, RetryScheduler, Runtime } from '../runtime.js';
 import type { StoredEvent } from '../events/outbox.js';
-import { fanOutEvent } from '../domain/webhook-deliveries/fan-out.js';
+import { fanOutEvents } from '../domain/webhook-deliveries/fan-out.js';
 import type { Store } from '../store/store.js';
 import { outsideRequestScope } from '../store/request-scope.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
 import { applyDueDeadlines } from '../deadlines/worker.js';
+import { DEFAULT_MAX_CONCURRENCY } from '../domain/webhook-endpoints/policy.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 
 /** Options of {@link createLocalRuntime}. */
@@ -54,15 +55,18 @@ export interface LocalRuntime extends Runtime {
 /**
  * The local stand-ins DESIGN §2 allows for SQS and EventBridge Scheduler: an in-process queue with
  * `setTimeout` delays and bounded concurrency, timers for long waits, an outbox relay woken after
- * each commit (DynamoDB Streams' role on AWS), and timers for the scheduled workers (the sweeper; the
- * deadline worker, every minute divided by `TIME_SCALE`, one run at a time). The same domain functions
+ * each commit (DynamoDB Streams' role on AWS), and timers for the scheduled workers (the sweeper, one
+ * run at a time; the deadline worker, every minute divided by `TIME_SCALE`, one run at a time). The same domain functions
  * run as on AWS.
  * A message whose processing throws is retried after 1 second, as SQS would after its visibility timeout.
  *
- * Fair scheduling (DESIGN D24): ready messages wait in one queue per team and are taken round robin
- * across teams, and no team holds more than `teamConcurrency` of the `concurrency` slots, so a team
- * whose receivers never answer delays another team's deliveries by at most one free slot. The
- * per-endpoint cap is the store's (the dispatcher's slot on the endpoint item), as on AWS.
+ * Fair scheduling (DESIGN D24): ready messages wait in one queue per team and endpoint and are taken
+ * round robin across teams and each team's endpoints; no team holds more than `teamConcurrency` of the
+ * `concurrency` slots, so a team whose receivers never answer delays another team's deliveries by at
+ * most one free slot, and no endpoint more than DEFAULT_MAX_CONCURRENCY, so attempts beyond the default
+ * cap wait in the queue instead of costing a deferral each (an endpoint with a higher `max_concurrency`
+ * gets at most the default locally). The per-endpoint cap itself is the store's (the dispatcher's slot
+ * on the endpoint item), as on AWS. A delivery message already waiting or in flight is not queued twice.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   const clock = options.clock ?? systemClock;
@@ -81,6 +85,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   let sweeper: NodeJS.Timeout | null = null;
   let deadlineTimer: NodeJS.Timeout | null = null;
   let deadlineRun: Promise<void> | null = null;
+  let sweepRun: Promise<void> | null = null;
   const idleWaiters: Array<{ withinMs: number; resolve: () => void }> = [];
 
   const later = (delayMs: number, action: () => void) => {
@@ -108,7 +113,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
 
   const pump = () => {
     while (!stopped && inFlight < concurrency) {
-      const message = ready.take(teamConcurrency);
+      const message = ready.take(teamConcurrency, DEFAULT_MAX_CONCURRENCY);
       if (!message) break;
       inFlight++;
       outsideRequestScope(() => processDeliveryMessage(runtime, message))
@@ -173,20 +178,24 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     eventsCommitted: (events?: readonly StoredEvent[]) => {
       if (!events) return runRelay();
       // The committed events are fanned out at once (the stream's role on AWS); the sweeper's relay catches any that fail.
-      for (const event of events) {
-        fanOuts++;
-        outsideRequestScope(() => fanOutEvent(runtime, event))
-          .catch(onError)
-          .finally(() => {
-            fanOuts--;
-            checkIdle();
-          });
-      }
+      fanOuts++;
+      outsideRequestScope(() => fanOutEvents(runtime, events))
+        .catch(onError)
+        .finally(() => {
+          fanOuts--;
+          checkIdle();
+        });
     },
     start() {
       const interval = options.sweepIntervalMs ?? 5_000;
       sweeper = setInterval(() => {
-        sweep(runtime, Math.max(1_000, 60_000 / timeScale)).catch(onError);
+        // One sweep at a time: a sweep slower than the interval (a long backlog) delays the next instead of running beside it.
+        if (sweepRun || stopped) return;
+        sweepRun = outsideRequestScope(() => sweep(runtime, Math.max(1_000, 60_000 / timeScale)))
+          .then(() => undefined, onError)
+          .finally(() => {
+            sweepRun = null;
+          });
       }, interval);
       sweeper.unref();
       const deadlineInterval = options.deadlineIntervalMs ?? Math.max(250, DEADLINE_WORKER_INTERVAL_MS / timeScale);
@@ -209,7 +218,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       timers.clear();
       timerDue.clear();
       const deadline = Date.now() + timeoutMs;
-      while ((inFlight > 0 || fanOuts > 0 || relaying || deadlineRun) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((inFlight > 0 || fanOuts > 0 || relaying || deadlineRun || sweepRun) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     idle(withinMs = 0) {
       return new Promise<void>((resolve) => {
@@ -222,14 +231,22 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
 }
 
 /**
- * The local queue's ready messages, one FIFO per team, taken round robin across teams (DESIGN D24):
- * {@link FairQueue.take} gives the oldest message of the next team (after the one served last) that
- * holds fewer than `perTeam` messages in flight; {@link FairQueue.done} ends one.
+ * The local queue's ready messages (DESIGN D24), one FIFO per team and endpoint ("lane"; messages that
+ * name no endpoint share one lane of their team), taken round robin across teams and, within a team,
+ * across its lanes: {@link FairQueue.take} gives the oldest message of the next lane (after the one
+ * served last) of the next team (after the one served last) whose team holds fewer than `perTeam` and
+ * whose endpoint fewer than `perEndpoint` messages in flight — so attempts beyond an endpoint's cap wait
+ * here instead of being taken and deferred by the store's cap. {@link FairQueue.done} ends one. A
+ * delivery message equal to one already waiting or in flight (same kind, delivery and attempt: a
+ * sweeper's re-queue of a message that is only late) is dropped: it could only be skipped.
  */
 class FairQueue {
-  /** Waiting messages by team; the map's order is the round-robin order (a served team moves last). */
-  private readonly waiting = new Map<string, PipelineMessage[]>();
+  /** Waiting messages by team, then by lane; both maps' orders are round-robin orders (a served one moves last). */
+  private readonly waiting = new Map<string, Map<string, PipelineMessage[]>>();
+  /** Messages in flight by team, and by `team lane` for lanes that name an endpoint. */
   private readonly running = new Map<string, number>();
+  /** Keys of the delivery messages waiting or in flight. */
+  private readonly present = new Set<string>();
   private count = 0;
 
   /** Messages waiting. */
@@ -237,29 +254,59 @@ class FairQueue {
     return this.count;
   }
 
-  push(message: PipelineMessage): void {
-    const queue = this.waiting.get(message.team_id);
+  /** Queues `message`; false (dropped) when the same delivery message is already waiting or in flight. */
+  push(message: PipelineMessage): boolean {
+    const key = presenceKey(message);
+    if (key) {
+      if (this.present.has(key)) return false;
+      this.present.add(key);
+    }
+    let lanes = this.waiting.get(message.team_id);
+    if (!lanes) this.waiting.set(message.team_id, (lanes = new Map()));
+    const lane = laneOf(message);
+    const queue = lanes.get(lane);
     if (queue) queue.push(message);
-    else this.waiting.set(message.team_id, [message]);
+    else lanes.set(lane, [message]);
     this.count++;
+    return true;
   }
 
-  take(perTeam: number): PipelineMessage | undefined {
-    for (const [team, queue] of this.waiting) {
+  take(perTeam: number, perEndpoint: number): PipelineMessage | undefined {
+    for (const [team, lanes] of this.waiting) {
       if ((this.running.get(team) ?? 0) >= perTeam) continue;
-      const message = queue.shift()!;
-      this.waiting.delete(team);
-      if (queue.length > 0) this.waiting.set(team, queue); // to the back of the round
-      this.running.set(team, (this.running.get(team) ?? 0) + 1);
-      this.count--;
-      return message;
+      for (const [lane, queue] of lanes) {
+        if (lane && (this.running.get(`${team} ${lane}`) ?? 0) >= perEndpoint) continue;
+        const message = queue.shift()!;
+        lanes.delete(lane);
+        if (queue.length > 0) lanes.set(lane, queue); // to the back of the team's round
+        this.waiting.delete(team);
+        if (lanes.size > 0) this.waiting.set(team, lanes); // to the back of the round
+        this.count--;
+        for (const counter of lane ? [team, `${team} ${lane}`] : [team]) this.running.set(counter, (this.running.get(counter) ?? 0) + 1);
+        return message;
+      }
     }
     return undefined;
   }
 
   done(message: PipelineMessage): void {
-    const left = (this.running.get(message.team_id) ?? 1) - 1;
-    if (left > 0) this.running.set(message.team_id, left);
-    else this.running.delete(message.team_id);
+    const key = presenceKey(message);
+    if (key) this.present.delete(key);
+    const lane = laneOf(message);
+    for (const counter of lane ? [message.team_id, `${message.team_id} ${lane}`] : [message.team_id]) {
+      const left = (this.running.get(counter) ?? 1) - 1;
+      if (left > 0) this.running.set(counter, left);
+      else this.running.delete(counter);
+    }
   }
+}
+
+/** The lane of a message: its endpoint, or '' when it names none. */
+function laneOf(message: PipelineMessage): string {
+  return message.kind === 'replay_batch' ? '' : (message.endpoint_id ?? '');
+}
+
+/** The identity of a delivery message (kind, delivery, attempt); null for replay batches (never dropped). */
+function presenceKey(message: PipelineMessage): string | null {
+  return message.kind === 'replay_batch' ? null : `${message.kind} ${message.delivery_id} ${message.attempt}`;
 }

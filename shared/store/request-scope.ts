@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ProblemError } from '../errors.js';
-import { ConditionFailedError, type Item, type Store, type TransactionItem } from './store.js';
+import { ConditionFailedError, MAX_TRANSACTION_ITEMS, type Item, type Store, type TransactionItem } from './store.js';
 
 /**
  * What a request contributes to the first transaction its operation commits (DESIGN D3, D5, D14): the
@@ -63,9 +63,6 @@ export function takeRequestItems(result: unknown): { items: TransactionItem[]; c
 export function outsideRequestScope<T>(work: () => T): T {
   return storage.exit(work);
 }
-
-/** DynamoDB's most items per TransactWriteItems. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 /**
  * Wraps `store` for a request's handler so that the request's {@link RequestGuard} holds before its

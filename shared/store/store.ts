@@ -78,6 +78,9 @@ export class TransactionCanceledError extends Error {
   }
 }
 
+/** DynamoDB's most items per TransactWriteItems. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
 /** The DynamoDB port every repository uses (one instance per process; see {@link createStore}). */
 export interface Store {
   /** Main single table (see `table-definition.ts`). */

@@ -25,7 +25,7 @@ import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-lette
 import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema.js';
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import { fanOutEvent, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
+import { fanOutEvent, fanOutEvents, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
@@ -33,6 +33,7 @@ import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret,
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
+import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
@@ -147,7 +148,7 @@ async function oneDelivery(): Promise<{ event: StoredEvent; delivery: WebhookDel
   expect(scheduled).toEqual([]);
   expect(queued).toHaveLength(1);
   const delivery = (await allDeliveries()).find((candidate) => candidate.event_id === event.id)!;
-  expect(queued[0]).toEqual({ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 });
+  expect(queued[0]).toEqual({ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 });
   return { event, delivery, message: queued[0]!.message };
 }
 
@@ -272,7 +273,7 @@ describe('send test event', () => {
     const delivery = await sendTestEvent(ctx.runtime, ctx.principal, target.id);
     expect(delivery).toMatchObject({ endpoint_id: target.id, event_type: 'webhook_endpoint.test', status: 'pending', attempts: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
     // Already fanned out: the relay creates nothing more.
     expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
@@ -302,7 +303,7 @@ describe('retry timeline', () => {
     let message = first;
 
     for (let attempt = 1; attempt <= 8; attempt++) {
-      expect(message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt });
+      expect(message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt });
       if (attempt > 1) {
         // Delivered early (the clock has not moved): nothing happens.
         expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
@@ -340,7 +341,7 @@ describe('retry timeline', () => {
       const { queued, scheduled } = ctx.runtime.drain();
       if (attempt < 8) {
         const waitSeconds = SPEC_WAITS_SECONDS[attempt - 1]!;
-        const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: attempt + 1 };
+        const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: attempt + 1 };
         expect(stored.next_attempt_at).toBe(isoTime(ctx.clock.nowMs() + waitSeconds * 1000));
         if (waitSeconds <= 900) {
           // 10 s, 30 s, 2 min and 10 min: SQS DelaySeconds.
@@ -414,7 +415,7 @@ describe('retry timeline', () => {
     expect(await deadLetterItems()).toEqual([]);
     const { queued, scheduled } = ctx.runtime.drain();
     expect(scheduled).toEqual([]);
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
 
     // Retrying a pending delivery is a conflict.
     await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
@@ -637,7 +638,7 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(60_000 + 60_000 + 1_000);
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
 
     crash = false;
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
@@ -707,7 +708,7 @@ describe('lease and sweeper', () => {
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1, replays: 0 });
     const { queued } = ctx.runtime.drain();
     const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
-    expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 2 });
+    expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 2 });
     expect((await allDeliveries()).some((candidate) => candidate.event_id === lostEvent.id)).toBe(true);
     expect(await processDeliveryMessage(ctx.runtime, retry!.message)).toBe('retry_scheduled');
   });
@@ -871,5 +872,33 @@ describe('payload exposure', () => {
     const everything = JSON.stringify(ctx.fake.requests.map((request) => request.body));
     expect(everything).not.toContain('bo@example.com');
     expect(everything).not.toContain('+15550124');
+  });
+});
+
+describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
+  it('fans a team\'s events out with 3 requests however many there are, then takes each delivery to succeeded with 3 more', async () => {
+    const endpoint = await newEndpoint();
+    ctx.fake.setFallback(OK);
+    const events = [await newProjectEvent(), await newProjectEvent(), await newProjectEvent()];
+    const recording = recordingStore(ctx.runtime.store);
+    const runtime = withStore(ctx.runtime, recording.store);
+
+    // The team's endpoints (Query), their owners re-read (BatchGetItem, D6), every event's mark and delivery (one transaction).
+    expect(await fanOutEvents(runtime, events)).toBe(3);
+    expect(recording.commands).toEqual(['QueryCommand', 'BatchGetCommand', 'TransactWriteCommand']);
+    const { queued } = ctx.runtime.drain();
+    expect(queued).toHaveLength(3);
+
+    for (const { message } of queued) {
+      recording.commands.length = 0;
+      // The lease (returns the delivery and its stored body), the endpoint's slot (returns the endpoint), the outcome with the slot given back.
+      expect(await processDeliveryMessage(runtime, message)).toBe('succeeded');
+      expect(recording.commands).toEqual(['UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
+    }
+    expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id).sort()).toEqual(events.map((event) => event.id).sort());
+    for (const delivery of await allDeliveries()) {
+      expect(delivery).toMatchObject({ endpoint_id: endpoint.id, status: 'succeeded', attempts: 1 });
+      expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status: 200, remote_address: '203.0.113.10' })]);
+    }
   });
 });

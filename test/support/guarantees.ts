@@ -296,6 +296,20 @@ export function failingStore(store: Store, match: (command: Command) => boolean,
   });
 }
 
+/**
+ * A store over the same tables that records the name of every DynamoDB command it sends (e.g.
+ * `UpdateCommand`, `TransactWriteCommand`), in order: a request count is behaviour (issue 13 item 4).
+ */
+export function recordingStore(store: Store): { store: Store; commands: string[] } {
+  const commands: string[] = [];
+  return {
+    store: interceptedStore(store, async (command) => {
+      commands.push(command.constructor.name);
+    }),
+    commands,
+  };
+}
+
 /** The runtime with another store (same clock, queue, scheduler and transport). */
 export function withStore<R extends Runtime>(runtime: R, store: Store): R {
   return { ...runtime, store };

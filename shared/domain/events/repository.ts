@@ -8,7 +8,7 @@ import { keys, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Page } from '../../store/store.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { currentTokenAbilities } from '../tokens/repository.js';
-import { redactPayload } from '../webhook-deliveries/fan-out.js';
+import { deliveryBody, redactPayload } from '../webhook-deliveries/fan-out.js';
 import { loadEvent, newDeliveryItem, publicDelivery } from '../webhook-deliveries/repository.js';
 import type { WebhookDelivery } from '../webhook-deliveries/schema.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
@@ -117,7 +117,7 @@ export async function resendEventToEndpoint(
     throw new ProblemError('CONFLICT', `The endpoint's owner no longer holds ${ability}, which ${event.type} needs; update the endpoint with a token that holds it.`);
   }
   const delivery = await unitOfWork(runtime, principal.teamId, (tx) => {
-    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event);
+    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event, deliveryBody(endpoint.owner_abilities, event));
     tx.put(item, { condition: 'attribute_not_exists(pk)' });
     return item;
   });

@@ -1,10 +1,10 @@
 import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
-import { acquireDeliverySlot, recordFailedAttempt, releaseDeliverySlot, successfulAttemptUpdate } from '../webhook-endpoints/repository.js';
+import { acquireDeliverySlot, recordFailedAttempt, releaseDeliverySlot, successfulAttemptUpdate, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
-import { buildDeliveryRequest } from './fan-out.js';
+import { deliveryBody, signedDeliveryHeaders } from './fan-out.js';
 import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
 import { loadEvent, takeLease, writeAttemptOutcome, writeDeferral, type StoredDelivery } from './repository.js';
 import type { DeliveryAttempt } from './schema.js';
@@ -31,8 +31,8 @@ export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue'
 
 /**
  * Handles one queue message (the dispatcher's unit of work, DESIGN D7, D24, D25):
- * - `attempt`: lease → a slot of the endpoint's concurrency cap (which also reads the endpoint) → POST
- *   → record the attempt → succeeded, or pending with the next attempt scheduled per
+ * - `attempt`: lease (which also reads the delivery and the body stored at fan-out) → a slot of the
+ *   endpoint's concurrency cap (which also reads the endpoint) → POST → record the attempt → succeeded, or pending with the next attempt scheduled per
  *   RETRY_WAIT_SECONDS, or (after attempt 8) pending with the 72-hour dead-letter timer. Updates the
  *   endpoint's `consecutive_failures` and disables it at 20 (interface "States"). When the cap is full
  *   the lease is given back, the attempt is not counted and the message comes back after
@@ -57,17 +57,18 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
     if (await writeDeferral(runtime.store, { ...message, kind: 'attempt' }, dueAtMs)) await runtime.deliveryQueue.send([message], CAP_FULL_DELAY_SECONDS);
     return 'deferred';
   }
-  const event = slot.kind === 'acquired' ? await loadEvent(runtime.store, message.team_id, delivery.event_id) : null;
   const startedMs = runtime.clock.nowMs();
   const plannedAt = delivery.due_at_ms === null || delivery.due_at_ms === undefined ? null : isoTime(delivery.due_at_ms);
-  if (slot.kind === 'stopped' || !event) {
+  // The body was stored at fan-out; a delivery stored before that reads its event (gone: stopped).
+  const body = slot.kind === 'acquired' ? (delivery.body ?? (await bodyFromEvent(runtime, delivery, slot.endpoint))) : null;
+  if (slot.kind === 'stopped' || body === null) {
     if (slot.kind === 'acquired') await releaseDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id);
     await markDead(runtime, delivery, stoppedAttempt(message.attempt, startedMs, plannedAt), message.attempt - 1);
     return 'endpoint_disabled';
   }
   const endpoint = slot.endpoint;
-  const request = buildDeliveryRequest(endpoint, event, startedMs);
-  const result = await runtime.transport.send({ url: endpoint.url, headers: request.headers, body: request.body, allowedIps: endpoint.allowed_ips });
+  const headers = signedDeliveryHeaders(endpoint, { id: delivery.event_id, type: delivery.event_type }, body, startedMs);
+  const result = await runtime.transport.send({ url: endpoint.url, headers, body, allowedIps: endpoint.allowed_ips });
   runtime.metrics?.attemptFinished(result.ok, result.duration_ms);
   const record: DeliveryAttempt = {
     attempt: message.attempt,
@@ -82,6 +83,12 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
     response_body: result.response_body,
   };
   return recordAttempt(runtime, delivery, message, record, result.ok);
+}
+
+/** The POST body of a delivery stored without one (before bodies were stored): built from its event, or null when the event is gone. */
+async function bodyFromEvent(runtime: Runtime, delivery: StoredDelivery, endpoint: StoredWebhookEndpoint): Promise<string | null> {
+  const event = await loadEvent(runtime.store, delivery.team_id, delivery.event_id);
+  return event ? deliveryBody(endpoint.owner_abilities, event) : null;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Runtime } from '../../runtime.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { currentOwnerAbilities } from '../webhook-endpoints/owners.js';
 import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
-import { newDeliveryItem, publicDelivery, writeFanOut } from './repository.js';
+import { newDeliveryItem, publicDelivery, writeFanOuts } from './repository.js';
 import type { WebhookDelivery } from './schema.js';
 import { EVENT_ID_HEADER, EVENT_NAME_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing.js';
 import { attemptMessage } from './state-machine.js';
@@ -26,32 +26,48 @@ const CONTACT_DETAILS_ABILITY = 'project-user:view';
 const CONTACT_FIELDS: readonly string[] = ['email', 'phone'];
 
 /**
- * Fans one outbox event out (DESIGN D6): one delivery per endpoint of the team that subscribes to the
- * event and whose owner (the token that created it or last changed its url or events) holds the
- * event's minimum ability now (re-read: one BatchGetItem) — `pending` for an active endpoint, `skipped`
- * (no attempt, no counter change, replayable later) for a disabled one. The deliveries and the event's
- * "fanned out" mark are written in one transaction guarded on the mark, so a repeated stream record
- * or relay pass creates nothing twice. Then each delivery's attempt 1 is queued at once (a lost
- * queue send is picked up by the sweeper). Returns the number of deliveries created, skipped ones
- * included (0 when the event
- * was already fanned out, is gone, or the transaction was cancelled). Throws only on store or queue errors.
+ * Fans one outbox event out (DESIGN D6): {@link fanOutEvents} of one event. Returns the number of
+ * deliveries created, skipped ones included (0 when the event was already fanned out, is gone, or the
+ * transaction was cancelled). Throws only on store or queue errors.
  */
 export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, event: StoredEvent): Promise<number> {
-  const minimumAbility = webhookEvent(event.type).minimum_ability;
-  const subscribed = (await allWebhookEndpoints(runtime, event.team_id)).filter((endpoint) => endpoint.events.includes(event.type));
-  // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
-  const owners = subscribed.length ? await currentOwnerAbilities(runtime.store, event.team_id, subscribed.map((endpoint) => endpoint.owner_token_id)) : new Map();
-  const endpoints = subscribed.filter((endpoint) => owners.get(endpoint.owner_token_id)?.has(minimumAbility));
-  const deliveries = endpoints.map((endpoint) => newDeliveryItem(runtime.clock, event.team_id, endpoint.id, event, { skipped: !endpoint.is_active }));
-  if (!(await writeFanOut(runtime.store, event, deliveries, runtime.clock.nowMs()))) return 0; // already fanned out (or the event is gone)
-  const pending = deliveries.filter((delivery) => delivery.status === 'pending');
-  if (pending.length) {
-    await runtime.deliveryQueue.send(
-      pending.map((delivery) => attemptMessage(delivery, 1)),
-      0,
-    );
+  return fanOutEvents(runtime, [event]);
+}
+
+/**
+ * Fans outbox events out (DESIGN D6): one delivery per endpoint of the event's team that subscribes to
+ * the event and whose owner (the token that created it or last changed its url or events) holds the
+ * event's minimum ability now — `pending` for an active endpoint, `skipped` (no attempt, no counter
+ * change, replayable later) for a disabled one. Each delivery carries its POST body
+ * ({@link deliveryBody}), so no attempt reads the event again. The reads are per team, not per event
+ * (issue 13 item 4): the team's endpoints (one Query) and, D6, its owners' abilities re-read now (one
+ * BatchGetItem), for all of that team's events at once. Each event's deliveries and its "fanned out"
+ * mark are written in one transaction guarded on the mark, several events per transaction
+ * ({@link writeFanOuts}), so a repeated stream record or relay pass creates nothing twice. Then attempt
+ * 1 of every new pending delivery is queued at once (a lost queue send is picked up by the sweeper).
+ * Returns the number of deliveries created, skipped ones included. Throws only on store or queue errors.
+ */
+export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, events: readonly StoredEvent[]): Promise<number> {
+  let created = 0;
+  // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of p-map.
+  for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {
+    const types = new Set(teamEvents.map((event) => event.type));
+    const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) => endpoint.events.some((type) => types.has(type)));
+    // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
+    const owners = endpoints.length ? await currentOwnerAbilities(runtime.store, teamId, endpoints.map((endpoint) => endpoint.owner_token_id)) : new Map<string, ReadonlySet<string>>();
+    const fanOuts = teamEvents.map((event) => {
+      const minimumAbility = webhookEvent(event.type).minimum_ability;
+      const receivers = endpoints.filter((endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility));
+      const deliveries = receivers.map((endpoint) => newDeliveryItem(runtime.clock, teamId, endpoint.id, event, deliveryBody(endpoint.owner_abilities, event), { skipped: !endpoint.is_active }));
+      return { event, deliveries };
+    });
+    const written = await writeFanOuts(runtime.store, fanOuts, runtime.clock.nowMs());
+    const made = fanOuts.filter((_, index) => written[index]).flatMap(({ deliveries }) => deliveries);
+    created += made.length;
+    const messages = made.filter((delivery) => delivery.status === 'pending').map((delivery) => attemptMessage(delivery, 1));
+    if (messages.length) await runtime.deliveryQueue.send(messages, 0);
   }
-  return deliveries.length;
+  return created;
 }
 
 /**
@@ -71,7 +87,7 @@ export async function sendTestEvent(runtime: Pick<Runtime, 'store' | 'clock' | '
       data: { webhook_endpoint_id: endpointId, message: 'This is a test event sent from the membership service.' },
       deliveredDirectly: { deliveryCount: 1 },
     });
-    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event);
+    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event, deliveryBody(endpoint.owner_abilities, event));
     tx.put(item, { condition: 'attribute_not_exists(pk)' });
     return item;
   });
@@ -97,32 +113,37 @@ export function redactPayload(data: unknown, ownerAbilities: readonly string[]):
 }
 
 /**
- * Builds the exact body and headers of one delivery POST at `nowMs` (epoch ms) (interface "Webhook
- * trust", DESIGN D8, D10): the envelope with the payload redacted for the endpoint owner, signed with
- * the endpoint secret (`v1`) and, within a dashboard rotation's dual-signing window, the previous one
- * (`v0`); `SVC-Event-Id` and `SVC-Event-Name` equal the envelope's `id` and `type`.
+ * The exact body of one delivery POST (interface "Webhook trust", DESIGN D10): the envelope of `event`
+ * as JSON, its payload redacted for an endpoint owner holding `ownerAbilities`. Fan-out stores it on
+ * the delivery item (`body`), so the dispatcher signs and sends it without reading the event again.
  */
-export function buildDeliveryRequest(
-  endpoint: Pick<StoredWebhookEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms' | 'owner_abilities'>,
-  event: StoredEvent,
-  nowMs: number,
-): { body: string; headers: Record<string, string> } {
+export function deliveryBody(ownerAbilities: readonly string[], event: StoredEvent): string {
   const envelope = envelopeOf(event);
-  const body = JSON.stringify({ ...envelope, data: redactPayload(envelope.data, endpoint.owner_abilities) });
+  return JSON.stringify({ ...envelope, data: redactPayload(envelope.data, ownerAbilities) });
+}
+
+/**
+ * The headers of one delivery POST of `body` at `nowMs` (epoch ms) (interface "Webhook trust", DESIGN
+ * D8): signed with the endpoint secret (`v1`) and, within a dashboard rotation's dual-signing window,
+ * the previous one (`v0`); `SVC-Event-Id` and `SVC-Event-Name` are the envelope's `id` and `type`.
+ */
+export function signedDeliveryHeaders(
+  endpoint: Pick<StoredWebhookEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>,
+  event: { id: string; type: string },
+  body: string,
+  nowMs: number,
+): Record<string, string> {
   const dualSigning = endpoint.previous_secret && endpoint.previous_secret_expires_at_ms && endpoint.previous_secret_expires_at_ms > nowMs;
   return {
-    body,
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signatureHeader({
-        secret: endpoint.secret,
-        previousSecret: dualSigning ? endpoint.previous_secret : null,
-        timestampSeconds: Math.floor(nowMs / 1000),
-        rawBody: body,
-      }),
-      [EVENT_ID_HEADER]: event.id,
-      [EVENT_NAME_HEADER]: event.type,
-    },
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    [SIGNATURE_HEADER]: signatureHeader({
+      secret: endpoint.secret,
+      previousSecret: dualSigning ? endpoint.previous_secret : null,
+      timestampSeconds: Math.floor(nowMs / 1000),
+      rawBody: body,
+    }),
+    [EVENT_ID_HEADER]: event.id,
+    [EVENT_NAME_HEADER]: event.type,
   };
 }

@@ -51,9 +51,6 @@ export const WORKER_PAGE_SIZE = 500;
 /** Outbox events read per page by the relay. */
 export const OUTBOX_PAGE_SIZE = 100;
 
-/** Events fanned out at once by the outbox relay (each fan-out is its own transaction). */
-export const RELAY_CONCURRENCY = 8;
-
 /** Worker-index shards read at the same time by the sweeper and the outbox relay. */
 export const SHARD_CONCURRENCY = 4;
 

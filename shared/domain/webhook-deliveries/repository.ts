@@ -6,7 +6,7 @@ import type { StoredEvent } from '../../events/outbox.js';
 import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
-import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
+import { ConditionFailedError, MAX_TRANSACTION_ITEMS, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
 import { LEASE_MS, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import type { AttemptTransition, DeliveryState } from './state-machine.js';
@@ -34,6 +34,12 @@ export type StoredDelivery = WebhookDelivery &
     attempt_log: DeliveryAttempt[];
     /** The replay job (DESIGN D25) that last brought it back to pending, if any. */
     last_replay_id?: string;
+    /**
+     * The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at
+     * fan-out so an attempt does not read the event again (issue 13 item 4). Absent on deliveries
+     * stored before it existed: the dispatcher then builds it from the event.
+     */
+    body?: string;
   };
 
 /** Which delivery a dead-letter copy names, as replay-dead reads it. */
@@ -93,11 +99,13 @@ export function dueSortKey(dueAtMs: number, deliveryId: string): string {
 
 /**
  * A new delivery item of `event` to one endpoint: pending, no attempt yet, attempt 1 due now, in the
- * pending-deliveries index; kept {@link deliveryExpiresAt} (30 days). With `skipped` (the endpoint is
+ * pending-deliveries index; kept {@link deliveryExpiresAt} (30 days). `body` is the exact POST body
+ * (`deliveryBody` of fan-out.ts: the envelope redacted for the endpoint owner), kept on the item so the
+ * dispatcher sends it without reading the event. With `skipped` (the endpoint is
  * disabled, DESIGN D6) it is recorded as `skipped` instead: no attempt due, not in the pending index but
  * in the team's skipped-deliveries index (by `skipped_at`), where a replay job finds it.
  */
-export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string, event: Pick<StoredEvent, 'id' | 'type'>, options: { skipped?: boolean } = {}): StoredDelivery & Item {
+export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string, event: Pick<StoredEvent, 'id' | 'type'>, body: string, options: { skipped?: boolean } = {}): StoredDelivery & Item {
   const nowMs = clock.nowMs();
   const id = newDeliveryId(nowMs);
   if (options.skipped) {
@@ -119,6 +127,7 @@ export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string
       due_at_ms: null,
       lease_expires_at_ms: null,
       attempt_log: [],
+      body,
       [INDEX_PK]: keys.skippedDeliveriesIndex(teamId),
       [INDEX_SK]: `${isoTime(nowMs)}#${id}`,
       expires_at: deliveryExpiresAt(nowMs),
@@ -142,6 +151,7 @@ export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string
     due_at_ms: nowMs,
     lease_expires_at_ms: null,
     attempt_log: [],
+    body,
     [INDEX_PK]: pendingIndexOf(id),
     [INDEX_SK]: dueSortKey(nowMs, id),
     expires_at: deliveryExpiresAt(nowMs),
@@ -206,29 +216,59 @@ export async function listDeliveries(
   return { data: result.items.map((item) => publicDelivery(asDelivery(item), false)), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
 
-/**
- * Writes a fan-out in one transaction (DESIGN D6): the event's "fanned out" mark (which also takes it
- * out of the outbox index) guarded on the mark being absent, and the new delivery items. Returns false
- * when the transaction was cancelled (already fanned out, the event is gone, or a conflict: the event
- * stays in the outbox for the sweeper).
- */
-export async function writeFanOut(store: Store, event: Pick<StoredEvent, 'id' | 'team_id'>, deliveries: readonly Item[], nowMs: number): Promise<boolean> {
-  try {
-    await store.transactWrite([
-      {
-        Update: {
-          Key: keys.event(event.team_id, event.id),
-          UpdateExpression: `SET fanned_out_at = :now, delivery_count = :count REMOVE ${INDEX_PK}, ${INDEX_SK}`,
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(fanned_out_at)',
-          ExpressionAttributeValues: { ':now': isoTime(nowMs), ':count': deliveries.length },
-        },
+/** One event's fan-out as written by {@link writeFanOuts}: the event and its new delivery items. */
+export interface FanOutWrite {
+  event: Pick<StoredEvent, 'id' | 'team_id'>;
+  deliveries: readonly Item[];
+}
+
+/** The transaction items of one fan-out: the event's guarded "fanned out" mark, then its deliveries. */
+function fanOutItems({ event, deliveries }: FanOutWrite, nowMs: number): TransactionItem[] {
+  return [
+    {
+      Update: {
+        Key: keys.event(event.team_id, event.id),
+        UpdateExpression: `SET fanned_out_at = :now, delivery_count = :count REMOVE ${INDEX_PK}, ${INDEX_SK}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(fanned_out_at)',
+        ExpressionAttributeValues: { ':now': isoTime(nowMs), ':count': deliveries.length },
       },
-      ...deliveries.map((Item) => ({ Put: { Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
-    ]);
-    return true;
+    },
+    ...deliveries.map((Item) => ({ Put: { Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+  ];
+}
+
+/**
+ * Writes the fan-outs of several events (DESIGN D6), packed into as few transactions as
+ * {@link MAX_TRANSACTION_ITEMS} allows (1 + deliveries per event; one transaction after the other):
+ * each event's "fanned out" mark (which also takes it out of the outbox index) guarded on the
+ * mark being absent, and its new delivery items. When a transaction is cancelled (one of its events
+ * already fanned out or gone, or a conflict) each of its events is written alone. Returns, per fan-out
+ * in order, whether it was written (false: already fanned out, the event is gone, or a conflict: the
+ * event stays in the outbox for the sweeper). Throws only on store errors.
+ */
+export async function writeFanOuts(store: Store, fanOuts: readonly FanOutWrite[], nowMs: number): Promise<boolean[]> {
+  const packs: Array<{ first: number; items: TransactionItem[][] }> = [];
+  fanOuts.forEach((fanOut, index) => {
+    const items = fanOutItems(fanOut, nowMs);
+    const last = packs.at(-1);
+    if (last && last.items.flat().length + items.length <= MAX_TRANSACTION_ITEMS) last.items.push(items);
+    else packs.push({ first: index, items: [items] });
+  });
+  const written: boolean[] = [];
+  // One transaction at a time: the relay already reads shards in parallel, and route bundles that write a single delivery stay free of p-map.
+  for (const pack of packs) (await writePack(store, pack.items)).forEach((result, offset) => (written[pack.first + offset] = result));
+  return written;
+}
+
+/** One transaction of several fan-outs' items; when it is cancelled, each fan-out alone. */
+async function writePack(store: Store, pack: readonly TransactionItem[][]): Promise<boolean[]> {
+  try {
+    await store.transactWrite(pack.flat());
+    return pack.map(() => true);
   } catch (error) {
-    if (isCancelled(error)) return false;
-    throw error;
+    if (!isCancelled(error)) throw error;
+    if (pack.length === 1) return [false];
+    return Promise.all(pack.map(async (items) => (await writePack(store, [items]))[0]!));
   }
 }
 

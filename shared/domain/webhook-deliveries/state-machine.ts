@@ -40,9 +40,11 @@ export type AttemptTransition =
   | { outcome: 'retry_scheduled'; status: 'pending'; dueAtMs: number; nextAttemptAtMs: number; next: DeliveryMessage }
   | { outcome: 'awaiting_dead_letter'; status: 'pending'; dueAtMs: number; nextAttemptAtMs: null; next: DeliveryMessage };
 
-/** The message "attempt `attempt` of this delivery" (1–8). */
-export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>, attempt: number): DeliveryMessage {
-  return { kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt };
+/** The message "attempt `attempt` of this delivery" (1–8), naming the delivery's endpoint when known. */
+export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'> & { endpoint_id?: string }, attempt: number): DeliveryMessage {
+  const message: DeliveryMessage = { kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt };
+  if (delivery.endpoint_id) message.endpoint_id = delivery.endpoint_id;
+  return message;
 }
 
 /** The message "dead-letter this delivery if it is still waiting after its last attempt". */
@@ -57,7 +59,7 @@ export function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'
  * after DEAD_LETTER_WAIT_SECONDS. Waits are divided by `timeScale` (local runs; 1 on AWS).
  */
 export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: number, timeScale: number): AttemptTransition {
-  const delivery = { id: message.delivery_id, team_id: message.team_id };
+  const delivery = { id: message.delivery_id, team_id: message.team_id, endpoint_id: message.endpoint_id };
   if (ok) return { outcome: 'succeeded', status: 'succeeded', next: null };
   if (message.attempt < MAX_ATTEMPTS) {
     const dueAtMs = nowMs + scaledWaitMs(waitBeforeAttemptSeconds(message.attempt + 1), timeScale);
@@ -116,7 +118,7 @@ export function canRetry(delivery: Pick<DeliveryState, 'status'>): boolean {
  * last attempt → dead-letter; pending → the next attempt; delivering (lease expired) → the same attempt
  * again. Null for succeeded and dead deliveries.
  */
-export function recoveryMessage(delivery: DeliveryState): DeliveryMessage | null {
+export function recoveryMessage(delivery: DeliveryState & { endpoint_id?: string }): DeliveryMessage | null {
   if (delivery.status === 'pending' && delivery.attempts >= MAX_ATTEMPTS) return deadLetterMessage(delivery);
   if (delivery.status === 'pending') return attemptMessage(delivery, delivery.attempts + 1);
   if (delivery.status === 'delivering') return attemptMessage(delivery, delivery.attempts);

@@ -1,8 +1,8 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/store.js';
-import { fanOutEvent } from './fan-out.js';
-import { QUEUE_BATCH_SIZE, RELAY_CONCURRENCY, SHARD_CONCURRENCY, SWEEP_GRACE_MS } from './policy.js';
+import { fanOutEvents } from './fan-out.js';
+import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS } from './policy.js';
 import { WORKER_SHARDS, queryOutbox, queryOverdueDeliveries } from './repository.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
@@ -46,7 +46,8 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise
 
 /**
  * Fans out every outbox event created before `beforeMs` (epoch MILLISECONDS) that has not been fanned
- * out, {@link RELAY_CONCURRENCY} at a time (p-map). The local runtime calls it right after each commit
+ * out, a page at a time ({@link fanOutEvents}: one read of endpoints and owners per team and page,
+ * several events per transaction). The local runtime calls it right after each commit
  * (`beforeMs` = now); the sweeper with a grace period. Returns the number of events handled.
  * Throws only on store or queue errors.
  */
@@ -59,7 +60,7 @@ export async function relayOutbox(runtime: Pick<Runtime, 'store' | 'clock' | 'de
       do {
         const page = await queryOutbox(runtime.store, shard, startKey);
         const due = page.items.filter((item) => Date.parse(item.created_at) <= beforeMs);
-        await pMap(due, (item) => fanOutEvent(runtime, item), { concurrency: RELAY_CONCURRENCY });
+        if (due.length) await fanOutEvents(runtime, due);
         count += due.length;
         startKey = page.lastEvaluatedKey;
       } while (startKey);
