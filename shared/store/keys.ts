@@ -144,7 +144,8 @@ export const keys = {
   /**
    * The subscriber's access summary item in its subscription partition (sort key `SUBSCRIBER`, apart
    * from `SUBSCRIPTION#…` and `CONVERTED`): the subscriber's `status` and `member_id`, kept equal to the
-   * subscriber item's by the same transactions.
+   * subscriber item's by the same transactions, and the sets of its subscriptions granting (paid) access
+   * (`subscriberAccessAttribute` in subscribers/repository.ts, issue 9).
    */
   subscriberAccess: (teamId: string, projectId: string, subscriberId: string) => ({
     pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,

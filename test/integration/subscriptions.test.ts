@@ -15,11 +15,11 @@ import { isoTime } from '../../shared/clock.js';
 import { deadlineItem } from '../../shared/deadlines/deadline.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
-import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
+import { createSubscriber, subscriberAccessAttribute } from '../../shared/domain/subscribers/repository.js';
 import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { SUBSCRIPTION_DEADLINE_KIND, suspendSubscriptionsOfSubscriber } from '../../shared/domain/subscriptions/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
+import { entity, keys } from '../../shared/store/keys.js';
 import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
 import { TeamEventCursor } from '../support/events.js';
 import { attachRequestCounter, isAuthentication } from '../../bench/support.js';
@@ -253,15 +253,66 @@ describe('operation-driven transitions', () => {
         .flatMap(([description, count]) => Array<string>(count).fill(description.startsWith('TransactWrite[') ? 'TransactWrite' : description))
         .sort();
     };
-    const reads = ['BatchGet[PLAN, SUBSCRIBER, PROJECT, CONVERTED]', 'Get SUBSCRIPTION'];
+    const reads = ['BatchGet[PLAN, SUBSCRIBER×2, PROJECT, CONVERTED]', 'Get SUBSCRIPTION'];
     // Access stays: the completion of the Idempotency-Key rides in the effect's transaction (no UpdateItem after it).
     expect(await requestsOf('cancel', { at_period_end: true }, { 'Idempotency-Key': randomUUID() })).toEqual([...reads, 'Put IDEMPOTENCY', 'TransactWrite']);
     expect(await requestsOf('resume', {})).toEqual([...reads, 'TransactWrite']);
-    // Paid access ends: member.churned depends on the subscriber's other subscriptions (their index; none to read).
-    expect(await requestsOf('pause', {})).toEqual([...reads, 'Query TEAM#PROJECT#SUBSCRIBER_SUBSCRIPTIONS SUBSCRIPTION', 'TransactWrite']);
+    // Paid access ends: member.churned depends on the subscriber's other subscriptions, which its access summary (in the batch) names.
+    expect(await requestsOf('pause', {})).toEqual([...reads, 'TransactWrite']);
     // Access starts again for a converted subscriber of a project without resources: no member event can depend on anything else.
     expect(await requestsOf('resume', {}, { 'Idempotency-Key': randomUUID() })).toEqual([...reads, 'Put IDEMPOTENCY', 'TransactWrite']);
     expect(types(await newEvents())).toEqual(['subscription.created', 'member.converted', 'subscription.cancellation_scheduled', 'subscription.resumed', 'subscription.paused', 'member.churned', 'subscription.resumed']);
+  });
+
+  it('keeps the ids of the subscriptions granting (paid) access in the subscriber\'s access summary, in each creation\'s and transition\'s transaction (issue 9)', async () => {
+    const summary = async () => {
+      const item = await runtime.store.get(keys.subscriberAccess(team.team.id, projectId, subscriberId));
+      const ids = (attribute: string) => [...((item?.[attribute] as Set<string> | undefined) ?? [])].sort();
+      return { tracked: item?.[subscriberAccessAttribute.tracked], granting: ids(subscriberAccessAttribute.granting), paid: ids(subscriberAccessAttribute.paid), emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid].filter((attribute) => item !== undefined && !(attribute in item)) };
+    };
+    expect(await summary()).toEqual({ tracked: true, granting: [], paid: [], emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid] });
+    const paid = await subscribe({});
+    const gratis = await subscribe({ plan_id: free.id });
+    const scheduled = await subscribe({ plan_id: silver.id, starts_at: isoTime(clock.nowMs() + DAY) });
+    expect(await summary()).toMatchObject({ granting: [paid.id, gratis.id].sort(), paid: [paid.id] });
+    await ok('POST', `/v1/subscriptions/${paid.id}/pause`, {});
+    expect(await summary()).toMatchObject({ granting: [gratis.id], paid: [], emptied: [subscriberAccessAttribute.paid] });
+    clock.advance(DAY);
+    await tick(); // the scheduled one starts: access and paid access
+    expect(await summary()).toMatchObject({ granting: [gratis.id, scheduled.id].sort(), paid: [scheduled.id] });
+    await ok('POST', `/v1/subscriptions/${gratis.id}/cancel`, { at_period_end: false });
+    await ok('POST', `/v1/subscriptions/${scheduled.id}/cancel`, { at_period_end: false });
+    expect(await summary()).toEqual({ tracked: true, granting: [], paid: [], emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid] });
+    expect(types(await newEvents())).toEqual([
+      'subscription.created', 'member.converted', 'subscription.created', 'subscription.created',
+      'subscription.paused', 'member.churned', 'subscription.activated', 'subscription.canceled', 'subscription.canceled', 'member.churned',
+    ]);
+  });
+
+  it('queries the subscriber\'s subscriptions when its access summary does not track them (a subscriber created before it did), with the same events', async () => {
+    const paid = await subscribe({});
+    const other = await subscribe({ plan_id: silver.id });
+    // As written before the summary tracked its subscriptions: status and member only.
+    const summaryKey = keys.subscriberAccess(team.team.id, projectId, subscriberId);
+    await runtime.store.document.send(new PutCommand({ TableName: runtime.store.tableName, Item: { ...summaryKey, entity: entity.subscriberAccess, team_id: team.team.id, subscriber_id: subscriberId, status: 'active', member_id: null } }));
+    await newEvents();
+    const counter = attachRequestCounter(runtime.store.document.middlewareStack);
+    const queries = () => Object.entries(counter.snapshot().described).filter(([description]) => description.startsWith('Query TEAM#PROJECT#SUBSCRIBER_SUBSCRIPTIONS')).reduce((sum, [, count]) => sum + count, 0);
+    // Another paid subscription still grants paid access: no member.churned.
+    await ok('POST', `/v1/subscriptions/${paid.id}/pause`, {});
+    expect(queries()).toBe(1);
+    expect(types(await newEvents())).toEqual(['subscription.paused']);
+    counter.reset();
+    await ok('POST', `/v1/subscriptions/${other.id}/cancel`, { at_period_end: false });
+    expect(queries()).toBe(1);
+    expect(types(await newEvents())).toEqual(['subscription.canceled', 'member.churned']);
+    // The sets written meanwhile are not trusted without the mark: still queried.
+    counter.reset();
+    await ok('POST', `/v1/subscriptions/${paid.id}/resume`, {});
+    expect(queries()).toBe(0); // converted, no resource: nothing depends on the others
+    await ok('POST', `/v1/subscriptions/${paid.id}/cancel`, { at_period_end: false });
+    expect(queries()).toBe(1);
+    expect(types(await newEvents())).toEqual(['subscription.resumed', 'subscription.canceled', 'member.churned']);
   });
 
   it('emits member access events per linked resource when access starts and ends', async () => {

@@ -147,15 +147,60 @@ function releaseClaim(tx: Transaction, teamId: string, projectId: string, platfo
 }
 
 /**
- * Adds to `tx` the subscriber's access summary (`keys.subscriberAccess`, issue 10 §3): the `status`
- * and/or `member_id` given, as the same transaction writes them on the subscriber item, so the web access
- * check reads them with the subscriber's subscriptions in ONE Query. Every write of a subscriber's
- * `status` or `member_id` calls it (creation, ban, unban, a platform user id change, a member joining).
- * Unconditional: the subscriber item's own write in the transaction carries the conditions. A summary
- * without `status` (a subscriber created before it existed, then linked) makes the check read the
- * subscriber item instead.
+ * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
+ * subscriptions' access (issue 9, DESIGN D15, D17), so an access change reads them with its other items
+ * instead of querying the subscriber's subscriptions:
+ * - `tracked`: `true` on a summary written when the subscriber was created (since then every creation
+ *   and access-changing transition of its subscriptions maintains the two sets); absent on summaries of
+ *   subscribers created before, whose sets may be incomplete (readers then query the subscriptions).
+ * - `granting`: DynamoDB string set of the ids of its subscriptions currently granting access.
+ * - `paid`: DynamoDB string set of the ids of its subscriptions currently granting PAID access.
+ * An empty set is no attribute at all (DynamoDB removes a set emptied by `DELETE`): absent reads as none.
  */
-export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId: string, subscriberId: string, fields: { status?: SubscriberStatus; member_id?: string | null }): void {
+export const subscriberAccessAttribute = { tracked: 'access_tracked', granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
+
+/**
+ * A change of the summary's subscription sets ({@link subscriberAccessAttribute}): subscription ids to
+ * add to / delete from the `granting` and `paid` sets (each at most once per transaction; an id both
+ * added and deleted is not expected).
+ */
+export interface SubscriberAccessSetChange {
+  add: { granting: string[]; paid: string[] };
+  delete: { granting: string[]; paid: string[] };
+}
+
+/** True when `change` adds or deletes nothing. */
+export function isEmptySetChange(change: SubscriberAccessSetChange): boolean {
+  return change.add.granting.length + change.add.paid.length + change.delete.granting.length + change.delete.paid.length === 0;
+}
+
+/**
+ * What {@link writeSubscriberAccess} writes of the summary: the `status` and/or `member_id`, `tracked`
+ * (only when creating the subscriber) and a change of the subscription sets.
+ */
+export interface SubscriberAccessFields {
+  status?: SubscriberStatus;
+  member_id?: string | null;
+  /** Marks the summary as tracking the sets since the subscriber's creation (pass only when creating it). */
+  tracked?: true;
+  /** Subscription ids to add to / delete from the sets (`ADD` / `DELETE`: commutative, no read needed). */
+  sets?: SubscriberAccessSetChange;
+}
+
+/**
+ * Adds to `tx` the subscriber's access summary (`keys.subscriberAccess`, issue 10 §3, issue 9): the
+ * `status` and/or `member_id` given, as the same transaction writes them on the subscriber item, so the
+ * web access check reads them with the subscriber's subscriptions in ONE Query; and the subscription
+ * sets' change of a subscription creation or transition in the same transaction
+ * ({@link subscriberAccessAttribute}), so an access change reads them in its BatchGetItem. Every write of
+ * a subscriber's `status` or `member_id` calls it (creation, ban, unban, a platform user id change, a
+ * member joining), and every subscription creation or transition whose access changes. A transaction
+ * touches an item once: a caller writing both (a subscriber created with its subscription) passes both
+ * in ONE call. Unconditional: the subscriber's or subscription's own write in the transaction carries the
+ * conditions. A summary without `status` (a subscriber created before it existed, then linked) makes the
+ * check read the subscriber item instead.
+ */
+export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId: string, subscriberId: string, fields: SubscriberAccessFields): void {
   const names: Record<string, string> = { '#entity': 'entity' };
   const values: Record<string, unknown> = { ':entity': entity.subscriberAccess, ':team': teamId, ':subscriber': subscriberId };
   const sets = ['#entity = :entity', 'team_id = :team', 'subscriber_id = :subscriber'];
@@ -168,7 +213,24 @@ export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId
     values[':member_id'] = fields.member_id;
     sets.push('member_id = :member_id');
   }
-  tx.update(keys.subscriberAccess(teamId, projectId, subscriberId), { expression: `SET ${sets.join(', ')}`, names, values });
+  if (fields.tracked) {
+    names['#tracked'] = subscriberAccessAttribute.tracked;
+    values[':tracked'] = true;
+    sets.push('#tracked = :tracked');
+  }
+  const clauses = [`SET ${sets.join(', ')}`];
+  for (const action of ['add', 'delete'] as const) {
+    const parts: string[] = [];
+    for (const set of ['granting', 'paid'] as const) {
+      const ids = fields.sets?.[action][set] ?? [];
+      if (ids.length === 0) continue; // DynamoDB rejects an empty set value
+      names[`#${set}`] = subscriberAccessAttribute[set];
+      values[`:${action}_${set}`] = new Set(ids);
+      parts.push(`#${set} :${action}_${set}`);
+    }
+    if (parts.length) clauses.push(`${action.toUpperCase()} ${parts.join(', ')}`);
+  }
+  tx.update(keys.subscriberAccess(teamId, projectId, subscriberId), { expression: clauses.join(' '), names, values });
 }
 
 /** The stored subscriber item of a new subscriber (revision 0); `email`/`phone` stored whatever the consent. */
@@ -213,9 +275,11 @@ export interface PreparedSubscriber {
    * its reference item, the platform user's claim and the member link with its `member.updated` event.
    * Conditional on the claim unchanged (a lost race: re-prepare and retry) and on the project still
    * existing (NOT_FOUND) — unless `options.projectGuarded`: the caller's own write of the project item
-   * (in the same transaction) is conditional on it, and DynamoDB allows one operation per item.
+   * (in the same transaction) is conditional on it, and DynamoDB allows one operation per item. The
+   * access summary is written tracking its subscription sets from the start, with `options.accessSets`
+   * (the sets' change of a subscription created in the same transaction: one write of the summary).
    */
-  write(tx: Transaction, options?: { attributes?: Item; projectGuarded?: boolean }): void;
+  write(tx: Transaction, options?: { attributes?: Item; projectGuarded?: boolean; accessSets?: SubscriberAccessSetChange }): void;
 }
 
 /**
@@ -260,7 +324,7 @@ export async function prepareSubscriber(
       countUsage(tx, teamId, 'subscribers', 1);
       tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
       tx.put({ ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
-      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: stored.status, member_id: stored.member_id });
+      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: stored.status, member_id: stored.member_id, tracked: true, sets: options.accessSets });
       if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
       if (link.member) {
         const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };

@@ -14,6 +14,7 @@ import type { Member, MemberInviteLink } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
 import type { Project, ProjectResource } from '../projects/schema.js';
+import { subscriberAccessAttribute } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
@@ -44,31 +45,49 @@ export interface AccessChange {
   plan: Plan;
   before: Subscription | null;
   after: Subscription;
-  /** The project and conversion marker when the caller read them already ({@link accessFactKeys}); read here otherwise. */
+  /** The project, conversion marker and access summary when the caller read them already ({@link accessFactKeys}); read here otherwise. */
   facts?: AccessFacts;
+  /** The subscriber is created in the same transaction: it has no other subscription (none is read). */
+  newSubscriber?: boolean;
 }
 
 /**
- * What an access change reads of the project and of the subscriber's conversion marker, which a caller
- * may read in the same BatchGetItem as its own items ({@link accessFactKeys}, {@link accessFactsOf}).
+ * What an access change reads of the project, of the subscriber's conversion marker and of the
+ * subscriber's access summary, which a caller may read in the same BatchGetItem as its own items
+ * ({@link accessFactKeys}, {@link accessFactsOf}).
  */
 export interface AccessFacts {
   /** The project (its linked resources and platform), or null when it is gone. */
   project: Project | null;
   /** True when the subscriber's conversion marker exists (`member.converted` was already emitted). */
   converted: boolean;
+  /**
+   * The ids of the subscriber's subscriptions granting access and paid access, from its access summary
+   * (`subscriberAccessAttribute`, issue 9) — null when the summary does not track them (absent, or of a
+   * subscriber created before it did: the subscriptions are then queried).
+   */
+  access: SubscriberAccessIds | null;
 }
 
-/** The keys of {@link AccessFacts}: the project and the subscriber's conversion marker. */
+/** Ids of a subscriber's subscriptions (any order) currently granting access (`granting`) and paid access (`paid`, a subset). */
+export interface SubscriberAccessIds {
+  granting: string[];
+  paid: string[];
+}
+
+/** The keys of {@link AccessFacts}: the project, the subscriber's conversion marker and its access summary. */
 export function accessFactKeys(teamId: string, projectId: string, subscriberId: string): Key[] {
-  return [keys.project(teamId, projectId), keys.subscriberConversion(teamId, projectId, subscriberId)];
+  return [keys.project(teamId, projectId), keys.subscriberConversion(teamId, projectId, subscriberId), keys.subscriberAccess(teamId, projectId, subscriberId)];
 }
 
 /** The {@link AccessFacts} among `items` (a BatchGetItem answer that asked for {@link accessFactKeys}). */
 export function accessFactsOf(items: readonly Item[], teamId: string, projectId: string, subscriberId: string): AccessFacts {
-  const [projectKey, markerKey] = accessFactKeys(teamId, projectId, subscriberId);
+  const [projectKey, markerKey, summaryKey] = accessFactKeys(teamId, projectId, subscriberId);
   const project = itemWithKey(items, projectKey);
-  return { project: project ? toProject(project) : null, converted: itemWithKey(items, markerKey) !== undefined };
+  const summary = itemWithKey(items, summaryKey);
+  const ids = (attribute: string) => [...((summary?.[attribute] as Set<string> | undefined) ?? [])];
+  const access = summary?.[subscriberAccessAttribute.tracked] === true ? { granting: ids(subscriberAccessAttribute.granting), paid: ids(subscriberAccessAttribute.paid) } : null;
+  return { project: project ? toProject(project) : null, converted: itemWithKey(items, markerKey) !== undefined, access };
 }
 
 /** Reads {@link AccessFacts} with one BatchGetItem. */
@@ -106,9 +125,24 @@ export async function subscriptionsOfSubscriber(store: Store, teamId: string, pr
   return found;
 }
 
-/** The subscriber's other subscriptions than the changing one. */
-async function otherSubscriptions(store: Store, teamId: string, change: AccessChange): Promise<Subscription[]> {
-  return subscriptionsOfSubscriber(store, teamId, change.after.project_id, change.subscriber.id, change.after.id);
+/** What the subscriber's other subscriptions than the changing one grant: the ids of those with access, and whether one grants paid access. */
+interface OthersAccess {
+  withAccess: string[];
+  paid: boolean;
+}
+
+/**
+ * {@link OthersAccess} of an access change: none for a subscriber created with the subscription; from
+ * the access summary's sets when it tracks them (`facts.access`: no read); otherwise (a subscriber
+ * created before the summary tracked them) from a strongly consistent Query of its subscriptions
+ * ({@link subscriptionsOfSubscriber}).
+ */
+async function othersAccessOf(store: Store, teamId: string, change: AccessChange, facts: AccessFacts): Promise<OthersAccess> {
+  if (change.newSubscriber) return { withAccess: [], paid: false };
+  const id = change.after.id;
+  if (facts.access) return { withAccess: facts.access.granting.filter((other) => other !== id), paid: facts.access.paid.some((other) => other !== id) };
+  const withAccess = (await subscriptionsOfSubscriber(store, teamId, change.after.project_id, change.subscriber.id, id)).filter((other) => hasAccess(other.status));
+  return { withAccess: withAccess.map((other) => other.id), paid: withAccess.some(isPaidAccess) };
 }
 
 /**
@@ -250,8 +284,10 @@ export interface PreparedAccessChange {
 
 /**
  * Prepares the member side of an access change (see the module comment), before the transition's unit
- * of work is written: reads the project (its linked resources) and the conversion marker in one
- * BatchGetItem (or takes them from `change.facts`), and the subscriber's member and other subscriptions
+ * of work is written: reads the project (its linked resources), the conversion marker and the
+ * subscriber's access summary in one BatchGetItem (or takes them from `change.facts`), then the
+ * subscriber's member and what its other subscriptions grant (the summary's sets, issue 9: no read; a
+ * Query of its subscriptions only when the summary does not track them; none for `change.newSubscriber`)
  * — with `change.facts`, only when they can matter: the project has resources, or paid access ends or
  * starts before any conversion (else no member event is emitted and the platform is not asked, whatever
  * they hold). When access starts and no other subscription grants it, asks
@@ -274,17 +310,17 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   const needsOthers = (facts: AccessFacts) => (facts.project?.resources.length ?? 0) > 0 || (paid && !(has && facts.converted));
   let facts: AccessFacts;
   let member: Member | null = null;
-  let others: Subscription[] = [];
+  let others: OthersAccess = { withAccess: [], paid: false };
   if (change.facts) {
     facts = change.facts;
-    if (needsOthers(facts)) [member, others] = await Promise.all([memberOf(store, teamId, subscriber), otherSubscriptions(store, teamId, change)]);
+    if (needsOthers(facts)) [member, others] = await Promise.all([memberOf(store, teamId, subscriber), othersAccessOf(store, teamId, change, facts)]);
   } else {
-    [facts, member, others] = await Promise.all([readAccessFacts(store, teamId, projectId, subscriber.id), memberOf(store, teamId, subscriber), otherSubscriptions(store, teamId, change)]);
+    [facts, member] = await Promise.all([readAccessFacts(store, teamId, projectId, subscriber.id), memberOf(store, teamId, subscriber)]);
+    others = await othersAccessOf(store, teamId, change, facts);
   }
   const { project, converted } = facts;
   const resources = project?.resources ?? [];
-  const othersWithAccess = others.filter((other) => hasAccess(other.status));
-  const othersPaid = othersWithAccess.some(isPaidAccess);
+  const { withAccess: othersWithAccess, paid: othersPaid } = others;
   const granting = has && othersWithAccess.length === 0 && project !== null && resources.length > 0;
   const granted = granting
     ? await grantOnPlatform(runtime, teamId, project.platform_type, { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id }, resources, adapters)

@@ -12,12 +12,12 @@ import type { Plan } from '../plans/schema.js';
 import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import type { AccessCode } from '../access-codes/schema.js';
-import { getSubscriber, livePlanAttribute, subscriberNotFound, toSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
+import { getSubscriber, isEmptySetChange, livePlanAttribute, subscriberNotFound, toSubscriber, writeSubscriberAccess, type PreparedSubscriber, type SubscriberAccessSetChange } from '../subscribers/repository.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, applyTrigger, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
-import { accessFactKeys, accessFactsOf, applyPlatformAccess, prepareAccessChange, type AccessFacts, type PlatformAccessFollowUp, type PreparedAccessChange } from './member-access.js';
+import { accessFactKeys, accessFactsOf, applyPlatformAccess, isPaidAccess, prepareAccessChange, type AccessFacts, type PlatformAccessFollowUp, type PreparedAccessChange } from './member-access.js';
 import type { CancelSubscriptionRequest, CreateSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type SubscriptionTrigger } from './state-machine.js';
 
@@ -27,7 +27,9 @@ import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type Subscri
  * GetItem; a project's subscriptions are listed through the sparse GSI
  * (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, creation order), a subscriber's through index items
  * in the subscriber's per-project partition ({@link writeSubscriptionIndex}: each also carries what the web
- * access check needs of its subscription), written in the creation's and every transition's transaction.
+ * access check needs of its subscription), written in the creation's and every transition's transaction;
+ * the same transactions keep the ids of the subscriber's subscriptions granting (paid) access in its access
+ * summary's sets ({@link accessSetChange}), so an access change needs no Query of the others (issue 9).
  *
  * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
  * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
@@ -265,7 +267,8 @@ export interface SubscriptionCreation {
 /**
  * Adds a subscription's creation to `tx` (DESIGN D15 "(new)" row; the one creation path of the
  * subscriptions module): the subscription (its first clock deadline, GSI keys), the subscriber's index
- * item, `live_subscription_count` + 1 on the project and the plan (each conditional on being active:
+ * item, its id in the subscriber's access-summary sets when it starts with access ({@link accessSetChange};
+ * merged into the summary's creation for a new subscriber: one write per item), `live_subscription_count` + 1 on the project and the plan (each conditional on being active:
  * CONFLICT), the subscriber's live plan counter + 1 (conditional on the subscriber existing and not being
  * banned: CONFLICT; or the new subscriber's item put with it), `subscription.created` (with
  * `access_code`) and, when it starts with access, the member access events (the platform is asked for
@@ -275,7 +278,9 @@ export interface SubscriptionCreation {
 export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<AddedSubscription> {
   const teamId = principal.teamId;
   const { subscriber, plan } = creation;
-  const access = creation.subscription.has_access ? await prepareAccessChange(runtime, principal, { subscriber, plan, before: null, after: creation.subscription }) : null;
+  const access = creation.subscription.has_access
+    ? await prepareAccessChange(runtime, principal, { subscriber, plan, before: null, after: creation.subscription, newSubscriber: creation.newSubscriber !== undefined })
+    : null;
   const subscription = access?.subscription ?? creation.subscription;
   const projectId = subscription.project_id;
   const due = nextDueTrigger(subscription);
@@ -297,9 +302,12 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
   });
   if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
   tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: creation.accessCode } });
+  const accessSets = accessSetChange(null, subscription);
   if (creation.newSubscriber) {
-    creation.newSubscriber.write(tx, { attributes: { [livePlanAttribute(plan.id)]: 1 }, projectGuarded: true });
+    // One write of the new subscriber's access summary: its creation and this subscription's sets.
+    creation.newSubscriber.write(tx, { attributes: { [livePlanAttribute(plan.id)]: 1 }, projectGuarded: true, accessSets });
   } else {
+    if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { sets: accessSets });
     tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
       expression: 'ADD #live_plan :one',
       condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
@@ -309,6 +317,25 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
     });
   }
   return { subscription, followUp: access ? access.write(tx) : null };
+}
+
+/**
+ * The change of the subscriber's access-summary sets (`subscriberAccessAttribute`, issue 9) when a
+ * subscription goes from `before` (null: created) to `after`: its id added to `granting` when it gains
+ * access ({@link hasAccess}) and deleted when it loses it; the same for `paid` with paid access
+ * ({@link isPaidAccess}). Empty when its access does not change. Pure.
+ */
+function accessSetChange(before: Subscription | null, after: Subscription): SubscriberAccessSetChange {
+  const change: SubscriberAccessSetChange = { add: { granting: [], paid: [] }, delete: { granting: [], paid: [] } };
+  const grants = (subscription: Subscription | null) => subscription !== null && hasAccess(subscription.status);
+  const tests = { granting: grants, paid: (subscription: Subscription | null) => grants(subscription) && isPaidAccess(subscription!) };
+  for (const set of ['granting', 'paid'] as const) {
+    const had = tests[set](before);
+    const has = tests[set](after);
+    if (had && !has) change.delete[set].push(after.id);
+    else if (!had && has) change.add[set].push(after.id);
+  }
+  return change;
 }
 
 /**
@@ -461,7 +488,7 @@ interface TransitionOptions {
 
 /**
  * Commits one transition of a loaded subscription: the new state (conditional on the revision read), its
- * subscriber index item ({@link writeSubscriptionIndex}), the deadline change, the counters, the one `subscription.*` event and the member access events; then makes
+ * subscriber index item ({@link writeSubscriptionIndex}), the access-summary sets when its access changes ({@link accessSetChange}), the deadline change, the counters, the one `subscription.*` event and the member access events; then makes
  * the platform access calls (after the commit, never failing the transition). Returns the new subscription. Throws CONFLICT (pair not allowed), ConditionFailedError / TransactionCanceledError
  * on a lost race (the caller retries), and ProblemErrors of conditions (a plan change to a plan
  * deactivated meanwhile).
@@ -505,6 +532,8 @@ async function commitTransition(
       values,
     });
     writeSubscriptionIndex(tx, teamId, next);
+    const accessSets = accessSetChange(before, next);
+    if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
     writeDeadline(tx, teamId, next, due, (item.deadline_at as string | null | undefined) ?? null, options.fromDeadline);
     const ended = isTerminal(next.status) && !isTerminal(before.status);
     if (ended) {
