@@ -108,7 +108,9 @@ ul.columns { columns:16rem; margin:0; padding-left:1.2rem; }
   table.stacked thead { position:absolute; width:1px; height:1px; overflow:hidden; clip-path:inset(50%); }
   table.stacked tr { display:block; border-bottom:1px solid var(--line); padding:.4rem 0; }
   table.stacked td { display:flex; gap:.75rem; align-items:baseline; border:0; padding:.15rem .5rem; }
+  table.stacked td { overflow-wrap:anywhere; }
   table.stacked td::before { content:attr(data-label); flex:0 0 8rem; color:var(--muted); font-size:.8rem; font-weight:600; }
+  table.stacked td[colspan]::before { display:none; }
   table.stacked td:first-child { font-weight:600; } }
 `;
 

@@ -13,7 +13,7 @@ import type { Role } from '../../domain/roles/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -90,25 +90,19 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
         what="projects"
         ability="project:view-any"
         render={(items) => (
-          <Table head={['Project', 'Platform', 'Status', 'Bot', 'Payment provider', 'Created']} id="projects" stacked>
-            {items.length === 0 ? <Empty columns={6} text="No projects yet." /> : ''}
-            {items.map((project) => (
-              <tr>
-                <td data-label="Project">
-                  <a href={`/dashboard/projects/${project.id}`}>{project.name}</a>
-                </td>
-                <td data-label="Platform">{project.platform_type}</td>
-                <td data-label="Status">
-                  <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge>
-                </td>
-                <td data-label="Bot">{project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>}</td>
-                <td data-label="Payment provider">{project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>}</td>
-                <td data-label="Created">
-                  <When at={project.created_at} />
-                </td>
-              </tr>
-            ))}
-          </Table>
+          <DataTable
+            id="projects"
+            rows={items}
+            empty="No projects yet."
+            columns={[
+              { label: 'Project', cell: (project) => <a href={`/dashboard/projects/${project.id}`}>{project.name}</a> },
+              { label: 'Platform', cell: (project) => project.platform_type },
+              { label: 'Status', cell: (project) => <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge> },
+              { label: 'Bot', cell: (project) => (project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>) },
+              { label: 'Payment provider', cell: (project) => (project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>) },
+              { label: 'Created', cell: (project) => <When at={project.created_at} /> },
+            ]}
+          />
         )}
       />
     </Page>,
