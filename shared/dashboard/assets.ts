@@ -80,7 +80,7 @@ button.danger { background:var(--bad); border-color:var(--bad); }
 button:disabled { background:#e6e8ec; border-color:#c5cad3; color:#4b5565; cursor:not-allowed; }
 .actions { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:0 0 1rem; }
 td .actions { margin:0; }
-.actions form { margin:0; }
+.actions form { margin:0; } form.stack .actions { margin:0; }
 .problem { border:1px solid var(--bad); background:#fff1f0; color:#7a1712; border-radius:8px; padding:.75rem 1rem; margin-bottom:1rem; }
 .problem strong { display:block; }
 .notice { border:1px solid var(--ok); background:#ecfdf3; color:#0b4a2a; border-radius:8px; padding:.75rem 1rem; margin-bottom:1rem; }
@@ -108,7 +108,10 @@ ul.columns { columns:16rem; margin:0; padding-left:1.2rem; }
   table.stacked thead { position:absolute; width:1px; height:1px; overflow:hidden; clip-path:inset(50%); }
   table.stacked tr { display:block; border-bottom:1px solid var(--line); padding:.4rem 0; }
   table.stacked td { display:flex; gap:.75rem; align-items:baseline; border:0; padding:.15rem .5rem; }
+  table.stacked td { overflow-wrap:anywhere; }
   table.stacked td::before { content:attr(data-label); flex:0 0 8rem; color:var(--muted); font-size:.8rem; font-weight:600; }
+  table.stacked td[colspan]::before { display:none; }
+  table.stacked td:empty { display:none; }
   table.stacked td:first-child { font-weight:600; } }
 `;
 

@@ -325,7 +325,8 @@ export function SecretOnce(props: { id: string; label: string; value: string }):
 
 /**
  * A table that scrolls sideways on narrow screens; with `stacked`, each row becomes a card of label and
- * value pairs at 640 px and below instead (its cells carry `data-label` with their column's name).
+ * value pairs at 640 px and below instead (its cells carry `data-label` with their column's name — use
+ * {@link DataTable}, which writes them from the column list, rather than by hand).
  */
 export function Table(props: { caption?: string; head: readonly string[]; children?: Child; id?: string; stacked?: boolean }): Html {
   return (
@@ -342,5 +343,42 @@ export function Table(props: { caption?: string; head: readonly string[]; childr
         <tbody>{props.children}</tbody>
       </table>
     </div>
+  );
+}
+
+/** One column of a {@link DataTable}: its name (the header, and each cell's `data-label`), its cell for a row, and an optional class for the cells. */
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => Child;
+  class?: string;
+}
+
+/**
+ * A {@link Table} whose column names are written once: `columns` gives the header and, for each row of
+ * `rows`, the cells with their column's name in `data-label`, so at 640 px and below each row becomes a
+ * card of label and value pairs instead of scrolling sideways (DESIGN D21). With no rows, one cell across
+ * the table says `empty`.
+ */
+export function DataTable<T>(props: { id?: string; caption?: string; columns: readonly Column<T>[]; rows: readonly T[]; empty: string }): Html {
+  return (
+    <Table id={props.id} caption={props.caption} head={props.columns.map((column) => column.label)} stacked>
+      {props.rows.length === 0 ? (
+        <tr>
+          <td colspan={String(props.columns.length)} class="hint">
+            {props.empty}
+          </td>
+        </tr>
+      ) : (
+        props.rows.map((row) => (
+          <tr>
+            {props.columns.map((column) => (
+              <td data-label={column.label} class={column.class}>
+                {column.cell(row)}
+              </td>
+            ))}
+          </tr>
+        ))
+      )}
+    </Table>
   );
 }

@@ -12,6 +12,7 @@ import type { Runtime } from '../runtime.js';
 import { assetNamed } from './assets.js';
 import { assetResult, clearedSessionCookie, decodeRequest, hasValidCsrfToken, jsonResult, redirectResult, SESSION_COOKIE, type DashboardRequest, type SignedInRequest } from './http.js';
 import * as billing from './pages/billing.js';
+import * as changePlan from './pages/change-plan.js';
 import * as membership from './pages/membership.js';
 import * as plans from './pages/plans.js';
 import * as roles from './pages/roles.js';
@@ -102,14 +103,11 @@ const ROUTES: Route[] = [
   ),
   { method: 'POST', pattern: route('POST', '/projects/:id/subscribers/:sub/grant'), access: 'signed-in', handler: nested('subscriber', subscribers.grantSubscription) },
   { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions'), access: 'signed-in', handler: (request, params) => membership.subscriptionsPage(request, { id: params[1] }) },
-  ...(['cancel', 'pause', 'resume'] as const).map(
-    (action): Route => ({
-      method: 'POST',
-      pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`),
-      access: 'signed-in',
-      handler: (request, params) => membership.subscriptionAction(action)(request, { id: params[1], subscription: params[2] }),
-    }),
+  ...membership.SUBSCRIPTION_ACTIONS.map(
+    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`), access: 'signed-in', handler: nested('subscription', membership.subscriptionAction(action)) }),
   ),
+  { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions/:sub/change-plan'), access: 'signed-in', handler: nested('subscription', changePlan.changePlanPage) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/subscriptions/:sub/change-plan'), access: 'signed-in', handler: nested('subscription', changePlan.changePlan) },
   { method: 'GET', pattern: route('GET', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => membership.accessCodesPage(request, { id: params[1] }) },
   { method: 'POST', pattern: route('POST', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => membership.generateCodes(request, { id: params[1] }) },
   { method: 'POST', pattern: route('POST', '/projects/:id/access-codes/:sub/revoke'), access: 'signed-in', handler: (request, params) => membership.revokeCode(request, { id: params[1], code: params[2] }) },

@@ -3,7 +3,7 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
 import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js';
-import { ruleFor } from '../../domain/subscriptions/state-machine.js';
+import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/state-machine.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
 import type { Group } from '../../domain/groups/schema.js';
@@ -13,7 +13,7 @@ import type { Role } from '../../domain/roles/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -90,25 +90,19 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
         what="projects"
         ability="project:view-any"
         render={(items) => (
-          <Table head={['Project', 'Platform', 'Status', 'Bot', 'Payment provider', 'Created']} id="projects" stacked>
-            {items.length === 0 ? <Empty columns={6} text="No projects yet." /> : ''}
-            {items.map((project) => (
-              <tr>
-                <td data-label="Project">
-                  <a href={`/dashboard/projects/${project.id}`}>{project.name}</a>
-                </td>
-                <td data-label="Platform">{project.platform_type}</td>
-                <td data-label="Status">
-                  <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge>
-                </td>
-                <td data-label="Bot">{project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>}</td>
-                <td data-label="Payment provider">{project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>}</td>
-                <td data-label="Created">
-                  <When at={project.created_at} />
-                </td>
-              </tr>
-            ))}
-          </Table>
+          <DataTable
+            id="projects"
+            rows={items}
+            empty="No projects yet."
+            columns={[
+              { label: 'Project', cell: (project) => <a href={`/dashboard/projects/${project.id}`}>{project.name}</a> },
+              { label: 'Platform', cell: (project) => project.platform_type },
+              { label: 'Status', cell: (project) => <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge> },
+              { label: 'Bot', cell: (project) => (project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>) },
+              { label: 'Payment provider', cell: (project) => (project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>) },
+              { label: 'Created', cell: (project) => <When at={project.created_at} /> },
+            ]}
+          />
         )}
       />
     </Page>,
@@ -150,6 +144,11 @@ export function projectProblemPage(request: SignedInRequest, outcome: Extract<Op
   );
 }
 
+/** A plan's billing interval as text: `month`, `3 × month`, `one_time`. */
+export function planInterval(plan: Plan): string {
+  return `${plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}${plan.interval}`;
+}
+
 /** `GET /dashboard/projects/{id}`: the project and its plans. */
 export async function projectPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
@@ -178,10 +177,7 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
                   <a href={`/dashboard/projects/${params.id}/plans/${plan.id}`}>{plan.name}</a>
                 </td>
                 <td>{formatMinorUnits(plan.amount, plan.currency)}</td>
-                <td>
-                  {plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}
-                  {plan.interval}
-                </td>
+                <td>{planInterval(plan)}</td>
                 <td>{plan.trial_days ? `${plan.trial_days} days` : '—'}</td>
                 <td>
                   <Badge color={plan.status === 'active' ? 'green' : 'gray'}>{plan.status}</Badge>
@@ -300,43 +296,82 @@ export function SubscriptionStateCells(props: { viewer: Viewer; projectId: strin
 }
 
 /**
- * The actions a subscription's status allows (the state machine's table, `ruleFor`): cancel at period end,
- * cancel now, pause, resume. `returnTo` (a subscriber's page) is where the action leads back to.
+ * The actions a subscription's status allows (the state machine's table, `ruleFor`, DESIGN D15): cancel at
+ * period end, cancel now, pause, resume, change plan (upgrade / downgrade), suspend, unsuspend. `returnTo`
+ * (a subscriber's page) is where the action leads back to.
  */
 export function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
   const { viewer, subscription } = props;
-  const base = `/dashboard/projects/${props.projectId}/subscriptions/${subscription.id}`;
+  const base = subscriptionPath(props.projectId, subscription.id);
   const back: Record<string, string> = props.returnTo ? { return_to: props.returnTo } : {};
+  const allows = (trigger: SubscriptionTrigger) => ruleFor(subscription.status, trigger) !== undefined;
   return (
     <div class="actions">
-      {ruleFor(subscription.status, 'cancel_at_period_end') ? (
+      {allows('cancel_at_period_end') ? (
         <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel at period end" secondary fields={{ ...back, at_period_end: 'true' }} />
       ) : (
         ''
       )}
-      {ruleFor(subscription.status, 'cancel') ? (
-        <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel now" secondary fields={{ ...back, at_period_end: 'false' }} />
+      {allows('cancel') ? <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel now" secondary fields={{ ...back, at_period_end: 'false' }} /> : ''}
+      {allows('pause') ? <ActionForm viewer={viewer} action={`${base}/pause`} ability="project-subscription:pause" label="Pause" secondary fields={back} /> : ''}
+      {allows('resume') ? <ActionForm viewer={viewer} action={`${base}/resume`} ability="project-subscription:pause" label="Resume" secondary fields={back} /> : ''}
+      {allows('upgrade') || allows('downgrade') ? (
+        <ActionLink
+          viewer={viewer}
+          href={`${base}/change-plan${props.returnTo ? `?return_to=${encodeURIComponent(props.returnTo)}` : ''}`}
+          ability="project-subscription:update"
+          label="Change plan"
+          secondary
+        />
       ) : (
         ''
       )}
-      {ruleFor(subscription.status, 'pause') ? <ActionForm viewer={viewer} action={`${base}/pause`} ability="project-subscription:pause" label="Pause" secondary fields={back} /> : ''}
-      {ruleFor(subscription.status, 'resume') ? <ActionForm viewer={viewer} action={`${base}/resume`} ability="project-subscription:pause" label="Resume" secondary fields={back} /> : ''}
+      {allows('suspend') ? <ActionForm viewer={viewer} action={`${base}/suspend`} ability="project-subscription:update" label="Suspend" secondary fields={back} /> : ''}
+      {allows('unsuspend') ? <ActionForm viewer={viewer} action={`${base}/unsuspend`} ability="project-subscription:update" label="Unsuspend" secondary fields={back} /> : ''}
     </div>
   );
 }
 
+/** The dashboard path of a subscription's actions: `/dashboard/projects/{projectId}/subscriptions/{subscriptionId}`. */
+export function subscriptionPath(projectId: string, subscriptionId: string): string {
+  return `/dashboard/projects/${projectId}/subscriptions/${subscriptionId}`;
+}
+
 /**
- * `POST .../subscriptions/{subscription}/cancel|pause|resume`: the subscription operations (cancel takes
- * the form's `at_period_end`, true unless `false`). With a `return_to` of this project's subscriber pages,
- * the answer leads back there; otherwise the subscriptions page shows the outcome.
+ * `returnTo` (a form's or query's `return_to`) when it is one of project `projectId`'s subscriber pages
+ * (where a subscription action started), else null: never an arbitrary address from the request.
  */
-export function subscriptionAction(action: 'cancel' | 'pause' | 'resume') {
-  const operation = action === 'cancel' ? 'cancelSubscription' : action === 'pause' ? 'pauseSubscription' : 'resumeSubscription';
+export function subscriberReturnTo(projectId: string, returnTo: string | null | undefined): string | null {
+  return returnTo && new RegExp(`^/dashboard/projects/${projectId}/subscribers/[A-Za-z0-9-]{1,80}$`).test(returnTo) ? returnTo : null;
+}
+
+const SUBSCRIPTION_ACTION_OPERATIONS = {
+  cancel: 'cancelSubscription',
+  pause: 'pauseSubscription',
+  resume: 'resumeSubscription',
+  suspend: 'suspendSubscription',
+  unsuspend: 'unsuspendSubscription',
+} as const;
+
+/** A subscription action of the dashboard (`POST .../subscriptions/{subscription}/{action}`). */
+export type SubscriptionAction = keyof typeof SUBSCRIPTION_ACTION_OPERATIONS;
+
+/** Every {@link SubscriptionAction}, for the router. */
+export const SUBSCRIPTION_ACTIONS = Object.keys(SUBSCRIPTION_ACTION_OPERATIONS) as SubscriptionAction[];
+
+/**
+ * `POST .../subscriptions/{subscription}/cancel|pause|resume|suspend|unsuspend`: the subscription
+ * operations (cancel takes the form's `at_period_end`, true unless `false`). With a `return_to` of this
+ * project's subscriber pages, the answer leads back there; otherwise the subscriptions page shows the
+ * outcome (a refusal, e.g. CONFLICT naming the current status, as a readable problem).
+ */
+export function subscriptionAction(action: SubscriptionAction) {
+  const operation = SUBSCRIPTION_ACTION_OPERATIONS[action];
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
     const input = action === 'cancel' ? { id: params.subscription, at_period_end: request.form.get('at_period_end') !== 'false' } : { id: params.subscription };
     const outcome = await write<Subscription>(request, operation, input);
-    const returnTo = request.form.get('return_to') ?? '';
-    if (outcome.ok && new RegExp(`^/dashboard/projects/${params.id}/subscribers/[A-Za-z0-9-]{1,80}$`).test(returnTo)) {
+    const returnTo = subscriberReturnTo(params.id, request.form.get('return_to'));
+    if (outcome.ok && returnTo) {
       return redirectResult(`${returnTo}?subscription=${encodeURIComponent(SUBSCRIPTION_STATUSES.find((status) => status.value === outcome.result.status)?.label ?? outcome.result.status)}`);
     }
     if (!outcome.ok) return subscriptionsPage(request, params, { problem: outcome });

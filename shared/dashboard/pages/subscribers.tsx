@@ -13,7 +13,8 @@ import { collect, read, write, type ListPage } from './kit.js';
 import { ProjectTabs, SubscriptionStateCells, projectOr, projectProblemPage } from './membership.js';
 
 /**
- * One subscriber (DESIGN D15, D17, D21): their details, their subscriptions with cancel, pause and resume,
+ * One subscriber (DESIGN D15, D17, D21): their details, their subscriptions with the actions their status
+ * allows (cancel, pause, resume, change plan, suspend, unsuspend),
  * granting a subscription (`createSubscription`: a creator grant or a free plan), and moderation — ban
  * (suspends their live subscriptions), unban, kick — through the same operations as REST and MCP.
  */
@@ -61,7 +62,15 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
   const planById = new Map(plans.ok ? plans.result.data.map((plan) => [plan.id, plan]) : []);
   const current = subscriber.result;
   const base = subscriberPath(params.id, params.subscriber);
-  const notice = extra?.notice ?? (request.query.get('subscription') ? <Notice>The subscription is now {request.query.get('subscription')}.</Notice> : '');
+  const notice =
+    extra?.notice ??
+    (request.query.get('subscription') ? (
+      <Notice>The subscription is now {request.query.get('subscription')}.</Notice>
+    ) : request.query.get('plan') ? (
+      <Notice>The subscription is now on the plan {request.query.get('plan')}.</Notice>
+    ) : (
+      ''
+    ));
   return htmlResult(
     extra?.problem?.status ?? 200,
     <Page title={current.display_name ?? `Subscriber ${current.id}`} viewer={viewer} current="/dashboard/projects">

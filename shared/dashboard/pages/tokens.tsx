@@ -4,7 +4,7 @@ import { ABILITIES, ABILITY_VALUES, type Ability } from '../../catalogues/abilit
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Token } from '../../domain/tokens/schema.js';
-import { AbilityChoice, ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, ProjectScopeField, SecretOnce, Table, When, type Viewer } from '../components.js';
+import { AbilityChoice, ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, ProjectScopeField, SecretOnce, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
@@ -46,25 +46,27 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
         <ActionLink viewer={viewer} href="/dashboard/tokens/new" ability="token:create" label="New token" />
       </div>
       {tokens.ok ? (
-        <Table head={['Name', 'Id', 'Abilities', 'Projects', 'Created', 'Last used', 'Revoked at', '']} id="tokens">
-          {tokens.result.data.map((token) => {
-            const projects = token.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
-            return (
-              <tr>
-                <td>{token.name ?? <span class="hint">(no name)</span>}</td>
-                <td class="mono">{token.id.slice(0, 10)}…</td>
-                <td title={token.abilities.join(', ')}>{abilitySummary(token.abilities)}</td>
-                <td>{projects.length ? projects.map((id) => <div class="mono">{id}</div>) : 'All projects'}</td>
-                <td>
-                  <When at={token.created_at} />
-                </td>
-                <td>{token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>}</td>
-                <td>{token.revoked_at ? <When at={token.revoked_at} /> : <Badge color="green">live</Badge>}</td>
-                <td>{token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />}</td>
-              </tr>
-            );
-          })}
-        </Table>
+        <DataTable
+          id="tokens"
+          rows={tokens.result.data}
+          empty="No tokens yet."
+          columns={[
+            { label: 'Name', cell: (token) => token.name ?? <span class="hint">(no name)</span> },
+            { label: 'Id', class: 'mono', cell: (token) => `${token.id.slice(0, 10)}…` },
+            { label: 'Abilities', cell: (token) => <span title={token.abilities.join(', ')}>{abilitySummary(token.abilities)}</span> },
+            {
+              label: 'Projects',
+              cell: (token) => {
+                const projects = token.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
+                return projects.length ? projects.map((id) => <div class="mono">{id}</div>) : 'All projects';
+              },
+            },
+            { label: 'Created', cell: (token) => <When at={token.created_at} /> },
+            { label: 'Last used', cell: (token) => (token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>) },
+            { label: 'Revoked at', cell: (token) => (token.revoked_at ? <When at={token.revoked_at} /> : <Badge color="green">live</Badge>) },
+            { label: 'Actions', cell: (token) => (token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />) },
+          ]}
+        />
       ) : tokens.problem.code === 'TOKEN_MISSING_ABILITY' ? (
         <Forbidden ability="token:view-any" what="the team’s tokens" />
       ) : (

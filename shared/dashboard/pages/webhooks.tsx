@@ -10,7 +10,7 @@ import { AUTO_DISABLE_THRESHOLD } from '../../domain/webhook-endpoints/policy.js
 import { loadWebhookEndpoint } from '../../domain/webhook-endpoints/repository.js';
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../domain/webhook-endpoints/schema.js';
 import { anyHandler } from '../../operations/handler.js';
-import { ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, Table, When, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, Table, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
@@ -360,52 +360,42 @@ export async function deleteEndpoint(request: SignedInRequest, params: Record<st
   return redirectResult('/dashboard/webhooks?deleted=1');
 }
 
+/** The deliveries table (deliveries page, an endpoint's page): one card per delivery at 640 px and below. */
 function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelivery[] }): Html {
   return (
-    <Table head={['Delivery', 'Event', 'Endpoint', 'Status', 'Attempts', 'Created', 'Dead-lettered', '']} id="deliveries">
-      {props.deliveries.length === 0 ? (
-        <tr>
-          <td colspan="8" class="hint">
-            No deliveries match.
-          </td>
-        </tr>
-      ) : (
-        props.deliveries.map((delivery) => (
-          <tr>
-            <td>
-              <a class="mono" href={`/dashboard/webhooks/deliveries/${delivery.id}`}>
-                {delivery.id}
-              </a>
-            </td>
-            <td>
-              <code>{delivery.event_type}</code>
-            </td>
-            <td>
-              <a class="mono" href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`} aria-label={`Endpoint ${delivery.endpoint_id}`}>
-                {delivery.endpoint_id.slice(0, 8)}…
-              </a>
-            </td>
-            <td>
-              <DeliveryStatus status={delivery.status} />
-            </td>
-            <td>{delivery.attempts}</td>
-            <td>
-              <When at={delivery.created_at} />
-            </td>
-            <td>
-              <When at={delivery.dead_lettered_at} />
-            </td>
-            <td>
-              {delivery.status === 'dead' ? (
-                <ActionForm viewer={props.viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" secondary />
-              ) : (
-                ''
-              )}
-            </td>
-          </tr>
-        ))
-      )}
-    </Table>
+    <DataTable
+      id="deliveries"
+      rows={props.deliveries}
+      empty="No deliveries match."
+      columns={[
+        {
+          label: 'Delivery',
+          cell: (delivery) => (
+            <a class="mono" href={`/dashboard/webhooks/deliveries/${delivery.id}`}>
+              {delivery.id}
+            </a>
+          ),
+        },
+        { label: 'Event', cell: (delivery) => <code>{delivery.event_type}</code> },
+        {
+          label: 'Endpoint',
+          cell: (delivery) => (
+            <a class="mono" href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`} aria-label={`Endpoint ${delivery.endpoint_id}`}>
+              {delivery.endpoint_id.slice(0, 8)}…
+            </a>
+          ),
+        },
+        { label: 'Status', cell: (delivery) => <DeliveryStatus status={delivery.status} /> },
+        { label: 'Attempts', cell: (delivery) => delivery.attempts },
+        { label: 'Created', cell: (delivery) => <When at={delivery.created_at} /> },
+        { label: 'Dead-lettered', cell: (delivery) => <When at={delivery.dead_lettered_at} /> },
+        {
+          label: 'Actions',
+          cell: (delivery) =>
+            delivery.status === 'dead' ? <ActionForm viewer={props.viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" secondary /> : '',
+        },
+      ]}
+    />
   );
 }
 
