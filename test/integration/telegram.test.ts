@@ -622,6 +622,44 @@ describe('access through the adapter', () => {
         expect(await newEvents()).toEqual([]);
       });
 
+      it('lets a transition between the retry\'s read and its write win: nothing written, the next run drops the retry', async () => {
+        const { subscription } = await failedGrant();
+        await newEvents();
+        clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
+        const dueAt = (await linksDeadline(subscription.id))!.due_at as string;
+        // The cancellation lands just after the handler read the subscription (still active).
+        const subscriptionPk = keys.subscription(team.team.id, subscription.id).pk;
+        let raced = false;
+        const store = runtime.store;
+        const racingStore = Object.create(store, {
+          get: {
+            value: async (key: { pk: string; sk: string }, options?: never) => {
+              const item = await store.get(key, options);
+              if (key.pk === subscriptionPk && !raced) {
+                raced = true;
+                expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+              }
+              return item;
+            },
+          },
+        });
+        const invitesBefore = botCalls('createChatInviteLink').length;
+        await applySubscriptionInviteLinks({ ...runtime, store: racingStore }, { teamId: team.team.id, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId, dueAt });
+        expect(raced).toBe(true);
+        // The link made before the lost write is nobody's: revoked at once.
+        const [orphan] = botCalls('createChatInviteLink').slice(invitesBefore);
+        expect(orphan).toBeDefined();
+        expect(botCalls('revokeChatInviteLink').at(-1)!.payload).toMatchObject({ chat_id: Number(CHAT_ID), invite_link: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/) });
+        expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({ status: 'canceled', invite_links: [] });
+        expect(types(await newEvents())).toEqual(['subscription.canceled', 'member.access_revoked', 'member.churned']);
+        expect(await linksDeadline(subscription.id)).toMatchObject({ due_at: dueAt });
+        const callsBefore = telegram.calls.length;
+        expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+        expect(telegram.calls).toHaveLength(callsBefore);
+        expect(await linksDeadline(subscription.id)).toBeUndefined();
+        expect(await newEvents()).toEqual([]);
+      });
+
       it('drops the retry when the subscriber joined meanwhile (their member then holds the access)', async () => {
         const { secret, subscription } = await failedGrant({ display_name: 'Olga', platform_user_id: '94' });
         await deliver(chatMember(94, 'left', 'member'), secret);

@@ -2,11 +2,11 @@ import { isoTime } from '../../clock.js';
 import { completeDeadline, type DeadlineHandler } from '../../deadlines/deadline.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
-import type { PlatformResult } from '../../platforms/platform-adapter.js';
+import type { PlatformAdapter, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
 import { itemWithKey, type Store } from '../../store/store.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
-import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline } from '../members/platform-retry.js';
+import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { isLostRace, revisionCondition, toProject } from '../projects/repository.js';
@@ -138,7 +138,8 @@ function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
  * the subscriber's site learns it), and the deadline removed — or, when a call failed, moved by the
  * members' backoff as attempt n + 1 with the failure on it; at `PLATFORM_SYNC_MAX_ATTEMPTS` it is
  * removed and a warning logged (never a link). A lost race (a transition or another run meanwhile)
- * writes nothing: a deadline still due is re-read by the next run. Applying it twice does nothing.
+ * writes nothing — the links just made are revoked, best effort — and a deadline still due is re-read
+ * by the next run. Applying it twice does nothing.
  */
 export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, deadline) => {
   const { teamId } = deadline;
@@ -148,6 +149,7 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
   const item = await store.get(keys.subscription(teamId, deadline.subjectId));
   const subscription = item ? toSubscription(item) : null;
   const drop = () => unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
+  let made: { adapter: PlatformAdapter; projectId: string; revocations: PendingInviteLinkRevocation[] } | null = null;
   try {
     if (!item || !subscription || !hasAccess(subscription.status)) return await drop();
     const projectId = subscription.project_id;
@@ -168,6 +170,12 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
     const attempts = (inviteLinksErrorOf(current)?.attempts ?? 1) + 1;
     const error = grant.outcome.ok ? null : platformErrorOf('grant_access', grant.outcome.reason, nowMs, attempts);
     const revision = revisionCondition(item);
+    const adapter = platformAdapterFor(project.platform_type, platformAdapters(runtime));
+    const revocations = needed.flatMap(({ id, kind, platform_resource_id }) => {
+      const url = grant.links.get(id)?.url;
+      return url ? [{ resource: { kind, platform_resource_id }, url }] : [];
+    });
+    made = { adapter, projectId, revocations };
     await unitOfWork(runtime, teamId, (tx) => {
       writeSyncDeadline(tx, deadline, error, error ? { [INVITE_LINKS_ERROR_ATTRIBUTE]: error } : {});
       if (grant.inviteLinks.length === 0) return;
@@ -186,8 +194,10 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
       logger.warn('invite-link retries exhausted; the subscriber has no invite link', { subscription_id: subscription.id, project_id: projectId, attempts: error.attempts, reason: error.message });
     }
   } catch (failure) {
-    if (isLostRace(failure)) return; // applied, moved or changed by another run or a transition
-    throw failure;
+    if (!isLostRace(failure)) throw failure;
+    // Applied, moved or changed by another run or a transition: nothing was written, so the links just
+    // made are nobody's — revoke them (best effort: they expire anyway; never logged).
+    if (made?.revocations.length) await revokeInviteLinksOnPlatform(made.adapter, { team_id: teamId, project_id: made.projectId }, made.revocations);
   }
 };
 
