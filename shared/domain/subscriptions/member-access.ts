@@ -294,7 +294,8 @@ export interface PreparedAccessChange {
  * starts before any conversion (else no member event is emitted and the platform is not asked, whatever
  * they hold). When access starts and no other subscription grants it, asks
  * the platform for it ({@link grantOnPlatform}: a Telegram project gets a personal invite link per chat,
- * put on the subscription and sent in `member.access_granted` as `invite_link`). When access ends for a
+ * put on the subscription and sent in `member.access_granted` as `invite_link`; when that fails for a
+ * subscriber without a member, `write` schedules the subscription's durable retry, `invite-link-retry.ts`). When access ends for a
  * banned member or subscriber, the platform is not asked to remove them (the ban keeps them out; a
  * removal would lift it). Returns null when access did not change. `adapters` defaults to the service's ({@link platformAdapters}).
  */
