@@ -38,8 +38,12 @@ export const DEADLINE_SHARDS = 16;
  *   attempt to bring the platform in line with the member's access is due (D22, exponential backoff;
  *   subject: the member id; project: its project). One per member, moved by each failed attempt, gone
  *   on success or when the attempts run out.
+ * - `subscription.invite_links`: a grant's personal invite links could not be made for a subscriber
+ *   without a member (issue 10 §2) and the next attempt is due (D22, the same backoff as
+ *   `member.platform_sync`; subject: the subscription id; project: its project). One per subscription,
+ *   moved by each failed attempt, gone on success, when the links are no longer needed or the attempts run out.
  */
-export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync'] as const;
+export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync', 'subscription.invite_links'] as const;
 /** One of {@link DEADLINE_KINDS}. */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 

@@ -1,6 +1,6 @@
 import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
 import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/repository.js';
-import { applyMemberPlatformSync } from '../domain/subscriptions/platform-sync.js';
+import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../domain/subscriptions/platform-sync.js';
 import { applySubscriptionDeadline } from '../domain/subscriptions/repository.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
@@ -17,4 +17,5 @@ export const DEADLINE_HANDLERS = {
   'billing.period': applyBillingPeriodDeadline,
   'billing.grace_period': applyGracePeriodDeadline,
   'member.platform_sync': applyMemberPlatformSync,
+  'subscription.invite_links': applySubscriptionInviteLinks,
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

@@ -111,11 +111,13 @@ export function writePlatformError(
  * Adds to `tx` the sync deadline's next state after an attempt: moved to `error.next_attempt_at` when a
  * retry is due (a put conditional on `current` still being there at its due time), removed otherwise
  * (success, or given up; {@link completeDeadline}). Another run or a request that changed it meanwhile
- * fails `tx` (`ConditionFailedError`), so nothing is applied twice.
+ * fails `tx` (`ConditionFailedError`), so nothing is applied twice. `attributes`: extra attributes of the
+ * moved deadline item (e.g. the failure a `subscription.invite_links` deadline keeps on itself).
+ * Also used for other deadlines on the same backoff (`subscriptions/invite-link-retry.ts`).
  */
-export function writeSyncDeadline(tx: Transaction, current: Deadline, error: MemberPlatformError | null): void {
+export function writeSyncDeadline(tx: Transaction, current: Deadline, error: MemberPlatformError | null, attributes: Record<string, unknown> = {}): void {
   if (error?.next_attempt_at) {
-    tx.put(deadlineItem({ ...current, dueAt: error.next_attempt_at }), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
+    tx.put({ ...deadlineItem({ ...current, dueAt: error.next_attempt_at }), ...attributes }, { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
   } else completeDeadline(tx, current);
 }
 

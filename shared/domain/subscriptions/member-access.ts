@@ -16,6 +16,7 @@ import { toProject } from '../projects/repository.js';
 import type { Project, ProjectResource } from '../projects/schema.js';
 import { subscriberAccessAttribute } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
+import { scheduleInviteLinksRetry } from './invite-link-retry.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
@@ -36,7 +37,8 @@ import { hasAccess } from './state-machine.js';
  * still-live invite links, with or without a member (their items are marked `revoked_at` in the
  * transition, so a join through one is not linked; issue 10 §2). Either way outside any transaction: a failure is recorded on the
  * member's `platform_error`, retried durably (`members/platform-retry.ts`, reconciled by
- * `platform-sync.ts`) and never rolls the transition back.
+ * `platform-sync.ts`) and never rolls the transition back. A grant's failure for a subscriber without a
+ * member is retried by the subscription's own deadline (`invite-link-retry.ts`), scheduled in the transition.
  */
 
 /** A subscription's access change: the subscriber, the plan, the subscription before (null when new) and after. */
@@ -292,7 +294,8 @@ export interface PreparedAccessChange {
  * starts before any conversion (else no member event is emitted and the platform is not asked, whatever
  * they hold). When access starts and no other subscription grants it, asks
  * the platform for it ({@link grantOnPlatform}: a Telegram project gets a personal invite link per chat,
- * put on the subscription and sent in `member.access_granted` as `invite_link`). When access ends for a
+ * put on the subscription and sent in `member.access_granted` as `invite_link`; when that fails for a
+ * subscriber without a member, `write` schedules the subscription's durable retry, `invite-link-retry.ts`). When access ends for a
  * banned member or subscriber, the platform is not asked to remove them (the ban keeps them out; a
  * removal would lift it). Returns null when access did not change. `adapters` defaults to the service's ({@link platformAdapters}).
  */
@@ -331,6 +334,12 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
     let followUp: PlatformAccessFollowUp | null = null;
     if (othersWithAccess.length === 0) {
       granted?.record(tx);
+      // No member to hold the failure (never joined): the subscription's own durable retry, in this
+      // transaction, so the links the subscriber needs to join are never lost (issue 10 §2).
+      if (granted && !granted.outcome.ok && member === null) {
+        scheduleInviteLinksRetry(tx, teamId, after, granted.outcome.reason, runtime.clock.nowMs());
+        logger.warn('invite links not made; retried later', { subscription_id: after.id, project_id: projectId, reason: granted.outcome.reason });
+      }
       for (const resource of resources) {
         const data = has ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null } : { member, subscriber, resource };
         tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data });
@@ -369,7 +378,7 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
 }
 
 /** The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL. */
-function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
+export function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
   return links.filter((link) => link.expires_at === null || Date.parse(link.expires_at) > nowMs).map((link) => link.url);
 }
 

@@ -2,14 +2,19 @@ import { isoTime } from '../../clock.js';
 import { completeDeadline, type DeadlineHandler } from '../../deadlines/deadline.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
-import type { PlatformResult } from '../../platforms/platform-adapter.js';
+import type { PlatformAdapter, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
+import { itemWithKey, type Store } from '../../store/store.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
-import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline } from '../members/platform-retry.js';
+import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
-import { isLostRace, toProject } from '../projects/repository.js';
-import { grantOnPlatform, revokeInviteLinksOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
+import { isLostRace, revisionCondition, toProject } from '../projects/repository.js';
+import type { ProjectResource } from '../projects/schema.js';
+import { toSubscriber } from '../subscribers/repository.js';
+import { INVITE_LINKS_ERROR_ATTRIBUTE, inviteLinksErrorOf } from './invite-link-retry.js';
+import { grantOnPlatform, inviteLinkHash, liveInviteLinks, revokeInviteLinksOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
+import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
@@ -116,4 +121,93 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
 function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
   const withAccess = subscriptions.filter((subscription) => hasAccess(subscription.status));
   return withAccess.reduce<Subscription | null>((latest, subscription) => (latest === null || subscription.status_changed_at > latest.status_changed_at ? subscription : latest), null);
+}
+
+/**
+ * Applies a subscription's `subscription.invite_links` deadline (a {@link DeadlineHandler}; scheduled by
+ * `invite-link-retry.ts` when a grant's invite links could not be made for a subscriber without a member,
+ * issue 10 §2, DESIGN D22). It reconciles: re-reads the deadline (gone or moved: nothing to do, no call),
+ * the subscription, then its subscriber and project in one BatchGetItem. When the subscription no longer
+ * grants access, the subscriber has a member meanwhile (joined: the member's own retries hold its access)
+ * or is banned, the project or a resource needing a link is gone, the deadline is dropped. Otherwise it
+ * asks the platform ({@link grantOnPlatform}, outside any transaction) for a link to each linked
+ * resource the subscription has no live link for, then writes in ONE transaction, conditional on the
+ * subscription's revision as read and on the deadline's due time: the new links on the subscription
+ * (`invite_links`: the live ones plus the new, `updated_at` now, revision + 1), their invite-link items,
+ * `member.access_granted` again per resource now linked (member null, `invite_link` the new link: how
+ * the subscriber's site learns it), and the deadline removed — or, when a call failed, moved by the
+ * members' backoff as attempt n + 1 with the failure on it; at `PLATFORM_SYNC_MAX_ATTEMPTS` it is
+ * removed and a warning logged (never a link). A lost race (a transition or another run meanwhile)
+ * writes nothing — the links just made are revoked, best effort — and a deadline still due is re-read
+ * by the next run. Applying it twice does nothing.
+ */
+export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, deadline) => {
+  const { teamId } = deadline;
+  const store = runtime.store;
+  const current = await store.get(keys.deadline(teamId, deadline.kind, deadline.subjectId));
+  if (!current || current.due_at !== deadline.dueAt) return; // applied, moved or dropped meanwhile
+  const item = await store.get(keys.subscription(teamId, deadline.subjectId));
+  const subscription = item ? toSubscription(item) : null;
+  const drop = () => unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
+  let made: { adapter: PlatformAdapter; projectId: string; revocations: PendingInviteLinkRevocation[] } | null = null;
+  try {
+    if (!item || !subscription || !hasAccess(subscription.status)) return await drop();
+    const projectId = subscription.project_id;
+    const subscriberKey = keys.subscriber(teamId, projectId, subscription.subscriber_id);
+    const projectKey = keys.project(teamId, projectId);
+    const read = await store.batchGet([subscriberKey, projectKey]);
+    const subscriberItem = itemWithKey(read, subscriberKey);
+    const projectItem = itemWithKey(read, projectKey);
+    if (!subscriberItem || subscriberItem.member_id || subscriberItem.status === 'banned' || !projectItem) return await drop();
+    const nowMs = runtime.clock.nowMs();
+    const live = subscription.invite_links.filter((link) => liveInviteLinks([link], nowMs).length > 0);
+    const project = toProject(projectItem);
+    const needed = await resourcesWithoutLink(store, teamId, projectId, live.map((link) => link.url), project.resources);
+    if (needed.length === 0) return await drop();
+
+    const subscriber = toSubscriber(subscriberItem, { contact: true });
+    const grant = await grantOnPlatform(runtime, teamId, project.platform_type, { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: subscriber.platform_user_id }, needed);
+    const attempts = (inviteLinksErrorOf(current)?.attempts ?? 1) + 1;
+    const error = grant.outcome.ok ? null : platformErrorOf('grant_access', grant.outcome.reason, nowMs, attempts);
+    const revision = revisionCondition(item);
+    const adapter = platformAdapterFor(project.platform_type, platformAdapters(runtime));
+    const revocations = needed.flatMap(({ id, kind, platform_resource_id }) => {
+      const url = grant.links.get(id)?.url;
+      return url ? [{ resource: { kind, platform_resource_id }, url }] : [];
+    });
+    made = { adapter, projectId, revocations };
+    await unitOfWork(runtime, teamId, (tx) => {
+      writeSyncDeadline(tx, deadline, error, error ? { [INVITE_LINKS_ERROR_ATTRIBUTE]: error } : {});
+      if (grant.inviteLinks.length === 0) return;
+      grant.record(tx);
+      tx.update(keys.subscription(teamId, subscription.id), {
+        expression: 'SET invite_links = :links, updated_at = :now, revision = :next_revision',
+        condition: `attribute_exists(pk) AND ${revision.expression}`,
+        values: { ':links': [...live, ...grant.inviteLinks], ':now': isoTime(nowMs), ':next_revision': Number(item.revision ?? 0) + 1, ...revision.values },
+      });
+      for (const resource of needed) {
+        const link = grant.links.get(resource.id);
+        if (link) tx.emit({ type: 'member.access_granted', projectId, data: { member: null, subscriber, resource, invite_link: link } });
+      }
+    });
+    if (error && !error.next_attempt_at) {
+      logger.warn('invite-link retries exhausted; the subscriber has no invite link', { subscription_id: subscription.id, project_id: projectId, attempts: error.attempts, reason: error.message });
+    }
+  } catch (failure) {
+    if (!isLostRace(failure)) throw failure;
+    // Applied, moved or changed by another run or a transition: nothing was written, so the links just
+    // made are nobody's — revoke them (best effort: they expire anyway; never logged).
+    if (made?.revocations.length) await revokeInviteLinksOnPlatform(made.adapter, { team_id: teamId, project_id: made.projectId }, made.revocations);
+  }
+};
+
+/**
+ * The resources of `resources` none of the live links `urls` was made for (their invite-link items'
+ * `resource_id`, read in one BatchGetItem; none read without links): those a retried grant still owes.
+ */
+async function resourcesWithoutLink(store: Store, teamId: string, projectId: string, urls: string[], resources: ProjectResource[]): Promise<ProjectResource[]> {
+  if (urls.length === 0) return resources;
+  const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
+  const linked = new Set(items.map((linkItem) => linkItem.resource_id as string));
+  return resources.filter((resource) => !linked.has(resource.id));
 }

@@ -1,0 +1,48 @@
+import { deadlineItem, type Deadline } from '../../deadlines/deadline.js';
+import type { Item } from '../../store/store.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+import { platformErrorOf } from '../members/platform-retry.js';
+import type { MemberPlatformError } from '../members/schema.js';
+import type { Subscription } from './schema.js';
+
+/**
+ * Durable retries of a grant's personal invite links for a subscriber WITHOUT a member (issue 10 §2
+ * "failures are recorded … and retried, never lost"; DESIGN D15, D22). With a member, a failed grant is
+ * recorded on the member (`members/platform-retry.ts`); a subscriber who never joined has no member to
+ * hold it, yet needs the link to join at all. So the grant's failure schedules a
+ * {@link SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND} deadline keyed by the subscription, written in the
+ * transition's own transaction (an item of it, no extra request), due after the members' backoff
+ * (`platformRetryDelayMs`, `PLATFORM_SYNC_MAX_ATTEMPTS` attempts). The failure is recorded on the
+ * deadline item itself ({@link INVITE_LINKS_ERROR_ATTRIBUTE}, a `MemberPlatformError`: action
+ * `grant_access`, reason, attempts, next attempt) — not on the public Subscription (interface.md has no
+ * such field). The handler (`platform-sync.ts` `applySubscriptionInviteLinks`) reconciles.
+ */
+
+/** The deadline kind of a subscription's invite-link retries (one per subscription; subject: the subscription id). */
+export const SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND = 'subscription.invite_links' as const;
+
+/** The attribute of the deadline item holding the last failure (a `MemberPlatformError`, action `grant_access`). */
+export const INVITE_LINKS_ERROR_ATTRIBUTE = 'platform_error' as const;
+
+/** The invite-link deadline of `subscription` due at `dueAt` (ISO 8601). */
+export function inviteLinksDeadline(teamId: string, subscription: Pick<Subscription, 'id' | 'project_id'>, dueAt: string): Deadline {
+  return { teamId, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId: subscription.project_id, dueAt };
+}
+
+/** The failure recorded on a stored invite-link deadline item, or null (none recorded). */
+export function inviteLinksErrorOf(item: Item): MemberPlatformError | null {
+  return (item[INVITE_LINKS_ERROR_ATTRIBUTE] as MemberPlatformError | undefined) ?? null;
+}
+
+/**
+ * Adds to `tx` (the granting transition's own unit of work) the first retry of `subscription`'s invite
+ * links after the grant failed at `nowMs` (epoch MILLISECONDS) with `reason` (a platform failure text;
+ * never a link): the deadline item, due one backoff step later, holding the failure as attempt 1. An
+ * unconditional put: a later grant failure of the same subscription starts its retries afresh. Returns
+ * the failure recorded.
+ */
+export function scheduleInviteLinksRetry(tx: Transaction, teamId: string, subscription: Pick<Subscription, 'id' | 'project_id'>, reason: string, nowMs: number): MemberPlatformError {
+  const error = platformErrorOf('grant_access', reason, nowMs, 1);
+  tx.put({ ...deadlineItem(inviteLinksDeadline(teamId, subscription, error.next_attempt_at!)), [INVITE_LINKS_ERROR_ATTRIBUTE]: error });
+  return error;
+}
