@@ -609,15 +609,20 @@ describe('access through the adapter', () => {
         expect(await linksDeadline(subscription.id)).toBeUndefined();
       });
 
-      it('drops the retry of a subscription canceled meanwhile: no call, no link, no event', async () => {
-        const { subscription } = await failedGrant();
-        expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json).toMatchObject({ status: 'canceled', invite_links: [] });
-        await newEvents();
+      /** Runs the retry once it is due and checks it was dropped: no Bot API call, the deadline gone. */
+      async function expectRetryDropped(subscriptionId: string): Promise<void> {
         const callsBefore = telegram.calls.length;
         clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
         expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
         expect(telegram.calls).toHaveLength(callsBefore);
-        expect(await linksDeadline(subscription.id)).toBeUndefined();
+        expect(await linksDeadline(subscriptionId)).toBeUndefined();
+      }
+
+      it('drops the retry of a subscription canceled meanwhile: no call, no link, no event', async () => {
+        const { subscription } = await failedGrant();
+        expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json).toMatchObject({ status: 'canceled', invite_links: [] });
+        await newEvents();
+        await expectRetryDropped(subscription.id);
         expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({ status: 'canceled', invite_links: [] });
         expect(await newEvents()).toEqual([]);
       });
@@ -664,11 +669,7 @@ describe('access through the adapter', () => {
         const { secret, subscription } = await failedGrant({ display_name: 'Olga', platform_user_id: '94' });
         await deliver(chatMember(94, 'left', 'member'), secret);
         await newEvents();
-        const callsBefore = telegram.calls.length;
-        clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
-        expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
-        expect(telegram.calls).toHaveLength(callsBefore);
-        expect(await linksDeadline(subscription.id)).toBeUndefined();
+        await expectRetryDropped(subscription.id);
         expect(await newEvents()).toEqual([]);
       });
 
