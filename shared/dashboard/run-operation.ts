@@ -8,8 +8,7 @@ import { logger } from '../logger.js';
 import { inputSchemaOf, isWrite, operationById, type OperationId } from '../operations/registry.js';
 import type { AnyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
-import { putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
-import type { TransactionItem } from '../store/store.js';
+import { putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
 
 /** What a dashboard action got: the operation's result (maybe replayed), or its problem document. */
 export type OperationOutcome<T = unknown> = { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
@@ -67,11 +66,8 @@ export async function runOperation<T = unknown>(
     const scope: RequestScope | null = write
       ? {
           itemsForEffect: (result) => {
-            const items: TransactionItem[] = [];
-            if (claim?.kind === 'claimed') {
-              const completion = claim.completionInTransaction(stored(result));
-              items.push({ Update: { Key: completion.key, UpdateExpression: completion.expression, ConditionExpression: completion.condition, ExpressionAttributeNames: completion.names, ExpressionAttributeValues: completion.values } });
-            }
+            const items: RequestItem[] = [];
+            if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(stored(result)));
             items.push(putItem(activityItem(runtime.clock, principal.teamId, entry('ok', operation.rest.successStatus)).item));
             return items;
           },
@@ -95,7 +91,8 @@ export async function runOperation<T = unknown>(
     outcome = { ok: true, result: result as T, replayed: false };
     return outcome;
   } catch (error) {
-    if (claim?.kind === 'claimed') await claim.release().catch(() => undefined);
+    // The dashboard claims every key up front ('claim' mode): this releases it and rethrows `error`.
+    if (claim?.kind === 'claimed') await claim.settleFailure(error).catch(() => undefined);
     if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: options.requestId, operation: operationId, error: error as Error });
     outcome = { ok: false, problem: toProblem(error, options.requestId).problem };
     return outcome;

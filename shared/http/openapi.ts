@@ -97,7 +97,10 @@ function buildDocument(): ReturnType<typeof createDocument> {
         ...(route.query ? { query: route.query } : {}),
       },
       parameters: isWrite
-        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`); a retry while the first still runs is 409, the key with another request 422. Keys are kept 24 hours.', schema: { type: 'string', format: 'uuid' } }]
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description:
+                route.idempotency === 'in-transaction'
+                  ? 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`), also while the first still runs (the retry replays it once the first committed; one effect); the key with another request 422. Keys are kept 24 hours.'
+                  : 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`); a retry while the first still runs is 409, the key with another request 422. Keys are kept 24 hours.', schema: { type: 'string', format: 'uuid' } }]
         : undefined,
       ...(body ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } } : {}),
       responses,

@@ -17,8 +17,7 @@ import type { AnyOperation } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
 import { EmptyBody } from '../schemas/common.js';
-import { guardedStore, putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
-import type { TransactionItem } from '../store/store.js';
+import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
 import type { ApiGatewayResult } from './api-gateway.js';
 
 /** Largest accepted request body, in bytes (256 KiB). Larger bodies get PAYLOAD_TOO_LARGE (413). */
@@ -33,6 +32,11 @@ export interface RouteMatch {
   handler: AnyHandler;
   /** Path parameters as API Gateway (or the local matcher) extracted them, not yet validated. */
   pathParameters: Record<string, string>;
+}
+
+/** The answer replaying a stored response (DESIGN D3): its status, headers and body, with `Idempotent-Replay: true`. */
+function replayed(stored: StoredResponse): ApiGatewayResult {
+  return { statusCode: stored.status, headers: { ...stored.headers, 'Idempotent-Replay': 'true' }, body: stored.body };
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): ApiGatewayResult {
@@ -125,7 +129,9 @@ export function problemResult(error: unknown, requestId: string): ApiGatewayResu
  * without a valid token this minute — then 401 for a missing, malformed, unknown or revoked token, D4;
  * every call of a public write counts in that bucket too) → `rest` rate limit per token (429) → the
  * operation's ability and token scope (403, `authorizeOperation`) → path, query, `Idempotency-Key` and
- * body validation (422/413/415) → idempotency claim (replay, 409, 422) → the handler with the input as
+ * body validation (422/413/415) → idempotency claim (replay, 409, 422; none for an operation with
+ * `idempotency: 'in-transaction'`, whose record joins its transaction and whose failure is answered by
+ * the record when there is one: replay, 409 or 422, DESIGN D3) → the handler with the input as
  * one object (a write not marked `lockdown: 'exempt'` gets BILLING_LOCKED (402) before it writes anything
  * when the team is locked, D20: `lockdownGuard` through `guardedStore`) → problem documents for any failure. Rate-limited responses carry
  * `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After` on 429); every response carries
@@ -177,11 +183,12 @@ export async function serveRestRequest(
     const raw = isWrite ? rawBodyOf(event) : '';
     const body = parseBody(operation, headers, raw);
     if (idempotencyKey && principal) {
-      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([principal.tokenId, method, path, event.rawQueryString ?? '', raw]));
+      // An `'in-transaction'` operation makes no request here: its record joins the effect's transaction.
+      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([principal.tokenId, method, path, event.rawQueryString ?? '', raw]), operation.idempotency ?? 'claim');
       if (claim.kind === 'replay') {
         const stored = claim.response;
         claim = null;
-        response = { statusCode: stored.status, headers: { ...stored.headers, 'Idempotent-Replay': 'true' }, body: stored.body };
+        response = replayed(stored);
         return response;
       }
     }
@@ -196,11 +203,8 @@ export async function serveRestRequest(
         ? {
             guard: operation.lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
             itemsForEffect: (result) => {
-              const items: TransactionItem[] = [];
-              if (claim?.kind === 'claimed') {
-                const completion = claim.completionInTransaction(stored(result));
-                items.push({ Update: { Key: completion.key, UpdateExpression: completion.expression, ConditionExpression: completion.condition, ExpressionAttributeNames: completion.names, ExpressionAttributeValues: completion.values } });
-              }
+              const items: RequestItem[] = [];
+              if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(stored(result)));
               const entry = activityEntry(principal!, operation!.id, 'ok', operation!.rest.successStatus, Math.round(performance.now() - started), requestId);
               items.push(putItem(activityItem(runtime.clock, principal!.teamId, entry).item));
               return items;
@@ -221,11 +225,23 @@ export async function serveRestRequest(
     if (claim?.kind === 'claimed') {
       const completed = claim;
       claim = null; // the operation took effect: never release the key now, whatever happens next
-      await completed.complete(stored(result)).catch((error) => logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }));
+      await completed.complete(stored(result), activityCommitted).catch((error) => logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }));
     }
     return response;
   } catch (error) {
-    if (claim?.kind === 'claimed') await claim.release().catch(() => undefined);
+    if (claim?.kind === 'claimed') {
+      // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
+      // decides — a duplicate that lost to the first one replays its response (D3).
+      const failed = claim;
+      claim = null;
+      try {
+        response = replayed(await failed.settleFailure(error));
+        return response;
+      } catch (settled) {
+        response = problemResult(settled, requestId);
+        return response;
+      }
+    }
     response = problemResult(error, requestId);
     return response;
   } finally {

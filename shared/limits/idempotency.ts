@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, ra
 import type { Clock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { entity, keys } from '../store/keys.js';
+import type { RequestItem } from '../store/request-scope.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 
 /** Keys are kept 24 hours (DESIGN D3). */
@@ -22,22 +23,76 @@ export interface StoredResponse {
   body: string;
 }
 
+/**
+ * How an operation takes its `Idempotency-Key` (DESIGN D3; `OperationDefinition.idempotency`):
+ * - `'claim'` (the default): one conditional PutItem claims the key BEFORE the operation runs, so a
+ *   concurrent duplicate gets IDEMPOTENCY_KEY_IN_USE (409);
+ * - `'in-transaction'`: for an operation whose whole effect is ONE unit of work (the subscription
+ *   transitions, issue 9): nothing is written up front; the effect's transaction carries a Put of the
+ *   COMPLETED record, conditional on the key being free, so the key costs no request on success. A
+ *   concurrent duplicate is not refused: it runs its reads, its transaction fails (on the record or on
+ *   the state the first one changed), and it then replays the first one's response (one GetItem).
+ */
+export type IdempotencyMode = 'claim' | 'in-transaction';
+
 /** Result of {@link beginIdempotentRequest}. */
 export type IdempotencyClaim =
   | {
       kind: 'claimed';
-      /** Stores the response (one UpdateItem), unless the effect's transaction already stored exactly it. */
-      complete(response: StoredResponse): Promise<void>;
-      /** Deletes the claim (the request failed, so a retry runs again). */
-      release(): Promise<void>;
       /**
-       * The completion as one update of a unit of work (DESIGN D3, D14): the effect's transaction stores the
-       * response with the effect, so a crash between them can never run the effect twice. `complete` then
-       * writes nothing when the final response is the same.
+       * Stores the response (one UpdateItem, or in `'in-transaction'` mode one conditional PutItem when no
+       * transaction carried the record), unless the effect's transaction already stored exactly it.
+       * `storedWithEffect`: whether the request's first transaction committed (the request scope's
+       * `committedWith`); omitted means "if `completionInTransaction` was called".
        */
-      completionInTransaction(response: StoredResponse): { key: { pk: string; sk: string }; expression: string; condition: string; names: Record<string, string>; values: Record<string, unknown> };
+      complete(response: StoredResponse, storedWithEffect?: boolean): Promise<void>;
+      /**
+       * After the operation failed with `error` (nothing of this request is stored): in `'claim'` mode
+       * deletes the claim (so a retry runs again) and rethrows `error`; in `'in-transaction'` mode reads the
+       * record once (GetItem) and returns the stored response to replay (completed, same fingerprint),
+       * throws IDEMPOTENCY_KEY_REUSED (other fingerprint) or IDEMPOTENCY_KEY_IN_USE (a claim still in
+       * progress), or rethrows `error` when there is no record.
+       */
+      settleFailure(error: unknown): Promise<StoredResponse>;
+      /**
+       * The record's write as one item of the effect's transaction (DESIGN D3, D14: the response is stored
+       * with the effect, so a crash between them can never run the effect twice): in `'claim'` mode the
+       * completion of the claim (an Update); in `'in-transaction'` mode the Put of the completed record,
+       * conditional on `attribute_not_exists(pk) OR expires_at < :now`, whose failure throws
+       * {@link IdempotencyKeyTakenError} (never a lost race the operation would retry).
+       */
+      completionInTransaction(response: StoredResponse): RequestItem;
     }
   | { kind: 'replay'; response: StoredResponse };
+
+/**
+ * The failure of an `'in-transaction'` record's condition: the key is held by another request (a
+ * duplicate that committed first, a claim in progress, or another request's record). A ProblemError
+ * (IDEMPOTENCY_KEY_IN_USE, 409, `Retry-After: 1`), deliberately not a ConditionFailedError, so a
+ * transition's lost-race loop (`isLostRace`) does not retry it; the pipeline then reads the record
+ * ({@link IdempotencyClaim} `settleFailure`) and answers by it.
+ */
+export class IdempotencyKeyTakenError extends ProblemError {
+  constructor() {
+    super('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
+    this.name = 'IdempotencyKeyTakenError';
+  }
+}
+
+/** The stored idempotency record under `recordAddress` (DESIGN D3): one definition for both modes. */
+interface IdempotencyRecord {
+  /** `requestFingerprint` of the request that holds the key. */
+  fingerprint?: string;
+  state?: 'in_progress' | 'completed';
+  /** The response, sealed ({@link seal}); present once completed. */
+  response?: string;
+  /** Random id of the request that wrote the record (its `complete`/`release` act only on it). */
+  claim_id?: string;
+  /** Epoch seconds: an in-progress claim older than this may be taken over. */
+  locked_until?: number;
+  /** Epoch seconds: the record's end (24 hours, DynamoDB TTL). */
+  expires_at?: number;
+}
 
 /**
  * Validates an `Idempotency-Key` value: absent is allowed (null), anything but a UUID throws
@@ -94,39 +149,63 @@ function open(teamId: string, key: string, sealed: string): StoredResponse {
 }
 
 /**
- * Claims an idempotency key for a team with one conditional write (DESIGN D3); `key` is a value
- * returned by {@link parseIdempotencyKey}, `fingerprint` one of {@link requestFingerprint}:
+ * What a request holding `fingerprint` gets from the record `existing` of its key (DESIGN D3), shared by
+ * both modes of {@link beginIdempotentRequest}: the stored response to replay (completed, same
+ * fingerprint); throws IDEMPOTENCY_KEY_REUSED (422) for another fingerprint (another request, route,
+ * surface or token) and IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`) while the first still runs.
+ */
+function answerOfRecord(teamId: string, key: string, fingerprint: string, existing: IdempotencyRecord | undefined): StoredResponse {
+  if (existing?.fingerprint !== fingerprint) {
+    throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.');
+  }
+  if (existing?.state !== 'completed' || !existing.response) {
+    throw new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
+  }
+  return open(teamId, key, existing.response);
+}
+
+/**
+ * Takes an idempotency key for a team (DESIGN D3); `key` is a value returned by
+ * {@link parseIdempotencyKey}, `fingerprint` one of {@link requestFingerprint}, `mode` the operation's
+ * {@link IdempotencyMode}.
+ *
+ * `'claim'` (default): one conditional write claims the key before the operation runs:
  * - new key (or older than 24 hours, or an abandoned claim) → `claimed`; call `complete()` with the
- *   response to store it, or `release()` when the request failed (a failed write is not stored, so a
- *   retry runs again);
+ *   response to store it, or `settleFailure()` when the request failed (a failed write is not stored,
+ *   so a retry runs again);
  * - same key, same fingerprint, completed → `replay` with the stored response;
  * - same key, other fingerprint → throws IDEMPOTENCY_KEY_REUSED (422);
  * - same key while the first request still runs → throws IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`).
  * Concurrent duplicates race on the conditional put, so exactly one runs. One DynamoDB request
- * (plus one for `complete`/`release`). `complete` and `release` act only on this claim (a random claim id).
+ * (plus one for `complete`/release).
+ *
+ * `'in-transaction'`: no request now; always `claimed`. The effect's first transaction carries the
+ * completed record (`completionInTransaction`), conditional on the key being free, so exactly one of
+ * concurrent duplicates commits; the others fail (the record's {@link IdempotencyKeyTakenError}, or the
+ * operation's own error such as CONFLICT because the first one already changed the state) and
+ * `settleFailure` reads the record once: replay, REUSED, IN_USE, or the operation's error when absent.
+ * So a second concurrent duplicate is not answered IN_USE but with the first one's response, after its
+ * reads. Success costs no request of its own (issue 9: a transition in 3 requests beyond authentication).
+ *
+ * `complete` acts only on this request's record (a random claim id stored with it).
  */
-export async function beginIdempotentRequest(store: Store, clock: Clock, teamId: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+export async function beginIdempotentRequest(store: Store, clock: Clock, teamId: string, key: string, fingerprint: string, mode: IdempotencyMode = 'claim'): Promise<IdempotencyClaim> {
   const nowSeconds = Math.floor(clock.nowMs() / 1000);
   const Key = recordAddress(teamId, key);
   const claimId = randomUUID();
-  try {
-    await store.put({
+  if (mode === 'claim') {
+    try {
+      await store.put({
         Item: { ...Key, entity: entity.idempotency, state: 'in_progress', claim_id: claimId, fingerprint, locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':in_progress': 'in_progress' },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    const existing = error.item as { fingerprint?: string; state?: string; response?: string } | undefined;
-    if (existing?.fingerprint !== fingerprint) {
-      throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.');
+      });
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+      return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, error.item as IdempotencyRecord | undefined) };
     }
-    if (existing?.state !== 'completed' || !existing.response) {
-      throw new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
-    }
-    return { kind: 'replay', response: open(teamId, key, existing.response) };
   }
   const ownClaim = {
     ConditionExpression: '#state = :in_progress AND claim_id = :claim',
@@ -140,40 +219,60 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
   const ignoreLostClaim = (error: unknown) => {
     if (!(error instanceof ConditionFailedError)) throw error;
   };
+  /** The completed record of `'in-transaction'` mode, written only if the key is free. */
+  const freshRecord = (response: StoredResponse) => ({
+    Item: { ...Key, entity: entity.idempotency, state: 'completed', claim_id: claimId, fingerprint, response: seal(teamId, key, response), expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
+    ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+    ExpressionAttributeValues: { ':now': nowSeconds },
+  });
   let storedInTransaction: string | null = null;
   return {
     kind: 'claimed',
     completionInTransaction: (response) => {
       storedInTransaction = JSON.stringify(response);
+      if (mode === 'in-transaction') return { item: { Put: freshRecord(response) }, onConditionFailed: () => new IdempotencyKeyTakenError() };
+      // The claim id stays until `complete`, which may still replace the response by the final one.
       return {
-        key: Key,
-        // The claim id stays until `complete`, which may still replace the response by the final one.
-        expression: 'SET #state = :completed, #response = :response REMOVE locked_until',
-        condition: ownClaim.ConditionExpression,
-        names: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
-        values: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+        Update: {
+          Key,
+          UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
+          ConditionExpression: ownClaim.ConditionExpression,
+          ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+        },
       };
     },
-    complete: async (response) => {
-      if (storedInTransaction !== null && storedInTransaction === JSON.stringify(response)) return;
+    complete: async (response, storedWithEffect = storedInTransaction !== null) => {
+      if (!storedWithEffect || storedInTransaction === null) {
+        // No transaction carried the record (the operation wrote nothing, or not in a unit of work).
+        if (mode === 'in-transaction') {
+          await store.put(freshRecord(response)).catch(ignoreLostClaim);
+          return;
+        }
+      } else if (storedInTransaction === JSON.stringify(response)) {
+        return;
+      }
       await store
         .update({
-            Key,
-            UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
-            ConditionExpression: ownCompletion.ConditionExpression,
-            ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
-            ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+          Key,
+          UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
+          ConditionExpression: ownCompletion.ConditionExpression,
+          ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
         })
         .catch(ignoreLostClaim);
     },
-    release: async () => {
-      await store
-        .delete({
-            Key,
-            ...ownClaim,
-            ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId },
-        })
-        .catch(ignoreLostClaim);
+    settleFailure: async (error) => {
+      if (mode === 'claim') {
+        await store
+          .delete({ Key, ...ownClaim, ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId } })
+          .catch(() => undefined);
+        throw error;
+      }
+      const existing = (await store.get(Key, { consistent: true })) as IdempotencyRecord | undefined;
+      // An expired record (not yet removed by the TTL) is no record.
+      if (!existing || (existing.expires_at ?? 0) < nowSeconds) throw error;
+      return answerOfRecord(teamId, key, fingerprint, existing);
     },
   };
 }

@@ -8,11 +8,10 @@ import { activityItem, recordActivity } from '../domain/activity/repository.js';
 import { lockdownGuard } from '../domain/billing/lockdown.js';
 import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, cursorRejection, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
-import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint } from '../limits/idempotency.js';
+import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type StoredResponse } from '../limits/idempotency.js';
 import { operationById, type OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
-import { guardedStore, putItem, withRequestScope, type RequestScope } from '../store/request-scope.js';
-import type { TransactionItem } from '../store/store.js';
+import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
 import { logger } from '../logger.js';
 
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
@@ -168,7 +167,8 @@ function loggableToolName(name: string): string {
  * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → optional
  * `idempotency_key` (the `Idempotency-Key` rules:
  * replay with `_meta['idempotent-replay']`, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; only a
- * successful result is stored) → handler (a write tool whose operation is not `lockdown: 'exempt'` gets
+ * successful result is stored; an operation with `idempotency: 'in-transaction'` claims nothing up front
+ * and answers a failure by its record when there is one, as REST does) → handler (a write tool whose operation is not `lockdown: 'exempt'` gets
  * BILLING_LOCKED before it writes anything when the team is locked, D20). Failures are tool results with `isError: true` whose
  * `structuredContent` is the problem document. Every call, whatever its outcome (an unknown tool
  * included), is written to the activity log with the token id, tool name, outcome, duration and request id.
@@ -196,10 +196,11 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     const { idempotency_key: rawKey, ...args } = parsed.data as Record<string, unknown>;
     const handler = handlerOf(entry.operationId as OperationId);
     const key = parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key');
-    const claim = key ? await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, key, requestFingerprint([principal.tokenId, 'mcp', name, JSON.stringify(args)])) : null;
+    const mode = operationById(entry.operationId).idempotency ?? 'claim';
+    const claim = key ? await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, key, requestFingerprint([principal.tokenId, 'mcp', name, JSON.stringify(args)]), mode) : null;
+    const replayed = (stored: StoredResponse): ToolCallResult => ({ ...(JSON.parse(stored.body) as ToolCallResult), _meta: { 'idempotent-replay': true } });
     if (claim?.kind === 'replay') {
-      result = JSON.parse(claim.response.body) as ToolCallResult;
-      result._meta = { 'idempotent-replay': true };
+      result = replayed(claim.response);
       return result;
     }
     const toResult = (structured: unknown): ToolCallResult => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured as Record<string, unknown> });
@@ -211,11 +212,8 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       : {
           guard: operationById(entry.operationId).lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
           itemsForEffect: (structured) => {
-            const items: TransactionItem[] = [];
-            if (claim?.kind === 'claimed') {
-              const completion = claim.completionInTransaction(stored(structured));
-              items.push({ Update: { Key: completion.key, UpdateExpression: completion.expression, ConditionExpression: completion.condition, ExpressionAttributeNames: completion.names, ExpressionAttributeValues: completion.values } });
-            }
+            const items: RequestItem[] = [];
+            if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(stored(structured)));
             const entryOfCall = { token_id: principal.tokenId, surface: 'mcp' as const, operation: name, outcome: 'ok', status: 200, duration_ms: Math.round(performance.now() - started), request_id: requestId };
             items.push(putItem(activityItem(runtime.clock, principal.teamId, entryOfCall).item));
             return items;
@@ -228,13 +226,17 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
       structured = await (scope ? withRequestScope(scope, run) : run());
     } catch (error) {
       activityCommitted = scope?.committedWith !== undefined;
-      await claim?.release().catch(() => undefined);
-      throw (args.cursor !== undefined && cursorRejection(error, 'arguments.cursor')) || error;
+      const failure = (args.cursor !== undefined && cursorRejection(error, 'arguments.cursor')) || error;
+      if (claim?.kind !== 'claimed') throw failure;
+      // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
+      // decides — a duplicate that lost to the first one replays its result (D3).
+      result = replayed(await claim.settleFailure(failure));
+      return result;
     }
     activityCommitted = scope?.committedWith !== undefined;
     result = toResult(structured);
     // The tool took effect: its key is completed, never released, even if storing the result fails.
-    await claim?.complete(stored(structured)).catch((error) =>
+    await claim?.complete(stored(structured), activityCommitted).catch((error) =>
       logger.error('idempotency record not completed', { request_id: requestId, tool: name, error: error as Error }),
     );
     return result;

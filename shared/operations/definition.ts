@@ -102,6 +102,16 @@ export interface OperationDefinition<
    * may answer PROVIDER_UNAVAILABLE (502) with nothing changed. Documentation (OpenAPI).
    */
   readonly callsProvider?: boolean;
+  /**
+   * How the operation takes an `Idempotency-Key` (DESIGN D3; `IdempotencyMode` in
+   * `shared/limits/idempotency.ts`). Absent: a claim (one PutItem) before the operation runs, so a
+   * concurrent duplicate gets IDEMPOTENCY_KEY_IN_USE (409). `'in-transaction'`, only for an operation
+   * whose whole effect is ONE unit of work (the subscription transitions, issue 9): no claim; the effect's
+   * transaction stores the completed record, conditional on the key being free, so the key costs no
+   * request on success; a concurrent duplicate runs its reads, fails, and replays the first response
+   * (one GetItem) instead of getting 409.
+   */
+  readonly idempotency?: 'in-transaction';
 }
 
 /** Any operation definition. */
@@ -136,6 +146,7 @@ export function defineOperation<
     lockdown?: 'exempt';
     tierLimit?: UsageMetric;
     callsProvider?: boolean;
+    idempotency?: 'in-transaction';
   },
 >(operation: Op): Op {
   return operation;

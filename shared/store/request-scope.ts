@@ -10,7 +10,7 @@ import { ConditionFailedError, MAX_TRANSACTION_ITEMS, type Item, type Store, typ
  */
 export interface RequestScope {
   /** Items to add to the first transaction of the request, given what the unit of work returned. */
-  itemsForEffect(result: unknown): TransactionItem[];
+  itemsForEffect(result: unknown): RequestItem[];
   /** Set by `unitOfWork` once it committed the items (the pipelines then skip their own writes). */
   committedWith?: { result: unknown };
   /** A condition the request's writes must meet (the billing lockdown, DESIGN D20); see {@link guardedStore}. */
@@ -36,6 +36,14 @@ export interface RequestGuard {
   verify(store: Store): Promise<void>;
 }
 
+/**
+ * One item of {@link RequestScope.itemsForEffect}: a plain transaction item (a failed condition is a
+ * ConditionFailedError, as for the unit of work's own items without a handler), or one with the problem its
+ * failed condition means (the `'in-transaction'` idempotency record's IdempotencyKeyTakenError, DESIGN D3),
+ * which `unitOfWork` throws like an `onConditionFailed` of its own items.
+ */
+export type RequestItem = TransactionItem | { item: TransactionItem; onConditionFailed: () => ProblemError };
+
 const storage = new AsyncLocalStorage<RequestScope>();
 
 /** Runs `work` with `scope` as the current request scope (see {@link RequestScope}). */
@@ -44,16 +52,22 @@ export function withRequestScope<T>(scope: RequestScope, work: () => Promise<T>)
 }
 
 /**
- * Takes the current request's items for its first transaction: returns them and marks the scope
- * committed-pending (the caller calls the returned `committed` after the commit). Returns null outside a
- * request or after the first transaction.
+ * Takes the current request's items for its first transaction: returns them, with `onFailed[i]` the
+ * problem a failed condition of `items[i]` means (undefined: none, a ConditionFailedError), and `committed`
+ * for the caller to call after the commit (it marks the scope committed). Returns null outside a request
+ * or after the first transaction.
  */
-export function takeRequestItems(result: unknown): { items: TransactionItem[]; committed(): void } | null {
+export function takeRequestItems(result: unknown): { items: TransactionItem[]; onFailed: ((() => ProblemError) | undefined)[]; committed(): void } | null {
   const scope = storage.getStore();
   if (!scope || scope.committedWith) return null;
-  const items = scope.itemsForEffect(result);
-  if (items.length === 0) return null;
-  return { items, committed: () => (scope.committedWith = { result }) };
+  const requested = scope.itemsForEffect(result);
+  if (requested.length === 0) return null;
+  const withHandler = (entry: RequestItem): entry is Extract<RequestItem, { item: TransactionItem }> => 'item' in entry;
+  return {
+    items: requested.map((entry) => (withHandler(entry) ? entry.item : entry)),
+    onFailed: requested.map((entry) => (withHandler(entry) ? entry.onConditionFailed : undefined)),
+    committed: () => (scope.committedWith = { result }),
+  };
 }
 
 /**

@@ -83,7 +83,7 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
   const request = takeRequestItems(result);
   if (request) {
     items.push(...request.items);
-    onFailed.push(...request.items.map(() => undefined));
+    onFailed.push(...request.onFailed);
   }
   try {
     if (items.length === 1 && !('ConditionCheck' in items[0])) {

@@ -18,7 +18,10 @@ import {
 /**
  * The subscription operations (DESIGN D13, D15). A project's subscriptions are listed and created under
  * the project; one subscription is addressed by its id alone (`/v1/subscriptions/{id}`) within the team,
- * and each action is a POST on it. Every action is one transition of the D15 table (CONFLICT otherwise).
+ * and each action is a POST on it. Every action is one transition of the D15 table (CONFLICT otherwise),
+ * whose whole effect is one unit of work: they take an `Idempotency-Key` `'in-transaction'` (D3, issue 9:
+ * no claim up front, the completed record joins the transition's transaction; a concurrent duplicate
+ * replays the first response rather than getting IDEMPOTENCY_KEY_IN_USE).
  */
 export const subscriptionsModule = defineModule({
   folder: 'subscriptions',
@@ -73,6 +76,7 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: ['subscription.cancellation_scheduled', 'subscription.canceled', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/cancel', successStatus: 200 },
+      idempotency: 'in-transaction',
       tool: { name: 'cancel_subscription', title: 'Cancel subscription', kind: 'destructive', description: 'Cancel a subscription, at once or at the end of the current period.' },
     }),
     pauseSubscription: defineOperation({
@@ -86,6 +90,7 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: ['subscription.paused', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/pause', successStatus: 200 },
+      idempotency: 'in-transaction',
       tool: { name: 'pause_subscription', title: 'Pause subscription', kind: 'update', description: 'Pause a live subscription: no charges and no access until it is resumed.' },
     }),
     resumeSubscription: defineOperation({
@@ -98,6 +103,7 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: ['subscription.resumed', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/resume', successStatus: 200 },
+      idempotency: 'in-transaction',
       tool: { name: 'resume_subscription', title: 'Resume subscription', kind: 'update', description: 'Resume a paused subscription, or withdraw a cancellation scheduled for the period end.' },
     }),
     suspendSubscription: defineOperation({
@@ -111,6 +117,7 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: ['subscription.suspended', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/suspend', successStatus: 200 },
+      idempotency: 'in-transaction',
     }),
     unsuspendSubscription: defineOperation({
       id: 'unsuspendSubscription',
@@ -122,6 +129,7 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: ['subscription.resumed', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/unsuspend', successStatus: 200 },
+      idempotency: 'in-transaction',
     }),
     changeSubscriptionPlan: defineOperation({
       id: 'changeSubscriptionPlan',
@@ -135,6 +143,7 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: ['subscription.upgraded', 'subscription.downgraded'],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/change-plan', successStatus: 200 },
+      idempotency: 'in-transaction',
     }),
     checkProjectAccess: defineOperation({
       id: 'checkProjectAccess',
