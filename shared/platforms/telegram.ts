@@ -1,5 +1,6 @@
-// grammy's web build: the same Api on Node's own fetch (its Node build bundles node-fetch, ~400 KB per Lambda).
-import { Api, GrammyError, HttpError } from 'grammy/web';
+// grammy's web build: the same Api on Node's own fetch (its Node build bundles node-fetch, ~400 KB per Lambda),
+// imported on first use (see loadGrammy).
+import type { Api } from 'grammy/web';
 import pRetry, { AbortError } from 'p-retry';
 import { isoTime } from '../clock.js';
 import { openCredential, type CredentialKind } from '../credentials/repository.js';
@@ -39,8 +40,22 @@ export class TelegramCallError extends Error {
   }
 }
 
-/** A grammy `Api` for `token` at the configured API root. */
-export function telegramApi(settings: Pick<IntegrationSettings, 'telegramApiRoot'>, token: string): Api {
+/** grammy's web module, once imported. */
+let grammy: Promise<typeof import('grammy/web')> | undefined;
+
+/**
+ * grammy's web module, imported on first use: esbuild puts it in a chunk of its own (as the Stripe SDK,
+ * `providers/stripe-client.ts`), so a route bundle that can reach Telegram carries it only when a call is
+ * made (DESIGN D23's bundle budgets). Every later call gets the same module.
+ */
+function loadGrammy(): Promise<typeof import('grammy/web')> {
+  grammy ??= import('grammy/web');
+  return grammy;
+}
+
+/** A grammy `Api` for `token` at the configured API root (grammy is imported on the first call). */
+export async function telegramApi(settings: Pick<IntegrationSettings, 'telegramApiRoot'>, token: string): Promise<Api> {
+  const { Api } = await loadGrammy();
   return new Api(token, { apiRoot: settings.telegramApiRoot });
 }
 
@@ -56,6 +71,7 @@ export async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry
         try {
           return await call();
         } catch (error) {
+          const { GrammyError, HttpError } = await loadGrammy();
           if (error instanceof GrammyError) {
             const retryable = error.error_code === 429 || error.error_code >= 500;
             const failure = new TelegramCallError(`Telegram refused ${method}: ${error.description} (${error.error_code}).`, error.error_code);
@@ -89,7 +105,7 @@ export interface TelegramBotIdentity {
  * Returns the bot. Throws {@link TelegramCallError} (401 for a revoked or wrong token).
  */
 export async function registerTelegramWebhook(settings: IntegrationSettings, token: string, url: string, secretToken: string): Promise<TelegramBotIdentity> {
-  const api = telegramApi(settings, token);
+  const api = await telegramApi(settings, token);
   const me = await callTelegram(settings, 'getMe', () => api.getMe());
   await callTelegram(settings, 'setWebhook', () => api.setWebhook(url, { secret_token: secretToken, allowed_updates: [...TELEGRAM_ALLOWED_UPDATES], drop_pending_updates: true }));
   return { id: me.id, username: me.username ?? null };
@@ -97,7 +113,7 @@ export async function registerTelegramWebhook(settings: IntegrationSettings, tok
 
 /** Removes the bot's webhook (`deleteWebhook`). Throws {@link TelegramCallError}. */
 export async function deleteTelegramWebhook(settings: IntegrationSettings, token: string): Promise<void> {
-  const api = telegramApi(settings, token);
+  const api = await telegramApi(settings, token);
   await callTelegram(settings, 'deleteWebhook', () => api.deleteWebhook());
 }
 
@@ -140,7 +156,7 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
     const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, TELEGRAM_CREDENTIAL, target.team_id);
     const token = credential?.secrets.bot_token;
     if (!token) return failure(`No Telegram bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`);
-    return { api: telegramApi(settings, token), settings };
+    return { api: await telegramApi(settings, token), settings };
   };
   const linkedChats = async (target: PlatformTarget): Promise<(number | string)[]> => {
     const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
