@@ -59,24 +59,21 @@ export type IdempotencyClaim =
        * with the effect, so a crash between them can never run the effect twice): in `'claim'` mode the
        * completion of the claim (an Update); in `'in-transaction'` mode the Put of the completed record,
        * conditional on `attribute_not_exists(pk) OR expires_at < :now`, whose failure throws
-       * {@link IdempotencyKeyTakenError} (never a lost race the operation would retry).
+       * IDEMPOTENCY_KEY_IN_USE ({@link keyInUse}: never a lost race the operation would retry).
        */
       completionInTransaction(response: StoredResponse): RequestItem;
     }
   | { kind: 'replay'; response: StoredResponse };
 
 /**
- * The failure of an `'in-transaction'` record's condition: the key is held by another request (a
- * duplicate that committed first, a claim in progress, or another request's record). A ProblemError
- * (IDEMPOTENCY_KEY_IN_USE, 409, `Retry-After: 1`), deliberately not a ConditionFailedError, so a
- * transition's lost-race loop (`isLostRace`) does not retry it; the pipeline then reads the record
- * ({@link IdempotencyClaim} `settleFailure`) and answers by it.
+ * IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`): the key is held by a request still running — a claim in
+ * progress, or, for an `'in-transaction'` record whose condition failed, a duplicate that committed first
+ * or another request's record. A ProblemError, never a ConditionFailedError, so a transition's lost-race
+ * loop (`isLostRace`) does not retry it; the pipeline then reads the record ({@link IdempotencyClaim}
+ * `settleFailure`) and answers by it.
  */
-export class IdempotencyKeyTakenError extends ProblemError {
-  constructor() {
-    super('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
-    this.name = 'IdempotencyKeyTakenError';
-  }
+function keyInUse(): ProblemError {
+  return new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
 }
 
 /** The stored idempotency record under `recordAddress` (DESIGN D3): one definition for both modes. */
@@ -159,7 +156,7 @@ function answerOfRecord(teamId: string, key: string, fingerprint: string, existi
     throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.');
   }
   if (existing?.state !== 'completed' || !existing.response) {
-    throw new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
+    throw keyInUse();
   }
   return open(teamId, key, existing.response);
 }
@@ -181,7 +178,7 @@ function answerOfRecord(teamId: string, key: string, fingerprint: string, existi
  *
  * `'in-transaction'`: no request now; always `claimed`. The effect's first transaction carries the
  * completed record (`completionInTransaction`), conditional on the key being free, so exactly one of
- * concurrent duplicates commits; the others fail (the record's {@link IdempotencyKeyTakenError}, or the
+ * concurrent duplicates commits; the others fail (the record's IDEMPOTENCY_KEY_IN_USE, or the
  * operation's own error such as CONFLICT because the first one already changed the state) and
  * `settleFailure` reads the record once: replay, REUSED, IN_USE, or the operation's error when absent.
  * So a second concurrent duplicate is not answered IN_USE but with the first one's response, after its
@@ -230,7 +227,7 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
     kind: 'claimed',
     completionInTransaction: (response) => {
       storedInTransaction = JSON.stringify(response);
-      if (mode === 'in-transaction') return { item: { Put: freshRecord(response) }, onConditionFailed: () => new IdempotencyKeyTakenError() };
+      if (mode === 'in-transaction') return { item: { Put: freshRecord(response) }, onConditionFailed: keyInUse };
       // The claim id stays until `complete`, which may still replace the response by the final one.
       return {
         Update: {

@@ -39,7 +39,7 @@ export interface RequestGuard {
 /**
  * One item of {@link RequestScope.itemsForEffect}: a plain transaction item (a failed condition is a
  * ConditionFailedError, as for the unit of work's own items without a handler), or one with the problem its
- * failed condition means (the `'in-transaction'` idempotency record's IdempotencyKeyTakenError, DESIGN D3),
+ * failed condition means (the `'in-transaction'` idempotency record's IDEMPOTENCY_KEY_IN_USE, DESIGN D3),
  * which `unitOfWork` throws like an `onConditionFailed` of its own items.
  */
 export type RequestItem = TransactionItem | { item: TransactionItem; onConditionFailed: () => ProblemError };
