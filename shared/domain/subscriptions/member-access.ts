@@ -379,7 +379,12 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
 
 /** The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL. */
 export function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
-  return links.filter((link) => link.expires_at === null || Date.parse(link.expires_at) > nowMs).map((link) => link.url);
+  return links.filter((link) => isLiveInviteLink(link, nowMs)).map((link) => link.url);
+}
+
+/** Whether `link` still works at `nowMs` (epoch milliseconds): no expiry, or expiring later. */
+export function isLiveInviteLink(link: MemberInviteLink, nowMs: number): boolean {
+  return link.expires_at === null || Date.parse(link.expires_at) > nowMs;
 }
 
 /**
@@ -397,17 +402,31 @@ function markInviteLinksRevoked(tx: Transaction, teamId: string, projectId: stri
 }
 
 /**
+ * The linked resource id each invite link of `urls` was made for, by URL: its invite-link item's
+ * `resource_id` (one BatchGetItem; none without URLs), absent for a link whose item is gone or names none.
+ */
+export async function inviteLinkResourceIds(store: Store, teamId: string, projectId: string, urls: readonly string[]): Promise<Map<string, string>> {
+  if (urls.length === 0) return new Map();
+  const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
+  const ids = new Map<string, string>();
+  for (const url of urls) {
+    const resourceId = itemWithKey(items, keys.inviteLink(teamId, projectId, inviteLinkHash(url)))?.resource_id;
+    if (typeof resourceId === 'string') ids.set(url, resourceId);
+  }
+  return ids;
+}
+
+/**
  * The linked resource each invite link of `urls` was made for (its invite-link item's `resource_id`,
  * read in one BatchGetItem), among `resources`; a link whose item names none is taken as the project's
  * only chat when there is one, and left out otherwise.
  */
 async function inviteLinkResources(store: Store, teamId: string, projectId: string, urls: string[], resources: PlatformAccessFollowUp['resources']): Promise<PendingInviteLinkRevocation[]> {
-  const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
+  const ids = await inviteLinkResourceIds(store, teamId, projectId, urls);
   const chats = resources.filter((resource) => resource.kind === 'channel' || resource.kind === 'group');
   const found: PendingInviteLinkRevocation[] = [];
   for (const url of urls) {
-    const item = itemWithKey(items, keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
-    const resource = resources.find((candidate) => candidate.id === item?.resource_id) ?? (chats.length === 1 ? chats[0] : undefined);
+    const resource = resources.find((candidate) => candidate.id === ids.get(url)) ?? (chats.length === 1 ? chats[0] : undefined);
     if (resource) found.push({ resource: { kind: resource.kind, platform_resource_id: resource.platform_resource_id }, url });
   }
   return found;

@@ -13,7 +13,7 @@ import { isLostRace, revisionCondition, toProject } from '../projects/repository
 import type { ProjectResource } from '../projects/schema.js';
 import { toSubscriber } from '../subscribers/repository.js';
 import { INVITE_LINKS_ERROR_ATTRIBUTE, inviteLinksErrorOf } from './invite-link-retry.js';
-import { grantOnPlatform, inviteLinkHash, liveInviteLinks, revokeInviteLinksOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
+import { grantOnPlatform, inviteLinkResourceIds, isLiveInviteLink, revokeInviteLinksOnPlatform, revokeOnPlatform, subscriptionsOfSubscriber, type PlatformGrant } from './member-access.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
@@ -160,7 +160,7 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
     const projectItem = itemWithKey(read, projectKey);
     if (!subscriberItem || subscriberItem.member_id || subscriberItem.status === 'banned' || !projectItem) return await drop();
     const nowMs = runtime.clock.nowMs();
-    const live = subscription.invite_links.filter((link) => liveInviteLinks([link], nowMs).length > 0);
+    const live = subscription.invite_links.filter((link) => isLiveInviteLink(link, nowMs));
     const project = toProject(projectItem);
     const needed = await resourcesWithoutLink(store, teamId, projectId, live.map((link) => link.url), project.resources);
     if (needed.length === 0) return await drop();
@@ -202,12 +202,10 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
 };
 
 /**
- * The resources of `resources` none of the live links `urls` was made for (their invite-link items'
- * `resource_id`, read in one BatchGetItem; none read without links): those a retried grant still owes.
+ * The resources of `resources` none of the live links `urls` was made for ({@link inviteLinkResourceIds}):
+ * those a retried grant still owes.
  */
 async function resourcesWithoutLink(store: Store, teamId: string, projectId: string, urls: string[], resources: ProjectResource[]): Promise<ProjectResource[]> {
-  if (urls.length === 0) return resources;
-  const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
-  const linked = new Set(items.map((linkItem) => linkItem.resource_id as string));
+  const linked = new Set((await inviteLinkResourceIds(store, teamId, projectId, urls)).values());
   return resources.filter((resource) => !linked.has(resource.id));
 }
