@@ -22,6 +22,28 @@ export interface DeliveryMessage {
    * messages that do not know it (replay jobs); the row stays the source of truth.
    */
   endpoint_id?: string;
+  /**
+   * What attempt 1 sends, copied by fan-out from the delivery row it just wrote (immutable fields), so
+   * the dispatcher takes the lease and the endpoint slot in one transaction without reading the row
+   * (issue 13 item 4: 2 requests per delivery on the happy path). Absent on other messages (retries,
+   * the sweeper's, replays) and when the body is over {@link PREPARED_BODY_MAX_BYTES}; the row stays the
+   * source of truth (a message whose lease fails goes the way of a message without it).
+   */
+  prepared?: PreparedAttempt;
+}
+
+/** The most bytes (UTF-8) of a delivery body copied into a queue message: 10 per SQS batch stay far under its 256 KiB. */
+export const PREPARED_BODY_MAX_BYTES = 16_384;
+
+/** The request attempt 1 of a delivery sends, as its row holds it (see {@link DeliveryMessage.prepared}). */
+export interface PreparedAttempt {
+  /** The event's id (`evt_…`) and type: the `SVC-Event-Id` and `SVC-Event-Name` headers. */
+  event_id: string;
+  event_type: string;
+  /** The exact POST body (the envelope JSON redacted for the endpoint owner, DESIGN D10). */
+  body: string;
+  /** When the attempt is due (epoch MILLISECONDS): the attempt record's `planned_at`. */
+  due_at_ms: number;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import type { Runtime } from '../runtime.js';
+import { PREPARED_BODY_MAX_BYTES, type PipelineMessage, type Runtime } from '../runtime.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent } from '../domain/webhook-deliveries/fan-out.js';
 import { sweep } from '../domain/webhook-deliveries/sweeper.js';
@@ -18,6 +18,9 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
     delivery_id: z.string().regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
     attempt: z.number().int().min(1).max(8),
     endpoint_id: z.uuid().optional(),
+    prepared: z
+      .object({ event_id: z.string().min(1), event_type: z.string().min(1), body: z.string().max(PREPARED_BODY_MAX_BYTES), due_at_ms: z.number().int().nonnegative() })
+      .optional(),
   }),
   z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
 ]);
@@ -42,7 +45,9 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
       return;
     }
     const outcome = await processDeliveryMessage(getRuntime(), message.data);
-    logger.info('delivery message processed', { ...message.data, outcome });
+    // Never the body a message may carry: payloads hold subscriber data.
+    const { prepared, ...named } = message.data as PipelineMessage & { prepared?: unknown };
+    logger.info('delivery message processed', { ...named, carried_body: prepared !== undefined, outcome });
   };
   return async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
 }

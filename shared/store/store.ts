@@ -57,11 +57,17 @@ export class ConditionFailedError extends Error {
   readonly failedItems: readonly number[];
   /** The item as it was, when the request asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). */
   readonly item: Item | undefined;
-  constructor(failedItems: readonly number[] = [], item?: Item) {
+  /**
+   * For a transaction: by item index, the items whose condition failed as they were, for those items
+   * that asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`); undefined elsewhere.
+   */
+  readonly itemsAsFound: readonly (Item | undefined)[];
+  constructor(failedItems: readonly number[] = [], item?: Item, itemsAsFound: readonly (Item | undefined)[] = []) {
     super('A DynamoDB condition was not met.');
     this.name = 'ConditionFailedError';
     this.failedItems = failedItems;
     this.item = item;
+    this.itemsAsFound = itemsAsFound;
   }
 }
 
@@ -134,7 +140,7 @@ function translate(error: unknown): unknown {
   if (error instanceof TransactionCanceledException) {
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
-    if (failed.length > 0) return new ConditionFailedError(failed);
+    if (failed.length > 0) return new ConditionFailedError(failed, undefined, reasons.map((reason) => (reason.Item ? unmarshall(reason.Item) : undefined)));
     return new TransactionCanceledError(reasons.map((reason) => reason.Code ?? 'None'));
   }
   // DynamoDB Local's lock timeout on a transaction: AWS cancels such a transaction with TransactionConflict.

@@ -31,6 +31,7 @@ import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/sch
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
+import { keys } from '../../shared/store/keys.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { recordingStore, withStore } from '../support/guarantees.js';
@@ -102,7 +103,7 @@ beforeEach(async () => {
   ctx = { clock, runtime, fake, principal, teamId: team.id };
 });
 
-async function newEndpoint(events: WebhookEventName[] = ['project.created'], principal: Principal = ctx.principal, extra: { url?: string; allowed_ips?: string[] } = {}) {
+async function newEndpoint(events: WebhookEventName[] = ['project.created'], principal: Principal = ctx.principal, extra: { url?: string; allowed_ips?: string[]; max_concurrency?: number } = {}) {
   return createWebhookEndpoint(ctx.runtime, principal, { name: `hook ${randomUUID().slice(0, 8)}`, url: 'https://receiver.example/hooks', events, ...extra });
 }
 
@@ -140,6 +141,20 @@ async function allDeliveries(): Promise<WebhookDelivery[]> {
   return (await listDeliveries(ctx.runtime, ctx.principal, { limit: 100 })).data;
 }
 
+/** Attempt 1 as fan-out queues it: with what it sends — the event, the body stored on the row, the row's due time (issue 13 item 4). */
+async function firstAttemptOf(delivery: WebhookDelivery): Promise<DeliveryMessage> {
+  const row = await ctx.runtime.store.get(keys.delivery(ctx.teamId, delivery.id));
+  expect(typeof row?.body).toBe('string');
+  return {
+    kind: 'attempt',
+    team_id: ctx.teamId,
+    delivery_id: delivery.id,
+    endpoint_id: delivery.endpoint_id,
+    attempt: 1,
+    prepared: { event_id: delivery.event_id, event_type: delivery.event_type, body: row!.body as string, due_at_ms: Date.parse(delivery.created_at) },
+  };
+}
+
 /** Fans out one new project event and returns its single delivery plus the attempt-1 message. */
 async function oneDelivery(): Promise<{ event: StoredEvent; delivery: WebhookDelivery; message: DeliveryMessage }> {
   const event = await newProjectEvent();
@@ -148,7 +163,7 @@ async function oneDelivery(): Promise<{ event: StoredEvent; delivery: WebhookDel
   expect(scheduled).toEqual([]);
   expect(queued).toHaveLength(1);
   const delivery = (await allDeliveries()).find((candidate) => candidate.event_id === event.id)!;
-  expect(queued[0]).toEqual({ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 });
+  expect(queued[0]).toEqual({ message: await firstAttemptOf(delivery), delaySeconds: 0 });
   return { event, delivery, message: queued[0]!.message };
 }
 
@@ -273,7 +288,7 @@ describe('send test event', () => {
     const delivery = await sendTestEvent(ctx.runtime, ctx.principal, target.id);
     expect(delivery).toMatchObject({ endpoint_id: target.id, event_type: 'webhook_endpoint.test', status: 'pending', attempts: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([{ message: await firstAttemptOf(delivery), delaySeconds: 0 }]);
     // Already fanned out: the relay creates nothing more.
     expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
     expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
@@ -303,7 +318,9 @@ describe('retry timeline', () => {
     let message = first;
 
     for (let attempt = 1; attempt <= 8; attempt++) {
-      expect(message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt });
+      // Only attempt 1 (from fan-out) carries what it sends; a retry reads it with its lease.
+      const { prepared, ...named } = message;
+      expect({ named, carries: prepared !== undefined }).toEqual({ named: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt }, carries: attempt === 1 });
       if (attempt > 1) {
         // Delivered early (the clock has not moved): nothing happens.
         expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
@@ -889,16 +906,71 @@ describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
     const { queued } = ctx.runtime.drain();
     expect(queued).toHaveLength(3);
 
-    for (const { message } of queued) {
+    for (const [index, { message }] of queued.entries()) {
       recording.commands.length = 0;
-      // The lease (returns the delivery and its stored body), the endpoint's slot (returns the endpoint), the outcome with the slot given back.
+      // Each message carries what it sends: the lease and the endpoint's slot in one transaction, then the outcome with the
+      // slot given back. The first also reads the endpoint, which the process then keeps (its revision guards the copy).
       expect(await processDeliveryMessage(runtime, message)).toBe('succeeded');
-      expect(recording.commands).toEqual(['UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
+      expect(recording.commands).toEqual([...(index === 0 ? ['GetCommand'] : []), 'TransactWriteCommand', 'TransactWriteCommand']);
     }
     expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id).sort()).toEqual(events.map((event) => event.id).sort());
     for (const delivery of await allDeliveries()) {
       expect(delivery).toMatchObject({ endpoint_id: endpoint.id, status: 'succeeded', attempts: 1 });
-      expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status: 200, remote_address: '203.0.113.10' })]);
+      const log = (await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log;
+      expect(log).toEqual([expect.objectContaining({ attempt: 1, status: 200, remote_address: '203.0.113.10', planned_at: delivery.created_at })]);
     }
+    expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).consecutive_failures).toBe(0);
+    expect((await ctx.runtime.store.get(keys.webhookEndpoint(ctx.teamId, endpoint.id)))?.in_flight).toEqual({});
+  });
+
+  it('a message without what it sends (a retry, the sweeper\'s) takes the lease and the slot apart: 3 requests', async () => {
+    await newEndpoint();
+    ctx.fake.setFallback(OK);
+    const { delivery, message } = await oneDelivery();
+    const { prepared: _carried, ...plain } = message;
+    const recording = recordingStore(ctx.runtime.store);
+    // The lease (returns the delivery and its stored body), the endpoint's slot (returns the endpoint), the outcome with the slot given back.
+    expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), plain)).toBe('succeeded');
+    expect(recording.commands).toEqual(['UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
+    expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id)).toEqual([delivery.event_id]);
+  });
+
+  it('a kept copy of the endpoint is refused once it changes: the new url and secret are used, never the old', async () => {
+    const endpoint = await newEndpoint();
+    ctx.fake.setFallback(OK);
+    const first = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, first.message)).toBe('succeeded');
+    // The process now keeps a copy of the endpoint; it changes url and secret behind the copy's back.
+    await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { url: 'https://moved.example/hooks' });
+    const rotated = await rotateWebhookEndpointSecret(ctx.runtime, ctx.principal, endpoint.id);
+    const second = await oneDelivery();
+    const recording = recordingStore(ctx.runtime.store);
+    expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), second.message)).toBe('succeeded');
+    // Refused on the revision (the endpoint comes back with the refusal), then taken with the endpoint as found: no extra read.
+    expect(recording.commands).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
+    const sent = ctx.fake.requests.at(-1)!;
+    expect(sent.url).toBe('https://moved.example/hooks');
+    expect(checkSignature({ header: sent.headers['SVC-Signature'], rawBody: sent.body, secret: rotated.secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) })).toBeNull();
+  });
+
+  it('a full cap found by the one transaction puts the attempt off without a lease or a counted attempt', async () => {
+    const endpoint = await newEndpoint(undefined, ctx.principal, { max_concurrency: 1 });
+    ctx.fake.setFallback(OK);
+    const warm = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, warm.message)).toBe('succeeded');
+    const { delivery, message } = await oneDelivery();
+    // Another attempt holds the endpoint's one slot.
+    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'SET in_flight.#other = :until', ExpressionAttributeNames: { '#other': 'dlv_other' }, ExpressionAttributeValues: { ':until': ctx.clock.nowMs() + 60_000 } });
+    const recording = recordingStore(ctx.runtime.store);
+    expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('deferred');
+    expect(recording.commands).toEqual(['TransactWriteCommand', 'UpdateCommand']);
+    expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: isoTime(ctx.clock.nowMs() + 2_000) });
+    const { queued } = ctx.runtime.drain();
+    expect(queued).toEqual([{ message: { ...message, prepared: { ...message.prepared!, due_at_ms: ctx.clock.nowMs() + 2_000 } }, delaySeconds: 2 }]);
+    // The slot comes free; the message comes back and goes out, planned at the deferred time.
+    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'REMOVE in_flight.#other', ExpressionAttributeNames: { '#other': 'dlv_other' } });
+    ctx.clock.advance(2_000);
+    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status: 200, planned_at: isoTime(ctx.clock.nowMs()) })]);
   });
 });

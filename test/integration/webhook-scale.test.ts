@@ -106,14 +106,16 @@ describe('per-endpoint concurrency cap (D24)', () => {
     expect(gate.state.inFlight).toBe(2);
     const deferred = forCapped[third.index]!;
     expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: isoTime(clock.nowMs() + 2_000), attempt_log: [] });
-    expect(runtime.drain().queued).toEqual([{ message: deferred, delaySeconds: 2 }]);
+    // The same message again, its carried due time moved to the new one.
+    const again = { ...deferred, prepared: { ...deferred.prepared!, due_at_ms: clock.nowMs() + 2_000 } };
+    expect(runtime.drain().queued).toEqual([{ message: again, delaySeconds: 2 }]);
 
     gate.open();
     expect((await Promise.all(running)).sort()).toEqual(['deferred', 'succeeded', 'succeeded']);
     // The slots are back: the waiting delivery goes out when its short delay has passed (as attempt 1).
-    expect(await processDeliveryMessage(runtime, deferred)).toBe('skipped'); // not due yet
+    expect(await processDeliveryMessage(runtime, again)).toBe('skipped'); // not due yet
     clock.advance(2_000);
-    expect(await processDeliveryMessage(runtime, deferred)).toBe('succeeded');
+    expect(await processDeliveryMessage(runtime, again)).toBe('succeeded');
     expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(gate.state.maxInFlight).toBe(2);
     expect(await getWebhookEndpoint(runtime, principal, endpoint.id)).toMatchObject({ consecutive_failures: 0, is_active: true });

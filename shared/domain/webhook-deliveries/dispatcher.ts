@@ -1,12 +1,22 @@
 import { isoTime } from '../../clock.js';
-import type { DeliveryMessage, PipelineMessage, Runtime } from '../../runtime.js';
+import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
-import { acquireDeliverySlot, recordFailedAttempt, releaseDeliverySlot, successfulAttemptUpdate, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
+import {
+  acquireDeliverySlot,
+  cachedWebhookEndpoint,
+  deliverySlotItem,
+  recordFailedAttempt,
+  releaseDeliverySlot,
+  rememberWebhookEndpoint,
+  slotRefusal,
+  successfulAttemptUpdate,
+  type StoredWebhookEndpoint,
+} from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { deliveryBody, signedDeliveryHeaders } from './fan-out.js';
 import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
-import { loadEvent, takeLease, writeAttemptOutcome, writeDeferral, type StoredDelivery } from './repository.js';
+import { loadEvent, takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral, type StoredDelivery } from './repository.js';
 import type { DeliveryAttempt } from './schema.js';
 import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } from './state-machine.js';
 
@@ -31,13 +41,17 @@ export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue'
 
 /**
  * Handles one queue message (the dispatcher's unit of work, DESIGN D7, D24, D25):
- * - `attempt`: lease (which also reads the delivery and the body stored at fan-out) → a slot of the
- *   endpoint's concurrency cap (which also reads the endpoint) → POST → record the attempt → succeeded, or pending with the next attempt scheduled per
- *   RETRY_WAIT_SECONDS, or (after attempt 8) pending with the 72-hour dead-letter timer. Updates the
- *   endpoint's `consecutive_failures` and disables it at 20 (interface "States"). When the cap is full
- *   the lease is given back, the attempt is not counted and the message comes back after
- *   CAP_FULL_DELAY_SECONDS (`deferred`). An endpoint that is disabled or deleted stops the delivery: it
- *   is dead-lettered at once (kind `endpoint_disabled`) so `replay-dead` can bring it back after re-enabling.
+ * - `attempt`: the delivery's lease and a slot of the endpoint's concurrency cap → POST → record the
+ *   attempt → succeeded, or pending with the next attempt scheduled per RETRY_WAIT_SECONDS, or (after
+ *   attempt 8) pending with the 72-hour dead-letter timer. Updates the endpoint's `consecutive_failures`
+ *   and disables it at 20 (interface "States"). When the cap is full the attempt is not counted and the
+ *   message comes back after CAP_FULL_DELAY_SECONDS (`deferred`). An endpoint that is disabled or
+ *   deleted stops the delivery: it is dead-lettered at once (kind `endpoint_disabled`) so `replay-dead`
+ *   can bring it back after re-enabling.
+ *   A message that carries what it sends (`prepared`, attempt 1 from fan-out) takes the lease and the
+ *   slot in ONE transaction with the process's copy of the endpoint, so a delivery that succeeds costs 2
+ *   requests (issue 13 item 4). Otherwise, or when that transaction is refused for any reason but a full
+ *   cap: the lease (which reads the delivery and its body) → the slot (which reads the endpoint) → POST → outcome, 3.
  * - `dead_letter`: marks a delivery still waiting after its 8th failure as `dead` and copies it to
  *   the dead-letter table, in one transaction.
  * - `replay_batch`: runs the next batch of a replay job.
@@ -48,31 +62,81 @@ export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue'
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
+  if (message.prepared && message.endpoint_id) {
+    const taken = await leaseWithSlot(runtime, message, message.endpoint_id, message.prepared);
+    if (taken === 'deferred') return 'deferred';
+    if (taken) return attempt(runtime, message, taken, 'append');
+  }
   const leaseMs = runtime.clock.nowMs();
   const delivery = await takeLease(runtime.store, message, leaseMs);
   if (!delivery) return 'skipped';
   const slot = await acquireDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id, leaseMs + LEASE_MS, leaseMs);
-  if (slot.kind === 'full') {
-    const dueAtMs = runtime.clock.nowMs() + CAP_FULL_DELAY_SECONDS * 1000;
-    if (await writeDeferral(runtime.store, { ...message, kind: 'attempt' }, dueAtMs)) await runtime.deliveryQueue.send([message], CAP_FULL_DELAY_SECONDS);
-    return 'deferred';
-  }
-  const startedMs = runtime.clock.nowMs();
-  const plannedAt = delivery.due_at_ms === null || delivery.due_at_ms === undefined ? null : isoTime(delivery.due_at_ms);
+  if (slot.kind === 'full') return defer(runtime, message, { leased: true });
+  const plannedAtMs = delivery.due_at_ms ?? null;
   // The body was stored at fan-out; a delivery stored before that reads its event (gone: stopped).
   const body = slot.kind === 'acquired' ? (delivery.body ?? (await bodyFromEvent(runtime, delivery, slot.endpoint))) : null;
   if (slot.kind === 'stopped' || body === null) {
     if (slot.kind === 'acquired') await releaseDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id);
-    await markDead(runtime, delivery, stoppedAttempt(message.attempt, startedMs, plannedAt), message.attempt - 1);
+    await markDead(runtime, delivery, stoppedAttempt(message.attempt, runtime.clock.nowMs(), plannedAtMs === null ? null : isoTime(plannedAtMs)), message.attempt - 1);
     return 'endpoint_disabled';
   }
-  const endpoint = slot.endpoint;
-  const headers = signedDeliveryHeaders(endpoint, { id: delivery.event_id, type: delivery.event_type }, body, startedMs);
+  const sending: Sending = { endpoint: slot.endpoint, event_id: delivery.event_id, event_type: delivery.event_type, body, due_at_ms: plannedAtMs };
+  return attempt(runtime, message, sending, delivery.attempt_log);
+}
+
+/** What one attempt sends, and to which endpoint (as stored, with its secrets). */
+type Sending = Omit<PreparedAttempt, 'due_at_ms'> & { endpoint: StoredWebhookEndpoint; due_at_ms: number | null };
+
+/**
+ * The lease of a message that carries what it sends, and the endpoint slot, in one transaction
+ * ({@link takeLeaseWithSlot}) built from the process's copy of the endpoint ({@link cachedWebhookEndpoint}):
+ * what to send when both were taken; `deferred` when only the cap was full (the attempt is put off
+ * without a lease, 1 more request); null when the message must go the long way (not leasable — a
+ * duplicate, a stale message, a full attempt log —, a stopped endpoint, slots to reclaim, a conflict).
+ * A copy found stale is replaced by the endpoint as found and the transaction tried once more.
+ */
+async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpointId: string, prepared: PreparedAttempt): Promise<Sending | 'deferred' | null> {
+  let endpoint = await cachedWebhookEndpoint(runtime.store, message.team_id, endpointId);
+  for (let round = 0; endpoint?.is_active && endpoint.in_flight && round < 2; round++) {
+    const nowMs = runtime.clock.nowMs();
+    const taken = await takeLeaseWithSlot(runtime.store, message, deliverySlotItem(endpoint, message.delivery_id, nowMs + LEASE_MS), nowMs);
+    if (taken.kind === 'leased') return { ...prepared, endpoint };
+    if (taken.kind !== 'slot_refused') return null;
+    const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
+    if (refusal === 'full') return defer(runtime, message, { leased: false });
+    if (refusal === 'stopped') return null;
+    endpoint = (taken.endpoint as StoredWebhookEndpoint | undefined) ?? null;
+    if (endpoint) rememberWebhookEndpoint(runtime.store, endpoint);
+  }
+  return null;
+}
+
+/**
+ * Puts the attempt off by CAP_FULL_DELAY_SECONDS without counting it (D24; {@link writeDeferral}, with
+ * the lease given back when `leased`) and queues the message again then. Returns `deferred`.
+ */
+async function defer(runtime: Runtime, message: DeliveryMessage, options: { leased: boolean }): Promise<'deferred'> {
+  const dueAtMs = runtime.clock.nowMs() + CAP_FULL_DELAY_SECONDS * 1000;
+  if (await writeDeferral(runtime.store, { ...message, kind: 'attempt' }, dueAtMs, options)) {
+    const again = message.prepared ? { ...message, prepared: { ...message.prepared, due_at_ms: dueAtMs } } : message;
+    await runtime.deliveryQueue.send([again], CAP_FULL_DELAY_SECONDS);
+  }
+  return 'deferred';
+}
+
+/**
+ * Signs and POSTs `sending` under the lease of `message`'s attempt, then records it
+ * ({@link recordAttempt}); `log` is the attempt log read with the lease, or `append` when it was not read.
+ */
+async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Sending, log: readonly DeliveryAttempt[] | 'append'): Promise<ProcessOutcome> {
+  const { endpoint, body } = sending;
+  const startedMs = runtime.clock.nowMs();
+  const headers = signedDeliveryHeaders(endpoint, { id: sending.event_id, type: sending.event_type }, body, startedMs);
   const result = await runtime.transport.send({ url: endpoint.url, headers, body, allowedIps: endpoint.allowed_ips });
   runtime.metrics?.attemptFinished(result.ok, result.duration_ms);
   const record: DeliveryAttempt = {
     attempt: message.attempt,
-    planned_at: plannedAt,
+    planned_at: sending.due_at_ms === null ? null : isoTime(sending.due_at_ms),
     attempted_at: isoTime(startedMs),
     status: result.status,
     failure_kind: result.failure_kind,
@@ -82,7 +146,7 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
     tls_version: result.tls_version ?? null,
     response_body: result.response_body,
   };
-  return recordAttempt(runtime, delivery, message, record, result.ok);
+  return recordAttempt(runtime, message, endpoint.id, log, record, result.ok);
 }
 
 /** The POST body of a delivery stored without one (before bodies were stored): built from its event, or null when the event is gone. */
@@ -94,18 +158,19 @@ async function bodyFromEvent(runtime: Runtime, delivery: StoredDelivery, endpoin
 /**
  * Records a finished attempt (state machine {@link afterAttempt}) and gives the endpoint slot back: a
  * success in one transaction with the endpoint's reset of `consecutive_failures` (DESIGN D14: one
- * request); a failure, then its count on the endpoint. Then queues the next timer. Returns `skipped`
+ * request); a failure, then its count on the endpoint. Then queues the next timer. `log` is the attempt
+ * log as read with the lease, or `append` (the record is appended to the stored log). Returns `skipped`
  * when our lease was lost meanwhile (the dispatcher that took the attempt over records it).
  */
-async function recordAttempt(runtime: Runtime, delivery: StoredDelivery, message: DeliveryMessage, record: DeliveryAttempt, ok: boolean): Promise<ProcessOutcome> {
+async function recordAttempt(runtime: Runtime, message: DeliveryMessage, endpointId: string, log: readonly DeliveryAttempt[] | 'append', record: DeliveryAttempt, ok: boolean): Promise<ProcessOutcome> {
   const transition = afterAttempt(message, ok, runtime.clock.nowMs(), runtime.timeScale);
-  const log = appendAttempt(delivery.attempt_log, record);
-  const alongside = ok ? successfulAttemptUpdate(message.team_id, delivery.endpoint_id, delivery.id) : undefined;
-  if (!(await writeAttemptOutcome(runtime.store, message, record, log, transition, alongside))) {
-    await releaseDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id);
+  const newLog = log === 'append' ? log : appendAttempt(log, record);
+  const alongside = ok ? successfulAttemptUpdate(message.team_id, endpointId, message.delivery_id) : undefined;
+  if (!(await writeAttemptOutcome(runtime.store, message, record, newLog, transition, alongside))) {
+    await releaseDeliverySlot(runtime.store, message.team_id, endpointId, message.delivery_id);
     return 'skipped';
   }
-  if (!ok) await recordFailedAttempt(runtime, message.team_id, delivery.endpoint_id, delivery.id);
+  if (!ok) await recordFailedAttempt(runtime, message.team_id, endpointId, message.delivery_id);
   if (transition.next) await enqueueAt(runtime, transition.next, transition.dueAtMs);
   return transition.outcome;
 }

@@ -9,7 +9,7 @@ import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } 
 import { newDeliveryItem, publicDelivery, writeFanOuts } from './repository.js';
 import type { WebhookDelivery } from './schema.js';
 import { EVENT_ID_HEADER, EVENT_NAME_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing.js';
-import { attemptMessage } from './state-machine.js';
+import { firstAttemptMessage } from './state-machine.js';
 
 /**
  * Fan-out (DESIGN D6): from one stored event to its deliveries, and what each delivery sends — the
@@ -64,7 +64,7 @@ export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'd
     const written = await writeFanOuts(runtime.store, fanOuts, runtime.clock.nowMs());
     const made = fanOuts.filter((_, index) => written[index]).flatMap(({ deliveries }) => deliveries);
     created += made.length;
-    const messages = made.filter((delivery) => delivery.status === 'pending').map((delivery) => attemptMessage(delivery, 1));
+    const messages = made.filter((delivery) => delivery.status === 'pending').map(firstAttemptMessage);
     if (messages.length) await runtime.deliveryQueue.send(messages, 0);
   }
   return created;
@@ -91,7 +91,7 @@ export async function sendTestEvent(runtime: Pick<Runtime, 'store' | 'clock' | '
     tx.put(item, { condition: 'attribute_not_exists(pk)' });
     return item;
   });
-  await runtime.deliveryQueue.send([attemptMessage(delivery, 1)], 0);
+  await runtime.deliveryQueue.send([firstAttemptMessage(delivery)], 0);
   return publicDelivery(delivery, false);
 }
 

@@ -7,7 +7,7 @@ import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
 import { ConditionFailedError, MAX_TRANSACTION_ITEMS, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
-import { LEASE_MS, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
+import { LEASE_MS, MAX_ATTEMPT_LOG, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import type { AttemptTransition, DeliveryState } from './state-machine.js';
 
@@ -281,25 +281,7 @@ async function writePack(store: Store, pack: readonly TransactionItem[][]): Prom
  */
 export async function takeLease(store: Store, message: DeliveryMessage, nowMs: number): Promise<StoredDelivery | null> {
   try {
-    const attributes = await store.update({
-      Key: keys.delivery(message.team_id, message.delivery_id),
-      UpdateExpression: `SET #status = :delivering, attempts = :attempt, lease_expires_at_ms = :lease, ${INDEX_SK} = :sweep`,
-      ConditionExpression:
-        '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':delivering': 'delivering',
-        ':pending': 'pending',
-        ':attempt': message.attempt,
-        ':previous': message.attempt - 1,
-        ':lease': nowMs + LEASE_MS,
-        ':now': nowMs,
-        ':due_limit': nowMs + TIMER_EARLY_TOLERANCE_MS,
-        // While in flight the row sits in the pending index at its lease expiry, so the sweeper re-queues a crashed attempt.
-        ':sweep': dueSortKey(nowMs + LEASE_MS, message.delivery_id),
-      },
-      ReturnValues: 'ALL_NEW',
-    });
+    const attributes = await store.update({ ...leaseUpdate(message, nowMs), ReturnValues: 'ALL_NEW' });
     return asDelivery(attributes!);
   } catch (error) {
     if (error instanceof ConditionFailedError) return null;
@@ -308,9 +290,61 @@ export async function takeLease(store: Store, message: DeliveryMessage, nowMs: n
 }
 
 /**
+ * The lease update of {@link takeLease}. With `logRoom`, it also requires room for one more record in
+ * the attempt log (fewer than {@link MAX_ATTEMPT_LOG}), so an outcome can append its record without
+ * having read the log.
+ */
+function leaseUpdate(message: DeliveryMessage, nowMs: number, options: { logRoom?: boolean } = {}) {
+  const condition =
+    '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)';
+  return {
+    Key: keys.delivery(message.team_id, message.delivery_id),
+    UpdateExpression: `SET #status = :delivering, attempts = :attempt, lease_expires_at_ms = :lease, ${INDEX_SK} = :sweep`,
+    ConditionExpression: options.logRoom ? `(${condition}) AND (attribute_not_exists(attempt_log) OR size(attempt_log) < :log_room)` : condition,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':delivering': 'delivering',
+      ':pending': 'pending',
+      ':attempt': message.attempt,
+      ':previous': message.attempt - 1,
+      ':lease': nowMs + LEASE_MS,
+      ':now': nowMs,
+      ':due_limit': nowMs + TIMER_EARLY_TOLERANCE_MS,
+      // While in flight the row sits in the pending index at its lease expiry, so the sweeper re-queues a crashed attempt.
+      ':sweep': dueSortKey(nowMs + LEASE_MS, message.delivery_id),
+      ...(options.logRoom ? { ':log_room': MAX_ATTEMPT_LOG } : {}),
+    },
+  };
+}
+
+/** What {@link takeLeaseWithSlot} found: both taken, the delivery not leasable, the slot refused (the endpoint as found, absent when deleted), or a conflict. */
+export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { kind: 'slot_refused'; endpoint: Item | undefined } | { kind: 'conflict' };
+
+/**
+ * Takes the lease of attempt `message.attempt` ({@link takeLease}'s conditions, plus room in the attempt
+ * log) and the endpoint's concurrency slot `slot` (a transaction item that asks for the endpoint as
+ * found when its condition fails) in ONE TransactWriteItems, without reading the delivery (issue 13
+ * item 4, DESIGN D7, D24). Nothing is written unless both are taken. Throws only on store errors.
+ */
+export async function takeLeaseWithSlot(store: Store, message: DeliveryMessage, slot: TransactionItem, nowMs: number): Promise<LeaseWithSlot> {
+  try {
+    await store.transactWrite([{ Update: leaseUpdate(message, nowMs, { logRoom: true }) }, slot]);
+    return { kind: 'leased' };
+  } catch (error) {
+    if (error instanceof ConditionFailedError) {
+      if (error.failedItems.includes(0)) return { kind: 'lease_refused' };
+      return { kind: 'slot_refused', endpoint: error.itemsAsFound[1] };
+    }
+    if (error instanceof TransactionCanceledError) return { kind: 'conflict' };
+    throw error;
+  }
+}
+
+/**
  * Records an attempt's outcome on the delivery, on condition that the lease of this attempt is still
  * ours (`delivering` with `attempts = message.attempt`): the new status and timers of `transition`,
- * `last_attempt_at` and the attempt log `log` (already holding `record`). A succeeded delivery leaves
+ * `last_attempt_at` and the attempt log: `log` (already holding `record`), or with `'append'` the stored
+ * log plus `record` (for a lease taken with room in the log, {@link takeLeaseWithSlot}). A succeeded delivery leaves
  * the pending index; a pending one sits in it at its new due time. Returns false when the lease was
  * lost (it expired and another dispatcher took this attempt over: that one records the outcome).
  */
@@ -318,7 +352,7 @@ export async function writeAttemptOutcome(
   store: Store,
   message: DeliveryMessage,
   record: DeliveryAttempt,
-  log: readonly DeliveryAttempt[],
+  log: readonly DeliveryAttempt[] | 'append',
   transition: AttemptTransition,
   alongside?: TransactionItem,
 ): Promise<boolean> {
@@ -340,12 +374,22 @@ export async function writeAttemptOutcome(
       values: { ':pending': 'pending', ':due': transition.dueAtMs, ':index': pendingIndexOf(message.delivery_id), ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
     };
   }
+  // A lease taken with room in the log (takeLeaseWithSlot) appends the record without having read the log.
+  const appending = log === 'append';
+  const logClause = appending ? 'attempt_log = list_append(if_not_exists(attempt_log, :no_log), :log)' : 'attempt_log = :log';
   const outcome = {
     Key: keys.delivery(message.team_id, message.delivery_id),
-    UpdateExpression: `SET ${update.expression}, last_attempt_at = :attempted_at, attempt_log = :log${update.remove ? ` REMOVE ${update.remove}` : ''}`,
+    UpdateExpression: `SET ${update.expression}, last_attempt_at = :attempted_at, ${logClause}${update.remove ? ` REMOVE ${update.remove}` : ''}`,
     ConditionExpression: '#status = :delivering AND attempts = :attempt',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ...update.values, ':null': null, ':delivering': 'delivering', ':attempt': message.attempt, ':attempted_at': record.attempted_at, ':log': log },
+    ExpressionAttributeValues: {
+      ...update.values,
+      ':null': null,
+      ':delivering': 'delivering',
+      ':attempt': message.attempt,
+      ':attempted_at': record.attempted_at,
+      ...(appending ? { ':log': [record], ':no_log': [] } : { ':log': log }),
+    },
   };
   try {
     if (alongside) {
@@ -366,16 +410,18 @@ export async function writeAttemptOutcome(
 }
 
 /**
- * Gives the lease of attempt `message.attempt` back without counting the attempt (DESIGN D24: the
- * endpoint's concurrency cap was full): pending again with `attempt - 1` attempts, due at `dueAtMs`
- * (epoch ms), in the pending index at that time. Returns false when the lease was no longer ours.
+ * Puts attempt `message.attempt` off without counting it (DESIGN D24: the endpoint's concurrency cap
+ * was full): pending with `attempt - 1` attempts, due at `dueAtMs` (epoch ms), in the pending index at
+ * that time. `leased`: the lease was taken and is given back (`delivering` with this attempt); otherwise
+ * the delivery is still pending with `attempt - 1` attempts (the lease and slot transaction was refused
+ * on the slot alone). Returns false when the delivery was no longer in that state.
  */
-export async function writeDeferral(store: Store, message: DeliveryMessage & { kind: 'attempt' }, dueAtMs: number): Promise<boolean> {
+export async function writeDeferral(store: Store, message: DeliveryMessage & { kind: 'attempt' }, dueAtMs: number, options: { leased: boolean } = { leased: true }): Promise<boolean> {
   try {
     await store.update({
       Key: keys.delivery(message.team_id, message.delivery_id),
       UpdateExpression: `SET #status = :pending, attempts = :previous, next_attempt_at = :next, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
-      ConditionExpression: '#status = :delivering AND attempts = :attempt',
+      ConditionExpression: options.leased ? '#status = :delivering AND attempts = :attempt' : '#status = :pending AND attempts = :previous',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':pending': 'pending',
@@ -385,8 +431,7 @@ export async function writeDeferral(store: Store, message: DeliveryMessage & { k
         ':null': null,
         ':index': pendingIndexOf(message.delivery_id),
         ':sort': dueSortKey(dueAtMs, message.delivery_id),
-        ':delivering': 'delivering',
-        ':attempt': message.attempt,
+        ...(options.leased ? { ':delivering': 'delivering', ':attempt': message.attempt } : {}),
       },
     });
     return true;

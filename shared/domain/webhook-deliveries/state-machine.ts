@@ -1,4 +1,4 @@
-import type { DeliveryMessage } from '../../runtime.js';
+import { PREPARED_BODY_MAX_BYTES, type DeliveryMessage } from '../../runtime.js';
 import { isoTime } from '../../clock.js';
 import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS, scaledWaitMs, waitBeforeAttemptSeconds } from './policy.js';
 import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
@@ -44,6 +44,19 @@ export type AttemptTransition =
 export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'> & { endpoint_id?: string }, attempt: number): DeliveryMessage {
   const message: DeliveryMessage = { kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt };
   if (delivery.endpoint_id) message.endpoint_id = delivery.endpoint_id;
+  return message;
+}
+
+/**
+ * Attempt 1 of a delivery fan-out (or "send test event") just wrote, carrying what it sends
+ * (`prepared`: event id and type, body, due time) when the body is at most
+ * {@link PREPARED_BODY_MAX_BYTES} bytes, so the dispatcher need not read the row (issue 13 item 4).
+ */
+export function firstAttemptMessage(delivery: { id: string; team_id: string; endpoint_id: string; event_id: string; event_type: string; body?: string; due_at_ms: number | null }): DeliveryMessage {
+  const message = attemptMessage(delivery, 1);
+  if (delivery.body !== undefined && delivery.due_at_ms !== null && Buffer.byteLength(delivery.body) <= PREPARED_BODY_MAX_BYTES) {
+    message.prepared = { event_id: delivery.event_id, event_type: delivery.event_type, body: delivery.body, due_at_ms: delivery.due_at_ms };
+  }
   return message;
 }
 

@@ -34,7 +34,19 @@ export type StoredWebhookEndpoint = WebhookEndpoint & {
    * stored before the cap existed.
    */
   in_flight?: Record<string, number>;
+  /**
+   * Raised by every write that changes how a delivery is sent (url, secret, allowed IPs, cap, active
+   * state), so a dispatcher's cached copy is used only while it is current: its slot is taken on
+   * condition of this revision (issue 13 item 4). Absent on endpoints stored before it existed.
+   */
+  revision?: number;
 };
+
+/**
+ * The `SET` clause that raises {@link StoredWebhookEndpoint.revision} by one, with its values: part of
+ * every update that changes how deliveries are sent.
+ */
+const RAISE_REVISION = { clause: 'revision = if_not_exists(revision, :revision_zero) + :revision_one', values: { ':revision_zero': 0, ':revision_one': 1 } } as const;
 
 const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
@@ -84,6 +96,7 @@ export async function createWebhookEndpoint(
     created_at: now,
     updated_at: now,
     in_flight: {},
+    revision: 1,
     secret: generateWebhookSecret(),
     previous_secret: null,
     previous_secret_expires_at_ms: null,
@@ -172,8 +185,8 @@ export async function updateWebhookEndpoint(
     requireEventAbilities(principal, events);
   }
   const now = isoTime(runtime.clock.nowMs());
-  const sets = ['updated_at = :now'];
-  const values: Record<string, unknown> = { ':now': now };
+  const sets = ['updated_at = :now', RAISE_REVISION.clause];
+  const values: Record<string, unknown> = { ':now': now, ...RAISE_REVISION.values };
   const names: Record<string, string> = {};
   const assign = (field: string, value: unknown) => {
     names[`#${field}`] = field;
@@ -253,10 +266,10 @@ export async function rotateWebhookEndpointSecret(
   try {
     const attributes = await runtime.store.update({
       Key: keys.webhookEndpoint(principal.teamId, endpointId),
-      UpdateExpression: 'SET secret = :secret, previous_secret = :previous, previous_secret_expires_at_ms = :expires, updated_at = :now',
+      UpdateExpression: `SET secret = :secret, previous_secret = :previous, previous_secret_expires_at_ms = :expires, updated_at = :now, ${RAISE_REVISION.clause}`,
       // Only rotate the secret we read, so two concurrent rotations cannot both keep a stale "previous".
       ConditionExpression: 'secret = :current',
-      ExpressionAttributeValues: { ':secret': secret, ':previous': previousSecret, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.secret },
+      ExpressionAttributeValues: { ':secret': secret, ':previous': previousSecret, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.secret, ...RAISE_REVISION.values },
       ReturnValues: 'ALL_NEW',
     });
     return { ...publicEndpoint(attributes as StoredWebhookEndpoint), secret };
@@ -304,9 +317,9 @@ export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'cloc
       const now = isoTime(runtime.clock.nowMs());
       await runtime.store.update({
         Key,
-        UpdateExpression: 'SET is_active = :false, disabled_at = :now, updated_at = :now',
+        UpdateExpression: `SET is_active = :false, disabled_at = :now, updated_at = :now, ${RAISE_REVISION.clause}`,
         ConditionExpression: 'is_active = :true AND consecutive_failures >= :threshold',
-        ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':threshold': AUTO_DISABLE_THRESHOLD },
+        ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':threshold': AUTO_DISABLE_THRESHOLD, ...RAISE_REVISION.values },
       });
     }
   } catch (error) {
@@ -331,8 +344,7 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
     (await store.update({
       Key,
       UpdateExpression: 'SET in_flight.#delivery = :lease',
-      ConditionExpression:
-        'attribute_exists(pk) AND is_active = :true AND (attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency OR (attribute_not_exists(max_concurrency) AND size(in_flight) < :default_cap))',
+      ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${SLOT_ROOM_CONDITION}`,
       ExpressionAttributeNames: { '#delivery': deliveryId },
       ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':default_cap': DEFAULT_MAX_CONCURRENCY },
       ReturnValues: 'ALL_NEW',
@@ -340,7 +352,9 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
     })) as StoredWebhookEndpoint;
   for (let round = 0; ; round++) {
     try {
-      return { kind: 'acquired', endpoint: await attempt() };
+      const endpoint = await attempt();
+      rememberWebhookEndpoint(store, endpoint);
+      return { kind: 'acquired', endpoint };
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         const current = error.item as StoredWebhookEndpoint | undefined;
@@ -362,6 +376,73 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
       throw error;
     }
   }
+}
+
+/** A slot is free for delivery `#delivery`: it holds one already, or fewer than the cap are taken (D24). */
+const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency OR (attribute_not_exists(max_concurrency) AND size(in_flight) < :default_cap))';
+
+/**
+ * {@link acquireDeliverySlot}'s slot as a transaction item, for the dispatcher's one transaction that
+ * takes the delivery's lease and the slot (issue 13 item 4): from `endpoint`, a copy the dispatcher
+ * keeps ({@link cachedWebhookEndpoint}), on condition that the endpoint is active, still at that copy's
+ * {@link StoredWebhookEndpoint.revision} (so the url and secret the dispatcher signs and sends with are
+ * current) and has room. A refused condition returns the endpoint as found (read it with
+ * {@link slotRefusal}). The copy must hold a slot map (`in_flight`).
+ */
+export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: string, leaseUntilMs: number): TransactionItem {
+  const revision = endpoint.revision === undefined ? 'attribute_not_exists(revision)' : 'revision = :revision';
+  return {
+    Update: {
+      Key: keys.webhookEndpoint(endpoint.team_id, endpoint.id),
+      UpdateExpression: 'SET in_flight.#delivery = :lease',
+      ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${revision} AND ${SLOT_ROOM_CONDITION}`,
+      ExpressionAttributeNames: { '#delivery': deliveryId },
+      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':default_cap': DEFAULT_MAX_CONCURRENCY, ...(endpoint.revision === undefined ? {} : { ':revision': endpoint.revision }) },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/**
+ * Why {@link deliverySlotItem} was refused, from the endpoint as found (`undefined`: deleted) and the
+ * copy it was built from: `stopped` (deleted or disabled), `changed` (another revision, or slots whose
+ * lease ran out before `nowMs`, epoch ms, to reclaim: take the slot the long way) or `full`.
+ */
+export function slotRefusal(found: Item | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'changed' | 'full' {
+  const endpoint = found as StoredWebhookEndpoint | undefined;
+  if (!endpoint || !endpoint.is_active) return 'stopped';
+  if (endpoint.revision !== used.revision || !endpoint.in_flight) return 'changed';
+  return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'changed' : 'full';
+}
+
+/** The most endpoints a process keeps copies of ({@link cachedWebhookEndpoint}); the oldest copy goes first. */
+const ENDPOINT_CACHE_SIZE = 1_000;
+
+/** Endpoint copies by table, team and endpoint (tests on separate tables never share copies), oldest first. */
+const endpointCopies = new Map<string, StoredWebhookEndpoint>();
+
+const copyKey = (store: Store, teamId: string, endpointId: string) => `${store.tableName}/${teamId}/${endpointId}`;
+
+/**
+ * The dispatcher's copy of an endpoint (issue 13 item 4): the last one read through this process
+ * ({@link acquireDeliverySlot} or {@link rememberWebhookEndpoint}), else one strongly consistent GetItem;
+ * null when the endpoint does not exist. A copy may be stale: it is used only with
+ * {@link deliverySlotItem}, whose condition on the revision refuses a stale one.
+ */
+export async function cachedWebhookEndpoint(store: Store, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
+  const copy = endpointCopies.get(copyKey(store, teamId, endpointId));
+  if (copy) return copy;
+  const endpoint = await loadWebhookEndpoint({ store }, teamId, endpointId);
+  if (endpoint) rememberWebhookEndpoint(store, endpoint);
+  return endpoint;
+}
+
+/** Keeps `endpoint` (as just read from `store`) as the process's copy for {@link cachedWebhookEndpoint}, dropping the oldest beyond {@link ENDPOINT_CACHE_SIZE}. */
+export function rememberWebhookEndpoint(store: Store, endpoint: StoredWebhookEndpoint): void {
+  const key = copyKey(store, endpoint.team_id, endpoint.id);
+  endpointCopies.delete(key);
+  endpointCopies.set(key, endpoint);
+  if (endpointCopies.size > ENDPOINT_CACHE_SIZE) endpointCopies.delete(endpointCopies.keys().next().value!);
 }
 
 /** Removes slots whose lease ran out, each on condition that it still holds the lease that was read. */
