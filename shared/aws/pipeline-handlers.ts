@@ -1,14 +1,16 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import pMap from 'p-map';
 import * as z from 'zod';
 import { PREPARED_BODY_MAX_BYTES, type PipelineMessage, type Runtime } from '../runtime.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
-import { fanOutEvent } from '../domain/webhook-deliveries/fan-out.js';
+import { fanOutEvents } from '../domain/webhook-deliveries/fan-out.js';
 import { sweep } from '../domain/webhook-deliveries/sweeper.js';
 import type { StoredEvent } from '../events/outbox.js';
 import { logger } from '../logger.js';
+import { entity } from '../store/keys.js';
 
 /** Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message or a replay job's next batch). */
 const DeliveryMessageSchema = z.discriminatedUnion('kind', [
@@ -52,20 +54,73 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
   return async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
 }
 
+/** How many teams of one stream batch are fanned out at once (each team: 3 requests in a row, DESIGN D6). */
+const FAN_OUT_TEAM_CONCURRENCY = 4;
+
 /**
- * The fan-out Lambda (DynamoDB Streams on the main table, filtered to INSERTs of outbox events):
- * fans each event out once (DESIGN D6); failures are reported per record (partial batch response).
+ * The fan-out Lambda (DynamoDB Streams on the main table, filtered to INSERTs of outbox events; DESIGN
+ * D6, D14; issue 13 item 4). `event.Records` are stream records with marshalled images; the records kept
+ * are `INSERT`s whose `NewImage` is an event item (`entity` {@link entity.event}) not yet fanned out
+ * (`fanned_out_at` absent); every other record (MODIFY, REMOVE, other items, events stored as already
+ * delivered) is ignored. The kept events are grouped per team, in stream order, and each team's are
+ * fanned out with ONE {@link fanOutEvents} call — one Query of the team's endpoints, one BatchGetItem of
+ * their owners, and several events per TransactWriteItems — so a batch costs ~3 requests per team, not
+ * per event. Up to {@link FAN_OUT_TEAM_CONCURRENCY} teams run at once.
+ *
+ * Returns a partial batch response (`ReportBatchItemFailures`, enabled on the event source mapping in
+ * `lib/webhooks.ts`): when a team's fan-out throws (store or queue error), every record of that team is
+ * reported by its `dynamodb.SequenceNumber` and the other teams' fan-outs stand; `{ batchItemFailures:
+ * [] }` when all succeed. For a stream, Lambda retries from the LOWEST failed sequence number, so
+ * records after it — other teams' too — come again; that is safe because fan-out is idempotent (each
+ * event's "fanned out" mark is written in the same transaction as its deliveries, guarded on its
+ * absence: a repeated record creates nothing twice). A record whose image cannot be read is reported
+ * alone. Throws only when a failed record has no sequence number (then Lambda retries the whole batch).
  */
 export function createFanOutHandler(getRuntime: () => Runtime) {
-  const processor = new BatchProcessor(EventType.DynamoDBStreams);
-  const recordHandler = async (record: DynamoDBRecord) => {
-    const image = record.dynamodb?.NewImage;
-    if (record.eventName !== 'INSERT' || !image) return;
-    const item = unmarshall(image as Record<string, AttributeValue>);
-    if (item.entity !== 'event' || item.fanned_out_at) return;
-    await fanOutEvent(getRuntime(), item as StoredEvent);
+  return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    const failed: string[] = [];
+    const teams = new Map<string, { events: StoredEvent[]; sequenceNumbers: string[] }>();
+    for (const record of event.Records) {
+      const image = record.dynamodb?.NewImage;
+      if (record.eventName !== 'INSERT' || !image) continue;
+      let item: Record<string, unknown>;
+      try {
+        item = unmarshall(image as Record<string, AttributeValue>);
+      } catch {
+        logger.error('fan-out record image unreadable', { sequence_number: record.dynamodb?.SequenceNumber });
+        failed.push(sequenceNumberOf(record));
+        continue;
+      }
+      if (item.entity !== entity.event || item.fanned_out_at) continue;
+      const stored = item as unknown as StoredEvent;
+      const team = teams.get(stored.team_id) ?? { events: [], sequenceNumbers: [] };
+      team.events.push(stored);
+      team.sequenceNumbers.push(sequenceNumberOf(record));
+      teams.set(stored.team_id, team);
+    }
+    const runtime = getRuntime();
+    const failedTeams = await pMap(
+      teams,
+      async ([teamId, { events, sequenceNumbers }]) => {
+        try {
+          await fanOutEvents(runtime, events);
+          return [];
+        } catch (error) {
+          logger.error('fan-out failed for a team; its records are reported for retry', { team_id: teamId, events: events.length, error: error as Error });
+          return sequenceNumbers;
+        }
+      },
+      { concurrency: FAN_OUT_TEAM_CONCURRENCY },
+    );
+    failed.push(...failedTeams.flat());
+    if (failed.includes('')) throw new Error('A failed fan-out stream record has no sequence number; the whole batch is retried.');
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
   };
-  return async (event: DynamoDBStreamEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
+}
+
+/** A stream record's `dynamodb.SequenceNumber` (its partial-batch-response `itemIdentifier`), or '' when absent. */
+function sequenceNumberOf(record: DynamoDBRecord): string {
+  return record.dynamodb?.SequenceNumber ?? '';
 }
 
 /** The sweeper Lambda (every 5 minutes): re-queues deliveries whose timer was lost (DESIGN D7). */
