@@ -26,18 +26,20 @@ import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent, fanOutEvents, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import { WORKER_SHARDS, getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
+import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
+import type { Store } from '../../shared/store/store.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
-import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { countingStore, createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Fixtures
@@ -728,6 +730,138 @@ describe('lease and sweeper', () => {
     expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 2 });
     expect((await allDeliveries()).some((candidate) => candidate.event_id === lostEvent.id)).toBe(true);
     expect(await processDeliveryMessage(ctx.runtime, retry!.message)).toBe('retry_scheduled');
+  });
+
+  /** `count` pending deliveries (one endpoint, one project event each) whose attempt-1 messages are "lost". */
+  async function lostDeliveries(count: number): Promise<DeliveryMessage[]> {
+    await newEndpoint();
+    for (let index = 0; index < count; index++) await createProject(ctx.runtime, ctx.principal, { name: `Project ${index}`, platform_type: 'discord' });
+    await relayOutbox(ctx.runtime, ctx.clock.nowMs());
+    const messages = ctx.runtime.drain().queued.map((entry) => entry.message);
+    expect(messages).toHaveLength(count);
+    return messages;
+  }
+
+  /**
+   * A runtime whose store counts what a sweep sends (test/support/store.ts `countingStore`): every
+   * request, the queries of the pending-deliveries index and the rows they return, and the updates.
+   */
+  function countingRuntime() {
+    const counting = countingStore(ctx.runtime.store);
+    const pendingIndexes = new Set(WORKER_SHARDS.map((shard) => keys.pendingDeliveriesIndex(shard)));
+    const counts = { pendingQueries: 0, pendingRowsRead: 0, updates: 0 };
+    const store: Store = {
+      ...counting.store,
+      query: async (request) => {
+        const result = await counting.store.query(request);
+        if (Object.values(request.ExpressionAttributeValues ?? {}).some((value) => pendingIndexes.has(value as string))) {
+          counts.pendingQueries += 1;
+          counts.pendingRowsRead += result.items.length;
+        }
+        return result;
+      },
+      update: (request) => {
+        counts.updates += 1;
+        return counting.store.update(request);
+      },
+    };
+    return {
+      runtime: { ...ctx.runtime, store },
+      /** What the sweeps since the last call sent; resets the counts. */
+      take() {
+        const taken = { requests: counting.requests(), ...counts };
+        counting.reset();
+        Object.assign(counts, { pendingQueries: 0, pendingRowsRead: 0, updates: 0 });
+        return taken;
+      },
+    };
+  }
+
+  it('a backlog of overdue deliveries is re-queued once per grace period, and sweeps in between read none of it', async () => {
+    const lost = await lostDeliveries(30);
+    const { runtime, take } = countingRuntime();
+    ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
+
+    // The first sweep re-queues all 30 (moving each forward in the index: one conditional update each).
+    expect(await sweep(runtime)).toEqual({ requeued: 30, fannedOut: 0, replays: 0 });
+    const first = ctx.runtime.drain().queued.map((entry) => entry.message);
+    expect(new Set(first.map((message) => message.delivery_id))).toEqual(new Set(lost.map((message) => message.delivery_id)));
+    expect(first.every((message) => message.kind === 'attempt' && message.attempt === 1)).toBe(true);
+    const firstCounts = take();
+    expect(firstCounts).toMatchObject({ pendingQueries: WORKER_SHARDS.length, pendingRowsRead: 30, updates: 30 });
+
+    // Sweeps within the grace: nothing re-queued, one empty query per shard, no write.
+    for (const step of [1_000, SWEEP_GRACE_MS / 2, SWEEP_GRACE_MS / 2]) {
+      ctx.clock.advance(step);
+      expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
+      expect(ctx.runtime.drain().queued).toEqual([]);
+      expect(take()).toEqual({ requests: firstCounts.requests - 30, pendingQueries: WORKER_SHARDS.length, pendingRowsRead: 0, updates: 0 });
+    }
+
+    // Ten of them are processed meanwhile; the 20 still waiting are re-queued once the moved position is overdue too.
+    ctx.fake.setFallback(OK);
+    for (const message of first.slice(0, 10)) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    ctx.clock.advance(SWEEP_GRACE_MS - 1_000); // 2 × grace after the first sweep, to the millisecond: not yet
+    expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
+    ctx.clock.advance(1_000);
+    expect(await sweep(runtime)).toEqual({ requeued: 20, fannedOut: 0, replays: 0 });
+    const again = ctx.runtime.drain().queued.map((entry) => entry.message);
+    expect(new Set(again.map((message) => message.delivery_id))).toEqual(new Set(first.slice(10).map((message) => message.delivery_id)));
+    for (const message of again) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+
+    // Nothing is left for the sweeper.
+    ctx.clock.advance(HOUR_MS);
+    expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
+    expect((await allDeliveries()).filter((delivery) => delivery.status === 'succeeded')).toHaveLength(30);
+  });
+
+  it('a delivery the dispatcher leases or completes between the sweep reading it and moving it is left alone and not re-queued', async () => {
+    const [succeeding, leased, waiting] = await lostDeliveries(3);
+    let crash = false;
+    ctx.runtime.transport = {
+      async send() {
+        if (crash) throw new Error('dispatcher died after sending');
+        return { ...OK };
+      },
+    };
+    // The sweep's store: once a page holding one of the two has been read, the dispatcher handles it before the sweeper moves it.
+    const racing = new Map([
+      [succeeding!.delivery_id, async () => expect(await processDeliveryMessage(ctx.runtime, succeeding!)).toBe('succeeded')],
+      [
+        leased!.delivery_id,
+        async () => {
+          crash = true;
+          await expect(processDeliveryMessage(ctx.runtime, leased!)).rejects.toThrow('dispatcher died');
+          crash = false;
+        },
+      ],
+    ]);
+    let dispatching = Promise.resolve(); // shards are read in parallel: one racing dispatcher at a time (the crash switch is shared)
+    const store: Store = {
+      ...ctx.runtime.store,
+      query: async (request) => {
+        const result = await ctx.runtime.store.query(request);
+        for (const item of result.items) {
+          const race = racing.get(item.id as string);
+          if (!race) continue;
+          racing.delete(item.id as string);
+          dispatching = dispatching.then(race);
+          await dispatching;
+        }
+        return result;
+      },
+    };
+    ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
+    expect(await sweep({ ...ctx.runtime, store })).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
+    expect(racing.size).toBe(0);
+    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([waiting]);
+    expect(await getDelivery(ctx.runtime, ctx.principal, succeeding!.delivery_id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await getDelivery(ctx.runtime, ctx.principal, leased!.delivery_id)).toMatchObject({ status: 'delivering', attempts: 1 });
+
+    // The crashed attempt is not lost: once its lease (60 s) and the grace have passed, it is re-queued.
+    ctx.clock.advance(60_000 + SWEEP_GRACE_MS + 1_000);
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 2, fannedOut: 0, replays: 0 }); // (and the waiting one, 2 × grace on)
+    expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message))).toEqual(new Set([leased, waiting]));
   });
 });
 

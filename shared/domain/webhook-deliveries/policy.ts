@@ -58,6 +58,13 @@ export const SHARD_CONCURRENCY = 4;
 export const SWEEP_GRACE_MS = 60_000;
 
 /**
+ * Concurrent index moves (`moveOverdueDelivery` of repository.ts, one conditional UpdateItem each)
+ * per page of a shard the sweeper re-queues; with {@link SHARD_CONCURRENCY} shards at once, at most
+ * 4 × 16 = 64 writes in flight (DESIGN D7).
+ */
+export const SWEEP_MOVE_CONCURRENCY = 16;
+
+/**
  * The wait before attempt `attempt` (2–8), in SECONDS, per {@link RETRY_WAIT_SECONDS}.
  * Throws RangeError outside 1–{@link MAX_ATTEMPTS} (a programming error).
  */

@@ -677,6 +677,36 @@ export async function queryOverdueDeliveries(store: Store, shard: number, before
   return { items: result.items.map(asDelivery), lastEvaluatedKey: result.lastEvaluatedKey };
 }
 
+/**
+ * Moves an overdue delivery the sweeper is about to re-queue forward in the pending-deliveries index, to
+ * `toMs` (epoch MILLISECONDS; the sweeper passes now + its grace), so the following sweeps do not read
+ * and re-queue it again while its recovery message waits in the queue (DESIGN D7, D14; issue 13 item 4).
+ * Only the index sort key (`gsi1sk`, {@link dueSortKey}) changes: `due_at_ms`, which the lease condition
+ * of {@link takeLease} reads, and everything else stay as they are. `delivery` is a row exactly as
+ * {@link queryOverdueDeliveries} returned it (it carries the sort key read); the one conditional update
+ * is guarded on the row still holding that sort key, status and attempt count, so a row the dispatcher
+ * changed meanwhile (leased, succeeded, rescheduled, dead-lettered) or that is gone is left alone.
+ * Returns true when moved, false when the row changed (then no recovery message is needed).
+ * Throws only on store errors. 1 request.
+ */
+export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery, toMs: number): Promise<boolean> {
+  const readSortKey = (delivery as unknown as Item)[INDEX_SK];
+  if (typeof readSortKey !== 'string') return false; // not read from the index: nothing to move
+  try {
+    await store.update({
+      Key: keys.delivery(delivery.team_id, delivery.id),
+      UpdateExpression: `SET ${INDEX_SK} = :sort`,
+      ConditionExpression: `${INDEX_SK} = :read AND #status = :status AND attempts = :attempts`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':sort': dueSortKey(toMs, delivery.id), ':read': readSortKey, ':status': delivery.status, ':attempts': delivery.attempts },
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
+
 /** One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index: events (of any team) not fanned out yet, oldest first. */
 export async function queryOutbox(store: Store, shard: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
