@@ -1,4 +1,5 @@
 import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
+import { SWEEP_INTERVAL_SECONDS } from '../shared/domain/webhook-deliveries/policy.js';
 import { entity } from '../shared/store/keys.js';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -40,8 +41,8 @@ export const DISPATCHER_MAX_CONCURRENCY = 20;
  */
 export const DISPATCHER_RESERVED_CONCURRENCY = DISPATCHER_MAX_CONCURRENCY + 5;
 
-/** How often the sweeper runs. */
-export const SWEEPER_RATE = Duration.minutes(5);
+/** How often the sweeper runs (the sweeper's own spacing of re-queues follows it, see `sweep`). */
+export const SWEEPER_RATE = Duration.seconds(SWEEP_INTERVAL_SECONDS);
 
 /**
  * Queues that carry the message "look at delivery X, attempt N" (DESIGN D7): the delivery queue

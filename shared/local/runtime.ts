@@ -191,7 +191,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       sweeper = setInterval(() => {
         // One sweep at a time: a sweep slower than the interval (a long backlog) delays the next instead of running beside it.
         if (sweepRun || stopped) return;
-        sweepRun = outsideRequestScope(() => sweep(runtime, Math.max(1_000, 60_000 / timeScale)))
+        sweepRun = outsideRequestScope(() => sweep(runtime, Math.max(1_000, 60_000 / timeScale), interval))
           .then(() => undefined, onError)
           .finally(() => {
             sweepRun = null;

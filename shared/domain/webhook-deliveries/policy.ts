@@ -57,6 +57,9 @@ export const SHARD_CONCURRENCY = 4;
 /** The sweeper's default grace period (MILLISECONDS): only timers late by more than this are re-queued. */
 export const SWEEP_GRACE_MS = 60_000;
 
+/** How often the sweeper runs on AWS (SECONDS; the EventBridge rule's rate, `lib/webhooks.ts`). */
+export const SWEEP_INTERVAL_SECONDS = 300;
+
 /**
  * Concurrent index moves (`moveOverdueDelivery` of repository.ts, one conditional UpdateItem each)
  * per page of a shard the sweeper re-queues; with {@link SHARD_CONCURRENCY} shards at once, at most

@@ -679,7 +679,7 @@ export async function queryOverdueDeliveries(store: Store, shard: number, before
 
 /**
  * Moves an overdue delivery the sweeper is about to re-queue forward in the pending-deliveries index, to
- * `toMs` (epoch MILLISECONDS; the sweeper passes now + its grace), so the following sweeps do not read
+ * `toMs` (epoch MILLISECONDS; the sweeper passes now + the larger of its grace and the time between sweeps), so the following sweeps do not read
  * and re-queue it again while its recovery message waits in the queue (DESIGN D7, D14; issue 13 item 4).
  * Only the index sort key (`gsi1sk`, {@link dueSortKey}) changes: `due_at_ms`, which the lease condition
  * of {@link takeLease} reads, and everything else stay as they are. `delivery` is a row exactly as

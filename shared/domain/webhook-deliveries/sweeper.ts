@@ -2,7 +2,7 @@ import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/store.js';
 import { fanOutEvents } from './fan-out.js';
-import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS, SWEEP_MOVE_CONCURRENCY } from './policy.js';
+import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS, SWEEP_MOVE_CONCURRENCY } from './policy.js';
 import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './repository.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
@@ -20,22 +20,25 @@ import { recoveryMessage } from './state-machine.js';
  * fanned out, and restarts replay jobs (DESIGN D25) whose worker stopped more than `graceMs` ago.
  * Every index is read shard by shard ({@link WORKER_SHARDS}).
  *
- * Each overdue delivery is first moved forward in the pending-deliveries index to now + `graceMs`
- * ({@link moveOverdueDelivery}: the index sort key only, guarded on the row as read, up to
- * {@link SWEEP_MOVE_CONCURRENCY} at once), and its recovery message is sent only when the move
- * succeeded: a row the dispatcher changed meanwhile (leased, succeeded, rescheduled) needs none. So
- * sweeps reading with the same grace re-queue a row still not processed at most once per grace period
- * (at the earliest 2 × `graceMs` after the previous re-queue), and read no row they will not process
- * (DESIGN D7, D14; issue 13 item 4: a long queue backlog is no longer read and re-queued on every sweep).
- * Move, then send, is crash-safe: a crash between the two leaves the row in the index at now + `graceMs`,
- * where a later sweep finds it (nothing waits forever); a row is never taken out of the index here.
- * (Send, then move, would cost a message for rows that changed meanwhile.)
+ * Each overdue delivery is first moved forward in the pending-deliveries index to now + the larger of
+ * `graceMs` and `intervalMs` (MILLISECONDS between sweeps: {@link SWEEP_INTERVAL_SECONDS} on AWS, the
+ * local timer's locally) ({@link moveOverdueDelivery}: the index sort key only, guarded on the row as
+ * read, up to {@link SWEEP_MOVE_CONCURRENCY} at once), and its recovery message is sent only when the
+ * move succeeded: a row the dispatcher changed meanwhile (leased, succeeded, rescheduled) needs none.
+ * So the next sweep does not read it again, and a row still not processed is re-queued at the earliest
+ * that spacing + `graceMs` after the previous re-queue (on AWS: every other sweep, 6 minutes on); no
+ * sweep reads a row it will not process (DESIGN D7, D14; issue 13 item 4: a long queue backlog is no
+ * longer read and re-queued on every sweep).
+ * Move, then send, is crash-safe: a crash between the two leaves the row in the index at its new
+ * position, where a later sweep finds it (nothing waits forever); a row is never taken out of the index
+ * here. (Send, then move, would cost a message for rows that changed meanwhile.)
  *
  * Returns the counts: `requeued` messages sent, `fannedOut` events handled, `replays` jobs restarted.
  * Throws only on store or queue errors (rows moved before a queue error are re-queued by a later sweep).
  */
-export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise<{ requeued: number; fannedOut: number; replays: number }> {
+export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, intervalMs = SWEEP_INTERVAL_SECONDS * 1000): Promise<{ requeued: number; fannedOut: number; replays: number }> {
   const nowMs = runtime.clock.nowMs();
+  const movedToMs = nowMs + Math.max(graceMs, intervalMs);
   let requeued = 0;
   await pMap(
     WORKER_SHARDS,
@@ -48,7 +51,7 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS): Promise
           return message ? [{ delivery, message }] : [];
         });
         // Move first, then send (see above); moved rows leave this query's range, so later pages are unaffected.
-        const moved = await pMap(recoveries, async ({ delivery, message }) => ((await moveOverdueDelivery(runtime.store, delivery, nowMs + graceMs)) ? message : null), {
+        const moved = await pMap(recoveries, async ({ delivery, message }) => ((await moveOverdueDelivery(runtime.store, delivery, movedToMs)) ? message : null), {
           concurrency: SWEEP_MOVE_CONCURRENCY,
         });
         const messages = moved.filter((message): message is DeliveryMessage => message !== null);
