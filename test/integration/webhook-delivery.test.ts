@@ -785,7 +785,7 @@ describe('lease and sweeper', () => {
     };
   }
 
-  it('a backlog of overdue deliveries is re-queued at most every other sweep, and the sweeps in between read none of it', async () => {
+  it('a backlog of overdue deliveries is re-queued at most every other sweep, then ever more rarely, and the sweeps in between read none of it', async () => {
     const lost = await lostDeliveries(30);
     const { runtime, take } = countingRuntime();
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
@@ -815,7 +815,18 @@ describe('lease and sweeper', () => {
     expect(await sweep(runtime)).toEqual({ requeued: 20, fannedOut: 0, replays: 0 });
     const again = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(again.map((message) => message.delivery_id))).toEqual(new Set(first.slice(10).map((message) => message.delivery_id)));
-    for (const message of again) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    for (const message of again.slice(0, 15)) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+
+    // The 5 still waiting were re-queued twice: the spacing doubles (2 × the interval), so the sweep one spacing on leaves them be.
+    ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
+    expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
+    ctx.clock.advance(SWEEP_INTERVAL_MS);
+    expect(await sweep(runtime)).toEqual({ requeued: 5, fannedOut: 0, replays: 0 });
+    const third = ctx.runtime.drain().queued.map((entry) => entry.message);
+    expect(new Set(third.map((message) => message.delivery_id))).toEqual(new Set(again.slice(15).map((message) => message.delivery_id)));
+    for (const message of third) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    // Their lease cleared the count: a later lost timer starts again from the first spacing.
+    expect((await ctx.runtime.store.get(keys.delivery(ctx.teamId, third[0]!.delivery_id)))?.sweeper_requeues).toBeUndefined();
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);

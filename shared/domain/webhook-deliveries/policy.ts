@@ -60,6 +60,9 @@ export const SWEEP_GRACE_MS = 60_000;
 /** How often the sweeper runs on AWS (SECONDS; the EventBridge rule's rate, `lib/webhooks.ts`). */
 export const SWEEP_INTERVAL_SECONDS = 300;
 
+/** The longest a row re-queued by the sweeper waits before the sweeper looks at it again (MILLISECONDS; the doubling spacing's cap). */
+export const MAX_SWEEP_SPACING_MS = 3_600_000;
+
 /**
  * Concurrent index moves (`moveOverdueDelivery` of repository.ts, one conditional UpdateItem each)
  * per page of a shard the sweeper re-queues; with {@link SHARD_CONCURRENCY} shards at once, at most

@@ -7,7 +7,7 @@ import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
 import { ConditionFailedError, MAX_TRANSACTION_ITEMS, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
-import { LEASE_MS, MAX_ATTEMPT_LOG, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
+import { LEASE_MS, MAX_ATTEMPT_LOG, MAX_SWEEP_SPACING_MS, OUTBOX_PAGE_SIZE, TIMER_EARLY_TOLERANCE_MS, WORKER_PAGE_SIZE, deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import type { AttemptTransition, DeliveryState } from './state-machine.js';
 
@@ -40,6 +40,8 @@ export type StoredDelivery = WebhookDelivery &
      * stored before it existed: the dispatcher then builds it from the event.
      */
     body?: string;
+    /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
+    sweeper_requeues?: number;
   };
 
 /** Which delivery a dead-letter copy names, as replay-dead reads it. */
@@ -299,7 +301,7 @@ function leaseUpdate(message: DeliveryMessage, nowMs: number, options: { logRoom
     '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)';
   return {
     Key: keys.delivery(message.team_id, message.delivery_id),
-    UpdateExpression: `SET #status = :delivering, attempts = :attempt, lease_expires_at_ms = :lease, ${INDEX_SK} = :sweep`,
+    UpdateExpression: `SET #status = :delivering, attempts = :attempt, lease_expires_at_ms = :lease, ${INDEX_SK} = :sweep REMOVE sweeper_requeues`,
     ConditionExpression: options.logRoom ? `(${condition}) AND (attribute_not_exists(attempt_log) OR size(attempt_log) < :log_room)` : condition,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
@@ -678,27 +680,30 @@ export async function queryOverdueDeliveries(store: Store, shard: number, before
 }
 
 /**
- * Moves an overdue delivery the sweeper is about to re-queue forward in the pending-deliveries index, to
- * `toMs` (epoch MILLISECONDS; the sweeper passes now + the larger of its grace and the time between sweeps), so the following sweeps do not read
- * and re-queue it again while its recovery message waits in the queue (DESIGN D7, D14; issue 13 item 4).
- * Only the index sort key (`gsi1sk`, {@link dueSortKey}) changes: `due_at_ms`, which the lease condition
- * of {@link takeLease} reads, and everything else stay as they are. `delivery` is a row exactly as
- * {@link queryOverdueDeliveries} returned it (it carries the sort key read); the one conditional update
- * is guarded on the row still holding that sort key, status and attempt count, so a row the dispatcher
- * changed meanwhile (leased, succeeded, rescheduled, dead-lettered) or that is gone is left alone.
- * Returns true when moved, false when the row changed (then no recovery message is needed).
- * Throws only on store errors. 1 request.
+ * Moves an overdue delivery the sweeper is about to re-queue forward in the pending-deliveries index, so
+ * the following sweeps do not read and re-queue it again while its recovery message waits in the queue
+ * (DESIGN D7, D14; issue 13 item 4). The new position is `nowMs` + `spacingMs` × 2^(re-queues by the
+ * sweeper since its last lease), at most {@link MAX_SWEEP_SPACING_MS} (all MILLISECONDS): a row in a long
+ * backlog is moved a few times, not once per sweep, and a lost message is still recovered within the
+ * cap. Only the index sort key (`gsi1sk`, {@link dueSortKey}) and that count (`sweeper_requeues`, cleared
+ * by the next lease) change: `due_at_ms`, which the lease condition of {@link takeLease} reads, stays.
+ * `delivery` is a row exactly as {@link queryOverdueDeliveries} returned it (it carries the sort key
+ * read); the one conditional update is guarded on the row still holding that sort key, status and
+ * attempt count, so a row the dispatcher changed meanwhile (leased, succeeded, rescheduled,
+ * dead-lettered) or that is gone is left alone. Returns true when moved, false when the row changed
+ * (then no recovery message is needed). Throws only on store errors. 1 request.
  */
-export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery, toMs: number): Promise<boolean> {
+export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery, spacingMs: number, nowMs: number): Promise<boolean> {
   const readSortKey = (delivery as unknown as Item)[INDEX_SK];
   if (typeof readSortKey !== 'string') return false; // not read from the index: nothing to move
+  const toMs = nowMs + Math.min(spacingMs * 2 ** (delivery.sweeper_requeues ?? 0), MAX_SWEEP_SPACING_MS);
   try {
     await store.update({
       Key: keys.delivery(delivery.team_id, delivery.id),
-      UpdateExpression: `SET ${INDEX_SK} = :sort`,
+      UpdateExpression: `SET ${INDEX_SK} = :sort, sweeper_requeues = if_not_exists(sweeper_requeues, :zero) + :one`,
       ConditionExpression: `${INDEX_SK} = :read AND #status = :status AND attempts = :attempts`,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':sort': dueSortKey(toMs, delivery.id), ':read': readSortKey, ':status': delivery.status, ':attempts': delivery.attempts },
+      ExpressionAttributeValues: { ':sort': dueSortKey(toMs, delivery.id), ':read': readSortKey, ':status': delivery.status, ':attempts': delivery.attempts, ':zero': 0, ':one': 1 },
     });
     return true;
   } catch (error) {

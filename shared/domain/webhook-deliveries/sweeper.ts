@@ -20,15 +20,16 @@ import { recoveryMessage } from './state-machine.js';
  * fanned out, and restarts replay jobs (DESIGN D25) whose worker stopped more than `graceMs` ago.
  * Every index is read shard by shard ({@link WORKER_SHARDS}).
  *
- * Each overdue delivery is first moved forward in the pending-deliveries index to now + the larger of
- * `graceMs` and `intervalMs` (MILLISECONDS between sweeps: {@link SWEEP_INTERVAL_SECONDS} on AWS, the
- * local timer's locally) ({@link moveOverdueDelivery}: the index sort key only, guarded on the row as
- * read, up to {@link SWEEP_MOVE_CONCURRENCY} at once), and its recovery message is sent only when the
- * move succeeded: a row the dispatcher changed meanwhile (leased, succeeded, rescheduled) needs none.
- * So the next sweep does not read it again, and a row still not processed is re-queued at the earliest
- * that spacing + `graceMs` after the previous re-queue (on AWS: every other sweep, 6 minutes on); no
- * sweep reads a row it will not process (DESIGN D7, D14; issue 13 item 4: a long queue backlog is no
- * longer read and re-queued on every sweep).
+ * Each overdue delivery is first moved forward in the pending-deliveries index by a spacing that starts
+ * at the larger of `graceMs` and `intervalMs` (MILLISECONDS between sweeps: {@link SWEEP_INTERVAL_SECONDS}
+ * on AWS, the local timer's locally) and doubles with each re-queue of the row until its next lease, up
+ * to an hour ({@link moveOverdueDelivery}: guarded on the row as read, up to
+ * {@link SWEEP_MOVE_CONCURRENCY} at once), and its recovery message is sent only when the move
+ * succeeded: a row the dispatcher changed meanwhile (leased, succeeded, rescheduled) needs none. So the
+ * next sweep does not read it again; a row still not processed is re-queued at the earliest that
+ * spacing + `graceMs` after the previous re-queue (on AWS: 6, then 11, 21, 41, 61 minutes on); no sweep
+ * reads a row it will not process, and a row waiting in a long backlog costs a few moves, not one per
+ * sweep (DESIGN D7, D14; issue 13 item 4).
  * Move, then send, is crash-safe: a crash between the two leaves the row in the index at its new
  * position, where a later sweep finds it (nothing waits forever); a row is never taken out of the index
  * here. (Send, then move, would cost a message for rows that changed meanwhile.)
@@ -38,7 +39,7 @@ import { recoveryMessage } from './state-machine.js';
  */
 export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, intervalMs = SWEEP_INTERVAL_SECONDS * 1000): Promise<{ requeued: number; fannedOut: number; replays: number }> {
   const nowMs = runtime.clock.nowMs();
-  const movedToMs = nowMs + Math.max(graceMs, intervalMs);
+  const spacingMs = Math.max(graceMs, intervalMs);
   let requeued = 0;
   await pMap(
     WORKER_SHARDS,
@@ -51,7 +52,7 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, interval
           return message ? [{ delivery, message }] : [];
         });
         // Move first, then send (see above); moved rows leave this query's range, so later pages are unaffected.
-        const moved = await pMap(recoveries, async ({ delivery, message }) => ((await moveOverdueDelivery(runtime.store, delivery, movedToMs)) ? message : null), {
+        const moved = await pMap(recoveries, async ({ delivery, message }) => ((await moveOverdueDelivery(runtime.store, delivery, spacingMs, nowMs)) ? message : null), {
           concurrency: SWEEP_MOVE_CONCURRENCY,
         });
         const messages = moved.filter((message): message is DeliveryMessage => message !== null);
