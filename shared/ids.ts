@@ -10,9 +10,12 @@ export function newUuid(): string {
   return randomUUID();
 }
 
-/** A new event id: `evt_` + ULID (DESIGN D6), time-ordered by `nowMs` (epoch milliseconds). */
+/** The prefix of every event id (DESIGN D6). */
+export const EVENT_ID_PREFIX = 'evt_';
+
+/** A new event id: {@link EVENT_ID_PREFIX} + ULID (DESIGN D6), time-ordered by `nowMs` (epoch milliseconds). */
 export function newEventId(nowMs: number): string {
-  return `evt_${ulid(nowMs)}`;
+  return `${EVENT_ID_PREFIX}${ulid(nowMs)}`;
 }
 
 /** A new delivery id: `dlv_` + ULID (DESIGN D12). */
@@ -40,5 +43,5 @@ export const IdSchemas = {
   /** A webhook delivery id: `dlv_` + ULID. */
   delivery: () => z.string().regex(new RegExp(`^dlv_${ULID_PATTERN}$`), 'Expected dlv_ followed by a ULID.').meta({ examples: ['dlv_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
   /** A webhook event id: `evt_` + ULID. */
-  event: () => z.string().regex(new RegExp(`^evt_${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.').meta({ examples: ['evt_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
+  event: () => z.string().regex(new RegExp(`^${EVENT_ID_PREFIX}${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.').meta({ examples: ['evt_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
 } as const;

@@ -43,7 +43,10 @@ export interface EventToEmit {
 /**
  * Builds a stored event and its outbox item (DESIGN D6). The data is validated against the event's zod
  * schema; a mismatch is a programming error and throws. Used by the unit of work's `tx.emit`, so the
- * event is written in the same transaction as the state change that caused it.
+ * event is written in the same transaction as the state change that caused it. The outbox index sort
+ * key is {@link keys.timeIndexSortKey} of the creation time (epoch MILLISECONDS, the same instant as
+ * `created_at`) and the id, so the relay reads only events created before its bound (DESIGN D14); not
+ * the id's ULID time, which the monotonic id factory carries forward when the clock goes back.
  */
 export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { event: StoredEvent; item: Item } {
   const definition = webhookEvent(input.type);
@@ -66,7 +69,7 @@ export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { 
       ...event,
       ...(input.deliveredDirectly
         ? { fanned_out_at: event.created_at, delivery_count: input.deliveredDirectly.deliveryCount }
-        : { [secondaryIndex.partitionKey]: keys.outboxIndex(workerIndexShard(event.id)), [secondaryIndex.sortKey]: event.id }),
+        : { [secondaryIndex.partitionKey]: keys.outboxIndex(workerIndexShard(event.id)), [secondaryIndex.sortKey]: keys.timeIndexSortKey(nowMs, event.id) }),
       expires_at: Math.floor(nowMs / 1000) + EVENT_RETENTION_SECONDS,
     },
   };

@@ -42,11 +42,24 @@ export const keys = {
   demoSeedMarker: () => ({ pk: 'SEED', sk: 'demo' }),
   /**
    * Sparse GSI partition of events not yet fanned out (local relay and the sweeper find them), shard
-   * `shard` of {@link WORKER_INDEX_SHARDS} (see {@link workerIndexShard}).
+   * `shard` of {@link WORKER_INDEX_SHARDS} (see {@link workerIndexShard}). Sort key: {@link keys.timeIndexSortKey}
+   * of the event's creation time and id, so "created at or before T" is one key range (DESIGN D6, D14).
+   * Items stored before that have the bare event id (`evt_…`) as sort key instead.
    */
   outboxIndex: (shard: number) => `OUTBOX#${String(shard).padStart(2, '0')}`,
-  /** Sparse GSI partition of deliveries that wait for an attempt (the sweeper finds lost timers), shard `shard`. */
+  /**
+   * Sparse GSI partition of deliveries that wait for an attempt (the sweeper finds lost timers), shard
+   * `shard`. Sort key: {@link keys.timeIndexSortKey} of the due time and the delivery id.
+   */
   pendingDeliveriesIndex: (shard: number) => `DELIVERY_PENDING#${String(shard).padStart(2, '0')}`,
+  /**
+   * GSI sort key of the worker indexes (outbox, pending deliveries; DESIGN D14): a time in epoch
+   * MILLISECONDS (floored, negative taken as 0) zero-padded to 15 digits, `#`, then an id, so keys sort
+   * by time, then id. With `id` = '' it sorts before every key of time `timeMs` and after every key of an
+   * earlier time (the padding keeps every time the same width): the exclusive upper bound of the keys
+   * whose time is before `timeMs`.
+   */
+  timeIndexSortKey: (timeMs: number, id: string) => `${String(Math.max(0, Math.floor(timeMs))).padStart(15, '0')}#${id}`,
   /** Sparse GSI partition of replay jobs still running (the sweeper restarts a stalled one). */
   runningReplaysIndex: 'WEBHOOK_REPLAY_RUNNING',
   /** A replay job of dead or skipped deliveries (DESIGN D25), in its team's partition. */

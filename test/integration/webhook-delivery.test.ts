@@ -34,7 +34,7 @@ const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
+import { keys, secondaryIndex } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
@@ -832,6 +832,78 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(HOUR_MS);
     expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     expect((await allDeliveries()).filter((delivery) => delivery.status === 'succeeded')).toHaveLength(30);
+  });
+
+  /**
+   * A runtime whose store counts the queries of the secondary index (`IndexName`) and the rows they
+   * return: what the outbox relay (and the sweeper around it) reads.
+   */
+  function indexCountingRuntime() {
+    const counts = { indexQueries: 0, indexRowsRead: 0 };
+    const store: Store = {
+      ...ctx.runtime.store,
+      query: async (request) => {
+        const result = await ctx.runtime.store.query(request);
+        if (request.IndexName) {
+          counts.indexQueries += 1;
+          counts.indexRowsRead += result.items.length;
+        }
+        return result;
+      },
+    };
+    return { runtime: { ...ctx.runtime, store }, counts };
+  }
+
+  /** Delivery event ids of the team, sorted. */
+  async function deliveredEventIds(): Promise<string[]> {
+    return (await allDeliveries()).map((delivery) => delivery.event_id).sort();
+  }
+
+  it('the relay reads only the outbox events older than the grace: younger ones are not read at all (issue 13 item 4)', async () => {
+    await newEndpoint();
+    const old = await newProjectEvent();
+    ctx.clock.advance(30_000);
+    const young = [await newProjectEvent(), await newProjectEvent()];
+    const { runtime, counts } = indexCountingRuntime();
+
+    // A sweep with a 20 s grace: the old event is fanned out; the index queries return it and nothing else.
+    expect(await sweep(runtime, 20_000)).toEqual({ requeued: 0, fannedOut: 1, replays: 0 });
+    expect(counts.indexRowsRead).toBe(1);
+    expect(await deliveredEventIds()).toEqual([old.id]);
+
+    // The bound is inclusive to the millisecond: one before the young events' creation reads nothing; at it, both.
+    const createdMs = Date.parse(young[0]!.created_at);
+    expect(Date.parse(young[1]!.created_at)).toBe(createdMs);
+    Object.assign(counts, { indexQueries: 0, indexRowsRead: 0 });
+    expect(await relayOutbox(runtime, createdMs - 1)).toBe(0);
+    expect(counts.indexRowsRead).toBe(0);
+    expect(await relayOutbox(runtime, createdMs)).toBe(2);
+    expect(counts.indexRowsRead).toBe(2);
+    expect(await deliveredEventIds()).toEqual([old.id, ...young.map((event) => event.id)].sort());
+  });
+
+  it('an outbox item stored before the sort key held the creation time (sort key = the event id) is still fanned out', async () => {
+    await newEndpoint();
+    const legacy = await newProjectEvent();
+    // As the previous version wrote it: the outbox sort key is the bare event id.
+    await ctx.runtime.store.update({
+      Key: keys.event(ctx.teamId, legacy.id),
+      UpdateExpression: 'SET #sk = :id',
+      ExpressionAttributeNames: { '#sk': secondaryIndex.sortKey },
+      ExpressionAttributeValues: { ':id': legacy.id },
+    });
+    ctx.clock.advance(30_000);
+    const young = await newProjectEvent();
+    const { runtime, counts } = indexCountingRuntime();
+
+    // Old by construction: fanned out whatever the bound, beside the events the bound admits (none here).
+    expect(await relayOutbox(runtime, ctx.clock.nowMs() - HOUR_MS)).toBe(1);
+    expect(counts.indexRowsRead).toBe(1);
+    expect(await deliveredEventIds()).toEqual([legacy.id]);
+    expect(await fanOutEvent(ctx.runtime, legacy)).toBe(0);
+    expect(await relayOutbox(runtime, ctx.clock.nowMs())).toBe(1);
+    expect(await deliveredEventIds()).toEqual([legacy.id, young.id].sort());
+    expect(await relayOutbox(runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
   });
 
   it('a delivery the dispatcher leases or completes between the sweep reading it and moving it is left alone and not re-queued', async () => {
