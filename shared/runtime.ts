@@ -68,6 +68,13 @@ export type PipelineMessage = DeliveryMessage | ReplayBatchMessage;
 export interface DeliveryQueue {
   /** Sends messages, each visible after `delaySeconds` (0–900, may be fractional; the SQS adapter rounds up to whole `DelaySeconds`). */
   send(messages: readonly PipelineMessage[], delaySeconds: number): Promise<void>;
+  /**
+   * When the oldest message now waiting to be received (visible, not delayed) was queued, epoch
+   * MILLISECONDS, or null when none waits. Only a queue that can tell cheaply has it (the local, in-process
+   * one; SQS does not, per call): the sweeper then leaves alone rows due after it, whose messages are
+   * still waiting, not lost (DESIGN D7).
+   */
+  oldestWaitingSinceMs?(): number | null;
 }
 
 /** The `RetryScheduler` port (EventBridge Scheduler one-time schedules on AWS, timers locally). */

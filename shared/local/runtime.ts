@@ -134,7 +134,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     }
   };
   const enqueue = (message: PipelineMessage) => {
-    ready.push(message);
+    ready.push(message, clock.nowMs());
     pump();
   };
 
@@ -145,6 +145,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
         else later(delaySeconds * 1000, () => enqueue(message));
       }
     },
+    oldestWaitingSinceMs: () => ready.oldestSinceMs(),
   };
   const retryScheduler: RetryScheduler = {
     async schedule(message, atMs) {
@@ -241,8 +242,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
  * sweeper's re-queue of a message that is only late) is dropped: it could only be skipped.
  */
 class FairQueue {
-  /** Waiting messages by team, then by lane; both maps' orders are round-robin orders (a served one moves last). */
-  private readonly waiting = new Map<string, Map<string, PipelineMessage[]>>();
+  /** Waiting messages (with when each was queued, epoch ms) by team, then by lane; both maps' orders are round-robin orders (a served one moves last). */
+  private readonly waiting = new Map<string, Map<string, Array<{ message: PipelineMessage; sinceMs: number }>>>();
   /** Messages in flight by team, and by `team lane` for lanes that name an endpoint. */
   private readonly running = new Map<string, number>();
   /** Keys of the delivery messages waiting or in flight. */
@@ -254,8 +255,8 @@ class FairQueue {
     return this.count;
   }
 
-  /** Queues `message`; false (dropped) when the same delivery message is already waiting or in flight. */
-  push(message: PipelineMessage): boolean {
+  /** Queues `message` at `sinceMs` (epoch ms); false (dropped) when the same delivery message is already waiting or in flight. */
+  push(message: PipelineMessage, sinceMs: number): boolean {
     const key = presenceKey(message);
     if (key) {
       if (this.present.has(key)) return false;
@@ -265,10 +266,17 @@ class FairQueue {
     if (!lanes) this.waiting.set(message.team_id, (lanes = new Map()));
     const lane = laneOf(message);
     const queue = lanes.get(lane);
-    if (queue) queue.push(message);
-    else lanes.set(lane, [message]);
+    if (queue) queue.push({ message, sinceMs });
+    else lanes.set(lane, [{ message, sinceMs }]);
     this.count++;
     return true;
+  }
+
+  /** When the oldest waiting message was queued (epoch ms; each lane is first in, first out, so its head is its oldest), or null. */
+  oldestSinceMs(): number | null {
+    let oldest: number | null = null;
+    for (const lanes of this.waiting.values()) for (const queue of lanes.values()) if (oldest === null || queue[0]!.sinceMs < oldest) oldest = queue[0]!.sinceMs;
+    return oldest;
   }
 
   take(perTeam: number, perEndpoint: number): PipelineMessage | undefined {
@@ -276,7 +284,7 @@ class FairQueue {
       if ((this.running.get(team) ?? 0) >= perTeam) continue;
       for (const [lane, queue] of lanes) {
         if (lane && (this.running.get(`${team} ${lane}`) ?? 0) >= perEndpoint) continue;
-        const message = queue.shift()!;
+        const { message } = queue.shift()!;
         lanes.delete(lane);
         if (queue.length > 0) lanes.set(lane, queue); // to the back of the team's round
         this.waiting.delete(team);

@@ -740,6 +740,25 @@ describe('lease and sweeper', () => {
     expect(await processDeliveryMessage(ctx.runtime, retry!.message)).toBe('retry_scheduled');
   });
 
+  it('rows due after the oldest message still waiting in a queue that can tell (the local one) are left alone: waiting, not lost', async () => {
+    const dueAtMs = ctx.clock.nowMs();
+    const rows = await lostDeliveries(3);
+    ctx.clock.advance(10 * SWEEP_GRACE_MS);
+    // The queue's oldest waiting message was queued when the rows fell due: their messages wait behind a backlog.
+    const backlogged = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send, oldestWaitingSinceMs: () => dueAtMs } };
+    const recording = recordingStore(ctx.runtime.store);
+    expect(await sweep({ ...backlogged, store: recording.store })).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
+    expect(ctx.runtime.drain().queued).toEqual([]);
+    expect(new Set(recording.commands)).toEqual(new Set(['QueryCommand'])); // reads of the indexes, no move
+    // Nothing moved: a sweep with a queue that cannot tell finds all three.
+    expect(await sweep(ctx.runtime)).toEqual({ requeued: 3, fannedOut: 0, replays: 0 });
+    expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(new Set(rows.map((message) => message.delivery_id)));
+    // Once the oldest waiting message is younger than the rows by more than the grace, they count as lost again.
+    ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
+    const caughtUp = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send, oldestWaitingSinceMs: () => ctx.clock.nowMs() } };
+    expect(await sweep(caughtUp)).toEqual({ requeued: 3, fannedOut: 0, replays: 0 });
+  });
+
   /** `count` pending deliveries (one endpoint, one project event each) whose attempt-1 messages are "lost". */
   async function lostDeliveries(count: number): Promise<DeliveryMessage[]> {
     await newEndpoint();

@@ -17,7 +17,8 @@ import { recoveryMessage } from './state-machine.js';
 /**
  * The sweeper (runs every 5 minutes on AWS, every few seconds locally): re-queues every delivery whose
  * due time (next attempt, dead-letter timer, or expired lease) passed more than `graceMs` (MILLISECONDS)
- * ago — its timer or message was lost — and fans out outbox events older than `graceMs` that were never
+ * ago — its timer or message was lost; with a queue that tells when its oldest waiting message was queued
+ * (the local one, `oldestWaitingSinceMs`), more than `graceMs` before that, as later ones still wait — and fans out outbox events older than `graceMs` that were never
  * fanned out, and restarts replay jobs (DESIGN D25) whose worker stopped more than `graceMs` ago.
  * Every index is read shard by shard ({@link WORKER_SHARDS}).
  *
@@ -41,13 +42,16 @@ import { recoveryMessage } from './state-machine.js';
 export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, intervalMs = SWEEP_INTERVAL_SECONDS * 1000): Promise<{ requeued: number; fannedOut: number; replays: number }> {
   const nowMs = runtime.clock.nowMs();
   const spacingMs = Math.max(graceMs, intervalMs);
+  // A queue that knows its backlog (the local one): rows due after its oldest waiting message are waiting, not lost.
+  const waitingSinceMs = runtime.deliveryQueue.oldestWaitingSinceMs?.() ?? null;
+  const overdueBeforeMs = Math.min(nowMs, waitingSinceMs ?? nowMs) - graceMs;
   let requeued = 0;
   await pMap(
     WORKER_SHARDS,
     async (shard) => {
       let startKey: Key | undefined;
       do {
-        const page = await queryOverdueDeliveries(runtime.store, shard, nowMs - graceMs, startKey);
+        const page = await queryOverdueDeliveries(runtime.store, shard, overdueBeforeMs, startKey);
         const recoveries = page.items.flatMap((delivery) => {
           const message = recoveryMessage(delivery);
           return message ? [{ delivery, message }] : [];
