@@ -193,16 +193,20 @@ interface DrainRow {
   https: CeilingResult;
 }
 
-function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, latency: PipelineResult, neighbour: NoisyNeighbourResult): void {
+function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transactionCeiling: WriteCeiling, latency: PipelineResult, neighbour: NoisyNeighbourResult): void {
   console.log(
     `\n2. Webhook drain: deliveries put in the outbox first, timed from waking the relay until all succeeded (dispatcher concurrency ${CONCURRENCY}, at most ${CONCURRENCY / 4} per team, 5 per endpoint)`,
   );
-  console.log(`   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})\n`);
+  console.log(`   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})`);
+  console.log(
+    `   transaction ceiling = ${round(transactionCeiling.updatesPerSecond, 1)} TransactWriteItems of ${transactionCeiling.itemsPerTransaction} conditional updates/s (concurrency ${transactionCeiling.concurrency}): the dispatcher's own request mix\n`,
+  );
   console.log(
     formatTable(
-      ['endpoints', 'teams', 'deliveries', 'drain s', 'deliveries/s', 'HTTPS ceiling/s', 'DDB req/delivery', `aim ≤ ${DELIVERY_AIM}`, 'store ceiling ÷ req/delivery', 'drain ÷ that (aim ≥ 0.5)'],
+      ['endpoints', 'teams', 'deliveries', 'drain s', 'deliveries/s', 'HTTPS ceiling/s', 'DDB req/delivery', `aim ≤ ${DELIVERY_AIM}`, 'store ceiling ÷ req/delivery', 'drain ÷ that (aim ≥ 0.5)', 'transaction ceiling ÷ req/delivery', 'drain ÷ that'],
       rows.map(({ drain, https }) => {
         const bound = storeCeiling.updatesPerSecond / drain.dynamoDbRequestsPerDelivery;
+        const mixBound = transactionCeiling.updatesPerSecond / drain.dynamoDbRequestsPerDelivery;
         return [
           drain.endpoints,
           drain.teams,
@@ -214,6 +218,8 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, latency: Pi
           drain.dynamoDbRequestsPerDelivery <= DELIVERY_AIM ? 'met' : 'NOT MET',
           round(bound, 1),
           round(drain.deliveriesPerSecond / bound, 2),
+          round(mixBound, 1),
+          round(drain.deliveriesPerSecond / mixBound, 2),
         ];
       }),
     ),
@@ -441,7 +447,10 @@ async function main(): Promise<void> {
   const drainRows: DrainRow[] = [];
   let latency: PipelineResult | null = null;
   let neighbour: NoisyNeighbourResult | null = null;
+  let transactionCeiling: WriteCeiling | null = null;
   if (PARTS.has('webhooks')) {
+  progress(`store: ${SIZE.ceilingUpdates} concurrent TransactWriteItems of 2 conditional updates (the dispatcher's request mix)`);
+  transactionCeiling = await measureWriteCeiling(service.store, { updates: SIZE.ceilingUpdates, concurrency: CONCURRENCY, itemsPerTransaction: 2 });
   for (const endpoints of DRAIN_ENDPOINTS) {
     const drain = await measureDrain({ service, receiver, deliveryLog, counter, endpoints, deliveries: SIZE.drainDeliveries, progress });
     progress(`HTTPS ceiling: ${drain.deliveries} direct signed POSTs, concurrency ${CONCURRENCY}`);
@@ -459,7 +468,7 @@ async function main(): Promise<void> {
   // 2c. The noisy neighbour (last with the service: A's dead deliveries stay queued for retries).
   neighbour = await measureNoisyNeighbour({ service, receiver, ca, deadEndpoints: NEIGHBOUR_DEAD_ENDPOINTS, deadProjects: NEIGHBOUR_DEAD_EVENTS, eventsB: SIZE.neighbourEvents, progress });
   if (neighbour.commitToAttemptB.count !== neighbour.eventsB) failures.push(`noisy neighbour: B's receiver saw ${neighbour.commitToAttemptB.count} of ${neighbour.eventsB} events`);
-  printWebhooks(drainRows, storeCeiling, latency, neighbour);
+  printWebhooks(drainRows, storeCeiling, transactionCeiling, latency, neighbour);
   }
 
   // The service is no longer needed; stop it before the replay so its sweeper does not compete.
@@ -525,6 +534,7 @@ async function main(): Promise<void> {
         update_item_p50_ms: round(raw.updateItem.p50, 3),
         write_ceiling_per_s: round(storeCeiling.updatesPerSecond, 1),
         write_ceiling_concurrency: storeCeiling.concurrency,
+        transaction_ceiling_per_s: transactionCeiling && round(transactionCeiling.updatesPerSecond, 1),
       },
       webhook_drain: drainRows.map(({ drain, https }) => ({
         endpoints: drain.endpoints,

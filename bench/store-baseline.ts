@@ -43,30 +43,40 @@ export async function measureRawRequests(store: Store, samples: number): Promise
   return { getItem: await time(get), updateItem: await time(update) };
 }
 
-/** DynamoDB Local's write ceiling: conditional UpdateItems per second at a concurrency. */
+/** DynamoDB Local's write ceiling: conditional write requests per second at a concurrency. */
 export interface WriteCeiling {
+  /** Requests sent (UpdateItems, or TransactWriteItems of `itemsPerTransaction` updates). */
   updates: number;
   concurrency: number;
+  /** 1 for UpdateItems; more for TransactWriteItems of that many conditional updates. */
+  itemsPerTransaction: number;
   seconds: number;
+  /** Requests per second. */
   updatesPerSecond: number;
 }
 
 /**
- * Sends `updates` conditional UpdateItems, `concurrency` at a time, each to a distinct new item
+ * Sends `updates` conditional write requests, `concurrency` at a time, each to distinct new items
  * (`SET revision = :one, updated_at = :now` if `revision` does not exist yet: a conditional write of
- * about the size of a subscription's or delivery's state change), after `concurrency` warm-up updates.
- * Returns updates per second.
+ * about the size of a subscription's or delivery's state change), after `concurrency` warm-up requests.
+ * Each request is one UpdateItem, or with `itemsPerTransaction` > 1 one TransactWriteItems of that many
+ * such updates (the dispatcher's request mix: its lease-and-slot and outcome transactions hold 2).
+ * Returns requests per second.
  */
-export async function measureWriteCeiling(store: Store, options: { updates: number; concurrency: number }): Promise<WriteCeiling> {
+export async function measureWriteCeiling(store: Store, options: { updates: number; concurrency: number; itemsPerTransaction?: number }): Promise<WriteCeiling> {
   const run = randomBytes(6).toString('hex');
-  const update = (index: number) =>
-    store.update({
-      Key: { pk: `BENCH#CEILING#${run}#${index}`, sk: 'BENCH' },
-      UpdateExpression: 'SET revision = :one, updated_at = :now, #status = :status',
-      ConditionExpression: 'attribute_not_exists(revision)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':one': 1, ':now': new Date().toISOString(), ':status': 'succeeded' },
-    });
+  const itemsPerTransaction = options.itemsPerTransaction ?? 1;
+  const item = (index: number, part: number) => ({
+    Key: { pk: `BENCH#CEILING#${run}#${index}`, sk: `BENCH#${part}` },
+    UpdateExpression: 'SET revision = :one, updated_at = :now, #status = :status',
+    ConditionExpression: 'attribute_not_exists(revision)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':one': 1, ':now': new Date().toISOString(), ':status': 'succeeded' },
+  });
+  const update = async (index: number) => {
+    if (itemsPerTransaction === 1) await store.update(item(index, 0));
+    else await store.transactWrite(Array.from({ length: itemsPerTransaction }, (_, part) => ({ Update: item(index, part) })));
+  };
   await runPool(options.concurrency, options.concurrency, async (index) => {
     await update(-1 - index);
   });
@@ -75,5 +85,5 @@ export async function measureWriteCeiling(store: Store, options: { updates: numb
     await update(index);
   });
   const seconds = (performance.now() - started) / 1000;
-  return { updates: options.updates, concurrency: options.concurrency, seconds, updatesPerSecond: options.updates / seconds };
+  return { updates: options.updates, concurrency: options.concurrency, itemsPerTransaction, seconds, updatesPerSecond: options.updates / seconds };
 }
