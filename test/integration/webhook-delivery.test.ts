@@ -1201,6 +1201,22 @@ describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
     expect(checkSignature({ header: sent.headers['SVC-Signature'], rawBody: sent.body, secret: rotated.secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) })).toBeNull();
   });
 
+  it('a cap full of a crashed attempt\'s slot (its lease ran out) sends the message the long way, which reclaims the slot', async () => {
+    const endpoint = await newEndpoint(undefined, ctx.principal, { max_concurrency: 1 });
+    ctx.fake.setFallback(OK);
+    const warm = await oneDelivery();
+    expect(await processDeliveryMessage(ctx.runtime, warm.message)).toBe('succeeded');
+    const { delivery, message } = await oneDelivery();
+    // A dispatcher took the one slot and died: its slot lease ran out a second ago.
+    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'SET in_flight.#crashed = :until', ExpressionAttributeNames: { '#crashed': 'dlv_crashed' }, ExpressionAttributeValues: { ':until': ctx.clock.nowMs() - 1_000 } });
+    const recording = recordingStore(ctx.runtime.store);
+    expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('succeeded');
+    // Refused once, then not tried again as is: the lease, the slot (full → the stale one removed → taken), the outcome.
+    expect(recording.commands).toEqual(['TransactWriteCommand', 'UpdateCommand', 'UpdateCommand', 'UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
+    expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect((await ctx.runtime.store.get(keys.webhookEndpoint(ctx.teamId, endpoint.id)))?.in_flight).toEqual({});
+  });
+
   it('a full cap found by the one transaction puts the attempt off without a lease or a counted attempt', async () => {
     const endpoint = await newEndpoint(undefined, ctx.principal, { max_concurrency: 1 });
     ctx.fake.setFallback(OK);

@@ -105,8 +105,10 @@ async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpoin
     const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
     if (refusal === 'full') return defer(runtime, message, { leased: false });
     if (refusal === 'stopped') return null;
-    endpoint = (taken.endpoint as StoredWebhookEndpoint | undefined) ?? null;
-    if (endpoint) rememberWebhookEndpoint(runtime.store, endpoint);
+    // The endpoint as found is the current one: keep it (a stale copy is tried again with it at once).
+    endpoint = taken.endpoint as StoredWebhookEndpoint;
+    rememberWebhookEndpoint(runtime.store, endpoint);
+    if (refusal === 'reclaim') return null;
   }
   return null;
 }

@@ -405,14 +405,16 @@ export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: st
 
 /**
  * Why {@link deliverySlotItem} was refused, from the endpoint as found (`undefined`: deleted) and the
- * copy it was built from: `stopped` (deleted or disabled), `changed` (another revision, or slots whose
- * lease ran out before `nowMs`, epoch ms, to reclaim: take the slot the long way) or `full`.
+ * copy it was built from: `stopped` (deleted or disabled), `stale` (the copy is of another revision, or
+ * the endpoint has no slot map: build the item again from the endpoint as found), `reclaim` (full, but
+ * holding slots whose lease ran out before `nowMs`, epoch ms: take the slot the long way, which
+ * reclaims them) or `full`.
  */
-export function slotRefusal(found: Item | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'changed' | 'full' {
+export function slotRefusal(found: Item | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'stale' | 'reclaim' | 'full' {
   const endpoint = found as StoredWebhookEndpoint | undefined;
   if (!endpoint || !endpoint.is_active) return 'stopped';
-  if (endpoint.revision !== used.revision || !endpoint.in_flight) return 'changed';
-  return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'changed' : 'full';
+  if (endpoint.revision !== used.revision || !endpoint.in_flight) return 'stale';
+  return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'reclaim' : 'full';
 }
 
 /** The most endpoints a process keeps copies of ({@link cachedWebhookEndpoint}); the oldest copy goes first. */
