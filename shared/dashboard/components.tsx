@@ -324,14 +324,14 @@ export function SecretOnce(props: { id: string; label: string; value: string }):
 }
 
 /**
- * A table that scrolls sideways on narrow screens; with `stacked`, each row becomes a card of label and
- * value pairs at 640 px and below instead (its cells carry `data-label` with their column's name — use
- * {@link DataTable}, which writes them from the column list, rather than by hand).
+ * The table behind {@link DataTable}: a header row of `head` over `children` rows; at 640 px and below each
+ * row becomes a card of label and value pairs (its cells carry `data-label` with their column's name, which
+ * DataTable writes from its column list), DESIGN D21.
  */
-export function Table(props: { caption?: string; head: readonly string[]; children?: Child; id?: string; stacked?: boolean }): Html {
+function Table(props: { caption?: string; head: readonly string[]; children?: Child; id?: string }): Html {
   return (
     <div class="table-wrap" id={props.id}>
-      <table class={props.stacked ? 'stacked' : undefined}>
+      <table class="stacked">
         {props.caption ? <caption class="hint">{props.caption}</caption> : ''}
         <thead>
           <tr>
@@ -361,7 +361,7 @@ export interface Column<T> {
  */
 export function DataTable<T>(props: { id?: string; caption?: string; columns: readonly Column<T>[]; rows: readonly T[]; empty: string }): Html {
   return (
-    <Table id={props.id} caption={props.caption} head={props.columns.map((column) => column.label)} stacked>
+    <Table id={props.id} caption={props.caption} head={props.columns.map((column) => column.label)}>
       {props.rows.length === 0 ? (
         <tr>
           <td colspan={String(props.columns.length)} class="hint">

@@ -4,7 +4,7 @@
  * priced in the currency's major unit, a subscriber's subscription granted, paused, resumed and
  * cancelled, its plan changed (and a refused change), suspended and unsuspended, the subscriber banned,
  * unbanned and kicked, billing with tier and invoices, the token list's "last used", and the projects,
- * tokens and deliveries tables at 375 px. Each test signs in its own member session; screenshots go to `test-results/dashboard/`.
+ * tokens, deliveries and subscriptions tables at 375 px. Each test signs in its own member session; screenshots go to `test-results/dashboard/`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -350,15 +350,23 @@ describe('dashboard membership screens in Chromium', () => {
     await page.context().close();
   });
 
-  it('tokens and deliveries: readable at 375 px — one card per row, no sideways scrolling of the page or the table', async () => {
+  it('tokens, deliveries and subscriptions: readable at 375 px — one card per row, no sideways scrolling of the page or the table', async () => {
     expect((await api('POST', '/v1/tokens', { name: unique('narrow screen probe with a long name'), abilities: ['team:view'] })).status).toBe(201);
     const endpoint = await api('POST', '/v1/webhook-endpoints', { name: unique('narrow'), url: 'https://hooks.example.invalid/receive', events: ['project.created'] });
     expect(endpoint.status).toBe(201);
     expect((await api('POST', `/v1/webhook-endpoints/${endpoint.body.id}/test`)).status).toBe(202);
+    const projectId = await newProject();
+    const plan = await api('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+    expect(plan.status).toBe(201);
+    const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, { display_name: unique('Subscriber with a long display name') });
+    expect(subscriber.status).toBe(201);
+    expect((await api('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.body.id, plan_id: plan.body.id })).status).toBe(201);
     const page = await signInWithLink(DEMO_OWNER.email, { width: 375, height: 812 });
     for (const [path, table, name] of [
       ['/tokens', '#tokens', 'tokens-375x812'],
       [`/webhooks/deliveries?endpoint_id=${endpoint.body.id}`, '#deliveries', 'deliveries-375x812'],
+      // A table converted from the sideways-scrolling one, with a cell of action buttons.
+      [`/projects/${projectId}/subscriptions`, '#subscriptions', 'subscriptions-375x812'],
     ] as const) {
       await page.goto(dashboard(path));
       expect(await page.locator(`${table} tbody tr`).count(), path).toBeGreaterThan(0);

@@ -4,7 +4,7 @@ import { BILLING_CURRENCY, BILLING_TIERS, TIER_LIMITS, TIER_PRICES, USAGE_METRIC
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { ActionButton, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, Table, When } from '../components.js';
+import { ActionButton, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, When } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
@@ -95,15 +95,16 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
           </div>
           <LockState billing={billing.result} openInvoices={invoices.ok ? invoices.result.data.filter((invoice) => invoice.status === 'open') : []} />
           <h2>Usage</h2>
-          <Table head={['Limit', 'Used', 'Of']} id="billing-usage">
-            {USAGE_METRICS.map((metric) => (
-              <tr>
-                <td>{METRIC_LABELS[metric]}</td>
-                <td>{billing.result.usage[metric]}</td>
-                <td>{billing.result.limits[metric]?.toLocaleString('en') ?? 'no limit'}</td>
-              </tr>
-            ))}
-          </Table>
+          <DataTable
+            id="billing-usage"
+            rows={USAGE_METRICS}
+            empty="No limits."
+            columns={[
+              { label: 'Limit', cell: (metric) => METRIC_LABELS[metric] },
+              { label: 'Used', cell: (metric) => billing.result.usage[metric] },
+              { label: 'Of', cell: (metric) => billing.result.limits[metric]?.toLocaleString('en') ?? 'no limit' },
+            ]}
+          />
           <h2>Change tier</h2>
           <form method="post" action={`${BILLING}/tier`} class="stack card">
             <CsrfField viewer={viewer} />
@@ -137,33 +138,35 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
       )}
       <h2>Invoices</h2>
       {invoices.ok ? (
-        <Table head={['Invoice', 'Tier', 'Period', 'Amount due', 'Paid', 'Status', 'Failed attempts']} id="invoices">
-          {invoices.result.data.length === 0 ? (
-            <tr>
-              <td colspan="7" class="hint">
-                No invoices yet (the free tier has none).
-              </td>
-            </tr>
-          ) : (
-            ''
-          )}
-          {invoices.result.data.map((invoice) => (
-            <tr>
-              <td class="mono">{invoice.number}</td>
-              <td>{invoice.tier}</td>
-              <td>
-                <When at={invoice.period_start} /> – <When at={invoice.period_end} />
-              </td>
-              <td>{formatMinorUnits(invoice.amount_due, invoice.currency)}</td>
-              <td>{invoice.paid_at ? <When at={invoice.paid_at} /> : <span class="hint">—</span>}</td>
-              <td>{invoice.status === 'paid' ? <Badge color="green">paid</Badge> : <Badge color="yellow">open</Badge>}</td>
-              <td>
-                {invoice.attempt_count}
-                {invoice.last_payment_error ? <div class="hint">{invoice.last_payment_error}</div> : ''}
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <DataTable
+          id="invoices"
+          rows={invoices.result.data}
+          empty="No invoices yet (the free tier has none)."
+          columns={[
+            { label: 'Invoice', cell: (invoice) => invoice.number, class: 'mono' },
+            { label: 'Tier', cell: (invoice) => invoice.tier },
+            {
+              label: 'Period',
+              cell: (invoice) => (
+                <>
+                  <When at={invoice.period_start} /> – <When at={invoice.period_end} />
+                </>
+              ),
+            },
+            { label: 'Amount due', cell: (invoice) => formatMinorUnits(invoice.amount_due, invoice.currency) },
+            { label: 'Paid', cell: (invoice) => (invoice.paid_at ? <When at={invoice.paid_at} /> : <span class="hint">—</span>) },
+            { label: 'Status', cell: (invoice) => (invoice.status === 'paid' ? <Badge color="green">paid</Badge> : <Badge color="yellow">open</Badge>) },
+            {
+              label: 'Failed attempts',
+              cell: (invoice) => (
+                <>
+                  {invoice.attempt_count}
+                  {invoice.last_payment_error ? <div class="hint">{invoice.last_payment_error}</div> : ''}
+                </>
+              ),
+            },
+          ]}
+        />
       ) : invoices.problem.code === 'TOKEN_MISSING_ABILITY' ? (
         <Forbidden ability="billing-invoice:view-any" what="the invoices" />
       ) : (

@@ -13,7 +13,7 @@ import type { Role } from '../../domain/roles/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, Table, When, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, SubscriptionStatusBadge, When, type Column, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -33,16 +33,6 @@ function Listing<T>(props: { outcome: OperationOutcome<ListPage<T>>; what: strin
   if (outcome.ok) return props.render(outcome.result.data);
   if (outcome.problem.code === 'TOKEN_MISSING_ABILITY') return <Forbidden ability={props.ability} what={props.what} />;
   return <ProblemView problem={outcome.problem} />;
-}
-
-function Empty(props: { columns: number; text: string }): Html {
-  return (
-    <tr>
-      <td colspan={String(props.columns)} class="hint">
-        {props.text}
-      </td>
-    </tr>
-  );
 }
 
 /** `GET /dashboard`: the team at a glance. */
@@ -169,23 +159,19 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
         what="plans"
         ability="project-subscription-plan:view-any"
         render={(items) => (
-          <Table head={['Plan', 'Price', 'Interval', 'Trial', 'Status', 'Provider sync']} id="plans">
-            {items.length === 0 ? <Empty columns={6} text="No plans yet." /> : ''}
-            {items.map((plan) => (
-              <tr>
-                <td>
-                  <a href={`/dashboard/projects/${params.id}/plans/${plan.id}`}>{plan.name}</a>
-                </td>
-                <td>{formatMinorUnits(plan.amount, plan.currency)}</td>
-                <td>{planInterval(plan)}</td>
-                <td>{plan.trial_days ? `${plan.trial_days} days` : '—'}</td>
-                <td>
-                  <Badge color={plan.status === 'active' ? 'green' : 'gray'}>{plan.status}</Badge>
-                </td>
-                <td>{plan.sync_status}</td>
-              </tr>
-            ))}
-          </Table>
+          <DataTable
+            id="plans"
+            rows={items}
+            empty="No plans yet."
+            columns={[
+              { label: 'Plan', cell: (plan) => <a href={`/dashboard/projects/${params.id}/plans/${plan.id}`}>{plan.name}</a> },
+              { label: 'Price', cell: (plan) => formatMinorUnits(plan.amount, plan.currency) },
+              { label: 'Interval', cell: (plan) => planInterval(plan) },
+              { label: 'Trial', cell: (plan) => (plan.trial_days ? `${plan.trial_days} days` : '—') },
+              { label: 'Status', cell: (plan) => <Badge color={plan.status === 'active' ? 'green' : 'gray'}>{plan.status}</Badge> },
+              { label: 'Provider sync', cell: (plan) => plan.sync_status },
+            ]}
+          />
         )}
       />
     </Page>,
@@ -206,24 +192,20 @@ export async function subscribersPage(request: SignedInRequest, params: Record<s
         what="subscribers"
         ability="project-user:view-any"
         render={(items) => (
-          <Table head={['Subscriber', 'E-mail', 'Platform user', 'Status', 'Joined']}>
-            {items.length === 0 ? <Empty columns={5} text="No subscribers yet." /> : ''}
-            {items.map((subscriber) => (
-              <tr>
-                <td>
-                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscriber.id}`}>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</a>
-                </td>
-                <td>{subscriber.email ?? <span class="hint">hidden</span>}</td>
-                <td class="mono">{subscriber.platform_user_id ?? '—'}</td>
-                <td>
-                  <Badge color={subscriber.status === 'banned' ? 'red' : 'green'}>{subscriber.status}</Badge>
-                </td>
-                <td>
-                  <When at={subscriber.created_at} />
-                </td>
-              </tr>
-            ))}
-          </Table>
+          <DataTable
+            rows={items}
+            empty="No subscribers yet."
+            columns={[
+              {
+                label: 'Subscriber',
+                cell: (subscriber) => <a href={`/dashboard/projects/${params.id}/subscribers/${subscriber.id}`}>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</a>,
+              },
+              { label: 'E-mail', cell: (subscriber) => subscriber.email ?? <span class="hint">hidden</span> },
+              { label: 'Platform user', cell: (subscriber) => subscriber.platform_user_id ?? '—', class: 'mono' },
+              { label: 'Status', cell: (subscriber) => <Badge color={subscriber.status === 'banned' ? 'red' : 'green'}>{subscriber.status}</Badge> },
+              { label: 'Joined', cell: (subscriber) => <When at={subscriber.created_at} /> },
+            ]}
+          />
         )}
       />
     </Page>,
@@ -254,19 +236,24 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
         what="subscriptions"
         ability="project-subscription:view-any"
         render={(items) => (
-          <Table head={['Subscriber', 'Plan', 'Status', 'Period ends', 'Source', 'Actions']} id="subscriptions">
-            {items.length === 0 ? <Empty columns={6} text="No subscriptions yet." /> : ''}
-            {items.map((subscription) => (
-              <tr>
-                <td>
-                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>{subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}</a>
-                  <div class="mono hint">{subscription.id}</div>
-                </td>
-                <td>{planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span>}</td>
-                <SubscriptionStateCells viewer={viewer} projectId={params.id} subscription={subscription} />
-              </tr>
-            ))}
-          </Table>
+          <DataTable
+            id="subscriptions"
+            rows={items}
+            empty="No subscriptions yet."
+            columns={[
+              {
+                label: 'Subscriber',
+                cell: (subscription) => (
+                  <>
+                    <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>{subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}</a>
+                    <div class="mono hint">{subscription.id}</div>
+                  </>
+                ),
+              },
+              { label: 'Plan', cell: (subscription) => planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span> },
+              ...subscriptionStateColumns({ viewer, projectId: params.id }),
+            ]}
+          />
         )}
       />
     </Page>,
@@ -274,25 +261,17 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
 }
 
 /**
- * The cells every subscriptions table ends with (the project's list, a subscriber's page): status badge,
- * current period end, source and the actions its status allows ({@link SubscriptionActions}).
+ * The columns every subscriptions table ends with (the project's list, a subscriber's page), for a
+ * {@link DataTable} of subscriptions: Status (badge), Period ends, Source and Actions (the actions its status
+ * allows, {@link SubscriptionActions}; `returnTo` is where they lead back to).
  */
-export function SubscriptionStateCells(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
-  const { subscription } = props;
-  return (
-    <>
-      <td>
-        <SubscriptionStatusBadge status={subscription.status} />
-      </td>
-      <td>
-        <When at={subscription.current_period_end} />
-      </td>
-      <td>{subscription.source.replace('_', ' ')}</td>
-      <td>
-        <SubscriptionActions viewer={props.viewer} projectId={props.projectId} subscription={subscription} returnTo={props.returnTo} />
-      </td>
-    </>
-  );
+export function subscriptionStateColumns(props: { viewer: Viewer; projectId: string; returnTo?: string }): Column<Subscription>[] {
+  return [
+    { label: 'Status', cell: (subscription) => <SubscriptionStatusBadge status={subscription.status} /> },
+    { label: 'Period ends', cell: (subscription) => <When at={subscription.current_period_end} /> },
+    { label: 'Source', cell: (subscription) => subscription.source.replace('_', ' ') },
+    { label: 'Actions', cell: (subscription) => <SubscriptionActions viewer={props.viewer} projectId={props.projectId} subscription={subscription} returnTo={props.returnTo} /> },
+  ];
 }
 
 /**
@@ -437,31 +416,33 @@ export async function accessCodesPage(request: SignedInRequest, params: Record<s
         what="access codes"
         ability="project-access-code:view-any"
         render={(items) => (
-          <Table head={['Code ends with', 'Status', 'Redeemed', 'Expires', '']}>
-            {items.length === 0 ? <Empty columns={5} text="No codes yet." /> : ''}
-            {items.map((code) => (
-              <tr>
-                <td class="mono">…{code.code_suffix}</td>
-                <td>
-                  <Badge color={code.status === 'active' ? 'green' : 'gray'}>{code.status}</Badge>
-                </td>
-                <td>
-                  {code.times_redeemed}
-                  {code.max_redemptions === null ? '' : ` / ${code.max_redemptions}`}
-                </td>
-                <td>
-                  <When at={code.expires_at} />
-                </td>
-                <td>
-                  {code.status === 'active' ? (
+          <DataTable
+            rows={items}
+            empty="No codes yet."
+            columns={[
+              { label: 'Code ends with', cell: (code) => `…${code.code_suffix}`, class: 'mono' },
+              { label: 'Status', cell: (code) => <Badge color={code.status === 'active' ? 'green' : 'gray'}>{code.status}</Badge> },
+              {
+                label: 'Redeemed',
+                cell: (code) => (
+                  <>
+                    {code.times_redeemed}
+                    {code.max_redemptions === null ? '' : ` / ${code.max_redemptions}`}
+                  </>
+                ),
+              },
+              { label: 'Expires', cell: (code) => <When at={code.expires_at} /> },
+              {
+                label: '',
+                cell: (code) =>
+                  code.status === 'active' ? (
                     <ActionForm viewer={viewer} action={`/dashboard/projects/${params.id}/access-codes/${code.id}/revoke`} ability="project-access-code:revoke" label="Revoke" secondary />
                   ) : (
                     ''
-                  )}
-                </td>
-              </tr>
-            ))}
-          </Table>
+                  ),
+              },
+            ]}
+          />
         )}
       />
     </Page>,
@@ -518,40 +499,48 @@ export async function teamMembersPage(request: SignedInRequest, _params: Record<
         what="team members"
         ability="team-member:view-any"
         render={(items) => (
-          <Table head={['Member', 'Status', 'Roles', 'Joined', '']}>
-            {items.map((member) => (
-              <tr>
-                <td>
-                  {member.name} <div class="hint">{member.email}</div>
-                </td>
-                <td>
-                  <Badge color={member.status === 'active' ? 'green' : member.status === 'invited' ? 'yellow' : 'gray'}>{member.status}</Badge>
-                </td>
-                <td>
-                  {member.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}
-                  {member.status !== 'removed' ? (
-                    <div>
-                      <a href={`/dashboard/team-members/${member.id}`} aria-label={`Change the roles of ${member.name}`}>
-                        Change roles
-                      </a>
-                    </div>
-                  ) : (
-                    ''
-                  )}
-                </td>
-                <td>
-                  <When at={member.joined_at} />
-                </td>
-                <td>
-                  {member.status !== 'removed' && member.id !== viewer.member.id ? (
+          <DataTable
+            rows={items}
+            empty="No team members."
+            columns={[
+              {
+                label: 'Member',
+                cell: (member) => (
+                  <>
+                    {member.name} <div class="hint">{member.email}</div>
+                  </>
+                ),
+              },
+              { label: 'Status', cell: (member) => <Badge color={member.status === 'active' ? 'green' : member.status === 'invited' ? 'yellow' : 'gray'}>{member.status}</Badge> },
+              {
+                label: 'Roles',
+                cell: (member) => (
+                  <>
+                    {member.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}
+                    {member.status !== 'removed' ? (
+                      <div>
+                        <a href={`/dashboard/team-members/${member.id}`} aria-label={`Change the roles of ${member.name}`}>
+                          Change roles
+                        </a>
+                      </div>
+                    ) : (
+                      ''
+                    )}
+                  </>
+                ),
+              },
+              { label: 'Joined', cell: (member) => <When at={member.joined_at} /> },
+              {
+                label: '',
+                cell: (member) =>
+                  member.status !== 'removed' && member.id !== viewer.member.id ? (
                     <ActionForm viewer={viewer} action={`/dashboard/team-members/${member.id}/remove`} ability="team-member:remove" label={`Remove ${member.name}`} danger />
                   ) : (
                     ''
-                  )}
-                </td>
-              </tr>
-            ))}
-          </Table>
+                  ),
+              },
+            ]}
+          />
         )}
       />
       <h2>Invite a member</h2>
@@ -646,24 +635,18 @@ export async function activityPage(request: SignedInRequest): Promise<ApiGateway
           what="the activity log"
           ability="activity:read"
           render={(items) => (
-            <Table head={['When', 'Who', 'Surface', 'Operation', 'Outcome']} id="activity">
-              {items.length === 0 ? <Empty columns={5} text="No entries match." /> : ''}
-              {items.map((entry) => (
-                <tr>
-                  <td>
-                    <When at={entry.occurred_at} />
-                  </td>
-                  <td class="mono">{entry.member_id ? `member ${entry.member_id}` : entry.token_id ? `token ${entry.token_id}` : '—'}</td>
-                  <td>{entry.surface}</td>
-                  <td>
-                    <code>{entry.operation}</code>
-                  </td>
-                  <td>
-                    <Badge color={entry.outcome === 'ok' ? 'green' : 'red'}>{entry.outcome}</Badge>
-                  </td>
-                </tr>
-              ))}
-            </Table>
+            <DataTable
+              id="activity"
+              rows={items}
+              empty="No entries match."
+              columns={[
+                { label: 'When', cell: (entry) => <When at={entry.occurred_at} /> },
+                { label: 'Who', cell: (entry) => (entry.member_id ? `member ${entry.member_id}` : entry.token_id ? `token ${entry.token_id}` : '—'), class: 'mono' },
+                { label: 'Surface', cell: (entry) => entry.surface },
+                { label: 'Operation', cell: (entry) => <code>{entry.operation}</code> },
+                { label: 'Outcome', cell: (entry) => <Badge color={entry.outcome === 'ok' ? 'green' : 'red'}>{entry.outcome}</Badge> },
+              ]}
+            />
           )}
         />
       </div>

@@ -7,7 +7,7 @@ import type { Group } from '../../domain/groups/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import { AbilityChoice, ActionButton, ActionForm, ActionLink, Badge, CsrfField, Forbidden, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView, ProjectScopeField, Table, type Viewer } from '../components.js';
+import { AbilityChoice, ActionButton, ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView, ProjectScopeField, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -72,18 +72,24 @@ export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayRes
         <ActionLink viewer={viewer} href={`${ROLES}/new`} ability="role:create" label="New role" />
       </div>
       {roles.ok ? (
-        <Table head={['Role', 'Abilities', 'Projects', 'Description']} id="roles">
-          {roles.result.data.map((role) => (
-            <tr>
-              <td>
-                <a href={`${ROLES}/${role.id}`}>{role.name}</a> {role.built_in ? <Badge color="gray">built-in</Badge> : ''}
-              </td>
-              <td title={role.abilities.join(', ')}>{role.abilities.length}</td>
-              <td>{role.project_ids ? `${role.project_ids.length} project${role.project_ids.length === 1 ? '' : 's'}` : 'All projects'}</td>
-              <td>{role.description ?? ''}</td>
-            </tr>
-          ))}
-        </Table>
+        <DataTable
+          id="roles"
+          rows={roles.result.data}
+          empty="No roles."
+          columns={[
+            {
+              label: 'Role',
+              cell: (role) => (
+                <>
+                  <a href={`${ROLES}/${role.id}`}>{role.name}</a> {role.built_in ? <Badge color="gray">built-in</Badge> : ''}
+                </>
+              ),
+            },
+            { label: 'Abilities', cell: (role) => <span title={role.abilities.join(', ')}>{role.abilities.length}</span> },
+            { label: 'Projects', cell: (role) => (role.project_ids ? `${role.project_ids.length} project${role.project_ids.length === 1 ? '' : 's'}` : 'All projects') },
+            { label: 'Description', cell: (role) => role.description ?? '' },
+          ]}
+        />
       ) : roles.problem.code === 'TOKEN_MISSING_ABILITY' ? (
         <Forbidden ability="role:view-any" what="the roles" />
       ) : (
@@ -94,27 +100,17 @@ export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayRes
         <ActionLink viewer={viewer} href="/dashboard/groups/new" ability="group:create" label="New group" />
       </div>
       {groups.ok ? (
-        <Table head={['Group', 'Members', 'Roles', 'Description']} id="groups">
-          {groups.result.data.length === 0 ? (
-            <tr>
-              <td colspan="4" class="hint">
-                No groups yet.
-              </td>
-            </tr>
-          ) : (
-            ''
-          )}
-          {groups.result.data.map((group) => (
-            <tr>
-              <td>
-                <a href={`/dashboard/groups/${group.id}`}>{group.name}</a>
-              </td>
-              <td>{group.member_count}</td>
-              <td>{group.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}</td>
-              <td>{group.description ?? ''}</td>
-            </tr>
-          ))}
-        </Table>
+        <DataTable
+          id="groups"
+          rows={groups.result.data}
+          empty="No groups yet."
+          columns={[
+            { label: 'Group', cell: (group) => <a href={`/dashboard/groups/${group.id}`}>{group.name}</a> },
+            { label: 'Members', cell: (group) => group.member_count },
+            { label: 'Roles', cell: (group) => group.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—' },
+            { label: 'Description', cell: (group) => group.description ?? '' },
+          ]}
+        />
       ) : groups.problem.code === 'TOKEN_MISSING_ABILITY' ? (
         <Forbidden ability="group:view-any" what="the groups" />
       ) : (

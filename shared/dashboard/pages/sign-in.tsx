@@ -2,7 +2,7 @@
 /** @jsxFrag Fragment */
 import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { Notice, Page, ProblemView, PublicPage, Table, When, CsrfField } from '../components.js';
+import { CsrfField, DataTable, Notice, Page, ProblemView, PublicPage, When } from '../components.js';
 import { Fragment, h } from '../html.js';
 import { clearedSessionCookie, htmlResult, jsonResult, redirectResult, sessionCookie, type DashboardRequest, type SignedInRequest } from '../http.js';
 import { finishPasskeyRegistration, finishPasskeySignIn, listPasskeys, startPasskeyRegistration, startPasskeySignIn } from '../passkeys.js';
@@ -203,19 +203,18 @@ export async function accountPage(request: SignedInRequest): Promise<ApiGatewayR
       {request.query.get('revoked') ? <Notice>The session was signed out.</Notice> : ''}
       <h2>Sessions</h2>
       <p class="hint">A session ends after 12 hours without use. Sign out any you do not recognise.</p>
-      <Table head={['Started', 'Last used', 'How', 'Browser', '']}>
-        {sessions.map((session) => (
-          <tr>
-            <td>
-              <When at={session.created_at} />
-            </td>
-            <td>
-              <When at={new Date(session.last_seen_at_ms).toISOString()} />
-            </td>
-            <td>{session.method === 'passkey' ? 'Passkey' : 'Sign-in link'}</td>
-            <td class="hint">{session.user_agent || '—'}</td>
-            <td>
-              {session.id === request.session.id ? (
+      <DataTable
+        rows={sessions}
+        empty="No sessions."
+        columns={[
+          { label: 'Started', cell: (session) => <When at={session.created_at} /> },
+          { label: 'Last used', cell: (session) => <When at={new Date(session.last_seen_at_ms).toISOString()} /> },
+          { label: 'How', cell: (session) => (session.method === 'passkey' ? 'Passkey' : 'Sign-in link') },
+          { label: 'Browser', cell: (session) => session.user_agent || '—', class: 'hint' },
+          {
+            label: '',
+            cell: (session) =>
+              session.id === request.session.id ? (
                 <span class="hint">This session</span>
               ) : (
                 <form method="post" action={`/dashboard/account/sessions/${session.id}/revoke`}>
@@ -224,24 +223,19 @@ export async function accountPage(request: SignedInRequest): Promise<ApiGatewayR
                     Sign out
                   </button>
                 </form>
-              )}
-            </td>
-          </tr>
-        ))}
-      </Table>
+              ),
+          },
+        ]}
+      />
       <h2>Passkeys</h2>
-      <Table head={['Registered', 'Last used']}>
-        {passkeys.map((passkey) => (
-          <tr>
-            <td>
-              <When at={passkey.created_at} />
-            </td>
-            <td>
-              <When at={passkey.last_used_at} />
-            </td>
-          </tr>
-        ))}
-      </Table>
+      <DataTable
+        rows={passkeys}
+        empty="No passkeys yet."
+        columns={[
+          { label: 'Registered', cell: (passkey) => <When at={passkey.created_at} /> },
+          { label: 'Last used', cell: (passkey) => <When at={passkey.last_used_at} /> },
+        ]}
+      />
       <p>
         <a class="button secondary" href="/dashboard/passkeys/new">
           Register another passkey

@@ -6,11 +6,11 @@ import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscriber, SubscriberModeration } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { ActionButton, Badge, CsrfField, Forbidden, IdempotencyField, Notice, Page, ProblemView, Table, When, type Viewer } from '../components.js';
+import { ActionButton, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
-import { ProjectTabs, SubscriptionStateCells, projectOr, projectProblemPage } from './membership.js';
+import { ProjectTabs, projectOr, projectProblemPage, subscriptionStateColumns } from './membership.js';
 
 /**
  * One subscriber (DESIGN D15, D17, D21): their details, their subscriptions with the actions their status
@@ -99,23 +99,15 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
       </div>
       <h2>Subscriptions</h2>
       {subscriptions.ok ? (
-        <Table head={['Plan', 'Status', 'Period ends', 'Source', 'Actions']} id="subscriber-subscriptions">
-          {subscriptions.result.data.length === 0 ? (
-            <tr>
-              <td colspan="5" class="hint">
-                No subscriptions.
-              </td>
-            </tr>
-          ) : (
-            ''
-          )}
-          {subscriptions.result.data.map((subscription) => (
-            <tr>
-              <td>{planById.get(subscription.plan_id)?.name ?? <span class="mono">{subscription.plan_id}</span>}</td>
-              <SubscriptionStateCells viewer={viewer} projectId={params.id} subscription={subscription} returnTo={base} />
-            </tr>
-          ))}
-        </Table>
+        <DataTable
+          id="subscriber-subscriptions"
+          rows={subscriptions.result.data}
+          empty="No subscriptions."
+          columns={[
+            { label: 'Plan', cell: (subscription) => planById.get(subscription.plan_id)?.name ?? <span class="mono">{subscription.plan_id}</span> },
+            ...subscriptionStateColumns({ viewer, projectId: params.id, returnTo: base }),
+          ]}
+        />
       ) : subscriptions.problem.code === 'TOKEN_MISSING_ABILITY' ? (
         <Forbidden ability="project-subscription:view-any" what="the subscriptions" />
       ) : (

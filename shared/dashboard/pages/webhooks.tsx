@@ -10,7 +10,7 @@ import { AUTO_DISABLE_THRESHOLD } from '../../domain/webhook-endpoints/policy.js
 import { loadWebhookEndpoint } from '../../domain/webhook-endpoints/repository.js';
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../domain/webhook-endpoints/schema.js';
 import { anyHandler } from '../../operations/handler.js';
-import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, Table, When, type Viewer } from '../components.js';
+import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
@@ -57,45 +57,45 @@ export async function endpointsPage(request: SignedInRequest): Promise<ApiGatewa
         <a href="/dashboard/webhooks/deliveries">All deliveries</a>
       </div>
       {endpoints.ok ? (
-        <Table head={['Endpoint', 'Status', 'Failure streak', 'Disabled at', 'Last delivery']} id="endpoints">
-          {endpoints.result.data.length === 0 ? (
-            <tr>
-              <td colspan="5" class="hint">
-                No endpoints yet.
-              </td>
-            </tr>
-          ) : (
-            endpoints.result.data.map((endpoint) => {
-              const last = lastDeliveries.get(endpoint.id);
-              return (
-                <tr>
-                  <td>
-                    <a href={`/dashboard/webhooks/endpoints/${endpoint.id}`}>{endpoint.name}</a>
-                    <div class="mono hint">{endpoint.url}</div>
-                  </td>
-                  <td>
-                    <EndpointStatus endpoint={endpoint} />
-                  </td>
-                  <td>
-                    {endpoint.consecutive_failures} / {AUTO_DISABLE_THRESHOLD}
-                  </td>
-                  <td>
-                    <When at={endpoint.disabled_at} />
-                  </td>
-                  <td>
-                    {last ? (
-                      <>
-                        <DeliveryStatus status={last.status} /> <span class="hint">{last.event_type}</span> <When at={last.last_attempt_at ?? last.created_at} />
-                      </>
-                    ) : (
-                      <span class="hint">{canSeeDeliveries ? 'none yet' : 'needs webhook-delivery:view-any'}</span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })
-          )}
-        </Table>
+        <DataTable
+          id="endpoints"
+          rows={endpoints.result.data}
+          empty="No endpoints yet."
+          columns={[
+            {
+              label: 'Endpoint',
+              cell: (endpoint) => (
+                <>
+                  <a href={`/dashboard/webhooks/endpoints/${endpoint.id}`}>{endpoint.name}</a>
+                  <div class="mono hint">{endpoint.url}</div>
+                </>
+              ),
+            },
+            { label: 'Status', cell: (endpoint) => <EndpointStatus endpoint={endpoint} /> },
+            {
+              label: 'Failure streak',
+              cell: (endpoint) => (
+                <>
+                  {endpoint.consecutive_failures} / {AUTO_DISABLE_THRESHOLD}
+                </>
+              ),
+            },
+            { label: 'Disabled at', cell: (endpoint) => <When at={endpoint.disabled_at} /> },
+            {
+              label: 'Last delivery',
+              cell: (endpoint) => {
+                const last = lastDeliveries.get(endpoint.id);
+                return last ? (
+                  <>
+                    <DeliveryStatus status={last.status} /> <span class="hint">{last.event_type}</span> <When at={last.last_attempt_at ?? last.created_at} />
+                  </>
+                ) : (
+                  <span class="hint">{canSeeDeliveries ? 'none yet' : 'needs webhook-delivery:view-any'}</span>
+                );
+              },
+            },
+          ]}
+        />
       ) : endpoints.problem.code === 'TOKEN_MISSING_ABILITY' ? (
         <Forbidden ability="webhook-endpoint:manage" what="the webhook endpoints" />
       ) : (
