@@ -1201,14 +1201,23 @@ describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
     expect(checkSignature({ header: sent.headers['SVC-Signature'], rawBody: sent.body, secret: rotated.secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) })).toBeNull();
   });
 
-  it('a cap full of a crashed attempt\'s slot (its lease ran out) sends the message the long way, which reclaims the slot', async () => {
+  /**
+   * An endpoint with a cap of 1 that the process has read (one delivery sent), a new delivery with its
+   * attempt-1 message, and the endpoint's one slot held by `holder` until `untilMs` (epoch ms).
+   */
+  async function oneSlotTaken(holder: string, untilMs: number) {
     const endpoint = await newEndpoint(undefined, ctx.principal, { max_concurrency: 1 });
     ctx.fake.setFallback(OK);
     const warm = await oneDelivery();
     expect(await processDeliveryMessage(ctx.runtime, warm.message)).toBe('succeeded');
     const { delivery, message } = await oneDelivery();
+    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'SET in_flight.#holder = :until', ExpressionAttributeNames: { '#holder': holder }, ExpressionAttributeValues: { ':until': untilMs } });
+    return { endpoint, delivery, message };
+  }
+
+  it('a cap full of a crashed attempt\'s slot (its lease ran out) sends the message the long way, which reclaims the slot', async () => {
     // A dispatcher took the one slot and died: its slot lease ran out a second ago.
-    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'SET in_flight.#crashed = :until', ExpressionAttributeNames: { '#crashed': 'dlv_crashed' }, ExpressionAttributeValues: { ':until': ctx.clock.nowMs() - 1_000 } });
+    const { endpoint, delivery, message } = await oneSlotTaken('dlv_crashed', ctx.clock.nowMs() - 1_000);
     const recording = recordingStore(ctx.runtime.store);
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('succeeded');
     // Refused once, then not tried again as is: the lease, the slot (full → the stale one removed → taken), the outcome.
@@ -1218,13 +1227,8 @@ describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
   });
 
   it('a full cap found by the one transaction puts the attempt off without a lease or a counted attempt', async () => {
-    const endpoint = await newEndpoint(undefined, ctx.principal, { max_concurrency: 1 });
-    ctx.fake.setFallback(OK);
-    const warm = await oneDelivery();
-    expect(await processDeliveryMessage(ctx.runtime, warm.message)).toBe('succeeded');
-    const { delivery, message } = await oneDelivery();
     // Another attempt holds the endpoint's one slot.
-    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'SET in_flight.#other = :until', ExpressionAttributeNames: { '#other': 'dlv_other' }, ExpressionAttributeValues: { ':until': ctx.clock.nowMs() + 60_000 } });
+    const { endpoint, delivery, message } = await oneSlotTaken('dlv_other', ctx.clock.nowMs() + 60_000);
     const recording = recordingStore(ctx.runtime.store);
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('deferred');
     expect(recording.commands).toEqual(['TransactWriteCommand', 'UpdateCommand']);
