@@ -26,7 +26,7 @@ export function requireAbility(principal: Principal, ability: Ability): void {
 }
 
 /**
- * The one authorization rule of every REST route and every tool, run by both pipelines before any
+ * The one authorization rule of every REST route and every tool, run by `invokeOperation` before any
  * input is validated or any data is read (interface "Bearer tokens" 3–5, "Tool-server authorization" 2):
  * the declared ability ({@link requireAbility}; nothing for {@link AUTHENTICATED}), then the token's scope ({@link requireTeamWideAccess}
  * for team-wide operations). Both failures are TOKEN_MISSING_ABILITY (403), decided from the token and

@@ -3,21 +3,17 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
-import { authorizeOperation } from '../auth/authorize.js';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import type { Principal } from '../auth/principal.js';
-import { activityItem, recordActivity } from '../domain/activity/repository.js';
-import { lockdownGuard } from '../domain/billing/lockdown.js';
-import type { NewActivityEntry } from '../domain/activity/schema.js';
-import { ProblemError, cursorRejection, fieldErrors, toProblem } from '../errors.js';
-import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
+import { ProblemError, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
+import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import { logger } from '../logger.js';
 import type { AnyOperation } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
+import { invokeOperation } from '../operations/invoke.js';
 import type { Runtime } from '../runtime.js';
 import { EmptyBody } from '../schemas/common.js';
-import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
 import type { ApiGatewayResult } from './api-gateway.js';
 
 /** Largest accepted request body, in bytes (256 KiB). Larger bodies get PAYLOAD_TOO_LARGE (413). */
@@ -32,11 +28,6 @@ export interface RouteMatch {
   handler: AnyHandler;
   /** Path parameters as API Gateway (or the local matcher) extracted them, not yet validated. */
   pathParameters: Record<string, string>;
-}
-
-/** The answer replaying a stored response (DESIGN D3): its status, headers and body, with `Idempotent-Replay: true`. */
-function replayed(stored: StoredResponse): ApiGatewayResult {
-  return { statusCode: stored.status, headers: { ...stored.headers, 'Idempotent-Replay': 'true' }, body: stored.body };
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): ApiGatewayResult {
@@ -110,33 +101,26 @@ export function lowerCaseHeaders(headers: Record<string, string | undefined> | u
   return result;
 }
 
-/** The activity entry of one REST request (DESIGN D5; never a request or response body). */
-function activityEntry(principal: Principal, operationId: string, outcome: string, status: number, durationMs: number, requestId: string): NewActivityEntry {
-  return { token_id: principal.tokenId, surface: 'rest', operation: operationId, outcome, status, duration_ms: durationMs, request_id: requestId };
-}
-
 /** A problem document as an API Gateway result. */
 export function problemResult(error: unknown, requestId: string): ApiGatewayResult {
   if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
   const { problem, headers } = toProblem(error, requestId);
+  return problemDocumentResult(problem, headers);
+}
+
+function problemDocumentResult(problem: ProblemDocument, headers: Record<string, string>): ApiGatewayResult {
   return { statusCode: problem.status, headers: { 'Content-Type': 'application/problem+json', ...headers }, body: JSON.stringify(problem) };
 }
 
 /**
- * Serves one REST request for a known operation, in the order every route shares (DESIGN D1–D4):
- * `match` (or the problem that replaced it: 404/405) → authenticate (`authenticateRequest`: the per-IP
- * `rest-anonymous` bucket is consulted before any token is verified — 429 once the IP has sent 5 requests
- * without a valid token this minute — then 401 for a missing, malformed, unknown or revoked token, D4;
- * every call of a public write counts in that bucket too) → `rest` rate limit per token (429) → the
- * operation's ability and token scope (403, `authorizeOperation`) → path, query, `Idempotency-Key` and
- * body validation (422/413/415) → idempotency claim (replay, 409, 422; none for an operation with
- * `idempotency: 'in-transaction'`, whose record joins its transaction and whose failure is answered by
- * the record when there is one: replay, 409 or 422, DESIGN D3) → the handler with the input as
- * one object (a write not marked `lockdown: 'exempt'` gets BILLING_LOCKED (402) before it writes anything
- * when the team is locked, D20: `lockdownGuard` through `guardedStore`) → problem documents for any failure. Rate-limited responses carry
+ * Serves one REST request for a known operation (DESIGN D1–D4): `match` (or the problem that replaced it:
+ * 404/405) → authenticate (`authenticateRequest`: the per-IP `rest-anonymous` bucket is consulted before any
+ * token is verified — 429 once the IP has sent 5 requests without a valid token this minute — then 401 for a
+ * missing, malformed, unknown or revoked token, D4; every call of a public write counts in that bucket too)
+ * → {@link invokeOperation} with the `rest` rate limit per token (429) as its admission and the path, query,
+ * `Idempotency-Key` and body validation (422/413/415) as its decoding. Rate-limited responses carry
  * `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After` on 429); every response carries
- * `X-Request-Id`. Every write made with a valid token is recorded in the activity log, whatever its
- * outcome. Never throws.
+ * `X-Request-Id`; a replay carries `Idempotent-Replay: true`. Never throws.
  */
 export async function serveRestRequest(
   runtime: Runtime,
@@ -148,114 +132,61 @@ export async function serveRestRequest(
   const requestId = event.requestContext?.requestId || randomUUID();
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
+  const clientIp = event.requestContext?.http?.sourceIp || 'unknown';
   const headers = lowerCaseHeaders(event.headers);
-  let principal: Principal | null = null;
   let rate: RateLimitState | null = null;
-  let operation: AnyOperation | null = null;
-  let claim: IdempotencyClaim | null = null;
-  let activityCommitted = false;
   let response: ApiGatewayResult;
   try {
     if (match instanceof ProblemError) throw match;
-    operation = match.operation;
+    const operation = match.operation;
+    let principal: Principal | null = null;
     if (operation.ability) {
-      const authentication = await authenticateRequest(runtime.store, runtime.clock, {
-        authorization: headers.authorization,
-        bucket: 'rest-anonymous',
-        clientIp: event.requestContext?.http?.sourceIp || 'unknown',
-      });
+      const authentication = await authenticateRequest(runtime.store, runtime.clock, { authorization: headers.authorization, bucket: 'rest-anonymous', clientIp });
       if (!authentication.ok) {
         rate = authentication.rate;
         throw authentication.error;
       }
       principal = authentication.principal;
-      rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
-      authorizeOperation(principal, { ability: operation.ability, teamWide: operation.teamWide });
-    } else if (method !== 'GET') {
-      // A public write (accepting a team invitation) carries its own credential in the body: every call
-      // counts in the per-IP anonymous bucket, so guessing invitation tokens is throttled (D4).
-      rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', event.requestContext?.http?.sourceIp || 'unknown');
     }
-    const params = validate(operation.params, match.pathParameters, 'path');
-    const query = validate(operation.query, queryValues(operation.query, event.queryStringParameters ?? {}), 'query');
-    const isWrite = method !== 'GET';
-    const idempotencyKey = isWrite ? parseIdempotencyKey(headers['idempotency-key'], 'header.idempotency-key') : null;
-    const raw = isWrite ? rawBodyOf(event) : '';
-    const body = parseBody(operation, headers, raw);
-    if (idempotencyKey && principal) {
-      // An `'in-transaction'` operation makes no request here: its record joins the effect's transaction.
-      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, idempotencyKey, requestFingerprint([principal.tokenId, method, path, event.rawQueryString ?? '', raw]), operation.idempotency ?? 'claim');
-      if (claim.kind === 'replay') {
-        const stored = claim.response;
-        claim = null;
-        response = replayed(stored);
-        return response;
-      }
-    }
-    const stored = (result: unknown): StoredResponse => {
-      const built = json(operation!.rest.successStatus, result);
-      return { status: built.statusCode, headers: { ...built.headers }, body: built.body };
-    };
-    // A write's first transaction also stores its idempotency completion and activity entry (D3, D5),
-    // and — unless the operation is exempt — the billing lockdown check of the team (D20).
-    const scope: RequestScope | null =
-      principal && isWrite
-        ? {
-            guard: operation.lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
-            itemsForEffect: (result) => {
-              const items: RequestItem[] = [];
-              if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(stored(result)));
-              const entry = activityEntry(principal!, operation!.id, 'ok', operation!.rest.successStatus, Math.round(performance.now() - started), requestId);
-              items.push(putItem(activityItem(runtime.clock, principal!.teamId, entry).item));
-              return items;
-            },
-          }
-        : null;
-    let result: unknown;
-    try {
-      const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
-      const run = () => match.handler({ ...params, ...query, ...body }, { runtime: handlerRuntime, principal: principal as Principal, requestId });
-      result = await (scope ? withRequestScope(scope, run) : run());
-    } catch (error) {
-      activityCommitted = scope?.committedWith !== undefined;
-      throw (query.cursor !== undefined && cursorRejection(error, 'query.cursor')) || error;
-    }
-    activityCommitted = scope?.committedWith !== undefined;
-    response = json(operation.rest.successStatus, result);
-    if (claim?.kind === 'claimed') {
-      const completed = claim;
-      claim = null; // the operation took effect: never release the key now, whatever happens next
-      await completed.complete(stored(result), activityCommitted).catch((error) => logger.error('idempotency record not completed', { request_id: requestId, error: error as Error }));
-    }
+    const outcome = await invokeOperation({
+      runtime,
+      principal,
+      operation,
+      handler: match.handler,
+      surface: 'rest',
+      requestId,
+      startedAt: started,
+      admit: async () => {
+        // A public write (accepting a team invitation) carries its own credential in the body: every call
+        // counts in the per-IP anonymous bucket, so guessing invitation tokens is throttled (D4).
+        if (principal) rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
+        else if (method !== 'GET') rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', clientIp);
+      },
+      decode: () => {
+        const params = validate(operation.params, match.pathParameters, 'path');
+        const query = validate(operation.query, queryValues(operation.query, event.queryStringParameters ?? {}), 'query');
+        const write = method !== 'GET';
+        const idempotencyKey = write ? parseIdempotencyKey(headers['idempotency-key'], 'header.idempotency-key') : null;
+        const raw = write ? rawBodyOf(event) : '';
+        const body = parseBody(operation, headers, raw);
+        return {
+          input: { ...params, ...query, ...body },
+          idempotencyKey,
+          fingerprint: [principal?.tokenId ?? '', method, path, event.rawQueryString ?? '', raw],
+          cursorField: 'query.cursor',
+        };
+      },
+    });
+    if (outcome.ok) response = json(operation.rest.successStatus, outcome.result, outcome.replayed ? { 'Idempotent-Replay': 'true' } : {});
+    else response = problemDocumentResult(outcome.problem, outcome.headers);
     return response;
   } catch (error) {
-    if (claim?.kind === 'claimed') {
-      // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
-      // decides — a duplicate that lost to the first one replays its response (D3).
-      const failed = claim;
-      claim = null;
-      try {
-        response = replayed(await failed.settleFailure(error));
-        return response;
-      } catch (settled) {
-        response = problemResult(settled, requestId);
-        return response;
-      }
-    }
     response = problemResult(error, requestId);
     return response;
   } finally {
     response!.headers['X-Request-Id'] = requestId;
     if (rate) Object.assign(response!.headers, rateLimitHeaders(rate));
-    const durationMs = Math.round(performance.now() - started);
-    // Written here unless the write's own transaction already holds the entry of this (successful) answer.
-    if (principal && operation && method !== 'GET' && !(activityCommitted && response!.statusCode < 400)) {
-      const outcome = response!.statusCode < 400 ? 'ok' : ((JSON.parse(response!.body) as { code?: string }).code ?? 'INTERNAL_ERROR');
-      await recordActivity(runtime.store, runtime.clock, principal.teamId, activityEntry(principal, operation.id, outcome, response!.statusCode, durationMs, requestId)).catch((error) =>
-        logger.error('activity write failed', { request_id: requestId, error: error as Error }),
-      );
-    }
-    onResponse?.({ method, path, status: response!.statusCode, duration_ms: durationMs, request_id: requestId, operation: operation?.id ?? null });
+    onResponse?.({ method, path, status: response!.statusCode, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: match instanceof ProblemError ? null : match.operation.id });
   }
 }
 

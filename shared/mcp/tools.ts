@@ -1,17 +1,15 @@
 import * as z from 'zod';
 import { Problem } from '../schemas/common.js';
 import { authorizeOperation } from '../auth/authorize.js';
-import type { Principal } from '../auth/principal.js';
+import { actorOf, type Principal } from '../auth/principal.js';
 import { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from '../catalogues/tools.js';
-import { errorCode } from '../catalogues/error-codes.js';
-import { activityItem, recordActivity } from '../domain/activity/repository.js';
-import { lockdownGuard } from '../domain/billing/lockdown.js';
+import { recordActivity } from '../domain/activity/repository.js';
 import { handlerOf } from '../domain/handlers.js';
-import { ProblemError, cursorRejection, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
-import { beginIdempotentRequest, parseIdempotencyKey, requestFingerprint, type StoredResponse } from '../limits/idempotency.js';
+import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
+import { parseIdempotencyKey } from '../limits/idempotency.js';
+import { invokeOperation } from '../operations/invoke.js';
 import { operationById, type OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
-import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
 import { logger } from '../logger.js';
 
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
@@ -161,107 +159,63 @@ function loggableToolName(name: string): string {
 }
 
 /**
- * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5), in the order
- * every tool shares: read-only mode (`listing.readOnly`: a tool without `readOnlyHint` is refused with
- * TOKEN_MISSING_ABILITY) → per-tool ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
- * argument validation (VALIDATION_FAILED with field errors under `arguments.`) → optional
- * `idempotency_key` (the `Idempotency-Key` rules:
- * replay with `_meta['idempotent-replay']`, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; only a
- * successful result is stored; an operation with `idempotency: 'in-transaction'` claims nothing up front
- * and answers a failure by its record when there is one, as REST does) → handler (a write tool whose operation is not `lockdown: 'exempt'` gets
- * BILLING_LOCKED before it writes anything when the team is locked, D20). Failures are tool results with `isError: true` whose
- * `structuredContent` is the problem document. Every call, whatever its outcome (an unknown tool
- * included), is written to the activity log with the token id, tool name, outcome, duration and request id.
- * Returns null for a tool name that does not exist (the caller answers a JSON-RPC error). Never throws.
+ * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5) through
+ * {@link invokeOperation}: read-only mode first (`listing.readOnly`: a tool without `readOnlyHint` is refused
+ * with TOKEN_MISSING_ABILITY), then the pipeline every surface shares, with the arguments validated by the
+ * tool's input schema (field errors under `arguments.`) and the optional `idempotency_key` argument (a replay
+ * carries `_meta['idempotent-replay']`). Failures are tool results with `isError: true` whose
+ * `structuredContent` is the problem document. Every call, an unknown tool included, is written to the
+ * activity log. Returns null for a tool name that does not exist (the caller answers a JSON-RPC error).
+ * Never throws.
  */
 export async function callTool(runtime: Runtime, principal: Principal, name: string, rawArgs: unknown, requestId: string, listing: ToolListing = FULL_LISTING): Promise<ToolCallResult | null> {
   const started = performance.now();
   const entry = toolDefinition(name);
-  let result: ToolCallResult | null = null;
-  let outcome = 'ok';
-  let status = 200;
-  let activityCommitted = false;
-  try {
-    if (!entry) {
-      outcome = 'NOT_FOUND';
-      status = 404;
-      return null;
-    }
-    if (listing.readOnly && !entry.annotations.readOnlyHint) {
-      throw new ProblemError('TOKEN_MISSING_ABILITY', `This request is read-only (\`MCP-Read-Only: 1\` or \`?read_only=1\`) and ${name} is not a read-only tool; send the call without read-only mode to run it.`);
-    }
-    authorizeOperation(principal, { ability: entry.ability, teamWide: entry.teamWide });
-    const parsed = entry.inputSchema.safeParse(rawArgs ?? {});
-    if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, { errors: fieldErrors('arguments', parsed.error.issues) });
-    const { idempotency_key: rawKey, ...args } = parsed.data as Record<string, unknown>;
-    const handler = handlerOf(entry.operationId as OperationId);
-    const key = parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key');
-    const mode = operationById(entry.operationId).idempotency ?? 'claim';
-    const claim = key ? await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, key, requestFingerprint([principal.tokenId, 'mcp', name, JSON.stringify(args)]), mode) : null;
-    const replayed = (stored: StoredResponse): ToolCallResult => ({ ...(JSON.parse(stored.body) as ToolCallResult), _meta: { 'idempotent-replay': true } });
-    if (claim?.kind === 'replay') {
-      result = replayed(claim.response);
-      return result;
-    }
-    const toResult = (structured: unknown): ToolCallResult => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured as Record<string, unknown> });
-    const stored = (structured: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(toResult(structured)) });
-    // A write tool's first transaction also stores its idempotency completion and activity entry (D3, D5),
-    // and — unless the operation is exempt — the billing lockdown check of the team (D20).
-    const scope: RequestScope | null = entry.annotations.readOnlyHint
-      ? null
-      : {
-          guard: operationById(entry.operationId).lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
-          itemsForEffect: (structured) => {
-            const items: RequestItem[] = [];
-            if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(stored(structured)));
-            const entryOfCall = { token_id: principal.tokenId, surface: 'mcp' as const, operation: name, outcome: 'ok', status: 200, duration_ms: Math.round(performance.now() - started), request_id: requestId };
-            items.push(putItem(activityItem(runtime.clock, principal.teamId, entryOfCall).item));
-            return items;
-          },
-        };
-    let structured: Record<string, unknown>;
-    try {
-      const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
-      const run = async () => (await handler(args, { runtime: handlerRuntime, principal, requestId })) as Record<string, unknown>;
-      structured = await (scope ? withRequestScope(scope, run) : run());
-    } catch (error) {
-      activityCommitted = scope?.committedWith !== undefined;
-      const failure = (args.cursor !== undefined && cursorRejection(error, 'arguments.cursor')) || error;
-      if (claim?.kind !== 'claimed') throw failure;
-      // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
-      // decides — a duplicate that lost to the first one replays its result (D3).
-      result = replayed(await claim.settleFailure(failure));
-      return result;
-    }
-    activityCommitted = scope?.committedWith !== undefined;
-    result = toResult(structured);
-    // The tool took effect: its key is completed, never released, even if storing the result fails.
-    await claim?.complete(stored(structured), activityCommitted).catch((error) =>
-      logger.error('idempotency record not completed', { request_id: requestId, tool: name, error: error as Error }),
-    );
-    return result;
-  } catch (error) {
-    if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, tool: name, error: error as Error });
-    const { problem } = toProblem(error, requestId);
-    outcome = problem.code;
-    status = errorCode(problem.code).status;
-    result = problemResult(problem);
-    return result;
-  } finally {
-    // Written here unless the tool's own transaction already holds the entry of this (successful) call.
-    if (!(activityCommitted && outcome === 'ok')) await recordActivity(runtime.store, runtime.clock, principal.teamId, {
-      token_id: principal.tokenId,
+  if (!entry) {
+    await recordActivity(runtime.store, runtime.clock, principal.teamId, {
+      ...actorOf(principal),
       surface: 'mcp',
       operation: loggableToolName(name),
-      outcome,
-      status,
+      outcome: 'NOT_FOUND',
+      status: 404,
       duration_ms: Math.round(performance.now() - started),
       request_id: requestId,
     }).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
+    return null;
   }
+  const outcome = await invokeOperation({
+    runtime,
+    principal,
+    operation: operationById(entry.operationId),
+    handler: handlerOf(entry.operationId as OperationId),
+    surface: 'mcp',
+    requestId,
+    startedAt: started,
+    activityName: name,
+    successStatus: 200,
+    logReads: true,
+    admit: () => {
+      if (listing.readOnly && !entry.annotations.readOnlyHint) {
+        throw new ProblemError('TOKEN_MISSING_ABILITY', `This request is read-only (\`MCP-Read-Only: 1\` or \`?read_only=1\`) and ${name} is not a read-only tool; send the call without read-only mode to run it.`);
+      }
+    },
+    decode: () => {
+      const parsed = entry.inputSchema.safeParse(rawArgs ?? {});
+      if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, { errors: fieldErrors('arguments', parsed.error.issues) });
+      const { idempotency_key: rawKey, ...args } = parsed.data as Record<string, unknown>;
+      return {
+        input: args,
+        idempotencyKey: parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key'),
+        fingerprint: [principal.tokenId, 'mcp', name, JSON.stringify(args)],
+        cursorField: 'arguments.cursor',
+      };
+    },
+  });
+  if (!outcome.ok) return problemResult(outcome.problem);
+  const structured = outcome.result as Record<string, unknown>;
+  const result: ToolCallResult = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  return outcome.replayed ? { ...result, _meta: { 'idempotent-replay': true } } : result;
 }
-
-
 
 /** A `tools/call` refused before it reached {@link callTool}: by authentication, the rate limit or the `mcp:full` gate. */
 export interface RefusedToolCalls {

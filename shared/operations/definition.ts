@@ -89,7 +89,7 @@ export interface OperationDefinition<
    * `'exempt'`: the operation keeps working while the team is locked for non-payment (DESIGN D20) —
    * billing itself and the subscriber side (e.g. access-code redemption). Every other write is refused
    * with BILLING_LOCKED (402) on a locked team (`lockdownGuard`, joined to the request's first
-   * transaction by the REST and MCP pipelines). Reads are never locked.
+   * transaction by `invokeOperation` on every surface). Reads are never locked.
    */
   readonly lockdown?: 'exempt';
   /**
@@ -112,6 +112,11 @@ export interface OperationDefinition<
    * (one GetItem) instead of getting 409.
    */
   readonly idempotency?: 'in-transaction';
+}
+
+/** True for operations that change state (their REST method is not GET): idempotent writes (D3). */
+export function isWrite(operation: Pick<AnyOperation, 'rest'>): boolean {
+  return operation.rest.method !== 'GET';
 }
 
 /** Any operation definition. */

@@ -34,10 +34,10 @@ export type OperationHandler<Op> = (
  */
 export type HandlersOf<M extends OperationModule> = { [K in keyof M['operations']]: OperationHandler<M['operations'][K]> };
 
-/** A handler of any operation, as the pipelines hold it. */
+/** A handler of any operation, as `invokeOperation` holds it. */
 export type AnyHandler = (input: Record<string, unknown>, context: OperationContext | PublicOperationContext) => Promise<unknown>;
 
-/** Erases a handler's input type for the generic pipelines (the input was validated by the definition's schemas). */
+/** Erases a handler's input type for `invokeOperation` (the input was validated by the definition's schemas). */
 export function anyHandler<Op extends AnyOperation>(handler: OperationHandler<Op>): AnyHandler {
   return handler as unknown as AnyHandler;
 }

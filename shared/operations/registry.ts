@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { MODULES } from '../domain/modules.js';
 import { EmptyBody, IdempotencyKeyArgument } from '../schemas/common.js';
 import { matchPath } from '../http/route-match.js';
-import type { AnyOperation, HttpMethod, ToolBinding } from './definition.js';
+import { isWrite, type AnyOperation, type HttpMethod, type ToolBinding } from './definition.js';
 
 /**
  * The operation registry (DESIGN D13): every operation of every object module, with the REST route
@@ -42,11 +42,6 @@ export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
 /** The body schema of an operation: its own, or the empty object for a write that takes none. */
 export function bodySchemaOf(operation: AnyOperation): z.ZodObject | undefined {
   return operation.body ?? (operation.rest.method !== 'GET' ? EmptyBody : undefined);
-}
-
-/** True for operations that change state (their REST method is not GET): idempotent writes (D3). */
-export function isWrite(operation: AnyOperation): boolean {
-  return operation.rest.method !== 'GET';
 }
 
 /**

@@ -5,13 +5,13 @@ import { ConditionFailedError, MAX_TRANSACTION_ITEMS, type Item, type Store, typ
 /**
  * What a request contributes to the first transaction its operation commits (DESIGN D3, D5, D14): the
  * idempotency completion — so a crash between the effect and the completion can never run the effect
- * twice — and the request's activity entry, so a write costs one transaction. The pipelines (REST and
- * MCP) open the scope; `unitOfWork` consumes it once, with the value its work returned.
+ * twice — and the request's activity entry, so a write costs one transaction. `invokeOperation` opens
+ * the scope; `unitOfWork` consumes it once, with the value its work returned.
  */
 export interface RequestScope {
   /** Items to add to the first transaction of the request, given what the unit of work returned. */
   itemsForEffect(result: unknown): RequestItem[];
-  /** Set by `unitOfWork` once it committed the items (the pipelines then skip their own writes). */
+  /** Set by `unitOfWork` once it committed the items (`invokeOperation` then skips its own writes). */
   committedWith?: { result: unknown };
   /** A condition the request's writes must meet (the billing lockdown, DESIGN D20); see {@link guardedStore}. */
   guard?: RequestGuard;
@@ -80,7 +80,7 @@ export function outsideRequestScope<T>(work: () => T): T {
 
 /**
  * Wraps `store` for a request's handler so that the request's {@link RequestGuard} holds before its
- * first write (the pipelines pass the wrapped store to the handler only; their own bookkeeping writes
+ * first write (`invokeOperation` passes the wrapped store to the handler only; its own bookkeeping writes
  * — rate counter, idempotency claim, activity — are not guarded). Until a write has met the guard:
  * `transactWrite` appends the guard's ConditionCheck (no extra request; a failure of the check is
  * answered with the guard's problem even when other conditions failed too), and `put`, `update` and

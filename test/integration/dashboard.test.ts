@@ -19,6 +19,7 @@ import { listDeliveries } from '../../shared/domain/webhook-deliveries/repositor
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
+import { lockTeam } from '../support/billing.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 
 async function world() {
@@ -280,6 +281,28 @@ describe('a team member as principal', () => {
     expect(endpoints.ok && endpoints.result.data).toHaveLength(1);
     const viewerActivity = await listActivity(runtime.store, team.id, { limit: 100, member_id: invited.id });
     expect(viewerActivity.data).toEqual([expect.objectContaining({ operation: 'createWebhookEndpoint', outcome: 'TOKEN_MISSING_ABILITY', status: 403 })]);
+  });
+
+  it('is refused BILLING_LOCKED on a write while the team is locked (D20), as on REST and MCP; reads and billing still run', async () => {
+    const clock = testClock();
+    const runtime = await createTestRuntime({ clock });
+    const { team } = await seedTeam(runtime.store, clock, undefined, 'free');
+    const owner = await ensureTeamOwner(runtime, team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
+    const ownerPrincipal = memberPrincipal({ teamId: team.id, memberId: owner.id, abilities: ABILITY_VALUES });
+    await lockTeam(runtime, team.id);
+    const refused = await runOperation(runtime, ownerPrincipal, 'createProject', { name: 'While locked', platform_type: 'telegram' }, { requestId: randomUUID(), idempotencyKey: randomUUID() });
+    expect(refused).toMatchObject({ ok: false, problem: { code: 'BILLING_LOCKED', status: 402 } });
+    const projects = await runOperation<{ data: Array<{ name: string }> }>(runtime, ownerPrincipal, 'listProjects', {}, { requestId: randomUUID() });
+    expect(projects.ok && projects.result.data.map((project) => project.name)).not.toContain('While locked');
+    const billing = await runOperation<{ status: string }>(runtime, ownerPrincipal, 'getBilling', {}, { requestId: randomUUID() });
+    expect(billing).toMatchObject({ ok: true, result: { status: 'locked' } });
+    const tier = await runOperation<{ status: string; tier: string }>(runtime, ownerPrincipal, 'changeBillingTier', { tier: 'business' }, { requestId: randomUUID(), idempotencyKey: randomUUID() });
+    expect(tier).toMatchObject({ ok: true, result: { status: 'locked', tier: 'business' } });
+    const activity = await listActivity(runtime.store, team.id, { limit: 100, member_id: owner.id });
+    expect(activity.data.map((entry) => [entry.operation, entry.outcome, entry.status])).toEqual([
+      ['changeBillingTier', 'ok', 200],
+      ['createProject', 'BILLING_LOCKED', 402],
+    ]);
   });
 
   it('owns the endpoints it creates: events fan out while the member holds their abilities, and stop once the member is removed (D6)', async () => {

@@ -14,8 +14,8 @@ const MAX_FILTERED_READS = 10;
 
 /**
  * Writes one activity entry for the team (one PutItem): `act_` + a monotonic ULID of the clock's time.
- * Both pipelines call it — REST for every write made with a valid token, the tool server for every
- * `tools/call` — whatever the outcome. The entry holds no request or response body.
+ * `invokeOperation` calls it for every write with a principal (and every `tools/call`), whatever the
+ * outcome. The entry holds no request or response body.
  */
 export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: NewActivityEntry): Promise<ActivityEntry> {
   const { entry: full, item } = activityItem(clock, teamId, entry);
@@ -24,7 +24,7 @@ export async function recordActivity(store: Store, clock: Clock, teamId: string,
 }
 
 /**
- * The stored item of one activity entry (see {@link recordActivity}); the pipelines also add it to a
+ * The stored item of one activity entry (see {@link recordActivity}); `invokeOperation` also adds it to a
  * write's own transaction (`shared/store/request-scope.ts`), so a write costs one transaction.
  */
 export function activityItem(clock: Clock, teamId: string, entry: NewActivityEntry): { entry: ActivityEntry; item: Item } {

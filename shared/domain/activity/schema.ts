@@ -4,6 +4,8 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /** The surfaces an activity entry can come from (a closed list, written once). */
 export const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard'] as const;
+/** One of {@link ACTIVITY_SURFACES}. */
+export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];
 
 /**
  * An activity-log entry; `token_id` identifies the invoking token (interface "Tool-server

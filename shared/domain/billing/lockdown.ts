@@ -4,20 +4,11 @@ import type { RequestGuard } from '../../store/request-scope.js';
 import type { Store } from '../../store/store.js';
 
 /**
- * The billing lockdown of creator writes (DESIGN D20), kept apart from the billing repository so that
- * every route bundle (whose pipeline imports it) stays small.
- *
- * Where it is enforced: the REST and MCP pipelines (`shared/http/rest-pipeline.ts`,
- * `shared/mcp/tools.ts`) — the one path every operation takes, and the one the dashboard runs its
- * operations through too — open a request scope for every write whose definition is not marked
- * `lockdown: 'exempt'` (billing itself, the subscriber side), carrying {@link lockdownGuard}, and hand
- * the handler a store wrapped by `guardedStore`. Why a ConditionCheck rather than a read: a write's
- * first transaction already carries the request's idempotency completion and activity entry, so one
- * more item in it costs no DynamoDB request and is atomic with the effect (a team locked a millisecond
- * before the commit still gets BILLING_LOCKED, never a half-done write). The few use cases that write
- * one item without a transaction (UpdateItem with `ReturnValues`: endpoint changes, token revocation…)
- * pay one strongly consistent GetItem of the billing item instead; reads, GET routes and read-only tools
- * are never checked.
+ * The billing lockdown of creator writes (DESIGN D20), kept apart from the billing repository so every
+ * route bundle stays small. `invokeOperation` (shared/operations/invoke.ts), the one pipeline of every
+ * surface, runs each write not marked `lockdown: 'exempt'` with {@link lockdownGuard}: a ConditionCheck
+ * joined to the write's first transaction (no extra request, atomic with the effect), or one strongly
+ * consistent read before a write that is not a transaction. Reads are never checked.
  */
 
 /** The problem a locked team's creator write gets (402). */

@@ -1,0 +1,158 @@
+import { authorizeOperation } from '../auth/authorize.js';
+import { actorOf, type Principal } from '../auth/principal.js';
+import { activityItem, recordActivity } from '../domain/activity/repository.js';
+import type { ActivitySurface, NewActivityEntry } from '../domain/activity/schema.js';
+import { lockdownGuard } from '../domain/billing/lockdown.js';
+import { ProblemError, cursorRejection, toProblem, type ProblemDocument } from '../errors.js';
+import { beginIdempotentRequest, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
+import { logger } from '../logger.js';
+import type { Runtime } from '../runtime.js';
+import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
+import { isWrite, type AnyOperation } from './definition.js';
+import type { AnyHandler } from './handler.js';
+
+/**
+ * What a surface decoded from its request, after authorization: the operation's validated input (path,
+ * query and body fields as one object), the `Idempotency-Key` of a write (a UUID, or null), the parts of
+ * the request that fingerprint it (DESIGN D3), and where a rejected `cursor` came from (`query.cursor`).
+ */
+export interface DecodedInput {
+  input: Record<string, unknown>;
+  idempotencyKey: string | null;
+  fingerprint: readonly string[];
+  cursorField: string;
+}
+
+/** One call of an operation from a surface (REST, MCP, dashboard, portal): see {@link invokeOperation}. */
+export interface Invocation {
+  runtime: Runtime;
+  /** The caller; null only for a public operation (`ability: null`). */
+  principal: Principal | null;
+  operation: AnyOperation;
+  /** The operation's handler (the surface imports it, so a route bundle holds only its own). */
+  handler: AnyHandler;
+  surface: ActivitySurface;
+  requestId: string;
+  /** `performance.now()` when the request arrived (durations are measured from it); default: now. */
+  startedAt?: number;
+  /** Surface checks that run first and may refuse (a rate limit, a read-only mode); throw a ProblemError. */
+  admit?: () => Promise<void> | void;
+  /** Validates the request into the operation's input (throws VALIDATION_FAILED and the like). */
+  decode: () => DecodedInput;
+  /** The activity entry's `operation` (default the operation id; MCP logs the tool name). */
+  activityName?: string;
+  /** The activity entry's `status` on success (default the operation's REST success status). */
+  successStatus?: number;
+  /** Also log reads (MCP logs every tool call, DESIGN D5); writes are always logged. */
+  logReads?: boolean;
+}
+
+/** The outcome of {@link invokeOperation}: the result (maybe a replay of the stored one) or a problem. */
+export type InvocationOutcome =
+  | { ok: true; result: unknown; replayed: boolean }
+  | { ok: false; problem: ProblemDocument; headers: Record<string, string> };
+
+/** The stored response of a result (DESIGN D3): the success status and the result's JSON, the same on every surface. */
+function storedResponse(operation: AnyOperation, result: unknown): StoredResponse {
+  return { status: operation.rest.successStatus, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(result) };
+}
+
+function replayOf(stored: StoredResponse): InvocationOutcome {
+  return { ok: true, result: JSON.parse(stored.body) as unknown, replayed: true };
+}
+
+/**
+ * Runs one operation for any surface, in the order every surface shares (DESIGN D1–D5, D13, D20):
+ * `admit` → the operation's ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
+ * `decode` → idempotency claim (replay; IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; nothing up front for
+ * an `'in-transaction'` operation, whose failure is answered by its record) → the handler; a write runs in a
+ * request scope whose first transaction also stores the idempotency completion and the activity entry and,
+ * unless the operation is `lockdown: 'exempt'`, checks the billing lockdown (BILLING_LOCKED). Every write
+ * (and with `logReads` every call) with a principal gets one activity entry whatever its outcome.
+ * Never throws: failures come back as problem documents.
+ */
+export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
+  const { runtime, principal, operation, requestId } = call;
+  const started = call.startedAt ?? performance.now();
+  const write = isWrite(operation);
+  const durationMs = () => Math.round(performance.now() - started);
+  const entry = (outcome: string, status: number): NewActivityEntry => ({
+    ...actorOf(principal!),
+    surface: call.surface,
+    operation: call.activityName ?? operation.id,
+    outcome,
+    status,
+    duration_ms: durationMs(),
+    request_id: requestId,
+  });
+  const successStatus = call.successStatus ?? operation.rest.successStatus;
+  let claim: IdempotencyClaim | null = null;
+  let scope: RequestScope | null = null;
+  let outcome: InvocationOutcome | undefined;
+  try {
+    await call.admit?.();
+    if (principal && operation.ability) authorizeOperation(principal, { ability: operation.ability, teamWide: operation.teamWide });
+    const decoded = call.decode();
+    if (decoded.idempotencyKey && principal) {
+      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, decoded.idempotencyKey, requestFingerprint(decoded.fingerprint), operation.idempotency ?? 'claim');
+      if (claim.kind === 'replay') {
+        outcome = replayOf(claim.response);
+        claim = null;
+        return outcome;
+      }
+    }
+    if (principal && write) {
+      scope = {
+        guard: operation.lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
+        itemsForEffect: (result) => {
+          const items: RequestItem[] = [];
+          if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(storedResponse(operation, result)));
+          items.push(putItem(activityItem(runtime.clock, principal.teamId, entry('ok', successStatus)).item));
+          return items;
+        },
+      };
+    }
+    const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
+    const run = () => call.handler(decoded.input, principal ? { runtime: handlerRuntime, principal, requestId } : { runtime: handlerRuntime, principal: null, requestId });
+    let result: unknown;
+    try {
+      result = await (scope ? withRequestScope(scope, run) : run());
+    } catch (error) {
+      throw (decoded.input.cursor !== undefined && cursorRejection(error, decoded.cursorField)) || error;
+    }
+    if (claim?.kind === 'claimed') {
+      const completed = claim;
+      claim = null; // the operation took effect: its key is completed, never released
+      await completed
+        .complete(storedResponse(operation, result), scope?.committedWith !== undefined)
+        .catch((error) => logger.error('idempotency record not completed', { request_id: requestId, operation: operation.id, error: error as Error }));
+    }
+    outcome = { ok: true, result, replayed: false };
+    return outcome;
+  } catch (error) {
+    let failure = error;
+    if (claim?.kind === 'claimed') {
+      // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
+      // decides — a duplicate that lost to the first one replays its response (D3).
+      try {
+        outcome = replayOf(await claim.settleFailure(error));
+        return outcome;
+      } catch (settled) {
+        failure = settled;
+      }
+    }
+    if (!(failure instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, operation: operation.id, error: failure as Error });
+    const { problem, headers } = toProblem(failure, requestId);
+    outcome = { ok: false, problem, headers };
+    return outcome;
+  } finally {
+    // Written here unless the write's own transaction already holds the entry of this (successful) answer.
+    const committed = scope?.committedWith !== undefined && outcome?.ok === true;
+    if (principal && (write || call.logReads) && !committed) {
+      const failed = outcome && !outcome.ok ? outcome.problem : null;
+      await recordActivity(runtime.store, runtime.clock, principal.teamId, entry(failed ? failed.code : 'ok', failed ? failed.status : successStatus)).catch((error) =>
+        logger.error('activity write failed', { request_id: requestId, error: error as Error }),
+      );
+    }
+  }
+}
