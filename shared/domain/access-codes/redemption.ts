@@ -4,6 +4,7 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { entity, keys } from '../../store/keys.js';
 import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
@@ -158,7 +159,7 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
   const codeKey = keys.accessCode(teamId, projectId, location.batchId, location.codeId);
   let plan: Plan | undefined;
 
-  for (let attempt = 1; ; attempt++) {
+  const { answer, followUp } = await retryOnLostRace(async () => {
     const [item, earlier] = await Promise.all([runtime.store.get(codeKey), existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined]);
     if (!item) throw unknownCode(projectId);
     if (earlier) throw alreadyRedeemed(existing!.id);
@@ -176,31 +177,30 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
     const subscription = subscriptionOf(code, plan, subscriber, nowMs);
     const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
     let followUp: PlatformAccessFollowUp | null = null;
-    try {
-      // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
-      await withinTierLimit(runtime, teamId, 'subscribers', () => unitOfWork(runtime, teamId, async (tx) => {
-        tx.put(
-          { ...keys.accessCodeRedemption(teamId, code.id, subscriber.id), entity: entity.accessCodeRedemption, team_id: teamId, project_id: projectId, access_code_id: code.id, subscriber_id: subscriber.id, subscription_id: subscription.id, redeemed_at: now },
-          { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
-        );
-        writeCodeUse(tx, teamId, item, take, now);
-        const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
-        followUp = added.followUp;
-        answer.subscription = added.subscription;
-        tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription: added.subscription } });
-        if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
-        return answer;
-      }));
-    } catch (error) {
-      if (!isContention(error)) throw error;
-      if (attempt >= REDEEM_ATTEMPTS) throw new ProblemError('CONFLICT', 'The access code kept changing while this redemption ran (many redemptions at once); retry.');
-      // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
-      if (!(error instanceof ConditionFailedError)) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt)));
-      continue;
-    }
-    await applyPlatformAccess(runtime, teamId, followUp);
-    return answer;
-  }
+    // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
+    await withinTierLimit(runtime, teamId, 'subscribers', () => unitOfWork(runtime, teamId, async (tx) => {
+      tx.put(
+        { ...keys.accessCodeRedemption(teamId, code.id, subscriber.id), entity: entity.accessCodeRedemption, team_id: teamId, project_id: projectId, access_code_id: code.id, subscriber_id: subscriber.id, subscription_id: subscription.id, redeemed_at: now },
+        { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
+      );
+      writeCodeUse(tx, teamId, item, take, now);
+      const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
+      followUp = added.followUp;
+      answer.subscription = added.subscription;
+      tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription: added.subscription } });
+      if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
+      return answer;
+    }));
+    return { answer, followUp: followUp as PlatformAccessFollowUp | null };
+  }, {
+    attempts: REDEEM_ATTEMPTS,
+    retryable: isContention,
+    // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
+    waitMs: (error, attempt) => (error instanceof ConditionFailedError ? 0 : Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt)),
+    exhausted: () => new ProblemError('CONFLICT', 'The access code kept changing while this redemption ran (many redemptions at once); retry.'),
+  });
+  await applyPlatformAccess(runtime, teamId, followUp);
+  return answer;
 }
 
 /** The new subscription a redemption of `code` creates at `nowMs` (epoch MILLISECONDS); see {@link redeemAccessCode}. */

@@ -9,6 +9,7 @@ import { logger } from '../../logger.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, TransactionCanceledError, queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { codeDigest, codeSuffix, newCode, normalizeCode } from './codes.js';
 import { requirePlanOfProject } from './plan.js';
@@ -281,14 +282,11 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
 
 /** Runs a transaction again (at most {@link CHUNK_ATTEMPTS} times, with a growing jittered wait) while DynamoDB cancels it for a conflict or throttling. */
 async function withConflictRetries<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledError) || attempt >= CHUNK_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, CONFLICT_BACKOFF_MS * attempt * (0.5 + Math.random())));
-    }
-  }
+  return retryOnLostRace(write, {
+    attempts: CHUNK_ATTEMPTS,
+    retryable: (error) => error instanceof TransactionCanceledError,
+    waitMs: (_error, attempt) => CONFLICT_BACKOFF_MS * attempt * (0.5 + Math.random()),
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import type { PlatformResourceTarget, PlatformResult } from '../../platforms/pla
 import { keys } from '../../store/keys.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { revisionCondition } from '../projects/repository.js';
+import { revisionCondition } from '../../store/optimistic.js';
 import type { StoredMember } from './repository.js';
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 

@@ -5,7 +5,7 @@ import { ProblemError } from '../../errors.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import type { Transaction } from '../../store/unit-of-work.js';
-import { revisionCondition } from '../projects/repository.js';
+import { revisionCondition } from '../../store/optimistic.js';
 import type { ListMembersQuery, Member, MemberPlatformError, MemberStatus } from './schema.js';
 
 /**

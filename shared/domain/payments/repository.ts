@@ -15,7 +15,8 @@ import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '..
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
-import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
+import { loadProject, toProject } from '../projects/repository.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
 import type { Project } from '../projects/schema.js';
 import { changeSubscriptionWith, createSubscription, type SubscriptionChange } from '../subscriptions/repository.js';
 import type { Subscription } from '../subscriptions/schema.js';
@@ -372,38 +373,32 @@ export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Princ
   const paymentId = newUuid();
   if (input.subscription_id === undefined) return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
   const subscriptionId = input.subscription_id;
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     let payment: Payment | undefined;
-    try {
-      await changeSubscriptionWith(
-        runtime,
-        principal,
-        subscriptionId,
-        (subscription, plan) => {
-          if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
-          const now = isoTime(runtime.clock.nowMs());
-          payment = newPayment({
-            id: paymentId,
-            subscription,
-            ...priceOf(input, plan),
-            status: input.status,
-            provider,
-            providerPaymentId: input.provider_payment_id ?? null,
-            billingReason: billingReasonFor(input.billing_reason, subscription),
-            nowIso: now,
-          });
-          const trigger = paymentTrigger(payment, subscription);
-          return trigger ? { trigger } : null;
-        },
-        (tx, change) => writeNewPayment(tx, principal.teamId, payment!, change),
-      );
-      return payment!;
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-    }
-  }
+    await changeSubscriptionWith(
+      runtime,
+      principal,
+      subscriptionId,
+      (subscription, plan) => {
+        if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
+        const now = isoTime(runtime.clock.nowMs());
+        payment = newPayment({
+          id: paymentId,
+          subscription,
+          ...priceOf(input, plan),
+          status: input.status,
+          provider,
+          providerPaymentId: input.provider_payment_id ?? null,
+          billingReason: billingReasonFor(input.billing_reason, subscription),
+          nowIso: now,
+        });
+        const trigger = paymentTrigger(payment, subscription);
+        return trigger ? { trigger } : null;
+      },
+      (tx, change) => writeNewPayment(tx, principal.teamId, payment!, change),
+    );
+    return payment!;
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) });
 }
 
 /** The first payment of a new subscription billed through `provider` (see {@link recordPayment}). */
@@ -451,7 +446,7 @@ async function recordFirstPayment(runtime: UnitOfWorkRuntime, principal: Princip
 /**
  * Runs one change of a stored payment with the subscription change it drives, retrying a lost race
  * (the payment or the subscription changed meanwhile) by reading both again, at most
- * {@link MAX_ATTEMPTS} times. `plan` decides from the payment as read: the payment after the change,
+ * `MAX_ATTEMPTS` times. `plan` decides from the payment as read: the payment after the change,
  * the subscription trigger (or null), and the event data's extra fields. Returns the payment after.
  */
 async function changePayment(
@@ -465,36 +460,30 @@ async function changePayment(
     providerRefundId?: string | null;
   },
 ): Promise<Payment> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const item = await loadPayment(runtime.store, principal, paymentId);
     const payment = toPayment(item);
     let next: Payment | undefined;
     let extra: { refund: PaymentRefund } | undefined;
     let providerRefundId: string | null = null;
-    try {
-      await changeSubscriptionWith(
-        runtime,
-        principal,
-        payment.subscription_id,
-        (subscription) => {
-          const planned = plan(payment, subscription);
-          next = planned.next;
-          extra = planned.extra;
-          providerRefundId = planned.providerRefundId ?? null;
-          return planned.decision;
-        },
-        (tx, change) => {
-          writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId);
-          tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
-        },
-      );
-      return next!;
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-    }
-  }
+    await changeSubscriptionWith(
+      runtime,
+      principal,
+      payment.subscription_id,
+      (subscription) => {
+        const planned = plan(payment, subscription);
+        next = planned.next;
+        extra = planned.extra;
+        providerRefundId = planned.providerRefundId ?? null;
+        return planned.decision;
+      },
+      (tx, change) => {
+        writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId);
+        tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
+      },
+    );
+    return next!;
+  }, { exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`) });
 }
 
 /**
@@ -650,72 +639,66 @@ export interface ProviderPaymentOutcome {
  * the status it has, or of failed after it succeeded, changes nothing. With `drivesSubscription`, the
  * outcome fires its D15 transition ({@link paymentTrigger}: first payment → activated, renewal → renewed,
  * failed renewal → past_due), in the same transaction as the payment and its event (the payment event
- * first). A lost race re-reads and retries ({@link MAX_ATTEMPTS}). Errors: NOT_FOUND (the subscription
+ * first). A lost race re-reads and retries (`MAX_ATTEMPTS`). Errors: NOT_FOUND (the subscription
  * or a referenced payment is gone); CONFLICT (kept changing).
  */
 export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principal: Principal, report: ProviderPaymentReport): Promise<ProviderPaymentOutcome> {
   const teamId = principal.teamId;
   const refKey = keys.providerPayment(teamId, report.projectId, report.provider, report.providerPaymentId);
   const paymentId = newUuid();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const ref = await runtime.store.get(refKey);
-      const nowIso = isoTime(runtime.clock.nowMs());
-      if (ref) {
-        const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
-        const current = toPayment(item);
-        const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
-        if (!moves) return { payment: current, changed: false };
-        const next: Payment = { ...current, status: report.status, updated_at: nowIso };
-        await changeSubscriptionWith(
-          runtime,
-          principal,
-          current.subscription_id,
-          (subscription) => {
-            const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
-            return trigger ? { trigger } : null;
-          },
-          (tx, change) => {
-            writePaymentUpdate(tx, teamId, item, next);
-            tx.emit({ type: eventOf(next.status), projectId: next.project_id, data: eventData(next, change) });
-            report.alongside?.(tx);
-          },
-        );
-        return { payment: next, changed: true };
-      }
-      let payment: Payment | undefined;
+  return retryOnLostRace(async () => {
+    const ref = await runtime.store.get(refKey);
+    const nowIso = isoTime(runtime.clock.nowMs());
+    if (ref) {
+      const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
+      const current = toPayment(item);
+      const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
+      if (!moves) return { payment: current, changed: false };
+      const next: Payment = { ...current, status: report.status, updated_at: nowIso };
       await changeSubscriptionWith(
         runtime,
         principal,
-        report.subscriptionId,
+        current.subscription_id,
         (subscription) => {
-          payment = newPayment({
-            id: paymentId,
-            subscription,
-            amount: report.amount,
-            currency: report.currency,
-            status: report.status,
-            provider: report.provider,
-            providerPaymentId: report.providerPaymentId,
-            billingReason: report.billingReason,
-            nowIso,
-          });
-          const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
+          const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
           return trigger ? { trigger } : null;
         },
         (tx, change) => {
-          writeNewPayment(tx, teamId, payment!, change);
-          addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
+          writePaymentUpdate(tx, teamId, item, next);
+          tx.emit({ type: eventOf(next.status), projectId: next.project_id, data: eventData(next, change) });
           report.alongside?.(tx);
         },
       );
-      return { payment: payment!, changed: true };
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`);
-      await backoff(attempt);
+      return { payment: next, changed: true };
     }
-  }
+    let payment: Payment | undefined;
+    await changeSubscriptionWith(
+      runtime,
+      principal,
+      report.subscriptionId,
+      (subscription) => {
+        payment = newPayment({
+          id: paymentId,
+          subscription,
+          amount: report.amount,
+          currency: report.currency,
+          status: report.status,
+          provider: report.provider,
+          providerPaymentId: report.providerPaymentId,
+          billingReason: report.billingReason,
+          nowIso,
+        });
+        const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
+        return trigger ? { trigger } : null;
+      },
+      (tx, change) => {
+        writeNewPayment(tx, teamId, payment!, change);
+        addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
+        report.alongside?.(tx);
+      },
+    );
+    return { payment: payment!, changed: true };
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`) });
 }
 
 /**

@@ -13,7 +13,8 @@ import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { MAX_ATTEMPTS, NO_LIVE_SUBSCRIPTIONS, backoff, isLostRace, liveSubscriptionsOf, loadProject, planIdsOf, revisionCondition, toProject } from '../projects/repository.js';
+import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf, loadProject, planIdsOf, toProject } from '../projects/repository.js';
+import { isLostRace, retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import type { Project } from '../projects/schema.js';
 import {
   MAX_INTERVAL_COUNT,
@@ -231,7 +232,7 @@ const archivedConflict = (project: Project, what: string) =>
 export async function createPlan(runtime: SyncRuntime, principal: Principal, projectId: string, input: CreatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
   const terms = resolveTerms(input);
   const planId = newUuid();
-  for (let attempt = 1; ; attempt++) {
+  const { project, plan, stored } = await retryOnLostRace(async () => {
     const projectItem = await loadProject(runtime.store, principal, projectId);
     const project = toProject(projectItem);
     if (project.status === 'archived') throw archivedConflict(project, 'creating a plan');
@@ -264,26 +265,20 @@ export async function createPlan(runtime: SyncRuntime, principal: Principal, pro
       ...plan,
       revision: 1,
     };
-    try {
-      await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.put(stored, { condition: 'attribute_not_exists(pk)' });
-        tx.update(keys.project(principal.teamId, projectId), {
-          expression: 'ADD plan_ids :plan_id',
-          condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
-          names: { '#status': 'status' },
-          values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': MAX_PLANS_PER_PROJECT },
-        });
-        tx.emit({ type: 'plan.created', projectId, data: { plan } });
+    await unitOfWork(runtime, principal.teamId, (tx) => {
+      tx.put(stored, { condition: 'attribute_not_exists(pk)' });
+      tx.update(keys.project(principal.teamId, projectId), {
+        expression: 'ADD plan_ids :plan_id',
+        condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
+        names: { '#status': 'status' },
+        values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': MAX_PLANS_PER_PROJECT },
       });
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`);
-      await backoff(attempt);
-      continue;
-    }
-    if (!project.payment_provider) return plan;
-    return syncAfterWrite(runtime, principal.teamId, stored, project.payment_provider.provider, options);
-  }
+      tx.emit({ type: 'plan.created', projectId, data: { plan } });
+    });
+    return { project, plan, stored };
+  }, { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`) });
+  if (!project.payment_provider) return plan;
+  return syncAfterWrite(runtime, principal.teamId, stored, project.payment_provider.provider, options);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -371,7 +366,7 @@ interface PlanChange {
 /**
  * Reads the plan and its project, lets `decide` choose the change (null: nothing to do), writes it with
  * its events in one transaction conditional on the revision read, and syncs afterwards when asked and
- * the project has a provider. A lost race re-reads and decides again, at most {@link MAX_ATTEMPTS} times.
+ * the project has a provider. A lost race re-reads and decides again, at most `MAX_ATTEMPTS` times.
  */
 async function changePlan(
   runtime: SyncRuntime,
@@ -380,13 +375,13 @@ async function changePlan(
   options: SyncOptions,
   decide: (plan: Plan, project: Project, item: StoredPlan, nowIso: string) => PlanChange | null,
 ): Promise<Plan> {
-  for (let attempt = 1; ; attempt++) {
+  const written = await retryOnLostRace(async () => {
     const item = await loadPlan(runtime.store, principal, planId);
     const plan = toPlan(item);
     const project = await projectOfPlan(runtime.store, principal.teamId, plan);
     const nowIso = isoTime(runtime.clock.nowMs());
     const change = decide(plan, project, item, nowIso);
-    if (!change) return plan;
+    if (!change) return { next: plan, sync: null };
     const next: Plan = { ...change.next, updated_at: nowIso };
     const revision = revisionCondition(item);
     const fields = Object.keys(next).filter((field) => field !== 'id' && field !== 'project_id' && field !== 'created_at') as (keyof Plan)[];
@@ -397,26 +392,20 @@ async function changePlan(
       values[`:${field}`] = next[field];
       return `#${field} = :${field}`;
     });
-    try {
-      await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.update(keys.plan(principal.teamId, planId), {
-          expression: `SET ${sets.join(', ')}, revision = :revision`,
-          condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression].filter(Boolean).join(' AND '),
-          names,
-          values,
-        });
-        for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
+    await unitOfWork(runtime, principal.teamId, (tx) => {
+      tx.update(keys.plan(principal.teamId, planId), {
+        expression: `SET ${sets.join(', ')}, revision = :revision`,
+        condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression].filter(Boolean).join(' AND '),
+        names,
+        values,
       });
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-      continue;
-    }
-    if (!change.sync || !project.payment_provider) return next;
-    const written: StoredPlan = { ...item, ...next, revision: Number(item.revision ?? 0) + 1 };
-    return syncAfterWrite(runtime, principal.teamId, written, project.payment_provider.provider, options);
-  }
+      for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
+    });
+    const provider = change.sync ? project.payment_provider?.provider : undefined;
+    return { next, sync: provider ? { stored: { ...item, ...next, revision: Number(item.revision ?? 0) + 1 } as StoredPlan, provider } : null };
+  }, { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`) });
+  if (!written.sync) return written.next;
+  return syncAfterWrite(runtime, principal.teamId, written.sync.stored, written.sync.provider, options);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -429,26 +418,20 @@ async function changePlan(
  * CONFLICT (live subscriptions — checked in the transaction too).
  */
 export async function deletePlan(runtime: UnitOfWorkRuntime, principal: Principal, planId: string): Promise<{ id: string; deleted: true }> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const item = await loadPlan(runtime.store, principal, planId);
     const live = liveSubscriptionsOf(item);
     if (live > 0) throw new ProblemError('CONFLICT', `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`);
     const revision = revisionCondition(item);
-    try {
-      return await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.delete(keys.plan(principal.teamId, planId), {
-          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
-          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
-        });
-        tx.update(keys.project(principal.teamId, item.project_id as string), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
-        return { id: planId, deleted: true as const };
+    return await unitOfWork(runtime, principal.teamId, (tx) => {
+      tx.delete(keys.plan(principal.teamId, planId), {
+        condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
+        values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
       });
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Plan ${planId} kept changing while it was being deleted; retry.`);
-      await backoff(attempt);
-    }
-  }
+      tx.update(keys.project(principal.teamId, item.project_id as string), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
+      return { id: planId, deleted: true as const };
+    });
+  }, { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while it was being deleted; retry.`) });
 }
 
 // ---------------------------------------------------------------------------------------------------

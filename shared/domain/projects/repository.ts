@@ -6,8 +6,9 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, TransactionCanceledError, decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
+import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { CREDENTIAL_KINDS, deleteCredential } from '../../credentials/repository.js';
 import {
@@ -43,14 +44,6 @@ export type StoredProject = Item & {
   plan_ids?: Set<string>;
   live_subscription_count?: number;
 };
-
-/** Attempts of an optimistic change before it gives up with CONFLICT. */
-export const MAX_ATTEMPTS = 5;
-
-/** Waits a random 0–25 ms times `attempt` (jittered back-off between the attempts of an optimistic change). */
-export async function backoff(attempt: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * attempt));
-}
 
 const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);
 
@@ -205,52 +198,32 @@ interface Change<T> {
   result: (next: Project) => T;
 }
 
-/**
- * True when a write lost a race: a condition on what was read no longer held, or DynamoDB cancelled the
- * transaction because another one was changing the same item (`TransactionConflict`). The caller reads
- * again and retries.
- */
-export function isLostRace(error: unknown): boolean {
-  return error instanceof ConditionFailedError || (error instanceof TransactionCanceledError && error.reasons.includes('TransactionConflict'));
-}
 
 /** The condition "no live subscriptions" on a project or plan item. */
 export const NO_LIVE_SUBSCRIPTIONS = { expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)', values: { ':zero_live': 0 } };
 
-/** The optimistic-concurrency condition on a stored item's `revision` (items from before revisions have none). */
-export function revisionCondition(item: Item): { expression: string; values: Record<string, unknown> } {
-  return item.revision === undefined
-    ? { expression: 'attribute_not_exists(revision)', values: {} }
-    : { expression: 'revision = :read_revision', values: { ':read_revision': item.revision } };
-}
 
 /**
  * Reads the project, lets `decide` choose the change (it throws CONFLICT and friends for a state that
  * does not allow it), then writes the change with its events in one transaction, conditional on the
  * revision read (and `decide`'s own condition). A lost race re-reads and decides again, at most
- * {@link MAX_ATTEMPTS} times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
+ * `MAX_ATTEMPTS` times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
  */
 export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: StoredProject, nowIso: string) => Change<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const item = await loadProject(runtime.store, principal, projectId);
     const current = toProject(item);
     const nowIso = isoTime(runtime.clock.nowMs());
     const change = decide(current, item, nowIso);
     if (!change.set && !change.writes) return change.result(current);
     const next: Project = change.set ? { ...current, ...change.set, updated_at: nowIso } : current;
-    try {
-      return await unitOfWork(runtime, principal.teamId, (tx) => {
-        if (change.set) writeProjectChange(tx, principal.teamId, item, next, change.condition);
-        change.writes?.(tx);
-        for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
-        return change.result(next);
-      });
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Project ${projectId} kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-    }
-  }
+    return await unitOfWork(runtime, principal.teamId, (tx) => {
+      if (change.set) writeProjectChange(tx, principal.teamId, item, next, change.condition);
+      change.writes?.(tx);
+      for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
+      return change.result(next);
+    });
+  }, { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while this request ran; read it again and retry.`) });
 }
 
 /** Adds to `tx` the update of a project's public fields to `next` (revision + 1), conditional on the revision read. */
@@ -372,7 +345,7 @@ export async function unlinkResource(runtime: UnitOfWorkRuntime, principal: Prin
  * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
  */
 export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<{ id: string; deleted: true }> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const item = await loadProject(runtime.store, principal, projectId);
     const live = liveSubscriptionsOf(item);
     if (live > 0) throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`);
@@ -386,22 +359,16 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
     });
     const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
     if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
-    try {
-      return await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.delete(keys.project(principal.teamId, projectId), {
-          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
-          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
-        });
-        for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
-        countUsage(tx, principal.teamId, 'projects', -1);
-        for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
-        tx.emit({ type: 'project.deleted', projectId, data: { project } });
-        return { id: projectId, deleted: true as const };
+    return await unitOfWork(runtime, principal.teamId, (tx) => {
+      tx.delete(keys.project(principal.teamId, projectId), {
+        condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
+        values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
       });
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`);
-      await backoff(attempt);
-    }
-  }
+      for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
+      countUsage(tx, principal.teamId, 'projects', -1);
+      for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
+      tx.emit({ type: 'project.deleted', projectId, data: { project } });
+      return { id: projectId, deleted: true as const };
+    });
+  }, { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`) });
 }

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Ability } from '../../catalogues/abilities.js';
 import { ProblemError } from '../../errors.js';
-import { TransactionCanceledError } from '../../store/store.js';
+import { isTransactionConflict, retryOnLostRace } from '../../store/optimistic.js';
 
 /**
  * Rules shared by roles, groups and team members (DESIGN D19): nobody grants more than they hold, and
@@ -56,15 +56,11 @@ const RACE_ATTEMPTS = 3;
  * attempts: the ConcurrentChange, or CONFLICT for a transaction conflict.
  */
 export async function retryLostRaces<T>(useCase: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await useCase();
-    } catch (error) {
-      const conflict = error instanceof TransactionCanceledError && error.reasons.includes('TransactionConflict');
-      if (!(conflict || error instanceof ConcurrentChange)) throw error;
-      if (attempt >= RACE_ATTEMPTS) {
-        throw conflict ? new ProblemError('CONFLICT', 'Other requests kept changing the same objects at the same moment; read them again and retry.') : error;
-      }
-    }
-  }
+  return retryOnLostRace(useCase, {
+    attempts: RACE_ATTEMPTS,
+    retryable: (error) => isTransactionConflict(error) || error instanceof ConcurrentChange,
+    waitMs: () => 0,
+    exhausted: (error) =>
+      isTransactionConflict(error) ? new ProblemError('CONFLICT', 'Other requests kept changing the same objects at the same moment; read them again and retry.') : (error as Error),
+  });
 }

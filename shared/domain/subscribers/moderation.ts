@@ -11,7 +11,7 @@ import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../stor
 import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
-import { MAX_ATTEMPTS, backoff, isLostRace, revisionCondition } from '../projects/repository.js';
+import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { suspendSubscriptionsOfSubscriber } from '../subscriptions/repository.js';
 import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
@@ -66,7 +66,7 @@ async function moderate(
   call: (adapterCall: { platformUserId: string; platformType: PlatformType; teamId: string; projectId: string }) => Promise<PlatformResult>,
 ): Promise<SubscriberModeration> {
   const teamId = principal.teamId;
-  for (let attempt = 1; ; attempt++) {
+  const { subscriber, decision, projectId, platformType } = await retryOnLostRace(async () => {
     const item = await loadSubscriber(runtime.store, principal, subscriberId);
     const projectId = item.project_id as string;
     const subscriber = toSubscriber(item, { contact: true });
@@ -77,21 +77,15 @@ async function moderate(
     if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
     const nowIso = isoTime(runtime.clock.nowMs());
     const decision = decide({ item, subscriber, member, platformType: project.platform_type as PlatformType }, nowIso);
-    try {
-      await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-      continue;
-    }
-    let recorded = decision.member;
-    if (decision.platform && subscriber.platform_user_id) {
-      const result = await callPlatform(() => call({ platformUserId: subscriber.platform_user_id!, platformType: project.platform_type as PlatformType, teamId, projectId }));
-      if (recorded) recorded = await recordPlatformOutcome(runtime, teamId, recorded, decision.platform, result);
-    }
-    return { subscriber: decision.subscriber, member: recorded };
+    await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
+    return { subscriber, decision, projectId, platformType: project.platform_type as PlatformType };
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) });
+  let recorded = decision.member;
+  if (decision.platform && subscriber.platform_user_id) {
+    const result = await callPlatform(() => call({ platformUserId: subscriber.platform_user_id!, platformType, teamId, projectId }));
+    if (recorded) recorded = await recordPlatformOutcome(runtime, teamId, recorded, decision.platform, result);
   }
+  return { subscriber: decision.subscriber, member: recorded };
 }
 
 /** Adds the decision's writes and event to `tx`. */

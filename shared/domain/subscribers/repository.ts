@@ -9,7 +9,7 @@ import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { platformUserKey, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
-import { MAX_ATTEMPTS, backoff, isLostRace, revisionCondition } from '../projects/repository.js';
+import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import type { CreateSubscriberRequest, ExportSubscribersQuery, ListSubscribersQuery, Subscriber, SubscriberExportPage, SubscriberStatus, UpdateSubscriberRequest } from './schema.js';
 
 /**
@@ -341,23 +341,17 @@ export async function prepareSubscriber(
  * the member with that id, if one exists (emitting `member.updated` with the linked subscriber).
  * Returns the subscriber with consented contact data. Counts against the tier's subscriber limit (D20).
  * Errors: NOT_FOUND (project absent, foreign or out of scope); TIER_LIMIT_REACHED; CONFLICT when another subscriber of the project has the platform user id, or after
- * {@link MAX_ATTEMPTS} lost races.
+ * `MAX_ATTEMPTS` lost races.
  */
 export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
   await requireProject(runtime.store, principal, projectId);
   const subscriberId = newUuid();
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const prepared = await prepareSubscriber(runtime, principal, projectId, input, subscriberId);
-    try {
-      // D20: the team's subscriber counter rises in the same transaction (in `write`), within the tier's limit.
-      await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
-      return prepared.subscriber;
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`);
-      await backoff(attempt);
-    }
-  }
+    // D20: the team's subscriber counter rises in the same transaction (in `write`), within the tier's limit.
+    await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
+    return prepared.subscriber;
+  }, { exhausted: () => new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`) });
 }
 
 /**
@@ -434,10 +428,10 @@ export async function exportSubscribers(store: Store, principal: Principal, proj
  * otherwise a change of a subscriber that has a member emits `member.updated` with the new subscriber.
  * A request that changes nothing writes nothing. Returns the subscriber with consented contact data.
  * Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT when another subscriber of the project has
- * the new platform user id, or after {@link MAX_ATTEMPTS} lost races.
+ * the new platform user id, or after `MAX_ATTEMPTS` lost races.
  */
 export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, input: UpdateSubscriberRequest): Promise<Subscriber> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const item = await loadSubscriber(runtime.store, principal, subscriberId);
     const teamId = principal.teamId;
     const projectId = item.project_id as string;
@@ -468,52 +462,46 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
     if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
     const nextItem = newSubscriberItem(teamId, next, nextContact);
     const subscriber = toSubscriber(nextItem, { contact: true });
-    try {
-      await unitOfWork(runtime, teamId, (tx) => {
-        const revision = revisionCondition(item);
-        tx.update(keys.subscriber(teamId, projectId, subscriberId), {
-          expression:
-            'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
-            `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
-            (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
-          condition: `attribute_exists(pk) AND ${revision.expression}`,
-          values: {
-            ...revision.values,
-            ':display_name': next.display_name,
-            ':consent': next.consent,
-            ':provider_customer_id': next.provider_customer_id,
-            ':platform_user_id': next.platform_user_id,
-            ...(platformChanged ? { ':member_id': next.member_id } : {}),
-            ':email': nextContact.email,
-            ':phone': nextContact.phone,
-            ':updated_at': nowIso,
-            ':revision': Number(item.revision ?? 0) + 1,
-            ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
-          },
-        });
-        if (!platformChanged) {
-          if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
-          return;
-        }
-        writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
-        if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
-        if (oldMember) {
-          const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
-          writeMemberChange(tx, teamId, oldMember, unlinked);
-          tx.emit(memberUpdated(unlinked, null));
-        }
-        if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
-        if (link?.member) {
-          const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
-          writeMemberChange(tx, teamId, link.member, linked);
-          tx.emit(memberUpdated(linked, subscriber));
-        }
+    await unitOfWork(runtime, teamId, (tx) => {
+      const revision = revisionCondition(item);
+      tx.update(keys.subscriber(teamId, projectId, subscriberId), {
+        expression:
+          'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
+          `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
+          (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
+        condition: `attribute_exists(pk) AND ${revision.expression}`,
+        values: {
+          ...revision.values,
+          ':display_name': next.display_name,
+          ':consent': next.consent,
+          ':provider_customer_id': next.provider_customer_id,
+          ':platform_user_id': next.platform_user_id,
+          ...(platformChanged ? { ':member_id': next.member_id } : {}),
+          ':email': nextContact.email,
+          ':phone': nextContact.phone,
+          ':updated_at': nowIso,
+          ':revision': Number(item.revision ?? 0) + 1,
+          ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
+        },
       });
-      return subscriber;
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-    }
-  }
+      if (!platformChanged) {
+        if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
+        return;
+      }
+      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
+      if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
+      if (oldMember) {
+        const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
+        writeMemberChange(tx, teamId, oldMember, unlinked);
+        tx.emit(memberUpdated(unlinked, null));
+      }
+      if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
+      if (link?.member) {
+        const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
+        writeMemberChange(tx, teamId, link.member, linked);
+        tx.emit(memberUpdated(linked, subscriber));
+      }
+    });
+    return subscriber;
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) });
 }

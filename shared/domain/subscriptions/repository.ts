@@ -9,7 +9,8 @@ import { ConditionFailedError, decodeCursor, encodeCursor, itemWithKey, type Ite
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan, planNotFound, toPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
-import { MAX_ATTEMPTS, backoff, isLostRace, loadProject, toProject } from '../projects/repository.js';
+import { loadProject, toProject } from '../projects/repository.js';
+import { isLostRace, retryOnLostRace } from '../../store/optimistic.js';
 import type { Project } from '../projects/schema.js';
 import type { AccessCode } from '../access-codes/schema.js';
 import { getSubscriber, isEmptySetChange, livePlanAttribute, subscriberNotFound, toSubscriber, writeSubscriberAccess, type PreparedSubscriber, type SubscriberAccessSetChange } from '../subscribers/repository.js';
@@ -602,23 +603,17 @@ function writeDeadline(tx: Transaction, teamId: string, next: Subscription, due:
 /**
  * Runs one operation-driven transition of a subscription (DESIGN D15): reads it, its plan and its
  * subscriber, lets `decide` choose the trigger (and plan), and commits it; a lost race re-reads and
- * decides again, at most {@link MAX_ATTEMPTS} times. Errors: NOT_FOUND; CONFLICT (the pair is not allowed
+ * decides again, at most `MAX_ATTEMPTS` times. Errors: NOT_FOUND; CONFLICT (the pair is not allowed
  * — naming the status and the allowed actions — or the subscription kept changing).
  */
 async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision): Promise<Subscription> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnLostRace(async () => {
     const item = await loadSubscription(runtime.store, principal, subscriptionId);
     const subscription = toSubscription(item);
     const reads = await loadTransitionReads(runtime.store, principal, subscription);
     const decision = await decide(subscription, reads.plan);
-    try {
-      return await commitTransition(runtime, principal, item, reads, decision, {});
-    } catch (error) {
-      if (!isLostRace(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`);
-      await backoff(attempt);
-    }
-  }
+    return await commitTransition(runtime, principal, item, reads, decision, {});
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) });
 }
 
 /**

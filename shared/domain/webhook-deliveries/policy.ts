@@ -72,7 +72,7 @@ export const SWEEP_MOVE_CONCURRENCY = 16;
 
 /**
  * The wait before attempt `attempt` (2–8), in SECONDS, per {@link RETRY_WAIT_SECONDS}.
- * Throws RangeError outside 1–{@link MAX_ATTEMPTS} (a programming error).
+ * Throws RangeError outside 1–`MAX_ATTEMPTS` (a programming error).
  */
 export function waitBeforeAttemptSeconds(attempt: number): number {
   if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPTS) throw new RangeError(`No attempt ${attempt}; attempts are 1 to ${MAX_ATTEMPTS}.`);
