@@ -4,12 +4,12 @@
  * receiver, then runs:
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
  *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls); then refused
- *      authentication, an unknown token id beside a wrong secret on both surfaces (issue 12 #10);
+ *      authentication, an unknown token id beside a wrong secret on both surfaces;
  *   2. webhook delivery: the drain of 10,000 deliveries put in the outbox first (1, 10, 100 endpoints)
  *      beside the raw HTTPS ceiling and DynamoDB Local's write ceiling; commit → first attempt; the noisy
- *      neighbour (issue 13);
+ *      neighbour;
  *   3. replay-dead of 10,000 dead deliveries;
- *   4. the subscriber side at scale (issue 9): requests per subscription transition, page 1 vs page 100
+ *   4. the subscriber side at scale: requests per subscription transition, page 1 vs page 100
  *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling.
  * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
  * `BENCH_PARTS=calls,webhooks,replay,subscribers` (any of them) runs only those parts.
@@ -37,7 +37,7 @@ import { measureListing, measureRenewals, measureTransitions, type ListingFigure
 import { attachRequestCounter, benchParts, benchScale, formatDescribed, formatTable, freePort, installSignalHandlers, isStopping, onCleanup, round, runAsBackground, runCleanups, type RequestCounter } from './support.js';
 import { PIPELINE_LABEL, createDeliveryLog, measureCeiling, measureDrain, measureNoisyNeighbour, measurePipeline, startReceiver, type CeilingResult, type DrainResult, type NoisyNeighbourResult, type PipelineResult } from './webhooks.js';
 
-/** The sizes of each part, per `BENCH_SCALE` (`full`: the sizes issues 9 and 13 name). */
+/** The sizes of each part, per `BENCH_SCALE` (`full`: the sizes the aims are set for). */
 const SIZES = {
   full: { calls: 1_000, refusalCalls: 500, rawSamples: 1_000, ceilingUpdates: 10_000, transitions: 50, subscribers: 100_000, pageSize: 100, renewals: 10_000, drainDeliveries: 10_000, latencyProjects: 200, neighbourEvents: 50, replayDeliveries: 10_000 },
   small: { calls: 200, refusalCalls: 100, rawSamples: 200, ceilingUpdates: 2_000, transitions: 10, subscribers: 2_000, pageSize: 20, renewals: 1_000, drainDeliveries: 1_000, latencyProjects: 30, neighbourEvents: 20, replayDeliveries: 1_000 },
@@ -55,18 +55,18 @@ const REFUSAL_CALLS = SIZE.refusalCalls;
 const CONCURRENCY = 32;
 const REPLAY_DELIVERIES = SIZE.replayDeliveries;
 const REPLAY_SINCE_HOURS = 24;
-/** Endpoint counts of the drain (issue 13: 1, 10 and 100). */
+/** Endpoint counts of the drain (1, 10 and 100). */
 const DRAIN_ENDPOINTS = [1, 10, 100] as const;
 /** Endpoints of the commit → first attempt run (events committed one at a time: latency, not a backlog). */
 const LATENCY_ENDPOINTS = 1;
-/** The noisy neighbour (issue 13 item 1): A's dead endpoints and events (50 × 6 = 300 deliveries). */
+/** The noisy neighbour: A's dead endpoints and events (50 × 6 = 300 deliveries). */
 const NEIGHBOUR_DEAD_ENDPOINTS = 50;
 const NEIGHBOUR_DEAD_EVENTS = 6;
-/** Subscriber pages read (issue 9: page 1 and page 100). */
+/** Subscriber pages read (page 1 and page 100). */
 const LISTING_PAGES = 100;
-/** Aim of issue 9: DynamoDB requests of one transition beyond authentication. */
+/** Aim: DynamoDB requests of one transition beyond authentication. */
 const TRANSITION_AIM = 3;
-/** Aim of issue 13: DynamoDB requests per delivery, outbox to succeeded. */
+/** Aim: DynamoDB requests per delivery, outbox to succeeded. */
 const DELIVERY_AIM = 3;
 
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -253,7 +253,7 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
       ['figure', 'value'],
       [
         ["B's commit → first attempt p50 ms", String(round(neighbour.commitToAttemptB.p50, 1))],
-        ["B's commit → first attempt p99 ms (issue 13: was 40–60 s)", String(round(neighbour.commitToAttemptB.p99, 1))],
+        ["B's commit → first attempt p99 ms", String(round(neighbour.commitToAttemptB.p99, 1))],
         ["B's max ms", String(round(neighbour.commitToAttemptB.max, 1))],
       ],
     ),
@@ -261,7 +261,7 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
 }
 
 function printTransitionsAndListing(transitions: TransitionFigures[], listing: ListingFigures, raw: RawRequestLatency): void {
-  console.log(`\n4. Subscriber side at scale (issue 9)\n`);
+  console.log(`\n4. Subscriber side at scale\n`);
   console.log(`4a. One subscription transition over REST (${transitions[0]?.calls ?? 0} calls each; authentication = the token with the IP's counter and the rate counter)\n`);
   console.log(
     formatTable(

@@ -8,7 +8,7 @@ import type { PaymentProviderAdapter, PlanForSync, PlanSyncResult, ProviderCatal
 import { stripeClient, type StripeErrors } from './stripe-client.js';
 
 /**
- * The `stripe` payment provider, outbound half (issue 10 §1, DESIGN D16, D22): checking a project's key
+ * The `stripe` payment provider, outbound half (DESIGN D16, D22): checking a project's key
  * when it connects, plan sync (Products and Prices) and refunds (Refunds API), through the official SDK
  * built by `stripeClient` (pointed at `STRIPE_API_BASE_URL`). The project's keys are its `stripe`
  * credential (secrets `secret_key`, `webhook_secret`), opened per call from the request's team and
