@@ -46,7 +46,7 @@ export function stripeFailure(errors: StripeErrors, error: unknown, action: stri
     return { ok: false, reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`, code, retryable: false };
   }
   if (error instanceof errors.StripePermissionError || status === 403) {
-    return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions the README lists.`, code, retryable: false };
+    return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions docs/integrations.md lists (Products, Prices and Refunds: Write).`, code, retryable: false };
   }
   return { ok: false, reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`, code, retryable: false };
 }

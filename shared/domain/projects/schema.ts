@@ -173,7 +173,7 @@ export const ConnectPaymentProviderRequest = z
       .trim()
       .regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).')
       .optional()
-      .describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions the README lists. Write-only: checked with Stripe, stored encrypted, never returned.')
+      .describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.')
       .meta({ examples: ['rk_test_51Hx0000000000000000000000'] }),
     webhook_secret: z
       .string()
