@@ -1,5 +1,5 @@
 /**
- * Benchmark 1b: refused authentication, an unknown token id beside a wrong secret (issue 12 #10: the
+ * Benchmark 1b: refused authentication, an unknown token id beside a wrong secret (the
  * same work on both paths, so the answer's timing is no token-id existence oracle). Over HTTP against
  * the in-process local service: `GET /v1/teams/current` and an MCP `tools/call`, the two kinds of
  * bearer token alternating call by call. Each client IP may send 5 requests without a valid token per

@@ -4,17 +4,19 @@
  * receiver, then runs:
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
  *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls); then refused
- *      authentication, an unknown token id beside a wrong secret on both surfaces (issue 12 #10);
+ *      authentication, an unknown token id beside a wrong secret on both surfaces;
  *   2. webhook delivery: the drain of 10,000 deliveries put in the outbox first (1, 10, 100 endpoints)
  *      beside the raw HTTPS ceiling and DynamoDB Local's write ceiling; commit → first attempt; the noisy
- *      neighbour (issue 13);
+ *      neighbour;
  *   3. replay-dead of 10,000 dead deliveries;
- *   4. the subscriber side at scale (issue 9): requests per subscription transition, page 1 vs page 100
+ *   4. the subscriber side at scale: requests per subscription transition, page 1 vs page 100
  *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling.
  * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
  * `BENCH_PARTS=calls,webhooks,replay,subscribers` (any of them) runs only those parts.
- * Prints readable tables on stdout, progress on stderr, and one JSON line last. Everything it started
- * is stopped at the end, on error and on Ctrl-C. Exits 1 when a check fails (an error during
+ * Prints readable tables on stdout, progress on stderr, and one JSON line last; at the end it also
+ * writes the tables to `bench/RESULTS.md` with the date, machine and scale (`bench/results.ts`;
+ * `BENCH_RESULTS=<path>` writes them elsewhere). Everything it started is stopped at the end, on error
+ * and on Ctrl-C. Exits 1 when a check fails (an error during
  * measurement, a lost delivery, a replay count that does not match).
  *
  * @module
@@ -35,9 +37,10 @@ import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
 import { measureListing, measureRenewals, measureTransitions, type ListingFigures, type RenewalFigures, type TransitionFigures } from './subscriptions.js';
 import { attachRequestCounter, benchParts, benchScale, formatDescribed, formatTable, freePort, installSignalHandlers, isStopping, onCleanup, round, runAsBackground, runCleanups, type RequestCounter } from './support.js';
+import { createResultsRecorder, currentLoad, writeResults } from './results.js';
 import { PIPELINE_LABEL, createDeliveryLog, measureCeiling, measureDrain, measureNoisyNeighbour, measurePipeline, startReceiver, type CeilingResult, type DrainResult, type NoisyNeighbourResult, type PipelineResult } from './webhooks.js';
 
-/** The sizes of each part, per `BENCH_SCALE` (`full`: the sizes issues 9 and 13 name). */
+/** The sizes of each part, per `BENCH_SCALE` (`full`: the sizes the aims are set for). */
 const SIZES = {
   full: { calls: 1_000, refusalCalls: 500, rawSamples: 1_000, ceilingUpdates: 10_000, transitions: 50, subscribers: 100_000, pageSize: 100, renewals: 10_000, drainDeliveries: 10_000, latencyProjects: 200, neighbourEvents: 50, replayDeliveries: 10_000 },
   small: { calls: 200, refusalCalls: 100, rawSamples: 200, ceilingUpdates: 2_000, transitions: 10, subscribers: 2_000, pageSize: 20, renewals: 1_000, drainDeliveries: 1_000, latencyProjects: 30, neighbourEvents: 20, replayDeliveries: 1_000 },
@@ -55,21 +58,25 @@ const REFUSAL_CALLS = SIZE.refusalCalls;
 const CONCURRENCY = 32;
 const REPLAY_DELIVERIES = SIZE.replayDeliveries;
 const REPLAY_SINCE_HOURS = 24;
-/** Endpoint counts of the drain (issue 13: 1, 10 and 100). */
+/** Endpoint counts of the drain (1, 10 and 100). */
 const DRAIN_ENDPOINTS = [1, 10, 100] as const;
 /** Endpoints of the commit → first attempt run (events committed one at a time: latency, not a backlog). */
 const LATENCY_ENDPOINTS = 1;
-/** The noisy neighbour (issue 13 item 1): A's dead endpoints and events (50 × 6 = 300 deliveries). */
+/** The noisy neighbour: A's dead endpoints and events (50 × 6 = 300 deliveries). */
 const NEIGHBOUR_DEAD_ENDPOINTS = 50;
 const NEIGHBOUR_DEAD_EVENTS = 6;
-/** Subscriber pages read (issue 9: page 1 and page 100). */
+/** Subscriber pages read (page 1 and page 100). */
 const LISTING_PAGES = 100;
-/** Aim of issue 9: DynamoDB requests of one transition beyond authentication. */
+/** Aim: DynamoDB requests of one transition beyond authentication. */
 const TRANSITION_AIM = 3;
-/** Aim of issue 13: DynamoDB requests per delivery, outbox to succeeded. */
+/** Aim: DynamoDB requests per delivery, outbox to succeeded. */
 const DELIVERY_AIM = 3;
 
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** The figures: printed on stdout and kept for `bench/RESULTS.md`. */
+const figures = createResultsRecorder();
+const out = figures.print;
 
 /**
  * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox
@@ -101,8 +108,8 @@ function instrumentService(service: LocalService): RequestCounter {
 }
 
 function printRequests(results: CallScenarioResult[]): void {
-  console.log(`\n1. DynamoDB requests per call and latency (${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up calls each)\n`);
-  console.log(
+  out(`\n1. DynamoDB requests per call and latency (${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up calls each)\n`);
+  out(
     formatTable(
       ['call', 'p50 ms', 'p99 ms', 'calls/s', 'DDB req/call min', 'max', 'aim', 'errors'],
       results.map((result) => [
@@ -117,30 +124,30 @@ function printRequests(results: CallScenarioResult[]): void {
       ]),
     ),
   );
-  console.log('');
+  out('');
   for (const result of results) {
     const mixes = Object.entries(result.commandMixes)
       .sort((a, b) => b[1] - a[1])
       .map(([mix, count]) => `${mix} (${count})`)
       .join('; ');
-    console.log(`   ${result.name}: ${mixes}; attempts/call ${result.attemptsPerCall.min}–${result.attemptsPerCall.max}; tokens ${result.tokens}`);
+    out(`   ${result.name}: ${mixes}; attempts/call ${result.attemptsPerCall.min}–${result.attemptsPerCall.max}; tokens ${result.tokens}`);
     if (result.backgroundPerCall > 0) {
       const labels = Object.entries(result.background).map(([label, count]) => `${label} ${count}`).join(', ');
-      console.log(`      + background ${round(result.backgroundPerCall, 2)} DDB req/call (${labels})`);
+      out(`      + background ${round(result.backgroundPerCall, 2)} DDB req/call (${labels})`);
     }
-    if (result.errorSamples.length) console.log(`      errors: ${result.errorSamples.join(' | ')}`);
+    if (result.errorSamples.length) out(`      errors: ${result.errorSamples.join(' | ')}`);
   }
 }
 
 function printRefusals(series: RefusalSeries[]): void {
-  console.log(`\n1b. Refused authentication: an unknown token id beside a wrong secret (${REFUSAL_CALLS} calls each after ${WARMUP_CALLS} warm-up calls, alternating; the same work on both paths)\n`);
-  console.log(
+  out(`\n1b. Refused authentication: an unknown token id beside a wrong secret (${REFUSAL_CALLS} calls each after ${WARMUP_CALLS} warm-up calls, alternating; the same work on both paths)\n`);
+  out(
     formatTable(
       ['surface', 'token', 'p50 ms', 'p99 ms', 'DDB req/call typical', 'min', 'max', 'not 401'],
       series.map((entry) => [entry.surface, entry.kind, round(entry.latency.p50, 3), round(entry.latency.p99, 3), entry.requestsPerCall.typical, entry.requestsPerCall.min, entry.requestsPerCall.max, entry.unexpected]),
     ),
   );
-  for (const entry of series) if (entry.unexpectedSamples.length) console.log(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
+  for (const entry of series) if (entry.unexpectedSamples.length) out(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
 }
 
 /** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
@@ -166,8 +173,8 @@ function perCall(totals: Record<string, number>, calls: number): Record<string, 
 }
 
 function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: CallScenarioResult[]): void {
-  console.log(`\n1c. The store's own figures (raw requests through the store adapter, same DynamoDB Local, same run)\n`);
-  console.log(
+  out(`\n1c. The store's own figures (raw requests through the store adapter, same DynamoDB Local, same run)\n`);
+  out(
     formatTable(
       ['request', 'p50 ms', 'p99 ms'],
       [
@@ -176,8 +183,8 @@ function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: Cal
       ],
     ),
   );
-  console.log(`\n   write ceiling: ${ceiling.updates} conditional UpdateItems at concurrency ${ceiling.concurrency}: ${round(ceiling.updatesPerSecond, 1)} /s\n`);
-  console.log(
+  out(`\n   write ceiling: ${ceiling.updates} conditional UpdateItems at concurrency ${ceiling.concurrency}: ${round(ceiling.updatesPerSecond, 1)} /s\n`);
+  out(
     formatTable(
       ['call', 'p50 ms', 'DDB req/call', 'round trips at raw p50, ms', 'overhead ratio (p50 ÷ round trips)'],
       calls.map((result) => {
@@ -194,14 +201,14 @@ interface DrainRow {
 }
 
 function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transactionCeiling: WriteCeiling, latency: PipelineResult, neighbour: NoisyNeighbourResult): void {
-  console.log(
+  out(
     `\n2. Webhook drain: deliveries put in the outbox first, timed from waking the relay until all succeeded (dispatcher concurrency ${CONCURRENCY}, at most ${CONCURRENCY / 4} per team, 5 per endpoint)`,
   );
-  console.log(`   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})`);
-  console.log(
+  out(`   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})`);
+  out(
     `   transaction ceiling = ${round(transactionCeiling.updatesPerSecond, 1)} TransactWriteItems of ${transactionCeiling.itemsPerTransaction} conditional updates/s (concurrency ${transactionCeiling.concurrency}): the dispatcher's own request mix\n`,
   );
-  console.log(
+  out(
     formatTable(
       ['endpoints', 'teams', 'deliveries', 'drain s', 'deliveries/s', 'HTTPS ceiling/s', 'DDB req/delivery', `aim ≤ ${DELIVERY_AIM}`, 'store ceiling ÷ req/delivery', 'drain ÷ that (aim ≥ 0.5)', 'transaction ceiling ÷ req/delivery', 'drain ÷ that'],
       rows.map(({ drain, https }) => {
@@ -224,17 +231,17 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
       }),
     ),
   );
-  console.log('');
+  out('');
   for (const { drain, https } of rows) {
     const outcomes = Object.entries(drain.outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ');
-    console.log(
+    out(
       `   ${drain.endpoints} endpoint(s): ${drain.events} events seeded in ${round(drain.seedSeconds, 2)} s; outcomes: ${outcomes || 'none'}; unsigned ${drain.unsigned}; HTTPS ceiling failures ${https.failures}` +
         (drain.errors.length ? `; errors: ${drain.errors.join(' | ')}` : ''),
     );
-    console.log(`      DDB requests per delivery: ${formatDescribed(drain.described, drain.deliveries)}`);
+    out(`      DDB requests per delivery: ${formatDescribed(drain.described, drain.deliveries)}`);
   }
-  console.log(`\n2b. Event commit → first attempt received, quiet pipeline (${latency.projects} projects created over REST one at a time, ${latency.endpoints} endpoint; ${latency.deliveries} deliveries)\n`);
-  console.log(
+  out(`\n2b. Event commit → first attempt received, quiet pipeline (${latency.projects} projects created over REST one at a time, ${latency.endpoints} endpoint; ${latency.deliveries} deliveries)\n`);
+  out(
     formatTable(
       ['figure', 'value'],
       [
@@ -245,15 +252,15 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
       ],
     ),
   );
-  console.log(
+  out(
     `\n2c. Noisy neighbour: team A has ${neighbour.deadEndpoints} endpoints on a receiver that never answers and ${neighbour.deadDeliveries} deliveries queued (${neighbour.heldWhenBStarted} attempts hanging when B started); team B creates ${neighbour.eventsB} projects one by one\n`,
   );
-  console.log(
+  out(
     formatTable(
       ['figure', 'value'],
       [
         ["B's commit → first attempt p50 ms", String(round(neighbour.commitToAttemptB.p50, 1))],
-        ["B's commit → first attempt p99 ms (issue 13: was 40–60 s)", String(round(neighbour.commitToAttemptB.p99, 1))],
+        ["B's commit → first attempt p99 ms", String(round(neighbour.commitToAttemptB.p99, 1))],
         ["B's max ms", String(round(neighbour.commitToAttemptB.max, 1))],
       ],
     ),
@@ -261,9 +268,9 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
 }
 
 function printTransitionsAndListing(transitions: TransitionFigures[], listing: ListingFigures, raw: RawRequestLatency): void {
-  console.log(`\n4. Subscriber side at scale (issue 9)\n`);
-  console.log(`4a. One subscription transition over REST (${transitions[0]?.calls ?? 0} calls each; authentication = the token with the IP's counter and the rate counter)\n`);
-  console.log(
+  out(`\n4. Subscriber side at scale\n`);
+  out(`4a. One subscription transition over REST (${transitions[0]?.calls ?? 0} calls each; authentication = the token with the IP's counter and the rate counter)\n`);
+  out(
     formatTable(
       ['transition', 'p50 ms', 'DDB req/call', 'authentication', 'beyond authentication', `aim ≤ ${TRANSITION_AIM}`, 'overhead ratio', 'errors'],
       transitions.map((entry) => [
@@ -278,15 +285,15 @@ function printTransitionsAndListing(transitions: TransitionFigures[], listing: L
       ]),
     ),
   );
-  console.log('');
+  out('');
   for (const entry of transitions) {
-    console.log(`   ${entry.name}: ${formatDescribed(entry.described, entry.calls)}`);
-    if (entry.errors.length) console.log(`      errors: ${entry.errors.join(' | ')}`);
+    out(`   ${entry.name}: ${formatDescribed(entry.described, entry.calls)}`);
+    if (entry.errors.length) out(`      errors: ${entry.errors.join(' | ')}`);
   }
-  console.log(
+  out(
     `\n4b. GET /v1/projects/{id}/subscribers of a project with ${listing.subscribers.toLocaleString('en-US')} subscribers, limit ${listing.pageSize} (seeded in ${round(listing.seedSeconds, 1)} s with BatchWriteItem)\n`,
   );
-  console.log(
+  out(
     formatTable(
       ['page', 'subscribers on it', 'DDB requests', 'ms', 'requests'],
       [
@@ -295,13 +302,13 @@ function printTransitionsAndListing(transitions: TransitionFigures[], listing: L
       ],
     ),
   );
-  console.log(`\n   every page read: ${listing.requestsPerPage.min}–${listing.requestsPerPage.max} requests${listing.errors.length ? `; errors: ${listing.errors.join(' | ')}` : ''}`);
+  out(`\n   every page read: ${listing.requestsPerPage.min}–${listing.requestsPerPage.max} requests${listing.errors.length ? `; errors: ${listing.errors.join(' | ')}` : ''}`);
 }
 
 function printRenewals(renewals: RenewalFigures): void {
   const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
-  console.log(`\n4c. The deadline worker applying ${renewals.renewals.toLocaleString('en-US')} due renewals (fresh tables; seeded in ${round(renewals.seedSeconds, 1)} s)\n`);
-  console.log(
+  out(`\n4c. The deadline worker applying ${renewals.renewals.toLocaleString('en-US')} due renewals (fresh tables; seeded in ${round(renewals.seedSeconds, 1)} s)\n`);
+  out(
     formatTable(
       ['figure', 'value'],
       [
@@ -315,13 +322,13 @@ function printRenewals(renewals: RenewalFigures): void {
       ],
     ),
   );
-  console.log(`\n   requests per renewal: ${formatDescribed(renewals.described, Math.max(1, renewals.applied))}`);
+  out(`\n   requests per renewal: ${formatDescribed(renewals.described, Math.max(1, renewals.applied))}`);
 }
 
 function printReplay(result: ReplayResult): void {
-  console.log(`\n3. replay-dead of ${result.seeded.toLocaleString('en-US')} dead deliveries (since_hours ${result.sinceHours})\n`);
+  out(`\n3. replay-dead of ${result.seeded.toLocaleString('en-US')} dead deliveries (since_hours ${result.sinceHours})\n`);
   const byCommand = Object.entries(result.byCommand).map(([name, count]) => `${name.replace(/Command$/, '')} ${count}`).join(', ');
-  console.log(
+  out(
     formatTable(
       ['figure', 'value'],
       [
@@ -358,6 +365,8 @@ async function withFreshDynamoDb<T>(name: string, part: (endpoint: string) => Pr
 async function main(): Promise<void> {
   installSignalHandlers();
   const started = performance.now();
+  const startedAt = new Date();
+  const loadAtStart = currentLoad();
   const failures: string[] = [];
 
   const dynamoDbPort = await freePort();
@@ -566,6 +575,8 @@ async function main(): Promise<void> {
       checks_failed: failures,
     }),
   );
+  const written = writeResults(figures.markdown({ startedAt, scale: SCALE, parts: [...PARTS], loadAtStart, durationSeconds, failures }));
+  progress(`figures written to ${written}`);
   if (failures.length) process.exitCode = 1;
 }
 

@@ -1,6 +1,5 @@
 /**
- * The store's own figures, measured in the same run as the service's (issue 9 "Scale and speed",
- * issue 13 "Benchmark"): the latency of one raw GetItem and one raw conditional UpdateItem (the
+ * The store's own figures, measured in the same run as the service's: the latency of one raw GetItem and one raw conditional UpdateItem (the
  * baseline of each call's overhead ratio), and DynamoDB Local's write ceiling — concurrent conditional
  * UpdateItems on distinct items, the request mix of transitions and deliveries — straight through the
  * store adapter, with no service code around it.

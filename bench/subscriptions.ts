@@ -1,5 +1,5 @@
 /**
- * Benchmark 4 (issue 9 "Scale and speed", DESIGN D14, D15, D17): the subscriber side at scale.
+ * Benchmark 4 (DESIGN D14, D15, D17): the subscriber side at scale.
  *   a. DynamoDB requests of one subscription transition over REST (pause, resume, cancel at period end,
  *      cancel now), split into authentication (the token and the IP's counter, the rate counter) and the
  *      rest, with where each request goes; aim: at most 3 beyond authentication.

@@ -367,7 +367,7 @@ export interface DrainResult {
 }
 
 /**
- * The drain (issue 13 "Benchmark"): `deliveries` deliveries over `endpoints` endpoints of the keep-alive
+ * The drain: `deliveries` deliveries over `endpoints` endpoints of the keep-alive
  * receiver. Teams of at most {@link ENDPOINTS_PER_TEAM} endpoints are made through REST (endpoints
  * subscribed to `project.created`, one project each, delivered once as a warm-up); then
  * `deliveries ÷ endpoints` `project.created` events per team are put straight into the outbox
@@ -466,7 +466,7 @@ export interface NoisyNeighbourResult {
 }
 
 /**
- * The noisy neighbour (issue 13 item 1 as a figure, DESIGN D24): team A has `deadEndpoints` endpoints
+ * The noisy neighbour (fair delivery as a figure, DESIGN D24): team A has `deadEndpoints` endpoints
  * on a receiver that never answers and `deadProjects × deadEndpoints` deliveries queued to them; once
  * A's attempts hang, team B creates `eventsB` projects one after another (each a `project.created` to
  * its one endpoint on the live receiver) and B's commit → first attempt is measured at the receiver.

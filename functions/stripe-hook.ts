@@ -1,4 +1,4 @@
-/** Inbound Stripe hook Lambda: `POST /hooks/stripe/{project_id}` (issue 10 §1, DESIGN D16, D22). */
+/** Inbound Stripe hook Lambda: `POST /hooks/stripe/{project_id}` (DESIGN D16, D22). */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createHookHandler } from '../shared/hooks/hook.js';
 import { stripeHook } from '../shared/hooks/stripe.js';

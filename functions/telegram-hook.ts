@@ -1,4 +1,4 @@
-/** Inbound Telegram hook Lambda: `POST /hooks/telegram/{project_id}` (issue 10 §2, DESIGN D22). */
+/** Inbound Telegram hook Lambda: `POST /hooks/telegram/{project_id}` (DESIGN D22). */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createHookHandler } from '../shared/hooks/hook.js';
 import { telegramHook } from '../shared/hooks/telegram.js';

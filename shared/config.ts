@@ -168,7 +168,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 
 /**
- * Settings of the integrations (DESIGN D16, D22; issue 10 "Settings"), read by Lambda functions and the
+ * Settings of the integrations (DESIGN D16, D22), read by Lambda functions and the
  * local server alike: `ENCRYPTION_KEY` (local key-encryption key of stored credentials, base64 of 32 bytes;
  * default {@link DEFAULT_LOCAL_ENCRYPTION_KEY}), `CREDENTIALS_KMS_KEY_ID` (the stack's KMS key: when set it
  * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}),

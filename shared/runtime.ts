@@ -25,7 +25,7 @@ export interface DeliveryMessage {
   /**
    * What attempt 1 sends, copied by fan-out from the delivery row it just wrote (immutable fields), so
    * the dispatcher takes the lease and the endpoint slot in one transaction without reading the row
-   * (issue 13 item 4: 2 requests per delivery on the happy path). Absent on other messages (retries,
+   * (2 requests per delivery on the happy path). Absent on other messages (retries,
    * the sweeper's, replays) and when the body is over {@link PREPARED_BODY_MAX_BYTES}; the row stays the
    * source of truth (a message whose lease fails goes the way of a message without it).
    */

@@ -46,7 +46,7 @@ export interface AuthenticationFailure {
    * The token the header named when its secret matched but it may not be used (revoked, or its team
    * deleted), so the refusal can be written to that team's activity log (DESIGN D5). Null otherwise: for
    * an unknown id and for a wrong secret alike (neither proves who is calling, and treating them alike
-   * keeps the work and the answer the same, so nothing tells whether a token id exists — issue 12 #10),
+   * keeps the work and the answer the same, so nothing tells whether a token id exists),
    * and always when the IP's bucket was already full (nothing is verified then).
    */
   knownToken: { id: string; teamId: string } | null;

@@ -98,7 +98,7 @@ export function parseBearer(authorization: string | undefined): { tokenId: strin
 /**
  * SHA-256 (hex) of 32 random bytes drawn at start-up: what a presented secret is compared with when the
  * token id names no token, so an unknown id costs the same hash and comparison as a wrong secret and
- * the answer's timing says nothing about which ids exist (issue 12 #10; DESIGN D2). No secret is known
+ * the answer's timing says nothing about which ids exist (DESIGN D2). No secret is known
  * to hash to it.
  */
 const UNKNOWN_TOKEN_SECRET_SHA256 = createHash('sha256').update(randomBytes(32)).digest('hex');
@@ -134,7 +134,7 @@ export type TokenCheck =
  * Checks a presented secret against the stored token item (read with a strongly consistent read): the
  * secret check runs exactly once on every path — against the stored hash, or against a hash no secret
  * matches when `item` is undefined (unknown id) — so an unknown id and a wrong secret do the same work
- * and get the same error (issue 12 #10). Refusals (AUTHENTICATION_REQUIRED, interface "Bearer tokens" 6):
+ * and get the same error. Refusals (AUTHENTICATION_REQUIRED, interface "Bearer tokens" 6):
  * unknown id or wrong secret ("not valid"), then, only once the secret matched, a revoked token or a
  * token of a deleted team (`team_deleted_at`, DESIGN D19). `check` defaults to {@link secretMatchesHash}.
  */

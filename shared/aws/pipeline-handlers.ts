@@ -59,7 +59,7 @@ const FAN_OUT_TEAM_CONCURRENCY = 4;
 
 /**
  * The fan-out Lambda (DynamoDB Streams on the main table, filtered to INSERTs of outbox events; DESIGN
- * D6, D14; issue 13 item 4). `event.Records` are stream records with marshalled images; the records kept
+ * D6, D14). `event.Records` are stream records with marshalled images; the records kept
  * are `INSERT`s whose `NewImage` is an event item (`entity` {@link entity.event}) not yet fanned out
  * (`fanned_out_at` absent); every other record (MODIFY, REMOVE, other items, events stored as already
  * delivered) is ignored. The kept events are grouped per team, in stream order, and each team's are

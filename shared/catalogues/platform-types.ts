@@ -74,7 +74,7 @@ export function resourceKindsOf(platform: PlatformType): readonly PlatformResour
   return PLATFORM_TYPES.find((entry) => entry.value === platform)?.resource_kinds ?? [];
 }
 
-/** The platforms whose bot a project can connect now (`connectable: true`), in catalogue order (issue 10, DESIGN D22). */
+/** The platforms whose bot a project can connect now (`connectable: true`), in catalogue order (DESIGN D22). */
 export const CONNECTABLE_PLATFORM_TYPES: readonly PlatformType[] = PLATFORM_TYPES.filter((platform) => platform.connectable).map((platform) => platform.value);
 
 /** True when a project on `platform` can connect its bot now. */

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Envelope encryption of stored credentials (DESIGN D16, D22; issue 10 "Settings"): every credential is
+ * Envelope encryption of stored credentials (DESIGN D16, D22): every credential is
  * encrypted with AES-256-GCM under a fresh 32-byte data key, and the data key is stored wrapped by a
  * key-encryption key (the {@link KeyEncryptionKey} port: a key from configuration locally, the stack's KMS
  * key on AWS). The encryption context (team, project, kind) is bound to both layers — GCM additional data

@@ -12,7 +12,7 @@ export const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
   'member.unbanned',
   'member.kicked',
   'project.bot_disconnected',
-  // Stripe (issue 10 §1): plan sync and refunds call Stripe with the project's stored key.
+  // Stripe: plan sync and refunds call Stripe with the project's stored key.
   'plan.synced',
   'plan.sync_failed',
   'payment.refunded',

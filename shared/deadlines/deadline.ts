@@ -39,7 +39,7 @@ export const DEADLINE_SHARDS = 16;
  *   subject: the member id; project: its project). One per member, moved by each failed attempt, gone
  *   on success or when the attempts run out.
  * - `subscription.invite_links`: a grant's personal invite links could not be made for a subscriber
- *   without a member (issue 10 §2) and the next attempt is due (D22, the same backoff as
+ *   without a member and the next attempt is due (D22, the same backoff as
  *   `member.platform_sync`; subject: the subscription id; project: its project). One per subscription,
  *   moved by each failed attempt, gone on success, when the links are no longer needed or the attempts run out.
  */

@@ -12,7 +12,7 @@ import { STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
- * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (issue 10 §1, DESIGN D16, D22): the events
+ * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (DESIGN D16, D22): the events
  * of the creator's Stripe webhook endpoint, whose signing secret was stored when the project was
  * connected to Stripe (credential kind `stripe`, secret `webhook_secret`).
  *

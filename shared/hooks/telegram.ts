@@ -14,7 +14,7 @@ import { hookPrincipal } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
- * The Telegram inbound hook, `POST /hooks/telegram/{project_id}` (issue 10 §2, DESIGN D22): the updates
+ * The Telegram inbound hook, `POST /hooks/telegram/{project_id}` (DESIGN D22): the updates
  * Telegram sends to the webhook registered when the project's bot was connected.
  *
  * 1. The `X-Telegram-Bot-Api-Secret-Token` header must equal the project's stored webhook secret

@@ -128,7 +128,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
 }
 
 /**
- * The OpenAPI 3.1 `webhooks` section (issue 13 item 6): one entry per event of the catalogue, a POST
+ * The OpenAPI 3.1 `webhooks` section: one entry per event of the catalogue, a POST
  * whose body is that event's envelope with its own `data` schema, signed as the interface says.
  */
 function webhooksSection(): Record<string, unknown> {

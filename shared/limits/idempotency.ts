@@ -28,7 +28,7 @@ export interface StoredResponse {
  * - `'claim'` (the default): one conditional PutItem claims the key BEFORE the operation runs, so a
  *   concurrent duplicate gets IDEMPOTENCY_KEY_IN_USE (409);
  * - `'in-transaction'`: for an operation whose whole effect is ONE unit of work (the subscription
- *   transitions, issue 9): nothing is written up front; the effect's transaction carries a Put of the
+ *   transitions): nothing is written up front; the effect's transaction carries a Put of the
  *   COMPLETED record, conditional on the key being free, so the key costs no request on success. A
  *   concurrent duplicate is not refused: it runs its reads, its transaction fails (on the record or on
  *   the state the first one changed), and it then replays the first one's response (one GetItem).
@@ -182,7 +182,7 @@ function answerOfRecord(teamId: string, key: string, fingerprint: string, existi
  * operation's own error such as CONFLICT because the first one already changed the state) and
  * `settleFailure` reads the record once: replay, REUSED, IN_USE, or the operation's error when absent.
  * So a second concurrent duplicate is not answered IN_USE but with the first one's response, after its
- * reads. Success costs no request of its own (issue 9: a transition in 3 requests beyond authentication).
+ * reads. Success costs no request of its own (a transition in 3 requests beyond authentication).
  *
  * `complete` acts only on this request's record (a random claim id stored with it).
  */

@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { IntegrationSettings } from '../integrations.js';
 
 /**
- * The one place the service builds `stripe` SDK clients (DESIGN D16, D22; issue 10 "Settings"): pointed at
+ * The one place the service builds `stripe` SDK clients (DESIGN D16, D22): pointed at
  * `settings.stripeApiBaseUrl` through the SDK's own `host`, `port` and `protocol` options, so tests and the
  * operator's proxies use the same code as production. The SDK's own network retries are off: outbound
  * provider calls are retried by the caller's policy (`settings.retry`), and their failures recorded.

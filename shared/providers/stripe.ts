@@ -8,7 +8,7 @@ import type { PaymentProviderAdapter, PlanForSync, PlanSyncResult, ProviderCatal
 import { stripeClient, type StripeErrors } from './stripe-client.js';
 
 /**
- * The `stripe` payment provider, outbound half (issue 10 §1, DESIGN D16, D22): checking a project's key
+ * The `stripe` payment provider, outbound half (DESIGN D16, D22): checking a project's key
  * when it connects, plan sync (Products and Prices) and refunds (Refunds API), through the official SDK
  * built by `stripeClient` (pointed at `STRIPE_API_BASE_URL`). The project's keys are its `stripe`
  * credential (secrets `secret_key`, `webhook_secret`), opened per call from the request's team and
@@ -46,7 +46,7 @@ export function stripeFailure(errors: StripeErrors, error: unknown, action: stri
     return { ok: false, reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`, code, retryable: false };
   }
   if (error instanceof errors.StripePermissionError || status === 403) {
-    return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions the README lists.`, code, retryable: false };
+    return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions docs/integrations.md lists (Products, Prices and Refunds: Write).`, code, retryable: false };
   }
   return { ok: false, reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`, code, retryable: false };
 }

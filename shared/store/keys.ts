@@ -137,7 +137,7 @@ export const keys = {
   // `TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, sort key = creation time then id. A subscriber's
   // subscriptions are found through small index items in the subscriber's per-project partition
   // (`...#PROJECT#<project>#SUBSCRIBER_SUBSCRIPTIONS#<subscriber>`), written with the subscription. That
-  // partition is also the subscriber's access summary, so the web access check (issue 10 §3) is ONE
+  // partition is also the subscriber's access summary, so the web access check is ONE
   // Query: each index item carries what the check needs of its subscription (`status`, `ends_at`,
   // `current_period_end`, `plan_id`, `status_changed_at`, rewritten in every transition's transaction),
   // and the `SUBSCRIBER` item carries the subscriber's `status` and `member_id` (written with the
@@ -158,7 +158,7 @@ export const keys = {
    * The subscriber's access summary item in its subscription partition (sort key `SUBSCRIBER`, apart
    * from `SUBSCRIPTION#…` and `CONVERTED`): the subscriber's `status` and `member_id`, kept equal to the
    * subscriber item's by the same transactions, and the sets of its subscriptions granting (paid) access
-   * (`subscriberAccessAttribute` in subscribers/repository.ts, issue 9).
+   * (`subscriberAccessAttribute` in subscribers/repository.ts).
    */
   subscriberAccess: (teamId: string, projectId: string, subscriberId: string) => ({
     pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,

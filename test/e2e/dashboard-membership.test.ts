@@ -1,5 +1,5 @@
 /**
- * The dashboard's membership screens in a real browser (issue 11 §5–§6, DESIGN D19–D21): roles with
+ * The dashboard's membership screens in a real browser (DESIGN D19–D21): roles with
  * chosen abilities assigned to a member (and the CONFLICT of deleting a role still held), groups, plans
  * priced in the currency's major unit, a subscriber's subscription granted, paused, resumed and
  * cancelled, its plan changed (and a refused change), suspended and unsuspended, the subscriber banned,

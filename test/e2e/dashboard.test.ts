@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real browser (issue 11, DESIGN D21): headless Chromium (Debian's `chromium`,
+ * The dashboard in a real browser (DESIGN D21): headless Chromium (Debian's `chromium`,
  * `CHROMIUM_PATH` overrides) through playwright-core against the local service in this process, with a
  * virtual passkey authenticator, an HTTPS receiver that checks every signature as the interface tells
  * receivers to, axe-core on the main pages and screenshots under `test-results/dashboard/`.

@@ -1,5 +1,5 @@
 /**
- * Issue 9 "Done when": a scripted agent job with the official MCP SDK client over Streamable HTTP to the
+ * A scripted agent job with the official MCP SDK client over Streamable HTTP to the
  * local service (in-process, 127.0.0.1), with a bearer token: create a project, a plan, a batch of access
  * codes and a webhook endpoint to a loopback HTTPS receiver; redeem a code with the one REST call (no tool of
  * the interface's 42 redeems: `redeemAccessCode` is REST only); pause and resume the subscription the code

@@ -12,7 +12,7 @@
  * - INFORMATIONAL: the suite records only INFO for a JSON-response server; must have no FAILURE.
  * - NOT_APPLICABLE: needs fixtures or features this service does not have by design; every failed
  *   check must fail for exactly the stated reason (so a real regression cannot hide behind it).
- * The same table is in README.md, "MCP conformance".
+ * The same table is in docs/mcp.md, "MCP conformance".
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -562,7 +562,7 @@ describe('the Lambda edge (API Gateway HTTP API v2 events)', () => {
   });
 });
 
-describe('hardening (issue 12)', () => {
+describe('hardening', () => {
   it('answers 404, never 500, for an over-long or malformed MCP-Session-Id (DESIGN D5)', async () => {
     const { token } = await mint();
     await openSession(serviceA.mcpUrl, token);

@@ -1,5 +1,5 @@
 /**
- * A property-based run of the whole OpenAPI document against the local server (issue 12 #18): for EVERY
+ * A property-based run of the whole OpenAPI document against the local server: for EVERY
  * documented operation, fast-check generates requests from the document itself — valid path parameters,
  * query and bodies drawn from their schemas (each checked with ajv against that schema, so "valid" means
  * valid by the document), and invalid ones (a required field dropped, a field of the wrong type, an

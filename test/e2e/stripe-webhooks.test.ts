@@ -1,5 +1,5 @@
 /**
- * Stripe in, signed webhooks out, end to end (issue 10 "Tests"): against the local server (REST, the hooks
+ * Stripe in, signed webhooks out, end to end: against the local server (REST, the hooks
  * and the webhook pipeline in one process, DynamoDB Local), Stripe-signed `checkout.session.completed`,
  * then `invoice.paid`, then a renewal's `invoice.payment_failed` reach `POST /hooks/stripe/{project_id}`
  * over HTTP, and an HTTPS receiver registered through `POST /v1/webhook-endpoints` sees

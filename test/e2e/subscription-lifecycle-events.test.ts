@@ -1,5 +1,5 @@
 /**
- * Issue 9 "Done when": a subscription driven through every transition of D15, and every event of the
+ * A subscription driven through every transition of D15, and every event of the
  * catalogue arriving signed at ONE receiver subscribed to everything, each validated against its published
  * schema. Against the in-process local service (the same REST pipeline, outbox, fan-out, dispatcher and
  * HTTPS transport as `npm start`) with an injected clock; the deadline worker is run explicitly at the

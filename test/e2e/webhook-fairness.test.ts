@@ -1,5 +1,5 @@
 /**
- * Fair delivery (issue 13 item 1, DESIGN D24) through the local service with real HTTPS: team A has 50
+ * Fair delivery (DESIGN D24) through the local service with real HTTPS: team A has 50
  * endpoints whose receiver accepts connections and never answers, and 300 deliveries queued to them;
  * team B sends a test event to its own receiver. B's event must reach B's receiver while A's backlog is
  * still there (one team's dead receivers do not hold another team's deliveries). Timings belong in the

@@ -1,5 +1,5 @@
 /**
- * The operator billing hook's signing secret on AWS (issue 10 §1 "Operator billing", DESIGN D20, D16 storage
+ * The operator billing hook's signing secret on AWS (DESIGN D20, D16 storage
  * rules), as CDK assertions on the synthesized stack: a Secrets Manager secret the stack creates (or an existing
  * one from context `billingWebhookSecretArn`), readable (`GetSecretValue` only) by the billing hook's role and
  * no other, whose ARN — never a value — is in that function's environment and in the `BillingWebhookSecretArn`

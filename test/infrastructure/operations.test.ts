@@ -1,5 +1,5 @@
 /**
- * Operable on AWS (DESIGN D23, issue 13 item 7), as CDK assertions on the synthesized stack: alarms on
+ * Operable on AWS (DESIGN D23), as CDK assertions on the synthesized stack: alarms on
  * every function and on the pipeline's queues (with the SNS option), API stage throttling, the
  * dispatcher's reserved concurrency and event-source maximum concurrency, active tracing, table deletion
  * protection and least-privilege IAM for read routes and workers. Bundling is stubbed (the bundle content

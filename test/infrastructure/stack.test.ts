@@ -34,7 +34,7 @@ const ENTRIES = [...OPERATIONS.map((operation) => operation.id), ...FUNCTION_FIL
 /** Bundle budgets (DESIGN D23), in bytes of the `.mjs` file (its source map is separate). */
 const KB = 1024;
 /**
- * D23 says 250 KB. Departure (issue 13 note): 260 KB. Every write route's outbox parses its event payloads
+ * D23 says 250 KB. Departure: 260 KB. Every write route's outbox parses its event payloads
  * with the catalogue's zod schemas (D10: parsing strips what a payload may not carry), so it bundles every
  * object schema; zod itself is about 105 KB of a 256 KB route (measured with an esbuild metafile). Payment-
  * provider SDKs are not counted: `stripe` is a lazily imported chunk (`shared/providers/stripe-client.ts`).
@@ -44,13 +44,13 @@ const ROUTE_BUNDLE_BUDGET = 260 * KB;
  * Routes of a module with an operation that calls a platform with a stored credential (`credentialKeyUse`
  * not `none`: bot connection, moderation, access changes) carry the credential envelope and the platform
  * use cases (invite-link grants, revocations and their retries); grammy's web client is a lazily imported
- * chunk (`shared/platforms/telegram.ts` `loadGrammy`), not counted. Their budget is 300 KB (issue 10; the
+ * chunk (`shared/platforms/telegram.ts` `loadGrammy`), not counted. Their budget is 300 KB (the
  * largest, `recordPayment`, measured 290,971 B; 339,171 B while grammy was in every such entry). Every other
  * route keeps the general budget above.
  */
 const PLATFORM_ROUTE_BUNDLE_BUDGET = 300 * KB;
 /**
- * The Stripe hooks (`stripe-hook`, `billing-stripe-hook`; issue 10 §1, D20) verify with the official `stripe`
+ * The Stripe hooks (`stripe-hook`, `billing-stripe-hook`, D20) verify with the official `stripe`
  * SDK, whose client bundles whole (~246 KB minified: its resources are not tree-shakable, and its package
  * exports no webhooks-only entry), plus the payment, subscription and billing use cases and the event
  * catalogue they emit through (~240–330 KB). The SDK is a lazily imported chunk, but every request of these

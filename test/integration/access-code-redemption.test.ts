@@ -1,5 +1,5 @@
 /**
- * Access-code redemption (issue 9 part 4; DESIGN D15, D18) over REST against DynamoDB Local: a code
+ * Access-code redemption (DESIGN D15, D18) over REST against DynamoDB Local: a code
  * (case-insensitive, dashes optional) redeemed for an existing subscriber or a new one creates the
  * subscription through the subscriptions module (free_access → active with `ends_at`; trial → trialing
  * with `trial_ends_at`; source `access_code`; `subscription.created` carries the code), counts the use,

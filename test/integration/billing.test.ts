@@ -1,5 +1,5 @@
 /**
- * The creator's own billing (issue 9 §5; DESIGN D20) against DynamoDB Local with an injected clock:
+ * The creator's own billing (DESIGN D20) against DynamoDB Local with an injected clock:
  * tiers, limits and usage (`GET /v1/billing`), tier changes (`POST /v1/billing/tier`), invoices issued by
  * the `billing.period` deadline at each period start (applied once however often the worker runs),
  * TIER_LIMIT_REACHED (402) for every limited create with one `billing.usage_limit_reached` per limit

@@ -1,5 +1,5 @@
 /**
- * The events API (issue 13 item 6) through the in-process local service over REST: envelopes exactly as
+ * The events API through the in-process local service over REST: envelopes exactly as
  * delivered, newest first with type, project and time filters and a cursor, D10 applied for the caller,
  * resend to one endpoint, and the OpenAPI 3.1 `webhooks` section. The service's transport is a fake
  * that records each POST, so "as delivered" is compared byte for byte with what was sent.

@@ -1,5 +1,5 @@
 /**
- * The AWS fan-out Lambda (`createFanOutHandler`, DESIGN D6, D14; issue 13 item 4) against DynamoDB
+ * The AWS fan-out Lambda (`createFanOutHandler`, DESIGN D6, D14) against DynamoDB
  * Local: a DynamoDB Streams batch of outbox-event INSERTs (marshalled NewImages, as Lambda hands them
  * over) is fanned out per team — one read of the team's endpoints and owners and its events' writes
  * for all of that team's records — and a team whose fan-out fails reports exactly its records'
@@ -130,7 +130,7 @@ function handlerOn(store = runtime.store) {
   return createFanOutHandler(() => onStore);
 }
 
-describe('fan-out stream handler (issue 13 item 4, DESIGN D6, D14)', () => {
+describe('fan-out stream handler (DESIGN D6, D14)', () => {
   it('fans a batch of 3 teams × 3 events out with 3 requests per team (Query, BatchGetItem, TransactWriteItems), not 3 per event', async () => {
     const teams = await teamsWithEvents(3, 3);
     const { event } = interleavedBatch(teams);

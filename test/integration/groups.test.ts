@@ -1,5 +1,5 @@
 /**
- * Groups (issue 8 part 4; DESIGN D6, D19): named sets of team members with roles. Creation, changes and
+ * Groups (DESIGN D6, D19): named sets of team members with roles. Creation, changes and
  * deletion keep the group's member list, each member's group list and the roles' assignment counters in
  * one transaction with the `group.*` event; over REST and the `list_groups` / `get_group` tools. Every
  * event is read from the outbox and checked against its published JSON Schema. Against DynamoDB Local.

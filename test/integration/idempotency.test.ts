@@ -6,7 +6,7 @@
  * IDEMPOTENCY_KEY_REUSED (422); a retry while the first still runs is IDEMPOTENCY_KEY_IN_USE (409);
  * a write that failed is not stored; 20 concurrent duplicates have exactly one effect (counted in the
  * table). The stored record never holds a secret in the clear. Subscription transitions take their key
- * 'in-transaction' (issue 9): the same rules, except that concurrent duplicates all get the first
+ * 'in-transaction': the same rules, except that concurrent duplicates all get the first
  * response (no IDEMPOTENCY_KEY_IN_USE), still with exactly one effect.
  */
 import { randomUUID } from 'node:crypto';
@@ -211,7 +211,7 @@ describe('REST Idempotency-Key', () => {
   });
 });
 
-describe('the completion commits with the effect (issue 12 #2)', () => {
+describe('the completion commits with the effect', () => {
   /** A store whose first transaction commits and then "loses" its answer, as a crash or a reset connection would. */
   function storeLosingFirstTransactionAnswer() {
     let lost = false;
@@ -255,7 +255,7 @@ describe('the completion commits with the effect (issue 12 #2)', () => {
   });
 });
 
-describe('a stored response is bound to the token that made it (issue 12 #1)', () => {
+describe('a stored response is bound to the token that made it', () => {
   it('answers IDEMPOTENCY_KEY_REUSED to another token of the team with the same key and body, never replaying a minted token or a webhook secret', async () => {
     const other = await seedToken(runtime.store, clock, { teamId, abilities: ['token:create', 'team:view', 'webhook-endpoint:manage', 'project:view'], name: 'only token:create' });
     const tokenKey = randomUUID();
@@ -330,7 +330,7 @@ describe('write tools: idempotency_key', () => {
   });
 });
 
-describe("subscription transitions take their key 'in-transaction' (issue 9)", () => {
+describe("subscription transitions take their key 'in-transaction'", () => {
   /** An active subscription of team A (a free plan on A's project), created without a key. */
   async function activeSubscription(): Promise<string> {
     const created = (reply: { status: number; text: string; json: Record<string, unknown> }) => {

@@ -3,7 +3,7 @@
  * authorization" 3, DESIGN D5: every `tools/call` is recorded whatever its outcome): refused by the
  * `mcp` rate limit (a batch included), by the `mcp:full` gate, by authentication with a token whose
  * secret matched (revoked), or for a session that is not live. Requests whose token names no team or
- * carries a wrong secret (treated alike, so nothing tells whether a token id exists: issue 12 #10), or
+ * carries a wrong secret (treated alike, so nothing tells whether a token id exists), or
  * that the IP's anonymous bucket stops before any token is verified, are attributed to no team.
  * Through `handleMcpHttpRequest` (what the Lambda and the local server run) on DynamoDB Local, with a
  * manual clock.

@@ -1,5 +1,5 @@
 /**
- * Members (issue 9 part 1; DESIGN D17): platform membership updates recorded through
+ * Members (DESIGN D17): platform membership updates recorded through
  * `recordPlatformMembership` (joins, leaves, profile changes; `member.joined`, `member.left`,
  * `member.updated`), the link to the subscriber with the same platform user id, `findMemberOfSubscriber`,
  * and the two member operations over REST (list per project with status filter and paging, read by id

@@ -1,5 +1,5 @@
 /**
- * Payments (issue 9 part 3; DESIGN D10, D15, D16), `manual` provider, against DynamoDB Local: recording
+ * Payments (DESIGN D10, D15, D16), `manual` provider, against DynamoDB Local: recording
  * a payment (for a subscription, or the first payment of a new subscription created pending, incomplete
  * or active), settling a pending one, reading it by id alone (REST and `get_payment`), listing (filters:
  * subscriber, status, provider, date range; cursor paging; `list_payments`), refunds (partial, full,

@@ -1,5 +1,5 @@
 /**
- * Subscription plans (issue 8 part 2; DESIGN D6, D14, D16, D22): create, read by id alone, list per
+ * Subscription plans (DESIGN D6, D14, D16, D22): create, read by id alone, list per
  * project (status filter, paging), update (price versions when subscriptions exist), activate,
  * deactivate, delete (only without live subscriptions), and sync to the project's payment provider
  * through the provider port (`manual` syncs at once; a failing or flaky adapter is injected at the use

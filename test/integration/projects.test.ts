@@ -1,5 +1,5 @@
 /**
- * Projects, complete (issue 8 part 1; DESIGN D6, D14, D16, D22): update, archive and unarchive, delete
+ * Projects, complete (DESIGN D6, D14, D16, D22): update, archive and unarchive, delete
  * (refused while subscriptions are live, taking the project's plans with it), the community bot
  * (connect, permissions, replace, disconnect), linked platform resources, and the payment-provider
  * connection (`manual` here; `stripe` in stripe-connect.test.ts). Every operation over REST, `update_project` over the tool

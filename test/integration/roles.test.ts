@@ -1,5 +1,5 @@
 /**
- * Roles (issue 8 part 4; DESIGN D6, D19): the six built-in roles in every team (constants merged into
+ * Roles (DESIGN D6, D19): the six built-in roles in every team (constants merged into
  * reads; never changed or deleted), roles of the team's own with abilities never wider than the caller's
  * and an optional project scope, names unique in any case, the assignment counter that keeps an assigned
  * role from being deleted, over REST and the `list_roles` / `get_role` tools. Every event is read from

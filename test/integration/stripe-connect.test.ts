@@ -1,5 +1,5 @@
 /**
- * Stripe, outbound half (issue 10 §1; DESIGN D16, D22) with the real `stripe` SDK pointed at a loopback fake
+ * Stripe, outbound half (DESIGN D16, D22) with the real `stripe` SDK pointed at a loopback fake
  * of the Stripe API (test/support/stripe-api.ts): connecting a project (the key checked with one Stripe
  * call, both secrets stored sealed in the project's transaction, never in an answer, event, stored item in
  * clear, activity entry or log line; a refused key, a malformed one, an outage with its retry; disconnect

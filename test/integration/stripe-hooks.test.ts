@@ -1,5 +1,5 @@
 /**
- * A project's Stripe events at `POST /hooks/stripe/{project_id}` (issue 10 §1 inbound; DESIGN D15, D16, D22),
+ * A project's Stripe events at `POST /hooks/stripe/{project_id}` (DESIGN D15, D16, D22),
  * against DynamoDB Local, every body signed with the SDK's `webhooks.generateTestHeaderString` and served
  * through the hooks dispatcher the local server uses: each mapped event (checkout in subscription and
  * payment mode, a delayed payment settled by `checkout.session.async_payment_*`, a plan's trial, a

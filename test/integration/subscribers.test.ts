@@ -1,5 +1,5 @@
 /**
- * Subscribers (issue 9 part 1; DESIGN D10, D14, D17, D22): create, read by id alone, list per project
+ * Subscribers (DESIGN D10, D14, D17, D22): create, read by id alone, list per project
  * (status, plan and e-mail prefix filters, paging, no contact data), update, export (NDJSON pages), and
  * ban / unban / kick through the platform adapter (`web`; failing adapters injected at the use case),
  * with the `member.*` events they emit read from the outbox and checked against their published JSON

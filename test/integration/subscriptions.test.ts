@@ -1,5 +1,5 @@
 /**
- * Subscriptions (issue 9 part 2; DESIGN D6, D14, D15): creation (creator grant, free plan, trial,
+ * Subscriptions (DESIGN D6, D14, D15): creation (creator grant, free plan, trial,
  * scheduled start, fixed term), read by id alone, lists per project and per subscriber with filters and
  * paging, every operation-driven transition over REST and the five subscription tools (CONFLICT naming
  * the allowed actions otherwise), idempotent replay, the live subscription counters of project and plan,
@@ -240,7 +240,7 @@ describe('operation-driven transitions', () => {
     expectRestProblem(await call('POST', `/v1/subscriptions/${subscription.id}/pause`, { unknown: true }), 'VALIDATION_FAILED');
   });
 
-  it('costs 3 DynamoDB requests beyond authentication, with an Idempotency-Key too: the subscription, one batch read, one transaction carrying the completed idempotency record (no claim up front: transitions take keys in-transaction, issue 9)', async () => {
+  it('costs 3 DynamoDB requests beyond authentication, with an Idempotency-Key too: the subscription, one batch read, one transaction carrying the completed idempotency record (no claim up front: transitions take keys in-transaction)', async () => {
     const subscription = await subscribe({}); // a paid grant: the subscriber is converted, the project has no resource
     const counter = attachRequestCounter(runtime.store.document.middlewareStack);
     /** The requests of one REST transition beyond authentication, by what they touch (transactions by their kind only). */
@@ -264,7 +264,7 @@ describe('operation-driven transitions', () => {
     expect(types(await newEvents())).toEqual(['subscription.created', 'member.converted', 'subscription.cancellation_scheduled', 'subscription.resumed', 'subscription.paused', 'member.churned', 'subscription.resumed']);
   });
 
-  it('keeps the ids of the subscriptions granting (paid) access in the subscriber\'s access summary, in each creation\'s and transition\'s transaction (issue 9)', async () => {
+  it('keeps the ids of the subscriptions granting (paid) access in the subscriber\'s access summary, in each creation\'s and transition\'s transaction', async () => {
     const summary = async () => {
       const item = await runtime.store.get(keys.subscriberAccess(team.team.id, projectId, subscriberId));
       const ids = (attribute: string) => [...((item?.[attribute] as Set<string> | undefined) ?? [])].sort();
@@ -444,7 +444,7 @@ describe('clock-driven transitions (deadline worker)', () => {
   });
 });
 
-describe('the web access check (issue 10 §3): one DynamoDB read', () => {
+describe('the web access check: one DynamoDB read', () => {
   /** The check through a store counting its requests: its answer and the requests it made. */
   function countingStore() {
     const counting = countingStoreOf(runtime.store);

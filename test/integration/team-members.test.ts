@@ -1,5 +1,5 @@
 /**
- * Team members (issue 8 part 4; DESIGN D2, D6, D19): invitations (token returned once, stored only as a
+ * Team members (DESIGN D2, D6, D19): invitations (token returned once, stored only as a
  * SHA-256, 7-day expiry, the public accept route with one problem for every bad token and the per-IP
  * anonymous bucket), reads over REST and `list_team_members`, role and group changes, removal (tokens
  * minted on the member's behalf revoked), and tokens minted on behalf of a member (never above the

@@ -1,5 +1,5 @@
 /**
- * Teams (issue 8 part 4; DESIGN D2, D6, D19): `team.created` from `createTeam` through the unit of work,
+ * Teams (DESIGN D2, D6, D19): `team.created` from `createTeam` through the unit of work,
  * the smoke test reading the team item (so a rename shows at once, through REST and `get_team`), the
  * rename, and the soft delete: `team.deleted` in the outbox (and fanned out to the team's endpoints),
  * every token of the team refused afterwards, no new token or invitation for it. Against DynamoDB Local.

@@ -1,5 +1,5 @@
 /**
- * Telegram (issue 10 §2, DESIGN D16, D22) with grammy pointed at a loopback fake of the Bot API: connecting
+ * Telegram (DESIGN D16, D22) with grammy pointed at a loopback fake of the Bot API: connecting
  * a bot with its token (getMe, setWebhook with a secret token, the token stored encrypted and never
  * returned), the inbound hook `POST /hooks/telegram/{project_id}` (secret-token refusal with the same answer
  * for an unknown project, chat_member → member.* events, my_chat_member → bot permissions, a replayed

@@ -1,5 +1,5 @@
 /**
- * No token-id existence oracle (issue 12 #10, DESIGN D2): a bearer token whose id names no token and one
+ * No token-id existence oracle (DESIGN D2): a bearer token whose id names no token and one
  * whose id exists but whose secret is wrong do the same work — one secret check (SHA-256 and a
  * constant-time comparison; against a hash no secret matches when the id is unknown), the same DynamoDB
  * requests — and get the same answer. Proven by counting the work, never by timing it (the timings are in
@@ -56,7 +56,7 @@ function recordingStore(store: Store): { store: Store; commands: Recorded[] } {
   return { store: createStore({ document, tableName: store.tableName, deadLetterTableName: store.deadLetterTableName }), commands };
 }
 
-describe('an unknown token id and a wrong secret do the same work (issue 12 #10)', () => {
+describe('an unknown token id and a wrong secret do the same work', () => {
   it('checkToken runs the secret check exactly once on both paths, with a 32-byte hash, and returns the same refusal', async () => {
     const item = await runtime.store.get(keys.token(tokenId));
     expect(item?.secret_sha256).toMatch(/^[0-9a-f]{64}$/);

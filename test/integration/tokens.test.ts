@@ -183,7 +183,7 @@ describe('revoking', () => {
     expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: world.b.spare.token })).status).toBe(200);
   });
 
-  it('lets a token revoke itself only when asked explicitly (?self=true); later calls fail (issue 12 #19)', async () => {
+  it('lets a token revoke itself only when asked explicitly (?self=true); later calls fail', async () => {
     const minted = await mint({ abilities: ['token:revoke', 'team:view'] });
     const refused = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: minted.json.token });
     expectRestProblem(refused, 'CONFLICT');

@@ -151,7 +151,7 @@ function recovery(message: DeliveryMessage): DeliveryMessage {
   return plain;
 }
 
-/** Attempt 1 as fan-out queues it: with what it sends — the event, the body stored on the row, the row's due time (issue 13 item 4). */
+/** Attempt 1 as fan-out queues it: with what it sends — the event, the body stored on the row, the row's due time. */
 async function firstAttemptOf(delivery: WebhookDelivery): Promise<DeliveryMessage> {
   const row = await ctx.runtime.store.get(keys.delivery(ctx.teamId, delivery.id));
   expect(typeof row?.body).toBe('string');
@@ -878,7 +878,7 @@ describe('lease and sweeper', () => {
     return (await allDeliveries()).map((delivery) => delivery.event_id).sort();
   }
 
-  it('the relay reads only the outbox events older than the grace: younger ones are not read at all (issue 13 item 4)', async () => {
+  it('the relay reads only the outbox events older than the grace: younger ones are not read at all', async () => {
     await newEndpoint();
     const old = await newProjectEvent();
     ctx.clock.advance(30_000);
@@ -1140,7 +1140,7 @@ describe('payload exposure', () => {
   });
 });
 
-describe('DynamoDB requests per delivery (issue 13 item 4)', () => {
+describe('DynamoDB requests per delivery', () => {
   it('fans a team\'s events out with 3 requests however many there are, then takes each delivery to succeeded with 3 more', async () => {
     const endpoint = await newEndpoint();
     ctx.fake.setFallback(OK);

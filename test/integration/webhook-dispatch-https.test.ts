@@ -161,7 +161,7 @@ describe('dispatch over real HTTPS', () => {
     expect(delivery.attempt_log).toHaveLength(1);
     expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: 200, failure_kind: null, response_body: 'received' });
     expect(delivery.attempt_log![0]!.duration_ms).toBeGreaterThanOrEqual(0);
-    // Attempt detail (issue 13): the resolved address, the negotiated TLS version, a new connection's
+    // Attempt detail: the resolved address, the negotiated TLS version, a new connection's
     // setup time within the total, and the planned time beside the actual start.
     const [attempt] = delivery.attempt_log!;
     expect(attempt).toMatchObject({ remote_address: '127.0.0.1', tls_version: expect.stringMatching(/^TLSv1\.[23]$/), planned_at: delivery.created_at });

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints beyond CRUD (DESIGN D6, D8; issue 12 #4, #6): the 50-endpoint cap is an atomic
+ * Webhook endpoints beyond CRUD (DESIGN D6, D8): the 50-endpoint cap is an atomic
  * counter that holds under a race, re-pointing an endpoint (url or events) needs the events' abilities
  * and makes the caller its owner, and fan-out re-reads the owner's abilities, so a revoked owner's
  * endpoint receives nothing more. Against DynamoDB Local, with an injected clock.

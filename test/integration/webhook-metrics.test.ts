@@ -1,5 +1,5 @@
 /**
- * Delivery metrics of the webhook pipeline (DESIGN D23, issue 13 item 7): the dispatcher reports each
+ * Delivery metrics of the webhook pipeline (DESIGN D23): the dispatcher reports each
  * attempt (attempted, succeeded or failed, latency in milliseconds) and each dead delivery through the
  * runtime's `DeliveryMetrics`; on AWS that is Powertools Metrics, flushed as one EMF document per
  * invocation. Real dispatcher against DynamoDB Local, a scripted transport, a Powertools `Metrics`

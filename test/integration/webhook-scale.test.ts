@@ -1,5 +1,5 @@
 /**
- * Delivery at scale (issue 13; DESIGN D6, D24, D25) against DynamoDB Local with a manual clock and a
+ * Delivery at scale (DESIGN D6, D24, D25) against DynamoDB Local with a manual clock and a
  * fake transport whose answers the test releases by hand: the per-endpoint concurrency cap (a delivery
  * that finds it full waits and is not counted as an attempt; a crashed attempt's slot comes back),
  * skipped deliveries for disabled endpoints, and replay as a job (filters, dry run, skipped, a crash in

@@ -1,5 +1,5 @@
 /**
- * The dashboard browser tests' shared steps (issue 11, DESIGN D21): REST calls with the demo token,
+ * The dashboard browser tests' shared steps (DESIGN D21): REST calls with the demo token,
  * dashboard URLs, a member signed in through a fresh one-time link with a newly registered passkey, the
  * page's CSRF token, and waiting for a condition. The service and browser are read when a step runs, so
  * a test file can build the harness before its `beforeAll` starts them.

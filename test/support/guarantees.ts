@@ -1,5 +1,5 @@
 /**
- * Helpers for the cross-cutting guarantee tests (issue 3: authorization, tenant isolation, rate limits,
+ * Helpers for the cross-cutting guarantee tests (authorization, tenant isolation, rate limits,
  * idempotency, errors, activity log): REST calls through the whole REST pipeline (`handleRestRequest`
  * fed an API Gateway v2 event, exactly what API Gateway or the local server hands it), tool calls
  * through `callTool`, tool-server HTTP calls through `handleMcpHttpRequest`, table snapshots that tell
@@ -298,7 +298,7 @@ export function failingStore(store: Store, match: (command: Command) => boolean,
 
 /**
  * A store over the same tables that records the name of every DynamoDB command it sends (e.g.
- * `UpdateCommand`, `TransactWriteCommand`), in order: a request count is behaviour (issue 13 item 4).
+ * `UpdateCommand`, `TransactWriteCommand`), in order: a request count is behaviour.
  */
 export function recordingStore(store: Store): { store: Store; commands: string[] } {
   const commands: string[] = [];

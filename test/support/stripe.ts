@@ -1,5 +1,5 @@
 /**
- * Stripe helpers of the tests (issue 10 §1): a project connected to Stripe through the connect operation
+ * Stripe helpers of the tests: a project connected to Stripe through the connect operation
  * against the loopback fake Stripe API ({@link connectStripe}), Stripe event bodies of the shapes the hooks
  * read (API version 2026-10-28: `invoice.parent.subscription_details`, `invoice.payments`), and their
  * `Stripe-Signature` made with the SDK's own `webhooks.generateTestHeaderString`. No network.

@@ -1,5 +1,5 @@
 /**
- * Envelope encryption of stored credentials (DESIGN D16; issue 10 "Settings"): the round trip with the
+ * Envelope encryption of stored credentials (DESIGN D16): the round trip with the
  * local key-encryption key, tamper detection on every part of a sealed secret and on its context, and the
  * KMS adapter's exact GenerateDataKey / Decrypt inputs (aws-sdk-client-mock), its cache and its refusals.
  */

@@ -1,5 +1,5 @@
 /**
- * The pure parts of a member's durable platform retries (DESIGN D22; issue 10 §2): the exponential
+ * The pure parts of a member's durable platform retries (DESIGN D22): the exponential
  * backoff, the recorded error's next attempt, and what a retry reconciles to — the access the member
  * should have now, not the call that failed.
  */

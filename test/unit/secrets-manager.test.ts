@@ -1,6 +1,6 @@
 /**
  * The Secrets Manager adapter (`shared/aws/secrets-manager.ts`) behind the operator billing hook's signing
- * secret on AWS (issue 10 §1, DESIGN D20, D16 storage rules), with aws-sdk-client-mock: the exact
+ * secret on AWS (DESIGN D20, D16 storage rules), with aws-sdk-client-mock: the exact
  * `GetSecretValue` input, one read then the cached answer (concurrent first calls included) until it is
  * `SECRET_VALUE_MAX_AGE_MS` old, "no secret" for a missing or blank value, failures not cached; and the
  * settings built from the environment: the value variable wins, else the secret's ARN, and a placeholder

@@ -1,5 +1,5 @@
 /**
- * The pure part of the Stripe event mapping (issue 10 §1, DESIGN D15, D16): which D15 change a Stripe
+ * The pure part of the Stripe event mapping (DESIGN D15, D16): which D15 change a Stripe
  * subscription's state asks of ours (`stripeSubscriptionDecision`), and our billing reason of a Stripe
  * invoice's (`billingReasonOf`). No I/O.
  */

@@ -16,7 +16,7 @@ import { loadWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import type { EventEnvelopeBody, ListEventsQuery } from './schema.js';
 
 /**
- * Reads and resends of stored events (issue 13 item 6). Events live in their team's partition
+ * Reads and resends of stored events. Events live in their team's partition
  * (`TEAM#<team>`, `EVENT#evt_<ULID>`, kept 30 days), so a time range is a key range (the ULID starts
  * with its time) and newest first is a backward query.
  */
@@ -95,7 +95,7 @@ export async function getEventEnvelope(runtime: Pick<Runtime, 'store'>, principa
 }
 
 /**
- * Sends one event again to one endpoint of the team (issue 13 item 6): a new delivery (pending,
+ * Sends one event again to one endpoint of the team: a new delivery (pending,
  * attempt 1 at once), whatever the endpoint subscribes to, as "send test event" does. The caller and
  * the endpoint's owner must both hold the event's minimum ability (D6: the owner is re-read).
  * Errors: NOT_FOUND (event or endpoint), TOKEN_MISSING_ABILITY (the caller), CONFLICT (the endpoint is

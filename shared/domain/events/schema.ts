@@ -5,7 +5,7 @@ import { IdSchemas } from '../../ids.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /**
- * The events API's shapes (issue 13 item 6, for automation platforms: "sample" and "perform list"
+ * The events API's shapes (for automation platforms: "sample" and "perform list"
  * calls): the envelope exactly as delivered (interface "Events" → "Envelope"), its list, the list
  * query and the resend request. The envelope of each event, with its own `data` schema, is also the
  * OpenAPI 3.1 `webhooks` section (`shared/http/openapi.ts`).

@@ -10,8 +10,8 @@ import type { StoredMember } from './repository.js';
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 
 /**
- * Durable retries of a member's platform calls (DESIGN D15, D22; issue 10 §2 "failures are recorded on
- * the member and retried, never lost"). A failed call is recorded on the member (`platform_error`, with
+ * Durable retries of a member's platform calls (DESIGN D15, D22: failures are recorded on the member and
+ * retried, never lost). A failed call is recorded on the member (`platform_error`, with
  * `attempts` and `next_attempt_at`) in the SAME transaction that schedules the member's
  * {@link MEMBER_PLATFORM_SYNC_DEADLINE_KIND} deadline, so a crash cannot keep one without the other. The
  * deadline's handler (`shared/domain/subscriptions/platform-sync.ts`) reconciles — it does not replay the
@@ -22,7 +22,7 @@ import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
  */
 
 /**
- * A personal invite link whose revocation failed when the subscriber's access ended (issue 10 §2), kept
+ * A personal invite link whose revocation failed when the subscriber's access ended, kept
  * on the member's item (attribute {@link INVITE_LINK_REVOCATIONS_ATTRIBUTE}, never shown on the member:
  * `toMember` leaves it out) until the sync deadline revokes it. `url` is a bearer secret: never logged.
  */

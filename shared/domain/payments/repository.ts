@@ -632,7 +632,7 @@ export interface ProviderPaymentOutcome {
 }
 
 /**
- * Records a payment the subscription's provider reports (DESIGN D16, D22; issue 10 §1): a new provider
+ * Records a payment the subscription's provider reports (DESIGN D16, D22): a new provider
  * payment becomes a payment of ours (`payment.succeeded` / `payment.failed`, its lookup item
  * `keys.providerPayment` written with it); a known one moves only forward — pending or failed →
  * succeeded (a retried invoice paid with the same PaymentIntent), pending → failed — and a report of

@@ -22,7 +22,7 @@ import { addPaymentOfNewSubscription, addProviderPaymentRef, newPayment, recordP
 import type { BillingReason, Payment } from './schema.js';
 
 /**
- * A project's Stripe events mapped to the membership domain (issue 10 §1; DESIGN D15, D16, D22). The hook
+ * A project's Stripe events mapped to the membership domain (DESIGN D15, D16, D22). The hook
  * (`shared/hooks/stripe.ts`) verifies the signature, keeps the receipt and calls {@link applyStripeEvent};
  * this module decides what an event means and runs the same use cases as everywhere else (subscription
  * creation with its counters, deadlines and tier limits; payments with their D15 transitions).

@@ -14,12 +14,12 @@ import { archivedConflict, changeProject, loadProject, toProject, type ChangeEve
 import type { ConnectBotRequest, Project, ProjectBot } from './schema.js';
 
 /**
- * A project's bot (issue 10 §2, DESIGN D16, D22): connecting it with its token and disconnecting it, which
+ * A project's bot (DESIGN D16, D22): connecting it with its token and disconnecting it, which
  * talk to the platform (grammy) and store or delete the credential. Kept apart from `repository.ts`, so
  * only the two bot routes carry the Telegram client in their bundles (DESIGN D23).
  */
 
-/** The refusals of a bot connection: an archived project, or a platform whose bot cannot be connected now (issue 10). */
+/** The refusals of a bot connection: an archived project, or a platform whose bot cannot be connected now. */
 function requireBotConnectable(project: Project): void {
   if (project.status === 'archived') throw archivedConflict(project, 'connecting or changing a bot');
   if (!isConnectablePlatform(project.platform_type)) {
@@ -43,7 +43,7 @@ function telegramProblem(error: TelegramCallError): ProblemError {
 }
 
 /**
- * Connects the project's Telegram bot with its token (`PUT /v1/projects/{id}/bot`; issue 10, DESIGN D16,
+ * Connects the project's Telegram bot with its token (`PUT /v1/projects/{id}/bot`, DESIGN D16,
  * D22): checks it with `getMe`, registers the project's inbound hook with `setWebhook` (URL = the public
  * base URL + `/hooks/telegram/{project_id}`, a random `secret_token`), then stores token and secret as the
  * project's `telegram_bot` credential (envelope-encrypted) and the bot (id and username from `getMe`) in one

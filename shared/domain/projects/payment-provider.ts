@@ -11,7 +11,7 @@ import { NO_LIVE_SUBSCRIPTIONS, archivedConflict, changeProject, liveSubscriptio
 import type { ConnectPaymentProviderRequest, Project, ProjectPaymentProvider } from './schema.js';
 
 /**
- * A project's payment-provider connection (DESIGN D16, D22; issue 10 §1): connecting `manual` or `stripe`
+ * A project's payment-provider connection (DESIGN D16, D22): connecting `manual` or `stripe`
  * (whose key is checked with Stripe and whose secrets are stored as the project's `stripe` credential)
  * and disconnecting. Kept apart from `repository.ts`, so only these two routes carry the Stripe SDK for
  * the connection check (DESIGN D23).

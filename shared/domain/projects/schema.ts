@@ -125,7 +125,7 @@ export const ListProjectsQuery = ListQuery.extend({
 }).strict();
 
 /**
- * Body of `PUT /v1/projects/{project_id}/bot` (issue 10, DESIGN D22): the bot's token from @BotFather. The
+ * Body of `PUT /v1/projects/{project_id}/bot` (DESIGN D22): the bot's token from @BotFather. The
  * service checks it with Telegram (`getMe`), registers the project's inbound hook (`setWebhook`) and keeps
  * it encrypted; it is never returned or logged. Only platforms whose bot can be connected now
  * (`connectable` in service://enums/platform-type: telegram) accept it.
@@ -157,7 +157,7 @@ export const LinkResourceRequest = z
 export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
 
 /**
- * Body of `PUT /v1/projects/{project_id}/payment-provider` (DESIGN D16, issue 10 §1). `stripe` needs both
+ * Body of `PUT /v1/projects/{project_id}/payment-provider` (DESIGN D16). `stripe` needs both
  * `secret_key` and `webhook_secret` (checked with Stripe, stored encrypted, never returned or logged);
  * `manual` takes neither. Which fields a provider needs is checked by the use case
  * (`shared/domain/projects/payment-provider.ts`), so REST and the tool server refuse alike, naming them.
@@ -173,7 +173,7 @@ export const ConnectPaymentProviderRequest = z
       .trim()
       .regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).')
       .optional()
-      .describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions the README lists. Write-only: checked with Stripe, stored encrypted, never returned.')
+      .describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.')
       .meta({ examples: ['rk_test_51Hx0000000000000000000000'] }),
     webhook_secret: z
       .string()

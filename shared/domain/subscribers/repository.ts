@@ -148,7 +148,7 @@ function releaseClaim(tx: Transaction, teamId: string, projectId: string, platfo
 
 /**
  * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
- * subscriptions' access (issue 9, DESIGN D15, D17), so an access change reads them with its other items
+ * subscriptions' access (DESIGN D15, D17), so an access change reads them with its other items
  * instead of querying the subscriber's subscriptions:
  * - `tracked`: `true` on a summary written when the subscriber was created (since then every creation
  *   and access-changing transition of its subscriptions maintains the two sets); absent on summaries of
@@ -188,7 +188,7 @@ export interface SubscriberAccessFields {
 }
 
 /**
- * Adds to `tx` the subscriber's access summary (`keys.subscriberAccess`, issue 10 §3, issue 9): the
+ * Adds to `tx` the subscriber's access summary (`keys.subscriberAccess`): the
  * `status` and/or `member_id` given, as the same transaction writes them on the subscriber item, so the
  * web access check reads them with the subscriber's subscriptions in ONE Query; and the subscription
  * sets' change of a subscription creation or transition in the same transaction

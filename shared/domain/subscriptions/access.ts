@@ -8,7 +8,7 @@ import type { ProjectAccess, Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
 /**
- * The web access check (issue 10 §3, DESIGN D15, D22): whether a subscriber — or the subscriber linked to a
+ * The web access check (DESIGN D15, D22): whether a subscriber — or the subscriber linked to a
  * member — currently has access to the project, from the access column of D15, for a creator's own site.
  */
 

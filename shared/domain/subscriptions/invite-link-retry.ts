@@ -6,8 +6,8 @@ import type { MemberPlatformError } from '../members/schema.js';
 import type { Subscription } from './schema.js';
 
 /**
- * Durable retries of a grant's personal invite links for a subscriber WITHOUT a member (issue 10 §2
- * "failures are recorded … and retried, never lost"; DESIGN D15, D22). With a member, a failed grant is
+ * Durable retries of a grant's personal invite links for a subscriber WITHOUT a member (failures
+ * are recorded and retried, never lost; DESIGN D15, D22). With a member, a failed grant is
  * recorded on the member (`members/platform-retry.ts`); a subscriber who never joined has no member to
  * hold it, yet needs the link to join at all. So the grant's failure schedules a
  * {@link SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND} deadline keyed by the subscription, written in the

@@ -35,7 +35,7 @@ import { hasAccess } from './state-machine.js';
  * on the subscription, `invite_links`, and in `member.access_granted`); a revocation asks it after the
  * commit ({@link applyPlatformAccess}): the member's removal, and the revocation of the ended access's
  * still-live invite links, with or without a member (their items are marked `revoked_at` in the
- * transition, so a join through one is not linked; issue 10 §2). Either way outside any transaction: a failure is recorded on the
+ * transition, so a join through one is not linked). Either way outside any transaction: a failure is recorded on the
  * member's `platform_error`, retried durably (`members/platform-retry.ts`, reconciled by
  * `platform-sync.ts`) and never rolls the transition back. A grant's failure for a subscriber without a
  * member is retried by the subscription's own deadline (`invite-link-retry.ts`), scheduled in the transition.
@@ -65,7 +65,7 @@ export interface AccessFacts {
   converted: boolean;
   /**
    * The ids of the subscriber's subscriptions granting access and paid access, from its access summary
-   * (`subscriberAccessAttribute`, issue 9) — null when the summary does not track them (absent, or of a
+   * (`subscriberAccessAttribute`) — null when the summary does not track them (absent, or of a
    * subscriber created before it did: the subscriptions are then queried).
    */
   access: SubscriberAccessIds | null;
@@ -162,7 +162,7 @@ async function memberOf(store: Store, teamId: string, subscriber: Subscriber): P
  * The platform side of a committed access change (DESIGN D15, D22): a grant's calls were made before the
  * commit (their outcome is `outcome`, to record on the member); a revocation's calls are made after it:
  * the member's removal (`removeMember`) and the revocation of the personal invite links the ended access
- * had (`revokeInviteLinks`; issue 10 §2), with or without a member.
+ * had (`revokeInviteLinks`), with or without a member.
  */
 export interface PlatformAccessFollowUp {
   /** The subscriber's member, or null (never joined: only invite links are revoked). */
@@ -288,7 +288,7 @@ export interface PreparedAccessChange {
  * Prepares the member side of an access change (see the module comment), before the transition's unit
  * of work is written: reads the project (its linked resources), the conversion marker and the
  * subscriber's access summary in one BatchGetItem (or takes them from `change.facts`), then the
- * subscriber's member and what its other subscriptions grant (the summary's sets, issue 9: no read; a
+ * subscriber's member and what its other subscriptions grant (the summary's sets: no read; a
  * Query of its subscriptions only when the summary does not track them; none for `change.newSubscriber`)
  * — with `change.facts`, only when they can matter: the project has resources, or paid access ends or
  * starts before any conversion (else no member event is emitted and the platform is not asked, whatever
@@ -335,7 +335,7 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
     if (othersWithAccess.length === 0) {
       granted?.record(tx);
       // No member to hold the failure (never joined): the subscription's own durable retry, in this
-      // transaction, so the links the subscriber needs to join are never lost (issue 10 §2).
+      // transaction, so the links the subscriber needs to join are never lost.
       if (granted && !granted.outcome.ok && member === null) {
         scheduleInviteLinksRetry(tx, teamId, after, granted.outcome.reason, runtime.clock.nowMs());
         logger.warn('invite links not made; retried later', { subscription_id: after.id, project_id: projectId, reason: granted.outcome.reason });
@@ -456,8 +456,8 @@ export async function revokeInviteLinksOnPlatform(
 /**
  * Completes a committed access change on the platform (DESIGN D15, D22): a revocation asks the project's
  * platform adapter (`adapters`, default the service's) to remove the member from each resource (with the
- * adapter's retries) unless `removeMember` is false, and to revoke the ended access's invite links
- * (issue 10 §2); a grant's calls were made before the commit. With a member, the outcome is recorded on
+ * adapter's retries) unless `removeMember` is false, and to revoke the ended access's invite links;
+ * a grant's calls were made before the commit. With a member, the outcome is recorded on
  * it ({@link recordPlatformOutcome}: the first failure as `platform_error`, with its durable retry, the
  * links not revoked kept for that retry; a full success clears an earlier error — for a banned member,
  * only a failure is recorded, so the ban's own error is never cleared). Without a member, a failed

@@ -19,7 +19,7 @@ import {
  * The subscription operations (DESIGN D13, D15). A project's subscriptions are listed and created under
  * the project; one subscription is addressed by its id alone (`/v1/subscriptions/{id}`) within the team,
  * and each action is a POST on it. Every action is one transition of the D15 table (CONFLICT otherwise),
- * whose whole effect is one unit of work: they take an `Idempotency-Key` `'in-transaction'` (D3, issue 9:
+ * whose whole effect is one unit of work: they take an `Idempotency-Key` `'in-transaction'` (D3:
  * no claim up front, the completed record joins the transition's transaction; a concurrent duplicate
  * replays the first response rather than getting IDEMPOTENCY_KEY_IN_USE).
  */

@@ -126,8 +126,8 @@ function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
 
 /**
  * Applies a subscription's `subscription.invite_links` deadline (a {@link DeadlineHandler}; scheduled by
- * `invite-link-retry.ts` when a grant's invite links could not be made for a subscriber without a member,
- * issue 10 §2, DESIGN D22). It reconciles: re-reads the deadline (gone or moved: nothing to do, no call),
+ * `invite-link-retry.ts` when a grant's invite links could not be made for a subscriber without a member;
+ * DESIGN D22). It reconciles: re-reads the deadline (gone or moved: nothing to do, no call),
  * the subscription, then its subscriber and project in one BatchGetItem. When the subscription no longer
  * grants access, the subscriber has a member meanwhile (joined: the member's own retries hold its access)
  * or is banned, the project or a resource needing a link is gone, the deadline is dropped. Otherwise it

@@ -30,7 +30,7 @@ import { hasAccess, initialStatus, isTerminal, ruleFor, conflictOf, type Subscri
  * in the subscriber's per-project partition ({@link writeSubscriptionIndex}: each also carries what the web
  * access check needs of its subscription), written in the creation's and every transition's transaction;
  * the same transactions keep the ids of the subscriber's subscriptions granting (paid) access in its access
- * summary's sets ({@link accessSetChange}), so an access change needs no Query of the others (issue 9).
+ * summary's sets ({@link accessSetChange}), so an access change needs no Query of the others.
  *
  * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
  * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
@@ -321,7 +321,7 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
 }
 
 /**
- * The change of the subscriber's access-summary sets (`subscriberAccessAttribute`, issue 9) when a
+ * The change of the subscriber's access-summary sets (`subscriberAccessAttribute`) when a
  * subscription goes from `before` (null: created) to `after`: its id added to `granting` when it gains
  * access ({@link hasAccess}) and deleted when it loses it; the same for `paid` with paid access
  * ({@link isPaidAccess}). Empty when its access does not change. Pure.
@@ -341,7 +341,7 @@ function accessSetChange(before: Subscription | null, after: Subscription): Subs
 
 /**
  * Adds to `tx` the subscription's index item in its subscriber's partition (`keys.subscriberSubscription`),
- * put whole: the subscription's id plus what the web access check needs of it (issue 10 §3, DESIGN D15):
+ * put whole: the subscription's id plus what the web access check needs of it (DESIGN D15):
  * `status`, `ends_at`, `current_period_end` (ISO 8601 or null), `plan_id` and `status_changed_at`. Every
  * transaction that creates a subscription or changes any of those fields calls it, so the check answers
  * from one Query of the subscriber's partition. Unconditional: the subscription item's own write in the

@@ -123,7 +123,7 @@ export const ChangeSubscriptionPlanRequest = z
 /** A validated plan change (see {@link ChangeSubscriptionPlanRequest}). */
 export type ChangeSubscriptionPlanRequest = z.infer<typeof ChangeSubscriptionPlanRequest>;
 
-/** Query of `GET /v1/projects/{project_id}/access` (issue 10 §3): exactly one of the two. */
+/** Query of `GET /v1/projects/{project_id}/access`: exactly one of the two. */
 export const ProjectAccessQuery = z
   .object({
     subscriber_id: Uuid.optional().describe('The subscriber whose access to check.'),
@@ -131,7 +131,7 @@ export const ProjectAccessQuery = z
   })
   .strict();
 
-/** The answer of the web access check (issue 10 §3, DESIGN D15, D22): whether access is granted, and why. */
+/** The answer of the web access check (DESIGN D15, D22): whether access is granted, and why. */
 export const ProjectAccess = z
   .object({
     granted: z.boolean().describe('Whether the subscriber has access now (a subscription in a status with access, and the subscriber not banned).'),

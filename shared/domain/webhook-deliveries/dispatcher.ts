@@ -50,7 +50,7 @@ export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue'
  *   can bring it back after re-enabling.
  *   A message that carries what it sends (`prepared`, attempt 1 from fan-out) takes the lease and the
  *   slot in ONE transaction with the process's copy of the endpoint, so a delivery that succeeds costs 2
- *   requests (issue 13 item 4). Otherwise, or when that transaction is refused for any reason but a full
+ *   requests. Otherwise, or when that transaction is refused for any reason but a full
  *   cap: the lease (which reads the delivery and its body) → the slot (which reads the endpoint) → POST → outcome, 3.
  * - `dead_letter`: marks a delivery still waiting after its 8th failure as `dead` and copies it to
  *   the dead-letter table, in one transaction.

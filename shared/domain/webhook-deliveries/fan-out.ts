@@ -39,8 +39,8 @@ export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'de
  * the event and whose owner (the token that created it or last changed its url or events) holds the
  * event's minimum ability now — `pending` for an active endpoint, `skipped` (no attempt, no counter
  * change, replayable later) for a disabled one. Each delivery carries its POST body
- * ({@link deliveryBody}), so no attempt reads the event again. The reads are per team, not per event
- * (issue 13 item 4): the team's endpoints (one Query) and, D6, its owners' abilities re-read now (one
+ * ({@link deliveryBody}), so no attempt reads the event again. The reads are per team, not per event:
+ * the team's endpoints (one Query) and, D6, its owners' abilities re-read now (one
  * BatchGetItem), for all of that team's events at once. Each event's deliveries and its "fanned out"
  * mark are written in one transaction guarded on the mark, several events per transaction
  * ({@link writeFanOuts}), so a repeated stream record or relay pass creates nothing twice. Then attempt

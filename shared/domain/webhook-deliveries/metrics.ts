@@ -1,5 +1,5 @@
 /**
- * The `DeliveryMetrics` port of the webhook pipeline (DESIGN D23, issue 13 item 7): what the dispatcher
+ * The `DeliveryMetrics` port of the webhook pipeline (DESIGN D23): what the dispatcher
  * reports about delivery attempts. On AWS a Powertools Metrics adapter writes them as CloudWatch
  * embedded metric format (`shared/aws/metrics.ts`); the local server and the tests leave it out of the
  * runtime (no metrics, nothing printed).

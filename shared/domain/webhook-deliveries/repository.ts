@@ -36,7 +36,7 @@ export type StoredDelivery = WebhookDelivery &
     last_replay_id?: string;
     /**
      * The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at
-     * fan-out so an attempt does not read the event again (issue 13 item 4). Absent on deliveries
+     * fan-out so an attempt does not read the event again. Absent on deliveries
      * stored before it existed: the dispatcher then builds it from the event.
      */
     body?: string;
@@ -328,8 +328,8 @@ export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { k
 /**
  * Takes the lease of attempt `message.attempt` ({@link takeLease}'s conditions, plus room in the attempt
  * log) and the endpoint's concurrency slot `slot` (a transaction item that asks for the endpoint as
- * found when its condition fails) in ONE TransactWriteItems, without reading the delivery (issue 13
- * item 4, DESIGN D7, D24). Nothing is written unless both are taken. Throws only on store errors.
+ * found when its condition fails) in ONE TransactWriteItems, without reading the delivery (DESIGN
+ * D7, D24). Nothing is written unless both are taken. Throws only on store errors.
  */
 export async function takeLeaseWithSlot(store: Store, message: DeliveryMessage, slot: TransactionItem, nowMs: number): Promise<LeaseWithSlot> {
   try {
@@ -685,7 +685,7 @@ export async function queryOverdueDeliveries(store: Store, shard: number, before
 /**
  * Moves an overdue delivery the sweeper is about to re-queue forward in the pending-deliveries index, so
  * the following sweeps do not read and re-queue it again while its recovery message waits in the queue
- * (DESIGN D7, D14; issue 13 item 4). The new position is `nowMs` + `spacingMs` × 2^(re-queues by the
+ * (DESIGN D7, D14). The new position is `nowMs` + `spacingMs` × 2^(re-queues by the
  * sweeper since its last lease), at most {@link MAX_SWEEP_SPACING_MS} (all MILLISECONDS): a row in a long
  * backlog is moved a few times, not once per sweep, and a lost message is still recovered within the
  * cap. Only the index sort key (`gsi1sk`, {@link dueSortKey}) and that count (`sweeper_requeues`, cleared
@@ -719,7 +719,7 @@ export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery
  * One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index: events (of any team) not
  * fanned out yet and created at or before `beforeMs` (epoch MILLISECONDS), oldest first. The bound is a
  * key condition (`sort key < {@link keys.timeIndexSortKey}(beforeMs + 1, '')`), so younger events are
- * not read at all (DESIGN D6, D14; issue 13 item 4). Items stored before the outbox sort key held the
+ * not read at all (DESIGN D6, D14). Items stored before the outbox sort key held the
  * creation time are not in this range: see {@link queryLegacyOutbox}. Throws only on store errors.
  */
 export async function queryOutbox(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {

@@ -31,7 +31,7 @@ export type DeliveryFailureKind = (typeof DELIVERY_FAILURE_KINDS)[number];
 
 /**
  * One recorded attempt (DESIGN D7: time, HTTP status or failure kind, duration, first 1 KiB of the body;
- * issue 13: the resolved IP, TLS version, connect and total milliseconds, and the planned time beside
+ * plus the resolved IP, TLS version, connect and total milliseconds, and the planned time beside
  * the actual start). Records written before the detail existed read with null details.
  */
 export const DeliveryAttempt = z

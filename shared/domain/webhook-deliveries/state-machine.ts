@@ -50,7 +50,7 @@ export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'> &
 /**
  * Attempt 1 of a delivery fan-out (or "send test event") just wrote, carrying what it sends
  * (`prepared`: event id and type, body, due time) when the body is at most
- * {@link PREPARED_BODY_MAX_BYTES} bytes, so the dispatcher need not read the row (issue 13 item 4).
+ * {@link PREPARED_BODY_MAX_BYTES} bytes, so the dispatcher need not read the row.
  */
 export function firstAttemptMessage(delivery: { id: string; team_id: string; endpoint_id: string; event_id: string; event_type: string; body?: string; due_at_ms: number | null }): DeliveryMessage {
   const message = attemptMessage(delivery, 1);

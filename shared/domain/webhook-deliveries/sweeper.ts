@@ -31,7 +31,7 @@ import { recoveryMessage } from './state-machine.js';
  * next sweep does not read it again; a row still not processed is re-queued at the earliest that
  * spacing + `graceMs` after the previous re-queue (on AWS: 6, then 11, 21, 41, 61 minutes on); no sweep
  * reads a row it will not process, and a row waiting in a long backlog costs a few moves, not one per
- * sweep (DESIGN D7, D14; issue 13 item 4).
+ * sweep (DESIGN D7, D14).
  * Move, then send, is crash-safe: a crash between the two leaves the row in the index at its new
  * position, where a later sweep finds it (nothing waits forever); a row is never taken out of the index
  * here. (Send, then move, would cost a message for rows that changed meanwhile.)
@@ -77,7 +77,7 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, interval
  * Fans out every outbox event created at or before `beforeMs` (epoch MILLISECONDS) that has not been
  * fanned out, a page at a time ({@link fanOutEvents}: one read of endpoints and owners per team and
  * page, several events per transaction). Each shard is read by key range ({@link queryOutbox}), so
- * events younger than `beforeMs` are not read at all (DESIGN D6, D14; issue 13 item 4), then its range
+ * events younger than `beforeMs` are not read at all (DESIGN D6, D14), then its range
  * of items stored before the outbox sort key held the creation time ({@link queryLegacyOutbox}: all
  * old, all fanned out; empty once they are gone). The local runtime calls it when a commit did not
  * hand over its events (`beforeMs` = now); the sweeper with a grace period. Returns the number of events

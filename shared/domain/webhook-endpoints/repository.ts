@@ -37,7 +37,7 @@ export type StoredWebhookEndpoint = WebhookEndpoint & {
   /**
    * Raised by every write that changes how a delivery is sent (url, secret, allowed IPs, cap, active
    * state), so a dispatcher's cached copy is used only while it is current: its slot is taken on
-   * condition of this revision (issue 13 item 4). Absent on endpoints stored before it existed.
+   * condition of this revision. Absent on endpoints stored before it existed.
    */
   revision?: number;
 };
@@ -383,7 +383,7 @@ const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_f
 
 /**
  * {@link acquireDeliverySlot}'s slot as a transaction item, for the dispatcher's one transaction that
- * takes the delivery's lease and the slot (issue 13 item 4): from `endpoint`, a copy the dispatcher
+ * takes the delivery's lease and the slot: from `endpoint`, a copy the dispatcher
  * keeps ({@link cachedWebhookEndpoint}), on condition that the endpoint is active, still at that copy's
  * {@link StoredWebhookEndpoint.revision} (so the url and secret the dispatcher signs and sends with are
  * current) and has room. A refused condition returns the endpoint as found (read it with
@@ -426,7 +426,7 @@ const endpointCopies = new Map<string, StoredWebhookEndpoint>();
 const copyKey = (store: Store, teamId: string, endpointId: string) => `${store.tableName}/${teamId}/${endpointId}`;
 
 /**
- * The dispatcher's copy of an endpoint (issue 13 item 4): the last one read through this process
+ * The dispatcher's copy of an endpoint: the last one read through this process
  * ({@link acquireDeliverySlot} or {@link rememberWebhookEndpoint}), else one strongly consistent GetItem;
  * null when the endpoint does not exist. A copy may be stale: it is used only with
  * {@link deliverySlotItem}, whose condition on the revision refuses a stale one.
