@@ -7,6 +7,7 @@ import { ProblemError, cursorRejection, toProblem, type ProblemDocument } from '
 import { beginIdempotentRequest, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
+import { isTransactionConflict } from '../store/optimistic.js';
 import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
 import { isWrite, type AnyOperation } from './definition.js';
 import type { AnyHandler } from './handler.js';
@@ -141,6 +142,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
         failure = settled;
       }
     }
+    if (isTransactionConflict(failure)) failure = new ProblemError('CONFLICT', 'Other requests kept changing the same objects at the same moment; read them again and retry.');
     if (!(failure instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, operation: operation.id, error: failure as Error });
     const { problem, headers } = toProblem(failure, requestId);
     outcome = { ok: false, problem, headers };

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { outboxItem, type EventToEmit, type StoredEvent } from '../events/outbox.js';
 import type { ProblemError } from '../errors.js';
+import { isTransactionConflict, retryOnLostRace } from './optimistic.js';
 import { takeRequestItems } from './request-scope.js';
 import { ConditionFailedError, type DeleteRequest, type Item, type Key, type Store, type TableChoice, type TransactionItem } from './store.js';
 
@@ -39,8 +40,9 @@ export interface UnitOfWorkRuntime {
  * problem is thrown (else {@link ConditionFailedError}). Inside a request (REST or a tool call), the
  * request's first unit of work also carries its idempotency completion and activity entry
  * (`shared/store/request-scope.ts`), so the effect and its completion commit together. A unit of work
- * with one write, no event and no request items is sent as that single write. Returns what `work`
- * returned, after the commit.
+ * with one write, no event and no request items is sent as that single write; a transaction DynamoDB
+ * cancelled for a concurrent one (nothing written) is sent again, up to `MAX_ATTEMPTS` times. Returns what
+ * `work` returned, after the commit.
  */
 export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, work: (tx: Transaction) => T | Promise<T>): Promise<T> {
   const items: TransactionItem[] = [];
@@ -92,7 +94,8 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
       else if ('Update' in only) await runtime.store.update(only.Update);
       else await runtime.store.delete(only.Delete);
     } else {
-      await runtime.store.transactWrite(items);
+      // A transaction cancelled for a concurrent one wrote nothing: the same items are sent again (D14).
+      await retryOnLostRace(() => runtime.store.transactWrite(items), { retryable: isTransactionConflict });
     }
   } catch (error) {
     if (error instanceof ConditionFailedError) {

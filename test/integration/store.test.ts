@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../shared/clock.js';
+import { MAX_ATTEMPTS } from '../../shared/store/optimistic.js';
 import { TransactionCanceledError, createStore } from '../../shared/store/store.js';
+import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import { createTestStore } from '../support/store.js';
 
 /** A store whose document client answers each command with the next of `answers` (an Error rejects), counting the calls. */
@@ -65,5 +68,26 @@ describe('DynamoDB Local’s lock timeout', () => {
     const broken = scriptedStore([otherFault]);
     await expect(broken.store.get({ pk: 'a', sk: 'b' })).rejects.toBe(otherFault);
     expect(broken.calls()).toBe(1);
+  });
+});
+
+describe('a unit of work whose transaction DynamoDB cancels for a concurrent one', () => {
+  const twoWrites = (store: ReturnType<typeof scriptedStore>['store']) =>
+    unitOfWork({ store, clock: manualClock(0), eventsCommitted: () => undefined }, 'team', (tx) => {
+      tx.put({ pk: 'a', sk: '1' });
+      tx.put({ pk: 'a', sk: '2' });
+      return 'done';
+    });
+
+  it('sends the same transaction again (nothing was written) and returns once it commits', async () => {
+    const scripted = scriptedStore([lockTimeout(), {}]);
+    await expect(twoWrites(scripted.store)).resolves.toBe('done');
+    expect(scripted.calls()).toBe(2);
+  });
+
+  it(`gives up after ${MAX_ATTEMPTS} cancelled attempts with the cancellation, for its caller's lost-race handling`, async () => {
+    const scripted = scriptedStore([lockTimeout()]);
+    await expect(twoWrites(scripted.store)).rejects.toBeInstanceOf(TransactionCanceledError);
+    expect(scripted.calls()).toBe(MAX_ATTEMPTS);
   });
 });
