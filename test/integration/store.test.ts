@@ -1,8 +1,14 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../shared/clock.js';
 import { MAX_ATTEMPTS } from '../../shared/store/optimistic.js';
 import { TransactionCanceledError, createStore } from '../../shared/store/store.js';
 import { unitOfWork } from '../../shared/store/unit-of-work.js';
+import { startDynamoDbLocal } from '../../shared/store/dynamodb-local.js';
 import { createTestStore } from '../support/store.js';
 
 /** A store whose document client answers each command with the next of `answers` (an Error rejects), counting the calls. */
@@ -89,5 +95,27 @@ describe('a unit of work whose transaction DynamoDB cancels for a concurrent one
     const scripted = scriptedStore([lockTimeout()]);
     await expect(twoWrites(scripted.store)).rejects.toBeInstanceOf(TransactionCanceledError);
     expect(scripted.calls()).toBe(MAX_ATTEMPTS);
+  });
+});
+
+describe('DynamoDB Local with a data directory (DATA_DIR)', () => {
+  it('creates a directory that does not exist yet, nested ones included, and starts on it', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'svc-data-'));
+    const dataDirectory = join(parent, 'not', 'yet');
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    const local = await startDynamoDbLocal({ port, dataDirectory });
+    try {
+      expect(existsSync(dataDirectory)).toBe(true);
+      const store = createStore({ endpoint: local.endpoint, tableName: 't', deadLetterTableName: 'd' });
+      await expect(store.document.send(new ListTablesCommand({}))).resolves.toMatchObject({ TableNames: [] });
+    } finally {
+      await local.stop();
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });
