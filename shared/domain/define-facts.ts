@@ -30,7 +30,7 @@ export interface AbilityGroup {
 }
 
 /** An object module's abilities and item keys. */
-export interface ModuleFacts {
+interface ModuleFacts {
   readonly abilities?: AbilityGroup;
   /** Its key shapes (`keys.<name>`): `{ pk, sk }` or a partition key from ids, or a fixed index partition. */
   readonly keys?: Readonly<Record<string, unknown>>;
@@ -64,7 +64,7 @@ type FieldOf<F, K extends string> = F extends { readonly [P in K]: infer V } ? V
 type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
 
 /** One field of every module's facts, as one object. */
-export type MergedFacts<L extends readonly ModuleFacts[], K extends keyof ModuleFacts> = Intersection<FieldOf<L[number], K>>;
+type MergedFacts<L extends readonly ModuleFacts[], K extends keyof ModuleFacts> = Intersection<FieldOf<L[number], K>>;
 
 /**
  * Merges one field of every module's facts, in list order, onto `base` (the keys of no object); throws

@@ -24,7 +24,7 @@ export { TOKEN_PARTITION_PREFIX };
  * Key composition for the single table: every key shape, index name and marker is written here or in
  * its object's `facts.ts` (DESIGN §2, D14), never as string literals elsewhere. Team data:
  * `pk = TEAM#<team uuid>`, `sk = <TYPE>#<id>`. Below: the keys of no domain object (limits, sessions,
- * worker indexes, deadlines, dashboard sign-in, integrations); the objects' keys are spread in.
+ * worker indexes, deadlines, dashboard sign-in, integrations); the objects' keys are merged in.
  */
 export const keys = mergeFacts(FACTS, 'keys', {
   idempotency: (teamId: string, key: string) => ({ pk: `TEAM#${teamId}`, sk: `IDEMPOTENCY#${key}` }),
