@@ -1,5 +1,5 @@
 /**
- * The six read-only tool-server resources (`service://enums/*`) and the `GET /webhook-events.json`
+ * The read-only tool-server resources (`service://enums/*`) and the `GET /webhook-events.json`
  * document, both generated from the catalogues.
  *
  * Source: interface "Tool-server resources" (URIs, contents, resource envelope
@@ -52,7 +52,7 @@ function envelope(items: EnumResourceItem[]): EnumResourceEnvelope {
 }
 
 /**
- * The six `service://enums/*` resources, in the interface's order: ability, error-code,
+ * The `service://enums/*` resources, in the interface's order: ability, error-code,
  * payment-provider, platform-type, subscription-status, webhook-event.
  */
 export const ENUM_RESOURCES: readonly EnumResource[] = [
@@ -60,7 +60,7 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     uri: 'service://enums/ability',
     name: 'ability',
     title: 'Abilities',
-    description: 'The ability catalogue: 65 ability strings grouped by domain (category).',
+    description: `The ability catalogue: ${ABILITIES.length} ability strings grouped by domain (category).`,
     mimeType: 'application/json',
     read: () =>
       envelope(ABILITIES.map(({ value, category, description }) => ({ value, category, description }))),
@@ -116,7 +116,7 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     uri: 'service://enums/subscription-status',
     name: 'subscription-status',
     title: 'Subscription statuses',
-    description: 'The 13 canonical subscription statuses with a human label and a UI colour family.',
+    description: `The ${SUBSCRIPTION_STATUSES.length} canonical subscription statuses with a human label and a UI colour family.`,
     mimeType: 'application/json',
     read: () =>
       envelope(
@@ -133,7 +133,7 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     uri: 'service://enums/webhook-event',
     name: 'webhook-event',
     title: 'Webhook events',
-    description: 'The 71-event webhook catalogue, with the minimum subscribing-creator ability for each event.',
+    description: `The ${WEBHOOK_EVENTS.length}-event webhook catalogue, with the minimum subscribing-creator ability for each event.`,
     mimeType: 'application/json',
     read: () =>
       envelope(

@@ -1,10 +1,10 @@
 /**
- * The tool-server tool catalogue: the 42 tools' names, titles, descriptions, required abilities,
+ * The tool-server tool catalogue: the tools' names, titles, descriptions, required abilities,
  * annotations, input and output schemas. Metadata only, GENERATED (DESIGN D13): a tool of an operation
  * takes the operation's path parameters, query and body as one object (plus `idempotency_key` on
  * writes, D3) and returns the operation's output. Every tool runs an operation.
  *
- * Source: interface "Endpoints → Tool server" (42 tools; named tools and their abilities),
+ * Source: interface "Endpoints → Tool server" (named tools and their abilities),
  * "Tool-server authorization" (each tool checks its own ability); DESIGN D5 (each description names
  * the ability), D12 (paging).
  */
@@ -62,7 +62,7 @@ type OperationToolName = (typeof TOOL_OPERATIONS)[number]['tool']['name'];
 /** Union of every tool name, e.g. `'list_projects'`. */
 export type ToolName = OperationToolName;
 
-/** Every tool of the tool server: exactly 42 entries (interface "Endpoints → Tool server"), the operations' tools in module order. */
+/** Every tool of the tool server (interface "Endpoints → Tool server"): the operations' tools in module order. */
 export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERATIONS.map((operation) => ({
   name: operation.tool.name as ToolName,
   title: operation.tool.title,

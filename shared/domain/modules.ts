@@ -20,8 +20,9 @@ import { webhookReplaysModule } from './webhook-replays/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
- * import it. Adding an object = a folder under `shared/domain/` plus one line here and one in
- * `handlers.ts` beside this file.
+ * import it. Its order is the routes' and tools' (`openapi.json`, `tools/list`). Adding an object = a
+ * folder under `shared/domain/` plus one line here, one in `handlers.ts` and, when it has them, one in
+ * `facts.ts` (abilities, keys) and one in `webhook-events.ts` beside this file.
  */
 export const MODULES = [
   teamsModule,

@@ -20,7 +20,7 @@ export function protectedResourceMetadataUrl(requestUrl: string): string {
  * - `resource`: `<origin>/mcp` (the `{mcp_url}` a client dialled);
  * - `bearer_methods_supported`: `["header"]` — `Authorization: Bearer svc_live_...` only (no cookies,
  *   no query or body tokens);
- * - `scopes_supported`: the 65 abilities a token can carry (`mcp:full` opens the tool server);
+ * - `scopes_supported`: every ability a token can carry (`mcp:full` opens the tool server);
  * - no `authorization_servers`: tokens are minted by the REST API (`POST /v1/tokens`), the operator CLI
  *   or the dashboard, not through an OAuth authorization server, so there is none to name; clients
  *   send a token they were given.

@@ -31,12 +31,12 @@ function protocolError(code: number, message: string): Error {
 /**
  * Builds the MCP server (the official SDK's low-level `Server`) for one HTTP request of an
  * authenticated principal (DESIGN D5):
- * - `tools/list`: the 42 tools of the tool table, each with `inputSchema`, `outputSchema` and
+ * - `tools/list`: the tools of the tool table, each with `inputSchema`, `outputSchema` and
  *   annotations — or, as the request opted in with `listing`, only those the token can call and/or
  *   only the read-only ones; `tools/call`: the tool table's `callTool` (read-only mode, then the
  *   per-tool ability check before argument validation; failures are `isError` results carrying a
  *   problem document, DESIGN D1). An unknown tool name is JSON-RPC error -32602 (invalid params).
- * - `resources/list` / `resources/read`: the six read-only `service://enums/*` resources (interface
+ * - `resources/list` / `resources/read`: the read-only `service://enums/*` resources (interface
  *   "Tool-server resources"), `application/json`; an unknown URI is -32002. No resource templates.
  * - No prompts, logging or completions: those methods answer -32601 (method not found).
  *

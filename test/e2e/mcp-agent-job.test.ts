@@ -2,7 +2,7 @@
  * A scripted agent job with the official MCP SDK client over Streamable HTTP to the
  * local service (in-process, 127.0.0.1), with a bearer token: create a project, a plan, a batch of access
  * codes and a webhook endpoint to a loopback HTTPS receiver; redeem a code with the one REST call (no tool of
- * the interface's 42 redeems: `redeemAccessCode` is REST only); pause and resume the subscription the code
+ * the interface redeems: `redeemAccessCode` is REST only); pause and resume the subscription the code
  * created; list the payments and the activity log — all through tools. Then the job's events arrive at the
  * receiver, each signed (the receiver's own check, test/support/signature.ts) and valid against the schema the
  * service publishes at `GET /webhook-events.json`.

@@ -53,7 +53,7 @@ const INFORMATIONAL: Readonly<Record<string, string>> = {
 const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp }>> = {
   'logging-set-level': { reason: 'The server declares no `logging` capability (not in the interface); `logging/setLevel` is -32601.', failure: /-32601: Method not found/ },
   'completion-complete': { reason: 'No prompts or resource templates, so no `completions` capability; also needs the suite\u2019s `test_prompt_with_arguments`.', failure: /-32601: Method not found/ },
-  'tools-call-simple-text': { reason: 'Calls the suite\u2019s fixture tool `test_simple_text`; the interface fixes the 42 tools.', failure: /Unknown tool: test_simple_text/ },
+  'tools-call-simple-text': { reason: 'Calls the suite\u2019s fixture tool `test_simple_text`; the interface fixes the tools.', failure: /Unknown tool: test_simple_text/ },
   'tools-call-image': { reason: 'Calls the fixture tool `test_image_content`.', failure: /Unknown tool: test_image_content/ },
   'tools-call-audio': { reason: 'Calls the fixture tool `test_audio_content`.', failure: /Unknown tool: test_audio_content/ },
   'tools-call-embedded-resource': { reason: 'Calls the fixture tool `test_embedded_resource`.', failure: /Unknown tool: test_embedded_resource/ },

@@ -20,6 +20,7 @@ import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
+import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
 import type { ManualClock } from '../../shared/clock.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { startTestService } from '../support/local-service.js';
@@ -232,7 +233,7 @@ describe('sessions (DESIGN D5)', () => {
     const listed = await post(serviceB.mcpUrl, { jsonrpc: '2.0', id: 'list', method: 'tools/list' }, { token, sessionId });
     expect(listed.status).toBe(200);
     expect(listed.json.id).toBe('list');
-    expect(listed.json.result.tools).toHaveLength(42);
+    expect(listed.json.result.tools).toHaveLength(TOOL_DEFINITIONS.length);
 
     // A real client: connect on A, continue the same session on B without re-initializing, end it on B.
     const onA = await sdkClient(serviceA.mcpUrl, token);
@@ -440,7 +441,7 @@ describe('tools (DESIGN D5, D12)', () => {
     const { client } = await sdkClient(serviceA.mcpUrl, (await mint()).token);
     try {
       const { tools, nextCursor } = await client.listTools();
-      expect(tools).toHaveLength(42);
+      expect(tools).toHaveLength(TOOL_DEFINITIONS.length);
       expect(nextCursor).toBeUndefined();
       for (const tool of tools) {
         expect(tool.outputSchema?.type, tool.name).toBe('object');
@@ -630,7 +631,7 @@ describe('hardening', () => {
     const sessionId = await openSession(serviceA.mcpUrl, token);
     const list = { jsonrpc: '2.0', id: 'list', method: 'tools/list' };
     const all = await post(serviceA.mcpUrl, list, { token, sessionId });
-    expect(all.json.result.tools).toHaveLength(42);
+    expect(all.json.result.tools).toHaveLength(TOOL_DEFINITIONS.length);
     const byHeader = await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Tools-Filter': 'callable' } });
     const byQuery = await post(`${serviceA.mcpUrl}?tools=callable`, list, { token, sessionId });
     for (const answer of [byHeader, byQuery]) {
@@ -663,7 +664,7 @@ describe('hardening', () => {
       expectCors(listed);
       const tools = listed.json.result.tools as Array<{ name: string; annotations: { readOnlyHint: boolean } }>;
       expect(tools.length).toBeGreaterThan(0);
-      expect(tools.length).toBeLessThan(42);
+      expect(tools.length).toBeLessThan(TOOL_DEFINITIONS.length);
       for (const tool of tools) expect(tool.annotations.readOnlyHint, tool.name).toBe(true);
       expect(tools.map((tool) => tool.name)).toContain('list_projects');
 

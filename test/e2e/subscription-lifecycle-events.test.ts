@@ -197,9 +197,8 @@ async function fire(moves: [subscriptionId: string, trigger: SubscriptionTrigger
 /** Fires one trigger on one subscription through one REST call. */
 const fireOne = (id: string, trigger: SubscriptionTrigger, method: string, path: string, body?: unknown) => fire([[id, trigger]], () => api(method, path, body));
 
-describe('every D15 transition and all 71 events at one receiver', () => {
+describe('every D15 transition and every event at one receiver', () => {
   it('drives subscriptions through every (status, trigger) pair of the table and receives every producible event, signed and as published', async () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(71);
     const teamId = team.team.id;
 
     // ---- The endpoint: every event of the catalogue, to the loopback receiver. --------------------

@@ -10,6 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { runCli, startLocalProcess, type LocalProcess } from '../support/local-process.js';
 import { checkSignature, type SignatureRejection } from '../support/signature.js';
+import { ABILITIES } from '../../shared/catalogues/abilities.js';
+import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
+import { WEBHOOK_EVENTS } from '../../shared/catalogues/webhook-events.js';
 
 interface ReceivedDelivery {
   headers: Record<string, string | string[] | undefined>;
@@ -128,14 +131,14 @@ describe('walking skeleton, end to end', () => {
     for (const operation of operations) expect(Array.isArray(operation['x-required-scopes'])).toBe(true);
     expect(document.paths['/v1/activity'].get['x-required-scopes']).toEqual(['activity:read']);
     const events = (await rest('/webhook-events.json')).body;
-    expect(events.count).toBe(71);
+    expect(events.count).toBe(WEBHOOK_EVENTS.length);
     expect(events.events.map((event: { name: string }) => event.name)).toContain('subscription.created');
   });
 
-  it('lists 42 tools and 6 resources to an MCP client, gates on mcp:full and per-tool abilities, and logs every call', async () => {
+  it('lists the tools and resources to an MCP client, gates on mcp:full and per-tool abilities, and logs every call', async () => {
     const client = await mcpClient(service.demoToken);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(42);
+    expect(tools).toHaveLength(TOOL_DEFINITIONS.length);
     const listProjects = tools.find((tool) => tool.name === 'list_projects')!;
     expect(listProjects.description).toContain('project:view-any');
     expect(listProjects.outputSchema).toBeDefined();
@@ -150,7 +153,7 @@ describe('walking skeleton, end to end', () => {
     ]);
     const abilities = await client.readResource({ uri: 'service://enums/ability' });
     const envelope = JSON.parse((abilities.contents[0] as { text: string }).text);
-    expect(envelope).toMatchObject({ version: '2026-05-01', count: 65 });
+    expect(envelope).toMatchObject({ version: '2026-05-01', count: ABILITIES.length });
     expect(envelope.items[0]).toHaveProperty('category');
 
     const created = await client.callTool({ name: 'create_project', arguments: { name: 'Chess club', platform_type: 'telegram' } });

@@ -31,7 +31,7 @@ const validators = compileEventDataValidators(webhookEventsDocument());
  * The validator of one event's whole envelope as an OpenAPI 3.1 document served (`GET /openapi.json`)
  * describes it in its `webhooks` section (the request body the webhook POSTs, `$ref`s into its components
  * resolved): a second published description every delivery can be held to. Compiled on first use per event
- * name (compiling all 71 up front costs seconds); an event the section lacks throws.
+ * name (compiling them all up front costs seconds); an event the section lacks throws.
  */
 export function openApiWebhookValidators(openApi: { webhooks: Record<string, unknown> }): (eventName: string) => ValidateFunction {
   const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -1,3 +1,6 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ABILITIES, ABILITY_VALUES, isAbility } from '../../shared/catalogues/abilities.js';
@@ -16,6 +19,9 @@ import {
   isWebhookEventName,
   webhookEvent,
 } from '../../shared/catalogues/webhook-events.js';
+import { FACTS } from '../../shared/domain/facts.js';
+import { BUILT_IN_ROLES } from '../../shared/domain/roles/built-in.js';
+import { EVENTS_BY_MODULE } from '../../shared/domain/webhook-events.js';
 
 const unique = (values: readonly unknown[]) => new Set(values).size === values.length;
 
@@ -25,10 +31,33 @@ describe('version', () => {
   });
 });
 
-describe('abilities', () => {
-  it('has exactly 65 unique abilities', () => {
+describe('catalogue sizes', () => {
+  // The one place that asserts the interface's fixed numbers ("Limits → Catalogue sizes", "Events →
+  // Families" plus DESIGN D6's `webhook_endpoint.test`); everything else counts the catalogues.
+  it('matches the interface: 42 tools, 6 resources, 65 abilities, 71 events and the family counts', () => {
+    expect(TOOL_DEFINITIONS).toHaveLength(42);
+    expect(ENUM_RESOURCES).toHaveLength(6);
     expect(ABILITIES).toHaveLength(65);
-    expect(ABILITY_VALUES).toHaveLength(65);
+    expect(WEBHOOK_EVENTS).toHaveLength(71);
+    expect(WEBHOOK_EVENT_FAMILIES).toEqual({
+      project: 12,
+      plan: 6,
+      subscription: 14,
+      payment: 4,
+      member: 10,
+      access_code: 3,
+      team: 6,
+      role: 3,
+      group: 3,
+      billing: 9,
+      webhook_endpoint: 1,
+    });
+  });
+});
+
+describe('abilities', () => {
+  it('has unique abilities', () => {
+    expect(ABILITY_VALUES).toHaveLength(ABILITIES.length);
     expect(unique(ABILITY_VALUES)).toBe(true);
   });
 
@@ -74,27 +103,36 @@ describe('abilities', () => {
   });
 });
 
+describe('built-in roles', () => {
+  it('hold what their descriptions say: the reads, every ability but two for admin, all for owner (DESIGN D19)', () => {
+    const role = (name: string) => BUILT_IN_ROLES.find((candidate) => candidate.name === name)!.abilities;
+    const reads = ABILITY_VALUES.filter((ability) => /:view(-any)?$/.test(ability) && ability !== 'project-user:view');
+    expect(role('owner')).toEqual([...ABILITY_VALUES]);
+    expect(role('admin')).toEqual(ABILITY_VALUES.filter((ability) => ability !== 'team:delete' && ability !== 'billing:update'));
+    expect(role('viewer')).toEqual(reads);
+    expect(role('analyst')).toEqual(expect.arrayContaining(reads));
+    expect(role('developer')).toEqual(expect.arrayContaining(reads.filter((ability) => !ability.startsWith('billing'))));
+    expect(role('support')).toContain('project-user:view');
+  });
+});
+
+describe('object facts', () => {
+  it('lists the facts.ts and webhook-events.ts of every object folder', () => {
+    const domain = join(dirname(fileURLToPath(import.meta.url)), '../../shared/domain');
+    const folders = readdirSync(domain, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    const having = (file: string) => folders.filter((folder) => existsSync(join(domain, folder.name, file))).length;
+    expect(FACTS).toHaveLength(having('facts.ts'));
+    expect(EVENTS_BY_MODULE).toHaveLength(having('webhook-events.ts'));
+  });
+});
+
 describe('webhook events', () => {
-  it('has exactly 71 unique events with the exact family counts', () => {
-    expect(WEBHOOK_EVENTS).toHaveLength(71);
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(71);
+  it('has unique events, counted per family in catalogue order', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(WEBHOOK_EVENTS.length);
     expect(unique(WEBHOOK_EVENT_NAMES)).toBe(true);
     const counts: Record<string, number> = {};
     for (const event of WEBHOOK_EVENTS) counts[event.family] = (counts[event.family] ?? 0) + 1;
-    expect(counts).toEqual({
-      project: 12,
-      plan: 6,
-      subscription: 14,
-      payment: 4,
-      member: 10,
-      access_code: 3,
-      team: 6,
-      role: 3,
-      group: 3,
-      billing: 9,
-      webhook_endpoint: 1,
-    });
-    expect(counts).toEqual(WEBHOOK_EVENT_FAMILIES);
+    expect(Object.entries(WEBHOOK_EVENT_FAMILIES)).toEqual(Object.entries(counts));
   });
 
   it('names every event <family>.<event> in snake_case', () => {
@@ -324,8 +362,7 @@ describe('error codes', () => {
 });
 
 describe('tools', () => {
-  it('has 42 tools with unique names', () => {
-    expect(TOOL_DEFINITIONS).toHaveLength(42);
+  it('has tools with unique names', () => {
     expect(unique(TOOL_DEFINITIONS.map((tool) => tool.name))).toBe(true);
   });
 
@@ -406,7 +443,7 @@ describe('tools', () => {
 });
 
 describe('resources', () => {
-  it('publishes the six enum resources', () => {
+  it('publishes the enum resources in the interface order', () => {
     expect(ENUM_RESOURCES.map((resource) => resource.uri)).toEqual([
       'service://enums/ability',
       'service://enums/error-code',
@@ -427,8 +464,8 @@ describe('resources', () => {
         expect(typeof item.category).toBe('string');
       }
     }
-    expect(enumResource('service://enums/ability')!.read().count).toBe(65);
-    expect(enumResource('service://enums/webhook-event')!.read().count).toBe(71);
+    expect(enumResource('service://enums/ability')!.read().count).toBe(ABILITIES.length);
+    expect(enumResource('service://enums/webhook-event')!.read().count).toBe(WEBHOOK_EVENTS.length);
     expect(enumResource('service://enums/subscription-status')!.read().count).toBe(13);
     expect(enumResource('service://enums/platform-type')!.read().create_project_accepts).toEqual([
       ...CREATE_PROJECT_PLATFORM_TYPES,
@@ -440,8 +477,8 @@ describe('resources', () => {
   it('builds the webhook-events.json document with a JSON Schema per event', () => {
     const document = webhookEventsDocument();
     expect(document.version).toBe(API_VERSION);
-    expect(document.count).toBe(71);
-    expect(document.events).toHaveLength(71);
+    expect(document.count).toBe(WEBHOOK_EVENTS.length);
+    expect(document.events).toHaveLength(WEBHOOK_EVENTS.length);
     const created = document.events.find((event) => event.name === 'subscription.created')!;
     expect(created.data_schema).toMatchObject({
       type: 'object',

@@ -2,6 +2,7 @@
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
+import { ABILITIES } from '../../catalogues/abilities.js';
 import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js';
 import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/state-machine.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
@@ -49,7 +50,7 @@ export async function homePage(request: SignedInRequest): Promise<ApiGatewayResu
             {viewer.team.name} <span class="mono hint">{viewer.team.id}</span>
           </dd>
           <dt>Your abilities</dt>
-          <dd>{viewer.principal.abilities.size} of 65</dd>
+          <dd>{viewer.principal.abilities.size} of {ABILITIES.length}</dd>
           <dt>Projects</dt>
           <dd>{projects.ok ? projects.result.data.length : '—'}</dd>
         </dl>

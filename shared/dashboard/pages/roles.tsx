@@ -1,6 +1,6 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { ABILITIES, type Ability, type AbilityCategory } from '../../catalogues/abilities.js';
+import { ABILITIES, ABILITY_CATEGORY_LABELS, type Ability, type AbilityCategory } from '../../catalogues/abilities.js';
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Group } from '../../domain/groups/schema.js';
@@ -22,24 +22,6 @@ import { read, write, type ListPage } from './kit.js';
  */
 
 const ROLES = '/dashboard/roles';
-
-/** How each ability category is headed in the role form. */
-const CATEGORY_LABELS: Record<AbilityCategory, string> = {
-  project: 'Projects',
-  subscriber: 'Subscribers',
-  plan: 'Plans',
-  subscription: 'Subscriptions',
-  access_code: 'Access codes',
-  payment: 'Payments',
-  team: 'Team and team members',
-  role: 'Roles',
-  group: 'Groups',
-  token: 'API tokens',
-  webhook: 'Webhooks',
-  activity: 'Activity log',
-  billing: 'Billing',
-  mcp: 'Tool server (MCP)',
-};
 
 /** The catalogue's abilities by category, in catalogue order. */
 function abilitiesByCategory(): Array<[AbilityCategory, Array<(typeof ABILITIES)[number]>]> {
@@ -143,7 +125,7 @@ function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; 
         <p class="hint">A role never grants more than you hold: abilities you do not hold cannot be ticked.</p>
         {abilitiesByCategory().map(([category, abilities]) => (
           <fieldset class="ability-group">
-            <legend>{CATEGORY_LABELS[category]}</legend>
+            <legend>{ABILITY_CATEGORY_LABELS[category]}</legend>
             <div class="events">
               {abilities.map((ability) => (
                 <AbilityChoice viewer={viewer} ability={ability} checked={chosen.has(ability.value)} />

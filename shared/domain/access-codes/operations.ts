@@ -65,7 +65,7 @@ export const accessCodesModule = defineModule({
      * is a new subscription — what `project-subscription:create` ("grant a subscription to a subscriber
      * manually") allows; `project-access-code:*` only manage codes (generate, read, revoke). A redemption
      * that creates its subscriber (`subscriber`) also needs `project-user:update`, what creating a
-     * subscriber needs (checked by the use case). REST only: none of the interface's 42 tools redeems
+     * subscriber needs (checked by the use case). REST only: none of the interface's tools redeems
      * (the issue's agent job uses "tools and one redeem call").
      */
     redeemAccessCode: defineOperation({

@@ -3,7 +3,7 @@ import { IdParams } from '../../schemas/common.js';
 import { BillingAccount, BillingInvoice, BillingInvoiceList, BillingOverview, ChangeTierRequest, ListBillingInvoicesQuery } from './schema.js';
 
 /**
- * The creator's own billing operations (DESIGN D20): REST only — none of the interface's 42 tools covers
+ * The creator's own billing operations (DESIGN D20): REST only — none of the interface's tools covers
  * billing. Team-wide, and exempt from the billing lockdown (a locked team must still see and settle its
  * bill).
  */

@@ -6,7 +6,7 @@ import { EventEnvelope, EventIdParams, EventList, ListEventsQuery, ResendEventRe
  * The events API: the envelopes the team's webhooks carry, readable and resendable,
  * so automation platforms can fetch samples and list recent events. Team-wide like deliveries. Each
  * caller sees only the events whose minimum ability it holds, with the payload as an endpoint it owned
- * would get it (DESIGN D6, D10). No tool bindings (the tool catalogue holds the interface's 42 tools).
+ * would get it (DESIGN D6, D10). No tool bindings (the tool catalogue holds the interface's tools).
  */
 export const eventsModule = defineModule({
   folder: 'events',

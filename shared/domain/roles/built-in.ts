@@ -1,4 +1,4 @@
-import { ABILITY_VALUES, type Ability } from '../../catalogues/abilities.js';
+import { ABILITY_HOLDERS, ABILITY_VALUES, type Ability } from '../../catalogues/abilities.js';
 import { API_VERSION } from '../../catalogues/version.js';
 import type { Role } from './schema.js';
 
@@ -14,31 +14,10 @@ export const BUILT_IN_ROLE_NAMES = ['owner', 'admin', 'developer', 'analyst', 's
 /** A built-in role name. */
 export type BuiltInRoleName = (typeof BUILT_IN_ROLE_NAMES)[number];
 
-const only = (...abilities: Ability[]): Ability[] => ABILITY_VALUES.filter((ability) => abilities.includes(ability));
-const except = (...abilities: Ability[]): Ability[] => ABILITY_VALUES.filter((ability) => !abilities.includes(ability));
-/** Every read ability (`:view-any` lists, `:view` reads one object) except subscriber contact details. */
-const READS = ABILITY_VALUES.filter((ability) => /:view(-any)?$/.test(ability) && ability !== 'project-user:view');
-
-const BUILT_IN_ABILITIES: Record<BuiltInRoleName, readonly Ability[]> = {
-  owner: [...ABILITY_VALUES],
-  admin: except('team:delete', 'billing:update'),
-  developer: only(
-    ...READS.filter((ability) => !ability.startsWith('billing')),
-    'project:create', 'project:update', 'project:connect-bot', 'project:link-resource',
-    'project-subscription-plan:create', 'project-subscription-plan:update', 'project-subscription-plan:sync',
-    'token:create', 'token:revoke', 'webhook-endpoint:manage', 'webhook-delivery:retry', 'activity:read', 'mcp:full',
-  ),
-  analyst: only(...READS, 'project-user:export', 'activity:read', 'activity:export', 'mcp:full'),
-  support: only(
-    'team:view', 'project:view-any', 'project:view',
-    'project-user:view-any', 'project-user:view', 'project-user:update', 'project-user:ban', 'project-user:kick',
-    'project-subscription-plan:view-any', 'project-subscription-plan:view',
-    'project-subscription:view-any', 'project-subscription:view', 'project-subscription:update', 'project-subscription:cancel', 'project-subscription:pause',
-    'project-access-code:view-any', 'project-access-code:view', 'project-access-code:create', 'project-access-code:revoke',
-    'project-payment:view-any', 'project-payment:view', 'project-payment:refund', 'mcp:full',
-  ),
-  viewer: only(...READS),
-};
+/** A built-in role's abilities, in catalogue order: every ability for `owner`, else those whose facts name the role. */
+function builtInAbilities(name: BuiltInRoleName): Ability[] {
+  return ABILITY_VALUES.filter((ability) => name === 'owner' || (ABILITY_HOLDERS.get(ability) ?? []).includes(name));
+}
 
 const DESCRIPTIONS: Record<BuiltInRoleName, string> = {
   owner: 'Every ability, deleting the team included.',
@@ -67,7 +46,7 @@ export const BUILT_IN_ROLES: readonly Role[] = BUILT_IN_ROLE_NAMES.map((name) =>
   name,
   description: DESCRIPTIONS[name],
   built_in: true,
-  abilities: [...BUILT_IN_ABILITIES[name]],
+  abilities: builtInAbilities(name),
   project_ids: null,
   created_at: CREATED_AT,
   updated_at: CREATED_AT,

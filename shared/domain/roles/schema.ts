@@ -7,7 +7,7 @@ export const MAX_ROLE_PROJECTS = 20;
 
 /**
  * A team role (DESIGN D19), as the API returns it and `role.*` events carry it: a named set of abilities
- * (a subset of the 65), optionally narrowed to some projects. The six built-in roles (`built_in: true`)
+ * (a subset of the catalogue), optionally narrowed to some projects. The six built-in roles (`built_in: true`)
  * exist in every team and cannot be changed or deleted.
  */
 export const Role = z

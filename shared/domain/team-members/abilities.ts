@@ -8,7 +8,7 @@ import { findMember, type StoredTeamMember } from './records.js';
 /**
  * A member's abilities (DESIGN D19): the union of the abilities of their roles and of their groups'
  * roles. A role without a project scope grants its abilities team-wide; a role narrowed to projects
- * grants them in those projects only. The owner role holds all 65.
+ * grants them in those projects only. The owner role holds every ability.
  */
 export interface MemberAbilities {
   /** Abilities held everywhere (roles without a project scope). */

@@ -4,7 +4,7 @@ import { WebhookReplay, WebhookReplayIdParams } from './schema.js';
 /**
  * The replay job operations (DESIGN D25). A job is created by `replayDeadWebhookDeliveries`
  * (`POST /v1/webhook-deliveries/replay-dead`, in `../webhook-deliveries/operations.ts`); here it is read.
- * No tool binding: the tool catalogue holds the interface's 42 tools, and `replay_dead_webhook_deliveries` returns the job.
+ * No tool binding: the tool catalogue holds the interface's tools, and `replay_dead_webhook_deliveries` returns the job.
  */
 export const webhookReplaysModule = defineModule({
   folder: 'webhook-replays',

@@ -1,0 +1,32 @@
+import { defineFacts } from '../define-facts.js';
+
+/**
+ * The creator's own billing: abilities and keys (DESIGN D20). The tier and usage counters live on the
+ * team item (`keys.team`), so a create's counter update tests the tier limit without a read; the billing
+ * account (status, grace period, period anchor) is one item beside it, which the lockdown check of every
+ * creator write reads (a ConditionCheck in the write's transaction) and which only billing's own use
+ * cases write. Invoices are team-level items read by id, listed newest first through the sparse GSI:
+ * partition `TEAM#<team>#BILLING_INVOICES`, sort key = creation time then id.
+ */
+export const billingFacts = defineFacts({
+  abilities: {
+    category: 'billing',
+    label: 'Billing',
+    entries: [
+      { value: 'billing:view', description: 'Read the team\u2019s own tier, usage and billing status.', roles: ['analyst', 'viewer'] },
+      { value: 'billing:update', description: 'Change the team\u2019s tier and billing details.', roles: [], ownerOnly: true },
+      { value: 'billing-invoice:view-any', description: 'List the team\u2019s own invoices.', roles: ['analyst', 'viewer'] },
+      { value: 'billing-invoice:view', description: 'Read one of the team\u2019s own invoices.', roles: ['analyst', 'viewer'] },
+    ],
+  },
+  keys: {
+    billingAccount: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: 'BILLING' }),
+    billingInvoice: (teamId: string, invoiceId: string) => ({ pk: `TEAM#${teamId}`, sk: `BILLING_INVOICE#${invoiceId}` }),
+    /** GSI partition of a team's invoices. */
+    teamInvoicesIndex: (teamId: string) => `TEAM#${teamId}#BILLING_INVOICES`,
+    /** GSI sort key of an invoice: its creation time (ISO 8601) then its id. */
+    teamInvoicesIndexSortKey: (createdAtIso: string, invoiceId: string) => `${createdAtIso}#${invoiceId}`,
+  },
+  sortKeyPrefix: { billingInvoice: 'BILLING_INVOICE#' },
+  entity: { billingAccount: 'billing_account', billingInvoice: 'billing_invoice' },
+});
