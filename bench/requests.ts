@@ -201,7 +201,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
         // the smoke test reads the team, so a rename shows at once).
         aimMaxRequests: 3,
         call: async (index) => {
-          const token = tokens[(index + tokens.length * total) % tokens.length]!.token;
+          const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
           return outcomeOf(response, 200);
         },
@@ -221,7 +221,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
         tokens: tokens.length,
         counter,
         call: async (index) => {
-          const token = tokens[(index + tokens.length * total) % tokens.length]!.token;
+          const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/projects`, {
             method: 'POST',
             headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
@@ -252,7 +252,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
         aimMaxRequests: 4,
         call: async (index) => {
           const slot = (index + tokens.length * total) % tokens.length;
-          const response = await mcpPost(service, tokens[slot]!.token, sessions[slot]!, {
+          const response = await mcpPost(service, tokens[slot].token, sessions[slot], {
             jsonrpc: '2.0',
             id: rpcId++,
             method: 'tools/call',

@@ -145,7 +145,7 @@ function printRefusals(series: RefusalSeries[]): void {
 
 /** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
 function operationOf(name: string): string {
-  return name.replace(/Command$/, '').split(/[ [×]/)[0]!.replace(/Items?$/, '');
+  return name.replace(/Command$/, '').split(/[ [×]/)[0].replace(/Items?$/, '');
 }
 
 /** Read operations (priced at the raw GetItem p50); every other operation is priced at the raw UpdateItem p50. */

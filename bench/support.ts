@@ -87,7 +87,7 @@ export function installSignalHandlers(): void {
 export function percentile(sortedAscending: readonly number[], p: number): number {
   if (sortedAscending.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sortedAscending.length);
-  return sortedAscending[Math.min(sortedAscending.length - 1, Math.max(0, rank - 1))]!;
+  return sortedAscending[Math.min(sortedAscending.length - 1, Math.max(0, rank - 1))];
 }
 
 /** Summary of latency samples in milliseconds. */
@@ -330,7 +330,7 @@ const AUTHENTICATION_KINDS = ['TOKEN', 'RATE'];
  */
 function kindsOf(description: string): string[] {
   const bracket = /\[(.*)\]$/.exec(description);
-  const entries = bracket ? bracket[1]!.split(', ') : [description];
+  const entries = bracket ? bracket[1].split(', ') : [description];
   return entries.map((entry) => entry.replace(/×\d+$/, '').split(' ').pop()!);
 }
 
@@ -405,6 +405,6 @@ export function formatTable(headers: readonly string[], rows: ReadonlyArray<Read
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
   const numeric = headers.map((_, column) => rows.every((row) => typeof row[column] === 'number'));
   const line = (row: readonly string[]) =>
-    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ').trimEnd();
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }

@@ -296,7 +296,7 @@ export async function measureCeiling(options: { receiver: Receiver; caPem: strin
       data: { project: { id: randomUUID(), name: `Ceiling ${index}`, platform_type: 'discord', description: null, status: 'active', created_at: new Date(nowMs).toISOString(), updated_at: new Date(nowMs).toISOString() } },
     });
     const result = await transport.send({
-      url: options.urls[index % options.urls.length]!,
+      url: options.urls[index % options.urls.length],
       headers: {
         'Content-Type': 'application/json',
         [SIGNATURE_HEADER]: signatureHeader({ secret, timestampSeconds: Math.floor(nowMs / 1000), rawBody: body }),
@@ -338,7 +338,7 @@ export async function createBenchTeam(service: LocalService, name: string): Prom
   const team = await createTeam(service.store, systemClock, { name });
   await service.store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': 'business' } });
   const [token] = await mintTokens(service.store, team.id, 1, name);
-  return { teamId: team.id, bearer: token!.token };
+  return { teamId: team.id, bearer: token.token };
 }
 
 /** Figures of one drain: N deliveries put in the outbox first, then timed until all succeeded. */

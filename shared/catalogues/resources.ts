@@ -190,7 +190,7 @@ export function webhookEventsDocument(): WebhookEventsDocument {
       description,
       minimum_ability,
       project_scoped,
-      data_schema: z.toJSONSchema(data_schema, { io: 'input' }) as Record<string, unknown>,
+      data_schema: z.toJSONSchema(data_schema, { io: 'input' }),
     })),
   };
   return structuredClone(cachedDocument);

@@ -64,7 +64,7 @@ export type ToolName = OperationToolName;
 
 /** Every tool of the tool server: exactly 42 entries (interface "Endpoints → Tool server"), the operations' tools in module order. */
 export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERATIONS.map((operation) => ({
-  name: operation.tool.name as ToolName,
+  name: operation.tool.name,
   title: operation.tool.title,
   description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as RequiredAbility),
   ability: operation.ability as RequiredAbility,
@@ -78,7 +78,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERAT
 /** Every tool name, in catalogue order. */
 export const TOOL_NAMES: readonly ToolName[] = TOOL_DEFINITIONS.map((definition) => definition.name);
 
-const BY_NAME = new Map(TOOL_DEFINITIONS.map((definition) => [definition.name as string, definition]));
+const BY_NAME = new Map(TOOL_DEFINITIONS.map((definition) => [definition.name, definition]));
 
 /** The catalogue entry of a tool, or `undefined` for an unknown name. */
 export function toolDefinition(name: string): ToolDefinition<ToolName> | undefined {

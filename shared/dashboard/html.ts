@@ -30,7 +30,7 @@ export type Child = Html | string | number | boolean | null | undefined | Child[
 function renderChild(child: Child): string {
   if (child === null || child === undefined || child === false || child === true) return '';
   if (child instanceof SafeHtml) return child.toString();
-  if (Array.isArray(child)) return (child as Child[]).map(renderChild).join('');
+  if (Array.isArray(child)) return child.map(renderChild).join('');
   return escapeHtml(String(child));
 }
 
@@ -66,7 +66,6 @@ export function toText(markup: Html): string {
 }
 
 // The JSX types of the `h` factory (TypeScript looks them up as `h.JSX`): kitajs's elements and attributes.
-// eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace h {
   namespace JSX {
     type Element = Html;

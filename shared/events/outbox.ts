@@ -51,7 +51,7 @@ export interface EventToEmit {
 export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { event: StoredEvent; item: Item } {
   const definition = webhookEvent(input.type);
   const nowMs = clock.nowMs();
-  const data = definition.data_schema.parse(input.data) as Record<string, unknown>;
+  const data = definition.data_schema.parse(input.data);
   const event: StoredEvent = {
     id: newEventId(nowMs),
     type: input.type,

@@ -201,7 +201,7 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
       });
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
-      return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, error.item as IdempotencyRecord | undefined) };
+      return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, error.item) };
     }
   }
   const ownClaim = {

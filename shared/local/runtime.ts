@@ -275,7 +275,7 @@ class FairQueue {
   /** When the oldest waiting message was queued (epoch ms; each lane is first in, first out, so its head is its oldest), or null. */
   oldestSinceMs(): number | null {
     let oldest: number | null = null;
-    for (const lanes of this.waiting.values()) for (const queue of lanes.values()) if (oldest === null || queue[0]!.sinceMs < oldest) oldest = queue[0]!.sinceMs;
+    for (const lanes of this.waiting.values()) for (const queue of lanes.values()) if (oldest === null || queue[0].sinceMs < oldest) oldest = queue[0].sinceMs;
     return oldest;
   }
 

@@ -56,7 +56,7 @@ export function buildMcpServer(runtime: Runtime, principal: Principal, requestId
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const result = await callTool(runtime, principal, request.params.name, request.params.arguments, requestId, listing);
     if (!result) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return result as never;
+    return result;
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: ENUM_RESOURCES.map((resource) => ({ uri: resource.uri, name: resource.name, title: resource.title, description: resource.description, mimeType: resource.mimeType })),

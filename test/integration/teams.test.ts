@@ -35,7 +35,7 @@ async function eventsOf(teamId: string): Promise<StoredEvent[]> {
   });
   const events = result.items as unknown as StoredEvent[];
   for (const event of events) {
-    expectPublishedEvent(event as EventEnvelope);
+    expectPublishedEvent(event);
     if (event.type.startsWith('team.')) expect(event.project_id).toBeNull();
   }
   return events;

@@ -119,7 +119,7 @@ describe('createHttpsTransport', () => {
     expect(result).toMatchObject({ ok: true, status: 204, failure_kind: null, failure_message: null, response_body: '', remote_address: '127.0.0.1' });
     expect(result.duration_ms).toBeGreaterThanOrEqual(0);
     expect(server.seen).toHaveLength(1);
-    const seen = server.seen[0]!;
+    const seen = server.seen[0];
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe('/hooks?x=1');
     expect(seen.body).toBe(body);
@@ -138,8 +138,8 @@ describe('createHttpsTransport', () => {
       body,
     });
     expect(result).toMatchObject({ ok: true, status: 200, response_body: 'ok', remote_address: '127.0.0.1' });
-    expect(server.seen[0]!.servername).toBe('localhost');
-    expect(server.seen[0]!.headers.host).toBe(`localhost:${server.port}`);
+    expect(server.seen[0].servername).toBe('localhost');
+    expect(server.seen[0].headers.host).toBe(`localhost:${server.port}`);
   });
 
   it('reuses a kept-alive connection for the same origin and address', async () => {

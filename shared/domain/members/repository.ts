@@ -47,7 +47,7 @@ export function platformUserKey(teamId: string, projectId: string, platformUserI
 
 /** Reads the claim of `platformUserId` in a project (strongly consistent); undefined when nobody holds it. */
 export async function readPlatformUserClaim(store: Store, teamId: string, projectId: string, platformUserId: string): Promise<(Item & PlatformUserClaim) | undefined> {
-  return (await store.get(platformUserKey(teamId, projectId, platformUserId))) as (Item & PlatformUserClaim) | undefined;
+  return await store.get(platformUserKey(teamId, projectId, platformUserId));
 }
 
 /**
@@ -119,7 +119,7 @@ export function writeMemberChange(tx: Transaction, teamId: string, read: Item, n
  * it); undefined when absent.
  */
 export async function readMemberItem(store: Store, teamId: string, projectId: string, memberId: string): Promise<StoredMember | undefined> {
-  return (await store.get(keys.member(teamId, projectId, memberId))) as StoredMember | undefined;
+  return await store.get(keys.member(teamId, projectId, memberId));
 }
 
 /**

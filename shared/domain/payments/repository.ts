@@ -162,7 +162,7 @@ function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment
 async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
   const item = await store.get(keys.payment(principal.teamId, paymentId));
   if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(paymentId);
-  return item as StoredPayment;
+  return item;
 }
 
 /**

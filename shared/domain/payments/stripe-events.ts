@@ -364,7 +364,7 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
     subscriptionId: link.subscriptionId,
     projectId: context.projectId,
     provider: STRIPE,
-    providerPaymentId: paymentIntentOf(invoice) ?? invoice.id!,
+    providerPaymentId: paymentIntentOf(invoice) ?? invoice.id,
     status,
     amount,
     currency: invoice.currency.toUpperCase(),

@@ -102,7 +102,7 @@ export function toPlan(item: Item): Plan {
 async function loadPlan(store: Store, principal: Principal, planId: string): Promise<StoredPlan> {
   const item = await store.get(keys.plan(principal.teamId, planId));
   if (!item || !canAccessProject(principal, item.project_id as string)) throw planNotFound(planId);
-  return item as StoredPlan;
+  return item;
 }
 
 /** The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is gone. */

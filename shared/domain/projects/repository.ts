@@ -128,7 +128,7 @@ export async function loadProject(store: Store, principal: Principal, projectId:
   requireProjectAccess(principal, projectId);
   const item = await store.get(keys.project(principal.teamId, projectId));
   if (!item) throw notFound(projectId);
-  return item as StoredProject;
+  return item;
 }
 
 /** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */

@@ -80,7 +80,7 @@ export async function loadSubscriber(store: Store, principal: Principal, subscri
   if (!ref || !canAccessProject(principal, ref.project_id as string)) throw subscriberNotFound(subscriberId);
   const item = await store.get(keys.subscriber(principal.teamId, ref.project_id as string, subscriberId));
   if (!item) throw subscriberNotFound(subscriberId);
-  return item as StoredSubscriber;
+  return item;
 }
 
 /**

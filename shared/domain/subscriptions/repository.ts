@@ -60,7 +60,7 @@ function clockPrincipal(teamId: string): Principal {
 async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
   const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
   if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(subscriptionId);
-  return item as StoredSubscription;
+  return item;
 }
 
 /**
@@ -534,7 +534,7 @@ async function commitTransition(
     writeSubscriptionIndex(tx, teamId, next);
     const accessSets = accessSetChange(before, next);
     if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
-    writeDeadline(tx, teamId, next, due, (item.deadline_at as string | null | undefined) ?? null, options.fromDeadline);
+    writeDeadline(tx, teamId, next, due, item.deadline_at ?? null, options.fromDeadline);
     const ended = isTerminal(next.status) && !isTerminal(before.status);
     if (ended) {
       tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
@@ -769,7 +769,7 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
   const principal = clockPrincipal(deadline.teamId);
   let current: Deadline = deadline;
   for (let step = 0; step < MAX_CLOCK_STEPS; step++) {
-    const item = (await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId))) as StoredSubscription | undefined;
+    const item = await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId));
     const subscription = item ? toSubscription(item) : null;
     const due = subscription ? nextDueTrigger(subscription) : null;
     try {

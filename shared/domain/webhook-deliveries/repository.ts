@@ -273,7 +273,7 @@ async function writePack(store: Store, pack: readonly TransactionItem[][]): Prom
   } catch (error) {
     if (!isCancelled(error)) throw error;
     if (pack.length === 1) return [false];
-    return Promise.all(pack.map(async (items) => (await writePack(store, [items]))[0]!));
+    return Promise.all(pack.map(async (items) => (await writePack(store, [items]))[0]));
   }
 }
 

@@ -90,7 +90,7 @@ export async function resolveCandidates(host: string, resolve: HostResolver): Pr
  * @throws Error when `address` is not an IP literal.
  */
 export function normaliseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
-  const parsed = ipaddr.parse(address.split('%')[0]!);
+  const parsed = ipaddr.parse(address.split('%')[0]);
   return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
     ? (parsed as ipaddr.IPv6).toIPv4Address()
     : parsed;

@@ -246,12 +246,13 @@ diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
 function measuredConnector(connect: buildConnector.connector): buildConnector.connector {
   return (options, callback) => {
     const started = performance.now();
-    return connect(options, (error, socket) => {
+    return connect(options, (...args) => {
+      const [error, socket] = args;
       if (!error && socket) {
         const tlsVersion = typeof (socket as tls.TLSSocket).getProtocol === 'function' ? (socket as tls.TLSSocket).getProtocol() : null;
         connections.set(socket, { connectMs: Math.round(performance.now() - started), tlsVersion, usedBy: null });
       }
-      callback(error, socket as never);
+      callback(...args);
     });
   };
 }
