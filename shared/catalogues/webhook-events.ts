@@ -29,7 +29,6 @@ import { Role } from '../domain/roles/schema.js';
 import { Subscriber } from '../domain/subscribers/schema.js';
 import { TeamMember } from '../domain/team-members/schema.js';
 import { Team } from '../domain/teams/schema.js';
-import { Currency } from '../schemas/common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared object schemas (the building blocks of every `data` object)
@@ -37,8 +36,6 @@ import { Currency } from '../schemas/common.js';
 
 const id = () => z.uuid().describe('UUID.');
 const timestamp = () => z.iso.datetime().describe('ISO 8601 UTC timestamp.');
-const amount = () => z.number().int().nonnegative().describe('Amount in the currency\u2019s minor unit (e.g. cents).');
-const currency = () => Currency;
 
 /** A project in webhook payloads: the API's `Project` (with its bot, provider connection and resources; never a credential). */
 export const projectObjectSchema = Project;

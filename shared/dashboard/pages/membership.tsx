@@ -6,7 +6,6 @@ import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js
 import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/state-machine.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
-import type { Group } from '../../domain/groups/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';

@@ -231,11 +231,6 @@ function writeBilling(tx: Transaction, teamId: string, read: StoredBilling, next
   });
 }
 
-/** A team item condition: it exists and is not deleted. */
-function checkTeamLive(tx: Transaction, teamId: string): void {
-  tx.check(keys.team(teamId), { condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)', onConditionFailed: () => new ProblemError('CONFLICT', `Team ${teamId} was deleted.`) });
-}
-
 /**
  * Puts a new open invoice of `tier` for the period `[startMs, endMs)` in `tx` and emits
  * `billing.invoice_created`; returns the invoice and the next invoice sequence number.

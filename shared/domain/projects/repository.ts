@@ -13,7 +13,6 @@ import { CREDENTIAL_KINDS, deleteCredential } from '../../credentials/repository
 import {
   MAX_BOT_PERMISSIONS,
   MAX_RESOURCES_PER_PROJECT,
-  type ConnectBotRequest,
   type LinkResourceRequest,
   type Project,
   type ProjectBot,

@@ -10,7 +10,7 @@ import {
   updateSubscriber as update,
   visibleSubscriber,
 } from './repository.js';
-import type { Subscriber, SubscriberModeration } from './schema.js';
+import type { SubscriberModeration } from './schema.js';
 
 type Operations = typeof subscribersModule.operations;
 

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
-import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
+import type { PlatformAdapter, PlatformAdapters, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { itemWithKey, type Item, type Key, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
