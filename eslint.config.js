@@ -22,6 +22,8 @@ export default defineConfig(
       '@typescript-eslint/require-await': 'off',
       // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace (shared/dashboard/html.ts).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+      // As only-throw-error does by default: forwarding a caught error or an AbortSignal's reason (typed unknown/any) is not a new non-Error rejection.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
     },
   },
   {

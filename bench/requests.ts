@@ -262,7 +262,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           if (response.status !== 200) return { ok: false, status: response.status, detail: text.slice(0, 200) };
           let message: { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } }; error?: unknown };
           try {
-            message = JSON.parse(text);
+            message = JSON.parse(text) as typeof message;
           } catch {
             return { ok: false, status: response.status, detail: `not JSON: ${text.slice(0, 120)}` };
           }

@@ -95,7 +95,7 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
  */
 function instrumentService(service: LocalService): RequestCounter {
   const counter = attachRequestCounter(service.store.document.middlewareStack, classifyServiceBackground);
-  const wake = service.runtime.eventsCommitted;
+  const wake = service.runtime.eventsCommitted.bind(service.runtime);
   service.runtime.eventsCommitted = (events) => runAsBackground(PIPELINE_LABEL, () => wake(events));
   return counter;
 }

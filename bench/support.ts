@@ -133,19 +133,19 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: n
  */
 export async function runPool(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  let failure: unknown = null;
+  const failures: unknown[] = []; // the first failure only
   const worker = async () => {
-    while (failure === null && next < count) {
+    while (failures.length === 0 && next < count) {
       const index = next++;
       try {
         await task(index);
       } catch (error) {
-        failure ??= error;
+        if (failures.length === 0) failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-  if (failure !== null) throw failure;
+  if (failures.length > 0) throw failures[0];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ export function describeRequest(commandName: string, input: unknown): string {
     case 'Query': {
       const values = (request.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
       const kinds = [...new Set(Object.values(values).map(stringValue).filter((value): value is string => value !== undefined).map(keyKind))].filter((kind) => kind !== '?');
-      return `Query ${request.IndexName ? `${String(request.IndexName)} ` : ''}${kinds.join(' ') || '?'}`;
+      return `Query ${typeof request.IndexName === 'string' && request.IndexName ? `${request.IndexName} ` : ''}${kinds.join(' ') || '?'}`;
     }
     case 'BatchGet': {
       const tables = Object.values((request.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>);

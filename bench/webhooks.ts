@@ -119,7 +119,7 @@ export async function startReceiver(ca: CertificateAuthority): Promise<Receiver>
 /** Counts the delivery lines the local service logs (`{ type: 'delivery', outcome }`) and its error lines. */
 export interface DeliveryLog {
   /** Pass as `log` of `startLocalService`. */
-  log(line: string): void;
+  log: (line: string) => void;
   /** Outcomes since the last reset, e.g. `{ succeeded: 200 }`. */
   outcomes(): Record<string, number>;
   /** `{ type: 'error' }` lines since the last reset (their messages, first 5). */
@@ -242,12 +242,11 @@ export async function measurePipeline(options: PipelineOptions): Promise<Pipelin
   deliveryLog.reset();
   counter.reset();
   const started = performance.now();
-  let createdAt = started;
   const all = receiver.waitFor(deliveries, 300_000);
   await runPool(options.projects, options.createConcurrency ?? 8, async (index) => {
     await postJson(service, bearer, '/v1/projects', { name: `Webhook bench ${index}`, platform_type: 'discord' }, 201);
   });
-  createdAt = performance.now();
+  const createdAt = performance.now();
   await all;
   const finished = performance.now();
   await service.runtime.idle();

@@ -234,10 +234,11 @@ export class WebhookWorkers extends Construct {
         retryAttempts: 10,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(this.fanOutFailures),
+        // aws-cdk-lib types FilterRule.isEqual's pattern as `any`.
         filters: [
           lambda.FilterCriteria.filter({
-            eventName: lambda.FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity.event) } } },
+            eventName: lambda.FilterRule.isEqual('INSERT') as unknown,
+            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity.event) as unknown } } },
           }),
         ],
       }),

@@ -69,7 +69,7 @@ export function toText(markup: Html): string {
 export declare namespace h {
   namespace JSX {
     type Element = Html;
-    interface IntrinsicElements extends globalThis.JSX.IntrinsicElements {}
+    type IntrinsicElements = globalThis.JSX.IntrinsicElements;
     interface ElementChildrenAttribute {
       children: unknown;
     }

@@ -263,7 +263,7 @@ class FairQueue {
       this.present.add(key);
     }
     let lanes = this.waiting.get(message.team_id);
-    if (!lanes) this.waiting.set(message.team_id, (lanes = new Map()));
+    if (!lanes) this.waiting.set(message.team_id, (lanes = new Map<string, Array<{ message: PipelineMessage; sinceMs: number }>>()));
     const lane = laneOf(message);
     const queue = lanes.get(lane);
     if (queue) queue.push({ message, sinceMs });

@@ -163,7 +163,7 @@ function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | nu
       return jsonRpcError(400, -32600, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}; send one message per POST`);
     }
     if (parsed.length === 0) return jsonRpcError(400, -32600, 'Invalid Request: empty batch');
-    const invalid = parsed.find((message) => !JSONRPCMessageSchema.safeParse(message).success);
+    const invalid = (parsed as unknown[]).find((message) => !JSONRPCMessageSchema.safeParse(message).success);
     if (invalid !== undefined) return jsonRpcError(400, -32600, 'Invalid Request: a batch member is not a JSON-RPC 2.0 message', usableId(invalid));
     return null;
   }
@@ -385,7 +385,7 @@ async function createSession(runtime: Runtime, principal: Principal, protocolVer
   try {
     await runtime.store.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
   } catch (error) {
-    if (error instanceof ConditionFailedError) throw new Error('session id collision');
+    if (error instanceof ConditionFailedError) throw new Error('session id collision', { cause: error });
     throw error;
   }
   return sessionId;
