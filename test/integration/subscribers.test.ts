@@ -16,7 +16,6 @@ import { createSubscription, getSubscription } from '../../shared/domain/subscri
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js';
 import { webPlatformAdapter } from '../../shared/platforms/web.js';
-import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';

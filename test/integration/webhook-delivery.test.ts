@@ -36,7 +36,6 @@ import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret,
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys, secondaryIndex } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
-import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
@@ -745,7 +744,7 @@ describe('lease and sweeper', () => {
     const rows = await lostDeliveries(3);
     ctx.clock.advance(10 * SWEEP_GRACE_MS);
     // The queue's oldest waiting message was queued when the rows fell due: their messages wait behind a backlog.
-    const backlogged = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send, oldestWaitingSinceMs: () => dueAtMs } };
+    const backlogged = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue), oldestWaitingSinceMs: () => dueAtMs } };
     const recording = recordingStore(ctx.runtime.store);
     expect(await sweep({ ...backlogged, store: recording.store })).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     expect(ctx.runtime.drain().queued).toEqual([]);
@@ -755,7 +754,7 @@ describe('lease and sweeper', () => {
     expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(new Set(rows.map((message) => message.delivery_id)));
     // Once the oldest waiting message is younger than the rows by more than the grace, they count as lost again.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
-    const caughtUp = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send, oldestWaitingSinceMs: () => ctx.clock.nowMs() } };
+    const caughtUp = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue), oldestWaitingSinceMs: () => ctx.clock.nowMs() } };
     expect(await sweep(caughtUp)).toEqual({ requeued: 3, fannedOut: 0, replays: 0 });
   });
 
@@ -795,7 +794,7 @@ describe('lease and sweeper', () => {
     return {
       runtime: { ...ctx.runtime, store },
       /** What the sweeps since the last call sent; resets the counts. */
-      take() {
+      take: () => {
         const taken = { requests: counting.requests(), ...counts };
         counting.reset();
         Object.assign(counts, { pendingQueries: 0, pendingRowsRead: 0, updates: 0 });

@@ -14,7 +14,6 @@ import { contextWithAuthenticator } from './browser.js';
 /** A REST answer: status and parsed JSON body (null when empty). */
 export interface ApiAnswer {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 

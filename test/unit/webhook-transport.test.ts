@@ -2,8 +2,11 @@
  * Fault tests of the outbound HTTPS transport (DESIGN D9) against real HTTPS servers on 127.0.0.1,
  * with certificates from a CA made here. Every server listens on port 0 and is closed after each test.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -397,9 +400,6 @@ describe('createHttpsTransport', () => {
 describe('extraCaFromEnvironment', () => {
   it('returns [] when WEBHOOK_EXTRA_CA_FILE is unset and throws on a file without a certificate', async () => {
     expect(extraCaFromEnvironment({})).toEqual([]);
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'extra-ca-'));
     writeFileSync(join(dir, 'ca.pem'), ca.certPem + otherCa.certPem);
     writeFileSync(join(dir, 'empty.pem'), 'nothing');
