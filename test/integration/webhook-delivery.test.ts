@@ -34,7 +34,7 @@ const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
-import { keys, secondaryIndex } from '../../shared/store/keys.js';
+import { keys } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { recordingStore, withStore } from '../support/guarantees.js';
@@ -898,30 +898,6 @@ describe('lease and sweeper', () => {
     expect(await relayOutbox(runtime, createdMs)).toBe(2);
     expect(counts.indexRowsRead).toBe(2);
     expect(await deliveredEventIds()).toEqual([old.id, ...young.map((event) => event.id)].sort());
-  });
-
-  it('an outbox item stored before the sort key held the creation time (sort key = the event id) is still fanned out', async () => {
-    await newEndpoint();
-    const legacy = await newProjectEvent();
-    // As the previous version wrote it: the outbox sort key is the bare event id.
-    await ctx.runtime.store.update({
-      Key: keys.event(ctx.teamId, legacy.id),
-      UpdateExpression: 'SET #sk = :id',
-      ExpressionAttributeNames: { '#sk': secondaryIndex.sortKey },
-      ExpressionAttributeValues: { ':id': legacy.id },
-    });
-    ctx.clock.advance(30_000);
-    const young = await newProjectEvent();
-    const { runtime, counts } = indexCountingRuntime();
-
-    // Old by construction: fanned out whatever the bound, beside the events the bound admits (none here).
-    expect(await relayOutbox(runtime, ctx.clock.nowMs() - HOUR_MS)).toBe(1);
-    expect(counts.indexRowsRead).toBe(1);
-    expect(await deliveredEventIds()).toEqual([legacy.id]);
-    expect(await fanOutEvent(ctx.runtime, legacy)).toBe(0);
-    expect(await relayOutbox(runtime, ctx.clock.nowMs())).toBe(1);
-    expect(await deliveredEventIds()).toEqual([legacy.id, young.id].sort());
-    expect(await relayOutbox(runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
   });
 
   it('a delivery the dispatcher leases or completes between the sweep reading it and moving it is left alone and not re-queued', async () => {

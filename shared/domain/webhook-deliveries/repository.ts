@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { StoredEvent } from '../../events/outbox.js';
-import { EVENT_ID_PREFIX, newDeliveryId } from '../../ids.js';
+import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
 import { ConditionFailedError, MAX_TRANSACTION_ITEMS, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
@@ -719,31 +719,13 @@ export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery
  * One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index: events (of any team) not
  * fanned out yet and created at or before `beforeMs` (epoch MILLISECONDS), oldest first. The bound is a
  * key condition (`sort key < {@link keys.timeIndexSortKey}(beforeMs + 1, '')`), so younger events are
- * not read at all (DESIGN D6, D14; issue 13 item 4). Items stored before the outbox sort key held the
- * creation time are not in this range: see {@link queryLegacyOutbox}. Throws only on store errors.
+ * not read at all (DESIGN D6, D14; issue 13 item 4). Throws only on store errors.
  */
 export async function queryOutbox(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
-  return outboxPage(store, shard, `${INDEX_SK} < :bound`, { ':bound': keys.timeIndexSortKey(beforeMs + 1, '') }, startKey);
-}
-
-/**
- * One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index holding only items stored
- * BEFORE the outbox sort key held the creation time: their sort key is the bare event id
- * (`begins_with(sort key, '{@link EVENT_ID_PREFIX}')`), which sorts after every time-led key, so
- * {@link queryOutbox} never reads them. Such items are old by construction (written by the previous
- * version): the relay fans them all out. Once none is left the range is empty and the query reads
- * nothing. Throws only on store errors.
- */
-export async function queryLegacyOutbox(store: Store, shard: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
-  return outboxPage(store, shard, `begins_with(${INDEX_SK}, :legacy)`, { ':legacy': EVENT_ID_PREFIX }, startKey);
-}
-
-/** One page of outbox shard `shard` whose sort key meets `sortKeyCondition` (its values in `values`). */
-async function outboxPage(store: Store, shard: number, sortKeyCondition: string, values: Record<string, string>, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
-    KeyConditionExpression: `${INDEX_PK} = :outbox AND ${sortKeyCondition}`,
-    ExpressionAttributeValues: { ':outbox': keys.outboxIndex(shard), ...values },
+    KeyConditionExpression: `${INDEX_PK} = :outbox AND ${INDEX_SK} < :bound`,
+    ExpressionAttributeValues: { ':outbox': keys.outboxIndex(shard), ':bound': keys.timeIndexSortKey(beforeMs + 1, '') },
     ExclusiveStartKey: startKey,
     Limit: OUTBOX_PAGE_SIZE,
   });
