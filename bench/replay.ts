@@ -63,7 +63,7 @@ export interface ReplayResult {
 }
 
 /** The main-table row and the dead-letter copy of one dead delivery, as `markDead` writes them. */
-export function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs: number): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
+function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs: number): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
   // Eight failed attempts at the D7 waits, then the 72-hour dead-letter wait.
   const attemptOffsetsMs: number[] = [];
   let offset = 0;

@@ -15,7 +15,7 @@ import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestC
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 /** Outcome of one measured call. */
-export interface CallOutcome {
+interface CallOutcome {
   ok: boolean;
   status: number;
   /** Short description of a failure (first characters of the body). */
@@ -51,7 +51,7 @@ export interface CallScenarioResult {
 }
 
 /** Options of {@link measureCalls}. */
-export interface MeasureCallsOptions {
+interface MeasureCallsOptions {
   name: string;
   warmup: number;
   calls: number;
@@ -73,7 +73,7 @@ function mixOf(byCommand: Record<string, number>): string {
  * measured call and reading it once the response has been read. Returns latency (p50/p99),
  * throughput, requests per call (min/max/mean), the command mixes seen and the errors.
  */
-export async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
+async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
   let errors = 0;
   const errorSamples: string[] = [];
   const noteError = (outcome: CallOutcome) => {
@@ -149,7 +149,7 @@ async function mcpPost(service: LocalService, token: string, sessionId: string |
  * Opens an MCP session for `token`: `initialize` (reads `MCP-Session-Id`), then the
  * `notifications/initialized` notification. Throws when the server refuses.
  */
-export async function openMcpSession(service: LocalService, token: string): Promise<string> {
+async function openMcpSession(service: LocalService, token: string): Promise<string> {
   const response = await mcpPost(service, token, null, {
     jsonrpc: '2.0',
     id: 0,

@@ -7,7 +7,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { mintToken } from '../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
@@ -84,7 +83,7 @@ export function installSignalHandlers(): void {
 // ---------------------------------------------------------------------------------------------------
 
 /** Nearest-rank percentile (`p` in 0–100) of samples sorted ascending; NaN when empty. */
-export function percentile(sortedAscending: readonly number[], p: number): number {
+function percentile(sortedAscending: readonly number[], p: number): number {
   if (sortedAscending.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sortedAscending.length);
   return sortedAscending[Math.min(sortedAscending.length - 1, Math.max(0, rank - 1))];
@@ -118,13 +117,6 @@ export function summarize(samples: readonly number[]): LatencySummary {
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
-}
-
-/** Runs `fn` and returns its result with the elapsed wall-clock milliseconds. */
-export async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await fn();
-  return { result, ms: performance.now() - started };
 }
 
 /**
@@ -175,7 +167,7 @@ export interface MiddlewareStackLike {
 }
 
 /** What a {@link RequestCounter} has seen since its last reset. */
-export interface RequestCounts {
+interface RequestCounts {
   /** Commands sent in the foreground (one per `send`, retries not included). */
   commands: number;
   /** HTTP attempts to DynamoDB in the foreground (retries included). */
@@ -260,7 +252,7 @@ function stringValue(value: unknown): string | undefined {
  * (`TEAM#<uuid>#PROJECT#<uuid>#SUBSCRIBERS` → `TEAM#PROJECT#SUBSCRIBERS`, `OUTBOX#03` → `OUTBOX`,
  * `act_01K...` → `ACTIVITY`).
  */
-export function keyKind(value: string): string {
+function keyKind(value: string): string {
   if (value.startsWith('act_')) return 'ACTIVITY';
   return value.split('#').filter((segment) => /^[A-Z][A-Z_]*$/.test(segment)).join('#') || '?';
 }
@@ -286,7 +278,7 @@ function joinCounted(names: readonly string[]): string {
  * requests go: `Get SUBSCRIPTION`, `Update RATE`, `Query gsi1 OUTBOX`, `BatchGet[TOKEN, RATE]`,
  * `TransactWrite[Update SUBSCRIPTION, Put DEADLINE, Put EVENT]` (item kinds from {@link keyKind}).
  */
-export function describeRequest(commandName: string, input: unknown): string {
+function describeRequest(commandName: string, input: unknown): string {
   const operation = commandName.replace(/Command$/, '').replace(/Items?$/, '');
   const request = (input ?? {}) as Record<string, unknown>;
   switch (operation) {

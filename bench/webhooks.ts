@@ -330,10 +330,10 @@ export async function measureCeiling(options: { receiver: Receiver; caPem: strin
 export const PIPELINE_LABEL = 'outbox relay, fan-out and dispatch';
 
 /** Endpoints per team at most (DESIGN D8: the 50-endpoint cap); more endpoints take more teams. */
-export const ENDPOINTS_PER_TEAM = 50;
+const ENDPOINTS_PER_TEAM = 50;
 
 /** Creates a team on the `business` tier (no tier limit below the D8 cap; set without events, as tests do) and one token of it holding every ability. */
-export async function createBenchTeam(service: LocalService, name: string): Promise<{ teamId: string; bearer: string }> {
+async function createBenchTeam(service: LocalService, name: string): Promise<{ teamId: string; bearer: string }> {
   const team = await createTeam(service.store, systemClock, { name });
   await service.store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': 'business' } });
   const [token] = await mintTokens(service.store, team.id, 1, name);
@@ -430,7 +430,7 @@ export async function measureDrain(options: { service: LocalService; receiver: R
 }
 
 /** A keep-alive HTTPS server on 127.0.0.1 that reads each request and never answers (a dead receiver). */
-export async function startSilentReceiver(ca: CertificateAuthority): Promise<{ url: string; held: () => number; close: () => Promise<void> }> {
+async function startSilentReceiver(ca: CertificateAuthority): Promise<{ url: string; held: () => number; close: () => Promise<void> }> {
   const leaf = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   let held = 0;
   const server: Server = createServer({ cert: leaf.certPem, key: leaf.keyPem }, (request) => {

@@ -126,7 +126,7 @@ export const ABILITIES = [
 ] as const satisfies readonly { value: string; category: AbilityCategory; description: string }[];
 
 /** One entry of {@link ABILITIES}. */
-export type AbilityDefinition = (typeof ABILITIES)[number];
+type AbilityDefinition = (typeof ABILITIES)[number];
 
 /** Union of every ability string, e.g. `'project-user:view-any'`. */
 export type Ability = AbilityDefinition['value'];
@@ -142,9 +142,4 @@ const ABILITY_SET: ReadonlySet<string> = new Set<string>(ABILITY_VALUES);
 /** True when `value` is an ability of the catalogue (interface "Bearer tokens"). */
 export function isAbility(value: string): value is Ability {
   return ABILITY_SET.has(value);
-}
-
-/** The catalogue entry of an ability, or `undefined` for an unknown string. */
-export function abilityDefinition(value: string): AbilityDefinition | undefined {
-  return ABILITIES.find((ability) => ability.value === value);
 }

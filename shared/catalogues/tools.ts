@@ -13,7 +13,7 @@ import { AUTHENTICATED, type RequiredAbility, type ToolKind } from '../operation
 import { TOOL_OPERATIONS, inputSchemaOf } from '../operations/registry.js';
 
 /** MCP tool annotations (hints for clients; `openWorldHint` is always false: the tools touch only this service). */
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;

@@ -38,44 +38,44 @@ const id = () => z.uuid().describe('UUID.');
 const timestamp = () => z.iso.datetime().describe('ISO 8601 UTC timestamp.');
 
 /** A project in webhook payloads: the API's `Project` (with its bot, provider connection and resources; never a credential). */
-export const projectObjectSchema = Project;
+const projectObjectSchema = Project;
 
 /** A platform resource (channel, group, server, role…) linked to a project: the API's `ProjectResource`. */
-export const projectResourceObjectSchema = ProjectResource;
+const projectResourceObjectSchema = ProjectResource;
 
 /** A project's community bot (public identifiers only, never its platform token): the API's `ProjectBot`. */
-export const projectBotObjectSchema = ProjectBot;
+const projectBotObjectSchema = ProjectBot;
 
 /**
  * A subscriber (project user): the API's `Subscriber` (DESIGN D17). `email` and `phone` are present only
  * when the subscriber consented, and the fan-out strips them unless the endpoint owner holds
  * `project-user:view` (interface "Data exposure", DESIGN D10).
  */
-export const subscriberObjectSchema = Subscriber;
+const subscriberObjectSchema = Subscriber;
 
 /** A member (platform identity within a project): the API's `Member` (DESIGN D17); never contact data. */
-export const memberObjectSchema = Member;
+const memberObjectSchema = Member;
 
 /** A subscription plan: the API's `Plan` (price, billing terms, status, price versions, provider sync state). */
-export const planObjectSchema = Plan;
+const planObjectSchema = Plan;
 
 /** A subscription (status, previous_status, periods, trial, fixed term): the API's `Subscription` — the subscriptions module's one definition (DESIGN D15). */
-export const subscriptionObjectSchema = Subscription;
+const subscriptionObjectSchema = Subscription;
 
 /** An access code (never the redeemable code itself: only its last characters) — the access codes module's one definition (DESIGN D18). */
-export const accessCodeObjectSchema = AccessCode;
+const accessCodeObjectSchema = AccessCode;
 
 /** A batch of generated access codes (its id and count, never the codes) — the access codes module's one definition. */
-export const accessCodeBatchObjectSchema = AccessCodeBatch;
+const accessCodeBatchObjectSchema = AccessCodeBatch;
 
 /** A payment from a subscriber (no payment credentials, no fee breakdown): the API's `Payment` — the payments module's one definition (DESIGN D16). */
-export const paymentObjectSchema = Payment;
+const paymentObjectSchema = Payment;
 
 /** The team's own billing account (the creator's tier with the service): the billing module's one definition (DESIGN D20). */
-export const billingAccountObjectSchema = BillingAccount;
+const billingAccountObjectSchema = BillingAccount;
 
 /** An invoice of the team's own tier: the billing module's one definition (DESIGN D20). */
-export const billingInvoiceObjectSchema = BillingInvoice;
+const billingInvoiceObjectSchema = BillingInvoice;
 
 // ---------------------------------------------------------------------------------------------
 // Data shapes reused by several events

@@ -20,7 +20,7 @@ export type Html = string & { readonly [brand]: true };
 class SafeHtml extends String {}
 
 /** Markup from trusted text (never from user input): inserted without escaping. */
-export function raw(markup: string): Html {
+function raw(markup: string): Html {
   return new SafeHtml(markup) as unknown as Html;
 }
 
@@ -58,11 +58,6 @@ export function Fragment(props: { children?: Child }): Html {
 /** A whole HTML document: the doctype and the root element. */
 export function documentOf(root: Html): string {
   return `<!doctype html>\n${root.toString()}`;
-}
-
-/** Markup as a plain string (a partial answered to htmx). */
-export function toText(markup: Html): string {
-  return markup.toString();
 }
 
 // The JSX types of the `h` factory (TypeScript looks them up as `h.JSX`): kitajs's elements and attributes.

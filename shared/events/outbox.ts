@@ -7,7 +7,7 @@ import { entity, keys, secondaryIndex, workerIndexShard } from '../store/keys.js
 import type { Item } from '../store/store.js';
 
 /** Events stay in the table 30 days (seconds; the outbox is housekeeping after fan-out). */
-export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
 /** The webhook envelope (interface "Events" → "Envelope"). */
 export interface EventEnvelope {

@@ -40,7 +40,7 @@ export interface LocalRuntimeOptions {
 }
 
 /** How often the deadline worker runs on AWS (the `rate(1 minute)` schedule), in milliseconds; locally divided by `TIME_SCALE`. */
-export const DEADLINE_WORKER_INTERVAL_MS = 60_000;
+const DEADLINE_WORKER_INTERVAL_MS = 60_000;
 
 /** The local runtime plus the controls of its in-process pipeline. */
 export interface LocalRuntime extends Runtime {

@@ -77,7 +77,7 @@ const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]
  * {@link createSession} makes them). Anything else — over-long, malformed, another server's format — is
  * never looked up: it is simply not a live session (404), never a store error (DESIGN D5).
  */
-export function isSessionId(value: string): boolean {
+function isSessionId(value: string): boolean {
   return value.length === 36 && SESSION_ID_PATTERN.test(value);
 }
 

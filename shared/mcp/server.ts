@@ -18,7 +18,7 @@ import type { Runtime } from '../runtime.js';
 import { callTool, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
-export const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * A JSON-RPC error for the SDK to answer with: `code` and `message` exactly (the SDK's `McpError`

@@ -34,13 +34,13 @@ export type TableChoice = 'main' | 'deadLetter';
 
 type WithoutTable<T> = Omit<T, 'TableName'> & { table?: TableChoice };
 /** A PutItem request without `TableName` (`table` picks it; default the main table). */
-export type PutRequest = WithoutTable<PutCommandInput>;
+type PutRequest = WithoutTable<PutCommandInput>;
 /** An UpdateItem request without `TableName`. */
-export type UpdateRequest = WithoutTable<UpdateCommandInput>;
+type UpdateRequest = WithoutTable<UpdateCommandInput>;
 /** A DeleteItem request without `TableName`. */
 export type DeleteRequest = WithoutTable<DeleteCommandInput>;
 /** A Query request without `TableName`. */
-export type QueryRequest = WithoutTable<QueryCommandInput>;
+type QueryRequest = WithoutTable<QueryCommandInput>;
 type RawTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** One element of a TransactWriteItems request, each without `TableName`. */
 export type TransactionItem =

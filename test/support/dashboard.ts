@@ -49,11 +49,6 @@ export function dashboardHarness(getService: () => LocalService, getBrowser: () 
   return { api, dashboard, signInWithLink };
 }
 
-/** The page's CSRF token (its `<meta name="csrf-token">`). */
-export async function csrfOf(page: Page): Promise<string> {
-  return (await page.locator('meta[name="csrf-token"]').getAttribute('content'))!;
-}
-
 /** Waits (vi.waitFor, polling every 200 ms) until `probe` returns a truthy value, and returns it. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeout = 30_000): Promise<T> {
   return vi.waitFor(

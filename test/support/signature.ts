@@ -12,7 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** How far `t` may lie from the receiver's clock, either way (interface "Webhook trust" 2). */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Why a receiver refuses a delivery's signature. */
 export type SignatureRejection = 'missing header' | 'malformed header' | 'signature mismatch' | 'stale timestamp';

@@ -278,7 +278,7 @@ export function subscriptionStateColumns(props: { viewer: Viewer; projectId: str
  * period end, cancel now, pause, resume, change plan (upgrade / downgrade), suspend, unsuspend. `returnTo`
  * (a subscriber's page) is where the action leads back to.
  */
-export function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
+function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
   const { viewer, subscription } = props;
   const base = subscriptionPath(props.projectId, subscription.id);
   const back: Record<string, string> = props.returnTo ? { return_to: props.returnTo } : {};

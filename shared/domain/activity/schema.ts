@@ -3,7 +3,7 @@ import { IdSchemas } from '../../ids.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /** The surfaces an activity entry can come from (a closed list, written once). */
-export const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard'] as const;
+const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard'] as const;
 
 /**
  * An activity-log entry; `token_id` identifies the invoking token (interface "Tool-server

@@ -54,7 +54,7 @@ export const TIER_ATTRIBUTE = 'billing_tier';
  * The team item's counter of each metric. `webhook_endpoint_count` is the D8 counter of the 50-endpoint
  * cap, shared with the tier limit (one counter).
  */
-export const USAGE_COUNTERS = {
+const USAGE_COUNTERS = {
   projects: 'project_count',
   subscribers: 'subscriber_count',
   webhook_endpoints: 'webhook_endpoint_count',
@@ -64,7 +64,7 @@ export const USAGE_COUNTERS = {
 /** How each metric is named in problem details. */
 const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects', subscribers: 'subscribers', webhook_endpoints: 'webhook endpoints', team_members: 'team members' };
 
-/** The deadline kinds of billing (see `DEADLINE_KINDS`). */
+/** The deadline kinds of billing (see `DeadlineKind`). */
 const PERIOD_DEADLINE = 'billing.period' as const;
 const GRACE_DEADLINE = 'billing.grace_period' as const;
 

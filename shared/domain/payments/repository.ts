@@ -61,7 +61,7 @@ const RECORDING_PROVIDER: PaymentProvider = 'manual';
 const notFound = (paymentId: string) => new ProblemError('NOT_FOUND', `No payment ${paymentId}.`);
 
 /** The public payment of a stored item. */
-export function toPayment(item: Item): Payment {
+function toPayment(item: Item): Payment {
   return {
     id: item.id as string,
     project_id: item.project_id as string,
@@ -94,7 +94,7 @@ export function toPayment(item: Item): Payment {
  * renewal that fails again while past_due) has no row: the payment is recorded, the subscription is
  * left unchanged.
  */
-export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
+function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
   if (payment.billing_reason === 'manual') return null;
   if (payment.status !== 'succeeded' && payment.status !== 'failed') return null;
   const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);

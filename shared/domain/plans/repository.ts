@@ -206,14 +206,6 @@ const priceVersionOf = (version: number, terms: Terms, effectiveFrom: string): P
   effective_from: effectiveFrom,
 });
 
-/**
- * The price version `version` of a plan (subscriptions keep theirs until renewal), or undefined when the
- * plan no longer records it.
- */
-export function planPriceVersion(plan: Plan, version: number): PlanPriceVersion | undefined {
-  return plan.price_history.find((entry) => entry.version === version);
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Create
 // ---------------------------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ export async function getSubscriber(store: Store, principal: Principal, subscrib
 }
 
 /** True when the principal may see consented contact data (`project-user:view`, DESIGN D10). */
-export function mayReadContact(principal: Principal): boolean {
+function mayReadContact(principal: Principal): boolean {
   return principal.abilities.has('project-user:view');
 }
 

@@ -72,7 +72,7 @@ export interface AccessFacts {
 }
 
 /** Ids of a subscriber's subscriptions (any order) currently granting access (`granting`) and paid access (`paid`, a subset). */
-export interface SubscriberAccessIds {
+interface SubscriberAccessIds {
   granting: string[];
   paid: string[];
 }
@@ -378,7 +378,7 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
 }
 
 /** The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL. */
-export function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
+function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
   return links.filter((link) => isLiveInviteLink(link, nowMs)).map((link) => link.url);
 }
 

@@ -47,7 +47,7 @@ type StoredSubscription = Item & { revision?: number; deadline_at?: string | nul
 export const SUBSCRIPTION_DEADLINE_KIND = 'subscription.clock' as const;
 
 /** Clock-driven transitions one deadline application performs at most (e.g. renewals missed while the worker was down). */
-export const MAX_CLOCK_STEPS = 24;
+const MAX_CLOCK_STEPS = 24;
 
 const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
 
@@ -198,7 +198,7 @@ export interface NewSubscriptionFacts {
 }
 
 /** A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → as without billing. */
-export interface SubscriptionBilling {
+interface SubscriptionBilling {
   provider: PaymentProvider;
   firstPayment: 'pending' | 'succeeded' | 'failed';
 }
@@ -346,7 +346,7 @@ function accessSetChange(before: Subscription | null, after: Subscription): Subs
  * from one Query of the subscriber's partition. Unconditional: the subscription item's own write in the
  * transaction carries the conditions (its revision).
  */
-export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
+function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
   tx.put({
     ...keys.subscriberSubscription(teamId, subscription.project_id, subscription.subscriber_id, subscription.created_at, subscription.id),
     entity: entity.subscriberSubscription,
@@ -798,5 +798,3 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
     }
   }
 };
-
-export { toSubscription } from './records.js';

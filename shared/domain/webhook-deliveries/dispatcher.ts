@@ -33,7 +33,7 @@ export type ProcessOutcome = 'skipped' | 'deferred' | AttemptTransition['outcome
  * `DelaySeconds`), otherwise to the scheduler (an EventBridge Scheduler one-time schedule) (DESIGN D7).
  * `dueAtMs` is epoch MILLISECONDS; a past time is sent at once.
  */
-export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'retryScheduler'>, message: DeliveryMessage, dueAtMs: number): Promise<void> {
+async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'retryScheduler'>, message: DeliveryMessage, dueAtMs: number): Promise<void> {
   const delaySeconds = Math.max(0, (dueAtMs - runtime.clock.nowMs()) / 1000);
   if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) await runtime.deliveryQueue.send([message], delaySeconds);
   else await runtime.retryScheduler.schedule(message, dueAtMs);

@@ -90,7 +90,7 @@ function withAttemptDetail(record: DeliveryAttempt): DeliveryAttempt {
 }
 
 /** The pending-deliveries index partition (one of {@link WORKER_INDEX_SHARDS} shards) of a delivery. */
-export function pendingIndexOf(deliveryId: string): string {
+function pendingIndexOf(deliveryId: string): string {
   return keys.pendingDeliveriesIndex(workerIndexShard(deliveryId));
 }
 
@@ -98,7 +98,7 @@ export function pendingIndexOf(deliveryId: string): string {
  * Sort key in the pending-deliveries index: the due time (epoch MILLISECONDS) zero-padded to 15 digits,
  * then the id ({@link keys.timeIndexSortKey}, the one definition of the shape; DESIGN D14).
  */
-export function dueSortKey(dueAtMs: number, deliveryId: string): string {
+function dueSortKey(dueAtMs: number, deliveryId: string): string {
   return keys.timeIndexSortKey(dueAtMs, deliveryId);
 }
 
@@ -645,24 +645,6 @@ export async function queryReplaySource(store: Store, teamId: string, source: Re
         ? { id: item.delivery_id as string, team_id: teamId, dead_lettered_at: item.dead_lettered_at as string }
         : { id: item.id as string, team_id: teamId, dead_lettered_at: '' },
     ),
-    lastEvaluatedKey: result.lastEvaluatedKey,
-  };
-}
-
-/**
- * One page (≤ {@link WORKER_PAGE_SIZE}) of the team's dead-letter copies whose `dead_lettered_at` is at
- * or after `sinceIso`, oldest first, by key range on the dead-letter table.
- */
-export async function queryDeadLetters(store: Store, teamId: string, sinceIso: string, startKey: Key | undefined): Promise<{ items: DeadLetterRef[]; lastEvaluatedKey: Key | undefined }> {
-  const result = await store.query({
-    table: 'deadLetter',
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':from': `${sortKeyPrefix.deadLetter}${sinceIso}`, ':to': `${sortKeyPrefix.deadLetter}~` },
-    ExclusiveStartKey: startKey,
-    Limit: WORKER_PAGE_SIZE,
-  });
-  return {
-    items: result.items.map((item) => ({ id: item.delivery_id as string, team_id: teamId, dead_lettered_at: item.dead_lettered_at as string })),
     lastEvaluatedKey: result.lastEvaluatedKey,
   };
 }

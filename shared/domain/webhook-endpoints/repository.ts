@@ -51,7 +51,7 @@ const RAISE_REVISION = { clause: 'revision = if_not_exists(revision, :revision_z
 const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
 /** Public view of a stored endpoint (never its secrets nor its owner). */
-export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
+function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   return {
     id: item.id,
     name: item.name,

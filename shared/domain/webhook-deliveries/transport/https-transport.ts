@@ -32,9 +32,9 @@ import {
 import { trustedCaCertificates } from './trust.js';
 
 /** Default whole-attempt budget, MILLISECONDS (interface "Delivery rules" 3, DESIGN D9). */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 /** Default maximum response-body BYTES read (64 KiB, DESIGN D9). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
+const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
 
 /** Options of {@link createHttpsTransport}. */
 export interface HttpsTransportOptions {
