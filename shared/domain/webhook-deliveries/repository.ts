@@ -36,10 +36,9 @@ export type StoredDelivery = WebhookDelivery &
     last_replay_id?: string;
     /**
      * The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at
-     * fan-out so an attempt does not read the event again (issue 13 item 4). Absent on deliveries
-     * stored before it existed: the dispatcher then builds it from the event.
+     * fan-out so an attempt does not read the event again (issue 13 item 4).
      */
-    body?: string;
+    body: string;
     /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
     sweeper_requeues?: number;
   };
