@@ -44,7 +44,7 @@ export interface RefusalBenchmarkOptions {
 function mostFrequent(values: readonly number[]): number {
   const counts = new Map<number, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0];
 }
 
 /** A keep-alive connection pool per loopback source address. */
@@ -118,7 +118,7 @@ export async function measureRefusals(options: RefusalBenchmarkOptions): Promise
           const response = await send(token, agent);
           const text = await response.body.text();
           const elapsed = performance.now() - started;
-          const sample = samples[position]!;
+          const sample = samples[position];
           if (response.statusCode !== 401) {
             sample.unexpected++;
             if (sample.unexpectedSamples.length < 3) sample.unexpectedSamples.push(`${response.statusCode} ${text.slice(0, 120)}`);
@@ -129,7 +129,7 @@ export async function measureRefusals(options: RefusalBenchmarkOptions): Promise
         }
       }
       for (const [position, { kind }] of kinds.entries()) {
-        const sample = samples[position]!;
+        const sample = samples[position];
         results.push({
           surface,
           kind,

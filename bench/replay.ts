@@ -63,15 +63,15 @@ export interface ReplayResult {
 }
 
 /** The main-table row and the dead-letter copy of one dead delivery, as `markDead` writes them. */
-export function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs: number): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
+function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs: number): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
   // Eight failed attempts at the D7 waits, then the 72-hour dead-letter wait.
   const attemptOffsetsMs: number[] = [];
   let offset = 0;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    offset += RETRY_WAIT_SECONDS[attempt]! * 1000;
+    offset += RETRY_WAIT_SECONDS[attempt] * 1000;
     attemptOffsetsMs.push(offset);
   }
-  const createdMs = deadLetteredAtMs - 72 * HOUR_MS - attemptOffsetsMs[MAX_ATTEMPTS - 1]!;
+  const createdMs = deadLetteredAtMs - 72 * HOUR_MS - attemptOffsetsMs[MAX_ATTEMPTS - 1];
   const id = newDeliveryId(createdMs);
   const eventId = newEventId(createdMs);
   const attemptLog: DeliveryAttemptRecord[] = attemptOffsetsMs.map((attemptOffset, index) => ({
@@ -98,7 +98,7 @@ export function deadDeliveryItems(teamId: string, endpointId: string, deadLetter
     status: 'dead',
     attempts: MAX_ATTEMPTS,
     next_attempt_at: null,
-    last_attempt_at: attemptLog[MAX_ATTEMPTS - 1]!.attempted_at,
+    last_attempt_at: attemptLog[MAX_ATTEMPTS - 1].attempted_at,
     dead_lettered_at: deadLetteredAt,
     created_at: isoTime(createdMs),
     due_at_ms: null,

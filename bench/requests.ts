@@ -15,7 +15,7 @@ import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestC
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 /** Outcome of one measured call. */
-export interface CallOutcome {
+interface CallOutcome {
   ok: boolean;
   status: number;
   /** Short description of a failure (first characters of the body). */
@@ -51,7 +51,7 @@ export interface CallScenarioResult {
 }
 
 /** Options of {@link measureCalls}. */
-export interface MeasureCallsOptions {
+interface MeasureCallsOptions {
   name: string;
   warmup: number;
   calls: number;
@@ -73,7 +73,7 @@ function mixOf(byCommand: Record<string, number>): string {
  * measured call and reading it once the response has been read. Returns latency (p50/p99),
  * throughput, requests per call (min/max/mean), the command mixes seen and the errors.
  */
-export async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
+async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
   let errors = 0;
   const errorSamples: string[] = [];
   const noteError = (outcome: CallOutcome) => {
@@ -149,7 +149,7 @@ async function mcpPost(service: LocalService, token: string, sessionId: string |
  * Opens an MCP session for `token`: `initialize` (reads `MCP-Session-Id`), then the
  * `notifications/initialized` notification. Throws when the server refuses.
  */
-export async function openMcpSession(service: LocalService, token: string): Promise<string> {
+async function openMcpSession(service: LocalService, token: string): Promise<string> {
   const response = await mcpPost(service, token, null, {
     jsonrpc: '2.0',
     id: 0,
@@ -201,7 +201,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
         // the smoke test reads the team, so a rename shows at once).
         aimMaxRequests: 3,
         call: async (index) => {
-          const token = tokens[(index + tokens.length * total) % tokens.length]!.token;
+          const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
           return outcomeOf(response, 200);
         },
@@ -221,7 +221,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
         tokens: tokens.length,
         counter,
         call: async (index) => {
-          const token = tokens[(index + tokens.length * total) % tokens.length]!.token;
+          const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/projects`, {
             method: 'POST',
             headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
@@ -252,7 +252,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
         aimMaxRequests: 4,
         call: async (index) => {
           const slot = (index + tokens.length * total) % tokens.length;
-          const response = await mcpPost(service, tokens[slot]!.token, sessions[slot]!, {
+          const response = await mcpPost(service, tokens[slot].token, sessions[slot], {
             jsonrpc: '2.0',
             id: rpcId++,
             method: 'tools/call',
@@ -262,7 +262,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           if (response.status !== 200) return { ok: false, status: response.status, detail: text.slice(0, 200) };
           let message: { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } }; error?: unknown };
           try {
-            message = JSON.parse(text);
+            message = JSON.parse(text) as typeof message;
           } catch {
             return { ok: false, status: response.status, detail: `not JSON: ${text.slice(0, 120)}` };
           }

@@ -76,7 +76,7 @@ export function createResultsRecorder(write: (text: string) => void = (text) => 
     for (const line of text.split('\n')) {
       const heading = HEADING.exec(line);
       if (heading) {
-        current = { id: `${heading[1]}${heading[2]}`, title: heading[3]!, lines: [] };
+        current = { id: `${heading[1]}${heading[2]}`, title: heading[3], lines: [] };
         sections.push(current);
       } else if (current) {
         current.lines.push(line);
@@ -113,8 +113,8 @@ export function createResultsRecorder(write: (text: string) => void = (text) => 
       for (const section of [...sections].sort(sectionOrder)) {
         out.push('', `## ${section.id}. ${section.title}`);
         const lines = [...section.lines];
-        while (lines.length && !lines[0]!.trim()) lines.shift();
-        while (lines.length && !lines[lines.length - 1]!.trim()) lines.pop();
+        while (lines.length && !lines[0].trim()) lines.shift();
+        while (lines.length && !lines[lines.length - 1].trim()) lines.pop();
         if (lines.length) out.push('', '```text', ...lines, '```');
       }
       return `${out.join('\n')}\n`;

@@ -76,7 +76,7 @@ const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /** The figures: printed on stdout and kept for `bench/RESULTS.md`. */
 const figures = createResultsRecorder();
-const out = figures.print;
+const out = (text: string) => figures.print(text);
 
 /**
  * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox
@@ -102,7 +102,7 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
  */
 function instrumentService(service: LocalService): RequestCounter {
   const counter = attachRequestCounter(service.store.document.middlewareStack, classifyServiceBackground);
-  const wake = service.runtime.eventsCommitted;
+  const wake = service.runtime.eventsCommitted.bind(service.runtime);
   service.runtime.eventsCommitted = (events) => runAsBackground(PIPELINE_LABEL, () => wake(events));
   return counter;
 }
@@ -152,7 +152,7 @@ function printRefusals(series: RefusalSeries[]): void {
 
 /** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
 function operationOf(name: string): string {
-  return name.replace(/Command$/, '').split(/[ [×]/)[0]!.replace(/Items?$/, '');
+  return name.replace(/Command$/, '').split(/[ [×]/)[0].replace(/Items?$/, '');
 }
 
 /** Read operations (priced at the raw GetItem p50); every other operation is priced at the raw UpdateItem p50. */

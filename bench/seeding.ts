@@ -70,7 +70,7 @@ export async function batchWrite(store: Store, puts: readonly RecordedPut[], con
   for (let index = 0; index < puts.length; index += 25) batches.push(puts.slice(index, index + 25));
   await runPool(batches.length, concurrency, async (index) => {
     let requestItems: Record<string, Array<{ PutRequest: { Item: Item } }>> = {};
-    for (const { table, item } of batches[index]!) (requestItems[tableName(table)] ??= []).push({ PutRequest: { Item: item } });
+    for (const { table, item } of batches[index]) (requestItems[tableName(table)] ??= []).push({ PutRequest: { Item: item } });
     for (let attempt = 0; Object.keys(requestItems).length > 0; attempt++) {
       if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));

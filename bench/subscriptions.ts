@@ -70,7 +70,7 @@ export async function measureTransitions(options: { service: LocalService; count
   const { service, counter } = options;
   const runtime = service.runtime;
   const [token] = await mintTokens(service.store, service.demoTeamId, 1, 'bench transitions');
-  const principal = fullPrincipal(service.demoTeamId, token!.id);
+  const principal = fullPrincipal(service.demoTeamId, token.id);
   const project = await createProject(runtime, principal, { name: 'Bench transitions', platform_type: 'web' });
   const plan = await createPlan(runtime, principal, project.id, { name: 'Monthly', amount: 900, currency: 'USD', interval: 'month' });
   options.progress(`transitions: ${options.count} subscriptions × 4 transitions over REST`);
@@ -99,7 +99,7 @@ export async function measureTransitions(options: { service: LocalService; count
       const started = performance.now();
       const response = await fetch(`${service.baseUrl}/v1/subscriptions/${id}/${step.action}`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token!.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+        headers: { Authorization: `Bearer ${token.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
         body: JSON.stringify(step.body),
       });
       const text = await response.text();
@@ -114,7 +114,7 @@ export async function measureTransitions(options: { service: LocalService; count
       totals.push(counts.commands);
       authentications.push(authentication);
     }
-    const beyond = totals.map((total, index) => total - authentications[index]!);
+    const beyond = totals.map((total, index) => total - authentications[index]);
     results.push({
       name: `POST /v1/subscriptions/{id}/${step.action}: ${step.name}`,
       calls: subscriptionIds.length,
@@ -156,7 +156,7 @@ export async function measureListing(options: { service: LocalService; counter: 
   const { service, counter } = options;
   const runtime = service.runtime;
   const [token] = await mintTokens(service.store, service.demoTeamId, 1, 'bench listing');
-  const principal = fullPrincipal(service.demoTeamId, token!.id);
+  const principal = fullPrincipal(service.demoTeamId, token.id);
   const project = await createProject(runtime, principal, { name: 'Bench listing', platform_type: 'web' });
   options.progress(`listing: seeding ${options.subscribers.toLocaleString('en-US')} subscribers (BatchWriteItem)`);
   const seedStarted = performance.now();
@@ -172,7 +172,7 @@ export async function measureListing(options: { service: LocalService; counter: 
   options.progress(`listing: pages 1–${options.pages} of ${options.pageSize}`);
   // A token's first call of each hour also stamps its `last_used_at` (one UpdateItem): make it here, so
   // page 1 and page N are measured alike.
-  await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token!.token}` } });
+  await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token.token}` } });
   const errors: string[] = [];
   const pages: Array<{ requests: number; ms: number; described: Record<string, number>; count: number }> = [];
   let cursor: string | null = null;
@@ -182,7 +182,7 @@ export async function measureListing(options: { service: LocalService; counter: 
     await runtime.idle();
     counter.reset();
     const started = performance.now();
-    const response = await fetch(`${service.baseUrl}/v1/projects/${project.id}/subscribers?${query}`, { headers: { Authorization: `Bearer ${token!.token}` } });
+    const response = await fetch(`${service.baseUrl}/v1/projects/${project.id}/subscribers?${query}`, { headers: { Authorization: `Bearer ${token.token}` } });
     const text = await response.text();
     const ms = performance.now() - started;
     const counts = counter.snapshot();
@@ -319,7 +319,7 @@ export async function measureRenewals(options: { endpoint: string; renewals: num
     const sample = subscriptionIds.filter((_, index) => index % Math.max(1, Math.floor(subscriptionIds.length / 50)) === 0);
     let renewedInSample = 0;
     await runPool(sample.length, 8, async (index) => {
-      const subscription = await getSubscription(store, principal, sample[index]!);
+      const subscription = await getSubscription(store, principal, sample[index]);
       if (subscription.status === 'active' && subscription.current_period_end && Date.parse(subscription.current_period_end) > Date.now()) renewedInSample++;
     });
 

@@ -7,7 +7,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { mintToken } from '../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
@@ -84,10 +83,10 @@ export function installSignalHandlers(): void {
 // ---------------------------------------------------------------------------------------------------
 
 /** Nearest-rank percentile (`p` in 0–100) of samples sorted ascending; NaN when empty. */
-export function percentile(sortedAscending: readonly number[], p: number): number {
+function percentile(sortedAscending: readonly number[], p: number): number {
   if (sortedAscending.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sortedAscending.length);
-  return sortedAscending[Math.min(sortedAscending.length - 1, Math.max(0, rank - 1))]!;
+  return sortedAscending[Math.min(sortedAscending.length - 1, Math.max(0, rank - 1))];
 }
 
 /** Summary of latency samples in milliseconds. */
@@ -120,32 +119,25 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * factor) / factor;
 }
 
-/** Runs `fn` and returns its result with the elapsed wall-clock milliseconds. */
-export async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await fn();
-  return { result, ms: performance.now() - started };
-}
-
 /**
  * Runs `task(i)` for i in 0..count-1 with at most `concurrency` in flight; resolves when all are done
  * (rejects on the first failure, after the tasks in flight settle).
  */
 export async function runPool(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  let failure: unknown = null;
+  const failures: unknown[] = []; // the first failure only
   const worker = async () => {
-    while (failure === null && next < count) {
+    while (failures.length === 0 && next < count) {
       const index = next++;
       try {
         await task(index);
       } catch (error) {
-        failure ??= error;
+        if (failures.length === 0) failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-  if (failure !== null) throw failure;
+  if (failures.length > 0) throw failures[0];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -175,7 +167,7 @@ export interface MiddlewareStackLike {
 }
 
 /** What a {@link RequestCounter} has seen since its last reset. */
-export interface RequestCounts {
+interface RequestCounts {
   /** Commands sent in the foreground (one per `send`, retries not included). */
   commands: number;
   /** HTTP attempts to DynamoDB in the foreground (retries included). */
@@ -260,7 +252,7 @@ function stringValue(value: unknown): string | undefined {
  * (`TEAM#<uuid>#PROJECT#<uuid>#SUBSCRIBERS` → `TEAM#PROJECT#SUBSCRIBERS`, `OUTBOX#03` → `OUTBOX`,
  * `act_01K...` → `ACTIVITY`).
  */
-export function keyKind(value: string): string {
+function keyKind(value: string): string {
   if (value.startsWith('act_')) return 'ACTIVITY';
   return value.split('#').filter((segment) => /^[A-Z][A-Z_]*$/.test(segment)).join('#') || '?';
 }
@@ -286,7 +278,7 @@ function joinCounted(names: readonly string[]): string {
  * requests go: `Get SUBSCRIPTION`, `Update RATE`, `Query gsi1 OUTBOX`, `BatchGet[TOKEN, RATE]`,
  * `TransactWrite[Update SUBSCRIPTION, Put DEADLINE, Put EVENT]` (item kinds from {@link keyKind}).
  */
-export function describeRequest(commandName: string, input: unknown): string {
+function describeRequest(commandName: string, input: unknown): string {
   const operation = commandName.replace(/Command$/, '').replace(/Items?$/, '');
   const request = (input ?? {}) as Record<string, unknown>;
   switch (operation) {
@@ -299,7 +291,7 @@ export function describeRequest(commandName: string, input: unknown): string {
     case 'Query': {
       const values = (request.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
       const kinds = [...new Set(Object.values(values).map(stringValue).filter((value): value is string => value !== undefined).map(keyKind))].filter((kind) => kind !== '?');
-      return `Query ${request.IndexName ? `${String(request.IndexName)} ` : ''}${kinds.join(' ') || '?'}`;
+      return `Query ${typeof request.IndexName === 'string' && request.IndexName ? `${request.IndexName} ` : ''}${kinds.join(' ') || '?'}`;
     }
     case 'BatchGet': {
       const tables = Object.values((request.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>);
@@ -330,7 +322,7 @@ const AUTHENTICATION_KINDS = ['TOKEN', 'RATE'];
  */
 function kindsOf(description: string): string[] {
   const bracket = /\[(.*)\]$/.exec(description);
-  const entries = bracket ? bracket[1]!.split(', ') : [description];
+  const entries = bracket ? bracket[1].split(', ') : [description];
   return entries.map((entry) => entry.replace(/×\d+$/, '').split(' ').pop()!);
 }
 
@@ -405,6 +397,6 @@ export function formatTable(headers: readonly string[], rows: ReadonlyArray<Read
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
   const numeric = headers.map((_, column) => rows.every((row) => typeof row[column] === 'number'));
   const line = (row: readonly string[]) =>
-    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ').trimEnd();
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }

@@ -119,7 +119,7 @@ export async function startReceiver(ca: CertificateAuthority): Promise<Receiver>
 /** Counts the delivery lines the local service logs (`{ type: 'delivery', outcome }`) and its error lines. */
 export interface DeliveryLog {
   /** Pass as `log` of `startLocalService`. */
-  log(line: string): void;
+  log: (line: string) => void;
   /** Outcomes since the last reset, e.g. `{ succeeded: 200 }`. */
   outcomes(): Record<string, number>;
   /** `{ type: 'error' }` lines since the last reset (their messages, first 5). */
@@ -242,12 +242,11 @@ export async function measurePipeline(options: PipelineOptions): Promise<Pipelin
   deliveryLog.reset();
   counter.reset();
   const started = performance.now();
-  let createdAt = started;
   const all = receiver.waitFor(deliveries, 300_000);
   await runPool(options.projects, options.createConcurrency ?? 8, async (index) => {
     await postJson(service, bearer, '/v1/projects', { name: `Webhook bench ${index}`, platform_type: 'discord' }, 201);
   });
-  createdAt = performance.now();
+  const createdAt = performance.now();
   await all;
   const finished = performance.now();
   await service.runtime.idle();
@@ -296,7 +295,7 @@ export async function measureCeiling(options: { receiver: Receiver; caPem: strin
       data: { project: { id: randomUUID(), name: `Ceiling ${index}`, platform_type: 'discord', description: null, status: 'active', created_at: new Date(nowMs).toISOString(), updated_at: new Date(nowMs).toISOString() } },
     });
     const result = await transport.send({
-      url: options.urls[index % options.urls.length]!,
+      url: options.urls[index % options.urls.length],
       headers: {
         'Content-Type': 'application/json',
         [SIGNATURE_HEADER]: signatureHeader({ secret, timestampSeconds: Math.floor(nowMs / 1000), rawBody: body }),
@@ -331,14 +330,14 @@ export async function measureCeiling(options: { receiver: Receiver; caPem: strin
 export const PIPELINE_LABEL = 'outbox relay, fan-out and dispatch';
 
 /** Endpoints per team at most (DESIGN D8: the 50-endpoint cap); more endpoints take more teams. */
-export const ENDPOINTS_PER_TEAM = 50;
+const ENDPOINTS_PER_TEAM = 50;
 
 /** Creates a team on the `business` tier (no tier limit below the D8 cap; set without events, as tests do) and one token of it holding every ability. */
-export async function createBenchTeam(service: LocalService, name: string): Promise<{ teamId: string; bearer: string }> {
+async function createBenchTeam(service: LocalService, name: string): Promise<{ teamId: string; bearer: string }> {
   const team = await createTeam(service.store, systemClock, { name });
   await service.store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': 'business' } });
   const [token] = await mintTokens(service.store, team.id, 1, name);
-  return { teamId: team.id, bearer: token!.token };
+  return { teamId: team.id, bearer: token.token };
 }
 
 /** Figures of one drain: N deliveries put in the outbox first, then timed until all succeeded. */
@@ -431,7 +430,7 @@ export async function measureDrain(options: { service: LocalService; receiver: R
 }
 
 /** A keep-alive HTTPS server on 127.0.0.1 that reads each request and never answers (a dead receiver). */
-export async function startSilentReceiver(ca: CertificateAuthority): Promise<{ url: string; held: () => number; close: () => Promise<void> }> {
+async function startSilentReceiver(ca: CertificateAuthority): Promise<{ url: string; held: () => number; close: () => Promise<void> }> {
   const leaf = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   let held = 0;
   const server: Server = createServer({ cert: leaf.certPem, key: leaf.keyPem }, (request) => {

@@ -341,7 +341,7 @@ async function main(): Promise<void> {
     try {
       const registered = await registerEndpoint({ baseUrl: values.register, token: values.token!, url: receiver.url, events });
       secret = registered.secret;
-      console.log(`Registered endpoint ${String(registered.endpoint.id ?? '')} for ${events.length} event(s); using its secret.`);
+      console.log(`Registered endpoint ${typeof registered.endpoint.id === 'string' ? registered.endpoint.id : ''} for ${events.length} event(s); using its secret.`);
     } catch (error) {
       await receiver.close();
       throw error;

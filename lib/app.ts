@@ -5,7 +5,7 @@ import type { Bundler } from './function-code.js';
 import { MembershipServiceStack } from './membership-service-stack.js';
 
 /** Default stack name (context `stackName` overrides it, e.g. one stack per stage). */
-export const DEFAULT_STACK_NAME = 'MembershipService';
+const DEFAULT_STACK_NAME = 'MembershipService';
 
 /** Options of {@link createMembershipApp}. */
 export interface MembershipAppOptions {

@@ -9,10 +9,10 @@ import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
 /** How often the deadline worker runs (DESIGN D15: every minute). */
-export const DEADLINE_WORKER_SCHEDULE = 'rate(1 minute)';
+const DEADLINE_WORKER_SCHEDULE = 'rate(1 minute)';
 
 /** Timeout of one run (a run applies at most a bounded number of deadlines per shard; the rest wait a minute). */
-export const DEADLINE_WORKER_TIMEOUT = Duration.seconds(60);
+const DEADLINE_WORKER_TIMEOUT = Duration.seconds(60);
 
 /** Properties of {@link DeadlineWorker}. */
 export interface DeadlineWorkerProps {

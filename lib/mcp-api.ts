@@ -10,8 +10,6 @@ import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
-/** Path of the tool server on its API: `{mcp_url}` is `<api endpoint>` + this. */
-export { MCP_PATH } from '../shared/config.js';
 import { MCP_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../shared/config.js';
 
 /** Properties of {@link McpApi}. */

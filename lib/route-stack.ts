@@ -25,7 +25,7 @@ export function pascalCase(name: string): string {
 }
 
 /** `listWebhookEndpoints` → `ListWebhookEndpoints`: the construct-id stem of a route (so its logical ids). */
-export function constructIdOf(operationId: string): string {
+function constructIdOf(operationId: string): string {
   return pascalCase(operationId);
 }
 
@@ -78,7 +78,7 @@ export function tableActions(access: TableAccess): string[] {
  * request, a GET included, with one conditional `ADD`, and authentication stamps a token's `last_used_at`
  * (at most once an hour per token, `shared/auth/authenticate-request.ts`).
  */
-export function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): void {
+function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): void {
   grantee.grantPrincipal.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:UpdateItem'],
@@ -89,7 +89,7 @@ export function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGr
 }
 
 /** What a route's Lambda may touch, derived from its operation. */
-export interface RouteAccess {
+interface RouteAccess {
   /** The main table. */
   readonly table: TableAccess;
   /** `UpdateItem` on the rate-limit counters only ({@link grantRateCounterUpdates}); for routes whose table access is `read`. */
@@ -119,7 +119,7 @@ export interface RouteAccess {
  *   message only says "look at delivery X", so this grants no power beyond the table write that must
  *   precede it — DESIGN D7).
  */
-export function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): RouteAccess {
+function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): RouteAccess {
   const authenticated = operation.ability !== null; // an ability or AUTHENTICATED: the Lambda reads the token
   const write = operation.rest.method !== 'GET';
   return {

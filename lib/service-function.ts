@@ -6,10 +6,10 @@ import { Construct } from 'constructs';
 import { FunctionCode, type BundleEntry } from './function-code.js';
 
 /** The Lambda runtime of every function of the service (DESIGN §3: Node.js 24). */
-export const NODE_RUNTIME: lambda.Runtime = lambda.Runtime.NODEJS_24_X;
+const NODE_RUNTIME: lambda.Runtime = lambda.Runtime.NODEJS_24_X;
 
 /** `POWERTOOLS_SERVICE_NAME` of every function. */
-export const SERVICE_NAME = 'membership-service';
+const SERVICE_NAME = 'membership-service';
 
 /** Properties of a {@link ServiceFunction}. */
 export interface ServiceFunctionProps {

@@ -38,7 +38,7 @@ function streamViewType(value: string | null): dynamodb.StreamViewType | undefin
  * DESIGN D23), and their logical id is the
  * definition's `logicalName`, independent of the construct tree.
  */
-export function tableFromDefinition(scope: Construct, definition: TableDefinition): dynamodb.Table {
+function tableFromDefinition(scope: Construct, definition: TableDefinition): dynamodb.Table {
   const table = new dynamodb.Table(scope, definition.logicalName, {
     partitionKey: attribute(definition.partitionKey),
     sortKey: attribute(definition.sortKey),

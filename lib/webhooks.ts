@@ -16,13 +16,13 @@ import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
 /** Timeout of the dispatcher (one batch of up to 10 deliveries, each with a 10 s budget, in parallel). */
-export const DISPATCHER_TIMEOUT = Duration.seconds(30);
+const DISPATCHER_TIMEOUT = Duration.seconds(30);
 
 /** Default name of the EventBridge Scheduler group that holds the long retry timers (DESIGN D7). */
-export const DEFAULT_SCHEDULE_GROUP_NAME = 'membership-webhook-retries';
+const DEFAULT_SCHEDULE_GROUP_NAME = 'membership-webhook-retries';
 
 /** CloudFormation logical id of the schedule group. */
-export const RETRY_SCHEDULE_GROUP_LOGICAL_ID = 'RetryScheduleGroup';
+const RETRY_SCHEDULE_GROUP_LOGICAL_ID = 'RetryScheduleGroup';
 
 /**
  * Most dispatcher invocations the delivery queue's event source runs at once (`maxConcurrency` of the
@@ -42,7 +42,7 @@ export const DISPATCHER_MAX_CONCURRENCY = 20;
 export const DISPATCHER_RESERVED_CONCURRENCY = DISPATCHER_MAX_CONCURRENCY + 5;
 
 /** How often the sweeper runs (the sweeper's own spacing of re-queues follows it, see `sweep`). */
-export const SWEEPER_RATE = Duration.seconds(SWEEP_INTERVAL_SECONDS);
+const SWEEPER_RATE = Duration.seconds(SWEEP_INTERVAL_SECONDS);
 
 /**
  * Queues that carry the message "look at delivery X, attempt N" (DESIGN D7): the delivery queue
@@ -234,10 +234,11 @@ export class WebhookWorkers extends Construct {
         retryAttempts: 10,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(this.fanOutFailures),
+        // aws-cdk-lib types FilterRule.isEqual's pattern as `any`.
         filters: [
           lambda.FilterCriteria.filter({
-            eventName: lambda.FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity.event) } } },
+            eventName: lambda.FilterRule.isEqual('INSERT') as unknown,
+            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity.event) as unknown } } },
           }),
         ],
       }),

@@ -46,13 +46,13 @@ export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-re
 export const PROTECTED_RESOURCE_METADATA_PATHS: readonly string[] = [PROTECTED_RESOURCE_METADATA_PATH, `${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}`];
 
 /** Table names used when none is configured (the local server, the CLI and the bench). */
-export const DEFAULT_TABLE_NAMES = { table: 'membership', deadLetterTable: 'membership-dead-letters' } as const;
+const DEFAULT_TABLE_NAMES = { table: 'membership', deadLetterTable: 'membership-dead-letters' } as const;
 /** Default port of the local server (`PORT`). */
-export const DEFAULT_PORT = 3000;
+const DEFAULT_PORT = 3000;
 /** Default host of the local server (`HOST`): loopback only. */
-export const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_HOST = '127.0.0.1';
 /** Default port of the embedded DynamoDB Local (`DYNAMODB_LOCAL_PORT`). */
-export const DEFAULT_DYNAMODB_LOCAL_PORT = 8000;
+const DEFAULT_DYNAMODB_LOCAL_PORT = 8000;
 
 /**
  * The key-encryption key of stored credentials for local runs and tests when `ENCRYPTION_KEY` is not set
@@ -62,9 +62,9 @@ export const DEFAULT_DYNAMODB_LOCAL_PORT = 8000;
  */
 export const DEFAULT_LOCAL_ENCRYPTION_KEY = 'bG9jYWwtZGV2ZWxvcG1lbnQta2V5LW5vdC1zZWNyZXQ=';
 /** The Telegram Bot API root grammy talks to when `TELEGRAM_API_ROOT` is not set. */
-export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
+const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** The Stripe API the `stripe` SDK talks to when `STRIPE_API_BASE_URL` is not set. */
-export const DEFAULT_STRIPE_API_BASE_URL = 'https://api.stripe.com';
+const DEFAULT_STRIPE_API_BASE_URL = 'https://api.stripe.com';
 
 const V = ENVIRONMENT_VARIABLES;
 const text = () => z.string().trim().min(1);

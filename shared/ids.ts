@@ -11,7 +11,7 @@ export function newUuid(): string {
 }
 
 /** The prefix of every event id (DESIGN D6). */
-export const EVENT_ID_PREFIX = 'evt_';
+const EVENT_ID_PREFIX = 'evt_';
 
 /** A new event id: {@link EVENT_ID_PREFIX} + ULID (DESIGN D6), time-ordered by `nowMs` (epoch milliseconds). */
 export function newEventId(nowMs: number): string {

@@ -28,7 +28,7 @@ export interface AuthenticationInput {
 }
 
 /** The token is valid: the principal, and the items asked for with `alsoRead`. */
-export interface AuthenticationSuccess {
+interface AuthenticationSuccess {
   ok: true;
   principal: Principal;
   /** The `alsoRead` items that exist (never the token or the counter). */
@@ -36,7 +36,7 @@ export interface AuthenticationSuccess {
 }
 
 /** The request is refused: 401 AUTHENTICATION_REQUIRED or 429 RATE_LIMITED. */
-export interface AuthenticationFailure {
+interface AuthenticationFailure {
   ok: false;
   /** The problem to answer with (its headers carry `WWW-Authenticate`, or `Retry-After` and `X-RateLimit-*`). */
   error: ProblemError;
@@ -126,7 +126,7 @@ const recentlyStamped = new Map<string, number>();
  * (`Token.last_used_at`, the dashboard's "Last used"). Never fails the call: a lost race is ignored and a
  * store failure only logged (the stamp is informational).
  */
-export async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Promise<void> {
+async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Promise<void> {
   const nowMs = clock.nowMs();
   const threshold = isoTime(nowMs - TOKEN_LAST_USED_PRECISION_MS);
   const stored = tokenItem.last_used_at as string | undefined;

@@ -61,7 +61,7 @@ export function requireProjectAccess(principal: Principal, projectId: string): v
  * request, so it reveals nothing about other objects; the same answer on REST and on the tool server.
  * `what` names the data in the detail.
  */
-export function requireTeamWideAccess(principal: Principal, what: string): void {
+function requireTeamWideAccess(principal: Principal, what: string): void {
   if (principal.projectIds !== null) {
     throw new ProblemError(
       'TOKEN_MISSING_ABILITY',

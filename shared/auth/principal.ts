@@ -41,7 +41,7 @@ export interface Principal {
 const MEMBER_ACTOR_PREFIX = 'member:';
 
 /** `member:<uuid>`: the {@link Principal.tokenId} of team member `memberId` acting in the dashboard (DESIGN D21). */
-export function memberActorId(memberId: string): string {
+function memberActorId(memberId: string): string {
   return `${MEMBER_ACTOR_PREFIX}${memberId}`;
 }
 
@@ -166,7 +166,7 @@ export function checkToken(item: Item | undefined, secret: string, check: Secret
  * {@link checkToken} that returns the {@link Principal} and throws its AUTHENTICATION_REQUIRED
  * (with `WWW-Authenticate: Bearer`) for an unknown, wrong, revoked or deleted team's token.
  */
-export function verifyToken(item: Item | undefined, secret: string): Principal {
+function verifyToken(item: Item | undefined, secret: string): Principal {
   const checked = checkToken(item, secret);
   if (!checked.ok) throw checked.error;
   return checked.principal;

@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { DeliveryMessage, DeliveryQueue, PipelineMessage, RetryScheduler } from '../runtime.js';
+import type { DeliveryMessage, DeliveryQueue, RetryScheduler } from '../runtime.js';
 
 /** SQS `SendMessageBatch` takes at most 10 entries. */
 const SQS_BATCH_SIZE = 10;

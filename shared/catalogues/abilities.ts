@@ -44,7 +44,7 @@ export const ABILITY_HOLDERS: ReadonlyMap<Ability, readonly Exclude<BuiltInRoleN
 export const ABILITY_CATEGORY_LABELS = Object.fromEntries(GROUPS.flatMap((group: AbilityGroup) => (group.label ? [[group.category, group.label]] : []))) as Readonly<Record<AbilityCategory, string>>;
 
 /** One entry of {@link ABILITIES}. */
-export type AbilityDefinition = (typeof ABILITIES)[number];
+type AbilityDefinition = (typeof ABILITIES)[number];
 
 /** Union of every ability string, e.g. `'project-user:view-any'`. */
 export type Ability = AbilityDefinition['value'];
@@ -60,9 +60,4 @@ const ABILITY_SET: ReadonlySet<string> = new Set<string>(ABILITY_VALUES);
 /** True when `value` is an ability of the catalogue (interface "Bearer tokens"). */
 export function isAbility(value: string): value is Ability {
   return ABILITY_SET.has(value);
-}
-
-/** The catalogue entry of an ability, or `undefined` for an unknown string. */
-export function abilityDefinition(value: string): AbilityDefinition | undefined {
-  return ABILITIES.find((ability) => ability.value === value);
 }

@@ -9,7 +9,7 @@
  */
 
 /** The base of every `docs_url`; the anchor is the code in lower-kebab case. */
-export const ERROR_DOCS_BASE_URL = 'https://docs.membership.example/errors' as const;
+const ERROR_DOCS_BASE_URL = 'https://docs.membership.example/errors' as const;
 
 /** The kind of failure a code reports. */
 export type ErrorCategory = 'authentication' | 'authorization' | 'rate_limit' | 'request' | 'idempotency' | 'state' | 'billing' | 'server';
@@ -82,9 +82,4 @@ export function errorCode<C extends ErrorCode>(code: C): Extract<ErrorCodeDefini
   const found = ERROR_CODES.find((error) => error.code === code);
   if (!found) throw new Error(`Unknown error code: ${code}`);
   return found as Extract<ErrorCodeDefinition, { code: C }>;
-}
-
-/** True when `value` is an error code of the catalogue. */
-export function isErrorCode(value: string): value is ErrorCode {
-  return (ERROR_CODE_VALUES as readonly string[]).includes(value);
 }

@@ -27,7 +27,7 @@ export const PAYMENT_PROVIDERS = [
 ] as const satisfies readonly { value: string; label: string; category: PaymentProviderCategory; connectable: boolean; description: string }[];
 
 /** One entry of {@link PAYMENT_PROVIDERS}. */
-export type PaymentProviderDefinition = (typeof PAYMENT_PROVIDERS)[number];
+type PaymentProviderDefinition = (typeof PAYMENT_PROVIDERS)[number];
 
 /** Union of every payment provider value, e.g. `'stripe'`. */
 export type PaymentProvider = PaymentProviderDefinition['value'];
@@ -37,11 +37,6 @@ export const PAYMENT_PROVIDER_VALUES = PAYMENT_PROVIDERS.map((provider) => provi
   PaymentProvider,
   ...PaymentProvider[],
 ];
-
-/** True when `value` is a payment provider of the catalogue. */
-export function isPaymentProvider(value: string): value is PaymentProvider {
-  return (PAYMENT_PROVIDER_VALUES as readonly string[]).includes(value);
-}
 
 /** Union of the providers a project can connect now (`connectable: true`). */
 export type ConnectablePaymentProvider = Extract<PaymentProviderDefinition, { connectable: true }>['value'];

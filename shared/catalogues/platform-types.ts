@@ -42,7 +42,7 @@ export const PLATFORM_TYPES = [
 }[];
 
 /** One entry of {@link PLATFORM_TYPES}. */
-export type PlatformTypeDefinition = (typeof PLATFORM_TYPES)[number];
+type PlatformTypeDefinition = (typeof PLATFORM_TYPES)[number];
 
 /** Union of every platform type value, e.g. `'telegram'`. */
 export type PlatformType = PlatformTypeDefinition['value'];
@@ -63,11 +63,6 @@ export type CreateProjectPlatformType = Extract<PlatformTypeDefinition, { create
 export const CREATE_PROJECT_PLATFORM_TYPES = PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map(
   (platform) => platform.value,
 ) as unknown as readonly [CreateProjectPlatformType, ...CreateProjectPlatformType[]];
-
-/** True when `value` is a platform type of the catalogue. */
-export function isPlatformType(value: string): value is PlatformType {
-  return (PLATFORM_TYPE_VALUES as readonly string[]).includes(value);
-}
 
 /** The resource kinds a project on `platform` can link (see {@link PLATFORM_TYPES}). */
 export function resourceKindsOf(platform: PlatformType): readonly PlatformResourceKind[] {

@@ -16,13 +16,13 @@ import { API_VERSION } from './version.js';
 import { WEBHOOK_EVENTS } from './webhook-events.js';
 
 /** One item of a resource envelope: `value` and `category`, plus the catalogue's further fields. */
-export type EnumResourceItem = { value: string; category: string } & Record<string, unknown>;
+type EnumResourceItem = { value: string; category: string } & Record<string, unknown>;
 
 /**
  * The body of an enum resource: `{ version, count, items }` (interface "Resource envelope").
  * The platform-type resource also carries `create_project_accepts` (the values `create_project` accepts).
  */
-export interface EnumResourceEnvelope {
+interface EnumResourceEnvelope {
   /** {@link API_VERSION}, the same stamp as the webhook `api_version`. */
   version: string;
   /** `items.length`. */
@@ -154,7 +154,7 @@ export function enumResource(uri: string): EnumResource | undefined {
 }
 
 /** One event of {@link WebhookEventsDocument}. */
-export interface WebhookEventsDocumentEvent {
+interface WebhookEventsDocumentEvent {
   name: string;
   family: string;
   description: string;
@@ -190,7 +190,7 @@ export function webhookEventsDocument(): WebhookEventsDocument {
       description,
       minimum_ability,
       project_scoped,
-      data_schema: z.toJSONSchema(data_schema, { io: 'input' }) as Record<string, unknown>,
+      data_schema: z.toJSONSchema(data_schema, { io: 'input' }),
     })),
   };
   return structuredClone(cachedDocument);

@@ -42,7 +42,7 @@ export const SUBSCRIPTION_STATUSES = [
 }[];
 
 /** One entry of {@link SUBSCRIPTION_STATUSES}. */
-export type SubscriptionStatusDefinition = (typeof SUBSCRIPTION_STATUSES)[number];
+type SubscriptionStatusDefinition = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Union of every subscription status value, e.g. `'past_due'`. */
 export type SubscriptionStatus = SubscriptionStatusDefinition['value'];
@@ -52,8 +52,3 @@ export const SUBSCRIPTION_STATUS_VALUES = SUBSCRIPTION_STATUSES.map((status) => 
   SubscriptionStatus,
   ...SubscriptionStatus[],
 ];
-
-/** True when `value` is a subscription status of the catalogue. */
-export function isSubscriptionStatus(value: string): value is SubscriptionStatus {
-  return (SUBSCRIPTION_STATUS_VALUES as readonly string[]).includes(value);
-}

@@ -13,7 +13,7 @@ import { AUTHENTICATED, type RequiredAbility, type ToolKind } from '../operation
 import { TOOL_OPERATIONS, inputSchemaOf } from '../operations/registry.js';
 
 /** MCP tool annotations (hints for clients; `openWorldHint` is always false: the tools touch only this service). */
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
@@ -64,7 +64,7 @@ export type ToolName = OperationToolName;
 
 /** Every tool of the tool server (interface "Endpoints → Tool server"): the operations' tools in module order. */
 export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERATIONS.map((operation) => ({
-  name: operation.tool.name as ToolName,
+  name: operation.tool.name,
   title: operation.tool.title,
   description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as RequiredAbility),
   ability: operation.ability as RequiredAbility,
@@ -78,7 +78,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERAT
 /** Every tool name, in catalogue order. */
 export const TOOL_NAMES: readonly ToolName[] = TOOL_DEFINITIONS.map((definition) => definition.name);
 
-const BY_NAME = new Map(TOOL_DEFINITIONS.map((definition) => [definition.name as string, definition]));
+const BY_NAME = new Map(TOOL_DEFINITIONS.map((definition) => [definition.name, definition]));
 
 /** The catalogue entry of a tool, or `undefined` for an unknown name. */
 export function toolDefinition(name: string): ToolDefinition<ToolName> | undefined {

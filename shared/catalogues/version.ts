@@ -8,6 +8,3 @@
  * Source: interface "Versioning"; DESIGN D11.
  */
 export const API_VERSION = '2026-05-01' as const;
-
-/** The literal type of {@link API_VERSION}. */
-export type ApiVersion = typeof API_VERSION;

@@ -13,7 +13,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 export type EncryptionContext = Readonly<Record<string, string>>;
 
 /** A data key: its plaintext (32 bytes; zero it after use) and the key-encryption key's wrapping of it. */
-export interface DataKey {
+interface DataKey {
   plaintext: Buffer;
   /** The wrapped data key, as text (the adapter's own format; stored beside the ciphertext). */
   wrapped: string;

@@ -88,12 +88,6 @@ function describe(item: Item): CredentialDescription {
   };
 }
 
-/** The public part of the credential of `projectId` and `kind` (strongly consistent), or null when none is stored. Never opens it. */
-export async function describeCredential(store: Store, projectId: string, kind: CredentialKind): Promise<CredentialDescription | null> {
-  const item = await store.get(keys.credential(projectId, kind));
-  return item ? describe(item) : null;
-}
-
 /**
  * Reads and opens the credential of `projectId` and `kind` (strongly consistent): its description and its
  * secrets, or null when none is stored — or when `teamId` is given and the credential belongs to another

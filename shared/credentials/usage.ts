@@ -5,7 +5,7 @@
  */
 
 /** Events whose operations call a platform or provider with a stored credential (opening it: `kms:Decrypt`). */
-export const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
+const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
   'member.access_granted',
   'member.access_revoked',
   'member.banned',
@@ -19,7 +19,7 @@ export const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
 ];
 
 /** Events whose operations store a new credential (sealing it: `kms:GenerateDataKey`, besides opening the one it replaces). */
-export const CREDENTIAL_SEALING_EVENTS: readonly string[] = ['project.bot_connected', 'project.payment_provider_connected'];
+const CREDENTIAL_SEALING_EVENTS: readonly string[] = ['project.bot_connected', 'project.payment_provider_connected'];
 
 /** How a function may use the credentials key. */
 export type CredentialKeyUse = 'none' | 'open' | 'seal';

@@ -20,7 +20,7 @@ export type Html = string & { readonly [brand]: true };
 class SafeHtml extends String {}
 
 /** Markup from trusted text (never from user input): inserted without escaping. */
-export function raw(markup: string): Html {
+function raw(markup: string): Html {
   return new SafeHtml(markup) as unknown as Html;
 }
 
@@ -30,7 +30,7 @@ export type Child = Html | string | number | boolean | null | undefined | Child[
 function renderChild(child: Child): string {
   if (child === null || child === undefined || child === false || child === true) return '';
   if (child instanceof SafeHtml) return child.toString();
-  if (Array.isArray(child)) return (child as Child[]).map(renderChild).join('');
+  if (Array.isArray(child)) return child.map(renderChild).join('');
   return escapeHtml(String(child));
 }
 
@@ -60,17 +60,11 @@ export function documentOf(root: Html): string {
   return `<!doctype html>\n${root.toString()}`;
 }
 
-/** Markup as a plain string (a partial answered to htmx). */
-export function toText(markup: Html): string {
-  return markup.toString();
-}
-
 // The JSX types of the `h` factory (TypeScript looks them up as `h.JSX`): kitajs's elements and attributes.
-// eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace h {
   namespace JSX {
     type Element = Html;
-    interface IntrinsicElements extends globalThis.JSX.IntrinsicElements {}
+    type IntrinsicElements = globalThis.JSX.IntrinsicElements;
     interface ElementChildrenAttribute {
       children: unknown;
     }

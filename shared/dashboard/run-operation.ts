@@ -37,7 +37,7 @@ export async function runOperation<T = unknown>(
     decode: () => {
       const parsed = inputSchemaOf(operation, { withIdempotencyKey: false }).safeParse(input);
       if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', 'The form is not valid.', { errors: fieldErrors('form', parsed.error.issues) });
-      const args = parsed.data as Record<string, unknown>;
+      const args = parsed.data;
       return {
         input: args,
         idempotencyKey: isWrite(operation) ? parseIdempotencyKey(options.idempotencyKey, 'form.idempotency_key') : null,

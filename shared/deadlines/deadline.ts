@@ -43,9 +43,7 @@ export const DEADLINE_SHARDS = 16;
  *   `member.platform_sync`; subject: the subscription id; project: its project). One per subscription,
  *   moved by each failed attempt, gone on success, when the links are no longer needed or the attempts run out.
  */
-export const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync', 'subscription.invite_links'] as const;
-/** One of {@link DEADLINE_KINDS}. */
-export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
+export type DeadlineKind = 'access_code.expire' | 'subscription.clock' | 'billing.period' | 'billing.grace_period' | 'member.platform_sync' | 'subscription.invite_links';
 
 /** A deadline: what is due, for whom, and when. */
 export interface Deadline {

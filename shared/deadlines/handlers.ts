@@ -8,8 +8,8 @@ export type { DeadlineHandler } from './deadline.js';
 
 /**
  * The handler of each deadline kind (runtime code; the one registry the worker dispatches through).
- * Every kind of `DEADLINE_KINDS` must have one, or this does not compile. A domain that adds a kind
- * (subscriptions' trial and period ends, D15) adds it to `DEADLINE_KINDS` and its function here.
+ * Every kind of `DeadlineKind` must have one, or this does not compile. A domain that adds a kind
+ * (subscriptions' trial and period ends, D15) adds it to `DeadlineKind` and its function here.
  */
 export const DEADLINE_HANDLERS = {
   'access_code.expire': expireAccessCodeBatch,

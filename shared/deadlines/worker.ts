@@ -7,11 +7,11 @@ import { DEADLINE_SHARDS, deadlineOf, dueSortKeyBound, type Deadline, type Deadl
 import { DEADLINE_HANDLERS, type DeadlineHandler } from './handlers.js';
 
 /** Due deadlines read per index query (one page of one shard; the worker processes it before reading on). */
-export const DEADLINE_PAGE_SIZE = 25;
+const DEADLINE_PAGE_SIZE = 25;
 /** Shards scanned at the same time. */
-export const DEADLINE_SHARD_CONCURRENCY = 4;
+const DEADLINE_SHARD_CONCURRENCY = 4;
 /** Most deadlines one run applies per shard (the rest wait for the next run, a minute later). */
-export const DEADLINE_MAX_PER_SHARD = 500;
+const DEADLINE_MAX_PER_SHARD = 500;
 
 /** Options of {@link applyDueDeadlines} (tests inject handlers and small pages). */
 export interface ApplyDueDeadlinesOptions {

@@ -7,7 +7,7 @@ import { entity, keys, secondaryIndex, workerIndexShard } from '../store/keys.js
 import type { Item } from '../store/store.js';
 
 /** Events stay in the table 30 days (seconds; the outbox is housekeeping after fan-out). */
-export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
 /** The webhook envelope (interface "Events" → "Envelope"). */
 export interface EventEnvelope {
@@ -51,7 +51,7 @@ export interface EventToEmit {
 export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { event: StoredEvent; item: Item } {
   const definition = webhookEvent(input.type);
   const nowMs = clock.nowMs();
-  const data = definition.data_schema.parse(input.data) as Record<string, unknown>;
+  const data = definition.data_schema.parse(input.data);
   const event: StoredEvent = {
     id: newEventId(nowMs),
     type: input.type,

@@ -38,7 +38,7 @@ function failureReason(invoice: Stripe.Invoice): string | null {
  * `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`, plus `duplicate` or
  * `ignored`), 400 (any refusal) or 500 (not stored, or the signing secret could not be read). Never throws; never logs or returns the secret.
  */
-export async function handleBillingStripeEvent(runtime: Runtime, request: { signature: string | undefined; body: string }): Promise<HookAnswer> {
+async function handleBillingStripeEvent(runtime: Runtime, request: { signature: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const event = await verifiedStripeEvent(request.body, request.signature, await billingStripeWebhookSecretOf(runtime), runtime.clock.nowMs());
     if (!event) return STRIPE_SIGNATURE_REFUSED;

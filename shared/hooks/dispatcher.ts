@@ -16,7 +16,7 @@ import { telegramHook } from './telegram.js';
  */
 
 /** The handler of each hook route (the local server serves them all; each Lambda imports only its own). */
-export const HOOK_HANDLERS: ReadonlyArray<{ route: HookRoute; handle: HookHandler }> = [
+const HOOK_HANDLERS: ReadonlyArray<{ route: HookRoute; handle: HookHandler }> = [
   { route: TELEGRAM_HOOK_ROUTE, handle: telegramHook },
   { route: STRIPE_HOOK_ROUTE, handle: stripeHook },
   { route: BILLING_STRIPE_HOOK_ROUTE, handle: billingStripeHook },

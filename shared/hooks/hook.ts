@@ -17,7 +17,7 @@ export interface HookAnswer {
 }
 
 /** One request to a hook route: `projectId` from the path (`''` for a route without one), lower-cased headers, the raw body (UTF-8). */
-export interface HookRequest {
+interface HookRequest {
   projectId: string;
   headers: Record<string, string>;
   body: string;

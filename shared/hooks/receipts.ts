@@ -11,7 +11,7 @@ import { ConditionFailedError, TransactionCanceledError, type Store, type Transa
  */
 
 /** How long a receipt is kept, in seconds (Telegram retries an update for at most 24 hours; Stripe for 3 days). */
-export const HOOK_RECEIPT_RETENTION_SECONDS = 30 * 24 * 3600;
+const HOOK_RECEIPT_RETENTION_SECONDS = 30 * 24 * 3600;
 
 /** Identifies one inbound update. */
 export interface HookReceiptRef {
@@ -23,7 +23,7 @@ export interface HookReceiptRef {
 }
 
 /** The conditional put of a receipt (fails when it exists), as a transaction item. */
-export function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem {
+function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem {
   return {
     Put: {
       Item: {
@@ -40,7 +40,7 @@ export function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem 
 }
 
 /** True when the update was processed already (strongly consistent read). */
-export async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
+async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
   return (await store.get(keys.hookReceipt(ref.teamId, ref.source, ref.projectId, ref.providerEventId), { projection: 'pk' })) !== undefined;
 }
 

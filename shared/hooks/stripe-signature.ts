@@ -3,7 +3,7 @@ import { stripeWebhooks } from '../providers/stripe-client.js';
 import type { HookAnswer } from './hook.js';
 
 /** How old a `Stripe-Signature` timestamp may be, in seconds (300-second tolerance; Stripe's own default). */
-export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
+const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** The one answer of a Stripe hook to every refusal (bad, missing or stale signature; unknown or unconnected project; no secret). */
 export const STRIPE_SIGNATURE_REFUSED: HookAnswer = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };

@@ -34,7 +34,7 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  * plus `duplicate: true` or `ignored: <reason>`), 400 (any refusal), 409 (not ready: send again later) or
  * 500 (not stored). Never throws; never logs or returns a secret.
  */
-export async function handleStripeEvent(runtime: Runtime, request: { projectId: string; signature: string | undefined; body: string }): Promise<HookAnswer> {
+async function handleStripeEvent(runtime: Runtime, request: { projectId: string; signature: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
     const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), 'stripe') : null;

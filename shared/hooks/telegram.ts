@@ -93,7 +93,7 @@ function displayName(user: z.infer<typeof User>): string | null {
  * (`{ ok: true }`, with `duplicate: true` for a re-sent update), 401 (any refusal of the secret), 400 (not a
  * Telegram update) or 500 (not stored; Telegram retries). Never throws.
  */
-export async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
+async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
     const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;

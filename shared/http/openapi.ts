@@ -120,9 +120,9 @@ function buildDocument(): ReturnType<typeof createDocument> {
     },
     servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
-    paths: paths as never,
+    paths: paths,
     webhooks: webhooksSection() as never,
-  }, { override: describeTrimmedInput as never });
+  }, { override: describeTrimmedInput });
   addExamples(document as unknown as OpenApiJson);
   return document;
 }
@@ -159,7 +159,7 @@ type MediaOwner = { content?: Record<string, { schema?: unknown; example?: unkno
 function addExamples(document: OpenApiJson): void {
   const fill = (owner: MediaOwner | undefined) => {
     for (const media of Object.values(owner?.content ?? {})) {
-      if (media.schema && media.example === undefined) media.example = sample(media.schema as never, { skipReadOnly: false, skipNonRequired: false }, document as never);
+      if (media.schema && media.example === undefined) media.example = sample(media.schema, { skipReadOnly: false, skipNonRequired: false }, document);
     }
   };
   for (const operations of Object.values(document.paths)) {

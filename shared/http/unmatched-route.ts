@@ -19,7 +19,7 @@ export interface RouteBinding {
  * documents — METHOD_NOT_ALLOWED (405, with `Allow` listing the methods of that path) or NOT_FOUND — before
  * authentication, touching no data. It knows the routes as plain bindings, never the operations' schemas.
  */
-export function unmatchedRouteProblem(routes: readonly RouteBinding[], event: APIGatewayProxyEventV2): ProblemError {
+function unmatchedRouteProblem(routes: readonly RouteBinding[], event: APIGatewayProxyEventV2): ProblemError {
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const found = matchPath(routes, (route) => route, method, path);

@@ -6,7 +6,7 @@ import type { RequestItem } from '../store/request-scope.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 
 /** Keys are kept 24 hours (DESIGN D3). */
-export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
+const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 /**
  * A claim older than this (seconds) is considered abandoned (the first request crashed) and may be taken
  * over. Longer than any REST or tool Lambda's timeout (10 s), so a request still running is never taken over.
@@ -201,7 +201,7 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
       });
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
-      return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, error.item as IdempotencyRecord | undefined) };
+      return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, error.item) };
     }
   }
   const ownClaim = {

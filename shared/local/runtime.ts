@@ -40,7 +40,7 @@ export interface LocalRuntimeOptions {
 }
 
 /** How often the deadline worker runs on AWS (the `rate(1 minute)` schedule), in milliseconds; locally divided by `TIME_SCALE`. */
-export const DEADLINE_WORKER_INTERVAL_MS = 60_000;
+const DEADLINE_WORKER_INTERVAL_MS = 60_000;
 
 /** The local runtime plus the controls of its in-process pipeline. */
 export interface LocalRuntime extends Runtime {
@@ -263,7 +263,7 @@ class FairQueue {
       this.present.add(key);
     }
     let lanes = this.waiting.get(message.team_id);
-    if (!lanes) this.waiting.set(message.team_id, (lanes = new Map()));
+    if (!lanes) this.waiting.set(message.team_id, (lanes = new Map<string, Array<{ message: PipelineMessage; sinceMs: number }>>()));
     const lane = laneOf(message);
     const queue = lanes.get(lane);
     if (queue) queue.push({ message, sinceMs });
@@ -275,7 +275,7 @@ class FairQueue {
   /** When the oldest waiting message was queued (epoch ms; each lane is first in, first out, so its head is its oldest), or null. */
   oldestSinceMs(): number | null {
     let oldest: number | null = null;
-    for (const lanes of this.waiting.values()) for (const queue of lanes.values()) if (oldest === null || queue[0]!.sinceMs < oldest) oldest = queue[0]!.sinceMs;
+    for (const lanes of this.waiting.values()) for (const queue of lanes.values()) if (oldest === null || queue[0].sinceMs < oldest) oldest = queue[0].sinceMs;
     return oldest;
   }
 

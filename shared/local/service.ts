@@ -41,10 +41,9 @@ import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';
 import { integrationsFromEnvironment, type IntegrationSettings } from '../integrations.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
-export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
+const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
 /** The demo team's owner: the team member `npm start` prints a one-time dashboard sign-in link for (DESIGN §5, D21). */
 export const DEMO_OWNER = { email: 'owner@demo.example', name: 'Demo owner' } as const;
-export { MCP_PATH } from '../config.js';
 
 /** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
 export interface LocalServiceOptions {

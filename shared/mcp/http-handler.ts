@@ -77,7 +77,7 @@ const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]
  * {@link createSession} makes them). Anything else — over-long, malformed, another server's format — is
  * never looked up: it is simply not a live session (404), never a store error (DESIGN D5).
  */
-export function isSessionId(value: string): boolean {
+function isSessionId(value: string): boolean {
   return value.length === 36 && SESSION_ID_PATTERN.test(value);
 }
 
@@ -163,7 +163,7 @@ function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | nu
       return jsonRpcError(400, -32600, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}; send one message per POST`);
     }
     if (parsed.length === 0) return jsonRpcError(400, -32600, 'Invalid Request: empty batch');
-    const invalid = parsed.find((message) => !JSONRPCMessageSchema.safeParse(message).success);
+    const invalid = (parsed as unknown[]).find((message) => !JSONRPCMessageSchema.safeParse(message).success);
     if (invalid !== undefined) return jsonRpcError(400, -32600, 'Invalid Request: a batch member is not a JSON-RPC 2.0 message', usableId(invalid));
     return null;
   }
@@ -385,7 +385,7 @@ async function createSession(runtime: Runtime, principal: Principal, protocolVer
   try {
     await runtime.store.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
   } catch (error) {
-    if (error instanceof ConditionFailedError) throw new Error('session id collision');
+    if (error instanceof ConditionFailedError) throw new Error('session id collision', { cause: error });
     throw error;
   }
   return sessionId;

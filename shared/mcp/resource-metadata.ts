@@ -2,7 +2,7 @@ import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/s
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { MCP_PATH, PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../config.js';
 
-export { PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_PATHS };
+export { PROTECTED_RESOURCE_METADATA_PATHS };
 
 /**
  * The URL of the metadata document for the tool server reached at `requestUrl` (any URL on its origin):
@@ -25,7 +25,7 @@ export function protectedResourceMetadataUrl(requestUrl: string): string {
  *   or the dashboard, not through an OAuth authorization server, so there is none to name; clients
  *   send a token they were given.
  */
-export function protectedResourceMetadata(requestUrl: string): OAuthProtectedResourceMetadata {
+function protectedResourceMetadata(requestUrl: string): OAuthProtectedResourceMetadata {
   const origin = new URL(requestUrl).origin;
   return {
     resource: `${origin}${MCP_PATH}`,

@@ -18,7 +18,7 @@ import type { Runtime } from '../runtime.js';
 import { callTool, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
-export const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * A JSON-RPC error for the SDK to answer with: `code` and `message` exactly (the SDK's `McpError`
@@ -56,7 +56,7 @@ export function buildMcpServer(runtime: Runtime, principal: Principal, requestId
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const result = await callTool(runtime, principal, request.params.name, request.params.arguments, requestId, listing);
     if (!result) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return result as never;
+    return result;
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: ENUM_RESOURCES.map((resource) => ({ uri: resource.uri, name: resource.name, title: resource.title, description: resource.description, mimeType: resource.mimeType })),

@@ -202,7 +202,7 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     decode: () => {
       const parsed = entry.inputSchema.safeParse(rawArgs ?? {});
       if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, { errors: fieldErrors('arguments', parsed.error.issues) });
-      const { idempotency_key: rawKey, ...args } = parsed.data as Record<string, unknown>;
+      const { idempotency_key: rawKey, ...args } = parsed.data;
       return {
         input: args,
         idempotencyKey: parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key'),

@@ -22,7 +22,7 @@ export type RegisteredOperation = AnyOperation & { readonly module: string };
 
 /** Every operation, in module order. */
 export const OPERATIONS: readonly RegisteredOperation[] = MODULES.flatMap((module) =>
-  Object.values(module.operations as ModuleOperations).map((operation) => ({ ...(operation as AnyOperation), module: module.folder })),
+  Object.values(module.operations).map((operation) => ({ ...(operation as AnyOperation), module: module.folder })),
 );
 
 const BY_ID = new Map(OPERATIONS.map((operation) => [operation.id, operation]));

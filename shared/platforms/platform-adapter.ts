@@ -18,7 +18,7 @@ export interface PlatformTarget {
 }
 
 /** Who an access grant is for: the person's platform id may be unknown yet (a subscriber who never joined). */
-export interface PlatformGrantTarget {
+interface PlatformGrantTarget {
   team_id: string;
   project_id: string;
   /** The person's id on the platform, or null when they have not joined yet. */
@@ -28,7 +28,7 @@ export interface PlatformGrantTarget {
 }
 
 /** A personal, single-use invite link to a linked resource (Telegram), made when access is granted. */
-export interface PlatformInviteLink {
+interface PlatformInviteLink {
   /** The link the subscriber follows to join (single use). */
   url: string;
   /** When the link stops working (ISO 8601), or null when it does not expire. */

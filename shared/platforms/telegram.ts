@@ -24,10 +24,10 @@ import type { PlatformAdapter, PlatformGrantResult, PlatformProjectTarget, Platf
 export const TELEGRAM_CREDENTIAL: CredentialKind = 'telegram_bot';
 
 /** The updates the service asks Telegram for (`setWebhook` `allowed_updates`): membership changes only. */
-export const TELEGRAM_ALLOWED_UPDATES = ['chat_member', 'my_chat_member'] as const;
+const TELEGRAM_ALLOWED_UPDATES = ['chat_member', 'my_chat_member'] as const;
 
 /** How long a personal invite link works, in seconds (7 days). */
-export const INVITE_LINK_LIFETIME_SECONDS = 7 * 24 * 3600;
+const INVITE_LINK_LIFETIME_SECONDS = 7 * 24 * 3600;
 
 /** A Telegram Bot API call failed for good (after retries); `message` is safe to show (no token). */
 export class TelegramCallError extends Error {
@@ -54,7 +54,7 @@ function loadGrammy(): Promise<typeof import('grammy/web')> {
 }
 
 /** A grammy `Api` for `token` at the configured API root (grammy is imported on the first call). */
-export async function telegramApi(settings: Pick<IntegrationSettings, 'telegramApiRoot'>, token: string): Promise<Api> {
+async function telegramApi(settings: Pick<IntegrationSettings, 'telegramApiRoot'>, token: string): Promise<Api> {
   const { Api } = await loadGrammy();
   return new Api(token, { apiRoot: settings.telegramApiRoot });
 }
@@ -64,7 +64,7 @@ export async function telegramApi(settings: Pick<IntegrationSettings, 'telegramA
  * a 429 (after Telegram's `retry_after`, at most 30 s) or a 5xx is retried; another `GrammyError` is not.
  * Throws {@link TelegramCallError} after the last attempt.
  */
-export async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry'>, method: string, call: () => Promise<T>): Promise<T> {
+async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry'>, method: string, call: () => Promise<T>): Promise<T> {
   try {
     return await pRetry(
       async () => {
@@ -118,7 +118,7 @@ export async function deleteTelegramWebhook(settings: IntegrationSettings, token
 }
 
 /** A chat id as the Bot API takes it: a number for numeric ids, else the `@username` text. */
-export function telegramChatId(platformResourceId: string): number | string {
+function telegramChatId(platformResourceId: string): number | string {
   return /^-?\d+$/.test(platformResourceId) ? Number(platformResourceId) : platformResourceId;
 }
 

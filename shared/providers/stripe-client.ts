@@ -15,7 +15,7 @@ import type { IntegrationSettings } from '../integrations.js';
 let sdk: Promise<typeof Stripe> | undefined;
 
 /** The `stripe` SDK's class, imported once on first use (see above). */
-export function loadStripe(): Promise<typeof Stripe> {
+function loadStripe(): Promise<typeof Stripe> {
   sdk ??= import('stripe').then((module) => module.default);
   return sdk;
 }
@@ -24,10 +24,10 @@ export function loadStripe(): Promise<typeof Stripe> {
 export type StripeErrors = Stripe['errors'];
 
 /** Milliseconds the SDK waits for one Stripe API response before failing the call (a retryable failure). */
-export const STRIPE_REQUEST_TIMEOUT_MS = 10_000;
+const STRIPE_REQUEST_TIMEOUT_MS = 10_000;
 
 /** The SDK's `host`, `port` and `protocol` options for a base URL such as `https://api.stripe.com` or `http://127.0.0.1:12111`. */
-export function stripeAddress(baseUrl: string): { host: string; port: number; protocol: 'http' | 'https' } {
+function stripeAddress(baseUrl: string): { host: string; port: number; protocol: 'http' | 'https' } {
   const url = new URL(baseUrl);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };

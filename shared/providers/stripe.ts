@@ -22,7 +22,7 @@ import { stripeClient, type StripeErrors } from './stripe-client.js';
 export const STRIPE_CREDENTIAL: CredentialKind = 'stripe';
 
 /** Replaces anything shaped like a Stripe key or webhook secret in `text` (Stripe's 401 message names the key, masked but for its tail). */
-export function redactStripeSecrets(text: string): string {
+function redactStripeSecrets(text: string): string {
   return text.replace(/\b(sk|rk|pk)_(test|live)_[A-Za-z0-9*]+/g, '[redacted key]').replace(/\bwhsec_[A-Za-z0-9+/=]+/g, '[redacted secret]');
 }
 
@@ -33,7 +33,7 @@ export function redactStripeSecrets(text: string): string {
  * are not the SDK's are thrown again (the caller treats them as unexpected). `errors`: the loaded SDK's
  * error classes (`client.errors`).
  */
-export function stripeFailure(errors: StripeErrors, error: unknown, action: string): ProviderFailure {
+function stripeFailure(errors: StripeErrors, error: unknown, action: string): ProviderFailure {
   if (!(error instanceof errors.StripeError)) throw error;
   const code = error.code ?? null;
   if (error instanceof errors.StripeConnectionError) return { ok: false, reason: `Stripe could not be reached to ${action}.`, code, retryable: true };
@@ -80,7 +80,7 @@ export function stripeProductId(planId: string): string {
 }
 
 /** The `lookup_key` of a plan's Price for one price version (moved to the newest Price of that version with `transfer_lookup_key`). */
-export function stripePriceLookupKey(planId: string, priceVersion: number): string {
+function stripePriceLookupKey(planId: string, priceVersion: number): string {
   return `svc_plan_${planId}_v${priceVersion}`;
 }
 

@@ -25,7 +25,7 @@ export const Currency = z
  * not the exponent (ICU shows HUF, IDR, PKR with 0 decimals, IQD with 0 instead of 3), so they cannot
  * be used to convert amounts.
  */
-export const CURRENCY_EXPONENTS: Readonly<Record<string, 0 | 3 | 4>> = {
+const CURRENCY_EXPONENTS: Readonly<Record<string, 0 | 3 | 4>> = {
   BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
   BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
   CLF: 4, UYW: 4,
@@ -67,9 +67,9 @@ export function formatMinorUnits(amount: number, currency: string): string {
 }
 
 /** Page size of every list when `limit` is not given (DESIGN D12). */
-export const DEFAULT_PAGE_SIZE = 25;
+const DEFAULT_PAGE_SIZE = 25;
 /** Largest page size of every list (DESIGN D12). */
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 /**
  * `limit` (1–100, default 25) and `cursor` (opaque) of every list (DESIGN D12). The same object is the

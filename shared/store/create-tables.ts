@@ -14,7 +14,7 @@ import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION, type TableDefinition } 
  * and turns TTL on. Used by the local server and tests; on AWS the CDK stack creates the tables.
  * An existing table is left as it is (idempotent). Throws the SDK's error for anything else.
  */
-export async function createTable(client: TableAdminClient, tableName: string, definition: TableDefinition): Promise<void> {
+async function createTable(client: TableAdminClient, tableName: string, definition: TableDefinition): Promise<void> {
   const attributes = new Map<string, string>();
   attributes.set(definition.partitionKey.name, definition.partitionKey.type);
   attributes.set(definition.sortKey.name, definition.sortKey.type);

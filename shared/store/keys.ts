@@ -37,7 +37,6 @@ export const keys = mergeFacts(FACTS, 'keys', {
    * Sparse GSI partition of events not yet fanned out (local relay and the sweeper find them), shard
    * `shard` of {@link WORKER_INDEX_SHARDS} (see {@link workerIndexShard}). Sort key: {@link keys.timeIndexSortKey}
    * of the event's creation time and id, so "created at or before T" is one key range (DESIGN D6, D14).
-   * Items stored before that have the bare event id (`evt_…`) as sort key instead.
    */
   outboxIndex: (shard: number) => `OUTBOX#${String(shard).padStart(2, '0')}`,
   /**

@@ -34,13 +34,13 @@ export type TableChoice = 'main' | 'deadLetter';
 
 type WithoutTable<T> = Omit<T, 'TableName'> & { table?: TableChoice };
 /** A PutItem request without `TableName` (`table` picks it; default the main table). */
-export type PutRequest = WithoutTable<PutCommandInput>;
+type PutRequest = WithoutTable<PutCommandInput>;
 /** An UpdateItem request without `TableName`. */
-export type UpdateRequest = WithoutTable<UpdateCommandInput>;
+type UpdateRequest = WithoutTable<UpdateCommandInput>;
 /** A DeleteItem request without `TableName`. */
 export type DeleteRequest = WithoutTable<DeleteCommandInput>;
 /** A Query request without `TableName`. */
-export type QueryRequest = WithoutTable<QueryCommandInput>;
+type QueryRequest = WithoutTable<QueryCommandInput>;
 type RawTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** One element of a TransactWriteItems request, each without `TableName`. */
 export type TransactionItem =
@@ -297,14 +297,14 @@ export function decodeCursor(cursor: string | undefined, expectedPartitionKey: s
     !Array.isArray(key) &&
     key[partitionAttribute] === expectedPartitionKey &&
     Object.keys(key).length === keyAttributes.length &&
-    keyAttributes.every((attribute) => typeof key[attribute] === 'string' && (key[attribute] as string).length > 0 && (key[attribute] as string).length <= 1024) &&
+    keyAttributes.every((attribute) => typeof key[attribute] === 'string' && key[attribute].length > 0 && key[attribute].length <= 1024) &&
     (shape.sortKeyPrefix === undefined || (key.sk as string).startsWith(shape.sortKeyPrefix));
   if (!valid) {
     throw new ProblemError('VALIDATION_FAILED', 'The cursor is not valid for this list.', {
       errors: [{ path: 'cursor', message: 'Use the next_cursor of the previous page of this same list.' }],
     });
   }
-  return key as Key;
+  return key;
 }
 
 /** A page of a list (DESIGN D12): items mapped to their public shape and the opaque cursor of the next page. */

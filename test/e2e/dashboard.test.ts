@@ -51,7 +51,7 @@ describe('dashboard in Chromium', () => {
   it('signs in with a one-time link, registers a passkey, signs out and back in with it; the cookie is scoped and refused on /v1 and /mcp; CSRF is checked; text is escaped', async () => {
     const page = await signInWithLink(DEMO_OWNER.email);
     const context = page.context();
-    await expect(page.getByRole('heading', { level: 1 })).toBeTruthy();
+    expect(page.getByRole('heading', { level: 1 })).toBeTruthy();
     expect(await page.textContent('h1')).toContain(DEMO_OWNER.name);
 
     const [cookie] = (await context.cookies()).filter((candidate) => candidate.name === 'dashboard_session');

@@ -80,7 +80,7 @@ const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp 
 
 interface Check {
   id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | (string & {});
   errorMessage?: string;
   description?: string;
 }

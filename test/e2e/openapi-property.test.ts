@@ -67,7 +67,7 @@ beforeAll(async () => {
   full = [];
   for (let index = 0; index < FULL_TOKENS; index++) full.push(await seedToken(service.store, clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, name: `property ${index}` }));
   weak = await seedToken(service.store, clock, { teamId: service.demoTeamId, abilities: ['mcp:full', 'project:view-any'], name: 'property weak' });
-  const project = await send({ method: 'POST', path: '/v1/projects', token: full[0]!.token, body: { name: 'Property project', platform_type: 'discord' } });
+  const project = await send({ method: 'POST', path: '/v1/projects', token: full[0].token, body: { name: 'Property project', platform_type: 'discord' } });
   expect(project.status, project.text).toBe(201);
   scoped = await seedToken(service.store, clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, projectIds: [(project.json as { id: string }).id], name: 'property scoped' });
   for (const token of [...full, weak, scoped]) ownTokenIds.add(token.id);
@@ -172,7 +172,7 @@ function harvest(value: unknown, answerKind: string | undefined, key = ''): void
 function knownFor(path: string) {
   return (name: string): readonly string[] | undefined => {
     if (name === 'confirm_team_id' || !(name === 'id' || name.endsWith('_id') || name.endsWith('_ids'))) return undefined;
-    const segment = name === 'id' ? (path.split('/{id}')[0]!.split('/').at(-1) ?? '') : name;
+    const segment = name === 'id' ? (path.split('/{id}')[0].split('/').at(-1) ?? '') : name;
     const kind = kindOf(segment);
     const ofKind = [...harvestedByKind].filter(([candidate]) => candidate === kind || candidate.endsWith(kind) || candidate.startsWith(kind)).flatMap(([, ids]) => ids);
     return ofKind.length ? ofKind : harvested.length ? [...harvested] : undefined;
@@ -238,7 +238,7 @@ function queryStrings(query: Record<string, unknown>): Record<string, string> {
 }
 
 function bearerOf(plan: Plan): string | undefined {
-  const token = full[plan.token]!.token;
+  const token = full[plan.token].token;
   switch (plan.variant) {
     case 'no token':
       return undefined;
@@ -272,7 +272,7 @@ describe('every documented operation, against the local server', () => {
             );
             const headers: Record<string, string> = {};
             if (plan.idempotencyKey) headers['idempotency-key'] = plan.idempotencyKey;
-            const call = { method: upper, path: concrete, query: queryStrings(plan.query), token: bearerOf(plan), headers, body: plan.body as unknown, rawBody: undefined as string | undefined };
+            const call = { method: upper, path: concrete, query: queryStrings(plan.query), token: bearerOf(plan), headers, body: plan.body, rawBody: undefined as string | undefined };
             if (plan.variant === 'not JSON') call.rawBody = '{"name": ';
             if (plan.variant === 'not JSON' || plan.variant === 'wrong content type') headers['content-type'] = plan.variant === 'not JSON' ? 'application/json' : 'text/plain';
             if (plan.variant === 'wrong content type' && call.body === undefined) call.rawBody = 'name=x';
@@ -286,7 +286,7 @@ describe('every documented operation, against the local server', () => {
             }
             const documented = operation.responses[String(answer.status)] ?? operation.responses.default;
             if (!documented) return void mismatches.push(`undocumented status: ${what}`);
-            const media = answer.contentType.split(';')[0]!.trim();
+            const media = answer.contentType.split(';')[0].trim();
             if (!documented.content) {
               if (answer.text) mismatches.push(`a body where none is documented: ${what}`);
               return;

@@ -184,7 +184,7 @@ async function fire(moves: [subscriptionId: string, trigger: SubscriptionTrigger
     const rule = ruleFor(from, trigger);
     expect(rule, `D15 has no row for ${pairOf(from, trigger)}`).toBeDefined();
     const after = moves.length === 1 && answer?.id === id && answer.status ? answer : await subscriptionOf(id);
-    lastKnownStatus.set(id, after.status!);
+    lastKnownStatus.set(id, after.status);
     if (rule!.to === 'unchanged') expect(after.status).toBe(from);
     else if (rule!.to === 'trialing_or_active') expect(['trialing', 'active']).toContain(after.status);
     else expect(after.status, `${pairOf(from, trigger)} of ${id}`).toBe(rule!.to);

@@ -222,12 +222,12 @@ describe('walking skeleton, end to end', () => {
       },
       { timeout: 15_000, interval: 100 },
     );
-    expect(delivery!.signature).toBeNull(); // valid and within the 300-second window
-    const envelope = JSON.parse(delivery!.body);
+    expect(delivery.signature).toBeNull(); // valid and within the 300-second window
+    const envelope = JSON.parse(delivery.body);
     expect(envelope).toMatchObject({ type: 'project.created', api_version: '2026-05-01', project_id: project.id, data: { project } });
     expect(envelope.id).toMatch(/^evt_[0-9A-Z]{26}$/);
-    expect(delivery!.headers['svc-event-id']).toBe(envelope.id);
-    expect(delivery!.headers['svc-event-name']).toBe('project.created');
+    expect(delivery.headers['svc-event-id']).toBe(envelope.id);
+    expect(delivery.headers['svc-event-name']).toBe('project.created');
     expect(new Date(envelope.created_at).toISOString()).toBe(envelope.created_at);
   });
 });

@@ -12,7 +12,6 @@ import { ENVIRONMENT_VARIABLES } from '../../shared/config.js';
 import { BILLING_STRIPE_HOOK_ROUTE } from '../../shared/hooks/routes.js';
 import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown };
 
 const EXISTING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:operator/billing-whsec-AbC123';

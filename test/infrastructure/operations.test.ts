@@ -23,7 +23,6 @@ import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../../sha
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis, type SynthesizedTemplate } from './templates.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown; Condition?: any };
 
 const ALARM_EMAIL = 'ops@example.com';

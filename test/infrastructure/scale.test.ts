@@ -53,7 +53,7 @@ let templates: readonly SynthesizedTemplate[];
 let resources: Record<string, CfnResource>;
 const bundled: string[] = [];
 
-const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
 
 beforeAll(() => {
   const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;

@@ -7,7 +7,6 @@ import { createMembershipApp } from '../../lib/app.js';
 import type { BundleEntry } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
 export type CfnResource = { Type: string; Properties?: any; DeletionPolicy?: string; DependsOn?: string[]; Metadata?: any };
 export type CfnTemplate = { Resources: Record<string, CfnResource>; Parameters?: Record<string, unknown>; Outputs?: Record<string, any> };
 

@@ -285,8 +285,8 @@ describe('generating a batch', () => {
     expect(leftovers.length).toBeGreaterThan(0);
     expect(await listAll()).toEqual([]);
     for (const item of leftovers.slice(0, 3)) {
-      expectRestProblem(await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${item.id}`, token: ctx.token }), 'NOT_FOUND');
-      expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${item.id}/revoke`, token: ctx.token }), 'NOT_FOUND');
+      expectRestProblem(await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${String(item.id)}`, token: ctx.token }), 'NOT_FOUND');
+      expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${String(item.id)}/revoke`, token: ctx.token }), 'NOT_FOUND');
     }
     expect(await events('access_code.batch_generated')).toEqual([]);
   });

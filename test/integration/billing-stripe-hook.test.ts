@@ -53,7 +53,7 @@ async function post(body: string, signature: string | undefined) {
 }
 
 /** An operator invoice event of our invoice (`metadata` given, else our team and invoice ids), signed with the billing secret. */
-function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | string, metadata?: Record<string, string>) {
+function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | (string & {}), metadata?: Record<string, string>) {
   const object = invoice({ subscription: stripeId('sub'), paymentIntent: stripeId('pi'), amount: 1900, currency: 'usd', billingReason: 'subscription_cycle', metadata: metadata ?? { team_id: team.team.id, invoice_id: invoiceId } });
   const event = stripeEventBody(type, object, { created: nowSeconds() });
   return { ...event, send: (secret = billingSecret) => post(event.body, stripeSignature(event.body, secret, nowSeconds())) };

@@ -312,7 +312,7 @@ describe('a team member as principal', () => {
     const developer = memberPrincipal({ teamId: team.id, memberId: invited.id, abilities: ['webhook-endpoint:manage', 'project:view'] });
     const endpoint = await runOperation<{ id: string }>(runtime, developer, 'createWebhookEndpoint', { name: 'Dev hook', url: 'https://example.com/dev', events: ['project.created'] }, { requestId: randomUUID() });
     expect(endpoint.ok).toBe(true);
-    const event = (id: string): StoredEvent => ({ id, type: 'project.created', created_at: new Date(runtime.clock.nowMs()).toISOString(), api_version: '2026-05-01', project_id: randomUUID(), team_id: team.id, data: {} }) as StoredEvent;
+    const event = (id: string): StoredEvent => ({ id, type: 'project.created', created_at: new Date(runtime.clock.nowMs()).toISOString(), api_version: '2026-05-01', project_id: randomUUID(), team_id: team.id, data: {} });
     const eventItem = async (stored: StoredEvent) => runtime.store.put({ Item: { ...keys.event(team.id, stored.id), ...stored } });
     const one = event(`evt_01M83V6B6QHXMQY54Y2NJVKK3${Math.floor(Math.random() * 9)}`);
     await eventItem(one);

@@ -90,8 +90,8 @@ describe('events API', () => {
     expect(resent.body).toMatchObject({ endpoint_id: endpoint.id, event_id: event.id, event_type: 'project.created', status: 'pending', attempts: 0 });
     await vi.waitFor(() => expect(sent.filter((request) => request.url === 'https://hooks.example/resend')).toHaveLength(1), { timeout: 30_000 });
     const [request] = sent.filter((candidate) => candidate.url === 'https://hooks.example/resend');
-    expect(JSON.parse(request!.body)).toEqual(event);
-    expect(request!.headers['SVC-Event-Id']).toBe(event.id);
+    expect(JSON.parse(request.body)).toEqual(event);
+    expect(request.headers['SVC-Event-Id']).toBe(event.id);
 
     expect((await api(owner.token, 'POST', `/v1/events/${event.id}/resend`, { endpoint_id: crypto.randomUUID() })).status).toBe(404);
     await api(owner.token, 'POST', `/v1/webhook-endpoints/${endpoint.id}`, { is_active: false });

@@ -184,7 +184,7 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
 
   it('reports an INSERT whose image cannot be read alone, and fans the rest of the batch out', async () => {
     const [team] = (await teamsWithEvents(1, 2)) as [StreamTeam];
-    const unreadable = streamRecord(team.outbox[0]!);
+    const unreadable = streamRecord(team.outbox[0]);
     // An attribute value with no type: `unmarshall` refuses it (no value defined).
     unreadable.dynamodb!.NewImage = { entity: {} } as unknown as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
     const event: DynamoDBStreamEvent = { Records: [unreadable, ...team.outbox.map((item) => streamRecord(item))] };
@@ -195,7 +195,7 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
 
   it('ignores MODIFY and REMOVE records, items that are not events, events already fanned out and records without a new image', async () => {
     const [team] = (await teamsWithEvents(1, 1)) as [StreamTeam];
-    const pending = team.outbox[0]!;
+    const pending = team.outbox[0];
     const fannedOut = (await eventItems(team.teamId, 'all')).find((item) => item.fanned_out_at);
     expect(fannedOut).toBeDefined();
     const project = (

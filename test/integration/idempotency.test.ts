@@ -228,7 +228,7 @@ describe('the completion commits with the effect', () => {
         };
       },
     });
-    return createStore({ document: document as never, tableName: runtime.store.tableName, deadLetterTableName: runtime.store.deadLetterTableName });
+    return createStore({ document: document, tableName: runtime.store.tableName, deadLetterTableName: runtime.store.deadLetterTableName });
   }
 
   it('replays, never re-runs, a write whose answer was lost after its transaction committed', async () => {

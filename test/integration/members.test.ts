@@ -59,8 +59,8 @@ describe('platform membership updates', () => {
     });
     let events = await newEvents();
     expect(types(events)).toEqual(['member.joined']);
-    expect(events[0]!.data).toEqual({ member, subscriber: null });
-    expect(events[0]!.project_id).toBe(projectId);
+    expect(events[0].data).toEqual({ member, subscriber: null });
+    expect(events[0].project_id).toBe(projectId);
 
     // The same join again changes nothing.
     expect(await record({ platformUserId: '1001', change: 'joined' })).toEqual(member);
@@ -100,7 +100,7 @@ describe('platform membership updates', () => {
     expect(member!.subscriber_id).toBe(subscriber.id);
     const events = await newEvents();
     expect(types(events)).toEqual(['member.joined']);
-    expect(events[0]!.data).toMatchObject({ member: { id: member!.id }, subscriber: { id: subscriber.id, member_id: member!.id, email: 'linus@example.com' } });
+    expect(events[0].data).toMatchObject({ member: { id: member!.id }, subscriber: { id: subscriber.id, member_id: member!.id, email: 'linus@example.com' } });
     expect((await call('GET', `/v1/subscribers/${subscriber.id}`)).json.member_id).toBe(member!.id);
     expect(await findMemberOfSubscriber(runtime.store, team.team.id, projectId, subscriber.id)).toEqual(member);
     expect(await findMemberOfSubscriber(runtime.store, team.team.id, projectId, randomUUID())).toBeNull();

@@ -17,7 +17,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTABLE_PAYMENT_PROVIDERS } from '../../shared/catalogues/payment-providers.js';
-import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
+import { OPERATIONS as ROUTES } from '../../shared/operations/registry.js';
 import { rest } from '../support/guarantees.js';
 import { createTestRuntime, testClock } from '../support/store.js';
 

@@ -33,7 +33,7 @@ describe('the DynamoDB counter', () => {
   it('admits exactly the limit out of 150 concurrent requests, each with a distinct remaining count', async () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 150 }, () => consumeRateLimit(runtime.store, clock, 'mcp', tokenId)));
     const admitted = outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => (outcome as PromiseFulfilledResult<{ remaining: number }>).value);
-    const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason as ProblemError);
+    const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason as ProblemError);
     expect(admitted).toHaveLength(120);
     // Each admission saw its own count: remaining values are exactly 119, 118, ..., 0.
     expect(admitted.map((state) => state.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 120 }, (_, index) => index));

@@ -22,7 +22,7 @@ function scriptedStore(answers: readonly (Error | object)[]) {
       return answer;
     },
   };
-  const store = createStore({ tableName: 't', deadLetterTableName: 'd', document: document as unknown as Parameters<typeof createStore>[0]['document'], lockTimeoutWaitMs: { min: 1, max: 5 } });
+  const store = createStore({ tableName: 't', deadLetterTableName: 'd', document: document, lockTimeoutWaitMs: { min: 1, max: 5 } });
   return { store, calls: () => calls };
 }
 

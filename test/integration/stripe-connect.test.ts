@@ -65,7 +65,7 @@ function captureOutput(): { text: () => string; stop: () => void } {
     vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown) => {
       lines.push(String(chunk));
       return true;
-    }) as never),
+    })),
   );
   return { text: () => lines.join(''), stop: () => spies.forEach((spy) => spy.mockRestore()) };
 }

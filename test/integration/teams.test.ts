@@ -12,7 +12,7 @@ import { createTeam } from '../../shared/domain/teams/repository.js';
 import { mintToken } from '../../shared/domain/tokens/repository.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
-import type { EventEnvelope, StoredEvent } from '../../shared/events/outbox.js';
+import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, mcpPost, mcpSession, rest, tool, toolsCall } from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
@@ -35,7 +35,7 @@ async function eventsOf(teamId: string): Promise<StoredEvent[]> {
   });
   const events = result.items as unknown as StoredEvent[];
   for (const event of events) {
-    expectPublishedEvent(event as EventEnvelope);
+    expectPublishedEvent(event);
     if (event.type.startsWith('team.')) expect(event.project_id).toBeNull();
   }
   return events;

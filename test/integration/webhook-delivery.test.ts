@@ -34,9 +34,8 @@ const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
-import { keys, secondaryIndex } from '../../shared/store/keys.js';
+import { keys } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
-import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
@@ -174,7 +173,7 @@ async function oneDelivery(): Promise<{ event: StoredEvent; delivery: WebhookDel
   expect(queued).toHaveLength(1);
   const delivery = (await allDeliveries()).find((candidate) => candidate.event_id === event.id)!;
   expect(queued[0]).toEqual({ message: await firstAttemptOf(delivery), delaySeconds: 0 });
-  return { event, delivery, message: queued[0]!.message };
+  return { event, delivery, message: queued[0].message };
 }
 
 /**
@@ -209,7 +208,7 @@ async function runAllUntil(first: DeliveryMessage, stopAt: ProcessOutcome): Prom
     const outcome = await processDeliveryMessage(ctx.runtime, message);
     if (outcome === stopAt) return;
     const { queued, scheduled } = ctx.runtime.drain();
-    const next = queued[0] ? { message: queued[0].message, dueMs: ctx.clock.nowMs() + queued[0].delaySeconds * 1000 } : { message: scheduled[0]!.message, dueMs: scheduled[0]!.atMs };
+    const next = queued[0] ? { message: queued[0].message, dueMs: ctx.clock.nowMs() + queued[0].delaySeconds * 1000 } : { message: scheduled[0].message, dueMs: scheduled[0].atMs };
     ctx.clock.set(next.dueMs);
     message = next.message;
   }
@@ -301,9 +300,9 @@ describe('send test event', () => {
     expect(queued).toEqual([{ message: await firstAttemptOf(delivery), delaySeconds: 0 }]);
     // Already fanned out: the relay creates nothing more.
     expect(await relayOutbox(ctx.runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
-    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
     expect(ctx.fake.requests.map((request) => request.url)).toEqual(['https://target.example/hooks']);
-    const body = JSON.parse(ctx.fake.requests[0]!.body);
+    const body = JSON.parse(ctx.fake.requests[0].body);
     expect(body).toMatchObject({ id: delivery.event_id, type: 'webhook_endpoint.test', project_id: null, data: { webhook_endpoint_id: target.id } });
 
     await updateWebhookEndpoint(ctx.runtime, ctx.principal, target.id, { is_active: false });
@@ -335,7 +334,7 @@ describe('retry timeline', () => {
         // Delivered early (the clock has not moved): nothing happens.
         expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
         expect(ctx.fake.requests).toHaveLength(attempt - 1);
-        ctx.clock.advance(SPEC_WAITS_SECONDS[attempt - 2]! * 1000);
+        ctx.clock.advance(SPEC_WAITS_SECONDS[attempt - 2] * 1000);
       }
       const outcome = await processDeliveryMessage(ctx.runtime, message);
       expect({ attempt, outcome }).toEqual({ attempt, outcome: attempt < 8 ? "retry_scheduled" : "awaiting_dead_letter" });
@@ -367,7 +366,7 @@ describe('retry timeline', () => {
 
       const { queued, scheduled } = ctx.runtime.drain();
       if (attempt < 8) {
-        const waitSeconds = SPEC_WAITS_SECONDS[attempt - 1]!;
+        const waitSeconds = SPEC_WAITS_SECONDS[attempt - 1];
         const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: attempt + 1 };
         expect(stored.next_attempt_at).toBe(isoTime(ctx.clock.nowMs() + waitSeconds * 1000));
         if (waitSeconds <= 900) {
@@ -379,14 +378,14 @@ describe('retry timeline', () => {
           expect(queued).toEqual([]);
           expect(scheduled).toEqual([{ message: next, atMs: ctx.clock.nowMs() + waitSeconds * 1000 }]);
         }
-        message = (queued[0] ?? scheduled[0])!.message;
+        message = (queued[0] ?? scheduled[0]).message;
       } else {
         // After the 8th failure: still pending, no further attempt, a dead-letter timer 72 h out.
         expect(stored.next_attempt_at).toBeNull();
         expect(stored.dead_lettered_at).toBeNull();
         expect(queued).toEqual([]);
         expect(scheduled).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, atMs: ctx.clock.nowMs() + 72 * HOUR_MS }]);
-        message = scheduled[0]!.message;
+        message = scheduled[0].message;
       }
     }
     expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).consecutive_failures).toBe(8);
@@ -406,7 +405,7 @@ describe('retry timeline', () => {
     expect(copies).toHaveLength(1);
     expect(copies[0]).toMatchObject({ delivery_id: delivery.id, endpoint_id: endpoint.id, event_id: event.id, event_type: 'project.created', attempts: 8, dead_lettered_at: dead.dead_lettered_at });
     // The copy is lean (the replay job counts and reads copies; the delivery row keeps the attempt log).
-    expect(copies[0]!.attempt_log).toBeUndefined();
+    expect(copies[0].attempt_log).toBeUndefined();
 
     // A repeated timer is a no-op.
     expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
@@ -448,7 +447,7 @@ describe('retry timeline', () => {
     await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
 
     ctx.fake.setFallback(OK);
-    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
     const succeeded = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
     expect(succeeded).toMatchObject({ status: 'succeeded', attempts: 1, next_attempt_at: null, dead_lettered_at: null });
     expect(succeeded.attempt_log!.at(-1)).toEqual({
@@ -469,7 +468,7 @@ describe('retry timeline', () => {
 
     // Succeeded is not dead either; a stale message for it does nothing.
     await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
-    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('skipped');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('skipped');
     expect(ctx.fake.requests).toHaveLength(9);
   });
 
@@ -557,16 +556,16 @@ describe('endpoint auto-disable', () => {
     expect(await counter()).toMatchObject({ is_active: true, consecutive_failures: 19 });
     const thirds = ctx.runtime.drain().queued.map((entry) => entry.message);
     ctx.clock.advance(30_000);
-    expect(await processDeliveryMessage(ctx.runtime, thirds[0]!)).toBe('retry_scheduled');
+    expect(await processDeliveryMessage(ctx.runtime, thirds[0])).toBe('retry_scheduled');
     const disabled = await counter();
     expect(disabled).toMatchObject({ is_active: false, consecutive_failures: 20, disabled_at: isoTime(ctx.clock.nowMs()) });
     const postsWhenDisabled = ctx.fake.requests.length;
     expect(postsWhenDisabled).toBe(19 + 1 + 19 + 1);
 
     // A queued attempt for the disabled endpoint stops its delivery without a POST.
-    expect(await processDeliveryMessage(ctx.runtime, thirds[1]!)).toBe('endpoint_disabled');
+    expect(await processDeliveryMessage(ctx.runtime, thirds[1])).toBe('endpoint_disabled');
     expect(ctx.fake.requests).toHaveLength(postsWhenDisabled);
-    const stopped = await getDelivery(ctx.runtime, ctx.principal, thirds[1]!.delivery_id);
+    const stopped = await getDelivery(ctx.runtime, ctx.principal, thirds[1].delivery_id);
     expect(stopped.status).toBe('dead');
     expect(stopped.attempts).toBe(2);
     expect(stopped.attempt_log!.at(-1)).toMatchObject({ attempt: 3, status: null, failure_kind: 'endpoint_disabled' });
@@ -585,7 +584,7 @@ describe('endpoint auto-disable', () => {
     expect(ctx.fake.requests).toHaveLength(postsWhenDisabled + 1);
     expect(ctx.fake.requests.at(-1)!.headers['SVC-Event-Id']).toBe(fresh.event.id);
     // The remaining retries of the older deliveries go out again as well (their attempt 3 is due).
-    expect(await processDeliveryMessage(ctx.runtime, thirds[2]!)).toBe('succeeded');
+    expect(await processDeliveryMessage(ctx.runtime, thirds[2])).toBe('succeeded');
   });
 
   it('disabling by hand sets disabled_at and stops attempts (deliveries are skipped); disabling again keeps the first time', async () => {
@@ -668,11 +667,11 @@ describe('lease and sweeper', () => {
     expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
 
     crash = false;
-    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
     expect(posts).toHaveLength(2);
-    expect(posts[1]!.headers['SVC-Event-Id']).toBe(event.id);
-    expect(posts[1]!.headers['SVC-Event-Id']).toBe(posts[0]!.headers['SVC-Event-Id']);
-    expect(JSON.parse(posts[1]!.body).id).toBe(event.id);
+    expect(posts[1].headers['SVC-Event-Id']).toBe(event.id);
+    expect(posts[1].headers['SVC-Event-Id']).toBe(posts[0].headers['SVC-Event-Id']);
+    expect(JSON.parse(posts[1].body).id).toBe(event.id);
     const done = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
     expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(done.attempt_log).toHaveLength(1);
@@ -720,7 +719,7 @@ describe('lease and sweeper', () => {
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 }]);
-    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('dead_lettered');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('dead_lettered');
     expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('dead');
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
   });
@@ -745,7 +744,7 @@ describe('lease and sweeper', () => {
     const rows = await lostDeliveries(3);
     ctx.clock.advance(10 * SWEEP_GRACE_MS);
     // The queue's oldest waiting message was queued when the rows fell due: their messages wait behind a backlog.
-    const backlogged = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send, oldestWaitingSinceMs: () => dueAtMs } };
+    const backlogged = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue), oldestWaitingSinceMs: () => dueAtMs } };
     const recording = recordingStore(ctx.runtime.store);
     expect(await sweep({ ...backlogged, store: recording.store })).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     expect(ctx.runtime.drain().queued).toEqual([]);
@@ -755,7 +754,7 @@ describe('lease and sweeper', () => {
     expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(new Set(rows.map((message) => message.delivery_id)));
     // Once the oldest waiting message is younger than the rows by more than the grace, they count as lost again.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
-    const caughtUp = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send, oldestWaitingSinceMs: () => ctx.clock.nowMs() } };
+    const caughtUp = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue), oldestWaitingSinceMs: () => ctx.clock.nowMs() } };
     expect(await sweep(caughtUp)).toEqual({ requeued: 3, fannedOut: 0, replays: 0 });
   });
 
@@ -795,7 +794,7 @@ describe('lease and sweeper', () => {
     return {
       runtime: { ...ctx.runtime, store },
       /** What the sweeps since the last call sent; resets the counts. */
-      take() {
+      take: () => {
         const taken = { requests: counting.requests(), ...counts };
         counting.reset();
         Object.assign(counts, { pendingQueries: 0, pendingRowsRead: 0, updates: 0 });
@@ -845,7 +844,7 @@ describe('lease and sweeper', () => {
     expect(new Set(third.map((message) => message.delivery_id))).toEqual(new Set(again.slice(15).map((message) => message.delivery_id)));
     for (const message of third) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
     // Their lease cleared the count: a later lost timer starts again from the first spacing.
-    expect((await ctx.runtime.store.get(keys.delivery(ctx.teamId, third[0]!.delivery_id)))?.sweeper_requeues).toBeUndefined();
+    expect((await ctx.runtime.store.get(keys.delivery(ctx.teamId, third[0].delivery_id)))?.sweeper_requeues).toBeUndefined();
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
@@ -891,38 +890,14 @@ describe('lease and sweeper', () => {
     expect(await deliveredEventIds()).toEqual([old.id]);
 
     // The bound is inclusive to the millisecond: one before the young events' creation reads nothing; at it, both.
-    const createdMs = Date.parse(young[0]!.created_at);
-    expect(Date.parse(young[1]!.created_at)).toBe(createdMs);
+    const createdMs = Date.parse(young[0].created_at);
+    expect(Date.parse(young[1].created_at)).toBe(createdMs);
     Object.assign(counts, { indexQueries: 0, indexRowsRead: 0 });
     expect(await relayOutbox(runtime, createdMs - 1)).toBe(0);
     expect(counts.indexRowsRead).toBe(0);
     expect(await relayOutbox(runtime, createdMs)).toBe(2);
     expect(counts.indexRowsRead).toBe(2);
     expect(await deliveredEventIds()).toEqual([old.id, ...young.map((event) => event.id)].sort());
-  });
-
-  it('an outbox item stored before the sort key held the creation time (sort key = the event id) is still fanned out', async () => {
-    await newEndpoint();
-    const legacy = await newProjectEvent();
-    // As the previous version wrote it: the outbox sort key is the bare event id.
-    await ctx.runtime.store.update({
-      Key: keys.event(ctx.teamId, legacy.id),
-      UpdateExpression: 'SET #sk = :id',
-      ExpressionAttributeNames: { '#sk': secondaryIndex.sortKey },
-      ExpressionAttributeValues: { ':id': legacy.id },
-    });
-    ctx.clock.advance(30_000);
-    const young = await newProjectEvent();
-    const { runtime, counts } = indexCountingRuntime();
-
-    // Old by construction: fanned out whatever the bound, beside the events the bound admits (none here).
-    expect(await relayOutbox(runtime, ctx.clock.nowMs() - HOUR_MS)).toBe(1);
-    expect(counts.indexRowsRead).toBe(1);
-    expect(await deliveredEventIds()).toEqual([legacy.id]);
-    expect(await fanOutEvent(ctx.runtime, legacy)).toBe(0);
-    expect(await relayOutbox(runtime, ctx.clock.nowMs())).toBe(1);
-    expect(await deliveredEventIds()).toEqual([legacy.id, young.id].sort());
-    expect(await relayOutbox(runtime, ctx.clock.nowMs() + HOUR_MS)).toBe(0);
   });
 
   it('a delivery the dispatcher leases or completes between the sweep reading it and moving it is left alone and not re-queued', async () => {
@@ -936,12 +911,12 @@ describe('lease and sweeper', () => {
     };
     // The sweep's store: once a page holding one of the two has been read, the dispatcher handles it before the sweeper moves it.
     const racing = new Map([
-      [succeeding!.delivery_id, async () => expect(await processDeliveryMessage(ctx.runtime, succeeding!)).toBe('succeeded')],
+      [succeeding.delivery_id, async () => expect(await processDeliveryMessage(ctx.runtime, succeeding)).toBe('succeeded')],
       [
-        leased!.delivery_id,
+        leased.delivery_id,
         async () => {
           crash = true;
-          await expect(processDeliveryMessage(ctx.runtime, leased!)).rejects.toThrow('dispatcher died');
+          await expect(processDeliveryMessage(ctx.runtime, leased)).rejects.toThrow('dispatcher died');
           crash = false;
         },
       ],
@@ -964,18 +939,18 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
     expect(await sweep({ ...ctx.runtime, store })).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     expect(racing.size).toBe(0);
-    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting!)]);
-    expect(await getDelivery(ctx.runtime, ctx.principal, succeeding!.delivery_id)).toMatchObject({ status: 'succeeded', attempts: 1 });
-    expect(await getDelivery(ctx.runtime, ctx.principal, leased!.delivery_id)).toMatchObject({ status: 'delivering', attempts: 1 });
+    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
+    expect(await getDelivery(ctx.runtime, ctx.principal, succeeding.delivery_id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await getDelivery(ctx.runtime, ctx.principal, leased.delivery_id)).toMatchObject({ status: 'delivering', attempts: 1 });
 
     // The crashed attempt is not lost: once its lease (60 s) and the grace have passed, it is re-queued.
     ctx.clock.advance(60_000 + SWEEP_GRACE_MS + 1_000);
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
-    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(leased!)]);
+    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(leased)]);
     // The waiting one, still not processed, comes again the interval + the grace after it was re-queued.
     ctx.clock.advance(SWEEP_INTERVAL_MS);
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
-    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting!)]);
+    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
   });
 });
 
@@ -985,7 +960,7 @@ describe('lease and sweeper', () => {
 
 describe('signing and rotation', () => {
   function signatureParts(request: WebhookRequest): Record<string, string> {
-    return Object.fromEntries(request.headers['SVC-Signature']!.split(',').map((part) => part.split('=', 2) as [string, string]));
+    return Object.fromEntries(request.headers['SVC-Signature'].split(',').map((part) => part.split('=', 2) as [string, string]));
   }
 
   async function deliverOne(): Promise<WebhookRequest> {
@@ -1238,7 +1213,7 @@ describe('DynamoDB requests per delivery', () => {
     // The slot comes free; the message comes back and goes out, planned at the deferred time.
     await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'REMOVE in_flight.#other', ExpressionAttributeNames: { '#other': 'dlv_other' } });
     ctx.clock.advance(2_000);
-    expect(await processDeliveryMessage(ctx.runtime, queued[0]!.message)).toBe('succeeded');
+    expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
     expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status: 200, planned_at: isoTime(ctx.clock.nowMs()) })]);
   });
 });

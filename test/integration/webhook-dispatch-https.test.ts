@@ -128,8 +128,8 @@ async function deliverProjectCreated(url: string, options: { allowed_ips?: strin
   expect(await relayOutbox(runtime, runtime.clock.nowMs())).toBe(1);
   const { queued } = runtime.drain();
   expect(queued).toHaveLength(1);
-  const outcome = await processDeliveryMessage(runtime, queued[0]!.message);
-  const delivery = await getDelivery(runtime, principal, queued[0]!.message.delivery_id);
+  const outcome = await processDeliveryMessage(runtime, queued[0].message);
+  const delivery = await getDelivery(runtime, principal, queued[0].message.delivery_id);
   return { outcome, delivery, project, secret: endpoint.secret };
 }
 
@@ -151,32 +151,32 @@ describe('dispatch over real HTTPS', () => {
     projectId = project.id;
     await relayOutbox(runtime, runtime.clock.nowMs());
     const [entry] = runtime.drain().queued;
-    const outcome = await processDeliveryMessage(runtime, entry!.message);
+    const outcome = await processDeliveryMessage(runtime, entry.message);
 
     expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0]!.rejection).toBeNull();
+    expect(receiver.received[0].rejection).toBeNull();
     expect(outcome).toBe('succeeded');
-    const delivery = await getDelivery(runtime, principal, entry!.message.delivery_id);
+    const delivery = await getDelivery(runtime, principal, entry.message.delivery_id);
     expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(delivery.attempt_log).toHaveLength(1);
     expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: 200, failure_kind: null, response_body: 'received' });
-    expect(delivery.attempt_log![0]!.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(delivery.attempt_log![0].duration_ms).toBeGreaterThanOrEqual(0);
     // Attempt detail: the resolved address, the negotiated TLS version, a new connection's
     // setup time within the total, and the planned time beside the actual start.
     const [attempt] = delivery.attempt_log!;
     expect(attempt).toMatchObject({ remote_address: '127.0.0.1', tls_version: expect.stringMatching(/^TLSv1\.[23]$/), planned_at: delivery.created_at });
-    expect(attempt!.connect_ms).toEqual(expect.any(Number));
-    expect(attempt!.connect_ms!).toBeLessThanOrEqual(attempt!.duration_ms);
-    expect(Date.parse(attempt!.attempted_at)).toBeGreaterThanOrEqual(Date.parse(attempt!.planned_at!));
-    const headers = receiver.received[0]!.headers;
+    expect(attempt.connect_ms).toEqual(expect.any(Number));
+    expect(attempt.connect_ms!).toBeLessThanOrEqual(attempt.duration_ms);
+    expect(Date.parse(attempt.attempted_at)).toBeGreaterThanOrEqual(Date.parse(attempt.planned_at!));
+    const headers = receiver.received[0].headers;
     expect(headers['svc-event-id']).toBe(delivery.event_id);
     expect(headers['svc-event-name']).toBe('project.created');
     expect(headers['content-type']).toBe('application/json');
-    expect(JSON.parse(receiver.received[0]!.body).data.project).toMatchObject({ id: project.id, name: 'Verified project', platform_type: 'discord' });
+    expect(JSON.parse(receiver.received[0].body).data.project).toMatchObject({ id: project.id, name: 'Verified project', platform_type: 'discord' });
 
     // The same receiver rejects a delivery signed with another secret (the check is not a rubber stamp).
-    expect(receiverCheck(headers, receiver.received[0]!.body, 'whsec_other', Math.floor(Date.now() / 1000), { projectId })).toBe('signature mismatch');
-    expect(receiverCheck(headers, receiver.received[0]!.body, secret, Math.floor(Date.now() / 1000) + 301, { projectId })).toBe('stale timestamp');
+    expect(receiverCheck(headers, receiver.received[0].body, 'whsec_other', Math.floor(Date.now() / 1000), { projectId })).toBe('signature mismatch');
+    expect(receiverCheck(headers, receiver.received[0].body, secret, Math.floor(Date.now() / 1000) + 301, { projectId })).toBe('stale timestamp');
   });
 
   it.each([500, 404])('a %i receiver: a failed attempt with failure_kind http_status, retried in 10 s', async (status) => {
@@ -240,7 +240,7 @@ describe('dispatch over real HTTPS', () => {
     expect(outcome).toBe('retry_scheduled');
     expect(receiver.received).toHaveLength(1);
     expect(delivery.attempt_log![0]).toMatchObject({ attempt: 1, status: null, failure_kind: 'timeout' });
-    expect(delivery.attempt_log![0]!.duration_ms).toBeLessThan(2_000);
+    expect(delivery.attempt_log![0].duration_ms).toBeLessThan(2_000);
   });
 
   it('a receiver whose certificate is not trusted: tls', async () => {

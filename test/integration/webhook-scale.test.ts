@@ -104,7 +104,7 @@ describe('per-endpoint concurrency cap (D24)', () => {
     const third = await Promise.race(running.map((outcome, index) => outcome.then((value) => ({ index, value }))));
     expect(third.value).toBe('deferred');
     expect(gate.state.inFlight).toBe(2);
-    const deferred = forCapped[third.index]!;
+    const deferred = forCapped[third.index];
     expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: isoTime(clock.nowMs() + 2_000), attempt_log: [] });
     // The same message again, its carried due time moved to the new one.
     const again = { ...deferred, prepared: { ...deferred.prepared!, due_at_ms: clock.nowMs() + 2_000 } };
@@ -166,7 +166,7 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     await expect(getReplayJob(runtime, stranger, job.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
     // The same batch message twice (a duplicate): every delivery is re-queued once.
-    const batch = runtime.replayBatches[0]!;
+    const batch = runtime.replayBatches[0];
     expect(await processDeliveryMessage(runtime, batch)).toBe('replay_completed');
     expect(await processDeliveryMessage(runtime, batch)).toBe('skipped');
     expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 3, replayed: 3, completed_at: isoTime(clock.nowMs()) });
@@ -216,7 +216,7 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     const job = await createReplayJob(runtime, principal, ReplayDeadRequest.parse({ since_hours: 1 }));
     expect(job).toMatchObject({ matched: 60, status: 'running' });
     // One of them is retried by hand before the job's batch runs: the job must not replay it.
-    await retryDelivery(runtime, principal, messages[0]!.delivery_id);
+    await retryDelivery(runtime, principal, messages[0].delivery_id);
     runtime.drain();
     const transactions: number[] = [];
     const counting = { ...runtime, store: { ...runtime.store, transactWrite: (items: Parameters<Store['transactWrite']>[0]) => (transactions.push(items.length), runtime.store.transactWrite(items)) } };

@@ -13,7 +13,7 @@ import { expect } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where screenshots go (gitignored). */
-export const SCREENSHOT_DIRECTORY = join(ROOT, 'test-results', 'dashboard');
+const SCREENSHOT_DIRECTORY = join(ROOT, 'test-results', 'dashboard');
 
 /** Launches headless Chromium; throws naming the install command when the browser is missing. */
 export async function launchChromium(): Promise<Browser> {

@@ -14,7 +14,6 @@ import { contextWithAuthenticator } from './browser.js';
 /** A REST answer: status and parsed JSON body (null when empty). */
 export interface ApiAnswer {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 
@@ -48,11 +47,6 @@ export function dashboardHarness(getService: () => LocalService, getBrowser: () 
   }
 
   return { api, dashboard, signInWithLink };
-}
-
-/** The page's CSRF token (its `<meta name="csrf-token">`). */
-export async function csrfOf(page: Page): Promise<string> {
-  return (await page.locator('meta[name="csrf-token"]').getAttribute('content'))!;
 }
 
 /** Waits (vi.waitFor, polling every 200 ms) until `probe` returns a truthy value, and returns it. */

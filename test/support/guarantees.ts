@@ -59,7 +59,7 @@ export interface RestReply {
 }
 
 /** The API Gateway HTTP API (v2) event for a {@link RestCall}, as API Gateway would build it. */
-export function restEvent(call: RestCall): APIGatewayProxyEventV2 {
+function restEvent(call: RestCall): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   const bodyText = call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
   if (bodyText !== undefined && typeof call.body !== 'string') headers['content-type'] = 'application/json';
@@ -118,7 +118,7 @@ export async function tool(runtime: Runtime, principal: Principal, name: string,
 }
 
 /** The MCP protocol version the tool-server HTTP tests speak. */
-export const MCP_PROTOCOL_VERSION = '2025-06-18';
+const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 /** A raw tool-server HTTP answer. */
 export type McpReply = RawMcpResponse;
@@ -210,7 +210,7 @@ export async function scanTable(store: Store, tableName: string = store.tableNam
  * True for items every request may write whatever its outcome: activity entries (each REST write and
  * tool call is logged, failures included) and rate-limit counters (each request is counted).
  */
-export function isBookkeeping(item: Record<string, unknown>): boolean {
+function isBookkeeping(item: Record<string, unknown>): boolean {
   return item.entity === 'activity' || String(item.pk).startsWith('RATE#');
 }
 
@@ -320,7 +320,7 @@ export function withStore<R extends Runtime>(runtime: R, store: Store): R {
 // ---------------------------------------------------------------------------------------------------
 
 /** A team on the `business` tier with a full-ability token, a project, a webhook endpoint (with its secret) and a delivery. */
-export interface SeededTeam {
+interface SeededTeam {
   team: Team;
   /** Bearer string of a token holding every ability (team-wide). */
   token: string;

@@ -46,7 +46,7 @@ export async function startTestReceiver(onRequest: (headers: IncomingHttpHeaders
 }
 
 /** One request a {@link RecordingReceiver} got: headers and raw body as received, the parsed envelope, and when. */
-export interface ReceivedDelivery {
+interface ReceivedDelivery {
   headers: IncomingHttpHeaders;
   /** The body exactly as received (what the signature covers). */
   rawBody: string;

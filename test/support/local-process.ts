@@ -21,7 +21,7 @@ export interface LocalProcess {
 }
 
 /** Unique table names so test files sharing one DynamoDB Local never see each other's data. */
-export function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME: string } {
+function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME: string } {
   const suffix = randomBytes(4).toString('hex');
   return { TABLE_NAME: `e2e-${suffix}`, DEAD_LETTER_TABLE_NAME: `e2e-${suffix}-dead` };
 }

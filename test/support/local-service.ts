@@ -34,7 +34,7 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
  * /v1/team-invitations/accept`, no token: the invitation token is the credential). Returns the status and
  * the JSON body.
  */
-export async function acceptInvitation(service: Pick<LocalService, 'baseUrl'>, invitationToken: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function acceptInvitation(service: Pick<LocalService, 'baseUrl'>, invitationToken: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`${service.baseUrl}/v1/team-invitations/accept`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },

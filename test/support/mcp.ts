@@ -8,7 +8,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 
 /** The `Accept` header the streamable-HTTP transport requires on POST (JSON and SSE both listed). */
-export const MCP_ACCEPT = 'application/json, text/event-stream';
+const MCP_ACCEPT = 'application/json, text/event-stream';
 /** The protocol version the tests negotiate (the newest one the installed SDK supports). */
 export const TEST_PROTOCOL_VERSION = '2025-11-25';
 

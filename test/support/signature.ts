@@ -12,7 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** How far `t` may lie from the receiver's clock, either way (interface "Webhook trust" 2). */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Why a receiver refuses a delivery's signature. */
 export type SignatureRejection = 'missing header' | 'malformed header' | 'signature mismatch' | 'stale timestamp';
@@ -49,8 +49,8 @@ export function checkSignature(input: SignatureCheckInput): SignatureRejection |
     if (key === 't') timestamps.push(value);
     else if (key === 'v1' || key === 'v0') signatures.push(value);
   }
-  if (timestamps.length !== 1 || !/^\d+$/.test(timestamps[0]!) || signatures.length === 0) return 'malformed header';
-  const t = timestamps[0]!;
+  if (timestamps.length !== 1 || !/^\d+$/.test(timestamps[0]) || signatures.length === 0) return 'malformed header';
+  const t = timestamps[0];
   const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${rawBody}`, 'utf8').digest();
   // Every candidate is compared (no early exit), each in constant time.
   let matched = false;

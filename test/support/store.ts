@@ -104,13 +104,13 @@ export function testClock(options: { secondsIntoMinute?: number } = {}): ManualC
 }
 
 /** A message handed to the recording `deliveryQueue`. */
-export interface QueuedMessage {
+interface QueuedMessage {
   message: DeliveryMessage;
   delaySeconds: number;
 }
 
 /** A message handed to the recording `retryScheduler`. */
-export interface ScheduledMessage {
+interface ScheduledMessage {
   message: DeliveryMessage;
   atMs: number;
 }

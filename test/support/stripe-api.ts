@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 
 /** One recorded request. */
-export interface StripeApiRequest {
+interface StripeApiRequest {
   method: string;
   /** The path without the query, e.g. `/v1/prices/price_3`. */
   path: string;
@@ -34,14 +34,14 @@ export interface StripeApiRequest {
 }
 
 /** A Stripe error body (`{ error: { type, code, message } }`). */
-export interface StripeErrorBody {
+interface StripeErrorBody {
   type: string;
   code?: string;
   message: string;
 }
 
 /** How an injected failure answers: an HTTP status with a Stripe error, or a dropped connection. */
-export type StripeFailure = { status: number; error: StripeErrorBody } | { refuse: true };
+type StripeFailure = { status: number; error: StripeErrorBody } | { refuse: true };
 
 /** A running fake Stripe API. */
 export interface FakeStripeApi {

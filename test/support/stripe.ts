@@ -9,7 +9,7 @@ import Stripe from 'stripe';
 import type { FakeStripeApi } from './stripe-api.js';
 
 /** The Stripe API version the bodies claim. */
-export const STRIPE_API_VERSION = '2026-10-28';
+const STRIPE_API_VERSION = '2026-10-28';
 
 /** A fresh webhook signing secret (`whsec_...`). */
 export function newWebhookSecret(): string {

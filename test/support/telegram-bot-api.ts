@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One recorded Bot API call. */
-export interface BotApiCall {
+interface BotApiCall {
   token: string;
   method: string;
   payload: Record<string, unknown>;

@@ -73,7 +73,7 @@ describe('createSqsDeliveryQueue', () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     await queue().send([message(1)], wait);
     const [call] = sqs.commandCalls(SendMessageBatchCommand);
-    expect(call!.args[0].input.Entries![0]!.DelaySeconds).toBe(expected);
+    expect(call.args[0].input.Entries![0].DelaySeconds).toBe(expected);
   });
 
   it('sends each message in its team\'s message group (SQS fair queues, DESIGN D24)', async () => {
@@ -82,8 +82,8 @@ describe('createSqsDeliveryQueue', () => {
     const replay = { kind: 'replay_batch' as const, team_id: otherTeam, replay_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54' };
     await queue().send([message(1), replay, message(2, { team_id: otherTeam })], 0);
     const [call] = sqs.commandCalls(SendMessageBatchCommand);
-    expect(call!.args[0].input.Entries!.map((entry) => entry.MessageGroupId)).toEqual([TEAM_ID, otherTeam, otherTeam]);
-    expect(JSON.parse(call!.args[0].input.Entries![1]!.MessageBody!)).toEqual(replay);
+    expect(call.args[0].input.Entries!.map((entry) => entry.MessageGroupId)).toEqual([TEAM_ID, otherTeam, otherTeam]);
+    expect(JSON.parse(call.args[0].input.Entries![1].MessageBody!)).toEqual(replay);
   });
 
   it('sends nothing for no messages', async () => {
@@ -112,7 +112,7 @@ describe('createSchedulerRetryScheduler', () => {
 
     const calls = scheduler.commandCalls(CreateScheduleCommand);
     expect(calls).toHaveLength(1);
-    const input = calls[0]!.args[0].input;
+    const input = calls[0].args[0].input;
     expect(input).toMatchObject({
       Name: 'dlv_01JZ8Q3V7K0000000000000007-a6',
       GroupName: GROUP,
@@ -187,7 +187,7 @@ describe('dispatcher handler', () => {
         throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
       }),
     };
-    const store = createStore({ document: document as never, tableName: 'table', deadLetterTableName: 'dead' });
+    const store = createStore({ document: document, tableName: 'table', deadLetterTableName: 'dead' });
     const unused = () => {
       throw new Error('not used');
     };

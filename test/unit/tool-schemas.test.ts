@@ -24,7 +24,7 @@ const SAMPLES: unknown[] = [null, 'text', '', 'a'.repeat(300), 0, 7, -1.5, true,
 
 describe('published tool schemas (MCP Inspector --strict)', () => {
   it('have no type arrays and no empty additionalProperties, in any input or output schema', () => {
-    const warnings = listToolsResult().tools.flatMap((tool) => [...strictWarnings(tool.inputSchema, `${tool.name}.inputSchema`), ...strictWarnings(tool.outputSchema, `${tool.name}.outputSchema`)]);
+    const warnings = listToolsResult().tools.flatMap((tool) => [...strictWarnings(tool.inputSchema, `${String(tool.name)}.inputSchema`), ...strictWarnings(tool.outputSchema, `${String(tool.name)}.outputSchema`)]);
     expect(warnings).toEqual([]);
   });
 

@@ -2,8 +2,11 @@
  * Fault tests of the outbound HTTPS transport (DESIGN D9) against real HTTPS servers on 127.0.0.1,
  * with certificates from a CA made here. Every server listens on port 0 and is closed after each test.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -119,7 +122,7 @@ describe('createHttpsTransport', () => {
     expect(result).toMatchObject({ ok: true, status: 204, failure_kind: null, failure_message: null, response_body: '', remote_address: '127.0.0.1' });
     expect(result.duration_ms).toBeGreaterThanOrEqual(0);
     expect(server.seen).toHaveLength(1);
-    const seen = server.seen[0]!;
+    const seen = server.seen[0];
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe('/hooks?x=1');
     expect(seen.body).toBe(body);
@@ -138,8 +141,8 @@ describe('createHttpsTransport', () => {
       body,
     });
     expect(result).toMatchObject({ ok: true, status: 200, response_body: 'ok', remote_address: '127.0.0.1' });
-    expect(server.seen[0]!.servername).toBe('localhost');
-    expect(server.seen[0]!.headers.host).toBe(`localhost:${server.port}`);
+    expect(server.seen[0].servername).toBe('localhost');
+    expect(server.seen[0].headers.host).toBe(`localhost:${server.port}`);
   });
 
   it('reuses a kept-alive connection for the same origin and address', async () => {
@@ -397,9 +400,6 @@ describe('createHttpsTransport', () => {
 describe('extraCaFromEnvironment', () => {
   it('returns [] when WEBHOOK_EXTRA_CA_FILE is unset and throws on a file without a certificate', async () => {
     expect(extraCaFromEnvironment({})).toEqual([]);
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'extra-ca-'));
     writeFileSync(join(dir, 'ca.pem'), ca.certPem + otherCa.certPem);
     writeFileSync(join(dir, 'empty.pem'), 'nothing');

@@ -8,7 +8,7 @@ import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ruleFor } from '../../domain/subscriptions/state-machine.js';
 import { formatMinorUnits } from '../../schemas/common.js';
 import { ActionButton, Badge, CsrfField, IdempotencyField, Notice, Page, ProblemView, SubscriptionStatusBadge } from '../components.js';
-import { Fragment, h, type Html } from '../html.js';
+import { h } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 import { ProjectTabs, planInterval, projectOr, projectProblemPage, subscriberReturnTo, subscriptionPath, subscriptionsPage } from './membership.js';

@@ -7,7 +7,6 @@ import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js
 import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/state-machine.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
-import type { Group } from '../../domain/groups/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
@@ -280,7 +279,7 @@ export function subscriptionStateColumns(props: { viewer: Viewer; projectId: str
  * period end, cancel now, pause, resume, change plan (upgrade / downgrade), suspend, unsuspend. `returnTo`
  * (a subscriber's page) is where the action leads back to.
  */
-export function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
+function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
   const { viewer, subscription } = props;
   const base = subscriptionPath(props.projectId, subscription.id);
   const back: Record<string, string> = props.returnTo ? { return_to: props.returnTo } : {};

@@ -10,7 +10,6 @@ import type { TeamMember } from '../../domain/team-members/schema.js';
 import { AbilityChoice, ActionButton, ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView, ProjectScopeField, type Viewer } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import type { OperationOutcome } from '../run-operation.js';
 import { read, write, type ListPage } from './kit.js';
 
 /**
@@ -34,10 +33,6 @@ function abilitiesByCategory(): Array<[AbilityCategory, Array<(typeof ABILITIES)
 async function listOrEmpty<T>(request: SignedInRequest, operationId: 'listRoles' | 'listGroups' | 'listTeamMembers' | 'listProjects', input: Record<string, unknown> = {}): Promise<T[]> {
   const outcome = await read<ListPage<T>>(request, operationId, { limit: 100, ...input });
   return outcome.ok ? outcome.result.data : [];
-}
-
-function problemOf(outcome: OperationOutcome | undefined): ProblemDocument | null {
-  return outcome && !outcome.ok ? outcome.problem : null;
 }
 
 /** `GET /dashboard/roles`: roles (built-in and the team's own) and groups, with links to create and edit them. */

@@ -3,7 +3,7 @@
 import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { CsrfField, DataTable, Notice, Page, ProblemView, PublicPage, When } from '../components.js';
-import { Fragment, h } from '../html.js';
+import { h } from '../html.js';
 import { clearedSessionCookie, htmlResult, jsonResult, redirectResult, sessionCookie, type DashboardRequest, type SignedInRequest } from '../http.js';
 import { finishPasskeyRegistration, finishPasskeySignIn, listPasskeys, startPasskeyRegistration, startPasskeySignIn } from '../passkeys.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';

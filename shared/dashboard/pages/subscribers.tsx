@@ -7,7 +7,7 @@ import type { Subscriber, SubscriberModeration } from '../../domain/subscribers/
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { formatMinorUnits } from '../../schemas/common.js';
 import { ActionButton, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, When, type Viewer } from '../components.js';
-import { Fragment, h, type Html } from '../html.js';
+import { h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage, subscriptionStateColumns } from './membership.js';

@@ -10,9 +10,9 @@ import { CODE_SUFFIX_LENGTH } from './schema.js';
  */
 
 /** The alphabet of the random part: digits 2–9 and upper-case letters without I, L, O. */
-export const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 /** Random characters per code. */
-export const CODE_RANDOM_LENGTH = 12;
+const CODE_RANDOM_LENGTH = 12;
 const GROUP = 4;
 
 /** A new code: `<PREFIX>-XXXX-XXXX-XXXX` (prefix upper-cased) or `XXXX-XXXX-XXXX`, from crypto randomness. */

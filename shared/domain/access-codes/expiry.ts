@@ -7,9 +7,9 @@ import { unitOfWork } from '../../store/unit-of-work.js';
 import { toAccessCode } from './repository.js';
 
 /** Codes read per page while a batch expires. */
-export const EXPIRY_PAGE_SIZE = 100;
+const EXPIRY_PAGE_SIZE = 100;
 /** Code expiries committed at once. */
-export const EXPIRY_CONCURRENCY = 8;
+const EXPIRY_CONCURRENCY = 8;
 
 /**
  * The `access_code.expire` deadline (DESIGN D15, D18): the batch `deadline.subjectId` of project

@@ -41,7 +41,7 @@ import type { AccessCode, AccessCodeRedemption, RedeemAccessCodeRequest } from '
  */
 
 /** Attempts of one redemption against concurrent redemptions of the same code (conflicts and lost counts). */
-export const REDEEM_ATTEMPTS = 60;
+const REDEEM_ATTEMPTS = 60;
 /** Longest jittered wait between two attempts after a transaction conflict, in MILLISECONDS. */
 const MAX_BACKOFF_MS = 250;
 /** Growth of that wait per attempt, in MILLISECONDS (attempt n waits a random 0 to min(n × step, max)). */

@@ -35,9 +35,9 @@ import type { AccessCode, AccessCodeBatch, AccessCodeEffect, AccessCodeStatus, G
  */
 
 /** Codes written per transaction: three items each (code, lookup, reference), under DynamoDB's 100. */
-export const CODES_PER_TRANSACTION = 33;
+const CODES_PER_TRANSACTION = 33;
 /** Chunk transactions of one batch in flight at once. */
-export const CHUNK_CONCURRENCY = 6;
+const CHUNK_CONCURRENCY = 6;
 /** Times a chunk is rewritten with fresh codes after a collision with an existing code, or after a transaction conflict. */
 const CHUNK_ATTEMPTS = 5;
 /** Base wait (MILLISECONDS) before rewriting a chunk whose transaction was cancelled by a conflict or throttling. */
@@ -71,7 +71,7 @@ const notFound = (codeId: string) => new ProblemError('NOT_FOUND', `No access co
  * The status a code has at `nowMs` (epoch MILLISECONDS): `revoked` and `exhausted` as stored; an
  * `active` code whose `code_expires_at` has passed is `expired` (before the deadline worker records it).
  */
-export function effectiveStatus(item: Item, nowMs: number): AccessCodeStatus {
+function effectiveStatus(item: Item, nowMs: number): AccessCodeStatus {
   const stored = item.status as AccessCodeStatus;
   if (stored !== 'active') return stored;
   const expiresAt = item.code_expires_at as string | undefined;
@@ -95,22 +95,6 @@ export function toAccessCode(item: Item, nowMs: number): AccessCode {
     revoked_at: (item.revoked_at as string | null | undefined) ?? null,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
-  };
-}
-
-/** The public view of a stored batch item. */
-export function toAccessCodeBatch(item: Item): AccessCodeBatch {
-  return {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    plan_id: item.plan_id as string,
-    count: item.count as number,
-    prefix: (item.prefix as string | null | undefined) ?? null,
-    effect: item.effect as AccessCodeEffect,
-    access_days: (item.access_days as number | null | undefined) ?? null,
-    max_redemptions: (item.max_redemptions as number | null | undefined) ?? null,
-    expires_at: (item.code_expires_at as string | undefined) ?? null,
-    created_at: item.created_at as string,
   };
 }
 

@@ -4,19 +4,19 @@ import { CreateSubscriberRequest, Subscriber } from '../subscribers/schema.js';
 import { Subscription } from '../subscriptions/schema.js';
 
 /** Access code statuses (DESIGN D18; a closed list, written once). */
-export const ACCESS_CODE_STATUSES = ['active', 'exhausted', 'expired', 'revoked'] as const;
+const ACCESS_CODE_STATUSES = ['active', 'exhausted', 'expired', 'revoked'] as const;
 /** An access code status. */
 export type AccessCodeStatus = (typeof ACCESS_CODE_STATUSES)[number];
 
 /** What redeeming a code gives (DESIGN D18; a closed list, written once). */
-export const ACCESS_CODE_EFFECTS = ['free_access', 'trial'] as const;
+const ACCESS_CODE_EFFECTS = ['free_access', 'trial'] as const;
 /** An access code effect. */
 export type AccessCodeEffect = (typeof ACCESS_CODE_EFFECTS)[number];
 
 /** Longest `access_days` a code may grant (10 years). */
-export const MAX_ACCESS_DAYS = 3650;
+const MAX_ACCESS_DAYS = 3650;
 /** Most codes in one batch (DESIGN D18). */
-export const MAX_BATCH_SIZE = 1000;
+const MAX_BATCH_SIZE = 1000;
 /** Characters of the code shown by reads (`code_suffix`). */
 export const CODE_SUFFIX_LENGTH = 4;
 
@@ -114,7 +114,7 @@ export const ListAccessCodesQuery = ListQuery.extend({
 export const AccessCodeIdParams = z.object({ id: Uuid.describe('The access code id.') }).strict();
 
 /** Longest code text accepted by a redemption (a prefix of up to 12, three groups of four, dashes and spaces). */
-export const MAX_PRESENTED_CODE_LENGTH = 64;
+const MAX_PRESENTED_CODE_LENGTH = 64;
 
 /**
  * Body of `POST /v1/projects/{project_id}/access-codes/redeem` (DESIGN D18): the code as the subscriber

@@ -3,8 +3,8 @@ import { IdSchemas } from '../../ids.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /** The surfaces an activity entry can come from (a closed list, written once). */
-export const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard'] as const;
-/** One of {@link ACTIVITY_SURFACES}. */
+const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard'] as const;
+/** One of the activity surfaces (a closed list, written once). */
 export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];
 
 /**

@@ -12,7 +12,7 @@ import type { Store } from '../../store/store.js';
  */
 
 /** The problem a locked team's creator write gets (402). */
-export function billingLocked(): ProblemError {
+function billingLocked(): ProblemError {
   return new ProblemError(
     'BILLING_LOCKED',
     'The team is locked because an invoice of its own tier is unpaid past the grace period; creator writes are refused until the open invoices are paid. Reads, billing and the subscriber side keep working.',

@@ -54,7 +54,7 @@ export const TIER_ATTRIBUTE = 'billing_tier';
  * The team item's counter of each metric. `webhook_endpoint_count` is the D8 counter of the 50-endpoint
  * cap, shared with the tier limit (one counter).
  */
-export const USAGE_COUNTERS = {
+const USAGE_COUNTERS = {
   projects: 'project_count',
   subscribers: 'subscriber_count',
   webhook_endpoints: 'webhook_endpoint_count',
@@ -64,7 +64,7 @@ export const USAGE_COUNTERS = {
 /** How each metric is named in problem details. */
 const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects', subscribers: 'subscribers', webhook_endpoints: 'webhook endpoints', team_members: 'team members' };
 
-/** The deadline kinds of billing (see `DEADLINE_KINDS`). */
+/** The deadline kinds of billing (see `DeadlineKind`). */
 const PERIOD_DEADLINE = 'billing.period' as const;
 const GRACE_DEADLINE = 'billing.grace_period' as const;
 
@@ -229,11 +229,6 @@ function writeBilling(tx: Transaction, teamId: string, read: StoredBilling, next
     values,
     onConditionFailed: () => new ConcurrentChange('The team\u2019s billing account changed meanwhile; retry.'),
   });
-}
-
-/** A team item condition: it exists and is not deleted. */
-function checkTeamLive(tx: Transaction, teamId: string): void {
-  tx.check(keys.team(teamId), { condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)', onConditionFailed: () => new ProblemError('CONFLICT', `Team ${teamId} was deleted.`) });
 }
 
 /**

@@ -21,7 +21,7 @@ export const DEFAULT_TIER: BillingTier = 'free';
  * working until `grace_period_ends_at`; `locked` — the grace period ended unpaid: creator writes get
  * BILLING_LOCKED (402) until the unpaid invoices are paid, while the subscriber side keeps running.
  */
-export const BILLING_STATUSES = ['ok', 'grace_period', 'locked'] as const;
+const BILLING_STATUSES = ['ok', 'grace_period', 'locked'] as const;
 /** One of {@link BILLING_STATUSES}. */
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
 
@@ -55,15 +55,13 @@ export const BILLING_CURRENCY = 'USD';
 export const GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The statuses of an invoice: `open` until paid (a failed payment leaves it open, with `attempt_count` raised), then `paid`. */
-export const BILLING_INVOICE_STATUSES = ['open', 'paid'] as const;
-/** One of {@link BILLING_INVOICE_STATUSES}. */
-export type BillingInvoiceStatus = (typeof BILLING_INVOICE_STATUSES)[number];
+const BILLING_INVOICE_STATUSES = ['open', 'paid'] as const;
 
 const count = (what: string) => z.number().int().nonnegative().describe(what);
 const limit = (what: string) => z.number().int().nonnegative().nullable().describe(`${what}; null: no limit on this tier.`);
 
 /** A tier's limits, one per {@link USAGE_METRICS} entry (see {@link TIER_LIMITS}). */
-export const BillingLimits = z
+const BillingLimits = z
   .object({
     projects: limit('Most projects the team may have'),
     subscribers: limit('Most subscribers the team may create, across its projects'),
@@ -71,8 +69,6 @@ export const BillingLimits = z
     team_members: limit('Most invited and active team members'),
   })
   .meta({ id: 'BillingLimits' });
-/** A tier's limits (see {@link BillingLimits}). */
-export type BillingLimits = z.infer<typeof BillingLimits>;
 
 /** What the team uses, per metric (the counters the limits are enforced on). */
 export const BillingUsage = z

@@ -3,22 +3,22 @@ import { retryLostRaces } from '../roles/policy.js';
 import { groupsModule } from './operations.js';
 import { createGroup as create, deleteGroup as remove, getGroup as read, listGroups as list, updateGroup as update } from './repository.js';
 
-const operations = groupsModule.operations;
+type Operations = typeof groupsModule.operations;
 
 /** `GET /v1/groups` / `list_groups`. */
-export const listGroups: OperationHandler<typeof operations.listGroups> = async (input, { runtime, principal }) => list(runtime.store, principal, input);
+export const listGroups: OperationHandler<Operations['listGroups']> = async (input, { runtime, principal }) => list(runtime.store, principal, input);
 
 /** `GET /v1/groups/{id}` / `get_group`. */
-export const getGroup: OperationHandler<typeof operations.getGroup> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+export const getGroup: OperationHandler<Operations['getGroup']> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
 
 /** `POST /v1/groups` (each write use case runs again when it lost a race: `retryLostRaces`). */
-export const createGroup: OperationHandler<typeof operations.createGroup> = async (input, { runtime, principal }) => retryLostRaces(() => create(runtime, principal, input));
+export const createGroup: OperationHandler<Operations['createGroup']> = async (input, { runtime, principal }) => retryLostRaces(() => create(runtime, principal, input));
 
 /** `POST /v1/groups/{id}`. */
-export const updateGroup: OperationHandler<typeof operations.updateGroup> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
+export const updateGroup: OperationHandler<Operations['updateGroup']> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
 
 /** `DELETE /v1/groups/{id}`. */
-export const deleteGroup: OperationHandler<typeof operations.deleteGroup> = async (input, { runtime, principal }) => retryLostRaces(() => remove(runtime, principal, input.id));
+export const deleteGroup: OperationHandler<Operations['deleteGroup']> = async (input, { runtime, principal }) => retryLostRaces(() => remove(runtime, principal, input.id));
 
 /** Every handler of the groups module. */
 export const groupsHandlers = { listGroups, getGroup, createGroup, updateGroup, deleteGroup } satisfies HandlersOf<typeof groupsModule>;

@@ -4,7 +4,7 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 /** Most members a group holds. */
 export const MAX_GROUP_MEMBERS = 25;
 /** Most roles a group gives its members. */
-export const MAX_GROUP_ROLES = 10;
+const MAX_GROUP_ROLES = 10;
 
 /**
  * A group (DESIGN D19): a named set of team members who all hold the group's roles, as the API returns

@@ -33,7 +33,7 @@ export interface PendingInviteLinkRevocation {
 }
 
 /** The member item's attribute holding its {@link PendingInviteLinkRevocation}s (absent: none). */
-export const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations' as const;
+const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations' as const;
 
 /** The {@link PendingInviteLinkRevocation}s on a stored member item (none when absent). */
 export function pendingRevocationsOf(item: Record<string, unknown>): PendingInviteLinkRevocation[] {
@@ -46,7 +46,7 @@ export const MEMBER_PLATFORM_SYNC_DEADLINE_KIND = 'member.platform_sync' as cons
 /** Wait before the first retry, in milliseconds (1 minute); each further failure doubles it. */
 export const PLATFORM_SYNC_FIRST_DELAY_MS = 60 * 1000;
 /** Longest wait between two attempts, in milliseconds (6 hours). */
-export const PLATFORM_SYNC_MAX_DELAY_MS = 6 * 3600 * 1000;
+const PLATFORM_SYNC_MAX_DELAY_MS = 6 * 3600 * 1000;
 /**
  * Failed attempts (the first call included) after which retries stop (12: the first call and 11 retries,
  * waiting 1, 2, 4 … 256 minutes then 6 hours twice, about 20.5 hours in all).
@@ -62,7 +62,7 @@ export function platformRetryDelayMs(failedAttempts: number): number {
 }
 
 /** The sync deadline of `member` due at `dueAt` (ISO 8601). */
-export function platformSyncDeadline(teamId: string, member: Pick<Member, 'id' | 'project_id'>, dueAt: string): Deadline {
+function platformSyncDeadline(teamId: string, member: Pick<Member, 'id' | 'project_id'>, dueAt: string): Deadline {
   return { teamId, kind: MEMBER_PLATFORM_SYNC_DEADLINE_KIND, subjectId: member.id, projectId: member.project_id, dueAt };
 }
 

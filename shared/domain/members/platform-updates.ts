@@ -158,7 +158,7 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
     await unitOfWork(runtime, teamId, (tx) => {
       writeMemberChange(tx, teamId, memberItem!, changed);
       const removal = type === 'member.kicked' || type === 'member.banned';
-      tx.emit({ type: type!, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
+      tx.emit({ type: type, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
     });
     return changed;
   }, { exhausted: () => new ProblemError('CONFLICT', `Platform user ${platformUserId} kept changing while this update ran; retry.`) });

@@ -33,10 +33,10 @@ export interface PlatformUserClaim {
 }
 
 /** NOT_FOUND for a member id (absent, foreign or out of scope: the same answer). */
-export const memberNotFound = (memberId: string) => new ProblemError('NOT_FOUND', `No member ${memberId}.`);
+const memberNotFound = (memberId: string) => new ProblemError('NOT_FOUND', `No member ${memberId}.`);
 
 /** The key hash of a platform user id: hex SHA-256 of its UTF-8 text (keeps arbitrary platform ids out of key syntax). */
-export function platformUserHash(platformUserId: string): string {
+function platformUserHash(platformUserId: string): string {
   return createHash('sha256').update(platformUserId, 'utf8').digest('hex');
 }
 
@@ -47,7 +47,7 @@ export function platformUserKey(teamId: string, projectId: string, platformUserI
 
 /** Reads the claim of `platformUserId` in a project (strongly consistent); undefined when nobody holds it. */
 export async function readPlatformUserClaim(store: Store, teamId: string, projectId: string, platformUserId: string): Promise<(Item & PlatformUserClaim) | undefined> {
-  return (await store.get(platformUserKey(teamId, projectId, platformUserId))) as (Item & PlatformUserClaim) | undefined;
+  return await store.get(platformUserKey(teamId, projectId, platformUserId));
 }
 
 /**
@@ -79,7 +79,7 @@ export function toMember(item: Item): Member {
 }
 
 /** The stored item of a new member (revision 0). */
-export function newMemberItem(teamId: string, member: Member): Item {
+function newMemberItem(teamId: string, member: Member): Item {
   return { ...keys.member(teamId, member.project_id, member.id), entity: entity.member, ...member, revision: 0 };
 }
 
@@ -119,14 +119,14 @@ export function writeMemberChange(tx: Transaction, teamId: string, read: Item, n
  * it); undefined when absent.
  */
 export async function readMemberItem(store: Store, teamId: string, projectId: string, memberId: string): Promise<StoredMember | undefined> {
-  return (await store.get(keys.member(teamId, projectId, memberId))) as StoredMember | undefined;
+  return await store.get(keys.member(teamId, projectId, memberId));
 }
 
 /**
  * The stored member item of the principal's team (strongly consistent: reference, then item). Errors:
  * NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
  */
-export async function loadMember(store: Store, principal: Principal, memberId: string): Promise<StoredMember> {
+async function loadMember(store: Store, principal: Principal, memberId: string): Promise<StoredMember> {
   const ref = await store.get(keys.memberRef(principal.teamId, memberId));
   if (!ref || !canAccessProject(principal, ref.project_id as string)) throw memberNotFound(memberId);
   const item = await readMemberItem(store, principal.teamId, ref.project_id as string, memberId);

@@ -9,12 +9,12 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
  */
 
 /** Member statuses (a closed list, written once). */
-export const MEMBER_STATUSES = ['joined', 'left', 'kicked', 'banned'] as const;
+const MEMBER_STATUSES = ['joined', 'left', 'kicked', 'banned'] as const;
 /** A member status. */
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 /** Platform actions a member's `platform_error` can name (the `PlatformAdapter` port, DESIGN D22). */
-export const PLATFORM_ACTIONS = ['grant_access', 'revoke_access', 'kick', 'ban', 'unban'] as const;
+const PLATFORM_ACTIONS = ['grant_access', 'revoke_access', 'kick', 'ban', 'unban'] as const;
 /** A platform action. */
 export type PlatformAction = (typeof PLATFORM_ACTIONS)[number];
 

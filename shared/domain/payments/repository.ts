@@ -62,7 +62,7 @@ const RECORDING_PROVIDER: PaymentProvider = 'manual';
 const notFound = (paymentId: string) => new ProblemError('NOT_FOUND', `No payment ${paymentId}.`);
 
 /** The public payment of a stored item. */
-export function toPayment(item: Item): Payment {
+function toPayment(item: Item): Payment {
   return {
     id: item.id as string,
     project_id: item.project_id as string,
@@ -95,7 +95,7 @@ export function toPayment(item: Item): Payment {
  * renewal that fails again while past_due) has no row: the payment is recorded, the subscription is
  * left unchanged.
  */
-export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
+function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
   if (payment.billing_reason === 'manual') return null;
   if (payment.status !== 'succeeded' && payment.status !== 'failed') return null;
   const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
@@ -163,7 +163,7 @@ function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment
 async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
   const item = await store.get(keys.payment(principal.teamId, paymentId));
   if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(paymentId);
-  return item as StoredPayment;
+  return item;
 }
 
 /**

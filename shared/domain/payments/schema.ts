@@ -14,14 +14,14 @@ import { Currency, ListQuery, Timestamp, Uuid, listOf } from '../../schemas/comm
  * a bank transfer, crypto), `succeeded`, `failed`, `refunded` (refunded in full; a partial refund keeps
  * `succeeded` with `amount_refunded` > 0).
  */
-export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
+const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
 /** A payment status (see {@link PAYMENT_STATUSES}). */
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /** The statuses a payment can be recorded in (`POST /v1/projects/{project_id}/payments`). */
-export const RECORDABLE_PAYMENT_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+const RECORDABLE_PAYMENT_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 /** The statuses a pending payment can be settled to (`POST /v1/payments/{id}`). */
-export const SETTLED_PAYMENT_STATUSES = ['succeeded', 'failed'] as const;
+const SETTLED_PAYMENT_STATUSES = ['succeeded', 'failed'] as const;
 
 /**
  * Why a payment was made (a closed list, written once; Stripe Billing's `billing_reason` terms):
@@ -29,12 +29,12 @@ export const SETTLED_PAYMENT_STATUSES = ['succeeded', 'failed'] as const;
  * `renewal` (a period's payment: it drives the renewal, past_due and recovery transitions of D15),
  * `manual` (recorded outside the billing cycle: it never moves the subscription).
  */
-export const BILLING_REASONS = ['subscription_create', 'renewal', 'manual'] as const;
+const BILLING_REASONS = ['subscription_create', 'renewal', 'manual'] as const;
 /** A billing reason (see {@link BILLING_REASONS}). */
 export type BillingReason = (typeof BILLING_REASONS)[number];
 
 /** Largest amount of one payment, in the minor unit (the plans' ceiling is lower; a payment may cover several periods). */
-export const MAX_PAYMENT_AMOUNT = 100_000_000_000;
+const MAX_PAYMENT_AMOUNT = 100_000_000_000;
 
 const Amount = z.number().int().positive().max(MAX_PAYMENT_AMOUNT);
 

@@ -51,7 +51,7 @@ import type { BillingReason, Payment } from './schema.js';
 const STRIPE: PaymentProvider = 'stripe';
 
 /** How long (seconds after Stripe created it) an invoice of a subscription not created yet is refused so that Stripe sends it again after `checkout.session.completed`. */
-export const CHECKOUT_WAIT_SECONDS = 3600;
+const CHECKOUT_WAIT_SECONDS = 3600;
 
 /** What an event did: applied, or ignored with the reason (logged by the hook; the event is acknowledged). */
 export type StripeEventOutcome = { applied: true } | { ignored: string };
@@ -364,7 +364,7 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
     subscriptionId: link.subscriptionId,
     projectId: context.projectId,
     provider: STRIPE,
-    providerPaymentId: paymentIntentOf(invoice) ?? invoice.id!,
+    providerPaymentId: paymentIntentOf(invoice) ?? invoice.id,
     status,
     amount,
     currency: invoice.currency.toUpperCase(),

@@ -103,7 +103,7 @@ export function toPlan(item: Item): Plan {
 async function loadPlan(store: Store, principal: Principal, planId: string): Promise<StoredPlan> {
   const item = await store.get(keys.plan(principal.teamId, planId));
   if (!item || !canAccessProject(principal, item.project_id as string)) throw planNotFound(planId);
-  return item as StoredPlan;
+  return item;
 }
 
 /** The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is gone. */
@@ -206,14 +206,6 @@ const priceVersionOf = (version: number, terms: Terms, effectiveFrom: string): P
   access_days: terms.access_days,
   effective_from: effectiveFrom,
 });
-
-/**
- * The price version `version` of a plan (subscriptions keep theirs until renewal), or undefined when the
- * plan no longer records it.
- */
-export function planPriceVersion(plan: Plan, version: number): PlanPriceVersion | undefined {
-  return plan.price_history.find((entry) => entry.version === version);
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Create
@@ -402,7 +394,7 @@ async function changePlan(
       for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
     });
     const provider = change.sync ? project.payment_provider?.provider : undefined;
-    return { next, sync: provider ? { stored: { ...item, ...next, revision: Number(item.revision ?? 0) + 1 } as StoredPlan, provider } : null };
+    return { next, sync: provider ? { stored: { ...item, ...next, revision: Number(item.revision ?? 0) + 1 }, provider } : null };
   }, { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`) });
   if (!written.sync) return written.next;
   return syncAfterWrite(runtime, principal.teamId, written.sync.stored, written.sync.provider, options);

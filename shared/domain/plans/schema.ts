@@ -14,7 +14,7 @@ export const PLAN_INTERVALS = ['week', 'month', 'year', 'one_time'] as const;
 export type PlanInterval = (typeof PLAN_INTERVALS)[number];
 
 /** Plan statuses: `active` plans are open to new subscriptions, `inactive` ones are closed. */
-export const PLAN_STATUSES = ['active', 'inactive'] as const;
+const PLAN_STATUSES = ['active', 'inactive'] as const;
 /** A plan status (see {@link PLAN_STATUSES}). */
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
@@ -23,12 +23,10 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
  * the project had no provider), `pending` (changed since the last sync, or being synced), `synced`,
  * `failed` (the last sync failed; `sync_error` says why).
  */
-export const PLAN_SYNC_STATUSES = ['not_synced', 'pending', 'synced', 'failed'] as const;
-/** A plan's sync status (see {@link PLAN_SYNC_STATUSES}). */
-export type PlanSyncStatus = (typeof PLAN_SYNC_STATUSES)[number];
+const PLAN_SYNC_STATUSES = ['not_synced', 'pending', 'synced', 'failed'] as const;
 
 /** Largest price, in minor units (1,000,000.00 in a two-decimal currency). */
-export const MAX_PLAN_AMOUNT = 100_000_000;
+const MAX_PLAN_AMOUNT = 100_000_000;
 /** Longest one-off pass and longest trial, in days. */
 export const MAX_ACCESS_DAYS = 3650;
 /** Longest free trial, in days. */

@@ -59,7 +59,7 @@ function requireProviderFields(input: ConnectPaymentProviderRequest): void {
 export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectPaymentProviderRequest): Promise<Project> {
   const provider = input.provider;
   if (!isConnectablePaymentProvider(provider)) {
-    throw new ProblemError('VALIDATION_FAILED', `${provider} cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`, {
+    throw new ProblemError('VALIDATION_FAILED', `${String(provider)} cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`, {
       errors: [{ path: 'provider', message: `connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}` }],
     });
   }

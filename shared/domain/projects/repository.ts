@@ -14,7 +14,6 @@ import { CREDENTIAL_KINDS, deleteCredential } from '../../credentials/repository
 import {
   MAX_BOT_PERMISSIONS,
   MAX_RESOURCES_PER_PROJECT,
-  type ConnectBotRequest,
   type LinkResourceRequest,
   type Project,
   type ProjectBot,
@@ -121,7 +120,7 @@ export async function loadProject(store: Store, principal: Principal, projectId:
   requireProjectAccess(principal, projectId);
   const item = await store.get(keys.project(principal.teamId, projectId));
   if (!item) throw notFound(projectId);
-  return item as StoredProject;
+  return item;
 }
 
 /** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */

@@ -12,7 +12,7 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
  */
 
 /** Project statuses (a closed list, written once). */
-export const PROJECT_STATUSES = ['active', 'archived'] as const;
+const PROJECT_STATUSES = ['active', 'archived'] as const;
 /** A project status. */
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 

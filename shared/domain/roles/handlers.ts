@@ -3,22 +3,22 @@ import { rolesModule } from './operations.js';
 import { retryLostRaces } from './policy.js';
 import { createRole as create, deleteRole as remove, getRole as read, listRoles as list, updateRole as update } from './repository.js';
 
-const operations = rolesModule.operations;
+type Operations = typeof rolesModule.operations;
 
 /** `GET /v1/roles` / `list_roles`. */
-export const listRoles: OperationHandler<typeof operations.listRoles> = async (input, { runtime, principal }) => list(runtime.store, principal, input);
+export const listRoles: OperationHandler<Operations['listRoles']> = async (input, { runtime, principal }) => list(runtime.store, principal, input);
 
 /** `GET /v1/roles/{id}` / `get_role`. */
-export const getRole: OperationHandler<typeof operations.getRole> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+export const getRole: OperationHandler<Operations['getRole']> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
 
 /** `POST /v1/roles` (each write use case runs again when it lost a race: `retryLostRaces`). */
-export const createRole: OperationHandler<typeof operations.createRole> = async (input, { runtime, principal }) => retryLostRaces(() => create(runtime, principal, input));
+export const createRole: OperationHandler<Operations['createRole']> = async (input, { runtime, principal }) => retryLostRaces(() => create(runtime, principal, input));
 
 /** `POST /v1/roles/{id}`. */
-export const updateRole: OperationHandler<typeof operations.updateRole> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
+export const updateRole: OperationHandler<Operations['updateRole']> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
 
 /** `DELETE /v1/roles/{id}`. */
-export const deleteRole: OperationHandler<typeof operations.deleteRole> = async (input, { runtime, principal }) => retryLostRaces(() => remove(runtime, principal, input.id));
+export const deleteRole: OperationHandler<Operations['deleteRole']> = async (input, { runtime, principal }) => retryLostRaces(() => remove(runtime, principal, input.id));
 
 /** Every handler of the roles module. */
 export const rolesHandlers = { listRoles, getRole, createRole, updateRole, deleteRole } satisfies HandlersOf<typeof rolesModule>;

@@ -54,7 +54,7 @@ function roleItem(teamId: string, role: StoredRole): Item {
  * Reads one role of the team (built-in or the team's own, strongly consistent); null when absent.
  * Built-in roles come back with `version` 0 and `assignment_count` 0 (they are never counted).
  */
-export async function findRole(store: Store, teamId: string, roleId: string): Promise<StoredRole | null> {
+async function findRole(store: Store, teamId: string, roleId: string): Promise<StoredRole | null> {
   const builtIn = builtInRole(roleId);
   if (builtIn) return { ...builtIn, version: 0, assignment_count: 0 };
   const item = await store.get(keys.role(teamId, roleId));
@@ -69,7 +69,7 @@ export async function getRole(store: Store, principal: Principal, roleId: string
 }
 
 /** The public fields of a role (drops the version and the counter). */
-export function publicRole({ version: _version, assignment_count: _count, ...role }: StoredRole): Role {
+function publicRole({ version: _version, assignment_count: _count, ...role }: StoredRole): Role {
   return role;
 }
 

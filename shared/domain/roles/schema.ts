@@ -3,7 +3,7 @@ import { ABILITY_VALUES } from '../../catalogues/abilities.js';
 import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
 
 /** Most projects a role can be narrowed to. */
-export const MAX_ROLE_PROJECTS = 20;
+const MAX_ROLE_PROJECTS = 20;
 
 /**
  * A team role (DESIGN D19), as the API returns it and `role.*` events carry it: a named set of abilities

@@ -3,7 +3,6 @@ import type { PlatformType } from '../../catalogues/platform-types.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';

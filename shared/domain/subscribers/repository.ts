@@ -80,7 +80,7 @@ export async function loadSubscriber(store: Store, principal: Principal, subscri
   if (!ref || !canAccessProject(principal, ref.project_id as string)) throw subscriberNotFound(subscriberId);
   const item = await store.get(keys.subscriber(principal.teamId, ref.project_id as string, subscriberId));
   if (!item) throw subscriberNotFound(subscriberId);
-  return item as StoredSubscriber;
+  return item;
 }
 
 /**
@@ -96,7 +96,7 @@ export async function getSubscriber(store: Store, principal: Principal, subscrib
 }
 
 /** True when the principal may see consented contact data (`project-user:view`, DESIGN D10). */
-export function mayReadContact(principal: Principal): boolean {
+function mayReadContact(principal: Principal): boolean {
   return principal.abilities.has('project-user:view');
 }
 
@@ -149,15 +149,13 @@ function releaseClaim(tx: Transaction, teamId: string, projectId: string, platfo
 /**
  * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
  * subscriptions' access (DESIGN D15, D17), so an access change reads them with its other items
- * instead of querying the subscriber's subscriptions:
- * - `tracked`: `true` on a summary written when the subscriber was created (since then every creation
- *   and access-changing transition of its subscriptions maintains the two sets); absent on summaries of
- *   subscribers created before, whose sets may be incomplete (readers then query the subscriptions).
+ instead of querying the subscriber's subscriptions (the summary is written with the subscriber; every creation
+ * and access-changing transition of its subscriptions maintains the two sets):
  * - `granting`: DynamoDB string set of the ids of its subscriptions currently granting access.
  * - `paid`: DynamoDB string set of the ids of its subscriptions currently granting PAID access.
  * An empty set is no attribute at all (DynamoDB removes a set emptied by `DELETE`): absent reads as none.
  */
-export const subscriberAccessAttribute = { tracked: 'access_tracked', granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
+export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
 
 /**
  * A change of the summary's subscription sets ({@link subscriberAccessAttribute}): subscription ids to
@@ -175,14 +173,12 @@ export function isEmptySetChange(change: SubscriberAccessSetChange): boolean {
 }
 
 /**
- * What {@link writeSubscriberAccess} writes of the summary: the `status` and/or `member_id`, `tracked`
- * (only when creating the subscriber) and a change of the subscription sets.
+ * What {@link writeSubscriberAccess} writes of the summary: the `status` and/or `member_id` and a change
+ * of the subscription sets.
  */
 export interface SubscriberAccessFields {
   status?: SubscriberStatus;
   member_id?: string | null;
-  /** Marks the summary as tracking the sets since the subscriber's creation (pass only when creating it). */
-  tracked?: true;
   /** Subscription ids to add to / delete from the sets (`ADD` / `DELETE`: commutative, no read needed). */
   sets?: SubscriberAccessSetChange;
 }
@@ -197,8 +193,7 @@ export interface SubscriberAccessFields {
  * member joining), and every subscription creation or transition whose access changes. A transaction
  * touches an item once: a caller writing both (a subscriber created with its subscription) passes both
  * in ONE call. Unconditional: the subscriber's or subscription's own write in the transaction carries the
- * conditions. A summary without `status` (a subscriber created before it existed, then linked) makes the
- * check read the subscriber item instead.
+ * conditions.
  */
 export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId: string, subscriberId: string, fields: SubscriberAccessFields): void {
   const names: Record<string, string> = { '#entity': 'entity' };
@@ -212,11 +207,6 @@ export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId
   if (fields.member_id !== undefined) {
     values[':member_id'] = fields.member_id;
     sets.push('member_id = :member_id');
-  }
-  if (fields.tracked) {
-    names['#tracked'] = subscriberAccessAttribute.tracked;
-    values[':tracked'] = true;
-    sets.push('#tracked = :tracked');
   }
   const clauses = [`SET ${sets.join(', ')}`];
   for (const action of ['add', 'delete'] as const) {
@@ -324,7 +314,7 @@ export async function prepareSubscriber(
       countUsage(tx, teamId, 'subscribers', 1);
       tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
       tx.put({ ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
-      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: stored.status, member_id: stored.member_id, tracked: true, sets: options.accessSets });
+      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: stored.status, member_id: stored.member_id, sets: options.accessSets });
       if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
       if (link.member) {
         const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };

@@ -14,16 +14,16 @@ import { Member } from '../members/schema.js';
  */
 
 /** Subscriber statuses (a closed list, written once): `banned` after `ban_subscriber` until unbanned. */
-export const SUBSCRIBER_STATUSES = ['active', 'banned'] as const;
+const SUBSCRIBER_STATUSES = ['active', 'banned'] as const;
 /** A subscriber status. */
 export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
 
 /** Longest e-mail address accepted (RFC 5321 path limit). */
-export const MAX_EMAIL_LENGTH = 254;
+const MAX_EMAIL_LENGTH = 254;
 /** Longest display name accepted. */
-export const MAX_DISPLAY_NAME_LENGTH = 200;
+const MAX_DISPLAY_NAME_LENGTH = 200;
 /** Longest platform user id accepted. */
-export const MAX_PLATFORM_USER_ID_LENGTH = 128;
+const MAX_PLATFORM_USER_ID_LENGTH = 128;
 
 const contactDescription = 'Present only when the subscriber consented to contact data and the reader holds `project-user:view`.';
 

@@ -3,7 +3,6 @@ import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Item, Store } from '../../store/store.js';
-import { toSubscription } from './records.js';
 import type { ProjectAccess, Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
@@ -39,9 +38,8 @@ function deciding(subscriptions: SubscriptionSummary[]): SubscriptionSummary | n
   return subscriptions.sort((a, b) => (a.status_changed_at < b.status_changed_at ? 1 : -1))[0] ?? null;
 }
 
-/** The summary an index item carries, or null for an item written before index items carried one (no `status`). */
-function summaryOf(item: Item): SubscriptionSummary | null {
-  if (typeof item.status !== 'string') return null;
+/** The summary an index item carries. */
+function summaryOf(item: Item): SubscriptionSummary {
   return {
     id: item.subscription_id as string,
     status: item.status as Subscription['status'],
@@ -64,10 +62,8 @@ function summaryOf(item: Item): SubscriptionSummary | null {
  * check needs of it (`writeSubscriptionIndex`); both are written in the same transactions as the items
  * they mirror. By `member_id`, the member's GetItem first (it names the subscriber), so two reads: the
  * member item does not carry the summary, which would mean writing it on every subscription change.
- * Data written before the summary existed costs more, and only then: a partition without the subscriber's
- * summary (or one without `status`) adds the subscriber's GetItem — which is also how an unknown
- * subscriber is told apart from one without subscriptions — and index items without a summary add one
- * BatchGet of their subscriptions.
+ * A partition without the subscriber's summary is an unknown subscriber (the summary is written with the
+ * subscriber).
  * Errors: NOT_FOUND (project, subscriber or member absent, of another team or project, or outside the
  * token's scope); VALIDATION_FAILED unless exactly one of `subscriber_id` and `member_id` is given.
  */
@@ -92,24 +88,8 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
     ConsistentRead: true,
   });
   const summarySortKey = keys.subscriberAccess(teamId, projectId, subscriberId).sk;
-  const summary = partition.items.find((item) => item.sk === summarySortKey && typeof item.status === 'string');
-  const subscriptions: SubscriptionSummary[] = [];
-  const unsummarised: string[] = [];
-  for (const item of partition.items) {
-    if (!(item.sk as string).startsWith(sortKeyPrefix.subscriberSubscription)) continue;
-    const summarised = summaryOf(item);
-    if (summarised) subscriptions.push(summarised);
-    else unsummarised.push(item.subscription_id as string);
-  }
-  // Written before the summaries existed: the subscriber item and the subscriptions themselves.
-  const [subscriber] = await Promise.all([
-    summary ? Promise.resolve(summary) : store.get(keys.subscriber(teamId, projectId, subscriberId)),
-    (async () => {
-      for (let start = 0; start < unsummarised.length; start += 100) {
-        subscriptions.push(...(await store.batchGet(unsummarised.slice(start, start + 100).map((id) => keys.subscription(teamId, id)))).map(toSubscription));
-      }
-    })(),
-  ]);
+  const subscriber = partition.items.find((item) => item.sk === summarySortKey);
+  const subscriptions = partition.items.filter((item) => (item.sk as string).startsWith(sortKeyPrefix.subscriberSubscription)).map(summaryOf);
   if (!subscriber) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
   memberId = memberId ?? ((subscriber.member_id as string | null | undefined) ?? null);
   const chosen = deciding(subscriptions);

@@ -11,41 +11,41 @@ import {
 
 import { checkProjectAccess as checkAccess } from './access.js';
 
-const operations = subscriptionsModule.operations;
+type Operations = typeof subscriptionsModule.operations;
 
 /** `GET /v1/projects/{project_id}/access` (the web access check). */
-export const checkProjectAccess: OperationHandler<typeof operations.checkProjectAccess> = async ({ project_id, ...query }, { runtime, principal }) =>
+export const checkProjectAccess: OperationHandler<Operations['checkProjectAccess']> = async ({ project_id, ...query }, { runtime, principal }) =>
   checkAccess(runtime.store, principal, project_id, query);
 
 /** `GET /v1/projects/{project_id}/subscriptions` / `list_subscriptions`. */
-export const listSubscriptions: OperationHandler<typeof operations.listSubscriptions> = async ({ project_id, ...query }, { runtime, principal }) =>
+export const listSubscriptions: OperationHandler<Operations['listSubscriptions']> = async ({ project_id, ...query }, { runtime, principal }) =>
   list(runtime.store, principal, project_id, query);
 
 /** `POST /v1/projects/{project_id}/subscriptions`. */
-export const createSubscription: OperationHandler<typeof operations.createSubscription> = async ({ project_id, ...input }, { runtime, principal }) =>
+export const createSubscription: OperationHandler<Operations['createSubscription']> = async ({ project_id, ...input }, { runtime, principal }) =>
   create(runtime, principal, project_id, input);
 
 /** `GET /v1/subscriptions/{id}` / `get_subscription`. */
-export const getSubscription: OperationHandler<typeof operations.getSubscription> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+export const getSubscription: OperationHandler<Operations['getSubscription']> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
 
 /** `POST /v1/subscriptions/{id}/cancel` / `cancel_subscription`. */
-export const cancelSubscription: OperationHandler<typeof operations.cancelSubscription> = async ({ id, ...input }, { runtime, principal }) => cancel(runtime, principal, id, input);
+export const cancelSubscription: OperationHandler<Operations['cancelSubscription']> = async ({ id, ...input }, { runtime, principal }) => cancel(runtime, principal, id, input);
 
 /** `POST /v1/subscriptions/{id}/pause` / `pause_subscription`. */
-export const pauseSubscription: OperationHandler<typeof operations.pauseSubscription> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'pause');
+export const pauseSubscription: OperationHandler<Operations['pauseSubscription']> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'pause');
 
 /** `POST /v1/subscriptions/{id}/resume` / `resume_subscription`. */
-export const resumeSubscription: OperationHandler<typeof operations.resumeSubscription> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'resume');
+export const resumeSubscription: OperationHandler<Operations['resumeSubscription']> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'resume');
 
 /** `POST /v1/subscriptions/{id}/suspend`. */
-export const suspendSubscription: OperationHandler<typeof operations.suspendSubscription> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'suspend');
+export const suspendSubscription: OperationHandler<Operations['suspendSubscription']> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'suspend');
 
 /** `POST /v1/subscriptions/{id}/unsuspend`. */
-export const unsuspendSubscription: OperationHandler<typeof operations.unsuspendSubscription> = async (input, { runtime, principal }) =>
+export const unsuspendSubscription: OperationHandler<Operations['unsuspendSubscription']> = async (input, { runtime, principal }) =>
   triggerSubscription(runtime, principal, input.id, 'unsuspend');
 
 /** `POST /v1/subscriptions/{id}/change-plan`. */
-export const changeSubscriptionPlan: OperationHandler<typeof operations.changeSubscriptionPlan> = async (input, { runtime, principal }) =>
+export const changeSubscriptionPlan: OperationHandler<Operations['changeSubscriptionPlan']> = async (input, { runtime, principal }) =>
   changePlan(runtime, principal, input.id, input.plan_id);
 
 /** Every handler of the subscriptions module. */

@@ -25,7 +25,7 @@ export const SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND = 'subscription.invite_link
 export const INVITE_LINKS_ERROR_ATTRIBUTE = 'platform_error' as const;
 
 /** The invite-link deadline of `subscription` due at `dueAt` (ISO 8601). */
-export function inviteLinksDeadline(teamId: string, subscription: Pick<Subscription, 'id' | 'project_id'>, dueAt: string): Deadline {
+function inviteLinksDeadline(teamId: string, subscription: Pick<Subscription, 'id' | 'project_id'>, dueAt: string): Deadline {
   return { teamId, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId: subscription.project_id, dueAt };
 }
 

@@ -13,20 +13,15 @@ import { hasAccess, transition, type SubscriptionTrigger, type Transition } from
 /** One day in milliseconds. */
 export const DAY_MS = 86_400_000;
 /** How long a first payment may take before `incomplete_expired` (23 hours, D15), in milliseconds. */
-export const INCOMPLETE_EXPIRY_MS = 23 * 60 * 60 * 1000;
+const INCOMPLETE_EXPIRY_MS = 23 * 60 * 60 * 1000;
 /** How long a subscription stays past_due before the clock makes it unpaid (14 days), in milliseconds. */
-export const PAST_DUE_LIMIT_MS = 14 * DAY_MS;
+const PAST_DUE_LIMIT_MS = 14 * DAY_MS;
 /** How long a subscription stays unpaid before the clock cancels it (30 days), in milliseconds. */
-export const UNPAID_LIMIT_MS = 30 * DAY_MS;
+const UNPAID_LIMIT_MS = 30 * DAY_MS;
 
 /** True when the subscription needs no payment: its trials and periods end and renew by the clock alone. */
-export function isPaymentFree(subscription: Pick<Subscription, 'source'>): boolean {
+function isPaymentFree(subscription: Pick<Subscription, 'source'>): boolean {
   return subscription.source !== 'provider';
-}
-
-/** Whether a plan gives paid access (priced above 0): access on it is "paid" for `member.converted` / `member.churned`. */
-export function isPaidPlan(plan: Pick<Plan, 'amount'>): boolean {
-  return plan.amount > 0;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
-import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
+import type { PlatformAdapter, PlatformAdapters, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { itemWithKey, type Item, type Key, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -65,14 +65,13 @@ export interface AccessFacts {
   converted: boolean;
   /**
    * The ids of the subscriber's subscriptions granting access and paid access, from its access summary
-   * (`subscriberAccessAttribute`) — null when the summary does not track them (absent, or of a
-   * subscriber created before it did: the subscriptions are then queried).
+   * (`subscriberAccessAttribute`).
    */
-  access: SubscriberAccessIds | null;
+  access: SubscriberAccessIds;
 }
 
 /** Ids of a subscriber's subscriptions (any order) currently granting access (`granting`) and paid access (`paid`, a subset). */
-export interface SubscriberAccessIds {
+interface SubscriberAccessIds {
   granting: string[];
   paid: string[];
 }
@@ -88,7 +87,7 @@ export function accessFactsOf(items: readonly Item[], teamId: string, projectId:
   const project = itemWithKey(items, projectKey);
   const summary = itemWithKey(items, summaryKey);
   const ids = (attribute: string) => [...((summary?.[attribute] as Set<string> | undefined) ?? [])];
-  const access = summary?.[subscriberAccessAttribute.tracked] === true ? { granting: ids(subscriberAccessAttribute.granting), paid: ids(subscriberAccessAttribute.paid) } : null;
+  const access = { granting: ids(subscriberAccessAttribute.granting), paid: ids(subscriberAccessAttribute.paid) };
   return { project: project ? toProject(project) : null, converted: itemWithKey(items, markerKey) !== undefined, access };
 }
 
@@ -134,17 +133,13 @@ interface OthersAccess {
 }
 
 /**
- * {@link OthersAccess} of an access change: none for a subscriber created with the subscription; from
- * the access summary's sets when it tracks them (`facts.access`: no read); otherwise (a subscriber
- * created before the summary tracked them) from a strongly consistent Query of its subscriptions
- * ({@link subscriptionsOfSubscriber}).
+ * {@link OthersAccess} of an access change: none for a subscriber created with the subscription; else
+ * from the access summary's sets (`facts.access`: no read).
  */
-async function othersAccessOf(store: Store, teamId: string, change: AccessChange, facts: AccessFacts): Promise<OthersAccess> {
+function othersAccessOf(change: AccessChange, facts: AccessFacts): OthersAccess {
   if (change.newSubscriber) return { withAccess: [], paid: false };
   const id = change.after.id;
-  if (facts.access) return { withAccess: facts.access.granting.filter((other) => other !== id), paid: facts.access.paid.some((other) => other !== id) };
-  const withAccess = (await subscriptionsOfSubscriber(store, teamId, change.after.project_id, change.subscriber.id, id)).filter((other) => hasAccess(other.status));
-  return { withAccess: withAccess.map((other) => other.id), paid: withAccess.some(isPaidAccess) };
+  return { withAccess: facts.access.granting.filter((other) => other !== id), paid: facts.access.paid.some((other) => other !== id) };
 }
 
 /**
@@ -316,10 +311,10 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   let others: OthersAccess = { withAccess: [], paid: false };
   if (change.facts) {
     facts = change.facts;
-    if (needsOthers(facts)) [member, others] = await Promise.all([memberOf(store, teamId, subscriber), othersAccessOf(store, teamId, change, facts)]);
+    if (needsOthers(facts)) [member, others] = [await memberOf(store, teamId, subscriber), othersAccessOf(change, facts)];
   } else {
     [facts, member] = await Promise.all([readAccessFacts(store, teamId, projectId, subscriber.id), memberOf(store, teamId, subscriber)]);
-    others = await othersAccessOf(store, teamId, change, facts);
+    others = othersAccessOf(change, facts);
   }
   const { project, converted } = facts;
   const resources = project?.resources ?? [];
@@ -378,7 +373,7 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
 }
 
 /** The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL. */
-export function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
+function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
   return links.filter((link) => isLiveInviteLink(link, nowMs)).map((link) => link.url);
 }
 
@@ -456,8 +451,8 @@ export async function revokeInviteLinksOnPlatform(
 /**
  * Completes a committed access change on the platform (DESIGN D15, D22): a revocation asks the project's
  * platform adapter (`adapters`, default the service's) to remove the member from each resource (with the
- * adapter's retries) unless `removeMember` is false, and to revoke the ended access's invite links;
- * a grant's calls were made before the commit. With a member, the outcome is recorded on
+ * adapter's retries) unless `removeMember` is false, and to revoke the ended access's invite links
+ *; a grant's calls were made before the commit. With a member, the outcome is recorded on
  * it ({@link recordPlatformOutcome}: the first failure as `platform_error`, with its durable retry, the
  * links not revoked kept for that retry; a full success clears an earlier error — for a banned member,
  * only a failure is recorded, so the ban's own error is never cleared). Without a member, a failed

@@ -48,7 +48,7 @@ type StoredSubscription = Item & { revision?: number; deadline_at?: string | nul
 export const SUBSCRIPTION_DEADLINE_KIND = 'subscription.clock' as const;
 
 /** Clock-driven transitions one deadline application performs at most (e.g. renewals missed while the worker was down). */
-export const MAX_CLOCK_STEPS = 24;
+const MAX_CLOCK_STEPS = 24;
 
 const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
 
@@ -61,7 +61,7 @@ function clockPrincipal(teamId: string): Principal {
 async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
   const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
   if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(subscriptionId);
-  return item as StoredSubscription;
+  return item;
 }
 
 /**
@@ -199,7 +199,7 @@ export interface NewSubscriptionFacts {
 }
 
 /** A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → as without billing. */
-export interface SubscriptionBilling {
+interface SubscriptionBilling {
   provider: PaymentProvider;
   firstPayment: 'pending' | 'succeeded' | 'failed';
 }
@@ -347,7 +347,7 @@ function accessSetChange(before: Subscription | null, after: Subscription): Subs
  * from one Query of the subscriber's partition. Unconditional: the subscription item's own write in the
  * transaction carries the conditions (its revision).
  */
-export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
+function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
   tx.put({
     ...keys.subscriberSubscription(teamId, subscription.project_id, subscription.subscriber_id, subscription.created_at, subscription.id),
     entity: entity.subscriberSubscription,
@@ -535,7 +535,7 @@ async function commitTransition(
     writeSubscriptionIndex(tx, teamId, next);
     const accessSets = accessSetChange(before, next);
     if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
-    writeDeadline(tx, teamId, next, due, (item.deadline_at as string | null | undefined) ?? null, options.fromDeadline);
+    writeDeadline(tx, teamId, next, due, item.deadline_at ?? null, options.fromDeadline);
     const ended = isTerminal(next.status) && !isTerminal(before.status);
     if (ended) {
       tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
@@ -764,7 +764,7 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
   const principal = clockPrincipal(deadline.teamId);
   let current: Deadline = deadline;
   for (let step = 0; step < MAX_CLOCK_STEPS; step++) {
-    const item = (await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId))) as StoredSubscription | undefined;
+    const item = await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId));
     const subscription = item ? toSubscription(item) : null;
     const due = subscription ? nextDueTrigger(subscription) : null;
     try {
@@ -793,5 +793,3 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
     }
   }
 };
-
-export { toSubscription } from './records.js';

@@ -16,7 +16,7 @@ import { MemberInviteLink } from '../members/schema.js';
  * (paid through the project's payment provider). The first three need no payment: their trials and
  * periods end by the clock alone.
  */
-export const SUBSCRIPTION_SOURCES = ['creator_grant', 'free_plan', 'access_code', 'provider'] as const;
+const SUBSCRIPTION_SOURCES = ['creator_grant', 'free_plan', 'access_code', 'provider'] as const;
 /** A subscription source (see {@link SUBSCRIPTION_SOURCES}). */
 export type SubscriptionSource = (typeof SUBSCRIPTION_SOURCES)[number];
 

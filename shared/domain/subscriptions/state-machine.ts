@@ -100,7 +100,7 @@ export type SubscriptionTrigger = (typeof SUBSCRIPTION_TRIGGERS)[number];
  * Where an allowed transition leads: a status, `trialing_or_active` (scheduled start and resume from
  * pending_cancellation: `trialing` while the trial still runs, else `active`), or `unchanged` (plan changes).
  */
-export type TransitionTarget = SubscriptionStatus | 'trialing_or_active' | 'unchanged';
+type TransitionTarget = SubscriptionStatus | 'trialing_or_active' | 'unchanged';
 
 /** One row of the transition table: from these statuses, this trigger leads to `to` and emits `event`. */
 export interface TransitionRule {

@@ -15,7 +15,6 @@ import { countRoleAssignments, loadRoles } from '../roles/repository.js';
 import { difference, distinct, requireGrantable } from '../roles/policy.js';
 import { BUILT_IN_ROLE_IDS } from '../roles/built-in.js';
 import { findTeam, getTeam } from '../teams/repository.js';
-import type { Team } from '../teams/schema.js';
 import { findMember, memberChangedMeanwhile, publicMember, toStoredMember, type StoredTeamMember } from './records.js';
 import {
   INVITATION_LIFETIME_MS,

@@ -3,12 +3,12 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 import { Team } from '../teams/schema.js';
 
 /** Team member statuses (DESIGN D19; a closed list, written once). */
-export const TEAM_MEMBER_STATUSES = ['invited', 'active', 'removed'] as const;
+const TEAM_MEMBER_STATUSES = ['invited', 'active', 'removed'] as const;
 /** A team member status. */
 export type TeamMemberStatus = (typeof TEAM_MEMBER_STATUSES)[number];
 
 /** Most roles a member holds directly. */
-export const MAX_MEMBER_ROLES = 10;
+const MAX_MEMBER_ROLES = 10;
 /** Most groups a member belongs to. */
 export const MAX_MEMBER_GROUPS = 10;
 /** How long an invitation can be accepted, in milliseconds (7 days). */

@@ -5,7 +5,7 @@ import { requireMemberHolds } from '../team-members/abilities.js';
 import { tokensModule } from './operations.js';
 import { listTokens as list, mintToken, revokeToken as revoke, type TokenRecord } from './repository.js';
 
-const operations = tokensModule.operations;
+type Operations = typeof tokensModule.operations;
 const withoutTeam = <T extends TokenRecord>({ team_id: _team, ...token }: T) => token;
 
 /**
@@ -15,7 +15,7 @@ const withoutTeam = <T extends TokenRecord>({ team_id: _team, ...token }: T) => 
  * member's abilities; a request beyond it is refused (TOKEN_MISSING_ABILITY naming what the member
  * lacks), never silently narrowed, as minting beyond the caller already is.
  */
-export const createToken: OperationHandler<typeof operations.createToken> = async (input, { runtime, principal }) => {
+export const createToken: OperationHandler<Operations['createToken']> = async (input, { runtime, principal }) => {
   // The caller's own limits are checked first (by mintToken, before any read); then the member's.
   const callerHoldsAll = input.abilities.every((ability) => principal.abilities.has(ability));
   if (input.member_id && callerHoldsAll) await requireMemberHolds(runtime.store, principal.teamId, input.member_id, input.abilities, input.project_ids ?? []);
@@ -34,13 +34,13 @@ export const createToken: OperationHandler<typeof operations.createToken> = asyn
 };
 
 /** `GET /v1/tokens` / `list_tokens`. */
-export const listTokens: OperationHandler<typeof operations.listTokens> = async (input, { runtime, principal }) => {
+export const listTokens: OperationHandler<Operations['listTokens']> = async (input, { runtime, principal }) => {
   const page = await list(runtime.store, principal.teamId, input);
   return { data: page.data.map(withoutTeam), next_cursor: page.next_cursor };
 };
 
 /** `DELETE /v1/tokens/{id}`. */
-export const revokeToken: OperationHandler<typeof operations.revokeToken> = async (input, { runtime, principal }) => {
+export const revokeToken: OperationHandler<Operations['revokeToken']> = async (input, { runtime, principal }) => {
   if (input.id === principal.tokenId && input.self !== true) {
     throw new ProblemError('CONFLICT', 'This is the calling token: revoking it would lock this caller out. Add ?self=true to revoke it anyway.');
   }

@@ -14,9 +14,9 @@ import {
 } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
-import { deliveryBody, signedDeliveryHeaders } from './fan-out.js';
+import { signedDeliveryHeaders } from './fan-out.js';
 import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
-import { loadEvent, takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral, type StoredDelivery } from './repository.js';
+import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './repository.js';
 import type { DeliveryAttempt } from './schema.js';
 import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } from './state-machine.js';
 
@@ -33,7 +33,7 @@ export type ProcessOutcome = 'skipped' | 'deferred' | AttemptTransition['outcome
  * `DelaySeconds`), otherwise to the scheduler (an EventBridge Scheduler one-time schedule) (DESIGN D7).
  * `dueAtMs` is epoch MILLISECONDS; a past time is sent at once.
  */
-export async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'retryScheduler'>, message: DeliveryMessage, dueAtMs: number): Promise<void> {
+async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'retryScheduler'>, message: DeliveryMessage, dueAtMs: number): Promise<void> {
   const delaySeconds = Math.max(0, (dueAtMs - runtime.clock.nowMs()) / 1000);
   if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) await runtime.deliveryQueue.send([message], delaySeconds);
   else await runtime.retryScheduler.schedule(message, dueAtMs);
@@ -73,14 +73,11 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   const slot = await acquireDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id, leaseMs + LEASE_MS, leaseMs);
   if (slot.kind === 'full') return defer(runtime, message, { leased: true });
   const plannedAtMs = delivery.due_at_ms ?? null;
-  // The body was stored at fan-out; a delivery stored before that reads its event (gone: stopped).
-  const body = slot.kind === 'acquired' ? (delivery.body ?? (await bodyFromEvent(runtime, delivery, slot.endpoint))) : null;
-  if (slot.kind === 'stopped' || body === null) {
-    if (slot.kind === 'acquired') await releaseDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id);
+  if (slot.kind === 'stopped') {
     await markDead(runtime, delivery, stoppedAttempt(message.attempt, runtime.clock.nowMs(), plannedAtMs === null ? null : isoTime(plannedAtMs)), message.attempt - 1);
     return 'endpoint_disabled';
   }
-  const sending: Sending = { endpoint: slot.endpoint, event_id: delivery.event_id, event_type: delivery.event_type, body, due_at_ms: plannedAtMs };
+  const sending: Sending = { endpoint: slot.endpoint, event_id: delivery.event_id, event_type: delivery.event_type, body: delivery.body, due_at_ms: plannedAtMs };
   return attempt(runtime, message, sending, delivery.attempt_log);
 }
 
@@ -97,7 +94,7 @@ type Sending = Omit<PreparedAttempt, 'due_at_ms'> & { endpoint: StoredWebhookEnd
  */
 async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpointId: string, prepared: PreparedAttempt): Promise<Sending | 'deferred' | null> {
   let endpoint = await cachedWebhookEndpoint(runtime.store, message.team_id, endpointId);
-  for (let round = 0; endpoint?.is_active && endpoint.in_flight && round < 2; round++) {
+  for (let round = 0; endpoint?.is_active && round < 2; round++) {
     const nowMs = runtime.clock.nowMs();
     const taken = await takeLeaseWithSlot(runtime.store, message, deliverySlotItem(endpoint, message.delivery_id, nowMs + LEASE_MS), nowMs);
     if (taken.kind === 'leased') return { ...prepared, endpoint };
@@ -149,12 +146,6 @@ async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Send
     response_body: result.response_body,
   };
   return recordAttempt(runtime, message, endpoint.id, log, record, result.ok);
-}
-
-/** The POST body of a delivery stored without one (before bodies were stored): built from its event, or null when the event is gone. */
-async function bodyFromEvent(runtime: Runtime, delivery: StoredDelivery, endpoint: StoredWebhookEndpoint): Promise<string | null> {
-  const event = await loadEvent(runtime.store, delivery.team_id, delivery.event_id);
-  return event ? deliveryBody(endpoint.owner_abilities, event) : null;
 }
 
 /**

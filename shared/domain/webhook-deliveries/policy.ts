@@ -31,7 +31,7 @@ export const TIMER_EARLY_TOLERANCE_MS = 1_000;
 export const MAX_ATTEMPT_LOG = 40;
 
 /** Deliveries, their attempt logs and dead-letter copies are kept this long after creation or re-queueing (SECONDS; TTL housekeeping). */
-export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3_600;
+const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3_600;
 
 /** Messages per SQS `SendMessageBatch` (the SQS maximum). */
 export const QUEUE_BATCH_SIZE = 10;

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { StoredEvent } from '../../events/outbox.js';
-import { EVENT_ID_PREFIX, newDeliveryId } from '../../ids.js';
+import { newDeliveryId } from '../../ids.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { WORKER_INDEX_SHARDS, entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from '../../store/keys.js';
 import { ConditionFailedError, MAX_TRANSACTION_ITEMS, TransactionCanceledError, decodeCursor, encodeCursor, type Item, type Key, type Page, type Store, type TransactionItem } from '../../store/store.js';
@@ -36,10 +36,9 @@ export type StoredDelivery = WebhookDelivery &
     last_replay_id?: string;
     /**
      * The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at
-     * fan-out so an attempt does not read the event again. Absent on deliveries
-     * stored before it existed: the dispatcher then builds it from the event.
+     * fan-out so an attempt does not read the event again.
      */
-    body?: string;
+    body: string;
     /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
     sweeper_requeues?: number;
   };
@@ -90,7 +89,7 @@ function withAttemptDetail(record: DeliveryAttempt): DeliveryAttempt {
 }
 
 /** The pending-deliveries index partition (one of {@link WORKER_INDEX_SHARDS} shards) of a delivery. */
-export function pendingIndexOf(deliveryId: string): string {
+function pendingIndexOf(deliveryId: string): string {
   return keys.pendingDeliveriesIndex(workerIndexShard(deliveryId));
 }
 
@@ -98,7 +97,7 @@ export function pendingIndexOf(deliveryId: string): string {
  * Sort key in the pending-deliveries index: the due time (epoch MILLISECONDS) zero-padded to 15 digits,
  * then the id ({@link keys.timeIndexSortKey}, the one definition of the shape; DESIGN D14).
  */
-export function dueSortKey(dueAtMs: number, deliveryId: string): string {
+function dueSortKey(dueAtMs: number, deliveryId: string): string {
   return keys.timeIndexSortKey(dueAtMs, deliveryId);
 }
 
@@ -273,7 +272,7 @@ async function writePack(store: Store, pack: readonly TransactionItem[][]): Prom
   } catch (error) {
     if (!isCancelled(error)) throw error;
     if (pack.length === 1) return [false];
-    return Promise.all(pack.map(async (items) => (await writePack(store, [items]))[0]!));
+    return Promise.all(pack.map(async (items) => (await writePack(store, [items]))[0]));
   }
 }
 
@@ -328,8 +327,8 @@ export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { k
 /**
  * Takes the lease of attempt `message.attempt` ({@link takeLease}'s conditions, plus room in the attempt
  * log) and the endpoint's concurrency slot `slot` (a transaction item that asks for the endpoint as
- * found when its condition fails) in ONE TransactWriteItems, without reading the delivery (DESIGN
- * D7, D24). Nothing is written unless both are taken. Throws only on store errors.
+ * found when its condition fails) in ONE TransactWriteItems, without reading the delivery
+ * (DESIGN D7, D24). Nothing is written unless both are taken. Throws only on store errors.
  */
 export async function takeLeaseWithSlot(store: Store, message: DeliveryMessage, slot: TransactionItem, nowMs: number): Promise<LeaseWithSlot> {
   try {
@@ -650,24 +649,6 @@ export async function queryReplaySource(store: Store, teamId: string, source: Re
 }
 
 /**
- * One page (≤ {@link WORKER_PAGE_SIZE}) of the team's dead-letter copies whose `dead_lettered_at` is at
- * or after `sinceIso`, oldest first, by key range on the dead-letter table.
- */
-export async function queryDeadLetters(store: Store, teamId: string, sinceIso: string, startKey: Key | undefined): Promise<{ items: DeadLetterRef[]; lastEvaluatedKey: Key | undefined }> {
-  const result = await store.query({
-    table: 'deadLetter',
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':from': `${sortKeyPrefix.deadLetter}${sinceIso}`, ':to': `${sortKeyPrefix.deadLetter}~` },
-    ExclusiveStartKey: startKey,
-    Limit: WORKER_PAGE_SIZE,
-  });
-  return {
-    items: result.items.map((item) => ({ id: item.delivery_id as string, team_id: teamId, dead_lettered_at: item.dead_lettered_at as string })),
-    lastEvaluatedKey: result.lastEvaluatedKey,
-  };
-}
-
-/**
  * One page (≤ {@link WORKER_PAGE_SIZE}) of shard `shard` of the pending-deliveries index: every delivery
  * (of any team) whose due time — next attempt, dead-letter timer or lease expiry — is before `beforeMs`.
  */
@@ -719,31 +700,13 @@ export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery
  * One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index: events (of any team) not
  * fanned out yet and created at or before `beforeMs` (epoch MILLISECONDS), oldest first. The bound is a
  * key condition (`sort key < {@link keys.timeIndexSortKey}(beforeMs + 1, '')`), so younger events are
- * not read at all (DESIGN D6, D14). Items stored before the outbox sort key held the
- * creation time are not in this range: see {@link queryLegacyOutbox}. Throws only on store errors.
+ * not read at all (DESIGN D6, D14). Throws only on store errors.
  */
 export async function queryOutbox(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
-  return outboxPage(store, shard, `${INDEX_SK} < :bound`, { ':bound': keys.timeIndexSortKey(beforeMs + 1, '') }, startKey);
-}
-
-/**
- * One page (≤ {@link OUTBOX_PAGE_SIZE}) of shard `shard` of the outbox index holding only items stored
- * BEFORE the outbox sort key held the creation time: their sort key is the bare event id
- * (`begins_with(sort key, '{@link EVENT_ID_PREFIX}')`), which sorts after every time-led key, so
- * {@link queryOutbox} never reads them. Such items are old by construction (written by the previous
- * version): the relay fans them all out. Once none is left the range is empty and the query reads
- * nothing. Throws only on store errors.
- */
-export async function queryLegacyOutbox(store: Store, shard: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
-  return outboxPage(store, shard, `begins_with(${INDEX_SK}, :legacy)`, { ':legacy': EVENT_ID_PREFIX }, startKey);
-}
-
-/** One page of outbox shard `shard` whose sort key meets `sortKeyCondition` (its values in `values`). */
-async function outboxPage(store: Store, shard: number, sortKeyCondition: string, values: Record<string, string>, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
-    KeyConditionExpression: `${INDEX_PK} = :outbox AND ${sortKeyCondition}`,
-    ExpressionAttributeValues: { ':outbox': keys.outboxIndex(shard), ...values },
+    KeyConditionExpression: `${INDEX_PK} = :outbox AND ${INDEX_SK} < :bound`,
+    ExpressionAttributeValues: { ':outbox': keys.outboxIndex(shard), ':bound': keys.timeIndexSortKey(beforeMs + 1, '') },
     ExclusiveStartKey: startKey,
     Limit: OUTBOX_PAGE_SIZE,
   });

@@ -25,9 +25,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * Why a recorded attempt failed: every transport failure kind (`./transport/port.ts`) plus
  * `endpoint_disabled` (the endpoint was disabled or deleted, or the event is gone: no request was sent).
  */
-export const DELIVERY_FAILURE_KINDS = [...ATTEMPT_FAILURE_KINDS, 'endpoint_disabled'] as const;
-/** A recorded failure kind (see {@link DELIVERY_FAILURE_KINDS}). */
-export type DeliveryFailureKind = (typeof DELIVERY_FAILURE_KINDS)[number];
+const DELIVERY_FAILURE_KINDS = [...ATTEMPT_FAILURE_KINDS, 'endpoint_disabled'] as const;
 
 /**
  * One recorded attempt (DESIGN D7: time, HTTP status or failure kind, duration, first 1 KiB of the body;

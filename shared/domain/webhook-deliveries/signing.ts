@@ -11,7 +11,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /** Prefix of every webhook signing secret (DESIGN D8). */
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /** Name of the signature header (interface "Webhook trust"). */
 export const SIGNATURE_HEADER = 'SVC-Signature';

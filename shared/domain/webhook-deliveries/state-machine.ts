@@ -61,7 +61,7 @@ export function firstAttemptMessage(delivery: { id: string; team_id: string; end
 }
 
 /** The message "dead-letter this delivery if it is still waiting after its last attempt". */
-export function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): DeliveryMessage {
+function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): DeliveryMessage {
   return { kind: 'dead_letter', team_id: delivery.team_id, delivery_id: delivery.id, attempt: MAX_ATTEMPTS };
 }
 

@@ -1,10 +1,9 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
-import type { StoredEvent } from '../../events/outbox.js';
 import type { Key } from '../../store/store.js';
 import { fanOutEvents } from './fan-out.js';
 import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS, SWEEP_MOVE_CONCURRENCY } from './policy.js';
-import { WORKER_SHARDS, moveOverdueDelivery, queryLegacyOutbox, queryOutbox, queryOverdueDeliveries } from './repository.js';
+import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './repository.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
 
@@ -77,28 +76,22 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, interval
  * Fans out every outbox event created at or before `beforeMs` (epoch MILLISECONDS) that has not been
  * fanned out, a page at a time ({@link fanOutEvents}: one read of endpoints and owners per team and
  * page, several events per transaction). Each shard is read by key range ({@link queryOutbox}), so
- * events younger than `beforeMs` are not read at all (DESIGN D6, D14), then its range
- * of items stored before the outbox sort key held the creation time ({@link queryLegacyOutbox}: all
- * old, all fanned out; empty once they are gone). The local runtime calls it when a commit did not
+ * events younger than `beforeMs` are not read at all (DESIGN D6, D14). The local runtime calls it when a commit did not
  * hand over its events (`beforeMs` = now); the sweeper with a grace period. Returns the number of events
  * handled. Throws only on store or queue errors.
  */
 export async function relayOutbox(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, beforeMs: number): Promise<number> {
   let count = 0;
-  const relayPages = async (query: (startKey: Key | undefined) => Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }>) => {
-    let startKey: Key | undefined;
-    do {
-      const page = await query(startKey);
-      if (page.items.length) await fanOutEvents(runtime, page.items);
-      count += page.items.length;
-      startKey = page.lastEvaluatedKey;
-    } while (startKey);
-  };
   await pMap(
     WORKER_SHARDS,
     async (shard) => {
-      await relayPages((startKey) => queryOutbox(runtime.store, shard, beforeMs, startKey));
-      await relayPages((startKey) => queryLegacyOutbox(runtime.store, shard, startKey));
+      let startKey: Key | undefined;
+      do {
+        const page = await queryOutbox(runtime.store, shard, beforeMs, startKey);
+        if (page.items.length) await fanOutEvents(runtime, page.items);
+        count += page.items.length;
+        startKey = page.lastEvaluatedKey;
+      } while (startKey);
     },
     { concurrency: SHARD_CONCURRENCY },
   );

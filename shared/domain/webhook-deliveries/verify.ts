@@ -15,9 +15,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Default freshness window in SECONDS (interface "Limits": signature freshness window). */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+const DEFAULT_TOLERANCE_SECONDS = 300;
 /** Minimum time in SECONDS an event id is remembered for de-duplication (interface "Limits": 24 hours). */
-export const MIN_SEEN_TTL_SECONDS = 86_400;
+const MIN_SEEN_TTL_SECONDS = 86_400;
 
 /** Why {@link verifyWebhook} rejected a request. */
 export type WebhookVerificationReason =

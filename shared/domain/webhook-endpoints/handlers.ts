@@ -10,26 +10,26 @@ import {
   updateWebhookEndpoint as update,
 } from './repository.js';
 
-const operations = webhookEndpointsModule.operations;
+type Operations = typeof webhookEndpointsModule.operations;
 
 /** `POST /v1/webhook-endpoints` / `create_webhook_endpoint`: the endpoint and its secret, shown once. */
-export const createWebhookEndpoint: OperationHandler<typeof operations.createWebhookEndpoint> = async (input, { runtime, principal }) => create(runtime, principal, input);
+export const createWebhookEndpoint: OperationHandler<Operations['createWebhookEndpoint']> = async (input, { runtime, principal }) => create(runtime, principal, input);
 
 /** `GET /v1/webhook-endpoints` / `list_webhook_endpoints`. */
-export const listWebhookEndpoints: OperationHandler<typeof operations.listWebhookEndpoints> = async (input, { runtime, principal }) => list(runtime, principal, input);
+export const listWebhookEndpoints: OperationHandler<Operations['listWebhookEndpoints']> = async (input, { runtime, principal }) => list(runtime, principal, input);
 
 /** `GET /v1/webhook-endpoints/{id}` / `get_webhook_endpoint`. */
-export const getWebhookEndpoint: OperationHandler<typeof operations.getWebhookEndpoint> = async (input, { runtime, principal }) => read(runtime, principal, input.id);
+export const getWebhookEndpoint: OperationHandler<Operations['getWebhookEndpoint']> = async (input, { runtime, principal }) => read(runtime, principal, input.id);
 
 /** `POST /v1/webhook-endpoints/{id}` / `update_webhook_endpoint`. */
-export const updateWebhookEndpoint: OperationHandler<typeof operations.updateWebhookEndpoint> = async ({ id, ...changes }, { runtime, principal }) =>
+export const updateWebhookEndpoint: OperationHandler<Operations['updateWebhookEndpoint']> = async ({ id, ...changes }, { runtime, principal }) =>
   update(runtime, principal, id, changes);
 
 /** `DELETE /v1/webhook-endpoints/{id}` / `delete_webhook_endpoint`. */
-export const deleteWebhookEndpoint: OperationHandler<typeof operations.deleteWebhookEndpoint> = async (input, { runtime, principal }) => remove(runtime, principal, input.id);
+export const deleteWebhookEndpoint: OperationHandler<Operations['deleteWebhookEndpoint']> = async (input, { runtime, principal }) => remove(runtime, principal, input.id);
 
 /** `POST /v1/webhook-endpoints/{id}/rotate-secret` / `rotate_webhook_endpoint_secret`: API rotation (`v1` only at once, DESIGN D8). */
-export const rotateWebhookEndpointSecret: OperationHandler<typeof operations.rotateWebhookEndpointSecret> = async (input, { runtime, principal }) =>
+export const rotateWebhookEndpointSecret: OperationHandler<Operations['rotateWebhookEndpointSecret']> = async (input, { runtime, principal }) =>
   rotate(runtime, principal, input.id, 'api');
 
 /**
@@ -37,11 +37,11 @@ export const rotateWebhookEndpointSecret: OperationHandler<typeof operations.rot
  * its ability, idempotency and activity entry) whose old secret keeps signing as `v0` for 24 hours beside
  * the new `v1`. Not bound to a REST route or tool: the API's rotation replaces the secret at once.
  */
-export const rotateWebhookEndpointSecretWithDualSigning: OperationHandler<typeof operations.rotateWebhookEndpointSecret> = async (input, { runtime, principal }) =>
+export const rotateWebhookEndpointSecretWithDualSigning: OperationHandler<Operations['rotateWebhookEndpointSecret']> = async (input, { runtime, principal }) =>
   rotate(runtime, principal, input.id, 'dashboard');
 
 /** `POST /v1/webhook-endpoints/{id}/test` / `send_test_webhook_event`. */
-export const sendTestWebhookEvent: OperationHandler<typeof operations.sendTestWebhookEvent> = async (input, { runtime, principal }) => sendTestEvent(runtime, principal, input.id);
+export const sendTestWebhookEvent: OperationHandler<Operations['sendTestWebhookEvent']> = async (input, { runtime, principal }) => sendTestEvent(runtime, principal, input.id);
 
 /** Every handler of the webhook endpoints module. */
 export const webhookEndpointsHandlers = {

@@ -30,28 +30,27 @@ export type StoredWebhookEndpoint = WebhookEndpoint & {
   owner_abilities: Ability[];
   /**
    * The attempts in flight to this endpoint (DESIGN D24): delivery id → epoch MILLISECONDS at which
-   * that slot's lease runs out (a crashed attempt's slot is reclaimed after it). Absent on endpoints
-   * stored before the cap existed.
+   * that slot's lease runs out (a crashed attempt's slot is reclaimed after it).
    */
-  in_flight?: Record<string, number>;
+  in_flight: Record<string, number>;
   /**
    * Raised by every write that changes how a delivery is sent (url, secret, allowed IPs, cap, active
    * state), so a dispatcher's cached copy is used only while it is current: its slot is taken on
-   * condition of this revision. Absent on endpoints stored before it existed.
+   * condition of this revision.
    */
-  revision?: number;
+  revision: number;
 };
 
 /**
  * The `SET` clause that raises {@link StoredWebhookEndpoint.revision} by one, with its values: part of
  * every update that changes how deliveries are sent.
  */
-const RAISE_REVISION = { clause: 'revision = if_not_exists(revision, :revision_zero) + :revision_one', values: { ':revision_zero': 0, ':revision_one': 1 } } as const;
+const RAISE_REVISION = { clause: 'revision = revision + :revision_one', values: { ':revision_one': 1 } } as const;
 
 const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
 /** Public view of a stored endpoint (never its secrets nor its owner). */
-export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
+function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   return {
     id: item.id,
     name: item.name,
@@ -346,7 +345,7 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
       UpdateExpression: 'SET in_flight.#delivery = :lease',
       ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${SLOT_ROOM_CONDITION}`,
       ExpressionAttributeNames: { '#delivery': deliveryId },
-      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':default_cap': DEFAULT_MAX_CONCURRENCY },
+      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true },
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     })) as StoredWebhookEndpoint;
@@ -359,18 +358,9 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
       if (error instanceof ConditionFailedError) {
         const current = error.item as StoredWebhookEndpoint | undefined;
         if (!current || !current.is_active) return { kind: 'stopped' };
-        if (!current.in_flight) {
-          // Stored before the cap existed: give it an empty slot map, then try again.
-          await store.update({ Key, UpdateExpression: 'SET in_flight = if_not_exists(in_flight, :empty)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':empty': {} } }).catch(ignoreCondition);
-          continue;
-        }
         const expired = Object.entries(current.in_flight).filter(([, until]) => until < nowMs);
         if (round > 0 || expired.length === 0) return { kind: 'full' };
         await reclaimSlots(store, Key, expired);
-        continue;
-      }
-      if (isMissingSlotMap(error) && round === 0) {
-        await store.update({ Key, UpdateExpression: 'SET in_flight = if_not_exists(in_flight, :empty)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':empty': {} } }).catch(ignoreCondition);
         continue;
       }
       throw error;
@@ -379,7 +369,7 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
 }
 
 /** A slot is free for delivery `#delivery`: it holds one already, or fewer than the cap are taken (D24). */
-const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency OR (attribute_not_exists(max_concurrency) AND size(in_flight) < :default_cap))';
+const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency)';
 
 /**
  * {@link acquireDeliverySlot}'s slot as a transaction item, for the dispatcher's one transaction that
@@ -387,17 +377,16 @@ const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_f
  * keeps ({@link cachedWebhookEndpoint}), on condition that the endpoint is active, still at that copy's
  * {@link StoredWebhookEndpoint.revision} (so the url and secret the dispatcher signs and sends with are
  * current) and has room. A refused condition returns the endpoint as found (read it with
- * {@link slotRefusal}). The copy must hold a slot map (`in_flight`).
+ * {@link slotRefusal}).
  */
 export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: string, leaseUntilMs: number): TransactionItem {
-  const revision = endpoint.revision === undefined ? 'attribute_not_exists(revision)' : 'revision = :revision';
   return {
     Update: {
       Key: keys.webhookEndpoint(endpoint.team_id, endpoint.id),
       UpdateExpression: 'SET in_flight.#delivery = :lease',
-      ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${revision} AND ${SLOT_ROOM_CONDITION}`,
+      ConditionExpression: `attribute_exists(pk) AND is_active = :true AND revision = :revision AND ${SLOT_ROOM_CONDITION}`,
       ExpressionAttributeNames: { '#delivery': deliveryId },
-      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':default_cap': DEFAULT_MAX_CONCURRENCY, ...(endpoint.revision === undefined ? {} : { ':revision': endpoint.revision }) },
+      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':revision': endpoint.revision },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
@@ -405,15 +394,15 @@ export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: st
 
 /**
  * Why {@link deliverySlotItem} was refused, from the endpoint as found (`undefined`: deleted) and the
- * copy it was built from: `stopped` (deleted or disabled), `stale` (the copy is of another revision, or
- * the endpoint has no slot map: build the item again from the endpoint as found), `reclaim` (full, but
+ * copy it was built from: `stopped` (deleted or disabled), `stale` (the copy is of another revision:
+ * build the item again from the endpoint as found), `reclaim` (full, but
  * holding slots whose lease ran out before `nowMs`, epoch ms: take the slot the long way, which
  * reclaims them) or `full`.
  */
 export function slotRefusal(found: Item | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'stale' | 'reclaim' | 'full' {
   const endpoint = found as StoredWebhookEndpoint | undefined;
   if (!endpoint || !endpoint.is_active) return 'stopped';
-  if (endpoint.revision !== used.revision || !endpoint.in_flight) return 'stale';
+  if (endpoint.revision !== used.revision) return 'stale';
   return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'reclaim' : 'full';
 }
 
@@ -471,9 +460,4 @@ export async function releaseDeliverySlot(store: Store, teamId: string, endpoint
 
 function ignoreCondition(error: unknown): void {
   if (!(error instanceof ConditionFailedError)) throw error;
-}
-
-/** DynamoDB refuses `SET in_flight.#x` when `in_flight` is absent (an endpoint stored before the cap existed). */
-function isMissingSlotMap(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ValidationException' && /document path/i.test(error.message);
 }

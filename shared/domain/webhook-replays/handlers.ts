@@ -2,10 +2,10 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { webhookReplaysModule } from './operations.js';
 import { getReplayJob } from './repository.js';
 
-const operations = webhookReplaysModule.operations;
+type Operations = typeof webhookReplaysModule.operations;
 
 /** `GET /v1/webhook-replays/{id}`: the job and its progress. */
-export const getWebhookReplay: OperationHandler<typeof operations.getWebhookReplay> = async (input, { runtime, principal }) => getReplayJob(runtime, principal, input.id);
+export const getWebhookReplay: OperationHandler<Operations['getWebhookReplay']> = async (input, { runtime, principal }) => getReplayJob(runtime, principal, input.id);
 
 /** Every handler of the webhook replays module. */
 export const webhookReplaysHandlers = { getWebhookReplay } satisfies HandlersOf<typeof webhookReplaysModule>;

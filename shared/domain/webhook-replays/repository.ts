@@ -42,7 +42,7 @@ function runningSortKey(atMs: number, replayId: string): string {
 }
 
 /** The public view of a stored job. */
-export function publicReplayJob(job: StoredReplayJob): WebhookReplay {
+function publicReplayJob(job: StoredReplayJob): WebhookReplay {
   return {
     id: job.id,
     status: job.status,

@@ -11,12 +11,10 @@ import { REPLAYABLE_STATUSES } from '../webhook-deliveries/schema.js';
  */
 
 /** A replay job's statuses: `running` (batches still to do) and `completed` (every batch done; a dry run is completed at once). */
-export const REPLAY_STATUSES = ['running', 'completed'] as const;
-/** A replay job status (see {@link REPLAY_STATUSES}). */
-export type ReplayStatus = (typeof REPLAY_STATUSES)[number];
+const REPLAY_STATUSES = ['running', 'completed'] as const;
 
 /** The filters a job was created with, as it applies them (absolute times). */
-export const WebhookReplayFilters = z
+const WebhookReplayFilters = z
   .object({
     status: z.enum(REPLAYABLE_STATUSES).describe('Which deliveries: dead or skipped.'),
     since_hours: z.number().int().describe('As requested.'),

@@ -36,7 +36,7 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     candidates = job.batch;
     next = job.batch_next ?? undefined;
   } else {
-    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), (job.cursor ?? undefined) as Key | undefined, REPLAY_BATCH_SIZE);
+    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), (job.cursor ?? undefined), REPLAY_BATCH_SIZE);
     candidates = page.items;
     next = page.lastEvaluatedKey;
     if (!(await writeReplayBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';

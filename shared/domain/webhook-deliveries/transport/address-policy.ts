@@ -89,8 +89,8 @@ export async function resolveCandidates(host: string, resolve: HostResolver): Pr
  *
  * @throws Error when `address` is not an IP literal.
  */
-export function normaliseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
-  const parsed = ipaddr.parse(address.split('%')[0]!);
+function normaliseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  const parsed = ipaddr.parse(address.split('%')[0]);
   return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
     ? (parsed as ipaddr.IPv6).toIPv4Address()
     : parsed;
@@ -101,7 +101,7 @@ export function normaliseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
  * entry (`10.0.0.0/8`, `2001:db8::/32`; an IPv4-mapped IPv6 CIDR of /96 or longer is compared as IPv4).
  * Entries that do not parse match nothing; an IPv4 address never matches an IPv6 entry and vice versa.
  */
-export function isOnAllowlist(address: ipaddr.IPv4 | ipaddr.IPv6, allowedIps: readonly string[]): boolean {
+function isOnAllowlist(address: ipaddr.IPv4 | ipaddr.IPv6, allowedIps: readonly string[]): boolean {
   for (const entry of allowedIps) {
     try {
       if (entry.includes('/')) {

@@ -32,9 +32,9 @@ import {
 import { trustedCaCertificates } from './trust.js';
 
 /** Default whole-attempt budget, MILLISECONDS (interface "Delivery rules" 3, DESIGN D9). */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 /** Default maximum response-body BYTES read (64 KiB, DESIGN D9). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
+const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
 
 /** Options of {@link createHttpsTransport}. */
 export interface HttpsTransportOptions {
@@ -246,12 +246,13 @@ diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
 function measuredConnector(connect: buildConnector.connector): buildConnector.connector {
   return (options, callback) => {
     const started = performance.now();
-    return connect(options, (error, socket) => {
+    return connect(options, (...args) => {
+      const [error, socket] = args;
       if (!error && socket) {
         const tlsVersion = typeof (socket as tls.TLSSocket).getProtocol === 'function' ? (socket as tls.TLSSocket).getProtocol() : null;
         connections.set(socket, { connectMs: Math.round(performance.now() - started), tlsVersion, usedBy: null });
       }
-      callback(error, socket as never);
+      callback(...args);
     });
   };
 }

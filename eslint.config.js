@@ -1,0 +1,47 @@
+// ESLint flat config: typescript-eslint's type-checked recommended rules over the TypeScript sources,
+// the plain recommended rules over the JavaScript files (the example client and this file).
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', '.data/', '.receiver/', 'test-results/'] },
+  {
+    files: ['**/*.{ts,tsx}'],
+    extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['vitest.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // `_name` parameters fill a fixed signature; `{ field: _field, ...rest }` drops a field from a copy.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // Ports, adapters, fakes and handlers implement Promise-returning signatures with `async` so a throw is a rejection; dropping `async` would change that.
+      '@typescript-eslint/require-await': 'off',
+      // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace (shared/dashboard/html.ts).
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+      // As only-throw-error does by default: forwarding a caught error or an AbortSignal's reason (typed unknown/any) is not a new non-Error rejection.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+    },
+  },
+  {
+    files: ['test/**/*.{ts,tsx}'],
+    // Tests assert on untyped JSON (response bodies, documents, fake Stripe form params) and vitest's `expect.any`, all `any`: typing each would add casts, not checks.
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['**/*.{js,mjs}'],
+    extends: [js.configs.recommended],
+    // The Node globals these scripts use (no `globals` package for a handful of names).
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly' } },
+  },
+);
