@@ -36,7 +36,7 @@ export interface RunDescription {
 }
 
 /** The machine, as one line: OS, CPU model × cores, memory. */
-export function describeMachine(): string {
+function describeMachine(): string {
   const processors = cpus();
   const model = processors[0]?.model.trim().replace(/\s+/g, ' ') ?? 'unknown CPU';
   const memoryGiB = totalmem() / 1024 ** 3;

@@ -15,60 +15,8 @@
  */
 import type * as z from 'zod';
 import type { Ability } from './abilities.js';
-import { AccessCode, AccessCodeBatch } from '../domain/access-codes/schema.js';
-import { BillingAccount, BillingInvoice } from '../domain/billing/schema.js';
 import type { FamilyOf } from '../domain/define-facts.js';
-import { Plan } from '../domain/plans/schema.js';
-import { Subscription } from '../domain/subscriptions/schema.js';
-import { Project, ProjectBot, ProjectResource } from '../domain/projects/schema.js';
-import { Member } from '../domain/members/schema.js';
-import { Payment } from '../domain/payments/schema.js';
-import { Subscriber } from '../domain/subscribers/schema.js';
 import { EVENTS_BY_MODULE } from '../domain/webhook-events.js';
-
-// ---------------------------------------------------------------------------------------------
-// Shared object schemas (the building blocks of every `data` object)
-// ---------------------------------------------------------------------------------------------
-
-/** A project in webhook payloads: the API's `Project` (with its bot, provider connection and resources; never a credential). */
-export const projectObjectSchema = Project;
-
-/** A platform resource (channel, group, server, role…) linked to a project: the API's `ProjectResource`. */
-export const projectResourceObjectSchema = ProjectResource;
-
-/** A project's community bot (public identifiers only, never its platform token): the API's `ProjectBot`. */
-export const projectBotObjectSchema = ProjectBot;
-
-/**
- * A subscriber (project user): the API's `Subscriber` (DESIGN D17). `email` and `phone` are present only
- * when the subscriber consented, and the fan-out strips them unless the endpoint owner holds
- * `project-user:view` (interface "Data exposure", DESIGN D10).
- */
-export const subscriberObjectSchema = Subscriber;
-
-/** A member (platform identity within a project): the API's `Member` (DESIGN D17); never contact data. */
-export const memberObjectSchema = Member;
-
-/** A subscription plan: the API's `Plan` (price, billing terms, status, price versions, provider sync state). */
-export const planObjectSchema = Plan;
-
-/** A subscription (status, previous_status, periods, trial, fixed term): the API's `Subscription` — the subscriptions module's one definition (DESIGN D15). */
-export const subscriptionObjectSchema = Subscription;
-
-/** An access code (never the redeemable code itself: only its last characters) — the access codes module's one definition (DESIGN D18). */
-export const accessCodeObjectSchema = AccessCode;
-
-/** A batch of generated access codes (its id and count, never the codes) — the access codes module's one definition. */
-export const accessCodeBatchObjectSchema = AccessCodeBatch;
-
-/** A payment from a subscriber (no payment credentials, no fee breakdown): the API's `Payment` — the payments module's one definition (DESIGN D16). */
-export const paymentObjectSchema = Payment;
-
-/** The team's own billing account (the creator's tier with the service): the billing module's one definition (DESIGN D20). */
-export const billingAccountObjectSchema = BillingAccount;
-
-/** An invoice of the team's own tier: the billing module's one definition (DESIGN D20). */
-export const billingInvoiceObjectSchema = BillingInvoice;
 
 // ---------------------------------------------------------------------------------------------
 // The catalogue

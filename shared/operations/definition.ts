@@ -53,7 +53,7 @@ export interface ToolBinding {
  * union as one object (a tool's arguments are exactly that object, plus `idempotency_key` on writes), so
  * their field names must not overlap. `output` is the success body; it is also the tool's output schema.
  */
-export interface OperationDefinition<
+interface OperationDefinition<
   Params extends z.ZodObject = z.ZodObject,
   Query extends z.ZodObject = z.ZodObject,
   Body extends z.ZodObject = z.ZodObject,

@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime.js';
 import type { AnyOperation, OperationInput, OperationModule, OperationOutput } from './definition.js';
 
 /** What every handler receives beside its input: the runtime (ports), the caller and the request id. */
-export interface OperationContext {
+interface OperationContext {
   runtime: Runtime;
   /** The authenticated caller (a token today; a team member in the dashboard). */
   principal: Principal;
@@ -11,7 +11,7 @@ export interface OperationContext {
 }
 
 /** The context of a public operation (`ability: null`): no caller. */
-export interface PublicOperationContext {
+interface PublicOperationContext {
   runtime: Runtime;
   principal: null;
   requestId: string;

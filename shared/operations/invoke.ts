@@ -17,7 +17,7 @@ import type { AnyHandler } from './handler.js';
  * query and body fields as one object), the `Idempotency-Key` of a write (a UUID, or null), the parts of
  * the request that fingerprint it (DESIGN D3), and where a rejected `cursor` came from (`query.cursor`).
  */
-export interface DecodedInput {
+interface DecodedInput {
   input: Record<string, unknown>;
   idempotencyKey: string | null;
   fingerprint: readonly string[];

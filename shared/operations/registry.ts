@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { MODULES } from '../domain/modules.js';
-import { EmptyBody, IdempotencyKeyArgument } from '../schemas/common.js';
+import { IdempotencyKeyArgument } from '../schemas/common.js';
 import { matchPath } from '../http/route-match.js';
 import { isWrite, type AnyOperation, type HttpMethod, type ToolBinding } from './definition.js';
 
@@ -10,7 +10,6 @@ import { isWrite, type AnyOperation, type HttpMethod, type ToolBinding } from '.
  * one Lambda per operation.
  */
 
-type ModuleOperations = (typeof MODULES)[number]['operations'];
 type OperationsOf<M> = M extends { operations: infer O } ? O[keyof O] : never;
 type IdOf<T> = T extends { id: infer I extends string } ? I : never;
 
@@ -37,11 +36,6 @@ export function operationById(id: string): RegisteredOperation {
 /** `GET /v1/projects/{project_id}`: the API Gateway HTTP API route key of an operation. */
 export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
   return `${operation.rest.method} ${operation.rest.path}`;
-}
-
-/** The body schema of an operation: its own, or the empty object for a write that takes none. */
-export function bodySchemaOf(operation: AnyOperation): z.ZodObject | undefined {
-  return operation.body ?? (operation.rest.method !== 'GET' ? EmptyBody : undefined);
 }
 
 /**

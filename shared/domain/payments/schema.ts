@@ -4,7 +4,7 @@ import { Currency, ListQuery, Timestamp, Uuid, listOf } from '../../schemas/comm
 
 /**
  * The payment's shapes (DESIGN D12, D16): what reads return and the `payment.*` events carry
- * (`Payment`, imported by the webhook catalogue as `paymentObjectSchema`, so the payload shape is this
+ * (`Payment`, imported by the payments module's webhook events, so the payload shape is this
  * one definition) and the requests. Amounts are integers in the currency's MINOR unit (cents); times
  * are ISO 8601 UTC. A payment never holds card data, fee breakdowns or provider secrets.
  */
