@@ -14,7 +14,7 @@
  * Subscriber `email` and `phone` are optional: present only when the endpoint owner holds
  * `project-user:view` and the subscriber consented (DESIGN D10).
  */
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import type { Ability } from './abilities.js';
 import { PAYMENT_PROVIDER_VALUES } from './payment-providers.js';
 import { AccessCode, AccessCodeBatch } from '../domain/access-codes/schema.js';
@@ -35,9 +35,9 @@ import { Currency } from '../schemas/common.js';
 // Shared object schemas (the building blocks of every `data` object)
 // ---------------------------------------------------------------------------------------------
 
-const id = () => z.uuid().describe('UUID.');
-const timestamp = () => z.iso.datetime().describe('ISO 8601 UTC timestamp.');
-const amount = () => z.number().int().nonnegative().describe('Amount in the currency\u2019s minor unit (e.g. cents).');
+const id = () => z.uuid().check(z.describe('UUID.'));
+const timestamp = () => z.iso.datetime().check(z.describe('ISO 8601 UTC timestamp.'));
+const amount = () => z.number().check(z.int(), z.nonnegative(), z.describe('Amount in the currency\u2019s minor unit (e.g. cents).'));
 const currency = () => Currency;
 
 /** A project in webhook payloads: the API's `Project` (with its bot, provider connection and resources; never a credential). */
@@ -94,38 +94,38 @@ const subscriptionTransitionData = z.object({
   subscription: subscriptionObjectSchema,
   subscriber: subscriberObjectSchema,
   plan: planObjectSchema,
-  access_code: accessCodeObjectSchema.nullable().describe('The access code redeemed for this subscription, or null.'),
+  access_code: z.nullable(accessCodeObjectSchema).check(z.describe('The access code redeemed for this subscription, or null.')),
 });
 /** A plan change: the transition data (with the new `plan`) plus the plan it left. */
-const subscriptionPlanChangeData = subscriptionTransitionData.extend({
-  previous_plan: planObjectSchema.describe('The plan the subscription moved from.'),
+const subscriptionPlanChangeData = z.extend(subscriptionTransitionData, {
+  previous_plan: planObjectSchema.check(z.describe('The plan the subscription moved from.')),
 });
 /** Every payment event (DESIGN D16): the payment, its subscription (after any transition the payment drove) and its subscriber (D10). */
 const paymentData = z.object({
   payment: paymentObjectSchema,
-  subscription: subscriptionObjectSchema.describe('The payment\u2019s subscription, after any transition the payment drove.'),
+  subscription: subscriptionObjectSchema.check(z.describe('The payment\u2019s subscription, after any transition the payment drove.')),
   subscriber: subscriberObjectSchema,
 });
 /** A refund: the payment data plus this refund's amount and reason. */
-const paymentRefundData = paymentData.extend({ refund: PaymentRefund.describe('This refund (the payment\u2019s amount_refunded holds every refund so far).') });
+const paymentRefundData = z.extend(paymentData, { refund: PaymentRefund.check(z.describe('This refund (the payment\u2019s amount_refunded holds every refund so far).')) });
 const memberData = z.object({
   member: memberObjectSchema,
-  subscriber: subscriberObjectSchema.nullable().describe('The member\u2019s linked subscriber, or null for a free member.'),
+  subscriber: z.nullable(subscriberObjectSchema).check(z.describe('The member\u2019s linked subscriber, or null for a free member.')),
 });
 const memberUnbanData = z.object({
-  member: memberObjectSchema.nullable().describe('The member (now `left`), or null when the subscriber was banned before ever joining the community.'),
-  subscriber: subscriberObjectSchema.describe('The subscriber, active again.'),
+  member: z.nullable(memberObjectSchema).check(z.describe('The member (now `left`), or null when the subscriber was banned before ever joining the community.')),
+  subscriber: subscriberObjectSchema.check(z.describe('The subscriber, active again.')),
 });
 const memberRemovalData = z.object({
-  member: memberObjectSchema.nullable().describe('The member, or null when the subscriber never joined the community.'),
-  subscriber: subscriberObjectSchema.nullable().describe('The banned or kicked subscriber, or null for a free member.'),
-  reason: z.string().nullable(),
+  member: z.nullable(memberObjectSchema).check(z.describe('The member, or null when the subscriber never joined the community.')),
+  subscriber: z.nullable(subscriberObjectSchema).check(z.describe('The banned or kicked subscriber, or null for a free member.')),
+  reason: z.nullable(z.string()),
 });
 const memberAccessData = z.object({
-  member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+  member: z.nullable(memberObjectSchema).check(z.describe('The subscriber\u2019s member, or null when they have not joined the community.')),
   subscriber: subscriberObjectSchema,
   resource: projectResourceObjectSchema,
-  invite_link: MemberInviteLink.nullable().optional().describe('access_granted on Telegram: the subscriber\u2019s personal single-use invite link to the resource, or null when none was made (no bot, the platform refused).'),
+  invite_link: z.optional(z.nullable(MemberInviteLink)).check(z.describe('access_granted on Telegram: the subscriber\u2019s personal single-use invite link to the resource, or null when none was made (no bot, the platform refused).')),
 });
 const teamData = z.object({ team: Team });
 const teamMemberData = z.object({ team: Team, team_member: TeamMember });
@@ -154,14 +154,14 @@ export interface WebhookEventDefinition<N extends string = string> {
   /** False when the envelope `project_id` is null (team-scoped, billing and test events). */
   readonly project_scoped: boolean;
   /** The zod schema of the envelope `data` object. */
-  readonly data_schema: z.ZodObject;
+  readonly data_schema: z.ZodMiniObject;
 }
 
 function event<const N extends string>(
   name: N,
   minimum_ability: Ability,
   project_scoped: boolean,
-  data_schema: z.ZodObject,
+  data_schema: z.ZodMiniObject,
   description: string,
 ): WebhookEventDefinition<N> {
   const family = name.slice(0, name.indexOf('.')) as FamilyOf<N>;
@@ -192,16 +192,16 @@ const EVENTS = [
     z.object({
       plan: planObjectSchema,
       payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
-      provider_product_id: z.string().describe('The product id in the provider\u2019s catalogue.'),
-      provider_price_id: z.string().nullable().describe('The price id in the provider\u2019s catalogue.'),
+      provider_product_id: z.string().check(z.describe('The product id in the provider\u2019s catalogue.')),
+      provider_price_id: z.nullable(z.string()).check(z.describe('The price id in the provider\u2019s catalogue.')),
     }),
     'A plan was synced to a payment provider\u2019s catalogue.'),
   event('plan.sync_failed', 'project-subscription-plan:view', true,
     z.object({
       plan: planObjectSchema,
       payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
-      reason: z.string().describe('Why it failed (the provider\u2019s message; never a credential).'),
-      code: z.string().nullable().describe('The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.'),
+      reason: z.string().check(z.describe('Why it failed (the provider\u2019s message; never a credential).')),
+      code: z.nullable(z.string()).check(z.describe('The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.')),
     }),
     'Syncing a plan to a payment provider\u2019s catalogue failed.'),
 
@@ -245,16 +245,16 @@ const EVENTS = [
   event('member.updated', 'project-user:view-any', true, memberData, 'A member\u2019s display name or profile changed.'),
   event('member.converted', 'project-user:view-any', true,
     z.object({
-      member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+      member: z.nullable(memberObjectSchema).check(z.describe('The subscriber\u2019s member, or null when they have not joined the community.')),
       subscriber: subscriberObjectSchema,
       subscription: subscriptionObjectSchema,
     }),
     'A free member became a paying subscriber.'),
   event('member.churned', 'project-user:view-any', true,
     z.object({
-      member: memberObjectSchema.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+      member: z.nullable(memberObjectSchema).check(z.describe('The subscriber\u2019s member, or null when they have not joined the community.')),
       subscriber: subscriberObjectSchema,
-      subscription: subscriptionObjectSchema.nullable(),
+      subscription: z.nullable(subscriptionObjectSchema),
     }),
     'A paying member has no live subscription any more.'),
   event('member.banned', 'project-user:view-any', true, memberRemovalData, 'A member was banned from the project\u2019s community.'),
@@ -270,7 +270,7 @@ const EVENTS = [
     z.object({
       access_code: accessCodeObjectSchema,
       subscriber: subscriberObjectSchema,
-      subscription: subscriptionObjectSchema.nullable(),
+      subscription: z.nullable(subscriptionObjectSchema),
     }),
     'An access code was redeemed.'),
   event('access_code.expired', 'project-access-code:view', true,
@@ -287,8 +287,8 @@ const EVENTS = [
     z.object({
       team: Team,
       team_member: TeamMember,
-      previous_role_ids: z.array(id()).describe('The roles the member held directly before the change.'),
-      previous_group_ids: z.array(id()).describe('The groups the member was in before the change.'),
+      previous_role_ids: z.array(id()).check(z.describe('The roles the member held directly before the change.')),
+      previous_group_ids: z.array(id()).check(z.describe('The groups the member was in before the change.')),
     }),
     'A team member\u2019s roles or groups changed.'),
 
@@ -309,8 +309,8 @@ const EVENTS = [
     z.object({
       billing_account: billingAccountObjectSchema,
       invoice: billingInvoiceObjectSchema,
-      attempt_count: z.number().int().positive().describe('Failed payment attempts of this invoice so far.'),
-      next_attempt_at: timestamp().nullable().describe('When payment is tried again automatically; null when the operator records attempts.'),
+      attempt_count: z.number().check(z.int(), z.positive(), z.describe('Failed payment attempts of this invoice so far.')),
+      next_attempt_at: z.nullable(timestamp()).check(z.describe('When payment is tried again automatically; null when the operator records attempts.')),
     }),
     'Paying the team\u2019s own invoice failed.'),
   event('billing.tier_changed', 'billing:view', false,
@@ -330,8 +330,8 @@ const EVENTS = [
     z.object({
       billing_account: billingAccountObjectSchema,
       metric: z.enum(USAGE_METRICS),
-      usage: z.number().int().nonnegative().describe('The count when the limit refused a create.'),
-      limit: z.number().int().nonnegative(),
+      usage: z.number().check(z.int(), z.nonnegative(), z.describe('The count when the limit refused a create.')),
+      limit: z.number().check(z.int(), z.nonnegative()),
     }),
     'The team reached a usage limit of its tier.'),
 
@@ -391,6 +391,6 @@ export function webhookEvent(name: WebhookEventName): WebhookEventDefinition<Web
 }
 
 /** The zod schema of an event's `data` object (interface "Envelope"). */
-export function eventDataSchema(name: WebhookEventName): z.ZodObject {
+export function eventDataSchema(name: WebhookEventName): z.ZodMiniObject {
   return webhookEvent(name).data_schema;
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { MODULES } from '../domain/modules.js';
 import { EmptyBody, IdempotencyKeyArgument } from '../schemas/common.js';
 import { matchPath } from '../http/route-match.js';
@@ -40,7 +40,7 @@ export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
 }
 
 /** The body schema of an operation: its own, or the empty object for a write that takes none. */
-export function bodySchemaOf(operation: AnyOperation): z.ZodObject | undefined {
+export function bodySchemaOf(operation: AnyOperation): z.ZodMiniObject | undefined {
   return operation.body ?? (operation.rest.method !== 'GET' ? EmptyBody : undefined);
 }
 
@@ -49,14 +49,14 @@ export function bodySchemaOf(operation: AnyOperation): z.ZodObject | undefined {
  * together (DESIGN D13: a tool's input is the REST body and path parameters as one object), plus
  * `idempotency_key` on writes when `withIdempotencyKey` is set (tool arguments, DESIGN D3).
  */
-export function inputSchemaOf(operation: AnyOperation, options: { withIdempotencyKey: boolean }): z.ZodObject {
+export function inputSchemaOf(operation: AnyOperation, options: { withIdempotencyKey: boolean }): z.ZodMiniObject {
   const shape = {
     ...(operation.params?.shape ?? {}),
     ...(operation.query?.shape ?? {}),
     ...(operation.body?.shape ?? {}),
     ...(options.withIdempotencyKey && isWrite(operation) ? { idempotency_key: IdempotencyKeyArgument } : {}),
   };
-  return z.object(shape).strict();
+  return z.strictObject(shape);
 }
 
 /** Operations with a tool binding, paired with it. */
