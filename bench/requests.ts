@@ -39,6 +39,14 @@ export interface CallScenarioResult {
   commandMixes: Record<string, number>;
   /** Foreground commands by name summed over the measured calls (divide by `calls`). */
   commandTotals: Record<string, number>;
+  /**
+   * p50 over the calls of a call's DynamoDB time (ms): the summed durations of the requests it makes, each
+   * timed in the call at the store's client (the SDK's work and the round trip). `latency.p50` ÷ this is
+   * the call's latency ratio.
+   */
+  dynamoDbMs: number;
+  /** p50 over the calls of the time a call spends outside its DynamoDB requests (ms). */
+  outsideDynamoDbMs: number;
   /** Background DynamoDB commands (local outbox relay, fan-out, sweeper) per measured call, on average. */
   backgroundPerCall: number;
   /** Background commands by label over the measured loop. */
@@ -61,6 +69,8 @@ interface MeasureCallsOptions {
   aimMaxRequests?: number;
   /** Performs call number `index` (warm-up calls first, with negative indexes). */
   call: (index: number) => Promise<CallOutcome>;
+  /** Runs after each call, outside its latency and the loop's time (the held pipeline's work, counted as the call's background). */
+  afterCall?: () => Promise<void>;
 }
 
 function mixOf(byCommand: Record<string, number>): string {
@@ -70,8 +80,9 @@ function mixOf(byCommand: Record<string, number>): string {
 
 /**
  * Runs `warmup` calls, then `calls` sequential calls, resetting the DynamoDB counter before each
- * measured call and reading it once the response has been read. Returns latency (p50/p99),
- * throughput, requests per call (min/max/mean), the command mixes seen and the errors.
+ * measured call and reading it once the response has been read and `afterCall` has run. Returns latency
+ * (p50/p99), the DynamoDB time of a call and the rest (p50s), throughput, requests per call
+ * (min/max/mean), the command mixes seen and the errors.
  */
 async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
   let errors = 0;
@@ -82,6 +93,7 @@ async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioR
   };
   for (let index = 0; index < options.warmup; index++) {
     const outcome = await options.call(-1 - index);
+    await options.afterCall?.();
     if (!outcome.ok) noteError(outcome);
   }
   const latencies: number[] = [];
@@ -89,23 +101,34 @@ async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioR
   const attempts: number[] = [];
   const mixes: Record<string, number> = {};
   const commandTotals: Record<string, number> = {};
+  const dynamoDb: number[] = [];
+  const outside: number[] = [];
   const background: Record<string, number> = {};
+  let afterCallsMs = 0;
   const loopStarted = performance.now();
   for (let index = 0; index < options.calls; index++) {
     options.counter.reset();
     const started = performance.now();
     const outcome = await options.call(index);
     latencies.push(performance.now() - started);
+    if (options.afterCall) {
+      const settling = performance.now();
+      await options.afterCall();
+      afterCallsMs += performance.now() - settling;
+    }
     const counts = options.counter.snapshot();
     requests.push(counts.commands);
     attempts.push(counts.attempts);
     const mix = mixOf(counts.byCommand);
     mixes[mix] = (mixes[mix] ?? 0) + 1;
     for (const [name, count] of Object.entries(counts.byCommand)) commandTotals[name] = (commandTotals[name] ?? 0) + count;
+    const dynamoDbMs = Object.values(counts.durations).flat().reduce((total, ms) => total + ms, 0);
+    dynamoDb.push(dynamoDbMs);
+    outside.push(latencies.at(-1)! - dynamoDbMs);
     for (const [label, count] of Object.entries(counts.background)) background[label] = (background[label] ?? 0) + count;
     if (!outcome.ok) noteError(outcome);
   }
-  const loopMs = performance.now() - loopStarted;
+  const loopMs = performance.now() - loopStarted - afterCallsMs;
   const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);
   const requestsPerCall = { min: Math.min(...requests), max: Math.max(...requests), mean: requests.reduce((a, b) => a + b, 0) / requests.length };
   return {
@@ -119,6 +142,8 @@ async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioR
     attemptsPerCall: { min: Math.min(...attempts), max: Math.max(...attempts) },
     commandMixes: mixes,
     commandTotals,
+    dynamoDbMs: summarize(dynamoDb).p50,
+    outsideDynamoDbMs: summarize(outside).p50,
     backgroundPerCall: backgroundTotal / options.calls,
     background,
     errors,
@@ -169,6 +194,8 @@ async function openMcpSession(service: LocalService, token: string): Promise<str
 export interface RequestBenchmarkOptions {
   service: LocalService;
   counter: RequestCounter;
+  /** The local pipeline, held during each call and run between calls (on AWS the fan-out is another Lambda). */
+  pipeline: { hold(): void; release(): Promise<void> };
   warmup: number;
   calls: number;
   /** Prints a progress line (stderr). */
@@ -181,98 +208,109 @@ export interface RequestBenchmarkOptions {
  * and calls rotate among them; MCP sessions are opened per token before measuring.
  */
 export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Promise<CallScenarioResult[]> {
-  const { service, counter } = options;
+  const { service, counter, pipeline } = options;
   const total = options.warmup + options.calls;
   const teamId = service.demoTeamId;
   const results: CallScenarioResult[] = [];
+  const afterCall = async () => {
+    await pipeline.release();
+    pipeline.hold();
+  };
+  pipeline.hold();
+  try {
+    // GET /v1/teams/current — the smoke test.
+    {
+      const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench smoke');
+      options.progress(`GET /v1/teams/current: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+      results.push(
+        await measureCalls({
+          name: 'GET /v1/teams/current',
+          warmup: options.warmup,
+          calls: options.calls,
+          tokens: tokens.length,
+          counter,
+          afterCall,
+          // The token (with the IP's counter) in one BatchGetItem, the `rest` counter, the team item (D19:
+          // the smoke test reads the team, so a rename shows at once).
+          aimMaxRequests: 3,
+          call: async (index) => {
+            const token = tokens[(index + tokens.length * total) % tokens.length].token;
+            const response = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
+            return outcomeOf(response, 200);
+          },
+        }),
+      );
+    }
 
-  // GET /v1/teams/current — the smoke test.
-  {
-    const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench smoke');
-    options.progress(`GET /v1/teams/current: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
-    results.push(
-      await measureCalls({
-        name: 'GET /v1/teams/current',
-        warmup: options.warmup,
-        calls: options.calls,
-        tokens: tokens.length,
-        counter,
-        // The token (with the IP's counter) in one BatchGetItem, the `rest` counter, the team item (D19:
-        // the smoke test reads the team, so a rename shows at once).
-        aimMaxRequests: 3,
-        call: async (index) => {
-          const token = tokens[(index + tokens.length * total) % tokens.length].token;
-          const response = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
-          return outcomeOf(response, 200);
-        },
-      }),
-    );
-  }
+    // POST /v1/projects — a write with a fresh Idempotency-Key each time.
+    {
+      const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench projects');
+      options.progress(`POST /v1/projects: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+      results.push(
+        await measureCalls({
+          name: 'POST /v1/projects',
+          warmup: options.warmup,
+          calls: options.calls,
+          tokens: tokens.length,
+          counter,
+          afterCall,
+          call: async (index) => {
+            const token = tokens[(index + tokens.length * total) % tokens.length].token;
+            const response = await fetch(`${service.baseUrl}/v1/projects`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+              body: JSON.stringify({ name: `Bench project ${index}`, platform_type: 'discord' }),
+            });
+            return outcomeOf(response, 201);
+          },
+        }),
+      );
+    }
 
-  // POST /v1/projects — a write with a fresh Idempotency-Key each time.
-  {
-    const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench projects');
-    options.progress(`POST /v1/projects: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
-    results.push(
-      await measureCalls({
-        name: 'POST /v1/projects',
-        warmup: options.warmup,
-        calls: options.calls,
-        tokens: tokens.length,
-        counter,
-        call: async (index) => {
-          const token = tokens[(index + tokens.length * total) % tokens.length].token;
-          const response = await fetch(`${service.baseUrl}/v1/projects`, {
-            method: 'POST',
-            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
-            body: JSON.stringify({ name: `Bench project ${index}`, platform_type: 'discord' }),
-          });
-          return outcomeOf(response, 201);
-        },
-      }),
-    );
+    // MCP tools/call list_projects — one session per token (sessions are bound to their token).
+    {
+      // Each token also spends two requests on initialize + notifications/initialized.
+      const count = tokensNeeded(total + 2 * 20, RATE_LIMITS.mcp.limit);
+      const tokens = await mintTokens(service.store, teamId, count, 'bench mcp');
+      const sessions: string[] = [];
+      for (const token of tokens) sessions.push(await openMcpSession(service, token.token));
+      options.progress(`MCP tools/call list_projects: ${tokens.length} tokens/sessions, ${options.warmup} warm-up + ${options.calls} calls`);
+      let rpcId = 1;
+      results.push(
+        await measureCalls({
+          name: 'MCP tools/call list_projects',
+          warmup: options.warmup,
+          calls: options.calls,
+          tokens: tokens.length,
+          counter,
+          afterCall,
+          aimMaxRequests: 4,
+          call: async (index) => {
+            const slot = (index + tokens.length * total) % tokens.length;
+            const response = await mcpPost(service, tokens[slot].token, sessions[slot], {
+              jsonrpc: '2.0',
+              id: rpcId++,
+              method: 'tools/call',
+              params: { name: 'list_projects', arguments: { limit: 25 } },
+            });
+            const text = await response.text();
+            if (response.status !== 200) return { ok: false, status: response.status, detail: text.slice(0, 200) };
+            let message: { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } }; error?: unknown };
+            try {
+              message = JSON.parse(text) as typeof message;
+            } catch {
+              return { ok: false, status: response.status, detail: `not JSON: ${text.slice(0, 120)}` };
+            }
+            if (message.error || !message.result || message.result.isError || !Array.isArray(message.result.structuredContent?.data)) {
+              return { ok: false, status: response.status, detail: text.slice(0, 200) };
+            }
+            return { ok: true, status: response.status };
+          },
+        }),
+      );
+    }
+    return results;
+  } finally {
+    await pipeline.release();
   }
-
-  // MCP tools/call list_projects — one session per token (sessions are bound to their token).
-  {
-    // Each token also spends two requests on initialize + notifications/initialized.
-    const count = tokensNeeded(total + 2 * 20, RATE_LIMITS.mcp.limit);
-    const tokens = await mintTokens(service.store, teamId, count, 'bench mcp');
-    const sessions: string[] = [];
-    for (const token of tokens) sessions.push(await openMcpSession(service, token.token));
-    options.progress(`MCP tools/call list_projects: ${tokens.length} tokens/sessions, ${options.warmup} warm-up + ${options.calls} calls`);
-    let rpcId = 1;
-    results.push(
-      await measureCalls({
-        name: 'MCP tools/call list_projects',
-        warmup: options.warmup,
-        calls: options.calls,
-        tokens: tokens.length,
-        counter,
-        aimMaxRequests: 4,
-        call: async (index) => {
-          const slot = (index + tokens.length * total) % tokens.length;
-          const response = await mcpPost(service, tokens[slot].token, sessions[slot], {
-            jsonrpc: '2.0',
-            id: rpcId++,
-            method: 'tools/call',
-            params: { name: 'list_projects', arguments: { limit: 25 } },
-          });
-          const text = await response.text();
-          if (response.status !== 200) return { ok: false, status: response.status, detail: text.slice(0, 200) };
-          let message: { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } }; error?: unknown };
-          try {
-            message = JSON.parse(text) as typeof message;
-          } catch {
-            return { ok: false, status: response.status, detail: `not JSON: ${text.slice(0, 120)}` };
-          }
-          if (message.error || !message.result || message.result.isError || !Array.isArray(message.result.structuredContent?.data)) {
-            return { ok: false, status: response.status, detail: text.slice(0, 200) };
-          }
-          return { ok: true, status: response.status };
-        },
-      }),
-    );
-  }
-  return results;
 }

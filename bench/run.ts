@@ -3,7 +3,8 @@
  * DynamoDB Local on a free port, the local service in-process (port 0, unique tables) and an HTTPS
  * receiver, then runs:
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
- *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls); then refused
+ *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls), each with its
+ *      latency ratio (p50 ÷ the p50 of its DynamoDB requests' summed durations in the call); then refused
  *      authentication, an unknown token id beside a wrong secret on both surfaces;
  *   2. webhook delivery: the drain of 10,000 deliveries put in the outbox first (1, 10, 100 endpoints)
  *      beside the raw HTTPS ceiling and DynamoDB Local's write ceiling; commit → first attempt; the noisy
@@ -95,27 +96,55 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
   return null;
 }
 
+/** The bench's hold on the local pipeline's wake-ups after commits (see {@link instrumentService}). */
+export interface PipelineHold {
+  /** From now on, commits queue their wake-ups instead of waking the pipeline. */
+  hold(): void;
+  /** Stops holding, wakes the pipeline for every queued commit and resolves once it is idle. */
+  release(): Promise<void>;
+}
+
 /**
  * Counts every DynamoDB request of the service through its document client's middleware stack (the
- * same stack as its DynamoDB client), and runs the local outbox relay (woken after each commit; on AWS
- * the stream-driven fan-out Lambda) as labelled background work, so it is not charged to the call.
+ * same stack as its DynamoDB client), and runs the local outbox relay and fan-out (woken after each
+ * commit; on AWS the stream-driven fan-out Lambda) as labelled background work, so it is not charged to
+ * the call. While held, commits queue their wake-ups, so a measured call shares neither the process nor
+ * DynamoDB Local with the fan-out (on AWS another Lambda, after the answer).
  */
-function instrumentService(service: LocalService): RequestCounter {
+function instrumentService(service: LocalService): { counter: RequestCounter; pipeline: PipelineHold } {
   const counter = attachRequestCounter(service.store.document.middlewareStack, classifyServiceBackground);
   const wake = service.runtime.eventsCommitted.bind(service.runtime);
-  service.runtime.eventsCommitted = (events) => runAsBackground(PIPELINE_LABEL, () => wake(events));
-  return counter;
+  let held: Array<Parameters<typeof wake>[0]> | null = null;
+  service.runtime.eventsCommitted = (events) => {
+    if (held) held.push(events);
+    else runAsBackground(PIPELINE_LABEL, () => wake(events));
+  };
+  const pipeline: PipelineHold = {
+    hold() {
+      held ??= [];
+    },
+    async release() {
+      const queued = held ?? [];
+      held = null;
+      for (const events of queued) runAsBackground(PIPELINE_LABEL, () => wake(events));
+      await service.runtime.idle();
+    },
+  };
+  return { counter, pipeline };
 }
 
 function printRequests(results: CallScenarioResult[]): void {
   out(`\n1. DynamoDB requests per call and latency (${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up calls each)\n`);
   out(
     formatTable(
-      ['call', 'p50 ms', 'p99 ms', 'calls/s', 'DDB req/call min', 'max', 'aim', 'errors'],
+      ['call', 'p50 ms', 'p99 ms', 'DDB ms', 'ratio', 'non-DDB ms', 'calls/s', 'DDB req/call min', 'max', 'aim', 'errors'],
       results.map((result) => [
         result.name,
         round(result.latency.p50),
         round(result.latency.p99),
+        round(result.dynamoDbMs),
+        round(result.latency.p50 / result.dynamoDbMs),
+        round(result.outsideDynamoDbMs),
         round(result.throughputPerSecond, 1),
         result.requestsPerCall.min,
         result.requestsPerCall.max,
@@ -124,7 +153,7 @@ function printRequests(results: CallScenarioResult[]): void {
       ]),
     ),
   );
-  out('');
+  out("\n   DDB ms = p50 of a call's DynamoDB time (its requests, each timed in the call at the store's client, summed); ratio = p50 ÷ DDB ms; non-DDB ms = p50 of the rest of each call\n");
   for (const result of results) {
     const mixes = Object.entries(result.commandMixes)
       .sort((a, b) => b[1] - a[1])
@@ -186,7 +215,7 @@ function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: Cal
   out(`\n   write ceiling: ${ceiling.updates} conditional UpdateItems at concurrency ${ceiling.concurrency}: ${round(ceiling.updatesPerSecond, 1)} /s\n`);
   out(
     formatTable(
-      ['call', 'p50 ms', 'DDB req/call', 'round trips at raw p50, ms', 'overhead ratio (p50 ÷ round trips)'],
+      ['call', 'p50 ms', 'DDB req/call', 'round trips at raw p50, ms', 'p50 ÷ round trips at raw p50'],
       calls.map((result) => {
         const trips = roundTripsMs(perCall(result.commandTotals, result.calls), raw);
         return [result.name, round(result.latency.p50, 2), round(result.requestsPerCall.mean, 2), round(trips, 2), round(result.latency.p50 / trips, 2)];
@@ -405,13 +434,13 @@ async function main(): Promise<void> {
   let serviceStop: Promise<void> | null = null;
   const stopService = () => (serviceStop ??= service.stop());
   onCleanup('local service', stopService);
-  const counter = instrumentService(service);
+  const { counter, pipeline } = instrumentService(service);
 
   // 1. Requests per call and latency.
   let calls: CallScenarioResult[] = [];
   let refusals: RefusalSeries[] = [];
   if (PARTS.has('calls')) {
-  calls = await runRequestBenchmarks({ service, counter, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
+  calls = await runRequestBenchmarks({ service, counter, pipeline, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
   for (const result of calls) {
     if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
     if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
@@ -521,6 +550,10 @@ async function main(): Promise<void> {
         warmup: result.warmup,
         p50_ms: round(result.latency.p50, 3),
         p99_ms: round(result.latency.p99, 3),
+        ddb_ms: round(result.dynamoDbMs, 3),
+        latency_ratio: round(result.latency.p50 / result.dynamoDbMs, 2),
+        non_ddb_ms: round(result.outsideDynamoDbMs, 3),
+        ratio_at_raw_prices: round(result.latency.p50 / roundTripsMs(perCall(result.commandTotals, result.calls), raw), 2),
         calls_per_s: round(result.throughputPerSecond, 1),
         ddb_requests_per_call: { min: result.requestsPerCall.min, max: result.requestsPerCall.max },
         ddb_command_mix: result.commandMixes,

@@ -157,7 +157,7 @@ export function runAsBackground<T>(label: string, fn: () => T): T {
 
 type Handler = (args: { input?: unknown }) => Promise<unknown>;
 type Middleware = (next: Handler, context: { commandName?: string; benchLabel?: string | null }) => Handler;
-type AddMiddleware = (middleware: Middleware, options: { step: 'initialize' | 'deserialize'; name: string }) => void;
+type AddMiddleware = (middleware: Middleware, options: { step: 'initialize' | 'deserialize'; name: string; priority?: 'high' }) => void;
 /**
  * A Smithy middleware stack (a `DynamoDBClient`'s or `DynamoDBDocumentClient`'s `middlewareStack`);
  * typed loosely because `add` is overloaded per step in the SDK types.
@@ -176,6 +176,8 @@ interface RequestCounts {
   byCommand: Record<string, number>;
   /** Commands made by background work (outbox relay, fan-out, sweeper), by label. */
   background: Record<string, number>;
+  /** Foreground commands' durations by name (ms, from `send` to its result: the SDK's work and the round trip). */
+  durations: Record<string, number[]>;
   /**
    * Foreground commands by what they touch ({@link describeRequest}), e.g.
    * `{ 'Get SUBSCRIPTION': 1, 'TransactWrite[Update SUBSCRIPTION, Put DEADLINE, Put EVENT]': 1 }`.
@@ -198,12 +200,14 @@ export type BackgroundClassifier = (commandName: string, input: unknown) => stri
 
 /**
  * Adds two middlewares to `stack` (a `DynamoDBClient`'s, or a `DynamoDBDocumentClient`'s, which is the
- * same stack): one at `initialize` counting commands (once per `send`), one at `deserialize` counting
- * HTTP attempts (once per try, so SDK retries show). Commands sent inside {@link runAsBackground}, or
- * labelled by `classify` (given the command name and its unmarshalled input), count as background.
+ * same stack): one first at `initialize` counting and timing commands (once per `send`), one at
+ * `deserialize` counting HTTP attempts (once per try, so SDK retries show). Commands sent inside
+ * {@link runAsBackground}, or labelled by `classify` (given the command name and its unmarshalled
+ * input), count as background and are not timed.
  */
 export function attachRequestCounter(stack: MiddlewareStackLike, classify: BackgroundClassifier = () => null): RequestCounter {
-  let counts: RequestCounts = { commands: 0, attempts: 0, byCommand: {}, background: {}, described: {}, backgroundDescribed: {} };
+  const empty = (): RequestCounts => ({ commands: 0, attempts: 0, byCommand: {}, background: {}, durations: {}, described: {}, backgroundDescribed: {} });
+  let counts = empty();
   const add = (stack.add as unknown as AddMiddleware).bind(stack);
   add(
     (next, context) => async (args) => {
@@ -214,14 +218,21 @@ export function attachRequestCounter(stack: MiddlewareStackLike, classify: Backg
       const description = describeRequest(name, args.input);
       const described = label ? (counts.backgroundDescribed[label] ??= {}) : counts.described;
       described[description] = (described[description] ?? 0) + 1;
-      if (label) counts.background[label] = (counts.background[label] ?? 0) + 1;
-      else {
-        counts.commands++;
-        counts.byCommand[name] = (counts.byCommand[name] ?? 0) + 1;
+      if (label) {
+        counts.background[label] = (counts.background[label] ?? 0) + 1;
+        return next(args);
       }
-      return next(args);
+      counts.commands++;
+      counts.byCommand[name] = (counts.byCommand[name] ?? 0) + 1;
+      const durations = (counts.durations[name] ??= []);
+      const started = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        durations.push(performance.now() - started);
+      }
     },
-    { step: 'initialize', name: 'benchCountCommands' },
+    { step: 'initialize', name: 'benchCountCommands', priority: 'high' },
   );
   add(
     (next, context) => async (args) => {
@@ -232,10 +243,18 @@ export function attachRequestCounter(stack: MiddlewareStackLike, classify: Backg
   );
   return {
     reset() {
-      counts = { commands: 0, attempts: 0, byCommand: {}, background: {}, described: {}, backgroundDescribed: {} };
+      counts = empty();
     },
     snapshot() {
-      return { commands: counts.commands, attempts: counts.attempts, byCommand: { ...counts.byCommand }, background: { ...counts.background }, described: { ...counts.described }, backgroundDescribed: Object.fromEntries(Object.entries(counts.backgroundDescribed).map(([label, described]) => [label, { ...described }])) };
+      return {
+        commands: counts.commands,
+        attempts: counts.attempts,
+        byCommand: { ...counts.byCommand },
+        background: { ...counts.background },
+        durations: Object.fromEntries(Object.entries(counts.durations).map(([name, durations]) => [name, [...durations]])),
+        described: { ...counts.described },
+        backgroundDescribed: Object.fromEntries(Object.entries(counts.backgroundDescribed).map(([label, described]) => [label, { ...described }])),
+      };
     },
   };
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './schemas/zod.js';
 
 /**
  * The service's configuration: one zod schema of environment variables (DESIGN §2). `lib/` imports
@@ -67,13 +67,10 @@ const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 const DEFAULT_STRIPE_API_BASE_URL = 'https://api.stripe.com';
 
 const V = ENVIRONMENT_VARIABLES;
-const text = () => z.string().trim().min(1);
+const text = () => z.string().check(z.trim(), z.minLength(1));
 const optionalText = () =>
-  z
-    .string()
-    .optional()
-    .transform((value) => (value && value.trim() ? value.trim() : undefined));
-const port = (fallback: number, minimum: number) => z.coerce.number().int().min(minimum).max(65535).default(fallback);
+  z.pipe(z.optional(z.string()), z.transform((value) => (value && value.trim() ? value.trim() : undefined)));
+const port = (fallback: number, minimum: number) => z._default(z.coerce.number().check(z.int(), z.gte(minimum), z.lte(65535)), fallback);
 
 /** What every Lambda function reads (set by the CDK stack). */
 const LambdaEnvironment = z.object({
@@ -92,27 +89,27 @@ const SchedulerEnvironment = z.object({
 
 /** What the local server (`npm start`), the CLI and the bench read; every setting has a default. */
 const LocalEnvironment = z.object({
-  [V.host]: text().default(DEFAULT_HOST),
+  [V.host]: z._default(text(), DEFAULT_HOST),
   [V.port]: port(DEFAULT_PORT, 0),
   [V.dynamoDbEndpoint]: optionalText(),
   [V.dynamoDbLocalPort]: port(DEFAULT_DYNAMODB_LOCAL_PORT, 1),
   [V.dataDirectory]: optionalText(),
-  [V.tableName]: text().default(DEFAULT_TABLE_NAMES.table),
-  [V.deadLetterTableName]: text().default(DEFAULT_TABLE_NAMES.deadLetterTable),
-  [V.timeScale]: z.coerce.number().min(1, 'must be a number ≥ 1').default(1),
+  [V.tableName]: z._default(text(), DEFAULT_TABLE_NAMES.table),
+  [V.deadLetterTableName]: z._default(text(), DEFAULT_TABLE_NAMES.deadLetterTable),
+  [V.timeScale]: z._default(z.coerce.number().check(z.gte(1, 'must be a number ≥ 1')), 1),
   [V.webhookExtraCaFile]: optionalText(),
-  [V.webhookAllowPrivateTargets]: z.enum(['0', '1', '']).default('0'),
+  [V.webhookAllowPrivateTargets]: z._default(z.enum(['0', '1', '']), '0'),
 });
 
 /** What the integrations read (DESIGN D16, D22): every function and the local server; all optional. */
 const IntegrationEnvironment = z.object({
-  [V.encryptionKey]: optionalText().refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)'),
+  [V.encryptionKey]: optionalText().check(z.refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)')),
   [V.credentialsKmsKeyId]: optionalText(),
-  [V.telegramApiRoot]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
-  [V.stripeApiBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
+  [V.telegramApiRoot]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
+  [V.stripeApiBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
   [V.billingStripeWebhookSecret]: optionalText(),
   [V.billingStripeWebhookSecretArn]: optionalText(),
-  [V.publicBaseUrl]: optionalText().pipe(z.url({ protocol: /^https?$/ }).optional()),
+  [V.publicBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
 });
 
 /** A setting is missing or malformed; the message names it. */
@@ -123,10 +120,10 @@ export class ConfigurationError extends Error {
   }
 }
 
-function parse<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, where: string): z.output<S> {
+function parse<S extends z.ZodMiniObject>(schema: S, env: NodeJS.ProcessEnv, where: string): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
+  const problems = result.error.issues.map((issue: z.core.$ZodIssue) => {
     const name = String(issue.path[0]);
     return env[name] === undefined ? `${name} is required` : `${name} ${issue.message}`;
   });

@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import pMap from 'p-map';
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { PREPARED_BODY_MAX_BYTES, type PipelineMessage, type Runtime } from '../runtime.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvents } from '../domain/webhook-deliveries/fan-out.js';
@@ -17,12 +17,10 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.enum(['attempt', 'dead_letter']),
     team_id: z.uuid(),
-    delivery_id: z.string().regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
-    attempt: z.number().int().min(1).max(8),
-    endpoint_id: z.uuid().optional(),
-    prepared: z
-      .object({ event_id: z.string().min(1), event_type: z.string().min(1), body: z.string().max(PREPARED_BODY_MAX_BYTES), due_at_ms: z.number().int().nonnegative() })
-      .optional(),
+    delivery_id: z.string().check(z.regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/)),
+    attempt: z.number().check(z.int(), z.gte(1), z.lte(8)),
+    endpoint_id: z.optional(z.uuid()),
+    prepared: z.optional(z.object({ event_id: z.string().check(z.minLength(1)), event_type: z.string().check(z.minLength(1)), body: z.string().check(z.maxLength(PREPARED_BODY_MAX_BYTES)), due_at_ms: z.number().check(z.int(), z.nonnegative()) })),
   }),
   z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
 ]);

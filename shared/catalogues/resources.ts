@@ -6,7 +6,7 @@
  * `{ version, count, items }`, items with `value` and `category`), "Endpoints → REST"
  * (`/webhook-events.json`), "Versioning"; DESIGN D11.
  */
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { ABILITIES } from './abilities.js';
 import { ERROR_CODES } from './error-codes.js';
 import { PAYMENT_PROVIDERS } from './payment-providers.js';

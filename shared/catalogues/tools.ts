@@ -8,7 +8,7 @@
  * "Tool-server authorization" (each tool checks its own ability); DESIGN D5 (each description names
  * the ability), D12 (paging).
  */
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { AUTHENTICATED, type RequiredAbility, type ToolKind } from '../operations/definition.js';
 import { TOOL_OPERATIONS, inputSchemaOf } from '../operations/registry.js';
 
@@ -38,9 +38,9 @@ export interface ToolDefinition<N extends string = string> {
   readonly ability: RequiredAbility;
   readonly annotations: ToolAnnotations;
   /** The zod (v4) schema of the arguments; strict, so unknown arguments are rejected. */
-  readonly inputSchema: z.ZodObject;
+  readonly inputSchema: z.ZodMiniObject;
   /** The zod schema of `structuredContent` on success. */
-  readonly outputSchema: z.ZodType;
+  readonly outputSchema: z.ZodMiniType;
   /** True for tools over team-wide data: a project-scoped token gets TOKEN_MISSING_ABILITY. */
   readonly teamWide: boolean;
   /** The operation the tool runs. */
@@ -56,7 +56,7 @@ const ANNOTATIONS: Record<ToolKind, ToolAnnotations> = {
 
 const describeWithAbility = (summary: string, ability: RequiredAbility) =>
   ability === AUTHENTICATED ? `${summary} Requires no ability beyond \`mcp:full\`.` : `${summary} Requires ability \`${ability}\`.`;
-const GenericObject = z.object({}).loose();
+const GenericObject = z.looseObject({});
 
 type OperationToolName = (typeof TOOL_OPERATIONS)[number]['tool']['name'];
 /** Union of every tool name, e.g. `'list_projects'`. */

@@ -13,7 +13,7 @@
  * Subscriber `email` and `phone` are optional: present only when the endpoint owner holds
  * `project-user:view` and the subscriber consented (DESIGN D10).
  */
-import type * as z from 'zod';
+import type * as z from '../schemas/zod.js';
 import type { Ability } from './abilities.js';
 import type { FamilyOf } from '../domain/define-facts.js';
 import { EVENTS_BY_MODULE } from '../domain/webhook-events.js';
@@ -35,7 +35,7 @@ export interface WebhookEventDefinition<N extends string = string> {
   /** False when the envelope `project_id` is null (team-scoped, billing and test events). */
   readonly project_scoped: boolean;
   /** The zod schema of the envelope `data` object. */
-  readonly data_schema: z.ZodObject;
+  readonly data_schema: z.ZodMiniObject;
 }
 
 const EVENTS = EVENTS_BY_MODULE.flat();
@@ -78,6 +78,6 @@ export function webhookEvent(name: WebhookEventName): WebhookEventDefinition<Web
 }
 
 /** The zod schema of an event's `data` object (interface "Envelope"). */
-export function eventDataSchema(name: WebhookEventName): z.ZodObject {
+export function eventDataSchema(name: WebhookEventName): z.ZodMiniObject {
   return webhookEvent(name).data_schema;
 }

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../schemas/zod.js';
 import type { Ability } from '../catalogues/abilities.js';
 import type { WebhookEventDefinition } from '../catalogues/webhook-events.js';
 import type { BuiltInRoleName } from './roles/built-in.js';
@@ -53,7 +53,7 @@ export function defineEvent<const N extends string>(
   name: N,
   minimum_ability: Ability,
   project_scoped: boolean,
-  data_schema: z.ZodObject,
+  data_schema: z.ZodMiniObject,
   description: string,
 ): WebhookEventDefinition<N> {
   const family = name.slice(0, name.indexOf('.')) as FamilyOf<N>;

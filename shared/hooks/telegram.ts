@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { openCredential } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { recordBotPermissions, toProject } from '../domain/projects/repository.js';
@@ -31,18 +31,18 @@ import { applyOnce, type HookReceiptRef } from './receipts.js';
  */
 
 
-const User = z.object({ id: z.number().int(), is_bot: z.boolean().optional(), username: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional() });
-const ChatMember = z.looseObject({ status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']), user: User, is_member: z.boolean().optional() });
+const User = z.object({ id: z.number().check(z.int()), is_bot: z.optional(z.boolean()), username: z.optional(z.string()), first_name: z.optional(z.string()), last_name: z.optional(z.string()) });
+const ChatMember = z.looseObject({ status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']), user: User, is_member: z.optional(z.boolean()) });
 const ChatMemberUpdated = z.object({
-  chat: z.object({ id: z.number().int(), type: z.string() }),
+  chat: z.object({ id: z.number().check(z.int()), type: z.string() }),
   from: User,
-  date: z.number().int(),
+  date: z.number().check(z.int()),
   old_chat_member: ChatMember,
   new_chat_member: ChatMember,
-  invite_link: z.object({ invite_link: z.string() }).optional(),
+  invite_link: z.optional(z.object({ invite_link: z.string() })),
 });
 /** The part of a Telegram `Update` the hook reads. */
-const TelegramUpdate = z.object({ update_id: z.number().int().nonnegative(), chat_member: ChatMemberUpdated.optional(), my_chat_member: ChatMemberUpdated.optional() });
+const TelegramUpdate = z.object({ update_id: z.number().check(z.int(), z.nonnegative()), chat_member: z.optional(ChatMemberUpdated), my_chat_member: z.optional(ChatMemberUpdated) });
 type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
 type ChatMemberState = z.infer<typeof ChatMember>;
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import type { Principal } from '../auth/principal.js';
 import { ProblemError, fieldErrors, toProblem, type ProblemDocument } from '../errors.js';
@@ -34,7 +34,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
 }
 
-function validate(schema: z.ZodType | undefined, value: unknown, prefix: string): Record<string, unknown> {
+function validate(schema: z.ZodMiniType | undefined, value: unknown, prefix: string): Record<string, unknown> {
   if (!schema) {
     if (value && typeof value === 'object' && Object.keys(value).length > 0 && prefix === 'query') {
       throw new ProblemError('VALIDATION_FAILED', 'This operation takes no query parameters.', {
@@ -81,15 +81,15 @@ function parseBody(operation: AnyOperation, headers: Record<string, string>, raw
  * become booleans for the schema's boolean fields and decimal text becomes a number for its number fields;
  * anything else stays text, for zod to refuse with a field error.
  */
-function queryValues(schema: z.ZodObject | undefined, raw: Record<string, string | undefined>): Record<string, unknown> {
+function queryValues(schema: z.ZodMiniObject | undefined, raw: Record<string, string | undefined>): Record<string, unknown> {
   const values: Record<string, unknown> = { ...raw };
   for (const [name, field] of Object.entries(schema?.shape ?? {})) {
     const text = raw[name];
     if (text === undefined) continue;
-    let inner: z.ZodType = field as z.ZodType;
-    while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap() as z.ZodType;
-    if (inner instanceof z.ZodBoolean && (text === 'true' || text === 'false')) values[name] = text === 'true';
-    if (inner instanceof z.ZodNumber && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) values[name] = Number(text);
+    let def = (field as z.ZodMiniType)._zod.def;
+    while (def.type === 'optional' || def.type === 'default') def = (def as z.core.$ZodOptionalDef).innerType._zod.def;
+    if (def.type === 'boolean' && (text === 'true' || text === 'false')) values[name] = text === 'true';
+    if (def.type === 'number' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) values[name] = Number(text);
   }
   return values;
 }

@@ -9,6 +9,15 @@ function safeDecode(segment: string): string | null {
   }
 }
 
+const patterns = new Map<string, readonly string[]>();
+
+/** The segments of a route pattern, split once per process. */
+function patternOf(path: string): readonly string[] {
+  let pattern = patterns.get(path);
+  if (!pattern) patterns.set(path, (pattern = path.split('/')));
+  return pattern;
+}
+
 /**
  * Matches a method and concrete path against route patterns as API Gateway does: `{param}` segments
  * match one non-empty segment, literal segments win over parameters. Returns the best route of that
@@ -26,7 +35,7 @@ export function matchPath<R>(
   const candidates: { route: R; method: HttpMethod; pathParameters: Record<string, string>; literal: number }[] = [];
   for (const route of routes) {
     const binding = bindingOf(route);
-    const pattern = binding.path.split('/');
+    const pattern = patternOf(binding.path);
     if (pattern.length !== segments.length) continue;
     const pathParameters: Record<string, string> = {};
     let literal = 0;

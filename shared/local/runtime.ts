@@ -178,14 +178,17 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     timeScale,
     eventsCommitted: (events?: readonly StoredEvent[]) => {
       if (!events) return runRelay();
-      // The committed events are fanned out at once (the stream's role on AWS); the sweeper's relay catches any that fail.
+      // The committed events are fanned out right after the request's answer is written (the stream's role
+      // on AWS, outside the request); the sweeper's relay catches any that fail.
       fanOuts++;
-      outsideRequestScope(() => fanOutEvents(runtime, events))
-        .catch(onError)
-        .finally(() => {
-          fanOuts--;
-          checkIdle();
-        });
+      setImmediate(() => {
+        outsideRequestScope(() => fanOutEvents(runtime, events))
+          .catch(onError)
+          .finally(() => {
+            fanOuts--;
+            checkIdle();
+          });
+      });
     },
     start() {
       const interval = options.sweepIntervalMs ?? 5_000;

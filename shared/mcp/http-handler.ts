@@ -313,8 +313,8 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await connectMcpServer(server, transport);
     try {
-      const forwarded = new Request(request.url, { method: 'POST', headers: request.headers, body: text });
-      const result = await transport.handleRequest(forwarded, { parsedBody: parsed });
+      // The body was read above; the transport takes it parsed and never reads the request's own.
+      const result = await transport.handleRequest(request, { parsedBody: parsed });
       if (!initialize || result.status !== 200) return result;
       const answer = (await result.clone().json()) as { id?: unknown; result?: { protocolVersion?: unknown } };
       if (answer.id !== initialize.id || typeof answer.result?.protocolVersion !== 'string') return result; // initialize failed: no session

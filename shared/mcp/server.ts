@@ -1,5 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -28,6 +30,17 @@ function protocolError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+let ajv: AjvJsonSchemaValidator | undefined;
+/**
+ * The SDK's JSON Schema validator (used only for elicitation, which this server never sends), made on
+ * first use and shared by every server, instead of a new Ajv instance with its formats per request.
+ */
+const SHARED_VALIDATOR: jsonSchemaValidator = {
+  getValidator<T>(schema: JsonSchemaType) {
+    return (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
+  },
+};
+
 /**
  * Builds the MCP server (the official SDK's low-level `Server`) for one HTTP request of an
  * authenticated principal (DESIGN D5):
@@ -48,6 +61,7 @@ export function buildMcpServer(runtime: Runtime, principal: Principal, requestId
     { name: 'membership-service', title: 'Membership Service', version: API_VERSION },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      jsonSchemaValidator: SHARED_VALIDATOR,
       instructions:
         'Tools manage the team of your token: projects, subscribers, plans, access codes, webhooks and the activity log. Each tool description names the ability it needs. Failures are results with isError and a problem document (code, hint, docs_url) in structuredContent. Enumerations are resources under service://enums/.',
     },

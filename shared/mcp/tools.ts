@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { Problem } from '../schemas/common.js';
 import { authorizeOperation } from '../auth/authorize.js';
 import { actorOf, type Principal } from '../auth/principal.js';
@@ -58,7 +58,7 @@ export function strictClientSchema(node: unknown): unknown {
 }
 
 /** JSON Schema of a zod schema as MCP `tools/list` needs it (an object schema, in {@link strictClientSchema} form). */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
   const generated = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   const { $schema: _drop, ...rest } = strictClientSchema(generated) as Record<string, unknown>;
   // A schema with an id comes out as `{ $ref: '#/$defs/Id', $defs }`; MCP needs `type: object` at the
@@ -76,7 +76,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
  * with `isError: true`, the problem document (DESIGN D1 puts it in `structuredContent`). Clients such as
  * the official SDK validate `structuredContent` even on errors, so both shapes must be admitted.
  */
-function resultOrProblemSchema(result: z.ZodType): Record<string, unknown> {
+function resultOrProblemSchema(result: z.ZodMiniType): Record<string, unknown> {
   const { $defs: resultDefinitions, ...resultRoot } = jsonSchema(result, 'output');
   const { $defs: problemDefinitions, ...problemRoot } = jsonSchema(Problem, 'output');
   const definitions = { ...(resultDefinitions as object | undefined), ...(problemDefinitions as object | undefined) };

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../schemas/zod.js';
 import type { Ability } from '../catalogues/abilities.js';
 import type { WebhookEventName } from '../catalogues/webhook-events.js';
 import type { UsageMetric } from '../domain/billing/schema.js';
@@ -54,10 +54,10 @@ export interface ToolBinding {
  * their field names must not overlap. `output` is the success body; it is also the tool's output schema.
  */
 interface OperationDefinition<
-  Params extends z.ZodObject = z.ZodObject,
-  Query extends z.ZodObject = z.ZodObject,
-  Body extends z.ZodObject = z.ZodObject,
-  Output extends z.ZodType = z.ZodType,
+  Params extends z.ZodMiniObject = z.ZodMiniObject,
+  Query extends z.ZodMiniObject = z.ZodMiniObject,
+  Body extends z.ZodMiniObject = z.ZodMiniObject,
+  Output extends z.ZodMiniType = z.ZodMiniType,
 > {
   /** Unique camelCase id: the OpenAPI operationId, the Lambda's name stem and the activity log's `operation`. */
   readonly id: string;
@@ -120,15 +120,15 @@ export function isWrite(operation: Pick<AnyOperation, 'rest'>): boolean {
 }
 
 /** Any operation definition. */
-export type AnyOperation = OperationDefinition<z.ZodObject, z.ZodObject, z.ZodObject, z.ZodType>;
+export type AnyOperation = OperationDefinition<z.ZodMiniObject, z.ZodMiniObject, z.ZodMiniObject, z.ZodMiniType>;
 
-type Part<Op, K extends 'params' | 'query' | 'body'> = Op extends { readonly [P in K]: infer S extends z.ZodType } ? z.output<S> : Record<never, never>;
+type Part<Op, K extends 'params' | 'query' | 'body'> = Op extends { readonly [P in K]: infer S extends z.ZodMiniType } ? z.output<S> : Record<never, never>;
 
 /** The validated input of an operation: path parameters, query and body as one object. */
 export type OperationInput<Op> = Part<Op, 'params'> & Part<Op, 'query'> & Part<Op, 'body'>;
 
 /** What an operation's handler returns: the `output` schema's input type (the edge serializes it as JSON). */
-export type OperationOutput<Op> = Op extends { output: infer O extends z.ZodType } ? z.input<O> : unknown;
+export type OperationOutput<Op> = Op extends { output: infer O extends z.ZodMiniType } ? z.input<O> : unknown;
 
 /**
  * Declares one operation, keeping its literal types (so handler inputs are inferred from the schemas).
@@ -141,10 +141,10 @@ export function defineOperation<
     tag: string;
     ability: RequiredAbility | null;
     teamWide: boolean;
-    params?: z.ZodObject;
-    query?: z.ZodObject;
-    body?: z.ZodObject;
-    output?: z.ZodType;
+    params?: z.ZodMiniObject;
+    query?: z.ZodMiniObject;
+    body?: z.ZodMiniObject;
+    output?: z.ZodMiniType;
     events: readonly WebhookEventName[];
     rest: RestBinding;
     tool?: ToolBinding;

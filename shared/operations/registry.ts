@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../schemas/zod.js';
 import { MODULES } from '../domain/modules.js';
 import { IdempotencyKeyArgument } from '../schemas/common.js';
 import { matchPath } from '../http/route-match.js';
@@ -43,14 +43,14 @@ export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
  * together (DESIGN D13: a tool's input is the REST body and path parameters as one object), plus
  * `idempotency_key` on writes when `withIdempotencyKey` is set (tool arguments, DESIGN D3).
  */
-export function inputSchemaOf(operation: AnyOperation, options: { withIdempotencyKey: boolean }): z.ZodObject {
+export function inputSchemaOf(operation: AnyOperation, options: { withIdempotencyKey: boolean }): z.ZodMiniObject {
   const shape = {
     ...(operation.params?.shape ?? {}),
     ...(operation.query?.shape ?? {}),
     ...(operation.body?.shape ?? {}),
     ...(options.withIdempotencyKey && isWrite(operation) ? { idempotency_key: IdempotencyKeyArgument } : {}),
   };
-  return z.object(shape).strict();
+  return z.strictObject(shape);
 }
 
 /** Operations with a tool binding, paired with it. */

@@ -1,8 +1,8 @@
-import * as z from 'zod';
+import * as z from './zod.js';
 import { IdSchemas } from '../ids.js';
 
 /** ISO 8601 UTC timestamp with `Z` (DESIGN D12). */
-export const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp, e.g. 2026-05-01T12:00:00.000Z');
+export const Timestamp = z.iso.datetime().check(z.describe('ISO 8601 UTC timestamp, e.g. 2026-05-01T12:00:00.000Z'));
 
 /** UUID path/body identifier of a domain object (DESIGN D12). */
 export const Uuid = IdSchemas.uuid();
@@ -14,10 +14,7 @@ const ISO_4217 = Intl.supportedValuesOf('currency').filter((code) => /^[A-Z]{3}$
  * An ISO 4217 currency code, upper case (amounts are integers in its minor unit). An enum rather than a
  * refinement, so `openapi.json` and the tool schemas list exactly the codes the service accepts.
  */
-export const Currency = z
-  .enum(ISO_4217, { error: 'Not an ISO 4217 currency code.' })
-  .describe('ISO 4217 currency code, upper case (e.g. EUR).')
-  .meta({ examples: ['EUR'] });
+export const Currency = z.enum(ISO_4217, { error: 'Not an ISO 4217 currency code.' }).check(z.describe('ISO 4217 currency code, upper case (e.g. EUR).'), z.meta({ examples: ['EUR'] }));
 
 /**
  * ISO 4217 minor-unit exponents that are not 2, the one table of them in the service (ISO 4217 "List
@@ -75,18 +72,10 @@ const MAX_PAGE_SIZE = 100;
  * `limit` (1–100, default 25) and `cursor` (opaque) of every list (DESIGN D12). The same object is the
  * REST query and part of a list tool's arguments (the REST edge turns query text into numbers first).
  */
-export const ListQuery = z
-  .object({
-    limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`),
-    cursor: z
-      .string()
-      .min(1)
-      .max(2048)
-      .regex(/^[A-Za-z0-9_-]+$/)
-      .optional()
-      .describe('Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.'),
-  })
-  .strict();
+export const ListQuery = z.strictObject({
+  limit: z._default(z.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), DEFAULT_PAGE_SIZE).check(z.describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`)),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048), z.regex(/^[A-Za-z0-9_-]+$/))).check(z.describe('Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.')),
+});
 
 /**
  * A boolean filter: a JSON boolean in tool arguments; in a REST query string the text `true` or
@@ -94,7 +83,7 @@ export const ListQuery = z
  * @param description what the filter selects
  */
 export function booleanFilter(description: string) {
-  return z.boolean().optional().describe(description);
+  return z.optional(z.boolean()).check(z.describe(description));
 }
 
 /**
@@ -102,44 +91,34 @@ export function booleanFilter(description: string) {
  * @param item the zod schema of one element
  * @param id the OpenAPI component name of the list
  */
-export function listOf<T extends z.ZodType>(item: T, id: string) {
-  return z
-    .object({
-      data: z.array(item),
-      next_cursor: z.string().nullable().describe('Pass as `cursor` to get the next page; null on the last page.'),
-    })
-    .meta({ id });
+export function listOf<T extends z.ZodMiniType>(item: T, id: string) {
+  return z.object({
+    data: z.array(item),
+    next_cursor: z.nullable(z.string()).check(z.describe('Pass as `cursor` to get the next page; null on the last page.')),
+  }).register(z.globalRegistry, { id });
 }
 
 /** The RFC 9457 problem document every failure returns (DESIGN D1). */
-export const Problem = z
-  .object({
-    type: z.string().describe('The docs_url of the error code.'),
-    title: z.string().describe('Default message of the error code.'),
-    status: z.number().int(),
-    detail: z.string(),
-    code: z.string().describe('Error code from service://enums/error-code.'),
-    hint: z.string().describe('How to fix it.'),
-    docs_url: z.string(),
-    request_id: z.string(),
-    errors: z
-      .array(z.object({ path: z.string(), message: z.string() }))
-      .optional()
-      .describe('Field-level validation errors (VALIDATION_FAILED only).'),
-  })
-  .meta({ id: 'Problem' });
+export const Problem = z.object({
+  type: z.string().check(z.describe('The docs_url of the error code.')),
+  title: z.string().check(z.describe('Default message of the error code.')),
+  status: z.number().check(z.int()),
+  detail: z.string(),
+  code: z.string().check(z.describe('Error code from service://enums/error-code.')),
+  hint: z.string().check(z.describe('How to fix it.')),
+  docs_url: z.string(),
+  request_id: z.string(),
+  errors: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))).check(z.describe('Field-level validation errors (VALIDATION_FAILED only).')),
+}).register(z.globalRegistry, { id: 'Problem' });
 
 /** Empty JSON body for operations that take none. */
-export const EmptyBody = z.object({}).strict();
+export const EmptyBody = z.strictObject({});
 
 /** `{ id }` path parameters of an object read by its UUID. */
-export const IdParams = z.object({ id: Uuid.describe('The object id.') }).strict();
+export const IdParams = z.strictObject({ id: Uuid.check(z.describe('The object id.')) });
 
 /** The answer of a delete: `{ id, deleted: true }`. */
-export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).register(z.globalRegistry, { id: 'Deleted' });
 
 /** `idempotency_key`: the optional tool argument with the `Idempotency-Key` header's rules (DESIGN D3). */
-export const IdempotencyKeyArgument = z
-  .uuid()
-  .optional()
-  .describe('Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.');
+export const IdempotencyKeyArgument = z.optional(z.uuid()).check(z.describe('Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.'));

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { Subscriber } from '../subscribers/schema.js';
 import { Subscription } from '../subscriptions/schema.js';
@@ -12,7 +12,7 @@ export const accessCodesEvents = [
     z.object({
       access_code: AccessCode,
       subscriber: Subscriber,
-      subscription: Subscription.nullable(),
+      subscription: z.nullable(Subscription),
     }),
     'An access code was redeemed.'),
   defineEvent('access_code.expired', 'project-access-code:view', true,

@@ -1,8 +1,8 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { BILLING_TIERS, BillingAccount, BillingInvoice, USAGE_METRICS } from './schema.js';
 
-const timestamp = () => z.iso.datetime().describe('ISO 8601 UTC timestamp.');
+const timestamp = () => z.iso.datetime().check(z.describe('ISO 8601 UTC timestamp.'));
 const billingData = z.object({ billing_account: BillingAccount });
 const billingInvoiceData = z.object({ billing_account: BillingAccount, invoice: BillingInvoice });
 
@@ -14,8 +14,8 @@ export const billingEvents = [
     z.object({
       billing_account: BillingAccount,
       invoice: BillingInvoice,
-      attempt_count: z.number().int().positive().describe('Failed payment attempts of this invoice so far.'),
-      next_attempt_at: timestamp().nullable().describe('When payment is tried again automatically; null when the operator records attempts.'),
+      attempt_count: z.number().check(z.int(), z.positive(), z.describe('Failed payment attempts of this invoice so far.')),
+      next_attempt_at: z.nullable(timestamp()).check(z.describe('When payment is tried again automatically; null when the operator records attempts.')),
     }),
     'Paying the team\u2019s own invoice failed.'),
   defineEvent('billing.tier_changed', 'billing:view', false,
@@ -35,8 +35,8 @@ export const billingEvents = [
     z.object({
       billing_account: BillingAccount,
       metric: z.enum(USAGE_METRICS),
-      usage: z.number().int().nonnegative().describe('The count when the limit refused a create.'),
-      limit: z.number().int().nonnegative(),
+      usage: z.number().check(z.int(), z.nonnegative(), z.describe('The count when the limit refused a create.')),
+      limit: z.number().check(z.int(), z.nonnegative()),
     }),
     'The team reached a usage limit of its tier.'),
 ] as const;

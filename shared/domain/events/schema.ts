@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { API_VERSION } from '../../catalogues/version.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventDefinition } from '../../catalogues/webhook-events.js';
 import { IdSchemas } from '../../ids.js';
@@ -13,17 +13,15 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /** The fields of every envelope (interface "Envelope"); `data` is each event's own object. */
 const envelopeFields = {
-  id: IdSchemas.event().describe('`evt_` + ULID; equals the SVC-Event-Id header. Use it to de-duplicate.'),
-  type: z.enum(WEBHOOK_EVENT_NAMES).describe('The event name; equals the SVC-Event-Name header.'),
+  id: IdSchemas.event().check(z.describe('`evt_` + ULID; equals the SVC-Event-Id header. Use it to de-duplicate.')),
+  type: z.enum(WEBHOOK_EVENT_NAMES).check(z.describe('The event name; equals the SVC-Event-Name header.')),
   created_at: Timestamp,
-  api_version: z.string().describe(`The API version stamp (${API_VERSION}).`),
-  project_id: Uuid.nullable().describe('Null for team-scoped and billing events.'),
+  api_version: z.string().check(z.describe(`The API version stamp (${API_VERSION}).`)),
+  project_id: z.nullable(Uuid).check(z.describe('Null for team-scoped and billing events.')),
 };
 
 /** A webhook envelope of any event (`data` as that event's schema says, see `webhook-events.json`). */
-export const EventEnvelope = z
-  .object({ ...envelopeFields, data: z.record(z.string(), z.unknown()).describe('Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.') })
-  .meta({ id: 'EventEnvelope' });
+export const EventEnvelope = z.object({ ...envelopeFields, data: z.record(z.string(), z.unknown()).check(z.describe('Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.')) }).register(z.globalRegistry, { id: 'EventEnvelope' });
 /** An envelope (see {@link EventEnvelope}). */
 export type EventEnvelopeBody = z.infer<typeof EventEnvelope>;
 
@@ -36,20 +34,17 @@ export function envelopeSchemaOf(definition: WebhookEventDefinition) {
 export const EventList = listOf(EventEnvelope, 'EventList');
 
 /** `{id}` path parameters of an event. */
-export const EventIdParams = z.object({ id: IdSchemas.event().describe('The event id (evt_ followed by a ULID).') }).strict();
+export const EventIdParams = z.strictObject({ id: IdSchemas.event().check(z.describe('The event id (evt_ followed by a ULID).')) });
 
 /** Query of `GET /v1/events`: filters by type, project and creation time (inclusive bounds). */
-export const ListEventsQuery = ListQuery.extend({
-  type: z.enum(WEBHOOK_EVENT_NAMES).optional().describe('Only events of this type.'),
-  project_id: Uuid.optional().describe('Only events of this project.'),
-  created_after: Timestamp.optional().describe('Only events created at or after this time.'),
-  created_before: Timestamp.optional().describe('Only events created at or before this time.'),
-}).strict();
+export const ListEventsQuery = z.extend(ListQuery, {
+  type: z.optional(z.enum(WEBHOOK_EVENT_NAMES)).check(z.describe('Only events of this type.')),
+  project_id: z.optional(Uuid).check(z.describe('Only events of this project.')),
+  created_after: z.optional(Timestamp).check(z.describe('Only events created at or after this time.')),
+  created_before: z.optional(Timestamp).check(z.describe('Only events created at or before this time.')),
+});
 /** A validated events query (see {@link ListEventsQuery}). */
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 
 /** Body of `POST /v1/events/{id}/resend`: the endpoint to send the event to again. */
-export const ResendEventRequest = z
-  .object({ endpoint_id: Uuid.describe('The webhook endpoint that gets the event again (one new delivery).') })
-  .strict()
-  .meta({ id: 'ResendEventRequest' });
+export const ResendEventRequest = z.strictObject({ endpoint_id: Uuid.check(z.describe('The webhook endpoint that gets the event again (one new delivery).')) }).register(z.globalRegistry, { id: 'ResendEventRequest' });

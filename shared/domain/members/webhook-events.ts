@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { ProjectResource } from '../projects/schema.js';
 import { Subscriber } from '../subscribers/schema.js';
@@ -7,22 +7,22 @@ import { Member, MemberInviteLink } from './schema.js';
 
 const memberData = z.object({
   member: Member,
-  subscriber: Subscriber.nullable().describe('The member\u2019s linked subscriber, or null for a free member.'),
+  subscriber: z.nullable(Subscriber).check(z.describe('The member\u2019s linked subscriber, or null for a free member.')),
 });
 const memberUnbanData = z.object({
-  member: Member.nullable().describe('The member (now `left`), or null when the subscriber was banned before ever joining the community.'),
-  subscriber: Subscriber.describe('The subscriber, active again.'),
+  member: z.nullable(Member).check(z.describe('The member (now `left`), or null when the subscriber was banned before ever joining the community.')),
+  subscriber: Subscriber.check(z.describe('The subscriber, active again.')),
 });
 const memberRemovalData = z.object({
-  member: Member.nullable().describe('The member, or null when the subscriber never joined the community.'),
-  subscriber: Subscriber.nullable().describe('The banned or kicked subscriber, or null for a free member.'),
-  reason: z.string().nullable(),
+  member: z.nullable(Member).check(z.describe('The member, or null when the subscriber never joined the community.')),
+  subscriber: z.nullable(Subscriber).check(z.describe('The banned or kicked subscriber, or null for a free member.')),
+  reason: z.nullable(z.string()),
 });
 const memberAccessData = z.object({
-  member: Member.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+  member: z.nullable(Member).check(z.describe('The subscriber\u2019s member, or null when they have not joined the community.')),
   subscriber: Subscriber,
   resource: ProjectResource,
-  invite_link: MemberInviteLink.nullable().optional().describe('access_granted on Telegram: the subscriber\u2019s personal single-use invite link to the resource, or null when none was made (no bot, the platform refused).'),
+  invite_link: z.optional(z.nullable(MemberInviteLink)).check(z.describe('access_granted on Telegram: the subscriber\u2019s personal single-use invite link to the resource, or null when none was made (no bot, the platform refused).')),
 });
 
 /** Members' webhook events (`member.*`, DESIGN D17): joined, converted, churned, banned, kicked and related community changes. */
@@ -32,16 +32,16 @@ export const membersEvents = [
   defineEvent('member.updated', 'project-user:view-any', true, memberData, 'A member\u2019s display name or profile changed.'),
   defineEvent('member.converted', 'project-user:view-any', true,
     z.object({
-      member: Member.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+      member: z.nullable(Member).check(z.describe('The subscriber\u2019s member, or null when they have not joined the community.')),
       subscriber: Subscriber,
       subscription: Subscription,
     }),
     'A free member became a paying subscriber.'),
   defineEvent('member.churned', 'project-user:view-any', true,
     z.object({
-      member: Member.nullable().describe('The subscriber\u2019s member, or null when they have not joined the community.'),
+      member: z.nullable(Member).check(z.describe('The subscriber\u2019s member, or null when they have not joined the community.')),
       subscriber: Subscriber,
-      subscription: Subscription.nullable(),
+      subscription: z.nullable(Subscription),
     }),
     'A paying member has no live subscription any more.'),
   defineEvent('member.banned', 'project-user:view-any', true, memberRemovalData, 'A member was banned from the project\u2019s community.'),

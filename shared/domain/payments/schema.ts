@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { Currency, ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
@@ -36,26 +36,24 @@ export type BillingReason = (typeof BILLING_REASONS)[number];
 /** Largest amount of one payment, in the minor unit (the plans' ceiling is lower; a payment may cover several periods). */
 const MAX_PAYMENT_AMOUNT = 100_000_000_000;
 
-const Amount = z.number().int().positive().max(MAX_PAYMENT_AMOUNT);
+const Amount = z.number().check(z.int(), z.positive(), z.lte(MAX_PAYMENT_AMOUNT));
 
 /** A subscriber's payment, as the API returns it and `payment.*` events carry it (DESIGN D16). */
-export const Payment = z
-  .object({
-    id: Uuid,
-    project_id: Uuid,
-    subscriber_id: Uuid,
-    subscription_id: Uuid,
-    amount: z.number().int().positive().describe('In the minor unit (e.g. cents).'),
-    amount_refunded: z.number().int().nonnegative().describe('Refunded so far, in the minor unit.'),
-    currency: Currency,
-    status: z.enum(PAYMENT_STATUSES).describe('refunded = in full; a partial refund stays succeeded.'),
-    provider: z.enum(PAYMENT_PROVIDER_VALUES),
-    provider_payment_id: z.string().nullable().describe('The provider\u2019s id (manual: your reference), or null.'),
-    billing_reason: z.enum(BILLING_REASONS),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  })
-  .meta({ id: 'Payment' });
+export const Payment = z.object({
+  id: Uuid,
+  project_id: Uuid,
+  subscriber_id: Uuid,
+  subscription_id: Uuid,
+  amount: z.number().check(z.int(), z.positive(), z.describe('In the minor unit (e.g. cents).')),
+  amount_refunded: z.number().check(z.int(), z.nonnegative(), z.describe('Refunded so far, in the minor unit.')),
+  currency: Currency,
+  status: z.enum(PAYMENT_STATUSES).check(z.describe('refunded = in full; a partial refund stays succeeded.')),
+  provider: z.enum(PAYMENT_PROVIDER_VALUES),
+  provider_payment_id: z.nullable(z.string()).check(z.describe('The provider\u2019s id (manual: your reference), or null.')),
+  billing_reason: z.enum(BILLING_REASONS),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}).register(z.globalRegistry, { id: 'Payment' });
 /** A payment (see {@link Payment}). */
 export type Payment = z.infer<typeof Payment>;
 
@@ -63,10 +61,10 @@ export type Payment = z.infer<typeof Payment>;
 export const PaymentList = listOf(Payment, 'PaymentList');
 
 /** `{id}` path parameters of a payment. */
-export const PaymentIdParams = z.object({ id: Uuid.describe('The payment id.') }).strict();
+export const PaymentIdParams = z.strictObject({ id: Uuid.check(z.describe('The payment id.')) });
 
 /** `{project_id}` path parameters of a project's payments. */
-export const PaymentProjectParams = z.object({ project_id: Uuid.describe('The project the payments belong to.') }).strict();
+export const PaymentProjectParams = z.strictObject({ project_id: Uuid.check(z.describe('The project the payments belong to.')) });
 
 /**
  * Body of `POST /v1/projects/{project_id}/payments` (the `manual` provider, DESIGN D16): a payment for an
@@ -75,61 +73,50 @@ export const PaymentProjectParams = z.object({ project_id: Uuid.describe('The pr
  * `incomplete` for a failed one, `active` for a succeeded one (D15's "(new)" row). Exactly one of the two
  * forms.
  */
-export const RecordPaymentRequest = z
-  .object({
-    subscription_id: Uuid.optional().describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.'),
-    subscriber_id: Uuid.optional().describe('With plan_id: the subscriber of a new subscription.'),
-    plan_id: Uuid.optional().describe('With subscriber_id: the priced plan of a new subscription.'),
-    status: z.enum(RECORDABLE_PAYMENT_STATUSES).describe('pending is settled later (POST /v1/payments/{id}).'),
-    amount: Amount.optional().describe('In the minor unit. Default: the plan\u2019s price.'),
-    currency: Currency.optional().describe('The plan\u2019s currency (the default).'),
-    billing_reason: z.enum(BILLING_REASONS).optional().describe('Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.'),
-    provider_payment_id: z.string().trim().min(1).max(255).optional().describe('Your reference (e.g. of the bank transfer).'),
-  })
-  .strict()
-  .meta({ id: 'RecordPaymentRequest' });
+export const RecordPaymentRequest = z.strictObject({
+  subscription_id: z.optional(Uuid).check(z.describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.')),
+  subscriber_id: z.optional(Uuid).check(z.describe('With plan_id: the subscriber of a new subscription.')),
+  plan_id: z.optional(Uuid).check(z.describe('With subscriber_id: the priced plan of a new subscription.')),
+  status: z.enum(RECORDABLE_PAYMENT_STATUSES).check(z.describe('pending is settled later (POST /v1/payments/{id}).')),
+  amount: z.optional(Amount).check(z.describe('In the minor unit. Default: the plan\u2019s price.')),
+  currency: z.optional(Currency).check(z.describe('The plan\u2019s currency (the default).')),
+  billing_reason: z.optional(z.enum(BILLING_REASONS)).check(z.describe('Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.')),
+  provider_payment_id: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))).check(z.describe('Your reference (e.g. of the bank transfer).')),
+}).register(z.globalRegistry, { id: 'RecordPaymentRequest' });
 /** A validated payment record (see {@link RecordPaymentRequest}). */
 export type RecordPaymentRequest = z.infer<typeof RecordPaymentRequest>;
 
 /** Body of `POST /v1/payments/{id}`: settles a pending payment (DESIGN D16). */
-export const SettlePaymentRequest = z
-  .object({
-    status: z.enum(SETTLED_PAYMENT_STATUSES).describe('The outcome of the pending payment.'),
-  })
-  .strict()
-  .meta({ id: 'SettlePaymentRequest' });
+export const SettlePaymentRequest = z.strictObject({
+  status: z.enum(SETTLED_PAYMENT_STATUSES).check(z.describe('The outcome of the pending payment.')),
+}).register(z.globalRegistry, { id: 'SettlePaymentRequest' });
 /** A validated settlement (see {@link SettlePaymentRequest}). */
 export type SettlePaymentRequest = z.infer<typeof SettlePaymentRequest>;
 
 /** Body of `POST /v1/payments/{id}/refund` (and the `refund_payment` arguments besides `id`). */
-export const RefundPaymentRequest = z
-  .object({
-    amount: Amount.optional().describe('In the minor unit. Default: all that is left to refund.'),
-    reason: z.string().trim().min(1).max(500).optional().describe('Carried by payment.refunded (and the cancellation).'),
-    cancel: z.boolean().optional().describe('true also cancels the subscription at once.'),
-  })
-  .strict()
-  .meta({ id: 'RefundPaymentRequest' });
+export const RefundPaymentRequest = z.strictObject({
+  amount: z.optional(Amount).check(z.describe('In the minor unit. Default: all that is left to refund.')),
+  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))).check(z.describe('Carried by payment.refunded (and the cancellation).')),
+  cancel: z.optional(z.boolean()).check(z.describe('true also cancels the subscription at once.')),
+}).register(z.globalRegistry, { id: 'RefundPaymentRequest' });
 /** A validated refund (see {@link RefundPaymentRequest}). */
 export type RefundPaymentRequest = z.infer<typeof RefundPaymentRequest>;
 
 /** Query of `GET /v1/projects/{project_id}/payments` (and the `list_payments` tool's arguments besides `project_id`). */
-export const ListPaymentsQuery = ListQuery.extend({
-  subscriber_id: Uuid.optional().describe('Only this subscriber\u2019s.'),
-  status: z.enum(PAYMENT_STATUSES).optional().describe('Only this status.'),
-  provider: z.enum(PAYMENT_PROVIDER_VALUES).optional().describe('Only this provider.'),
-  created_after: Timestamp.optional().describe('Created at or after.'),
-  created_before: Timestamp.optional().describe('Created before.'),
-}).strict();
+export const ListPaymentsQuery = z.extend(ListQuery, {
+  subscriber_id: z.optional(Uuid).check(z.describe('Only this subscriber\u2019s.')),
+  status: z.optional(z.enum(PAYMENT_STATUSES)).check(z.describe('Only this status.')),
+  provider: z.optional(z.enum(PAYMENT_PROVIDER_VALUES)).check(z.describe('Only this provider.')),
+  created_after: z.optional(Timestamp).check(z.describe('Created at or after.')),
+  created_before: z.optional(Timestamp).check(z.describe('Created before.')),
+});
 /** A validated payment list query (see {@link ListPaymentsQuery}). */
 export type ListPaymentsQuery = z.infer<typeof ListPaymentsQuery>;
 
 /** A refund as the `payment.refunded` event carries it: this refund's amount (minor units) and reason. */
-export const PaymentRefund = z
-  .object({
-    amount: z.number().int().positive().describe('In the minor unit.'),
-    reason: z.string().nullable(),
-  })
-  .meta({ id: 'PaymentRefund' });
+export const PaymentRefund = z.object({
+  amount: z.number().check(z.int(), z.positive(), z.describe('In the minor unit.')),
+  reason: z.nullable(z.string()),
+}).register(z.globalRegistry, { id: 'PaymentRefund' });
 /** A refund (see {@link PaymentRefund}). */
 export type PaymentRefund = z.infer<typeof PaymentRefund>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { Subscriber } from '../subscribers/schema.js';
 import { Subscription } from '../subscriptions/schema.js';
@@ -7,11 +7,11 @@ import { Payment, PaymentRefund } from './schema.js';
 /** Every payment event (DESIGN D16): the payment, its subscription (after any transition the payment drove) and its subscriber (D10). */
 const paymentData = z.object({
   payment: Payment,
-  subscription: Subscription.describe('The payment\u2019s subscription, after any transition the payment drove.'),
+  subscription: Subscription.check(z.describe('The payment\u2019s subscription, after any transition the payment drove.')),
   subscriber: Subscriber,
 });
 /** A refund: the payment data plus this refund's amount and reason. */
-const paymentRefundData = paymentData.extend({ refund: PaymentRefund.describe('This refund (the payment\u2019s amount_refunded holds every refund so far).') });
+const paymentRefundData = z.extend(paymentData, { refund: PaymentRefund.check(z.describe('This refund (the payment\u2019s amount_refunded holds every refund so far).')) });
 
 /** Payments' webhook events (`payment.*`, DESIGN D16). */
 export const paymentsEvents = [

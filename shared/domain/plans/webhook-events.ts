@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { Plan } from './schema.js';
@@ -15,16 +15,16 @@ export const plansEvents = [
     z.object({
       plan: Plan,
       payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
-      provider_product_id: z.string().describe('The product id in the provider\u2019s catalogue.'),
-      provider_price_id: z.string().nullable().describe('The price id in the provider\u2019s catalogue.'),
+      provider_product_id: z.string().check(z.describe('The product id in the provider\u2019s catalogue.')),
+      provider_price_id: z.nullable(z.string()).check(z.describe('The price id in the provider\u2019s catalogue.')),
     }),
     'A plan was synced to a payment provider\u2019s catalogue.'),
   defineEvent('plan.sync_failed', 'project-subscription-plan:view', true,
     z.object({
       plan: Plan,
       payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
-      reason: z.string().describe('Why it failed (the provider\u2019s message; never a credential).'),
-      code: z.string().nullable().describe('The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.'),
+      reason: z.string().check(z.describe('Why it failed (the provider\u2019s message; never a credential).')),
+      code: z.nullable(z.string()).check(z.describe('The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.')),
     }),
     'Syncing a plan to a payment provider\u2019s catalogue failed.'),
 ] as const;

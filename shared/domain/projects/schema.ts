@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_RESOURCE_KINDS, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
 import { STRIPE_SECRET_KEY_PATTERN, STRIPE_WEBHOOK_SECRET_PATTERN } from '../../providers/stripe-keys.js';
@@ -22,15 +22,13 @@ export const MAX_RESOURCES_PER_PROJECT = 50;
 export const MAX_BOT_PERMISSIONS = 100;
 
 /** The project's community bot: public identifiers and the permissions it holds, never its platform token. */
-export const ProjectBot = z
-  .object({
-    platform_type: z.enum(PLATFORM_TYPE_VALUES).describe('The platform the bot lives on (the project\u2019s platform).'),
-    platform_bot_id: z.string().describe('The bot\u2019s account id on the platform.'),
-    username: z.string().nullable().describe('The bot\u2019s username on the platform, if it has one.'),
-    permissions: z.array(z.string()).describe('Platform permissions the bot currently holds, sorted.'),
-    connected_at: Timestamp.nullable().describe('When this bot was connected.'),
-  })
-  .meta({ id: 'ProjectBot' });
+export const ProjectBot = z.object({
+  platform_type: z.enum(PLATFORM_TYPE_VALUES).check(z.describe('The platform the bot lives on (the project\u2019s platform).')),
+  platform_bot_id: z.string().check(z.describe('The bot\u2019s account id on the platform.')),
+  username: z.nullable(z.string()).check(z.describe('The bot\u2019s username on the platform, if it has one.')),
+  permissions: z.array(z.string()).check(z.describe('Platform permissions the bot currently holds, sorted.')),
+  connected_at: z.nullable(Timestamp).check(z.describe('When this bot was connected.')),
+}).register(z.globalRegistry, { id: 'ProjectBot' });
 /** A project's bot (see {@link ProjectBot}). */
 export type ProjectBot = z.infer<typeof ProjectBot>;
 
@@ -38,46 +36,40 @@ export type ProjectBot = z.infer<typeof ProjectBot>;
  * The project's payment-provider connection state (DESIGN D16): which provider, since when, and for Stripe
  * whether its key is a live-mode one; never its credentials (Stripe's keys are write-only).
  */
-export const ProjectPaymentProvider = z
-  .object({
-    provider: z.enum(PAYMENT_PROVIDER_VALUES).describe('The connected provider (see service://enums/payment-provider).'),
-    connected_at: Timestamp.describe('When it was connected.'),
-    livemode: z.boolean().nullable().describe('Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).'),
-  })
-  .meta({ id: 'ProjectPaymentProvider' });
+export const ProjectPaymentProvider = z.object({
+  provider: z.enum(PAYMENT_PROVIDER_VALUES).check(z.describe('The connected provider (see service://enums/payment-provider).')),
+  connected_at: Timestamp.check(z.describe('When it was connected.')),
+  livemode: z.nullable(z.boolean()).check(z.describe('Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).')),
+}).register(z.globalRegistry, { id: 'ProjectPaymentProvider' });
 /** A project's payment-provider connection (see {@link ProjectPaymentProvider}). */
 export type ProjectPaymentProvider = z.infer<typeof ProjectPaymentProvider>;
 
 /** A platform resource (channel, group, server, role…) linked to a project. */
-export const ProjectResource = z
-  .object({
-    id: Uuid.describe('The link\u2019s id (stable for a given project, kind and platform resource id).'),
-    project_id: Uuid,
-    kind: z.enum(PLATFORM_RESOURCE_KINDS).describe('What the resource is on the platform.'),
-    platform_resource_id: z.string().describe('The resource id on the platform.'),
-    name: z.string().nullable().describe('A display name, if given.'),
-    linked_at: Timestamp,
-  })
-  .meta({ id: 'ProjectResource' });
+export const ProjectResource = z.object({
+  id: Uuid.check(z.describe('The link\u2019s id (stable for a given project, kind and platform resource id).')),
+  project_id: Uuid,
+  kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is on the platform.')),
+  platform_resource_id: z.string().check(z.describe('The resource id on the platform.')),
+  name: z.nullable(z.string()).check(z.describe('A display name, if given.')),
+  linked_at: Timestamp,
+}).register(z.globalRegistry, { id: 'ProjectResource' });
 /** A linked resource (see {@link ProjectResource}). */
 export type ProjectResource = z.infer<typeof ProjectResource>;
 
 /** A creator's project (one community on one platform), as the API returns it and events carry it. */
-export const Project = z
-  .object({
-    id: Uuid,
-    name: z.string(),
-    platform_type: z.enum(PLATFORM_TYPE_VALUES),
-    description: z.string().nullable(),
-    status: z.enum(PROJECT_STATUSES).describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.'),
-    bot: ProjectBot.nullable().describe('The connected community bot, or null.'),
-    payment_provider: ProjectPaymentProvider.nullable().describe('The connected payment provider, or null.'),
-    resources: z.array(ProjectResource).describe('Linked platform resources, in link order.'),
-    archived_at: Timestamp.nullable(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  })
-  .meta({ id: 'Project' });
+export const Project = z.object({
+  id: Uuid,
+  name: z.string(),
+  platform_type: z.enum(PLATFORM_TYPE_VALUES),
+  description: z.nullable(z.string()),
+  status: z.enum(PROJECT_STATUSES).check(z.describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.')),
+  bot: z.nullable(ProjectBot).check(z.describe('The connected community bot, or null.')),
+  payment_provider: z.nullable(ProjectPaymentProvider).check(z.describe('The connected payment provider, or null.')),
+  resources: z.array(ProjectResource).check(z.describe('Linked platform resources, in link order.')),
+  archived_at: z.nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}).register(z.globalRegistry, { id: 'Project' });
 /** A project (see {@link Project}). */
 export type Project = z.infer<typeof Project>;
 
@@ -85,44 +77,36 @@ export type Project = z.infer<typeof Project>;
 export const ProjectList = listOf(Project, 'ProjectList');
 
 /** `{project_id}` path parameters. */
-export const ProjectIdParams = z.object({ project_id: Uuid.describe('The project id.') }).strict();
+export const ProjectIdParams = z.strictObject({ project_id: Uuid.check(z.describe('The project id.')) });
 
 /** `{project_id}` and `{resource_id}` path parameters of a linked resource. */
-export const ProjectResourceParams = z
-  .object({
-    project_id: Uuid.describe('The project id.'),
-    resource_id: Uuid.describe('The linked resource\u2019s id (`id` of an entry of the project\u2019s `resources`).'),
-  })
-  .strict();
+export const ProjectResourceParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project id.')),
+  resource_id: Uuid.check(z.describe('The linked resource\u2019s id (`id` of an entry of the project\u2019s `resources`).')),
+});
 
-const ProjectName = z.string().trim().min(1).max(100);
-const ProjectDescription = z.string().max(1000);
+const ProjectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+const ProjectDescription = z.string().check(z.maxLength(1000));
 
 /** Body of `POST /v1/projects` (and the `create_project` tool's arguments). */
-export const CreateProjectRequest = z
-  .object({
-    name: ProjectName.describe('Project name, 1 to 100 characters.'),
-    platform_type: z.enum(CREATE_PROJECT_PLATFORM_TYPES).describe('The community platform (see service://enums/platform-type, create_project_accepts).'),
-    description: ProjectDescription.optional().describe('Optional description, up to 1000 characters.'),
-  })
-  .strict()
-  .meta({ id: 'CreateProjectRequest' });
+export const CreateProjectRequest = z.strictObject({
+  name: ProjectName.check(z.describe('Project name, 1 to 100 characters.')),
+  platform_type: z.enum(CREATE_PROJECT_PLATFORM_TYPES).check(z.describe('The community platform (see service://enums/platform-type, create_project_accepts).')),
+  description: z.optional(ProjectDescription).check(z.describe('Optional description, up to 1000 characters.')),
+}).register(z.globalRegistry, { id: 'CreateProjectRequest' });
 
 /** Body of `POST /v1/projects/{project_id}` (and the `update_project` tool's arguments besides `project_id`). */
-export const UpdateProjectRequest = z
-  .object({
-    name: ProjectName.optional().describe('New name, 1 to 100 characters.'),
-    description: ProjectDescription.nullable().optional().describe('New description, up to 1000 characters; null clears it.'),
-  })
-  .strict()
-  .meta({ id: 'UpdateProjectRequest' });
+export const UpdateProjectRequest = z.strictObject({
+  name: z.optional(ProjectName).check(z.describe('New name, 1 to 100 characters.')),
+  description: z.optional(z.nullable(ProjectDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
+}).register(z.globalRegistry, { id: 'UpdateProjectRequest' });
 /** A validated project update (see {@link UpdateProjectRequest}). */
 export type UpdateProjectRequest = z.infer<typeof UpdateProjectRequest>;
 
 /** Query of `GET /v1/projects` (and the `list_projects` tool's arguments). */
-export const ListProjectsQuery = ListQuery.extend({
-  status: z.enum(PROJECT_STATUSES).optional().describe('Only projects with this status.'),
-}).strict();
+export const ListProjectsQuery = z.extend(ListQuery, {
+  status: z.optional(z.enum(PROJECT_STATUSES)).check(z.describe('Only projects with this status.')),
+});
 
 /**
  * Body of `PUT /v1/projects/{project_id}/bot` (DESIGN D22): the bot's token from @BotFather. The
@@ -130,29 +114,18 @@ export const ListProjectsQuery = ListQuery.extend({
  * it encrypted; it is never returned or logged. Only platforms whose bot can be connected now
  * (`connectable` in service://enums/platform-type: telegram) accept it.
  */
-export const ConnectBotRequest = z
-  .object({
-    token: z
-      .string()
-      .trim()
-      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).')
-      .describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.')
-      .meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
-  })
-  .strict()
-  .meta({ id: 'ConnectBotRequest' });
+export const ConnectBotRequest = z.strictObject({
+  token: z.string().check(z.trim(), z.regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).'), z.describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.'), z.meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] })),
+}).register(z.globalRegistry, { id: 'ConnectBotRequest' });
 /** A validated bot connection (see {@link ConnectBotRequest}). */
 export type ConnectBotRequest = z.infer<typeof ConnectBotRequest>;
 
 /** Body of `POST /v1/projects/{project_id}/resources`. */
-export const LinkResourceRequest = z
-  .object({
-    kind: z.enum(PLATFORM_RESOURCE_KINDS).describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).'),
-    platform_resource_id: z.string().trim().min(1).max(256).describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).'),
-    name: z.string().trim().min(1).max(100).optional().describe('Optional display name, 1 to 100 characters.'),
-  })
-  .strict()
-  .meta({ id: 'LinkResourceRequest' });
+export const LinkResourceRequest = z.strictObject({
+  kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).')),
+  platform_resource_id: z.string().check(z.trim(), z.minLength(1), z.maxLength(256), z.describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).')),
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('Optional display name, 1 to 100 characters.')),
+}).register(z.globalRegistry, { id: 'LinkResourceRequest' });
 /** A validated resource link (see {@link LinkResourceRequest}). */
 export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
 
@@ -162,28 +135,11 @@ export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
  * `manual` takes neither. Which fields a provider needs is checked by the use case
  * (`shared/domain/projects/payment-provider.ts`), so REST and the tool server refuse alike, naming them.
  */
-export const ConnectPaymentProviderRequest = z
-  .object({
-    // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
-    provider: z
-      .enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` })
-      .describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`),
-    secret_key: z
-      .string()
-      .trim()
-      .regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).')
-      .optional()
-      .describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.')
-      .meta({ examples: ['rk_test_51Hx0000000000000000000000'] }),
-    webhook_secret: z
-      .string()
-      .trim()
-      .regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).')
-      .optional()
-      .describe('stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.')
-      .meta({ examples: ['whsec_0000000000000000000000000000'] }),
-  })
-  .strict()
-  .meta({ id: 'ConnectPaymentProviderRequest' });
+export const ConnectPaymentProviderRequest = z.strictObject({
+  // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
+  provider: z.enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` }).check(z.describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`)),
+  secret_key: z.optional(z.string().check(z.trim(), z.regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).'))).check(z.describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.'), z.meta({ examples: ['rk_test_51Hx0000000000000000000000'] })),
+  webhook_secret: z.optional(z.string().check(z.trim(), z.regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).'))).check(z.describe('stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.'), z.meta({ examples: ['whsec_0000000000000000000000000000'] })),
+}).register(z.globalRegistry, { id: 'ConnectPaymentProviderRequest' });
 /** A validated provider connection (see {@link ConnectPaymentProviderRequest}). */
 export type ConnectPaymentProviderRequest = z.infer<typeof ConnectPaymentProviderRequest>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { AccessCode } from '../access-codes/schema.js';
 import { Plan } from '../plans/schema.js';
@@ -10,11 +10,11 @@ const subscriptionTransitionData = z.object({
   subscription: Subscription,
   subscriber: Subscriber,
   plan: Plan,
-  access_code: AccessCode.nullable().describe('The access code redeemed for this subscription, or null.'),
+  access_code: z.nullable(AccessCode).check(z.describe('The access code redeemed for this subscription, or null.')),
 });
 /** A plan change: the transition data (with the new `plan`) plus the plan it left. */
-const subscriptionPlanChangeData = subscriptionTransitionData.extend({
-  previous_plan: Plan.describe('The plan the subscription moved from.'),
+const subscriptionPlanChangeData = z.extend(subscriptionTransitionData, {
+  previous_plan: Plan.check(z.describe('The plan the subscription moved from.')),
 });
 
 /** Subscriptions' webhook events (`subscription.*`, DESIGN D15): every transition across the statuses, plus upgrade and downgrade. */

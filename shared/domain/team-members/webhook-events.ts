@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 import { Team } from '../teams/schema.js';
 import { TeamMember } from './schema.js';
 
-const id = () => z.uuid().describe('UUID.');
+const id = () => z.uuid().check(z.describe('UUID.'));
 const teamMemberData = z.object({ team: Team, team_member: TeamMember });
 
 /** Team members' webhook events (`team.member_*`): membership changes. */
@@ -16,8 +16,8 @@ export const teamMembersEvents = [
     z.object({
       team: Team,
       team_member: TeamMember,
-      previous_role_ids: z.array(id()).describe('The roles the member held directly before the change.'),
-      previous_group_ids: z.array(id()).describe('The groups the member was in before the change.'),
+      previous_role_ids: z.array(id()).check(z.describe('The roles the member held directly before the change.')),
+      previous_group_ids: z.array(id()).check(z.describe('The groups the member was in before the change.')),
     }),
     'A team member\u2019s roles or groups changed.'),
 ] as const;

@@ -264,10 +264,13 @@ export async function writeFanOuts(store: Store, fanOuts: readonly FanOutWrite[]
   return written;
 }
 
-/** One transaction of several fan-outs' items; when it is cancelled, each fan-out alone. */
+/** One transaction of several fan-outs' items (an event without deliveries: its mark alone, one UpdateItem); when it is cancelled, each fan-out alone. */
 async function writePack(store: Store, pack: readonly TransactionItem[][]): Promise<boolean[]> {
   try {
-    await store.transactWrite(pack.flat());
+    const items = pack.flat();
+    const only = items.length === 1 ? items[0] : undefined;
+    if (only && 'Update' in only) await store.update(only.Update);
+    else await store.transactWrite(items);
     return pack.map(() => true);
   } catch (error) {
     if (!isCancelled(error)) throw error;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 
 /** Webhook endpoints' webhook event (`webhook_endpoint.test`, DESIGN D6): sent by "send test event" to one endpoint only. */
