@@ -14,7 +14,7 @@ import { createFanOutHandler } from '../../shared/aws/pipeline-handlers.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
-import { listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { Runtime } from '../../shared/runtime.js';

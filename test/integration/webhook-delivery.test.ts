@@ -26,7 +26,8 @@ import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent, fanOutEvents, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { WORKER_SHARDS, getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
+import { WORKER_SHARDS } from '../../shared/domain/webhook-deliveries/worker-index.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS } from '../../shared/domain/webhook-deliveries/policy.js';
 

@@ -13,7 +13,7 @@ import type { Principal } from '../../shared/auth/principal.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { getDelivery } from '../../shared/domain/webhook-deliveries/repository.js';
+import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { AttemptResult, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { createWebhookEndpoint, deleteWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';

@@ -14,7 +14,7 @@ import { createProject } from '../../shared/domain/projects/repository.js';
 import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema.js';
 import type { AttemptResult, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { acquireDeliverySlot, createWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';

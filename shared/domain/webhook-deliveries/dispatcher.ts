@@ -16,7 +16,7 @@ import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
-import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './repository.js';
+import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './attempts.js';
 import type { DeliveryAttempt } from './schema.js';
 import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } from './state-machine.js';
 
