@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { MCP_PATH, localConfig } from '../config.js';
 import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
-import { changeTier } from '../domain/billing/repository.js';
+import { changeTier } from '../domain/billing/changes.js';
 import type { Team } from '../domain/teams/schema.js';
 import { createProject } from '../domain/projects/repository.js';
 import { createPlan } from '../domain/plans/repository.js';

@@ -29,7 +29,7 @@ import type { Team } from '../../shared/domain/teams/schema.js';
 import { sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { seedTeam, seedToken } from './store.js';
-import { changeTier } from '../../shared/domain/billing/repository.js';
+import { changeTier } from '../../shared/domain/billing/changes.js';
 import { toRaw, type RawMcpResponse } from './mcp.js';
 
 // ---------------------------------------------------------------------------------------------------
