@@ -13,7 +13,7 @@ import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
 import { changeTier } from '../domain/billing/changes.js';
 import type { Team } from '../domain/teams/schema.js';
 import { createProject } from '../domain/projects/repository.js';
-import { createPlan } from '../domain/plans/repository.js';
+import { createPlan } from '../domain/plans/creation.js';
 import { CreatePlanRequest } from '../domain/plans/schema.js';
 import { generateAccessCodes } from '../domain/access-codes/repository.js';
 import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
