@@ -11,7 +11,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { createCertificateAuthority, issueServerCertificate } from '../../bin/certificates.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startTestService } from '../support/local-service.js';

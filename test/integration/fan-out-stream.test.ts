@@ -16,7 +16,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { keys, sortKeyPrefix } from '../../shared/store/keys.js';
 import { failingStore, recordingStore, withStore } from '../support/guarantees.js';

@@ -33,7 +33,8 @@ import { SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS } from '../../shared/domain/webh
 
 const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
+import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';

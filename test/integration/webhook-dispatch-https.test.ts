@@ -19,7 +19,7 @@ import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain
 import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { checkSignature } from '../support/signature.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';

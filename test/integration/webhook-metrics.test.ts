@@ -16,7 +16,7 @@ import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { AttemptResult, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
-import { createWebhookEndpoint, deleteWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint, deleteWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';

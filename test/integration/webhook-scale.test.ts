@@ -17,7 +17,9 @@ import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweep
 import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema.js';
 import type { AttemptResult, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
-import { acquireDeliverySlot, createWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
+import { acquireDeliverySlot } from '../../shared/domain/webhook-endpoints/delivery-slots.js';
+import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { keys } from '../../shared/store/keys.js';
