@@ -15,7 +15,7 @@ import type { Team } from '../domain/teams/schema.js';
 import { createProject } from '../domain/projects/repository.js';
 import { createPlan } from '../domain/plans/creation.js';
 import { CreatePlanRequest } from '../domain/plans/schema.js';
-import { generateAccessCodes } from '../domain/access-codes/repository.js';
+import { generateAccessCodes } from '../domain/access-codes/generation.js';
 import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
 import { authenticate } from '../auth/principal.js';
 import { ProblemError } from '../errors.js';

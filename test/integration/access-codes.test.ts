@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { codeDigest, normalizeCode } from '../../shared/domain/access-codes/codes.js';
-import { generateAccessCodes } from '../../shared/domain/access-codes/repository.js';
+import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
 import { AccessCode, AccessCodeList, GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';

@@ -10,7 +10,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import { isoTime } from '../../shared/clock.js';
 import { DEADLINE_SHARDS, completeDeadline, deadlineShard, dueSortKeyBound, scheduleDeadline, type Deadline, type DeadlineHandler } from '../../shared/deadlines/deadline.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import { generateAccessCodes } from '../../shared/domain/access-codes/repository.js';
+import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { createLocalRuntime } from '../../shared/local/runtime.js';

@@ -1,4 +1,4 @@
-import { generateAccessCodes } from '../../shared/domain/access-codes/repository.js';
+import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { Runtime } from '../../shared/runtime.js';
