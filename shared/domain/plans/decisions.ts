@@ -20,7 +20,7 @@ export interface Terms {
   trial_days: number;
 }
 
-export const PRICE_FIELDS = ['amount', 'currency', 'interval', 'interval_count', 'access_days'] as const;
+const PRICE_FIELDS = ['amount', 'currency', 'interval', 'interval_count', 'access_days'] as const;
 
 /**
  * Merges requested terms over the current ones (none for a new plan) and checks the cross-field rules:
@@ -55,7 +55,7 @@ export function resolveTerms(requested: Partial<Omit<Terms, 'access_days'>> & { 
   return terms;
 }
 
-export const termsOf = (plan: Plan): Terms => ({ amount: plan.amount, currency: plan.currency, interval: plan.interval, interval_count: plan.interval_count, access_days: plan.access_days, trial_days: plan.trial_days });
+const termsOf = (plan: Plan): Terms => ({ amount: plan.amount, currency: plan.currency, interval: plan.interval, interval_count: plan.interval_count, access_days: plan.access_days, trial_days: plan.trial_days });
 export const priceVersionOf = (version: number, terms: Terms, effectiveFrom: string): PlanPriceVersion => ({
   version,
   amount: terms.amount,
