@@ -26,7 +26,7 @@ import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { listTokens, mintToken, revokeToken } from '../shared/domain/tokens/repository.js';
-import { changeTier, markInvoicePaid, markInvoicePaymentFailed } from '../shared/domain/billing/repository.js';
+import { changeTier, markInvoicePaid, markInvoicePaymentFailed } from '../shared/domain/billing/changes.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { createTeam } from '../shared/domain/teams/repository.js';

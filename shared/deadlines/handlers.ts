@@ -1,5 +1,5 @@
 import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
-import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/repository.js';
+import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/deadlines.js';
 import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../domain/subscriptions/platform-sync.js';
 import { applySubscriptionDeadline } from '../domain/subscriptions/repository.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';

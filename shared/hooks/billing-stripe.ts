@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { markInvoicePaid, markInvoicePaymentFailed } from '../domain/billing/repository.js';
+import { markInvoicePaid, markInvoicePaymentFailed } from '../domain/billing/changes.js';
 import { ProblemError } from '../errors.js';
 import { billingStripeWebhookSecretOf } from '../integrations.js';
 import { logger } from '../logger.js';

@@ -37,7 +37,7 @@ import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
 import type { WebhookEventsDocument } from '../../shared/catalogues/resources.js';
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/repository.js';
+import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { GRACE_PERIOD_MS } from '../../shared/domain/billing/schema.js';
 import { TRANSITION_TABLE, ruleFor, type SubscriptionTrigger } from '../../shared/domain/subscriptions/state-machine.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';

@@ -15,7 +15,7 @@ import { createProject } from '../../shared/domain/projects/repository.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { ensureTeamOwner, inviteTeamMember, acceptTeamInvitation, removeTeamMember } from '../../shared/domain/team-members/repository.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
-import { createPlan } from '../../shared/domain/plans/repository.js';
+import { createPlan } from '../../shared/domain/plans/creation.js';
 import { banSubscriber, kickSubscriber, unbanSubscriber } from '../../shared/domain/subscribers/moderation.js';
 import { createSubscription, getSubscription } from '../../shared/domain/subscriptions/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';

@@ -11,7 +11,7 @@ import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { createTeam } from '../../shared/domain/teams/repository.js';
 import { mintToken } from '../../shared/domain/tokens/repository.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, mcpPost, mcpSession, rest, tool, toolsCall } from '../support/guarantees.js';

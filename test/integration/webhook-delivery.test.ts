@@ -13,7 +13,7 @@ import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
-import { createPlan } from '../../shared/domain/plans/repository.js';
+import { createPlan } from '../../shared/domain/plans/creation.js';
 import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { CreateSubscriberRequest } from '../../shared/domain/subscribers/schema.js';
@@ -26,13 +26,15 @@ import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent, fanOutEvents, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { WORKER_SHARDS, getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/repository.js';
+import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
+import { WORKER_SHARDS } from '../../shared/domain/webhook-deliveries/worker-index.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS } from '../../shared/domain/webhook-deliveries/policy.js';
 
 const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint, getWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
+import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';

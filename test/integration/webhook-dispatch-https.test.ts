@@ -16,10 +16,10 @@ import { createCertificateAuthority, issueServerCertificate, type CertificateAut
 import { createProject } from '../../shared/domain/projects/repository.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import { getDelivery } from '../../shared/domain/webhook-deliveries/repository.js';
+import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { checkSignature } from '../support/signature.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';

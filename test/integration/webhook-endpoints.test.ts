@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { MAX_ENDPOINTS_PER_TEAM } from '../../shared/domain/webhook-endpoints/policy.js';
-import { changeTier } from '../../shared/domain/billing/repository.js';
+import { changeTier } from '../../shared/domain/billing/changes.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { expectRestProblem, rest } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';

@@ -1,5 +1,5 @@
-import { generateAccessCodes } from '../../shared/domain/access-codes/repository.js';
-import { createPlan } from '../../shared/domain/plans/repository.js';
+import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
+import { createPlan } from '../../shared/domain/plans/creation.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { listBillingInvoices } from '../../shared/domain/billing/repository.js';
+import { listBillingInvoices } from '../../shared/domain/billing/reads.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 /** Team B's invoice (both teams of the world are on `business`, whose move from free issued one). */

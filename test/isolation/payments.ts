@@ -1,6 +1,6 @@
 import type { Principal } from '../../shared/auth/principal.js';
 import { recordPayment } from '../../shared/domain/payments/repository.js';
-import { createPlan } from '../../shared/domain/plans/repository.js';
+import { createPlan } from '../../shared/domain/plans/creation.js';
 import { connectPaymentProvider } from '../../shared/domain/projects/payment-provider.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { createSubscription } from '../../shared/domain/subscriptions/repository.js';

@@ -1,4 +1,4 @@
-import { createPlan } from '../../shared/domain/plans/repository.js';
+import { createPlan } from '../../shared/domain/plans/creation.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 /** A plan in team B's project and one in team A's other project (outside the scoped token's reach). */

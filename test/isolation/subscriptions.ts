@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/principal.js';
-import { createPlan } from '../../shared/domain/plans/repository.js';
+import { createPlan } from '../../shared/domain/plans/creation.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
 import type { Runtime } from '../../shared/runtime.js';

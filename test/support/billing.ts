@@ -4,7 +4,9 @@
  * (the 7-day grace period), then the grace period's deadline applied at its due time.
  */
 import { manualClock } from '../../shared/clock.js';
-import { applyGracePeriodDeadline, changeTier, listBillingInvoices, markInvoicePaymentFailed } from '../../shared/domain/billing/repository.js';
+import { changeTier, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
+import { applyGracePeriodDeadline } from '../../shared/domain/billing/deadlines.js';
+import { listBillingInvoices } from '../../shared/domain/billing/reads.js';
 import type { BillingInvoice } from '../../shared/domain/billing/schema.js';
 import type { Runtime } from '../../shared/runtime.js';
 

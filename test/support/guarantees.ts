@@ -27,9 +27,9 @@ import { Problem } from '../../shared/schemas/common.js';
 import { createStore, type Store } from '../../shared/store/store.js';
 import type { Team } from '../../shared/domain/teams/schema.js';
 import { sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { seedTeam, seedToken } from './store.js';
-import { changeTier } from '../../shared/domain/billing/repository.js';
+import { changeTier } from '../../shared/domain/billing/changes.js';
 import { toRaw, type RawMcpResponse } from './mcp.js';
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { accessCodesModule } from './operations.js';
 import { redeemAccessCode as redeem } from './redemption.js';
-import { generateAccessCodes as generate, getAccessCode as read, listAccessCodes as list, revokeAccessCode as revoke } from './repository.js';
+import { generateAccessCodes as generate } from './generation.js';
+import { getAccessCode as read, listAccessCodes as list, revokeAccessCode as revoke } from './repository.js';
 
 type Operations = typeof accessCodesModule.operations;
 

@@ -1,6 +1,7 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { billingModule } from './operations.js';
-import { changeTier, getBillingInvoice as readInvoice, getBillingOverview, listBillingInvoices as listInvoices } from './repository.js';
+import { changeTier } from './changes.js';
+import { getBillingInvoice as readInvoice, getBillingOverview, listBillingInvoices as listInvoices } from './reads.js';
 
 type Operations = typeof billingModule.operations;
 

@@ -1,7 +1,10 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { plansModule } from './operations.js';
-import { createPlan as create, deletePlan as remove, getPlan as read, listPlans as list, setPlanStatus, syncPlan as sync, updatePlan as update } from './repository.js';
+import { deletePlan as remove, setPlanStatus, updatePlan as update } from './changes.js';
+import { createPlan as create } from './creation.js';
+import { getPlan as read, listPlans as list } from './repository.js';
+import { syncPlan as sync } from './sync.js';
 
 type Operations = typeof plansModule.operations;
 

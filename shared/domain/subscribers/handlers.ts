@@ -2,14 +2,9 @@ import type { Principal } from '../../auth/principal.js';
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { banSubscriber as ban, kickSubscriber as kick, unbanSubscriber as unban } from './moderation.js';
 import { subscribersModule } from './operations.js';
-import {
-  createSubscriber as create,
-  exportSubscribers as exportPage,
-  getSubscriber as read,
-  listSubscribers as list,
-  updateSubscriber as update,
-  visibleSubscriber,
-} from './repository.js';
+import { updateSubscriber as update } from './changes.js';
+import { exportSubscribers as exportPage, listSubscribers as list } from './lists.js';
+import { createSubscriber as create, getSubscriber as read, visibleSubscriber } from './repository.js';
 import type { SubscriberModeration } from './schema.js';
 
 type Operations = typeof subscribersModule.operations;

@@ -3,17 +3,19 @@ import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js'
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import { entity, keys } from '../../store/keys.js';
+import type { Item, Store } from '../../store/store.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { platformUserKey, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
+import { toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
-import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
-import type { CreateSubscriberRequest, ExportSubscribersQuery, ListSubscribersQuery, Subscriber, SubscriberExportPage, SubscriberStatus, UpdateSubscriberRequest } from './schema.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { memberUpdated, readLinkTarget, takeClaim } from './member-link.js';
+import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
 
 /**
- * Persistence and use cases of subscribers (DESIGN D10, D14, D17). A subscriber is one item in its
+ * Persistence of subscribers (DESIGN D10, D14, D17): reads, the access summary and creation; lists.ts,
+ * changes.ts (over the pure decisions.ts) and member-link.ts hold the rest. A subscriber is one item in its
  * project's subscriber partition (`keys.subscriber`: `TEAM#<team>#PROJECT#<project>#SUBSCRIBERS`,
  * `SUBSCRIBER#<uuid>`, listed in id order); a reference item (`keys.subscriberRef`, holding
  * `project_id`) lets `/v1/subscribers/{id}` find it by id alone. A subscriber with a `platform_user_id`
@@ -96,7 +98,7 @@ export async function getSubscriber(store: Store, principal: Principal, subscrib
 }
 
 /** True when the principal may see consented contact data (`project-user:view`, DESIGN D10). */
-function mayReadContact(principal: Principal): boolean {
+export function mayReadContact(principal: Principal): boolean {
   return principal.abilities.has('project-user:view');
 }
 
@@ -105,45 +107,6 @@ export function visibleSubscriber(principal: Principal, subscriber: Subscriber):
   if (mayReadContact(principal)) return subscriber;
   const { email: _email, phone: _phone, ...rest } = subscriber;
   return rest;
-}
-
-/** The condition "the claim's member is still `memberId` (or still none)", with its values. */
-function claimMemberCondition(memberId: string | null | undefined): { expression: string; values: Record<string, unknown> } {
-  return memberId ? { expression: 'member_id = :claim_member', values: { ':claim_member': memberId } } : { expression: 'attribute_not_exists(member_id)', values: {} };
-}
-
-/**
- * What linking a subscriber to a platform user id needs, read before the transaction: the claim's
- * member (if any). Errors: CONFLICT when another subscriber of the project holds the platform user id.
- */
-async function readLinkTarget(store: Store, teamId: string, projectId: string, platformUserId: string, subscriberId: string): Promise<{ member: StoredMember | undefined; claimMemberId: string | undefined }> {
-  const claim = await readPlatformUserClaim(store, teamId, projectId, platformUserId);
-  if (claim?.subscriber_id && claim.subscriber_id !== subscriberId) {
-    throw new ProblemError('CONFLICT', `Platform user id ${platformUserId} already belongs to subscriber ${claim.subscriber_id} in this project; a platform user can be one subscriber only.`);
-  }
-  const member = claim?.member_id ? await readMemberItem(store, teamId, projectId, claim.member_id) : undefined;
-  return { member, claimMemberId: claim?.member_id };
-}
-
-/** Adds to `tx` taking the claim of `platformUserId` for `subscriberId`, conditional on it being free and its member unchanged. */
-function takeClaim(tx: Transaction, teamId: string, projectId: string, platformUserId: string, subscriberId: string, claimMemberId: string | undefined): void {
-  const member = claimMemberCondition(claimMemberId);
-  tx.update(platformUserKey(teamId, projectId, platformUserId), {
-    expression: 'SET subscriber_id = :subscriber, #entity = :entity, project_id = :project',
-    condition: `attribute_not_exists(subscriber_id) AND ${member.expression}`,
-    names: { '#entity': 'entity' },
-    values: { ':subscriber': subscriberId, ':entity': entity.platformUser, ':project': projectId, ...member.values },
-  });
-}
-
-/** Adds to `tx` releasing the claim of `platformUserId` held by `subscriberId`, conditional on its member unchanged. */
-function releaseClaim(tx: Transaction, teamId: string, projectId: string, platformUserId: string, subscriberId: string, claimMemberId: string | null): void {
-  const member = claimMemberCondition(claimMemberId);
-  tx.update(platformUserKey(teamId, projectId, platformUserId), {
-    expression: 'REMOVE subscriber_id',
-    condition: `subscriber_id = :subscriber AND ${member.expression}`,
-    values: { ':subscriber': subscriberId, ...member.values },
-  });
 }
 
 /**
@@ -224,7 +187,7 @@ export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId
 }
 
 /** The stored subscriber item of a new subscriber (revision 0); `email`/`phone` stored whatever the consent. */
-function newSubscriberItem(teamId: string, subscriber: Subscriber, contact: { email: string | null; phone: string | null }): Item {
+export function newSubscriberItem(teamId: string, subscriber: Subscriber, contact: { email: string | null; phone: string | null }): Item {
   const item: Item = {
     ...keys.subscriber(teamId, subscriber.project_id, subscriber.id),
     entity: entity.subscriber,
@@ -248,11 +211,6 @@ async function requireProject(store: Store, principal: Principal, projectId: str
 /** Adds to `tx` a check that the project still exists (NOT_FOUND otherwise). */
 function checkProject(tx: Transaction, teamId: string, projectId: string): void {
   tx.check(keys.project(teamId, projectId), { condition: 'attribute_exists(pk)', onConditionFailed: () => new ProblemError('NOT_FOUND', `No project ${projectId}.`) });
-}
-
-/** The data of a `member.updated` event (D10: the subscriber with consented contact data; the fan-out redacts per endpoint owner). */
-function memberUpdated(member: Member, subscriber: Subscriber | null) {
-  return { type: 'member.updated' as const, projectId: member.project_id, data: { member, subscriber } };
 }
 
 /** A new subscriber ready to be written: what it will read as, and the writes that create it. */
@@ -342,156 +300,4 @@ export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
     await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
     return prepared.subscriber;
   }, { exhausted: () => new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`) });
-}
-
-/**
- * Lists a project's subscribers in id order, paged (DESIGN D12), WITHOUT contact data (the list is for
- * `project-user:view-any`, D10). Filters (applied by DynamoDB, so a page may be short while
- * `next_cursor` is set): `status`, `plan_id` (a live subscription to that plan), `email_prefix`
- * (case-insensitive). Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for
- * a cursor of another list.
- */
-export async function listSubscribers(store: Store, principal: Principal, projectId: string, query: Pick<ListSubscribersQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'email_prefix'>): Promise<Page<Subscriber>> {
-  requireProjectAccess(principal, projectId);
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (query.status) {
-    conditions.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  if (query.plan_id) {
-    conditions.push('#live_plan > :no_live_subscription');
-    names['#live_plan'] = livePlanAttribute(query.plan_id);
-    values[':no_live_subscription'] = 0;
-  }
-  if (query.email_prefix) {
-    conditions.push('begins_with(email_lower, :email_prefix)');
-    values[':email_prefix'] = query.email_prefix.toLowerCase();
-  }
-  const [project, page] = await Promise.all([
-    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
-    queryPage(store, {
-      partition: keys.subscriberPartition(principal.teamId, projectId),
-      sortKeyPrefix: sortKeyPrefix.subscriber,
-      limit: query.limit,
-      cursor: query.cursor,
-      consistent: true,
-      map: (item) => toSubscriber(item, { contact: false }),
-      filter: conditions.length ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values } : undefined,
-    }),
-  ]);
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return page;
-}
-
-/**
- * One page of a project's subscriber export (`project-user:export`, DESIGN D17): NDJSON lines, one
- * `Subscriber` per line in the list's order, each ending with a newline; e-mail and phone only for
- * consented subscribers and only when the principal also holds `project-user:view` (D10). Page through
- * with `next_cursor`. Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for
- * a cursor of another list.
- */
-export async function exportSubscribers(store: Store, principal: Principal, projectId: string, query: Pick<ExportSubscribersQuery, 'limit' | 'cursor'>): Promise<SubscriberExportPage> {
-  requireProjectAccess(principal, projectId);
-  const contact = mayReadContact(principal);
-  const [project, page] = await Promise.all([
-    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
-    queryPage(store, {
-      partition: keys.subscriberPartition(principal.teamId, projectId),
-      sortKeyPrefix: sortKeyPrefix.subscriber,
-      limit: query.limit,
-      cursor: query.cursor,
-      consistent: true,
-      map: (item) => toSubscriber(item, { contact }),
-    }),
-  ]);
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return { lines: page.data.map((subscriber) => `${JSON.stringify(subscriber)}\n`).join(''), count: page.data.length, next_cursor: page.next_cursor };
-}
-
-/**
- * Changes a subscriber's name, contact data, consent, platform user id or provider customer id (`null`
- * clears a field; DESIGN D17). Changing `platform_user_id` moves the subscriber's claim: the member of
- * the old id is unlinked and the member of the new id (if any) linked, each emitting `member.updated`;
- * otherwise a change of a subscriber that has a member emits `member.updated` with the new subscriber.
- * A request that changes nothing writes nothing. Returns the subscriber with consented contact data.
- * Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT when another subscriber of the project has
- * the new platform user id, or after `MAX_ATTEMPTS` lost races.
- */
-export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, input: UpdateSubscriberRequest): Promise<Subscriber> {
-  return retryOnLostRace(async () => {
-    const item = await loadSubscriber(runtime.store, principal, subscriberId);
-    const teamId = principal.teamId;
-    const projectId = item.project_id as string;
-    const current = toSubscriber(item, { contact: true });
-    const stored = { email: (item.email as string | null | undefined) ?? null, phone: (item.phone as string | null | undefined) ?? null };
-    const next: Subscriber = { ...current };
-    const nextContact = { ...stored };
-    if (input.display_name !== undefined) next.display_name = input.display_name;
-    if (input.consent !== undefined) next.consent = input.consent;
-    if (input.provider_customer_id !== undefined) next.provider_customer_id = input.provider_customer_id;
-    if (input.platform_user_id !== undefined) next.platform_user_id = input.platform_user_id;
-    if (input.email !== undefined) nextContact.email = input.email;
-    if (input.phone !== undefined) nextContact.phone = input.phone;
-    const platformChanged = next.platform_user_id !== current.platform_user_id;
-    const changed =
-      platformChanged ||
-      next.display_name !== current.display_name ||
-      next.consent !== current.consent ||
-      next.provider_customer_id !== current.provider_customer_id ||
-      nextContact.email !== stored.email ||
-      nextContact.phone !== stored.phone;
-    if (!changed) return current;
-
-    const nowIso = isoTime(runtime.clock.nowMs());
-    next.updated_at = nowIso;
-    const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
-    const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
-    if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
-    const nextItem = newSubscriberItem(teamId, next, nextContact);
-    const subscriber = toSubscriber(nextItem, { contact: true });
-    await unitOfWork(runtime, teamId, (tx) => {
-      const revision = revisionCondition(item);
-      tx.update(keys.subscriber(teamId, projectId, subscriberId), {
-        expression:
-          'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
-          `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
-          (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
-        condition: `attribute_exists(pk) AND ${revision.expression}`,
-        values: {
-          ...revision.values,
-          ':display_name': next.display_name,
-          ':consent': next.consent,
-          ':provider_customer_id': next.provider_customer_id,
-          ':platform_user_id': next.platform_user_id,
-          ...(platformChanged ? { ':member_id': next.member_id } : {}),
-          ':email': nextContact.email,
-          ':phone': nextContact.phone,
-          ':updated_at': nowIso,
-          ':revision': Number(item.revision ?? 0) + 1,
-          ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
-        },
-      });
-      if (!platformChanged) {
-        if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
-        return;
-      }
-      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
-      if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
-      if (oldMember) {
-        const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
-        writeMemberChange(tx, teamId, oldMember, unlinked);
-        tx.emit(memberUpdated(unlinked, null));
-      }
-      if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
-      if (link?.member) {
-        const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
-        writeMemberChange(tx, teamId, link.member, linked);
-        tx.emit(memberUpdated(linked, subscriber));
-      }
-    });
-    return subscriber;
-  }, { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) });
 }

@@ -3,7 +3,9 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import { MAX_ATTEMPTS } from './policy.js';
-import { loadDelivery, publicDelivery, writeDead, writeRequeue, writeSkippedRequeue, type StoredDelivery } from './repository.js';
+import { loadDelivery, publicDelivery } from './reads.js';
+import { writeDead, writeRequeue, writeSkippedRequeue } from './requeue.js';
+import { type StoredDelivery } from './stored.js';
 import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import { appendAttempt, attemptMessage, canRetry, isDueForDeadLetter } from './state-machine.js';
 

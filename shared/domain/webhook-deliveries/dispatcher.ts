@@ -1,22 +1,13 @@
 import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
-import {
-  acquireDeliverySlot,
-  cachedWebhookEndpoint,
-  deliverySlotItem,
-  recordFailedAttempt,
-  releaseDeliverySlot,
-  rememberWebhookEndpoint,
-  slotRefusal,
-  successfulAttemptUpdate,
-  type StoredWebhookEndpoint,
-} from '../webhook-endpoints/repository.js';
+import { acquireDeliverySlot, deliverySlotItem, recordFailedAttempt, releaseDeliverySlot, slotRefusal, successfulAttemptUpdate } from '../webhook-endpoints/delivery-slots.js';
+import { cachedWebhookEndpoint, rememberWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
-import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './repository.js';
+import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './attempts.js';
 import type { DeliveryAttempt } from './schema.js';
 import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } from './state-machine.js';
 

@@ -2,7 +2,7 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { createReplayJob } from '../webhook-replays/repository.js';
 import { retryDelivery } from './dead-letter.js';
 import { webhookDeliveriesModule } from './operations.js';
-import { getDelivery, listDeliveries } from './repository.js';
+import { getDelivery, listDeliveries } from './reads.js';
 
 type Operations = typeof webhookDeliveriesModule.operations;
 

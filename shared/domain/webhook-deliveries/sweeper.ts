@@ -3,7 +3,7 @@ import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/store.js';
 import { fanOutEvents } from './fan-out.js';
 import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS, SWEEP_MOVE_CONCURRENCY } from './policy.js';
-import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './repository.js';
+import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
 

@@ -1,14 +1,8 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { sendTestEvent } from '../webhook-deliveries/fan-out.js';
 import { webhookEndpointsModule } from './operations.js';
-import {
-  createWebhookEndpoint as create,
-  deleteWebhookEndpoint as remove,
-  getWebhookEndpoint as read,
-  listWebhookEndpoints as list,
-  rotateWebhookEndpointSecret as rotate,
-  updateWebhookEndpoint as update,
-} from './repository.js';
+import { createWebhookEndpoint as create, deleteWebhookEndpoint as remove, rotateWebhookEndpointSecret as rotate, updateWebhookEndpoint as update } from './changes.js';
+import { getWebhookEndpoint as read, listWebhookEndpoints as list } from './repository.js';
 
 type Operations = typeof webhookEndpointsModule.operations;
 

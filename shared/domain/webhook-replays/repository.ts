@@ -5,7 +5,7 @@ import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
 import { entity, keys, secondaryIndex } from '../../store/keys.js';
 import { ConditionFailedError, type Item, type Key, type Store } from '../../store/store.js';
-import { countReplaySource, type ReplayCandidate, type ReplaySource } from '../webhook-deliveries/repository.js';
+import { countReplaySource, type ReplayCandidate, type ReplaySource } from '../webhook-deliveries/requeue.js';
 import type { ReplayDeadRequest } from '../webhook-deliveries/schema.js';
 import type { WebhookReplay } from './schema.js';
 

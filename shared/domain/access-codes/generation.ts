@@ -1,0 +1,241 @@
+import pMap from 'p-map';
+import type { Principal } from '../../auth/principal.js';
+import { requireProjectAccess } from '../../auth/authorize.js';
+import { isoTime } from '../../clock.js';
+import { scheduleDeadline } from '../../deadlines/deadline.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { logger } from '../../logger.js';
+import { entity, keys } from '../../store/keys.js';
+import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
+import { outsideRequestScope } from '../../store/request-scope.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { codeDigest, codeSuffix, newCode, normalizeCode } from './codes.js';
+import { requirePlanOfProject } from './plan.js';
+import type { AccessCodeBatch, AccessCodeEffect, GeneratedAccessCodes } from './schema.js';
+
+/**
+ * Generation of access code batches (DESIGN D14, D18): the batch written in chunks so that a failure
+ * half-way leaves no visible half batch. The stored shape is described in repository.ts.
+ */
+
+/** Codes written per transaction: three items each (code, lookup, reference), under DynamoDB's 100. */
+const CODES_PER_TRANSACTION = 33;
+/** Chunk transactions of one batch in flight at once. */
+const CHUNK_CONCURRENCY = 6;
+/** Times a chunk is rewritten with fresh codes after a collision with an existing code, or after a transaction conflict. */
+const CHUNK_ATTEMPTS = 5;
+/** Base wait (MILLISECONDS) before rewriting a chunk whose transaction was cancelled by a conflict or throttling. */
+const CONFLICT_BACKOFF_MS = 50;
+
+/** The input of {@link generateAccessCodes} (the validated request, defaults applied). */
+export interface GenerateAccessCodesInput {
+  project_id: string;
+  plan_id: string;
+  count: number;
+  prefix?: string;
+  effect: AccessCodeEffect;
+  access_days: number | null;
+  max_redemptions: number | null;
+  expires_at: string | null;
+}
+
+/** One code of a batch being written: its id and its text (held in memory only, returned once). */
+interface PendingCode {
+  id: string;
+  code: string;
+}
+
+/**
+ * Generates a batch of `count` codes for a plan of the project (DESIGN D18) and returns the batch
+ * and, this once, every code. A batch can exceed one DynamoDB transaction (3 items per code, 100 per
+ * transaction), so it is written so that a failure half-way leaves no visible half batch:
+ * 1. one transaction puts the batch item with `state: pending`, checking that the project and the
+ *    plan are still active (nothing is written when they are not);
+ * 2. the codes are written in chunks of {@link CODES_PER_TRANSACTION} (code, lookup and reference
+ *    items, each put only if absent), {@link CHUNK_CONCURRENCY} at a time; a chunk whose code collides
+ *    with an existing code of the project is rewritten with fresh codes;
+ * 3. one last transaction flips the batch to `active` (only from `pending`; project and plan checked
+ *    again), writes the expiry deadline (when `expires_at` is set) and emits
+ *    `access_code.batch_generated` (batch id and count, never the codes) — the batch becomes visible and
+ *    redeemable all at once, with its event (D6). Inside a request, this transaction also carries the
+ *    request's idempotency completion and activity entry (steps 1–2 run outside the request scope), so
+ *    a retry after it committed replays the stored response (D3) and never generates a second batch.
+ * Codes of a batch that is not active are invisible to every read and will not redeem. When a step
+ * fails, the items already written are deleted (best effort; what a crash leaves behind stays
+ * invisible) and the error is rethrown, so the request's idempotency key is released and a retry
+ * generates one new batch.
+ * Errors: NOT_FOUND (project outside the token's scope or absent; plan absent or of another project),
+ * VALIDATION_FAILED (`expires_at` not in the future), CONFLICT (archived project, inactive plan, or
+ * either changed while the batch was being written).
+ */
+export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal: Principal, input: GenerateAccessCodesInput): Promise<GeneratedAccessCodes> {
+  const teamId = principal.teamId;
+  const projectId = input.project_id;
+  requireProjectAccess(principal, projectId);
+  const nowMs = runtime.clock.nowMs();
+  if (input.expires_at !== null && Date.parse(input.expires_at) <= nowMs) {
+    throw new ProblemError('VALIDATION_FAILED', 'expires_at must be in the future.', { errors: [{ path: 'expires_at', message: 'must be a time in the future' }] });
+  }
+  const plan = await requirePlanOfProject(runtime.store, principal, projectId, input.plan_id);
+  const now = isoTime(nowMs);
+  const prefix = input.prefix ? input.prefix.toUpperCase() : null;
+  const batch: AccessCodeBatch = {
+    id: newUuid(),
+    project_id: projectId,
+    plan_id: input.plan_id,
+    count: input.count,
+    prefix,
+    effect: input.effect,
+    access_days: input.access_days,
+    max_redemptions: input.max_redemptions,
+    expires_at: input.expires_at,
+    created_at: now,
+  };
+  const batchKey = keys.accessCodeBatch(teamId, projectId, batch.id);
+  const { expires_at: batchExpiresAt, ...batchFields } = batch;
+
+  // The steps before the last write outside the request's scope: the request's idempotency completion
+  // and activity entry go with the final transaction, whose result is the response (D3).
+  await outsideRequestScope(() =>
+    unitOfWork(runtime, teamId, (tx) => {
+      plan.check(tx);
+      tx.put(
+        { ...batchKey, entity: entity.accessCodeBatch, team_id: teamId, ...batchFields, code_expires_at: batchExpiresAt ?? undefined, state: 'pending' },
+        { condition: 'attribute_not_exists(pk)' },
+      );
+    }),
+  );
+
+  const taken = new Set<string>();
+  const fresh = (): PendingCode => {
+    for (;;) {
+      const code = newCode(prefix);
+      const normalized = normalizeCode(code);
+      if (taken.has(normalized)) continue;
+      taken.add(normalized);
+      return { id: newUuid(), code };
+    }
+  };
+  const chunks: PendingCode[][] = [];
+  for (let start = 0; start < input.count; start += CODES_PER_TRANSACTION) {
+    chunks.push(Array.from({ length: Math.min(CODES_PER_TRANSACTION, input.count - start) }, fresh));
+  }
+  const written: PendingCode[][] = [];
+  let aborted = false;
+
+  const codeItem = (code: PendingCode): Item => ({
+    ...keys.accessCode(teamId, projectId, batch.id, code.id),
+    entity: entity.accessCode,
+    team_id: teamId,
+    id: code.id,
+    project_id: projectId,
+    batch_id: batch.id,
+    plan_id: batch.plan_id,
+    code_suffix: codeSuffix(code.code),
+    effect: batch.effect,
+    access_days: batch.access_days,
+    max_redemptions: batch.max_redemptions,
+    times_redeemed: 0,
+    code_expires_at: batch.expires_at ?? undefined,
+    status: 'active',
+    revoked_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+  const writeChunk = async (chunk: PendingCode[]) => {
+    for (let attempt = 1; !aborted; attempt++) {
+      try {
+        await unitOfWork(runtime, teamId, (tx) => {
+          for (const code of chunk) {
+            const item = codeItem(code);
+            tx.put(item, { condition: 'attribute_not_exists(pk)' });
+            tx.put(
+              { ...keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)), entity: entity.accessCodeLookup, team_id: teamId, project_id: projectId, access_code_id: code.id, batch_id: batch.id, code_sk: item.sk },
+              { condition: 'attribute_not_exists(pk)' },
+            );
+            tx.put({ ...keys.accessCodeRef(teamId, code.id), entity: entity.accessCodeRef, team_id: teamId, project_id: projectId, batch_id: batch.id }, { condition: 'attribute_not_exists(pk)' });
+          }
+        });
+        written.push(chunk);
+        return;
+      } catch (error) {
+        const retriable = error instanceof ConditionFailedError || error instanceof TransactionCanceledError;
+        if (!retriable || attempt >= CHUNK_ATTEMPTS) {
+          aborted = true;
+          throw error;
+        }
+        if (error instanceof ConditionFailedError) {
+          // A code taken by an earlier batch of the project (item 3k+1 is code k's lookup): replace the
+          // colliding codes (ids are fresh UUIDs, so only lookups can collide) and write the chunk again.
+          const failed = new Set(error.failedItems.map((index) => Math.floor(index / 3)));
+          if (failed.size === 0) chunk.forEach((_, index) => failed.add(index));
+          for (const index of failed) chunk[index] = fresh();
+        } else {
+          // Cancelled by a conflict or throttling: wait a little (jittered, growing), then write it again.
+          await new Promise((resolve) => setTimeout(resolve, CONFLICT_BACKOFF_MS * attempt * (0.5 + Math.random())));
+        }
+      }
+    }
+  };
+
+  try {
+    // Every chunk settles before the outcome is decided, so a cleanup never races a chunk still in flight.
+    await outsideRequestScope(() => pMap(chunks, writeChunk, { concurrency: CHUNK_CONCURRENCY, stopOnError: false })).catch((error: unknown) => {
+      throw error instanceof AggregateError ? error.errors[0] : error;
+    });
+    if (aborted) throw new Error('access code batch aborted');
+    return await withConflictRetries(() => unitOfWork(runtime, teamId, (tx) => {
+      plan.check(tx);
+      tx.update(batchKey, {
+        expression: 'SET #state = :active',
+        condition: '#state = :pending',
+        names: { '#state': 'state' },
+        values: { ':active': 'active', ':pending': 'pending' },
+      });
+      if (batch.expires_at !== null) scheduleDeadline(tx, { teamId, kind: 'access_code.expire', subjectId: batch.id, projectId, dueAt: batch.expires_at });
+      tx.emit({ type: 'access_code.batch_generated', projectId, data: { batch } });
+      const generated: GeneratedAccessCodes = { batch, codes: chunks.flat().map((code) => ({ id: code.id, code: code.code })) };
+      return generated;
+    }));
+  } catch (error) {
+    await outsideRequestScope(() => discardBatch(runtime, teamId, projectId, batch.id, written)).catch((cleanupError) =>
+      logger.error('access code batch cleanup failed; the pending batch stays invisible', { batch_id: batch.id, error: cleanupError as Error }),
+    );
+    throw error;
+  }
+}
+
+/** Runs a transaction again (at most {@link CHUNK_ATTEMPTS} times, with a growing jittered wait) while DynamoDB cancels it for a conflict or throttling. */
+async function withConflictRetries<T>(write: () => Promise<T>): Promise<T> {
+  return retryOnLostRace(write, {
+    attempts: CHUNK_ATTEMPTS,
+    retryable: (error) => error instanceof TransactionCanceledError,
+    waitMs: (_error, attempt) => CONFLICT_BACKOFF_MS * attempt * (0.5 + Math.random()),
+  });
+}
+
+/**
+ * Deletes what a failed generation wrote: its written chunks (only items of this batch) and its batch
+ * item. It first moves the batch from `pending` to `discarded`, so a batch whose final transaction did
+ * commit (its answer lost on the way) is never taken apart: then the condition fails and nothing is deleted.
+ */
+async function discardBatch(runtime: UnitOfWorkRuntime, teamId: string, projectId: string, batchId: string, written: readonly PendingCode[][]): Promise<void> {
+  const batchKey = keys.accessCodeBatch(teamId, projectId, batchId);
+  await runtime.store.update({ Key: batchKey, UpdateExpression: 'SET #state = :discarded', ConditionExpression: '#state = :pending', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':discarded': 'discarded', ':pending': 'pending' } });
+  const ofBatch = { condition: 'batch_id = :batch', values: { ':batch': batchId } };
+  await pMap(
+    written,
+    (chunk) =>
+      unitOfWork(runtime, teamId, (tx) => {
+        for (const code of chunk) {
+          tx.delete(keys.accessCode(teamId, projectId, batchId, code.id));
+          tx.delete(keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)), ofBatch);
+          tx.delete(keys.accessCodeRef(teamId, code.id), ofBatch);
+        }
+      }),
+    { concurrency: CHUNK_CONCURRENCY },
+  );
+  await runtime.store.delete({ Key: batchKey });
+}

@@ -1,0 +1,126 @@
+import { isoTime } from '../../clock.js';
+import type { Item } from '../../store/store.js';
+import { addInterval } from '../subscriptions/lifecycle.js';
+import { BILLING_TIERS, DEFAULT_TIER, TIER_LIMITS, USAGE_METRICS, type BillingAccount, type BillingInvoice, type BillingStatus, type BillingTier, type BillingUsage, type UsageMetric } from './schema.js';
+
+/**
+ * The stored shape of the creator's own billing (DESIGN D20) and its pure mappers.
+ *
+ * Storage (keys in `shared/store/keys.ts`):
+ * - the team item holds the tier (`billing_tier`, absent = `free`) and one usage counter per metric
+ *   ({@link USAGE_COUNTERS}); a create adds 1 to its counter in its own transaction on condition that
+ *   the tier's limit is not reached (`countUsage`, repository.ts) — the condition names every tier's
+ *   limit, so no read is needed — and a delete subtracts 1;
+ * - the billing account item holds the status, the grace period, the period anchor (periods are whole
+ *   months from `anchor_at`, else from the team's creation), the unpaid invoices, the invoice sequence,
+ *   one "limit reached this period" marker per metric and a `revision` for optimistic concurrency;
+ * - invoices are items of the team's partition, listed newest first through the sparse GSI.
+ */
+
+/** The team item's attribute holding the tier (absent = {@link DEFAULT_TIER}). */
+export const TIER_ATTRIBUTE = 'billing_tier';
+
+/**
+ * The team item's counter of each metric. `webhook_endpoint_count` is the D8 counter of the 50-endpoint
+ * cap, shared with the tier limit (one counter).
+ */
+export const USAGE_COUNTERS = {
+  projects: 'project_count',
+  subscribers: 'subscriber_count',
+  webhook_endpoints: 'webhook_endpoint_count',
+  team_members: 'team_member_count',
+} as const satisfies Record<UsageMetric, string>;
+
+/** How each metric is named in problem details. */
+export const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects', subscribers: 'subscribers', webhook_endpoints: 'webhook endpoints', team_members: 'team members' };
+
+/** The deadline kinds of billing (see `DeadlineKind`). */
+export const PERIOD_DEADLINE = 'billing.period' as const;
+export const GRACE_DEADLINE = 'billing.grace_period' as const;
+
+/** The billing account item as stored (every attribute optional: a team that never touched billing has none). */
+export interface StoredBilling {
+  status?: BillingStatus;
+  anchor_at?: string;
+  grace_period_ends_at?: string | null;
+  locked_at?: string | null;
+  past_due_invoice_ids?: string[];
+  invoice_sequence?: number;
+  revision?: number;
+}
+
+/** What the billing use cases read: the team item and the billing account item (absent when never written). */
+export interface BillingRead {
+  team: Item;
+  billing: StoredBilling;
+}
+
+/** The tier recorded on a team item. */
+export function tierOf(team: Item): BillingTier {
+  const tier = team[TIER_ATTRIBUTE];
+  return (BILLING_TIERS as readonly unknown[]).includes(tier) ? (tier as BillingTier) : DEFAULT_TIER;
+}
+
+/** A counter of the team item (absent = 0; never below 0 in what is shown). */
+export function usageCount(team: Item, metric: UsageMetric): number {
+  return Math.max(0, Number(team[USAGE_COUNTERS[metric]] ?? 0));
+}
+
+/**
+ * The monthly period containing `atMs` for periods anchored at `anchorMs` (epoch MILLISECONDS): whole
+ * calendar months from the anchor (day clamped to the month's end, as subscriptions renew). Before the
+ * anchor, the first period.
+ */
+export function periodContaining(anchorMs: number, atMs: number): { startMs: number; endMs: number } {
+  const anchor = new Date(anchorMs);
+  const at = new Date(atMs);
+  let months = Math.max(0, (at.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + at.getUTCMonth() - anchor.getUTCMonth());
+  while (months > 0 && addInterval(anchorMs, 'month', months) > atMs) months--;
+  while (addInterval(anchorMs, 'month', months + 1) <= atMs) months++;
+  return { startMs: addInterval(anchorMs, 'month', months), endMs: addInterval(anchorMs, 'month', months + 1) };
+}
+
+export function anchorOf(read: BillingRead): number {
+  return Date.parse(read.billing.anchor_at ?? String(read.team.created_at));
+}
+
+/** The public billing account of what was read, at `nowMs`. */
+export function accountOf(teamId: string, read: BillingRead, nowMs: number): BillingAccount {
+  const tier = tierOf(read.team);
+  const period = periodContaining(anchorOf(read), nowMs);
+  return {
+    team_id: teamId,
+    tier,
+    status: read.billing.status ?? 'ok',
+    limits: { ...TIER_LIMITS[tier] },
+    current_period_start: isoTime(period.startMs),
+    current_period_end: isoTime(period.endMs),
+    grace_period_ends_at: read.billing.grace_period_ends_at ?? null,
+    locked_at: read.billing.locked_at ?? null,
+  };
+}
+
+export function usageOf(team: Item): BillingUsage {
+  return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, usageCount(team, metric)])) as BillingUsage;
+}
+
+export function toInvoice(item: Item): BillingInvoice {
+  return {
+    id: item.id as string,
+    team_id: item.team_id as string,
+    number: item.number as string,
+    tier: item.tier as BillingTier,
+    status: item.status as BillingInvoice['status'],
+    amount_due: Number(item.amount_due),
+    amount_paid: Number(item.amount_paid),
+    currency: item.currency as string,
+    period_start: item.period_start as string,
+    period_end: item.period_end as string,
+    due_at: (item.due_at as string | null | undefined) ?? null,
+    attempt_count: Number(item.attempt_count ?? 0),
+    last_payment_error: (item.last_payment_error as string | null | undefined) ?? null,
+    paid_at: (item.paid_at as string | null | undefined) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}

@@ -1,0 +1,116 @@
+import { isoTime } from '../../clock.js';
+import { scheduleDeadline } from '../../deadlines/deadline.js';
+import { ProblemError } from '../../errors.js';
+import { keys } from '../../store/keys.js';
+import type { Store } from '../../store/store.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { retryLostRaces } from '../roles/policy.js';
+import { GRACE_DEADLINE, TIER_ATTRIBUTE } from './account.js';
+import { decideInvoicePaid, decideInvoicePaymentFailed, decideTierChange } from './decisions.js';
+import { getBillingInvoice, readBilling } from './reads.js';
+import type { BillingAccount, BillingInvoice, BillingTier } from './schema.js';
+import { graceDeadline, issueInvoice, periodDeadline, writeBilling, writeInvoice } from './transactions.js';
+
+/**
+ * The use cases that change the creator's billing account (DESIGN D20): the tier and invoice payment
+ * results. Each reads, decides (decisions.ts, pure) and commits one unit of work, again on a lost race.
+ *
+ * Invoices (paid tiers only; a `free` team gets none): moving from free to a paid tier starts a new
+ * period at once with its invoice (as Stripe Billing resets the billing cycle anchor); at each later
+ * period start the `billing.period` deadline issues the next invoice at the tier of that moment (no
+ * proration between paid tiers). Payment results come from the operator (CLI) — or, later, the
+ * operator's Stripe account — through {@link markInvoicePaid} and {@link markInvoicePaymentFailed}.
+ */
+
+/**
+ * Moves the team to `tier` (`POST /v1/billing/tier`, `billing set-tier`; DESIGN D20) and emits
+ * `billing.tier_changed`. From `free` to a paid tier, a new monthly period starts now with its invoice
+ * (`billing.invoice_created`) and the `billing.period` deadline at its end; between paid tiers the
+ * period goes on and its next invoice charges the new tier; to `free`, the next period start issues no
+ * invoice. Objects beyond the new tier's limits stay; creating more is refused until usage is below.
+ * The same tier again changes nothing (no event). Returns the billing account. Errors: NOT_FOUND (no
+ * such team), CONFLICT (the team was deleted; the account kept changing).
+ */
+export async function changeTier(runtime: UnitOfWorkRuntime, teamId: string, tier: BillingTier): Promise<BillingAccount> {
+  return retryLostRaces(async () => {
+    const read = await readBilling(runtime.store, teamId);
+    const nowMs = runtime.clock.nowMs();
+    const change = decideTierChange(teamId, read, tier, nowMs);
+    if (change.kind === 'unchanged') return change.account;
+    const { account, next, paidPeriod } = change;
+    return unitOfWork(runtime, teamId, (tx) => {
+      tx.update(keys.team(teamId), {
+        expression: 'SET #tier = :tier',
+        condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
+        names: { '#tier': TIER_ATTRIBUTE },
+        values: { ':tier': tier },
+        onConditionFailed: () => new ProblemError('CONFLICT', `Team ${teamId} was deleted.`),
+      });
+      writeBilling(tx, teamId, read.billing, next);
+      tx.emit({ type: 'billing.tier_changed', projectId: null, data: { billing_account: account, previous_tier: change.previous } });
+      if (paidPeriod) {
+        issueInvoice(tx, teamId, { tier, startMs: paidPeriod.startMs, endMs: paidPeriod.endMs, nowIso: isoTime(nowMs), sequence: paidPeriod.sequence, account });
+        scheduleDeadline(tx, periodDeadline(teamId, paidPeriod.endMs));
+      }
+      return account;
+    });
+  });
+}
+
+/** Reads an invoice for a payment result. Errors: NOT_FOUND; CONFLICT when it is paid already. */
+async function openInvoice(store: Store, teamId: string, invoiceId: string, action: string): Promise<BillingInvoice> {
+  const invoice = await getBillingInvoice(store, teamId, invoiceId);
+  if (invoice.status !== 'open') throw new ProblemError('CONFLICT', `Invoice ${invoice.number} is ${invoice.status}; only an open invoice can be ${action}.`);
+  return invoice;
+}
+
+/**
+ * Records that an invoice was paid (operator CLI `billing invoice-paid`, or the operator's Stripe
+ * account through `POST /hooks/billing/stripe`, D20, D22): the invoice becomes `paid` (`billing.invoice_paid`). When it was the team's last
+ * unpaid invoice, a grace period ends as `recovered` (`billing.grace_period_ended`, its deadline
+ * removed) and a lockdown is lifted (`billing.lockdown_lifted`). One transaction. Returns the account
+ * and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the invoice is not open; a concurrent change).
+ */
+export async function markInvoicePaid(runtime: UnitOfWorkRuntime, teamId: string, invoiceId: string): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
+  return retryLostRaces(async () => {
+    const [read, invoice] = await Promise.all([readBilling(runtime.store, teamId), openInvoice(runtime.store, teamId, invoiceId, 'paid')]);
+    const { paid, next, account, ends } = decideInvoicePaid(teamId, read, invoice, runtime.clock.nowMs());
+    return unitOfWork(runtime, teamId, (tx) => {
+      writeInvoice(tx, teamId, invoice, paid);
+      writeBilling(tx, teamId, read.billing, next);
+      tx.emit({ type: 'billing.invoice_paid', projectId: null, data: { billing_account: account, invoice: paid } });
+      if (ends === 'grace_period') {
+        tx.delete(keys.deadline(teamId, GRACE_DEADLINE, teamId));
+        tx.emit({ type: 'billing.grace_period_ended', projectId: null, data: { billing_account: account, outcome: 'recovered' } });
+      }
+      if (ends === 'lockdown') tx.emit({ type: 'billing.lockdown_lifted', projectId: null, data: { billing_account: account } });
+      return { billing_account: account, invoice: paid };
+    });
+  });
+}
+
+/**
+ * Records a failed payment of an open invoice (operator CLI `billing invoice-failed`, or the
+ * operator's Stripe account through `POST /hooks/billing/stripe`, D20, D22): its `attempt_count` rises (`billing.payment_failed`). A team in
+ * good standing enters a 7-day grace period (`billing.grace_period_started`, with the
+ * `billing.grace_period` deadline at its end); a team already in grace keeps its end, a locked team
+ * stays locked. One transaction. `reason`: why it failed, as the payment provider said (never card
+ * data). Returns the account and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the
+ * invoice is paid; a concurrent change).
+ */
+export async function markInvoicePaymentFailed(runtime: UnitOfWorkRuntime, teamId: string, invoiceId: string, reason: string | null): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
+  return retryLostRaces(async () => {
+    const [read, invoice] = await Promise.all([readBilling(runtime.store, teamId), openInvoice(runtime.store, teamId, invoiceId, 'failed')]);
+    const { failed, next, account, graceEndsAt } = decideInvoicePaymentFailed(teamId, read, invoice, reason, runtime.clock.nowMs());
+    return unitOfWork(runtime, teamId, (tx) => {
+      writeInvoice(tx, teamId, invoice, failed);
+      writeBilling(tx, teamId, read.billing, next);
+      tx.emit({ type: 'billing.payment_failed', projectId: null, data: { billing_account: account, invoice: failed, attempt_count: failed.attempt_count, next_attempt_at: null } });
+      if (graceEndsAt) {
+        scheduleDeadline(tx, graceDeadline(teamId, graceEndsAt));
+        tx.emit({ type: 'billing.grace_period_started', projectId: null, data: { billing_account: account, grace_period_ends_at: graceEndsAt } });
+      }
+      return { billing_account: account, invoice: failed };
+    });
+  });
+}

@@ -1,0 +1,62 @@
+import { ProblemError } from '../../errors.js';
+import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { accountOf, toInvoice, usageOf, type BillingRead, type StoredBilling } from './account.js';
+import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from './schema.js';
+
+/** Reads of the creator's own billing (DESIGN D20): the account with its usage, and the invoices. */
+
+/** Reads the team item (absent when there is no such team) and the billing account item (empty when never written): one BatchGetItem. */
+export async function readBillingItems(store: Store, teamId: string): Promise<{ team: Item | undefined; billing: StoredBilling }> {
+  const items = await store.batchGet([keys.team(teamId), keys.billingAccount(teamId)]);
+  const team = items.find((item) => item.sk === keys.team(teamId).sk);
+  const billing = (items.find((item) => item.sk === keys.billingAccount(teamId).sk) ?? {}) as StoredBilling;
+  return { team, billing };
+}
+
+/** Reads the team item and the billing account item (one BatchGetItem). Errors: NOT_FOUND when the team does not exist. */
+export async function readBilling(store: Store, teamId: string): Promise<BillingRead> {
+  const { team, billing } = await readBillingItems(store, teamId);
+  if (!team) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);
+  return { team, billing };
+}
+
+/**
+ * `GET /v1/billing`: the team's tier, limits, usage (the counters), status and current period.
+ * Errors: NOT_FOUND when the team does not exist.
+ */
+export async function getBillingOverview(runtime: Pick<UnitOfWorkRuntime, 'store' | 'clock'>, teamId: string): Promise<BillingOverview> {
+  const read = await readBilling(runtime.store, teamId);
+  return { ...accountOf(teamId, read, runtime.clock.nowMs()), usage: usageOf(read.team) };
+}
+
+
+/** `GET /v1/billing/invoices/{id}`: one invoice of the team. Errors: NOT_FOUND (absent or another team's). */
+export async function getBillingInvoice(store: Store, teamId: string, invoiceId: string): Promise<BillingInvoice> {
+  const item = await store.get(keys.billingInvoice(teamId, invoiceId));
+  if (!item) throw new ProblemError('NOT_FOUND', `No invoice ${invoiceId}.`);
+  return toInvoice(item);
+}
+
+/**
+ * `GET /v1/billing/invoices`: the team's invoices, newest first, paged (DESIGN D12), optionally only one
+ * `status` (applied by DynamoDB, so a page may be short while `next_cursor` is set). Errors:
+ * VALIDATION_FAILED for a cursor of another list.
+ */
+export async function listBillingInvoices(store: Store, teamId: string, query: Pick<ListBillingInvoicesQuery, 'limit' | 'cursor' | 'status'>): Promise<Page<BillingInvoice>> {
+  const partition = keys.teamInvoicesIndex(teamId);
+  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.billingInvoice });
+  const result = await store.query({
+    IndexName: secondaryIndex.name,
+    KeyConditionExpression: '#gsi_pk = :pk',
+    FilterExpression: query.status ? '#status = :status' : undefined,
+    ExpressionAttributeNames: { '#gsi_pk': secondaryIndex.partitionKey, ...(query.status ? { '#status': 'status' } : {}) },
+    ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
+    ScanIndexForward: false,
+    Limit: query.limit,
+    ExclusiveStartKey: startKey,
+  });
+  return { data: result.items.map(toInvoice), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+

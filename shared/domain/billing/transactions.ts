@@ -1,0 +1,107 @@
+import { isoTime } from '../../clock.js';
+import type { Deadline } from '../../deadlines/deadline.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys, secondaryIndex } from '../../store/keys.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+import { ConcurrentChange } from '../roles/policy.js';
+import { GRACE_DEADLINE, PERIOD_DEADLINE, type StoredBilling } from './account.js';
+import { BILLING_CURRENCY, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
+
+/** The transaction items of billing (DESIGN D14, D20): the account's guarded change, a new invoice, an invoice's payment result, the deadlines. */
+
+
+/**
+ * Writes the billing account's changed attributes in `tx`, on condition that nobody changed it since
+ * `read` (its `revision`); a lost race is a {@link ConcurrentChange}, which `retryLostRaces`
+ * (roles/policy.ts) runs again. Usage-limit markers are written apart (they never bump the revision).
+ */
+export function writeBilling(tx: Transaction, teamId: string, read: StoredBilling, next: StoredBilling): void {
+  const names: Record<string, string> = { '#entity': 'entity', '#team_id': 'team_id' };
+  const values: Record<string, unknown> = { ':entity': entity.billingAccount, ':team_id': teamId, ':one': 1 };
+  const sets = ['#entity = :entity', '#team_id = :team_id'];
+  for (const [attribute, value] of Object.entries(next)) {
+    if (attribute === 'revision') continue;
+    names[`#${attribute}`] = attribute;
+    values[`:${attribute}`] = value;
+    sets.push(`#${attribute} = :${attribute}`);
+  }
+  const condition = read.revision === undefined ? 'attribute_not_exists(revision)' : 'revision = :revision';
+  if (read.revision !== undefined) values[':revision'] = read.revision;
+  tx.update(keys.billingAccount(teamId), {
+    expression: `SET ${sets.join(', ')} ADD revision :one`,
+    condition,
+    names,
+    values,
+    onConditionFailed: () => new ConcurrentChange('The team\u2019s billing account changed meanwhile; retry.'),
+  });
+}
+
+/**
+ * Puts a new open invoice of `tier` for the period `[startMs, endMs)` in `tx` and emits
+ * `billing.invoice_created`; returns the invoice and the next invoice sequence number.
+ */
+export function issueInvoice(
+  tx: Transaction,
+  teamId: string,
+  input: { tier: BillingTier; startMs: number; endMs: number; nowIso: string; sequence: number; account: BillingAccount },
+): BillingInvoice {
+  const id = newUuid();
+  const invoice: BillingInvoice = {
+    id,
+    team_id: teamId,
+    number: `INV-${teamId.slice(0, 8).toUpperCase()}-${String(input.sequence).padStart(4, '0')}`,
+    tier: input.tier,
+    status: 'open',
+    amount_due: TIER_PRICES[input.tier],
+    amount_paid: 0,
+    currency: BILLING_CURRENCY,
+    period_start: isoTime(input.startMs),
+    period_end: isoTime(input.endMs),
+    due_at: isoTime(input.startMs),
+    attempt_count: 0,
+    last_payment_error: null,
+    paid_at: null,
+    created_at: input.nowIso,
+    updated_at: input.nowIso,
+  };
+  tx.put(
+    {
+      ...keys.billingInvoice(teamId, id),
+      entity: entity.billingInvoice,
+      [secondaryIndex.partitionKey]: keys.teamInvoicesIndex(teamId),
+      [secondaryIndex.sortKey]: keys.teamInvoicesIndexSortKey(input.nowIso, id),
+      ...invoice,
+    },
+    { condition: 'attribute_not_exists(pk)' },
+  );
+  tx.emit({ type: 'billing.invoice_created', projectId: null, data: { billing_account: input.account, invoice } });
+  return invoice;
+}
+
+export function periodDeadline(teamId: string, dueMs: number): Deadline {
+  return { teamId, kind: PERIOD_DEADLINE, subjectId: teamId, projectId: null, dueAt: isoTime(dueMs) };
+}
+
+export function graceDeadline(teamId: string, dueAt: string): Deadline {
+  return { teamId, kind: GRACE_DEADLINE, subjectId: teamId, projectId: null, dueAt };
+}
+
+/** The invoice update of a payment result, conditional on the invoice still being open with `attempt_count` as read. */
+export function writeInvoice(tx: Transaction, teamId: string, read: BillingInvoice, next: BillingInvoice): void {
+  tx.update(keys.billingInvoice(teamId, read.id), {
+    expression: 'SET #status = :status, amount_paid = :amount_paid, attempt_count = :attempts, last_payment_error = :error, paid_at = :paid_at, updated_at = :now',
+    condition: '#status = :open AND attempt_count = :read_attempts',
+    names: { '#status': 'status' },
+    values: {
+      ':status': next.status,
+      ':amount_paid': next.amount_paid,
+      ':attempts': next.attempt_count,
+      ':error': next.last_payment_error,
+      ':paid_at': next.paid_at,
+      ':now': next.updated_at,
+      ':open': 'open',
+      ':read_attempts': read.attempt_count,
+    },
+    onConditionFailed: () => new ConcurrentChange(`Invoice ${read.number} changed meanwhile; retry.`),
+  });
+}

@@ -1,0 +1,93 @@
+import type { Principal } from '../../auth/principal.js';
+import { ProblemError } from '../../errors.js';
+import type { StoredEvent } from '../../events/outbox.js';
+import type { Runtime } from '../../runtime.js';
+import { keys, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Page, type Store } from '../../store/store.js';
+import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
+import { asDelivery, asEvent, type StoredDelivery } from './stored.js';
+
+/** Reads of webhook deliveries (DESIGN D7, D12): the public view, single reads and the team's list. */
+
+/** The public view of a stored delivery; `withAttempts` adds `attempt_log` (single reads). */
+export function publicDelivery(item: StoredDelivery, withAttempts: boolean): WebhookDelivery {
+  const delivery: WebhookDelivery = {
+    id: item.id,
+    endpoint_id: item.endpoint_id,
+    event_id: item.event_id,
+    event_type: item.event_type,
+    status: item.status,
+    attempts: item.attempts,
+    next_attempt_at: item.next_attempt_at ?? null,
+    last_attempt_at: item.last_attempt_at ?? null,
+    dead_lettered_at: item.dead_lettered_at ?? null,
+    skipped_at: item.skipped_at ?? null,
+    created_at: item.created_at,
+  };
+  if (withAttempts) delivery.attempt_log = (item.attempt_log ?? []).map(withAttemptDetail);
+  return delivery;
+}
+
+/** An attempt record with every detail field, null where a record written before the detail existed lacks it. */
+function withAttemptDetail(record: DeliveryAttempt): DeliveryAttempt {
+  return { ...record, planned_at: record.planned_at ?? null, connect_ms: record.connect_ms ?? null, remote_address: record.remote_address ?? null, tls_version: record.tls_version ?? null };
+}
+
+/** Reads a stored delivery (strongly consistent) or null. */
+export async function loadDelivery(store: Store, teamId: string, deliveryId: string): Promise<StoredDelivery | null> {
+  const item = await store.get(keys.delivery(teamId, deliveryId), { consistent: true });
+  return item ? asDelivery(item) : null;
+}
+
+/** Reads a stored event (eventually consistent: an event never changes after fan-out) or null. */
+export async function loadEvent(store: Store, teamId: string, eventId: string): Promise<StoredEvent | null> {
+  const item = await store.get(keys.event(teamId, eventId), { consistent: false });
+  return item ? asEvent(item) : null;
+}
+
+/** Reads one delivery of the principal's team with its attempt records. Errors: NOT_FOUND when absent or foreign. */
+export async function getDelivery(runtime: Pick<Runtime, 'store'>, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
+  const delivery = await loadDelivery(runtime.store, principal.teamId, deliveryId);
+  if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
+  return publicDelivery(delivery, true);
+}
+
+/**
+ * Lists the team's deliveries, newest first, optionally filtered by endpoint, status and event type,
+ * paged (DESIGN D12). Filters are applied by DynamoDB, so a page may be short while `next_cursor` is
+ * set. Errors: VALIDATION_FAILED for a cursor of another list.
+ */
+export async function listDeliveries(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  query: Pick<ListWebhookDeliveriesQuery, 'limit' | 'cursor' | 'endpoint_id' | 'status' | 'event_type'>,
+): Promise<Page<WebhookDelivery>> {
+  const partition = keys.teamPartition(principal.teamId);
+  const filters: string[] = [];
+  const values: Record<string, unknown> = { ':pk': partition, ':prefix': sortKeyPrefix.delivery };
+  const names: Record<string, string> = {};
+  if (query.endpoint_id) {
+    filters.push('endpoint_id = :endpoint');
+    values[':endpoint'] = query.endpoint_id;
+  }
+  if (query.status) {
+    filters.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.event_type) {
+    filters.push('event_type = :event_type');
+    values[':event_type'] = query.event_type;
+  }
+  const result = await runtime.store.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+    ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+    Limit: query.limit,
+    ExclusiveStartKey: decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.delivery }),
+  });
+  return { data: result.items.map((item) => publicDelivery(asDelivery(item), false)), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+

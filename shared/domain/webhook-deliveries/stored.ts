@@ -1,0 +1,71 @@
+import type { StoredEvent } from '../../events/outbox.js';
+import { keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
+import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
+import type { DeliveryState } from './state-machine.js';
+
+/**
+ * The stored shape of webhook deliveries (DESIGN D7, D14): a delivery item lives in the team's partition
+ * (`TEAM#<team>`, `DELIVERY#<dlv_ id>`); while it waits for an attempt (or its lease or dead-letter
+ * timer) it is also in the sparse pending-deliveries index at its due time, so the sweeper finds lost
+ * timers. Dead deliveries are copied to the dead-letter table. The modules beside this one (reads,
+ * creation, attempts, requeue, worker-index) write the hot paths' expressions out by hand.
+ */
+
+/** Attribute names of the sparse index (`gsi1pk`, `gsi1sk`), written into the expressions below. */
+export const INDEX_PK = secondaryIndex.partitionKey;
+export const INDEX_SK = secondaryIndex.sortKey;
+
+/** A delivery as stored: the public fields plus its team, timers, lease and the whole attempt log. */
+export type StoredDelivery = WebhookDelivery &
+  DeliveryState & {
+    team_id: string;
+    /** Epoch MILLISECONDS of the next attempt (pending) or of dead-lettering (pending after attempt 8). */
+    due_at_ms: number | null;
+    /** Epoch MILLISECONDS at which an in-flight attempt's lease runs out; null when not delivering. */
+    lease_expires_at_ms: number | null;
+    attempt_log: DeliveryAttempt[];
+    /** The replay job (DESIGN D25) that last brought it back to pending, if any. */
+    last_replay_id?: string;
+    /**
+     * The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at
+     * fan-out so an attempt does not read the event again.
+     */
+    body: string;
+    /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
+    sweeper_requeues?: number;
+  };
+
+/** Which delivery a dead-letter copy names, as replay-dead reads it. */
+export interface DeadLetterRef {
+  id: string;
+  team_id: string;
+  /** ISO time; part of the dead-letter copy's key. */
+  dead_lettered_at: string;
+}
+
+/** A stored delivery item as read (items are written only by the delivery modules). */
+export const asDelivery = (item: Item) => item as unknown as StoredDelivery;
+/** A stored event item as read (written by the unit of work's `tx.emit`). */
+export const asEvent = (item: Item) => item as unknown as StoredEvent;
+
+/**
+ * True for a failed condition and for a cancelled transaction (a condition, or a conflict with another
+ * transaction): the callers treat both as "someone else got there first", as they always did.
+ */
+export function isCancelled(error: unknown): boolean {
+  return error instanceof ConditionFailedError || error instanceof TransactionCanceledError;
+}
+/** The pending-deliveries index partition (one of {@link WORKER_INDEX_SHARDS} shards) of a delivery. */
+export function pendingIndexOf(deliveryId: string): string {
+  return keys.pendingDeliveriesIndex(workerIndexShard(deliveryId));
+}
+
+/**
+ * Sort key in the pending-deliveries index: the due time (epoch MILLISECONDS) zero-padded to 15 digits,
+ * then the id ({@link keys.timeIndexSortKey}, the one definition of the shape; DESIGN D14).
+ */
+export function dueSortKey(dueAtMs: number, deliveryId: string): string {
+  return keys.timeIndexSortKey(dueAtMs, deliveryId);
+}
+

@@ -1,0 +1,179 @@
+import type { Principal } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import type { Runtime } from '../../runtime.js';
+import { entity, keys } from '../../store/keys.js';
+import { ConditionFailedError, type Item } from '../../store/store.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
+import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
+import { RAISE_REVISION, loadWebhookEndpoint, notFound, publicEndpoint, type StoredWebhookEndpoint } from './repository.js';
+import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
+
+/** The use cases that change webhook endpoints (DESIGN D6, D8, D14): create, update, delete, rotate the secret. */
+
+/**
+ * Registers an endpoint (interface "POST /v1/webhook-endpoints", DESIGN D8). The url is HTTPS (checked
+ * by the schema), every event is in the catalogue and the creator must hold each event's minimum
+ * ability. Returns the endpoint and its secret — the only read that ever shows it.
+ * The team item's endpoint counter enforces the cap and the tier's limit (D20) in the endpoint's transaction.
+ * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints), TIER_LIMIT_REACHED.
+ */
+export async function createWebhookEndpoint(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[]; max_concurrency?: number },
+): Promise<WebhookEndpointWithSecret> {
+  const events = [...new Set(input.events)];
+  requireEventAbilities(principal, events);
+  const now = isoTime(runtime.clock.nowMs());
+  const stored: StoredWebhookEndpoint = {
+    id: newUuid(),
+    team_id: principal.teamId,
+    name: input.name,
+    url: input.url,
+    events,
+    allowed_ips: input.allowed_ips ?? null,
+    is_active: true,
+    disabled_at: null,
+    consecutive_failures: 0,
+    max_concurrency: input.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
+    created_at: now,
+    updated_at: now,
+    in_flight: {},
+    revision: 1,
+    secret: generateWebhookSecret(),
+    previous_secret: null,
+    previous_secret_expires_at_ms: null,
+    owner_token_id: principal.tokenId,
+    owner_abilities: [...principal.abilities],
+  };
+  // D8 and D20: one atomic counter on the team item, in the same transaction as the endpoint, enforces
+  // both the 50-endpoint cap and the tier's limit.
+  const cap = { max: MAX_ENDPOINTS_PER_TEAM, problem: () => new ProblemError('CONFLICT', `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`) };
+  return withinTierLimit(runtime, principal.teamId, 'webhook_endpoints', () =>
+    unitOfWork(runtime, principal.teamId, (tx) => {
+      countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
+      tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
+      return { ...publicEndpoint(stored), secret: stored.secret };
+    }),
+    cap,
+  );
+}
+
+/**
+ * Updates an endpoint (`POST /v1/webhook-endpoints/{id}`). `is_active: true` on a disabled endpoint
+ * re-enables it and resets `consecutive_failures` and `disabled_at` (interface "States": inactive → active);
+ * `is_active: false` disables it by hand (`disabled_at` keeps the first time).
+ * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY (an event whose minimum ability the caller lacks).
+ */
+export async function updateWebhookEndpoint(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  principal: Principal,
+  endpointId: string,
+  input: UpdateWebhookEndpointRequest,
+): Promise<WebhookEndpoint> {
+  // D6: whoever changes where events go (url) or which (events) becomes the owner, and must hold the
+  // minimum ability of every event the endpoint then subscribes.
+  const repoints = input.url !== undefined || input.events !== undefined;
+  if (repoints) {
+    const events = input.events ?? (await loadWebhookEndpoint(runtime, principal.teamId, endpointId))?.events;
+    if (!events) throw notFound(endpointId);
+    requireEventAbilities(principal, events);
+  }
+  const now = isoTime(runtime.clock.nowMs());
+  const sets = ['updated_at = :now', RAISE_REVISION.clause];
+  const values: Record<string, unknown> = { ':now': now, ...RAISE_REVISION.values };
+  const names: Record<string, string> = {};
+  const assign = (field: string, value: unknown) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  };
+  if (input.name !== undefined) assign('name', input.name);
+  if (input.url !== undefined) assign('url', input.url);
+  if (input.events !== undefined) assign('events', [...new Set(input.events)]);
+  if (input.allowed_ips !== undefined) assign('allowed_ips', input.allowed_ips);
+  if (input.max_concurrency !== undefined) assign('max_concurrency', input.max_concurrency);
+  if (repoints) {
+    assign('owner_token_id', principal.tokenId);
+    assign('owner_abilities', [...principal.abilities]);
+  }
+  if (input.is_active === true) {
+    assign('is_active', true);
+    assign('consecutive_failures', 0);
+    assign('disabled_at', null);
+  } else if (input.is_active === false) {
+    assign('is_active', false);
+  }
+  // `disabled_at` is stored as NULL while active, so `if_not_exists` cannot tell "never disabled":
+  // disabling an active endpoint sets it (guarded on `is_active = true`); disabling one that is already
+  // inactive keeps the first time (the second, unguarded update).
+  const update = (setDisabledAt: boolean) =>
+    runtime.store.update({
+      Key: keys.webhookEndpoint(principal.teamId, endpointId),
+      UpdateExpression: `SET ${[...sets, ...(setDisabledAt ? ['disabled_at = :now'] : [])].join(', ')}`,
+      ConditionExpression: setDisabledAt ? 'attribute_exists(pk) AND #is_active = :was_active' : 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: setDisabledAt ? { ...values, ':was_active': true } : values,
+      ReturnValues: 'ALL_NEW',
+    });
+  try {
+    let attributes: Item | undefined;
+    try {
+      attributes = await update(input.is_active === false);
+    } catch (error) {
+      if (!(input.is_active === false && error instanceof ConditionFailedError)) throw error;
+      attributes = await update(false);
+    }
+    return publicEndpoint(attributes as StoredWebhookEndpoint);
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw notFound(endpointId);
+    throw error;
+  }
+}
+
+/** Deletes an endpoint; its pending deliveries stop at their next attempt. Errors: NOT_FOUND when absent. */
+export async function deleteWebhookEndpoint(runtime: UnitOfWorkRuntime, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
+  return unitOfWork(runtime, principal.teamId, (tx) => {
+    tx.delete(keys.webhookEndpoint(principal.teamId, endpointId), { condition: 'attribute_exists(pk)', onConditionFailed: () => notFound(endpointId) });
+    countUsage(tx, principal.teamId, 'webhook_endpoints', -1);
+    return { id: endpointId, deleted: true as const };
+  });
+}
+
+/**
+ * Rotates the signing secret (DESIGN D8). `mode: 'api'` replaces it at once (deliveries carry `v1`
+ * only); `mode: 'dashboard'` keeps the old secret for 24 hours (divided by the local TIME_SCALE), during
+ * which deliveries carry `v1` (new) and `v0` (old). Returns the endpoint with the new secret, shown once.
+ * Errors: NOT_FOUND, CONFLICT (rotated concurrently).
+ */
+export async function rotateWebhookEndpointSecret(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'timeScale'>,
+  principal: Principal,
+  endpointId: string,
+  mode: 'api' | 'dashboard' = 'api',
+): Promise<WebhookEndpointWithSecret> {
+  const current = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
+  if (!current) throw notFound(endpointId);
+  const nowMs = runtime.clock.nowMs();
+  const secret = generateWebhookSecret();
+  const previousSecret = mode === 'dashboard' ? current.secret : null;
+  const previousExpiresAt = mode === 'dashboard' ? dualSigningExpiresAtMs(nowMs, runtime.timeScale) : null;
+  try {
+    const attributes = await runtime.store.update({
+      Key: keys.webhookEndpoint(principal.teamId, endpointId),
+      UpdateExpression: `SET secret = :secret, previous_secret = :previous, previous_secret_expires_at_ms = :expires, updated_at = :now, ${RAISE_REVISION.clause}`,
+      // Only rotate the secret we read, so two concurrent rotations cannot both keep a stale "previous".
+      ConditionExpression: 'secret = :current',
+      ExpressionAttributeValues: { ':secret': secret, ':previous': previousSecret, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.secret, ...RAISE_REVISION.values },
+      ReturnValues: 'ALL_NEW',
+    });
+    return { ...publicEndpoint(attributes as StoredWebhookEndpoint), secret };
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
+    throw error;
+  }
+}
