@@ -3,7 +3,7 @@ import { recordPayment } from '../../shared/domain/payments/repository.js';
 import { createPlan } from '../../shared/domain/plans/repository.js';
 import { connectPaymentProvider } from '../../shared/domain/projects/payment-provider.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
-import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
+import { createSubscription } from '../../shared/domain/subscriptions/creation.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 

@@ -14,7 +14,7 @@ import { getSubscriber, prepareSubscriber, visibleSubscriber, type PreparedSubsc
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, periodEnd } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/member-access.js';
-import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/repository.js';
+import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { codeDigest } from './codes.js';
 import { toAccessCode } from './repository.js';
