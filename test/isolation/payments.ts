@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/principal.js';
-import { recordPayment } from '../../shared/domain/payments/repository.js';
+import { recordPayment } from '../../shared/domain/payments/recording.js';
 import { createPlan } from '../../shared/domain/plans/repository.js';
 import { connectPaymentProvider } from '../../shared/domain/projects/payment-provider.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';

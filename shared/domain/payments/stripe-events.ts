@@ -20,7 +20,9 @@ import { planChangeTrigger, type Decision } from '../subscriptions/transition-de
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor } from '../subscriptions/state-machine.js';
-import { addPaymentOfNewSubscription, addProviderPaymentRef, newPayment, recordProviderPayment, recordProviderRefund } from './repository.js';
+import { recordProviderPayment, recordProviderRefund } from './provider-payments.js';
+import { newPayment } from './recording.js';
+import { addPaymentOfNewSubscription, addProviderPaymentRef } from './writes.js';
 import type { BillingReason, Payment } from './schema.js';
 
 /**
