@@ -13,7 +13,7 @@ import { loadProject, toProject } from '../projects/repository.js';
 import { getSubscriber, prepareSubscriber, visibleSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, periodEnd } from '../subscriptions/lifecycle.js';
-import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/member-access.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { codeDigest } from './codes.js';

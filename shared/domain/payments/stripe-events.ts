@@ -14,7 +14,7 @@ import { getSubscriber, prepareSubscriber, type PreparedSubscriber } from '../su
 import { CreateSubscriberRequest } from '../subscribers/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS } from '../subscriptions/lifecycle.js';
-import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/member-access.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import { planChangeTrigger, type Decision } from '../subscriptions/transition-decisions.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';

@@ -14,7 +14,8 @@ import { getSubscriber, isEmptySetChange, livePlanAttribute, writeSubscriberAcce
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
-import { applyPlatformAccess, prepareAccessChange, type PlatformAccessFollowUp } from './member-access.js';
+import { prepareAccessChange } from './member-access.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import type { StoredSubscription } from './queries.js';
 import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus } from './state-machine.js';
@@ -75,7 +76,7 @@ export interface NewSubscriptionFacts {
 }
 
 /** A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → as without billing. */
-export interface SubscriptionBilling {
+interface SubscriptionBilling {
   provider: PaymentProvider;
   firstPayment: 'pending' | 'succeeded' | 'failed';
 }

@@ -2,7 +2,7 @@ import { ProblemError } from '../../errors.js';
 import type { SubscriberAccessSetChange } from '../subscribers/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { applyTrigger } from './lifecycle.js';
-import { isPaidAccess } from './member-access.js';
+import { isPaidAccess } from './access-facts.js';
 import type { Subscription } from './schema.js';
 import { conflictOf, hasAccess, isTerminal, ruleFor, type SubscriptionTrigger, type Transition } from './state-machine.js';
 

@@ -13,7 +13,9 @@ import { getSubscriber, isEmptySetChange, subscriberNotFound, toSubscriber, writ
 import type { Subscriber } from '../subscribers/schema.js';
 import { nextDueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
-import { accessFactKeys, accessFactsOf, applyPlatformAccess, prepareAccessChange, type AccessFacts, type PlatformAccessFollowUp, type PreparedAccessChange } from './member-access.js';
+import { accessFactKeys, accessFactsOf, type AccessFacts } from './access-facts.js';
+import { prepareAccessChange, type PreparedAccessChange } from './member-access.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import { listSubscriptions, loadSubscription, type StoredSubscription } from './queries.js';
 import type { CancelSubscriptionRequest, Subscription } from './schema.js';
 import { ruleFor, type SubscriptionTrigger } from './state-machine.js';
