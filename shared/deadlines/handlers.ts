@@ -1,7 +1,7 @@
 import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
 import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/deadlines.js';
 import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../domain/subscriptions/platform-sync.js';
-import { applySubscriptionDeadline } from '../domain/subscriptions/repository.js';
+import { applySubscriptionDeadline } from '../domain/subscriptions/clock-deadline.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
 export type { DeadlineHandler } from './deadline.js';

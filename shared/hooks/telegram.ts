@@ -3,7 +3,7 @@ import * as z from '../schemas/zod.js';
 import { openCredential } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { recordBotPermissions, toProject } from '../domain/projects/repository.js';
-import { inviteLinkHash } from '../domain/subscriptions/member-access.js';
+import { inviteLinkHash } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import { TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';

@@ -17,7 +17,7 @@ import { createPlan } from '../../shared/domain/plans/creation.js';
 import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { CreateSubscriberRequest } from '../../shared/domain/subscribers/schema.js';
-import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
+import { createSubscription } from '../../shared/domain/subscriptions/creation.js';
 import { CreateSubscriptionRequest } from '../../shared/domain/subscriptions/schema.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { type Principal } from '../../shared/auth/principal.js';

@@ -1,9 +1,9 @@
 import type { Principal } from '../../shared/auth/principal.js';
-import { recordPayment } from '../../shared/domain/payments/repository.js';
+import { recordPayment } from '../../shared/domain/payments/recording.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { connectPaymentProvider } from '../../shared/domain/projects/payment-provider.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
-import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
+import { createSubscription } from '../../shared/domain/subscriptions/creation.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 

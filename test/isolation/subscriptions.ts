@@ -1,7 +1,7 @@
 import type { Principal } from '../../shared/auth/principal.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
-import { createSubscription } from '../../shared/domain/subscriptions/repository.js';
+import { createSubscription } from '../../shared/domain/subscriptions/creation.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 

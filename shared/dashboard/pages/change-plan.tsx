@@ -3,7 +3,7 @@
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Plan } from '../../domain/plans/schema.js';
-import { planChangeTrigger } from '../../domain/subscriptions/repository.js';
+import { planChangeTrigger } from '../../domain/subscriptions/transition-decisions.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ruleFor } from '../../domain/subscriptions/state-machine.js';
 import { formatMinorUnits } from '../../schemas/common.js';

@@ -1,7 +1,9 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { paymentsModule } from './operations.js';
-import { getPayment as read, listPayments as list, recordPayment as record, refundPayment as refund, settlePayment as settle } from './repository.js';
+import { refundPayment as refund, settlePayment as settle } from './changes.js';
+import { getPayment as read, listPayments as list } from './queries.js';
+import { recordPayment as record } from './recording.js';
 
 type Operations = typeof paymentsModule.operations;
 

@@ -14,11 +14,15 @@ import { getSubscriber, prepareSubscriber, type PreparedSubscriber } from '../su
 import { CreateSubscriberRequest } from '../subscribers/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS } from '../subscriptions/lifecycle.js';
-import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/member-access.js';
-import { addSubscriptionCreation, changeSubscriptionWith, newSubscription, planChangeTrigger, requireSubscribable, type Decision } from '../subscriptions/repository.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
+import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
+import { planChangeTrigger, type Decision } from '../subscriptions/transition-decisions.js';
+import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor } from '../subscriptions/state-machine.js';
-import { addPaymentOfNewSubscription, addProviderPaymentRef, newPayment, recordProviderPayment, recordProviderRefund } from './repository.js';
+import { recordProviderPayment, recordProviderRefund } from './provider-payments.js';
+import { newPayment } from './recording.js';
+import { addPaymentOfNewSubscription, addProviderPaymentRef } from './writes.js';
 import type { BillingReason, Payment } from './schema.js';
 
 /**

@@ -11,7 +11,7 @@ import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
-import { suspendSubscriptionsOfSubscriber } from '../subscriptions/repository.js';
+import { suspendSubscriptionsOfSubscriber } from '../subscriptions/transitions.js';
 import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
 

@@ -1,13 +1,8 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { subscriptionsModule } from './operations.js';
-import {
-  cancelSubscription as cancel,
-  changeSubscriptionPlan as changePlan,
-  createSubscription as create,
-  getSubscription as read,
-  listSubscriptions as list,
-  triggerSubscription,
-} from './repository.js';
+import { createSubscription as create } from './creation.js';
+import { getSubscription as read, listSubscriptions as list } from './queries.js';
+import { cancelSubscription as cancel, changeSubscriptionPlan as changePlan, triggerSubscription } from './transitions.js';
 
 import { checkProjectAccess as checkAccess } from './access.js';
 

@@ -1,0 +1,73 @@
+import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
+import { ProblemError, type FieldError } from '../../errors.js';
+import type { Subscription } from '../subscriptions/schema.js';
+import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machine.js';
+import type { Payment, RefundPaymentRequest } from './schema.js';
+
+/** The decisions of payments (DESIGN D15, D16), pure: from the payment and subscription read to the change; no store, no provider. */
+
+/** The statuses of a subscription that waits for its first payment (a `subscription_create` payment is for these). */
+export const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending', 'incomplete'];
+
+export const invalid = (detail: string, errors: FieldError[]) => new ProblemError('VALIDATION_FAILED', detail, { errors });
+
+/**
+ * The D15 trigger a payment's outcome fires on its subscription, or null when it moves nothing (DESIGN
+ * D15, D16). Pure. A `succeeded` payment fires `payment_succeeded`, a `failed` one `payment_failed`,
+ * where the transition table has a row for the subscription's status:
+ * - a `subscription_create` payment only while the subscription awaits its first payment (pending,
+ *   incomplete): succeeded → activated. A FAILED first payment has no row (pending and incomplete have no
+ *   `payment_failed` transition; "first payment failed → incomplete" is a creation row only), so it is
+ *   recorded and the subscription stays as it is — the 23-hour incomplete expiry still runs;
+ * - a `renewal` payment: succeeded on trialing (trial ended, paid) → activated, on active → renewed (the
+ *   period advances), on past_due / unpaid → activated; failed on trialing / active → past_due;
+ * - a `manual` payment (outside the billing cycle) and a pending one: nothing.
+ * Every other pair (e.g. a payment for a paused, suspended, canceled or expired subscription, or a
+ * renewal that fails again while past_due) has no row: the payment is recorded, the subscription is
+ * left unchanged.
+ */
+export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
+  if (payment.billing_reason === 'manual') return null;
+  if (payment.status !== 'succeeded' && payment.status !== 'failed') return null;
+  const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
+  if ((payment.billing_reason === 'subscription_create') !== awaitingFirst) return null;
+  const trigger: SubscriptionTrigger = payment.status === 'succeeded' ? 'payment_succeeded' : 'payment_failed';
+  return ruleFor(subscription.status, trigger) ? trigger : null;
+}
+
+/**
+ * The amount a refund request refunds from `payment` (minor units): `input.amount`, or all that is left.
+ * Errors: CONFLICT (the payment is not succeeded, naming its status); VALIDATION_FAILED (more than is left).
+ */
+export function refundAmount(payment: Payment, paymentId: string, input: RefundPaymentRequest): number {
+  if (payment.status !== 'succeeded') {
+    const why = payment.status === 'refunded' ? 'it is already refunded in full' : 'only a succeeded payment can be refunded';
+    throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status}: ${why}.`);
+  }
+  const left = payment.amount - payment.amount_refunded;
+  const amount = input.amount ?? left;
+  if (amount > left) {
+    throw invalid(`Payment ${paymentId} has ${left} ${payment.currency} (minor units) left to refund.`, [{ path: 'amount', message: `must be at most ${left}, what is left to refund` }]);
+  }
+  return amount;
+}
+
+/** What a change of a payment decides: the payment after it and the subscription trigger it drives (or null). */
+export interface PaymentDecision {
+  next: Payment;
+  decision: { trigger: SubscriptionTrigger } | null;
+}
+
+/**
+ * The decision of settling `payment` (DESIGN D16), pure: pending → `status` (updated at `nowIso`) and the
+ * D15 trigger its outcome fires on `subscription` ({@link paymentTrigger}). Errors: CONFLICT naming the
+ * payment's status when it is not pending (only a pending payment can be settled).
+ */
+export function decideSettlement(payment: Payment, subscription: Pick<Subscription, 'status'>, status: 'succeeded' | 'failed', nowIso: string): PaymentDecision {
+  if (payment.status !== 'pending') {
+    throw new ProblemError('CONFLICT', `Payment ${payment.id} is ${payment.status}: only a pending payment can be settled (to succeeded or failed).`);
+  }
+  const next: Payment = { ...payment, status, updated_at: nowIso };
+  const trigger = paymentTrigger(next, subscription);
+  return { next, decision: trigger ? { trigger } : null };
+}

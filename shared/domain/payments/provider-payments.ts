@@ -1,0 +1,152 @@
+import type { Principal } from '../../auth/principal.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { keys } from '../../store/keys.js';
+import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { changeSubscriptionWith } from '../subscriptions/transitions.js';
+import { changePayment } from './changes.js';
+import { paymentTrigger } from './decisions.js';
+import { loadPayment, toPayment } from './queries.js';
+import { newPayment } from './recording.js';
+import { addProviderPaymentRef, eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
+import type { BillingReason, Payment } from './schema.js';
+
+/** Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id. */
+
+/** The payment a provider reports through an inbound event (Stripe: `invoice.paid`, `invoice.payment_failed`). */
+export interface ProviderPaymentReport {
+  /** Our subscription the payment is for (found through the provider's subscription id). */
+  subscriptionId: string;
+  projectId: string;
+  provider: PaymentProvider;
+  /** The provider's payment id (Stripe: the PaymentIntent, `pi_...`); one payment of ours per provider payment. */
+  providerPaymentId: string;
+  status: 'succeeded' | 'failed';
+  /** In the currency's MINOR unit (positive). */
+  amount: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  billingReason: BillingReason;
+  /** False: record the payment but move no subscription (an event older than one already applied, DESIGN D15). */
+  drivesSubscription: boolean;
+  /** The caller's writes in the same transaction (e.g. the provider subscription's last applied event). */
+  alongside?: (tx: Transaction) => void;
+}
+
+/** What {@link recordProviderPayment} did: the payment as it is now, and whether this report changed anything. */
+export interface ProviderPaymentOutcome {
+  payment: Payment;
+  changed: boolean;
+}
+
+/**
+ * Records a payment the subscription's provider reports (DESIGN D16, D22): a new provider
+ * payment becomes a payment of ours (`payment.succeeded` / `payment.failed`, its lookup item
+ * `keys.providerPayment` written with it); a known one moves only forward — pending or failed →
+ * succeeded (a retried invoice paid with the same PaymentIntent), pending → failed — and a report of
+ * the status it has, or of failed after it succeeded, changes nothing. With `drivesSubscription`, the
+ * outcome fires its D15 transition ({@link paymentTrigger}: first payment → activated, renewal → renewed,
+ * failed renewal → past_due), in the same transaction as the payment and its event (the payment event
+ * first). A lost race re-reads and retries (`MAX_ATTEMPTS`). Errors: NOT_FOUND (the subscription
+ * or a referenced payment is gone); CONFLICT (kept changing).
+ */
+export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principal: Principal, report: ProviderPaymentReport): Promise<ProviderPaymentOutcome> {
+  const teamId = principal.teamId;
+  const refKey = keys.providerPayment(teamId, report.projectId, report.provider, report.providerPaymentId);
+  const paymentId = newUuid();
+  return retryOnLostRace(async () => {
+    const ref = await runtime.store.get(refKey);
+    const nowIso = isoTime(runtime.clock.nowMs());
+    if (ref) {
+      const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
+      const current = toPayment(item);
+      const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
+      if (!moves) return { payment: current, changed: false };
+      const next: Payment = { ...current, status: report.status, updated_at: nowIso };
+      await changeSubscriptionWith(
+        runtime,
+        principal,
+        current.subscription_id,
+        (subscription) => {
+          const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
+          return trigger ? { trigger } : null;
+        },
+        (tx, change) => {
+          writePaymentUpdate(tx, teamId, item, next);
+          tx.emit({ type: eventOf(next.status), projectId: next.project_id, data: eventData(next, change) });
+          report.alongside?.(tx);
+        },
+      );
+      return { payment: next, changed: true };
+    }
+    let payment: Payment | undefined;
+    await changeSubscriptionWith(
+      runtime,
+      principal,
+      report.subscriptionId,
+      (subscription) => {
+        payment = newPayment({
+          id: paymentId,
+          subscription,
+          amount: report.amount,
+          currency: report.currency,
+          status: report.status,
+          provider: report.provider,
+          providerPaymentId: report.providerPaymentId,
+          billingReason: report.billingReason,
+          nowIso,
+        });
+        const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
+        return trigger ? { trigger } : null;
+      },
+      (tx, change) => {
+        writeNewPayment(tx, teamId, payment!, change);
+        addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
+        report.alongside?.(tx);
+      },
+    );
+    return { payment: payment!, changed: true };
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`) });
+}
+
+/**
+ * Records a refund the provider reports (DESIGN D16; Stripe `charge.refunded`): `totalRefunded` is the
+ * provider's CUMULATIVE refunded amount of the payment (minor units). Only what exceeds our
+ * `amount_refunded` is new: it is recorded (the payment becomes `refunded` once all of it is refunded)
+ * with ONE `payment.refunded` carrying that amount and `reason`. A refund already recorded — through the
+ * Refunds API call of `refund_payment`, or an earlier event — changes nothing and emits nothing.
+ * Returns null when no payment of ours has that provider payment id. Errors: NOT_FOUND (payment gone);
+ * CONFLICT (kept changing).
+ */
+export async function recordProviderRefund(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  ref: { projectId: string; provider: PaymentProvider; providerPaymentId: string },
+  totalRefunded: number,
+  reason: string | null,
+): Promise<ProviderPaymentOutcome | null> {
+  const lookup = await runtime.store.get(keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId));
+  if (!lookup) return null;
+  const paymentId = lookup.payment_id as string;
+  const current = toPayment(await loadPayment(runtime.store, principal, paymentId));
+  const refundable = (payment: Payment) => payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > payment.amount_refunded;
+  if (!refundable(current)) return { payment: current, changed: false };
+  let unchanged: Payment | undefined;
+  const payment = await changePayment(runtime, principal, paymentId, (read) => {
+    if (!refundable(read)) {
+      // Recorded meanwhile (the Refunds API call's own record): leave it as it is.
+      unchanged = read;
+      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${read.status} with ${read.amount_refunded} refunded: nothing new to record.`);
+    }
+    const refunded = Math.min(totalRefunded, read.amount);
+    const next: Payment = { ...read, amount_refunded: refunded, status: refunded === read.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
+    return { next, decision: null, extra: { refund: { amount: refunded - read.amount_refunded, reason } } };
+  }).catch((error: unknown) => {
+    if (unchanged) return null;
+    throw error;
+  });
+  return payment ? { payment, changed: true } : { payment: unchanged!, changed: false };
+}

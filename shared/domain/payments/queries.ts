@@ -1,0 +1,165 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import type { BillingReason, ListPaymentsQuery, Payment, PaymentStatus } from './schema.js';
+
+/**
+ * Persistence and use cases of payments (DESIGN D14, D15, D16): for the `manual` provider the creator
+ * records a payment (pending, succeeded or failed) for a subscription and settles a pending one; any
+ * provider's succeeded payment is refunded in full or in part (through the provider's adapter: Stripe's
+ * Refunds API); a provider that reports its payments itself (`stripe`, through its inbound events:
+ * `stripe-events.ts`) records them with {@link recordProviderPayment} and {@link recordProviderRefund},
+ * found again by the provider's payment id (`keys.providerPayment`).
+ *
+ * A payment is one item in a partition of its own (`keys.payment`), read by id with one GetItem; a
+ * project's payments are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PAYMENTS`, sort
+ * key = creation time then id, so a date range is a key condition), a subscriber's through immutable
+ * index items in the subscriber's per-project partition, written in the payment's transaction.
+ *
+ * Every status change of a payment is ONE transaction with its `payment.*` event and the D15 transition
+ * its outcome drives (through the subscriptions module: `createSubscription` / `changeSubscriptionWith`,
+ * which own the transition table), the subscription's event and member access events included; the
+ * payment event comes first. Payment items carry `revision` (optimistic concurrency of settlements and
+ * refunds).
+ */
+
+/**
+ * The stored payment item: the public fields plus `revision` and, once a refund went through a provider
+ * with a Refunds API, `provider_refund_id` (string: the provider's id of the LAST refund the service made,
+ * Stripe `re_...`; absent otherwise). The refund is recorded (amount_refunded, status, this id) in the
+ * same transaction as its one `payment.refunded` event, so an inbound `charge.refunded` for it finds the
+ * payment already holding that refund (its `amount_refunded` equal to the charge's, or `refunded`) and
+ * changes nothing.
+ */
+export type StoredPayment = Item & { revision?: number; provider_refund_id?: string };
+
+const notFound = (paymentId: string) => new ProblemError('NOT_FOUND', `No payment ${paymentId}.`);
+
+/** The public payment of a stored item. */
+export function toPayment(item: Item): Payment {
+  return {
+    id: item.id as string,
+    project_id: item.project_id as string,
+    subscriber_id: item.subscriber_id as string,
+    subscription_id: item.subscription_id as string,
+    amount: item.amount as number,
+    amount_refunded: Number(item.amount_refunded ?? 0),
+    currency: item.currency as string,
+    status: item.status as PaymentStatus,
+    provider: item.provider as PaymentProvider,
+    provider_payment_id: (item.provider_payment_id as string | null | undefined) ?? null,
+    billing_reason: item.billing_reason as BillingReason,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+/** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope). */
+export async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
+  const item = await store.get(keys.payment(principal.teamId, paymentId));
+  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(paymentId);
+  return item;
+}
+
+/**
+ * Reads one payment by id within the principal's team (`GET /v1/payments/{id}`): one GetItem.
+ * Errors: NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
+ */
+export async function getPayment(store: Store, principal: Principal, paymentId: string): Promise<Payment> {
+  return toPayment(await loadPayment(store, principal, paymentId));
+}
+
+/** A timestamp of a query as the keys hold it (`toISOString`, milliseconds and `Z`). */
+const keyTime = (timestamp: string) => isoTime(Date.parse(timestamp));
+
+/**
+ * A sort-key condition over `attribute` for a date range (`from` inclusive, `to` exclusive; keys are
+ * `<prefix><time>#<id>`, so the bare `<prefix><time>` bounds sort before every key of that time).
+ */
+function rangeCondition(attribute: string, prefix: string, from: string | null, to: string | null): { expression: string; values: Record<string, unknown> } {
+  if (from !== null && to !== null) return { expression: `${attribute} BETWEEN :from AND :to`, values: { ':from': `${prefix}${from}`, ':to': `${prefix}${to}` } };
+  if (from !== null) return { expression: `${attribute} >= :from`, values: { ':from': `${prefix}${from}` } };
+  if (to !== null) return { expression: `${attribute} < :to`, values: { ':to': `${prefix}${to}` } };
+  return { expression: `begins_with(${attribute}, :prefix)`, values: { ':prefix': prefix } };
+}
+
+/**
+ * Lists a project's payments, newest first, paged (DESIGN D12): optionally only a subscriber's
+ * (`subscriber_id`: the subscriber's index items, then one BatchGet — never a scan), only those created
+ * in `[created_after, created_before)` (a key condition, on either list), only a status's or a
+ * provider's (filters of the page read, so a page may be short while `next_cursor` is set).
+ * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED (created_before not
+ * after created_after; a cursor of another list).
+ */
+export async function listPayments(store: Store, principal: Principal, projectId: string, query: Omit<ListPaymentsQuery, 'limit'> & { limit: number }): Promise<Page<Payment>> {
+  requireProjectAccess(principal, projectId);
+  const teamId = principal.teamId;
+  const from = query.created_after ? keyTime(query.created_after) : null;
+  const to = query.created_before ? keyTime(query.created_before) : null;
+  if (from !== null && to !== null && from >= to) {
+    throw new ProblemError('VALIDATION_FAILED', 'The date range is empty: created_before must be after created_after.', {
+      errors: [{ path: 'created_before', message: 'must be after created_after' }],
+    });
+  }
+  const matches = (payment: Payment) => (!query.status || payment.status === query.status) && (!query.provider || payment.provider === query.provider);
+  const projectExists = store.get(keys.project(teamId, projectId), { projection: 'pk' });
+  if (query.subscriber_id) {
+    const partition = keys.subscriberPaymentsPartition(teamId, projectId, query.subscriber_id);
+    const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberPayment });
+    const range = rangeCondition('sk', sortKeyPrefix.subscriberPayment, from, to);
+    const [project, index] = await Promise.all([
+      projectExists,
+      store.query({
+        KeyConditionExpression: `pk = :pk AND ${range.expression}`,
+        ExpressionAttributeValues: { ':pk': partition, ...range.values },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    ]);
+    if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+    const ids = index.items.map((item) => item.payment_id as string);
+    const items = await store.batchGet(ids.map((id) => keys.payment(teamId, id)));
+    const byId = new Map(items.map((item) => [item.id as string, toPayment(item)]));
+    const data = ids.flatMap((id) => {
+      const payment = byId.get(id);
+      return payment && matches(payment) ? [payment] : [];
+    });
+    return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
+  }
+  const partition = keys.projectPaymentsIndex(teamId, projectId);
+  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.payment });
+  const range = from !== null || to !== null ? rangeCondition('#gsi_sk', '', from, to) : null;
+  const filters: string[] = [];
+  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey, ...(range ? { '#gsi_sk': secondaryIndex.sortKey } : {}) };
+  const values: Record<string, unknown> = { ':pk': partition, ...range?.values };
+  if (query.status) {
+    filters.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.provider) {
+    filters.push('provider = :provider');
+    values[':provider'] = query.provider;
+  }
+  const [project, result] = await Promise.all([
+    projectExists,
+    store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: range ? `#gsi_pk = :pk AND ${range.expression}` : '#gsi_pk = :pk',
+      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      Limit: query.limit,
+      ExclusiveStartKey: startKey,
+    }),
+  ]);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return { data: result.items.map(toPayment), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}

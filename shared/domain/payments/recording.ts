@@ -1,0 +1,191 @@
+import type { Principal } from '../../auth/principal.js';
+import { requireAbility } from '../../auth/authorize.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError, type FieldError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { getPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import { loadProject, toProject } from '../projects/repository.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import type { Project } from '../projects/schema.js';
+import { createSubscription } from '../subscriptions/creation.js';
+import { changeSubscriptionWith } from '../subscriptions/transitions.js';
+import type { Subscription } from '../subscriptions/schema.js';
+import { AWAITING_FIRST_PAYMENT, invalid, paymentTrigger } from './decisions.js';
+import { writeNewPayment } from './writes.js';
+import type { BillingReason, Payment, RecordPaymentRequest } from './schema.js';
+
+/** Recording payments (DESIGN D16): the one builder of new payments, and the creator's recorded `manual` payments. */
+
+/** The provider whose payments the creator records (DESIGN D16); other providers report theirs themselves. */
+const RECORDING_PROVIDER: PaymentProvider = 'manual';
+
+/**
+ * The provider whose payments the creator records on this project: `manual` must be connected.
+ * Errors: CONFLICT (no provider connected, or another one, whose payments it reports itself).
+ */
+function recordingProvider(project: Project): PaymentProvider {
+  const connected = project.payment_provider?.provider;
+  if (connected === RECORDING_PROVIDER) return connected;
+  if (!connected) {
+    throw new ProblemError('CONFLICT', `Project ${project.id} has no payment provider connected: connect manual first (PUT /v1/projects/${project.id}/payment-provider) to record payments.`);
+  }
+  throw new ProblemError('CONFLICT', `Project ${project.id} is connected to ${connected}, which reports its payments itself; only the manual provider takes recorded payments.`);
+}
+
+/**
+ * A new payment of `subscription` (DESIGN D16) as first written: nothing refunded yet, created and
+ * updated at `nowIso`. `amount` in the currency's MINOR unit; `currency` ISO 4217 upper case. The one
+ * builder of new payments (recorded, first payments of new subscriptions, provider-reported).
+ */
+export function newPayment(facts: {
+  id: string;
+  subscription: Pick<Subscription, 'id' | 'project_id' | 'subscriber_id'>;
+  amount: number;
+  currency: string;
+  status: Payment['status'];
+  provider: PaymentProvider;
+  providerPaymentId: string | null;
+  billingReason: BillingReason;
+  nowIso: string;
+}): Payment {
+  return {
+    id: facts.id,
+    project_id: facts.subscription.project_id,
+    subscriber_id: facts.subscription.subscriber_id,
+    subscription_id: facts.subscription.id,
+    amount: facts.amount,
+    amount_refunded: 0,
+    currency: facts.currency,
+    status: facts.status,
+    provider: facts.provider,
+    provider_payment_id: facts.providerPaymentId,
+    billing_reason: facts.billingReason,
+    created_at: facts.nowIso,
+    updated_at: facts.nowIso,
+  };
+}
+
+/** The amount and currency of a recorded payment: given, or the plan's price and currency. Errors: VALIDATION_FAILED (another currency). */
+function priceOf(input: Pick<RecordPaymentRequest, 'amount' | 'currency'>, plan: Plan): { amount: number; currency: string } {
+  if (input.currency !== undefined && input.currency !== plan.currency) {
+    throw invalid(`Plan ${plan.id} is priced in ${plan.currency}: a payment for it is in ${plan.currency}.`, [{ path: 'currency', message: `must be ${plan.currency}, the plan\u2019s currency` }]);
+  }
+  if (input.amount === undefined && plan.amount === 0) {
+    throw invalid(`Plan ${plan.id} is free: give the amount paid.`, [{ path: 'amount', message: 'is required for a payment on a free plan' }]);
+  }
+  return { amount: input.amount ?? plan.amount, currency: plan.currency };
+}
+
+/**
+ * The billing reason of a payment recorded for `subscription`: given, or `subscription_create` while it
+ * awaits its first payment (pending, incomplete) and `renewal` otherwise. Errors: CONFLICT (a given
+ * `subscription_create` for a subscription not awaiting its first payment, or `renewal` for one that does).
+ */
+function billingReasonFor(given: BillingReason | undefined, subscription: Subscription): BillingReason {
+  const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
+  if (given === 'subscription_create' && !awaitingFirst) {
+    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}: a subscription_create payment is only for a subscription awaiting its first payment (pending or incomplete); record a renewal or manual payment.`);
+  }
+  if (given === 'renewal' && awaitingFirst) {
+    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}, awaiting its first payment: record a subscription_create (or manual) payment, not a renewal.`);
+  }
+  return given ?? (awaitingFirst ? 'subscription_create' : 'renewal');
+}
+
+/**
+ * Records a payment of the `manual` provider (`POST /v1/projects/{project_id}/payments`, DESIGN D16) and
+ * applies what its outcome drives (D15, {@link paymentTrigger}), in ONE transaction with its
+ * `payment.pending|succeeded|failed` event, the subscription's event and member access events:
+ * - with `subscription_id`: a payment for that subscription of the project;
+ * - with `subscriber_id` and `plan_id`: the first payment of a NEW subscription billed through the
+ *   provider (source `provider`; also needs `project-subscription:create`), created pending (pending
+ *   payment), incomplete (failed) or active (succeeded) — D15's "(new)" row, `subscription.created`.
+ * Amount and currency default to the plan's price (the currency must be the plan's). Returns the payment.
+ * Errors: NOT_FOUND (project, subscription, subscriber or plan absent, foreign, out of scope or of
+ * another project); VALIDATION_FAILED (neither or both forms, another currency, a free plan's first
+ * payment, a billing reason that is not subscription_create for a new subscription);
+ * TOKEN_MISSING_ABILITY (a new subscription without `project-subscription:create`); CONFLICT (no manual
+ * provider connected, billing reason against the subscription's status, archived project, inactive plan,
+ * banned subscriber, or a subscription that kept changing).
+ */
+export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RecordPaymentRequest): Promise<Payment> {
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  const provider = recordingProvider(project);
+  const newSubscription = input.subscriber_id !== undefined || input.plan_id !== undefined;
+  if (input.subscription_id !== undefined && newSubscription) {
+    throw invalid('Give either subscription_id, or subscriber_id and plan_id for a new subscription, not both.', [{ path: 'subscription_id', message: 'must be omitted with subscriber_id and plan_id' }]);
+  }
+  if (input.subscription_id === undefined && !newSubscription) {
+    throw invalid('Give the subscription the payment is for (subscription_id), or subscriber_id and plan_id for a new subscription.', [{ path: 'subscription_id', message: 'is required without subscriber_id and plan_id' }]);
+  }
+  const paymentId = newUuid();
+  if (input.subscription_id === undefined) return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
+  const subscriptionId = input.subscription_id;
+  return retryOnLostRace(async () => {
+    let payment: Payment | undefined;
+    await changeSubscriptionWith(
+      runtime,
+      principal,
+      subscriptionId,
+      (subscription, plan) => {
+        if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
+        const now = isoTime(runtime.clock.nowMs());
+        payment = newPayment({
+          id: paymentId,
+          subscription,
+          ...priceOf(input, plan),
+          status: input.status,
+          provider,
+          providerPaymentId: input.provider_payment_id ?? null,
+          billingReason: billingReasonFor(input.billing_reason, subscription),
+          nowIso: now,
+        });
+        const trigger = paymentTrigger(payment, subscription);
+        return trigger ? { trigger } : null;
+      },
+      (tx, change) => writeNewPayment(tx, principal.teamId, payment!, change),
+    );
+    return payment!;
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) });
+}
+
+/** The first payment of a new subscription billed through `provider` (see {@link recordPayment}). */
+async function recordFirstPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, provider: PaymentProvider, paymentId: string, input: RecordPaymentRequest): Promise<Payment> {
+  const errors: FieldError[] = [];
+  if (input.subscriber_id === undefined) errors.push({ path: 'subscriber_id', message: 'is required with plan_id' });
+  if (input.plan_id === undefined) errors.push({ path: 'plan_id', message: 'is required with subscriber_id' });
+  if (input.billing_reason !== undefined && input.billing_reason !== 'subscription_create') errors.push({ path: 'billing_reason', message: 'must be subscription_create (or omitted) for a new subscription' });
+  if (errors.length) throw invalid('A new subscription\u2019s first payment needs subscriber_id and plan_id, and its billing reason is subscription_create.', errors);
+  requireAbility(principal, 'project-subscription:create');
+  const plan = await getPlan(runtime.store, principal, input.plan_id!);
+  if (plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
+  if (plan.amount === 0) throw invalid(`Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`, [{ path: 'plan_id', message: 'must be a priced plan' }]);
+  const price = priceOf(input, plan);
+  let payment: Payment | undefined;
+  await createSubscription(
+    runtime,
+    principal,
+    projectId,
+    { subscriber_id: input.subscriber_id!, plan_id: plan.id },
+    {
+      billing: { provider, firstPayment: input.status },
+      alongside: (tx, change) => {
+        payment = newPayment({
+          id: paymentId,
+          subscription: change.after,
+          ...price,
+          status: input.status,
+          provider,
+          providerPaymentId: input.provider_payment_id ?? null,
+          billingReason: 'subscription_create',
+          nowIso: change.after.created_at,
+        });
+        writeNewPayment(tx, principal.teamId, payment, change);
+      },
+    },
+  );
+  return payment!;
+}

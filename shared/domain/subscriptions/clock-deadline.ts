@@ -1,0 +1,67 @@
+import type { Principal } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
+import { completeDeadline, deadlineItem, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
+import { keys } from '../../store/keys.js';
+import { ConditionFailedError } from '../../store/store.js';
+import { unitOfWork } from '../../store/unit-of-work.js';
+import { isLostRace } from '../../store/optimistic.js';
+import { nextDueTrigger } from './lifecycle.js';
+import { toSubscription } from './records.js';
+import { commitTransition, loadTransitionReads } from './transitions.js';
+import { deadlineOf } from './writes.js';
+
+// ---------------------------------------------------------------------------------------------------
+// The clock (DESIGN D15)
+// ---------------------------------------------------------------------------------------------------
+
+/** Clock-driven transitions one deadline application performs at most (e.g. renewals missed while the worker was down). */
+const MAX_CLOCK_STEPS = 24;
+
+/** The principal the clock acts as: the subscription's team, every project, no abilities (reads only). */
+function clockPrincipal(teamId: string): Principal {
+  return { tokenId: 'clock', teamId, abilities: new Set(), projectIds: null };
+}
+
+/**
+ * The `subscription.clock` deadline (DESIGN D15): the subscription `deadline.subjectId` has a
+ * clock-driven trigger due ({@link nextDueTrigger}: scheduled start, trial end and period renewal of
+ * payment-free subscriptions, fixed-term end, period end of pending_cancellation, 23-hour incomplete
+ * expiry, 14-day past-due and 30-day unpaid limits). Applies every trigger due by now in order (at most
+ * {@link MAX_CLOCK_STEPS}), each in its own transaction that is conditional on the subscription's
+ * revision and moves or removes this deadline conditionally on its due time, so applying it twice, or
+ * from two runs at once, does nothing the second time. A deadline whose subscription is gone, or with
+ * nothing due, is removed; one not yet due is moved to its time.
+ */
+export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadline) => {
+  const principal = clockPrincipal(deadline.teamId);
+  let current: Deadline = deadline;
+  for (let step = 0; step < MAX_CLOCK_STEPS; step++) {
+    const item = await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId));
+    const subscription = item ? toSubscription(item) : null;
+    const due = subscription ? nextDueTrigger(subscription) : null;
+    try {
+      if (!item || !subscription || !due) {
+        await unitOfWork(runtime, deadline.teamId, (tx) => completeDeadline(tx, current));
+        return;
+      }
+      if (due.atMs > runtime.clock.nowMs()) {
+        const dueAt = isoTime(due.atMs);
+        if (dueAt !== current.dueAt) {
+          await unitOfWork(runtime, deadline.teamId, (tx) => {
+            tx.put(deadlineItem(deadlineOf(deadline.teamId, subscription, due)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
+          });
+        }
+        return;
+      }
+      const reads = await loadTransitionReads(runtime.store, principal, subscription);
+      const next = await commitTransition(runtime, principal, item, reads, { trigger: due.trigger }, { fromDeadline: current, atMs: due.atMs });
+      const following = nextDueTrigger(next);
+      // The transaction moved this deadline to the following trigger: nothing more is due before it.
+      if (!following || following.atMs > runtime.clock.nowMs()) return;
+      current = deadlineOf(deadline.teamId, next, following);
+    } catch (error) {
+      if (isLostRace(error) || error instanceof ConditionFailedError) return; // applied or moved by another run or a request
+      throw error;
+    }
+  }
+};

@@ -1,0 +1,261 @@
+import type { Principal } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
+import { scheduleDeadline } from '../../deadlines/deadline.js';
+import { ProblemError, type FieldError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys, secondaryIndex } from '../../store/keys.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { getPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import { loadProject, toProject } from '../projects/repository.js';
+import type { Project } from '../projects/schema.js';
+import type { AccessCode } from '../access-codes/schema.js';
+import { getSubscriber, isEmptySetChange, livePlanAttribute, writeSubscriberAccess, type PreparedSubscriber } from '../subscribers/repository.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { DAY_MS, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
+import { prepareAccessChange } from './member-access.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
+import type { StoredSubscription } from './queries.js';
+import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';
+import { hasAccess, initialStatus } from './state-machine.js';
+import { accessSetChange } from './transition-decisions.js';
+import { deadlineOf, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
+
+/** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it. */
+
+/** The stored item of a new subscription (GSI keys for the project's list; `deadline_at` of its first deadline). */
+function storedSubscription(teamId: string, subscription: Subscription, due: DueTrigger | null): StoredSubscription {
+  const { has_access: _derived, ...fields } = subscription;
+  return {
+    ...keys.subscription(teamId, subscription.id),
+    entity: entity.subscription,
+    team_id: teamId,
+    [secondaryIndex.partitionKey]: keys.projectSubscriptionsIndex(teamId, subscription.project_id),
+    [secondaryIndex.sortKey]: keys.projectSubscriptionsIndexSortKey(subscription.created_at, subscription.id),
+    ...fields,
+    revision: 1,
+    deadline_at: due ? isoTime(due.atMs) : null,
+  };
+}
+
+const invalid = (errors: FieldError[]) =>
+  new ProblemError('VALIDATION_FAILED', `The subscription\u2019s dates are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`, { errors });
+
+/** Tolerated clock skew for a `starts_at` "now" sent by a client, in milliseconds. */
+const START_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the
+ * same transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project);
+ * CONFLICT (archived project, inactive plan, banned subscriber).
+ */
+export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null): void {
+  if (subscriber && subscriber.project_id !== project.id) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriber.id} in project ${project.id}.`);
+  if (plan.project_id !== project.id) throw new ProblemError('NOT_FOUND', `No plan ${plan.id} in project ${project.id}.`);
+  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${project.id} is ${project.status}: no new subscriptions; unarchive it first.`);
+  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`);
+  if (subscriber?.status === 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriber.id} is banned: no new subscriptions; unban them first.`);
+}
+
+/** The facts a new subscription is built from (see {@link newSubscription}); times are epoch MILLISECONDS. */
+export interface NewSubscriptionFacts {
+  projectId: string;
+  subscriberId: string;
+  plan: Plan;
+  source: SubscriptionSource;
+  nowMs: number;
+  /** When access starts (≥ nowMs; later = scheduled). */
+  startMs: number;
+  /** End of the trial, or null without one (then it starts trialing). */
+  trialEndMs: number | null;
+  /** End of a fixed term, or null for an open-ended subscription. */
+  endsAtMs: number | null;
+  /** Billed through a payment provider (source `provider`): its first payment decides pending / incomplete (D15, D16). */
+  billing?: SubscriptionBilling;
+}
+
+/** A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → as without billing. */
+interface SubscriptionBilling {
+  provider: PaymentProvider;
+  firstPayment: 'pending' | 'succeeded' | 'failed';
+}
+
+/**
+ * A new subscription (DESIGN D15 "(new)" row) in the status {@link initialStatus} gives it — scheduled
+ * (future start), trialing (a trial) or active — with its first period: the trial for trialing, one plan
+ * period (cut at `ends_at`) for active, none for scheduled; with `billing`, pending or incomplete while the
+ * first payment is pending or failed (source `provider`).
+ */
+export function newSubscription(facts: NewSubscriptionFacts): Subscription {
+  const { plan, startMs, trialEndMs, endsAtMs, billing } = facts;
+  const status = initialStatus({
+    awaitingAsyncPayment: billing?.firstPayment === 'pending',
+    firstPaymentFailed: billing?.firstPayment === 'failed',
+    startsInFuture: startMs > facts.nowMs,
+    trial: trialEndMs !== null,
+  });
+  const now = isoTime(facts.nowMs);
+  let periodStart: string | null = null;
+  let periodEnd: string | null = null;
+  if (status === 'trialing') {
+    periodStart = isoTime(startMs);
+    periodEnd = isoTime(trialEndMs!);
+  } else if (status === 'active') {
+    periodStart = isoTime(startMs);
+    periodEnd = isoTime(periodEndOf(plan, startMs, endsAtMs));
+  }
+  return {
+    id: newUuid(),
+    project_id: facts.projectId,
+    subscriber_id: facts.subscriberId,
+    plan_id: plan.id,
+    status,
+    previous_status: null,
+    has_access: hasAccess(status),
+    source: billing ? 'provider' : facts.source,
+    payment_provider: billing?.provider ?? null,
+    price_version: plan.price_version,
+    starts_at: isoTime(startMs),
+    ends_at: endsAtMs === null ? null : isoTime(endsAtMs),
+    trial_ends_at: trialEndMs === null ? null : isoTime(trialEndMs),
+    current_period_start: periodStart,
+    current_period_end: periodEnd,
+    cancel_at_period_end: false,
+    canceled_at: null,
+    cancellation_reason: null,
+    invite_links: [],
+    status_changed_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** What {@link addSubscriptionCreation} writes: the new subscription, its subscriber and plan, the redeemed code. */
+export interface SubscriptionCreation {
+  subscription: Subscription;
+  subscriber: Subscriber;
+  plan: Plan;
+  /** The access code redeemed for it (as it reads after the redemption), carried by `subscription.created`; null otherwise. */
+  accessCode: AccessCode | null;
+  /** A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing one. */
+  newSubscriber?: PreparedSubscriber;
+}
+
+/**
+ * Adds a subscription's creation to `tx` (DESIGN D15 "(new)" row; the one creation path of the
+ * subscriptions module): the subscription (its first clock deadline, GSI keys), the subscriber's index
+ * item, its id in the subscriber's access-summary sets when it starts with access ({@link accessSetChange};
+ * merged into the summary's creation for a new subscriber: one write per item), `live_subscription_count` + 1 on the project and the plan (each conditional on being active:
+ * CONFLICT), the subscriber's live plan counter + 1 (conditional on the subscriber existing and not being
+ * banned: CONFLICT; or the new subscriber's item put with it), `subscription.created` (with
+ * `access_code`) and, when it starts with access, the member access events (the platform is asked for
+ * access first: its invite links go on the subscription). Returns the subscription as written (with its
+ * `invite_links`) and the platform access calls to make after the commit ({@link applyPlatformAccess}).
+ */
+export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<AddedSubscription> {
+  const teamId = principal.teamId;
+  const { subscriber, plan } = creation;
+  const access = creation.subscription.has_access
+    ? await prepareAccessChange(runtime, principal, { subscriber, plan, before: null, after: creation.subscription, newSubscriber: creation.newSubscriber !== undefined })
+    : null;
+  const subscription = access?.subscription ?? creation.subscription;
+  const projectId = subscription.project_id;
+  const due = nextDueTrigger(subscription);
+  tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
+  writeSubscriptionIndex(tx, teamId, subscription);
+  tx.update(keys.project(teamId, projectId), {
+    expression: 'ADD live_subscription_count :one',
+    condition: 'attribute_exists(pk) AND #status = :active',
+    names: { '#status': 'status' },
+    values: { ':one': 1, ':active': 'active' },
+    onConditionFailed: () => new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
+  });
+  tx.update(keys.plan(teamId, plan.id), {
+    expression: 'ADD live_subscription_count :one',
+    condition: 'attribute_exists(pk) AND #status = :active',
+    names: { '#status': 'status' },
+    values: { ':one': 1, ':active': 'active' },
+    onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
+  });
+  if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
+  tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: creation.accessCode } });
+  const accessSets = accessSetChange(null, subscription);
+  if (creation.newSubscriber) {
+    // One write of the new subscriber's access summary: its creation and this subscription's sets.
+    creation.newSubscriber.write(tx, { attributes: { [livePlanAttribute(plan.id)]: 1 }, projectGuarded: true, accessSets });
+  } else {
+    if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { sets: accessSets });
+    tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
+      expression: 'ADD #live_plan :one',
+      condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
+      names: { '#status': 'status', '#live_plan': livePlanAttribute(plan.id) },
+      values: { ':banned': 'banned', ':one': 1 },
+      onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
+    });
+  }
+  return { subscription, followUp: access ? access.write(tx) : null };
+}
+
+/** What {@link addSubscriptionCreation} added: the subscription as written, and the platform calls to make after the commit. */
+export interface AddedSubscription {
+  subscription: Subscription;
+  followUp: PlatformAccessFollowUp | null;
+}
+
+/**
+ * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, DESIGN D15 "(new)" row): a
+ * creator grant on a priced plan or a free plan's subscription, neither needing a payment. It starts
+ * `scheduled` (future `starts_at`), `trialing` (`trial: true`, the plan's `trial_days`) or `active`; a
+ * one_time plan gets `ends_at` = start + `access_days` unless given. One transaction
+ * ({@link addSubscriptionCreation}) holds the subscription, its counters, its first clock deadline and
+ * `subscription.created` (plus the member access events when it starts with access).
+ * Errors: NOT_FOUND (project, subscriber or plan absent, foreign, out of scope, or of another project);
+ * VALIDATION_FAILED (dates, trial on a plan without one); CONFLICT (archived project, inactive plan,
+ * banned subscriber).
+ *
+ * `extension` (another use case creating a subscription, e.g. recording a first payment, DESIGN D16):
+ * `billing` creates it billed through a payment provider (source `provider`), whose first payment
+ * decides the status — pending (a pending payment), incomplete (a failed one), else as above; `alongside`
+ * adds that use case's writes to the same transaction, before the subscription's (so its events come first).
+ */
+export async function createSubscription(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: CreateSubscriptionRequest,
+  extension: SubscriptionCreationExtension = {},
+): Promise<Subscription> {
+  const teamId = principal.teamId;
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  const [subscriber, plan] = await Promise.all([getSubscriber(runtime.store, principal, input.subscriber_id), getPlan(runtime.store, principal, input.plan_id)]);
+  requireSubscribable(project, plan, subscriber);
+
+  const nowMs = runtime.clock.nowMs();
+  const errors: FieldError[] = [];
+  const requestedStartMs = input.starts_at ? Date.parse(input.starts_at) : nowMs;
+  if (requestedStartMs < nowMs - START_SKEW_MS) errors.push({ path: 'starts_at', message: 'must not be in the past' });
+  const startMs = Math.max(requestedStartMs, nowMs);
+  if (input.trial && plan.trial_days === 0) errors.push({ path: 'trial', message: `plan ${plan.id} has no trial (trial_days 0)` });
+  const trialEndMs = input.trial && plan.trial_days > 0 ? startMs + plan.trial_days * DAY_MS : null;
+  const endsAtMs = input.ends_at ? Date.parse(input.ends_at) : plan.interval === 'one_time' ? startMs + (plan.access_days ?? 1) * DAY_MS : null;
+  if (endsAtMs !== null && endsAtMs <= startMs) errors.push({ path: 'ends_at', message: 'must be after starts_at' });
+  if (endsAtMs !== null && trialEndMs !== null && endsAtMs <= trialEndMs) errors.push({ path: 'ends_at', message: 'must be after the trial ends' });
+  if (errors.length) throw invalid(errors);
+
+  const source: SubscriptionSource = plan.amount === 0 ? 'free_plan' : 'creator_grant';
+  const subscription = newSubscription({ projectId, subscriberId: subscriber.id, plan, source, nowMs, startMs, trialEndMs, endsAtMs, billing: extension.billing });
+  const added = await unitOfWork(runtime, teamId, async (tx) => {
+    await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
+    return addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null });
+  });
+  await applyPlatformAccess(runtime, teamId, added.followUp);
+  return added.subscription;
+}
+
+/** What {@link createSubscription} takes from another use case creating a subscription (see there). */
+export interface SubscriptionCreationExtension {
+  billing?: SubscriptionBilling;
+  alongside?: AlongsideWrites;
+}
+

@@ -1,0 +1,109 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import { ProblemError } from '../../errors.js';
+import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
+import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import { toSubscription } from './records.js';
+import type { ListSubscriptionsQuery, Subscription } from './schema.js';
+
+/**
+ * Persistence and use cases of subscriptions (DESIGN D6, D14, D15). A subscription is one item in a
+ * partition of its own (`keys.subscription`), so a read by id and every transition read it with one
+ * GetItem; a project's subscriptions are listed through the sparse GSI
+ * (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, creation order), a subscriber's through index items
+ * in the subscriber's per-project partition ({@link writeSubscriptionIndex}: each also carries what the web
+ * access check needs of its subscription), written in the creation's and every transition's transaction;
+ * the same transactions keep the ids of the subscriber's subscriptions granting (paid) access in its access
+ * summary's sets ({@link accessSetChange}), so an access change needs no Query of the others.
+ *
+ * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
+ * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
+ * access starts or ends, the project's and plans' `live_subscription_count` and the subscriber's live
+ * plan counter (`livePlanAttribute`, read by the subscriber list's `plan_id` filter) (`ADD`: +1 on
+ * creation, −1 on entering a terminal status, moved on a plan change) and the subscription's clock deadline: the
+ * item records `deadline_at` (the due time of its one `subscription.clock` deadline, or null) and each
+ * transition puts, moves or deletes that deadline to match {@link nextDueTrigger}.
+ */
+
+/** The stored subscription item: the public fields plus `revision` and `deadline_at`. */
+export type StoredSubscription = Item & { revision?: number; deadline_at?: string | null };
+
+const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
+
+/** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope). */
+export async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
+  const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
+  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(subscriptionId);
+  return item;
+}
+
+/**
+ * Reads one subscription by id within the principal's team (`GET /v1/subscriptions/{id}`): one GetItem.
+ * Errors: NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
+ */
+export async function getSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<Subscription> {
+  return toSubscription(await loadSubscription(store, principal, subscriptionId));
+}
+
+/**
+ * Lists a project's subscriptions in creation order, paged (DESIGN D12), optionally only a subscriber's
+ * (`subscriber_id`: the subscriber's index items, then one BatchGet), a plan's (`plan_id`) or a status's
+ * (`status`). Filters apply to the page read, so a page may be short while `next_cursor` is set.
+ * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
+ */
+export async function listSubscriptions(store: Store, principal: Principal, projectId: string, query: Pick<ListSubscriptionsQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'subscriber_id'>): Promise<Page<Subscription>> {
+  requireProjectAccess(principal, projectId);
+  const teamId = principal.teamId;
+  const matches = (subscription: Subscription) => (!query.status || subscription.status === query.status) && (!query.plan_id || subscription.plan_id === query.plan_id);
+  if (query.subscriber_id) {
+    const partition = keys.subscriberSubscriptionsPartition(teamId, projectId, query.subscriber_id);
+    const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberSubscription });
+    const [project, index] = await Promise.all([
+      store.get(keys.project(teamId, projectId), { projection: 'pk' }),
+      store.query({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.subscriberSubscription },
+        Limit: query.limit,
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    ]);
+    if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+    const ids = index.items.map((item) => item.subscription_id as string);
+    const items = await store.batchGet(ids.map((id) => keys.subscription(teamId, id)));
+    const byId = new Map(items.map((item) => [item.id as string, toSubscription(item)]));
+    const data = ids.flatMap((id) => {
+      const subscription = byId.get(id);
+      return subscription && matches(subscription) ? [subscription] : [];
+    });
+    return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
+  }
+  const partition = keys.projectSubscriptionsIndex(teamId, projectId);
+  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.subscription });
+  const filters: string[] = [];
+  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey };
+  const values: Record<string, unknown> = { ':pk': partition };
+  if (query.status) {
+    filters.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.plan_id) {
+    filters.push('plan_id = :plan_id');
+    values[':plan_id'] = query.plan_id;
+  }
+  const [project, result] = await Promise.all([
+    store.get(keys.project(teamId, projectId), { projection: 'pk' }),
+    store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: '#gsi_pk = :pk',
+      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      Limit: query.limit,
+      ExclusiveStartKey: startKey,
+    }),
+  ]);
+  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return { data: result.items.map(toSubscription), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}

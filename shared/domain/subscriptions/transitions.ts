@@ -1,0 +1,260 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject } from '../../auth/authorize.js';
+import { isoTime } from '../../clock.js';
+import type { Deadline } from '../../deadlines/deadline.js';
+import { ProblemError } from '../../errors.js';
+import { keys } from '../../store/keys.js';
+import { itemWithKey, type Store } from '../../store/store.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { getPlan, planNotFound, toPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import { getSubscriber, isEmptySetChange, subscriberNotFound, toSubscriber, writeSubscriberAccess } from '../subscribers/repository.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { nextDueTrigger } from './lifecycle.js';
+import { toSubscription } from './records.js';
+import { accessFactKeys, accessFactsOf, type AccessFacts } from './access-facts.js';
+import { prepareAccessChange, type PreparedAccessChange } from './member-access.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
+import { listSubscriptions, loadSubscription, type StoredSubscription } from './queries.js';
+import type { CancelSubscriptionRequest, Subscription } from './schema.js';
+import { ruleFor, type SubscriptionTrigger } from './state-machine.js';
+import { accessSetChange, decidePlanChange, decideTransition, requireAllowed, type Decision } from './transition-decisions.js';
+import { writeDeadline, writeLivePlanCounters, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
+
+/**
+ * Transitions of subscriptions (DESIGN D14, D15): each loads the subscription and what it needs, decides
+ * ({@link decideTransition}, pure) and commits one transaction conditional on the revision read; a lost
+ * race reads and decides again ({@link retryOnLostRace}).
+ */
+
+/** What a transition reads beside its subscription ({@link loadTransitionReads}). */
+interface TransitionReads {
+  subscriber: Subscriber;
+  plan: Plan;
+  /** The project and the subscriber's conversion marker, for an access change ({@link prepareAccessChange}). */
+  facts: AccessFacts;
+}
+
+/**
+ * Reads what a transition of `subscription` needs beside it — its plan, its subscriber, its project and
+ * the subscriber's conversion marker (for an access change) — in ONE strongly consistent BatchGetItem:
+ * the subscription names its project, so the subscriber is read by its key (no reference item).
+ * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
+ * (what `getPlan` / `getSubscriber` answer).
+ */
+export async function loadTransitionReads(store: Store, principal: Principal, subscription: Subscription): Promise<TransitionReads> {
+  const teamId = principal.teamId;
+  const { project_id: projectId, plan_id: planId, subscriber_id: subscriberId } = subscription;
+  const planKey = keys.plan(teamId, planId);
+  const subscriberKey = keys.subscriber(teamId, projectId, subscriberId);
+  const items = await store.batchGet([planKey, subscriberKey, ...accessFactKeys(teamId, projectId, subscriberId)]);
+  const plan = itemWithKey(items, planKey);
+  if (!plan || !canAccessProject(principal, plan.project_id as string)) throw planNotFound(planId);
+  const subscriber = itemWithKey(items, subscriberKey);
+  if (!subscriber) throw subscriberNotFound(subscriberId);
+  return { plan: toPlan(plan), subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
+}
+
+/** Options of {@link runTransition}. */
+interface TransitionOptions {
+  /** The clock's deadline being applied (the transition removes or moves it conditionally). */
+  fromDeadline?: Deadline;
+  /** When it takes effect (epoch ms); default now. */
+  atMs?: number;
+  /** Another object's writes committed in the same transaction, added first (a payment, DESIGN D16). */
+  alongside?: AlongsideWrites;
+}
+
+/**
+ * Commits one transition of a loaded subscription: the new state (conditional on the revision read), its
+ * subscriber index item ({@link writeSubscriptionIndex}), the access-summary sets when its access changes ({@link accessSetChange}), the deadline change, the counters, the one `subscription.*` event and the member access events; then makes
+ * the platform access calls (after the commit, never failing the transition). Returns the new subscription. Throws CONFLICT (pair not allowed), ConditionFailedError / TransactionCanceledError
+ * on a lost race (the caller retries), and ProblemErrors of conditions (a plan change to a plan
+ * deactivated meanwhile).
+ */
+export async function commitTransition(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  item: StoredSubscription,
+  context: TransitionReads,
+  decision: Decision,
+  options: TransitionOptions,
+): Promise<Subscription> {
+  const teamId = principal.teamId;
+  const before = toSubscription(item);
+  const { next: moved, transition, planAfter, accessChanges, ends: ended } = decideTransition(before, context.plan, decision, options.atMs ?? runtime.clock.nowMs());
+  // Access starts or ends: the platform is asked for a grant now (its invite links go on the subscription).
+  const access: PreparedAccessChange | null =
+    accessChanges ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved, facts: context.facts }) : null;
+  const next = access?.subscription ?? moved;
+  const due = nextDueTrigger(next);
+  const dueAt = due ? isoTime(due.atMs) : null;
+  const revision = Number(item.revision ?? 0);
+  const { has_access: _derived, id: _id, project_id: _project, created_at: _created, ...fields } = next;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':revision': revision, ':next_revision': revision + 1, ':deadline_at': dueAt };
+  const sets = Object.entries(fields).map(([field, value]) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    return `#${field} = :${field}`;
+  });
+  let followUp: PlatformAccessFollowUp | null = null;
+  // Returns the new subscription: what the operation answers, so the request's idempotency completion
+  // stored in this transaction is final and needs no write of its own (D3).
+  await unitOfWork(runtime, teamId, async (tx) => {
+    await options.alongside?.(tx, { before, after: next, subscriber: context.subscriber, plan: planAfter });
+    tx.update(keys.subscription(teamId, before.id), {
+      expression: `SET ${sets.join(', ')}, revision = :next_revision, deadline_at = :deadline_at`,
+      condition: 'attribute_exists(pk) AND revision = :revision',
+      names,
+      values,
+    });
+    writeSubscriptionIndex(tx, teamId, next);
+    const accessSets = accessSetChange(before, next);
+    if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
+    writeDeadline(tx, teamId, next, due, item.deadline_at ?? null, options.fromDeadline);
+    if (ended) {
+      tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+      tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+    }
+    writeLivePlanCounters(tx, teamId, before, ended ? null : next);
+    if (decision.newPlan) {
+      const newPlanId = decision.newPlan.id;
+      tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+      tx.update(keys.plan(teamId, newPlanId), {
+        expression: 'ADD live_subscription_count :one',
+        condition: 'attribute_exists(pk) AND #status = :active',
+        names: { '#status': 'status' },
+        values: { ':one': 1, ':active': 'active' },
+        onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${newPlanId} was deactivated or deleted meanwhile: no subscription can move to it.`),
+      });
+    }
+    const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
+    tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
+    if (access) followUp = access.write(tx);
+    return next;
+  });
+  await applyPlatformAccess(runtime, teamId, followUp);
+  return next;
+}
+
+/**
+ * Runs one operation-driven transition of a subscription (DESIGN D15): reads it, its plan and its
+ * subscriber, lets `decide` choose the trigger (and plan), and commits it; a lost race re-reads and
+ * decides again, at most `MAX_ATTEMPTS` times. Errors: NOT_FOUND; CONFLICT (the pair is not allowed
+ * — naming the status and the allowed actions — or the subscription kept changing).
+ */
+async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision): Promise<Subscription> {
+  return retryOnLostRace(async () => {
+    const item = await loadSubscription(runtime.store, principal, subscriptionId);
+    const subscription = toSubscription(item);
+    const reads = await loadTransitionReads(runtime.store, principal, subscription);
+    const decision = await decide(subscription, reads.plan);
+    return await commitTransition(runtime, principal, item, reads, decision, {});
+  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) });
+}
+
+/**
+ * One attempt of a subscription change that another object's use case decides and commits together
+ * with its own writes, in ONE transaction (DESIGN D14, D16: a payment and the D15 transition its outcome
+ * drives). Reads the subscription, its plan and its subscriber; `decide` returns the trigger to apply
+ * (with `newPlan` for upgrade / downgrade: {@link planChangeTrigger}; checked against the D15 table:
+ * CONFLICT naming the allowed actions when the pair is not allowed) or
+ * null for no transition, in which case the subscription is left as it is and only checked unchanged
+ * (its revision) in the transaction. `alongside` adds the caller's writes (called once per attempt).
+ * Returns the subscription after the change. Errors: NOT_FOUND (subscription absent, foreign or out of
+ * scope); CONFLICT; a lost race ({@link isLostRace}) is thrown for the caller to read again and retry.
+ */
+export async function changeSubscriptionWith(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriptionId: string,
+  decide: (subscription: Subscription, plan: Plan) => Decision | null,
+  alongside: AlongsideWrites,
+): Promise<Subscription> {
+  const item = await loadSubscription(runtime.store, principal, subscriptionId);
+  const subscription = toSubscription(item);
+  const reads = await loadTransitionReads(runtime.store, principal, subscription);
+  const { plan, subscriber } = reads;
+  const decision = decide(subscription, plan);
+  if (decision) {
+    requireAllowed(subscription, decision.trigger);
+    return commitTransition(runtime, principal, item, reads, decision, { alongside });
+  }
+  const teamId = principal.teamId;
+  await unitOfWork(runtime, teamId, async (tx) => {
+    await alongside(tx, { before: subscription, after: subscription, subscriber, plan });
+    tx.check(keys.subscription(teamId, subscription.id), { condition: 'revision = :revision', values: { ':revision': Number(item.revision ?? 0) } });
+  });
+  return subscription;
+}
+
+/**
+ * Cancels a subscription (`POST /v1/subscriptions/{id}/cancel`): at period end by default (trialing or
+ * active → pending_cancellation, `subscription.cancellation_scheduled`; the clock cancels it at
+ * `current_period_end`), or at once with `at_period_end: false` (any non-terminal status → canceled,
+ * `subscription.canceled`). Errors: NOT_FOUND; CONFLICT (status does not allow it).
+ */
+export async function cancelSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, input: CancelSubscriptionRequest): Promise<Subscription> {
+  const trigger: SubscriptionTrigger = input.at_period_end === false ? 'cancel' : 'cancel_at_period_end';
+  return runTransition(runtime, principal, subscriptionId, (subscription) => {
+    requireAllowed(subscription, trigger);
+    return { trigger, reason: input.reason ?? null };
+  });
+}
+
+/**
+ * Applies a trigger that needs nothing else (`pause`, `resume`, `suspend`, `unsuspend`) and emits its
+ * event (`subscription.paused`, `.resumed`, `.suspended`, `.resumed`). Errors: NOT_FOUND; CONFLICT.
+ */
+export async function triggerSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, trigger: 'pause' | 'resume' | 'suspend' | 'unsuspend'): Promise<Subscription> {
+  return runTransition(runtime, principal, subscriptionId, (subscription) => {
+    requireAllowed(subscription, trigger);
+    return { trigger };
+  });
+}
+
+/**
+ * Moves a subscription to another plan of its project (`POST /v1/subscriptions/{id}/change-plan`):
+ * trialing, active, pending_cancellation or past_due; status and period unchanged, the new plan's current
+ * price version adopted. A price per day not lower than the current plan's is an upgrade
+ * (`subscription.upgraded`), a lower one a downgrade (`subscription.downgraded`); the event carries both
+ * plans. The plans' `live_subscription_count` moves in the same transaction.
+ * Errors: NOT_FOUND (subscription or plan; a plan of another project); VALIDATION_FAILED (another
+ * currency); CONFLICT (status, inactive plan, the plan it is already on).
+ */
+export async function changeSubscriptionPlan(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, planId: string): Promise<Subscription> {
+  return runTransition(runtime, principal, subscriptionId, async (subscription, current) => {
+    requireAllowed(subscription, 'upgrade');
+    const plan = await getPlan(runtime.store, principal, planId);
+    return decidePlanChange(subscription, current, plan);
+  });
+}
+
+/**
+ * Suspends every subscription of a subscriber whose status allows it (trialing, active,
+ * pending_cancellation, past_due, paused → suspended, `subscription.suspended` each, in its own
+ * transaction) — what banning a subscriber does (DESIGN D17). Others are left as they are. Returns the
+ * suspended subscriptions. Errors: NOT_FOUND (subscriber).
+ */
+export async function suspendSubscriptionsOfSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string): Promise<Subscription[]> {
+  const subscriber = await getSubscriber(runtime.store, principal, subscriberId);
+  const suspended: Subscription[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listSubscriptions(runtime.store, principal, subscriber.project_id, { limit: 100, cursor, subscriber_id: subscriberId });
+    for (const subscription of page.data) {
+      if (!ruleFor(subscription.status, 'suspend')) continue;
+      try {
+        suspended.push(await triggerSubscription(runtime, principal, subscription.id, 'suspend'));
+      } catch (error) {
+        // Changed meanwhile into a status that cannot be suspended (canceled, expired…): leave it.
+        if (!(error instanceof ProblemError && error.code === 'CONFLICT')) throw error;
+      }
+    }
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return suspended;
+}
+

@@ -1,0 +1,102 @@
+import { isoTime } from '../../clock.js';
+import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
+import { entity, keys } from '../../store/keys.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+import type { Plan } from '../plans/schema.js';
+import { livePlanAttribute } from '../subscribers/repository.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import type { DueTrigger } from './lifecycle.js';
+import type { Subscription } from './schema.js';
+
+/**
+ * The writes a subscription's creation and its transitions share (DESIGN D14, D15): its index item in the
+ * subscriber's partition, its clock deadline, the subscriber's live plan counters, and the shape of
+ * another object's writes added to the same transaction.
+ */
+
+/** The deadline kind of subscriptions (one deadline per subscription: its next clock-driven trigger). */
+export const SUBSCRIPTION_DEADLINE_KIND = 'subscription.clock' as const;
+
+export const deadlineOf = (teamId: string, subscription: Subscription, due: DueTrigger): Deadline => ({
+  teamId,
+  kind: SUBSCRIPTION_DEADLINE_KIND,
+  subjectId: subscription.id,
+  projectId: subscription.project_id,
+  dueAt: isoTime(due.atMs),
+});
+
+/**
+ * Adds to `tx` the subscription's index item in its subscriber's partition (`keys.subscriberSubscription`),
+ * put whole: the subscription's id plus what the web access check needs of it (DESIGN D15):
+ * `status`, `ends_at`, `current_period_end` (ISO 8601 or null), `plan_id` and `status_changed_at`. Every
+ * transaction that creates a subscription or changes any of those fields calls it, so the check answers
+ * from one Query of the subscriber's partition. Unconditional: the subscription item's own write in the
+ * transaction carries the conditions (its revision).
+ */
+export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
+  tx.put({
+    ...keys.subscriberSubscription(teamId, subscription.project_id, subscription.subscriber_id, subscription.created_at, subscription.id),
+    entity: entity.subscriberSubscription,
+    team_id: teamId,
+    subscription_id: subscription.id,
+    status: subscription.status,
+    ends_at: subscription.ends_at,
+    current_period_end: subscription.current_period_end,
+    plan_id: subscription.plan_id,
+    status_changed_at: subscription.status_changed_at,
+  });
+}
+
+/**
+ * Adds to `tx` the subscriber's live plan counters ({@link livePlanAttribute}) of a transition from
+ * `before` to `after` (null: it entered a terminal status): − 1 on the plan it left live, + 1 on the plan
+ * it is live on now; nothing when it stays live on the same plan. Conditional on the subscriber existing
+ * (a lost race otherwise: the item is never created by the counter).
+ */
+export function writeLivePlanCounters(tx: Transaction, teamId: string, before: Subscription, after: Subscription | null): void {
+  if (after?.plan_id === before.plan_id) return;
+  const names: Record<string, string> = { '#left': livePlanAttribute(before.plan_id) };
+  const values: Record<string, unknown> = { ':minus': -1 };
+  const additions = ['#left :minus'];
+  if (after) {
+    names['#joined'] = livePlanAttribute(after.plan_id);
+    values[':one'] = 1;
+    additions.push('#joined :one');
+  }
+  tx.update(keys.subscriber(teamId, before.project_id, before.subscriber_id), { expression: `ADD ${additions.join(', ')}`, condition: 'attribute_exists(pk)', names, values });
+}
+
+/**
+ * Adds the deadline change of a transition: from a deadline being applied, move it (a put conditional on
+ * its due time) or remove it ({@link completeDeadline}); otherwise put it when its due time changed and
+ * delete it when none is due any more.
+ */
+export function writeDeadline(tx: Transaction, teamId: string, next: Subscription, due: DueTrigger | null, previousDueAt: string | null, fromDeadline: Deadline | undefined): void {
+  if (fromDeadline) {
+    if (due) {
+      tx.put(deadlineItem(deadlineOf(teamId, next, due)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': fromDeadline.dueAt } });
+    } else completeDeadline(tx, fromDeadline);
+    return;
+  }
+  if (due) {
+    if (isoTime(due.atMs) !== previousDueAt) scheduleDeadline(tx, deadlineOf(teamId, next, due));
+  } else if (previousDueAt !== null) {
+    tx.delete(keys.deadline(teamId, SUBSCRIPTION_DEADLINE_KIND, next.id));
+  }
+}
+
+/**
+ * A subscription change as another object's use case sees it inside the transaction (DESIGN D14, D16):
+ * the subscription before (null when it is being created) and after, its subscriber (with consented
+ * contact data, for payloads: D10) and its plan after the change.
+ */
+export interface SubscriptionChange {
+  before: Subscription | null;
+  after: Subscription;
+  subscriber: Subscriber;
+  plan: Plan;
+}
+
+/** Writes of another object added to a subscription's transaction (same TransactWriteItems; never the subscription, project or plan items). */
+export type AlongsideWrites = (tx: Transaction, change: SubscriptionChange) => void | Promise<void>;
+
