@@ -24,7 +24,7 @@ import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON is untyped. */
+ 
 type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
