@@ -9,6 +9,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import { MAX_ENDPOINTS_PER_TEAM } from '../../shared/domain/webhook-endpoints/policy.js';
 import { changeTier } from '../../shared/domain/billing/repository.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { expectRestProblem, rest } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -26,18 +27,19 @@ beforeEach(async () => {
 });
 
 describe('the endpoint cap (D8)', () => {
-  it('admits exactly 50 of 100 concurrent creations, and one more after a delete', async () => {
+  it('admits exactly the last 10 of 20 concurrent creations once 40 exist, and one more after a delete', async () => {
     await changeTier(runtime, team.team.id, 'business'); // no tier limit (D20): the D8 cap is what stops it
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, index) => create(team.token, index)));
+    for (let index = 0; index < MAX_ENDPOINTS_PER_TEAM - 10; index++) await createWebhookEndpoint(runtime, team.principal, endpointBody(index));
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, index) => create(team.token, 100 + index)));
     const created = replies.filter((reply) => reply.status === 201);
-    expect(created).toHaveLength(MAX_ENDPOINTS_PER_TEAM);
+    expect(created).toHaveLength(10);
     for (const refused of replies.filter((reply) => reply.status !== 201)) expectRestProblem(refused, 'CONFLICT');
     const listed = await rest(runtime, { method: 'GET', path: '/v1/webhook-endpoints', token: team.token, query: { limit: '100' } });
     expect(listed.json.data).toHaveLength(MAX_ENDPOINTS_PER_TEAM);
-    expectRestProblem(await create(team.token, 100), 'CONFLICT');
+    expectRestProblem(await create(team.token, 200), 'CONFLICT');
     expect((await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${created[0].json.id}`, token: team.token })).status).toBe(200);
-    expect((await create(team.token, 101)).status).toBe(201);
-    expectRestProblem(await create(team.token, 102), 'CONFLICT');
+    expect((await create(team.token, 201)).status).toBe(201);
+    expectRestProblem(await create(team.token, 202), 'CONFLICT');
   });
 });
 
