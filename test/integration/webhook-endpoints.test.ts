@@ -5,6 +5,7 @@
  * endpoint receives nothing more. Against DynamoDB Local, with an injected clock.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { MAX_ENDPOINTS_PER_TEAM } from '../../shared/domain/webhook-endpoints/policy.js';
 import { changeTier } from '../../shared/domain/billing/repository.js';
@@ -17,7 +18,7 @@ let clock: ManualClock;
 let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 
-const endpointBody = (index: number) => ({ name: `Hook ${index}`, url: `https://receiver.example/${index}`, events: ['project.created'] });
+const endpointBody = (index: number) => ({ name: `Hook ${index}`, url: `https://receiver.example/${index}`, events: ['project.created'] as WebhookEventName[] });
 const create = (token: string, index: number) => rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token, body: endpointBody(index) });
 
 beforeEach(async () => {
