@@ -1,23 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * One DynamoDB Local is started for the whole run (test/global-setup.ts) and its endpoint is
- * handed to the tests through DYNAMODB_ENDPOINT. Each test file uses its own table names and deletes them
- * afterwards (test/setup-file.ts). No test may
- * reach the internet: a runtime without its own integration settings (the environment's) sends Stripe and
- * Telegram calls to a closed loopback port, refused at once; tests that call them start loopback fakes.
+ * Five projects (DESIGN D31, §6); `npm test` runs them all, `npm run test:<project>` one of them:
+ * - `unit`: pure logic and adapters with mocked AWS clients; no DynamoDB Local, no server (the edit-test loop);
+ * - `infrastructure`: CDK assertions on the synthesized stack (no store; CPU-bound synths and bundling);
+ * - `integration`: use cases and pipelines against DynamoDB Local;
+ * - `e2e`: the local server (in-process or as `npm start`) driven by real clients;
+ * - `browser`: the dashboard in headless Chromium.
+ *
+ * Only the projects that need a store get test/global-setup.ts, which starts ONE DynamoDB Local for the whole
+ * run (a second project's setup finds DYNAMODB_ENDPOINT set and reuses it) and hands its endpoint to the tests
+ * through DYNAMODB_ENDPOINT; each test file uses its own table names and deletes them afterwards
+ * (test/setup-file.ts). No test may reach the internet: a runtime without its own integration settings (the
+ * environment's) sends Stripe and Telegram calls to a closed loopback port, refused at once; tests that call
+ * them start loopback fakes.
  */
+const STORE = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/setup-file.ts'] };
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/setup-file.ts'],
-    // Generous: on a 2-core machine one DynamoDB Local (a full core) serves two workers, and a test that takes
-    // 2 s alone can take 60 s or more late in a full run (races of 150-650 concurrent requests most of all).
+    // Generous: on a 2-core machine one DynamoDB Local (a full core) serves two workers, and a test that
+    // takes 2 s alone can take many times that late in a full run on a shared machine.
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 2,
     env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infrastructure', include: ['test/infrastructure/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...STORE } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/dashboard*.test.ts'], ...STORE } },
+      { extends: true, test: { name: 'browser', include: ['test/e2e/dashboard*.test.ts'], ...STORE } },
+    ],
   },
 });

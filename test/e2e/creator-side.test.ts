@@ -92,8 +92,10 @@ describe('the creator side through the local server', () => {
     await api('POST', `/v1/plans/${plan.id}/activate`);
     await api('POST', `/v1/plans/${plan.id}/sync`);
 
-    // Access codes: a batch that expires two seconds from now (the deadline worker then expires them).
-    const batch = await api('POST', `/v1/projects/${project.id}/access-codes/batches`, { plan_id: plan.id, count: 2, expires_at: new Date(Date.now() + 2_000).toISOString() });
+    // Access codes: a batch that expires five seconds from now (the deadline worker then expires them, while
+    // the calls below run). The server's clock is the real one: far enough ahead that a slow request on a
+    // loaded machine still finds the time in the future (at two seconds, one did not).
+    const batch = await api('POST', `/v1/projects/${project.id}/access-codes/batches`, { plan_id: plan.id, count: 2, expires_at: new Date(Date.now() + 5_000).toISOString() });
     expect(batch.codes).toHaveLength(2);
 
     // Roles, groups, members.

@@ -18,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
+import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
@@ -384,18 +385,20 @@ describe('JSON-RPC messages (JSON-RPC 2.0 §5, MCP "Transports")', () => {
 
 describe('rate limits (interface "Limits", DESIGN D4)', () => {
   it('admits exactly 120 requests per minute per token across instances; the 121st gets 429 with Retry-After and X-RateLimit-*', async () => {
-    const { token } = await mint();
+    const { token, id } = await mint();
     const { token: bystander } = await mint();
     startNextWindow();
     clock.advance(15_000);
-    // 130 concurrent requests, split over the two instances; GET is rate-limited, then answered 405.
-    const answers = await Promise.all(Array.from({ length: 130 }, (_, index) => send(index % 2 ? serviceB.mcpUrl : serviceA.mcpUrl, 'GET', { token })));
+    // 100 of the token's 120 taken in one step (the same conditional ADD, 100 units): the race is for the last 20.
+    await consumeRateLimit(serviceA.store, clock, 'mcp', id, 100);
+    // 30 concurrent requests, split over the two instances; GET is rate-limited, then answered 405.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => send(index % 2 ? serviceB.mcpUrl : serviceA.mcpUrl, 'GET', { token })));
     const admitted = answers.filter((answer) => answer.status === 405);
     const limited = answers.filter((answer) => answer.status === 429);
-    expect(admitted).toHaveLength(120);
+    expect(admitted).toHaveLength(20);
     expect(limited).toHaveLength(10);
-    // Each admitted request saw a distinct remaining count: 119 down to 0.
-    expect(admitted.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, index) => index));
+    // Each admitted request saw a distinct remaining count: 19 down to 0.
+    expect(admitted.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, index) => index));
     for (const answer of admitted) expect(answer.headers.get('x-ratelimit-limit')).toBe('120');
     for (const answer of limited) {
       expectProblem(answer, 429, 'RATE_LIMITED');

@@ -1,6 +1,7 @@
 /**
- * Fair delivery (DESIGN D24) through the local service with real HTTPS: team A has 50
- * endpoints whose receiver accepts connections and never answers, and 300 deliveries queued to them;
+ * Fair delivery (DESIGN D24) through the local service with real HTTPS: team A has 10
+ * endpoints whose receiver accepts connections and never answers, and 50 deliveries queued to them (more
+ * than the local worker's 32 slots);
  * team B sends a test event to its own receiver. B's event must reach B's receiver while A's backlog is
  * still there (one team's dead receivers do not hold another team's deliveries). Timings belong in the
  * bench (`npm run bench`, noisy-neighbour figure); this test asserts the order of things only.
@@ -44,7 +45,12 @@ async function startSilentReceiver(): Promise<{ url: string; caPem: string; held
   };
 }
 
-it("team B's test event reaches B's receiver while team A's 300 deliveries to 50 never-answering endpoints are still queued", async () => {
+/** Team A's backlog: its never-answering endpoints × its events (more than the local worker's 32 slots). */
+const ENDPOINTS_A = 10;
+const EVENTS_A = 5;
+const BACKLOG_A = ENDPOINTS_A * EVENTS_A;
+
+it(`team B's test event reaches B's receiver while team A's ${BACKLOG_A} deliveries to ${ENDPOINTS_A} never-answering endpoints are still queued`, async () => {
   const silent = await startSilentReceiver();
   const arrivals: string[] = [];
   const receiverB: TestReceiver = await startTestReceiver((headers) => {
@@ -58,12 +64,13 @@ it("team B's test event reaches B's receiver while team A's 300 deliveries to 50
   const runtime = service.runtime;
   const teamA = await seedTeam(service.store, runtime.clock);
   const teamB = await seedTeam(service.store, runtime.clock);
-  for (let index = 0; index < 50; index++) {
+  for (let index = 0; index < ENDPOINTS_A; index++) {
     await createWebhookEndpoint(runtime, teamA.principal, { name: `silent ${index}`, url: silent.url, events: ['project.created'] });
   }
-  // 6 events × 50 endpoints = 300 deliveries for team A.
-  for (let index = 0; index < 6; index++) await createProject(runtime, teamA.principal, { name: `Noisy ${index}`, platform_type: 'discord' });
-  await vi.waitFor(async () => expect((await listDeliveries(runtime, teamA.principal, { limit: 100 })).data).toHaveLength(100), { timeout: 60_000, interval: 200 }); // fanned out
+  // 5 events × 10 endpoints = 50 deliveries for team A: more than the local worker's 32 slots, so a worker
+  // that served messages in arrival order would start all of A's before B's (and B's would wait for A's budgets).
+  for (let index = 0; index < EVENTS_A; index++) await createProject(runtime, teamA.principal, { name: `Noisy ${index}`, platform_type: 'discord' });
+  await vi.waitFor(async () => expect((await listDeliveries(runtime, teamA.principal, { limit: 100 })).data).toHaveLength(BACKLOG_A), { timeout: 60_000, interval: 200 }); // fanned out
   await vi.waitFor(() => expect(silent.held()).toBeGreaterThan(0), { timeout: 60_000, interval: 100 }); // A's attempts are hanging
 
   // Team B registers its endpoint and sends a test event over REST, as a customer would.
@@ -81,9 +88,9 @@ it("team B's test event reaches B's receiver while team A's 300 deliveries to 50
   expect(test.status).toBe(202);
 
   await vi.waitFor(() => expect(arrivals).toEqual(['webhook_endpoint.test']), { timeout: 60_000, interval: 50 });
-  // When B's event arrived, A's backlog had not drained: most of A's 300 deliveries had not even been
+  // When B's event arrived, A's backlog had not drained: most of A's deliveries had not even been
   // attempted (each of A's attempts holds its slot for the 10-second budget).
-  expect(silent.held()).toBeLessThan(300);
+  expect(silent.held()).toBeLessThan(BACKLOG_A);
   const deliveryB = (await api('GET', `/v1/webhook-deliveries/${test.body.id}`)).body;
   await vi.waitFor(async () => expect((await api('GET', `/v1/webhook-deliveries/${test.body.id}`)).body.status).toBe('succeeded'), { timeout: 30_000, interval: 100 });
   expect(deliveryB.event_type).toBe('webhook_endpoint.test');

@@ -527,11 +527,9 @@ describe('bundle budgets (DESIGN D23)', () => {
   const sizes = (): { handler: string; bytes: number }[] =>
     ofType('AWS::Lambda::Function').map(([, fn]) => ({ handler: fn.Properties.Handler, bytes: bytesOf(fn, stripeHookHandlers.has(fn.Properties.Handler)) }));
 
-  it('records the bundle sizes', () => {
-    console.info('bundle sizes (bytes):', JSON.stringify(Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes]))));
-  });
-
   it(`keeps every REST route bundle, $default and the Telegram hook within ${ROUTE_BUNDLE_BUDGET / KB} KB and the Stripe hooks within ${STRIPE_HOOK_BUNDLE_BUDGET / KB} KB`, () => {
+    // The figures beside the check (a test of their own could not fail): every bundle's size, in bytes.
+    console.info('bundle sizes (bytes):', JSON.stringify(Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes]))));
     const budgets = new Map<string, number>([
       ...OPERATIONS.map((o) => [`${o.id}.handler`, ROUTE_BUNDLE_BUDGET] as [string, number]),
       ['unmatched-route.handler', ROUTE_BUNDLE_BUDGET],

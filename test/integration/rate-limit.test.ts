@@ -30,19 +30,23 @@ beforeEach(async () => {
 });
 
 describe('the DynamoDB counter', () => {
-  it('admits exactly the limit out of 150 concurrent requests, each with a distinct remaining count', async () => {
-    const outcomes = await Promise.allSettled(Array.from({ length: 150 }, () => consumeRateLimit(runtime.store, clock, 'mcp', tokenId)));
+  it('admits exactly the rest of the limit out of concurrent requests, each with a distinct remaining count', async () => {
+    // 100 of the 120 taken in one step (the same conditional ADD, 100 units): the race is for the last 20.
+    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 100);
+    const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => consumeRateLimit(runtime.store, clock, 'mcp', tokenId)));
     const admitted = outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => (outcome as PromiseFulfilledResult<{ remaining: number }>).value);
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason as ProblemError);
-    expect(admitted).toHaveLength(120);
-    // Each admission saw its own count: remaining values are exactly 119, 118, ..., 0.
-    expect(admitted.map((state) => state.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 120 }, (_, index) => index));
-    expect(refused).toHaveLength(30);
+    expect(admitted).toHaveLength(20);
+    // Each admission saw its own count: remaining values are exactly 19, 18, ..., 0.
+    expect(admitted.map((state) => state.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, index) => index));
+    expect(refused).toHaveLength(20);
     for (const error of refused) {
       expect(error).toBeInstanceOf(ProblemError);
       expect(error.code).toBe('RATE_LIMITED');
       expect(error.headers).toMatchObject({ 'Retry-After': '45', 'X-RateLimit-Limit': '120', 'X-RateLimit-Remaining': '0' });
     }
+    // A step that would pass the limit is refused whole: nothing is left to take.
+    await expect(consumeRateLimit(runtime.store, clock, 'mcp', tokenId)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
   it('keeps buckets and subjects apart, and opens a new window when the minute ends', async () => {
@@ -65,15 +69,16 @@ describe('the DynamoDB counter', () => {
 });
 
 describe('tool server (bucket mcp, 120 per minute per token)', () => {
-  it('admits exactly 120 requests of one token when 150 tool calls race, and tells each its remaining count', async () => {
+  it('admits exactly the 120th request of one token and no more when 40 tool calls race for the last 20, and tells each its remaining count', async () => {
     const sessionId = await mcpSession(runtime, token); // initialize + notifications/initialized: 2 requests
-    const replies = await Promise.all(Array.from({ length: 150 }, (_, index) => mcpPost(runtime, toolsCall(index + 1, 'get_team'), { token, sessionId })));
+    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 98); // 100 of the 120 used: the race is for the last 20
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, index) => mcpPost(runtime, toolsCall(index + 1, 'get_team'), { token, sessionId })));
     const ok = replies.filter((reply) => reply.status === 200);
     const limited = replies.filter((reply) => reply.status === 429);
-    expect(ok.length + limited.length).toBe(150);
-    expect(ok).toHaveLength(120 - 2);
+    expect(ok.length + limited.length).toBe(40);
+    expect(ok).toHaveLength(20);
     for (const reply of ok) expect(reply.json.result.structuredContent).toMatchObject({ id: teamId });
-    expect(ok.map((reply) => Number(reply.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 118 }, (_, index) => index));
+    expect(ok.map((reply) => Number(reply.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, index) => index));
     for (const reply of replies) expect(reply.headers.get('x-ratelimit-limit')).toBe('120');
     for (const reply of limited) {
       expect(reply.headers.get('content-type')).toContain('application/problem+json');
@@ -128,13 +133,14 @@ describe('tool server (bucket mcp, 120 per minute per token)', () => {
 });
 
 describe('REST (bucket rest, 600 per minute per token)', () => {
-  it('admits exactly 600 of 650 concurrent requests of one token; every answer has the headers, each 429 a Retry-After', async () => {
-    const replies = await Promise.all(Array.from({ length: 650 }, () => rest(runtime, { method: 'GET', path: '/v1/teams/current', token })));
+  it('admits exactly the 600th request of one token and no more when 100 race for the last 50; every answer has the headers, each 429 a Retry-After', async () => {
+    await consumeRateLimit(runtime.store, clock, 'rest', tokenId, 550); // 550 of the 600 used: the race is for the last 50
+    const replies = await Promise.all(Array.from({ length: 100 }, () => rest(runtime, { method: 'GET', path: '/v1/teams/current', token })));
     const ok = replies.filter((reply) => reply.status === 200);
     const limited = replies.filter((reply) => reply.status === 429);
-    expect(ok).toHaveLength(600);
+    expect(ok).toHaveLength(50);
     expect(limited).toHaveLength(50);
-    expect(ok.map((reply) => Number(reply.headers['x-ratelimit-remaining'])).sort((x, y) => x - y)).toEqual(Array.from({ length: 600 }, (_, index) => index));
+    expect(ok.map((reply) => Number(reply.headers['x-ratelimit-remaining'])).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, index) => index));
     for (const reply of replies) expect(reply.headers['x-ratelimit-limit']).toBe('600');
     for (const reply of limited) {
       expectRestProblem(reply, 'RATE_LIMITED');

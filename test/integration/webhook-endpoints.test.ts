@@ -5,10 +5,12 @@
  * endpoint receives nothing more. Against DynamoDB Local, with an injected clock.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { MAX_ENDPOINTS_PER_TEAM } from '../../shared/domain/webhook-endpoints/policy.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { expectRestProblem, rest } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -16,7 +18,7 @@ let clock: ManualClock;
 let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 
-const endpointBody = (index: number) => ({ name: `Hook ${index}`, url: `https://receiver.example/${index}`, events: ['project.created'] });
+const endpointBody = (index: number) => ({ name: `Hook ${index}`, url: `https://receiver.example/${index}`, events: ['project.created'] as WebhookEventName[] });
 const create = (token: string, index: number) => rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token, body: endpointBody(index) });
 
 beforeEach(async () => {
@@ -26,18 +28,19 @@ beforeEach(async () => {
 });
 
 describe('the endpoint cap (D8)', () => {
-  it('admits exactly 50 of 100 concurrent creations, and one more after a delete', async () => {
+  it('admits exactly the last 10 of 20 concurrent creations once 40 exist, and one more after a delete', async () => {
     await changeTier(runtime, team.team.id, 'business'); // no tier limit (D20): the D8 cap is what stops it
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, index) => create(team.token, index)));
+    for (let index = 0; index < MAX_ENDPOINTS_PER_TEAM - 10; index++) await createWebhookEndpoint(runtime, team.principal, endpointBody(index));
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, index) => create(team.token, 100 + index)));
     const created = replies.filter((reply) => reply.status === 201);
-    expect(created).toHaveLength(MAX_ENDPOINTS_PER_TEAM);
+    expect(created).toHaveLength(10);
     for (const refused of replies.filter((reply) => reply.status !== 201)) expectRestProblem(refused, 'CONFLICT');
     const listed = await rest(runtime, { method: 'GET', path: '/v1/webhook-endpoints', token: team.token, query: { limit: '100' } });
     expect(listed.json.data).toHaveLength(MAX_ENDPOINTS_PER_TEAM);
-    expectRestProblem(await create(team.token, 100), 'CONFLICT');
+    expectRestProblem(await create(team.token, 200), 'CONFLICT');
     expect((await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${created[0].json.id}`, token: team.token })).status).toBe(200);
-    expect((await create(team.token, 101)).status).toBe(201);
-    expectRestProblem(await create(team.token, 102), 'CONFLICT');
+    expect((await create(team.token, 201)).status).toBe(201);
+    expectRestProblem(await create(team.token, 202), 'CONFLICT');
   });
 });
 

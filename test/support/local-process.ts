@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { registerTestTables } from './store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -32,6 +33,9 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
  */
 export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...uniqueTableEnvironment(), ...extraEnv };
+  // Deleted after the file like every test table (test/setup-file.ts): the run's one DynamoDB Local keeps
+  // no server's seeded demo data behind.
+  registerTestTables(env.TABLE_NAME!, env.DEAD_LETTER_TABLE_NAME!);
   const child: ChildProcess = spawn(TSX, ['bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

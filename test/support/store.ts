@@ -62,27 +62,39 @@ export function countingStore(store: Store): { store: Store; requests(): number;
   };
 }
 
-/** The tables this test file created (its own module instance: vitest isolates each file), deleted after it. */
+/** The tables this test file created outside its tests (its own module instance: vitest isolates each file), deleted after it. */
 const createdTables = new Set<string>();
+/** The tables created while a test runs (its `beforeEach` hooks included), deleted after that test. */
+const testTables = new Set<string>();
+let inTest = false;
 
-/** Records tables a test file creates, for {@link deleteTestTables} after the file (`test/setup-file.ts`). */
+/** Records tables a test file creates, for {@link deleteTestTables} after the test or the file (`test/setup-file.ts`). */
 export function registerTestTables(...names: string[]): void {
-  for (const name of names) createdTables.add(name);
+  for (const name of names) (inTest ? testTables : createdTables).add(name);
+}
+
+/** From now until {@link deleteTestTables} with `'test'`, new tables belong to the test that runs (`test/setup-file.ts`). */
+export function beginTestTables(): void {
+  inTest = true;
 }
 
 /**
- * Deletes every table the current test file created (never throws: a table already gone is fine). One
- * DynamoDB Local serves the whole run, and it slows down markedly as tables pile up (its TTL job and
- * queries visit every table), so each file leaves none behind.
+ * Deletes the tables the current test (`'test'`, after each test) or the whole file (`'file'`) created; never
+ * throws (a table already gone is fine). One DynamoDB Local serves the whole run, and it slows down markedly
+ * as tables pile up (its TTL job and queries visit every table), so a file whose tests each make their own
+ * tables leaves none behind after each test, and each file leaves none behind at all.
  */
-export async function deleteTestTables(): Promise<void> {
+export async function deleteTestTables(scope: 'test' | 'file' = 'file'): Promise<void> {
+  inTest = false;
+  const names = scope === 'test' ? [...testTables] : [...createdTables, ...testTables];
+  testTables.clear();
+  if (scope === 'file') createdTables.clear();
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  if (!endpoint || createdTables.size === 0) return;
+  if (!endpoint || names.length === 0) return;
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
-    await Promise.all([...createdTables].map((TableName) => client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
+    await Promise.all(names.map((TableName) => client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
   } finally {
-    createdTables.clear();
     client.destroy();
   }
 }
