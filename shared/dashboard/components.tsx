@@ -5,6 +5,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Ability } from '../catalogues/abilities.js';
 import { SUBSCRIPTION_STATUSES } from '../catalogues/subscription-statuses.js';
 import type { ProblemDocument } from '../errors.js';
+import type { ListPage } from './pages/kit.js';
+import type { OperationOutcome } from './run-operation.js';
 import { Fragment, h, type Child, type Html } from './html.js';
 
 /**
@@ -287,6 +289,14 @@ export function Forbidden(props: { ability: Ability; what: string }): Html {
       You cannot see {props.what}: it needs the ability <code>{props.ability}</code>.
     </p>
   );
+}
+
+/** A list outcome as a table, or the missing ability, or the problem. */
+export function Listing<T>(props: { outcome: OperationOutcome<ListPage<T>>; what: string; ability: Parameters<typeof Forbidden>[0]['ability']; render: (items: T[]) => Html }): Html {
+  const { outcome } = props;
+  if (outcome.ok) return props.render(outcome.result.data);
+  if (outcome.problem.code === 'TOKEN_MISSING_ABILITY') return <Forbidden ability={props.ability} what={props.what} />;
+  return <ProblemView problem={outcome.problem} />;
 }
 
 /** A timestamp shown in UTC, or a dash. */

@@ -11,13 +11,18 @@ import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { assetNamed } from './assets.js';
 import { assetResult, clearedSessionCookie, decodeRequest, hasValidCsrfToken, jsonResult, redirectResult, SESSION_COOKIE, type DashboardRequest, type SignedInRequest } from './http.js';
+import * as accessCodes from './pages/access-codes.js';
+import * as activity from './pages/activity.js';
 import * as billing from './pages/billing.js';
 import * as changePlan from './pages/change-plan.js';
-import * as membership from './pages/membership.js';
+import * as home from './pages/home.js';
 import * as plans from './pages/plans.js';
+import * as projects from './pages/projects.js';
 import * as roles from './pages/roles.js';
 import * as signIn from './pages/sign-in.js';
 import * as subscribers from './pages/subscribers.js';
+import * as subscriptions from './pages/subscriptions.js';
+import * as teamMembers from './pages/team-members.js';
 import * as tokens from './pages/tokens.js';
 import * as webhooks from './pages/webhooks.js';
 import { findSession } from './sessions.js';
@@ -61,7 +66,7 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: route('POST', '/passkeys/register'), access: 'registration', handler: signIn.passkeyRegister },
   { method: 'POST', pattern: route('POST', '/sign-out'), access: 'registration', handler: signIn.signOut },
 
-  { method: 'GET', pattern: route('GET', ''), access: 'signed-in', handler: membership.homePage },
+  { method: 'GET', pattern: route('GET', ''), access: 'signed-in', handler: home.homePage },
   { method: 'GET', pattern: route('GET', '/account'), access: 'signed-in', handler: signIn.accountPage },
   { method: 'POST', pattern: route('POST', '/account/sessions/:id/revoke'), access: 'signed-in', handler: (request, params) => signIn.revokeOwnSession(request, { id: params[1] }) },
 
@@ -87,8 +92,8 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: route('GET', '/tokens/:id/revoke'), access: 'signed-in', handler: (request, params) => tokens.confirmRevokeToken(request, { id: params[1] }) },
   { method: 'POST', pattern: route('POST', '/tokens/:id/revoke'), access: 'signed-in', handler: (request, params) => tokens.revokeToken(request, { id: params[1] }) },
 
-  { method: 'GET', pattern: route('GET', '/projects'), access: 'signed-in', handler: membership.projectsPage },
-  { method: 'GET', pattern: route('GET', '/projects/:id'), access: 'signed-in', handler: (request, params) => membership.projectPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects'), access: 'signed-in', handler: projects.projectsPage },
+  { method: 'GET', pattern: route('GET', '/projects/:id'), access: 'signed-in', handler: (request, params) => projects.projectPage(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/projects/:id/plans/new'), access: 'signed-in', handler: byId(plans.newPlanPage) },
   { method: 'POST', pattern: route('POST', '/projects/:id/plans'), access: 'signed-in', handler: byId(plans.createPlan) },
   { method: 'GET', pattern: route('GET', '/projects/:id/plans/:sub'), access: 'signed-in', handler: nested('plan', plans.planPage) },
@@ -96,24 +101,24 @@ const ROUTES: Route[] = [
   ...(['activate', 'deactivate', 'sync'] as const).map(
     (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/plans/:sub/${action}`), access: 'signed-in', handler: nested('plan', plans.planAction(action)) }),
   ),
-  { method: 'GET', pattern: route('GET', '/projects/:id/subscribers'), access: 'signed-in', handler: (request, params) => membership.subscribersPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/subscribers'), access: 'signed-in', handler: (request, params) => subscribers.subscribersPage(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/projects/:id/subscribers/:sub'), access: 'signed-in', handler: nested('subscriber', subscribers.subscriberPage) },
   ...(['ban', 'unban', 'kick'] as const).map(
     (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscribers/:sub/${action}`), access: 'signed-in', handler: nested('subscriber', subscribers.moderateSubscriber(action)) }),
   ),
   { method: 'POST', pattern: route('POST', '/projects/:id/subscribers/:sub/grant'), access: 'signed-in', handler: nested('subscriber', subscribers.grantSubscription) },
-  { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions'), access: 'signed-in', handler: (request, params) => membership.subscriptionsPage(request, { id: params[1] }) },
-  ...membership.SUBSCRIPTION_ACTIONS.map(
-    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`), access: 'signed-in', handler: nested('subscription', membership.subscriptionAction(action)) }),
+  { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions'), access: 'signed-in', handler: (request, params) => subscriptions.subscriptionsPage(request, { id: params[1] }) },
+  ...subscriptions.SUBSCRIPTION_ACTIONS.map(
+    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`), access: 'signed-in', handler: nested('subscription', subscriptions.subscriptionAction(action)) }),
   ),
   { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions/:sub/change-plan'), access: 'signed-in', handler: nested('subscription', changePlan.changePlanPage) },
   { method: 'POST', pattern: route('POST', '/projects/:id/subscriptions/:sub/change-plan'), access: 'signed-in', handler: nested('subscription', changePlan.changePlan) },
-  { method: 'GET', pattern: route('GET', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => membership.accessCodesPage(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => membership.generateCodes(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes/:sub/revoke'), access: 'signed-in', handler: (request, params) => membership.revokeCode(request, { id: params[1], code: params[2] }) },
-  { method: 'GET', pattern: route('GET', '/team-members'), access: 'signed-in', handler: (request) => membership.teamMembersPage(request) },
-  { method: 'POST', pattern: route('POST', '/team-members'), access: 'signed-in', handler: membership.inviteMember },
-  { method: 'POST', pattern: route('POST', '/team-members/:id/remove'), access: 'signed-in', handler: (request, params) => membership.removeMember(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => accessCodes.accessCodesPage(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => accessCodes.generateCodes(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes/:sub/revoke'), access: 'signed-in', handler: (request, params) => accessCodes.revokeCode(request, { id: params[1], code: params[2] }) },
+  { method: 'GET', pattern: route('GET', '/team-members'), access: 'signed-in', handler: (request) => teamMembers.teamMembersPage(request) },
+  { method: 'POST', pattern: route('POST', '/team-members'), access: 'signed-in', handler: teamMembers.inviteMember },
+  { method: 'POST', pattern: route('POST', '/team-members/:id/remove'), access: 'signed-in', handler: (request, params) => teamMembers.removeMember(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/team-members/:id'), access: 'signed-in', handler: byId(roles.teamMemberPage) },
   { method: 'POST', pattern: route('POST', '/team-members/:id'), access: 'signed-in', handler: byId(roles.updateTeamMemberRoles) },
   { method: 'GET', pattern: route('GET', '/roles'), access: 'signed-in', handler: roles.rolesPage },
@@ -129,7 +134,7 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: route('POST', '/groups/:id/delete'), access: 'signed-in', handler: byId(roles.deleteGroup) },
   { method: 'GET', pattern: route('GET', '/billing'), access: 'signed-in', handler: billing.billingPage },
   { method: 'POST', pattern: route('POST', '/billing/tier'), access: 'signed-in', handler: billing.changeTier },
-  { method: 'GET', pattern: route('GET', '/activity'), access: 'signed-in', handler: membership.activityPage },
+  { method: 'GET', pattern: route('GET', '/activity'), access: 'signed-in', handler: activity.activityPage },
 ];
 
 /** The signed-in viewer of a request, or null (no, unknown, revoked or idle session; member no longer active; team deleted). */

@@ -11,7 +11,8 @@ import { ActionButton, Badge, CsrfField, IdempotencyField, Notice, Page, Problem
 import { h } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
-import { ProjectTabs, planInterval, projectOr, projectProblemPage, subscriberReturnTo, subscriptionPath, subscriptionsPage } from './membership.js';
+import { ProjectTabs, planInterval, projectOr, projectProblemPage } from './projects.js';
+import { subscriberReturnTo, subscriptionPath, subscriptionsPage } from './subscriptions.js';
 
 /**
  * Changing a subscription's plan from the dashboard (DESIGN D15, D21): the project's other active plans in

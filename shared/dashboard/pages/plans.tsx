@@ -8,7 +8,7 @@ import { ActionButton, ActionForm, Badge, CsrfField, IdempotencyField, Notice, P
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write } from './kit.js';
-import { ProjectTabs, projectOr, projectProblemPage } from './membership.js';
+import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 
 /**
  * Plans of a project (DESIGN D16, D21, D22): create a plan, change it, activate or deactivate (archive)

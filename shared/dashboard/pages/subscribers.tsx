@@ -6,14 +6,15 @@ import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscriber, SubscriberModeration } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { ActionButton, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, When, type Viewer } from '../components.js';
+import { ActionButton, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Listing, Notice, Page, ProblemView, When, type Viewer } from '../components.js';
 import { h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
-import { ProjectTabs, projectOr, projectProblemPage, subscriptionStateColumns } from './membership.js';
+import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+import { subscriptionStateColumns } from './subscriptions.js';
 
 /**
- * One subscriber (DESIGN D15, D17, D21): their details, their subscriptions with the actions their status
+ * A project's subscribers (DESIGN D15, D17, D21): the list, and one subscriber's details, their subscriptions with the actions their status
  * allows (cancel, pause, resume, change plan, suspend, unsuspend),
  * granting a subscription (`createSubscription`: a creator grant or a free plan), and moderation — ban
  * (suspends their live subscriptions), unban, kick — through the same operations as REST and MCP.
@@ -187,4 +188,38 @@ export async function grantSubscription(request: SignedInRequest, params: Record
   });
   if (!outcome.ok) return subscriberPage(request, params, { problem: outcome.problem });
   return redirectResult(`${subscriberPath(params.id, params.subscriber)}?subscription=${encodeURIComponent(outcome.result.status)}`);
+}
+
+/** `GET /dashboard/projects/{id}/subscribers`. */
+export async function subscribersPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+  const project = await projectOr(request, params.id);
+  if (!project.ok) return projectProblemPage(request, project);
+  const subscribers = await read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 });
+  return htmlResult(
+    200,
+    <Page title={`${project.result.name}: subscribers`} viewer={request.viewer} current="/dashboard/projects">
+      <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/subscribers`} />
+      <Listing
+        outcome={subscribers}
+        what="subscribers"
+        ability="project-user:view-any"
+        render={(items) => (
+          <DataTable
+            rows={items}
+            empty="No subscribers yet."
+            columns={[
+              {
+                label: 'Subscriber',
+                cell: (subscriber) => <a href={`/dashboard/projects/${params.id}/subscribers/${subscriber.id}`}>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</a>,
+              },
+              { label: 'E-mail', cell: (subscriber) => subscriber.email ?? <span class="hint">hidden</span> },
+              { label: 'Platform user', cell: (subscriber) => subscriber.platform_user_id ?? '—', class: 'mono' },
+              { label: 'Status', cell: (subscriber) => <Badge color={subscriber.status === 'banned' ? 'red' : 'green'}>{subscriber.status}</Badge> },
+              { label: 'Joined', cell: (subscriber) => <When at={subscriber.created_at} /> },
+            ]}
+          />
+        )}
+      />
+    </Page>,
+  );
 }

@@ -1,0 +1,43 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { ABILITIES } from '../../catalogues/abilities.js';
+import type { Project } from '../../domain/projects/schema.js';
+import { Page } from '../components.js';
+import { h } from '../html.js';
+import { htmlResult, type SignedInRequest } from '../http.js';
+import { read, type ListPage } from './kit.js';
+
+/** `GET /dashboard`: the team at a glance. */
+export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { viewer } = request;
+  const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+  return htmlResult(
+    200,
+    <Page title={`Welcome, ${viewer.member.name}`} viewer={viewer} current="/dashboard">
+      <div class="card">
+        <dl class="facts">
+          <dt>Team</dt>
+          <dd>
+            {viewer.team.name} <span class="mono hint">{viewer.team.id}</span>
+          </dd>
+          <dt>Your abilities</dt>
+          <dd>{viewer.principal.abilities.size} of {ABILITIES.length}</dd>
+          <dt>Projects</dt>
+          <dd>{projects.ok ? projects.result.data.length : '—'}</dd>
+        </dl>
+      </div>
+      <div class="actions">
+        <a class="button secondary" href="/dashboard/projects">
+          Projects
+        </a>
+        <a class="button secondary" href="/dashboard/webhooks">
+          Webhooks
+        </a>
+        <a class="button secondary" href="/dashboard/tokens">
+          API tokens
+        </a>
+      </div>
+    </Page>,
+  );
+}
