@@ -120,7 +120,10 @@ function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs:
   return { delivery, deadLetter };
 }
 
-async function countQuery(store: Store, input: { TableName: string; KeyConditionExpression: string; FilterExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }): Promise<number> {
+async function countQuery(
+  store: Store,
+  input: { TableName: string; KeyConditionExpression: string; FilterExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {

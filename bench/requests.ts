@@ -122,7 +122,9 @@ async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioR
     const mix = mixOf(counts.byCommand);
     mixes[mix] = (mixes[mix] ?? 0) + 1;
     for (const [name, count] of Object.entries(counts.byCommand)) commandTotals[name] = (commandTotals[name] ?? 0) + count;
-    const dynamoDbMs = Object.values(counts.durations).flat().reduce((total, ms) => total + ms, 0);
+    const dynamoDbMs = Object.values(counts.durations)
+      .flat()
+      .reduce((total, ms) => total + ms, 0);
     dynamoDb.push(dynamoDbMs);
     outside.push(latencies.at(-1)! - dynamoDbMs);
     for (const [label, count] of Object.entries(counts.background)) background[label] = (background[label] ?? 0) + count;

@@ -37,14 +37,66 @@ import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
 import { measureListing, measureRenewals, measureTransitions, type ListingFigures, type RenewalFigures, type TransitionFigures } from './subscriptions.js';
-import { attachRequestCounter, benchParts, benchScale, formatDescribed, formatTable, freePort, installSignalHandlers, isStopping, onCleanup, round, runAsBackground, runCleanups, type RequestCounter } from './support.js';
+import {
+  attachRequestCounter,
+  benchParts,
+  benchScale,
+  formatDescribed,
+  formatTable,
+  freePort,
+  installSignalHandlers,
+  isStopping,
+  onCleanup,
+  round,
+  runAsBackground,
+  runCleanups,
+  type RequestCounter,
+} from './support.js';
 import { createResultsRecorder, currentLoad, writeResults } from './results.js';
-import { PIPELINE_LABEL, createDeliveryLog, measureCeiling, measureDrain, measureNoisyNeighbour, measurePipeline, startReceiver, type CeilingResult, type DrainResult, type NoisyNeighbourResult, type PipelineResult } from './webhooks.js';
+import {
+  PIPELINE_LABEL,
+  createDeliveryLog,
+  measureCeiling,
+  measureDrain,
+  measureNoisyNeighbour,
+  measurePipeline,
+  startReceiver,
+  type CeilingResult,
+  type DrainResult,
+  type NoisyNeighbourResult,
+  type PipelineResult,
+} from './webhooks.js';
 
 /** The sizes of each part, per `BENCH_SCALE` (`full`: the sizes the aims are set for). */
 const SIZES = {
-  full: { calls: 1_000, refusalCalls: 500, rawSamples: 1_000, ceilingUpdates: 10_000, transitions: 50, subscribers: 100_000, pageSize: 100, renewals: 10_000, drainDeliveries: 10_000, latencyProjects: 200, neighbourEvents: 50, replayDeliveries: 10_000 },
-  small: { calls: 200, refusalCalls: 100, rawSamples: 200, ceilingUpdates: 2_000, transitions: 10, subscribers: 2_000, pageSize: 20, renewals: 1_000, drainDeliveries: 1_000, latencyProjects: 30, neighbourEvents: 20, replayDeliveries: 1_000 },
+  full: {
+    calls: 1_000,
+    refusalCalls: 500,
+    rawSamples: 1_000,
+    ceilingUpdates: 10_000,
+    transitions: 50,
+    subscribers: 100_000,
+    pageSize: 100,
+    renewals: 10_000,
+    drainDeliveries: 10_000,
+    latencyProjects: 200,
+    neighbourEvents: 50,
+    replayDeliveries: 10_000,
+  },
+  small: {
+    calls: 200,
+    refusalCalls: 100,
+    rawSamples: 200,
+    ceilingUpdates: 2_000,
+    transitions: 10,
+    subscribers: 2_000,
+    pageSize: 20,
+    renewals: 1_000,
+    drainDeliveries: 1_000,
+    latencyProjects: 30,
+    neighbourEvents: 20,
+    replayDeliveries: 1_000,
+  },
 } as const;
 const SCALE = benchScale();
 const SIZE = SIZES[SCALE];
@@ -161,7 +213,9 @@ function printRequests(results: CallScenarioResult[]): void {
       .join('; ');
     out(`   ${result.name}: ${mixes}; attempts/call ${result.attemptsPerCall.min}–${result.attemptsPerCall.max}; tokens ${result.tokens}`);
     if (result.backgroundPerCall > 0) {
-      const labels = Object.entries(result.background).map(([label, count]) => `${label} ${count}`).join(', ');
+      const labels = Object.entries(result.background)
+        .map(([label, count]) => `${label} ${count}`)
+        .join(', ');
       out(`      + background ${round(result.backgroundPerCall, 2)} DDB req/call (${labels})`);
     }
     if (result.errorSamples.length) out(`      errors: ${result.errorSamples.join(' | ')}`);
@@ -173,7 +227,16 @@ function printRefusals(series: RefusalSeries[]): void {
   out(
     formatTable(
       ['surface', 'token', 'p50 ms', 'p99 ms', 'DDB req/call typical', 'min', 'max', 'not 401'],
-      series.map((entry) => [entry.surface, entry.kind, round(entry.latency.p50, 3), round(entry.latency.p99, 3), entry.requestsPerCall.typical, entry.requestsPerCall.min, entry.requestsPerCall.max, entry.unexpected]),
+      series.map((entry) => [
+        entry.surface,
+        entry.kind,
+        round(entry.latency.p50, 3),
+        round(entry.latency.p99, 3),
+        entry.requestsPerCall.typical,
+        entry.requestsPerCall.min,
+        entry.requestsPerCall.max,
+        entry.unexpected,
+      ]),
     ),
   );
   for (const entry of series) if (entry.unexpectedSamples.length) out(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
@@ -181,7 +244,10 @@ function printRefusals(series: RefusalSeries[]): void {
 
 /** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
 function operationOf(name: string): string {
-  return name.replace(/Command$/, '').split(/[ [×]/)[0].replace(/Items?$/, '');
+  return name
+    .replace(/Command$/, '')
+    .split(/[ [×]/)[0]
+    .replace(/Items?$/, '');
 }
 
 /** Read operations (priced at the raw GetItem p50); every other operation is priced at the raw UpdateItem p50. */
@@ -233,13 +299,28 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
   out(
     `\n2. Webhook drain: deliveries put in the outbox first, timed from waking the relay until all succeeded (dispatcher concurrency ${CONCURRENCY}, at most ${CONCURRENCY / 4} per team, 5 per endpoint)`,
   );
-  out(`   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})`);
+  out(
+    `   HTTPS ceiling = the same number of signed POSTs straight through the same transport, concurrency ${CONCURRENCY}; store ceiling = ${round(storeCeiling.updatesPerSecond, 1)} conditional UpdateItems/s (concurrency ${storeCeiling.concurrency})`,
+  );
   out(
     `   transaction ceiling = ${round(transactionCeiling.updatesPerSecond, 1)} TransactWriteItems of ${transactionCeiling.itemsPerTransaction} conditional updates/s (concurrency ${transactionCeiling.concurrency}): the dispatcher's own request mix\n`,
   );
   out(
     formatTable(
-      ['endpoints', 'teams', 'deliveries', 'drain s', 'deliveries/s', 'HTTPS ceiling/s', 'DDB req/delivery', `aim ≤ ${DELIVERY_AIM}`, 'store ceiling ÷ req/delivery', 'drain ÷ that (aim ≥ 0.5)', 'transaction ceiling ÷ req/delivery', 'drain ÷ that'],
+      [
+        'endpoints',
+        'teams',
+        'deliveries',
+        'drain s',
+        'deliveries/s',
+        'HTTPS ceiling/s',
+        'DDB req/delivery',
+        `aim ≤ ${DELIVERY_AIM}`,
+        'store ceiling ÷ req/delivery',
+        'drain ÷ that (aim ≥ 0.5)',
+        'transaction ceiling ÷ req/delivery',
+        'drain ÷ that',
+      ],
       rows.map(({ drain, https }) => {
         const bound = storeCeiling.updatesPerSecond / drain.dynamoDbRequestsPerDelivery;
         const mixBound = transactionCeiling.updatesPerSecond / drain.dynamoDbRequestsPerDelivery;
@@ -262,7 +343,9 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
   );
   out('');
   for (const { drain, https } of rows) {
-    const outcomes = Object.entries(drain.outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ');
+    const outcomes = Object.entries(drain.outcomes)
+      .map(([outcome, count]) => `${outcome} ${count}`)
+      .join(', ');
     out(
       `   ${drain.endpoints} endpoint(s): ${drain.events} events seeded in ${round(drain.seedSeconds, 2)} s; outcomes: ${outcomes || 'none'}; unsigned ${drain.unsigned}; HTTPS ceiling failures ${https.failures}` +
         (drain.errors.length ? `; errors: ${drain.errors.join(' | ')}` : ''),
@@ -356,7 +439,9 @@ function printRenewals(renewals: RenewalFigures): void {
 
 function printReplay(result: ReplayResult): void {
   out(`\n3. replay-dead of ${result.seeded.toLocaleString('en-US')} dead deliveries (since_hours ${result.sinceHours})\n`);
-  const byCommand = Object.entries(result.byCommand).map(([name, count]) => `${name.replace(/Command$/, '')} ${count}`).join(', ');
+  const byCommand = Object.entries(result.byCommand)
+    .map(([name, count]) => `${name.replace(/Command$/, '')} ${count}`)
+    .join(', ');
   out(
     formatTable(
       ['figure', 'value'],
@@ -367,7 +452,10 @@ function printReplay(result: ReplayResult): void {
         ['deliveries replayed per second', String(round(result.replayed / result.seconds, 1))],
         ['DynamoDB requests', `${result.dynamoDbRequests} (${byCommand}); HTTP attempts ${result.dynamoDbAttempts}`],
         ['returned count', `${result.replayed} ${result.replayed === result.seeded ? '= seeded' : '≠ seeded'}`],
-        ['queue messages', `${result.queueMessages} in ${result.queueSends} send calls, ${result.distinctQueuedDeliveries} distinct deliveries ${result.queueMessages === result.seeded ? '= seeded' : '≠ seeded'}`],
+        [
+          'queue messages',
+          `${result.queueMessages} in ${result.queueSends} send calls, ${result.distinctQueuedDeliveries} distinct deliveries ${result.queueMessages === result.seeded ? '= seeded' : '≠ seeded'}`,
+        ],
         ['after: dead-letter copies left', String(result.deadLetterLeft)],
         ['after: rows pending, attempts 0', String(result.pendingAfter)],
         ['seeding (BatchWriteItem, not measured)', `${round(result.seedSeconds, 2)} s`],
@@ -440,23 +528,23 @@ async function main(): Promise<void> {
   let calls: CallScenarioResult[] = [];
   let refusals: RefusalSeries[] = [];
   if (PARTS.has('calls')) {
-  calls = await runRequestBenchmarks({ service, counter, pipeline, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
-  for (const result of calls) {
-    if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
-    if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
-  }
-  printRequests(calls);
-
-  // 1b. Refused authentication: unknown token id vs wrong secret.
-  refusals = await measureRefusals({ service, counter, existingToken: service.demoToken, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS, progress });
-  for (const entry of refusals) if (entry.unexpected) failures.push(`${entry.surface}, ${entry.kind}: ${entry.unexpected} answers other than 401`);
-  for (const surface of new Set(refusals.map((entry) => entry.surface))) {
-    const [unknown, wrong] = refusals.filter((entry) => entry.surface === surface);
-    if (unknown && wrong && unknown.requestsPerCall.typical !== wrong.requestsPerCall.typical) {
-      failures.push(`${surface}: an unknown token id typically costs ${unknown.requestsPerCall.typical} DynamoDB requests, a wrong secret ${wrong.requestsPerCall.typical}`);
+    calls = await runRequestBenchmarks({ service, counter, pipeline, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
+    for (const result of calls) {
+      if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
+      if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
     }
-  }
-  printRefusals(refusals);
+    printRequests(calls);
+
+    // 1b. Refused authentication: unknown token id vs wrong secret.
+    refusals = await measureRefusals({ service, counter, existingToken: service.demoToken, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS, progress });
+    for (const entry of refusals) if (entry.unexpected) failures.push(`${entry.surface}, ${entry.kind}: ${entry.unexpected} answers other than 401`);
+    for (const surface of new Set(refusals.map((entry) => entry.surface))) {
+      const [unknown, wrong] = refusals.filter((entry) => entry.surface === surface);
+      if (unknown && wrong && unknown.requestsPerCall.typical !== wrong.requestsPerCall.typical) {
+        failures.push(`${surface}: an unknown token id typically costs ${unknown.requestsPerCall.typical} DynamoDB requests, a wrong secret ${wrong.requestsPerCall.typical}`);
+      }
+    }
+    printRefusals(refusals);
   }
 
   // 1c. The store's own figures: raw GetItem / UpdateItem p50 and the write ceiling.
@@ -469,16 +557,16 @@ async function main(): Promise<void> {
   let transitions: TransitionFigures[] = [];
   let listing: ListingFigures | null = null;
   if (PARTS.has('subscribers')) {
-  transitions = await measureTransitions({ service, counter, count: SIZE.transitions, progress });
-  for (const entry of transitions) {
-    if (entry.errors.length) failures.push(`${entry.name}: ${entry.errors.length} non-200 answers`);
-    if (entry.beyondAuthentication.max > TRANSITION_AIM) failures.push(`${entry.name}: ${entry.beyondAuthentication.max} DynamoDB requests beyond authentication, aim ≤ ${TRANSITION_AIM}`);
-  }
-  listing = await measureListing({ service, counter, subscribers: SIZE.subscribers, pageSize: SIZE.pageSize, pages: LISTING_PAGES, progress });
-  if (listing.errors.length) failures.push(`subscriber listing: ${listing.errors.join(' | ')}`);
-  if (listing.last.page !== LISTING_PAGES) failures.push(`subscriber listing: read ${listing.last.page} pages, expected ${LISTING_PAGES}`);
-  if (listing.first.requests !== listing.last.requests) failures.push(`subscriber listing: page 1 took ${listing.first.requests} requests, page ${listing.last.page} ${listing.last.requests}`);
-  printTransitionsAndListing(transitions, listing, raw);
+    transitions = await measureTransitions({ service, counter, count: SIZE.transitions, progress });
+    for (const entry of transitions) {
+      if (entry.errors.length) failures.push(`${entry.name}: ${entry.errors.length} non-200 answers`);
+      if (entry.beyondAuthentication.max > TRANSITION_AIM) failures.push(`${entry.name}: ${entry.beyondAuthentication.max} DynamoDB requests beyond authentication, aim ≤ ${TRANSITION_AIM}`);
+    }
+    listing = await measureListing({ service, counter, subscribers: SIZE.subscribers, pageSize: SIZE.pageSize, pages: LISTING_PAGES, progress });
+    if (listing.errors.length) failures.push(`subscriber listing: ${listing.errors.join(' | ')}`);
+    if (listing.last.page !== LISTING_PAGES) failures.push(`subscriber listing: read ${listing.last.page} pages, expected ${LISTING_PAGES}`);
+    if (listing.first.requests !== listing.last.requests) failures.push(`subscriber listing: page 1 took ${listing.first.requests} requests, page ${listing.last.page} ${listing.last.requests}`);
+    printTransitionsAndListing(transitions, listing, raw);
   }
 
   // 2. Webhook drain over 1, 10 and 100 endpoints, each beside the raw HTTPS ceiling.
@@ -487,26 +575,26 @@ async function main(): Promise<void> {
   let neighbour: NoisyNeighbourResult | null = null;
   let transactionCeiling: WriteCeiling | null = null;
   if (PARTS.has('webhooks')) {
-  progress(`store: ${SIZE.ceilingUpdates} concurrent TransactWriteItems of 2 conditional updates (the dispatcher's request mix)`);
-  transactionCeiling = await measureWriteCeiling(service.store, { updates: SIZE.ceilingUpdates, concurrency: CONCURRENCY, itemsPerTransaction: 2 });
-  for (const endpoints of DRAIN_ENDPOINTS) {
-    const drain = await measureDrain({ service, receiver, deliveryLog, counter, endpoints, deliveries: SIZE.drainDeliveries, progress });
-    progress(`HTTPS ceiling: ${drain.deliveries} direct signed POSTs, concurrency ${CONCURRENCY}`);
-    const urls = Array.from({ length: endpoints }, (_, index) => receiver.url(`/ceiling/${endpoints}/${index + 1}`));
-    const https = await measureCeiling({ receiver, caPem: ca.certPem, urls, count: drain.deliveries, concurrency: CONCURRENCY });
-    drainRows.push({ drain, https });
-    if ((drain.outcomes.succeeded ?? 0) !== drain.deliveries) failures.push(`drain ×${endpoints}: ${drain.outcomes.succeeded ?? 0} of ${drain.deliveries} deliveries succeeded`);
-    if (drain.unsigned) failures.push(`drain ×${endpoints}: ${drain.unsigned} unsigned deliveries`);
-    if (https.failures) failures.push(`HTTPS ceiling ×${endpoints}: ${https.failures} failed sends`);
-    if (drain.dynamoDbRequestsPerDelivery > DELIVERY_AIM) failures.push(`drain ×${endpoints}: ${round(drain.dynamoDbRequestsPerDelivery, 2)} DynamoDB requests per delivery, aim ≤ ${DELIVERY_AIM}`);
-  }
-  // 2b. Event commit → first attempt, with events committed by real writes.
-  latency = await measurePipeline({ service, receiver, deliveryLog, counter, endpoints: LATENCY_ENDPOINTS, projects: SIZE.latencyProjects, createConcurrency: 1, progress });
-  if ((latency.outcomes.succeeded ?? 0) !== latency.deliveries) failures.push(`commit → attempt: ${latency.outcomes.succeeded ?? 0} of ${latency.deliveries} deliveries succeeded`);
-  // 2c. The noisy neighbour (last with the service: A's dead deliveries stay queued for retries).
-  neighbour = await measureNoisyNeighbour({ service, receiver, ca, deadEndpoints: NEIGHBOUR_DEAD_ENDPOINTS, deadProjects: NEIGHBOUR_DEAD_EVENTS, eventsB: SIZE.neighbourEvents, progress });
-  if (neighbour.commitToAttemptB.count !== neighbour.eventsB) failures.push(`noisy neighbour: B's receiver saw ${neighbour.commitToAttemptB.count} of ${neighbour.eventsB} events`);
-  printWebhooks(drainRows, storeCeiling, transactionCeiling, latency, neighbour);
+    progress(`store: ${SIZE.ceilingUpdates} concurrent TransactWriteItems of 2 conditional updates (the dispatcher's request mix)`);
+    transactionCeiling = await measureWriteCeiling(service.store, { updates: SIZE.ceilingUpdates, concurrency: CONCURRENCY, itemsPerTransaction: 2 });
+    for (const endpoints of DRAIN_ENDPOINTS) {
+      const drain = await measureDrain({ service, receiver, deliveryLog, counter, endpoints, deliveries: SIZE.drainDeliveries, progress });
+      progress(`HTTPS ceiling: ${drain.deliveries} direct signed POSTs, concurrency ${CONCURRENCY}`);
+      const urls = Array.from({ length: endpoints }, (_, index) => receiver.url(`/ceiling/${endpoints}/${index + 1}`));
+      const https = await measureCeiling({ receiver, caPem: ca.certPem, urls, count: drain.deliveries, concurrency: CONCURRENCY });
+      drainRows.push({ drain, https });
+      if ((drain.outcomes.succeeded ?? 0) !== drain.deliveries) failures.push(`drain ×${endpoints}: ${drain.outcomes.succeeded ?? 0} of ${drain.deliveries} deliveries succeeded`);
+      if (drain.unsigned) failures.push(`drain ×${endpoints}: ${drain.unsigned} unsigned deliveries`);
+      if (https.failures) failures.push(`HTTPS ceiling ×${endpoints}: ${https.failures} failed sends`);
+      if (drain.dynamoDbRequestsPerDelivery > DELIVERY_AIM) failures.push(`drain ×${endpoints}: ${round(drain.dynamoDbRequestsPerDelivery, 2)} DynamoDB requests per delivery, aim ≤ ${DELIVERY_AIM}`);
+    }
+    // 2b. Event commit → first attempt, with events committed by real writes.
+    latency = await measurePipeline({ service, receiver, deliveryLog, counter, endpoints: LATENCY_ENDPOINTS, projects: SIZE.latencyProjects, createConcurrency: 1, progress });
+    if ((latency.outcomes.succeeded ?? 0) !== latency.deliveries) failures.push(`commit → attempt: ${latency.outcomes.succeeded ?? 0} of ${latency.deliveries} deliveries succeeded`);
+    // 2c. The noisy neighbour (last with the service: A's dead deliveries stay queued for retries).
+    neighbour = await measureNoisyNeighbour({ service, receiver, ca, deadEndpoints: NEIGHBOUR_DEAD_ENDPOINTS, deadProjects: NEIGHBOUR_DEAD_EVENTS, eventsB: SIZE.neighbourEvents, progress });
+    if (neighbour.commitToAttemptB.count !== neighbour.eventsB) failures.push(`noisy neighbour: B's receiver saw ${neighbour.commitToAttemptB.count} of ${neighbour.eventsB} events`);
+    printWebhooks(drainRows, storeCeiling, transactionCeiling, latency, neighbour);
   }
 
   // The service is no longer needed; stop it before the replay so its sweeper does not compete.
@@ -519,21 +607,24 @@ async function main(): Promise<void> {
   // 3. replay-dead of 10,000 dead deliveries.
   let replay: ReplayResult | null = null;
   if (PARTS.has('replay')) {
-  replay = await withFreshDynamoDb('replay', (endpoint) => measureReplay({ endpoint, deliveries: REPLAY_DELIVERIES, sinceHours: REPLAY_SINCE_HOURS, progress }));
-  if (replay.replayed !== REPLAY_DELIVERIES) failures.push(`replay-dead returned ${replay.replayed}, expected ${REPLAY_DELIVERIES}`);
-  if (replay.queueMessages !== REPLAY_DELIVERIES || replay.distinctQueuedDeliveries !== REPLAY_DELIVERIES) failures.push(`replay-dead queued ${replay.queueMessages} messages (${replay.distinctQueuedDeliveries} distinct), expected ${REPLAY_DELIVERIES}`);
-  if (replay.deadLetterLeft !== 0) failures.push(`replay-dead left ${replay.deadLetterLeft} dead-letter copies`);
-  if (replay.pendingAfter !== REPLAY_DELIVERIES) failures.push(`replay-dead: ${replay.pendingAfter} rows pending afterwards, expected ${REPLAY_DELIVERIES}`);
-  printReplay(replay);
+    replay = await withFreshDynamoDb('replay', (endpoint) => measureReplay({ endpoint, deliveries: REPLAY_DELIVERIES, sinceHours: REPLAY_SINCE_HOURS, progress }));
+    if (replay.replayed !== REPLAY_DELIVERIES) failures.push(`replay-dead returned ${replay.replayed}, expected ${REPLAY_DELIVERIES}`);
+    if (replay.queueMessages !== REPLAY_DELIVERIES || replay.distinctQueuedDeliveries !== REPLAY_DELIVERIES)
+      failures.push(`replay-dead queued ${replay.queueMessages} messages (${replay.distinctQueuedDeliveries} distinct), expected ${REPLAY_DELIVERIES}`);
+    if (replay.deadLetterLeft !== 0) failures.push(`replay-dead left ${replay.deadLetterLeft} dead-letter copies`);
+    if (replay.pendingAfter !== REPLAY_DELIVERIES) failures.push(`replay-dead: ${replay.pendingAfter} rows pending afterwards, expected ${REPLAY_DELIVERIES}`);
+    printReplay(replay);
   }
 
   // 4c. The deadline worker applying due renewals, in fresh tables, beside the write ceiling there.
   let renewals: RenewalFigures | null = null;
   if (PARTS.has('subscribers') && listing) {
-  renewals = await withFreshDynamoDb('renewals', (endpoint) => measureRenewals({ endpoint, renewals: SIZE.renewals, ceilingUpdates: SIZE.ceilingUpdates, ceilingConcurrency: CONCURRENCY, progress }));
-  if (renewals.applied !== SIZE.renewals || renewals.failed) failures.push(`renewals: ${renewals.applied} applied, ${renewals.failed} failed, expected ${SIZE.renewals}`);
-  if (renewals.renewedInSample !== renewals.sample) failures.push(`renewals: ${renewals.renewedInSample} of ${renewals.sample} sampled subscriptions renewed`);
-  printRenewals(renewals);
+    renewals = await withFreshDynamoDb('renewals', (endpoint) =>
+      measureRenewals({ endpoint, renewals: SIZE.renewals, ceilingUpdates: SIZE.ceilingUpdates, ceilingConcurrency: CONCURRENCY, progress }),
+    );
+    if (renewals.applied !== SIZE.renewals || renewals.failed) failures.push(`renewals: ${renewals.applied} applied, ${renewals.failed} failed, expected ${SIZE.renewals}`);
+    if (renewals.renewedInSample !== renewals.sample) failures.push(`renewals: ${renewals.renewedInSample} of ${renewals.sample} sampled subscriptions renewed`);
+    printRenewals(renewals);
   }
 
   const durationSeconds = (performance.now() - started) / 1000;
@@ -590,9 +681,30 @@ async function main(): Promise<void> {
       })),
       commit_to_first_attempt_ms: latency && { p50: round(latency.commitToAttempt.p50, 1), p99: round(latency.commitToAttempt.p99, 1), deliveries: latency.deliveries },
       noisy_neighbour_b_ms: neighbour && { p50: round(neighbour.commitToAttemptB.p50, 1), p99: round(neighbour.commitToAttemptB.p99, 1), events: neighbour.eventsB },
-      transitions: transitions.map((entry) => ({ name: entry.name, p50_ms: round(entry.latency.p50, 2), ddb_requests: entry.total, authentication: entry.authentication, beyond_authentication: entry.beyondAuthentication })),
-      subscriber_listing: listing && { subscribers: listing.subscribers, page_size: listing.pageSize, page_1_requests: listing.first.requests, last_page: listing.last.page, last_page_requests: listing.last.requests, page_1_ms: round(listing.first.ms, 1), last_page_ms: round(listing.last.ms, 1) },
-      renewals: renewals && { renewals: renewals.renewals, applied: renewals.applied, seconds: round(renewals.seconds, 2), transitions_per_s: round(renewals.transitionsPerSecond, 1), ddb_requests_per_transition: round(renewals.requestsPerTransition, 2), write_ceiling_per_s: round(renewals.ceiling.updatesPerSecond, 1) },
+      transitions: transitions.map((entry) => ({
+        name: entry.name,
+        p50_ms: round(entry.latency.p50, 2),
+        ddb_requests: entry.total,
+        authentication: entry.authentication,
+        beyond_authentication: entry.beyondAuthentication,
+      })),
+      subscriber_listing: listing && {
+        subscribers: listing.subscribers,
+        page_size: listing.pageSize,
+        page_1_requests: listing.first.requests,
+        last_page: listing.last.page,
+        last_page_requests: listing.last.requests,
+        page_1_ms: round(listing.first.ms, 1),
+        last_page_ms: round(listing.last.ms, 1),
+      },
+      renewals: renewals && {
+        renewals: renewals.renewals,
+        applied: renewals.applied,
+        seconds: round(renewals.seconds, 2),
+        transitions_per_s: round(renewals.transitionsPerSecond, 1),
+        ddb_requests_per_transition: round(renewals.requestsPerTransition, 2),
+        write_ceiling_per_s: round(renewals.ceiling.updatesPerSecond, 1),
+      },
       replay_dead: replay && {
         deliveries: replay.seeded,
         since_hours: replay.sinceHours,

@@ -28,7 +28,14 @@ export async function measureRawRequests(store: Store, samples: number): Promise
   const key = { pk: `BENCH#RAW#${randomBytes(6).toString('hex')}`, sk: 'BENCH' };
   await store.put({ Item: { ...key, counter: 0 } });
   const get = () => store.get(key);
-  const update = () => store.update({ Key: key, UpdateExpression: 'SET #counter = #counter + :one', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: { '#counter': 'counter' }, ExpressionAttributeValues: { ':one': 1 } });
+  const update = () =>
+    store.update({
+      Key: key,
+      UpdateExpression: 'SET #counter = #counter + :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#counter': 'counter' },
+      ExpressionAttributeValues: { ':one': 1 },
+    });
   const time = async (request: () => Promise<unknown>) => {
     for (let index = 0; index < 20; index++) await request();
     const latencies: number[] = [];

@@ -153,7 +153,14 @@ export interface ListingFigures {
  * raised once by the total), then reads pages 1 … `pages` of `GET /v1/projects/{id}/subscribers` with
  * `limit=pageSize`, following `next_cursor`, counting each page's DynamoDB requests.
  */
-export async function measureListing(options: { service: LocalService; counter: RequestCounter; subscribers: number; pageSize: number; pages: number; progress: (line: string) => void }): Promise<ListingFigures> {
+export async function measureListing(options: {
+  service: LocalService;
+  counter: RequestCounter;
+  subscribers: number;
+  pageSize: number;
+  pages: number;
+  progress: (line: string) => void;
+}): Promise<ListingFigures> {
   const { service, counter } = options;
   const runtime = service.runtime;
   const [token] = await mintTokens(service.store, service.demoTeamId, 1, 'bench listing');
@@ -285,7 +292,16 @@ export async function measureRenewals(options: { endpoint: string; renewals: num
     const subscriptionIds: string[] = [];
     for (let index = 0; index < options.renewals; index++) {
       const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, { display_name: `Renewing ${index}`, consent: false });
-      const subscription = newSubscription({ projectId: project.id, subscriberId: newSubscriber.subscriber.id, plan, source: 'creator_grant', nowMs: startMs, startMs, trialEndMs: null, endsAtMs: null });
+      const subscription = newSubscription({
+        projectId: project.id,
+        subscriberId: newSubscriber.subscriber.id,
+        plan,
+        source: 'creator_grant',
+        nowMs: startMs,
+        startMs,
+        trialEndMs: null,
+        endsAtMs: null,
+      });
       await addSubscriptionCreation(tx, seedRuntime, principal, { subscription, subscriber: newSubscriber.subscriber, plan, accessCode: null, newSubscriber });
       subscriptionIds.push(subscription.id);
     }

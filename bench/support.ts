@@ -68,7 +68,10 @@ export function isStopping(): boolean {
  * bench) and exits with 130 / 143. A second signal exits at once.
  */
 export function installSignalHandlers(): void {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.on(signal, () => {
       if (signalled) process.exit(code);
       signalled = true;
@@ -273,7 +276,12 @@ function stringValue(value: unknown): string | undefined {
  */
 function keyKind(value: string): string {
   if (value.startsWith('act_')) return 'ACTIVITY';
-  return value.split('#').filter((segment) => /^[A-Z][A-Z_]*$/.test(segment)).join('#') || '?';
+  return (
+    value
+      .split('#')
+      .filter((segment) => /^[A-Z][A-Z_]*$/.test(segment))
+      .join('#') || '?'
+  );
 }
 
 /** The kind of an item key (`{ pk, sk }`): the sort key's kind, or the partition key's when the sort key names none (rate counters). */
@@ -309,7 +317,14 @@ function describeRequest(commandName: string, input: unknown): string {
       return `Put ${itemKind(request.Item)}`;
     case 'Query': {
       const values = (request.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
-      const kinds = [...new Set(Object.values(values).map(stringValue).filter((value): value is string => value !== undefined).map(keyKind))].filter((kind) => kind !== '?');
+      const kinds = [
+        ...new Set(
+          Object.values(values)
+            .map(stringValue)
+            .filter((value): value is string => value !== undefined)
+            .map(keyKind),
+        ),
+      ].filter((kind) => kind !== '?');
       return `Query ${typeof request.IndexName === 'string' && request.IndexName ? `${request.IndexName} ` : ''}${kinds.join(' ') || '?'}`;
     }
     case 'BatchGet': {
@@ -322,10 +337,12 @@ function describeRequest(commandName: string, input: unknown): string {
     }
     case 'TransactWrite': {
       const items = (request.TransactItems ?? []) as Array<Record<string, { Key?: unknown; Item?: unknown }>>;
-      return `TransactWrite[${joinCounted(items.map((entry) => {
-        const [kind, body] = Object.entries(entry)[0] ?? ['?', {}];
-        return `${kind} ${itemKind(body.Key ?? body.Item)}`;
-      }))}]`;
+      return `TransactWrite[${joinCounted(
+        items.map((entry) => {
+          const [kind, body] = Object.entries(entry)[0] ?? ['?', {}];
+          return `${kind} ${itemKind(body.Key ?? body.Item)}`;
+        }),
+      )}]`;
     }
     default:
       return operation;
@@ -379,7 +396,10 @@ export function benchScale(env: NodeJS.ProcessEnv = process.env): BenchScale {
 export function benchParts<T extends string>(known: readonly T[], env: NodeJS.ProcessEnv = process.env): Set<T> {
   const value = env.BENCH_PARTS?.trim();
   if (!value) return new Set(known);
-  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   for (const name of names) if (!known.includes(name as T)) throw new Error(`BENCH_PARTS: unknown part ${name}; known: ${known.join(', ')}`);
   return new Set(names as T[]);
 }
@@ -416,6 +436,9 @@ export function formatTable(headers: readonly string[], rows: ReadonlyArray<Read
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
   const numeric = headers.map((_, column) => rows.every((row) => typeof row[column] === 'number'));
   const line = (row: readonly string[]) =>
-    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ').trimEnd();
+    row
+      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }

@@ -292,7 +292,17 @@ export async function measureCeiling(options: { receiver: Receiver; caPem: strin
       type: 'project.created',
       api_version: '2026-05-01',
       created_at: new Date(nowMs).toISOString(),
-      data: { project: { id: randomUUID(), name: `Ceiling ${index}`, platform_type: 'discord', description: null, status: 'active', created_at: new Date(nowMs).toISOString(), updated_at: new Date(nowMs).toISOString() } },
+      data: {
+        project: {
+          id: randomUUID(),
+          name: `Ceiling ${index}`,
+          platform_type: 'discord',
+          description: null,
+          status: 'active',
+          created_at: new Date(nowMs).toISOString(),
+          updated_at: new Date(nowMs).toISOString(),
+        },
+      },
     });
     const result = await transport.send({
       url: options.urls[index % options.urls.length],
@@ -335,7 +345,12 @@ const ENDPOINTS_PER_TEAM = 50;
 /** Creates a team on the `business` tier (no tier limit below the D8 cap; set without events, as tests do) and one token of it holding every ability. */
 async function createBenchTeam(service: LocalService, name: string): Promise<{ teamId: string; bearer: string }> {
   const team = await createTeam(service.store, systemClock, { name });
-  await service.store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': 'business' } });
+  await service.store.update({
+    Key: keys.team(team.id),
+    UpdateExpression: 'SET #tier = :tier',
+    ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE },
+    ExpressionAttributeValues: { ':tier': 'business' },
+  });
   const [token] = await mintTokens(service.store, team.id, 1, name);
   return { teamId: team.id, bearer: token.token };
 }
@@ -374,7 +389,15 @@ export interface DrainResult {
  * is idle; then the outbox relay is woken once and the run is timed until every delivery was logged
  * `succeeded`. Every DynamoDB request meanwhile is counted.
  */
-export async function measureDrain(options: { service: LocalService; receiver: Receiver; deliveryLog: DeliveryLog; counter: RequestCounter; endpoints: number; deliveries: number; progress: (line: string) => void }): Promise<DrainResult> {
+export async function measureDrain(options: {
+  service: LocalService;
+  receiver: Receiver;
+  deliveryLog: DeliveryLog;
+  counter: RequestCounter;
+  endpoints: number;
+  deliveries: number;
+  progress: (line: string) => void;
+}): Promise<DrainResult> {
   const { service, receiver, deliveryLog, counter } = options;
   const teams = Math.ceil(options.endpoints / ENDPOINTS_PER_TEAM);
   const endpointsPerTeam = options.endpoints / teams;
@@ -386,7 +409,13 @@ export async function measureDrain(options: { service: LocalService; receiver: R
   for (let team = 0; team < teams; team++) {
     const { teamId, bearer } = await createBenchTeam(service, `Bench drain ×${options.endpoints} (${team + 1})`);
     for (let index = 0; index < endpointsPerTeam; index++) {
-      await postJson(service, bearer, '/v1/webhook-endpoints', { name: `drain ${index + 1}`, url: receiver.url(`/drain/${options.endpoints}/${team + 1}/${index + 1}`), events: ['project.created'] }, 201);
+      await postJson(
+        service,
+        bearer,
+        '/v1/webhook-endpoints',
+        { name: `drain ${index + 1}`, url: receiver.url(`/drain/${options.endpoints}/${team + 1}/${index + 1}`), events: ['project.created'] },
+        201,
+      );
     }
     const project = (await postJson(service, bearer, '/v1/projects', { name: 'Drain', platform_type: 'discord' }, 201)) as Project;
     for (let index = 0; index < eventsPerTeam; index++) puts.push({ table: 'main', item: outboxItem(systemClock, teamId, { type: 'project.created', projectId: project.id, data: { project } }).item });
@@ -471,7 +500,15 @@ export interface NoisyNeighbourResult {
  * its one endpoint on the live receiver) and B's commit → first attempt is measured at the receiver.
  * The dead receiver is closed before returning (A's hanging attempts fail at once).
  */
-export async function measureNoisyNeighbour(options: { service: LocalService; receiver: Receiver; ca: CertificateAuthority; deadEndpoints: number; deadProjects: number; eventsB: number; progress: (line: string) => void }): Promise<NoisyNeighbourResult> {
+export async function measureNoisyNeighbour(options: {
+  service: LocalService;
+  receiver: Receiver;
+  ca: CertificateAuthority;
+  deadEndpoints: number;
+  deadProjects: number;
+  eventsB: number;
+  progress: (line: string) => void;
+}): Promise<NoisyNeighbourResult> {
   const { service, receiver } = options;
   const silent = await startSilentReceiver(options.ca);
   try {
@@ -491,7 +528,10 @@ export async function measureNoisyNeighbour(options: { service: LocalService; re
       await postJson(service, teamB.bearer, '/v1/projects', { name: `Neighbour ${index}`, platform_type: 'discord' }, 201);
       await receiver.waitFor(index + 1, 120_000);
     }
-    const latencies = receiver.latencies().filter((entry) => entry.path.startsWith('/noisy/b')).map((entry) => entry.ms);
+    const latencies = receiver
+      .latencies()
+      .filter((entry) => entry.path.startsWith('/noisy/b'))
+      .map((entry) => entry.ms);
     return {
       deadEndpoints: options.deadEndpoints,
       deadDeliveries: options.deadEndpoints * options.deadProjects,

@@ -111,10 +111,7 @@ export interface IssueServerCertificateOptions {
  * @returns The leaf certificate and its key (PEM). Serve the leaf alone; clients trust `ca.certPem`.
  * @throws Error when no host name or IP is given, an IP is not a valid literal, or the dates are inverted.
  */
-export async function issueServerCertificate(
-  ca: CertificateAuthority,
-  options: IssueServerCertificateOptions,
-): Promise<ServerCertificate> {
+export async function issueServerCertificate(ca: CertificateAuthority, options: IssueServerCertificateOptions): Promise<ServerCertificate> {
   const now = Date.now();
   const notBefore = options.notBefore ?? new Date(now - HOUR_MS);
   const notAfter = options.notAfter ?? new Date(now + 397 * DAY_MS);
@@ -138,10 +135,7 @@ export async function issueServerCertificate(
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [
-          ...options.hostnames.map((value) => ({ type: 2 as const, value })),
-          ...options.ipAddresses.map((ip) => ({ type: 7 as const, ip })),
-        ],
+        altNames: [...options.hostnames.map((value) => ({ type: 2 as const, value })), ...options.ipAddresses.map((ip) => ({ type: 7 as const, ip }))],
       },
     ],
   });

@@ -111,7 +111,10 @@ async function run(): Promise<unknown> {
     case 'token create': {
       const { values } = options({ team: { type: 'string' }, abilities: { type: 'string' }, project: { type: 'string', multiple: true }, name: { type: 'string' } });
       const teamId = uuid(required(values.team, '--team'), '--team');
-      const listed = required(values.abilities, '--abilities').split(',').map((ability) => ability.trim()).filter(Boolean);
+      const listed = required(values.abilities, '--abilities')
+        .split(',')
+        .map((ability) => ability.trim())
+        .filter(Boolean);
       const abilities = listed.length === 1 && listed[0] === 'all' ? [...ABILITY_VALUES] : listed;
       const projectIds = (values.project ?? []).flatMap((value) => value.split(',')).map((id) => uuid(id.trim(), '--project'));
       const token = await mintToken(theStore(), systemClock, { teamId, abilities, projectIds, name: values.name ?? null });
@@ -176,10 +179,16 @@ function storeProblem(error: unknown): ProblemError | null {
   const failure = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   const code = failure?.code ?? failure?.cause?.code;
   if ((code && UNREACHABLE.has(code)) || failure?.name === 'TimeoutError') {
-    return new ProblemError('INTERNAL_ERROR', `Could not reach DynamoDB at ${endpoint} (${code ?? failure.name}). Is \`npm start\` running? It starts DynamoDB Local there; otherwise set DYNAMODB_ENDPOINT (or DYNAMODB_LOCAL_PORT) to the DynamoDB endpoint the service uses.`);
+    return new ProblemError(
+      'INTERNAL_ERROR',
+      `Could not reach DynamoDB at ${endpoint} (${code ?? failure.name}). Is \`npm start\` running? It starts DynamoDB Local there; otherwise set DYNAMODB_ENDPOINT (or DYNAMODB_LOCAL_PORT) to the DynamoDB endpoint the service uses.`,
+    );
   }
   if (failure?.name === 'ResourceNotFoundException') {
-    return new ProblemError('INTERNAL_ERROR', `DynamoDB at ${endpoint} answered, but without the service's tables (${failure.message ?? 'table not found'}). Is \`npm start\` running against it? It creates the tables; otherwise set TABLE_NAME and DEAD_LETTER_TABLE_NAME to the service's.`);
+    return new ProblemError(
+      'INTERNAL_ERROR',
+      `DynamoDB at ${endpoint} answered, but without the service's tables (${failure.message ?? 'table not found'}). Is \`npm start\` running against it? It creates the tables; otherwise set TABLE_NAME and DEAD_LETTER_TABLE_NAME to the service's.`,
+    );
   }
   return null;
 }
@@ -202,7 +211,8 @@ if (global.help) {
       const unreachable = storeProblem(error);
       const known = error instanceof ProblemError;
       const { problem } = toProblem(unreachable ?? error, randomUUID());
-      if (unreachable) problem.hint = 'Start the service with `npm start` (it runs DynamoDB Local and creates the tables), or point DYNAMODB_ENDPOINT at the store the service uses; then run the command again.';
+      if (unreachable)
+        problem.hint = 'Start the service with `npm start` (it runs DynamoDB Local and creates the tables), or point DYNAMODB_ENDPOINT at the store the service uses; then run the command again.';
       else if (!known) problem.detail = `${problem.detail} (${(error as Error).name}: ${(error as Error).message})`;
       process.stderr.write(`${JSON.stringify(problem, null, 2)}\n`);
       process.exitCode = 1;

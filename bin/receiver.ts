@@ -26,12 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  createCertificateAuthority,
-  issueServerCertificate,
-  loadCertificateAuthority,
-  type CertificateAuthority,
-} from './certificates.js';
+import { createCertificateAuthority, issueServerCertificate, loadCertificateAuthority, type CertificateAuthority } from './certificates.js';
 import { createMemorySeenStore, verifyWebhook, WebhookVerificationError } from '../shared/domain/webhook-deliveries/verify.js';
 import { WEBHOOK_EVENT_NAMES } from '../shared/catalogues/webhook-events.js';
 
@@ -71,9 +66,7 @@ export function receiverFiles(dir = join(PROJECT_ROOT, '.receiver')): ReceiverFi
  * @returns The server certificate and key (PEM) to serve, and whether anything was (re)created.
  * @throws Error when the directory cannot be created or written.
  */
-export async function ensureReceiverCertificates(
-  files: ReceiverFiles,
-): Promise<{ certPem: string; keyPem: string; created: boolean }> {
+export async function ensureReceiverCertificates(files: ReceiverFiles): Promise<{ certPem: string; keyPem: string; created: boolean }> {
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   let created = false;
   let ca: CertificateAuthority | null = null;
@@ -226,12 +219,7 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
  * @returns The `secret` field of the created endpoint.
  * @throws Error when the service answers non-2xx (message carries status and body) or returns no secret.
  */
-export async function registerEndpoint(input: {
-  baseUrl: string;
-  token: string;
-  url: string;
-  events: readonly string[];
-}): Promise<{ secret: string; endpoint: Record<string, unknown> }> {
+export async function registerEndpoint(input: { baseUrl: string; token: string; url: string; events: readonly string[] }): Promise<{ secret: string; endpoint: Record<string, unknown> }> {
   const response = await fetch(new URL('v1/webhook-endpoints', ensureTrailingSlash(input.baseUrl)), {
     method: 'POST',
     headers: {
@@ -336,7 +324,10 @@ async function main(): Promise<void> {
 
   if (values.register) {
     const events = values.events
-      ? values.events.split(',').map((e) => e.trim()).filter((e) => e.length > 0)
+      ? values.events
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e.length > 0)
       : [...WEBHOOK_EVENT_NAMES];
     try {
       const registered = await registerEndpoint({ baseUrl: values.register, token: values.token!, url: receiver.url, events });

@@ -50,13 +50,15 @@ export class BillingWebhookSecret extends Construct {
       return;
     }
     const secret = new secretsmanager.Secret(this, 'Secret', {
-      description: 'Membership service: the signing secret (whsec_...) of the operator billing Stripe webhook to POST /hooks/billing/stripe. Put it with aws secretsmanager put-secret-value; until then the hook refuses every event.',
+      description:
+        'Membership service: the signing secret (whsec_...) of the operator billing Stripe webhook to POST /hooks/billing/stripe. Put it with aws secretsmanager put-secret-value; until then the hook refuses every event.',
       // The signing secret can be fetched again from Stripe (or rolled); nothing stored depends on it.
       removalPolicy: RemovalPolicy.DESTROY,
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Stripe issues and rolls the webhook signing secret (Dashboard → Webhooks → Roll secret); Secrets Manager cannot rotate it. The operator puts each new value with put-secret-value; the hook picks it up within 5 minutes.',
+      reason:
+        'Stripe issues and rolls the webhook signing secret (Dashboard → Webhooks → Roll secret); Secrets Manager cannot rotate it. The operator puts each new value with put-secret-value; the hook picks it up within 5 minutes.',
     });
     this.secret = secret;
   }

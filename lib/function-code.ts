@@ -25,9 +25,7 @@ export type FunctionFile = (typeof FUNCTION_FILES)[number];
  *   ({@link operationEntrySource}) so that the bundle holds only that operation.
  * `name` names the bundle file (`<name>.mjs`) and the Lambda handler (`<name>.handler`).
  */
-export type BundleEntry =
-  | { readonly kind: 'file'; readonly name: FunctionFile }
-  | { readonly kind: 'operation'; readonly name: string; readonly module: string };
+export type BundleEntry = { readonly kind: 'file'; readonly name: FunctionFile } | { readonly kind: 'operation'; readonly name: string; readonly module: string };
 
 /** The entry of a handler file under `functions/`. */
 export function fileEntry(name: FunctionFile): BundleEntry {

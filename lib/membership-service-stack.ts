@@ -144,7 +144,8 @@ export class MembershipServiceStack extends Stack {
     new CfnOutput(this, 'DashboardUrl', { description: 'Dashboard for team members (DESIGN D21)', value: `${this.restApi.httpApi.endpoint}/dashboard` });
     new CfnOutput(this, 'TableName', { description: 'Main DynamoDB table', value: this.tables.table.tableName });
     new CfnOutput(this, 'BillingWebhookSecretArn', {
-      description: 'Secrets Manager secret for the signing secret (whsec_...) of the operator billing Stripe webhook (POST /hooks/billing/stripe): aws secretsmanager put-secret-value --secret-id <this> --secret-string whsec_...',
+      description:
+        'Secrets Manager secret for the signing secret (whsec_...) of the operator billing Stripe webhook (POST /hooks/billing/stripe): aws secretsmanager put-secret-value --secret-id <this> --secret-string whsec_...',
       value: this.billingWebhookSecret.secretArn,
     });
   }

@@ -172,9 +172,7 @@ export class RestApi extends Construct {
         entry: fileEntry(hook.functionFile),
         description: `Inbound hook ${hook.method} ${hook.path}`,
         timeout: Duration.seconds(10),
-        environment: hook.readsBillingWebhookSecret
-          ? { ...props.environment, [ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn]: props.billingWebhookSecret.secretArn }
-          : props.environment,
+        environment: hook.readsBillingWebhookSecret ? { ...props.environment, [ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn]: props.billingWebhookSecret.secretArn } : props.environment,
       }).function;
       props.tables.table.grant(fn, ...tableActions('readWrite'));
       if (hook.opensCredentials) props.credentialsKey.grant(fn, ...credentialKeyActions('open'));
@@ -186,7 +184,8 @@ export class RestApi extends Construct {
       });
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: 'Called by the provider, which holds no token: the Lambda checks the secret token the service registered with it (constant-time compare) or the provider\u2019s signature (Stripe-Signature) before changing anything.',
+        reason:
+          'Called by the provider, which holds no token: the Lambda checks the secret token the service registered with it (constant-time compare) or the provider\u2019s signature (Stripe-Signature) before changing anything.',
       });
       hookFunctions.set(hook.source, fn);
     }

@@ -181,9 +181,7 @@ export class RouteStack extends NestedStack {
     const httpApi = apigwv2.HttpApi.fromHttpApiAttributes(this, 'HttpApi', {
       httpApiId: this.parameter('HttpApiId', props.httpApi.apiId),
     });
-    const environment = Object.fromEntries(
-      Object.entries(props.environment).map(([name, value]) => [name, this.parameter(pascalCase(name.toLowerCase()), value)]),
-    );
+    const environment = Object.fromEntries(Object.entries(props.environment).map(([name, value]) => [name, this.parameter(pascalCase(name.toLowerCase()), value)]));
     let table: dynamodb.ITable | undefined;
     let deadLetterTable: dynamodb.ITable | undefined;
     let queue: sqs.IQueue | undefined;
@@ -231,8 +229,8 @@ export class RouteStack extends NestedStack {
           operation.ability === null && operation.rest.method === 'GET'
             ? 'Public description document (interface: no token rule for /openapi.json and /webhook-events.json).'
             : operation.ability === null
-            ? 'A public write whose only credential is in its body (an invitation token, checked by the Lambda in constant time; calls are rate-limited per client IP).'
-            : 'The Lambda authenticates the bearer token itself on every call, revocation included (DESIGN D2); an API Gateway authorizer would cache decisions.',
+              ? 'A public write whose only credential is in its body (an invitation token, checked by the Lambda in constant time; calls are rate-limited per client IP).'
+              : 'The Lambda authenticates the bearer token itself on every call, revocation included (DESIGN D2); an API Gateway authorizer would cache decisions.',
       });
       functions.set(operation.id, fn);
     }

@@ -57,7 +57,8 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) have no resource-level permissions; for the fan-out also dynamodb:ListStreams (its stream event source). Every other action is scoped.',
+      reason:
+        'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) have no resource-level permissions; for the fan-out also dynamodb:ListStreams (its stream event source). Every other action is scoped.',
     });
     this.function = new lambda.Function(this, 'Function', {
       runtime: NODE_RUNTIME,

@@ -116,9 +116,7 @@ export class RetryScheduler extends Construct {
         },
       }),
     });
-    this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.queue.queueArn] }),
-    );
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.queue.queueArn] }));
   }
 
   /** Environment variables a worker needs to create schedules. */
@@ -260,9 +258,7 @@ export class WebhookWorkers extends Construct {
     deadLetterTable.grant(this.dispatcher, ...tableActions('readWriteDelete'));
     queue.grantSendMessages(this.dispatcher);
     props.retryScheduler.grantScheduling(this.dispatcher);
-    this.dispatcher.addEventSource(
-      new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: DISPATCHER_MAX_CONCURRENCY }),
-    );
+    this.dispatcher.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: DISPATCHER_MAX_CONCURRENCY }));
 
     // Sweeper ---------------------------------------------------------------------------------
     this.sweeper = new ServiceFunction(this, 'Sweeper', {

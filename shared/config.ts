@@ -69,7 +69,10 @@ const DEFAULT_STRIPE_API_BASE_URL = 'https://api.stripe.com';
 const V = ENVIRONMENT_VARIABLES;
 const text = () => z.string().check(z.trim(), z.minLength(1));
 const optionalText = () =>
-  z.pipe(z.optional(z.string()), z.transform((value) => (value && value.trim() ? value.trim() : undefined)));
+  z.pipe(
+    z.optional(z.string()),
+    z.transform((value) => (value && value.trim() ? value.trim() : undefined)),
+  );
 const port = (fallback: number, minimum: number) => z._default(z.coerce.number().check(z.int(), z.gte(minimum), z.lte(65535)), fallback);
 
 /** What every Lambda function reads (set by the CDK stack). */
@@ -103,7 +106,9 @@ const LocalEnvironment = z.object({
 
 /** What the integrations read (DESIGN D16, D22): every function and the local server; all optional. */
 const IntegrationEnvironment = z.object({
-  [V.encryptionKey]: optionalText().check(z.refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)')),
+  [V.encryptionKey]: optionalText().check(
+    z.refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)'),
+  ),
   [V.credentialsKmsKeyId]: optionalText(),
   [V.telegramApiRoot]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
   [V.stripeApiBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),

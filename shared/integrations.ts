@@ -50,9 +50,15 @@ export function integrationsFromEnvironment(): IntegrationSettings {
 /** The integration settings `env` describes, built anew (see {@link integrationsFromEnvironment}, which builds them once). Throws `ConfigurationError`. */
 export function integrationSettingsOf(env: NodeJS.ProcessEnv): IntegrationSettings {
   const config = integrationConfig(env);
-  const billingStripeWebhookSecret =
-    config.billingStripeWebhookSecret ?? (config.billingStripeWebhookSecretArn ? secretsManagerSigningSecret(config.billingStripeWebhookSecretArn) : undefined);
-  return { keyEncryptionKey: keyEncryptionKeyFromEnvironment(env), telegramApiRoot: config.telegramApiRoot, stripeApiBaseUrl: config.stripeApiBaseUrl, billingStripeWebhookSecret, publicBaseUrl: config.publicBaseUrl, retry: { ...DEFAULT_PROVIDER_RETRY } };
+  const billingStripeWebhookSecret = config.billingStripeWebhookSecret ?? (config.billingStripeWebhookSecretArn ? secretsManagerSigningSecret(config.billingStripeWebhookSecretArn) : undefined);
+  return {
+    keyEncryptionKey: keyEncryptionKeyFromEnvironment(env),
+    telegramApiRoot: config.telegramApiRoot,
+    stripeApiBaseUrl: config.stripeApiBaseUrl,
+    billingStripeWebhookSecret,
+    publicBaseUrl: config.publicBaseUrl,
+    retry: { ...DEFAULT_PROVIDER_RETRY },
+  };
 }
 
 /**

@@ -63,9 +63,6 @@ export function requireProjectAccess(principal: Principal, projectId: string): v
  */
 function requireTeamWideAccess(principal: Principal, what: string): void {
   if (principal.projectIds !== null) {
-    throw new ProblemError(
-      'TOKEN_MISSING_ABILITY',
-      `This token is narrowed to projects (scope:project:<uuid>) and cannot use team-wide ${what}; use a token without project scopes.`,
-    );
+    throw new ProblemError('TOKEN_MISSING_ABILITY', `This token is narrowed to projects (scope:project:<uuid>) and cannot use team-wide ${what}; use a token without project scopes.`);
   }
 }

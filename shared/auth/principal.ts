@@ -79,8 +79,7 @@ export function bearerString(tokenId: string, secret: string): string {
   return `svc_live_${tokenId}_${secret}`;
 }
 
-const unauthenticated = (detail: string) =>
-  new ProblemError('AUTHENTICATION_REQUIRED', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
+const unauthenticated = (detail: string) => new ProblemError('AUTHENTICATION_REQUIRED', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
 
 /**
  * Parses `Authorization: Bearer svc_live_<id>_<secret>`. Throws AUTHENTICATION_REQUIRED (with

@@ -47,10 +47,7 @@ export function atExpression(atMs: number): string {
  * group (`SqsParameters.MessageGroupId`, DESIGN D24). A schedule that
  * already exists (same name) means the wait is already scheduled: not an error.
  */
-export function createSchedulerRetryScheduler(
-  client: SchedulerClient,
-  settings: { groupName: string; queueArn: string; roleArn: string },
-): RetryScheduler {
+export function createSchedulerRetryScheduler(client: SchedulerClient, settings: { groupName: string; queueArn: string; roleArn: string }): RetryScheduler {
   return {
     async schedule(message, atMs) {
       try {

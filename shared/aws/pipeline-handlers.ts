@@ -20,7 +20,14 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
     delivery_id: z.string().check(z.regex(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/)),
     attempt: z.number().check(z.int(), z.gte(1), z.lte(8)),
     endpoint_id: z.optional(z.uuid()),
-    prepared: z.optional(z.object({ event_id: z.string().check(z.minLength(1)), event_type: z.string().check(z.minLength(1)), body: z.string().check(z.maxLength(PREPARED_BODY_MAX_BYTES)), due_at_ms: z.number().check(z.int(), z.nonnegative()) })),
+    prepared: z.optional(
+      z.object({
+        event_id: z.string().check(z.minLength(1)),
+        event_type: z.string().check(z.minLength(1)),
+        body: z.string().check(z.maxLength(PREPARED_BODY_MAX_BYTES)),
+        due_at_ms: z.number().check(z.int(), z.nonnegative()),
+      }),
+    ),
   }),
   z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
 ]);

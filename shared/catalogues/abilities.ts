@@ -18,9 +18,7 @@ import type { BuiltInRoleName } from '../domain/roles/built-in.js';
 const MCP = {
   category: 'mcp',
   label: 'Tool server (MCP)',
-  entries: [
-    { value: 'mcp:full', description: 'Use the tool server. A gate only: it grants no data access; each tool checks its own ability.', roles: ['developer', 'analyst', 'support'] },
-  ],
+  entries: [{ value: 'mcp:full', description: 'Use the tool server. A gate only: it grants no data access; each tool checks its own ability.', roles: ['developer', 'analyst', 'support'] }],
 } as const satisfies AbilityGroup;
 
 type Group = (typeof FACTS)[number] extends infer F ? (F extends { readonly abilities: infer G } ? G : never) | typeof MCP : never;
@@ -31,8 +29,8 @@ const GROUPS: readonly Group[] = [...FACTS.flatMap((facts): Group[] => ('abiliti
 export type AbilityCategory = Group['category'];
 
 /** Every ability, grouped by domain: `{ value, category, description }`. */
-export const ABILITIES: readonly { readonly value: Group['entries'][number]['value']; readonly category: AbilityCategory; readonly description: string }[] = GROUPS.flatMap(
-  ({ category, entries }) => entries.map(({ value, description }) => ({ value, category, description })),
+export const ABILITIES: readonly { readonly value: Group['entries'][number]['value']; readonly category: AbilityCategory; readonly description: string }[] = GROUPS.flatMap(({ category, entries }) =>
+  entries.map(({ value, description }) => ({ value, category, description })),
 );
 
 /** The built-in roles (DESIGN D19) holding each ability besides `owner`, which holds every ability. */
@@ -50,10 +48,7 @@ type AbilityDefinition = (typeof ABILITIES)[number];
 export type Ability = AbilityDefinition['value'];
 
 /** Every ability string, in catalogue order (a tuple usable with `z.enum`). */
-export const ABILITY_VALUES = ABILITIES.map((ability) => ability.value) as unknown as readonly [
-  Ability,
-  ...Ability[],
-];
+export const ABILITY_VALUES = ABILITIES.map((ability) => ability.value) as unknown as readonly [Ability, ...Ability[]];
 
 const ABILITY_SET: ReadonlySet<string> = new Set<string>(ABILITY_VALUES);
 

@@ -33,10 +33,7 @@ type PaymentProviderDefinition = (typeof PAYMENT_PROVIDERS)[number];
 export type PaymentProvider = PaymentProviderDefinition['value'];
 
 /** Every payment provider value (a tuple usable with `z.enum`). */
-export const PAYMENT_PROVIDER_VALUES = PAYMENT_PROVIDERS.map((provider) => provider.value) as unknown as readonly [
-  PaymentProvider,
-  ...PaymentProvider[],
-];
+export const PAYMENT_PROVIDER_VALUES = PAYMENT_PROVIDERS.map((provider) => provider.value) as unknown as readonly [PaymentProvider, ...PaymentProvider[]];
 
 /** Union of the providers a project can connect now (`connectable: true`). */
 export type ConnectablePaymentProvider = Extract<PaymentProviderDefinition, { connectable: true }>['value'];

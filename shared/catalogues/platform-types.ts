@@ -23,14 +23,70 @@ export type PlatformResourceKind = (typeof PLATFORM_RESOURCE_KINDS)[number];
  * resource a project on that platform can link (`POST /v1/projects/{project_id}/resources`).
  */
 export const PLATFORM_TYPES = [
-  { value: 'telegram', label: 'Telegram', category: 'chat', create_project_accepts: true, connectable: true, resource_kinds: ['channel', 'group'], description: 'Telegram channels and groups managed by a bot.' },
-  { value: 'discord', label: 'Discord', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['server', 'channel', 'role'], description: 'Discord servers, with roles granted by a bot.' },
-  { value: 'slack', label: 'Slack', category: 'chat', create_project_accepts: true, connectable: false, resource_kinds: ['channel', 'group'], description: 'Slack workspaces and channels managed by an app.' },
-  { value: 'whatsapp', label: 'WhatsApp', category: 'chat', create_project_accepts: false, connectable: false, resource_kinds: ['group', 'channel'], description: 'WhatsApp communities and groups; connected from the dashboard only.' },
+  {
+    value: 'telegram',
+    label: 'Telegram',
+    category: 'chat',
+    create_project_accepts: true,
+    connectable: true,
+    resource_kinds: ['channel', 'group'],
+    description: 'Telegram channels and groups managed by a bot.',
+  },
+  {
+    value: 'discord',
+    label: 'Discord',
+    category: 'community',
+    create_project_accepts: true,
+    connectable: false,
+    resource_kinds: ['server', 'channel', 'role'],
+    description: 'Discord servers, with roles granted by a bot.',
+  },
+  {
+    value: 'slack',
+    label: 'Slack',
+    category: 'chat',
+    create_project_accepts: true,
+    connectable: false,
+    resource_kinds: ['channel', 'group'],
+    description: 'Slack workspaces and channels managed by an app.',
+  },
+  {
+    value: 'whatsapp',
+    label: 'WhatsApp',
+    category: 'chat',
+    create_project_accepts: false,
+    connectable: false,
+    resource_kinds: ['group', 'channel'],
+    description: 'WhatsApp communities and groups; connected from the dashboard only.',
+  },
   { value: 'circle', label: 'Circle', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['space'], description: 'Circle community spaces.' },
-  { value: 'discourse', label: 'Discourse', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['group', 'forum'], description: 'Discourse forums, with groups granted through the API.' },
-  { value: 'youtube', label: 'YouTube', category: 'content', create_project_accepts: false, connectable: false, resource_kinds: ['channel'], description: 'YouTube channel memberships; connected from the dashboard only.' },
-  { value: 'web', label: 'Website', category: 'content', create_project_accepts: true, connectable: false, resource_kinds: ['page'], description: 'A creator\u2019s own website or members area, gated through the API.' },
+  {
+    value: 'discourse',
+    label: 'Discourse',
+    category: 'community',
+    create_project_accepts: true,
+    connectable: false,
+    resource_kinds: ['group', 'forum'],
+    description: 'Discourse forums, with groups granted through the API.',
+  },
+  {
+    value: 'youtube',
+    label: 'YouTube',
+    category: 'content',
+    create_project_accepts: false,
+    connectable: false,
+    resource_kinds: ['channel'],
+    description: 'YouTube channel memberships; connected from the dashboard only.',
+  },
+  {
+    value: 'web',
+    label: 'Website',
+    category: 'content',
+    create_project_accepts: true,
+    connectable: false,
+    resource_kinds: ['page'],
+    description: 'A creator\u2019s own website or members area, gated through the API.',
+  },
 ] as const satisfies readonly {
   value: string;
   label: string;
@@ -48,10 +104,7 @@ type PlatformTypeDefinition = (typeof PLATFORM_TYPES)[number];
 export type PlatformType = PlatformTypeDefinition['value'];
 
 /** Every platform type value (a tuple usable with `z.enum`). */
-export const PLATFORM_TYPE_VALUES = PLATFORM_TYPES.map((platform) => platform.value) as unknown as readonly [
-  PlatformType,
-  ...PlatformType[],
-];
+export const PLATFORM_TYPE_VALUES = PLATFORM_TYPES.map((platform) => platform.value) as unknown as readonly [PlatformType, ...PlatformType[]];
 
 /** Union of the platform types that the `create_project` tool accepts. */
 export type CreateProjectPlatformType = Extract<PlatformTypeDefinition, { create_project_accepts: true }>['value'];
@@ -60,9 +113,10 @@ export type CreateProjectPlatformType = Extract<PlatformTypeDefinition, { create
  * The platform types that the `create_project` tool (and `POST /v1/projects`) accepts, in catalogue
  * order, as a tuple usable with `z.enum` (interface "Tool-server resources", platform-type row).
  */
-export const CREATE_PROJECT_PLATFORM_TYPES = PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map(
-  (platform) => platform.value,
-) as unknown as readonly [CreateProjectPlatformType, ...CreateProjectPlatformType[]];
+export const CREATE_PROJECT_PLATFORM_TYPES = PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value) as unknown as readonly [
+  CreateProjectPlatformType,
+  ...CreateProjectPlatformType[],
+];
 
 /** The resource kinds a project on `platform` can link (see {@link PLATFORM_TYPES}). */
 export function resourceKindsOf(platform: PlatformType): readonly PlatformResourceKind[] {

@@ -62,8 +62,7 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     title: 'Abilities',
     description: `The ability catalogue: ${ABILITIES.length} ability strings grouped by domain (category).`,
     mimeType: 'application/json',
-    read: () =>
-      envelope(ABILITIES.map(({ value, category, description }) => ({ value, category, description }))),
+    read: () => envelope(ABILITIES.map(({ value, category, description }) => ({ value, category, description }))),
   },
   {
     uri: 'service://enums/error-code',
@@ -89,8 +88,7 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     title: 'Payment providers',
     description: 'Every supported payment provider, and whether a project can connect it now (connectable).',
     mimeType: 'application/json',
-    read: () =>
-      envelope(PAYMENT_PROVIDERS.map(({ value, category, label, connectable, description }) => ({ value, category, label, connectable, description }))),
+    read: () => envelope(PAYMENT_PROVIDERS.map(({ value, category, label, connectable, description }) => ({ value, category, label, connectable, description }))),
   },
   {
     uri: 'service://enums/platform-type',

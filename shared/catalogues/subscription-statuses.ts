@@ -20,7 +20,13 @@ export type SubscriptionStatusCategory = 'setup' | 'live' | 'at_risk' | 'on_hold
  * Exactly 13 entries.
  */
 export const SUBSCRIPTION_STATUSES = [
-  { value: 'pending', label: 'Pending', color: 'yellow', category: 'setup', description: 'Created; waiting for the payment provider to confirm the first payment (e.g. bank transfer or crypto confirmation).' },
+  {
+    value: 'pending',
+    label: 'Pending',
+    color: 'yellow',
+    category: 'setup',
+    description: 'Created; waiting for the payment provider to confirm the first payment (e.g. bank transfer or crypto confirmation).',
+  },
   { value: 'incomplete', label: 'Incomplete', color: 'orange', category: 'setup', description: 'The first payment failed or needs the subscriber\u2019s action; no access yet.' },
   { value: 'scheduled', label: 'Scheduled', color: 'purple', category: 'setup', description: 'Starts at a future date (e.g. a redeemed access code or a pre-sale); no access yet.' },
   { value: 'trialing', label: 'Trial', color: 'blue', category: 'live', description: 'In a free trial; access granted, the first charge comes at trial end.' },
@@ -48,7 +54,4 @@ type SubscriptionStatusDefinition = (typeof SUBSCRIPTION_STATUSES)[number];
 export type SubscriptionStatus = SubscriptionStatusDefinition['value'];
 
 /** Every subscription status value, in catalogue order (a tuple usable with `z.enum`). */
-export const SUBSCRIPTION_STATUS_VALUES = SUBSCRIPTION_STATUSES.map((status) => status.value) as unknown as readonly [
-  SubscriptionStatus,
-  ...SubscriptionStatus[],
-];
+export const SUBSCRIPTION_STATUS_VALUES = SUBSCRIPTION_STATUSES.map((status) => status.value) as unknown as readonly [SubscriptionStatus, ...SubscriptionStatus[]];

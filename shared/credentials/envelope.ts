@@ -56,7 +56,14 @@ export class CredentialDecryptionError extends Error {
 
 /** The GCM additional data of a context: its entries sorted by name, as JSON (stable whatever the key order). */
 export function contextBytes(context: EncryptionContext): Buffer {
-  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((name) => [name, context[name]])), 'utf8');
+  return Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((name) => [name, context[name]]),
+    ),
+    'utf8',
+  );
 }
 
 /** AES-256-GCM encryption of `plaintext` with `key` and additional data `aad`: `{ iv, ciphertext, tag }`. */

@@ -93,7 +93,13 @@ function describe(item: Item): CredentialDescription {
  * secrets, or null when none is stored — or when `teamId` is given and the credential belongs to another
  * team. Throws `CredentialDecryptionError` when it does not open (tampered with, or another key).
  */
-export async function openCredential(store: Store, kek: KeyEncryptionKey, projectId: string, kind: CredentialKind, teamId?: string): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
+export async function openCredential(
+  store: Store,
+  kek: KeyEncryptionKey,
+  projectId: string,
+  kind: CredentialKind,
+  teamId?: string,
+): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
   const item = await store.get(keys.credential(projectId, kind));
   if (!item) return null;
   const description = describe(item);

@@ -33,7 +33,10 @@ export function readVendorFiles(): Record<keyof typeof VENDOR_FILES, string> {
     }
     return folder;
   };
-  return Object.fromEntries(Object.entries(VENDOR_FILES).map(([name, source]) => [name, readFileSync(join(packageFolder(source.package), source.file), 'utf8')])) as Record<keyof typeof VENDOR_FILES, string>;
+  return Object.fromEntries(Object.entries(VENDOR_FILES).map(([name, source]) => [name, readFileSync(join(packageFolder(source.package), source.file), 'utf8')])) as Record<
+    keyof typeof VENDOR_FILES,
+    string
+  >;
 }
 
 const STYLESHEET = `

@@ -226,15 +226,7 @@ export function Notice(props: { children?: Child }): Html {
  * A form with one submit button that runs an operation: posts to `action` with the CSRF token and an
  * idempotency key. When the member lacks `ability`, the button is disabled and says which ability it needs.
  */
-export function ActionForm(props: {
-  viewer: Viewer;
-  action: string;
-  ability: Ability;
-  label: string;
-  danger?: boolean;
-  secondary?: boolean;
-  fields?: Record<string, string>;
-}): Html {
+export function ActionForm(props: { viewer: Viewer; action: string; ability: Ability; label: string; danger?: boolean; secondary?: boolean; fields?: Record<string, string> }): Html {
   const allowed = props.viewer.principal.abilities.has(props.ability);
   return (
     <form method="post" action={props.action}>
@@ -302,7 +294,14 @@ export function Listing<T>(props: { outcome: OperationOutcome<ListPage<T>>; what
 /** A timestamp shown in UTC, or a dash. */
 export function When(props: { at: string | null | undefined }): Html {
   if (!props.at) return <span class="hint">—</span>;
-  return <time datetime={props.at}>{props.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC')}</time>;
+  return (
+    <time datetime={props.at}>
+      {props.at
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+        .replace(/Z$/, ' UTC')}
+    </time>
+  );
 }
 
 /** A coloured badge. */

@@ -94,7 +94,8 @@ const SECURITY_HEADERS: Record<string, string> = {
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
 };
 
 /** `Set-Cookie` value of the session cookie: HttpOnly, Secure, SameSite=Strict, Path=/dashboard (DESIGN D21). */
@@ -135,7 +136,10 @@ export function assetResult(body: string, contentType: string): ApiGatewayResult
 
 /** The form's values of `name` (checkboxes and multiple selects send several). */
 export function formValues(form: URLSearchParams, name: string): string[] {
-  return form.getAll(name).map((value) => value.trim()).filter(Boolean);
+  return form
+    .getAll(name)
+    .map((value) => value.trim())
+    .filter(Boolean);
 }
 
 /** A form field as text, or undefined when empty. */

@@ -1,9 +1,4 @@
-import type {
-  AuthenticationResponseJSON,
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-  RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
@@ -90,7 +85,11 @@ async function memberPasskeyItems(store: Store, teamId: string, memberId: string
 
 /** The member's passkeys (never their key material). */
 export async function listPasskeys(store: Store, teamId: string, memberId: string): Promise<PasskeySummary[]> {
-  return (await memberPasskeyItems(store, teamId, memberId)).map((item) => ({ id: item.id as string, created_at: item.created_at as string, last_used_at: (item.last_used_at as string | null | undefined) ?? null }));
+  return (await memberPasskeyItems(store, teamId, memberId)).map((item) => ({
+    id: item.id as string,
+    created_at: item.created_at as string,
+    last_used_at: (item.last_used_at as string | null | undefined) ?? null,
+  }));
 }
 
 /**
@@ -104,7 +103,9 @@ export async function startPasskeyRegistration(
   input: { teamId: string; member: Pick<TeamMember, 'id' | 'email' | 'name'>; sessionId: string },
 ): Promise<{ challengeId: string; options: PublicKeyCredentialCreationOptionsJSON }> {
   const existing = await memberPasskeyItems(store, input.teamId, input.member.id);
-  const options = await (await webauthn()).generateRegistrationOptions({
+  const options = await (
+    await webauthn()
+  ).generateRegistrationOptions({
     rpName: RELYING_PARTY_NAME,
     rpID: relyingParty.rpId,
     userName: input.member.email,
@@ -131,13 +132,17 @@ export async function finishPasskeyRegistration(
 ): Promise<PasskeySummary> {
   const challenge = await takeChallenge(store, clock, input.challengeId, { purpose: 'registration', sessionId: input.sessionId });
   if (!challenge) throw refused();
-  const verification = await (await webauthn()).verifyRegistrationResponse({
-    response: input.response,
-    expectedChallenge: challenge,
-    expectedOrigin: relyingParty.origin,
-    expectedRPID: relyingParty.rpId,
-    requireUserVerification: false,
-  }).catch(() => null);
+  const verification = await (
+    await webauthn()
+  )
+    .verifyRegistrationResponse({
+      response: input.response,
+      expectedChallenge: challenge,
+      expectedOrigin: relyingParty.origin,
+      expectedRPID: relyingParty.rpId,
+      requireUserVerification: false,
+    })
+    .catch(() => null);
   if (!verification?.verified) throw refused();
   const { credential } = verification.registrationInfo;
   const now = isoTime(clock.nowMs());
@@ -187,14 +192,18 @@ export async function finishPasskeySignIn(
   const credentialId = typeof input.response?.id === 'string' && input.response.id.length <= 1024 ? input.response.id : null;
   const item = challenge && credentialId ? await store.get(keys.passkey(credentialId)) : undefined;
   if (!challenge || !item) throw refused();
-  const verification = await (await webauthn()).verifyAuthenticationResponse({
-    response: input.response,
-    expectedChallenge: challenge,
-    expectedOrigin: relyingParty.origin,
-    expectedRPID: relyingParty.rpId,
-    credential: { id: item.id as string, publicKey: new Uint8Array(Buffer.from(item.public_key as string, 'base64url')), counter: Number(item.counter), transports: item.transports as never },
-    requireUserVerification: false,
-  }).catch(() => null);
+  const verification = await (
+    await webauthn()
+  )
+    .verifyAuthenticationResponse({
+      response: input.response,
+      expectedChallenge: challenge,
+      expectedOrigin: relyingParty.origin,
+      expectedRPID: relyingParty.rpId,
+      credential: { id: item.id as string, publicKey: new Uint8Array(Buffer.from(item.public_key as string, 'base64url')), counter: Number(item.counter), transports: item.transports as never },
+      requireUserVerification: false,
+    })
+    .catch(() => null);
   if (!verification?.verified) throw refused();
   await store.update({
     Key: keys.passkey(item.id as string),

@@ -98,24 +98,38 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: route('POST', '/projects/:id/plans'), access: 'signed-in', handler: byId(plans.createPlan) },
   { method: 'GET', pattern: route('GET', '/projects/:id/plans/:sub'), access: 'signed-in', handler: nested('plan', plans.planPage) },
   { method: 'POST', pattern: route('POST', '/projects/:id/plans/:sub'), access: 'signed-in', handler: nested('plan', plans.updatePlan) },
-  ...(['activate', 'deactivate', 'sync'] as const).map(
-    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/plans/:sub/${action}`), access: 'signed-in', handler: nested('plan', plans.planAction(action)) }),
-  ),
+  ...(['activate', 'deactivate', 'sync'] as const).map((action): Route => ({
+    method: 'POST',
+    pattern: route('POST', `/projects/:id/plans/:sub/${action}`),
+    access: 'signed-in',
+    handler: nested('plan', plans.planAction(action)),
+  })),
   { method: 'GET', pattern: route('GET', '/projects/:id/subscribers'), access: 'signed-in', handler: (request, params) => subscribers.subscribersPage(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/projects/:id/subscribers/:sub'), access: 'signed-in', handler: nested('subscriber', subscribers.subscriberPage) },
-  ...(['ban', 'unban', 'kick'] as const).map(
-    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscribers/:sub/${action}`), access: 'signed-in', handler: nested('subscriber', subscribers.moderateSubscriber(action)) }),
-  ),
+  ...(['ban', 'unban', 'kick'] as const).map((action): Route => ({
+    method: 'POST',
+    pattern: route('POST', `/projects/:id/subscribers/:sub/${action}`),
+    access: 'signed-in',
+    handler: nested('subscriber', subscribers.moderateSubscriber(action)),
+  })),
   { method: 'POST', pattern: route('POST', '/projects/:id/subscribers/:sub/grant'), access: 'signed-in', handler: nested('subscriber', subscribers.grantSubscription) },
   { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions'), access: 'signed-in', handler: (request, params) => subscriptions.subscriptionsPage(request, { id: params[1] }) },
-  ...subscriptions.SUBSCRIPTION_ACTIONS.map(
-    (action): Route => ({ method: 'POST', pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`), access: 'signed-in', handler: nested('subscription', subscriptions.subscriptionAction(action)) }),
-  ),
+  ...subscriptions.SUBSCRIPTION_ACTIONS.map((action): Route => ({
+    method: 'POST',
+    pattern: route('POST', `/projects/:id/subscriptions/:sub/${action}`),
+    access: 'signed-in',
+    handler: nested('subscription', subscriptions.subscriptionAction(action)),
+  })),
   { method: 'GET', pattern: route('GET', '/projects/:id/subscriptions/:sub/change-plan'), access: 'signed-in', handler: nested('subscription', changePlan.changePlanPage) },
   { method: 'POST', pattern: route('POST', '/projects/:id/subscriptions/:sub/change-plan'), access: 'signed-in', handler: nested('subscription', changePlan.changePlan) },
   { method: 'GET', pattern: route('GET', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => accessCodes.accessCodesPage(request, { id: params[1] }) },
   { method: 'POST', pattern: route('POST', '/projects/:id/access-codes'), access: 'signed-in', handler: (request, params) => accessCodes.generateCodes(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/projects/:id/access-codes/:sub/revoke'), access: 'signed-in', handler: (request, params) => accessCodes.revokeCode(request, { id: params[1], code: params[2] }) },
+  {
+    method: 'POST',
+    pattern: route('POST', '/projects/:id/access-codes/:sub/revoke'),
+    access: 'signed-in',
+    handler: (request, params) => accessCodes.revokeCode(request, { id: params[1], code: params[2] }),
+  },
   { method: 'GET', pattern: route('GET', '/team-members'), access: 'signed-in', handler: (request) => teamMembers.teamMembersPage(request) },
   { method: 'POST', pattern: route('POST', '/team-members'), access: 'signed-in', handler: teamMembers.inviteMember },
   { method: 'POST', pattern: route('POST', '/team-members/:id/remove'), access: 'signed-in', handler: (request, params) => teamMembers.removeMember(request, { id: params[1] }) },
@@ -159,7 +173,9 @@ async function signedIn(request: DashboardRequest): Promise<SignedInRequest | nu
 
 function notFound(request: DashboardRequest): ApiGatewayResult {
   const { problem } = toProblem(new ProblemError('NOT_FOUND', `No dashboard page ${request.method} ${request.path}.`), request.requestId);
-  return request.headers.accept?.includes('application/json') ? jsonResult(404, problem) : { statusCode: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: `${problem.detail}\n` };
+  return request.headers.accept?.includes('application/json')
+    ? jsonResult(404, problem)
+    : { statusCode: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: `${problem.detail}\n` };
 }
 
 /**

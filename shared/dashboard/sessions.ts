@@ -85,7 +85,10 @@ export async function createSignInLink(store: Store, clock: Clock, teamId: strin
 }
 
 const unusableLink = () =>
-  new ProblemError('NOT_FOUND', 'This sign-in link cannot be used: it is unknown, expired or already used. Ask for a new one (`npm run cli -- member sign-in-link`, or restart `npm start` for the demo owner).');
+  new ProblemError(
+    'NOT_FOUND',
+    'This sign-in link cannot be used: it is unknown, expired or already used. Ask for a new one (`npm run cli -- member sign-in-link`, or restart `npm start` for the demo owner).',
+  );
 
 /**
  * Uses a sign-in link once (DESIGN D21): checks its secret in constant time, its expiry and that the
@@ -194,7 +197,13 @@ export async function findSession(store: Store, clock: Clock, cookieValue: strin
 
 /** Marks a `registration` session `active` (its member registered a passkey). */
 export async function activateSession(store: Store, sessionId: string): Promise<void> {
-  await store.update({ Key: keys.dashboardSession(sessionId), UpdateExpression: 'SET #state = :active', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':active': 'active' } });
+  await store.update({
+    Key: keys.dashboardSession(sessionId),
+    UpdateExpression: 'SET #state = :active',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':active': 'active' },
+  });
 }
 
 /**

@@ -49,13 +49,7 @@ export function defineFacts<const F extends ModuleFacts>(facts: F): F {
 export type FamilyOf<N extends string> = N extends `${infer F}.${string}` ? F : never;
 
 /** Declares one webhook event: its name, minimum ability, whether it is project-scoped, its `data` schema and what happened. */
-export function defineEvent<const N extends string>(
-  name: N,
-  minimum_ability: Ability,
-  project_scoped: boolean,
-  data_schema: z.ZodMiniObject,
-  description: string,
-): WebhookEventDefinition<N> {
+export function defineEvent<const N extends string>(name: N, minimum_ability: Ability, project_scoped: boolean, data_schema: z.ZodMiniObject, description: string): WebhookEventDefinition<N> {
   const family = name.slice(0, name.indexOf('.')) as FamilyOf<N>;
   return { name, family, description, minimum_ability, project_scoped, data_schema };
 }

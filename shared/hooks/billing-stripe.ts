@@ -53,15 +53,20 @@ async function handleBillingStripeEvent(runtime: Runtime, request: { signature: 
     if (!isUuid(teamId) || !isUuid(invoiceId)) return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
     const receipt: HookReceiptRef = { teamId: teamId.toLowerCase(), source: BILLING_STRIPE_HOOK_ROUTE.source, projectId: NO_PROJECT, providerEventId: event.id };
     let refused: string | null = null;
-    const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {
-      try {
-        if (event.type === 'invoice.paid') await markInvoicePaid(runtime, receipt.teamId, invoiceId.toLowerCase());
-        else await markInvoicePaymentFailed(runtime, receipt.teamId, invoiceId.toLowerCase(), failureReason(invoice));
-      } catch (error) {
-        if (!(error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT'))) throw error;
-        refused = `${error.code}: ${error.message}`;
-      }
-    });
+    const done = await applyOnce(
+      runtime.store,
+      receipt,
+      () => runtime.clock.nowMs(),
+      async () => {
+        try {
+          if (event.type === 'invoice.paid') await markInvoicePaid(runtime, receipt.teamId, invoiceId.toLowerCase());
+          else await markInvoicePaymentFailed(runtime, receipt.teamId, invoiceId.toLowerCase(), failureReason(invoice));
+        } catch (error) {
+          if (!(error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT'))) throw error;
+          refused = `${error.code}: ${error.message}`;
+        }
+      },
+    );
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
     return refused ? ignore(refused) : { status: 200, body: { received: true } };
   } catch (error) {

@@ -46,7 +46,11 @@ export async function serveHookRequest(runtime: Runtime, event: APIGatewayProxyE
   for (const { route, handle } of HOOK_HANDLERS) {
     const projectId = projectIdOf(route, path);
     if (projectId === null) continue;
-    if (method !== route.method) return { ...hookResult({ status: 405, body: { error: `Use ${route.method}.` } }, requestId), headers: { Allow: route.method, 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId } };
+    if (method !== route.method)
+      return {
+        ...hookResult({ status: 405, body: { error: `Use ${route.method}.` } }, requestId),
+        headers: { Allow: route.method, 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId },
+      };
     return hookResult(await handle(runtime, { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }), requestId);
   }
   return hookResult({ status: 404, body: { error: `No hook at ${path}.` } }, requestId);

@@ -23,13 +23,34 @@ export interface HookRoute {
 }
 
 /** The Telegram hook: `POST /hooks/telegram/{project_id}` (registered with `setWebhook` when a bot is connected). */
-export const TELEGRAM_HOOK_ROUTE: HookRoute = { source: 'telegram', method: 'POST', path: '/hooks/telegram/{project_id}', functionFile: 'telegram-hook', opensCredentials: true, readsBillingWebhookSecret: false };
+export const TELEGRAM_HOOK_ROUTE: HookRoute = {
+  source: 'telegram',
+  method: 'POST',
+  path: '/hooks/telegram/{project_id}',
+  functionFile: 'telegram-hook',
+  opensCredentials: true,
+  readsBillingWebhookSecret: false,
+};
 
 /** A project's Stripe events: `POST /hooks/stripe/{project_id}` (the creator's Stripe webhook endpoint, signed with the connected `webhook_secret`). */
-export const STRIPE_HOOK_ROUTE: HookRoute = { source: 'stripe', method: 'POST', path: '/hooks/stripe/{project_id}', functionFile: 'stripe-hook', opensCredentials: true, readsBillingWebhookSecret: false };
+export const STRIPE_HOOK_ROUTE: HookRoute = {
+  source: 'stripe',
+  method: 'POST',
+  path: '/hooks/stripe/{project_id}',
+  functionFile: 'stripe-hook',
+  opensCredentials: true,
+  readsBillingWebhookSecret: false,
+};
 
 /** The operator's billing events (DESIGN D20): `POST /hooks/billing/stripe`, signed with the operator's signing secret (`BILLING_STRIPE_WEBHOOK_SECRET`; on AWS a Secrets Manager secret). */
-export const BILLING_STRIPE_HOOK_ROUTE: HookRoute = { source: 'billing_stripe', method: 'POST', path: '/hooks/billing/stripe', functionFile: 'billing-stripe-hook', opensCredentials: false, readsBillingWebhookSecret: true };
+export const BILLING_STRIPE_HOOK_ROUTE: HookRoute = {
+  source: 'billing_stripe',
+  method: 'POST',
+  path: '/hooks/billing/stripe',
+  functionFile: 'billing-stripe-hook',
+  opensCredentials: false,
+  readsBillingWebhookSecret: true,
+};
 
 /** Every inbound hook route. */
 export const HOOK_ROUTES: readonly HookRoute[] = [TELEGRAM_HOOK_ROUTE, STRIPE_HOOK_ROUTE, BILLING_STRIPE_HOOK_ROUTE];

@@ -27,7 +27,6 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  *    again); a store failure gets 500 (Stripe retries).
  */
 
-
 /**
  * Handles one request to `POST /hooks/stripe/{project_id}` (see the module comment): `projectId` from the
  * path, `signature` the `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`,
@@ -46,9 +45,14 @@ async function handleStripeEvent(runtime: Runtime, request: { projectId: string;
     if (!projectItem || toProject(projectItem).payment_provider?.provider !== 'stripe') return STRIPE_SIGNATURE_REFUSED;
     const receipt: HookReceiptRef = { teamId, source: STRIPE_HOOK_ROUTE.source, projectId, providerEventId: event.id };
     let outcome: StripeEventOutcome = { applied: true };
-    const done = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), async () => {
-      outcome = await applyStripeEvent(runtime, hookPrincipal(teamId, STRIPE_HOOK_ROUTE.source), projectId, event);
-    });
+    const done = await applyOnce(
+      runtime.store,
+      receipt,
+      () => runtime.clock.nowMs(),
+      async () => {
+        outcome = await applyStripeEvent(runtime, hookPrincipal(teamId, STRIPE_HOOK_ROUTE.source), projectId, event);
+      },
+    );
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
     if ('ignored' in outcome) {
       logger.info('stripe event ignored', { project_id: projectId, event_id: event.id, event_type: event.type, reason: outcome.ignored });

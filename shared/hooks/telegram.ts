@@ -30,7 +30,6 @@ import { applyOnce, type HookReceiptRef } from './receipts.js';
  *    (`project.bot_permissions_changed`). Other updates are acknowledged and ignored.
  */
 
-
 const User = z.object({ id: z.number().check(z.int()), is_bot: z.optional(z.boolean()), username: z.optional(z.string()), first_name: z.optional(z.string()), last_name: z.optional(z.string()) });
 const ChatMember = z.looseObject({ status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']), user: User, is_member: z.optional(z.boolean()) });
 const ChatMemberUpdated = z.object({
@@ -52,7 +51,9 @@ const NO_SECRET = createHash('sha256').update('no webhook secret').digest();
 
 /** True when `given` equals `expected` (constant time over SHA-256 digests, so lengths leak nothing). */
 function secretMatches(given: string | undefined, expected: string | undefined): boolean {
-  const givenDigest = createHash('sha256').update(given ?? '', 'utf8').digest();
+  const givenDigest = createHash('sha256')
+    .update(given ?? '', 'utf8')
+    .digest();
   const expectedDigest = expected === undefined ? NO_SECRET : createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(givenDigest, expectedDigest) && given !== undefined && expected !== undefined;
 }
@@ -80,7 +81,6 @@ function botPermissions(state: ChatMemberState): string[] {
     .map(([name]) => name);
 }
 
-
 /** A display name from a Telegram user's first and last names. */
 function displayName(user: z.infer<typeof User>): string | null {
   const name = [user.first_name, user.last_name].filter(Boolean).join(' ').trim();
@@ -107,7 +107,12 @@ async function handleTelegramUpdate(runtime: Runtime, request: { projectId: stri
       return { status: 400, body: { error: 'The body is not a Telegram update.' } };
     }
     const receipt: HookReceiptRef = { teamId, source: 'telegram', projectId, providerEventId: String(parsed.update_id) };
-    const outcome = await applyOnce(runtime.store, receipt, () => runtime.clock.nowMs(), () => applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed));
+    const outcome = await applyOnce(
+      runtime.store,
+      receipt,
+      () => runtime.clock.nowMs(),
+      () => applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed),
+    );
     return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
   } catch (error) {
     logger.error('telegram update not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
@@ -153,4 +158,5 @@ async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, 
 }
 
 /** The Telegram hook's {@link HookHandler}: the secret token from `X-Telegram-Bot-Api-Secret-Token`. */
-export const telegramHook: HookHandler = (runtime, request) => handleTelegramUpdate(runtime, { projectId: request.projectId, secretToken: request.headers['x-telegram-bot-api-secret-token'], body: request.body });
+export const telegramHook: HookHandler = (runtime, request) =>
+  handleTelegramUpdate(runtime, { projectId: request.projectId, secretToken: request.headers['x-telegram-bot-api-secret-token'], body: request.body });

@@ -31,7 +31,11 @@ function namesObjects(route: (typeof OPERATIONS)[number]): boolean {
   return [route.query, route.body].some((schema) => Object.keys(schema?.shape ?? {}).some((field) => field !== 'confirm_team_id' && /(^|_)ids?$/.test(field)));
 }
 
-type OverrideContext = { zodSchema: { _zod: { def: { type: string; checks?: Array<{ _zod: { def: { check: string; tx?: (value: string) => string } } }> } } }; jsonSchema: Record<string, unknown>; io: 'input' | 'output' };
+type OverrideContext = {
+  zodSchema: { _zod: { def: { type: string; checks?: Array<{ _zod: { def: { check: string; tx?: (value: string) => string } } }> } } };
+  jsonSchema: Record<string, unknown>;
+  io: 'input' | 'output';
+};
 
 /**
  * Says in JSON Schema what zod's `.trim()` means for the input: a trimmed string with a minimum length
@@ -59,13 +63,17 @@ function buildDocument(): ReturnType<typeof createDocument> {
     if (route.ability) {
       responses['401'] = problemResponse('AUTHENTICATION_REQUIRED: missing, malformed, unknown or revoked token.');
       if (route.ability !== AUTHENTICATED || route.teamWide) {
-        responses['403'] = problemResponse(route.ability === AUTHENTICATED ? 'TOKEN_MISSING_ABILITY: the token is narrowed to projects.' : 'TOKEN_MISSING_ABILITY: the token lacks the required ability.');
+        responses['403'] = problemResponse(
+          route.ability === AUTHENTICATED ? 'TOKEN_MISSING_ABILITY: the token is narrowed to projects.' : 'TOKEN_MISSING_ABILITY: the token lacks the required ability.',
+        );
       }
       responses['429'] = problemResponse('RATE_LIMITED: the `rest` bucket is exhausted; see Retry-After.');
     }
     if (route.params || namesObjects(route) || (!route.ability && isWrite)) {
       responses['404'] = problemResponse(
-        !route.ability && isWrite ? 'NOT_FOUND: the credential in the body names nothing that can be used (unknown, expired or used).' : 'NOT_FOUND: no such object in your team (the path, or an id the request names).',
+        !route.ability && isWrite
+          ? 'NOT_FOUND: the credential in the body names nothing that can be used (unknown, expired or used).'
+          : 'NOT_FOUND: no such object in your team (the path, or an id the request names).',
       );
     }
     // Every operation refuses unknown query parameters; writes also refuse bad bodies and reused keys.
@@ -97,32 +105,43 @@ function buildDocument(): ReturnType<typeof createDocument> {
         ...(route.query ? { query: route.query } : {}),
       },
       parameters: isWrite
-        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description:
+        ? [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
                 route.idempotency === 'in-transaction'
                   ? 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`), also while the first still runs (the retry replays it once the first committed; one effect); the key with another request 422. Keys are kept 24 hours.'
-                  : 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`); a retry while the first still runs is 409, the key with another request 422. Keys are kept 24 hours.', schema: { type: 'string', format: 'uuid' } }]
+                  : 'A UUID; a retry with the same key and the same request replays the first response (with `Idempotent-Replay: true`); a retry while the first still runs is 409, the key with another request 422. Keys are kept 24 hours.',
+              schema: { type: 'string', format: 'uuid' },
+            },
+          ]
         : undefined,
       ...(body ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } } : {}),
       responses,
     };
     (paths[route.rest.path] ??= {})[route.rest.method.toLowerCase()] = operation;
   }
-  const document = createDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Membership Service API',
-      version: API_VERSION,
-      license: { name: 'Proprietary', url: 'https://docs.membership.example/license' },
-      description:
-        'REST API of the membership service. Every request except the two public documents needs `Authorization: Bearer svc_live_<id>_<secret>`; each operation names the ability it needs in `x-required-scopes`. Errors are RFC 9457 problem documents; codes: ' +
-        ERROR_CODES.map((entry) => `${entry.code} (${entry.status})`).join(', ') +
-        '.',
+  const document = createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Membership Service API',
+        version: API_VERSION,
+        license: { name: 'Proprietary', url: 'https://docs.membership.example/license' },
+        description:
+          'REST API of the membership service. Every request except the two public documents needs `Authorization: Bearer svc_live_<id>_<secret>`; each operation names the ability it needs in `x-required-scopes`. Errors are RFC 9457 problem documents; codes: ' +
+          ERROR_CODES.map((entry) => `${entry.code} (${entry.status})`).join(', ') +
+          '.',
+      },
+      servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
+      paths: paths,
+      webhooks: webhooksSection() as never,
     },
-    servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
-    paths: paths,
-    webhooks: webhooksSection() as never,
-  }, { override: describeTrimmedInput });
+    { override: describeTrimmedInput },
+  );
   addExamples(document as unknown as OpenApiJson);
   return document;
 }

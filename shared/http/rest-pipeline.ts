@@ -122,12 +122,7 @@ function problemDocumentResult(problem: ProblemDocument, headers: Record<string,
  * `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After` on 429); every response carries
  * `X-Request-Id`; a replay carries `Idempotent-Replay: true`. Never throws.
  */
-export async function serveRestRequest(
-  runtime: Runtime,
-  event: APIGatewayProxyEventV2,
-  match: RouteMatch | ProblemError,
-  onResponse?: (line: ResponseLine) => void,
-): Promise<ApiGatewayResult> {
+export async function serveRestRequest(runtime: Runtime, event: APIGatewayProxyEventV2, match: RouteMatch | ProblemError, onResponse?: (line: ResponseLine) => void): Promise<ApiGatewayResult> {
   const started = performance.now();
   const requestId = event.requestContext?.requestId || randomUUID();
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
@@ -186,7 +181,14 @@ export async function serveRestRequest(
   } finally {
     response!.headers['X-Request-Id'] = requestId;
     if (rate) Object.assign(response!.headers, rateLimitHeaders(rate));
-    onResponse?.({ method, path, status: response!.statusCode, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: match instanceof ProblemError ? null : match.operation.id });
+    onResponse?.({
+      method,
+      path,
+      status: response!.statusCode,
+      duration_ms: Math.round(performance.now() - started),
+      request_id: requestId,
+      operation: match instanceof ProblemError ? null : match.operation.id,
+    });
   }
 }
 
@@ -211,7 +213,5 @@ export function operationInModule(moduleExports: Record<string, unknown>, operat
 export function createRouteHandler(getRuntime: () => Runtime, operation: AnyOperation, handler: AnyHandler) {
   return middy<APIGatewayProxyEventV2, ApiGatewayResult>()
     .use(httpHeaderNormalizer())
-    .handler(async (event) =>
-      serveRestRequest(getRuntime(), event, { operation, handler, pathParameters: (event.pathParameters ?? {}) as Record<string, string> }),
-    );
+    .handler(async (event) => serveRestRequest(getRuntime(), event, { operation, handler, pathParameters: (event.pathParameters ?? {}) as Record<string, string> }));
 }

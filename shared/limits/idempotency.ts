@@ -193,7 +193,15 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
   if (mode === 'claim') {
     try {
       await store.put({
-        Item: { ...Key, entity: entity.idempotency, state: 'in_progress', claim_id: claimId, fingerprint, locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
+        Item: {
+          ...Key,
+          entity: entity.idempotency,
+          state: 'in_progress',
+          claim_id: claimId,
+          fingerprint,
+          locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS,
+          expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS,
+        },
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':in_progress': 'in_progress' },
@@ -261,9 +269,7 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
     },
     settleFailure: async (error) => {
       if (mode === 'claim') {
-        await store
-          .delete({ Key, ...ownClaim, ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId } })
-          .catch(() => undefined);
+        await store.delete({ Key, ...ownClaim, ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId } }).catch(() => undefined);
         throw error;
       }
       const existing = (await store.get(Key, { consistent: true })) as IdempotencyRecord | undefined;

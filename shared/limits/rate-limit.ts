@@ -92,11 +92,11 @@ export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateL
   if (units > limit) throw rateLimitedError(bucket, window);
   try {
     const attributes = await store.update({
-        Key: window.key,
-        UpdateExpression: 'ADD request_count :units SET expires_at = :expires',
-        ConditionExpression: 'attribute_not_exists(request_count) OR request_count <= :most',
-        ExpressionAttributeValues: { ':units': units, ':most': limit - units, ':expires': window.windowStart + windowSeconds * 2 },
-        ReturnValues: 'UPDATED_NEW',
+      Key: window.key,
+      UpdateExpression: 'ADD request_count :units SET expires_at = :expires',
+      ConditionExpression: 'attribute_not_exists(request_count) OR request_count <= :most',
+      ExpressionAttributeValues: { ':units': units, ':most': limit - units, ':expires': window.windowStart + windowSeconds * 2 },
+      ReturnValues: 'UPDATED_NEW',
     });
     const count = Number(attributes?.request_count ?? limit);
     return { limit, remaining: Math.max(0, limit - count), resetSeconds };

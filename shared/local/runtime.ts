@@ -90,12 +90,15 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
 
   const later = (delayMs: number, action: () => void) => {
     if (stopped) return;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      timerDue.delete(timer);
-      action();
-      checkIdle();
-    }, Math.max(0, delayMs));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        timerDue.delete(timer);
+        action();
+        checkIdle();
+      },
+      Math.max(0, delayMs),
+    );
     timers.add(timer);
     timerDue.set(timer, Date.now() + Math.max(0, delayMs));
   };

@@ -205,7 +205,12 @@ async function foreignHostResult(isMcp: boolean, hostHeader: string | undefined,
     const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Invalid Host: ${shown}` }, id: null });
     return responseToResult(new Response(body, { status: 403, headers: { ...MCP_CORS_HEADERS, 'Content-Type': 'application/json', 'X-Request-Id': requestId } }));
   }
-  const result = problemResult(new ProblemError('VALIDATION_FAILED', `This server does not serve the host ${shown}.`, { errors: [{ path: 'header.host', message: 'Use the address the server printed at start (e.g. 127.0.0.1 or localhost).' }] }), requestId);
+  const result = problemResult(
+    new ProblemError('VALIDATION_FAILED', `This server does not serve the host ${shown}.`, {
+      errors: [{ path: 'header.host', message: 'Use the address the server printed at start (e.g. 127.0.0.1 or localhost).' }],
+    }),
+    requestId,
+  );
   result.headers['X-Request-Id'] = requestId;
   return result;
 }
@@ -293,13 +298,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         (body) => {
           const event = nodeRequestToEvent(request, body);
           const started = performance.now();
-          const hook = async () => (await serveHookRequest(runtime, event).then((result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result)));
+          const hook = async () => await serveHookRequest(runtime, event).then((result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result));
           const served = isDashboard
             ? // Loaded on the first dashboard request, so start-up does not compile the pages.
-              import('../dashboard/router.js').then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event)).then((result) => {
-                logRequest({ method: event.requestContext.http.method, path, status: result.statusCode, duration_ms: Math.round(performance.now() - started), request_id: event.requestContext.requestId, operation: null });
-                return result;
-              })
+              import('../dashboard/router.js')
+                .then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event))
+                .then((result) => {
+                  logRequest({
+                    method: event.requestContext.http.method,
+                    path,
+                    status: result.statusCode,
+                    duration_ms: Math.round(performance.now() - started),
+                    request_id: event.requestContext.requestId,
+                    operation: null,
+                  });
+                  return result;
+                })
             : isMcp
               ? mcp(event, lambdaContext)
               : isHook

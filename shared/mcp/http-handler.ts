@@ -103,7 +103,8 @@ function withResourceMetadata(error: ProblemError, request: Request): ProblemErr
  */
 function toolListingOf(request: Request): ToolListing | Response {
   const query = new URL(request.url).searchParams;
-  const values = (header: string, parameter: string) => [request.headers.get(header), query.get(parameter)].filter((value): value is string => value !== null).map((value) => value.trim().toLowerCase());
+  const values = (header: string, parameter: string) =>
+    [request.headers.get(header), query.get(parameter)].filter((value): value is string => value !== null).map((value) => value.trim().toLowerCase());
   const filters = values('mcp-tools-filter', 'tools');
   const readOnly = values('mcp-read-only', 'read_only');
   const badFilter = filters.find((value) => value !== 'callable' && value !== 'all');

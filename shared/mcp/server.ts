@@ -111,7 +111,9 @@ export async function connectMcpServer(server: Server, transport: Transport): Pr
       const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
       if (parsed && !parsed.success) {
         const problems = (parsed.error?.issues ?? []).map((issue) => `${issue.path.map(String).join('.') || '(request)'}: ${issue.message}`).join('; ');
-        transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problems}` } }).catch((error: unknown) => transport.onerror?.(error as Error));
+        transport
+          .send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problems}` } })
+          .catch((error: unknown) => transport.onerror?.(error as Error));
         return;
       }
     }

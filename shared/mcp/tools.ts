@@ -196,7 +196,10 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     logReads: true,
     admit: () => {
       if (listing.readOnly && !entry.annotations.readOnlyHint) {
-        throw new ProblemError('TOKEN_MISSING_ABILITY', `This request is read-only (\`MCP-Read-Only: 1\` or \`?read_only=1\`) and ${name} is not a read-only tool; send the call without read-only mode to run it.`);
+        throw new ProblemError(
+          'TOKEN_MISSING_ABILITY',
+          `This request is read-only (\`MCP-Read-Only: 1\` or \`?read_only=1\`) and ${name} is not a read-only tool; send the call without read-only mode to run it.`,
+        );
       }
     },
     decode: () => {

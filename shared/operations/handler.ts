@@ -22,10 +22,7 @@ interface PublicOperationContext {
  * and body as one object, typed from the definition's zod schemas) and returns the success body. REST
  * and MCP call the same handler. Failures are thrown as `ProblemError`s.
  */
-export type OperationHandler<Op> = (
-  input: OperationInput<Op>,
-  context: Op extends { ability: null } ? PublicOperationContext : OperationContext,
-) => Promise<OperationOutput<Op>>;
+export type OperationHandler<Op> = (input: OperationInput<Op>, context: Op extends { ability: null } ? PublicOperationContext : OperationContext) => Promise<OperationOutput<Op>>;
 
 /**
  * Every handler of a module, by operation id: a module's `handlers.ts` declares its object with

@@ -49,9 +49,7 @@ export interface Invocation {
 }
 
 /** The outcome of {@link invokeOperation}: the result (maybe a replay of the stored one) or a problem. */
-export type InvocationOutcome =
-  | { ok: true; result: unknown; replayed: boolean }
-  | { ok: false; problem: ProblemDocument; headers: Record<string, string> };
+export type InvocationOutcome = { ok: true; result: unknown; replayed: boolean } | { ok: false; problem: ProblemDocument; headers: Record<string, string> };
 
 /** The stored response of a result (DESIGN D3): the success status and the result's JSON, the same on every surface. */
 function storedResponse(operation: AnyOperation, result: unknown): StoredResponse {

@@ -66,26 +66,23 @@ async function telegramApi(settings: Pick<IntegrationSettings, 'telegramApiRoot'
  */
 async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry'>, method: string, call: () => Promise<T>): Promise<T> {
   try {
-    return await pRetry(
-      async () => {
-        try {
-          return await call();
-        } catch (error) {
-          const { GrammyError, HttpError } = await loadGrammy();
-          if (error instanceof GrammyError) {
-            const retryable = error.error_code === 429 || error.error_code >= 500;
-            const failure = new TelegramCallError(`Telegram refused ${method}: ${error.description} (${error.error_code}).`, error.error_code);
-            if (!retryable) throw new AbortError(failure);
-            const waitSeconds = Math.min(30, error.parameters?.retry_after ?? 0);
-            if (waitSeconds > 0 && settings.retry.minTimeoutMs > 0) await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
-            throw failure;
-          }
-          if (error instanceof HttpError) throw new TelegramCallError(`Telegram could not be reached for ${method}.`, null);
-          throw error;
+    return await pRetry(async () => {
+      try {
+        return await call();
+      } catch (error) {
+        const { GrammyError, HttpError } = await loadGrammy();
+        if (error instanceof GrammyError) {
+          const retryable = error.error_code === 429 || error.error_code >= 500;
+          const failure = new TelegramCallError(`Telegram refused ${method}: ${error.description} (${error.error_code}).`, error.error_code);
+          if (!retryable) throw new AbortError(failure);
+          const waitSeconds = Math.min(30, error.parameters?.retry_after ?? 0);
+          if (waitSeconds > 0 && settings.retry.minTimeoutMs > 0) await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
+          throw failure;
         }
-      },
-      retryOptions(settings.retry),
-    );
+        if (error instanceof HttpError) throw new TelegramCallError(`Telegram could not be reached for ${method}.`, null);
+        throw error;
+      }
+    }, retryOptions(settings.retry));
   } catch (error) {
     if (error instanceof TelegramCallError) throw error;
     logger.warn('telegram call failed unexpectedly', { method, error: error instanceof Error ? error.name : 'unknown' });
@@ -182,7 +179,9 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
     return { ok: true };
   };
   const removeWithoutBan = (api: Api, settings: IntegrationSettings, chatId: number | string, userId: number) =>
-    callTelegram(settings, 'banChatMember', () => api.banChatMember(chatId, userId)).then(() => callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true }))).then(() => undefined);
+    callTelegram(settings, 'banChatMember', () => api.banChatMember(chatId, userId))
+      .then(() => callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true })))
+      .then(() => undefined);
 
   return {
     platform: 'telegram',
@@ -227,7 +226,9 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
       return inEveryChat(target, (api, settings, chatId, userId) => callTelegram(settings, 'banChatMember', () => api.banChatMember(chatId, userId)).then(() => undefined));
     },
     async unban(target) {
-      return inEveryChat(target, (api, settings, chatId, userId) => callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true })).then(() => undefined));
+      return inEveryChat(target, (api, settings, chatId, userId) =>
+        callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true })).then(() => undefined),
+      );
     },
   };
 }

@@ -46,7 +46,12 @@ function stripeFailure(errors: StripeErrors, error: unknown, action: string): Pr
     return { ok: false, reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`, code, retryable: false };
   }
   if (error instanceof errors.StripePermissionError || status === 403) {
-    return { ok: false, reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions docs/integrations.md lists (Products, Prices and Refunds: Write).`, code, retryable: false };
+    return {
+      ok: false,
+      reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions docs/integrations.md lists (Products, Prices and Refunds: Write).`,
+      code,
+      retryable: false,
+    };
   }
   return { ok: false, reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`, code, retryable: false };
 }
@@ -135,7 +140,12 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, STRIPE_CREDENTIAL, target.team_id);
     const secretKey = credential?.secrets.secret_key;
     if (!secretKey) {
-      return { ok: false, reason: `No Stripe key is stored for project ${target.project_id}; connect Stripe with PUT /v1/projects/${target.project_id}/payment-provider.`, code: null, retryable: false };
+      return {
+        ok: false,
+        reason: `No Stripe key is stored for project ${target.project_id}; connect Stripe with PUT /v1/projects/${target.project_id}/payment-provider.`,
+        code: null,
+        retryable: false,
+      };
     }
     return stripeClient(settings, secretKey);
   };

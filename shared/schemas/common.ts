@@ -23,9 +23,32 @@ export const Currency = z.enum(ISO_4217, { error: 'Not an ISO 4217 currency code
  * be used to convert amounts.
  */
 const CURRENCY_EXPONENTS: Readonly<Record<string, 0 | 3 | 4>> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 /**
@@ -74,7 +97,9 @@ const MAX_PAGE_SIZE = 100;
  */
 export const ListQuery = z.strictObject({
   limit: z._default(z.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), DEFAULT_PAGE_SIZE).check(z.describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`)),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048), z.regex(/^[A-Za-z0-9_-]+$/))).check(z.describe('Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.')),
+  cursor: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(2048), z.regex(/^[A-Za-z0-9_-]+$/)))
+    .check(z.describe('Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.')),
 });
 
 /**
@@ -92,24 +117,28 @@ export function booleanFilter(description: string) {
  * @param id the OpenAPI component name of the list
  */
 export function listOf<T extends z.ZodMiniType>(item: T, id: string) {
-  return z.object({
-    data: z.array(item),
-    next_cursor: z.nullable(z.string()).check(z.describe('Pass as `cursor` to get the next page; null on the last page.')),
-  }).register(z.globalRegistry, { id });
+  return z
+    .object({
+      data: z.array(item),
+      next_cursor: z.nullable(z.string()).check(z.describe('Pass as `cursor` to get the next page; null on the last page.')),
+    })
+    .register(z.globalRegistry, { id });
 }
 
 /** The RFC 9457 problem document every failure returns (DESIGN D1). */
-export const Problem = z.object({
-  type: z.string().check(z.describe('The docs_url of the error code.')),
-  title: z.string().check(z.describe('Default message of the error code.')),
-  status: z.number().check(z.int()),
-  detail: z.string(),
-  code: z.string().check(z.describe('Error code from service://enums/error-code.')),
-  hint: z.string().check(z.describe('How to fix it.')),
-  docs_url: z.string(),
-  request_id: z.string(),
-  errors: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))).check(z.describe('Field-level validation errors (VALIDATION_FAILED only).')),
-}).register(z.globalRegistry, { id: 'Problem' });
+export const Problem = z
+  .object({
+    type: z.string().check(z.describe('The docs_url of the error code.')),
+    title: z.string().check(z.describe('Default message of the error code.')),
+    status: z.number().check(z.int()),
+    detail: z.string(),
+    code: z.string().check(z.describe('Error code from service://enums/error-code.')),
+    hint: z.string().check(z.describe('How to fix it.')),
+    docs_url: z.string(),
+    request_id: z.string(),
+    errors: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))).check(z.describe('Field-level validation errors (VALIDATION_FAILED only).')),
+  })
+  .register(z.globalRegistry, { id: 'Problem' });
 
 /** Empty JSON body for operations that take none. */
 export const EmptyBody = z.strictObject({});
@@ -121,4 +150,6 @@ export const IdParams = z.strictObject({ id: Uuid.check(z.describe('The object i
 export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).register(z.globalRegistry, { id: 'Deleted' });
 
 /** `idempotency_key`: the optional tool argument with the `Idempotency-Key` header's rules (DESIGN D3). */
-export const IdempotencyKeyArgument = z.optional(z.uuid()).check(z.describe('Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.'));
+export const IdempotencyKeyArgument = z
+  .optional(z.uuid())
+  .check(z.describe('Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.'));

@@ -45,9 +45,7 @@ async function createTable(client: TableAdminClient, tableName: string, definiti
               Projection: { ProjectionType: 'ALL' as const },
             }))
           : undefined,
-        StreamSpecification: definition.streamViewType
-          ? { StreamEnabled: true, StreamViewType: definition.streamViewType }
-          : undefined,
+        StreamSpecification: definition.streamViewType ? { StreamEnabled: true, StreamViewType: definition.streamViewType } : undefined,
       }),
     );
   } catch (error) {

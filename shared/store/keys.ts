@@ -85,11 +85,20 @@ export const keys = mergeFacts(FACTS, 'keys', {
   // provider event finds our object by the provider's id with one GetItem. `provider` is the catalogue's
   // provider name (`stripe`); the ids are the provider's (`cus_...`, `sub_...`, `pi_...`).
   /** A provider customer → our subscriber id (`subscriber_id`). */
-  providerCustomer: (teamId: string, projectId: string, provider: string, customerId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_CUSTOMER#${provider}#${customerId}`, sk: 'PROVIDER_CUSTOMER' }),
+  providerCustomer: (teamId: string, projectId: string, provider: string, customerId: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_CUSTOMER#${provider}#${customerId}`,
+    sk: 'PROVIDER_CUSTOMER',
+  }),
   /** A provider subscription → our subscription id (`subscription_id`) and, per event family, the `created` (unix SECONDS) of the last provider event applied to it (`last_subscription_event_created`, `last_invoice_event_created`). */
-  providerSubscription: (teamId: string, projectId: string, provider: string, subscriptionId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_SUBSCRIPTION#${provider}#${subscriptionId}`, sk: 'PROVIDER_SUBSCRIPTION' }),
+  providerSubscription: (teamId: string, projectId: string, provider: string, subscriptionId: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_SUBSCRIPTION#${provider}#${subscriptionId}`,
+    sk: 'PROVIDER_SUBSCRIPTION',
+  }),
   /** A provider payment (Stripe: the PaymentIntent) → our payment id (`payment_id`) and its subscription (`subscription_id`). */
-  providerPayment: (teamId: string, projectId: string, provider: string, paymentId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_PAYMENT#${provider}#${paymentId}`, sk: 'PROVIDER_PAYMENT' }),
+  providerPayment: (teamId: string, projectId: string, provider: string, paymentId: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_PAYMENT#${provider}#${paymentId}`,
+    sk: 'PROVIDER_PAYMENT',
+  }),
 });
 
 /** Sort-key prefixes for `begins_with` list queries (each object's, from its `facts.ts`). */

@@ -19,9 +19,7 @@ export function isTransactionConflict(error: unknown): boolean {
 
 /** The optimistic-concurrency condition on a stored item's `revision` (an item without one must still have none). */
 export function revisionCondition(item: Item): { expression: string; values: Record<string, unknown> } {
-  return item.revision === undefined
-    ? { expression: 'attribute_not_exists(revision)', values: {} }
-    : { expression: 'revision = :read_revision', values: { ':read_revision': item.revision } };
+  return item.revision === undefined ? { expression: 'attribute_not_exists(revision)', values: {} } : { expression: 'revision = :read_revision', values: { ':read_revision': item.revision } };
 }
 
 /** A random wait of 0 to 25 × `attempt` milliseconds: the default back-off after lost attempt `attempt` (1-based). */

@@ -140,7 +140,12 @@ function translate(error: unknown): unknown {
   if (error instanceof TransactionCanceledException) {
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
-    if (failed.length > 0) return new ConditionFailedError(failed, undefined, reasons.map((reason) => (reason.Item ? unmarshall(reason.Item) : undefined)));
+    if (failed.length > 0)
+      return new ConditionFailedError(
+        failed,
+        undefined,
+        reasons.map((reason) => (reason.Item ? unmarshall(reason.Item) : undefined)),
+      );
     return new TransactionCanceledError(reasons.map((reason) => reason.Code ?? 'None'));
   }
   // DynamoDB Local's lock timeout on a transaction: AWS cancels such a transaction with TransactionConflict.
@@ -187,7 +192,8 @@ export function dynamoDbClient(endpoint: string | undefined): DynamoDBClient {
 
 /** Builds a {@link Store}. With `endpoint` it uses dummy credentials and region `local` unless AWS_REGION is set. */
 export function createStore(options: StoreOptions): Store {
-  const document = (options.document ?? DynamoDBDocumentClient.from(options.client ?? dynamoDbClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
+  const document = (options.document ??
+    DynamoDBDocumentClient.from(options.client ?? dynamoDbClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
   const tableOf = (table: TableChoice | undefined) => (table === 'deadLetter' ? options.deadLetterTableName : options.tableName);
   const withTable = <T extends { table?: TableChoice }>(request: T) => {
     const { table, ...rest } = request;
@@ -211,9 +217,7 @@ export function createStore(options: StoreOptions): Store {
     get: async (key, getOptions = {}) =>
       (
         await sendOne(() =>
-          document.send(
-            new GetCommand({ TableName: tableOf(getOptions.table), Key: key, ConsistentRead: getOptions.consistent ?? true, ProjectionExpression: getOptions.projection }),
-          ),
+          document.send(new GetCommand({ TableName: tableOf(getOptions.table), Key: key, ConsistentRead: getOptions.consistent ?? true, ProjectionExpression: getOptions.projection })),
         )
       ).Item,
     put: async (request) => {

@@ -76,7 +76,13 @@ describe('the creator side through the local server', () => {
       headers: { 'Content-Type': 'application/json', 'X-Telegram-Bot-Api-Secret-Token': String(hook.secret_token) },
       body: JSON.stringify({
         update_id: 1,
-        my_chat_member: { chat: { id: -100123, type: 'supergroup' }, from: { id: 1, is_bot: false, first_name: 'Owner' }, date: 1, old_chat_member: { status: 'member', user: bot }, new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true } },
+        my_chat_member: {
+          chat: { id: -100123, type: 'supergroup' },
+          from: { id: 1, is_bot: false, first_name: 'Owner' },
+          date: 1,
+          old_chat_member: { status: 'member', user: bot },
+          new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true },
+        },
       }),
     });
     expect(promoted.status).toBe(200);

@@ -68,7 +68,12 @@ describe('dashboard membership screens in Chromium', () => {
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.waitForURL(/\/dashboard\/roles\/[0-9a-f-]{36}\?saved=1$/);
     const roleId = /\/roles\/([0-9a-f-]{36})/.exec(page.url())![1];
-    expect((await api('GET', `/v1/roles/${roleId}`)).body).toMatchObject({ name: roleName, built_in: false, project_ids: null, abilities: ['project:view-any', 'project-user:view-any', 'project-user:ban'] });
+    expect((await api('GET', `/v1/roles/${roleId}`)).body).toMatchObject({
+      name: roleName,
+      built_in: false,
+      project_ids: null,
+      abilities: ['project:view-any', 'project-user:view-any', 'project-user:ban'],
+    });
 
     // Edit: one ability fewer, narrowed to the demo project.
     await page.getByRole('checkbox', { name: 'project-user:ban' }).uncheck();
@@ -126,7 +131,11 @@ describe('dashboard membership screens in Chromium', () => {
     // Every action is in the activity log, naming the member.
     const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find((candidate: { email: string }) => candidate.email === DEMO_OWNER.email);
     const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{ operation: string; surface: string; outcome: string }>;
-    for (const operation of ['createRole', 'updateTeamMember', 'createGroup', 'deleteGroup']) expect(activity.find((entry) => entry.operation === operation), operation).toMatchObject({ surface: 'dashboard' });
+    for (const operation of ['createRole', 'updateTeamMember', 'createGroup', 'deleteGroup'])
+      expect(
+        activity.find((entry) => entry.operation === operation),
+        operation,
+      ).toMatchObject({ surface: 'dashboard' });
     expect(activity.find((entry) => entry.operation === 'deleteRole')).toMatchObject({ surface: 'dashboard', outcome: 'CONFLICT' });
     await page.context().close();
   });
@@ -253,7 +262,12 @@ describe('dashboard membership screens in Chromium', () => {
     expect(token.status).toBe(201);
     const page = await signInWithLink(DEMO_OWNER.email);
     await page.goto(dashboard('/tokens'));
-    const lastUsed = () => page.getByRole('row', { name: new RegExp(name) }).locator('td').nth(5).textContent();
+    const lastUsed = () =>
+      page
+        .getByRole('row', { name: new RegExp(name) })
+        .locator('td')
+        .nth(5)
+        .textContent();
     expect(await lastUsed()).toBe('never');
     expect((await api('GET', '/v1/teams/current', undefined, token.body.token)).status).toBe(200);
     await page.reload();
@@ -344,7 +358,10 @@ describe('dashboard membership screens in Chromium', () => {
     const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find((candidate: { email: string }) => candidate.email === DEMO_OWNER.email);
     const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{ operation: string; surface: string; outcome: string }>;
     for (const operation of ['changeSubscriptionPlan', 'suspendSubscription', 'unsuspendSubscription', 'banSubscriber', 'unbanSubscriber', 'kickSubscriber']) {
-      expect(activity.find((entry) => entry.operation === operation && entry.outcome === 'ok'), operation).toMatchObject({ surface: 'dashboard' });
+      expect(
+        activity.find((entry) => entry.operation === operation && entry.outcome === 'ok'),
+        operation,
+      ).toMatchObject({ surface: 'dashboard' });
     }
     expect(activity.find((entry) => entry.operation === 'changeSubscriptionPlan' && entry.outcome === 'CONFLICT')).toMatchObject({ surface: 'dashboard' });
     await page.context().close();
@@ -374,7 +391,15 @@ describe('dashboard membership screens in Chromium', () => {
       const wrap = page.locator(`${table}`);
       expect(await wrap.evaluate((element) => element.scrollWidth - element.clientWidth), path).toBe(0);
       // Each cell names its column (the header is visually hidden).
-      expect(await page.locator(`${table} tbody tr`).first().locator('td').first().evaluate((cell) => getComputedStyle(cell, '::before').content), path).not.toBe('none');
+      expect(
+        await page
+          .locator(`${table} tbody tr`)
+          .first()
+          .locator('td')
+          .first()
+          .evaluate((cell) => getComputedStyle(cell, '::before').content),
+        path,
+      ).not.toBe('none');
       const rights = await page.locator(`${table} tbody td`).evaluateAll((cells) => cells.filter((cell) => cell.getClientRects().length > 0).map((cell) => cell.getBoundingClientRect().right));
       expect(Math.max(...rights), path).toBeLessThanOrEqual(375);
       await expectAccessible(page);

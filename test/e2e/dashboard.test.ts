@@ -91,7 +91,12 @@ describe('dashboard in Chromium', () => {
     });
     expect(forged.status).toBe(403);
     expect(forged.body.code).toBe('CSRF_TOKEN_INVALID');
-    const wrongToken = await fetch(dashboard('/tokens'), { method: 'POST', redirect: 'manual', headers: { Cookie: cookieHeader, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'name=forged&preset=full&csrf_token=nope' });
+    const wrongToken = await fetch(dashboard('/tokens'), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: cookieHeader, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'name=forged&preset=full&csrf_token=nope',
+    });
     expect(wrongToken.status).toBe(403);
     expect((await api('GET', '/v1/tokens?limit=100')).body.data.length).toBe(before);
 
@@ -135,7 +140,11 @@ describe('dashboard in Chromium', () => {
     expect(oldSecret).toMatch(/^whsec_/);
     await screenshot(page, 'webhooks-secret-once');
     const cookie = (await page.context().cookies()).find((candidate) => candidate.name === 'dashboard_session')!;
-    const again = await fetch(dashboard('/webhooks'), { method: 'POST', headers: { Cookie: `dashboard_session=${cookie.value}`, 'Content-Type': 'application/x-www-form-urlencoded' }, body: formBody });
+    const again = await fetch(dashboard('/webhooks'), {
+      method: 'POST',
+      headers: { Cookie: `dashboard_session=${cookie.value}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: formBody,
+    });
     expect(again.status).toBe(201);
     expect(await again.text()).toContain(oldSecret); // the stored answer, not a second endpoint
     const endpoints = (await api('GET', '/v1/webhook-endpoints?limit=100')).body.data.filter((endpoint: { name: string }) => endpoint.name === name);
@@ -208,7 +217,10 @@ describe('dashboard in Chromium', () => {
     const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find((member: { email: string }) => member.email === DEMO_OWNER.email);
     const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{ operation: string; surface: string; token_id: string | null }>;
     for (const operation of ['createWebhookEndpoint', 'rotateWebhookEndpointSecret', 'sendTestWebhookEvent', 'updateWebhookEndpoint', 'retryWebhookDelivery', 'replayDeadWebhookDeliveries']) {
-      expect(activity.find((entry) => entry.operation === operation), operation).toMatchObject({ surface: 'dashboard', token_id: null });
+      expect(
+        activity.find((entry) => entry.operation === operation),
+        operation,
+      ).toMatchObject({ surface: 'dashboard', token_id: null });
     }
     await page.goto(dashboard('/webhooks'));
     await screenshot(page, 'webhooks-list-1440');

@@ -72,7 +72,10 @@ function raw(options: { method?: string; path: string; headers?: Record<string, 
 
 describe('Host validation (DESIGN D5: DNS-rebinding protection)', () => {
   it('refuses a Host that is not a name it serves, on the tool server and on REST, before reading anything', async () => {
-    const foreignMcp = await raw({ path: '/mcp', headers: { Host: 'evil.example.com', Origin: 'http://evil.example.com', 'Content-Type': 'application/json', Authorization: `Bearer ${service.demoToken}` } });
+    const foreignMcp = await raw({
+      path: '/mcp',
+      headers: { Host: 'evil.example.com', Origin: 'http://evil.example.com', 'Content-Type': 'application/json', Authorization: `Bearer ${service.demoToken}` },
+    });
     expect(foreignMcp.status).toBe(403);
     expect(JSON.parse(foreignMcp.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Host: evil.example.com' }, id: null });
     expect(foreignMcp.headers['access-control-allow-origin']).toBe('*');
@@ -119,7 +122,11 @@ describe('request body limits (DESIGN D5)', () => {
   it('still serves bodies within the limit, and keeps serving after refusing large ones', async () => {
     const ok = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${service.demoToken}` } });
     expect(ok.status).toBe(200);
-    const withinLimit = await raw({ path: '/v1/projects', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${service.demoToken}`, 'Idempotency-Key': crypto.randomUUID(), 'Content-Length': MAX_BODY_BYTES }, body: MAX_BODY_BYTES });
+    const withinLimit = await raw({
+      path: '/v1/projects',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${service.demoToken}`, 'Idempotency-Key': crypto.randomUUID(), 'Content-Length': MAX_BODY_BYTES },
+      body: MAX_BODY_BYTES,
+    });
     expect(withinLimit.status).toBe(422); // read whole, then refused as JSON (not 413)
   });
 });

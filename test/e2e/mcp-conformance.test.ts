@@ -59,14 +59,23 @@ const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp 
   'tools-call-embedded-resource': { reason: 'Calls the fixture tool `test_embedded_resource`.', failure: /Unknown tool: test_embedded_resource/ },
   'tools-call-mixed-content': { reason: 'Calls the fixture tool `test_multiple_content_types`.', failure: /Unknown tool: test_multiple_content_types/ },
   'tools-call-with-logging': { reason: 'Needs the `logging` capability and the fixture tool `test_tool_with_logging`.', failure: /-32601: Method not found|Unknown tool: test_tool_with_logging/ },
-  'tools-call-error': { reason: 'Calls the fixture tool `test_error_handling` (this server\u2019s own isError results are covered in mcp-protocol.test.ts).', failure: /Unknown tool: test_error_handling/ },
-  'tools-call-with-progress': { reason: 'Calls the fixture tool `test_tool_with_progress`; progress notifications need a stream (JSON responses only).', failure: /Unknown tool: test_tool_with_progress/ },
+  'tools-call-error': {
+    reason: 'Calls the fixture tool `test_error_handling` (this server\u2019s own isError results are covered in mcp-protocol.test.ts).',
+    failure: /Unknown tool: test_error_handling/,
+  },
+  'tools-call-with-progress': {
+    reason: 'Calls the fixture tool `test_tool_with_progress`; progress notifications need a stream (JSON responses only).',
+    failure: /Unknown tool: test_tool_with_progress/,
+  },
   'tools-call-sampling': { reason: 'Calls the fixture tool `test_sampling`; server-to-client requests need a stream (JSON responses only).', failure: /Unknown tool: test_sampling/ },
   'tools-call-elicitation': { reason: 'Calls the fixture tool `test_elicitation`; server-to-client requests need a stream.', failure: /Unknown tool: test_elicitation/ },
   'json-schema-2020-12': { reason: 'Looks for the fixture tool `json_schema_2020_12_tool`.', failure: /Tool 'json_schema_2020_12_tool' not found/ },
   'elicitation-sep1034-defaults': { reason: 'Calls the fixture tool `test_elicitation_sep1034_defaults`; elicitation needs a stream.', failure: /Unknown tool: test_elicitation_sep1034_defaults/ },
   'elicitation-sep1330-enums': { reason: 'Calls the fixture tool `test_elicitation_sep1330_enums`; elicitation needs a stream.', failure: /Unknown tool: test_elicitation_sep1330_enums/ },
-  'resources-read-text': { reason: 'Reads the fixture resource `test://static-text`; this server\u2019s resources are `service://enums/*` (unknown URI: -32002).', failure: /Resource not found: test:\/\/static-text/ },
+  'resources-read-text': {
+    reason: 'Reads the fixture resource `test://static-text`; this server\u2019s resources are `service://enums/*` (unknown URI: -32002).',
+    failure: /Resource not found: test:\/\/static-text/,
+  },
   'resources-read-binary': { reason: 'Reads the fixture resource `test://static-binary`.', failure: /Resource not found: test:\/\/static-binary/ },
   'resources-templates-read': { reason: 'Reads the fixture template `test://template/{id}/data`; this server has no resource templates.', failure: /Resource not found: test:\/\/template\/123\/data/ },
   'resources-subscribe': { reason: 'No `resources.subscribe` capability: the resources are static catalogues, and updates would need a stream.', failure: /-32601: Method not found/ },
@@ -144,7 +153,12 @@ async function runScenario(scenario: string): Promise<ScenarioRun> {
 }
 
 const failures = (run: ScenarioRun) => run.checks.filter((check) => check.status === 'FAILURE');
-const describeRun = (run: ScenarioRun) => JSON.stringify({ exitCode: run.exitCode, timedOut: run.timedOut, checks: run.checks.map(({ id, status, errorMessage }) => ({ id, status, errorMessage })), output: run.output.slice(-2000) }, null, 2);
+const describeRun = (run: ScenarioRun) =>
+  JSON.stringify(
+    { exitCode: run.exitCode, timedOut: run.timedOut, checks: run.checks.map(({ id, status, errorMessage }) => ({ id, status, errorMessage })), output: run.output.slice(-2000) },
+    null,
+    2,
+  );
 
 beforeAll(async () => {
   service = await startTestService();
@@ -181,7 +195,10 @@ describe('MCP conformance suite (server scenarios)', () => {
     expect(run, scenario).toBeDefined();
     expect(run.timedOut, describeRun(run)).toBe(false);
     expect(run.checks.filter((check) => check.status === 'SUCCESS').length, describeRun(run)).toBeGreaterThan(0);
-    expect(run.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING'), describeRun(run)).toEqual([]);
+    expect(
+      run.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING'),
+      describeRun(run),
+    ).toEqual([]);
     expect(run.exitCode, describeRun(run)).toBe(0);
   });
 
@@ -189,7 +206,10 @@ describe('MCP conformance suite (server scenarios)', () => {
     const run = runs.get(scenario)!;
     expect(run.timedOut, describeRun(run)).toBe(false);
     expect(failures(run), describeRun(run)).toEqual([]);
-    expect(run.checks.some((check) => check.id === 'server-sse-content-type' && check.status === 'INFO'), describeRun(run)).toBe(true);
+    expect(
+      run.checks.some((check) => check.id === 'server-sse-content-type' && check.status === 'INFO'),
+      describeRun(run),
+    ).toBe(true);
   });
 
   it.each(Object.keys(NOT_APPLICABLE))('fails %s only for the reason it does not apply', (scenario) => {
@@ -199,6 +219,9 @@ describe('MCP conformance suite (server scenarios)', () => {
     expect(failures(run).length, describeRun(run)).toBeGreaterThan(0);
     for (const check of failures(run)) expect(check.errorMessage ?? '', describeRun(run)).toMatch(failure);
     // Nothing else went wrong on the way (no 401/429/5xx from the transport).
-    expect(run.checks.filter((check) => check.status === 'WARNING'), describeRun(run)).toEqual([]);
+    expect(
+      run.checks.filter((check) => check.status === 'WARNING'),
+      describeRun(run),
+    ).toEqual([]);
   });
 });

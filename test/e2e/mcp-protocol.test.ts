@@ -70,7 +70,11 @@ function expectCors(response: RawMcpResponse): void {
   response.headers.forEach((_value, name) => {
     if (name.startsWith('access-control-')) corsNames.push(name);
   });
-  expect(corsNames.sort()).toEqual(Object.keys(INTERFACE_CORS).map((name) => name.toLowerCase()).sort());
+  expect(corsNames.sort()).toEqual(
+    Object.keys(INTERFACE_CORS)
+      .map((name) => name.toLowerCase())
+      .sort(),
+  );
   expect(response.headers.get('access-control-allow-credentials')).toBeNull();
   expect(response.headers.get('set-cookie')).toBeNull();
 }
@@ -83,7 +87,15 @@ function expectRateHeaders(response: RawMcpResponse, limit: number): void {
 function expectProblem(response: RawMcpResponse, status: number, code: string): void {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.json).toMatchObject({ status, code, type: expect.stringMatching(/^https:\/\//), title: expect.any(String), hint: expect.any(String), docs_url: expect.any(String), request_id: expect.any(String) });
+  expect(response.json).toMatchObject({
+    status,
+    code,
+    type: expect.stringMatching(/^https:\/\//),
+    title: expect.any(String),
+    hint: expect.any(String),
+    docs_url: expect.any(String),
+    request_id: expect.any(String),
+  });
 }
 
 function expectJsonRpcError(response: RawMcpResponse, status: number, code: number, id: string | number | null = null): void {
@@ -229,7 +241,12 @@ describe('sessions (DESIGN D5)', () => {
     expect(sessionId).toMatch(UUID_PATTERN);
 
     const stored = await serviceA.store.document.send(new GetCommand({ TableName: serviceA.store.tableName, Key: keys.session(tokenId, sessionId), ConsistentRead: true }));
-    expect(stored.Item).toMatchObject({ token_id: tokenId, team_id: serviceA.demoTeamId, protocol_version: TEST_PROTOCOL_VERSION, expires_at: Math.floor(clock.nowMs() / 1000) + MCP_SESSION_LIFETIME_SECONDS });
+    expect(stored.Item).toMatchObject({
+      token_id: tokenId,
+      team_id: serviceA.demoTeamId,
+      protocol_version: TEST_PROTOCOL_VERSION,
+      expires_at: Math.floor(clock.nowMs() / 1000) + MCP_SESSION_LIFETIME_SECONDS,
+    });
 
     const listed = await post(serviceB.mcpUrl, { jsonrpc: '2.0', id: 'list', method: 'tools/list' }, { token, sessionId });
     expect(listed.status).toBe(200);
@@ -549,7 +566,14 @@ describe('the Lambda edge (API Gateway HTTP API v2 events)', () => {
 
   it('never uses API Gateway cookies as credentials', async () => {
     const handler = createMcpHandler(() => serviceA.runtime);
-    const result = await handler(event({ headers: { host: 'mcp.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, cookies: [`token=${serviceA.demoToken}`, `authorization=Bearer ${serviceA.demoToken}`], body: JSON.stringify(initializeMessage()) }), context);
+    const result = await handler(
+      event({
+        headers: { host: 'mcp.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        cookies: [`token=${serviceA.demoToken}`, `authorization=Bearer ${serviceA.demoToken}`],
+        body: JSON.stringify(initializeMessage()),
+      }),
+      context,
+    );
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body)).toMatchObject({ code: 'AUTHENTICATION_REQUIRED' });
     expect(result.headers['www-authenticate']).toMatch(/^Bearer\b/);
@@ -648,8 +672,15 @@ describe('hardening', () => {
     }
     // A project-scoped token cannot call team-wide tools, so they are not listed for it either.
     const creator = (await mint()).token;
-    const project = await post(serviceA.mcpUrl, toolCall('create_project', { name: 'Scoped listing', platform_type: 'discord' }), { token: creator, sessionId: await openSession(serviceA.mcpUrl, creator) });
-    const scoped = await seedToken(serviceA.store, clock, { teamId: serviceA.demoTeamId, abilities: ['mcp:full', 'activity:read', 'project:view-any'], projectIds: [project.json.result.structuredContent.id] });
+    const project = await post(serviceA.mcpUrl, toolCall('create_project', { name: 'Scoped listing', platform_type: 'discord' }), {
+      token: creator,
+      sessionId: await openSession(serviceA.mcpUrl, creator),
+    });
+    const scoped = await seedToken(serviceA.store, clock, {
+      teamId: serviceA.demoTeamId,
+      abilities: ['mcp:full', 'activity:read', 'project:view-any'],
+      projectIds: [project.json.result.structuredContent.id],
+    });
     const scopedSession = await openSession(serviceA.mcpUrl, scoped.token);
     const scopedNames = (await post(`${serviceA.mcpUrl}?tools=callable`, list, { token: scoped.token, sessionId: scopedSession })).json.result.tools.map((tool: { name: string }) => tool.name);
     expect(scopedNames).toContain('list_projects');
@@ -662,7 +693,10 @@ describe('hardening', () => {
     const { token } = await mint();
     const sessionId = await openSession(serviceA.mcpUrl, token);
     const list = { jsonrpc: '2.0', id: 'list', method: 'tools/list' };
-    for (const [url, headers] of [[serviceA.mcpUrl, { 'MCP-Read-Only': '1' }], [`${serviceA.mcpUrl}?read_only=1`, {}]] as const) {
+    for (const [url, headers] of [
+      [serviceA.mcpUrl, { 'MCP-Read-Only': '1' }],
+      [`${serviceA.mcpUrl}?read_only=1`, {}],
+    ] as const) {
       const listed = await post(url, list, { token, sessionId, headers });
       expectCors(listed);
       const tools = listed.json.result.tools as Array<{ name: string; annotations: { readOnlyHint: boolean } }>;

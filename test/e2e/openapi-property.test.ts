@@ -139,7 +139,11 @@ async function send(call: { method: string; path: string; query?: Record<string,
 
 /** A kind of object in lower-case letters only: `TeamMember`, `team-members`, `team_member_id` → `teammember(s)`. */
 function kindOf(name: string): string {
-  return name.replace(/_ids?$/, '').replace(/[^A-Za-z]/g, '').toLowerCase().replace(/s$/, '');
+  return name
+    .replace(/_ids?$/, '')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase()
+    .replace(/s$/, '');
 }
 
 /**
@@ -189,7 +193,19 @@ function parametersSchema(parameters: Parameter[]): JsonSchema {
   };
 }
 
-type Variant = 'valid' | 'invalid body' | 'not JSON' | 'wrong content type' | 'invalid query' | 'unknown query parameter' | 'junk path parameter' | 'no token' | 'malformed token' | 'wrong secret' | 'weak token' | 'scoped token';
+type Variant =
+  | 'valid'
+  | 'invalid body'
+  | 'not JSON'
+  | 'wrong content type'
+  | 'invalid query'
+  | 'unknown query parameter'
+  | 'junk path parameter'
+  | 'no token'
+  | 'malformed token'
+  | 'wrong secret'
+  | 'weak token'
+  | 'scoped token';
 
 type Plan = { variant: Variant; params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; token: number; idempotencyKey: string | undefined };
 
@@ -206,7 +222,12 @@ function plansFor(operation: OperationObject, method: string, path: string): fc.
     if (!('cursor' in value)) return fc.constant(value);
     const { cursor: _generated, ...rest } = value;
     const issued = cursors.get(operation.operationId) ?? [];
-    return issued.length ? fc.oneof(fc.constant(rest), fc.constantFrom(...issued).map((cursor) => ({ ...rest, cursor }))) : fc.constant(rest);
+    return issued.length
+      ? fc.oneof(
+          fc.constant(rest),
+          fc.constantFrom(...issued).map((cursor) => ({ ...rest, cursor })),
+        )
+      : fc.constant(rest);
   });
   const validBody = bodySchema ? validValues(schemaArbitrary(bodySchema, { known }), validatorOf(bodySchema)) : fc.constant(undefined);
   const authenticated = (operation.security ?? []).length > 0;
@@ -221,7 +242,9 @@ function plansFor(operation: OperationObject, method: string, path: string): fc.
       params: validParams,
       query:
         variant === 'invalid query'
-          ? (invalidArbitrary(querySchema, validQuery).filter((value) => value !== null && typeof value === 'object' && !Array.isArray(value) && validatorOf(querySchema)(value) === false) as fc.Arbitrary<Record<string, unknown>>)
+          ? (invalidArbitrary(querySchema, validQuery).filter(
+              (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && validatorOf(querySchema)(value) === false,
+            ) as fc.Arbitrary<Record<string, unknown>>)
           : variant === 'unknown query parameter'
             ? validQuery.map((value) => ({ ...value, not_a_parameter: 'x' }))
             : validQuery,
@@ -322,10 +345,18 @@ describe('every documented operation, against the local server', () => {
 
 describe('the generators', () => {
   it('make values that their schemas accept, and invalid ones they refuse', () => {
-    const schema: JsonSchema = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 5 }, limit: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['name'], additionalProperties: false };
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1, maxLength: 5 }, limit: { type: 'integer', minimum: 1, maximum: 3 } },
+      required: ['name'],
+      additionalProperties: false,
+    };
     const validate = validatorOf(schema);
     const valid = validValues(schemaArbitrary(schema), validate);
-    fc.assert(fc.property(valid, (value) => validate(value) === true), { numRuns: 50 });
+    fc.assert(
+      fc.property(valid, (value) => validate(value) === true),
+      { numRuns: 50 },
+    );
     // Invalid candidates are mostly invalid (a wrong-type draw can land on a valid value; callers filter).
     const candidates = fc.sample(invalidArbitrary(schema, valid), 200);
     expect(candidates.filter((value) => validate(value) === false).length).toBeGreaterThan(150);

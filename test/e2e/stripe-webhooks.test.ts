@@ -27,7 +27,12 @@ const received: Array<{ id: string; type: string; projectId: string | null; sign
 beforeAll(async () => {
   receiver = await startTestReceiver((headers, body) => {
     const envelope = JSON.parse(body) as { id: string; type: string; project_id: string | null };
-    received.push({ id: envelope.id, type: envelope.type, projectId: envelope.project_id, signatureProblem: checkSignature({ header: headers['svc-signature'], rawBody: body, secret: endpointSecret }) });
+    received.push({
+      id: envelope.id,
+      type: envelope.type,
+      projectId: envelope.project_id,
+      signatureProblem: checkSignature({ header: headers['svc-signature'], rawBody: body, secret: endpointSecret }),
+    });
     return 200;
   });
   stripeApi = await startFakeStripeApi();

@@ -278,23 +278,34 @@ describe('every D15 transition and every event at one receiver', () => {
     const botToken = `${BOT.id}:${'m'.repeat(35)}`;
     telegram.addBot(botToken, BOT);
     await api('PUT', `/v1/projects/${main.id}/bot`, { token: botToken });
-    const hookSecret = telegram.callsOf('setWebhook').filter((call) => call.token === botToken).at(-1)!.payload.secret_token as string;
+    const hookSecret = telegram
+      .callsOf('setWebhook')
+      .filter((call) => call.token === botToken)
+      .at(-1)!.payload.secret_token as string;
     const bot = { ...telegramUser(BOT.id, BOT.username), is_bot: true };
     await telegramUpdate(main.id, hookSecret, {
-      my_chat_member: { chat: { id: CHAT_ID, type: 'supergroup' }, from: telegramUser(1), date: Math.floor(clock.nowMs() / 1000), old_chat_member: { status: 'member', user: bot }, new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true } },
+      my_chat_member: {
+        chat: { id: CHAT_ID, type: 'supergroup' },
+        from: telegramUser(1),
+        date: Math.floor(clock.nowMs() / 1000),
+        old_chat_member: { status: 'member', user: bot },
+        new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true },
+      },
     });
     await api('POST', `/v1/projects/${main.id}/resources`, { kind: 'group', platform_resource_id: String(CHAT_ID), name: 'Readers' });
     await api('PUT', `/v1/projects/${main.id}/payment-provider`, { provider: 'manual' });
     const gold = await api('POST', `/v1/projects/${main.id}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 });
     const platinum = await api('POST', `/v1/projects/${main.id}/plans`, { name: 'Platinum', amount: 1500, currency: 'EUR', interval: 'month' });
     let subscriberCount = 0;
-    const newSubscriber = async (fields: Record<string, unknown> = {}) => (await api('POST', `/v1/projects/${main.id}/subscribers`, { display_name: `Reader ${++subscriberCount}`, ...fields })).id as string;
+    const newSubscriber = async (fields: Record<string, unknown> = {}) =>
+      (await api('POST', `/v1/projects/${main.id}/subscribers`, { display_name: `Reader ${++subscriberCount}`, ...fields })).id as string;
     const grant = async (body: Record<string, unknown> = {}) => {
       const created = await api('POST', `/v1/projects/${main.id}/subscriptions`, { subscriber_id: await newSubscriber(), plan_id: gold.id, ...body });
       lastKnownStatus.set(created.id, created.status);
       return created.id as string;
     };
-    const firstPayment = async (status: 'pending' | 'failed') => (await api('POST', `/v1/projects/${main.id}/payments`, { subscriber_id: await newSubscriber(), plan_id: gold.id, status })).subscription_id as string;
+    const firstPayment = async (status: 'pending' | 'failed') =>
+      (await api('POST', `/v1/projects/${main.id}/payments`, { subscriber_id: await newSubscriber(), plan_id: gold.id, status })).subscription_id as string;
     const pay = (id: string, status: 'succeeded' | 'failed') => api('POST', `/v1/projects/${main.id}/payments`, { subscription_id: id, status });
     const path = (id: string, action: string) => `/v1/subscriptions/${id}/${action}`;
 
@@ -456,7 +467,11 @@ describe('every D15 transition and every event at one receiver', () => {
     const transitions = receiver.deliveries.map(({ envelope }) => envelope).filter((envelope) => envelope.type.startsWith('subscription.'));
     for (const expected of expectedTransitionEvents) {
       const match = transitions.find(
-        (envelope) => envelope.type === expected.type && envelope.data.subscription.id === expected.subscriptionId && envelope.data.subscription.previous_status === expected.from && envelope.data.subscription.status === expected.to,
+        (envelope) =>
+          envelope.type === expected.type &&
+          envelope.data.subscription.id === expected.subscriptionId &&
+          envelope.data.subscription.previous_status === expected.from &&
+          envelope.data.subscription.status === expected.to,
       );
       expect(match, `${expected.type} ${expected.from} → ${expected.to} of ${expected.subscriptionId}`).toBeDefined();
     }

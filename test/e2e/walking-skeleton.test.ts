@@ -117,7 +117,11 @@ describe('walking skeleton, end to end', () => {
   });
 
   it('rejects a non-HTTPS webhook endpoint and shows the secret only at creation', async () => {
-    const insecure = await rest('/v1/webhook-endpoints', { method: 'POST', token: service.demoToken, body: JSON.stringify({ name: 'x', url: 'http://example.com/hook', events: ['project.created'] }) });
+    const insecure = await rest('/v1/webhook-endpoints', {
+      method: 'POST',
+      token: service.demoToken,
+      body: JSON.stringify({ name: 'x', url: 'http://example.com/hook', events: ['project.created'] }),
+    });
     expect(insecure.status).toBe(422);
     expect(insecure.body.code).toBe('VALIDATION_FAILED');
     expect(insecure.body.errors[0].path).toBe('body.url');

@@ -59,7 +59,11 @@ it(`team B's test event reaches B's receiver while team A's ${BACKLOG_A} deliver
   });
   const service: LocalService = await startTestService({ extraCaPem: [silent.caPem, receiverB.caPem], allowPrivateTargets: true });
   // Stop order: the receivers first (A's hanging attempts fail at once), then the service.
-  cleanups.push(() => service.stop(), () => receiverB.close(), () => silent.close());
+  cleanups.push(
+    () => service.stop(),
+    () => receiverB.close(),
+    () => silent.close(),
+  );
 
   const runtime = service.runtime;
   const teamA = await seedTeam(service.store, runtime.clock);

@@ -7,13 +7,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ALARM_PERIOD,
-  FAILURE_QUEUE_MESSAGES_THRESHOLD,
-  FUNCTION_ERRORS_THRESHOLD,
-  FUNCTION_THROTTLES_THRESHOLD,
-  OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD,
-} from '../../lib/alarms.js';
+import { ALARM_PERIOD, FAILURE_QUEUE_MESSAGES_THRESHOLD, FUNCTION_ERRORS_THRESHOLD, FUNCTION_THROTTLES_THRESHOLD, OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD } from '../../lib/alarms.js';
 import { createMembershipApp } from '../../lib/app.js';
 import { STAGE_THROTTLE_BURST_LIMIT, STAGE_THROTTLE_RATE_LIMIT } from '../../lib/http-api.js';
 import { TABLE_DELETE_ACTIONS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/route-stack.js';
@@ -89,7 +83,10 @@ describe('alarms (DESIGN D23)', () => {
     const functions = ofType(resources, 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(OPERATIONS.length);
     for (const [functionId] of functions) {
-      for (const [metricName, threshold] of [['Errors', FUNCTION_ERRORS_THRESHOLD], ['Throttles', FUNCTION_THROTTLES_THRESHOLD]] as const) {
+      for (const [metricName, threshold] of [
+        ['Errors', FUNCTION_ERRORS_THRESHOLD],
+        ['Throttles', FUNCTION_THROTTLES_THRESHOLD],
+      ] as const) {
         const alarms = functionAlarms(resources, functionId, metricName);
         expect(alarms, `${functionId} ${metricName}`).toHaveLength(1);
         expect(alarms[0].Properties).toMatchObject({
@@ -184,7 +181,9 @@ describe('throttling and concurrency (DESIGN D23)', () => {
     expect(mappings).toHaveLength(1);
     expect(mappings[0][1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: DISPATCHER_MAX_CONCURRENCY });
     expect(DISPATCHER_RESERVED_CONCURRENCY).toBeGreaterThanOrEqual(DISPATCHER_MAX_CONCURRENCY);
-    const reserving = ofType(resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined).map(([id]) => id);
+    const reserving = ofType(resources, 'AWS::Lambda::Function')
+      .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+      .map(([id]) => id);
     expect(reserving).toEqual([dispatcherId]);
   });
 });
@@ -198,7 +197,12 @@ describe('tracing and tables (DESIGN D23)', () => {
       const xray = statementsOfFunction(resources, functionId).filter((s) => asArray(s.Action).some((action) => action.startsWith('xray:')));
       expect(xray, functionId).toHaveLength(1);
       expect(xray[0].Resource, functionId).toBe('*');
-      expect(asArray(xray[0].Action).filter((action) => action.startsWith('xray:')).sort(), functionId).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      expect(
+        asArray(xray[0].Action)
+          .filter((action) => action.startsWith('xray:'))
+          .sort(),
+        functionId,
+      ).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
   });
 
@@ -229,7 +233,10 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       expect(asArray(updates[0].Action), operation.id).toEqual(['dynamodb:UpdateItem']);
       expect(refId(updates[0].Resource), operation.id).toBe(TABLE_DEFINITION.logicalName);
       expect(updates[0].Condition, operation.id).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`] } });
-      expect(statements.some((s) => asArray(s.Action).some((a) => a.startsWith('sqs:'))), operation.id).toBe(false);
+      expect(
+        statements.some((s) => asArray(s.Action).some((a) => a.startsWith('sqs:'))),
+        operation.id,
+      ).toBe(false);
     }
   });
 

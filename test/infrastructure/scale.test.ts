@@ -42,9 +42,7 @@ function fakeOperation(moduleIndex: number, index: number): RegisteredOperation 
   } as unknown as RegisteredOperation;
 }
 
-const GENERATED: readonly RegisteredOperation[] = MODULE_SIZES.flatMap((size, moduleIndex) =>
-  Array.from({ length: size }, (_, index) => fakeOperation(moduleIndex, index)),
-);
+const GENERATED: readonly RegisteredOperation[] = MODULE_SIZES.flatMap((size, moduleIndex) => Array.from({ length: size }, (_, index) => fakeOperation(moduleIndex, index)));
 
 let outdir: string;
 let assembly: CloudAssembly;
@@ -91,10 +89,11 @@ describe('150 generated routes', () => {
   });
 
   it('splits the routes into one nested stack per module, a large module into parts', () => {
-    const nested = templates.filter((t) => t.nested).map((t) => t.path.split('/').pop()).sort();
-    expect(nested).toEqual(
-      ['FakeThings1Routes', 'FakeThings1Routes2', ...MODULE_SIZES.slice(1).map((_, i) => `FakeThings${i + 2}Routes`)].sort(),
-    );
+    const nested = templates
+      .filter((t) => t.nested)
+      .map((t) => t.path.split('/').pop())
+      .sort();
+    expect(nested).toEqual(['FakeThings1Routes', 'FakeThings1Routes2', ...MODULE_SIZES.slice(1).map((_, i) => `FakeThings${i + 2}Routes`)].sort());
     const first = templates.find((t) => t.path.endsWith('/FakeThings1Routes'))!;
     const second = templates.find((t) => t.path.endsWith('/FakeThings1Routes2'))!;
     const routesOf = (t: SynthesizedTemplate): number => Object.values(t.template.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').length;
@@ -105,7 +104,9 @@ describe('150 generated routes', () => {
   it('gives every operation exactly one route, integrated with its own Lambda', () => {
     const apiId = refId(templates[0].template.Outputs!.RestApiUrl.Value);
     const routes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && refId(r.Properties.ApiId) === apiId);
-    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...GENERATED.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort());
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
+      [...GENERATED.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort(),
+    );
     const functionIds = new Set<string>();
     for (const route of routes) {
       const integration = resources[refId(route.Properties.Target['Fn::Join'][1][1])];
@@ -113,7 +114,10 @@ describe('150 generated routes', () => {
       functionIds.add(refId(integration.Properties.IntegrationUri));
     }
     expect(functionIds.size).toBe(routes.length - 1); // `/dashboard` and `/dashboard/{proxy+}` share the dashboard's Lambda
-    const handlers = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => r.Properties.Handler).sort();
+    const handlers = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map((r) => r.Properties.Handler)
+      .sort();
     expect(handlers).toEqual([...GENERATED.map((o) => `${o.id}.handler`), ...FUNCTION_FILES.map((f) => `${f}.handler`)].sort());
   });
 

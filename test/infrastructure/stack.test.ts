@@ -24,7 +24,6 @@ import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
 
- 
 type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -79,8 +78,7 @@ const ofType = (type: string): [string, CfnResource][] => Object.entries(resourc
 /** The logical id of the credentials key (the only KMS key). */
 const credentialsKeyId = (): string => ofType('AWS::KMS::Key')[0][0];
 const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
-const functionsWithHandler = (handler: string): [string, CfnResource][] =>
-  ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Handler === handler);
+const functionsWithHandler = (handler: string): [string, CfnResource][] => ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Handler === handler);
 const onlyFunction = (handler: string): [string, CfnResource] => {
   const found = functionsWithHandler(handler);
   expect(found, handler).toHaveLength(1);
@@ -98,8 +96,7 @@ function statementsOfRole(roleId: string): Statement[] {
     .flatMap(([, policy]) => asArray<Statement>(policy.Properties.PolicyDocument.Statement));
   return [...inline, ...attached];
 }
-const statementsOfFunction = (functionId: string): Statement[] =>
-  statementsOfRole(refId(resources[functionId].Properties.Role));
+const statementsOfFunction = (functionId: string): Statement[] => statementsOfRole(refId(resources[functionId].Properties.Role));
 const actionsOf = (statements: Statement[]): string[] => statements.flatMap((s) => asArray(s.Action));
 
 /** The Lambda function behind an HTTP API route (route → integration → function). */
@@ -114,9 +111,7 @@ function functionOfRoute(route: CfnResource): string {
 
 /** Roles that EventBridge Scheduler may assume. */
 const schedulerRoles = (): [string, CfnResource][] =>
-  ofType('AWS::IAM::Role').filter(([, role]) =>
-    asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some((s) => s.Principal?.Service === 'scheduler.amazonaws.com'),
-  );
+  ofType('AWS::IAM::Role').filter(([, role]) => asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some((s) => s.Principal?.Service === 'scheduler.amazonaws.com'));
 
 /** The role EventBridge Scheduler assumes for webhook retry timers: the one scoped to the retry schedule group. */
 function retrySchedulerRole(): [string, CfnResource] {
@@ -287,9 +282,7 @@ describe('tables', () => {
         { AttributeName: definition.sortKey.name, KeyType: 'RANGE' },
       ]);
       const keys = [definition.partitionKey, definition.sortKey, ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
-      expect(p.AttributeDefinitions).toEqual(
-        expect.arrayContaining(keys.map((key) => ({ AttributeName: key.name, AttributeType: key.type }))),
-      );
+      expect(p.AttributeDefinitions).toEqual(expect.arrayContaining(keys.map((key) => ({ AttributeName: key.name, AttributeType: key.type }))));
       expect(p.AttributeDefinitions).toHaveLength(new Set(keys.map((key) => key.name)).size);
       expect(p.GlobalSecondaryIndexes ?? []).toEqual(
         definition.globalSecondaryIndexes.map((index) => ({
@@ -302,27 +295,28 @@ describe('tables', () => {
         })),
       );
       expect(p.TimeToLiveSpecification).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
-      expect(p.StreamSpecification).toEqual(
-        definition.streamViewType === null ? undefined : { StreamViewType: definition.streamViewType },
-      );
+      expect(p.StreamSpecification).toEqual(definition.streamViewType === null ? undefined : { StreamViewType: definition.streamViewType });
     });
   }
 
   it('has exactly the two tables', () => {
-    expect(ofType('AWS::DynamoDB::Table').map(([id]) => id).sort()).toEqual(
-      [TABLE_DEFINITION.logicalName, DEAD_LETTER_TABLE_DEFINITION.logicalName].sort(),
-    );
+    expect(
+      ofType('AWS::DynamoDB::Table')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([TABLE_DEFINITION.logicalName, DEAD_LETTER_TABLE_DEFINITION.logicalName].sort());
   });
 });
 
 describe('REST API', () => {
   const restApiId = (): string => refId(rootTemplate.Outputs!.RestApiUrl.Value);
-  const restRoutes = (): [string, CfnResource][] =>
-    ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
+  const restRoutes = (): [string, CfnResource][] => ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
 
   it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard’s two, with no authorizer', () => {
     const routes = restRoutes();
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([...OPERATIONS.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort());
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(
+      [...OPERATIONS.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort(),
+    );
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
     expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
@@ -400,8 +394,14 @@ describe('REST API', () => {
       const functionId = functionOfRoute(routes[0][1]);
       expect(resources[functionId].Properties.Handler).toBe(handler);
       const actions = actionsOf(statementsOfFunction(functionId)).filter((action) => !action.startsWith('logs:'));
-      expect(actions.filter((action) => action.startsWith('kms:')), routeKey).toEqual(opens ? ['kms:Decrypt'] : []);
-      expect(actions.some((action) => action.startsWith('sqs:') || action === 'dynamodb:Scan'), routeKey).toBe(false);
+      expect(
+        actions.filter((action) => action.startsWith('kms:')),
+        routeKey,
+      ).toEqual(opens ? ['kms:Decrypt'] : []);
+      expect(
+        actions.some((action) => action.startsWith('sqs:') || action === 'dynamodb:Scan'),
+        routeKey,
+      ).toBe(false);
       expect(actions, routeKey).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
     }
   });
@@ -411,10 +411,12 @@ describe('REST API', () => {
       const [functionId] = onlyFunction(`${operation.id}.handler`);
       const statements = statementsOfFunction(functionId);
       const actions = actionsOf(statements);
-      const resourcesOf = (action: string): string[] =>
-        statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
+      const resourcesOf = (action: string): string[] => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
       if (operation.ability === null && operation.rest.method === 'GET') {
-        expect(actions.filter((a) => !isBaselineAction(a)), operation.id).toEqual([]);
+        expect(
+          actions.filter((a) => !isBaselineAction(a)),
+          operation.id,
+        ).toEqual([]);
         continue;
       }
       for (const forbidden of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeTable']) {
@@ -424,9 +426,7 @@ describe('REST API', () => {
       expect(resourcesOf('dynamodb:UpdateItem'), operation.id).toContain(TABLE_DEFINITION.logicalName);
       const usesDeadLetters = operation.rest.path.startsWith('/v1/webhook-deliveries');
       expect(resourcesOf('dynamodb:GetItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(usesDeadLetters);
-      expect(resourcesOf('dynamodb:PutItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(
-        usesDeadLetters && operation.rest.method !== 'GET',
-      );
+      expect(resourcesOf('dynamodb:PutItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(usesDeadLetters && operation.rest.method !== 'GET');
       expect(actions.includes('sqs:SendMessage'), operation.id).toBe(operation.rest.method !== 'GET');
       expect(actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
       // The credentials key only where the operation opens or seals a credential (DESIGN D16, D23).
@@ -450,14 +450,17 @@ describe('credentials key (DESIGN D16)', () => {
   it('lets only the functions that open or seal credentials use it: the connecting route seals, moderation, access, the hook, MCP and the deadline worker open', () => {
     const users = new Map<string, string[]>();
     for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
-      const actions = actionsOf(statementsOfFunction(functionId)).filter((action) => action.startsWith('kms:')).sort();
+      const actions = actionsOf(statementsOfFunction(functionId))
+        .filter((action) => action.startsWith('kms:'))
+        .sort();
       if (actions.length) users.set(String(fn.Properties.Handler).replace(/\.handler$/, ''), actions);
     }
     expect(users.get('connectProjectBot')).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     for (const name of ['disconnectProjectBot', 'banSubscriber', 'kickSubscriber', 'unbanSubscriber', 'createSubscription', 'cancelSubscription', 'telegram-hook', 'stripe-hook', 'mcp', 'deadlines']) {
       expect(users.get(name), name).toEqual(['kms:Decrypt']);
     }
-    for (const name of ['getProject', 'listProjects', 'createProject', 'fan-out', 'dispatcher', 'sweeper', 'unmatched-route', 'checkProjectAccess', 'billing-stripe-hook']) expect(users.has(name), name).toBe(false);
+    for (const name of ['getProject', 'listProjects', 'createProject', 'fan-out', 'dispatcher', 'sweeper', 'unmatched-route', 'checkProjectAccess', 'billing-stripe-hook'])
+      expect(users.has(name), name).toBe(false);
   });
 
   it('gives the REST routes the API endpoint as the public base URL of inbound hooks', () => {
@@ -476,16 +479,14 @@ describe('stack layout (DESIGN D23)', () => {
   it('holds each module’s routes and their Lambdas in its own nested stack; API, tables, queues, MCP and workers in the root', () => {
     const modules = [...new Set(OPERATIONS.map((operation) => operation.module))];
     const nested = templates.filter((t) => t.nested);
-    expect(nested).toHaveLength(
-      modules.reduce((sum, module) => sum + Math.ceil(OPERATIONS.filter((o) => o.module === module).length / MAX_ROUTES_PER_STACK), 0),
-    );
+    expect(nested).toHaveLength(modules.reduce((sum, module) => sum + Math.ceil(OPERATIONS.filter((o) => o.module === module).length / MAX_ROUTES_PER_STACK), 0));
     for (const operation of OPERATIONS) {
-      const holders = nested.filter((t) =>
-        Object.values(t.template.Resources).some((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler === `${operation.id}.handler`),
-      );
+      const holders = nested.filter((t) => Object.values(t.template.Resources).some((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler === `${operation.id}.handler`));
       expect(holders, operation.id).toHaveLength(1);
       const [holder] = holders;
-      const routeKeys = Object.values(holder.template.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey);
+      const routeKeys = Object.values(holder.template.Resources)
+        .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route')
+        .map((r) => r.Properties.RouteKey);
       expect(routeKeys, operation.id).toContain(routeKey(operation));
       // Every route of the stack belongs to the same module.
       const moduleOf = new Map(OPERATIONS.map((o) => [routeKey(o), o.module]));
@@ -495,9 +496,21 @@ describe('stack layout (DESIGN D23)', () => {
     for (const type of ['AWS::ApiGatewayV2::Api', 'AWS::ApiGatewayV2::Stage', 'AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Scheduler::ScheduleGroup', 'AWS::Events::Rule']) {
       expect(rootTypes.has(type), type).toBe(true);
     }
-    const rootHandlers = Object.values(rootTemplate.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => r.Properties.Handler).sort();
+    const rootHandlers = Object.values(rootTemplate.Resources)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map((r) => r.Properties.Handler)
+      .sort();
     expect(rootHandlers).toEqual(FUNCTION_FILES.map((file) => `${file}.handler`).sort());
-    const routeResourceTypes = ['AWS::Logs::LogGroup', 'AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Permission', 'AWS::ApiGatewayV2::Route', 'AWS::CloudWatch::Alarm'];
+    const routeResourceTypes = [
+      'AWS::Logs::LogGroup',
+      'AWS::IAM::Role',
+      'AWS::IAM::Policy',
+      'AWS::Lambda::Function',
+      'AWS::ApiGatewayV2::Integration',
+      'AWS::Lambda::Permission',
+      'AWS::ApiGatewayV2::Route',
+      'AWS::CloudWatch::Alarm',
+    ];
     for (const t of nested) {
       for (const resource of Object.values(t.template.Resources)) expect(routeResourceTypes, t.path).toContain(resource.Type);
     }
@@ -506,7 +519,22 @@ describe('stack layout (DESIGN D23)', () => {
   it('names the nested stacks’ parameters after what they carry', () => {
     for (const t of templates.filter((x) => x.nested)) {
       for (const name of Object.keys(t.template.Parameters ?? {})) {
-        expect(['HttpApiId', 'TableName', 'DeadLetterTableName', 'DeliveryQueueUrl', 'TableArn', 'DeadLetterTableArn', 'DeliveryQueueArn', 'CredentialsKmsKeyId', 'PublicBaseUrl', 'CredentialsKeyArn', 'AlarmTopicArn'], t.path).toContain(name);
+        expect(
+          [
+            'HttpApiId',
+            'TableName',
+            'DeadLetterTableName',
+            'DeliveryQueueUrl',
+            'TableArn',
+            'DeadLetterTableArn',
+            'DeliveryQueueArn',
+            'CredentialsKmsKeyId',
+            'PublicBaseUrl',
+            'CredentialsKeyArn',
+            'AlarmTopicArn',
+          ],
+          t.path,
+        ).toContain(name);
       }
     }
   });
@@ -613,9 +641,7 @@ describe('webhook pipeline', () => {
     expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
     const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => p.Properties.Queues.some((q: any) => refId(q) === queueId));
     expect(policies).toHaveLength(1);
-    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(
-      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-    );
+    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
   });
 
   it('dispatcher consumes the queue in batches of 10 with partial batch responses', () => {
@@ -663,9 +689,7 @@ describe('webhook pipeline', () => {
     expect(trust).toHaveLength(1);
     expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
     expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
-    expect(statementsOfRole(roleId)).toEqual([
-      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
-    ]);
+    expect(statementsOfRole(roleId)).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }]);
   });
 
   it('dispatcher and sweeper may schedule in the group and pass the scheduler role, nobody else may', () => {
@@ -695,7 +719,10 @@ describe('webhook pipeline', () => {
     for (const [functionId] of ofType('AWS::Lambda::Function')) {
       if (schedulingIds.has(functionId)) continue;
       const actions = actionsOf(statementsOfFunction(functionId));
-      expect(actions.some((a) => a.startsWith('scheduler:') || a.startsWith('iam:')), functionId).toBe(false);
+      expect(
+        actions.some((a) => a.startsWith('scheduler:') || a.startsWith('iam:')),
+        functionId,
+      ).toBe(false);
     }
   });
 
@@ -705,11 +732,7 @@ describe('webhook pipeline', () => {
     expect(rules).toHaveLength(1);
     expect(rules[0][1].Properties.ScheduleExpression).toBe('rate(5 minutes)');
     expect(rules[0][1].Properties.Targets.map((t: any) => t.Arn)).toEqual([{ 'Fn::GetAtt': [sweeperId, 'Arn'] }]);
-    expect(
-      ofType('AWS::Lambda::Permission').some(
-        ([, p]) => p.Properties.Principal === 'events.amazonaws.com' && refId(p.Properties.FunctionName) === sweeperId,
-      ),
-    ).toBe(true);
+    expect(ofType('AWS::Lambda::Permission').some(([, p]) => p.Properties.Principal === 'events.amazonaws.com' && refId(p.Properties.FunctionName) === sweeperId)).toBe(true);
   });
 });
 
@@ -730,7 +753,11 @@ describe('deadline worker (DESIGN D15)', () => {
     expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
     expect(statementsOfRole(roleId)).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [workerId, 'Arn'] } }]);
     // The two roles EventBridge Scheduler may assume: the retry timers' and this schedule's.
-    expect(schedulerRoles().map(([id]) => id).sort()).toEqual([retrySchedulerRole()[0], roleId].sort());
+    expect(
+      schedulerRoles()
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([retrySchedulerRole()[0], roleId].sort());
   });
 
   it('lets the worker use the main table with keyed operations and queries only: no Scan, no BatchWriteItem, no queue, no dead-letter table', () => {
@@ -775,7 +802,10 @@ describe('IAM', () => {
       expect(statement.NotResource, where).toBeUndefined();
       expect(actions, where).not.toContain('*');
       if (statement.Effect === 'Allow') {
-        expect(actions.filter((a) => a.endsWith(':*')), where).toEqual([]);
+        expect(
+          actions.filter((a) => a.endsWith(':*')),
+          where,
+        ).toEqual([]);
         if (asArray(statement.Resource).includes('*')) {
           expect(ACTIONS_REQUIRING_STAR_RESOURCE, `${where}: Resource "*"`).toEqual(expect.arrayContaining(actions));
         }

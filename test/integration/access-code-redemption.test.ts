@@ -151,7 +151,14 @@ describe('redeeming', () => {
 
     const trial = await codeOf({ effect: 'trial', access_days: 14 });
     const second = await redeemOk({ code: trial.code, subscriber_id: await newSubscriber('Bo') });
-    expect(second.subscription).toMatchObject({ status: 'trialing', has_access: true, source: 'access_code', trial_ends_at: isoTime(now + 14 * DAY), ends_at: null, current_period_end: isoTime(now + 14 * DAY) });
+    expect(second.subscription).toMatchObject({
+      status: 'trialing',
+      has_access: true,
+      source: 'access_code',
+      trial_ends_at: isoTime(now + 14 * DAY),
+      ends_at: null,
+      current_period_end: isoTime(now + 14 * DAY),
+    });
     expect(second.access_code).toMatchObject({ effect: 'trial', status: 'exhausted', times_redeemed: 1 });
   });
 
@@ -175,7 +182,10 @@ describe('redeeming', () => {
     expectRestProblem(await redeem({ code: code.code, subscriber: { display_name: 'Ed' } }, redeemOnly.token), 'TOKEN_MISSING_ABILITY');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     expect((await redeem({ code: code.code, subscriber_id: await newSubscriber('Fay') }, redeemOnly.token)).status).toBe(201);
-    expectRestProblem(await redeem({ code: code.code, subscriber_id: randomUUID() }, (await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-access-code:view'] })).token), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await redeem({ code: code.code, subscriber_id: randomUUID() }, (await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-access-code:view'] })).token),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 
   it('links a new subscriber to the member who already joined with the same platform user id, granting that member access', async () => {
@@ -300,32 +310,36 @@ describe('a race for the last uses', () => {
   const USES = 10;
   const RACERS = 20;
 
-  it(`gives exactly ${USES} subscriptions to ${RACERS} concurrent redemptions of a code with max_redemptions ${USES}; the others get CONFLICT naming exhausted`, async () => {
-    const code = await codeOf({ max_redemptions: USES });
-    await newEvents();
-    const replies = await Promise.all(Array.from({ length: RACERS }, (_, index) => redeem({ code: code.code, subscriber: { display_name: `Racer ${index}` } })));
-    const won = replies.filter((reply) => reply.status === 201);
-    const lost = replies.filter((reply) => reply.status !== 201);
-    expect(won).toHaveLength(USES);
-    expect(lost).toHaveLength(RACERS - USES);
-    for (const reply of lost) expect(expectRestProblem(reply, 'CONFLICT').detail).toContain('exhausted');
+  it(
+    `gives exactly ${USES} subscriptions to ${RACERS} concurrent redemptions of a code with max_redemptions ${USES}; the others get CONFLICT naming exhausted`,
+    async () => {
+      const code = await codeOf({ max_redemptions: USES });
+      await newEvents();
+      const replies = await Promise.all(Array.from({ length: RACERS }, (_, index) => redeem({ code: code.code, subscriber: { display_name: `Racer ${index}` } })));
+      const won = replies.filter((reply) => reply.status === 201);
+      const lost = replies.filter((reply) => reply.status !== 201);
+      expect(won).toHaveLength(USES);
+      expect(lost).toHaveLength(RACERS - USES);
+      for (const reply of lost) expect(expectRestProblem(reply, 'CONFLICT').detail).toContain('exhausted');
 
-    expect(await readCode(code.id)).toMatchObject({ times_redeemed: USES, status: 'exhausted' });
-    const subscriptions = await listAll(`/v1/projects/${projectId}/subscriptions`);
-    expect(subscriptions).toHaveLength(USES);
-    expect(new Set(subscriptions.map((subscription) => subscription.id))).toEqual(new Set(won.map((reply) => reply.json.subscription.id)));
-    // The losers' subscribers were never written: the subscriber is created in the redemption's transaction.
-    const subscribers = await listAll(`/v1/projects/${projectId}/subscribers`);
-    expect(new Set(subscribers.map((subscriber) => subscriber.id))).toEqual(new Set(won.map((reply) => reply.json.subscriber.id)));
+      expect(await readCode(code.id)).toMatchObject({ times_redeemed: USES, status: 'exhausted' });
+      const subscriptions = await listAll(`/v1/projects/${projectId}/subscriptions`);
+      expect(subscriptions).toHaveLength(USES);
+      expect(new Set(subscriptions.map((subscription) => subscription.id))).toEqual(new Set(won.map((reply) => reply.json.subscription.id)));
+      // The losers' subscribers were never written: the subscriber is created in the redemption's transaction.
+      const subscribers = await listAll(`/v1/projects/${projectId}/subscribers`);
+      expect(new Set(subscribers.map((subscriber) => subscriber.id))).toEqual(new Set(won.map((reply) => reply.json.subscriber.id)));
 
-    const events = await newEvents();
-    const count = (type: string) => events.filter((event) => event.type === type).length;
-    expect(count('subscription.created')).toBe(USES);
-    expect(count('access_code.redeemed')).toBe(USES);
-    expect(count('access_code.expired')).toBe(1);
-    const expired = events.find((event) => event.type === 'access_code.expired')!;
-    expect(expired.data).toMatchObject({ access_code: { id: code.id, times_redeemed: USES, status: 'exhausted' } });
-  }, RACE_TIMEOUT_MS);
+      const events = await newEvents();
+      const count = (type: string) => events.filter((event) => event.type === type).length;
+      expect(count('subscription.created')).toBe(USES);
+      expect(count('access_code.redeemed')).toBe(USES);
+      expect(count('access_code.expired')).toBe(1);
+      const expired = events.find((event) => event.type === 'access_code.expired')!;
+      expect(expired.data).toMatchObject({ access_code: { id: code.id, times_redeemed: USES, status: 'exhausted' } });
+    },
+    RACE_TIMEOUT_MS,
+  );
 });
 
 describe('the subscriber list’s plan filter', () => {

@@ -130,7 +130,16 @@ describe('generating a batch', () => {
     const reply = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, headers: { 'Idempotency-Key': key }, body });
     expect(reply.status, reply.text).toBe(201);
     const generated = GeneratedAccessCodes.parse(reply.json);
-    expect(generated.batch).toMatchObject({ project_id: ctx.project.id, plan_id: ctx.planId, count: 40, prefix: 'SPRING', effect: 'free_access', access_days: 30, max_redemptions: null, expires_at: null });
+    expect(generated.batch).toMatchObject({
+      project_id: ctx.project.id,
+      plan_id: ctx.planId,
+      count: 40,
+      prefix: 'SPRING',
+      effect: 'free_access',
+      access_days: 30,
+      max_redemptions: null,
+      expires_at: null,
+    });
     expect(generated.codes).toHaveLength(40);
     for (const { code } of generated.codes) expect(code).toMatch(CODE_PATTERN);
     expect(generated.codes.every(({ code }) => code.startsWith('SPRING-'))).toBe(true);
@@ -159,16 +168,20 @@ describe('generating a batch', () => {
   /** 1,000 codes are ~3,000 items in ~30 transactions against DynamoDB Local (a budget, not a timing assertion). */
   const LARGEST_BATCH_TIMEOUT_MS = 180_000;
 
-  it('generates the largest batch, 1,000 codes, all distinct and all listed', async () => {
-    const reply = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1000 } });
-    expect(reply.status, reply.text).toBe(201);
-    const generated = GeneratedAccessCodes.parse(reply.json);
-    expect(new Set(generated.codes.map(({ code }) => normalizeCode(code))).size).toBe(1000);
-    const listed = await listAll({ batch_id: generated.batch.id });
-    expect(listed).toHaveLength(1000);
-    expect(new Set(listed.map((code) => code.id))).toEqual(new Set(generated.codes.map((code) => code.id)));
-    expect(await events('access_code.batch_generated')).toHaveLength(1);
-  }, LARGEST_BATCH_TIMEOUT_MS);
+  it(
+    'generates the largest batch, 1,000 codes, all distinct and all listed',
+    async () => {
+      const reply = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1000 } });
+      expect(reply.status, reply.text).toBe(201);
+      const generated = GeneratedAccessCodes.parse(reply.json);
+      expect(new Set(generated.codes.map(({ code }) => normalizeCode(code))).size).toBe(1000);
+      const listed = await listAll({ batch_id: generated.batch.id });
+      expect(listed).toHaveLength(1000);
+      expect(new Set(listed.map((code) => code.id))).toEqual(new Set(generated.codes.map((code) => code.id)));
+      expect(await events('access_code.batch_generated')).toHaveLength(1);
+    },
+    LARGEST_BATCH_TIMEOUT_MS,
+  );
 
   it('generates through the tool with the defaults (free_access, one redemption, no expiry) and replays an idempotency_key', async () => {
     const args = { project_id: ctx.project.id, plan_id: ctx.planId, count: 2, idempotency_key: randomUUID() };
@@ -199,7 +212,10 @@ describe('generating a batch', () => {
     ]) {
       expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body }), 'VALIDATION_FAILED');
     }
-    const problem = expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1, expires_at: past } }), 'VALIDATION_FAILED');
+    const problem = expectRestProblem(
+      await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1, expires_at: past } }),
+      'VALIDATION_FAILED',
+    );
     expect(problem.errors?.map((error) => error.path)).toEqual(['expires_at']);
     expectToolProblem(await tool(ctx.runtime, ctx.principal, 'generate_access_codes', { project_id: ctx.project.id, plan_id: ctx.planId, count: 1, code: 'MINE' }), 'VALIDATION_FAILED');
     expect(await domainSnapshot(ctx.runtime.store)).toEqual(before);
@@ -242,7 +258,10 @@ describe('generating a batch', () => {
     const before = await domainSnapshot(ctx.runtime.store);
     let transactions = 0;
     // 100 codes: one pending-batch transaction, then four chunk transactions; the third transaction fails.
-    const broken = withStore(ctx.runtime, failingStore(ctx.runtime.store, (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions === 3));
+    const broken = withStore(
+      ctx.runtime,
+      failingStore(ctx.runtime.store, (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions === 3),
+    );
     const reply = await rest(broken, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 100 } });
     expectRestProblem(reply, 'INTERNAL_ERROR');
     expect(await listAll()).toEqual([]);
@@ -279,7 +298,10 @@ describe('generating a batch', () => {
   it('keeps what a crash leaves behind invisible and unreadable (the batch never became active)', async () => {
     let transactions = 0;
     // The pending batch and one chunk are written; every later transaction (the cleanup's too) fails.
-    const broken = withStore(ctx.runtime, failingStore(ctx.runtime.store, (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions > 2));
+    const broken = withStore(
+      ctx.runtime,
+      failingStore(ctx.runtime.store, (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions > 2),
+    );
     const reply = await rest(broken, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 100 } });
     expectRestProblem(reply, 'INTERNAL_ERROR');
     const leftovers = await partitionItems('ACCESS_CODE#');
@@ -298,7 +320,15 @@ describe('reading codes', () => {
     const first = await generate({ count: 3 });
     const second = await generate({ count: 2, prefix: 'vip' });
     const otherPlan = await createPlan(ctx.runtime, ctx.principal, ctx.project.id, { name: 'Bronze', amount: 300, currency: 'USD', interval: 'month' });
-    const third = await generateAccessCodes(ctx.runtime, ctx.principal, { project_id: ctx.project.id, plan_id: otherPlan.id, count: 1, effect: 'trial', access_days: 7, max_redemptions: null, expires_at: null });
+    const third = await generateAccessCodes(ctx.runtime, ctx.principal, {
+      project_id: ctx.project.id,
+      plan_id: otherPlan.id,
+      count: 1,
+      effect: 'trial',
+      access_days: 7,
+      max_redemptions: null,
+      expires_at: null,
+    });
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -327,7 +357,11 @@ describe('reading codes', () => {
     expect(await listAll({ status: 'active' })).toHaveLength(6);
 
     const viaTool = await tool(ctx.runtime, ctx.principal, 'list_access_codes', { project_id: ctx.project.id, batch_id: first.batch.id });
-    expect(AccessCodeList.parse(viaTool.structuredContent).data.map((code) => code.id).sort()).toEqual(first.codes.map((code) => code.id).sort());
+    expect(
+      AccessCodeList.parse(viaTool.structuredContent)
+        .data.map((code) => code.id)
+        .sort(),
+    ).toEqual(first.codes.map((code) => code.id).sort());
 
     const read = await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${third.codes[0].id}`, token: ctx.token });
     expect(read.status).toBe(200);

@@ -122,7 +122,9 @@ describe('reading the log', () => {
   it('pages newest first with cursors: every entry exactly once, in write order reversed', async () => {
     const whole = await readAll({}, 100);
     expect(whole.entries).toHaveLength(30);
-    const expectedOrder = Array.from({ length: 5 }, () => ['list_projects', 'get_team', 'createProject', 'get_team', 'list_projects', 'createProject']).flat().reverse();
+    const expectedOrder = Array.from({ length: 5 }, () => ['list_projects', 'get_team', 'createProject', 'get_team', 'list_projects', 'createProject'])
+      .flat()
+      .reverse();
     expect(whole.entries.map((entry) => entry.operation)).toEqual(expectedOrder);
     const paged = await readAll({}, 7);
     expect(paged.entries.map((entry) => entry.id)).toEqual(whole.entries.map((entry) => entry.id));

@@ -55,7 +55,14 @@ async function post(body: string, signature: string | undefined) {
 
 /** An operator invoice event of our invoice (`metadata` given, else our team and invoice ids), signed with the billing secret. */
 function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | (string & {}), metadata?: Record<string, string>) {
-  const object = invoice({ subscription: stripeId('sub'), paymentIntent: stripeId('pi'), amount: 1900, currency: 'usd', billingReason: 'subscription_cycle', metadata: metadata ?? { team_id: team.team.id, invoice_id: invoiceId } });
+  const object = invoice({
+    subscription: stripeId('sub'),
+    paymentIntent: stripeId('pi'),
+    amount: 1900,
+    currency: 'usd',
+    billingReason: 'subscription_cycle',
+    metadata: metadata ?? { team_id: team.team.id, invoice_id: invoiceId },
+  });
   const event = stripeEventBody(type, object, { created: nowSeconds() });
   return { ...event, send: (secret = billingSecret) => post(event.body, stripeSignature(event.body, secret, nowSeconds())) };
 }
@@ -73,7 +80,13 @@ beforeEach(async () => {
   clock = testClock();
   runtime = await createTestRuntime({ clock });
   billingSecret = newWebhookSecret();
-  runtime.integrations = { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', billingStripeWebhookSecret: billingSecret, retry: { retries: 0, minTimeoutMs: 1 } };
+  runtime.integrations = {
+    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+    telegramApiRoot: 'http://127.0.0.1:9',
+    stripeApiBaseUrl: 'http://127.0.0.1:9',
+    billingStripeWebhookSecret: billingSecret,
+    retry: { retries: 0, minTimeoutMs: 1 },
+  };
   team = await seedTeam(runtime.store, clock, undefined, 'free');
   await changeTier(runtime, team.team.id, 'pro');
   invoiceId = (await listBillingInvoices(runtime.store, team.team.id, { limit: 1 })).data[0].id;
@@ -148,7 +161,10 @@ describe('POST /hooks/billing/stripe', () => {
 
     // Secrets Manager unreachable: not stored, so 500 (Stripe sends it again); the next request reads again.
     secretsManager.reset();
-    secretsManager.on(GetSecretValueCommand).rejectsOnce(new InternalServiceError({ message: 'unavailable', $metadata: {} })).resolves({ SecretString: billingSecret });
+    secretsManager
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new InternalServiceError({ message: 'unavailable', $metadata: {} }))
+      .resolves({ SecretString: billingSecret });
     runtime.integrations = onAws();
     expect((await paid.send()).status).toBe(500);
     expect(await paid.send()).toEqual({ status: 200, body: { received: true } });

@@ -61,7 +61,8 @@ async function ok(reply: Promise<RestReply>, status = 200) {
 }
 const createProject = (name = `p-${randomUUID().slice(0, 6)}`) => call('POST', '/v1/projects', { name, platform_type: 'discord' });
 const createEndpoint = () => call('POST', '/v1/webhook-endpoints', { name: 'hook', url: 'https://receiver.example/hook', events: ['project.created'] });
-const invite = (index: number) => call('POST', '/v1/team-members/invitations', { email: `m${index}-${randomUUID().slice(0, 6)}@example.com`, name: `Member ${index}`, role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+const invite = (index: number) =>
+  call('POST', '/v1/team-members/invitations', { email: `m${index}-${randomUUID().slice(0, 6)}@example.com`, name: `Member ${index}`, role_ids: [BUILT_IN_ROLE_IDS.viewer] });
 /** Runs the deadline worker at the clock's now. */
 const tick = () => applyDueDeadlines(runtime, clock.nowMs());
 const invoices = async (): Promise<BillingInvoice[]> => (await ok(call('GET', '/v1/billing/invoices'))).data;
@@ -246,7 +247,9 @@ describe('tier limits', () => {
 
   it('limits subscribers across the team’s projects', async () => {
     const projects = [await ok(createProject(), 201), await ok(createProject(), 201)];
-    await Promise.all(Array.from({ length: TIER_LIMITS.free.subscribers }, (_, index) => createSubscriber(runtime, team.principal, projects[index % 2].id, { display_name: `s${index}`, consent: false })));
+    await Promise.all(
+      Array.from({ length: TIER_LIMITS.free.subscribers }, (_, index) => createSubscriber(runtime, team.principal, projects[index % 2].id, { display_name: `s${index}`, consent: false })),
+    );
     const refused = await call('POST', `/v1/projects/${projects[1].id}/subscribers`, { display_name: 'one too many' });
     expectRestProblem(refused, 'TIER_LIMIT_REACHED');
     const notice = (await newEvents()).find((event) => event.type === 'billing.usage_limit_reached');
@@ -399,6 +402,10 @@ describe('the OpenAPI document', () => {
       if (lockable) expect(responses['402'].description, operation.id).toContain('BILLING_LOCKED');
       if (operation.tierLimit) expect(responses['402'].description, operation.id).toContain('TIER_LIMIT_REACHED');
     }
-    expect(OPERATIONS.filter((operation) => operation.tierLimit).map((operation) => operation.id).sort()).toEqual(['createProject', 'createSubscriber', 'createWebhookEndpoint', 'inviteTeamMember', 'redeemAccessCode']);
+    expect(
+      OPERATIONS.filter((operation) => operation.tierLimit)
+        .map((operation) => operation.id)
+        .sort(),
+    ).toEqual(['createProject', 'createSubscriber', 'createWebhookEndpoint', 'inviteTeamMember', 'redeemAccessCode']);
   });
 });

@@ -95,7 +95,10 @@ describe('sign-in links and sessions', () => {
     const noToken = await handleDashboardRequest(runtime, dashboardEvent('POST', '/dashboard/passkeys/registration-options', { cookie: cookieValue, headers: { 'content-type': 'application/json' } }));
     expect(noToken.statusCode).toBe(403);
     expect(JSON.parse(noToken.body).code).toBe('CSRF_TOKEN_INVALID');
-    const withToken = await handleDashboardRequest(runtime, dashboardEvent('POST', '/dashboard/passkeys/registration-options', { cookie: cookieValue, headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token } }));
+    const withToken = await handleDashboardRequest(
+      runtime,
+      dashboardEvent('POST', '/dashboard/passkeys/registration-options', { cookie: cookieValue, headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token } }),
+    );
     expect(withToken.statusCode).toBe(200);
     expect(JSON.parse(withToken.body).options.rp).toEqual({ name: 'Membership service', id: 'localhost' });
   });
@@ -129,7 +132,7 @@ describe('membership screens', () => {
     expect(await get(`/dashboard/roles/${BUILT_IN_ROLE_IDS.viewer}`)).toContain('cannot be changed or deleted');
     expect(await get('/dashboard/billing')).toContain('Change tier — needs billing:update');
 
-    const run = async <T,>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
+    const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
       const outcome = await runOperation<T>(runtime, principal, operation, input, { requestId: randomUUID(), idempotencyKey: randomUUID() });
       if (!outcome.ok) throw new Error(outcome.problem.detail);
       return outcome.result;
@@ -165,8 +168,11 @@ describe('membership screens', () => {
     const { session, cookieValue } = await createSession(runtime.store, clock, { teamId: team.id, memberId: owner.id, state: 'active', method: 'passkey' });
     const get = async (path: string) => (await handleDashboardRequest(runtime, dashboardEvent('GET', path, { cookie: cookieValue }))).body;
     const post = (path: string, fields: Record<string, string>) =>
-      handleDashboardRequest(runtime, dashboardEvent('POST', path, { cookie: cookieValue, form: new URLSearchParams({ csrf_token: session.csrf_token, idempotency_key: randomUUID(), ...fields }).toString() }));
-    const run = async <T,>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
+      handleDashboardRequest(
+        runtime,
+        dashboardEvent('POST', path, { cookie: cookieValue, form: new URLSearchParams({ csrf_token: session.csrf_token, idempotency_key: randomUUID(), ...fields }).toString() }),
+      );
+    const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
       const outcome = await runOperation<T>(runtime, principal, operation, input, { requestId: randomUUID(), idempotencyKey: randomUUID() });
       if (!outcome.ok) throw new Error(outcome.problem.detail);
       return outcome.result;
@@ -262,7 +268,13 @@ describe('a team member as principal', () => {
     const invited = await inviteTeamMember(runtime, principal, { email: `v-${randomUUID()}@example.com`, name: 'V', role_ids: [BUILT_IN_ROLE_IDS.viewer] });
     await acceptTeamInvitation(runtime, invited.invitation_token);
     const viewer = memberPrincipal({ teamId: team.id, memberId: invited.id, abilities: ABILITY_VALUES.filter((ability) => /:view(-any)?$/.test(ability) && ability !== 'project-user:view') });
-    const refused = await runOperation(runtime, viewer, 'createWebhookEndpoint', { name: 'x', url: 'https://example.com/h', events: ['project.created'] }, { requestId: randomUUID(), idempotencyKey: randomUUID() });
+    const refused = await runOperation(
+      runtime,
+      viewer,
+      'createWebhookEndpoint',
+      { name: 'x', url: 'https://example.com/h', events: ['project.created'] },
+      { requestId: randomUUID(), idempotencyKey: randomUUID() },
+    );
     expect(refused).toMatchObject({ ok: false, problem: { code: 'TOKEN_MISSING_ABILITY' } });
 
     const ownerPrincipal = memberPrincipal({ teamId: team.id, memberId: owner.id, abilities: ABILITY_VALUES });
@@ -310,9 +322,23 @@ describe('a team member as principal', () => {
     const invited = await inviteTeamMember(runtime, principal, { email: `d-${randomUUID()}@example.com`, name: 'Dev', role_ids: [BUILT_IN_ROLE_IDS.developer] });
     await acceptTeamInvitation(runtime, invited.invitation_token);
     const developer = memberPrincipal({ teamId: team.id, memberId: invited.id, abilities: ['webhook-endpoint:manage', 'project:view'] });
-    const endpoint = await runOperation<{ id: string }>(runtime, developer, 'createWebhookEndpoint', { name: 'Dev hook', url: 'https://example.com/dev', events: ['project.created'] }, { requestId: randomUUID() });
+    const endpoint = await runOperation<{ id: string }>(
+      runtime,
+      developer,
+      'createWebhookEndpoint',
+      { name: 'Dev hook', url: 'https://example.com/dev', events: ['project.created'] },
+      { requestId: randomUUID() },
+    );
     expect(endpoint.ok).toBe(true);
-    const event = (id: string): StoredEvent => ({ id, type: 'project.created', created_at: new Date(runtime.clock.nowMs()).toISOString(), api_version: '2026-05-01', project_id: randomUUID(), team_id: team.id, data: {} });
+    const event = (id: string): StoredEvent => ({
+      id,
+      type: 'project.created',
+      created_at: new Date(runtime.clock.nowMs()).toISOString(),
+      api_version: '2026-05-01',
+      project_id: randomUUID(),
+      team_id: team.id,
+      data: {},
+    });
     const eventItem = async (stored: StoredEvent) => runtime.store.put({ Item: { ...keys.event(team.id, stored.id), ...stored } });
     const one = event(`evt_01M83V6B6QHXMQY54Y2NJVKK3${Math.floor(Math.random() * 9)}`);
     await eventItem(one);

@@ -57,11 +57,17 @@ function markingHandler(calls: string[]): DeadlineHandler {
 }
 
 async function appliedSubjects(): Promise<string[]> {
-  return (await scanTable(runtime.store)).filter((item) => String(item.pk).startsWith('TEST#')).map((item) => String(item.pk).slice('TEST#'.length)).sort();
+  return (await scanTable(runtime.store))
+    .filter((item) => String(item.pk).startsWith('TEST#'))
+    .map((item) => String(item.pk).slice('TEST#'.length))
+    .sort();
 }
 
 async function remainingDeadlines(): Promise<string[]> {
-  return (await scanTable(runtime.store)).filter((item) => item.entity === 'deadline').map((item) => item.subject_id as string).sort();
+  return (await scanTable(runtime.store))
+    .filter((item) => item.entity === 'deadline')
+    .map((item) => item.subject_id as string)
+    .sort();
 }
 
 describe('the deadline index', () => {
@@ -150,7 +156,15 @@ describe('the local runtime', () => {
     const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'discord' });
     const plan = await createPlan(runtime, principal, project.id, { name: 'Gold', amount: 900, currency: 'USD', interval: 'month' });
     const expiresAt = isoTime(clock.nowMs() + 10 * MINUTE);
-    const { batch, codes } = await generateAccessCodes(runtime, principal, { project_id: project.id, plan_id: plan.id, count: 2, effect: 'free_access', access_days: null, max_redemptions: 1, expires_at: expiresAt });
+    const { batch, codes } = await generateAccessCodes(runtime, principal, {
+      project_id: project.id,
+      plan_id: plan.id,
+      count: 2,
+      effect: 'free_access',
+      access_days: null,
+      max_redemptions: 1,
+      expires_at: expiresAt,
+    });
     clock.advance(10 * MINUTE + 1000);
 
     const errors: unknown[] = [];

@@ -118,7 +118,10 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
   },
   VALIDATION_FAILED: {
     rest: async () => {
-      const problem = expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'x', platform_type: 'discord', color: 'red' } }), 'VALIDATION_FAILED');
+      const problem = expectRestProblem(
+        await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'x', platform_type: 'discord', color: 'red' } }),
+        'VALIDATION_FAILED',
+      );
       expect(problem.errors).toEqual([expect.objectContaining({ path: 'body' })]);
     },
     tool: async () => {
@@ -142,7 +145,8 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     notOn: 'tools: a tool call has no HTTP method; the tool server answers GET with a plain 405 as the MCP transport specifies.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
-    rest: async () => expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: 'name=x', headers: { 'Content-Type': 'text/plain' } }), 'UNSUPPORTED_MEDIA_TYPE'),
+    rest: async () =>
+      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: 'name=x', headers: { 'Content-Type': 'text/plain' } }), 'UNSUPPORTED_MEDIA_TYPE'),
     notOn: 'tools: arguments arrive inside JSON-RPC; the transport itself enforces its content type.',
   },
   PAYLOAD_TOO_LARGE: {
@@ -156,7 +160,10 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     rest: async () => {
       const key = randomUUID();
       await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { name: 'one', platform_type: 'discord' } });
-      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { name: 'two', platform_type: 'discord' } }), 'IDEMPOTENCY_KEY_REUSED');
+      expectRestProblem(
+        await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { name: 'two', platform_type: 'discord' } }),
+        'IDEMPOTENCY_KEY_REUSED',
+      );
     },
     tool: async () => {
       const key = randomUUID();
@@ -242,7 +249,13 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
     rest: async () => {
       const offline: TestRuntime = {
         ...runtime,
-        integrations: { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', publicBaseUrl: 'https://service.example', retry: { retries: 0, minTimeoutMs: 0 } },
+        integrations: {
+          keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+          telegramApiRoot: 'http://127.0.0.1:9',
+          stripeApiBaseUrl: 'http://127.0.0.1:9',
+          publicBaseUrl: 'https://service.example',
+          retry: { retries: 0, minTimeoutMs: 0 },
+        },
       };
       const before = await domainSnapshot(runtime.store);
       const reply = await rest(offline, { method: 'PUT', path: `/v1/projects/${world.a.otherProject.id}/bot`, token: world.a.token, body: { token: '123456:AAEsecret-token-part-0123456789' } });
@@ -256,14 +269,20 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
   INTERNAL_ERROR: {
     // An injected infrastructure fault: the store fails every Query (the project list reads with one).
     rest: async () => {
-      const broken = withStore(runtime, failingStore(runtime.store, (command) => command.constructor.name === 'QueryCommand'));
+      const broken = withStore(
+        runtime,
+        failingStore(runtime.store, (command) => command.constructor.name === 'QueryCommand'),
+      );
       const reply = await rest(broken, { method: 'GET', path: '/v1/projects', token: world.a.token });
       const problem = expectRestProblem(reply, 'INTERNAL_ERROR');
       expect(reply.text).not.toContain('injected store failure');
       expect(problem.detail).not.toContain('secret');
     },
     tool: async () => {
-      const broken = withStore(runtime, failingStore(runtime.store, (command) => command.constructor.name === 'QueryCommand'));
+      const broken = withStore(
+        runtime,
+        failingStore(runtime.store, (command) => command.constructor.name === 'QueryCommand'),
+      );
       const result = await tool(broken, world.a.principal, 'list_projects');
       expectToolProblem(result, 'INTERNAL_ERROR');
       expect(JSON.stringify(result)).not.toContain('injected store failure');
@@ -278,8 +297,16 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
 function expectFieldErrors(errors: { path: string; message: string }[] | undefined, expected: readonly string[]): void {
   expect(errors?.length, 'field-level errors').toBeGreaterThan(0);
   const under = (path: string, parent: string) => path === parent || path.startsWith(`${parent}.`);
-  for (const error of errors!) expect(expected.some((parent) => under(error.path, parent)), `unexpected error path ${error.path}`).toBe(true);
-  for (const parent of expected) expect(errors!.some((error) => under(error.path, parent)), `no error at ${parent}: ${JSON.stringify(errors)}`).toBe(true);
+  for (const error of errors!)
+    expect(
+      expected.some((parent) => under(error.path, parent)),
+      `unexpected error path ${error.path}`,
+    ).toBe(true);
+  for (const parent of expected)
+    expect(
+      errors!.some((error) => under(error.path, parent)),
+      `no error at ${parent}: ${JSON.stringify(errors)}`,
+    ).toBe(true);
   for (const error of errors!) expect(error.message.length).toBeGreaterThan(0);
 }
 
@@ -314,10 +341,19 @@ describe('bad REST input never gives a 500, and never writes', () => {
   type Case = [string, () => Parameters<typeof rest>[1], ErrorCode, string[]?];
   const cases: Case[] = [
     ['malformed JSON', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name": "x",', headers: json }), 'VALIDATION_FAILED', ['body']],
-    ['JSON with a trailing comma', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x","platform_type":"discord",}', headers: json }), 'VALIDATION_FAILED', ['body']],
+    [
+      'JSON with a trailing comma',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x","platform_type":"discord",}', headers: json }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
     ['a text/plain body', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x"}', headers: { 'Content-Type': 'text/plain' } }), 'UNSUPPORTED_MEDIA_TYPE'],
     ['a body without content type', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x"}' }), 'UNSUPPORTED_MEDIA_TYPE'],
-    ['a multipart body', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: '--x\r\n', headers: { 'Content-Type': 'multipart/form-data; boundary=x' } }), 'UNSUPPORTED_MEDIA_TYPE'],
+    [
+      'a multipart body',
+      () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: '--x\r\n', headers: { 'Content-Type': 'multipart/form-data; boundary=x' } }),
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
     ['a body one byte over 256 KiB', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: ' '.repeat(MAX_BODY_BYTES + 1), headers: json }), 'PAYLOAD_TOO_LARGE'],
     ['a null body', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: 'null', headers: json }), 'VALIDATION_FAILED', ['body']],
     ['an array body', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: [{ name: 'x', platform_type: 'discord' }] }), 'VALIDATION_FAILED', ['body']],
@@ -326,12 +362,27 @@ describe('bad REST input never gives a 500, and never writes', () => {
     ['an empty body where one is required', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token }), 'VALIDATION_FAILED', ['body.name', 'body.platform_type']],
     ['an unknown field', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'x', platform_type: 'discord', owner: 'me' } }), 'VALIDATION_FAILED', ['body']],
     ['wrong types', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 7, platform_type: ['discord'] } }), 'VALIDATION_FAILED', ['body.name', 'body.platform_type']],
-    ['an http:// webhook URL', () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'http://a.example/h', events: ['project.created'] } }), 'VALIDATION_FAILED', ['body.url']],
-    ['an unknown event name', () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'https://a.example/h', events: ['project.exploded'] } }), 'VALIDATION_FAILED', ['body.events.0']],
+    [
+      'an http:// webhook URL',
+      () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'http://a.example/h', events: ['project.created'] } }),
+      'VALIDATION_FAILED',
+      ['body.url'],
+    ],
+    [
+      'an unknown event name',
+      () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'https://a.example/h', events: ['project.exploded'] } }),
+      'VALIDATION_FAILED',
+      ['body.events.0'],
+    ],
     ['since_hours as a string', () => ({ method: 'POST', path: '/v1/webhook-deliveries/replay-dead', token: world.a.token, body: { since_hours: '24' } }), 'VALIDATION_FAILED', ['body.since_hours']],
     ['an unknown ability to mint', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: { abilities: ['root:everything'] } }), 'VALIDATION_FAILED', ['body.abilities.0']],
     ['a body on a DELETE', () => ({ method: 'DELETE', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token: world.a.token, body: { force: true } }), 'VALIDATION_FAILED', ['body']],
-    ['a body on a body-less POST', () => ({ method: 'POST', path: `/v1/webhook-endpoints/${world.a.endpoint.id}/rotate-secret`, token: world.a.token, body: { secret: 'mine' } }), 'VALIDATION_FAILED', ['body']],
+    [
+      'a body on a body-less POST',
+      () => ({ method: 'POST', path: `/v1/webhook-endpoints/${world.a.endpoint.id}/rotate-secret`, token: world.a.token, body: { secret: 'mine' } }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
     ['an unknown query parameter', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { sort: 'name' } }), 'VALIDATION_FAILED', ['query']],
     ['a query on a route without one', () => ({ method: 'GET', path: '/v1/teams/current', token: world.a.token, query: { expand: 'all' } }), 'VALIDATION_FAILED', ['query.expand']],
     ['limit 1000', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1000' } }), 'VALIDATION_FAILED', ['query.limit']],
@@ -341,7 +392,12 @@ describe('bad REST input never gives a 500, and never writes', () => {
     ['limit abc', () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { limit: 'abc' } }), 'VALIDATION_FAILED', ['query.limit']],
     ['limit 1e9', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1e9' } }), 'VALIDATION_FAILED', ['query.limit']],
     ['a repeated limit', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '5,6' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['an activity token_id that is not a token id', () => ({ method: 'GET', path: '/v1/activity', token: world.a.token, query: { token_id: 'x'.repeat(30) } }), 'VALIDATION_FAILED', ['query.token_id']],
+    [
+      'an activity token_id that is not a token id',
+      () => ({ method: 'GET', path: '/v1/activity', token: world.a.token, query: { token_id: 'x'.repeat(30) } }),
+      'VALIDATION_FAILED',
+      ['query.token_id'],
+    ],
     ['a delivery status outside the enum', () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { status: 'exploded' } }), 'VALIDATION_FAILED', ['query.status']],
     ['a project id that is not a UUID', () => ({ method: 'GET', path: '/v1/projects/42', token: world.a.token }), 'VALIDATION_FAILED', ['path.project_id']],
     ['a delivery id that is not dlv_+ULID', () => ({ method: 'GET', path: '/v1/webhook-deliveries/evt_123', token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
@@ -353,7 +409,12 @@ describe('bad REST input never gives a 500, and never writes', () => {
     ['the root', () => ({ method: 'GET', path: '/' }), 'NOT_FOUND'],
     ['an unknown method', () => ({ method: 'PATCH', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token: world.a.token, body: {} }), 'METHOD_NOT_ALLOWED'],
     ['OPTIONS on REST', () => ({ method: 'OPTIONS', path: '/v1/projects' }), 'METHOD_NOT_ALLOWED'],
-    ['an Idempotency-Key that is not a UUID', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': 'again' }, body: { name: 'x', platform_type: 'discord' } }), 'VALIDATION_FAILED', ['header.idempotency-key']],
+    [
+      'an Idempotency-Key that is not a UUID',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': 'again' }, body: { name: 'x', platform_type: 'discord' } }),
+      'VALIDATION_FAILED',
+      ['header.idempotency-key'],
+    ],
     ['Basic authentication', () => ({ method: 'GET', path: '/v1/projects', headers: { Authorization: 'Basic dXNlcjpwYXNz' }, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED'],
     ['a bare Bearer', () => ({ method: 'GET', path: '/v1/projects', headers: { Authorization: 'Bearer' }, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED'],
     ['a token with the right shape and a wrong secret', () => ({ method: 'GET', path: '/v1/projects', token: `${world.a.token.slice(0, -4)}AAAA`, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED'],

@@ -54,7 +54,9 @@ describe('events API', () => {
     expect(ours.map((event: { data: { project: { id: string } } }) => event.data.project.id)).toEqual([second.id, first.id]);
     for (const envelope of delivered) expect((await api(owner.token, 'GET', `/v1/events/${envelope.id}`)).body).toEqual(envelope);
 
-    expect((await api(owner.token, 'GET', `/v1/events?project_id=${first.id}`)).body.data.map((event: { id: string }) => event.id)).toEqual([delivered.find((envelope) => envelope.data.project.id === first.id).id]);
+    expect((await api(owner.token, 'GET', `/v1/events?project_id=${first.id}`)).body.data.map((event: { id: string }) => event.id)).toEqual([
+      delivered.find((envelope) => envelope.data.project.id === first.id).id,
+    ]);
     const page = await api(owner.token, 'GET', '/v1/events?limit=1');
     expect(page.body.data).toHaveLength(1);
     expect(page.body.next_cursor).toEqual(expect.any(String));
@@ -66,7 +68,9 @@ describe('events API', () => {
     expect((await api(owner.token, 'GET', `/v1/events?created_before=${new Date(createdAt - 600_000).toISOString()}`)).body.data).toEqual([]);
     const since = (await api(owner.token, 'GET', `/v1/events?type=project.created&created_after=${new Date(createdAt).toISOString()}`)).body.data.map((event: { id: string }) => event.id);
     expect(since).toEqual(expect.arrayContaining(ours.map((event: { id: string }) => event.id)));
-    expect((await api(owner.token, 'GET', `/v1/events?type=project.created&created_after=${new Date(Date.parse(ours[0].created_at) + 1).toISOString()}`)).body.data.map((event: { id: string }) => event.id)).not.toContain(ours[0].id);
+    expect(
+      (await api(owner.token, 'GET', `/v1/events?type=project.created&created_after=${new Date(Date.parse(ours[0].created_at) + 1).toISOString()}`)).body.data.map((event: { id: string }) => event.id),
+    ).not.toContain(ours[0].id);
     expect((await api(owner.token, 'GET', '/v1/events?type=nope')).status).toBe(422);
     expect((await api(owner.token, 'GET', '/v1/events/evt_01JZ8Q3V7K0000000000000000')).status).toBe(404);
   });

@@ -45,7 +45,12 @@ async function eventItems(teamId: string, which: 'all' | 'pending' = 'pending'):
   const { pk, sk } = keys.event(teamId, '');
   expect(sk).toBe(sortKeyPrefix.event);
   const result = await runtime.store.document.send(
-    new QueryCommand({ TableName: runtime.store.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': sk }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: runtime.store.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': sk },
+      ConsistentRead: true,
+    }),
   );
   return (result.Items ?? []).filter((item) => which === 'all' || !item.fanned_out_at);
 }
@@ -142,7 +147,17 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
     for (const team of teams) expect(await deliveriesOf(team), team.teamId).toEqual(expectedDeliveries(team));
     // Per team: its endpoints (one Query), their owners re-read (one BatchGetItem, D6), its 3 events' marks and deliveries (one transaction).
     expect(counting.requests()).toBe(9);
-    expect([...recording.commands].sort()).toEqual(['BatchGetCommand', 'BatchGetCommand', 'BatchGetCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand', 'TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
+    expect([...recording.commands].sort()).toEqual([
+      'BatchGetCommand',
+      'BatchGetCommand',
+      'BatchGetCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'TransactWriteCommand',
+      'TransactWriteCommand',
+      'TransactWriteCommand',
+    ]);
     // Attempt 1 of every delivery is queued at once.
     const { queued } = runtime.drain();
     expect(queued.map(({ message }) => `${message.team_id}/${message.attempt}`).sort()).toEqual(teams.flatMap((team) => team.outbox.map(() => `${team.teamId}/1`)).sort());
@@ -200,7 +215,12 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
     expect(fannedOut).toBeDefined();
     const project = (
       await runtime.store.document.send(
-        new QueryCommand({ TableName: runtime.store.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': `TEAM#${team.teamId}`, ':prefix': sortKeyPrefix.project }, ConsistentRead: true }),
+        new QueryCommand({
+          TableName: runtime.store.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `TEAM#${team.teamId}`, ':prefix': sortKeyPrefix.project },
+          ConsistentRead: true,
+        }),
       )
     ).Items?.[0];
     expect(project).toBeDefined();

@@ -78,7 +78,11 @@ afterAll(() => {
 // Generators
 // ---------------------------------------------------------------------------------------------------
 
-const junk = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('', ' ', '%', '%E0%A4%A', '..', 'null', '0', '-1', '1e309', '__proto__', 'constructor'));
+const junk = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom('', ' ', '%', '%E0%A4%A', '..', 'null', '0', '-1', '1e309', '__proto__', 'constructor'),
+);
 
 const uuidPool = () => fc.constantFrom(world.a.project.id, world.a.otherProject.id, world.b.project.id, world.a.endpoint.id, world.b.endpoint.id, randomUUID());
 const deliveryPool = () => fc.constantFrom(world.a.deliveryId, world.b.deliveryId, 'dlv_01ARZ3NDEKTSV4RRFFQ69G5FAV');
@@ -123,7 +127,20 @@ const body = () =>
   );
 
 const contentType = () =>
-  fc.option(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/jsonx', ''), { nil: undefined });
+  fc.option(
+    fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/merge-patch+json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+      'application/jsonx',
+      '',
+    ),
+    { nil: undefined },
+  );
 
 const query = () =>
   fc.dictionary(
@@ -140,12 +157,21 @@ const query = () =>
 /** A path: the route's own (parameters from the pools or junk), or an unknown one. */
 const pathFor = (route: RouteDefinition) =>
   fc.oneof(
-    { weight: 6, arbitrary: fc.oneof(anyId(), junk.map((value) => encodeURIComponent(value))).map((id) => route.rest.path.replace(/\{[a-z_]+\}/, id)) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .oneof(
+          anyId(),
+          junk.map((value) => encodeURIComponent(value)),
+        )
+        .map((id) => route.rest.path.replace(/\{[a-z_]+\}/, id)),
+    },
     { weight: 1, arbitrary: fc.webPath() },
     { weight: 1, arbitrary: junk.map((value) => `${route.rest.path.replace(/\{[a-z_]+\}/, 'x')}/${value}`) },
   );
 
-const method = (route: RouteDefinition) => fc.oneof({ weight: 6, arbitrary: fc.constant(route.rest.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') });
+const method = (route: RouteDefinition) =>
+  fc.oneof({ weight: 6, arbitrary: fc.constant(route.rest.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') });
 
 /** A random request aimed at one route. */
 const requestFor = (route: RouteDefinition) =>
@@ -162,7 +188,7 @@ const requestFor = (route: RouteDefinition) =>
     sourceIp: fc.ipV4(),
   });
 
-const restRequest = fc.constantFrom(...(ROUTES)).chain(requestFor);
+const restRequest = fc.constantFrom(...ROUTES).chain(requestFor);
 
 /** The two long properties walk every route and tool many times against DynamoDB Local (not a timing assertion). */
 const FUZZ_TIMEOUT_MS = 240_000;
@@ -172,44 +198,48 @@ const FUZZ_TIMEOUT_MS = 240_000;
 // ---------------------------------------------------------------------------------------------------
 
 describe('random REST requests to every route', () => {
-  it('never answer 500, answer failures with catalogue problems, and write nothing when they fail', async () => {
-    const seenRoutes = new Set<string>();
-    const seenStatuses = new Set<number>();
-    const checkRequest = async (request: typeof restRequest extends fc.Arbitrary<infer R> ? R : never) => {
-      clock.advance(1_000); // 1 s per request keeps the 600/min token bucket from filling up
-      const headers: Record<string, string> = { ...request.extraHeaders };
-      if (request.contentType !== undefined) headers['content-type'] = request.contentType;
-      if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-      const before = await snapshotBefore();
-      const reply = await rest(runtime, {
-        method: request.method,
-        path: request.path,
-        token: request.token,
-        headers,
-        body: request.body,
-        query: request.query,
-        sourceIp: request.sourceIp,
-      });
-      seenRoutes.add(request.operationId);
-      seenStatuses.add(reply.status);
-      expect(reply.status, reply.text).toBeLessThan(500);
-      expect(reply.json, reply.text).toBeDefined();
-      if (reply.status >= 400) {
-        const problem = expectProblem(reply.json);
-        expect(problem.status).toBe(reply.status);
-        await expectUnchanged(before, `${request.method} ${request.path} → ${reply.status} ${problem.code} wrote`);
+  it(
+    'never answer 500, answer failures with catalogue problems, and write nothing when they fail',
+    async () => {
+      const seenRoutes = new Set<string>();
+      const seenStatuses = new Set<number>();
+      const checkRequest = async (request: typeof restRequest extends fc.Arbitrary<infer R> ? R : never) => {
+        clock.advance(1_000); // 1 s per request keeps the 600/min token bucket from filling up
+        const headers: Record<string, string> = { ...request.extraHeaders };
+        if (request.contentType !== undefined) headers['content-type'] = request.contentType;
+        if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+        const before = await snapshotBefore();
+        const reply = await rest(runtime, {
+          method: request.method,
+          path: request.path,
+          token: request.token,
+          headers,
+          body: request.body,
+          query: request.query,
+          sourceIp: request.sourceIp,
+        });
+        seenRoutes.add(request.operationId);
+        seenStatuses.add(reply.status);
+        expect(reply.status, reply.text).toBeLessThan(500);
+        expect(reply.json, reply.text).toBeDefined();
+        if (reply.status >= 400) {
+          const problem = expectProblem(reply.json);
+          expect(problem.status).toBe(reply.status);
+          await expectUnchanged(before, `${request.method} ${request.path} → ${reply.status} ${problem.code} wrote`);
+        }
+      };
+      await fc.assert(fc.asyncProperty(restRequest, checkRequest), { numRuns: 300, interruptAfterTimeLimit: 120_000 });
+      // With many routes a uniform draw can miss one: each route it missed gets a few requests of its own.
+      for (const route of ROUTES.filter((candidate) => !seenRoutes.has(candidate.id))) {
+        await fc.assert(fc.asyncProperty(requestFor(route), checkRequest), { numRuns: 5 });
       }
-    };
-    await fc.assert(fc.asyncProperty(restRequest, checkRequest), { numRuns: 300, interruptAfterTimeLimit: 120_000 });
-    // With many routes a uniform draw can miss one: each route it missed gets a few requests of its own.
-    for (const route of ROUTES.filter((candidate) => !seenRoutes.has(candidate.id))) {
-      await fc.assert(fc.asyncProperty(requestFor(route), checkRequest), { numRuns: 5 });
-    }
-    expect(seenRoutes.size).toBe(ROUTES.length);
-    // The runs reached the operations, not only the validators.
-    expect([...seenStatuses].some((status) => status < 300)).toBe(true);
-    expect(unhandled).toEqual([]);
-  }, FUZZ_TIMEOUT_MS);
+      expect(seenRoutes.size).toBe(ROUTES.length);
+      // The runs reached the operations, not only the validators.
+      expect([...seenStatuses].some((status) => status < 300)).toBe(true);
+      expect(unhandled).toEqual([]);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
 
 describe('random tool calls to every tool', () => {
@@ -227,7 +257,10 @@ describe('random tool calls to every tool', () => {
           : key === 'limit'
             ? fc.oneof(fc.integer({ min: -5, max: 200 }), junk)
             : key === 'cursor'
-              ? fc.oneof(junk, fc.constantFrom(`TEAM#${world.a.team.id}`, `TEAM#${world.b.team.id}`).map((pk) => Buffer.from(JSON.stringify({ pk, sk: 'PROJECT#' })).toString('base64url')))
+              ? fc.oneof(
+                  junk,
+                  fc.constantFrom(`TEAM#${world.a.team.id}`, `TEAM#${world.b.team.id}`).map((pk) => Buffer.from(JSON.stringify({ pk, sk: 'PROJECT#' })).toString('base64url')),
+                )
               : fieldValue();
     const own = keys.length
       ? fc.tuple(...keys.map((key) => fc.option(value(key), { nil: undefined }))).map((values) => Object.fromEntries(keys.map((key, index) => [key, values[index]]).filter(([, v]) => v !== undefined)))
@@ -243,43 +276,60 @@ describe('random tool calls to every tool', () => {
     .oneof({ weight: 9, arbitrary: fc.constantFrom(...TOOL_NAMES) }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) })
     .chain((name) => fc.record({ name: fc.constant(name), args: argsFor(name), principal: fc.integer({ min: 0, max: 3 }) }));
 
-  it('always resolve, never with INTERNAL_ERROR, answer failures with catalogue problems, and write nothing when they fail', async () => {
-    const seenTools = new Set<string>();
-    await fc.assert(
-      fc.asyncProperty(toolCall, async ({ name, args, principal }) => {
-        const before = await snapshotBefore();
-        const result = await callTool(runtime, principals()[principal], name, args, randomUUID());
-        if (result === null) {
-          expect(TOOL_NAMES).not.toContain(name);
-          return;
-        }
-        seenTools.add(name);
-        expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-        if (result.isError) {
-          const problem = expectProblem(result.structuredContent);
-          expect(problem.code, problem.detail).not.toBe('INTERNAL_ERROR');
-          await expectUnchanged(before, `${name} → ${problem.code} wrote`);
-        }
-      }),
-      { numRuns: 400, interruptAfterTimeLimit: 120_000 },
-    );
-    expect(seenTools.size).toBeGreaterThan(TOOL_NAMES.length * 0.9);
-    expect(unhandled).toEqual([]);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'always resolve, never with INTERNAL_ERROR, answer failures with catalogue problems, and write nothing when they fail',
+    async () => {
+      const seenTools = new Set<string>();
+      await fc.assert(
+        fc.asyncProperty(toolCall, async ({ name, args, principal }) => {
+          const before = await snapshotBefore();
+          const result = await callTool(runtime, principals()[principal], name, args, randomUUID());
+          if (result === null) {
+            expect(TOOL_NAMES).not.toContain(name);
+            return;
+          }
+          seenTools.add(name);
+          expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+          if (result.isError) {
+            const problem = expectProblem(result.structuredContent);
+            expect(problem.code, problem.detail).not.toBe('INTERNAL_ERROR');
+            await expectUnchanged(before, `${name} → ${problem.code} wrote`);
+          }
+        }),
+        { numRuns: 400, interruptAfterTimeLimit: 120_000 },
+      );
+      expect(seenTools.size).toBeGreaterThan(TOOL_NAMES.length * 0.9);
+      expect(unhandled).toEqual([]);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
 
 describe('random requests at the tool server’s HTTP edge', () => {
   it('never answer 500; problems there are catalogue problems', async () => {
     const message = fc.oneof(
-      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method: fc.constantFrom('tools/call', 'tools/list', 'resources/read', 'ping', 'initialize', 'nope'), params: fc.jsonValue({ maxDepth: 2 }) }),
-      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method: fc.constant('tools/call'), params: fc.record({ name: fc.constantFrom(...TOOL_NAMES), arguments: fc.jsonValue({ maxDepth: 2 }) }) }),
+      fc.record({
+        jsonrpc: fc.constant('2.0'),
+        id: fc.integer(),
+        method: fc.constantFrom('tools/call', 'tools/list', 'resources/read', 'ping', 'initialize', 'nope'),
+        params: fc.jsonValue({ maxDepth: 2 }),
+      }),
+      fc.record({
+        jsonrpc: fc.constant('2.0'),
+        id: fc.integer(),
+        method: fc.constant('tools/call'),
+        params: fc.record({ name: fc.constantFrom(...TOOL_NAMES), arguments: fc.jsonValue({ maxDepth: 2 }) }),
+      }),
       fc.jsonValue({ maxDepth: 3 }),
     );
     await fc.assert(
       fc.asyncProperty(
         fc.record({
           method: fc.constantFrom('POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT'),
-          body: fc.oneof(message.map((value) => JSON.stringify(value)), fc.string({ maxLength: 40 })),
+          body: fc.oneof(
+            message.map((value) => JSON.stringify(value)),
+            fc.string({ maxLength: 40 }),
+          ),
           token: bearer(),
           withSession: fc.boolean(),
           contentType: contentType(),
@@ -293,7 +343,9 @@ describe('random requests at the tool server’s HTTP edge', () => {
           if (request.token) headers.set('Authorization', `Bearer ${request.token}`);
           if (request.withSession) headers.set('MCP-Session-Id', sessionId);
           const hasBody = request.method === 'POST' || request.method === 'PUT';
-          const response = await handleMcpHttpRequest(runtime, new Request('https://mcp.test/mcp', { method: request.method, headers, body: hasBody ? request.body : undefined }), { clientIp: request.ip });
+          const response = await handleMcpHttpRequest(runtime, new Request('https://mcp.test/mcp', { method: request.method, headers, body: hasBody ? request.body : undefined }), {
+            clientIp: request.ip,
+          });
           const text = await response.text();
           expect(response.status, text).toBeLessThan(500);
           if (response.headers.get('content-type')?.includes('application/problem+json')) expectProblem(JSON.parse(text));

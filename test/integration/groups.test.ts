@@ -29,7 +29,9 @@ async function groupEventsOf(teamId: string): Promise<EventEnvelope[]> {
     ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
     ConsistentRead: true,
   });
-  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  const events = result.items.map(
+    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
+  );
   for (const event of events) expectPublishedEvent(event);
   const groupEvents = events.filter((event) => event.type.startsWith('group.'));
   for (const event of groupEvents) expect(event.project_id).toBeNull();

@@ -13,19 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { beginIdempotentRequest, IDEMPOTENCY_LOCK_SECONDS, requestFingerprint } from '../../shared/limits/idempotency.js';
-import {
-  countProjects,
-  createWorld,
-  domainSnapshot,
-  expectRestProblem,
-  expectToolProblem,
-  gatedStore,
-  rest,
-  scanTable,
-  tool,
-  withStore,
-  type World,
-} from '../support/guarantees.js';
+import { countProjects, createWorld, domainSnapshot, expectRestProblem, expectToolProblem, gatedStore, rest, scanTable, tool, withStore, type World } from '../support/guarantees.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { createStore } from '../../shared/store/store.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';

@@ -101,7 +101,9 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
     const gateless = await seedToken(runtime.store, clock, { teamId, abilities: ['team:view'] });
     const reply = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: gateless.token, sessionId: randomUUID() });
     expect(reply.status).toBe(403);
-    expect(await activity(gateless.id)).toMatchObject([{ token_id: gateless.id, surface: 'mcp', operation: 'get_team', outcome: 'TOKEN_MISSING_ABILITY', status: 403, request_id: reply.headers.get('x-request-id') }]);
+    expect(await activity(gateless.id)).toMatchObject([
+      { token_id: gateless.id, surface: 'mcp', operation: 'get_team', outcome: 'TOKEN_MISSING_ABILITY', status: 403, request_id: reply.headers.get('x-request-id') },
+    ]);
     // Requests that are not tool calls are not tool invocations: nothing more is written.
     expect((await mcpPost(runtime, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: gateless.token })).status).toBe(403);
     expect(await activity(gateless.id)).toHaveLength(1);

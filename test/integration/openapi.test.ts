@@ -83,7 +83,10 @@ describe('the served OpenAPI document', () => {
       const operation = dereferenced.paths[route.rest.path][route.rest.method.toLowerCase()];
       expect(operation.responses['431'], route.id).toBeDefined();
       if (route.rest.method !== 'GET') for (const status of ['413', '415']) expect(operation.responses[status], `${route.id} ${status}`).toBeDefined();
-      const media = [operation.requestBody?.content?.['application/json'], ...Object.values(operation.responses).flatMap((response: any) => Object.values(response.content ?? {}))].filter(Boolean) as { schema: object; example: unknown }[];
+      const media = [operation.requestBody?.content?.['application/json'], ...Object.values(operation.responses).flatMap((response: any) => Object.values(response.content ?? {}))].filter(Boolean) as {
+        schema: object;
+        example: unknown;
+      }[];
       for (const item of media) {
         expect(item.example, route.id).toBeDefined();
         const validate = ajv.compile(item.schema);

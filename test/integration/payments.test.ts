@@ -327,7 +327,10 @@ describe('read and list', () => {
     expect(await all({ created_after: made[5].created_at.replace('.000Z', 'Z') })).toEqual([made[5].id]);
     expect(await all({ created_before: made[1].created_at })).toEqual([made[0].id]);
 
-    const viaTool = (await tool(runtime, team.principal, 'list_payments', { project_id: projectId, subscriber_id: bo, limit: 10 })).structuredContent as { data: { id: string }[]; next_cursor: string | null };
+    const viaTool = (await tool(runtime, team.principal, 'list_payments', { project_id: projectId, subscriber_id: bo, limit: 10 })).structuredContent as {
+      data: { id: string }[];
+      next_cursor: string | null;
+    };
     expect(viaTool.data.map((payment) => payment.id)).toEqual(await all({ subscriber_id: bo }));
     expect(viaTool.next_cursor).toBeNull();
   });

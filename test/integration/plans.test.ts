@@ -89,7 +89,15 @@ describe('create, read and list', () => {
     expect(events[0]).toMatchObject({ project_id: projectId, data: { plan } });
 
     clock.advance(1_000);
-    const pass = await tool(runtime, team.principal, 'create_plan', { project_id: projectId, name: 'Day pass', amount: 300, currency: 'USD', interval: 'one_time', access_days: 7, status: 'inactive' });
+    const pass = await tool(runtime, team.principal, 'create_plan', {
+      project_id: projectId,
+      name: 'Day pass',
+      amount: 300,
+      currency: 'USD',
+      interval: 'one_time',
+      access_days: 7,
+      status: 'inactive',
+    });
     expect(pass.isError).toBeFalsy();
     expect(pass.structuredContent).toMatchObject({ interval: 'one_time', access_days: 7, interval_count: 1, status: 'inactive' });
     clock.advance(1_000);
@@ -133,7 +141,10 @@ describe('create, read and list', () => {
     ];
     for (const [overrides, field] of cases) {
       const problem = expectRestProblem(await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides }), 'VALIDATION_FAILED');
-      expect(problem.errors?.some((error) => error.path.includes(field)), JSON.stringify(problem.errors)).toBe(true);
+      expect(
+        problem.errors?.some((error) => error.path.includes(field)),
+        JSON.stringify(problem.errors),
+      ).toBe(true);
     }
     expectToolProblem(await tool(runtime, team.principal, 'create_plan', { project_id: projectId, ...gold, interval: 'one_time' }), 'VALIDATION_FAILED');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
@@ -165,7 +176,12 @@ describe('create, read and list', () => {
     for (let index = 0; index < MAX_PLANS_PER_PROJECT; index++) await createGold({ name: `Plan ${index}` });
     expectRestProblem(await call('POST', `/v1/projects/${projectId}/plans`, gold), 'CONFLICT');
     expect((await call('DELETE', `/v1/projects/${projectId}`)).json).toEqual({ id: projectId, deleted: true });
-    const left = (await runtime.store.query({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': keys.teamPartition(team.team.id), ':prefix': keys.plan(team.team.id, '').sk } })).items;
+    const left = (
+      await runtime.store.query({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.teamPartition(team.team.id), ':prefix': keys.plan(team.team.id, '').sk },
+      })
+    ).items;
     expect(left).toEqual([]);
   });
 });

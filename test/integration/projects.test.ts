@@ -170,8 +170,15 @@ describe('the payment provider', () => {
     expect(paypal.detail + JSON.stringify(paypal.errors)).toContain('manual');
     expect(paypal.detail + JSON.stringify(paypal.errors)).toContain('stripe');
     // Stripe needs its key and signing secret; manual takes neither (Stripe itself: test/integration/stripe-connect.test.ts).
-    expect(expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'stripe' }), 'VALIDATION_FAILED').errors!.map((error) => error.path)).toEqual(['secret_key', 'webhook_secret']);
-    expect(expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'manual', webhook_secret: 'whsec_abcdefghijklmnop' }), 'VALIDATION_FAILED').errors!.map((error) => error.path)).toEqual(['webhook_secret']);
+    expect(expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'stripe' }), 'VALIDATION_FAILED').errors!.map((error) => error.path)).toEqual([
+      'secret_key',
+      'webhook_secret',
+    ]);
+    expect(
+      expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'manual', webhook_secret: 'whsec_abcdefghijklmnop' }), 'VALIDATION_FAILED').errors!.map(
+        (error) => error.path,
+      ),
+    ).toEqual(['webhook_secret']);
     expectRestProblem(await call('PUT', `${projectPath()}/payment-provider`, { provider: 'cash' }), 'VALIDATION_FAILED');
 
     const connected = await call('PUT', `${projectPath()}/payment-provider`, { provider: 'manual' });

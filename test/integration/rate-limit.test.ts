@@ -13,7 +13,6 @@ import { consumeRateLimit, RATE_LIMITS } from '../../shared/limits/rate-limit.js
 import { expectProblem, expectRestProblem, mcpPost, mcpSession, rest, toolsCall } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
-
 let clock: ManualClock;
 let runtime: TestRuntime;
 let teamId: string;
@@ -162,7 +161,8 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
 
   it('limits requests without a valid token to 5 per minute per client IP', async () => {
     const replies = [];
-    for (let index = 0; index < 6; index++) replies.push(await rest(runtime, { method: 'GET', path: '/v1/teams/current', sourceIp: '203.0.113.20', token: index === 3 ? 'svc_live_wrong' : undefined }));
+    for (let index = 0; index < 6; index++)
+      replies.push(await rest(runtime, { method: 'GET', path: '/v1/teams/current', sourceIp: '203.0.113.20', token: index === 3 ? 'svc_live_wrong' : undefined }));
     expect(replies.map((reply) => reply.status)).toEqual([401, 401, 401, 401, 401, 429]);
     expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual(['4', '3', '2', '1', '0', '0']);
     expect(replies[0].headers['www-authenticate']).toMatch(/^Bearer/);
@@ -186,10 +186,20 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
   it('reads the token and the IP counter in one request and writes nothing once the IP is refused (D4)', async () => {
     for (let index = 0; index < 5; index++) await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: `${token.slice(0, -4)}BBB${index}`, sourceIp: '203.0.113.22' });
     const commands: string[] = [];
-    const counted = { ...runtime, store: new Proxy(runtime.store, { get: (target, property, receiver) => {
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? (...args: unknown[]) => { commands.push(String(property)); return value.apply(target, args); } : value;
-    } }) };
+    const counted = {
+      ...runtime,
+      store: new Proxy(runtime.store, {
+        get: (target, property, receiver) => {
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function'
+            ? (...args: unknown[]) => {
+                commands.push(String(property));
+                return value.apply(target, args);
+              }
+            : value;
+        },
+      }),
+    };
     const refused = await rest(counted, { method: 'GET', path: '/v1/teams/current', token: `${token.slice(0, -4)}CCCC`, sourceIp: '203.0.113.22' });
     expect(refused.status).toBe(429);
     expect(commands).toEqual(['batchGet']);

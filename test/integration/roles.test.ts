@@ -31,7 +31,9 @@ async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
     ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
     ConsistentRead: true,
   });
-  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  const events = result.items.map(
+    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
+  );
   for (const event of events) {
     expectPublishedEvent(event);
     if (/^(team|role|group)\./.test(event.type)) expect(event.project_id).toBeNull();
@@ -125,7 +127,10 @@ describe('roles of the team’s own', () => {
     const weak = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['role:create', 'role:update', 'team:view'] });
     const role = await t.create({ name: 'Viewers of teams', abilities: ['team:view'] });
     const before = await domainSnapshot(runtime.store);
-    const refused = expectRestProblem(await t.call('POST', '/v1/roles', { name: 'Too much', abilities: ['team:view', 'project:delete', 'token:create'] }, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
+    const refused = expectRestProblem(
+      await t.call('POST', '/v1/roles', { name: 'Too much', abilities: ['team:view', 'project:delete', 'token:create'] }, { token: weak.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     expect(refused.detail).toContain('project:delete');
     expect(refused.detail).toContain('token:create');
     expect(refused.detail).not.toContain('team:view');
@@ -161,7 +166,10 @@ describe('roles of the team’s own', () => {
         t.call('DELETE', `/v1/roles/${role.id}`),
         t.call('POST', '/v1/team-members/invitations', { email: `race${round}@example.com`, name: 'Racer', role_ids: [role.id] }),
       ]);
-      expect([deleted.status, invited.status].filter((status) => status < 300), `${deleted.text} ${invited.text}`).toHaveLength(1);
+      expect(
+        [deleted.status, invited.status].filter((status) => status < 300),
+        `${deleted.text} ${invited.text}`,
+      ).toHaveLength(1);
       if (deleted.status === 200) expectRestProblem(invited, 'NOT_FOUND');
       else {
         expectRestProblem(deleted, 'CONFLICT');

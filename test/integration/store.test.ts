@@ -27,8 +27,7 @@ function scriptedStore(answers: readonly (Error | object)[]) {
 }
 
 /** DynamoDB Local's answer to an operation that waited too long for an item lock (AWS never gives it). */
-const lockTimeout = () =>
-  Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError' });
+const lockTimeout = () => Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError' });
 
 describe('store adapter', () => {
   it('reads a key given twice in one BatchGetItem once (DynamoDB refuses duplicate keys)', async () => {
@@ -60,7 +59,15 @@ describe('DynamoDB Local’s lock timeout', () => {
     expect(await read.store.get({ pk: 'a', sk: 'b' })).toEqual({ pk: 'a', sk: 'b', value: 7 });
     expect(read.calls()).toBe(3);
     const write = scriptedStore([lockTimeout(), { Attributes: { count: 2 } }]);
-    expect(await write.store.update({ Key: { pk: 'a', sk: 'b' }, UpdateExpression: 'ADD #c :one', ExpressionAttributeNames: { '#c': 'count' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'ALL_NEW' })).toEqual({ count: 2 });
+    expect(
+      await write.store.update({
+        Key: { pk: 'a', sk: 'b' },
+        UpdateExpression: 'ADD #c :one',
+        ExpressionAttributeNames: { '#c': 'count' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ).toEqual({ count: 2 });
     expect(write.calls()).toBe(2);
     const query = scriptedStore([lockTimeout(), { Items: [{ pk: 'a', sk: 'b' }] }]);
     expect((await query.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'a' } })).items).toHaveLength(1);

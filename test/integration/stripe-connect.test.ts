@@ -51,21 +51,28 @@ const ok = async (method: string, path: string, body?: unknown, status = 200) =>
   expect(reply.status, reply.text).toBe(status);
   return reply.json;
 };
-const connect = (body: Record<string, unknown> = {}) => call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'stripe', secret_key: secretKey, webhook_secret: webhookSecret, ...body });
+const connect = (body: Record<string, unknown> = {}) =>
+  call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'stripe', secret_key: secretKey, webhook_secret: webhookSecret, ...body });
 
 /** Test settings: the fake Stripe API, a fresh local key, two retries without waiting. */
 function settings(): IntegrationSettings {
-  return { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: stripe.url, publicBaseUrl: 'https://members.example', retry: { retries: 2, minTimeoutMs: 0 } };
+  return {
+    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+    telegramApiRoot: 'http://127.0.0.1:9',
+    stripeApiBaseUrl: stripe.url,
+    publicBaseUrl: 'https://members.example',
+    retry: { retries: 2, minTimeoutMs: 0 },
+  };
 }
 
 /** Collects what the process writes to stdout and stderr (the logger's lines) until `stop()`. */
 function captureOutput(): { text: () => string; stop: () => void } {
   const lines: string[] = [];
   const spies = [process.stdout, process.stderr].map((stream) =>
-    vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown) => {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
       lines.push(String(chunk));
       return true;
-    })),
+    }),
   );
   return { text: () => lines.join(''), stop: () => spies.forEach((spy) => spy.mockRestore()) };
 }
@@ -109,7 +116,14 @@ describe('connecting stripe', () => {
     expect(types(events)).toEqual(['project.payment_provider_connected']);
     expect(events[0].data).toMatchObject({ payment_provider: 'stripe', project: { payment_provider: { provider: 'stripe', livemode: false } } });
     const stored = await runtime.store.get(keys.credential(projectId, 'stripe'));
-    expect(stored).toMatchObject({ team_id: team.team.id, project_id: projectId, kind: 'stripe', public: { livemode: 'false' }, secret_names: ['secret_key', 'webhook_secret'], sealed: { v: 1, kek: 'local' } });
+    expect(stored).toMatchObject({
+      team_id: team.team.id,
+      project_id: projectId,
+      kind: 'stripe',
+      public: { livemode: 'false' },
+      secret_names: ['secret_key', 'webhook_secret'],
+      sealed: { v: 1, kek: 'local' },
+    });
 
     const everything = (await everythingStored()) + JSON.stringify(events) + reply.text + output.text();
     for (const secret of [secretKey, secretKey.slice(-12), webhookSecret, webhookSecret.slice(-12)]) expect(everything).not.toContain(secret);
@@ -189,10 +203,24 @@ describe('plan sync', () => {
     expect((await connect()).status).toBe(200);
     await newEvents();
     const plan = await createGold();
-    expect(plan).toMatchObject({ sync_status: 'synced', payment_provider: 'stripe', provider_product_id: stripeProductId(plan.id), provider_price_id: expect.stringMatching(/^price_/), sync_error: null });
+    expect(plan).toMatchObject({
+      sync_status: 'synced',
+      payment_provider: 'stripe',
+      provider_product_id: stripeProductId(plan.id),
+      provider_price_id: expect.stringMatching(/^price_/),
+      sync_error: null,
+    });
     expect(stripe.products.get(plan.provider_product_id)).toMatchObject({ name: 'Gold', description: 'All the books', active: true, metadata: { plan_id: plan.id, project_id: projectId } });
     const firstPrice = stripe.prices.get(plan.provider_price_id)!;
-    expect(firstPrice).toMatchObject({ product: plan.provider_product_id, currency: 'eur', unit_amount: 900, recurring: { interval: 'month', interval_count: 1 }, active: true, lookup_key: `svc_plan_${plan.id}_v1`, metadata: { plan_id: plan.id, price_version: '1' } });
+    expect(firstPrice).toMatchObject({
+      product: plan.provider_product_id,
+      currency: 'eur',
+      unit_amount: 900,
+      recurring: { interval: 'month', interval_count: 1 },
+      active: true,
+      lookup_key: `svc_plan_${plan.id}_v1`,
+      metadata: { plan_id: plan.id, price_version: '1' },
+    });
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.created', 'plan.synced']);
     expect(events[1].data).toMatchObject({ payment_provider: 'stripe', provider_product_id: plan.provider_product_id, provider_price_id: plan.provider_price_id });
@@ -237,7 +265,11 @@ describe('plan sync', () => {
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.sync_failed']);
     expect(events[1].data).toMatchObject({ payment_provider: 'stripe', code: 'parameter_invalid_integer', reason: expect.stringContaining('Invalid integer') });
-    expect(requestsOfThisKey().slice(calls).filter((request) => request.method === 'POST' && request.path === '/v1/prices')).toHaveLength(1);
+    expect(
+      requestsOfThisKey()
+        .slice(calls)
+        .filter((request) => request.method === 'POST' && request.path === '/v1/prices'),
+    ).toHaveLength(1);
     expect(JSON.stringify(events) + output.text() + (await everythingStored())).not.toContain(secretKey);
 
     // 5xx twice, then Stripe answers: retried within the sync (three attempts).
@@ -300,7 +332,11 @@ describe('refunds', () => {
     const refunded = await ok('POST', `/v1/payments/${payment.id}/refund`, { amount: 300, reason: 'Missed a week' });
     expect(refunded).toMatchObject({ id: payment.id, provider: 'stripe', status: 'succeeded', amount_refunded: 300 });
     const [request] = requestsOfThisKey().filter((entry) => entry.path === '/v1/refunds');
-    expect(request).toMatchObject({ method: 'POST', params: { payment_intent: payment.provider_payment_id, amount: '300', metadata: { payment_id: payment.id, reason: 'Missed a week' } }, idempotency_key: `refund-${payment.id}-0-300` });
+    expect(request).toMatchObject({
+      method: 'POST',
+      params: { payment_intent: payment.provider_payment_id, amount: '300', metadata: { payment_id: payment.id, reason: 'Missed a week' } },
+      idempotency_key: `refund-${payment.id}-0-300`,
+    });
     const refund = stripe.refunds.at(-1)!;
     expect(await runtime.store.get(keys.payment(team.team.id, payment.id))).toMatchObject({ provider_refund_id: refund.id, amount_refunded: 300 });
     const events = await newEvents();

@@ -116,7 +116,9 @@ describe('mapped events', () => {
     expect(await stripeEvent('invoice.paid', paidInvoice(subscription, firstIntent, 'subscription_create')).send()).toEqual({ status: 200, body: { received: true } });
     const activated = await newEvents();
     expect(types(activated).slice(0, 2)).toEqual(['payment.succeeded', 'subscription.activated']);
-    expect(activated[0].data).toMatchObject({ payment: { status: 'succeeded', provider: 'stripe', provider_payment_id: firstIntent, amount: 900, currency: 'EUR', billing_reason: 'subscription_create', subscription_id: subscriptionId } });
+    expect(activated[0].data).toMatchObject({
+      payment: { status: 'succeeded', provider: 'stripe', provider_payment_id: firstIntent, amount: 900, currency: 'EUR', billing_reason: 'subscription_create', subscription_id: subscriptionId },
+    });
     expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'active', previous_status: 'pending', has_access: true });
 
     // A renewal, then a failed renewal (past_due), then the retried invoice paid with the same PaymentIntent.
@@ -144,7 +146,10 @@ describe('mapped events', () => {
 
   it('checkout.session.completed in payment mode creates an active subscription with its succeeded payment, in one transaction', async () => {
     const paymentIntent = stripeId('pi');
-    const reply = await stripeEvent('checkout.session.completed', checkoutSession({ customer: stripeId('cus'), email: 'bo@example.com', planId: gold.id, mode: 'payment', paymentIntent, amountTotal: 900 })).send();
+    const reply = await stripeEvent(
+      'checkout.session.completed',
+      checkoutSession({ customer: stripeId('cus'), email: 'bo@example.com', planId: gold.id, mode: 'payment', paymentIntent, amountTotal: 900 }),
+    ).send();
     expect(reply.status).toBe(200);
     const events = await newEvents();
     expect(types(events).slice(0, 2)).toEqual(['payment.succeeded', 'subscription.created']);
@@ -217,7 +222,11 @@ describe('mapped events', () => {
     await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create')).send();
     const platinum = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Platinum', amount: 1900, currency: 'EUR', interval: 'month' }, 201);
     // What plan sync stores (the outbound half): the plan's Stripe price.
-    await runtime.store.update({ Key: keys.plan(team.team.id, platinum.id), UpdateExpression: 'SET payment_provider = :stripe, provider_price_id = :price', ExpressionAttributeValues: { ':stripe': 'stripe', ':price': 'price_platinum' } });
+    await runtime.store.update({
+      Key: keys.plan(team.team.id, platinum.id),
+      UpdateExpression: 'SET payment_provider = :stripe, provider_price_id = :price',
+      ExpressionAttributeValues: { ':stripe': 'stripe', ':price': 'price_platinum' },
+    });
     await newEvents();
     let second = nowSeconds();
     const update = async (state: Parameters<typeof stripeSubscription>[0], type = 'customer.subscription.updated') => {

@@ -42,8 +42,7 @@ const createSubscriberOk = async (body: Record<string, unknown> = ada) => {
   expect(reply.status, reply.text).toBe(201);
   return reply.json;
 };
-const joined = (platformUserId: string, username: string | null = null) =>
-  recordPlatformMembership(runtime, { teamId: team.team.id, projectId, platformUserId, change: 'joined', username });
+const joined = (platformUserId: string, username: string | null = null) => recordPlatformMembership(runtime, { teamId: team.team.id, projectId, platformUserId, change: 'joined', username });
 
 /** An adapter whose every call fails with `reason` (or throws when `reason` is null). */
 function failingAdapter(reason: string | null): PlatformAdapter {
@@ -177,7 +176,10 @@ describe('list and export', () => {
       const page = await call('GET', `/v1/projects/${projectId}/subscribers/export`, undefined, team.token, { query: { limit: '2', ...(cursor ? { cursor } : {}) } });
       expect(page.status, page.text).toBe(200);
       expect(page.json.lines === '' || page.json.lines.endsWith('\n')).toBe(true);
-      const parsed = page.json.lines.split('\n').filter(Boolean).map((line: string) => JSON.parse(line));
+      const parsed = page.json.lines
+        .split('\n')
+        .filter(Boolean)
+        .map((line: string) => JSON.parse(line));
       expect(parsed).toHaveLength(page.json.count);
       lines.push(...parsed);
       cursor = page.json.next_cursor ?? undefined;

@@ -135,7 +135,10 @@ describe('create, read and list', () => {
     expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: silver.id, trial: true }), 'VALIDATION_FAILED');
     expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, ends_at: isoTime(clock.nowMs() - DAY) }), 'VALIDATION_FAILED');
     expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, starts_at: isoTime(clock.nowMs() - DAY) }), 'VALIDATION_FAILED');
-    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, trial: true, ends_at: isoTime(clock.nowMs() + DAY) }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: gold.id, trial: true, ends_at: isoTime(clock.nowMs() + DAY) }),
+      'VALIDATION_FAILED',
+    );
     expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: randomUUID(), plan_id: gold.id }), 'NOT_FOUND');
     expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: randomUUID() }), 'NOT_FOUND');
     const other = (await ok('POST', '/v1/projects', { name: 'Other', platform_type: 'telegram' }, 201)).id;
@@ -261,14 +264,26 @@ describe('operation-driven transitions', () => {
     expect(await requestsOf('pause', {})).toEqual([...reads, 'TransactWrite']);
     // Access starts again for a converted subscriber of a project without resources: no member event can depend on anything else.
     expect(await requestsOf('resume', {}, { 'Idempotency-Key': randomUUID() })).toEqual([...reads, 'TransactWrite']);
-    expect(types(await newEvents())).toEqual(['subscription.created', 'member.converted', 'subscription.cancellation_scheduled', 'subscription.resumed', 'subscription.paused', 'member.churned', 'subscription.resumed']);
+    expect(types(await newEvents())).toEqual([
+      'subscription.created',
+      'member.converted',
+      'subscription.cancellation_scheduled',
+      'subscription.resumed',
+      'subscription.paused',
+      'member.churned',
+      'subscription.resumed',
+    ]);
   });
 
-  it('keeps the ids of the subscriptions granting (paid) access in the subscriber\'s access summary, in each creation\'s and transition\'s transaction', async () => {
+  it("keeps the ids of the subscriptions granting (paid) access in the subscriber's access summary, in each creation's and transition's transaction", async () => {
     const summary = async () => {
       const item = await runtime.store.get(keys.subscriberAccess(team.team.id, projectId, subscriberId));
       const ids = (attribute: string) => [...((item?.[attribute] as Set<string> | undefined) ?? [])].sort();
-      return { granting: ids(subscriberAccessAttribute.granting), paid: ids(subscriberAccessAttribute.paid), emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid].filter((attribute) => item !== undefined && !(attribute in item)) };
+      return {
+        granting: ids(subscriberAccessAttribute.granting),
+        paid: ids(subscriberAccessAttribute.paid),
+        emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid].filter((attribute) => item !== undefined && !(attribute in item)),
+      };
     };
     expect(await summary()).toEqual({ granting: [], paid: [], emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid] });
     const paid = await subscribe({});
@@ -284,8 +299,16 @@ describe('operation-driven transitions', () => {
     await ok('POST', `/v1/subscriptions/${scheduled.id}/cancel`, { at_period_end: false });
     expect(await summary()).toEqual({ granting: [], paid: [], emptied: [subscriberAccessAttribute.granting, subscriberAccessAttribute.paid] });
     expect(types(await newEvents())).toEqual([
-      'subscription.created', 'member.converted', 'subscription.created', 'subscription.created',
-      'subscription.paused', 'member.churned', 'subscription.activated', 'subscription.canceled', 'subscription.canceled', 'member.churned',
+      'subscription.created',
+      'member.converted',
+      'subscription.created',
+      'subscription.created',
+      'subscription.paused',
+      'member.churned',
+      'subscription.activated',
+      'subscription.canceled',
+      'subscription.canceled',
+      'member.churned',
     ]);
   });
 

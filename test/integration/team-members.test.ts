@@ -32,7 +32,9 @@ async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
     ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
     ConsistentRead: true,
   });
-  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  const events = result.items.map(
+    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
+  );
   for (const event of events) {
     expectPublishedEvent(event);
     if (/^(team|role|group)\./.test(event.type)) expect(event.project_id).toBeNull();

@@ -136,7 +136,9 @@ describe('deleting the team', () => {
     const t = await seedTeam(runtime.store, clock);
     const spare = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team:view', 'mcp:full'] });
     const endpoint = await createWebhookEndpoint(runtime, t.principal, { name: 'Last words', url: 'https://receiver.example/hook', events: ['team.deleted'] });
-    const invitation = (await rest(runtime, { method: 'POST', path: '/v1/team-members/invitations', token: t.token, body: { email: 'late@example.com', name: 'Late', role_ids: [BUILT_IN_ROLE_IDS.viewer] } })).json;
+    const invitation = (
+      await rest(runtime, { method: 'POST', path: '/v1/team-members/invitations', token: t.token, body: { email: 'late@example.com', name: 'Late', role_ids: [BUILT_IN_ROLE_IDS.viewer] } })
+    ).json;
     clock.advance(5_000);
 
     const deleted = await rest(runtime, { method: 'DELETE', path: '/v1/teams/current', token: t.token, query: { confirm_team_id: t.team.id } });

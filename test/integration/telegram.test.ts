@@ -55,14 +55,24 @@ const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) => rest(runtime, { method, path, token: team.token, body, query });
 
 function settings(overrides: Partial<IntegrationSettings> = {}): IntegrationSettings {
-  return { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: telegram.url, stripeApiBaseUrl: 'http://127.0.0.1:9', publicBaseUrl: PUBLIC_BASE_URL, retry: { retries: 2, minTimeoutMs: 0 }, ...overrides };
+  return {
+    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+    telegramApiRoot: telegram.url,
+    stripeApiBaseUrl: 'http://127.0.0.1:9',
+    publicBaseUrl: PUBLIC_BASE_URL,
+    retry: { retries: 2, minTimeoutMs: 0 },
+    ...overrides,
+  };
 }
 
 /** Connects the project's bot and returns the webhook secret Telegram was given. */
 async function connect(): Promise<string> {
   const reply = await call('PUT', `/v1/projects/${projectId}/bot`, { token: botToken });
   expect(reply.status).toBe(200);
-  const registration = telegram.callsOf('setWebhook').filter((entry) => entry.token === botToken).at(-1)!;
+  const registration = telegram
+    .callsOf('setWebhook')
+    .filter((entry) => entry.token === botToken)
+    .at(-1)!;
   return registration.payload.secret_token as string;
 }
 
@@ -129,7 +139,14 @@ describe('connecting a bot', () => {
     expect(everything).not.toContain(botToken.split(':')[1]);
     expect(everything).not.toContain(registration.payload.secret_token as string);
     const stored = await runtime.store.get(keys.credential(projectId, 'telegram_bot'));
-    expect(stored).toMatchObject({ team_id: team.team.id, project_id: projectId, kind: 'telegram_bot', public: { platform_bot_id: String(BOT.id) }, secret_names: ['bot_token', 'webhook_secret'], sealed: { v: 1, kek: 'local' } });
+    expect(stored).toMatchObject({
+      team_id: team.team.id,
+      project_id: projectId,
+      kind: 'telegram_bot',
+      public: { platform_bot_id: String(BOT.id) },
+      secret_names: ['bot_token', 'webhook_secret'],
+      sealed: { v: 1, kek: 'local' },
+    });
 
     // The same bot again (a new token after a revocation at @BotFather): a new credential, no event.
     const rotated = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
@@ -219,7 +236,14 @@ describe('the inbound hook', () => {
         from: user(9001),
         date: Math.floor(clock.nowMs() / 1000),
         old_chat_member: { status: 'member', user: { ...user(BOT.id, BOT.username), is_bot: true } },
-        new_chat_member: { status: 'administrator', user: { ...user(BOT.id, BOT.username), is_bot: true }, can_invite_users: true, can_restrict_members: true, can_delete_messages: false, can_be_edited: false },
+        new_chat_member: {
+          status: 'administrator',
+          user: { ...user(BOT.id, BOT.username), is_bot: true },
+          can_invite_users: true,
+          can_restrict_members: true,
+          can_delete_messages: false,
+          can_be_edited: false,
+        },
       },
     };
     expect((await deliver(promoted, secret)).status).toBe(200);
@@ -265,7 +289,15 @@ describe('access through the adapter', () => {
     // The web access check answers from the subscription, for the subscriber and for the member.
     const memberId = (joined[0].data as { member: { id: string } }).member.id;
     const bySubscriber = (await call('GET', `/v1/projects/${projectId}/access`, undefined, { subscriber_id: subscriberId })).json;
-    expect(bySubscriber).toEqual({ granted: true, status: 'active', ends_at: subscription.json.current_period_end, plan_id: planId, subscription_id: subscription.json.id, subscriber_id: subscriberId, member_id: memberId });
+    expect(bySubscriber).toEqual({
+      granted: true,
+      status: 'active',
+      ends_at: subscription.json.current_period_end,
+      plan_id: planId,
+      subscription_id: subscription.json.id,
+      subscriber_id: subscriberId,
+      member_id: memberId,
+    });
     expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toEqual(bySubscriber);
     // One read by subscriber (the subscriber's partition holds its summary and its subscriptions'); by member, the member's first.
     const counting = countingStore(runtime.store);
@@ -285,7 +317,12 @@ describe('access through the adapter', () => {
     expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toMatchObject({ granted: false, status: 'canceled', plan_id: planId });
     // Access ended: the subscription no longer offers the link, and Telegram was told to revoke it.
     expect((await call('GET', `/v1/subscriptions/${subscription.json.id}`)).json.invite_links).toEqual([]);
-    expect(telegram.callsOf('revokeChatInviteLink').filter((entry) => entry.token === botToken).map((entry) => entry.payload)).toEqual([{ chat_id: Number(CHAT_ID), invite_link: link.url }]);
+    expect(
+      telegram
+        .callsOf('revokeChatInviteLink')
+        .filter((entry) => entry.token === botToken)
+        .map((entry) => entry.payload),
+    ).toEqual([{ chat_id: Number(CHAT_ID), invite_link: link.url }]);
   });
 
   it('revokes the invite link of a subscriber who never joined when access ends; a join through it afterwards links no one; the link is never logged', async () => {
@@ -298,7 +335,12 @@ describe('access through the adapter', () => {
     try {
       const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
       expect(canceled.json).toMatchObject({ status: 'canceled', invite_links: [] });
-      expect(telegram.callsOf('revokeChatInviteLink').filter((entry) => entry.token === botToken).map((entry) => entry.payload)).toEqual([{ chat_id: Number(CHAT_ID), invite_link: link.url }]);
+      expect(
+        telegram
+          .callsOf('revokeChatInviteLink')
+          .filter((entry) => entry.token === botToken)
+          .map((entry) => entry.payload),
+      ).toEqual([{ chat_id: Number(CHAT_ID), invite_link: link.url }]);
       const ended = await newEvents();
       expect(types(ended)).toEqual(['subscription.canceled', 'member.access_revoked', 'member.churned']);
       expect(JSON.stringify(ended)).not.toContain(link.url);
@@ -343,7 +385,8 @@ describe('access through the adapter', () => {
     await deliver(chatMember(88, 'left', 'member'), secret);
     await newEvents();
     const since = telegram.calls.length;
-    const moderation = (entries: typeof telegram.calls) => entries.filter((entry) => entry.token === botToken).map((entry) => [entry.method, entry.payload.chat_id, entry.payload.user_id, entry.payload.only_if_banned ?? null]);
+    const moderation = (entries: typeof telegram.calls) =>
+      entries.filter((entry) => entry.token === botToken).map((entry) => [entry.method, entry.payload.chat_id, entry.payload.user_id, entry.payload.only_if_banned ?? null]);
 
     expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, { reason: 'spam' })).json.member).toMatchObject({ status: 'banned', platform_error: null });
     expect((await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json.member).toMatchObject({ status: 'left', platform_error: null });
@@ -373,13 +416,22 @@ describe('access through the adapter', () => {
     // A refusal is not retried: recorded on the member, the unban stands.
     telegram.failNext('unbanChatMember', { error_code: 400, description: 'Bad Request: not enough rights to restrict/unrestrict chat member' });
     const unbanned = (await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json;
-    expect(unbanned.member).toMatchObject({ status: 'left', platform_error: { action: 'unban', message: 'Telegram refused unbanChatMember: Bad Request: not enough rights to restrict/unrestrict chat member (400).' } });
+    expect(unbanned.member).toMatchObject({
+      status: 'left',
+      platform_error: { action: 'unban', message: 'Telegram refused unbanChatMember: Bad Request: not enough rights to restrict/unrestrict chat member (400).' },
+    });
     expect((await call('GET', `/v1/members/${unbanned.member.id}`)).json.platform_error.action).toBe('unban');
 
     // A revoked token: every call is refused (401) and recorded; the token never shows.
     telegram.revoke(botToken);
     const again = (await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json;
-    expect(again.member.platform_error).toEqual({ action: 'ban', message: 'Telegram refused banChatMember: Unauthorized (401).', at: expect.any(String), attempts: 1, next_attempt_at: isoTime(clock.nowMs() + PLATFORM_SYNC_FIRST_DELAY_MS) });
+    expect(again.member.platform_error).toEqual({
+      action: 'ban',
+      message: 'Telegram refused banChatMember: Unauthorized (401).',
+      at: expect.any(String),
+      attempts: 1,
+      next_attempt_at: isoTime(clock.nowMs() + PLATFORM_SYNC_FIRST_DELAY_MS),
+    });
     expect(JSON.stringify(again)).not.toContain(botToken);
     expect(types(await newEvents())).toEqual(['member.banned', 'member.unbanned', 'member.banned']);
   });
@@ -438,7 +490,13 @@ describe('access through the adapter', () => {
       const before = await domainSnapshot(runtime.store);
       const callsBefore = telegram.calls.length;
       expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
-      await applyMemberPlatformSync(runtime, { teamId: team.team.id, kind: MEMBER_PLATFORM_SYNC_DEADLINE_KIND, subjectId: memberId, projectId, dueAt: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS) });
+      await applyMemberPlatformSync(runtime, {
+        teamId: team.team.id,
+        kind: MEMBER_PLATFORM_SYNC_DEADLINE_KIND,
+        subjectId: memberId,
+        projectId,
+        dueAt: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS),
+      });
       expect(await domainSnapshot(runtime.store)).toEqual(before);
       expect(telegram.calls).toHaveLength(callsBefore);
     });
@@ -475,7 +533,12 @@ describe('access through the adapter', () => {
       const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
       expect(canceled.json).toMatchObject({ status: 'canceled', has_access: false, invite_links: [] });
       // Removal done; the revocation retried by callTelegram (3 attempts), then recorded with its durable retry.
-      expect(telegram.calls.slice(since).filter((entry) => entry.token === botToken).map((entry) => entry.method)).toEqual(['banChatMember', 'unbanChatMember', 'revokeChatInviteLink', 'revokeChatInviteLink', 'revokeChatInviteLink']);
+      expect(
+        telegram.calls
+          .slice(since)
+          .filter((entry) => entry.token === botToken)
+          .map((entry) => entry.method),
+      ).toEqual(['banChatMember', 'unbanChatMember', 'revokeChatInviteLink', 'revokeChatInviteLink', 'revokeChatInviteLink']);
       const recorded = await member(memberId);
       expect(recorded.platform_error).toMatchObject({ action: 'revoke_access', attempts: 1, message: 'Telegram refused revokeChatInviteLink: Internal Server Error (500).' });
       expect(JSON.stringify(recorded)).not.toContain(link.url);
@@ -502,7 +565,12 @@ describe('access through the adapter', () => {
       const since = telegram.calls.length;
       clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
       await applyDueDeadlines(runtime, clock.nowMs());
-      expect(telegram.calls.slice(since).filter((entry) => entry.token === botToken).map((entry) => entry.method)).toEqual(['banChatMember']);
+      expect(
+        telegram.calls
+          .slice(since)
+          .filter((entry) => entry.token === botToken)
+          .map((entry) => entry.method),
+      ).toEqual(['banChatMember']);
       expect(await member(memberId)).toMatchObject({ status: 'banned', platform_error: null });
     });
 
@@ -513,7 +581,12 @@ describe('access through the adapter', () => {
       expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json.member).toMatchObject({ status: 'banned', platform_error: null });
       // banChatMember alone: an access removal (ban then unban) would lift the ban again. The suspension's
       // ended access still revokes its unused invite link.
-      expect(telegram.calls.slice(since).filter((entry) => entry.token === botToken).map((entry) => entry.method)).toEqual(['banChatMember', 'revokeChatInviteLink']);
+      expect(
+        telegram.calls
+          .slice(since)
+          .filter((entry) => entry.token === botToken)
+          .map((entry) => entry.method),
+      ).toEqual(['banChatMember', 'revokeChatInviteLink']);
       expect(await member(memberId)).toMatchObject({ status: 'banned', platform_error: null });
       expect(await syncDeadline(memberId)).toBeUndefined();
     });
@@ -572,7 +645,13 @@ describe('access through the adapter', () => {
           const before = await domainSnapshot(runtime.store);
           const callsBefore = telegram.calls.length;
           expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
-          await applySubscriptionInviteLinks(runtime, { teamId: team.team.id, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId, dueAt: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS) });
+          await applySubscriptionInviteLinks(runtime, {
+            teamId: team.team.id,
+            kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND,
+            subjectId: subscription.id,
+            projectId,
+            dueAt: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS),
+          });
           expect(await domainSnapshot(runtime.store)).toEqual(before);
           expect(telegram.calls).toHaveLength(callsBefore);
           expect(await newEvents()).toEqual([]);
@@ -599,7 +678,11 @@ describe('access through the adapter', () => {
         const since = botCalls('createChatInviteLink').length;
         clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
         expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
-        expect(botCalls('createChatInviteLink').slice(since).map((entry) => entry.payload.chat_id)).toEqual([Number(CHAT_ID)]);
+        expect(
+          botCalls('createChatInviteLink')
+            .slice(since)
+            .map((entry) => entry.payload.chat_id),
+        ).toEqual([Number(CHAT_ID)]);
         const links = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json.invite_links as { url: string }[];
         expect(links).toHaveLength(2);
         expect(links[0]).toEqual(subscription.invite_links[0]);
@@ -627,7 +710,7 @@ describe('access through the adapter', () => {
         expect(await newEvents()).toEqual([]);
       });
 
-      it('lets a transition between the retry\'s read and its write win: nothing written, the next run drops the retry', async () => {
+      it("lets a transition between the retry's read and its write win: nothing written, the next run drops the retry", async () => {
         const { subscription } = await failedGrant();
         await newEvents();
         clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
@@ -733,7 +816,13 @@ describe('access through the adapter', () => {
       const minute = 60 * 1000;
       expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360].map((minutes) => minutes * minute));
       expect(waits).toEqual(Array.from({ length: PLATFORM_SYNC_MAX_ATTEMPTS - 1 }, (_, index) => platformRetryDelayMs(index + 1)));
-      expect(error).toEqual({ action: 'revoke_access', message: 'Telegram refused banChatMember: Unauthorized (401).', at: isoTime(clock.nowMs()), attempts: PLATFORM_SYNC_MAX_ATTEMPTS, next_attempt_at: null });
+      expect(error).toEqual({
+        action: 'revoke_access',
+        message: 'Telegram refused banChatMember: Unauthorized (401).',
+        at: isoTime(clock.nowMs()),
+        attempts: PLATFORM_SYNC_MAX_ATTEMPTS,
+        next_attempt_at: null,
+      });
       expect(await syncDeadline(memberId)).toBeUndefined();
 
       // Given up: later runs call nothing; the subscription's cancellation stood throughout.

@@ -11,17 +11,7 @@ import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { TOKEN_LAST_USED_PRECISION_MS, TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
-import {
-  createWorld,
-  expectProblem,
-  expectRestProblem,
-  mcpPost,
-  mcpSession,
-  rest,
-  scanTable,
-  toolsCall,
-  type World,
-} from '../support/guarantees.js';
+import { createWorld, expectProblem, expectRestProblem, mcpPost, mcpSession, rest, scanTable, toolsCall, type World } from '../support/guarantees.js';
 import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

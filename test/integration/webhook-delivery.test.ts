@@ -331,7 +331,10 @@ describe('retry timeline', () => {
     for (let attempt = 1; attempt <= 8; attempt++) {
       // Only attempt 1 (from fan-out) carries what it sends; a retry reads it with its lease.
       const { prepared, ...named } = message;
-      expect({ named, carries: prepared !== undefined }).toEqual({ named: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt }, carries: attempt === 1 });
+      expect({ named, carries: prepared !== undefined }).toEqual({
+        named: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt },
+        carries: attempt === 1,
+      });
       if (attempt > 1) {
         // Delivered early (the clock has not moved): nothing happens.
         expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
@@ -339,7 +342,7 @@ describe('retry timeline', () => {
         ctx.clock.advance(SPEC_WAITS_SECONDS[attempt - 2] * 1000);
       }
       const outcome = await processDeliveryMessage(ctx.runtime, message);
-      expect({ attempt, outcome }).toEqual({ attempt, outcome: attempt < 8 ? "retry_scheduled" : "awaiting_dead_letter" });
+      expect({ attempt, outcome }).toEqual({ attempt, outcome: attempt < 8 ? 'retry_scheduled' : 'awaiting_dead_letter' });
       expect(ctx.fake.requests).toHaveLength(attempt);
       expect(ctx.fake.requests.at(-1)!.headers['SVC-Event-Id']).toBe(event.id);
 
@@ -1086,7 +1089,12 @@ describe('payload exposure', () => {
     // Real objects, through the domain: a project, a plan, a consenting and a non-consenting subscriber.
     const project = await createProject(ctx.runtime, ctx.principal, { name: 'Exposure club', platform_type: 'discord' });
     const plan = await createPlan(ctx.runtime, ctx.principal, project.id, CreatePlanRequest.parse({ name: 'Gold', amount: 500, currency: 'EUR', interval: 'month' }));
-    const consenting = await createSubscriber(ctx.runtime, ctx.principal, project.id, CreateSubscriberRequest.parse({ display_name: 'Ada', email: 'ada@example.com', phone: '+15550123', consent: true }));
+    const consenting = await createSubscriber(
+      ctx.runtime,
+      ctx.principal,
+      project.id,
+      CreateSubscriberRequest.parse({ display_name: 'Ada', email: 'ada@example.com', phone: '+15550123', consent: true }),
+    );
     const private_ = await createSubscriber(ctx.runtime, ctx.principal, project.id, CreateSubscriberRequest.parse({ display_name: 'Bo', email: 'bo@example.com', phone: '+15550124', consent: false }));
     await relayOutbox(ctx.runtime, ctx.clock.nowMs()); // events before the subscriptions: not subscribed
     await runAll();
@@ -1106,7 +1114,11 @@ describe('payload exposure', () => {
     // Owner with project-user:view, subscriber consented: contact details travel.
     expect(subscriberIn('https://seeing.example/hooks', consenting.id)).toMatchObject({ email: 'ada@example.com', phone: '+15550123' });
     // Every other case: none.
-    for (const [url, subscriberId] of [['https://seeing.example/hooks', private_.id], ['https://blind.example/hooks', consenting.id], ['https://blind.example/hooks', private_.id]] as const) {
+    for (const [url, subscriberId] of [
+      ['https://seeing.example/hooks', private_.id],
+      ['https://blind.example/hooks', consenting.id],
+      ['https://blind.example/hooks', private_.id],
+    ] as const) {
       const subscriber = subscriberIn(url, subscriberId);
       expect(subscriber).not.toHaveProperty('email');
       expect(subscriber).not.toHaveProperty('phone');
@@ -1118,7 +1130,7 @@ describe('payload exposure', () => {
 });
 
 describe('DynamoDB requests per delivery', () => {
-  it('fans a team\'s events out with 3 requests however many there are, then takes each delivery to succeeded with 3 more', async () => {
+  it("fans a team's events out with 3 requests however many there are, then takes each delivery to succeeded with 3 more", async () => {
     const endpoint = await newEndpoint();
     ctx.fake.setFallback(OK);
     const events = [await newProjectEvent(), await newProjectEvent(), await newProjectEvent()];
@@ -1148,7 +1160,7 @@ describe('DynamoDB requests per delivery', () => {
     expect((await ctx.runtime.store.get(keys.webhookEndpoint(ctx.teamId, endpoint.id)))?.in_flight).toEqual({});
   });
 
-  it('a message without what it sends (a retry, the sweeper\'s) takes the lease and the slot apart: 3 requests', async () => {
+  it("a message without what it sends (a retry, the sweeper's) takes the lease and the slot apart: 3 requests", async () => {
     await newEndpoint();
     ctx.fake.setFallback(OK);
     const { delivery, message } = await oneDelivery();
@@ -1188,11 +1200,16 @@ describe('DynamoDB requests per delivery', () => {
     const warm = await oneDelivery();
     expect(await processDeliveryMessage(ctx.runtime, warm.message)).toBe('succeeded');
     const { delivery, message } = await oneDelivery();
-    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'SET in_flight.#holder = :until', ExpressionAttributeNames: { '#holder': holder }, ExpressionAttributeValues: { ':until': untilMs } });
+    await ctx.runtime.store.update({
+      Key: keys.webhookEndpoint(ctx.teamId, endpoint.id),
+      UpdateExpression: 'SET in_flight.#holder = :until',
+      ExpressionAttributeNames: { '#holder': holder },
+      ExpressionAttributeValues: { ':until': untilMs },
+    });
     return { endpoint, delivery, message };
   }
 
-  it('a cap full of a crashed attempt\'s slot (its lease ran out) sends the message the long way, which reclaims the slot', async () => {
+  it("a cap full of a crashed attempt's slot (its lease ran out) sends the message the long way, which reclaims the slot", async () => {
     // A dispatcher took the one slot and died: its slot lease ran out a second ago.
     const { endpoint, delivery, message } = await oneSlotTaken('dlv_crashed', ctx.clock.nowMs() - 1_000);
     const recording = recordingStore(ctx.runtime.store);

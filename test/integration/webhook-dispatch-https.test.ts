@@ -200,7 +200,9 @@ describe('dispatch over real HTTPS', () => {
         response_body: `nope ${status}`,
       },
     ]);
-    expect(pipeline.runtime.drain().queued).toEqual([{ message: { kind: 'attempt', team_id: pipeline.principal.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 2 }, delaySeconds: 10 }]);
+    expect(pipeline.runtime.drain().queued).toEqual([
+      { message: { kind: 'attempt', team_id: pipeline.principal.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 2 }, delaySeconds: 10 },
+    ]);
   });
 
   it('allowed_ips that do not include the resolved address: ip_not_allowed, nothing sent', async () => {

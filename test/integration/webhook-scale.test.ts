@@ -66,7 +66,12 @@ beforeEach(async () => {
 });
 
 async function newEndpoint(options: { events?: WebhookEventName[]; max_concurrency?: number } = {}) {
-  return createWebhookEndpoint(runtime, principal, { name: `hook ${randomUUID().slice(0, 8)}`, url: 'https://receiver.example/hooks', events: options.events ?? ['project.created'], max_concurrency: options.max_concurrency });
+  return createWebhookEndpoint(runtime, principal, {
+    name: `hook ${randomUUID().slice(0, 8)}`,
+    url: 'https://receiver.example/hooks',
+    events: options.events ?? ['project.created'],
+    max_concurrency: options.max_concurrency,
+  });
 }
 
 /** Creates `count` projects and fans their events out; returns the attempt-1 messages queued. */
@@ -161,7 +166,14 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     expect(runtime.drain().queued).toEqual([]);
 
     const job = await createReplayJob(runtime, principal, request({ endpoint_id: endpoint.id, event_type: 'project.created' }));
-    expect(job).toMatchObject({ status: 'running', dry_run: false, matched: 3, replayed: 0, completed_at: null, filters: { status: 'dead', endpoint_id: endpoint.id, event_type: 'project.created', since_hours: 1 } });
+    expect(job).toMatchObject({
+      status: 'running',
+      dry_run: false,
+      matched: 3,
+      replayed: 0,
+      completed_at: null,
+      filters: { status: 'dead', endpoint_id: endpoint.id, event_type: 'project.created', since_hours: 1 },
+    });
     expect(runtime.replayBatches).toEqual([{ kind: 'replay_batch', team_id: principal.teamId, replay_id: job.id }]);
     // Another team cannot see it.
     const { principal: stranger } = await seedTeam(runtime.store, clock);
@@ -221,7 +233,10 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     await retryDelivery(runtime, principal, messages[0].delivery_id);
     runtime.drain();
     const transactions: number[] = [];
-    const counting = { ...runtime, store: { ...runtime.store, transactWrite: (items: Parameters<Store['transactWrite']>[0]) => (transactions.push(items.length), runtime.store.transactWrite(items)) } };
+    const counting = {
+      ...runtime,
+      store: { ...runtime.store, transactWrite: (items: Parameters<Store['transactWrite']>[0]) => (transactions.push(items.length), runtime.store.transactWrite(items)) },
+    };
     for (let batch = runtime.replayBatches.shift(); batch; batch = runtime.replayBatches.shift()) await processDeliveryMessage(counting, batch);
     expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 52, replayed: 51 });
     const queued = runtime.drain().queued.map((entry) => entry.message.delivery_id);

@@ -14,7 +14,15 @@ interface Seeded {
 
 async function seedCodes(runtime: Runtime, principal: Principal, projectId: string): Promise<Seeded> {
   const plan = await createPlan(runtime, principal, projectId, { name: 'Isolation plan', amount: 500, currency: 'USD', interval: 'month' });
-  const generated = await generateAccessCodes(runtime, principal, { project_id: projectId, plan_id: plan.id, count: 1, effect: 'free_access', access_days: null, max_redemptions: 1, expires_at: null });
+  const generated = await generateAccessCodes(runtime, principal, {
+    project_id: projectId,
+    plan_id: plan.id,
+    count: 1,
+    effect: 'free_access',
+    access_days: null,
+    max_redemptions: 1,
+    expires_at: null,
+  });
   return { planId: plan.id, batchId: generated.batch.id, codeId: generated.codes[0].id, code: generated.codes[0].code };
 }
 

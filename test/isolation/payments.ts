@@ -56,4 +56,3 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
     },
   },
 });
-

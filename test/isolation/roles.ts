@@ -22,4 +22,3 @@ export default defineIsolationCases<{ a: Role; b: Role }>({
     deleteRole: { foreign: { input: (_w, extra) => ({ id: extra.b.id }), expect: NOT_FOUND } },
   },
 });
-

@@ -38,4 +38,3 @@ export default defineIsolationCases<Seeded>({
     removeTeamMember: { foreign: { input: (_w, extra) => ({ id: extra.b.id }), expect: NOT_FOUND } },
   },
 });
-

@@ -50,7 +50,10 @@ export function openApiWebhookValidators(openApi: { webhooks: Record<string, unk
  * Asserts that `envelope` is a published event: `{ id: evt_…, type, created_at, api_version, project_id, data }`
  * with `data` valid against its event's schema in `published` (default: the catalogue's own document).
  */
-export function expectPublishedEvent(envelope: { id: string; type: string; created_at: string; api_version: string; project_id: string | null; data: unknown }, published: EventDataValidators = validators): void {
+export function expectPublishedEvent(
+  envelope: { id: string; type: string; created_at: string; api_version: string; project_id: string | null; data: unknown },
+  published: EventDataValidators = validators,
+): void {
   expect(envelope.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
   expect(envelope.api_version).toBe('2026-05-01');
   const validate = published.get(envelope.type);
@@ -69,7 +72,9 @@ export async function teamEvents(store: Store, teamId: string): Promise<EventEnv
     ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
     ConsistentRead: true,
   });
-  const events = result.items.map((item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope);
+  const events = result.items.map(
+    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
+  );
   for (const event of events) expectPublishedEvent(event);
   return events;
 }

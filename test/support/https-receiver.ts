@@ -38,10 +38,11 @@ export async function startTestReceiver(onRequest: (headers: IncomingHttpHeaders
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
     caFile,
     caPem: ca.certPem,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

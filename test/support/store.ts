@@ -195,11 +195,7 @@ export interface SeededToken {
  * to `projectIds` when given, and resolves its bearer string with `authenticate`, exactly as the REST
  * and tool-server pipelines do, so the principal is the one a request with that token would get.
  */
-export async function seedToken(
-  store: Store,
-  clock: Clock,
-  input: { teamId: string; abilities?: readonly Ability[]; projectIds?: readonly string[]; name?: string },
-): Promise<SeededToken> {
+export async function seedToken(store: Store, clock: Clock, input: { teamId: string; abilities?: readonly Ability[]; projectIds?: readonly string[]; name?: string }): Promise<SeededToken> {
   const minted = await mintToken(store, clock, { teamId: input.teamId, abilities: input.abilities ?? ABILITY_VALUES, projectIds: input.projectIds, name: input.name });
   const principal = await authenticate(store, `Bearer ${minted.token}`);
   return { id: minted.id, token: minted.token, principal };
@@ -213,6 +209,7 @@ export async function seedToken(
 export async function seedTeam(store: Store, clock: Clock, abilities: readonly Ability[] = ABILITY_VALUES, tier: BillingTier = 'business'): Promise<{ team: Team } & SeededToken> {
   const team = await createTeam(store, clock, { name: `Test team ${randomBytes(3).toString('hex')}` });
   // Tests meet tier limits (D20) only where they ask for a limited tier: the tier is set without events.
-  if (tier !== 'free') await store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': tier } });
+  if (tier !== 'free')
+    await store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': tier } });
   return { team, ...(await seedToken(store, clock, { teamId: team.id, abilities })) };
 }

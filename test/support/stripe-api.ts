@@ -102,7 +102,16 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     if (method === 'POST' && path === '/v1/products') {
       const id = (params.id as string | undefined) ?? nextId('prod');
       if (products.has(id)) return { status: 400, body: { error: { type: 'invalid_request_error', code: 'resource_already_exists', message: `Product already exists.` } } };
-      const product = { id, object: 'product', name: params.name, description: params.description || null, active: bool(params.active, true), metadata: params.metadata ?? {}, livemode: false, created: created() };
+      const product = {
+        id,
+        object: 'product',
+        name: params.name,
+        description: params.description || null,
+        active: bool(params.active, true),
+        metadata: params.metadata ?? {},
+        livemode: false,
+        created: created(),
+      };
       products.set(id, product);
       return { status: 200, body: product };
     }
@@ -147,7 +156,15 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       return { status: 200, body: price };
     }
     if (method === 'POST' && path === '/v1/refunds') {
-      const refund = { id: nextId('re'), object: 'refund', amount: Number(params.amount), payment_intent: params.payment_intent, status: 'succeeded', metadata: params.metadata ?? {}, created: created() };
+      const refund = {
+        id: nextId('re'),
+        object: 'refund',
+        amount: Number(params.amount),
+        payment_intent: params.payment_intent,
+        status: 'succeeded',
+        metadata: params.metadata ?? {},
+        created: created(),
+      };
       refunds.push(refund);
       return { status: 200, body: refund };
     }

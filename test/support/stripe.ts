@@ -22,7 +22,11 @@ export function newWebhookSecret(): string {
  * told to accept, so the connect check passes) and a fresh signing secret. `put` sends the request (REST,
  * as the test's own client does) and must throw unless it succeeds. Resolves with the secrets.
  */
-export async function connectStripe(stripeApi: FakeStripeApi, put: (path: string, body: Record<string, unknown>) => Promise<unknown>, projectId: string): Promise<{ webhookSecret: string; secretKey: string }> {
+export async function connectStripe(
+  stripeApi: FakeStripeApi,
+  put: (path: string, body: Record<string, unknown>) => Promise<unknown>,
+  projectId: string,
+): Promise<{ webhookSecret: string; secretKey: string }> {
   const webhookSecret = newWebhookSecret();
   const secretKey = `rk_test_${randomBytes(16).toString('hex')}`;
   stripeApi.addKey(secretKey);
@@ -38,7 +42,17 @@ export function stripeId(prefix: string): string {
 /** The raw body of a Stripe event `type` carrying `object`, created at `created` (unix SECONDS). */
 export function stripeEventBody(type: string, object: unknown, options: { created: number; id?: string }): { id: string; body: string } {
   const id = options.id ?? stripeId('evt');
-  const event = { id, object: 'event', api_version: STRIPE_API_VERSION, created: options.created, type, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, data: { object } };
+  const event = {
+    id,
+    object: 'event',
+    api_version: STRIPE_API_VERSION,
+    created: options.created,
+    type,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    data: { object },
+  };
   return { id, body: JSON.stringify(event) };
 }
 
@@ -76,12 +90,28 @@ export function checkoutSession(options: {
     payment_intent: mode === 'payment' ? (options.paymentIntent ?? stripeId('pi')) : null,
     amount_total: options.amountTotal ?? 900,
     currency: options.currency ?? 'eur',
-    ...(options.lineItemPriceId ? { line_items: { object: 'list', data: [{ id: stripeId('li'), object: 'item', price: { id: options.lineItemPriceId } }], has_more: false, url: '' } as unknown as Stripe.ApiList<Stripe.LineItem> } : {}),
+    ...(options.lineItemPriceId
+      ? {
+          line_items: {
+            object: 'list',
+            data: [{ id: stripeId('li'), object: 'item', price: { id: options.lineItemPriceId } }],
+            has_more: false,
+            url: '',
+          } as unknown as Stripe.ApiList<Stripe.LineItem>,
+        }
+      : {}),
   };
 }
 
 /** An invoice of Stripe subscription `subscription` paid (or failed) through PaymentIntent `paymentIntent`. */
-export function invoice(options: { subscription: string; paymentIntent: string; amount: number; currency?: string; billingReason: Stripe.Invoice.BillingReason; metadata?: Record<string, string> }): Partial<Stripe.Invoice> {
+export function invoice(options: {
+  subscription: string;
+  paymentIntent: string;
+  amount: number;
+  currency?: string;
+  billingReason: Stripe.Invoice.BillingReason;
+  metadata?: Record<string, string>;
+}): Partial<Stripe.Invoice> {
   return {
     id: stripeId('in'),
     object: 'invoice',
@@ -91,12 +121,24 @@ export function invoice(options: { subscription: string; paymentIntent: string; 
     billing_reason: options.billingReason,
     metadata: options.metadata ?? {},
     parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: options.subscription, metadata: {} } },
-    payments: { object: 'list', data: [{ id: stripeId('inpay'), object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: options.paymentIntent } }], has_more: false, url: '' } as unknown as Stripe.ApiList<Stripe.InvoicePayment>,
+    payments: {
+      object: 'list',
+      data: [{ id: stripeId('inpay'), object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: options.paymentIntent } }],
+      has_more: false,
+      url: '',
+    } as unknown as Stripe.ApiList<Stripe.InvoicePayment>,
   };
 }
 
 /** A Stripe subscription `id` as `customer.subscription.*` events carry it. */
-export function stripeSubscription(options: { id: string; status?: Stripe.Subscription.Status; cancelAtPeriodEnd?: boolean; paused?: boolean; priceId?: string; metadata?: Record<string, string> }): Partial<Stripe.Subscription> {
+export function stripeSubscription(options: {
+  id: string;
+  status?: Stripe.Subscription.Status;
+  cancelAtPeriodEnd?: boolean;
+  paused?: boolean;
+  priceId?: string;
+  metadata?: Record<string, string>;
+}): Partial<Stripe.Subscription> {
   return {
     id: options.id,
     object: 'subscription',
@@ -106,7 +148,12 @@ export function stripeSubscription(options: { id: string; status?: Stripe.Subscr
     cancellation_details: { comment: null, feedback: null, reason: options.status === 'canceled' ? 'cancellation_requested' : null } as Stripe.Subscription.CancellationDetails,
     pause_collection: options.paused ? { behavior: 'void', resumes_at: null } : null,
     metadata: options.metadata ?? {},
-    items: { object: 'list', data: [{ id: stripeId('si'), object: 'subscription_item', price: { id: options.priceId ?? stripeId('price') } }], has_more: false, url: '' } as unknown as Stripe.ApiList<Stripe.SubscriptionItem>,
+    items: {
+      object: 'list',
+      data: [{ id: stripeId('si'), object: 'subscription_item', price: { id: options.priceId ?? stripeId('price') } }],
+      has_more: false,
+      url: '',
+    } as unknown as Stripe.ApiList<Stripe.SubscriptionItem>,
   };
 }
 
@@ -119,6 +166,11 @@ export function refundedCharge(options: { paymentIntent: string; amount: number;
     amount_refunded: options.amountRefunded,
     refunded: options.amountRefunded >= options.amount,
     payment_intent: options.paymentIntent,
-    refunds: { object: 'list', data: [{ id: stripeId('re'), object: 'refund', amount: options.amountRefunded, reason: options.reason ?? 'requested_by_customer' }], has_more: false, url: '' } as unknown as Stripe.ApiList<Stripe.Refund>,
+    refunds: {
+      object: 'list',
+      data: [{ id: stripeId('re'), object: 'refund', amount: options.amountRefunded, reason: options.reason ?? 'requested_by_customer' }],
+      has_more: false,
+      url: '',
+    } as unknown as Stripe.ApiList<Stripe.Refund>,
   };
 }

@@ -65,7 +65,10 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
         }
         switch (method) {
           case 'getMe':
-            return answer(200, { ok: true, result: { id: bot.id, is_bot: true, first_name: 'Club bot', username: bot.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } });
+            return answer(200, {
+              ok: true,
+              result: { id: bot.id, is_bot: true, first_name: 'Club bot', username: bot.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false },
+            });
           case 'createChatInviteLink':
             links++;
             return answer(200, {
@@ -108,9 +111,10 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
     addBot: (token, bot) => void bots.set(token, bot),
     revoke: (token) => void bots.delete(token),
     failNext: (method, failure) => void failures.set(method, { ...failure, times: failure.times ?? 1 }),
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

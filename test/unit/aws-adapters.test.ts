@@ -76,7 +76,7 @@ describe('createSqsDeliveryQueue', () => {
     expect(call.args[0].input.Entries![0].DelaySeconds).toBe(expected);
   });
 
-  it('sends each message in its team\'s message group (SQS fair queues, DESIGN D24)', async () => {
+  it("sends each message in its team's message group (SQS fair queues, DESIGN D24)", async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const otherTeam = '0b7d3f7e-2a47-4a8e-9d6f-5c4b3a291807';
     const replay = { kind: 'replay_batch' as const, team_id: otherTeam, replay_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54' };
@@ -232,11 +232,7 @@ describe('dispatcher handler', () => {
     const { runtime, seen } = runtimeFailingFor('dlv_none');
     const handler = createDispatcherHandler(() => runtime);
     const event: SQSEvent = {
-      Records: [
-        record('msg-good', JSON.stringify(good)),
-        record('msg-junk', 'not json'),
-        record('msg-wrong', JSON.stringify({ ...good, attempt: 9 })),
-      ],
+      Records: [record('msg-good', JSON.stringify(good)), record('msg-junk', 'not json'), record('msg-wrong', JSON.stringify({ ...good, attempt: 9 }))],
     };
     expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
     expect(seen).toHaveLength(1);

@@ -11,14 +11,7 @@ import { ENUM_RESOURCES, enumResource, webhookEventsDocument } from '../../share
 import { SUBSCRIPTION_STATUSES } from '../../shared/catalogues/subscription-statuses.js';
 import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
 import { API_VERSION } from '../../shared/catalogues/version.js';
-import {
-  WEBHOOK_EVENTS,
-  WEBHOOK_EVENT_FAMILIES,
-  WEBHOOK_EVENT_NAMES,
-  eventDataSchema,
-  isWebhookEventName,
-  webhookEvent,
-} from '../../shared/catalogues/webhook-events.js';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_NAMES, eventDataSchema, isWebhookEventName, webhookEvent } from '../../shared/catalogues/webhook-events.js';
 import { FACTS } from '../../shared/domain/facts.js';
 import { BUILT_IN_ROLES } from '../../shared/domain/roles/built-in.js';
 import { EVENTS_BY_MODULE } from '../../shared/domain/webhook-events.js';
@@ -79,17 +72,7 @@ describe('abilities', () => {
   });
 
   it('contains the abilities the code depends on', () => {
-    for (const value of [
-      'team:view',
-      'project:create',
-      'project:update',
-      'project:delete',
-      'token:view-any',
-      'token:create',
-      'token:revoke',
-      'webhook-delivery:view-any',
-      'webhook-delivery:retry',
-    ]) {
+    for (const value of ['team:view', 'project:create', 'project:update', 'project:delete', 'token:view-any', 'token:create', 'token:revoke', 'webhook-delivery:view-any', 'webhook-delivery:retry']) {
       expect(isAbility(value), value).toBe(true);
     }
     expect(isAbility('project:fly')).toBe(false);
@@ -305,18 +288,28 @@ describe('payment providers and platform types', () => {
 
   it('derive the create_project subset from the catalogue', () => {
     expect(CREATE_PROJECT_PLATFORM_TYPES.length).toBeGreaterThan(0);
-    expect([...CREATE_PROJECT_PLATFORM_TYPES]).toEqual(
-      PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value),
-    );
+    expect([...CREATE_PROJECT_PLATFORM_TYPES]).toEqual(PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value));
     expect(z.enum(CREATE_PROJECT_PLATFORM_TYPES).safeParse('telegram').success).toBe(true);
   });
 
   it('say which providers a project can connect now (stripe and manual) and which resources each platform links', () => {
     expect(PAYMENT_PROVIDERS.filter((provider) => provider.connectable).map((provider) => provider.value)).toEqual(['stripe', 'manual']);
-    expect(enumResource('service://enums/payment-provider')!.read().items.find((item) => item.value === 'stripe')).toMatchObject({ connectable: true });
-    expect(enumResource('service://enums/payment-provider')!.read().items.find((item) => item.value === 'paypal')).toMatchObject({ connectable: false });
+    expect(
+      enumResource('service://enums/payment-provider')!
+        .read()
+        .items.find((item) => item.value === 'stripe'),
+    ).toMatchObject({ connectable: true });
+    expect(
+      enumResource('service://enums/payment-provider')!
+        .read()
+        .items.find((item) => item.value === 'paypal'),
+    ).toMatchObject({ connectable: false });
     for (const platform of PLATFORM_TYPES) expect(platform.resource_kinds.length, platform.value).toBeGreaterThan(0);
-    expect(enumResource('service://enums/platform-type')!.read().items.find((item) => item.value === 'discord')).toMatchObject({ resource_kinds: ['server', 'channel', 'role'] });
+    expect(
+      enumResource('service://enums/platform-type')!
+        .read()
+        .items.find((item) => item.value === 'discord'),
+    ).toMatchObject({ resource_kinds: ['server', 'channel', 'role'] });
   });
 });
 
@@ -351,13 +344,9 @@ describe('error codes', () => {
       expect(error.status).toBeLessThanOrEqual(599);
       expect(error.title.length).toBeGreaterThan(0);
       expect(error.hint.length).toBeGreaterThan(0);
-      expect(error.docs_url).toBe(
-        `https://docs.membership.example/errors#${error.code.toLowerCase().replaceAll('_', '-')}`,
-      );
+      expect(error.docs_url).toBe(`https://docs.membership.example/errors#${error.code.toLowerCase().replaceAll('_', '-')}`);
     }
-    expect(errorCode('TOKEN_MISSING_ABILITY').docs_url).toBe(
-      'https://docs.membership.example/errors#token-missing-ability',
-    );
+    expect(errorCode('TOKEN_MISSING_ABILITY').docs_url).toBe('https://docs.membership.example/errors#token-missing-ability');
   });
 });
 
@@ -467,10 +456,10 @@ describe('resources', () => {
     expect(enumResource('service://enums/ability')!.read().count).toBe(ABILITIES.length);
     expect(enumResource('service://enums/webhook-event')!.read().count).toBe(WEBHOOK_EVENTS.length);
     expect(enumResource('service://enums/subscription-status')!.read().count).toBe(13);
-    expect(enumResource('service://enums/platform-type')!.read().create_project_accepts).toEqual([
-      ...CREATE_PROJECT_PLATFORM_TYPES,
-    ]);
-    const error = enumResource('service://enums/error-code')!.read().items.find((item) => item.value === 'RATE_LIMITED');
+    expect(enumResource('service://enums/platform-type')!.read().create_project_accepts).toEqual([...CREATE_PROJECT_PLATFORM_TYPES]);
+    const error = enumResource('service://enums/error-code')!
+      .read()
+      .items.find((item) => item.value === 'RATE_LIMITED');
     expect(error).toMatchObject({ status: 429, category: 'rate_limit' });
   });
 

@@ -34,7 +34,15 @@ describe('currency minor units', () => {
   });
 
   it('refuses text that is not an amount of the currency', () => {
-    for (const [text, currency] of [['0.5', 'JPY'], ['1.234', 'USD'], ['-1', 'USD'], ['', 'USD'], ['1e3', 'USD'], ['abc', 'EUR'], ['1.', 'JPY']] as const) {
+    for (const [text, currency] of [
+      ['0.5', 'JPY'],
+      ['1.234', 'USD'],
+      ['-1', 'USD'],
+      ['', 'USD'],
+      ['1e3', 'USD'],
+      ['abc', 'EUR'],
+      ['1.', 'JPY'],
+    ] as const) {
       expect(toMinorUnits(text, currency), `${text} ${currency}`).toBeNull();
     }
   });

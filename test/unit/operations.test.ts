@@ -52,6 +52,10 @@ describe('operation definitions (DESIGN D13)', () => {
   it('publishes one tool per operation with a tool binding, with no name twice', () => {
     expect(OPERATIONS.filter((operation) => operation.tool)).toHaveLength(TOOL_DEFINITIONS.length);
     expect(new Set(TOOL_DEFINITIONS.map((tool) => tool.name)).size).toBe(TOOL_DEFINITIONS.length);
-    expect(TOOL_DEFINITIONS.map((tool) => tool.operationId).sort()).toEqual(OPERATIONS.filter((operation) => operation.tool).map((operation) => operation.id).sort());
+    expect(TOOL_DEFINITIONS.map((tool) => tool.operationId).sort()).toEqual(
+      OPERATIONS.filter((operation) => operation.tool)
+        .map((operation) => operation.id)
+        .sort(),
+    );
   });
 });

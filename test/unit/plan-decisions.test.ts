@@ -35,7 +35,10 @@ describe('plan decisions (pure, DESIGN D16)', () => {
   it('adds a price version when live subscriptions hold the current price, and edits it in place without them', () => {
     const versioned = decidePlanUpdate(plan, project('active'), 2, { amount: 700 }, later, noLive);
     expect(versioned?.next.price_version).toBe(2);
-    expect(versioned?.next.price_history.map((entry) => [entry.version, entry.amount])).toEqual([[1, 500], [2, 700]]);
+    expect(versioned?.next.price_history.map((entry) => [entry.version, entry.amount])).toEqual([
+      [1, 500],
+      [2, 700],
+    ]);
     expect(versioned?.condition).toBeUndefined();
     expect(versioned?.events).toEqual(['plan.updated']);
     const inPlace = decidePlanUpdate(plan, project('active'), 0, { amount: 700 }, later, noLive);

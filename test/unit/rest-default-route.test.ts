@@ -7,7 +7,14 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { handleRestRequest } from '../../shared/http/rest-handler.js';
 import type { Runtime } from '../../shared/runtime.js';
 
-const untouchable = new Proxy({}, { get: () => { throw new Error('the $default route must not touch the runtime'); } }) as Runtime;
+const untouchable = new Proxy(
+  {},
+  {
+    get: () => {
+      throw new Error('the $default route must not touch the runtime');
+    },
+  },
+) as Runtime;
 
 function event(method: string, path: string): APIGatewayProxyEventV2 {
   return {

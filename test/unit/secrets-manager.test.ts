@@ -71,7 +71,10 @@ describe('secretsManagerSecret', () => {
   });
 
   it('passes any other failure through and does not cache it: the next call asks again', async () => {
-    secretsManager.on(GetSecretValueCommand).rejectsOnce(new InternalServiceError({ message: 'try again', $metadata: {} })).resolves({ SecretString: SIGNING_SECRET });
+    secretsManager
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new InternalServiceError({ message: 'try again', $metadata: {} }))
+      .resolves({ SecretString: SIGNING_SECRET });
     const read = secretsManagerSecret(client(), SECRET_ARN, { clock: manualClock(1_000_000) });
 
     await expect(read()).rejects.toThrow(InternalServiceError);

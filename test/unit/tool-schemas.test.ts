@@ -20,11 +20,32 @@ function strictWarnings(node: unknown, path = '$'): string[] {
   return [...own, ...Object.entries(schema).flatMap(([key, value]) => strictWarnings(value, `${path}.${key}`))];
 }
 
-const SAMPLES: unknown[] = [null, 'text', '', 'a'.repeat(300), 0, 7, -1.5, true, false, [], ['x'], [null], {}, { a: 1 }, { name: 'x', description: null }, { name: 'x', description: 'y', extra: 1 }, { name: null }];
+const SAMPLES: unknown[] = [
+  null,
+  'text',
+  '',
+  'a'.repeat(300),
+  0,
+  7,
+  -1.5,
+  true,
+  false,
+  [],
+  ['x'],
+  [null],
+  {},
+  { a: 1 },
+  { name: 'x', description: null },
+  { name: 'x', description: 'y', extra: 1 },
+  { name: null },
+];
 
 describe('published tool schemas (MCP Inspector --strict)', () => {
   it('have no type arrays and no empty additionalProperties, in any input or output schema', () => {
-    const warnings = listToolsResult().tools.flatMap((tool) => [...strictWarnings(tool.inputSchema, `${String(tool.name)}.inputSchema`), ...strictWarnings(tool.outputSchema, `${String(tool.name)}.outputSchema`)]);
+    const warnings = listToolsResult().tools.flatMap((tool) => [
+      ...strictWarnings(tool.inputSchema, `${String(tool.name)}.inputSchema`),
+      ...strictWarnings(tool.outputSchema, `${String(tool.name)}.outputSchema`),
+    ]);
     expect(warnings).toEqual([]);
   });
 

@@ -5,13 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { computeSignature, generateWebhookSecret, signatureHeader } from '../../shared/domain/webhook-deliveries/signing.js';
-import {
-  createMemorySeenStore,
-  verifyWebhook,
-  WebhookVerificationError,
-  type VerifyWebhookInput,
-  type WebhookVerificationReason,
-} from '../../shared/domain/webhook-deliveries/verify.js';
+import { createMemorySeenStore, verifyWebhook, WebhookVerificationError, type VerifyWebhookInput, type WebhookVerificationReason } from '../../shared/domain/webhook-deliveries/verify.js';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4c2hsDu2iqs=';
 const now = 1_777_600_000;
@@ -57,9 +51,7 @@ describe('signing', () => {
     expect(computeSignature(secret, now, rawBody)).toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
     // A fixed vector guards against accidental key or message changes (e.g. decoding the base64 part).
-    expect(computeSignature('whsec_test', 1700000000, '{"a":1}')).toBe(
-      createHmac('sha256', 'whsec_test').update('1700000000.{"a":1}').digest('hex'),
-    );
+    expect(computeSignature('whsec_test', 1700000000, '{"a":1}')).toBe(createHmac('sha256', 'whsec_test').update('1700000000.{"a":1}').digest('hex'));
   });
 
   it('formats the header as t=<ts>,v1=<hex> and adds v0 with the previous secret', () => {
@@ -128,9 +120,7 @@ describe('verifyWebhook', () => {
       expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + offset })))).toBe('timestamp_outside_tolerance');
     }
     // A custom tolerance.
-    expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + 61, toleranceSeconds: 60 })))).toBe(
-      'timestamp_outside_tolerance',
-    );
+    expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + 61, toleranceSeconds: 60 })))).toBe('timestamp_outside_tolerance');
   });
 
   it('rejects a tampered body, a wrong secret and a re-signed timestamp', async () => {
@@ -138,19 +128,13 @@ describe('verifyWebhook', () => {
     expect(await reasonOf(verifyWebhook(signedInput({ secret: 'whsec_other' })))).toBe('signature_mismatch');
     const sig = computeSignature(secret, now, rawBody);
     expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now + 1},v1=${sig}` })))).toBe('signature_mismatch');
-    expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now},v1=${sig.slice(0, 63)}` })))).toBe(
-      'signature_mismatch',
-    );
+    expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now},v1=${sig.slice(0, 63)}` })))).toBe('signature_mismatch');
   });
 
   it('reports missing and malformed headers', async () => {
     const input = signedInput();
-    expect(await reasonOf(verifyWebhook({ ...input, headers: { 'svc-event-id': event.id, 'svc-event-name': event.type } }))).toBe(
-      'missing_header',
-    );
-    expect(
-      await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': undefined } })),
-    ).toBe('missing_header');
+    expect(await reasonOf(verifyWebhook({ ...input, headers: { 'svc-event-id': event.id, 'svc-event-name': event.type } }))).toBe('missing_header');
+    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': undefined } }))).toBe('missing_header');
     for (const bad of ['v1=abc', `t=abc,v1=${'0'.repeat(64)}`, `t=${now}`, 'garbage', `t=${now},t=${now + 1},v1=00`]) {
       expect(await reasonOf(verifyWebhook(signedInput({ signature: bad }))), bad).toBe('malformed_header');
     }
@@ -158,12 +142,8 @@ describe('verifyWebhook', () => {
 
   it('rejects SVC-Event-Id / SVC-Event-Name that differ from the body', async () => {
     const input = signedInput();
-    expect(
-      await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': 'evt_other' } })),
-    ).toBe('header_mismatch');
-    expect(
-      await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-name': 'payment.failed' } })),
-    ).toBe('header_mismatch');
+    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': 'evt_other' } }))).toBe('header_mismatch');
+    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-name': 'payment.failed' } }))).toBe('header_mismatch');
   });
 
   it('rejects an authentic body that is not an envelope', async () => {

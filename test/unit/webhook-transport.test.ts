@@ -11,12 +11,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createCertificateAuthority,
-  issueServerCertificate,
-  type CertificateAuthority,
-  type ServerCertificate,
-} from '../../bin/certificates.js';
+import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../bin/certificates.js';
 import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import type { WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { extraCaFromEnvironment } from '../../shared/domain/webhook-deliveries/transport/trust.js';
@@ -64,10 +59,7 @@ beforeAll(async () => {
   ]);
 });
 
-async function startServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
-  options: { cert?: ServerCertificate; tls?: https.ServerOptions } = {},
-): Promise<TestServer> {
+async function startServer(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void, options: { cert?: ServerCertificate; tls?: https.ServerOptions } = {}): Promise<TestServer> {
   const cert = options.cert ?? goodCert;
   const state: TestServer = { port: 0, seen: [], connections: 0 };
   const server = https.createServer({ key: cert.keyPem, cert: cert.certPem, ...options.tls }, (req, res) => {

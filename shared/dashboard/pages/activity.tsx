@@ -19,7 +19,16 @@ export async function activityPage(request: SignedInRequest): Promise<ApiGateway
   return htmlResult(
     entries.ok || entries.problem.code === 'TOKEN_MISSING_ABILITY' ? 200 : entries.problem.status,
     <Page title="Activity" viewer={request.viewer} current="/dashboard/activity">
-      <form method="get" action="/dashboard/activity" class="card filters" hx-get="/dashboard/activity" hx-target="#activity-result" hx-select="#activity-result" hx-swap="outerHTML" hx-push-url="true">
+      <form
+        method="get"
+        action="/dashboard/activity"
+        class="card filters"
+        hx-get="/dashboard/activity"
+        hx-target="#activity-result"
+        hx-select="#activity-result"
+        hx-swap="outerHTML"
+        hx-push-url="true"
+      >
         <div>
           <label for="filter-token">Token id</label>
           <input type="text" id="filter-token" name="token_id" value={query.get('token_id') ?? ''} />

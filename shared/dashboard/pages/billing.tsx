@@ -59,11 +59,7 @@ function LockState(props: { billing: BillingOverview; openInvoices: BillingInvoi
   }
   if (openInvoices.length === 0) return <p id="lock-state">No payment is outstanding.</p>;
   const due = openInvoices.map((invoice) => `${invoice.number} (${formatMinorUnits(invoice.amount_due - invoice.amount_paid, invoice.currency)})`).join(', ');
-  return (
-    <p id="lock-state">
-      No payment has failed. Open: {due} — payable on issue.
-    </p>
-  );
+  return <p id="lock-state">No payment has failed. Open: {due} — payable on issue.</p>;
 }
 
 /** `GET /dashboard/billing`: tier, limits and usage, status and lock state, change tier, invoices. */
@@ -117,9 +113,7 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
                     <input type="radio" name="tier" value={tier} checked={tier === billing.result.tier} />
                     <span>
                       <strong>{tier}</strong> — {tierPrice(tier)};{' '}
-                      <span class="hint">
-                        {USAGE_METRICS.map((metric) => `${TIER_LIMITS[tier][metric]?.toLocaleString('en') ?? 'unlimited'} ${METRIC_LABELS[metric].toLowerCase()}`).join(', ')}
-                      </span>
+                      <span class="hint">{USAGE_METRICS.map((metric) => `${TIER_LIMITS[tier][metric]?.toLocaleString('en') ?? 'unlimited'} ${METRIC_LABELS[metric].toLowerCase()}`).join(', ')}</span>
                     </span>
                   </label>
                 ))}

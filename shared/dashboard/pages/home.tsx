@@ -22,7 +22,9 @@ export async function homePage(request: SignedInRequest): Promise<ApiGatewayResu
             {viewer.team.name} <span class="mono hint">{viewer.team.id}</span>
           </dd>
           <dt>Your abilities</dt>
-          <dd>{viewer.principal.abilities.size} of {ABILITIES.length}</dd>
+          <dd>
+            {viewer.principal.abilities.size} of {ABILITIES.length}
+          </dd>
           <dt>Projects</dt>
           <dd>{projects.ok ? projects.result.data.length : '—'}</dd>
         </dl>

@@ -97,7 +97,14 @@ function planInputOf(values: PlanValues): { ok: true; input: Record<string, unkn
 }
 
 /** The plan form (create and edit). */
-function PlanForm(props: { viewer: Viewer; action: string; values?: PlanValues; submit: string; ability: 'project-subscription-plan:create' | 'project-subscription-plan:update'; cancel: string }): Html {
+function PlanForm(props: {
+  viewer: Viewer;
+  action: string;
+  values?: PlanValues;
+  submit: string;
+  ability: 'project-subscription-plan:create' | 'project-subscription-plan:update';
+  cancel: string;
+}): Html {
   const values = props.values ?? {};
   return (
     <form method="post" action={props.action} class="stack" id="plan-form">
@@ -226,9 +233,7 @@ export async function planPage(request: SignedInRequest, params: Record<string, 
             {current.sync_error ? <div class="hint">{current.sync_error}</div> : ''}
           </dd>
           <dt>Price versions</dt>
-          <dd>
-            {current.price_history.map((version) => `v${version.version}: ${formatMinorUnits(version.amount, version.currency)}`).join(' · ')}
-          </dd>
+          <dd>{current.price_history.map((version) => `v${version.version}: ${formatMinorUnits(version.amount, version.currency)}`).join(' · ')}</dd>
         </dl>
       </div>
       <div class="actions">

@@ -7,7 +7,23 @@ import type { Group } from '../../domain/groups/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import { AbilityChoice, ActionButton, ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView, ProjectScopeField, type Viewer } from '../components.js';
+import {
+  AbilityChoice,
+  ActionButton,
+  ActionForm,
+  ActionLink,
+  Badge,
+  CsrfField,
+  DataTable,
+  Forbidden,
+  IdempotencyField,
+  NameDescriptionFields,
+  Notice,
+  Page,
+  ProblemView,
+  ProjectScopeField,
+  type Viewer,
+} from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
@@ -206,14 +222,16 @@ export async function rolePage(request: SignedInRequest, params: Record<string, 
         <dl class="facts">
           <dt>Held by</dt>
           <dd id="role-holders">
-            {holders.length
-              ? holders.map((holder, index) => (
-                  <>
-                    {index ? ', ' : ''}
-                    <a href={holder.href}>{holder.label}</a>
-                  </>
-                ))
-              : <span class="hint">nobody</span>}
+            {holders.length ? (
+              holders.map((holder, index) => (
+                <>
+                  {index ? ', ' : ''}
+                  <a href={holder.href}>{holder.label}</a>
+                </>
+              ))
+            ) : (
+              <span class="hint">nobody</span>
+            )}
           </dd>
           <dt>Projects</dt>
           <dd>{current.project_ids ? current.project_ids.map((id) => projects.find((project) => project.id === id)?.name ?? id).join(', ') : 'All projects'}</dd>

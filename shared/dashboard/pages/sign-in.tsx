@@ -42,8 +42,7 @@ export async function signInPage(request: DashboardRequest): Promise<ApiGatewayR
         <p id="passkey-error" class="problem" role="alert" hidden></p>
       </div>
       <p class="hint">
-        No passkey yet? Open the sign-in link you were given (from your invitation, from <code>npm run cli -- member sign-in-link</code>, or
-        printed by <code>npm start</code>) and register one.
+        No passkey yet? Open the sign-in link you were given (from your invitation, from <code>npm run cli -- member sign-in-link</code>, or printed by <code>npm start</code>) and register one.
       </p>
     </PublicPage>,
   );
@@ -144,7 +143,9 @@ export async function registerPasskeyPage(request: SignedInRequest): Promise<Api
     <Page title="Register a passkey" viewer={request.viewer} current="/dashboard/account">
       {request.session.state === 'registration' ? <Notice>Welcome, {request.viewer.member.name}. Register a passkey to finish signing in; next time you sign in with it.</Notice> : ''}
       <div class="card">
-        <p>A passkey is kept by this device, your phone or your password manager. You have {passkeys.length} passkey{passkeys.length === 1 ? '' : 's'}.</p>
+        <p>
+          A passkey is kept by this device, your phone or your password manager. You have {passkeys.length} passkey{passkeys.length === 1 ? '' : 's'}.
+        </p>
         <button type="button" id="register-passkey">
           Register a passkey
         </button>
@@ -259,4 +260,3 @@ export async function revokeOwnSession(request: SignedInRequest, params: Record<
   await revokeSession(request.runtime.store, request.runtime.clock, request.viewer.team.id, request.viewer.member.id, params.id);
   return redirectResult('/dashboard/account?revoked=1');
 }
-

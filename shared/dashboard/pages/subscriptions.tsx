@@ -48,7 +48,9 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
                 label: 'Subscriber',
                 cell: (subscription) => (
                   <>
-                    <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>{subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}</a>
+                    <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>
+                      {subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}
+                    </a>
                     <div class="mono hint">{subscription.id}</div>
                   </>
                 ),

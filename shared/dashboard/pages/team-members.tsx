@@ -107,15 +107,19 @@ export async function inviteMember(request: SignedInRequest): Promise<ApiGateway
   });
   if (!outcome.ok) return teamMembersPage(request, {}, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
   const link = `${request.relyingParty.origin}${outcome.result.invitation_link}`;
-  return teamMembersPage(request, {}, {
-    status: 201,
-    top: (
-      <>
-        <Notice>{outcome.result.name} is invited. Send them this link; it works for 7 days and signs them in once.</Notice>
-        <SecretOnce id="invitation-link" label="Invitation link" value={link} />
-      </>
-    ),
-  });
+  return teamMembersPage(
+    request,
+    {},
+    {
+      status: 201,
+      top: (
+        <>
+          <Notice>{outcome.result.name} is invited. Send them this link; it works for 7 days and signs them in once.</Notice>
+          <SecretOnce id="invitation-link" label="Invitation link" value={link} />
+        </>
+      ),
+    },
+  );
 }
 
 /** `POST /dashboard/team-members/{id}/remove`: `removeTeamMember`. */

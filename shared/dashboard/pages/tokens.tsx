@@ -4,7 +4,23 @@ import { ABILITIES, ABILITY_VALUES, type Ability } from '../../catalogues/abilit
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Token } from '../../domain/tokens/schema.js';
-import { AbilityChoice, ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, ProjectScopeField, SecretOnce, When, type Viewer } from '../components.js';
+import {
+  AbilityChoice,
+  ActionForm,
+  ActionLink,
+  Badge,
+  CsrfField,
+  DataTable,
+  Forbidden,
+  IdempotencyField,
+  Notice,
+  Page,
+  ProblemView,
+  ProjectScopeField,
+  SecretOnce,
+  When,
+  type Viewer,
+} from '../components.js';
 import { h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
@@ -64,7 +80,10 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
             { label: 'Created', cell: (token) => <When at={token.created_at} /> },
             { label: 'Last used', cell: (token) => (token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>) },
             { label: 'Revoked at', cell: (token) => (token.revoked_at ? <When at={token.revoked_at} /> : <Badge color="green">live</Badge>) },
-            { label: 'Actions', cell: (token) => (token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />) },
+            {
+              label: 'Actions',
+              cell: (token) => (token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />),
+            },
           ]}
         />
       ) : tokens.problem.code === 'TOKEN_MISSING_ABILITY' ? (
@@ -206,4 +225,3 @@ export async function revokeToken(request: SignedInRequest, params: Record<strin
   }
   return redirectResult('/dashboard/tokens?revoked=1');
 }
-

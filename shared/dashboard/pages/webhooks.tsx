@@ -178,7 +178,10 @@ export async function createEndpoint(request: SignedInRequest): Promise<ApiGatew
     events: formValues(request.form, 'events'),
     allowed_ips: request.form.get('allowed_ips') ?? '',
   };
-  const allowedIps = values.allowed_ips.split(/[\s,]+/).map((ip) => ip.trim()).filter(Boolean);
+  const allowedIps = values.allowed_ips
+    .split(/[\s,]+/)
+    .map((ip) => ip.trim())
+    .filter(Boolean);
   const outcome = await write<WebhookEndpointWithSecret>(request, 'createWebhookEndpoint', {
     name: values.name,
     url: values.url,
@@ -210,7 +213,11 @@ export async function createEndpoint(request: SignedInRequest): Promise<ApiGatew
 }
 
 /** `GET /dashboard/webhooks/endpoints/{id}`: facts, actions and recent deliveries of one endpoint. */
-export async function endpointPage(request: SignedInRequest, params: Record<string, string>, extra?: { notice?: Html; problem?: ProblemDocument; secret?: string; status?: number }): Promise<ApiGatewayResult> {
+export async function endpointPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { notice?: Html; problem?: ProblemDocument; secret?: string; status?: number },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const outcome = await read<WebhookEndpoint>(request, 'getWebhookEndpoint', { id: params.id });
   if (!outcome.ok) {
@@ -226,7 +233,9 @@ export async function endpointPage(request: SignedInRequest, params: Record<stri
   const stored = await loadWebhookEndpoint(request.runtime, viewer.team.id, endpoint.id);
   const nowMs = request.runtime.clock.nowMs();
   const dualSigningUntil = stored?.previous_secret && stored.previous_secret_expires_at_ms && stored.previous_secret_expires_at_ms > nowMs ? isoTime(stored.previous_secret_expires_at_ms) : null;
-  const deliveries = viewer.principal.abilities.has('webhook-delivery:view-any') ? await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 10 }) : null;
+  const deliveries = viewer.principal.abilities.has('webhook-delivery:view-any')
+    ? await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 10 })
+    : null;
   const base = `/dashboard/webhooks/endpoints/${endpoint.id}`;
   return htmlResult(
     extra?.status ?? 200,
@@ -267,7 +276,9 @@ export async function endpointPage(request: SignedInRequest, params: Record<stri
                 Rotated: deliveries are signed with the new secret (<code>v1</code>) and the old one (<code>v0</code>) until <When at={dualSigningUntil} />.
               </>
             ) : (
-              <>One secret (<code>v1</code>).</>
+              <>
+                One secret (<code>v1</code>).
+              </>
             )}
           </dd>
           <dt>Created</dt>
@@ -392,7 +403,11 @@ function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelivery[] })
         {
           label: 'Actions',
           cell: (delivery) =>
-            delivery.status === 'dead' ? <ActionForm viewer={props.viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" secondary /> : '',
+            delivery.status === 'dead' ? (
+              <ActionForm viewer={props.viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" secondary />
+            ) : (
+              ''
+            ),
         },
       ]}
     />
@@ -431,7 +446,16 @@ export async function deliveriesPage(request: SignedInRequest): Promise<ApiGatew
   return htmlResult(
     outcome.ok ? 200 : outcome.problem.status,
     <Page title="Deliveries" viewer={viewer} current="/dashboard/webhooks/deliveries">
-      <form method="get" action="/dashboard/webhooks/deliveries" class="card filters" hx-get="/dashboard/webhooks/deliveries" hx-target="#deliveries-result" hx-select="#deliveries-result" hx-swap="outerHTML" hx-push-url="true">
+      <form
+        method="get"
+        action="/dashboard/webhooks/deliveries"
+        class="card filters"
+        hx-get="/dashboard/webhooks/deliveries"
+        hx-target="#deliveries-result"
+        hx-select="#deliveries-result"
+        hx-swap="outerHTML"
+        hx-push-url="true"
+      >
         <div>
           <label for="filter-status">Status</label>
           <select id="filter-status" name="status">
@@ -542,8 +566,8 @@ export async function deliveryPage(request: SignedInRequest, params: Record<stri
         <ol class="timeline">
           {delivery.attempt_log.map((attempt) => (
             <li>
-              <When at={attempt.attempted_at} /> —{' '}
-              {attempt.failure_kind ? <Badge color="red">{attempt.failure_kind}</Badge> : <Badge color="green">ok</Badge>} {attempt.status !== null ? `HTTP ${attempt.status}` : 'no response'}, {attempt.duration_ms} ms
+              <When at={attempt.attempted_at} /> — {attempt.failure_kind ? <Badge color="red">{attempt.failure_kind}</Badge> : <Badge color="green">ok</Badge>}{' '}
+              {attempt.status !== null ? `HTTP ${attempt.status}` : 'no response'}, {attempt.duration_ms} ms
               {attempt.response_body ? <pre>{attempt.response_body}</pre> : ''}
             </li>
           ))}
@@ -585,7 +609,13 @@ export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGa
             {dead.result.truncated ? ' (at least; the count stopped early)' : ''}. Each is queued again with its attempts reset to 0.
           </p>
           <div class="actions">
-            <ActionForm viewer={viewer} action="/dashboard/webhooks/replay-dead" ability="webhook-delivery:retry" label={`Replay all ${dead.result.items.length}`} fields={{ expected: String(dead.result.items.length) }} />
+            <ActionForm
+              viewer={viewer}
+              action="/dashboard/webhooks/replay-dead"
+              ability="webhook-delivery:retry"
+              label={`Replay all ${dead.result.items.length}`}
+              fields={{ expected: String(dead.result.items.length) }}
+            />
             <a href="/dashboard/webhooks/deliveries?status=dead">Cancel</a>
           </div>
         </div>
@@ -605,8 +635,8 @@ export async function replayDead(request: SignedInRequest): Promise<ApiGatewayRe
     <Page title="Replay dead deliveries" viewer={request.viewer} current="/dashboard/webhooks/deliveries">
       {outcome.ok ? (
         <Notice>
-          <span id="replayed">{outcome.result.matched}</span> dead deliveries from the last 24 hours are being queued again (replay job{' '}
-          <code>{outcome.result.id}</code>, {outcome.result.status}; {outcome.result.replayed} so far).
+          <span id="replayed">{outcome.result.matched}</span> dead deliveries from the last 24 hours are being queued again (replay job <code>{outcome.result.id}</code>, {outcome.result.status};{' '}
+          {outcome.result.replayed} so far).
         </Notice>
       ) : (
         <ProblemView problem={outcome.problem} />

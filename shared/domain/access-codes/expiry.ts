@@ -48,12 +48,15 @@ export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: 
           const expired = toAccessCode({ ...item, status: 'expired', updated_at: now }, nowMs);
           try {
             await unitOfWork(runtime, teamId, (tx) => {
-              tx.update({ pk: item.pk, sk: item.sk }, {
-                expression: 'SET #status = :expired, updated_at = :now',
-                condition: 'attribute_exists(pk) AND #status = :active AND times_redeemed = :times AND code_expires_at <= :now',
-                names: { '#status': 'status' },
-                values: { ':expired': 'expired', ':active': 'active', ':times': item.times_redeemed, ':now': now },
-              });
+              tx.update(
+                { pk: item.pk, sk: item.sk },
+                {
+                  expression: 'SET #status = :expired, updated_at = :now',
+                  condition: 'attribute_exists(pk) AND #status = :active AND times_redeemed = :times AND code_expires_at <= :now',
+                  names: { '#status': 'status' },
+                  values: { ':expired': 'expired', ':active': 'active', ':times': item.times_redeemed, ':now': now },
+                },
+              );
               tx.emit({ type: 'access_code.expired', projectId, data: { access_code: expired } });
             });
           } catch (error) {

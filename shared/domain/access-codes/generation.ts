@@ -152,7 +152,15 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
             const item = codeItem(code);
             tx.put(item, { condition: 'attribute_not_exists(pk)' });
             tx.put(
-              { ...keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)), entity: entity.accessCodeLookup, team_id: teamId, project_id: projectId, access_code_id: code.id, batch_id: batch.id, code_sk: item.sk },
+              {
+                ...keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)),
+                entity: entity.accessCodeLookup,
+                team_id: teamId,
+                project_id: projectId,
+                access_code_id: code.id,
+                batch_id: batch.id,
+                code_sk: item.sk,
+              },
               { condition: 'attribute_not_exists(pk)' },
             );
             tx.put({ ...keys.accessCodeRef(teamId, code.id), entity: entity.accessCodeRef, team_id: teamId, project_id: projectId, batch_id: batch.id }, { condition: 'attribute_not_exists(pk)' });
@@ -186,19 +194,21 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
       throw error instanceof AggregateError ? error.errors[0] : error;
     });
     if (aborted) throw new Error('access code batch aborted');
-    return await withConflictRetries(() => unitOfWork(runtime, teamId, (tx) => {
-      plan.check(tx);
-      tx.update(batchKey, {
-        expression: 'SET #state = :active',
-        condition: '#state = :pending',
-        names: { '#state': 'state' },
-        values: { ':active': 'active', ':pending': 'pending' },
-      });
-      if (batch.expires_at !== null) scheduleDeadline(tx, { teamId, kind: 'access_code.expire', subjectId: batch.id, projectId, dueAt: batch.expires_at });
-      tx.emit({ type: 'access_code.batch_generated', projectId, data: { batch } });
-      const generated: GeneratedAccessCodes = { batch, codes: chunks.flat().map((code) => ({ id: code.id, code: code.code })) };
-      return generated;
-    }));
+    return await withConflictRetries(() =>
+      unitOfWork(runtime, teamId, (tx) => {
+        plan.check(tx);
+        tx.update(batchKey, {
+          expression: 'SET #state = :active',
+          condition: '#state = :pending',
+          names: { '#state': 'state' },
+          values: { ':active': 'active', ':pending': 'pending' },
+        });
+        if (batch.expires_at !== null) scheduleDeadline(tx, { teamId, kind: 'access_code.expire', subjectId: batch.id, projectId, dueAt: batch.expires_at });
+        tx.emit({ type: 'access_code.batch_generated', projectId, data: { batch } });
+        const generated: GeneratedAccessCodes = { batch, codes: chunks.flat().map((code) => ({ id: code.id, code: code.code })) };
+        return generated;
+      }),
+    );
   } catch (error) {
     await outsideRequestScope(() => discardBatch(runtime, teamId, projectId, batch.id, written)).catch((cleanupError) =>
       logger.error('access code batch cleanup failed; the pending batch stays invisible', { batch_id: batch.id, error: cleanupError as Error }),
@@ -223,7 +233,13 @@ async function withConflictRetries<T>(write: () => Promise<T>): Promise<T> {
  */
 async function discardBatch(runtime: UnitOfWorkRuntime, teamId: string, projectId: string, batchId: string, written: readonly PendingCode[][]): Promise<void> {
   const batchKey = keys.accessCodeBatch(teamId, projectId, batchId);
-  await runtime.store.update({ Key: batchKey, UpdateExpression: 'SET #state = :discarded', ConditionExpression: '#state = :pending', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':discarded': 'discarded', ':pending': 'pending' } });
+  await runtime.store.update({
+    Key: batchKey,
+    UpdateExpression: 'SET #state = :discarded',
+    ConditionExpression: '#state = :pending',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':discarded': 'discarded', ':pending': 'pending' },
+  });
   const ofBatch = { condition: 'batch_id = :batch', values: { ':batch': batchId } };
   await pMap(
     written,

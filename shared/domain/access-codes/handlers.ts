@@ -7,8 +7,7 @@ import { getAccessCode as read, listAccessCodes as list, revokeAccessCode as rev
 type Operations = typeof accessCodesModule.operations;
 
 /** `GET /v1/projects/{project_id}/access-codes` / `list_access_codes`. */
-export const listAccessCodes: OperationHandler<Operations['listAccessCodes']> = async (input, { runtime, principal }) =>
-  list(runtime.store, principal, runtime.clock.nowMs(), input);
+export const listAccessCodes: OperationHandler<Operations['listAccessCodes']> = async (input, { runtime, principal }) => list(runtime.store, principal, runtime.clock.nowMs(), input);
 
 /** `POST /v1/projects/{project_id}/access-codes/batches` / `generate_access_codes`. */
 export const generateAccessCodes: OperationHandler<Operations['generateAccessCodes']> = async (input, { runtime, principal }) => generate(runtime, principal, input);

@@ -17,7 +17,12 @@ export const accessCodesModule = defineModule({
       output: AccessCodeList,
       events: [],
       rest: { method: 'GET', path: '/v1/projects/{project_id}/access-codes', successStatus: 200 },
-      tool: { name: 'list_access_codes', title: 'List access codes', kind: 'read', description: 'List a project’s access codes, optionally of one batch, plan or status (the codes themselves are shown only at generation).' },
+      tool: {
+        name: 'list_access_codes',
+        title: 'List access codes',
+        kind: 'read',
+        description: 'List a project’s access codes, optionally of one batch, plan or status (the codes themselves are shown only at generation).',
+      },
     }),
     generateAccessCodes: defineOperation({
       id: 'generateAccessCodes',
@@ -30,7 +35,12 @@ export const accessCodesModule = defineModule({
       output: GeneratedAccessCodes,
       events: ['access_code.batch_generated'],
       rest: { method: 'POST', path: '/v1/projects/{project_id}/access-codes/batches', successStatus: 201 },
-      tool: { name: 'generate_access_codes', title: 'Generate access codes', kind: 'create', description: 'Generate a batch of 1 to 1000 access codes for a plan of the project; the codes are returned once, in this result only.' },
+      tool: {
+        name: 'generate_access_codes',
+        title: 'Generate access codes',
+        kind: 'create',
+        description: 'Generate a batch of 1 to 1000 access codes for a plan of the project; the codes are returned once, in this result only.',
+      },
     }),
     getAccessCode: defineOperation({
       id: 'getAccessCode',
@@ -53,7 +63,12 @@ export const accessCodesModule = defineModule({
       output: AccessCode,
       events: [],
       rest: { method: 'POST', path: '/v1/access-codes/{id}/revoke', successStatus: 200 },
-      tool: { name: 'revoke_access_code', title: 'Revoke access code', kind: 'destructive', description: 'Revoke an active access code so it can no longer be redeemed (redemptions already made stay).' },
+      tool: {
+        name: 'revoke_access_code',
+        title: 'Revoke access code',
+        kind: 'destructive',
+        description: 'Revoke an active access code so it can no longer be redeemed (redemptions already made stay).',
+      },
     }),
     /**
      * Redemption (DESIGN D18), a SUBSCRIBER-SIDE operation: the creator's site (or an agent acting for a

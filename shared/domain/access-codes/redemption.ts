@@ -159,46 +159,60 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
   const codeKey = keys.accessCode(teamId, projectId, location.batchId, location.codeId);
   let plan: Plan | undefined;
 
-  const { answer, followUp } = await retryOnLostRace(async () => {
-    const [item, earlier] = await Promise.all([runtime.store.get(codeKey), existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined]);
-    if (!item) throw unknownCode(projectId);
-    if (earlier) throw alreadyRedeemed(existing!.id);
-    const nowMs = runtime.clock.nowMs();
-    const code = toAccessCode(item, nowMs);
-    if (code.status !== 'active') throw notRedeemable(code);
-    plan ??= await getPlan(runtime.store, principal, code.plan_id);
-    requireSubscribable(project, plan, existing);
-    const prepared: PreparedSubscriber | undefined = input.subscriber ? await prepareSubscriber(runtime, principal, projectId, input.subscriber) : undefined;
-    const subscriber: Subscriber = existing ?? prepared!.subscriber;
+  const { answer, followUp } = await retryOnLostRace(
+    async () => {
+      const [item, earlier] = await Promise.all([runtime.store.get(codeKey), existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined]);
+      if (!item) throw unknownCode(projectId);
+      if (earlier) throw alreadyRedeemed(existing!.id);
+      const nowMs = runtime.clock.nowMs();
+      const code = toAccessCode(item, nowMs);
+      if (code.status !== 'active') throw notRedeemable(code);
+      plan ??= await getPlan(runtime.store, principal, code.plan_id);
+      requireSubscribable(project, plan, existing);
+      const prepared: PreparedSubscriber | undefined = input.subscriber ? await prepareSubscriber(runtime, principal, projectId, input.subscriber) : undefined;
+      const subscriber: Subscriber = existing ?? prepared!.subscriber;
 
-    const take = takeOf(code);
-    const now = isoTime(nowMs);
-    const used: AccessCode = { ...code, times_redeemed: code.times_redeemed + 1, status: take === 'last' ? 'exhausted' : 'active', updated_at: now };
-    const subscription = subscriptionOf(code, plan, subscriber, nowMs);
-    const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
-    let followUp: PlatformAccessFollowUp | null = null;
-    // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
-    await withinTierLimit(runtime, teamId, 'subscribers', () => unitOfWork(runtime, teamId, async (tx) => {
-      tx.put(
-        { ...keys.accessCodeRedemption(teamId, code.id, subscriber.id), entity: entity.accessCodeRedemption, team_id: teamId, project_id: projectId, access_code_id: code.id, subscriber_id: subscriber.id, subscription_id: subscription.id, redeemed_at: now },
-        { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
+      const take = takeOf(code);
+      const now = isoTime(nowMs);
+      const used: AccessCode = { ...code, times_redeemed: code.times_redeemed + 1, status: take === 'last' ? 'exhausted' : 'active', updated_at: now };
+      const subscription = subscriptionOf(code, plan, subscriber, nowMs);
+      const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
+      let followUp: PlatformAccessFollowUp | null = null;
+      // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
+      await withinTierLimit(runtime, teamId, 'subscribers', () =>
+        unitOfWork(runtime, teamId, async (tx) => {
+          tx.put(
+            {
+              ...keys.accessCodeRedemption(teamId, code.id, subscriber.id),
+              entity: entity.accessCodeRedemption,
+              team_id: teamId,
+              project_id: projectId,
+              access_code_id: code.id,
+              subscriber_id: subscriber.id,
+              subscription_id: subscription.id,
+              redeemed_at: now,
+            },
+            { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
+          );
+          writeCodeUse(tx, teamId, item, take, now);
+          const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
+          followUp = added.followUp;
+          answer.subscription = added.subscription;
+          tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription: added.subscription } });
+          if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
+          return answer;
+        }),
       );
-      writeCodeUse(tx, teamId, item, take, now);
-      const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
-      followUp = added.followUp;
-      answer.subscription = added.subscription;
-      tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription: added.subscription } });
-      if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
-      return answer;
-    }));
-    return { answer, followUp: followUp as PlatformAccessFollowUp | null };
-  }, {
-    attempts: REDEEM_ATTEMPTS,
-    retryable: isContention,
-    // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
-    waitMs: (error, attempt) => (error instanceof ConditionFailedError ? 0 : Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt)),
-    exhausted: () => new ProblemError('CONFLICT', 'The access code kept changing while this redemption ran (many redemptions at once); retry.'),
-  });
+      return { answer, followUp: followUp as PlatformAccessFollowUp | null };
+    },
+    {
+      attempts: REDEEM_ATTEMPTS,
+      retryable: isContention,
+      // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
+      waitMs: (error, attempt) => (error instanceof ConditionFailedError ? 0 : Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt)),
+      exhausted: () => new ProblemError('CONFLICT', 'The access code kept changing while this redemption ran (many redemptions at once); retry.'),
+    },
+  );
   await applyPlatformAccess(runtime, teamId, followUp);
   return answer;
 }

@@ -120,7 +120,12 @@ export async function listAccessCodes(store: Store, principal: Principal, nowMs:
     }),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${query.project_id}.`);
-  const visible = await activeBatches(store, teamId, query.project_id, page.data.map((item) => item.batch_id as string));
+  const visible = await activeBatches(
+    store,
+    teamId,
+    query.project_id,
+    page.data.map((item) => item.batch_id as string),
+  );
   return { data: page.data.filter((item) => visible.has(item.batch_id as string)).map((item) => toAccessCode(item, nowMs)), next_cursor: page.next_cursor };
 }
 
@@ -131,7 +136,11 @@ async function findCode(store: Store, principal: Principal, codeId: string): Pro
   const projectId = ref.project_id as string;
   const batchId = ref.batch_id as string;
   if (!canAccessProject(principal, projectId)) throw notFound(codeId);
-  const items = await store.batchGet([keys.accessCode(principal.teamId, projectId, batchId, codeId), keys.accessCodeBatch(principal.teamId, projectId, batchId), keys.project(principal.teamId, projectId)]);
+  const items = await store.batchGet([
+    keys.accessCode(principal.teamId, projectId, batchId, codeId),
+    keys.accessCodeBatch(principal.teamId, projectId, batchId),
+    keys.project(principal.teamId, projectId),
+  ]);
   const code = items.find((item) => item.entity === entity.accessCode);
   const batch = items.find((item) => item.entity === entity.accessCodeBatch);
   const project = items.find((item) => item.entity === entity.project);

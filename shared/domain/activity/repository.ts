@@ -65,13 +65,13 @@ export async function listActivity(
   let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.activity });
   for (let reads = 0; ; reads++) {
     const result = await store.query({
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-        ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        Limit: filters.length ? 100 : query.limit - data.length,
-        ExclusiveStartKey: startKey,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+      ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      Limit: filters.length ? 100 : query.limit - data.length,
+      ExclusiveStartKey: startKey,
     });
     for (const item of result.items) {
       if (data.length === query.limit) return { data, next_cursor: encodeCursor(lastReturnedKey) };

@@ -12,18 +12,20 @@ export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];
  * authorization" 3), `member_id` the team member of a dashboard action (DESIGN D21; its `token_id` is
  * null). Never holds request bodies, so token secrets and webhook secrets cannot reach it.
  */
-export const ActivityEntry = z.object({
-  id: z.string(),
-  occurred_at: Timestamp,
-  token_id: z.nullable(z.string()).check(z.describe('The invoking token; null for an unauthenticated request or a dashboard action.')),
-  member_id: z.nullable(z.string()).check(z.describe('The team member who acted in the dashboard (surface `dashboard`); null otherwise.')),
-  surface: z.enum(ACTIVITY_SURFACES),
-  operation: z.string().check(z.describe('REST operation id or tool name.')),
-  outcome: z.string().check(z.describe('`ok` or an error code.')),
-  status: z.number().check(z.int(), z.describe('HTTP status (tool calls: the status of the error code, 200 when ok).')),
-  duration_ms: z.number().check(z.int(), z.describe('Milliseconds.')),
-  request_id: z.string(),
-}).register(z.globalRegistry, { id: 'ActivityEntry' });
+export const ActivityEntry = z
+  .object({
+    id: z.string(),
+    occurred_at: Timestamp,
+    token_id: z.nullable(z.string()).check(z.describe('The invoking token; null for an unauthenticated request or a dashboard action.')),
+    member_id: z.nullable(z.string()).check(z.describe('The team member who acted in the dashboard (surface `dashboard`); null otherwise.')),
+    surface: z.enum(ACTIVITY_SURFACES),
+    operation: z.string().check(z.describe('REST operation id or tool name.')),
+    outcome: z.string().check(z.describe('`ok` or an error code.')),
+    status: z.number().check(z.int(), z.describe('HTTP status (tool calls: the status of the error code, 200 when ok).')),
+    duration_ms: z.number().check(z.int(), z.describe('Milliseconds.')),
+    request_id: z.string(),
+  })
+  .register(z.globalRegistry, { id: 'ActivityEntry' });
 /** An activity entry (see {@link ActivityEntry}). */
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 /** What a pipeline records: an entry without its id and time; `member_id` only for dashboard actions. */
@@ -36,5 +38,7 @@ export const ActivityList = listOf(ActivityEntry, 'ActivityList');
 export const ActivityQuery = z.extend(ListQuery, {
   token_id: z.optional(IdSchemas.token()).check(z.describe('Only entries of this token (a ULID).')),
   member_id: z.optional(Uuid).check(z.describe('Only dashboard actions of this team member.')),
-  operation: z.optional(z.string().check(z.minLength(1), z.maxLength(200))).check(z.describe('Only entries of this operation (a REST operation id such as createProject, or a tool name such as list_projects).')),
+  operation: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(200)))
+    .check(z.describe('Only entries of this operation (a REST operation id such as createProject, or a tool name such as list_projects).')),
 });

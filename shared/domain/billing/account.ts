@@ -1,7 +1,18 @@
 import { isoTime } from '../../clock.js';
 import type { Item } from '../../store/store.js';
 import { addInterval } from '../subscriptions/lifecycle.js';
-import { BILLING_TIERS, DEFAULT_TIER, TIER_LIMITS, USAGE_METRICS, type BillingAccount, type BillingInvoice, type BillingStatus, type BillingTier, type BillingUsage, type UsageMetric } from './schema.js';
+import {
+  BILLING_TIERS,
+  DEFAULT_TIER,
+  TIER_LIMITS,
+  USAGE_METRICS,
+  type BillingAccount,
+  type BillingInvoice,
+  type BillingStatus,
+  type BillingTier,
+  type BillingUsage,
+  type UsageMetric,
+} from './schema.js';
 
 /**
  * The stored shape of the creator's own billing (DESIGN D20) and its pure mappers.

@@ -98,7 +98,12 @@ export async function markInvoicePaid(runtime: UnitOfWorkRuntime, teamId: string
  * data). Returns the account and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the
  * invoice is paid; a concurrent change).
  */
-export async function markInvoicePaymentFailed(runtime: UnitOfWorkRuntime, teamId: string, invoiceId: string, reason: string | null): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
+export async function markInvoicePaymentFailed(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  invoiceId: string,
+  reason: string | null,
+): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
   return retryLostRaces(async () => {
     const [read, invoice] = await Promise.all([readBilling(runtime.store, teamId), openInvoice(runtime.store, teamId, invoiceId, 'failed')]);
     const { failed, next, account, graceEndsAt } = decideInvoicePaymentFailed(teamId, read, invoice, reason, runtime.clock.nowMs());

@@ -23,7 +23,6 @@ async function applyOnce(runtime: UnitOfWorkRuntime, deadline: Deadline, work: (
   }
 }
 
-
 /**
  * The `billing.period` deadline (DESIGN D20): a new monthly period starts at its due time. On a paid
  * tier it issues the period's invoice (`billing.invoice_created`) and moves the deadline to the period's
@@ -41,14 +40,15 @@ export const applyBillingPeriodDeadline: DeadlineHandler = async (runtime, deadl
     return;
   }
   const { tier, period, next, account } = step;
-  await applyOnce(runtime, deadline, () => unitOfWork(runtime, teamId, (tx) => {
-    // Moved to the period's end by a put conditional on the due time applied (one write of the deadline item).
-    tx.put(deadlineItem(periodDeadline(teamId, period.endMs)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': deadline.dueAt } });
-    writeBilling(tx, teamId, billing, next);
-    issueInvoice(tx, teamId, { tier, startMs: period.startMs, endMs: period.endMs, nowIso: isoTime(nowMs), sequence: next.invoice_sequence, account });
-  }));
+  await applyOnce(runtime, deadline, () =>
+    unitOfWork(runtime, teamId, (tx) => {
+      // Moved to the period's end by a put conditional on the due time applied (one write of the deadline item).
+      tx.put(deadlineItem(periodDeadline(teamId, period.endMs)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': deadline.dueAt } });
+      writeBilling(tx, teamId, billing, next);
+      issueInvoice(tx, teamId, { tier, startMs: period.startMs, endMs: period.endMs, nowIso: isoTime(nowMs), sequence: next.invoice_sequence, account });
+    }),
+  );
 };
-
 
 /**
  * The `billing.grace_period` deadline (DESIGN D20): the grace period ended unpaid, so the team is locked
@@ -65,14 +65,16 @@ export const applyGracePeriodDeadline: DeadlineHandler = async (runtime, deadlin
     return;
   }
   const { next, account, unpaid } = step;
-  await applyOnce(runtime, deadline, () => unitOfWork(runtime, teamId, (tx) => {
-    completeDeadline(tx, deadline);
-    writeBilling(tx, teamId, billing, next);
-    tx.emit({ type: 'billing.grace_period_ended', projectId: null, data: { billing_account: account, outcome: 'locked' } });
-    tx.emit({
-      type: 'billing.lockdown_started',
-      projectId: null,
-      data: { billing_account: account, reason: `${unpaid} invoice(s) of the team\u2019s tier are unpaid 7 days after the first failed payment; creator writes are refused until they are paid.` },
-    });
-  }));
+  await applyOnce(runtime, deadline, () =>
+    unitOfWork(runtime, teamId, (tx) => {
+      completeDeadline(tx, deadline);
+      writeBilling(tx, teamId, billing, next);
+      tx.emit({ type: 'billing.grace_period_ended', projectId: null, data: { billing_account: account, outcome: 'locked' } });
+      tx.emit({
+        type: 'billing.lockdown_started',
+        projectId: null,
+        data: { billing_account: account, reason: `${unpaid} invoice(s) of the team\u2019s tier are unpaid 7 days after the first failed payment; creator writes are refused until they are paid.` },
+      });
+    }),
+  );
 };

@@ -84,8 +84,7 @@ export function decideInvoicePaymentFailed(teamId: string, read: BillingRead, in
  * sequence number, and move the deadline to the period's end.
  */
 export type BillingPeriodStep =
-  | { kind: 'drop' }
-  | { kind: 'invoice'; tier: BillingTier; period: { startMs: number; endMs: number }; next: StoredBilling & { invoice_sequence: number }; account: BillingAccount };
+  { kind: 'drop' } | { kind: 'invoice'; tier: BillingTier; period: { startMs: number; endMs: number }; next: StoredBilling & { invoice_sequence: number }; account: BillingAccount };
 
 export function decideBillingPeriod(teamId: string, team: Item | undefined, billing: StoredBilling, dueAt: string, nowMs: number): BillingPeriodStep {
   const tier = team ? tierOf(team) : DEFAULT_TIER;

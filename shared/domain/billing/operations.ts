@@ -47,8 +47,7 @@ export const billingModule = defineModule({
     }),
     changeBillingTier: defineOperation({
       id: 'changeBillingTier',
-      summary:
-        'Move the team to another tier (emits billing.tier_changed; from free to a paid tier also billing.invoice_created, as a new monthly period starts). Allowed while the team is locked.',
+      summary: 'Move the team to another tier (emits billing.tier_changed; from free to a paid tier also billing.invoice_created, as a new monthly period starts). Allowed while the team is locked.',
       tag: 'Billing',
       ability: 'billing:update',
       teamWide: true,

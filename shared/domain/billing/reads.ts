@@ -31,7 +31,6 @@ export async function getBillingOverview(runtime: Pick<UnitOfWorkRuntime, 'store
   return { ...accountOf(teamId, read, runtime.clock.nowMs()), usage: usageOf(read.team) };
 }
 
-
 /** `GET /v1/billing/invoices/{id}`: one invoice of the team. Errors: NOT_FOUND (absent or another team's). */
 export async function getBillingInvoice(store: Store, teamId: string, invoiceId: string): Promise<BillingInvoice> {
   const item = await store.get(keys.billingInvoice(teamId, invoiceId));
@@ -46,7 +45,11 @@ export async function getBillingInvoice(store: Store, teamId: string, invoiceId:
  */
 export async function listBillingInvoices(store: Store, teamId: string, query: Pick<ListBillingInvoicesQuery, 'limit' | 'cursor' | 'status'>): Promise<Page<BillingInvoice>> {
   const partition = keys.teamInvoicesIndex(teamId);
-  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.billingInvoice });
+  const startKey = decodeCursor(query.cursor, partition, {
+    partitionAttribute: secondaryIndex.partitionKey,
+    keyAttributes: secondaryIndex.cursorAttributes,
+    sortKeyPrefix: sortKeyPrefix.billingInvoice,
+  });
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: '#gsi_pk = :pk',
@@ -59,4 +62,3 @@ export async function listBillingInvoices(store: Store, teamId: string, query: P
   });
   return { data: result.items.map(toInvoice), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
-

@@ -79,10 +79,7 @@ export async function withinTierLimit<T>(runtime: UnitOfWorkRuntime, teamId: str
     if (cap && usage >= cap.max && (limit === null || limit >= cap.max)) throw cap.problem();
     if (limit === null) throw new ConcurrentChange(`The team\u2019s ${METRIC_NOUNS[metric]} changed meanwhile; retry.`);
     await noticeUsageLimit(runtime, teamId, read, metric, Math.max(usage, limit), limit);
-    throw new ProblemError(
-      'TIER_LIMIT_REACHED',
-      `The ${tier} tier allows ${limit} ${METRIC_NOUNS[metric]} and the team has ${usage}; delete one or move to a higher tier (POST /v1/billing/tier).`,
-    );
+    throw new ProblemError('TIER_LIMIT_REACHED', `The ${tier} tier allows ${limit} ${METRIC_NOUNS[metric]} and the team has ${usage}; delete one or move to a higher tier (POST /v1/billing/tier).`);
   }
 }
 

@@ -61,22 +61,26 @@ const count = (what: string) => z.number().check(z.int(), z.nonnegative(), z.des
 const limit = (what: string) => z.nullable(z.number().check(z.int(), z.nonnegative())).check(z.describe(`${what}; null: no limit on this tier.`));
 
 /** A tier's limits, one per {@link USAGE_METRICS} entry (see {@link TIER_LIMITS}). */
-const BillingLimits = z.object({
-  projects: limit('Most projects the team may have'),
-  subscribers: limit('Most subscribers the team may create, across its projects'),
-  webhook_endpoints: limit('Most webhook endpoints the team may have (50 at most on any tier)'),
-  team_members: limit('Most invited and active team members'),
-}).register(z.globalRegistry, { id: 'BillingLimits' });
+const BillingLimits = z
+  .object({
+    projects: limit('Most projects the team may have'),
+    subscribers: limit('Most subscribers the team may create, across its projects'),
+    webhook_endpoints: limit('Most webhook endpoints the team may have (50 at most on any tier)'),
+    team_members: limit('Most invited and active team members'),
+  })
+  .register(z.globalRegistry, { id: 'BillingLimits' });
 /** A tier's limits (see {@link BillingLimits}). */
 type BillingLimits = z.infer<typeof BillingLimits>;
 
 /** What the team uses, per metric (the counters the limits are enforced on). */
-export const BillingUsage = z.object({
-  projects: count('Projects of the team.'),
-  subscribers: count('Subscribers created in the team\u2019s projects.'),
-  webhook_endpoints: count('Webhook endpoints of the team.'),
-  team_members: count('Invited and active team members.'),
-}).register(z.globalRegistry, { id: 'BillingUsage' });
+export const BillingUsage = z
+  .object({
+    projects: count('Projects of the team.'),
+    subscribers: count('Subscribers created in the team\u2019s projects.'),
+    webhook_endpoints: count('Webhook endpoints of the team.'),
+    team_members: count('Invited and active team members.'),
+  })
+  .register(z.globalRegistry, { id: 'BillingUsage' });
 /** The team's usage (see {@link BillingUsage}). */
 export type BillingUsage = z.infer<typeof BillingUsage>;
 
@@ -102,24 +106,26 @@ export const BillingOverview = z.object({ ...accountShape, usage: BillingUsage }
 export type BillingOverview = z.infer<typeof BillingOverview>;
 
 /** An invoice of the team's own tier for one monthly period (Stripe Billing's terms: `amount_due`, `attempt_count`). */
-export const BillingInvoice = z.object({
-  id: Uuid,
-  team_id: Uuid,
-  number: z.string().check(z.describe('Human invoice number, unique per team (e.g. `INV-3F2A9C1B-0001`).')),
-  tier: z.enum(BILLING_TIERS).check(z.describe('The tier the invoice charges for.')),
-  status: z.enum(BILLING_INVOICE_STATUSES).check(z.describe('`open` until paid; a failed payment leaves it open.')),
-  amount_due: z.number().check(z.int(), z.nonnegative(), z.describe('Amount in the currency\u2019s minor unit (e.g. cents).')),
-  amount_paid: z.number().check(z.int(), z.nonnegative(), z.describe('Amount paid, in the currency\u2019s minor unit.')),
-  currency: Currency,
-  period_start: Timestamp,
-  period_end: Timestamp,
-  due_at: z.nullable(Timestamp).check(z.describe('When payment is due (the period start: invoices are payable on issue).')),
-  attempt_count: z.number().check(z.int(), z.nonnegative(), z.describe('Failed payment attempts so far.')),
-  last_payment_error: z.nullable(z.string()).check(z.describe('Why the last payment attempt failed; null when none failed.')),
-  paid_at: z.nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).register(z.globalRegistry, { id: 'BillingInvoice' });
+export const BillingInvoice = z
+  .object({
+    id: Uuid,
+    team_id: Uuid,
+    number: z.string().check(z.describe('Human invoice number, unique per team (e.g. `INV-3F2A9C1B-0001`).')),
+    tier: z.enum(BILLING_TIERS).check(z.describe('The tier the invoice charges for.')),
+    status: z.enum(BILLING_INVOICE_STATUSES).check(z.describe('`open` until paid; a failed payment leaves it open.')),
+    amount_due: z.number().check(z.int(), z.nonnegative(), z.describe('Amount in the currency\u2019s minor unit (e.g. cents).')),
+    amount_paid: z.number().check(z.int(), z.nonnegative(), z.describe('Amount paid, in the currency\u2019s minor unit.')),
+    currency: Currency,
+    period_start: Timestamp,
+    period_end: Timestamp,
+    due_at: z.nullable(Timestamp).check(z.describe('When payment is due (the period start: invoices are payable on issue).')),
+    attempt_count: z.number().check(z.int(), z.nonnegative(), z.describe('Failed payment attempts so far.')),
+    last_payment_error: z.nullable(z.string()).check(z.describe('Why the last payment attempt failed; null when none failed.')),
+    paid_at: z.nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'BillingInvoice' });
 /** An invoice of the team's own tier (see {@link BillingInvoice}). */
 export type BillingInvoice = z.infer<typeof BillingInvoice>;
 
@@ -134,6 +140,16 @@ export const ListBillingInvoicesQuery = z.extend(ListQuery, {
 export type ListBillingInvoicesQuery = z.infer<typeof ListBillingInvoicesQuery>;
 
 /** Body of `POST /v1/billing/tier`. */
-export const ChangeTierRequest = z.strictObject({ tier: z.enum(BILLING_TIERS).check(z.describe('The tier to move to. Moving from free to a paid tier starts a new monthly period with its invoice at once; between paid tiers the next invoice uses the new price; to free, no more invoices.')) }).register(z.globalRegistry, { id: 'ChangeTierRequest' });
+export const ChangeTierRequest = z
+  .strictObject({
+    tier: z
+      .enum(BILLING_TIERS)
+      .check(
+        z.describe(
+          'The tier to move to. Moving from free to a paid tier starts a new monthly period with its invoice at once; between paid tiers the next invoice uses the new price; to free, no more invoices.',
+        ),
+      ),
+  })
+  .register(z.globalRegistry, { id: 'ChangeTierRequest' });
 /** Body of `POST /v1/billing/tier` (see {@link ChangeTierRequest}). */
 export type ChangeTierRequest = z.infer<typeof ChangeTierRequest>;

@@ -9,7 +9,6 @@ import { BILLING_CURRENCY, TIER_PRICES, type BillingAccount, type BillingInvoice
 
 /** The transaction items of billing (DESIGN D14, D20): the account's guarded change, a new invoice, an invoice's payment result, the deadlines. */
 
-
 /**
  * Writes the billing account's changed attributes in `tx`, on condition that nobody changed it since
  * `read` (its `revision`); a lost race is a {@link ConcurrentChange}, which `retryLostRaces`
@@ -40,11 +39,7 @@ export function writeBilling(tx: Transaction, teamId: string, read: StoredBillin
  * Puts a new open invoice of `tier` for the period `[startMs, endMs)` in `tx` and emits
  * `billing.invoice_created`; returns the invoice and the next invoice sequence number.
  */
-export function issueInvoice(
-  tx: Transaction,
-  teamId: string,
-  input: { tier: BillingTier; startMs: number; endMs: number; nowIso: string; sequence: number; account: BillingAccount },
-): BillingInvoice {
+export function issueInvoice(tx: Transaction, teamId: string, input: { tier: BillingTier; startMs: number; endMs: number; nowIso: string; sequence: number; account: BillingAccount }): BillingInvoice {
   const id = newUuid();
   const invoice: BillingInvoice = {
     id,

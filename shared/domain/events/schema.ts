@@ -21,7 +21,9 @@ const envelopeFields = {
 };
 
 /** A webhook envelope of any event (`data` as that event's schema says, see `webhook-events.json`). */
-export const EventEnvelope = z.object({ ...envelopeFields, data: z.record(z.string(), z.unknown()).check(z.describe('Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.')) }).register(z.globalRegistry, { id: 'EventEnvelope' });
+export const EventEnvelope = z
+  .object({ ...envelopeFields, data: z.record(z.string(), z.unknown()).check(z.describe('Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.')) })
+  .register(z.globalRegistry, { id: 'EventEnvelope' });
 /** An envelope (see {@link EventEnvelope}). */
 export type EventEnvelopeBody = z.infer<typeof EventEnvelope>;
 
@@ -47,4 +49,6 @@ export const ListEventsQuery = z.extend(ListQuery, {
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 
 /** Body of `POST /v1/events/{id}/resend`: the endpoint to send the event to again. */
-export const ResendEventRequest = z.strictObject({ endpoint_id: Uuid.check(z.describe('The webhook endpoint that gets the event again (one new delivery).')) }).register(z.globalRegistry, { id: 'ResendEventRequest' });
+export const ResendEventRequest = z
+  .strictObject({ endpoint_id: Uuid.check(z.describe('The webhook endpoint that gets the event again (one new delivery).')) })
+  .register(z.globalRegistry, { id: 'ResendEventRequest' });

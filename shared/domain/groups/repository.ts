@@ -70,7 +70,11 @@ async function requireAssignableRoles(store: Store, principal: Principal, roleId
   if (roleIds.length === 0) return;
   requireAbility(principal, 'role:assign');
   const roles = await loadRoles(store, principal.teamId, roleIds);
-  requireGrantable(principal, roles.flatMap((role) => role.abilities), what);
+  requireGrantable(
+    principal,
+    roles.flatMap((role) => role.abilities),
+    what,
+  );
 }
 
 /** Reads members joining a group: they must exist (NOT_FOUND), not be removed and have room for one more group (CONFLICT). */
@@ -114,7 +118,10 @@ export async function createGroup(runtime: UnitOfWorkRuntime, principal: Princip
   return unitOfWork(runtime, teamId, (tx) => {
     const { member_count: _count, ...stored } = group;
     tx.put({ ...keys.group(teamId, group.id), entity: entity.group, team_id: teamId, ...stored }, { condition: 'attribute_not_exists(pk)' });
-    tx.put({ ...keys.groupName(teamId, normalizeName(input.name)), entity: entity.groupName, group_id: group.id }, { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) });
+    tx.put(
+      { ...keys.groupName(teamId, normalizeName(input.name)), entity: entity.groupName, group_id: group.id },
+      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) },
+    );
     countRoleAssignments(tx, teamId, roleIds, 1);
     for (const member of members) writeMemberGroups(tx, teamId, member, [...member.group_ids, group.id], now);
     const created = publicGroup(group);
@@ -147,8 +154,7 @@ export async function updateGroup(runtime: UnitOfWorkRuntime, principal: Princip
   const name = input.name ?? current.name;
   const description = input.description === undefined ? current.description : input.description;
   const renamed = normalizeName(name) !== normalizeName(current.name);
-  const unchanged =
-    name === current.name && description === current.description && !roles.added.length && !roles.removed.length && !members.added.length && !members.removed.length;
+  const unchanged = name === current.name && description === current.description && !roles.added.length && !roles.removed.length && !members.added.length && !members.removed.length;
   if (unchanged) return publicGroup(current);
   const now = isoTime(runtime.clock.nowMs());
   const updated: StoredGroup = { ...current, name, description, role_ids: roleIds, member_ids: memberIds, member_count: memberIds.length, updated_at: now, version: current.version + 1 };
@@ -167,7 +173,14 @@ export async function updateGroup(runtime: UnitOfWorkRuntime, principal: Princip
     countRoleAssignments(tx, teamId, roles.added, 1);
     countRoleAssignments(tx, teamId, roles.removed, -1);
     for (const member of joining) writeMemberGroups(tx, teamId, member, [...member.group_ids.filter((id) => id !== groupId), groupId], now);
-    for (const member of leaving) writeMemberGroups(tx, teamId, member, member.group_ids.filter((id) => id !== groupId), now);
+    for (const member of leaving)
+      writeMemberGroups(
+        tx,
+        teamId,
+        member,
+        member.group_ids.filter((id) => id !== groupId),
+        now,
+      );
     const group = publicGroup(updated);
     tx.emit({ type: 'group.updated', projectId: null, data: { group } });
     return group;
@@ -189,7 +202,14 @@ export async function deleteGroup(runtime: UnitOfWorkRuntime, principal: Princip
     tx.delete(keys.group(teamId, groupId), { condition: 'version = :version', values: { ':version': current.version }, onConditionFailed: () => groupChangedMeanwhile(groupId) });
     tx.delete(keys.groupName(teamId, normalizeName(current.name)));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
-    for (const member of members) writeMemberGroups(tx, teamId, member, member.group_ids.filter((id) => id !== groupId), now);
+    for (const member of members)
+      writeMemberGroups(
+        tx,
+        teamId,
+        member,
+        member.group_ids.filter((id) => id !== groupId),
+        now,
+      );
     tx.emit({ type: 'group.deleted', projectId: null, data: { group: publicGroup(current) } });
     return { id: groupId, deleted: true as const };
   });

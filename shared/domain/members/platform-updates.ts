@@ -62,104 +62,112 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
   const { teamId, projectId, platformUserId } = update;
   const project = await runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' });
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return retryOnLostRace(async () => {
-    const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
-    const [memberItem, subscriberItem, invitedItem] = await Promise.all([
-      claim?.member_id ? readMemberItem(runtime.store, teamId, projectId, claim.member_id) : Promise.resolve(undefined),
-      claim?.subscriber_id ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id)) : Promise.resolve(undefined),
-      update.invitedSubscriberId && !claim?.subscriber_id && !claim?.member_id && update.change === 'joined'
-        ? runtime.store.get(keys.subscriber(teamId, projectId, update.invitedSubscriberId))
-        : Promise.resolve(undefined),
-    ]);
-    // The invited subscriber is linked only while it has no platform identity of its own.
-    const invited = invitedItem && !invitedItem.platform_user_id && !invitedItem.member_id ? invitedItem : undefined;
-    const subscriber: Subscriber | null = subscriberItem ? toSubscriber(subscriberItem, { contact: true }) : invited ? { ...toSubscriber(invited, { contact: true }), platform_user_id: platformUserId } : null;
-    const nowIso = isoTime(runtime.clock.nowMs());
-    const current = memberItem ? toMember(memberItem) : null;
-    const profile = {
-      username: update.username !== undefined ? update.username : (current?.username ?? null),
-      display_name: update.displayName !== undefined ? update.displayName : (current?.display_name ?? null),
-    };
-    if (!current) {
-      if (update.change !== 'joined') return null;
-      const member: Member = {
-        id: newUuid(),
-        project_id: projectId,
-        platform_user_id: platformUserId,
-        ...profile,
-        subscriber_id: subscriber?.id ?? null,
-        status: 'joined',
-        joined_at: nowIso,
-        status_changed_at: nowIso,
-        platform_error: null,
-        created_at: nowIso,
-        updated_at: nowIso,
+  return retryOnLostRace(
+    async () => {
+      const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
+      const [memberItem, subscriberItem, invitedItem] = await Promise.all([
+        claim?.member_id ? readMemberItem(runtime.store, teamId, projectId, claim.member_id) : Promise.resolve(undefined),
+        claim?.subscriber_id ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id)) : Promise.resolve(undefined),
+        update.invitedSubscriberId && !claim?.subscriber_id && !claim?.member_id && update.change === 'joined'
+          ? runtime.store.get(keys.subscriber(teamId, projectId, update.invitedSubscriberId))
+          : Promise.resolve(undefined),
+      ]);
+      // The invited subscriber is linked only while it has no platform identity of its own.
+      const invited = invitedItem && !invitedItem.platform_user_id && !invitedItem.member_id ? invitedItem : undefined;
+      const subscriber: Subscriber | null = subscriberItem
+        ? toSubscriber(subscriberItem, { contact: true })
+        : invited
+          ? { ...toSubscriber(invited, { contact: true }), platform_user_id: platformUserId }
+          : null;
+      const nowIso = isoTime(runtime.clock.nowMs());
+      const current = memberItem ? toMember(memberItem) : null;
+      const profile = {
+        username: update.username !== undefined ? update.username : (current?.username ?? null),
+        display_name: update.displayName !== undefined ? update.displayName : (current?.display_name ?? null),
       };
-      const linkedSubscriber = subscriber ? { ...subscriber, member_id: member.id, ...(invited ? { updated_at: nowIso } : {}) } : null;
-      await unitOfWork(runtime, teamId, (tx) => {
-        putNewMember(tx, teamId, member);
-        if (invited) {
-          tx.update(keys.subscriber(teamId, projectId, subscriber!.id), {
-            expression: 'SET platform_user_id = :platform_user, member_id = :member, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
-            condition: 'attribute_exists(pk) AND (attribute_not_exists(platform_user_id) OR attribute_type(platform_user_id, :null_type)) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
-            values: { ':platform_user': platformUserId, ':member': member.id, ':now': nowIso, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
-          });
-          writeSubscriberAccess(tx, teamId, projectId, subscriber!.id, { member_id: member.id });
+      if (!current) {
+        if (update.change !== 'joined') return null;
+        const member: Member = {
+          id: newUuid(),
+          project_id: projectId,
+          platform_user_id: platformUserId,
+          ...profile,
+          subscriber_id: subscriber?.id ?? null,
+          status: 'joined',
+          joined_at: nowIso,
+          status_changed_at: nowIso,
+          platform_error: null,
+          created_at: nowIso,
+          updated_at: nowIso,
+        };
+        const linkedSubscriber = subscriber ? { ...subscriber, member_id: member.id, ...(invited ? { updated_at: nowIso } : {}) } : null;
+        await unitOfWork(runtime, teamId, (tx) => {
+          putNewMember(tx, teamId, member);
+          if (invited) {
+            tx.update(keys.subscriber(teamId, projectId, subscriber!.id), {
+              expression: 'SET platform_user_id = :platform_user, member_id = :member, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
+              condition:
+                'attribute_exists(pk) AND (attribute_not_exists(platform_user_id) OR attribute_type(platform_user_id, :null_type)) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
+              values: { ':platform_user': platformUserId, ':member': member.id, ':now': nowIso, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
+            });
+            writeSubscriberAccess(tx, teamId, projectId, subscriber!.id, { member_id: member.id });
+            tx.update(platformUserKey(teamId, projectId, platformUserId), {
+              expression: 'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
+              condition: 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
+              names: { '#entity': 'entity' },
+              values: { ':subscriber': subscriber!.id, ':member': member.id, ':entity': entity.platformUser, ':project': projectId },
+            });
+            tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
+            return;
+          }
           tx.update(platformUserKey(teamId, projectId, platformUserId), {
-            expression: 'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
-            condition: 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
+            expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
+            condition: subscriber ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)' : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
             names: { '#entity': 'entity' },
-            values: { ':subscriber': subscriber!.id, ':member': member.id, ':entity': entity.platformUser, ':project': projectId },
+            values: { ':member': member.id, ':entity': entity.platformUser, ':project': projectId, ...(subscriber ? { ':subscriber': subscriber.id } : {}) },
           });
+          if (subscriber) {
+            // Bumps the subscriber's revision: a concurrent update, ban or unban reads again.
+            tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
+              expression: 'SET member_id = :member, revision = if_not_exists(revision, :zero) + :one',
+              condition: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
+              values: { ':member': member.id, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
+            });
+            writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { member_id: member.id });
+          }
           tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
-          return;
-        }
-        tx.update(platformUserKey(teamId, projectId, platformUserId), {
-          expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
-          condition: subscriber ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)' : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
-          names: { '#entity': 'entity' },
-          values: { ':member': member.id, ':entity': entity.platformUser, ':project': projectId, ...(subscriber ? { ':subscriber': subscriber.id } : {}) },
         });
-        if (subscriber) {
-          // Bumps the subscriber's revision: a concurrent update, ban or unban reads again.
-          tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
-            expression: 'SET member_id = :member, revision = if_not_exists(revision, :zero) + :one',
-            condition: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
-            values: { ':member': member.id, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
-          });
-          writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { member_id: member.id });
-        }
-        tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
-      });
-      return member;
-    }
+        return member;
+      }
 
-    const profileChanged = profile.username !== current.username || profile.display_name !== current.display_name;
-    let next: Member = { ...current, ...profile };
-    let type: 'member.joined' | 'member.left' | 'member.kicked' | 'member.banned' | 'member.updated' | null = null;
-    if (update.change === 'joined' && (current.status === 'left' || current.status === 'kicked')) {
-      next = { ...next, status: 'joined', joined_at: nowIso, status_changed_at: nowIso };
-      type = 'member.joined';
-    } else if (update.change === 'left' && current.status === 'joined') {
-      next = { ...next, status: 'left', status_changed_at: nowIso };
-      type = 'member.left';
-    } else if (update.change === 'kicked' && current.status === 'joined') {
-      next = { ...next, status: 'kicked', status_changed_at: nowIso };
-      type = 'member.kicked';
-    } else if (update.change === 'banned' && current.status !== 'banned') {
-      next = { ...next, status: 'banned', status_changed_at: nowIso };
-      type = 'member.banned';
-    } else if (profileChanged) {
-      type = 'member.updated';
-    }
-    if (!type) return current;
-    next.updated_at = nowIso;
-    const changed = next;
-    await unitOfWork(runtime, teamId, (tx) => {
-      writeMemberChange(tx, teamId, memberItem!, changed);
-      const removal = type === 'member.kicked' || type === 'member.banned';
-      tx.emit({ type: type, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
-    });
-    return changed;
-  }, { exhausted: () => new ProblemError('CONFLICT', `Platform user ${platformUserId} kept changing while this update ran; retry.`) });
+      const profileChanged = profile.username !== current.username || profile.display_name !== current.display_name;
+      let next: Member = { ...current, ...profile };
+      let type: 'member.joined' | 'member.left' | 'member.kicked' | 'member.banned' | 'member.updated' | null = null;
+      if (update.change === 'joined' && (current.status === 'left' || current.status === 'kicked')) {
+        next = { ...next, status: 'joined', joined_at: nowIso, status_changed_at: nowIso };
+        type = 'member.joined';
+      } else if (update.change === 'left' && current.status === 'joined') {
+        next = { ...next, status: 'left', status_changed_at: nowIso };
+        type = 'member.left';
+      } else if (update.change === 'kicked' && current.status === 'joined') {
+        next = { ...next, status: 'kicked', status_changed_at: nowIso };
+        type = 'member.kicked';
+      } else if (update.change === 'banned' && current.status !== 'banned') {
+        next = { ...next, status: 'banned', status_changed_at: nowIso };
+        type = 'member.banned';
+      } else if (profileChanged) {
+        type = 'member.updated';
+      }
+      if (!type) return current;
+      next.updated_at = nowIso;
+      const changed = next;
+      await unitOfWork(runtime, teamId, (tx) => {
+        writeMemberChange(tx, teamId, memberItem!, changed);
+        const removal = type === 'member.kicked' || type === 'member.banned';
+        tx.emit({ type: type, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
+      });
+      return changed;
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Platform user ${platformUserId} kept changing while this update ran; retry.`) },
+  );
 }

@@ -25,37 +25,43 @@ export async function changePayment(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
   paymentId: string,
-  plan: (payment: Payment, subscription: Subscription) => {
+  plan: (
+    payment: Payment,
+    subscription: Subscription,
+  ) => {
     next: Payment;
     decision: { trigger: SubscriptionTrigger; reason?: string | null } | null;
     extra?: { refund: PaymentRefund };
     providerRefundId?: string | null;
   },
 ): Promise<Payment> {
-  return retryOnLostRace(async () => {
-    const item = await loadPayment(runtime.store, principal, paymentId);
-    const payment = toPayment(item);
-    let next: Payment | undefined;
-    let extra: { refund: PaymentRefund } | undefined;
-    let providerRefundId: string | null = null;
-    await changeSubscriptionWith(
-      runtime,
-      principal,
-      payment.subscription_id,
-      (subscription) => {
-        const planned = plan(payment, subscription);
-        next = planned.next;
-        extra = planned.extra;
-        providerRefundId = planned.providerRefundId ?? null;
-        return planned.decision;
-      },
-      (tx, change) => {
-        writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId);
-        tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
-      },
-    );
-    return next!;
-  }, { exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`) });
+  return retryOnLostRace(
+    async () => {
+      const item = await loadPayment(runtime.store, principal, paymentId);
+      const payment = toPayment(item);
+      let next: Payment | undefined;
+      let extra: { refund: PaymentRefund } | undefined;
+      let providerRefundId: string | null = null;
+      await changeSubscriptionWith(
+        runtime,
+        principal,
+        payment.subscription_id,
+        (subscription) => {
+          const planned = plan(payment, subscription);
+          next = planned.next;
+          extra = planned.extra;
+          providerRefundId = planned.providerRefundId ?? null;
+          return planned.decision;
+        },
+        (tx, change) => {
+          writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId);
+          tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
+        },
+      );
+      return next!;
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`) },
+  );
 }
 
 /**
@@ -84,7 +90,13 @@ export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Princ
  * changed while the provider was called); PROVIDER_UNAVAILABLE (502: the provider could not be reached;
  * the payment is unchanged and the request can be retried).
  */
-export async function refundPayment(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, paymentId: string, input: RefundPaymentRequest, options: RefundOptions = {}): Promise<Payment> {
+export async function refundPayment(
+  runtime: UnitOfWorkRuntime & IntegrationRuntime,
+  principal: Principal,
+  paymentId: string,
+  input: RefundPaymentRequest,
+  options: RefundOptions = {},
+): Promise<Payment> {
   const before = toPayment(await loadPayment(runtime.store, principal, paymentId));
   const amount = refundAmount(before, paymentId, input);
   const reason = input.reason ?? null;

@@ -36,7 +36,8 @@ export const paymentsModule = defineModule({
         name: 'list_payments',
         title: 'List payments',
         kind: 'read',
-        description: 'List a project\u2019s subscriber payments, newest first, optionally of one subscriber, status or provider, or created within a date range (no payment credentials, no fee breakdown).',
+        description:
+          'List a project\u2019s subscriber payments, newest first, optionally of one subscriber, status or provider, or created within a date range (no payment credentials, no fee breakdown).',
       },
     }),
     recordPayment: defineOperation({

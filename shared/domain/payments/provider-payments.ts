@@ -57,59 +57,62 @@ export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principa
   const teamId = principal.teamId;
   const refKey = keys.providerPayment(teamId, report.projectId, report.provider, report.providerPaymentId);
   const paymentId = newUuid();
-  return retryOnLostRace(async () => {
-    const ref = await runtime.store.get(refKey);
-    const nowIso = isoTime(runtime.clock.nowMs());
-    if (ref) {
-      const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
-      const current = toPayment(item);
-      const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
-      if (!moves) return { payment: current, changed: false };
-      const next: Payment = { ...current, status: report.status, updated_at: nowIso };
+  return retryOnLostRace(
+    async () => {
+      const ref = await runtime.store.get(refKey);
+      const nowIso = isoTime(runtime.clock.nowMs());
+      if (ref) {
+        const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
+        const current = toPayment(item);
+        const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
+        if (!moves) return { payment: current, changed: false };
+        const next: Payment = { ...current, status: report.status, updated_at: nowIso };
+        await changeSubscriptionWith(
+          runtime,
+          principal,
+          current.subscription_id,
+          (subscription) => {
+            const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
+            return trigger ? { trigger } : null;
+          },
+          (tx, change) => {
+            writePaymentUpdate(tx, teamId, item, next);
+            tx.emit({ type: eventOf(next.status), projectId: next.project_id, data: eventData(next, change) });
+            report.alongside?.(tx);
+          },
+        );
+        return { payment: next, changed: true };
+      }
+      let payment: Payment | undefined;
       await changeSubscriptionWith(
         runtime,
         principal,
-        current.subscription_id,
+        report.subscriptionId,
         (subscription) => {
-          const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
+          payment = newPayment({
+            id: paymentId,
+            subscription,
+            amount: report.amount,
+            currency: report.currency,
+            status: report.status,
+            provider: report.provider,
+            providerPaymentId: report.providerPaymentId,
+            billingReason: report.billingReason,
+            nowIso,
+          });
+          const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
           return trigger ? { trigger } : null;
         },
         (tx, change) => {
-          writePaymentUpdate(tx, teamId, item, next);
-          tx.emit({ type: eventOf(next.status), projectId: next.project_id, data: eventData(next, change) });
+          writeNewPayment(tx, teamId, payment!, change);
+          addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
           report.alongside?.(tx);
         },
       );
-      return { payment: next, changed: true };
-    }
-    let payment: Payment | undefined;
-    await changeSubscriptionWith(
-      runtime,
-      principal,
-      report.subscriptionId,
-      (subscription) => {
-        payment = newPayment({
-          id: paymentId,
-          subscription,
-          amount: report.amount,
-          currency: report.currency,
-          status: report.status,
-          provider: report.provider,
-          providerPaymentId: report.providerPaymentId,
-          billingReason: report.billingReason,
-          nowIso,
-        });
-        const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
-        return trigger ? { trigger } : null;
-      },
-      (tx, change) => {
-        writeNewPayment(tx, teamId, payment!, change);
-        addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
-        report.alongside?.(tx);
-      },
-    );
-    return { payment: payment!, changed: true };
-  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`) });
+      return { payment: payment!, changed: true };
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`) },
+  );
 }
 
 /**

@@ -27,7 +27,14 @@ export interface RefundOptions {
  * Errors: PROVIDER_UNAVAILABLE (unreachable or failing after the retries); CONFLICT (the provider refused:
  * its reason, e.g. Stripe's `charge_already_refunded`, or no credential). The payment is unchanged either way.
  */
-export async function refundAtProvider(runtime: UnitOfWorkRuntime & IntegrationRuntime, teamId: string, payment: Payment, amount: number, reason: string | null, options: RefundOptions): Promise<string | null> {
+export async function refundAtProvider(
+  runtime: UnitOfWorkRuntime & IntegrationRuntime,
+  teamId: string,
+  payment: Payment,
+  amount: number,
+  reason: string | null,
+  options: RefundOptions,
+): Promise<string | null> {
   const adapter = (options.adapters ?? { manual: manualPaymentProvider })[payment.provider];
   if (!adapter) throw new ProblemError('PROVIDER_UNAVAILABLE', `No adapter for the payment provider ${payment.provider} is available; nothing was refunded.`);
   const request: RefundRequest = {

@@ -87,7 +87,10 @@ function priceOf(input: Pick<RecordPaymentRequest, 'amount' | 'currency'>, plan:
 function billingReasonFor(given: BillingReason | undefined, subscription: Subscription): BillingReason {
   const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
   if (given === 'subscription_create' && !awaitingFirst) {
-    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}: a subscription_create payment is only for a subscription awaiting its first payment (pending or incomplete); record a renewal or manual payment.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Subscription ${subscription.id} is ${subscription.status}: a subscription_create payment is only for a subscription awaiting its first payment (pending or incomplete); record a renewal or manual payment.`,
+    );
   }
   if (given === 'renewal' && awaitingFirst) {
     throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}, awaiting its first payment: record a subscription_create (or manual) payment, not a renewal.`);
@@ -116,40 +119,47 @@ export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Princ
   const provider = recordingProvider(project);
   const newSubscription = input.subscriber_id !== undefined || input.plan_id !== undefined;
   if (input.subscription_id !== undefined && newSubscription) {
-    throw invalid('Give either subscription_id, or subscriber_id and plan_id for a new subscription, not both.', [{ path: 'subscription_id', message: 'must be omitted with subscriber_id and plan_id' }]);
+    throw invalid('Give either subscription_id, or subscriber_id and plan_id for a new subscription, not both.', [
+      { path: 'subscription_id', message: 'must be omitted with subscriber_id and plan_id' },
+    ]);
   }
   if (input.subscription_id === undefined && !newSubscription) {
-    throw invalid('Give the subscription the payment is for (subscription_id), or subscriber_id and plan_id for a new subscription.', [{ path: 'subscription_id', message: 'is required without subscriber_id and plan_id' }]);
+    throw invalid('Give the subscription the payment is for (subscription_id), or subscriber_id and plan_id for a new subscription.', [
+      { path: 'subscription_id', message: 'is required without subscriber_id and plan_id' },
+    ]);
   }
   const paymentId = newUuid();
   if (input.subscription_id === undefined) return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
   const subscriptionId = input.subscription_id;
-  return retryOnLostRace(async () => {
-    let payment: Payment | undefined;
-    await changeSubscriptionWith(
-      runtime,
-      principal,
-      subscriptionId,
-      (subscription, plan) => {
-        if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
-        const now = isoTime(runtime.clock.nowMs());
-        payment = newPayment({
-          id: paymentId,
-          subscription,
-          ...priceOf(input, plan),
-          status: input.status,
-          provider,
-          providerPaymentId: input.provider_payment_id ?? null,
-          billingReason: billingReasonFor(input.billing_reason, subscription),
-          nowIso: now,
-        });
-        const trigger = paymentTrigger(payment, subscription);
-        return trigger ? { trigger } : null;
-      },
-      (tx, change) => writeNewPayment(tx, principal.teamId, payment!, change),
-    );
-    return payment!;
-  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) });
+  return retryOnLostRace(
+    async () => {
+      let payment: Payment | undefined;
+      await changeSubscriptionWith(
+        runtime,
+        principal,
+        subscriptionId,
+        (subscription, plan) => {
+          if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
+          const now = isoTime(runtime.clock.nowMs());
+          payment = newPayment({
+            id: paymentId,
+            subscription,
+            ...priceOf(input, plan),
+            status: input.status,
+            provider,
+            providerPaymentId: input.provider_payment_id ?? null,
+            billingReason: billingReasonFor(input.billing_reason, subscription),
+            nowIso: now,
+          });
+          const trigger = paymentTrigger(payment, subscription);
+          return trigger ? { trigger } : null;
+        },
+        (tx, change) => writeNewPayment(tx, principal.teamId, payment!, change),
+      );
+      return payment!;
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) },
+  );
 }
 
 /** The first payment of a new subscription billed through `provider` (see {@link recordPayment}). */
@@ -157,12 +167,16 @@ async function recordFirstPayment(runtime: UnitOfWorkRuntime, principal: Princip
   const errors: FieldError[] = [];
   if (input.subscriber_id === undefined) errors.push({ path: 'subscriber_id', message: 'is required with plan_id' });
   if (input.plan_id === undefined) errors.push({ path: 'plan_id', message: 'is required with subscriber_id' });
-  if (input.billing_reason !== undefined && input.billing_reason !== 'subscription_create') errors.push({ path: 'billing_reason', message: 'must be subscription_create (or omitted) for a new subscription' });
+  if (input.billing_reason !== undefined && input.billing_reason !== 'subscription_create')
+    errors.push({ path: 'billing_reason', message: 'must be subscription_create (or omitted) for a new subscription' });
   if (errors.length) throw invalid('A new subscription\u2019s first payment needs subscriber_id and plan_id, and its billing reason is subscription_create.', errors);
   requireAbility(principal, 'project-subscription:create');
   const plan = await getPlan(runtime.store, principal, input.plan_id!);
   if (plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
-  if (plan.amount === 0) throw invalid(`Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`, [{ path: 'plan_id', message: 'must be a priced plan' }]);
+  if (plan.amount === 0)
+    throw invalid(`Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`, [
+      { path: 'plan_id', message: 'must be a priced plan' },
+    ]);
   const price = priceOf(input, plan);
   let payment: Payment | undefined;
   await createSubscription(

@@ -39,21 +39,23 @@ const MAX_PAYMENT_AMOUNT = 100_000_000_000;
 const Amount = z.number().check(z.int(), z.positive(), z.lte(MAX_PAYMENT_AMOUNT));
 
 /** A subscriber's payment, as the API returns it and `payment.*` events carry it (DESIGN D16). */
-export const Payment = z.object({
-  id: Uuid,
-  project_id: Uuid,
-  subscriber_id: Uuid,
-  subscription_id: Uuid,
-  amount: z.number().check(z.int(), z.positive(), z.describe('In the minor unit (e.g. cents).')),
-  amount_refunded: z.number().check(z.int(), z.nonnegative(), z.describe('Refunded so far, in the minor unit.')),
-  currency: Currency,
-  status: z.enum(PAYMENT_STATUSES).check(z.describe('refunded = in full; a partial refund stays succeeded.')),
-  provider: z.enum(PAYMENT_PROVIDER_VALUES),
-  provider_payment_id: z.nullable(z.string()).check(z.describe('The provider\u2019s id (manual: your reference), or null.')),
-  billing_reason: z.enum(BILLING_REASONS),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).register(z.globalRegistry, { id: 'Payment' });
+export const Payment = z
+  .object({
+    id: Uuid,
+    project_id: Uuid,
+    subscriber_id: Uuid,
+    subscription_id: Uuid,
+    amount: z.number().check(z.int(), z.positive(), z.describe('In the minor unit (e.g. cents).')),
+    amount_refunded: z.number().check(z.int(), z.nonnegative(), z.describe('Refunded so far, in the minor unit.')),
+    currency: Currency,
+    status: z.enum(PAYMENT_STATUSES).check(z.describe('refunded = in full; a partial refund stays succeeded.')),
+    provider: z.enum(PAYMENT_PROVIDER_VALUES),
+    provider_payment_id: z.nullable(z.string()).check(z.describe('The provider\u2019s id (manual: your reference), or null.')),
+    billing_reason: z.enum(BILLING_REASONS),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'Payment' });
 /** A payment (see {@link Payment}). */
 export type Payment = z.infer<typeof Payment>;
 
@@ -73,32 +75,38 @@ export const PaymentProjectParams = z.strictObject({ project_id: Uuid.check(z.de
  * `incomplete` for a failed one, `active` for a succeeded one (D15's "(new)" row). Exactly one of the two
  * forms.
  */
-export const RecordPaymentRequest = z.strictObject({
-  subscription_id: z.optional(Uuid).check(z.describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.')),
-  subscriber_id: z.optional(Uuid).check(z.describe('With plan_id: the subscriber of a new subscription.')),
-  plan_id: z.optional(Uuid).check(z.describe('With subscriber_id: the priced plan of a new subscription.')),
-  status: z.enum(RECORDABLE_PAYMENT_STATUSES).check(z.describe('pending is settled later (POST /v1/payments/{id}).')),
-  amount: z.optional(Amount).check(z.describe('In the minor unit. Default: the plan\u2019s price.')),
-  currency: z.optional(Currency).check(z.describe('The plan\u2019s currency (the default).')),
-  billing_reason: z.optional(z.enum(BILLING_REASONS)).check(z.describe('Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.')),
-  provider_payment_id: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))).check(z.describe('Your reference (e.g. of the bank transfer).')),
-}).register(z.globalRegistry, { id: 'RecordPaymentRequest' });
+export const RecordPaymentRequest = z
+  .strictObject({
+    subscription_id: z.optional(Uuid).check(z.describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.')),
+    subscriber_id: z.optional(Uuid).check(z.describe('With plan_id: the subscriber of a new subscription.')),
+    plan_id: z.optional(Uuid).check(z.describe('With subscriber_id: the priced plan of a new subscription.')),
+    status: z.enum(RECORDABLE_PAYMENT_STATUSES).check(z.describe('pending is settled later (POST /v1/payments/{id}).')),
+    amount: z.optional(Amount).check(z.describe('In the minor unit. Default: the plan\u2019s price.')),
+    currency: z.optional(Currency).check(z.describe('The plan\u2019s currency (the default).')),
+    billing_reason: z.optional(z.enum(BILLING_REASONS)).check(z.describe('Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.')),
+    provider_payment_id: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))).check(z.describe('Your reference (e.g. of the bank transfer).')),
+  })
+  .register(z.globalRegistry, { id: 'RecordPaymentRequest' });
 /** A validated payment record (see {@link RecordPaymentRequest}). */
 export type RecordPaymentRequest = z.infer<typeof RecordPaymentRequest>;
 
 /** Body of `POST /v1/payments/{id}`: settles a pending payment (DESIGN D16). */
-export const SettlePaymentRequest = z.strictObject({
-  status: z.enum(SETTLED_PAYMENT_STATUSES).check(z.describe('The outcome of the pending payment.')),
-}).register(z.globalRegistry, { id: 'SettlePaymentRequest' });
+export const SettlePaymentRequest = z
+  .strictObject({
+    status: z.enum(SETTLED_PAYMENT_STATUSES).check(z.describe('The outcome of the pending payment.')),
+  })
+  .register(z.globalRegistry, { id: 'SettlePaymentRequest' });
 /** A validated settlement (see {@link SettlePaymentRequest}). */
 export type SettlePaymentRequest = z.infer<typeof SettlePaymentRequest>;
 
 /** Body of `POST /v1/payments/{id}/refund` (and the `refund_payment` arguments besides `id`). */
-export const RefundPaymentRequest = z.strictObject({
-  amount: z.optional(Amount).check(z.describe('In the minor unit. Default: all that is left to refund.')),
-  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))).check(z.describe('Carried by payment.refunded (and the cancellation).')),
-  cancel: z.optional(z.boolean()).check(z.describe('true also cancels the subscription at once.')),
-}).register(z.globalRegistry, { id: 'RefundPaymentRequest' });
+export const RefundPaymentRequest = z
+  .strictObject({
+    amount: z.optional(Amount).check(z.describe('In the minor unit. Default: all that is left to refund.')),
+    reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))).check(z.describe('Carried by payment.refunded (and the cancellation).')),
+    cancel: z.optional(z.boolean()).check(z.describe('true also cancels the subscription at once.')),
+  })
+  .register(z.globalRegistry, { id: 'RefundPaymentRequest' });
 /** A validated refund (see {@link RefundPaymentRequest}). */
 export type RefundPaymentRequest = z.infer<typeof RefundPaymentRequest>;
 
@@ -114,9 +122,11 @@ export const ListPaymentsQuery = z.extend(ListQuery, {
 export type ListPaymentsQuery = z.infer<typeof ListPaymentsQuery>;
 
 /** A refund as the `payment.refunded` event carries it: this refund's amount (minor units) and reason. */
-export const PaymentRefund = z.object({
-  amount: z.number().check(z.int(), z.positive(), z.describe('In the minor unit.')),
-  reason: z.nullable(z.string()),
-}).register(z.globalRegistry, { id: 'PaymentRefund' });
+export const PaymentRefund = z
+  .object({
+    amount: z.number().check(z.int(), z.positive(), z.describe('In the minor unit.')),
+    reason: z.nullable(z.string()),
+  })
+  .register(z.globalRegistry, { id: 'PaymentRefund' });
 /** A refund (see {@link PaymentRefund}). */
 export type PaymentRefund = z.infer<typeof PaymentRefund>;

@@ -310,7 +310,13 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
         tx.put(
           // No last applied event yet: Stripe creates the first invoice's events BEFORE the session completes,
           // so they must still apply after the creation (the creation orders nothing).
-          { ...keys.providerSubscription(teamId, projectId, STRIPE, stripeSubscriptionId), entity: entity.providerSubscription, team_id: teamId, project_id: projectId, subscription_id: subscription.id },
+          {
+            ...keys.providerSubscription(teamId, projectId, STRIPE, stripeSubscriptionId),
+            entity: entity.providerSubscription,
+            team_id: teamId,
+            project_id: projectId,
+            subscription_id: subscription.id,
+          },
           { condition: 'attribute_not_exists(pk)' },
         );
       }
@@ -474,7 +480,8 @@ export function stripeSubscriptionDecision(stripeSubscription: Stripe.Subscripti
 async function subscriptionChanged(context: EventContext, stripeSubscription: Stripe.Subscription, deleted: boolean): Promise<StripeEventOutcome> {
   const link = await linkOf(context, stripeSubscription.id);
   if (!link) return ignored(`Stripe subscription ${stripeSubscription.id} is not linked to a subscription of this project`);
-  if (!isFresh(context, link, 'subscription')) return ignored(`older (created ${context.created}) than the last customer.subscription event applied to subscription ${link.subscriptionId} (${link.lastApplied.subscription})`);
+  if (!isFresh(context, link, 'subscription'))
+    return ignored(`older (created ${context.created}) than the last customer.subscription event applied to subscription ${link.subscriptionId} (${link.lastApplied.subscription})`);
   const priceIds = stripeSubscription.items.data.map((item) => item.price.id);
   const targetPlan = deleted ? null : await planOf(context, stripeSubscription.metadata, priceIds);
   let skipped: string | null = null;
@@ -506,7 +513,13 @@ async function chargeRefunded(context: EventContext, charge: Stripe.Charge): Pro
   const paymentIntentId = idOf(charge.payment_intent);
   if (!paymentIntentId) return ignored('the charge has no PaymentIntent');
   const reason = charge.refunds?.data.find((refund) => refund.reason)?.reason ?? null;
-  const outcome = await recordProviderRefund(context.runtime, context.principal, { projectId: context.projectId, provider: STRIPE, providerPaymentId: paymentIntentId }, charge.amount_refunded, reason);
+  const outcome = await recordProviderRefund(
+    context.runtime,
+    context.principal,
+    { projectId: context.projectId, provider: STRIPE, providerPaymentId: paymentIntentId },
+    charge.amount_refunded,
+    reason,
+  );
   if (!outcome) return ignored(`no payment of this project has PaymentIntent ${paymentIntentId}`);
   if (!outcome.changed) return ignored(`payment ${outcome.payment.id} has its refund recorded already`);
   return applied;

@@ -68,7 +68,14 @@ export function writePaymentUpdate(tx: Transaction, teamId: string, item: Stored
  */
 export function addProviderPaymentRef(tx: Transaction, teamId: string, payment: Payment, provider: PaymentProvider, providerPaymentId: string): void {
   tx.put(
-    { ...keys.providerPayment(teamId, payment.project_id, provider, providerPaymentId), entity: entity.providerPayment, team_id: teamId, project_id: payment.project_id, payment_id: payment.id, subscription_id: payment.subscription_id },
+    {
+      ...keys.providerPayment(teamId, payment.project_id, provider, providerPaymentId),
+      entity: entity.providerPayment,
+      team_id: teamId,
+      project_id: payment.project_id,
+      payment_id: payment.id,
+      subscription_id: payment.subscription_id,
+    },
     { condition: 'attribute_not_exists(pk)' },
   );
 }

@@ -29,7 +29,6 @@ export async function updatePlan(runtime: SyncRuntime, principal: Principal, pla
   return changePlan(runtime, principal, planId, options, (plan, project, item, nowIso) => decidePlanUpdate(plan, project, liveSubscriptionsOf(item), input, nowIso, NO_LIVE_SUBSCRIPTIONS));
 }
 
-
 /**
  * Sets a plan's status (`POST /v1/plans/{id}/activate|deactivate`) and emits `plan.activated` /
  * `plan.deactivated`. Errors: NOT_FOUND; CONFLICT (already in that status, or activating in an
@@ -51,35 +50,38 @@ async function changePlan(
   options: SyncOptions,
   decide: (plan: Plan, project: Project, item: StoredPlan, nowIso: string) => PlanChange | null,
 ): Promise<Plan> {
-  const written = await retryOnLostRace(async () => {
-    const item = await loadPlan(runtime.store, principal, planId);
-    const plan = toPlan(item);
-    const project = await projectOfPlan(runtime.store, principal.teamId, plan);
-    const nowIso = isoTime(runtime.clock.nowMs());
-    const change = decide(plan, project, item, nowIso);
-    if (!change) return { next: plan, sync: null };
-    const next: Plan = { ...change.next, updated_at: nowIso };
-    const revision = revisionCondition(item);
-    const fields = Object.keys(next).filter((field) => field !== 'id' && field !== 'project_id' && field !== 'created_at') as (keyof Plan)[];
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ...revision.values, ...(change.condition?.values ?? {}), ':revision': Number(item.revision ?? 0) + 1 };
-    const sets = fields.map((field) => {
-      names[`#${field}`] = field;
-      values[`:${field}`] = next[field];
-      return `#${field} = :${field}`;
-    });
-    await unitOfWork(runtime, principal.teamId, (tx) => {
-      tx.update(keys.plan(principal.teamId, planId), {
-        expression: `SET ${sets.join(', ')}, revision = :revision`,
-        condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression].filter(Boolean).join(' AND '),
-        names,
-        values,
+  const written = await retryOnLostRace(
+    async () => {
+      const item = await loadPlan(runtime.store, principal, planId);
+      const plan = toPlan(item);
+      const project = await projectOfPlan(runtime.store, principal.teamId, plan);
+      const nowIso = isoTime(runtime.clock.nowMs());
+      const change = decide(plan, project, item, nowIso);
+      if (!change) return { next: plan, sync: null };
+      const next: Plan = { ...change.next, updated_at: nowIso };
+      const revision = revisionCondition(item);
+      const fields = Object.keys(next).filter((field) => field !== 'id' && field !== 'project_id' && field !== 'created_at') as (keyof Plan)[];
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ...revision.values, ...(change.condition?.values ?? {}), ':revision': Number(item.revision ?? 0) + 1 };
+      const sets = fields.map((field) => {
+        names[`#${field}`] = field;
+        values[`:${field}`] = next[field];
+        return `#${field} = :${field}`;
       });
-      for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
-    });
-    const provider = change.sync ? project.payment_provider?.provider : undefined;
-    return { next, sync: provider ? { stored: { ...item, ...next, revision: Number(item.revision ?? 0) + 1 }, provider } : null };
-  }, { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`) });
+      await unitOfWork(runtime, principal.teamId, (tx) => {
+        tx.update(keys.plan(principal.teamId, planId), {
+          expression: `SET ${sets.join(', ')}, revision = :revision`,
+          condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression].filter(Boolean).join(' AND '),
+          names,
+          values,
+        });
+        for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
+      });
+      const provider = change.sync ? project.payment_provider?.provider : undefined;
+      return { next, sync: provider ? { stored: { ...item, ...next, revision: Number(item.revision ?? 0) + 1 }, provider } : null };
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`) },
+  );
   if (!written.sync) return written.next;
   return syncAfterWrite(runtime, principal.teamId, written.sync.stored, written.sync.provider, options);
 }
@@ -90,18 +92,21 @@ async function changePlan(
  * CONFLICT (live subscriptions — checked in the transaction too).
  */
 export async function deletePlan(runtime: UnitOfWorkRuntime, principal: Principal, planId: string): Promise<{ id: string; deleted: true }> {
-  return retryOnLostRace(async () => {
-    const item = await loadPlan(runtime.store, principal, planId);
-    const live = liveSubscriptionsOf(item);
-    if (live > 0) throw new ProblemError('CONFLICT', `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`);
-    const revision = revisionCondition(item);
-    return await unitOfWork(runtime, principal.teamId, (tx) => {
-      tx.delete(keys.plan(principal.teamId, planId), {
-        condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
-        values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
+  return retryOnLostRace(
+    async () => {
+      const item = await loadPlan(runtime.store, principal, planId);
+      const live = liveSubscriptionsOf(item);
+      if (live > 0) throw new ProblemError('CONFLICT', `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`);
+      const revision = revisionCondition(item);
+      return await unitOfWork(runtime, principal.teamId, (tx) => {
+        tx.delete(keys.plan(principal.teamId, planId), {
+          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
+          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
+        });
+        tx.update(keys.project(principal.teamId, item.project_id as string), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
+        return { id: planId, deleted: true as const };
       });
-      tx.update(keys.project(principal.teamId, item.project_id as string), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
-      return { id: planId, deleted: true as const };
-    });
-  }, { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while it was being deleted; retry.`) });
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while it was being deleted; retry.`) },
+  );
 }

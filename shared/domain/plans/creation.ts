@@ -23,51 +23,55 @@ import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 export async function createPlan(runtime: SyncRuntime, principal: Principal, projectId: string, input: CreatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
   const terms = resolveTerms(input);
   const planId = newUuid();
-  const { project, plan, stored } = await retryOnLostRace(async () => {
-    const projectItem = await loadProject(runtime.store, principal, projectId);
-    const project = toProject(projectItem);
-    if (project.status === 'archived') throw archivedConflict(project, 'creating a plan');
-    if (planIdsOf(projectItem).length >= MAX_PLANS_PER_PROJECT) throw new ProblemError('CONFLICT', `Project ${projectId} already has ${MAX_PLANS_PER_PROJECT} plans, the most it can; delete or reuse one.`);
-    const now = isoTime(runtime.clock.nowMs());
-    const plan: Plan = {
-      id: planId,
-      project_id: projectId,
-      name: input.name,
-      description: input.description ?? null,
-      ...terms,
-      status: input.status ?? 'active',
-      price_version: 1,
-      price_history: [priceVersionOf(1, terms, now)],
-      sync_status: project.payment_provider ? 'pending' : 'not_synced',
-      payment_provider: null,
-      provider_product_id: null,
-      provider_price_id: null,
-      synced_at: null,
-      sync_error: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const stored: StoredPlan = {
-      ...keys.plan(principal.teamId, planId),
-      entity: entity.plan,
-      team_id: principal.teamId,
-      [secondaryIndex.partitionKey]: keys.projectPlansIndex(principal.teamId, projectId),
-      [secondaryIndex.sortKey]: keys.projectPlansIndexSortKey(now, planId),
-      ...plan,
-      revision: 1,
-    };
-    await unitOfWork(runtime, principal.teamId, (tx) => {
-      tx.put(stored, { condition: 'attribute_not_exists(pk)' });
-      tx.update(keys.project(principal.teamId, projectId), {
-        expression: 'ADD plan_ids :plan_id',
-        condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
-        names: { '#status': 'status' },
-        values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': MAX_PLANS_PER_PROJECT },
+  const { project, plan, stored } = await retryOnLostRace(
+    async () => {
+      const projectItem = await loadProject(runtime.store, principal, projectId);
+      const project = toProject(projectItem);
+      if (project.status === 'archived') throw archivedConflict(project, 'creating a plan');
+      if (planIdsOf(projectItem).length >= MAX_PLANS_PER_PROJECT)
+        throw new ProblemError('CONFLICT', `Project ${projectId} already has ${MAX_PLANS_PER_PROJECT} plans, the most it can; delete or reuse one.`);
+      const now = isoTime(runtime.clock.nowMs());
+      const plan: Plan = {
+        id: planId,
+        project_id: projectId,
+        name: input.name,
+        description: input.description ?? null,
+        ...terms,
+        status: input.status ?? 'active',
+        price_version: 1,
+        price_history: [priceVersionOf(1, terms, now)],
+        sync_status: project.payment_provider ? 'pending' : 'not_synced',
+        payment_provider: null,
+        provider_product_id: null,
+        provider_price_id: null,
+        synced_at: null,
+        sync_error: null,
+        created_at: now,
+        updated_at: now,
+      };
+      const stored: StoredPlan = {
+        ...keys.plan(principal.teamId, planId),
+        entity: entity.plan,
+        team_id: principal.teamId,
+        [secondaryIndex.partitionKey]: keys.projectPlansIndex(principal.teamId, projectId),
+        [secondaryIndex.sortKey]: keys.projectPlansIndexSortKey(now, planId),
+        ...plan,
+        revision: 1,
+      };
+      await unitOfWork(runtime, principal.teamId, (tx) => {
+        tx.put(stored, { condition: 'attribute_not_exists(pk)' });
+        tx.update(keys.project(principal.teamId, projectId), {
+          expression: 'ADD plan_ids :plan_id',
+          condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
+          names: { '#status': 'status' },
+          values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': MAX_PLANS_PER_PROJECT },
+        });
+        tx.emit({ type: 'plan.created', projectId, data: { plan } });
       });
-      tx.emit({ type: 'plan.created', projectId, data: { plan } });
-    });
-    return { project, plan, stored };
-  }, { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`) });
+      return { project, plan, stored };
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`) },
+  );
   if (!project.payment_provider) return plan;
   return syncAfterWrite(runtime, principal.teamId, stored, project.payment_provider.provider, options);
 }

@@ -9,7 +9,6 @@ import { MAX_INTERVAL_COUNT, MAX_PRICE_VERSIONS, type Plan, type PlanInterval, t
  * commits conditional on the revision read, again on a lost race.
  */
 
-
 /** A plan's price and billing terms (the fields a price version holds) plus its trial. */
 export interface Terms {
   amount: number;
@@ -55,7 +54,14 @@ export function resolveTerms(requested: Partial<Omit<Terms, 'access_days'>> & { 
   return terms;
 }
 
-const termsOf = (plan: Plan): Terms => ({ amount: plan.amount, currency: plan.currency, interval: plan.interval, interval_count: plan.interval_count, access_days: plan.access_days, trial_days: plan.trial_days });
+const termsOf = (plan: Plan): Terms => ({
+  amount: plan.amount,
+  currency: plan.currency,
+  interval: plan.interval,
+  interval_count: plan.interval_count,
+  access_days: plan.access_days,
+  trial_days: plan.trial_days,
+});
 export const priceVersionOf = (version: number, terms: Terms, effectiveFrom: string): PlanPriceVersion => ({
   version,
   amount: terms.amount,

@@ -54,8 +54,7 @@ export const plansModule = defineModule({
     }),
     updatePlan: defineOperation({
       id: 'updatePlan',
-      summary:
-        'Change a plan’s name, description, price, trial or status (emits plan.updated, plan.activated or plan.deactivated); a price change on a plan with subscriptions adds a price version.',
+      summary: 'Change a plan’s name, description, price, trial or status (emits plan.updated, plan.activated or plan.deactivated); a price change on a plan with subscriptions adds a price version.',
       tag: 'Plans',
       ability: 'project-subscription-plan:update',
       teamWide: false,

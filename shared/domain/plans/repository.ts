@@ -112,4 +112,3 @@ export async function listPlans(store: Store, principal: Principal, projectId: s
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return { data: result.items.map(toPlan), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
-

@@ -39,42 +39,46 @@ export const MAX_PLANS_PER_PROJECT = 40;
 export const MAX_PRICE_VERSIONS = 100;
 
 /** One price version of a plan: the billing terms a subscription keeps until its renewal. */
-export const PlanPriceVersion = z.object({
-  version: z.number().check(z.int(), z.positive(), z.describe('1 for the first price; each price change on a plan with subscriptions adds one.')),
-  amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
-  currency: Currency,
-  interval: z.enum(PLAN_INTERVALS),
-  interval_count: z.number().check(z.int(), z.positive()),
-  access_days: z.nullable(z.number().check(z.int(), z.positive())),
-  effective_from: Timestamp.check(z.describe('When this version became the plan\u2019s price.')),
-}).register(z.globalRegistry, { id: 'PlanPriceVersion' });
+export const PlanPriceVersion = z
+  .object({
+    version: z.number().check(z.int(), z.positive(), z.describe('1 for the first price; each price change on a plan with subscriptions adds one.')),
+    amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
+    currency: Currency,
+    interval: z.enum(PLAN_INTERVALS),
+    interval_count: z.number().check(z.int(), z.positive()),
+    access_days: z.nullable(z.number().check(z.int(), z.positive())),
+    effective_from: Timestamp.check(z.describe('When this version became the plan\u2019s price.')),
+  })
+  .register(z.globalRegistry, { id: 'PlanPriceVersion' });
 /** A price version (see {@link PlanPriceVersion}). */
 export type PlanPriceVersion = z.infer<typeof PlanPriceVersion>;
 
 /** A subscription plan, as the API returns it and events carry it. */
-export const Plan = z.object({
-  id: Uuid,
-  project_id: Uuid,
-  name: z.string(),
-  description: z.nullable(z.string()),
-  amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
-  currency: Currency,
-  interval: z.enum(PLAN_INTERVALS).check(z.describe('Billing interval; `one_time` is a single payment for `access_days` of access.')),
-  interval_count: z.number().check(z.int(), z.positive(), z.describe('Intervals per billing period (1 for one_time).')),
-  access_days: z.nullable(z.number().check(z.int(), z.positive())).check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
-  trial_days: z.number().check(z.int(), z.nonnegative(), z.describe('Free trial length in days (0: none).')),
-  status: z.enum(PLAN_STATUSES).check(z.describe('`active`: open to new subscriptions; `inactive`: closed.')),
-  price_version: z.number().check(z.int(), z.positive(), z.describe('The current price version (see price_history).')),
-  price_history: z.array(PlanPriceVersion).check(z.describe('Every price version still on record, oldest first; the last is the current price.')),
-  sync_status: z.enum(PLAN_SYNC_STATUSES).check(z.describe('Where the plan stands with the payment provider.')),
-  payment_provider: z.nullable(z.enum(PAYMENT_PROVIDER_VALUES)).check(z.describe('The provider of the last sync, or null.')),
-  provider_product_id: z.nullable(z.string()).check(z.describe('The product id in the provider\u2019s catalogue, after a sync.')),
-  provider_price_id: z.nullable(z.string()).check(z.describe('The current price\u2019s id in the provider\u2019s catalogue, after a sync.')),
-  synced_at: z.nullable(Timestamp).check(z.describe('When the last successful sync finished.')),
-  sync_error: z.nullable(z.string()).check(z.describe('Why the last sync failed; null after a success.')),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).register(z.globalRegistry, { id: 'Plan' });
+export const Plan = z
+  .object({
+    id: Uuid,
+    project_id: Uuid,
+    name: z.string(),
+    description: z.nullable(z.string()),
+    amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
+    currency: Currency,
+    interval: z.enum(PLAN_INTERVALS).check(z.describe('Billing interval; `one_time` is a single payment for `access_days` of access.')),
+    interval_count: z.number().check(z.int(), z.positive(), z.describe('Intervals per billing period (1 for one_time).')),
+    access_days: z.nullable(z.number().check(z.int(), z.positive())).check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
+    trial_days: z.number().check(z.int(), z.nonnegative(), z.describe('Free trial length in days (0: none).')),
+    status: z.enum(PLAN_STATUSES).check(z.describe('`active`: open to new subscriptions; `inactive`: closed.')),
+    price_version: z.number().check(z.int(), z.positive(), z.describe('The current price version (see price_history).')),
+    price_history: z.array(PlanPriceVersion).check(z.describe('Every price version still on record, oldest first; the last is the current price.')),
+    sync_status: z.enum(PLAN_SYNC_STATUSES).check(z.describe('Where the plan stands with the payment provider.')),
+    payment_provider: z.nullable(z.enum(PAYMENT_PROVIDER_VALUES)).check(z.describe('The provider of the last sync, or null.')),
+    provider_product_id: z.nullable(z.string()).check(z.describe('The product id in the provider\u2019s catalogue, after a sync.')),
+    provider_price_id: z.nullable(z.string()).check(z.describe('The current price\u2019s id in the provider\u2019s catalogue, after a sync.')),
+    synced_at: z.nullable(Timestamp).check(z.describe('When the last successful sync finished.')),
+    sync_error: z.nullable(z.string()).check(z.describe('Why the last sync failed; null after a success.')),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'Plan' });
 /** A plan (see {@link Plan}). */
 export type Plan = z.infer<typeof Plan>;
 
@@ -100,17 +104,19 @@ const TrialDays = z.number().check(z.int(), z.gte(0), z.lte(MAX_TRIAL_DAYS));
  * `access_days` and takes no trial; recurring plans take no `access_days`; `interval_count` at most
  * 52 weeks, 12 months or 1 year.
  */
-export const CreatePlanRequest = z.strictObject({
-  name: PlanName.check(z.describe('Plan name, 1 to 100 characters.')),
-  description: z.optional(PlanDescription).check(z.describe('Optional description, up to 1000 characters.')),
-  amount: Amount.check(z.describe(`Price in the currency\u2019s minor unit (e.g. cents), 0 to ${MAX_PLAN_AMOUNT}.`)),
-  currency: Currency.check(z.describe('ISO 4217 currency code, upper case (e.g. USD).')),
-  interval: z.enum(PLAN_INTERVALS).check(z.describe('Billing interval: week, month, year, or one_time (a single payment for access_days).')),
-  interval_count: z.optional(IntervalCount).check(z.describe('Intervals per billing period (default 1): at most 52 weeks, 12 months or 1 year; 1 for one_time.')),
-  access_days: z.optional(AccessDays).check(z.describe(`Days of access of a one_time plan, 1 to ${MAX_ACCESS_DAYS} (required for one_time; not allowed otherwise).`)),
-  trial_days: z.optional(TrialDays).check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
-  status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active (default) opens the plan to new subscriptions; inactive creates it closed.')),
-}).register(z.globalRegistry, { id: 'CreatePlanRequest' });
+export const CreatePlanRequest = z
+  .strictObject({
+    name: PlanName.check(z.describe('Plan name, 1 to 100 characters.')),
+    description: z.optional(PlanDescription).check(z.describe('Optional description, up to 1000 characters.')),
+    amount: Amount.check(z.describe(`Price in the currency\u2019s minor unit (e.g. cents), 0 to ${MAX_PLAN_AMOUNT}.`)),
+    currency: Currency.check(z.describe('ISO 4217 currency code, upper case (e.g. USD).')),
+    interval: z.enum(PLAN_INTERVALS).check(z.describe('Billing interval: week, month, year, or one_time (a single payment for access_days).')),
+    interval_count: z.optional(IntervalCount).check(z.describe('Intervals per billing period (default 1): at most 52 weeks, 12 months or 1 year; 1 for one_time.')),
+    access_days: z.optional(AccessDays).check(z.describe(`Days of access of a one_time plan, 1 to ${MAX_ACCESS_DAYS} (required for one_time; not allowed otherwise).`)),
+    trial_days: z.optional(TrialDays).check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
+    status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active (default) opens the plan to new subscriptions; inactive creates it closed.')),
+  })
+  .register(z.globalRegistry, { id: 'CreatePlanRequest' });
 /** A validated plan creation (see {@link CreatePlanRequest}). */
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
@@ -119,17 +125,19 @@ export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
  * (`amount`, `currency`, `interval`, `interval_count`, `access_days`) on a plan with subscriptions adds
  * a price version; `status` activates or deactivates it.
  */
-export const UpdatePlanRequest = z.strictObject({
-  name: z.optional(PlanName).check(z.describe('New name, 1 to 100 characters.')),
-  description: z.optional(z.nullable(PlanDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
-  amount: z.optional(Amount).check(z.describe('New price in the minor unit; on a plan with subscriptions this adds a price version.')),
-  currency: z.optional(Currency).check(z.describe('New ISO 4217 currency code, upper case.')),
-  interval: z.optional(z.enum(PLAN_INTERVALS)).check(z.describe('New billing interval.')),
-  interval_count: z.optional(IntervalCount).check(z.describe('New number of intervals per billing period.')),
-  access_days: z.optional(z.nullable(AccessDays)).check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
-  trial_days: z.optional(TrialDays).check(z.describe('New free trial length in days.')),
-  status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active opens the plan to new subscriptions, inactive closes it (same as activate / deactivate).')),
-}).register(z.globalRegistry, { id: 'UpdatePlanRequest' });
+export const UpdatePlanRequest = z
+  .strictObject({
+    name: z.optional(PlanName).check(z.describe('New name, 1 to 100 characters.')),
+    description: z.optional(z.nullable(PlanDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
+    amount: z.optional(Amount).check(z.describe('New price in the minor unit; on a plan with subscriptions this adds a price version.')),
+    currency: z.optional(Currency).check(z.describe('New ISO 4217 currency code, upper case.')),
+    interval: z.optional(z.enum(PLAN_INTERVALS)).check(z.describe('New billing interval.')),
+    interval_count: z.optional(IntervalCount).check(z.describe('New number of intervals per billing period.')),
+    access_days: z.optional(z.nullable(AccessDays)).check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
+    trial_days: z.optional(TrialDays).check(z.describe('New free trial length in days.')),
+    status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active opens the plan to new subscriptions, inactive closes it (same as activate / deactivate).')),
+  })
+  .register(z.globalRegistry, { id: 'UpdatePlanRequest' });
 /** A validated plan update (see {@link UpdatePlanRequest}). */
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

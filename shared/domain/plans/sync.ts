@@ -20,7 +20,6 @@ import type { Plan } from './schema.js';
  * did not change meanwhile (a later change syncs again).
  */
 
-
 /** Options of the use cases that may call a payment provider. */
 export interface SyncOptions {
   /**
@@ -88,7 +87,11 @@ async function performSync(runtime: SyncRuntime, teamId: string, item: StoredPla
         },
       });
       if (result.ok) {
-        tx.emit({ type: 'plan.synced', projectId: plan.project_id, data: { plan: next, payment_provider: provider, provider_product_id: result.provider_product_id, provider_price_id: result.provider_price_id } });
+        tx.emit({
+          type: 'plan.synced',
+          projectId: plan.project_id,
+          data: { plan: next, payment_provider: provider, provider_product_id: result.provider_product_id, provider_price_id: result.provider_price_id },
+        });
       } else {
         tx.emit({ type: 'plan.sync_failed', projectId: plan.project_id, data: { plan: next, payment_provider: provider, reason: result.reason, code: result.code ?? null } });
       }
@@ -142,4 +145,3 @@ async function callProvider(runtime: SyncRuntime, plan: Plan, teamId: string, pr
     (result) => !result.ok && result.retryable,
   );
 }
-

@@ -85,7 +85,9 @@ export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime
   });
   const previousToken = previous?.secrets.bot_token;
   if (previousToken && previous.description.public.platform_bot_id !== botId) {
-    await deleteTelegramWebhook(settings, previousToken).catch((error) => logger.warn('the replaced bot\u2019s webhook was not removed', { project_id: projectId, error: error instanceof Error ? error.message : 'unknown' }));
+    await deleteTelegramWebhook(settings, previousToken).catch((error) =>
+      logger.warn('the replaced bot\u2019s webhook was not removed', { project_id: projectId, error: error instanceof Error ? error.message : 'unknown' }),
+    );
   }
   return project;
 }
@@ -123,4 +125,3 @@ export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRunt
     };
   });
 }
-

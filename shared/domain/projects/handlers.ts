@@ -26,8 +26,7 @@ export const listProjects: OperationHandler<Operations['listProjects']> = async 
 export const getProject: OperationHandler<Operations['getProject']> = async (input, { runtime, principal }) => read(runtime.store, principal, input.project_id);
 
 /** `POST /v1/projects/{project_id}` / `update_project`. */
-export const updateProject: OperationHandler<Operations['updateProject']> = async ({ project_id, ...changes }, { runtime, principal }) =>
-  update(runtime, principal, project_id, changes);
+export const updateProject: OperationHandler<Operations['updateProject']> = async ({ project_id, ...changes }, { runtime, principal }) => update(runtime, principal, project_id, changes);
 
 /** `POST /v1/projects/{project_id}/archive`. */
 export const archiveProject: OperationHandler<Operations['archiveProject']> = async (input, { runtime, principal }) => archive(runtime, principal, input.project_id);
@@ -39,8 +38,7 @@ export const unarchiveProject: OperationHandler<Operations['unarchiveProject']> 
 export const deleteProject: OperationHandler<Operations['deleteProject']> = async (input, { runtime, principal }) => remove(runtime, principal, input.project_id);
 
 /** `PUT /v1/projects/{project_id}/bot`. */
-export const connectProjectBot: OperationHandler<Operations['connectProjectBot']> = async ({ project_id, token }, { runtime, principal }) =>
-  connectBot(runtime, principal, project_id, { token });
+export const connectProjectBot: OperationHandler<Operations['connectProjectBot']> = async ({ project_id, token }, { runtime, principal }) => connectBot(runtime, principal, project_id, { token });
 
 /** `DELETE /v1/projects/{project_id}/bot`. */
 export const disconnectProjectBot: OperationHandler<Operations['disconnectProjectBot']> = async (input, { runtime, principal }) => disconnectBot(runtime, principal, input.project_id);

@@ -30,7 +30,11 @@ function requireProviderFields(input: ConnectPaymentProviderRequest): void {
   if (input.provider === 'stripe') {
     for (const field of STRIPE_FIELDS) if (input[field] === undefined) errors.push({ path: field, message: 'is required to connect stripe' });
     if (errors.length) {
-      throw new ProblemError('VALIDATION_FAILED', 'Connecting stripe needs secret_key (a restricted key rk_... or secret key sk_...) and webhook_secret (the whsec_... signing secret of the Stripe webhook endpoint).', { errors });
+      throw new ProblemError(
+        'VALIDATION_FAILED',
+        'Connecting stripe needs secret_key (a restricted key rk_... or secret key sk_...) and webhook_secret (the whsec_... signing secret of the Stripe webhook endpoint).',
+        { errors },
+      );
     }
     return;
   }
@@ -82,11 +86,19 @@ export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & Integr
     const verified = await verifyStripeKey(settings, secretKey);
     if (!verified.ok) {
       if (verified.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${verified.reason} Nothing was changed; retry later.`);
-      throw new ProblemError('VALIDATION_FAILED', verified.reason, { errors: [{ path: 'secret_key', message: verified.code ? `Stripe refused this key (${verified.code})` : 'Stripe refused this key' }] });
+      throw new ProblemError('VALIDATION_FAILED', verified.reason, {
+        errors: [{ path: 'secret_key', message: verified.code ? `Stripe refused this key (${verified.code})` : 'Stripe refused this key' }],
+      });
     }
     livemode = isLiveModeKey(secretKey);
     const ref = { teamId: principal.teamId, projectId, kind: STRIPE_CREDENTIAL };
-    const credential = await sealCredential(settings.keyEncryptionKey, ref, { secret_key: secretKey, webhook_secret: input.webhook_secret! }, { livemode: String(livemode) }, isoTime(runtime.clock.nowMs()));
+    const credential = await sealCredential(
+      settings.keyEncryptionKey,
+      ref,
+      { secret_key: secretKey, webhook_secret: input.webhook_secret! },
+      { livemode: String(livemode) },
+      isoTime(runtime.clock.nowMs()),
+    );
     writes = (tx) => putCredential(tx, credential);
   }
 

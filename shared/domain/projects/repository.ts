@@ -81,11 +81,7 @@ export function planIdsOf(item: Item): string[] {
  * projects (its scope names existing projects only): TOKEN_MISSING_ABILITY. Beyond the tier's limit:
  * TIER_LIMIT_REACHED (with `billing.usage_limit_reached` once per period).
  */
-export async function createProject(
-  runtime: UnitOfWorkRuntime,
-  principal: Principal,
-  input: { name: string; platform_type: Project['platform_type']; description?: string },
-): Promise<Project> {
+export async function createProject(runtime: UnitOfWorkRuntime, principal: Principal, input: { name: string; platform_type: Project['platform_type']; description?: string }): Promise<Project> {
   if (principal.projectIds !== null) throw new ProblemError('TOKEN_MISSING_ABILITY', 'A project-scoped token cannot create projects.');
   const now = isoTime(runtime.clock.nowMs());
   const project: Project = {
@@ -143,16 +139,17 @@ export async function requireProjectsOfTeam(store: Store, teamId: string, projec
  * Errors: VALIDATION_FAILED for a cursor of another list.
  */
 export async function listProjects(store: Store, principal: Principal, query: { limit: number; cursor?: string; status?: ProjectStatus }): Promise<Page<Project>> {
-  const page = principal.projectIds !== null
-    ? await listScopedProjects(store, principal.teamId, principal.projectIds, query)
-    : await queryPage(store, {
-        partition: keys.teamPartition(principal.teamId),
-        sortKeyPrefix: sortKeyPrefix.project,
-        limit: query.limit,
-        cursor: query.cursor,
-        map: toProject,
-        filter: query.status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } } : undefined,
-      });
+  const page =
+    principal.projectIds !== null
+      ? await listScopedProjects(store, principal.teamId, principal.projectIds, query)
+      : await queryPage(store, {
+          partition: keys.teamPartition(principal.teamId),
+          sortKeyPrefix: sortKeyPrefix.project,
+          limit: query.limit,
+          cursor: query.cursor,
+          map: toProject,
+          filter: query.status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } } : undefined,
+        });
   return page;
 }
 
@@ -197,10 +194,8 @@ interface Change<T> {
   result: (next: Project) => T;
 }
 
-
 /** The condition "no live subscriptions" on a project or plan item. */
 export const NO_LIVE_SUBSCRIPTIONS = { expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)', values: { ':zero_live': 0 } };
-
 
 /**
  * Reads the project, lets `decide` choose the change (it throws CONFLICT and friends for a state that
@@ -209,20 +204,23 @@ export const NO_LIVE_SUBSCRIPTIONS = { expression: '(attribute_not_exists(live_s
  * `MAX_ATTEMPTS` times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
  */
 export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: StoredProject, nowIso: string) => Change<T>): Promise<T> {
-  return retryOnLostRace(async () => {
-    const item = await loadProject(runtime.store, principal, projectId);
-    const current = toProject(item);
-    const nowIso = isoTime(runtime.clock.nowMs());
-    const change = decide(current, item, nowIso);
-    if (!change.set && !change.writes) return change.result(current);
-    const next: Project = change.set ? { ...current, ...change.set, updated_at: nowIso } : current;
-    return await unitOfWork(runtime, principal.teamId, (tx) => {
-      if (change.set) writeProjectChange(tx, principal.teamId, item, next, change.condition);
-      change.writes?.(tx);
-      for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
-      return change.result(next);
-    });
-  }, { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while this request ran; read it again and retry.`) });
+  return retryOnLostRace(
+    async () => {
+      const item = await loadProject(runtime.store, principal, projectId);
+      const current = toProject(item);
+      const nowIso = isoTime(runtime.clock.nowMs());
+      const change = decide(current, item, nowIso);
+      if (!change.set && !change.writes) return change.result(current);
+      const next: Project = change.set ? { ...current, ...change.set, updated_at: nowIso } : current;
+      return await unitOfWork(runtime, principal.teamId, (tx) => {
+        if (change.set) writeProjectChange(tx, principal.teamId, item, next, change.condition);
+        change.writes?.(tx);
+        for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
+        return change.result(next);
+      });
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while this request ran; read it again and retry.`) },
+  );
 }
 
 /** Adds to `tx` the update of a project's public fields to `next` (revision + 1), conditional on the revision read. */
@@ -266,7 +264,8 @@ export async function updateProject(runtime: UnitOfWorkRuntime, principal: Princ
 /** Archives an active project (`archived_at` set) and emits `project.archived`. Errors: NOT_FOUND, CONFLICT (already archived). */
 export async function archiveProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
   return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
-    if (project.status === 'archived') throw new ProblemError('CONFLICT', `Project ${projectId} is already archived (since ${project.archived_at ?? 'earlier'}); only an active project can be archived.`);
+    if (project.status === 'archived')
+      throw new ProblemError('CONFLICT', `Project ${projectId} is already archived (since ${project.archived_at ?? 'earlier'}); only an active project can be archived.`);
     return { set: { status: 'archived', archived_at: nowIso }, events: [{ type: 'project.archived', data: (next) => ({ project: next }) }], result: (next) => next };
   });
 }
@@ -344,30 +343,34 @@ export async function unlinkResource(runtime: UnitOfWorkRuntime, principal: Prin
  * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
  */
 export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<{ id: string; deleted: true }> {
-  return retryOnLostRace(async () => {
-    const item = await loadProject(runtime.store, principal, projectId);
-    const live = liveSubscriptionsOf(item);
-    if (live > 0) throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`);
-    const project = toProject(item);
-    const planIds = planIdsOf(item);
-    const revision = revisionCondition(item);
-    const planValues: Record<string, unknown> = {};
-    const planConditions = planIds.map((planId, index) => {
-      planValues[`:plan${index}`] = planId;
-      return `contains(plan_ids, :plan${index})`;
-    });
-    const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
-    if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
-    return await unitOfWork(runtime, principal.teamId, (tx) => {
-      tx.delete(keys.project(principal.teamId, projectId), {
-        condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
-        values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
+  return retryOnLostRace(
+    async () => {
+      const item = await loadProject(runtime.store, principal, projectId);
+      const live = liveSubscriptionsOf(item);
+      if (live > 0)
+        throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`);
+      const project = toProject(item);
+      const planIds = planIdsOf(item);
+      const revision = revisionCondition(item);
+      const planValues: Record<string, unknown> = {};
+      const planConditions = planIds.map((planId, index) => {
+        planValues[`:plan${index}`] = planId;
+        return `contains(plan_ids, :plan${index})`;
       });
-      for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
-      countUsage(tx, principal.teamId, 'projects', -1);
-      for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
-      tx.emit({ type: 'project.deleted', projectId, data: { project } });
-      return { id: projectId, deleted: true as const };
-    });
-  }, { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`) });
+      const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
+      if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
+      return await unitOfWork(runtime, principal.teamId, (tx) => {
+        tx.delete(keys.project(principal.teamId, projectId), {
+          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
+          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
+        });
+        for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
+        countUsage(tx, principal.teamId, 'projects', -1);
+        for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
+        tx.emit({ type: 'project.deleted', projectId, data: { project } });
+        return { id: projectId, deleted: true as const };
+      });
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`) },
+  );
 }

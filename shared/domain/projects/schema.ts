@@ -22,13 +22,15 @@ export const MAX_RESOURCES_PER_PROJECT = 50;
 export const MAX_BOT_PERMISSIONS = 100;
 
 /** The project's community bot: public identifiers and the permissions it holds, never its platform token. */
-export const ProjectBot = z.object({
-  platform_type: z.enum(PLATFORM_TYPE_VALUES).check(z.describe('The platform the bot lives on (the project\u2019s platform).')),
-  platform_bot_id: z.string().check(z.describe('The bot\u2019s account id on the platform.')),
-  username: z.nullable(z.string()).check(z.describe('The bot\u2019s username on the platform, if it has one.')),
-  permissions: z.array(z.string()).check(z.describe('Platform permissions the bot currently holds, sorted.')),
-  connected_at: z.nullable(Timestamp).check(z.describe('When this bot was connected.')),
-}).register(z.globalRegistry, { id: 'ProjectBot' });
+export const ProjectBot = z
+  .object({
+    platform_type: z.enum(PLATFORM_TYPE_VALUES).check(z.describe('The platform the bot lives on (the project\u2019s platform).')),
+    platform_bot_id: z.string().check(z.describe('The bot\u2019s account id on the platform.')),
+    username: z.nullable(z.string()).check(z.describe('The bot\u2019s username on the platform, if it has one.')),
+    permissions: z.array(z.string()).check(z.describe('Platform permissions the bot currently holds, sorted.')),
+    connected_at: z.nullable(Timestamp).check(z.describe('When this bot was connected.')),
+  })
+  .register(z.globalRegistry, { id: 'ProjectBot' });
 /** A project's bot (see {@link ProjectBot}). */
 export type ProjectBot = z.infer<typeof ProjectBot>;
 
@@ -36,40 +38,46 @@ export type ProjectBot = z.infer<typeof ProjectBot>;
  * The project's payment-provider connection state (DESIGN D16): which provider, since when, and for Stripe
  * whether its key is a live-mode one; never its credentials (Stripe's keys are write-only).
  */
-export const ProjectPaymentProvider = z.object({
-  provider: z.enum(PAYMENT_PROVIDER_VALUES).check(z.describe('The connected provider (see service://enums/payment-provider).')),
-  connected_at: Timestamp.check(z.describe('When it was connected.')),
-  livemode: z.nullable(z.boolean()).check(z.describe('Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).')),
-}).register(z.globalRegistry, { id: 'ProjectPaymentProvider' });
+export const ProjectPaymentProvider = z
+  .object({
+    provider: z.enum(PAYMENT_PROVIDER_VALUES).check(z.describe('The connected provider (see service://enums/payment-provider).')),
+    connected_at: Timestamp.check(z.describe('When it was connected.')),
+    livemode: z.nullable(z.boolean()).check(z.describe('Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).')),
+  })
+  .register(z.globalRegistry, { id: 'ProjectPaymentProvider' });
 /** A project's payment-provider connection (see {@link ProjectPaymentProvider}). */
 export type ProjectPaymentProvider = z.infer<typeof ProjectPaymentProvider>;
 
 /** A platform resource (channel, group, server, role…) linked to a project. */
-export const ProjectResource = z.object({
-  id: Uuid.check(z.describe('The link\u2019s id (stable for a given project, kind and platform resource id).')),
-  project_id: Uuid,
-  kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is on the platform.')),
-  platform_resource_id: z.string().check(z.describe('The resource id on the platform.')),
-  name: z.nullable(z.string()).check(z.describe('A display name, if given.')),
-  linked_at: Timestamp,
-}).register(z.globalRegistry, { id: 'ProjectResource' });
+export const ProjectResource = z
+  .object({
+    id: Uuid.check(z.describe('The link\u2019s id (stable for a given project, kind and platform resource id).')),
+    project_id: Uuid,
+    kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is on the platform.')),
+    platform_resource_id: z.string().check(z.describe('The resource id on the platform.')),
+    name: z.nullable(z.string()).check(z.describe('A display name, if given.')),
+    linked_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'ProjectResource' });
 /** A linked resource (see {@link ProjectResource}). */
 export type ProjectResource = z.infer<typeof ProjectResource>;
 
 /** A creator's project (one community on one platform), as the API returns it and events carry it. */
-export const Project = z.object({
-  id: Uuid,
-  name: z.string(),
-  platform_type: z.enum(PLATFORM_TYPE_VALUES),
-  description: z.nullable(z.string()),
-  status: z.enum(PROJECT_STATUSES).check(z.describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.')),
-  bot: z.nullable(ProjectBot).check(z.describe('The connected community bot, or null.')),
-  payment_provider: z.nullable(ProjectPaymentProvider).check(z.describe('The connected payment provider, or null.')),
-  resources: z.array(ProjectResource).check(z.describe('Linked platform resources, in link order.')),
-  archived_at: z.nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).register(z.globalRegistry, { id: 'Project' });
+export const Project = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    platform_type: z.enum(PLATFORM_TYPE_VALUES),
+    description: z.nullable(z.string()),
+    status: z.enum(PROJECT_STATUSES).check(z.describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.')),
+    bot: z.nullable(ProjectBot).check(z.describe('The connected community bot, or null.')),
+    payment_provider: z.nullable(ProjectPaymentProvider).check(z.describe('The connected payment provider, or null.')),
+    resources: z.array(ProjectResource).check(z.describe('Linked platform resources, in link order.')),
+    archived_at: z.nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'Project' });
 /** A project (see {@link Project}). */
 export type Project = z.infer<typeof Project>;
 
@@ -89,17 +97,21 @@ const ProjectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100))
 const ProjectDescription = z.string().check(z.maxLength(1000));
 
 /** Body of `POST /v1/projects` (and the `create_project` tool's arguments). */
-export const CreateProjectRequest = z.strictObject({
-  name: ProjectName.check(z.describe('Project name, 1 to 100 characters.')),
-  platform_type: z.enum(CREATE_PROJECT_PLATFORM_TYPES).check(z.describe('The community platform (see service://enums/platform-type, create_project_accepts).')),
-  description: z.optional(ProjectDescription).check(z.describe('Optional description, up to 1000 characters.')),
-}).register(z.globalRegistry, { id: 'CreateProjectRequest' });
+export const CreateProjectRequest = z
+  .strictObject({
+    name: ProjectName.check(z.describe('Project name, 1 to 100 characters.')),
+    platform_type: z.enum(CREATE_PROJECT_PLATFORM_TYPES).check(z.describe('The community platform (see service://enums/platform-type, create_project_accepts).')),
+    description: z.optional(ProjectDescription).check(z.describe('Optional description, up to 1000 characters.')),
+  })
+  .register(z.globalRegistry, { id: 'CreateProjectRequest' });
 
 /** Body of `POST /v1/projects/{project_id}` (and the `update_project` tool's arguments besides `project_id`). */
-export const UpdateProjectRequest = z.strictObject({
-  name: z.optional(ProjectName).check(z.describe('New name, 1 to 100 characters.')),
-  description: z.optional(z.nullable(ProjectDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
-}).register(z.globalRegistry, { id: 'UpdateProjectRequest' });
+export const UpdateProjectRequest = z
+  .strictObject({
+    name: z.optional(ProjectName).check(z.describe('New name, 1 to 100 characters.')),
+    description: z.optional(z.nullable(ProjectDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
+  })
+  .register(z.globalRegistry, { id: 'UpdateProjectRequest' });
 /** A validated project update (see {@link UpdateProjectRequest}). */
 export type UpdateProjectRequest = z.infer<typeof UpdateProjectRequest>;
 
@@ -114,18 +126,29 @@ export const ListProjectsQuery = z.extend(ListQuery, {
  * it encrypted; it is never returned or logged. Only platforms whose bot can be connected now
  * (`connectable` in service://enums/platform-type: telegram) accept it.
  */
-export const ConnectBotRequest = z.strictObject({
-  token: z.string().check(z.trim(), z.regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).'), z.describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.'), z.meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] })),
-}).register(z.globalRegistry, { id: 'ConnectBotRequest' });
+export const ConnectBotRequest = z
+  .strictObject({
+    token: z
+      .string()
+      .check(
+        z.trim(),
+        z.regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).'),
+        z.describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.'),
+        z.meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
+      ),
+  })
+  .register(z.globalRegistry, { id: 'ConnectBotRequest' });
 /** A validated bot connection (see {@link ConnectBotRequest}). */
 export type ConnectBotRequest = z.infer<typeof ConnectBotRequest>;
 
 /** Body of `POST /v1/projects/{project_id}/resources`. */
-export const LinkResourceRequest = z.strictObject({
-  kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).')),
-  platform_resource_id: z.string().check(z.trim(), z.minLength(1), z.maxLength(256), z.describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).')),
-  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('Optional display name, 1 to 100 characters.')),
-}).register(z.globalRegistry, { id: 'LinkResourceRequest' });
+export const LinkResourceRequest = z
+  .strictObject({
+    kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).')),
+    platform_resource_id: z.string().check(z.trim(), z.minLength(1), z.maxLength(256), z.describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).')),
+    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('Optional display name, 1 to 100 characters.')),
+  })
+  .register(z.globalRegistry, { id: 'LinkResourceRequest' });
 /** A validated resource link (see {@link LinkResourceRequest}). */
 export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
 
@@ -135,11 +158,27 @@ export type LinkResourceRequest = z.infer<typeof LinkResourceRequest>;
  * `manual` takes neither. Which fields a provider needs is checked by the use case
  * (`shared/domain/projects/payment-provider.ts`), so REST and the tool server refuse alike, naming them.
  */
-export const ConnectPaymentProviderRequest = z.strictObject({
-  // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
-  provider: z.enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` }).check(z.describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`)),
-  secret_key: z.optional(z.string().check(z.trim(), z.regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).'))).check(z.describe('stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.'), z.meta({ examples: ['rk_test_51Hx0000000000000000000000'] })),
-  webhook_secret: z.optional(z.string().check(z.trim(), z.regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).'))).check(z.describe('stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.'), z.meta({ examples: ['whsec_0000000000000000000000000000'] })),
-}).register(z.globalRegistry, { id: 'ConnectPaymentProviderRequest' });
+export const ConnectPaymentProviderRequest = z
+  .strictObject({
+    // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
+    provider: z
+      .enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` })
+      .check(z.describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`)),
+    secret_key: z
+      .optional(z.string().check(z.trim(), z.regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).')))
+      .check(
+        z.describe(
+          'stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.',
+        ),
+        z.meta({ examples: ['rk_test_51Hx0000000000000000000000'] }),
+      ),
+    webhook_secret: z
+      .optional(z.string().check(z.trim(), z.regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).')))
+      .check(
+        z.describe('stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.'),
+        z.meta({ examples: ['whsec_0000000000000000000000000000'] }),
+      ),
+  })
+  .register(z.globalRegistry, { id: 'ConnectPaymentProviderRequest' });
 /** A validated provider connection (see {@link ConnectPaymentProviderRequest}). */
 export type ConnectPaymentProviderRequest = z.infer<typeof ConnectPaymentProviderRequest>;

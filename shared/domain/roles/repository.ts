@@ -122,8 +122,7 @@ export async function listRoles(store: Store, principal: Principal, query: ListR
   const partition = keys.teamPartition(teamId);
   const start = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.role });
   const after = typeof start?.sk === 'string' ? start.sk : '';
-  const candidates: { sk: string; role: Role }[] =
-    query.built_in === false ? [] : BUILT_IN_ROLES.map((role) => ({ sk: keys.role(teamId, role.id).sk, role })).filter((entry) => entry.sk > after);
+  const candidates: { sk: string; role: Role }[] = query.built_in === false ? [] : BUILT_IN_ROLES.map((role) => ({ sk: keys.role(teamId, role.id).sk, role })).filter((entry) => entry.sk > after);
   let more = false;
   if (query.built_in !== true) {
     const result = await store.query({
@@ -214,7 +213,15 @@ export async function updateRole(runtime: UnitOfWorkRuntime, principal: Principa
       expression: 'SET #name = :name, description = :description, abilities = :abilities, project_ids = :project_ids, updated_at = :updated_at, version = :next',
       condition: 'version = :version',
       names: { '#name': 'name' },
-      values: { ':name': name, ':description': description, ':abilities': abilities, ':project_ids': projectIds, ':updated_at': updated.updated_at, ':next': updated.version, ':version': current.version },
+      values: {
+        ':name': name,
+        ':description': description,
+        ':abilities': abilities,
+        ':project_ids': projectIds,
+        ':updated_at': updated.updated_at,
+        ':next': updated.version,
+        ':version': current.version,
+      },
       onConditionFailed: () => concurrentChange(roleId),
     });
     if (newName !== null) {

@@ -10,16 +10,18 @@ const MAX_ROLE_PROJECTS = 20;
  * (a subset of the catalogue), optionally narrowed to some projects. The six built-in roles (`built_in: true`)
  * exist in every team and cannot be changed or deleted.
  */
-export const Role = z.object({
-  id: Uuid,
-  name: z.string(),
-  description: z.nullable(z.string()),
-  built_in: z.boolean().check(z.describe('True for the six roles every team has (owner, admin, developer, analyst, support, viewer).')),
-  abilities: z.array(z.enum(ABILITY_VALUES)),
-  project_ids: z.nullable(z.array(Uuid)).check(z.describe('The projects the abilities apply to; null for every project of the team.')),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).register(z.globalRegistry, { id: 'Role' });
+export const Role = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    description: z.nullable(z.string()),
+    built_in: z.boolean().check(z.describe('True for the six roles every team has (owner, admin, developer, analyst, support, viewer).')),
+    abilities: z.array(z.enum(ABILITY_VALUES)),
+    project_ids: z.nullable(z.array(Uuid)).check(z.describe('The projects the abilities apply to; null for every project of the team.')),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'Role' });
 /** A role (see {@link Role}). */
 export type Role = z.infer<typeof Role>;
 
@@ -34,22 +36,26 @@ const Abilities = z.array(z.enum(ABILITY_VALUES)).check(z.minLength(1), z.maxLen
 const ProjectIds = z.array(Uuid).check(z.minLength(1), z.maxLength(MAX_ROLE_PROJECTS));
 
 /** Body of `POST /v1/roles`. */
-export const CreateRoleRequest = z.strictObject({
-  name: RoleName.check(z.describe('Role name, 1 to 100 characters, unique in the team (built-in names included, any case).')),
-  description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('Optional description, up to 1000 characters.')),
-  abilities: Abilities.check(z.describe('Abilities the role grants (service://enums/ability); each must be held by the caller.')),
-  project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe(`Narrow the role to these projects (1 to ${MAX_ROLE_PROJECTS}); omit or null for every project.`)),
-}).register(z.globalRegistry, { id: 'CreateRoleRequest' });
+export const CreateRoleRequest = z
+  .strictObject({
+    name: RoleName.check(z.describe('Role name, 1 to 100 characters, unique in the team (built-in names included, any case).')),
+    description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('Optional description, up to 1000 characters.')),
+    abilities: Abilities.check(z.describe('Abilities the role grants (service://enums/ability); each must be held by the caller.')),
+    project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe(`Narrow the role to these projects (1 to ${MAX_ROLE_PROJECTS}); omit or null for every project.`)),
+  })
+  .register(z.globalRegistry, { id: 'CreateRoleRequest' });
 /** Body of `POST /v1/roles` (see {@link CreateRoleRequest}). */
 export type CreateRoleRequest = z.infer<typeof CreateRoleRequest>;
 
 /** Body of `POST /v1/roles/{id}`: only the fields given change. */
-export const UpdateRoleRequest = z.strictObject({
-  name: z.optional(RoleName).check(z.describe('New name, 1 to 100 characters, unique in the team.')),
-  description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('New description; null clears it.')),
-  abilities: z.optional(Abilities).check(z.describe('The new complete set of abilities; each must be held by the caller.')),
-  project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe('The new project scope; null makes the role apply to every project.')),
-}).register(z.globalRegistry, { id: 'UpdateRoleRequest' });
+export const UpdateRoleRequest = z
+  .strictObject({
+    name: z.optional(RoleName).check(z.describe('New name, 1 to 100 characters, unique in the team.')),
+    description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('New description; null clears it.')),
+    abilities: z.optional(Abilities).check(z.describe('The new complete set of abilities; each must be held by the caller.')),
+    project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe('The new project scope; null makes the role apply to every project.')),
+  })
+  .register(z.globalRegistry, { id: 'UpdateRoleRequest' });
 /** Body of `POST /v1/roles/{id}` (see {@link UpdateRoleRequest}). */
 export type UpdateRoleRequest = z.infer<typeof UpdateRoleRequest>;
 

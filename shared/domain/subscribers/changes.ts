@@ -23,63 +23,66 @@ import type { Subscriber, UpdateSubscriberRequest } from './schema.js';
  * the new platform user id, or after `MAX_ATTEMPTS` lost races.
  */
 export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, input: UpdateSubscriberRequest): Promise<Subscriber> {
-  return retryOnLostRace(async () => {
-    const item = await loadSubscriber(runtime.store, principal, subscriberId);
-    const teamId = principal.teamId;
-    const projectId = item.project_id as string;
-    const current = toSubscriber(item, { contact: true });
-    const stored = { email: (item.email as string | null | undefined) ?? null, phone: (item.phone as string | null | undefined) ?? null };
-    const change = decideSubscriberUpdate(current, stored, input);
-    if (!change) return current;
-    const { next, nextContact, platformChanged } = change;
+  return retryOnLostRace(
+    async () => {
+      const item = await loadSubscriber(runtime.store, principal, subscriberId);
+      const teamId = principal.teamId;
+      const projectId = item.project_id as string;
+      const current = toSubscriber(item, { contact: true });
+      const stored = { email: (item.email as string | null | undefined) ?? null, phone: (item.phone as string | null | undefined) ?? null };
+      const change = decideSubscriberUpdate(current, stored, input);
+      if (!change) return current;
+      const { next, nextContact, platformChanged } = change;
 
-    const nowIso = isoTime(runtime.clock.nowMs());
-    next.updated_at = nowIso;
-    const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
-    const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
-    if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
-    const nextItem = newSubscriberItem(teamId, next, nextContact);
-    const subscriber = toSubscriber(nextItem, { contact: true });
-    await unitOfWork(runtime, teamId, (tx) => {
-      const revision = revisionCondition(item);
-      tx.update(keys.subscriber(teamId, projectId, subscriberId), {
-        expression:
-          'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
-          `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
-          (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
-        condition: `attribute_exists(pk) AND ${revision.expression}`,
-        values: {
-          ...revision.values,
-          ':display_name': next.display_name,
-          ':consent': next.consent,
-          ':provider_customer_id': next.provider_customer_id,
-          ':platform_user_id': next.platform_user_id,
-          ...(platformChanged ? { ':member_id': next.member_id } : {}),
-          ':email': nextContact.email,
-          ':phone': nextContact.phone,
-          ':updated_at': nowIso,
-          ':revision': Number(item.revision ?? 0) + 1,
-          ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
-        },
+      const nowIso = isoTime(runtime.clock.nowMs());
+      next.updated_at = nowIso;
+      const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
+      const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
+      if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
+      const nextItem = newSubscriberItem(teamId, next, nextContact);
+      const subscriber = toSubscriber(nextItem, { contact: true });
+      await unitOfWork(runtime, teamId, (tx) => {
+        const revision = revisionCondition(item);
+        tx.update(keys.subscriber(teamId, projectId, subscriberId), {
+          expression:
+            'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
+            `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
+            (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
+          condition: `attribute_exists(pk) AND ${revision.expression}`,
+          values: {
+            ...revision.values,
+            ':display_name': next.display_name,
+            ':consent': next.consent,
+            ':provider_customer_id': next.provider_customer_id,
+            ':platform_user_id': next.platform_user_id,
+            ...(platformChanged ? { ':member_id': next.member_id } : {}),
+            ':email': nextContact.email,
+            ':phone': nextContact.phone,
+            ':updated_at': nowIso,
+            ':revision': Number(item.revision ?? 0) + 1,
+            ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
+          },
+        });
+        if (!platformChanged) {
+          if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
+          return;
+        }
+        writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
+        if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
+        if (oldMember) {
+          const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
+          writeMemberChange(tx, teamId, oldMember, unlinked);
+          tx.emit(memberUpdated(unlinked, null));
+        }
+        if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
+        if (link?.member) {
+          const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
+          writeMemberChange(tx, teamId, link.member, linked);
+          tx.emit(memberUpdated(linked, subscriber));
+        }
       });
-      if (!platformChanged) {
-        if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
-        return;
-      }
-      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
-      if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
-      if (oldMember) {
-        const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
-        writeMemberChange(tx, teamId, oldMember, unlinked);
-        tx.emit(memberUpdated(unlinked, null));
-      }
-      if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
-      if (link?.member) {
-        const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
-        writeMemberChange(tx, teamId, link.member, linked);
-        tx.emit(memberUpdated(linked, subscriber));
-      }
-    });
-    return subscriber;
-  }, { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) });
+      return subscriber;
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) },
+  );
 }

@@ -15,7 +15,12 @@ import type { ExportSubscribersQuery, ListSubscribersQuery, Subscriber, Subscrib
  * (case-insensitive). Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for
  * a cursor of another list.
  */
-export async function listSubscribers(store: Store, principal: Principal, projectId: string, query: Pick<ListSubscribersQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'email_prefix'>): Promise<Page<Subscriber>> {
+export async function listSubscribers(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: Pick<ListSubscribersQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'email_prefix'>,
+): Promise<Page<Subscriber>> {
   requireProjectAccess(principal, projectId);
   const conditions: string[] = [];
   const names: Record<string, string> = {};

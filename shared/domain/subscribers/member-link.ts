@@ -21,7 +21,13 @@ function claimMemberCondition(memberId: string | null | undefined): { expression
  * What linking a subscriber to a platform user id needs, read before the transaction: the claim's
  * member (if any). Errors: CONFLICT when another subscriber of the project holds the platform user id.
  */
-export async function readLinkTarget(store: Store, teamId: string, projectId: string, platformUserId: string, subscriberId: string): Promise<{ member: StoredMember | undefined; claimMemberId: string | undefined }> {
+export async function readLinkTarget(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  platformUserId: string,
+  subscriberId: string,
+): Promise<{ member: StoredMember | undefined; claimMemberId: string | undefined }> {
   const claim = await readPlatformUserClaim(store, teamId, projectId, platformUserId);
   if (claim?.subscriber_id && claim.subscriber_id !== subscriberId) {
     throw new ProblemError('CONFLICT', `Platform user id ${platformUserId} already belongs to subscriber ${claim.subscriber_id} in this project; a platform user can be one subscriber only.`);

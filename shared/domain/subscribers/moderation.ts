@@ -65,20 +65,23 @@ async function moderate(
   call: (adapterCall: { platformUserId: string; platformType: PlatformType; teamId: string; projectId: string }) => Promise<PlatformResult>,
 ): Promise<SubscriberModeration> {
   const teamId = principal.teamId;
-  const { subscriber, decision, projectId, platformType } = await retryOnLostRace(async () => {
-    const item = await loadSubscriber(runtime.store, principal, subscriberId);
-    const projectId = item.project_id as string;
-    const subscriber = toSubscriber(item, { contact: true });
-    const [project, member] = await Promise.all([
-      runtime.store.get(keys.project(teamId, projectId), { projection: 'platform_type' }),
-      subscriber.member_id ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id) : Promise.resolve(undefined),
-    ]);
-    if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
-    const nowIso = isoTime(runtime.clock.nowMs());
-    const decision = decide({ item, subscriber, member, platformType: project.platform_type as PlatformType }, nowIso);
-    await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
-    return { subscriber, decision, projectId, platformType: project.platform_type as PlatformType };
-  }, { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) });
+  const { subscriber, decision, projectId, platformType } = await retryOnLostRace(
+    async () => {
+      const item = await loadSubscriber(runtime.store, principal, subscriberId);
+      const projectId = item.project_id as string;
+      const subscriber = toSubscriber(item, { contact: true });
+      const [project, member] = await Promise.all([
+        runtime.store.get(keys.project(teamId, projectId), { projection: 'platform_type' }),
+        subscriber.member_id ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id) : Promise.resolve(undefined),
+      ]);
+      if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
+      const nowIso = isoTime(runtime.clock.nowMs());
+      const decision = decide({ item, subscriber, member, platformType: project.platform_type as PlatformType }, nowIso);
+      await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
+      return { subscriber, decision, projectId, platformType: project.platform_type as PlatformType };
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) },
+  );
   let recorded = decision.member;
   if (decision.platform && subscriber.platform_user_id) {
     const result = await callPlatform(() => call({ platformUserId: subscriber.platform_user_id!, platformType, teamId, projectId }));
@@ -162,7 +165,8 @@ export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Princ
         platform: 'ban',
       };
     },
-    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).ban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }, reason),
+    ({ platformUserId, platformType, teamId, projectId }) =>
+      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).ban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }, reason),
   );
   await suspendSubscriptionsOfSubscriber(runtime, principal, subscriberId);
   return result;
@@ -194,7 +198,8 @@ export async function unbanSubscriber(runtime: UnitOfWorkRuntime, principal: Pri
         platform: 'unban',
       };
     },
-    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).unban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+    ({ platformUserId, platformType, teamId, projectId }) =>
+      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).unban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
   );
 }
 
@@ -231,6 +236,7 @@ export async function kickSubscriber(runtime: UnitOfWorkRuntime, principal: Prin
         platform: 'kick',
       };
     },
-    ({ platformUserId, platformType, teamId, projectId }) => platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).kick({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+    ({ platformUserId, platformType, teamId, projectId }) =>
+      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).kick({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
   );
 }

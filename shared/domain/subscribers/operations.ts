@@ -54,8 +54,7 @@ export const subscribersModule = defineModule({
     }),
     exportSubscribers: defineOperation({
       id: 'exportSubscribers',
-      summary:
-        'Export a project’s subscribers, one page at a time, as NDJSON lines (one Subscriber per line; e-mail and phone only for consented subscribers and callers holding project-user:view).',
+      summary: 'Export a project’s subscribers, one page at a time, as NDJSON lines (one Subscriber per line; e-mail and phone only for consented subscribers and callers holding project-user:view).',
       tag: 'Subscribers',
       ability: 'project-user:export',
       teamWide: false,

@@ -61,7 +61,7 @@ export function toSubscriber(item: Item, options: { contact: boolean }): Subscri
     consent: item.consent === true,
     provider_customer_id: (item.provider_customer_id as string | null | undefined) ?? null,
     member_id: (item.member_id as string | null | undefined) ?? null,
-    status: ((item.status as SubscriberStatus | undefined) ?? 'active'),
+    status: (item.status as SubscriberStatus | undefined) ?? 'active',
     banned_at: (item.banned_at as string | null | undefined) ?? null,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
@@ -294,10 +294,13 @@ export async function prepareSubscriber(
 export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
   await requireProject(runtime.store, principal, projectId);
   const subscriberId = newUuid();
-  return retryOnLostRace(async () => {
-    const prepared = await prepareSubscriber(runtime, principal, projectId, input, subscriberId);
-    // D20: the team's subscriber counter rises in the same transaction (in `write`), within the tier's limit.
-    await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
-    return prepared.subscriber;
-  }, { exhausted: () => new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`) });
+  return retryOnLostRace(
+    async () => {
+      const prepared = await prepareSubscriber(runtime, principal, projectId, input, subscriberId);
+      // D20: the team's subscriber counter rises in the same transaction (in `write`), within the tier's limit.
+      await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
+      return prepared.subscriber;
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`) },
+  );
 }

@@ -70,7 +70,9 @@ function summaryOf(item: Item): SubscriptionSummary {
 export async function checkProjectAccess(store: Store, principal: Principal, projectId: string, query: { subscriber_id?: string; member_id?: string }): Promise<ProjectAccess> {
   requireProjectAccess(principal, projectId);
   if ((query.subscriber_id === undefined) === (query.member_id === undefined)) {
-    throw new ProblemError('VALIDATION_FAILED', 'Give exactly one of subscriber_id and member_id.', { errors: [{ path: 'query.subscriber_id', message: 'exactly one of subscriber_id and member_id is required' }] });
+    throw new ProblemError('VALIDATION_FAILED', 'Give exactly one of subscriber_id and member_id.', {
+      errors: [{ path: 'query.subscriber_id', message: 'exactly one of subscriber_id and member_id is required' }],
+    });
   }
   const teamId = principal.teamId;
   let subscriberId = query.subscriber_id ?? null;
@@ -91,7 +93,7 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
   const subscriber = partition.items.find((item) => item.sk === summarySortKey);
   const subscriptions = partition.items.filter((item) => (item.sk as string).startsWith(sortKeyPrefix.subscriberSubscription)).map(summaryOf);
   if (!subscriber) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
-  memberId = memberId ?? ((subscriber.member_id as string | null | undefined) ?? null);
+  memberId = memberId ?? (subscriber.member_id as string | null | undefined) ?? null;
   const chosen = deciding(subscriptions);
   if (!chosen) return { ...none, member_id: memberId };
   return {

@@ -258,4 +258,3 @@ export interface SubscriptionCreationExtension {
   billing?: SubscriptionBilling;
   alongside?: AlongsideWrites;
 }
-

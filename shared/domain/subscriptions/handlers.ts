@@ -13,12 +13,10 @@ export const checkProjectAccess: OperationHandler<Operations['checkProjectAccess
   checkAccess(runtime.store, principal, project_id, query);
 
 /** `GET /v1/projects/{project_id}/subscriptions` / `list_subscriptions`. */
-export const listSubscriptions: OperationHandler<Operations['listSubscriptions']> = async ({ project_id, ...query }, { runtime, principal }) =>
-  list(runtime.store, principal, project_id, query);
+export const listSubscriptions: OperationHandler<Operations['listSubscriptions']> = async ({ project_id, ...query }, { runtime, principal }) => list(runtime.store, principal, project_id, query);
 
 /** `POST /v1/projects/{project_id}/subscriptions`. */
-export const createSubscription: OperationHandler<Operations['createSubscription']> = async ({ project_id, ...input }, { runtime, principal }) =>
-  create(runtime, principal, project_id, input);
+export const createSubscription: OperationHandler<Operations['createSubscription']> = async ({ project_id, ...input }, { runtime, principal }) => create(runtime, principal, project_id, input);
 
 /** `GET /v1/subscriptions/{id}` / `get_subscription`. */
 export const getSubscription: OperationHandler<Operations['getSubscription']> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
@@ -36,12 +34,10 @@ export const resumeSubscription: OperationHandler<Operations['resumeSubscription
 export const suspendSubscription: OperationHandler<Operations['suspendSubscription']> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'suspend');
 
 /** `POST /v1/subscriptions/{id}/unsuspend`. */
-export const unsuspendSubscription: OperationHandler<Operations['unsuspendSubscription']> = async (input, { runtime, principal }) =>
-  triggerSubscription(runtime, principal, input.id, 'unsuspend');
+export const unsuspendSubscription: OperationHandler<Operations['unsuspendSubscription']> = async (input, { runtime, principal }) => triggerSubscription(runtime, principal, input.id, 'unsuspend');
 
 /** `POST /v1/subscriptions/{id}/change-plan`. */
-export const changeSubscriptionPlan: OperationHandler<Operations['changeSubscriptionPlan']> = async (input, { runtime, principal }) =>
-  changePlan(runtime, principal, input.id, input.plan_id);
+export const changeSubscriptionPlan: OperationHandler<Operations['changeSubscriptionPlan']> = async (input, { runtime, principal }) => changePlan(runtime, principal, input.id, input.plan_id);
 
 /** Every handler of the subscriptions module. */
 export const subscriptionsHandlers = {

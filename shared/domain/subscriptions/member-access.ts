@@ -31,7 +31,6 @@ import { grantOnPlatform, liveInviteLinks, markInviteLinksRevoked, type Platform
  * member is retried by the subscription's own deadline (`invite-link-retry.ts`), scheduled in the transition.
  */
 
-
 /** An access change prepared before its transaction ({@link prepareAccessChange}). */
 export interface PreparedAccessChange {
   /**
@@ -88,7 +87,14 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   const { withAccess: othersWithAccess, paid: othersPaid } = others;
   const granting = has && othersWithAccess.length === 0 && project !== null && resources.length > 0;
   const granted = granting
-    ? await grantOnPlatform(runtime, teamId, project.platform_type, { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id }, resources, adapters)
+    ? await grantOnPlatform(
+        runtime,
+        teamId,
+        project.platform_type,
+        { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id },
+        resources,
+        adapters,
+      )
     : null;
   const subscription: Subscription = { ...after, invite_links: granted?.inviteLinks ?? [] };
 

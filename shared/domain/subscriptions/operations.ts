@@ -14,7 +14,6 @@ import {
   SubscriptionReasonRequest,
 } from './schema.js';
 
-
 /**
  * The subscription operations (DESIGN D13, D15). A project's subscriptions are listed and created under
  * the project; one subscription is addressed by its id alone (`/v1/subscriptions/{id}`) within the team,
@@ -37,7 +36,12 @@ export const subscriptionsModule = defineModule({
       output: SubscriptionList,
       events: [],
       rest: { method: 'GET', path: '/v1/projects/{project_id}/subscriptions', successStatus: 200 },
-      tool: { name: 'list_subscriptions', title: 'List subscriptions', kind: 'read', description: 'List a project\u2019s subscriptions, optionally only one subscriber\u2019s, one plan\u2019s or one status\u2019s.' },
+      tool: {
+        name: 'list_subscriptions',
+        title: 'List subscriptions',
+        kind: 'read',
+        description: 'List a project\u2019s subscriptions, optionally only one subscriber\u2019s, one plan\u2019s or one status\u2019s.',
+      },
     }),
     createSubscription: defineOperation({
       id: 'createSubscription',

@@ -164,7 +164,13 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
     const nowMs = runtime.clock.nowMs();
     const live = subscription.invite_links.filter((link) => isLiveInviteLink(link, nowMs));
     const project = toProject(projectItem);
-    const needed = await resourcesWithoutLink(store, teamId, projectId, live.map((link) => link.url), project.resources);
+    const needed = await resourcesWithoutLink(
+      store,
+      teamId,
+      projectId,
+      live.map((link) => link.url),
+      project.resources,
+    );
     if (needed.length === 0) return await drop();
 
     const subscriber = toSubscriber(subscriberItem, { contact: true });

@@ -51,7 +51,12 @@ export async function getSubscription(store: Store, principal: Principal, subscr
  * (`status`). Filters apply to the page read, so a page may be short while `next_cursor` is set.
  * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
  */
-export async function listSubscriptions(store: Store, principal: Principal, projectId: string, query: Pick<ListSubscriptionsQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'subscriber_id'>): Promise<Page<Subscription>> {
+export async function listSubscriptions(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: Pick<ListSubscriptionsQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'subscriber_id'>,
+): Promise<Page<Subscription>> {
   requireProjectAccess(principal, projectId);
   const teamId = principal.teamId;
   const matches = (subscription: Subscription) => (!query.status || subscription.status === query.status) && (!query.plan_id || subscription.plan_id === query.plan_id);
@@ -79,7 +84,11 @@ export async function listSubscriptions(store: Store, principal: Principal, proj
     return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
   }
   const partition = keys.projectSubscriptionsIndex(teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.subscription });
+  const startKey = decodeCursor(query.cursor, partition, {
+    partitionAttribute: secondaryIndex.partitionKey,
+    keyAttributes: secondaryIndex.cursorAttributes,
+    sortKeyPrefix: sortKeyPrefix.subscription,
+  });
   const filters: string[] = [];
   const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey };
   const values: Record<string, unknown> = { ':pk': partition };

@@ -38,4 +38,3 @@ export function toSubscription(item: Item): Subscription {
     updated_at: item.updated_at as string,
   };
 }
-

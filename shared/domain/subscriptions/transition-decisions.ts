@@ -25,7 +25,8 @@ export function requireAllowed(subscription: Subscription, trigger: Subscription
 
 /** A plan's price per day in minor units (recurring: amount over the period's nominal days; one_time: over `access_days`). */
 function pricePerDay(plan: Plan): number {
-  const days = plan.interval === 'one_time' ? (plan.access_days ?? 1) : plan.interval === 'week' ? 7 * plan.interval_count : plan.interval === 'month' ? 30 * plan.interval_count : 365 * plan.interval_count;
+  const days =
+    plan.interval === 'one_time' ? (plan.access_days ?? 1) : plan.interval === 'week' ? 7 * plan.interval_count : plan.interval === 'month' ? 30 * plan.interval_count : 365 * plan.interval_count;
   return plan.amount / days;
 }
 
@@ -55,7 +56,6 @@ export function accessSetChange(before: Subscription | null, after: Subscription
   }
   return change;
 }
-
 
 /** What {@link decideTransition} decides: the subscription after the trigger and what its transaction must write. */
 export interface TransitionOutcome {

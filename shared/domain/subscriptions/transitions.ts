@@ -85,8 +85,9 @@ export async function commitTransition(
   const before = toSubscription(item);
   const { next: moved, transition, planAfter, accessChanges, ends: ended } = decideTransition(before, context.plan, decision, options.atMs ?? runtime.clock.nowMs());
   // Access starts or ends: the platform is asked for a grant now (its invite links go on the subscription).
-  const access: PreparedAccessChange | null =
-    accessChanges ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved, facts: context.facts }) : null;
+  const access: PreparedAccessChange | null = accessChanges
+    ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved, facts: context.facts })
+    : null;
   const next = access?.subscription ?? moved;
   const due = nextDueTrigger(next);
   const dueAt = due ? isoTime(due.atMs) : null;
@@ -145,14 +146,22 @@ export async function commitTransition(
  * decides again, at most `MAX_ATTEMPTS` times. Errors: NOT_FOUND; CONFLICT (the pair is not allowed
  * — naming the status and the allowed actions — or the subscription kept changing).
  */
-async function runTransition(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision): Promise<Subscription> {
-  return retryOnLostRace(async () => {
-    const item = await loadSubscription(runtime.store, principal, subscriptionId);
-    const subscription = toSubscription(item);
-    const reads = await loadTransitionReads(runtime.store, principal, subscription);
-    const decision = await decide(subscription, reads.plan);
-    return await commitTransition(runtime, principal, item, reads, decision, {});
-  }, { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) });
+async function runTransition(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriptionId: string,
+  decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision,
+): Promise<Subscription> {
+  return retryOnLostRace(
+    async () => {
+      const item = await loadSubscription(runtime.store, principal, subscriptionId);
+      const subscription = toSubscription(item);
+      const reads = await loadTransitionReads(runtime.store, principal, subscription);
+      const decision = await decide(subscription, reads.plan);
+      return await commitTransition(runtime, principal, item, reads, decision, {});
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) },
+  );
 }
 
 /**
@@ -257,4 +266,3 @@ export async function suspendSubscriptionsOfSubscriber(runtime: UnitOfWorkRuntim
   } while (cursor);
   return suspended;
 }
-

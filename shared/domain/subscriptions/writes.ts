@@ -99,4 +99,3 @@ export interface SubscriptionChange {
 
 /** Writes of another object added to a subscription's transaction (same TransactWriteItems; never the subscription, project or plan items). */
 export type AlongsideWrites = (tx: Transaction, change: SubscriptionChange) => void | Promise<void>;
-

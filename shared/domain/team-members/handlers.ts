@@ -2,14 +2,7 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { retryLostRaces } from '../roles/policy.js';
 import { revokeMemberTokens } from '../tokens/repository.js';
 import { teamMembersModule } from './operations.js';
-import {
-  acceptTeamInvitation as accept,
-  getTeamMember as read,
-  inviteTeamMember as invite,
-  listTeamMembers as list,
-  removeTeamMember as remove,
-  updateTeamMember as update,
-} from './repository.js';
+import { acceptTeamInvitation as accept, getTeamMember as read, inviteTeamMember as invite, listTeamMembers as list, removeTeamMember as remove, updateTeamMember as update } from './repository.js';
 
 type Operations = typeof teamMembersModule.operations;
 
@@ -42,6 +35,4 @@ export const removeTeamMember: OperationHandler<Operations['removeTeamMember']> 
 };
 
 /** Every handler of the team members module. */
-export const teamMembersHandlers = { listTeamMembers, getTeamMember, inviteTeamMember, acceptTeamInvitation, updateTeamMember, removeTeamMember } satisfies HandlersOf<
-  typeof teamMembersModule
->;
+export const teamMembersHandlers = { listTeamMembers, getTeamMember, inviteTeamMember, acceptTeamInvitation, updateTeamMember, removeTeamMember } satisfies HandlersOf<typeof teamMembersModule>;

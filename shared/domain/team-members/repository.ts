@@ -42,8 +42,7 @@ const INVITATION_TOKEN_PATTERN = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,
 const INVITATION_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /** The one answer to an invitation token that cannot be accepted, whatever the reason (unknown, expired, used). */
-const invalidInvitation = () =>
-  new ProblemError('NOT_FOUND', 'This invitation cannot be accepted: it is unknown, expired or already used. Ask for a new invitation.');
+const invalidInvitation = () => new ProblemError('NOT_FOUND', 'This invitation cannot be accepted: it is unknown, expired or already used. Ask for a new invitation.');
 const notFound = (memberId: string) => new ProblemError('NOT_FOUND', `No team member ${memberId}.`);
 const removedConflict = (member: StoredTeamMember) =>
   new ProblemError('CONFLICT', `Team member ${member.id} was removed at ${member.removed_at}; a removed member cannot change. Invite the person again instead.`);
@@ -114,7 +113,11 @@ async function checkGrants(store: Store, principal: Principal, roleIds: readonly
     }
   }
   const roles = await loadRoles(store, principal.teamId, [...roleIds, ...groups.flatMap((group) => group.role_ids)]);
-  requireGrantable(principal, roles.flatMap((role) => role.abilities), 'these roles and groups');
+  requireGrantable(
+    principal,
+    roles.flatMap((role) => role.abilities),
+    'these roles and groups',
+  );
   return groups;
 }
 
@@ -161,37 +164,39 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
   };
   const token = `inv_${invitationId}_${secret}`;
   // D20: invited and active members count against the tier's limit, in the same transaction.
-  return withinTierLimit(runtime, teamId, 'team_members', () => unitOfWork(runtime, teamId, (tx) => {
-    countUsage(tx, teamId, 'team_members', 1);
-    tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
-    tx.put(
-      { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
-      {
-        condition: 'attribute_not_exists(pk)',
-        onConditionFailed: () => new ProblemError('CONFLICT', 'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.'),
-      },
-    );
-    tx.put(
-      {
-        ...keys.teamInvitation(invitationId),
-        entity: entity.teamInvitation,
-        id: invitationId,
-        team_id: teamId,
-        member_id: member.id,
-        secret_sha256: sha256(secret).toString('hex'),
-        expires_at_ms: expiresAtMs,
-        expires_at: Math.floor(expiresAtMs / 1000) + INVITATION_HOUSEKEEPING_SECONDS,
-      },
-      { condition: 'attribute_not_exists(pk)' },
-    );
-    countRoleAssignments(tx, teamId, roleIds, 1);
-    const changedGroups = groups.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids, member.id], now));
-    const publicView = publicMember(member);
-    tx.emit({ type: 'team.member_invited', projectId: null, data: { team, team_member: publicView } });
-    emitGroupsUpdated(tx, changedGroups);
-    // The whole answer (token included) is what the request's idempotency record stores, sealed (D3).
-    return { ...publicView, invitation_token: token, invitation_link: `/dashboard/invitations/accept#token=${token}` };
-  }));
+  return withinTierLimit(runtime, teamId, 'team_members', () =>
+    unitOfWork(runtime, teamId, (tx) => {
+      countUsage(tx, teamId, 'team_members', 1);
+      tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
+      tx.put(
+        { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
+        {
+          condition: 'attribute_not_exists(pk)',
+          onConditionFailed: () => new ProblemError('CONFLICT', 'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.'),
+        },
+      );
+      tx.put(
+        {
+          ...keys.teamInvitation(invitationId),
+          entity: entity.teamInvitation,
+          id: invitationId,
+          team_id: teamId,
+          member_id: member.id,
+          secret_sha256: sha256(secret).toString('hex'),
+          expires_at_ms: expiresAtMs,
+          expires_at: Math.floor(expiresAtMs / 1000) + INVITATION_HOUSEKEEPING_SECONDS,
+        },
+        { condition: 'attribute_not_exists(pk)' },
+      );
+      countRoleAssignments(tx, teamId, roleIds, 1);
+      const changedGroups = groups.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids, member.id], now));
+      const publicView = publicMember(member);
+      tx.emit({ type: 'team.member_invited', projectId: null, data: { team, team_member: publicView } });
+      emitGroupsUpdated(tx, changedGroups);
+      // The whole answer (token included) is what the request's idempotency record stores, sealed (D3).
+      return { ...publicView, invitation_token: token, invitation_link: `/dashboard/invitations/accept#token=${token}` };
+    }),
+  );
 }
 
 /**
@@ -271,7 +276,15 @@ export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     countRoleAssignments(tx, teamId, roles.removed, -1);
     const changedGroups = [
       ...joining.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids.filter((id) => id !== memberId), memberId], now)),
-      ...leaving.map((group) => writeGroupMembers(tx, teamId, group, group.member_ids.filter((id) => id !== memberId), now)),
+      ...leaving.map((group) =>
+        writeGroupMembers(
+          tx,
+          teamId,
+          group,
+          group.member_ids.filter((id) => id !== memberId),
+          now,
+        ),
+      ),
     ];
     const teamMember = publicMember(updated);
     if (team) {
@@ -314,8 +327,7 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
   };
   return unitOfWork(runtime, teamId, (tx) => {
     tx.update(keys.teamMember(teamId, memberId), {
-      expression:
-        'SET #status = :removed, role_ids = :empty, group_ids = :empty, invitation_expires_at = :null, invitation_id = :null, removed_at = :now, updated_at = :now, version = :next',
+      expression: 'SET #status = :removed, role_ids = :empty, group_ids = :empty, invitation_expires_at = :null, invitation_id = :null, removed_at = :now, updated_at = :now, version = :next',
       condition: 'version = :version AND #status <> :removed',
       names: { '#status': 'status' },
       values: { ':removed': 'removed', ':empty': [], ':null': null, ':now': now, ':next': removed.version, ':version': current.version },
@@ -325,7 +337,15 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     countUsage(tx, teamId, 'team_members', -1);
     if (current.invitation_id) tx.delete(keys.teamInvitation(current.invitation_id));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
-    const changedGroups = groups.map((group) => writeGroupMembers(tx, teamId, group, group.member_ids.filter((id) => id !== memberId), now));
+    const changedGroups = groups.map((group) =>
+      writeGroupMembers(
+        tx,
+        teamId,
+        group,
+        group.member_ids.filter((id) => id !== memberId),
+        now,
+      ),
+    );
     const teamMember = publicMember(removed);
     tx.emit({ type: 'team.member_removed', projectId: null, data: { team, team_member: teamMember } });
     emitGroupsUpdated(tx, changedGroups);

@@ -6,13 +6,15 @@ import { Timestamp, Uuid } from '../../schemas/common.js';
  * Everything else belongs to exactly one team. `deleted_at` is set once the team is deleted (soft delete:
  * its tokens stop working, its final events are still delivered).
  */
-export const Team = z.object({
-  id: Uuid,
-  name: z.string(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  deleted_at: z.nullable(Timestamp).check(z.describe('When the team was deleted; null while it is in service.')),
-}).register(z.globalRegistry, { id: 'Team' });
+export const Team = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: z.nullable(Timestamp).check(z.describe('When the team was deleted; null while it is in service.')),
+  })
+  .register(z.globalRegistry, { id: 'Team' });
 /** A team (see {@link Team}). */
 export type Team = z.infer<typeof Team>;
 

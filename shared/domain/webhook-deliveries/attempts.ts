@@ -32,8 +32,7 @@ export async function takeLease(store: Store, message: DeliveryMessage, nowMs: n
  * having read the log.
  */
 function leaseUpdate(message: DeliveryMessage, nowMs: number, options: { logRoom?: boolean } = {}) {
-  const condition =
-    '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)';
+  const condition = '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)';
   return {
     Key: keys.delivery(message.team_id, message.delivery_id),
     UpdateExpression: `SET #status = :delivering, attempts = :attempt, lease_expires_at_ms = :lease, ${INDEX_SK} = :sweep REMOVE sweeper_requeues`,
@@ -103,7 +102,13 @@ export async function writeAttemptOutcome(
   } else if (transition.outcome === 'retry_scheduled') {
     update = {
       expression: `#status = :pending, next_attempt_at = :next, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
-      values: { ':pending': 'pending', ':next': isoTime(transition.nextAttemptAtMs), ':due': transition.dueAtMs, ':index': pendingIndexOf(message.delivery_id), ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
+      values: {
+        ':pending': 'pending',
+        ':next': isoTime(transition.nextAttemptAtMs),
+        ':due': transition.dueAtMs,
+        ':index': pendingIndexOf(message.delivery_id),
+        ':sort': dueSortKey(transition.dueAtMs, message.delivery_id),
+      },
     };
   } else {
     update = {
@@ -177,4 +182,3 @@ export async function writeDeferral(store: Store, message: DeliveryMessage & { k
     throw error;
   }
 }
-

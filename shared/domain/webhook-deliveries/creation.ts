@@ -128,4 +128,3 @@ async function writePack(store: Store, pack: readonly TransactionItem[][]): Prom
     return Promise.all(pack.map(async (items) => (await writePack(store, [items]))[0]));
   }
 }
-

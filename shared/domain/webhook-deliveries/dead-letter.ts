@@ -59,5 +59,8 @@ export async function retryDelivery(runtime: Pick<Runtime, 'store' | 'clock' | '
     throw new ProblemError('CONFLICT', 'The delivery changed while it was being retried; read it again.');
   }
   await runtime.deliveryQueue.send([attemptMessage(delivery, 1)], 0);
-  return publicDelivery({ ...delivery, status: 'pending', attempts: 0, next_attempt_at: isoTime(nowMs), dead_lettered_at: null, skipped_at: delivery.status === 'skipped' ? delivery.skipped_at : null }, false);
+  return publicDelivery(
+    { ...delivery, status: 'pending', attempts: 0, next_attempt_at: isoTime(nowMs), dead_lettered_at: null, skipped_at: delivery.status === 'skipped' ? delivery.skipped_at : null },
+    false,
+  );
 }

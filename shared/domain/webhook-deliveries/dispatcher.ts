@@ -146,7 +146,14 @@ async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Send
  * log as read with the lease, or `append` (the record is appended to the stored log). Returns `skipped`
  * when our lease was lost meanwhile (the dispatcher that took the attempt over records it).
  */
-async function recordAttempt(runtime: Runtime, message: DeliveryMessage, endpointId: string, log: readonly DeliveryAttempt[] | 'append', record: DeliveryAttempt, ok: boolean): Promise<ProcessOutcome> {
+async function recordAttempt(
+  runtime: Runtime,
+  message: DeliveryMessage,
+  endpointId: string,
+  log: readonly DeliveryAttempt[] | 'append',
+  record: DeliveryAttempt,
+  ok: boolean,
+): Promise<ProcessOutcome> {
   const transition = afterAttempt(message, ok, runtime.clock.nowMs(), runtime.timeScale);
   const newLog = log === 'append' ? log : appendAttempt(log, record);
   const alongside = ok ? successfulAttemptUpdate(message.team_id, endpointId, message.delivery_id) : undefined;

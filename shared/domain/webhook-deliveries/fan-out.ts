@@ -55,7 +55,13 @@ export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'd
     const types = new Set(teamEvents.map((event) => event.type));
     const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) => endpoint.events.some((type) => types.has(type)));
     // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
-    const owners = endpoints.length ? await currentOwnerAbilities(runtime.store, teamId, endpoints.map((endpoint) => endpoint.owner_token_id)) : new Map<string, ReadonlySet<string>>();
+    const owners = endpoints.length
+      ? await currentOwnerAbilities(
+          runtime.store,
+          teamId,
+          endpoints.map((endpoint) => endpoint.owner_token_id),
+        )
+      : new Map<string, ReadonlySet<string>>();
     const fanOuts = teamEvents.map((event) => {
       const minimumAbility = webhookEvent(event.type).minimum_ability;
       const receivers = endpoints.filter((endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility));
@@ -106,7 +112,11 @@ export function redactPayload(data: unknown, ownerAbilities: readonly string[]):
   const strip = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(strip);
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).filter(([key]) => !CONTACT_FIELDS.includes(key)).map(([key, inner]) => [key, strip(inner)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([key]) => !CONTACT_FIELDS.includes(key))
+          .map(([key, inner]) => [key, strip(inner)]),
+      );
     }
     return value;
   };

@@ -16,8 +16,7 @@ export const getWebhookDelivery: OperationHandler<Operations['getWebhookDelivery
 export const retryWebhookDelivery: OperationHandler<Operations['retryWebhookDelivery']> = async (input, { runtime, principal }) => retryDelivery(runtime, principal, input.id);
 
 /** `POST /v1/webhook-deliveries/replay-dead` / `replay_dead_webhook_deliveries`: 202 with a replay job (DESIGN D25). */
-export const replayDeadWebhookDeliveries: OperationHandler<Operations['replayDeadWebhookDeliveries']> = async (input, { runtime, principal }) =>
-  createReplayJob(runtime, principal, input);
+export const replayDeadWebhookDeliveries: OperationHandler<Operations['replayDeadWebhookDeliveries']> = async (input, { runtime, principal }) => createReplayJob(runtime, principal, input);
 
 /** Every handler of the webhook deliveries module. */
 export const webhookDeliveriesHandlers = { listWebhookDeliveries, getWebhookDelivery, retryWebhookDelivery, replayDeadWebhookDeliveries } satisfies HandlersOf<typeof webhookDeliveriesModule>;

@@ -90,4 +90,3 @@ export async function listDeliveries(
   });
   return { data: result.items.map((item) => publicDelivery(asDelivery(item), false)), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
-

@@ -23,7 +23,15 @@ export async function writeDead(store: Store, delivery: StoredDelivery, log: rea
           UpdateExpression: `SET #status = :dead, dead_lettered_at = :at, attempts = :attempts, next_attempt_at = :null, due_at_ms = :null, lease_expires_at_ms = :null, attempt_log = :log REMOVE ${INDEX_PK}, ${INDEX_SK}`,
           ConditionExpression: '#status = :expected_status AND attempts = :expected_attempts',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':dead': 'dead', ':at': deadLetteredAt, ':attempts': attempts, ':null': null, ':log': log, ':expected_status': delivery.status, ':expected_attempts': delivery.attempts },
+          ExpressionAttributeValues: {
+            ':dead': 'dead',
+            ':at': deadLetteredAt,
+            ':attempts': attempts,
+            ':null': null,
+            ':log': log,
+            ':expected_status': delivery.status,
+            ':expected_attempts': delivery.attempts,
+          },
         },
       },
       {
@@ -82,10 +90,7 @@ function requeueUpdate(delivery: { id: string; team_id: string; dead_lettered_at
 
 /** The transaction items of a dead → pending transition: {@link requeueUpdate} and the deletion of the dead-letter copy. Two items. */
 function deadRequeueItems(delivery: DeadLetterRef, nowMs: number, replayId?: string): TransactionItem[] {
-  return [
-    { Update: requeueUpdate(delivery, 'dead', nowMs, replayId) },
-    { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } },
-  ];
+  return [{ Update: requeueUpdate(delivery, 'dead', nowMs, replayId) }, { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } }];
 }
 
 /**
@@ -198,7 +203,13 @@ export async function countReplaySource(store: Store, teamId: string, source: Re
 }
 
 /** One page (≤ `limit` read) of a replay source from `startKey`, oldest first. */
-export async function queryReplaySource(store: Store, teamId: string, source: ReplaySource, startKey: Key | undefined, limit: number): Promise<{ items: ReplayCandidate[]; lastEvaluatedKey: Key | undefined }> {
+export async function queryReplaySource(
+  store: Store,
+  teamId: string,
+  source: ReplaySource,
+  startKey: Key | undefined,
+  limit: number,
+): Promise<{ items: ReplayCandidate[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({ ...replaySourceQuery(teamId, source), ExclusiveStartKey: startKey, Limit: limit });
   return {
     items: result.items.map((item) =>
@@ -209,4 +220,3 @@ export async function queryReplaySource(store: Store, teamId: string, source: Re
     lastEvaluatedKey: result.lastEvaluatedKey,
   };
 }
-

@@ -36,9 +36,7 @@ export const EVENT_NAME_HEADER = 'SVC-Event-Name';
  */
 export function computeSignature(secret: string, timestampSeconds: number, rawBody: string): string {
   assertTimestamp(timestampSeconds);
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${timestampSeconds}.${rawBody}`, 'utf8')
-    .digest('hex');
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestampSeconds}.${rawBody}`, 'utf8').digest('hex');
 }
 
 /** Input of {@link signatureHeader}. */

@@ -113,12 +113,7 @@ export function stoppedAttempt(attempt: number, nowMs: number, plannedAt: string
  * is stale or a duplicate and does nothing.
  */
 export function isDueForDeadLetter(delivery: DeliveryState, nowMs: number): boolean {
-  return !(
-    delivery.status !== 'pending' ||
-    delivery.attempts !== MAX_ATTEMPTS ||
-    delivery.due_at_ms === null ||
-    delivery.due_at_ms > nowMs + TIMER_EARLY_TOLERANCE_MS
-  );
+  return !(delivery.status !== 'pending' || delivery.attempts !== MAX_ATTEMPTS || delivery.due_at_ms === null || delivery.due_at_ms > nowMs + TIMER_EARLY_TOLERANCE_MS);
 }
 
 /** Only dead and skipped deliveries can be retried by hand or replayed (interface "States": dead → pending; DESIGN D6: skipped → pending). */

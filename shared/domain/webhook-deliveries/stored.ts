@@ -68,4 +68,3 @@ export function pendingIndexOf(deliveryId: string): string {
 export function dueSortKey(dueAtMs: number, deliveryId: string): string {
   return keys.timeIndexSortKey(dueAtMs, deliveryId);
 }
-

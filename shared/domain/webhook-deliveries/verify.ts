@@ -105,9 +105,7 @@ export interface VerifyWebhookInput {
  * @throws {@link WebhookVerificationError} with the failing `reason`. A receiver should answer 2xx for
  *   `duplicate_event` (and drop the event) and 4xx for the others (interface "Delivery rules" 2).
  */
-export async function verifyWebhook<TData = Record<string, unknown>>(
-  input: VerifyWebhookInput,
-): Promise<WebhookEvent<TData>> {
+export async function verifyWebhook<TData = Record<string, unknown>>(input: VerifyWebhookInput): Promise<WebhookEvent<TData>> {
   const toleranceSeconds = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowSeconds = input.nowSeconds ?? Math.floor(Date.now() / 1000);
 
@@ -121,10 +119,7 @@ export async function verifyWebhook<TData = Record<string, unknown>>(
   const parsed = parseSignatureHeader(signature);
   const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
 
-  const expected = createHmac('sha256', Buffer.from(input.secret, 'utf8'))
-    .update(`${parsed.timestamp}.`, 'utf8')
-    .update(body)
-    .digest();
+  const expected = createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(`${parsed.timestamp}.`, 'utf8').update(body).digest();
   let matched = false;
   for (const candidate of parsed.signatures) {
     // Every candidate is compared (no early exit) so timing does not reveal which one matched.
@@ -134,10 +129,7 @@ export async function verifyWebhook<TData = Record<string, unknown>>(
     throw new WebhookVerificationError('signature_mismatch', 'no v1/v0 signature matches the payload');
   }
   if (Math.abs(nowSeconds - parsed.timestamp) > toleranceSeconds) {
-    throw new WebhookVerificationError(
-      'timestamp_outside_tolerance',
-      `timestamp ${parsed.timestamp} is more than ${toleranceSeconds} s away from now (${nowSeconds})`,
-    );
+    throw new WebhookVerificationError('timestamp_outside_tolerance', `timestamp ${parsed.timestamp} is more than ${toleranceSeconds} s away from now (${nowSeconds})`);
   }
 
   const event = parseEnvelope<TData>(body);
@@ -232,9 +224,7 @@ function header(headers: VerifyWebhookInput['headers'], lowerName: string): stri
  * @param nowSeconds - Clock returning Unix time in SECONDS; default `Date.now()/1000`. Inject in tests.
  * @returns The store, plus `size()` (ids currently remembered, expired ones pruned first).
  */
-export function createMemorySeenStore(
-  nowSeconds: () => number = () => Date.now() / 1000,
-): SeenEventStore & { size(): number } {
+export function createMemorySeenStore(nowSeconds: () => number = () => Date.now() / 1000): SeenEventStore & { size(): number } {
   const expiries = new Map<string, number>();
   const prune = (): void => {
     const now = nowSeconds();

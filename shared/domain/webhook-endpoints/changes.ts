@@ -53,12 +53,16 @@ export async function createWebhookEndpoint(
   // D8 and D20: one atomic counter on the team item, in the same transaction as the endpoint, enforces
   // both the 50-endpoint cap and the tier's limit.
   const cap = { max: MAX_ENDPOINTS_PER_TEAM, problem: () => new ProblemError('CONFLICT', `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`) };
-  return withinTierLimit(runtime, principal.teamId, 'webhook_endpoints', () =>
-    unitOfWork(runtime, principal.teamId, (tx) => {
-      countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
-      tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
-      return { ...publicEndpoint(stored), secret: stored.secret };
-    }),
+  return withinTierLimit(
+    runtime,
+    principal.teamId,
+    'webhook_endpoints',
+    () =>
+      unitOfWork(runtime, principal.teamId, (tx) => {
+        countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
+        tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
+        return { ...publicEndpoint(stored), secret: stored.secret };
+      }),
     cap,
   );
 }
@@ -69,12 +73,7 @@ export async function createWebhookEndpoint(
  * `is_active: false` disables it by hand (`disabled_at` keeps the first time).
  * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY (an event whose minimum ability the caller lacks).
  */
-export async function updateWebhookEndpoint(
-  runtime: Pick<Runtime, 'store' | 'clock'>,
-  principal: Principal,
-  endpointId: string,
-  input: UpdateWebhookEndpointRequest,
-): Promise<WebhookEndpoint> {
+export async function updateWebhookEndpoint(runtime: Pick<Runtime, 'store' | 'clock'>, principal: Principal, endpointId: string, input: UpdateWebhookEndpointRequest): Promise<WebhookEndpoint> {
   // D6: whoever changes where events go (url) or which (events) becomes the owner, and must hold the
   // minimum ability of every event the endpoint then subscribes.
   const repoints = input.url !== undefined || input.events !== undefined;

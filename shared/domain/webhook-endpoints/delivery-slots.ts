@@ -149,14 +149,25 @@ async function reclaimSlots(store: Store, Key: Key, expired: ReadonlyArray<reado
     conditions.push(`in_flight.#d${index} = :u${index}`);
   });
   await store
-    .update({ Key, UpdateExpression: `REMOVE ${expired.map((_, index) => `in_flight.#d${index}`).join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values })
+    .update({
+      Key,
+      UpdateExpression: `REMOVE ${expired.map((_, index) => `in_flight.#d${index}`).join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    })
     .catch(ignoreCondition);
 }
 
 /** Gives back a slot taken by {@link acquireDeliverySlot} without counting an outcome (the attempt was not made). */
 export async function releaseDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string): Promise<void> {
   await store
-    .update({ Key: keys.webhookEndpoint(teamId, endpointId), UpdateExpression: 'REMOVE in_flight.#delivery', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: { '#delivery': deliveryId } })
+    .update({
+      Key: keys.webhookEndpoint(teamId, endpointId),
+      UpdateExpression: 'REMOVE in_flight.#delivery',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#delivery': deliveryId },
+    })
     .catch(ignoreCondition);
 }
 

@@ -16,15 +16,13 @@ export const listWebhookEndpoints: OperationHandler<Operations['listWebhookEndpo
 export const getWebhookEndpoint: OperationHandler<Operations['getWebhookEndpoint']> = async (input, { runtime, principal }) => read(runtime, principal, input.id);
 
 /** `POST /v1/webhook-endpoints/{id}` / `update_webhook_endpoint`. */
-export const updateWebhookEndpoint: OperationHandler<Operations['updateWebhookEndpoint']> = async ({ id, ...changes }, { runtime, principal }) =>
-  update(runtime, principal, id, changes);
+export const updateWebhookEndpoint: OperationHandler<Operations['updateWebhookEndpoint']> = async ({ id, ...changes }, { runtime, principal }) => update(runtime, principal, id, changes);
 
 /** `DELETE /v1/webhook-endpoints/{id}` / `delete_webhook_endpoint`. */
 export const deleteWebhookEndpoint: OperationHandler<Operations['deleteWebhookEndpoint']> = async (input, { runtime, principal }) => remove(runtime, principal, input.id);
 
 /** `POST /v1/webhook-endpoints/{id}/rotate-secret` / `rotate_webhook_endpoint_secret`: API rotation (`v1` only at once, DESIGN D8). */
-export const rotateWebhookEndpointSecret: OperationHandler<Operations['rotateWebhookEndpointSecret']> = async (input, { runtime, principal }) =>
-  rotate(runtime, principal, input.id, 'api');
+export const rotateWebhookEndpointSecret: OperationHandler<Operations['rotateWebhookEndpointSecret']> = async (input, { runtime, principal }) => rotate(runtime, principal, input.id, 'api');
 
 /**
  * The dashboard's Rotate secret button (DESIGN D8, D21): the same operation (`rotateWebhookEndpointSecret`:

@@ -19,32 +19,43 @@ const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.hostname }).ch
 const IpAddressOrRange = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]).check(z.describe('An IPv4 or IPv6 address, or a CIDR range.'));
 
 /** Attempts in flight at once to one endpoint (DESIGN D24): 1 to {@link MAX_CONCURRENCY_LIMIT}, default {@link DEFAULT_MAX_CONCURRENCY}. */
-const MaxConcurrency = z.number().check(z.int(), z.gte(1), z.lte(MAX_CONCURRENCY_LIMIT), z.describe(`Most delivery attempts in flight at once to this endpoint, 1 to ${MAX_CONCURRENCY_LIMIT} (default ${DEFAULT_MAX_CONCURRENCY}); more wait briefly and are not counted as attempts.`));
+const MaxConcurrency = z
+  .number()
+  .check(
+    z.int(),
+    z.gte(1),
+    z.lte(MAX_CONCURRENCY_LIMIT),
+    z.describe(`Most delivery attempts in flight at once to this endpoint, 1 to ${MAX_CONCURRENCY_LIMIT} (default ${DEFAULT_MAX_CONCURRENCY}); more wait briefly and are not counted as attempts.`),
+  );
 
 /** A webhook event name of the catalogue (`service://enums/webhook-event`). */
 const EventName = z.enum(WEBHOOK_EVENT_NAMES);
 
 /** A webhook endpoint as reads return it: never with a secret (interface "Webhook endpoint", DESIGN D8). */
-export const WebhookEndpoint = z.object({
-  id: Uuid,
-  name: z.string(),
-  url: z.string(),
-  events: z.array(EventName),
-  allowed_ips: z.nullable(z.array(z.string())),
-  is_active: z.boolean(),
-  disabled_at: z.nullable(Timestamp),
-  consecutive_failures: z.number().check(z.int()),
-  max_concurrency: MaxConcurrency,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).register(z.globalRegistry, { id: 'WebhookEndpoint' });
+export const WebhookEndpoint = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    url: z.string(),
+    events: z.array(EventName),
+    allowed_ips: z.nullable(z.array(z.string())),
+    is_active: z.boolean(),
+    disabled_at: z.nullable(Timestamp),
+    consecutive_failures: z.number().check(z.int()),
+    max_concurrency: MaxConcurrency,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'WebhookEndpoint' });
 /** A webhook endpoint (see {@link WebhookEndpoint}). */
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** The endpoint plus its signing secret: returned once, by creation and by rotation (DESIGN D8). */
-export const WebhookEndpointWithSecret = z.extend(WebhookEndpoint, {
-  secret: z.string().check(z.describe('Signing secret (`whsec_...`). Shown only in this response.')),
-}).register(z.globalRegistry, { id: 'WebhookEndpointWithSecret' });
+export const WebhookEndpointWithSecret = z
+  .extend(WebhookEndpoint, {
+    secret: z.string().check(z.describe('Signing secret (`whsec_...`). Shown only in this response.')),
+  })
+  .register(z.globalRegistry, { id: 'WebhookEndpointWithSecret' });
 /** An endpoint with its secret (see {@link WebhookEndpointWithSecret}). */
 export type WebhookEndpointWithSecret = z.infer<typeof WebhookEndpointWithSecret>;
 
@@ -55,25 +66,31 @@ export const WebhookEndpointList = listOf(WebhookEndpoint, 'WebhookEndpointList'
 export const WebhookEndpointIdParams = z.strictObject({ id: Uuid.check(z.describe('The webhook endpoint id.')) });
 
 /** Body of `POST /v1/webhook-endpoints` (and the `create_webhook_endpoint` tool's arguments). */
-export const CreateWebhookEndpointRequest = z.strictObject({
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.describe('Endpoint name, 1 to 100 characters.')),
-  url: HttpsUrl.check(z.describe('Delivery URL. Must be https://; http:// is rejected.')),
-  events: z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length), z.describe('Event names to deliver (see service://enums/webhook-event); at least one.')),
-  allowed_ips: z.optional(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS))).check(z.describe('Optional: deliver only when the URL\u2019s host resolves to one of these addresses.')),
-  max_concurrency: z.optional(MaxConcurrency),
-}).register(z.globalRegistry, { id: 'CreateWebhookEndpointRequest' });
+export const CreateWebhookEndpointRequest = z
+  .strictObject({
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.describe('Endpoint name, 1 to 100 characters.')),
+    url: HttpsUrl.check(z.describe('Delivery URL. Must be https://; http:// is rejected.')),
+    events: z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length), z.describe('Event names to deliver (see service://enums/webhook-event); at least one.')),
+    allowed_ips: z
+      .optional(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS)))
+      .check(z.describe('Optional: deliver only when the URL\u2019s host resolves to one of these addresses.')),
+    max_concurrency: z.optional(MaxConcurrency),
+  })
+  .register(z.globalRegistry, { id: 'CreateWebhookEndpointRequest' });
 /** A validated creation request (see {@link CreateWebhookEndpointRequest}). */
 export type CreateWebhookEndpointRequest = z.infer<typeof CreateWebhookEndpointRequest>;
 
 /** Body of `POST /v1/webhook-endpoints/{id}` (every field optional; `is_active: true` re-enables). */
-export const UpdateWebhookEndpointRequest = z.strictObject({
-  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('New name, 1 to 100 characters.')),
-  url: z.optional(HttpsUrl).check(z.describe('New delivery URL. Must be https://.')),
-  events: z.optional(z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length))).check(z.describe('New event list; at least one.')),
-  allowed_ips: z.optional(z.nullable(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS)))).check(z.describe('New allow-list; null removes it.')),
-  is_active: z.optional(z.boolean()).check(z.describe('true re-enables the endpoint and resets consecutive_failures; false disables it.')),
-  max_concurrency: z.optional(MaxConcurrency),
-}).register(z.globalRegistry, { id: 'UpdateWebhookEndpointRequest' });
+export const UpdateWebhookEndpointRequest = z
+  .strictObject({
+    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('New name, 1 to 100 characters.')),
+    url: z.optional(HttpsUrl).check(z.describe('New delivery URL. Must be https://.')),
+    events: z.optional(z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length))).check(z.describe('New event list; at least one.')),
+    allowed_ips: z.optional(z.nullable(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS)))).check(z.describe('New allow-list; null removes it.')),
+    is_active: z.optional(z.boolean()).check(z.describe('true re-enables the endpoint and resets consecutive_failures; false disables it.')),
+    max_concurrency: z.optional(MaxConcurrency),
+  })
+  .register(z.globalRegistry, { id: 'UpdateWebhookEndpointRequest' });
 /** A validated update request (see {@link UpdateWebhookEndpointRequest}). */
 export type UpdateWebhookEndpointRequest = z.infer<typeof UpdateWebhookEndpointRequest>;
 

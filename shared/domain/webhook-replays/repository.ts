@@ -74,7 +74,9 @@ export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' |
   const now = isoTime(nowMs);
   const requestedUntil = request.until ? Date.parse(request.until) : nowMs;
   if (requestedUntil < nowMs - request.since_hours * 3_600_000) {
-    throw new ProblemError('VALIDATION_FAILED', `until is before the start of the window (now minus ${request.since_hours} hours).`, { errors: [{ path: 'until', message: 'must not be before now minus since_hours' }] });
+    throw new ProblemError('VALIDATION_FAILED', `until is before the start of the window (now minus ${request.since_hours} hours).`, {
+      errors: [{ path: 'until', message: 'must not be before now minus since_hours' }],
+    });
   }
   const filters: WebhookReplay['filters'] = {
     status: request.status ?? 'dead',

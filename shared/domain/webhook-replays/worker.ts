@@ -37,7 +37,7 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     candidates = job.batch;
     next = job.batch_next ?? undefined;
   } else {
-    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), (job.cursor ?? undefined), REPLAY_BATCH_SIZE);
+    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), job.cursor ?? undefined, REPLAY_BATCH_SIZE);
     candidates = page.items;
     next = page.lastEvaluatedKey;
     if (!(await writeReplayBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';
@@ -93,7 +93,11 @@ export async function restartStalledReplays(runtime: Pick<Runtime, 'store' | 'de
   let startKey: Key | undefined;
   do {
     const page = await queryStalledReplays(runtime.store, beforeMs, startKey);
-    if (page.items.length) await runtime.deliveryQueue.send(page.items.map((job) => ({ kind: 'replay_batch' as const, team_id: job.team_id, replay_id: job.id })), 0);
+    if (page.items.length)
+      await runtime.deliveryQueue.send(
+        page.items.map((job) => ({ kind: 'replay_batch' as const, team_id: job.team_id, replay_id: job.id })),
+        0,
+      );
     count += page.items.length;
     startKey = page.lastEvaluatedKey;
   } while (startKey);

@@ -14,21 +14,8 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { Pool, buildConnector } from 'undici';
-import {
-  parseWebhookTarget,
-  pinAddress,
-  resolveCandidates,
-  systemResolver,
-  type HostResolver,
-  type WebhookTarget,
-} from './address-policy.js';
-import {
-  AttemptFailure,
-  RESPONSE_BODY_RECORD_BYTES,
-  type AttemptResult,
-  type WebhookRequest,
-  type WebhookTransport,
-} from './port.js';
+import { parseWebhookTarget, pinAddress, resolveCandidates, systemResolver, type HostResolver, type WebhookTarget } from './address-policy.js';
+import { AttemptFailure, RESPONSE_BODY_RECORD_BYTES, type AttemptResult, type WebhookRequest, type WebhookTransport } from './port.js';
 import { trustedCaCertificates } from './trust.js';
 
 /** Default whole-attempt budget, MILLISECONDS (interface "Delivery rules" 3, DESIGN D9). */

@@ -20,16 +20,7 @@
  * - `private_address` — the resolved address is not public unicast and private targets are not allowed.
  * - `invalid_url` — not a parsable `https:` URL (or it carries credentials).
  */
-export const ATTEMPT_FAILURE_KINDS = [
-  'http_status',
-  'timeout',
-  'tls',
-  'dns',
-  'connect',
-  'ip_not_allowed',
-  'private_address',
-  'invalid_url',
-] as const;
+export const ATTEMPT_FAILURE_KINDS = ['http_status', 'timeout', 'tls', 'dns', 'connect', 'ip_not_allowed', 'private_address', 'invalid_url'] as const;
 
 /** One of {@link ATTEMPT_FAILURE_KINDS}: why an attempt failed (DESIGN D7 attempt record). */
 export type AttemptFailureKind = (typeof ATTEMPT_FAILURE_KINDS)[number];
