@@ -3,9 +3,9 @@
  * fires, a settlement (and its refusal naming the payment's status) and the refundable amount.
  */
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../shared/errors.js';
 import { decideSettlement, paymentTrigger, refundAmount } from '../../shared/domain/payments/decisions.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
+import { thrownProblem } from '../support/problems.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const payment = (fields: Partial<Payment> = {}): Payment => ({
@@ -24,16 +24,6 @@ const payment = (fields: Partial<Payment> = {}): Payment => ({
   updated_at: NOW,
   ...fields,
 });
-
-function problemOf(run: () => unknown): ProblemError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ProblemError) return error;
-    throw error;
-  }
-  throw new Error('expected a ProblemError');
-}
 
 describe('paymentTrigger', () => {
   it('a succeeded first payment activates a pending subscription; a failed renewal makes an active one past_due', () => {
@@ -57,7 +47,7 @@ describe('decideSettlement', () => {
   });
 
   it('refuses a payment that is not pending: CONFLICT naming its status', () => {
-    const error = problemOf(() => decideSettlement(payment({ status: 'succeeded' }), { status: 'active' }, 'failed', NOW));
+    const error = thrownProblem(() => decideSettlement(payment({ status: 'succeeded' }), { status: 'active' }, 'failed', NOW));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain('is succeeded: only a pending payment can be settled');
   });
@@ -67,8 +57,8 @@ describe('refundAmount', () => {
   it('defaults to what is left, refuses more than that and a payment that is not succeeded', () => {
     const paid = payment({ status: 'succeeded', amount_refunded: 300 });
     expect(refundAmount(paid, paid.id, {})).toBe(600);
-    expect(problemOf(() => refundAmount(paid, paid.id, { amount: 601 })).code).toBe('VALIDATION_FAILED');
-    const refunded = problemOf(() => refundAmount(payment({ status: 'refunded' }), paid.id, {}));
+    expect(thrownProblem(() => refundAmount(paid, paid.id, { amount: 601 })).code).toBe('VALIDATION_FAILED');
+    const refunded = thrownProblem(() => refundAmount(payment({ status: 'refunded' }), paid.id, {}));
     expect(refunded.code).toBe('CONFLICT');
     expect(refunded.message).toContain('is refunded: it is already refunded in full');
   });

@@ -4,11 +4,11 @@
  * allowed triggers, a plan change's upgrade / downgrade and its refusals, and the access-summary sets.
  */
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../shared/errors.js';
 import type { Plan } from '../../shared/domain/plans/schema.js';
 import { newSubscription } from '../../shared/domain/subscriptions/creation.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
 import { accessSetChange, decidePlanChange, decideTransition } from '../../shared/domain/subscriptions/transition-decisions.js';
+import { thrownProblem } from '../support/problems.js';
 
 const PROJECT = '00000000-0000-4000-8000-000000000001';
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -21,16 +21,6 @@ const bronze = plan('00000000-0000-4000-8000-00000000000c', 300);
 const active = (): Subscription =>
   newSubscription({ projectId: PROJECT, subscriberId: '00000000-0000-4000-8000-000000000002', plan: gold, source: 'creator_grant', nowMs: NOW, startMs: NOW, trialEndMs: null, endsAtMs: null });
 const inStatus = (status: Subscription['status']): Subscription => ({ ...active(), status, has_access: false });
-
-function conflictOf(run: () => unknown): ProblemError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ProblemError) return error;
-    throw error;
-  }
-  throw new Error('expected a ProblemError');
-}
 
 describe('decideTransition', () => {
   it('cancels an active subscription at once: canceled, its event, access ends, it ends', () => {
@@ -51,14 +41,14 @@ describe('decideTransition', () => {
   });
 
   it('refuses a pair the table does not allow: CONFLICT naming the current status and what it allows', () => {
-    const error = conflictOf(() => decideTransition(inStatus('paused'), gold, { trigger: 'pause' }, NOW));
+    const error = thrownProblem(() => decideTransition(inStatus('paused'), gold, { trigger: 'pause' }, NOW));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain('The subscription is paused: pause is not allowed');
     expect(error.message).toMatch(/it allows .*resume/);
   });
 
   it('refuses any trigger on a terminal status, naming it terminal', () => {
-    const error = conflictOf(() => decideTransition(inStatus('canceled'), gold, { trigger: 'resume' }, NOW));
+    const error = thrownProblem(() => decideTransition(inStatus('canceled'), gold, { trigger: 'resume' }, NOW));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain('canceled');
     expect(error.message).toContain('terminal');
@@ -72,10 +62,10 @@ describe('decidePlanChange', () => {
   });
 
   it('refuses the plan it is already on, an inactive plan, another currency and a status without plan changes', () => {
-    expect(conflictOf(() => decidePlanChange(active(), gold, gold)).code).toBe('CONFLICT');
-    expect(conflictOf(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { status: 'inactive' }))).code).toBe('CONFLICT');
-    expect(conflictOf(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { currency: 'usd' }))).code).toBe('VALIDATION_FAILED');
-    const refused = conflictOf(() => decidePlanChange(inStatus('paused'), gold, platinum));
+    expect(thrownProblem(() => decidePlanChange(active(), gold, gold)).code).toBe('CONFLICT');
+    expect(thrownProblem(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { status: 'inactive' }))).code).toBe('CONFLICT');
+    expect(thrownProblem(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { currency: 'usd' }))).code).toBe('VALIDATION_FAILED');
+    const refused = thrownProblem(() => decidePlanChange(inStatus('paused'), gold, platinum));
     expect(refused.code).toBe('CONFLICT');
     expect(refused.message).toContain('The subscription is paused: upgrade is not allowed');
   });
