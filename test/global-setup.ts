@@ -40,7 +40,7 @@ export async function setup(): Promise<void> {
     throw failed.reason;
   }
   process.env.DYNAMODB_ENDPOINTS = handles.map((handle) => handle.endpoint).join(' ');
-  process.env.DYNAMODB_ENDPOINT = handles[0]!.endpoint;
+  process.env.DYNAMODB_ENDPOINT = handles[0].endpoint;
 }
 
 export async function teardown(): Promise<void> {
