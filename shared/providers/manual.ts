@@ -15,4 +15,13 @@ export const manualPaymentProvider: PaymentProviderAdapter = {
   async refund() {
     return { ok: true, provider_refund_id: null };
   },
+  async changeSubscription() {
+    return { ok: true };
+  },
+  async createCheckoutSession() {
+    return { ok: false, reason: 'The manual provider has no hosted checkout: record payments yourself (POST /v1/projects/{project_id}/payments).', code: null, retryable: false };
+  },
+  async createBillingPortalSession() {
+    return { ok: false, reason: 'The manual provider has no billing portal: the creator collects payments outside the service.', code: null, retryable: false };
+  },
 };

@@ -2,7 +2,8 @@ import type { PaymentProvider } from '../catalogues/payment-providers.js';
 
 /**
  * The `PaymentProviderAdapter` port (DESIGN §2, D16, D22): what the domain asks of a payment provider.
- * Plan sync (the provider's catalogue of products and prices) and refunds; inbound events are verified by
+ * Plan sync (the provider's catalogue of products and prices), refunds, subscription changes made
+ * provider-first, hosted checkout and billing portal sessions; inbound events are verified by
  * the provider's hook. Adapters are called OUTSIDE any DynamoDB transaction: the caller records the
  * outcome (`plan.synced` / `plan.sync_failed`, `payment.refunded`) afterwards, in one unit of work. An
  * adapter makes ONE attempt per call; the caller retries `retryable` failures per
@@ -77,6 +78,76 @@ export interface RefundRequest {
 /** The outcome of a refund: the provider's refund id (null for a provider without one, `manual`), or why it failed. */
 export type RefundResult = { ok: true; provider_refund_id: string | null } | ProviderFailure;
 
+/**
+ * A change of a provider-billed subscription (DESIGN D27, "money moves only with the provider's
+ * agreement"): what the provider is asked BEFORE our transaction commits the same change.
+ * - `cancel`: end it now (Stripe `subscriptions.cancel`);
+ * - `cancel_at_period_end` / `keep`: schedule or withdraw the end at the period's end (`cancel_at_period_end`);
+ * - `pause` / `resume_collection`: stop or restart collecting payments (Stripe `pause_collection`);
+ * - `change_price`: move it to the provider price of another plan, prorated per `proration_behavior`.
+ */
+export type ProviderSubscriptionChange =
+  | { kind: 'cancel' }
+  | { kind: 'cancel_at_period_end' }
+  | { kind: 'keep' }
+  | { kind: 'pause' }
+  | { kind: 'resume_collection' }
+  | { kind: 'change_price'; provider_price_id: string; proration_behavior: 'create_prorations' | 'none' | 'always_invoice' };
+
+/** A subscription change to make at the provider (see {@link ProviderSubscriptionChange}). */
+export interface SubscriptionChangeRequest {
+  team_id: string;
+  project_id: string;
+  /** Our subscription id (sent as metadata, so the provider's echo can be traced to it). */
+  subscription_id: string;
+  /** The provider's id of the subscription (Stripe: `sub_...`). */
+  provider_subscription_id: string;
+  change: ProviderSubscriptionChange;
+  /** The same key for the same change of the same state: a retry after a lost answer changes nothing twice. */
+  idempotency_key: string;
+}
+
+/** The outcome of a subscription change at the provider. */
+export type SubscriptionChangeResult = { ok: true } | ProviderFailure;
+
+/**
+ * A hosted checkout to create for one plan (DESIGN D26): Stripe Checkout with the synced price. URLs are
+ * absolute; `success_url` may hold Stripe's `{CHECKOUT_SESSION_ID}` placeholder.
+ */
+export interface CheckoutSessionRequest {
+  team_id: string;
+  project_id: string;
+  plan_id: string;
+  /** The plan's price at the provider (Stripe `price_...`). */
+  provider_price_id: string;
+  /** `subscription` for recurring plans, `payment` for one-off and fixed-term plans. */
+  mode: 'subscription' | 'payment';
+  /** Free trial in days (subscription mode only; 0: none). */
+  trial_days: number;
+  customer_email: string | null;
+  /** Our reference of the buyer (Stripe `client_reference_id`), or null. */
+  client_reference_id: string | null;
+  success_url: string;
+  cancel_url: string;
+  idempotency_key: string;
+}
+
+/** The outcome of a checkout creation: the provider's session id, the URL to send the buyer to and when it expires (ISO 8601). */
+export type CheckoutSessionResult = { ok: true; id: string; url: string; expires_at: string } | ProviderFailure;
+
+/** A hosted page where a subscriber manages their payment method (Stripe Billing Portal), for one provider customer. */
+export interface BillingPortalSessionRequest {
+  team_id: string;
+  project_id: string;
+  /** The provider's customer id (Stripe `cus_...`). */
+  provider_customer_id: string;
+  /** Where the provider sends the subscriber back (absolute URL). */
+  return_url: string;
+}
+
+/** The outcome of a billing portal creation: the URL to send the subscriber to. */
+export type BillingPortalSessionResult = { ok: true; url: string } | ProviderFailure;
+
 /** One payment provider's adapter. */
 export interface PaymentProviderAdapter {
   readonly provider: PaymentProvider;
@@ -92,6 +163,12 @@ export interface PaymentProviderAdapter {
    * unexpected failure the caller treats as retryable, without its message.
    */
   refund(request: RefundRequest): Promise<RefundResult>;
+  /** Makes a subscription change at the provider before our transaction records it (see {@link ProviderSubscriptionChange}). */
+  changeSubscription(request: SubscriptionChangeRequest): Promise<SubscriptionChangeResult>;
+  /** Creates a hosted checkout for a plan (DESIGN D26); a provider without one answers a non-retryable failure. */
+  createCheckoutSession(request: CheckoutSessionRequest): Promise<CheckoutSessionResult>;
+  /** Creates a hosted payment-method page for a customer (DESIGN D27); a provider without one answers a non-retryable failure. */
+  createBillingPortalSession(request: BillingPortalSessionRequest): Promise<BillingPortalSessionResult>;
 }
 
 /** The adapters by provider; a connected provider without an adapter fails its syncs (recorded, visible). */

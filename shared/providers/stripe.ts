@@ -4,7 +4,19 @@ import { openCredential, type CredentialKind } from '../credentials/repository.j
 import type { IntegrationSettings } from '../integrations.js';
 import { retryWhile } from '../retry.js';
 import type { Store } from '../store/store.js';
-import type { PaymentProviderAdapter, PlanForSync, PlanSyncResult, ProviderCatalogueIds, ProviderFailure, RefundRequest, RefundResult } from './payment-provider.js';
+import type {
+  BillingPortalSessionResult,
+  CheckoutSessionResult,
+  PaymentProviderAdapter,
+  PlanForSync,
+  PlanSyncResult,
+  ProviderCatalogueIds,
+  ProviderFailure,
+  ProviderSubscriptionChange,
+  RefundRequest,
+  RefundResult,
+  SubscriptionChangeResult,
+} from './payment-provider.js';
 import { stripeClient, type StripeErrors } from './stripe-client.js';
 
 /**
@@ -48,7 +60,7 @@ function stripeFailure(errors: StripeErrors, error: unknown, action: string): Pr
   if (error instanceof errors.StripePermissionError || status === 403) {
     return {
       ok: false,
-      reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions docs/integrations.md lists (Products, Prices and Refunds: Write).`,
+      reason: `The project\u2019s Stripe key may not ${action}: ${message} Give the restricted key the permissions docs/integrations.md lists (Products, Prices, Refunds, Subscriptions, Checkout Sessions and Customer portal: Write).`,
       code,
       retryable: false,
     };
@@ -115,6 +127,33 @@ function samePrice(price: Stripe.Price, wanted: Stripe.PriceCreateParams): boole
   );
 }
 
+/**
+ * The `subscriptions.update` parameters of a change (DESIGN D27), or null for `cancel` (`subscriptions.cancel`).
+ * Pausing voids the invoices of the pause (`pause_collection.behavior: void`): a paused member neither pays
+ * nor owes. The change's kind goes into `metadata.last_change` so the echo can be recognised in Stripe's logs.
+ */
+export function stripeSubscriptionUpdate(change: ProviderSubscriptionChange, subscriptionId: string, currentItemId: string | null): Stripe.SubscriptionUpdateParams | null {
+  const metadata = { subscription_id: subscriptionId, last_change: change.kind };
+  switch (change.kind) {
+    case 'cancel':
+      return null;
+    case 'cancel_at_period_end':
+      return { cancel_at_period_end: true, metadata };
+    case 'keep':
+      return { cancel_at_period_end: false, metadata };
+    case 'pause':
+      return { pause_collection: { behavior: 'void' }, metadata };
+    case 'resume_collection':
+      return { pause_collection: '', metadata };
+    case 'change_price':
+      return {
+        items: [currentItemId ? { id: currentItemId, price: change.provider_price_id } : { price: change.provider_price_id }],
+        proration_behavior: change.proration_behavior,
+        metadata,
+      };
+  }
+}
+
 /** What {@link stripePaymentProvider} needs: the store (the project's credential) and the settings (read when a call is made). */
 export interface StripeAdapterDependencies {
   store: Store;
@@ -132,6 +171,10 @@ export interface StripeAdapterDependencies {
  *   old Price deactivated (`active: false`) — a Price is never edited.
  * - `refund`: `refunds.create({ payment_intent, amount })` with the request's idempotency key and
  *   metadata `payment_id` (and `reason`); the payment's `provider_payment_id` must be the PaymentIntent id.
+ * - `changeSubscription`: `subscriptions.cancel`, or `subscriptions.update` with {@link stripeSubscriptionUpdate}.
+ * - `createCheckoutSession`: `checkout.sessions.create` (line item the synced Price; `metadata` and
+ *   `subscription_data.metadata` / `payment_intent_data.metadata` with `project_id` and `plan_id`).
+ * - `createBillingPortalSession`: `billingPortal.sessions.create({ customer, return_url })`.
  * No stored credential: a non-retryable failure naming `PUT /v1/projects/{id}/payment-provider`.
  */
 export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
@@ -225,6 +268,60 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
         return { ok: true, provider_refund_id: refund.id };
       } catch (error) {
         return stripeFailure(client.errors, error, 'refund the payment');
+      }
+    },
+    async changeSubscription(request): Promise<SubscriptionChangeResult> {
+      const client = await clientOf(request);
+      if ('ok' in client) return client;
+      const action = request.change.kind === 'cancel' ? 'cancel the subscription' : 'update the subscription';
+      try {
+        const options = { idempotencyKey: request.idempotency_key };
+        if (request.change.kind === 'cancel') {
+          await client.subscriptions.cancel(request.provider_subscription_id, {}, options);
+          return { ok: true };
+        }
+        // A price change replaces the subscription's one item: its id comes from Stripe (one read).
+        const itemId = request.change.kind === 'change_price' ? ((await client.subscriptions.retrieve(request.provider_subscription_id)).items.data[0]?.id ?? null) : null;
+        await client.subscriptions.update(request.provider_subscription_id, stripeSubscriptionUpdate(request.change, request.subscription_id, itemId)!, options);
+        return { ok: true };
+      } catch (error) {
+        return stripeFailure(client.errors, error, action);
+      }
+    },
+    async createCheckoutSession(request): Promise<CheckoutSessionResult> {
+      const client = await clientOf(request);
+      if ('ok' in client) return client;
+      const metadata = { project_id: request.project_id, plan_id: request.plan_id };
+      try {
+        const session = await client.checkout.sessions.create(
+          {
+            mode: request.mode,
+            line_items: [{ price: request.provider_price_id, quantity: 1 }],
+            metadata,
+            ...(request.mode === 'subscription'
+              ? { subscription_data: { metadata, ...(request.trial_days > 0 ? { trial_period_days: request.trial_days } : {}) } }
+              : { payment_intent_data: { metadata } }),
+            ...(request.customer_email ? { customer_email: request.customer_email } : {}),
+            ...(request.client_reference_id ? { client_reference_id: request.client_reference_id } : {}),
+            success_url: request.success_url,
+            cancel_url: request.cancel_url,
+          },
+          { idempotencyKey: request.idempotency_key },
+        );
+        if (!session.url) return { ok: false, reason: `Stripe created Checkout Session ${session.id} without a URL.`, code: null, retryable: false };
+        return { ok: true, id: session.id, url: session.url, expires_at: new Date(session.expires_at * 1000).toISOString() };
+      } catch (error) {
+        return stripeFailure(client.errors, error, 'create a Checkout Session');
+      }
+    },
+    async createBillingPortalSession(request): Promise<BillingPortalSessionResult> {
+      const client = await clientOf(request);
+      if ('ok' in client) return client;
+      try {
+        const session = await client.billingPortal.sessions.create({ customer: request.provider_customer_id, return_url: request.return_url });
+        return { ok: true, url: session.url };
+      } catch (error) {
+        return stripeFailure(client.errors, error, 'create a Billing Portal session');
       }
     },
   };

@@ -3,7 +3,9 @@
  * loopback fakes): the `stripe` SDK talks to it through `STRIPE_API_BASE_URL` (`IntegrationSettings.
  * stripeApiBaseUrl` = {@link FakeStripeApi.url}). It binds 127.0.0.1 on a free port and implements just what
  * the service calls: `GET /v1/products` (the key check), Products create (with a given `id`) and update,
- * Prices create, retrieve and update (`transfer_lookup_key` moves a lookup key), Refunds create. Form
+ * Prices create, retrieve and update (`transfer_lookup_key` moves a lookup key), Refunds create,
+ * Subscriptions retrieve, update and cancel (of subscriptions added with {@link FakeStripeApi.addSubscription}),
+ * Checkout Sessions create and Billing Portal sessions create (stored, with a URL on the fake itself). Form
  * bodies are parsed with `qs` (Stripe's bracket keys: `metadata[plan_id]`, `recurring[interval]`); a POST
  * with an `Idempotency-Key` seen before answers the first response again, as Stripe does.
  *
@@ -65,6 +67,14 @@ export interface FakeStripeApi {
   products: Map<string, Record<string, any>>;
   prices: Map<string, Record<string, any>>;
   refunds: Record<string, any>[];
+  /** Subscriptions by id (as Stripe returns them: `status`, `cancel_at_period_end`, `pause_collection`, `items`, `metadata`). */
+  subscriptions: Map<string, Record<string, any>>;
+  /** Makes Stripe subscription `id` (of `customer`, on `priceId`) known, as a completed checkout would have created it. */
+  addSubscription(id: string, options: { priceId: string; customer?: string; status?: string }): Record<string, any>;
+  /** Checkout Sessions by id, with the parameters they were created with. */
+  checkoutSessions: Map<string, Record<string, any>>;
+  /** Billing Portal sessions in order. */
+  billingPortalSessions: Record<string, any>[];
   stop(): Promise<void>;
 }
 
@@ -85,10 +95,32 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   const products = new Map<string, Record<string, any>>();
   const prices = new Map<string, Record<string, any>>();
   const refunds: Record<string, any>[] = [];
+  const subscriptions = new Map<string, Record<string, any>>();
+  const checkoutSessions = new Map<string, Record<string, any>>();
+  const billingPortalSessions: Record<string, any>[] = [];
+  let baseUrl = '';
   const idempotent = new Map<string, { status: number; body: unknown }>();
   let sequence = 0;
   const nextId = (prefix: string) => `${prefix}_fake${String(++sequence).padStart(6, '0')}`;
   const created = () => Math.floor(Date.now() / 1000);
+
+  const addSubscription = (id: string, options: { priceId: string; customer?: string; status?: string }) => {
+    const subscription = {
+      id,
+      object: 'subscription',
+      customer: options.customer ?? nextId('cus'),
+      status: options.status ?? 'active',
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      pause_collection: null,
+      metadata: {},
+      items: { object: 'list', data: [{ id: nextId('si'), object: 'subscription_item', price: prices.get(options.priceId) ?? { id: options.priceId } }], has_more: false },
+      created: created(),
+    };
+    subscriptions.set(id, subscription);
+    return subscription;
+  };
 
   const missing = (kind: string, id: string) => ({ status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${kind}: '${id}'` } } });
 
@@ -168,6 +200,47 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       refunds.push(refund);
       return { status: 200, body: refund };
     }
+    if ((match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      const subscription = subscriptions.get(match[1]);
+      if (!subscription) return missing('subscription', match[1]);
+      if (method === 'DELETE') {
+        if (subscription.status === 'canceled') return { status: 400, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${match[1]}'` } } };
+        Object.assign(subscription, { status: 'canceled', canceled_at: created() });
+      } else if (method === 'POST') {
+        if (subscription.status === 'canceled') {
+          return { status: 400, body: { error: { type: 'invalid_request_error', message: 'A canceled subscription can only update its cancellation_details and metadata.' } } };
+        }
+        if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = bool(params.cancel_at_period_end, false);
+        if (params.pause_collection !== undefined) subscription.pause_collection = params.pause_collection === '' ? null : { behavior: params.pause_collection.behavior, resumes_at: null };
+        if (params.metadata !== undefined) subscription.metadata = { ...subscription.metadata, ...params.metadata };
+        if (params.proration_behavior !== undefined) subscription.last_proration_behavior = params.proration_behavior;
+        for (const item of (params.items ?? []) as Record<string, any>[]) {
+          const price = prices.get(item.price) ?? { id: item.price };
+          const existing = subscription.items.data.find((entry: Record<string, any>) => entry.id === item.id);
+          if (existing) existing.price = price;
+          else subscription.items.data.push({ id: nextId('si'), object: 'subscription_item', price });
+        }
+      }
+      return { status: 200, body: subscription };
+    }
+    if (method === 'POST' && path === '/v1/checkout/sessions') {
+      const id = nextId('cs_test');
+      const session = { id, object: 'checkout.session', status: 'open', url: `${baseUrl}/checkout/${id}`, expires_at: created() + 24 * 3600, created: created(), ...params };
+      checkoutSessions.set(id, session);
+      return { status: 200, body: session };
+    }
+    if (method === 'POST' && path === '/v1/billing_portal/sessions') {
+      const session = {
+        id: nextId('bps'),
+        object: 'billing_portal.session',
+        customer: params.customer,
+        return_url: params.return_url,
+        url: `${baseUrl}/billing-portal/${nextId('p')}`,
+        created: created(),
+      };
+      billingPortalSessions.push(session);
+      return { status: 200, body: session };
+    }
     return { status: 404, body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` } } };
   };
 
@@ -212,8 +285,9 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   server.unref();
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: baseUrl,
     requests,
     requestsTo: (method, pathPrefix) => requests.filter((entry) => entry.method === method && entry.path.startsWith(pathPrefix)),
     addKey: (key, account = 'acct_fake') => void keys.set(key, account),
@@ -222,6 +296,10 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     products,
     prices,
     refunds,
+    subscriptions,
+    addSubscription,
+    checkoutSessions,
+    billingPortalSessions,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
