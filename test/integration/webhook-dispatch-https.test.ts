@@ -22,6 +22,7 @@ import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, rotateWebhookEndpointSecret } from '../../shared/domain/webhook-endpoints/changes.js';
+import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { checkSignature } from '../support/signature.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
@@ -174,6 +175,36 @@ describe('Standard Webhooks headers (DESIGN D29)', () => {
     expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
     verifyWithLibraries(during, rotated.secret);
     verifyWithLibraries(during, endpoint.secret);
+  });
+});
+
+describe('what a receiver asks for (DESIGN D29)', () => {
+  it('410 Gone disables the endpoint at once; the next attempt finds it disabled and dead-letters the delivery', async () => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.writeHead(410, { 'Content-Type': 'text/plain' }).end('gone'));
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery.attempt_log![0]).toMatchObject({ status: 410, failure_kind: 'http_status', response_body: 'gone' });
+    const endpoint = await getWebhookEndpoint(pipeline.runtime, pipeline.principal, delivery.endpoint_id);
+    expect(endpoint).toMatchObject({ is_active: false, disabled_at: expect.any(String), consecutive_failures: 1 });
+
+    pipeline.clock.advance(10_000);
+    const [next] = pipeline.runtime.drain().queued;
+    expect(await processDeliveryMessage(pipeline.runtime, next.message)).toBe('endpoint_disabled');
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it.each([
+    [429, '120', 120, 120],
+    [503, String(10 * 86_400), 10 * 86_400, 86_400],
+    [429, '3', 3, 10],
+  ])('a %i with Retry-After %s: recorded on the attempt, the next attempt planned no earlier (at most the 24-hour maximum wait)', async (status, header, recorded, waitSeconds) => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.writeHead(status, { 'Content-Type': 'text/plain', 'Retry-After': header }).end('later'));
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery.attempt_log![0]).toMatchObject({ status, retry_after_seconds: recorded });
+    expect(Date.parse(delivery.next_attempt_at!) - Date.parse(delivery.last_attempt_at!)).toBe(waitSeconds * 1000);
   });
 });
 
