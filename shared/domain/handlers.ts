@@ -1,6 +1,7 @@
 import type { OperationId } from '../operations/registry.js';
 import { anyHandler, type AnyHandler } from '../operations/handler.js';
 import { plansHandlers } from './plans/handlers.js';
+import { checkoutSessionsHandlers } from './checkout-sessions/handlers.js';
 import { accessCodesHandlers } from './access-codes/handlers.js';
 import { teamMembersHandlers } from './team-members/handlers.js';
 import { rolesHandlers } from './roles/handlers.js';
@@ -32,6 +33,7 @@ const HANDLERS = {
   ...groupsHandlers,
   ...projectsHandlers,
   ...plansHandlers,
+  ...checkoutSessionsHandlers,
   ...accessCodesHandlers,
   ...subscribersHandlers,
   ...membersHandlers,

@@ -1,4 +1,5 @@
 import { plansModule } from './plans/operations.js';
+import { checkoutSessionsModule } from './checkout-sessions/operations.js';
 import { accessCodesModule } from './access-codes/operations.js';
 import { teamMembersModule } from './team-members/operations.js';
 import { rolesModule } from './roles/operations.js';
@@ -31,6 +32,7 @@ export const MODULES = [
   groupsModule,
   projectsModule,
   plansModule,
+  checkoutSessionsModule,
   accessCodesModule,
   subscribersModule,
   membersModule,

@@ -8,6 +8,8 @@ interface OperationContext {
   /** The authenticated caller (a token today; a team member in the dashboard). */
   principal: Principal;
   requestId: string;
+  /** The write's `Idempotency-Key` (DESIGN D3), or null/absent: an operation calling a provider derives the provider's key from it. */
+  idempotencyKey?: string | null;
 }
 
 /** The context of a public operation (`ability: null`): no caller. */

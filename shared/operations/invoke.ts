@@ -112,7 +112,8 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
       };
     }
     const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
-    const run = () => call.handler(decoded.input, principal ? { runtime: handlerRuntime, principal, requestId } : { runtime: handlerRuntime, principal: null, requestId });
+    const run = () =>
+      call.handler(decoded.input, principal ? { runtime: handlerRuntime, principal, requestId, idempotencyKey: decoded.idempotencyKey } : { runtime: handlerRuntime, principal: null, requestId });
     let result: unknown;
     try {
       result = await (scope ? withRequestScope(scope, run) : run());
