@@ -7,6 +7,7 @@ import { teamMembersHandlers } from './team-members/handlers.js';
 import { rolesHandlers } from './roles/handlers.js';
 import { groupsHandlers } from './groups/handlers.js';
 import { subscribersHandlers } from './subscribers/handlers.js';
+import { portalSessionsHandlers } from './portal-sessions/handlers.js';
 import { membersHandlers } from './members/handlers.js';
 import { subscriptionsHandlers } from './subscriptions/handlers.js';
 import { paymentsHandlers } from './payments/handlers.js';
@@ -36,6 +37,7 @@ const HANDLERS = {
   ...checkoutSessionsHandlers,
   ...accessCodesHandlers,
   ...subscribersHandlers,
+  ...portalSessionsHandlers,
   ...membersHandlers,
   ...subscriptionsHandlers,
   ...paymentsHandlers,

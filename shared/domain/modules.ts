@@ -5,6 +5,7 @@ import { teamMembersModule } from './team-members/operations.js';
 import { rolesModule } from './roles/operations.js';
 import { groupsModule } from './groups/operations.js';
 import { subscribersModule } from './subscribers/operations.js';
+import { portalSessionsModule } from './portal-sessions/operations.js';
 import { membersModule } from './members/operations.js';
 import { subscriptionsModule } from './subscriptions/operations.js';
 import { paymentsModule } from './payments/operations.js';
@@ -35,6 +36,7 @@ export const MODULES = [
   checkoutSessionsModule,
   accessCodesModule,
   subscribersModule,
+  portalSessionsModule,
   membersModule,
   subscriptionsModule,
   paymentsModule,
