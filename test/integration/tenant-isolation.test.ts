@@ -217,6 +217,18 @@ describe('a subscriber acting in the portal', () => {
     }
   });
 
+  it('cancels its own subscription at the period end only, withdraws that, and cannot resume what the creator paused', async () => {
+    const id = seeded().own.subscriptionId;
+    const code = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.result.status : outcome.problem.code);
+    expect(code(await run('cancelSubscription', { id, at_period_end: false }))).toBe('CONFLICT');
+    expect(code(await run('cancelSubscription', { id }))).toBe('pending_cancellation');
+    expect(code(await run('resumeSubscription', { id }))).not.toBe('CONFLICT');
+    const paused = await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/pause`, token: world.a.token, body: {} });
+    expect(paused.json.status, paused.text).toBe('paused');
+    expect(code(await run('resumeSubscription', { id }))).toBe('CONFLICT');
+    expect((await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/resume`, token: world.a.token })).json.status).toBe('active');
+  });
+
   it('may not use operations outside the portal, even those its abilities name', async () => {
     const { own, projectId } = seeded();
     const calls: [OperationId, Record<string, unknown>][] = [
