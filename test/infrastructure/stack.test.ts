@@ -23,6 +23,7 @@ import { credentialKeyActions, credentialKeyUse } from '../../shared/credentials
 import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
 
 type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
 
@@ -327,7 +328,7 @@ describe('REST API', () => {
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /dashboard', 'ANY /dashboard/{proxy+}']);
     const [dashboardId, dashboard] = onlyFunction('dashboard.handler');
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(dashboardId);
-    expect(dashboard.Properties.Timeout).toBe(30);
+    expect(dashboard.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     const actions = actionsOf(statementsOfFunction(dashboardId));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage']));
     expect(actions).not.toContain('dynamodb:Scan');
@@ -593,7 +594,7 @@ describe('MCP API', () => {
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /mcp', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp', 'OPTIONS /mcp']);
     const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
-    expect(mcpFunction.Properties.Timeout).toBe(30);
+    expect(mcpFunction.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
   });
 });
 
