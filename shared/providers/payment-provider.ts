@@ -114,7 +114,7 @@ export type SubscriptionChangeResult = { ok: true } | ProviderFailure;
  * A hosted checkout to create for one plan (DESIGN D26): Stripe Checkout with the synced price. URLs are
  * absolute; `success_url` may hold Stripe's `{CHECKOUT_SESSION_ID}` placeholder.
  */
-export interface CheckoutSessionRequest {
+interface CheckoutSessionRequest {
   team_id: string;
   project_id: string;
   plan_id: string;
@@ -136,7 +136,7 @@ export interface CheckoutSessionRequest {
 export type CheckoutSessionResult = { ok: true; id: string; url: string; expires_at: string } | ProviderFailure;
 
 /** A hosted page where a subscriber manages their payment method (Stripe Billing Portal), for one provider customer. */
-export interface BillingPortalSessionRequest {
+interface BillingPortalSessionRequest {
   team_id: string;
   project_id: string;
   /** The provider's customer id (Stripe `cus_...`). */

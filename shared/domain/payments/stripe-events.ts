@@ -18,6 +18,7 @@ import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptio
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import { planChangeTrigger, type Decision } from '../subscriptions/transition-decisions.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
+import { PROVIDER_CHANGE_CREATED_ATTRIBUTE } from '../subscriptions/provider-change.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor } from '../subscriptions/state-machine.js';
 import { recordProviderPayment, recordProviderRefund } from './provider-payments.js';
@@ -48,7 +49,9 @@ import type { BillingReason, Payment } from './schema.js';
  * (unix SECONDS) of the last event applied to it after its creation (the checkout sets none: the first
  * invoice's events are created before the session completes), moved forward only (a conditional write in
  * the change's transaction); an older event of the family changes no subscription state. A transition D15 does not allow from the current status is ignored, not
- * an error.
+ * an error. Echoes (D27): a change we made at Stripe first (`provider-change.ts`) is already in our state
+ * when its `customer.subscription.*` event arrives, so the event finds nothing to change; the change also
+ * stamps the link (`provider_change_created`), so a snapshot Stripe created before it is stale.
  */
 
 /** The provider these events come from. */
@@ -154,10 +157,12 @@ interface SubscriptionLink {
 async function linkOf(context: EventContext, stripeSubscriptionId: string): Promise<SubscriptionLink | null> {
   const item = await context.runtime.store.get(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId));
   if (!item) return null;
+  // Our own provider-first change supersedes every subscription snapshot Stripe created before it (D27).
+  const ownChange = Number(item[PROVIDER_CHANGE_CREATED_ATTRIBUTE] ?? 0);
   return {
     stripeSubscriptionId,
     subscriptionId: item.subscription_id as string,
-    lastApplied: { subscription: Number(item[LAST_APPLIED.subscription] ?? 0), invoice: Number(item[LAST_APPLIED.invoice] ?? 0) },
+    lastApplied: { subscription: Math.max(Number(item[LAST_APPLIED.subscription] ?? 0), ownChange), invoice: Number(item[LAST_APPLIED.invoice] ?? 0) },
   };
 }
 
@@ -332,7 +337,14 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
         subscription_id: subscription.id,
         expires_at: Math.floor(nowMs / 1000) + CHECKOUT_SESSION_REF_SECONDS,
       });
-      ({ followUp } = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null, newSubscriber: prepared }));
+      ({ followUp } = await addSubscriptionCreation(tx, runtime, principal, {
+        subscription,
+        subscriber,
+        plan,
+        accessCode: null,
+        newSubscriber: prepared,
+        providerSubscriptionId: stripeSubscriptionId,
+      }));
     }),
   );
   await applyPlatformAccess(runtime, teamId, followUp);

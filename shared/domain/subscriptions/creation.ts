@@ -21,13 +21,15 @@ import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from
 import { hasAccess, initialStatus } from './state-machine.js';
 import { accessSetChange } from './transition-decisions.js';
 import { deadlineOf, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
+import { PROVIDER_SUBSCRIPTION_ATTRIBUTE } from './provider-change.js';
 
 /** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it. */
 
 /** The stored item of a new subscription (GSI keys for the project's list; `deadline_at` of its first deadline). */
-function storedSubscription(teamId: string, subscription: Subscription, due: DueTrigger | null): StoredSubscription {
+function storedSubscription(teamId: string, subscription: Subscription, due: DueTrigger | null, providerSubscriptionId: string | null): StoredSubscription {
   const { has_access: _derived, ...fields } = subscription;
   return {
+    ...(providerSubscriptionId ? { [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: providerSubscriptionId } : {}),
     ...keys.subscription(teamId, subscription.id),
     entity: entity.subscription,
     team_id: teamId,
@@ -140,6 +142,8 @@ export interface SubscriptionCreation {
   accessCode: AccessCode | null;
   /** A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing one. */
   newSubscriber?: PreparedSubscriber;
+  /** The provider's id of the subscription that bills it (Stripe `sub_...`), kept on the item for provider-first changes (D27). */
+  providerSubscriptionId?: string | null;
 }
 
 /**
@@ -162,7 +166,7 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
   const subscription = access?.subscription ?? creation.subscription;
   const projectId = subscription.project_id;
   const due = nextDueTrigger(subscription);
-  tx.put(storedSubscription(teamId, subscription, due), { condition: 'attribute_not_exists(pk)' });
+  tx.put(storedSubscription(teamId, subscription, due, creation.providerSubscriptionId ?? null), { condition: 'attribute_not_exists(pk)' });
   writeSubscriptionIndex(tx, teamId, subscription);
   tx.update(keys.project(teamId, projectId), {
     expression: 'ADD live_subscription_count :one',

@@ -20,6 +20,7 @@ import { listSubscriptions, loadSubscription, type StoredSubscription } from './
 import type { CancelSubscriptionRequest, Subscription } from './schema.js';
 import { ruleFor, type SubscriptionTrigger } from './state-machine.js';
 import { accessSetChange, decidePlanChange, decideTransition, requireAllowed, type Decision } from './transition-decisions.js';
+import { applyAtProvider, markProviderChange, type ProviderChangeMade } from './provider-change.js';
 import { writeDeadline, writeLivePlanCounters, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
 
 /**
@@ -142,9 +143,12 @@ export async function commitTransition(
 
 /**
  * Runs one operation-driven transition of a subscription (DESIGN D15): reads it, its plan and its
- * subscriber, lets `decide` choose the trigger (and plan), and commits it; a lost race re-reads and
- * decides again, at most `MAX_ATTEMPTS` times. Errors: NOT_FOUND; CONFLICT (the pair is not allowed
- * — naming the status and the allowed actions — or the subscription kept changing).
+ * subscriber, lets `decide` choose the trigger (and plan), makes the change at the provider that bills it
+ * first ({@link applyAtProvider}, D27), and commits it; a lost race re-reads and decides again, at most
+ * `MAX_ATTEMPTS` times — and once the provider agreed, a re-read finding the change already applied (by
+ * the provider's echo event) answers it as done. Errors: NOT_FOUND; CONFLICT (the pair is not allowed —
+ * naming the status and the allowed actions — or the subscription kept changing); PROVIDER_UNAVAILABLE
+ * and VALIDATION_FAILED when the provider could not be reached or refused (nothing changed).
  */
 async function runTransition(
   runtime: UnitOfWorkRuntime,
@@ -152,13 +156,23 @@ async function runTransition(
   subscriptionId: string,
   decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision,
 ): Promise<Subscription> {
+  // Once the provider agreed: the state it leads to, and the call made (not repeated for the same change).
+  let agreed: { status: Subscription['status']; planId: string; trigger: Decision['trigger']; made: ProviderChangeMade } | null = null;
   return retryOnLostRace(
     async () => {
       const item = await loadSubscription(runtime.store, principal, subscriptionId);
       const subscription = toSubscription(item);
+      if (agreed && subscription.status === agreed.status && subscription.plan_id === agreed.planId) return subscription;
       const reads = await loadTransitionReads(runtime.store, principal, subscription);
       const decision = await decide(subscription, reads.plan);
-      return await commitTransition(runtime, principal, item, reads, decision, {});
+      const nowMs = runtime.clock.nowMs();
+      const planId = decision.newPlan?.id ?? subscription.plan_id;
+      const made = agreed && agreed.trigger === decision.trigger && agreed.planId === planId ? agreed.made : await applyAtProvider(runtime, principal, item, subscription, decision);
+      if (!made) return await commitTransition(runtime, principal, item, reads, decision, {});
+      agreed = { status: decideTransition(subscription, reads.plan, decision, nowMs).next.status, planId, trigger: decision.trigger, made };
+      return await commitTransition(runtime, principal, item, reads, decision, {
+        alongside: (tx) => markProviderChange(tx, principal.teamId, subscription.project_id, made, Math.floor(nowMs / 1000)),
+      });
     },
     { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) },
   );
