@@ -3,7 +3,7 @@
  * Telegram project connected to Stripe, "Join" → the (fake) Stripe Checkout → "Pay", which delivers the signed
  * `checkout.session.completed` and `invoice.paid` to the service's hook → the welcome page, which polls until
  * the subscription is `active` and shows the personal Telegram invite link and "Manage your membership" →
- * the portal → "Cancel at period end". axe-core finds no serious or critical violation on the join, welcome
+ * the portal → "Cancel at period end", which reaches Stripe (`cancel_at_period_end` on the subscription). axe-core finds no serious or critical violation on the join, welcome
  * and portal pages. A webhook endpoint subscribed to every event gets subscription.created, payment.succeeded,
  * subscription.activated, member.access_granted and subscription.cancellation_scheduled, each once.
  */
@@ -126,6 +126,8 @@ describe('join page, Stripe Checkout, welcome page and portal in Chromium at 375
     await page.getByRole('button', { name: 'Cancel at period end' }).click();
     await page.waitForURL(`${base}/portal/${projectId}`);
     await expect.poll(() => page.locator('.badge').first().textContent()).toBe('Cancels at period end');
+    const [subscriptionId] = [...stripe.subscriptions.keys()];
+    expect(stripe.requestsTo('POST', `/v1/subscriptions/${subscriptionId}`).map((request) => request.params.cancel_at_period_end)).toEqual(['true']);
     await expectAccessible(page);
 
     const wanted = ['subscription.created', 'payment.succeeded', 'subscription.activated', 'member.access_granted', 'subscription.cancellation_scheduled'];

@@ -326,6 +326,7 @@ describe('paid plans and the portal', () => {
     const after = await serve('GET', `/portal/${projectId}`, { cookies });
     expect(after.body).toContain('Cancels at period end');
     expect(after.body).toContain('Ends on');
+    expect(stripe.requestsTo('POST', `/v1/subscriptions/${subscription}`).map((request) => request.params.cancel_at_period_end)).toEqual(['true']);
     const resumed = await serve('POST', `/portal/${projectId}/subscriptions/${ours.id}/resume`, { cookies, form: { csrf_token: csrf, idempotency_key: randomUUID() } });
     expect(resumed.statusCode, resumed.body).toBe(303);
     expect((await listSubscriptions(runtime.store, team.principal, projectId, { limit: 10 })).data[0].status).toBe('active');
