@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
  */
 
 /** How long a welcome link works (24 hours). */
-export const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
+const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
 
 const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 

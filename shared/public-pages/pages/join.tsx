@@ -56,7 +56,7 @@ export async function joinContext(request: PublicRequest, projectId: string): Pr
 }
 
 /** How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider price). */
-export function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
+function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
   if (plan.amount === 0) return 'free';
   const synced = project.payment_provider?.provider === 'stripe' && plan.payment_provider === 'stripe' && plan.provider_price_id !== null && plan.sync_status === 'synced';
   return synced ? 'checkout' : 'unavailable';

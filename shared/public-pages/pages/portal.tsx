@@ -182,7 +182,9 @@ const portalPage: PortalHandler = async (request, match, formOrigins) => {
 };
 
 /** A POST of the portal: needs a live session and its CSRF token (403 otherwise); then `act`. */
-function portalAction(act: (request: PublicRequest, projectId: string, subscriptionId: string, signedIn: { session: PortalSession; principal: Principal }) => Promise<ApiGatewayResult>): PortalHandler {
+function portalAction(
+  act: (request: PublicRequest, projectId: string, subscriptionId: string, signedIn: { session: PortalSession; principal: Principal }) => Promise<ApiGatewayResult>,
+): PortalHandler {
   return async (request, match) => {
     const projectId = match[1].toLowerCase();
     const signedIn = await sessionOf(request, projectId);

@@ -51,10 +51,15 @@ function HowToGetIn(props: { project: Project; subscription: Subscription }): Ht
   return <p>Your access is active: sign in on {props.project.name}’s site with the e-mail address you used here.</p>;
 }
 
+/** True while the page should poll: no subscription yet, one not started, or a Telegram invite link still to come. */
+function isWaiting(project: Project, subscription: Subscription | null): boolean {
+  return !subscription || WAITING.has(subscription.status) || (subscription.has_access && subscription.invite_links.length === 0 && project.platform_type === 'telegram');
+}
+
 /** The part of the page that polls: the status and what to do next. */
 function StatusPart(props: { self: string; project: Project; subscription: Subscription | null; manage: string | null }): Html {
   const { subscription } = props;
-  const waiting = !subscription || WAITING.has(subscription.status) || (subscription.has_access && subscription.invite_links.length === 0 && props.project.platform_type === 'telegram');
+  const waiting = isWaiting(props.project, subscription);
   const poll = waiting ? { 'hx-get': props.self, 'hx-trigger': 'every 2s', 'hx-swap': 'outerHTML' } : {};
   return (
     <div id="welcome-status" class="card" aria-live="polite" {...poll}>
@@ -111,7 +116,8 @@ export async function welcomePage(request: PublicRequest, context: JoinContext, 
       return publicResult(htmlResult(404, <NotFoundPage />));
     }
   }
-  const manage = subscription?.has_access ? await manageLink(context.teamId, subscription) : null;
+  // A portal link is made once the page stops polling, not on every poll.
+  const manage = subscription?.has_access && !isWaiting(project, subscription) ? await manageLink(context.teamId, subscription) : null;
   const self = `${request.path}?${request.query.toString()}`;
   const part = <StatusPart self={self} project={project} subscription={subscription} manage={manage} />;
   if (request.htmx) return publicResult(htmlResult(200, part));
