@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/principal.js';
+import type { ActivitySurface } from '../domain/activity/schema.js';
 import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { isWrite } from '../operations/definition.js';
-import type { ActivitySurface } from '../domain/activity/schema.js';
 import type { AnyHandler } from '../operations/handler.js';
 import { invokeOperation } from '../operations/invoke.js';
 import { inputSchemaOf, operationById, type OperationId } from '../operations/registry.js';
@@ -18,15 +18,15 @@ export type OperationOutcome<T = unknown> = { ok: true; result: T; replayed: boo
  * `form.`, and `idempotencyKey` (a UUID the form carries) makes a double-clicked submit run once, the second
  * getting the stored result (`replayed: true`). Activity entries name the member (surface `dashboard`).
  * `handler` replaces the registry's handler by a dashboard variant of the same operation (the 24-hour
- * dual-signing rotation of DESIGN D8); the definition's rules still apply. `surface` (default `dashboard`)
- * names the surface in activity entries: the public pages pass `portal` (DESIGN D26, D27). Never throws.
+ * dual-signing rotation of DESIGN D8); the definition's rules still apply. `surface` is `portal` for the public
+ * pages (DESIGN D26, D27: the join principal or a `subscriberPrincipal`, activity surface `portal`). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,
   principal: Principal,
   operationId: OperationId,
   input: Record<string, unknown>,
-  options: { requestId: string; idempotencyKey?: string; handler?: AnyHandler; surface?: ActivitySurface },
+  options: { requestId: string; idempotencyKey?: string; handler?: AnyHandler; surface?: Extract<ActivitySurface, 'dashboard' | 'portal'> },
 ): Promise<OperationOutcome<T>> {
   const operation = operationById(operationId);
   const outcome = await invokeOperation({
@@ -43,7 +43,7 @@ export async function runOperation<T = unknown>(
       return {
         input: args,
         idempotencyKey: isWrite(operation) ? parseIdempotencyKey(options.idempotencyKey, 'form.idempotency_key') : null,
-        fingerprint: [principal.tokenId, options.surface ?? 'dashboard', operation.id, JSON.stringify(args)],
+        fingerprint: [principal.tokenId, 'dashboard', operation.id, JSON.stringify(args)],
         cursorField: 'form.cursor',
       };
     },
