@@ -1,8 +1,7 @@
 /** @jsx h */
-/** @jsxFrag Fragment */
 import type { Principal } from '../../auth/principal.js';
 import { DataTable, IdempotencyField, ProblemView, SubscriptionStatusBadge, When } from '../../dashboard/components.js';
-import { Fragment, h, type Html } from '../../dashboard/html.js';
+import { h, type Html } from '../../dashboard/html.js';
 import { htmlResult, redirectResult } from '../../dashboard/http.js';
 import type { ListPage } from '../../dashboard/pages/kit.js';
 import { runOperation } from '../../dashboard/run-operation.js';
