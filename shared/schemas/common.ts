@@ -112,6 +112,12 @@ export function formatMinorUnits(amount: number, currency: string): string {
   return `${minorToMajor(amount, currency)} ${currency.toUpperCase()}`;
 }
 
+/** An amount in a currency's minor unit shown in its main unit for people (`€9.00`, `¥500`), with the currency's symbol. */
+export function formatPrice(amount: number, currency: string, locale = 'en'): string {
+  const digits = currencyExponent(currency);
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
+}
+
 /** Page size of every list when `limit` is not given (DESIGN D12). */
 const DEFAULT_PAGE_SIZE = 25;
 /** Largest page size of every list (DESIGN D12). */
