@@ -11,6 +11,7 @@ import { fileEntry, type FunctionCode } from './function-code.js';
 import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 
 /** Properties of {@link PublicPages}. */
 export interface PublicPagesProps {
@@ -45,7 +46,7 @@ export class PublicPages extends Construct {
       code: props.code,
       entry: fileEntry('public-pages'),
       description: 'Public pages: join pages, checkout, welcome page and the subscriber portal',
-      timeout: Duration.seconds(30),
+      timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
       environment: props.environment,
     }).function;
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));

@@ -355,7 +355,7 @@ describe('REST API', () => {
       expect(functionOfRoute(route)).toBe(pagesId);
       expect(route.Properties.AuthorizationType).toBe('NONE');
     }
-    expect(pages.Properties.Timeout).toBe(30);
+    expect(pages.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     const actions = actionsOf(statementsOfFunction(pagesId));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage', 'kms:Decrypt']));
     expect(actions).not.toContain('dynamodb:Scan');
