@@ -54,6 +54,7 @@ process.stdout.write(
     `  Sign in as the demo owner (one-time link, valid until ${service.demoSignInLink.expires_at}):`,
     `              ${service.demoSignInLink.url}`,
     `  Demo team:  ${service.demoTeamId}`,
+    ...(service.demoJoinUrl ? [`  Join page:  ${service.demoJoinUrl} (the demo project's, for fans)`] : []),
     `  Demo token (every ability; ${service.demoTokenFile ? `kept in ${service.demoTokenFile}` : 'shown once'}): ${service.demoToken}`,
     '',
     `Try: curl -H "Authorization: Bearer ${service.demoToken}" ${service.baseUrl}/v1/teams/current`,

@@ -12,7 +12,7 @@ import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
 import { changeTier } from '../domain/billing/changes.js';
 import type { Team } from '../domain/teams/schema.js';
-import { createProject } from '../domain/projects/repository.js';
+import { createProject, listProjects } from '../domain/projects/repository.js';
 import { createPlan } from '../domain/plans/creation.js';
 import { CreatePlanRequest } from '../domain/plans/schema.js';
 import { generateAccessCodes } from '../domain/access-codes/generation.js';
@@ -111,6 +111,8 @@ export interface LocalService {
   dashboardUrl: string;
   /** A one-time sign-in link of the demo owner, valid 15 minutes (DESIGN D21). */
   demoSignInLink: { url: string; expires_at: string };
+  /** The join page of the demo team's first project (DESIGN D26), or null when it has none. */
+  demoJoinUrl: string | null;
   store: Store;
   runtime: LocalRuntime;
   /** Stops the HTTP server, the pipeline and DynamoDB Local (if it started one). */
@@ -139,7 +141,7 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 /**
  * The demo team's data, made once with the team (DESIGN §5: every list has something to show): the
  * `business` tier (D20: no tier limit meets the README's examples; its first invoice is open), a
- * project, two plans and a batch of five access codes, through the same domain functions as the API
+ * project, three plans (one free, so its join page sells without a payment provider) and a batch of five access codes, through the same domain functions as the API
  * (their events wait in the outbox until the pipeline starts).
  */
 async function seedDemoData(store: Store, clock: Clock, token: string): Promise<void> {
@@ -149,6 +151,7 @@ async function seedDemoData(store: Store, clock: Clock, token: string): Promise<
   const project = await createProject(runtime, principal, { name: 'Book club', platform_type: 'telegram', description: 'A monthly reading circle (demo data).' });
   const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }));
   await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }));
+  await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month' }));
   await generateAccessCodes(runtime, principal, { project_id: project.id, ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }) });
 }
 
@@ -356,6 +359,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
     const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
     const demoSignInLink = { url: `http://${dashboardHost}:${address.port}${link.path}`, expires_at: link.expires_at };
+    const [demoProject] = (await listProjects(store, await authenticate(store, `Bearer ${demo.token}`), { limit: 1 })).data;
+    const demoJoinUrl = demoProject ? `${baseUrl}${JOIN_PATH}/${demoProject.id}` : null;
     return {
       baseUrl,
       mcpUrl: `${baseUrl}${MCP_PATH}`,
@@ -364,6 +369,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       demoTeamId: DEMO_TEAM_ID,
       dashboardUrl,
       demoSignInLink,
+      demoJoinUrl,
       store,
       runtime,
       async stop() {

@@ -93,6 +93,11 @@ describe('npm start', () => {
       expect(startedIn).toBeLessThan(30);
       const team = await fetch(`${started.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${started.token}` } });
       expect(team.status).toBe(200);
+      // The demo project's join page, printed in the banner, sells its free plan without a provider.
+      const joinUrl = /Join page:\s+(\S+)/.exec(started.output())![1];
+      const joinPage = await fetch(joinUrl);
+      expect(joinPage.status).toBe(200);
+      expect(await joinPage.text()).toContain('Free newsletter');
       expect(await accepts(started.dynamoDbPort)).toBe(true);
     } finally {
       process.kill(-started.child.pid!, 'SIGINT'); // what Ctrl-C does
