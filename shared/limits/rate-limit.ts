@@ -13,12 +13,15 @@ import { ConditionFailedError, type Store } from '../store/store.js';
  *   authenticated route carries `X-RateLimit-*` and token guessing is throttled; also every call of a
  *   public write (`POST /v1/team-invitations/accept`, whose credential is in its body). The two public
  *   documents (`/openapi.json`, `/webhook-events.json`) need no token and are not limited.
+ * - `oauth`: the tool server's OAuth endpoints (`/oauth/*`: registration, authorization, token; DESIGN
+ *   D30), per client IP, 30/min
  */
 export const RATE_LIMITS = {
   mcp: { limit: 120, windowSeconds: 60 },
   'mcp-anonymous': { limit: 5, windowSeconds: 60 },
   rest: { limit: 600, windowSeconds: 60 },
   'rest-anonymous': { limit: 5, windowSeconds: 60 },
+  oauth: { limit: 30, windowSeconds: 60 },
 } as const;
 
 /** A bucket name of {@link RATE_LIMITS}. */

@@ -25,6 +25,7 @@ import { MAX_BODY_BYTES, problemResult } from '../http/rest-pipeline.js';
 import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/http-handler.js';
 import { createMcpHandler } from '../mcp/lambda.js';
 import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
+import { isOAuthPath } from '../oauth/http-handler.js';
 import { createTables } from '../store/create-tables.js';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../store/dynamodb-local.js';
 import { keys } from '../store/keys.js';
@@ -275,7 +276,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         response.end('The request target is not a valid URL path.\n');
         return;
       }
-      const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
+      // The tool server's API: `/mcp`, its protected-resource metadata and its OAuth authorization server (DESIGN D30).
+      const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path) || isOAuthPath(path);
       const isDashboard = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
       const isHook = path.startsWith(HOOKS_PATH_PREFIX);
       const fail = (error: unknown) => {
