@@ -136,12 +136,12 @@ export function assetResult(body: string, contentType: string): ApiGatewayResult
 
 /**
  * `value` when it is a same-origin dashboard path to return to after sign-in (`/dashboard...`, no scheme,
- * no `//`, no backslash, no control characters, at most 2,000 characters), else null: a `return_to` never
+ * no `//`, no backslash, printable ASCII only, at most 2,000 characters), else null: a `return_to` never
  * leads off the dashboard (no open redirect).
  */
 export function safeReturnPath(value: string | null | undefined): string | null {
   if (!value || value.length > 2000) return null;
-  if (!/^\/dashboard(?:[/?]|$)/.test(value) || value.includes('//') || value.includes('\\') || /[\u0000-\u001f\u007f]/.test(value)) return null;
+  if (!/^\/dashboard(?:[/?]|$)/.test(value) || value.includes('//') || value.includes('\\') || /[^ -~]/.test(value)) return null;
   if (/^\/dashboard\/sign-in(?:[/?]|$)/.test(value)) return null;
   return value;
 }

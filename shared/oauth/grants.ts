@@ -358,7 +358,7 @@ export async function exchangeAuthorizationCode(
     id: newUlid(nowMs),
     team_id: item.team_id as string,
     member_id: item.member_id as string,
-    client_id: item.client_id as string,
+    client_id: item.client_id,
     client_name: (item.client_name as string | null) ?? null,
   };
   const abilities = item.abilities as Ability[];

@@ -15,10 +15,10 @@ export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorizat
 /** Prefix of the authorization server's endpoints (`/oauth/register`, `/oauth/authorize`, `/oauth/token`). */
 export const OAUTH_PATH_PREFIX = '/oauth/';
 /** The dashboard page where a member consents to a pending authorization request (`?request=<id>`). */
-export const CONSENT_PATH = `${DASHBOARD_PATH}/oauth/authorize`;
+const CONSENT_PATH = `${DASHBOARD_PATH}/oauth/authorize`;
 
 /** The default `scope` when a client asks for none (DESIGN D30): `mcp:full` plus every read ability. */
-export const DEFAULT_OAUTH_SCOPE: readonly Ability[] = ABILITY_VALUES.filter((ability) => ability === 'mcp:full' || isReadAbility(ability));
+const DEFAULT_OAUTH_SCOPE: readonly Ability[] = ABILITY_VALUES.filter((ability) => ability === 'mcp:full' || isReadAbility(ability));
 
 /** CORS of the JSON endpoints (metadata, registration, token): public clients may call them from a browser; no cookies are read. */
 const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -38,7 +38,7 @@ export function isOAuthPath(path: string): boolean {
  * of `requestUrl`: the issuer is the origin; authorization code with PKCE `S256` and refresh tokens; public
  * clients only; the scopes are the abilities.
  */
-export function authorizationServerMetadata(requestUrl: string): OAuthMetadata {
+function authorizationServerMetadata(requestUrl: string): OAuthMetadata {
   const origin = new URL(requestUrl).origin;
   return {
     issuer: origin,

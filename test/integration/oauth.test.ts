@@ -15,7 +15,7 @@ import { listActivity } from '../../shared/domain/activity/repository.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { acceptTeamInvitation, ensureTeamOwner, inviteTeamMember } from '../../shared/domain/team-members/repository.js';
 import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
-import { ACCESS_TOKEN_LIFETIME_MS, AUTHORIZATION_CODE_LIFETIME_MS } from '../../shared/oauth/grants.js';
+import { ACCESS_TOKEN_LIFETIME_MS, AUTHORIZATION_CODE_LIFETIME_MS, REFRESH_TOKEN_LIFETIME_MS } from '../../shared/oauth/grants.js';
 import { keys } from '../../shared/store/keys.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
@@ -25,8 +25,8 @@ const REDIRECT = 'http://127.0.0.1:33418/callback';
 let clock: ManualClock;
 let runtime: TestRuntime;
 let teamId: string;
-let ownerCookie: string;
-let analystCookie: string;
+let ownerId: string;
+let analystId: string;
 
 beforeAll(async () => {
   clock = testClock({ secondsIntoMinute: 1 });
@@ -34,11 +34,16 @@ beforeAll(async () => {
   const seeded = await seedTeam(runtime.store, clock);
   teamId = seeded.team.id;
   const owner = await ensureTeamOwner(runtime, teamId, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
-  ownerCookie = (await createSession(runtime.store, clock, { teamId, memberId: owner.id, state: 'active', method: 'passkey' })).cookieValue;
+  ownerId = owner.id;
   const invited = await inviteTeamMember(runtime, seeded.principal, { email: `analyst-${randomUUID()}@example.com`, name: 'Analyst', role_ids: [BUILT_IN_ROLE_IDS.analyst] });
   await acceptTeamInvitation(runtime, invited.invitation_token);
-  analystCookie = (await createSession(runtime.store, clock, { teamId, memberId: invited.id, state: 'active', method: 'passkey' })).cookieValue;
+  analystId = invited.id;
 });
+
+/** A fresh dashboard session of member `memberId` (tests move the shared clock, so sessions are made when needed). */
+async function sessionOf(memberId: string): Promise<string> {
+  return (await createSession(runtime.store, clock, { teamId, memberId, state: 'active', method: 'passkey' })).cookieValue;
+}
 
 let nextIp = 0;
 /** A client IP of its own for one flow (documentation range 203.0.113.0/24), so flows never share the per-IP limit. */
@@ -92,7 +97,7 @@ function authorizeQuery(clientId: string, challenge: string, extra: Record<strin
 }
 
 /** Registers a client, authorizes as the member of `cookie` (Allow) and returns the code and the verifier. */
-async function authorizedCode(options: { cookie?: string; scope?: string; ip?: string; projectId?: string } = {}) {
+async function authorizedCode(options: { memberId?: string; scope?: string; ip?: string; projectId?: string } = {}) {
   const ip = options.ip ?? freshIp();
   const client = await (await register({}, ip)).json();
   const { verifier, challenge } = pkce();
@@ -100,7 +105,7 @@ async function authorizedCode(options: { cookie?: string; scope?: string; ip?: s
   expect(authorize.status).toBe(302);
   const consent = new URL(authorize.headers.get('location')!);
   expect(consent.pathname).toBe('/dashboard/oauth/authorize');
-  const cookie = options.cookie ?? ownerCookie;
+  const cookie = await sessionOf(options.memberId ?? ownerId);
   const page = await dashboard('GET', `${consent.pathname}${consent.search}`, cookie);
   expect(page.statusCode).toBe(200);
   expect(page.headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
@@ -227,6 +232,7 @@ describe('authorization refusals', () => {
     const ip = '198.51.100.5';
     const client = await (await register({}, ip)).json();
     const consent = new URL((await call(`/oauth/authorize?${authorizeQuery(client.client_id, pkce().challenge)}`, { ip })).headers.get('location')!);
+    const ownerCookie = await sessionOf(ownerId);
     const page = await dashboard('GET', `${consent.pathname}${consent.search}`, ownerCookie);
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1];
     const denied = await dashboard('POST', '/dashboard/oauth/authorize', ownerCookie, { csrf_token: csrf, request: consent.searchParams.get('request')!, decision: 'deny' });
@@ -303,8 +309,18 @@ describe('tokens', () => {
     });
   });
 
+  it('a refresh token expires after 30 days', async () => {
+    const { code, client, verifier, ip } = await authorizedCode();
+    const issued = (await exchange(code, client.client_id, verifier, ip)).body;
+    clock.advance(REFRESH_TOKEN_LIFETIME_MS);
+    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id }, ip)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: expect.stringContaining('expired') },
+    });
+  });
+
   it('consent never grants an ability the member lacks', async () => {
-    const { code, client, verifier, ip, page } = await authorizedCode({ cookie: analystCookie, scope: 'mcp:full project:view-any project:create token:create' });
+    const { code, client, verifier, ip, page } = await authorizedCode({ memberId: analystId, scope: 'mcp:full project:view-any project:create token:create' });
     expect(page).toContain('project:view-any');
     expect(page).not.toContain('<code>project:create</code>');
     const issued = await exchange(code, client.client_id, verifier, ip);
@@ -314,6 +330,7 @@ describe('tokens', () => {
   it('lists the grant on the dashboard as "OAuth grant: <client>", and revoking it there ends the refresh family', async () => {
     const { code, client, verifier, ip } = await authorizedCode();
     const issued = (await exchange(code, client.client_id, verifier, ip)).body;
+    const ownerCookie = await sessionOf(ownerId);
     const tokens = await dashboard('GET', '/dashboard/tokens', ownerCookie);
     expect(tokens.body).toContain('OAuth grant: Test assistant');
     const tokenId = issued.access_token.split('_')[2];
