@@ -345,11 +345,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const baseUrl = `http://${host}:${address.port}`;
-    const fromEnvironment = integrationsFromEnvironment();
-    runtime.integrations = { ...fromEnvironment, publicBaseUrl: fromEnvironment.publicBaseUrl ?? baseUrl, ...options.integrations };
-    // WebAuthn refuses IP addresses as relying-party ids: the dashboard is printed with a loopback name.
+    // WebAuthn refuses IP addresses as relying-party ids: the dashboard is printed with a loopback name,
+    // and an MCP client's OAuth consent (DESIGN D30) is sent there whichever name the client dialled.
     const dashboardHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address.address) ? 'localhost' : host;
     const dashboardUrl = `http://${dashboardHost}:${address.port}${DASHBOARD_PATH}`;
+    const fromEnvironment = integrationsFromEnvironment();
+    runtime.integrations = {
+      ...fromEnvironment,
+      publicBaseUrl: fromEnvironment.publicBaseUrl ?? baseUrl,
+      dashboardBaseUrl: fromEnvironment.dashboardBaseUrl ?? `http://${dashboardHost}:${address.port}`,
+      ...options.integrations,
+    };
     const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
     const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
     const demoSignInLink = { url: `http://${dashboardHost}:${address.port}${link.path}`, expires_at: link.expires_at };

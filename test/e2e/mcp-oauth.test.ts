@@ -77,8 +77,8 @@ class MemoryProvider implements OAuthClientProvider {
 
 describe('MCP SDK client OAuth against the local server', () => {
   it('discovers, registers, gets consent in the browser, exchanges the code and calls tools', async () => {
-    // The dashboard (and so the consent page) is on `localhost`: passkeys need a host name.
-    const mcpUrl = new URL('/mcp', service.dashboardUrl);
+    // The client dials 127.0.0.1; the consent page is on the dashboard's `localhost` (passkeys need a host name).
+    const mcpUrl = new URL(service.mcpUrl);
     const page = await signInWithLink(DEMO_OWNER.email);
     const provider = new MemoryProvider();
 

@@ -12,6 +12,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
+import { createProject } from '../../shared/domain/projects/repository.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { acceptTeamInvitation, ensureTeamOwner, inviteTeamMember } from '../../shared/domain/team-members/repository.js';
 import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
@@ -27,6 +28,7 @@ let runtime: TestRuntime;
 let teamId: string;
 let ownerId: string;
 let analystId: string;
+let projectId: string;
 
 beforeAll(async () => {
   clock = testClock({ secondsIntoMinute: 1 });
@@ -38,6 +40,7 @@ beforeAll(async () => {
   const invited = await inviteTeamMember(runtime, seeded.principal, { email: `analyst-${randomUUID()}@example.com`, name: 'Analyst', role_ids: [BUILT_IN_ROLE_IDS.analyst] });
   await acceptTeamInvitation(runtime, invited.invitation_token);
   analystId = invited.id;
+  projectId = (await createProject(runtime, seeded.principal, { name: 'Book club', platform_type: 'telegram' })).id;
 });
 
 /** A fresh dashboard session of member `memberId` (tests move the shared clock, so sessions are made when needed). */
@@ -325,6 +328,16 @@ describe('tokens', () => {
     expect(page).not.toContain('<code>project:create</code>');
     const issued = await exchange(code, client.client_id, verifier, ip);
     expect(issued.body.scope.split(' ').sort()).toEqual(['mcp:full', 'project:view-any']);
+  });
+
+  it('narrows the token to the project chosen on the consent page, also after a refresh', async () => {
+    const { code, client, verifier, ip, page } = await authorizedCode({ projectId });
+    expect(page).toContain('Book club');
+    const issued = (await exchange(code, client.client_id, verifier, ip)).body;
+    const scopes = async (accessToken: string) => (await runtime.store.get(keys.token(accessToken.split('_')[2])))!.scopes;
+    expect(await scopes(issued.access_token)).toEqual([`scope:team:${teamId}`, `scope:project:${projectId}`]);
+    const refreshed = (await tokenRequest({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id }, ip)).body;
+    expect(await scopes(refreshed.access_token)).toEqual([`scope:team:${teamId}`, `scope:project:${projectId}`]);
   });
 
   it('lists the grant on the dashboard as "OAuth grant: <client>", and revoking it there ends the refresh family', async () => {
