@@ -227,7 +227,7 @@ function pkceMatches(verifier: string, challenge: string): boolean {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-/** Sets `revoked_at` on grant `grantId` (first time kept) and revokes every access token it issued; returns whether the grant existed. */
+/** Sets `revoked_at` on grant `grantId` (first time kept) and revokes every access token it issued; a grant that is gone is ignored. */
 async function revokeGrantFamily(store: Store, clock: Clock, grantId: string): Promise<void> {
   const now = isoTime(clock.nowMs());
   let grant: Item | undefined;
@@ -252,7 +252,8 @@ async function revokeGrantFamily(store: Store, clock: Clock, grantId: string): P
 
 /**
  * Issues an access token (an ordinary D2 token bound to the member, expiring after
- * {@link ACCESS_TOKEN_LIFETIME_MS}) and a new refresh token of grant `grant`, and records the token on the grant.
+ * {@link ACCESS_TOKEN_LIFETIME_MS}) and a new refresh token of grant `grant`, and records the token on the
+ * grant. Returns the token endpoint's answer and the access token's id.
  */
 async function issueTokens(
   store: Store,
@@ -260,7 +261,7 @@ async function issueTokens(
   grant: { id: string; team_id: string; member_id: string; client_name: string | null; client_id: string },
   abilities: readonly Ability[],
   projectIds: readonly string[],
-): Promise<IssuedTokens> {
+): Promise<{ tokens: IssuedTokens; accessTokenId: string }> {
   const nowMs = clock.nowMs();
   let access: Awaited<ReturnType<typeof mintToken>>;
   try {
@@ -298,7 +299,10 @@ async function issueTokens(
     UpdateExpression: 'SET access_token_ids = list_append(if_not_exists(access_token_ids, :empty), :token)',
     ExpressionAttributeValues: { ':empty': [], ':token': [access.id] },
   });
-  return { access_token: access.token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, refresh_token: `ort_${refreshId}_${refreshSecret}`, scope: access.abilities.join(' ') };
+  return {
+    tokens: { access_token: access.token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, refresh_token: `ort_${refreshId}_${refreshSecret}`, scope: access.abilities.join(' ') },
+    accessTokenId: access.id,
+  };
 }
 
 /** Where a grant or refresh is recorded in the team's activity log. */
@@ -307,9 +311,10 @@ interface ActivityContext {
   startedMs: number;
 }
 
-async function recordGrantActivity(store: Store, clock: Clock, teamId: string, accessToken: string, operation: string, context: ActivityContext): Promise<void> {
+/** Writes the activity entry of a grant or refresh (surface `rest`), naming the access token it issued. */
+async function recordGrantActivity(store: Store, clock: Clock, teamId: string, accessTokenId: string, operation: string, context: ActivityContext): Promise<void> {
   await recordActivity(store, clock, teamId, {
-    token_id: accessToken.split('_')[2],
+    token_id: accessTokenId,
     surface: 'rest',
     operation,
     outcome: 'ok',
@@ -377,8 +382,8 @@ export async function exchangeAuthorizationCode(
     ConditionExpression: 'attribute_not_exists(pk)',
   });
   await store.update({ Key: keys.oauthCode(parts[1]), UpdateExpression: 'SET grant_id = :grant', ExpressionAttributeValues: { ':grant': grant.id } });
-  const tokens = await issueTokens(store, clock, grant, abilities, projectIds);
-  await recordGrantActivity(store, clock, grant.team_id, tokens.access_token, 'oauthAuthorizationCodeGrant', context);
+  const { tokens, accessTokenId } = await issueTokens(store, clock, grant, abilities, projectIds);
+  await recordGrantActivity(store, clock, grant.team_id, accessTokenId, 'oauthAuthorizationCodeGrant', context);
   return tokens;
 }
 
@@ -414,13 +419,13 @@ export async function refreshGrant(store: Store, clock: Clock, input: { refreshT
   if (!member || member.status !== 'active') throw invalidGrant('The team member of this grant is no longer active.');
   const held = abilitiesInProjects(await memberAbilities(store, grant.team_id as string, member), grant.project_ids as string[]);
   const abilities = (grant.abilities as string[]).filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
-  const tokens = await issueTokens(
+  const { tokens, accessTokenId } = await issueTokens(
     store,
     clock,
     { id: grantId, team_id: grant.team_id as string, member_id: grant.member_id as string, client_id: grant.client_id as string, client_name: (grant.client_name as string | null) ?? null },
     abilities,
     grant.project_ids as string[],
   );
-  await recordGrantActivity(store, clock, grant.team_id as string, tokens.access_token, 'oauthRefreshTokenGrant', context);
+  await recordGrantActivity(store, clock, grant.team_id as string, accessTokenId, 'oauthRefreshTokenGrant', context);
   return tokens;
 }

@@ -6,7 +6,7 @@ import { MCP_PATH } from '../config.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';
 import { ProblemError } from '../errors.js';
 import { integrationsFromEnvironment } from '../integrations.js';
-import { consumeRateLimit, rateLimitHeaders } from '../limits/rate-limit.js';
+import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { OAuthError, exchangeAuthorizationCode, findClient, isAllowedRedirectUri, redirectWith, refreshGrant, registerClient, saveAuthorizationRequest } from './grants.js';
 
@@ -51,7 +51,6 @@ function authorizationServerMetadata(requestUrl: string): OAuthMetadata {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [...ABILITY_VALUES],
-    service_documentation: `${origin}${DASHBOARD_PATH}`,
   };
 }
 
@@ -212,7 +211,7 @@ export async function handleOAuthRequest(runtime: Runtime, request: Request, con
   const endpoint = endpoints[path];
   if (!endpoint) return json(404, { error: 'not_found', error_description: `No OAuth endpoint ${path.slice(0, 100)}.` });
   if (method !== endpoint.method) return json(405, { error: 'method_not_allowed' }, { Allow: `${endpoint.method}, OPTIONS` });
-  let rate;
+  let rate: RateLimitState;
   try {
     rate = await consumeRateLimit(runtime.store, runtime.clock, 'oauth', context.clientIp);
   } catch (error) {
