@@ -10,8 +10,9 @@ import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
-import { MCP_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../shared/config.js';
+import { ENVIRONMENT_VARIABLES, MCP_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../shared/config.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
+import { AUTHORIZATION_SERVER_METADATA_PATH, OAUTH_PATH_PREFIX } from '../shared/oauth/http-handler.js';
 
 /** Properties of {@link McpApi}. */
 export interface McpApiProps {
@@ -23,12 +24,16 @@ export interface McpApiProps {
   readonly queue: sqs.IQueue;
   /** Environment shared by every function of the service. */
   readonly environment: Record<string, string>;
+  /** The REST API's base URL, where the dashboard (and so the OAuth consent page, DESIGN D30) is served. */
+  readonly dashboardBaseUrl: string;
 }
 
 /**
  * The MCP tool server (`{mcp_url}`): its own HTTP API with `ANY /mcp` and `OPTIONS /mcp`, and `GET` of
  * the protected-resource metadata (`/.well-known/oauth-protected-resource` and `.../mcp`, RFC 9728, the
- * `resource_metadata` of every 401), all to one Lambda. API Gateway CORS is deliberately not
+ * `resource_metadata` of every 401) and the OAuth 2.1 authorization server of the tool server (DESIGN
+ * D30: `GET /.well-known/oauth-authorization-server`, `ANY /oauth/{proxy+}`; consent happens on the
+ * dashboard, whose base URL the Lambda gets as `DASHBOARD_BASE_URL`), all to one Lambda. API Gateway CORS is deliberately not
  * configured: the Lambda answers preflight before authentication and sets the interface's exact CORS
  * headers (DESIGN D5).
  */
@@ -46,7 +51,7 @@ export class McpApi extends Construct {
       entry: fileEntry('mcp'),
       description: 'MCP tool server (streamable HTTP, JSON responses)',
       timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
-      environment: props.environment,
+      environment: { ...props.environment, [ENVIRONMENT_VARIABLES.dashboardBaseUrl]: props.dashboardBaseUrl },
     }).function;
     // Tools cover every domain, webhook delivery retry and replay-dead included; like the REST
     // routes, keyed reads, queries and single-item writes only (no Scan, no BatchWriteItem).
@@ -64,6 +69,18 @@ export class McpApi extends Construct {
         apigwv2.HttpMethod.GET,
         'Public OAuth protected-resource metadata (RFC 9728): clients read it before they hold a token; it names no secret.',
       ]),
+      [
+        'AuthorizationServerMetadataRoute',
+        AUTHORIZATION_SERVER_METADATA_PATH,
+        apigwv2.HttpMethod.GET,
+        'Public OAuth authorization server metadata (RFC 8414): clients read it before they hold a token; it names no secret.',
+      ],
+      [
+        'OAuthRoute',
+        `${OAUTH_PATH_PREFIX}{proxy+}`,
+        apigwv2.HttpMethod.ANY,
+        'The OAuth endpoints (registration, authorization, token; DESIGN D30) are how a client obtains a token; the Lambda limits them per client IP and checks codes, PKCE and refresh tokens itself.',
+      ],
     ];
     for (const [routeId, path, method, reason] of routes) {
       const route = new apigwv2.HttpRoute(this, routeId, {

@@ -120,6 +120,7 @@ export class MembershipServiceStack extends Stack {
       tables: this.tables,
       queue: this.deliveryQueue.queue,
       environment,
+      dashboardBaseUrl: this.restApi.httpApi.endpoint,
     });
     // The tool server runs every tool's operation: the key use of the union of their events.
     const toolKeyUse = credentialKeyUse((props.operations ?? OPERATIONS).filter((operation) => operation.tool).flatMap((operation) => operation.events));

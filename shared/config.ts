@@ -30,6 +30,7 @@ export const ENVIRONMENT_VARIABLES = {
   billingStripeWebhookSecret: 'BILLING_STRIPE_WEBHOOK_SECRET',
   billingStripeWebhookSecretArn: 'BILLING_STRIPE_WEBHOOK_SECRET_ARN',
   publicBaseUrl: 'PUBLIC_BASE_URL',
+  dashboardBaseUrl: 'DASHBOARD_BASE_URL',
 } as const;
 
 /** Path of the MCP tool server on its API (`{mcp_url}` = API URL + this path), on AWS and locally. */
@@ -115,6 +116,7 @@ const IntegrationEnvironment = z.object({
   [V.billingStripeWebhookSecret]: optionalText(),
   [V.billingStripeWebhookSecretArn]: optionalText(),
   [V.publicBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
+  [V.dashboardBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
 });
 
 /** A setting is missing or malformed; the message names it. */
@@ -179,8 +181,9 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
  * webhook to `POST /hooks/billing/stripe`, DESIGN D20; local runs and tests), `BILLING_STRIPE_WEBHOOK_SECRET_ARN`
  * (on AWS: the ARN of the Secrets Manager secret holding that signing secret, set by the stack on the billing
  * hook's function only; the value itself is never in the environment; used when `BILLING_STRIPE_WEBHOOK_SECRET`
- * is unset; neither set: that hook refuses every event) and `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
- * the caller's own base URL). Throws {@link ConfigurationError}.
+ * is unset; neither set: that hook refuses every event), `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
+ * the caller's own base URL) and `DASHBOARD_BASE_URL` (where the dashboard is served when the tool server's API is another origin, as on AWS:
+ * OAuth consent happens there, DESIGN D30; undefined: the request's own origin). Throws {@link ConfigurationError}.
  */
 export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = parse(IntegrationEnvironment, env, 'the integrations');
@@ -192,5 +195,6 @@ export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
     billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret],
     billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn],
     publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),
+    dashboardBaseUrl: parsed[V.dashboardBaseUrl]?.replace(/\/+$/, ''),
   };
 }

@@ -27,6 +27,11 @@ export interface IntegrationSettings {
   billingStripeWebhookSecret?: string | SecretValueReader;
   /** The service's public base URL (`PUBLIC_BASE_URL`), without a trailing slash; undefined when unknown (connecting a bot then fails). */
   publicBaseUrl?: string;
+  /**
+   * Where the dashboard is served (`DASHBOARD_BASE_URL`, the REST API's base URL on AWS), without a trailing
+   * slash: the tool server's OAuth consent happens there (DESIGN D30). Undefined: the request's own origin (the local server).
+   */
+  dashboardBaseUrl?: string;
   /** Retries of an outbound provider call after its first attempt, and the first wait in milliseconds (doubling). */
   retry: { retries: number; minTimeoutMs: number };
 }
@@ -57,6 +62,7 @@ export function integrationSettingsOf(env: NodeJS.ProcessEnv): IntegrationSettin
     stripeApiBaseUrl: config.stripeApiBaseUrl,
     billingStripeWebhookSecret,
     publicBaseUrl: config.publicBaseUrl,
+    dashboardBaseUrl: config.dashboardBaseUrl,
     retry: { ...DEFAULT_PROVIDER_RETRY },
   };
 }

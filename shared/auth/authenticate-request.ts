@@ -101,7 +101,7 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   const extra = input.alsoRead?.(bearer.tokenId) ?? [];
   const items = await store.batchGet([tokenKey, window.key, ...extra]);
   const tokenItem = itemWithKey(items, tokenKey);
-  const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash);
+  const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash, clock.nowMs());
   if (checked.ok) {
     await recordTokenUse(store, clock, tokenItem!);
     return { ok: true, principal: checked.principal, items: extra.map((key) => itemWithKey(items, key)).filter((item): item is Item => item !== undefined) };

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import baseX from 'base-x';
 import type { Ability } from '../catalogues/abilities.js';
+import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { keys } from '../store/keys.js';
 import type { Item, Store } from '../store/store.js';
@@ -145,11 +146,23 @@ export type TokenCheck =
  * matches when `item` is undefined (unknown id) — so an unknown id and a wrong secret do the same work
  * and get the same error. Refusals (AUTHENTICATION_REQUIRED, interface "Bearer tokens" 6):
  * unknown id or wrong secret ("not valid"), then, only once the secret matched, a revoked token or a
- * token of a deleted team (`team_deleted_at`, DESIGN D19). `check` defaults to {@link secretMatchesHash}.
+ * token of a deleted team (`team_deleted_at`, DESIGN D19), or an expired one (`expires_at_ms` at or before
+ * `nowMs`: only tokens issued through OAuth expire, DESIGN D30; static tokens have none). `check` defaults
+ * to {@link secretMatchesHash}.
  */
-export function checkToken(item: Item | undefined, secret: string, check: SecretCheck = secretMatchesHash): TokenCheck {
+export function checkToken(item: Item | undefined, secret: string, check: SecretCheck = secretMatchesHash, nowMs: number = systemClock.nowMs()): TokenCheck {
   const stored = item as
-    | { id: string; team_id: string; abilities: Ability[]; scopes: string[]; revoked_at?: string | null; team_deleted_at?: string | null; secret_sha256: string; team_snapshot?: Principal['team'] }
+    | {
+        id: string;
+        team_id: string;
+        abilities: Ability[];
+        scopes: string[];
+        revoked_at?: string | null;
+        team_deleted_at?: string | null;
+        expires_at_ms?: number | null;
+        secret_sha256: string;
+        team_snapshot?: Principal['team'];
+      }
     | undefined;
   const matches = check(secret, stored ? stored.secret_sha256 : UNKNOWN_TOKEN_SECRET_SHA256);
   if (!matches || !stored) return { ok: false, error: unauthenticated('The bearer token is not valid.'), holder: null };
@@ -158,6 +171,7 @@ export function checkToken(item: Item | undefined, secret: string, check: Secret
   // Set on every token of a deleted team (DESIGN D19); unlike a revocation it leaves the token's
   // abilities to the webhook fan-out, so the team's final events still reach its endpoints.
   if (stored.team_deleted_at) return { ok: false, error: unauthenticated('The bearer token’s team has been deleted.'), holder };
+  if (typeof stored.expires_at_ms === 'number' && stored.expires_at_ms <= nowMs) return { ok: false, error: unauthenticated('The bearer token has expired.'), holder };
   const projectIds = stored.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
   return {
     ok: true,

@@ -56,3 +56,8 @@ const ABILITY_SET: ReadonlySet<string> = new Set<string>(ABILITY_VALUES);
 export function isAbility(value: string): value is Ability {
   return ABILITY_SET.has(value);
 }
+
+/** True for an ability that only reads (`:view`, `:view-any`, `activity:read`): the read-only preset of tokens and OAuth's default scope. */
+export function isReadAbility(ability: Ability): boolean {
+  return /:view(-any)?$/.test(ability) || ability === 'activity:read';
+}

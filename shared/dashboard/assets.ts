@@ -156,7 +156,7 @@ const SCRIPT = `
         return SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: start.options }).then(function (response) {
           return post('/dashboard/sign-in/passkey', { challenge_id: start.challenge_id, response: response });
         });
-      }).then(function () { location.href = '/dashboard'; }, function (error) { signIn.disabled = false; say('passkey-error', 'Sign-in failed: ' + error.message); });
+      }).then(function () { var back = signIn.getAttribute('data-return-to') || ''; location.href = /^\\/dashboard([\\/?]|$)/.test(back) && back.indexOf('//') < 0 ? back : '/dashboard'; }, function (error) { signIn.disabled = false; say('passkey-error', 'Sign-in failed: ' + error.message); });
     });
   });
 })();

@@ -134,6 +134,18 @@ export function assetResult(body: string, contentType: string): ApiGatewayResult
   return { statusCode: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }, body };
 }
 
+/**
+ * `value` when it is a same-origin dashboard path to return to after sign-in (`/dashboard...`, no scheme,
+ * no `//`, no backslash, printable ASCII only, at most 2,000 characters), else null: a `return_to` never
+ * leads off the dashboard (no open redirect).
+ */
+export function safeReturnPath(value: string | null | undefined): string | null {
+  if (!value || value.length > 2000) return null;
+  if (!/^\/dashboard(?:[/?]|$)/.test(value) || value.includes('//') || value.includes('\\') || /[^ -~]/.test(value)) return null;
+  if (/^\/dashboard\/sign-in(?:[/?]|$)/.test(value)) return null;
+  return value;
+}
+
 /** The form's values of `name` (checkboxes and multiple selects send several). */
 export function formValues(form: URLSearchParams, name: string): string[] {
   return form

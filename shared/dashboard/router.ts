@@ -10,12 +10,24 @@ import type { ApiGatewayResult } from '../http/api-gateway.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { assetNamed } from './assets.js';
-import { assetResult, clearedSessionCookie, decodeRequest, hasValidCsrfToken, jsonResult, redirectResult, SESSION_COOKIE, type DashboardRequest, type SignedInRequest } from './http.js';
+import {
+  assetResult,
+  clearedSessionCookie,
+  decodeRequest,
+  hasValidCsrfToken,
+  jsonResult,
+  redirectResult,
+  safeReturnPath,
+  SESSION_COOKIE,
+  type DashboardRequest,
+  type SignedInRequest,
+} from './http.js';
 import * as accessCodes from './pages/access-codes.js';
 import * as activity from './pages/activity.js';
 import * as billing from './pages/billing.js';
 import * as changePlan from './pages/change-plan.js';
 import * as home from './pages/home.js';
+import * as oauth from './pages/oauth.js';
 import * as plans from './pages/plans.js';
 import * as projects from './pages/projects.js';
 import * as roles from './pages/roles.js';
@@ -85,6 +97,9 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: route('POST', '/webhooks/deliveries/:id/retry'), access: 'signed-in', handler: (request, params) => webhooks.retryDelivery(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/webhooks/replay-dead'), access: 'signed-in', handler: webhooks.confirmReplayDead },
   { method: 'POST', pattern: route('POST', '/webhooks/replay-dead'), access: 'signed-in', handler: webhooks.replayDead },
+
+  { method: 'GET', pattern: route('GET', '/oauth/authorize'), access: 'signed-in', handler: oauth.consentPage },
+  { method: 'POST', pattern: route('POST', '/oauth/authorize'), access: 'signed-in', handler: oauth.answerConsent },
 
   { method: 'GET', pattern: route('GET', '/tokens'), access: 'signed-in', handler: tokens.tokensPage },
   { method: 'GET', pattern: route('GET', '/tokens/new'), access: 'signed-in', handler: tokens.newTokenPage },
@@ -171,6 +186,12 @@ async function signedIn(request: DashboardRequest): Promise<SignedInRequest | nu
   };
 }
 
+/** The path and query of a GET dashboard request, to return to after sign-in, when it is a {@link safeReturnPath}. */
+function signInReturnPath(request: DashboardRequest): string | null {
+  const query = request.query.toString();
+  return safeReturnPath(`${request.path}${query ? `?${query}` : ''}`);
+}
+
 function notFound(request: DashboardRequest): ApiGatewayResult {
   const { problem } = toProblem(new ProblemError('NOT_FOUND', `No dashboard page ${request.method} ${request.path}.`), request.requestId);
   return request.headers.accept?.includes('application/json')
@@ -202,7 +223,9 @@ export async function handleDashboardRequest(runtime: Runtime, event: APIGateway
     const viewer = await signedIn(request);
     if (!viewer) {
       if (wantsJson) return jsonResult(401, toProblem(new ProblemError('AUTHENTICATION_REQUIRED', 'Sign in to the dashboard first.'), requestId).problem, [clearedSessionCookie()]);
-      return redirectResult('/dashboard/sign-in', request.cookies[SESSION_COOKIE] ? [clearedSessionCookie()] : undefined);
+      // A page opened without a session (a bookmark, the OAuth consent page) comes back after sign-in.
+      const returnTo = request.method === 'GET' ? signInReturnPath(request) : null;
+      return redirectResult(`/dashboard/sign-in${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`, request.cookies[SESSION_COOKIE] ? [clearedSessionCookie()] : undefined);
     }
     if (request.method === 'POST' && !hasValidCsrfToken(request, viewer.session)) {
       const { problem } = toProblem(new ProblemError('CSRF_TOKEN_INVALID', 'This request did not carry the CSRF token of your session; nothing was changed.'), requestId);

@@ -15,6 +15,8 @@ import { ConditionFailedError, type Store } from '../store/store.js';
  *   documents (`/openapi.json`, `/webhook-events.json`) need no token and are not limited.
  * - `public-pages`: the join pages and the subscriber portal (DESIGN D26, D27), per client IP, 60/min —
  *   enough for a fan and the welcome page's polling, not for guessing links or codes.
+ * - `oauth`: the tool server's OAuth endpoints (`/oauth/*`: registration, authorization, token; DESIGN
+ *   D30), per client IP, 30/min
  */
 export const RATE_LIMITS = {
   mcp: { limit: 120, windowSeconds: 60 },
@@ -22,6 +24,7 @@ export const RATE_LIMITS = {
   rest: { limit: 600, windowSeconds: 60 },
   'rest-anonymous': { limit: 5, windowSeconds: 60 },
   'public-pages': { limit: 60, windowSeconds: 60 },
+  oauth: { limit: 30, windowSeconds: 60 },
 } as const;
 
 /** A bucket name of {@link RATE_LIMITS}. */

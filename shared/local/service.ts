@@ -25,6 +25,7 @@ import { MAX_BODY_BYTES, problemResult } from '../http/rest-pipeline.js';
 import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/http-handler.js';
 import { createMcpHandler } from '../mcp/lambda.js';
 import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
+import { isOAuthPath } from '../oauth/http-handler.js';
 import { createTables } from '../store/create-tables.js';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../store/dynamodb-local.js';
 import { keys } from '../store/keys.js';
@@ -279,7 +280,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         response.end('The request target is not a valid URL path.\n');
         return;
       }
-      const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
+      // The tool server's API: `/mcp`, its protected-resource metadata and its OAuth authorization server (DESIGN D30).
+      const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path) || isOAuthPath(path);
       const isDashboard = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
       const isPublicPage = path.startsWith(`${JOIN_PATH}/`) || path.startsWith(`${PORTAL_PATH}/`);
       const isHook = path.startsWith(HOOKS_PATH_PREFIX);
@@ -351,11 +353,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const baseUrl = `http://${host}:${address.port}`;
-    const fromEnvironment = integrationsFromEnvironment();
-    runtime.integrations = { ...fromEnvironment, publicBaseUrl: fromEnvironment.publicBaseUrl ?? baseUrl, ...options.integrations };
-    // WebAuthn refuses IP addresses as relying-party ids: the dashboard is printed with a loopback name.
+    // WebAuthn refuses IP addresses as relying-party ids: the dashboard is printed with a loopback name,
+    // and an MCP client's OAuth consent (DESIGN D30) is sent there whichever name the client dialled.
     const dashboardHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address.address) ? 'localhost' : host;
     const dashboardUrl = `http://${dashboardHost}:${address.port}${DASHBOARD_PATH}`;
+    const fromEnvironment = integrationsFromEnvironment();
+    runtime.integrations = {
+      ...fromEnvironment,
+      publicBaseUrl: fromEnvironment.publicBaseUrl ?? baseUrl,
+      dashboardBaseUrl: fromEnvironment.dashboardBaseUrl ?? `http://${dashboardHost}:${address.port}`,
+      ...options.integrations,
+    };
     const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
     const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
     const demoSignInLink = { url: `http://${dashboardHost}:${address.port}${link.path}`, expires_at: link.expires_at };

@@ -13,6 +13,7 @@ import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataResponse, p
 import { buildMcpServer, connectMcpServer } from './server.js';
 import { recordRefusedToolCalls, type ToolListing } from './tools.js';
 import { logger } from '../logger.js';
+import { handleOAuthRequest, isOAuthPath } from '../oauth/http-handler.js';
 
 /** Sessions end 24 hours after `initialize` (seconds); checked in code, TTL only cleans up. */
 export const MCP_SESSION_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -358,10 +359,13 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
  */
 export async function handleMcpApiRequest(runtime: Runtime, request: Request, context: McpRequestContext): Promise<Response> {
   const path = new URL(request.url).pathname;
-  if (!PROTECTED_RESOURCE_METADATA_PATHS.includes(path)) return handleMcpHttpRequest(runtime, request, context);
+  const isOAuth = isOAuthPath(path);
+  if (!isOAuth && !PROTECTED_RESOURCE_METADATA_PATHS.includes(path)) return handleMcpHttpRequest(runtime, request, context);
   const started = performance.now();
   const requestId = context.requestId ?? randomUUID();
-  const response = withHeaders(protectedResourceMetadataResponse(request), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
+  const response = isOAuth
+    ? withHeaders(await handleOAuthRequest(runtime, request, { clientIp: context.clientIp, requestId }), { 'X-Request-Id': requestId })
+    : withHeaders(protectedResourceMetadataResponse(request), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
   context.onResponse?.({ method: request.method.toUpperCase(), path, status: response.status, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: null });
   return response;
 }

@@ -21,14 +21,16 @@ export function protectedResourceMetadataUrl(requestUrl: string): string {
  * - `bearer_methods_supported`: `["header"]` — `Authorization: Bearer svc_live_...` only (no cookies,
  *   no query or body tokens);
  * - `scopes_supported`: every ability a token can carry (`mcp:full` opens the tool server);
- * - no `authorization_servers`: tokens are minted by the REST API (`POST /v1/tokens`), the operator CLI
- *   or the dashboard, not through an OAuth authorization server, so there is none to name; clients
- *   send a token they were given.
+ * - `authorization_servers`: `[<origin>]` — the service is its own OAuth 2.1 authorization server for the
+ *   tool server (DESIGN D30; its RFC 8414 metadata at `<origin>/.well-known/oauth-authorization-server`),
+ *   so hosted clients can register, send the team member to consent and obtain a token. Static tokens
+ *   (REST `POST /v1/tokens`, the operator CLI, the dashboard) keep working unchanged.
  */
 function protectedResourceMetadata(requestUrl: string): OAuthProtectedResourceMetadata {
   const origin = new URL(requestUrl).origin;
   return {
     resource: `${origin}${MCP_PATH}`,
+    authorization_servers: [origin],
     resource_name: 'Membership service tool server (MCP)',
     bearer_methods_supported: ['header'],
     scopes_supported: [...ABILITY_VALUES],

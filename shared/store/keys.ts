@@ -72,6 +72,14 @@ export const keys = mergeFacts(FACTS, 'keys', {
   /** GSI partition of a team member's passkeys. */
   memberPasskeysIndex: (teamId: string, memberId: string) => `TEAM#${teamId}#TEAM_MEMBER#${memberId}#PASSKEYS`,
   webauthnChallenge: (challengeId: string) => ({ pk: `WEBAUTHN_CHALLENGE#${challengeId}`, sk: 'WEBAUTHN_CHALLENGE' }),
+  // The tool server's OAuth authorization server (DESIGN D30): registered clients (before any team is
+  // known), pending authorization requests, authorization codes, grants (one refresh family each) and
+  // refresh tokens, each in a partition of its own, found by the id the client presents.
+  oauthClient: (clientId: string) => ({ pk: `OAUTH_CLIENT#${clientId}`, sk: 'OAUTH_CLIENT' }),
+  oauthRequest: (requestId: string) => ({ pk: `OAUTH_REQUEST#${requestId}`, sk: 'OAUTH_REQUEST' }),
+  oauthCode: (codeId: string) => ({ pk: `OAUTH_CODE#${codeId}`, sk: 'OAUTH_CODE' }),
+  oauthGrant: (grantId: string) => ({ pk: `OAUTH_GRANT#${grantId}`, sk: 'OAUTH_GRANT' }),
+  oauthRefresh: (refreshId: string) => ({ pk: `OAUTH_REFRESH#${refreshId}`, sk: 'OAUTH_REFRESH' }),
   // Credentials and inbound hooks (DESIGN D16, D22). A project's stored credential of one kind is an item
   // in a partition of its own keyed by the project id (an inbound hook knows only the project id; the item
   // names its team). A processed inbound update or provider event leaves a receipt (idempotency on the
@@ -137,6 +145,11 @@ export const entity = mergeFacts(FACTS, 'entity', {
   dashboardSession: 'dashboard_session',
   passkey: 'passkey',
   webauthnChallenge: 'webauthn_challenge',
+  oauthClient: 'oauth_client',
+  oauthRequest: 'oauth_request',
+  oauthCode: 'oauth_code',
+  oauthGrant: 'oauth_grant',
+  oauthRefresh: 'oauth_refresh',
   credential: 'credential',
   hookReceipt: 'hook_receipt',
   inviteLink: 'invite_link',

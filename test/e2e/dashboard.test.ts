@@ -64,11 +64,11 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/dashboard\/sign-in\?signed_out=1$/);
     await page.goto(dashboard('/webhooks'));
-    await page.waitForURL(/\/dashboard\/sign-in$/);
+    await page.waitForURL(/\/dashboard\/sign-in\?return_to=%2Fdashboard%2Fwebhooks$/);
     await expectAccessible(page);
     await screenshot(page, 'sign-in');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(dashboard());
+    await page.waitForURL(dashboard('/webhooks')); // back to the page that asked for sign-in
     const [renewed] = (await context.cookies()).filter((candidate) => candidate.name === 'dashboard_session');
     expect(renewed.value).not.toBe(cookie.value);
 

@@ -649,6 +649,7 @@ describe('hardening', () => {
       const metadata = OAuthProtectedResourceMetadataSchema.parse(raw.json);
       expect(metadata.resource).toBe(serviceA.mcpUrl);
       expect(metadata.bearer_methods_supported).toEqual(['header']);
+      expect(metadata.authorization_servers).toEqual([new URL(serviceA.mcpUrl).origin]); // its own OAuth server (DESIGN D30)
       expect(metadata.scopes_supported).toContain('mcp:full');
     }
   });

@@ -618,7 +618,7 @@ describe('bundle budgets (DESIGN D23)', () => {
 });
 
 describe('MCP API', () => {
-  it('has its own API with ANY /mcp, OPTIONS /mcp and GET of the protected-resource metadata to the MCP Lambda, and no API Gateway CORS', () => {
+  it('has its own API with ANY /mcp, OPTIONS /mcp, GET of the protected-resource and authorization-server metadata and ANY /oauth/{proxy+} to the MCP Lambda, and no API Gateway CORS', () => {
     const mcpUrl = rootTemplate.Outputs!.McpUrl.Value['Fn::Join'][1];
     expect(mcpUrl[1]).toBe('/mcp');
     const apiId = refId(mcpUrl[0]);
@@ -627,10 +627,19 @@ describe('MCP API', () => {
     expect(resources[apiId].Properties.CorsConfiguration).toBeUndefined();
 
     const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === apiId);
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /mcp', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp', 'OPTIONS /mcp']);
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+      'ANY /mcp',
+      'ANY /oauth/{proxy+}',
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-protected-resource/mcp',
+      'OPTIONS /mcp',
+    ]);
     const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
     expect(mcpFunction.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
+    // OAuth consent happens on the dashboard, served by the REST API (DESIGN D30).
+    expect(mcpFunction.Properties.Environment.Variables.DASHBOARD_BASE_URL).toEqual(rootTemplate.Outputs!.RestApiUrl.Value);
   });
 });
 

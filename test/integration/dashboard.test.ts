@@ -83,7 +83,7 @@ describe('sign-in links and sessions', () => {
 
     const page = await handleDashboardRequest(runtime, dashboardEvent('GET', '/dashboard/webhooks', { cookie: first.cookieValue }));
     expect(page.statusCode).toBe(303);
-    expect(page.headers.Location).toBe('/dashboard/sign-in');
+    expect(page.headers.Location).toBe('/dashboard/sign-in?return_to=%2Fdashboard%2Fwebhooks'); // back to the page after sign-in
   });
 
   it('a session from a sign-in link may only register a passkey; every POST needs the session’s CSRF token', async () => {

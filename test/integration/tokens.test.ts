@@ -42,7 +42,9 @@ describe('minting', () => {
     const listed = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '100' } });
     TokenList.parse(listed.json);
     expect(listed.json.data.map((token: { id: string }) => token.id)).toContain(minted.id);
-    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'id', 'last_used_at', 'member_id', 'name', 'revoked_at', 'scopes']);
+    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last_used_at', 'member_id', 'name', 'revoked_at', 'scopes']);
+    // Only tokens issued to OAuth clients expire (DESIGN D30); static tokens never do.
+    for (const token of listed.json.data) expect(token.expires_at).toBeNull();
     expect(listed.text).not.toContain(secret);
     const revoked = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.id}`, token: world.a.token });
     expect(revoked.text).not.toContain(secret);

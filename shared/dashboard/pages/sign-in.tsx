@@ -4,7 +4,7 @@ import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { CsrfField, DataTable, Notice, Page, ProblemView, PublicPage, When } from '../components.js';
 import { h } from '../html.js';
-import { clearedSessionCookie, htmlResult, jsonResult, redirectResult, sessionCookie, type DashboardRequest, type SignedInRequest } from '../http.js';
+import { clearedSessionCookie, htmlResult, jsonResult, redirectResult, safeReturnPath, sessionCookie, type DashboardRequest, type SignedInRequest } from '../http.js';
 import { finishPasskeyRegistration, finishPasskeySignIn, listPasskeys, startPasskeyRegistration, startPasskeySignIn } from '../passkeys.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
 import { findMember } from '../../domain/team-members/records.js';
@@ -28,7 +28,7 @@ function problemPage(title: string, error: unknown, requestId: string): ApiGatew
   );
 }
 
-/** `GET /dashboard/sign-in`: sign in with a passkey. */
+/** `GET /dashboard/sign-in[?return_to=/dashboard/...]`: sign in with a passkey, then go to `return_to` when it is a safe dashboard path. */
 export async function signInPage(request: DashboardRequest): Promise<ApiGatewayResult> {
   return htmlResult(
     200,
@@ -36,7 +36,7 @@ export async function signInPage(request: DashboardRequest): Promise<ApiGatewayR
       {request.query.get('signed_out') ? <Notice>You are signed out.</Notice> : ''}
       <div class="card">
         <p>Sign in with the passkey you registered on this device or your phone.</p>
-        <button type="button" id="passkey-sign-in">
+        <button type="button" id="passkey-sign-in" data-return-to={safeReturnPath(request.query.get('return_to')) ?? '/dashboard'}>
           Sign in with a passkey
         </button>
         <p id="passkey-error" class="problem" role="alert" hidden></p>

@@ -1,6 +1,6 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { ABILITIES, ABILITY_VALUES, type Ability } from '../../catalogues/abilities.js';
+import { ABILITIES, ABILITY_VALUES, isReadAbility, type Ability } from '../../catalogues/abilities.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Token } from '../../domain/tokens/schema.js';
@@ -31,11 +31,6 @@ import { read, write, type ListPage } from './kit.js';
  * abilities: it is minted on the member's behalf) shown once, and revocation with confirmation.
  */
 
-/** Abilities that only read (`:view`, `:view-any`, `activity:read`). */
-function isReadAbility(ability: Ability): boolean {
-  return /:view(-any)?$/.test(ability) || ability === 'activity:read';
-}
-
 /** The abilities of a preset, within what the member holds. */
 function presetAbilities(viewer: Viewer, preset: string, custom: string[]): Ability[] {
   const held = ABILITY_VALUES.filter((ability) => viewer.principal.abilities.has(ability));
@@ -50,7 +45,11 @@ function abilitySummary(abilities: readonly string[]): string {
   return `${abilities.length}: ${abilities.slice(0, 3).join(', ')}${abilities.length > 3 ? ', …' : ''}`;
 }
 
-/** `GET /dashboard/tokens`: name, id prefix, abilities summary, project scope, created, last used, revoked. */
+/**
+ * `GET /dashboard/tokens`: name, id prefix, abilities summary, project scope, created, last used, revoked
+ * (or expired). Tokens issued to an OAuth client are named `OAuth grant: <client name>` (DESIGN D30);
+ * revoking one also revokes its grant, so the client's refresh token stops working too.
+ */
 export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const tokens = await read<ListPage<Token>>(request, 'listTokens', { limit: 100, include_revoked: true });
@@ -79,7 +78,17 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
             },
             { label: 'Created', cell: (token) => <When at={token.created_at} /> },
             { label: 'Last used', cell: (token) => (token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>) },
-            { label: 'Revoked at', cell: (token) => (token.revoked_at ? <When at={token.revoked_at} /> : <Badge color="green">live</Badge>) },
+            {
+              label: 'Revoked at',
+              cell: (token) =>
+                token.revoked_at ? (
+                  <When at={token.revoked_at} />
+                ) : token.expires_at && Date.parse(token.expires_at) <= request.runtime.clock.nowMs() ? (
+                  <Badge color="gray">expired</Badge>
+                ) : (
+                  <Badge color="green">live</Badge>
+                ),
+            },
             {
               label: 'Actions',
               cell: (token) => (token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />),

@@ -44,7 +44,7 @@ export async function memberAbilities(store: Store, teamId: string, member: Pick
  * The abilities a member holds in EVERY project of `projectIds` (team-wide ones plus each project's);
  * with no projects (a team-wide token), only the team-wide ones.
  */
-function abilitiesInProjects(abilities: MemberAbilities, projectIds: readonly string[]): Set<Ability> {
+export function abilitiesInProjects(abilities: MemberAbilities, projectIds: readonly string[]): Set<Ability> {
   if (projectIds.length === 0) return new Set(abilities.teamWide);
   const [first, ...rest] = projectIds.map((projectId) => new Set([...abilities.teamWide, ...(abilities.byProject.get(projectId) ?? [])]));
   return new Set([...first].filter((ability) => rest.every((held) => held.has(ability))));

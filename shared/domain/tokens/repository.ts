@@ -26,8 +26,12 @@ function toToken(item: Item): TokenRecord {
     revoked_at: (item.revoked_at as string | null) ?? null,
     last_used_at: (item.last_used_at as string | null | undefined) ?? null,
     member_id: (item.member_id as string | null | undefined) ?? null,
+    expires_at: typeof item.expires_at_ms === 'number' ? isoTime(item.expires_at_ms) : null,
   };
 }
+
+/** How long an expired token item outlives its expiry before DynamoDB's TTL may drop it, in seconds (1 day; expiry is checked in code). */
+const EXPIRED_TOKEN_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /**
  * Mints a token for a team. `input.team` (the team record) becomes the token's team snapshot; when
@@ -39,7 +43,9 @@ function toToken(item: Item): TokenRecord {
  * team's project is reported exactly like a missing one). VALIDATION_FAILED for unknown abilities.
  * A deleted team gets no new token (NOT_FOUND). `memberId` records the team member the token acts for
  * (DESIGN D19; the caller checked the member's abilities first): the token is written in one transaction
- * with a check that the member is still active, else CONFLICT.
+ * with a check that the member is still active, else CONFLICT. `expiresAtMs` (epoch milliseconds) makes a
+ * token that stops working then (OAuth access tokens, DESIGN D30; TTL drops the item a day later) and
+ * `oauthGrantId` names the OAuth grant it was issued under (revoking the token revokes the grant).
  * @returns the stored record plus `token` (the bearer string, shown once)
  */
 export async function mintToken(
@@ -53,6 +59,8 @@ export async function mintToken(
     issuer?: Principal;
     team?: Pick<Team, 'id' | 'name' | 'created_at'> & { deleted_at?: string | null };
     memberId?: string | null;
+    expiresAtMs?: number;
+    oauthGrantId?: string;
   },
 ): Promise<TokenRecord & { token: string }> {
   if (input.team && input.team.id !== input.teamId) throw new Error('mintToken: team snapshot does not match teamId');
@@ -89,6 +97,7 @@ export async function mintToken(
     revoked_at: null,
     last_used_at: null,
     member_id: input.memberId ?? null,
+    expires_at: input.expiresAtMs === undefined ? null : isoTime(input.expiresAtMs),
   };
   const put = {
     // `revoked_at` is absent until revocation, so `if_not_exists` in revokeToken keeps the first time.
@@ -101,6 +110,10 @@ export async function mintToken(
       revoked_at: undefined,
       last_used_at: undefined,
       member_id: input.memberId ?? undefined,
+      // Epoch milliseconds checked on every call; `expires_at` is the table's TTL attribute (epoch seconds).
+      expires_at: input.expiresAtMs === undefined ? undefined : Math.floor(input.expiresAtMs / 1000) + EXPIRED_TOKEN_HOUSEKEEPING_SECONDS,
+      expires_at_ms: input.expiresAtMs,
+      oauth_grant_id: input.oauthGrantId,
       secret_sha256: sha256(secret).toString('hex'),
       team_snapshot: { id: team.id, name: team.name, created_at: team.created_at },
     },
@@ -132,7 +145,8 @@ export async function mintToken(
 /**
  * Revokes a token of `teamId` (sets `revoked_at`; null `teamId` = any team, for the operator CLI). Throws
  * NOT_FOUND when the token does not exist or belongs to another team (no existence leak). Revoking twice
- * keeps the first `revoked_at`.
+ * keeps the first `revoked_at`. A token issued through OAuth also revokes its grant (DESIGN D30), so
+ * the grant's refresh tokens stop working too.
  */
 export async function revokeToken(store: Store, clock: Clock, teamId: string | null, tokenId: string): Promise<TokenRecord> {
   try {
@@ -143,10 +157,25 @@ export async function revokeToken(store: Store, clock: Clock, teamId: string | n
       ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ...(teamId ? { ':team': teamId } : {}) },
       ReturnValues: 'ALL_NEW',
     });
+    if (typeof item!.oauth_grant_id === 'string') await revokeOAuthGrantItem(store, item!.oauth_grant_id, item!.revoked_at as string);
     return toToken(item!);
   } catch (error) {
     if (error instanceof ConditionFailedError) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
     throw error;
+  }
+}
+
+/** Marks OAuth grant `grantId` revoked (keeps the first time); a grant that is gone is ignored. */
+async function revokeOAuthGrantItem(store: Store, grantId: string, now: string): Promise<void> {
+  try {
+    await store.update({
+      Key: keys.oauthGrant(grantId),
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': now },
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
   }
 }
 

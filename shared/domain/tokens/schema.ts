@@ -20,6 +20,7 @@ export const Token = z
         ),
       ),
     member_id: z.nullable(Uuid).check(z.describe('The team member the token acts for (it holds at most their abilities); null for a token of the team itself.')),
+    expires_at: z.nullable(Timestamp).check(z.describe('When the token stops working: set only on tokens issued to an OAuth client of the tool server (1 hour); null for tokens that never expire.')),
   })
   .register(z.globalRegistry, { id: 'Token' });
 /** A token (see {@link Token}). */

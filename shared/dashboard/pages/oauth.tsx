@@ -1,0 +1,131 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import { ABILITIES, type Ability } from '../../catalogues/abilities.js';
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import type { Project } from '../../domain/projects/schema.js';
+import { approveAuthorizationRequest, denyAuthorizationRequest, findAuthorizationRequest, type AuthorizationRequest } from '../../oauth/grants.js';
+import { CsrfField, Notice, Page } from '../components.js';
+import { h } from '../html.js';
+import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
+import { read, type ListPage } from './kit.js';
+
+/**
+ * The consent screen of the tool server's OAuth authorization server (DESIGN D30): `/oauth/authorize`
+ * validated the client's request and sent the signed-in team member here. The page names the team, the
+ * client and the abilities it would get — the requested ones narrowed to what the member holds — with an
+ * optional project scope; Allow sends the browser back to the client with a code, Deny with
+ * `error=access_denied`.
+ */
+
+/** The requested abilities the member holds team-wide, in catalogue order: what a consent can grant. */
+function grantable(request: SignedInRequest, pending: AuthorizationRequest): Ability[] {
+  const requested = new Set(pending.scope);
+  return ABILITIES.map((ability) => ability.value).filter((ability) => requested.has(ability) && request.viewer.principal.abilities.has(ability));
+}
+
+function expiredPage(request: SignedInRequest): ApiGatewayResult {
+  return htmlResult(
+    404,
+    <Page title="Connect an AI client" viewer={request.viewer} current="/dashboard/tokens">
+      <Notice>This authorization request is unknown, expired or already answered. Start again from your AI client.</Notice>
+    </Page>,
+  );
+}
+
+/**
+ * The consent page's own CSP: the dashboard's, with the client's redirect origin added to `form-action`
+ * (browsers apply it to the redirect after Allow or Deny) and `frame-ancestors 'none'` (no clickjacking).
+ */
+function withRedirectOrigin(result: ApiGatewayResult, redirectUri: string): ApiGatewayResult {
+  const csp = result.headers['Content-Security-Policy'];
+  if (csp) result.headers['Content-Security-Policy'] = csp.replace("form-action 'self'", `form-action 'self' ${new URL(redirectUri).origin}`);
+  return result;
+}
+
+/** `GET /dashboard/oauth/authorize?request=<id>`: the consent screen. */
+export async function consentPage(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const pending = await findAuthorizationRequest(request.runtime.store, request.runtime.clock, request.query.get('request') ?? '');
+  if (!pending) return expiredPage(request);
+  const abilities = grantable(request, pending);
+  const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+  const clientName = pending.client_name ?? pending.client_id;
+  const usable = abilities.includes('mcp:full');
+  return withRedirectOrigin(
+    htmlResult(
+      200,
+      <Page title="Connect an AI client" viewer={request.viewer} current="/dashboard/tokens">
+        <div class="card stack" id="consent">
+          <p>
+            <strong>{clientName}</strong> asks to use the tool server of team <strong>{request.viewer.team.name}</strong> on your behalf.
+          </p>
+          <p class="hint">
+            It will be sent back to <span class="mono">{new URL(pending.redirect_uri).origin}</span>. Its access token works for an hour and is renewed for up to 30 days; revoke it on the API tokens
+            page at any time.
+          </p>
+          <h2>It would be able to</h2>
+          <ul id="consent-abilities">
+            {abilities.map((ability) => (
+              <li>
+                <code>{ability}</code> <span class="hint">{ABILITIES.find((entry) => entry.value === ability)?.description ?? ''}</span>
+              </li>
+            ))}
+          </ul>
+          {abilities.length < pending.scope.length ? <p class="hint">Abilities you do not hold yourself are left out ({pending.scope.length - abilities.length}).</p> : ''}
+          {usable ? '' : <Notice>You do not hold mcp:full, the ability the tool server requires: you can only deny this request.</Notice>}
+          <form method="post" action="/dashboard/oauth/authorize" class="stack">
+            <CsrfField viewer={request.viewer} />
+            <input type="hidden" name="request" value={pending.id} />
+            {projects.ok && projects.result.data.length ? (
+              <div>
+                <label for="consent-project">Project scope</label>
+                <select id="consent-project" name="project_id">
+                  <option value="">All projects (and team-wide data)</option>
+                  {projects.result.data.map((project) => (
+                    <option value={project.id}>{project.name}</option>
+                  ))}
+                </select>
+              </div>
+            ) : (
+              ''
+            )}
+            <div class="actions">
+              {usable ? (
+                <button type="submit" name="decision" value="allow">
+                  Allow
+                </button>
+              ) : (
+                ''
+              )}
+              <button type="submit" name="decision" value="deny" class="secondary">
+                Deny
+              </button>
+            </div>
+          </form>
+        </div>
+      </Page>,
+    ),
+    pending.redirect_uri,
+  );
+}
+
+/** `POST /dashboard/oauth/authorize` (CSRF checked by the router): Allow issues a code for the narrowed abilities and redirects to the client; Deny redirects with `access_denied`. */
+export async function answerConsent(request: SignedInRequest): Promise<ApiGatewayResult> {
+  const { store, clock } = request.runtime;
+  const pending = await findAuthorizationRequest(store, clock, formText(request.form, 'request') ?? '');
+  if (!pending) return expiredPage(request);
+  const abilities = grantable(request, pending);
+  if (formText(request.form, 'decision') !== 'allow' || !abilities.includes('mcp:full'))
+    return withRedirectOrigin(redirectResult(await denyAuthorizationRequest(store, pending)), pending.redirect_uri);
+  const projectId = formText(request.form, 'project_id');
+  if (projectId) {
+    const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+    if (!projects.ok || !projects.result.data.some((project) => project.id === projectId)) return expiredPage(request);
+  }
+  const location = await approveAuthorizationRequest(store, clock, pending, {
+    teamId: request.viewer.team.id,
+    memberId: request.viewer.member.id,
+    abilities,
+    projectIds: projectId ? [projectId] : [],
+  });
+  return withRedirectOrigin(redirectResult(location), pending.redirect_uri);
+}
