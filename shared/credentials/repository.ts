@@ -16,9 +16,10 @@ import { openSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey, 
 /**
  * The kinds of credential, one item each per project (a closed list, written once): `telegram_bot` (secrets
  * `bot_token`, `webhook_secret`) and `stripe` (secrets `secret_key`: the restricted API key; `webhook_secret`:
- * the `whsec_...` signing secret of the project's Stripe webhook endpoint).
+ * the `whsec_...` signing secret of the project's Stripe webhook endpoint) and `discord_bot` (secrets `bot_token`,
+ * `client_secret`: the OAuth2 client secret; public `application_id`, `public_key`, `platform_bot_id`).
  */
-export const CREDENTIAL_KINDS = ['telegram_bot', 'stripe'] as const;
+export const CREDENTIAL_KINDS = ['telegram_bot', 'stripe', 'discord_bot'] as const;
 /** A credential kind. */
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
