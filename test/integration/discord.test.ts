@@ -139,7 +139,7 @@ describe('connecting a Discord bot', () => {
     expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, connectBody()), 'PROVIDER_UNAVAILABLE');
 
     const missing = expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: botToken }), 'VALIDATION_FAILED');
-    expect(missing.errors.map((error: { path: string }) => error.path)).toEqual(['application_id', 'public_key', 'client_secret']);
+    expect(missing.errors!.map((error: { path: string }) => error.path)).toEqual(['application_id', 'public_key', 'client_secret']);
     expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { ...connectBody(), token: `42:${'a'.repeat(30)}` }), 'VALIDATION_FAILED');
     expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { ...connectBody(), platform: 'telegram' }), 'VALIDATION_FAILED');
 
@@ -212,6 +212,28 @@ describe('access through the adapter', () => {
     expect((await call('GET', `/v1/subscriptions/${created.json.id}`)).json.status).toBe('canceled');
     expect(roles()).toEqual([]);
     expect(discord.callsOf(`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`)).toHaveLength(1);
+  });
+
+  it('grants only the roles a plan names (platform_role_ids), which must be linked roles; null goes back to every linked role', async () => {
+    const { subscriberId } = await setUp();
+    expect((await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'role', platform_resource_id: OTHER_ROLE_ID })).status).toBe(201);
+    const plans = `/v1/projects/${projectId}/plans`;
+    const unknown = expectRestProblem(await call('POST', plans, { name: 'VIP', amount: 900, currency: 'EUR', interval: 'month', platform_role_ids: [FOREIGN_ROLE_ID] }), 'VALIDATION_FAILED');
+    expect(unknown.errors).toEqual([{ path: 'platform_role_ids', message: `not linked roles: ${FOREIGN_ROLE_ID}` }]);
+    const vip = (await call('POST', plans, { name: 'VIP', amount: 900, currency: 'EUR', interval: 'month', platform_role_ids: [OTHER_ROLE_ID] })).json;
+    expect(vip.platform_role_ids).toEqual([OTHER_ROLE_ID]);
+    await newEvents();
+    const created = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: vip.id });
+    expect(created.status).toBe(201);
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+    const granted = (await newEvents()).filter((event) => event.type === 'member.access_granted');
+    expect(granted.map((event) => (event.data as { resource: { platform_resource_id: string } }).resource.platform_resource_id)).toEqual([GUILD_ID, OTHER_ROLE_ID]);
+
+    const reset = await call('POST', `/v1/plans/${vip.id}`, { platform_role_ids: null });
+    expect(reset.status).toBe(200);
+    expect(reset.json).not.toHaveProperty('platform_role_ids');
+    expect((await call('GET', `/v1/plans/${vip.id}`)).json).not.toHaveProperty('platform_role_ids');
+    expect(types(await newEvents())).toEqual(['plan.updated']);
   });
 
   it('bans, unbans and kicks in the linked server', async () => {
