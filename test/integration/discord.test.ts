@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
+import { completeDiscordLink, discordAuthorizeUrl } from '../../shared/domain/members/discord-link.js';
 import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
 import { PLATFORM_SYNC_FIRST_DELAY_MS } from '../../shared/domain/members/platform-retry.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
@@ -65,6 +66,9 @@ function settings(): IntegrationSettings {
     retry: { retries: 2, minTimeoutMs: 0 },
   };
 }
+
+/** The roles Discord user USER_ID holds in the guild (the fake's state). */
+const roles = () => [...(discord.guild(GUILD_ID).members.get(USER_ID) ?? [])];
 
 const connectBody = () => ({ platform: 'discord', token: botToken, application_id: APPLICATION_ID, public_key: publicKeyHex, client_secret: CLIENT_SECRET });
 
@@ -196,7 +200,6 @@ describe('access through the adapter', () => {
     await newEvents();
     return { planId: plan.id as string, subscriberId: subscriber.id as string, memberId };
   }
-  const roles = () => [...(discord.guild(GUILD_ID).members.get(USER_ID) ?? [])];
 
   it('adds the role when access starts and removes it when the canceled period ends (deadline worker)', async () => {
     const { planId, subscriberId } = await setUp();
@@ -301,5 +304,89 @@ describe('the interactions hook', () => {
     expect(known).toEqual({ status: 200, body: { type: 4, data: { content: expect.stringContaining('Your membership is active.'), flags: 64 } } });
     const unknown = await interact(command('700000000000000999'));
     expect(unknown).toEqual({ status: 200, body: { type: 4, data: { content: 'No membership found for your Discord account in this community.', flags: 64 } } });
+  });
+});
+
+describe('linking a Discord account (OAuth2)', () => {
+  const SESSION = 'portal-session-1';
+  const REDIRECT = `https://members.example/portal/${'{project}'}/discord/callback`;
+  const redirectUri = () => REDIRECT.replace('{project}', projectId);
+
+  /** Connects and links, and creates a subscriber with an active subscription; returns the subscriber id. */
+  async function subscribed(): Promise<string> {
+    await connectAndLink();
+    const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' })).json;
+    const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' })).json;
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })).status).toBe(201);
+    await newEvents();
+    return subscriber.id as string;
+  }
+  /** Starts linking and answers the authorization as Discord would for `user`; returns the code and state. */
+  async function authorize(subscriberId: string, user: { id: string; username: string }, accessToken: string) {
+    const { url } = await discordAuthorizeUrl(runtime, { teamId: team.team.id, projectId, portalSessionId: SESSION, subscriberId });
+    const parsed = new URL(url);
+    const code = `code-${randomBytes(6).toString('hex')}`;
+    discord.addCode(code, { clientId: APPLICATION_ID, redirectUri: redirectUri(), user, accessToken });
+    return { url: parsed, code, state: parsed.searchParams.get('state')! };
+  }
+
+  it('sends the user to discord.com with a single-use state, exchanges the code, links the member and adds them to the server with their roles', async () => {
+    const subscriberId = await subscribed();
+    const accessToken = `user-access-${randomBytes(8).toString('hex')}`;
+    const { url, code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, accessToken);
+    expect(`${url.origin}${url.pathname}`).toBe('https://discord.com/oauth2/authorize');
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: APPLICATION_ID, response_type: 'code', redirect_uri: redirectUri(), scope: 'identify guilds.join' });
+    expect(state).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+
+    // Bound to the portal session and the subscriber: another session cannot use it (and does not use it up).
+    await expect(completeDiscordLink(runtime, { projectId, portalSessionId: 'another-session', subscriberId, code, state })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    const result = await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state });
+    expect(result).toMatchObject({ guild: 'joined', reason: null, member: { platform_user_id: USER_ID, subscriber_id: subscriberId, status: 'joined', username: 'ada' } });
+    expect(discord.callsOf('POST /oauth2/token').at(-1)!.body).toMatchObject({
+      grant_type: 'authorization_code',
+      code,
+      client_id: APPLICATION_ID,
+      client_secret: CLIENT_SECRET,
+      redirect_uri: redirectUri(),
+    });
+    expect(discord.callsOf(`PUT /guilds/${GUILD_ID}/members/${USER_ID}`).at(-1)!.body).toEqual({ access_token: accessToken, roles: [ROLE_ID] });
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: USER_ID, member_id: result.member.id });
+    expect(types(await newEvents())).toContain('member.joined');
+
+    // The user's tokens are stored encrypted, never in clear.
+    expect(await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`))).toMatchObject({ secret_names: ['access_token', 'refresh_token'] });
+    expect(JSON.stringify(await domainSnapshot(runtime.store))).not.toContain(accessToken);
+
+    // Single use.
+    await expect(completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('refuses an expired state and a code Discord refuses', async () => {
+    const subscriberId = await subscribed();
+    const expired = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-a');
+    clock.advance(11 * 60 * 1000);
+    await expect(completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: expired.code, state: expired.state })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    const fresh = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-b');
+    await expect(completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: 'not-a-code', state: fresh.state })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json.platform_user_id).toBeNull();
+  });
+
+  it('adds the roles of a user already in the server, and linking another account replaces the old one (its roles removed)', async () => {
+    const subscriberId = await subscribed();
+    discord.guild(GUILD_ID).members.set(USER_ID, new Set());
+    const first = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-first');
+    expect((await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: first.code, state: first.state })).guild).toBe('already_in');
+    expect(roles()).toEqual([ROLE_ID]);
+    const oldMemberId = (await call('GET', `/v1/subscribers/${subscriberId}`)).json.member_id as string;
+
+    const SECOND = '700000000000000002';
+    const second = await authorize(subscriberId, { id: SECOND, username: 'ada2' }, 'token-second');
+    const result = await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: second.code, state: second.state });
+    expect(result).toMatchObject({ guild: 'joined', member: { platform_user_id: SECOND, subscriber_id: subscriberId } });
+    expect(roles()).toEqual([]);
+    expect([...discord.guild(GUILD_ID).members.get(SECOND)!]).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: SECOND, member_id: result.member.id });
+    expect((await call('GET', `/v1/members/${oldMemberId}`)).json.subscriber_id).toBeNull();
   });
 });
