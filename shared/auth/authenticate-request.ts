@@ -57,20 +57,20 @@ export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailur
 
 /**
  * Authenticates a REST or tool-server request with the per-IP bucket of requests without a valid token
- * (5 per minute per client IP; interface "Limits", DESIGN D2, D4) consulted BEFORE any token is verified,
- * so once an IP has used its 5, a guess is stopped rather than answered:
+ * (5 per minute per client IP; interface "Limits", DESIGN D2, D4), which counts only the requests that
+ * fail authentication, so once an IP has used its 5, a guess is stopped rather than answered:
  *
  * 1. No, malformed or non-bearer `Authorization`: counted in the IP's bucket without reading anything →
  *    401 (with the bucket's `X-RateLimit-*` state), or 429 when the bucket is full.
  * 2. A well-formed token: ONE strongly consistent BatchGetItem reads the token, the `alsoRead` items and
- *    the IP's counter for the current window. When that window is already full the request is refused
- *    with 429 before the token is verified — whichever token it carries, a valid one included, until the
- *    window ends (`Retry-After`); a token's own requests are otherwise never counted in this bucket.
- * 3. Otherwise the token is verified (`checkToken`: one SHA-256 and one constant-time comparison, against
- *    a hash no secret matches when the id is unknown, so an unknown id and a wrong secret do the same
- *    work and get the same answer): valid → the principal; unknown, wrong secret or revoked → counted in
- *    the IP's bucket (one conditional ADD, so concurrent failures never exceed 5) → 401, or 429 for the
- *    one that did not fit.
+ *    the IP's counter for the current window.
+ * 3. The token is verified (`checkToken`: one SHA-256 and one constant-time comparison, against a hash no
+ *    secret matches when the id is unknown, so an unknown id and a wrong secret do the same work and get
+ *    the same answer): valid → the principal, WHATEVER the IP's bucket says (a valid token is never
+ *    refused because of other traffic from a shared IP: NAT, a hosted AI platform's egress; it is limited
+ *    by its own bucket); unknown, wrong secret or revoked → 429 when the IP's window is full, else counted
+ *    in it (one conditional ADD, so concurrent failures never exceed 5) → 401, or 429 for the one that did
+ *    not fit.
  *
  * DynamoDB requests: 1 for a valid token (the batch read; plus one UpdateItem when its `last_used_at`
  * is older than {@link TOKEN_LAST_USED_PRECISION_MS}, i.e. at most once an hour per token — see
@@ -100,15 +100,14 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   const tokenKey = keys.token(bearer.tokenId);
   const extra = input.alsoRead?.(bearer.tokenId) ?? [];
   const items = await store.batchGet([tokenKey, window.key, ...extra]);
-  if (isWindowFull(itemWithKey(items, window.key), window)) {
-    return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
-  }
   const tokenItem = itemWithKey(items, tokenKey);
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash);
   if (checked.ok) {
     await recordTokenUse(store, clock, tokenItem!);
     return { ok: true, principal: checked.principal, items: extra.map((key) => itemWithKey(items, key)).filter((item): item is Item => item !== undefined) };
   }
+  // A full window refuses every failure alike (unknown id, wrong secret, revoked) without counting it.
+  if (isWindowFull(itemWithKey(items, window.key), window)) return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
   return countFailure(checked.error, checked.holder);
 }
 

@@ -4,12 +4,21 @@ import { AUTHENTICATED, type RequiredAbility } from '../operations/definition.js
 import type { Principal } from './principal.js';
 
 /**
+ * The operations a subscriber acting in the portal may call (DESIGN D27), whatever their abilities allow
+ * elsewhere (e.g. `project-subscription:view` also reads any subscriber's access): reads of its own
+ * subscriber, subscriptions and payments, and cancelling or resuming its own subscriptions.
+ */
+const SUBSCRIBER_OPERATIONS: ReadonlySet<string> = new Set(['getSubscriber', 'listSubscriptions', 'getSubscription', 'cancelSubscription', 'resumeSubscription', 'listPayments', 'getPayment']);
+
+/**
  * What an operation (a REST route or a tool) declares about who may call it: the one ability it needs
  * ({@link AUTHENTICATED}: a valid token and no ability, DESIGN D2) and whether it works on team-wide data
  * (tokens, activity, webhook endpoints and deliveries, roles, groups, members) that a
  * `scope:project:<uuid>` token does not cover.
  */
 export interface OperationAccess {
+  /** The operation id (a subscriber principal may call only {@link SUBSCRIBER_OPERATIONS}). */
+  id?: string;
   ability: RequiredAbility;
   /** True for operations over team-wide data; a project-scoped token is refused them. */
   teamWide: boolean;
@@ -34,6 +43,9 @@ export function requireAbility(principal: Principal, ability: Ability): void {
  * team or project scope are NOT_FOUND, decided by the domain ({@link requireProjectAccess}, team-keyed reads).
  */
 export function authorizeOperation(principal: Principal, access: OperationAccess): void {
+  if (principal.subscriberId && !SUBSCRIBER_OPERATIONS.has(access.id ?? '')) {
+    throw new ProblemError('TOKEN_MISSING_ABILITY', 'The subscriber portal may not use this operation.');
+  }
   if (access.ability !== AUTHENTICATED) requireAbility(principal, access.ability);
   if (access.teamWide) requireTeamWideAccess(principal, 'data');
 }
@@ -44,6 +56,23 @@ export function authorizeOperation(principal: Principal, access: OperationAccess
  */
 export function canAccessProject(principal: Principal, projectId: string): boolean {
   return principal.projectIds === null || principal.projectIds.includes(projectId);
+}
+
+/**
+ * True when the principal may see data of subscriber `subscriberId` in `projectId` (DESIGN D27): the
+ * project is in its scope ({@link canAccessProject}) and, for a subscriber acting in the portal, it is that
+ * subscriber. The one rule of reads by id of subscribers, subscriptions and payments (NOT_FOUND otherwise).
+ */
+export function canAccessSubscriberData(principal: Principal, projectId: string, subscriberId: string): boolean {
+  return canAccessProject(principal, projectId) && (!principal.subscriberId || principal.subscriberId === subscriberId);
+}
+
+/**
+ * The subscriber a list of `projectId`'s subscriptions or payments is narrowed to (DESIGN D27): a portal
+ * principal's own, whatever was asked; otherwise the query's (or none).
+ */
+export function listedSubscriber(principal: Principal, requested: string | undefined): string | undefined {
+  return principal.subscriberId ?? requested;
 }
 
 /**

@@ -24,6 +24,12 @@ export interface Principal {
   tokenId: string;
   /** The team member acting in the dashboard (DESIGN D21); absent or null for a bearer token. */
   memberId?: string | null;
+  /**
+   * The subscriber acting in the portal (DESIGN D27); absent or null otherwise. When set, the principal may
+   * call only the portal's operations (`authorizeOperation`) and sees only this subscriber's subscriber,
+   * subscriptions and payments: any other id is NOT_FOUND, as a foreign one (`canAccessSubscriberData`).
+   */
+  subscriberId?: string | null;
   /** From `scope:team:<uuid>`, fixed at minting. Every read and write uses this team. */
   teamId: string;
   abilities: ReadonlySet<Ability>;
@@ -59,8 +65,12 @@ export function memberPrincipal(input: { teamId: string; memberId: string; abili
   return { tokenId: memberActorId(input.memberId), memberId: input.memberId, teamId: input.teamId, abilities: new Set(input.abilities), projectIds: null, team: input.team ?? null };
 }
 
-/** Who an activity entry names (DESIGN D5, D21): the token, or for a dashboard action the team member. */
+/**
+ * Who an activity entry names (DESIGN D5, D21, D27): the token, or for a dashboard action the team member;
+ * a portal action names neither (its entry's surface is `portal`; the subscriber is the object acted on).
+ */
 export function actorOf(principal: Principal): { token_id: string | null; member_id: string | null } {
+  if (principal.subscriberId) return { token_id: null, member_id: null };
   return principal.memberId ? { token_id: null, member_id: principal.memberId } : { token_id: principal.tokenId, member_id: null };
 }
 

@@ -26,10 +26,14 @@ const CREDENTIAL_SEALING_EVENTS: readonly string[] = ['project.bot_connected', '
 /** How a function may use the credentials key. */
 export type CredentialKeyUse = 'none' | 'open' | 'seal';
 
-/** The key use of code that may emit `events` (an operation's, or the union of a function's operations'). */
-export function credentialKeyUse(events: readonly string[]): CredentialKeyUse {
+/**
+ * The key use of code that may emit `events` (an operation's, or the union of a function's operations'); at
+ * least `open` when it `callsProvider` (an operation calling a provider with the stored key while emitting
+ * nothing, e.g. a checkout session, D26).
+ */
+export function credentialKeyUse(events: readonly string[], callsProvider = false): CredentialKeyUse {
   if (events.some((event) => CREDENTIAL_SEALING_EVENTS.includes(event))) return 'seal';
-  return events.some((event) => CREDENTIAL_OPENING_EVENTS.includes(event)) ? 'open' : 'none';
+  return callsProvider || events.some((event) => CREDENTIAL_OPENING_EVENTS.includes(event)) ? 'open' : 'none';
 }
 
 /** The KMS actions of a {@link CredentialKeyUse}. */

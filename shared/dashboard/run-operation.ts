@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import type { ActivitySurface } from '../domain/activity/schema.js';
 import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
@@ -17,14 +18,15 @@ export type OperationOutcome<T = unknown> = { ok: true; result: T; replayed: boo
  * `form.`, and `idempotencyKey` (a UUID the form carries) makes a double-clicked submit run once, the second
  * getting the stored result (`replayed: true`). Activity entries name the member (surface `dashboard`).
  * `handler` replaces the registry's handler by a dashboard variant of the same operation (the 24-hour
- * dual-signing rotation of DESIGN D8); the definition's rules still apply. Never throws.
+ * dual-signing rotation of DESIGN D8); the definition's rules still apply. `surface` is `portal` for the
+ * subscriber portal (DESIGN D27: a `subscriberPrincipal`, activity surface `portal`). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,
   principal: Principal,
   operationId: OperationId,
   input: Record<string, unknown>,
-  options: { requestId: string; idempotencyKey?: string; handler?: AnyHandler },
+  options: { requestId: string; idempotencyKey?: string; handler?: AnyHandler; surface?: Extract<ActivitySurface, 'dashboard' | 'portal'> },
 ): Promise<OperationOutcome<T>> {
   const operation = operationById(operationId);
   const outcome = await invokeOperation({
@@ -32,7 +34,7 @@ export async function runOperation<T = unknown>(
     principal,
     operation,
     handler: options.handler ?? handlerOf(operationId),
-    surface: 'dashboard',
+    surface: options.surface ?? 'dashboard',
     requestId: options.requestId,
     decode: () => {
       const parsed = inputSchemaOf(operation, { withIdempotencyKey: false }).safeParse(input);

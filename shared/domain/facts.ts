@@ -6,6 +6,7 @@ import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
 import { paymentsFacts } from './payments/facts.js';
 import { plansFacts } from './plans/facts.js';
+import { portalSessionsFacts } from './portal-sessions/facts.js';
 import { projectsFacts } from './projects/facts.js';
 import { rolesFacts } from './roles/facts.js';
 import { subscribersFacts } from './subscribers/facts.js';
@@ -41,4 +42,5 @@ export const FACTS = [
   membersFacts,
   eventsFacts,
   webhookReplaysFacts,
+  portalSessionsFacts,
 ] as const;

@@ -1,11 +1,13 @@
 import type { OperationId } from '../operations/registry.js';
 import { anyHandler, type AnyHandler } from '../operations/handler.js';
 import { plansHandlers } from './plans/handlers.js';
+import { checkoutSessionsHandlers } from './checkout-sessions/handlers.js';
 import { accessCodesHandlers } from './access-codes/handlers.js';
 import { teamMembersHandlers } from './team-members/handlers.js';
 import { rolesHandlers } from './roles/handlers.js';
 import { groupsHandlers } from './groups/handlers.js';
 import { subscribersHandlers } from './subscribers/handlers.js';
+import { portalSessionsHandlers } from './portal-sessions/handlers.js';
 import { membersHandlers } from './members/handlers.js';
 import { subscriptionsHandlers } from './subscriptions/handlers.js';
 import { paymentsHandlers } from './payments/handlers.js';
@@ -32,8 +34,10 @@ const HANDLERS = {
   ...groupsHandlers,
   ...projectsHandlers,
   ...plansHandlers,
+  ...checkoutSessionsHandlers,
   ...accessCodesHandlers,
   ...subscribersHandlers,
+  ...portalSessionsHandlers,
   ...membersHandlers,
   ...subscriptionsHandlers,
   ...paymentsHandlers,

@@ -1,9 +1,11 @@
 import { plansModule } from './plans/operations.js';
+import { checkoutSessionsModule } from './checkout-sessions/operations.js';
 import { accessCodesModule } from './access-codes/operations.js';
 import { teamMembersModule } from './team-members/operations.js';
 import { rolesModule } from './roles/operations.js';
 import { groupsModule } from './groups/operations.js';
 import { subscribersModule } from './subscribers/operations.js';
+import { portalSessionsModule } from './portal-sessions/operations.js';
 import { membersModule } from './members/operations.js';
 import { subscriptionsModule } from './subscriptions/operations.js';
 import { paymentsModule } from './payments/operations.js';
@@ -31,8 +33,10 @@ export const MODULES = [
   groupsModule,
   projectsModule,
   plansModule,
+  checkoutSessionsModule,
   accessCodesModule,
   subscribersModule,
+  portalSessionsModule,
   membersModule,
   subscriptionsModule,
   paymentsModule,

@@ -2,11 +2,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from '../schemas/zod.js';
 import { openCredential } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
+import { readPlatformUserClaim } from '../domain/members/repository.js';
+import { createPortalLink } from '../domain/portal-sessions/links.js';
 import { recordBotPermissions, toProject } from '../domain/projects/repository.js';
 import { inviteLinkHash } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
-import { TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
+import { sendTelegramMessage, TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
 import type { Runtime } from '../runtime.js';
 import { keys } from '../store/keys.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
@@ -27,7 +29,8 @@ import { applyOnce, type HookReceiptRef } from './receipts.js';
  *    subscriber's personal invite link links the member to that subscriber, unless the link was revoked
  *    when that access ended: its item's `revoked_at`); the bot's own actions are
  *    ignored (the service recorded them when it made them). `my_chat_member` → the bot's permissions
- *    (`project.bot_permissions_changed`). Other updates are acknowledged and ignored.
+ *    (`project.bot_permissions_changed`). A private `/account` message → a reply with a one-time portal link
+ *    for a linked subscriber, else a polite "no membership" (D27). Other updates are acknowledged and ignored.
  */
 
 const User = z.object({ id: z.number().check(z.int()), is_bot: z.optional(z.boolean()), username: z.optional(z.string()), first_name: z.optional(z.string()), last_name: z.optional(z.string()) });
@@ -41,7 +44,14 @@ const ChatMemberUpdated = z.object({
   invite_link: z.optional(z.object({ invite_link: z.string() })),
 });
 /** The part of a Telegram `Update` the hook reads. */
-const TelegramUpdate = z.object({ update_id: z.number().check(z.int(), z.nonnegative()), chat_member: z.optional(ChatMemberUpdated), my_chat_member: z.optional(ChatMemberUpdated) });
+/** A message (only what the `/account` command reads: a private chat, its sender and text). */
+const Message = z.looseObject({ chat: z.looseObject({ id: z.number(), type: z.string() }), from: z.optional(User), text: z.optional(z.string()) });
+const TelegramUpdate = z.object({
+  update_id: z.number().check(z.int(), z.nonnegative()),
+  chat_member: z.optional(ChatMemberUpdated),
+  my_chat_member: z.optional(ChatMemberUpdated),
+  message: z.optional(Message),
+});
 type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
 type ChatMemberState = z.infer<typeof ChatMember>;
 
@@ -111,13 +121,35 @@ async function handleTelegramUpdate(runtime: Runtime, request: { projectId: stri
       runtime.store,
       receipt,
       () => runtime.clock.nowMs(),
-      () => applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed),
+      () =>
+        parsed.message
+          ? answerCommand(runtime, { teamId, projectId, botToken: credential.secrets.bot_token }, parsed.message)
+          : applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed),
     );
     return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
   } catch (error) {
     logger.error('telegram update not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
     return { status: 500, body: { error: 'The update was not stored; send it again.' } };
   }
+}
+
+/** The `/account` command (optionally `/account@bot_name`), alone or with arguments. */
+const ACCOUNT_COMMAND = /^\/account(@\w+)?(\s|$)/;
+
+/**
+ * Answers a private message (DESIGN D27): `/account` from the Telegram user a subscriber of the project is
+ * linked to (the platform user's claim) gets a fresh one-time portal link; anyone else the same polite
+ * "no membership" (nothing about who is a subscriber). Other messages and group chats are ignored. A failed
+ * reply throws (500: Telegram sends the update again).
+ */
+async function answerCommand(runtime: Runtime, bot: { teamId: string; projectId: string; botToken: string | undefined }, message: z.infer<typeof Message>): Promise<void> {
+  if (message.chat.type !== 'private' || !message.from || !bot.botToken || !ACCOUNT_COMMAND.test(message.text ?? '')) return;
+  const claim = await readPlatformUserClaim(runtime.store, bot.teamId, bot.projectId, String(message.from.id));
+  const link = claim?.subscriber_id ? await createPortalLink(runtime, bot.teamId, bot.projectId, claim.subscriber_id) : null;
+  const text = link
+    ? `Manage your membership here (the link works once, for 30 minutes):\n${link.url}`
+    : 'No membership was found for your Telegram account here. If you have just joined, try again in a minute.';
+  await sendTelegramMessage(integrationsOf(runtime), bot.botToken, message.chat.id, text);
 }
 
 /** Applies one verified update (inside the request scope that adds its receipt to the first transaction). */

@@ -162,7 +162,7 @@ function webhooksSection(): Record<string, unknown> {
           // Sent by the service, not called with a token: the receiver checks the signature instead.
           security: [],
           description:
-            'Sent to each subscribed endpoint. Headers: `SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret, `SVC-Event-Id` (the envelope `id`) and `SVC-Event-Name` (the envelope `type`). Answer 2xx within 10 seconds.',
+            'Sent to each subscribed endpoint. Headers: `SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret, `SVC-Event-Id` (the envelope `id`) and `SVC-Event-Name` (the envelope `type`); and the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` keyed with the base64-decoded secret after `whsec_`. Answer 2xx within 10 seconds.',
           requestBody: { required: true, content: { 'application/json': { schema: envelopeSchemaOf(definition) } } },
           responses: { '200': { description: 'Any 2xx: delivered. Anything else, a timeout, a TLS or DNS failure: retried on the timeline (8 attempts).' } },
         },

@@ -178,8 +178,8 @@ function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | nu
  *
  * 1. `OPTIONS` (preflight) → 204 before authentication, no token needed.
  * 2. Authenticate (`authenticateRequest`, bucket `mcp-anonymous`): the per-IP bucket of requests
- *    without a valid token (5/min) is consulted before any token is verified — once full, 429 whatever
- *    the token; a well-formed token and the `MCP-Session-Id` session are read in one BatchGet with the
+ *    without a valid token (5/min) counts only failures — once full, 429 for any request without a valid
+ *    token, while a valid token is served from its own bucket; a well-formed token and the `MCP-Session-Id` session are read in one BatchGet with the
  *    IP's counter (a session id that is not a v4 UUID is never looked up: {@link isSessionId}). No,
  *    malformed, unknown or revoked token (a cookie never counts) → counted in that bucket, then 401
  *    `AUTHENTICATION_REQUIRED` with `WWW-Authenticate: Bearer realm="membership",

@@ -8,6 +8,8 @@ interface OperationContext {
   /** The authenticated caller (a token today; a team member in the dashboard). */
   principal: Principal;
   requestId: string;
+  /** The write's `Idempotency-Key` (a UUID) when the caller sent one, else null: what provider idempotency keys derive from. */
+  idempotencyKey?: string | null;
 }
 
 /** The context of a public operation (`ability: null`): no caller. */

@@ -90,7 +90,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
   let outcome: InvocationOutcome | undefined;
   try {
     await call.admit?.();
-    if (principal && operation.ability) authorizeOperation(principal, { ability: operation.ability, teamWide: operation.teamWide });
+    if (principal && operation.ability) authorizeOperation(principal, { id: operation.id, ability: operation.ability, teamWide: operation.teamWide });
     const decoded = call.decode();
     if (decoded.idempotencyKey && principal) {
       claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, decoded.idempotencyKey, requestFingerprint(decoded.fingerprint), operation.idempotency ?? 'claim');
@@ -112,7 +112,8 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
       };
     }
     const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
-    const run = () => call.handler(decoded.input, principal ? { runtime: handlerRuntime, principal, requestId } : { runtime: handlerRuntime, principal: null, requestId });
+    const run = () =>
+      call.handler(decoded.input, principal ? { runtime: handlerRuntime, principal, requestId, idempotencyKey: decoded.idempotencyKey } : { runtime: handlerRuntime, principal: null, requestId });
     let result: unknown;
     try {
       result = await (scope ? withRequestScope(scope, run) : run());

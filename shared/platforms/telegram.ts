@@ -23,8 +23,8 @@ import type { PlatformAdapter, PlatformGrantResult, PlatformProjectTarget, Platf
 /** The credential kind of a Telegram bot: secrets `bot_token` and `webhook_secret`. */
 export const TELEGRAM_CREDENTIAL: CredentialKind = 'telegram_bot';
 
-/** The updates the service asks Telegram for (`setWebhook` `allowed_updates`): membership changes only. */
-const TELEGRAM_ALLOWED_UPDATES = ['chat_member', 'my_chat_member'] as const;
+/** The updates the service asks Telegram for (`setWebhook` `allowed_updates`): membership changes, and messages (the `/account` command, D27). */
+const TELEGRAM_ALLOWED_UPDATES = ['chat_member', 'my_chat_member', 'message'] as const;
 
 /** How long a personal invite link works, in seconds (7 days). */
 const INVITE_LINK_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -112,6 +112,12 @@ export async function registerTelegramWebhook(settings: IntegrationSettings, tok
 export async function deleteTelegramWebhook(settings: IntegrationSettings, token: string): Promise<void> {
   const api = await telegramApi(settings, token);
   await callTelegram(settings, 'deleteWebhook', () => api.deleteWebhook());
+}
+
+/** Sends `text` (plain, no link previews) to chat `chatId` with the bot of `token` (`sendMessage`, the settings' retries). Throws {@link TelegramCallError}. */
+export async function sendTelegramMessage(settings: IntegrationSettings, token: string, chatId: number, text: string): Promise<void> {
+  const api = await telegramApi(settings, token);
+  await callTelegram(settings, 'sendMessage', () => api.sendMessage(chatId, text, { link_preview_options: { is_disabled: true } }));
 }
 
 /** A chat id as the Bot API takes it: a number for numeric ids, else the `@username` text. */

@@ -114,7 +114,7 @@ export type SubscriptionChangeResult = { ok: true } | ProviderFailure;
  * A hosted checkout to create for one plan (DESIGN D26): Stripe Checkout with the synced price. URLs are
  * absolute; `success_url` may hold Stripe's `{CHECKOUT_SESSION_ID}` placeholder.
  */
-interface CheckoutSessionRequest {
+export interface CheckoutSessionRequest {
   team_id: string;
   project_id: string;
   plan_id: string;

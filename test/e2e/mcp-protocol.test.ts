@@ -186,16 +186,16 @@ describe('authentication and the mcp:full gate (interface "Tool-server authoriza
     expect(sixth.headers.get('x-ratelimit-remaining')).toBe('0');
     expectCors(sixth);
 
-    // Preflight is still answered; any token from this IP waits for the next window (the bucket is
-    // consulted before a token is verified, DESIGN D4), and then a token's requests use their own bucket.
+    // Preflight is still answered; a valid token from this IP is served from its own bucket (only
+    // failed authentications count in the IP's, DESIGN D4); requests without one wait for the next window.
     expect((await send(serviceA.mcpUrl, 'OPTIONS')).status).toBe(204);
     const { token } = await mint();
-    expectProblem(await post(serviceA.mcpUrl, initializeMessage(), { token }), 429, 'RATE_LIMITED');
-
-    clock.advance(60_000);
     const authenticated = await post(serviceA.mcpUrl, initializeMessage(), { token });
     expect(authenticated.status).toBe(200);
     expect(authenticated.headers.get('x-ratelimit-limit')).toBe('120');
+    expectProblem(await post(serviceA.mcpUrl, initializeMessage(), {}), 429, 'RATE_LIMITED');
+
+    clock.advance(60_000);
     expectProblem(await post(serviceA.mcpUrl, initializeMessage(), {}), 401, 'AUTHENTICATION_REQUIRED');
   });
 

@@ -433,8 +433,10 @@ describe('REST API', () => {
       expect(actions.includes('sqs:SendMessage'), operation.id).toBe(operation.rest.method !== 'GET');
       expect(actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
       // The credentials key only where the operation opens or seals a credential (DESIGN D16, D23).
-      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(credentialKeyActions(credentialKeyUse(operation.events)).sort());
+      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(credentialKeyActions(credentialKeyUse(operation.events, operation.callsProvider)).sort());
       if (actions.includes('kms:Decrypt')) expect(resourcesOf('kms:Decrypt'), operation.id).toEqual([credentialsKeyId()]);
+      // A checkout emits nothing but opens the project's Stripe key (D26).
+      if (operation.id === 'createCheckoutSession') expect(actions, operation.id).toContain('kms:Decrypt');
     }
   });
 });

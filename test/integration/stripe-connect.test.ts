@@ -10,7 +10,7 @@
  * works; Stripe's refusal is a CONFLICT). Against DynamoDB Local; every event is checked against its
  * published schema.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
@@ -335,7 +335,7 @@ describe('refunds', () => {
     expect(request).toMatchObject({
       method: 'POST',
       params: { payment_intent: payment.provider_payment_id, amount: '300', metadata: { payment_id: payment.id, reason: 'Missed a week' } },
-      idempotency_key: `refund-${payment.id}-0-300`,
+      idempotency_key: expect.stringMatching(new RegExp(`^refund-${payment.id}-[0-9a-f-]{36}$`)),
     });
     const refund = stripe.refunds.at(-1)!;
     expect(await runtime.store.get(keys.payment(team.team.id, payment.id))).toMatchObject({ provider_refund_id: refund.id, amount_refunded: 300 });
@@ -349,32 +349,66 @@ describe('refunds', () => {
     expect(stripe.refunds.at(-1)).toMatchObject({ amount: 600, payment_intent: payment.provider_payment_id });
   });
 
-  it('leaves the payment unchanged when Stripe cannot be reached (PROVIDER_UNAVAILABLE), and a retry refunds once', async () => {
+  it('leaves the payment unchanged when Stripe cannot be reached (PROVIDER_UNAVAILABLE), and a retry with the same key refunds once', async () => {
     const payment = await stripePayment();
-    const before = await domainSnapshot(runtime.store);
+    const before = await ok('GET', `/v1/payments/${payment.id}`);
     const refundsBefore = stripe.refunds.length;
+    const key = randomUUID();
+    const refund = (idempotencyKey: string) =>
+      rest(runtime, { method: 'POST', path: `/v1/payments/${payment.id}/refund`, token: team.token, body: {}, headers: { 'idempotency-key': idempotencyKey } });
     stripe.failNext({ refuse: true }, { times: 100, pathPrefix: '/v1/refunds' });
-    const down = await call('POST', `/v1/payments/${payment.id}/refund`, {});
+    const down = await refund(key);
     stripe.clearFailures();
     expect(down.status).toBe(502);
     expect(expectRestProblem(down, 'PROVIDER_UNAVAILABLE').detail).toContain('unchanged');
-    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect(await ok('GET', `/v1/payments/${payment.id}`)).toEqual(before);
     expect(await newEvents()).toEqual([]);
+    // Stripe may have refunded before the connection dropped: the amount stays reserved for this request's retry.
+    expect(expectRestProblem(await refund(randomUUID()), 'CONFLICT').detail).toContain('being refunded by other requests');
 
-    const refunded = await ok('POST', `/v1/payments/${payment.id}/refund`, {});
-    expect(refunded).toMatchObject({ status: 'refunded', amount_refunded: 900 });
+    const refunded = await refund(key);
+    expect(refunded.status, refunded.text).toBe(200);
+    expect(refunded.json).toMatchObject({ status: 'refunded', amount_refunded: 900 });
     expect(stripe.refunds.length).toBe(refundsBefore + 1);
+    expect(
+      new Set(
+        requestsOfThisKey()
+          .filter((entry) => entry.path === '/v1/refunds')
+          .map((entry) => entry.idempotency_key),
+      ),
+    ).toEqual(new Set([`refund-${payment.id}-${key}`]));
     expect(types(await newEvents())).toEqual(['payment.refunded']);
   });
 
   it('answers CONFLICT with Stripe\u2019s reason when Stripe refuses the refund, changing nothing', async () => {
     const payment = await stripePayment();
-    const before = await domainSnapshot(runtime.store);
+    const before = await ok('GET', `/v1/payments/${payment.id}`);
     stripe.failNext({ status: 400, error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge ch_1 has already been refunded.' } }, { pathPrefix: '/v1/refunds' });
     const refused = expectRestProblem(await call('POST', `/v1/payments/${payment.id}/refund`, {}), 'CONFLICT');
     expect(refused.detail).toContain('has already been refunded');
     expect(refused.detail).toContain('charge_already_refunded');
-    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect(await ok('GET', `/v1/payments/${payment.id}`)).toEqual(before);
     expect(await newEvents()).toEqual([]);
+    // The refusal released the reservation: the whole amount can still be refunded.
+    expect(await ok('POST', `/v1/payments/${payment.id}/refund`, {})).toMatchObject({ status: 'refunded', amount_refunded: 900 });
+  });
+
+  it('20 concurrent refunds and their retries: what Stripe refunded equals what is recorded, never more than the payment', async () => {
+    const payment = await stripePayment();
+    const keysSent = Array.from({ length: 20 }, () => randomUUID());
+    const amounts = keysSent.map((_key, index) => 100 + ((index * 37) % 5) * 100);
+    const refund = (key: string, amount: number) =>
+      rest(runtime, { method: 'POST', path: `/v1/payments/${payment.id}/refund`, token: team.token, body: { amount }, headers: { 'idempotency-key': key } });
+    const first = await Promise.all(keysSent.map((key, index) => refund(key, amounts[index])));
+    const retried = await Promise.all(keysSent.map((key, index) => refund(key, amounts[index])));
+    for (const reply of [...first, ...retried]) expect([200, 409, 422], reply.text).toContain(reply.status);
+    const recorded = (await ok('GET', `/v1/payments/${payment.id}`)).amount_refunded as number;
+    const atStripe = stripe.refunds.filter((entry) => entry.payment_intent === payment.provider_payment_id).reduce((sum, entry) => sum + Number(entry.amount), 0);
+    expect(atStripe).toBe(recorded);
+    expect(recorded).toBeLessThanOrEqual(900);
+    expect(recorded).toBeGreaterThan(0);
+    const succeeded = first.filter((reply) => reply.status === 200).length;
+    expect(stripe.refunds.filter((entry) => entry.payment_intent === payment.provider_payment_id)).toHaveLength(succeeded);
+    expect(types(await newEvents()).filter((type) => type === 'payment.refunded')).toHaveLength(succeeded);
   });
 });

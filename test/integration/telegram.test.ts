@@ -5,7 +5,7 @@
  * for an unknown project, chat_member → member.* events, my_chat_member → bot permissions, a replayed
  * update_id changes nothing), personal invite links on access grants (a join through one links the member
  * to the subscriber), ban / kick / unban reaching the fake, outages recorded on the member, a revoked token,
- * disconnection, and the web access check. Against DynamoDB Local; every event is checked against its
+ * disconnection, the web access check, and the private `/account` command answering with a portal link (D27). Against DynamoDB Local; every event is checked against its
  * published schema.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -15,6 +15,7 @@ import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { MEMBER_PLATFORM_SYNC_DEADLINE_KIND, PLATFORM_SYNC_FIRST_DELAY_MS, PLATFORM_SYNC_MAX_ATTEMPTS, platformRetryDelayMs } from '../../shared/domain/members/platform-retry.js';
+import { consumePortalLink } from '../../shared/domain/portal-sessions/links.js';
 import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND } from '../../shared/domain/subscriptions/invite-link-retry.js';
 import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../../shared/domain/subscriptions/platform-sync.js';
@@ -129,7 +130,7 @@ describe('connecting a bot', () => {
     expect(reply.text).not.toContain(botToken.split(':')[1]);
     expect(telegram.callsOf('getMe').filter((entry) => entry.token === botToken)).toHaveLength(1);
     const [registration] = telegram.callsOf('setWebhook').filter((entry) => entry.token === botToken);
-    expect(registration.payload).toMatchObject({ url: `${PUBLIC_BASE_URL}/hooks/telegram/${projectId}`, allowed_updates: ['chat_member', 'my_chat_member'] });
+    expect(registration.payload).toMatchObject({ url: `${PUBLIC_BASE_URL}/hooks/telegram/${projectId}`, allowed_updates: ['chat_member', 'my_chat_member', 'message'] });
     expect(registration.payload.secret_token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
 
     const events = await newEvents();
@@ -832,5 +833,41 @@ describe('access through the adapter', () => {
       expect(telegram.calls).toHaveLength(callsBefore);
       expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json.status).toBe('canceled');
     });
+  });
+});
+
+describe('the /account command (D27)', () => {
+  /** A private message `text` from Telegram user `from`. */
+  const privateMessage = (from: number, text: string, chatType = 'private') => ({
+    update_id: nextUpdateId++,
+    message: { message_id: nextUpdateId, date: Math.floor(clock.nowMs() / 1000), chat: { id: chatType === 'private' ? from : Number(CHAT_ID), type: chatType }, from: user(from), text },
+  });
+  const repliesTo = (chatId: number) => telegram.callsOf('sendMessage').filter((entry) => entry.token === botToken && entry.payload.chat_id === chatId);
+
+  it('answers a linked subscriber with a fresh one-time portal link, and anyone else without revealing anything', async () => {
+    const secret = await connect();
+    const subscriber = await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Linked reader', platform_user_id: '88', consent: false });
+    expect(subscriber.status, subscriber.text).toBe(201);
+
+    expect((await deliver(privateMessage(88, '/account'), secret)).status).toBe(200);
+    const [reply] = repliesTo(88);
+    const url = /https:\/\/members\.example\/portal\/[0-9a-f-]+\/sign-in\?token=ppl_\w+/.exec(String(reply.payload.text))?.[0];
+    expect(url).toContain(`/portal/${projectId}/sign-in`);
+    const { session } = await consumePortalLink(runtime, projectId, new URL(url!).searchParams.get('token')!);
+    expect(session.subscriber_id).toBe(subscriber.json.id);
+
+    expect((await deliver(privateMessage(99, '/account@club_bot'), secret)).status).toBe(200);
+    const [unknown] = repliesTo(99);
+    expect(unknown.payload.text).toContain('No membership was found');
+    expect(String(unknown.payload.text)).not.toMatch(/portal|subscriber|[0-9a-f]{8}-/);
+
+    // Other messages and group chats get no reply; a re-sent update is not answered twice.
+    const before = telegram.callsOf('sendMessage').length;
+    await deliver(privateMessage(88, 'hello'), secret);
+    await deliver(privateMessage(88, '/account', 'supergroup'), secret);
+    const update = privateMessage(88, '/account');
+    await deliver(update, secret);
+    expect((await deliver(update, secret)).body).toEqual({ ok: true, duplicate: true });
+    expect(telegram.callsOf('sendMessage').length).toBe(before + 1);
   });
 });

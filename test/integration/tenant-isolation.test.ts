@@ -21,6 +21,10 @@ import { TOOL_TABLE } from '../../shared/mcp/tools.js';
 import { createWorld, expectNoneOf, expectProblem, rest, teamPartitionSnapshot, tool, type World } from '../support/guarantees.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { TEAM_WIDE, idsOf, type Expect, type IsolationCases, type OperationCases, type WalkCase } from '../isolation/cases.js';
+import portalCases from '../isolation/portal-sessions.js';
+import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
+import type { OperationId } from '../../shared/operations/registry.js';
 
 // Every object module's cases, one file per module folder (`test/isolation/<folder>.ts`).
 const CASE_FILES = import.meta.glob<{ default?: IsolationCases<unknown> }>('../isolation/*.ts', { eager: true });
@@ -157,6 +161,88 @@ describe('a token of team A with no relevant ability, on every operation that ne
       }
     });
   }
+});
+
+// The subscriber portal (DESIGN D27): a subscriber principal sees only its own subscriber, subscriptions and
+// payments — another subscriber's of the same project, another project's and another team's are the same
+// NOT_FOUND as an unknown id; lists hold only its own; operations outside the portal's are refused.
+describe('a subscriber acting in the portal', () => {
+  const seeded = () => extras.get(portalCases as IsolationCases<unknown>) as Awaited<ReturnType<NonNullable<typeof portalCases.seed>>>;
+  const principal = () => subscriberPrincipal({ team_id: world.a.team.id, project_id: seeded().projectId, subscriber_id: seeded().own.subscriberId });
+  const run = (operationId: OperationId, input: Record<string, unknown>) =>
+    runOperation<any>(runtime, principal(), operationId, input, { requestId: `portal-${operationId}`, idempotencyKey: crypto.randomUUID(), surface: 'portal' });
+  const others = () => ({ sibling: seeded().sibling, otherProject: seeded().otherProject, otherTeam: seeded().otherTeam });
+
+  it('reads its own subscriber, subscription and payment', async () => {
+    const own = seeded().own;
+    for (const [operationId, id] of [
+      ['getSubscriber', own.subscriberId],
+      ['getSubscription', own.subscriptionId],
+      ['getPayment', own.paymentId],
+    ] as const) {
+      const outcome = await run(operationId, { id });
+      expect(outcome.ok && outcome.result.id, operationId).toBe(id);
+    }
+  });
+
+  for (const whose of ['sibling', 'otherProject', 'otherTeam'] as const) {
+    it(`gets NOT_FOUND for the ${whose === 'sibling' ? 'other subscriber of its project' : whose === 'otherProject' ? 'subscriber of another project of its team' : 'subscriber of another team'}`, async () => {
+      const target = others()[whose];
+      const calls: [OperationId, Record<string, unknown>][] = [
+        ['getSubscriber', { id: target.subscriberId }],
+        ['getSubscription', { id: target.subscriptionId }],
+        ['getPayment', { id: target.paymentId }],
+        ['cancelSubscription', { id: target.subscriptionId }],
+        ['resumeSubscription', { id: target.subscriptionId }],
+      ];
+      for (const [operationId, input] of calls) {
+        const outcome = await run(operationId, input);
+        expect(outcome.ok ? outcome.result : outcome.problem.code, operationId).toBe('NOT_FOUND');
+        if (!outcome.ok) expectNoneOf(JSON.stringify(outcome.problem), notSent([...bSecrets, seeded().otherTeamProjectId], input), operationId);
+      }
+    });
+  }
+
+  it('lists only its own subscriptions and payments, whatever subscriber it asks for', async () => {
+    const { own, sibling } = seeded();
+    for (const query of [{}, { subscriber_id: sibling.subscriberId }]) {
+      const subscriptions = await run('listSubscriptions', { project_id: seeded().projectId, ...query });
+      expect(subscriptions.ok && idsOf(subscriptions.result)).toEqual([own.subscriptionId]);
+      const payments = await run('listPayments', { project_id: seeded().projectId, ...query });
+      expect(payments.ok && idsOf(payments.result).sort()).toEqual([own.paymentId, own.pendingPaymentId].sort());
+    }
+    for (const operationId of ['listSubscriptions', 'listPayments'] as const) {
+      const outcome = await run(operationId, { project_id: seeded().otherTeamProjectId });
+      expect(outcome.ok ? outcome.result : outcome.problem.code, operationId).toBe('NOT_FOUND');
+    }
+  });
+
+  it('cancels its own subscription at the period end only, withdraws that, and cannot resume what the creator paused', async () => {
+    const id = seeded().own.subscriptionId;
+    const code = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.result.status : outcome.problem.code);
+    expect(code(await run('cancelSubscription', { id, at_period_end: false }))).toBe('CONFLICT');
+    expect(code(await run('cancelSubscription', { id }))).toBe('pending_cancellation');
+    expect(code(await run('resumeSubscription', { id }))).not.toBe('CONFLICT');
+    const paused = await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/pause`, token: world.a.token, body: {} });
+    expect(paused.json.status, paused.text).toBe('paused');
+    expect(code(await run('resumeSubscription', { id }))).toBe('CONFLICT');
+    expect((await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/resume`, token: world.a.token })).json.status).toBe('active');
+  });
+
+  it('may not use operations outside the portal, even those its abilities name', async () => {
+    const { own, projectId } = seeded();
+    const calls: [OperationId, Record<string, unknown>][] = [
+      ['checkProjectAccess', { project_id: projectId, subscriber_id: own.subscriberId }],
+      ['pauseSubscription', { id: own.subscriptionId }],
+      ['listSubscribers', { project_id: projectId }],
+      ['getProject', { id: projectId }],
+      ['createPortalSession', { id: own.subscriberId }],
+    ];
+    for (const [operationId, input] of calls) {
+      const outcome = await run(operationId, input);
+      expect(outcome.ok ? outcome.result : outcome.problem.code, operationId).toBe('TOKEN_MISSING_ABILITY');
+    }
+  });
 });
 
 describe('what the walks leave behind and what they cannot see', () => {

@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { ManualClock } from '../../shared/clock.js';
@@ -19,7 +21,8 @@ import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain
 import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
+import { createWebhookEndpoint, rotateWebhookEndpointSecret } from '../../shared/domain/webhook-endpoints/changes.js';
+import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { checkSignature } from '../support/signature.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
@@ -132,6 +135,78 @@ async function deliverProjectCreated(url: string, options: { allowed_ips?: strin
   const delivery = await getDelivery(runtime, principal, queued[0].message.delivery_id);
   return { outcome, delivery, project, secret: endpoint.secret };
 }
+
+describe('Standard Webhooks headers (DESIGN D29)', () => {
+  /** The headers of a received delivery as the verification libraries take them (string values). */
+  const headersOf = (received: Received) => Object.fromEntries(Object.entries(received.headers).map(([name, value]) => [name, String(value)]));
+  /** Verifies one received delivery with both libraries (each throws when it does not verify); returns what they parsed. */
+  const verifyWithLibraries = (received: Received, secret: string) => [
+    new StandardWebhook(secret).verify(received.body, headersOf(received)),
+    new SvixWebhook(secret).verify(received.body, headersOf(received)),
+  ];
+
+  it('a real delivery verifies unchanged with standardwebhooks and svix, with the current secret only; both secrets during a dual-signing window', async () => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'));
+    const { runtime, principal } = pipeline;
+    const endpoint = await createWebhookEndpoint(runtime, principal, { name: 'standard', url: receiver.url, events: ['project.created'] });
+    const deliverOne = async () => {
+      await createProject(runtime, principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'web' });
+      await relayOutbox(runtime, runtime.clock.nowMs());
+      const [entry] = runtime.drain().queued;
+      expect(await processDeliveryMessage(runtime, entry.message)).toBe('succeeded');
+      return receiver.received.at(-1)!;
+    };
+
+    const first = await deliverOne();
+    const envelope = JSON.parse(first.body) as { id: string };
+    expect(first.headers['webhook-id']).toBe(envelope.id);
+    expect(first.headers['webhook-id']).toBe(first.headers['svc-event-id']);
+    expect(first.headers['webhook-timestamp']).toBe(/t=(\d+)/.exec(String(first.headers['svc-signature']))![1]);
+    expect(String(first.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    for (const parsed of verifyWithLibraries(first, endpoint.secret)) expect(parsed).toEqual(JSON.parse(first.body));
+    // Not a rubber stamp: another secret and a changed body are refused.
+    expect(() => new StandardWebhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(first.body, headersOf(first))).toThrow();
+    expect(() => new SvixWebhook(endpoint.secret).verify(first.body.replace('Project', 'Pr0ject'), headersOf(first))).toThrow();
+
+    // A dashboard rotation: the old secret keeps verifying (a second v1 entry) until the window ends.
+    const rotated = await rotateWebhookEndpointSecret(runtime, principal, endpoint.id, 'dashboard');
+    const during = await deliverOne();
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    verifyWithLibraries(during, rotated.secret);
+    verifyWithLibraries(during, endpoint.secret);
+  });
+});
+
+describe('what a receiver asks for (DESIGN D29)', () => {
+  it('410 Gone disables the endpoint at once; the next attempt finds it disabled and dead-letters the delivery', async () => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.writeHead(410, { 'Content-Type': 'text/plain' }).end('gone'));
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery.attempt_log![0]).toMatchObject({ status: 410, failure_kind: 'http_status', response_body: 'gone' });
+    const endpoint = await getWebhookEndpoint(pipeline.runtime, pipeline.principal, delivery.endpoint_id);
+    expect(endpoint).toMatchObject({ is_active: false, disabled_at: expect.any(String), consecutive_failures: 1 });
+
+    pipeline.clock.advance(10_000);
+    const [next] = pipeline.runtime.drain().queued;
+    expect(await processDeliveryMessage(pipeline.runtime, next.message)).toBe('endpoint_disabled');
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it.each([
+    [429, '120', 120, 120],
+    [503, String(10 * 86_400), 10 * 86_400, 86_400],
+    [429, '3', 3, 10],
+  ])('a %i with Retry-After %s: recorded on the attempt, the next attempt planned no earlier (at most the 24-hour maximum wait)', async (status, header, recorded, waitSeconds) => {
+    await setUp();
+    const receiver = await startReceiver((_request, res) => res.writeHead(status, { 'Content-Type': 'text/plain', 'Retry-After': header }).end('later'));
+    const { outcome, delivery } = await deliverProjectCreated(receiver.url);
+    expect(outcome).toBe('retry_scheduled');
+    expect(delivery.attempt_log![0]).toMatchObject({ status, retry_after_seconds: recorded });
+    expect(Date.parse(delivery.next_attempt_at!) - Date.parse(delivery.last_attempt_at!)).toBe(waitSeconds * 1000);
+  });
+});
 
 describe('dispatch over real HTTPS', () => {
   it('a 2xx receiver that verifies the signature and the envelope: succeeded', async () => {

@@ -8,7 +8,7 @@ import type { Runtime } from '../../shared/runtime.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 /** A manual provider, a plan, a subscriber, a subscription, a succeeded payment and a pending one, in a project. */
-interface Seeded {
+export interface Seeded {
   planId: string;
   subscriberId: string;
   subscriptionId: string;
@@ -16,7 +16,7 @@ interface Seeded {
   pendingPaymentId: string;
 }
 
-async function seedPayments(runtime: Runtime, principal: Principal, projectId: string, name: string): Promise<Seeded> {
+export async function seedPayments(runtime: Runtime, principal: Principal, projectId: string, name: string): Promise<Seeded> {
   await connectPaymentProvider(runtime, principal, projectId, { provider: 'manual' });
   const plan = await createPlan(runtime, principal, projectId, { name, amount: 700, currency: 'USD', interval: 'month' });
   const subscriber = await createSubscriber(runtime, principal, projectId, { display_name: `${name} payer`, consent: false });

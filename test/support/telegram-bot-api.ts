@@ -89,6 +89,17 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
               ok: true,
               result: { invite_link: payload.invite_link, creator: { id: bot.id, is_bot: true, first_name: 'Club bot' }, creates_join_request: false, is_primary: false, is_revoked: true },
             });
+          case 'sendMessage':
+            return answer(200, {
+              ok: true,
+              result: {
+                message_id: calls.length,
+                date: Math.floor(Date.now() / 1000),
+                chat: { id: payload.chat_id, type: 'private' },
+                from: { id: bot.id, is_bot: true, first_name: 'Club bot' },
+                text: payload.text,
+              },
+            });
           case 'setWebhook':
           case 'deleteWebhook':
           case 'banChatMember':

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideSettlement, paymentTrigger, refundAmount } from '../../shared/domain/payments/decisions.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
+import { reservedAmount } from '../../shared/domain/payments/refund-reservations.js';
 import { thrownProblem } from '../support/problems.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -61,5 +62,16 @@ describe('refundAmount', () => {
     const refunded = thrownProblem(() => refundAmount(payment({ status: 'refunded' }), paid.id, {}));
     expect(refunded.code).toBe('CONFLICT');
     expect(refunded.message).toContain('is refunded: it is already refunded in full');
+  });
+});
+
+describe('reservedAmount (refunds in flight)', () => {
+  const hour = 3_600_000;
+  const item = { pk: 'p', sk: 's', refund_reservations: { a: { amount: 300, reserved_at_ms: 0 }, b: { amount: 200, reserved_at_ms: 20 * hour } } };
+  it('sums live reservations, leaves out the caller’s own and those older than 24 hours', () => {
+    expect(reservedAmount(item, hour)).toBe(500);
+    expect(reservedAmount(item, hour, 'a')).toBe(200);
+    expect(reservedAmount(item, 25 * hour)).toBe(200);
+    expect(reservedAmount({ pk: 'p', sk: 's' }, hour)).toBe(0);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { computeSignature, generateWebhookSecret, signatureHeader } from '../../shared/domain/webhook-deliveries/signing.js';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { computeSignature, computeStandardSignature, generateWebhookSecret, signatureHeader, standardSignatureHeader } from '../../shared/domain/webhook-deliveries/signing.js';
 import { createMemorySeenStore, verifyWebhook, WebhookVerificationError, type VerifyWebhookInput, type WebhookVerificationReason } from '../../shared/domain/webhook-deliveries/verify.js';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4c2hsDu2iqs=';
@@ -198,5 +199,25 @@ describe('verifyWebhook', () => {
     };
     await verifyWebhook(signedInput({ seen: store }));
     expect(await reasonOf(verifyWebhook(signedInput({ seen: store })))).toBe('duplicate_event');
+  });
+});
+
+describe('Standard Webhooks signatures (DESIGN D29)', () => {
+  it('equal the standardwebhooks library’s own signing for the same id, time and body (the key is the base64-decoded secret)', () => {
+    for (const key of [secret, generateWebhookSecret()]) {
+      const expected = new StandardWebhook(key).sign(event.id, new Date(now * 1000), rawBody);
+      expect(`v1,${computeStandardSignature(key, event.id, now, rawBody)}`).toBe(expected);
+    }
+  });
+
+  it('signs with the previous secret too during a dual-signing window, space-separated', () => {
+    const previous = generateWebhookSecret();
+    const header = standardSignatureHeader({ secret, previousSecret: previous, timestampSeconds: now, rawBody, id: event.id });
+    expect(header.split(' ')).toEqual([`v1,${computeStandardSignature(secret, event.id, now, rawBody)}`, `v1,${computeStandardSignature(previous, event.id, now, rawBody)}`]);
+    expect(standardSignatureHeader({ secret, timestampSeconds: now, rawBody, id: event.id }).split(' ')).toHaveLength(1);
+  });
+
+  it('refuses a millisecond timestamp', () => {
+    expect(() => computeStandardSignature(secret, event.id, now * 1000 + 0.5, rawBody)).toThrow(TypeError);
   });
 });

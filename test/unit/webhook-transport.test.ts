@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../bin/certificates.js';
-import { createHttpsTransport } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
+import { createHttpsTransport, retryAfterOf } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import type { WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { extraCaFromEnvironment } from '../../shared/domain/webhook-deliveries/transport/trust.js';
 
@@ -397,5 +397,18 @@ describe('extraCaFromEnvironment', () => {
     writeFileSync(join(dir, 'empty.pem'), 'nothing');
     expect(extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(dir, 'ca.pem') })).toEqual([ca.certPem + otherCa.certPem]);
     expect(() => extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(dir, 'empty.pem') })).toThrow(/no PEM/);
+  });
+});
+
+describe('retryAfterOf (RFC 9110 Retry-After)', () => {
+  const now = Date.parse('2026-11-27T10:00:00Z');
+  it('reads delta-seconds and an HTTP-date relative to now, never negative; null when absent or unreadable', () => {
+    expect(retryAfterOf('120', now)).toBe(120);
+    expect(retryAfterOf(['30', '60'], now)).toBe(30);
+    expect(retryAfterOf('Fri, 27 Nov 2026 10:02:00 GMT', now)).toBe(120);
+    expect(retryAfterOf('Fri, 27 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterOf(undefined, now)).toBeNull();
+    expect(retryAfterOf('soon', now)).toBeNull();
+    expect(retryAfterOf('-5', now)).toBeNull();
   });
 });

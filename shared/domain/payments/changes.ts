@@ -7,9 +7,10 @@ import { retryOnLostRace } from '../../store/optimistic.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
-import { decideSettlement, refundAmount } from './decisions.js';
+import { decideSettlement } from './decisions.js';
+import { releaseRefund, reserveRefund } from './refund-reservations.js';
 import { refundAtProvider, type RefundOptions } from './provider-refund.js';
-import { loadPayment, toPayment } from './queries.js';
+import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { eventData, eventOf, writePaymentUpdate } from './writes.js';
 import type { Payment, PaymentRefund, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
 
@@ -28,11 +29,14 @@ export async function changePayment(
   plan: (
     payment: Payment,
     subscription: Subscription,
+    item: StoredPayment,
   ) => {
     next: Payment;
     decision: { trigger: SubscriptionTrigger; reason?: string | null } | null;
     extra?: { refund: PaymentRefund };
     providerRefundId?: string | null;
+    /** The refund reservation this change settles (removed in the same update). */
+    reservationKey?: string | null;
   },
 ): Promise<Payment> {
   return retryOnLostRace(
@@ -42,19 +46,21 @@ export async function changePayment(
       let next: Payment | undefined;
       let extra: { refund: PaymentRefund } | undefined;
       let providerRefundId: string | null = null;
+      let reservationKey: string | null = null;
       await changeSubscriptionWith(
         runtime,
         principal,
         payment.subscription_id,
         (subscription) => {
-          const planned = plan(payment, subscription);
+          const planned = plan(payment, subscription, item);
           next = planned.next;
           extra = planned.extra;
           providerRefundId = planned.providerRefundId ?? null;
+          reservationKey = planned.reservationKey ?? null;
           return planned.decision;
         },
         (tx, change) => {
-          writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId);
+          writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId, reservationKey);
           tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
         },
       );
@@ -79,35 +85,40 @@ export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Princ
  * Refunds a succeeded payment in full or in part (`POST /v1/payments/{id}/refund`, `refund_payment`,
  * DESIGN D16): `amount` (minor units) defaults to what is left to refund; refunds accumulate in
  * `amount_refunded`, and the payment becomes `refunded` once all of it is refunded (a partial refund
- * keeps it `succeeded`). The refund is first made at the payment's provider, outside any transaction
- * (Stripe: the Refunds API on the PaymentIntent, `provider_payment_id`; manual: nothing to call, the
- * creator refunds outside the service), then recorded with exactly one `payment.refunded` (this refund's
- * amount and reason) and the provider's refund id (`provider_refund_id`, see {@link StoredPayment});
- * `cancel: true` also cancels the subscription at once (`subscription.canceled`, the reason kept as its
- * cancellation reason), in the same transaction. Returns the payment. Errors: NOT_FOUND;
- * VALIDATION_FAILED (an amount above what is left); CONFLICT (the payment is not succeeded — naming its
- * status —, the provider refused, `cancel` on a subscription that cannot be canceled, or a payment that
- * changed while the provider was called); PROVIDER_UNAVAILABLE (502: the provider could not be reached;
- * the payment is unchanged and the request can be retried).
+ * keeps it `succeeded`). The amount is first reserved on the payment ({@link reserveRefund}: concurrent
+ * refunds beyond what is left are refused before any provider call), then refunded at the payment's
+ * provider outside any transaction with an idempotency key derived from the caller's `idempotencyKey`
+ * (Stripe: the Refunds API on the PaymentIntent; manual: nothing to call), then recorded with exactly one
+ * `payment.refunded` (this refund's amount and reason), the provider's refund id, and the reservation
+ * settled; `cancel: true` also cancels the subscription at once (`subscription.canceled`), in the same
+ * transaction. A provider refusal releases the reservation; an unreachable provider keeps it for the
+ * retry with the same key. Returns the payment. Errors: NOT_FOUND; VALIDATION_FAILED (an amount above
+ * what is left); CONFLICT (not succeeded, refunds in flight, the provider refused, `cancel` on a
+ * subscription that cannot be canceled); PROVIDER_UNAVAILABLE (502: retry with the same key).
  */
 export async function refundPayment(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,
   principal: Principal,
   paymentId: string,
   input: RefundPaymentRequest,
-  options: RefundOptions = {},
+  options: RefundOptions & { idempotencyKey?: string | null } = {},
 ): Promise<Payment> {
-  const before = toPayment(await loadPayment(runtime.store, principal, paymentId));
-  const amount = refundAmount(before, paymentId, input);
+  const reserved = await reserveRefund(runtime, principal, paymentId, input, options.idempotencyKey ?? null);
+  const { amount, key } = reserved;
   const reason = input.reason ?? null;
-  const providerRefundId = await refundAtProvider(runtime, principal.teamId, before, amount, reason, options);
+  let providerRefundId: string | null;
+  try {
+    providerRefundId = await refundAtProvider(runtime, principal.teamId, reserved.payment, amount, reason, key, options);
+  } catch (error) {
+    if (!(error instanceof ProblemError && error.code === 'PROVIDER_UNAVAILABLE')) await releaseRefund(runtime.store, principal.teamId, paymentId, key);
+    throw error;
+  }
   return changePayment(runtime, principal, paymentId, (payment) => {
-    refundAmount(payment, paymentId, input);
-    if (payment.amount_refunded !== before.amount_refunded) {
-      throw new ProblemError('CONFLICT', `Payment ${paymentId} was refunded by another request while this refund was made at ${payment.provider}; read it again.`);
+    if (payment.status !== 'succeeded' || payment.amount_refunded + amount > payment.amount) {
+      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status} with ${payment.amount_refunded} refunded: this refund of ${amount} no longer fits; read it again.`);
     }
     const refunded = payment.amount_refunded + amount;
     const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
-    return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId };
+    return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId, reservationKey: key };
   });
 }

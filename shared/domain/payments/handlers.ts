@@ -20,8 +20,8 @@ export const getPayment: OperationHandler<Operations['getPayment']> = async (inp
 export const settlePayment: OperationHandler<Operations['settlePayment']> = async ({ id, ...input }, { runtime, principal }) => settle(runtime, principal, id, input);
 
 /** `POST /v1/payments/{id}/refund` / `refund_payment`: refunds through the payment's provider (the service's adapters, Stripe included). */
-export const refundPayment: OperationHandler<Operations['refundPayment']> = async ({ id, ...input }, { runtime, principal }) =>
-  refund(runtime, principal, id, input, { adapters: paymentProviderAdapters(runtime) });
+export const refundPayment: OperationHandler<Operations['refundPayment']> = async ({ id, ...input }, { runtime, principal, idempotencyKey }) =>
+  refund(runtime, principal, id, input, { adapters: paymentProviderAdapters(runtime), idempotencyKey });
 
 /** Every handler of the payments module. */
 export const paymentsHandlers = {

@@ -9,7 +9,8 @@ import { retryOnLostRace } from '../../store/optimistic.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import { changePayment } from './changes.js';
 import { paymentTrigger } from './decisions.js';
-import { loadPayment, toPayment } from './queries.js';
+import { loadPayment, toPayment, type StoredPayment } from './queries.js';
+import { reservedAmount } from './refund-reservations.js';
 import { newPayment } from './recording.js';
 import { addProviderPaymentRef, eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
 import type { BillingReason, Payment } from './schema.js';
@@ -134,19 +135,23 @@ export async function recordProviderRefund(
   const lookup = await runtime.store.get(keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId));
   if (!lookup) return null;
   const paymentId = lookup.payment_id as string;
-  const current = toPayment(await loadPayment(runtime.store, principal, paymentId));
-  const refundable = (payment: Payment) => payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > payment.amount_refunded;
-  if (!refundable(current)) return { payment: current, changed: false };
+  // Refunds reserved by `refund_payment` calls in flight are in Stripe's total already: theirs to record.
+  const known = (payment: Payment, item: StoredPayment) => payment.amount_refunded + reservedAmount(item, runtime.clock.nowMs());
+  const refundable = (payment: Payment, item: StoredPayment) => payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > known(payment, item);
+  const currentItem = await loadPayment(runtime.store, principal, paymentId);
+  const current = toPayment(currentItem);
+  if (!refundable(current, currentItem)) return { payment: current, changed: false };
   let unchanged: Payment | undefined;
-  const payment = await changePayment(runtime, principal, paymentId, (read) => {
-    if (!refundable(read)) {
+  const payment = await changePayment(runtime, principal, paymentId, (read, _subscription, item) => {
+    if (!refundable(read, item)) {
       // Recorded meanwhile (the Refunds API call's own record): leave it as it is.
       unchanged = read;
       throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${read.status} with ${read.amount_refunded} refunded: nothing new to record.`);
     }
-    const refunded = Math.min(totalRefunded, read.amount);
+    const added = Math.min(totalRefunded, read.amount) - known(read, item);
+    const refunded = read.amount_refunded + added;
     const next: Payment = { ...read, amount_refunded: refunded, status: refunded === read.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
-    return { next, decision: null, extra: { refund: { amount: refunded - read.amount_refunded, reason } } };
+    return { next, decision: null, extra: { refund: { amount: added, reason } } };
   }).catch((error: unknown) => {
     if (unchanged) return null;
     throw error;

@@ -22,8 +22,8 @@ export interface RefundOptions {
 /**
  * Makes the refund at the payment's provider, outside any transaction, retrying retryable failures (and
  * errors the adapter throws) per the policy; returns the provider's refund id (null for `manual`). The
- * idempotency key names the payment, what it had refunded before and this amount, so a repeated request
- * after a lost answer makes no second refund at Stripe.
+ * idempotency key names the payment and the refund's reservation `reservationKey` (the caller's
+ * `Idempotency-Key`), so a repeated request after a lost answer makes no second refund at Stripe.
  * Errors: PROVIDER_UNAVAILABLE (unreachable or failing after the retries); CONFLICT (the provider refused:
  * its reason, e.g. Stripe's `charge_already_refunded`, or no credential). The payment is unchanged either way.
  */
@@ -33,6 +33,7 @@ export async function refundAtProvider(
   payment: Payment,
   amount: number,
   reason: string | null,
+  reservationKey: string,
   options: RefundOptions,
 ): Promise<string | null> {
   const adapter = (options.adapters ?? { manual: manualPaymentProvider })[payment.provider];
@@ -45,7 +46,7 @@ export async function refundAtProvider(
     amount,
     currency: payment.currency,
     reason,
-    idempotency_key: `refund-${payment.id}-${payment.amount_refunded}-${amount}`,
+    idempotency_key: `refund-${payment.id}-${reservationKey}`,
   };
   const result = await retryWhile(
     options.retry ?? retryPolicyOf(runtime),

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
-import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from '../../auth/authorize.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
@@ -58,10 +58,10 @@ export function toPayment(item: Item): Payment {
   };
 }
 
-/** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope). */
+/** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
 export async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
   const item = await store.get(keys.payment(principal.teamId, paymentId));
-  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(paymentId);
+  if (!item || !canAccessSubscriberData(principal, item.project_id as string, item.subscriber_id as string)) throw notFound(paymentId);
   return item;
 }
 
@@ -91,7 +91,8 @@ function rangeCondition(attribute: string, prefix: string, from: string | null, 
  * Lists a project's payments, newest first, paged (DESIGN D12): optionally only a subscriber's
  * (`subscriber_id`: the subscriber's index items, then one BatchGet — never a scan), only those created
  * in `[created_after, created_before)` (a key condition, on either list), only a status's or a
- * provider's (filters of the page read, so a page may be short while `next_cursor` is set).
+ * provider's (filters of the page read, so a page may be short while `next_cursor` is set); a portal
+ * principal's list is always its own subscriber's (D27).
  * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED (created_before not
  * after created_after; a cursor of another list).
  */
@@ -107,8 +108,9 @@ export async function listPayments(store: Store, principal: Principal, projectId
   }
   const matches = (payment: Payment) => (!query.status || payment.status === query.status) && (!query.provider || payment.provider === query.provider);
   const projectExists = store.get(keys.project(teamId, projectId), { projection: 'pk' });
-  if (query.subscriber_id) {
-    const partition = keys.subscriberPaymentsPartition(teamId, projectId, query.subscriber_id);
+  const subscriberId = listedSubscriber(principal, query.subscriber_id);
+  if (subscriberId) {
+    const partition = keys.subscriberPaymentsPartition(teamId, projectId, subscriberId);
     const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberPayment });
     const range = rangeCondition('sk', sortKeyPrefix.subscriberPayment, from, to);
     const [project, index] = await Promise.all([

@@ -4,6 +4,7 @@ import type { Transaction } from '../../store/unit-of-work.js';
 import type { SubscriptionChange } from '../subscriptions/writes.js';
 import type { StoredPayment } from './queries.js';
 import type { Payment, PaymentStatus } from './schema.js';
+import { settleReservationClause } from './refund-reservations.js';
 
 /** The writes of payments (DESIGN D14, D16): a new payment with its index item and event, an update conditional on its revision, the provider payment lookup. */
 
@@ -44,13 +45,17 @@ export function writeNewPayment(tx: Transaction, teamId: string, payment: Paymen
   tx.emit({ type: eventOf(payment.status), projectId: payment.project_id, data: eventData(payment, change) });
 }
 
-/** Adds the update of a payment to `next` (conditional on the revision read) to `tx`, with the provider's refund id when a refund made one. */
-export function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment, providerRefundId: string | null = null): void {
+/**
+ * Adds the update of a payment to `next` (conditional on the revision read) to `tx`, with the provider's
+ * refund id when a refund made one, settling the refund's reservation `reservationKey` when it had one.
+ */
+export function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment, providerRefundId: string | null = null, reservationKey: string | null = null): void {
   const revision = Number(item.revision ?? 0);
+  const settle = reservationKey ? settleReservationClause(reservationKey) : null;
   tx.update(keys.payment(teamId, next.id), {
-    expression: `SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, revision = :next_revision${providerRefundId ? ', provider_refund_id = :provider_refund_id' : ''}`,
+    expression: `SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, revision = :next_revision${providerRefundId ? ', provider_refund_id = :provider_refund_id' : ''}${settle ? ` ${settle.clause}` : ''}`,
     condition: 'attribute_exists(pk) AND revision = :revision',
-    names: { '#status': 'status' },
+    names: { '#status': 'status', ...settle?.names },
     values: {
       ':status': next.status,
       ':amount_refunded': next.amount_refunded,

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
-import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import { canAccessSubscriberData, requireProjectAccess } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
@@ -75,11 +75,12 @@ export function toSubscriber(item: Item, options: { contact: boolean }): Subscri
 
 /**
  * The stored subscriber item of the principal's team (strongly consistent: ref, then item). Errors:
- * NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
+ * NOT_FOUND when absent, of another team, of a project outside the token's project scope, or not the
+ * portal principal's own subscriber (D27).
  */
 export async function loadSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<StoredSubscriber> {
   const ref = await store.get(keys.subscriberRef(principal.teamId, subscriberId));
-  if (!ref || !canAccessProject(principal, ref.project_id as string)) throw subscriberNotFound(subscriberId);
+  if (!ref || !canAccessSubscriberData(principal, ref.project_id as string, subscriberId)) throw subscriberNotFound(subscriberId);
   const item = await store.get(keys.subscriber(principal.teamId, ref.project_id as string, subscriberId));
   if (!item) throw subscriberNotFound(subscriberId);
   return item;

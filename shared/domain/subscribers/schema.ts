@@ -51,7 +51,8 @@ export type Subscriber = z.infer<typeof Subscriber>;
 /** A page of subscribers. */
 export const SubscriberList = listOf(Subscriber, 'SubscriberList');
 
-const Email = z.email().check(z.maxLength(MAX_EMAIL_LENGTH));
+/** A subscriber's e-mail address (also what a checkout pre-fills, D26). */
+export const Email = z.email().check(z.maxLength(MAX_EMAIL_LENGTH));
 // No trimming: the pattern itself refuses leading and trailing spaces, so the document states exactly what is accepted.
 const Phone = z
   .string()

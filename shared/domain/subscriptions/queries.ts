@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
-import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
+import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
@@ -30,10 +30,10 @@ export type StoredSubscription = Item & { revision?: number; deadline_at?: strin
 
 const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
 
-/** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope). */
+/** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
 export async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
   const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
-  if (!item || !canAccessProject(principal, item.project_id as string)) throw notFound(subscriptionId);
+  if (!item || !canAccessSubscriberData(principal, item.project_id as string, item.subscriber_id as string)) throw notFound(subscriptionId);
   return item;
 }
 
@@ -48,8 +48,8 @@ export async function getSubscription(store: Store, principal: Principal, subscr
 /**
  * Lists a project's subscriptions in creation order, paged (DESIGN D12), optionally only a subscriber's
  * (`subscriber_id`: the subscriber's index items, then one BatchGet), a plan's (`plan_id`) or a status's
- * (`status`). Filters apply to the page read, so a page may be short while `next_cursor` is set.
- * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
+ * (`status`); a portal principal's list is always its own subscriber's (D27). Filters apply to the page read,
+ * so a page may be short while `next_cursor` is set. Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
  */
 export async function listSubscriptions(
   store: Store,
@@ -60,8 +60,9 @@ export async function listSubscriptions(
   requireProjectAccess(principal, projectId);
   const teamId = principal.teamId;
   const matches = (subscription: Subscription) => (!query.status || subscription.status === query.status) && (!query.plan_id || subscription.plan_id === query.plan_id);
-  if (query.subscriber_id) {
-    const partition = keys.subscriberSubscriptionsPartition(teamId, projectId, query.subscriber_id);
+  const subscriberId = listedSubscriber(principal, query.subscriber_id);
+  if (subscriberId) {
+    const partition = keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId);
     const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberSubscription });
     const [project, index] = await Promise.all([
       store.get(keys.project(teamId, projectId), { projection: 'pk' }),

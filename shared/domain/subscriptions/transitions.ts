@@ -222,6 +222,7 @@ export async function changeSubscriptionWith(
 export async function cancelSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, input: CancelSubscriptionRequest): Promise<Subscription> {
   const trigger: SubscriptionTrigger = input.at_period_end === false ? 'cancel' : 'cancel_at_period_end';
   return runTransition(runtime, principal, subscriptionId, (subscription) => {
+    requirePortalAllowed(principal, subscription, trigger);
     requireAllowed(subscription, trigger);
     return { trigger, reason: input.reason ?? null };
   });
@@ -233,9 +234,22 @@ export async function cancelSubscription(runtime: UnitOfWorkRuntime, principal: 
  */
 export async function triggerSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, trigger: 'pause' | 'resume' | 'suspend' | 'unsuspend'): Promise<Subscription> {
   return runTransition(runtime, principal, subscriptionId, (subscription) => {
+    requirePortalAllowed(principal, subscription, trigger);
     requireAllowed(subscription, trigger);
     return { trigger };
   });
+}
+
+/**
+ * What a subscriber may do to its own subscription in the portal (DESIGN D27): cancel at the period's end and
+ * withdraw such a cancellation — not cancel at once, nor resume what the creator paused. Errors: CONFLICT.
+ */
+function requirePortalAllowed(principal: Principal, subscription: Subscription, trigger: SubscriptionTrigger): void {
+  if (!principal.subscriberId) return;
+  if (trigger === 'cancel') throw new ProblemError('CONFLICT', `In the subscriber portal subscription ${subscription.id} can be cancelled at the end of its period only.`);
+  if (trigger === 'resume' && subscription.status !== 'pending_cancellation') {
+    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}: in the subscriber portal only a cancellation scheduled for the period end can be withdrawn.`);
+  }
 }
 
 /**

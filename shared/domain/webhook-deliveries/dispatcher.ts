@@ -16,6 +16,9 @@ import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } f
  * timer — and hands the next timer to the queue or the scheduler.
  */
 
+/** The HTTP status with which a receiver retires its endpoint (DESIGN D29: disabled at once). */
+const GONE = 410;
+
 /** Outcome of {@link processDeliveryMessage}, for logs and tests. */
 export type ProcessOutcome = 'skipped' | 'deferred' | AttemptTransition['outcome'] | 'dead_lettered' | 'endpoint_disabled' | ReplayBatchOutcome;
 
@@ -35,7 +38,8 @@ async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'ret
  * - `attempt`: the delivery's lease and a slot of the endpoint's concurrency cap → POST → record the
  *   attempt → succeeded, or pending with the next attempt scheduled per RETRY_WAIT_SECONDS, or (after
  *   attempt 8) pending with the 72-hour dead-letter timer. Updates the endpoint's `consecutive_failures`
- *   and disables it at 20 (interface "States"). When the cap is full the attempt is not counted and the
+ *   and disables it at 20 (interface "States"), or at once on a 410 Gone; a 429 or 503 `Retry-After` puts
+ *   the next attempt no earlier than asked (D29). When the cap is full the attempt is not counted and the
  *   message comes back after CAP_FULL_DELAY_SECONDS (`deferred`). An endpoint that is disabled or
  *   deleted stops the delivery: it is dead-lettered at once (kind `endpoint_disabled`) so `replay-dead`
  *   can bring it back after re-enabling.
@@ -135,6 +139,8 @@ async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Send
     remote_address: result.remote_address ?? null,
     tls_version: result.tls_version ?? null,
     response_body: result.response_body,
+    // Only when the receiver asked (a 429 or 503 with Retry-After): the record stays as before otherwise.
+    ...(result.retry_after_seconds != null ? { retry_after_seconds: result.retry_after_seconds } : {}),
   };
   return recordAttempt(runtime, message, endpoint.id, log, record, result.ok);
 }
@@ -154,14 +160,15 @@ async function recordAttempt(
   record: DeliveryAttempt,
   ok: boolean,
 ): Promise<ProcessOutcome> {
-  const transition = afterAttempt(message, ok, runtime.clock.nowMs(), runtime.timeScale);
+  const transition = afterAttempt(message, ok, runtime.clock.nowMs(), runtime.timeScale, record.retry_after_seconds ?? null);
   const newLog = log === 'append' ? log : appendAttempt(log, record);
   const alongside = ok ? successfulAttemptUpdate(message.team_id, endpointId, message.delivery_id) : undefined;
   if (!(await writeAttemptOutcome(runtime.store, message, record, newLog, transition, alongside))) {
     await releaseDeliverySlot(runtime.store, message.team_id, endpointId, message.delivery_id);
     return 'skipped';
   }
-  if (!ok) await recordFailedAttempt(runtime, message.team_id, endpointId, message.delivery_id);
+  // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disabled at once.
+  if (!ok) await recordFailedAttempt(runtime, message.team_id, endpointId, message.delivery_id, { gone: record.status === GONE });
   if (transition.next) await enqueueAt(runtime, transition.next, transition.dueAtMs);
   return transition.outcome;
 }

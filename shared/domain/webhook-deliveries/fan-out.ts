@@ -9,7 +9,7 @@ import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } 
 import { newDeliveryItem, writeFanOuts } from './creation.js';
 import { publicDelivery } from './reads.js';
 import type { WebhookDelivery } from './schema.js';
-import { EVENT_ID_HEADER, EVENT_NAME_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing.js';
+import { EVENT_ID_HEADER, EVENT_NAME_HEADER, SIGNATURE_HEADER, STANDARD_WEBHOOK_HEADERS, signatureHeader, standardSignatureHeader } from './signing.js';
 import { firstAttemptMessage } from './state-machine.js';
 
 /**
@@ -136,7 +136,8 @@ export function deliveryBody(ownerAbilities: readonly string[], event: StoredEve
 /**
  * The headers of one delivery POST of `body` at `nowMs` (epoch ms) (interface "Webhook trust", DESIGN
  * D8): signed with the endpoint secret (`v1`) and, within a dashboard rotation's dual-signing window,
- * the previous one (`v0`); `SVC-Event-Id` and `SVC-Event-Name` are the envelope's `id` and `type`.
+ * the previous one (`v0`); `SVC-Event-Id` and `SVC-Event-Name` are the envelope's `id` and `type`; and the
+ * Standard Webhooks headers of D29 (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
  */
 export function signedDeliveryHeaders(
   endpoint: Pick<StoredWebhookEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>,
@@ -145,15 +146,14 @@ export function signedDeliveryHeaders(
   nowMs: number,
 ): Record<string, string> {
   const dualSigning = endpoint.previous_secret && endpoint.previous_secret_expires_at_ms && endpoint.previous_secret_expires_at_ms > nowMs;
+  const signing = { secret: endpoint.secret, previousSecret: dualSigning ? endpoint.previous_secret : null, timestampSeconds: Math.floor(nowMs / 1000), rawBody: body };
   return {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
-    [SIGNATURE_HEADER]: signatureHeader({
-      secret: endpoint.secret,
-      previousSecret: dualSigning ? endpoint.previous_secret : null,
-      timestampSeconds: Math.floor(nowMs / 1000),
-      rawBody: body,
-    }),
+    [SIGNATURE_HEADER]: signatureHeader(signing),
+    [STANDARD_WEBHOOK_HEADERS.id]: event.id,
+    [STANDARD_WEBHOOK_HEADERS.timestamp]: String(signing.timestampSeconds),
+    [STANDARD_WEBHOOK_HEADERS.signature]: standardSignatureHeader({ ...signing, id: event.id }),
     [EVENT_ID_HEADER]: event.id,
     [EVENT_NAME_HEADER]: event.type,
   };

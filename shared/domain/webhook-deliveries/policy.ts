@@ -70,6 +70,9 @@ export const MAX_SWEEP_SPACING_MS = 3_600_000;
  */
 export const SWEEP_MOVE_CONCURRENCY = 16;
 
+/** The longest wait of the retry timeline, in SECONDS: a receiver's `Retry-After` never pushes an attempt further (DESIGN D7, D29). */
+export const MAX_RETRY_WAIT_SECONDS = Math.max(...RETRY_WAIT_SECONDS);
+
 /**
  * The wait before attempt `attempt` (2–8), in SECONDS, per {@link RETRY_WAIT_SECONDS}.
  * Throws RangeError outside 1–`MAX_ATTEMPTS` (a programming error).

@@ -44,6 +44,9 @@ export const DeliveryAttempt = z
     remote_address: z.nullable(z.string()).check(z.describe('The IP address the host name resolved to and the attempt connected to; null when none was chosen.')),
     tls_version: z.nullable(z.string()).check(z.describe('The negotiated TLS version (e.g. TLSv1.3); null when no TLS session was made.')),
     response_body: z.string().check(z.describe('First 1 KiB of the response body.')),
+    retry_after_seconds: z
+      .optional(z.nullable(z.number().check(z.int(), z.gte(0))))
+      .check(z.describe('Seconds the receiver asked to wait with Retry-After on a 429 or 503 answer; the next attempt was not planned earlier (within the 24-hour maximum wait). Absent otherwise.')),
   })
   .register(z.globalRegistry, { id: 'DeliveryAttempt' });
 /** One recorded attempt (see {@link DeliveryAttempt}). */

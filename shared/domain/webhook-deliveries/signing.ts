@@ -6,6 +6,11 @@
  * dashboard rotation (24-hour dual-sign window) the header also carries `,v0=<hex>` computed with the
  * previous secret. Receivers verify with `verifyWebhook` in `./verify.ts`.
  *
+ * Every delivery also carries the Standard Webhooks headers (DESIGN D29): `webhook-id` (the event id),
+ * `webhook-timestamp` (the same `t`) and `webhook-signature: v1,<base64>` — HMAC-SHA256 of
+ * `<id>.<timestamp>.<raw body>` keyed with the base64-DECODED bytes after `whsec_` — with a second `v1,`
+ * entry for the previous secret during a dual-signing window; `standardwebhooks` and `svix` verify them.
+ *
  * @module
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -68,6 +73,31 @@ export function signatureHeader(input: SignatureHeaderInput): string {
     header += `,v0=${computeSignature(previousSecret, timestampSeconds, rawBody)}`;
   }
   return header;
+}
+
+/** The Standard Webhooks headers (DESIGN D29), lower case as the specification writes them. */
+export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+
+/**
+ * One Standard Webhooks signature (DESIGN D29): base64 HMAC-SHA256 of `${id}.${timestampSeconds}.${rawBody}`
+ * keyed with the base64-decoded bytes of `secret` after its `whsec_` prefix (unlike {@link computeSignature},
+ * which keys with the whole string). `timestampSeconds` in whole SECONDS.
+ * @throws TypeError when `timestampSeconds` is not a non-negative safe integer.
+ */
+export function computeStandardSignature(secret: string, id: string, timestampSeconds: number, rawBody: string): string {
+  assertTimestamp(timestampSeconds);
+  const key = Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
+  return createHmac('sha256', key).update(`${id}.${timestampSeconds}.${rawBody}`, 'utf8').digest('base64');
+}
+
+/**
+ * The `webhook-signature` header value (DESIGN D29): `v1,<base64>` with the current secret, then
+ * ` v1,<base64>` with the previous secret during a dual-signing window (space-separated, as the standard says).
+ */
+export function standardSignatureHeader(input: SignatureHeaderInput & { id: string }): string {
+  const { secret, previousSecret, timestampSeconds, rawBody, id } = input;
+  const signatures = [secret, ...(previousSecret ? [previousSecret] : [])].map((key) => `v1,${computeStandardSignature(key, id, timestampSeconds, rawBody)}`);
+  return signatures.join(' ');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { PREPARED_BODY_MAX_BYTES, type DeliveryMessage } from '../../runtime.js';
 import { isoTime } from '../../clock.js';
-import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS, scaledWaitMs, waitBeforeAttemptSeconds } from './policy.js';
+import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, MAX_RETRY_WAIT_SECONDS, TIMER_EARLY_TOLERANCE_MS, scaledWaitMs, waitBeforeAttemptSeconds } from './policy.js';
 import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
 
 /**
@@ -69,13 +69,16 @@ function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): Del
  * The transition after attempt `message.attempt` (which held the lease) ended at `nowMs` (epoch ms):
  * success → succeeded; a failure before the last attempt → pending with the next attempt after
  * {@link waitBeforeAttemptSeconds}; a failure of the last attempt → pending with the dead-letter timer
- * after DEAD_LETTER_WAIT_SECONDS. Waits are divided by `timeScale` (local runs; 1 on AWS).
+ * after DEAD_LETTER_WAIT_SECONDS. A receiver's `retryAfterSeconds` (its `Retry-After`) makes the next
+ * attempt no earlier than it asks, up to {@link MAX_RETRY_WAIT_SECONDS}. Waits are divided by `timeScale`
+ * (local runs; 1 on AWS).
  */
-export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: number, timeScale: number): AttemptTransition {
+export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: number, timeScale: number, retryAfterSeconds: number | null = null): AttemptTransition {
   const delivery = { id: message.delivery_id, team_id: message.team_id, endpoint_id: message.endpoint_id };
   if (ok) return { outcome: 'succeeded', status: 'succeeded', next: null };
   if (message.attempt < MAX_ATTEMPTS) {
-    const dueAtMs = nowMs + scaledWaitMs(waitBeforeAttemptSeconds(message.attempt + 1), timeScale);
+    const waitSeconds = Math.max(waitBeforeAttemptSeconds(message.attempt + 1), Math.min(retryAfterSeconds ?? 0, MAX_RETRY_WAIT_SECONDS));
+    const dueAtMs = nowMs + scaledWaitMs(waitSeconds, timeScale);
     return { outcome: 'retry_scheduled', status: 'pending', dueAtMs, nextAttemptAtMs: dueAtMs, next: attemptMessage(delivery, message.attempt + 1) };
   }
   const dueAtMs = nowMs + scaledWaitMs(DEAD_LETTER_WAIT_SECONDS, timeScale);

@@ -30,12 +30,23 @@ export function successfulAttemptUpdate(teamId: string, endpointId: string, deli
 /**
  * Counts one failed attempt on its endpoint and gives back the delivery's slot, in one update
  * (interface "States", DESIGN D8, D24); the failure that reaches {@link AUTO_DISABLE_THRESHOLD} disables
- * the endpoint (`is_active=false`, `disabled_at`). A deleted endpoint or a lost race is ignored.
- * Throws only on store errors.
+ * the endpoint (`is_active=false`, `disabled_at`), and so does a `gone` answer (410, DESIGN D29) at once.
+ * A deleted endpoint or a lost race is ignored. Throws only on store errors.
  */
-export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'clock'>, teamId: string, endpointId: string, deliveryId: string): Promise<void> {
+export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'clock'>, teamId: string, endpointId: string, deliveryId: string, options: { gone?: boolean } = {}): Promise<void> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
   try {
+    if (options.gone) {
+      const now = isoTime(runtime.clock.nowMs());
+      await runtime.store.update({
+        Key,
+        UpdateExpression: `SET is_active = :false, disabled_at = :now, updated_at = :now, ${RAISE_REVISION.clause} ADD consecutive_failures :one REMOVE in_flight.#delivery`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#delivery': deliveryId },
+        ExpressionAttributeValues: { ':false': false, ':now': now, ':one': 1, ...RAISE_REVISION.values },
+      });
+      return;
+    }
     const attributes = await runtime.store.update({
       Key,
       UpdateExpression: 'ADD consecutive_failures :one REMOVE in_flight.#delivery',

@@ -136,6 +136,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
 
     let remoteAddress: string | null = null;
     let status: number | null = null;
+    let retryAfterSeconds: number | null = null;
     const body: BodyPrefix = { chunks: [], kept: 0 };
     // The exact bytes sent; undici keeps this Buffer as the request body, which names the attempt when it is written (see `connectionOfAttempt`).
     const payload = Buffer.from(request.body, 'utf8');
@@ -154,6 +155,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
         remote_address: remoteAddress,
         tls_version: connection?.tlsVersion ?? null,
         connect_ms: firstUse ? connection.connectMs : null,
+        ...(retryAfterSeconds !== null ? { retry_after_seconds: retryAfterSeconds } : {}),
       };
     };
 
@@ -172,6 +174,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
         signal: budget.signal,
       });
       status = response.statusCode;
+      if (status === 429 || status === 503) retryAfterSeconds = retryAfterOf(response.headers['retry-after'], Date.now());
 
       phase = 'response body';
       const ended = await readBodyPrefix(response.body, maxResponseBytes, body);
@@ -198,6 +201,19 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       await Promise.all(all.map((pool) => pool.destroy().catch(() => undefined)));
     },
   };
+}
+
+/**
+ * The SECONDS a `Retry-After` header asks to wait (RFC 9110 §10.2.3: delta-seconds, or an HTTP-date
+ * taken relative to `nowMs`, epoch MILLISECONDS), or null when it is absent or unreadable. Never negative.
+ */
+export function retryAfterOf(header: string | string[] | undefined, nowMs: number): number | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value);
+  // An HTTP-date always ends in GMT (V8's Date.parse alone would read "-5" as a year).
+  const date = value.endsWith('GMT') ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - nowMs) / 1000));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -74,6 +74,11 @@ export interface AttemptResult {
    * open connection was reused or none was made.
    */
   connect_ms?: number | null;
+  /**
+   * SECONDS the receiver asked to wait with `Retry-After` on a 429 or 503 answer (delta-seconds, or an
+   * HTTP-date made relative to the attempt's end); null or absent otherwise.
+   */
+  retry_after_seconds?: number | null;
 }
 
 /** The outbound port used by the delivery pipeline (DESIGN §2 "Ports and adapters", D9). */

@@ -1,0 +1,105 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { ProblemError } from '../../errors.js';
+import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
+import { logger } from '../../logger.js';
+import type { CheckoutSessionRequest, CheckoutSessionResult, PaymentProviderAdapters } from '../../providers/payment-provider.js';
+import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
+import type { Store } from '../../store/store.js';
+import { archivedConflict } from '../plans/decisions.js';
+import { loadPlan, projectOfPlan, toPlan } from '../plans/repository.js';
+import type { CheckoutSession } from './schema.js';
+
+/** What starting a checkout needs of the buyer and the caller (DESIGN D26); every field optional. */
+export interface CheckoutInput {
+  customerEmail?: string | null;
+  /** Absolute URL; default `${publicBaseUrl}/join/{project_id}/welcome?session_id={CHECKOUT_SESSION_ID}`. */
+  successUrl?: string | null;
+  /** Absolute URL; default `${publicBaseUrl}/join/{project_id}`. */
+  cancelUrl?: string | null;
+  /** Our reference of the buyer (Stripe `client_reference_id`). */
+  clientReferenceId?: string | null;
+  /** The caller's idempotency key (the request's `Idempotency-Key`): the same key and input give the same provider session. Null: a new session every time. */
+  idempotencyKey?: string | null;
+}
+
+/** The adapters (the handler passes `paymentProviderAdapters(runtime)`, so this module never imports the Stripe SDK, D23) and the retry policy (default the runtime's). */
+export interface CheckoutOptions {
+  adapters: PaymentProviderAdapters;
+  retry?: RetryPolicy;
+}
+
+/** The default redirect URLs, or VALIDATION_FAILED naming the missing ones when the service's public base URL is unknown. */
+function redirectUrls(runtime: IntegrationRuntime, projectId: string, input: CheckoutInput): { success: string; cancel: string } {
+  const base = integrationsOf(runtime).publicBaseUrl;
+  const success = input.successUrl ?? (base ? `${base}/join/${projectId}/welcome?session_id={CHECKOUT_SESSION_ID}` : null);
+  const cancel = input.cancelUrl ?? (base ? `${base}/join/${projectId}` : null);
+  if (success && cancel) return { success, cancel };
+  const missing = [success ? null : 'success_url', cancel ? null : 'cancel_url'].filter((path): path is string => path !== null);
+  throw new ProblemError('VALIDATION_FAILED', 'The service has no public base URL (PUBLIC_BASE_URL), so there are no default join pages: send success_url and cancel_url.', {
+    errors: missing.map((path) => ({ path, message: 'required while the service has no public base URL' })),
+  });
+}
+
+/**
+ * Starts a hosted checkout of plan `planId` (DESIGN D26) at Stripe, outside any transaction and storing
+ * nothing (the subscription comes with the signed `checkout.session.completed`). Mode `subscription` (with
+ * the plan's trial) for recurring plans, `payment` for one_time plans; retryable failures retried per policy.
+ * Errors: NOT_FOUND (plan absent, foreign, out of scope); CONFLICT (archived project, inactive or free plan,
+ * Stripe not connected, plan not synced); VALIDATION_FAILED (no redirect URL, or Stripe refused: its
+ * message); PROVIDER_UNAVAILABLE (Stripe unreachable after the retries).
+ */
+export async function startCheckout(runtime: { store: Store } & IntegrationRuntime, principal: Principal, planId: string, input: CheckoutInput, options: CheckoutOptions): Promise<CheckoutSession> {
+  const plan = toPlan(await loadPlan(runtime.store, principal, planId));
+  const project = await projectOfPlan(runtime.store, principal.teamId, plan);
+  if (project.status === 'archived') throw archivedConflict(project, 'selling a plan');
+  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it is closed to new subscriptions; activate it first (POST /v1/plans/${plan.id}/activate).`);
+  if (plan.amount <= 0) throw new ProblemError('CONFLICT', `Plan ${plan.id} is free: there is nothing to pay; grant it with POST /v1/projects/${project.id}/subscriptions instead of a checkout.`);
+  if (project.payment_provider?.provider !== 'stripe') {
+    throw new ProblemError(
+      'CONFLICT',
+      `Project ${project.id} is not connected to Stripe; connect it with PUT /v1/projects/${project.id}/payment-provider, then sync the plan with POST /v1/plans/${plan.id}/sync.`,
+    );
+  }
+  if (plan.payment_provider !== 'stripe' || !plan.provider_price_id || plan.sync_status !== 'synced') {
+    throw new ProblemError('CONFLICT', `Plan ${plan.id} is not synced to Stripe (sync status ${plan.sync_status}); sync it with POST /v1/plans/${plan.id}/sync, then try again.`);
+  }
+  const adapter = options.adapters.stripe;
+  if (!adapter) throw new ProblemError('PROVIDER_UNAVAILABLE', 'No Stripe adapter is available; no checkout was created.');
+  const urls = redirectUrls(runtime, project.id, input);
+  const fields = {
+    mode: plan.interval === 'one_time' ? 'payment' : 'subscription',
+    trial_days: plan.interval === 'one_time' ? 0 : plan.trial_days,
+    customer_email: input.customerEmail ?? null,
+    client_reference_id: input.clientReferenceId ?? null,
+    success_url: urls.success,
+    cancel_url: urls.cancel,
+  } as const;
+  // The same caller key, plan price and fields give the same Stripe session (a retry after a lost answer);
+  // without a caller key every call is a new checkout (two buyers never share one).
+  const keyMaterial = input.idempotencyKey ? JSON.stringify([principal.teamId, input.idempotencyKey, plan.id, plan.price_version, plan.provider_price_id, fields]) : randomUUID();
+  const request: CheckoutSessionRequest = {
+    team_id: principal.teamId,
+    project_id: project.id,
+    plan_id: plan.id,
+    provider_price_id: plan.provider_price_id,
+    ...fields,
+    idempotency_key: `checkout-${createHash('sha256').update(keyMaterial).digest('hex').slice(0, 40)}`,
+  };
+  const result = await retryWhile(
+    options.retry ?? retryPolicyOf(runtime),
+    async (): Promise<CheckoutSessionResult> => {
+      try {
+        return await adapter.createCheckoutSession(request);
+      } catch (error) {
+        // Only the error's class: a provider's message may carry account details.
+        logger.warn('checkout session creation threw', { plan_id: plan.id, error_name: error instanceof Error ? error.name : typeof error });
+        return { ok: false, reason: 'Stripe could not be reached.', code: null, retryable: true };
+      }
+    },
+    (outcome) => !outcome.ok && outcome.retryable,
+  );
+  if (result.ok) return { id: result.id, url: result.url, expires_at: result.expires_at, plan_id: plan.id, project_id: project.id };
+  if (result.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} No checkout was created; retry later.`);
+  throw new ProblemError('VALIDATION_FAILED', `Stripe refused the checkout: ${result.reason}`, { errors: [{ path: 'body', message: result.reason }] });
+}

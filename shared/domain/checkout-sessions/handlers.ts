@@ -1,0 +1,19 @@
+import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
+import { paymentProviderAdapters } from '../../providers/adapters.js';
+import { startCheckout } from './checkout.js';
+import { checkoutSessionsModule } from './operations.js';
+
+type Operations = typeof checkoutSessionsModule.operations;
+
+/** `POST /v1/plans/{id}/checkout-sessions` (D26): the provider's key derives from the request's `Idempotency-Key`. */
+export const createCheckoutSession: OperationHandler<Operations['createCheckoutSession']> = async ({ id, ...body }, { runtime, principal, idempotencyKey }) =>
+  startCheckout(
+    runtime,
+    principal,
+    id,
+    { customerEmail: body.customer_email, successUrl: body.success_url, cancelUrl: body.cancel_url, idempotencyKey },
+    { adapters: paymentProviderAdapters(runtime) },
+  );
+
+/** Every handler of the checkout-sessions module. */
+export const checkoutSessionsHandlers = { createCheckoutSession } satisfies HandlersOf<typeof checkoutSessionsModule>;

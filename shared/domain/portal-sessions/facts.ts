@@ -1,0 +1,15 @@
+import { defineFacts } from '../define-facts.js';
+
+/**
+ * The subscriber portal's keys (DESIGN D27): a one-time portal link and a portal session are each one item
+ * in a partition of its own, keyed by the SHA-256 (hex) of the credential the subscriber holds, so the
+ * credential itself is never stored and a lookup is one GetItem. No abilities: the operation uses
+ * `project-user:update`.
+ */
+export const portalSessionsFacts = defineFacts({
+  keys: {
+    portalLink: (tokenSha256Hex: string) => ({ pk: `PORTAL_LINK#${tokenSha256Hex}`, sk: 'PORTAL_LINK' }),
+    portalSession: (cookieSha256Hex: string) => ({ pk: `PORTAL_SESSION#${cookieSha256Hex}`, sk: 'PORTAL_SESSION' }),
+  },
+  entity: { portalLink: 'portal_link', portalSession: 'portal_session' },
+});

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { newTokenSecret, sha256, type Principal } from '../../auth/principal.js';
+import type { Ability } from '../../catalogues/abilities.js';
+import { isoTime, type Clock } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUlid } from '../../ids.js';
+import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
+import { entity, keys } from '../../store/keys.js';
+import { ConditionFailedError, type Item, type Store } from '../../store/store.js';
+import { subscriberNotFound } from '../subscribers/repository.js';
+
+/**
+ * The subscriber portal's sign-in (DESIGN D27): one-time links (30 minutes, single use) and sessions (1 hour
+ * idle), in DynamoDB. Each credential (`ppl_<secret>` in a link, `pps_<secret>` in the cookie) is stored only
+ * as its SHA-256, which is also its item's key. Expiry is checked in code (TTL is housekeeping only). The
+ * portal runs the D13 operations with {@link subscriberPrincipal}.
+ */
+
+/** A portal link is valid this long (milliseconds): 30 minutes. */
+export const PORTAL_LINK_LIFETIME_MS = 30 * 60 * 1000;
+/** A portal session ends after this long without a request (milliseconds): 1 hour idle. */
+export const PORTAL_SESSION_IDLE_MS = 60 * 60 * 1000;
+/** A session's last-seen time is written at most this often (milliseconds), so most reads stay reads. */
+const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
+/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
+const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
+
+const LINK_PREFIX = 'ppl_';
+const SESSION_PREFIX = 'pps_';
+
+/** What the store and the clock of a runtime give the portal, and the service's public base URL. */
+type PortalRuntime = { store: Store; clock: Clock } & IntegrationRuntime;
+
+/** A live portal session (never its credential). */
+export interface PortalSession {
+  /** A ULID naming the session in logs (not a credential). */
+  id: string;
+  team_id: string;
+  project_id: string;
+  subscriber_id: string;
+  /** Random per session; every portal form must echo it (CSRF). */
+  csrf_token: string;
+  created_at: string;
+  /** Epoch milliseconds of the last request. */
+  last_seen_at_ms: number;
+}
+
+/** The SHA-256 (hex) of a presented credential: its item's key. */
+const hashOf = (credential: string) => sha256(credential).toString('hex');
+
+/**
+ * Makes a one-time portal link for subscriber `subscriberId` of project `projectId` of team `teamId` (the
+ * operation, the welcome page, Telegram's `/account`): valid {@link PORTAL_LINK_LIFETIME_MS}, usable once.
+ * `path` is `/portal/{project_id}/sign-in?token=...`; `url` is it under the service's public base URL, or the
+ * path itself when that is unknown. Errors: NOT_FOUND (no such subscriber in that project).
+ */
+export async function createPortalLink(runtime: PortalRuntime, teamId: string, projectId: string, subscriberId: string): Promise<{ url: string; path: string; expires_at: string }> {
+  const subscriber = await runtime.store.get(keys.subscriber(teamId, projectId, subscriberId), { projection: 'pk' });
+  if (!subscriber) throw subscriberNotFound(subscriberId);
+  const nowMs = runtime.clock.nowMs();
+  const token = `${LINK_PREFIX}${newTokenSecret()}`;
+  const expiresAtMs = nowMs + PORTAL_LINK_LIFETIME_MS;
+  await runtime.store.put({
+    Item: {
+      ...keys.portalLink(hashOf(token)),
+      entity: entity.portalLink,
+      team_id: teamId,
+      project_id: projectId,
+      subscriber_id: subscriberId,
+      expires_at_ms: expiresAtMs,
+      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  const path = `/portal/${projectId}/sign-in?token=${token}`;
+  const base = integrationsOf(runtime).publicBaseUrl;
+  return { url: base ? `${base}${path}` : path, path, expires_at: isoTime(expiresAtMs) };
+}
+
+const unusableLink = () => new ProblemError('NOT_FOUND', 'This portal link cannot be used: it is unknown, expired or already used. Ask for a new one.');
+
+/**
+ * Uses a portal link of project `projectId` once and starts a portal session: the link is deleted with a
+ * condition, so of two concurrent uses one gets the session. Returns the session and the cookie value
+ * (`pps_<secret>`, shown only here). Errors: NOT_FOUND for an unknown, expired, used or other project's link
+ * (one answer; another project's link stays usable there).
+ */
+export async function consumePortalLink(runtime: PortalRuntime, projectId: string, token: string): Promise<{ cookieValue: string; session: PortalSession }> {
+  const key = keys.portalLink(hashOf(token.trim()));
+  const link = token.trim().startsWith(LINK_PREFIX) ? await runtime.store.get(key) : undefined;
+  const nowMs = runtime.clock.nowMs();
+  if (!link || link.project_id !== projectId || Number(link.expires_at_ms) <= nowMs) throw unusableLink();
+  try {
+    await runtime.store.delete({ Key: key, ConditionExpression: 'attribute_exists(pk)' });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw unusableLink();
+    throw error;
+  }
+  const cookieValue = `${SESSION_PREFIX}${newTokenSecret()}`;
+  const session: PortalSession = {
+    id: newUlid(nowMs),
+    team_id: link.team_id as string,
+    project_id: projectId,
+    subscriber_id: link.subscriber_id as string,
+    csrf_token: randomBytes(24).toString('base64url'),
+    created_at: isoTime(nowMs),
+    last_seen_at_ms: nowMs,
+  };
+  await runtime.store.put({
+    Item: { ...keys.portalSession(hashOf(cookieValue)), entity: entity.portalSession, ...session, expires_at: Math.floor((nowMs + PORTAL_SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return { cookieValue, session };
+}
+
+function toSession(item: Item): PortalSession {
+  return {
+    id: item.id as string,
+    team_id: item.team_id as string,
+    project_id: item.project_id as string,
+    subscriber_id: item.subscriber_id as string,
+    csrf_token: item.csrf_token as string,
+    created_at: item.created_at as string,
+    last_seen_at_ms: Number(item.last_seen_at_ms),
+  };
+}
+
+/**
+ * The live portal session of project `projectId` a cookie value names, or null (malformed, unknown, ended,
+ * of another project, idle longer than {@link PORTAL_SESSION_IDLE_MS}). Moves its last-seen time forward (at
+ * most once a minute). One GetItem, plus one UpdateItem when it touches.
+ */
+export async function findPortalSession(runtime: PortalRuntime, projectId: string, cookieValue: string | undefined): Promise<PortalSession | null> {
+  if (!cookieValue?.startsWith(SESSION_PREFIX)) return null;
+  const key = keys.portalSession(hashOf(cookieValue));
+  const item = await runtime.store.get(key);
+  if (!item || item.project_id !== projectId) return null;
+  const session = toSession(item);
+  const nowMs = runtime.clock.nowMs();
+  if (nowMs - session.last_seen_at_ms > PORTAL_SESSION_IDLE_MS) return null;
+  if (nowMs - session.last_seen_at_ms >= SESSION_TOUCH_INTERVAL_MS) {
+    await runtime.store
+      .update({
+        Key: key,
+        UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': nowMs, ':expires': Math.floor((nowMs + PORTAL_SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS },
+      })
+      .catch((error) => {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      });
+    session.last_seen_at_ms = nowMs;
+  }
+  return session;
+}
+
+/** Ends the portal session a cookie value names (sign-out): deletes it. Nothing happens for an unknown or ended one. */
+export async function endPortalSession(runtime: PortalRuntime, cookieValue: string | undefined): Promise<void> {
+  if (!cookieValue?.startsWith(SESSION_PREFIX)) return;
+  await runtime.store.delete({ Key: keys.portalSession(hashOf(cookieValue)) });
+}
+
+/**
+ * The abilities of a subscriber in the portal (DESIGN D27): read its subscriber, subscriptions and payments;
+ * cancel and resume its subscriptions (resume needs `project-subscription:pause`; `authorizeOperation` still
+ * allows a subscriber only the portal's operations, so it cannot pause).
+ */
+const SUBSCRIBER_ABILITIES: readonly Ability[] = [
+  'project-user:view',
+  'project-subscription:view-any',
+  'project-subscription:view',
+  'project-subscription:cancel',
+  'project-subscription:pause',
+  'project-payment:view-any',
+  'project-payment:view',
+];
+
+/**
+ * The principal a portal session acts as (DESIGN D27): the subscriber's team, only its project, the portal's
+ * abilities, `subscriberId` set (so reads by id of anyone else's data are NOT_FOUND); `tokenId` is
+ * `subscriber:<uuid>` (never a token; activity entries name no token or member, surface `portal`).
+ */
+export function subscriberPrincipal(session: Pick<PortalSession, 'team_id' | 'project_id' | 'subscriber_id'>): Principal {
+  return {
+    tokenId: `subscriber:${session.subscriber_id}`,
+    teamId: session.team_id,
+    subscriberId: session.subscriber_id,
+    abilities: new Set(SUBSCRIBER_ABILITIES),
+    projectIds: [session.project_id],
+    team: null,
+  };
+}
