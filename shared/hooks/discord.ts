@@ -1,6 +1,7 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
 import { openCredential } from '../credentials/repository.js';
 import { readPlatformUserClaim } from '../domain/members/repository.js';
+import { createPortalLink } from '../domain/portal-sessions/links.js';
 import { subscriptionsOfSubscriber } from '../domain/subscriptions/access-facts.js';
 import { hasAccess } from '../domain/subscriptions/state-machine.js';
 import { integrationsOf } from '../integrations.js';
@@ -44,15 +45,7 @@ function ephemeral(content: string): HookAnswer {
   return { status: 200, body: { type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL } } };
 }
 
-/**
- * A one-time portal link for the subscriber (DESIGN D27), or null while none can be made.
- * PORTAL LINK: swap in `createPortalLink(runtime, teamId, projectId, subscriberId)` of the portal domain when it lands on main.
- */
-async function portalLinkFor(_runtime: Runtime, _teamId: string, _projectId: string, _subscriberId: string): Promise<{ url: string } | null> {
-  return null;
-}
-
-/** The `/membership` answer for Discord user `userId` of the project: their subscriptions' status and a portal link, or {@link NO_MEMBERSHIP_REPLY}. */
+/** The `/membership` answer for Discord user `userId` of the project: their subscriptions' status and a fresh one-time portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}. */
 async function membershipReply(runtime: Runtime, teamId: string, projectId: string, userId: string | undefined): Promise<HookAnswer> {
   const claim = userId ? await readPlatformUserClaim(runtime.store, teamId, projectId, userId) : undefined;
   const subscriberId = claim?.subscriber_id;
@@ -60,8 +53,8 @@ async function membershipReply(runtime: Runtime, teamId: string, projectId: stri
   const subscriptions = await subscriptionsOfSubscriber(runtime.store, teamId, projectId, subscriberId);
   const current = subscriptions.find((subscription) => hasAccess(subscription.status)) ?? subscriptions.at(-1);
   const status = current ? `Your membership is ${current.status.replace(/_/g, ' ')}.` : 'You have no subscription in this community yet.';
-  const link = await portalLinkFor(runtime, teamId, projectId, subscriberId);
-  return ephemeral(link ? `${status}\nManage it here (the link works once, for 30 minutes): ${link.url}` : status);
+  const link = await createPortalLink(runtime, teamId, projectId, subscriberId);
+  return ephemeral(`${status}\nManage it here (the link works once, for 30 minutes): ${link.url}`);
 }
 
 /**

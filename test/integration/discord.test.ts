@@ -302,6 +302,10 @@ describe('the interactions hook', () => {
 
     const known = await interact(command(USER_ID));
     expect(known).toEqual({ status: 200, body: { type: 4, data: { content: expect.stringContaining('Your membership is active.'), flags: 64 } } });
+    const content = (known.body.data as { content: string }).content;
+    expect(content).toMatch(new RegExp(`https://members\\.example/portal/${projectId}/sign-in\\?token=ppl_[A-Za-z0-9_-]+`));
+    // A fresh link each time.
+    expect((await interact(command(USER_ID))).body.data).not.toEqual(known.body.data);
     const unknown = await interact(command('700000000000000999'));
     expect(unknown).toEqual({ status: 200, body: { type: 4, data: { content: 'No membership found for your Discord account in this community.', flags: 64 } } });
   });
