@@ -24,12 +24,16 @@ import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
  *    ephemeral "not supported". Interactions change nothing, so they need no receipt.
  */
 
+/** The interaction types the hook answers (numbers, as the body carries them). */
+const PING: number = InteractionType.PING;
+const APPLICATION_COMMAND: number = InteractionType.APPLICATION_COMMAND;
+
 const REFUSED: HookAnswer = { status: 401, body: { error: 'The request signature is missing or wrong.' } };
 /** A valid Ed25519 public key verified against when the project has none, so every refusal costs a verification. */
 const NO_PUBLIC_KEY = '1dce32b3674efcdfb834a0f7c25d413b24da1e346a51691b2256bbfd1c70f11a';
 
 /** The reply to a Discord user with no membership in the project (says nothing about who is a subscriber). */
-export const NO_MEMBERSHIP_REPLY = 'No membership found for your Discord account in this community.';
+const NO_MEMBERSHIP_REPLY = 'No membership found for your Discord account in this community.';
 
 const DiscordUser = z.object({ id: z.string() });
 /** The part of an interaction the hook reads. */
@@ -76,8 +80,8 @@ export const discordHook: HookHandler = async (runtime, request) => {
     } catch {
       return { status: 400, body: { error: 'The body is not a Discord interaction.' } };
     }
-    if (interaction.type === InteractionType.PING) return { status: 200, body: { type: InteractionResponseType.PONG } };
-    if (interaction.type === InteractionType.APPLICATION_COMMAND && interaction.data?.name === 'membership') {
+    if (interaction.type === PING) return { status: 200, body: { type: InteractionResponseType.PONG } };
+    if (interaction.type === APPLICATION_COMMAND && interaction.data?.name === 'membership') {
       const userId = interaction.member?.user?.id ?? interaction.user?.id;
       return await membershipReply(runtime, credential.description.team_id, credential.description.project_id, userId);
     }

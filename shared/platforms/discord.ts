@@ -51,7 +51,7 @@ export function loadDiscordClient(): Promise<typeof import('./discord-client.js'
 }
 
 /** A Discord snowflake (a user, guild, role or application id). */
-export const DISCORD_SNOWFLAKE = /^\d{15,25}$/;
+const DISCORD_SNOWFLAKE = /^\d{15,25}$/;
 
 /** What {@link discordPlatformAdapter} needs: the store (credentials, linked resources) and the settings (read when a call is made). */
 export interface DiscordAdapterDependencies {

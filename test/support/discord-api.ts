@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One recorded call: `route` is the path after the API version with ids, e.g. `PUT /guilds/1/members/2/roles/3`. */
-export interface DiscordApiCall {
+interface DiscordApiCall {
   route: string;
   authorization: string | null;
   body: unknown;

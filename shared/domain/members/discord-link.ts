@@ -29,7 +29,7 @@ import type { Member } from './schema.js';
  */
 
 /** Where users authorize the application (always Discord itself, whatever `DISCORD_API_BASE_URL` says). */
-export const DISCORD_AUTHORIZE_URL = 'https://discord.com/oauth2/authorize';
+const DISCORD_AUTHORIZE_URL = 'https://discord.com/oauth2/authorize';
 /** The OAuth2 scopes asked for: who the user is, and adding them to the server. */
 const DISCORD_LINK_SCOPES = 'identify guilds.join';
 /** How long a linking `state` works: 10 minutes. */
@@ -46,7 +46,7 @@ function stateHash(state: string): string {
 }
 
 /** The redirect URL registered in the Developer Portal: `<PUBLIC_BASE_URL>/portal/{project_id}/discord/callback`. */
-export function discordRedirectUri(runtime: IntegrationRuntime, projectId: string): string {
+function discordRedirectUri(runtime: IntegrationRuntime, projectId: string): string {
   const base = integrationsOf(runtime).publicBaseUrl;
   if (!base) throw new ConfigurationError(`Configuration of the service: ${ENVIRONMENT_VARIABLES.publicBaseUrl} is required for Discord account linking (its redirect URL).`);
   return `${base}/portal/${projectId}/discord/callback`;
