@@ -12,8 +12,6 @@ const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
   'member.unbanned',
   'member.kicked',
   'project.bot_disconnected',
-  // Discord: a server or role is checked with the project's bot before it is linked (DESIGN D28).
-  'project.resource_linked',
   // Stripe: plan sync and refunds call Stripe with the project's stored key.
   'plan.synced',
   'plan.sync_failed',
