@@ -21,7 +21,8 @@ import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
  *    after the same verification work.
  * 2. PING → PONG. The `/membership` command → an ephemeral reply with the caller's membership (found by the
  *    platform-user claim of their Discord user id) and a one-time portal link. Other interactions get an
- *    ephemeral "not supported". Interactions change nothing, so they need no receipt.
+ *    ephemeral "not supported". Interactions are answered at once and change no membership, so they need no
+ *    receipt (a repeated /membership only makes another portal link).
  */
 
 /** The interaction types the hook answers (numbers, as the body carries them). */
