@@ -75,7 +75,7 @@ export const Plan = z
     provider_price_id: z.nullable(z.string()).check(z.describe('The current price\u2019s id in the provider\u2019s catalogue, after a sync.')),
     synced_at: z.nullable(Timestamp).check(z.describe('When the last successful sync finished.')),
     sync_error: z.nullable(z.string()).check(z.describe('Why the last sync failed; null after a success.')),
-    platform_role_ids: z.optional(z.array(z.string())).check(z.describe('Discord: the linked roles (their platform_resource_id) this plan grants; absent: every linked role (DESIGN D28).')),
+    platform_role_ids: z.optional(z.array(z.string())).check(z.describe('Discord: the linked roles (their platform_resource_id) this plan grants; absent: every linked role.')),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

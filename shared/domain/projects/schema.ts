@@ -143,10 +143,15 @@ export const ConnectBotRequest = z
         z.describe('The bot’s token (Telegram: `<bot id>:<secret>` from @BotFather; Discord: the bot token of the Developer Portal). Write-only: stored encrypted, never returned.'),
         z.meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
       ),
-    application_id: z.optional(z.string().check(z.trim(), z.regex(/^\d{15,25}$/, 'Expected a Discord application id (a snowflake).'))).check(z.describe('discord only, required: the application id.')),
+    application_id: z
+      .optional(z.string().check(z.trim(), z.regex(/^\d{15,25}$/, 'Expected a Discord application id (a snowflake).')))
+      .check(z.describe('discord only, required: the application id.'), z.meta({ examples: ['112233445566778899'] })),
     public_key: z
       .optional(z.string().check(z.trim(), z.regex(/^[0-9a-fA-F]{64}$/, 'Expected the application’s public key (64 hexadecimal characters).')))
-      .check(z.describe('discord only, required: the application’s public key (verifies interactions at /hooks/discord/{project_id}).')),
+      .check(
+        z.describe('discord only, required: the application’s public key (verifies interactions at /hooks/discord/{project_id}).'),
+        z.meta({ examples: ['1dce32b3674efcdfb834a0f7c25d413b24da1e346a51691b2256bbfd1c70f11a'] }),
+      ),
     client_secret: z
       .optional(z.string().check(z.trim(), z.minLength(8), z.maxLength(200)))
       .check(z.describe('discord only, required: the OAuth2 client secret (account linking). Write-only: stored encrypted, never returned.')),
