@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  * - `infrastructure`: CDK assertions on the synthesized stack (no store; CPU-bound synths and bundling);
  * - `integration`: use cases and pipelines against DynamoDB Local;
  * - `e2e`: the local server (in-process or as `npm start`) driven by real clients;
- * - `browser`: the dashboard in headless Chromium.
+ * - `browser`: the dashboard and the public pages in headless Chromium.
  *
  * Only the projects that need a store get test/global-setup.ts, which starts ONE DynamoDB Local for the whole
  * run (a second project's setup finds DYNAMODB_ENDPOINT set and reuses it) and hands its endpoint to the tests
@@ -30,8 +30,8 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'infrastructure', include: ['test/infrastructure/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...STORE } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/dashboard*.test.ts'], ...STORE } },
-      { extends: true, test: { name: 'browser', include: ['test/e2e/dashboard*.test.ts'], ...STORE } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/dashboard*.test.ts', 'test/e2e/join-portal.test.ts'], ...STORE } },
+      { extends: true, test: { name: 'browser', include: ['test/e2e/dashboard*.test.ts', 'test/e2e/join-portal.test.ts'], ...STORE } },
     ],
   },
 });

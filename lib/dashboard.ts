@@ -9,6 +9,7 @@ import { fileEntry, type FunctionCode } from './function-code.js';
 import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 
 /** Properties of {@link Dashboard}. */
 export interface DashboardProps {
@@ -40,7 +41,7 @@ export class Dashboard extends Construct {
       code: props.code,
       entry: fileEntry('dashboard'),
       description: 'Dashboard: pages, passkey sign-in and actions for team members',
-      timeout: Duration.seconds(30),
+      timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
       environment: props.environment,
     }).function;
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));

@@ -12,7 +12,20 @@ import { readVendorFiles } from '../shared/dashboard/assets.js';
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Lambda entry files under `functions/` (every other function is one REST operation). */
-export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'dashboard', 'fan-out', 'dispatcher', 'sweeper', 'deadlines', 'telegram-hook', 'discord-hook', 'stripe-hook', 'billing-stripe-hook'] as const;
+export const FUNCTION_FILES = [
+  'unmatched-route',
+  'mcp',
+  'dashboard',
+  'public-pages',
+  'fan-out',
+  'dispatcher',
+  'sweeper',
+  'deadlines',
+  'telegram-hook',
+  'discord-hook',
+  'stripe-hook',
+  'billing-stripe-hook',
+] as const;
 
 /** One of {@link FUNCTION_FILES}. */
 export type FunctionFile = (typeof FUNCTION_FILES)[number];

@@ -11,6 +11,7 @@ import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
 import { MCP_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../shared/config.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 
 /** Properties of {@link McpApi}. */
 export interface McpApiProps {
@@ -44,7 +45,7 @@ export class McpApi extends Construct {
       code: props.code,
       entry: fileEntry('mcp'),
       description: 'MCP tool server (streamable HTTP, JSON responses)',
-      timeout: Duration.seconds(30),
+      timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
       environment: props.environment,
     }).function;
     // Tools cover every domain, webhook delivery retry and replay-dead included; like the REST

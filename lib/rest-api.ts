@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { Dashboard } from './dashboard.js';
+import { PublicPages } from './public-pages.js';
 import { AccessLoggedHttpApi } from './http-api.js';
 import { RouteStack, pascalCase } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
@@ -114,6 +115,8 @@ export class RestApi extends Construct {
   public readonly unmatchedRouteFunction: lambda.Function;
   /** The dashboard at `/dashboard` (DESIGN D21). */
   public readonly dashboard: Dashboard;
+  /** The join pages and the subscriber portal at `/join` and `/portal` (DESIGN D26, D27). */
+  public readonly publicPages: PublicPages;
   /** The Lambda of each inbound hook route (`/hooks/...`), by source. */
   public readonly hookFunctions: ReadonlyMap<string, lambda.Function>;
 
@@ -159,6 +162,14 @@ export class RestApi extends Construct {
     Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.' });
     this.unmatchedRouteFunction = fallback;
     this.dashboard = new Dashboard(this, 'Dashboard', { httpApi: this.httpApi.api, code: props.code, tables: props.tables, queue: props.queue, environment: props.environment });
+    this.publicPages = new PublicPages(this, 'PublicPages', {
+      httpApi: this.httpApi.api,
+      code: props.code,
+      tables: props.tables,
+      queue: props.queue,
+      credentialsKey: props.credentialsKey,
+      environment,
+    });
 
     // Inbound hooks (DESIGN D20, D22): public routes outside /v1, each with its own Lambda that checks the
     // provider's secret or signature, reads and writes the main table and, for a project's hook, opens the

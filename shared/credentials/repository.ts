@@ -118,3 +118,32 @@ export async function openCredential(
   const plaintext = await openSecret(kek, item.sealed as SealedSecret, contextOf({ teamId: description.team_id, projectId, kind, subjectId }));
   return { description, secrets: JSON.parse(plaintext) as Record<string, string> };
 }
+
+/** Per key-encryption key: a sealed decoy of a credential's size, opened when there is no credential to open. */
+const decoys = new WeakMap<KeyEncryptionKey, Promise<{ sealed: SealedSecret; context: EncryptionContext }>>();
+
+/** The decoy of `kek` (sealed once per process: one data key, as a real credential's). */
+function decoyOf(kek: KeyEncryptionKey): Promise<{ sealed: SealedSecret; context: EncryptionContext }> {
+  let decoy = decoys.get(kek);
+  if (!decoy) {
+    const context = contextOf({ teamId: 'decoy', projectId: 'decoy', kind: 'stripe' });
+    const secrets = JSON.stringify({ secret_key: 'x'.repeat(107), webhook_secret: 'x'.repeat(38) });
+    decoy = sealSecret(kek, secrets, context).then((sealed) => ({ sealed, context }));
+    decoys.set(kek, decoy);
+  }
+  return decoy;
+}
+
+/**
+ * {@link openCredential} for an inbound hook, which must not tell whether a project exists by its timing
+ * (DESIGN D22): when no credential of `projectId` and `kind` is stored (an unknown or unconnected project),
+ * a decoy of the same size is opened instead — the same data-key unwrap (one KMS call on AWS) and
+ * decryption — before null is returned.
+ */
+export async function openCredentialInConstantWork(store: Store, kek: KeyEncryptionKey, projectId: string, kind: CredentialKind) {
+  const credential = await openCredential(store, kek, projectId, kind);
+  if (credential) return credential;
+  const decoy = await decoyOf(kek);
+  JSON.parse(await openSecret(kek, decoy.sealed, decoy.context));
+  return null;
+}

@@ -18,8 +18,8 @@ export type OperationOutcome<T = unknown> = { ok: true; result: T; replayed: boo
  * `form.`, and `idempotencyKey` (a UUID the form carries) makes a double-clicked submit run once, the second
  * getting the stored result (`replayed: true`). Activity entries name the member (surface `dashboard`).
  * `handler` replaces the registry's handler by a dashboard variant of the same operation (the 24-hour
- * dual-signing rotation of DESIGN D8); the definition's rules still apply. `surface` is `portal` for the
- * subscriber portal (DESIGN D27: a `subscriberPrincipal`, activity surface `portal`). Never throws.
+ * dual-signing rotation of DESIGN D8); the definition's rules still apply. `surface` is `portal` for the public
+ * pages (DESIGN D26, D27: the join principal or a `subscriberPrincipal`, activity surface `portal`). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,

@@ -1,5 +1,5 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
-import { openCredential } from '../credentials/repository.js';
+import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { readPlatformUserClaim } from '../domain/members/repository.js';
 import { createPortalLink } from '../domain/portal-sessions/links.js';
 import { subscriptionsOfSubscriber } from '../domain/subscriptions/access-facts.js';
@@ -69,7 +69,8 @@ async function membershipReply(runtime: Runtime, teamId: string, projectId: stri
 export const discordHook: HookHandler = async (runtime, request) => {
   try {
     const settings = integrationsOf(runtime);
-    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), DISCORD_CREDENTIAL) : null;
+    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
+    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', DISCORD_CREDENTIAL);
     const publicKey = credential?.description.public.public_key;
     const signature = request.headers['x-signature-ed25519'] ?? '';
     const timestamp = request.headers['x-signature-timestamp'] ?? '';

@@ -1,4 +1,4 @@
-import { openCredential } from '../credentials/repository.js';
+import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { applyStripeEvent, StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-events.js';
 import { toProject } from '../domain/projects/repository.js';
 import { integrationsOf } from '../integrations.js';
@@ -18,7 +18,7 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  *
  * 1. The `Stripe-Signature` header must verify (`stripe.webhooks.constructEvent`, raw body, 300 s). A bad,
  *    missing or stale signature, an unknown project and a project not connected to Stripe all get the
- *    same 400, after the same HMAC work (never saying whether the project exists).
+ *    same 400, after the same decryption and HMAC work (never saying whether the project exists).
  * 2. Idempotent on the Stripe event id: the receipt is written in the transaction of the event's effect
  *    (`applyOnce`), so a re-sent event changes nothing and gets 200 `{ received: true, duplicate: true }`.
  * 3. The event is mapped by `shared/domain/payments/stripe-events.ts`; an unmapped or inapplicable one is
@@ -36,7 +36,8 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
 async function handleStripeEvent(runtime: Runtime, request: { projectId: string; signature: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
-    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), 'stripe') : null;
+    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
+    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', 'stripe');
     const event = await verifiedStripeEvent(request.body, request.signature, credential?.secrets.webhook_secret, runtime.clock.nowMs());
     if (!event || !credential) return STRIPE_SIGNATURE_REFUSED;
     const teamId = credential.description.team_id;

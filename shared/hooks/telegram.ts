@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from '../schemas/zod.js';
-import { openCredential } from '../credentials/repository.js';
+import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { readPlatformUserClaim } from '../domain/members/repository.js';
 import { createPortalLink } from '../domain/portal-sessions/links.js';
@@ -106,7 +106,8 @@ function displayName(user: z.infer<typeof User>): string | null {
 async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
-    const credential = isUuid(request.projectId) ? await openCredential(runtime.store, settings.keyEncryptionKey, request.projectId.toLowerCase(), TELEGRAM_CREDENTIAL) : null;
+    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
+    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', TELEGRAM_CREDENTIAL);
     if (!secretMatches(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;

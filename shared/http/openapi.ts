@@ -131,7 +131,7 @@ function buildDocument(): ReturnType<typeof createDocument> {
         version: API_VERSION,
         license: { name: 'Proprietary', url: 'https://docs.membership.example/license' },
         description:
-          'REST API of the membership service. Every request except the two public documents needs `Authorization: Bearer svc_live_<id>_<secret>`; each operation names the ability it needs in `x-required-scopes`. Errors are RFC 9457 problem documents; codes: ' +
+          'REST API of the membership service. Every request except the two public documents needs `Authorization: Bearer svc_live_<id>_<secret>`; each operation names the ability it needs in `x-required-scopes`. Names, descriptions, labels and reasons are text: control characters (NUL included) and unpaired surrogates are refused with 422 VALIDATION_FAILED naming the field. Errors are RFC 9457 problem documents; codes: ' +
           ERROR_CODES.map((entry) => `${entry.code} (${entry.status})`).join(', ') +
           '.',
       },

@@ -9,9 +9,11 @@ import { ConditionFailedError, type Store } from '../store/store.js';
 const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 /**
  * A claim older than this (seconds) is considered abandoned (the first request crashed) and may be taken
- * over. Longer than any REST or tool Lambda's timeout (10 s), so a request still running is never taken over.
+ * over (DESIGN D3): a retry after a crash is answered IDEMPOTENCY_KEY_IN_USE for at most this long. Every
+ * Lambda that runs operations (REST 10 s; the tool server, the dashboard and the public pages) times out
+ * within it (`lib/`, asserted by the stack test), so a request still running is never taken over.
  */
-export const IDEMPOTENCY_LOCK_SECONDS = 60;
+export const IDEMPOTENCY_LOCK_SECONDS = 15;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

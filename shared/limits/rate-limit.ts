@@ -13,12 +13,15 @@ import { ConditionFailedError, type Store } from '../store/store.js';
  *   authenticated route carries `X-RateLimit-*` and token guessing is throttled; also every call of a
  *   public write (`POST /v1/team-invitations/accept`, whose credential is in its body). The two public
  *   documents (`/openapi.json`, `/webhook-events.json`) need no token and are not limited.
+ * - `public-pages`: the join pages and the subscriber portal (DESIGN D26, D27), per client IP, 60/min —
+ *   enough for a fan and the welcome page's polling, not for guessing links or codes.
  */
 export const RATE_LIMITS = {
   mcp: { limit: 120, windowSeconds: 60 },
   'mcp-anonymous': { limit: 5, windowSeconds: 60 },
   rest: { limit: 600, windowSeconds: 60 },
   'rest-anonymous': { limit: 5, windowSeconds: 60 },
+  'public-pages': { limit: 60, windowSeconds: 60 },
 } as const;
 
 /** A bucket name of {@link RATE_LIMITS}. */

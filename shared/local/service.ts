@@ -34,6 +34,7 @@ import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/t
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
 import { DASHBOARD_PATH, MAX_DASHBOARD_BODY_BYTES } from '../dashboard/http.js';
+import { JOIN_PATH, PORTAL_PATH } from '../public-pages/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
 import { ensureTeamOwner } from '../domain/team-members/repository.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
@@ -277,6 +278,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       }
       const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path);
       const isDashboard = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
+      const isPublicPage = path.startsWith(`${JOIN_PATH}/`) || path.startsWith(`${PORTAL_PATH}/`);
       const isHook = path.startsWith(HOOKS_PATH_PREFIX);
       const fail = (error: unknown) => {
         log(JSON.stringify({ type: 'error', message: (error as Error).message }));
@@ -293,27 +295,30 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       }
       // Stop reading at the surface's limit and answer 413 at once (a Content-Length over it is refused
       // before any byte is read), as API Gateway refuses bodies over its 10 MB cap before any Lambda runs.
-      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : isDashboard ? MAX_DASHBOARD_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
+      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : isDashboard || isPublicPage ? MAX_DASHBOARD_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
       getRawBody(request, { limit, length: request.headers['content-length'] }).then(
         (body) => {
           const event = nodeRequestToEvent(request, body);
           const started = performance.now();
           const hook = async () => await serveHookRequest(runtime, event).then((result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result));
-          const served = isDashboard
-            ? // Loaded on the first dashboard request, so start-up does not compile the pages.
-              import('../dashboard/router.js')
-                .then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event))
-                .then((result) => {
-                  logRequest({
-                    method: event.requestContext.http.method,
-                    path,
-                    status: result.statusCode,
-                    duration_ms: Math.round(performance.now() - started),
-                    request_id: event.requestContext.requestId,
-                    operation: null,
-                  });
-                  return result;
-                })
+          // Loaded on the first dashboard or public-page request, so start-up does not compile the pages.
+          const pages = isDashboard
+            ? import('../dashboard/router.js').then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event))
+            : isPublicPage
+              ? import('../public-pages/router.js').then(({ handlePublicRequest }) => handlePublicRequest(runtime, event))
+              : null;
+          const served = pages
+            ? pages.then((result) => {
+                logRequest({
+                  method: event.requestContext.http.method,
+                  path,
+                  status: result.statusCode,
+                  duration_ms: Math.round(performance.now() - started),
+                  request_id: event.requestContext.requestId,
+                  operation: null,
+                });
+                return result;
+              })
             : isMcp
               ? mcp(event, lambdaContext)
               : isHook

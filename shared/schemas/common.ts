@@ -4,6 +4,32 @@ import { IdSchemas } from '../ids.js';
 /** ISO 8601 UTC timestamp with `Z` (DESIGN D12). */
 export const Timestamp = z.iso.datetime().check(z.describe('ISO 8601 UTC timestamp, e.g. 2026-05-01T12:00:00.000Z'));
 
+/** Control characters (Unicode Cc) and unpaired surrogates (Cs): never part of a name or a label. */
+const NOT_TEXT = /[\p{Cc}\p{Cs}]/u;
+/** The same, but tabs and line breaks are text in a description. */
+const NOT_MULTILINE_TEXT = /[^\P{Cc}\t\n\r]|\p{Cs}/u;
+/** What a name, description or label with a control character or an unpaired surrogate is refused with (VALIDATION_FAILED names the field). */
+const TEXT_RULE = 'must be text: no control characters (NUL included) and no unpaired surrogates';
+
+/** A one-line name or label a person reads: trimmed, 1 to `max` characters, {@link TEXT_RULE}. */
+export function NameText(max = 100) {
+  return z.string().check(
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(max),
+    z.refine((value) => !NOT_TEXT.test(value), TEXT_RULE),
+  );
+}
+
+/** A free text (a description, a reason): up to `max` characters, line breaks and tabs allowed, {@link TEXT_RULE}. */
+export function LongText(max = 1000, min = 0) {
+  return z.string().check(
+    ...(min > 0 ? [z.trim(), z.minLength(min)] : []),
+    z.maxLength(max),
+    z.refine((value) => !NOT_MULTILINE_TEXT.test(value), TEXT_RULE),
+  );
+}
+
 /** UUID path/body identifier of a domain object (DESIGN D12). */
 export const Uuid = IdSchemas.uuid();
 
@@ -84,6 +110,12 @@ export function minorToMajor(amount: number, currency: string): string {
 /** An amount in integer MINOR units written in the major unit with the currency code: 999 USD → `9.99 USD`, 500 JPY → `500 JPY`. */
 export function formatMinorUnits(amount: number, currency: string): string {
   return `${minorToMajor(amount, currency)} ${currency.toUpperCase()}`;
+}
+
+/** An amount in a currency's minor unit shown in its main unit for people (`€9.00`, `¥500`), with the currency's symbol. */
+export function formatPrice(amount: number, currency: string, locale = 'en'): string {
+  const digits = currencyExponent(currency);
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
 }
 
 /** Page size of every list when `limit` is not given (DESIGN D12). */

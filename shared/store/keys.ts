@@ -101,6 +101,13 @@ export const keys = mergeFacts(FACTS, 'keys', {
     pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_PAYMENT#${provider}#${paymentId}`,
     sk: 'PROVIDER_PAYMENT',
   }),
+  // Public pages (DESIGN D26): the join page knows only the project id, so a small item in a partition of
+  // the project's own names its team (written with the project); a completed Stripe Checkout Session names
+  // the subscription it created (written with it, read by the welcome page); a welcome link of a free or
+  // code join is a random token stored only as its SHA-256, naming the subscription it shows.
+  projectTeam: (projectId: string) => ({ pk: `PROJECT#${projectId}#TEAM`, sk: 'PROJECT_TEAM' }),
+  checkoutSession: (projectId: string, sessionId: string) => ({ pk: `PROJECT#${projectId}#CHECKOUT_SESSION#${sessionId}`, sk: 'CHECKOUT_SESSION' }),
+  welcomeLink: (tokenSha256: string) => ({ pk: `WELCOME_LINK#${tokenSha256}`, sk: 'WELCOME_LINK' }),
 });
 
 /** Sort-key prefixes for `begins_with` list queries (each object's, from its `facts.ts`). */
@@ -139,4 +146,7 @@ export const entity = mergeFacts(FACTS, 'entity', {
   providerCustomer: 'provider_customer',
   providerSubscription: 'provider_subscription',
   providerPayment: 'provider_payment',
+  projectTeam: 'project_team',
+  checkoutSession: 'checkout_session',
+  welcomeLink: 'welcome_link',
 });

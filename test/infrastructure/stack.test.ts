@@ -23,6 +23,7 @@ import { credentialKeyActions, credentialKeyUse } from '../../shared/credentials
 import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
 
 type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
 
@@ -317,7 +318,15 @@ describe('REST API', () => {
   it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard’s two, with no authorizer', () => {
     const routes = restRoutes();
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(
-      [...OPERATIONS.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort(),
+      [
+        ...OPERATIONS.map(routeKey),
+        ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`),
+        '$default',
+        'ANY /dashboard',
+        'ANY /dashboard/{proxy+}',
+        'ANY /join/{proxy+}',
+        'ANY /portal/{proxy+}',
+      ].sort(),
     );
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
@@ -329,7 +338,7 @@ describe('REST API', () => {
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /dashboard', 'ANY /dashboard/{proxy+}']);
     const [dashboardId, dashboard] = onlyFunction('dashboard.handler');
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(dashboardId);
-    expect(dashboard.Properties.Timeout).toBe(30);
+    expect(dashboard.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     const actions = actionsOf(statementsOfFunction(dashboardId));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage']));
     expect(actions).not.toContain('dynamodb:Scan');
@@ -338,6 +347,22 @@ describe('REST API', () => {
     expect(bundle).toContain('htmx');
     expect(bundle).toContain('SimpleWebAuthnBrowser');
     expect(statSync(bundleFileOf(dashboard)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
+  });
+
+  it('serves /join and /portal from the public pages’ own Lambda (DESIGN D26, D27), which may use the tables, the queue and open credentials, without Scan or BatchWriteItem', () => {
+    const routes = restRoutes().filter(([, r]) => /^ANY \/(join|portal)\//.test(String(r.Properties.RouteKey)));
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /join/{proxy+}', 'ANY /portal/{proxy+}']);
+    const [pagesId, pages] = onlyFunction('public-pages.handler');
+    for (const [, route] of routes) {
+      expect(functionOfRoute(route)).toBe(pagesId);
+      expect(route.Properties.AuthorizationType).toBe('NONE');
+    }
+    expect(pages.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
+    const actions = actionsOf(statementsOfFunction(pagesId));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage', 'kms:Decrypt']));
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    expect(statSync(bundleFileOf(pages)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
   });
 
   it('sends unmatched requests ($default) to a Lambda that serves no operation and may touch no table', () => {
@@ -454,7 +479,7 @@ describe('credentials key (DESIGN D16)', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties.Environment.Variables.CREDENTIALS_KMS_KEY_ID, id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
-  it('lets only the functions that open or seal credentials use it: the connecting route seals, moderation, access, the hook, MCP and the deadline worker open', () => {
+  it('lets only the functions that open or seal credentials use it: the connecting route seals, moderation, access, the hook, MCP, the public pages and the deadline worker open', () => {
     const users = new Map<string, string[]>();
     for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
       const actions = actionsOf(statementsOfFunction(functionId))
@@ -476,6 +501,7 @@ describe('credentials key (DESIGN D16)', () => {
       'stripe-hook',
       'mcp',
       'deadlines',
+      'public-pages',
     ]) {
       expect(users.get(name), name).toEqual(['kms:Decrypt']);
     }
@@ -611,14 +637,14 @@ describe('MCP API', () => {
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /mcp', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp', 'OPTIONS /mcp']);
     const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
-    expect(mcpFunction.Properties.Timeout).toBe(30);
+    expect(mcpFunction.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
   });
 });
 
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(OPERATIONS.length + FUNCTION_FILES.length); // routes, $default, MCP, dashboard, fan-out, dispatcher, sweeper, deadlines, the Telegram hook
+    expect(functions).toHaveLength(OPERATIONS.length + FUNCTION_FILES.length); // routes, $default, MCP, dashboard, public pages, fan-out, dispatcher, sweeper, deadlines, the Telegram hook
     const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
     for (const [id, fn] of functions) {
       const p = fn.Properties;

@@ -361,6 +361,20 @@ describe('bad REST input never gives a 500, and never writes', () => {
     ['a number body', () => ({ method: 'POST', path: '/v1/webhook-deliveries/replay-dead', token: world.a.token, body: '24', headers: json }), 'VALIDATION_FAILED', ['body']],
     ['an empty body where one is required', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token }), 'VALIDATION_FAILED', ['body.name', 'body.platform_type']],
     ['an unknown field', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'x', platform_type: 'discord', owner: 'me' } }), 'VALIDATION_FAILED', ['body']],
+    ['a NUL in a project name', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Book\u0000club', platform_type: 'web' } }), 'VALIDATION_FAILED', ['body.name']],
+    [
+      'an unpaired surrogate in a project name',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Book \ud800 club', platform_type: 'web' } }),
+      'VALIDATION_FAILED',
+      ['body.name'],
+    ],
+    [
+      'an escape character in a description',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Club', description: 'Read \u001b[31mred', platform_type: 'web' } }),
+      'VALIDATION_FAILED',
+      ['body.description'],
+    ],
+    ['a line break in a token name', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: { name: 'ci\nbot', abilities: ['team:view'] } }), 'VALIDATION_FAILED', ['body.name']],
     ['wrong types', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 7, platform_type: ['discord'] } }), 'VALIDATION_FAILED', ['body.name', 'body.platform_type']],
     [
       'an http:// webhook URL',

@@ -12,7 +12,7 @@
  * its published schema. No network.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
@@ -394,5 +394,21 @@ describe('refusals', () => {
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     // Within the tolerance it verifies.
     expect((await post(body, stripeSignature(body, webhookSecret, nowSeconds() - 299))).status).toBe(200);
+  });
+
+  it('opens one sealed credential for every refused request alike: a connected project, an unknown one and an unconnected one (no timing oracle)', async () => {
+    const other = (await ok('POST', '/v1/projects', { name: 'Unconnected', platform_type: 'telegram' }, 201)).id;
+    const key = runtime.integrations!.keyEncryptionKey;
+    const unwrap = vi.spyOn(key, 'unwrapDataKey');
+    const { body } = stripeEventBody('checkout.session.completed', checkoutSession({ customer: stripeId('cus'), planId: gold.id }), { created: nowSeconds() });
+    const forged = stripeSignature(body, 'whsec_forged', nowSeconds());
+    const unwrapsFor = async (project: string) => {
+      // The decoy is sealed once per key: warm it so only the per-request work is counted.
+      await post(body, forged, randomUUID());
+      unwrap.mockClear();
+      expect((await post(body, forged, project)).status).toBe(400);
+      return unwrap.mock.calls.length;
+    };
+    expect([await unwrapsFor(projectId), await unwrapsFor(randomUUID()), await unwrapsFor(other), await unwrapsFor('not-a-project')]).toEqual([1, 1, 1, 1]);
   });
 });

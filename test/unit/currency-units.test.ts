@@ -1,10 +1,11 @@
 /**
  * Currency minor units (interface: amounts are integers in the currency's minor unit): the ISO 4217
  * exponent of `currencyExponent`, exact conversion of a typed major-unit amount with `toMinorUnits`, and
- * `formatMinorUnits` back. The dashboard's plan form and lists use these, never a table of their own.
+ * `formatMinorUnits` back, and `formatPrice` for people (the join pages: the currency's symbol and main unit).
+ * The dashboard's plan form and lists and the public pages use these, never a table of their own.
  */
 import { describe, expect, it } from 'vitest';
-import { Currency, currencyExponent, formatMinorUnits, minorToMajor, toMinorUnits } from '../../shared/schemas/common.js';
+import { Currency, currencyExponent, formatMinorUnits, formatPrice, minorToMajor, toMinorUnits } from '../../shared/schemas/common.js';
 
 describe('currency minor units', () => {
   it('uses the ISO 4217 exponent, not ICU display rounding', () => {
@@ -55,5 +56,13 @@ describe('currency minor units', () => {
     expect(formatMinorUnits(1500, 'KWD')).toBe('1.500 KWD');
     expect(minorToMajor(1990, 'EUR')).toBe('19.90');
     expect(toMinorUnits(minorToMajor(12_345_678, 'USD'), 'USD')).toBe(12_345_678);
+  });
+
+  it('shows a price in the main unit with the currency’s symbol and its exponent’s decimals', () => {
+    expect(formatPrice(900, 'EUR')).toBe('€9.00');
+    expect(formatPrice(123456, 'usd')).toBe('$1,234.56');
+    expect(formatPrice(500, 'JPY')).toBe('¥500');
+    expect(formatPrice(1500, 'KWD')).toMatch(/^KWD\s1\.500$/);
+    expect(formatPrice(1000, 'HUF')).toMatch(/^HUF\s10\.00$/);
   });
 });

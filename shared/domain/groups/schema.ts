@@ -1,5 +1,5 @@
 import * as z from '../../schemas/zod.js';
-import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /** Most members a group holds. */
 export const MAX_GROUP_MEMBERS = 25;
@@ -31,7 +31,7 @@ export const GroupList = listOf(Group, 'GroupList');
 /** `{id}` path parameters of a group. */
 export const GroupIdParams = z.strictObject({ id: Uuid.check(z.describe('The group id.')) });
 
-const GroupName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+const GroupName = NameText();
 const RoleIds = z.array(Uuid).check(z.maxLength(MAX_GROUP_ROLES));
 const MemberIds = z.array(Uuid).check(z.maxLength(MAX_GROUP_MEMBERS));
 
@@ -39,7 +39,7 @@ const MemberIds = z.array(Uuid).check(z.maxLength(MAX_GROUP_MEMBERS));
 export const CreateGroupRequest = z
   .strictObject({
     name: GroupName.check(z.describe('Group name, 1 to 100 characters, unique in the team (any case).')),
-    description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('Optional description, up to 1000 characters.')),
+    description: z.optional(z.nullable(LongText())).check(z.describe('Optional description, up to 1000 characters.')),
     role_ids: z.optional(RoleIds).check(z.describe(`Roles the group gives its members (up to ${MAX_GROUP_ROLES}); needs \`role:assign\`, and each role’s abilities must be held by the caller.`)),
     member_ids: z.optional(MemberIds).check(z.describe(`Team members to put in the group (up to ${MAX_GROUP_MEMBERS}); needs \`group:manage-members\`.`)),
   })
@@ -51,7 +51,7 @@ export type CreateGroupRequest = z.infer<typeof CreateGroupRequest>;
 export const UpdateGroupRequest = z
   .strictObject({
     name: z.optional(GroupName).check(z.describe('New name, 1 to 100 characters, unique in the team.')),
-    description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('New description; null clears it.')),
+    description: z.optional(z.nullable(LongText())).check(z.describe('New description; null clears it.')),
     role_ids: z.optional(RoleIds).check(z.describe('The group’s complete new set of roles; needs `role:assign`.')),
     member_ids: z.optional(MemberIds).check(z.describe('The group’s complete new set of members; needs `group:manage-members`.')),
   })

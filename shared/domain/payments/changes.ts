@@ -8,7 +8,7 @@ import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
 import { decideSettlement } from './decisions.js';
-import { releaseRefund, reserveRefund } from './refund-reservations.js';
+import { holdsReservation, releaseRefund, reserveRefund } from './refund-reservations.js';
 import { refundAtProvider, type RefundOptions } from './provider-refund.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { eventData, eventOf, writePaymentUpdate } from './writes.js';
@@ -113,7 +113,9 @@ export async function refundPayment(
     if (!(error instanceof ProblemError && error.code === 'PROVIDER_UNAVAILABLE')) await releaseRefund(runtime.store, principal.teamId, paymentId, key);
     throw error;
   }
-  return changePayment(runtime, principal, paymentId, (payment) => {
+  return changePayment(runtime, principal, paymentId, (payment, _subscription, item) => {
+    // Settled already by a request that took this one's Idempotency-Key over (its claim looked abandoned).
+    if (!holdsReservation(item, key, runtime.clock.nowMs())) throw new ProblemError('CONFLICT', `The refund of request ${key} on payment ${paymentId} is recorded already; read the payment.`);
     if (payment.status !== 'succeeded' || payment.amount_refunded + amount > payment.amount) {
       throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status} with ${payment.amount_refunded} refunded: this refund of ${amount} no longer fits; read it again.`);
     }

@@ -41,6 +41,11 @@ export function reservedAmount(item: StoredPayment, nowMs: number, exceptKey: st
   return Object.entries(liveReservations(item, nowMs)).reduce((sum, [key, reservation]) => (key === exceptKey ? sum : sum + Number(reservation.amount)), 0);
 }
 
+/** True when reservation `key` is still held on the stored payment at `nowMs` (epoch ms): not settled, released or expired. */
+export function holdsReservation(item: StoredPayment, key: string, nowMs: number): boolean {
+  return key in liveReservations(item, nowMs);
+}
+
 /** A refund reserved on its payment: the key (the provider idempotency key derives from it), the amount and the payment as read. */
 export interface ReservedRefund {
   key: string;

@@ -1,6 +1,6 @@
 import * as z from '../../schemas/zod.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
-import { Currency, ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { Currency, listOf, ListQuery, LongText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /**
  * The payment's shapes (DESIGN D12, D16): what reads return and the `payment.*` events carry
@@ -103,7 +103,7 @@ export type SettlePaymentRequest = z.infer<typeof SettlePaymentRequest>;
 export const RefundPaymentRequest = z
   .strictObject({
     amount: z.optional(Amount).check(z.describe('In the minor unit. Default: all that is left to refund.')),
-    reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))).check(z.describe('Carried by payment.refunded (and the cancellation).')),
+    reason: z.optional(LongText(500, 1)).check(z.describe('Carried by payment.refunded (and the cancellation).')),
     cancel: z.optional(z.boolean()).check(z.describe('true also cancels the subscription at once.')),
   })
   .register(z.globalRegistry, { id: 'RefundPaymentRequest' });

@@ -60,6 +60,9 @@ const STRIPE: PaymentProvider = 'stripe';
 /** How long (seconds after Stripe created it) an invoice of a subscription not created yet is refused so that Stripe sends it again after `checkout.session.completed`. */
 const CHECKOUT_WAIT_SECONDS = 3600;
 
+/** How long (seconds) the reference from a completed Checkout Session to its subscription is kept for the welcome page. */
+const CHECKOUT_SESSION_REF_SECONDS = 30 * 24 * 3600;
+
 /** What an event did: applied, or ignored with the reason (logged by the hook; the event is acknowledged). */
 export type StripeEventOutcome = { applied: true } | { ignored: string };
 
@@ -325,6 +328,15 @@ async function checkoutCompleted(context: EventContext, session: Stripe.Checkout
           { condition: 'attribute_not_exists(pk)' },
         );
       }
+      // The join page's welcome page (DESIGN D26) finds the subscription by the session id Stripe sends the buyer back with.
+      tx.put({
+        ...keys.checkoutSession(projectId, session.id),
+        entity: entity.checkoutSession,
+        team_id: teamId,
+        project_id: projectId,
+        subscription_id: subscription.id,
+        expires_at: Math.floor(nowMs / 1000) + CHECKOUT_SESSION_REF_SECONDS,
+      });
       ({ followUp } = await addSubscriptionCreation(tx, runtime, principal, {
         subscription,
         subscriber,

@@ -1,6 +1,6 @@
 import * as z from '../../schemas/zod.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
-import { Currency, ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { Currency, listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /**
  * The subscription plan's shapes (DESIGN D12, D16, D22): what reads return and events carry (`Plan`,
@@ -92,8 +92,8 @@ export const PlanIdParams = z.strictObject({ id: Uuid.check(z.describe('The plan
 /** `{project_id}` path parameters of a project's plans. */
 export const PlanProjectParams = z.strictObject({ project_id: Uuid.check(z.describe('The project the plans belong to.')) });
 
-const PlanName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
-const PlanDescription = z.string().check(z.maxLength(1000));
+const PlanName = NameText();
+const PlanDescription = LongText();
 const Amount = z.number().check(z.int(), z.gte(0), z.lte(MAX_PLAN_AMOUNT));
 const IntervalCount = z.number().check(z.int(), z.gte(1), z.lte(52));
 const AccessDays = z.number().check(z.int(), z.gte(1), z.lte(MAX_ACCESS_DAYS));

@@ -102,6 +102,7 @@ export async function createProject(runtime: UnitOfWorkRuntime, principal: Princ
     unitOfWork(runtime, principal.teamId, (tx) => {
       countUsage(tx, principal.teamId, 'projects', 1);
       tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project, revision: 1 }, { condition: 'attribute_not_exists(pk)' });
+      tx.put({ ...keys.projectTeam(project.id), entity: entity.projectTeam, team_id: principal.teamId, project_id: project.id }, { condition: 'attribute_not_exists(pk)' });
       tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
       return project;
     }),
@@ -117,6 +118,15 @@ export async function loadProject(store: Store, principal: Principal, projectId:
   const item = await store.get(keys.project(principal.teamId, projectId));
   if (!item) throw notFound(projectId);
   return item;
+}
+
+/**
+ * The team of project `projectId` (the public pages know only the project id, DESIGN D26), or null when no
+ * project has that id. One strongly consistent GetItem.
+ */
+export async function teamOfProject(store: Store, projectId: string): Promise<string | null> {
+  const item = await store.get(keys.projectTeam(projectId));
+  return item ? (item.team_id as string) : null;
 }
 
 /** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */
@@ -365,6 +375,7 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
           values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
         });
         for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
+        tx.delete(keys.projectTeam(projectId));
         countUsage(tx, principal.teamId, 'projects', -1);
         for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
         tx.emit({ type: 'project.deleted', projectId, data: { project } });

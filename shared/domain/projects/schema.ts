@@ -2,7 +2,7 @@ import * as z from '../../schemas/zod.js';
 import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_RESOURCE_KINDS, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
 import { STRIPE_SECRET_KEY_PATTERN, STRIPE_WEBHOOK_SECRET_PATTERN } from '../../providers/stripe-keys.js';
-import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /**
  * The project's shapes (DESIGN D12, D16, D22): what reads return and events carry (`Project`, with its
@@ -93,8 +93,8 @@ export const ProjectResourceParams = z.strictObject({
   resource_id: Uuid.check(z.describe('The linked resource\u2019s id (`id` of an entry of the project\u2019s `resources`).')),
 });
 
-const ProjectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
-const ProjectDescription = z.string().check(z.maxLength(1000));
+const ProjectName = NameText();
+const ProjectDescription = LongText();
 
 /** Body of `POST /v1/projects` (and the `create_project` tool's arguments). */
 export const CreateProjectRequest = z
@@ -165,7 +165,7 @@ export const LinkResourceRequest = z
   .strictObject({
     kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).')),
     platform_resource_id: z.string().check(z.trim(), z.minLength(1), z.maxLength(256), z.describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).')),
-    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('Optional display name, 1 to 100 characters.')),
+    name: z.optional(NameText()).check(z.describe('Optional display name, 1 to 100 characters.')),
   })
   .register(z.globalRegistry, { id: 'LinkResourceRequest' });
 /** A validated resource link (see {@link LinkResourceRequest}). */

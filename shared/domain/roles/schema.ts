@@ -1,6 +1,6 @@
 import * as z from '../../schemas/zod.js';
 import { ABILITY_VALUES } from '../../catalogues/abilities.js';
-import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
+import { booleanFilter, listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /** Most projects a role can be narrowed to. */
 const MAX_ROLE_PROJECTS = 20;
@@ -31,7 +31,7 @@ export const RoleList = listOf(Role, 'RoleList');
 /** `{id}` path parameters of a role. */
 export const RoleIdParams = z.strictObject({ id: Uuid.check(z.describe('The role id.')) });
 
-const RoleName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+const RoleName = NameText();
 const Abilities = z.array(z.enum(ABILITY_VALUES)).check(z.minLength(1), z.maxLength(ABILITY_VALUES.length));
 const ProjectIds = z.array(Uuid).check(z.minLength(1), z.maxLength(MAX_ROLE_PROJECTS));
 
@@ -39,7 +39,7 @@ const ProjectIds = z.array(Uuid).check(z.minLength(1), z.maxLength(MAX_ROLE_PROJ
 export const CreateRoleRequest = z
   .strictObject({
     name: RoleName.check(z.describe('Role name, 1 to 100 characters, unique in the team (built-in names included, any case).')),
-    description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('Optional description, up to 1000 characters.')),
+    description: z.optional(z.nullable(LongText())).check(z.describe('Optional description, up to 1000 characters.')),
     abilities: Abilities.check(z.describe('Abilities the role grants (service://enums/ability); each must be held by the caller.')),
     project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe(`Narrow the role to these projects (1 to ${MAX_ROLE_PROJECTS}); omit or null for every project.`)),
   })
@@ -51,7 +51,7 @@ export type CreateRoleRequest = z.infer<typeof CreateRoleRequest>;
 export const UpdateRoleRequest = z
   .strictObject({
     name: z.optional(RoleName).check(z.describe('New name, 1 to 100 characters, unique in the team.')),
-    description: z.optional(z.nullable(z.string().check(z.maxLength(1000)))).check(z.describe('New description; null clears it.')),
+    description: z.optional(z.nullable(LongText())).check(z.describe('New description; null clears it.')),
     abilities: z.optional(Abilities).check(z.describe('The new complete set of abilities; each must be held by the caller.')),
     project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe('The new project scope; null makes the role apply to every project.')),
   })

@@ -1,5 +1,5 @@
 import * as z from '../../schemas/zod.js';
-import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 import { Member } from '../members/schema.js';
 
 /**
@@ -60,7 +60,7 @@ const Phone = z
     z.regex(/^\+?[0-9][0-9 ()-]{2,29}[0-9)]$/, 'Expected a phone number (digits, optionally a leading + and spaces, dashes or parentheses; no spaces at either end).'),
     z.meta({ examples: ['+15550100'] }),
   );
-const DisplayName = z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_DISPLAY_NAME_LENGTH));
+const DisplayName = NameText(MAX_DISPLAY_NAME_LENGTH);
 const PlatformUserId = z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_PLATFORM_USER_ID_LENGTH));
 const ProviderCustomerId = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 
@@ -133,7 +133,7 @@ export type SubscriberExportPage = z.infer<typeof SubscriberExportPage>;
 /** Body of `POST /v1/subscribers/{id}/ban` and `/kick` (and the `ban_subscriber` / `kick_subscriber` arguments besides `id`). */
 export const RemoveSubscriberRequest = z
   .strictObject({
-    reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))).check(z.describe('Why, up to 500 characters; carried by the `member.banned` / `member.kicked` event.')),
+    reason: z.optional(LongText(500, 1)).check(z.describe('Why, up to 500 characters; carried by the `member.banned` / `member.kicked` event.')),
   })
   .register(z.globalRegistry, { id: 'RemoveSubscriberRequest' });
 /** A validated ban or kick (see {@link RemoveSubscriberRequest}). */

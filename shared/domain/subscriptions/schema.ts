@@ -1,7 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { SUBSCRIPTION_STATUS_VALUES } from '../../catalogues/subscription-statuses.js';
-import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { listOf, ListQuery, LongText, Timestamp, Uuid } from '../../schemas/common.js';
 import { MemberInviteLink } from '../members/schema.js';
 
 /**
@@ -91,7 +91,7 @@ export const ListSubscriptionsQuery = z.extend(ListQuery, {
 /** A validated subscription list query (see {@link ListSubscriptionsQuery}). */
 export type ListSubscriptionsQuery = z.infer<typeof ListSubscriptionsQuery>;
 
-const Reason = z.string().check(z.trim(), z.minLength(1), z.maxLength(500));
+const Reason = LongText(500, 1);
 
 /** Body of `POST /v1/subscriptions/{id}/cancel` (and the `cancel_subscription` arguments besides `id`). */
 export const CancelSubscriptionRequest = z

@@ -1,5 +1,5 @@
 import * as z from '../../schemas/zod.js';
-import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { listOf, ListQuery, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 import { Team } from '../teams/schema.js';
 
 /** Team member statuses (DESIGN D19; a closed list, written once). */
@@ -59,7 +59,7 @@ export const TeamMemberIdParams = z.strictObject({ id: Uuid.check(z.describe('Th
 export const InviteTeamMemberRequest = z
   .strictObject({
     email: z.email().check(z.maxLength(254), z.describe('The invitee’s e-mail address; unique among the team’s invited and active members (any case).')),
-    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.describe('The invitee’s name, 1 to 100 characters.')),
+    name: NameText().check(z.describe('The invitee’s name, 1 to 100 characters.')),
     role_ids: z
       .array(Uuid)
       .check(
@@ -76,7 +76,7 @@ export type InviteTeamMemberRequest = z.infer<typeof InviteTeamMemberRequest>;
 /** Body of `POST /v1/team-members/{id}`: only the fields given change. */
 export const UpdateTeamMemberRequest = z
   .strictObject({
-    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('New name, 1 to 100 characters.')),
+    name: z.optional(NameText()).check(z.describe('New name, 1 to 100 characters.')),
     role_ids: z.optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_ROLES))).check(z.describe(`The member’s complete new set of roles (up to ${MAX_MEMBER_ROLES}); needs \`role:assign\`.`)),
     group_ids: z
       .optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_GROUPS)))

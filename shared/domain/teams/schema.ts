@@ -1,5 +1,5 @@
 import * as z from '../../schemas/zod.js';
-import { Timestamp, Uuid } from '../../schemas/common.js';
+import { NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /**
  * A team (tenant), as `GET /v1/teams/current` returns it and `team.*` events carry it (DESIGN D19).
@@ -19,7 +19,7 @@ export const Team = z
 export type Team = z.infer<typeof Team>;
 
 /** A team name: 1–100 characters after trimming. */
-export const TeamName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.describe('Team name, 1 to 100 characters.'));
+export const TeamName = NameText().check(z.describe('Team name, 1 to 100 characters.'));
 
 /** Body of `POST /v1/teams/current` (rename the team). */
 export const UpdateTeamRequest = z.strictObject({ name: TeamName.check(z.describe('The new team name, 1 to 100 characters.')) }).register(z.globalRegistry, { id: 'UpdateTeamRequest' });

@@ -1,7 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { ABILITY_VALUES } from '../../catalogues/abilities.js';
 import { IdSchemas } from '../../ids.js';
-import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
+import { booleanFilter, listOf, ListQuery, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
 /** An API token as lists return it (never its secret or hash). */
 export const Token = z
@@ -44,7 +44,7 @@ export const TokenList = listOf(Token, 'TokenList');
 /** Body of `POST /v1/tokens`. */
 export const CreateTokenRequest = z
   .strictObject({
-    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('A name to recognise the token by, 1 to 100 characters.')),
+    name: z.optional(NameText()).check(z.describe('A name to recognise the token by, 1 to 100 characters.')),
     abilities: z.array(z.enum(ABILITY_VALUES)).check(z.minLength(1), z.maxLength(ABILITY_VALUES.length), z.describe('Abilities of the new token; each must be held by the caller.')),
     project_ids: z.optional(z.array(Uuid).check(z.maxLength(20))).check(z.describe('Narrow the token to these projects.')),
     member_id: z

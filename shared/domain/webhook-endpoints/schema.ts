@@ -1,6 +1,6 @@
 import * as z from '../../schemas/zod.js';
 import { WEBHOOK_EVENT_NAMES } from '../../catalogues/webhook-events.js';
-import { ListQuery, Timestamp, Uuid, booleanFilter, listOf } from '../../schemas/common.js';
+import { booleanFilter, listOf, ListQuery, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 import { DEFAULT_MAX_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './policy.js';
 
 /**
@@ -68,7 +68,7 @@ export const WebhookEndpointIdParams = z.strictObject({ id: Uuid.check(z.describ
 /** Body of `POST /v1/webhook-endpoints` (and the `create_webhook_endpoint` tool's arguments). */
 export const CreateWebhookEndpointRequest = z
   .strictObject({
-    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.describe('Endpoint name, 1 to 100 characters.')),
+    name: NameText().check(z.describe('Endpoint name, 1 to 100 characters.')),
     url: HttpsUrl.check(z.describe('Delivery URL. Must be https://; http:// is rejected.')),
     events: z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length), z.describe('Event names to deliver (see service://enums/webhook-event); at least one.')),
     allowed_ips: z
@@ -83,7 +83,7 @@ export type CreateWebhookEndpointRequest = z.infer<typeof CreateWebhookEndpointR
 /** Body of `POST /v1/webhook-endpoints/{id}` (every field optional; `is_active: true` re-enables). */
 export const UpdateWebhookEndpointRequest = z
   .strictObject({
-    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe('New name, 1 to 100 characters.')),
+    name: z.optional(NameText()).check(z.describe('New name, 1 to 100 characters.')),
     url: z.optional(HttpsUrl).check(z.describe('New delivery URL. Must be https://.')),
     events: z.optional(z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length))).check(z.describe('New event list; at least one.')),
     allowed_ips: z.optional(z.nullable(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS)))).check(z.describe('New allow-list; null removes it.')),

@@ -1,0 +1,69 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { credentialKeyActions } from '../shared/credentials/usage.js';
+import { JOIN_PATH, PORTAL_PATH } from '../shared/public-pages/http.js';
+import { fileEntry, type FunctionCode } from './function-code.js';
+import { tableActions } from './route-stack.js';
+import { ServiceFunction } from './service-function.js';
+import type { MembershipTables } from './tables.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
+
+/** Properties of {@link PublicPages}. */
+export interface PublicPagesProps {
+  /** The REST API's HTTP API: the pages live under its `/join` and `/portal` paths. */
+  readonly httpApi: apigwv2.IHttpApi;
+  /** Shared function bundles (uses the `public-pages` bundle). */
+  readonly code: FunctionCode;
+  /** Both tables. */
+  readonly tables: MembershipTables;
+  /** The delivery queue (the operations a join or a portal action runs emit events). */
+  readonly queue: sqs.IQueue;
+  /** The key of stored credentials: a paid join opens the project's Stripe key to create the Checkout Session. */
+  readonly credentialsKey: kms.IKey;
+  /** Environment shared by every function of the service. */
+  readonly environment: Record<string, string>;
+}
+
+/**
+ * The public pages (DESIGN D26, D27): the join pages and the subscriber portal, one Lambda behind the REST
+ * API with routes `ANY /join/{proxy+}` and `ANY /portal/{proxy+}`. It runs the join's and the portal's
+ * operations, so it may use both tables with keyed operations and queries (no Scan, no BatchWriteItem),
+ * send to the delivery queue and open stored credentials (Stripe Checkout and Billing Portal sessions).
+ * No authorizer: the pages are public, rate-limited per IP and CSRF-protected by the Lambda itself.
+ */
+export class PublicPages extends Construct {
+  /** The public pages' Lambda. */
+  public readonly function: lambda.Function;
+
+  constructor(scope: Construct, id: string, props: PublicPagesProps) {
+    super(scope, id);
+    this.function = new ServiceFunction(this, 'Pages', {
+      code: props.code,
+      entry: fileEntry('public-pages'),
+      description: 'Public pages: join pages, checkout, welcome page and the subscriber portal',
+      timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
+      environment: props.environment,
+    }).function;
+    props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
+    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
+    props.queue.grantSendMessages(this.function);
+    props.credentialsKey.grant(this.function, ...credentialKeyActions('open'));
+    const integration = new HttpLambdaIntegration('PagesIntegration', this.function);
+    for (const [routeId, path] of [
+      ['JoinRoute', `${JOIN_PATH}/{proxy+}`],
+      ['PortalRoute', `${PORTAL_PATH}/{proxy+}`],
+    ] as const) {
+      const route = new apigwv2.HttpRoute(this, routeId, { httpApi: props.httpApi, routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY), integration });
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Public by nature (DESIGN D26, D27): a fan joins without an account; the Lambda rate-limits per IP, checks CSRF tokens on every form, and the portal accepts only its one-time link and session cookie.',
+      });
+    }
+  }
+}

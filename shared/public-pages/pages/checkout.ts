@@ -1,0 +1,29 @@
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { redirectResult } from '../../dashboard/http.js';
+import { runOperation } from '../../dashboard/run-operation.js';
+import type { CheckoutSession } from '../../domain/checkout-sessions/schema.js';
+import type { Plan } from '../../domain/plans/schema.js';
+import { JOIN_PATH, originOf, publicResult, type PublicRequest } from '../http.js';
+import { joinPage, type JoinContext } from './join.js';
+
+/**
+ * `POST /join/{project_id}/plans/{plan_id}` of a paid plan (DESIGN D26): runs `createCheckoutSession` (a
+ * Stripe Checkout Session of the synced price, metadata naming the project and plan) as the join principal,
+ * with the welcome page as `success_url` and the join page as `cancel_url`, and answers 303 to Stripe's page.
+ * The form's idempotency key makes a double submit lead to the same checkout. A refusal shows the join page
+ * with the problem.
+ */
+export async function startPlanCheckout(request: PublicRequest, context: JoinContext, plan: Plan, formOrigins: readonly string[]): Promise<ApiGatewayResult> {
+  const origin = request.relyingParty.origin;
+  const joinUrl = `${origin}${JOIN_PATH}/${context.project.id}`;
+  const outcome = await runOperation<CheckoutSession>(
+    request.runtime,
+    context.principal,
+    'createCheckoutSession',
+    { id: plan.id, success_url: `${joinUrl}/welcome?session_id={CHECKOUT_SESSION_ID}`, cancel_url: joinUrl },
+    { requestId: request.requestId, idempotencyKey: request.form.get('idempotency_key') ?? undefined, surface: 'portal' },
+  );
+  if (!outcome.ok) return joinPage(request, context, formOrigins, outcome.problem);
+  const checkoutOrigin = originOf(outcome.result.url);
+  return publicResult(redirectResult(outcome.result.url), checkoutOrigin ? [...formOrigins, checkoutOrigin] : formOrigins);
+}

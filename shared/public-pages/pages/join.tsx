@@ -1,0 +1,229 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { IdempotencyField, ProblemView } from '../../dashboard/components.js';
+import { Fragment, h, type Html } from '../../dashboard/html.js';
+import { formText, htmlResult, redirectResult } from '../../dashboard/http.js';
+import { runOperation } from '../../dashboard/run-operation.js';
+import type { Plan } from '../../domain/plans/schema.js';
+import { listPlans } from '../../domain/plans/repository.js';
+import type { Project } from '../../domain/projects/schema.js';
+import { getProject, teamOfProject } from '../../domain/projects/repository.js';
+import type { Subscriber } from '../../domain/subscribers/schema.js';
+import type { Subscription } from '../../domain/subscriptions/schema.js';
+import type { AccessCodeRedemption } from '../../domain/access-codes/schema.js';
+import { findTeam } from '../../domain/teams/repository.js';
+import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
+import { joinPrincipal } from '../../hooks/principal.js';
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { formatPrice } from '../../schemas/common.js';
+import { JOIN_PATH, joinCsrfToken, publicResult, type PublicRequest } from '../http.js';
+import { createWelcomeLink } from '../welcome-links.js';
+import { MemberPage } from './layout.js';
+
+/**
+ * The join page of a project (DESIGN D26): its name, description and active plans, a "Join" form per plan
+ * and a "Have a code?" form. A free plan asks for an e-mail address and creates the subscriber and the
+ * subscription at once; a code is the D18 redemption with the e-mail as the new subscriber; a paid plan
+ * of a project connected to Stripe, with a synced price, leads to Stripe Checkout; any other paid plan is
+ * shown as unavailable, without a button. Every write runs the registry's operation with the project's
+ * join principal (`joinPrincipal`) and activity surface `portal`.
+ */
+
+/** A project whose join page exists: its team, the principal joins act as, and the project. */
+export interface JoinContext {
+  teamId: string;
+  principal: Principal;
+  project: Project;
+}
+
+/** The join context of `projectId`, or null when there is no such (active) project of a live team: the caller answers the one 404. */
+export async function joinContext(request: PublicRequest, projectId: string): Promise<JoinContext | null> {
+  const { store } = request.runtime;
+  const teamId = await teamOfProject(store, projectId);
+  if (!teamId) return null;
+  const team = await findTeam(store, teamId);
+  if (!team || team.deleted_at) return null;
+  const principal = joinPrincipal(teamId, projectId);
+  try {
+    const project = await getProject(store, principal, projectId);
+    return project.status === 'active' ? { teamId, principal, project } : null;
+  } catch (error) {
+    if (error instanceof ProblemError && error.code === 'NOT_FOUND') return null;
+    throw error;
+  }
+}
+
+/** How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider price). */
+function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
+  if (plan.amount === 0) return 'free';
+  const synced = project.payment_provider?.provider === 'stripe' && plan.payment_provider === 'stripe' && plan.provider_price_id !== null && plan.sync_status === 'synced';
+  return synced ? 'checkout' : 'unavailable';
+}
+
+/** The project's active plans (at most 100). */
+async function activePlans(context: JoinContext, request: PublicRequest): Promise<Plan[]> {
+  const page = await listPlans(request.runtime.store, context.principal, context.project.id, { limit: 100, status: 'active' });
+  return page.data.filter((plan) => plan.status === 'active');
+}
+
+const INTERVALS: Record<Plan['interval'], [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'], one_time: ['', ''] };
+
+/** A plan's price and period for people: "€9.00 per month", "€20.00 every 3 months", "€5.00 once, 30 days of access", "Free". */
+export function priceLabel(plan: Plan): string {
+  const price = plan.amount === 0 ? 'Free' : formatPrice(plan.amount, plan.currency);
+  if (plan.interval === 'one_time') return plan.amount === 0 ? `${price}, ${plan.access_days ?? 1} days of access` : `${price} once, ${plan.access_days ?? 1} days of access`;
+  if (plan.amount === 0) return price;
+  const [one, many] = INTERVALS[plan.interval];
+  return plan.interval_count === 1 ? `${price} per ${one}` : `${price} every ${plan.interval_count} ${many}`;
+}
+
+/** The CSRF field of a join form. */
+function JoinCsrf(props: { token: string }): Html {
+  return <input type="hidden" name="csrf_token" value={props.token} />;
+}
+
+/** An e-mail field with its label. */
+function EmailField(props: { id: string }): Html {
+  return (
+    <div>
+      <label for={props.id}>Your e-mail address</label>
+      <input type="email" id={props.id} name="email" required maxlength="254" autocomplete="email" />
+    </div>
+  );
+}
+
+/** One plan as a card with its "Join" form, or the note that it cannot be joined here. */
+function PlanCard(props: { project: Project; plan: Plan; csrf: string }): Html {
+  const { project, plan } = props;
+  const kind = joinKind(project, plan);
+  const action = `${JOIN_PATH}/${project.id}/plans/${plan.id}`;
+  return (
+    <section class="card" aria-labelledby={`plan-${plan.id}`}>
+      <h2 id={`plan-${plan.id}`}>{plan.name}</h2>
+      {plan.description ? <p>{plan.description}</p> : ''}
+      <p>
+        <strong>{priceLabel(plan)}</strong>
+        {plan.trial_days > 0 && plan.interval !== 'one_time' ? <span> · {plan.trial_days}-day free trial</span> : ''}
+      </p>
+      {kind === 'unavailable' ? (
+        <p class="hint">Not available for sign-up here yet.</p>
+      ) : (
+        <form method="post" action={action}>
+          <JoinCsrf token={props.csrf} />
+          <IdempotencyField />
+          {kind === 'free' ? (
+            <>
+              <input type="hidden" name="subscription_key" value={randomUUID()} />
+              <EmailField id={`email-${plan.id}`} />
+            </>
+          ) : (
+            ''
+          )}
+          <button type="submit">Join {plan.name}</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** The join page's markup, with a problem of a failed join above the plans. */
+function JoinView(props: { project: Project; plans: Plan[]; csrf: string; problem?: ProblemDocument }): Html {
+  const { project } = props;
+  return (
+    <MemberPage title={`Join ${project.name}`} site={project.name}>
+      {props.problem ? <ProblemView problem={props.problem} /> : ''}
+      {project.description ? <p>{project.description}</p> : ''}
+      {props.plans.length === 0 ? <p class="hint">There are no plans to join right now.</p> : props.plans.map((plan) => <PlanCard project={project} plan={plan} csrf={props.csrf} />)}
+      <section class="card" aria-labelledby="code-heading">
+        <h2 id="code-heading">Have a code?</h2>
+        <form method="post" action={`${JOIN_PATH}/${project.id}/code`}>
+          <JoinCsrf token={props.csrf} />
+          <IdempotencyField />
+          <div>
+            <label for="code">Code</label>
+            <input type="text" id="code" name="code" required maxlength="64" autocomplete="off" />
+          </div>
+          <EmailField id="code-email" />
+          <button type="submit">Redeem</button>
+        </form>
+      </section>
+    </MemberPage>
+  );
+}
+
+/** `GET /join/{project_id}`: the join page (sets the CSRF cookie on a first visit). */
+export async function joinPage(request: PublicRequest, context: JoinContext, formOrigins: readonly string[], problem?: ProblemDocument): Promise<ApiGatewayResult> {
+  const csrf = joinCsrfToken(request);
+  const plans = await activePlans(context, request);
+  const status = problem ? (problem.status >= 500 ? 500 : problem.status) : 200;
+  return publicResult(htmlResult(status, <JoinView project={context.project} plans={plans} csrf={csrf.token} problem={problem} />, csrf.cookies), formOrigins);
+}
+
+/** The welcome page of a subscription a free or code join created: a fresh welcome link to it. */
+async function toWelcome(request: PublicRequest, context: JoinContext, subscription: Subscription, formOrigins: readonly string[]): Promise<ApiGatewayResult> {
+  const token = await createWelcomeLink(request.runtime.store, request.runtime.clock, { teamId: context.teamId, projectId: context.project.id, subscriptionId: subscription.id });
+  const query = new URLSearchParams({ subscription: subscription.id, t: token });
+  return publicResult(redirectResult(`${JOIN_PATH}/${context.project.id}/welcome?${query}`), formOrigins);
+}
+
+/** Runs one operation of a join as the join principal (surface `portal`). */
+function run<T>(request: PublicRequest, context: JoinContext, operationId: Parameters<typeof runOperation>[2], input: Record<string, unknown>, idempotencyKey: string | undefined) {
+  return runOperation<T>(request.runtime, context.principal, operationId, input, { requestId: request.requestId, idempotencyKey, surface: 'portal' });
+}
+
+/**
+ * `POST /join/{project_id}/plans/{plan_id}`: a free plan creates the subscriber (the e-mail) and its
+ * subscription, then shows the welcome page; a paid plan goes to `checkout` (Stripe Checkout); an
+ * unavailable, inactive or unknown plan answers the join page with the problem.
+ */
+export async function joinPlan(
+  request: PublicRequest,
+  context: JoinContext,
+  planId: string,
+  formOrigins: readonly string[],
+  checkout: (plan: Plan) => Promise<ApiGatewayResult>,
+): Promise<ApiGatewayResult> {
+  const plan = (await activePlans(context, request)).find((candidate) => candidate.id === planId);
+  if (!plan) return joinPage(request, context, formOrigins, problemOf('NOT_FOUND', 'This plan is not open for sign-up.', request.requestId));
+  const kind = joinKind(context.project, plan);
+  if (kind === 'checkout') return checkout(plan);
+  if (kind === 'unavailable') return joinPage(request, context, formOrigins, problemOf('CONFLICT', 'This plan cannot be joined here yet.', request.requestId));
+  const subscriber = await run<Subscriber>(
+    request,
+    context,
+    'createSubscriber',
+    { project_id: context.project.id, email: formText(request.form, 'email') },
+    request.form.get('idempotency_key') ?? undefined,
+  );
+  if (!subscriber.ok) return joinPage(request, context, formOrigins, subscriber.problem);
+  const subscription = await run<Subscription>(
+    request,
+    context,
+    'createSubscription',
+    { project_id: context.project.id, subscriber_id: subscriber.result.id, plan_id: plan.id },
+    request.form.get('subscription_key') ?? undefined,
+  );
+  if (!subscription.ok) return joinPage(request, context, formOrigins, subscription.problem);
+  return toWelcome(request, context, subscription.result, formOrigins);
+}
+
+/** `POST /join/{project_id}/code`: redeems the code (DESIGN D18) for a new subscriber with the e-mail, then shows the welcome page. */
+export async function redeemCode(request: PublicRequest, context: JoinContext, formOrigins: readonly string[]): Promise<ApiGatewayResult> {
+  const email = formText(request.form, 'email');
+  const redemption = await run<AccessCodeRedemption>(
+    request,
+    context,
+    'redeemAccessCode',
+    { project_id: context.project.id, code: formText(request.form, 'code') ?? '', subscriber: email ? { email } : {} },
+    request.form.get('idempotency_key') ?? undefined,
+  );
+  if (!redemption.ok) return joinPage(request, context, formOrigins, redemption.problem);
+  return toWelcome(request, context, redemption.result.subscription, formOrigins);
+}
+
+/** A problem document for a join page message (no operation made it). */
+function problemOf(code: 'NOT_FOUND' | 'CONFLICT', detail: string, requestId: string): ProblemDocument {
+  return toProblem(new ProblemError(code, detail), requestId).problem;
+}

@@ -1,0 +1,251 @@
+/** @jsx h */
+import type { Principal } from '../../auth/principal.js';
+import { DataTable, IdempotencyField, ProblemView, SubscriptionStatusBadge, When } from '../../dashboard/components.js';
+import { h, type Html } from '../../dashboard/html.js';
+import { htmlResult, redirectResult } from '../../dashboard/http.js';
+import type { ListPage } from '../../dashboard/pages/kit.js';
+import { runOperation } from '../../dashboard/run-operation.js';
+import type { Payment } from '../../domain/payments/schema.js';
+import { listPlans } from '../../domain/plans/repository.js';
+import type { Plan } from '../../domain/plans/schema.js';
+import { createPortalLink, consumePortalLink, endPortalSession, findPortalSession, subscriberPrincipal, type PortalSession } from '../../domain/portal-sessions/links.js';
+import { getProject } from '../../domain/projects/repository.js';
+import type { Project } from '../../domain/projects/schema.js';
+import { getSubscriber } from '../../domain/subscribers/repository.js';
+import type { Subscription } from '../../domain/subscriptions/schema.js';
+import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { paymentProviderAdapters } from '../../providers/adapters.js';
+import { formatPrice } from '../../schemas/common.js';
+import { clearedPortalCookie, PORTAL_COOKIE, PORTAL_PATH, portalCookie, publicResult, sameToken, type PublicRequest } from '../http.js';
+import { priceLabel } from './join.js';
+import { MemberPage, NotFoundPage } from './layout.js';
+import type { ManageLink } from './welcome.js';
+
+/**
+ * The subscriber portal (DESIGN D27): a one-time link signs the subscriber in (a session cookie scoped to
+ * `/portal`), then `/portal/{project_id}` shows their subscriptions (status from the catalogue, plan, price,
+ * next renewal or end), platform access (their invite links) and payments, with "Cancel at period end",
+ * "Resume", "Update payment method" (Stripe's Billing Portal, for Stripe-billed subscriptions) and "Sign
+ * out". Reads and actions run the registry's operations with the session's `subscriberPrincipal` (surface
+ * `portal`), so a subscriber only ever sees and changes their own objects; every POST carries the session's
+ * CSRF token.
+ */
+
+/** Subscriptions that can be cancelled at the end of their period. */
+const CANCELLABLE = new Set<Subscription['status']>(['trialing', 'active', 'past_due']);
+
+type PortalHandler = (request: PublicRequest, match: RegExpExecArray, formOrigins: readonly string[]) => Promise<ApiGatewayResult>;
+
+const UUID = '([0-9a-fA-F-]{36})';
+const portalPath = (projectId: string) => `${PORTAL_PATH}/${projectId}`;
+
+/** The page of a request without a live portal session: how to get a new link (no data of anyone). */
+function signedOut(status: number, cookies?: string[]): ApiGatewayResult {
+  return publicResult(
+    htmlResult(
+      status,
+      <MemberPage title="Your membership">
+        <p>You are signed out of the membership portal. Open a new link from your welcome page, or ask the community’s bot for one (for example with /account).</p>
+      </MemberPage>,
+      cookies,
+    ),
+  );
+}
+
+/** `GET /portal/{project_id}/sign-in?token=`: uses the one-time link and starts a session, or the 404 page. */
+const signIn: PortalHandler = async (request, match) => {
+  const projectId = match[1].toLowerCase();
+  try {
+    const { cookieValue } = await consumePortalLink(request.runtime, projectId, request.query.get('token') ?? '');
+    return publicResult(redirectResult(portalPath(projectId), [portalCookie(cookieValue)]));
+  } catch (error) {
+    if (error instanceof ProblemError && error.code === 'NOT_FOUND') return publicResult(htmlResult(404, <NotFoundPage />));
+    throw error;
+  }
+};
+
+/** The session of a portal request and its principal, or null (no, unknown, idle or other project's session). */
+async function sessionOf(request: PublicRequest, projectId: string): Promise<{ session: PortalSession; principal: Principal } | null> {
+  const session = await findPortalSession(request.runtime, projectId, request.cookies[PORTAL_COOKIE]);
+  return session ? { session, principal: subscriberPrincipal(session) } : null;
+}
+
+/** One action form of a subscription: CSRF token, idempotency key, one button. */
+function ActionForm(props: { action: string; csrf: string; label: string; secondary?: boolean }): Html {
+  return (
+    <form method="post" action={props.action} class="inline-form">
+      <input type="hidden" name="csrf_token" value={props.csrf} />
+      <IdempotencyField />
+      <button type="submit" class={props.secondary ? 'secondary' : undefined}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** One subscription as a card: plan, price, status, dates, access and its actions. */
+function SubscriptionCard(props: { project: Project; subscription: Subscription; plan: Plan | undefined; csrf: string }): Html {
+  const { subscription, plan } = props;
+  const base = `${portalPath(props.project.id)}/subscriptions/${subscription.id}`;
+  const ending = subscription.cancel_at_period_end || subscription.ends_at !== null;
+  const until = subscription.cancel_at_period_end ? subscription.current_period_end : (subscription.ends_at ?? subscription.current_period_end);
+  return (
+    <section class="card" aria-labelledby={`subscription-${subscription.id}`}>
+      <h2 id={`subscription-${subscription.id}`}>{plan?.name ?? 'Membership'}</h2>
+      <p>
+        <SubscriptionStatusBadge status={subscription.status} /> {plan ? <span>{priceLabel(plan)}</span> : ''}
+      </p>
+      {subscription.has_access && until ? (
+        <p>
+          {ending ? 'Ends on' : 'Renews on'} <When at={until} />
+        </p>
+      ) : (
+        ''
+      )}
+      {subscription.invite_links.length > 0 ? (
+        <ul>
+          {subscription.invite_links.map((link) => (
+            <li>
+              <a href={link.url} rel="noreferrer">
+                Your invite link to {props.project.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        ''
+      )}
+      <div class="actions">
+        {CANCELLABLE.has(subscription.status) && !subscription.cancel_at_period_end ? <ActionForm action={`${base}/cancel`} csrf={props.csrf} label="Cancel at period end" secondary /> : ''}
+        {subscription.status === 'pending_cancellation' ? <ActionForm action={`${base}/resume`} csrf={props.csrf} label="Resume" /> : ''}
+        {subscription.payment_provider === 'stripe' && subscription.has_access ? <ActionForm action={`${base}/payment-method`} csrf={props.csrf} label="Update payment method" secondary /> : ''}
+      </div>
+    </section>
+  );
+}
+
+/** The portal page: the subscriber's subscriptions and payments, with a problem of a failed action above. */
+async function portalView(request: PublicRequest, projectId: string, signedIn: { session: PortalSession; principal: Principal }, problem?: ProblemDocument): Promise<Html> {
+  const { runtime, requestId } = request;
+  const { principal, session } = signedIn;
+  const options = { requestId, surface: 'portal' as const };
+  const [project, plans, subscriptions, payments] = await Promise.all([
+    getProject(runtime.store, principal, projectId),
+    listPlans(runtime.store, principal, projectId, { limit: 100 }),
+    runOperation<ListPage<Subscription>>(runtime, principal, 'listSubscriptions', { project_id: projectId, limit: 100 }, options),
+    runOperation<ListPage<Payment>>(runtime, principal, 'listPayments', { project_id: projectId, limit: 25 }, options),
+  ]);
+  const planById = new Map(plans.data.map((plan) => [plan.id, plan]));
+  return (
+    <MemberPage title="Your membership" site={project.name}>
+      {problem ? <ProblemView problem={problem} /> : ''}
+      {!subscriptions.ok ? (
+        <ProblemView problem={subscriptions.problem} />
+      ) : subscriptions.result.data.length === 0 ? (
+        <p class="hint">You have no memberships here.</p>
+      ) : (
+        subscriptions.result.data.map((subscription) => <SubscriptionCard project={project} subscription={subscription} plan={planById.get(subscription.plan_id)} csrf={session.csrf_token} />)
+      )}
+      <h2>Payments</h2>
+      {payments.ok ? (
+        <DataTable
+          caption="Your payments, newest first"
+          columns={[
+            { label: 'Date', cell: (payment: Payment) => <When at={payment.created_at} /> },
+            { label: 'Amount', cell: (payment: Payment) => formatPrice(payment.amount, payment.currency) },
+            { label: 'Status', cell: (payment: Payment) => payment.status },
+          ]}
+          rows={payments.result.data}
+          empty="No payments yet."
+        />
+      ) : (
+        <ProblemView problem={payments.problem} />
+      )}
+      <form method="post" action={`${portalPath(projectId)}/sign-out`}>
+        <input type="hidden" name="csrf_token" value={session.csrf_token} />
+        <button type="submit" class="secondary">
+          Sign out
+        </button>
+      </form>
+    </MemberPage>
+  );
+}
+
+/** `GET /portal/{project_id}`: the portal page, or the signed-out page. */
+const portalPage: PortalHandler = async (request, match, formOrigins) => {
+  const projectId = match[1].toLowerCase();
+  const signedIn = await sessionOf(request, projectId);
+  if (!signedIn) return signedOut(401);
+  return publicResult(htmlResult(200, await portalView(request, projectId, signedIn)), formOrigins);
+};
+
+/** A POST of the portal: needs a live session and its CSRF token (403 otherwise); then `act`. */
+function portalAction(
+  act: (request: PublicRequest, projectId: string, subscriptionId: string, signedIn: { session: PortalSession; principal: Principal }) => Promise<ApiGatewayResult>,
+): PortalHandler {
+  return async (request, match) => {
+    const projectId = match[1].toLowerCase();
+    const signedIn = await sessionOf(request, projectId);
+    if (!signedIn) return signedOut(401);
+    if (!sameToken(request.form.get('csrf_token'), signedIn.session.csrf_token)) {
+      const { problem } = toProblem(new ProblemError('CSRF_TOKEN_INVALID', 'This form did not carry the security token of your session; nothing was changed.'), request.requestId);
+      return publicResult(htmlResult(403, await portalView(request, projectId, signedIn, problem)));
+    }
+    return act(request, projectId, match[2]?.toLowerCase() ?? '', signedIn);
+  };
+}
+
+/** Runs cancel (at period end) or resume as the subscriber, then shows the portal again (or the problem). */
+const subscriptionAction = (operationId: 'cancelSubscription' | 'resumeSubscription') =>
+  portalAction(async (request, projectId, subscriptionId, signedIn) => {
+    const input = operationId === 'cancelSubscription' ? { id: subscriptionId, at_period_end: true } : { id: subscriptionId };
+    const outcome = await runOperation(request.runtime, signedIn.principal, operationId, input, {
+      requestId: request.requestId,
+      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
+      surface: 'portal',
+    });
+    if (!outcome.ok) return publicResult(htmlResult(outcome.problem.status, await portalView(request, projectId, signedIn, outcome.problem)));
+    return publicResult(redirectResult(portalPath(projectId)));
+  });
+
+/** "Update payment method": a Stripe Billing Portal session for the subscriber's Stripe customer, then 303 to it. */
+const paymentMethod = portalAction(async (request, projectId, subscriptionId, signedIn) => {
+  const { runtime } = request;
+  const fail = async (detail: string, code: 'CONFLICT' | 'PROVIDER_UNAVAILABLE') =>
+    publicResult(htmlResult(code === 'CONFLICT' ? 409 : 502, await portalView(request, projectId, signedIn, toProblem(new ProblemError(code, detail), request.requestId).problem)));
+  const subscription = await runOperation<Subscription>(runtime, signedIn.principal, 'getSubscription', { id: subscriptionId }, { requestId: request.requestId, surface: 'portal' });
+  if (!subscription.ok) return publicResult(htmlResult(subscription.problem.status, await portalView(request, projectId, signedIn, subscription.problem)));
+  const subscriber = await getSubscriber(runtime.store, signedIn.principal, signedIn.session.subscriber_id);
+  if (subscription.result.payment_provider !== 'stripe' || !subscriber.provider_customer_id) return fail('This membership is not billed through Stripe.', 'CONFLICT');
+  const adapter = paymentProviderAdapters(runtime).stripe;
+  const created = await adapter?.createBillingPortalSession({
+    team_id: signedIn.session.team_id,
+    project_id: projectId,
+    provider_customer_id: subscriber.provider_customer_id,
+    return_url: `${request.relyingParty.origin}${portalPath(projectId)}`,
+  });
+  if (!created?.ok) return fail('Stripe could not open the payment settings right now; try again in a moment.', 'PROVIDER_UNAVAILABLE');
+  return publicResult(redirectResult(created.url));
+});
+
+/** "Sign out": ends the session and deletes its cookie. */
+const signOut = portalAction(async (request) => {
+  await endPortalSession(request.runtime, request.cookies[PORTAL_COOKIE]);
+  return signedOut(200, [clearedPortalCookie()]);
+});
+
+/** The portal's routes (the router matches them after the rate limit). */
+export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; pattern: RegExp; handle: PortalHandler }> = [
+  { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/sign-in/?$`), handle: signIn },
+  { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/?$`), handle: portalPage },
+  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/cancel/?$`), handle: subscriptionAction('cancelSubscription') },
+  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/resume/?$`), handle: subscriptionAction('resumeSubscription') },
+  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/payment-method/?$`), handle: paymentMethod },
+  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/sign-out/?$`), handle: signOut },
+];
+
+/** The welcome page's "Manage your membership" link: a fresh one-time portal link (its path) for the subscription's subscriber. */
+export function portalManageLink(request: PublicRequest): ManageLink {
+  return async (teamId, subscription) => (await createPortalLink(request.runtime, teamId, subscription.project_id, subscription.subscriber_id)).path;
+}

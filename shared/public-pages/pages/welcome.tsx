@@ -1,0 +1,132 @@
+/** @jsx h */
+/** @jsxFrag Fragment */
+import { SubscriptionStatusBadge } from '../../dashboard/components.js';
+import { Fragment, h, type Html } from '../../dashboard/html.js';
+import { htmlResult } from '../../dashboard/http.js';
+import type { Project } from '../../domain/projects/schema.js';
+import { getSubscription } from '../../domain/subscriptions/queries.js';
+import type { Subscription } from '../../domain/subscriptions/schema.js';
+import { ProblemError } from '../../errors.js';
+import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { publicResult, type PublicRequest } from '../http.js';
+import { findCheckoutSubscription, findWelcomeLink } from '../welcome-links.js';
+import type { JoinContext } from './join.js';
+import { MemberPage, NotFoundPage } from './layout.js';
+
+/**
+ * The welcome page after a join (DESIGN D26): `?session_id=` (back from Stripe Checkout) shows the
+ * subscription the signed `checkout.session.completed` created — until it arrives, "We are confirming your
+ * payment" — and `?subscription=&t=` (a free or code join) the subscription its welcome link names. While
+ * nothing grants access yet the status part polls itself with htmx every 2 seconds; once access is granted
+ * it shows how to get in (the personal Telegram invite links, or the web access note) and a link to manage
+ * the membership. A forged or foreign link shows the one "not found" page and grants nothing.
+ */
+
+/** Statuses during which the welcome page keeps polling: access may still come. */
+const WAITING = new Set<Subscription['status']>(['pending', 'incomplete', 'scheduled']);
+
+/** Makes a one-time portal link (a path) for the subscriber of a subscription, or null when none can be made. */
+export type ManageLink = (teamId: string, subscription: Subscription) => Promise<string | null>;
+
+/** How to get in once access is granted: the personal invite links, or a note for a web or other platform. */
+function HowToGetIn(props: { project: Project; subscription: Subscription }): Html {
+  const links = props.subscription.invite_links;
+  if (links.length > 0) {
+    return (
+      <>
+        <p>Your personal invite link (it works once):</p>
+        <ul>
+          {links.map((link) => (
+            <li>
+              <a href={link.url} rel="noreferrer">
+                Join {props.project.name} on {props.project.platform_type === 'telegram' ? 'Telegram' : props.project.platform_type}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </>
+    );
+  }
+  if (props.project.platform_type === 'telegram') return <p>Your invite link is on its way: this page shows it as soon as it is made.</p>;
+  return <p>Your access is active: sign in on {props.project.name}’s site with the e-mail address you used here.</p>;
+}
+
+/** True while the page should poll: no subscription yet, one not started, or a Telegram invite link still to come. */
+function isWaiting(project: Project, subscription: Subscription | null): boolean {
+  return !subscription || WAITING.has(subscription.status) || (subscription.has_access && subscription.invite_links.length === 0 && project.platform_type === 'telegram');
+}
+
+/** The part of the page that polls: the status and what to do next. */
+function StatusPart(props: { self: string; project: Project; subscription: Subscription | null; manage: string | null }): Html {
+  const { subscription } = props;
+  const waiting = isWaiting(props.project, subscription);
+  const poll = waiting ? { 'hx-get': props.self, 'hx-trigger': 'every 2s', 'hx-swap': 'outerHTML' } : {};
+  return (
+    <div id="welcome-status" class="card" aria-live="polite" {...poll}>
+      {!subscription ? (
+        <p>We are confirming your payment. This page updates by itself; you can also reload it.</p>
+      ) : (
+        <>
+          <p>
+            Your membership: <SubscriptionStatusBadge status={subscription.status} />
+          </p>
+          {subscription.has_access ? (
+            <HowToGetIn project={props.project} subscription={subscription} />
+          ) : WAITING.has(subscription.status) ? (
+            <p>We are setting up your membership. This page updates by itself.</p>
+          ) : (
+            <p>This membership does not give access right now.</p>
+          )}
+          {props.manage && subscription.has_access ? (
+            <p>
+              <a class="button secondary" href={props.manage}>
+                Manage your membership
+              </a>
+            </p>
+          ) : (
+            ''
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+/**
+ * `GET /join/{project_id}/welcome`: the whole page, or for an htmx poll only its status part. An unknown
+ * checkout session shows the confirming message (and polls); a welcome link that does not verify, or
+ * names another subscription or project, shows the "not found" page.
+ */
+export async function welcomePage(request: PublicRequest, context: JoinContext, manageLink: ManageLink): Promise<ApiGatewayResult> {
+  const { project } = context;
+  const sessionId = request.query.get('session_id');
+  const subscriptionId = request.query.get('subscription');
+  const found = sessionId
+    ? await findCheckoutSubscription(request.runtime.store, project.id, sessionId)
+    : await findWelcomeLink(request.runtime.store, request.runtime.clock, project.id, request.query.get('t'));
+  if ((!sessionId && (!found || found.subscriptionId !== subscriptionId)) || (found && found.teamId !== context.teamId)) {
+    return publicResult(htmlResult(404, <NotFoundPage />));
+  }
+  let subscription: Subscription | null = null;
+  if (found) {
+    try {
+      subscription = await getSubscription(request.runtime.store, context.principal, found.subscriptionId);
+    } catch (error) {
+      if (!(error instanceof ProblemError && error.code === 'NOT_FOUND')) throw error;
+      return publicResult(htmlResult(404, <NotFoundPage />));
+    }
+  }
+  // A portal link is made once the page stops polling, not on every poll.
+  const manage = subscription?.has_access && !isWaiting(project, subscription) ? await manageLink(context.teamId, subscription) : null;
+  const self = `${request.path}?${request.query.toString()}`;
+  const part = <StatusPart self={self} project={project} subscription={subscription} manage={manage} />;
+  if (request.htmx) return publicResult(htmlResult(200, part));
+  return publicResult(
+    htmlResult(
+      200,
+      <MemberPage title={`Welcome to ${project.name}`} site={project.name}>
+        {part}
+      </MemberPage>,
+    ),
+  );
+}

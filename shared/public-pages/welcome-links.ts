@@ -1,0 +1,50 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { entity, keys } from '../store/keys.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * Welcome links of a free or code join (DESIGN D26): the welcome page shows a subscription only to whoever
+ * holds the random token the join answered with — never by a guessable id. The token is stored only as its
+ * SHA-256, names one project's subscription, and works for {@link WELCOME_LINK_LIFETIME_MS} (the page polls
+ * with it, so it is not single use).
+ */
+
+/** How long a welcome link works (24 hours). */
+const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
+
+const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/** Stores a new welcome link for subscription `subscriptionId` of project `projectId` (team `teamId`); returns its token. */
+export async function createWelcomeLink(store: Store, clock: Clock, link: { teamId: string; projectId: string; subscriptionId: string }): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAtMs = clock.nowMs() + WELCOME_LINK_LIFETIME_MS;
+  await store.put({
+    Item: {
+      ...keys.welcomeLink(hashOf(token)),
+      entity: entity.welcomeLink,
+      team_id: link.teamId,
+      project_id: link.projectId,
+      subscription_id: link.subscriptionId,
+      expires_at_ms: expiresAtMs,
+      expires_at: Math.floor(expiresAtMs / 1000) + 3600,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return token;
+}
+
+/** The team and subscription a live welcome link of project `projectId` names, or null (unknown, expired, another project's, malformed). */
+export async function findWelcomeLink(store: Store, clock: Clock, projectId: string, token: string | null): Promise<{ teamId: string; subscriptionId: string } | null> {
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const item = await store.get(keys.welcomeLink(hashOf(token)));
+  if (!item || item.project_id !== projectId || Number(item.expires_at_ms) <= clock.nowMs()) return null;
+  return { teamId: item.team_id as string, subscriptionId: item.subscription_id as string };
+}
+
+/** The team and subscription the completed Stripe Checkout Session `sessionId` of project `projectId` created, or null (not completed yet, or unknown). */
+export async function findCheckoutSubscription(store: Store, projectId: string, sessionId: string | null): Promise<{ teamId: string; subscriptionId: string } | null> {
+  if (!sessionId || !/^[A-Za-z0-9_]{1,255}$/.test(sessionId)) return null;
+  const item = await store.get(keys.checkoutSession(projectId, sessionId));
+  return item ? { teamId: item.team_id as string, subscriptionId: item.subscription_id as string } : null;
+}

@@ -1,0 +1,144 @@
+/**
+ * A fan joins and manages their membership in a real browser at 375 px (DESIGN D26, D27): the join page of a
+ * Telegram project connected to Stripe, "Join" → the (fake) Stripe Checkout → "Pay", which delivers the signed
+ * `checkout.session.completed` and `invoice.paid` to the service's hook → the welcome page, which polls until
+ * the subscription is `active` and shows the personal Telegram invite link and "Manage your membership" →
+ * the portal → "Cancel at period end", which reaches Stripe (`cancel_at_period_end` on the subscription). axe-core finds no serious or critical violation on the join, welcome
+ * and portal pages. A webhook endpoint subscribed to every event gets subscription.created, payment.succeeded,
+ * subscription.activated, member.access_granted and subscription.cancellation_scheduled, each once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
+import type { LocalService } from '../../shared/local/service.js';
+import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
+import { until } from '../support/dashboard.js';
+import { startRecordingReceiver, type RecordingReceiver } from '../support/https-receiver.js';
+import { startTestService } from '../support/local-service.js';
+import { connectStripe } from '../support/stripe.js';
+import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
+import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+
+const BOT = { id: 700300, username: 'join_bot' };
+const CHAT_ID = -1007000000300;
+
+let service: LocalService;
+let browser: Browser;
+let receiver: RecordingReceiver;
+let stripe: FakeStripeApi;
+let telegram: FakeBotApi;
+
+beforeAll(async () => {
+  receiver = await startRecordingReceiver();
+  stripe = await startFakeStripeApi();
+  telegram = await startFakeBotApi();
+  service = await startTestService({ extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url } });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  await receiver?.close();
+  await stripe?.stop();
+  await telegram?.stop();
+});
+
+/** REST with the demo token; asserts a 2xx and returns the JSON body. */
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${service.demoToken}`, 'Content-Type': 'application/json', ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
+  return text ? JSON.parse(text) : null;
+}
+
+/** A Telegram project whose bot administers a linked group, connected to Stripe, with a synced monthly plan. */
+async function telegramProjectOnStripe(): Promise<{ projectId: string; planId: string }> {
+  const project = await api('POST', '/v1/projects', { name: 'Night readers', platform_type: 'telegram', description: 'Books after dark, every month.' });
+  const botToken = `${BOT.id}:${'j'.repeat(35)}`;
+  telegram.addBot(botToken, BOT);
+  await api('PUT', `/v1/projects/${project.id}/bot`, { token: botToken });
+  const hookSecret = telegram
+    .callsOf('setWebhook')
+    .filter((call) => call.token === botToken)
+    .at(-1)!.payload.secret_token as string;
+  const bot = { id: BOT.id, is_bot: true, first_name: 'Bot', username: BOT.username };
+  const promoted = await fetch(`${service.baseUrl}/hooks/telegram/${project.id}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Telegram-Bot-Api-Secret-Token': hookSecret },
+    body: JSON.stringify({
+      update_id: 1,
+      my_chat_member: {
+        chat: { id: CHAT_ID, type: 'supergroup' },
+        from: { id: 1, is_bot: false, first_name: 'Owner' },
+        date: Math.floor(Date.now() / 1000),
+        old_chat_member: { status: 'member', user: bot },
+        new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true },
+      },
+    }),
+  });
+  expect(promoted.status).toBe(200);
+  await api('POST', `/v1/projects/${project.id}/resources`, { kind: 'group', platform_resource_id: String(CHAT_ID), name: 'Readers' });
+  const { webhookSecret } = await connectStripe(stripe, (path, body) => api('PUT', path, body), project.id);
+  stripe.deliverEventsTo(`${service.baseUrl}/hooks/stripe/${project.id}`, webhookSecret);
+  let plan = await api('POST', `/v1/projects/${project.id}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+  if (plan.sync_status !== 'synced') plan = await api('POST', `/v1/plans/${plan.id}/sync`, {});
+  expect(plan.sync_status).toBe('synced');
+  return { projectId: project.id as string, planId: plan.id as string };
+}
+
+describe('join page, Stripe Checkout, welcome page and portal in Chromium at 375 px', () => {
+  it('a fan pays for a plan, gets the invite link, opens the portal and cancels at period end', async () => {
+    const { projectId } = await telegramProjectOnStripe();
+    await api('POST', '/v1/webhook-endpoints', { name: 'everything', url: receiver.url, events: WEBHOOK_EVENT_NAMES });
+    const base = service.dashboardUrl.replace(/\/dashboard$/, '');
+    const context = await browser.newContext({ viewport: { width: 375, height: 812 }, bypassCSP: true });
+    const page = await context.newPage();
+
+    await page.goto(`${base}/join/${projectId}`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Join Night readers');
+    await expectAccessible(page);
+    await screenshot(page, 'join-375');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+    await page.getByRole('button', { name: 'Join Monthly' }).click();
+    await page.waitForURL(new RegExp(`^${stripe.url}/checkout/`));
+    const [session] = [...stripe.checkoutSessions.values()];
+    expect(session).toMatchObject({ mode: 'subscription', metadata: { project_id: projectId } });
+    await page.getByLabel('Email').fill('night.owl@example.com');
+    await page.getByRole('button', { name: 'Pay' }).click();
+
+    await page.waitForURL(new RegExp(`/join/${projectId}/welcome\\?session_id=`));
+    await expect.poll(() => page.locator('#welcome-status .badge').textContent(), { timeout: 30_000 }).toBe('Active');
+    const invite = page.getByRole('link', { name: /Join Night readers on Telegram/ });
+    await expect.poll(() => invite.getAttribute('href'), { timeout: 30_000 }).toMatch(/^https:\/\/t\.me\/\+fakeInvite/);
+    await expectAccessible(page);
+    await screenshot(page, 'welcome-375');
+
+    await page.getByRole('link', { name: 'Manage your membership' }).click();
+    await page.waitForURL(`${base}/portal/${projectId}`);
+    await expectAccessible(page);
+    await screenshot(page, 'portal-375');
+    await page.getByRole('button', { name: 'Cancel at period end' }).click();
+    await page.waitForURL(`${base}/portal/${projectId}`);
+    await expect.poll(() => page.locator('.badge').first().textContent()).toBe('Cancels at period end');
+    const [subscriptionId] = [...stripe.subscriptions.keys()];
+    expect(stripe.requestsTo('POST', `/v1/subscriptions/${subscriptionId}`).map((request) => request.params.cancel_at_period_end)).toEqual(['true']);
+    await expectAccessible(page);
+
+    const wanted = ['subscription.created', 'payment.succeeded', 'subscription.activated', 'member.access_granted', 'subscription.cancellation_scheduled'];
+    await until('the events of the join and the cancellation', async () => wanted.every((type) => receiver.types().has(type)));
+    await service.runtime.idle();
+    const mine = receiver.deliveries.filter((delivery) => delivery.envelope.project_id === projectId).map((delivery) => delivery.envelope.type);
+    for (const type of wanted)
+      expect(
+        mine.filter((received) => received === type),
+        type,
+      ).toHaveLength(1);
+    await context.close();
+  });
+});
