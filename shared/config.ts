@@ -27,6 +27,7 @@ export const ENVIRONMENT_VARIABLES = {
   credentialsKmsKeyId: 'CREDENTIALS_KMS_KEY_ID',
   telegramApiRoot: 'TELEGRAM_API_ROOT',
   stripeApiBaseUrl: 'STRIPE_API_BASE_URL',
+  discordApiBaseUrl: 'DISCORD_API_BASE_URL',
   billingStripeWebhookSecret: 'BILLING_STRIPE_WEBHOOK_SECRET',
   billingStripeWebhookSecretArn: 'BILLING_STRIPE_WEBHOOK_SECRET_ARN',
   publicBaseUrl: 'PUBLIC_BASE_URL',
@@ -66,6 +67,8 @@ export const DEFAULT_LOCAL_ENCRYPTION_KEY = 'bG9jYWwtZGV2ZWxvcG1lbnQta2V5LW5vdC1
 const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** The Stripe API the `stripe` SDK talks to when `STRIPE_API_BASE_URL` is not set. */
 const DEFAULT_STRIPE_API_BASE_URL = 'https://api.stripe.com';
+/** The Discord API (REST and OAuth2 token and user endpoints) when `DISCORD_API_BASE_URL` is not set (DESIGN D28). */
+export const DEFAULT_DISCORD_API_BASE_URL = 'https://discord.com/api';
 
 const V = ENVIRONMENT_VARIABLES;
 const text = () => z.string().check(z.trim(), z.minLength(1));
@@ -113,6 +116,7 @@ const IntegrationEnvironment = z.object({
   [V.credentialsKmsKeyId]: optionalText(),
   [V.telegramApiRoot]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
   [V.stripeApiBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
+  [V.discordApiBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
   [V.billingStripeWebhookSecret]: optionalText(),
   [V.billingStripeWebhookSecretArn]: optionalText(),
   [V.publicBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
@@ -177,7 +181,8 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
  * default {@link DEFAULT_LOCAL_ENCRYPTION_KEY}), `CREDENTIALS_KMS_KEY_ID` (the stack's KMS key: when set it
  * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}),
  * `STRIPE_API_BASE_URL` (default {@link DEFAULT_STRIPE_API_BASE_URL}; e.g. `http://127.0.0.1:12111` for a
- * local fake), `BILLING_STRIPE_WEBHOOK_SECRET` (the signing secret of the operator's own Stripe account's
+ * local fake), `DISCORD_API_BASE_URL` (default {@link DEFAULT_DISCORD_API_BASE_URL}: the REST client and the OAuth2
+ * token endpoint; tests point it at a loopback fake), `BILLING_STRIPE_WEBHOOK_SECRET` (the signing secret of the operator's own Stripe account's
  * webhook to `POST /hooks/billing/stripe`, DESIGN D20; local runs and tests), `BILLING_STRIPE_WEBHOOK_SECRET_ARN`
  * (on AWS: the ARN of the Secrets Manager secret holding that signing secret, set by the stack on the billing
  * hook's function only; the value itself is never in the environment; used when `BILLING_STRIPE_WEBHOOK_SECRET`
@@ -192,6 +197,7 @@ export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
     credentialsKmsKeyId: parsed[V.credentialsKmsKeyId],
     telegramApiRoot: (parsed[V.telegramApiRoot] ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
     stripeApiBaseUrl: (parsed[V.stripeApiBaseUrl] ?? DEFAULT_STRIPE_API_BASE_URL).replace(/\/+$/, ''),
+    discordApiBaseUrl: (parsed[V.discordApiBaseUrl] ?? DEFAULT_DISCORD_API_BASE_URL).replace(/\/+$/, ''),
     billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret],
     billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn],
     publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),

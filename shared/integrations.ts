@@ -18,6 +18,11 @@ export interface IntegrationSettings {
   /** Base URL of the Stripe API (`STRIPE_API_BASE_URL`), without a trailing slash: the `stripe` SDK's host, port and protocol. */
   stripeApiBaseUrl: string;
   /**
+   * Base URL of the Discord API (`DISCORD_API_BASE_URL`, DESIGN D28), without a trailing slash: the REST client's `api`
+   * and the OAuth2 token endpoint's host. Undefined: `DEFAULT_DISCORD_API_BASE_URL` (`https://discord.com/api`).
+   */
+  discordApiBaseUrl?: string;
+  /**
    * The signing secret of the operator's billing webhook (DESIGN D20): the value itself
    * (`BILLING_STRIPE_WEBHOOK_SECRET`: local runs, tests), or a reader of it (on AWS the Secrets Manager secret
    * `BILLING_STRIPE_WEBHOOK_SECRET_ARN`, read lazily and cached; see {@link integrationsFromEnvironment}) that
@@ -60,6 +65,7 @@ export function integrationSettingsOf(env: NodeJS.ProcessEnv): IntegrationSettin
     keyEncryptionKey: keyEncryptionKeyFromEnvironment(env),
     telegramApiRoot: config.telegramApiRoot,
     stripeApiBaseUrl: config.stripeApiBaseUrl,
+    discordApiBaseUrl: config.discordApiBaseUrl,
     billingStripeWebhookSecret,
     publicBaseUrl: config.publicBaseUrl,
     dashboardBaseUrl: config.dashboardBaseUrl,

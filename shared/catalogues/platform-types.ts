@@ -37,7 +37,7 @@ export const PLATFORM_TYPES = [
     label: 'Discord',
     category: 'community',
     create_project_accepts: true,
-    connectable: false,
+    connectable: true,
     resource_kinds: ['server', 'channel', 'role'],
     description: 'Discord servers, with roles granted by a bot.',
   },

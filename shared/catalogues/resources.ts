@@ -94,15 +94,17 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     uri: 'service://enums/platform-type',
     name: 'platform-type',
     title: 'Platform types',
-    description: 'Every platform type with the resource kinds its projects can link, plus the subset that the create_project tool accepts (create_project_accepts).',
+    description:
+      'Every platform type with the resource kinds its projects can link, whether a project can connect its bot now (connectable), plus the subset that the create_project tool accepts (create_project_accepts).',
     mimeType: 'application/json',
     read: () => ({
       ...envelope(
-        PLATFORM_TYPES.map(({ value, category, label, create_project_accepts, resource_kinds, description }) => ({
+        PLATFORM_TYPES.map(({ value, category, label, create_project_accepts, connectable, resource_kinds, description }) => ({
           value,
           category,
           label,
           create_project_accepts,
+          connectable,
           resource_kinds: [...resource_kinds],
           description,
         })),

@@ -16,9 +16,11 @@ import { openSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey, 
 /**
  * The kinds of credential, one item each per project (a closed list, written once): `telegram_bot` (secrets
  * `bot_token`, `webhook_secret`) and `stripe` (secrets `secret_key`: the restricted API key; `webhook_secret`:
- * the `whsec_...` signing secret of the project's Stripe webhook endpoint).
+ * the `whsec_...` signing secret of the project's Stripe webhook endpoint) and `discord_bot` (secrets `bot_token`,
+ * `client_secret`: the OAuth2 client secret; public `application_id`, `public_key`, `platform_bot_id`) and
+ * `discord_user` (one per subscriber, `subjectId`: their Discord OAuth2 `access_token` and `refresh_token`).
  */
-export const CREDENTIAL_KINDS = ['telegram_bot', 'stripe'] as const;
+export const CREDENTIAL_KINDS = ['telegram_bot', 'stripe', 'discord_bot', 'discord_user'] as const;
 /** A credential kind. */
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
@@ -27,6 +29,13 @@ export interface CredentialRef {
   teamId: string;
   projectId: string;
   kind: CredentialKind;
+  /** Whose credential within the project, for kinds held per person (`discord_user`: the subscriber id); undefined for the project's own. */
+  subjectId?: string;
+}
+
+/** The key of a credential: its project, its kind and, for a person's credential, its subject. */
+function credentialKey(projectId: string, kind: CredentialKind, subjectId?: string) {
+  return keys.credential(projectId, subjectId === undefined ? kind : `${kind}#${subjectId}`);
 }
 
 /** What may be shown of a stored credential: never a secret, only its kind, public fields and times. */
@@ -43,7 +52,7 @@ export interface CredentialDescription {
 
 /** The encryption context of a credential: binds the ciphertext to its team, project and kind. */
 function contextOf(ref: CredentialRef): EncryptionContext {
-  return { team_id: ref.teamId, project_id: ref.projectId, kind: ref.kind };
+  return { team_id: ref.teamId, project_id: ref.projectId, kind: ref.kind, ...(ref.subjectId === undefined ? {} : { subject_id: ref.subjectId }) };
 }
 
 /**
@@ -54,8 +63,9 @@ function contextOf(ref: CredentialRef): EncryptionContext {
 export async function sealCredential(kek: KeyEncryptionKey, ref: CredentialRef, secrets: Record<string, string>, publicFields: Record<string, string>, nowIso: string): Promise<Item> {
   const sealed = await sealSecret(kek, JSON.stringify(secrets), contextOf(ref));
   return {
-    ...keys.credential(ref.projectId, ref.kind),
+    ...credentialKey(ref.projectId, ref.kind, ref.subjectId),
     entity: entity.credential,
+    ...(ref.subjectId === undefined ? {} : { subject_id: ref.subjectId }),
     team_id: ref.teamId,
     project_id: ref.projectId,
     kind: ref.kind,
@@ -71,9 +81,9 @@ export function putCredential(tx: Transaction, item: Item): void {
   tx.put(item);
 }
 
-/** Adds to `tx` deleting the credential of `projectId` and `kind` (nothing when there is none). */
-export function deleteCredential(tx: Transaction, projectId: string, kind: CredentialKind): void {
-  tx.delete(keys.credential(projectId, kind));
+/** Adds to `tx` deleting the credential of `projectId` and `kind` (and `subjectId` for a person's; nothing when there is none). */
+export function deleteCredential(tx: Transaction, projectId: string, kind: CredentialKind, subjectId?: string): void {
+  tx.delete(credentialKey(projectId, kind, subjectId));
 }
 
 /** The public part of a stored credential item. */
@@ -89,9 +99,9 @@ function describe(item: Item): CredentialDescription {
 }
 
 /**
- * Reads and opens the credential of `projectId` and `kind` (strongly consistent): its description and its
- * secrets, or null when none is stored — or when `teamId` is given and the credential belongs to another
- * team. Throws `CredentialDecryptionError` when it does not open (tampered with, or another key).
+ * Reads and opens the credential of `projectId` and `kind` (and `subjectId` for a person's; strongly
+ * consistent): its description and its secrets, or null when none is stored — or when `teamId` is given and
+ * the credential belongs to another team. Throws `CredentialDecryptionError` when it does not open.
  */
 export async function openCredential(
   store: Store,
@@ -99,12 +109,13 @@ export async function openCredential(
   projectId: string,
   kind: CredentialKind,
   teamId?: string,
+  subjectId?: string,
 ): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
-  const item = await store.get(keys.credential(projectId, kind));
+  const item = await store.get(credentialKey(projectId, kind, subjectId));
   if (!item) return null;
   const description = describe(item);
   if (teamId !== undefined && description.team_id !== teamId) return null;
-  const plaintext = await openSecret(kek, item.sealed as SealedSecret, contextOf({ teamId: description.team_id, projectId, kind }));
+  const plaintext = await openSecret(kek, item.sealed as SealedSecret, contextOf({ teamId: description.team_id, projectId, kind, subjectId }));
   return { description, secrets: JSON.parse(plaintext) as Record<string, string> };
 }
 

@@ -4,7 +4,8 @@ import { lowerCaseHeaders } from '../http/rest-pipeline.js';
 import type { Runtime } from '../runtime.js';
 import { billingStripeHook } from './billing-stripe.js';
 import { hookResult, rawBody, type HookHandler } from './hook.js';
-import { BILLING_STRIPE_HOOK_ROUTE, STRIPE_HOOK_ROUTE, TELEGRAM_HOOK_ROUTE, type HookRoute } from './routes.js';
+import { discordHook } from './discord.js';
+import { BILLING_STRIPE_HOOK_ROUTE, DISCORD_HOOK_ROUTE, STRIPE_HOOK_ROUTE, TELEGRAM_HOOK_ROUTE, type HookRoute } from './routes.js';
 import { stripeHook } from './stripe.js';
 import { telegramHook } from './telegram.js';
 
@@ -18,6 +19,7 @@ import { telegramHook } from './telegram.js';
 /** The handler of each hook route (the local server serves them all; each Lambda imports only its own). */
 const HOOK_HANDLERS: ReadonlyArray<{ route: HookRoute; handle: HookHandler }> = [
   { route: TELEGRAM_HOOK_ROUTE, handle: telegramHook },
+  { route: DISCORD_HOOK_ROUTE, handle: discordHook },
   { route: STRIPE_HOOK_ROUTE, handle: stripeHook },
   { route: BILLING_STRIPE_HOOK_ROUTE, handle: billingStripeHook },
 ];

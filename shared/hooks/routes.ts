@@ -6,13 +6,13 @@
 
 /** One inbound hook route. */
 export interface HookRoute {
-  /** Who sends it (names its receipts and its function): a project's Telegram bot, a project's Stripe account, the operator's Stripe account. */
-  readonly source: 'telegram' | 'stripe' | 'billing_stripe';
+  /** Who sends it (names its receipts and its function): a project's Telegram bot or Discord application, a project's Stripe account, the operator's Stripe account. */
+  readonly source: 'telegram' | 'discord' | 'stripe' | 'billing_stripe';
   readonly method: 'POST';
   /** The route path (API Gateway path syntax), with `{project_id}` for a project's hook. */
   readonly path: string;
   /** The handler file under `functions/` (without `.ts`). */
-  readonly functionFile: 'telegram-hook' | 'stripe-hook' | 'billing-stripe-hook';
+  readonly functionFile: 'telegram-hook' | 'discord-hook' | 'stripe-hook' | 'billing-stripe-hook';
   /** True when the hook opens a project's stored credential (its Lambda may decrypt with the credentials key, DESIGN D16). */
   readonly opensCredentials: boolean;
   /**
@@ -28,6 +28,16 @@ export const TELEGRAM_HOOK_ROUTE: HookRoute = {
   method: 'POST',
   path: '/hooks/telegram/{project_id}',
   functionFile: 'telegram-hook',
+  opensCredentials: true,
+  readsBillingWebhookSecret: false,
+};
+
+/** The Discord interactions hook (DESIGN D28): `POST /hooks/discord/{project_id}`, the application's interactions endpoint URL, signed with Ed25519. */
+export const DISCORD_HOOK_ROUTE: HookRoute = {
+  source: 'discord',
+  method: 'POST',
+  path: '/hooks/discord/{project_id}',
+  functionFile: 'discord-hook',
   opensCredentials: true,
   readsBillingWebhookSecret: false,
 };
@@ -53,7 +63,7 @@ export const BILLING_STRIPE_HOOK_ROUTE: HookRoute = {
 };
 
 /** Every inbound hook route. */
-export const HOOK_ROUTES: readonly HookRoute[] = [TELEGRAM_HOOK_ROUTE, STRIPE_HOOK_ROUTE, BILLING_STRIPE_HOOK_ROUTE];
+export const HOOK_ROUTES: readonly HookRoute[] = [TELEGRAM_HOOK_ROUTE, DISCORD_HOOK_ROUTE, STRIPE_HOOK_ROUTE, BILLING_STRIPE_HOOK_ROUTE];
 
 /** The path of `route` for one project (e.g. `/hooks/telegram/<uuid>`); a route without `{project_id}` is its path. */
 export function hookPath(route: HookRoute, projectId = ''): string {

@@ -3,6 +3,7 @@ import { integrationsOf, type IntegrationSettings } from '../integrations.js';
 import type { Store } from '../store/store.js';
 import { logger } from '../logger.js';
 import type { PlatformAdapter, PlatformAdapters, PlatformGrantResult, PlatformResult } from './platform-adapter.js';
+import { discordPlatformAdapter } from './discord.js';
 import { telegramPlatformAdapter } from './telegram.js';
 import { webPlatformAdapter } from './web.js';
 
@@ -14,20 +15,20 @@ export interface PlatformRuntime {
 }
 
 /**
- * The platform adapters the service runs with (DESIGN D22), by platform type: `web` and `telegram`
- * (grammy, with the runtime's store and integration settings, read when a call is made). Use cases take
+ * The platform adapters the service runs with (DESIGN D22, D28), by platform type: `web`, `telegram`
+ * (grammy) and `discord` (`@discordjs/rest`), with the runtime's store and integration settings, read when a call is made. Use cases take
  * an adapter map as an option so tests can pass failing adapters; without one they use these.
  */
 export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
   return {
     web: webPlatformAdapter('web'),
     telegram: telegramPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime), nowMs: () => runtime.clock.nowMs() }),
+    discord: discordPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime) }),
   };
 }
 
 /**
- * The adapter for a project's `platform_type` from `adapters`. Platforms without an adapter yet (discord,
- * slack, whatsapp, circle, discourse, youtube) get the `web` behaviour — every action succeeds without
+ * The adapter for a project's `platform_type` from `adapters`. Platforms without an adapter yet (slack, whatsapp, circle, discourse, youtube) get the `web` behaviour — every action succeeds without
  * calling anything — until their adapters exist.
  */
 export function platformAdapterFor(platformType: PlatformType, adapters: PlatformAdapters): PlatformAdapter {

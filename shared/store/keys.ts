@@ -88,6 +88,8 @@ export const keys = mergeFacts(FACTS, 'keys', {
   credential: (projectId: string, kind: string) => ({ pk: `PROJECT#${projectId}#CREDENTIAL`, sk: `CREDENTIAL#${kind}` }),
   hookReceipt: (teamId: string, source: string, projectId: string, providerEventId: string) => ({ pk: `TEAM#${teamId}#HOOK#${source}#${projectId}#${providerEventId}`, sk: 'HOOK_RECEIPT' }),
   inviteLink: (teamId: string, projectId: string, linkSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#INVITE_LINK#${linkSha256}`, sk: 'INVITE_LINK' }),
+  // The `state` of a Discord account-linking flow (DESIGN D28), found by its SHA-256 (the state itself is never stored).
+  discordLinkState: (stateSha256: string) => ({ pk: `DISCORD_LINK_STATE#${stateSha256}`, sk: 'DISCORD_LINK_STATE' }),
   // A payment provider's ids of a project's objects (DESIGN D16, D22): small lookup items, each in a
   // partition of its own, written in the transaction that creates the object they point at, so an inbound
   // provider event finds our object by the provider's id with one GetItem. `provider` is the catalogue's
@@ -153,6 +155,7 @@ export const entity = mergeFacts(FACTS, 'entity', {
   credential: 'credential',
   hookReceipt: 'hook_receipt',
   inviteLink: 'invite_link',
+  discordLinkState: 'discord_link_state',
   providerCustomer: 'provider_customer',
   providerSubscription: 'provider_subscription',
   providerPayment: 'provider_payment',

@@ -121,7 +121,7 @@ describe('the community bot', () => {
     const web = (await call('POST', '/v1/projects', { name: 'Site', platform_type: 'web' })).json;
     await newEvents();
     const refused = expectRestProblem(await call('PUT', `/v1/projects/${web.id}/bot`, { token: `42:${'a'.repeat(30)}` }), 'VALIDATION_FAILED');
-    expect(refused.detail).toContain('connectable platforms: telegram');
+    expect(refused.detail).toContain('connectable platforms: telegram, discord');
     expectRestProblem(await call('PUT', `${projectPath()}/bot`, { platform_bot_id: '1', permissions: [] }), 'VALIDATION_FAILED');
     expectRestProblem(await call('DELETE', `${projectPath()}/bot`), 'CONFLICT');
     expect(await newEvents()).toEqual([]);

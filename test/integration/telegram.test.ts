@@ -157,13 +157,13 @@ describe('connecting a bot', () => {
   });
 
   it('refuses a token Telegram rejects, a platform whose bot cannot be connected, and a malformed token, changing nothing', async () => {
-    const discord = (await call('POST', '/v1/projects', { name: 'Guild', platform_type: 'discord' })).json.id;
+    const slack = (await call('POST', '/v1/projects', { name: 'Workspace', platform_type: 'slack' })).json.id;
     await newEvents();
     const before = await domainSnapshot(runtime.store);
     const refused = expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: `999:${randomBytes(24).toString('base64url')}` }), 'VALIDATION_FAILED');
     expect(refused.errors).toEqual([{ path: 'token', message: 'Telegram refused this token' }]);
-    const notConnectable = expectRestProblem(await call('PUT', `/v1/projects/${discord}/bot`, { token: botToken }), 'VALIDATION_FAILED');
-    expect(notConnectable.detail).toContain('connectable platforms: telegram');
+    const notConnectable = expectRestProblem(await call('PUT', `/v1/projects/${slack}/bot`, { token: botToken }), 'VALIDATION_FAILED');
+    expect(notConnectable.detail).toContain('connectable platforms: telegram, discord');
     expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: 'not a token' }), 'VALIDATION_FAILED');
     expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { platform_bot_id: '1', permissions: [] }), 'VALIDATION_FAILED');
     expect(await newEvents()).toEqual([]);

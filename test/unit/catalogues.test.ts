@@ -309,7 +309,8 @@ describe('payment providers and platform types', () => {
       enumResource('service://enums/platform-type')!
         .read()
         .items.find((item) => item.value === 'discord'),
-    ).toMatchObject({ resource_kinds: ['server', 'channel', 'role'] });
+    ).toMatchObject({ resource_kinds: ['server', 'channel', 'role'], connectable: true });
+    expect(PLATFORM_TYPES.filter((platform) => platform.connectable).map((platform) => platform.value)).toEqual(['telegram', 'discord']);
   });
 });
 

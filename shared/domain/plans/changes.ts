@@ -60,7 +60,10 @@ async function changePlan(
       if (!change) return { next: plan, sync: null };
       const next: Plan = { ...change.next, updated_at: nowIso };
       const revision = revisionCondition(item);
-      const fields = Object.keys(next).filter((field) => field !== 'id' && field !== 'project_id' && field !== 'created_at') as (keyof Plan)[];
+      const changed = Object.keys(next).filter((field) => field !== 'id' && field !== 'project_id' && field !== 'created_at') as (keyof Plan)[];
+      // An optional field set to undefined (a plan's `platform_role_ids` back to every role) is removed.
+      const fields = changed.filter((field) => next[field] !== undefined);
+      const removed = changed.filter((field) => next[field] === undefined);
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = { ...revision.values, ...(change.condition?.values ?? {}), ':revision': Number(item.revision ?? 0) + 1 };
       const sets = fields.map((field) => {
@@ -70,7 +73,7 @@ async function changePlan(
       });
       await unitOfWork(runtime, principal.teamId, (tx) => {
         tx.update(keys.plan(principal.teamId, planId), {
-          expression: `SET ${sets.join(', ')}, revision = :revision`,
+          expression: `SET ${sets.join(', ')}, revision = :revision${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
           condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression].filter(Boolean).join(' AND '),
           names,
           values,

@@ -6,7 +6,7 @@ import { entity, keys, secondaryIndex } from '../../store/keys.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { loadProject, planIdsOf, toProject } from '../projects/repository.js';
-import { archivedConflict, priceVersionOf, resolveTerms } from './decisions.js';
+import { archivedConflict, priceVersionOf, requirePlanRoles, resolveTerms } from './decisions.js';
 import type { StoredPlan } from './repository.js';
 import { MAX_PLANS_PER_PROJECT, type CreatePlanRequest, type Plan } from './schema.js';
 import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
@@ -28,6 +28,7 @@ export async function createPlan(runtime: SyncRuntime, principal: Principal, pro
       const projectItem = await loadProject(runtime.store, principal, projectId);
       const project = toProject(projectItem);
       if (project.status === 'archived') throw archivedConflict(project, 'creating a plan');
+      if (input.platform_role_ids) requirePlanRoles(project, input.platform_role_ids);
       if (planIdsOf(projectItem).length >= MAX_PLANS_PER_PROJECT)
         throw new ProblemError('CONFLICT', `Project ${projectId} already has ${MAX_PLANS_PER_PROJECT} plans, the most it can; delete or reuse one.`);
       const now = isoTime(runtime.clock.nowMs());
@@ -46,6 +47,7 @@ export async function createPlan(runtime: SyncRuntime, principal: Principal, pro
         provider_price_id: null,
         synced_at: null,
         sync_error: null,
+        ...(input.platform_role_ids ? { platform_role_ids: [...new Set(input.platform_role_ids)] } : {}),
         created_at: now,
         updated_at: now,
       };

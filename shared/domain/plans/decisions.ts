@@ -72,6 +72,20 @@ export const priceVersionOf = (version: number, terms: Terms, effectiveFrom: str
   effective_from: effectiveFrom,
 });
 
+/**
+ * Checks a plan's `platform_role_ids` (DESIGN D28): each must be a linked `role` resource of `project`.
+ * Errors: VALIDATION_FAILED naming the ids that are not.
+ */
+export function requirePlanRoles(project: Project, roleIds: readonly string[]): void {
+  const linked = new Set(project.resources.filter((resource) => resource.kind === 'role').map((resource) => resource.platform_resource_id));
+  const unknown = roleIds.filter((roleId) => !linked.has(roleId));
+  if (unknown.length > 0) {
+    throw new ProblemError('VALIDATION_FAILED', `Not linked roles of project ${project.id}: ${unknown.join(', ')}; link them first (POST /v1/projects/${project.id}/resources, kind role).`, {
+      errors: [{ path: 'platform_role_ids', message: `not linked roles: ${unknown.join(', ')}` }],
+    });
+  }
+}
+
 export const archivedConflict = (project: Project, what: string) =>
   new ProblemError('CONFLICT', `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`);
 
@@ -111,10 +125,16 @@ export function decidePlanUpdate(plan: Plan, project: Project, live: number, inp
   if (input.name !== undefined) next.name = input.name;
   if (input.description !== undefined) next.description = input.description;
   if (input.status !== undefined) next.status = input.status;
+  if (input.platform_role_ids !== undefined) {
+    if (input.platform_role_ids !== null) requirePlanRoles(project, input.platform_role_ids);
+    // undefined (every linked role) is removed from the stored plan.
+    next.platform_role_ids = input.platform_role_ids === null ? undefined : [...new Set(input.platform_role_ids)];
+  }
   const priceChanged = PRICE_FIELDS.some((field) => next[field] !== plan[field]);
   const listedChanged = priceChanged || next.name !== plan.name || next.description !== plan.description || next.trial_days !== plan.trial_days;
   const statusChanged = next.status !== plan.status;
-  if (!listedChanged && !statusChanged) return null;
+  const rolesChanged = JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
+  if (!listedChanged && !statusChanged && !rolesChanged) return null;
   if (statusChanged && next.status === 'active' && project.status === 'archived') throw archivedConflict(project, 'activating a plan');
   let condition: ChangeCondition | undefined;
   if (priceChanged) {
@@ -131,7 +151,7 @@ export function decidePlanUpdate(plan: Plan, project: Project, live: number, inp
   }
   if (listedChanged && (project.payment_provider || plan.sync_status !== 'not_synced')) next.sync_status = 'pending';
   const events: WebhookEventName[] = [];
-  if (listedChanged) events.push('plan.updated');
+  if (listedChanged || rolesChanged) events.push('plan.updated');
   if (statusChanged) events.push(next.status === 'active' ? 'plan.activated' : 'plan.deactivated');
   return { next, events, condition, sync: listedChanged };
 }

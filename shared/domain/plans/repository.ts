@@ -57,6 +57,7 @@ export function toPlan(item: Item): Plan {
     provider_price_id: (item.provider_price_id as string | null | undefined) ?? null,
     synced_at: (item.synced_at as string | null | undefined) ?? null,
     sync_error: (item.sync_error as string | null | undefined) ?? null,
+    ...(Array.isArray(item.platform_role_ids) ? { platform_role_ids: item.platform_role_ids as string[] } : {}),
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
   };

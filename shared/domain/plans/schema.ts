@@ -75,6 +75,7 @@ export const Plan = z
     provider_price_id: z.nullable(z.string()).check(z.describe('The current price\u2019s id in the provider\u2019s catalogue, after a sync.')),
     synced_at: z.nullable(Timestamp).check(z.describe('When the last successful sync finished.')),
     sync_error: z.nullable(z.string()).check(z.describe('Why the last sync failed; null after a success.')),
+    platform_role_ids: z.optional(z.array(z.string())).check(z.describe('Discord: the linked roles (their platform_resource_id) this plan grants; absent: every linked role.')),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -97,6 +98,9 @@ const Amount = z.number().check(z.int(), z.gte(0), z.lte(MAX_PLAN_AMOUNT));
 const IntervalCount = z.number().check(z.int(), z.gte(1), z.lte(52));
 const AccessDays = z.number().check(z.int(), z.gte(1), z.lte(MAX_ACCESS_DAYS));
 const TrialDays = z.number().check(z.int(), z.gte(0), z.lte(MAX_TRIAL_DAYS));
+/** Most roles a plan names (`platform_role_ids`). */
+const MAX_PLAN_ROLES = 20;
+const PlatformRoleIds = z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))).check(z.maxLength(MAX_PLAN_ROLES));
 
 /**
  * Body of `POST /v1/projects/{project_id}/plans` (and the `create_plan` tool's arguments besides
@@ -115,6 +119,9 @@ export const CreatePlanRequest = z
     access_days: z.optional(AccessDays).check(z.describe(`Days of access of a one_time plan, 1 to ${MAX_ACCESS_DAYS} (required for one_time; not allowed otherwise).`)),
     trial_days: z.optional(TrialDays).check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
     status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active (default) opens the plan to new subscriptions; inactive creates it closed.')),
+    platform_role_ids: z
+      .optional(PlatformRoleIds)
+      .check(z.describe(`Discord: the linked roles (platform_resource_id of kind role) this plan grants, at most ${MAX_PLAN_ROLES}; default every linked role.`)),
   })
   .register(z.globalRegistry, { id: 'CreatePlanRequest' });
 /** A validated plan creation (see {@link CreatePlanRequest}). */
@@ -136,6 +143,7 @@ export const UpdatePlanRequest = z
     access_days: z.optional(z.nullable(AccessDays)).check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
     trial_days: z.optional(TrialDays).check(z.describe('New free trial length in days.')),
     status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active opens the plan to new subscriptions, inactive closes it (same as activate / deactivate).')),
+    platform_role_ids: z.optional(z.nullable(PlatformRoleIds)).check(z.describe('Discord: the linked roles this plan grants from now on (existing grants are not changed); null: every linked role.')),
   })
   .register(z.globalRegistry, { id: 'UpdatePlanRequest' });
 /** A validated plan update (see {@link UpdatePlanRequest}). */

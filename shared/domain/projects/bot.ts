@@ -3,20 +3,23 @@ import type { Principal } from '../../auth/principal.js';
 import { CONNECTABLE_PLATFORM_TYPES, isConnectablePlatform } from '../../catalogues/platform-types.js';
 import { isoTime } from '../../clock.js';
 import { ConfigurationError, ENVIRONMENT_VARIABLES } from '../../config.js';
-import { deleteCredential, openCredential, putCredential, sealCredential } from '../../credentials/repository.js';
+import { deleteCredential, openCredential, putCredential, sealCredential, type CredentialKind } from '../../credentials/repository.js';
 import { ProblemError } from '../../errors.js';
 import { TELEGRAM_HOOK_ROUTE, hookPath } from '../../hooks/routes.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
+import { DISCORD_CREDENTIAL } from '../../platforms/discord.js';
 import { TELEGRAM_CREDENTIAL, TelegramCallError, deleteTelegramWebhook, registerTelegramWebhook, type TelegramBotIdentity } from '../../platforms/telegram.js';
+import { checkDiscordBot, requireBotFields } from './discord.js';
+import type { Item } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { archivedConflict, changeProject, loadProject, toProject, type ChangeEvent } from './repository.js';
 import type { ConnectBotRequest, Project, ProjectBot } from './schema.js';
 
 /**
  * A project's bot (DESIGN D16, D22): connecting it with its token and disconnecting it, which
- * talk to the platform (grammy) and store or delete the credential. Kept apart from `repository.ts`, so
- * only the two bot routes carry the Telegram client in their bundles (DESIGN D23).
+ * talk to the platform (grammy; Discord's REST client) and store or delete the credential. Kept apart from
+ * `repository.ts`, so only the two bot routes carry the platform clients in their bundles (DESIGN D23).
  */
 
 /** The refusals of a bot connection: an archived project, or a platform whose bot cannot be connected now. */
@@ -43,18 +46,21 @@ function telegramProblem(error: TelegramCallError): ProblemError {
 }
 
 /**
- * Connects the project's Telegram bot with its token (`PUT /v1/projects/{id}/bot`, DESIGN D16,
- * D22): checks it with `getMe`, registers the project's inbound hook with `setWebhook` (URL = the public
+ * Connects the project's bot (`PUT /v1/projects/{id}/bot`, DESIGN D16, D22; a Discord project's:
+ * {@link connectDiscordBot}, D28). Telegram, with its token: checks it with `getMe`, registers the project's inbound hook with `setWebhook` (URL = the public
  * base URL + `/hooks/telegram/{project_id}`, a random `secret_token`), then stores token and secret as the
  * project's `telegram_bot` credential (envelope-encrypted) and the bot (id and username from `getMe`) in one
  * transaction. Events: `project.bot_connected` for a new bot (`project.bot_disconnected` first when another
  * bot is replaced, whose webhook is then removed, best effort); the same bot again (a new token, or a
  * refreshed username) stores the new credential and emits `project.updated` only when its username changed.
- * Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (a platform whose bot cannot be connected, a
- * token Telegram refuses); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
+ * Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (a platform whose bot cannot be connected, fields
+ * the platform does not take or needs, a token the platform refuses); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
  */
 export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
-  requireBotConnectable(toProject(await loadProject(runtime.store, principal, projectId)));
+  const current = toProject(await loadProject(runtime.store, principal, projectId));
+  requireBotConnectable(current);
+  requireBotFields(current.platform_type, input);
+  if (current.platform_type === 'discord') return connectDiscordBot(runtime, principal, projectId, input);
   const settings = integrationsOf(runtime);
   if (!settings.publicBaseUrl) throw new ConfigurationError(`Configuration of the service: ${ENVIRONMENT_VARIABLES.publicBaseUrl} is required to connect a bot (its inbound hook URL).`);
   const webhookSecret = randomBytes(32).toString('base64url');
@@ -69,20 +75,7 @@ export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime
   const ref = { teamId: principal.teamId, projectId, kind: TELEGRAM_CREDENTIAL };
   const previous = await openCredential(runtime.store, settings.keyEncryptionKey, projectId, TELEGRAM_CREDENTIAL, principal.teamId).catch(() => null);
   const credential = await sealCredential(settings.keyEncryptionKey, ref, { bot_token: input.token, webhook_secret: webhookSecret }, { platform_bot_id: botId }, isoTime(runtime.clock.nowMs()));
-  const writes = (tx: Transaction) => putCredential(tx, credential);
-  const project = await changeProject(runtime, principal, projectId, (current, _item, nowIso) => {
-    requireBotConnectable(current);
-    const bot = current.bot;
-    if (bot && bot.platform_bot_id === botId) {
-      if (bot.username === identity.username) return { writes, result: (next) => next };
-      const renamed: ProjectBot = { ...bot, username: identity.username };
-      return { set: { bot: renamed }, writes, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
-    }
-    const connected: ProjectBot = { platform_type: current.platform_type, platform_bot_id: botId, username: identity.username, permissions: [], connected_at: nowIso };
-    const events: ChangeEvent[] = bot ? [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }] : [];
-    events.push({ type: 'project.bot_connected', data: (next) => ({ project: next, bot: connected }) });
-    return { set: { bot: connected }, writes, events, result: (next) => next };
-  });
+  const project = await storeConnectedBot(runtime, principal, projectId, credential, { id: botId, username: identity.username });
   const previousToken = previous?.secrets.bot_token;
   if (previousToken && previous.description.public.platform_bot_id !== botId) {
     await deleteTelegramWebhook(settings, previousToken).catch((error) =>
@@ -93,14 +86,55 @@ export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime
 }
 
 /**
+ * Connects a Discord project's bot (DESIGN D28): checks the token with `GET /users/@me`, registers the
+ * `/membership` command, then stores token and client secret as the project's `discord_bot` credential
+ * (application id and public key as its public fields) with the bot, as {@link connectBot} does for Telegram.
+ */
+async function connectDiscordBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
+  const settings = integrationsOf(runtime);
+  const bot = await checkDiscordBot(settings, input);
+  const ref = { teamId: principal.teamId, projectId, kind: DISCORD_CREDENTIAL };
+  const credential = await sealCredential(settings.keyEncryptionKey, ref, bot.secrets, bot.publicFields, isoTime(runtime.clock.nowMs()));
+  return storeConnectedBot(runtime, principal, projectId, credential, bot.identity);
+}
+
+/**
+ * Stores a checked bot's sealed `credential` and the bot in one transaction: `project.bot_connected` for a
+ * new bot (`project.bot_disconnected` first when another bot is replaced); the same bot again stores the new
+ * credential and emits `project.updated` only when its username changed.
+ */
+async function storeConnectedBot(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, credential: Item, identity: { id: string; username: string | null }): Promise<Project> {
+  const writes = (tx: Transaction) => putCredential(tx, credential);
+  return changeProject(runtime, principal, projectId, (current, _item, nowIso) => {
+    requireBotConnectable(current);
+    const bot = current.bot;
+    if (bot && bot.platform_bot_id === identity.id) {
+      if (bot.username === identity.username) return { writes, result: (next) => next };
+      const renamed: ProjectBot = { ...bot, username: identity.username };
+      return { set: { bot: renamed }, writes, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
+    }
+    const connected: ProjectBot = { platform_type: current.platform_type, platform_bot_id: identity.id, username: identity.username, permissions: [], connected_at: nowIso };
+    const events: ChangeEvent[] = bot ? [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }] : [];
+    events.push({ type: 'project.bot_connected', data: (next) => ({ project: next, bot: connected }) });
+    return { set: { bot: connected }, writes, events, result: (next) => next };
+  });
+}
+
+/** The credential kind of a project's bot on `platform`. */
+function botCredentialKind(platform: Project['platform_type']): CredentialKind {
+  return platform === 'discord' ? DISCORD_CREDENTIAL : TELEGRAM_CREDENTIAL;
+}
+
+/**
  * Disconnects the project's bot (`DELETE /v1/projects/{id}/bot`): removes its webhook at Telegram
- * (`deleteWebhook`; a token Telegram no longer accepts has none to remove), then deletes the stored
+ * (`deleteWebhook`; a token Telegram no longer accepts has none to remove; a Discord bot has no webhook), then deletes the stored
  * credential and the bot in one transaction and emits `project.bot_disconnected` (with the bot as it was).
  * Errors: NOT_FOUND; CONFLICT (no bot); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
  */
 export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string): Promise<Project> {
   const project = toProject(await loadProject(runtime.store, principal, projectId));
-  if (project.bot && isConnectablePlatform(project.platform_type)) {
+  const kind = botCredentialKind(project.platform_type);
+  if (project.bot && project.platform_type === 'telegram') {
     const settings = integrationsOf(runtime);
     const credential = await openCredential(runtime.store, settings.keyEncryptionKey, projectId, TELEGRAM_CREDENTIAL, principal.teamId).catch(() => null);
     const token = credential?.secrets.bot_token;
@@ -119,7 +153,7 @@ export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRunt
     if (!bot) throw new ProblemError('CONFLICT', `Project ${projectId} has no bot connected; connect one with PUT /v1/projects/${projectId}/bot.`);
     return {
       set: { bot: null },
-      writes: (tx) => deleteCredential(tx, projectId, TELEGRAM_CREDENTIAL),
+      writes: (tx) => deleteCredential(tx, projectId, kind),
       events: [{ type: 'project.bot_disconnected', data: (next) => ({ project: next, bot }) }],
       result: (next) => next,
     };

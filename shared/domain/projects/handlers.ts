@@ -5,13 +5,13 @@ import {
   createProject as create,
   deleteProject as remove,
   getProject as read,
-  linkResource,
   listProjects as list,
   unarchiveProject as unarchive,
   unlinkResource,
   updateProject as update,
 } from './repository.js';
 import { connectBot, disconnectBot } from './bot.js';
+import { linkCheckedResource } from './discord.js';
 import { connectPaymentProvider, disconnectPaymentProvider } from './payment-provider.js';
 
 type Operations = typeof projectsModule.operations;
@@ -38,14 +38,14 @@ export const unarchiveProject: OperationHandler<Operations['unarchiveProject']> 
 export const deleteProject: OperationHandler<Operations['deleteProject']> = async (input, { runtime, principal }) => remove(runtime, principal, input.project_id);
 
 /** `PUT /v1/projects/{project_id}/bot`. */
-export const connectProjectBot: OperationHandler<Operations['connectProjectBot']> = async ({ project_id, token }, { runtime, principal }) => connectBot(runtime, principal, project_id, { token });
+export const connectProjectBot: OperationHandler<Operations['connectProjectBot']> = async ({ project_id, ...input }, { runtime, principal }) => connectBot(runtime, principal, project_id, input);
 
 /** `DELETE /v1/projects/{project_id}/bot`. */
 export const disconnectProjectBot: OperationHandler<Operations['disconnectProjectBot']> = async (input, { runtime, principal }) => disconnectBot(runtime, principal, input.project_id);
 
 /** `POST /v1/projects/{project_id}/resources`. */
 export const linkProjectResource: OperationHandler<Operations['linkProjectResource']> = async ({ project_id, ...resource }, { runtime, principal }) =>
-  linkResource(runtime, principal, project_id, resource);
+  linkCheckedResource(runtime, principal, project_id, resource);
 
 /** `DELETE /v1/projects/{project_id}/resources/{resource_id}`. */
 export const unlinkProjectResource: OperationHandler<Operations['unlinkProjectResource']> = async (input, { runtime, principal }) =>

@@ -129,7 +129,9 @@ export const projectsModule = defineModule({
     }),
     linkProjectResource: defineOperation({
       id: 'linkProjectResource',
-      summary: 'Link a platform resource (channel, group, server, role…) to the project (emits project.resource_linked).',
+      callsProvider: true,
+      summary:
+        'Link a platform resource (channel, group, server, role…) to the project (emits project.resource_linked); a Discord server must have the bot in it, a Discord role must be a role of the linked server.',
       tag: 'Projects',
       ability: 'project:link-resource',
       teamWide: false,

@@ -121,21 +121,40 @@ export const ListProjectsQuery = z.extend(ListQuery, {
 });
 
 /**
- * Body of `PUT /v1/projects/{project_id}/bot` (DESIGN D22): the bot's token from @BotFather. The
- * service checks it with Telegram (`getMe`), registers the project's inbound hook (`setWebhook`) and keeps
- * it encrypted; it is never returned or logged. Only platforms whose bot can be connected now
- * (`connectable` in service://enums/platform-type: telegram) accept it.
+ * Body of `PUT /v1/projects/{project_id}/bot` (DESIGN D22, D28). Telegram: the bot's token from @BotFather
+ * (checked with `getMe`, inbound hook registered with `setWebhook`). Discord: `platform: "discord"`, the bot
+ * token, `application_id`, `public_key` and `client_secret` from the Developer Portal (checked with
+ * `GET /users/@me`, the `/membership` command registered). Which fields a platform needs is checked by the
+ * use case (one object, not a union: a tool's input is one object of body and path fields). Secrets are kept
+ * encrypted, never returned or logged. Only platforms whose bot can be connected now
+ * (`connectable` in service://enums/platform-type) accept it.
  */
 export const ConnectBotRequest = z
   .strictObject({
+    platform: z.optional(z.enum(['telegram', 'discord'])).check(z.describe('The project’s platform (default telegram); `discord` needs `application_id`, `public_key` and `client_secret` too.')),
     token: z
       .string()
       .check(
         z.trim(),
-        z.regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it).'),
-        z.describe('The bot\u2019s token (Telegram: `<bot id>:<secret>` from @BotFather). Write-only: stored encrypted, never returned.'),
+        z.regex(
+          /^(?:\d{1,20}:[A-Za-z0-9_-]{20,100}|[A-Za-z0-9_-]{20,100}\.[A-Za-z0-9_-]{4,40}\.[A-Za-z0-9_-]{20,100})$/,
+          'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it) or a Discord bot token (from the Developer Portal).',
+        ),
+        z.describe('The bot’s token (Telegram: `<bot id>:<secret>` from @BotFather; Discord: the bot token of the Developer Portal). Write-only: stored encrypted, never returned.'),
         z.meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
       ),
+    application_id: z
+      .optional(z.string().check(z.trim(), z.regex(/^\d{15,25}$/, 'Expected a Discord application id (a snowflake).')))
+      .check(z.describe('discord only, required: the application id.'), z.meta({ examples: ['112233445566778899'] })),
+    public_key: z
+      .optional(z.string().check(z.trim(), z.regex(/^[0-9a-fA-F]{64}$/, 'Expected the application’s public key (64 hexadecimal characters).')))
+      .check(
+        z.describe('discord only, required: the application’s public key (verifies interactions at /hooks/discord/{project_id}).'),
+        z.meta({ examples: ['1dce32b3674efcdfb834a0f7c25d413b24da1e346a51691b2256bbfd1c70f11a'] }),
+      ),
+    client_secret: z
+      .optional(z.string().check(z.trim(), z.minLength(8), z.maxLength(200)))
+      .check(z.describe('discord only, required: the OAuth2 client secret (account linking). Write-only: stored encrypted, never returned.')),
   })
   .register(z.globalRegistry, { id: 'ConnectBotRequest' });
 /** A validated bot connection (see {@link ConnectBotRequest}). */

@@ -9,7 +9,7 @@ import { scheduleInviteLinksRetry } from './invite-link-retry.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 import { isPaidAccess, memberOf, othersAccessOf, readAccessFacts, type AccessChange, type AccessFacts, type OthersAccess } from './access-facts.js';
-import { grantOnPlatform, liveInviteLinks, markInviteLinksRevoked, type PlatformAccessFollowUp } from './platform-access.js';
+import { grantOnPlatform, liveInviteLinks, markInviteLinksRevoked, resourcesGrantedBy, type PlatformAccessFollowUp } from './platform-access.js';
 
 /**
  * The member side of a subscription's access (DESIGN D15, D17), added to the transition's unit of work:
@@ -83,7 +83,8 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
     others = othersAccessOf(change, facts);
   }
   const { project, converted } = facts;
-  const resources = project?.resources ?? [];
+  // The plan's resources: a Discord plan may grant only some of the linked roles (platform_role_ids).
+  const resources = project ? resourcesGrantedBy(project.resources, [change.plan]) : [];
   const { withAccess: othersWithAccess, paid: othersPaid } = others;
   const granting = has && othersWithAccess.length === 0 && project !== null && resources.length > 0;
   const granted = granting

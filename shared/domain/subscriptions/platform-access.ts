@@ -9,6 +9,7 @@ import { itemWithKey, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
 import type { Member, MemberInviteLink } from '../members/schema.js';
+import type { Plan } from '../plans/schema.js';
 import type { ProjectResource } from '../projects/schema.js';
 
 /** The platform calls of a subscription's access (DESIGN D15, D17): grants and revocations, invite links, and the calls made after a commit. */
@@ -45,6 +46,16 @@ const INVITE_LINK_RETENTION_SECONDS = 30 * 24 * 3600;
 /** The SHA-256 (hex) of an invite link's URL: the key of its item (never the URL itself in a key). */
 export function inviteLinkHash(url: string): string {
   return createHash('sha256').update(url, 'utf8').digest('hex');
+}
+
+/**
+ * The linked resources access through `plans` covers (DESIGN D28): every resource, but of the `role` ones
+ * only those a plan names in `platform_role_ids` (a plan that names none covers every linked role).
+ */
+export function resourcesGrantedBy<T extends { kind: string; platform_resource_id: string }>(resources: readonly T[], plans: readonly Pick<Plan, 'platform_role_ids'>[]): T[] {
+  if (plans.some((plan) => plan.platform_role_ids === undefined)) return [...resources];
+  const roles = new Set(plans.flatMap((plan) => plan.platform_role_ids ?? []));
+  return resources.filter((resource) => resource.kind !== 'role' || roles.has(resource.platform_resource_id));
 }
 
 /** The outcome of asking the platform for a subscriber's access to the project's resources ({@link grantOnPlatform}). */

@@ -15,7 +15,8 @@ import type { ProjectResource } from '../projects/schema.js';
 import { toSubscriber } from '../subscribers/repository.js';
 import { INVITE_LINKS_ERROR_ATTRIBUTE, inviteLinksErrorOf } from './invite-link-retry.js';
 import { subscriptionsOfSubscriber } from './access-facts.js';
-import { grantOnPlatform, inviteLinkResourceIds, isLiveInviteLink, revokeInviteLinksOnPlatform, revokeOnPlatform, type PlatformGrant } from './platform-access.js';
+import { grantOnPlatform, inviteLinkResourceIds, isLiveInviteLink, resourcesGrantedBy, revokeInviteLinksOnPlatform, revokeOnPlatform, type PlatformGrant } from './platform-access.js';
+import { toPlan } from '../plans/repository.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
@@ -87,7 +88,11 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     else if (action === 'kick') outcome = await callPlatform(() => adapter.kick(target));
     else if (action === 'revoke_access') outcome = await revokeOnPlatform(adapter, target, resources);
     else if (action === 'grant_access') {
-      grant = await grantOnPlatform(runtime, teamId, platformType, { project_id: member.project_id, subscriber_id: subscriberId!, platform_user_id: member.platform_user_id }, resources);
+      // The resources the plans of the subscriptions with access cover (a Discord plan's roles).
+      const planIds = [...new Set(subscriptions.filter((subscription) => hasAccess(subscription.status)).map((subscription) => subscription.plan_id))];
+      const plans = (await Promise.all(planIds.map((planId) => store.get(keys.plan(teamId, planId))))).filter((plan) => plan !== undefined).map(toPlan);
+      const granted = plans.length > 0 ? resourcesGrantedBy(resources, plans) : resources;
+      grant = await grantOnPlatform(runtime, teamId, platformType, { project_id: member.project_id, subscriber_id: subscriberId!, platform_user_id: member.platform_user_id }, granted);
       outcome = grant.outcome;
     }
 

@@ -1,0 +1,95 @@
+import { InteractionResponseFlags, InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
+import { openCredentialInConstantWork } from '../credentials/repository.js';
+import { readPlatformUserClaim } from '../domain/members/repository.js';
+import { createPortalLink } from '../domain/portal-sessions/links.js';
+import { subscriptionsOfSubscriber } from '../domain/subscriptions/access-facts.js';
+import { hasAccess } from '../domain/subscriptions/state-machine.js';
+import { integrationsOf } from '../integrations.js';
+import { logger } from '../logger.js';
+import { DISCORD_CREDENTIAL } from '../platforms/discord.js';
+import type { Runtime } from '../runtime.js';
+import * as z from '../schemas/zod.js';
+import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+
+/**
+ * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28): the interactions endpoint
+ * URL a creator sets on their application in the Developer Portal.
+ *
+ * 1. Before anything else, the Ed25519 signature (`X-Signature-Ed25519` over `X-Signature-Timestamp` + the raw
+ *    body) must verify (`discord-interactions`' `verifyKey`) with the public key stored with the project's
+ *    Discord bot; an unknown project, a project without a Discord bot and a bad signature get the same 401,
+ *    after the same verification work.
+ * 2. PING → PONG. The `/membership` command → an ephemeral reply with the caller's membership (found by the
+ *    platform-user claim of their Discord user id) and a one-time portal link. Other interactions get an
+ *    ephemeral "not supported". Interactions are answered at once and change no membership, so they need no
+ *    receipt (a repeated /membership only makes another portal link).
+ */
+
+/** The interaction types the hook answers (numbers, as the body carries them). */
+const PING: number = InteractionType.PING;
+const APPLICATION_COMMAND: number = InteractionType.APPLICATION_COMMAND;
+
+const REFUSED: HookAnswer = { status: 401, body: { error: 'The request signature is missing or wrong.' } };
+/** A valid Ed25519 public key verified against when the project has none, so every refusal costs a verification. */
+const NO_PUBLIC_KEY = '1dce32b3674efcdfb834a0f7c25d413b24da1e346a51691b2256bbfd1c70f11a';
+
+/** The reply to a Discord user with no membership in the project (says nothing about who is a subscriber). */
+const NO_MEMBERSHIP_REPLY = 'No membership found for your Discord account in this community.';
+
+const DiscordUser = z.object({ id: z.string() });
+/** The part of an interaction the hook reads. */
+const Interaction = z.object({
+  type: z.number().check(z.int()),
+  data: z.optional(z.object({ name: z.optional(z.string()) })),
+  member: z.optional(z.object({ user: z.optional(DiscordUser) })),
+  user: z.optional(DiscordUser),
+});
+
+/** An ephemeral message answer (`CHANNEL_MESSAGE_WITH_SOURCE`, flags `EPHEMERAL`). */
+function ephemeral(content: string): HookAnswer {
+  return { status: 200, body: { type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL } } };
+}
+
+/** The `/membership` answer for Discord user `userId` of the project: their subscriptions' status and a fresh one-time portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}. */
+async function membershipReply(runtime: Runtime, teamId: string, projectId: string, userId: string | undefined): Promise<HookAnswer> {
+  const claim = userId ? await readPlatformUserClaim(runtime.store, teamId, projectId, userId) : undefined;
+  const subscriberId = claim?.subscriber_id;
+  if (!subscriberId) return ephemeral(NO_MEMBERSHIP_REPLY);
+  const subscriptions = await subscriptionsOfSubscriber(runtime.store, teamId, projectId, subscriberId);
+  const current = subscriptions.find((subscription) => hasAccess(subscription.status)) ?? subscriptions.at(-1);
+  const status = current ? `Your membership is ${current.status.replace(/_/g, ' ')}.` : 'You have no subscription in this community yet.';
+  const link = await createPortalLink(runtime, teamId, projectId, subscriberId);
+  return ephemeral(`${status}\nManage it here (the link works once, for 30 minutes): ${link.url}`);
+}
+
+/**
+ * Handles one request to `POST /hooks/discord/{project_id}` (see the module comment). Answers 200 with an
+ * interaction response, 401 (any refusal of the signature), 400 (not an interaction) or 500. Never throws.
+ */
+export const discordHook: HookHandler = async (runtime, request) => {
+  try {
+    const settings = integrationsOf(runtime);
+    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
+    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', DISCORD_CREDENTIAL);
+    const publicKey = credential?.description.public.public_key;
+    const signature = request.headers['x-signature-ed25519'] ?? '';
+    const timestamp = request.headers['x-signature-timestamp'] ?? '';
+    const valid = await verifyKey(request.body, signature, timestamp, publicKey ?? NO_PUBLIC_KEY).catch(() => false);
+    if (!valid || !credential || !publicKey) return REFUSED;
+    let interaction: z.infer<typeof Interaction>;
+    try {
+      interaction = Interaction.parse(JSON.parse(request.body));
+    } catch {
+      return { status: 400, body: { error: 'The body is not a Discord interaction.' } };
+    }
+    if (interaction.type === PING) return { status: 200, body: { type: InteractionResponseType.PONG } };
+    if (interaction.type === APPLICATION_COMMAND && interaction.data?.name === 'membership') {
+      const userId = interaction.member?.user?.id ?? interaction.user?.id;
+      return await membershipReply(runtime, credential.description.team_id, credential.description.project_id, userId);
+    }
+    return ephemeral('This interaction is not supported.');
+  } catch (error) {
+    logger.error('discord interaction not answered', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
+    return { status: 500, body: { error: 'The interaction could not be answered.' } };
+  }
+};

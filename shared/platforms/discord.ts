@@ -1,0 +1,126 @@
+import { DEFAULT_DISCORD_API_BASE_URL } from '../config.js';
+import { openCredential, type CredentialKind } from '../credentials/repository.js';
+import type { IntegrationSettings } from '../integrations.js';
+import { keys } from '../store/keys.js';
+import type { Store } from '../store/store.js';
+import type { PlatformAdapter, PlatformProjectTarget, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
+
+/**
+ * The Discord platform (DESIGN D28) through `@discordjs/rest` (`discord-client.ts`, imported on first use),
+ * pointed at `DISCORD_API_BASE_URL` (tests: a loopback fake). A project's bot token and OAuth2 client secret
+ * are a stored credential (`discord_bot`, DESIGN D16), opened only for a call; its application id and public
+ * key are public fields of it. Failures follow Telegram's rules: a reason naming the call and Discord's
+ * message (never a token), recorded on the member and retried by the member's sync deadline.
+ */
+
+/** The credential kind of a Discord bot: secrets `bot_token` and `client_secret`; public `application_id`, `public_key`, `platform_bot_id`. */
+export const DISCORD_CREDENTIAL: CredentialKind = 'discord_bot';
+
+/** How the Discord client is set up: the API base URL, its retries, request timeout and rate-limit offset. */
+export interface DiscordSettings {
+  apiBaseUrl: string;
+  retries: number;
+  timeoutMs: number;
+  rateLimitOffsetMs: number;
+}
+
+/** The Discord client settings of the integration settings: their API base URL and retries (no waiting beyond Discord's own `retry_after` when retries wait 0, as in tests). */
+export function discordSettingsOf(settings: Pick<IntegrationSettings, 'discordApiBaseUrl' | 'retry'>): DiscordSettings {
+  const fast = settings.retry.minTimeoutMs === 0;
+  return { apiBaseUrl: settings.discordApiBaseUrl ?? DEFAULT_DISCORD_API_BASE_URL, retries: settings.retry.retries, timeoutMs: fast ? 5000 : 15_000, rateLimitOffsetMs: fast ? 0 : 50 };
+}
+
+/** A Discord call failed for good (after the client's retries); `message` is safe to show (no token). */
+export class DiscordCallError extends Error {
+  /** Discord's HTTP status of a refusal (4xx but 429), or null when Discord could not be reached or served the call. */
+  readonly status: number | null;
+  constructor(message: string, status: number | null) {
+    super(message);
+    this.name = 'DiscordCallError';
+    this.status = status;
+  }
+}
+
+/** The client module, once imported. */
+let discordClient: Promise<typeof import('./discord-client.js')> | undefined;
+
+/** The Discord client module (`discord-client.ts`), imported on first use so only bundles that call Discord load it. */
+export function loadDiscordClient(): Promise<typeof import('./discord-client.js')> {
+  discordClient ??= import('./discord-client.js');
+  return discordClient;
+}
+
+/** A Discord snowflake (a user, guild, role or application id). */
+const DISCORD_SNOWFLAKE = /^\d{15,25}$/;
+
+/** What {@link discordPlatformAdapter} needs: the store (credentials, linked resources) and the settings (read when a call is made). */
+export interface DiscordAdapterDependencies {
+  store: Store;
+  settings: () => IntegrationSettings;
+}
+
+const failure = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+
+/**
+ * The Discord `PlatformAdapter` (DESIGN D28). Per call it opens the project's bot credential (none: a
+ * recorded failure naming `PUT /v1/projects/{id}/bot`) and acts in the project's linked server (one per
+ * project): `grantAccess` / `revokeAccess` of a `role` resource add / remove that role
+ * (`PUT`/`DELETE /guilds/{guild}/members/{user}/roles/{role}`); the server and channels need no call (people
+ * join through account linking); `kick` is `DELETE /guilds/{guild}/members/{user}`, `ban` and `unban`
+ * `PUT`/`DELETE /guilds/{guild}/bans/{user}`. A person without a Discord user id (not linked yet) or a
+ * project without a linked server needs no call; invite links do not exist on Discord.
+ */
+export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies): PlatformAdapter {
+  /** The linked server, the bot token and the client settings of the target's project, or why there are none (null: nothing to do). */
+  const context = async (target: PlatformProjectTarget): Promise<{ guildId: string; token: string; settings: DiscordSettings } | { ok: false; reason: string } | null> => {
+    const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
+    const resources = (project?.resources as PlatformResourceTarget[] | undefined) ?? [];
+    const server = resources.find((resource) => resource.kind === 'server');
+    if (!server) return null;
+    const settings = dependencies.settings();
+    const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, DISCORD_CREDENTIAL, target.team_id);
+    const token = credential?.secrets.bot_token;
+    if (!token) return failure(`No Discord bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`);
+    return { guildId: server.platform_resource_id, token, settings: discordSettingsOf(settings) };
+  };
+  /** Runs `action` for a known Discord user in the project's server; a Discord failure is the result. */
+  const act = async (
+    target: { team_id: string; project_id: string; platform_user_id: string | null },
+    action: (client: Awaited<ReturnType<typeof loadDiscordClient>>, settings: DiscordSettings, token: string, guildId: string, userId: string) => Promise<void>,
+  ): Promise<PlatformResult> => {
+    const userId = target.platform_user_id;
+    if (userId === null || !DISCORD_SNOWFLAKE.test(userId)) return { ok: true };
+    const found = await context(target);
+    if (found === null) return { ok: true };
+    if ('ok' in found) return found;
+    try {
+      await action(await loadDiscordClient(), found.settings, found.token, found.guildId, userId);
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof DiscordCallError) return failure(error.message);
+      throw error;
+    }
+  };
+  const done = async (): Promise<PlatformResult> => ({ ok: true });
+  return {
+    platform: 'discord',
+    async grantAccess(target, resource) {
+      if (resource.kind !== 'role') return { ok: true };
+      return act(target, (client, settings, token, guildId, userId) => client.addMemberRole(settings, token, guildId, userId, resource.platform_resource_id));
+    },
+    revokeInviteLink: done,
+    async revokeAccess(target: PlatformTarget, resource) {
+      if (resource.kind !== 'role') return { ok: true };
+      return act(target, (client, settings, token, guildId, userId) => client.removeMemberRole(settings, token, guildId, userId, resource.platform_resource_id));
+    },
+    async kick(target) {
+      return act(target, (client, settings, token, guildId, userId) => client.removeMember(settings, token, guildId, userId));
+    },
+    async ban(target, reason) {
+      return act(target, (client, settings, token, guildId, userId) => client.banMember(settings, token, guildId, userId, reason));
+    },
+    async unban(target) {
+      return act(target, (client, settings, token, guildId, userId) => client.unbanMember(settings, token, guildId, userId));
+    },
+  };
+}
