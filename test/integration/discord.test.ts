@@ -12,6 +12,8 @@ import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { completeDiscordLink, discordAuthorizeUrl } from '../../shared/domain/members/discord-link.js';
+import { createPortalLink } from '../../shared/domain/portal-sessions/links.js';
+import { handlePublicRequest } from '../../shared/public-pages/router.js';
 import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
 import { PLATFORM_SYNC_FIRST_DELAY_MS } from '../../shared/domain/members/platform-retry.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
@@ -364,6 +366,52 @@ describe('linking a Discord account (OAuth2)', () => {
 
     // Single use.
     await expect(completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('from the portal: "Link your Discord account" goes to discord.com, and the callback links the member and shows the outcome', async () => {
+    const subscriberId = await subscribed();
+    /** A GET of the public pages with the portal session's cookie. */
+    const page = (path: string, cookie?: string) => {
+      const [rawPath, rawQueryString = ''] = path.split('?');
+      return handlePublicRequest(runtime, {
+        version: '2.0',
+        routeKey: 'ANY /portal/{proxy+}',
+        rawPath,
+        rawQueryString,
+        cookies: cookie ? [cookie] : undefined,
+        headers: { host: 'members.example', 'x-forwarded-proto': 'https' },
+        requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '10.9.8.7' }, requestId: randomUUID() },
+        isBase64Encoded: false,
+      } as never);
+    };
+    const link = await createPortalLink(runtime, team.team.id, projectId, subscriberId);
+    const signedIn = await page(link.path);
+    expect(signedIn.statusCode).toBe(303);
+    const cookie = signedIn.cookies![0].split(';')[0];
+    const portal = await page(`/portal/${projectId}`, cookie);
+    expect(portal.body).toContain('Link your Discord account');
+
+    const start = await page(`/portal/${projectId}/discord/link`, cookie);
+    expect(start.statusCode).toBe(303);
+    const authorizeUrl = new URL(String(start.headers.Location));
+    expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe('https://discord.com/oauth2/authorize');
+    const code = `code-${randomBytes(6).toString('hex')}`;
+    discord.addCode(code, { clientId: APPLICATION_ID, redirectUri: redirectUri(), user: { id: USER_ID, username: 'ada' }, accessToken: `user-access-${randomBytes(8).toString('hex')}` });
+    const state = authorizeUrl.searchParams.get('state')!;
+
+    // Without the session that started it, the callback links nothing.
+    expect((await page(`/portal/${projectId}/discord/callback?code=${code}&state=${state}`)).statusCode).toBe(401);
+    const back = await page(`/portal/${projectId}/discord/callback?code=${code}&state=${state}`, cookie);
+    expect(back.statusCode).toBe(303);
+    expect(back.headers.Location).toBe(`/portal/${projectId}?discord=joined`);
+    expect(roles()).toEqual([ROLE_ID]);
+    const after = await page(String(back.headers.Location), cookie);
+    expect(after.body).toContain('you were added to the server with your roles');
+    expect(after.body).toContain('Link another Discord account');
+
+    // Used once: the same callback again is refused on the page, and a denial at Discord changes nothing.
+    expect((await page(`/portal/${projectId}/discord/callback?code=${code}&state=${state}`, cookie)).statusCode).toBe(422);
+    expect((await page(`/portal/${projectId}/discord/callback?error=access_denied&state=${state}`, cookie)).statusCode).toBe(422);
   });
 
   it('refuses an expired state and a code Discord refuses', async () => {

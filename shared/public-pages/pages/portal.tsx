@@ -11,6 +11,7 @@ import type { Plan } from '../../domain/plans/schema.js';
 import { createPortalLink, consumePortalLink, endPortalSession, findPortalSession, subscriberPrincipal, type PortalSession } from '../../domain/portal-sessions/links.js';
 import { getProject } from '../../domain/projects/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
+import { completeDiscordLink, discordAuthorizeUrl } from '../../domain/members/discord-link.js';
 import { getSubscriber } from '../../domain/subscribers/repository.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
@@ -25,7 +26,8 @@ import type { ManageLink } from './welcome.js';
 /**
  * The subscriber portal (DESIGN D27): a one-time link signs the subscriber in (a session cookie scoped to
  * `/portal`), then `/portal/{project_id}` shows their subscriptions (status from the catalogue, plan, price,
- * next renewal or end), platform access (their invite links) and payments, with "Cancel at period end",
+ * next renewal or end), platform access (their invite links; on Discord, "Link your Discord account",
+ * D28) and payments, with "Cancel at period end",
  * "Resume", "Update payment method" (Stripe's Billing Portal, for Stripe-billed subscriptions) and "Sign
  * out". Reads and actions run the registry's operations with the session's `subscriberPrincipal` (surface
  * `portal`), so a subscriber only ever sees and changes their own objects; every POST carries the session's
@@ -125,6 +127,30 @@ function SubscriptionCard(props: { project: Project; subscription: Subscription;
   );
 }
 
+/** What the last Discord linking did, as the callback reports it in `?discord=` (DESIGN D28). */
+const DISCORD_OUTCOMES: Record<string, string> = {
+  joined: 'Your Discord account is linked, and you were added to the server with your roles.',
+  already_in: 'Your Discord account is linked, and your roles were added in the server.',
+  no_access: 'Your Discord account is linked; you get the server’s roles while your membership gives access.',
+  failed: 'Your Discord account is linked, but Discord did not let us add you to the server yet; we will keep trying.',
+};
+
+/** The Discord section of a Discord project's portal: whether an account is linked, and the link to (re)link one (DESIGN D28). */
+function DiscordAccess(props: { projectId: string; linked: boolean; outcome: string | null }): Html {
+  const outcome = props.outcome ? DISCORD_OUTCOMES[props.outcome] : undefined;
+  return (
+    <section class="card" aria-labelledby="discord-access">
+      <h2 id="discord-access">Discord</h2>
+      {outcome ? <p role="status">{outcome}</p> : <p>{props.linked ? 'Your Discord account is linked.' : 'Link your Discord account to join the server with the roles of your membership.'}</p>}
+      <p>
+        <a class="button" href={`${portalPath(props.projectId)}/discord/link`}>
+          {props.linked ? 'Link another Discord account' : 'Link your Discord account'}
+        </a>
+      </p>
+    </section>
+  );
+}
+
 /** The portal page: the subscriber's subscriptions and payments, with a problem of a failed action above. */
 async function portalView(request: PublicRequest, projectId: string, signedIn: { session: PortalSession; principal: Principal }, problem?: ProblemDocument): Promise<Html> {
   const { runtime, requestId } = request;
@@ -137,9 +163,11 @@ async function portalView(request: PublicRequest, projectId: string, signedIn: {
     runOperation<ListPage<Payment>>(runtime, principal, 'listPayments', { project_id: projectId, limit: 25 }, options),
   ]);
   const planById = new Map(plans.data.map((plan) => [plan.id, plan]));
+  const discordLinked = project.platform_type === 'discord' && project.bot ? (await getSubscriber(runtime.store, principal, session.subscriber_id)).platform_user_id !== null : null;
   return (
     <MemberPage title="Your membership" site={project.name}>
       {problem ? <ProblemView problem={problem} /> : ''}
+      {discordLinked === null ? '' : <DiscordAccess projectId={projectId} linked={discordLinked} outcome={request.query.get('discord')} />}
       {!subscriptions.ok ? (
         <ProblemView problem={subscriptions.problem} />
       ) : subscriptions.result.data.length === 0 ? (
@@ -229,6 +257,47 @@ const paymentMethod = portalAction(async (request, projectId, subscriptionId, si
   return publicResult(redirectResult(created.url));
 });
 
+/**
+ * `GET /portal/{project_id}/discord/link`: starts the Discord authorization-code flow (DESIGN D28) with a
+ * single-use `state` bound to this portal session, and sends the subscriber to discord.com. A link rather
+ * than a form: it only prepares a state Discord's consent screen must still approve.
+ */
+const discordLink: PortalHandler = async (request, match) => {
+  const projectId = match[1].toLowerCase();
+  const signedIn = await sessionOf(request, projectId);
+  if (!signedIn) return signedOut(401);
+  const { session } = signedIn;
+  const { url } = await discordAuthorizeUrl(request.runtime, { teamId: session.team_id, projectId, portalSessionId: session.id, subscriberId: session.subscriber_id });
+  return publicResult(redirectResult(url));
+};
+
+/**
+ * `GET /portal/{project_id}/discord/callback?code=&state=`: Discord's redirect back. Links the account
+ * ({@link completeDiscordLink}: the state must be this session's) and shows the portal with the outcome;
+ * a refusal at Discord (`error=access_denied`) or a refused state or code shows the portal with the problem.
+ */
+const discordCallback: PortalHandler = async (request, match, formOrigins) => {
+  const projectId = match[1].toLowerCase();
+  const signedIn = await sessionOf(request, projectId);
+  if (!signedIn) return signedOut(401);
+  const { session } = signedIn;
+  const problemPage = async (error: ProblemError) => {
+    const { problem } = toProblem(error, request.requestId);
+    return publicResult(htmlResult(problem.status, await portalView(request, projectId, signedIn, problem)), formOrigins);
+  };
+  const code = request.query.get('code');
+  const state = request.query.get('state');
+  if (request.query.get('error') || !code || !state)
+    return problemPage(new ProblemError('VALIDATION_FAILED', 'Discord did not authorize the link; nothing was changed. Try again when you are ready.'));
+  try {
+    const result = await completeDiscordLink(request.runtime, { projectId, portalSessionId: session.id, subscriberId: session.subscriber_id, code, state });
+    return publicResult(redirectResult(`${portalPath(projectId)}?discord=${result.guild}`));
+  } catch (error) {
+    if (error instanceof ProblemError) return problemPage(error);
+    throw error;
+  }
+};
+
 /** "Sign out": ends the session and deletes its cookie. */
 const signOut = portalAction(async (request) => {
   await endPortalSession(request.runtime, request.cookies[PORTAL_COOKIE]);
@@ -243,6 +312,8 @@ export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; pattern: Reg
   { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/resume/?$`), handle: subscriptionAction('resumeSubscription') },
   { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/payment-method/?$`), handle: paymentMethod },
   { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/sign-out/?$`), handle: signOut },
+  { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/discord/link/?$`), handle: discordLink },
+  { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/discord/callback/?$`), handle: discordCallback },
 ];
 
 /** The welcome page's "Manage your membership" link: a fresh one-time portal link (its path) for the subscription's subscriber. */

@@ -48,6 +48,9 @@ function HowToGetIn(props: { project: Project; subscription: Subscription }): Ht
     );
   }
   if (props.project.platform_type === 'telegram') return <p>Your invite link is on its way: this page shows it as soon as it is made.</p>;
+  if (props.project.platform_type === 'discord') {
+    return <p>Your access is active: open “Manage your membership” below and choose “Link your Discord account” to join the server with your roles.</p>;
+  }
   return <p>Your access is active: sign in on {props.project.name}’s site with the e-mail address you used here.</p>;
 }
 
