@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ApiGatewayResult } from '../http/api-gateway.js';
 import type { Runtime } from '../runtime.js';
@@ -81,12 +81,57 @@ export function decodeRequest(runtime: Runtime, event: APIGatewayProxyEventV2, r
   };
 }
 
+/** True when `presented` equals `expected` (both non-empty), compared in constant time. */
+export function sameToken(presented: string | null | undefined, expected: string | null | undefined): boolean {
+  if (!presented || !expected) return false;
+  const a = Buffer.from(presented, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /** True when the request carries the session's CSRF token (`X-CSRF-Token` header or `csrf_token` field), compared in constant time. */
 export function hasValidCsrfToken(request: DashboardRequest, session: DashboardSession): boolean {
-  const presented = Buffer.from(request.headers['x-csrf-token'] ?? request.form.get('csrf_token') ?? '', 'utf8');
-  const expected = Buffer.from(session.csrf_token, 'utf8');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+  return sameToken(request.headers['x-csrf-token'] ?? request.form.get('csrf_token'), session.csrf_token);
 }
+
+/**
+ * True when the browser says the request comes from another site (`Sec-Fetch-Site: cross-site` or
+ * `same-site`), or, from a browser that does not send that header, when its `Origin` is not the
+ * request's own: a state-changing request of the dashboard or the public pages is refused then, before
+ * anything runs (login CSRF included). Requests without either header (not from a browser) pass.
+ */
+export function isCrossSiteRequest(request: DashboardRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site) return site === 'cross-site' || site === 'same-site';
+  const origin = request.headers.origin;
+  return origin !== undefined && origin !== 'null' && origin !== request.relyingParty.origin;
+}
+
+/** A form's double-submit CSRF cookie (for forms without a session): its name and the path it is scoped to. */
+export interface DoubleSubmitCookie {
+  name: string;
+  path: string;
+}
+
+/**
+ * The double-submit CSRF token of this browser for `cookie` (its cookie's value), or a new one with the
+ * `Set-Cookie` that stores it (`HttpOnly; Secure; SameSite=Strict`, scoped to `cookie.path`): what a form
+ * without a session repeats in its `csrf_token` field ({@link hasDoubleSubmitToken}).
+ */
+export function doubleSubmitToken(request: DashboardRequest, cookie: DoubleSubmitCookie): { token: string; cookies: string[] } {
+  const existing = request.cookies[cookie.name];
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing, cookies: [] };
+  const token = randomBytes(32).toString('base64url');
+  return { token, cookies: [`${cookie.name}=${token}; Path=${cookie.path}; HttpOnly; Secure; SameSite=Strict`] };
+}
+
+/** True when a form carries the token of its double-submit cookie `cookie` in `csrf_token`. */
+export function hasDoubleSubmitToken(request: DashboardRequest, cookie: DoubleSubmitCookie): boolean {
+  return sameToken(request.form.get('csrf_token'), request.cookies[cookie.name]);
+}
+
+/** The double-submit cookie of the dashboard's forms before a session exists (sign-in link, invitation). */
+export const PRESESSION_CSRF_COOKIE: DoubleSubmitCookie = { name: 'dashboard_presession', path: DASHBOARD_PATH };
 
 /** Headers of every dashboard answer: no caching, no framing, scripts and styles only from the dashboard itself. */
 const SECURITY_HEADERS: Record<string, string> = {

@@ -14,8 +14,11 @@ import {
   assetResult,
   clearedSessionCookie,
   decodeRequest,
+  hasDoubleSubmitToken,
   hasValidCsrfToken,
+  isCrossSiteRequest,
   jsonResult,
+  PRESESSION_CSRF_COOKIE,
   redirectResult,
   safeReturnPath,
   SESSION_COOKIE,
@@ -166,6 +169,9 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: route('GET', '/activity'), access: 'signed-in', handler: activity.activityPage },
 ];
 
+/** The dashboard's forms posted before a session exists: they carry the pre-session double-submit token. */
+const PRESESSION_FORMS: ReadonlySet<string> = new Set(['/dashboard/sign-in/link', '/dashboard/invitations/accept']);
+
 /** The signed-in viewer of a request, or null (no, unknown, revoked or idle session; member no longer active; team deleted). */
 async function signedIn(request: DashboardRequest): Promise<SignedInRequest | null> {
   const { store, clock } = request.runtime;
@@ -218,6 +224,11 @@ export async function handleDashboardRequest(runtime: Runtime, event: APIGateway
     if (!found || !found.match) return notFound(request);
     const { candidate, match } = found;
     const params: Record<string, string> = Object.fromEntries(match.slice(1).map((value, index) => [String(index + 1), value]));
+    // No state change from another site, signed in or not (a login CSRF would sign the victim in as the attacker).
+    if (request.method === 'POST' && (isCrossSiteRequest(request) || (PRESESSION_FORMS.has(request.path.replace(/\/$/, '')) && !hasDoubleSubmitToken(request, PRESESSION_CSRF_COOKIE)))) {
+      const { problem } = toProblem(new ProblemError('CSRF_TOKEN_INVALID', 'This request did not come from this site’s own form; nothing was changed. Open the page again and resubmit.'), requestId);
+      return jsonResult(403, problem);
+    }
     if (candidate.access === 'public') return await candidate.handler(request, params);
     const wantsJson = request.headers['content-type']?.startsWith('application/json') ?? false;
     const viewer = await signedIn(request);

@@ -1,5 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { DashboardRequest } from '../dashboard/http.js';
+import { doubleSubmitToken, hasDoubleSubmitToken, type DashboardRequest, type DoubleSubmitCookie } from '../dashboard/http.js';
 import type { ApiGatewayResult } from '../http/api-gateway.js';
 
 /**
@@ -13,7 +12,7 @@ export const JOIN_PATH = '/join';
 /** The path of the subscriber portal; its session cookie is scoped to it (DESIGN D27). */
 export const PORTAL_PATH = '/portal';
 /** The join pages' CSRF cookie. */
-const JOIN_CSRF_COOKIE = 'join_csrf';
+const JOIN_CSRF_COOKIE: DoubleSubmitCookie = { name: 'join_csrf', path: JOIN_PATH };
 /** The portal's session cookie. */
 export const PORTAL_COOKIE = 'portal_session';
 /** Where Stripe hosts its Checkout pages: a join form's 303 leads there, so `form-action` allows it. */
@@ -47,23 +46,12 @@ export function publicResult(result: ApiGatewayResult, formOrigins: readonly str
 
 /** The join pages' CSRF token of this browser (its cookie), or a new one with the `Set-Cookie` that stores it. */
 export function joinCsrfToken(request: PublicRequest): { token: string; cookies: string[] } {
-  const existing = request.cookies[JOIN_CSRF_COOKIE];
-  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing, cookies: [] };
-  const token = randomBytes(32).toString('base64url');
-  return { token, cookies: [`${JOIN_CSRF_COOKIE}=${token}; Path=${JOIN_PATH}; HttpOnly; Secure; SameSite=Strict`] };
-}
-
-/** True when `presented` equals `expected` (both non-empty), compared in constant time. */
-export function sameToken(presented: string | null | undefined, expected: string | null | undefined): boolean {
-  if (!presented || !expected) return false;
-  const a = Buffer.from(presented, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return doubleSubmitToken(request, JOIN_CSRF_COOKIE);
 }
 
 /** True when a join form carries the token of its CSRF cookie (double submit). */
 export function hasJoinCsrf(request: PublicRequest): boolean {
-  return sameToken(request.form.get('csrf_token'), request.cookies[JOIN_CSRF_COOKIE]);
+  return hasDoubleSubmitToken(request, JOIN_CSRF_COOKIE);
 }
 
 /** `Set-Cookie` of the portal session (DESIGN D27): `Path=/portal; HttpOnly; Secure; SameSite=Lax`. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { decodeRequest, htmlResult } from '../dashboard/http.js';
+import { decodeRequest, htmlResult, isCrossSiteRequest } from '../dashboard/http.js';
 import { ProblemError, toProblem } from '../errors.js';
 import type { ApiGatewayResult } from '../http/api-gateway.js';
 import { integrationsOf } from '../integrations.js';
@@ -58,6 +58,7 @@ export async function handlePublicRequest(runtime: Runtime, event: APIGatewayPro
   const origins = providerOrigins(runtime);
   try {
     await consumeRateLimit(runtime.store, runtime.clock, 'public-pages', request.ip);
+    if (request.method === 'POST' && isCrossSiteRequest(request)) return forbidden(requestId);
     const joinRoute = JOIN_ROUTES.map((route) => ({ route, match: route.method === request.method ? route.pattern.exec(request.path) : null })).find((candidate) => candidate.match);
     if (joinRoute?.match) {
       if (request.method === 'POST' && !hasJoinCsrf(request)) return forbidden(requestId);

@@ -104,6 +104,36 @@ describe('sign-in links and sessions', () => {
   });
 });
 
+describe('no login CSRF', () => {
+  it('a sign-in link form posted from another site, or without its pre-session token, signs nobody in; the form as served does', async () => {
+    const { clock, runtime, team, owner } = await world();
+    const link = await createSignInLink(runtime.store, clock, team.id, owner.email);
+    const token = new URL(link.path, 'http://x').searchParams.get('token')!;
+    const page = await handleDashboardRequest(runtime, dashboardEvent('GET', link.path));
+    const presession = page.cookies!.find((cookie) => cookie.startsWith('dashboard_presession='))!;
+    expect(presession).toMatch(/; Path=\/dashboard; HttpOnly; Secure; SameSite=Strict$/);
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1];
+    const post = (form: string, headers: Record<string, string> = {}, cookie = presession.split(';')[0]) =>
+      handleDashboardRequest(runtime, { ...(dashboardEvent('POST', '/dashboard/sign-in/link', { form, headers }) as object), cookies: [cookie] } as never);
+
+    const refused = [
+      await post(`token=${token}&csrf_token=${csrf}`, { 'sec-fetch-site': 'cross-site' }),
+      await post(`token=${token}&csrf_token=${csrf}`, { origin: 'https://attacker.example' }),
+      await post(`token=${token}`),
+      await post(`token=${token}&csrf_token=${csrf}`, {}, 'dashboard_presession=another-browsers-token-aaaaaaaaaaaaaaaaaaaaaaaa'),
+    ];
+    for (const answer of refused) {
+      expect(answer.statusCode).toBe(403);
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'CSRF_TOKEN_INVALID' });
+      expect(answer.cookies ?? []).toEqual([]);
+    }
+    // The link was not used up by the refusals: the real form signs in.
+    const accepted = await post(`token=${token}&csrf_token=${csrf}`, { 'sec-fetch-site': 'same-origin', origin: 'http://localhost:3000' });
+    expect(accepted.statusCode).toBe(303);
+    expect(accepted.cookies![0]).toMatch(/^dashboard_session=/);
+  });
+});
+
 describe('pages', () => {
   it('escape stored text: a project named with markup is shown as text', async () => {
     const { clock, runtime, team, owner, principal } = await world();

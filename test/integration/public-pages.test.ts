@@ -43,7 +43,7 @@ beforeEach(async () => {
 });
 
 /** An API Gateway v2 event of the public pages from this test's client IP. */
-function pageEvent(method: string, path: string, options: { form?: Record<string, string>; cookies?: string[]; htmx?: boolean; ip?: string } = {}) {
+function pageEvent(method: string, path: string, options: { form?: Record<string, string>; cookies?: string[]; htmx?: boolean; ip?: string; headers?: Record<string, string> } = {}) {
   return {
     version: '2.0',
     routeKey: 'ANY /join/{proxy+}',
@@ -55,6 +55,7 @@ function pageEvent(method: string, path: string, options: { form?: Record<string
       'x-forwarded-proto': 'http',
       ...(options.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       ...(options.htmx ? { 'hx-request': 'true' } : {}),
+      ...options.headers,
     },
     requestContext: { http: { method, path: path.split('?')[0], sourceIp: options.ip ?? ip }, requestId: randomUUID() },
     body: options.form ? new URLSearchParams(options.form).toString() : undefined,
@@ -136,6 +137,17 @@ describe('joining', () => {
     expect(subscriptions.data).toHaveLength(1);
     expect(subscriptions.data[0]).toMatchObject({ plan_id: free.id, status: 'active', source: 'free_plan' });
     expect(location).toContain(subscriptions.data[0].id);
+
+    // The same form posted from another site changes nothing, even with the right token.
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://attacker.example' }] as Record<string, string>[]) {
+      const forged = await serve('POST', `/join/${projectId}/plans/${free.id}`, {
+        cookies,
+        headers,
+        form: { csrf_token: csrf, idempotency_key: randomUUID(), subscription_key: randomUUID(), email: 'victim@example.com' },
+      });
+      expect(forged.statusCode).toBe(403);
+    }
+    expect((await listSubscriptions(runtime.store, team.principal, projectId, { limit: 10 })).data).toHaveLength(1);
 
     const welcome = await serve('GET', location);
     expect(welcome.statusCode).toBe(200);

@@ -4,7 +4,18 @@ import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { CsrfField, DataTable, Notice, Page, ProblemView, PublicPage, When } from '../components.js';
 import { h } from '../html.js';
-import { clearedSessionCookie, htmlResult, jsonResult, redirectResult, safeReturnPath, sessionCookie, type DashboardRequest, type SignedInRequest } from '../http.js';
+import {
+  clearedSessionCookie,
+  doubleSubmitToken,
+  htmlResult,
+  jsonResult,
+  PRESESSION_CSRF_COOKIE,
+  redirectResult,
+  safeReturnPath,
+  sessionCookie,
+  type DashboardRequest,
+  type SignedInRequest,
+} from '../http.js';
 import { finishPasskeyRegistration, finishPasskeySignIn, listPasskeys, startPasskeyRegistration, startPasskeySignIn } from '../passkeys.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
 import { findMember } from '../../domain/team-members/records.js';
@@ -51,15 +62,18 @@ export async function signInPage(request: DashboardRequest): Promise<ApiGatewayR
 /** `GET /dashboard/sign-in/link?token=...`: asks to continue, so a link preview cannot use the link up. */
 export async function signInLinkPage(request: DashboardRequest): Promise<ApiGatewayResult> {
   const token = request.query.get('token') ?? '';
+  const csrf = doubleSubmitToken(request, PRESESSION_CSRF_COOKIE);
   return htmlResult(
     200,
     <PublicPage title="Sign in with your link">
       <form method="post" action="/dashboard/sign-in/link" class="stack card">
         <p>This one-time link signs you in, then asks you to register a passkey for your next sign-ins.</p>
         <input type="hidden" name="token" value={token} />
+        <input type="hidden" name="csrf_token" value={csrf.token} />
         <button type="submit">Continue</button>
       </form>
     </PublicPage>,
+    csrf.cookies,
   );
 }
 
@@ -75,11 +89,13 @@ export async function useSignInLink(request: DashboardRequest): Promise<ApiGatew
 }
 
 /** `GET /dashboard/invitations/accept#token=...`: the invitation link; the script copies the token from the fragment into the form. */
-export async function invitationPage(): Promise<ApiGatewayResult> {
+export async function invitationPage(request: DashboardRequest): Promise<ApiGatewayResult> {
+  const csrf = doubleSubmitToken(request, PRESESSION_CSRF_COOKIE);
   return htmlResult(
     200,
     <PublicPage title="Join the team">
       <form method="post" action="/dashboard/invitations/accept" class="stack card">
+        <input type="hidden" name="csrf_token" value={csrf.token} />
         <p>Accept the invitation to join the team, then register a passkey to sign in.</p>
         <div>
           <label for="invitation-token">Invitation token</label>
@@ -89,6 +105,7 @@ export async function invitationPage(): Promise<ApiGatewayResult> {
         <button type="submit">Accept the invitation</button>
       </form>
     </PublicPage>,
+    csrf.cookies,
   );
 }
 

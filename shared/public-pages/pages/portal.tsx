@@ -2,7 +2,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { DataTable, IdempotencyField, ProblemView, SubscriptionStatusBadge, When } from '../../dashboard/components.js';
 import { h, type Html } from '../../dashboard/html.js';
-import { htmlResult, redirectResult } from '../../dashboard/http.js';
+import { htmlResult, redirectResult, sameToken } from '../../dashboard/http.js';
 import type { ListPage } from '../../dashboard/pages/kit.js';
 import { runOperation } from '../../dashboard/run-operation.js';
 import type { Payment } from '../../domain/payments/schema.js';
@@ -18,7 +18,7 @@ import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { formatPrice } from '../../schemas/common.js';
-import { clearedPortalCookie, PORTAL_COOKIE, PORTAL_PATH, portalCookie, publicResult, sameToken, type PublicRequest } from '../http.js';
+import { clearedPortalCookie, PORTAL_COOKIE, PORTAL_PATH, portalCookie, publicResult, type PublicRequest } from '../http.js';
 import { priceLabel } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 import type { ManageLink } from './welcome.js';
