@@ -15,7 +15,7 @@ import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestC
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 /** Outcome of one measured call. */
-interface CallOutcome {
+export interface CallOutcome {
   ok: boolean;
   status: number;
   /** Short description of a failure (first characters of the body). */
@@ -59,7 +59,7 @@ export interface CallScenarioResult {
 }
 
 /** Options of {@link measureCalls}. */
-interface MeasureCallsOptions {
+export interface MeasureCallsOptions {
   name: string;
   warmup: number;
   calls: number;
@@ -84,7 +84,7 @@ function mixOf(byCommand: Record<string, number>): string {
  * (p50/p99), the DynamoDB time of a call and the rest (p50s), throughput, requests per call
  * (min/max/mean), the command mixes seen and the errors.
  */
-async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
+export async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioResult> {
   let errors = 0;
   const errorSamples: string[] = [];
   const noteError = (outcome: CallOutcome) => {
@@ -154,7 +154,8 @@ async function measureCalls(options: MeasureCallsOptions): Promise<CallScenarioR
   };
 }
 
-async function outcomeOf(response: Response, expected: number): Promise<CallOutcome> {
+/** The outcome of a response that should have `expected` status (the body read either way). */
+export async function outcomeOf(response: Response, expected: number): Promise<CallOutcome> {
   const text = await response.text();
   if (response.status === expected) return { ok: true, status: response.status };
   return { ok: false, status: response.status, detail: text.slice(0, 200) };

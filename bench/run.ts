@@ -4,7 +4,8 @@
  * receiver, then runs:
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
  *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls), each with its
- *      latency ratio (p50 ÷ the p50 of its DynamoDB requests' summed durations in the call); then refused
+ *      latency ratio (p50 ÷ the p50 of its DynamoDB requests' summed durations in the call), and the front
+ *      door: a join-page view and a checkout-session creation (against a loopback Stripe fake); then refused
  *      authentication, an unknown token id beside a wrong secret on both surfaces;
  *   2. webhook delivery: the drain of 10,000 deliveries put in the outbox first (1, 10, 100 endpoints)
  *      beside the raw HTTPS ceiling and DynamoDB Local's write ceiling; commit → first attempt; the noisy
@@ -35,6 +36,8 @@ import { startDynamoDbLocal } from '../shared/store/dynamodb-local.js';
 import { measureRefusals, type RefusalSeries } from './authentication.js';
 import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
+import { measureFrontDoor } from './front-door.js';
+import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
 import { measureListing, measureRenewals, measureTransitions, type ListingFigures, type RenewalFigures, type TransitionFigures } from './subscriptions.js';
 import {
@@ -504,6 +507,10 @@ async function main(): Promise<void> {
   writeFileSync(join(caDirectory, 'ca.pem'), ca.certPem);
   const extraCaPem = extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(caDirectory, 'ca.pem') });
 
+  // The front door's checkout calls reach Stripe: here the loopback fake of the tests (no real provider).
+  const stripeApi = await startFakeStripeApi();
+  onCleanup('fake Stripe API', () => stripeApi.stop());
+
   const deliveryLog = createDeliveryLog();
   const tableName = `bench-${randomBytes(4).toString('hex')}`;
   progress(`starting the local service (tables ${tableName}, ${tableName}-dead)`);
@@ -518,6 +525,7 @@ async function main(): Promise<void> {
     extraCaPem,
     allowPrivateTargets: true,
     log: deliveryLog.log,
+    integrations: { stripeApiBaseUrl: stripeApi.url },
   });
   let serviceStop: Promise<void> | null = null;
   const stopService = () => (serviceStop ??= service.stop());
@@ -529,6 +537,7 @@ async function main(): Promise<void> {
   let refusals: RefusalSeries[] = [];
   if (PARTS.has('calls')) {
     calls = await runRequestBenchmarks({ service, counter, pipeline, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
+    calls.push(...(await measureFrontDoor({ service, counter, pipeline, stripeApi, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress })));
     for (const result of calls) {
       if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
       if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
