@@ -1,5 +1,6 @@
 import { openCredentialInConstantWork } from '../credentials/repository.js';
-import { applyStripeEvent, StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-events.js';
+import { StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-event-context.js';
+import { applyStripeEvent } from '../domain/payments/stripe-events.js';
 import { toProject } from '../domain/projects/repository.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';

@@ -1,0 +1,189 @@
+import type Stripe from 'stripe';
+import { isoTime } from '../../clock.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys } from '../../store/keys.js';
+import { unitOfWork } from '../../store/unit-of-work.js';
+import { withinTierLimit } from '../billing/repository.js';
+import { loadProject, toProject } from '../projects/repository.js';
+import { getSubscriber, prepareSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
+import { CreateSubscriberRequest } from '../subscribers/schema.js';
+import type { Subscriber } from '../subscribers/schema.js';
+import { DAY_MS } from '../subscriptions/lifecycle.js';
+import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
+import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
+import { recordProviderPayment } from './provider-payments.js';
+import { newPayment } from './recording.js';
+import { addPaymentOfNewSubscription, addProviderPaymentRef } from './writes.js';
+import type { Payment } from './schema.js';
+import { applied, CHECKOUT_WAIT_SECONDS, idOf, ignored, linkOf, planOf, STRIPE, StripeEventNotReady, type EventContext, type StripeEventOutcome } from './stripe-event-context.js';
+
+/**
+ * Checkout events of a project's Stripe account (DESIGN D16, D22, D26): `checkout.session.completed` creates
+ * the subscriber (or finds them by the Stripe customer) and the subscription billed through Stripe, and
+ * `checkout.session.async_payment_*` settles a delayed payment. Mapped from `stripe-events.ts`.
+ */
+
+/** How long (seconds) the reference from a completed Checkout Session to its subscription is kept for the welcome page. */
+const CHECKOUT_SESSION_REF_SECONDS = 30 * 24 * 3600;
+
+// ---------------------------------------------------------------------------------------------------
+// checkout.session.completed
+// ---------------------------------------------------------------------------------------------------
+
+/** The subscriber fields a Checkout Session gives (invalid ones dropped): e-mail, name, the Stripe customer. */
+function subscriberInput(session: Stripe.Checkout.Session, customerId: string | null): CreateSubscriberRequest {
+  const wanted = { email: session.customer_details?.email ?? undefined, display_name: session.customer_details?.name ?? undefined, provider_customer_id: customerId ?? undefined };
+  const parsed = CreateSubscriberRequest.safeParse(wanted);
+  if (parsed.success) return parsed.data;
+  const fallback = CreateSubscriberRequest.safeParse({ provider_customer_id: customerId ?? undefined });
+  return fallback.success ? fallback.data : { consent: false };
+}
+
+/**
+ * `checkout.session.completed` (mode `subscription` or `payment`): finds the subscriber by the Stripe
+ * customer (or creates one with the customer's e-mail and name, counted against the tier's limit), and
+ * creates the subscription billed through Stripe on the plan of `metadata.plan_id` (else the plan synced
+ * with a line item's price, when the event carries line items): mode `subscription` → `pending` (its
+ * first invoice's `invoice.paid` activates it), linked to the Stripe subscription; mode `payment` paid →
+ * `active` with its succeeded payment (the PaymentIntent), in the same transaction. A session whose
+ * Stripe subscription is linked already changes nothing.
+ */
+export async function checkoutCompleted(context: EventContext, session: Stripe.Checkout.Session): Promise<StripeEventOutcome> {
+  const { runtime, principal, projectId } = context;
+  const teamId = principal.teamId;
+  if (session.mode !== 'subscription' && session.mode !== 'payment') return ignored(`checkout mode ${session.mode} creates no subscription`);
+  const stripeSubscriptionId = session.mode === 'subscription' ? idOf(session.subscription) : null;
+  if (session.mode === 'subscription' && !stripeSubscriptionId) return ignored('the subscription-mode session names no subscription');
+  if (stripeSubscriptionId && (await linkOf(context, stripeSubscriptionId))) return ignored(`Stripe subscription ${stripeSubscriptionId} is linked already`);
+  const priceIds = (session.line_items?.data ?? []).flatMap((item) => (item.price ? [item.price.id] : []));
+  const plan = await planOf(context, session.metadata, priceIds);
+  if (!plan) return ignored('no plan: the session has no metadata.plan_id of this project and no line item with a synced price');
+
+  const customerId = idOf(session.customer);
+  const project = toProject(await loadProject(runtime.store, principal, projectId));
+  const customerRef = customerId ? await runtime.store.get(keys.providerCustomer(teamId, projectId, STRIPE, customerId)) : undefined;
+  const existing: Subscriber | null = customerRef ? await getSubscriber(runtime.store, principal, customerRef.subscriber_id as string) : null;
+  requireSubscribable(project, plan, existing);
+  const prepared: PreparedSubscriber | undefined = existing ? undefined : await prepareSubscriber(runtime, principal, projectId, subscriberInput(session, customerId));
+  const subscriber = existing ?? prepared!.subscriber;
+
+  const paymentIntentId = session.mode === 'payment' ? idOf(session.payment_intent) : null;
+  const charged = session.mode === 'payment' && paymentIntentId !== null && (session.amount_total ?? 0) > 0 && session.currency !== null;
+  // A delayed payment method (SEPA debit, bank transfer…): the session completes unpaid and
+  // checkout.session.async_payment_succeeded or _failed settles the PaymentIntent later.
+  const paymentStatus: Payment['status'] | null = !charged ? null : session.payment_status === 'paid' ? 'succeeded' : session.payment_status === 'unpaid' ? 'pending' : null;
+  // A recurring plan with a trial starts trialing: its first invoice (zero, or the first charge after
+  // the trial) settles nothing before the trial ends. Otherwise the first invoice activates it.
+  const trialDays = session.mode === 'subscription' && plan.interval !== 'one_time' ? plan.trial_days : 0;
+  const nowMs = runtime.clock.nowMs();
+  const subscription = newSubscription({
+    projectId,
+    subscriberId: subscriber.id,
+    plan,
+    source: 'provider',
+    nowMs,
+    startMs: nowMs,
+    trialEndMs: trialDays > 0 ? nowMs + trialDays * DAY_MS : null,
+    endsAtMs: plan.interval === 'one_time' ? nowMs + (plan.access_days ?? 1) * DAY_MS : null,
+    // `succeeded` for a trial: nothing is awaited before it starts (see SubscriptionBilling).
+    billing: { provider: STRIPE, firstPayment: paymentStatus === 'succeeded' || trialDays > 0 ? 'succeeded' : 'pending' },
+  });
+  const now = isoTime(nowMs);
+  const payment: Payment | null = paymentStatus
+    ? newPayment({
+        id: newUuid(),
+        subscription,
+        amount: session.amount_total!,
+        currency: session.currency!.toUpperCase(),
+        status: paymentStatus,
+        provider: STRIPE,
+        providerPaymentId: paymentIntentId,
+        billingReason: 'subscription_create',
+        nowIso: now,
+      })
+    : null;
+  let followUp: PlatformAccessFollowUp | null = null;
+  await withinTierLimit(runtime, teamId, 'subscribers', () =>
+    unitOfWork(runtime, teamId, async (tx) => {
+      if (payment) {
+        addPaymentOfNewSubscription(tx, teamId, payment, { before: null, after: subscription, subscriber, plan });
+        addProviderPaymentRef(tx, teamId, payment, STRIPE, paymentIntentId!);
+      }
+      if (customerId && prepared) {
+        tx.put(
+          { ...keys.providerCustomer(teamId, projectId, STRIPE, customerId), entity: entity.providerCustomer, team_id: teamId, project_id: projectId, subscriber_id: subscriber.id },
+          { condition: 'attribute_not_exists(pk)' },
+        );
+      }
+      if (stripeSubscriptionId) {
+        tx.put(
+          // No last applied event yet: Stripe creates the first invoice's events BEFORE the session completes,
+          // so they must still apply after the creation (the creation orders nothing).
+          {
+            ...keys.providerSubscription(teamId, projectId, STRIPE, stripeSubscriptionId),
+            entity: entity.providerSubscription,
+            team_id: teamId,
+            project_id: projectId,
+            subscription_id: subscription.id,
+          },
+          { condition: 'attribute_not_exists(pk)' },
+        );
+      }
+      // The join page's welcome page (DESIGN D26) finds the subscription by the session id Stripe sends the buyer back with.
+      tx.put({
+        ...keys.checkoutSession(projectId, session.id),
+        entity: entity.checkoutSession,
+        team_id: teamId,
+        project_id: projectId,
+        subscription_id: subscription.id,
+        expires_at: Math.floor(nowMs / 1000) + CHECKOUT_SESSION_REF_SECONDS,
+      });
+      ({ followUp } = await addSubscriptionCreation(tx, runtime, principal, {
+        subscription,
+        subscriber,
+        plan,
+        accessCode: null,
+        newSubscriber: prepared,
+        providerSubscriptionId: stripeSubscriptionId,
+      }));
+    }),
+  );
+  await applyPlatformAccess(runtime, teamId, followUp);
+  return applied;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// checkout.session.async_payment_succeeded / checkout.session.async_payment_failed
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`, a delayed payment method): the
+ * pending payment `checkout.session.completed` recorded for the session's PaymentIntent becomes
+ * `succeeded` (the pending subscription is activated, D15) or `failed` (the subscription stays pending
+ * and expires after 23 hours unless paid). Arriving before its `checkout.session.completed` (within
+ * {@link CHECKOUT_WAIT_SECONDS}) it is sent again later ({@link StripeEventNotReady}); a session of no
+ * payment of this project is ignored.
+ */
+export async function checkoutPaymentSettled(context: EventContext, session: Stripe.Checkout.Session, status: 'succeeded' | 'failed'): Promise<StripeEventOutcome> {
+  const paymentIntentId = idOf(session.payment_intent);
+  if (session.mode !== 'payment' || !paymentIntentId) return ignored('only a payment-mode session with a PaymentIntent settles a payment');
+  const ref = await context.runtime.store.get(keys.providerPayment(context.principal.teamId, context.projectId, STRIPE, paymentIntentId));
+  if (!ref) {
+    const ageSeconds = Math.floor(context.runtime.clock.nowMs() / 1000) - context.created;
+    if (ageSeconds < CHECKOUT_WAIT_SECONDS) throw new StripeEventNotReady(`no payment has PaymentIntent ${paymentIntentId} yet (its checkout.session.completed comes first)`);
+    return ignored(`no payment of this project has PaymentIntent ${paymentIntentId}`);
+  }
+  const outcome = await recordProviderPayment(context.runtime, context.principal, {
+    subscriptionId: ref.subscription_id as string,
+    projectId: context.projectId,
+    provider: STRIPE,
+    providerPaymentId: paymentIntentId,
+    status,
+    amount: session.amount_total ?? 0,
+    currency: (session.currency ?? '').toUpperCase(),
+    billingReason: 'subscription_create',
+    drivesSubscription: true,
+  });
+  if (!outcome.changed) return ignored(`payment ${outcome.payment.id} is ${outcome.payment.status} already`);
+  return applied;
+}
