@@ -39,6 +39,7 @@ import * as subscribers from './pages/subscribers.js';
 import * as subscriptions from './pages/subscriptions.js';
 import * as teamMembers from './pages/team-members.js';
 import * as tokens from './pages/tokens.js';
+import * as webhookDeliveries from './pages/webhook-deliveries.js';
 import * as webhooks from './pages/webhooks.js';
 import { findSession } from './sessions.js';
 
@@ -95,11 +96,11 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/disable'), access: 'signed-in', handler: (request, params) => webhooks.setActive(false)(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhooks.confirmDeleteEndpoint(request, { id: params[1] }) },
   { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhooks.deleteEndpoint(request, { id: params[1] }) },
-  { method: 'GET', pattern: route('GET', '/webhooks/deliveries'), access: 'signed-in', handler: webhooks.deliveriesPage },
-  { method: 'GET', pattern: route('GET', '/webhooks/deliveries/:id'), access: 'signed-in', handler: (request, params) => webhooks.deliveryPage(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/webhooks/deliveries/:id/retry'), access: 'signed-in', handler: (request, params) => webhooks.retryDelivery(request, { id: params[1] }) },
-  { method: 'GET', pattern: route('GET', '/webhooks/replay-dead'), access: 'signed-in', handler: webhooks.confirmReplayDead },
-  { method: 'POST', pattern: route('POST', '/webhooks/replay-dead'), access: 'signed-in', handler: webhooks.replayDead },
+  { method: 'GET', pattern: route('GET', '/webhooks/deliveries'), access: 'signed-in', handler: webhookDeliveries.deliveriesPage },
+  { method: 'GET', pattern: route('GET', '/webhooks/deliveries/:id'), access: 'signed-in', handler: (request, params) => webhookDeliveries.deliveryPage(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/deliveries/:id/retry'), access: 'signed-in', handler: (request, params) => webhookDeliveries.retryDelivery(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/webhooks/replay-dead'), access: 'signed-in', handler: webhookDeliveries.confirmReplayDead },
+  { method: 'POST', pattern: route('POST', '/webhooks/replay-dead'), access: 'signed-in', handler: webhookDeliveries.replayDead },
 
   { method: 'GET', pattern: route('GET', '/oauth/authorize'), access: 'signed-in', handler: oauth.consentPage },
   { method: 'POST', pattern: route('POST', '/oauth/authorize'), access: 'signed-in', handler: oauth.answerConsent },
