@@ -9,6 +9,8 @@ import type { Item, Store } from '../store/store.js';
 const base62 = baseX('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz');
 /** `svc_live_<ULID>_<base62 secret of ≥ 32 random bytes>` (interface "Bearer tokens" 2, DESIGN D2). */
 const TOKEN_PATTERN = /^svc_live_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+/** A bearer token's id: a ULID (the `<id>` of {@link TOKEN_PATTERN}). */
+const TOKEN_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Random bytes in a token secret (DESIGN D2: at least 32). */
 const TOKEN_SECRET_BYTES = 32;
 
@@ -68,11 +70,12 @@ export function memberPrincipal(input: { teamId: string; memberId: string; abili
 
 /**
  * Who an activity entry names (DESIGN D5, D21, D27): the token, or for a dashboard action the team member;
- * a portal action names neither (its entry's surface is `portal`; the subscriber is the object acted on).
+ * a portal or join-page action names neither (its entry's surface is `portal`; the subscriber is the object acted on).
  */
 export function actorOf(principal: Principal): { token_id: string | null; member_id: string | null } {
-  if (principal.subscriberId) return { token_id: null, member_id: null };
-  return principal.memberId ? { token_id: null, member_id: principal.memberId } : { token_id: principal.tokenId, member_id: null };
+  if (principal.memberId) return { token_id: null, member_id: principal.memberId };
+  // Only a bearer token's id (a ULID) names a token; a subscriber in the portal or a join page names none.
+  return { token_id: TOKEN_ID.test(principal.tokenId) ? principal.tokenId : null, member_id: null };
 }
 
 /** SHA-256 of a UTF-8 string (token secrets are stored only as this hash, DESIGN D2). */
