@@ -235,21 +235,20 @@ function ResourcesSection(props: { viewer: Viewer; project: Project; extra?: Set
       <form method="post" action={`${base}/resources`} class="stack" id="resource-form">
         <CsrfField viewer={viewer} />
         <IdempotencyField />
-        <div class="row">
-          <div>
-            <label for="resource-kind">Kind</label>
-            <select id="resource-kind" name="kind">
-              {resourceKindsOf(project.platform_type).map((kind) => (
-                <option value={kind} selected={values.kind === kind}>
-                  {kind}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label for="resource-id">Platform resource id</label>
-            <input type="text" id="resource-id" name="platform_resource_id" required maxlength="256" value={values.platform_resource_id ?? ''} />
-          </div>
+        <div>
+          <label for="resource-kind">Kind</label>
+          <select id="resource-kind" name="kind">
+            {resourceKindsOf(project.platform_type).map((kind) => (
+              <option value={kind} selected={values.kind === kind}>
+                {kind}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="resource-id">Platform resource id</label>
+          <input type="text" id="resource-id" name="platform_resource_id" required maxlength="256" value={values.platform_resource_id ?? ''} />
+          <span class="hint">A Telegram chat id (e.g. -100…), a Discord server, channel or role id.</span>
         </div>
         <div>
           <label for="resource-name">Name (optional)</label>
