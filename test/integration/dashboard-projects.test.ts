@@ -47,6 +47,7 @@ async function signedIn() {
     keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
     telegramApiRoot: telegram.url,
     stripeApiBaseUrl: 'http://127.0.0.1:9',
+    discordApiBaseUrl: 'http://127.0.0.1:9',
     publicBaseUrl: PUBLIC_BASE_URL,
     retry: { retries: 0, minTimeoutMs: 0 },
   };
@@ -159,6 +160,29 @@ describe('project forms', () => {
     expect((await run<Project>('getProject', { project_id: projectId })).payment_provider).toMatchObject({ provider: 'manual' });
     await post(`/dashboard/projects/${projectId}/payment-provider/disconnect`, {});
     expect((await run<Project>('getProject', { project_id: projectId })).payment_provider).toBeNull();
+  });
+
+  it('a Discord project asks for the token, application id, public key and client secret; a refusal keeps only the public fields', async () => {
+    const { get, post } = await signedIn();
+    const projectId = await createFromForm(post, { name: 'Guild', platform_type: 'discord' });
+    const settings = (await get(`/dashboard/projects/${projectId}/settings`)).body;
+    for (const field of ['token', 'application_id', 'public_key', 'client_secret']) expect(settings).toContain(`name="${field}"`);
+    expect(settings).toContain('<option value="role">role</option>');
+
+    const fields = {
+      platform: 'discord',
+      token: `${randomBytes(18).toString('base64url')}.${randomBytes(4).toString('base64url')}.${randomBytes(27).toString('base64url')}`,
+      application_id: '112233445566778899',
+      public_key: randomBytes(32).toString('hex'),
+      client_secret: randomBytes(16).toString('hex'),
+    };
+    const refused = await post(`/dashboard/projects/${projectId}/bot`, fields);
+    expect([422, 502]).toContain(refused.statusCode);
+    expect(refused.body).toContain('class="problem"');
+    expect(refused.body).toContain(`value="${fields.application_id}"`);
+    expect(refused.body).toContain(`value="${fields.public_key}"`);
+    expect(refused.body).not.toContain(fields.token);
+    expect(refused.body).not.toContain(fields.client_secret);
   });
 
   it('links and unlinks a resource; every POST needs the session’s CSRF token', async () => {
