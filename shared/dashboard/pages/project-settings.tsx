@@ -21,7 +21,7 @@ import { projectOr, projectProblemPage, ProjectTabs } from './projects.js';
  */
 
 /** Which section of the settings page a problem belongs to. */
-export type SettingsSection = 'details' | 'bot' | 'provider' | 'resources';
+type SettingsSection = 'details' | 'bot' | 'provider' | 'resources';
 
 /** What the settings page shows besides the project: a notice, or a refused form's problem and its non-secret values. */
 export interface SettingsExtra {
