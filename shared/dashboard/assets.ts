@@ -69,7 +69,7 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-
 form.stack { display:grid; gap:.75rem; max-width:64rem; }
 form.stack > div { max-width:40rem; }
 label { font-weight:600; display:block; margin-bottom:.2rem; }
-input[type=text], input[type=url], input[type=email], input[type=number], input[type=datetime-local], select, textarea {
+input[type=text], input[type=password], input[type=url], input[type=email], input[type=number], input[type=datetime-local], select, textarea {
   width:100%; padding:.45rem .55rem; border:1px solid #9aa3b2; border-radius:6px; font:inherit; background:#fff; }
 fieldset { border:1px solid var(--line); border-radius:8px; padding:.5rem .75rem; margin:0; }
 legend { font-weight:600; padding:0 .25rem; }
@@ -135,7 +135,7 @@ const SCRIPT = `
     var button = event.target.closest && event.target.closest('[data-copy]');
     if (!button) return;
     var target = document.getElementById(button.getAttribute('data-copy'));
-    if (target && navigator.clipboard) navigator.clipboard.writeText(target.textContent.trim()).then(function () { button.textContent = 'Copied'; });
+    if (target && navigator.clipboard) navigator.clipboard.writeText((target.tagName === 'INPUT' ? target.value : target.textContent).trim()).then(function () { button.textContent = 'Copied'; });
   });
   document.addEventListener('DOMContentLoaded', function () {
     var invitation = document.getElementById('invitation-token');

@@ -32,6 +32,9 @@ import * as changePlan from './pages/change-plan.js';
 import * as home from './pages/home.js';
 import * as oauth from './pages/oauth.js';
 import * as plans from './pages/plans.js';
+import * as projectConnections from './pages/project-connections.js';
+import * as projectLifecycle from './pages/project-lifecycle.js';
+import * as projectSettings from './pages/project-settings.js';
 import * as projects from './pages/projects.js';
 import * as roles from './pages/roles.js';
 import * as signIn from './pages/sign-in.js';
@@ -112,7 +115,21 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: route('POST', '/tokens/:id/revoke'), access: 'signed-in', handler: (request, params) => tokens.revokeToken(request, { id: params[1] }) },
 
   { method: 'GET', pattern: route('GET', '/projects'), access: 'signed-in', handler: projects.projectsPage },
+  { method: 'GET', pattern: route('GET', '/projects/new'), access: 'signed-in', handler: (request) => projectLifecycle.newProjectPage(request) },
+  { method: 'POST', pattern: route('POST', '/projects'), access: 'signed-in', handler: projectLifecycle.createProject },
   { method: 'GET', pattern: route('GET', '/projects/:id'), access: 'signed-in', handler: (request, params) => projects.projectPage(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/settings'), access: 'signed-in', handler: byId(projectSettings.settingsPage) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/settings'), access: 'signed-in', handler: byId(projectLifecycle.updateProject) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/archive'), access: 'signed-in', handler: byId(projectLifecycle.archiveAction('archive')) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/unarchive'), access: 'signed-in', handler: byId(projectLifecycle.archiveAction('unarchive')) },
+  { method: 'GET', pattern: route('GET', '/projects/:id/delete'), access: 'signed-in', handler: byId(projectLifecycle.confirmDeleteProject) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/delete'), access: 'signed-in', handler: byId(projectLifecycle.deleteProject) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/bot'), access: 'signed-in', handler: byId(projectConnections.connectBot) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/bot/disconnect'), access: 'signed-in', handler: byId(projectConnections.disconnectBot) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/payment-provider'), access: 'signed-in', handler: byId(projectConnections.connectProvider) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/payment-provider/disconnect'), access: 'signed-in', handler: byId(projectConnections.disconnectProvider) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/resources'), access: 'signed-in', handler: byId(projectConnections.linkResource) },
+  { method: 'POST', pattern: route('POST', '/projects/:id/resources/:sub/unlink'), access: 'signed-in', handler: nested('resource', projectConnections.unlinkResource) },
   { method: 'GET', pattern: route('GET', '/projects/:id/plans/new'), access: 'signed-in', handler: byId(plans.newPlanPage) },
   { method: 'POST', pattern: route('POST', '/projects/:id/plans'), access: 'signed-in', handler: byId(plans.createPlan) },
   { method: 'GET', pattern: route('GET', '/projects/:id/plans/:sub'), access: 'signed-in', handler: nested('plan', plans.planPage) },

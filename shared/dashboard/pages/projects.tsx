@@ -10,7 +10,7 @@ import { htmlResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
 import { read, type ListPage } from './kit.js';
 
-/** The projects screens (DESIGN D21): the list with bot and payment provider state, and a project with its plans and tabs. */
+/** The projects screens (DESIGN D21): the list with bot and payment provider state (and "New project"), and a project with its plans and tabs. */
 
 /** `GET /dashboard/projects`: projects with their bot and payment provider connection state. */
 export async function projectsPage(request: SignedInRequest): Promise<ApiGatewayResult> {
@@ -18,6 +18,10 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
   return htmlResult(
     200,
     <Page title="Projects" viewer={request.viewer} current="/dashboard/projects">
+      {request.query.get('deleted') ? <Notice>The project is deleted.</Notice> : ''}
+      <div class="actions">
+        <ActionLink viewer={request.viewer} href="/dashboard/projects/new" ability="project:create" label="New project" />
+      </div>
       <Listing
         outcome={projects}
         what="projects"
@@ -42,7 +46,7 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
   );
 }
 
-/** The project's tabs (plans, subscribers, subscriptions, access codes); `current` marks the open one. */
+/** The project's tabs (plans, subscribers, subscriptions, access codes, settings); `current` marks the open one. */
 export function ProjectTabs(props: { project: Project; current: string }): Html {
   const base = `/dashboard/projects/${props.project.id}`;
   const tabs = [
@@ -50,6 +54,7 @@ export function ProjectTabs(props: { project: Project; current: string }): Html 
     [`${base}/subscribers`, 'Subscribers'],
     [`${base}/subscriptions`, 'Subscriptions'],
     [`${base}/access-codes`, 'Access codes'],
+    [`${base}/settings`, 'Settings'],
   ];
   return (
     <nav aria-label="Project" class="actions">

@@ -1,0 +1,101 @@
+/**
+ * A creator starts from the dashboard without curl (DESIGN D21, D22, D26), in Chromium at 375 px: signs in,
+ * creates a Telegram project, connects its bot against the loopback Telegram fake, links a chat, and finds
+ * the join link to share; the new pages have no serious or critical axe-core violation. Screenshots go to
+ * `test-results/dashboard/`.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { DEMO_OWNER, type LocalService } from '../../shared/local/service.js';
+import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
+import { dashboardHarness } from '../support/dashboard.js';
+import { startTestService } from '../support/local-service.js';
+import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+
+const PHONE = { width: 375, height: 812 };
+const BOT = { id: 7_100_200, username: 'readers_club_bot' };
+
+let telegram: FakeBotApi;
+let service: LocalService;
+let browser: Browser;
+
+beforeAll(async () => {
+  telegram = await startFakeBotApi();
+  service = await startTestService({ integrations: { telegramApiRoot: telegram.url } });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  await telegram?.stop();
+});
+
+const { api, dashboard, signInWithLink } = dashboardHarness(
+  () => service,
+  () => browser,
+);
+
+describe('projects from the dashboard in Chromium at 375 px', () => {
+  it('creates a Telegram project, connects its bot, links a chat and shows the join link; a refused token is shown on the form without the token', async () => {
+    const page = await signInWithLink(DEMO_OWNER.email, PHONE);
+    const token = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
+    telegram.addBot(token, BOT);
+
+    await page.goto(dashboard('/projects'));
+    await page.getByRole('link', { name: 'New project' }).click();
+    await page.waitForURL(/\/dashboard\/projects\/new$/);
+    await expectAccessible(page);
+    await screenshot(page, 'project-new-375');
+    const name = `Readers ${randomBytes(3).toString('hex')}`;
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('Platform').selectOption('telegram');
+    await page.getByLabel('Description (optional)').fill('A book club');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.waitForURL(/\/dashboard\/projects\/[0-9a-f-]{36}\/settings\?created=1$/);
+    const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())![1];
+    expect(await page.getByRole('status').textContent()).toContain('The project is created.');
+    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service.baseUrl}/join/${projectId}`);
+    expect(await page.getByRole('textbox', { name: 'Webhook URL' }).inputValue()).toBe(`${service.baseUrl}/hooks/stripe/${projectId}`);
+    await expectAccessible(page);
+    await screenshot(page, 'project-settings-375');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scrolling at 375 px').toBeLessThanOrEqual(PHONE.width);
+
+    // A token Telegram does not know: the problem on the form, the field empty again.
+    const unknown = `4242:${randomBytes(24).toString('base64url')}`;
+    await page.getByLabel('Bot token').fill(unknown);
+    await page.getByRole('button', { name: 'Connect the bot' }).click();
+    await page.locator('.problem').waitFor();
+    expect(await page.getByLabel('Bot token').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(unknown);
+
+    await page.getByLabel('Bot token').fill(token);
+    await page.getByRole('button', { name: 'Connect the bot' }).click();
+    await page.getByText('is connected').waitFor();
+    expect(await page.locator('#project-bot').textContent()).toContain(`@${BOT.username}`);
+    expect(telegram.callsOf('setWebhook').some((call) => call.token === token)).toBe(true);
+
+    await page.getByLabel('Kind').selectOption('group');
+    await page.getByLabel('Platform resource id').fill('-1001234567890');
+    await page.getByLabel('Name (optional)').fill('Readers chat');
+    await page.getByRole('button', { name: 'Link resource' }).click();
+    await page.getByText('The group is linked.').waitFor();
+    expect(await page.locator('#project-resources').textContent()).toContain('-1001234567890');
+    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service.baseUrl}/join/${projectId}`);
+    await expectAccessible(page);
+    await screenshot(page, 'project-connected-375');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scrolling at 375 px').toBeLessThanOrEqual(PHONE.width);
+
+    const project = (await api('GET', `/v1/projects/${projectId}`)).body;
+    expect(project).toMatchObject({ name, description: 'A book club', bot: { username: BOT.username }, resources: [{ kind: 'group', platform_resource_id: '-1001234567890', name: 'Readers chat' }] });
+
+    // The delete confirmation page.
+    await page.getByRole('link', { name: 'Delete project…' }).click();
+    await page.waitForURL(/\/delete$/);
+    await expectAccessible(page);
+    await page.getByRole('button', { name: `Delete project ${name}` }).click();
+    await page.waitForURL(/\/dashboard\/projects\?deleted=1$/);
+    expect((await api('GET', `/v1/projects/${projectId}`)).status).toBe(404);
+  });
+});
