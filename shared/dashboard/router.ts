@@ -29,6 +29,7 @@ import * as accessCodes from './pages/access-codes.js';
 import * as activity from './pages/activity.js';
 import * as billing from './pages/billing.js';
 import * as changePlan from './pages/change-plan.js';
+import * as groups from './pages/groups.js';
 import * as home from './pages/home.js';
 import * as oauth from './pages/oauth.js';
 import * as plans from './pages/plans.js';
@@ -177,11 +178,11 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: route('GET', '/roles/:id'), access: 'signed-in', handler: byId(roles.rolePage) },
   { method: 'POST', pattern: route('POST', '/roles/:id'), access: 'signed-in', handler: byId(roles.updateRole) },
   { method: 'POST', pattern: route('POST', '/roles/:id/delete'), access: 'signed-in', handler: byId(roles.deleteRole) },
-  { method: 'GET', pattern: route('GET', '/groups/new'), access: 'signed-in', handler: roles.newGroupPage },
-  { method: 'POST', pattern: route('POST', '/groups'), access: 'signed-in', handler: roles.createGroup },
-  { method: 'GET', pattern: route('GET', '/groups/:id'), access: 'signed-in', handler: byId(roles.groupPage) },
-  { method: 'POST', pattern: route('POST', '/groups/:id'), access: 'signed-in', handler: byId(roles.updateGroup) },
-  { method: 'POST', pattern: route('POST', '/groups/:id/delete'), access: 'signed-in', handler: byId(roles.deleteGroup) },
+  { method: 'GET', pattern: route('GET', '/groups/new'), access: 'signed-in', handler: groups.newGroupPage },
+  { method: 'POST', pattern: route('POST', '/groups'), access: 'signed-in', handler: groups.createGroup },
+  { method: 'GET', pattern: route('GET', '/groups/:id'), access: 'signed-in', handler: byId(groups.groupPage) },
+  { method: 'POST', pattern: route('POST', '/groups/:id'), access: 'signed-in', handler: byId(groups.updateGroup) },
+  { method: 'POST', pattern: route('POST', '/groups/:id/delete'), access: 'signed-in', handler: byId(groups.deleteGroup) },
   { method: 'GET', pattern: route('GET', '/billing'), access: 'signed-in', handler: billing.billingPage },
   { method: 'POST', pattern: route('POST', '/billing/tier'), access: 'signed-in', handler: billing.changeTier },
   { method: 'GET', pattern: route('GET', '/activity'), access: 'signed-in', handler: activity.activityPage },

@@ -49,3 +49,9 @@ export async function collect<T>(
   }
   return { ok: true, result: { items, truncated: cursor !== undefined }, replayed: false };
 }
+
+/** A page's list, or an empty list when the member may not read it. */
+export async function listOrEmpty<T>(request: SignedInRequest, operationId: 'listRoles' | 'listGroups' | 'listTeamMembers' | 'listProjects', input: Record<string, unknown> = {}): Promise<T[]> {
+  const outcome = await read<ListPage<T>>(request, operationId, { limit: 100, ...input });
+  return outcome.ok ? outcome.result.data : [];
+}

@@ -26,7 +26,7 @@ import {
 } from '../components.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { listOrEmpty, read, write, type ListPage } from './kit.js';
 
 /**
  * Roles and groups, and a team member's roles (DESIGN D19, D21): custom roles are created and edited with
@@ -36,19 +36,14 @@ import { read, write, type ListPage } from './kit.js';
  * edited (name, roles, members) and deleted. Every action runs its operation with the member as principal.
  */
 
-const ROLES = '/dashboard/roles';
+/** The roles and groups page (groups' pages, `groups.tsx`, lead back to it). */
+export const ROLES = '/dashboard/roles';
 
 /** The catalogue's abilities by category, in catalogue order. */
 function abilitiesByCategory(): Array<[AbilityCategory, Array<(typeof ABILITIES)[number]>]> {
   const groups = new Map<AbilityCategory, Array<(typeof ABILITIES)[number]>>();
   for (const ability of ABILITIES) groups.set(ability.category, [...(groups.get(ability.category) ?? []), ability]);
   return [...groups.entries()];
-}
-
-/** A page's list, or an empty list when the member may not read it. */
-async function listOrEmpty<T>(request: SignedInRequest, operationId: 'listRoles' | 'listGroups' | 'listTeamMembers' | 'listProjects', input: Record<string, unknown> = {}): Promise<T[]> {
-  const outcome = await read<ListPage<T>>(request, operationId, { limit: 100, ...input });
-  return outcome.ok ? outcome.result.data : [];
 }
 
 /** `GET /dashboard/roles`: roles (built-in and the team's own) and groups, with links to create and edit them. */
@@ -276,143 +271,6 @@ export async function deleteRole(request: SignedInRequest, params: Record<string
   const outcome = await write(request, 'deleteRole', { id: params.id });
   if (!outcome.ok) return rolePage(request, params, { problem: outcome.problem });
   return redirectResult(`${ROLES}?deleted=role`);
-}
-
-/** What a group form holds. */
-interface GroupValues {
-  name?: string;
-  description?: string | null;
-  role_ids?: readonly string[];
-  member_ids?: readonly string[];
-}
-
-/** The group form: name, description, roles (needs `role:assign`) and members (needs `group:manage-members`). */
-function GroupForm(props: { viewer: Viewer; action: string; roles: Role[]; members: TeamMember[]; values?: GroupValues; submit: string; ability: Ability }): Html {
-  const { viewer } = props;
-  const roleIds = new Set(props.values?.role_ids ?? []);
-  const memberIds = new Set(props.values?.member_ids ?? []);
-  const canAssign = viewer.principal.abilities.has('role:assign');
-  const canManageMembers = viewer.principal.abilities.has('group:manage-members');
-  return (
-    <form method="post" action={props.action} class="stack" id="group-form">
-      <CsrfField viewer={viewer} />
-      <IdempotencyField />
-      <NameDescriptionFields idPrefix="group" values={props.values} />
-      <fieldset disabled={!canAssign}>
-        <legend>Roles {canAssign ? '' : <span class="hint">— needs role:assign</span>}</legend>
-        <p class="hint">Every member of the group holds these roles.</p>
-        <div class="events">
-          {props.roles.map((role) => (
-            <label>
-              <input type="checkbox" name="role_ids" value={role.id} checked={roleIds.has(role.id)} /> {role.name}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <fieldset disabled={!canManageMembers}>
-        <legend>Members {canManageMembers ? '' : <span class="hint">— needs group:manage-members</span>}</legend>
-        <div class="events">
-          {props.members.length === 0 ? <span class="hint">No team members.</span> : ''}
-          {props.members.map((member) => (
-            <label>
-              <input type="checkbox" name="member_ids" value={member.id} checked={memberIds.has(member.id)} />
-              <span>
-                {member.name}
-                <br />
-                <span class="hint">{member.email}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <div class="actions">
-        <ActionButton viewer={viewer} ability={props.ability} label={props.submit} />
-        <a href={ROLES}>Cancel</a>
-      </div>
-    </form>
-  );
-}
-
-/** The group fields of a submitted form; roles and members only when the member may set them (else left unchanged). */
-function groupInputOf(viewer: Viewer, form: URLSearchParams): { values: GroupValues; input: Record<string, unknown> } {
-  const values: GroupValues = { name: formText(form, 'name'), description: formText(form, 'description') ?? null, role_ids: formValues(form, 'role_ids'), member_ids: formValues(form, 'member_ids') };
-  return {
-    values,
-    input: {
-      name: values.name,
-      description: values.description,
-      ...(viewer.principal.abilities.has('role:assign') ? { role_ids: values.role_ids } : {}),
-      ...(viewer.principal.abilities.has('group:manage-members') ? { member_ids: values.member_ids } : {}),
-    },
-  };
-}
-
-async function groupChoices(request: SignedInRequest): Promise<{ roles: Role[]; members: TeamMember[] }> {
-  const [roles, members] = await Promise.all([listOrEmpty<Role>(request, 'listRoles'), listOrEmpty<TeamMember>(request, 'listTeamMembers')]);
-  return { roles, members: members.filter((member) => member.status !== 'removed') };
-}
-
-/** `GET /dashboard/groups/new` (and the form again after a refused `POST /dashboard/groups`). */
-export async function newGroupPage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { problem: ProblemDocument; values: GroupValues }): Promise<ApiGatewayResult> {
-  const choices = await groupChoices(request);
-  return htmlResult(
-    extra?.problem.status ?? 200,
-    <Page title="New group" viewer={request.viewer} current={ROLES}>
-      {extra ? <ProblemView problem={extra.problem} /> : ''}
-      <GroupForm viewer={request.viewer} action="/dashboard/groups" {...choices} values={extra?.values} submit="Create group" ability="group:create" />
-    </Page>,
-  );
-}
-
-/** `POST /dashboard/groups`: `createGroup`; then the group's page. */
-export async function createGroup(request: SignedInRequest): Promise<ApiGatewayResult> {
-  const { values, input } = groupInputOf(request.viewer, request.form);
-  const outcome = await write<Group>(request, 'createGroup', { ...input, description: values.description ?? undefined });
-  if (!outcome.ok) return newGroupPage(request, {}, { problem: outcome.problem, values });
-  return redirectResult(`/dashboard/groups/${outcome.result.id}?saved=1`);
-}
-
-/** `GET /dashboard/groups/{id}`: edit the group's name, roles and members; delete it. */
-export async function groupPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; values?: GroupValues }): Promise<ApiGatewayResult> {
-  const { viewer } = request;
-  const group = await read<Group>(request, 'getGroup', { id: params.id });
-  if (!group.ok) {
-    return htmlResult(
-      group.problem.status,
-      <Page title="Group" viewer={viewer} current={ROLES}>
-        <ProblemView problem={group.problem} />
-      </Page>,
-    );
-  }
-  const choices = await groupChoices(request);
-  return htmlResult(
-    extra?.problem?.status ?? 200,
-    <Page title={`Group ${group.result.name}`} viewer={viewer} current={ROLES}>
-      {request.query.get('saved') && !extra ? <Notice>The group is saved.</Notice> : ''}
-      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
-      <GroupForm viewer={viewer} action={`/dashboard/groups/${params.id}`} {...choices} values={extra?.values ?? group.result} submit="Save group" ability="group:update" />
-      <h2>Delete</h2>
-      <div class="card">
-        <p>Its members lose the group’s roles (not the roles they hold directly).</p>
-        <ActionForm viewer={viewer} action={`/dashboard/groups/${params.id}/delete`} ability="group:delete" label={`Delete group ${group.result.name}`} danger />
-      </div>
-    </Page>,
-  );
-}
-
-/** `POST /dashboard/groups/{id}`: `updateGroup` (roles and members replace the current ones). */
-export async function updateGroup(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
-  const { values, input } = groupInputOf(request.viewer, request.form);
-  const outcome = await write<Group>(request, 'updateGroup', { id: params.id, ...input });
-  if (!outcome.ok) return groupPage(request, params, { problem: outcome.problem, values });
-  return redirectResult(`/dashboard/groups/${params.id}?saved=1`);
-}
-
-/** `POST /dashboard/groups/{id}/delete`: `deleteGroup`. */
-export async function deleteGroup(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
-  const outcome = await write(request, 'deleteGroup', { id: params.id });
-  if (!outcome.ok) return groupPage(request, params, { problem: outcome.problem });
-  return redirectResult(`${ROLES}?deleted=group`);
 }
 
 /** `GET /dashboard/team-members/{id}`: the member's roles as checkboxes (`updateTeamMember`, needs `role:assign`). */
