@@ -50,7 +50,6 @@ export class PublicPages extends Construct {
       environment: props.environment,
     }).function;
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
-    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
     props.queue.grantSendMessages(this.function);
     props.credentialsKey.grant(this.function, ...credentialKeyActions('open'));
     const integration = new HttpLambdaIntegration('PagesIntegration', this.function);

@@ -266,6 +266,7 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       ...writeRoutes.map((operation): [string, string[]] => [operation.id, operation.rest.path.startsWith('/v1/webhook-deliveries') ? both : main]),
       ['mcp', both],
       ['dashboard', both],
+      ['public-pages', main],
       ['deadlines', main],
       ['dispatcher', [DEAD_LETTER_TABLE_DEFINITION.logicalName]],
     ]);

@@ -105,7 +105,15 @@ describe('150 generated routes', () => {
     const apiId = refId(templates[0].template.Outputs!.RestApiUrl.Value);
     const routes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && refId(r.Properties.ApiId) === apiId);
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
-      [...GENERATED.map(routeKey), ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`), '$default', 'ANY /dashboard', 'ANY /dashboard/{proxy+}'].sort(),
+      [
+        ...GENERATED.map(routeKey),
+        ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`),
+        '$default',
+        'ANY /dashboard',
+        'ANY /dashboard/{proxy+}',
+        'ANY /join/{proxy+}',
+        'ANY /portal/{proxy+}',
+      ].sort(),
     );
     const functionIds = new Set<string>();
     for (const route of routes) {
@@ -113,7 +121,7 @@ describe('150 generated routes', () => {
       expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
       functionIds.add(refId(integration.Properties.IntegrationUri));
     }
-    expect(functionIds.size).toBe(routes.length - 1); // `/dashboard` and `/dashboard/{proxy+}` share the dashboard's Lambda
+    expect(functionIds.size).toBe(routes.length - 2); // the dashboard's two routes share its Lambda; `/join` and `/portal` share the public pages'
     const handlers = Object.values(resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Handler)
