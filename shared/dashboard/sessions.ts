@@ -8,6 +8,7 @@ import { entity, keys, secondaryIndex } from '../store/keys.js';
 import { ConditionFailedError, type Item, type Store } from '../store/store.js';
 import { findMember } from '../domain/team-members/records.js';
 import { findMemberByEmail } from '../domain/team-members/repository.js';
+import { touchSession, ttlOf } from '../auth/idle-sessions.js';
 
 /**
  * Dashboard sign-in (DESIGN D21): one-time sign-in links and sessions, stored in DynamoDB. Only the
@@ -20,10 +21,6 @@ import { findMemberByEmail } from '../domain/team-members/repository.js';
 export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** A session ends after this long without a request (milliseconds): 12 hours idle (DESIGN D21). */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
-/** A session's last-seen time is written at most this often (milliseconds), so reads stay reads. */
-const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
-/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
-const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 const LINK_PATTERN = /^sil_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
 const SESSION_PATTERN = /^dss_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
@@ -77,7 +74,7 @@ export async function createSignInLink(store: Store, clock: Clock, teamId: strin
       member_id: member.id,
       secret_sha256: sha256(secret).toString('hex'),
       expires_at_ms: expiresAtMs,
-      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+      expires_at: ttlOf(expiresAtMs),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
@@ -159,7 +156,7 @@ export async function createSession(
       ...session,
       revoked_at: undefined,
       secret_sha256: sha256(secret).toString('hex'),
-      expires_at: Math.floor((nowMs + SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS,
+      expires_at: ttlOf(nowMs + SESSION_IDLE_MS),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
@@ -179,19 +176,7 @@ export async function findSession(store: Store, clock: Clock, cookieValue: strin
   const session = toSession(item);
   const nowMs = clock.nowMs();
   if (session.revoked_at || nowMs - session.last_seen_at_ms > SESSION_IDLE_MS) return null;
-  if (nowMs - session.last_seen_at_ms >= SESSION_TOUCH_INTERVAL_MS) {
-    await store
-      .update({
-        Key: keys.dashboardSession(session.id),
-        UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
-        ExpressionAttributeValues: { ':now': nowMs, ':expires': Math.floor((nowMs + SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS },
-      })
-      .catch((error) => {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      });
-    session.last_seen_at_ms = nowMs;
-  }
+  await touchSession(store, keys.dashboardSession(session.id), session, nowMs, SESSION_IDLE_MS, 'attribute_exists(pk) AND attribute_not_exists(revoked_at)');
   return session;
 }
 

@@ -8,6 +8,7 @@ import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { entity, keys } from '../../store/keys.js';
 import { ConditionFailedError, type Item, type Store } from '../../store/store.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
+import { touchSession, ttlOf } from '../../auth/idle-sessions.js';
 
 /**
  * The subscriber portal's sign-in (DESIGN D27): one-time links (30 minutes, single use) and sessions (1 hour
@@ -20,10 +21,6 @@ import { subscriberNotFound } from '../subscribers/repository.js';
 export const PORTAL_LINK_LIFETIME_MS = 30 * 60 * 1000;
 /** A portal session ends after this long without a request (milliseconds): 1 hour idle. */
 export const PORTAL_SESSION_IDLE_MS = 60 * 60 * 1000;
-/** A session's last-seen time is written at most this often (milliseconds), so most reads stay reads. */
-const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
-/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
-const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 const LINK_PREFIX = 'ppl_';
 const SESSION_PREFIX = 'pps_';
@@ -68,7 +65,7 @@ export async function createPortalLink(runtime: PortalRuntime, teamId: string, p
       project_id: projectId,
       subscriber_id: subscriberId,
       expires_at_ms: expiresAtMs,
-      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+      expires_at: ttlOf(expiresAtMs),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
@@ -107,7 +104,7 @@ export async function consumePortalLink(runtime: PortalRuntime, projectId: strin
     last_seen_at_ms: nowMs,
   };
   await runtime.store.put({
-    Item: { ...keys.portalSession(hashOf(cookieValue)), entity: entity.portalSession, ...session, expires_at: Math.floor((nowMs + PORTAL_SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS },
+    Item: { ...keys.portalSession(hashOf(cookieValue)), entity: entity.portalSession, ...session, expires_at: ttlOf(nowMs + PORTAL_SESSION_IDLE_MS) },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
   return { cookieValue, session };
@@ -138,19 +135,7 @@ export async function findPortalSession(runtime: PortalRuntime, projectId: strin
   const session = toSession(item);
   const nowMs = runtime.clock.nowMs();
   if (nowMs - session.last_seen_at_ms > PORTAL_SESSION_IDLE_MS) return null;
-  if (nowMs - session.last_seen_at_ms >= SESSION_TOUCH_INTERVAL_MS) {
-    await runtime.store
-      .update({
-        Key: key,
-        UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': nowMs, ':expires': Math.floor((nowMs + PORTAL_SESSION_IDLE_MS) / 1000) + HOUSEKEEPING_SECONDS },
-      })
-      .catch((error) => {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      });
-    session.last_seen_at_ms = nowMs;
-  }
+  await touchSession(runtime.store, key, session, nowMs, PORTAL_SESSION_IDLE_MS);
   return session;
 }
 

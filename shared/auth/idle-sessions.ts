@@ -1,0 +1,36 @@
+import { ConditionFailedError, type Key, type Store } from '../store/store.js';
+
+/**
+ * What the dashboard's sessions (DESIGN D21) and the subscriber portal's sessions (D27) share: one-time
+ * links and sessions that end by idleness, kept as items DynamoDB's TTL removes a day after they expire.
+ */
+
+/** A session's last-seen time is written at most this often (milliseconds), so most reads stay reads. */
+const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
+/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
+const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
+
+/** The TTL attribute (`expires_at`, epoch SECONDS) of an item that expires at `expiresAtMs` (epoch ms). */
+export function ttlOf(expiresAtMs: number): number {
+  return Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS;
+}
+
+/**
+ * Moves the last-seen time of the session item `key` (read as `session`) to `nowMs` when it was written
+ * at least a minute ago, with its TTL pushed to `idleMs` after now; `condition` must hold (default: the
+ * item exists). A session ended meanwhile (the condition fails) is left as it is. Mutates `session`.
+ */
+export async function touchSession(store: Store, key: Key, session: { last_seen_at_ms: number }, nowMs: number, idleMs: number, condition = 'attribute_exists(pk)'): Promise<void> {
+  if (nowMs - session.last_seen_at_ms < SESSION_TOUCH_INTERVAL_MS) return;
+  await store
+    .update({
+      Key: key,
+      UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
+      ConditionExpression: condition,
+      ExpressionAttributeValues: { ':now': nowMs, ':expires': ttlOf(nowMs + idleMs) },
+    })
+    .catch((error) => {
+      if (!(error instanceof ConditionFailedError)) throw error;
+    });
+  session.last_seen_at_ms = nowMs;
+}
