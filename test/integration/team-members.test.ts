@@ -353,6 +353,40 @@ describe('tokens minted on behalf of a member', () => {
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
 
+  it('never hold more than the member does now: a demotion, a role edit and a deleted group narrow them at once', async () => {
+    const t = await setup();
+    const member = await activeMember(t, { role_ids: [BUILT_IN_ROLE_IDS.admin] });
+    const minted = await t.call('POST', '/v1/tokens', {
+      abilities: ['project:view-any', 'project-payment:view-any', 'activity:read', 'webhook-endpoint:manage'],
+      member_id: member.id,
+      name: 'admin bot',
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const abilitiesOf = async () => (await t.call('GET', '/v1/tokens')).json.data.find((token: { id: string }) => token.id === minted.json.id).abilities as string[];
+    const asBot = (path: string) => rest(runtime, { method: 'GET', path, token: minted.json.token, sourceIp: freshIp() });
+    expect((await asBot('/v1/activity')).status).toBe(200);
+
+    // Demoted to a custom role that reads projects only: the token keeps only what the member still holds.
+    const reader = (await t.call('POST', '/v1/roles', { name: 'Reader', abilities: ['project:view-any', 'activity:read'] })).json;
+    expect((await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [reader.id] })).status).toBe(200);
+    expect((await abilitiesOf()).sort()).toEqual(['activity:read', 'project:view-any']);
+    expectRestProblem(await asBot(`/v1/projects/${randomUUID()}/payments`), 'TOKEN_MISSING_ABILITY');
+    expect((await asBot('/v1/activity')).status).toBe(200);
+
+    // The role loses an ability: so does the token.
+    expect((await t.call('POST', `/v1/roles/${reader.id}`, { abilities: ['project:view-any'] })).status).toBe(200);
+    expect(await abilitiesOf()).toEqual(['project:view-any']);
+    expectRestProblem(await asBot('/v1/activity'), 'TOKEN_MISSING_ABILITY');
+
+    // Held through a group instead, then the group goes: nothing is left.
+    const group = (await t.call('POST', '/v1/groups', { name: 'Readers', role_ids: [reader.id], member_ids: [member.id] })).json;
+    expect((await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [] })).status).toBe(200);
+    expect(await abilitiesOf()).toEqual(['project:view-any']);
+    expect((await t.call('DELETE', `/v1/groups/${group.id}`)).status).toBe(200);
+    expect(await abilitiesOf()).toEqual([]);
+    expectRestProblem(await asBot('/v1/projects'), 'TOKEN_MISSING_ABILITY');
+  });
+
   it('count the roles of the member’s groups, and project-scoped roles only inside their projects', async () => {
     const t = await setup();
     const project = (await t.call('POST', '/v1/projects', { name: 'Scoped', platform_type: 'discord' })).json;

@@ -2,6 +2,7 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { retryLostRaces } from '../roles/policy.js';
 import { groupsModule } from './operations.js';
 import { createGroup as create, deleteGroup as remove, getGroup as read, listGroups as list, updateGroup as update } from './repository.js';
+import { narrowMemberTokens } from '../tokens/narrowing.js';
 
 type Operations = typeof groupsModule.operations;
 
@@ -14,11 +15,19 @@ export const getGroup: OperationHandler<Operations['getGroup']> = async (input, 
 /** `POST /v1/groups` (each write use case runs again when it lost a race: `retryLostRaces`). */
 export const createGroup: OperationHandler<Operations['createGroup']> = async (input, { runtime, principal }) => retryLostRaces(() => create(runtime, principal, input));
 
-/** `POST /v1/groups/{id}`. */
-export const updateGroup: OperationHandler<Operations['updateGroup']> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
+/** `POST /v1/groups/{id}`; then the members' tokens are narrowed to what the members hold now (`narrowMemberTokens`). */
+export const updateGroup: OperationHandler<Operations['updateGroup']> = async ({ id, ...changes }, { runtime, principal }) => {
+  const result = await retryLostRaces(() => update(runtime, principal, id, changes));
+  await narrowMemberTokens(runtime.store, principal.teamId);
+  return result;
+};
 
-/** `DELETE /v1/groups/{id}`. */
-export const deleteGroup: OperationHandler<Operations['deleteGroup']> = async (input, { runtime, principal }) => retryLostRaces(() => remove(runtime, principal, input.id));
+/** `DELETE /v1/groups/{id}`; then the members' tokens are narrowed (`narrowMemberTokens`). */
+export const deleteGroup: OperationHandler<Operations['deleteGroup']> = async (input, { runtime, principal }) => {
+  const result = await retryLostRaces(() => remove(runtime, principal, input.id));
+  await narrowMemberTokens(runtime.store, principal.teamId);
+  return result;
+};
 
 /** Every handler of the groups module. */
 export const groupsHandlers = { listGroups, getGroup, createGroup, updateGroup, deleteGroup } satisfies HandlersOf<typeof groupsModule>;

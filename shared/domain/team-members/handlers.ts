@@ -3,6 +3,7 @@ import { retryLostRaces } from '../roles/policy.js';
 import { revokeMemberTokens } from '../tokens/repository.js';
 import { teamMembersModule } from './operations.js';
 import { acceptTeamInvitation as accept, getTeamMember as read, inviteTeamMember as invite, listTeamMembers as list, removeTeamMember as remove, updateTeamMember as update } from './repository.js';
+import { narrowMemberTokens } from '../tokens/narrowing.js';
 
 type Operations = typeof teamMembersModule.operations;
 
@@ -24,8 +25,12 @@ export const inviteTeamMember: OperationHandler<Operations['inviteTeamMember']> 
  */
 export const acceptTeamInvitation: OperationHandler<Operations['acceptTeamInvitation']> = async (input, { runtime }) => retryLostRaces(() => accept(runtime, input.token));
 
-/** `POST /v1/team-members/{id}`. */
-export const updateTeamMember: OperationHandler<Operations['updateTeamMember']> = async ({ id, ...changes }, { runtime, principal }) => retryLostRaces(() => update(runtime, principal, id, changes));
+/** `POST /v1/team-members/{id}`; then the tokens minted on behalf of members are narrowed to what they hold now (`narrowMemberTokens`). */
+export const updateTeamMember: OperationHandler<Operations['updateTeamMember']> = async ({ id, ...changes }, { runtime, principal }) => {
+  const result = await retryLostRaces(() => update(runtime, principal, id, changes));
+  await narrowMemberTokens(runtime.store, principal.teamId);
+  return result;
+};
 
 /** `DELETE /v1/team-members/{id}`: removes the member, then revokes the tokens minted on their behalf. */
 export const removeTeamMember: OperationHandler<Operations['removeTeamMember']> = async (input, { runtime, principal }) => {

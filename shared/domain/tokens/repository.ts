@@ -199,7 +199,7 @@ export async function listTokens(store: Store, teamId: string, query: { limit: n
 }
 
 /** Pages through the team-tokens index (DESIGN D2), calling `visit` with each token item that passes `filter`. */
-async function forEachTeamToken(store: Store, teamId: string, filter: { expression: string; values: Record<string, unknown> }, visit: (item: Item) => Promise<void>): Promise<void> {
+export async function forEachTeamToken(store: Store, teamId: string, filter: { expression: string; values: Record<string, unknown> }, visit: (item: Item) => Promise<void>): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await store.query({
