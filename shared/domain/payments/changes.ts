@@ -19,7 +19,7 @@ import type { Payment, PaymentRefund, RefundPaymentRequest, SettlePaymentRequest
 /**
  * Runs one change of a stored payment with the subscription change it drives, retrying a lost race
  * (the payment or the subscription changed meanwhile) by reading both again, at most
- * `MAX_ATTEMPTS` times. `plan` decides from the payment as read: the payment after the change,
+ * `MAX_ATTEMPTS` times (or `options.attempts`). `plan` decides from the payment as read: the payment after the change,
  * the subscription trigger (or null), and the event data's extra fields. Returns the payment after.
  */
 export async function changePayment(
@@ -38,6 +38,7 @@ export async function changePayment(
     /** The refund reservation this change settles (removed in the same update). */
     reservationKey?: string | null;
   },
+  options: { attempts?: number } = {},
 ): Promise<Payment> {
   return retryOnLostRace(
     async () => {
@@ -66,7 +67,7 @@ export async function changePayment(
       );
       return next!;
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`) },
+    { attempts: options.attempts, exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`) },
   );
 }
 
@@ -113,14 +114,26 @@ export async function refundPayment(
     if (!(error instanceof ProblemError && error.code === 'PROVIDER_UNAVAILABLE')) await releaseRefund(runtime.store, principal.teamId, paymentId, key);
     throw error;
   }
-  return changePayment(runtime, principal, paymentId, (payment, _subscription, item) => {
-    // Settled already by a request that took this one's Idempotency-Key over (its claim looked abandoned).
-    if (!holdsReservation(item, key, runtime.clock.nowMs())) throw new ProblemError('CONFLICT', `The refund of request ${key} on payment ${paymentId} is recorded already; read the payment.`);
-    if (payment.status !== 'succeeded' || payment.amount_refunded + amount > payment.amount) {
-      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status} with ${payment.amount_refunded} refunded: this refund of ${amount} no longer fits; read it again.`);
-    }
-    const refunded = payment.amount_refunded + amount;
-    const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
-    return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId, reservationKey: key };
-  });
+  return changePayment(
+    runtime,
+    principal,
+    paymentId,
+    (payment, _subscription, item) => {
+      // Settled already by a request that took this one's Idempotency-Key over (its claim looked abandoned).
+      if (!holdsReservation(item, key, runtime.clock.nowMs())) throw new ProblemError('CONFLICT', `The refund of request ${key} on payment ${paymentId} is recorded already; read the payment.`);
+      if (payment.status !== 'succeeded' || payment.amount_refunded + amount > payment.amount) {
+        throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status} with ${payment.amount_refunded} refunded: this refund of ${amount} no longer fits; read it again.`);
+      }
+      const refunded = payment.amount_refunded + amount;
+      const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
+      return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId, reservationKey: key };
+    },
+    { attempts: SETTLEMENT_ATTEMPTS },
+  );
 }
+
+/**
+ * Attempts of a refund's settlement: the provider has refunded already, so the record must follow even
+ * when many refunds of one payment settle at once (each lost race is another settlement committing).
+ */
+const SETTLEMENT_ATTEMPTS = 30;
