@@ -28,8 +28,9 @@ export interface FrontDoorOptions {
 /**
  * Sets up a web project of the demo team connected to (fake) Stripe with a synced monthly plan and a free
  * plan, then measures the two front-door calls. Join-page calls are capped to fit the per-IP limit.
+ * Returns the figures and the project (connected to Stripe, for the hook refusals of 1e).
  */
-export async function measureFrontDoor(options: FrontDoorOptions): Promise<CallScenarioResult[]> {
+export async function measureFrontDoor(options: FrontDoorOptions): Promise<{ results: CallScenarioResult[]; projectId: string }> {
   const { service, counter, pipeline, stripeApi } = options;
   const [owner] = await mintTokens(service.store, service.demoTeamId, 1, 'bench front door');
   const api = async (method: string, path: string, body?: unknown) => {
@@ -92,7 +93,7 @@ export async function measureFrontDoor(options: FrontDoorOptions): Promise<CallS
         },
       }),
     );
-    return results;
+    return { results, projectId: String(project.id) };
   } finally {
     await pipeline.release();
   }

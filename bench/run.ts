@@ -37,6 +37,7 @@ import { measureRefusals, type RefusalSeries } from './authentication.js';
 import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { measureFrontDoor } from './front-door.js';
+import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js';
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
 import { measureListing, measureRenewals, measureTransitions, type ListingFigures, type RenewalFigures, type TransitionFigures } from './subscriptions.js';
@@ -243,6 +244,17 @@ function printRefusals(series: RefusalSeries[]): void {
     ),
   );
   for (const entry of series) if (entry.unexpectedSamples.length) out(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
+}
+
+/** Prints 1e: the two paths of refused Stripe hook requests side by side. */
+function printHookRefusals(series: HookRefusalSeries[]): void {
+  out(`\n1e. Refused Stripe hook requests: a forged signature for a project connected to Stripe beside an unknown project (${REFUSAL_CALLS} calls each, alternating; both decrypt one credential)\n`);
+  out(
+    formatTable(
+      ['project', 'p50 ms', 'p99 ms', 'DDB req/call min', 'max', 'not 400'],
+      series.map((entry) => [entry.project, round(entry.latency.p50, 3), round(entry.latency.p99, 3), entry.requestsPerCall.min, entry.requestsPerCall.max, entry.unexpected]),
+    ),
+  );
 }
 
 /** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
@@ -537,7 +549,8 @@ async function main(): Promise<void> {
   let refusals: RefusalSeries[] = [];
   if (PARTS.has('calls')) {
     calls = await runRequestBenchmarks({ service, counter, pipeline, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
-    calls.push(...(await measureFrontDoor({ service, counter, pipeline, stripeApi, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress })));
+    const frontDoor = await measureFrontDoor({ service, counter, pipeline, stripeApi, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
+    calls.push(...frontDoor.results);
     for (const result of calls) {
       if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
       if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
@@ -554,6 +567,12 @@ async function main(): Promise<void> {
       }
     }
     printRefusals(refusals);
+
+    // 1e. Refused Stripe hook requests: a connected project beside an unknown one.
+    progress(`refused Stripe hook requests: ${WARMUP_CALLS} warm-up + ${REFUSAL_CALLS} calls per project`);
+    const hookRefusals = await measureHookRefusals({ service, counter, connectedProjectId: frontDoor.projectId, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS });
+    for (const entry of hookRefusals) if (entry.unexpected) failures.push(`Stripe hook, ${entry.project} project: ${entry.unexpected} answers other than 400`);
+    printHookRefusals(hookRefusals);
   }
 
   // 1c. The store's own figures: raw GetItem / UpdateItem p50 and the write ceiling.
