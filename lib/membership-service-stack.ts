@@ -106,6 +106,8 @@ export class MembershipServiceStack extends Stack {
     this.deadlineWorker = new DeadlineWorker(this, 'Deadlines', { code: this.code, tables: this.tables, environment });
     // Clock-driven transitions start and end access on the platforms.
     this.credentialsKey.key.grant(this.deadlineWorker.function, ...credentialKeyActions('open'));
+    // The dispatcher opens each endpoint's sealed signing secrets (once per process and endpoint revision).
+    this.credentialsKey.key.grant(this.webhookWorkers.dispatcher, ...credentialKeyActions('open'));
     this.restApi = new RestApi(this, 'Rest', {
       operations: props.operations ?? OPERATIONS,
       code: this.code,
@@ -122,9 +124,12 @@ export class MembershipServiceStack extends Stack {
       environment,
       dashboardBaseUrl: this.restApi.httpApi.endpoint,
     });
-    // The tool server runs every tool's operation: the key use of the union of their events.
-    const toolKeyUse = credentialKeyUse((props.operations ?? OPERATIONS).filter((operation) => operation.tool).flatMap((operation) => operation.events));
+    // The tool server runs every tool's operation: the key use of their union.
+    const toolKeyUse = credentialKeyUse((props.operations ?? OPERATIONS).filter((operation) => operation.tool));
     if (toolKeyUse !== 'none') this.credentialsKey.key.grant(this.mcpApi.function, ...credentialKeyActions(toolKeyUse));
+    // The dashboard runs every operation, and its rotation of an endpoint secret opens the old one to keep
+    // it signing (DESIGN D8) besides sealing the new one.
+    this.credentialsKey.key.grant(this.restApi.dashboard.function, ...credentialKeyActions('open-and-seal'));
 
     // Last, once every function exists: each gets its errors and throttles alarms.
     this.alarms = new OperationalAlarms(this, 'Alarms', {

@@ -212,7 +212,7 @@ export class RouteStack extends NestedStack {
         queue ??= sqs.Queue.fromQueueArn(this, 'DeliveryQueue', this.parameter('DeliveryQueueArn', props.queue.queueArn));
         queue.grantSendMessages(fn);
       }
-      const keyActions = credentialKeyActions(credentialKeyUse(operation.events, operation.callsProvider));
+      const keyActions = credentialKeyActions(credentialKeyUse([operation]));
       if (keyActions.length > 0 && props.credentialsKey) {
         credentialsKey ??= kms.Key.fromKeyArn(this, 'CredentialsKey', this.parameter('CredentialsKeyArn', props.credentialsKey.keyArn));
         credentialsKey.grant(fn, ...keyActions);

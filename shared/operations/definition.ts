@@ -103,6 +103,11 @@ interface OperationDefinition<
    */
   readonly callsProvider?: boolean;
   /**
+   * True when the operation seals a new secret of its own with the credentials key (a webhook endpoint's
+   * signing secret, DESIGN D8, D16), so its function may make data keys (`credentialKeyUse`, `lib/`).
+   */
+  readonly sealsSecret?: boolean;
+  /**
    * How the operation takes an `Idempotency-Key` (DESIGN D3; `IdempotencyMode` in
    * `shared/limits/idempotency.ts`). Absent: a claim (one PutItem) before the operation runs, so a
    * concurrent duplicate gets IDEMPOTENCY_KEY_IN_USE (409). `'in-transaction'`, only for an operation
@@ -151,6 +156,7 @@ export function defineOperation<
     lockdown?: 'exempt';
     tierLimit?: UsageMetric;
     callsProvider?: boolean;
+    sealsSecret?: boolean;
     idempotency?: 'in-transaction';
   },
 >(operation: Op): Op {

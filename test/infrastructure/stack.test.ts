@@ -460,7 +460,7 @@ describe('REST API', () => {
       expect(actions.includes('sqs:SendMessage'), operation.id).toBe(operation.rest.method !== 'GET');
       expect(actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
       // The credentials key only where the operation opens or seals a credential (DESIGN D16, D23).
-      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(credentialKeyActions(credentialKeyUse(operation.events, operation.callsProvider)).sort());
+      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(credentialKeyActions(credentialKeyUse([operation])).sort());
       if (actions.includes('kms:Decrypt')) expect(resourcesOf('kms:Decrypt'), operation.id).toEqual([credentialsKeyId()]);
       // A checkout emits nothing but opens the project's Stripe key (D26).
       if (operation.id === 'createCheckoutSession') expect(actions, operation.id).toContain('kms:Decrypt');
@@ -479,7 +479,7 @@ describe('credentials key (DESIGN D16)', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties.Environment.Variables.CREDENTIALS_KMS_KEY_ID, id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
-  it('lets only the functions that open or seal credentials use it: the connecting route seals, moderation, access, the hook, MCP, the public pages and the deadline worker open', () => {
+  it('lets only the functions that open or seal credentials use it: the connecting route opens and seals, endpoint creation and rotation seal, moderation, access, the hooks, the public pages, the deadline worker and the dispatcher open; MCP and the dashboard do both', () => {
     const users = new Map<string, string[]>();
     for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
       const actions = actionsOf(statementsOfFunction(functionId))
@@ -488,6 +488,10 @@ describe('credentials key (DESIGN D16)', () => {
       if (actions.length) users.set(String(fn.Properties.Handler).replace(/\.handler$/, ''), actions);
     }
     expect(users.get('connectProjectBot')).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    // A webhook endpoint's signing secrets are sealed at rest (DESIGN D8, D16): creating and rotating them (the
+    // API's rotation keeps no old secret) only makes a data key; MCP and the dashboard run those and more.
+    for (const name of ['createWebhookEndpoint', 'rotateWebhookEndpointSecret']) expect(users.get(name), name).toEqual(['kms:GenerateDataKey']);
+    for (const name of ['mcp', 'dashboard']) expect(users.get(name), name).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     for (const name of [
       'disconnectProjectBot',
       'linkProjectResource',
@@ -499,13 +503,24 @@ describe('credentials key (DESIGN D16)', () => {
       'telegram-hook',
       'discord-hook',
       'stripe-hook',
-      'mcp',
       'deadlines',
       'public-pages',
+      'dispatcher',
     ]) {
       expect(users.get(name), name).toEqual(['kms:Decrypt']);
     }
-    for (const name of ['getProject', 'listProjects', 'createProject', 'fan-out', 'dispatcher', 'sweeper', 'unmatched-route', 'checkProjectAccess', 'billing-stripe-hook'])
+    for (const name of [
+      'getProject',
+      'listProjects',
+      'createProject',
+      'fan-out',
+      'sweeper',
+      'unmatched-route',
+      'checkProjectAccess',
+      'billing-stripe-hook',
+      'getWebhookEndpoint',
+      'sendTestWebhookEvent',
+    ])
       expect(users.has(name), name).toBe(false);
   });
 

@@ -226,7 +226,7 @@ export async function endpointPage(
   // The dual-signing window is not part of the public endpoint: read it only after the operation allowed the read.
   const stored = await loadWebhookEndpoint(request.runtime, viewer.team.id, endpoint.id);
   const nowMs = request.runtime.clock.nowMs();
-  const dualSigningUntil = stored?.previous_secret && stored.previous_secret_expires_at_ms && stored.previous_secret_expires_at_ms > nowMs ? isoTime(stored.previous_secret_expires_at_ms) : null;
+  const dualSigningUntil = stored?.previous_secret_expires_at_ms && stored.previous_secret_expires_at_ms > nowMs ? isoTime(stored.previous_secret_expires_at_ms) : null;
   const deliveries = viewer.principal.abilities.has('webhook-delivery:view-any')
     ? await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 10 })
     : null;

@@ -2,7 +2,7 @@ import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
 import { acquireDeliverySlot, deliverySlotItem, recordFailedAttempt, releaseDeliverySlot, slotRefusal, successfulAttemptUpdate } from '../webhook-endpoints/delivery-slots.js';
-import { cachedWebhookEndpoint, rememberWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
+import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
@@ -51,8 +51,8 @@ async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'ret
  *   the dead-letter table, in one transaction.
  * - `replay_batch`: runs the next batch of a replay job.
  * Duplicate and stale messages return `skipped`. Each attempt made and each delivery made dead is
- * reported to `runtime.metrics` when the runtime has them (DESIGN D23). Throws only on store errors (the
- * queue retries).
+ * reported to `runtime.metrics` when the runtime has them (DESIGN D23). Throws only on store errors and
+ * when the endpoint's secrets do not open (the key-encryption key's errors; the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
@@ -76,7 +76,7 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   return attempt(runtime, message, sending, delivery.attempt_log);
 }
 
-/** What one attempt sends, and to which endpoint (as stored, with its secrets). */
+/** What one attempt sends, and to which endpoint (as stored, with its sealed secrets). */
 type Sending = Omit<PreparedAttempt, 'due_at_ms'> & { endpoint: StoredWebhookEndpoint; due_at_ms: number | null };
 
 /**
@@ -124,8 +124,10 @@ async function defer(runtime: Runtime, message: DeliveryMessage, options: { leas
  */
 async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Sending, log: readonly DeliveryAttempt[] | 'append'): Promise<ProcessOutcome> {
   const { endpoint, body } = sending;
+  // Opened once per process and endpoint revision (D16): no key request for the deliveries after the first.
+  const secrets = await signingSecretsOf(runtime, endpoint);
   const startedMs = runtime.clock.nowMs();
-  const headers = signedDeliveryHeaders(endpoint, { id: sending.event_id, type: sending.event_type }, body, startedMs);
+  const headers = signedDeliveryHeaders({ ...secrets, previous_secret_expires_at_ms: endpoint.previous_secret_expires_at_ms }, { id: sending.event_id, type: sending.event_type }, body, startedMs);
   const result = await runtime.transport.send({ url: endpoint.url, headers, body, allowedIps: endpoint.allowed_ips });
   runtime.metrics?.attemptFinished(result.ok, result.duration_ms);
   const record: DeliveryAttempt = {

@@ -6,6 +6,7 @@ import type { Runtime } from '../../runtime.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { currentOwnerAbilities } from '../webhook-endpoints/owners.js';
 import { allWebhookEndpoints, loadWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
+import type { EndpointSecrets } from '../webhook-endpoints/secrets.js';
 import { newDeliveryItem, writeFanOuts } from './creation.js';
 import { publicDelivery } from './reads.js';
 import type { WebhookDelivery } from './schema.js';
@@ -135,12 +136,12 @@ export function deliveryBody(ownerAbilities: readonly string[], event: StoredEve
 
 /**
  * The headers of one delivery POST of `body` at `nowMs` (epoch ms) (interface "Webhook trust", DESIGN
- * D8): signed with the endpoint secret (`v1`) and, within a dashboard rotation's dual-signing window,
+ * D8): signed with the endpoint's opened secret (`v1`) and, within a dashboard rotation's dual-signing window,
  * the previous one (`v0`); `SVC-Event-Id` and `SVC-Event-Name` are the envelope's `id` and `type`; and the
  * Standard Webhooks headers of D29 (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
  */
 export function signedDeliveryHeaders(
-  endpoint: Pick<StoredWebhookEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>,
+  endpoint: EndpointSecrets & Pick<StoredWebhookEndpoint, 'previous_secret_expires_at_ms'>,
   event: { id: string; type: string },
   body: string,
   nowMs: number,

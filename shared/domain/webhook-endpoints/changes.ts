@@ -2,6 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
+import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
 import { entity, keys } from '../../store/keys.js';
 import { ConditionFailedError, type Item } from '../../store/store.js';
@@ -11,26 +12,30 @@ import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
 import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
 import { RAISE_REVISION, loadWebhookEndpoint, notFound, publicEndpoint, type StoredWebhookEndpoint } from './repository.js';
 import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
+import { openEndpointSecrets, sealEndpointSecrets } from './secrets.js';
 
 /** The use cases that change webhook endpoints (DESIGN D6, D8, D14): create, update, delete, rotate the secret. */
 
 /**
  * Registers an endpoint (interface "POST /v1/webhook-endpoints", DESIGN D8). The url is HTTPS (checked
  * by the schema), every event is in the catalogue and the creator must hold each event's minimum
- * ability. Returns the endpoint and its secret — the only read that ever shows it.
+ * ability. Returns the endpoint and its secret — the only read that ever shows it; the item holds it only
+ * sealed (D16 envelope encryption: one data key from the key-encryption key, `GenerateDataKey` on AWS).
  * The team item's endpoint counter enforces the cap and the tier's limit (D20) in the endpoint's transaction.
  * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints), TIER_LIMIT_REACHED.
  */
 export async function createWebhookEndpoint(
-  runtime: UnitOfWorkRuntime,
+  runtime: UnitOfWorkRuntime & IntegrationRuntime,
   principal: Principal,
   input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[]; max_concurrency?: number },
 ): Promise<WebhookEndpointWithSecret> {
   const events = [...new Set(input.events)];
   requireEventAbilities(principal, events);
   const now = isoTime(runtime.clock.nowMs());
+  const id = newUuid();
+  const secret = generateWebhookSecret();
   const stored: StoredWebhookEndpoint = {
-    id: newUuid(),
+    id,
     team_id: principal.teamId,
     name: input.name,
     url: input.url,
@@ -44,8 +49,7 @@ export async function createWebhookEndpoint(
     updated_at: now,
     in_flight: {},
     revision: 1,
-    secret: generateWebhookSecret(),
-    previous_secret: null,
+    sealed_secrets: await sealEndpointSecrets(integrationsOf(runtime).keyEncryptionKey, principal.teamId, id, { secret, previous_secret: null }),
     previous_secret_expires_at_ms: null,
     owner_token_id: principal.tokenId,
     owner_abilities: [...principal.abilities],
@@ -61,7 +65,7 @@ export async function createWebhookEndpoint(
       unitOfWork(runtime, principal.teamId, (tx) => {
         countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
         tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
-        return { ...publicEndpoint(stored), secret: stored.secret };
+        return { ...publicEndpoint(stored), secret };
       }),
     cap,
   );
@@ -147,10 +151,11 @@ export async function deleteWebhookEndpoint(runtime: UnitOfWorkRuntime, principa
  * Rotates the signing secret (DESIGN D8). `mode: 'api'` replaces it at once (deliveries carry `v1`
  * only); `mode: 'dashboard'` keeps the old secret for 24 hours (divided by the local TIME_SCALE), during
  * which deliveries carry `v1` (new) and `v0` (old). Returns the endpoint with the new secret, shown once.
- * Errors: NOT_FOUND, CONFLICT (rotated concurrently).
+ * The secrets are sealed anew (D16: `GenerateDataKey` on AWS); a dashboard rotation first opens the
+ * current one (`Decrypt`) to keep it as the previous. Errors: NOT_FOUND, CONFLICT (rotated concurrently).
  */
 export async function rotateWebhookEndpointSecret(
-  runtime: Pick<Runtime, 'store' | 'clock' | 'timeScale'>,
+  runtime: Pick<Runtime, 'store' | 'clock' | 'timeScale'> & IntegrationRuntime,
   principal: Principal,
   endpointId: string,
   mode: 'api' | 'dashboard' = 'api',
@@ -158,16 +163,18 @@ export async function rotateWebhookEndpointSecret(
   const current = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
   if (!current) throw notFound(endpointId);
   const nowMs = runtime.clock.nowMs();
+  const kek = integrationsOf(runtime).keyEncryptionKey;
   const secret = generateWebhookSecret();
-  const previousSecret = mode === 'dashboard' ? current.secret : null;
+  const previousSecret = mode === 'dashboard' ? (await openEndpointSecrets(kek, principal.teamId, endpointId, current.sealed_secrets)).secret : null;
   const previousExpiresAt = mode === 'dashboard' ? dualSigningExpiresAtMs(nowMs, runtime.timeScale) : null;
+  const sealed = await sealEndpointSecrets(kek, principal.teamId, endpointId, { secret, previous_secret: previousSecret });
   try {
     const attributes = await runtime.store.update({
       Key: keys.webhookEndpoint(principal.teamId, endpointId),
-      UpdateExpression: `SET secret = :secret, previous_secret = :previous, previous_secret_expires_at_ms = :expires, updated_at = :now, ${RAISE_REVISION.clause}`,
-      // Only rotate the secret we read, so two concurrent rotations cannot both keep a stale "previous".
-      ConditionExpression: 'secret = :current',
-      ExpressionAttributeValues: { ':secret': secret, ':previous': previousSecret, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.secret, ...RAISE_REVISION.values },
+      UpdateExpression: `SET sealed_secrets = :sealed, previous_secret_expires_at_ms = :expires, updated_at = :now, ${RAISE_REVISION.clause}`,
+      // Only rotate the secrets we read (each sealing has its own ciphertext), so two concurrent rotations cannot both keep a stale "previous".
+      ConditionExpression: 'sealed_secrets.ciphertext = :current',
+      ExpressionAttributeValues: { ':sealed': sealed, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.sealed_secrets.ciphertext, ...RAISE_REVISION.values },
       ReturnValues: 'ALL_NEW',
     });
     return { ...publicEndpoint(attributes as StoredWebhookEndpoint), secret };

@@ -26,6 +26,7 @@ export const webhookEndpointsModule = defineModule({
       events: [],
       rest: { method: 'POST', path: '/v1/webhook-endpoints', successStatus: 201 },
       tierLimit: 'webhook_endpoints',
+      sealsSecret: true,
       tool: { name: 'create_webhook_endpoint', title: 'Create webhook endpoint', kind: 'create', description: 'Register an HTTPS webhook endpoint; its signing secret is returned once.' },
     }),
     listWebhookEndpoints: defineOperation({
@@ -92,6 +93,7 @@ export const webhookEndpointsModule = defineModule({
       output: WebhookEndpointWithSecret,
       events: [],
       rest: { method: 'POST', path: '/v1/webhook-endpoints/{id}/rotate-secret', successStatus: 200 },
+      sealsSecret: true,
       tool: {
         name: 'rotate_webhook_endpoint_secret',
         title: 'Rotate webhook endpoint secret',

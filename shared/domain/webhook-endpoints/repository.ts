@@ -1,11 +1,14 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Ability } from '../../catalogues/abilities.js';
+import type { SealedSecret } from '../../credentials/envelope.js';
 import { ProblemError } from '../../errors.js';
+import { integrationsOf } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
 import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM } from './policy.js';
 import type { ListWebhookEndpointsQuery, WebhookEndpoint } from './schema.js';
+import { openEndpointSecrets, type EndpointSecrets } from './secrets.js';
 
 /**
  * Persistence of webhook endpoints (DESIGN D6, D8, D14): endpoint items live in the team's partition
@@ -14,13 +17,15 @@ import type { ListWebhookEndpointsQuery, WebhookEndpoint } from './schema.js';
  * attempt counters and concurrency slots (D8, D24).
  */
 
-/** The stored endpoint: the public fields plus secrets and the owner's abilities (for D6 fan-out and D10 payloads). */
+/** The stored endpoint: the public fields plus the sealed secrets and the owner's abilities (for D6 fan-out and D10 payloads). */
 export type StoredWebhookEndpoint = WebhookEndpoint & {
   team_id: string;
-  secret: string;
-  /** Kept only during a dashboard rotation's dual-signing window. */
-  previous_secret: string | null;
-  /** Epoch MILLISECONDS until which `previous_secret` also signs (`v0`). */
+  /**
+   * The signing secret and, after a dashboard rotation, the previous one, sealed together (`secrets.ts`,
+   * DESIGN D16 envelope encryption): never in clear in the item. Opened with {@link signingSecretsOf}.
+   */
+  sealed_secrets: SealedSecret;
+  /** Epoch MILLISECONDS until which the previous secret also signs (`v0`); null when there is no dual-signing window. */
   previous_secret_expires_at_ms: number | null;
   /** Token that created the endpoint, and its abilities at that time: the "endpoint owner". */
   owner_token_id: string;
@@ -63,7 +68,7 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   };
 }
 
-/** Reads the stored endpoint (with secrets, for the dispatcher) or null. Strongly consistent. */
+/** Reads the stored endpoint (with its sealed secrets) or null. Strongly consistent. */
 export async function loadWebhookEndpoint(runtime: Pick<Runtime, 'store'>, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
   return ((await runtime.store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true })) as StoredWebhookEndpoint | undefined) ?? null;
 }
@@ -76,7 +81,7 @@ export async function getWebhookEndpoint(runtime: Pick<Runtime, 'store'>, princi
 }
 
 /**
- * One strongly consistent page of the team's stored endpoints (with secrets), in id order, optionally
+ * One strongly consistent page of the team's stored endpoints (with sealed secrets), in id order, optionally
  * only active or disabled ones (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED
  * for a cursor of another list.
  */
@@ -92,7 +97,7 @@ async function queryEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string, p
   });
 }
 
-/** Every stored endpoint of a team, with secrets (at most {@link MAX_ENDPOINTS_PER_TEAM}); used by fan-out. */
+/** Every stored endpoint of a team, with sealed secrets (at most {@link MAX_ENDPOINTS_PER_TEAM}); used by fan-out. */
 export async function allWebhookEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string): Promise<StoredWebhookEndpoint[]> {
   return (await queryEndpoints(runtime, teamId, { limit: MAX_ENDPOINTS_PER_TEAM })).data;
 }
@@ -139,4 +144,27 @@ export function rememberWebhookEndpoint(store: Store, endpoint: StoredWebhookEnd
   endpointCopies.delete(key);
   endpointCopies.set(key, endpoint);
   if (endpointCopies.size > ENDPOINT_CACHE_SIZE) endpointCopies.delete(endpointCopies.keys().next().value!);
+}
+
+/** Opened signing secrets by table, team and endpoint, with the endpoint revision they belong to (oldest first, at most {@link ENDPOINT_CACHE_SIZE}). */
+const openedSecrets = new Map<string, { revision: number; secrets: Promise<EndpointSecrets> }>();
+
+/**
+ * The signing secrets of `endpoint` (as read from `store`), opened with the runtime's key-encryption key
+ * at most once per process and endpoint revision (every change of the secrets raises the revision): one
+ * data-key unwrap (`Decrypt` on AWS) when the revision is new here, none for later deliveries. Rejects
+ * with `CredentialDecryptionError` (nothing is kept then, so the next attempt tries again).
+ */
+export function signingSecretsOf(runtime: Pick<Runtime, 'store' | 'integrations'>, endpoint: Pick<StoredWebhookEndpoint, 'id' | 'team_id' | 'revision' | 'sealed_secrets'>): Promise<EndpointSecrets> {
+  const key = copyKey(runtime.store, endpoint.team_id, endpoint.id);
+  const opened = openedSecrets.get(key);
+  if (opened?.revision === endpoint.revision) return opened.secrets;
+  const secrets = openEndpointSecrets(integrationsOf(runtime).keyEncryptionKey, endpoint.team_id, endpoint.id, endpoint.sealed_secrets);
+  openedSecrets.delete(key);
+  openedSecrets.set(key, { revision: endpoint.revision, secrets });
+  if (openedSecrets.size > ENDPOINT_CACHE_SIZE) openedSecrets.delete(openedSecrets.keys().next().value!);
+  secrets.catch(() => {
+    if (openedSecrets.get(key)?.secrets === secrets) openedSecrets.delete(key);
+  });
+  return secrets;
 }
