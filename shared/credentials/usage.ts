@@ -1,7 +1,8 @@
 /**
  * Which code needs the credentials key (DESIGN D16, D23: least privilege), derived from what an operation
- * emits and declares (`callsProvider`, `sealsSecret`), so `lib/` grants the key only to the functions that open or seal credentials, and new operations
- * get the right grant without touching `lib/`. Metadata only (no runtime code): `lib/` imports it.
+ * emits and declares (`callsProvider`, `sealsSecret`), so `lib/` grants the key only to the functions that
+ * open or seal secrets, and new operations get the right grant without touching `lib/`. Metadata only (no
+ * runtime code): `lib/` imports it.
  */
 
 /** Events whose operations call a platform or provider with a stored credential (opening it: `kms:Decrypt`). */
