@@ -21,6 +21,7 @@ import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/d
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { AttemptResult, WebhookRequest } from '../../shared/domain/webhook-deliveries/transport/port.js';
+import type { DeliveryMessage } from '../../shared/runtime.js';
 import { rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { openEndpointSecrets } from '../../shared/domain/webhook-endpoints/secrets.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
@@ -83,8 +84,8 @@ async function createEndpoint(idempotencyKey: string = randomUUID()): Promise<{ 
   return reply.json as { id: string; secret: string };
 }
 
-/** Creates a project, fans its event out to the one subscribed endpoint and runs the attempt; returns the POST. */
-async function deliverOne(): Promise<WebhookRequest> {
+/** Creates a project and fans its event out to the one subscribed endpoint; returns the attempt's queued message. */
+async function queueOne(): Promise<DeliveryMessage> {
   const project = await createProject(runtime, seeded.principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'discord' });
   const found = await runtime.store.document.send(
     new QueryCommand({
@@ -98,7 +99,12 @@ async function deliverOne(): Promise<WebhookRequest> {
   expect(await fanOutEvent(runtime, event)).toBe(1);
   const { queued } = runtime.drain();
   expect(queued).toHaveLength(1);
-  expect(await processDeliveryMessage(runtime, queued[0].message)).toBe('succeeded');
+  return queued[0].message;
+}
+
+/** {@link queueOne}, then runs the attempt; returns the POST. */
+async function deliverOne(): Promise<WebhookRequest> {
+  expect(await processDeliveryMessage(runtime, await queueOne())).toBe('succeeded');
   return requests.at(-1)!;
 }
 
@@ -229,5 +235,22 @@ describe('opening for signing (D16)', () => {
     await updateWebhookEndpoint(runtime, seeded.principal, created.id, { url: 'https://moved.example/hooks' });
     for (let index = 0; index < 2; index++) expect((await deliverOne()).url).toBe('https://moved.example/hooks');
     expect(endpointUnwraps(created.id)).toBe(5);
+  });
+
+  it('sends nothing and gives the slot back when the secrets do not open, and opens them at the next attempt', async () => {
+    const created = await createEndpoint();
+    const key = runtime.integrations!.keyEncryptionKey;
+    let refuse = true;
+    runtime.integrations = {
+      ...runtime.integrations!,
+      keyEncryptionKey: { ...key, unwrapDataKey: (wrapped, context) => (refuse ? Promise.reject(new CredentialDecryptionError()) : key.unwrapDataKey(wrapped, context)) },
+    };
+    const message = await queueOne();
+    await expect(processDeliveryMessage(runtime, message)).rejects.toBeInstanceOf(CredentialDecryptionError);
+    expect(requests).toEqual([]);
+    expect((await runtime.store.get(keys.webhookEndpoint(seeded.team.id, created.id)))?.in_flight).toEqual({});
+    // Nothing was kept of the refusal: once the key answers, the next delivery opens the secrets and verifies.
+    refuse = false;
+    expect(verifies(await deliverOne(), created.secret)).toBe(true);
   });
 });

@@ -125,7 +125,12 @@ async function defer(runtime: Runtime, message: DeliveryMessage, options: { leas
 async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Sending, log: readonly DeliveryAttempt[] | 'append'): Promise<ProcessOutcome> {
   const { endpoint, body } = sending;
   // Opened once per process and endpoint revision (D16): no key request for the deliveries after the first.
-  const secrets = await signingSecretsOf(runtime, endpoint);
+  // When they do not open (the key refused or unreachable) nothing is sent and the slot is given back at
+  // once; the lease runs out and the sweeper re-queues the attempt.
+  const secrets = await signingSecretsOf(runtime, endpoint).catch(async (error: unknown) => {
+    await releaseDeliverySlot(runtime.store, message.team_id, endpoint.id, message.delivery_id);
+    throw error;
+  });
   const startedMs = runtime.clock.nowMs();
   const headers = signedDeliveryHeaders({ ...secrets, previous_secret_expires_at_ms: endpoint.previous_secret_expires_at_ms }, { id: sending.event_id, type: sending.event_type }, body, startedMs);
   const result = await runtime.transport.send({ url: endpoint.url, headers, body, allowedIps: endpoint.allowed_ips });
