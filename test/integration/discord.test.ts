@@ -7,7 +7,7 @@
  * /membership). Against DynamoDB Local; every event is checked against its published schema.
  */
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
@@ -20,7 +20,8 @@ import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
 import { keys } from '../../shared/store/keys.js';
-import { startFakeDiscordApi, type FakeDiscordApi } from '../support/discord-api.js';
+import { logger } from '../../shared/logger.js';
+import { TOKEN_LIFETIME_SECONDS, startFakeDiscordApi, type FakeDiscordApi } from '../support/discord-api.js';
 import { TeamEventCursor } from '../support/events.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
@@ -154,6 +155,35 @@ describe('connecting a Discord bot', () => {
     expect(await runtime.store.get(keys.credential(projectId, 'discord_bot'))).toBeUndefined();
   });
 
+  it('disconnects: the /membership command is deleted at Discord, the application\u2019s other commands kept', async () => {
+    await connectAndLink();
+    discord.commands(APPLICATION_ID).push({ id: '9100', name: 'other' });
+    expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual(['membership', 'other']);
+    const since = discord.calls.length;
+    expect((await call('DELETE', `/v1/projects/${projectId}/bot`)).status).toBe(200);
+    expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual(['other']);
+    const made = discord.calls.slice(since);
+    expect(made.map((entry) => entry.route)).toEqual([`GET /applications/${APPLICATION_ID}/commands`, `DELETE /applications/${APPLICATION_ID}/commands/9000`]);
+    expect(made.map((entry) => entry.authorization)).toEqual([`Bot ${botToken}`, `Bot ${botToken}`]);
+  });
+
+  it('disconnects even when Discord cannot delete the command, logging it without secrets', async () => {
+    await connectAndLink();
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    try {
+      discord.failNext(`GET /applications/${APPLICATION_ID}/commands`, { status: 503, message: 'Service Unavailable', times: 3 });
+      const reply = await call('DELETE', `/v1/projects/${projectId}/bot`);
+      expect(reply.status).toBe(200);
+      expect(reply.json.bot).toBeNull();
+      expect(await runtime.store.get(keys.credential(projectId, 'discord_bot'))).toBeUndefined();
+      expect(warn).toHaveBeenCalledWith('the Discord /membership command was not deleted', { project_id: projectId, reason: expect.stringContaining('(503)') });
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(botToken);
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(CLIENT_SECRET);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('disconnects: the stored credential is deleted and the interactions hook refuses afterwards', async () => {
     await connectAndLink();
     expect((await interact({ type: 1 })).status).toBe(200);
@@ -212,11 +242,12 @@ describe('access through the adapter', () => {
 
     expect((await call('POST', `/v1/subscriptions/${created.json.id}/cancel`, { at_period_end: true })).json.status).toBe('pending_cancellation');
     expect(roles()).toEqual([ROLE_ID]);
+    const since = discord.calls.length;
     clock.set(Date.parse(created.json.current_period_end) + 1000);
     await applyDueDeadlines(runtime, clock.nowMs());
     expect((await call('GET', `/v1/subscriptions/${created.json.id}`)).json.status).toBe('canceled');
     expect(roles()).toEqual([]);
-    expect(discord.callsOf(`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`)).toHaveLength(1);
+    expect(discord.calls.slice(since).filter((entry) => entry.route === `DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`)).toHaveLength(1);
   });
 
   it('grants only the roles a plan names (platform_role_ids), which must be linked roles; null goes back to every linked role', async () => {
@@ -318,14 +349,40 @@ describe('linking a Discord account (OAuth2)', () => {
   const REDIRECT = `https://members.example/portal/${'{project}'}/discord/callback`;
   const redirectUri = () => REDIRECT.replace('{project}', projectId);
 
+  /** A GET of the public pages with the portal session's cookie. */
+  const page = (path: string, cookie?: string) => {
+    const [rawPath, rawQueryString = ''] = path.split('?');
+    return handlePublicRequest(runtime, {
+      version: '2.0',
+      routeKey: 'ANY /portal/{proxy+}',
+      rawPath,
+      rawQueryString,
+      cookies: cookie ? [cookie] : undefined,
+      headers: { host: 'members.example', 'x-forwarded-proto': 'https' },
+      requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '10.9.8.7' }, requestId: randomUUID() },
+      isBase64Encoded: false,
+    } as never);
+  };
+  /** Signs the subscriber in to the portal; returns the session cookie. */
+  async function portalCookie(subscriberId: string): Promise<string> {
+    const signedIn = await page((await createPortalLink(runtime, team.team.id, projectId, subscriberId)).path);
+    expect(signedIn.statusCode).toBe(303);
+    return signedIn.cookies![0].split(';')[0];
+  }
+
   /** Connects and links, and creates a subscriber with an active subscription; returns the subscriber id. */
   async function subscribed(): Promise<string> {
+    return (await subscribedWithPlan()).subscriberId;
+  }
+  /** {@link subscribed}, with the plan and the subscription. */
+  async function subscribedWithPlan(): Promise<{ subscriberId: string; planId: string; subscriptionId: string }> {
     await connectAndLink();
     const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' })).json;
     const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' })).json;
-    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })).status).toBe(201);
+    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id });
+    expect(subscription.status).toBe(201);
     await newEvents();
-    return subscriber.id as string;
+    return { subscriberId: subscriber.id as string, planId: plan.id as string, subscriptionId: subscription.json.id as string };
   }
   /** Starts linking and answers the authorization as Discord would for `user`; returns the code and state. */
   async function authorize(subscriberId: string, user: { id: string; username: string }, accessToken: string) {
@@ -370,24 +427,7 @@ describe('linking a Discord account (OAuth2)', () => {
 
   it('from the portal: "Link your Discord account" goes to discord.com, and the callback links the member and shows the outcome', async () => {
     const subscriberId = await subscribed();
-    /** A GET of the public pages with the portal session's cookie. */
-    const page = (path: string, cookie?: string) => {
-      const [rawPath, rawQueryString = ''] = path.split('?');
-      return handlePublicRequest(runtime, {
-        version: '2.0',
-        routeKey: 'ANY /portal/{proxy+}',
-        rawPath,
-        rawQueryString,
-        cookies: cookie ? [cookie] : undefined,
-        headers: { host: 'members.example', 'x-forwarded-proto': 'https' },
-        requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '10.9.8.7' }, requestId: randomUUID() },
-        isBase64Encoded: false,
-      } as never);
-    };
-    const link = await createPortalLink(runtime, team.team.id, projectId, subscriberId);
-    const signedIn = await page(link.path);
-    expect(signedIn.statusCode).toBe(303);
-    const cookie = signedIn.cookies![0].split(';')[0];
+    const cookie = await portalCookie(subscriberId);
     const portal = await page(`/portal/${projectId}`, cookie);
     expect(portal.body).toContain('Link your Discord account');
 
@@ -440,5 +480,128 @@ describe('linking a Discord account (OAuth2)', () => {
     expect([...discord.guild(GUILD_ID).members.get(SECOND)!]).toEqual([ROLE_ID]);
     expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: SECOND, member_id: result.member.id });
     expect((await call('GET', `/v1/members/${oldMemberId}`)).json.subscriber_id).toBeNull();
+  });
+
+  it('records a failed server join as platform_error and lets the deadline worker join them with their roles, on the members’ backoff', async () => {
+    const subscriberId = await subscribed();
+    // Discord is down for the link and the first retry (each call: the first try and the client's 2 retries).
+    discord.failNext(`PUT /guilds/${GUILD_ID}/members/${USER_ID}`, { status: 503, message: 'Service Unavailable', times: 6 });
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, `user-access-${randomBytes(8).toString('hex')}`);
+    const result = await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state });
+    expect(result).toMatchObject({ guild: 'failed', reason: expect.stringContaining('Discord could not serve PUT /guilds/{guild}/members/{user} (503)') });
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+    const memberId = result.member.id;
+    const linkedAt = clock.nowMs();
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toEqual({
+      action: 'grant_access',
+      message: expect.stringContaining('(503)'),
+      at: new Date(linkedAt).toISOString(),
+      attempts: 1,
+      next_attempt_at: new Date(linkedAt + PLATFORM_SYNC_FIRST_DELAY_MS).toISOString(),
+    });
+
+    clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toMatchObject({
+      attempts: 2,
+      next_attempt_at: new Date(clock.nowMs() + 2 * PLATFORM_SYNC_FIRST_DELAY_MS).toISOString(),
+    });
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+
+    clock.advance(2 * PLATFORM_SYNC_FIRST_DELAY_MS);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
+    clock.advance(24 * 3600 * 1000);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
+  });
+
+  it('refreshes expired OAuth2 tokens before the server join, storing the new ones sealed', async () => {
+    const { subscriberId, planId, subscriptionId } = await subscribedWithPlan();
+    const first = `user-access-${randomBytes(8).toString('hex')}`;
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, first);
+    expect((await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state })).guild).toBe('joined');
+    const stored = await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`));
+    expect(stored!.public).toMatchObject({ platform_user_id: USER_ID, expires_at: new Date(clock.nowMs() + TOKEN_LIFETIME_SECONDS * 1000).toISOString() });
+    const firstRefresh = discord.callsOf('POST /oauth2/token').at(-1)!;
+
+    // The user leaves the server; eight days later (tokens expired) their membership starts again.
+    discord.guild(GUILD_ID).members.delete(USER_ID);
+    clock.advance(8 * 24 * 3600 * 1000);
+    expect((await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    const since = discord.calls.length;
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
+    const made = discord.calls.slice(since);
+    expect(made.map((entry) => entry.route)).toEqual(['POST /oauth2/token', `PUT /guilds/${GUILD_ID}/members/${USER_ID}`, `PUT /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`]);
+    expect(made[0].body).toMatchObject({ grant_type: 'refresh_token', client_id: APPLICATION_ID, client_secret: CLIENT_SECRET });
+    expect((made[0].body as { refresh_token: string }).refresh_token).not.toBe('');
+    expect(firstRefresh.body).toMatchObject({ grant_type: 'authorization_code' });
+    const renewed = discord.accessTokenOf(USER_ID)!;
+    expect(renewed).not.toBe(first);
+    expect(made[1].body).toEqual({ access_token: renewed, roles: [] });
+    expect(roles()).toEqual([ROLE_ID]);
+    const restored = await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`));
+    expect(restored).toMatchObject({ secret_names: ['access_token', 'refresh_token'], public: { expires_at: new Date(clock.nowMs() + TOKEN_LIFETIME_SECONDS * 1000).toISOString() } });
+    const everything = JSON.stringify(await domainSnapshot(runtime.store)) + JSON.stringify(await newEvents());
+    expect(everything).not.toContain(renewed);
+    expect(everything).not.toContain((made[0].body as { refresh_token: string }).refresh_token);
+  });
+
+  it('a refused refresh leaves the member needing to link again, shown on the portal, until they do', async () => {
+    const { subscriberId, planId, subscriptionId } = await subscribedWithPlan();
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-revoked-later');
+    const memberId = (await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state })).member.id;
+    discord.guild(GUILD_ID).members.delete(USER_ID);
+    discord.revokeRefreshTokens(USER_ID);
+    clock.advance(8 * 24 * 3600 * 1000);
+    await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false });
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toMatchObject({ action: 'grant_access', message: expect.stringContaining('must link their Discord account again') });
+    expect(await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`))).toMatchObject({ secret_names: [], public: { link_state: 'relink_required' } });
+    const cookie = await portalCookie(subscriberId);
+    const portal = await page(`/portal/${projectId}`, cookie);
+    expect(portal.body).toContain('link your Discord account again');
+    expect(portal.body).toContain('Link your Discord account again');
+
+    // Linking again stores fresh tokens, joins them with their roles and clears the error.
+    const again = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-fresh');
+    expect((await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: again.code, state: again.state })).guild).toBe('joined');
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
+    expect((await page(`/portal/${projectId}`, cookie)).body).toContain('Your Discord account is linked.');
+  });
+
+  it('deletes the subscribers\u2019 Discord tokens with the project, and with the bot when it is disconnected', async () => {
+    const { subscriberId, subscriptionId } = await subscribedWithPlan();
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-of-ada');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state });
+    const userCredential = keys.credential(projectId, `discord_user#${subscriberId}`);
+    expect(await runtime.store.get(userCredential)).toBeDefined();
+    expect((await call('DELETE', `/v1/projects/${projectId}/bot`)).status).toBe(200);
+    expect(await runtime.store.get(userCredential)).toBeUndefined();
+
+    // Linked again once the bot is back, then the project is deleted (its subscription ended first).
+    expect((await call('PUT', `/v1/projects/${projectId}/bot`, connectBody())).status).toBe(200);
+    const again = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-of-ada-2');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: again.code, state: again.state });
+    expect(await runtime.store.get(userCredential)).toBeDefined();
+    expect((await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    expect((await call('DELETE', `/v1/projects/${projectId}`)).status).toBe(200);
+    const left = await runtime.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': userCredential.pk } });
+    expect(left.items).toEqual([]);
+  });
+
+  it('linking another account replaces the stored tokens: the old account\u2019s token is gone', async () => {
+    const subscriberId = await subscribed();
+    const first = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-first-account');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: first.code, state: first.state });
+    const second = await authorize(subscriberId, { id: '700000000000000002', username: 'ada2' }, 'token-second-account');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: second.code, state: second.state });
+    expect(roles()).toEqual([]);
+    const credentials = await runtime.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.credential(projectId, 'x').pk } });
+    const users = credentials.items.filter((item) => item.kind === 'discord_user');
+    expect(users).toHaveLength(1);
+    expect(users[0].public).toMatchObject({ platform_user_id: '700000000000000002' });
   });
 });
