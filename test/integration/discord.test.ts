@@ -272,6 +272,66 @@ describe('access through the adapter', () => {
     expect(types(await newEvents())).toEqual(['plan.updated']);
   });
 
+  /** Links OTHER_ROLE_ID too and makes plans Basic (ROLE_ID) and VIP (OTHER_ROLE_ID); returns their ids. */
+  async function perRolePlans() {
+    expect((await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'role', platform_resource_id: OTHER_ROLE_ID })).status).toBe(201);
+    const plans = `/v1/projects/${projectId}/plans`;
+    const basic = (await call('POST', plans, { name: 'Basic', amount: 500, currency: 'EUR', interval: 'month', platform_role_ids: [ROLE_ID] })).json.id as string;
+    const vip = (await call('POST', plans, { name: 'VIP', amount: 1500, currency: 'EUR', interval: 'month', platform_role_ids: [OTHER_ROLE_ID] })).json.id as string;
+    await newEvents();
+    return { basic, vip };
+  }
+  /** The linked role each member.access_* event of `events` is about, by type. */
+  const movedRoles = (events: EventEnvelope[], type: string) =>
+    events.filter((event) => event.type === type).map((event) => (event.data as { resource: { platform_resource_id: string } }).resource.platform_resource_id);
+
+  it('a second plan adds its roles; when one plan ends while another grants access, only the roles no remaining plan grants go', async () => {
+    const { subscriberId } = await setUp();
+    const { basic, vip } = await perRolePlans();
+    const first = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: basic });
+    expect(roles()).toEqual([ROLE_ID]);
+    await newEvents();
+    const second = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: vip });
+    expect(second.status).toBe(201);
+    expect(roles().sort()).toEqual([ROLE_ID, OTHER_ROLE_ID].sort());
+    const gained = await newEvents();
+    expect(movedRoles(gained, 'member.access_granted')).toEqual([OTHER_ROLE_ID]);
+
+    const since = discord.calls.length;
+    expect((await call('POST', `/v1/subscriptions/${first.json.id}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+    expect(discord.calls.slice(since).map((entry) => entry.route)).toEqual([`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`]);
+    expect(movedRoles(await newEvents(), 'member.access_revoked')).toEqual([ROLE_ID]);
+
+    expect((await call('POST', `/v1/subscriptions/${second.json.id}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    expect(roles()).toEqual([]);
+  });
+
+  it('a plan change swaps the roles, and a failed removal is reconciled by the deadline worker', async () => {
+    const { subscriberId, memberId } = await setUp();
+    const { basic, vip } = await perRolePlans();
+    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: basic });
+    expect(roles()).toEqual([ROLE_ID]);
+    await newEvents();
+
+    const upgraded = await call('POST', `/v1/subscriptions/${subscription.json.id}/change-plan`, { plan_id: vip });
+    expect(upgraded.status).toBe(200);
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+    const events = await newEvents();
+    expect(types(events)).toEqual(['subscription.upgraded', 'member.access_granted', 'member.access_revoked']);
+    expect([movedRoles(events, 'member.access_granted'), movedRoles(events, 'member.access_revoked')]).toEqual([[OTHER_ROLE_ID], [ROLE_ID]]);
+
+    // Back to Basic while Discord cannot remove the VIP role: recorded, then reconciled.
+    discord.failNext(`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${OTHER_ROLE_ID}`, { status: 503, message: 'Service Unavailable', times: 3 });
+    expect((await call('POST', `/v1/subscriptions/${subscription.json.id}/change-plan`, { plan_id: basic })).status).toBe(200);
+    expect(roles().sort()).toEqual([ROLE_ID, OTHER_ROLE_ID].sort());
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toMatchObject({ action: 'revoke_access', attempts: 1 });
+    clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
+  });
+
   it('bans, unbans and kicks in the linked server', async () => {
     const { subscriberId } = await setUp();
     const since = discord.calls.length;
