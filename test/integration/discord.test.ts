@@ -664,4 +664,30 @@ describe('linking a Discord account (OAuth2)', () => {
     expect(users).toHaveLength(1);
     expect(users[0].public).toMatchObject({ platform_user_id: '700000000000000002' });
   });
+
+  it('end to end: linked from the portal, joined with the plan\u2019s role; canceled and ended by the clock, the role goes; a ban bans', async () => {
+    await connectAndLink();
+    expect((await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'role', platform_resource_id: OTHER_ROLE_ID })).status).toBe(201);
+    const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'VIP', amount: 900, currency: 'EUR', interval: 'month', platform_role_ids: [OTHER_ROLE_ID] })).json;
+    const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' })).json;
+    const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })).json;
+    const cookie = await portalCookie(subscriber.id);
+    const start = await page(`/portal/${projectId}/discord/link`, cookie);
+    const state = new URL(String(start.headers.Location)).searchParams.get('state')!;
+    const code = `code-${randomBytes(6).toString('hex')}`;
+    discord.addCode(code, { clientId: APPLICATION_ID, redirectUri: redirectUri(), user: { id: USER_ID, username: 'ada' }, accessToken: `user-access-${randomBytes(8).toString('hex')}` });
+    expect((await page(`/portal/${projectId}/discord/callback?code=${code}&state=${state}`, cookie)).headers.Location).toBe(`/portal/${projectId}?discord=joined`);
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+
+    expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: true })).json.status).toBe('pending_cancellation');
+    clock.set(Date.parse(subscription.current_period_end) + 1000);
+    await applyDueDeadlines(runtime, clock.nowMs());
+    expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json.status).toBe('canceled');
+    expect(roles()).toEqual([]);
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(true);
+
+    expect((await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'spam' })).json.member).toMatchObject({ status: 'banned', platform_error: null });
+    expect(discord.guild(GUILD_ID).bans.has(USER_ID)).toBe(true);
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+  });
 });
