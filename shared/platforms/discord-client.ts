@@ -88,6 +88,17 @@ export async function guildRoles(settings: DiscordSettings, token: string, guild
   return callDiscord('GET /guilds/{id}/roles', () => client(settings, token).get(Routes.guildRoles(guildId)));
 }
 
+/** Whether a user is a member of a guild (`GET /guilds/{guild}/members/{user}`; Discord's 404 Unknown Member: false). */
+export async function isGuildMember(settings: DiscordSettings, token: string, guildId: string, userId: string): Promise<boolean> {
+  try {
+    await callDiscord('GET /guilds/{guild}/members/{user}', () => client(settings, token).get(Routes.guildMember(guildId, userId)));
+    return true;
+  } catch (error) {
+    if (error instanceof DiscordCallError && error.status === 404) return false;
+    throw error;
+  }
+}
+
 /** Gives a guild member a role (`PUT /guilds/{guild}/members/{user}/roles/{role}`). */
 export async function addMemberRole(settings: DiscordSettings, token: string, guildId: string, userId: string, roleId: string): Promise<void> {
   await callDiscord('PUT /guilds/{guild}/members/{user}/roles/{role}', () => client(settings, token).put(Routes.guildMemberRole(guildId, userId, roleId)));

@@ -72,7 +72,8 @@ type DiscordUserAccess = { state: 'linked'; accessToken: string } | { state: 'no
  * The subscriber's Discord access token for a call now (`nowMs`, epoch milliseconds): the stored one, or —
  * expiring within a minute — a refreshed one (`refresh_token` grant at `{DISCORD_API_BASE_URL}/oauth2/token`),
  * stored sealed in place of the old (conditional on the credential being unchanged; a concurrent refresh
- * keeps its own). A refresh Discord refuses marks the credential `relink_required` (its tokens dropped).
+ * keeps its own). A refresh Discord refuses marks the credential `relink_required` (its tokens dropped) —
+ * unless a concurrent refresh replaced it meanwhile, whose tokens are then used.
  * Throws {@link DiscordCallError} when Discord could not be reached (the caller records and retries).
  */
 export async function discordUserAccess(
@@ -87,10 +88,15 @@ export async function discordUserAccess(
   const { access_token: accessToken, refresh_token: refreshToken } = credential.secrets;
   if (fields.link_state === RELINK_REQUIRED || !accessToken || !refreshToken) return { state: 'relink_required' };
   if (!fields.expires_at || Date.parse(fields.expires_at) - REFRESH_MARGIN_MS > nowMs) return { state: 'linked', accessToken };
+  /** Stores `item` in place of the credential as read; false when it changed meanwhile (a concurrent refresh). */
   const replace = (item: Item) =>
-    store.put({ Item: item, ConditionExpression: 'created_at = :created', ExpressionAttributeValues: { ':created': credential.description.created_at } }).catch((error: unknown) => {
-      if (!(error instanceof ConditionFailedError)) throw error;
-    });
+    store.put({ Item: item, ConditionExpression: 'created_at = :created', ExpressionAttributeValues: { ':created': credential.description.created_at } }).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof ConditionFailedError) return false;
+        throw error;
+      },
+    );
   const client = await loadDiscordClient();
   try {
     const tokens = await client.refreshTokens(dependencies.discord, { clientId: oauthClient.applicationId, clientSecret: oauthClient.clientSecret, refreshToken });
@@ -105,7 +111,8 @@ export async function discordUserAccess(
       { ...(fields.platform_user_id ? { platform_user_id: fields.platform_user_id } : {}), link_state: RELINK_REQUIRED },
       isoTime(nowMs),
     );
-    await replace(marker);
+    // Refused because a concurrent refresh used the refresh token first: take the tokens it stored.
+    if (!(await replace(marker))) return discordUserAccess(dependencies, ref, oauthClient);
     return { state: 'relink_required' };
   }
 }

@@ -68,8 +68,8 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
  * recorded failure naming `PUT /v1/projects/{id}/bot`) and acts in the project's linked server (one per
  * project): `grantAccess` / `revokeAccess` of a `role` resource add / remove that role
  * (`PUT`/`DELETE /guilds/{guild}/members/{user}/roles/{role}`); `grantAccess` of the `server` adds a subscriber
- * who linked their account (OAuth2, `discord-user.ts`) to it with their access token, refreshed when expired
- * (`PUT /guilds/{guild}/members/{user}`; already in: nothing changes) — so a retried grant joins someone a
+ * who linked their account (OAuth2, `discord-user.ts`) and is not in it (`GET /guilds/{guild}/members/{user}`)
+ * with their access token, refreshed when expired (`PUT /guilds/{guild}/members/{user}`) — so a retried grant joins someone a
  * failed join left out, and someone who left rejoins — or fails when the subscriber must link again;
  * revoking the server and channels needs no call; `kick` is `DELETE /guilds/{guild}/members/{user}`, `ban` and `unban`
  * `PUT`/`DELETE /guilds/{guild}/bans/{user}`. A person without a Discord user id (not linked yet) or a
@@ -122,6 +122,7 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
     async grantAccess(target, resource) {
       if (resource.kind === 'server') {
         return act(target, async (client, settings, token, guildId, userId, bot) => {
+          if (await client.isGuildMember(settings, token, guildId, userId)) return { ok: true };
           const ref = { teamId: target.team_id, projectId: target.project_id, subscriberId: target.subscriber_id };
           const { keyEncryptionKey } = dependencies.settings();
           const access = await discordUserAccess({ store: dependencies.store, keyEncryptionKey, discord: settings, nowMs: dependencies.nowMs() }, ref, bot);

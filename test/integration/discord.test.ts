@@ -592,19 +592,36 @@ describe('linking a Discord account (OAuth2)', () => {
     const since = discord.calls.length;
     expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
     const made = discord.calls.slice(since);
-    expect(made.map((entry) => entry.route)).toEqual(['POST /oauth2/token', `PUT /guilds/${GUILD_ID}/members/${USER_ID}`, `PUT /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`]);
-    expect(made[0].body).toMatchObject({ grant_type: 'refresh_token', client_id: APPLICATION_ID, client_secret: CLIENT_SECRET });
-    expect((made[0].body as { refresh_token: string }).refresh_token).not.toBe('');
+    expect(made.map((entry) => entry.route)).toEqual([
+      `GET /guilds/${GUILD_ID}/members/${USER_ID}`,
+      'POST /oauth2/token',
+      `PUT /guilds/${GUILD_ID}/members/${USER_ID}`,
+      `PUT /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`,
+    ]);
+    const refresh = made[1].body as { refresh_token: string };
+    expect(refresh).toMatchObject({ grant_type: 'refresh_token', client_id: APPLICATION_ID, client_secret: CLIENT_SECRET, refresh_token: expect.stringMatching(/^refresh-/) });
     expect(firstRefresh.body).toMatchObject({ grant_type: 'authorization_code' });
     const renewed = discord.accessTokenOf(USER_ID)!;
     expect(renewed).not.toBe(first);
-    expect(made[1].body).toEqual({ access_token: renewed, roles: [] });
+    expect(made[2].body).toEqual({ access_token: renewed, roles: [] });
     expect(roles()).toEqual([ROLE_ID]);
     const restored = await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`));
     expect(restored).toMatchObject({ secret_names: ['access_token', 'refresh_token'], public: { expires_at: new Date(clock.nowMs() + TOKEN_LIFETIME_SECONDS * 1000).toISOString() } });
     const everything = JSON.stringify(await domainSnapshot(runtime.store)) + JSON.stringify(await newEvents());
     expect(everything).not.toContain(renewed);
-    expect(everything).not.toContain((made[0].body as { refresh_token: string }).refresh_token);
+    expect(everything).not.toContain(refresh.refresh_token);
+
+    // Still in the server when the next grant comes, tokens expired again: no refresh, no join.
+    const latest = (await call('GET', `/v1/subscribers/${subscriberId}`)).json;
+    clock.advance(8 * 24 * 3600 * 1000);
+    const current = (await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { subscriber_id: subscriberId })).json.data.find(
+      (candidate: { status: string }) => candidate.status === 'active',
+    );
+    await call('POST', `/v1/subscriptions/${current.id}/cancel`, { at_period_end: false });
+    const later = discord.calls.length;
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
+    expect(discord.calls.slice(later).map((entry) => entry.route)).toEqual([`GET /guilds/${GUILD_ID}/members/${USER_ID}`, `PUT /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`]);
+    expect((await call('GET', `/v1/members/${latest.member_id}`)).json.platform_error).toBeNull();
   });
 
   it('a refused refresh leaves the member needing to link again, shown on the portal, until they do', async () => {

@@ -176,6 +176,10 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         else roles.delete(match[4]);
         return answer(204);
       }
+      if ((match = /^GET \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
+        const roles = known(match[1])?.members.get(match[2]);
+        return roles ? answer(200, { user: { id: match[2] }, roles: [...roles] }) : refuse(404, 'Unknown Member', 10007);
+      }
       if ((match = /^(PUT|DELETE) \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
         const guild = known(match[2]);
         if (!guild) return refuse(404, 'Unknown Guild', 10004);
