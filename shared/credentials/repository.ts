@@ -86,6 +86,29 @@ export function deleteCredential(tx: Transaction, projectId: string, kind: Crede
   tx.delete(credentialKey(projectId, kind, subjectId));
 }
 
+/**
+ * Deletes every person's credential of `kind` in `projectId` (`discord_user`: one per subscriber), outside any
+ * transaction: pages of the project's credential partition, one DeleteItem each. Returns how many were
+ * deleted. For a project deleted or a bot disconnected after its own transaction committed.
+ */
+export async function deleteSubjectCredentials(store: Store, projectId: string, kind: CredentialKind): Promise<number> {
+  const { pk, sk } = credentialKey(projectId, kind, '');
+  let deleted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': sk },
+      ProjectionExpression: 'pk, sk',
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.items) await store.delete({ Key: { pk: item.pk, sk: item.sk } });
+    deleted += page.items.length;
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+  return deleted;
+}
+
 /** The public part of a stored credential item. */
 function describe(item: Item): CredentialDescription {
   return {

@@ -23,7 +23,7 @@ export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
   return {
     web: webPlatformAdapter('web'),
     telegram: telegramPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime), nowMs: () => runtime.clock.nowMs() }),
-    discord: discordPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime) }),
+    discord: discordPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime), nowMs: () => runtime.clock.nowMs() }),
   };
 }
 

@@ -2,6 +2,7 @@ import { DiscordAPIError, HTTPError, REST, RateLimitError, makeURLSearchParams, 
 import {
   ApplicationCommandType,
   Routes,
+  type RESTGetAPIApplicationCommandsResult,
   type RESTGetAPICurrentUserResult,
   type RESTGetAPIGuildResult,
   type RESTGetAPIGuildRolesResult,
@@ -63,6 +64,20 @@ export async function registerCommands(settings: DiscordSettings, token: string,
   await callDiscord('PUT /applications/{id}/commands', () => client(settings, token).put(Routes.applicationCommands(applicationId), { body: [MEMBERSHIP_COMMAND] }));
 }
 
+/**
+ * Deletes the application's `/membership` global command (`GET /applications/{id}/commands`, then
+ * `DELETE /applications/{id}/commands/{command}`), leaving the application's other commands alone.
+ * Answers false when there was none.
+ */
+export async function deleteMembershipCommand(settings: DiscordSettings, token: string, applicationId: string): Promise<boolean> {
+  const rest = client(settings, token);
+  const commands = await callDiscord<RESTGetAPIApplicationCommandsResult>('GET /applications/{id}/commands', () => rest.get(Routes.applicationCommands(applicationId)));
+  const command = commands.find((candidate) => candidate.name === MEMBERSHIP_COMMAND.name);
+  if (!command) return false;
+  await callDiscord('DELETE /applications/{id}/commands/{command}', () => rest.delete(Routes.applicationCommand(applicationId, command.id)));
+  return true;
+}
+
 /** A guild the bot is in (`GET /guilds/{id}`); Discord answers 403/404 when it is not. */
 export async function guild(settings: DiscordSettings, token: string, guildId: string): Promise<RESTGetAPIGuildResult> {
   return callDiscord('GET /guilds/{id}', () => client(settings, token).get(Routes.guild(guildId)));
@@ -71,6 +86,17 @@ export async function guild(settings: DiscordSettings, token: string, guildId: s
 /** A guild's roles (`GET /guilds/{id}/roles`). */
 export async function guildRoles(settings: DiscordSettings, token: string, guildId: string): Promise<RESTGetAPIGuildRolesResult> {
   return callDiscord('GET /guilds/{id}/roles', () => client(settings, token).get(Routes.guildRoles(guildId)));
+}
+
+/** Whether a user is a member of a guild (`GET /guilds/{guild}/members/{user}`; Discord's 404 Unknown Member: false). */
+export async function isGuildMember(settings: DiscordSettings, token: string, guildId: string, userId: string): Promise<boolean> {
+  try {
+    await callDiscord('GET /guilds/{guild}/members/{user}', () => client(settings, token).get(Routes.guildMember(guildId, userId)));
+    return true;
+  } catch (error) {
+    if (error instanceof DiscordCallError && error.status === 404) return false;
+    throw error;
+  }
 }
 
 /** Gives a guild member a role (`PUT /guilds/{guild}/members/{user}/roles/{role}`). */
@@ -112,7 +138,21 @@ export async function addGuildMember(settings: DiscordSettings, token: string, g
 
 /** Exchanges an OAuth2 authorization code for the user's tokens (`POST {api}/oauth2/token`, form-encoded, client credentials in the body). */
 export async function exchangeCode(settings: DiscordSettings, input: { clientId: string; clientSecret: string; code: string; redirectUri: string }): Promise<RESTPostOAuth2AccessTokenResult> {
-  const body = makeURLSearchParams({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, client_id: input.clientId, client_secret: input.clientSecret });
+  return tokenRequest(settings, { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, client_id: input.clientId, client_secret: input.clientSecret });
+}
+
+/**
+ * Refreshes a user's OAuth2 tokens (`POST {api}/oauth2/token`, `grant_type=refresh_token`): new access and
+ * refresh tokens (the old refresh token stops working). A refusal (400 `invalid_grant`: revoked or
+ * already used) is a {@link DiscordCallError} with its status.
+ */
+export async function refreshTokens(settings: DiscordSettings, input: { clientId: string; clientSecret: string; refreshToken: string }): Promise<RESTPostOAuth2AccessTokenResult> {
+  return tokenRequest(settings, { grant_type: 'refresh_token', refresh_token: input.refreshToken, client_id: input.clientId, client_secret: input.clientSecret });
+}
+
+/** A request to the OAuth2 token endpoint with `form` (form-encoded, no authorization header, unversioned). */
+async function tokenRequest(settings: DiscordSettings, form: Record<string, string>): Promise<RESTPostOAuth2AccessTokenResult> {
+  const body = makeURLSearchParams(form);
   return callDiscord('POST /oauth2/token', () =>
     client(settings, null).post(Routes.oauth2TokenExchange(), {
       body,

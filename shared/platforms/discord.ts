@@ -3,6 +3,7 @@ import { openCredential, type CredentialKind } from '../credentials/repository.j
 import type { IntegrationSettings } from '../integrations.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
+import { discordUserAccess } from './discord-user.js';
 import type { PlatformAdapter, PlatformProjectTarget, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
 
 /**
@@ -53,10 +54,11 @@ export function loadDiscordClient(): Promise<typeof import('./discord-client.js'
 /** A Discord snowflake (a user, guild, role or application id). */
 const DISCORD_SNOWFLAKE = /^\d{15,25}$/;
 
-/** What {@link discordPlatformAdapter} needs: the store (credentials, linked resources) and the settings (read when a call is made). */
+/** What {@link discordPlatformAdapter} needs: the store (credentials, linked resources), the settings (read when a call is made) and the clock (epoch milliseconds: token expiry). */
 export interface DiscordAdapterDependencies {
   store: Store;
   settings: () => IntegrationSettings;
+  nowMs: () => number;
 }
 
 const failure = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
@@ -65,14 +67,19 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
  * The Discord `PlatformAdapter` (DESIGN D28). Per call it opens the project's bot credential (none: a
  * recorded failure naming `PUT /v1/projects/{id}/bot`) and acts in the project's linked server (one per
  * project): `grantAccess` / `revokeAccess` of a `role` resource add / remove that role
- * (`PUT`/`DELETE /guilds/{guild}/members/{user}/roles/{role}`); the server and channels need no call (people
- * join through account linking); `kick` is `DELETE /guilds/{guild}/members/{user}`, `ban` and `unban`
+ * (`PUT`/`DELETE /guilds/{guild}/members/{user}/roles/{role}`); `grantAccess` of the `server` adds a subscriber
+ * who linked their account (OAuth2, `discord-user.ts`) and is not in it (`GET /guilds/{guild}/members/{user}`)
+ * with their access token, refreshed when expired (`PUT /guilds/{guild}/members/{user}`) — so a retried grant joins someone a
+ * failed join left out, and someone who left rejoins — or fails when the subscriber must link again;
+ * revoking the server and channels needs no call; `kick` is `DELETE /guilds/{guild}/members/{user}`, `ban` and `unban`
  * `PUT`/`DELETE /guilds/{guild}/bans/{user}`. A person without a Discord user id (not linked yet) or a
  * project without a linked server needs no call; invite links do not exist on Discord.
  */
 export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies): PlatformAdapter {
   /** The linked server, the bot token and the client settings of the target's project, or why there are none (null: nothing to do). */
-  const context = async (target: PlatformProjectTarget): Promise<{ guildId: string; token: string; settings: DiscordSettings } | { ok: false; reason: string } | null> => {
+  const context = async (
+    target: PlatformProjectTarget,
+  ): Promise<{ guildId: string; token: string; applicationId: string; clientSecret: string; settings: DiscordSettings } | { ok: false; reason: string } | null> => {
     const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
     const resources = (project?.resources as PlatformResourceTarget[] | undefined) ?? [];
     const server = resources.find((resource) => resource.kind === 'server');
@@ -81,12 +88,21 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
     const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, DISCORD_CREDENTIAL, target.team_id);
     const token = credential?.secrets.bot_token;
     if (!token) return failure(`No Discord bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`);
-    return { guildId: server.platform_resource_id, token, settings: discordSettingsOf(settings) };
+    const clientSecret = credential.secrets.client_secret ?? '';
+    const applicationId = credential.description.public.application_id ?? '';
+    return { guildId: server.platform_resource_id, token, applicationId, clientSecret, settings: discordSettingsOf(settings) };
   };
   /** Runs `action` for a known Discord user in the project's server; a Discord failure is the result. */
   const act = async (
     target: { team_id: string; project_id: string; platform_user_id: string | null },
-    action: (client: Awaited<ReturnType<typeof loadDiscordClient>>, settings: DiscordSettings, token: string, guildId: string, userId: string) => Promise<void>,
+    action: (
+      client: Awaited<ReturnType<typeof loadDiscordClient>>,
+      settings: DiscordSettings,
+      token: string,
+      guildId: string,
+      userId: string,
+      bot: { applicationId: string; clientSecret: string },
+    ) => Promise<PlatformResult | void>,
   ): Promise<PlatformResult> => {
     const userId = target.platform_user_id;
     if (userId === null || !DISCORD_SNOWFLAKE.test(userId)) return { ok: true };
@@ -94,8 +110,7 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
     if (found === null) return { ok: true };
     if ('ok' in found) return found;
     try {
-      await action(await loadDiscordClient(), found.settings, found.token, found.guildId, userId);
-      return { ok: true };
+      return (await action(await loadDiscordClient(), found.settings, found.token, found.guildId, userId, found)) ?? { ok: true };
     } catch (error) {
       if (error instanceof DiscordCallError) return failure(error.message);
       throw error;
@@ -105,6 +120,18 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
   return {
     platform: 'discord',
     async grantAccess(target, resource) {
+      if (resource.kind === 'server') {
+        return act(target, async (client, settings, token, guildId, userId, bot) => {
+          if (await client.isGuildMember(settings, token, guildId, userId)) return { ok: true };
+          const ref = { teamId: target.team_id, projectId: target.project_id, subscriberId: target.subscriber_id };
+          const { keyEncryptionKey } = dependencies.settings();
+          const access = await discordUserAccess({ store: dependencies.store, keyEncryptionKey, discord: settings, nowMs: dependencies.nowMs() }, ref, bot);
+          if (access.state === 'none') return { ok: true };
+          if (access.state === 'relink_required')
+            return failure(`Discord refused to renew subscriber ${target.subscriber_id}\u2019s authorization; they must link their Discord account again from the portal.`);
+          await client.addGuildMember(settings, token, guildId, userId, access.accessToken, []);
+        });
+      }
       if (resource.kind !== 'role') return { ok: true };
       return act(target, (client, settings, token, guildId, userId) => client.addMemberRole(settings, token, guildId, userId, resource.platform_resource_id));
     },

@@ -7,7 +7,7 @@
  * /membership). Against DynamoDB Local; every event is checked against its published schema.
  */
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
@@ -20,7 +20,8 @@ import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
 import { keys } from '../../shared/store/keys.js';
-import { startFakeDiscordApi, type FakeDiscordApi } from '../support/discord-api.js';
+import { logger } from '../../shared/logger.js';
+import { TOKEN_LIFETIME_SECONDS, startFakeDiscordApi, type FakeDiscordApi } from '../support/discord-api.js';
 import { TeamEventCursor } from '../support/events.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
@@ -154,6 +155,35 @@ describe('connecting a Discord bot', () => {
     expect(await runtime.store.get(keys.credential(projectId, 'discord_bot'))).toBeUndefined();
   });
 
+  it('disconnects: the /membership command is deleted at Discord, the application\u2019s other commands kept', async () => {
+    await connectAndLink();
+    discord.commands(APPLICATION_ID).push({ id: '9100', name: 'other' });
+    expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual(['membership', 'other']);
+    const since = discord.calls.length;
+    expect((await call('DELETE', `/v1/projects/${projectId}/bot`)).status).toBe(200);
+    expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual(['other']);
+    const made = discord.calls.slice(since);
+    expect(made.map((entry) => entry.route)).toEqual([`GET /applications/${APPLICATION_ID}/commands`, `DELETE /applications/${APPLICATION_ID}/commands/9000`]);
+    expect(made.map((entry) => entry.authorization)).toEqual([`Bot ${botToken}`, `Bot ${botToken}`]);
+  });
+
+  it('disconnects even when Discord cannot delete the command, logging it without secrets', async () => {
+    await connectAndLink();
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    try {
+      discord.failNext(`GET /applications/${APPLICATION_ID}/commands`, { status: 503, message: 'Service Unavailable', times: 3 });
+      const reply = await call('DELETE', `/v1/projects/${projectId}/bot`);
+      expect(reply.status).toBe(200);
+      expect(reply.json.bot).toBeNull();
+      expect(await runtime.store.get(keys.credential(projectId, 'discord_bot'))).toBeUndefined();
+      expect(warn).toHaveBeenCalledWith('the Discord /membership command was not deleted', { project_id: projectId, reason: expect.stringContaining('(503)') });
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(botToken);
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(CLIENT_SECRET);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('disconnects: the stored credential is deleted and the interactions hook refuses afterwards', async () => {
     await connectAndLink();
     expect((await interact({ type: 1 })).status).toBe(200);
@@ -212,11 +242,12 @@ describe('access through the adapter', () => {
 
     expect((await call('POST', `/v1/subscriptions/${created.json.id}/cancel`, { at_period_end: true })).json.status).toBe('pending_cancellation');
     expect(roles()).toEqual([ROLE_ID]);
+    const since = discord.calls.length;
     clock.set(Date.parse(created.json.current_period_end) + 1000);
     await applyDueDeadlines(runtime, clock.nowMs());
     expect((await call('GET', `/v1/subscriptions/${created.json.id}`)).json.status).toBe('canceled');
     expect(roles()).toEqual([]);
-    expect(discord.callsOf(`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`)).toHaveLength(1);
+    expect(discord.calls.slice(since).filter((entry) => entry.route === `DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`)).toHaveLength(1);
   });
 
   it('grants only the roles a plan names (platform_role_ids), which must be linked roles; null goes back to every linked role', async () => {
@@ -239,6 +270,66 @@ describe('access through the adapter', () => {
     expect(reset.json).not.toHaveProperty('platform_role_ids');
     expect((await call('GET', `/v1/plans/${vip.id}`)).json).not.toHaveProperty('platform_role_ids');
     expect(types(await newEvents())).toEqual(['plan.updated']);
+  });
+
+  /** Links OTHER_ROLE_ID too and makes plans Basic (ROLE_ID) and VIP (OTHER_ROLE_ID); returns their ids. */
+  async function perRolePlans() {
+    expect((await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'role', platform_resource_id: OTHER_ROLE_ID })).status).toBe(201);
+    const plans = `/v1/projects/${projectId}/plans`;
+    const basic = (await call('POST', plans, { name: 'Basic', amount: 500, currency: 'EUR', interval: 'month', platform_role_ids: [ROLE_ID] })).json.id as string;
+    const vip = (await call('POST', plans, { name: 'VIP', amount: 1500, currency: 'EUR', interval: 'month', platform_role_ids: [OTHER_ROLE_ID] })).json.id as string;
+    await newEvents();
+    return { basic, vip };
+  }
+  /** The linked role each member.access_* event of `events` is about, by type. */
+  const movedRoles = (events: EventEnvelope[], type: string) =>
+    events.filter((event) => event.type === type).map((event) => (event.data as { resource: { platform_resource_id: string } }).resource.platform_resource_id);
+
+  it('a second plan adds its roles; when one plan ends while another grants access, only the roles no remaining plan grants go', async () => {
+    const { subscriberId } = await setUp();
+    const { basic, vip } = await perRolePlans();
+    const first = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: basic });
+    expect(roles()).toEqual([ROLE_ID]);
+    await newEvents();
+    const second = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: vip });
+    expect(second.status).toBe(201);
+    expect(roles().sort()).toEqual([ROLE_ID, OTHER_ROLE_ID].sort());
+    const gained = await newEvents();
+    expect(movedRoles(gained, 'member.access_granted')).toEqual([OTHER_ROLE_ID]);
+
+    const since = discord.calls.length;
+    expect((await call('POST', `/v1/subscriptions/${first.json.id}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+    expect(discord.calls.slice(since).map((entry) => entry.route)).toEqual([`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`]);
+    expect(movedRoles(await newEvents(), 'member.access_revoked')).toEqual([ROLE_ID]);
+
+    expect((await call('POST', `/v1/subscriptions/${second.json.id}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    expect(roles()).toEqual([]);
+  });
+
+  it('a plan change swaps the roles, and a failed removal is reconciled by the deadline worker', async () => {
+    const { subscriberId, memberId } = await setUp();
+    const { basic, vip } = await perRolePlans();
+    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: basic });
+    expect(roles()).toEqual([ROLE_ID]);
+    await newEvents();
+
+    const upgraded = await call('POST', `/v1/subscriptions/${subscription.json.id}/change-plan`, { plan_id: vip });
+    expect(upgraded.status).toBe(200);
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+    const events = await newEvents();
+    expect(types(events)).toEqual(['subscription.upgraded', 'member.access_granted', 'member.access_revoked']);
+    expect([movedRoles(events, 'member.access_granted'), movedRoles(events, 'member.access_revoked')]).toEqual([[OTHER_ROLE_ID], [ROLE_ID]]);
+
+    // Back to Basic while Discord cannot remove the VIP role: recorded, then reconciled.
+    discord.failNext(`DELETE /guilds/${GUILD_ID}/members/${USER_ID}/roles/${OTHER_ROLE_ID}`, { status: 503, message: 'Service Unavailable', times: 3 });
+    expect((await call('POST', `/v1/subscriptions/${subscription.json.id}/change-plan`, { plan_id: basic })).status).toBe(200);
+    expect(roles().sort()).toEqual([ROLE_ID, OTHER_ROLE_ID].sort());
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toMatchObject({ action: 'revoke_access', attempts: 1 });
+    clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
   });
 
   it('bans, unbans and kicks in the linked server', async () => {
@@ -318,14 +409,40 @@ describe('linking a Discord account (OAuth2)', () => {
   const REDIRECT = `https://members.example/portal/${'{project}'}/discord/callback`;
   const redirectUri = () => REDIRECT.replace('{project}', projectId);
 
+  /** A GET of the public pages with the portal session's cookie. */
+  const page = (path: string, cookie?: string) => {
+    const [rawPath, rawQueryString = ''] = path.split('?');
+    return handlePublicRequest(runtime, {
+      version: '2.0',
+      routeKey: 'ANY /portal/{proxy+}',
+      rawPath,
+      rawQueryString,
+      cookies: cookie ? [cookie] : undefined,
+      headers: { host: 'members.example', 'x-forwarded-proto': 'https' },
+      requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '10.9.8.7' }, requestId: randomUUID() },
+      isBase64Encoded: false,
+    } as never);
+  };
+  /** Signs the subscriber in to the portal; returns the session cookie. */
+  async function portalCookie(subscriberId: string): Promise<string> {
+    const signedIn = await page((await createPortalLink(runtime, team.team.id, projectId, subscriberId)).path);
+    expect(signedIn.statusCode).toBe(303);
+    return signedIn.cookies![0].split(';')[0];
+  }
+
   /** Connects and links, and creates a subscriber with an active subscription; returns the subscriber id. */
   async function subscribed(): Promise<string> {
+    return (await subscribedWithPlan()).subscriberId;
+  }
+  /** {@link subscribed}, with the plan and the subscription. */
+  async function subscribedWithPlan(): Promise<{ subscriberId: string; planId: string; subscriptionId: string }> {
     await connectAndLink();
     const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' })).json;
     const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' })).json;
-    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })).status).toBe(201);
+    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id });
+    expect(subscription.status).toBe(201);
     await newEvents();
-    return subscriber.id as string;
+    return { subscriberId: subscriber.id as string, planId: plan.id as string, subscriptionId: subscription.json.id as string };
   }
   /** Starts linking and answers the authorization as Discord would for `user`; returns the code and state. */
   async function authorize(subscriberId: string, user: { id: string; username: string }, accessToken: string) {
@@ -370,24 +487,7 @@ describe('linking a Discord account (OAuth2)', () => {
 
   it('from the portal: "Link your Discord account" goes to discord.com, and the callback links the member and shows the outcome', async () => {
     const subscriberId = await subscribed();
-    /** A GET of the public pages with the portal session's cookie. */
-    const page = (path: string, cookie?: string) => {
-      const [rawPath, rawQueryString = ''] = path.split('?');
-      return handlePublicRequest(runtime, {
-        version: '2.0',
-        routeKey: 'ANY /portal/{proxy+}',
-        rawPath,
-        rawQueryString,
-        cookies: cookie ? [cookie] : undefined,
-        headers: { host: 'members.example', 'x-forwarded-proto': 'https' },
-        requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '10.9.8.7' }, requestId: randomUUID() },
-        isBase64Encoded: false,
-      } as never);
-    };
-    const link = await createPortalLink(runtime, team.team.id, projectId, subscriberId);
-    const signedIn = await page(link.path);
-    expect(signedIn.statusCode).toBe(303);
-    const cookie = signedIn.cookies![0].split(';')[0];
+    const cookie = await portalCookie(subscriberId);
     const portal = await page(`/portal/${projectId}`, cookie);
     expect(portal.body).toContain('Link your Discord account');
 
@@ -440,5 +540,171 @@ describe('linking a Discord account (OAuth2)', () => {
     expect([...discord.guild(GUILD_ID).members.get(SECOND)!]).toEqual([ROLE_ID]);
     expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: SECOND, member_id: result.member.id });
     expect((await call('GET', `/v1/members/${oldMemberId}`)).json.subscriber_id).toBeNull();
+  });
+
+  it('records a failed server join as platform_error and lets the deadline worker join them with their roles, on the members’ backoff', async () => {
+    const subscriberId = await subscribed();
+    // Discord is down for the link and the first retry (each call: the first try and the client's 2 retries).
+    discord.failNext(`PUT /guilds/${GUILD_ID}/members/${USER_ID}`, { status: 503, message: 'Service Unavailable', times: 6 });
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, `user-access-${randomBytes(8).toString('hex')}`);
+    const result = await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state });
+    expect(result).toMatchObject({ guild: 'failed', reason: expect.stringContaining('Discord could not serve PUT /guilds/{guild}/members/{user} (503)') });
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+    const memberId = result.member.id;
+    const linkedAt = clock.nowMs();
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toEqual({
+      action: 'grant_access',
+      message: expect.stringContaining('(503)'),
+      at: new Date(linkedAt).toISOString(),
+      attempts: 1,
+      next_attempt_at: new Date(linkedAt + PLATFORM_SYNC_FIRST_DELAY_MS).toISOString(),
+    });
+
+    clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toMatchObject({
+      attempts: 2,
+      next_attempt_at: new Date(clock.nowMs() + 2 * PLATFORM_SYNC_FIRST_DELAY_MS).toISOString(),
+    });
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+
+    clock.advance(2 * PLATFORM_SYNC_FIRST_DELAY_MS);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
+    clock.advance(24 * 3600 * 1000);
+    expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
+  });
+
+  it('refreshes expired OAuth2 tokens before the server join, storing the new ones sealed', async () => {
+    const { subscriberId, planId, subscriptionId } = await subscribedWithPlan();
+    const first = `user-access-${randomBytes(8).toString('hex')}`;
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, first);
+    expect((await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state })).guild).toBe('joined');
+    const stored = await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`));
+    expect(stored!.public).toMatchObject({ platform_user_id: USER_ID, expires_at: new Date(clock.nowMs() + TOKEN_LIFETIME_SECONDS * 1000).toISOString() });
+    const firstRefresh = discord.callsOf('POST /oauth2/token').at(-1)!;
+
+    // The user leaves the server; eight days later (tokens expired) their membership starts again.
+    discord.guild(GUILD_ID).members.delete(USER_ID);
+    clock.advance(8 * 24 * 3600 * 1000);
+    expect((await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    const since = discord.calls.length;
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
+    const made = discord.calls.slice(since);
+    expect(made.map((entry) => entry.route)).toEqual([
+      `GET /guilds/${GUILD_ID}/members/${USER_ID}`,
+      'POST /oauth2/token',
+      `PUT /guilds/${GUILD_ID}/members/${USER_ID}`,
+      `PUT /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`,
+    ]);
+    const refresh = made[1].body as { refresh_token: string };
+    expect(refresh).toMatchObject({ grant_type: 'refresh_token', client_id: APPLICATION_ID, client_secret: CLIENT_SECRET, refresh_token: expect.stringMatching(/^refresh-/) });
+    expect(firstRefresh.body).toMatchObject({ grant_type: 'authorization_code' });
+    const renewed = discord.accessTokenOf(USER_ID)!;
+    expect(renewed).not.toBe(first);
+    expect(made[2].body).toEqual({ access_token: renewed, roles: [] });
+    expect(roles()).toEqual([ROLE_ID]);
+    const restored = await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`));
+    expect(restored).toMatchObject({ secret_names: ['access_token', 'refresh_token'], public: { expires_at: new Date(clock.nowMs() + TOKEN_LIFETIME_SECONDS * 1000).toISOString() } });
+    const everything = JSON.stringify(await domainSnapshot(runtime.store)) + JSON.stringify(await newEvents());
+    expect(everything).not.toContain(renewed);
+    expect(everything).not.toContain(refresh.refresh_token);
+
+    // Still in the server when the next grant comes, tokens expired again: no refresh, no join.
+    const latest = (await call('GET', `/v1/subscribers/${subscriberId}`)).json;
+    clock.advance(8 * 24 * 3600 * 1000);
+    const current = (await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, { subscriber_id: subscriberId })).json.data.find(
+      (candidate: { status: string }) => candidate.status === 'active',
+    );
+    await call('POST', `/v1/subscriptions/${current.id}/cancel`, { at_period_end: false });
+    const later = discord.calls.length;
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
+    expect(discord.calls.slice(later).map((entry) => entry.route)).toEqual([`GET /guilds/${GUILD_ID}/members/${USER_ID}`, `PUT /guilds/${GUILD_ID}/members/${USER_ID}/roles/${ROLE_ID}`]);
+    expect((await call('GET', `/v1/members/${latest.member_id}`)).json.platform_error).toBeNull();
+  });
+
+  it('a refused refresh leaves the member needing to link again, shown on the portal, until they do', async () => {
+    const { subscriberId, planId, subscriptionId } = await subscribedWithPlan();
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-revoked-later');
+    const memberId = (await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state })).member.id;
+    discord.guild(GUILD_ID).members.delete(USER_ID);
+    discord.revokeRefreshTokens(USER_ID);
+    clock.advance(8 * 24 * 3600 * 1000);
+    await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false });
+    expect((await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).status).toBe(201);
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toMatchObject({ action: 'grant_access', message: expect.stringContaining('must link their Discord account again') });
+    expect(await runtime.store.get(keys.credential(projectId, `discord_user#${subscriberId}`))).toMatchObject({ secret_names: [], public: { link_state: 'relink_required' } });
+    const cookie = await portalCookie(subscriberId);
+    const portal = await page(`/portal/${projectId}`, cookie);
+    expect(portal.body).toContain('link your Discord account again');
+    expect(portal.body).toContain('Link your Discord account again');
+
+    // Linking again stores fresh tokens, joins them with their roles and clears the error.
+    const again = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-fresh');
+    expect((await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: again.code, state: again.state })).guild).toBe('joined');
+    expect(roles()).toEqual([ROLE_ID]);
+    expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
+    expect((await page(`/portal/${projectId}`, cookie)).body).toContain('Your Discord account is linked.');
+  });
+
+  it('deletes the subscribers\u2019 Discord tokens with the project, and with the bot when it is disconnected', async () => {
+    const { subscriberId, subscriptionId } = await subscribedWithPlan();
+    const { code, state } = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-of-ada');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code, state });
+    const userCredential = keys.credential(projectId, `discord_user#${subscriberId}`);
+    expect(await runtime.store.get(userCredential)).toBeDefined();
+    expect((await call('DELETE', `/v1/projects/${projectId}/bot`)).status).toBe(200);
+    expect(await runtime.store.get(userCredential)).toBeUndefined();
+
+    // Linked again once the bot is back, then the project is deleted (its subscription ended first).
+    expect((await call('PUT', `/v1/projects/${projectId}/bot`, connectBody())).status).toBe(200);
+    const again = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-of-ada-2');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: again.code, state: again.state });
+    expect(await runtime.store.get(userCredential)).toBeDefined();
+    expect((await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+    expect((await call('DELETE', `/v1/projects/${projectId}`)).status).toBe(200);
+    const left = await runtime.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': userCredential.pk } });
+    expect(left.items).toEqual([]);
+  });
+
+  it('linking another account replaces the stored tokens: the old account\u2019s token is gone', async () => {
+    const subscriberId = await subscribed();
+    const first = await authorize(subscriberId, { id: USER_ID, username: 'ada' }, 'token-first-account');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: first.code, state: first.state });
+    const second = await authorize(subscriberId, { id: '700000000000000002', username: 'ada2' }, 'token-second-account');
+    await completeDiscordLink(runtime, { projectId, portalSessionId: SESSION, subscriberId, code: second.code, state: second.state });
+    expect(roles()).toEqual([]);
+    const credentials = await runtime.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.credential(projectId, 'x').pk } });
+    const users = credentials.items.filter((item) => item.kind === 'discord_user');
+    expect(users).toHaveLength(1);
+    expect(users[0].public).toMatchObject({ platform_user_id: '700000000000000002' });
+  });
+
+  it('end to end: linked from the portal, joined with the plan\u2019s role; canceled and ended by the clock, the role goes; a ban bans', async () => {
+    await connectAndLink();
+    expect((await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'role', platform_resource_id: OTHER_ROLE_ID })).status).toBe(201);
+    const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'VIP', amount: 900, currency: 'EUR', interval: 'month', platform_role_ids: [OTHER_ROLE_ID] })).json;
+    const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' })).json;
+    const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })).json;
+    const cookie = await portalCookie(subscriber.id);
+    const start = await page(`/portal/${projectId}/discord/link`, cookie);
+    const state = new URL(String(start.headers.Location)).searchParams.get('state')!;
+    const code = `code-${randomBytes(6).toString('hex')}`;
+    discord.addCode(code, { clientId: APPLICATION_ID, redirectUri: redirectUri(), user: { id: USER_ID, username: 'ada' }, accessToken: `user-access-${randomBytes(8).toString('hex')}` });
+    expect((await page(`/portal/${projectId}/discord/callback?code=${code}&state=${state}`, cookie)).headers.Location).toBe(`/portal/${projectId}?discord=joined`);
+    expect(roles()).toEqual([OTHER_ROLE_ID]);
+
+    expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: true })).json.status).toBe('pending_cancellation');
+    clock.set(Date.parse(subscription.current_period_end) + 1000);
+    await applyDueDeadlines(runtime, clock.nowMs());
+    expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json.status).toBe('canceled');
+    expect(roles()).toEqual([]);
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(true);
+
+    expect((await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'spam' })).json.member).toMatchObject({ status: 'banned', platform_error: null });
+    expect(discord.guild(GUILD_ID).bans.has(USER_ID)).toBe(true);
+    expect(discord.guild(GUILD_ID).members.has(USER_ID)).toBe(false);
   });
 });

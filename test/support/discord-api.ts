@@ -2,12 +2,17 @@
  * A loopback fake of the Discord API and its OAuth2 token endpoint (DESIGN §6, D28): `@discordjs/rest` talks
  * to it through `DISCORD_API_BASE_URL` (`<url>` = `http://127.0.0.1:<port>/api`; REST calls under `/api/v10`,
  * the token endpoint at `/api/oauth2/token`). It records every call (method, route with ids, authorization,
- * body), knows the bots, guilds, roles, members, bans and OAuth2 codes it was told about, answers 401 for an
+ * body), knows the bots, guilds, roles, members, bans, application commands and OAuth2 codes it was told
+ * about (a code's exchange and each refresh issue fresh tokens; a refresh token works once, and an access
+ * token stops working once refreshed; `expires_in` {@link TOKEN_LIFETIME_SECONDS}), answers 401 for an
  * unknown token, and can fail the next calls of a route (`failNext`) or rate-limit them (`rateLimitNext`,
  * 429 with `retry_after`). Unref'd, so it never keeps a test process alive; `stop()` closes it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** How long the fake's access tokens last, in seconds (Discord's: 7 days). */
+export const TOKEN_LIFETIME_SECONDS = 604800;
 
 /** One recorded call: `route` is the path after the API version with ids, e.g. `PUT /guilds/1/members/2/roles/3`. */
 interface DiscordApiCall {
@@ -37,6 +42,12 @@ export interface FakeDiscordApi {
   guild(guildId: string): FakeGuild;
   /** Makes `code` an authorization code of user `user`, for client `clientId` and `redirectUri`; its exchange yields `accessToken`. */
   addCode(code: string, grant: { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string }): void;
+  /** The application's registered global commands (by application id; what `PUT /applications/{id}/commands` set). */
+  commands(applicationId: string): { id: string; name: string }[];
+  /** The access token a user holds now (the last issued to them), or undefined. */
+  accessTokenOf(userId: string): string | undefined;
+  /** Makes every refresh token of `userId` stop working (the user revoked the app). */
+  revokeRefreshTokens(userId: string): void;
   /** Answers the next `times` calls whose route starts with `prefix` with `status` and Discord's error body. */
   failNext(prefix: string, failure: { status: number; message: string; code?: number; times?: number }): void;
   /** Answers the next call whose route starts with `prefix` with 429 and `retry_after` seconds. */
@@ -56,6 +67,16 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   const users = new Map<string, { id: string; username: string }>();
   const guilds = new Map<string, FakeGuild>();
   const codes = new Map<string, { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string }>();
+  const refreshTokens = new Map<string, { clientId: string; user: { id: string; username: string }; accessToken: string }>();
+  const commands = new Map<string, { id: string; name: string }[]>();
+  let issued = 0;
+  /** Issues `accessToken` and a fresh refresh token to `user` for `clientId`: the token endpoint's answer. */
+  const issue = (clientId: string, user: { id: string; username: string }, accessToken: string) => {
+    users.set(accessToken, user);
+    const refreshToken = `refresh-${++issued}-${accessToken}`;
+    refreshTokens.set(refreshToken, { clientId, user, accessToken });
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, refresh_token: refreshToken, scope: 'identify guilds.join' };
+  };
   const failures: { prefix: string; status: number; message: string; code: number; times: number }[] = [];
   const rateLimits: { prefix: string; retryAfter: number }[] = [];
   const calls: DiscordApiCall[] = [];
@@ -91,6 +112,14 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         return refuse(failure.status, failure.message, failure.code);
       }
 
+      if (route === 'POST /oauth2/token' && (body as Record<string, string>).grant_type === 'refresh_token') {
+        const form = body as Record<string, string>;
+        const grant = refreshTokens.get(form.refresh_token);
+        if (!grant || form.client_id !== grant.clientId || !form.client_secret) return answer(400, { error: 'invalid_grant', error_description: 'Invalid "refresh_token" in request.' });
+        refreshTokens.delete(form.refresh_token);
+        users.delete(grant.accessToken);
+        return answer(200, issue(grant.clientId, grant.user, `${grant.accessToken.replace(/~\d+$/, '')}~${issued + 1}`));
+      }
       if (route === 'POST /oauth2/token') {
         const form = body as Record<string, string>;
         const grant = codes.get(form.code);
@@ -98,8 +127,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
           return answer(400, { error: 'invalid_grant', error_description: 'Invalid "code" in request.' });
         }
         codes.delete(form.code);
-        users.set(grant.accessToken, grant.user);
-        return answer(200, { access_token: grant.accessToken, token_type: 'Bearer', expires_in: 604800, refresh_token: `refresh-${grant.accessToken}`, scope: 'identify guilds.join' });
+        return answer(200, issue(grant.clientId, grant.user, grant.accessToken));
       }
 
       const bot = authorization?.startsWith('Bot ') ? bots.get(authorization.slice(4)) : undefined;
@@ -109,11 +137,22 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       if (!bot) return refuse(403, 'Missing Access', 50001);
 
       let match: RegExpExecArray | null;
-      if ((match = /^PUT \/applications\/(\d+)\/commands$/.exec(route)))
-        return answer(
-          200,
-          (body as unknown[]).map((command, index) => ({ id: String(9000 + index), application_id: match![1], ...(command as object) })),
+      if ((match = /^PUT \/applications\/(\d+)\/commands$/.exec(route))) {
+        const registered = (body as { name: string }[]).map((command, index) => ({ id: String(9000 + index), application_id: match![1], ...command }));
+        commands.set(match[1], registered);
+        return answer(200, registered);
+      }
+      if ((match = /^GET \/applications\/(\d+)\/commands$/.exec(route))) return answer(200, commands.get(match[1]) ?? []);
+      if ((match = /^DELETE \/applications\/(\d+)\/commands\/(\d+)$/.exec(route))) {
+        const registered = commands.get(match[1]) ?? [];
+        const id = match[2];
+        if (!registered.some((command) => command.id === id)) return refuse(404, 'Unknown application command', 10063);
+        commands.set(
+          match[1],
+          registered.filter((command) => command.id !== id),
         );
+        return answer(204);
+      }
       const known = (guildId: string) => guilds.get(guildId);
       if ((match = /^GET \/guilds\/(\d+)$/.exec(route))) {
         return known(match[1]) ? answer(200, { id: match[1], name: 'Guild', roles: [] }) : refuse(404, 'Unknown Guild', 10004);
@@ -136,6 +175,10 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         if (match[1] === 'PUT') roles.add(match[4]);
         else roles.delete(match[4]);
         return answer(204);
+      }
+      if ((match = /^GET \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
+        const roles = known(match[1])?.members.get(match[2]);
+        return roles ? answer(200, { user: { id: match[2] }, roles: [...roles] }) : refuse(404, 'Unknown Member', 10007);
       }
       if ((match = /^(PUT|DELETE) \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
         const guild = known(match[2]);
@@ -174,6 +217,11 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     addGuild: (guildId, roles) => void guilds.set(guildId, { roles: new Set(roles), members: new Map(), bans: new Set() }),
     guild: (guildId) => guilds.get(guildId)!,
     addCode: (code, grant) => void codes.set(code, grant),
+    commands: (applicationId) => commands.get(applicationId) ?? [],
+    accessTokenOf: (userId) => [...users].filter(([, user]) => user.id === userId).at(-1)?.[0],
+    revokeRefreshTokens: (userId) => {
+      for (const [token, grant] of refreshTokens) if (grant.user.id === userId) refreshTokens.delete(token);
+    },
     failNext: (prefix, failure) => void failures.push({ prefix, status: failure.status, message: failure.message, code: failure.code ?? 0, times: failure.times ?? 1 }),
     rateLimitNext: (prefix, retryAfterSeconds) => void rateLimits.push({ prefix, retryAfter: retryAfterSeconds }),
     stop: () =>

@@ -1,15 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isoTime } from '../../clock.js';
 import { ConfigurationError, ENVIRONMENT_VARIABLES } from '../../config.js';
-import { openCredential, putCredential, sealCredential } from '../../credentials/repository.js';
+import { openCredential, putCredential } from '../../credentials/repository.js';
 import { ProblemError } from '../../errors.js';
 import { hookPrincipal } from '../../hooks/principal.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
 import { DISCORD_CREDENTIAL, DiscordCallError, discordSettingsOf, loadDiscordClient } from '../../platforms/discord.js';
+import { discordUserLinkState, sealDiscordUserTokens } from '../../platforms/discord-user.js';
 import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { toPlan } from '../plans/repository.js';
 import { toProject } from '../projects/repository.js';
@@ -17,6 +18,7 @@ import { updateSubscriber } from '../subscribers/changes.js';
 import { subscriptionsOfSubscriber } from '../subscriptions/access-facts.js';
 import { resourcesGrantedBy } from '../subscriptions/platform-access.js';
 import { hasAccess } from '../subscriptions/state-machine.js';
+import { recordPlatformOutcome } from './platform-retry.js';
 import { recordPlatformMembership } from './platform-updates.js';
 import type { Member } from './schema.js';
 
@@ -129,6 +131,19 @@ async function discordStep<T>(path: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A subscriber's Discord link (DESIGN D28): none, linked, or linked but its authorization refused on refresh (link again). */
+export type DiscordLinkState = 'not_linked' | 'linked' | 'relink_required';
+
+/**
+ * The {@link DiscordLinkState} of `subscriber` (as read, of `teamId`): `relink_required` when Discord refused to
+ * refresh its stored OAuth2 tokens (`platforms/discord-user.ts`), else `linked` when it has a Discord user id. One GetItem.
+ */
+export async function discordLinkState(store: Store, teamId: string, subscriber: { id: string; project_id: string; platform_user_id: string | null }): Promise<DiscordLinkState> {
+  const state = await discordUserLinkState(store, { teamId, projectId: subscriber.project_id, subscriberId: subscriber.id });
+  if (state === 'relink_required') return state;
+  return subscriber.platform_user_id === null ? 'not_linked' : 'linked';
+}
+
 /** What linking did: the member, and whether the person is in the server with their roles now (or why not). */
 export interface DiscordLinkResult {
   member: Member;
@@ -145,7 +160,10 @@ export interface DiscordLinkResult {
  * subscriber), links the subscriber to the Discord user id — a different account linked before is replaced
  * (its roles removed, its member unlinked: `member.updated`) — and creates or re-joins their member
  * (`member.joined`, as a Telegram join). With access, adds them to the server with their plan's roles
- * (`PUT /guilds/{guild}/members/{user}` with their token), or adds the roles if they are already in.
+ * (`PUT /guilds/{guild}/members/{user}` with their token), or adds the roles if they are already in. A
+ * failure there (Discord down, 5xx, 429 beyond the client's retries, a refusal) is recorded on the member
+ * as `platform_error` with the sync deadline's backoff (`platform-retry.ts`; the sync reconciles: the
+ * adapter's server grant joins them with their stored token, refreshed if expired, then the roles).
  * Errors: VALIDATION_FAILED (state, refused code, no bot); CONFLICT (the Discord account belongs to another
  * subscriber); PROVIDER_UNAVAILABLE (Discord unreachable before anything was stored).
  */
@@ -176,13 +194,7 @@ export async function completeDiscordLink(runtime: LinkRuntime, input: { project
     }
   }
   if (previous !== user.id) await updateSubscriber(runtime, principal, subscriberId, { platform_user_id: user.id });
-  const sealed = await sealCredential(
-    settings.keyEncryptionKey,
-    { teamId, projectId, kind: 'discord_user', subjectId: subscriberId },
-    { access_token: tokens.access_token, refresh_token: tokens.refresh_token },
-    { platform_user_id: user.id, scope: tokens.scope },
-    isoTime(runtime.clock.nowMs()),
-  );
+  const sealed = await sealDiscordUserTokens(settings.keyEncryptionKey, { teamId, projectId, subscriberId }, tokens, user.id, runtime.clock.nowMs());
   await unitOfWork(runtime, teamId, (tx) => putCredential(tx, sealed));
   const member = await recordPlatformMembership(runtime, { teamId, projectId, platformUserId: user.id, change: 'joined', username: user.username ?? null, displayName: user.global_name ?? null });
   if (!member) throw new ProblemError('CONFLICT', 'The Discord account could not be linked; start linking again.');
@@ -198,10 +210,14 @@ export async function completeDiscordLink(runtime: LinkRuntime, input: { project
   try {
     const joined = await client.addGuildMember(discord, bot.token, server.platform_resource_id, user.id, tokens.access_token, roles);
     if (!joined) for (const role of roles) await client.addMemberRole(discord, bot.token, server.platform_resource_id, user.id, role);
-    return { member, guild: joined ? 'joined' : 'already_in', reason: null };
+    // A join that failed before (this account's or a replaced one's) is settled: its error and retry go.
+    const recorded = await recordPlatformOutcome(runtime, teamId, member, 'grant_access', { ok: true });
+    return { member: recorded, guild: joined ? 'joined' : 'already_in', reason: null };
   } catch (error) {
     if (!(error instanceof DiscordCallError)) throw error;
-    logger.warn('discord server join failed', { project_id: projectId, subscriber_id: subscriberId, reason: error.message });
-    return { member, guild: 'failed', reason: error.message };
+    logger.warn('discord server join failed; retried by the member\u2019s sync deadline', { project_id: projectId, subscriber_id: subscriberId, reason: error.message });
+    // Recorded as platform_error with its durable retry (the sync reconciles: joins, then adds the roles).
+    const recorded = await recordPlatformOutcome(runtime, teamId, member, 'grant_access', { ok: false, reason: error.message });
+    return { member: recorded, guild: 'failed', reason: error.message };
   }
 }

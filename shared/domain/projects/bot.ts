@@ -3,12 +3,13 @@ import type { Principal } from '../../auth/principal.js';
 import { CONNECTABLE_PLATFORM_TYPES, isConnectablePlatform } from '../../catalogues/platform-types.js';
 import { isoTime } from '../../clock.js';
 import { ConfigurationError, ENVIRONMENT_VARIABLES } from '../../config.js';
-import { deleteCredential, openCredential, putCredential, sealCredential, type CredentialKind } from '../../credentials/repository.js';
+import { deleteCredential, deleteSubjectCredentials, openCredential, putCredential, sealCredential, type CredentialKind } from '../../credentials/repository.js';
 import { ProblemError } from '../../errors.js';
 import { TELEGRAM_HOOK_ROUTE, hookPath } from '../../hooks/routes.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
-import { DISCORD_CREDENTIAL } from '../../platforms/discord.js';
+import { DISCORD_CREDENTIAL, DiscordCallError, discordSettingsOf, loadDiscordClient } from '../../platforms/discord.js';
+import { DISCORD_USER_CREDENTIAL } from '../../platforms/discord-user.js';
 import { TELEGRAM_CREDENTIAL, TelegramCallError, deleteTelegramWebhook, registerTelegramWebhook, type TelegramBotIdentity } from '../../platforms/telegram.js';
 import { checkDiscordBot, requireBotFields } from './discord.js';
 import type { Item } from '../../store/store.js';
@@ -127,8 +128,10 @@ function botCredentialKind(platform: Project['platform_type']): CredentialKind {
 
 /**
  * Disconnects the project's bot (`DELETE /v1/projects/{id}/bot`): removes its webhook at Telegram
- * (`deleteWebhook`; a token Telegram no longer accepts has none to remove; a Discord bot has no webhook), then deletes the stored
- * credential and the bot in one transaction and emits `project.bot_disconnected` (with the bot as it was).
+ * (`deleteWebhook`; a token Telegram no longer accepts has none to remove) or a Discord application's
+ * `/membership` command (best effort: {@link deleteDiscordCommand}), then deletes the stored
+ * credential and the bot in one transaction and emits `project.bot_disconnected` (with the bot as it was);
+ * a Discord project's subscribers' OAuth2 tokens (`discord_user` credentials) are deleted after it.
  * Errors: NOT_FOUND; CONFLICT (no bot); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
  */
 export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string): Promise<Project> {
@@ -148,7 +151,8 @@ export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRunt
       }
     }
   }
-  return changeProject(runtime, principal, projectId, (current) => {
+  if (project.bot && project.platform_type === 'discord') await deleteDiscordCommand(runtime, principal.teamId, projectId);
+  const disconnected = await changeProject(runtime, principal, projectId, (current) => {
     const bot = current.bot;
     if (!bot) throw new ProblemError('CONFLICT', `Project ${projectId} has no bot connected; connect one with PUT /v1/projects/${projectId}/bot.`);
     return {
@@ -158,4 +162,26 @@ export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRunt
       result: (next) => next,
     };
   });
+  // The subscribers' Discord OAuth2 tokens were issued to the disconnected application: they go with it.
+  if (project.platform_type === 'discord') await deleteSubjectCredentials(runtime.store, projectId, DISCORD_USER_CREDENTIAL);
+  return disconnected;
+}
+
+/**
+ * Deletes the `/membership` command of a Discord project's application (DESIGN D28), best effort: a
+ * failure (Discord down, a token it no longer accepts) is logged — Discord's message, never a secret — and
+ * does not stop the disconnect.
+ */
+async function deleteDiscordCommand(runtime: UnitOfWorkRuntime & IntegrationRuntime, teamId: string, projectId: string): Promise<void> {
+  const settings = integrationsOf(runtime);
+  try {
+    const credential = await openCredential(runtime.store, settings.keyEncryptionKey, projectId, DISCORD_CREDENTIAL, teamId);
+    const token = credential?.secrets.bot_token;
+    const applicationId = credential?.description.public.application_id;
+    if (!token || !applicationId) return;
+    const client = await loadDiscordClient();
+    await client.deleteMembershipCommand(discordSettingsOf(settings), token, applicationId);
+  } catch (error) {
+    logger.warn('the Discord /membership command was not deleted', { project_id: projectId, reason: error instanceof DiscordCallError ? error.message : 'unexpected failure' });
+  }
 }

@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor, queryPage, type Item, type Page, type Store
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { CREDENTIAL_KINDS, deleteCredential } from '../../credentials/repository.js';
+import { CREDENTIAL_KINDS, deleteCredential, deleteSubjectCredentials } from '../../credentials/repository.js';
 import {
   MAX_BOT_PERMISSIONS,
   MAX_RESOURCES_PER_PROJECT,
@@ -347,7 +347,8 @@ export async function unlinkResource(runtime: UnitOfWorkRuntime, principal: Prin
 }
 
 /**
- * Deletes a project that has no live subscriptions, with its plans and its links, and emits
+ * Deletes a project that has no live subscriptions, with its plans, its links and its credentials (the
+ * subscribers' `discord_user` ones right after the transaction), and emits
  * `project.deleted` (the project as it was), all in one transaction conditional on the revision, the
  * live-subscription counter and the plan set read, so a plan or subscription added meanwhile makes the
  * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
@@ -369,7 +370,7 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
       });
       const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
       if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
-      return await unitOfWork(runtime, principal.teamId, (tx) => {
+      const deleted = await unitOfWork(runtime, principal.teamId, (tx) => {
         tx.delete(keys.project(principal.teamId, projectId), {
           condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
           values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
@@ -381,6 +382,9 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
         tx.emit({ type: 'project.deleted', projectId, data: { project } });
         return { id: projectId, deleted: true as const };
       });
+      // The subscribers' own credentials (Discord OAuth2 tokens), too many for the transaction: after it.
+      await deleteSubjectCredentials(runtime.store, projectId, 'discord_user');
+      return deleted;
     },
     { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`) },
   );

@@ -22,6 +22,8 @@ export interface AccessChange {
   facts?: AccessFacts;
   /** The subscriber is created in the same transaction: it has no other subscription (none is read). */
   newSubscriber?: boolean;
+  /** For a plan change (upgrade / downgrade): the plan before (`plan` is the new one), whose Discord roles are swapped. */
+  previousPlan?: Plan;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 import { isPaidAccess, memberOf, othersAccessOf, readAccessFacts, type AccessChange, type AccessFacts, type OthersAccess } from './access-facts.js';
 import { grantOnPlatform, liveInviteLinks, markInviteLinksRevoked, resourcesGrantedBy, type PlatformAccessFollowUp } from './platform-access.js';
+import { prepareRoleChange, writeRoleChange } from './role-access.js';
 
 /**
  * The member side of a subscription's access (DESIGN D15, D17), added to the transition's unit of work:
@@ -58,7 +59,9 @@ export interface PreparedAccessChange {
  * put on the subscription and sent in `member.access_granted` as `invite_link`; when that fails for a
  * subscriber without a member, `write` schedules the subscription's durable retry, `invite-link-retry.ts`). When access ends for a
  * banned member or subscriber, the platform is not asked to remove them (the ban keeps them out; a
- * removal would lift it). Returns null when access did not change. `adapters` defaults to the service's ({@link platformAdapters}).
+ * removal would lift it). When another subscription keeps access, or the plan changes (`change.previousPlan`,
+ * access kept), only the roles the plans cover move ({@link prepareRoleChange}: Discord's per-plan roles).
+ * Returns null when access did not change. `adapters` defaults to the service's ({@link platformAdapters}).
  */
 export async function prepareAccessChange(runtime: PlatformRuntime, principal: Principal, change: AccessChange, adapters?: PlatformAdapters): Promise<PreparedAccessChange | null> {
   const store = runtime.store;
@@ -66,7 +69,9 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   const { after, before, subscriber } = change;
   const had = before !== null && hasAccess(before.status);
   const has = hasAccess(after.status);
-  if (had === has) return null;
+  // A plan change keeping access moves only the roles of the plans (role-access.ts), in projects with roles.
+  const planChange = had && has && change.previousPlan !== undefined;
+  if (had === has && !(planChange && change.facts?.project?.resources.some((resource) => resource.kind === 'role'))) return null;
   const projectId = after.project_id;
   const paid = isPaidAccess(after) || (before !== null && isPaidAccess(before));
   // The member and the other subscriptions matter only for events or platform work: a resource to
@@ -97,10 +102,18 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
         adapters,
       )
     : null;
+  // Other access remains (or the plan changes): only the roles no other plan covers move.
+  const grantee = { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id };
+  const roleChange =
+    project && (planChange || othersWithAccess.length > 0)
+      ? await prepareRoleChange(runtime, teamId, project, { plan: change.plan, previousPlan: change.previousPlan, had, has }, othersWithAccess, grantee, adapters)
+      : null;
+  const roleContext = { member, subscriber, projectId, subscriptionId: after.id, platformType: project?.platform_type ?? 'web' };
+  if (planChange) return { subscription: after, write: (tx) => (roleChange ? writeRoleChange(tx, roleChange, roleContext) : null) };
   const subscription: Subscription = { ...after, invite_links: granted?.inviteLinks ?? [] };
 
   const write = (tx: Transaction): PlatformAccessFollowUp | null => {
-    let followUp: PlatformAccessFollowUp | null = null;
+    let followUp: PlatformAccessFollowUp | null = roleChange ? writeRoleChange(tx, roleChange, roleContext) : null;
     if (othersWithAccess.length === 0) {
       granted?.record(tx);
       // No member to hold the failure (never joined): the subscription's own durable retry, in this

@@ -145,7 +145,7 @@ export const subscriptionsModule = defineModule({
       params: SubscriptionIdParams,
       body: ChangeSubscriptionPlanRequest,
       output: Subscription,
-      events: ['subscription.upgraded', 'subscription.downgraded'],
+      events: ['subscription.upgraded', 'subscription.downgraded', 'member.access_granted', 'member.access_revoked'],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/change-plan', successStatus: 200 },
       idempotency: 'in-transaction',
     }),

@@ -33,6 +33,8 @@ export interface PlatformAccessFollowUp {
   resources: { id: string; kind: string; platform_resource_id: string }[];
   /** The outcome of the grant calls already made (grants only). */
   outcome?: PlatformResult;
+  /** A revocation's grants made before the commit (a plan change's new roles, `role-access.ts`): their outcome, recorded with the revocation's. */
+  grantOutcome?: PlatformResult;
   /**
    * The URLs of the personal invite links to revoke (revocations only; bearer secrets, never logged). Their
    * invite-link items were marked `revoked_at` in the transition, so a join through one is not linked.
@@ -240,6 +242,7 @@ export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformR
         failedLinks = links.failed;
         if (!links.outcome.ok && outcome.ok) outcome = links.outcome;
       }
+      if (followUp.grantOutcome && !followUp.grantOutcome.ok && outcome.ok) outcome = followUp.grantOutcome;
     }
     if (member && (followUp.removeMember || followUp.action === 'grant_access' || !outcome.ok)) {
       await recordPlatformOutcome(runtime, teamId, member, followUp.action, outcome, failedLinks);

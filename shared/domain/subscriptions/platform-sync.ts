@@ -37,7 +37,8 @@ export type ReconciledAction = 'ban' | 'kick' | 'grant_access' | 'revoke_access'
  * What the platform should hold for `member` now (pure): `ban` when the member or its subscriber is
  * banned (banned members stay banned); `kick` while the member is still `kicked` after a failed kick
  * (removed, free to come back); otherwise, for a member linked to a subscriber, `grant_access` when one
- * of `subscriptions` (the subscriber's) has access (D15 `hasAccess`) and `revoke_access` when none has;
+ * of `subscriptions` (the subscriber's) has access (D15 `hasAccess`: the roles their plans cover, the
+ * other linked roles taken away) and `revoke_access` when none has;
  * null for a member without a subscriber (a free member the service never granted anything).
  */
 export function reconciledAction(member: Pick<Member, 'status' | 'platform_error'>, subscriber: { status: string } | null, subscriptions: Pick<Subscription, 'status'>[]): ReconciledAction | null {
@@ -94,6 +95,10 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
       const granted = plans.length > 0 ? resourcesGrantedBy(resources, plans) : resources;
       grant = await grantOnPlatform(runtime, teamId, platformType, { project_id: member.project_id, subscriber_id: subscriberId!, platform_user_id: member.platform_user_id }, granted);
       outcome = grant.outcome;
+      // The roles no plan with access covers go (a plan change or an ended plan whose removal failed).
+      const uncovered = resources.filter((resource) => resource.kind === 'role' && !granted.includes(resource));
+      const revoked = uncovered.length > 0 ? await revokeOnPlatform(adapter, target, uncovered) : outcome;
+      if (!revoked.ok && outcome.ok) outcome = revoked;
     }
 
     const pending = pendingRevocationsOf(item);

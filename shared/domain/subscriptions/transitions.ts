@@ -85,10 +85,18 @@ export async function commitTransition(
   const teamId = principal.teamId;
   const before = toSubscription(item);
   const { next: moved, transition, planAfter, accessChanges, ends: ended } = decideTransition(before, context.plan, decision, options.atMs ?? runtime.clock.nowMs());
-  // Access starts or ends: the platform is asked for a grant now (its invite links go on the subscription).
-  const access: PreparedAccessChange | null = accessChanges
-    ? await prepareAccessChange(runtime, principal, { subscriber: context.subscriber, plan: planAfter, before, after: moved, facts: context.facts })
-    : null;
+  // Access starts or ends, or the plan changes (its roles): the platform is asked for a grant now (its invite links go on the subscription).
+  const access: PreparedAccessChange | null =
+    accessChanges || decision.newPlan
+      ? await prepareAccessChange(runtime, principal, {
+          subscriber: context.subscriber,
+          plan: planAfter,
+          before,
+          after: moved,
+          facts: context.facts,
+          previousPlan: decision.newPlan ? context.plan : undefined,
+        })
+      : null;
   const next = access?.subscription ?? moved;
   const due = nextDueTrigger(next);
   const dueAt = due ? isoTime(due.atMs) : null;

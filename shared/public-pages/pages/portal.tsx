@@ -11,7 +11,7 @@ import type { Plan } from '../../domain/plans/schema.js';
 import { createPortalLink, consumePortalLink, endPortalSession, findPortalSession, subscriberPrincipal, type PortalSession } from '../../domain/portal-sessions/links.js';
 import { getProject } from '../../domain/projects/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { completeDiscordLink, discordAuthorizeUrl } from '../../domain/members/discord-link.js';
+import { completeDiscordLink, discordAuthorizeUrl, discordLinkState, type DiscordLinkState } from '../../domain/members/discord-link.js';
 import { getSubscriber } from '../../domain/subscribers/repository.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
@@ -135,16 +135,23 @@ const DISCORD_OUTCOMES: Record<string, string> = {
   failed: 'Your Discord account is linked, but Discord did not let us add you to the server yet; we will keep trying.',
 };
 
-/** The Discord section of a Discord project's portal: whether an account is linked, and the link to (re)link one (DESIGN D28). */
-function DiscordAccess(props: { projectId: string; linked: boolean; outcome: string | null }): Html {
+/** What the portal says of each {@link DiscordLinkState} when no linking just happened. */
+const DISCORD_LINK_STATES: Record<DiscordLinkState, string> = {
+  not_linked: 'Link your Discord account to join the server with the roles of your membership.',
+  linked: 'Your Discord account is linked.',
+  relink_required: 'Your Discord authorization has expired or was revoked: link your Discord account again to keep joining the server with your roles.',
+};
+
+/** The Discord section of a Discord project's portal: the subscriber's link state, and the link to (re)link an account (DESIGN D28). */
+function DiscordAccess(props: { projectId: string; state: DiscordLinkState; outcome: string | null }): Html {
   const outcome = props.outcome ? DISCORD_OUTCOMES[props.outcome] : undefined;
   return (
     <section class="card" aria-labelledby="discord-access">
       <h2 id="discord-access">Discord</h2>
-      {outcome ? <p role="status">{outcome}</p> : <p>{props.linked ? 'Your Discord account is linked.' : 'Link your Discord account to join the server with the roles of your membership.'}</p>}
+      {outcome ? <p role="status">{outcome}</p> : <p>{DISCORD_LINK_STATES[props.state]}</p>}
       <p>
         <a class="button" href={`${portalPath(props.projectId)}/discord/link`}>
-          {props.linked ? 'Link another Discord account' : 'Link your Discord account'}
+          {props.state === 'linked' ? 'Link another Discord account' : props.state === 'relink_required' ? 'Link your Discord account again' : 'Link your Discord account'}
         </a>
       </p>
     </section>
@@ -163,11 +170,12 @@ async function portalView(request: PublicRequest, projectId: string, signedIn: {
     runOperation<ListPage<Payment>>(runtime, principal, 'listPayments', { project_id: projectId, limit: 25 }, options),
   ]);
   const planById = new Map(plans.data.map((plan) => [plan.id, plan]));
-  const discordLinked = project.platform_type === 'discord' && project.bot ? (await getSubscriber(runtime.store, principal, session.subscriber_id)).platform_user_id !== null : null;
+  const discordState =
+    project.platform_type === 'discord' && project.bot ? await discordLinkState(runtime.store, principal.teamId, await getSubscriber(runtime.store, principal, session.subscriber_id)) : null;
   return (
     <MemberPage title="Your membership" site={project.name}>
       {problem ? <ProblemView problem={problem} /> : ''}
-      {discordLinked === null ? '' : <DiscordAccess projectId={projectId} linked={discordLinked} outcome={request.query.get('discord')} />}
+      {discordState === null ? '' : <DiscordAccess projectId={projectId} state={discordState} outcome={request.query.get('discord')} />}
       {!subscriptions.ok ? (
         <ProblemView problem={subscriptions.problem} />
       ) : subscriptions.result.data.length === 0 ? (
