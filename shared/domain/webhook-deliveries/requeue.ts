@@ -3,7 +3,7 @@ import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { ConditionFailedError, type Key, type Store, type TransactionItem } from '../../store/store.js';
 import { deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
-import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, pendingIndexOf, type DeadLetterRef, type StoredDelivery } from './stored.js';
+import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, parseStoredDeadLetterRef, parseStoredDeliveryId, pendingIndexOf, type DeadLetterRef, type StoredDelivery } from './stored.js';
 
 /** Dead-lettering and re-queueing (DESIGN D7, D25): dead → pending, skipped → pending, and the replay sources. */
 
@@ -212,11 +212,11 @@ export async function queryReplaySource(
 ): Promise<{ items: ReplayCandidate[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({ ...replaySourceQuery(teamId, source), ExclusiveStartKey: startKey, Limit: limit });
   return {
-    items: result.items.map((item) =>
-      source.status === 'dead'
-        ? { id: item.delivery_id as string, team_id: teamId, dead_lettered_at: item.dead_lettered_at as string }
-        : { id: item.id as string, team_id: teamId, dead_lettered_at: '' },
-    ),
+    items: result.items.map((item) => {
+      if (source.status !== 'dead') return { id: parseStoredDeliveryId(item).id, team_id: teamId, dead_lettered_at: '' };
+      const copy = parseStoredDeadLetterRef(item);
+      return { id: copy.delivery_id, team_id: teamId, dead_lettered_at: copy.dead_lettered_at };
+    }),
     lastEvaluatedKey: result.lastEvaluatedKey,
   };
 }

@@ -1,5 +1,8 @@
 import type { StoredEvent } from '../../events/outbox.js';
-import { keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { Timestamp } from '../../schemas/common.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
 import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import type { DeliveryState } from './state-machine.js';
@@ -43,6 +46,18 @@ export interface DeadLetterRef {
   /** ISO time; part of the dead-letter copy's key. */
   dead_lettered_at: string;
 }
+
+/** What a replay reads of a dead-letter copy (the dead-letter table, `DEAD#<time>#<id>`): the delivery it copies and when it died. */
+const StoredDeadLetterRef = z.object({ delivery_id: z.string(), dead_lettered_at: Timestamp });
+
+/** Parses a dead-letter copy's reference (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredDeadLetterRef = recordParser(entity.deadDelivery, StoredDeadLetterRef);
+
+/** What a replay reads of a skipped delivery found through the skipped-deliveries index: its id. */
+const StoredDeliveryId = z.object({ id: z.string() });
+
+/** Parses a delivery item's id. */
+export const parseStoredDeliveryId = recordParser(entity.delivery, StoredDeliveryId);
 
 /** A stored delivery item as read (items are written only by the delivery modules). */
 export const asDelivery = (item: Item) => item as unknown as StoredDelivery;
