@@ -3,6 +3,7 @@ import { Timestamp } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
 import { entity, keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
+import { parseStoredEvent } from '../events/record.js';
 import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
 import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import type { DeliveryState } from './state-machine.js';
@@ -61,8 +62,8 @@ export const parseStoredDeliveryId = recordParser(entity.delivery, StoredDeliver
 
 /** A stored delivery item as read (items are written only by the delivery modules). */
 export const asDelivery = (item: Item) => item as unknown as StoredDelivery;
-/** A stored event item as read (written by the unit of work's `tx.emit`). */
-export const asEvent = (item: Item) => item as unknown as StoredEvent;
+/** A stored event item as read (written by the unit of work's `tx.emit`), parsed through its stored-record schema. */
+export const asEvent = (item: Item): StoredEvent => parseStoredEvent(item);
 
 /**
  * True for a failed condition and for a cancelled transaction (a condition, or a conflict with another
