@@ -3,6 +3,7 @@ import baseX from 'base-x';
 import type { Ability } from '../catalogues/abilities.js';
 import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
+import { parseTokenCredential } from '../domain/tokens/record.js';
 import { keys } from '../store/keys.js';
 import type { Item, Store } from '../store/store.js';
 
@@ -154,19 +155,7 @@ export type TokenCheck =
  * to {@link secretMatchesHash}.
  */
 export function checkToken(item: Item | undefined, secret: string, check: SecretCheck = secretMatchesHash, nowMs: number = systemClock.nowMs()): TokenCheck {
-  const stored = item as
-    | {
-        id: string;
-        team_id: string;
-        abilities: Ability[];
-        scopes: string[];
-        revoked_at?: string | null;
-        team_deleted_at?: string | null;
-        expires_at_ms?: number | null;
-        secret_sha256: string;
-        team_snapshot?: Principal['team'];
-      }
-    | undefined;
+  const stored = item ? parseTokenCredential(item) : undefined;
   const matches = check(secret, stored ? stored.secret_sha256 : UNKNOWN_TOKEN_SECRET_SHA256);
   if (!matches || !stored) return { ok: false, error: unauthenticated('The bearer token is not valid.'), holder: null };
   const holder = { id: stored.id, teamId: stored.team_id };
@@ -174,7 +163,7 @@ export function checkToken(item: Item | undefined, secret: string, check: Secret
   // Set on every token of a deleted team (DESIGN D19); unlike a revocation it leaves the token's
   // abilities to the webhook fan-out, so the team's final events still reach its endpoints.
   if (stored.team_deleted_at) return { ok: false, error: unauthenticated('The bearer token’s team has been deleted.'), holder };
-  if (typeof stored.expires_at_ms === 'number' && stored.expires_at_ms <= nowMs) return { ok: false, error: unauthenticated('The bearer token has expired.'), holder };
+  if (stored.expires_at_ms !== undefined && stored.expires_at_ms <= nowMs) return { ok: false, error: unauthenticated('The bearer token has expired.'), holder };
   const projectIds = stored.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
   return {
     ok: true,

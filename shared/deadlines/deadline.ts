@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { isoTime } from '../clock.js';
+import { Team } from '../domain/teams/schema.js';
+import { Timestamp } from '../schemas/common.js';
+import * as z from '../schemas/zod.js';
 import { entity, keys, secondaryIndex } from '../store/keys.js';
+import { recordParser } from '../store/records.js';
 import type { Item } from '../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../store/unit-of-work.js';
 
@@ -43,7 +47,9 @@ export const DEADLINE_SHARDS = 16;
  *   `member.platform_sync`; subject: the subscription id; project: its project). One per subscription,
  *   moved by each failed attempt, gone on success, when the links are no longer needed or the attempts run out.
  */
-export type DeadlineKind = 'access_code.expire' | 'subscription.clock' | 'billing.period' | 'billing.grace_period' | 'member.platform_sync' | 'subscription.invite_links';
+const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync', 'subscription.invite_links'] as const;
+/** A kind of deadline (see {@link DEADLINE_KINDS}). */
+export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 
 /** A deadline: what is due, for whom, and when. */
 export interface Deadline {
@@ -107,15 +113,21 @@ export function completeDeadline(tx: Transaction, deadline: Deadline): void {
   });
 }
 
-/** The {@link Deadline} of a stored deadline item (an index item or a keyed read). */
+/** A deadline item as stored ({@link deadlineItem}); `project_id` null or absent for team-level subjects. */
+const StoredDeadline = z.object({
+  team_id: Team.shape.id,
+  kind: z.enum(DEADLINE_KINDS),
+  subject_id: z.string(),
+  project_id: z.optional(z.nullable(z.string())),
+  due_at: Timestamp,
+});
+
+const parseStoredDeadline = recordParser(entity.deadline, StoredDeadline);
+
+/** The {@link Deadline} of a stored deadline item (an index item or a keyed read), parsed through its stored-record schema. */
 export function deadlineOf(item: Item): Deadline {
-  return {
-    teamId: item.team_id as string,
-    kind: item.kind as DeadlineKind,
-    subjectId: item.subject_id as string,
-    projectId: (item.project_id as string | null | undefined) ?? null,
-    dueAt: item.due_at as string,
-  };
+  const stored = parseStoredDeadline(item);
+  return { teamId: stored.team_id, kind: stored.kind, subjectId: stored.subject_id, projectId: stored.project_id ?? null, dueAt: stored.due_at };
 }
 
 /**

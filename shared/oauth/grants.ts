@@ -10,6 +10,7 @@ import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Item, type Store } from '../store/store.js';
+import { parseStoredAuthorizationRequest, parseStoredClient, parseStoredCode, parseStoredGrant, parseStoredRefresh, type AuthorizationRequest } from './records.js';
 
 /**
  * The tool server's OAuth 2.1 authorization server, its stored side (DESIGN D30): registered public
@@ -91,29 +92,11 @@ export async function findClient(store: Store, clientId: string): Promise<OAuthC
   if (!/^[0-9a-f-]{36}$/.test(clientId)) return null;
   const item = await store.get(keys.oauthClient(clientId));
   if (!item) return null;
-  return {
-    client_id: item.client_id as string,
-    client_id_issued_at: Number(item.client_id_issued_at),
-    client_name: (item.client_name as string | null) ?? null,
-    redirect_uris: item.redirect_uris as string[],
-    metadata: (item.metadata as Record<string, unknown>) ?? {},
-  };
+  const client = parseStoredClient(item);
+  return { ...client, client_name: client.client_name ?? null, metadata: client.metadata ?? {} };
 }
 
-/** A validated authorization request waiting for the member's consent. */
-export interface AuthorizationRequest {
-  id: string;
-  client_id: string;
-  client_name: string | null;
-  redirect_uri: string;
-  code_challenge: string;
-  state: string | null;
-  /** The requested abilities (the consent narrows them to what the member holds). */
-  scope: Ability[];
-  /** The tool server's URL (RFC 8707 `resource`), the audience of the tokens. */
-  resource: string;
-  expires_at_ms: number;
-}
+export type { AuthorizationRequest };
 
 /** Stores a validated authorization request for {@link AUTHORIZATION_REQUEST_LIFETIME_MS}; returns its id (a random UUID, the consent page's parameter). */
 export async function saveAuthorizationRequest(store: Store, clock: Clock, input: Omit<AuthorizationRequest, 'id' | 'expires_at_ms'>): Promise<AuthorizationRequest> {
@@ -130,9 +113,8 @@ export async function saveAuthorizationRequest(store: Store, clock: Clock, input
 export async function findAuthorizationRequest(store: Store, clock: Clock, requestId: string): Promise<AuthorizationRequest | null> {
   if (!/^[0-9a-f-]{36}$/.test(requestId)) return null;
   const item = await store.get(keys.oauthRequest(requestId));
-  if (!item || Number(item.expires_at_ms) <= clock.nowMs()) return null;
-  const { pk: _pk, sk: _sk, entity: _entity, expires_at: _ttl, ...request } = item;
-  return request as unknown as AuthorizationRequest;
+  const request = item ? parseStoredAuthorizationRequest(item) : null;
+  return request && request.expires_at_ms > clock.nowMs() ? request : null;
 }
 
 /** Deletes a pending request once (consent or refusal); false when it was already gone (a second click). */
@@ -230,9 +212,9 @@ const invalidGrant = (description: string) => new OAuthError('invalid_grant', de
 /** Sets `revoked_at` on grant `grantId` (first time kept) and revokes every access token it issued; a grant that is gone is ignored. */
 async function revokeGrantFamily(store: Store, clock: Clock, grantId: string): Promise<void> {
   const now = isoTime(clock.nowMs());
-  let grant: Item | undefined;
+  let updated: Item | undefined;
   try {
-    grant = await store.update({
+    updated = await store.update({
       Key: keys.oauthGrant(grantId),
       UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
       ConditionExpression: 'attribute_exists(pk)',
@@ -243,8 +225,9 @@ async function revokeGrantFamily(store: Store, clock: Clock, grantId: string): P
     if (error instanceof ConditionFailedError) return;
     throw error;
   }
-  for (const tokenId of (grant?.access_token_ids as string[] | undefined) ?? []) {
-    await revokeToken(store, clock, grant!.team_id as string, tokenId).catch((error) => {
+  const grant = parseStoredGrant(updated!);
+  for (const tokenId of grant.access_token_ids ?? []) {
+    await revokeToken(store, clock, grant.team_id, tokenId).catch((error) => {
       if (!(error instanceof ProblemError && error.code === 'NOT_FOUND')) throw error;
     });
   }
@@ -339,7 +322,8 @@ export async function exchangeAuthorizationCode(
   if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier)) throw new OAuthError('invalid_request', 'code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~] (RFC 7636).');
   const parts = CODE_PATTERN.exec(input.code);
   const item = parts ? await store.get(keys.oauthCode(parts[1])) : undefined;
-  if (!parts || !item || !matchesHash(parts[2], item.secret_sha256)) throw invalidGrant('The authorization code is not valid.');
+  const code = item ? parseStoredCode(item) : undefined;
+  if (!parts || !code || !matchesHash(parts[2], code.secret_sha256)) throw invalidGrant('The authorization code is not valid.');
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -352,22 +336,23 @@ export async function exchangeAuthorizationCode(
     if (!(error instanceof ConditionFailedError)) throw error;
     // RFC 6749 §4.1.2: a code presented twice revokes the tokens issued from it.
     const spent = await store.get(keys.oauthCode(parts[1]));
-    if (typeof spent?.grant_id === 'string') await revokeGrantFamily(store, clock, spent.grant_id);
+    const grantId = spent ? parseStoredCode(spent).grant_id : undefined;
+    if (grantId !== undefined) await revokeGrantFamily(store, clock, grantId);
     throw invalidGrant('The authorization code has already been used.');
   }
-  if (Number(item.expires_at_ms) <= nowMs) throw invalidGrant('The authorization code has expired (codes are valid for 60 seconds).');
-  if (item.client_id !== input.clientId) throw invalidGrant('The authorization code was issued to another client.');
-  if (item.redirect_uri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request.');
-  if (!pkceMatches(input.codeVerifier, item.code_challenge as string)) throw invalidGrant('The PKCE code_verifier does not match the code_challenge.');
+  if (code.expires_at_ms <= nowMs) throw invalidGrant('The authorization code has expired (codes are valid for 60 seconds).');
+  if (code.client_id !== input.clientId) throw invalidGrant('The authorization code was issued to another client.');
+  if (code.redirect_uri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request.');
+  if (!pkceMatches(input.codeVerifier, code.code_challenge)) throw invalidGrant('The PKCE code_verifier does not match the code_challenge.');
   const grant = {
     id: newUlid(nowMs),
-    team_id: item.team_id as string,
-    member_id: item.member_id as string,
-    client_id: item.client_id,
-    client_name: (item.client_name as string | null) ?? null,
+    team_id: code.team_id,
+    member_id: code.member_id,
+    client_id: code.client_id,
+    client_name: code.client_name ?? null,
   };
-  const abilities = item.abilities as Ability[];
-  const projectIds = item.project_ids as string[];
+  const abilities = code.abilities;
+  const projectIds = code.project_ids;
   await store.put({
     Item: {
       ...keys.oauthGrant(grant.id),
@@ -375,7 +360,7 @@ export async function exchangeAuthorizationCode(
       ...grant,
       abilities,
       project_ids: projectIds,
-      resource: item.resource,
+      resource: code.resource,
       created_at: isoTime(nowMs),
       access_token_ids: [],
     },
@@ -396,9 +381,10 @@ export async function exchangeAuthorizationCode(
 export async function refreshGrant(store: Store, clock: Clock, input: { refreshToken: string; clientId: string }, context: ActivityContext): Promise<IssuedTokens> {
   const parts = REFRESH_PATTERN.exec(input.refreshToken);
   const item = parts ? await store.get(keys.oauthRefresh(parts[1])) : undefined;
-  if (!parts || !item || !matchesHash(parts[2], item.secret_sha256)) throw invalidGrant('The refresh token is not valid.');
-  if (item.client_id !== input.clientId) throw invalidGrant('The refresh token was issued to another client.');
-  const grantId = item.grant_id as string;
+  const refresh = item ? parseStoredRefresh(item) : undefined;
+  if (!parts || !refresh || !matchesHash(parts[2], refresh.secret_sha256)) throw invalidGrant('The refresh token is not valid.');
+  if (refresh.client_id !== input.clientId) throw invalidGrant('The refresh token was issued to another client.');
+  const grantId = refresh.grant_id;
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -412,20 +398,21 @@ export async function refreshGrant(store: Store, clock: Clock, input: { refreshT
     await revokeGrantFamily(store, clock, grantId);
     throw invalidGrant('The refresh token has already been used; the grant is revoked. Authorize again.');
   }
-  if (Number(item.expires_at_ms) <= nowMs) throw invalidGrant('The refresh token has expired (30 days). Authorize again.');
-  const grant = await store.get(keys.oauthGrant(grantId));
+  if (refresh.expires_at_ms <= nowMs) throw invalidGrant('The refresh token has expired (30 days). Authorize again.');
+  const grantItem = await store.get(keys.oauthGrant(grantId));
+  const grant = grantItem ? parseStoredGrant(grantItem) : undefined;
   if (!grant || grant.revoked_at) throw invalidGrant('The grant has been revoked. Authorize again.');
-  const member = await findMember(store, grant.team_id as string, grant.member_id as string);
+  const member = await findMember(store, grant.team_id, grant.member_id);
   if (!member || member.status !== 'active') throw invalidGrant('The team member of this grant is no longer active.');
-  const held = abilitiesInProjects(await memberAbilities(store, grant.team_id as string, member), grant.project_ids as string[]);
-  const abilities = (grant.abilities as string[]).filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
+  const held = abilitiesInProjects(await memberAbilities(store, grant.team_id, member), grant.project_ids);
+  const abilities = grant.abilities.filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
   const { tokens, accessTokenId } = await issueTokens(
     store,
     clock,
-    { id: grantId, team_id: grant.team_id as string, member_id: grant.member_id as string, client_id: grant.client_id as string, client_name: (grant.client_name as string | null) ?? null },
+    { id: grantId, team_id: grant.team_id, member_id: grant.member_id, client_id: grant.client_id, client_name: grant.client_name ?? null },
     abilities,
-    grant.project_ids as string[],
+    grant.project_ids,
   );
-  await recordGrantActivity(store, clock, grant.team_id as string, accessTokenId, 'oauthRefreshTokenGrant', context);
+  await recordGrantActivity(store, clock, grant.team_id, accessTokenId, 'oauthRefreshTokenGrant', context);
   return tokens;
 }

@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { Team } from '../domain/teams/schema.js';
+import * as z from '../schemas/zod.js';
 import { entity, keys } from '../store/keys.js';
+import { recordParser } from '../store/records.js';
+import { parseStoredCheckoutSession } from '../domain/checkout-sessions/record.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -9,6 +13,12 @@ import type { Store } from '../store/store.js';
  * SHA-256, names one project's subscription, and works for {@link WELCOME_LINK_LIFETIME_MS} (the page polls
  * with it, so it is not single use).
  */
+
+/** A welcome link as stored: the project's subscription it names and when it stops working (epoch MILLISECONDS). */
+const StoredWelcomeLink = z.object({ team_id: Team.shape.id, project_id: z.string(), subscription_id: z.string(), expires_at_ms: z.number() });
+
+/** Parses a welcome link item; its key (the token's SHA-256) is never named in the error. */
+const parseStoredWelcomeLink = recordParser(entity.welcomeLink, StoredWelcomeLink, () => 'welcome link (key: a token’s SHA-256, withheld)');
 
 /** How long a welcome link works (24 hours). */
 const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
@@ -38,13 +48,15 @@ export async function createWelcomeLink(store: Store, clock: Clock, link: { team
 export async function findWelcomeLink(store: Store, clock: Clock, projectId: string, token: string | null): Promise<{ teamId: string; subscriptionId: string } | null> {
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const item = await store.get(keys.welcomeLink(hashOf(token)));
-  if (!item || item.project_id !== projectId || Number(item.expires_at_ms) <= clock.nowMs()) return null;
-  return { teamId: item.team_id as string, subscriptionId: item.subscription_id as string };
+  const link = item ? parseStoredWelcomeLink(item) : null;
+  if (!link || link.project_id !== projectId || link.expires_at_ms <= clock.nowMs()) return null;
+  return { teamId: link.team_id, subscriptionId: link.subscription_id };
 }
 
 /** The team and subscription the completed Stripe Checkout Session `sessionId` of project `projectId` created, or null (not completed yet, or unknown). */
 export async function findCheckoutSubscription(store: Store, projectId: string, sessionId: string | null): Promise<{ teamId: string; subscriptionId: string } | null> {
   if (!sessionId || !/^[A-Za-z0-9_]{1,255}$/.test(sessionId)) return null;
   const item = await store.get(keys.checkoutSession(projectId, sessionId));
-  return item ? { teamId: item.team_id as string, subscriptionId: item.subscription_id as string } : null;
+  const session = item ? parseStoredCheckoutSession(item) : null;
+  return session ? { teamId: session.team_id, subscriptionId: session.subscription_id } : null;
 }

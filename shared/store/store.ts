@@ -322,6 +322,8 @@ export interface PageQuery<T> {
   partition: string;
   /** Sort-key prefix of the list's item type (`begins_with`); omitted for a partition of one type. */
   sortKeyPrefix?: string;
+  /** Sort keys from `from` to `to` (inclusive, `BETWEEN`) instead of `begins_with`: a time range of ULID-keyed items. Cursors are still checked against `sortKeyPrefix`. */
+  sortKeyRange?: { from: string; to: string };
   limit: number;
   cursor?: string;
   /** false = newest first (descending sort key). Default true. */
@@ -341,9 +343,17 @@ export interface PageQuery<T> {
  */
 export async function queryPage<T>(store: Store, query: PageQuery<T>): Promise<Page<T>> {
   const values: Record<string, unknown> = { ':pk': query.partition, ...(query.filter?.values ?? {}) };
-  if (query.sortKeyPrefix) values[':prefix'] = query.sortKeyPrefix;
+  let keyCondition = 'pk = :pk';
+  if (query.sortKeyRange) {
+    keyCondition = 'pk = :pk AND sk BETWEEN :from AND :to';
+    values[':from'] = query.sortKeyRange.from;
+    values[':to'] = query.sortKeyRange.to;
+  } else if (query.sortKeyPrefix) {
+    keyCondition = 'pk = :pk AND begins_with(sk, :prefix)';
+    values[':prefix'] = query.sortKeyPrefix;
+  }
   const result = await store.query({
-    KeyConditionExpression: query.sortKeyPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+    KeyConditionExpression: keyCondition,
     FilterExpression: query.filter?.expression,
     ExpressionAttributeNames: query.filter?.names,
     ExpressionAttributeValues: values,
@@ -353,4 +363,33 @@ export async function queryPage<T>(store: Store, query: PageQuery<T>): Promise<P
     ExclusiveStartKey: decodeCursor(query.cursor, query.partition, { sortKeyPrefix: query.sortKeyPrefix }),
   });
   return { data: result.items.map(query.map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+}
+
+/** One condition of a list's filter: `attribute` equals `equals` (dropped when `equals` is undefined), or is one of `oneOf`. */
+export type ListCondition = { attribute: string; equals: unknown } | { attribute: string; oneOf: readonly unknown[] };
+
+/**
+ * The FilterExpression of a list's optional filters (DESIGN D12): the conditions that apply, ANDed, their
+ * attribute names and values as placeholders (`#filter0`, `:filter0`, …), or undefined when none applies.
+ * An empty `oneOf` is compared with the empty string, which no filtered attribute holds: it matches no item.
+ */
+export function listFilter(conditions: readonly ListCondition[]): NonNullable<PageQuery<unknown>['filter']> | undefined {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  conditions.forEach((condition, index) => {
+    const name = `#filter${index}`;
+    if ('oneOf' in condition) {
+      const options = condition.oneOf.length ? condition.oneOf : [''];
+      options.forEach((option, position) => (values[`:filter${index}_${position}`] = option));
+      parts.push(`${name} IN (${options.map((_, position) => `:filter${index}_${position}`).join(', ')})`);
+    } else if (condition.equals !== undefined) {
+      values[`:filter${index}`] = condition.equals;
+      parts.push(`${name} = :filter${index}`);
+    } else {
+      return;
+    }
+    names[name] = condition.attribute;
+  });
+  return parts.length ? { expression: parts.join(' AND '), names, values } : undefined;
 }

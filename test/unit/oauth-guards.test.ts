@@ -49,12 +49,13 @@ describe('safeReturnPath', () => {
 
 describe('checkToken expiry', () => {
   const secret = 'A'.repeat(44);
-  const item = { id: '01J0000000000000000000000A', team_id: 't', abilities: ['mcp:full'], scopes: ['scope:team:t'], secret_sha256: sha256(secret).toString('hex') };
+  const teamId = '0b7f7c0e-6d1b-4f3e-9a51-6a7f0c3b2f11';
+  const item = { id: '01J0000000000000000000000A', team_id: teamId, abilities: ['mcp:full'], scopes: [`scope:team:${teamId}`], secret_sha256: sha256(secret).toString('hex') };
 
   it('refuses a token at its expires_at_ms with AUTHENTICATION_REQUIRED and WWW-Authenticate; a token without one never expires', () => {
     expect(checkToken({ ...item, expires_at_ms: 1_000 }, secret, undefined, 999)).toMatchObject({ ok: true });
     const expired = checkToken({ ...item, expires_at_ms: 1_000 }, secret, undefined, 1_000);
-    expect(expired).toMatchObject({ ok: false, holder: { id: item.id, teamId: 't' } });
+    expect(expired).toMatchObject({ ok: false, holder: { id: item.id, teamId } });
     if (!expired.ok) expect(expired.error).toMatchObject({ code: 'AUTHENTICATION_REQUIRED', headers: { 'WWW-Authenticate': expect.stringMatching(/^Bearer/) } });
     expect(checkToken(item, secret, undefined, Number.MAX_SAFE_INTEGER)).toMatchObject({ ok: true });
   });

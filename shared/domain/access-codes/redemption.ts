@@ -3,7 +3,7 @@ import { requireAbility, requireProjectAccess } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
+import { ConditionFailedError, TransactionCanceledError } from '../../store/store.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan } from '../plans/repository.js';
@@ -97,11 +97,12 @@ function takeOf(code: AccessCode): Take {
 }
 
 /** Adds the code's counter update of `take` to `tx` (conditional: still active, unexpired, the use still free). */
-function writeCodeUse(tx: Transaction, teamId: string, item: Item, take: Take, now: string): void {
-  const key = keys.accessCode(teamId, item.project_id as string, item.batch_id as string, item.id as string);
+function writeCodeUse(tx: Transaction, teamId: string, code: AccessCode, take: Take, now: string): void {
+  const key = keys.accessCode(teamId, code.project_id, code.batch_id, code.id);
   const live = '#status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)';
   const names = { '#status': 'status' };
-  const max = item.max_redemptions as number;
+  // Read only for a limited code (`take` is `last` or `before_last` only then).
+  const max = code.max_redemptions ?? 0;
   if (take === 'last') {
     tx.update(key, {
       expression: 'SET times_redeemed = :max, #status = :exhausted, updated_at = :now',
@@ -194,7 +195,7 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
             },
             { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
           );
-          writeCodeUse(tx, teamId, item, take, now);
+          writeCodeUse(tx, teamId, code, take, now);
           const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
           followUp = added.followUp;
           answer.subscription = added.subscription;

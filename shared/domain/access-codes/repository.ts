@@ -5,7 +5,8 @@ import { ProblemError } from '../../errors.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import type { AccessCode, AccessCodeEffect, AccessCodeStatus } from './schema.js';
+import { parseStoredAccessCode, parseStoredAccessCodeRef, parseStoredAccessCodeStatus, parseStoredBatchState, type StoredAccessCode } from './record.js';
+import type { AccessCode, AccessCodeStatus } from './schema.js';
 
 /**
  * Persistence of access codes (DESIGN D14, D18), over the Store port: the reads and revocation here,
@@ -39,41 +40,44 @@ export interface ListAccessCodesInput {
 const notFound = (codeId: string) => new ProblemError('NOT_FOUND', `No access code ${codeId}.`);
 
 /**
- * The status a code has at `nowMs` (epoch MILLISECONDS): `revoked` and `exhausted` as stored; an
+ * The status a stored code has at `nowMs` (epoch MILLISECONDS): `revoked` and `exhausted` as stored; an
  * `active` code whose `code_expires_at` has passed is `expired` (before the deadline worker records it).
  */
-export function effectiveStatus(item: Item, nowMs: number): AccessCodeStatus {
-  const stored = item.status as AccessCodeStatus;
-  if (stored !== 'active') return stored;
-  const expiresAt = item.code_expires_at as string | undefined;
-  return expiresAt !== undefined && Date.parse(expiresAt) <= nowMs ? 'expired' : 'active';
+function statusAt(code: Pick<StoredAccessCode, 'status' | 'code_expires_at'>, nowMs: number): AccessCodeStatus {
+  if (code.status !== 'active') return code.status;
+  return code.code_expires_at && Date.parse(code.code_expires_at) <= nowMs ? 'expired' : 'active';
 }
 
-/** The public view of a stored code item at `nowMs` (epoch MILLISECONDS). */
-export function toAccessCode(item: Item, nowMs: number): AccessCode {
+/** {@link statusAt} of a stored code item (its status and expiry parsed). */
+export function effectiveStatus(item: Item, nowMs: number): AccessCodeStatus {
+  return statusAt(parseStoredAccessCodeStatus(item), nowMs);
+}
+
+/** The public view of a stored code at `nowMs` (epoch MILLISECONDS). */
+function publicAccessCode(code: StoredAccessCode, nowMs: number): AccessCode {
+  const { code_expires_at: expiresAt, ...fields } = code;
   return {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    batch_id: item.batch_id as string,
-    plan_id: item.plan_id as string,
-    code_suffix: item.code_suffix as string,
-    effect: item.effect as AccessCodeEffect,
-    access_days: (item.access_days as number | null | undefined) ?? null,
-    max_redemptions: (item.max_redemptions as number | null | undefined) ?? null,
-    times_redeemed: (item.times_redeemed as number | undefined) ?? 0,
-    expires_at: (item.code_expires_at as string | undefined) ?? null,
-    status: effectiveStatus(item, nowMs),
-    revoked_at: (item.revoked_at as string | null | undefined) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    ...fields,
+    access_days: code.access_days ?? null,
+    max_redemptions: code.max_redemptions ?? null,
+    times_redeemed: code.times_redeemed ?? 0,
+    expires_at: expiresAt ?? null,
+    status: statusAt(code, nowMs),
+    revoked_at: code.revoked_at ?? null,
   };
 }
+
+/** The public view of a stored code item at `nowMs` (epoch MILLISECONDS), parsed through its stored-record schema. */
+export function toAccessCode(item: Item, nowMs: number): AccessCode {
+  return publicAccessCode(parseStoredAccessCode(item), nowMs);
+}
+
 /** Batch items of `batchIds` (one BatchGetItem) that are `active`, by id. */
 async function activeBatches(store: Store, teamId: string, projectId: string, batchIds: Iterable<string>): Promise<Set<string>> {
   const ids = [...new Set(batchIds)];
   if (ids.length === 0) return new Set();
   const items = await store.batchGet(ids.map((batchId) => keys.accessCodeBatch(teamId, projectId, batchId)));
-  return new Set(items.filter((item) => item.state === 'active').map((item) => item.id as string));
+  return new Set(items.map(parseStoredBatchState).flatMap((batch) => (batch.state === 'active' ? [batch.id] : [])));
 }
 
 /**
@@ -115,7 +119,7 @@ export async function listAccessCodes(store: Store, principal: Principal, nowMs:
       sortKeyPrefix: query.batch_id ? sortKeyPrefix.accessCodeInBatch(query.batch_id) : sortKeyPrefix.accessCode,
       limit: query.limit,
       cursor: query.cursor,
-      map: (item) => item,
+      map: parseStoredAccessCode,
       filter: conditions.length ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values } : undefined,
     }),
   ]);
@@ -124,17 +128,16 @@ export async function listAccessCodes(store: Store, principal: Principal, nowMs:
     store,
     teamId,
     query.project_id,
-    page.data.map((item) => item.batch_id as string),
+    page.data.map((code) => code.batch_id),
   );
-  return { data: page.data.filter((item) => visible.has(item.batch_id as string)).map((item) => toAccessCode(item, nowMs)), next_cursor: page.next_cursor };
+  return { data: page.data.filter((code) => visible.has(code.batch_id)).map((code) => publicAccessCode(code, nowMs)), next_cursor: page.next_cursor };
 }
 
-/** The stored code item with id `codeId` in an active batch of an existing project of the principal's team and scope; else NOT_FOUND. */
-async function findCode(store: Store, principal: Principal, codeId: string): Promise<Item> {
+/** The stored code with id `codeId` in an active batch of an existing project of the principal's team and scope; else NOT_FOUND. */
+async function findCode(store: Store, principal: Principal, codeId: string): Promise<StoredAccessCode> {
   const ref = await store.get(keys.accessCodeRef(principal.teamId, codeId));
   if (!ref) throw notFound(codeId);
-  const projectId = ref.project_id as string;
-  const batchId = ref.batch_id as string;
+  const { project_id: projectId, batch_id: batchId } = parseStoredAccessCodeRef(ref);
   if (!canAccessProject(principal, projectId)) throw notFound(codeId);
   const items = await store.batchGet([
     keys.accessCode(principal.teamId, projectId, batchId, codeId),
@@ -144,8 +147,8 @@ async function findCode(store: Store, principal: Principal, codeId: string): Pro
   const code = items.find((item) => item.entity === entity.accessCode);
   const batch = items.find((item) => item.entity === entity.accessCodeBatch);
   const project = items.find((item) => item.entity === entity.project);
-  if (!code || batch?.state !== 'active' || !project) throw notFound(codeId);
-  return code;
+  if (!code || !batch || parseStoredBatchState(batch).state !== 'active' || !project) throw notFound(codeId);
+  return parseStoredAccessCode(code);
 }
 
 /**
@@ -154,7 +157,7 @@ async function findCode(store: Store, principal: Principal, codeId: string): Pro
  * batch still being written).
  */
 export async function getAccessCode(store: Store, principal: Principal, nowMs: number, codeId: string): Promise<AccessCode> {
-  return toAccessCode(await findCode(store, principal, codeId), nowMs);
+  return publicAccessCode(await findCode(store, principal, codeId), nowMs);
 }
 
 /**
@@ -165,20 +168,20 @@ export async function getAccessCode(store: Store, principal: Principal, nowMs: n
  * revoked, exhausted or expired).
  */
 export async function revokeAccessCode(runtime: UnitOfWorkRuntime, principal: Principal, codeId: string): Promise<AccessCode> {
-  const item = await findCode(runtime.store, principal, codeId);
+  const code = await findCode(runtime.store, principal, codeId);
   const nowMs = runtime.clock.nowMs();
-  const status = effectiveStatus(item, nowMs);
+  const status = statusAt(code, nowMs);
   const conflict = (current: string) => new ProblemError('CONFLICT', `The access code is ${current}; only an active code can be revoked.`);
   if (status !== 'active') throw conflict(status);
   const now = isoTime(nowMs);
   return unitOfWork(runtime, principal.teamId, (tx: Transaction) => {
-    tx.update(keys.accessCode(principal.teamId, item.project_id as string, item.batch_id as string, codeId), {
+    tx.update(keys.accessCode(principal.teamId, code.project_id, code.batch_id, codeId), {
       expression: 'SET #status = :revoked, revoked_at = :now, updated_at = :now',
       condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)',
       names: { '#status': 'status' },
       values: { ':revoked': 'revoked', ':active': 'active', ':now': now },
       onConditionFailed: () => conflict('no longer active (revoked, used up or expired meanwhile)'),
     });
-    return toAccessCode({ ...item, status: 'revoked', revoked_at: now, updated_at: now }, nowMs);
+    return publicAccessCode({ ...code, status: 'revoked', revoked_at: now, updated_at: now }, nowMs);
   });
 }

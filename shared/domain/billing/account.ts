@@ -1,6 +1,7 @@
 import { isoTime } from '../../clock.js';
 import type { Item } from '../../store/store.js';
 import { addInterval } from '../subscriptions/lifecycle.js';
+import { parseStoredInvoice } from './record.js';
 import {
   BILLING_TIERS,
   DEFAULT_TIER,
@@ -115,23 +116,14 @@ export function usageOf(team: Item): BillingUsage {
   return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, usageCount(team, metric)])) as BillingUsage;
 }
 
+/** The public invoice of a stored invoice item, parsed through its stored-record schema. */
 export function toInvoice(item: Item): BillingInvoice {
+  const stored = parseStoredInvoice(item);
   return {
-    id: item.id as string,
-    team_id: item.team_id as string,
-    number: item.number as string,
-    tier: item.tier as BillingTier,
-    status: item.status as BillingInvoice['status'],
-    amount_due: Number(item.amount_due),
-    amount_paid: Number(item.amount_paid),
-    currency: item.currency as string,
-    period_start: item.period_start as string,
-    period_end: item.period_end as string,
-    due_at: (item.due_at as string | null | undefined) ?? null,
-    attempt_count: Number(item.attempt_count ?? 0),
-    last_payment_error: (item.last_payment_error as string | null | undefined) ?? null,
-    paid_at: (item.paid_at as string | null | undefined) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    ...stored,
+    due_at: stored.due_at ?? null,
+    attempt_count: stored.attempt_count ?? 0,
+    last_payment_error: stored.last_payment_error ?? null,
+    paid_at: stored.paid_at ?? null,
   };
 }

@@ -7,7 +7,7 @@ import type { CheckoutSessionRequest, CheckoutSessionResult, PaymentProviderAdap
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import type { Store } from '../../store/store.js';
 import { archivedConflict } from '../plans/decisions.js';
-import { loadPlan, projectOfPlan, toPlan } from '../plans/repository.js';
+import { loadPlan, projectOfPlan } from '../plans/repository.js';
 import type { CheckoutSession } from './schema.js';
 
 /** What starting a checkout needs of the buyer and the caller (DESIGN D26); every field optional. */
@@ -50,7 +50,7 @@ function redirectUrls(runtime: IntegrationRuntime, projectId: string, input: Che
  * message); PROVIDER_UNAVAILABLE (Stripe unreachable after the retries).
  */
 export async function startCheckout(runtime: { store: Store } & IntegrationRuntime, principal: Principal, planId: string, input: CheckoutInput, options: CheckoutOptions): Promise<CheckoutSession> {
-  const plan = toPlan(await loadPlan(runtime.store, principal, planId));
+  const { plan } = await loadPlan(runtime.store, principal, planId);
   const project = await projectOfPlan(runtime.store, principal.teamId, plan);
   if (project.status === 'archived') throw archivedConflict(project, 'selling a plan');
   if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it is closed to new subscriptions; activate it first (POST /v1/plans/${plan.id}/activate).`);

@@ -5,12 +5,13 @@ import { ProblemError } from '../../errors.js';
 import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/store.js';
+import { listFilter, queryPage, type ListCondition, type Page } from '../../store/store.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { currentTokenAbilities } from '../tokens/repository.js';
 import { deliveryBody, redactPayload } from '../webhook-deliveries/fan-out.js';
 import { newDeliveryItem } from '../webhook-deliveries/creation.js';
 import { loadEvent, publicDelivery } from '../webhook-deliveries/reads.js';
+import { asEvent } from '../webhook-deliveries/stored.js';
 import type { WebhookDelivery } from '../webhook-deliveries/schema.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
 import { loadWebhookEndpoint } from '../webhook-endpoints/repository.js';
@@ -56,35 +57,22 @@ export async function listEventEnvelopes(runtime: Pick<Runtime, 'store'>, princi
   if (query.created_after && query.created_before && Date.parse(query.created_after) > Date.parse(query.created_before)) {
     throw new ProblemError('VALIDATION_FAILED', 'created_after must not be later than created_before.', { errors: [{ path: 'created_after', message: 'must not be later than created_before' }] });
   }
-  const partition = keys.teamPartition(principal.teamId);
-  const filters: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {
-    ':pk': partition,
-    ':from': query.created_after ? eventKeyAt(Date.parse(query.created_after), 'low') : `${sortKeyPrefix.event}`,
-    ':to': query.created_before ? eventKeyAt(Date.parse(query.created_before), 'high') : `${sortKeyPrefix.event}~`,
-  };
   const types = query.type ? [query.type] : visibleTypes(principal);
-  if (query.type || types.length < WEBHOOK_EVENTS.length) {
-    names['#type'] = 'type';
-    filters.push(`#type IN (${types.map((_, index) => `:type${index}`).join(', ') || ':none'})`);
-    types.forEach((type, index) => (values[`:type${index}`] = type));
-    if (types.length === 0) values[':none'] = '';
-  }
-  if (query.project_id) {
-    filters.push('project_id = :project');
-    values[':project'] = query.project_id;
-  }
-  const result = await runtime.store.query({
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-    ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-    ExpressionAttributeValues: values,
-    ScanIndexForward: false,
-    Limit: query.limit,
-    ExclusiveStartKey: decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.event }),
+  const conditions: ListCondition[] = [{ attribute: 'project_id', equals: query.project_id }];
+  if (query.type || types.length < WEBHOOK_EVENTS.length) conditions.unshift({ attribute: 'type', oneOf: types });
+  return queryPage(runtime.store, {
+    partition: keys.teamPartition(principal.teamId),
+    sortKeyPrefix: sortKeyPrefix.event,
+    sortKeyRange: {
+      from: query.created_after ? eventKeyAt(Date.parse(query.created_after), 'low') : sortKeyPrefix.event,
+      to: query.created_before ? eventKeyAt(Date.parse(query.created_before), 'high') : `${sortKeyPrefix.event}~`,
+    },
+    ascending: false,
+    limit: query.limit,
+    cursor: query.cursor,
+    filter: listFilter(conditions),
+    map: (item) => envelopeFor(principal, asEvent(item)),
   });
-  return { data: result.items.map((item) => envelopeFor(principal, item as unknown as StoredEvent)), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
 
 /** Reads one event of the caller's team as delivered. Errors: NOT_FOUND (absent, expired, another team's), TOKEN_MISSING_ABILITY. */

@@ -1,9 +1,11 @@
 import { ProblemError } from '../../errors.js';
 import { ConcurrentChange } from '../roles/policy.js';
-import { keys } from '../../store/keys.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import type { Item, Store } from '../../store/store.js';
 import type { Transaction } from '../../store/unit-of-work.js';
-import type { Group } from './schema.js';
+import { Group } from './schema.js';
 
 /**
  * Group items as other objects see them (team members join and leave groups in their own transactions):
@@ -11,22 +13,34 @@ import type { Group } from './schema.js';
  * `team-members/` and `groups/` can both import it (DESIGN D14, D19).
  */
 
+/**
+ * A group item as stored (`keys.group`, DESIGN D19): the public fields but `member_count` (the length
+ * of `member_ids`), the lists absent until set on older items, and its concurrency `version` (absent = 0).
+ */
+const GroupItem = z.extend(z.omit(z.partial(Group, { description: true, role_ids: true, member_ids: true }), { member_count: true }), {
+  version: z.optional(z.number()),
+});
+
+/** Parses a group item (throws StoredRecordError naming its key when it does not match). */
+const parseGroupItem = recordParser(entity.group, GroupItem);
+
 /** A stored group: the public fields plus its concurrency version. */
 export type StoredGroup = Group & { version: number };
 
-/** Maps a stored group item (its `member_count` is the length of its member list). */
+/** Maps a stored group item, parsed through its stored-record schema (its `member_count` is the length of its member list). */
 export function toStoredGroup(item: Item): StoredGroup {
-  const memberIds = (item.member_ids as string[] | undefined) ?? [];
+  const stored = parseGroupItem(item);
+  const memberIds = stored.member_ids ?? [];
   return {
-    id: item.id as string,
-    name: item.name as string,
-    description: (item.description as string | null) ?? null,
-    role_ids: (item.role_ids as string[] | undefined) ?? [],
+    id: stored.id,
+    name: stored.name,
+    description: stored.description ?? null,
+    role_ids: stored.role_ids ?? [],
     member_ids: memberIds,
     member_count: memberIds.length,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-    version: Number(item.version ?? 0),
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+    version: stored.version ?? 0,
   };
 }
 
@@ -47,7 +61,10 @@ export async function loadGroups(store: Store, teamId: string, groupIds: readonl
   const distinctIds = [...new Set(groupIds)];
   const found = new Map<string, StoredGroup>();
   for (let start = 0; start < distinctIds.length; start += 100) {
-    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((groupId) => keys.group(teamId, groupId)))) found.set(item.id as string, toStoredGroup(item));
+    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((groupId) => keys.group(teamId, groupId)))) {
+      const group = toStoredGroup(item);
+      found.set(group.id, group);
+    }
   }
   const missing = distinctIds.filter((groupId) => !found.has(groupId));
   if (missing.length && !options.skipMissing) throw new ProblemError('NOT_FOUND', `No group ${missing.join(', ')}.`);

@@ -7,7 +7,7 @@ import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js'
 import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import { decidePlanStatus, decidePlanUpdate, type PlanChange } from './decisions.js';
-import { loadPlan, projectOfPlan, toPlan, type StoredPlan } from './repository.js';
+import { loadPlan, projectOfPlan, type StoredPlan } from './repository.js';
 import type { Plan, PlanStatus, UpdatePlanRequest } from './schema.js';
 import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 
@@ -52,8 +52,7 @@ async function changePlan(
 ): Promise<Plan> {
   const written = await retryOnLostRace(
     async () => {
-      const item = await loadPlan(runtime.store, principal, planId);
-      const plan = toPlan(item);
+      const { item, plan } = await loadPlan(runtime.store, principal, planId);
       const project = await projectOfPlan(runtime.store, principal.teamId, plan);
       const nowIso = isoTime(runtime.clock.nowMs());
       const change = decide(plan, project, item, nowIso);
@@ -97,7 +96,7 @@ async function changePlan(
 export async function deletePlan(runtime: UnitOfWorkRuntime, principal: Principal, planId: string): Promise<{ id: string; deleted: true }> {
   return retryOnLostRace(
     async () => {
-      const item = await loadPlan(runtime.store, principal, planId);
+      const { item, plan } = await loadPlan(runtime.store, principal, planId);
       const live = liveSubscriptionsOf(item);
       if (live > 0) throw new ProblemError('CONFLICT', `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`);
       const revision = revisionCondition(item);
@@ -106,7 +105,7 @@ export async function deletePlan(runtime: UnitOfWorkRuntime, principal: Principa
           condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
           values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
         });
-        tx.update(keys.project(principal.teamId, item.project_id as string), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
+        tx.update(keys.project(principal.teamId, plan.project_id), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
         return { id: planId, deleted: true as const };
       });
     },

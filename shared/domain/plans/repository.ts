@@ -1,12 +1,12 @@
 import type { Principal } from '../../auth/principal.js';
 import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
-import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
-import type { ListPlansQuery, Plan, PlanInterval, PlanPriceVersion, PlanStatus } from './schema.js';
+import { parseStoredPlan } from './record.js';
+import type { ListPlansQuery, Plan } from './schema.js';
 
 /**
  * Persistence of subscription plans (DESIGN D6, D14, D16, D22). A plan is one item in its
@@ -35,42 +35,33 @@ export type StoredPlan = Item & { revision?: number; live_subscription_count?: n
 /** NOT_FOUND for a plan id (absent, foreign or out of scope: the same answer). */
 export const planNotFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);
 
-/** The public plan of a stored item. */
+/** The public plan of a stored item (parsed through its stored-record schema; older items' absent fields get their defaults). */
 export function toPlan(item: Item): Plan {
+  const stored = parseStoredPlan(item);
   return {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    name: item.name as string,
-    description: (item.description as string | null | undefined) ?? null,
-    amount: item.amount as number,
-    currency: item.currency as string,
-    interval: item.interval as PlanInterval,
-    interval_count: item.interval_count as number,
-    access_days: (item.access_days as number | null | undefined) ?? null,
-    trial_days: (item.trial_days as number | undefined) ?? 0,
-    status: item.status as PlanStatus,
-    price_version: item.price_version as number,
-    price_history: (item.price_history as PlanPriceVersion[] | undefined) ?? [],
-    sync_status: (item.sync_status as Plan['sync_status'] | undefined) ?? 'not_synced',
-    payment_provider: (item.payment_provider as PaymentProvider | null | undefined) ?? null,
-    provider_product_id: (item.provider_product_id as string | null | undefined) ?? null,
-    provider_price_id: (item.provider_price_id as string | null | undefined) ?? null,
-    synced_at: (item.synced_at as string | null | undefined) ?? null,
-    sync_error: (item.sync_error as string | null | undefined) ?? null,
-    ...(Array.isArray(item.platform_role_ids) ? { platform_role_ids: item.platform_role_ids as string[] } : {}),
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    ...stored,
+    description: stored.description ?? null,
+    access_days: stored.access_days ?? null,
+    trial_days: stored.trial_days ?? 0,
+    price_history: stored.price_history ?? [],
+    sync_status: stored.sync_status ?? 'not_synced',
+    payment_provider: stored.payment_provider ?? null,
+    provider_product_id: stored.provider_product_id ?? null,
+    provider_price_id: stored.provider_price_id ?? null,
+    synced_at: stored.synced_at ?? null,
+    sync_error: stored.sync_error ?? null,
   };
 }
 
 /**
- * The stored plan item of the principal's team (strongly consistent). Errors: NOT_FOUND when absent,
- * of another team, or of a project outside the token's project scope.
+ * The stored plan item of the principal's team (strongly consistent) and its public plan. Errors:
+ * NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
  */
-export async function loadPlan(store: Store, principal: Principal, planId: string): Promise<StoredPlan> {
+export async function loadPlan(store: Store, principal: Principal, planId: string): Promise<{ item: StoredPlan; plan: Plan }> {
   const item = await store.get(keys.plan(principal.teamId, planId));
-  if (!item || !canAccessProject(principal, item.project_id as string)) throw planNotFound(planId);
-  return item;
+  const plan = item ? toPlan(item) : null;
+  if (!item || !plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
+  return { item, plan };
 }
 
 /** The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is gone. */
@@ -86,7 +77,7 @@ export async function projectOfPlan(store: Store, teamId: string, plan: Plan): P
  * project outside the token's project scope (`scope:project:<uuid>`).
  */
 export async function getPlan(store: Store, principal: Principal, planId: string): Promise<Plan> {
-  return toPlan(await loadPlan(store, principal, planId));
+  return (await loadPlan(store, principal, planId)).plan;
 }
 
 /**

@@ -43,8 +43,8 @@ export type SyncRuntime = UnitOfWorkRuntime & IntegrationRuntime;
  * provider connected).
  */
 export async function syncPlan(runtime: SyncRuntime, principal: Principal, planId: string, options: SyncOptions = {}): Promise<Plan> {
-  const item = await loadPlan(runtime.store, principal, planId);
-  const project = await projectOfPlan(runtime.store, principal.teamId, toPlan(item));
+  const { item, plan } = await loadPlan(runtime.store, principal, planId);
+  const project = await projectOfPlan(runtime.store, principal.teamId, plan);
   if (project.status === 'archived') throw archivedConflict(project, 'syncing a plan');
   if (!project.payment_provider) {
     throw new ProblemError('CONFLICT', `Project ${project.id} has no payment provider connected; connect one with PUT /v1/projects/${project.id}/payment-provider, then sync.`);
@@ -57,8 +57,9 @@ export async function syncAfterWrite(runtime: SyncRuntime, teamId: string, item:
   try {
     return await performSync(runtime, teamId, item, provider, options);
   } catch (error) {
-    logger.error('plan sync not recorded', { plan_id: item.id as string, error: error as Error });
-    return toPlan(item);
+    const plan = toPlan(item);
+    logger.error('plan sync not recorded', { plan_id: plan.id, error: error as Error });
+    return plan;
   }
 }
 

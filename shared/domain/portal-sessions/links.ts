@@ -6,9 +6,10 @@ import { ProblemError } from '../../errors.js';
 import { newUlid } from '../../ids.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError, type Item, type Store } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
 import { touchSession, ttlOf } from '../../auth/idle-sessions.js';
+import { parseStoredPortalLink, parseStoredPortalSession, type PortalSession } from './record.js';
 
 /**
  * The subscriber portal's sign-in (DESIGN D27): one-time links (30 minutes, single use) and sessions (1 hour
@@ -28,19 +29,7 @@ const SESSION_PREFIX = 'pps_';
 /** What the store and the clock of a runtime give the portal, and the service's public base URL. */
 type PortalRuntime = { store: Store; clock: Clock } & IntegrationRuntime;
 
-/** A live portal session (never its credential). */
-export interface PortalSession {
-  /** A ULID naming the session in logs (not a credential). */
-  id: string;
-  team_id: string;
-  project_id: string;
-  subscriber_id: string;
-  /** Random per session; every portal form must echo it (CSRF). */
-  csrf_token: string;
-  created_at: string;
-  /** Epoch milliseconds of the last request. */
-  last_seen_at_ms: number;
-}
+export type { PortalSession };
 
 /** The SHA-256 (hex) of a presented credential: its item's key. */
 const hashOf = (credential: string) => sha256(credential).toString('hex');
@@ -86,7 +75,8 @@ export async function consumePortalLink(runtime: PortalRuntime, projectId: strin
   const key = keys.portalLink(hashOf(token.trim()));
   const link = token.trim().startsWith(LINK_PREFIX) ? await runtime.store.get(key) : undefined;
   const nowMs = runtime.clock.nowMs();
-  if (!link || link.project_id !== projectId || Number(link.expires_at_ms) <= nowMs) throw unusableLink();
+  const stored = link ? parseStoredPortalLink(link) : null;
+  if (!stored || stored.project_id !== projectId || stored.expires_at_ms <= nowMs) throw unusableLink();
   try {
     await runtime.store.delete({ Key: key, ConditionExpression: 'attribute_exists(pk)' });
   } catch (error) {
@@ -96,9 +86,9 @@ export async function consumePortalLink(runtime: PortalRuntime, projectId: strin
   const cookieValue = `${SESSION_PREFIX}${newTokenSecret()}`;
   const session: PortalSession = {
     id: newUlid(nowMs),
-    team_id: link.team_id as string,
+    team_id: stored.team_id,
     project_id: projectId,
-    subscriber_id: link.subscriber_id as string,
+    subscriber_id: stored.subscriber_id,
     csrf_token: randomBytes(24).toString('base64url'),
     created_at: isoTime(nowMs),
     last_seen_at_ms: nowMs,
@@ -110,18 +100,6 @@ export async function consumePortalLink(runtime: PortalRuntime, projectId: strin
   return { cookieValue, session };
 }
 
-function toSession(item: Item): PortalSession {
-  return {
-    id: item.id as string,
-    team_id: item.team_id as string,
-    project_id: item.project_id as string,
-    subscriber_id: item.subscriber_id as string,
-    csrf_token: item.csrf_token as string,
-    created_at: item.created_at as string,
-    last_seen_at_ms: Number(item.last_seen_at_ms),
-  };
-}
-
 /**
  * The live portal session of project `projectId` a cookie value names, or null (malformed, unknown, ended,
  * of another project, idle longer than {@link PORTAL_SESSION_IDLE_MS}). Moves its last-seen time forward (at
@@ -131,8 +109,8 @@ export async function findPortalSession(runtime: PortalRuntime, projectId: strin
   if (!cookieValue?.startsWith(SESSION_PREFIX)) return null;
   const key = keys.portalSession(hashOf(cookieValue));
   const item = await runtime.store.get(key);
-  if (!item || item.project_id !== projectId) return null;
-  const session = toSession(item);
+  const session = item ? parseStoredPortalSession(item) : null;
+  if (!session || session.project_id !== projectId) return null;
   const nowMs = runtime.clock.nowMs();
   if (nowMs - session.last_seen_at_ms > PORTAL_SESSION_IDLE_MS) return null;
   await touchSession(runtime.store, key, session, nowMs, PORTAL_SESSION_IDLE_MS);

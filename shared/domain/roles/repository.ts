@@ -1,5 +1,4 @@
 import type { Principal } from '../../auth/principal.js';
-import type { Ability } from '../../catalogues/abilities.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
@@ -9,6 +8,7 @@ import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../stor
 import { requireProjectsOfTeam } from '../projects/repository.js';
 import { BUILT_IN_ROLES, builtInRole, isBuiltInRoleId, isBuiltInRoleName } from './built-in.js';
 import { ConcurrentChange, normalizeName, requireGrantable } from './policy.js';
+import { parseStoredRole } from './record.js';
 import type { CreateRoleRequest, ListRolesQuery, Role, UpdateRoleRequest } from './schema.js';
 
 /**
@@ -27,22 +27,21 @@ const builtInConflict = (role: Role) => new ProblemError('CONFLICT', `Role ${rol
 const concurrentChange = (roleId: string) => new ConcurrentChange(`Role ${roleId} was changed by another request meanwhile; read it again and retry.`);
 const nameTaken = (name: string) => new ProblemError('CONFLICT', `The team already has a role named ${name} (names are unique in any case); choose another name.`);
 
-/** The public view of a stored role item. */
-function toRole(item: Item): Role {
-  return {
-    id: item.id as string,
-    name: item.name as string,
-    description: (item.description as string | null) ?? null,
-    built_in: false,
-    abilities: item.abilities as Ability[],
-    project_ids: (item.project_ids as string[] | null) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
-}
-
+/** A stored role item, parsed through its stored-record schema, with its version and counter (absent = 0). */
 function toStoredRole(item: Item): StoredRole {
-  return { ...toRole(item), version: Number(item.version ?? 0), assignment_count: Number(item.assignment_count ?? 0) };
+  const stored = parseStoredRole(item);
+  return {
+    id: stored.id,
+    name: stored.name,
+    description: stored.description ?? null,
+    built_in: false,
+    abilities: stored.abilities,
+    project_ids: stored.project_ids ?? null,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+    version: stored.version ?? 0,
+    assignment_count: stored.assignment_count ?? 0,
+  };
 }
 
 /** The item of a role of the team's own. */
@@ -83,7 +82,10 @@ export async function loadRoles(store: Store, teamId: string, roleIds: readonly 
   const ownIds = distinctIds.filter((roleId) => !isBuiltInRoleId(roleId));
   const found = new Map<string, StoredRole>();
   for (let start = 0; start < ownIds.length; start += 100) {
-    for (const item of await store.batchGet(ownIds.slice(start, start + 100).map((roleId) => keys.role(teamId, roleId)))) found.set(item.id as string, toStoredRole(item));
+    for (const item of await store.batchGet(ownIds.slice(start, start + 100).map((roleId) => keys.role(teamId, roleId)))) {
+      const role = toStoredRole(item);
+      found.set(role.id, role);
+    }
   }
   const missing = ownIds.filter((roleId) => !found.has(roleId));
   if (missing.length && !options.skipMissing) throw new ProblemError('NOT_FOUND', `No role ${missing.join(', ')}.`);
@@ -131,7 +133,10 @@ export async function listRoles(store: Store, principal: Principal, query: ListR
       Limit: query.limit,
       ExclusiveStartKey: start,
     });
-    for (const item of result.items) candidates.push({ sk: item.sk as string, role: toRole(item) });
+    for (const item of result.items) {
+      const role = publicRole(toStoredRole(item));
+      candidates.push({ sk: keys.role(teamId, role.id).sk, role });
+    }
     more = result.lastEvaluatedKey !== undefined;
   }
   candidates.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));

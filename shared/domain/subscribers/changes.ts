@@ -8,7 +8,8 @@ import { readMemberItem, toMember, writeMemberChange } from '../members/reposito
 import type { Member } from '../members/schema.js';
 import { decideSubscriberUpdate } from './decisions.js';
 import { memberUpdated, readLinkTarget, releaseClaim, takeClaim } from './member-link.js';
-import { loadSubscriber, newSubscriberItem, toSubscriber, writeSubscriberAccess } from './repository.js';
+import { parseStoredSubscriber } from './record.js';
+import { loadSubscriber, newSubscriberItem, publicSubscriber, toSubscriber, writeSubscriberAccess } from './repository.js';
 import type { Subscriber, UpdateSubscriberRequest } from './schema.js';
 
 /** Changes of subscribers (DESIGN D14, D17): the update use case over decisions.ts. */
@@ -27,9 +28,10 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
     async () => {
       const item = await loadSubscriber(runtime.store, principal, subscriberId);
       const teamId = principal.teamId;
-      const projectId = item.project_id as string;
-      const current = toSubscriber(item, { contact: true });
-      const stored = { email: (item.email as string | null | undefined) ?? null, phone: (item.phone as string | null | undefined) ?? null };
+      const record = parseStoredSubscriber(item);
+      const projectId = record.project_id;
+      const current = publicSubscriber(record, { contact: true });
+      const stored = { email: record.email ?? null, phone: record.phone ?? null };
       const change = decideSubscriberUpdate(current, stored, input);
       if (!change) return current;
       const { next, nextContact, platformChanged } = change;

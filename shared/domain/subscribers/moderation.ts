@@ -68,8 +68,8 @@ async function moderate(
   const { subscriber, decision, projectId, platformType } = await retryOnLostRace(
     async () => {
       const item = await loadSubscriber(runtime.store, principal, subscriberId);
-      const projectId = item.project_id as string;
       const subscriber = toSubscriber(item, { contact: true });
+      const projectId = subscriber.project_id;
       const [project, member] = await Promise.all([
         runtime.store.get(keys.project(teamId, projectId), { projection: 'platform_type' }),
         subscriber.member_id ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id) : Promise.resolve(undefined),

@@ -11,6 +11,7 @@ import { toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { memberUpdated, readLinkTarget, takeClaim } from './member-link.js';
+import { parseStoredSubscriber, parseStoredSubscriberRef, type StoredSubscriberRecord } from './record.js';
 import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
 
 /**
@@ -53,22 +54,27 @@ export const subscriberNotFound = (subscriberId: string) => new ProblemError('NO
  * payloads, which the fan-out redacts per endpoint owner); otherwise the keys are absent.
  */
 export function toSubscriber(item: Item, options: { contact: boolean }): Subscriber {
+  return publicSubscriber(parseStoredSubscriber(item), options);
+}
+
+/** {@link toSubscriber} of a subscriber already parsed through its stored-record schema. */
+export function publicSubscriber(stored: StoredSubscriberRecord, options: { contact: boolean }): Subscriber {
   const subscriber: Subscriber = {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    display_name: (item.display_name as string | null | undefined) ?? null,
-    platform_user_id: (item.platform_user_id as string | null | undefined) ?? null,
-    consent: item.consent === true,
-    provider_customer_id: (item.provider_customer_id as string | null | undefined) ?? null,
-    member_id: (item.member_id as string | null | undefined) ?? null,
-    status: (item.status as SubscriberStatus | undefined) ?? 'active',
-    banned_at: (item.banned_at as string | null | undefined) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    id: stored.id,
+    project_id: stored.project_id,
+    display_name: stored.display_name ?? null,
+    platform_user_id: stored.platform_user_id ?? null,
+    consent: stored.consent === true,
+    provider_customer_id: stored.provider_customer_id ?? null,
+    member_id: stored.member_id ?? null,
+    status: stored.status ?? 'active',
+    banned_at: stored.banned_at ?? null,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
   };
   if (options.contact && subscriber.consent) {
-    subscriber.email = (item.email as string | null | undefined) ?? null;
-    subscriber.phone = (item.phone as string | null | undefined) ?? null;
+    subscriber.email = stored.email ?? null;
+    subscriber.phone = stored.phone ?? null;
   }
   return subscriber;
 }
@@ -80,8 +86,9 @@ export function toSubscriber(item: Item, options: { contact: boolean }): Subscri
  */
 export async function loadSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<StoredSubscriber> {
   const ref = await store.get(keys.subscriberRef(principal.teamId, subscriberId));
-  if (!ref || !canAccessSubscriberData(principal, ref.project_id as string, subscriberId)) throw subscriberNotFound(subscriberId);
-  const item = await store.get(keys.subscriber(principal.teamId, ref.project_id as string, subscriberId));
+  const projectId = ref ? parseStoredSubscriberRef(ref).project_id : null;
+  if (!projectId || !canAccessSubscriberData(principal, projectId, subscriberId)) throw subscriberNotFound(subscriberId);
+  const item = await store.get(keys.subscriber(principal.teamId, projectId, subscriberId));
   if (!item) throw subscriberNotFound(subscriberId);
   return item;
 }

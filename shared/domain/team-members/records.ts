@@ -1,9 +1,11 @@
 import { ProblemError } from '../../errors.js';
 import { ConcurrentChange } from '../roles/policy.js';
-import { keys } from '../../store/keys.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import type { Item, Store } from '../../store/store.js';
 import type { Transaction } from '../../store/unit-of-work.js';
-import type { TeamMember, TeamMemberStatus } from './schema.js';
+import { TeamMember } from './schema.js';
 
 /**
  * Team member items as other objects see them (groups add and remove members in their own
@@ -11,26 +13,35 @@ import type { TeamMember, TeamMemberStatus } from './schema.js';
  * lives here, so `groups/` and `team-members/` can both import it (DESIGN D14, D19).
  */
 
+/**
+ * A team member item as stored (`keys.teamMember`, DESIGN D19): the public fields (lists and the
+ * invitation's dates absent until set on older items) plus its concurrency `version` (absent = 0), its
+ * pending invitation's id and the SHA-256 of its e-mail.
+ */
+const TeamMemberItem = z.extend(z.partial(TeamMember, { role_ids: true, group_ids: true, invitation_expires_at: true, joined_at: true, removed_at: true }), {
+  version: z.optional(z.number()),
+  invitation_id: z.optional(z.nullable(z.string())),
+  email_sha256: z.string(),
+});
+
+/** Parses a team member item (throws StoredRecordError naming its key when it does not match). */
+const parseTeamMemberItem = recordParser(entity.teamMember, TeamMemberItem);
+
 /** A stored team member: the public fields plus its concurrency version and its pending invitation's id. */
 export type StoredTeamMember = TeamMember & { version: number; invitation_id: string | null; email_sha256: string };
 
-/** Maps a stored member item. */
+/** Maps a stored member item, parsed through its stored-record schema. */
 export function toStoredMember(item: Item): StoredTeamMember {
+  const stored = parseTeamMemberItem(item);
   return {
-    id: item.id as string,
-    email: item.email as string,
-    name: item.name as string,
-    status: item.status as TeamMemberStatus,
-    role_ids: (item.role_ids as string[] | undefined) ?? [],
-    group_ids: (item.group_ids as string[] | undefined) ?? [],
-    invitation_expires_at: (item.invitation_expires_at as string | null) ?? null,
-    joined_at: (item.joined_at as string | null) ?? null,
-    removed_at: (item.removed_at as string | null) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-    version: Number(item.version ?? 0),
-    invitation_id: (item.invitation_id as string | null) ?? null,
-    email_sha256: item.email_sha256 as string,
+    ...stored,
+    role_ids: stored.role_ids ?? [],
+    group_ids: stored.group_ids ?? [],
+    invitation_expires_at: stored.invitation_expires_at ?? null,
+    joined_at: stored.joined_at ?? null,
+    removed_at: stored.removed_at ?? null,
+    version: stored.version ?? 0,
+    invitation_id: stored.invitation_id ?? null,
   };
 }
 
@@ -56,7 +67,10 @@ export async function loadMembers(store: Store, teamId: string, memberIds: reado
   const distinctIds = [...new Set(memberIds)];
   const found = new Map<string, StoredTeamMember>();
   for (let start = 0; start < distinctIds.length; start += 100) {
-    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((memberId) => keys.teamMember(teamId, memberId)))) found.set(item.id as string, toStoredMember(item));
+    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((memberId) => keys.teamMember(teamId, memberId)))) {
+      const member = toStoredMember(item);
+      found.set(member.id, member);
+    }
   }
   const missing = distinctIds.filter((memberId) => !found.has(memberId));
   if (missing.length) throw new ProblemError('NOT_FOUND', `No team member ${missing.join(', ')}.`);

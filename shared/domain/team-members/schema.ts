@@ -4,8 +4,6 @@ import { Team } from '../teams/schema.js';
 
 /** Team member statuses (DESIGN D19; a closed list, written once). */
 const TEAM_MEMBER_STATUSES = ['invited', 'active', 'removed'] as const;
-/** A team member status. */
-export type TeamMemberStatus = (typeof TEAM_MEMBER_STATUSES)[number];
 
 /** Most roles a member holds directly. */
 const MAX_MEMBER_ROLES = 10;

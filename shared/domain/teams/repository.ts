@@ -6,6 +6,7 @@ import { newUuid } from '../../ids.js';
 import { entity, keys } from '../../store/keys.js';
 import type { Item, Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { parseStoredTeam } from './record.js';
 import { TeamName, type Team } from './schema.js';
 
 /**
@@ -14,13 +15,8 @@ import { TeamName, type Team } from './schema.js';
  */
 
 function toTeam(item: Item): Team {
-  return {
-    id: item.id as string,
-    name: item.name as string,
-    created_at: item.created_at as string,
-    updated_at: (item.updated_at as string | undefined) ?? (item.created_at as string),
-    deleted_at: (item.deleted_at as string | undefined) ?? null,
-  };
+  const stored = parseStoredTeam(item);
+  return { ...stored, updated_at: stored.updated_at ?? stored.created_at, deleted_at: stored.deleted_at ?? null };
 }
 
 /**

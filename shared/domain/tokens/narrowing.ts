@@ -33,20 +33,20 @@ export async function narrowMemberTokens(store: Store, teamId: string): Promise<
     store,
     teamId,
     { expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND attribute_exists(member_id) AND member_id <> :null', values: { ':null': null } },
-    async (item) => {
-      const memberId = item.member_id as string;
+    async (token) => {
+      const memberId = token.member_id!;
       if (!byMember.has(memberId)) {
         const member = await findMember(store, teamId, memberId);
         byMember.set(memberId, member && member.status === 'active' ? await memberAbilities(store, teamId, member) : null);
       }
       const member = byMember.get(memberId);
       if (!member) return;
-      const abilities = item.abilities as Ability[];
-      const allowed = allowedOf({ abilities, scopes: item.scopes as string[] }, member);
+      const abilities = token.abilities;
+      const allowed = allowedOf(token, member);
       if (allowed.length === abilities.length) return;
       try {
         await store.update({
-          Key: keys.token(item.id as string),
+          Key: keys.token(token.id),
           UpdateExpression: 'SET abilities = :allowed',
           ConditionExpression: 'attribute_exists(pk) AND abilities = :read',
           ExpressionAttributeValues: { ':allowed': allowed, ':read': abilities },

@@ -10,23 +10,25 @@ import { ConditionFailedError, decodeCursor, encodeCursor, type Item, type Page,
 import { requireProjectsOfTeam } from '../projects/repository.js';
 import { getTeam } from '../teams/repository.js';
 import type { Team } from '../teams/schema.js';
+import { parseStoredToken, type StoredToken } from './record.js';
 import type { Token } from './schema.js';
 
 /** A token as stored: the public fields plus its team. */
 export type TokenRecord = Token & { team_id: string };
 
 function toToken(item: Item): TokenRecord {
+  const stored = parseStoredToken(item);
   return {
-    id: item.id as string,
-    team_id: item.team_id as string,
-    name: (item.name as string | null) ?? null,
-    abilities: item.abilities as Ability[],
-    scopes: item.scopes as string[],
-    created_at: item.created_at as string,
-    revoked_at: (item.revoked_at as string | null) ?? null,
-    last_used_at: (item.last_used_at as string | null | undefined) ?? null,
-    member_id: (item.member_id as string | null | undefined) ?? null,
-    expires_at: typeof item.expires_at_ms === 'number' ? isoTime(item.expires_at_ms) : null,
+    id: stored.id,
+    team_id: stored.team_id,
+    name: stored.name ?? null,
+    abilities: stored.abilities,
+    scopes: stored.scopes,
+    created_at: stored.created_at,
+    revoked_at: stored.revoked_at ?? null,
+    last_used_at: stored.last_used_at ?? null,
+    member_id: stored.member_id ?? null,
+    expires_at: stored.expires_at_ms === undefined ? null : isoTime(stored.expires_at_ms),
   };
 }
 
@@ -157,7 +159,8 @@ export async function revokeToken(store: Store, clock: Clock, teamId: string | n
       ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ...(teamId ? { ':team': teamId } : {}) },
       ReturnValues: 'ALL_NEW',
     });
-    if (typeof item!.oauth_grant_id === 'string') await revokeOAuthGrantItem(store, item!.oauth_grant_id, item!.revoked_at as string);
+    const token = parseStoredToken(item!);
+    if (token.oauth_grant_id !== undefined) await revokeOAuthGrantItem(store, token.oauth_grant_id, token.revoked_at!);
     return toToken(item!);
   } catch (error) {
     if (error instanceof ConditionFailedError) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
@@ -198,8 +201,8 @@ export async function listTokens(store: Store, teamId: string, query: { limit: n
   return { data: result.items.map(toToken), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
 
-/** Pages through the team-tokens index (DESIGN D2), calling `visit` with each token item that passes `filter`. */
-export async function forEachTeamToken(store: Store, teamId: string, filter: { expression: string; values: Record<string, unknown> }, visit: (item: Item) => Promise<void>): Promise<void> {
+/** Pages through the team-tokens index (DESIGN D2), calling `visit` with each stored token that passes `filter`. */
+export async function forEachTeamToken(store: Store, teamId: string, filter: { expression: string; values: Record<string, unknown> }, visit: (token: StoredToken) => Promise<void>): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await store.query({
@@ -210,7 +213,7 @@ export async function forEachTeamToken(store: Store, teamId: string, filter: { e
       ExpressionAttributeValues: { ':pk': keys.teamTokensIndex(teamId), ...filter.values },
       ExclusiveStartKey: startKey,
     });
-    for (const item of page.items) await visit(item);
+    for (const item of page.items) await visit(parseStoredToken(item));
     startKey = page.lastEvaluatedKey;
   } while (startKey);
 }
@@ -243,8 +246,8 @@ export async function revokeMemberTokens(store: Store, clock: Clock, teamId: str
     store,
     teamId,
     { expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND member_id = :member', values: { ':null': null, ':member': memberId } },
-    async (item) => {
-      await stampToken(store, teamId, item.id as string, 'revoked_at', now);
+    async (token) => {
+      await stampToken(store, teamId, token.id, 'revoked_at', now);
       revoked++;
     },
   );
@@ -262,9 +265,9 @@ export async function revokeMemberTokens(store: Store, clock: Clock, teamId: str
 export async function closeTeamTokens(store: Store, clock: Clock, teamId: string, lastTokenId?: string): Promise<number> {
   const now = isoTime(clock.nowMs());
   let marked = 0;
-  await forEachTeamToken(store, teamId, { expression: 'attribute_not_exists(team_deleted_at)', values: {} }, async (item) => {
-    if (item.id === lastTokenId) return;
-    await stampToken(store, teamId, item.id as string, 'team_deleted_at', now);
+  await forEachTeamToken(store, teamId, { expression: 'attribute_not_exists(team_deleted_at)', values: {} }, async (token) => {
+    if (token.id === lastTokenId) return;
+    await stampToken(store, teamId, token.id, 'team_deleted_at', now);
     marked++;
   });
   if (lastTokenId) {
@@ -282,6 +285,6 @@ export async function currentTokenAbilities(store: Store, tokenIds: readonly str
   const unique = [...new Set(tokenIds)];
   const items = await store.batchGet(unique.map((tokenId) => keys.token(tokenId)));
   const held = new Map<string, ReadonlySet<Ability>>(unique.map((tokenId) => [tokenId, new Set<Ability>()]));
-  for (const item of items) if (!item.revoked_at) held.set(item.id as string, new Set(item.abilities as Ability[]));
+  for (const token of items.map(parseStoredToken)) if (!token.revoked_at) held.set(token.id, new Set(token.abilities));
   return held;
 }

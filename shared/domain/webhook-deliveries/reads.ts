@@ -3,7 +3,7 @@ import { ProblemError } from '../../errors.js';
 import type { StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, type Page, type Store } from '../../store/store.js';
+import { listFilter, queryPage, type Page, type Store } from '../../store/store.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import { asDelivery, asEvent, type StoredDelivery } from './stored.js';
 
@@ -62,31 +62,17 @@ export async function listDeliveries(
   principal: Principal,
   query: Pick<ListWebhookDeliveriesQuery, 'limit' | 'cursor' | 'endpoint_id' | 'status' | 'event_type'>,
 ): Promise<Page<WebhookDelivery>> {
-  const partition = keys.teamPartition(principal.teamId);
-  const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': partition, ':prefix': sortKeyPrefix.delivery };
-  const names: Record<string, string> = {};
-  if (query.endpoint_id) {
-    filters.push('endpoint_id = :endpoint');
-    values[':endpoint'] = query.endpoint_id;
-  }
-  if (query.status) {
-    filters.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  if (query.event_type) {
-    filters.push('event_type = :event_type');
-    values[':event_type'] = query.event_type;
-  }
-  const result = await runtime.store.query({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-    ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-    ExpressionAttributeValues: values,
-    ScanIndexForward: false,
-    Limit: query.limit,
-    ExclusiveStartKey: decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.delivery }),
+  return queryPage(runtime.store, {
+    partition: keys.teamPartition(principal.teamId),
+    sortKeyPrefix: sortKeyPrefix.delivery,
+    ascending: false,
+    limit: query.limit,
+    cursor: query.cursor,
+    filter: listFilter([
+      { attribute: 'endpoint_id', equals: query.endpoint_id },
+      { attribute: 'status', equals: query.status },
+      { attribute: 'event_type', equals: query.event_type },
+    ]),
+    map: (item) => publicDelivery(asDelivery(item), false),
   });
-  return { data: result.items.map((item) => publicDelivery(asDelivery(item), false)), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }

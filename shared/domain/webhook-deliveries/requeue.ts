@@ -1,9 +1,9 @@
 import { isoTime } from '../../clock.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, type Key, type Store, type TransactionItem } from '../../store/store.js';
+import { ConditionFailedError, listFilter, type Key, type Store, type TransactionItem } from '../../store/store.js';
 import { deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
-import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, pendingIndexOf, type DeadLetterRef, type StoredDelivery } from './stored.js';
+import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, parseStoredDeadLetterRef, parseStoredDeliveryId, pendingIndexOf, type DeadLetterRef, type StoredDelivery } from './stored.js';
 
 /** Dead-lettering and re-queueing (DESIGN D7, D25): dead → pending, skipped → pending, and the replay sources. */
 
@@ -160,17 +160,12 @@ export type ReplayCandidate = DeadLetterRef;
  * ones by key range on the team's skipped-deliveries index; both by time, filtered by endpoint and event.
  */
 function replaySourceQuery(teamId: string, source: ReplaySource) {
-  const filters: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (source.endpointId) {
-    filters.push('endpoint_id = :endpoint');
-    values[':endpoint'] = source.endpointId;
-  }
-  if (source.eventType) {
-    filters.push('event_type = :event_type');
-    values[':event_type'] = source.eventType;
-  }
-  const filter = filters.length ? { FilterExpression: filters.join(' AND ') } : {};
+  const condition = listFilter([
+    { attribute: 'endpoint_id', equals: source.endpointId ?? undefined },
+    { attribute: 'event_type', equals: source.eventType ?? undefined },
+  ]);
+  const values = condition?.values ?? {};
+  const filter = condition ? { FilterExpression: condition.expression, ExpressionAttributeNames: condition.names } : {};
   if (source.status === 'dead') {
     return {
       table: 'deadLetter' as const,
@@ -212,11 +207,11 @@ export async function queryReplaySource(
 ): Promise<{ items: ReplayCandidate[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({ ...replaySourceQuery(teamId, source), ExclusiveStartKey: startKey, Limit: limit });
   return {
-    items: result.items.map((item) =>
-      source.status === 'dead'
-        ? { id: item.delivery_id as string, team_id: teamId, dead_lettered_at: item.dead_lettered_at as string }
-        : { id: item.id as string, team_id: teamId, dead_lettered_at: '' },
-    ),
+    items: result.items.map((item) => {
+      if (source.status !== 'dead') return { id: parseStoredDeliveryId(item).id, team_id: teamId, dead_lettered_at: '' };
+      const copy = parseStoredDeadLetterRef(item);
+      return { id: copy.delivery_id, team_id: teamId, dead_lettered_at: copy.dead_lettered_at };
+    }),
     lastEvaluatedKey: result.lastEvaluatedKey,
   };
 }

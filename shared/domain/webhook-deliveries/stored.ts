@@ -1,5 +1,9 @@
 import type { StoredEvent } from '../../events/outbox.js';
-import { keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { Timestamp } from '../../schemas/common.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
+import { parseStoredEvent } from '../events/record.js';
 import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
 import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import type { DeliveryState } from './state-machine.js';
@@ -44,10 +48,22 @@ export interface DeadLetterRef {
   dead_lettered_at: string;
 }
 
+/** What a replay reads of a dead-letter copy (the dead-letter table, `DEAD#<time>#<id>`): the delivery it copies and when it died. */
+const StoredDeadLetterRef = z.object({ delivery_id: z.string(), dead_lettered_at: Timestamp });
+
+/** Parses a dead-letter copy's reference (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredDeadLetterRef = recordParser(entity.deadDelivery, StoredDeadLetterRef);
+
+/** What a replay reads of a skipped delivery found through the skipped-deliveries index: its id. */
+const StoredDeliveryId = z.object({ id: z.string() });
+
+/** Parses a delivery item's id. */
+export const parseStoredDeliveryId = recordParser(entity.delivery, StoredDeliveryId);
+
 /** A stored delivery item as read (items are written only by the delivery modules). */
 export const asDelivery = (item: Item) => item as unknown as StoredDelivery;
-/** A stored event item as read (written by the unit of work's `tx.emit`). */
-export const asEvent = (item: Item) => item as unknown as StoredEvent;
+/** A stored event item as read (written by the unit of work's `tx.emit`), parsed through its stored-record schema. */
+export const asEvent = (item: Item): StoredEvent => parseStoredEvent(item);
 
 /**
  * True for a failed condition and for a cancelled transaction (a condition, or a conflict with another
