@@ -5,8 +5,8 @@ import { registerTestTables } from './store.js';
 /**
  * Starts the local service in-process for a test: REST and the tool server on 127.0.0.1:0, against the
  * test run's DynamoDB Local, with fresh table names (or `tableName` to share tables between instances),
- * no webhook CA, private targets refused, no request log and no reachable Telegram. `overrides` replace any
- * of these (`integrations` field by field).
+ * no webhook CA, private targets refused, no request log, no reachable Telegram and no demo history (the
+ * demo team, project, plans and codes only). `overrides` replace any of these (`integrations` field by field).
  */
 export function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
   const tableName = overrides.tableName ?? `svc-${randomBytes(4).toString('hex')}`;
@@ -22,6 +22,7 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
     extraCaPem: [],
     allowPrivateTargets: false,
     log: () => {},
+    demoHistory: false,
     ...overrides,
     // No test reaches a real provider: Telegram calls go to a closed loopback port (refused at once,
     // no retries) unless the test points them at its own fake Bot API.
