@@ -13,7 +13,7 @@ import type { Plan } from '../domain/plans/schema.js';
 import { createSubscriber } from '../domain/subscribers/repository.js';
 import { CreateSubscriberRequest } from '../domain/subscribers/schema.js';
 import { createSubscription } from '../domain/subscriptions/creation.js';
-import { DAY_MS, nextDueTrigger } from '../domain/subscriptions/lifecycle.js';
+import { DAY_MS, nextDueTrigger, periodEnd } from '../domain/subscriptions/lifecycle.js';
 import { toSubscription } from '../domain/subscriptions/records.js';
 import type { Subscription } from '../domain/subscriptions/schema.js';
 import { cancelSubscription } from '../domain/subscriptions/transitions.js';
@@ -158,58 +158,58 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
     });
   };
 
-  /** A recorded subscription's renewal payment at its period's end (succeeded, or failed for `fails`), while it is active. */
-  const watchRenewal = (subscription: Subscription, fails: boolean) => {
-    if (subscription.source !== 'provider' || subscription.current_period_end === null) return;
-    at(Date.parse(subscription.current_period_end) + 600_000, async () => {
-      const current = await readSubscription(subscription.id);
-      if (current.status !== 'active') return;
-      await recordPayment(runtime, principal, project.id, RecordPaymentRequest.parse({ subscription_id: current.id, status: fails ? 'failed' : 'succeeded', billing_reason: 'renewal' }));
-      const renewed = await readSubscription(subscription.id);
-      watchClock(renewed);
-      if (!fails) watchRenewal(renewed, false);
+  /**
+   * A recorded subscription's renewal payment at the end of its period (`periodEndMs`, epoch ms) while it
+   * is active: succeeded (the next one is due at the new period's end), or failed for `fails` (past_due).
+   */
+  const watchRenewal = (subscriptionId: string, plan: Plan, periodEndMs: number, fails: boolean) => {
+    at(periodEndMs + 600_000, async () => {
+      if ((await readSubscription(subscriptionId)).status !== 'active') return;
+      await recordPayment(runtime, principal, project.id, RecordPaymentRequest.parse({ subscription_id: subscriptionId, status: fails ? 'failed' : 'succeeded', billing_reason: 'renewal' }));
+      if (!fails) watchRenewal(subscriptionId, plan, periodEnd(plan, periodEndMs, null), false);
     });
   };
 
   CAST.forEach((person, index) => {
-    const [firstName, lastName] = person.name.split(' ');
-    let subscription: Subscription | undefined;
+    let subscriptionId: string | undefined;
     let firstPaymentId: string | undefined;
     at(dayTime(person.day, index), async () => {
       const contact = {
         display_name: person.name,
-        email: `${firstName.toLowerCase()}.${lastName.toLowerCase().replaceAll(' ', '')}@example.com`,
+        email: `${person.name.toLowerCase().replaceAll(' ', '.')}@example.com`,
         consent: index % 3 !== 0,
         ...(person.platformUserId ? { platform_user_id: person.platformUserId } : {}),
       };
-      if (person.arrival === 'code') {
-        const redemption = await redeemAccessCode(runtime, principal, project.id, RedeemAccessCodeRequest.parse({ code: project.accessCode, subscriber: contact }));
-        subscription = redemption.subscription;
-      } else {
-        const subscriber = await createSubscriber(runtime, principal, project.id, CreateSubscriberRequest.parse(contact));
-        if (person.arrival === 'monthly' || person.arrival === 'yearly') {
-          const plan = person.arrival === 'monthly' ? project.monthly : project.yearly;
-          const payment = await recordPayment(runtime, principal, project.id, RecordPaymentRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' }));
-          firstPaymentId = payment.id;
-          subscription = await readSubscription(payment.subscription_id);
-          watchRenewal(subscription, person.story?.renewalFails ?? false);
-        } else {
-          const plan = person.arrival === 'free' ? project.free : project.monthly;
-          subscription = await createSubscription(runtime, principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id, trial: person.arrival === 'trial' });
-        }
-      }
-      watchClock(subscription);
       if (person.platformUserId) {
         at(clock.nowMs() + 3 * 3_600_000, async () => {
           await recordPlatformMembership(runtime, { teamId: principal.teamId, projectId: project.id, platformUserId: person.platformUserId!, change: 'joined', displayName: person.name });
         });
       }
+      if (person.arrival === 'code') {
+        const redemption = await redeemAccessCode(runtime, principal, project.id, RedeemAccessCodeRequest.parse({ code: project.accessCode, subscriber: contact }));
+        subscriptionId = redemption.subscription.id;
+        watchClock(redemption.subscription);
+        return;
+      }
+      const subscriber = await createSubscriber(runtime, principal, project.id, CreateSubscriberRequest.parse(contact));
+      if (person.arrival === 'monthly' || person.arrival === 'yearly') {
+        // Active until its period ends (nothing for the clock): then its renewal payment.
+        const plan = person.arrival === 'monthly' ? project.monthly : project.yearly;
+        const payment = await recordPayment(runtime, principal, project.id, RecordPaymentRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' }));
+        [subscriptionId, firstPaymentId] = [payment.subscription_id, payment.id];
+        watchRenewal(subscriptionId, plan, periodEnd(plan, Date.parse(payment.created_at), null), person.story?.renewalFails ?? false);
+        return;
+      }
+      const plan = person.arrival === 'free' ? project.free : project.monthly;
+      const subscription = await createSubscription(runtime, principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id, trial: person.arrival === 'trial' });
+      subscriptionId = subscription.id;
+      watchClock(subscription);
     });
     const story = person.story;
     if (story?.cancel) {
       const { atPeriodEnd, reason } = story.cancel;
       at(dayTime(story.cancel.day, index), async () => {
-        watchClock(await cancelSubscription(runtime, principal, subscription!.id, { at_period_end: atPeriodEnd, reason }));
+        watchClock(await cancelSubscription(runtime, principal, subscriptionId!, { at_period_end: atPeriodEnd, reason }));
       });
     }
     if (story?.refund) {

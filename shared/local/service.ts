@@ -59,7 +59,7 @@ export interface LocalServiceOptions {
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
-  /** Seed the demo project's 60-day history into a fresh store (default true; `startTestService` turns it off unless asked). */
+  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1: yes; `startTestService` turns it off unless asked). */
   demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
@@ -79,6 +79,7 @@ export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = proc
     tableName: config.tableName,
     deadLetterTableName: config.deadLetterTableName,
     timeScale: config.timeScale,
+    demoHistory: config.demoHistory,
     extraCaPem: extraCaFromEnvironment(env),
     allowPrivateTargets: config.allowPrivateTargets,
   };
