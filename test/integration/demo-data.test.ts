@@ -2,10 +2,12 @@
  * The demo history `npm start` seeds into a fresh store (DESIGN §5): about 40 subscribers over 60 days
  * through the domain's own operations and deadline handlers, read back through the REST API.
  */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import type { LocalService } from '../../shared/local/service.js';
+import { entity } from '../../shared/store/keys.js';
 import { startTestService } from '../support/local-service.js';
 
 const DAY_MS = 86_400_000;
@@ -101,7 +103,15 @@ describe('demo history', () => {
     for (const type of ['subscription.created', 'payment.succeeded', 'subscription.renewed', 'subscription.activated', 'subscription.canceled', 'payment.refunded']) expect(types).toContain(type);
   });
 
-  it('leaves no deadline in the past: the worker finds nothing due at start', async () => {
+  it('leaves no deadline in the past and no platform retry: the worker finds nothing due at start', async () => {
+    const scanned = await service.store.document.send(
+      new ScanCommand({ TableName: service.store.tableName, FilterExpression: 'entity = :deadline', ExpressionAttributeValues: { ':deadline': entity.deadline } }),
+    );
+    const deadlines = scanned.Items ?? [];
+    expect(deadlines.length).toBeGreaterThan(0);
+    // Subscriptions' clock and the team's billing period only: no platform sync or invite-link retry (no bot, no linked chat).
+    expect(new Set(deadlines.map((deadline) => deadline.kind))).toEqual(new Set(['subscription.clock', 'billing.period']));
+    for (const deadline of deadlines) expect(Date.parse(deadline.due_at)).toBeGreaterThan(clock.nowMs());
     expect(await applyDueDeadlines(service.runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
   });
 
