@@ -59,7 +59,7 @@ export interface LocalServiceOptions {
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
-  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1: yes; `startTestService` turns it off unless asked). */
+  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`; unset here: no history). */
   demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
@@ -175,7 +175,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     const store = createStore({ endpoint, tableName: options.tableName, deadLetterTableName: options.deadLetterTableName });
     await createTables(store.document, { table: options.tableName, deadLetterTable: options.deadLetterTableName });
-    const demo = await seedDemo(store, clock, { dataDirectory: options.dataDirectory, history: options.demoHistory ?? true });
+    const demo = await seedDemo(store, clock, { dataDirectory: options.dataDirectory, history: options.demoHistory ?? false });
     const transport = options.transport ?? createHttpsTransport({ extraCaPem: options.extraCaPem, allowPrivateTargets: options.allowPrivateTargets });
     const runtime = createLocalRuntime({
       store,

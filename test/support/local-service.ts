@@ -22,7 +22,6 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
     extraCaPem: [],
     allowPrivateTargets: false,
     log: () => {},
-    demoHistory: false,
     ...overrides,
     // No test reaches a real provider: Telegram calls go to a closed loopback port (refused at once,
     // no retries) unless the test points them at its own fake Bot API.
