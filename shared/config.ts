@@ -21,6 +21,7 @@ export const ENVIRONMENT_VARIABLES = {
   dynamoDbLocalPort: 'DYNAMODB_LOCAL_PORT',
   dataDirectory: 'DATA_DIR',
   timeScale: 'TIME_SCALE',
+  demoHistory: 'DEMO_HISTORY',
   webhookExtraCaFile: 'WEBHOOK_EXTRA_CA_FILE',
   webhookAllowPrivateTargets: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
   encryptionKey: 'ENCRYPTION_KEY',
@@ -104,6 +105,7 @@ const LocalEnvironment = z.object({
   [V.tableName]: z._default(text(), DEFAULT_TABLE_NAMES.table),
   [V.deadLetterTableName]: z._default(text(), DEFAULT_TABLE_NAMES.deadLetterTable),
   [V.timeScale]: z._default(z.coerce.number().check(z.gte(1, 'must be a number ≥ 1')), 1),
+  [V.demoHistory]: z._default(z.enum(['0', '1']), '1'),
   [V.webhookExtraCaFile]: optionalText(),
   [V.webhookAllowPrivateTargets]: z._default(z.enum(['0', '1', '']), '0'),
 });
@@ -170,6 +172,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
     tableName: parsed[V.tableName],
     deadLetterTableName: parsed[V.deadLetterTableName],
     timeScale: parsed[V.timeScale],
+    demoHistory: parsed[V.demoHistory] === '1',
     webhookExtraCaFile: parsed[V.webhookExtraCaFile],
     allowPrivateTargets: parsed[V.webhookAllowPrivateTargets] === '1',
   };

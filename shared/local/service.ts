@@ -1,22 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import getRawBody from 'raw-body';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { systemClock, type Clock } from '../clock.js';
 import { MCP_PATH, localConfig } from '../config.js';
-import { mintToken } from '../domain/tokens/repository.js';
-import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
-import { changeTier } from '../domain/billing/changes.js';
-import type { Team } from '../domain/teams/schema.js';
-import { createProject, listProjects } from '../domain/projects/repository.js';
-import { createPlan } from '../domain/plans/creation.js';
-import { CreatePlanRequest } from '../domain/plans/schema.js';
-import { generateAccessCodes } from '../domain/access-codes/generation.js';
-import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
+import { listProjects } from '../domain/projects/repository.js';
 import { authenticate } from '../auth/principal.js';
 import { ProblemError } from '../errors.js';
 import { createRestHandler } from '../http/rest-handler.js';
@@ -28,8 +17,7 @@ import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
 import { isOAuthPath } from '../oauth/http-handler.js';
 import { createTables } from '../store/create-tables.js';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../store/dynamodb-local.js';
-import { keys } from '../store/keys.js';
-import { ConditionFailedError, createStore, type Store } from '../store/store.js';
+import { createStore, type Store } from '../store/store.js';
 import { createHttpsTransport } from '../domain/webhook-deliveries/transport/https-transport.js';
 import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/trust.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
@@ -39,13 +27,11 @@ import { JOIN_PATH, PORTAL_PATH } from '../public-pages/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
 import { ensureTeamOwner } from '../domain/team-members/repository.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
+import { DEMO_OWNER, DEMO_TEAM_ID, seedDemo } from './demo-data.js';
 import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';
 import { integrationsFromEnvironment, type IntegrationSettings } from '../integrations.js';
 
-/** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
-const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
-/** The demo team's owner: the team member `npm start` prints a one-time dashboard sign-in link for (DESIGN §5, D21). */
-export const DEMO_OWNER = { email: 'owner@demo.example', name: 'Demo owner' } as const;
+export { DEMO_OWNER, DEMO_TOKEN_FILE } from './demo-data.js';
 
 /** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
 export interface LocalServiceOptions {
@@ -73,6 +59,8 @@ export interface LocalServiceOptions {
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
+  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`; unset here: no history). */
+  demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
   /** Override integration settings (tests: a loopback Bot API); default the environment's, the public base URL defaulting to the server's own. */
@@ -91,6 +79,7 @@ export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = proc
     tableName: config.tableName,
     deadLetterTableName: config.deadLetterTableName,
     timeScale: config.timeScale,
+    demoHistory: config.demoHistory,
     extraCaPem: extraCaFromEnvironment(env),
     allowPrivateTargets: config.allowPrivateTargets,
   };
@@ -121,76 +110,6 @@ export interface LocalService {
 }
 
 const lambdaContext = { callbackWaitsForEmptyEventLoop: false, functionName: 'local', awsRequestId: 'local' } as unknown as Context;
-
-/** File name of the kept demo token inside the data directory. */
-export const DEMO_TOKEN_FILE = 'demo-token';
-
-/** Seeds the demo team once (a marker item guards it). */
-async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; created: boolean }> {
-  let team = await findTeam(store, DEMO_TEAM_ID);
-  if (team) return { team, created: false };
-  try {
-    await store.put({ Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' });
-    team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
-    return { team, created: true };
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    return { team: await getTeam(store, DEMO_TEAM_ID), created: false };
-  }
-}
-
-/**
- * The demo team's data, made once with the team (DESIGN §5: every list has something to show): the
- * `business` tier (D20: no tier limit meets the README's examples; its first invoice is open), a
- * project, three plans (one free, so its join page sells without a payment provider) and a batch of five access codes, through the same domain functions as the API
- * (their events wait in the outbox until the pipeline starts).
- */
-async function seedDemoData(store: Store, clock: Clock, token: string): Promise<void> {
-  const runtime = { store, clock, eventsCommitted: () => undefined };
-  await changeTier(runtime, DEMO_TEAM_ID, 'business');
-  const principal = await authenticate(store, `Bearer ${token}`);
-  const project = await createProject(runtime, principal, { name: 'Book club', platform_type: 'telegram', description: 'A monthly reading circle (demo data).' });
-  const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }));
-  await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }));
-  await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month' }));
-  await generateAccessCodes(runtime, principal, { project_id: project.id, ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }) });
-}
-
-/** True when `token` authenticates against `store` as a demo-team token holding every ability of the catalogue. */
-async function isWorkingDemoToken(store: Store, token: string): Promise<boolean> {
-  try {
-    const principal = await authenticate(store, `Bearer ${token}`);
-    return principal.teamId === DEMO_TEAM_ID && ABILITY_VALUES.every((ability) => principal.abilities.has(ability));
-  } catch (error) {
-    if (error instanceof ProblemError) return false;
-    throw error;
-  }
-}
-
-/**
- * Seeds the demo team once and returns a demo token with every ability (DESIGN §5: with `DATA_DIR` a
- * restart keeps the data and the earlier demo token keeps working). Without a data directory a token
- * is minted at each start and shown once. With one, the token kept in `<dataDirectory>/demo-token` is
- * reused while it still works (exists in this store, not revoked, every ability); otherwise — first
- * start, revoked, another store or table — a new one is minted and written there with mode 0600 (the
- * only place it is kept in clear: the store holds only its hash, DESIGN D2).
- */
-async function seedDemo(store: Store, clock: Clock, dataDirectory: string | undefined): Promise<{ token: string; file: string | null }> {
-  const { team, created } = await seedDemoTeam(store, clock);
-  const file = dataDirectory ? join(dataDirectory, DEMO_TOKEN_FILE) : null;
-  if (file) {
-    const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
-    if (kept && (await isWorkingDemoToken(store, kept))) return { token: kept, file };
-  }
-  const minted = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, team, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
-  if (created) await seedDemoData(store, clock, minted.token);
-  if (file) {
-    await mkdir(dataDirectory!, { recursive: true });
-    await writeFile(file, `${minted.token}\n`, { mode: 0o600 });
-    await chmod(file, 0o600); // an existing file keeps its old mode on write
-  }
-  return { token: minted.token, file };
-}
 
 /** Writes an answer given before the request's body was read, and closes the connection so it never is. */
 function answerEarly(response: ServerResponse, result: ApiGatewayResult): void {
@@ -256,7 +175,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     const store = createStore({ endpoint, tableName: options.tableName, deadLetterTableName: options.deadLetterTableName });
     await createTables(store.document, { table: options.tableName, deadLetterTable: options.deadLetterTableName });
-    const demo = await seedDemo(store, clock, options.dataDirectory);
+    const demo = await seedDemo(store, clock, { dataDirectory: options.dataDirectory, history: options.demoHistory ?? false });
     const transport = options.transport ?? createHttpsTransport({ extraCaPem: options.extraCaPem, allowPrivateTargets: options.allowPrivateTargets });
     const runtime = createLocalRuntime({
       store,

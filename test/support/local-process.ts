@@ -28,11 +28,12 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
 }
 
 /**
- * Spawns `tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local and waits
- * for its banner (≤ 30 s). Throws with the process output when it does not start.
+ * Spawns `tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the
+ * demo history (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 30 s).
+ * Throws with the process output when it does not start.
  */
 export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...uniqueTableEnvironment(), ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DEMO_HISTORY: '0', ...uniqueTableEnvironment(), ...extraEnv };
   // Deleted after the file like every test table (test/setup-file.ts): the run's one DynamoDB Local keeps
   // no server's seeded demo data behind.
   registerTestTables(env.TABLE_NAME!, env.DEAD_LETTER_TABLE_NAME!);

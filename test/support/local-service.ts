@@ -5,8 +5,8 @@ import { registerTestTables } from './store.js';
 /**
  * Starts the local service in-process for a test: REST and the tool server on 127.0.0.1:0, against the
  * test run's DynamoDB Local, with fresh table names (or `tableName` to share tables between instances),
- * no webhook CA, private targets refused, no request log and no reachable Telegram. `overrides` replace any
- * of these (`integrations` field by field).
+ * no webhook CA, private targets refused, no request log, no reachable Telegram and no demo history (the
+ * demo team, project, plans and codes only). `overrides` replace any of these (`integrations` field by field).
  */
 export function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
   const tableName = overrides.tableName ?? `svc-${randomBytes(4).toString('hex')}`;

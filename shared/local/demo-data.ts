@@ -1,0 +1,104 @@
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ABILITY_VALUES } from '../catalogues/abilities.js';
+import { manualClock, type Clock } from '../clock.js';
+import { authenticate } from '../auth/principal.js';
+import { ProblemError } from '../errors.js';
+import { mintToken } from '../domain/tokens/repository.js';
+import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
+import { changeTier } from '../domain/billing/changes.js';
+import type { Team } from '../domain/teams/schema.js';
+import { createProject } from '../domain/projects/repository.js';
+import { connectPaymentProvider } from '../domain/projects/payment-provider.js';
+import { ConnectPaymentProviderRequest } from '../domain/projects/schema.js';
+import { createPlan } from '../domain/plans/creation.js';
+import { CreatePlanRequest } from '../domain/plans/schema.js';
+import { generateAccessCodes } from '../domain/access-codes/generation.js';
+import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
+import { DAY_MS } from '../domain/subscriptions/lifecycle.js';
+import { keys } from '../store/keys.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
+import { DEMO_HISTORY_DAYS, seedDemoHistory } from './demo-history.js';
+
+/** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
+export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
+/** The demo team's owner: the team member `npm start` prints a one-time dashboard sign-in link for (DESIGN §5, D21). */
+export const DEMO_OWNER = { email: 'owner@demo.example', name: 'Demo owner' } as const;
+/** File name of the kept demo token inside the data directory. */
+export const DEMO_TOKEN_FILE = 'demo-token';
+
+/** Seeds the demo team once (a marker item guards it). */
+async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; created: boolean }> {
+  let team = await findTeam(store, DEMO_TEAM_ID);
+  if (team) return { team, created: false };
+  try {
+    await store.put({ Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' });
+    team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
+    return { team, created: true };
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    return { team: await getTeam(store, DEMO_TEAM_ID), created: false };
+  }
+}
+
+/**
+ * The demo team's data, made once with the team (DESIGN §5: every list has something to show): the
+ * `business` tier (D20: no tier limit meets the README's examples; its first invoice is open), a
+ * project, three plans (one free, so its join page sells without a payment provider) and a batch of five
+ * access codes, through the same domain functions as the API (their events wait in the outbox until the
+ * pipeline starts). With `history`, the project, its plans and codes date from {@link DEMO_HISTORY_DAYS}
+ * days ago, the manual provider is connected, and {@link seedDemoHistory} writes the days since on a
+ * manual clock (the runtime's while seeding) up to `clock`'s now.
+ */
+async function seedDemoData(store: Store, clock: Clock, token: string, history: boolean): Promise<void> {
+  await changeTier({ store, clock, eventsCommitted: () => undefined }, DEMO_TEAM_ID, 'business');
+  const nowMs = clock.nowMs();
+  const runtime = { store, clock: manualClock(history ? nowMs - DEMO_HISTORY_DAYS * DAY_MS : nowMs), eventsCommitted: () => undefined };
+  const principal = await authenticate(store, `Bearer ${token}`);
+  const project = await createProject(runtime, principal, { name: 'Book club', platform_type: 'telegram', description: 'A monthly reading circle (demo data).' });
+  const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }));
+  const yearly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }));
+  const free = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month' }));
+  const codes = await generateAccessCodes(runtime, principal, { project_id: project.id, ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }) });
+  if (!history) return;
+  await connectPaymentProvider(runtime, principal, project.id, ConnectPaymentProviderRequest.parse({ provider: 'manual' }));
+  await seedDemoHistory(runtime, principal, { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code }, nowMs);
+}
+
+/** True when `token` authenticates against `store` as a demo-team token holding every ability of the catalogue. */
+async function isWorkingDemoToken(store: Store, token: string): Promise<boolean> {
+  try {
+    const principal = await authenticate(store, `Bearer ${token}`);
+    return principal.teamId === DEMO_TEAM_ID && ABILITY_VALUES.every((ability) => principal.abilities.has(ability));
+  } catch (error) {
+    if (error instanceof ProblemError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Seeds the demo team once — with its {@link DEMO_HISTORY_DAYS}-day history when `history` — and returns
+ * a demo token with every ability (DESIGN §5: with `DATA_DIR` a restart keeps the data and the earlier
+ * demo token keeps working). Without a data directory a token is minted at each start and shown once.
+ * With one, the token kept in `<dataDirectory>/demo-token` is reused while it still works (exists in this
+ * store, not revoked, every ability); otherwise — first start, revoked, another store or table — a new
+ * one is minted and written there with mode 0600 (the only place it is kept in clear: the store holds
+ * only its hash, DESIGN D2).
+ */
+export async function seedDemo(store: Store, clock: Clock, options: { dataDirectory?: string; history: boolean }): Promise<{ token: string; file: string | null }> {
+  const { team, created } = await seedDemoTeam(store, clock);
+  const { dataDirectory } = options;
+  const file = dataDirectory ? join(dataDirectory, DEMO_TOKEN_FILE) : null;
+  if (file) {
+    const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (kept && (await isWorkingDemoToken(store, kept))) return { token: kept, file };
+  }
+  const minted = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, team, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
+  if (created) await seedDemoData(store, clock, minted.token, options.history);
+  if (file) {
+    await mkdir(dataDirectory!, { recursive: true });
+    await writeFile(file, `${minted.token}\n`, { mode: 0o600 });
+    await chmod(file, 0o600); // an existing file keeps its old mode on write
+  }
+  return { token: minted.token, file };
+}
