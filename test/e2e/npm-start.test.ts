@@ -42,10 +42,13 @@ interface NpmStart {
   token: string;
 }
 
-/** Runs `npm start` in its own process group (like a terminal's foreground job) and waits for its banner. */
-async function startNpm(): Promise<NpmStart> {
+/**
+ * Runs `npm start` in its own process group (like a terminal's foreground job) and waits for its banner;
+ * `demoHistory: false` skips the 60-day demo history (`DEMO_HISTORY=0`) where only the process handling is tested.
+ */
+async function startNpm({ demoHistory = true } = {}): Promise<NpmStart> {
   const dynamoDbPort = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_LOCAL_PORT: String(dynamoDbPort) };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_LOCAL_PORT: String(dynamoDbPort), DEMO_HISTORY: demoHistory ? '1' : '0' };
   delete env.DYNAMODB_ENDPOINT;
   const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
@@ -106,14 +109,14 @@ describe('npm start', () => {
   });
 
   it('stops everything on SIGTERM sent to the npm process alone (kill <pid>, a process manager)', async () => {
-    const started = await startNpm();
+    const started = await startNpm({ demoHistory: false });
     expect(await accepts(started.dynamoDbPort)).toBe(true);
     process.kill(started.child.pid!, 'SIGTERM'); // npm only, not its process group
     await expectEverythingStopped(started, 'SIGTERM');
   });
 
   it('stops everything on SIGHUP (the terminal closing hangs up its foreground process group)', async () => {
-    const started = await startNpm();
+    const started = await startNpm({ demoHistory: false });
     expect(await accepts(started.dynamoDbPort)).toBe(true);
     process.kill(-started.child.pid!, 'SIGHUP');
     await expectEverythingStopped(started, 'SIGHUP');
