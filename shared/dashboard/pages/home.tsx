@@ -6,12 +6,14 @@ import type { Project } from '../../domain/projects/schema.js';
 import { Page } from '../components.js';
 import { h } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
+import { NeedsAttention, teamAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 
-/** `GET /dashboard`: the team at a glance. */
+/** `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their 90-day charts. */
 export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+  const attention = await teamAttention(request, projects.ok ? projects.result.data : []);
   return htmlResult(
     200,
     <Page title={`Welcome, ${viewer.member.name}`} viewer={viewer} current="/dashboard">
@@ -40,6 +42,7 @@ export async function homePage(request: SignedInRequest): Promise<ApiGatewayResu
           API tokens
         </a>
       </div>
+      <NeedsAttention facts={attention} />
     </Page>,
   );
 }

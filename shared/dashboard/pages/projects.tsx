@@ -8,6 +8,7 @@ import { ActionLink, Badge, DataTable, Listing, Notice, Page, ProblemView, When 
 import { h, type Html } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
+import { NeedsAttention, projectAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 
 /** The projects screens (DESIGN D21): the list with bot and payment provider state (and "New project"), and a project with its plans and tabs. */
@@ -87,17 +88,18 @@ export function planInterval(plan: Plan): string {
   return `${plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}${plan.interval}`;
 }
 
-/** `GET /dashboard/projects/{id}`: the project and its plans. */
+/** `GET /dashboard/projects/{id}`: the project, what needs attention in it, its figures with their charts, and its plans. */
 export async function projectPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const plans = await read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 });
+  const [plans, attention] = await Promise.all([read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }), projectAttention(request, project.result)]);
   return htmlResult(
     200,
     <Page title={project.result.name} viewer={request.viewer} current="/dashboard/projects">
       <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}`} />
       <p>{project.result.description ?? ''}</p>
       {request.query.get('plan_saved') ? <Notice>The plan is created.</Notice> : ''}
+      <NeedsAttention facts={attention} />
       <h2>Plans</h2>
       <div class="actions">
         <ActionLink viewer={request.viewer} href={`/dashboard/projects/${params.id}/plans/new`} ability="project-subscription-plan:create" label="New plan" />
