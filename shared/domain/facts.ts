@@ -4,6 +4,7 @@ import { billingFacts } from './billing/facts.js';
 import { eventsFacts } from './events/facts.js';
 import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
+import { metricsFacts } from './metrics/facts.js';
 import { paymentsFacts } from './payments/facts.js';
 import { plansFacts } from './plans/facts.js';
 import { portalSessionsFacts } from './portal-sessions/facts.js';
@@ -43,4 +44,5 @@ export const FACTS = [
   eventsFacts,
   webhookReplaysFacts,
   portalSessionsFacts,
+  metricsFacts,
 ] as const;

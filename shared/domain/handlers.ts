@@ -21,6 +21,7 @@ import { webhookDeliveriesHandlers } from './webhook-deliveries/handlers.js';
 import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
 import { eventsHandlers } from './events/handlers.js';
 import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
+import { metricsHandlers } from './metrics/handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -41,6 +42,7 @@ const HANDLERS = {
   ...membersHandlers,
   ...subscriptionsHandlers,
   ...paymentsHandlers,
+  ...metricsHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...billingHandlers,

@@ -19,6 +19,7 @@ import { webhookDeliveriesModule } from './webhook-deliveries/operations.js';
 import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
 import { eventsModule } from './events/operations.js';
 import { webhookReplaysModule } from './webhook-replays/operations.js';
+import { metricsModule } from './metrics/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -40,6 +41,7 @@ export const MODULES = [
   membersModule,
   subscriptionsModule,
   paymentsModule,
+  metricsModule,
   tokensModule,
   activityModule,
   billingModule,

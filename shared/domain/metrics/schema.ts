@@ -26,7 +26,7 @@ const MoneyPerCurrency = z.nullable(z.array(CurrencyAmount));
 
 /** One UTC day of the daily series. */
 export const MetricsDay = z.object({
-  date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.describe('The UTC day, YYYY-MM-DD.')),
+  date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.describe('The UTC day, YYYY-MM-DD.'), z.meta({ examples: ['2026-11-27'] })),
   active: z.number().check(z.int(), z.nonnegative(), z.describe('Active subscriptions (`active` or `pending_cancellation`) at the end of the day (now, for today).')),
   revenue: MoneyPerCurrency.check(z.describe('Gross revenue of payments that succeeded that day, per currency.')),
 });

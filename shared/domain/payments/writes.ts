@@ -2,7 +2,8 @@ import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { entity, keys, secondaryIndex } from '../../store/keys.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import type { SubscriptionChange } from '../subscriptions/writes.js';
-import type { StoredPayment } from './queries.js';
+import { writePaymentMetrics } from '../metrics/writes.js';
+import { toPayment, type StoredPayment } from './queries.js';
 import type { Payment, PaymentStatus } from './schema.js';
 import { settleReservationClause } from './refund-reservations.js';
 
@@ -32,6 +33,7 @@ export const eventOf = (status: PaymentStatus) => `payment.${status}` as const;
 /** Adds a new payment, its subscriber index item and its event to `tx`. */
 export function writeNewPayment(tx: Transaction, teamId: string, payment: Payment, change: SubscriptionChange): void {
   tx.put(storedPayment(teamId, payment), { condition: 'attribute_not_exists(pk)' });
+  writePaymentMetrics(tx, teamId, null, payment);
   tx.put(
     {
       pk: keys.subscriberPaymentsPartition(teamId, payment.project_id, payment.subscriber_id),
@@ -52,6 +54,7 @@ export function writeNewPayment(tx: Transaction, teamId: string, payment: Paymen
 export function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment, providerRefundId: string | null = null, reservationKey: string | null = null): void {
   const revision = Number(item.revision ?? 0);
   const settle = reservationKey ? settleReservationClause(reservationKey) : null;
+  writePaymentMetrics(tx, teamId, toPayment(item), next);
   tx.update(keys.payment(teamId, next.id), {
     expression: `SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, revision = :next_revision${providerRefundId ? ', provider_refund_id = :provider_refund_id' : ''}${settle ? ` ${settle.clause}` : ''}`,
     condition: 'attribute_exists(pk) AND revision = :revision',

@@ -20,6 +20,7 @@ import type { StoredSubscription } from './queries.js';
 import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus } from './state-machine.js';
 import { accessSetChange } from './transition-decisions.js';
+import { writeSubscriptionMetrics } from '../metrics/writes.js';
 import { deadlineOf, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
 import { PROVIDER_SUBSCRIPTION_ATTRIBUTE } from './provider-change.js';
 
@@ -168,6 +169,7 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
   const due = nextDueTrigger(subscription);
   tx.put(storedSubscription(teamId, subscription, due, creation.providerSubscriptionId ?? null), { condition: 'attribute_not_exists(pk)' });
   writeSubscriptionIndex(tx, teamId, subscription);
+  writeSubscriptionMetrics(tx, teamId, null, { subscription, plan });
   tx.update(keys.project(teamId, projectId), {
     expression: 'ADD live_subscription_count :one',
     condition: 'attribute_exists(pk) AND #status = :active',

@@ -21,6 +21,7 @@ import type { CancelSubscriptionRequest, Subscription } from './schema.js';
 import { ruleFor, type SubscriptionTrigger } from './state-machine.js';
 import { accessSetChange, decidePlanChange, decideTransition, requireAllowed, type Decision } from './transition-decisions.js';
 import { applyAtProvider, markProviderChange, type ProviderChangeMade } from './provider-change.js';
+import { writeSubscriptionMetrics } from '../metrics/writes.js';
 import { writeDeadline, writeLivePlanCounters, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
 
 /**
@@ -113,6 +114,7 @@ export async function commitTransition(
       values,
     });
     writeSubscriptionIndex(tx, teamId, next);
+    writeSubscriptionMetrics(tx, teamId, { subscription: before, plan: context.plan }, { subscription: next, plan: planAfter });
     const accessSets = accessSetChange(before, next);
     if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
     writeDeadline(tx, teamId, next, due, item.deadline_at ?? null, options.fromDeadline);

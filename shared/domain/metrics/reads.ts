@@ -1,0 +1,110 @@
+import type { Principal } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
+import { keys, sortKeyPrefix } from '../../store/keys.js';
+import type { Item, Key, Store } from '../../store/store.js';
+import { loadProject } from '../projects/repository.js';
+import { utcDay, type Counters } from './decisions.js';
+import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type CurrencyAmount, type Metrics, type MetricsDay } from './schema.js';
+
+/**
+ * The metrics reads (DESIGN D14): ONE Query of a scope's partition (its gauges items and the day items
+ * of the last {@link METRICS_SERIES_DAYS} days, every shard) summed into {@link Metrics}: O(days),
+ * never O(subscribers).
+ */
+
+const DAY_MS = 86_400_000;
+/** Counter attributes of the items (everything else is a key or a fixed attribute). */
+const COUNTER = /^(active|trialing|past_due|active_change|new|churned|failed_payments|(mrr|revenue|refunds)_[A-Z]{3})$/;
+
+/** Adds the counter attributes of `item` into `into`. */
+function sumInto(into: Counters, item: Item): void {
+  for (const [name, value] of Object.entries(item)) if (COUNTER.test(name)) into[name] = (into[name] ?? 0) + Number(value);
+}
+
+/** Every item of a scope's partition whose sort key is at or after `from` (day items from that day, then the gauges items). */
+async function readScope(store: Store, partition: string, from: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Key | undefined;
+  do {
+    const page = await store.query({
+      KeyConditionExpression: 'pk = :pk AND sk >= :from',
+      ExpressionAttributeValues: { ':pk': partition, ':from': from },
+      ExclusiveStartKey: start,
+    });
+    items.push(...page.items);
+    start = page.lastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The amounts of counters `<prefix>_<CURRENCY>`, sorted by currency, zero amounts left out. */
+function amounts(counters: Counters, prefix: 'mrr' | 'revenue' | 'refunds'): CurrencyAmount[] {
+  return Object.entries(counters)
+    .filter(([name, amount]) => name.startsWith(`${prefix}_`) && amount !== 0)
+    .map(([name, amount]) => ({ currency: name.slice(prefix.length + 1), amount }))
+    .sort((a, b) => (a.currency < b.currency ? -1 : 1));
+}
+
+/** Sums a scope's items into {@link Metrics} as of `nowMs`; money fields null without `withMoney`. */
+function toMetrics(items: Item[], projectId: string | null, nowMs: number, withMoney: boolean): Metrics {
+  const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) => utcDay(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY_MS));
+  const gauges: Counters = {};
+  const days = new Map<string, Counters>(dates.map((date) => [date, {}]));
+  for (const item of items) {
+    const sortKey = String(item.sk);
+    if (sortKey.startsWith(sortKeyPrefix.metricsGauges)) sumInto(gauges, item);
+    else if (sortKey.startsWith(sortKeyPrefix.metricsDay)) {
+      const day = days.get(String(item.date));
+      if (day) sumInto(day, item);
+    }
+  }
+  const money = (list: CurrencyAmount[]) => (withMoney ? list : null);
+  const recent: Counters = {};
+  for (const date of dates.slice(-METRICS_RECENT_DAYS)) for (const [name, value] of Object.entries(days.get(date) ?? {})) recent[name] = (recent[name] ?? 0) + value;
+  // The series runs backwards from the gauge: active at the end of a day = the next day's minus that day's net change.
+  let active = gauges.active ?? 0;
+  const daily = dates
+    .toReversed()
+    .map((date): MetricsDay => {
+      const day = days.get(date) ?? {};
+      const entry = { date, active, revenue: money(amounts(day, 'revenue')) };
+      active -= day.active_change ?? 0;
+      return entry;
+    })
+    .toReversed();
+  return {
+    object: 'metrics',
+    project_id: projectId,
+    as_of: isoTime(nowMs),
+    subscriptions: { active: gauges.active ?? 0, trialing: gauges.trialing ?? 0, past_due: gauges.past_due ?? 0 },
+    mrr: money(amounts(gauges, 'mrr')),
+    last_30_days: {
+      new: recent.new ?? 0,
+      churned: recent.churned ?? 0,
+      revenue: money(amounts(recent, 'revenue')),
+      refunds: money(amounts(recent, 'refunds')),
+      failed_payments: recent.failed_payments ?? 0,
+    },
+    daily,
+  };
+}
+
+/** Whether the principal sees the money fields (`project-payment:view-any`). */
+const seesMoney = (principal: Principal) => principal.abilities.has('project-payment:view-any');
+
+/**
+ * The metrics of one project of the principal's team (`GET /v1/projects/{id}/metrics`): the project read
+ * and the scope's Query in parallel. Errors: NOT_FOUND when the project is absent, of another team or
+ * outside the token's project scope.
+ */
+export async function getProjectMetrics(store: Store, principal: Principal, projectId: string, nowMs: number): Promise<Metrics> {
+  const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
+  const [, items] = await Promise.all([loadProject(store, principal, projectId), readScope(store, keys.metricsPartition(principal.teamId, projectId), from)]);
+  return toMetrics(items, projectId, nowMs, seesMoney(principal));
+}
+
+/** The metrics of the principal's whole team, every project summed (`GET /v1/metrics`). */
+export async function getTeamMetrics(store: Store, principal: Principal, nowMs: number): Promise<Metrics> {
+  const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
+  return toMetrics(await readScope(store, keys.metricsPartition(principal.teamId, null), from), null, nowMs, seesMoney(principal));
+}
