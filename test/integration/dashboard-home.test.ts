@@ -2,7 +2,9 @@
  * The dashboard's home and project pages at a glance without a browser (DESIGN D21): "Needs attention"
  * lists disabled webhook endpoints, the billing grace period and members whose platform call failed, with
  * their links, or says nothing needs attention; a member who may not run a check sees the page with the
- * check named instead of an error; a project's subscriptions can be filtered by status.
+ * check named instead of an error; the team's and each project's figures with their charts, money hidden
+ * without `project-payment:view-any` and the figures without `project-subscription:view-any` (never an
+ * error page); a project's subscriptions can be filtered by status.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -111,6 +113,60 @@ describe('needs attention', () => {
     expect(home.body).toContain('Nothing needs your attention.');
     expect(home.body).toContain('disabled webhook endpoints (needs <code>webhook-endpoint:manage</code>)');
     expect(home.body).toContain('billing (needs <code>billing:view</code>)');
+  });
+});
+
+describe('figures', () => {
+  /** A project with a monthly plan of 12.50 EUR and one subscription created by its first payment (so it counts in MRR), made with the owner's token. */
+  async function paidSubscription(run: Awaited<ReturnType<typeof world>>['run']) {
+    const project = await run<{ id: string }>('createProject', { name: 'Club', platform_type: 'web' });
+    await run('connectProjectPaymentProvider', { project_id: project.id, provider: 'manual' });
+    const plan = await run<{ id: string }>('createPlan', { project_id: project.id, name: 'Monthly', amount: 1_250, currency: 'EUR', interval: 'month' });
+    const subscriber = await run<{ id: string }>('createSubscriber', { project_id: project.id, display_name: 'Ada' });
+    await run('recordPayment', { project_id: project.id, subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' });
+    return project;
+  }
+
+  it('shows the team’s and the project’s figures, money per currency and the charts', async () => {
+    const { run, signIn } = await world();
+    const project = await paidSubscription(run);
+    const get = await signIn();
+    const home = (await get('/dashboard')).body;
+    expect(home).toContain('<div id="team-active"><dt>Active</dt><dd>1</dd></div>');
+    expect(home).toContain('<td data-label="MRR">€12.50</td><td data-label="Revenue (30 days)">€12.50</td><td data-label="Refunds (30 days)">€0.00</td>');
+    expect(home).toContain('id="team-chart-active"');
+    expect(home).toMatch(/id="team-chart-revenue-eur"[\s\S]*<rect class="chart-bar"/);
+    const projectPage = (await get(`/dashboard/projects/${project.id}`)).body;
+    expect(projectPage).toContain('<div id="project-active"><dt>Active</dt><dd>1</dd></div>');
+    expect(projectPage).toContain('id="project-chart-revenue-eur"');
+    expect(projectPage).toContain('<h2>Plans</h2>');
+  });
+
+  it('hides money from a member without project-payment:view-any', async () => {
+    const { run, signIn } = await world();
+    const project = await paidSubscription(run);
+    const get = await signIn(['project:view-any', 'project:view', 'project-subscription:view-any', 'project-subscription-plan:view-any']);
+    for (const path of ['/dashboard', `/dashboard/projects/${project.id}`]) {
+      const page = await get(path);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('<dd>1</dd>');
+      expect(page.body).toContain('Money is hidden');
+      expect(page.body).not.toContain('€12.50');
+      expect(page.body).not.toContain('chart-revenue');
+    }
+  });
+
+  it('shows the pages without figures to a member without project-subscription:view-any', async () => {
+    const { run, signIn } = await world();
+    const project = await paidSubscription(run);
+    const get = await signIn(['project:view-any', 'project:view', 'project-subscription-plan:view-any']);
+    for (const path of ['/dashboard', `/dashboard/projects/${project.id}`]) {
+      const page = await get(path);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('You cannot see the figures');
+      expect(page.body).toContain('past-due subscriptions and failed payments (needs <code>project-subscription:view-any</code>)');
+      expect(page.body).not.toContain('role="alert"');
+    }
   });
 });
 

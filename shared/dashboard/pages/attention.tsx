@@ -113,9 +113,8 @@ async function platformChecks(request: SignedInRequest, projects: readonly Pick<
   if (outcomes.some(isMissingAbility)) facts.skipped.push({ what: 'platform errors', ability: 'project-user:view-any' });
 }
 
-/** The facts of a metrics read: its items, or the check skipped when the reader may not see subscriptions; none without a read. */
-function metricsFacts(metrics: OperationOutcome<Metrics> | undefined, pastDueHref: string): AttentionFacts {
-  if (!metrics) return { items: [], skipped: [] };
+/** The facts of a metrics read: its items, or the check skipped when the reader may not see subscriptions. */
+function metricsFacts(metrics: OperationOutcome<Metrics>, pastDueHref: string): AttentionFacts {
   if (metrics.ok) return { items: metricsItems(metrics.result, pastDueHref), skipped: [] };
   return { items: [], skipped: isMissingAbility(metrics) ? [{ what: 'past-due subscriptions and failed payments', ability: 'project-subscription:view-any' }] : [] };
 }
@@ -124,7 +123,7 @@ function metricsFacts(metrics: OperationOutcome<Metrics> | undefined, pastDueHre
  * The home page's checks: the team metrics' items (when read), disabled endpoints, billing, and platform
  * errors of the first {@link PLATFORM_ERROR_PROJECTS} active projects.
  */
-export async function teamAttention(request: SignedInRequest, projects: readonly Project[], metrics?: OperationOutcome<Metrics>): Promise<AttentionFacts> {
+export async function teamAttention(request: SignedInRequest, projects: readonly Project[], metrics: OperationOutcome<Metrics>): Promise<AttentionFacts> {
   const facts = metricsFacts(metrics, '/dashboard/projects');
   const active = projects.filter((project) => project.status === 'active').slice(0, PLATFORM_ERROR_PROJECTS);
   await Promise.all([teamChecks(request, facts), platformChecks(request, active, facts)]);
@@ -132,7 +131,7 @@ export async function teamAttention(request: SignedInRequest, projects: readonly
 }
 
 /** A project page's checks: its metrics' items (past due linking to its filtered subscriptions) and its members' platform errors. */
-export async function projectAttention(request: SignedInRequest, project: Project, metrics?: OperationOutcome<Metrics>): Promise<AttentionFacts> {
+export async function projectAttention(request: SignedInRequest, project: Project, metrics: OperationOutcome<Metrics>): Promise<AttentionFacts> {
   const facts = metricsFacts(metrics, `/dashboard/projects/${project.id}/subscriptions?status=past_due`);
   await platformChecks(request, [project], facts);
   return facts;

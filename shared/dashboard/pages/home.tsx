@@ -2,8 +2,10 @@
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { ABILITIES } from '../../catalogues/abilities.js';
+import type { Metrics } from '../../domain/metrics/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { Page } from '../components.js';
+import { FiguresCard } from '../figures.js';
 import { h } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { NeedsAttention, teamAttention } from './attention.js';
@@ -12,8 +14,8 @@ import { read, type ListPage } from './kit.js';
 /** `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their 90-day charts. */
 export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
-  const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
-  const attention = await teamAttention(request, projects.ok ? projects.result.data : []);
+  const [projects, metrics] = await Promise.all([read<ListPage<Project>>(request, 'listProjects', { limit: 100 }), read<Metrics>(request, 'getTeamMetrics')]);
+  const attention = await teamAttention(request, projects.ok ? projects.result.data : [], metrics);
   return htmlResult(
     200,
     <Page title={`Welcome, ${viewer.member.name}`} viewer={viewer} current="/dashboard">
@@ -43,6 +45,7 @@ export async function homePage(request: SignedInRequest): Promise<ApiGatewayResu
         </a>
       </div>
       <NeedsAttention facts={attention} />
+      <FiguresCard outcome={metrics} idPrefix="team" heading="Figures of every project" />
     </Page>,
   );
 }

@@ -2,9 +2,11 @@
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
+import type { Metrics } from '../../domain/metrics/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { ActionLink, Badge, DataTable, Listing, Notice, Page, ProblemView, When } from '../components.js';
+import { FiguresCard } from '../figures.js';
 import { h, type Html } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
@@ -92,7 +94,11 @@ export function planInterval(plan: Plan): string {
 export async function projectPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const [plans, attention] = await Promise.all([read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }), projectAttention(request, project.result)]);
+  const [plans, metrics] = await Promise.all([
+    read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
+    read<Metrics>(request, 'getProjectMetrics', { project_id: params.id }),
+  ]);
+  const attention = await projectAttention(request, project.result, metrics);
   return htmlResult(
     200,
     <Page title={project.result.name} viewer={request.viewer} current="/dashboard/projects">
@@ -100,6 +106,7 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
       <p>{project.result.description ?? ''}</p>
       {request.query.get('plan_saved') ? <Notice>The plan is created.</Notice> : ''}
       <NeedsAttention facts={attention} />
+      <FiguresCard outcome={metrics} idPrefix="project" heading="Figures" />
       <h2>Plans</h2>
       <div class="actions">
         <ActionLink viewer={request.viewer} href={`/dashboard/projects/${params.id}/plans/new`} ability="project-subscription-plan:create" label="New plan" />
