@@ -123,8 +123,8 @@ describe('figures', () => {
     await run('connectProjectPaymentProvider', { project_id: project.id, provider: 'manual' });
     const plan = await run<{ id: string }>('createPlan', { project_id: project.id, name: 'Monthly', amount: 1_250, currency: 'EUR', interval: 'month' });
     const subscriber = await run<{ id: string }>('createSubscriber', { project_id: project.id, display_name: 'Ada' });
-    await run('recordPayment', { project_id: project.id, subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' });
-    return project;
+    const payment = await run<{ subscription_id: string }>('recordPayment', { project_id: project.id, subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' });
+    return { ...project, subscriptionId: payment.subscription_id };
   }
 
   it('shows the team’s and the project’s figures, money per currency and the charts', async () => {
@@ -140,6 +140,22 @@ describe('figures', () => {
     expect(projectPage).toContain('<div id="project-active"><dt>Active</dt><dd>1</dd></div>');
     expect(projectPage).toContain('id="project-chart-revenue-eur"');
     expect(projectPage).toContain('<h2>Plans</h2>');
+  });
+
+  it('lists a past-due subscription and its failed payment; the project’s item leads to its subscriptions filtered by past_due', async () => {
+    const { run, signIn } = await world();
+    const project = await paidSubscription(run);
+    await run('recordPayment', { project_id: project.id, subscription_id: project.subscriptionId, status: 'failed' });
+    const get = await signIn();
+    const home = (await get('/dashboard')).body;
+    expect(home).toContain('<li id="attention-past-due"><a href="/dashboard/projects">1 subscription is past due (a renewal failed).</a></li>');
+    expect(home).toContain('<li id="attention-failed-payments">1 payment failed in the last 30 days.</li>');
+    const projectPage = (await get(`/dashboard/projects/${project.id}`)).body;
+    const link = `/dashboard/projects/${project.id}/subscriptions?status=past_due`;
+    expect(projectPage).toContain(`<li id="attention-past-due"><a href="${link}">`);
+    const pastDue = (await get(link)).body;
+    expect(pastDue).toContain(project.subscriptionId);
+    expect(pastDue).toContain('Past due');
   });
 
   it('hides money from a member without project-payment:view-any', async () => {
