@@ -142,16 +142,16 @@ describe('figures', () => {
     expect(projectPage).toContain('<h2>Plans</h2>');
   });
 
-  it('lists a past-due subscription and its failed payment; the project’s item leads to its subscriptions filtered by past_due', async () => {
+  it('lists a past-due subscription and its failed payment, leading (one project) to its subscriptions filtered by past_due', async () => {
     const { run, signIn } = await world();
     const project = await paidSubscription(run);
     await run('recordPayment', { project_id: project.id, subscription_id: project.subscriptionId, status: 'failed' });
     const get = await signIn();
     const home = (await get('/dashboard')).body;
-    expect(home).toContain('<li id="attention-past-due"><a href="/dashboard/projects">1 subscription is past due (a renewal failed).</a></li>');
+    const link = `/dashboard/projects/${project.id}/subscriptions?status=past_due`;
+    expect(home).toContain(`<li id="attention-past-due"><a href="${link}">1 subscription is past due (a renewal failed).</a></li>`);
     expect(home).toContain('<li id="attention-failed-payments">1 payment failed in the last 30 days.</li>');
     const projectPage = (await get(`/dashboard/projects/${project.id}`)).body;
-    const link = `/dashboard/projects/${project.id}/subscriptions?status=past_due`;
     expect(projectPage).toContain(`<li id="attention-past-due"><a href="${link}">`);
     const pastDue = (await get(link)).body;
     expect(pastDue).toContain(project.subscriptionId);

@@ -119,12 +119,16 @@ function metricsFacts(metrics: OperationOutcome<Metrics>, pastDueHref: string): 
   return { items: [], skipped: isMissingAbility(metrics) ? [{ what: 'past-due subscriptions and failed payments', ability: 'project-subscription:view-any' }] : [] };
 }
 
+/** Where a project's past-due subscriptions are listed (its subscriptions filtered by status). */
+const pastDueOf = (projectId: string) => `/dashboard/projects/${projectId}/subscriptions?status=past_due`;
+
 /**
- * The home page's checks: the team metrics' items (when read), disabled endpoints, billing, and platform
- * errors of the first {@link PLATFORM_ERROR_PROJECTS} active projects.
+ * The home page's checks: the team metrics' items (when read; past-due subscriptions lead to the only
+ * project's filtered list, else to the projects), disabled endpoints, billing, and platform errors of the
+ * first {@link PLATFORM_ERROR_PROJECTS} active projects.
  */
 export async function teamAttention(request: SignedInRequest, projects: readonly Project[], metrics: OperationOutcome<Metrics>): Promise<AttentionFacts> {
-  const facts = metricsFacts(metrics, '/dashboard/projects');
+  const facts = metricsFacts(metrics, projects.length === 1 ? pastDueOf(projects[0].id) : '/dashboard/projects');
   const active = projects.filter((project) => project.status === 'active').slice(0, PLATFORM_ERROR_PROJECTS);
   await Promise.all([teamChecks(request, facts), platformChecks(request, active, facts)]);
   return facts;
@@ -132,7 +136,7 @@ export async function teamAttention(request: SignedInRequest, projects: readonly
 
 /** A project page's checks: its metrics' items (past due linking to its filtered subscriptions) and its members' platform errors. */
 export async function projectAttention(request: SignedInRequest, project: Project, metrics: OperationOutcome<Metrics>): Promise<AttentionFacts> {
-  const facts = metricsFacts(metrics, `/dashboard/projects/${project.id}/subscriptions?status=past_due`);
+  const facts = metricsFacts(metrics, pastDueOf(project.id));
   await platformChecks(request, [project], facts);
   return facts;
 }
