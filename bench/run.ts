@@ -12,9 +12,10 @@
  *      neighbour;
  *   3. replay-dead of 10,000 dead deliveries;
  *   4. the subscriber side at scale: requests per subscription transition, page 1 vs page 100
- *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling.
+ *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling;
+ *   5. `GET /v1/metrics` of a team with 100 subscribers and with 100,000 (10,000 at small scale).
  * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
- * `BENCH_PARTS=calls,webhooks,replay,subscribers` (any of them) runs only those parts.
+ * `BENCH_PARTS=calls,webhooks,replay,subscribers,metrics` (any of them) runs only those parts.
  * Prints readable tables on stdout, progress on stderr, and one JSON line last; at the end it also
  * writes the tables to `bench/RESULTS.md` with the date, machine and scale (`bench/results.ts`;
  * `BENCH_RESULTS=<path>` writes them elsewhere). Everything it started is stopped at the end, on error
@@ -37,6 +38,7 @@ import { measureRefusals, type RefusalSeries } from './authentication.js';
 import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { measureFrontDoor } from './front-door.js';
+import { measureMetrics, type MetricsFigures } from './metrics.js';
 import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js';
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
@@ -80,6 +82,7 @@ const SIZES = {
     ceilingUpdates: 10_000,
     transitions: 50,
     subscribers: 100_000,
+    metricsSizes: [100, 100_000],
     pageSize: 100,
     renewals: 10_000,
     drainDeliveries: 10_000,
@@ -94,6 +97,7 @@ const SIZES = {
     ceilingUpdates: 2_000,
     transitions: 10,
     subscribers: 2_000,
+    metricsSizes: [100, 10_000],
     pageSize: 20,
     renewals: 1_000,
     drainDeliveries: 1_000,
@@ -105,7 +109,7 @@ const SIZES = {
 const SCALE = benchScale();
 const SIZE = SIZES[SCALE];
 /** The parts to run (`BENCH_PARTS`, e.g. `subscribers,replay`; default all; the store's own figures always run). */
-const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers']);
+const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers', 'metrics']);
 
 const WARMUP_CALLS = 50;
 const MEASURED_CALLS = SIZE.calls;
@@ -432,6 +436,25 @@ function printTransitionsAndListing(transitions: TransitionFigures[], listing: L
   out(`\n   every page read: ${listing.requestsPerPage.min}–${listing.requestsPerPage.max} requests${listing.errors.length ? `; errors: ${listing.errors.join(' | ')}` : ''}`);
 }
 
+function printMetrics(metrics: MetricsFigures[]): void {
+  out(`\n5. GET /v1/metrics of a team (${MEASURED_CALLS} sequential calls per size; counters and 90 daily rollups, seeded with BatchWriteItem)\n`);
+  out(
+    formatTable(
+      ['subscribers', 'seeded in s', 'p50 ms', 'p99 ms', 'DDB requests/call', 'errors'],
+      metrics.map((entry) => [
+        entry.subscribers.toLocaleString('en-US'),
+        round(entry.seedSeconds, 1),
+        round(entry.latency.p50, 2),
+        round(entry.latency.p99, 2),
+        entry.requests.min === entry.requests.max ? String(entry.requests.max) : `${entry.requests.min}–${entry.requests.max}`,
+        entry.errors.length,
+      ]),
+    ),
+  );
+  out('');
+  for (const entry of metrics) out(`   ${entry.subscribers.toLocaleString('en-US')} subscribers: ${formatDescribed(entry.described, entry.calls)}`);
+}
+
 function printRenewals(renewals: RenewalFigures): void {
   const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
   out(`\n4c. The deadline worker applying ${renewals.renewals.toLocaleString('en-US')} due renewals (fresh tables; seeded in ${round(renewals.seedSeconds, 1)} s)\n`);
@@ -597,6 +620,19 @@ async function main(): Promise<void> {
     printTransitionsAndListing(transitions, listing, raw);
   }
 
+  // 5. GET /v1/metrics with few and many subscribers: the same requests.
+  let metrics: MetricsFigures[] = [];
+  if (PARTS.has('metrics')) {
+    metrics = await measureMetrics({ service, counter, sizes: SIZE.metricsSizes, calls: MEASURED_CALLS, progress });
+    for (const entry of metrics) {
+      if (entry.errors.length) failures.push(`GET /v1/metrics with ${entry.subscribers} subscribers: ${entry.errors.join(' | ')}`);
+      if (entry.active !== entry.subscribers) failures.push(`GET /v1/metrics: ${entry.active} active subscriptions, ${entry.subscribers} seeded`);
+    }
+    const requests = new Set(metrics.flatMap((entry) => [entry.requests.min, entry.requests.max]));
+    if (requests.size > 1) failures.push(`GET /v1/metrics: ${[...requests].join(', ')} DynamoDB requests per call across sizes, expected one figure`);
+    printMetrics(metrics);
+  }
+
   // 2. Webhook drain over 1, 10 and 100 endpoints, each beside the raw HTTPS ceiling.
   const drainRows: DrainRow[] = [];
   let latency: PipelineResult | null = null;
@@ -725,6 +761,13 @@ async function main(): Promise<void> {
         page_1_ms: round(listing.first.ms, 1),
         last_page_ms: round(listing.last.ms, 1),
       },
+      metrics: metrics.map((entry) => ({
+        subscribers: entry.subscribers,
+        calls: entry.calls,
+        p50_ms: round(entry.latency.p50, 3),
+        p99_ms: round(entry.latency.p99, 3),
+        ddb_requests_per_call: entry.requests,
+      })),
       renewals: renewals && {
         renewals: renewals.renewals,
         applied: renewals.applied,

@@ -4,7 +4,7 @@
  * written with BatchWriteItem (25 items per request) — much faster than one transaction per object, and
  * the same item shapes. Counter updates (`ADD … :one` / `:delta` of 1) that many seeded objects make on
  * one item (the team's usage, a project's or plan's live subscription count) are folded into one update
- * per item and counter expression.
+ * per item and counter expression, and unconditional number-only `ADD`s (the metrics counters) are summed.
  *
  * @module
  */
@@ -83,16 +83,35 @@ export async function batchWrite(store: Store, puts: readonly RecordedPut[], con
 /** Placeholders of a counter increment of 1 in the repositories' update expressions. */
 const INCREMENT_PLACEHOLDERS = [':one', ':delta'] as const;
 
+/** The value placeholders of an unconditional update's `ADD` clause when every one holds a number (counters such as the metrics'), else null. */
+function addedPlaceholders(update: RecordedUpdate): string[] | null {
+  const clause = update.condition ? null : /(?:^|\s)ADD (.+)$/.exec(update.expression)?.[1];
+  const placeholders = clause?.split(',').map((part) => part.trim().split(/\s+/)[1]);
+  return placeholders?.every((name) => typeof update.values?.[name] === 'number') ? placeholders : null;
+}
+
 /**
  * Applies recorded counter updates folded per (item, expression): an update repeated `n` times is sent
- * once with its increment placeholder (`:one` or `:delta`, value 1) set to `n`, its condition kept.
- * Any other update is sent as recorded. Returns the number of UpdateItem requests sent.
+ * once with its increment placeholder (`:one` or `:delta`, value 1) set to `n`, its condition kept; an
+ * unconditional update adding numbers only (`ADD #a :a, …`, e.g. the metrics counters) is sent once per
+ * (item, expression, other values) with its added values summed. Any other update is sent as recorded.
+ * Returns the number of UpdateItem requests sent.
  */
 export async function applyFoldedUpdates(store: Store, updates: readonly RecordedUpdate[]): Promise<number> {
   const folded = new Map<string, { update: RecordedUpdate; count: number }>();
+  const summed = new Map<string, RecordedUpdate>();
   const singles: RecordedUpdate[] = [];
   for (const update of updates) {
     const placeholder = INCREMENT_PLACEHOLDERS.find((name) => update.values?.[name] === 1);
+    const added = placeholder ? null : addedPlaceholders(update);
+    if (added) {
+      const others = Object.entries(update.values ?? {}).filter(([name]) => !added.includes(name));
+      const identity = JSON.stringify([update.table, update.key, update.expression, update.names, others]);
+      const entry = summed.get(identity);
+      if (entry) for (const name of added) entry.values![name] = (entry.values![name] as number) + (update.values![name] as number);
+      else summed.set(identity, { ...update, values: { ...update.values } });
+      continue;
+    }
     if (!placeholder) {
       singles.push(update);
       continue;
@@ -107,6 +126,7 @@ export async function applyFoldedUpdates(store: Store, updates: readonly Recorde
       const placeholder = INCREMENT_PLACEHOLDERS.find((name) => update.values?.[name] === 1)!;
       return { ...update, values: { ...update.values, [placeholder]: count } };
     }),
+    ...summed.values(),
     ...singles,
   ];
   for (const update of requests) {

@@ -1,0 +1,152 @@
+/**
+ * Benchmark 5 (DESIGN D14): `GET /v1/metrics` reads counters and daily rollups, never subscriptions, so its
+ * DynamoDB requests and latency do not grow with the number of subscribers. For each size, a new team of
+ * its own (a token, a project, a monthly plan) gets that many active subscriptions billed through the
+ * provider, their creations spread over the last 90 days, each with a succeeded payment: the items the
+ * subscriptions repository's own `addSubscriptionCreation` writes (metrics counters included) and the
+ * metrics of each payment (`writePaymentMetrics`; the payment items themselves are left out: the read does
+ * not touch them), recorded on a {@link recordingTransaction} and seeded with BatchWriteItem and folded
+ * counter updates. Then `calls` sequential `GET /v1/metrics`, counting each call's DynamoDB requests.
+ *
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import type { Principal } from '../shared/auth/principal.js';
+import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
+import { manualClock } from '../shared/clock.js';
+import { writePaymentMetrics } from '../shared/domain/metrics/writes.js';
+import { createPlan } from '../shared/domain/plans/creation.js';
+import { createProject } from '../shared/domain/projects/repository.js';
+import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
+import { addSubscriptionCreation, newSubscription } from '../shared/domain/subscriptions/creation.js';
+import { createTeam } from '../shared/domain/teams/repository.js';
+import type { LocalService } from '../shared/local/service.js';
+import type { Store } from '../shared/store/store.js';
+import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
+import { applyFoldedUpdates, batchWrite, recordingTransaction } from './seeding.js';
+import { mintTokens, summarize, type LatencySummary, type RequestCounter } from './support.js';
+
+const DAY_MS = 86_400_000;
+/** Days the seeded creations are spread over (the series' length). */
+const SPREAD_DAYS = 90;
+
+/** Figures of `GET /v1/metrics` for one team size. */
+export interface MetricsFigures {
+  subscribers: number;
+  seedSeconds: number;
+  calls: number;
+  latency: LatencySummary;
+  /** DynamoDB requests per call (min–max) and where they go (summed over the calls). */
+  requests: { min: number; max: number };
+  described: Record<string, number>;
+  /** The answer's active subscriptions (should equal `subscribers`). */
+  active: number;
+  errors: string[];
+}
+
+/**
+ * A store whose reads find nothing, so `addSubscriptionCreation` builds a new subscription's writes without
+ * reading (a new subscriber has no member or conversion marker; the project has no platform resources).
+ */
+function readsNothingStore(store: Store): Store {
+  const refuse = async () => {
+    throw new Error('bench seeding writes through the recording transaction');
+  };
+  return {
+    ...store,
+    get: async () => undefined,
+    query: async () => ({ items: [], lastEvaluatedKey: undefined, count: 0 }),
+    batchGet: async () => [],
+    put: refuse,
+    update: refuse,
+    delete: refuse,
+    transactWrite: refuse,
+  };
+}
+
+/** Seeds a new team with `subscribers` active paid subscriptions (see the module comment); returns its bearer token. */
+async function seedTeam(service: LocalService, subscribers: number, progress: (line: string) => void): Promise<{ token: string; seedSeconds: number }> {
+  const nowMs = Math.floor(Date.now() / 1000) * 1000;
+  const past = manualClock(nowMs - SPREAD_DAYS * DAY_MS);
+  const store = service.store;
+  const runtime: UnitOfWorkRuntime = { store, clock: past, eventsCommitted() {} };
+  const team = await createTeam(store, past, { name: `Bench metrics ${subscribers}` });
+  const [token] = await mintTokens(store, team.id, 1, 'bench metrics');
+  const principal: Principal = { tokenId: token.id, teamId: team.id, abilities: new Set(ABILITY_VALUES), projectIds: null };
+  const project = await createProject(runtime, principal, { name: 'Bench metrics', platform_type: 'web' });
+  const plan = await createPlan(runtime, principal, project.id, { name: 'Monthly', amount: 900, currency: 'USD', interval: 'month' });
+  progress(`metrics: seeding ${subscribers.toLocaleString('en-US')} paid subscriptions over ${SPREAD_DAYS} days (BatchWriteItem)`);
+  const started = performance.now();
+  const seedRuntime: UnitOfWorkRuntime = { store: readsNothingStore(store), clock: past, eventsCommitted() {} };
+  const tx = recordingTransaction();
+  for (let index = 0; index < subscribers; index++) {
+    const atMs = nowMs - (index % SPREAD_DAYS) * DAY_MS - 60_000;
+    const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, { display_name: `Paying ${index}`, consent: false });
+    const subscription = {
+      ...newSubscription({ projectId: project.id, subscriberId: newSubscriber.subscriber.id, plan, source: 'provider', nowMs: atMs, startMs: atMs, trialEndMs: null, endsAtMs: null }),
+      payment_provider: 'manual' as const,
+    };
+    await addSubscriptionCreation(tx, seedRuntime, principal, { subscription, subscriber: newSubscriber.subscriber, plan, accessCode: null, newSubscriber });
+    const at = subscription.created_at;
+    writePaymentMetrics(tx, team.id, null, {
+      id: subscription.id,
+      project_id: project.id,
+      subscriber_id: subscription.subscriber_id,
+      subscription_id: subscription.id,
+      amount: plan.amount,
+      amount_refunded: 0,
+      currency: plan.currency,
+      status: 'succeeded',
+      provider: 'manual',
+      provider_payment_id: null,
+      billing_reason: 'subscription_create',
+      created_at: at,
+      updated_at: at,
+    });
+  }
+  await batchWrite(store, tx.puts, 8);
+  await applyFoldedUpdates(store, tx.updates);
+  return { token: token.token, seedSeconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * For each size of `sizes`: seeds a team of its own, then measures `calls` sequential `GET /v1/metrics`
+ * (after one unmeasured call, which also stamps the token's `last_used_at`).
+ */
+export async function measureMetrics(options: {
+  service: LocalService;
+  counter: RequestCounter;
+  sizes: readonly number[];
+  calls: number;
+  progress: (line: string) => void;
+}): Promise<MetricsFigures[]> {
+  const { service, counter } = options;
+  const results: MetricsFigures[] = [];
+  for (const subscribers of options.sizes) {
+    const { token, seedSeconds } = await seedTeam(service, subscribers, options.progress);
+    const read = () => fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+    await (await read()).text();
+    options.progress(`metrics: ${options.calls} × GET /v1/metrics with ${subscribers.toLocaleString('en-US')} subscribers`);
+    const latencies: number[] = [];
+    const requests: number[] = [];
+    const described: Record<string, number> = {};
+    const errors: string[] = [];
+    let active = 0;
+    for (let call = 0; call < options.calls; call++) {
+      await service.runtime.idle();
+      counter.reset();
+      const started = performance.now();
+      const response = await read();
+      const text = await response.text();
+      latencies.push(performance.now() - started);
+      const counts = counter.snapshot();
+      requests.push(counts.commands);
+      for (const [description, count] of Object.entries(counts.described)) described[description] = (described[description] ?? 0) + count;
+      if (response.status !== 200) {
+        if (errors.length < 3) errors.push(`${response.status} ${text.slice(0, 160)}`);
+      } else active = (JSON.parse(text) as { subscriptions: { active: number } }).subscriptions.active;
+    }
+    results.push({ subscribers, seedSeconds, calls: options.calls, latency: summarize(latencies), requests: { min: Math.min(...requests), max: Math.max(...requests) }, described, active, errors });
+  }
+  return results;
+}
