@@ -368,5 +368,5 @@ describe('the counters equal a recount (property)', () => {
       }),
       { numRuns: 15, endOnFailure: true },
     );
-  });
+  }, 300_000);
 });

@@ -1,3 +1,4 @@
+import { requireProjectAccess } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
@@ -93,11 +94,12 @@ function toMetrics(items: Item[], projectId: string | null, nowMs: number, withM
 const seesMoney = (principal: Principal) => principal.abilities.has('project-payment:view-any');
 
 /**
- * The metrics of one project of the principal's team (`GET /v1/projects/{id}/metrics`): the project read
- * and the scope's Query in parallel. Errors: NOT_FOUND when the project is absent, of another team or
- * outside the token's project scope.
+ * The metrics of one project of the principal's team (`GET /v1/projects/{project_id}/metrics`): the scope
+ * check first, then the project read and the scope's Query in parallel. Errors: NOT_FOUND when the
+ * project is absent, of another team or outside the token's project scope.
  */
 export async function getProjectMetrics(store: Store, principal: Principal, projectId: string, nowMs: number): Promise<Metrics> {
+  requireProjectAccess(principal, projectId);
   const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
   const [, items] = await Promise.all([loadProject(store, principal, projectId), readScope(store, keys.metricsPartition(principal.teamId, projectId), from)]);
   return toMetrics(items, projectId, nowMs, seesMoney(principal));
