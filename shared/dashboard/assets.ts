@@ -106,6 +106,19 @@ fieldset.ability-group legend { text-transform:capitalize; font-weight:600; font
 fieldset:disabled { opacity:.7; }
 ul.columns { columns:16rem; margin:0; padding-left:1.2rem; }
 .card.stack { display:grid; gap:.5rem; }
+dl.figures { display:grid; grid-template-columns:repeat(auto-fill, minmax(9rem, 1fr)); gap:.5rem; margin:0 0 1rem; }
+dl.figures > div { border:1px solid var(--line); border-radius:8px; padding:.5rem .75rem; }
+dl.figures dt { color:var(--muted); font-size:.8rem; } dl.figures dd { margin:0; font-size:1.35rem; font-weight:700; }
+.charts { display:grid; grid-template-columns:repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); gap:1rem; margin-top:1rem; }
+figure.chart { margin:0; min-width:0; }
+figure.chart figcaption { font-weight:600; font-size:.9rem; margin-bottom:.25rem; }
+figure.chart svg { display:block; width:100%; height:8rem; overflow:visible; }
+.chart-max, .chart-dates { color:var(--muted); font-size:.8rem; }
+.chart-dates { display:flex; justify-content:space-between; gap:.5rem; }
+.chart-grid { stroke:var(--line); stroke-dasharray:4 4; } .chart-axis-line { stroke:var(--muted); }
+.chart-area { fill:var(--accent); fill-opacity:.15; } .chart-line { fill:none; stroke:var(--accent); stroke-width:2; stroke-linejoin:round; }
+.chart-bar { fill:var(--ok); }
+ul.attention { margin:0; padding-left:1.2rem; } ul.attention li { margin:.25rem 0; }
 @media (max-width: 640px) { nav.side { flex-basis:100%; padding:.5rem 1rem 0; } nav.side ul { display:flex; flex-wrap:wrap; gap:.25rem; }
   nav.side h2 { display:none; } main { padding:.75rem; } th, td { padding:.35rem .4rem; }
   table.stacked thead { position:absolute; width:1px; height:1px; overflow:hidden; clip-path:inset(50%); }

@@ -2,16 +2,20 @@
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { ABILITIES } from '../../catalogues/abilities.js';
+import type { Metrics } from '../../domain/metrics/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { Page } from '../components.js';
+import { FiguresCard } from '../figures.js';
 import { h } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
+import { NeedsAttention, teamAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 
-/** `GET /dashboard`: the team at a glance. */
+/** `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their 90-day charts. */
 export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
-  const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
+  const [projects, metrics] = await Promise.all([read<ListPage<Project>>(request, 'listProjects', { limit: 100 }), read<Metrics>(request, 'getTeamMetrics')]);
+  const attention = await teamAttention(request, projects.ok ? projects.result.data : [], metrics);
   return htmlResult(
     200,
     <Page title={`Welcome, ${viewer.member.name}`} viewer={viewer} current="/dashboard">
@@ -40,6 +44,8 @@ export async function homePage(request: SignedInRequest): Promise<ApiGatewayResu
           API tokens
         </a>
       </div>
+      <NeedsAttention facts={attention} />
+      <FiguresCard outcome={metrics} idPrefix="team" heading="Figures of every project" />
     </Page>,
   );
 }

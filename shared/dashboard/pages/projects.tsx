@@ -2,12 +2,15 @@
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
+import type { Metrics } from '../../domain/metrics/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { ActionLink, Badge, DataTable, Listing, Notice, Page, ProblemView, When } from '../components.js';
+import { FiguresCard } from '../figures.js';
 import { h, type Html } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';
+import { NeedsAttention, projectAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 
 /** The projects screens (DESIGN D21): the list with bot and payment provider state (and "New project"), and a project with its plans and tabs. */
@@ -87,17 +90,23 @@ export function planInterval(plan: Plan): string {
   return `${plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}${plan.interval}`;
 }
 
-/** `GET /dashboard/projects/{id}`: the project and its plans. */
+/** `GET /dashboard/projects/{id}`: the project, what needs attention in it, its figures with their charts, and its plans. */
 export async function projectPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const plans = await read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 });
+  const [plans, metrics] = await Promise.all([
+    read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
+    read<Metrics>(request, 'getProjectMetrics', { project_id: params.id }),
+  ]);
+  const attention = await projectAttention(request, project.result, metrics);
   return htmlResult(
     200,
     <Page title={project.result.name} viewer={request.viewer} current="/dashboard/projects">
       <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}`} />
       <p>{project.result.description ?? ''}</p>
       {request.query.get('plan_saved') ? <Notice>The plan is created.</Notice> : ''}
+      <NeedsAttention facts={attention} />
+      <FiguresCard outcome={metrics} idPrefix="project" heading="Figures" />
       <h2>Plans</h2>
       <div class="actions">
         <ActionLink viewer={request.viewer} href={`/dashboard/projects/${params.id}/plans/new`} ability="project-subscription-plan:create" label="New plan" />

@@ -20,8 +20,9 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
+  const status = SUBSCRIPTION_STATUSES.find((known) => known.value === request.query.get('status'))?.value;
   const [subscriptions, subscribers, plans] = await Promise.all([
-    read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100 }),
+    read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100, ...(status ? { status } : {}) }),
     read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 }),
     read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
   ]);
@@ -34,6 +35,22 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
       <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/subscriptions`} />
       {problem ? <ProblemView problem={problem} /> : ''}
       {extra?.notice ?? ''}
+      <form method="get" action={`/dashboard/projects/${params.id}/subscriptions`} class="card filters">
+        <div>
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status">
+            <option value="">Any status</option>
+            {SUBSCRIPTION_STATUSES.map((known) => (
+              <option value={known.value} selected={known.value === status}>
+                {known.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <button type="submit">Filter</button>
+        </div>
+      </form>
       <Listing
         outcome={subscriptions}
         what="subscriptions"
@@ -42,7 +59,7 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
           <DataTable
             id="subscriptions"
             rows={items}
-            empty="No subscriptions yet."
+            empty={status ? 'No subscriptions with this status.' : 'No subscriptions yet.'}
             columns={[
               {
                 label: 'Subscriber',
