@@ -115,6 +115,24 @@ describe('demo history', () => {
     expect(await applyDueDeadlines(service.runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
   });
 
+  it('gives the dashboard real figures: active subscriptions, MRR, recent revenue and a refund, and 60 days of series', async () => {
+    const response = await fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${service.demoToken}` } });
+    expect(response.status).toBe(200);
+    const metrics = (await response.json());
+    expect(metrics.subscriptions.active).toBeGreaterThanOrEqual(20);
+    expect(metrics.subscriptions.trialing).toBeGreaterThan(0);
+    expect(metrics.subscriptions.past_due).toBe(1);
+    expect(metrics.mrr).toEqual([{ currency: 'EUR', amount: expect.any(Number) }]);
+    expect(metrics.mrr[0].amount).toBeGreaterThan(0);
+    expect(metrics.last_30_days.revenue[0].amount).toBeGreaterThan(0);
+    expect(metrics.last_30_days.churned).toBeGreaterThan(0);
+    // The active series climbs over the history: none before it, some on most of its 60 days.
+    const series = metrics.daily as { date: string; active: number; revenue: { amount: number }[] }[];
+    expect(series.slice(0, 25).every((day) => day.active === 0)).toBe(true);
+    expect(series.filter((day) => day.active > 0).length).toBeGreaterThanOrEqual(50);
+    expect(series.filter((day) => day.revenue.length > 0).length).toBeGreaterThanOrEqual(40);
+  });
+
   it('seeds nothing again into the same store', () => {
     expect(seededOnce.projects).toEqual([projectId]);
     expect(seededOnce.subscriptions).toBeGreaterThan(0);
