@@ -118,7 +118,7 @@ describe('demo history', () => {
   it('gives the dashboard real figures: active subscriptions, MRR, recent revenue and a refund, and 60 days of series', async () => {
     const response = await fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${service.demoToken}` } });
     expect(response.status).toBe(200);
-    const metrics = (await response.json());
+    const metrics = await response.json();
     expect(metrics.subscriptions.active).toBeGreaterThanOrEqual(20);
     expect(metrics.subscriptions.trialing).toBeGreaterThan(0);
     expect(metrics.subscriptions.past_due).toBe(1);
