@@ -40,6 +40,19 @@ describe('decideTransition', () => {
     expect(outcome.ends).toBe(false);
   });
 
+  it('takes effect at the last change when the clock applies a transition due before it (times never go backwards)', () => {
+    const DAY = 86_400_000;
+    // A term due to end on day 10, applied on day 40 to a subscription changed (unsuspended) on day 38.
+    const changed: Subscription = { ...active(), updated_at: new Date(NOW + 38 * DAY).toISOString(), status_changed_at: new Date(NOW + 38 * DAY).toISOString() };
+    const late = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 10 * DAY);
+    expect(late.next.status).toBe('expired');
+    expect(late.next.status_changed_at).toBe(changed.updated_at);
+    expect(late.next.updated_at).toBe(changed.updated_at);
+    // Due after the last change: at its due time, as before.
+    const onTime = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 39 * DAY);
+    expect(onTime.next.status_changed_at).toBe(new Date(NOW + 39 * DAY).toISOString());
+  });
+
   it('refuses a pair the table does not allow: CONFLICT naming the current status and what it allows', () => {
     const error = thrownProblem(() => decideTransition(inStatus('paused'), gold, { trigger: 'pause' }, NOW));
     expect(error.code).toBe('CONFLICT');

@@ -73,12 +73,15 @@ export interface TransitionOutcome {
 
 /**
  * The decision of one transition (DESIGN D15), pure: `decision` applied to `before` (on `plan`) at
- * `atMs` (epoch ms). Errors: CONFLICT naming the current status and the allowed triggers when the table
- * does not allow the pair.
+ * `atMs` (epoch ms), or at `before.updated_at` when that is later: a clock transition applied after a
+ * change made since its due time takes effect at that change, so `status_changed_at` and `updated_at`
+ * never go backwards (the metrics' days rely on it). Errors: CONFLICT naming the current status and the
+ * allowed triggers when the table does not allow the pair.
  */
 export function decideTransition(before: Subscription, plan: Plan, decision: Decision, atMs: number): TransitionOutcome {
   const planAfter = decision.newPlan ?? plan;
-  const { next, transition } = applyTrigger(before, decision.trigger, { atMs, plan: planAfter, reason: decision.reason });
+  const effectiveMs = Math.max(atMs, Date.parse(before.updated_at));
+  const { next, transition } = applyTrigger(before, decision.trigger, { atMs: effectiveMs, plan: planAfter, reason: decision.reason });
   return {
     next,
     transition,
