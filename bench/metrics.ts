@@ -21,9 +21,8 @@ import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
 import { addSubscriptionCreation, newSubscription } from '../shared/domain/subscriptions/creation.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
 import type { LocalService } from '../shared/local/service.js';
-import type { Store } from '../shared/store/store.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
-import { applyFoldedUpdates, batchWrite, recordingTransaction } from './seeding.js';
+import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
 import { mintTokens, summarize, type LatencySummary, type RequestCounter } from './support.js';
 
 const DAY_MS = 86_400_000;
@@ -42,26 +41,6 @@ export interface MetricsFigures {
   /** The answer's active subscriptions (should equal `subscribers`). */
   active: number;
   errors: string[];
-}
-
-/**
- * A store whose reads find nothing, so `addSubscriptionCreation` builds a new subscription's writes without
- * reading (a new subscriber has no member or conversion marker; the project has no platform resources).
- */
-function readsNothingStore(store: Store): Store {
-  const refuse = async () => {
-    throw new Error('bench seeding writes through the recording transaction');
-  };
-  return {
-    ...store,
-    get: async () => undefined,
-    query: async () => ({ items: [], lastEvaluatedKey: undefined, count: 0 }),
-    batchGet: async () => [],
-    put: refuse,
-    update: refuse,
-    delete: refuse,
-    transactWrite: refuse,
-  };
 }
 
 /** Seeds a new team with `subscribers` active paid subscriptions (see the module comment); returns its bearer token. */

@@ -141,3 +141,27 @@ export async function applyFoldedUpdates(store: Store, updates: readonly Recorde
   }
   return requests.length;
 }
+
+/**
+ * A store whose reads find nothing, for building a NEW subscription's writes with the repository's own
+ * `addSubscriptionCreation` without reading: a new subscriber has no member, no other subscriptions and
+ * no conversion marker, and the bench project has no platform resources (so the project read, which
+ * only supplies resources, may find nothing too). Writes throw: they go through the recording transaction.
+ */
+export function readsNothingStore(store: Store): Store {
+  const refuse = async () => {
+    throw new Error('bench seeding writes through the recording transaction');
+  };
+  return {
+    tableName: store.tableName,
+    deadLetterTableName: store.deadLetterTableName,
+    document: store.document,
+    get: async () => undefined,
+    query: async () => ({ items: [], lastEvaluatedKey: undefined, count: 0 }),
+    batchGet: async () => [],
+    put: refuse,
+    update: refuse,
+    delete: refuse,
+    transactWrite: refuse,
+  };
+}

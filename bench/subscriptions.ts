@@ -30,9 +30,9 @@ import type { LocalService } from '../shared/local/service.js';
 import { createTables } from '../shared/store/create-tables.js';
 import { localDynamoDbClient } from '../shared/store/dynamodb-local.js';
 import { keys } from '../shared/store/keys.js';
-import { createStore, type Store } from '../shared/store/store.js';
+import { createStore } from '../shared/store/store.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
-import { applyFoldedUpdates, batchWrite, recordingTransaction } from './seeding.js';
+import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
 import { measureWriteCeiling, type WriteCeiling } from './store-baseline.js';
 import { attachRequestCounter, isAuthentication, mintTokens, runPool, summarize, type LatencySummary, type RequestCounter } from './support.js';
 
@@ -236,30 +236,6 @@ export interface RenewalFigures {
   renewedInSample: number;
   sample: number;
   ceiling: WriteCeiling;
-}
-
-/**
- * A store whose reads find nothing, for building a NEW subscription's writes with the repository's own
- * `addSubscriptionCreation` without reading: a new subscriber has no member, no other subscriptions and
- * no conversion marker, and the bench project has no platform resources (so the project read, which
- * only supplies resources, may find nothing too). Writes throw: they go through the recording transaction.
- */
-function readsNothingStore(store: Store): Store {
-  const refuse = async () => {
-    throw new Error('bench seeding writes through the recording transaction');
-  };
-  return {
-    tableName: store.tableName,
-    deadLetterTableName: store.deadLetterTableName,
-    document: store.document,
-    get: async () => undefined,
-    query: async () => ({ items: [], lastEvaluatedKey: undefined, count: 0 }),
-    batchGet: async () => [],
-    put: refuse,
-    update: refuse,
-    delete: refuse,
-    transactWrite: refuse,
-  };
 }
 
 /**
