@@ -23,7 +23,8 @@ import { createTeam } from '../shared/domain/teams/repository.js';
 import type { LocalService } from '../shared/local/service.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
-import { mintTokens, summarize, type LatencySummary, type RequestCounter } from './support.js';
+import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
+import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestCounter } from './support.js';
 
 const DAY_MS = 86_400_000;
 /** Days the seeded creations are spread over (the series' length). */
@@ -43,15 +44,19 @@ export interface MetricsFigures {
   errors: string[];
 }
 
-/** Seeds a new team with `subscribers` active paid subscriptions (see the module comment); returns its bearer token. */
-async function seedTeam(service: LocalService, subscribers: number, progress: (line: string) => void): Promise<{ token: string; seedSeconds: number }> {
+/**
+ * Seeds a new team with `subscribers` active paid subscriptions (see the module comment); returns bearer
+ * tokens enough for `calls` calls under the per-token REST rate limit (D4).
+ */
+async function seedTeam(service: LocalService, subscribers: number, calls: number, progress: (line: string) => void): Promise<{ tokens: string[]; seedSeconds: number }> {
   const nowMs = Math.floor(Date.now() / 1000) * 1000;
   const past = manualClock(nowMs - SPREAD_DAYS * DAY_MS);
   const store = service.store;
   // The setup's events (team, project, plan) go to the service's pipeline, labelled background, not charged to a call.
   const runtime: UnitOfWorkRuntime = { store, clock: past, eventsCommitted: (events) => service.runtime.eventsCommitted(events) };
   const team = await createTeam(store, past, { name: `Bench metrics ${subscribers}` }, { onEventsCommitted: () => service.runtime.eventsCommitted() });
-  const [token] = await mintTokens(store, team.id, 1, 'bench metrics');
+  const minted = await mintTokens(store, team.id, tokensNeeded(calls, RATE_LIMITS.rest.limit), 'bench metrics');
+  const token = minted[0];
   const principal: Principal = { tokenId: token.id, teamId: team.id, abilities: new Set(ABILITY_VALUES), projectIds: null };
   const project = await createProject(runtime, principal, { name: 'Bench metrics', platform_type: 'web' });
   const plan = await createPlan(runtime, principal, project.id, { name: 'Monthly', amount: 900, currency: 'USD', interval: 'month' });
@@ -87,12 +92,12 @@ async function seedTeam(service: LocalService, subscribers: number, progress: (l
   await batchWrite(store, tx.puts, 8);
   await applyFoldedUpdates(store, tx.updates);
   await service.runtime.idle();
-  return { token: token.token, seedSeconds: (performance.now() - started) / 1000 };
+  return { tokens: minted.map((each) => each.token), seedSeconds: (performance.now() - started) / 1000 };
 }
 
 /**
- * For each size of `sizes`: seeds a team of its own, then measures `calls` sequential `GET /v1/metrics`
- * (after one unmeasured call, which also stamps the token's `last_used_at`).
+ * For each size of `sizes`: seeds a team of its own, then measures `calls` sequential `GET /v1/metrics`,
+ * spread over tokens under the rate limit (after one unmeasured call per token, which stamps its `last_used_at`).
  */
 export async function measureMetrics(options: {
   service: LocalService;
@@ -104,9 +109,9 @@ export async function measureMetrics(options: {
   const { service, counter } = options;
   const results: MetricsFigures[] = [];
   for (const subscribers of options.sizes) {
-    const { token, seedSeconds } = await seedTeam(service, subscribers, options.progress);
-    const read = () => fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${token}` } });
-    await (await read()).text();
+    const { tokens, seedSeconds } = await seedTeam(service, subscribers, options.calls, options.progress);
+    const read = (call: number) => fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${tokens[call % tokens.length]}` } });
+    for (let index = 0; index < tokens.length; index++) await (await read(index)).text();
     options.progress(`metrics: ${options.calls} × GET /v1/metrics with ${subscribers.toLocaleString('en-US')} subscribers`);
     const latencies: number[] = [];
     const requests: number[] = [];
@@ -117,7 +122,7 @@ export async function measureMetrics(options: {
       await service.runtime.idle();
       counter.reset();
       const started = performance.now();
-      const response = await read();
+      const response = await read(call);
       const text = await response.text();
       latencies.push(performance.now() - started);
       const counts = counter.snapshot();
