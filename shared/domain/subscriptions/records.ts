@@ -59,3 +59,20 @@ export function toSubscription(item: Item): Subscription {
     updated_at: stored.updated_at,
   };
 }
+
+/**
+ * A subscription's index item in its subscriber's partition (`writeSubscriptionIndex`, DESIGN D15): the
+ * subscription's id and what the web access check needs of it (`ends_at` and `current_period_end`
+ * tolerated absent: read as null).
+ */
+const StoredSubscriptionIndex = z.object({
+  subscription_id: Subscription.shape.id,
+  status: Subscription.shape.status,
+  ends_at: z.optional(Subscription.shape.ends_at),
+  current_period_end: z.optional(Subscription.shape.current_period_end),
+  plan_id: Subscription.shape.plan_id,
+  status_changed_at: Subscription.shape.status_changed_at,
+});
+
+/** Parses a subscription's index item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredSubscriptionIndex = recordParser(entity.subscriberSubscription, StoredSubscriptionIndex);
