@@ -1,11 +1,11 @@
 import type { Principal } from '../../auth/principal.js';
 import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from '../../auth/authorize.js';
-import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
-import type { BillingReason, ListPaymentsQuery, Payment, PaymentStatus } from './schema.js';
+import { parseStoredPayment, parseStoredSubscriberPayment } from './record.js';
+import type { ListPaymentsQuery, Payment } from './schema.js';
 
 /**
  * Persistence and use cases of payments (DESIGN D14, D15, D16): for the `manual` provider the creator
@@ -39,29 +39,32 @@ export type StoredPayment = Item & { revision?: number; provider_refund_id?: str
 
 const notFound = (paymentId: string) => new ProblemError('NOT_FOUND', `No payment ${paymentId}.`);
 
-/** The public payment of a stored item. */
+/** The public payment of a stored item (throws StoredRecordError naming its key when it does not match). */
 export function toPayment(item: Item): Payment {
+  const stored = parseStoredPayment(item);
   return {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    subscriber_id: item.subscriber_id as string,
-    subscription_id: item.subscription_id as string,
-    amount: item.amount as number,
-    amount_refunded: Number(item.amount_refunded ?? 0),
-    currency: item.currency as string,
-    status: item.status as PaymentStatus,
-    provider: item.provider as PaymentProvider,
-    provider_payment_id: (item.provider_payment_id as string | null | undefined) ?? null,
-    billing_reason: item.billing_reason as BillingReason,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    id: stored.id,
+    project_id: stored.project_id,
+    subscriber_id: stored.subscriber_id,
+    subscription_id: stored.subscription_id,
+    amount: stored.amount,
+    amount_refunded: stored.amount_refunded ?? 0,
+    currency: stored.currency,
+    status: stored.status,
+    provider: stored.provider,
+    provider_payment_id: stored.provider_payment_id ?? null,
+    billing_reason: stored.billing_reason,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
   };
 }
 
 /** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
 export async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
   const item = await store.get(keys.payment(principal.teamId, paymentId));
-  if (!item || !canAccessSubscriberData(principal, item.project_id as string, item.subscriber_id as string)) throw notFound(paymentId);
+  if (!item) throw notFound(paymentId);
+  const payment = toPayment(item);
+  if (!canAccessSubscriberData(principal, payment.project_id, payment.subscriber_id)) throw notFound(paymentId);
   return item;
 }
 
@@ -125,9 +128,9 @@ export async function listPayments(store: Store, principal: Principal, projectId
       }),
     ]);
     if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-    const ids = index.items.map((item) => item.payment_id as string);
+    const ids = index.items.map((item) => parseStoredSubscriberPayment(item).payment_id);
     const items = await store.batchGet(ids.map((id) => keys.payment(teamId, id)));
-    const byId = new Map(items.map((item) => [item.id as string, toPayment(item)]));
+    const byId = new Map(items.map(toPayment).map((payment) => [payment.id, payment]));
     const data = ids.flatMap((id) => {
       const payment = byId.get(id);
       return payment && matches(payment) ? [payment] : [];

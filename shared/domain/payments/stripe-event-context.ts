@@ -2,11 +2,14 @@ import type Stripe from 'stripe';
 import type { Principal } from '../../auth/principal.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import { type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan, listPlans } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { PROVIDER_CHANGE_CREATED_ATTRIBUTE } from '../subscriptions/provider-change.js';
+import { Subscription } from '../subscriptions/schema.js';
 
 /**
  * What every mapping of a project's Stripe events shares (DESIGN D16, D22; `stripe-events.ts` maps them):
@@ -72,6 +75,9 @@ export interface SubscriptionLink {
   lastApplied: Record<EventFamily, number>;
 }
 
+/** A provider subscription's link item (`keys.providerSubscription`): our subscription's id; the last applied events' `created` are read as numbers below. */
+const parseSubscriptionLink = recordParser(entity.providerSubscription, z.object({ subscription_id: Subscription.shape.id }));
+
 /** The link of a Stripe subscription (strongly consistent), or null when none of ours has that id. */
 export async function linkOf(context: EventContext, stripeSubscriptionId: string): Promise<SubscriptionLink | null> {
   const item = await context.runtime.store.get(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId));
@@ -80,7 +86,7 @@ export async function linkOf(context: EventContext, stripeSubscriptionId: string
   const ownChange = Number(item[PROVIDER_CHANGE_CREATED_ATTRIBUTE] ?? 0);
   return {
     stripeSubscriptionId,
-    subscriptionId: item.subscription_id as string,
+    subscriptionId: parseSubscriptionLink(item).subscription_id,
     lastApplied: { subscription: Math.max(Number(item[LAST_APPLIED.subscription] ?? 0), ownChange), invoice: Number(item[LAST_APPLIED.invoice] ?? 0) },
   };
 }

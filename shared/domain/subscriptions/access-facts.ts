@@ -7,7 +7,7 @@ import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import { subscriberAccessAttribute } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { toSubscription } from './records.js';
+import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
 
 /** What an access change reads and decides beside its subscription (DESIGN D15, D17): the access facts, whether another subscription still grants access, the member. */
@@ -89,7 +89,7 @@ export async function subscriptionsOfSubscriber(store: Store, teamId: string, pr
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
     });
-    const ids = page.items.map((item) => item.subscription_id as string).filter((id) => id !== exceptId);
+    const ids = page.items.map((item) => parseStoredSubscriptionIndex(item).subscription_id).filter((id) => id !== exceptId);
     for (let index = 0; index < ids.length; index += 100) {
       const items = await store.batchGet(ids.slice(index, index + 100).map((id) => keys.subscription(teamId, id)));
       found.push(...items.map(toSubscription));

@@ -3,6 +3,7 @@ import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Item, Store } from '../../store/store.js';
+import { parseStoredSubscriptionIndex } from './records.js';
 import type { ProjectAccess, Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
@@ -38,15 +39,16 @@ function deciding(subscriptions: SubscriptionSummary[]): SubscriptionSummary | n
   return subscriptions.sort((a, b) => (a.status_changed_at < b.status_changed_at ? 1 : -1))[0] ?? null;
 }
 
-/** The summary an index item carries. */
+/** The summary an index item carries (throws StoredRecordError naming its key when it does not match). */
 function summaryOf(item: Item): SubscriptionSummary {
+  const stored = parseStoredSubscriptionIndex(item);
   return {
-    id: item.subscription_id as string,
-    status: item.status as Subscription['status'],
-    ends_at: (item.ends_at as string | null | undefined) ?? null,
-    current_period_end: (item.current_period_end as string | null | undefined) ?? null,
-    plan_id: item.plan_id as string,
-    status_changed_at: item.status_changed_at as string,
+    id: stored.subscription_id,
+    status: stored.status,
+    ends_at: stored.ends_at ?? null,
+    current_period_end: stored.current_period_end ?? null,
+    plan_id: stored.plan_id,
+    status_changed_at: stored.status_changed_at,
   };
 }
 
@@ -91,7 +93,7 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
   });
   const summarySortKey = keys.subscriberAccess(teamId, projectId, subscriberId).sk;
   const subscriber = partition.items.find((item) => item.sk === summarySortKey);
-  const subscriptions = partition.items.filter((item) => (item.sk as string).startsWith(sortKeyPrefix.subscriberSubscription)).map(summaryOf);
+  const subscriptions = partition.items.filter((item) => String(item.sk).startsWith(sortKeyPrefix.subscriberSubscription)).map(summaryOf);
   if (!subscriber) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
   memberId = memberId ?? (subscriber.member_id as string | null | undefined) ?? null;
   const chosen = deciding(subscriptions);

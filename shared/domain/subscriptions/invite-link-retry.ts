@@ -1,8 +1,11 @@
 import { deadlineItem, type Deadline } from '../../deadlines/deadline.js';
+import * as z from '../../schemas/zod.js';
+import { entity } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import type { Item } from '../../store/store.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { platformErrorOf } from '../members/platform-retry.js';
-import type { MemberPlatformError } from '../members/schema.js';
+import { MemberPlatformError } from '../members/schema.js';
 import type { Subscription } from './schema.js';
 
 /**
@@ -29,9 +32,12 @@ function inviteLinksDeadline(teamId: string, subscription: Pick<Subscription, 'i
   return { teamId, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId: subscription.project_id, dueAt };
 }
 
-/** The failure recorded on a stored invite-link deadline item, or null (none recorded). */
+/** What a stored invite-link deadline item holds besides the deadline: the failure recorded (absent until one is). */
+const parseInviteLinksFailure = recordParser(entity.deadline, z.object({ [INVITE_LINKS_ERROR_ATTRIBUTE]: z.optional(MemberPlatformError) }));
+
+/** The failure recorded on a stored invite-link deadline item, or null (none recorded). Throws StoredRecordError when it does not match. */
 export function inviteLinksErrorOf(item: Item): MemberPlatformError | null {
-  return (item[INVITE_LINKS_ERROR_ATTRIBUTE] as MemberPlatformError | undefined) ?? null;
+  return parseInviteLinksFailure(item)[INVITE_LINKS_ERROR_ATTRIBUTE] ?? null;
 }
 
 /**

@@ -5,7 +5,9 @@ import { logger } from '../../logger.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import type { PaymentProviderAdapters, ProviderSubscriptionChange, SubscriptionChangeRequest, SubscriptionChangeResult } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
-import { keys } from '../../store/keys.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import type { Plan } from '../plans/schema.js';
 import type { StoredSubscription } from './queries.js';
@@ -27,6 +29,9 @@ import type { Decision } from './transition-decisions.js';
 
 /** The stored attribute of a subscription item holding the provider's id of the subscription that bills it (Stripe `sub_...`). */
 export const PROVIDER_SUBSCRIPTION_ATTRIBUTE = 'provider_subscription_id';
+
+/** The provider's subscription id a subscription item holds (absent on subscriptions no provider bills). */
+const parseProviderSubscriptionId = recordParser(entity.subscription, z.object({ [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: z.optional(z.string()) }));
 
 /** The link item's attribute holding the `created` (unix SECONDS) of our last provider-first change: events older than it are stale. */
 export const PROVIDER_CHANGE_CREATED_ATTRIBUTE = 'provider_change_created';
@@ -93,7 +98,7 @@ export async function applyAtProvider(
   decision: Decision,
   options: ProviderChangeOptions = {},
 ): Promise<ProviderChangeMade | null> {
-  const providerSubscriptionId = item[PROVIDER_SUBSCRIPTION_ATTRIBUTE] as string | undefined;
+  const providerSubscriptionId = parseProviderSubscriptionId(item)[PROVIDER_SUBSCRIPTION_ATTRIBUTE];
   const provider = subscription.payment_provider;
   if (!providerSubscriptionId || !provider) return null;
   const change = providerChangeOf(subscription, decision);

@@ -3,7 +3,7 @@ import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from 
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
-import { toSubscription } from './records.js';
+import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
 import type { ListSubscriptionsQuery, Subscription } from './schema.js';
 
 /**
@@ -33,7 +33,9 @@ const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No s
 /** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
 export async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
   const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
-  if (!item || !canAccessSubscriberData(principal, item.project_id as string, item.subscriber_id as string)) throw notFound(subscriptionId);
+  if (!item) throw notFound(subscriptionId);
+  const subscription = toSubscription(item);
+  if (!canAccessSubscriberData(principal, subscription.project_id, subscription.subscriber_id)) throw notFound(subscriptionId);
   return item;
 }
 
@@ -75,9 +77,9 @@ export async function listSubscriptions(
       }),
     ]);
     if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-    const ids = index.items.map((item) => item.subscription_id as string);
+    const ids = index.items.map((item) => parseStoredSubscriptionIndex(item).subscription_id);
     const items = await store.batchGet(ids.map((id) => keys.subscription(teamId, id)));
-    const byId = new Map(items.map((item) => [item.id as string, toSubscription(item)]));
+    const byId = new Map(items.map(toSubscription).map((subscription) => [subscription.id, subscription]));
     const data = ids.flatMap((id) => {
       const subscription = byId.get(id);
       return subscription && matches(subscription) ? [subscription] : [];

@@ -1,40 +1,78 @@
-import type { PaymentProvider } from '../../catalogues/payment-providers.js';
-import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
+import * as z from '../../schemas/zod.js';
+import { entity } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import type { Item } from '../../store/store.js';
-import type { MemberInviteLink } from '../members/schema.js';
-import type { Subscription, SubscriptionSource } from './schema.js';
+import { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
 /**
- * Stored subscription items to their public shape (DESIGN D15), shared by the repository and the member
- * access events; `has_access` is derived from the status, never stored.
+ * Stored subscription items to their public shape (DESIGN D14, D15), shared by the repository and the
+ * member access events: each item is parsed through its stored-record schema; `has_access` is derived
+ * from the status, never stored.
  */
 
-/** The public subscription of a stored item. */
+/**
+ * A subscription item as stored (`keys.subscription`): the public fields but the derived `has_access`;
+ * the nullable ones, `cancel_at_period_end` and `invite_links` tolerated absent (read as null, false and
+ * []). `revision`, `deadline_at` and the provider's subscription id are read by the writes, not here.
+ */
+const StoredSubscription = z.partial(z.omit(Subscription, { has_access: true }), {
+  previous_status: true,
+  payment_provider: true,
+  ends_at: true,
+  trial_ends_at: true,
+  current_period_start: true,
+  current_period_end: true,
+  cancel_at_period_end: true,
+  canceled_at: true,
+  cancellation_reason: true,
+  invite_links: true,
+});
+
+const parseStoredSubscription = recordParser(entity.subscription, StoredSubscription);
+
+/** The public subscription of a stored item (throws StoredRecordError naming its key when it does not match). */
 export function toSubscription(item: Item): Subscription {
-  const status = item.status as SubscriptionStatus;
+  const stored = parseStoredSubscription(item);
   return {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    subscriber_id: item.subscriber_id as string,
-    plan_id: item.plan_id as string,
-    status,
-    previous_status: (item.previous_status as SubscriptionStatus | null | undefined) ?? null,
-    has_access: hasAccess(status),
-    source: item.source as SubscriptionSource,
-    payment_provider: (item.payment_provider as PaymentProvider | null | undefined) ?? null,
-    price_version: item.price_version as number,
-    starts_at: item.starts_at as string,
-    ends_at: (item.ends_at as string | null | undefined) ?? null,
-    trial_ends_at: (item.trial_ends_at as string | null | undefined) ?? null,
-    current_period_start: (item.current_period_start as string | null | undefined) ?? null,
-    current_period_end: (item.current_period_end as string | null | undefined) ?? null,
-    cancel_at_period_end: item.cancel_at_period_end === true,
-    canceled_at: (item.canceled_at as string | null | undefined) ?? null,
-    cancellation_reason: (item.cancellation_reason as string | null | undefined) ?? null,
-    invite_links: (item.invite_links as MemberInviteLink[] | undefined) ?? [],
-    status_changed_at: item.status_changed_at as string,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    id: stored.id,
+    project_id: stored.project_id,
+    subscriber_id: stored.subscriber_id,
+    plan_id: stored.plan_id,
+    status: stored.status,
+    previous_status: stored.previous_status ?? null,
+    has_access: hasAccess(stored.status),
+    source: stored.source,
+    payment_provider: stored.payment_provider ?? null,
+    price_version: stored.price_version,
+    starts_at: stored.starts_at,
+    ends_at: stored.ends_at ?? null,
+    trial_ends_at: stored.trial_ends_at ?? null,
+    current_period_start: stored.current_period_start ?? null,
+    current_period_end: stored.current_period_end ?? null,
+    cancel_at_period_end: stored.cancel_at_period_end === true,
+    canceled_at: stored.canceled_at ?? null,
+    cancellation_reason: stored.cancellation_reason ?? null,
+    invite_links: stored.invite_links ?? [],
+    status_changed_at: stored.status_changed_at,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
   };
 }
+
+/**
+ * A subscription's index item in its subscriber's partition (`writeSubscriptionIndex`, DESIGN D15): the
+ * subscription's id and what the web access check needs of it (`ends_at` and `current_period_end`
+ * tolerated absent: read as null).
+ */
+const StoredSubscriptionIndex = z.object({
+  subscription_id: Subscription.shape.id,
+  status: Subscription.shape.status,
+  ends_at: z.optional(Subscription.shape.ends_at),
+  current_period_end: z.optional(Subscription.shape.current_period_end),
+  plan_id: Subscription.shape.plan_id,
+  status_changed_at: Subscription.shape.status_changed_at,
+});
+
+/** Parses a subscription's index item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredSubscriptionIndex = recordParser(entity.subscriberSubscription, StoredSubscriptionIndex);

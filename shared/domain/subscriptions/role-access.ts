@@ -9,6 +9,7 @@ import type { Plan } from '../plans/schema.js';
 import type { Project, ProjectResource } from '../projects/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { grantOnPlatform, resourcesGrantedBy, type PlatformAccessFollowUp, type PlatformGrantee } from './platform-access.js';
+import { toSubscription } from './records.js';
 
 /**
  * Per-plan roles (DESIGN D28): when a subscriber keeps access through another subscription while one
@@ -30,7 +31,7 @@ export interface RoleChange {
 async function plansOfSubscriptions(store: Store, teamId: string, subscriptionIds: readonly string[]): Promise<Plan[]> {
   if (subscriptionIds.length === 0) return [];
   const subscriptions = await store.batchGet(subscriptionIds.map((id) => keys.subscription(teamId, id)));
-  const planIds = [...new Set(subscriptions.map((item) => item.plan_id as string))];
+  const planIds = [...new Set(subscriptions.map((item) => toSubscription(item).plan_id))];
   return (await store.batchGet(planIds.map((planId) => keys.plan(teamId, planId)))).map(toPlan);
 }
 
