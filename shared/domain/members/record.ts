@@ -1,6 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
+import { Team } from '../teams/schema.js';
 import { Member, MemberPlatformError } from './schema.js';
 
 /**
@@ -19,3 +20,12 @@ const StoredMember = z.extend(z.partial(Member, { username: true, display_name: 
 });
 /** Parses a member item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredMember = recordParser(entity.member, StoredMember);
+
+/**
+ * A Discord link attempt as stored (DESIGN D28), keyed by the SHA-256 of its OAuth2 `state`: the team it
+ * belongs to (its project, subscriber, portal session and expiry are checked by the conditional delete).
+ */
+const StoredDiscordLinkState = z.object({ team_id: Team.shape.id });
+
+/** Parses a Discord link attempt (throws StoredRecordError naming the item type, never its key: the hash of a bearer state). */
+export const parseStoredDiscordLinkState = recordParser(entity.discordLinkState, StoredDiscordLinkState, () => "discord link state (key: an OAuth2 state's SHA-256, withheld)");
