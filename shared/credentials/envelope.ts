@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import * as z from '../schemas/zod.js';
 
 /**
  * Envelope encryption of stored credentials (DESIGN D16, D22): every credential is
@@ -33,18 +34,20 @@ export interface KeyEncryptionKey {
 }
 
 /** A sealed secret as stored: nothing in it is secret without the key-encryption key. All binary fields are base64. */
-export interface SealedSecret {
+export const SealedSecret = z.object({
   /** Format version. */
-  v: 1;
+  v: z.literal(1),
   /** The key-encryption key that wrapped the data key. */
-  kek: 'local' | 'kms';
-  wrapped_key: string;
+  kek: z.enum(['local', 'kms']),
+  wrapped_key: z.string(),
   /** GCM nonce (12 bytes). */
-  iv: string;
-  ciphertext: string;
+  iv: z.string(),
+  ciphertext: z.string(),
   /** GCM authentication tag (16 bytes). */
-  tag: string;
-}
+  tag: z.string(),
+});
+/** A sealed secret (see {@link SealedSecret}). */
+export type SealedSecret = z.infer<typeof SealedSecret>;
 
 /** A sealed secret did not open: tampered with, another context, or another key-encryption key. The message holds no secret. */
 export class CredentialDecryptionError extends Error {

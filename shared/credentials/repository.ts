@@ -1,7 +1,10 @@
 import { entity, keys } from '../store/keys.js';
 import type { Item, Store } from '../store/store.js';
 import type { Transaction } from '../store/unit-of-work.js';
-import { openSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey, type SealedSecret } from './envelope.js';
+import * as z from '../schemas/zod.js';
+import { Timestamp } from '../schemas/common.js';
+import { recordParser } from '../store/records.js';
+import { openSecret, SealedSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey } from './envelope.js';
 
 /**
  * Stored credentials (DESIGN D16, D22): the secrets an integration of a project needs (a Telegram bot's
@@ -109,17 +112,23 @@ export async function deleteSubjectCredentials(store: Store, projectId: string, 
   return deleted;
 }
 
-/** The public part of a stored credential item. */
-function describe(item: Item): CredentialDescription {
-  return {
-    kind: item.kind as CredentialKind,
-    team_id: item.team_id as string,
-    project_id: item.project_id as string,
-    public: (item.public as Record<string, string> | undefined) ?? {},
-    secret_names: (item.secret_names as string[] | undefined) ?? [],
-    created_at: item.created_at as string,
-  };
-}
+/**
+ * A credential item as stored (`keys.credential`, DESIGN D16, D22): its kind, owner, public fields and
+ * secret names (absent on items stored without any: read as none), times and the sealed secrets. A parse
+ * error names the item's key and the failing attribute paths, never a value.
+ */
+const StoredCredential = z.object({
+  kind: z.enum(CREDENTIAL_KINDS),
+  team_id: z.string(),
+  project_id: z.string(),
+  public: z.optional(z.record(z.string(), z.string())),
+  secret_names: z.optional(z.array(z.string())),
+  created_at: Timestamp,
+  sealed: SealedSecret,
+});
+
+/** Parses a credential item (throws StoredRecordError naming its key when it does not match). */
+const parseStoredCredential = recordParser(entity.credential, StoredCredential);
 
 /**
  * Reads and opens the credential of `projectId` and `kind` (and `subjectId` for a person's; strongly
@@ -136,9 +145,17 @@ export async function openCredential(
 ): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
   const item = await store.get(credentialKey(projectId, kind, subjectId));
   if (!item) return null;
-  const description = describe(item);
+  const { sealed, ...stored } = parseStoredCredential(item);
+  const description: CredentialDescription = {
+    kind: stored.kind,
+    team_id: stored.team_id,
+    project_id: stored.project_id,
+    public: stored.public ?? {},
+    secret_names: stored.secret_names ?? [],
+    created_at: stored.created_at,
+  };
   if (teamId !== undefined && description.team_id !== teamId) return null;
-  const plaintext = await openSecret(kek, item.sealed as SealedSecret, contextOf({ teamId: description.team_id, projectId, kind, subjectId }));
+  const plaintext = await openSecret(kek, sealed, contextOf({ teamId: description.team_id, projectId, kind, subjectId }));
   return { description, secrets: JSON.parse(plaintext) as Record<string, string> };
 }
 

@@ -6,6 +6,7 @@ import { newUlid } from '../ids.js';
 import { entity, keys, secondaryIndex } from '../store/keys.js';
 import { ConditionFailedError, type Item, type Store } from '../store/store.js';
 import type { TeamMember } from '../domain/team-members/schema.js';
+import { parseStoredPasskey, parseStoredWebauthnChallenge } from './records.js';
 
 /**
  * Passkeys of team members (DESIGN D21), with `@simplewebauthn/server`: registration (from a session,
@@ -69,10 +70,11 @@ async function takeChallenge(store: Store, clock: Clock, challengeId: string, bi
   }
   if (!item || item.purpose !== binding.purpose || Number(item.expires_at_ms) <= clock.nowMs()) return null;
   if (binding.sessionId !== undefined && item.session_id !== binding.sessionId) return null;
-  return item.challenge as string;
+  return parseStoredWebauthnChallenge(item).challenge;
 }
 
-async function memberPasskeyItems(store: Store, teamId: string, memberId: string): Promise<Item[]> {
+/** A member's stored passkeys (throws StoredRecordError when one does not match its record). */
+async function memberPasskeys(store: Store, teamId: string, memberId: string) {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: '#pk = :pk',
@@ -80,16 +82,12 @@ async function memberPasskeyItems(store: Store, teamId: string, memberId: string
     ExpressionAttributeValues: { ':pk': keys.memberPasskeysIndex(teamId, memberId) },
     Limit: 100,
   });
-  return result.items;
+  return result.items.map(parseStoredPasskey);
 }
 
 /** The member's passkeys (never their key material). */
 export async function listPasskeys(store: Store, teamId: string, memberId: string): Promise<PasskeySummary[]> {
-  return (await memberPasskeyItems(store, teamId, memberId)).map((item) => ({
-    id: item.id as string,
-    created_at: item.created_at as string,
-    last_used_at: (item.last_used_at as string | null | undefined) ?? null,
-  }));
+  return (await memberPasskeys(store, teamId, memberId)).map((passkey) => ({ id: passkey.id, created_at: passkey.created_at, last_used_at: passkey.last_used_at ?? null }));
 }
 
 /**
@@ -102,7 +100,7 @@ export async function startPasskeyRegistration(
   relyingParty: RelyingParty,
   input: { teamId: string; member: Pick<TeamMember, 'id' | 'email' | 'name'>; sessionId: string },
 ): Promise<{ challengeId: string; options: PublicKeyCredentialCreationOptionsJSON }> {
-  const existing = await memberPasskeyItems(store, input.teamId, input.member.id);
+  const existing = await memberPasskeys(store, input.teamId, input.member.id);
   const options = await (
     await webauthn()
   ).generateRegistrationOptions({
@@ -112,7 +110,7 @@ export async function startPasskeyRegistration(
     userDisplayName: input.member.name,
     userID: new TextEncoder().encode(input.member.id),
     attestationType: 'none',
-    excludeCredentials: existing.map((item) => ({ id: item.id as string, transports: item.transports as string[] | undefined })),
+    excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: passkey.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
   });
   const challengeId = await newChallenge(store, clock, options.challenge, { purpose: 'registration', sessionId: input.sessionId });
@@ -192,6 +190,7 @@ export async function finishPasskeySignIn(
   const credentialId = typeof input.response?.id === 'string' && input.response.id.length <= 1024 ? input.response.id : null;
   const item = challenge && credentialId ? await store.get(keys.passkey(credentialId)) : undefined;
   if (!challenge || !item) throw refused();
+  const passkey = parseStoredPasskey(item);
   const verification = await (
     await webauthn()
   )
@@ -200,16 +199,16 @@ export async function finishPasskeySignIn(
       expectedChallenge: challenge,
       expectedOrigin: relyingParty.origin,
       expectedRPID: relyingParty.rpId,
-      credential: { id: item.id as string, publicKey: new Uint8Array(Buffer.from(item.public_key as string, 'base64url')), counter: Number(item.counter), transports: item.transports as never },
+      credential: { id: passkey.id, publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')), counter: passkey.counter, transports: passkey.transports },
       requireUserVerification: false,
     })
     .catch(() => null);
   if (!verification?.verified) throw refused();
   await store.update({
-    Key: keys.passkey(item.id as string),
+    Key: keys.passkey(passkey.id),
     UpdateExpression: 'SET #counter = :counter, last_used_at = :now',
     ExpressionAttributeNames: { '#counter': 'counter' },
     ExpressionAttributeValues: { ':counter': verification.authenticationInfo.newCounter, ':now': isoTime(clock.nowMs()) },
   });
-  return { teamId: item.team_id as string, memberId: item.member_id as string };
+  return { teamId: passkey.team_id, memberId: passkey.member_id };
 }

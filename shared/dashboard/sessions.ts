@@ -9,6 +9,7 @@ import { ConditionFailedError, type Item, type Store } from '../store/store.js';
 import { findMember } from '../domain/team-members/records.js';
 import { findMemberByEmail } from '../domain/team-members/repository.js';
 import { touchSession, ttlOf } from '../auth/idle-sessions.js';
+import { parseStoredDashboardSession, parseStoredSignInLink, type SessionState } from './records.js';
 
 /**
  * Dashboard sign-in (DESIGN D21): one-time sign-in links and sessions, stored in DynamoDB. Only the
@@ -24,9 +25,6 @@ export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 
 const LINK_PATTERN = /^sil_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
 const SESSION_PATTERN = /^dss_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
-
-/** What a session allows: `registration` (from a sign-in link: register a passkey first) or everything. */
-export type SessionState = 'registration' | 'active';
 
 /** A dashboard session as the member sees it in their list (never its secret). */
 export interface DashboardSession {
@@ -103,23 +101,26 @@ export async function consumeSignInLink(store: Store, clock: Clock, token: strin
     if (error instanceof ConditionFailedError) throw unusableLink();
     throw error;
   }
-  const member = await findMember(store, item.team_id as string, item.member_id as string);
+  const link = parseStoredSignInLink(item);
+  const member = await findMember(store, link.team_id, link.member_id);
   if (!member || member.status === 'removed') throw unusableLink();
-  return { teamId: item.team_id as string, memberId: member.id };
+  return { teamId: link.team_id, memberId: member.id };
 }
 
+/** The session of a stored item (throws StoredRecordError when it does not match its record, DESIGN D14). */
 function toSession(item: Item): DashboardSession {
+  const session = parseStoredDashboardSession(item);
   return {
-    id: item.id as string,
-    team_id: item.team_id as string,
-    member_id: item.member_id as string,
-    state: item.state as SessionState,
-    csrf_token: item.csrf_token as string,
-    method: item.method as DashboardSession['method'],
-    user_agent: (item.user_agent as string | undefined) ?? '',
-    created_at: item.created_at as string,
-    last_seen_at_ms: Number(item.last_seen_at_ms),
-    revoked_at: (item.revoked_at as string | null | undefined) ?? null,
+    id: session.id,
+    team_id: session.team_id,
+    member_id: session.member_id,
+    state: session.state,
+    csrf_token: session.csrf_token,
+    method: session.method,
+    user_agent: session.user_agent ?? '',
+    created_at: session.created_at,
+    last_seen_at_ms: session.last_seen_at_ms,
+    revoked_at: session.revoked_at ?? null,
   };
 }
 

@@ -14,6 +14,7 @@ import { ConditionFailedError, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { toPlan } from '../plans/repository.js';
 import { toProject } from '../projects/repository.js';
+import { parseStoredDiscordLinkState } from './record.js';
 import { updateSubscriber } from '../subscribers/changes.js';
 import { subscriptionsOfSubscriber } from '../subscriptions/access-facts.js';
 import { resourcesGrantedBy } from '../subscriptions/platform-access.js';
@@ -113,7 +114,7 @@ async function consumeState(runtime: LinkRuntime, input: { projectId: string; po
       ReturnValues: 'ALL_OLD',
     });
     if (!item) throw refused();
-    return item.team_id as string;
+    return parseStoredDiscordLinkState(item).team_id;
   } catch (error) {
     if (error instanceof ConditionFailedError) throw refused();
     throw error;

@@ -6,7 +6,8 @@ import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { revisionCondition } from '../../store/optimistic.js';
-import type { ListMembersQuery, Member, MemberPlatformError, MemberStatus } from './schema.js';
+import { parseStoredMember } from './record.js';
+import type { ListMembersQuery, Member } from './schema.js';
 
 /**
  * Persistence of members (DESIGN D14, D17). A member is one item in its project's member partition
@@ -50,31 +51,24 @@ export async function readPlatformUserClaim(store: Store, teamId: string, projec
   return await store.get(platformUserKey(teamId, projectId, platformUserId));
 }
 
-/**
- * The public `platform_error` of a stored one (null when none); an error recorded before retries existed
- * reads as one failed attempt with no retry scheduled.
- */
-function toPlatformError(stored: unknown): MemberPlatformError | null {
-  if (!stored) return null;
-  const error = stored as Partial<MemberPlatformError> & Pick<MemberPlatformError, 'action' | 'message' | 'at'>;
-  return { action: error.action, message: error.message, at: error.at, attempts: error.attempts ?? 1, next_attempt_at: error.next_attempt_at ?? null };
-}
-
-/** The public member of a stored item. */
+/** The public member of a stored item (throws StoredRecordError when it does not match its record, DESIGN D14). */
 export function toMember(item: Item): Member {
+  const member = parseStoredMember(item);
+  const error = member.platform_error;
   return {
-    id: item.id as string,
-    project_id: item.project_id as string,
-    platform_user_id: item.platform_user_id as string,
-    username: (item.username as string | null | undefined) ?? null,
-    display_name: (item.display_name as string | null | undefined) ?? null,
-    subscriber_id: (item.subscriber_id as string | null | undefined) ?? null,
-    status: item.status as MemberStatus,
-    joined_at: (item.joined_at as string | null | undefined) ?? null,
-    status_changed_at: item.status_changed_at as string,
-    platform_error: toPlatformError(item.platform_error),
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    id: member.id,
+    project_id: member.project_id,
+    platform_user_id: member.platform_user_id,
+    username: member.username ?? null,
+    display_name: member.display_name ?? null,
+    subscriber_id: member.subscriber_id ?? null,
+    status: member.status,
+    joined_at: member.joined_at ?? null,
+    status_changed_at: member.status_changed_at,
+    // An error recorded before retries existed reads as one failed attempt with no retry scheduled.
+    platform_error: error ? { action: error.action, message: error.message, at: error.at, attempts: error.attempts ?? 1, next_attempt_at: error.next_attempt_at ?? null } : null,
+    created_at: member.created_at,
+    updated_at: member.updated_at,
   };
 }
 

@@ -11,13 +11,13 @@ import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { CREDENTIAL_KINDS, deleteCredential, deleteSubjectCredentials } from '../../credentials/repository.js';
+import { parseStoredProject, parseStoredProjectId, parseStoredProjectTeam } from './record.js';
 import {
   MAX_BOT_PERMISSIONS,
   MAX_RESOURCES_PER_PROJECT,
   type LinkResourceRequest,
   type Project,
   type ProjectBot,
-  type ProjectPaymentProvider,
   type ProjectResource,
   type ProjectStatus,
   type UpdateProjectRequest,
@@ -48,18 +48,19 @@ const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No projec
 
 /** The public project of a stored item (items written before bots, providers and resources existed read as having none). */
 export function toProject(item: Item): Project {
+  const project = parseStoredProject(item);
   return {
-    id: item.id as string,
-    name: item.name as string,
-    platform_type: item.platform_type as Project['platform_type'],
-    description: (item.description as string | null | undefined) ?? null,
-    status: item.status as ProjectStatus,
-    bot: (item.bot as ProjectBot | null | undefined) ?? null,
-    payment_provider: item.payment_provider ? { livemode: null, ...(item.payment_provider as Omit<ProjectPaymentProvider, 'livemode'>) } : null,
-    resources: (item.resources as ProjectResource[] | undefined) ?? [],
-    archived_at: (item.archived_at as string | null | undefined) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
+    id: project.id,
+    name: project.name,
+    platform_type: project.platform_type,
+    description: project.description ?? null,
+    status: project.status,
+    bot: project.bot ?? null,
+    payment_provider: project.payment_provider ? { livemode: null, ...project.payment_provider } : null,
+    resources: project.resources ?? [],
+    archived_at: project.archived_at ?? null,
+    created_at: project.created_at,
+    updated_at: project.updated_at,
   };
 }
 
@@ -126,7 +127,7 @@ export async function loadProject(store: Store, principal: Principal, projectId:
  */
 export async function teamOfProject(store: Store, projectId: string): Promise<string | null> {
   const item = await store.get(keys.projectTeam(projectId));
-  return item ? (item.team_id as string) : null;
+  return item ? parseStoredProjectTeam(item).team_id : null;
 }
 
 /** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */
@@ -137,7 +138,7 @@ export async function getProject(store: Store, principal: Principal, projectId: 
 /** True when every id names a project of `teamId` (one BatchGetItem); else throws NOT_FOUND naming the missing ones. */
 export async function requireProjectsOfTeam(store: Store, teamId: string, projectIds: readonly string[]): Promise<void> {
   if (projectIds.length === 0) return;
-  const found = new Set((await store.batchGet(projectIds.map((projectId) => keys.project(teamId, projectId)))).map((item) => item.id as string));
+  const found = new Set((await store.batchGet(projectIds.map((projectId) => keys.project(teamId, projectId)))).map((item) => parseStoredProjectId(item).id));
   const missing = projectIds.filter((projectId) => !found.has(projectId));
   if (missing.length) throw new ProblemError('NOT_FOUND', `No project ${missing.join(', ')}.`);
 }

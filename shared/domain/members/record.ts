@@ -1,0 +1,31 @@
+import * as z from '../../schemas/zod.js';
+import { entity } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
+import { Team } from '../teams/schema.js';
+import { Member, MemberPlatformError } from './schema.js';
+
+/**
+ * A member's `platform_error` as stored (DESIGN D22): one recorded before retries existed has no
+ * `attempts` nor `next_attempt_at`.
+ */
+const StoredMemberPlatformError = z.partial(MemberPlatformError, { attempts: true, next_attempt_at: true });
+
+/**
+ * A member item as stored (`keys.member`, DESIGN D14, D17): the public fields, the nullable ones also
+ * absent on some items (read as null). Its `revision` is read from the item by the writes, and its
+ * pending invite-link revocations by `platform-retry.ts`, not here.
+ */
+const StoredMember = z.extend(z.partial(Member, { username: true, display_name: true, subscriber_id: true, joined_at: true }), {
+  platform_error: z.optional(z.nullable(StoredMemberPlatformError)),
+});
+/** Parses a member item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredMember = recordParser(entity.member, StoredMember);
+
+/**
+ * A Discord link attempt as stored (DESIGN D28), keyed by the SHA-256 of its OAuth2 `state`: the team it
+ * belongs to (its project, subscriber, portal session and expiry are checked by the conditional delete).
+ */
+const StoredDiscordLinkState = z.object({ team_id: Team.shape.id });
+
+/** Parses a Discord link attempt (throws StoredRecordError naming the item type, never its key: the hash of a bearer state). */
+export const parseStoredDiscordLinkState = recordParser(entity.discordLinkState, StoredDiscordLinkState, () => "discord link state (key: an OAuth2 state's SHA-256, withheld)");
