@@ -25,7 +25,8 @@ import { metricsModule } from './metrics/operations.js';
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
  * import it. Its order is the routes' and tools' (`openapi.json`, `tools/list`). Adding an object = a
  * folder under `shared/domain/` plus one line here, one in `handlers.ts` and, when it has them, one in
- * `facts.ts` (abilities, keys) and one in `webhook-events.ts` beside this file.
+ * `facts.ts` (abilities, keys) and one in `webhook-events.ts` beside this file; `catalogues.test.ts` fails
+ * when a folder's line is missing.
  */
 export const MODULES = [
   teamsModule,

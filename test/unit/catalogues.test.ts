@@ -13,6 +13,7 @@ import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
 import { API_VERSION } from '../../shared/catalogues/version.js';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_NAMES, eventDataSchema, isWebhookEventName, webhookEvent } from '../../shared/catalogues/webhook-events.js';
 import { FACTS } from '../../shared/domain/facts.js';
+import { MODULES } from '../../shared/domain/modules.js';
 import { BUILT_IN_ROLES } from '../../shared/domain/roles/built-in.js';
 import { EVENTS_BY_MODULE } from '../../shared/domain/webhook-events.js';
 
@@ -100,10 +101,11 @@ describe('built-in roles', () => {
 });
 
 describe('object facts', () => {
-  it('lists the facts.ts and webhook-events.ts of every object folder', () => {
+  it('lists the operations.ts, facts.ts and webhook-events.ts of every object folder', () => {
     const domain = join(dirname(fileURLToPath(import.meta.url)), '../../shared/domain');
     const folders = readdirSync(domain, { withFileTypes: true }).filter((entry) => entry.isDirectory());
     const having = (file: string) => folders.filter((folder) => existsSync(join(domain, folder.name, file))).length;
+    expect(MODULES).toHaveLength(having('operations.ts'));
     expect(FACTS).toHaveLength(having('facts.ts'));
     expect(EVENTS_BY_MODULE).toHaveLength(having('webhook-events.ts'));
   });
