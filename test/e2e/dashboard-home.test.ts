@@ -7,38 +7,17 @@
  * `test-results/dashboard/`.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { DEMO_OWNER, type LocalService } from '../../shared/local/service.js';
-import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
-import { dashboardHarness } from '../support/dashboard.js';
-import { startTestService } from '../support/local-service.js';
-import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { DEMO_OWNER } from '../../shared/local/service.js';
+import { expectAccessible, screenshot } from '../support/browser.js';
+import { telegramDashboardFixture } from '../support/dashboard.js';
 
 const PHONE = { width: 375, height: 812 };
 const DESKTOP = { width: 1280, height: 900 };
 const BOT = { id: 7_100_300, username: 'figures_club_bot' };
 
-let telegram: FakeBotApi;
-let service: LocalService;
-let browser: Browser;
-
-beforeAll(async () => {
-  telegram = await startFakeBotApi();
-  service = await startTestService({ integrations: { telegramApiRoot: telegram.url } });
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-  await telegram?.stop();
-});
-
-const { api, dashboard, signInWithLink } = dashboardHarness(
-  () => service,
-  () => browser,
-);
+const { api, dashboard, signInWithLink, service, telegram } = telegramDashboardFixture();
 
 /** The page passes axe (0 serious or critical) and does not scroll sideways at its width. */
 async function expectReadable(page: Page): Promise<void> {
@@ -55,7 +34,7 @@ describe('the business at a glance in Chromium', () => {
     const page = await signInWithLink(DEMO_OWNER.email, PHONE);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(dashboard()).origin });
     const botToken = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
-    telegram.addBot(botToken, BOT);
+    telegram().addBot(botToken, BOT);
 
     // The home page before: its figures, needs attention, the chart of active subscriptions.
     await page.goto(dashboard());
@@ -81,7 +60,7 @@ describe('the business at a glance in Chromium', () => {
     const copy = page.getByRole('button', { name: 'Copy join link' });
     await copy.click();
     await expect.poll(() => copy.textContent()).toBe('Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${service.baseUrl}/join/${projectId}`);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${service().baseUrl}/join/${projectId}`);
 
     // Over the REST API with a token: a plan, a subscriber, a subscription, its payment.
     const minted = await api('POST', '/v1/tokens', {

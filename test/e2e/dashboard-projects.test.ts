@@ -5,43 +5,21 @@
  * `test-results/dashboard/`.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { DEMO_OWNER, type LocalService } from '../../shared/local/service.js';
-import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
-import { dashboardHarness } from '../support/dashboard.js';
-import { startTestService } from '../support/local-service.js';
-import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_OWNER } from '../../shared/local/service.js';
+import { expectAccessible, screenshot } from '../support/browser.js';
+import { telegramDashboardFixture } from '../support/dashboard.js';
 
 const PHONE = { width: 375, height: 812 };
 const BOT = { id: 7_100_200, username: 'readers_club_bot' };
 
-let telegram: FakeBotApi;
-let service: LocalService;
-let browser: Browser;
-
-beforeAll(async () => {
-  telegram = await startFakeBotApi();
-  service = await startTestService({ integrations: { telegramApiRoot: telegram.url } });
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-  await telegram?.stop();
-});
-
-const { api, dashboard, signInWithLink } = dashboardHarness(
-  () => service,
-  () => browser,
-);
+const { api, dashboard, signInWithLink, service, telegram } = telegramDashboardFixture();
 
 describe('projects from the dashboard in Chromium at 375 px', () => {
   it('creates a Telegram project, connects its bot, links a chat and shows the join link; a refused token is shown on the form without the token', async () => {
     const page = await signInWithLink(DEMO_OWNER.email, PHONE);
     const token = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
-    telegram.addBot(token, BOT);
+    telegram().addBot(token, BOT);
 
     await page.goto(dashboard('/projects'));
     await page.getByRole('link', { name: 'New project' }).click();
@@ -56,8 +34,8 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     await page.waitForURL(/\/dashboard\/projects\/[0-9a-f-]{36}\/settings\?created=1$/);
     const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())![1];
     expect(await page.getByRole('status').textContent()).toContain('The project is created.');
-    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service.baseUrl}/join/${projectId}`);
-    expect(await page.getByRole('textbox', { name: 'Webhook URL' }).inputValue()).toBe(`${service.baseUrl}/hooks/stripe/${projectId}`);
+    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service().baseUrl}/join/${projectId}`);
+    expect(await page.getByRole('textbox', { name: 'Webhook URL' }).inputValue()).toBe(`${service().baseUrl}/hooks/stripe/${projectId}`);
     await expectAccessible(page);
     await screenshot(page, 'project-settings-375');
     expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scrolling at 375 px').toBeLessThanOrEqual(PHONE.width);
@@ -74,7 +52,11 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     await page.getByRole('button', { name: 'Connect the bot' }).click();
     await page.getByText('is connected').waitFor();
     expect(await page.locator('#project-bot').textContent()).toContain(`@${BOT.username}`);
-    expect(telegram.callsOf('setWebhook').some((call) => call.token === token)).toBe(true);
+    expect(
+      telegram()
+        .callsOf('setWebhook')
+        .some((call) => call.token === token),
+    ).toBe(true);
 
     await page.getByLabel('Kind').selectOption('group');
     await page.getByLabel('Platform resource id').fill('-1001234567890');
@@ -82,7 +64,7 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     await page.getByRole('button', { name: 'Link resource' }).click();
     await page.getByText('The group is linked.').waitFor();
     expect(await page.locator('#project-resources').textContent()).toContain('-1001234567890');
-    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service.baseUrl}/join/${projectId}`);
+    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service().baseUrl}/join/${projectId}`);
     await expectAccessible(page);
     await screenshot(page, 'project-connected-375');
     expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scrolling at 375 px').toBeLessThanOrEqual(PHONE.width);

@@ -5,11 +5,13 @@
  * a test file can build the harness before its `beforeAll` starts them.
  */
 import type { Browser, Page } from 'playwright-core';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { systemClock } from '../../shared/clock.js';
 import { createSignInLink } from '../../shared/dashboard/sessions.js';
 import type { LocalService } from '../../shared/local/service.js';
-import { contextWithAuthenticator } from './browser.js';
+import { contextWithAuthenticator, launchChromium } from './browser.js';
+import { startTestService } from './local-service.js';
+import { startFakeBotApi, type FakeBotApi } from './telegram-bot-api.js';
 
 /** A REST answer: status and parsed JSON body (null when empty). */
 export interface ApiAnswer {
@@ -47,6 +49,31 @@ export function dashboardHarness(getService: () => LocalService, getBrowser: () 
   }
 
   return { api, dashboard, signInWithLink };
+}
+
+/**
+ * For the calling file: starts the loopback Telegram fake, a test service pointed at it and Chromium
+ * (`beforeAll`), stops them (`afterAll`), and returns the harness with getters of the service and the fake.
+ */
+export function telegramDashboardFixture() {
+  const started: { telegram?: FakeBotApi; service?: LocalService; browser?: Browser } = {};
+  const get = <T>(what: string, value: T | undefined): T => {
+    if (value === undefined) throw new Error(`${what} is not started yet (read it inside a test)`);
+    return value;
+  };
+  beforeAll(async () => {
+    started.telegram = await startFakeBotApi();
+    started.service = await startTestService({ integrations: { telegramApiRoot: started.telegram.url } });
+    started.browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await started.browser?.close();
+    await started.service?.stop();
+    await started.telegram?.stop();
+  });
+  const service = () => get('the service', started.service);
+  const telegram = () => get('the Telegram fake', started.telegram);
+  return { ...dashboardHarness(service, () => get('Chromium', started.browser)), service, telegram };
 }
 
 /** Waits (vi.waitFor, polling every 200 ms) until `probe` returns a truthy value, and returns it. */
