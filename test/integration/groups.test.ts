@@ -9,9 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
-import { expectPublishedEvent } from '../support/events.js';
+import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
@@ -24,16 +23,7 @@ beforeAll(async () => {
 
 /** Every `group.*` outbox event of a team, oldest first, each checked against its published schema. */
 async function groupEventsOf(teamId: string): Promise<EventEnvelope[]> {
-  const result = await runtime.store.query({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
-    ConsistentRead: true,
-  });
-  const events = result.items.map(
-    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
-  );
-  for (const event of events) expectPublishedEvent(event);
-  const groupEvents = events.filter((event) => event.type.startsWith('group.'));
+  const groupEvents = (await teamEvents(runtime.store, teamId)).filter((event) => event.type.startsWith('group.'));
   for (const event of groupEvents) expect(event.project_id).toBeNull();
   return groupEvents;
 }

@@ -11,9 +11,8 @@ import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { BUILT_IN_ROLE_IDS, BUILT_IN_ROLE_NAMES } from '../../shared/domain/roles/built-in.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
 import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
-import { expectPublishedEvent } from '../support/events.js';
+import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
@@ -26,18 +25,8 @@ beforeAll(async () => {
 
 /** Every outbox event of a team, oldest first, each checked against its published schema. */
 async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
-  const result = await runtime.store.query({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId), ':prefix': keys.event(teamId, '').sk },
-    ConsistentRead: true,
-  });
-  const events = result.items.map(
-    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
-  );
-  for (const event of events) {
-    expectPublishedEvent(event);
-    if (/^(team|role|group)\./.test(event.type)) expect(event.project_id).toBeNull();
-  }
+  const events = await teamEvents(runtime.store, teamId);
+  for (const event of events) if (/^(team|role|group)\./.test(event.type)) expect(event.project_id).toBeNull();
   return events;
 }
 
