@@ -10,7 +10,9 @@ import { AUTO_DISABLE_THRESHOLD } from '../../domain/webhook-endpoints/policy.js
 import { loadWebhookEndpoint } from '../../domain/webhook-endpoints/repository.js';
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../domain/webhook-endpoints/schema.js';
 import { anyHandler } from '../../operations/handler.js';
-import { ActionForm, ActionLink, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import { ActionForm, ActionLink } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
