@@ -1,5 +1,4 @@
 /** @jsx h */
-/** @jsxFrag Fragment */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Ability } from '../catalogues/abilities.js';
@@ -7,12 +6,13 @@ import { SUBSCRIPTION_STATUSES } from '../catalogues/subscription-statuses.js';
 import type { ProblemDocument } from '../errors.js';
 import type { ListPage } from './pages/kit.js';
 import type { OperationOutcome } from './run-operation.js';
-import { Fragment, h, type Child, type Html } from './html.js';
+import { h, type Child, type Html } from './html.js';
 
 /**
- * The dashboard's shared markup (DESIGN D21): the page layout with navigation and the CSRF token, problem
- * details shown readably with their hint, buttons that a member without the operation's ability sees
- * disabled with the ability named, and small display helpers. Every text is escaped by the runtime.
+ * The dashboard's shared markup (DESIGN D21), also used by the public pages: who is looking, the hidden
+ * CSRF and idempotency fields, problem details shown readably with their hint, tables, and small display
+ * helpers. Layouts are in `./layout.tsx`, ability-gated controls in `./form-controls.tsx`. Every text is
+ * escaped by the runtime.
  */
 
 /** Who is looking at a page: the member, their team and principal, and the session's CSRF token. */
@@ -23,109 +23,6 @@ export interface Viewer {
   csrfToken: string;
 }
 
-const NAVIGATION: ReadonlyArray<{ section: string; links: ReadonlyArray<{ href: string; label: string }> }> = [
-  { section: 'Overview', links: [{ href: '/dashboard', label: 'Home' }] },
-  {
-    section: 'Membership',
-    links: [
-      { href: '/dashboard/projects', label: 'Projects' },
-      { href: '/dashboard/team-members', label: 'Team members' },
-      { href: '/dashboard/roles', label: 'Roles and groups' },
-      { href: '/dashboard/activity', label: 'Activity' },
-      { href: '/dashboard/billing', label: 'Billing' },
-    ],
-  },
-  {
-    section: 'Settings',
-    links: [
-      { href: '/dashboard/webhooks', label: 'Webhooks' },
-      { href: '/dashboard/webhooks/deliveries', label: 'Deliveries' },
-      { href: '/dashboard/tokens', label: 'API tokens' },
-      { href: '/dashboard/account', label: 'Your account' },
-    ],
-  },
-];
-
-/** The `<head>` and stylesheet of every page. */
-function Head(props: { title: string; csrfToken?: string }): Html {
-  return (
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>{props.title} · Membership dashboard</title>
-      {props.csrfToken ? <meta name="csrf-token" content={props.csrfToken} /> : ''}
-      <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
-      <script src="/dashboard/assets/htmx.min.js" defer></script>
-      <script src="/dashboard/assets/simplewebauthn-browser.min.js" defer></script>
-      <script src="/dashboard/assets/dashboard.js" defer></script>
-    </head>
-  );
-}
-
-/**
- * A signed-in page: top bar (team, member, sign-out), navigation (`current` marks the link of this page)
- * and the content. The body carries the CSRF token for every htmx request (`hx-headers`).
- */
-export function Page(props: { title: string; viewer: Viewer; current: string; children?: Child }): Html {
-  const { viewer } = props;
-  return (
-    <html lang="en">
-      <Head title={props.title} csrfToken={viewer.csrfToken} />
-      <body hx-headers={JSON.stringify({ 'X-CSRF-Token': viewer.csrfToken })}>
-        <header class="top">
-          <span class="brand">{viewer.team.name}</span>
-          <span class="hint">
-            {viewer.member.name} ({viewer.member.email})
-          </span>
-          <form method="post" action="/dashboard/sign-out">
-            <CsrfField viewer={viewer} />
-            <button type="submit" class="secondary">
-              Sign out
-            </button>
-          </form>
-        </header>
-        <div class="layout">
-          <nav class="side" aria-label="Dashboard">
-            {NAVIGATION.map((group) => (
-              <>
-                <h2>{group.section}</h2>
-                <ul>
-                  {group.links.map((link) => (
-                    <li>
-                      <a href={link.href} aria-current={link.href === props.current ? 'page' : undefined}>
-                        {link.label}
-                      </a>
-                    </li>
-                  ))}
-                </ul>
-              </>
-            ))}
-          </nav>
-          <main id="main">
-            <h1>{props.title}</h1>
-            {props.children}
-          </main>
-        </div>
-      </body>
-    </html>
-  );
-}
-
-/** A page without a session (sign-in, sign-in links, invitations). */
-export function PublicPage(props: { title: string; children?: Child }): Html {
-  return (
-    <html lang="en">
-      <Head title={props.title} />
-      <body>
-        <main class="center">
-          <h1>{props.title}</h1>
-          {props.children}
-        </main>
-      </body>
-    </html>
-  );
-}
-
 /** The hidden CSRF field every form carries (DESIGN D21). */
 export function CsrfField(props: { viewer: Viewer }): Html {
   return <input type="hidden" name="csrf_token" value={props.viewer.csrfToken} />;
@@ -134,58 +31,6 @@ export function CsrfField(props: { viewer: Viewer }): Html {
 /** A fresh idempotency key for a form: a double-clicked submit sends it twice and runs once (DESIGN D3). */
 export function IdempotencyField(): Html {
   return <input type="hidden" name="idempotency_key" value={randomUUID()} />;
-}
-
-/**
- * One ability as a checkbox of a form field `abilities` (roles, tokens): its name, ticked when `checked`,
- * and disabled — with "(you do not hold it)" — when the viewer does not hold it (a role or token never
- * grants more than its maker holds, DESIGN D19).
- */
-export function AbilityChoice(props: { viewer: Viewer; ability: { value: Ability; description: string }; checked: boolean }): Html {
-  const held = props.viewer.principal.abilities.has(props.ability.value);
-  return (
-    <label title={props.ability.description}>
-      <input type="checkbox" name="abilities" value={props.ability.value} checked={props.checked} disabled={!held} />
-      <span>
-        <code>{props.ability.value}</code>
-        {held ? '' : <span class="hint"> (you do not hold it)</span>}
-      </span>
-    </label>
-  );
-}
-
-/** The "Project scope" fieldset of a form (roles, tokens): a checkbox `project_ids` per project, `hint` saying what none ticked means. */
-export function ProjectScopeField(props: { projects: readonly { id: string; name: string }[]; chosen: ReadonlySet<string>; hint: string }): Html {
-  return (
-    <fieldset>
-      <legend>Project scope</legend>
-      <p class="hint">{props.hint}</p>
-      <div class="checks">
-        {props.projects.length === 0 ? <span class="hint">No projects.</span> : ''}
-        {props.projects.map((project) => (
-          <label>
-            <input type="checkbox" name="project_ids" value={project.id} checked={props.chosen.has(project.id)} /> {project.name}
-          </label>
-        ))}
-      </div>
-    </fieldset>
-  );
-}
-
-/** The `name` (required, ≤ 100 characters) and optional `description` (≤ 1,000) fields of a form, their ids prefixed by `idPrefix`. */
-export function NameDescriptionFields(props: { idPrefix: string; values?: { name?: string; description?: string | null } }): Html {
-  return (
-    <>
-      <div>
-        <label for={`${props.idPrefix}-name`}>Name</label>
-        <input type="text" id={`${props.idPrefix}-name`} name="name" required maxlength="100" value={props.values?.name ?? ''} />
-      </div>
-      <div>
-        <label for={`${props.idPrefix}-description`}>Description (optional)</label>
-        <input type="text" id={`${props.idPrefix}-description`} name="description" maxlength="1000" value={props.values?.description ?? ''} />
-      </div>
-    </>
-  );
 }
 
 /** A problem document as a readable message: title, detail, field errors and the catalogue's hint. */
@@ -219,58 +64,6 @@ export function Notice(props: { children?: Child }): Html {
     <div class="notice" role="status">
       {props.children}
     </div>
-  );
-}
-
-/**
- * A form with one submit button that runs an operation: posts to `action` with the CSRF token and an
- * idempotency key. When the member lacks `ability`, the button is disabled and says which ability it needs.
- */
-export function ActionForm(props: { viewer: Viewer; action: string; ability: Ability; label: string; danger?: boolean; secondary?: boolean; fields?: Record<string, string> }): Html {
-  const allowed = props.viewer.principal.abilities.has(props.ability);
-  return (
-    <form method="post" action={props.action}>
-      <CsrfField viewer={props.viewer} />
-      <IdempotencyField />
-      {Object.entries(props.fields ?? {}).map(([name, value]) => (
-        <input type="hidden" name={name} value={value} />
-      ))}
-      <ActionButton viewer={props.viewer} ability={props.ability} label={props.label} danger={props.danger} secondary={props.secondary} allowed={allowed} />
-    </form>
-  );
-}
-
-/** A submit button, disabled with the missing ability named when the member lacks it. */
-export function ActionButton(props: { viewer: Viewer; ability: Ability; label: string; danger?: boolean; secondary?: boolean; allowed?: boolean }): Html {
-  const allowed = props.allowed ?? props.viewer.principal.abilities.has(props.ability);
-  const className = props.danger ? 'danger' : props.secondary ? 'secondary' : undefined;
-  if (allowed) {
-    return (
-      <button type="submit" class={className}>
-        {props.label}
-      </button>
-    );
-  }
-  return (
-    <button type="submit" disabled title={`Needs the ability ${props.ability}`} aria-label={`${props.label} (needs ${props.ability})`}>
-      {props.label} — needs {props.ability}
-    </button>
-  );
-}
-
-/** A link styled as a button that leads to a form; disabled (as a button) when the member lacks `ability`. */
-export function ActionLink(props: { viewer: Viewer; href: string; ability: Ability; label: string; secondary?: boolean }): Html {
-  if (props.viewer.principal.abilities.has(props.ability)) {
-    return (
-      <a class={props.secondary ? 'button secondary' : 'button'} href={props.href}>
-        {props.label}
-      </a>
-    );
-  }
-  return (
-    <button type="button" disabled title={`Needs the ability ${props.ability}`}>
-      {props.label} — needs {props.ability}
-    </button>
   );
 }
 

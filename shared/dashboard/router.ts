@@ -44,6 +44,7 @@ import * as subscriptions from './pages/subscriptions.js';
 import * as teamMembers from './pages/team-members.js';
 import * as tokens from './pages/tokens.js';
 import * as webhookDeliveries from './pages/webhook-deliveries.js';
+import * as webhookEndpoint from './pages/webhook-endpoint.js';
 import * as webhooks from './pages/webhooks.js';
 import { findSession } from './sessions.js';
 
@@ -93,13 +94,13 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: route('GET', '/webhooks'), access: 'signed-in', handler: webhooks.endpointsPage },
   { method: 'GET', pattern: route('GET', '/webhooks/new'), access: 'signed-in', handler: webhooks.newEndpointPage },
   { method: 'POST', pattern: route('POST', '/webhooks'), access: 'signed-in', handler: webhooks.createEndpoint },
-  { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id'), access: 'signed-in', handler: (request, params) => webhooks.endpointPage(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/test'), access: 'signed-in', handler: (request, params) => webhooks.sendTest(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/rotate-secret'), access: 'signed-in', handler: (request, params) => webhooks.rotateSecret(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/enable'), access: 'signed-in', handler: (request, params) => webhooks.setActive(true)(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/disable'), access: 'signed-in', handler: (request, params) => webhooks.setActive(false)(request, { id: params[1] }) },
-  { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhooks.confirmDeleteEndpoint(request, { id: params[1] }) },
-  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhooks.deleteEndpoint(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id'), access: 'signed-in', handler: (request, params) => webhookEndpoint.endpointPage(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/test'), access: 'signed-in', handler: (request, params) => webhookEndpoint.sendTest(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/rotate-secret'), access: 'signed-in', handler: (request, params) => webhookEndpoint.rotateSecret(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/enable'), access: 'signed-in', handler: (request, params) => webhookEndpoint.setActive(true)(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/disable'), access: 'signed-in', handler: (request, params) => webhookEndpoint.setActive(false)(request, { id: params[1] }) },
+  { method: 'GET', pattern: route('GET', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhookEndpoint.confirmDeleteEndpoint(request, { id: params[1] }) },
+  { method: 'POST', pattern: route('POST', '/webhooks/endpoints/:id/delete'), access: 'signed-in', handler: (request, params) => webhookEndpoint.deleteEndpoint(request, { id: params[1] }) },
   { method: 'GET', pattern: route('GET', '/webhooks/deliveries'), access: 'signed-in', handler: webhookDeliveries.deliveriesPage },
   { method: 'GET', pattern: route('GET', '/webhooks/deliveries/:id'), access: 'signed-in', handler: (request, params) => webhookDeliveries.deliveryPage(request, { id: params[1] }) },
   { method: 'POST', pattern: route('POST', '/webhooks/deliveries/:id/retry'), access: 'signed-in', handler: (request, params) => webhookDeliveries.retryDelivery(request, { id: params[1] }) },

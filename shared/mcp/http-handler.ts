@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import { requireAbility } from '../auth/authorize.js';
-import type { Principal } from '../auth/principal.js';
 import { ProblemError, toProblem } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
-import { entity, keys } from '../store/keys.js';
-import { ConditionFailedError } from '../store/store.js';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataResponse, protectedResourceMetadataUrl } from './resource-metadata.js';
 import { buildMcpServer, connectMcpServer } from './server.js';
-import { recordRefusedToolCalls, type ToolListing } from './tools.js';
+import { invalidJsonRpc, jsonRpcError, SESSION_HEADER_REQUIRED, SESSION_NOT_FOUND, toolListingOf, unsupportedProtocolVersion } from './request-checks.js';
+import { createSession, deleteSession, isSessionId, liveSessionOf, sessionKeysToRead } from './sessions.js';
+import { recordRefusedToolCalls } from './tools.js';
 import { logger } from '../logger.js';
 import { handleOAuthRequest, isOAuthPath } from '../oauth/http-handler.js';
 
-/** Sessions end 24 hours after `initialize` (seconds); checked in code, TTL only cleans up. */
-export const MCP_SESSION_LIFETIME_SECONDS = 24 * 60 * 60;
 /** Largest accepted JSON-RPC body, in bytes (1 MiB). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
@@ -60,28 +57,6 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
 }
 
-/** A stored tool-server session (key: {@link keys.session}). */
-interface SessionItem {
-  team_id: string;
-  token_id: string;
-  /** The protocol version negotiated at `initialize` (absent on sessions stored before it was kept). */
-  protocol_version?: string;
-  /** Epoch seconds. */
-  expires_at: number;
-}
-
-/** The shape of every session id this server hands out: a random (v4) UUID, lower case. */
-const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/**
- * True when an `MCP-Session-Id` value could be a session of this server (a v4 UUID as
- * {@link createSession} makes them). Anything else — over-long, malformed, another server's format — is
- * never looked up: it is simply not a live session (404), never a store error (DESIGN D5).
- */
-function isSessionId(value: string): boolean {
-  return value.length === 36 && SESSION_ID_PATTERN.test(value);
-}
-
 /**
  * An AUTHENTICATION_REQUIRED problem of the tool server with `resource_metadata="<origin>/.well-known/
  * oauth-protected-resource/mcp"` added to its `WWW-Authenticate: Bearer` challenge (MCP "Authorization",
@@ -96,33 +71,6 @@ function withResourceMetadata(error: ProblemError, request: Request): ProblemErr
   });
 }
 
-/**
- * The opt-ins of `tools/list` and `tools/call` (DESIGN D5): the `MCP-Tools-Filter` header or `tools`
- * query parameter (`callable` | `all`) and the `MCP-Read-Only` header or `read_only` query parameter
- * (`1`/`true` | `0`/`false`). Either place turns an option on. Returns a 400 JSON-RPC error response for
- * any other value (a mistyped read-only switch must not silently allow writes).
- */
-function toolListingOf(request: Request): ToolListing | Response {
-  const query = new URL(request.url).searchParams;
-  const values = (header: string, parameter: string) =>
-    [request.headers.get(header), query.get(parameter)].filter((value): value is string => value !== null).map((value) => value.trim().toLowerCase());
-  const filters = values('mcp-tools-filter', 'tools');
-  const readOnly = values('mcp-read-only', 'read_only');
-  const badFilter = filters.find((value) => value !== 'callable' && value !== 'all');
-  if (badFilter !== undefined) return jsonRpcError(400, -32000, `Bad Request: MCP-Tools-Filter (or ?tools=) must be "callable" or "all", not "${badFilter.slice(0, 40)}"`);
-  const badReadOnly = readOnly.find((value) => !['1', 'true', '0', 'false'].includes(value));
-  if (badReadOnly !== undefined) return jsonRpcError(400, -32000, `Bad Request: MCP-Read-Only (or ?read_only=) must be 1 or 0, not "${badReadOnly.slice(0, 40)}"`);
-  return { callableOnly: filters.includes('callable'), readOnly: readOnly.some((value) => value === '1' || value === 'true') };
-}
-
-/** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
-const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
-
-/** A JSON-RPC error answer (`id` null unless the offending message had a usable id). */
-function jsonRpcError(status: number, code: number, message: string, id: string | number | null = null): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), { status, headers: { 'Content-Type': 'application/json' } });
-}
-
 /** The tool server's answer to a body over {@link MAX_MCP_BODY_BYTES}: 413 with JSON-RPC error -32000. */
 function mcpPayloadTooLarge(): Response {
   return jsonRpcError(413, -32000, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
@@ -135,42 +83,6 @@ function mcpPayloadTooLarge(): Response {
  */
 export function mcpPayloadTooLargeResponse(requestId: string): Response {
   return withHeaders(mcpPayloadTooLarge(), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
-}
-
-const SESSION_HEADER_REQUIRED = () => jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, 'Session not found');
-
-/** 400 for an `MCP-Protocol-Version` header naming a version this server does not support; null otherwise (absent is fine). */
-function unsupportedProtocolVersion(header: string | null): Response | null {
-  if (header === null || SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return null;
-  return jsonRpcError(400, -32000, `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
-}
-
-/** The id of a message that failed validation, when it has a usable one (JSON-RPC 2.0 §5: else null). */
-function usableId(message: unknown): string | number | null {
-  const id = message && typeof message === 'object' ? (message as { id?: unknown }).id : undefined;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
-}
-
-/**
- * Checks the shape of a parsed POST body before anything else reads it (JSON-RPC 2.0 §5, MCP
- * "Transports"): a single object must be a JSON-RPC request, notification or response, else -32600;
- * an array (a batch) is refused with -32600 when the effective protocol version is 2025-06-18 or
- * later (batching was removed then), when empty, or when any member is invalid (the whole batch is
- * refused; no per-member answers). Returns a 400 response, or null when the body may go on.
- */
-function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | null {
-  if (Array.isArray(parsed)) {
-    if (protocolVersion >= FIRST_VERSION_WITHOUT_BATCHING) {
-      return jsonRpcError(400, -32600, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}; send one message per POST`);
-    }
-    if (parsed.length === 0) return jsonRpcError(400, -32600, 'Invalid Request: empty batch');
-    const invalid = (parsed as unknown[]).find((message) => !JSONRPCMessageSchema.safeParse(message).success);
-    if (invalid !== undefined) return jsonRpcError(400, -32600, 'Invalid Request: a batch member is not a JSON-RPC 2.0 message', usableId(invalid));
-    return null;
-  }
-  if (!JSONRPCMessageSchema.safeParse(parsed).success) return jsonRpcError(400, -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response', usableId(parsed));
-  return null;
 }
 
 /**
@@ -197,7 +109,7 @@ function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | nu
  *    (batches: see {@link invalidJsonRpc}); non-`initialize` messages need the session header (400), a
  *    supported `MCP-Protocol-Version` when present (400; absent → the version negotiated at
  *    `initialize`), and a live session of this token (404: unknown, malformed, expired after
- *    {@link MCP_SESSION_LIFETIME_SECONDS}, deleted, or another token's). The opt-ins of `tools/list`
+ *    `MCP_SESSION_LIFETIME_SECONDS` (`./sessions.ts`), deleted, or another token's). The opt-ins of `tools/list`
  *    (`MCP-Tools-Filter: callable` | `?tools=callable`; `MCP-Read-Only: 1` | `?read_only=1`, which also
  *    refuses calls of tools without `readOnlyHint`) are read, 400 for a value they do not take. A batch
  *    of n messages counts n against the `mcp` bucket, all or none (429 when they do not fit; D4). Then
@@ -236,7 +148,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
       authorization: request.headers.get('authorization') ?? undefined,
       bucket: 'mcp-anonymous',
       clientIp: context.clientIp,
-      alsoRead: (tokenId) => (sessionId ? [keys.session(tokenId, sessionId)] : []),
+      alsoRead: (tokenId) => sessionKeysToRead(tokenId, sessionId),
     });
     if (!authentication.ok) {
       rate = authentication.rate;
@@ -244,7 +156,6 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
       throw withResourceMetadata(authentication.error, request);
     }
     const { principal } = authentication;
-    const session = (authentication.items[0] as unknown as SessionItem | undefined) ?? null;
     const token = { id: principal.tokenId, teamId: principal.teamId };
     try {
       rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId);
@@ -267,13 +178,13 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
       });
     }
     const versionHeader = request.headers.get('mcp-protocol-version');
-    const liveSession = session && session.expires_at > runtime.clock.nowMs() / 1000 ? session : null;
+    const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
     if (method === 'DELETE') {
       if (!sessionHeader) return SESSION_HEADER_REQUIRED();
       const badVersion = unsupportedProtocolVersion(versionHeader);
       if (badVersion) return badVersion;
       if (!liveSession || !sessionId) return SESSION_NOT_FOUND();
-      await runtime.store.delete({ Key: keys.session(principal.tokenId, sessionId) });
+      await deleteSession(runtime, principal.tokenId, sessionId);
       return new Response(null, { status: 204 });
     }
 
@@ -368,30 +279,4 @@ export async function handleMcpApiRequest(runtime: Runtime, request: Request, co
     : withHeaders(protectedResourceMetadataResponse(request), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
   context.onResponse?.({ method: request.method.toUpperCase(), path, status: response.status, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: null });
   return response;
-}
-
-/**
- * Stores a new tool-server session (DESIGN D5): a random UUID in the token's partition (so only that
- * token finds it), with the negotiated protocol version and `expires_at` = now +
- * {@link MCP_SESSION_LIFETIME_SECONDS} (epoch seconds; also the TTL attribute). Returns the id.
- */
-async function createSession(runtime: Runtime, principal: Principal, protocolVersion: string): Promise<string> {
-  const sessionId = randomUUID();
-  const nowSeconds = Math.floor(runtime.clock.nowMs() / 1000);
-  const item = {
-    ...keys.session(principal.tokenId, sessionId),
-    entity: entity.mcpSession,
-    team_id: principal.teamId,
-    token_id: principal.tokenId,
-    protocol_version: protocolVersion,
-    created_at: nowSeconds,
-    expires_at: nowSeconds + MCP_SESSION_LIFETIME_SECONDS,
-  };
-  try {
-    await runtime.store.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new Error('session id collision', { cause: error });
-    throw error;
-  }
-  return sessionId;
 }

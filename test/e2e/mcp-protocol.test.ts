@@ -26,7 +26,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { startTestService } from '../support/local-service.js';
 import { seedTeam, seedToken, testClock } from '../support/store.js';
-import { MCP_SESSION_LIFETIME_SECONDS } from '../../shared/mcp/http-handler.js';
+import { MCP_SESSION_LIFETIME_SECONDS } from '../../shared/mcp/sessions.js';
 import { createMcpHandler } from '../../shared/mcp/lambda.js';
 import { keys } from '../../shared/store/keys.js';
 import { initializeMessage, openSession, post, send, TEST_PROTOCOL_VERSION, type RawMcpResponse } from '../support/mcp.js';

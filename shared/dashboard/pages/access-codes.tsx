@@ -3,7 +3,9 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
-import { ActionForm, Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, Page, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import { Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import { ActionForm } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';

@@ -4,7 +4,9 @@ import { BILLING_CURRENCY, BILLING_TIERS, TIER_LIMITS, TIER_PRICES, USAGE_METRIC
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { ActionButton, Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, Page, ProblemView, When } from '../components.js';
+import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, When } from '../components.js';
+import { ActionButton } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';

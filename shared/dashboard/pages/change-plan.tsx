@@ -7,7 +7,9 @@ import { planChangeTrigger } from '../../domain/subscriptions/transition-decisio
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ruleFor } from '../../domain/subscriptions/state-machine.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { ActionButton, Badge, CsrfField, IdempotencyField, Notice, Page, ProblemView, SubscriptionStatusBadge } from '../components.js';
+import { Badge, CsrfField, IdempotencyField, Notice, ProblemView, SubscriptionStatusBadge } from '../components.js';
+import { ActionButton } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { h } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';

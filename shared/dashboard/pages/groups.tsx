@@ -6,7 +6,9 @@ import type { Group } from '../../domain/groups/schema.js';
 
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import { ActionButton, ActionForm, CsrfField, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView, type Viewer } from '../components.js';
+import { CsrfField, IdempotencyField, Notice, ProblemView, type Viewer } from '../components.js';
+import { ActionButton, ActionForm, NameDescriptionFields } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listOrEmpty, read, write } from './kit.js';

@@ -4,7 +4,7 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { ABILITIES } from '../../catalogues/abilities.js';
 import type { Metrics } from '../../domain/metrics/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { Page } from '../components.js';
+import { Page } from '../layout.js';
 import { FiguresCard } from '../figures.js';
 import { h } from '../html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';

@@ -4,7 +4,9 @@ import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_TYPES } from '../../catalogues/
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { ActionButton, ActionForm, CsrfField, IdempotencyField, NameDescriptionFields, Notice, Page, ProblemView } from '../components.js';
+import { CsrfField, IdempotencyField, Notice, ProblemView } from '../components.js';
+import { ActionButton, ActionForm, NameDescriptionFields } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { h } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { write } from './kit.js';

@@ -7,23 +7,9 @@ import type { Group } from '../../domain/groups/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import {
-  AbilityChoice,
-  ActionButton,
-  ActionForm,
-  ActionLink,
-  Badge,
-  CsrfField,
-  DataTable,
-  Forbidden,
-  IdempotencyField,
-  NameDescriptionFields,
-  Notice,
-  Page,
-  ProblemView,
-  ProjectScopeField,
-  type Viewer,
-} from '../components.js';
+import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, type Viewer } from '../components.js';
+import { AbilityChoice, ActionButton, ActionForm, ActionLink, NameDescriptionFields, ProjectScopeField } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listOrEmpty, read, write, type ListPage } from './kit.js';

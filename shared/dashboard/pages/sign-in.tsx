@@ -2,7 +2,8 @@
 /** @jsxFrag Fragment */
 import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { CsrfField, DataTable, Notice, Page, ProblemView, PublicPage, When } from '../components.js';
+import { CsrfField, DataTable, Notice, ProblemView, When } from '../components.js';
+import { Page, PublicPage } from '../layout.js';
 import { h } from '../html.js';
 import {
   clearedSessionCookie,

@@ -6,7 +6,9 @@ import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/st
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
-import { ActionForm, ActionLink, DataTable, Listing, Notice, Page, ProblemView, SubscriptionStatusBadge, When, type Column, type Viewer } from '../components.js';
+import { DataTable, Listing, Notice, ProblemView, SubscriptionStatusBadge, When, type Column, type Viewer } from '../components.js';
+import { ActionForm, ActionLink } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../run-operation.js';

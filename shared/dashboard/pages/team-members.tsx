@@ -3,7 +3,9 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { ActionForm, Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, Page, ProblemView, SecretOnce, When } from '../components.js';
+import { Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, ProblemView, SecretOnce, When } from '../components.js';
+import { ActionForm } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';

@@ -4,23 +4,9 @@ import { ABILITIES, ABILITY_VALUES, isReadAbility, type Ability } from '../../ca
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Token } from '../../domain/tokens/schema.js';
-import {
-  AbilityChoice,
-  ActionForm,
-  ActionLink,
-  Badge,
-  CsrfField,
-  DataTable,
-  Forbidden,
-  IdempotencyField,
-  Notice,
-  Page,
-  ProblemView,
-  ProjectScopeField,
-  SecretOnce,
-  When,
-  type Viewer,
-} from '../components.js';
+import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import { AbilityChoice, ActionForm, ActionLink, ProjectScopeField } from '../form-controls.js';
+import { Page } from '../layout.js';
 import { h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';

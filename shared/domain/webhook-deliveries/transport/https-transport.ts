@@ -8,13 +8,13 @@
  *
  * @module
  */
-import diagnosticsChannel from 'node:diagnostics_channel';
-import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { Pool, buildConnector } from 'undici';
 import { parseWebhookTarget, pinAddress, resolveCandidates, systemResolver, type HostResolver, type WebhookTarget } from './address-policy.js';
+import { attemptsByPayload, connections, measuredConnector, pinnedLookup } from './connections.js';
+import { classifyError } from './failure-classification.js';
 import { AttemptFailure, RESPONSE_BODY_RECORD_BYTES, type AttemptResult, type WebhookRequest, type WebhookTransport } from './port.js';
 import { trustedCaCertificates } from './trust.js';
 
@@ -138,7 +138,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
     let status: number | null = null;
     let retryAfterSeconds: number | null = null;
     const body: BodyPrefix = { chunks: [], kept: 0 };
-    // The exact bytes sent; undici keeps this Buffer as the request body, which names the attempt when it is written (see `connectionOfAttempt`).
+    // The exact bytes sent; undici keeps this Buffer as the request body, which names the attempt when it is written (see `./connections.ts`).
     const payload = Buffer.from(request.body, 'utf8');
     const sentOn: { socket?: object } = {};
     attemptsByPayload.set(payload, sentOn);
@@ -218,64 +218,10 @@ export function retryAfterOf(header: string | string[] | undefined, nowMs: numbe
 
 // ---------------------------------------------------------------------------------------------------
 
-/** What is known of one connection: how long it took to open (MILLISECONDS) and its TLS version. */
-interface ConnectionDetail {
-  connectMs: number;
-  tlsVersion: string | null;
-  /** The payload of the first attempt that used it (its `connect_ms` is this connection's; later ones reused it). */
-  usedBy: Buffer | null;
-}
-
-/** Connections opened by the transports of this process, by socket. */
-const connections = new WeakMap<object, ConnectionDetail>();
-/** Attempts in flight, by the Buffer sent as their body: where the socket that carried them is noted. */
-const attemptsByPayload = new WeakMap<Buffer, { socket?: object }>();
-
-/**
- * undici announces each request as its headers are written, with the socket (`undici:client:sendHeaders`);
- * the request's body is the attempt's own Buffer, so the attempt learns which connection carried it.
- */
-diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
-  const { request, socket } = message as { request: { body?: unknown }; socket: object };
-  if (!Buffer.isBuffer(request.body)) return;
-  const attempt = attemptsByPayload.get(request.body);
-  if (!attempt) return;
-  attempt.socket = socket;
-  const connection = connections.get(socket);
-  if (connection && connection.usedBy === null) connection.usedBy = request.body;
-});
-
-/** Wraps undici's connector to time each new connection (TCP and TLS) and note its TLS version. */
-function measuredConnector(connect: buildConnector.connector): buildConnector.connector {
-  return (options, callback) => {
-    const started = performance.now();
-    return connect(options, (...args) => {
-      const [error, socket] = args;
-      if (!error && socket) {
-        const tlsVersion = typeof (socket as tls.TLSSocket).getProtocol === 'function' ? (socket as tls.TLSSocket).getProtocol() : null;
-        connections.set(socket, { connectMs: Math.round(performance.now() - started), tlsVersion, usedBy: null });
-      }
-      callback(...args);
-    });
-  };
-}
-
 /** The response bytes kept for the attempt record (at most {@link RESPONSE_BODY_RECORD_BYTES}). */
 interface BodyPrefix {
   chunks: Buffer[];
   kept: number;
-}
-
-/** A `lookup` for `net.connect` that always answers `address`: the connection goes where policy said. */
-function pinnedLookup(address: string): LookupFunction {
-  const family = isIP(address);
-  return (_hostname, lookupOptions, callback) => {
-    if (lookupOptions.all) {
-      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    } else {
-      callback(null, address, family);
-    }
-  };
 }
 
 /** The request's headers minus the ones the transport owns, plus a `User-Agent` when absent. */
@@ -335,45 +281,4 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME']);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ECONNABORTED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_ABORTED',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-]);
-const TLS_CODE_PREFIXES = ['CERT_', 'ERR_TLS_', 'ERR_SSL_', 'UNABLE_TO_', 'ERR_OSSL_'];
-const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'HOSTNAME_MISMATCH', 'EPROTO', 'INVALID_CA']);
-
-/**
- * Maps an error from Node (`net`/`tls`/OpenSSL) or undici to an {@link AttemptFailure}; unknown errors
- * are `connect`. The message is the error's own, prefixed with its code when it does not contain it.
- */
-function classifyError(error: unknown): AttemptFailure {
-  if (error instanceof AttemptFailure) return error;
-  const e = (error ?? {}) as { code?: string; message?: string };
-  const code = e.code ?? '';
-  const message = (e.message ?? String(error)).trim();
-  const describe = (text: string): string => (code && !text.includes(code) ? `${code}: ${text}` : text);
-  if (DNS_CODES.has(code)) return new AttemptFailure('dns', describe(message));
-  if (TIMEOUT_CODES.has(code)) return new AttemptFailure('timeout', describe(message));
-  // Checked before the TLS patterns: a reset during the handshake says "...TLS connection..." but is a
-  // connection failure, not a certificate or protocol one.
-  if (CONNECT_CODES.has(code)) return new AttemptFailure('connect', describe(message));
-  if (TLS_CODES.has(code) || TLS_CODE_PREFIXES.some((p) => code.startsWith(p)) || /ssl|tls|certificate|wrong version/i.test(message)) {
-    return new AttemptFailure('tls', describe(message));
-  }
-  return new AttemptFailure('connect', describe(message));
 }
