@@ -5,21 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Runtime } from '../runtime.js';
+import * as z from '../schemas/zod.js';
+import { recordParser } from '../store/records.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Item, type Key } from '../store/store.js';
 
 /** Sessions end 24 hours after `initialize` (seconds); checked in code, TTL only cleans up. */
 export const MCP_SESSION_LIFETIME_SECONDS = 24 * 60 * 60;
 
-/** A stored tool-server session (key: {@link keys.session}). */
-interface SessionItem {
-  team_id: string;
-  token_id: string;
+/** A stored tool-server session (key: {@link keys.session}); `expires_at` in epoch seconds. */
+const SessionItem = z.object({
+  team_id: z.string(),
+  token_id: z.string(),
   /** The protocol version negotiated at `initialize` (absent on sessions stored before it was kept). */
-  protocol_version?: string;
-  /** Epoch seconds. */
-  expires_at: number;
-}
+  protocol_version: z.optional(z.string()),
+  expires_at: z.number(),
+});
+const parseSession = recordParser(entity.mcpSession, SessionItem);
 
 /** The shape of every session id this server hands out: a random (v4) UUID, lower case. */
 const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -42,8 +44,8 @@ export function sessionKeysToRead(tokenId: string, sessionId: string | null): Ke
 }
 
 /** The session among the items read with the token when it is still live at `nowMs` (epoch ms; see {@link MCP_SESSION_LIFETIME_SECONDS}), else null. */
-export function liveSessionOf(items: readonly Item[], nowMs: number): SessionItem | null {
-  const session = (items[0] as unknown as SessionItem | undefined) ?? null;
+export function liveSessionOf(items: readonly Item[], nowMs: number): z.output<typeof SessionItem> | null {
+  const session = items[0] ? parseSession(items[0]) : null;
   return session && session.expires_at > nowMs / 1000 ? session : null;
 }
 
