@@ -144,6 +144,7 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
       // Under concurrent uses of a code not yet exhausted, `times_redeemed` counts at least the uses committed before this one.
       const used: AccessCode = { ...code, times_redeemed: code.times_redeemed + 1, status: take === 'last' ? 'exhausted' : 'active', updated_at: now };
       const subscription = subscriptionOf(code, plan, subscriber, nowMs);
+      // D10: the answer's subscriber carries contact data only for a principal holding `project-user:view`.
       const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
       let followUp: PlatformAccessFollowUp | null = null;
       // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).

@@ -47,8 +47,8 @@ function telegramProblem(error: TelegramCallError): ProblemError {
 }
 
 /**
- * Connects a Telegram bot (D16, D22; Discord: {@link connectDiscordBot}, D28): `getMe`, `setWebhook` with a random `secret_token`, credential sealed.
- * Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (platform, fields, refused token); PROVIDER_UNAVAILABLE (nothing changed).
+ * Connects a Telegram bot (D16, D22; Discord: {@link connectDiscordBot}, D28): `getMe`, `setWebhook` with a random `secret_token`, credential sealed;
+ * events per {@link storeConnectedBot}. Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (platform, fields, refused token); PROVIDER_UNAVAILABLE (nothing changed).
  */
 export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
   const current = toProject(await loadProject(runtime.store, principal, projectId));

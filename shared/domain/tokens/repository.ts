@@ -74,7 +74,7 @@ export async function mintToken(
   }
   const team = input.team ?? (await getTeam(store, input.teamId));
   if (team.deleted_at) throw new ProblemError('NOT_FOUND', `No team ${input.teamId}.`);
-  await requireProjectsOfTeam(store, input.teamId, projectIds);
+  await requireProjectsOfTeam(store, input.teamId, projectIds); // another team's project is NOT_FOUND, exactly like a missing one
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = newTokenSecret();

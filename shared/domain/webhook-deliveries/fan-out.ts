@@ -37,8 +37,8 @@ export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'de
 }
 
 /**
- * Fans outbox events out (D6): one delivery per subscribed endpoint whose owner holds the event's ability now (`skipped` for disabled endpoints), written
- * with the event's mark so nothing is created twice, then attempt 1 is queued. Returns deliveries created; throws only on store or queue errors.
+ * Fans outbox events out (D6): a delivery per subscribed endpoint whose owner (token that created it or last changed url/events) holds the event's ability
+ * now (`skipped` if disabled), written with the event's mark (never twice), then attempt 1 queued. Returns deliveries made (skipped too); throws on store/queue errors.
  */
 export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, events: readonly StoredEvent[]): Promise<number> {
   let created = 0;

@@ -84,8 +84,8 @@ export interface VerifyWebhookInput {
 }
 
 /**
- * Verifies one delivery (interface "Webhook trust"): headers, signature (constant-time, v1 or v0), freshness (both directions), body, header/body match,
- * then de-duplication (recorded last). @throws {@link WebhookVerificationError}: answer 2xx for `duplicate_event`, 4xx otherwise.
+ * Verifies one delivery (interface "Webhook trust"): headers, signature (constant-time, v1/v0), freshness (both directions), body, header/body match, dedup last.
+ * @throws {@link WebhookVerificationError}: answer 2xx for `duplicate_event` (drop the event), 4xx otherwise.
  */
 export async function verifyWebhook<TData = Record<string, unknown>>(input: VerifyWebhookInput): Promise<WebhookEvent<TData>> {
   const toleranceSeconds = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
