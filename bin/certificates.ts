@@ -1,16 +1,7 @@
 /**
- * Test and local certificates (DESIGN §3 "Test certificates: `selfsigned` or `mkcert` in dev
- * dependencies, not a hand-written CA"; D9: local and test receivers are trusted through
- * `WEBHOOK_EXTRA_CA_FILE`, never through a switch that skips verification).
- *
- * Dev-only: used by the example receiver (`bin/receiver.ts`), the tests and the benchmarks, never by the
- * service. Certificates are built and signed by the `selfsigned` package (RSA 2048, SHA-256). Everything
- * is PEM: certificates as `-----BEGIN CERTIFICATE-----`, private keys as PKCS#8
- * `-----BEGIN PRIVATE KEY-----`, both accepted directly by `node:tls` / `node:https`.
- *
- * Not for production: there is no revocation, no key protection and no audit.
- *
- * @module
+ * Dev-only test and local certificates (DESIGN §3; D9: trusted through `WEBHOOK_EXTRA_CA_FILE`, never by skipping verification), built by
+ * `selfsigned` (RSA 2048, SHA-256), all PEM (private keys PKCS#8). Used by the example receiver, tests and benchmarks, never by the service:
+ * no revocation, no key protection, no audit.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -104,12 +95,8 @@ export interface IssueServerCertificateOptions {
 }
 
 /**
- * Issues a TLS server certificate signed by `ca` (RSA 2048, SHA-256, CA:false critical, key usage
- * digitalSignature + keyEncipherment critical, extended key usage serverAuth, SANs from `hostnames`
- * and `ipAddresses`).
- *
- * @returns The leaf certificate and its key (PEM). Serve the leaf alone; clients trust `ca.certPem`.
- * @throws Error when no host name or IP is given, an IP is not a valid literal, or the dates are inverted.
+ * Issues a TLS server certificate signed by `ca` (serverAuth, SANs from `hostnames`/`ipAddresses`); serve the leaf alone, clients trust `ca.certPem`.
+ * @throws Error when no host or IP is given, an IP is invalid, or the dates are inverted.
  */
 export async function issueServerCertificate(ca: CertificateAuthority, options: IssueServerCertificateOptions): Promise<ServerCertificate> {
   const now = Date.now();

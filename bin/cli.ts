@@ -1,23 +1,7 @@
 /**
- * Operator CLI (DESIGN §5): `npm run -s cli -- <command>` (`-s` keeps npm's banner off stdout, so the
- * output pipes into `jq`). Prints JSON on stdout and nothing else; on failure prints a problem document
- * on stderr and exits 1 (2 for a usage error); `--help` prints the usage on stdout and exits 0. Talks to
- * the store named by DYNAMODB_ENDPOINT (default the local server's DynamoDB Local,
- * http://127.0.0.1:$DYNAMODB_LOCAL_PORT with 8000 by default), TABLE_NAME and DEAD_LETTER_TABLE_NAME;
- * when that store cannot be reached (or has no tables) the problem says so and asks whether `npm start`
- * is running.
- *
- *   team create --name <name>                                   → { id, name }
- *   token create --team <uuid> --abilities <a,b,...|all> [--project <uuid>]... [--name <text>]
- *                                                               → { id, token, abilities, scopes }
- *   token revoke <id>                                           → { id, revoked_at }
- *   token list --team <uuid>                                    → [ ... ]
- *   billing set-tier --team <uuid> --tier <free|pro|business>   → the billing account
- *   billing invoice-paid --team <uuid> --invoice <uuid>         → { billing_account, invoice }
- *   billing invoice-failed --team <uuid> --invoice <uuid> [--reason <text>]
- *                                                               → { billing_account, invoice }
- *   member sign-in-link --team <uuid> --email <address> [--base-url <url>]
- *                                                               → { url, expires_at }  (DESIGN D21)
+ * Operator CLI (DESIGN §5; commands in USAGE, `member sign-in-link` is D21): JSON on stdout only; on failure a problem document on stderr
+ * and exit 1 (2 for a usage error); `--help` prints the usage and exits 0. Store: DYNAMODB_ENDPOINT (default http://127.0.0.1:$DYNAMODB_LOCAL_PORT,
+ * 8000), TABLE_NAME, DEAD_LETTER_TABLE_NAME; when it is unreachable or has no tables, the problem asks whether `npm start` is running.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';

@@ -1,10 +1,7 @@
 /**
- * `npm start`: the whole service on this machine (DESIGN §5). Settings come from the environment:
- * PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset: start DynamoDB Local on DYNAMODB_LOCAL_PORT,
- * default 8000), DATA_DIR (keep data on disk), TIME_SCALE (≥ 1), DEMO_HISTORY=0 (no 60-day demo
- * history), WEBHOOK_EXTRA_CA_FILE, WEBHOOK_ALLOW_PRIVATE_TARGETS=1. Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closing) stops
- * everything, DynamoDB Local included. With DATA_DIR the demo token is kept in DATA_DIR/demo-token (0600)
- * and printed again at the next start while it still works.
+ * `npm start`: the whole service locally (DESIGN §5). Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset: DynamoDB Local on
+ * DYNAMODB_LOCAL_PORT, 8000), DATA_DIR, TIME_SCALE (≥ 1), DEMO_HISTORY=0, WEBHOOK_EXTRA_CA_FILE, WEBHOOK_ALLOW_PRIVATE_TARGETS=1. SIGINT, SIGTERM,
+ * SIGHUP stop everything. With DATA_DIR the demo token is kept in DATA_DIR/demo-token (0600) and reprinted while it still works.
  */
 import { localServiceOptionsFromEnvironment, startLocalService, type LocalService } from '../shared/local/service.js';
 

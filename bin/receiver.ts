@@ -1,22 +1,8 @@
 /**
- * Example webhook receiver for newcomers (`npm run receiver`).
- *
- * - On first run creates a local CA and a server certificate for `localhost` / `127.0.0.1` in
- *   `.receiver/` (`ca.pem`, `ca-key.pem`, `server.pem`, `server-key.pem`); later runs reuse them
- *   (the server certificate is re-issued when missing, expired, or not signed by `ca.pem`).
- * - Listens with HTTPS on 127.0.0.1:`--port` (or `RECEIVER_PORT`, default 4443), path `/webhooks`.
- * - Verifies every POST exactly as the interface tells receivers to ("Webhook trust"): constant-time
- *   signature check (v1 or v0), 300-second freshness window, header/body consistency, and
- *   de-duplication of event ids for 24 hours. Verified events get 200; duplicates get 200 and are
- *   dropped (interface "Delivery rules" 2); anything else gets 400. One JSON line per request on stdout:
- *   `{ "verified": true|false, "id", "type", "project_id", "reason"? }`.
- * - `--register <base_url> --token <token> [--events a,b]` registers this receiver as a webhook
- *   endpoint (`POST /v1/webhook-endpoints`) and uses the `secret` of the response.
- *
- * The service only delivers to this receiver when it trusts the CA and allows private targets:
- * `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1 npm start` (DESIGN D9).
- *
- * @module
+ * Example webhook receiver (`npm run receiver`): HTTPS on 127.0.0.1:`--port` (RECEIVER_PORT, 4443) `/webhooks`; CA and server certificate in `.receiver/`
+ * (re-issued when missing, expired or not signed by `ca.pem`). Verifies per interface "Webhook trust" (constant-time v1/v0 signature, 300 s window,
+ * header/body match, ids de-duplicated 24 h): 200 verified or duplicate (dropped), else 400; stdout `{ verified, id, type, project_id, reason? }` per
+ * request. `--register <base_url> --token <token> [--events a,b]` registers it. Deliveries need `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1` (D9).
  */
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

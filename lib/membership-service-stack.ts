@@ -34,18 +34,8 @@ export interface MembershipServiceStackProps extends StackProps, AlarmNotificati
 }
 
 /**
- * The whole membership service (DESIGN §1, §2): the two DynamoDB tables, the REST API (one Lambda
- * per operation), the MCP tool server behind its own API, and the webhook pipeline (stream fan-out →
- * SQS → dispatcher, EventBridge Scheduler for long waits, a 5-minute sweeper) and the deadline worker
- * (an EventBridge Scheduler rate schedule, every minute). Everything lives in
- * this stack except the REST routes and their Lambdas, which live in nested stacks, one per object
- * module (DESIGN D23: no template near the resource limit with 150 routes). Operations (D23): CloudWatch
- * alarms on every function and on the delivery pipeline's queues ({@link OperationalAlarms}, notifying
- * `alarmEmail` / `alarmTopicArn` when given), throttled API stages, a reserved-concurrency dispatcher,
- * X-Ray tracing, tables with deletion protection.
- *
- * Outputs: `RestApiUrl` (`{base_url}`), `McpUrl` (`{mcp_url}`), `DashboardUrl`, `TableName`,
- * `BillingWebhookSecretArn` (the secret the operator puts the billing webhook's `whsec_...` into).
+ * The whole service (DESIGN §1, §2): both tables, the MCP API, webhook pipeline, deadline worker, alarms (D23); REST routes live in nested stacks,
+ * one per object module. Outputs: `RestApiUrl`, `McpUrl`, `DashboardUrl`, `TableName`, `BillingWebhookSecretArn` (operator puts the `whsec_...` there).
  */
 export class MembershipServiceStack extends Stack {
   /** The functions' bundles (one esbuild run per entry). */

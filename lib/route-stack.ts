@@ -71,12 +71,8 @@ export function tableActions(access: TableAccess): string[] {
 }
 
 /**
- * Lets `grantee` update the rate-limit counters and token items of `table` and nothing else: `UpdateItem`
- * on the table under the condition that every partition key touched starts with
- * {@link RATE_COUNTER_PARTITION_PREFIX} or {@link TOKEN_PARTITION_PREFIX} (`ForAllValues:StringLike` on
- * `dynamodb:LeadingKeys`). Read routes need it: the per-token and per-IP limits (DESIGN D4) count every
- * request, a GET included, with one conditional `ADD`, and authentication stamps a token's `last_used_at`
- * (at most once an hour per token, `shared/auth/authenticate-request.ts`).
+ * Grants `UpdateItem` on `table` only for partition keys starting with {@link RATE_COUNTER_PARTITION_PREFIX} or {@link TOKEN_PARTITION_PREFIX}:
+ * read routes count rate limits (D4) and stamp a token's `last_used_at` (at most hourly).
  */
 function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): void {
   grantee.grantPrincipal.addToPrincipalPolicy(
@@ -101,23 +97,8 @@ interface RouteAccess {
 }
 
 /**
- * Least-privilege rules for a route's Lambda (DESIGN D23), derived once from its operation's metadata —
- * the REST method says whether it reads or writes, `ability` whether it reads a token — so new
- * operations get the right grants without touching `lib/`:
- * - the two public documents (`ability: null`, GET) are rendered from the definitions and catalogues
- *   and touch no AWS resource;
- * - an authenticated read (GET with an ability, or `authenticated`: a valid token and no ability, as the
- *   smoke test) reads the main table (`GetItem`, `BatchGetItem`, `Query`) and may update only the
- *   rate-limit counters (a GET writes nothing else: reads keep no idempotency record and no activity
- *   entry); no `PutItem`, no `DeleteItem`;
- * - a write, authenticated or public (accepting a team invitation, whose credential is in its body),
- *   reads and writes the main table with deletes (idempotency records, activity entries, the released
- *   claim of a failed write, the operation's own deletes);
- * - only the `/v1/webhook-deliveries` routes use the dead-letter table: reads read it, writes
- *   (retry, replay-dead) also write it and delete the copy of a re-queued delivery;
- * - every write may emit an event or re-queue a delivery, so it may send to the delivery queue (a
- *   message only says "look at delivery X", so this grants no power beyond the table write that must
- *   precede it — DESIGN D7).
+ * Least-privilege grants of a route's Lambda from its operation (DESIGN D23): public GET documents touch nothing; reads get Get/BatchGet/Query plus
+ * rate-counter and token updates (no Put/Delete); writes read, write, delete and queue; only `/v1/webhook-deliveries` use the dead-letter table.
  */
 function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): RouteAccess {
   const authenticated = operation.ability !== null; // an ability or AUTHENTICATED: the Lambda reads the token
@@ -126,7 +107,7 @@ function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): 
     table: write ? 'readWriteDelete' : authenticated ? 'read' : 'none',
     rateCounters: authenticated && !write,
     deadLetterTable: authenticated && operation.rest.path.startsWith('/v1/webhook-deliveries') ? (write ? 'readWriteDelete' : 'read') : 'none',
-    sendToQueue: write,
+    sendToQueue: write, // a queue message only names a delivery: no power beyond the table write that precedes it (D7)
   };
 }
 
@@ -151,16 +132,8 @@ export interface RouteStackProps {
 }
 
 /**
- * A nested stack holding the REST routes of some operations of one object module (DESIGN D23): per
- * operation a Lambda (with its role, policy and log group), its HTTP API integration, the permission
- * that lets API Gateway invoke it, the route, and the function's two alarms (added by
- * `OperationalAlarms.watchFunctions`). 9 resources per route, so a stack of
- * {@link MAX_ROUTES_PER_STACK} routes stays far below CloudFormation's per-template limit.
- *
- * What it uses from the parent stack (the API id, table and queue names and ARNs, the shared
- * environment) comes in through parameters with stable, readable names (`TableArn`, `HttpApiId`,
- * `TableName`, ...), created only when a route needs them. Construct ids derive from operation ids,
- * so logical ids are stable.
+ * Nested stack with the REST routes of one object module's operations (DESIGN D23): 9 resources per route, at most {@link MAX_ROUTES_PER_STACK}.
+ * Parent values arrive as parameters with stable names (`TableArn`, `HttpApiId`, ...), created only when needed; construct ids derive from operation ids.
  */
 export class RouteStack extends NestedStack {
   /** The Lambda of each route, by operation id. */

@@ -175,13 +175,8 @@ export interface WebhookWorkersProps {
 }
 
 /**
- * The webhook pipeline's three workers (DESIGN D6, D7):
- * - fan-out: DynamoDB stream of the main table, INSERTs of outbox `event` items only, creates
- *   deliveries and queues them; failed batches are bisected, retried, then parked on a queue;
- * - dispatcher: consumes the delivery queue (batches of 10, partial batch responses), attempts
- *   delivery, queues or schedules the next attempt;
- * - sweeper: every 5 minutes re-queues pending deliveries whose timer was lost and dead-letters
- *   deliveries whose final 72-hour timer passed.
+ * The webhook pipeline's workers (DESIGN D6, D7): fan-out (stream INSERTs of outbox `event` items → deliveries; failed batches bisected, retried,
+ * parked), dispatcher (delivery queue, batches of 10, partial batch responses), sweeper (every 5 min: re-queue lost timers, dead-letter after 72 h).
  */
 export class WebhookWorkers extends Construct {
   /** The fan-out function. */

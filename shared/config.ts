@@ -179,31 +179,19 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 
 /**
- * Settings of the integrations (DESIGN D16, D22), read by Lambda functions and the
- * local server alike: `ENCRYPTION_KEY` (local key-encryption key of stored credentials, base64 of 32 bytes;
- * default {@link DEFAULT_LOCAL_ENCRYPTION_KEY}), `CREDENTIALS_KMS_KEY_ID` (the stack's KMS key: when set it
- * wraps every data key instead), `TELEGRAM_API_ROOT` (default {@link DEFAULT_TELEGRAM_API_ROOT}),
- * `STRIPE_API_BASE_URL` (default {@link DEFAULT_STRIPE_API_BASE_URL}; e.g. `http://127.0.0.1:12111` for a
- * local fake), `DISCORD_API_BASE_URL` (default {@link DEFAULT_DISCORD_API_BASE_URL}: the REST client and the OAuth2
- * token endpoint; tests point it at a loopback fake), `BILLING_STRIPE_WEBHOOK_SECRET` (the signing secret of the operator's own Stripe account's
- * webhook to `POST /hooks/billing/stripe`, DESIGN D20; local runs and tests), `BILLING_STRIPE_WEBHOOK_SECRET_ARN`
- * (on AWS: the ARN of the Secrets Manager secret holding that signing secret, set by the stack on the billing
- * hook's function only; the value itself is never in the environment; used when `BILLING_STRIPE_WEBHOOK_SECRET`
- * is unset; neither set: that hook refuses every event), `PUBLIC_BASE_URL` (the service's public base URL that inbound hooks are registered under; undefined:
- * the caller's own base URL) and `DASHBOARD_BASE_URL` (where the dashboard is served when the tool server's API is another origin, as on AWS:
- * OAuth consent happens there, DESIGN D30; undefined: the request's own origin). Throws {@link ConfigurationError}.
+ * Integration settings (D16, D20, D22, D30) for Lambdas and the local server, per field below. Throws {@link ConfigurationError}.
  */
 export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = parse(IntegrationEnvironment, env, 'the integrations');
   return {
-    encryptionKey: parsed[V.encryptionKey],
-    credentialsKmsKeyId: parsed[V.credentialsKmsKeyId],
+    encryptionKey: parsed[V.encryptionKey], // local key-encryption key (base64 of 32 bytes); unset: `keyEncryptionKeyFromEnvironment` uses DEFAULT_LOCAL_ENCRYPTION_KEY
+    credentialsKmsKeyId: parsed[V.credentialsKmsKeyId], // the stack's KMS key: when set it wraps every data key instead
     telegramApiRoot: (parsed[V.telegramApiRoot] ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
     stripeApiBaseUrl: (parsed[V.stripeApiBaseUrl] ?? DEFAULT_STRIPE_API_BASE_URL).replace(/\/+$/, ''),
-    discordApiBaseUrl: (parsed[V.discordApiBaseUrl] ?? DEFAULT_DISCORD_API_BASE_URL).replace(/\/+$/, ''),
-    billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret],
-    billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn],
-    publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),
-    dashboardBaseUrl: parsed[V.dashboardBaseUrl]?.replace(/\/+$/, ''),
+    discordApiBaseUrl: (parsed[V.discordApiBaseUrl] ?? DEFAULT_DISCORD_API_BASE_URL).replace(/\/+$/, ''), // REST client and OAuth2 token endpoint
+    billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret], // operator's billing hook signing secret (D20), local runs and tests only
+    billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn], // AWS: its Secrets Manager ARN, billing hook only (the value is never in env); neither set: the hook refuses every event
+    publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''), // base URL inbound hooks register under; unset: the caller's own
+    dashboardBaseUrl: parsed[V.dashboardBaseUrl]?.replace(/\/+$/, ''), // where OAuth consent happens when MCP is another origin (D30); unset: the request's origin
   };
 }

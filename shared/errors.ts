@@ -78,12 +78,8 @@ export function fieldErrors(prefix: string, issues: ReadonlyArray<{ path: Proper
 }
 
 /**
- * Translates a rejected client cursor (DESIGN D12) into VALIDATION_FAILED on the surface's field path:
- * either `decodeCursor` refused it (field `cursor`: wrong team, shape or item type), or — defence in
- * depth — DynamoDB rejected the start key with a `ValidationException`. Both
- * edges call this only for requests that carried a cursor — every other input is validated by zod
- * before any query runs — so such a rejection is the client's: VALIDATION_FAILED with the field `path`
- * (`query.cursor`, `arguments.cursor`). Returns null for any other error.
+ * A rejected client cursor (D12) — refused by `decodeCursor` or a store `ValidationException` — as VALIDATION_FAILED at `path` (`query.cursor`,
+ * `arguments.cursor`). Call only for requests that carried a cursor. Returns null for any other error.
  */
 export function cursorRejection(error: unknown, path: string): ProblemError | null {
   const rejectedByStore = error instanceof Error && !(error instanceof ProblemError) && error.name === 'ValidationException';

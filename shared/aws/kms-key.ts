@@ -8,12 +8,8 @@ export interface KmsKeyOptions {
 }
 
 /**
- * The AWS key-encryption key (DESIGN D16: "on AWS with a KMS key the stack creates"): data keys come from
- * KMS `GenerateDataKey` (AES_256) and are unwrapped with `Decrypt`, both with the credential's encryption
- * context, so KMS itself refuses a data key asked for under another team, project or kind (and CloudTrail
- * records who asked). The wrapped form is the base64 of KMS's `CiphertextBlob`. Unwrapped keys are cached
- * per execution environment (bounded, {@link KmsKeyOptions.cacheSize}). KMS errors other than a refused
- * decryption (throttling, network) are thrown as they are; a refused one becomes {@link CredentialDecryptionError}.
+ * AWS key-encryption key (D16): `GenerateDataKey` (AES_256) and `Decrypt` under the credential's context, so KMS refuses cross-team/project/kind keys.
+ * Unwrapped keys cached ({@link KmsKeyOptions.cacheSize}); a refused decryption throws {@link CredentialDecryptionError}, other KMS errors as they are.
  */
 export function kmsKeyEncryptionKey(client: KMSClient, keyId: string, options: KmsKeyOptions = {}): KeyEncryptionKey {
   const cacheSize = options.cacheSize ?? 100;

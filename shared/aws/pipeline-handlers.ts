@@ -63,23 +63,8 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
 const FAN_OUT_TEAM_CONCURRENCY = 4;
 
 /**
- * The fan-out Lambda (DynamoDB Streams on the main table, filtered to INSERTs of outbox events; DESIGN
- * D6, D14). `event.Records` are stream records with marshalled images; the records kept
- * are `INSERT`s whose `NewImage` is an event item (`entity` {@link entity.event}) not yet fanned out
- * (`fanned_out_at` absent); every other record (MODIFY, REMOVE, other items, events stored as already
- * delivered) is ignored. The kept events are grouped per team, in stream order, and each team's are
- * fanned out with ONE {@link fanOutEvents} call — one Query of the team's endpoints, one BatchGetItem of
- * their owners, and several events per TransactWriteItems — so a batch costs ~3 requests per team, not
- * per event. Up to {@link FAN_OUT_TEAM_CONCURRENCY} teams run at once.
- *
- * Returns a partial batch response (`ReportBatchItemFailures`, enabled on the event source mapping in
- * `lib/webhooks.ts`): when a team's fan-out throws (store or queue error), every record of that team is
- * reported by its `dynamodb.SequenceNumber` and the other teams' fan-outs stand; `{ batchItemFailures:
- * [] }` when all succeed. For a stream, Lambda retries from the LOWEST failed sequence number, so
- * records after it — other teams' too — come again; that is safe because fan-out is idempotent (each
- * event's "fanned out" mark is written in the same transaction as its deliveries, guarded on its
- * absence: a repeated record creates nothing twice). A record whose image cannot be read is reported
- * alone. Throws only when a failed record has no sequence number (then Lambda retries the whole batch).
+ * Fan-out Lambda (DynamoDB Streams, D6, D14): fans out `INSERT`ed outbox events not yet fanned out, one {@link fanOutEvents} per team; ignores the rest.
+ * Returns `batchItemFailures` (a failed team's records; retries repeat later records, which is safe: fan-out is idempotent). Throws when a failure has no sequence number.
  */
 export function createFanOutHandler(getRuntime: () => Runtime) {
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {

@@ -21,12 +21,8 @@ const NO_TRANSPORT: WebhookTransport = {
 };
 
 /**
- * The runtime of every Lambda (built once per execution environment from `shared/config.ts`): the
- * store, the SQS delivery queue and — for the functions that schedule retries, configured lazily on
- * first use — EventBridge Scheduler. A missing setting throws `ConfigurationError` naming it. Fan-out
- * runs from DynamoDB Streams, so `eventsCommitted` does nothing; time is never scaled; webhook targets
- * must be public HTTPS hosts trusted by the system roots (DESIGN D9). Every AWS SDK client goes through
- * `awsClient` (`./clients.ts`), so a traced function's clients are captured by X-Ray (DESIGN D23).
+ * Every Lambda's runtime, built once from `shared/config.ts` (throws `ConfigurationError` naming a missing setting): store, SQS, lazy Scheduler.
+ * `eventsCommitted` does nothing (Streams fan out); time unscaled; webhook targets public HTTPS, system roots (D9); clients via `awsClient` (X-Ray, D23).
  */
 export function awsRuntime(): Runtime {
   return (runtime ??= createAwsRuntime(NO_TRANSPORT));

@@ -26,12 +26,8 @@ export type SecretValueReader = () => Promise<string | undefined>;
 const NO_VALUE_ERROR = 'ResourceNotFoundException';
 
 /**
- * A cached reader of one Secrets Manager secret (DESIGN D16 storage rules: a secret the stack keeps out of
- * environment variables and templates): `GetSecretValue` of `secretId` (an ARN; its `AWSCURRENT` version) on
- * first use, then the same answer for {@link SecretsManagerSecretOptions.maxAgeMs} — concurrent first calls share
- * one request. Resolves to the `SecretString` trimmed, or `undefined` when the secret has no usable value (no
- * `SecretString`, blank text, or `ResourceNotFoundException`); the absence is cached like a value. Any other failure (access denied, throttling, network) rejects
- * with the SDK's error — whose message never holds the value — and is not cached, so the next call asks again.
+ * Cached reader of one Secrets Manager secret (D16): `AWSCURRENT` of `secretId` for `maxAgeMs`, concurrent calls sharing one request. Resolves to the trimmed
+ * value or `undefined` (none, blank, not found; cached). Other failures reject with the SDK error (never holding the value), uncached.
  */
 export function secretsManagerSecret(client: SecretsManagerClient, secretId: string, options: SecretsManagerSecretOptions = {}): SecretValueReader {
   const maxAgeMs = options.maxAgeMs ?? SECRET_VALUE_MAX_AGE_MS;

@@ -3,14 +3,8 @@ import type { Context } from 'aws-lambda';
 import { captureAwsClients } from './clients.js';
 
 /**
- * X-Ray tracing through Powertools Tracer (DESIGN D23). The stack turns on active tracing for every
- * function, so Lambda records each invocation; the functions whose entry wraps its handler with
- * {@link traced} (MCP, dashboard, the webhook workers, the deadline worker) also record a subsegment per
- * AWS SDK call (DynamoDB, SQS, EventBridge Scheduler, KMS). REST route and hook bundles leave Tracer out:
- * it adds ~124 KB, past their 260 KB budget (`test/infrastructure/stack.test.ts`).
- *
- * Tracer disables itself outside Lambda (no `AWS_LAMBDA_FUNCTION_NAME`) and with
- * `POWERTOOLS_TRACE_ENABLED=false`; then clients are left as they are and the handler runs unwrapped.
+ * X-Ray via Powertools Tracer (D23): entries wrapped with {@link traced} (MCP, dashboard, webhook and deadline workers) trace each AWS SDK call; REST and
+ * hook bundles leave it out (~124 KB, past their 250 KB budget). Outside Lambda or with `POWERTOOLS_TRACE_ENABLED=false` everything runs unwrapped.
  */
 
 let tracer: Tracer | undefined;

@@ -3,15 +3,8 @@ import type { AbilityFact, AbilityGroup } from '../domain/define-facts.js';
 import type { BuiltInRoleName } from '../domain/roles/built-in.js';
 
 /**
- * The ability catalogue: every ability a token (or a team role) can carry, assembled from the object
- * modules' `facts.ts` (`shared/domain/facts.ts`, in its order) plus `mcp:full`.
- *
- * Source: interface "Authentication → Bearer tokens" (abilities grouped by domain) and "Tool-server
- * authorization" (`mcp:full` is a gate that grants no data); served as the `service://enums/ability`
- * resource.
- *
- * Naming: `<object>:<verb>`, where `view-any` lists objects and `view` reads one object
- * (for subscribers, `project-user:view` also unlocks contact details, interface "Data exposure").
+ * Ability catalogue (interface "Bearer tokens", "Tool-server authorization"): the modules' `facts.ts` abilities plus `mcp:full` (a gate granting no data),
+ * served as `service://enums/ability`. Names `<object>:<verb>`: `view-any` lists, `view` reads one; `project-user:view` also unlocks contact details.
  */
 
 /** The tool server's gate (interface "Tool-server authorization"): no object's ability, so it is declared here. */

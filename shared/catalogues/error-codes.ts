@@ -1,11 +1,6 @@
 /**
- * The error-code catalogue: every code the service can return, and only those.
- *
- * Source: interface "Errors" (TOKEN_MISSING_ABILITY, AUTHENTICATION_REQUIRED, RATE_LIMITED and the
- * error-code resource listing status, default message, remediation hint and docs_url anchor);
- * DESIGN D1 (problem details, statuses), D3 (idempotency codes), D5 (tool-server errors), D20
- * (BILLING_LOCKED, TIER_LIMIT_REACHED: 402).
- * Served as `service://enums/error-code`.
+ * Error-code catalogue: every code the service can return, and only those (interface "Errors"; D1, D3, D5, D20: BILLING_LOCKED and TIER_LIMIT_REACHED
+ * are 402). Served as `service://enums/error-code`.
  */
 
 /** The base of every `docs_url`; the anchor is the code in lower-kebab case. */

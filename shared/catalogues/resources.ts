@@ -1,10 +1,6 @@
 /**
- * The read-only tool-server resources (`service://enums/*`) and the `GET /webhook-events.json`
- * document, both generated from the catalogues.
- *
- * Source: interface "Tool-server resources" (URIs, contents, resource envelope
- * `{ version, count, items }`, items with `value` and `category`), "Endpoints → REST"
- * (`/webhook-events.json`), "Versioning"; DESIGN D11.
+ * The `service://enums/*` resources (envelope `{ version, count, items }`) and `GET /webhook-events.json`, generated from the catalogues
+ * (interface "Tool-server resources", "Versioning"; D11).
  */
 import * as z from '../schemas/zod.js';
 import { ABILITIES } from './abilities.js';

@@ -1,12 +1,6 @@
 /**
- * The tool-server tool catalogue: the tools' names, titles, descriptions, required abilities,
- * annotations, input and output schemas. Metadata only, GENERATED (DESIGN D13): a tool of an operation
- * takes the operation's path parameters, query and body as one object (plus `idempotency_key` on
- * writes, D3) and returns the operation's output. Every tool runs an operation.
- *
- * Source: interface "Endpoints → Tool server" (named tools and their abilities),
- * "Tool-server authorization" (each tool checks its own ability); DESIGN D5 (each description names
- * the ability), D12 (paging).
+ * Tool catalogue, GENERATED from operations (interface "Tool server"; D5, D12, D13): a tool takes path, query and body as one object (plus
+ * `idempotency_key` on writes, D3), checks its own ability (named in its description) and returns the operation's output.
  */
 import * as z from '../schemas/zod.js';
 import { AUTHENTICATED, type RequiredAbility, type ToolKind } from '../operations/definition.js';

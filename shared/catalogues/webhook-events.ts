@@ -1,17 +1,7 @@
 /**
- * The webhook event catalogue: every event kind, the minimum ability the subscribing creator must hold
- * for each, whether the envelope carries a `project_id`, and a zod schema of each event's `data` object,
- * assembled from the object modules' `webhook-events.ts` (`shared/domain/webhook-events.ts`, in its order).
- *
- * Source: interface "Events → Families", "Envelope" (`subscription.created` data), "Subscribing"
- * (minimum ability per event), "Data exposure"; DESIGN D6 (`webhook_endpoint.test`), D10 (payload
- * exposure), D12 (shapes). Served as `service://enums/webhook-event` and `GET /webhook-events.json`.
- *
- * Payload rules: snake_case fields, ids are UUID strings, timestamps ISO 8601 UTC with `Z`.
- * No schema has a field for payment credentials, fee breakdowns, invitation tokens or passkey
- * material, and parsing strips unknown keys, so a parsed payload can carry none of them.
- * Subscriber `email` and `phone` are optional: present only when the endpoint owner holds
- * `project-user:view` and the subscriber consented (DESIGN D10).
+ * Webhook event catalogue (interface "Events", "Subscribing", "Data exposure"; D6, D10, D12): kinds, minimum abilities, `project_id` presence and `data`
+ * schemas from the modules' `webhook-events.ts`; served as `service://enums/webhook-event` and `/webhook-events.json`. Parsing strips unknown keys, so no
+ * payload carries payment credentials, fees, invitation tokens or passkey material; `email`/`phone` only with the owner's `project-user:view` and consent.
  */
 import type * as z from '../schemas/zod.js';
 import type { Ability } from './abilities.js';

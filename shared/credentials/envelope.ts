@@ -2,12 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as z from '../schemas/zod.js';
 
 /**
- * Envelope encryption of stored credentials (DESIGN D16, D22): every credential is
- * encrypted with AES-256-GCM under a fresh 32-byte data key, and the data key is stored wrapped by a
- * key-encryption key (the {@link KeyEncryptionKey} port: a key from configuration locally, the stack's KMS
- * key on AWS). The encryption context (team, project, kind) is bound to both layers — GCM additional data
- * for the credential, the wrapping's context for the data key — so a ciphertext copied to another item
- * does not open. Plaintext never leaves this module except as the return value of {@link openSecret}.
+ * Envelope encryption (D16, D22): AES-256-GCM under a fresh 32-byte data key wrapped by the {@link KeyEncryptionKey}; the context (team, project, kind)
+ * binds both layers, so a copied ciphertext does not open. Plaintext leaves only through {@link openSecret}.
  */
 
 /** Who a sealed secret belongs to; bound to the ciphertext (GCM additional data, KMS encryption context). */

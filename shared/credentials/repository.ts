@@ -7,13 +7,8 @@ import { recordParser } from '../store/records.js';
 import { openSecret, SealedSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey } from './envelope.js';
 
 /**
- * Stored credentials (DESIGN D16, D22): the secrets an integration of a project needs (a Telegram bot's
- * token and webhook secret; Stripe's keys later), sealed together with envelope encryption
- * (`envelope.ts`) in one item per project and kind (`keys.credential`: a partition of its own keyed by the
- * project id, because an inbound hook knows only the project id until it has read it; the item names its
- * team). The item holds the sealed secrets and a few public fields; the secrets are opened only by the
- * code that calls the provider or checks an inbound request, never returned by an operation, never
- * logged, never in an event or an error. Writes go into the caller's transaction.
+ * Stored credentials (D16, D22): an integration's secrets sealed (`envelope.ts`) in one item per project and kind, keyed by project id alone (inbound hooks
+ * know only that). Opened only to call a provider or check a request; never returned, logged, or put in an event or error. Writes join the caller's transaction.
  */
 
 /**

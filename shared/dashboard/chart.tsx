@@ -5,12 +5,8 @@ import { formatPrice } from '../schemas/common.js';
 import { Fragment, h, type Html } from './html.js';
 
 /**
- * The dashboard's charts of the daily metrics series (DESIGN D21: server-rendered, no chart library and no
- * script in the browser): active subscriptions as an area, and each currency's daily revenue as bars. The
- * SVG stretches to its box (`viewBox` with `preserveAspectRatio="none"`, strokes that do not scale); the
- * labels (largest value, first and last day) are HTML beside it so they stay readable at 375 px. Colours
- * come from the stylesheet's variables (`.chart` rules in `assets.ts`). Each SVG is `role="img"` with a
- * `<title>` and a `<desc>` that says what the series holds.
+ * Dashboard charts of the daily metrics (D21: server-rendered SVG, no script): active subscriptions as an area, per-currency revenue as bars; labels are
+ * HTML so they stay readable at 375 px. Each SVG is `role="img"` with `<title>` and `<desc>`.
  */
 
 /** The plot's coordinate space: one slot of {@link SLOT_WIDTH} units per day, {@link PLOT_HEIGHT} units tall. */

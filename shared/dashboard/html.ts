@@ -2,14 +2,8 @@
 import { attributesToString, escapeHtml, isVoidElement } from '@kitajs/html';
 
 /**
- * The dashboard's JSX runtime (DESIGN D21: server-side HTML from a typed template library with automatic
- * escaping). It uses `@kitajs/html` for the element and attribute types (htmx attributes included) and
- * its attribute serialisation and escaping, but escapes every text child by DEFAULT: a string or number
- * child is always escaped; only markup made by this runtime (elements, fragments) or passed through
- * {@link raw} (fixed, trusted text such as a stylesheet) is inserted as is. So a project named
- * `<script>` renders as text, whatever template shows it, with no `safe` attribute to forget.
- *
- * Files using it start with `/** @jsx h *\/` and `/** @jsxFrag Fragment *\/` and import both.
+ * Dashboard JSX runtime (D21) on `@kitajs/html` types and attribute escaping, escaping EVERY text child by default: only elements, fragments and
+ * {@link raw} (fixed, trusted text) go in as is. Files start with `/** @jsx h *\/` and `/** @jsxFrag Fragment *\/` and import both.
  */
 
 const brand: unique symbol = Symbol('Html');

@@ -13,13 +13,8 @@ import type { Runtime } from '../runtime.js';
 export type OperationOutcome<T = unknown> = { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
 
 /**
- * Runs one operation of the registry for the dashboard (DESIGN D13, D21) with a team member as principal,
- * through the pipeline REST and MCP share (`invokeOperation`): the input schema's field errors are under
- * `form.`, and `idempotencyKey` (a UUID the form carries) makes a double-clicked submit run once, the second
- * getting the stored result (`replayed: true`). Activity entries name the member (surface `dashboard`).
- * `handler` replaces the registry's handler by a dashboard variant of the same operation (the 24-hour
- * dual-signing rotation of DESIGN D8); the definition's rules still apply. `surface` is `portal` for the public
- * pages (DESIGN D26, D27: the join principal or a `subscriberPrincipal`, activity surface `portal`). Never throws.
+ * Runs a registry operation for the dashboard (D13, D21) as a team member via `invokeOperation`: field errors under `form.`, `idempotencyKey` makes a
+ * double submit replay. `handler` swaps in a dashboard variant (D8 rotation); `surface: 'portal'` for public pages (D26, D27). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,

@@ -9,43 +9,17 @@ import type { Item } from '../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../store/unit-of-work.js';
 
 /**
- * The deadline index (DESIGN D14, D15): clock-driven work ("this access code batch expires at T",
- * later "this trial ends at T") is written as a deadline item in the SAME unit of work as the object
- * it concerns, and a scheduled worker (`applyDueDeadlines`, every minute) finds the due ones and hands
- * each to the handler of its kind, which removes the deadline in its own transaction, so applying a
- * deadline twice does nothing.
- *
- * Storage: one item per (team, kind, subject) under `keys.deadline` (a partition of its own, so
- * re-scheduling is one keyed put). It is found through the sparse GSI: partition
- * `keys.deadlineIndex(shard)` — one of {@link DEADLINE_SHARDS} shards chosen by a hash of its identity,
- * so no single index partition takes every write — and a sort key that starts with the due time (ISO
- * 8601, which sorts by time): the worker reads each shard's due range (`sort key < now`) oldest first.
- * This module is metadata and item builders only (no handler code), so any domain may import it.
+ * Deadline index (D14, D15): clock-driven work is a deadline item written in the SAME unit of work as its object; `applyDueDeadlines` hands due ones to
+ * their kind's handler, which removes it transactionally (applied once). One item per (team, kind, subject) under `keys.deadline`, found through
+ * {@link DEADLINE_SHARDS} hashed GSI shards sorted by ISO due time. Metadata and builders only, so any domain may import it.
  */
 
 /** Number of index shards (DESIGN D14: worker indexes are sharded, e.g. 16 shards). */
 export const DEADLINE_SHARDS = 16;
 
 /**
- * Every kind of deadline, written once (a closed list): the kind names the handler that applies it
- * (`shared/deadlines/handlers.ts` maps each kind to its function).
- * - `access_code.expire`: the codes of an access code batch reach their `expires_at` (subject: the
- *   batch id; project: the batch's project).
- * - `subscription.clock`: a subscription's next clock-driven transition is due (D15: scheduled start,
- *   trial end, period end or renewal, fixed-term end, incomplete expiry, past-due and unpaid limits;
- *   subject: the subscription id; project: its project). One per subscription, moved by each transition.
- * - `billing.period`: a team on a paid tier reaches the start of its next monthly period, which gets its
- *   invoice (D20; subject: the team id; project: null). Moved by each period; gone once the team is on `free`.
- * - `billing.grace_period`: a team's 7-day grace period after a failed invoice payment ends, and the team
- *   is locked unless it paid meanwhile (D20; subject: the team id; project: null).
- * - `member.platform_sync`: a platform call for a member failed (its `platform_error`) and the next
- *   attempt to bring the platform in line with the member's access is due (D22, exponential backoff;
- *   subject: the member id; project: its project). One per member, moved by each failed attempt, gone
- *   on success or when the attempts run out.
- * - `subscription.invite_links`: a grant's personal invite links could not be made for a subscriber
- *   without a member and the next attempt is due (D22, the same backoff as
- *   `member.platform_sync`; subject: the subscription id; project: its project). One per subscription,
- *   moved by each failed attempt, gone on success, when the links are no longer needed or the attempts run out.
+ * Deadline kinds, each naming its handler (`handlers.ts`); subject (project): `access_code.expire` batch (its project), `subscription.clock` subscription (D15),
+ * `billing.period`/`billing.grace_period` team (null; D20), `member.platform_sync` member and `subscription.invite_links` subscription (D22 backoff; one per subject).
  */
 const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync', 'subscription.invite_links'] as const;
 /** A kind of deadline (see {@link DEADLINE_KINDS}). */

@@ -32,18 +32,8 @@ export interface DeadlineRunResult {
 }
 
 /**
- * The deadline worker (DESIGN D15; every minute: an EventBridge Scheduler rate schedule on AWS,
- * `functions/deadlines.ts`; a timer divided by `TIME_SCALE` locally). For each of the
- * {@link DEADLINE_SHARDS} index shards ({@link DEADLINE_SHARD_CONCURRENCY} at a time) it reads the
- * deadlines due at `nowMs` (epoch MILLISECONDS), oldest first, one page of `pageSize` at a time, and
- * hands each to the handler of its kind before reading the next page (no run reads more than it
- * processes); at most `maxPerShard` per shard and run.
- *
- * The index is eventually consistent, so a page may still list a deadline another run has just applied:
- * each one is re-read by key (strongly consistent) and skipped when it is gone or was moved to a later
- * time. Handlers remove their deadline in their own transaction (`completeDeadline`), so two runs at
- * once apply it once. A handler that throws is logged (`onError`) and counted; its deadline stays and
- * the next run retries it. Throws only when the index cannot be read.
+ * Applies deadlines due at `nowMs` (epoch ms; D15) shard by shard, oldest first, ≤ `maxPerShard` per shard; each is re-read by key and skipped when gone
+ * or moved. Handlers remove their deadline transactionally (applied once); a throwing handler is counted and retried next run. Throws only when the index is unreadable.
  */
 export async function applyDueDeadlines(runtime: UnitOfWorkRuntime, nowMs: number, options: ApplyDueDeadlinesOptions = {}): Promise<DeadlineRunResult> {
   const handlers = options.handlers ?? DEADLINE_HANDLERS;

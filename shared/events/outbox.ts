@@ -41,12 +41,8 @@ export interface EventToEmit {
 }
 
 /**
- * Builds a stored event and its outbox item (DESIGN D6). The data is validated against the event's zod
- * schema; a mismatch is a programming error and throws. Used by the unit of work's `tx.emit`, so the
- * event is written in the same transaction as the state change that caused it. The outbox index sort
- * key is {@link keys.timeIndexSortKey} of the creation time (epoch MILLISECONDS, the same instant as
- * `created_at`) and the id, so the relay reads only events created before its bound (DESIGN D14); not
- * the id's ULID time, which the monotonic id factory carries forward when the clock goes back.
+ * Builds a stored event and its outbox item (D6) for `tx.emit`; throws when `data` fails the event's schema (a programming error). Outbox sort key:
+ * creation time (epoch ms) then id (D14), not the id's ULID time, which the monotonic factory carries forward when the clock goes back.
  */
 export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { event: StoredEvent; item: Item } {
   const definition = webhookEvent(input.type);

@@ -26,14 +26,8 @@ export interface StoredResponse {
 }
 
 /**
- * How an operation takes its `Idempotency-Key` (DESIGN D3; `OperationDefinition.idempotency`):
- * - `'claim'` (the default): one conditional PutItem claims the key BEFORE the operation runs, so a
- *   concurrent duplicate gets IDEMPOTENCY_KEY_IN_USE (409);
- * - `'in-transaction'`: for an operation whose whole effect is ONE unit of work (the subscription
- *   transitions): nothing is written up front; the effect's transaction carries a Put of the
- *   COMPLETED record, conditional on the key being free, so the key costs no request on success. A
- *   concurrent duplicate is not refused: it runs its reads, its transaction fails (on the record or on
- *   the state the first one changed), and it then replays the first one's response (one GetItem).
+ * How an operation takes `Idempotency-Key` (D3): `'claim'` (default) claims before running, so a concurrent duplicate gets 409; `'in-transaction'` (one unit
+ * of work only) stores the COMPLETED record in the effect's transaction: free on success, and a concurrent duplicate replays the first response (1 GetItem).
  */
 export type IdempotencyMode = 'claim' | 'in-transaction';
 
@@ -164,34 +158,13 @@ function answerOfRecord(teamId: string, key: string, fingerprint: string, existi
 }
 
 /**
- * Takes an idempotency key for a team (DESIGN D3); `key` is a value returned by
- * {@link parseIdempotencyKey}, `fingerprint` one of {@link requestFingerprint}, `mode` the operation's
- * {@link IdempotencyMode}.
- *
- * `'claim'` (default): one conditional write claims the key before the operation runs:
- * - new key (or older than 24 hours, or an abandoned claim) → `claimed`; call `complete()` with the
- *   response to store it, or `settleFailure()` when the request failed (a failed write is not stored,
- *   so a retry runs again);
- * - same key, same fingerprint, completed → `replay` with the stored response;
- * - same key, other fingerprint → throws IDEMPOTENCY_KEY_REUSED (422);
- * - same key while the first request still runs → throws IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`).
- * Concurrent duplicates race on the conditional put, so exactly one runs. One DynamoDB request
- * (plus one for `complete`/release).
- *
- * `'in-transaction'`: no request now; always `claimed`. The effect's first transaction carries the
- * completed record (`completionInTransaction`), conditional on the key being free, so exactly one of
- * concurrent duplicates commits; the others fail (the record's IDEMPOTENCY_KEY_IN_USE, or the
- * operation's own error such as CONFLICT because the first one already changed the state) and
- * `settleFailure` reads the record once: replay, REUSED, IN_USE, or the operation's error when absent.
- * So a second concurrent duplicate is not answered IN_USE but with the first one's response, after its
- * reads. Success costs no request of its own (a transition in 3 requests beyond authentication).
- *
- * `complete` acts only on this request's record (a random claim id stored with it).
+ * Takes an idempotency key (D3); a key older than 24 h or an abandoned claim counts as new. `'claim'`: one conditional write → `claimed` (then `complete()`
+ * or `settleFailure()`), `replay`, or throws IDEMPOTENCY_KEY_REUSED (422) / IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`). `'in-transaction'`: {@link IdempotencyMode}.
  */
 export async function beginIdempotentRequest(store: Store, clock: Clock, teamId: string, key: string, fingerprint: string, mode: IdempotencyMode = 'claim'): Promise<IdempotencyClaim> {
   const nowSeconds = Math.floor(clock.nowMs() / 1000);
   const Key = recordAddress(teamId, key);
-  const claimId = randomUUID();
+  const claimId = randomUUID(); // `complete` and release act only on this request's own record
   if (mode === 'claim') {
     try {
       await store.put({

@@ -4,19 +4,8 @@ import { keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 
 /**
- * The rate-limit buckets (interface "Limits", DESIGN D4). `limit` requests per `windowSeconds`.
- * - `mcp`: tool server, per token, 120/min
- * - `mcp-anonymous`: tool server without a token, per client IP, 5/min (separate bucket)
- * - `rest`: REST API, per token, 600/min
- * - `rest-anonymous`: REST API requests without a valid token (missing, malformed, unknown or revoked),
- *   per client IP, 5/min — the tool server's anonymous rule applied to REST, so every response of an
- *   authenticated route carries `X-RateLimit-*` and token guessing is throttled; also every call of a
- *   public write (`POST /v1/team-invitations/accept`, whose credential is in its body). The two public
- *   documents (`/openapi.json`, `/webhook-events.json`) need no token and are not limited.
- * - `public-pages`: the join pages and the subscriber portal (DESIGN D26, D27), per client IP, 60/min —
- *   enough for a fan and the welcome page's polling, not for guessing links or codes.
- * - `oauth`: the tool server's OAuth endpoints (`/oauth/*`: registration, authorization, token; DESIGN
- *   D30), per client IP, 30/min
+ * Rate-limit buckets (interface "Limits", D4): `limit` requests per `windowSeconds`, per token or (anonymous, `public-pages` D26/D27, `oauth` D30) per
+ * client IP. `rest-anonymous` covers requests without a valid token and public writes; `/openapi.json` and `/webhook-events.json` are not limited.
  */
 export const RATE_LIMITS = {
   mcp: { limit: 120, windowSeconds: 60 },
@@ -84,12 +73,8 @@ export function isWindowFull(item: Record<string, unknown> | undefined, window: 
 }
 
 /**
- * Admits `units` requests (default 1; a JSON-RPC batch counts each of its messages, DESIGN D4) into
- * `bucket` for `subject` (a token id or a client IP) with a fixed window counter in DynamoDB: one
- * conditional `ADD` — all units or none — so admission never exceeds the limit, whatever the concurrency
- * or the number of Lambda instances. One DynamoDB request.
- * Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and the `X-RateLimit-*` headers when the
- * units do not fit in what is left of the window.
+ * Admits `units` requests (a JSON-RPC batch counts each message, D4) for `subject` (token id or IP) with one conditional `ADD`: all or none, never over
+ * the limit. Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and `X-RateLimit-*`.
  */
 export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateLimitBucket, subject: string, units = 1): Promise<RateLimitState> {
   const window = rateWindow(clock, bucket, subject);

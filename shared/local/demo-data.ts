@@ -42,13 +42,8 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 }
 
 /**
- * The demo team's data, made once with the team (DESIGN §5: every list has something to show): the
- * `business` tier (D20: no tier limit meets the README's examples; its first invoice is open), a
- * project, three plans (one free, so its join page sells without a payment provider) and a batch of five
- * access codes, through the same domain functions as the API (their events wait in the outbox until the
- * pipeline starts). With `history`, the project, its plans and codes date from {@link DEMO_HISTORY_DAYS}
- * days ago, the manual provider is connected, and {@link seedDemoHistory} writes the days since on a
- * manual clock (the runtime's while seeding) up to `clock`'s now.
+ * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, through the domain functions. With `history` they date
+ * from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected and {@link seedDemoHistory} fills the days since.
  */
 async function seedDemoData(store: Store, clock: Clock, token: string, history: boolean): Promise<void> {
   await changeTier({ store, clock, eventsCommitted: () => undefined }, DEMO_TEAM_ID, 'business');
@@ -77,13 +72,8 @@ async function isWorkingDemoToken(store: Store, token: string): Promise<boolean>
 }
 
 /**
- * Seeds the demo team once — with its {@link DEMO_HISTORY_DAYS}-day history when `history` — and returns
- * a demo token with every ability (DESIGN §5: with `DATA_DIR` a restart keeps the data and the earlier
- * demo token keeps working). Without a data directory a token is minted at each start and shown once.
- * With one, the token kept in `<dataDirectory>/demo-token` is reused while it still works (exists in this
- * store, not revoked, every ability); otherwise — first start, revoked, another store or table — a new
- * one is minted and written there with mode 0600 (the only place it is kept in clear: the store holds
- * only its hash, DESIGN D2).
+ * Seeds the demo team once (history with `history`) and returns a token with every ability. With `dataDirectory` the token in `demo-token` (mode 0600,
+ * the only cleartext copy: the store keeps a hash, D2) is reused while it works; otherwise a new one is minted and shown once (§5).
  */
 export async function seedDemo(store: Store, clock: Clock, options: { dataDirectory?: string; history: boolean }): Promise<{ token: string; file: string | null }> {
   const { team, created } = await seedDemoTeam(store, clock);

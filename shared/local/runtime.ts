@@ -53,20 +53,8 @@ export interface LocalRuntime extends Runtime {
 }
 
 /**
- * The local stand-ins DESIGN §2 allows for SQS and EventBridge Scheduler: an in-process queue with
- * `setTimeout` delays and bounded concurrency, timers for long waits, an outbox relay woken after
- * each commit (DynamoDB Streams' role on AWS), and timers for the scheduled workers (the sweeper, one
- * run at a time; the deadline worker, every minute divided by `TIME_SCALE`, one run at a time). The same domain functions
- * run as on AWS.
- * A message whose processing throws is retried after 1 second, as SQS would after its visibility timeout.
- *
- * Fair scheduling (DESIGN D24): ready messages wait in one queue per team and endpoint and are taken
- * round robin across teams and each team's endpoints; no team holds more than `teamConcurrency` of the
- * `concurrency` slots, so a team whose receivers never answer delays another team's deliveries by at
- * most one free slot, and no endpoint more than DEFAULT_MAX_CONCURRENCY, so attempts beyond the default
- * cap wait in the queue instead of costing a deferral each (an endpoint with a higher `max_concurrency`
- * gets at most the default locally). The per-endpoint cap itself is the store's (the dispatcher's slot
- * on the endpoint item), as on AWS. A delivery message already waiting or in flight is not queued twice.
+ * Local SQS/Scheduler stand-ins (§2): in-process queue (a throw retries after 1 s), timers, outbox relay after each commit, workers scaled by `TIME_SCALE`.
+ * Fair (D24): round robin, ≤ `teamConcurrency` per team and DEFAULT_MAX_CONCURRENCY per endpoint; a delivery message waiting or in flight is not queued twice.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   const clock = options.clock ?? systemClock;
@@ -238,14 +226,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
 }
 
 /**
- * The local queue's ready messages (DESIGN D24), one FIFO per team and endpoint ("lane"; messages that
- * name no endpoint share one lane of their team), taken round robin across teams and, within a team,
- * across its lanes: {@link FairQueue.take} gives the oldest message of the next lane (after the one
- * served last) of the next team (after the one served last) whose team holds fewer than `perTeam` and
- * whose endpoint fewer than `perEndpoint` messages in flight — so attempts beyond an endpoint's cap wait
- * here instead of being taken and deferred by the store's cap. {@link FairQueue.done} ends one. A
- * delivery message equal to one already waiting or in flight (same kind, delivery and attempt: a
- * sweeper's re-queue of a message that is only late) is dropped: it could only be skipped.
+ * Ready messages (D24): one FIFO per team and endpoint, taken round robin within `perTeam`/`perEndpoint` in flight ({@link FairQueue.take},
+ * {@link FairQueue.done}), so attempts beyond a cap wait here. A delivery message equal to one waiting or in flight is dropped (it could only be skipped).
  */
 class FairQueue {
   /** Waiting messages (with when each was queued, epoch ms) by team, then by lane; both maps' orders are round-robin orders (a served one moves last). */

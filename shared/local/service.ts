@@ -148,20 +148,8 @@ async function tooLargeResult(isMcp: boolean, limit: number, requestId: string):
 }
 
 /**
- * Starts the whole service in one process (DESIGN §5, `npm start`): DynamoDB Local (unless an endpoint
- * is given), the tables from the one table definition, the demo seed (and demo token, kept in the data
- * directory when there is one), the REST API and the tool server (with its protected-resource metadata)
- * on one HTTP server — both through the same Lambda handler modules as on AWS, fed API Gateway v2
- * events — and the webhook pipeline with the in-process queue and timers.
- *
- * Before a request reaches a handler, the HTTP server (DESIGN D5):
- * - checks its `Host` against the names it serves ({@link servedHostnames}: loopback names and `host`,
- *   or every local address when `host` is a wildcard; any port) — DNS-rebinding protection, as the MCP
- *   SDK's `allowedHosts`: a foreign or missing `Host` gets 403 (tool server, JSON-RPC -32000) or 422
- *   VALIDATION_FAILED (REST) without its body being read;
- * - reads the body only up to the surface's limit (REST `MAX_BODY_BYTES`, tool server
- *   `MAX_MCP_BODY_BYTES`): a `Content-Length` over it, or the first byte past it, is answered 413 at
- *   once in the surface's format and the connection is closed, so no oversized body is ever buffered.
+ * Starts the whole service in one process (§5, `npm start`) through the same Lambda handlers as on AWS. Before handlers (D5): a foreign or missing `Host`
+ * (DNS rebinding) gets 403 (MCP, -32000) or 422 (REST) unread; a body over `MAX_BODY_BYTES`/`MAX_MCP_BODY_BYTES` gets 413 at once, never buffered.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));

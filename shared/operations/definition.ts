@@ -108,13 +108,8 @@ interface OperationDefinition<
    */
   readonly sealsSecret?: boolean;
   /**
-   * How the operation takes an `Idempotency-Key` (DESIGN D3; `IdempotencyMode` in
-   * `shared/limits/idempotency.ts`). Absent: a claim (one PutItem) before the operation runs, so a
-   * concurrent duplicate gets IDEMPOTENCY_KEY_IN_USE (409). `'in-transaction'`, only for an operation
-   * whose whole effect is ONE unit of work (the subscription transitions): no claim; the effect's
-   * transaction stores the completed record, conditional on the key being free, so the key costs no
-   * request on success; a concurrent duplicate runs its reads, fails, and replays the first response
-   * (one GetItem) instead of getting 409.
+   * How the operation takes `Idempotency-Key` (D3, `IdempotencyMode`): absent = claim first (duplicate → 409); `'in-transaction'` only for a single
+   * unit of work: the transaction stores the record, and a concurrent duplicate replays the first response.
    */
   readonly idempotency?: 'in-transaction';
 }

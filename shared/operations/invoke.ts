@@ -61,14 +61,8 @@ function replayOf(stored: StoredResponse): InvocationOutcome {
 }
 
 /**
- * Runs one operation for any surface, in the order every surface shares (DESIGN D1–D5, D13, D20):
- * `admit` → the operation's ability and token scope (TOKEN_MISSING_ABILITY, `authorizeOperation`) →
- * `decode` → idempotency claim (replay; IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE; nothing up front for
- * an `'in-transaction'` operation, whose failure is answered by its record) → the handler; a write runs in a
- * request scope whose first transaction also stores the idempotency completion and the activity entry and,
- * unless the operation is `lockdown: 'exempt'`, checks the billing lockdown (BILLING_LOCKED). Every write
- * (and with `logReads` every call) with a principal gets one activity entry whatever its outcome.
- * Never throws: failures come back as problem documents.
+ * Runs one operation for any surface (D1–D5, D13, D20): admit → ability and scope (TOKEN_MISSING_ABILITY) → decode → idempotency → handler; writes also
+ * store completion and activity and check BILLING_LOCKED unless `lockdown: 'exempt'`. Every write gets one activity entry. Never throws: problem documents.
  */
 export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
   const { runtime, principal, operation, requestId } = call;

@@ -1,16 +1,9 @@
 import type { PaymentProvider } from '../catalogues/payment-providers.js';
 
 /**
- * The `PaymentProviderAdapter` port (DESIGN §2, D16, D22): what the domain asks of a payment provider.
- * Plan sync (the provider's catalogue of products and prices), refunds, subscription changes made
- * provider-first, hosted checkout and billing portal sessions; inbound events are verified by
- * the provider's hook. Adapters are called OUTSIDE any DynamoDB transaction: the caller records the
- * outcome (`plan.synced` / `plan.sync_failed`, `payment.refunded`) afterwards, in one unit of work. An
- * adapter makes ONE attempt per call; the caller retries `retryable` failures per
- * `IntegrationSettings.retry` (`shared/retry.ts` `retryWhile`). An adapter that needs credentials opens
- * the project's stored credential itself (from `team_id` and `project_id` of the request), so no secret
- * crosses the port. Adapters never put credentials in what they return (results end up in payloads and
- * reads).
+ * `PaymentProviderAdapter` port (§2, D16, D22): plan sync, refunds, provider-first subscription changes, checkout and portal sessions. Called OUTSIDE
+ * transactions (callers record outcomes afterwards), ONE attempt per call (callers retry `retryable` failures). Adapters open credentials themselves,
+ * so no secret crosses the port, and never return credentials.
  */
 
 /** What a provider needs to know of a plan to list it in its catalogue. Amounts in minor units. */
@@ -79,12 +72,8 @@ export interface RefundRequest {
 export type RefundResult = { ok: true; provider_refund_id: string | null } | ProviderFailure;
 
 /**
- * A change of a provider-billed subscription (DESIGN D27, "money moves only with the provider's
- * agreement"): what the provider is asked BEFORE our transaction commits the same change.
- * - `cancel`: end it now (Stripe `subscriptions.cancel`);
- * - `cancel_at_period_end` / `keep`: schedule or withdraw the end at the period's end (`cancel_at_period_end`);
- * - `pause` / `resume_collection`: stop or restart collecting payments (Stripe `pause_collection`);
- * - `change_price`: move it to the provider price of another plan, prorated per `proration_behavior`.
+ * A provider-billed subscription change asked of the provider BEFORE our transaction commits it (D27): `cancel`, `cancel_at_period_end`/`keep`,
+ * `pause`/`resume_collection`, `change_price` (prorated per `proration_behavior`).
  */
 export type ProviderSubscriptionChange =
   | { kind: 'cancel' }

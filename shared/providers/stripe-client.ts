@@ -2,14 +2,8 @@ import type Stripe from 'stripe';
 import type { IntegrationSettings } from '../integrations.js';
 
 /**
- * The one place the service builds `stripe` SDK clients (DESIGN D16, D22): pointed at
- * `settings.stripeApiBaseUrl` through the SDK's own `host`, `port` and `protocol` options, so tests and the
- * operator's proxies use the same code as production. The SDK's own network retries are off: outbound
- * provider calls are retried by the caller's policy (`settings.retry`), and their failures recorded.
- *
- * The SDK (about 250 KB minified) is imported on first use, never at module load: Lambda bundles are
- * built with code splitting (`lib/function-code.ts`), so it is a chunk of its own that only the
- * functions which call Stripe load, and route bundles that merely reach this module stay small (D23).
+ * Builds every `stripe` SDK client (D16, D22), pointed at `settings.stripeApiBaseUrl`; SDK retries are off (callers retry per `settings.retry`).
+ * The SDK (~250 KB) is imported on first use, a chunk of its own, so route bundles stay small (D23).
  */
 
 let sdk: Promise<typeof Stripe> | undefined;

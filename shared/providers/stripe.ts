@@ -20,14 +20,8 @@ import type {
 import { stripeClient, type StripeErrors } from './stripe-client.js';
 
 /**
- * The `stripe` payment provider, outbound half (DESIGN D16, D22): checking a project's key
- * when it connects, plan sync (Products and Prices) and refunds (Refunds API), through the official SDK
- * built by `stripeClient` (pointed at `STRIPE_API_BASE_URL`). The project's keys are its `stripe`
- * credential (secrets `secret_key`, `webhook_secret`), opened per call from the request's team and
- * project — never returned, logged or put in a failure. Each adapter call is ONE attempt; its failure says
- * whether it is `retryable` (Stripe unreachable or timed out, 5xx, 429) and the caller retries per
- * `IntegrationSettings.retry`. Every call that could be repeated is safe to repeat: products have
- * deterministic ids, prices and refunds are created with idempotency keys.
+ * Stripe outbound (D16, D22): key check, plan sync, refunds via the SDK. Keys (`stripe` credential) are opened per call, never returned, logged or put in
+ * a failure. ONE attempt per call (`retryable`: unreachable, timeout, 5xx, 429); repeats are safe (deterministic ids, idempotency keys).
  */
 
 /** The credential kind of a project's Stripe connection: secrets `secret_key` (`rk_...`/`sk_...`) and `webhook_secret` (`whsec_...`). */
@@ -161,21 +155,8 @@ export interface StripeAdapterDependencies {
 }
 
 /**
- * The Stripe `PaymentProviderAdapter` (DESIGN D22):
- * - `syncPlan`: the plan's Product (id {@link stripeProductId}; name, description, `active`, metadata
- *   `plan_id`, `project_id`, `trial_days`) is updated, or created when the last sync recorded none (or
- *   Stripe no longer has it); then the Price of the plan's current price version: kept when the last
- *   synced Price still is that price, else a new Price (unit_amount in minor units, lower-case currency,
- *   `recurring` interval and interval_count or one-time, lookup_key {@link stripePriceLookupKey}, metadata
- *   `plan_id`, `project_id`, `price_version`; created with an idempotency key of its parameters) and the
- *   old Price deactivated (`active: false`) — a Price is never edited.
- * - `refund`: `refunds.create({ payment_intent, amount })` with the request's idempotency key and
- *   metadata `payment_id` (and `reason`); the payment's `provider_payment_id` must be the PaymentIntent id.
- * - `changeSubscription`: `subscriptions.cancel`, or `subscriptions.update` with {@link stripeSubscriptionUpdate}.
- * - `createCheckoutSession`: `checkout.sessions.create` (line item the synced Price; `metadata` and
- *   `subscription_data.metadata` / `payment_intent_data.metadata` with `project_id` and `plan_id`).
- * - `createBillingPortalSession`: `billingPortal.sessions.create({ customer, return_url })`.
- * No stored credential: a non-retryable failure naming `PUT /v1/projects/{id}/payment-provider`.
+ * The Stripe `PaymentProviderAdapter` (D22): plan sync (Product upserted by {@link stripeProductId}; a Price is never edited: a new one, amounts in minor units,
+ * replaces and deactivates it), refunds of the PaymentIntent, subscription changes, checkout and billing portal sessions. No credential: non-retryable failure.
  */
 export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
   const clientOf = async (target: { team_id: string; project_id: string }): Promise<Stripe | ProviderFailure> => {

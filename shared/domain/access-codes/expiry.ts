@@ -12,15 +12,8 @@ const EXPIRY_PAGE_SIZE = 100;
 const EXPIRY_CONCURRENCY = 8;
 
 /**
- * The `access_code.expire` deadline (DESIGN D15, D18): the batch `deadline.subjectId` of project
- * `deadline.projectId` reached its `expires_at`. One deadline per batch (its codes share `expires_at`).
- * Each code still `active` becomes `expired` in its own transaction with its `access_code.expired`
- * event (D6), on condition that it is still active, unchanged (`times_redeemed`) and due, so two runs at
- * once, or a run after a revocation, expire each code once and emit one event per code. The codes are
- * read a page at a time ({@link EXPIRY_PAGE_SIZE}, only active ones returned). When a full pass found
- * nothing left to expire (every condition held), the deadline is removed in its own conditional
- * transaction; otherwise it stays and the next run finishes the batch. A batch that is not active
- * (absent, or never completed), or whose project was deleted, only has its deadline removed.
+ * `access_code.expire` deadline (D15, D18): expires a batch's still-active codes, each in its own conditional transaction with its event (D6), so
+ * concurrent runs emit once per code. The deadline is removed once a full pass finds nothing left, or when the batch or project is gone.
  */
 export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: Deadline) => {
   const { teamId, subjectId: batchId } = deadline;

@@ -48,27 +48,8 @@ interface PendingCode {
 }
 
 /**
- * Generates a batch of `count` codes for a plan of the project (DESIGN D18) and returns the batch
- * and, this once, every code. A batch can exceed one DynamoDB transaction (3 items per code, 100 per
- * transaction), so it is written so that a failure half-way leaves no visible half batch:
- * 1. one transaction puts the batch item with `state: pending`, checking that the project and the
- *    plan are still active (nothing is written when they are not);
- * 2. the codes are written in chunks of {@link CODES_PER_TRANSACTION} (code, lookup and reference
- *    items, each put only if absent), {@link CHUNK_CONCURRENCY} at a time; a chunk whose code collides
- *    with an existing code of the project is rewritten with fresh codes;
- * 3. one last transaction flips the batch to `active` (only from `pending`; project and plan checked
- *    again), writes the expiry deadline (when `expires_at` is set) and emits
- *    `access_code.batch_generated` (batch id and count, never the codes) — the batch becomes visible and
- *    redeemable all at once, with its event (D6). Inside a request, this transaction also carries the
- *    request's idempotency completion and activity entry (steps 1–2 run outside the request scope), so
- *    a retry after it committed replays the stored response (D3) and never generates a second batch.
- * Codes of a batch that is not active are invisible to every read and will not redeem. When a step
- * fails, the items already written are deleted (best effort; what a crash leaves behind stays
- * invisible) and the error is rethrown, so the request's idempotency key is released and a retry
- * generates one new batch.
- * Errors: NOT_FOUND (project outside the token's scope or absent; plan absent or of another project),
- * VALIDATION_FAILED (`expires_at` not in the future), CONFLICT (archived project, inactive plan, or
- * either changed while the batch was being written).
+ * Generates `count` codes for a project's plan (D18), returning each code this once; the batch is written `pending` and flipped `active` last, with
+ * `access_code.batch_generated` (never the codes) and the request's idempotency record (D3). Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT.
  */
 export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal: Principal, input: GenerateAccessCodesInput): Promise<GeneratedAccessCodes> {
   const teamId = principal.teamId;
@@ -210,6 +191,7 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
       }),
     );
   } catch (error) {
+    // Rethrown: the idempotency key is released and a retry generates one new batch; what a crash leaves stays invisible (not active).
     await outsideRequestScope(() => discardBatch(runtime, teamId, projectId, batch.id, written)).catch((cleanupError) =>
       logger.error('access code batch cleanup failed; the pending batch stays invisible', { batch_id: batch.id, error: cleanupError as Error }),
     );

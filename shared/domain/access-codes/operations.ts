@@ -71,17 +71,8 @@ export const accessCodesModule = defineModule({
       },
     }),
     /**
-     * Redemption (DESIGN D18), a SUBSCRIBER-SIDE operation: the creator's site (or an agent acting for a
-     * subscriber) calls it when a subscriber presents a code; it keeps working while the team's own
-     * billing is locked (`lockdown: 'exempt'`, D20 exempts the subscriber side). A subscriber created with
-     * the redemption counts against the tier's subscriber limit (`tierLimit`).
-     *
-     * Ability `project-subscription:create`: the catalogue has no redeem ability, and a redemption's effect
-     * is a new subscription — what `project-subscription:create` ("grant a subscription to a subscriber
-     * manually") allows; `project-access-code:*` only manage codes (generate, read, revoke). A redemption
-     * that creates its subscriber (`subscriber`) also needs `project-user:update`, what creating a
-     * subscriber needs (checked by the use case). REST only: none of the interface's tools redeems
-     * (the issue's agent job uses "tools and one redeem call").
+     * Subscriber-side redemption (D18): works during billing lockdown (D20) and counts new subscribers against the tier. Ability
+     * `project-subscription:create` (its effect is a new subscription); creating `subscriber` also needs `project-user:update`. REST only.
      */
     redeemAccessCode: defineOperation({
       id: 'redeemAccessCode',

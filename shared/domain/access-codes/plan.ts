@@ -12,12 +12,8 @@ export interface PlanOfProject {
 }
 
 /**
- * Reads the project `projectId` and the plan `planId` of the principal's team (one BatchGetItem of the
- * projects' and plans' items, by their key builders — not the plans module's code, which would bring
- * its payment-provider adapters into this route's bundle) and requires an active project and an active
- * plan of that project (DESIGN D18: codes are for one plan of the project). The caller's project scope
- * is checked before. Errors: NOT_FOUND (project absent; plan absent, of another team or of another
- * project), CONFLICT (archived project; inactive plan: closed to new subscriptions).
+ * Reads project and plan in one BatchGetItem by key builders (not the plans module: keeps its adapters out of this bundle) and requires both active (D18).
+ * Errors: NOT_FOUND (project absent; plan absent or not of this project), CONFLICT (archived project; inactive plan).
  */
 export async function requirePlanOfProject(store: Store, principal: Principal, projectId: string, planId: string): Promise<PlanOfProject> {
   const teamId = principal.teamId;

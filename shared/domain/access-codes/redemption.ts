@@ -21,23 +21,9 @@ import { toAccessCode } from './repository.js';
 import type { AccessCode, AccessCodeRedemption, RedeemAccessCodeRequest } from './schema.js';
 
 /**
- * Access-code redemption (DESIGN D15, D18): a subscriber presents a code, and ONE transaction creates
- * the subscription (through the subscriptions module's creation path), counts the use on the code,
- * records the redemption (one per subscriber and code) and emits `subscription.created` (carrying the
- * code), `access_code.redeemed` and — when this was the code's last use — `access_code.expired`.
- *
- * The use counter holds under any race. A code with `max_redemptions` M is taken in one of two ways,
- * chosen from the count read just before the transaction:
- * - a use before the last: `ADD times_redeemed 1` on condition `times_redeemed < M − 1`, so concurrent
- *   redemptions do not invalidate each other (no read-modify-write on the count) and can never take
- *   the last use;
- * - the last use: `SET times_redeemed = M, status = exhausted` on condition `times_redeemed = M − 1`,
- *   so exactly one redemption takes it, and it emits `access_code.expired`.
- * Both also require the code to be `active` and unexpired at the commit. A failed condition re-reads the
- * code and decides again (the answer is CONFLICT naming the status once it is exhausted, revoked or
- * expired); a transaction cancelled by a concurrent one (DynamoDB's TransactionConflict: every
- * redemption of a hot code also writes the code, the project and the plan) waits a jittered, growing
- * moment and tries again, at most {@link REDEEM_ATTEMPTS} times.
+ * Access-code redemption (D15, D18): one transaction creates the subscription, counts the use, records the redemption (one per subscriber and code) and
+ * emits `subscription.created`, `access_code.redeemed` and, on the last use, `access_code.expired`. The counter holds under any race: uses before the last
+ * `ADD` under `times_redeemed < M − 1`, the last `SET` under `= M − 1`; failed conditions re-decide, conflicts retry up to {@link REDEEM_ATTEMPTS} times.
  */
 
 /** Attempts of one redemption against concurrent redemptions of the same code (conflicts and lost counts). */
@@ -126,29 +112,8 @@ function isContention(error: unknown): boolean {
 }
 
 /**
- * Redeems an access code of project `projectId` (`POST /v1/projects/{project_id}/access-codes/redeem`,
- * DESIGN D15, D18) for an existing subscriber (`subscriber_id`) or a new one (`subscriber`: created in
- * the same transaction; the subscribers module has no e-mail index, so a new subscriber is always
- * created — pass `subscriber_id` to redeem for someone who exists). The subscription (source
- * `access_code`) starts now:
- * - `free_access`: `active` with `ends_at` = now + `access_days` days (null: one period of the plan) —
- *   a fixed term that expires by the clock (renewing by the clock inside the term when it is longer
- *   than the plan's period);
- * - `trial`: `trialing` with `trial_ends_at` = now + `access_days` days (null: one period of the plan);
- *   after the trial it follows the subscriptions module's lifecycle of payment-free subscriptions.
- * In one transaction (see the module comment for the counter): the subscription with its counters,
- * deadline and member access events, the subscriber (when new), `times_redeemed` + 1 (the code becomes
- * `exhausted` with its last use), the redemption item (one per subscriber and code), and the events
- * `subscription.created` (with `access_code`), `access_code.redeemed` and, on the last use,
- * `access_code.expired`. The code in the events and the answer is as this redemption left it; with
- * concurrent redemptions of an unlimited or not yet exhausted code, `times_redeemed` counts at least the
- * uses committed before this one. Returns the code, the subscriber (contact data only for a principal
- * holding `project-user:view`, D10) and the subscription.
- * Errors: NOT_FOUND (project absent, foreign or out of the token's scope; unknown code; subscriber
- * absent or of another project; plan gone); CONFLICT (code revoked, expired or exhausted — naming the
- * status —; already redeemed by this subscriber; archived project, inactive plan, banned subscriber;
- * another subscriber of the project holds the new subscriber's platform user id; still contended after
- * {@link REDEEM_ATTEMPTS} attempts); TOKEN_MISSING_ABILITY (`subscriber` without `project-user:update`).
+ * Redeems a code for `subscriber_id` or a new `subscriber` (D15, D18): `free_access` → `active` until now + `access_days` (null: one plan period);
+ * `trial` → `trialing`. Errors: NOT_FOUND, CONFLICT (code not redeemable, already redeemed, archived/inactive/banned, contended), TOKEN_MISSING_ABILITY.
  */
 export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RedeemAccessCodeRequest): Promise<AccessCodeRedemption> {
   const teamId = principal.teamId;
@@ -170,13 +135,16 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
       if (code.status !== 'active') throw notRedeemable(code);
       plan ??= await getPlan(runtime.store, principal, code.plan_id);
       requireSubscribable(project, plan, existing);
+      // No e-mail index: `subscriber` always creates a new one; `subscriber_id` redeems for someone who exists.
       const prepared: PreparedSubscriber | undefined = input.subscriber ? await prepareSubscriber(runtime, principal, projectId, input.subscriber) : undefined;
       const subscriber: Subscriber = existing ?? prepared!.subscriber;
 
       const take = takeOf(code);
       const now = isoTime(nowMs);
+      // Under concurrent uses of a code not yet exhausted, `times_redeemed` counts at least the uses committed before this one.
       const used: AccessCode = { ...code, times_redeemed: code.times_redeemed + 1, status: take === 'last' ? 'exhausted' : 'active', updated_at: now };
       const subscription = subscriptionOf(code, plan, subscriber, nowMs);
+      // D10: the answer's subscriber carries contact data only for a principal holding `project-user:view`.
       const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
       let followUp: PlatformAccessFollowUp | null = null;
       // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).

@@ -9,23 +9,9 @@ import { parseStoredAccessCode, parseStoredAccessCodeRef, parseStoredAccessCodeS
 import type { AccessCode, AccessCodeStatus } from './schema.js';
 
 /**
- * Persistence of access codes (DESIGN D14, D18), over the Store port: the reads and revocation here,
- * batch generation in generation.ts. A project's codes
- * and batches live in its own partition `TEAM#<team>#PROJECT#<project>#ACCESS_CODE`:
- * - code items `ACCESS_CODE#<batch>#<code id>` (a batch is one key range): the public fields, never the
- *   code — only its digest is kept, in the lookup item, and its suffix;
- * - batch items `ACCESS_CODE_BATCH#<batch>`, `state` `pending` while the batch is being written and
- *   `active` once it is complete: codes are visible (reads) and redeemable only in an active batch.
- * Each code also has, in partitions of their own (only ever read by key; see `keys.ts`):
- * - a lookup item keyed by the SHA-256 of the normalized code → the code's id, batch and key: its
- *   conditional put makes codes unique per project (case-insensitive), and a redemption
- *   (`redemption.ts`) finds a presented code by it;
- * - a reference item keyed by the code id → its project and batch, for reads by id alone; beside it,
- *   one redemption item per subscriber who redeemed the code (`keys.accessCodeRedemption`).
- *
- * Stored attributes are those of {@link AccessCode} except `expires_at` (stored as `code_expires_at`,
- * absent for "never": `expires_at` is the table's TTL attribute, DESIGN §3) and `status`, whose stored
- * value is `active`, `exhausted`, `expired` or `revoked` and is read through {@link effectiveStatus}.
+ * Access-code reads and revocation (D14, D18); generation in generation.ts. Partition `TEAM#<team>#PROJECT#<project>#ACCESS_CODE` holds codes and batches;
+ * only `active` batches are visible and redeemable. The code itself is never stored: a lookup item keyed by its normalized SHA-256 (unique per project,
+ * case-insensitive) and its suffix. `expires_at` is stored as `code_expires_at` (`expires_at` is the TTL attribute, §3); read status via {@link effectiveStatus}.
  */
 /** The query of {@link listAccessCodes}. */
 export interface ListAccessCodesInput {

@@ -16,17 +16,9 @@ import {
 } from './schema.js';
 
 /**
- * The stored shape of the creator's own billing (DESIGN D20) and its pure mappers.
- *
- * Storage (keys in `shared/store/keys.ts`):
- * - the team item holds the tier (`billing_tier`, absent = `free`) and one usage counter per metric
- *   ({@link USAGE_COUNTERS}); a create adds 1 to its counter in its own transaction on condition that
- *   the tier's limit is not reached (`countUsage`, repository.ts) — the condition names every tier's
- *   limit, so no read is needed — and a delete subtracts 1;
- * - the billing account item holds the status, the grace period, the period anchor (periods are whole
- *   months from `anchor_at`, else from the team's creation), the unpaid invoices, the invoice sequence,
- *   one "limit reached this period" marker per metric and a `revision` for optimistic concurrency;
- * - invoices are items of the team's partition, listed newest first through the sparse GSI.
+ * Stored shape of the creator's own billing (D20) and its pure mappers. The team item holds the tier (absent = `free`) and usage counters
+ * ({@link USAGE_COUNTERS}, see `countUsage`); the billing account item holds status, grace period, period anchor (whole months from `anchor_at`,
+ * else team creation), unpaid invoices, per-metric "limit reached" markers and `revision`; invoices are listed newest first through the sparse GSI.
  */
 
 /** The team item's attribute holding the tier (absent = {@link DEFAULT_TIER}). */

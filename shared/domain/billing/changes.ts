@@ -12,24 +12,13 @@ import type { BillingAccount, BillingInvoice, BillingTier } from './schema.js';
 import { graceDeadline, issueInvoice, periodDeadline, writeBilling, writeInvoice } from './transactions.js';
 
 /**
- * The use cases that change the creator's billing account (DESIGN D20): the tier and invoice payment
- * results. Each reads, decides (decisions.ts, pure) and commits one unit of work, again on a lost race.
- *
- * Invoices (paid tiers only; a `free` team gets none): moving from free to a paid tier starts a new
- * period at once with its invoice (as Stripe Billing resets the billing cycle anchor); at each later
- * period start the `billing.period` deadline issues the next invoice at the tier of that moment (no
- * proration between paid tiers). Payment results come from the operator (CLI) — or, later, the
- * operator's Stripe account — through {@link markInvoicePaid} and {@link markInvoicePaymentFailed}.
+ * Use cases changing the creator's billing account (D20), each one unit of work retried on a lost race. Only paid tiers get invoices: free → paid starts
+ * a period at once; each period start invoices the tier of that moment (no proration). Payment results come from the CLI or the billing Stripe hook.
  */
 
 /**
- * Moves the team to `tier` (`POST /v1/billing/tier`, `billing set-tier`; DESIGN D20) and emits
- * `billing.tier_changed`. From `free` to a paid tier, a new monthly period starts now with its invoice
- * (`billing.invoice_created`) and the `billing.period` deadline at its end; between paid tiers the
- * period goes on and its next invoice charges the new tier; to `free`, the next period start issues no
- * invoice. Objects beyond the new tier's limits stay; creating more is refused until usage is below.
- * The same tier again changes nothing (no event). Returns the billing account. Errors: NOT_FOUND (no
- * such team), CONFLICT (the team was deleted; the account kept changing).
+ * Moves the team to `tier` (D20) with `billing.tier_changed`; free → paid starts a monthly period with its invoice; existing objects beyond limits stay.
+ * Same tier: no change, no event. Errors: NOT_FOUND (no team), CONFLICT (team deleted; the account kept changing).
  */
 export async function changeTier(runtime: UnitOfWorkRuntime, teamId: string, tier: BillingTier): Promise<BillingAccount> {
   return retryLostRaces(async () => {
@@ -90,13 +79,8 @@ export async function markInvoicePaid(runtime: UnitOfWorkRuntime, teamId: string
 }
 
 /**
- * Records a failed payment of an open invoice (operator CLI `billing invoice-failed`, or the
- * operator's Stripe account through `POST /hooks/billing/stripe`, D20, D22): its `attempt_count` rises (`billing.payment_failed`). A team in
- * good standing enters a 7-day grace period (`billing.grace_period_started`, with the
- * `billing.grace_period` deadline at its end); a team already in grace keeps its end, a locked team
- * stays locked. One transaction. `reason`: why it failed, as the payment provider said (never card
- * data). Returns the account and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the
- * invoice is paid; a concurrent change).
+ * Records a failed payment (CLI or billing hook; D20, D22): `billing.payment_failed`; a team in good standing starts a 7-day grace
+ * period (`billing.grace_period_started`), one in grace keeps its end. `reason`: the provider's text, never card data. Errors: NOT_FOUND (team or invoice), CONFLICT (invoice paid; concurrent change).
  */
 export async function markInvoicePaymentFailed(
   runtime: UnitOfWorkRuntime,

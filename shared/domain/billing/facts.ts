@@ -1,12 +1,8 @@
 import { defineFacts } from '../define-facts.js';
 
 /**
- * The creator's own billing: abilities and keys (DESIGN D20). The tier and usage counters live on the
- * team item (`keys.team`), so a create's counter update tests the tier limit without a read; the billing
- * account (status, grace period, period anchor) is one item beside it, which the lockdown check of every
- * creator write reads (a ConditionCheck in the write's transaction) and which only billing's own use
- * cases write. Invoices are team-level items read by id, listed newest first through the sparse GSI:
- * partition `TEAM#<team>#BILLING_INVOICES`, sort key = creation time then id.
+ * Creator billing abilities and keys (D20): tier and counters on the team item; the billing account beside it (read by every creator write's lockdown
+ * ConditionCheck, written only by billing); invoices in `TEAM#<team>#BILLING_INVOICES`, sorted by creation time then id.
  */
 export const billingFacts = defineFacts({
   abilities: {

@@ -26,12 +26,8 @@ class UsageCounterRefused extends ProblemError {
 }
 
 /**
- * Adds to `tx` the change of `metric`'s counter on the team item (DESIGN D20): `+1` on condition that the
- * team exists and the counter is below its tier's limit — one condition naming every tier's limit
- * (`(tier = free AND count < 3) OR (tier = pro AND count < 20) OR tier = business`), so the create needs
- * no read of the tier — and below `cap` when given (webhook endpoints' D8 cap of 50); `-1` on condition
- * that the team exists. Wrap the unit of work in {@link withinTierLimit}, which turns a refused `+1`
- * into TIER_LIMIT_REACHED (or the cap's problem) and emits `billing.usage_limit_reached`.
+ * Adds `metric`'s counter change to `tx` (D20): `+1` under one condition naming every tier's limit (no tier read) and `cap` (D8); `-1` only needs the team.
+ * Wrap the unit of work in {@link withinTierLimit}.
  */
 export function countUsage(tx: Transaction, teamId: string, metric: UsageMetric, delta: 1 | -1, options: { cap?: number } = {}): void {
   const names: Record<string, string> = { '#count': USAGE_COUNTERS[metric] };
@@ -59,12 +55,8 @@ export function countUsage(tx: Transaction, teamId: string, metric: UsageMetric,
 }
 
 /**
- * Runs `work` — a unit of work holding a {@link countUsage} `+1` of `metric` — and explains a refusal of
- * that counter (DESIGN D20): reads the team item (only on this path) and throws `cap.problem()` when the
- * count reached `cap.max` first (the D8 endpoint cap), else TIER_LIMIT_REACHED (402) naming the tier,
- * the limit and the usage, after emitting `billing.usage_limit_reached` once per metric and monthly
- * period (a marker on the billing account, written outside the request's transaction so the refused
- * request's idempotency and activity items are not taken). Other errors pass through.
+ * Runs `work` (holding a {@link countUsage} `+1`) and explains a refused counter (D20): `cap.problem()` (D8 cap) or TIER_LIMIT_REACHED (402), emitting
+ * `billing.usage_limit_reached` once per metric and period outside the request's transaction. Other errors pass through.
  */
 export async function withinTierLimit<T>(runtime: UnitOfWorkRuntime, teamId: string, metric: UsageMetric, work: () => Promise<T>, cap?: { max: number; problem: () => ProblemError }): Promise<T> {
   try {

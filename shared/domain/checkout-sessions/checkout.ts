@@ -42,12 +42,8 @@ function redirectUrls(runtime: IntegrationRuntime, projectId: string, input: Che
 }
 
 /**
- * Starts a hosted checkout of plan `planId` (DESIGN D26) at Stripe, outside any transaction and storing
- * nothing (the subscription comes with the signed `checkout.session.completed`). Mode `subscription` (with
- * the plan's trial) for recurring plans, `payment` for one_time plans; retryable failures retried per policy.
- * Errors: NOT_FOUND (plan absent, foreign, out of scope); CONFLICT (archived project, inactive or free plan,
- * Stripe not connected, plan not synced); VALIDATION_FAILED (no redirect URL, or Stripe refused: its
- * message); PROVIDER_UNAVAILABLE (Stripe unreachable after the retries).
+ * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`). Errors: NOT_FOUND; CONFLICT (archived,
+ * inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
 export async function startCheckout(runtime: { store: Store } & IntegrationRuntime, principal: Principal, planId: string, input: CheckoutInput, options: CheckoutOptions): Promise<CheckoutSession> {
   const { plan } = await loadPlan(runtime.store, principal, planId);

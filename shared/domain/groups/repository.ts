@@ -131,12 +131,8 @@ export async function createGroup(runtime: UnitOfWorkRuntime, principal: Princip
 }
 
 /**
- * Changes a group (`POST /v1/groups/{id}`): name, description, and the complete lists of its roles and
- * members, emitting `group.updated` in the same transaction as the members' group lists and the roles'
- * counters; a request that changes nothing writes nothing. Added roles need `role:assign` and abilities
- * the caller holds; member changes need `group:manage-members`, and members joining a group with roles
- * receive them, so those roles' abilities must be held by the caller too (TOKEN_MISSING_ABILITY).
- * Errors: NOT_FOUND, CONFLICT (name taken, a member removed or in the most groups, a concurrent change).
+ * Changes a group with `group.updated` (no-op writes nothing). Added roles need `role:assign`; member changes `group:manage-members`; the caller must hold
+ * every granted role's abilities (TOKEN_MISSING_ABILITY). Errors: NOT_FOUND, CONFLICT (name taken, member removed or in too many groups, concurrency).
  */
 export async function updateGroup(runtime: UnitOfWorkRuntime, principal: Principal, groupId: string, input: UpdateGroupRequest): Promise<Group> {
   const teamId = principal.teamId;

@@ -14,16 +14,8 @@ import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 /** Changes of subscription plans (DESIGN D6, D14, D16): update, activate, deactivate, delete; each decided by decisions.ts. */
 
 /**
- * Changes a plan (DESIGN D16). Events, all in the change's transaction: `plan.updated` when a field
- * other than `status` changed, `plan.activated` / `plan.deactivated` when `status` changed; a request
- * that changes nothing writes nothing. A price change (amount, currency, interval, interval_count,
- * access_days) on a plan with live subscriptions adds a price version (`price_version` + 1, appended to
- * `price_history`; those subscriptions keep theirs until renewal); without subscriptions the current
- * version is edited in place (conditional on there still being none). A change the provider lists
- * (name, description, price, trial) marks the plan `pending` and, when the project has a provider
- * connected, syncs it at once after the transaction.
- * Errors: NOT_FOUND; VALIDATION_FAILED (billing terms); CONFLICT (activating in an archived project,
- * {@link MAX_PRICE_VERSIONS} versions, lost races).
+ * Changes a plan (D16) with `plan.updated`/`plan.activated`/`plan.deactivated`; with live subscriptions a price change adds a version; provider-listed changes
+ * sync after the transaction. Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT (archived project, {@link MAX_PRICE_VERSIONS} versions, lost race).
  */
 export async function updatePlan(runtime: SyncRuntime, principal: Principal, planId: string, input: UpdatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
   return changePlan(runtime, principal, planId, options, (plan, project, item, nowIso) => decidePlanUpdate(plan, project, liveSubscriptionsOf(item), input, nowIso, NO_LIVE_SUBSCRIPTIONS));

@@ -9,24 +9,9 @@ import { parseStoredPlan } from './record.js';
 import type { ListPlansQuery, Plan } from './schema.js';
 
 /**
- * Persistence of subscription plans (DESIGN D6, D14, D16, D22). A plan is one item in its
- * team's partition (`TEAM#<team>`, `PLAN#<uuid>`), so `GET /v1/plans/{id}` is one GetItem within the
- * caller's team (a project-scoped token then sees it only when its project is in scope); a project's
- * plans are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PLANS`, creation order). The
- * project item records its plan ids (`plan_ids`, changed in the same transaction as the plan), which
- * bounds plans per project and lets the project's deletion remove exactly its plans.
- *
- * Besides the public fields the item holds `revision` (optimistic concurrency: each change is
- * conditional on the revision read and emits its events with the state written) and
- * `live_subscription_count` (absent = 0; maintained by the subscriptions use cases): deleting needs it
- * at 0, and a price change while it is above 0 adds a price version instead of editing the current one.
- *
- * This module holds the reads; creation.ts, changes.ts (with the pure decisions.ts) and sync.ts the writes.
- *
- * Provider sync (D22): the provider is called outside any transaction; its outcome (`plan.synced` or
- * `plan.sync_failed`) is recorded afterwards in one unit of work, only if the plan did not change
- * meanwhile (a later change syncs again). Plans created or re-priced while the project has a provider
- * connected sync at once after their own transaction; `POST /v1/plans/{id}/sync` syncs on demand.
+ * Plan reads (DESIGN D6, D14, D16, D22); writes live in creation.ts, changes.ts (pure decisions.ts) and sync.ts. Items: `TEAM#<team>`/`PLAN#<uuid>`, listed
+ * per project through a sparse GSI; the project's `plan_ids` bound them. `revision` guards every change; `live_subscription_count` > 0 blocks deletion
+ * and makes price changes add a version. Provider sync (D22) runs outside transactions and records its outcome only if the plan did not change meanwhile.
  */
 
 /** The stored plan item. */

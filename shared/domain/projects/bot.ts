@@ -47,15 +47,8 @@ function telegramProblem(error: TelegramCallError): ProblemError {
 }
 
 /**
- * Connects the project's bot (`PUT /v1/projects/{id}/bot`, DESIGN D16, D22; a Discord project's:
- * {@link connectDiscordBot}, D28). Telegram, with its token: checks it with `getMe`, registers the project's inbound hook with `setWebhook` (URL = the public
- * base URL + `/hooks/telegram/{project_id}`, a random `secret_token`), then stores token and secret as the
- * project's `telegram_bot` credential (envelope-encrypted) and the bot (id and username from `getMe`) in one
- * transaction. Events: `project.bot_connected` for a new bot (`project.bot_disconnected` first when another
- * bot is replaced, whose webhook is then removed, best effort); the same bot again (a new token, or a
- * refreshed username) stores the new credential and emits `project.updated` only when its username changed.
- * Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (a platform whose bot cannot be connected, fields
- * the platform does not take or needs, a token the platform refuses); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
+ * Connects a Telegram bot (D16, D22; Discord: {@link connectDiscordBot}, D28): `getMe`, `setWebhook` with a random `secret_token`, credential sealed;
+ * events per {@link storeConnectedBot}. Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (platform, fields, refused token); PROVIDER_UNAVAILABLE (nothing changed).
  */
 export async function connectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectBotRequest): Promise<Project> {
   const current = toProject(await loadProject(runtime.store, principal, projectId));
@@ -127,12 +120,8 @@ function botCredentialKind(platform: Project['platform_type']): CredentialKind {
 }
 
 /**
- * Disconnects the project's bot (`DELETE /v1/projects/{id}/bot`): removes its webhook at Telegram
- * (`deleteWebhook`; a token Telegram no longer accepts has none to remove) or a Discord application's
- * `/membership` command (best effort: {@link deleteDiscordCommand}), then deletes the stored
- * credential and the bot in one transaction and emits `project.bot_disconnected` (with the bot as it was);
- * a Discord project's subscribers' OAuth2 tokens (`discord_user` credentials) are deleted after it.
- * Errors: NOT_FOUND; CONFLICT (no bot); PROVIDER_UNAVAILABLE (Telegram could not be reached; nothing changed).
+ * Disconnects the bot: removes its Telegram webhook or Discord command (best effort), deletes credential and bot with `project.bot_disconnected`, then
+ * Discord subscribers' OAuth2 tokens. Errors: NOT_FOUND; CONFLICT (no bot); PROVIDER_UNAVAILABLE (Telegram unreachable; nothing changed).
  */
 export async function disconnectBot(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string): Promise<Project> {
   const project = toProject(await loadProject(runtime.store, principal, projectId));

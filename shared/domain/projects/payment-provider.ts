@@ -43,22 +43,8 @@ function requireProviderFields(input: ConnectPaymentProviderRequest): void {
 }
 
 /**
- * Connects a payment provider to the project (`PUT /v1/projects/{id}/payment-provider`, DESIGN D16) and
- * emits `project.payment_provider_connected` (with the project and the provider's name; never a secret).
- * Connecting the provider already connected changes nothing for `manual`; for `stripe` it replaces the
- * stored keys (key rotation), emitting `project.updated` only when the key's mode (live/test) changed.
- *
- * `stripe`: the key is first checked with ONE Stripe call outside any transaction
- * (`verifyStripeKey`: `GET /v1/products?limit=1`, retried per `IntegrationSettings.retry` while Stripe
- * is unreachable), then `secret_key` and `webhook_secret` are sealed (envelope encryption) as the
- * project's `stripe` credential and stored in the same transaction as the project change; the project
- * shows `livemode` from the key's prefix. Plans created or re-priced afterwards sync to the provider at
- * once; existing plans sync with `POST /v1/plans/{id}/sync`.
- *
- * Errors: NOT_FOUND; VALIDATION_FAILED (a provider that is not `connectable`; stripe without both secrets
- * or manual with any; a key Stripe refuses, with Stripe's message, the key redacted); CONFLICT (archived
- * project, or another provider connected); PROVIDER_UNAVAILABLE (502: Stripe could not be reached or
- * failed; nothing was changed).
+ * Connects a payment provider (D16) with `project.payment_provider_connected` (never a secret). `stripe`: key checked by one call outside the transaction,
+ * secrets sealed; re-connecting rotates keys (`project.updated` only on a live/test change). Errors: NOT_FOUND, VALIDATION_FAILED (key redacted), CONFLICT, PROVIDER_UNAVAILABLE (502, unchanged).
  */
 export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectPaymentProviderRequest): Promise<Project> {
   const provider = input.provider;

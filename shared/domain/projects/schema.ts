@@ -121,13 +121,8 @@ export const ListProjectsQuery = z.extend(ListQuery, {
 });
 
 /**
- * Body of `PUT /v1/projects/{project_id}/bot` (DESIGN D22, D28). Telegram: the bot's token from @BotFather
- * (checked with `getMe`, inbound hook registered with `setWebhook`). Discord: `platform: "discord"`, the bot
- * token, `application_id`, `public_key` and `client_secret` from the Developer Portal (checked with
- * `GET /users/@me`, the `/membership` command registered). Which fields a platform needs is checked by the
- * use case (one object, not a union: a tool's input is one object of body and path fields). Secrets are kept
- * encrypted, never returned or logged. Only platforms whose bot can be connected now
- * (`connectable` in service://enums/platform-type) accept it.
+ * Body of `PUT /v1/projects/{project_id}/bot` (D22, D28): Telegram takes the @BotFather token; Discord also `application_id`, `public_key`, `client_secret`.
+ * One object (a tool input), checked per platform by the use case. Secrets are stored encrypted, never returned or logged.
  */
 export const ConnectBotRequest = z
   .strictObject({

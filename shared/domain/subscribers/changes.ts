@@ -15,13 +15,8 @@ import type { Subscriber, UpdateSubscriberRequest } from './schema.js';
 /** Changes of subscribers (DESIGN D14, D17): the update use case over decisions.ts. */
 
 /**
- * Changes a subscriber's name, contact data, consent, platform user id or provider customer id (`null`
- * clears a field; DESIGN D17). Changing `platform_user_id` moves the subscriber's claim: the member of
- * the old id is unlinked and the member of the new id (if any) linked, each emitting `member.updated`;
- * otherwise a change of a subscriber that has a member emits `member.updated` with the new subscriber.
- * A request that changes nothing writes nothing. Returns the subscriber with consented contact data.
- * Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT when another subscriber of the project has
- * the new platform user id, or after `MAX_ATTEMPTS` lost races.
+ * Changes a subscriber (`null` clears; D17); a `platform_user_id` change moves the claim and relinks members (`member.updated` each). No-op writes
+ * nothing. Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT (platform user id taken, or `MAX_ATTEMPTS` lost races).
  */
 export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, input: UpdateSubscriberRequest): Promise<Subscriber> {
   return retryOnLostRace(

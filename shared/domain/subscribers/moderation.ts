@@ -16,12 +16,8 @@ import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscri
 import type { Subscriber, SubscriberModeration } from './schema.js';
 
 /**
- * Ban, unban and kick (DESIGN D17, D22): the state change in the service (subscriber and member, with
- * its `member.*` event) commits first, in one transaction; then the platform side runs through the
- * project's `PlatformAdapter` (chosen by the project's `platform_type`; `web` for platforms without an
- * adapter yet), outside any transaction. A platform failure is recorded on the member
- * (`platform_error`) with a durable retry (`members/platform-retry.ts`) and never rolls the state change
- * back; a later successful call clears it.
+ * Ban, unban and kick (D17, D22): the service's state change commits first; the platform call runs after it, outside any transaction. A platform
+ * failure is recorded as `platform_error` with a durable retry and never rolls the state change back.
  */
 
 /** Options of the moderation use cases. */
@@ -117,12 +113,8 @@ function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberIt
 }
 
 /**
- * Bans a subscriber (`POST /v1/subscribers/{id}/ban`, `ban_subscriber`, DESIGN D17): the subscriber
- * becomes `banned`, its member (created as `banned` when the subscriber has a platform user id but never
- * joined) too, `member.banned` is emitted with `reason`; then the platform bans the person and every
- * live subscription of the subscriber is suspended (`subscription.suspended` each, D15). Returns the
- * subscriber (consented contact data) and member (null without a platform user id). Errors: NOT_FOUND
- * (absent, foreign, out of scope); CONFLICT when already banned, or after lost races.
+ * Bans a subscriber and its member (created `banned` if never joined) with `member.banned`, then bans on the platform and suspends every live subscription
+ * (D15, D17). Returns subscriber and member (null without platform user id). Errors: NOT_FOUND; CONFLICT (already banned, lost races).
  */
 export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, reason: string | null, options: ModerationOptions = {}): Promise<SubscriberModeration> {
   const result = await moderate(

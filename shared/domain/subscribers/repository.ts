@@ -15,22 +15,9 @@ import { parseStoredSubscriber, parseStoredSubscriberRef, type StoredSubscriberR
 import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
 
 /**
- * Persistence of subscribers (DESIGN D10, D14, D17): reads, the access summary and creation; lists.ts,
- * changes.ts (over the pure decisions.ts) and member-link.ts hold the rest. A subscriber is one item in its
- * project's subscriber partition (`keys.subscriber`: `TEAM#<team>#PROJECT#<project>#SUBSCRIBERS`,
- * `SUBSCRIBER#<uuid>`, listed in id order); a reference item (`keys.subscriberRef`, holding
- * `project_id`) lets `/v1/subscribers/{id}` find it by id alone. A subscriber with a `platform_user_id`
- * holds that platform user's claim in the project (see `members/repository.ts`), which links it to the
- * member with the same platform user id (`member_id` here, `subscriber_id` there, same transaction).
- *
- * Item attributes besides the public fields: `email` and `phone` (always stored; shown per D10),
- * `email_lower` (prefix search), `revision` (optimistic concurrency of updates, bans and unbans) and one
- * counter per plan the subscriber has a live (non-terminal) subscription to ({@link livePlanAttribute}:
- * the number of such subscriptions, maintained by the subscriptions use cases with `ADD` in the same
- * transaction as every creation, terminal transition and plan change; a counter rather than a set of
- * plan ids because a subscriber may hold two live subscriptions to one plan, and ending one of them must
- * keep the plan). The `plan_id` list filter reads it. There is no `subscriber.*` event family: changes to
- * a subscriber that has a member emit `member.updated`.
+ * Subscriber reads, access summary and creation (D10, D14, D17); lists.ts, changes.ts (pure decisions.ts), member-link.ts hold the rest. Found by id
+ * through `keys.subscriberRef`; a `platform_user_id` holds that user's claim, linking the member in the same transaction. `email`/`phone` are always
+ * stored (shown per D10); one live-subscription counter per plan ({@link livePlanAttribute}). No `subscriber.*` events: changes emit `member.updated`.
  */
 
 /**
@@ -94,12 +81,8 @@ export async function loadSubscriber(store: Store, principal: Principal, subscri
 }
 
 /**
- * Reads one subscriber by id within the principal's team (`GET /v1/subscribers/{id}`; also what
- * subscriptions, payments and access-code redemption use to resolve a subscriber id). The result
- * carries `email`/`phone` when the subscriber consented (D10: the caller decides whether its reader may
- * see them; event payloads may carry them, the fan-out strips them per endpoint owner). Two GetItems
- * (reference, then item). Errors: NOT_FOUND when absent, of another team, or of a project outside the
- * token's project scope (`scope:project:<uuid>`).
+ * Reads a subscriber of the principal's team, consented contact data included (D10: the caller decides who may see it). 2 GetItems.
+ * Errors: NOT_FOUND when absent, of another team, or outside the token's project scope.
  */
 export async function getSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<Subscriber> {
   return toSubscriber(await loadSubscriber(store, principal, subscriberId), { contact: true });
@@ -118,13 +101,8 @@ export function visibleSubscriber(principal: Principal, subscriber: Subscriber):
 }
 
 /**
- * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
- * subscriptions' access (DESIGN D15, D17), so an access change reads them with its other items
- instead of querying the subscriber's subscriptions (the summary is written with the subscriber; every creation
- * and access-changing transition of its subscriptions maintains the two sets):
- * - `granting`: DynamoDB string set of the ids of its subscriptions currently granting access.
- * - `paid`: DynamoDB string set of the ids of its subscriptions currently granting PAID access.
- * An empty set is no attribute at all (DynamoDB removes a set emptied by `DELETE`): absent reads as none.
+ * Access summary string sets (D15, D17): ids of subscriptions `granting` access and of those granting `paid` access, maintained by every creation and
+ * access-changing transition. An empty set is absent (DynamoDB removes it): absent reads as none.
  */
 export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
 
@@ -155,16 +133,8 @@ export interface SubscriberAccessFields {
 }
 
 /**
- * Adds to `tx` the subscriber's access summary (`keys.subscriberAccess`): the
- * `status` and/or `member_id` given, as the same transaction writes them on the subscriber item, so the
- * web access check reads them with the subscriber's subscriptions in ONE Query; and the subscription
- * sets' change of a subscription creation or transition in the same transaction
- * ({@link subscriberAccessAttribute}), so an access change reads them in its BatchGetItem. Every write of
- * a subscriber's `status` or `member_id` calls it (creation, ban, unban, a platform user id change, a
- * member joining), and every subscription creation or transition whose access changes. A transaction
- * touches an item once: a caller writing both (a subscriber created with its subscription) passes both
- * in ONE call. Unconditional: the subscriber's or subscription's own write in the transaction carries the
- * conditions.
+ * Adds to `tx` the access summary's `status`/`member_id` and subscription-set change; call it on every write of those fields or of access (D15, D17).
+ * Unconditional (the own write carries the conditions); a transaction touches an item once, so pass both changes in ONE call.
  */
 export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId: string, subscriberId: string, fields: SubscriberAccessFields): void {
   const names: Record<string, string> = { '#entity': 'entity' };
@@ -226,26 +196,15 @@ export interface PreparedSubscriber {
   /** The subscriber as it will exist (consented contact data included). */
   subscriber: Subscriber;
   /**
-   * Adds the creation to `tx`: the subscriber item (with `options.attributes` merged in, e.g. the
-   * subscriptions module's live plan counter when a subscription is created in the same transaction),
-   * its reference item, the platform user's claim and the member link with its `member.updated` event.
-   * Conditional on the claim unchanged (a lost race: re-prepare and retry) and on the project still
-   * existing (NOT_FOUND) — unless `options.projectGuarded`: the caller's own write of the project item
-   * (in the same transaction) is conditional on it, and DynamoDB allows one operation per item. The
-   * access summary is written tracking its subscription sets from the start, with `options.accessSets`
-   * (the sets' change of a subscription created in the same transaction: one write of the summary).
+   * Adds the creation to `tx` (subscriber, reference, claim, member link + `member.updated`), conditional on the claim unchanged (lost race) and the project
+   * existing (NOT_FOUND) unless `projectGuarded` (the caller's project write guards it); `accessSets` tracks a subscription created alongside.
    */
   write(tx: Transaction, options?: { attributes?: Item; projectGuarded?: boolean; accessSets?: SubscriberAccessSetChange }): void;
 }
 
 /**
- * Reads what creating a subscriber in `projectId` needs (the platform user's claim and member, when
- * `platform_user_id` is given) and prepares it, without writing (DESIGN D17): the caller commits
- * {@link PreparedSubscriber.write} in its own unit of work — {@link createSubscriber}, or an access-code
- * redemption that creates the subscriber with its subscription (D18). The project is checked by the
- * caller (exists, in the principal's scope). `subscriberId` defaults to a new UUID (pass the same one
- * again when retrying after a lost race). Errors: CONFLICT when another subscriber of the project has
- * the platform user id.
+ * Prepares a subscriber creation without writing (D17, D18); the caller checks the project and commits {@link PreparedSubscriber.write}. Reuse
+ * `subscriberId` when retrying a lost race. Errors: CONFLICT when another subscriber of the project has the platform user id.
  */
 export async function prepareSubscriber(
   runtime: UnitOfWorkRuntime,
@@ -292,12 +251,8 @@ export async function prepareSubscriber(
 }
 
 /**
- * Creates a subscriber in a project (`POST /v1/projects/{project_id}/subscribers`: a creator's own
- * import or site, DESIGN D17). With a `platform_user_id` it takes that platform user's claim and links
- * the member with that id, if one exists (emitting `member.updated` with the linked subscriber).
- * Returns the subscriber with consented contact data. Counts against the tier's subscriber limit (D20).
- * Errors: NOT_FOUND (project absent, foreign or out of scope); TIER_LIMIT_REACHED; CONFLICT when another subscriber of the project has the platform user id, or after
- * `MAX_ATTEMPTS` lost races.
+ * Creates a subscriber (D17), claiming `platform_user_id` and linking its member; counts against the tier (D20). Returns consented contact data.
+ * Errors: NOT_FOUND (project absent, foreign, out of scope); TIER_LIMIT_REACHED; CONFLICT (platform user id taken, `MAX_ATTEMPTS` lost races).
  */
 export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
   await requireProject(runtime.store, principal, projectId);

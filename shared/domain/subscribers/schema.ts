@@ -3,14 +3,8 @@ import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../sc
 import { Member } from '../members/schema.js';
 
 /**
- * The subscriber's shapes (DESIGN D10, D12, D17): what reads return and events carry (`Subscriber`) and
- * the requests. A subscriber is the billing identity within a project (name, contact data with the
- * subscriber's `consent`, provider customer id); the platform identity is the member (`members/`).
- * The webhook catalogue imports `Subscriber` from here, so the payload shape is this one definition.
- *
- * Contact data (D10): `email` and `phone` are present only when the subscriber consented AND the reader
- * may see them (`project-user:view` on reads; the endpoint owner's `project-user:view` on webhook
- * payloads, stripped by the fan-out's `redactPayload`). Otherwise the keys are absent.
+ * Subscriber shapes (D10, D12, D17); the webhook catalogue imports `Subscriber` from here. D10: `email` and `phone` are present only when the subscriber
+ * consented AND the reader holds `project-user:view` (on payloads, the endpoint owner; stripped by `redactPayload`); otherwise the keys are absent.
  */
 
 /** Subscriber statuses (a closed list, written once): `banned` after `ban_subscriber` until unbanned. */

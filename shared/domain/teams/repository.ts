@@ -90,13 +90,8 @@ export async function renameTeam(runtime: UnitOfWorkRuntime, principal: Principa
 }
 
 /**
- * Deletes the principal's team (`DELETE /v1/teams/current`, DESIGN D19), softly: sets `deleted_at` and
- * emits `team.deleted` in one transaction. The caller then marks the team's tokens (the handler does,
- * with `closeTeamTokens`), so authentication refuses them from their next call (D2), while the outbox
- * still delivers the team's final events to its endpoints (the mark is not a revocation, so the
- * endpoints' owners keep their abilities for the fan-out). `confirmTeamId` must repeat the team's own id (VALIDATION_FAILED otherwise). An
- * already deleted team is answered as it is, without a second event, so a retry after a crash between
- * the transaction and the revocation completes the revocation.
+ * Soft-deletes the principal's team (D19) with `team.deleted`; the caller then closes its tokens (D2) while the outbox still delivers final events.
+ * VALIDATION_FAILED when `confirmTeamId` is not the team's id; an already deleted team is returned as is (a retry completes token closing).
  */
 export async function deleteTeam(runtime: UnitOfWorkRuntime, principal: Principal, confirmTeamId: string): Promise<Team> {
   if (confirmTeamId.toLowerCase() !== principal.teamId.toLowerCase()) {

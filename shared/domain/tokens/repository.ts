@@ -36,19 +36,8 @@ function toToken(item: Item): TokenRecord {
 const EXPIRED_TOKEN_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /**
- * Mints a token for a team. `input.team` (the team record) becomes the token's team snapshot; when
- * absent it is read here, and an unknown team throws NOT_FOUND. Only the SHA-256 of the secret is stored
- * (DESIGN D2); the bearer string is returned here and never again. `projectIds` add
- * `scope:project:<uuid>` entries. When `issuer` is given (minting through the API), the new token may not
- * hold an ability or a project scope the issuer lacks: throws TOKEN_MISSING_ABILITY (interface "Bearer
- * tokens", DESIGN D2). Every project id must name a project of the team: NOT_FOUND otherwise (another
- * team's project is reported exactly like a missing one). VALIDATION_FAILED for unknown abilities.
- * A deleted team gets no new token (NOT_FOUND). `memberId` records the team member the token acts for
- * (DESIGN D19; the caller checked the member's abilities first): the token is written in one transaction
- * with a check that the member is still active, else CONFLICT. `expiresAtMs` (epoch milliseconds) makes a
- * token that stops working then (OAuth access tokens, DESIGN D30; TTL drops the item a day later) and
- * `oauthGrantId` names the OAuth grant it was issued under (revoking the token revokes the grant).
- * @returns the stored record plus `token` (the bearer string, shown once)
+ * Mints a token (D2): only the secret's SHA-256 is stored, `token` is returned once. `issuer` cannot grant what it lacks; `memberId` (D19) requires an
+ * active member; `expiresAtMs` (epoch ms, D30). Errors: NOT_FOUND (team or project), TOKEN_MISSING_ABILITY, VALIDATION_FAILED, CONFLICT (member).
  */
 export async function mintToken(
   store: Store,
@@ -85,7 +74,7 @@ export async function mintToken(
   }
   const team = input.team ?? (await getTeam(store, input.teamId));
   if (team.deleted_at) throw new ProblemError('NOT_FOUND', `No team ${input.teamId}.`);
-  await requireProjectsOfTeam(store, input.teamId, projectIds);
+  await requireProjectsOfTeam(store, input.teamId, projectIds); // another team's project is NOT_FOUND, exactly like a missing one
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = newTokenSecret();
@@ -255,12 +244,8 @@ export async function revokeMemberTokens(store: Store, clock: Clock, teamId: str
 }
 
 /**
- * Marks every token of a deleted team with `team_deleted_at` (DESIGN D19), through the team-tokens
- * index, so authentication refuses them from their next call. Unlike a revocation, the mark leaves the
- * tokens' abilities to the webhook fan-out (D6 re-reads endpoint owners), so the team's final events
- * (`team.deleted`) still reach its endpoints. `lastTokenId` (the caller's token) is marked last, so a
- * crash midway leaves the caller able to retry the deletion, which resumes here. Returns how many tokens
- * it marked.
+ * Marks a deleted team's tokens `team_deleted_at` (D19): authentication refuses them, but unlike revocation the fan-out still sees their abilities (D6).
+ * `lastTokenId` (the caller's) is marked last so a crash leaves it able to retry. Returns the count marked.
  */
 export async function closeTeamTokens(store: Store, clock: Clock, teamId: string, lastTokenId?: string): Promise<number> {
   const now = isoTime(clock.nowMs());

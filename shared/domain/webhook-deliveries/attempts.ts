@@ -77,12 +77,8 @@ export async function takeLeaseWithSlot(store: Store, message: DeliveryMessage, 
 }
 
 /**
- * Records an attempt's outcome on the delivery, on condition that the lease of this attempt is still
- * ours (`delivering` with `attempts = message.attempt`): the new status and timers of `transition`,
- * `last_attempt_at` and the attempt log: `log` (already holding `record`), or with `'append'` the stored
- * log plus `record` (for a lease taken with room in the log, {@link takeLeaseWithSlot}). A succeeded delivery leaves
- * the pending index; a pending one sits in it at its new due time. Returns false when the lease was
- * lost (it expired and another dispatcher took this attempt over: that one records the outcome).
+ * Records an attempt's outcome (`transition`, attempt log — `'append'` adds `record` to the stored log) if this attempt's lease is still held.
+ * Returns false when the lease was lost (another dispatcher took the attempt over and records it).
  */
 export async function writeAttemptOutcome(
   store: Store,

@@ -10,12 +10,8 @@ import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, pendingIndexOf, type Store
 /** Creation of webhook deliveries (DESIGN D6, D14): a new delivery item and the fan-out transactions that write them. */
 
 /**
- * A new delivery item of `event` to one endpoint: pending, no attempt yet, attempt 1 due now, in the
- * pending-deliveries index; kept {@link deliveryExpiresAt} (30 days). `body` is the exact POST body
- * (`deliveryBody` of fan-out.ts: the envelope redacted for the endpoint owner), kept on the item so the
- * dispatcher sends it without reading the event. With `skipped` (the endpoint is
- * disabled, DESIGN D6) it is recorded as `skipped` instead: no attempt due, not in the pending index but
- * in the team's skipped-deliveries index (by `skipped_at`), where a replay job finds it.
+ * New pending delivery of `event` to one endpoint, attempt 1 due now, kept {@link deliveryExpiresAt} (30 days); `body` is the exact redacted POST body.
+ * With `skipped` (disabled endpoint, D6) it goes to the skipped-deliveries index instead, where replays find it.
  */
 export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string, event: Pick<StoredEvent, 'id' | 'type'>, body: string, options: { skipped?: boolean } = {}): StoredDelivery & Item {
   const nowMs = clock.nowMs();
@@ -92,13 +88,8 @@ function fanOutItems({ event, deliveries }: FanOutWrite, nowMs: number): Transac
 }
 
 /**
- * Writes the fan-outs of several events (DESIGN D6), packed into as few transactions as
- * {@link MAX_TRANSACTION_ITEMS} allows (1 + deliveries per event; one transaction after the other):
- * each event's "fanned out" mark (which also takes it out of the outbox index) guarded on the
- * mark being absent, and its new delivery items. When a transaction is cancelled (one of its events
- * already fanned out or gone, or a conflict) each of its events is written alone. Returns, per fan-out
- * in order, whether it was written (false: already fanned out, the event is gone, or a conflict: the
- * event stays in the outbox for the sweeper). Throws only on store errors.
+ * Writes several events' fan-outs (D6) in as few transactions as {@link MAX_TRANSACTION_ITEMS} allows, each guarded on the event's mark; a cancelled
+ * transaction is retried event by event. Returns per fan-out whether it was written (false: already done, gone, or conflict). Throws on store errors.
  */
 export async function writeFanOuts(store: Store, fanOuts: readonly FanOutWrite[], nowMs: number): Promise<boolean[]> {
   const packs: Array<{ first: number; items: TransactionItem[][] }> = [];

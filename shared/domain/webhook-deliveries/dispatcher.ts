@@ -34,29 +34,13 @@ async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'ret
 }
 
 /**
- * Handles one queue message (the dispatcher's unit of work, DESIGN D7, D24, D25):
- * - `attempt`: the delivery's lease and a slot of the endpoint's concurrency cap → POST → record the
- *   attempt → succeeded, or pending with the next attempt scheduled per RETRY_WAIT_SECONDS, or (after
- *   attempt 8) pending with the 72-hour dead-letter timer. Updates the endpoint's `consecutive_failures`
- *   and disables it at 20 (interface "States"), or at once on a 410 Gone; a 429 or 503 `Retry-After` puts
- *   the next attempt no earlier than asked (D29). When the cap is full the attempt is not counted and the
- *   message comes back after CAP_FULL_DELAY_SECONDS (`deferred`). An endpoint that is disabled or
- *   deleted stops the delivery: it is dead-lettered at once (kind `endpoint_disabled`) so `replay-dead`
- *   can bring it back after re-enabling.
- *   A message that carries what it sends (`prepared`, attempt 1 from fan-out) takes the lease and the
- *   slot in ONE transaction with the process's copy of the endpoint, so a delivery that succeeds costs 2
- *   requests. Otherwise, or when that transaction is refused for any reason but a full
- *   cap: the lease (which reads the delivery and its body) → the slot (which reads the endpoint) → POST → outcome, 3.
- * - `dead_letter`: marks a delivery still waiting after its 8th failure as `dead` and copies it to
- *   the dead-letter table, in one transaction.
- * - `replay_batch`: runs the next batch of a replay job.
- * Duplicate and stale messages return `skipped`. Each attempt made and each delivery made dead is
- * reported to `runtime.metrics` when the runtime has them (DESIGN D23). Throws only on store errors and
- * when the endpoint's secrets do not open (the key-encryption key's errors; the queue retries).
+ * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is full), `dead_letter`, `replay_batch`;
+ * duplicates and stale messages → `skipped`. Throws only on store errors and when the endpoint's secrets do not open (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
+  // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3 the long way).
   if (message.prepared && message.endpoint_id) {
     const taken = await leaseWithSlot(runtime, message, message.endpoint_id, message.prepared);
     if (taken === 'deferred') return 'deferred';
@@ -69,6 +53,7 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   if (slot.kind === 'full') return defer(runtime, message, { leased: true });
   const plannedAtMs = delivery.due_at_ms ?? null;
   if (slot.kind === 'stopped') {
+    // Disabled or deleted endpoint: dead-lettered at once, so `replay-dead` can bring it back after re-enabling.
     await markDead(runtime, delivery, stoppedAttempt(message.attempt, runtime.clock.nowMs(), plannedAtMs === null ? null : isoTime(plannedAtMs)), message.attempt - 1);
     return 'endpoint_disabled';
   }
@@ -80,12 +65,8 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
 type Sending = Omit<PreparedAttempt, 'due_at_ms'> & { endpoint: StoredWebhookEndpoint; due_at_ms: number | null };
 
 /**
- * The lease of a message that carries what it sends, and the endpoint slot, in one transaction
- * ({@link takeLeaseWithSlot}) built from the process's copy of the endpoint ({@link cachedWebhookEndpoint}):
- * what to send when both were taken; `deferred` when only the cap was full (the attempt is put off
- * without a lease, 1 more request); null when the message must go the long way (not leasable — a
- * duplicate, a stale message, a full attempt log —, a stopped endpoint, slots to reclaim, a conflict).
- * A copy found stale is replaced by the endpoint as found and the transaction tried once more.
+ * Takes lease and slot in one transaction from the cached endpoint: what to send, `deferred` (cap full, no lease), or null (take the long way).
+ * A stale copy is replaced by the endpoint as found and retried once.
  */
 async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpointId: string, prepared: PreparedAttempt): Promise<Sending | 'deferred' | null> {
   let endpoint = await cachedWebhookEndpoint(runtime.store, message.team_id, endpointId);

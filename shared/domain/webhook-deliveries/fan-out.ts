@@ -37,17 +37,8 @@ export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'de
 }
 
 /**
- * Fans outbox events out (DESIGN D6): one delivery per endpoint of the event's team that subscribes to
- * the event and whose owner (the token that created it or last changed its url or events) holds the
- * event's minimum ability now — `pending` for an active endpoint, `skipped` (no attempt, no counter
- * change, replayable later) for a disabled one. Each delivery carries its POST body
- * ({@link deliveryBody}), so no attempt reads the event again. The reads are per team, not per event:
- * the team's endpoints (one Query) and, D6, its owners' abilities re-read now (one
- * BatchGetItem), for all of that team's events at once. Each event's deliveries and its "fanned out"
- * mark are written in one transaction guarded on the mark, several events per transaction
- * ({@link writeFanOuts}), so a repeated stream record or relay pass creates nothing twice. Then attempt
- * 1 of every new pending delivery is queued at once (a lost queue send is picked up by the sweeper).
- * Returns the number of deliveries created, skipped ones included. Throws only on store or queue errors.
+ * Fans outbox events out (D6): a delivery per subscribed endpoint whose owner (token that created it or last changed url/events) holds the event's ability
+ * now (`skipped` if disabled), written with the event's mark (never twice), then attempt 1 queued. Returns deliveries made (skipped too); throws on store/queue errors.
  */
 export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, events: readonly StoredEvent[]): Promise<number> {
   let created = 0;

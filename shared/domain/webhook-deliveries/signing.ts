@@ -1,17 +1,6 @@
 /**
- * Server-side webhook signing (interface "Webhook trust"; DESIGN D8).
- *
- * Every delivery carries `SVC-Signature: t=<unix_seconds>,v1=<hex>` where `<hex>` is the lowercase hex
- * HMAC-SHA256 of the string `<unix_seconds>.<raw_body>`, keyed with the endpoint secret. During a
- * dashboard rotation (24-hour dual-sign window) the header also carries `,v0=<hex>` computed with the
- * previous secret. Receivers verify with `verifyWebhook` in `./verify.ts`.
- *
- * Every delivery also carries the Standard Webhooks headers (DESIGN D29): `webhook-id` (the event id),
- * `webhook-timestamp` (the same `t`) and `webhook-signature: v1,<base64>` — HMAC-SHA256 of
- * `<id>.<timestamp>.<raw body>` keyed with the base64-DECODED bytes after `whsec_` — with a second `v1,`
- * entry for the previous secret during a dual-signing window; `standardwebhooks` and `svix` verify them.
- *
- * @module
+ * Server-side webhook signing (interface "Webhook trust", D8): `SVC-Signature: t=<unix_seconds>,v1=<hex>` (plus `,v0=` with the previous secret during a
+ * 24 h rotation) and Standard Webhooks headers (D29: `webhook-signature: v1,<base64>` keyed with the base64-decoded bytes after `whsec_`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -26,18 +15,8 @@ export const EVENT_ID_HEADER = 'SVC-Event-Id';
 export const EVENT_NAME_HEADER = 'SVC-Event-Name';
 
 /**
- * Computes the hex HMAC-SHA256 signature of one delivery.
- *
- * The signed string is `${timestampSeconds}.${rawBody}` (UTF-8). The HMAC key is the UTF-8 bytes of the
- * WHOLE secret string, `whsec_` prefix included — the secret is NOT base64-decoded first. Receivers
- * must key their HMAC the same way (interface "Webhook trust").
- *
- * @param secret - The endpoint signing secret, e.g. `whsec_3q2+7w...` (used verbatim as the key).
- * @param timestampSeconds - Unix time in whole SECONDS (not milliseconds); the `t=` value.
- * @param rawBody - The exact request body string that is sent on the wire.
- * @returns 64 lowercase hex characters.
- * @throws TypeError when `timestampSeconds` is not a non-negative safe integer (a millisecond value
- *   or a fraction would silently produce signatures no receiver accepts).
+ * Hex HMAC-SHA256 (64 lowercase chars) of `${timestampSeconds}.${rawBody}`, keyed with the WHOLE secret's UTF-8 bytes, `whsec_` included (not decoded).
+ * @throws TypeError when `timestampSeconds` is not a non-negative safe integer in SECONDS (milliseconds would sign what no receiver accepts).
  */
 export function computeSignature(secret: string, timestampSeconds: number, rawBody: string): string {
   assertTimestamp(timestampSeconds);

@@ -4,19 +4,9 @@ import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, MAX_RETRY_WAIT
 import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
 
 /**
- * The webhook delivery state machine (interface "States" → "Webhook delivery", DESIGN D7), pure: given a
- * delivery's state and what happened, the next state and the message to queue. No I/O; the repository
- * turns a transition into its conditional DynamoDB update.
- *
- * ```
- * pending ──lease──▶ delivering ──2xx──▶ succeeded
- *    ▲                   │
- *    └──failure, N < 8───┘ (next attempt after RETRY_WAIT_SECONDS[N+1])
- * delivering ──failure, N = 8──▶ pending (no attempt left; dead-letter timer at +72 h) ──timer──▶ dead
- * delivering ──endpoint disabled/deleted──▶ dead        dead ──retry / replay-dead──▶ pending (attempts 0)
- * delivering ──endpoint's concurrency cap full──▶ pending (attempt not counted, again in 2 s; D24)
- * (fan-out to a disabled endpoint) skipped ──retry / replay (status skipped)──▶ pending (attempts 0; D6, D25)
- * ```
+ * Pure webhook delivery state machine (interface "States", D7): pending → delivering → succeeded; failure N < 8 → pending after RETRY_WAIT_SECONDS;
+ * N = 8 → pending with a 72 h dead-letter timer → dead; endpoint disabled → dead; cap full → pending, not counted (D24); dead/skipped → pending by
+ * retry or replay (D6, D25). No I/O.
  */
 
 /** The part of a stored delivery the state machine reads. */
@@ -66,12 +56,8 @@ function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): Del
 }
 
 /**
- * The transition after attempt `message.attempt` (which held the lease) ended at `nowMs` (epoch ms):
- * success → succeeded; a failure before the last attempt → pending with the next attempt after
- * {@link waitBeforeAttemptSeconds}; a failure of the last attempt → pending with the dead-letter timer
- * after DEAD_LETTER_WAIT_SECONDS. A receiver's `retryAfterSeconds` (its `Retry-After`) makes the next
- * attempt no earlier than it asks, up to {@link MAX_RETRY_WAIT_SECONDS}. Waits are divided by `timeScale`
- * (local runs; 1 on AWS).
+ * Transition after attempt `message.attempt` ended at `nowMs` (epoch ms): succeeded, pending after {@link waitBeforeAttemptSeconds} (no earlier than
+ * `retryAfterSeconds`, ≤ {@link MAX_RETRY_WAIT_SECONDS}), or after the last attempt pending with the dead-letter timer. Waits divided by `timeScale`.
  */
 export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: number, timeScale: number, retryAfterSeconds: number | null = null): AttemptTransition {
   const delivery = { id: message.delivery_id, team_id: message.team_id, endpoint_id: message.endpoint_id };

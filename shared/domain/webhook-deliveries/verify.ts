@@ -1,16 +1,6 @@
 /**
- * Receiver-side webhook verification (interface "Webhook trust" receiver rules, "Events" envelope,
- * "Limits": 300-second freshness window, event ids kept at least 24 hours).
- *
- * This file depends on nothing but `node:crypto`, so a customer can copy it into their own receiver.
- *
- * Usage:
- * ```ts
- * const seen = createMemorySeenStore();
- * const event = await verifyWebhook({ rawBody, headers: req.headers, secret: process.env.WEBHOOK_SECRET!, seen });
- * ```
- *
- * @module
+ * Receiver-side webhook verification (interface "Webhook trust", "Events", "Limits": 300 s window, event ids kept ≥ 24 h). Depends only on
+ * `node:crypto`, so a customer can copy this file into their receiver.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -94,16 +84,8 @@ export interface VerifyWebhookInput {
 }
 
 /**
- * Verifies one webhook delivery following the interface's receiver rules ("Webhook trust").
- *
- * Order of checks: required headers → `SVC-Signature` syntax → signature (constant-time, `v1` or `v0`
- * accepted) → freshness (|now − t| ≤ tolerance, both directions, even if the signature matches) →
- * body parse → header/body consistency (`SVC-Event-Id` = `id`, `SVC-Event-Name` = `type`) →
- * de-duplication (the id is recorded only after every other check passed).
- *
- * @returns The parsed envelope.
- * @throws {@link WebhookVerificationError} with the failing `reason`. A receiver should answer 2xx for
- *   `duplicate_event` (and drop the event) and 4xx for the others (interface "Delivery rules" 2).
+ * Verifies one delivery (interface "Webhook trust"): headers, signature (constant-time, v1/v0), freshness (both directions), body, header/body match, dedup last.
+ * @throws {@link WebhookVerificationError}: answer 2xx for `duplicate_event` (drop the event), 4xx otherwise.
  */
 export async function verifyWebhook<TData = Record<string, unknown>>(input: VerifyWebhookInput): Promise<WebhookEvent<TData>> {
   const toleranceSeconds = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;

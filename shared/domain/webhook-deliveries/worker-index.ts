@@ -31,18 +31,8 @@ export function sweptDueMs(requeues: number, spacingMs: number, nowMs: number): 
 }
 
 /**
- * Moves an overdue delivery the sweeper is about to re-queue forward in the pending-deliveries index, so
- * the following sweeps do not read and re-queue it again while its recovery message waits in the queue
- * (DESIGN D7, D14). The new position is `nowMs` + `spacingMs` × 2^(re-queues by the
- * sweeper since its last lease), at most {@link MAX_SWEEP_SPACING_MS} (all MILLISECONDS): a row in a long
- * backlog is moved a few times, not once per sweep, and a lost message is still recovered within the
- * cap. Only the index sort key (`gsi1sk`, {@link dueSortKey}) and that count (`sweeper_requeues`, cleared
- * by the next lease) change: `due_at_ms`, which the lease condition of {@link takeLease} reads, stays.
- * `delivery` is a row exactly as {@link queryOverdueDeliveries} returned it (it carries the sort key
- * read); the one conditional update is guarded on the row still holding that sort key, status and
- * attempt count, so a row the dispatcher changed meanwhile (leased, succeeded, rescheduled,
- * dead-lettered) or that is gone is left alone. Returns true when moved, false when the row changed
- * (then no recovery message is needed). Throws only on store errors. 1 request.
+ * Moves an overdue row forward in the pending index to `nowMs` + `spacingMs` × 2^requeues, capped at {@link MAX_SWEEP_SPACING_MS} (all ms; D7, D14),
+ * guarded on the row as read; `due_at_ms` stays. Returns false when the row changed (no recovery message needed). Throws only on store errors.
  */
 export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery, spacingMs: number, nowMs: number): Promise<boolean> {
   const readSortKey = (delivery as unknown as Item)[INDEX_SK];

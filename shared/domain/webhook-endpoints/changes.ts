@@ -17,12 +17,8 @@ import { openEndpointSecrets, sealEndpointSecrets } from './secrets.js';
 /** The use cases that change webhook endpoints (DESIGN D6, D8, D14): create, update, delete, rotate the secret. */
 
 /**
- * Registers an endpoint (interface "POST /v1/webhook-endpoints", DESIGN D8). The url is HTTPS (checked
- * by the schema), every event is in the catalogue and the creator must hold each event's minimum
- * ability. Returns the endpoint and its secret — the only read that ever shows it; the item holds it only
- * sealed (D16 envelope encryption: one data key from the key-encryption key, `GenerateDataKey` on AWS).
- * The team item's endpoint counter enforces the cap and the tier's limit (D20) in the endpoint's transaction.
- * Errors: TOKEN_MISSING_ABILITY, CONFLICT (already {@link MAX_ENDPOINTS_PER_TEAM} endpoints), TIER_LIMIT_REACHED.
+ * Registers an HTTPS endpoint (D8); the creator must hold each event's ability. Returns the secret this once; stored only sealed (D16).
+ * Errors: TOKEN_MISSING_ABILITY, CONFLICT ({@link MAX_ENDPOINTS_PER_TEAM}), TIER_LIMIT_REACHED (D20).
  */
 export async function createWebhookEndpoint(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -73,12 +73,8 @@ export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'cloc
 export type SlotAcquisition = { kind: 'acquired'; endpoint: StoredWebhookEndpoint } | { kind: 'full' } | { kind: 'stopped' };
 
 /**
- * Takes one of the endpoint's concurrency slots for delivery `deliveryId` until `leaseUntilMs` (epoch
- * MILLISECONDS) with one conditional UpdateItem that also returns the endpoint (DESIGN D24, D14: the
- * slot and the endpoint read are one request). The endpoint must exist and be active, and hold fewer
- * than `max_concurrency` slots (or already hold this delivery's). When the cap is full, slots whose
- * lease ran out (their attempt crashed) are removed and the slot is tried once more.
- * Returns `acquired`, `full` or `stopped` (deleted or disabled). Throws only on store errors.
+ * Takes an endpoint concurrency slot for `deliveryId` until `leaseUntilMs` (epoch ms) in one conditional update that returns the endpoint (D24, D14);
+ * expired slots are reclaimed once when full. Returns `acquired`, `full` or `stopped` (deleted or disabled). Throws only on store errors.
  */
 export async function acquireDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string, leaseUntilMs: number, nowMs: number): Promise<SlotAcquisition> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
@@ -115,12 +111,8 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
 const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency)';
 
 /**
- * {@link acquireDeliverySlot}'s slot as a transaction item, for the dispatcher's one transaction that
- * takes the delivery's lease and the slot: from `endpoint`, a copy the dispatcher
- * keeps ({@link cachedWebhookEndpoint}), on condition that the endpoint is active, still at that copy's
- * {@link StoredWebhookEndpoint.revision} (so the url and secret the dispatcher signs and sends with are
- * current) and has room. A refused condition returns the endpoint as found (read it with
- * {@link slotRefusal}).
+ * {@link acquireDeliverySlot}'s slot as a transaction item built from the dispatcher's cached `endpoint`: requires it active, at that copy's `revision`
+ * (so url and secret are current) and with room. A refused condition returns the endpoint as found ({@link slotRefusal}).
  */
 export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: string, leaseUntilMs: number): TransactionItem {
   return {

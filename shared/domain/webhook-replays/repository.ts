@@ -62,12 +62,8 @@ export function sourceOf(job: Pick<WebhookReplay, 'filters'>): ReplaySource {
 }
 
 /**
- * Creates a replay job (DESIGN D25) for the principal's team: the window is `since_hours` back from now
- * up to `until` (at most now, so deliveries that die while the job runs are not part of it); `matched`
- * is counted now. A dry run is stored `completed` at once with nothing re-queued; a job with nothing to
- * do too; otherwise it is stored `running` in the running-replays index and its first batch is queued.
- * Returns the job (the 202 answer). Throws VALIDATION_FAILED when `until` is before the window starts;
- * otherwise only store or queue errors.
+ * Creates a replay job (D25) over `since_hours` back to `until` (≤ now); dry runs and empty jobs are stored `completed`, others `running` with batch 1
+ * queued. Returns the job (202). Throws VALIDATION_FAILED when `until` precedes the window; otherwise only store or queue errors.
  */
 export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, principal: Principal, request: ReplayDeadRequest): Promise<WebhookReplay> {
   const nowMs = runtime.clock.nowMs();

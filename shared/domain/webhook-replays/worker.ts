@@ -18,13 +18,8 @@ import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, wr
 export type ReplayBatchOutcome = 'replay_batch' | 'replay_completed' | 'skipped';
 
 /**
- * Runs the next batch of a running job: reads up to {@link REPLAY_BATCH_SIZE} matching deliveries from
- * the job's cursor and records them on the job as the batch in progress, brings each back to `pending`
- * (in groups of {@link REQUEUE_GROUP_SIZE}, one transaction each, {@link REPLAY_GROUP_CONCURRENCY} groups
- * at a time; a cancelled group one by one, {@link REPLAY_CONCURRENCY} at a time) and queues its attempt 1, then records the progress (guarded
- * on the batch count) and queues the next batch. After a crash the next run finishes the recorded
- * batch; a delivery whose write fails because this job already replayed it still counts, so
- * `replayed` is exact. Returns the {@link ReplayBatchOutcome}. Throws only on store or queue errors.
+ * Runs a running job's next batch ({@link REPLAY_BATCH_SIZE} deliveries back to `pending` + attempt 1 queued), records progress, queues the next batch;
+ * crash-safe and `replayed` stays exact. Returns the {@link ReplayBatchOutcome}; throws only on store or queue errors.
  */
 export async function processReplayBatch(runtime: Runtime, message: ReplayBatchMessage): Promise<ReplayBatchOutcome> {
   const job = await loadReplayJob(runtime.store, message.team_id, message.replay_id);
