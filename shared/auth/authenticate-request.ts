@@ -4,7 +4,8 @@ import { ProblemError } from '../errors.js';
 import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
 import { keys } from '../store/keys.js';
 import { logger } from '../logger.js';
-import { ConditionFailedError, itemWithKey, type Item, type Key, type Store } from '../store/store.js';
+import { ConditionFailedError, itemWithKey, type Store } from '../store/store.js';
+import type { Item, Key } from '../store/requests.js';
 import { checkToken, parseBearer, secretMatchesHash, type Principal, type SecretCheck } from './principal.js';
 
 /** What {@link authenticateRequest} needs to know about the request. */

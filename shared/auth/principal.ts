@@ -5,7 +5,8 @@ import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { parseTokenCredential } from '../domain/tokens/record.js';
 import { keys } from '../store/keys.js';
-import type { Item, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 
 const base62 = baseX('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz');
 /** `svc_live_<ULID>_<base62 secret of ≥ 32 random bytes>` (interface "Bearer tokens" 2, DESIGN D2). */

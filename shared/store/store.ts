@@ -17,6 +17,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pRetry from 'p-retry';
 import { ProblemError } from '../errors.js';
+import type { DeleteRequest, Item, Key, PutRequest, QueryRequest, TableChoice, TransactionItem, UpdateRequest } from './requests.js';
 
 /**
  * The DynamoDB adapter (DESIGN §2, D14): the only module of the domain's persistence that talks to the
@@ -24,30 +25,6 @@ import { ProblemError } from '../errors.js';
  * `@aws-sdk/*`; a failed condition surfaces as {@link ConditionFailedError}, whatever the command.
  * The same adapter serves AWS and DynamoDB Local; only the endpoint differs.
  */
-
-/** An item or key as the document client reads and writes it. */
-export type Item = Record<string, unknown>;
-/** A primary key: `{ pk, sk }`. */
-export type Key = Record<string, unknown>;
-/** Which of the two tables (see `table-definition.ts`): the main single table or the dead-letter table. */
-export type TableChoice = 'main' | 'deadLetter';
-
-type WithoutTable<T> = Omit<T, 'TableName'> & { table?: TableChoice };
-/** A PutItem request without `TableName` (`table` picks it; default the main table). */
-type PutRequest = WithoutTable<PutCommandInput>;
-/** An UpdateItem request without `TableName`. */
-type UpdateRequest = WithoutTable<UpdateCommandInput>;
-/** A DeleteItem request without `TableName`. */
-export type DeleteRequest = WithoutTable<DeleteCommandInput>;
-/** A Query request without `TableName`. */
-type QueryRequest = WithoutTable<QueryCommandInput>;
-type RawTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-/** One element of a TransactWriteItems request, each without `TableName`. */
-export type TransactionItem =
-  | { Put: WithoutTable<NonNullable<RawTransactItem['Put']>> }
-  | { Update: WithoutTable<NonNullable<RawTransactItem['Update']>> }
-  | { Delete: WithoutTable<NonNullable<RawTransactItem['Delete']>> }
-  | { ConditionCheck: WithoutTable<NonNullable<RawTransactItem['ConditionCheck']>> };
 
 /**
  * A condition expression was false (DynamoDB's ConditionalCheckFailedException, or a cancelled
@@ -195,7 +172,8 @@ export function createStore(options: StoreOptions): Store {
   const document = (options.document ??
     DynamoDBDocumentClient.from(options.client ?? dynamoDbClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
   const tableOf = (table: TableChoice | undefined) => (table === 'deadLetter' ? options.deadLetterTableName : options.tableName);
-  const withTable = <T extends { table?: TableChoice }>(request: T) => {
+  /** The one conversion of a Store request to its lib-dynamodb command input: `table` becomes `TableName`. */
+  const withTable = <T extends { table?: TableChoice }>(request: T): Omit<T, 'table'> & { TableName: string } => {
     const { table, ...rest } = request;
     return { ...rest, TableName: tableOf(table) };
   };
@@ -221,12 +199,12 @@ export function createStore(options: StoreOptions): Store {
         )
       ).Item,
     put: async (request) => {
-      await sendOne(() => document.send(new PutCommand(withTable(request))));
+      await sendOne(() => document.send(new PutCommand(withTable(request) satisfies PutCommandInput)));
     },
-    update: async (request) => (await sendOne(() => document.send(new UpdateCommand(withTable(request))))).Attributes,
-    delete: async (request) => (await sendOne(() => document.send(new DeleteCommand(withTable(request))))).Attributes,
+    update: async (request) => (await sendOne(() => document.send(new UpdateCommand(withTable(request) satisfies UpdateCommandInput)))).Attributes,
+    delete: async (request) => (await sendOne(() => document.send(new DeleteCommand(withTable(request) satisfies DeleteCommandInput)))).Attributes,
     query: async (request) => {
-      const result = await sendOne(() => document.send(new QueryCommand(withTable(request))));
+      const result = await sendOne(() => document.send(new QueryCommand(withTable(request) satisfies QueryCommandInput)));
       return { items: result.Items ?? [], lastEvaluatedKey: result.LastEvaluatedKey, count: result.Count ?? result.Items?.length ?? 0 };
     },
     batchGet: async (keys, batchOptions = {}) => {
@@ -246,12 +224,12 @@ export function createStore(options: StoreOptions): Store {
       return items;
     },
     transactWrite: async (items) => {
-      const TransactItems = items.map((item) => {
+      const TransactItems: TransactWriteCommandInput['TransactItems'] = items.map((item) => {
         if ('Put' in item) return { Put: withTable(item.Put) };
         if ('Update' in item) return { Update: withTable(item.Update) };
         if ('Delete' in item) return { Delete: withTable(item.Delete) };
         return { ConditionCheck: withTable(item.ConditionCheck) };
-      }) as RawTransactItem[];
+      });
       await send(() => document.send(new TransactWriteCommand({ TransactItems })));
     },
   };
