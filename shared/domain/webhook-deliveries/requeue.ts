@@ -1,6 +1,7 @@
 import { isoTime } from '../../clock.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, listFilter, type Store } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
+import { listFilter } from '../../store/pages.js';
 import type { Key, TransactionItem } from '../../store/requests.js';
 import { deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
