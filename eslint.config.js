@@ -64,6 +64,23 @@ export default defineConfig(
     },
   },
   {
+    // Surface modules (hooks, public pages, HTTP, authentication, Lambda handlers) call repository functions in
+    // domain terms, never a Store method with DynamoDB expressions. The listed modules are the persistence of
+    // one item each (hook receipts, welcome links) and keep their Store calls.
+    files: ['shared/hooks/**/*.{ts,tsx}', 'shared/public-pages/**/*.{ts,tsx}', 'shared/http/**/*.{ts,tsx}', 'shared/auth/**/*.{ts,tsx}', 'functions/**/*.{ts,tsx}'],
+    ignores: ['shared/hooks/receipts.ts', 'shared/public-pages/welcome-links.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(get|put|update|delete|query|batchGet|transactWrite)$/]:matches([callee.object.name='store'], [callee.object.property.name='store'])",
+          message:
+            'Surface modules call no Store method (store.get/put/update/delete/query/batchGet/transactWrite): move the read or write into a named function of the module that owns the item (its repository or records module).',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.{ts,tsx}'],
     // Tests assert on untyped JSON (response bodies, documents, fake Stripe form params) and vitest's `expect.any`, all `any`: typing each would add casts, not checks.
     rules: {
