@@ -27,6 +27,60 @@ export default defineConfig(
     },
   },
   {
+    // The domain calls repository methods in domain terms; DynamoDB's SDK types stay in the store adapter
+    // (shared/store/) and the AWS adapters (shared/aws/). The tests, bench and fixtures listed read or
+    // write the raw tables (scans, batch writes, request counters) on purpose.
+    files: ['**/*.{ts,tsx}'],
+    ignores: [
+      'shared/store/**',
+      'shared/aws/**',
+      'bench/replay.ts',
+      'bench/seeding.ts',
+      'test/support/guarantees.ts',
+      'test/support/store.ts',
+      'test/unit/aws-adapters.test.ts',
+      'test/e2e/mcp-protocol.test.ts',
+      'test/integration/access-codes.test.ts',
+      'test/integration/activity.test.ts',
+      'test/integration/demo-data.test.ts',
+      'test/integration/fan-out-stream.test.ts',
+      'test/integration/store.test.ts',
+      'test/integration/webhook-delivery.test.ts',
+      'test/integration/webhook-endpoint-secrets.test.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@aws-sdk/*dynamodb*'],
+              message:
+                'DynamoDB SDK types stay in shared/store/ and shared/aws/: the domain calls repository methods in domain terms, and the Store port takes its own request types (shared/store/requests.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Surface modules (hooks, public pages, HTTP, authentication, Lambda handlers) call repository functions in
+    // domain terms, never a Store method with DynamoDB expressions. The listed modules are the persistence of
+    // one item each (hook receipts, welcome links, a session's idle touch) and keep their Store calls.
+    files: ['shared/hooks/**/*.{ts,tsx}', 'shared/public-pages/**/*.{ts,tsx}', 'shared/http/**/*.{ts,tsx}', 'shared/auth/**/*.{ts,tsx}', 'functions/**/*.{ts,tsx}'],
+    ignores: ['shared/hooks/receipts.ts', 'shared/public-pages/welcome-links.ts', 'shared/auth/idle-sessions.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(get|put|update|delete|query|batchGet|transactWrite)$/]:matches([callee.object.name='store'], [callee.object.property.name='store'])",
+          message:
+            'Surface modules call no Store method (store.get/put/update/delete/query/batchGet/transactWrite): move the read or write into a named function of the module that owns the item (its repository or records module).',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.{ts,tsx}'],
     // Tests assert on untyped JSON (response bodies, documents, fake Stripe form params) and vitest's `expect.any`, all `any`: typing each would add casts, not checks.
     rules: {

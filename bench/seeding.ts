@@ -9,7 +9,8 @@
  * @module
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Item, Key, Store } from '../shared/store/store.js';
+import type { Store } from '../shared/store/store.js';
+import type { Item, Key } from '../shared/store/requests.js';
 import type { Transaction } from '../shared/store/unit-of-work.js';
 import { runPool } from './support.js';
 

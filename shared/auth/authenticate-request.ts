@@ -2,9 +2,10 @@ import { isoTime, type Clock } from '../clock.js';
 import { TOKEN_LAST_USED_PRECISION_MS } from '../domain/tokens/schema.js';
 import { ProblemError } from '../errors.js';
 import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
-import { keys } from '../store/keys.js';
 import { logger } from '../logger.js';
-import { ConditionFailedError, itemWithKey, type Item, type Key, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import { readTokenWith, stampTokenLastUsed } from '../domain/tokens/authentication-reads.js';
+import type { Item, Key } from '../store/requests.js';
 import { checkToken, parseBearer, secretMatchesHash, type Principal, type SecretCheck } from './principal.js';
 
 /** What {@link authenticateRequest} needs to know about the request. */
@@ -97,17 +98,18 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   }
 
   const window = rateWindow(clock, input.bucket, input.clientIp);
-  const tokenKey = keys.token(bearer.tokenId);
   const extra = input.alsoRead?.(bearer.tokenId) ?? [];
-  const items = await store.batchGet([tokenKey, window.key, ...extra]);
-  const tokenItem = itemWithKey(items, tokenKey);
+  const {
+    token: tokenItem,
+    alongside: [windowItem, ...extraItems],
+  } = await readTokenWith(store, bearer.tokenId, [window.key, ...extra]);
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash, clock.nowMs());
   if (checked.ok) {
     await recordTokenUse(store, clock, tokenItem!);
-    return { ok: true, principal: checked.principal, items: extra.map((key) => itemWithKey(items, key)).filter((item): item is Item => item !== undefined) };
+    return { ok: true, principal: checked.principal, items: extraItems.filter((item): item is Item => item !== undefined) };
   }
   // A full window refuses every failure alike (unknown id, wrong secret, revoked) without counting it.
-  if (isWindowFull(itemWithKey(items, window.key), window)) return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
+  if (isWindowFull(windowItem, window)) return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
   return countFailure(checked.error, checked.holder);
 }
 
@@ -123,7 +125,7 @@ const recentlyStamped = new Map<string, number>();
  * one process (a Lambda container, the local server) sends one UpdateItem, not one per call: the process
  * remembers which tokens it stamped within the hour ({@link recentlyStamped}). The token list shows it
  * (`Token.last_used_at`, the dashboard's "Last used"). Never fails the call: a lost race is ignored and a
- * store failure only logged (the stamp is informational).
+ * store failure only logged (the stamp is informational). The write is {@link stampTokenLastUsed}.
  */
 async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Promise<void> {
   const nowMs = clock.nowMs();
@@ -136,13 +138,8 @@ async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Prom
   if (recentlyStamped.size >= RECENTLY_STAMPED_LIMIT) recentlyStamped.clear();
   recentlyStamped.set(tokenId, nowMs);
   try {
-    await store.update({
-      Key: keys.token(tokenItem.id as string),
-      UpdateExpression: 'SET last_used_at = :now',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :threshold)',
-      ExpressionAttributeValues: { ':now': isoTime(nowMs), ':threshold': threshold },
-    });
+    await stampTokenLastUsed(store, tokenId, isoTime(nowMs), threshold);
   } catch (error) {
-    if (!(error instanceof ConditionFailedError)) logger.warn('token last_used_at not recorded', { token_id: tokenItem.id as string, error: error as Error });
+    logger.warn('token last_used_at not recorded', { token_id: tokenId, error: error as Error });
   }
 }

@@ -1,4 +1,5 @@
-import { ConditionFailedError, type Key, type Store } from '../store/store.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
+import type { Key } from '../store/requests.js';
 
 /**
  * What the dashboard's sessions (DESIGN D21) and the subscriber portal's sessions (D27) share: one-time

@@ -4,8 +4,9 @@ import type { Ability } from '../catalogues/abilities.js';
 import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { parseTokenCredential } from '../domain/tokens/record.js';
-import { keys } from '../store/keys.js';
-import type { Item, Store } from '../store/store.js';
+import { readTokenItem } from '../domain/tokens/authentication-reads.js';
+import type { Store } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 
 const base62 = baseX('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz');
 /** `svc_live_<ULID>_<base62 secret of ≥ 32 random bytes>` (interface "Bearer tokens" 2, DESIGN D2). */
@@ -194,5 +195,5 @@ function verifyToken(item: Item | undefined, secret: string): Principal {
  */
 export async function authenticate(store: Store, authorization: string | undefined): Promise<Principal> {
   const { tokenId, secret } = parseBearer(authorization);
-  return verifyToken(await store.get(keys.token(tokenId)), secret);
+  return verifyToken(await readTokenItem(store, tokenId), secret);
 }

@@ -1,5 +1,6 @@
 import { entity, keys } from '../store/keys.js';
-import type { Item, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 import type { Transaction } from '../store/unit-of-work.js';
 import * as z from '../schemas/zod.js';
 import { Timestamp } from '../schemas/common.js';

@@ -4,7 +4,8 @@ import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { entity, keys, secondaryIndex } from '../store/keys.js';
-import { ConditionFailedError, type Item, type Store } from '../store/store.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 import type { TeamMember } from '../domain/team-members/schema.js';
 import { parseStoredPasskey, parseStoredWebauthnChallenge } from './records.js';
 

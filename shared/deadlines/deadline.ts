@@ -5,7 +5,7 @@ import { Timestamp } from '../schemas/common.js';
 import * as z from '../schemas/zod.js';
 import { entity, keys, secondaryIndex } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
-import type { Item } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 import type { Transaction, UnitOfWorkRuntime } from '../store/unit-of-work.js';
 
 /**

@@ -1,7 +1,7 @@
 import pMap from 'p-map';
 import { logger } from '../logger.js';
 import { keys, secondaryIndex } from '../store/keys.js';
-import type { Key } from '../store/store.js';
+import type { Key } from '../store/requests.js';
 import type { UnitOfWorkRuntime } from '../store/unit-of-work.js';
 import { DEADLINE_SHARDS, deadlineOf, dueSortKeyBound, type Deadline, type DeadlineKind } from './deadline.js';
 import { DEADLINE_HANDLERS, type DeadlineHandler } from './handlers.js';

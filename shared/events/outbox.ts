@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { newEventId } from '../ids.js';
 import { entity, keys, secondaryIndex, workerIndexShard } from '../store/keys.js';
-import type { Item } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 
 /** Events stay in the table 30 days (seconds; the outbox is housekeeping after fan-out). */
 const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;

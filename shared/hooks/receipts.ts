@@ -1,7 +1,8 @@
 import { ProblemError } from '../errors.js';
 import { entity, keys } from '../store/keys.js';
 import { withRequestScope, type RequestScope } from '../store/request-scope.js';
-import { ConditionFailedError, TransactionCanceledError, type Store, type TransactionItem } from '../store/store.js';
+import { ConditionFailedError, TransactionCanceledError, type Store } from '../store/store.js';
+import type { TransactionItem } from '../store/requests.js';
 
 /**
  * Receipts of processed inbound updates and provider events (DESIGN D22: "idempotent on the provider's

@@ -1,13 +1,11 @@
 import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-event-context.js';
 import { applyStripeEvent } from '../domain/payments/stripe-events.js';
-import { toProject } from '../domain/projects/repository.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
-import { keys } from '../store/keys.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
-import { hookPrincipal } from './principal.js';
+import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 import { STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
@@ -43,8 +41,8 @@ async function handleStripeEvent(runtime: Runtime, request: { projectId: string;
     if (!event || !credential) return STRIPE_SIGNATURE_REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
-    const projectItem = await runtime.store.get(keys.project(teamId, projectId));
-    if (!projectItem || toProject(projectItem).payment_provider?.provider !== 'stripe') return STRIPE_SIGNATURE_REFUSED;
+    const project = await hookProject(runtime.store, teamId, projectId, STRIPE_HOOK_ROUTE.source);
+    if (project?.payment_provider?.provider !== 'stripe') return STRIPE_SIGNATURE_REFUSED;
     const receipt: HookReceiptRef = { teamId, source: STRIPE_HOOK_ROUTE.source, projectId, providerEventId: event.id };
     let outcome: StripeEventOutcome = { applied: true };
     const done = await applyOnce(

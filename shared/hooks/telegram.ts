@@ -4,15 +4,14 @@ import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { readPlatformUserClaim } from '../domain/members/repository.js';
 import { createPortalLink } from '../domain/portal-sessions/links.js';
-import { recordBotPermissions, toProject } from '../domain/projects/repository.js';
-import { inviteLinkHash } from '../domain/subscriptions/platform-access.js';
+import { recordBotPermissions } from '../domain/projects/repository.js';
+import { subscriberInvitedBy } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import { sendTelegramMessage, TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
 import type { Runtime } from '../runtime.js';
-import { keys } from '../store/keys.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
-import { hookPrincipal } from './principal.js';
+import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
@@ -157,9 +156,8 @@ async function answerCommand(runtime: Runtime, bot: { teamId: string; projectId:
 async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, botId: string | undefined, update: z.infer<typeof TelegramUpdate>): Promise<void> {
   const changed = update.chat_member ?? update.my_chat_member;
   if (!changed) return;
-  const projectItem = await runtime.store.get(keys.project(teamId, projectId));
-  if (!projectItem) return;
-  const project = toProject(projectItem);
+  const project = await hookProject(runtime.store, teamId, projectId, 'telegram');
+  if (!project) return;
   const linked = project.resources.some((resource) => (resource.kind === 'channel' || resource.kind === 'group') && resource.platform_resource_id === String(changed.chat.id));
   if (update.my_chat_member) {
     if (botId !== undefined && String(update.my_chat_member.new_chat_member.user.id) !== botId) return;
@@ -175,9 +173,7 @@ async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, 
   let invitedSubscriberId: string | undefined;
   const link = memberUpdate.invite_link?.invite_link;
   if (change === 'joined' && link) {
-    const invite = await runtime.store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(link)));
-    // A link revoked when the subscriber's access ended (if Telegram still let a join through) links no one.
-    invitedSubscriberId = invite && !invite.revoked_at ? ((invite.subscriber_id as string | undefined) ?? undefined) : undefined;
+    invitedSubscriberId = await subscriberInvitedBy(runtime.store, teamId, projectId, link);
   }
   await recordPlatformMembership(runtime, {
     teamId,

@@ -9,7 +9,8 @@ import { mintToken, revokeToken } from '../domain/tokens/repository.js';
 import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
-import { ConditionFailedError, type Item, type Store } from '../store/store.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 import { parseStoredAuthorizationRequest, parseStoredClient, parseStoredCode, parseStoredGrant, parseStoredRefresh, type AuthorizationRequest } from './records.js';
 
 /**

@@ -3,7 +3,8 @@ import { isoTime } from '../clock.js';
 import type { KeyEncryptionKey } from '../credentials/envelope.js';
 import { openCredential, sealCredential, type CredentialKind } from '../credentials/repository.js';
 import { keys } from '../store/keys.js';
-import { ConditionFailedError, type Item, type Store } from '../store/store.js';
+import { ConditionFailedError, type Store } from '../store/store.js';
+import type { Item } from '../store/requests.js';
 import { DiscordCallError, loadDiscordClient, type DiscordSettings } from './discord.js';
 
 /**

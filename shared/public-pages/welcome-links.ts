@@ -4,7 +4,6 @@ import { Team } from '../domain/teams/schema.js';
 import * as z from '../schemas/zod.js';
 import { entity, keys } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
-import { parseStoredCheckoutSession } from '../domain/checkout-sessions/record.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -51,12 +50,4 @@ export async function findWelcomeLink(store: Store, clock: Clock, projectId: str
   const link = item ? parseStoredWelcomeLink(item) : null;
   if (!link || link.project_id !== projectId || link.expires_at_ms <= clock.nowMs()) return null;
   return { teamId: link.team_id, subscriptionId: link.subscription_id };
-}
-
-/** The team and subscription the completed Stripe Checkout Session `sessionId` of project `projectId` created, or null (not completed yet, or unknown). */
-export async function findCheckoutSubscription(store: Store, projectId: string, sessionId: string | null): Promise<{ teamId: string; subscriptionId: string } | null> {
-  if (!sessionId || !/^[A-Za-z0-9_]{1,255}$/.test(sessionId)) return null;
-  const item = await store.get(keys.checkoutSession(projectId, sessionId));
-  const session = item ? parseStoredCheckoutSession(item) : null;
-  return session ? { teamId: session.team_id, subscriptionId: session.subscription_id } : null;
 }

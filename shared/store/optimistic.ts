@@ -1,5 +1,6 @@
 import pRetry from 'p-retry';
-import { ConditionFailedError, TransactionCanceledError, type Item } from './store.js';
+import { ConditionFailedError, TransactionCanceledError } from './store.js';
+import type { Item } from './requests.js';
 
 /** Attempts of an optimistic change (read → decide → one transaction) before it gives up (DESIGN D14). */
 export const MAX_ATTEMPTS = 5;

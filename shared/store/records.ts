@@ -1,5 +1,5 @@
 import type * as z from '../schemas/zod.js';
-import type { Item } from './store.js';
+import type { Item } from './requests.js';
 
 /**
  * Stored records (DESIGN §2, D14): every item is parsed on read through the zod schema of its STORED

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ProblemError } from '../errors.js';
-import { ConditionFailedError, MAX_TRANSACTION_ITEMS, type Item, type Store, type TransactionItem } from './store.js';
+import { ConditionFailedError, MAX_TRANSACTION_ITEMS, type Store } from './store.js';
+import type { Item, TransactionItem } from './requests.js';
 
 /**
  * What a request contributes to the first transaction its operation commits (DESIGN D3, D5, D14): the

@@ -3,7 +3,8 @@ import { outboxItem, type EventToEmit, type StoredEvent } from '../events/outbox
 import type { ProblemError } from '../errors.js';
 import { isTransactionConflict, retryOnLostRace } from './optimistic.js';
 import { takeRequestItems } from './request-scope.js';
-import { ConditionFailedError, type DeleteRequest, type Item, type Key, type Store, type TableChoice, type TransactionItem } from './store.js';
+import { ConditionFailedError, type Store } from './store.js';
+import type { DeleteRequest, Item, Key, TableChoice, TransactionItem } from './requests.js';
 
 /** What a failed condition of one transaction item means to the caller (e.g. NOT_FOUND or CONFLICT). */
 type OnConditionFailed = () => ProblemError;

@@ -43,6 +43,78 @@ describe('store adapter', () => {
   });
 });
 
+describe('the store’s requests', () => {
+  /** A store whose document client records each command's class and input and answers `{}`. */
+  function recordingStore() {
+    const sent: Array<{ command: string; input: unknown }> = [];
+    const document = {
+      send: async (command: { input: unknown }) => {
+        sent.push({ command: command.constructor.name, input: command.input });
+        return {};
+      },
+    };
+    return { store: createStore({ tableName: 'main-table', deadLetterTableName: 'dead-table', document }), sent };
+  }
+
+  it('reach DynamoDB as the matching command, `table` replaced by that table’s TableName and every other field as given', async () => {
+    const { store, sent } = recordingStore();
+    const condition = { ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as const;
+    await store.put({ Item: { pk: 'a', sk: 'b' }, ...condition });
+    await store.update({
+      table: 'deadLetter',
+      Key: { pk: 'a', sk: 'b' },
+      UpdateExpression: 'SET #v = :v',
+      ExpressionAttributeNames: { '#v': 'v' },
+      ExpressionAttributeValues: { ':v': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    await store.delete({ table: 'main', Key: { pk: 'a', sk: 'b' }, ReturnValues: 'ALL_OLD' });
+    await store.query({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'a' }, Select: 'COUNT', Limit: 5, ScanIndexForward: false });
+    expect(sent).toEqual([
+      { command: 'PutCommand', input: { TableName: 'main-table', Item: { pk: 'a', sk: 'b' }, ...condition } },
+      {
+        command: 'UpdateCommand',
+        input: {
+          TableName: 'dead-table',
+          Key: { pk: 'a', sk: 'b' },
+          UpdateExpression: 'SET #v = :v',
+          ExpressionAttributeNames: { '#v': 'v' },
+          ExpressionAttributeValues: { ':v': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        },
+      },
+      { command: 'DeleteCommand', input: { TableName: 'main-table', Key: { pk: 'a', sk: 'b' }, ReturnValues: 'ALL_OLD' } },
+      {
+        command: 'QueryCommand',
+        input: { TableName: 'main-table', IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'a' }, Select: 'COUNT', Limit: 5, ScanIndexForward: false },
+      },
+    ]);
+  });
+
+  it('convert each transaction item, on either table, to the element of one TransactWriteItems of the same kind', async () => {
+    const { store, sent } = recordingStore();
+    await store.transactWrite([
+      { Put: { Item: { pk: 'p', sk: '1' } } },
+      { Update: { table: 'deadLetter', Key: { pk: 'u', sk: '1' }, UpdateExpression: 'REMOVE x' } },
+      { Delete: { Key: { pk: 'd', sk: '1' }, ConditionExpression: 'attribute_exists(pk)' } },
+      { ConditionCheck: { Key: { pk: 'c', sk: '1' }, ConditionExpression: 'attribute_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+    ]);
+    expect(sent).toEqual([
+      {
+        command: 'TransactWriteCommand',
+        input: {
+          TransactItems: [
+            { Put: { TableName: 'main-table', Item: { pk: 'p', sk: '1' } } },
+            { Update: { TableName: 'dead-table', Key: { pk: 'u', sk: '1' }, UpdateExpression: 'REMOVE x' } },
+            { Delete: { TableName: 'main-table', Key: { pk: 'd', sk: '1' }, ConditionExpression: 'attribute_exists(pk)' } },
+            { ConditionCheck: { TableName: 'main-table', Key: { pk: 'c', sk: '1' }, ConditionExpression: 'attribute_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+          ],
+        },
+      },
+    ]);
+  });
+});
+
 describe('DynamoDB Local’s lock timeout', () => {
   it('reads as the transaction conflict AWS answers instead, so a transaction under load is retried by its caller rather than failing', async () => {
     const conflicted = scriptedStore([lockTimeout()]);

@@ -2,7 +2,8 @@ import pMap from 'p-map';
 import { isoTime } from '../../clock.js';
 import { completeDeadline, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, type Key } from '../../store/store.js';
+import { ConditionFailedError } from '../../store/store.js';
+import type { Key } from '../../store/requests.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { toAccessCode } from './repository.js';
 

@@ -3,7 +3,9 @@ import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js'
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import { queryPage, type Item, type Page, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { queryPage, type Page } from '../../store/pages.js';
+import type { Item } from '../../store/requests.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { parseStoredAccessCode, parseStoredAccessCodeRef, parseStoredAccessCodeStatus, parseStoredBatchState, type StoredAccessCode } from './record.js';
 import type { AccessCode, AccessCodeStatus } from './schema.js';

@@ -2,7 +2,9 @@ import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { newUlid } from '../../ids.js';
 import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, type Item, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor } from '../../store/pages.js';
+import type { Item } from '../../store/requests.js';
 import type { ActivityEntry, NewActivityEntry } from './schema.js';
 
 /** Activity entries are kept 400 days (TTL housekeeping). */

@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.js';
-import type { Item } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import { addInterval } from '../subscriptions/lifecycle.js';
 import { parseStoredInvoice } from './record.js';
 import {

@@ -1,6 +1,6 @@
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import type { Item } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import { TIER_ATTRIBUTE, accountOf, anchorOf, periodContaining, tierOf, type BillingRead, type StoredBilling } from './account.js';
 import { DEFAULT_TIER, GRACE_PERIOD_MS, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
 

@@ -1,6 +1,8 @@
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Item } from '../../store/requests.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { accountOf, toInvoice, usageOf, type BillingRead, type StoredBilling } from './account.js';
 import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from './schema.js';

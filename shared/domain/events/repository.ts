@@ -5,7 +5,7 @@ import { ProblemError } from '../../errors.js';
 import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { listFilter, queryPage, type ListCondition, type Page } from '../../store/store.js';
+import { listFilter, queryPage, type ListCondition, type Page } from '../../store/pages.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { currentTokenAbilities } from '../tokens/repository.js';
 import { deliveryBody, redactPayload } from '../webhook-deliveries/fan-out.js';

@@ -3,7 +3,9 @@ import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from 
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Item } from '../../store/requests.js';
 import { parseStoredPayment, parseStoredSubscriberPayment } from './record.js';
 import type { ListPaymentsQuery, Payment } from './schema.js';
 

@@ -12,7 +12,7 @@ import { DISCORD_CREDENTIAL, DiscordCallError, discordSettingsOf, loadDiscordCli
 import { DISCORD_USER_CREDENTIAL } from '../../platforms/discord-user.js';
 import { TELEGRAM_CREDENTIAL, TelegramCallError, deleteTelegramWebhook, registerTelegramWebhook, type TelegramBotIdentity } from '../../platforms/telegram.js';
 import { checkDiscordBot, requireBotFields } from './discord.js';
-import type { Item } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { archivedConflict, changeProject, loadProject, toProject, type ChangeEvent } from './repository.js';
 import type { ConnectBotRequest, Project, ProjectBot } from './schema.js';

@@ -2,7 +2,8 @@ import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { queryPage, type Page, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { queryPage, type Page } from '../../store/pages.js';
 import { livePlanAttribute, mayReadContact, toSubscriber } from './repository.js';
 import type { ExportSubscribersQuery, ListSubscribersQuery, Subscriber, SubscriberExportPage } from './schema.js';
 

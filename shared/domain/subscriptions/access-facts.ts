@@ -1,5 +1,6 @@
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { itemWithKey, type Item, type Key, type Store } from '../../store/store.js';
+import { itemWithKey, type Store } from '../../store/store.js';
+import type { Item, Key } from '../../store/requests.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';

@@ -2,7 +2,7 @@ import { deadlineItem, type Deadline } from '../../deadlines/deadline.js';
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
-import type { Item } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { platformErrorOf } from '../members/platform-retry.js';
 import { MemberPlatformError } from '../members/schema.js';

@@ -46,7 +46,7 @@ export interface PlatformAccessFollowUp {
 const INVITE_LINK_RETENTION_SECONDS = 30 * 24 * 3600;
 
 /** The SHA-256 (hex) of an invite link's URL: the key of its item (never the URL itself in a key). */
-export function inviteLinkHash(url: string): string {
+function inviteLinkHash(url: string): string {
   return createHash('sha256').update(url, 'utf8').digest('hex');
 }
 
@@ -160,6 +160,16 @@ export function markInviteLinksRevoked(tx: Transaction, teamId: string, projectI
       values: { ':now': isoTime(nowMs), ':expires': Math.floor(nowMs / 1000) + INVITE_LINK_RETENTION_SECONDS },
     });
   }
+}
+
+/**
+ * The subscriber whose personal invite link `url` is (its invite-link item, one strongly consistent
+ * GetItem), or undefined: no such item, or the link was revoked when the subscriber's access ended (a join
+ * Telegram still let through links no one).
+ */
+export async function subscriberInvitedBy(store: Store, teamId: string, projectId: string, url: string): Promise<string | undefined> {
+  const invite = await store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
+  return invite && !invite.revoked_at ? ((invite.subscriber_id as string | undefined) ?? undefined) : undefined;
 }
 
 /**

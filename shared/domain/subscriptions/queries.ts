@@ -2,7 +2,9 @@ import type { Principal } from '../../auth/principal.js';
 import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Item } from '../../store/requests.js';
 import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
 import type { ListSubscriptionsQuery, Subscription } from './schema.js';
 

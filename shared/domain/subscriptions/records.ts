@@ -1,7 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
-import type { Item } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 

@@ -3,7 +3,8 @@ import { ConcurrentChange } from '../roles/policy.js';
 import * as z from '../../schemas/zod.js';
 import { entity, keys } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
-import type { Item, Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { TeamMember } from './schema.js';
 

@@ -6,7 +6,9 @@ import { bearerString, newTokenSecret, sha256, type Principal } from '../../auth
 import { ProblemError } from '../../errors.js';
 import { newUlid } from '../../ids.js';
 import { entity, keys, secondaryIndex } from '../../store/keys.js';
-import { ConditionFailedError, decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Item } from '../../store/requests.js';
 import { requireProjectsOfTeam } from '../projects/repository.js';
 import { getTeam } from '../teams/repository.js';
 import type { Team } from '../teams/schema.js';

@@ -1,7 +1,8 @@
 import { isoTime } from '../../clock.js';
 import type { DeliveryMessage } from '../../runtime.js';
 import { keys } from '../../store/keys.js';
-import { ConditionFailedError, TransactionCanceledError, type Item, type Store, type TransactionItem } from '../../store/store.js';
+import { ConditionFailedError, TransactionCanceledError, type Store } from '../../store/store.js';
+import type { Item, TransactionItem } from '../../store/requests.js';
 import { LEASE_MS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
 import type { AttemptTransition } from './state-machine.js';

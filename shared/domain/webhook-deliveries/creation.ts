@@ -3,7 +3,8 @@ import { isoTime } from '../../clock.js';
 import type { StoredEvent } from '../../events/outbox.js';
 import { newDeliveryId } from '../../ids.js';
 import { entity, keys } from '../../store/keys.js';
-import { MAX_TRANSACTION_ITEMS, type Item, type Store, type TransactionItem } from '../../store/store.js';
+import { MAX_TRANSACTION_ITEMS, type Store } from '../../store/store.js';
+import type { Item, TransactionItem } from '../../store/requests.js';
 import { deliveryExpiresAt } from './policy.js';
 import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, pendingIndexOf, type StoredDelivery } from './stored.js';
 

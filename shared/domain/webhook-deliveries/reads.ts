@@ -3,7 +3,8 @@ import { ProblemError } from '../../errors.js';
 import type { StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { listFilter, queryPage, type Page, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { listFilter, queryPage, type Page } from '../../store/pages.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
 import { asDelivery, asEvent, type StoredDelivery } from './stored.js';
 

@@ -1,6 +1,8 @@
 import { isoTime } from '../../clock.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
-import { ConditionFailedError, listFilter, type Key, type Store, type TransactionItem } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
+import { listFilter } from '../../store/pages.js';
+import type { Key, TransactionItem } from '../../store/requests.js';
 import { deliveryExpiresAt } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
 import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, parseStoredDeadLetterRef, parseStoredDeliveryId, pendingIndexOf, type DeadLetterRef, type StoredDelivery } from './stored.js';

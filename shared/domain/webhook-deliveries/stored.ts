@@ -4,7 +4,8 @@ import * as z from '../../schemas/zod.js';
 import { entity, keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
 import { parseStoredEvent } from '../events/record.js';
-import { ConditionFailedError, TransactionCanceledError, type Item } from '../../store/store.js';
+import { ConditionFailedError, TransactionCanceledError } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
 import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import type { DeliveryState } from './state-machine.js';
 

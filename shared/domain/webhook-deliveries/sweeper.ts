@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
-import type { Key } from '../../store/store.js';
+import type { Key } from '../../store/requests.js';
 import { fanOutEvents } from './fan-out.js';
 import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS, SWEEP_MOVE_CONCURRENCY } from './policy.js';
 import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './worker-index.js';

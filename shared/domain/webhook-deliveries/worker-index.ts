@@ -1,6 +1,7 @@
 import type { StoredEvent } from '../../events/outbox.js';
 import { WORKER_INDEX_SHARDS, keys, secondaryIndex } from '../../store/keys.js';
-import { ConditionFailedError, type Item, type Key, type Store } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
+import type { Item, Key } from '../../store/requests.js';
 import { MAX_SWEEP_SPACING_MS, OUTBOX_PAGE_SIZE, WORKER_PAGE_SIZE } from './policy.js';
 import { INDEX_PK, INDEX_SK, asDelivery, asEvent, dueSortKey, type StoredDelivery } from './stored.js';
 

@@ -1,7 +1,8 @@
 import { isoTime } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
 import { keys } from '../../store/keys.js';
-import { ConditionFailedError, type Item, type Key, type Store, type TransactionItem } from '../../store/store.js';
+import { ConditionFailedError, type Store } from '../../store/store.js';
+import type { Item, Key, TransactionItem } from '../../store/requests.js';
 import { AUTO_DISABLE_THRESHOLD } from './policy.js';
 import { RAISE_REVISION, rememberWebhookEndpoint, type StoredWebhookEndpoint } from './repository.js';
 

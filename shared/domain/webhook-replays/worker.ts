@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../runtime.js';
-import type { Key } from '../../store/store.js';
+import type { Key } from '../../store/requests.js';
 import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY, REPLAY_GROUP_CONCURRENCY } from '../webhook-deliveries/policy.js';
 import { loadDelivery } from '../webhook-deliveries/reads.js';
 import { REQUEUE_GROUP_SIZE, queryReplaySource, writeRequeue, writeRequeueGroup, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/requeue.js';

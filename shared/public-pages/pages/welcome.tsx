@@ -9,7 +9,8 @@ import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ProblemError } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { publicResult, type PublicRequest } from '../http.js';
-import { findCheckoutSubscription, findWelcomeLink } from '../welcome-links.js';
+import { findCheckoutSubscription } from '../../domain/checkout-sessions/repository.js';
+import { findWelcomeLink } from '../welcome-links.js';
 import type { JoinContext } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 
