@@ -64,11 +64,19 @@ export default defineConfig(
     },
   },
   {
-    // Surface modules (hooks, public pages, HTTP, authentication, Lambda handlers) call repository functions in
+    // Surface modules (hooks, public pages, HTTP, authentication, MCP, dashboard pages, Lambda handlers) call repository functions in
     // domain terms, never a Store method with DynamoDB expressions. The listed modules are the persistence of
-    // one item each (hook receipts, welcome links, a session's idle touch) and keep their Store calls.
-    files: ['shared/hooks/**/*.{ts,tsx}', 'shared/public-pages/**/*.{ts,tsx}', 'shared/http/**/*.{ts,tsx}', 'shared/auth/**/*.{ts,tsx}', 'functions/**/*.{ts,tsx}'],
-    ignores: ['shared/hooks/receipts.ts', 'shared/public-pages/welcome-links.ts', 'shared/auth/idle-sessions.ts'],
+    // one item each (hook receipts, welcome links, a session's idle touch, tool-server sessions) and keep their Store calls.
+    files: [
+      'shared/hooks/**/*.{ts,tsx}',
+      'shared/public-pages/**/*.{ts,tsx}',
+      'shared/http/**/*.{ts,tsx}',
+      'shared/auth/**/*.{ts,tsx}',
+      'shared/mcp/**/*.{ts,tsx}',
+      'shared/dashboard/pages/**/*.{ts,tsx}',
+      'functions/**/*.{ts,tsx}',
+    ],
+    ignores: ['shared/hooks/receipts.ts', 'shared/public-pages/welcome-links.ts', 'shared/auth/idle-sessions.ts', 'shared/mcp/sessions.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -8,7 +8,8 @@ import type { Runtime } from '../runtime.js';
 import * as z from '../schemas/zod.js';
 import { recordParser } from '../store/records.js';
 import { entity, keys } from '../store/keys.js';
-import { ConditionFailedError, type Item, type Key } from '../store/store.js';
+import type { Item, Key } from '../store/requests.js';
+import { ConditionFailedError } from '../store/store.js';
 
 /** Sessions end 24 hours after `initialize` (seconds); checked in code, TTL only cleans up. */
 export const MCP_SESSION_LIFETIME_SECONDS = 24 * 60 * 60;
