@@ -13,7 +13,8 @@ import { SESSION_IDLE_MS, SIGN_IN_LINK_LIFETIME_MS, consumeSignInLink, createSes
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
-import { ensureTeamOwner, inviteTeamMember, acceptTeamInvitation, removeTeamMember } from '../../shared/domain/team-members/repository.js';
+import { ensureTeamOwner, removeTeamMember } from '../../shared/domain/team-members/changes.js';
+import { inviteTeamMember, acceptTeamInvitation } from '../../shared/domain/team-members/invitations.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';

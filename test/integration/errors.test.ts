@@ -43,7 +43,7 @@ import { TIER_LIMITS } from '../../shared/domain/billing/schema.js';
 import { createProject } from '../../shared/domain/projects/repository.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
-import { ensureTeamOwner } from '../../shared/domain/team-members/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
