@@ -11,7 +11,7 @@ import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { runOperation } from '../../shared/dashboard/run-operation.js';
 import { SESSION_IDLE_MS, SIGN_IN_LINK_LIFETIME_MS, consumeSignInLink, createSession, createSignInLink, findSession, listSessions, revokeSession } from '../../shared/dashboard/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { ensureTeamOwner, removeTeamMember } from '../../shared/domain/team-members/changes.js';
 import { inviteTeamMember, acceptTeamInvitation } from '../../shared/domain/team-members/invitations.js';

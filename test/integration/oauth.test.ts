@@ -12,7 +12,7 @@ import type { ManualClock } from '../../shared/clock.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { acceptTeamInvitation, inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
