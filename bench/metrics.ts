@@ -16,7 +16,7 @@ import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { manualClock } from '../shared/clock.js';
 import { writePaymentMetrics } from '../shared/domain/metrics/writes.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
-import { createProject } from '../shared/domain/projects/repository.js';
+import { createProject } from '../shared/domain/projects/creation.js';
 import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
 import { addSubscriptionCreation, newSubscription } from '../shared/domain/subscriptions/creation.js';
 import { createTeam } from '../shared/domain/teams/repository.js';

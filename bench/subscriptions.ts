@@ -21,7 +21,7 @@ import { applyDueDeadlines } from '../shared/deadlines/worker.js';
 import { TIER_ATTRIBUTE } from '../shared/domain/billing/account.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
 import type { Plan } from '../shared/domain/plans/schema.js';
-import { createProject } from '../shared/domain/projects/repository.js';
+import { createProject } from '../shared/domain/projects/creation.js';
 import { createSubscriber, prepareSubscriber } from '../shared/domain/subscribers/repository.js';
 import { addSubscriptionCreation, createSubscription, newSubscription } from '../shared/domain/subscriptions/creation.js';
 import { getSubscription } from '../shared/domain/subscriptions/queries.js';

@@ -4,7 +4,7 @@ import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { readPlatformUserClaim } from '../domain/members/repository.js';
 import { createPortalLink } from '../domain/portal-sessions/links.js';
-import { recordBotPermissions } from '../domain/projects/repository.js';
+import { recordBotPermissions } from '../domain/projects/changes.js';
 import { subscriberInvitedBy } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';

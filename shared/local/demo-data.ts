@@ -8,7 +8,7 @@ import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
 import { changeTier } from '../domain/billing/changes.js';
 import type { Team } from '../domain/teams/schema.js';
-import { createProject } from '../domain/projects/repository.js';
+import { createProject } from '../domain/projects/creation.js';
 import { connectPaymentProvider } from '../domain/projects/payment-provider.js';
 import { ConnectPaymentProviderRequest } from '../domain/projects/schema.js';
 import { createPlan } from '../domain/plans/creation.js';

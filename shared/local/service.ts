@@ -25,7 +25,7 @@ import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
 import { DASHBOARD_PATH, MAX_DASHBOARD_BODY_BYTES } from '../dashboard/http.js';
 import { JOIN_PATH, PORTAL_PATH } from '../public-pages/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
-import { ensureTeamOwner } from '../domain/team-members/repository.js';
+import { ensureTeamOwner } from '../domain/team-members/changes.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
 import { DEMO_OWNER, DEMO_TEAM_ID, seedDemo } from './demo-data.js';
 import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';

@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { isAbility, type Ability } from '../catalogues/abilities.js';
 import { newTokenSecret, sha256 } from '../auth/principal.js';
 import { isoTime, type Clock } from '../clock.js';
@@ -11,26 +11,18 @@ import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
-import { parseStoredAuthorizationRequest, parseStoredClient, parseStoredCode, parseStoredGrant, parseStoredRefresh, type AuthorizationRequest } from './records.js';
+import { HOUSEKEEPING_SECONDS, parseStoredCode, parseStoredGrant, parseStoredRefresh } from './records.js';
 
 /**
- * The tool server's OAuth 2.1 authorization server, its stored side (DESIGN D30): registered public
- * clients, pending authorization requests (validated by `/oauth/authorize`, approved on the dashboard's
- * consent page), single-use authorization codes bound to a PKCE challenge, and grants — one family of
- * rotating refresh tokens each — that issue ordinary D2 access tokens expiring after an hour. Codes and
- * refresh tokens are stored as SHA-256 hashes only; the client holds `<prefix>_<ULID>_<secret>`.
+ * The token endpoint's side of the OAuth authorization server (DESIGN D30): exchanging an authorization code
+ * for a grant — one family of rotating refresh tokens — that issues ordinary D2 access tokens expiring after
+ * an hour. Codes and refresh tokens are stored as SHA-256 hashes only; the client holds `<prefix>_<ULID>_<secret>`.
  */
 
-/** An authorization code is valid this long (milliseconds): 60 seconds. */
-export const AUTHORIZATION_CODE_LIFETIME_MS = 60 * 1000;
 /** An access token issued to an OAuth client works this long (milliseconds): 1 hour. */
 export const ACCESS_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 /** A refresh token is valid this long after it was issued (milliseconds): 30 days. */
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
-/** A validated authorization request waits this long for the member's consent (milliseconds): 10 minutes. */
-const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
-/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
-const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 const CODE_PATTERN = /^oac_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
 const REFRESH_PATTERN = /^ort_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
@@ -47,143 +39,6 @@ export class OAuthError extends Error {
     super(description);
     this.name = 'OAuthError';
   }
-}
-
-/** A registered client as stored (RFC 7591 metadata the service keeps). */
-export interface OAuthClientRecord {
-  client_id: string;
-  client_id_issued_at: number;
-  client_name: string | null;
-  redirect_uris: string[];
-  /** The registration response's other metadata, echoed as registered. */
-  metadata: Record<string, unknown>;
-}
-
-/** True for a redirect URI a public client may register: `https`, or `http` on a loopback host (127.0.0.1, [::1], localhost); never with a fragment. */
-export function isAllowedRedirectUri(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.hash || value.includes('#')) return false;
-  if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-}
-
-/**
- * Stores a new public client (RFC 7591; DESIGN D30) with a random `client_id`; the caller validated the
- * metadata. Clients are stored per client, not per team: they register before anyone signs in.
- */
-export async function registerClient(store: Store, clock: Clock, input: { client_name?: string; redirect_uris: string[]; metadata: Record<string, unknown> }): Promise<OAuthClientRecord> {
-  const record: OAuthClientRecord = {
-    client_id: randomUUID(),
-    client_id_issued_at: Math.floor(clock.nowMs() / 1000),
-    client_name: input.client_name?.slice(0, 100) ?? null,
-    redirect_uris: input.redirect_uris,
-    metadata: input.metadata,
-  };
-  await store.put({ Item: { ...keys.oauthClient(record.client_id), entity: entity.oauthClient, ...record }, ConditionExpression: 'attribute_not_exists(pk)' });
-  return record;
-}
-
-/** The registered client `clientId`, or null. */
-export async function findClient(store: Store, clientId: string): Promise<OAuthClientRecord | null> {
-  if (!/^[0-9a-f-]{36}$/.test(clientId)) return null;
-  const item = await store.get(keys.oauthClient(clientId));
-  if (!item) return null;
-  const client = parseStoredClient(item);
-  return { ...client, client_name: client.client_name ?? null, metadata: client.metadata ?? {} };
-}
-
-export type { AuthorizationRequest };
-
-/** Stores a validated authorization request for {@link AUTHORIZATION_REQUEST_LIFETIME_MS}; returns its id (a random UUID, the consent page's parameter). */
-export async function saveAuthorizationRequest(store: Store, clock: Clock, input: Omit<AuthorizationRequest, 'id' | 'expires_at_ms'>): Promise<AuthorizationRequest> {
-  const expiresAtMs = clock.nowMs() + AUTHORIZATION_REQUEST_LIFETIME_MS;
-  const request: AuthorizationRequest = { ...input, id: randomUUID(), expires_at_ms: expiresAtMs };
-  await store.put({
-    Item: { ...keys.oauthRequest(request.id), entity: entity.oauthRequest, ...request, expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
-  return request;
-}
-
-/** The pending authorization request `requestId`, or null when unknown, used or expired. */
-export async function findAuthorizationRequest(store: Store, clock: Clock, requestId: string): Promise<AuthorizationRequest | null> {
-  if (!/^[0-9a-f-]{36}$/.test(requestId)) return null;
-  const item = await store.get(keys.oauthRequest(requestId));
-  const request = item ? parseStoredAuthorizationRequest(item) : null;
-  return request && request.expires_at_ms > clock.nowMs() ? request : null;
-}
-
-/** Deletes a pending request once (consent or refusal); false when it was already gone (a second click). */
-async function consumeAuthorizationRequest(store: Store, requestId: string): Promise<boolean> {
-  try {
-    await store.delete({ Key: keys.oauthRequest(requestId), ConditionExpression: 'attribute_exists(pk)' });
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionFailedError) return false;
-    throw error;
-  }
-}
-
-/** The `redirect_uri` with `params` added to its query (RFC 6749 §4.1.2). */
-export function redirectWith(redirectUri: string, params: Record<string, string | null | undefined>): string {
-  const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) if (value !== null && value !== undefined) url.searchParams.set(name, value);
-  return url.href;
-}
-
-/**
- * The member refused (or the request was already answered): consumes the request and returns the
- * client's `redirect_uri` with `error=access_denied` and the `state`.
- */
-export async function denyAuthorizationRequest(store: Store, request: AuthorizationRequest): Promise<string> {
-  await consumeAuthorizationRequest(store, request.id);
-  return redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state });
-}
-
-/**
- * The member consented (DESIGN D30): consumes the request (once) and stores a single-use authorization
- * code (valid {@link AUTHORIZATION_CODE_LIFETIME_MS}) bound to the client, the redirect URI, the PKCE
- * challenge, the member and the abilities and projects consented to (the caller narrowed them to what the
- * member holds). Returns the client's `redirect_uri` with `code` and `state`, or with
- * `error=access_denied` when the request was already answered.
- */
-export async function approveAuthorizationRequest(
-  store: Store,
-  clock: Clock,
-  request: AuthorizationRequest,
-  consent: { teamId: string; memberId: string; abilities: readonly Ability[]; projectIds: readonly string[] },
-): Promise<string> {
-  if (!(await consumeAuthorizationRequest(store, request.id))) return redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state });
-  const nowMs = clock.nowMs();
-  const id = newUlid(nowMs);
-  const secret = newTokenSecret();
-  const expiresAtMs = nowMs + AUTHORIZATION_CODE_LIFETIME_MS;
-  await store.put({
-    Item: {
-      ...keys.oauthCode(id),
-      entity: entity.oauthCode,
-      id,
-      secret_sha256: sha256(secret).toString('hex'),
-      client_id: request.client_id,
-      client_name: request.client_name,
-      redirect_uri: request.redirect_uri,
-      code_challenge: request.code_challenge,
-      resource: request.resource,
-      team_id: consent.teamId,
-      member_id: consent.memberId,
-      abilities: [...consent.abilities],
-      project_ids: [...consent.projectIds],
-      expires_at_ms: expiresAtMs,
-      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
-  return redirectWith(request.redirect_uri, { code: `oac_${id}_${secret}`, state: request.state });
 }
 
 /** The token endpoint's successful answer (RFC 6749 §5.1). */

@@ -8,7 +8,9 @@ import { ProblemError } from '../errors.js';
 import { integrationsFromEnvironment } from '../integrations.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
-import { OAuthError, exchangeAuthorizationCode, findClient, isAllowedRedirectUri, redirectWith, refreshGrant, registerClient, saveAuthorizationRequest } from './grants.js';
+import { redirectWith, saveAuthorizationRequest } from './authorization-requests.js';
+import { findClient, isAllowedRedirectUri, registerClient } from './clients.js';
+import { OAuthError, exchangeAuthorizationCode, refreshGrant } from './grants.js';
 
 /** Path of the authorization server metadata (RFC 8414 §3; the issuer is the origin, so no path suffix). */
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';

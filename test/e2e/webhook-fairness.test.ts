@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it, vi } from 'vitest';
 import { createCertificateAuthority, issueServerCertificate } from '../../bin/certificates.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { LocalService } from '../../shared/local/service.js';

@@ -17,7 +17,7 @@ import { generateAccessCodes } from '../../shared/domain/access-codes/generation
 import { AccessCode, AccessCodeList, GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';

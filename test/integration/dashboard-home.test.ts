@@ -17,7 +17,8 @@ import { listBillingInvoices } from '../../shared/domain/billing/reads.js';
 import type { BillingTier } from '../../shared/domain/billing/schema.js';
 import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
-import { acceptTeamInvitation, ensureTeamOwner, inviteTeamMember } from '../../shared/domain/team-members/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
+import { acceptTeamInvitation, inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
 import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 

@@ -10,7 +10,7 @@ import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { runOperation } from '../../shared/dashboard/run-operation.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { ensureTeamOwner } from '../../shared/domain/team-members/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';

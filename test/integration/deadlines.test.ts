@@ -12,7 +12,7 @@ import { DEADLINE_SHARDS, completeDeadline, deadlineShard, dueSortKeyBound, sche
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { createLocalRuntime } from '../../shared/local/runtime.js';
 import { keys } from '../../shared/store/keys.js';
 import { ConditionFailedError } from '../../shared/store/store.js';

@@ -40,10 +40,10 @@ import {
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { lockTeam } from '../support/billing.js';
 import { TIER_LIMITS } from '../../shared/domain/billing/schema.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
-import { ensureTeamOwner } from '../../shared/domain/team-members/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;

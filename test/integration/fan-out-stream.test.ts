@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createFanOutHandler } from '../../shared/aws/pipeline-handlers.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { ManualClock } from '../../shared/clock.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';

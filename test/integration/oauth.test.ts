@@ -12,11 +12,13 @@ import type { ManualClock } from '../../shared/clock.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
-import { acceptTeamInvitation, ensureTeamOwner, inviteTeamMember } from '../../shared/domain/team-members/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
+import { acceptTeamInvitation, inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
 import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
-import { ACCESS_TOKEN_LIFETIME_MS, AUTHORIZATION_CODE_LIFETIME_MS, REFRESH_TOKEN_LIFETIME_MS } from '../../shared/oauth/grants.js';
+import { AUTHORIZATION_CODE_LIFETIME_MS } from '../../shared/oauth/authorization-requests.js';
+import { ACCESS_TOKEN_LIFETIME_MS, REFRESH_TOKEN_LIFETIME_MS } from '../../shared/oauth/grants.js';
 import { keys } from '../../shared/store/keys.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 

@@ -16,7 +16,7 @@ import { GenerateAccessCodesRequest } from '../../shared/domain/access-codes/sch
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { listSubscriptions } from '../../shared/domain/subscriptions/queries.js';
 import type { ApiGatewayResult } from '../../shared/http/api-gateway.js';
 import { RATE_LIMITS } from '../../shared/limits/rate-limit.js';

@@ -12,7 +12,7 @@ import type { Ability } from '../../shared/catalogues/abilities.js';
 import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
 import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';

@@ -15,7 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../bin/certificates.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';

@@ -15,8 +15,8 @@ import { CredentialDecryptionError, type KeyEncryptionKey, type SealedSecret } f
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
-import { ensureTeamOwner } from '../../shared/domain/team-members/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';

@@ -10,7 +10,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METRICS_NAMESPACE, powertoolsDeliveryMetrics, publishingMetrics } from '../../shared/aws/metrics.js';
 import type { Principal } from '../../shared/auth/principal.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';

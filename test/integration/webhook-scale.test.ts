@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { WebhookEventName } from '../../shared/catalogues/webhook-events.js';
 import { isoTime, type ManualClock } from '../../shared/clock.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';

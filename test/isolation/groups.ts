@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { createGroup } from '../../shared/domain/groups/repository.js';
 import type { Group } from '../../shared/domain/groups/schema.js';
-import { inviteTeamMember } from '../../shared/domain/team-members/repository.js';
+import { inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 

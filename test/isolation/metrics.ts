@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { recordPayment } from '../../shared/domain/payments/recording.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { connectPaymentProvider } from '../../shared/domain/projects/payment-provider.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 

@@ -1,5 +1,5 @@
 import { recordPayment } from '../../shared/domain/payments/recording.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { createSubscription } from '../../shared/domain/subscriptions/creation.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { linkResource } from '../../shared/domain/projects/repository.js';
+import { linkResource } from '../../shared/domain/projects/changes.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 /** A resource linked to team B's project and one linked to team A's other project (outside the scoped token's reach). */

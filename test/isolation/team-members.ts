@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { createRole } from '../../shared/domain/roles/repository.js';
 import type { Role } from '../../shared/domain/roles/schema.js';
-import { inviteTeamMember } from '../../shared/domain/team-members/repository.js';
+import { inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
 import type { TeamMemberWithInvitation } from '../../shared/domain/team-members/schema.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 

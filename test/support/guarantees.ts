@@ -20,7 +20,7 @@ import { authenticate, type Principal } from '../../shared/auth/principal.js';
 import { handleRestRequest } from '../../shared/http/rest-handler.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { callTool, type ToolCallResult } from '../../shared/mcp/tools.js';
-import { createProject } from '../../shared/domain/projects/repository.js';
+import { createProject } from '../../shared/domain/projects/creation.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { Problem } from '../../shared/schemas/common.js';

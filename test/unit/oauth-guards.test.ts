@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkToken, sha256 } from '../../shared/auth/principal.js';
 import { safeReturnPath } from '../../shared/dashboard/http.js';
-import { isAllowedRedirectUri } from '../../shared/oauth/grants.js';
+import { isAllowedRedirectUri } from '../../shared/oauth/clients.js';
 
 describe('isAllowedRedirectUri', () => {
   it('allows https and loopback http, and nothing else', () => {

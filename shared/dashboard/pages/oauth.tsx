@@ -3,7 +3,8 @@
 import { ABILITIES, type Ability } from '../../catalogues/abilities.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { approveAuthorizationRequest, denyAuthorizationRequest, findAuthorizationRequest, type AuthorizationRequest } from '../../oauth/grants.js';
+import { approveAuthorizationRequest, denyAuthorizationRequest, findAuthorizationRequest } from '../../oauth/authorization-requests.js';
+import type { AuthorizationRequest } from '../../oauth/records.js';
 import { CsrfField, Notice } from '../components.js';
 import { Page } from '../layout.js';
 import { h } from '../html.js';

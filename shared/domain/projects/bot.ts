@@ -14,13 +14,14 @@ import { TELEGRAM_CREDENTIAL, TelegramCallError, deleteTelegramWebhook, register
 import { checkDiscordBot, requireBotFields } from './discord.js';
 import type { Item } from '../../store/requests.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { archivedConflict, changeProject, loadProject, toProject, type ChangeEvent } from './repository.js';
+import { archivedConflict, changeProject, type ChangeEvent } from './changes.js';
+import { loadProject, toProject } from './repository.js';
 import type { ConnectBotRequest, Project, ProjectBot } from './schema.js';
 
 /**
  * A project's bot (DESIGN D16, D22): connecting it with its token and disconnecting it, which
  * talk to the platform (grammy; Discord's REST client) and store or delete the credential. Kept apart from
- * `repository.ts`, so only the two bot routes carry the platform clients in their bundles (DESIGN D23).
+ * the other project modules, so only the two bot routes carry the platform clients in their bundles (DESIGN D23).
  */
 
 /** The refusals of a bot connection: an archived project, or a platform whose bot cannot be connected now. */

@@ -4,7 +4,8 @@ import { ProblemError } from '../../errors.js';
 import { integrationsOf, type IntegrationRuntime, type IntegrationSettings } from '../../integrations.js';
 import { DISCORD_CREDENTIAL, DiscordCallError, discordSettingsOf, loadDiscordClient } from '../../platforms/discord.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { linkResource, loadProject, toProject } from './repository.js';
+import { linkResource } from './changes.js';
+import { loadProject, toProject } from './repository.js';
 import type { ConnectBotRequest, LinkResourceRequest, Project, ProjectResource } from './schema.js';
 
 /**

@@ -1,15 +1,9 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { projectsModule } from './operations.js';
-import {
-  archiveProject as archive,
-  createProject as create,
-  deleteProject as remove,
-  getProject as read,
-  listProjects as list,
-  unarchiveProject as unarchive,
-  unlinkResource,
-  updateProject as update,
-} from './repository.js';
+import { archiveProject as archive, unarchiveProject as unarchive, unlinkResource, updateProject as update } from './changes.js';
+import { createProject as create } from './creation.js';
+import { deleteProject as remove } from './deletion.js';
+import { getProject as read, listProjects as list } from './repository.js';
 import { connectBot, disconnectBot } from './bot.js';
 import { linkCheckedResource } from './discord.js';
 import { connectPaymentProvider, disconnectPaymentProvider } from './payment-provider.js';

@@ -7,14 +7,15 @@ import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { STRIPE_CREDENTIAL, verifyStripeKey } from '../../providers/stripe.js';
 import { isLiveModeKey } from '../../providers/stripe-keys.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { NO_LIVE_SUBSCRIPTIONS, archivedConflict, changeProject, liveSubscriptionsOf, loadProject, toProject } from './repository.js';
+import { archivedConflict, changeProject } from './changes.js';
+import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf, loadProject, toProject } from './repository.js';
 import type { ConnectPaymentProviderRequest, Project, ProjectPaymentProvider } from './schema.js';
 
 /**
  * A project's payment-provider connection (DESIGN D16, D22): connecting `manual` or `stripe`
  * (whose key is checked with Stripe and whose secrets are stored as the project's `stripe` credential)
- * and disconnecting. Kept apart from `repository.ts`, so only these two routes carry the Stripe SDK for
- * the connection check (DESIGN D23).
+ * and disconnecting. Kept apart from the other project modules, so only these two routes carry the
+ * Stripe SDK for the connection check (DESIGN D23).
  */
 
 /** The credential fields of a connection request, by the providers that need them. */

@@ -2,7 +2,9 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { retryLostRaces } from '../roles/policy.js';
 import { revokeMemberTokens } from '../tokens/repository.js';
 import { teamMembersModule } from './operations.js';
-import { acceptTeamInvitation as accept, getTeamMember as read, inviteTeamMember as invite, listTeamMembers as list, removeTeamMember as remove, updateTeamMember as update } from './repository.js';
+import { removeTeamMember as remove, updateTeamMember as update } from './changes.js';
+import { acceptTeamInvitation as accept, inviteTeamMember as invite } from './invitations.js';
+import { getTeamMember as read, listTeamMembers as list } from './repository.js';
 import { narrowMemberTokens } from '../tokens/narrowing.js';
 
 type Operations = typeof teamMembersModule.operations;

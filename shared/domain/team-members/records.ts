@@ -1,3 +1,4 @@
+import { sha256 } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { ConcurrentChange } from '../roles/policy.js';
 import * as z from '../../schemas/zod.js';
@@ -10,8 +11,9 @@ import { TeamMember } from './schema.js';
 
 /**
  * Team member items as other objects see them (groups add and remove members in their own
- * transactions): reading, mapping and the one conditional write of a member's group list. No use case
- * lives here, so `groups/` and `team-members/` can both import it (DESIGN D14, D19).
+ * transactions): reading, mapping, the item and e-mail hash as first written, and the one conditional
+ * write of a member's group list. No use case lives here, so `groups/` and `team-members/` can both
+ * import it (DESIGN D14, D19).
  */
 
 /**
@@ -49,6 +51,19 @@ export function toStoredMember(item: Item): StoredTeamMember {
 /** The public fields of a stored member (never the invitation id, the e-mail hash or the version). */
 export function publicMember({ version: _version, invitation_id: _invitation, email_sha256: _email, ...member }: StoredTeamMember): TeamMember {
   return member;
+}
+
+/** NOT_FOUND for an id that is not a member of the team. */
+export const memberNotFound = (memberId: string) => new ProblemError('NOT_FOUND', `No team member ${memberId}.`);
+
+/** The lower-case hex SHA-256 of an e-mail address as compared for uniqueness (trimmed, lower case). */
+export function emailSha256(email: string): string {
+  return sha256(email.trim().toLowerCase()).toString('hex');
+}
+
+/** The stored item of `member` in the team's partition (`keys.teamMember`), as first written. */
+export function memberItem(teamId: string, member: StoredTeamMember): Item {
+  return { ...keys.teamMember(teamId, member.id), entity: entity.teamMember, team_id: teamId, ...member };
 }
 
 /** A concurrent change of a member was detected by its version (CONFLICT). */

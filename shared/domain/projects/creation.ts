@@ -1,0 +1,47 @@
+import type { Principal } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { entity, keys } from '../../store/keys.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import type { Project } from './schema.js';
+
+/**
+ * Creating a project (DESIGN D6, D20): the project item, its id-to-team lookup item and the team's
+ * project counter, in one transaction with `project.created`.
+ */
+
+/**
+ * Creates a project in the principal's team and emits `project.created` in the same transaction
+ * (DESIGN D6), counting it against the tier's project limit (D20). A project-scoped token cannot create
+ * projects (its scope names existing projects only): TOKEN_MISSING_ABILITY. Beyond the tier's limit:
+ * TIER_LIMIT_REACHED (with `billing.usage_limit_reached` once per period).
+ */
+export async function createProject(runtime: UnitOfWorkRuntime, principal: Principal, input: { name: string; platform_type: Project['platform_type']; description?: string }): Promise<Project> {
+  if (principal.projectIds !== null) throw new ProblemError('TOKEN_MISSING_ABILITY', 'A project-scoped token cannot create projects.');
+  const now = isoTime(runtime.clock.nowMs());
+  const project: Project = {
+    id: newUuid(),
+    name: input.name,
+    platform_type: input.platform_type,
+    description: input.description ?? null,
+    status: 'active',
+    bot: null,
+    payment_provider: null,
+    resources: [],
+    archived_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  // D20: the team's project counter rises in the same transaction, within the tier's limit.
+  return withinTierLimit(runtime, principal.teamId, 'projects', () =>
+    unitOfWork(runtime, principal.teamId, (tx) => {
+      countUsage(tx, principal.teamId, 'projects', 1);
+      tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project, revision: 1 }, { condition: 'attribute_not_exists(pk)' });
+      tx.put({ ...keys.projectTeam(project.id), entity: entity.projectTeam, team_id: principal.teamId, project_id: project.id }, { condition: 'attribute_not_exists(pk)' });
+      tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
+      return project;
+    }),
+  );
+}

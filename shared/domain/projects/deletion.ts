@@ -1,0 +1,54 @@
+import type { Principal } from '../../auth/principal.js';
+import { ProblemError } from '../../errors.js';
+import { keys } from '../../store/keys.js';
+import { countUsage } from '../billing/repository.js';
+import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { CREDENTIAL_KINDS, deleteCredential, deleteSubjectCredentials } from '../../credentials/repository.js';
+import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf, loadProject, planIdsOf, toProject } from './repository.js';
+
+/** Deleting a project (DESIGN D6, D14): only without live subscriptions, with its plans, its links and its credentials. */
+
+/**
+ * Deletes a project that has no live subscriptions, with its plans, its links and its credentials (the
+ * subscribers' `discord_user` ones right after the transaction), and emits
+ * `project.deleted` (the project as it was), all in one transaction conditional on the revision, the
+ * live-subscription counter and the plan set read, so a plan or subscription added meanwhile makes the
+ * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
+ */
+export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<{ id: string; deleted: true }> {
+  return retryOnLostRace(
+    async () => {
+      const item = await loadProject(runtime.store, principal, projectId);
+      const live = liveSubscriptionsOf(item);
+      if (live > 0)
+        throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`);
+      const project = toProject(item);
+      const planIds = planIdsOf(item);
+      const revision = revisionCondition(item);
+      const planValues: Record<string, unknown> = {};
+      const planConditions = planIds.map((planId, index) => {
+        planValues[`:plan${index}`] = planId;
+        return `contains(plan_ids, :plan${index})`;
+      });
+      const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
+      if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
+      const deleted = await unitOfWork(runtime, principal.teamId, (tx) => {
+        tx.delete(keys.project(principal.teamId, projectId), {
+          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
+          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
+        });
+        for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
+        tx.delete(keys.projectTeam(projectId));
+        countUsage(tx, principal.teamId, 'projects', -1);
+        for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
+        tx.emit({ type: 'project.deleted', projectId, data: { project } });
+        return { id: projectId, deleted: true as const };
+      });
+      // The subscribers' own credentials (Discord OAuth2 tokens), too many for the transaction: after it.
+      await deleteSubjectCredentials(runtime.store, projectId, 'discord_user');
+      return deleted;
+    },
+    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`) },
+  );
+}

@@ -1,0 +1,141 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { newTokenSecret, sha256 } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUlid, newUuid } from '../../ids.js';
+import { entity, keys } from '../../store/keys.js';
+import { countUsage, withinTierLimit } from '../billing/repository.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { writeGroupMembers } from '../groups/records.js';
+import { countRoleAssignments } from '../roles/repository.js';
+import { distinct } from '../roles/policy.js';
+import { findTeam, getTeam } from '../teams/repository.js';
+import { checkGrants, emitGroupsUpdated } from './changes.js';
+import { emailSha256, findMember, memberItem, publicMember, type StoredTeamMember } from './records.js';
+import { INVITATION_LIFETIME_MS, type AcceptedTeamInvitation, type InviteTeamMemberRequest, type TeamMemberWithInvitation } from './schema.js';
+
+/**
+ * Invitations to a team (DESIGN D19): an invitation is an item of its own partition (`INVITATION#<ULID>`),
+ * holding only the SHA-256 of its secret; its token `inv_<ULID>_<secret>` is returned once, in the
+ * invitation's response, and never stored, logged or put in an event.
+ */
+
+/** `inv_<ULID>_<base62 secret of 32 random bytes>`. */
+const INVITATION_TOKEN_PATTERN = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+/** How long an invitation item outlives its expiry before DynamoDB's TTL may drop it, in seconds (housekeeping only). */
+const INVITATION_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
+
+/** The one answer to an invitation token that cannot be accepted, whatever the reason (unknown, expired, used). */
+const invalidInvitation = () => new ProblemError('NOT_FOUND', 'This invitation cannot be accepted: it is unknown, expired or already used. Ask for a new invitation.');
+
+/**
+ * Invites a person to the principal's team (`POST /v1/team-members/invitations`, DESIGN D19): creates
+ * the member (`invited`) with their roles and groups, the e-mail claim and the invitation (only the
+ * SHA-256 of its secret, valid {@link INVITATION_LIFETIME_MS}), and emits `team.member_invited` (and
+ * `group.updated` for each group joined) in one transaction. Returns the member with the invitation
+ * token and link, shown only here. The member counts against the tier's team-member limit until removed
+ * (D20). Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (a role or group), TIER_LIMIT_REACHED, CONFLICT
+ * (the e-mail address belongs to an invited or active member; a group full; a concurrent change).
+ */
+export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, input: InviteTeamMemberRequest): Promise<TeamMemberWithInvitation> {
+  const teamId = principal.teamId;
+  const roleIds = distinct(input.role_ids);
+  const groupIds = distinct(input.group_ids ?? []);
+  const groups = await checkGrants(runtime.store, principal, roleIds, groupIds, null);
+  const team = await getTeam(runtime.store, teamId);
+  const nowMs = runtime.clock.nowMs();
+  const now = isoTime(nowMs);
+  const expiresAtMs = nowMs + INVITATION_LIFETIME_MS;
+  const invitationId = newUlid(nowMs);
+  const secret = newTokenSecret();
+  const member: StoredTeamMember = {
+    id: newUuid(),
+    email: input.email,
+    name: input.name,
+    status: 'invited',
+    role_ids: roleIds,
+    group_ids: groupIds,
+    invitation_expires_at: isoTime(expiresAtMs),
+    joined_at: null,
+    removed_at: null,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    invitation_id: invitationId,
+    email_sha256: emailSha256(input.email),
+  };
+  const token = `inv_${invitationId}_${secret}`;
+  // D20: invited and active members count against the tier's limit, in the same transaction.
+  return withinTierLimit(runtime, teamId, 'team_members', () =>
+    unitOfWork(runtime, teamId, (tx) => {
+      countUsage(tx, teamId, 'team_members', 1);
+      tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
+      tx.put(
+        { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
+        {
+          condition: 'attribute_not_exists(pk)',
+          onConditionFailed: () => new ProblemError('CONFLICT', 'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.'),
+        },
+      );
+      tx.put(
+        {
+          ...keys.teamInvitation(invitationId),
+          entity: entity.teamInvitation,
+          id: invitationId,
+          team_id: teamId,
+          member_id: member.id,
+          secret_sha256: sha256(secret).toString('hex'),
+          expires_at_ms: expiresAtMs,
+          expires_at: Math.floor(expiresAtMs / 1000) + INVITATION_HOUSEKEEPING_SECONDS,
+        },
+        { condition: 'attribute_not_exists(pk)' },
+      );
+      countRoleAssignments(tx, teamId, roleIds, 1);
+      const changedGroups = groups.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids, member.id], now));
+      const publicView = publicMember(member);
+      tx.emit({ type: 'team.member_invited', projectId: null, data: { team, team_member: publicView } });
+      emitGroupsUpdated(tx, changedGroups);
+      // The whole answer (token included) is what the request's idempotency record stores, sealed (D3).
+      return { ...publicView, invitation_token: token, invitation_link: `/dashboard/invitations/accept#token=${token}` };
+    }),
+  );
+}
+
+/**
+ * Accepts an invitation (`POST /v1/team-invitations/accept`, a public route: the token is the only
+ * credential, DESIGN D19). The invitation is found by the id in the token and its secret's SHA-256
+ * compared in constant time; an unknown, forged, expired or already used token, a removed member and a
+ * deleted team all get the same NOT_FOUND problem, revealing none of which. On success the member
+ * becomes `active`, the invitation is consumed (deleted) and `team.member_joined` is emitted, in one
+ * transaction, so a token can be used once even under a race.
+ */
+export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: string): Promise<AcceptedTeamInvitation> {
+  const parts = INVITATION_TOKEN_PATTERN.exec(token);
+  const invitation = parts ? await runtime.store.get(keys.teamInvitation(parts[1])) : undefined;
+  const presented = sha256(parts?.[2] ?? token);
+  const expected = invitation ? Buffer.from(String(invitation.secret_sha256), 'hex') : Buffer.alloc(32);
+  const matches = expected.length === presented.length && timingSafeEqual(presented, expected);
+  const nowMs = runtime.clock.nowMs();
+  if (!parts || !invitation || !matches || Number(invitation.expires_at_ms) <= nowMs) throw invalidInvitation();
+  const teamId = invitation.team_id as string;
+  const invitationId = invitation.id as string;
+  const [member, team] = await Promise.all([findMember(runtime.store, teamId, invitation.member_id as string), findTeam(runtime.store, teamId)]);
+  if (!member || member.status !== 'invited' || member.invitation_id !== invitationId || !team || team.deleted_at) throw invalidInvitation();
+  const now = isoTime(nowMs);
+  const joined: StoredTeamMember = { ...member, status: 'active', joined_at: now, invitation_expires_at: null, invitation_id: null, updated_at: now, version: member.version + 1 };
+  return unitOfWork(runtime, teamId, (tx) => {
+    tx.delete(keys.teamInvitation(invitationId), { condition: 'attribute_exists(pk)', onConditionFailed: invalidInvitation });
+    tx.update(keys.teamMember(teamId, member.id), {
+      expression: 'SET #status = :active, joined_at = :now, invitation_expires_at = :null, invitation_id = :null, updated_at = :now, version = :next',
+      condition: 'version = :version AND #status = :invited',
+      names: { '#status': 'status' },
+      values: { ':active': 'active', ':invited': 'invited', ':now': now, ':null': null, ':next': joined.version, ':version': member.version },
+      onConditionFailed: invalidInvitation,
+    });
+    tx.check(keys.team(teamId), { condition: 'attribute_not_exists(deleted_at)', onConditionFailed: invalidInvitation });
+    const teamMember = publicMember(joined);
+    tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
+    return { team, team_member: teamMember };
+  });
+}
