@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseStoredTeam } from '../../shared/domain/teams/record.js';
 import { parseStoredToken } from '../../shared/domain/tokens/record.js';
 import * as z from '../../shared/schemas/zod.js';
-import { StoredRecordError, parseItem } from '../../shared/store/records.js';
+import { StoredRecordError, parseItem, revisionOf } from '../../shared/store/records.js';
 
 const teamId = '0b7f7c0e-6d1b-4f3e-9a51-6a7f0c3b2f11';
 const tokenItem = {
@@ -59,5 +59,13 @@ describe('stored records parsed on read', () => {
   it('parses a team stored before updated_at existed and never deleted (both attributes absent)', () => {
     const team = parseStoredTeam({ pk: `TEAM#${teamId}`, sk: 'TEAM', id: teamId, name: 'Team', created_at: '2026-11-27T07:00:00.000Z' });
     expect(team).toEqual({ id: teamId, name: 'Team', created_at: '2026-11-27T07:00:00.000Z' });
+  });
+
+  it('reads an item’s revision as a whole number, 0 when stored without one, and refuses any other value', () => {
+    const key = { pk: `TEAM#${teamId}`, sk: 'PLAN#p' };
+    expect(revisionOf('plan', { ...key, revision: 7 })).toBe(7);
+    expect(revisionOf('plan', key)).toBe(0);
+    for (const revision of ['7', 1.5, -1]) expect(() => revisionOf('plan', { ...key, revision })).toThrow(StoredRecordError);
+    expect(() => revisionOf('plan', { ...key, revision: '7' })).toThrow(/plan TEAM#.* \/ PLAN#p .*revision/);
   });
 });

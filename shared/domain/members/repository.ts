@@ -24,8 +24,8 @@ import type { ListMembersQuery, Member } from './schema.js';
  * `subscribers/moderation.ts`; joins and leaves from the platform in `members/platform-updates.ts`.
  */
 
-/** The stored member item: the public fields plus `revision`. */
-export type StoredMember = Item & { revision?: number };
+/** The stored member item as read: the public fields plus `revision`, read through `toMember` and `revisionOf` (never cast). */
+export type StoredMember = Item;
 
 /** The stored platform-user claim: who holds this platform user id in a project. */
 export interface PlatformUserClaim {

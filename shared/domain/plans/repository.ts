@@ -29,8 +29,8 @@ import type { ListPlansQuery, Plan } from './schema.js';
  * connected sync at once after their own transaction; `POST /v1/plans/{id}/sync` syncs on demand.
  */
 
-/** The stored plan item. */
-export type StoredPlan = Item & { revision?: number; live_subscription_count?: number };
+/** The stored plan item as read: the public fields plus `revision` and `live_subscription_count`, read through `toPlan` and `revisionOf` (never cast). */
+export type StoredPlan = Item;
 
 /** NOT_FOUND for a plan id (absent, foreign or out of scope: the same answer). */
 export const planNotFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);

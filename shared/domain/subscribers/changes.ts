@@ -1,7 +1,8 @@
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { readMemberItem, toMember, writeMemberChange } from '../members/repository.js';
@@ -61,7 +62,7 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
             ':email': nextContact.email,
             ':phone': nextContact.phone,
             ':updated_at': nowIso,
-            ':revision': Number(item.revision ?? 0) + 1,
+            ':revision': revisionOf(entity.subscriber, item) + 1,
             ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
           },
         });

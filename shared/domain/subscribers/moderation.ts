@@ -5,7 +5,8 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
@@ -99,7 +100,14 @@ function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberIt
       expression: 'SET #status = :status, banned_at = :banned_at, member_id = :member_id, updated_at = :updated_at, revision = :revision',
       condition: `attribute_exists(pk) AND ${revision.expression}`,
       names: { '#status': 'status' },
-      values: { ...revision.values, ':status': next.status, ':banned_at': next.banned_at, ':member_id': next.member_id, ':updated_at': next.updated_at, ':revision': Number(item.revision ?? 0) + 1 },
+      values: {
+        ...revision.values,
+        ':status': next.status,
+        ':banned_at': next.banned_at,
+        ':member_id': next.member_id,
+        ':updated_at': next.updated_at,
+        ':revision': revisionOf(entity.subscriber, item) + 1,
+      },
     });
     writeSubscriberAccess(tx, teamId, next.project_id, next.id, { status: next.status, member_id: next.member_id });
   }

@@ -42,8 +42,8 @@ export function livePlanAttribute(planId: string): string {
   return `live_plan#${planId}`;
 }
 
-/** The stored subscriber item: the public fields plus `revision` (optimistic concurrency) and `email_lower` (prefix search). */
-export type StoredSubscriber = Item & { revision?: number };
+/** The stored subscriber item as read: the public fields plus `revision` (optimistic concurrency, read through `revisionOf`) and `email_lower` (prefix search). */
+export type StoredSubscriber = Item;
 
 /** NOT_FOUND for a subscriber id (absent, foreign or out of scope: the same answer). */
 export const subscriberNotFound = (subscriberId: string) => new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
