@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pendingRevocationsOf } from '../../shared/domain/members/platform-retry.js';
 import { parseStoredTeam } from '../../shared/domain/teams/record.js';
 import { parseStoredToken } from '../../shared/domain/tokens/record.js';
 import * as z from '../../shared/schemas/zod.js';
@@ -67,5 +68,16 @@ describe('stored records parsed on read', () => {
     expect(revisionOf('plan', key)).toBe(0);
     for (const revision of ['7', 1.5, -1]) expect(() => revisionOf('plan', { ...key, revision })).toThrow(StoredRecordError);
     expect(() => revisionOf('plan', { ...key, revision: '7' })).toThrow(/plan TEAM#.* \/ PLAN#p .*revision/);
+  });
+
+  it('reads a member’s pending invite-link revocations, none when absent, and never names a link in a parse error', () => {
+    const key = { pk: `TEAM#${teamId}#PROJECT#p`, sk: 'MEMBER#m' };
+    const url = 'https://t.me/+secretInviteLink';
+    const revocation = { resource: { kind: 'channel', platform_resource_id: '-100123' }, url };
+    expect(pendingRevocationsOf({ ...key, invite_link_revocations: [revocation] })).toEqual([revocation]);
+    expect(pendingRevocationsOf(key)).toEqual([]);
+    const broken = { ...key, invite_link_revocations: [{ resource: { kind: 'nothing', platform_resource_id: 5 }, url }] };
+    expect(() => pendingRevocationsOf(broken)).toThrow(StoredRecordError);
+    expect(() => pendingRevocationsOf(broken)).not.toThrow(/secretInviteLink|-100123/);
   });
 });

@@ -11,7 +11,7 @@ import { toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { memberUpdated, readLinkTarget, takeClaim } from './member-link.js';
-import { parseStoredSubscriber, parseStoredSubscriberRef, type StoredSubscriberRecord } from './record.js';
+import { parseStoredSubscriber, parseStoredSubscriberRef, subscriberAccessAttribute, type StoredSubscriberRecord } from './record.js';
 import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
 
 /**
@@ -116,17 +116,6 @@ export function visibleSubscriber(principal: Principal, subscriber: Subscriber):
   const { email: _email, phone: _phone, ...rest } = subscriber;
   return rest;
 }
-
-/**
- * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
- * subscriptions' access (DESIGN D15, D17), so an access change reads them with its other items
- instead of querying the subscriber's subscriptions (the summary is written with the subscriber; every creation
- * and access-changing transition of its subscriptions maintains the two sets):
- * - `granting`: DynamoDB string set of the ids of its subscriptions currently granting access.
- * - `paid`: DynamoDB string set of the ids of its subscriptions currently granting PAID access.
- * An empty set is no attribute at all (DynamoDB removes a set emptied by `DELETE`): absent reads as none.
- */
-export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
 
 /**
  * A change of the summary's subscription sets ({@link subscriberAccessAttribute}): subscription ids to

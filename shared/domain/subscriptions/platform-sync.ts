@@ -80,7 +80,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     const [subscriber, subscriptions] = subscriberId
       ? await Promise.all([store.get(keys.subscriber(teamId, member.project_id, subscriberId)), subscriptionsOfSubscriber(store, teamId, member.project_id, subscriberId)])
       : [undefined, []];
-    const action = reconciledAction(member, subscriber ? { status: subscriber.status as string } : null, subscriptions);
+    const action = reconciledAction(member, subscriber ? toSubscriber(subscriber, { contact: false }) : null, subscriptions);
 
     const adapter = platformAdapterFor(platformType, platformAdapters(runtime));
     const target = { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id };
@@ -119,7 +119,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
         tx.update(keys.subscription(teamId, holder.id), {
           expression: 'SET invite_links = :links, revision = :next_revision',
           condition: 'attribute_exists(pk) AND revision = :revision',
-          values: { ':links': grant.inviteLinks, ':revision': Number(holderItem.revision ?? 0), ':next_revision': Number(holderItem.revision ?? 0) + 1 },
+          values: { ':links': grant.inviteLinks, ':revision': revisionOf(entity.subscription, holderItem), ':next_revision': revisionOf(entity.subscription, holderItem) + 1 },
         });
       }
     });

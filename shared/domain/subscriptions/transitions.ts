@@ -52,11 +52,12 @@ export async function loadTransitionReads(store: Store, principal: Principal, su
   const planKey = keys.plan(teamId, planId);
   const subscriberKey = keys.subscriber(teamId, projectId, subscriberId);
   const items = await store.batchGet([planKey, subscriberKey, ...accessFactKeys(teamId, projectId, subscriberId)]);
-  const plan = itemWithKey(items, planKey);
-  if (!plan || !canAccessProject(principal, plan.project_id as string)) throw planNotFound(planId);
+  const planItem = itemWithKey(items, planKey);
+  const plan = planItem ? toPlan(planItem) : undefined;
+  if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
   const subscriber = itemWithKey(items, subscriberKey);
   if (!subscriber) throw subscriberNotFound(subscriberId);
-  return { plan: toPlan(plan), subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
+  return { plan, subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
 }
 
 /** Options of {@link runTransition}. */
