@@ -1,19 +1,8 @@
 import { isoTime } from '../../clock.js';
 import type { Item } from '../../store/store.js';
 import { addInterval } from '../subscriptions/lifecycle.js';
-import { parseStoredInvoice } from './record.js';
-import {
-  BILLING_TIERS,
-  DEFAULT_TIER,
-  TIER_LIMITS,
-  USAGE_METRICS,
-  type BillingAccount,
-  type BillingInvoice,
-  type BillingStatus,
-  type BillingTier,
-  type BillingUsage,
-  type UsageMetric,
-} from './schema.js';
+import { parseStoredInvoice, type StoredBilling } from './record.js';
+import { BILLING_TIERS, DEFAULT_TIER, TIER_LIMITS, USAGE_METRICS, type BillingAccount, type BillingInvoice, type BillingTier, type BillingUsage, type UsageMetric } from './schema.js';
 
 /**
  * The stored shape of the creator's own billing (DESIGN D20) and its pure mappers.
@@ -49,17 +38,6 @@ export const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects',
 /** The deadline kinds of billing (see `DeadlineKind`). */
 export const PERIOD_DEADLINE = 'billing.period' as const;
 export const GRACE_DEADLINE = 'billing.grace_period' as const;
-
-/** The billing account item as stored (every attribute optional: a team that never touched billing has none). */
-export interface StoredBilling {
-  status?: BillingStatus;
-  anchor_at?: string;
-  grace_period_ends_at?: string | null;
-  locked_at?: string | null;
-  past_due_invoice_ids?: string[];
-  invoice_sequence?: number;
-  revision?: number;
-}
 
 /** What the billing use cases read: the team item and the billing account item (absent when never written). */
 export interface BillingRead {

@@ -1,7 +1,8 @@
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { Item } from '../../store/store.js';
-import { TIER_ATTRIBUTE, accountOf, anchorOf, periodContaining, tierOf, type BillingRead, type StoredBilling } from './account.js';
+import { TIER_ATTRIBUTE, accountOf, anchorOf, periodContaining, tierOf, type BillingRead } from './account.js';
+import type { StoredBilling } from './record.js';
 import { DEFAULT_TIER, GRACE_PERIOD_MS, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
 
 /**

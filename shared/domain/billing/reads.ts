@@ -2,7 +2,8 @@ import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import { decodeCursor, encodeCursor, type Item, type Page, type Store } from '../../store/store.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { accountOf, toInvoice, usageOf, type BillingRead, type StoredBilling } from './account.js';
+import { accountOf, toInvoice, usageOf, type BillingRead } from './account.js';
+import { parseStoredBillingAccount, type StoredBilling } from './record.js';
 import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from './schema.js';
 
 /** Reads of the creator's own billing (DESIGN D20): the account with its usage, and the invoices. */
@@ -11,7 +12,8 @@ import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from '
 export async function readBillingItems(store: Store, teamId: string): Promise<{ team: Item | undefined; billing: StoredBilling }> {
   const items = await store.batchGet([keys.team(teamId), keys.billingAccount(teamId)]);
   const team = items.find((item) => item.sk === keys.team(teamId).sk);
-  const billing = (items.find((item) => item.sk === keys.billingAccount(teamId).sk) ?? {}) as StoredBilling;
+  const account = items.find((item) => item.sk === keys.billingAccount(teamId).sk);
+  const billing = account ? parseStoredBillingAccount(account) : {};
   return { team, billing };
 }
 
