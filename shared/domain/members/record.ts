@@ -44,3 +44,15 @@ const StoredInviteLinkRevocations = z.object({
 
 /** Parses a member item's pending invite-link revocations (throws StoredRecordError naming its key when they do not match). */
 export const parseStoredInviteLinkRevocations = recordParser(entity.member, StoredInviteLinkRevocations);
+
+/** A member's reference item (`keys.memberRef`): the project of a member id. */
+const StoredMemberRef = z.object({ project_id: Member.shape.project_id });
+
+/** Parses a member's reference item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredMemberRef = recordParser(entity.memberRef, StoredMemberRef);
+
+/** A platform-user claim as stored (`platformUserKey`): who holds the platform user id in a project (each absent: nobody yet). */
+const StoredPlatformUserClaim = z.object({ subscriber_id: z.optional(Member.shape.id), member_id: z.optional(Member.shape.id) });
+
+/** Parses a platform-user claim (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredPlatformUserClaim = recordParser(entity.platformUser, StoredPlatformUserClaim);

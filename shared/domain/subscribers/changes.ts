@@ -41,7 +41,7 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
       next.updated_at = nowIso;
       const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
       const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
-      if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
+      if (platformChanged) next.member_id = link?.member ? toMember(link.member).id : null;
       const nextItem = newSubscriberItem(teamId, next, nextContact);
       const subscriber = toSubscriber(nextItem, { contact: true });
       await unitOfWork(runtime, teamId, (tx) => {

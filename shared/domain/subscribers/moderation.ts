@@ -5,17 +5,18 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
+import * as z from '../../schemas/zod.js';
 import { entity, keys } from '../../store/keys.js';
-import { revisionOf } from '../../store/records.js';
+import { recordParser, revisionOf } from '../../store/records.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
+import { Project } from '../projects/schema.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { suspendSubscriptionsOfSubscriber } from '../subscriptions/transitions.js';
 import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
-
 /**
  * Ban, unban and kick (DESIGN D17, D22): the state change in the service (subscriber and member, with
  * its `member.*` event) commits first, in one transaction; then the platform side runs through the
@@ -24,6 +25,9 @@ import type { Subscriber, SubscriberModeration } from './schema.js';
  * (`platform_error`) with a durable retry (`members/platform-retry.ts`) and never rolls the state change
  * back; a later successful call clears it.
  */
+
+/** A project item read for its platform type (projection `platform_type`). */
+const parseProjectPlatformType = recordParser(entity.project, z.pick(Project, { platform_type: true }));
 
 /** Options of the moderation use cases. */
 export interface ModerationOptions {
@@ -77,9 +81,10 @@ async function moderate(
       ]);
       if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
       const nowIso = isoTime(runtime.clock.nowMs());
-      const decision = decide({ item, subscriber, member, platformType: project.platform_type as PlatformType }, nowIso);
+      const platformType = parseProjectPlatformType(project).platform_type;
+      const decision = decide({ item, subscriber, member, platformType }, nowIso);
       await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
-      return { subscriber, decision, projectId, platformType: project.platform_type as PlatformType };
+      return { subscriber, decision, projectId, platformType };
     },
     { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) },
   );

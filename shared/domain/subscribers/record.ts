@@ -25,6 +25,9 @@ export type StoredSubscriberRecord = z.infer<typeof StoredSubscriber>;
 /** Parses a subscriber item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredSubscriber = recordParser(entity.subscriber, StoredSubscriber);
 
+/** A subscriber item read for its member (projection `member_id`; absent or null: none yet). */
+export const parseStoredSubscriberMember = recordParser(entity.subscriber, z.pick(StoredSubscriber, { member_id: true }));
+
 /** A subscriber's reference item (`keys.subscriberRef`): the project of a subscriber id. */
 const StoredSubscriberRef = z.object({ project_id: Subscriber.shape.project_id });
 

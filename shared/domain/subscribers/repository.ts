@@ -254,7 +254,7 @@ export async function prepareSubscriber(
     platform_user_id: platformUserId,
     consent: input.consent ?? false,
     provider_customer_id: input.provider_customer_id ?? null,
-    member_id: link.member ? (link.member.id as string) : null,
+    member_id: link.member ? toMember(link.member).id : null,
     status: 'active',
     banned_at: null,
     created_at: nowIso,
