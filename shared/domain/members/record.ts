@@ -1,7 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
-import { ProjectResource } from '../projects/schema.js';
+import { PlatformResourceTarget } from '../../platforms/platform-adapter.js';
 import { Team } from '../teams/schema.js';
 import { Member, MemberPlatformError } from './schema.js';
 
@@ -39,7 +39,7 @@ export const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations';
  * made for and the link (`url`: a bearer secret, which a parse error never names).
  */
 const StoredInviteLinkRevocations = z.object({
-  [INVITE_LINK_REVOCATIONS_ATTRIBUTE]: z.optional(z.array(z.object({ resource: z.pick(ProjectResource, { kind: true, platform_resource_id: true }), url: z.string() }))),
+  [INVITE_LINK_REVOCATIONS_ATTRIBUTE]: z.optional(z.array(z.object({ resource: PlatformResourceTarget, url: z.string() }))),
 });
 
 /** Parses a member item's pending invite-link revocations (throws StoredRecordError naming its key when they do not match). */
