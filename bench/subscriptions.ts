@@ -18,7 +18,7 @@ import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { manualClock, systemClock } from '../shared/clock.js';
 import { applyDueDeadlines } from '../shared/deadlines/worker.js';
-import { TIER_ATTRIBUTE } from '../shared/domain/billing/account.js';
+import { TIER_ATTRIBUTE } from '../shared/domain/billing/record.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
 import type { Plan } from '../shared/domain/plans/schema.js';
 import { createProject } from '../shared/domain/projects/creation.js';

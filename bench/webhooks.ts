@@ -19,7 +19,7 @@ import { createTeam } from '../shared/domain/teams/repository.js';
 import { EVENT_ID_HEADER, EVENT_NAME_HEADER, generateWebhookSecret, SIGNATURE_HEADER, signatureHeader } from '../shared/domain/webhook-deliveries/signing.js';
 import { createHttpsTransport } from '../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { outboxItem } from '../shared/events/outbox.js';
-import { TIER_ATTRIBUTE } from '../shared/domain/billing/account.js';
+import { TIER_ATTRIBUTE } from '../shared/domain/billing/record.js';
 import type { Project } from '../shared/domain/projects/schema.js';
 import { keys } from '../shared/store/keys.js';
 import { batchWrite, type RecordedPut } from './seeding.js';

@@ -126,6 +126,23 @@ const StoredCredential = z.object({
 /** Parses a credential item (throws StoredRecordError naming its key when it does not match). */
 const parseStoredCredential = recordParser(entity.credential, StoredCredential);
 
+/** The {@link CredentialDescription} of a parsed credential (absent public fields and secret names: none). */
+function descriptionOf(stored: Omit<z.output<typeof StoredCredential>, 'sealed'>): CredentialDescription {
+  return {
+    kind: stored.kind,
+    team_id: stored.team_id,
+    project_id: stored.project_id,
+    public: stored.public ?? {},
+    secret_names: stored.secret_names ?? [],
+    created_at: stored.created_at,
+  };
+}
+
+/** What may be shown of a stored credential item, without opening it (throws StoredRecordError naming its key when it does not match). */
+export function describeCredential(item: Item): CredentialDescription {
+  return descriptionOf(parseStoredCredential(item));
+}
+
 /**
  * Reads and opens the credential of `projectId` and `kind` (and `subjectId` for a person's; strongly
  * consistent): its description and its secrets, or null when none is stored — or when `teamId` is given and
@@ -142,14 +159,7 @@ export async function openCredential(
   const item = await store.get(credentialKey(projectId, kind, subjectId));
   if (!item) return null;
   const { sealed, ...stored } = parseStoredCredential(item);
-  const description: CredentialDescription = {
-    kind: stored.kind,
-    team_id: stored.team_id,
-    project_id: stored.project_id,
-    public: stored.public ?? {},
-    secret_names: stored.secret_names ?? [],
-    created_at: stored.created_at,
-  };
+  const description = descriptionOf(stored);
   if (teamId !== undefined && description.team_id !== teamId) return null;
   const plaintext = await openSecret(kek, sealed, contextOf({ teamId: description.team_id, projectId, kind, subjectId }));
   return { description, secrets: JSON.parse(plaintext) as Record<string, string> };

@@ -153,7 +153,8 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
     checks.add(`${subscription.id} ${due.atMs}`);
     at(due.atMs + 60_000, async () => {
       const item = await runtime.store.get(keys.deadline(principal.teamId, 'subscription.clock', subscription.id));
-      if (item && Date.parse(item.due_at as string) <= clock.nowMs()) await DEADLINE_HANDLERS['subscription.clock'](runtime, deadlineOf(item));
+      const deadline = item ? deadlineOf(item) : null;
+      if (deadline && Date.parse(deadline.dueAt) <= clock.nowMs()) await DEADLINE_HANDLERS['subscription.clock'](runtime, deadline);
       watchClock(await readSubscription(subscription.id));
     });
   };

@@ -1,7 +1,7 @@
 import type { RESTPostOAuth2AccessTokenResult } from 'discord-api-types/v10';
 import { isoTime } from '../clock.js';
 import type { KeyEncryptionKey } from '../credentials/envelope.js';
-import { openCredential, sealCredential, type CredentialKind } from '../credentials/repository.js';
+import { describeCredential, openCredential, sealCredential, type CredentialKind } from '../credentials/repository.js';
 import { keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
@@ -54,16 +54,12 @@ type DiscordUserLinkState = 'none' | 'linked' | 'relink_required';
 /** The marker of a credential whose refresh Discord refused (public `link_state`). */
 const RELINK_REQUIRED = 'relink_required';
 
-/** The {@link DiscordUserLinkState} of a stored `discord_user` credential item (or none). */
-function linkStateOf(item: Item | undefined): DiscordUserLinkState {
-  if (!item) return 'none';
-  return (item.public as Record<string, string> | undefined)?.link_state === RELINK_REQUIRED ? 'relink_required' : 'linked';
-}
-
-/** Reads a subscriber's {@link DiscordUserLinkState} (one GetItem, nothing opened). */
+/** Reads a subscriber's {@link DiscordUserLinkState} (one GetItem, nothing opened; another team's credential: none). */
 export async function discordUserLinkState(store: Store, ref: DiscordUserRef): Promise<DiscordUserLinkState> {
   const item = await store.get(keys.credential(ref.projectId, `${DISCORD_USER_CREDENTIAL}#${ref.subscriberId}`));
-  return item && item.team_id === ref.teamId ? linkStateOf(item) : 'none';
+  const credential = item ? describeCredential(item) : null;
+  if (!credential || credential.team_id !== ref.teamId) return 'none';
+  return credential.public.link_state === RELINK_REQUIRED ? 'relink_required' : 'linked';
 }
 
 /** The subscriber's usable access token, none stored, or a link to make again. */

@@ -4,7 +4,7 @@ import type { IntegrationSettings } from '../integrations.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
 import { discordUserAccess } from './discord-user.js';
-import type { PlatformAdapter, PlatformProjectTarget, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
+import { parseProjectResources, type PlatformAdapter, type PlatformProjectTarget, type PlatformResult, type PlatformTarget } from './platform-adapter.js';
 
 /**
  * The Discord platform (DESIGN D28) through `@discordjs/rest` (`discord-client.ts`, imported on first use),
@@ -81,7 +81,7 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
     target: PlatformProjectTarget,
   ): Promise<{ guildId: string; token: string; applicationId: string; clientSecret: string; settings: DiscordSettings } | { ok: false; reason: string } | null> => {
     const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
-    const resources = (project?.resources as PlatformResourceTarget[] | undefined) ?? [];
+    const resources = (project ? parseProjectResources(project).resources : undefined) ?? [];
     const server = resources.find((resource) => resource.kind === 'server');
     if (!server) return null;
     const settings = dependencies.settings();

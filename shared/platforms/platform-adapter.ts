@@ -1,4 +1,8 @@
 import type { PlatformType } from '../catalogues/platform-types.js';
+import { ProjectResource } from '../domain/projects/schema.js';
+import * as z from '../schemas/zod.js';
+import { entity } from '../store/keys.js';
+import { recordParser } from '../store/records.js';
 
 /**
  * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform
@@ -42,10 +46,12 @@ export interface PlatformProjectTarget {
 }
 
 /** A linked platform resource a grant or revoke is about (`ProjectResource` essentials). */
-export interface PlatformResourceTarget {
-  kind: string;
-  platform_resource_id: string;
-}
+export const PlatformResourceTarget = z.pick(ProjectResource, { kind: true, platform_resource_id: true });
+/** A linked platform resource (see {@link PlatformResourceTarget}). */
+export type PlatformResourceTarget = z.infer<typeof PlatformResourceTarget>;
+
+/** Parses a project item read for its linked resources (projection `resources`; absent: none). Throws StoredRecordError naming its key when they do not match. */
+export const parseProjectResources = recordParser(entity.project, z.object({ resources: z.optional(z.array(PlatformResourceTarget)) }));
 
 /**
  * The outcome of a platform call: done, or why not (`reason` is shown on the member: no credentials,

@@ -9,7 +9,7 @@ import { logger } from '../logger.js';
 import { retryOptions } from '../retry.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
-import type { PlatformAdapter, PlatformGrantResult, PlatformProjectTarget, PlatformResourceTarget, PlatformResult, PlatformTarget } from './platform-adapter.js';
+import { parseProjectResources, type PlatformAdapter, type PlatformGrantResult, type PlatformProjectTarget, type PlatformResult, type PlatformTarget } from './platform-adapter.js';
 
 /**
  * The Telegram platform (DESIGN D22) through `grammy`'s `Api`, pointed at `TELEGRAM_API_ROOT` (tests: a
@@ -163,7 +163,7 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
   };
   const linkedChats = async (target: PlatformTarget): Promise<(number | string)[]> => {
     const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
-    const resources = (project?.resources as PlatformResourceTarget[] | undefined) ?? [];
+    const resources = (project ? parseProjectResources(project).resources : undefined) ?? [];
     return resources.filter((resource) => resource.kind === 'channel' || resource.kind === 'group').map((resource) => telegramChatId(resource.platform_resource_id));
   };
   /** Runs `action` on every linked chat; the first failure is the result. */

@@ -1,4 +1,4 @@
-import type * as z from '../schemas/zod.js';
+import * as z from '../schemas/zod.js';
 import type { Item } from './requests.js';
 
 /**
@@ -44,4 +44,16 @@ export function parseItem<S extends z.ZodMiniType<object, Item>>(entity: string,
 /** {@link parseItem} bound to one entity and schema: `(item) => record`, for `items.map(...)` and repositories' `toX` mappers. */
 export function recordParser<S extends z.ZodMiniType<object, Item>>(entity: string, schema: S, describeKey?: KeyDescription): (item: Item) => z.output<S> {
   return (item) => parseItem(entity, schema, item, describeKey);
+}
+
+/** The optimistic-concurrency attribute of any revisioned item (DESIGN D14): absent on an item stored without one. */
+const StoredRevision = z.object({ revision: z.optional(z.number().check(z.int(), z.nonnegative())) });
+
+/**
+ * The `revision` of a stored item of `entity`: a whole number, 0 for an item stored without one (the
+ * `revisionCondition` of such an item is `attribute_not_exists(revision)`). Throws
+ * {@link StoredRecordError} naming the entity and the key when it is not a whole number.
+ */
+export function revisionOf(entity: string, item: Item, describeKey?: KeyDescription): number {
+  return parseItem(entity, StoredRevision, item, describeKey).revision ?? 0;
 }

@@ -18,7 +18,7 @@ import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../shared/
 import { createTables } from '../../shared/store/create-tables.js';
 import { createStore, type Store } from '../../shared/store/store.js';
 import { createTeam } from '../../shared/domain/teams/repository.js';
-import { TIER_ATTRIBUTE } from '../../shared/domain/billing/account.js';
+import { TIER_ATTRIBUTE } from '../../shared/domain/billing/record.js';
 import type { BillingTier } from '../../shared/domain/billing/schema.js';
 import { keys } from '../../shared/store/keys.js';
 import type { Team } from '../../shared/domain/teams/schema.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingRead } from '../../shared/domain/billing/account.js';
 import { decideGracePeriodEnd, decideInvoicePaid, decideInvoicePaymentFailed, decideTierChange } from '../../shared/domain/billing/decisions.js';
-import { GRACE_PERIOD_MS, type BillingInvoice } from '../../shared/domain/billing/schema.js';
+import { GRACE_PERIOD_MS, type BillingInvoice, type BillingTier } from '../../shared/domain/billing/schema.js';
 
 const teamId = '11111111-2222-4333-8444-555555555555';
 const createdAt = '2026-01-15T10:00:00.000Z';
 const nowMs = Date.parse('2026-03-20T12:00:00.000Z');
-const team = (tier?: string) => ({ pk: 'p', sk: 's', created_at: createdAt, ...(tier ? { billing_tier: tier } : {}) });
+const team = (tier?: BillingTier) => ({ created_at: createdAt, ...(tier ? { billing_tier: tier } : {}) });
 const invoice: BillingInvoice = {
   id: 'inv-1',
   team_id: teamId,

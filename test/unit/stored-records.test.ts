@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { pendingRevocationsOf } from '../../shared/domain/members/platform-retry.js';
 import { parseStoredTeam } from '../../shared/domain/teams/record.js';
 import { parseStoredToken } from '../../shared/domain/tokens/record.js';
 import * as z from '../../shared/schemas/zod.js';
-import { StoredRecordError, parseItem } from '../../shared/store/records.js';
+import { StoredRecordError, parseItem, revisionOf } from '../../shared/store/records.js';
 
 const teamId = '0b7f7c0e-6d1b-4f3e-9a51-6a7f0c3b2f11';
 const tokenItem = {
@@ -59,5 +60,24 @@ describe('stored records parsed on read', () => {
   it('parses a team stored before updated_at existed and never deleted (both attributes absent)', () => {
     const team = parseStoredTeam({ pk: `TEAM#${teamId}`, sk: 'TEAM', id: teamId, name: 'Team', created_at: '2026-11-27T07:00:00.000Z' });
     expect(team).toEqual({ id: teamId, name: 'Team', created_at: '2026-11-27T07:00:00.000Z' });
+  });
+
+  it('reads an item’s revision as a whole number, 0 when stored without one, and refuses any other value', () => {
+    const key = { pk: `TEAM#${teamId}`, sk: 'PLAN#p' };
+    expect(revisionOf('plan', { ...key, revision: 7 })).toBe(7);
+    expect(revisionOf('plan', key)).toBe(0);
+    for (const revision of ['7', 1.5, -1]) expect(() => revisionOf('plan', { ...key, revision })).toThrow(StoredRecordError);
+    expect(() => revisionOf('plan', { ...key, revision: '7' })).toThrow(/plan TEAM#.* \/ PLAN#p .*revision/);
+  });
+
+  it('reads a member’s pending invite-link revocations, none when absent, and never names a link in a parse error', () => {
+    const key = { pk: `TEAM#${teamId}#PROJECT#p`, sk: 'MEMBER#m' };
+    const url = 'https://t.me/+secretInviteLink';
+    const revocation = { resource: { kind: 'channel', platform_resource_id: '-100123' }, url };
+    expect(pendingRevocationsOf({ ...key, invite_link_revocations: [revocation] })).toEqual([revocation]);
+    expect(pendingRevocationsOf(key)).toEqual([]);
+    const broken = { ...key, invite_link_revocations: [{ resource: { kind: 'nothing', platform_resource_id: 5 }, url }] };
+    expect(() => pendingRevocationsOf(broken)).toThrow(StoredRecordError);
+    expect(() => pendingRevocationsOf(broken)).not.toThrow(/secretInviteLink|-100123/);
   });
 });

@@ -34,3 +34,9 @@ const StoredAccessCodeRef = z.object({ project_id: AccessCode.shape.project_id, 
 
 /** Parses a code's reference item. */
 export const parseStoredAccessCodeRef = recordParser(entity.accessCodeRef, StoredAccessCodeRef);
+
+/** A code's lookup item (`keys.accessCodeLookup`, keyed by the SHA-256 of the normalized code): the code's id and batch. */
+const StoredAccessCodeLookup = z.object({ access_code_id: AccessCode.shape.id, batch_id: AccessCode.shape.batch_id });
+
+/** Parses a code's lookup item (throws StoredRecordError naming the item type, never its key: the hash of a code). */
+export const parseStoredAccessCodeLookup = recordParser(entity.accessCodeLookup, StoredAccessCodeLookup, () => "access code lookup (key: a code's SHA-256, withheld)");

@@ -18,6 +18,7 @@ import { addSubscriptionCreation, newSubscription, requireSubscribable } from '.
 import type { Subscription } from '../subscriptions/schema.js';
 import { codeDigest } from './codes.js';
 import { toAccessCode } from './repository.js';
+import { parseStoredAccessCodeLookup, parseStoredBatchState } from './record.js';
 import type { AccessCode, AccessCodeRedemption, RedeemAccessCodeRequest } from './schema.js';
 
 /**
@@ -67,9 +68,10 @@ interface CodeLocation {
 async function locateCode(runtime: UnitOfWorkRuntime, teamId: string, projectId: string, presented: string): Promise<CodeLocation> {
   const lookup = await runtime.store.get(keys.accessCodeLookup(teamId, projectId, codeDigest(presented)));
   if (!lookup) throw unknownCode(projectId);
-  const location = { codeId: lookup.access_code_id as string, batchId: lookup.batch_id as string };
+  const stored = parseStoredAccessCodeLookup(lookup);
+  const location = { codeId: stored.access_code_id, batchId: stored.batch_id };
   const batch = await runtime.store.get(keys.accessCodeBatch(teamId, projectId, location.batchId));
-  if (batch?.state !== 'active') throw unknownCode(projectId);
+  if (!batch || parseStoredBatchState(batch).state !== 'active') throw unknownCode(projectId);
   return location;
 }
 

@@ -1,39 +1,14 @@
 import { isoTime } from '../../clock.js';
 import type { Item } from '../../store/requests.js';
 import { addInterval } from '../subscriptions/lifecycle.js';
-import { parseStoredInvoice } from './record.js';
-import {
-  BILLING_TIERS,
-  DEFAULT_TIER,
-  TIER_LIMITS,
-  USAGE_METRICS,
-  type BillingAccount,
-  type BillingInvoice,
-  type BillingStatus,
-  type BillingTier,
-  type BillingUsage,
-  type UsageMetric,
-} from './schema.js';
+import { parseStoredInvoice, TIER_ATTRIBUTE, USAGE_COUNTERS, type StoredBilling, type StoredBillingTeam } from './record.js';
+import { DEFAULT_TIER, TIER_LIMITS, USAGE_METRICS, type BillingAccount, type BillingInvoice, type BillingTier, type BillingUsage, type UsageMetric } from './schema.js';
 
 /**
  * Stored shape of the creator's own billing (D20) and its pure mappers. The team item holds the tier (absent = `free`) and usage counters
  * ({@link USAGE_COUNTERS}, see `countUsage`); the billing account item holds status, grace period, period anchor (whole months from `anchor_at`,
  * else team creation), unpaid invoices, per-metric "limit reached" markers and `revision`; invoices are listed newest first through the sparse GSI.
  */
-
-/** The team item's attribute holding the tier (absent = {@link DEFAULT_TIER}). */
-export const TIER_ATTRIBUTE = 'billing_tier';
-
-/**
- * The team item's counter of each metric. `webhook_endpoint_count` is the D8 counter of the 50-endpoint
- * cap, shared with the tier limit (one counter).
- */
-export const USAGE_COUNTERS = {
-  projects: 'project_count',
-  subscribers: 'subscriber_count',
-  webhook_endpoints: 'webhook_endpoint_count',
-  team_members: 'team_member_count',
-} as const satisfies Record<UsageMetric, string>;
 
 /** How each metric is named in problem details. */
 export const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects', subscribers: 'subscribers', webhook_endpoints: 'webhook endpoints', team_members: 'team members' };
@@ -42,32 +17,20 @@ export const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects',
 export const PERIOD_DEADLINE = 'billing.period' as const;
 export const GRACE_DEADLINE = 'billing.grace_period' as const;
 
-/** The billing account item as stored (every attribute optional: a team that never touched billing has none). */
-export interface StoredBilling {
-  status?: BillingStatus;
-  anchor_at?: string;
-  grace_period_ends_at?: string | null;
-  locked_at?: string | null;
-  past_due_invoice_ids?: string[];
-  invoice_sequence?: number;
-  revision?: number;
-}
-
-/** What the billing use cases read: the team item and the billing account item (absent when never written). */
+/** What the billing use cases read: the team item and the billing account item (absent when never written), both parsed. */
 export interface BillingRead {
-  team: Item;
+  team: StoredBillingTeam;
   billing: StoredBilling;
 }
 
-/** The tier recorded on a team item. */
-export function tierOf(team: Item): BillingTier {
-  const tier = team[TIER_ATTRIBUTE];
-  return (BILLING_TIERS as readonly unknown[]).includes(tier) ? (tier as BillingTier) : DEFAULT_TIER;
+/** The tier recorded on a team item (absent: {@link DEFAULT_TIER}). */
+export function tierOf(team: StoredBillingTeam): BillingTier {
+  return team[TIER_ATTRIBUTE] ?? DEFAULT_TIER;
 }
 
 /** A counter of the team item (absent = 0; never below 0 in what is shown). */
-export function usageCount(team: Item, metric: UsageMetric): number {
-  return Math.max(0, Number(team[USAGE_COUNTERS[metric]] ?? 0));
+export function usageCount(team: StoredBillingTeam, metric: UsageMetric): number {
+  return Math.max(0, team[USAGE_COUNTERS[metric]] ?? 0);
 }
 
 /**
@@ -85,7 +48,7 @@ export function periodContaining(anchorMs: number, atMs: number): { startMs: num
 }
 
 export function anchorOf(read: BillingRead): number {
-  return Date.parse(read.billing.anchor_at ?? String(read.team.created_at));
+  return Date.parse(read.billing.anchor_at ?? read.team.created_at);
 }
 
 /** The public billing account of what was read, at `nowMs`. */
@@ -104,7 +67,7 @@ export function accountOf(teamId: string, read: BillingRead, nowMs: number): Bil
   };
 }
 
-export function usageOf(team: Item): BillingUsage {
+export function usageOf(team: StoredBillingTeam): BillingUsage {
   return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, usageCount(team, metric)])) as BillingUsage;
 }
 

@@ -1,7 +1,8 @@
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { Item } from '../../store/requests.js';
-import { TIER_ATTRIBUTE, accountOf, anchorOf, periodContaining, tierOf, type BillingRead, type StoredBilling } from './account.js';
+import { accountOf, anchorOf, periodContaining, tierOf, type BillingRead } from './account.js';
+import { TIER_ATTRIBUTE, type StoredBilling, type StoredBillingTeam } from './record.js';
 import { DEFAULT_TIER, GRACE_PERIOD_MS, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
 
 /**
@@ -86,7 +87,7 @@ export function decideInvoicePaymentFailed(teamId: string, read: BillingRead, in
 export type BillingPeriodStep =
   { kind: 'drop' } | { kind: 'invoice'; tier: BillingTier; period: { startMs: number; endMs: number }; next: StoredBilling & { invoice_sequence: number }; account: BillingAccount };
 
-export function decideBillingPeriod(teamId: string, team: Item | undefined, billing: StoredBilling, dueAt: string, nowMs: number): BillingPeriodStep {
+export function decideBillingPeriod(teamId: string, team: StoredBillingTeam | undefined, billing: StoredBilling, dueAt: string, nowMs: number): BillingPeriodStep {
   const tier = team ? tierOf(team) : DEFAULT_TIER;
   if (!team || team.deleted_at || TIER_PRICES[tier] === 0) return { kind: 'drop' };
   const period = periodContaining(anchorOf({ team, billing }), Date.parse(dueAt));
@@ -101,7 +102,7 @@ export function decideBillingPeriod(teamId: string, team: Item | undefined, bill
  */
 export type GracePeriodEnd = { kind: 'drop' } | { kind: 'lock'; next: StoredBilling; account: BillingAccount; unpaid: number };
 
-export function decideGracePeriodEnd(teamId: string, team: Item | undefined, billing: StoredBilling, nowMs: number): GracePeriodEnd {
+export function decideGracePeriodEnd(teamId: string, team: StoredBillingTeam | undefined, billing: StoredBilling, nowMs: number): GracePeriodEnd {
   if (!team || billing.status !== 'grace_period') return { kind: 'drop' };
   const next: StoredBilling = { status: 'locked', grace_period_ends_at: null, locked_at: isoTime(nowMs) };
   const account = accountOf(teamId, { team, billing: { ...billing, ...next } }, nowMs);

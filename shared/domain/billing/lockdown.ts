@@ -2,6 +2,7 @@ import { ProblemError } from '../../errors.js';
 import { keys } from '../../store/keys.js';
 import type { RequestGuard } from '../../store/request-scope.js';
 import type { Store } from '../../store/store.js';
+import { parseStoredBillingAccount } from './record.js';
 
 /**
  * The billing lockdown of creator writes (DESIGN D20), kept apart from the billing repository so every
@@ -38,7 +39,7 @@ export function lockdownGuard(teamId: string): RequestGuard {
     problem: billingLocked,
     async verify(store: Store) {
       const account = await store.get(keys.billingAccount(teamId));
-      if (account?.status === 'locked') throw billingLocked();
+      if (account && parseStoredBillingAccount(account).status === 'locked') throw billingLocked();
     },
   };
 }

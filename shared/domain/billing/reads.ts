@@ -4,16 +4,19 @@ import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { accountOf, toInvoice, usageOf, type BillingRead, type StoredBilling } from './account.js';
+import { accountOf, toInvoice, usageOf, type BillingRead } from './account.js';
+import { parseStoredBillingAccount, parseStoredBillingTeam, type StoredBilling, type StoredBillingTeam } from './record.js';
 import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from './schema.js';
 
 /** Reads of the creator's own billing (DESIGN D20): the account with its usage, and the invoices. */
 
 /** Reads the team item (absent when there is no such team) and the billing account item (empty when never written): one BatchGetItem. */
-export async function readBillingItems(store: Store, teamId: string): Promise<{ team: Item | undefined; billing: StoredBilling }> {
+export async function readBillingItems(store: Store, teamId: string): Promise<{ team: StoredBillingTeam | undefined; billing: StoredBilling }> {
   const items = await store.batchGet([keys.team(teamId), keys.billingAccount(teamId)]);
-  const team = items.find((item) => item.sk === keys.team(teamId).sk);
-  const billing = (items.find((item) => item.sk === keys.billingAccount(teamId).sk) ?? {}) as StoredBilling;
+  const teamItem = items.find((item) => item.sk === keys.team(teamId).sk);
+  const team = teamItem ? parseStoredBillingTeam(teamItem) : undefined;
+  const account = items.find((item) => item.sk === keys.billingAccount(teamId).sk);
+  const billing = account ? parseStoredBillingAccount(account) : {};
   return { team, billing };
 }
 

@@ -5,7 +5,8 @@ import { outsideRequestScope } from '../../store/request-scope.js';
 import { ConditionFailedError } from '../../store/store.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { ConcurrentChange } from '../roles/policy.js';
-import { METRIC_NOUNS, TIER_ATTRIBUTE, USAGE_COUNTERS, accountOf, tierOf, usageCount, type BillingRead } from './account.js';
+import { METRIC_NOUNS, accountOf, tierOf, usageCount, type BillingRead } from './account.js';
+import { TIER_ATTRIBUTE, USAGE_COUNTERS } from './record.js';
 import { readBilling } from './reads.js';
 import { BILLING_TIERS, DEFAULT_TIER, TIER_LIMITS, type UsageMetric } from './schema.js';
 

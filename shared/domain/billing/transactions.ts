@@ -4,7 +4,8 @@ import { newUuid } from '../../ids.js';
 import { entity, keys, secondaryIndex } from '../../store/keys.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { ConcurrentChange } from '../roles/policy.js';
-import { GRACE_DEADLINE, PERIOD_DEADLINE, type StoredBilling } from './account.js';
+import { GRACE_DEADLINE, PERIOD_DEADLINE } from './account.js';
+import type { StoredBilling } from './record.js';
 import { BILLING_CURRENCY, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
 
 /** The transaction items of billing (DESIGN D14, D20): the account's guarded change, a new invoice, an invoice's payment result, the deadlines. */

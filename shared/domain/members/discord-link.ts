@@ -14,6 +14,7 @@ import { ConditionFailedError, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { toPlan } from '../plans/repository.js';
 import { toProject } from '../projects/repository.js';
+import { parseStoredSubscriber } from '../subscribers/record.js';
 import { parseStoredDiscordLinkState } from './record.js';
 import { updateSubscriber } from '../subscribers/changes.js';
 import { subscriptionsOfSubscriber } from '../subscriptions/access-facts.js';
@@ -185,7 +186,7 @@ export async function completeDiscordLink(runtime: LinkRuntime, input: { project
   if (!subscriberItem || !projectItem) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
   const project = toProject(projectItem);
   const roleResources = project.resources.filter((resource) => resource.kind === 'role');
-  const previous = (subscriberItem.platform_user_id as string | null | undefined) ?? null;
+  const previous = parseStoredSubscriber(subscriberItem).platform_user_id ?? null;
   if (previous !== null && previous !== user.id) {
     // Another account was linked: it loses the roles the service gave it (best effort; logged).
     const adapter = platformAdapters(runtime).discord!;

@@ -6,6 +6,8 @@ import { keys } from '../../store/keys.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { revisionCondition } from '../../store/optimistic.js';
+import type { Item } from '../../store/requests.js';
+import { INVITE_LINK_REVOCATIONS_ATTRIBUTE, parseStoredInviteLinkRevocations } from './record.js';
 import type { StoredMember } from './repository.js';
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 
@@ -32,12 +34,9 @@ export interface PendingInviteLinkRevocation {
   url: string;
 }
 
-/** The member item's attribute holding its {@link PendingInviteLinkRevocation}s (absent: none). */
-const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations' as const;
-
-/** The {@link PendingInviteLinkRevocation}s on a stored member item (none when absent). */
-export function pendingRevocationsOf(item: Record<string, unknown>): PendingInviteLinkRevocation[] {
-  return (item[INVITE_LINK_REVOCATIONS_ATTRIBUTE] as PendingInviteLinkRevocation[] | undefined) ?? [];
+/** The {@link PendingInviteLinkRevocation}s on a stored member item, none when absent (throws StoredRecordError naming its key when they do not match). */
+export function pendingRevocationsOf(item: Item): PendingInviteLinkRevocation[] {
+  return parseStoredInviteLinkRevocations(item)[INVITE_LINK_REVOCATIONS_ATTRIBUTE] ?? [];
 }
 
 /** The deadline kind of a member's platform retries (one per member; subject: the member id). */

@@ -1,6 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
+import { PlatformResourceTarget } from '../../platforms/platform-adapter.js';
 import { Team } from '../teams/schema.js';
 import { Member, MemberPlatformError } from './schema.js';
 
@@ -12,8 +13,8 @@ const StoredMemberPlatformError = z.partial(MemberPlatformError, { attempts: tru
 
 /**
  * A member item as stored (`keys.member`, DESIGN D14, D17): the public fields, the nullable ones also
- * absent on some items (read as null). Its `revision` is read from the item by the writes, and its
- * pending invite-link revocations by `platform-retry.ts`, not here.
+ * absent on some items (read as null). Its `revision` is read by `revisionOf` and its pending
+ * invite-link revocations by {@link parseStoredInviteLinkRevocations}, not here.
  */
 const StoredMember = z.extend(z.partial(Member, { username: true, display_name: true, subscriber_id: true, joined_at: true }), {
   platform_error: z.optional(z.nullable(StoredMemberPlatformError)),
@@ -29,3 +30,29 @@ const StoredDiscordLinkState = z.object({ team_id: Team.shape.id });
 
 /** Parses a Discord link attempt (throws StoredRecordError naming the item type, never its key: the hash of a bearer state). */
 export const parseStoredDiscordLinkState = recordParser(entity.discordLinkState, StoredDiscordLinkState, () => "discord link state (key: an OAuth2 state's SHA-256, withheld)");
+
+/** The member item's attribute holding its pending invite-link revocations (absent: none; `platform-retry.ts`). */
+export const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations';
+
+/**
+ * A member's pending invite-link revocations as stored (DESIGN D22): the linked resource each link was
+ * made for and the link (`url`: a bearer secret, which a parse error never names).
+ */
+const StoredInviteLinkRevocations = z.object({
+  [INVITE_LINK_REVOCATIONS_ATTRIBUTE]: z.optional(z.array(z.object({ resource: PlatformResourceTarget, url: z.string() }))),
+});
+
+/** Parses a member item's pending invite-link revocations (throws StoredRecordError naming its key when they do not match). */
+export const parseStoredInviteLinkRevocations = recordParser(entity.member, StoredInviteLinkRevocations);
+
+/** A member's reference item (`keys.memberRef`): the project of a member id. */
+const StoredMemberRef = z.object({ project_id: Member.shape.project_id });
+
+/** Parses a member's reference item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredMemberRef = recordParser(entity.memberRef, StoredMemberRef);
+
+/** A platform-user claim as stored (`platformUserKey`): who holds the platform user id in a project (each absent: nobody yet). */
+const StoredPlatformUserClaim = z.object({ subscriber_id: z.optional(Member.shape.id), member_id: z.optional(Member.shape.id) });
+
+/** Parses a platform-user claim (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredPlatformUserClaim = recordParser(entity.platformUser, StoredPlatformUserClaim);

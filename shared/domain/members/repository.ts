@@ -8,7 +8,8 @@ import { queryPage, type Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { revisionCondition } from '../../store/optimistic.js';
-import { parseStoredMember } from './record.js';
+import { parseStoredSubscriberMember } from '../subscribers/record.js';
+import { parseStoredMember, parseStoredMemberRef, parseStoredPlatformUserClaim } from './record.js';
 import type { ListMembersQuery, Member } from './schema.js';
 
 /**
@@ -26,14 +27,8 @@ import type { ListMembersQuery, Member } from './schema.js';
  * `subscribers/moderation.ts`; joins and leaves from the platform in `members/platform-updates.ts`.
  */
 
-/** The stored member item: the public fields plus `revision`. */
-export type StoredMember = Item & { revision?: number };
-
-/** The stored platform-user claim: who holds this platform user id in a project. */
-export interface PlatformUserClaim {
-  subscriber_id?: string;
-  member_id?: string;
-}
+/** The stored member item as read: the public fields plus `revision`, read through `toMember` and `revisionOf` (never cast). */
+export type StoredMember = Item;
 
 /** NOT_FOUND for a member id (absent, foreign or out of scope: the same answer). */
 const memberNotFound = (memberId: string) => new ProblemError('NOT_FOUND', `No member ${memberId}.`);
@@ -49,8 +44,9 @@ export function platformUserKey(teamId: string, projectId: string, platformUserI
 }
 
 /** Reads the claim of `platformUserId` in a project (strongly consistent); undefined when nobody holds it. */
-export async function readPlatformUserClaim(store: Store, teamId: string, projectId: string, platformUserId: string): Promise<(Item & PlatformUserClaim) | undefined> {
-  return await store.get(platformUserKey(teamId, projectId, platformUserId));
+export async function readPlatformUserClaim(store: Store, teamId: string, projectId: string, platformUserId: string): Promise<{ subscriber_id?: string; member_id?: string } | undefined> {
+  const claim = await store.get(platformUserKey(teamId, projectId, platformUserId));
+  return claim ? parseStoredPlatformUserClaim(claim) : undefined;
 }
 
 /** The public member of a stored item (throws StoredRecordError when it does not match its record, DESIGN D14). */
@@ -124,8 +120,9 @@ export async function readMemberItem(store: Store, teamId: string, projectId: st
  */
 async function loadMember(store: Store, principal: Principal, memberId: string): Promise<StoredMember> {
   const ref = await store.get(keys.memberRef(principal.teamId, memberId));
-  if (!ref || !canAccessProject(principal, ref.project_id as string)) throw memberNotFound(memberId);
-  const item = await readMemberItem(store, principal.teamId, ref.project_id as string, memberId);
+  const projectId = ref ? parseStoredMemberRef(ref).project_id : null;
+  if (!projectId || !canAccessProject(principal, projectId)) throw memberNotFound(memberId);
+  const item = await readMemberItem(store, principal.teamId, projectId, memberId);
   if (!item) throw memberNotFound(memberId);
   return item;
 }
@@ -170,7 +167,7 @@ export async function listMembers(store: Store, principal: Principal, projectId:
  */
 export async function findMemberOfSubscriber(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<Member | null> {
   const subscriber = await store.get(keys.subscriber(teamId, projectId, subscriberId), { projection: 'member_id' });
-  const memberId = subscriber?.member_id as string | null | undefined;
+  const memberId = subscriber ? parseStoredSubscriberMember(subscriber).member_id : null;
   if (!memberId) return null;
   const item = await readMemberItem(store, teamId, projectId, memberId);
   return item ? toMember(item) : null;

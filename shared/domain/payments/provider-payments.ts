@@ -11,6 +11,7 @@ import { changePayment } from './changes.js';
 import { paymentTrigger } from './decisions.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { reservedAmount } from './refund-reservations.js';
+import { parseStoredProviderPayment } from './record.js';
 import { newPayment } from './recording.js';
 import { addProviderPaymentRef, eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
 import type { BillingReason, Payment } from './schema.js';
@@ -63,7 +64,7 @@ export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principa
       const ref = await runtime.store.get(refKey);
       const nowIso = isoTime(runtime.clock.nowMs());
       if (ref) {
-        const item = await loadPayment(runtime.store, principal, ref.payment_id as string);
+        const item = await loadPayment(runtime.store, principal, parseStoredProviderPayment(ref).payment_id);
         const current = toPayment(item);
         const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
         if (!moves) return { payment: current, changed: false };
@@ -134,7 +135,7 @@ export async function recordProviderRefund(
 ): Promise<ProviderPaymentOutcome | null> {
   const lookup = await runtime.store.get(keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId));
   if (!lookup) return null;
-  const paymentId = lookup.payment_id as string;
+  const paymentId = parseStoredProviderPayment(lookup).payment_id;
   // Refunds reserved by `refund_payment` calls in flight are in Stripe's total already: theirs to record.
   const known = (payment: Payment, item: StoredPayment) => payment.amount_refunded + reservedAmount(item, runtime.clock.nowMs());
   const refundable = (payment: Payment, item: StoredPayment) => payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > known(payment, item);

@@ -30,14 +30,14 @@ import type { ListPaymentsQuery, Payment } from './schema.js';
  */
 
 /**
- * The stored payment item: the public fields plus `revision` and, once a refund went through a provider
- * with a Refunds API, `provider_refund_id` (string: the provider's id of the LAST refund the service made,
- * Stripe `re_...`; absent otherwise). The refund is recorded (amount_refunded, status, this id) in the
- * same transaction as its one `payment.refunded` event, so an inbound `charge.refunded` for it finds the
- * payment already holding that refund (its `amount_refunded` equal to the charge's, or `refunded`) and
- * changes nothing.
+ * The stored payment item as read (through `toPayment` and `revisionOf`, never cast): the public fields
+ * plus `revision` and, once a refund went through a provider with a Refunds API, `provider_refund_id`
+ * (string: the provider's id of the LAST refund the service made, Stripe `re_...`; absent otherwise).
+ * The refund is recorded (amount_refunded, status, this id) in the same transaction as its one
+ * `payment.refunded` event, so an inbound `charge.refunded` for it finds the payment already holding
+ * that refund (its `amount_refunded` equal to the charge's, or `refunded`) and changes nothing.
  */
-export type StoredPayment = Item & { revision?: number; provider_refund_id?: string };
+export type StoredPayment = Item;
 
 const notFound = (paymentId: string) => new ProblemError('NOT_FOUND', `No payment ${paymentId}.`);
 

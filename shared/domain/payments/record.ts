@@ -18,3 +18,15 @@ const StoredSubscriberPayment = z.object({ payment_id: Payment.shape.id });
 
 /** Parses a payment's index item in its subscriber's partition. */
 export const parseStoredSubscriberPayment = recordParser(entity.subscriberPayment, StoredSubscriberPayment);
+
+/** A provider payment's lookup item (`keys.providerPayment`, DESIGN D16): our payment and the subscription it pays for. */
+const StoredProviderPayment = z.object({ payment_id: Payment.shape.id, subscription_id: Payment.shape.subscription_id });
+
+/** Parses a provider payment's lookup item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredProviderPayment = recordParser(entity.providerPayment, StoredProviderPayment);
+
+/** A provider customer's link item (`keys.providerCustomer`, DESIGN D16): the subscriber the customer is. */
+const StoredProviderCustomer = z.object({ subscriber_id: Payment.shape.subscriber_id });
+
+/** Parses a provider customer's link item (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredProviderCustomer = recordParser(entity.providerCustomer, StoredProviderCustomer);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { ConditionFailedError, type Store } from '../../store/store.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { refundAmount } from './decisions.js';
@@ -83,7 +84,7 @@ export async function reserveRefund(
         );
       }
       const amount = refundAmount({ ...payment, amount_refunded: payment.amount_refunded + inFlight }, paymentId, input);
-      const revision = Number(item.revision ?? 0);
+      const revision = revisionOf(entity.payment, item);
       await runtime.store.update({
         Key: keys.payment(principal.teamId, paymentId),
         UpdateExpression: `SET #reservations = :reservations, revision = :next_revision`,

@@ -12,6 +12,7 @@ import { DAY_MS } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import { recordProviderPayment } from './provider-payments.js';
+import { parseStoredProviderCustomer, parseStoredProviderPayment } from './record.js';
 import { newPayment } from './recording.js';
 import { addPaymentOfNewSubscription, addProviderPaymentRef } from './writes.js';
 import type { Payment } from './schema.js';
@@ -62,7 +63,7 @@ export async function checkoutCompleted(context: EventContext, session: Stripe.C
   const customerId = idOf(session.customer);
   const project = toProject(await loadProject(runtime.store, principal, projectId));
   const customerRef = customerId ? await runtime.store.get(keys.providerCustomer(teamId, projectId, STRIPE, customerId)) : undefined;
-  const existing: Subscriber | null = customerRef ? await getSubscriber(runtime.store, principal, customerRef.subscriber_id as string) : null;
+  const existing: Subscriber | null = customerRef ? await getSubscriber(runtime.store, principal, parseStoredProviderCustomer(customerRef).subscriber_id) : null;
   requireSubscribable(project, plan, existing);
   const prepared: PreparedSubscriber | undefined = existing ? undefined : await prepareSubscriber(runtime, principal, projectId, subscriberInput(session, customerId));
   const subscriber = existing ?? prepared!.subscriber;
@@ -174,7 +175,7 @@ export async function checkoutPaymentSettled(context: EventContext, session: Str
     return ignored(`no payment of this project has PaymentIntent ${paymentIntentId}`);
   }
   const outcome = await recordProviderPayment(context.runtime, context.principal, {
-    subscriptionId: ref.subscription_id as string,
+    subscriptionId: parseStoredProviderPayment(ref).subscription_id,
     projectId: context.projectId,
     provider: STRIPE,
     providerPaymentId: paymentIntentId,

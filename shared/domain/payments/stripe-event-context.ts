@@ -66,7 +66,7 @@ export interface EventContext {
 type EventFamily = 'subscription' | 'invoice';
 
 /** The link item's attribute holding a family's last applied event `created` (unix seconds). */
-const LAST_APPLIED: Record<EventFamily, string> = { subscription: 'last_subscription_event_created', invoice: 'last_invoice_event_created' };
+const LAST_APPLIED = { subscription: 'last_subscription_event_created', invoice: 'last_invoice_event_created' } as const satisfies Record<EventFamily, string>;
 
 /** Our subscription linked to a Stripe subscription, and per event family the `created` (unix seconds) of the last event applied to it (0: none). */
 export interface SubscriptionLink {
@@ -75,19 +75,34 @@ export interface SubscriptionLink {
   lastApplied: Record<EventFamily, number>;
 }
 
-/** A provider subscription's link item (`keys.providerSubscription`): our subscription's id; the last applied events' `created` are read as numbers below. */
-const parseSubscriptionLink = recordParser(entity.providerSubscription, z.object({ subscription_id: Subscription.shape.id }));
+/** A Stripe event's `created`, as a link item keeps it: unix SECONDS. */
+const UnixSeconds = z.number().check(z.int(), z.nonnegative());
+
+/**
+ * A provider subscription's link item (`keys.providerSubscription`): our subscription's id and the
+ * `created` of the last event applied per family and of our last provider-first change (each absent: none).
+ */
+const parseSubscriptionLink = recordParser(
+  entity.providerSubscription,
+  z.object({
+    subscription_id: Subscription.shape.id,
+    [LAST_APPLIED.subscription]: z.optional(UnixSeconds),
+    [LAST_APPLIED.invoice]: z.optional(UnixSeconds),
+    [PROVIDER_CHANGE_CREATED_ATTRIBUTE]: z.optional(UnixSeconds),
+  }),
+);
 
 /** The link of a Stripe subscription (strongly consistent), or null when none of ours has that id. */
 export async function linkOf(context: EventContext, stripeSubscriptionId: string): Promise<SubscriptionLink | null> {
   const item = await context.runtime.store.get(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId));
   if (!item) return null;
-  // Our own provider-first change supersedes every subscription snapshot Stripe created before it (D27).
-  const ownChange = Number(item[PROVIDER_CHANGE_CREATED_ATTRIBUTE] ?? 0);
+  const link = parseSubscriptionLink(item);
+  // Our own provider-first change supersedes every subscription snapshot Stripe created before it (D27); 0: none applied.
+  const ownChange = link[PROVIDER_CHANGE_CREATED_ATTRIBUTE] ?? 0;
   return {
     stripeSubscriptionId,
-    subscriptionId: parseSubscriptionLink(item).subscription_id,
-    lastApplied: { subscription: Math.max(Number(item[LAST_APPLIED.subscription] ?? 0), ownChange), invoice: Number(item[LAST_APPLIED.invoice] ?? 0) },
+    subscriptionId: link.subscription_id,
+    lastApplied: { subscription: Math.max(link[LAST_APPLIED.subscription] ?? 0, ownChange), invoice: link[LAST_APPLIED.invoice] ?? 0 },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { entity, keys, secondaryIndex } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import type { SubscriptionChange } from '../subscriptions/writes.js';
 import { writePaymentMetrics } from '../metrics/writes.js';
@@ -52,7 +53,7 @@ export function writeNewPayment(tx: Transaction, teamId: string, payment: Paymen
  * refund id when a refund made one, settling the refund's reservation `reservationKey` when it had one.
  */
 export function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment, providerRefundId: string | null = null, reservationKey: string | null = null): void {
-  const revision = Number(item.revision ?? 0);
+  const revision = revisionOf(entity.payment, item);
   const settle = reservationKey ? settleReservationClause(reservationKey) : null;
   writePaymentMetrics(tx, teamId, toPayment(item), next);
   tx.update(keys.payment(teamId, next.id), {

@@ -1,7 +1,8 @@
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf } from '../projects/repository.js';
@@ -56,7 +57,7 @@ async function changePlan(
       const fields = changed.filter((field) => next[field] !== undefined);
       const removed = changed.filter((field) => next[field] === undefined);
       const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ...revision.values, ...(change.condition?.values ?? {}), ':revision': Number(item.revision ?? 0) + 1 };
+      const values: Record<string, unknown> = { ...revision.values, ...(change.condition?.values ?? {}), ':revision': revisionOf(entity.plan, item) + 1 };
       const sets = fields.map((field) => {
         names[`#${field}`] = field;
         values[`:${field}`] = next[field];
@@ -72,7 +73,7 @@ async function changePlan(
         for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
       });
       const provider = change.sync ? project.payment_provider?.provider : undefined;
-      return { next, sync: provider ? { stored: { ...item, ...next, revision: Number(item.revision ?? 0) + 1 }, provider } : null };
+      return { next, sync: provider ? { stored: { ...item, ...next, revision: revisionOf(entity.plan, item) + 1 }, provider } : null };
     },
     { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`) },
   );

@@ -16,8 +16,8 @@ import type { ListPlansQuery, Plan } from './schema.js';
  * and makes price changes add a version. Provider sync (D22) runs outside transactions and records its outcome only if the plan did not change meanwhile.
  */
 
-/** The stored plan item. */
-export type StoredPlan = Item & { revision?: number; live_subscription_count?: number };
+/** The stored plan item as read: the public fields plus `revision` and `live_subscription_count`, read through `toPlan` and `revisionOf` (never cast). */
+export type StoredPlan = Item;
 
 /** NOT_FOUND for a plan id (absent, foreign or out of scope: the same answer). */
 export const planNotFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);

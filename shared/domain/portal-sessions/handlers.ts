@@ -1,5 +1,5 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
-import { loadSubscriber } from '../subscribers/repository.js';
+import { loadSubscriber, toSubscriber } from '../subscribers/repository.js';
 import { createPortalLink } from './links.js';
 import { portalSessionsModule } from './operations.js';
 
@@ -8,7 +8,7 @@ type Operations = typeof portalSessionsModule.operations;
 /** `POST /v1/subscribers/{id}/portal-sessions` (D27): NOT_FOUND for a subscriber outside the caller's team or scope. */
 export const createPortalSession: OperationHandler<Operations['createPortalSession']> = async (input, { runtime, principal }) => {
   const subscriber = await loadSubscriber(runtime.store, principal, input.id);
-  const link = await createPortalLink(runtime, principal.teamId, subscriber.project_id as string, input.id);
+  const link = await createPortalLink(runtime, principal.teamId, toSubscriber(subscriber, { contact: false }).project_id, input.id);
   return { url: link.url, expires_at: link.expires_at };
 };
 

@@ -1,7 +1,8 @@
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { readMemberItem, toMember, writeMemberChange } from '../members/repository.js';
@@ -35,7 +36,7 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
       next.updated_at = nowIso;
       const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
       const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
-      if (platformChanged) next.member_id = link?.member ? (link.member.id as string) : null;
+      if (platformChanged) next.member_id = link?.member ? toMember(link.member).id : null;
       const nextItem = newSubscriberItem(teamId, next, nextContact);
       const subscriber = toSubscriber(nextItem, { contact: true });
       await unitOfWork(runtime, teamId, (tx) => {
@@ -56,7 +57,7 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
             ':email': nextContact.email,
             ':phone': nextContact.phone,
             ':updated_at': nowIso,
-            ':revision': Number(item.revision ?? 0) + 1,
+            ':revision': revisionOf(entity.subscriber, item) + 1,
             ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
           },
         });

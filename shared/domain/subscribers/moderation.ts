@@ -5,20 +5,25 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
-import { keys } from '../../store/keys.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys } from '../../store/keys.js';
+import { recordParser, revisionOf } from '../../store/records.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome } from '../members/platform-retry.js';
 import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
+import { Project } from '../projects/schema.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { suspendSubscriptionsOfSubscriber } from '../subscriptions/transitions.js';
 import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
-
 /**
  * Ban, unban and kick (D17, D22): the service's state change commits first; the platform call runs after it, outside any transaction. A platform
  * failure is recorded as `platform_error` with a durable retry and never rolls the state change back.
  */
+
+/** A project item read for its platform type (projection `platform_type`). */
+const parseProjectPlatformType = recordParser(entity.project, z.pick(Project, { platform_type: true }));
 
 /** Options of the moderation use cases. */
 export interface ModerationOptions {
@@ -72,9 +77,10 @@ async function moderate(
       ]);
       if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
       const nowIso = isoTime(runtime.clock.nowMs());
-      const decision = decide({ item, subscriber, member, platformType: project.platform_type as PlatformType }, nowIso);
+      const platformType = parseProjectPlatformType(project).platform_type;
+      const decision = decide({ item, subscriber, member, platformType }, nowIso);
       await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
-      return { subscriber, decision, projectId, platformType: project.platform_type as PlatformType };
+      return { subscriber, decision, projectId, platformType };
     },
     { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) },
   );
@@ -95,7 +101,14 @@ function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberIt
       expression: 'SET #status = :status, banned_at = :banned_at, member_id = :member_id, updated_at = :updated_at, revision = :revision',
       condition: `attribute_exists(pk) AND ${revision.expression}`,
       names: { '#status': 'status' },
-      values: { ...revision.values, ':status': next.status, ':banned_at': next.banned_at, ':member_id': next.member_id, ':updated_at': next.updated_at, ':revision': Number(item.revision ?? 0) + 1 },
+      values: {
+        ...revision.values,
+        ':status': next.status,
+        ':banned_at': next.banned_at,
+        ':member_id': next.member_id,
+        ':updated_at': next.updated_at,
+        ':revision': revisionOf(entity.subscriber, item) + 1,
+      },
     });
     writeSubscriberAccess(tx, teamId, next.project_id, next.id, { status: next.status, member_id: next.member_id });
   }

@@ -1,3 +1,4 @@
+import { Uuid } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
@@ -24,8 +25,36 @@ export type StoredSubscriberRecord = z.infer<typeof StoredSubscriber>;
 /** Parses a subscriber item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredSubscriber = recordParser(entity.subscriber, StoredSubscriber);
 
+/** A subscriber item read for its member (projection `member_id`; absent or null: none yet). */
+export const parseStoredSubscriberMember = recordParser(entity.subscriber, z.pick(StoredSubscriber, { member_id: true }));
+
 /** A subscriber's reference item (`keys.subscriberRef`): the project of a subscriber id. */
 const StoredSubscriberRef = z.object({ project_id: Subscriber.shape.project_id });
 
 /** Parses a subscriber's reference item. */
 export const parseStoredSubscriberRef = recordParser(entity.subscriberRef, StoredSubscriberRef);
+
+/**
+ * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
+ * subscriptions' access (DESIGN D15, D17), so an access change reads them with its other items
+ instead of querying the subscriber's subscriptions (the summary is written with the subscriber; every creation
+ * and access-changing transition of its subscriptions maintains the two sets):
+ * - `granting`: DynamoDB string set of the ids of its subscriptions currently granting access.
+ * - `paid`: DynamoDB string set of the ids of its subscriptions currently granting PAID access.
+ * An empty set is no attribute at all (DynamoDB removes a set emptied by `DELETE`): absent reads as none.
+ */
+export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
+
+/**
+ * A subscriber's access summary as stored (`keys.subscriberAccess`, DESIGN D15, D17): its status and
+ * member as last written (absent until written) and the two subscription-id sets (absent: none).
+ */
+const StoredSubscriberAccess = z.object({
+  status: z.optional(Subscriber.shape.status),
+  member_id: z.optional(Subscriber.shape.member_id),
+  [subscriberAccessAttribute.granting]: z.optional(z.set(Uuid)),
+  [subscriberAccessAttribute.paid]: z.optional(z.set(Uuid)),
+});
+
+/** Parses a subscriber's access summary (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredSubscriberAccess = recordParser(entity.subscriberAccess, StoredSubscriberAccess);

@@ -12,7 +12,7 @@ import { toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { memberUpdated, readLinkTarget, takeClaim } from './member-link.js';
-import { parseStoredSubscriber, parseStoredSubscriberRef, type StoredSubscriberRecord } from './record.js';
+import { parseStoredSubscriber, parseStoredSubscriberRef, subscriberAccessAttribute, type StoredSubscriberRecord } from './record.js';
 import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
 
 /**
@@ -30,8 +30,8 @@ export function livePlanAttribute(planId: string): string {
   return `live_plan#${planId}`;
 }
 
-/** The stored subscriber item: the public fields plus `revision` (optimistic concurrency) and `email_lower` (prefix search). */
-export type StoredSubscriber = Item & { revision?: number };
+/** The stored subscriber item as read: the public fields plus `revision` (optimistic concurrency, read through `revisionOf`) and `email_lower` (prefix search). */
+export type StoredSubscriber = Item;
 
 /** NOT_FOUND for a subscriber id (absent, foreign or out of scope: the same answer). */
 export const subscriberNotFound = (subscriberId: string) => new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
@@ -100,12 +100,6 @@ export function visibleSubscriber(principal: Principal, subscriber: Subscriber):
   const { email: _email, phone: _phone, ...rest } = subscriber;
   return rest;
 }
-
-/**
- * Access summary string sets (D15, D17): ids of subscriptions `granting` access and of those granting `paid` access, maintained by every creation and
- * access-changing transition. An empty set is absent (DynamoDB removes it): absent reads as none.
- */
-export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
 
 /**
  * A change of the summary's subscription sets ({@link subscriberAccessAttribute}): subscription ids to
@@ -225,7 +219,7 @@ export async function prepareSubscriber(
     platform_user_id: platformUserId,
     consent: input.consent ?? false,
     provider_customer_id: input.provider_customer_id ?? null,
-    member_id: link.member ? (link.member.id as string) : null,
+    member_id: link.member ? toMember(link.member).id : null,
     status: 'active',
     banned_at: null,
     created_at: nowIso,

@@ -6,7 +6,7 @@ import type { Member } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
-import { subscriberAccessAttribute } from '../subscribers/repository.js';
+import { parseStoredSubscriberAccess, subscriberAccessAttribute } from '../subscribers/record.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
@@ -60,8 +60,8 @@ export function accessFactsOf(items: readonly Item[], teamId: string, projectId:
   const [projectKey, markerKey, summaryKey] = accessFactKeys(teamId, projectId, subscriberId);
   const project = itemWithKey(items, projectKey);
   const summary = itemWithKey(items, summaryKey);
-  const ids = (attribute: string) => [...((summary?.[attribute] as Set<string> | undefined) ?? [])];
-  const access = { granting: ids(subscriberAccessAttribute.granting), paid: ids(subscriberAccessAttribute.paid) };
+  const stored = summary ? parseStoredSubscriberAccess(summary) : {};
+  const access = { granting: [...(stored[subscriberAccessAttribute.granting] ?? [])], paid: [...(stored[subscriberAccessAttribute.paid] ?? [])] };
   return { project: project ? toProject(project) : null, converted: itemWithKey(items, markerKey) !== undefined, access };
 }
 

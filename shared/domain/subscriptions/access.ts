@@ -1,9 +1,13 @@
 import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
+import * as z from '../../schemas/zod.js';
+import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
+import { Member } from '../members/schema.js';
+import { parseStoredSubscriberAccess } from '../subscribers/record.js';
 import { parseStoredSubscriptionIndex } from './records.js';
 import type { ProjectAccess, Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
@@ -39,6 +43,9 @@ function deciding(subscriptions: SubscriptionSummary[]): SubscriptionSummary | n
   }
   return subscriptions.sort((a, b) => (a.status_changed_at < b.status_changed_at ? 1 : -1))[0] ?? null;
 }
+
+/** A member item read for its subscriber (projection `subscriber_id`; absent or null: none yet). */
+const parseMemberSubscriber = recordParser(entity.member, z.object({ subscriber_id: z.optional(Member.shape.subscriber_id) }));
 
 /** The summary an index item carries (throws StoredRecordError naming its key when it does not match). */
 function summaryOf(item: Item): SubscriptionSummary {
@@ -83,7 +90,7 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
   if (memberId !== null) {
     const member = await store.get(keys.member(teamId, projectId, memberId), { projection: 'subscriber_id' });
     if (!member) throw new ProblemError('NOT_FOUND', `No member ${memberId} in project ${projectId}.`);
-    subscriberId = (member.subscriber_id as string | null | undefined) ?? null;
+    subscriberId = parseMemberSubscriber(member).subscriber_id ?? null;
   }
   const none: ProjectAccess = { granted: false, status: null, ends_at: null, plan_id: null, subscription_id: null, subscriber_id: subscriberId, member_id: memberId };
   if (subscriberId === null) return none;
@@ -93,10 +100,11 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
     ConsistentRead: true,
   });
   const summarySortKey = keys.subscriberAccess(teamId, projectId, subscriberId).sk;
-  const subscriber = partition.items.find((item) => item.sk === summarySortKey);
+  const summary = partition.items.find((item) => item.sk === summarySortKey);
   const subscriptions = partition.items.filter((item) => String(item.sk).startsWith(sortKeyPrefix.subscriberSubscription)).map(summaryOf);
-  if (!subscriber) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
-  memberId = memberId ?? (subscriber.member_id as string | null | undefined) ?? null;
+  if (!summary) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
+  const subscriber = parseStoredSubscriberAccess(summary);
+  memberId = memberId ?? subscriber.member_id ?? null;
   const chosen = deciding(subscriptions);
   if (!chosen) return { ...none, member_id: memberId };
   return {

@@ -30,7 +30,7 @@ export interface PlatformAccessFollowUp {
   action: 'grant_access' | 'revoke_access';
   /** False when the member is not to be removed (none, or banned: the ban keeps them out; a removal would lift it). */
   removeMember: boolean;
-  resources: { id: string; kind: string; platform_resource_id: string }[];
+  resources: Pick<ProjectResource, 'id' | 'kind' | 'platform_resource_id'>[];
   /** The outcome of the grant calls already made (grants only). */
   outcome?: PlatformResult;
   /** A revocation's grants made before the commit (a plan change's new roles, `role-access.ts`): their outcome, recorded with the revocation's. */

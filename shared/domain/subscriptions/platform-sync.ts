@@ -3,7 +3,8 @@ import { completeDeadline, type DeadlineHandler } from '../../deadlines/deadline
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapter, PlatformResult } from '../../platforms/platform-adapter.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { itemWithKey, type Store } from '../../store/store.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
@@ -79,7 +80,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     const [subscriber, subscriptions] = subscriberId
       ? await Promise.all([store.get(keys.subscriber(teamId, member.project_id, subscriberId)), subscriptionsOfSubscriber(store, teamId, member.project_id, subscriberId)])
       : [undefined, []];
-    const action = reconciledAction(member, subscriber ? { status: subscriber.status as string } : null, subscriptions);
+    const action = reconciledAction(member, subscriber ? toSubscriber(subscriber, { contact: false }) : null, subscriptions);
 
     const adapter = platformAdapterFor(platformType, platformAdapters(runtime));
     const target = { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id };
@@ -118,7 +119,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
         tx.update(keys.subscription(teamId, holder.id), {
           expression: 'SET invite_links = :links, revision = :next_revision',
           condition: 'attribute_exists(pk) AND revision = :revision',
-          values: { ':links': grant.inviteLinks, ':revision': Number(holderItem.revision ?? 0), ':next_revision': Number(holderItem.revision ?? 0) + 1 },
+          values: { ':links': grant.inviteLinks, ':revision': revisionOf(entity.subscription, holderItem), ':next_revision': revisionOf(entity.subscription, holderItem) + 1 },
         });
       }
     });
@@ -201,7 +202,7 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
       tx.update(keys.subscription(teamId, subscription.id), {
         expression: 'SET invite_links = :links, updated_at = :now, revision = :next_revision',
         condition: `attribute_exists(pk) AND ${revision.expression}`,
-        values: { ':links': [...live, ...grant.inviteLinks], ':now': isoTime(nowMs), ':next_revision': Number(item.revision ?? 0) + 1, ...revision.values },
+        values: { ':links': [...live, ...grant.inviteLinks], ':now': isoTime(nowMs), ':next_revision': revisionOf(entity.subscription, item) + 1, ...revision.values },
       });
       for (const resource of needed) {
         const link = grant.links.get(resource.id);

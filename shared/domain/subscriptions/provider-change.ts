@@ -7,7 +7,7 @@ import type { PaymentProviderAdapters, ProviderSubscriptionChange, SubscriptionC
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import * as z from '../../schemas/zod.js';
 import { entity, keys } from '../../store/keys.js';
-import { recordParser } from '../../store/records.js';
+import { recordParser, revisionOf } from '../../store/records.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import type { Plan } from '../plans/schema.js';
 import type { StoredSubscription } from './queries.js';
@@ -112,7 +112,7 @@ export async function applyAtProvider(
     subscription_id: subscription.id,
     provider_subscription_id: providerSubscriptionId,
     change,
-    idempotency_key: `svc-subscription-${subscription.id}-r${Number(item.revision ?? 0)}-${change.kind}${target}`,
+    idempotency_key: `svc-subscription-${subscription.id}-r${revisionOf(entity.subscription, item)}-${change.kind}${target}`,
   };
   const result = await retryWhile(
     options.retry ?? retryPolicyOf(runtime),

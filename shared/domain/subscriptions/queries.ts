@@ -27,8 +27,8 @@ import type { ListSubscriptionsQuery, Subscription } from './schema.js';
  * transition puts, moves or deletes that deadline to match {@link nextDueTrigger}.
  */
 
-/** The stored subscription item: the public fields plus `revision` and `deadline_at`. */
-export type StoredSubscription = Item & { revision?: number; deadline_at?: string | null };
+/** The stored subscription item as read: the public fields plus `revision` and `deadline_at`, read through `toSubscription`, `revisionOf` and `deadlineAtOf` (never cast). */
+export type StoredSubscription = Item;
 
 const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
 

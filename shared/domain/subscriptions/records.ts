@@ -1,3 +1,4 @@
+import { Timestamp } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
@@ -73,6 +74,16 @@ const StoredSubscriptionIndex = z.object({
   plan_id: Subscription.shape.plan_id,
   status_changed_at: Subscription.shape.status_changed_at,
 });
+
+/** A subscription item's due time of its one `subscription.clock` deadline (ISO 8601; absent or null: none). */
+const StoredSubscriptionDeadline = z.object({ deadline_at: z.optional(z.nullable(Timestamp)) });
+
+const parseStoredSubscriptionDeadline = recordParser(entity.subscription, StoredSubscriptionDeadline);
+
+/** The `deadline_at` of a stored subscription item, null when none (throws StoredRecordError naming its key when it is not a timestamp). */
+export function deadlineAtOf(item: Item): string | null {
+  return parseStoredSubscriptionDeadline(item).deadline_at ?? null;
+}
 
 /** Parses a subscription's index item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredSubscriptionIndex = recordParser(entity.subscriberSubscription, StoredSubscriptionIndex);

@@ -3,7 +3,8 @@ import { canAccessProject } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import type { Deadline } from '../../deadlines/deadline.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
+import { revisionOf } from '../../store/records.js';
 import { itemWithKey, type Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
@@ -12,7 +13,7 @@ import type { Plan } from '../plans/schema.js';
 import { getSubscriber, isEmptySetChange, subscriberNotFound, toSubscriber, writeSubscriberAccess } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { nextDueTrigger } from './lifecycle.js';
-import { toSubscription } from './records.js';
+import { deadlineAtOf, toSubscription } from './records.js';
 import { accessFactKeys, accessFactsOf, type AccessFacts } from './access-facts.js';
 import { prepareAccessChange, type PreparedAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
@@ -51,11 +52,12 @@ export async function loadTransitionReads(store: Store, principal: Principal, su
   const planKey = keys.plan(teamId, planId);
   const subscriberKey = keys.subscriber(teamId, projectId, subscriberId);
   const items = await store.batchGet([planKey, subscriberKey, ...accessFactKeys(teamId, projectId, subscriberId)]);
-  const plan = itemWithKey(items, planKey);
-  if (!plan || !canAccessProject(principal, plan.project_id as string)) throw planNotFound(planId);
+  const planItem = itemWithKey(items, planKey);
+  const plan = planItem ? toPlan(planItem) : undefined;
+  if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
   const subscriber = itemWithKey(items, subscriberKey);
   if (!subscriber) throw subscriberNotFound(subscriberId);
-  return { plan: toPlan(plan), subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
+  return { plan, subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
 }
 
 /** Options of {@link runTransition}. */
@@ -101,7 +103,7 @@ export async function commitTransition(
   const next = access?.subscription ?? moved;
   const due = nextDueTrigger(next);
   const dueAt = due ? isoTime(due.atMs) : null;
-  const revision = Number(item.revision ?? 0);
+  const revision = revisionOf(entity.subscription, item);
   const { has_access: _derived, id: _id, project_id: _project, created_at: _created, ...fields } = next;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':revision': revision, ':next_revision': revision + 1, ':deadline_at': dueAt };
@@ -125,7 +127,7 @@ export async function commitTransition(
     writeSubscriptionMetrics(tx, teamId, { subscription: before, plan: context.plan }, { subscription: next, plan: planAfter });
     const accessSets = accessSetChange(before, next);
     if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
-    writeDeadline(tx, teamId, next, due, item.deadline_at ?? null, options.fromDeadline);
+    writeDeadline(tx, teamId, next, due, deadlineAtOf(item), options.fromDeadline);
     if (ended) {
       tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
       tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
@@ -218,7 +220,7 @@ export async function changeSubscriptionWith(
   const teamId = principal.teamId;
   await unitOfWork(runtime, teamId, async (tx) => {
     await alongside(tx, { before: subscription, after: subscription, subscriber, plan });
-    tx.check(keys.subscription(teamId, subscription.id), { condition: 'revision = :revision', values: { ':revision': Number(item.revision ?? 0) } });
+    tx.check(keys.subscription(teamId, subscription.id), { condition: 'revision = :revision', values: { ':revision': revisionOf(entity.subscription, item) } });
   });
   return subscription;
 }
