@@ -1,6 +1,5 @@
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import type { Item } from '../../store/requests.js';
 import { accountOf, anchorOf, periodContaining, tierOf, type BillingRead } from './account.js';
 import { TIER_ATTRIBUTE, type StoredBilling, type StoredBillingTeam } from './record.js';
 import { DEFAULT_TIER, GRACE_PERIOD_MS, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';

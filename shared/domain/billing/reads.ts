@@ -2,7 +2,6 @@ import { ProblemError } from '../../errors.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
-import type { Item } from '../../store/requests.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { accountOf, toInvoice, usageOf, type BillingRead } from './account.js';
 import { parseStoredBillingAccount, parseStoredBillingTeam, type StoredBilling, type StoredBillingTeam } from './record.js';
