@@ -83,8 +83,8 @@ export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Princ
 }
 
 /**
- * Refunds a succeeded payment in full or part (`refund_payment`, DESIGN D16): `amount` (minor units, default what is left) reserved ({@link reserveRefund}), refunded at the provider (key from `idempotencyKey`),
- * recorded with one `payment.refunded` (`cancel: true` also cancels). Errors: NOT_FOUND; VALIDATION_FAILED (too much); CONFLICT (not succeeded, in flight, refused); PROVIDER_UNAVAILABLE (502: retry, same key).
+ * Refunds a succeeded payment (DESIGN D16): `amount` (minor units; default all left) reserved ({@link reserveRefund}), refunded at the provider (key from `idempotencyKey`), recorded
+ * with one `payment.refunded` (`cancel: true` also cancels). Errors: NOT_FOUND; VALIDATION_FAILED; CONFLICT (not succeeded, in flight, refused); PROVIDER_UNAVAILABLE (502: retry, same key).
  */
 export async function refundPayment(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -99,8 +99,8 @@ function billingReasonFor(given: BillingReason | undefined, subscription: Subscr
 }
 
 /**
- * Records a `manual` payment (DESIGN D16) for `subscription_id`, or as the first payment of a NEW provider-billed subscription (`subscriber_id` + `plan_id`, D15 "(new)"), in ONE transaction with its events.
- * Errors: NOT_FOUND; VALIDATION_FAILED (forms, currency, free plan, billing reason); TOKEN_MISSING_ABILITY (`project-subscription:create`); CONFLICT (no manual provider, status, inactive, banned, kept changing).
+ * Records a `manual` payment (DESIGN D16) for `subscription_id`, or as the first of a NEW provider-billed subscription (`subscriber_id` + `plan_id`, D15 "(new)"), in ONE transaction.
+ * Errors: NOT_FOUND; VALIDATION_FAILED (forms, currency, free plan, reason); TOKEN_MISSING_ABILITY (`project-subscription:create`); CONFLICT (no manual provider, status, inactive, banned, races).
  */
 export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RecordPaymentRequest): Promise<Payment> {
   const project = toProject(await loadProject(runtime.store, principal, projectId));
