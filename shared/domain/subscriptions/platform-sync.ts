@@ -177,6 +177,7 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
       }
     });
     if (error && !error.next_attempt_at) {
+      // Never log an invite link: it admits whoever holds it.
       logger.warn('invite-link retries exhausted; the subscriber has no invite link', { subscription_id: subscription.id, project_id: projectId, attempts: error.attempts, reason: error.message });
     }
   } catch (failure) {
