@@ -225,8 +225,8 @@ export async function revokeInviteLinksOnPlatform(
 }
 
 /**
- * Completes a committed revocation on the platform (DESIGN D15, D22): removes the member (unless `removeMember` is false) and revokes the ended access's invite links; the outcome is
- * recorded on the member ({@link recordPlatformOutcome}; a banned member's error is never cleared), else a failure is logged, never a link. Never throws.
+ * Completes a committed access change (D15, D22): a revocation removes the member (unless `removeMember` is false) and revokes the ended invite links; a grant's (pre-commit) outcome
+ * is only recorded. On the member ({@link recordPlatformOutcome}; a banned member's error is never cleared), else a failure is logged, never a link. Never throws.
  */
 export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
   if (!followUp) return;
