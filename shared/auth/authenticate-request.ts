@@ -57,26 +57,8 @@ interface AuthenticationFailure {
 export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailure;
 
 /**
- * Authenticates a REST or tool-server request with the per-IP bucket of requests without a valid token
- * (5 per minute per client IP; interface "Limits", DESIGN D2, D4), which counts only the requests that
- * fail authentication, so once an IP has used its 5, a guess is stopped rather than answered:
- *
- * 1. No, malformed or non-bearer `Authorization`: counted in the IP's bucket without reading anything →
- *    401 (with the bucket's `X-RateLimit-*` state), or 429 when the bucket is full.
- * 2. A well-formed token: ONE strongly consistent BatchGetItem reads the token, the `alsoRead` items and
- *    the IP's counter for the current window.
- * 3. The token is verified (`checkToken`: one SHA-256 and one constant-time comparison, against a hash no
- *    secret matches when the id is unknown, so an unknown id and a wrong secret do the same work and get
- *    the same answer): valid → the principal, WHATEVER the IP's bucket says (a valid token is never
- *    refused because of other traffic from a shared IP: NAT, a hosted AI platform's egress; it is limited
- *    by its own bucket); unknown, wrong secret or revoked → 429 when the IP's window is full, else counted
- *    in it (one conditional ADD, so concurrent failures never exceed 5) → 401, or 429 for the one that did
- *    not fit.
- *
- * DynamoDB requests: 1 for a valid token (the batch read; plus one UpdateItem when its `last_used_at`
- * is older than {@link TOKEN_LAST_USED_PRECISION_MS}, i.e. at most once an hour per token — see
- * {@link recordTokenUse}), 1 for a missing or malformed header, 2 for a token that fails verification.
- * Never throws a ProblemError; store failures propagate (except the `last_used_at` stamp's, only logged).
+ * Authenticates a REST or tool-server request (interface "Limits", DESIGN D2, D4). The per-IP bucket (5/min) counts only failed authentications (one conditional ADD, so
+ * concurrent failures never exceed 5); a valid token is served whatever it says (shared IPs). Failures: 401 (with `X-RateLimit-*`) or 429 once full. Never throws a ProblemError.
  */
 export async function authenticateRequest(store: Store, clock: Clock, input: AuthenticationInput): Promise<AuthenticationOutcome> {
   const countFailure = async (error: ProblemError, knownToken: AuthenticationFailure['knownToken']): Promise<AuthenticationFailure> => {
@@ -97,6 +79,7 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
     throw error;
   }
 
+  // ONE strongly consistent BatchGetItem: the token, `alsoRead` and the IP's counter. Requests: 1 for a valid token (+ the hourly stamp), 1 for a bad header, 2 for a failed token.
   const window = rateWindow(clock, input.bucket, input.clientIp);
   const extra = input.alsoRead?.(bearer.tokenId) ?? [];
   const {
@@ -119,13 +102,8 @@ const RECENTLY_STAMPED_LIMIT = 10_000;
 const recentlyStamped = new Map<string, number>();
 
 /**
- * Stamps `last_used_at` (ISO time) on a token that just authenticated a call, when the stamp it was read
- * with is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem,
- * so concurrent calls write it once and a busy token costs no write per call. A burst of first calls in
- * one process (a Lambda container, the local server) sends one UpdateItem, not one per call: the process
- * remembers which tokens it stamped within the hour ({@link recentlyStamped}). The token list shows it
- * (`Token.last_used_at`, the dashboard's "Last used"). Never fails the call: a lost race is ignored and a
- * store failure only logged (the stamp is informational). The write is {@link stampTokenLastUsed}.
+ * Stamps `last_used_at` (ISO) on a token whose stamp is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem, once per process
+ * per hour ({@link recentlyStamped}). Never fails the call: a lost race is ignored, a store failure only logged.
  */
 async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Promise<void> {
   const nowMs = clock.nowMs();

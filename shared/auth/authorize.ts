@@ -35,12 +35,8 @@ export function requireAbility(principal: Principal, ability: Ability): void {
 }
 
 /**
- * The one authorization rule of every REST route and every tool, run by `invokeOperation` before any
- * input is validated or any data is read (interface "Bearer tokens" 3–5, "Tool-server authorization" 2):
- * the declared ability ({@link requireAbility}; nothing for {@link AUTHENTICATED}), then the token's scope ({@link requireTeamWideAccess}
- * for team-wide operations). Both failures are TOKEN_MISSING_ABILITY (403), decided from the token and
- * the operation alone, so they say nothing about whether any object exists. Objects outside the token's
- * team or project scope are NOT_FOUND, decided by the domain ({@link requireProjectAccess}, team-keyed reads).
+ * The one authorization rule of every REST route and tool, run before input validation or any read (interface "Bearer tokens" 3–5, "Tool-server authorization" 2):
+ * ability, then team-wide scope; both fail as TOKEN_MISSING_ABILITY (403), from the token alone. Objects outside the scope are NOT_FOUND, decided by the domain.
  */
 export function authorizeOperation(principal: Principal, access: OperationAccess): void {
   if (principal.subscriberId && !SUBSCRIBER_OPERATIONS.has(access.id ?? '')) {

@@ -146,14 +146,8 @@ export type TokenCheck =
     };
 
 /**
- * Checks a presented secret against the stored token item (read with a strongly consistent read): the
- * secret check runs exactly once on every path — against the stored hash, or against a hash no secret
- * matches when `item` is undefined (unknown id) — so an unknown id and a wrong secret do the same work
- * and get the same error. Refusals (AUTHENTICATION_REQUIRED, interface "Bearer tokens" 6):
- * unknown id or wrong secret ("not valid"), then, only once the secret matched, a revoked token or a
- * token of a deleted team (`team_deleted_at`, DESIGN D19), or an expired one (`expires_at_ms` at or before
- * `nowMs`: only tokens issued through OAuth expire, DESIGN D30; static tokens have none). `check` defaults
- * to {@link secretMatchesHash}.
+ * Checks `secret` against the token item; the secret check runs once on every path (unknown id: a hash no secret matches), so unknown id and wrong secret cost and read the same.
+ * AUTHENTICATION_REQUIRED (interface "Bearer tokens" 6) for those, then revoked, deleted team (D19) or expired (`expires_at_ms` <= `nowMs`; OAuth tokens only, D30).
  */
 export function checkToken(item: Item | undefined, secret: string, check: SecretCheck = secretMatchesHash, nowMs: number = systemClock.nowMs()): TokenCheck {
   const stored = item ? parseTokenCredential(item) : undefined;

@@ -10,19 +10,10 @@ import { BILLING_STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
- * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's own Stripe
- * account reports the payments of the teams' invoices. Same rules as a project's Stripe hook:
- *
- * 1. `Stripe-Signature` verified with the operator's signing secret (300 s): `BILLING_STRIPE_WEBHOOK_SECRET`
- *    locally, on AWS the Secrets Manager secret `BILLING_STRIPE_WEBHOOK_SECRET_ARN` (read on first use, cached;
- *    `billingStripeWebhookSecretOf`); none, or a placeholder that is not `whsec_...` → every request 400;
- *    Secrets Manager failing → 500 (Stripe retries).
- * 2. `invoice.paid` and `invoice.payment_failed` whose `metadata` names `team_id` and `invoice_id` (our
- *    billing invoice's uuid) run the operator CLI's use cases (`markInvoicePaid`,
- *    `markInvoicePaymentFailed`: `billing.invoice_paid`, the grace period, the lockdown and its lifting).
- * 3. Idempotent on the Stripe event id (the receipt, under the team, joins the use case's transaction).
- *    Other events, invoices without our metadata, and invoices the use case refuses (unknown, already
- *    paid) are acknowledged (200 with `ignored`, logged). 500 when not stored (Stripe retries).
+ * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's Stripe account reports the teams' invoice payments. `Stripe-Signature` (300 s)
+ * with `BILLING_STRIPE_WEBHOOK_SECRET` (AWS: the `_ARN` secret); none or not `whsec_...` → 400, Secrets Manager failing → 500. `invoice.paid` / `invoice.payment_failed` naming
+ * `team_id` and `invoice_id` in `metadata` run `markInvoicePaid` / `markInvoicePaymentFailed`, idempotent on the event id; anything else or refused → 200 `ignored`.
+ * 500 when not stored (Stripe retries).
  */
 
 /** The project id the receipts are filed under (operator billing belongs to no project). */

@@ -12,17 +12,9 @@ import * as z from '../schemas/zod.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 
 /**
- * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28): the interactions endpoint
- * URL a creator sets on their application in the Developer Portal.
- *
- * 1. Before anything else, the Ed25519 signature (`X-Signature-Ed25519` over `X-Signature-Timestamp` + the raw
- *    body) must verify (`discord-interactions`' `verifyKey`) with the public key stored with the project's
- *    Discord bot; an unknown project, a project without a Discord bot and a bad signature get the same 401,
- *    after the same verification work.
- * 2. PING → PONG. The `/membership` command → an ephemeral reply with the caller's membership (found by the
- *    platform-user claim of their Discord user id) and a one-time portal link. Other interactions get an
- *    ephemeral "not supported". Interactions are answered at once and change no membership, so they need no
- *    receipt (a repeated /membership only makes another portal link).
+ * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28). The Ed25519 signature is verified first with the bot's public key; unknown project, no
+ * Discord bot and bad signature get the same 401 after the same work. PING → PONG; `/membership` → an ephemeral reply with a one-time portal link; others "not supported".
+ * Interactions change no membership, so they keep no receipt.
  */
 
 /** The interaction types the hook answers (numbers, as the body carries them). */

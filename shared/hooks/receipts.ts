@@ -49,13 +49,8 @@ async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
 export type ReceiptOutcome = 'applied' | 'duplicate';
 
 /**
- * Runs `work` — the effect of one verified inbound update or provider event — at most once per
- * {@link HookReceiptRef} (DESIGN D22): a stored receipt means a duplicate (nothing runs); otherwise the
- * receipt joins the FIRST transaction `work` commits (through the request scope, like an idempotency
- * completion), or is written alone when `work` stored nothing. A concurrent delivery of the same event
- * that stored its receipt first makes this one a duplicate (its transaction fails on the receipt's
- * condition). Any other failure is thrown (the hook answers 5xx and the provider sends it again).
- * `work` should write its effect in ONE transaction: a second transaction would commit without the receipt.
+ * Runs `work` at most once per {@link HookReceiptRef} (DESIGN D22): the receipt joins the FIRST transaction `work` commits (or is written alone), so a duplicate runs nothing.
+ * `work` must write its effect in ONE transaction (a second commits without the receipt). Other failures are thrown (5xx: the provider resends).
  */
 export async function applyOnce(store: Store, ref: HookReceiptRef, nowMs: () => number, work: () => Promise<void>): Promise<ReceiptOutcome> {
   if (await hasReceipt(store, ref)) return 'duplicate';

@@ -15,12 +15,8 @@ export const STRIPE_SIGNATURE_REFUSED: HookAnswer = { status: 400, body: { error
 const NO_SECRET = 'whsec_no_secret_configured_for_this_request';
 
 /**
- * The Stripe event of a request (DESIGN D22), resolved: `rawBody` exactly as received and its `Stripe-Signature`
- * header, verified with the SDK's `webhooks.constructEvent` against `secret` with a
- * {@link STRIPE_SIGNATURE_TOLERANCE_SECONDS} tolerance measured at `nowMs` (epoch MILLISECONDS, the
- * runtime's clock). Returns null — never throws — when the header is missing or malformed, the signature
- * does not match, the timestamp is too old, the body is not JSON, or `secret` is undefined (verified
- * against a placeholder first, for constant work). The secret never appears in what it returns or logs.
+ * Verifies `Stripe-Signature` over `rawBody` with the SDK (tolerance {@link STRIPE_SIGNATURE_TOLERANCE_SECONDS} at `nowMs`, epoch ms; DESIGN D22) and returns the event, or null
+ * (never throws) for any failure; an undefined `secret` is verified against a placeholder for constant work. The secret never appears in what it returns or logs.
  */
 export async function verifiedStripeEvent(rawBody: string, signature: string | undefined, secret: string | undefined, nowMs: number): Promise<Stripe.Event | null> {
   const webhooks = await stripeWebhooks();

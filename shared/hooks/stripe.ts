@@ -11,19 +11,9 @@ import { STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
- * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (DESIGN D16, D22): the events
- * of the creator's Stripe webhook endpoint, whose signing secret was stored when the project was
- * connected to Stripe (credential kind `stripe`, secret `webhook_secret`).
- *
- * 1. The `Stripe-Signature` header must verify (`stripe.webhooks.constructEvent`, raw body, 300 s). A bad,
- *    missing or stale signature, an unknown project and a project not connected to Stripe all get the
- *    same 400, after the same decryption and HMAC work (never saying whether the project exists).
- * 2. Idempotent on the Stripe event id: the receipt is written in the transaction of the event's effect
- *    (`applyOnce`), so a re-sent event changes nothing and gets 200 `{ received: true, duplicate: true }`.
- * 3. The event is mapped by `shared/domain/payments/stripe-events.ts`; an unmapped or inapplicable one is
- *    acknowledged (200 with `ignored`, logged) with only its receipt stored.
- * 4. 200 only after the change is stored. An invoice arriving before its checkout gets 409 (Stripe sends it
- *    again); a store failure gets 500 (Stripe retries).
+ * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (DESIGN D16, D22), verified with the stored `webhook_secret` (300 s). Bad signature, unknown project and no
+ * Stripe connection get the same 400 after the same work. Idempotent on the event id (`applyOnce`: 200 `duplicate: true`); mapped by `payments/stripe-events.ts`, an
+ * inapplicable one 200 `ignored`. 200 only once stored; an invoice before its checkout → 409, a store failure → 500 (Stripe resends).
  */
 
 /**

@@ -15,21 +15,9 @@ import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
- * The Telegram inbound hook, `POST /hooks/telegram/{project_id}` (DESIGN D22): the updates
- * Telegram sends to the webhook registered when the project's bot was connected.
- *
- * 1. The `X-Telegram-Bot-Api-Secret-Token` header must equal the project's stored webhook secret
- *    (compared in constant time over SHA-256 digests); a missing project, a project without a bot and a
- *    wrong secret get the same 401, after the same work.
- * 2. Idempotent on `update_id`: the receipt is written in the transaction of the update's effect, so a
- *    re-sent update changes nothing; 200 comes only after the change (or the receipt) is stored. A failure
- *    answers 500, and Telegram sends the update again.
- * 3. `chat_member` in a linked chat → the member's join, leave, kick or ban (`member.*`; a join through a
- *    subscriber's personal invite link links the member to that subscriber, unless the link was revoked
- *    when that access ended: its item's `revoked_at`); the bot's own actions are
- *    ignored (the service recorded them when it made them). `my_chat_member` → the bot's permissions
- *    (`project.bot_permissions_changed`). A private `/account` message → a reply with a one-time portal link
- *    for a linked subscriber, else a polite "no membership" (D27). Other updates are acknowledged and ignored.
+ * The Telegram hook, `POST /hooks/telegram/{project_id}` (DESIGN D22). The secret-token header is compared in constant time; missing project, no bot and wrong secret get the
+ * same 401 after the same work. Idempotent on `update_id` (receipt in the effect's transaction; 200 once stored, 500 → Telegram resends). `chat_member` → join/leave/kick/ban
+ * (a revoked invite link's join links no subscriber; the bot's own actions ignored); `my_chat_member` → bot permissions; private `/account` → a one-time portal link (D27).
  */
 
 const User = z.object({ id: z.number().check(z.int()), is_bot: z.optional(z.boolean()), username: z.optional(z.string()), first_name: z.optional(z.string()), last_name: z.optional(z.string()) });

@@ -113,14 +113,8 @@ function problemDocumentResult(problem: ProblemDocument, headers: Record<string,
 }
 
 /**
- * Serves one REST request for a known operation (DESIGN D1–D4): `match` (or the problem that replaced it:
- * 404/405) → authenticate (`authenticateRequest`: the per-IP `rest-anonymous` bucket is consulted before any
- * token is verified — 429 once the IP has sent 5 requests without a valid token this minute — then 401 for a
- * missing, malformed, unknown or revoked token, D4; every call of a public write counts in that bucket too)
- * → {@link invokeOperation} with the `rest` rate limit per token (429) as its admission and the path, query,
- * `Idempotency-Key` and body validation (422/413/415) as its decoding. Rate-limited responses carry
- * `X-RateLimit-Limit`/`X-RateLimit-Remaining` (and `Retry-After` on 429); every response carries
- * `X-Request-Id`; a replay carries `Idempotent-Replay: true`. Never throws.
+ * Serves one REST request of a matched operation (DESIGN D1–D4): authenticate (per-IP `rest-anonymous` bucket, 429/401, D4), then {@link invokeOperation} with the per-token
+ * `rest` limit and validation (422/413/415). Headers: `X-RateLimit-*` (`Retry-After` on 429), `X-Request-Id`, `Idempotent-Replay: true` on a replay. Never throws.
  */
 export async function serveRestRequest(runtime: Runtime, event: APIGatewayProxyEventV2, match: RouteMatch | ProblemError, onResponse?: (line: ResponseLine) => void): Promise<ApiGatewayResult> {
   const started = performance.now();

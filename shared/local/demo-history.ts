@@ -121,14 +121,8 @@ interface Step {
 }
 
 /**
- * Writes the demo history (DESIGN §5) into `project`, day by day on `clock` (a manual clock that starts
- * {@link DEMO_HISTORY_DAYS} days before `nowMs`, epoch ms, and is the runtime's clock), through the same
- * domain functions as the API: subscribers, recorded manual payments (first payments and renewals at each
- * period's end), trials, free-plan subscriptions, an access-code redemption, cancellations, a refund and
- * platform membership updates. Clock-driven changes (trial ends, period ends) are applied at their due
- * time by the deadline worker's handler of each subscription's deadline, and at `nowMs` the worker itself
- * runs ({@link applyDueDeadlines}), so nothing in the past is left due.
- * Steps due after `nowMs` are not taken (their deadlines wait as real ones do). Events stay in the outbox.
+ * Writes the demo history (DESIGN §5) into `project` through the API's domain functions, day by day on the manual `clock` from {@link DEMO_HISTORY_DAYS} days before `nowMs` (epoch ms).
+ * Due deadlines are applied as they fall due, so nothing past is left due; steps after `nowMs` are not taken. Events stay in the outbox.
  */
 export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRuntime & { clock: ManualClock }, principal: Principal, project: DemoHistoryProject, nowMs: number): Promise<void> {
   const clock = runtime.clock;

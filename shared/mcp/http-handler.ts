@@ -86,41 +86,8 @@ export function mcpPayloadTooLargeResponse(requestId: string): Response {
 }
 
 /**
- * Serves one HTTP request of the streamable-HTTP tool server (interface "Tool server", "Tool-server
- * authorization", "CORS (tool server)", "Limits"; DESIGN D1, D4, D5), as web `Request` → `Response`:
- *
- * 1. `OPTIONS` (preflight) → 204 before authentication, no token needed.
- * 2. Authenticate (`authenticateRequest`, bucket `mcp-anonymous`): the per-IP bucket of requests
- *    without a valid token (5/min) counts only failures — once full, 429 for any request without a valid
- *    token, while a valid token is served from its own bucket; a well-formed token and the `MCP-Session-Id` session are read in one BatchGet with the
- *    IP's counter (a session id that is not a v4 UUID is never looked up: {@link isSessionId}). No,
- *    malformed, unknown or revoked token (a cookie never counts) → counted in that bucket, then 401
- *    `AUTHENTICATION_REQUIRED` with `WWW-Authenticate: Bearer realm="membership",
- *    resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"` (RFC 9728).
- * 3. `mcp` bucket per token (120/min) → 429 `RATE_LIMITED` with `Retry-After` (seconds).
- * 4. `mcp:full` gate → 403 `TOKEN_MISSING_ABILITY` before any JSON-RPC is read (even a malformed body).
- *    A `tools/call` refused at 2 (with a token that exists), 3 or 4 — or, later, for a session that is
- *    not live or a batch over the limit — is still written to the activity log (DESIGN D5,
- *    `recordRefusedToolCalls`).
- * 5. `GET` → 405 (no server-initiated stream); other methods but POST/DELETE → 405.
- * 6. `DELETE` → 400 without a session header, 400 for an unsupported `MCP-Protocol-Version`, 404 for
- *    an unknown/expired/foreign/malformed session, else the session is deleted → 204.
- * 7. `POST` → 413 over {@link MAX_MCP_BODY_BYTES}; invalid JSON → 400 -32700; not JSON-RPC → 400 -32600
- *    (batches: see {@link invalidJsonRpc}); non-`initialize` messages need the session header (400), a
- *    supported `MCP-Protocol-Version` when present (400; absent → the version negotiated at
- *    `initialize`), and a live session of this token (404: unknown, malformed, expired after
- *    `MCP_SESSION_LIFETIME_SECONDS` (`./sessions.ts`), deleted, or another token's). The opt-ins of `tools/list`
- *    (`MCP-Tools-Filter: callable` | `?tools=callable`; `MCP-Read-Only: 1` | `?read_only=1`, which also
- *    refuses calls of tools without `readOnlyHint`) are read, 400 for a value they do not take. A batch
- *    of n messages counts n against the `mcp` bucket, all or none (429 when they do not fit; D4). Then
- *    the SDK transport in stateless JSON-response mode answers (406 without the right `Accept`, 415 for
- *    a non-JSON `Content-Type`, -32601 unknown method, -32602 invalid params or unknown tool). A
- *    successful `initialize` stores a new session (random UUID, bound to the token, with the
- *    negotiated version) and returns it in `MCP-Session-Id`.
- *
- * Every response carries the interface's CORS headers (never `Access-Control-Allow-Credentials`),
- * `X-Request-Id`, and — once a bucket was consulted — `X-RateLimit-Limit`/`X-RateLimit-Remaining`.
- * Cookies are ignored and never set. Never throws: unexpected errors become a 500 problem document.
+ * Serves one streamable-HTTP tool-server request, web `Request` → `Response` (interface "Tool server", "Tool-server authorization", "CORS (tool server)", "Limits"; DESIGN D1, D4, D5).
+ * Every response carries the CORS headers (never `Access-Control-Allow-Credentials`) and `X-Request-Id`; cookies are ignored and never set. Never throws (unexpected → 500 problem).
  */
 export async function handleMcpHttpRequest(runtime: Runtime, request: Request, context: McpRequestContext): Promise<Response> {
   const started = performance.now();
@@ -141,8 +108,10 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
   return response;
 
   async function serve(): Promise<Response> {
+    // Preflight: 204 before authentication, no token needed.
     if (method === 'OPTIONS') return new Response(null, { status: 204 });
     const sessionHeader = request.headers.get('mcp-session-id');
+    // The token, the session and the IP's counter are one BatchGet; a session id that is not a v4 UUID is never looked up. A cookie never counts as a token.
     const sessionId = sessionHeader && isSessionId(sessionHeader) ? sessionHeader : null;
     const authentication = await authenticateRequest(runtime.store, runtime.clock, {
       authorization: request.headers.get('authorization') ?? undefined,
@@ -152,6 +121,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     });
     if (!authentication.ok) {
       rate = authentication.rate;
+      // Refused `tools/call`s (401 with an existing token, 429, 403, dead session, batch over the limit) are still logged (D5).
       if (authentication.knownToken) await recordRefused(authentication.knownToken, authentication.error, await bodyForLog());
       throw withResourceMetadata(authentication.error, request);
     }
@@ -159,12 +129,14 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     const token = { id: principal.tokenId, teamId: principal.teamId };
     try {
       rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId);
+      // 403 before any JSON-RPC is read, even a malformed body.
       requireAbility(principal, 'mcp:full');
     } catch (error) {
       if (error instanceof ProblemError) await recordRefused(token, error, await bodyForLog());
       throw error;
     }
 
+    // No server-initiated stream: GET and anything but POST/DELETE are 405.
     if (method === 'GET') {
       return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.' }, id: null }), {
         status: 405,
@@ -183,6 +155,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
       if (!sessionHeader) return SESSION_HEADER_REQUIRED();
       const badVersion = unsupportedProtocolVersion(versionHeader);
       if (badVersion) return badVersion;
+      // 404: unknown, malformed, expired (`MCP_SESSION_LIFETIME_SECONDS`), deleted, or another token's session.
       if (!liveSession || !sessionId) return SESSION_NOT_FOUND();
       await deleteSession(runtime, principal.tokenId, sessionId);
       return new Response(null, { status: 204 });
@@ -196,6 +169,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     } catch {
       return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
     }
+    // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
     const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const invalid = invalidJsonRpc(parsed, effectiveVersion);
     if (invalid) return invalid;
@@ -210,6 +184,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
         return SESSION_NOT_FOUND();
       }
     }
+    // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1` (also refuses non-read-only calls); 400 for other values.
     const listing = toolListingOf(request);
     if (listing instanceof Response) return listing;
     // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.
@@ -223,6 +198,7 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     }
 
     const server = buildMcpServer(runtime, principal, requestId, listing);
+    // Stateless JSON-response mode: the SDK answers 406 (Accept), 415 (Content-Type), -32601, -32602; a successful `initialize` stores a session bound to the token.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await connectMcpServer(server, transport);
     try {

@@ -15,16 +15,8 @@ export function protectedResourceMetadataUrl(requestUrl: string): string {
 }
 
 /**
- * The tool server's OAuth 2.0 Protected Resource Metadata (RFC 9728 §2; MCP "Authorization → Protected
- * Resource Metadata"), for the tool server on the origin of `requestUrl`:
- * - `resource`: `<origin>/mcp` (the `{mcp_url}` a client dialled);
- * - `bearer_methods_supported`: `["header"]` — `Authorization: Bearer svc_live_...` only (no cookies,
- *   no query or body tokens);
- * - `scopes_supported`: every ability a token can carry (`mcp:full` opens the tool server);
- * - `authorization_servers`: `[<origin>]` — the service is its own OAuth 2.1 authorization server for the
- *   tool server (DESIGN D30; its RFC 8414 metadata at `<origin>/.well-known/oauth-authorization-server`),
- *   so hosted clients can register, send the team member to consent and obtain a token. Static tokens
- *   (REST `POST /v1/tokens`, the operator CLI, the dashboard) keep working unchanged.
+ * The tool server's OAuth 2.0 Protected Resource Metadata (RFC 9728 §2) for `requestUrl`'s origin: `resource` `<origin>/mcp`, bearer in the header only (no cookie, query or body),
+ * every ability as a scope, and the service itself as authorization server (DESIGN D30; RFC 8414 metadata at `<origin>/.well-known/oauth-authorization-server`).
  */
 function protectedResourceMetadata(requestUrl: string): OAuthProtectedResourceMetadata {
   const origin = new URL(requestUrl).origin;

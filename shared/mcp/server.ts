@@ -42,19 +42,8 @@ const SHARED_VALIDATOR: jsonSchemaValidator = {
 };
 
 /**
- * Builds the MCP server (the official SDK's low-level `Server`) for one HTTP request of an
- * authenticated principal (DESIGN D5):
- * - `tools/list`: the tools of the tool table, each with `inputSchema`, `outputSchema` and
- *   annotations — or, as the request opted in with `listing`, only those the token can call and/or
- *   only the read-only ones; `tools/call`: the tool table's `callTool` (read-only mode, then the
- *   per-tool ability check before argument validation; failures are `isError` results carrying a
- *   problem document, DESIGN D1). An unknown tool name is JSON-RPC error -32602 (invalid params).
- * - `resources/list` / `resources/read`: the read-only `service://enums/*` resources (interface
- *   "Tool-server resources"), `application/json`; an unknown URI is -32002. No resource templates.
- * - No prompts, logging or completions: those methods answer -32601 (method not found).
- *
- * Capabilities declare `listChanged: false` for tools and resources: the lists never change while
- * the service runs, and a stateless JSON-response server cannot push notifications anyway.
+ * Builds the MCP SDK `Server` for one request of `principal` (DESIGN D5): tools (filtered by `listing`; failures are `isError` problem results, D1; unknown tool -32602) and the
+ * read-only `service://enums/*` resources (unknown URI -32002); prompts, logging and completions answer -32601. `listChanged: false`: the lists never change.
  */
 export function buildMcpServer(runtime: Runtime, principal: Principal, requestId: string, listing: ToolListing = FULL_LISTING): Server {
   const server = new Server(

@@ -19,16 +19,8 @@ export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
 const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'id', 'enum', 'const']);
 
 /**
- * Rewrites a generated JSON Schema into the forms strict MCP clients read (MCP Inspector `--strict`;
- * clients that read `type` as one string), without changing what it admits:
- * - `type: ["string", "null"]` (zod's `.nullable()`) becomes
- *   `anyOf: [{ type: "string", ...its type keywords }, { type: "null" }]`; annotations, `enum` and
- *   `const` stay on the node (they apply whatever the branch), an `anyOf` already there is kept beside
- *   it under `allOf`;
- * - an empty `additionalProperties: {}` (zod's loose objects and records of unknown) is dropped: an
- *   absent `additionalProperties` admits the same.
- * Recurses through every subschema (`properties`, `items`, `$defs`, `anyOf`...). Returns a new value;
- * the input is not changed.
+ * Rewrites a generated JSON Schema for strict MCP clients without changing what it admits: `type: [T, "null"]` becomes an `anyOf` (annotations, `enum`, `const` stay on the node;
+ * an existing `anyOf` moves under `allOf`) and an empty `additionalProperties: {}` is dropped. Recurses through every subschema; returns a new value.
  */
 export function strictClientSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strictClientSchema);
@@ -159,14 +151,8 @@ function loggableToolName(name: string): string {
 }
 
 /**
- * Runs one `tools/call` (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5) through
- * {@link invokeOperation}: read-only mode first (`listing.readOnly`: a tool without `readOnlyHint` is refused
- * with TOKEN_MISSING_ABILITY), then the pipeline every surface shares, with the arguments validated by the
- * tool's input schema (field errors under `arguments.`) and the optional `idempotency_key` argument (a replay
- * carries `_meta['idempotent-replay']`). Failures are tool results with `isError: true` whose
- * `structuredContent` is the problem document. Every call, an unknown tool included, is written to the
- * activity log. Returns null for a tool name that does not exist (the caller answers a JSON-RPC error).
- * Never throws.
+ * Runs one `tools/call` through {@link invokeOperation} (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5): read-only mode first, field errors under `arguments.`,
+ * failures as `isError` results carrying the problem; every call, unknown tools included, is logged. Returns null for an unknown tool name. Never throws.
  */
 export async function callTool(runtime: Runtime, principal: Principal, name: string, rawArgs: unknown, requestId: string, listing: ToolListing = FULL_LISTING): Promise<ToolCallResult | null> {
   const started = performance.now();
@@ -235,12 +221,8 @@ export interface RefusedToolCalls {
 }
 
 /**
- * Writes one activity entry per `tools/call` message of a request the tool server refused before any
- * tool ran — 401 with an existing token, 429 (the `mcp` bucket, a batch included), 403 at the `mcp:full`
- * gate, 404 for a session that is not live (DESIGN D5: every `tools/call` is logged whatever its
- * outcome). Tool names are logged as {@link callTool} logs them. Other messages (initialize, ping,
- * notifications...) are not logged. Never throws: a failed write is logged. Resolves with the number of
- * entries written.
+ * Logs one activity entry per `tools/call` of a request refused before any tool ran (401 with an existing token, 429, 403 at `mcp:full`, 404 session; DESIGN D5).
+ * Other messages are not logged. Never throws (a failed write is logged). Resolves with the number of entries written.
  */
 export async function recordRefusedToolCalls(runtime: Runtime, refused: RefusedToolCalls): Promise<number> {
   const messages = Array.isArray(refused.body) ? refused.body : [refused.body];

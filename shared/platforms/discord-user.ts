@@ -66,12 +66,8 @@ export async function discordUserLinkState(store: Store, ref: DiscordUserRef): P
 type DiscordUserAccess = { state: 'linked'; accessToken: string } | { state: 'none' } | { state: 'relink_required' };
 
 /**
- * The subscriber's Discord access token for a call now (`nowMs`, epoch milliseconds): the stored one, or —
- * expiring within a minute — a refreshed one (`refresh_token` grant at `{DISCORD_API_BASE_URL}/oauth2/token`),
- * stored sealed in place of the old (conditional on the credential being unchanged; a concurrent refresh
- * keeps its own). A refresh Discord refuses marks the credential `relink_required` (its tokens dropped) —
- * unless a concurrent refresh replaced it meanwhile, whose tokens are then used.
- * Throws {@link DiscordCallError} when Discord could not be reached (the caller records and retries).
+ * The subscriber's Discord access token at `nowMs` (epoch ms): the stored one, or, expiring within a minute, a refreshed one stored sealed (conditional; a concurrent refresh wins).
+ * A refused refresh marks the credential `relink_required`. Throws {@link DiscordCallError} when Discord is unreachable (the caller records and retries).
  */
 export async function discordUserAccess(
   dependencies: { store: Store; keyEncryptionKey: KeyEncryptionKey; discord: DiscordSettings; nowMs: number },

@@ -64,16 +64,8 @@ export interface DiscordAdapterDependencies {
 const failure = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 /**
- * The Discord `PlatformAdapter` (DESIGN D28). Per call it opens the project's bot credential (none: a
- * recorded failure naming `PUT /v1/projects/{id}/bot`) and acts in the project's linked server (one per
- * project): `grantAccess` / `revokeAccess` of a `role` resource add / remove that role
- * (`PUT`/`DELETE /guilds/{guild}/members/{user}/roles/{role}`); `grantAccess` of the `server` adds a subscriber
- * who linked their account (OAuth2, `discord-user.ts`) and is not in it (`GET /guilds/{guild}/members/{user}`)
- * with their access token, refreshed when expired (`PUT /guilds/{guild}/members/{user}`) — so a retried grant joins someone a
- * failed join left out, and someone who left rejoins — or fails when the subscriber must link again;
- * revoking the server and channels needs no call; `kick` is `DELETE /guilds/{guild}/members/{user}`, `ban` and `unban`
- * `PUT`/`DELETE /guilds/{guild}/bans/{user}`. A person without a Discord user id (not linked yet) or a
- * project without a linked server needs no call; invite links do not exist on Discord.
+ * The Discord `PlatformAdapter` (DESIGN D28): role grants and revocations, `server` grants with the linked subscriber's OAuth token (refreshed; fails when they must link again),
+ * kick, ban and unban in the project's linked server. No bot credential → a failure naming `PUT /v1/projects/{id}/bot`; no Discord user id or no linked server → no call.
  */
 export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies): PlatformAdapter {
   /** The linked server, the bot token and the client settings of the target's project, or why there are none (null: nothing to do). */

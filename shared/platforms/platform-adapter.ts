@@ -5,12 +5,8 @@ import { entity } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
 
 /**
- * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform
- * (Telegram, Discord, the creator's site…) for one person of one project. Today: give or take access to
- * a linked resource, revoke a personal invite link a grant made, kick, ban and unban; verifying and parsing inbound platform updates (joins, leaves)
- * join it with the Telegram adapter. Adapters are called OUTSIDE any DynamoDB transaction, after the
- * state change committed: a failure is recorded on the member (`platform_error`) and never rolls the
- * state change back. Adapters never put credentials (bot tokens) in what they return.
+ * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform for one person of one project (grant, revoke, invite-link revocation, kick, ban).
+ * Called OUTSIDE any transaction after the commit: a failure is recorded on the member (`platform_error`), never rolled back. Never returns credentials (bot tokens).
  */
 
 /** Who a platform call is about. */

@@ -12,12 +12,8 @@ import type { Store } from '../store/store.js';
 import { parseProjectResources, type PlatformAdapter, type PlatformGrantResult, type PlatformProjectTarget, type PlatformResult, type PlatformTarget } from './platform-adapter.js';
 
 /**
- * The Telegram platform (DESIGN D22) through `grammy`'s `Api`, pointed at `TELEGRAM_API_ROOT` (tests: a
- * loopback fake of the Bot API). A project's bot token and webhook secret are a stored credential
- * (`telegram_bot`, DESIGN D16), opened only for a call. Every call runs with retries (network failures,
- * 429 with its `retry_after`, 5xx); a Bot API refusal (4xx: no rights, revoked token, unknown chat) is not
- * retried. Failures become a reason naming the method and Telegram's description — never the token
- * (grammy's `HttpError` may carry the request URL, which holds the token, so its text is never used).
+ * The Telegram platform (DESIGN D22) through `grammy`'s `Api` at `TELEGRAM_API_ROOT`; the bot's credential (`telegram_bot`, D16) is opened only for a call. Retries network, 429
+ * and 5xx, not 4xx. Failures name the method and Telegram's description, never the token (grammy's `HttpError` text may hold the token-bearing URL, so it is never used).
  */
 
 /** The credential kind of a Telegram bot: secrets `bot_token` and `webhook_secret`. */
@@ -141,16 +137,8 @@ export interface TelegramAdapterDependencies {
 const failure = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 /**
- * The Telegram `PlatformAdapter` (DESIGN D17, D22). Per call it opens the project's bot credential (no
- * bot: a recorded failure naming `PUT /v1/projects/{id}/bot`) and acts on the project's linked chats
- * (channels and groups):
- * - `grantAccess`: lifts an earlier removal of a known user (`unbanChatMember` with `only_if_banned`) and
- *   makes a personal single-use invite link (`createChatInviteLink`, `member_limit` 1, expiring after
- *   {@link INVITE_LINK_LIFETIME_SECONDS}) for the resource;
- * - `revokeInviteLink`: `revokeChatInviteLink` for the link's chat (the link stops working at once);
- * - `revokeAccess` and `kick`: remove without a lasting ban (`banChatMember` then `unbanChatMember`);
- * - `ban`: `banChatMember` (for good); `unban`: `unbanChatMember` with `only_if_banned`.
- * A person whose platform id is not a Telegram user id, or a project without linked chats, needs no call.
+ * The Telegram `PlatformAdapter` (DESIGN D17, D22) on the project's linked chats: grant = lift a removal + a personal single-use invite link ({@link INVITE_LINK_LIFETIME_SECONDS});
+ * revoke/kick = ban then unban (no lasting ban); ban = for good. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or no linked chats → no call.
  */
 export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencies): PlatformAdapter {
   /** Opens the bot of the target's project, or answers why not. */

@@ -21,12 +21,8 @@ export interface RequestScope {
 }
 
 /**
- * A condition every write of a request must meet before anything is written (DESIGN D20: a locked
- * team's creator writes are refused), enforced by {@link guardedStore} at no extra DynamoDB request for
- * transactional writes: `check` joins the request's first TransactWriteItems (the unit of work that
- * already carries the idempotency completion and the activity entry), and its failure becomes
- * `problem()`. A write that is not a transaction (PutItem, UpdateItem, DeleteItem — a few use cases
- * write one item with `ReturnValues`) is preceded by `verify`, one strongly consistent read.
+ * A condition every write of a request must meet (DESIGN D20: a locked team's creator writes are refused): `check` joins the first TransactWriteItems (no extra request),
+ * its failure becomes `problem()`; a non-transactional write (PutItem, UpdateItem, DeleteItem) is preceded by `verify`, one strongly consistent read.
  */
 export interface RequestGuard {
   /** A ConditionCheck on an item no guarded operation writes (two operations on one item cancel a transaction). */
@@ -80,13 +76,8 @@ export function outsideRequestScope<T>(work: () => T): T {
 }
 
 /**
- * Wraps `store` for a request's handler so that the request's {@link RequestGuard} holds before its
- * first write (`invokeOperation` passes the wrapped store to the handler only; its own bookkeeping writes
- * — rate counter, idempotency claim, activity — are not guarded). Until a write has met the guard:
- * `transactWrite` appends the guard's ConditionCheck (no extra request; a failure of the check is
- * answered with the guard's problem even when other conditions failed too), and `put`, `update` and
- * `delete` first call `verify` (one read). Outside a request scope, without a guard, or once the guard
- * passed, every call goes straight to `store`. Reads are never guarded.
+ * Wraps `store` so the request's {@link RequestGuard} holds before its first write (a failed check answers the guard's problem even if other conditions failed too).
+ * Bookkeeping writes (rate counter, idempotency claim, activity) and reads are never guarded; outside a scope, without a guard or once it passed, calls go straight through.
  */
 export function guardedStore(store: Store): Store {
   const pending = (): (RequestScope & { guard: RequestGuard }) | null => {

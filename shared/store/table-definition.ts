@@ -1,14 +1,8 @@
 /**
- * The one definition of the service's DynamoDB tables. The CDK stack (`lib/`) and the local
- * server / tests (`shared/store/create-tables.ts`) both build their tables from it.
- *
- * Main table (single-table design). Every item that holds team data has a partition key that
- * starts with `TEAM#<team uuid>`; the only items outside a team partition are the token lookup
- * (`TOKEN#<id>`, read before the team is known) and rate-limit counters (`RATE#...`, which may be
- * keyed by client IP). Key shapes live in `shared/store/keys.ts`.
- *
- * Dead-letter table: one item per dead delivery, `pk = TEAM#<team>`, `sk = DEAD#<dead_lettered_at ISO>#<delivery id>`,
- * so `replay-dead` reads a team's window with one key-range query (interface "States": replay-dead).
+ * The one definition of the DynamoDB tables, for the CDK stack and the local server / tests. Main table (single-table): team data lives under `TEAM#<team uuid>`, except items
+ * found before the team is known (`TOKEN#<id>`, `PROJECT#<id>#...` lookups and credentials, sessions, sign-in/portal/welcome links, OAuth and WebAuthn items) and rate-limit
+ * counters (`RATE#...`, possibly keyed by client IP); key shapes in `keys.ts`. Dead letters: `pk = TEAM#<team>`, `sk = DEAD#<dead_lettered_at ISO>#<delivery id>`, so
+ * `replay-dead` reads a window with one key-range query.
  */
 export const TABLE_DEFINITION = {
   /** Logical id used in CDK and the default table name locally. */

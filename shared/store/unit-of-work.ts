@@ -35,15 +35,8 @@ export interface UnitOfWorkRuntime {
 }
 
 /**
- * Runs `work`, which describes writes on a {@link Transaction}, then commits them as ONE DynamoDB
- * TransactWriteItems (DESIGN D14): the state change, its events (`tx.emit`, D6) and anything else the
- * caller adds all happen, or none does. When an item's condition fails, that item's `onConditionFailed`
- * problem is thrown (else {@link ConditionFailedError}). Inside a request (REST or a tool call), the
- * request's first unit of work also carries its idempotency completion and activity entry
- * (`shared/store/request-scope.ts`), so the effect and its completion commit together. A unit of work
- * with one write, no event and no request items is sent as that single write; a transaction DynamoDB
- * cancelled for a concurrent one (nothing written) is sent again, up to `MAX_ATTEMPTS` times. Returns what
- * `work` returned, after the commit.
+ * Commits the writes `work` describes as ONE TransactWriteItems with its events (DESIGN D6, D14), plus the request's idempotency completion and activity entry on its first unit.
+ * A failed condition throws that item's `onConditionFailed` problem (else {@link ConditionFailedError}); a concurrency cancel is resent up to `MAX_ATTEMPTS`. Returns `work`'s result.
  */
 export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, work: (tx: Transaction) => T | Promise<T>): Promise<T> {
   const items: TransactionItem[] = [];
@@ -89,6 +82,7 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
     onFailed.push(...request.onFailed);
   }
   try {
+    // One write, no event and no request items: sent as that single write, not a transaction.
     if (items.length === 1 && !('ConditionCheck' in items[0])) {
       const only = items[0];
       if ('Put' in only) await runtime.store.put(only.Put);

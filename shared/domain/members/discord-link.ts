@@ -156,18 +156,8 @@ export interface DiscordLinkResult {
 }
 
 /**
- * Completes linking (the redirect back from Discord, DESIGN D28): uses up `state` (single use, bound to
- * the portal session and subscriber), exchanges `code` at `{DISCORD_API_BASE_URL}/oauth2/token`, reads the
- * user with their token (`GET /users/@me`), stores their tokens encrypted (`discord_user` credential of the
- * subscriber), links the subscriber to the Discord user id — a different account linked before is replaced
- * (its roles removed, its member unlinked: `member.updated`) — and creates or re-joins their member
- * (`member.joined`, as a Telegram join). With access, adds them to the server with their plan's roles
- * (`PUT /guilds/{guild}/members/{user}` with their token), or adds the roles if they are already in. A
- * failure there (Discord down, 5xx, 429 beyond the client's retries, a refusal) is recorded on the member
- * as `platform_error` with the sync deadline's backoff (`platform-retry.ts`; the sync reconciles: the
- * adapter's server grant joins them with their stored token, refreshed if expired, then the roles).
- * Errors: VALIDATION_FAILED (state, refused code, no bot); CONFLICT (the Discord account belongs to another
- * subscriber); PROVIDER_UNAVAILABLE (Discord unreachable before anything was stored).
+ * Completes Discord linking (DESIGN D28): uses up `state` (single use, bound to session and subscriber), exchanges `code`, stores the tokens encrypted, links the Discord user (replacing
+ * another: `member.updated`), joins the member and grants access; a grant failure becomes `platform_error` (retried). Errors: VALIDATION_FAILED; CONFLICT (another's account); PROVIDER_UNAVAILABLE.
  */
 export async function completeDiscordLink(runtime: LinkRuntime, input: { projectId: string; portalSessionId: string; subscriberId: string; code: string; state: string }): Promise<DiscordLinkResult> {
   const { projectId, subscriberId } = input;

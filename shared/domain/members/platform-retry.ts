@@ -12,15 +12,9 @@ import type { StoredMember } from './repository.js';
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 
 /**
- * Durable retries of a member's platform calls (DESIGN D15, D22: failures are recorded on the member and
- * retried, never lost). A failed call is recorded on the member (`platform_error`, with
- * `attempts` and `next_attempt_at`) in the SAME transaction that schedules the member's
- * {@link MEMBER_PLATFORM_SYNC_DEADLINE_KIND} deadline, so a crash cannot keep one without the other. The
- * deadline's handler (`shared/domain/subscriptions/platform-sync.ts`) reconciles — it does not replay the
- * failed call — and each further failure moves the deadline by an exponential backoff
- * ({@link platformRetryDelayMs}) until {@link PLATFORM_SYNC_MAX_ATTEMPTS}, where it gives up leaving
- * `platform_error` set (with `next_attempt_at` null). A success clears the error and the deadline.
- * Invariant: a member with a sync deadline has a `platform_error`.
+ * Durable retries of a member's platform calls (DESIGN D15, D22): a failure (`platform_error`: attempts, `next_attempt_at`) is recorded in the SAME transaction that schedules
+ * the {@link MEMBER_PLATFORM_SYNC_DEADLINE_KIND} deadline; `platform-sync.ts` reconciles with backoff ({@link platformRetryDelayMs}) up to {@link PLATFORM_SYNC_MAX_ATTEMPTS},
+ * then gives up (`next_attempt_at` null). Success clears both. Invariant: a member with a sync deadline has a `platform_error`.
  */
 
 /**
@@ -107,12 +101,8 @@ export function writePlatformError(
 }
 
 /**
- * Adds to `tx` the sync deadline's next state after an attempt: moved to `error.next_attempt_at` when a
- * retry is due (a put conditional on `current` still being there at its due time), removed otherwise
- * (success, or given up; {@link completeDeadline}). Another run or a request that changed it meanwhile
- * fails `tx` (`ConditionFailedError`), so nothing is applied twice. `attributes`: extra attributes of the
- * moved deadline item (e.g. the failure a `subscription.invite_links` deadline keeps on itself).
- * Also used for other deadlines on the same backoff (`subscriptions/invite-link-retry.ts`).
+ * Adds to `tx` the sync deadline's next state: moved to `error.next_attempt_at` (conditional on `current` at its due time), else removed; a concurrent change fails `tx`
+ * (`ConditionFailedError`). `attributes`: extra attributes of the moved item. Also used by `subscriptions/invite-link-retry.ts`.
  */
 export function writeSyncDeadline(tx: Transaction, current: Deadline, error: MemberPlatformError | null, attributes: Record<string, unknown> = {}): void {
   if (error?.next_attempt_at) {
@@ -121,15 +111,8 @@ export function writeSyncDeadline(tx: Transaction, current: Deadline, error: Mem
 }
 
 /**
- * Records a platform call's outcome on the member (DESIGN D22), after the state change committed: a
- * failure sets `platform_error` (attempt 1 — a new action starts its retries afresh) and, in the same
- * transaction, schedules the member's sync deadline {@link PLATFORM_SYNC_FIRST_DELAY_MS} later; a success
- * clears an earlier error and deletes any pending deadline. Bumps the revision (concurrent
- * read-modify-writes re-read); emits nothing and never changes the member's status. `revocations`: the
- * invite links whose revocation failed (kept on the member for the sync deadline to revoke; see
- * {@link PendingInviteLinkRevocation}); undefined leaves any stored ones alone. Never throws (a member
- * deleted meanwhile, or a store failure, is logged). Returns the member as recorded (the given one when
- * nothing needed writing or the write failed).
+ * Records a platform call's outcome on the member after the commit (DESIGN D22): a failure sets `platform_error` (attempt 1) and its sync deadline in one transaction, a success clears
+ * both; `revocations` (undefined: kept) are failed invite-link revocations. Status and events unchanged. Never throws (logged); returns the member as recorded.
  */
 export async function recordPlatformOutcome(
   runtime: UnitOfWorkRuntime,

@@ -41,22 +41,8 @@ export interface PlatformMembershipUpdate {
 }
 
 /**
- * Records a platform membership update (DESIGN D17) in one transaction with its event:
- * - `joined`: a new person becomes a `joined` member (linked to the subscriber holding the same platform
- *   user id, if any) and `member.joined` is emitted; a `left` or `kicked` member joins again
- *   (`member.joined`); a `joined` member whose profile changed emits `member.updated`; a `banned` member
- *   stays banned (the platform should not have let them in; only a profile change is recorded).
- * - `left`: a `joined` member becomes `left` (`member.left`); anyone else is unchanged.
- * - `kicked` / `banned` (by someone on the platform): a `joined` member becomes `kicked` (`member.kicked`);
- *   a member not yet banned becomes `banned` (`member.banned`), with reason null; anyone else is unchanged.
- * - `profile`: a known member's changed username or display name emits `member.updated`.
- * A new member who joined through a subscriber's personal invite link (`invitedSubscriberId`) is linked to
- * that subscriber when it has no platform identity yet: the subscriber takes the platform user id, in the
- * same transaction.
- * Payloads carry the linked subscriber with consented contact data (the fan-out redacts per endpoint
- * owner, D10). Returns the member, or null for a `left`/`profile` update about an unknown person
- * (nothing recorded). Repeating an update changes nothing the second time. Errors: NOT_FOUND when the
- * project does not exist; CONFLICT after MAX_ATTEMPTS lost races.
+ * Records a platform membership update (DESIGN D17) with its `member.*` event in one transaction (banned members stay banned; repeats change nothing), linking a join through a
+ * personal invite link to its subscriber. Returns the member, or null for `left`/`profile` of an unknown person. Errors: NOT_FOUND (project); CONFLICT (MAX_ATTEMPTS lost races).
  */
 export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, update: PlatformMembershipUpdate): Promise<Member | null> {
   const { teamId, projectId, platformUserId } = update;
@@ -143,6 +129,7 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
       const profileChanged = profile.username !== current.username || profile.display_name !== current.display_name;
       let next: Member = { ...current, ...profile };
       let type: 'member.joined' | 'member.left' | 'member.kicked' | 'member.banned' | 'member.updated' | null = null;
+      // A banned member who joins stays banned (the platform should not have let them in): only a profile change is recorded.
       if (update.change === 'joined' && (current.status === 'left' || current.status === 'kicked')) {
         next = { ...next, status: 'joined', joined_at: nowIso, status_changed_at: nowIso };
         type = 'member.joined';
@@ -164,6 +151,7 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
       await unitOfWork(runtime, teamId, (tx) => {
         writeMemberChange(tx, teamId, memberItem!, changed);
         const removal = type === 'member.kicked' || type === 'member.banned';
+        // The payload carries the subscriber with consented contact data; the fan-out redacts it per endpoint owner (D10).
         tx.emit({ type: type, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
       });
       return changed;

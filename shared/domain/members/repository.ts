@@ -13,18 +13,9 @@ import { parseStoredMember, parseStoredMemberRef, parseStoredPlatformUserClaim }
 import type { ListMembersQuery, Member } from './schema.js';
 
 /**
- * Persistence of members (DESIGN D14, D17). A member is one item in its project's member partition
- * (`keys.member`: `TEAM#<team>#PROJECT#<project>#MEMBERS`, `MEMBER#<uuid>`, listed in id order); a
- * reference item (`keys.memberRef`, holding `project_id`) lets `/v1/members/{id}` find it by id alone.
- *
- * The platform-user claim (`keys.platformUser`, keyed by a SHA-256 of the platform user id, one per
- * project) holds `subscriber_id` and `member_id` of that person: it keeps each unique per project and
- * links them. The links are also kept on the objects (`member.subscriber_id`, `subscriber.member_id`),
- * always written in the same transaction as the claim. Each member item carries `revision`
- * (optimistic concurrency: every status change is conditional on the revision read).
- *
- * Use cases that change members live beside their triggers: ban, unban and kick in
- * `subscribers/moderation.ts`; joins and leaves from the platform in `members/platform-updates.ts`.
+ * Persistence of members (DESIGN D14, D17): one item per member in its project's partition (`keys.member`, id order) plus a reference item (`keys.memberRef`) for `/v1/members/{id}`.
+ * The platform-user claim (`keys.platformUser`, SHA-256 of the platform user id, one per project) holds `subscriber_id` and `member_id`, written in the same transaction as the links
+ * on the objects. Items carry `revision` (every status change is conditional on it). Moderation lives in `subscribers/moderation.ts`, platform joins in `platform-updates.ts`.
  */
 
 /** The stored member item as read: the public fields plus `revision`, read through `toMember` and `revisionOf` (never cast). */

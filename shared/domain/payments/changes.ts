@@ -83,19 +83,8 @@ export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Princ
 }
 
 /**
- * Refunds a succeeded payment in full or in part (`POST /v1/payments/{id}/refund`, `refund_payment`,
- * DESIGN D16): `amount` (minor units) defaults to what is left to refund; refunds accumulate in
- * `amount_refunded`, and the payment becomes `refunded` once all of it is refunded (a partial refund
- * keeps it `succeeded`). The amount is first reserved on the payment ({@link reserveRefund}: concurrent
- * refunds beyond what is left are refused before any provider call), then refunded at the payment's
- * provider outside any transaction with an idempotency key derived from the caller's `idempotencyKey`
- * (Stripe: the Refunds API on the PaymentIntent; manual: nothing to call), then recorded with exactly one
- * `payment.refunded` (this refund's amount and reason), the provider's refund id, and the reservation
- * settled; `cancel: true` also cancels the subscription at once (`subscription.canceled`), in the same
- * transaction. A provider refusal releases the reservation; an unreachable provider keeps it for the
- * retry with the same key. Returns the payment. Errors: NOT_FOUND; VALIDATION_FAILED (an amount above
- * what is left); CONFLICT (not succeeded, refunds in flight, the provider refused, `cancel` on a
- * subscription that cannot be canceled); PROVIDER_UNAVAILABLE (502: retry with the same key).
+ * Refunds a succeeded payment (DESIGN D16): `amount` (minor units; default all left) reserved ({@link reserveRefund}), refunded at the provider (key from `idempotencyKey`), recorded
+ * with one `payment.refunded` (`cancel: true` also cancels). Errors: NOT_FOUND; VALIDATION_FAILED; CONFLICT (not succeeded, in flight, refused); PROVIDER_UNAVAILABLE (502: retry, same key).
  */
 export async function refundPayment(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -12,19 +12,8 @@ export const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending',
 export const invalid = (detail: string, errors: FieldError[]) => new ProblemError('VALIDATION_FAILED', detail, { errors });
 
 /**
- * The D15 trigger a payment's outcome fires on its subscription, or null when it moves nothing (DESIGN
- * D15, D16). Pure. A `succeeded` payment fires `payment_succeeded`, a `failed` one `payment_failed`,
- * where the transition table has a row for the subscription's status:
- * - a `subscription_create` payment only while the subscription awaits its first payment (pending,
- *   incomplete): succeeded → activated. A FAILED first payment has no row (pending and incomplete have no
- *   `payment_failed` transition; "first payment failed → incomplete" is a creation row only), so it is
- *   recorded and the subscription stays as it is — the 23-hour incomplete expiry still runs;
- * - a `renewal` payment: succeeded on trialing (trial ended, paid) → activated, on active → renewed (the
- *   period advances), on past_due / unpaid → activated; failed on trialing / active → past_due;
- * - a `manual` payment (outside the billing cycle) and a pending one: nothing.
- * Every other pair (e.g. a payment for a paused, suspended, canceled or expired subscription, or a
- * renewal that fails again while past_due) has no row: the payment is recorded, the subscription is
- * left unchanged.
+ * The D15 trigger (`payment_succeeded` / `payment_failed`) a payment fires on its subscription where the table has a row, else null (DESIGN D15, D16; pure). `subscription_create` counts only
+ * while pending/incomplete (a failed first payment has no row: the 23-hour expiry still runs), a renewal only after; manual and pending payments → null.
  */
 export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
   if (payment.billing_reason === 'manual') return null;

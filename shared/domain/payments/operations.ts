@@ -6,17 +6,8 @@ import { ListPaymentsQuery, Payment, PaymentIdParams, PaymentList, PaymentProjec
 const OUTCOME_EVENTS = ['subscription.activated', 'subscription.renewed', 'subscription.past_due', ...ACCESS_EVENTS] as const;
 
 /**
- * The payment operations (DESIGN D13, D16), `manual` provider. A project's payments are listed and
- * recorded under the project; one payment is addressed by its id alone (`/v1/payments/{id}`) within the
- * team. Settling a pending payment is `POST /v1/payments/{id}` with its outcome (as Stripe updates an
- * object by POSTing to it), refunding is `POST /v1/payments/{id}/refund`.
- *
- * Abilities: reads and refunds have their own (`project-payment:view-any`, `:view`, `:refund`). The
- * catalogue has no ability for recording a payment: recording and settling use
- * `project-subscription:update` ("change a subscription's … billing dates"), the closest write ability,
- * since a recorded outcome moves the subscription's billing state (D15: activation, renewal, past due);
- * a first payment that creates a subscription also needs `project-subscription:create` (checked by the
- * use case).
+ * The payment operations (DESIGN D13, D16), `manual` provider: listed and recorded under the project, one addressed by id (`/v1/payments/{id}`: `POST` settles, `/refund` refunds).
+ * Recording and settling use `project-subscription:update` (no catalogue ability records payments; the outcome moves billing, D15); creating a subscription also needs `:create`.
  */
 export const paymentsModule = defineModule({
   folder: 'payments',

@@ -45,15 +45,8 @@ export interface ProviderPaymentOutcome {
 }
 
 /**
- * Records a payment the subscription's provider reports (DESIGN D16, D22): a new provider
- * payment becomes a payment of ours (`payment.succeeded` / `payment.failed`, its lookup item
- * `keys.providerPayment` written with it); a known one moves only forward — pending or failed →
- * succeeded (a retried invoice paid with the same PaymentIntent), pending → failed — and a report of
- * the status it has, or of failed after it succeeded, changes nothing. With `drivesSubscription`, the
- * outcome fires its D15 transition ({@link paymentTrigger}: first payment → activated, renewal → renewed,
- * failed renewal → past_due), in the same transaction as the payment and its event (the payment event
- * first). A lost race re-reads and retries (`MAX_ATTEMPTS`). Errors: NOT_FOUND (the subscription
- * or a referenced payment is gone); CONFLICT (kept changing).
+ * Records a payment the provider reports (DESIGN D16, D22): new → a payment of ours with its `keys.providerPayment` item; known → only forward (pending/failed → succeeded,
+ * pending → failed). With `drivesSubscription`, fires its D15 transition ({@link paymentTrigger}) in the same transaction. Errors: NOT_FOUND (gone); CONFLICT (kept changing).
  */
 export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principal: Principal, report: ProviderPaymentReport): Promise<ProviderPaymentOutcome> {
   const teamId = principal.teamId;
@@ -118,13 +111,8 @@ export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principa
 }
 
 /**
- * Records a refund the provider reports (DESIGN D16; Stripe `charge.refunded`): `totalRefunded` is the
- * provider's CUMULATIVE refunded amount of the payment (minor units). Only what exceeds our
- * `amount_refunded` is new: it is recorded (the payment becomes `refunded` once all of it is refunded)
- * with ONE `payment.refunded` carrying that amount and `reason`. A refund already recorded — through the
- * Refunds API call of `refund_payment`, or an earlier event — changes nothing and emits nothing.
- * Returns null when no payment of ours has that provider payment id. Errors: NOT_FOUND (payment gone);
- * CONFLICT (kept changing).
+ * Records a provider-reported refund (DESIGN D16; Stripe `charge.refunded`): `totalRefunded` is CUMULATIVE (minor units); only what exceeds `amount_refunded` is recorded, with ONE
+ * `payment.refunded`. Returns null when no payment has that provider id. Errors: NOT_FOUND (payment gone); CONFLICT (kept changing).
  */
 export async function recordProviderRefund(
   runtime: UnitOfWorkRuntime,

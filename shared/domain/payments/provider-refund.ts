@@ -20,12 +20,8 @@ export interface RefundOptions {
 }
 
 /**
- * Makes the refund at the payment's provider, outside any transaction, retrying retryable failures (and
- * errors the adapter throws) per the policy; returns the provider's refund id (null for `manual`). The
- * idempotency key names the payment and the refund's reservation `reservationKey` (the caller's
- * `Idempotency-Key`), so a repeated request after a lost answer makes no second refund at Stripe.
- * Errors: PROVIDER_UNAVAILABLE (unreachable or failing after the retries); CONFLICT (the provider refused:
- * its reason, e.g. Stripe's `charge_already_refunded`, or no credential). The payment is unchanged either way.
+ * Refunds at the payment's provider outside any transaction, with retries and an idempotency key from the payment and `reservationKey`; returns the refund id (null for `manual`).
+ * Errors: PROVIDER_UNAVAILABLE (unreachable after retries); CONFLICT (refused, e.g. `charge_already_refunded`, or no credential). The payment is unchanged either way.
  */
 export async function refundAtProvider(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -10,32 +10,14 @@ import { parseStoredPayment, parseStoredSubscriberPayment } from './record.js';
 import type { ListPaymentsQuery, Payment } from './schema.js';
 
 /**
- * Persistence and use cases of payments (DESIGN D14, D15, D16): for the `manual` provider the creator
- * records a payment (pending, succeeded or failed) for a subscription and settles a pending one; any
- * provider's succeeded payment is refunded in full or in part (through the provider's adapter: Stripe's
- * Refunds API); a provider that reports its payments itself (`stripe`, through its inbound events:
- * `stripe-events.ts`) records them with {@link recordProviderPayment} and {@link recordProviderRefund},
- * found again by the provider's payment id (`keys.providerPayment`).
- *
- * A payment is one item in a partition of its own (`keys.payment`), read by id with one GetItem; a
- * project's payments are listed through the sparse GSI (`TEAM#<team>#PROJECT#<project>#PAYMENTS`, sort
- * key = creation time then id, so a date range is a key condition), a subscriber's through immutable
- * index items in the subscriber's per-project partition, written in the payment's transaction.
- *
- * Every status change of a payment is ONE transaction with its `payment.*` event and the D15 transition
- * its outcome drives (through the subscriptions module: `createSubscription` / `changeSubscriptionWith`,
- * which own the transition table), the subscription's event and member access events included; the
- * payment event comes first. Payment items carry `revision` (optimistic concurrency of settlements and
- * refunds).
+ * Persistence and use cases of payments (DESIGN D14, D15, D16). One item per payment (`keys.payment`); a project's listed through the sparse GSI (sort key = creation time, id),
+ * a subscriber's through index items in its per-project partition; provider payments found by `keys.providerPayment`. Every status change is ONE transaction with its
+ * `payment.*` event (first) and the D15 transition it drives (through `createSubscription` / `changeSubscriptionWith`). Items carry `revision`.
  */
 
 /**
- * The stored payment item as read (through `toPayment` and `revisionOf`, never cast): the public fields
- * plus `revision` and, once a refund went through a provider with a Refunds API, `provider_refund_id`
- * (string: the provider's id of the LAST refund the service made, Stripe `re_...`; absent otherwise).
- * The refund is recorded (amount_refunded, status, this id) in the same transaction as its one
- * `payment.refunded` event, so an inbound `charge.refunded` for it finds the payment already holding
- * that refund (its `amount_refunded` equal to the charge's, or `refunded`) and changes nothing.
+ * The stored payment item (read through `toPayment` and `revisionOf`, never cast): the public fields, `revision` and `provider_refund_id` (the provider's id of the LAST refund we made,
+ * Stripe `re_...`), written with its `payment.refunded`, so the inbound `charge.refunded` for it changes nothing.
  */
 export type StoredPayment = Item;
 
@@ -93,13 +75,8 @@ function rangeCondition(attribute: string, prefix: string, from: string | null, 
 }
 
 /**
- * Lists a project's payments, newest first, paged (DESIGN D12): optionally only a subscriber's
- * (`subscriber_id`: the subscriber's index items, then one BatchGet — never a scan), only those created
- * in `[created_after, created_before)` (a key condition, on either list), only a status's or a
- * provider's (filters of the page read, so a page may be short while `next_cursor` is set); a portal
- * principal's list is always its own subscriber's (D27).
- * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED (created_before not
- * after created_after; a cursor of another list).
+ * Lists a project's payments, newest first (DESIGN D12), optionally by subscriber (index items + one BatchGet), `[created_after, created_before)`, status or provider (page filters:
+ * a page may be short with `next_cursor` set); a portal principal sees only its own (D27). Errors: NOT_FOUND; VALIDATION_FAILED (date range, a cursor of another list).
  */
 export async function listPayments(store: Store, principal: Principal, projectId: string, query: Omit<ListPaymentsQuery, 'limit'> & { limit: number }): Promise<Page<Payment>> {
   requireProjectAccess(principal, projectId);

@@ -99,20 +99,8 @@ function billingReasonFor(given: BillingReason | undefined, subscription: Subscr
 }
 
 /**
- * Records a payment of the `manual` provider (`POST /v1/projects/{project_id}/payments`, DESIGN D16) and
- * applies what its outcome drives (D15, {@link paymentTrigger}), in ONE transaction with its
- * `payment.pending|succeeded|failed` event, the subscription's event and member access events:
- * - with `subscription_id`: a payment for that subscription of the project;
- * - with `subscriber_id` and `plan_id`: the first payment of a NEW subscription billed through the
- *   provider (source `provider`; also needs `project-subscription:create`), created pending (pending
- *   payment), incomplete (failed) or active (succeeded) — D15's "(new)" row, `subscription.created`.
- * Amount and currency default to the plan's price (the currency must be the plan's). Returns the payment.
- * Errors: NOT_FOUND (project, subscription, subscriber or plan absent, foreign, out of scope or of
- * another project); VALIDATION_FAILED (neither or both forms, another currency, a free plan's first
- * payment, a billing reason that is not subscription_create for a new subscription);
- * TOKEN_MISSING_ABILITY (a new subscription without `project-subscription:create`); CONFLICT (no manual
- * provider connected, billing reason against the subscription's status, archived project, inactive plan,
- * banned subscriber, or a subscription that kept changing).
+ * Records a `manual` payment (DESIGN D16) for `subscription_id`, or as the first of a NEW provider-billed subscription (`subscriber_id` + `plan_id`, D15 "(new)"), in ONE transaction.
+ * Errors: NOT_FOUND; VALIDATION_FAILED (forms, currency, free plan, reason); TOKEN_MISSING_ABILITY (`project-subscription:create`); CONFLICT (no manual provider, status, inactive, banned, races).
  */
 export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RecordPaymentRequest): Promise<Payment> {
   const project = toProject(await loadProject(runtime.store, principal, projectId));

@@ -10,13 +10,8 @@ import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import type { Payment, RefundPaymentRequest } from './schema.js';
 
 /**
- * Refund reservations (DESIGN D16; money moves only with the provider's agreement): before a refund is
- * asked of the provider, its amount is reserved on the payment with a write conditional on the revision
- * read, so concurrent refunds beyond what is left are refused BEFORE any provider call. The reservation is
- * settled (removed, `amount_refunded` raised) in the refund's transaction once the provider answered,
- * released when the provider refused, and kept when the provider could not be reached — the same request
- * (same `Idempotency-Key`, so the same provider idempotency key) settles it later; an abandoned one stops
- * counting after {@link RESERVATION_LIFETIME_MS}, when the provider's own idempotency window has passed.
+ * Refund reservations (DESIGN D16; money moves only with the provider's agreement): a refund's amount is reserved (conditional on the revision) BEFORE the provider call,
+ * settled in the refund's transaction, released on refusal, kept when unreachable (the same `Idempotency-Key` settles it later); it stops counting after {@link RESERVATION_LIFETIME_MS}.
  */
 
 /** The payment item's map of reservations: reservation key → `{ amount (minor units), reserved_at_ms }`. */

@@ -41,13 +41,8 @@ function subscriberInput(session: Stripe.Checkout.Session, customerId: string | 
 }
 
 /**
- * `checkout.session.completed` (mode `subscription` or `payment`): finds the subscriber by the Stripe
- * customer (or creates one with the customer's e-mail and name, counted against the tier's limit), and
- * creates the subscription billed through Stripe on the plan of `metadata.plan_id` (else the plan synced
- * with a line item's price, when the event carries line items): mode `subscription` → `pending` (its
- * first invoice's `invoice.paid` activates it), linked to the Stripe subscription; mode `payment` paid →
- * `active` with its succeeded payment (the PaymentIntent), in the same transaction. A session whose
- * Stripe subscription is linked already changes nothing.
+ * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the subscription on `metadata.plan_id` (else a line item's synced
+ * plan): mode `subscription` → pending; mode `payment` paid → active with its payment, same transaction. An already linked Stripe subscription changes nothing.
  */
 export async function checkoutCompleted(context: EventContext, session: Stripe.Checkout.Session): Promise<StripeEventOutcome> {
   const { runtime, principal, projectId } = context;
@@ -158,12 +153,8 @@ export async function checkoutCompleted(context: EventContext, session: Stripe.C
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`, a delayed payment method): the
- * pending payment `checkout.session.completed` recorded for the session's PaymentIntent becomes
- * `succeeded` (the pending subscription is activated, D15) or `failed` (the subscription stays pending
- * and expires after 23 hours unless paid). Arriving before its `checkout.session.completed` (within
- * {@link CHECKOUT_WAIT_SECONDS}) it is sent again later ({@link StripeEventNotReady}); a session of no
- * payment of this project is ignored.
+ * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`): the session's pending payment → succeeded (activates, D15) or failed (expires after 23 hours unless paid).
+ * Before its `checkout.session.completed` (within {@link CHECKOUT_WAIT_SECONDS}) → {@link StripeEventNotReady}; a session of no payment of this project is ignored.
  */
 export async function checkoutPaymentSettled(context: EventContext, session: Stripe.Checkout.Session, status: 'succeeded' | 'failed'): Promise<StripeEventOutcome> {
   const paymentIntentId = idOf(session.payment_intent);

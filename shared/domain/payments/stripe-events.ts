@@ -27,31 +27,9 @@ import {
 import { checkoutCompleted, checkoutPaymentSettled } from './stripe-checkout-events.js';
 
 /**
- * A project's Stripe events mapped to the membership domain (DESIGN D15, D16, D22). The hook
- * (`shared/hooks/stripe.ts`) verifies the signature, keeps the receipt and calls {@link applyStripeEvent};
- * this module decides what an event means and runs the same use cases as everywhere else (subscription
- * creation with its counters, deadlines and tier limits; payments with their D15 transitions).
- *
- * | Stripe event | effect |
- * |---|---|
- * | `checkout.session.completed` | find or create the subscriber (by the Stripe customer), create the subscription (source `provider`): mode `subscription` → pending until `invoice.paid` (trialing when the plan has a trial); mode `payment` and paid → active with its succeeded payment; mode `payment` awaiting a delayed method (SEPA debit, bank transfer) → pending with a pending payment |
- * | `checkout.session.async_payment_succeeded` / `_failed` | that pending payment `succeeded` → activated, or `failed` (the subscription stays pending until its 23-hour expiry) |
- * | `invoice.paid` | payment `succeeded` → activated (first payment) or renewed; a zero-amount first invoice (a trial, a 100 % coupon) activates a pending subscription without a payment |
- * | `invoice.payment_failed` | payment `failed` → past_due (a renewal) |
- * | `customer.subscription.updated` | status canceled / unpaid / incomplete_expired / paused, `cancel_at_period_end`, `pause_collection`, a new price → the D15 transition |
- * | `customer.subscription.deleted` | canceled |
- * | `charge.refunded` | the payment refunded (one `payment.refunded`; nothing when already recorded) |
- *
- * Lookups: the Stripe customer, subscription and PaymentIntent ids lead to our subscriber, subscription
- * and payment through small items (`keys.providerCustomer`, `providerSubscription`, `providerPayment`)
- * written in the transactions that create them. Out of order (Stripe does not guarantee order): the
- * Stripe subscription's item keeps, per event family (subscription snapshots, invoices), the `created`
- * (unix SECONDS) of the last event applied to it after its creation (the checkout sets none: the first
- * invoice's events are created before the session completes), moved forward only (a conditional write in
- * the change's transaction); an older event of the family changes no subscription state. A transition D15 does not allow from the current status is ignored, not
- * an error. Echoes (D27): a change we made at Stripe first (`provider-change.ts`) is already in our state
- * when its `customer.subscription.*` event arrives, so the event finds nothing to change; the change also
- * stamps the link (`provider_change_created`), so a snapshot Stripe created before it is stale.
+ * A project's Stripe events mapped to the domain (DESIGN D15, D16, D22), through the same use cases as everywhere (checkout, invoices, subscription updates, refunds).
+ * Out of order: the subscription link keeps per event family the last applied `created` (unix SECONDS), moved forward only; older events change no state. A transition D15
+ * does not allow is ignored, not an error. Echoes of our own changes (D27, `provider-change.ts`) find nothing to change; `provider_change_created` makes older snapshots stale.
  */
 
 /** Problems that mean "this event does not apply" rather than "try again" (a gone plan, a banned subscriber, a tier limit…). */
@@ -114,13 +92,8 @@ function paymentIntentOf(invoice: Stripe.Invoice): string | null {
 }
 
 /**
- * `invoice.paid` (`succeeded`, `amount_paid`) and `invoice.payment_failed` (`failed`, `amount_due`) of a
- * linked Stripe subscription (`invoice.parent.subscription_details.subscription`): the payment (provider
- * payment id = the PaymentIntent, else the invoice id when the event carries no payments; currency upper
- * case; billing reason from the invoice's) and the D15 transition it drives. An event older than the last
- * one applied records the payment but moves no state. An invoice of a Stripe subscription not linked yet:
- * its first invoice within {@link CHECKOUT_WAIT_SECONDS} is sent again later ({@link StripeEventNotReady}),
- * any other is ignored (a subscription not created through this project's checkout).
+ * `invoice.paid` / `invoice.payment_failed` of a linked Stripe subscription: the payment (id: the PaymentIntent, else the invoice) and its D15 transition (none for a stale event).
+ * Not linked yet: the first invoice within {@link CHECKOUT_WAIT_SECONDS} → {@link StripeEventNotReady}, any other is ignored.
  */
 async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, status: 'succeeded' | 'failed'): Promise<StripeEventOutcome> {
   const stripeSubscriptionId = idOf(invoice.parent?.subscription_details?.subscription);
@@ -178,12 +151,8 @@ async function zeroAmountInvoice(context: EventContext, link: SubscriptionLink, 
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * The D15 change a Stripe subscription's state asks of ours (`subscription` on `plan`), or null when they
- * agree. Pure. In order: deleted or status `canceled` → cancel; `incomplete_expired` → incomplete_expired;
- * `unpaid` → retries_exhausted; paused (status `paused` or `pause_collection` set) → pause, and no longer
- * paused → resume; `cancel_at_period_end` (or a `cancel_at`) → cancel_at_period_end, and withdrawn →
- * resume; a price synced to another plan of the project (`targetPlan`) → upgrade or downgrade. One change
- * per event (Stripe sends one event per change).
+ * The D15 change a Stripe subscription's state asks of ours, or null when they agree (pure): canceled, incomplete_expired, unpaid, pause/resume, cancel at period end (or
+ * `cancel_at`), or a price synced to `targetPlan` → upgrade / downgrade. One change per event.
  */
 export function stripeSubscriptionDecision(stripeSubscription: Stripe.Subscription, deleted: boolean, subscription: Subscription, plan: Plan, targetPlan: Plan | null): Decision | null {
   const status = stripeSubscription.status;

@@ -35,13 +35,8 @@ const StoredSubscriberRef = z.object({ project_id: Subscriber.shape.project_id }
 export const parseStoredSubscriberRef = recordParser(entity.subscriberRef, StoredSubscriberRef);
 
 /**
- * The attributes of the subscriber's access summary (`keys.subscriberAccess`) that track its
- * subscriptions' access (DESIGN D15, D17), so an access change reads them with its other items
- instead of querying the subscriber's subscriptions (the summary is written with the subscriber; every creation
- * and access-changing transition of its subscriptions maintains the two sets):
- * - `granting`: DynamoDB string set of the ids of its subscriptions currently granting access.
- * - `paid`: DynamoDB string set of the ids of its subscriptions currently granting PAID access.
- * An empty set is no attribute at all (DynamoDB removes a set emptied by `DELETE`): absent reads as none.
+ * Attributes of the subscriber's access summary (`keys.subscriberAccess`; D15, D17): DynamoDB string sets of the ids of its subscriptions granting access (`granting`) and PAID access
+ * (`paid`), maintained by every creation and access-changing transition. An empty set is no attribute (absent reads as none).
  */
 export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
 

@@ -61,21 +61,8 @@ function summaryOf(item: Item): SubscriptionSummary {
 }
 
 /**
- * Answers `GET /v1/projects/{project_id}/access?subscriber_id=...` (or `member_id=...`): `granted` (a
- * subscription of the subscriber is in a status with access and the subscriber is not banned), the deciding
- * subscription's `status`, `ends_at` (when its access ends unless renewed; null when open-ended) and
- * `plan_id` (all null without any subscription). A member without a linked subscriber has no access.
- *
- * Reads: by `subscriber_id`, ONE strongly consistent Query of the subscriber's subscription partition
- * (`keys.subscriberSubscriptionsPartition`), which holds the subscriber's access summary
- * (`keys.subscriberAccess`: status and member) and one index item per subscription carrying what the
- * check needs of it (`writeSubscriptionIndex`); both are written in the same transactions as the items
- * they mirror. By `member_id`, the member's GetItem first (it names the subscriber), so two reads: the
- * member item does not carry the summary, which would mean writing it on every subscription change.
- * A partition without the subscriber's summary is an unknown subscriber (the summary is written with the
- * subscriber).
- * Errors: NOT_FOUND (project, subscriber or member absent, of another team or project, or outside the
- * token's scope); VALIDATION_FAILED unless exactly one of `subscriber_id` and `member_id` is given.
+ * Answers `GET /v1/projects/{project_id}/access` by `subscriber_id` (ONE strongly consistent Query of the subscriber's partition: summary + index items) or `member_id` (+1 GetItem):
+ * `granted` (access and not banned), the deciding `status`, `ends_at` (null: open-ended), `plan_id`. Errors: NOT_FOUND; VALIDATION_FAILED unless exactly one id is given.
  */
 export async function checkProjectAccess(store: Store, principal: Principal, projectId: string, query: { subscriber_id?: string; member_id?: string }): Promise<ProjectAccess> {
   requireProjectAccess(principal, projectId);

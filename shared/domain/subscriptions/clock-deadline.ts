@@ -23,14 +23,8 @@ function clockPrincipal(teamId: string): Principal {
 }
 
 /**
- * The `subscription.clock` deadline (DESIGN D15): the subscription `deadline.subjectId` has a
- * clock-driven trigger due ({@link nextDueTrigger}: scheduled start, trial end and period renewal of
- * payment-free subscriptions, fixed-term end, period end of pending_cancellation, 23-hour incomplete
- * expiry, 14-day past-due and 30-day unpaid limits). Applies every trigger due by now in order (at most
- * {@link MAX_CLOCK_STEPS}), each in its own transaction that is conditional on the subscription's
- * revision and moves or removes this deadline conditionally on its due time, so applying it twice, or
- * from two runs at once, does nothing the second time. A deadline whose subscription is gone, or with
- * nothing due, is removed; one not yet due is moved to its time.
+ * The `subscription.clock` deadline (DESIGN D15): applies every trigger due ({@link nextDueTrigger}, at most {@link MAX_CLOCK_STEPS}), each in a transaction conditional on the
+ * revision and the deadline's due time, so a rerun does nothing. Gone subscription or nothing due → removed; not yet due → moved to its time.
  */
 export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadline) => {
   const principal = clockPrincipal(deadline.teamId);

@@ -148,15 +148,8 @@ export interface SubscriptionCreation {
 }
 
 /**
- * Adds a subscription's creation to `tx` (DESIGN D15 "(new)" row; the one creation path of the
- * subscriptions module): the subscription (its first clock deadline, GSI keys), the subscriber's index
- * item, its id in the subscriber's access-summary sets when it starts with access ({@link accessSetChange};
- * merged into the summary's creation for a new subscriber: one write per item), `live_subscription_count` + 1 on the project and the plan (each conditional on being active:
- * CONFLICT), the subscriber's live plan counter + 1 (conditional on the subscriber existing and not being
- * banned: CONFLICT; or the new subscriber's item put with it), `subscription.created` (with
- * `access_code`) and, when it starts with access, the member access events (the platform is asked for
- * access first: its invite links go on the subscription). Returns the subscription as written (with its
- * `invite_links`) and the platform access calls to make after the commit ({@link applyPlatformAccess}).
+ * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets, `live_subscription_count` + 1 on project and plan, the live plan counter,
+ * `subscription.created`, access events. CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit platform calls.
  */
 export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<AddedSubscription> {
   const teamId = principal.teamId;
@@ -210,20 +203,8 @@ export interface AddedSubscription {
 }
 
 /**
- * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, DESIGN D15 "(new)" row): a
- * creator grant on a priced plan or a free plan's subscription, neither needing a payment. It starts
- * `scheduled` (future `starts_at`), `trialing` (`trial: true`, the plan's `trial_days`) or `active`; a
- * one_time plan gets `ends_at` = start + `access_days` unless given. One transaction
- * ({@link addSubscriptionCreation}) holds the subscription, its counters, its first clock deadline and
- * `subscription.created` (plus the member access events when it starts with access).
- * Errors: NOT_FOUND (project, subscriber or plan absent, foreign, out of scope, or of another project);
- * VALIDATION_FAILED (dates, trial on a plan without one); CONFLICT (archived project, inactive plan,
- * banned subscriber).
- *
- * `extension` (another use case creating a subscription, e.g. recording a first payment, DESIGN D16):
- * `billing` creates it billed through a payment provider (source `provider`), whose first payment
- * decides the status — pending (a pending payment), incomplete (a failed one), else as above; `alongside`
- * adds that use case's writes to the same transaction, before the subscription's (so its events come first).
+ * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, D15 "(new)"): `scheduled`, `trialing` or `active`; one_time `ends_at` = start + `access_days`. `extension`:
+ * provider `billing` (first payment decides status) and `alongside` writes (first). Errors: NOT_FOUND; VALIDATION_FAILED (dates, trial); CONFLICT (archived, inactive, banned).
  */
 export async function createSubscription(
   runtime: UnitOfWorkRuntime,

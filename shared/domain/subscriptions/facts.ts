@@ -1,15 +1,9 @@
 import { defineFacts } from '../define-facts.js';
 
 /**
- * Subscriptions' abilities and keys (DESIGN D14, D15). Each subscription is one item in a partition of
- * its own (`TEAM#<team>#SUBSCRIPTION#<uuid>`), read by key; a project's subscriptions are listed through
- * the sparse GSI (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, sort key = creation time then id). A
- * subscriber's subscriptions are small index items in its per-project partition
- * (`...#PROJECT#<project>#SUBSCRIBER_SUBSCRIPTIONS#<subscriber>`), written with the subscription. That
- * partition is also the subscriber's access summary, so the web access check is ONE Query: each index
- * item carries what the check needs of its subscription (`status`, `ends_at`, `current_period_end`,
- * `plan_id`, `status_changed_at`, rewritten in every transition's transaction), and the `SUBSCRIBER`
- * item carries the subscriber's `status` and `member_id`.
+ * Subscriptions' abilities and keys (DESIGN D14, D15). One partition per subscription (`TEAM#<team>#SUBSCRIPTION#<uuid>`); a project's listed through the sparse GSI
+ * (`...#PROJECT#<project>#SUBSCRIPTIONS`, creation time then id). The subscriber's per-project `SUBSCRIBER_SUBSCRIPTIONS#<subscriber>` partition holds its index items (what the
+ * access check needs, rewritten in every transition) and the `SUBSCRIBER` summary (`status`, `member_id`): the web access check is ONE Query.
  */
 export const subscriptionsFacts = defineFacts({
   abilities: {

@@ -9,16 +9,9 @@ import { MemberPlatformError } from '../members/schema.js';
 import type { Subscription } from './schema.js';
 
 /**
- * Durable retries of a grant's personal invite links for a subscriber WITHOUT a member (failures
- * are recorded and retried, never lost; DESIGN D15, D22). With a member, a failed grant is
- * recorded on the member (`members/platform-retry.ts`); a subscriber who never joined has no member to
- * hold it, yet needs the link to join at all. So the grant's failure schedules a
- * {@link SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND} deadline keyed by the subscription, written in the
- * transition's own transaction (an item of it, no extra request), due after the members' backoff
- * (`platformRetryDelayMs`, `PLATFORM_SYNC_MAX_ATTEMPTS` attempts). The failure is recorded on the
- * deadline item itself ({@link INVITE_LINKS_ERROR_ATTRIBUTE}, a `MemberPlatformError`: action
- * `grant_access`, reason, attempts, next attempt) — not on the public Subscription (interface.md has no
- * such field). The handler (`platform-sync.ts` `applySubscriptionInviteLinks`) reconciles.
+ * Durable retries of a grant's invite links for a subscriber WITHOUT a member (DESIGN D15, D22; with a member, `members/platform-retry.ts`): the failure schedules a
+ * {@link SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND} deadline in the transition's transaction, on the members' backoff, holding the failure ({@link INVITE_LINKS_ERROR_ATTRIBUTE})
+ * itself (not the public Subscription). `platform-sync.ts` `applySubscriptionInviteLinks` reconciles.
  */
 
 /** The deadline kind of a subscription's invite-link retries (one per subscription; subject: the subscription id). */

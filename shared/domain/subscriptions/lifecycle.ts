@@ -57,12 +57,8 @@ export interface DueTrigger {
 }
 
 /**
- * The next clock-driven trigger of a subscription, or null when the clock has nothing to do (D15):
- * scheduled → `start_reached` at `starts_at`; trialing (payment-free) → `trial_ended` at `trial_ends_at`;
- * active → `term_ended` at `ends_at` when the fixed term ends with this period, else (payment-free)
- * `period_renewed` at `current_period_end`; pending_cancellation → `period_ended` at `current_period_end`;
- * pending / incomplete → `incomplete_expired` 23 hours after creation; past_due → `retries_exhausted`
- * 14 days after it became past_due; unpaid → `unpaid_limit_reached` 30 days after it became unpaid.
+ * The next clock trigger (D15) or null: `start_reached`, `trial_ended` (payment-free), `term_ended` / `period_renewed` (payment-free), `period_ended`, `incomplete_expired` 23 hours
+ * after creation, `retries_exhausted` 14 days past_due, `unpaid_limit_reached` 30 days unpaid.
  */
 export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
   const periodEndMs = ms(subscription.current_period_end);
@@ -103,12 +99,8 @@ export interface TransitionInput {
 }
 
 /**
- * The subscription after `trigger` (DESIGN D15): runs {@link transition} (CONFLICT when the pair is not
- * allowed) and updates the fields the transition moves — `status`, `previous_status` (always the status
- * it came from), `status_changed_at` (when the status changes), the period (a new one on activation,
- * renewal and resumption; renewal also adopts the plan's current price version), the cancellation
- * fields, and the plan on upgrade / downgrade. `updated_at` is `atMs`. Returns the new subscription and
- * the transition (its event).
+ * The subscription after `trigger` (DESIGN D15): {@link transition} (CONFLICT when not allowed), then status, `previous_status`, `status_changed_at`, the period (renewal adopts the
+ * plan's current price version), cancellation fields and plan; `updated_at` = `atMs`. Returns it and the transition.
  */
 export function applyTrigger(subscription: Subscription, trigger: SubscriptionTrigger, input: TransitionInput): { next: Subscription; transition: Transition } {
   const { atMs, plan } = input;

@@ -13,23 +13,10 @@ import { grantOnPlatform, liveInviteLinks, markInviteLinksRevoked, resourcesGran
 import { prepareRoleChange, writeRoleChange } from './role-access.js';
 
 /**
- * The member side of a subscription's access (DESIGN D15, D17), added to the transition's unit of work:
- * when a subscription gains access (enters trialing, active, pending_cancellation or past_due from a
- * status without access, or is created in one) and none of the subscriber's other subscriptions already
- * grants it, `member.access_granted` is emitted once per resource linked to the project; when it loses
- * access and no other subscription still grants it, `member.access_revoked` per resource. Paid access
- * (a subscription that is not on a free plan: `source` other than `free_plan`) also emits
- * `member.converted` the first time the subscriber gains it (a marker item in the subscriber's
- * subscription partition records that it happened) and `member.churned` when the last paid access ends.
- * Payloads carry the subscriber's member (or null when the subscriber has not joined the community).
- * A grant asks the platform before the commit ({@link prepareAccessChange}: its personal invite links go
- * on the subscription, `invite_links`, and in `member.access_granted`); a revocation asks it after the
- * commit ({@link applyPlatformAccess}): the member's removal, and the revocation of the ended access's
- * still-live invite links, with or without a member (their items are marked `revoked_at` in the
- * transition, so a join through one is not linked). Either way outside any transaction: a failure is recorded on the
- * member's `platform_error`, retried durably (`members/platform-retry.ts`, reconciled by
- * `platform-sync.ts`) and never rolls the transition back. A grant's failure for a subscriber without a
- * member is retried by the subscription's own deadline (`invite-link-retry.ts`), scheduled in the transition.
+ * The member side of a subscription's access (DESIGN D15, D17): `member.access_granted` / `_revoked` per linked resource when the subscriber's access starts / ends (no other
+ * subscription grants it); paid access (not `free_plan`) emits `member.converted` once (a marker item) and `member.churned` when it ends. Platform calls are outside any
+ * transaction: grants before the commit (invite links on the subscription), revocations after (invite-link items marked `revoked_at`); failures are retried durably
+ * (`members/platform-retry.ts`, or `invite-link-retry.ts` without a member) and never roll the transition back.
  */
 
 /** An access change prepared before its transaction ({@link prepareAccessChange}). */
@@ -47,21 +34,8 @@ export interface PreparedAccessChange {
 }
 
 /**
- * Prepares the member side of an access change (see the module comment), before the transition's unit
- * of work is written: reads the project (its linked resources), the conversion marker and the
- * subscriber's access summary in one BatchGetItem (or takes them from `change.facts`), then the
- * subscriber's member and what its other subscriptions grant (the summary's sets: no read; a
- * Query of its subscriptions only when the summary does not track them; none for `change.newSubscriber`)
- * — with `change.facts`, only when they can matter: the project has resources, or paid access ends or
- * starts before any conversion (else no member event is emitted and the platform is not asked, whatever
- * they hold). When access starts and no other subscription grants it, asks
- * the platform for it ({@link grantOnPlatform}: a Telegram project gets a personal invite link per chat,
- * put on the subscription and sent in `member.access_granted` as `invite_link`; when that fails for a
- * subscriber without a member, `write` schedules the subscription's durable retry, `invite-link-retry.ts`). When access ends for a
- * banned member or subscriber, the platform is not asked to remove them (the ban keeps them out; a
- * removal would lift it). When another subscription keeps access, or the plan changes (`change.previousPlan`,
- * access kept), only the roles the plans cover move ({@link prepareRoleChange}: Discord's per-plan roles).
- * Returns null when access did not change. `adapters` defaults to the service's ({@link platformAdapters}).
+ * Prepares an access change's member side before its unit of work: one BatchGetItem (project, marker, summary; or `change.facts`), then member and other grants only when they
+ * can matter. Asks grants of the platform ({@link grantOnPlatform}); banned → never removed (that would lift the ban). Returns null when access did not change.
  */
 export async function prepareAccessChange(runtime: PlatformRuntime, principal: Principal, change: AccessChange, adapters?: PlatformAdapters): Promise<PreparedAccessChange | null> {
   const store = runtime.store;

@@ -15,12 +15,8 @@ import {
 } from './schema.js';
 
 /**
- * The subscription operations (DESIGN D13, D15). A project's subscriptions are listed and created under
- * the project; one subscription is addressed by its id alone (`/v1/subscriptions/{id}`) within the team,
- * and each action is a POST on it. Every action is one transition of the D15 table (CONFLICT otherwise),
- * whose whole effect is one unit of work: they take an `Idempotency-Key` `'in-transaction'` (D3:
- * no claim up front, the completed record joins the transition's transaction; a concurrent duplicate
- * replays the first response rather than getting IDEMPOTENCY_KEY_IN_USE).
+ * The subscription operations (DESIGN D13, D15): listed and created under the project; actions are POSTs on `/v1/subscriptions/{id}`, each one D15 transition (CONFLICT otherwise) in
+ * one unit of work, with `Idempotency-Key` `'in-transaction'` (D3: the completion joins the transaction; a concurrent duplicate replays rather than IDEMPOTENCY_KEY_IN_USE).
  */
 export const subscriptionsModule = defineModule({
   folder: 'subscriptions',

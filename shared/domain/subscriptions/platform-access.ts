@@ -225,15 +225,8 @@ export async function revokeInviteLinksOnPlatform(
 }
 
 /**
- * Completes a committed access change on the platform (DESIGN D15, D22): a revocation asks the project's
- * platform adapter (`adapters`, default the service's) to remove the member from each resource (with the
- * adapter's retries) unless `removeMember` is false, and to revoke the ended access's invite links
- *; a grant's calls were made before the commit. With a member, the outcome is recorded on
- * it ({@link recordPlatformOutcome}: the first failure as `platform_error`, with its durable retry, the
- * links not revoked kept for that retry; a full success clears an earlier error — for a banned member,
- * only a failure is recorded, so the ban's own error is never cleared). Without a member, a failed
- * revocation is logged (naming the subscription, never a link) and left: the link expires by itself.
- * Never throws: the transition stands whatever the platform answers.
+ * Completes a committed access change (D15, D22): a revocation removes the member (unless `removeMember` is false) and revokes the ended invite links; a grant's (pre-commit) outcome
+ * is only recorded. On the member ({@link recordPlatformOutcome}; a banned member's error is never cleared), else a failure is logged, never a link. Never throws.
  */
 export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
   if (!followUp) return;

@@ -23,24 +23,16 @@ import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
 /**
- * The `member.platform_sync` deadline (DESIGN D15, D22; scheduled by `members/platform-retry.ts` when a
- * platform call for a member failed). It RECONCILES rather than replays: it works out what the platform
- * should hold for the member now ({@link reconciledAction}) and asks for that, so a retry never undoes a
- * later change (a revoke that failed before the subscriber paid again becomes a grant). Calling it twice
- * does nothing harmful: Telegram's calls are idempotent (a grant makes one more single-use link) and the
- * outcome's transaction is conditional on the member's revision and the deadline's due time.
+ * The `member.platform_sync` deadline (DESIGN D15, D22; scheduled by `members/platform-retry.ts`). It RECONCILES rather than replays ({@link reconciledAction}), so a retry never
+ * undoes a later change. Running twice is harmless: Telegram's calls are idempotent and the outcome is conditional on the member's revision and the deadline's due time.
  */
 
 /** What a sync asks of the platform: one of the member's platform actions ({@link reconciledAction} answers null when the service manages nothing for the member). */
 export type ReconciledAction = 'ban' | 'kick' | 'grant_access' | 'revoke_access';
 
 /**
- * What the platform should hold for `member` now (pure): `ban` when the member or its subscriber is
- * banned (banned members stay banned); `kick` while the member is still `kicked` after a failed kick
- * (removed, free to come back); otherwise, for a member linked to a subscriber, `grant_access` when one
- * of `subscriptions` (the subscriber's) has access (D15 `hasAccess`: the roles their plans cover, the
- * other linked roles taken away) and `revoke_access` when none has;
- * null for a member without a subscriber (a free member the service never granted anything).
+ * What the platform should hold for `member` now (pure): `ban` (member or subscriber banned), `kick` (still `kicked` after a failed kick), else `grant_access` / `revoke_access`
+ * by whether any of the subscriber's `subscriptions` has access (D15 `hasAccess`); null for a member without a subscriber.
  */
 export function reconciledAction(member: Pick<Member, 'status' | 'platform_error'>, subscriber: { status: string } | null, subscriptions: Pick<Subscription, 'status'>[]): ReconciledAction | null {
   if (member.status === 'banned' || subscriber?.status === 'banned') return 'ban';
@@ -50,19 +42,8 @@ export function reconciledAction(member: Pick<Member, 'status' | 'platform_error
 }
 
 /**
- * Applies a member's sync deadline (a {@link DeadlineHandler}): reads the member (gone, or without a
- * `platform_error`: the deadline is removed), its project, subscriber and the subscriber's subscriptions;
- * asks the project's platform adapter for the {@link reconciledAction} (outside any transaction, with
- * the adapter's retries); then, in ONE transaction conditional on the member's revision and the
- * deadline's due time; revokes the invite links whose revocation failed when access ended (kept on the
- * member item, `members/platform-retry.ts` PendingInviteLinkRevocation; whatever the action: a link of
- * ended access must stop working even if access came back since — the new access has its own links)
- * and keeps only those failing again; on full success clears `platform_error` and removes the deadline; on failure records
- * it as attempt n + 1 and moves the deadline by the backoff, or — at the last attempt — keeps the error
- * (`next_attempt_at` null), removes the deadline and logs. A grant's invite links are written with it:
- * their items, and `invite_links` on the subscriber's subscription with access that changed status last
- * (conditional on its revision). A lost race (a request or another run changed the member or the
- * deadline meanwhile) writes nothing: the deadline, if still due, is retried by the next run.
+ * Applies a member's sync deadline: asks the adapter for the {@link reconciledAction} outside any transaction, then ONE transaction (conditional on revision and due time) clears or
+ * records the error (attempt n + 1, backoff; given up at the last), revokes pending invite links whatever the action, and writes a grant's links. A lost race writes nothing.
  */
 export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline) => {
   const { teamId, projectId } = deadline;
@@ -137,22 +118,8 @@ function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
 }
 
 /**
- * Applies a subscription's `subscription.invite_links` deadline (a {@link DeadlineHandler}; scheduled by
- * `invite-link-retry.ts` when a grant's invite links could not be made for a subscriber without a member;
- * DESIGN D22). It reconciles: re-reads the deadline (gone or moved: nothing to do, no call),
- * the subscription, then its subscriber and project in one BatchGetItem. When the subscription no longer
- * grants access, the subscriber has a member meanwhile (joined: the member's own retries hold its access)
- * or is banned, the project or a resource needing a link is gone, the deadline is dropped. Otherwise it
- * asks the platform ({@link grantOnPlatform}, outside any transaction) for a link to each linked
- * resource the subscription has no live link for, then writes in ONE transaction, conditional on the
- * subscription's revision as read and on the deadline's due time: the new links on the subscription
- * (`invite_links`: the live ones plus the new, `updated_at` now, revision + 1), their invite-link items,
- * `member.access_granted` again per resource now linked (member null, `invite_link` the new link: how
- * the subscriber's site learns it), and the deadline removed — or, when a call failed, moved by the
- * members' backoff as attempt n + 1 with the failure on it; at `PLATFORM_SYNC_MAX_ATTEMPTS` it is
- * removed and a warning logged (never a link). A lost race (a transition or another run meanwhile)
- * writes nothing — the links just made are revoked, best effort — and a deadline still due is re-read
- * by the next run. Applying it twice does nothing.
+ * Applies a `subscription.invite_links` deadline (DESIGN D22): dropped when access ended, a member exists, banned, or the project/resource is gone; else asks for the missing links and,
+ * in ONE transaction (revision, due time), stores them with `member.access_granted` (member null) or reschedules. A lost race revokes the new links; twice does nothing.
  */
 export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, deadline) => {
   const { teamId } = deadline;
@@ -210,6 +177,7 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
       }
     });
     if (error && !error.next_attempt_at) {
+      // Never log an invite link: it admits whoever holds it.
       logger.warn('invite-link retries exhausted; the subscriber has no invite link', { subscription_id: subscription.id, project_id: projectId, attempts: error.attempts, reason: error.message });
     }
   } catch (failure) {

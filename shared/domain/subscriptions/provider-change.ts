@@ -15,16 +15,9 @@ import type { Subscription } from './schema.js';
 import type { Decision } from './transition-decisions.js';
 
 /**
- * Provider-first subscription changes (DESIGN D27; "money moves only with the provider's agreement"): a
- * change of a subscription the provider bills is made at the provider BEFORE our transaction, with an
- * idempotency key, and committed only once the provider agreed. The Stripe event that echoes it
- * (`customer.subscription.updated` / `.deleted`) then finds our state matching and changes nothing
- * (`stripeSubscriptionDecision`); the change's transaction also moves the link's `provider_change_created`
- * so an older Stripe snapshot arriving late cannot undo it.
- *
- * Plan changes prorate per direction: an upgrade invoices the difference at once (`always_invoice`: the
- * member pays for the better plan they get now), a downgrade changes the price without proration
- * (`none`: the lower price applies from the next renewal, no credit).
+ * Provider-first subscription changes (DESIGN D27; money moves only with the provider's agreement): made at the provider with an idempotency key BEFORE our transaction, so the
+ * echo event finds nothing to change; the transaction moves `provider_change_created` so an older Stripe snapshot cannot undo it. Plan changes: upgrade `always_invoice`
+ * (pays the difference now), downgrade `none` (lower price from the next renewal, no credit).
  */
 
 /** The stored attribute of a subscription item holding the provider's id of the subscription that bills it (Stripe `sub_...`). */
@@ -83,12 +76,8 @@ export interface ProviderChangeMade {
 }
 
 /**
- * Makes `decision`'s change at the provider billing `item` (outside any transaction), retrying retryable
- * failures per the policy. Nothing to do (no provider subscription, a trigger that does not bill) → null.
- * The idempotency key names the subscription, the revision read and the change, so a retry of the same
- * request against the same state repeats nothing at the provider.
- * Errors: PROVIDER_UNAVAILABLE (unreachable or failing after the retries); VALIDATION_FAILED (the provider
- * refused: its message); CONFLICT (plan not synced). The subscription is unchanged either way.
+ * Makes `decision`'s change at the provider billing `item` (outside any transaction, retried; key: subscription, revision, change); null when nothing to do. Errors:
+ * PROVIDER_UNAVAILABLE; VALIDATION_FAILED (refused: its message); CONFLICT (plan not synced). The subscription is unchanged either way.
  */
 export async function applyAtProvider(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

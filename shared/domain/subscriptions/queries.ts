@@ -9,22 +9,9 @@ import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
 import type { ListSubscriptionsQuery, Subscription } from './schema.js';
 
 /**
- * Persistence and use cases of subscriptions (DESIGN D6, D14, D15). A subscription is one item in a
- * partition of its own (`keys.subscription`), so a read by id and every transition read it with one
- * GetItem; a project's subscriptions are listed through the sparse GSI
- * (`TEAM#<team>#PROJECT#<project>#SUBSCRIPTIONS`, creation order), a subscriber's through index items
- * in the subscriber's per-project partition ({@link writeSubscriptionIndex}: each also carries what the web
- * access check needs of its subscription), written in the creation's and every transition's transaction;
- * the same transactions keep the ids of the subscriber's subscriptions granting (paid) access in its access
- * summary's sets ({@link accessSetChange}), so an access change needs no Query of the others.
- *
- * Every change is one transaction conditional on the `revision` read (optimistic concurrency), holding
- * the subscription's new state, its ONE `subscription.*` event (D6), the member access events when
- * access starts or ends, the project's and plans' `live_subscription_count` and the subscriber's live
- * plan counter (`livePlanAttribute`, read by the subscriber list's `plan_id` filter) (`ADD`: +1 on
- * creation, −1 on entering a terminal status, moved on a plan change) and the subscription's clock deadline: the
- * item records `deadline_at` (the due time of its one `subscription.clock` deadline, or null) and each
- * transition puts, moves or deletes that deadline to match {@link nextDueTrigger}.
+ * Persistence and use cases of subscriptions (DESIGN D6, D14, D15): one partition per subscription, a project's through the sparse GSI, a subscriber's through index items
+ * ({@link writeSubscriptionIndex}) and access-summary sets ({@link accessSetChange}). Every change is ONE transaction conditional on `revision`, with its ONE `subscription.*` event,
+ * access events, the `live_subscription_count` and live plan counters (`ADD`), and the `subscription.clock` deadline matching {@link nextDueTrigger} (`deadline_at`).
  */
 
 /** The stored subscription item as read: the public fields plus `revision` and `deadline_at`, read through `toSubscription`, `revisionOf` and `deadlineAtOf` (never cast). */

@@ -3,12 +3,8 @@ import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { ProblemError } from '../../errors.js';
 
 /**
- * The subscription state machine (DESIGN D15): pure data and functions, no I/O. The 13 statuses come
- * from the catalogue (`shared/catalogues/subscription-statuses.ts`); this module adds, for each, whether
- * it grants access and whether it is terminal, and the transition table: every allowed (status, trigger)
- * pair with the status it leads to and the ONE `subscription.*` event it emits. Every other pair is
- * `CONFLICT` (409) naming the current status and the triggers it allows. Creation (the table's "(new)"
- * row) is {@link initialStatus}.
+ * The subscription state machine (DESIGN D15), pure: per catalogue status whether it grants access and is terminal, and the transition table (status, trigger) → status + its ONE
+ * `subscription.*` event. Any other pair is CONFLICT (409) naming the status and its triggers; creation ("(new)" row) is {@link initialStatus}.
  */
 
 /** Whether each status grants access (the member holds the paid role or chat access), D15's access column. */
@@ -59,19 +55,8 @@ export function isTerminal(status: SubscriptionStatus): boolean {
 export const NON_TERMINAL_STATUSES: readonly SubscriptionStatus[] = SUBSCRIPTION_STATUS_VALUES.filter((status) => !SUBSCRIPTION_TERMINAL[status]);
 
 /**
- * What can happen to a subscription (a closed list, written once). `(clock)` marks the triggers the
- * deadline worker fires; the others come from an operation (or, later, a payment).
- * - `payment_succeeded`: a first, renewal or recovery payment succeeded.
- * - `payment_failed`: a renewal payment failed.
- * - `trial_ended` (clock): the trial of a subscription that needs no payment (free plan, creator grant) ended.
- * - `period_renewed` (clock): the period of a subscription that needs no payment ended and renews.
- * - `start_reached` (clock): a scheduled subscription reached `starts_at`.
- * - `incomplete_expired` (clock): 23 hours without a first payment.
- * - `retries_exhausted` (provider, or clock after 14 days past due).
- * - `unpaid_limit_reached` (clock): 30 days unpaid.
- * - `cancel_at_period_end`, `period_ended` (clock), `cancel` (now), `pause`, `resume`, `suspend`,
- *   `unsuspend`, `term_ended` (clock: a fixed term reached `ends_at`), `upgrade`, `downgrade` (plan change
- *   to a higher / lower price).
+ * What can happen to a subscription (D15, closed list). The clock fires `trial_ended`, `period_renewed`, `start_reached`, `incomplete_expired` (23 h), `retries_exhausted` (also
+ * the provider; 14 days past_due), `unpaid_limit_reached` (30 days), `period_ended`, `term_ended`; the rest come from operations and payments.
  */
 export const SUBSCRIPTION_TRIGGERS = [
   'payment_succeeded',

@@ -154,13 +154,8 @@ export async function commitTransition(
 }
 
 /**
- * Runs one operation-driven transition of a subscription (DESIGN D15): reads it, its plan and its
- * subscriber, lets `decide` choose the trigger (and plan), makes the change at the provider that bills it
- * first ({@link applyAtProvider}, D27), and commits it; a lost race re-reads and decides again, at most
- * `MAX_ATTEMPTS` times — and once the provider agreed, a re-read finding the change already applied (by
- * the provider's echo event) answers it as done. Errors: NOT_FOUND; CONFLICT (the pair is not allowed —
- * naming the status and the allowed actions — or the subscription kept changing); PROVIDER_UNAVAILABLE
- * and VALIDATION_FAILED when the provider could not be reached or refused (nothing changed).
+ * Runs one operation-driven transition (DESIGN D15): `decide` picks the trigger, the provider change comes first ({@link applyAtProvider}, D27), a lost race decides again (`MAX_ATTEMPTS`).
+ * Errors: NOT_FOUND; CONFLICT (not allowed, naming allowed actions, or kept changing); PROVIDER_UNAVAILABLE, VALIDATION_FAILED (provider; nothing changed).
  */
 async function runTransition(
   runtime: UnitOfWorkRuntime,
@@ -191,15 +186,8 @@ async function runTransition(
 }
 
 /**
- * One attempt of a subscription change that another object's use case decides and commits together
- * with its own writes, in ONE transaction (DESIGN D14, D16: a payment and the D15 transition its outcome
- * drives). Reads the subscription, its plan and its subscriber; `decide` returns the trigger to apply
- * (with `newPlan` for upgrade / downgrade: {@link planChangeTrigger}; checked against the D15 table:
- * CONFLICT naming the allowed actions when the pair is not allowed) or
- * null for no transition, in which case the subscription is left as it is and only checked unchanged
- * (its revision) in the transaction. `alongside` adds the caller's writes (called once per attempt).
- * Returns the subscription after the change. Errors: NOT_FOUND (subscription absent, foreign or out of
- * scope); CONFLICT; a lost race ({@link isLostRace}) is thrown for the caller to read again and retry.
+ * One attempt of a subscription change committed with another use case's writes (`alongside`) in ONE transaction (D14, D16); `decide` null = unchanged but revision-checked.
+ * Returns the subscription. Errors: NOT_FOUND; CONFLICT (pair not allowed); a lost race ({@link isLostRace}) is thrown for the caller to retry.
  */
 export async function changeSubscriptionWith(
   runtime: UnitOfWorkRuntime,
@@ -265,13 +253,8 @@ function requirePortalAllowed(principal: Principal, subscription: Subscription, 
 }
 
 /**
- * Moves a subscription to another plan of its project (`POST /v1/subscriptions/{id}/change-plan`):
- * trialing, active, pending_cancellation or past_due; status and period unchanged, the new plan's current
- * price version adopted. A price per day not lower than the current plan's is an upgrade
- * (`subscription.upgraded`), a lower one a downgrade (`subscription.downgraded`); the event carries both
- * plans. The plans' `live_subscription_count` moves in the same transaction.
- * Errors: NOT_FOUND (subscription or plan; a plan of another project); VALIDATION_FAILED (another
- * currency); CONFLICT (status, inactive plan, the plan it is already on).
+ * Moves a trialing, active, pending_cancellation or past_due subscription to another plan of its project; a price per day not lower is an upgrade, else a downgrade.
+ * Errors: NOT_FOUND (subscription, plan of another project); VALIDATION_FAILED (currency); CONFLICT (status, inactive plan, same plan).
  */
 export async function changeSubscriptionPlan(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, planId: string): Promise<Subscription> {
   return runTransition(runtime, principal, subscriptionId, async (subscription, current) => {

@@ -26,12 +26,8 @@ export const deadlineOf = (teamId: string, subscription: Subscription, due: DueT
 });
 
 /**
- * Adds to `tx` the subscription's index item in its subscriber's partition (`keys.subscriberSubscription`),
- * put whole: the subscription's id plus what the web access check needs of it (DESIGN D15):
- * `status`, `ends_at`, `current_period_end` (ISO 8601 or null), `plan_id` and `status_changed_at`. Every
- * transaction that creates a subscription or changes any of those fields calls it, so the check answers
- * from one Query of the subscriber's partition. Unconditional: the subscription item's own write in the
- * transaction carries the conditions (its revision).
+ * Adds the subscription's index item (`keys.subscriberSubscription`, put whole; D15): `status`, `ends_at`, `current_period_end` (ISO 8601 or null), `plan_id`, `status_changed_at`.
+ * Every transaction creating or changing those calls it. Unconditional: the subscription item's own write carries the revision condition.
  */
 export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
   tx.put({

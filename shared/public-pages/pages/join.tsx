@@ -23,12 +23,8 @@ import { createWelcomeLink } from '../welcome-links.js';
 import { MemberPage } from './layout.js';
 
 /**
- * The join page of a project (DESIGN D26): its name, description and active plans, a "Join" form per plan
- * and a "Have a code?" form. A free plan asks for an e-mail address and creates the subscriber and the
- * subscription at once; a code is the D18 redemption with the e-mail as the new subscriber; a paid plan
- * of a project connected to Stripe, with a synced price, leads to Stripe Checkout; any other paid plan is
- * shown as unavailable, without a button. Every write runs the registry's operation with the project's
- * join principal (`joinPrincipal`) and activity surface `portal`.
+ * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption, a Stripe-synced paid plan goes to Checkout, other paid plans
+ * show as unavailable. Writes run the registry's operations with the project's `joinPrincipal`, activity surface `portal`.
  */
 
 /** A project whose join page exists: its team, the principal joins act as, and the project. */

@@ -24,14 +24,8 @@ import { MemberPage, NotFoundPage } from './layout.js';
 import type { ManageLink } from './welcome.js';
 
 /**
- * The subscriber portal (DESIGN D27): a one-time link signs the subscriber in (a session cookie scoped to
- * `/portal`), then `/portal/{project_id}` shows their subscriptions (status from the catalogue, plan, price,
- * next renewal or end), platform access (their invite links; on Discord, "Link your Discord account",
- * D28) and payments, with "Cancel at period end",
- * "Resume", "Update payment method" (Stripe's Billing Portal, for Stripe-billed subscriptions) and "Sign
- * out". Reads and actions run the registry's operations with the session's `subscriberPrincipal` (surface
- * `portal`), so a subscriber only ever sees and changes their own objects; every POST carries the session's
- * CSRF token.
+ * The subscriber portal (DESIGN D27, D28): a one-time link opens a session (cookie scoped to `/portal`) showing subscriptions, platform access and payments, with its actions.
+ * Everything runs with the session's `subscriberPrincipal` (surface `portal`), so a subscriber only sees and changes their own objects; every POST carries the CSRF token.
  */
 
 /** Subscriptions that can be cancelled at the end of their period. */

@@ -15,12 +15,8 @@ import type { JoinContext } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 
 /**
- * The welcome page after a join (DESIGN D26): `?session_id=` (back from Stripe Checkout) shows the
- * subscription the signed `checkout.session.completed` created — until it arrives, "We are confirming your
- * payment" — and `?subscription=&t=` (a free or code join) the subscription its welcome link names. While
- * nothing grants access yet the status part polls itself with htmx every 2 seconds; once access is granted
- * it shows how to get in (the personal Telegram invite links, or the web access note) and a link to manage
- * the membership. A forged or foreign link shows the one "not found" page and grants nothing.
+ * The welcome page after a join (DESIGN D26): `?session_id=` (Stripe Checkout) or `?subscription=&t=` (signed welcome link); polls with htmx every 2 seconds until access is granted.
+ * A forged or foreign link shows the one "not found" page and grants nothing.
  */
 
 /** Statuses during which the welcome page keeps polling: access may still come. */

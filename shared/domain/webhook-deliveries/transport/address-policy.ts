@@ -1,11 +1,6 @@
 /**
- * Where a webhook may be sent (DESIGN D9 "Outbound safety"): the target URL rule (`https:` only), the
- * single DNS resolution per attempt, and the address rule that picks the one address the connection is
- * pinned to — the endpoint's `allowed_ips` (addresses or CIDR blocks, via `ipaddr.js`) and the refusal
- * of private, loopback, link-local and metadata ranges unless private targets are allowed.
- *
- * Pure apart from the resolver; every refusal is thrown as an {@link AttemptFailure} with the failure
- * kind the attempt record will carry.
+ * Where a webhook may be sent (DESIGN D9 "Outbound safety"): `https:` only, one DNS resolution per attempt, and the pinned address (`allowed_ips` via `ipaddr.js`; private,
+ * loopback, link-local and metadata ranges refused unless private targets are allowed). Every refusal is an {@link AttemptFailure} with its kind.
  *
  * @module
  */
@@ -118,17 +113,8 @@ function isOnAllowlist(address: ipaddr.IPv4 | ipaddr.IPv6, allowedIps: readonly 
 }
 
 /**
- * Picks the address to pin (DESIGN D9). Each candidate, in resolver order, is tested against
- * (a) the allowlist, when `allowedIps` is non-empty ({@link isOnAllowlist}), else `ip_not_allowed`;
- * (b) then, unless `allowPrivateTargets`, the public-address rule: the address must be global unicast
- *     (ipaddr.js range `unicast`), else `private_address` — loopback, RFC 1918 private, link-local
- *     (the 169.254.169.254 metadata service included), unique-local, CGNAT, unspecified, multicast,
- *     broadcast, reserved/documentation, NAT64/6to4/Teredo are all refused.
- * An allowlist never lets a private address through on its own: both rules must pass.
- *
- * @param candidates Addresses from {@link resolveCandidates} (IP literals).
- * @returns The first candidate passing both rules, normalised (IPv4-mapped IPv6 → IPv4).
- * @throws AttemptFailure the FIRST candidate's failure when none passes.
+ * Picks the address to pin (DESIGN D9): the first of `candidates` (IP literals) on the allowlist (if non-empty, else `ip_not_allowed`) AND global unicast unless `allowPrivateTargets`
+ * (else `private_address`; an allowlist never admits a private address). Returns it normalised (IPv4-mapped → IPv4); throws the FIRST candidate's AttemptFailure.
  */
 export function pinAddress(candidates: readonly string[], allowedIps: readonly string[] | null | undefined, allowPrivateTargets: boolean): string {
   let firstFailure: AttemptFailure | null = null;

@@ -1,10 +1,6 @@
 /**
- * The HTTPS adapter of the {@link WebhookTransport} port, on `undici` (DESIGN §3 chosen libraries; D9
- * "Outbound safety"; interface "Webhook trust" transport rules and IP allowlist, "Delivery rules" 2–3,
- * "Limits": minimum TLS 1.2, 10-second response budget).
- *
- * One call to `send` is one delivery attempt and never rejects. Request headers (they carry
- * `SVC-Signature`) are never logged, and never copied into results or error messages.
+ * The undici HTTPS adapter of {@link WebhookTransport} (DESIGN D9; interface "Webhook trust", "Delivery rules" 2–3, "Limits": TLS ≥ 1.2, 10-second budget). `send` is one attempt
+ * and never rejects. Request headers (they carry `SVC-Signature`) are never logged nor copied into results or errors.
  *
  * @module
  */
@@ -63,28 +59,8 @@ const MAX_POOLS = 256;
 const DROPPED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
 
 /**
- * Creates the HTTPS transport (DESIGN D9).
- *
- * Per attempt, all within one `timeoutMs` budget (an `AbortSignal`; expiry → `timeout`):
- * 1. The URL must parse and use `https:`, else `invalid_url`.
- * 2. The host is resolved ONCE (`lookup`; an IP literal is used as is). DNS failure → `dns`.
- * 3. One address is pinned by the address rule (`allowed_ips`, then public-only unless
- *    `allowPrivateTargets`; see `pinAddress` in `./address-policy.ts`) → `ip_not_allowed` /
- *    `private_address` when none passes.
- * 4. The request goes through an undici `Pool` for (URL origin, pinned address) whose `connect` options
- *    carry a `lookup` that always answers the pinned address (so DNS rebinding cannot move the
- *    connection), while SNI and the certificate host-name check use the URL host. TLS: minimum 1.2,
- *    `rejectUnauthorized: true`, trust = Node's roots + `extraCaPem`. Failures → `tls` / `connect`.
- * 5. One POST; redirects are never followed (undici follows none without its redirect interceptor, which
- *    is not installed), so a 3xx is an `http_status` failure like any non-2xx. The response body is
- *    read up to `maxResponseBytes` (then the connection is dropped); its first 1 KiB is kept.
- *
- * Connections are kept alive and reused per (origin, pinned address): the same origin reached at
- * another address never shares a connection. undici validates an idle socket before reusing it; a
- * request that still meets a socket the server had just closed fails with `connect` (it is not resent
- * here: the delivery's retry schedule, D7, sends it again).
- *
- * @returns The transport; call `close()` when done with it.
+ * Creates the HTTPS transport (DESIGN D9): per attempt, within one `timeoutMs` budget, resolve ONCE, pin one address ({@link pinAddress}), connect to it (SNI and certificate check on
+ * the URL host), POST once, never follow redirects, read at most `maxResponseBytes` (first 1 KiB kept). Pools per (origin, pinned address); call `close()` when done.
  */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpsTransport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -118,6 +94,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       // The attempt's AbortSignal enforces the whole budget; these only bound each phase by it too.
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      // The lookup always answers the pinned address (DNS rebinding cannot move the connection); SNI and the host-name check use the URL host.
       connect: measuredConnector(buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(address), secureContext, rejectUnauthorized: true })),
     });
     pools.set(key, pool);
@@ -166,6 +143,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       remoteAddress = pinAddress(candidates, request.allowedIps, allowPrivateTargets);
 
       phase = 'connection, TLS handshake and response head';
+      // No redirect is followed (undici's redirect interceptor is not installed): a 3xx is an `http_status` failure. A socket the server just closed fails as `connect`, not resent (D7 retries it).
       const response = await poolFor(target, remoteAddress).request({
         method: 'POST',
         path: `${target.url.pathname}${target.url.search}`,
@@ -239,13 +217,8 @@ function outboundHeaders(headers: Record<string, string>): Record<string, string
 }
 
 /**
- * Reads `body` until its end or `limit` BYTES, keeping the first {@link RESPONSE_BODY_RECORD_BYTES} in
- * `prefix` (filled as bytes arrive, so a failure mid-body still leaves what was read). Reaching the
- * limit destroys the body, which makes undici drop the connection (it cannot be reused mid-body).
- *
- * @returns True when the body was read to its end (the connection may be reused), false when the
- *   limit cut it short.
- * @throws The stream's error (abort, reset, ...) when it fails before its end or the limit.
+ * Reads `body` to its end or `limit` BYTES, keeping the first {@link RESPONSE_BODY_RECORD_BYTES} in `prefix` as they arrive; the limit destroys the body (undici drops the connection).
+ * True when read to its end (reusable), false when cut. Throws the stream's error (abort, reset) before either.
  */
 async function readBodyPrefix(body: Readable, limit: number, prefix: BodyPrefix): Promise<boolean> {
   // The destroy below may emit an 'error' (undici's "request aborted") after the loop has stopped listening.

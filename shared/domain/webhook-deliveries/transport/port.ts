@@ -1,24 +1,12 @@
 /**
- * The outbound webhook transport port (DESIGN §2 "Ports and adapters", D7 attempt record, D9 outbound
- * safety): what the delivery pipeline hands to a transport, what it gets back, and the closed list of
- * reasons an attempt can fail. Adapters: `./https-transport.ts` (undici, production and local runs) and
- * the fakes in tests.
+ * The outbound webhook transport port (DESIGN §2, D7 attempt record, D9): the request, the result and the closed list of failure reasons. Adapters: `./https-transport.ts` and test fakes.
  *
  * @module
  */
 
 /**
- * Every reason one delivery attempt can fail, written once (DESIGN §2: every closed list is written
- * once). In order:
- * - `http_status` — a response arrived but was not 2xx (3xx included: redirects are never followed).
- * - `timeout` — the whole-attempt budget ran out: DNS, connect, TLS, response head or body read.
- * - `tls` — handshake failed: untrusted or expired certificate, host-name mismatch, protocol below
- *   TLS 1.2, or any other TLS/SSL error.
- * - `dns` — the host name did not resolve (ENOTFOUND, EAI_AGAIN, empty answer).
- * - `connect` — TCP connection refused, reset, or closed before a complete response (socket hang up).
- * - `ip_not_allowed` — the endpoint's `allowed_ips` is set and the resolved address is not on it.
- * - `private_address` — the resolved address is not public unicast and private targets are not allowed.
- * - `invalid_url` — not a parsable `https:` URL (or it carries credentials).
+ * Why a delivery attempt can fail (DESIGN §2): `http_status` non-2xx (3xx too), `timeout` whole budget, `tls` (certificate, host name, < TLS 1.2), `dns`, `connect` (refused, reset,
+ * closed early), `ip_not_allowed` (not on `allowed_ips`), `private_address` (not public unicast), `invalid_url` (not parsable `https:` or carries credentials).
  */
 export const ATTEMPT_FAILURE_KINDS = ['http_status', 'timeout', 'tls', 'dns', 'connect', 'ip_not_allowed', 'private_address', 'invalid_url'] as const;
 

@@ -9,12 +9,8 @@ import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 
 /**
- * Reads `WEBHOOK_EXTRA_CA_FILE` (DESIGN D9): when set, returns the file's PEM text as a one-element
- * array (the file may hold several certificates); when unset or empty, returns `[]`.
- *
- * @param env The environment to read (default `process.env`).
- * @throws Error when the variable is set but the file cannot be read or holds no `BEGIN CERTIFICATE`
- *   block — a misconfigured trust store should stop the service, not silently drop the extra CA.
+ * Reads `WEBHOOK_EXTRA_CA_FILE` (DESIGN D9): the file's PEM text as a one-element array, or `[]` when unset or empty. Throws when set but unreadable or without a
+ * `BEGIN CERTIFICATE` block: a misconfigured trust store stops the service rather than silently dropping the CA.
  */
 export function extraCaFromEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
   const file = env.WEBHOOK_EXTRA_CA_FILE;
@@ -27,14 +23,8 @@ export function extraCaFromEnvironment(env: NodeJS.ProcessEnv = process.env): st
 }
 
 /**
- * The full list of trusted CA certificates (PEM) for webhook targets: Node's root store
- * (`tls.rootCertificates`, the Mozilla CA list Node ships) followed by `extraCaPem`.
- *
- * Passing `ca` replaces Node's defaults rather than adding to them, hence the roots are listed
- * explicitly; with an empty `extraCaPem` the result trusts exactly what Node trusts by default.
- *
- * @param extraCaPem PEM strings, each possibly holding several certificates (e.g. from
- *   {@link extraCaFromEnvironment}).
+ * Trusted CA certificates (PEM) for webhook targets: Node's `tls.rootCertificates` then `extraCaPem`. Listed explicitly because passing `ca` replaces Node's defaults;
+ * an empty `extraCaPem` trusts exactly what Node trusts by default.
  */
 export function trustedCaCertificates(extraCaPem: readonly string[] = []): string[] {
   return [...tls.rootCertificates, ...extraCaPem];
