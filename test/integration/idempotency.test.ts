@@ -33,6 +33,11 @@ const createProjectCall = (key: string, body: unknown = project(), authorization
   headers: { 'Idempotency-Key': key },
   body,
 });
+/**
+ * Identical requests per race: the smallest count with more than one loser. Every racer sends its claim (or its
+ * transaction) before any has finished, so a key taken without its condition gives more than one effect.
+ */
+const RACERS = 4;
 const isProjectTransaction = (command: { constructor: { name: string } }) => command.constructor.name === 'TransactWriteCommand';
 
 beforeEach(async () => {
@@ -126,10 +131,10 @@ describe('REST Idempotency-Key', () => {
     expect(replay.json).toEqual(done.json);
   });
 
-  it('has exactly one effect when 20 identical requests race (counted in the table)', async () => {
+  it(`has exactly one effect when ${RACERS} identical requests race (counted in the table)`, async () => {
     const key = randomUUID();
     const before = await countProjects(runtime.store, teamId);
-    const replies = await Promise.all(Array.from({ length: 20 }, () => rest(runtime, createProjectCall(key))));
+    const replies = await Promise.all(Array.from({ length: RACERS }, () => rest(runtime, createProjectCall(key))));
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     const originals = replies.filter((reply) => reply.status === 201 && reply.headers['idempotent-replay'] === undefined);
     expect(originals).toHaveLength(1);
@@ -287,10 +292,10 @@ describe('write tools: idempotency_key', () => {
     expectRestProblem(await rest(runtime, createProjectCall(key)), 'IDEMPOTENCY_KEY_REUSED');
   });
 
-  it('has exactly one effect when 20 identical tool calls race', async () => {
+  it(`has exactly one effect when ${RACERS} identical tool calls race`, async () => {
     const key = randomUUID();
     const before = await countProjects(runtime.store, teamId);
-    const results = await Promise.all(Array.from({ length: 20 }, () => tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key })));
+    const results = await Promise.all(Array.from({ length: RACERS }, () => tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key })));
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     const successes = results.filter((result) => !result.isError);
     expect(successes.filter((result) => result._meta === undefined)).toHaveLength(1);
@@ -374,10 +379,10 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     expect(await eventsOf('subscription.resumed')).toHaveLength(0);
   });
 
-  it('has exactly one effect when 10 identical pauses race, and every answer is the same 200 (no IDEMPOTENCY_KEY_IN_USE)', async () => {
+  it(`has exactly one effect when ${RACERS} identical pauses race, and every answer is the same 200 (no IDEMPOTENCY_KEY_IN_USE)`, async () => {
     const subscriptionId = await activeSubscription();
     const key = randomUUID();
-    const replies = await Promise.all(Array.from({ length: 10 }, () => rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'race' }))));
+    const replies = await Promise.all(Array.from({ length: RACERS }, () => rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'race' }))));
     expect(await eventsOf('subscription.paused')).toHaveLength(1);
     for (const reply of replies) {
       expect(reply.status, reply.text).toBe(200);
