@@ -10,16 +10,19 @@
  * response (no IDEMPOTENCY_KEY_IN_USE), still with exactly one effect.
  */
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { beginIdempotentRequest, IDEMPOTENCY_LOCK_SECONDS, requestFingerprint } from '../../shared/limits/idempotency.js';
 import { countProjects, createWorld, domainSnapshot, expectRestProblem, expectToolProblem, gatedStore, rest, scanTable, tool, withStore, type World } from '../support/guarantees.js';
-import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
-import { createStore } from '../../shared/store/store.js';
+import { createTestRuntime, createTestStore, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { keys } from '../../shared/store/keys.js';
+import { createStore, type Store } from '../../shared/store/store.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { teamEvents } from '../support/events.js';
 
 let clock: ManualClock;
+/** One pair of tables for the file: each test makes its own world (teams, tokens), and every check is scoped to it or compares the table before and after. */
+let store: Store;
 let runtime: TestRuntime;
 let world: World;
 let teamId: string;
@@ -40,9 +43,13 @@ const createProjectCall = (key: string, body: unknown = project(), authorization
 const RACERS = 4;
 const isProjectTransaction = (command: { constructor: { name: string } }) => command.constructor.name === 'TransactWriteCommand';
 
+beforeAll(async () => {
+  store = await createTestStore();
+});
+
 beforeEach(async () => {
   clock = testClock();
-  runtime = await createTestRuntime({ clock });
+  runtime = await createTestRuntime({ clock, store });
   world = await createWorld(runtime, clock);
   teamId = world.a.team.id;
   token = world.a.token;
@@ -407,7 +414,7 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     const key = randomUUID();
     expectRestProblem(await rest(runtime, transition(subscriptionId, 'resume', key)), 'CONFLICT');
     expectRestProblem(await rest(runtime, transition(subscriptionId, 'resume', key)), 'CONFLICT');
-    expect((await scanTable(runtime.store)).filter((item) => item.entity === 'idempotency')).toEqual([]);
+    expect((await scanTable(runtime.store)).filter((item) => item.entity === 'idempotency' && item.pk === keys.teamPartition(teamId))).toEqual([]);
     expect((await rest(runtime, transition(subscriptionId, 'pause', null))).status).toBe(200); // fixing it, without a key
     const resumed = await rest(runtime, transition(subscriptionId, 'resume', key));
     expect(resumed.status, resumed.text).toBe(200);
