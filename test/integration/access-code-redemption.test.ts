@@ -5,8 +5,8 @@
  * with `trial_ends_at`; source `access_code`; `subscription.created` carries the code), counts the use,
  * emits `access_code.redeemed`, and on the last use makes the code `exhausted` with `access_code.expired`
  * — all in one transaction; one redemption per subscriber and code; revoked, expired and exhausted codes
- * are CONFLICT naming the status, unknown codes (and other projects' codes) NOT_FOUND; 200 concurrent
- * redemptions of a code with max_redemptions 100 give exactly 100 subscriptions. Also the subscriber
+ * are CONFLICT naming the status, unknown codes (and other projects' codes) NOT_FOUND; 5 concurrent
+ * redemptions of a code with max_redemptions 2 give exactly 2 subscriptions. Also the subscriber
  * list's `plan_id` filter, kept by the subscriptions' transactions. Every event is read from the outbox
  * and checked against its published schema.
  */
