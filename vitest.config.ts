@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Five projects (DESIGN D31, §6); `npm test` runs them all, `npm run test:<project>` one of them:
@@ -17,6 +18,41 @@ import { defineConfig } from 'vitest/config';
  */
 const STORE = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/setup-file.ts'] };
 
+/**
+ * The files that took longest in full runs on the 2-core CI machine, longest first. A clean clone has no
+ * timings of earlier runs, so vitest would order files by size and start some of these last, leaving one
+ * worker idle while the other finishes them; started first, the many short files fill the end of the run.
+ * A stale entry only changes the order.
+ */
+const LONGEST_FILES = [
+  'test/integration/demo-data.test.ts',
+  'test/integration/fuzz.test.ts',
+  'test/infrastructure/stack.test.ts',
+  'test/integration/metrics.test.ts',
+  'test/e2e/dashboard-membership.test.ts',
+  'test/integration/access-codes.test.ts',
+  'test/integration/access-code-redemption.test.ts',
+  'test/integration/provider-first.test.ts',
+  'test/e2e/npm-start.test.ts',
+  'test/e2e/webhook-pipeline.test.ts',
+  'test/integration/stripe-connect.test.ts',
+];
+
+/** Vitest's order (earlier failures and durations first when it has them, else larger files first), {@link LONGEST_FILES} ahead of it. */
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST_FILES.findIndex((path) => file.moduleId.endsWith(`/${path}`));
+      return index === -1 ? LONGEST_FILES.length : index;
+    };
+    const sorted = await super.sort(files);
+    return sorted
+      .map((file, position) => ({ file, position, rank: rank(file) }))
+      .sort((a, b) => a.rank - b.rank || a.position - b.position)
+      .map(({ file }) => file);
+  }
+}
+
 export default defineConfig({
   test: {
     // Generous: on a 2-core machine one DynamoDB Local (a full core) serves two workers, and a test that
@@ -25,6 +61,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },

@@ -9,22 +9,28 @@
  * final state (gauges, MRR) and the states the events carried at each change (days, 30-day window).
  */
 import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
+import { DEADLINE_SHARDS, dueSortKeyBound } from '../../shared/deadlines/deadline.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
 import type { Plan } from '../../shared/domain/plans/schema.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type Metrics } from '../../shared/domain/metrics/schema.js';
+import { keys, secondaryIndex } from '../../shared/store/keys.js';
+import type { Store } from '../../shared/store/store.js';
 import { teamEvents } from '../support/events.js';
 import { expectRestProblem, rest } from '../support/guarantees.js';
-import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, createTestStore, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 const DAY = 86_400_000;
 
 let clock: ManualClock;
+/** One pair of tables for the file: every test seeds its own team, and figures are per team. */
+let store: Store;
 let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 
@@ -46,9 +52,13 @@ async function newProject(name: string) {
   return { id, gold: gold.id as string, fortnight: fortnight.id as string, subscriber };
 }
 
+beforeAll(async () => {
+  store = await createTestStore();
+});
+
 beforeEach(async () => {
   clock = testClock();
-  runtime = await createTestRuntime({ clock });
+  runtime = await createTestRuntime({ clock, store });
   team = await seedTeam(runtime.store, clock);
 });
 
@@ -274,6 +284,36 @@ function recount(
   };
 }
 
+/**
+ * The smallest deadline index sort key of `teamId`'s deadlines over all the index's shards (one Scan of the
+ * index), or null when the team has none. The worker applies exactly the deadlines whose sort key is below
+ * `dueSortKeyBound(now)`, so while this one is not, a run of the worker would change nothing of the team's.
+ */
+async function earliestDeadlineSortKey(teamId: string): Promise<string | null> {
+  const shards = Array.from({ length: DEADLINE_SHARDS }, (_, shard) => keys.deadlineIndex(shard));
+  let earliest: string | null = null;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.document.send(
+      new ScanCommand({
+        TableName: store.tableName,
+        IndexName: secondaryIndex.name,
+        FilterExpression: `#pk IN (${shards.map((_, index) => `:shard${index}`).join(', ')}) AND team_id = :team`,
+        ProjectionExpression: '#sk',
+        ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey, '#sk': secondaryIndex.sortKey },
+        ExpressionAttributeValues: { ':team': teamId, ...Object.fromEntries(shards.map((shard, index) => [`:shard${index}`, shard])) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const sortKey = item[secondaryIndex.sortKey] as string;
+      if (earliest === null || sortKey < earliest) earliest = sortKey;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return earliest;
+}
+
 describe('the counters equal a recount (property)', () => {
   it('after randomized creations, transitions, payments, refunds and days passing, across projects, currencies and intervals', async () => {
     const tick = () => applyDueDeadlines(runtime, clock.nowMs());
@@ -345,9 +385,14 @@ describe('the counters equal a recount (property)', () => {
             const part = payment ? Math.max(1, Math.floor((payment.amount - payment.amount_refunded) / 3)) : 0;
             if (payment) await attempt('POST', `/v1/payments/${id}/refund`, { ...(step.whole ? {} : { amount: part }), ...(step.cancel ? { cancel: true } : {}) });
           } else {
+            // The worker runs once a day; on a day before the team's earliest deadline it would change nothing of the
+            // team's (earlier runs' teams are done with: their deadlines wait for a day this team has one due).
+            let earliest = await earliestDeadlineSortKey(team.team.id);
             for (let day = 0; day < step.days; day += 1) {
               clock.advance(DAY);
+              if (earliest === null || earliest >= dueSortKeyBound(clock.nowMs())) continue;
               await tick();
+              earliest = await earliestDeadlineSortKey(team.team.id);
             }
           }
         }
@@ -377,7 +422,9 @@ describe('the counters equal a recount (property)', () => {
         const teamFigures = await ok('GET', '/v1/metrics');
         expect({ ...teamFigures, as_of: null }).toEqual({ object: 'metrics', project_id: null, as_of: null, ...recount([books.id, films.id], subscriptions, plans, history, nowMs) });
       }),
-      { numRuns: 15, endOnFailure: true, examples: [[TERM_ENDED_AFTER_UNSUSPEND]] },
+      // The fixed example runs first and fails when a clock transition may take effect before the subscription's
+      // last change (decideTransition without its effective time); the other runs are random sequences.
+      { numRuns: 8, endOnFailure: true, examples: [[TERM_ENDED_AFTER_UNSUSPEND]] },
     );
   }, 300_000);
 });

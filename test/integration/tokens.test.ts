@@ -8,19 +8,26 @@
  * on REST and on the tool server.
  */
 import { createHash } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { TOKEN_LAST_USED_PRECISION_MS, TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
 import { createWorld, expectProblem, expectRestProblem, mcpPost, mcpSession, rest, scanTable, toolsCall, type World } from '../support/guarantees.js';
-import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
+import type { Store } from '../../shared/store/store.js';
+import { createTestRuntime, createTestStore, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
+/** One pair of tables for the file: each test makes its own world (teams, tokens), and every check is scoped to it or compares the table before and after. */
+let store: Store;
 let runtime: TestRuntime;
 let world: World;
 
+beforeAll(async () => {
+  store = await createTestStore();
+});
+
 beforeEach(async () => {
   clock = testClock();
-  runtime = await createTestRuntime({ clock });
+  runtime = await createTestRuntime({ clock, store });
   world = await createWorld(runtime, clock);
 });
 
