@@ -44,6 +44,7 @@ export default defineConfig(
       'test/integration/activity.test.ts',
       'test/integration/demo-data.test.ts',
       'test/integration/fan-out-stream.test.ts',
+      'test/integration/metrics.test.ts',
       'test/integration/store.test.ts',
       'test/integration/webhook-delivery.test.ts',
       'test/integration/webhook-endpoint-secrets.test.ts',
