@@ -2,7 +2,8 @@ import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
 import { acquireDeliverySlot, deliverySlotItem, recordFailedAttempt, releaseDeliverySlot, slotRefusal, successfulAttemptUpdate } from '../webhook-endpoints/delivery-slots.js';
-import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
+import type { StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
+import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
@@ -77,9 +78,9 @@ async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpoin
     if (taken.kind !== 'slot_refused') return null;
     const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
     if (refusal === 'full') return defer(runtime, message, { leased: false });
-    if (refusal === 'stopped') return null;
-    // The endpoint as found is the current one: keep it (a stale copy is tried again with it at once).
-    endpoint = taken.endpoint as StoredWebhookEndpoint;
+    if (refusal === 'stopped' || !taken.endpoint) return null;
+    // The endpoint as found (parsed once, by takeLeaseWithSlot) is the current one: keep it (a stale copy is tried again with it at once).
+    endpoint = taken.endpoint;
     rememberWebhookEndpoint(runtime.store, endpoint);
     if (refusal === 'reclaim') return null;
   }
