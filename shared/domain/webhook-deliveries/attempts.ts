@@ -7,7 +7,7 @@ import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from '../webho
 import { LEASE_MS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
 import type { AttemptTransition } from './state-machine.js';
-import { INDEX_PK, INDEX_SK, asDelivery, dueSortKey, pendingIndexOf, type StoredDelivery } from './stored.js';
+import { INDEX_PK, INDEX_SK, asDelivery, dueSortKey, pendingIndexOf, type StoredDelivery, type StoredDeliveryAttempt } from './stored.js';
 
 /** The writes of one attempt (DESIGN D7, D24): the lease (with the endpoint's slot), the outcome, the deferral. */
 
@@ -87,7 +87,7 @@ export async function writeAttemptOutcome(
   store: Store,
   message: DeliveryMessage,
   record: DeliveryAttempt,
-  log: readonly DeliveryAttempt[] | 'append',
+  log: readonly StoredDeliveryAttempt[] | 'append',
   transition: AttemptTransition,
   alongside?: TransactionItem,
 ): Promise<boolean> {

@@ -6,7 +6,7 @@ import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { listFilter, queryPage, type Page } from '../../store/pages.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
-import { asDelivery, asEvent, type StoredDelivery } from './stored.js';
+import { asDelivery, asEvent, type StoredDelivery, type StoredDeliveryAttempt } from './stored.js';
 
 /** Reads of webhook deliveries (DESIGN D7, D12): the public view, single reads and the team's list. */
 
@@ -30,7 +30,7 @@ export function publicDelivery(item: StoredDelivery, withAttempts: boolean): Web
 }
 
 /** An attempt record with every detail field, null where a record written before the detail existed lacks it. */
-function withAttemptDetail(record: DeliveryAttempt): DeliveryAttempt {
+function withAttemptDetail(record: StoredDeliveryAttempt): DeliveryAttempt {
   return { ...record, planned_at: record.planned_at ?? null, connect_ms: record.connect_ms ?? null, remote_address: record.remote_address ?? null, tls_version: record.tls_version ?? null };
 }
 
