@@ -6,6 +6,7 @@ import pMap from 'p-map';
 import * as z from '../schemas/zod.js';
 import { PREPARED_BODY_MAX_BYTES, type PipelineMessage, type Runtime } from '../runtime.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
+import { parseStoredEvent } from '../domain/events/record.js';
 import { fanOutEvents } from '../domain/webhook-deliveries/fan-out.js';
 import { sweep } from '../domain/webhook-deliveries/sweeper.js';
 import type { StoredEvent } from '../events/outbox.js';
@@ -82,7 +83,15 @@ export function createFanOutHandler(getRuntime: () => Runtime) {
         continue;
       }
       if (item.entity !== entity.event || item.fanned_out_at) continue;
-      const stored = item as unknown as StoredEvent;
+      let stored: StoredEvent;
+      try {
+        stored = parseStoredEvent(item);
+      } catch (error) {
+        // A StoredRecordError names the item's key and the failing attribute paths, never a value.
+        logger.error('fan-out record image does not match the event record schema', { sequence_number: record.dynamodb?.SequenceNumber, error: error as Error });
+        failed.push(sequenceNumberOf(record));
+        continue;
+      }
       const team = teams.get(stored.team_id) ?? { events: [], sequenceNumbers: [] };
       team.events.push(stored);
       team.sequenceNumbers.push(sequenceNumberOf(record));

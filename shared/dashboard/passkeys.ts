@@ -69,9 +69,11 @@ async function takeChallenge(store: Store, clock: Clock, challengeId: string, bi
     if (error instanceof ConditionFailedError) return null;
     throw error;
   }
-  if (!item || item.purpose !== binding.purpose || Number(item.expires_at_ms) <= clock.nowMs()) return null;
-  if (binding.sessionId !== undefined && item.session_id !== binding.sessionId) return null;
-  return parseStoredWebauthnChallenge(item).challenge;
+  if (!item) return null;
+  const stored = parseStoredWebauthnChallenge(item);
+  if (stored.purpose !== binding.purpose || stored.expires_at_ms <= clock.nowMs()) return null;
+  if (binding.sessionId !== undefined && stored.session_id !== binding.sessionId) return null;
+  return stored.challenge;
 }
 
 /** A member's stored passkeys (throws StoredRecordError when one does not match its record). */

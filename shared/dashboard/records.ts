@@ -16,8 +16,8 @@ const SessionState = z.enum(['registration', 'active']);
 /** A session state (see {@link SessionState}). */
 export type SessionState = z.infer<typeof SessionState>;
 
-/** A one-time sign-in link as stored: whom it signs in (its expiry is checked before parsing). */
-const StoredSignInLink = z.object({ team_id: Team.shape.id, member_id: TeamMember.shape.id });
+/** A one-time sign-in link as stored: whom it signs in and until when (epoch MILLISECONDS). */
+const StoredSignInLink = z.object({ team_id: Team.shape.id, member_id: TeamMember.shape.id, expires_at_ms: z.number() });
 
 /** Parses a sign-in link item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredSignInLink = recordParser(entity.signInLink, StoredSignInLink);
@@ -62,8 +62,16 @@ const StoredPasskey = z.object({
 /** Parses a passkey item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredPasskey = recordParser(entity.passkey, StoredPasskey);
 
-/** A WebAuthn challenge as stored: the challenge to expect (its purpose, session and expiry are checked before parsing). */
-const StoredWebauthnChallenge = z.object({ challenge: z.string() });
+/**
+ * A WebAuthn challenge as stored: the challenge to expect, what it is for, the session it is bound to
+ * (absent when none) and until when it may be used (epoch MILLISECONDS).
+ */
+const StoredWebauthnChallenge = z.object({
+  challenge: z.string(),
+  purpose: z.enum(['registration', 'authentication']),
+  session_id: z.optional(z.string()),
+  expires_at_ms: z.number(),
+});
 
 /** Parses a WebAuthn challenge item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredWebauthnChallenge = recordParser(entity.webauthnChallenge, StoredWebauthnChallenge);

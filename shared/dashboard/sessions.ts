@@ -95,14 +95,15 @@ export async function consumeSignInLink(store: Store, clock: Clock, token: strin
   const parts = LINK_PATTERN.exec(token.trim());
   const item = parts ? await store.get(keys.signInLink(parts[1])) : undefined;
   const matches = equalHashes(sha256(parts?.[2] ?? token), item?.secret_sha256);
-  if (!parts || !item || !matches || Number(item.expires_at_ms) <= clock.nowMs()) throw unusableLink();
+  if (!parts || !item || !matches) throw unusableLink();
+  const link = parseStoredSignInLink(item);
+  if (link.expires_at_ms <= clock.nowMs()) throw unusableLink();
   try {
     await store.delete({ Key: keys.signInLink(parts[1]), ConditionExpression: 'secret_sha256 = :hash', ExpressionAttributeValues: { ':hash': item.secret_sha256 } });
   } catch (error) {
     if (error instanceof ConditionFailedError) throw unusableLink();
     throw error;
   }
-  const link = parseStoredSignInLink(item);
   const member = await findMember(store, link.team_id, link.member_id);
   if (!member || member.status === 'removed') throw unusableLink();
   return { teamId: link.team_id, memberId: member.id };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { slotRefusal } from '../../shared/domain/webhook-endpoints/delivery-slots.js';
-import type { StoredWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
+import type { StoredWebhookEndpoint } from '../../shared/domain/webhook-endpoints/record.js';
 
 const nowMs = 1_000_000;
 const endpoint = (fields: Partial<StoredWebhookEndpoint>) => ({ id: 'endpoint-1', team_id: 'team-1', is_active: true, revision: 3, in_flight: {}, ...fields }) as StoredWebhookEndpoint;

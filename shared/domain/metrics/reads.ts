@@ -6,6 +6,7 @@ import type { Store } from '../../store/store.js';
 import type { Item, Key } from '../../store/requests.js';
 import { loadProject } from '../projects/repository.js';
 import { utcDay, type Counters } from './decisions.js';
+import { parseStoredMetricsItem } from './record.js';
 import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type CurrencyAmount, type Metrics, type MetricsDay } from './schema.js';
 
 /**
@@ -15,12 +16,9 @@ import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type CurrencyAmount, type Met
  */
 
 const DAY_MS = 86_400_000;
-/** Counter attributes of the items (everything else is a key or a fixed attribute). */
-const COUNTER = /^(active|trialing|past_due|active_change|new|churned|failed_payments|(mrr|revenue|refunds)_[A-Z]{3})$/;
-
-/** Adds the counter attributes of `item` into `into`. */
-function sumInto(into: Counters, item: Item): void {
-  for (const [name, value] of Object.entries(item)) if (COUNTER.test(name)) into[name] = (into[name] ?? 0) + Number(value);
+/** Adds `counters` (of one item) into `into`. */
+function sumInto(into: Counters, counters: Counters): void {
+  for (const [name, value] of Object.entries(counters)) into[name] = (into[name] ?? 0) + value;
 }
 
 /** Every item of a scope's partition whose sort key is at or after `from` (day items from that day, then the gauges items). */
@@ -52,12 +50,11 @@ function toMetrics(items: Item[], projectId: string | null, nowMs: number, withM
   const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) => utcDay(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY_MS));
   const gauges: Counters = {};
   const days = new Map<string, Counters>(dates.map((date) => [date, {}]));
-  for (const item of items) {
-    const sortKey = String(item.sk);
-    if (sortKey.startsWith(sortKeyPrefix.metricsGauges)) sumInto(gauges, item);
-    else if (sortKey.startsWith(sortKeyPrefix.metricsDay)) {
-      const day = days.get(String(item.date));
-      if (day) sumInto(day, item);
+  for (const { sk, date, counters } of items.map(parseStoredMetricsItem)) {
+    if (sk.startsWith(sortKeyPrefix.metricsGauges)) sumInto(gauges, counters);
+    else if (sk.startsWith(sortKeyPrefix.metricsDay)) {
+      const day = date === undefined ? undefined : days.get(date);
+      if (day) sumInto(day, counters);
     }
   }
   const money = (list: CurrencyAmount[]) => (withMoney ? list : null);

@@ -4,11 +4,12 @@ import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { keys } from '../../store/keys.js';
+import { entity, keys } from '../../store/keys.js';
 import type { Item } from '../../store/requests.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
+import { revisionOf } from '../../store/records.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { loadProject, toProject, type StoredProject } from './repository.js';
+import { loadProject, toProject } from './repository.js';
 import { MAX_BOT_PERMISSIONS, MAX_RESOURCES_PER_PROJECT, type LinkResourceRequest, type Project, type ProjectBot, type ProjectResource, type UpdateProjectRequest } from './schema.js';
 
 /**
@@ -39,7 +40,7 @@ interface Change<T> {
  * revision read (and `decide`'s own condition). A lost race re-reads and decides again, at most
  * `MAX_ATTEMPTS` times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
  */
-export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: StoredProject, nowIso: string) => Change<T>): Promise<T> {
+export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: Item, nowIso: string) => Change<T>): Promise<T> {
   return retryOnLostRace(
     async () => {
       const item = await loadProject(runtime.store, principal, projectId);
@@ -64,7 +65,7 @@ function writeProjectChange(tx: Transaction, teamId: string, read: Item, next: P
   const revision = revisionCondition(read);
   const fields = ['name', 'description', 'status', 'bot', 'payment_provider', 'resources', 'archived_at', 'updated_at'] as const;
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ...revision.values, ...(extra?.values ?? {}), ':revision': Number(read.revision ?? 0) + 1 };
+  const values: Record<string, unknown> = { ...revision.values, ...(extra?.values ?? {}), ':revision': revisionOf(entity.project, read) + 1 };
   const sets = fields.map((field) => {
     names[`#${field}`] = field;
     values[`:${field}`] = next[field];

@@ -8,8 +8,8 @@ import { Project, ProjectPaymentProvider } from './schema.js';
  * A project item as stored (`TEAM#<team>`, `PROJECT#<uuid>`; DESIGN D6, D14, D16, D22): the public
  * fields, those added after the first projects were stored absent on older items (`description`,
  * `bot`, `payment_provider`, `resources`, `archived_at`) and a provider connected before modes existed
- * without `livemode`. Its bookkeeping (`revision`, `plan_ids`, `live_subscription_count`) is read from
- * the item by the writes, not here.
+ * without `livemode`. Its bookkeeping is parsed by the schemas below (`plan_ids`,
+ * `live_subscription_count`) and by `revisionOf` (`revision`).
  */
 const StoredProject = z.extend(z.partial(Project, { description: true, bot: true, resources: true, archived_at: true }), {
   payment_provider: z.optional(z.nullable(z.partial(ProjectPaymentProvider, { livemode: true }))),
@@ -26,3 +26,15 @@ export const parseStoredProjectTeam = recordParser(entity.projectTeam, StoredPro
 
 /** The id of a project item, for existence checks (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredProjectId = recordParser(entity.project, z.pick(Project, { id: true }));
+
+/** A project item's plans as stored: `plan_ids`, a string set (absent when empty) kept by the plans use cases with `ADD`/`DELETE`. */
+const StoredProjectPlans = z.object({ plan_ids: z.optional(z.union([z.set(z.string()), z.array(z.string())])) });
+
+/** Parses a project item's plans (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredProjectPlans = recordParser(entity.project, StoredProjectPlans);
+
+/** A project or plan item's live-subscription counter as stored: `live_subscription_count`, kept with `ADD` by the subscriptions use cases (absent when never counted). */
+const StoredLiveSubscriptions = z.object({ live_subscription_count: z.optional(z.number().check(z.int())) });
+
+/** Parses a project or plan item's live-subscription counter (throws StoredRecordError naming its key when it does not match). */
+export const parseStoredLiveSubscriptions = recordParser(`${entity.project} or ${entity.plan}`, StoredLiveSubscriptions);

@@ -5,7 +5,7 @@ import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, queryPage, type Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
-import { parseStoredProject, parseStoredProjectId, parseStoredProjectTeam } from './record.js';
+import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectId, parseStoredProjectPlans, parseStoredProjectTeam } from './record.js';
 import type { Project, ProjectStatus } from './schema.js';
 
 /**
@@ -21,13 +21,6 @@ import type { Project, ProjectStatus } from './schema.js';
  * - `live_subscription_count` (number, absent = 0): live subscriptions of the project, maintained by the
  *   subscriptions use cases (`ADD`); delete and provider disconnection are conditional on it being 0.
  */
-
-/** The stored project item: the public fields plus the bookkeeping described above. */
-export type StoredProject = Item & {
-  revision?: number;
-  plan_ids?: Set<string>;
-  live_subscription_count?: number;
-};
 
 const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);
 
@@ -49,26 +42,25 @@ export function toProject(item: Item): Project {
   };
 }
 
-/** Live subscriptions counted on a project or plan item (absent = 0). */
+/** Live subscriptions counted on a project or plan item (absent = 0: never counted). Throws StoredRecordError when the counter is not a whole number. */
 export function liveSubscriptionsOf(item: Item): number {
-  return Number(item.live_subscription_count ?? 0);
+  return parseStoredLiveSubscriptions(item).live_subscription_count ?? 0;
 }
 
-/** The plan ids recorded on a project item. */
+/** The plan ids recorded on a project item (absent: none). Throws StoredRecordError when `plan_ids` is not a set or list of strings. */
 export function planIdsOf(item: Item): string[] {
-  const value = item.plan_ids;
-  if (value instanceof Set) return [...(value as Set<string>)];
-  return Array.isArray(value) ? (value as string[]) : [];
+  return [...(parseStoredProjectPlans(item).plan_ids ?? [])];
 }
 
 /** The condition "no live subscriptions" on a project or plan item. */
 export const NO_LIVE_SUBSCRIPTIONS = { expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)', values: { ':zero_live': 0 } };
 
 /**
- * The stored project item of the principal's team (strongly consistent), after the project-scope check.
- * Errors: NOT_FOUND when absent, foreign, or outside the token's project scope.
+ * The stored project item of the principal's team (strongly consistent), after the project-scope check:
+ * read its fields through {@link toProject}, {@link planIdsOf}, {@link liveSubscriptionsOf} and
+ * `revisionOf`. Errors: NOT_FOUND when absent, foreign, or outside the token's project scope.
  */
-export async function loadProject(store: Store, principal: Principal, projectId: string): Promise<StoredProject> {
+export async function loadProject(store: Store, principal: Principal, projectId: string): Promise<Item> {
   requireProjectAccess(principal, projectId);
   const item = await store.get(keys.project(principal.teamId, projectId));
   if (!item) throw notFound(projectId);

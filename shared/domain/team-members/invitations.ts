@@ -12,7 +12,7 @@ import { countRoleAssignments } from '../roles/repository.js';
 import { distinct } from '../roles/policy.js';
 import { findTeam, getTeam } from '../teams/repository.js';
 import { checkGrants, emitGroupsUpdated } from './changes.js';
-import { emailSha256, findMember, memberItem, publicMember, type StoredTeamMember } from './records.js';
+import { emailSha256, findMember, memberItem, parseStoredTeamInvitation, publicMember, type StoredTeamMember } from './records.js';
 import { INVITATION_LIFETIME_MS, type AcceptedTeamInvitation, type InviteTeamMemberRequest, type TeamMemberWithInvitation } from './schema.js';
 
 /**
@@ -112,15 +112,16 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
  */
 export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: string): Promise<AcceptedTeamInvitation> {
   const parts = INVITATION_TOKEN_PATTERN.exec(token);
-  const invitation = parts ? await runtime.store.get(keys.teamInvitation(parts[1])) : undefined;
+  const item = parts ? await runtime.store.get(keys.teamInvitation(parts[1])) : undefined;
+  const invitation = item && parseStoredTeamInvitation(item);
   const presented = sha256(parts?.[2] ?? token);
-  const expected = invitation ? Buffer.from(String(invitation.secret_sha256), 'hex') : Buffer.alloc(32);
+  const expected = invitation ? Buffer.from(invitation.secret_sha256, 'hex') : Buffer.alloc(32);
   const matches = expected.length === presented.length && timingSafeEqual(presented, expected);
   const nowMs = runtime.clock.nowMs();
-  if (!parts || !invitation || !matches || Number(invitation.expires_at_ms) <= nowMs) throw invalidInvitation();
-  const teamId = invitation.team_id as string;
-  const invitationId = invitation.id as string;
-  const [member, team] = await Promise.all([findMember(runtime.store, teamId, invitation.member_id as string), findTeam(runtime.store, teamId)]);
+  if (!parts || !invitation || !matches || invitation.expires_at_ms <= nowMs) throw invalidInvitation();
+  const teamId = invitation.team_id;
+  const invitationId = invitation.id;
+  const [member, team] = await Promise.all([findMember(runtime.store, teamId, invitation.member_id), findTeam(runtime.store, teamId)]);
   if (!member || member.status !== 'invited' || member.invitation_id !== invitationId || !team || team.deleted_at) throw invalidInvitation();
   const now = isoTime(nowMs);
   const joined: StoredTeamMember = { ...member, status: 'active', joined_at: now, invitation_expires_at: null, invitation_id: null, updated_at: now, version: member.version + 1 };

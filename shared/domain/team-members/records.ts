@@ -30,6 +30,27 @@ const TeamMemberItem = z.extend(z.partial(TeamMember, { role_ids: true, group_id
 /** Parses a team member item (throws StoredRecordError naming its key when it does not match). */
 const parseTeamMemberItem = recordParser(entity.teamMember, TeamMemberItem);
 
+/** A member's e-mail claim as stored (`keys.teamMemberEmail`, DESIGN D19): the member holding the address. */
+const StoredMemberEmailClaim = z.object({ member_id: TeamMember.shape.id });
+
+/** Parses an e-mail claim item (throws StoredRecordError; its key, an e-mail's SHA-256, is withheld from the message). */
+export const parseStoredMemberEmailClaim = recordParser(entity.teamMemberEmail, StoredMemberEmailClaim, () => 'team member e-mail claim (key: an e-mail’s SHA-256, withheld)');
+
+/**
+ * A pending invitation as stored (`keys.teamInvitation`, DESIGN D19): its id, team and member, the
+ * SHA-256 (hex) of the token's secret and its expiry (epoch MILLISECONDS).
+ */
+const StoredTeamInvitation = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  member_id: TeamMember.shape.id,
+  secret_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  expires_at_ms: z.number(),
+});
+
+/** Parses an invitation item (throws StoredRecordError naming its key and failing paths, never a value: the secret's hash stays out). */
+export const parseStoredTeamInvitation = recordParser(entity.teamInvitation, StoredTeamInvitation);
+
 /** A stored team member: the public fields plus its concurrency version and its pending invitation's id. */
 export type StoredTeamMember = TeamMember & { version: number; invitation_id: string | null; email_sha256: string };
 

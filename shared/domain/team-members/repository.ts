@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { queryPage, type Page } from '../../store/pages.js';
-import { emailSha256, findMember, memberNotFound, publicMember, toStoredMember } from './records.js';
+import { emailSha256, findMember, memberNotFound, parseStoredMemberEmailClaim, publicMember, toStoredMember } from './records.js';
 import type { ListTeamMembersQuery, TeamMember } from './schema.js';
 
 /**
@@ -54,6 +54,6 @@ export async function listTeamMembers(store: Store, principal: Principal, query:
 export async function findMemberByEmail(store: Store, teamId: string, email: string): Promise<TeamMember | null> {
   const claim = await store.get(keys.teamMemberEmail(teamId, emailSha256(email)));
   if (!claim) return null;
-  const member = await findMember(store, teamId, claim.member_id as string);
+  const member = await findMember(store, teamId, parseStoredMemberEmailClaim(claim).member_id);
   return member && member.status !== 'removed' ? publicMember(member) : null;
 }

@@ -2,11 +2,12 @@ import { isoTime } from '../../clock.js';
 import type { DeliveryMessage } from '../../runtime.js';
 import { keys } from '../../store/keys.js';
 import { ConditionFailedError, TransactionCanceledError, type Store } from '../../store/store.js';
-import type { Item, TransactionItem } from '../../store/requests.js';
+import type { TransactionItem } from '../../store/requests.js';
+import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
 import { LEASE_MS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
 import type { AttemptTransition } from './state-machine.js';
-import { INDEX_PK, INDEX_SK, asDelivery, dueSortKey, pendingIndexOf, type StoredDelivery } from './stored.js';
+import { INDEX_PK, INDEX_SK, asDelivery, dueSortKey, pendingIndexOf, type StoredDelivery, type StoredDeliveryAttempt } from './stored.js';
 
 /** The writes of one attempt (DESIGN D7, D24): the lease (with the endpoint's slot), the outcome, the deferral. */
 
@@ -55,7 +56,7 @@ function leaseUpdate(message: DeliveryMessage, nowMs: number, options: { logRoom
 }
 
 /** What {@link takeLeaseWithSlot} found: both taken, the delivery not leasable, the slot refused (the endpoint as found, absent when deleted), or a conflict. */
-export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { kind: 'slot_refused'; endpoint: Item | undefined } | { kind: 'conflict' };
+export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { kind: 'slot_refused'; endpoint: StoredWebhookEndpoint | undefined } | { kind: 'conflict' };
 
 /**
  * Takes the lease of attempt `message.attempt` ({@link takeLease}'s conditions, plus room in the attempt
@@ -70,7 +71,8 @@ export async function takeLeaseWithSlot(store: Store, message: DeliveryMessage, 
   } catch (error) {
     if (error instanceof ConditionFailedError) {
       if (error.failedItems.includes(0)) return { kind: 'lease_refused' };
-      return { kind: 'slot_refused', endpoint: error.itemsAsFound[1] };
+      const found = error.itemsAsFound[1];
+      return { kind: 'slot_refused', endpoint: found && parseStoredWebhookEndpoint(found) };
     }
     if (error instanceof TransactionCanceledError) return { kind: 'conflict' };
     throw error;
@@ -85,7 +87,7 @@ export async function writeAttemptOutcome(
   store: Store,
   message: DeliveryMessage,
   record: DeliveryAttempt,
-  log: readonly DeliveryAttempt[] | 'append',
+  log: readonly StoredDeliveryAttempt[] | 'append',
   transition: AttemptTransition,
   alongside?: TransactionItem,
 ): Promise<boolean> {

@@ -2,13 +2,15 @@ import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
 import { acquireDeliverySlot, deliverySlotItem, recordFailedAttempt, releaseDeliverySlot, slotRefusal, successfulAttemptUpdate } from '../webhook-endpoints/delivery-slots.js';
-import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf, type StoredWebhookEndpoint } from '../webhook-endpoints/repository.js';
+import type { StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
+import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
 import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './attempts.js';
 import type { DeliveryAttempt } from './schema.js';
+import type { StoredDeliveryAttempt } from './stored.js';
 import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } from './state-machine.js';
 
 /**
@@ -58,7 +60,7 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
     return 'endpoint_disabled';
   }
   const sending: Sending = { endpoint: slot.endpoint, event_id: delivery.event_id, event_type: delivery.event_type, body: delivery.body, due_at_ms: plannedAtMs };
-  return attempt(runtime, message, sending, delivery.attempt_log);
+  return attempt(runtime, message, sending, delivery.attempt_log ?? []);
 }
 
 /** What one attempt sends, and to which endpoint (as stored, with its sealed secrets). */
@@ -77,9 +79,9 @@ async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpoin
     if (taken.kind !== 'slot_refused') return null;
     const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
     if (refusal === 'full') return defer(runtime, message, { leased: false });
-    if (refusal === 'stopped') return null;
-    // The endpoint as found is the current one: keep it (a stale copy is tried again with it at once).
-    endpoint = taken.endpoint as StoredWebhookEndpoint;
+    if (refusal === 'stopped' || !taken.endpoint) return null;
+    // The endpoint as found (parsed once, by takeLeaseWithSlot) is the current one: keep it (a stale copy is tried again with it at once).
+    endpoint = taken.endpoint;
     rememberWebhookEndpoint(runtime.store, endpoint);
     if (refusal === 'reclaim') return null;
   }
@@ -103,7 +105,7 @@ async function defer(runtime: Runtime, message: DeliveryMessage, options: { leas
  * Signs and POSTs `sending` under the lease of `message`'s attempt, then records it
  * ({@link recordAttempt}); `log` is the attempt log read with the lease, or `append` when it was not read.
  */
-async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Sending, log: readonly DeliveryAttempt[] | 'append'): Promise<ProcessOutcome> {
+async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Sending, log: readonly StoredDeliveryAttempt[] | 'append'): Promise<ProcessOutcome> {
   const { endpoint, body } = sending;
   // Opened once per process and endpoint revision (D16): no key request for the deliveries after the first.
   // When they do not open (the key refused or unreachable) nothing is sent and the slot is given back at
@@ -144,7 +146,7 @@ async function recordAttempt(
   runtime: Runtime,
   message: DeliveryMessage,
   endpointId: string,
-  log: readonly DeliveryAttempt[] | 'append',
+  log: readonly StoredDeliveryAttempt[] | 'append',
   record: DeliveryAttempt,
   ok: boolean,
 ): Promise<ProcessOutcome> {

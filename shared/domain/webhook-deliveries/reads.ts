@@ -6,31 +6,31 @@ import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { listFilter, queryPage, type Page } from '../../store/pages.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
-import { asDelivery, asEvent, type StoredDelivery } from './stored.js';
+import { asDelivery, asEvent, type StoredDelivery, type StoredDeliveryAttempt } from './stored.js';
 
 /** Reads of webhook deliveries (DESIGN D7, D12): the public view, single reads and the team's list. */
 
 /** The public view of a stored delivery; `withAttempts` adds `attempt_log` (single reads). */
-export function publicDelivery(item: StoredDelivery, withAttempts: boolean): WebhookDelivery {
+export function publicDelivery(stored: StoredDelivery, withAttempts: boolean): WebhookDelivery {
   const delivery: WebhookDelivery = {
-    id: item.id,
-    endpoint_id: item.endpoint_id,
-    event_id: item.event_id,
-    event_type: item.event_type,
-    status: item.status,
-    attempts: item.attempts,
-    next_attempt_at: item.next_attempt_at ?? null,
-    last_attempt_at: item.last_attempt_at ?? null,
-    dead_lettered_at: item.dead_lettered_at ?? null,
-    skipped_at: item.skipped_at ?? null,
-    created_at: item.created_at,
+    id: stored.id,
+    endpoint_id: stored.endpoint_id,
+    event_id: stored.event_id,
+    event_type: stored.event_type,
+    status: stored.status,
+    attempts: stored.attempts,
+    next_attempt_at: stored.next_attempt_at ?? null,
+    last_attempt_at: stored.last_attempt_at ?? null,
+    dead_lettered_at: stored.dead_lettered_at ?? null,
+    skipped_at: stored.skipped_at ?? null,
+    created_at: stored.created_at,
   };
-  if (withAttempts) delivery.attempt_log = (item.attempt_log ?? []).map(withAttemptDetail);
+  if (withAttempts) delivery.attempt_log = (stored.attempt_log ?? []).map(withAttemptDetail);
   return delivery;
 }
 
 /** An attempt record with every detail field, null where a record written before the detail existed lacks it. */
-function withAttemptDetail(record: DeliveryAttempt): DeliveryAttempt {
+function withAttemptDetail(record: StoredDeliveryAttempt): DeliveryAttempt {
   return { ...record, planned_at: record.planned_at ?? null, connect_ms: record.connect_ms ?? null, remote_address: record.remote_address ?? null, tls_version: record.tls_version ?? null };
 }
 

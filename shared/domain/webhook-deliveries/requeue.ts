@@ -4,8 +4,18 @@ import { ConditionFailedError, type Store } from '../../store/store.js';
 import { listFilter } from '../../store/pages.js';
 import type { Key, TransactionItem } from '../../store/requests.js';
 import { deliveryExpiresAt } from './policy.js';
-import type { DeliveryAttempt } from './schema.js';
-import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, parseStoredDeadLetterRef, parseStoredDeliveryId, pendingIndexOf, type DeadLetterRef, type StoredDelivery } from './stored.js';
+import {
+  INDEX_PK,
+  INDEX_SK,
+  dueSortKey,
+  isCancelled,
+  parseStoredDeadLetterRef,
+  parseStoredDeliveryId,
+  pendingIndexOf,
+  type DeadLetterRef,
+  type StoredDelivery,
+  type StoredDeliveryAttempt,
+} from './stored.js';
 
 /** Dead-lettering and re-queueing (DESIGN D7, D25): dead → pending, skipped → pending, and the replay sources. */
 
@@ -15,7 +25,7 @@ import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, parseStoredDeadLetterRef, 
  * pending index; guarded on the delivery still having the status and attempts it was read with.
  * Returns false when the transaction was cancelled (the delivery changed meanwhile).
  */
-export async function writeDead(store: Store, delivery: StoredDelivery, log: readonly DeliveryAttempt[], attempts: number, nowMs: number): Promise<boolean> {
+export async function writeDead(store: Store, delivery: StoredDelivery, log: readonly StoredDeliveryAttempt[], attempts: number, nowMs: number): Promise<boolean> {
   const deadLetteredAt = isoTime(nowMs);
   try {
     await store.transactWrite([

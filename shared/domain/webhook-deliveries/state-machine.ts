@@ -2,6 +2,7 @@ import { PREPARED_BODY_MAX_BYTES, type DeliveryMessage } from '../../runtime.js'
 import { isoTime } from '../../clock.js';
 import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, MAX_RETRY_WAIT_SECONDS, TIMER_EARLY_TOLERANCE_MS, scaledWaitMs, waitBeforeAttemptSeconds } from './policy.js';
 import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
+import type { StoredDeliveryAttempt } from './stored.js';
 
 /**
  * Pure webhook delivery state machine (interface "States", D7): pending → delivering → succeeded; failure N < 8 → pending after RETRY_WAIT_SECONDS;
@@ -72,7 +73,7 @@ export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: numbe
 }
 
 /** The attempt log with `record` appended, keeping the newest {@link MAX_ATTEMPT_LOG} records. */
-export function appendAttempt(log: readonly DeliveryAttempt[] | undefined, record: DeliveryAttempt): DeliveryAttempt[] {
+export function appendAttempt(log: readonly StoredDeliveryAttempt[] | undefined, record: DeliveryAttempt): StoredDeliveryAttempt[] {
   return [...(log ?? []), record].slice(-MAX_ATTEMPT_LOG);
 }
 

@@ -1,9 +1,9 @@
 import type { StoredEvent } from '../../events/outbox.js';
 import { WORKER_INDEX_SHARDS, keys, secondaryIndex } from '../../store/keys.js';
 import { ConditionFailedError, type Store } from '../../store/store.js';
-import type { Item, Key } from '../../store/requests.js';
+import type { Key } from '../../store/requests.js';
 import { MAX_SWEEP_SPACING_MS, OUTBOX_PAGE_SIZE, WORKER_PAGE_SIZE } from './policy.js';
-import { INDEX_PK, INDEX_SK, asDelivery, asEvent, dueSortKey, type StoredDelivery } from './stored.js';
+import { INDEX_PK, INDEX_SK, asEvent, dueSortKey, parseStoredOverdueDelivery, type StoredOverdueDelivery } from './stored.js';
 
 /** The worker indexes' queries (DESIGN D6, D7, D14): overdue deliveries, the sweeper's move, the outbox. */
 
@@ -11,7 +11,7 @@ import { INDEX_PK, INDEX_SK, asDelivery, asEvent, dueSortKey, type StoredDeliver
  * One page (≤ {@link WORKER_PAGE_SIZE}) of shard `shard` of the pending-deliveries index: every delivery
  * (of any team) whose due time — next attempt, dead-letter timer or lease expiry — is before `beforeMs`.
  */
-export async function queryOverdueDeliveries(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredDelivery[]; lastEvaluatedKey: Key | undefined }> {
+export async function queryOverdueDeliveries(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredOverdueDelivery[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
@@ -19,7 +19,7 @@ export async function queryOverdueDeliveries(store: Store, shard: number, before
     ExclusiveStartKey: startKey,
     Limit: WORKER_PAGE_SIZE,
   });
-  return { items: result.items.map(asDelivery), lastEvaluatedKey: result.lastEvaluatedKey };
+  return { items: result.items.map(parseStoredOverdueDelivery), lastEvaluatedKey: result.lastEvaluatedKey };
 }
 
 /**
@@ -35,9 +35,8 @@ export function sweptDueMs(requeues: number, spacingMs: number, nowMs: number): 
  * Moves an overdue row forward in the pending index to `nowMs` + `spacingMs` × 2^requeues, capped at {@link MAX_SWEEP_SPACING_MS} (all ms; D7, D14),
  * guarded on the row as read; `due_at_ms` stays. Returns false when the row changed (no recovery message needed). Throws only on store errors.
  */
-export async function moveOverdueDelivery(store: Store, delivery: StoredDelivery, spacingMs: number, nowMs: number): Promise<boolean> {
-  const readSortKey = (delivery as unknown as Item)[INDEX_SK];
-  if (typeof readSortKey !== 'string') return false; // not read from the index: nothing to move
+export async function moveOverdueDelivery(store: Store, delivery: StoredOverdueDelivery, spacingMs: number, nowMs: number): Promise<boolean> {
+  const readSortKey = delivery[INDEX_SK];
   const toMs = sweptDueMs(delivery.sweeper_requeues ?? 0, spacingMs, nowMs);
   try {
     await store.update({

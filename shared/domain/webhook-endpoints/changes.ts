@@ -11,7 +11,8 @@ import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
 import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
-import { RAISE_REVISION, loadWebhookEndpoint, notFound, publicEndpoint, type StoredWebhookEndpoint } from './repository.js';
+import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
+import { RAISE_REVISION, loadWebhookEndpoint, notFound, publicEndpoint } from './repository.js';
 import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
 import { openEndpointSecrets, sealEndpointSecrets } from './secrets.js';
 
@@ -128,7 +129,7 @@ export async function updateWebhookEndpoint(runtime: Pick<Runtime, 'store' | 'cl
       if (!(input.is_active === false && error instanceof ConditionFailedError)) throw error;
       attributes = await update(false);
     }
-    return publicEndpoint(attributes as StoredWebhookEndpoint);
+    return publicEndpoint(parseStoredWebhookEndpoint(attributes!));
   } catch (error) {
     if (error instanceof ConditionFailedError) throw notFound(endpointId);
     throw error;
@@ -174,7 +175,7 @@ export async function rotateWebhookEndpointSecret(
       ExpressionAttributeValues: { ':sealed': sealed, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.sealed_secrets.ciphertext, ...RAISE_REVISION.values },
       ReturnValues: 'ALL_NEW',
     });
-    return { ...publicEndpoint(attributes as StoredWebhookEndpoint), secret };
+    return { ...publicEndpoint(parseStoredWebhookEndpoint(attributes!)), secret };
   } catch (error) {
     if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
     throw error;

@@ -2,9 +2,10 @@ import { isoTime } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
 import { keys } from '../../store/keys.js';
 import { ConditionFailedError, type Store } from '../../store/store.js';
-import type { Item, Key, TransactionItem } from '../../store/requests.js';
+import type { Key, TransactionItem } from '../../store/requests.js';
 import { AUTO_DISABLE_THRESHOLD } from './policy.js';
-import { RAISE_REVISION, rememberWebhookEndpoint, type StoredWebhookEndpoint } from './repository.js';
+import { parseStoredFailureCount, parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
+import { RAISE_REVISION, rememberWebhookEndpoint } from './repository.js';
 
 /**
  * What delivery attempts write on their endpoint (DESIGN D8, D24): the consecutive-failure counter with
@@ -56,7 +57,7 @@ export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'cloc
       ExpressionAttributeValues: { ':one': 1 },
       ReturnValues: 'UPDATED_NEW',
     });
-    if (Number(attributes?.consecutive_failures) >= AUTO_DISABLE_THRESHOLD) {
+    if (parseStoredFailureCount(attributes!, Key) >= AUTO_DISABLE_THRESHOLD) {
       const now = isoTime(runtime.clock.nowMs());
       await runtime.store.update({
         Key,
@@ -80,15 +81,17 @@ export type SlotAcquisition = { kind: 'acquired'; endpoint: StoredWebhookEndpoin
 export async function acquireDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string, leaseUntilMs: number, nowMs: number): Promise<SlotAcquisition> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
   const attempt = async () =>
-    (await store.update({
-      Key,
-      UpdateExpression: 'SET in_flight.#delivery = :lease',
-      ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${SLOT_ROOM_CONDITION}`,
-      ExpressionAttributeNames: { '#delivery': deliveryId },
-      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    })) as StoredWebhookEndpoint;
+    parseStoredWebhookEndpoint(
+      (await store.update({
+        Key,
+        UpdateExpression: 'SET in_flight.#delivery = :lease',
+        ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${SLOT_ROOM_CONDITION}`,
+        ExpressionAttributeNames: { '#delivery': deliveryId },
+        ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }))!,
+    );
   for (let round = 0; ; round++) {
     try {
       const endpoint = await attempt();
@@ -96,7 +99,7 @@ export async function acquireDeliverySlot(store: Store, teamId: string, endpoint
       return { kind: 'acquired', endpoint };
     } catch (error) {
       if (error instanceof ConditionFailedError) {
-        const current = error.item as StoredWebhookEndpoint | undefined;
+        const current = error.item && parseStoredWebhookEndpoint(error.item);
         if (!current || !current.is_active) return { kind: 'stopped' };
         const expired = Object.entries(current.in_flight).filter(([, until]) => until < nowMs);
         if (round > 0 || expired.length === 0) return { kind: 'full' };
@@ -135,8 +138,7 @@ export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: st
  * holding slots whose lease ran out before `nowMs`, epoch ms: take the slot the long way, which
  * reclaims them) or `full`.
  */
-export function slotRefusal(found: Item | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'stale' | 'reclaim' | 'full' {
-  const endpoint = found as StoredWebhookEndpoint | undefined;
+export function slotRefusal(endpoint: StoredWebhookEndpoint | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'stale' | 'reclaim' | 'full' {
   if (!endpoint || !endpoint.is_active) return 'stopped';
   if (endpoint.revision !== used.revision) return 'stale';
   return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'reclaim' : 'full';

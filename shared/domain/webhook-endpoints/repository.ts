@@ -1,15 +1,13 @@
 import type { Principal } from '../../auth/principal.js';
-import type { Ability } from '../../catalogues/abilities.js';
-import type { SealedSecret } from '../../credentials/envelope.js';
 import { ProblemError } from '../../errors.js';
 import { integrationsOf } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { queryPage, type Page } from '../../store/pages.js';
-import type { Item } from '../../store/requests.js';
 import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM } from './policy.js';
 import type { ListWebhookEndpointsQuery, WebhookEndpoint } from './schema.js';
+import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
 import { openEndpointSecrets, type EndpointSecrets } from './secrets.js';
 
 /**
@@ -18,32 +16,6 @@ import { openEndpointSecrets, type EndpointSecrets } from './secrets.js';
  * the reads and the dispatcher's endpoint copies; changes.ts the use cases, delivery-slots.ts the
  * attempt counters and concurrency slots (D8, D24).
  */
-
-/** The stored endpoint: the public fields plus the sealed secrets and the owner's abilities (for D6 fan-out and D10 payloads). */
-export type StoredWebhookEndpoint = WebhookEndpoint & {
-  team_id: string;
-  /**
-   * The signing secret and, after a dashboard rotation, the previous one, sealed together (`secrets.ts`,
-   * DESIGN D16 envelope encryption): never in clear in the item. Opened with {@link signingSecretsOf}.
-   */
-  sealed_secrets: SealedSecret;
-  /** Epoch MILLISECONDS until which the previous secret also signs (`v0`); null when there is no dual-signing window. */
-  previous_secret_expires_at_ms: number | null;
-  /** Token that created the endpoint, and its abilities at that time: the "endpoint owner". */
-  owner_token_id: string;
-  owner_abilities: Ability[];
-  /**
-   * The attempts in flight to this endpoint (DESIGN D24): delivery id → epoch MILLISECONDS at which
-   * that slot's lease runs out (a crashed attempt's slot is reclaimed after it).
-   */
-  in_flight: Record<string, number>;
-  /**
-   * Raised by every write that changes how a delivery is sent (url, secret, allowed IPs, cap, active
-   * state), so a dispatcher's cached copy is used only while it is current: its slot is taken on
-   * condition of this revision.
-   */
-  revision: number;
-};
 
 /**
  * The `SET` clause that raises {@link StoredWebhookEndpoint.revision} by one, with its values: part of
@@ -70,9 +42,10 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   };
 }
 
-/** Reads the stored endpoint (with its sealed secrets) or null. Strongly consistent. */
+/** Reads the stored endpoint (with its sealed secrets) or null. Strongly consistent. Throws StoredRecordError for an item that does not match its record schema. */
 export async function loadWebhookEndpoint(runtime: Pick<Runtime, 'store'>, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
-  return ((await runtime.store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true })) as StoredWebhookEndpoint | undefined) ?? null;
+  const item = await runtime.store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true });
+  return item ? parseStoredWebhookEndpoint(item) : null;
 }
 
 /** Reads one endpoint of the principal's team (never its secret). Errors: NOT_FOUND when absent or foreign. */
@@ -94,7 +67,7 @@ async function queryEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string, p
     limit: page.limit,
     cursor: page.cursor,
     consistent: true,
-    map: (item: Item) => item as StoredWebhookEndpoint,
+    map: parseStoredWebhookEndpoint,
     filter: page.is_active === undefined ? undefined : { expression: 'is_active = :is_active', values: { ':is_active': page.is_active } },
   });
 }

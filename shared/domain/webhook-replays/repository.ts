@@ -8,6 +8,7 @@ import { ConditionFailedError, type Store } from '../../store/store.js';
 import type { Item, Key } from '../../store/requests.js';
 import { countReplaySource, type ReplayCandidate, type ReplaySource } from '../webhook-deliveries/requeue.js';
 import type { ReplayDeadRequest } from '../webhook-deliveries/schema.js';
+import { parseStoredReplayJob, type StoredReplayJob } from './record.js';
 import type { WebhookReplay } from './schema.js';
 
 /**
@@ -20,22 +21,6 @@ import type { WebhookReplay } from './schema.js';
 /** Attribute names of the sparse index. */
 const INDEX_PK = secondaryIndex.partitionKey;
 const INDEX_SK = secondaryIndex.sortKey;
-
-/** A job as stored: the public fields plus its team, the cursor of the next batch and the batch count. */
-export type StoredReplayJob = WebhookReplay & {
-  team_id: string;
-  /** LastEvaluatedKey of the last batch read; null before the first batch. */
-  cursor: Key | null;
-  /** Batches done (the guard of each progress write). */
-  batches: number;
-  /**
-   * The batch in progress: the deliveries read for it and the cursor after it, written before any of
-   * them is re-queued, so a worker that crashes mid-batch is followed by one that finishes exactly
-   * that batch (and counts it exactly). Absent between batches.
-   */
-  batch?: ReplayCandidate[];
-  batch_next?: Key | null;
-};
 
 /** The index sort key of a running job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
 function runningSortKey(atMs: number, replayId: string): string {
@@ -107,9 +92,10 @@ export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' |
   return publicReplayJob(job);
 }
 
-/** Reads a stored job (strongly consistent) or null. */
+/** Reads a stored job (strongly consistent) or null. Throws StoredRecordError for an item that does not match its record schema. */
 export async function loadReplayJob(store: Store, teamId: string, replayId: string): Promise<StoredReplayJob | null> {
-  return ((await store.get(keys.webhookReplay(teamId, replayId), { consistent: true })) as StoredReplayJob | undefined) ?? null;
+  const item = await store.get(keys.webhookReplay(teamId, replayId), { consistent: true });
+  return item ? parseStoredReplayJob(item) : null;
 }
 
 /** Reads one job of the principal's team. Errors: NOT_FOUND when absent or another team's. */
@@ -182,5 +168,5 @@ export async function queryStalledReplays(store: Store, beforeMs: number, startK
     ExclusiveStartKey: startKey,
     Limit: 100,
   });
-  return { items: result.items as StoredReplayJob[], lastEvaluatedKey: result.lastEvaluatedKey };
+  return { items: result.items.map(parseStoredReplayJob), lastEvaluatedKey: result.lastEvaluatedKey };
 }

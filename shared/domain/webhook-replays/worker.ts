@@ -5,7 +5,8 @@ import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY, REPLAY_GROUP_C
 import { loadDelivery } from '../webhook-deliveries/reads.js';
 import { REQUEUE_GROUP_SIZE, queryReplaySource, writeRequeue, writeRequeueGroup, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/requeue.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
-import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, writeReplayProgress, type StoredReplayJob } from './repository.js';
+import type { StoredReplayJob } from './record.js';
+import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, writeReplayProgress } from './repository.js';
 
 /**
  * The replay worker (DESIGN D25): a job re-queues its deliveries one batch per queue message, in the
