@@ -34,6 +34,11 @@ describe('stored records parsed on read (DESIGN D14): errors name the item, neve
     expect(endpoint.sealed_secrets.ciphertext).toBe(CIPHERTEXT);
   });
 
+  it('leaves out an owner ability the catalogue no longer has, so the endpoint still delivers', () => {
+    const endpoint = parseStoredWebhookEndpoint({ ...endpointItem, owner_abilities: ['project:view', 'project:retired-ability'] });
+    expect(endpoint.owner_abilities).toEqual(['project:view']);
+  });
+
   it('refuses an endpoint with a malformed slot map or revision, naming the entity, key and paths but not the sealed secret', () => {
     const error = (() => {
       try {

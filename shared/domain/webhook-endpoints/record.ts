@@ -1,4 +1,4 @@
-import { ABILITY_VALUES } from '../../catalogues/abilities.js';
+import { isAbility } from '../../catalogues/abilities.js';
 import { SealedSecret } from '../../credentials/envelope.js';
 import * as z from '../../schemas/zod.js';
 import { entity } from '../../store/keys.js';
@@ -19,7 +19,11 @@ const StoredWebhookEndpointRecord = z.extend(z.partial(WebhookEndpoint, { allowe
   previous_secret_expires_at_ms: z.nullable(z.number()),
   /** Token that created the endpoint, and its abilities at that time: the "endpoint owner" (D6, D10). */
   owner_token_id: z.string(),
-  owner_abilities: z.array(z.enum(ABILITY_VALUES)),
+  // An ability since dropped from the catalogue grants nothing: it is left out, never a parse error that would stop deliveries.
+  owner_abilities: z.pipe(
+    z.array(z.string()),
+    z.transform((abilities) => abilities.filter(isAbility)),
+  ),
   /** The attempts in flight (D24): delivery id → epoch MILLISECONDS at which that slot's lease runs out. */
   in_flight: z.record(z.string(), z.number()),
   /** Raised by every write that changes how a delivery is sent, so a dispatcher's cached copy is used only while current. */
