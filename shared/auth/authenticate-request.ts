@@ -88,7 +88,7 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   } = await readTokenWith(store, bearer.tokenId, [window.key, ...extra]);
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash, clock.nowMs());
   if (checked.ok) {
-    await recordTokenUse(store, clock, tokenItem!);
+    await recordTokenUse(store, clock, checked.principal.tokenId, checked.lastUsedAt);
     return { ok: true, principal: checked.principal, items: extraItems.filter((item): item is Item => item !== undefined) };
   }
   // A full window refuses every failure alike (unknown id, wrong secret, revoked) without counting it.
@@ -105,12 +105,10 @@ const recentlyStamped = new Map<string, number>();
  * Stamps `last_used_at` (ISO) on a token whose stamp is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem, once per process
  * per hour ({@link recentlyStamped}). Never fails the call: a lost race is ignored, a store failure only logged.
  */
-async function recordTokenUse(store: Store, clock: Clock, tokenItem: Item): Promise<void> {
+async function recordTokenUse(store: Store, clock: Clock, tokenId: string, lastUsedAt: string | undefined): Promise<void> {
   const nowMs = clock.nowMs();
   const threshold = isoTime(nowMs - TOKEN_LAST_USED_PRECISION_MS);
-  const stored = tokenItem.last_used_at as string | undefined;
-  if (stored && stored > threshold) return;
-  const tokenId = tokenItem.id as string;
+  if (lastUsedAt && lastUsedAt > threshold) return;
   const stampedAtMs = recentlyStamped.get(tokenId);
   if (stampedAtMs !== undefined && stampedAtMs > nowMs - TOKEN_LAST_USED_PRECISION_MS && stampedAtMs <= nowMs) return;
   if (recentlyStamped.size >= RECENTLY_STAMPED_LIMIT) recentlyStamped.clear();

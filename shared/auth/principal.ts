@@ -132,7 +132,7 @@ export type SecretCheck = (secret: string, storedSha256Hex: string) => boolean;
 
 /** The outcome of {@link checkToken}. */
 export type TokenCheck =
-  | { ok: true; principal: Principal }
+  | { ok: true; principal: Principal; /** The token's `last_used_at` stamp (ISO 8601), absent until first stamped. */ lastUsedAt: string | undefined }
   | {
       ok: false;
       /** AUTHENTICATION_REQUIRED with `WWW-Authenticate: Bearer`. */
@@ -169,6 +169,7 @@ export function checkToken(item: Item | undefined, secret: string, check: Secret
       projectIds: projectIds.length ? projectIds : null,
       team: stored.team_snapshot ?? null,
     },
+    lastUsedAt: stored.last_used_at ?? undefined,
   };
 }
 

@@ -4,7 +4,9 @@ import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
 import type { PlatformAdapter, PlatformAdapters, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
+import * as z from '../../schemas/zod.js';
 import { entity, keys } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
 import { itemWithKey, type Store } from '../../store/store.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
@@ -162,14 +164,18 @@ export function markInviteLinksRevoked(tx: Transaction, teamId: string, projectI
   }
 }
 
+/** What a join reads of an invite-link item: whose link it is, and whether it was revoked (ISO 8601). */
+const parseInviteLinkOwner = recordParser(entity.inviteLink, z.object({ subscriber_id: z.string(), revoked_at: z.optional(z.string()) }));
+
 /**
  * The subscriber whose personal invite link `url` is (its invite-link item, one strongly consistent
  * GetItem), or undefined: no such item, or the link was revoked when the subscriber's access ended (a join
  * Telegram still let through links no one).
  */
 export async function subscriberInvitedBy(store: Store, teamId: string, projectId: string, url: string): Promise<string | undefined> {
-  const invite = await store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
-  return invite && !invite.revoked_at ? ((invite.subscriber_id as string | undefined) ?? undefined) : undefined;
+  const item = await store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
+  const invite = item ? parseInviteLinkOwner(item) : undefined;
+  return invite && !invite.revoked_at ? invite.subscriber_id : undefined;
 }
 
 /**
