@@ -9,17 +9,9 @@ import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectId,
 import type { Project, ProjectStatus } from './schema.js';
 
 /**
- * Reads of projects and their stored item (DESIGN D6, D14, D16, D22). A project is one item in its team's
- * partition (`TEAM#<team>`, `PROJECT#<uuid>`) holding the public fields, its bot, its payment-provider
- * connection and its linked resources (at most `MAX_RESOURCES_PER_PROJECT` of schema.ts), plus:
- *
- * - `revision` (number): every change of the public fields is a conditional update on the revision it
- *   read (optimistic concurrency), so the event it emits in the same transaction carries exactly the
- *   state it wrote;
- * - `plan_ids` (string set, absent when empty): the project's plans, maintained atomically by the plans
- *   use cases (`ADD`/`DELETE`), so deleting the project deletes exactly its plans;
- * - `live_subscription_count` (number, absent = 0): live subscriptions of the project, maintained by the
- *   subscriptions use cases (`ADD`); delete and provider disconnection are conditional on it being 0.
+ * Reads of projects (DESIGN D6, D14, D16, D22): one item per project in its team's partition (`PROJECT#<uuid>`): the public fields,
+ * bot, provider connection and resources, plus `revision` (optimistic concurrency), `plan_ids` (string set, kept by the plans use
+ * cases) and `live_subscription_count` (absent = 0, kept with `ADD`; delete and provider disconnection require 0).
  */
 
 const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);

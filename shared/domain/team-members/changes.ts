@@ -58,12 +58,9 @@ export function emitGroupsUpdated(tx: Transaction, groups: readonly StoredGroup[
 }
 
 /**
- * Changes a member (`POST /v1/team-members/{id}`): name, and the complete lists of their roles and
- * groups (DESIGN D19). A role or group change emits `team.member_role_changed` (with the previous
- * lists) and `group.updated` for each group joined or left, in the same transaction as the member, the
- * groups and the roles' assignment counters; a request that changes nothing writes nothing. Added roles
- * and groups follow {@link checkGrants}. Errors: NOT_FOUND, TOKEN_MISSING_ABILITY, CONFLICT (the member
- * was removed; a group full; a concurrent change).
+ * Changes a member's name and complete role and group lists (`POST /v1/team-members/{id}`, D19; additions follow {@link checkGrants}); a change
+ * emits `team.member_role_changed` and `group.updated` in one transaction with the counters; no change writes nothing.
+ * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY, CONFLICT (member removed, group full, concurrent change).
  */
 export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, memberId: string, input: UpdateTeamMemberRequest): Promise<TeamMember> {
   const teamId = principal.teamId;

@@ -30,13 +30,9 @@ const INVITATION_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 const invalidInvitation = () => new ProblemError('NOT_FOUND', 'This invitation cannot be accepted: it is unknown, expired or already used. Ask for a new invitation.');
 
 /**
- * Invites a person to the principal's team (`POST /v1/team-members/invitations`, DESIGN D19): creates
- * the member (`invited`) with their roles and groups, the e-mail claim and the invitation (only the
- * SHA-256 of its secret, valid {@link INVITATION_LIFETIME_MS}), and emits `team.member_invited` (and
- * `group.updated` for each group joined) in one transaction. Returns the member with the invitation
- * token and link, shown only here. The member counts against the tier's team-member limit until removed
- * (D20). Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (a role or group), TIER_LIMIT_REACHED, CONFLICT
- * (the e-mail address belongs to an invited or active member; a group full; a concurrent change).
+ * Invites a person (`POST /v1/team-members/invitations`, D19, D20): member (`invited`), e-mail claim and invitation (secret's SHA-256 only, valid
+ * {@link INVITATION_LIFETIME_MS}) in one transaction with `team.member_invited`; returns the token and link, shown only here.
+ * Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (role or group), TIER_LIMIT_REACHED, CONFLICT (e-mail taken, group full, concurrent change).
  */
 export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, input: InviteTeamMemberRequest): Promise<TeamMemberWithInvitation> {
   const teamId = principal.teamId;
@@ -103,12 +99,9 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
 }
 
 /**
- * Accepts an invitation (`POST /v1/team-invitations/accept`, a public route: the token is the only
- * credential, DESIGN D19). The invitation is found by the id in the token and its secret's SHA-256
- * compared in constant time; an unknown, forged, expired or already used token, a removed member and a
- * deleted team all get the same NOT_FOUND problem, revealing none of which. On success the member
- * becomes `active`, the invitation is consumed (deleted) and `team.member_joined` is emitted, in one
- * transaction, so a token can be used once even under a race.
+ * Accepts an invitation (`POST /v1/team-invitations/accept`, public; the token is the credential, D19): secret compared in constant time; any
+ * unusable token, removed member or deleted team gets the same NOT_FOUND. The member becomes `active`, the invitation is deleted and
+ * `team.member_joined` emitted in one transaction, so a token works once even under a race.
  */
 export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: string): Promise<AcceptedTeamInvitation> {
   const parts = INVITATION_TOKEN_PATTERN.exec(token);
