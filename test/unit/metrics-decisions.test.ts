@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { monthlyAmount, paymentMetricsChange, priceOf, recurringRevenueOf, subscriptionMetricsChange, type CountedSubscription } from '../../shared/domain/metrics/decisions.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
+import { samplePayment } from '../support/payments.js';
 
 const MONTH = { amount: 900, currency: 'EUR', interval: 'month', interval_count: 1 } as const;
 const counted = (
@@ -16,22 +17,7 @@ const counted = (
   subscription: { status, ends_at: null, payment_provider: 'manual', status_changed_at: '2026-03-04T23:59:59.000Z', ...fields },
   price,
 });
-const payment = (fields: Partial<Payment> = {}): Payment => ({
-  id: '00000000-0000-4000-8000-0000000000a1',
-  project_id: '00000000-0000-4000-8000-000000000001',
-  subscriber_id: '00000000-0000-4000-8000-000000000002',
-  subscription_id: '00000000-0000-4000-8000-000000000003',
-  amount: 900,
-  amount_refunded: 0,
-  currency: 'EUR',
-  status: 'pending',
-  provider: 'manual',
-  provider_payment_id: null,
-  billing_reason: 'renewal',
-  created_at: '2026-03-01T10:00:00.000Z',
-  updated_at: '2026-03-02T10:00:00.000Z',
-  ...fields,
-});
+const payment = (fields: Partial<Payment> = {}): Payment => samplePayment('2026-03-01T10:00:00.000Z', { updated_at: '2026-03-02T10:00:00.000Z', ...fields });
 
 describe('monthlyAmount', () => {
   it('normalises a price to one month: a week is 52/12 of a month, a year 12 months, divided by interval_count, rounded', () => {

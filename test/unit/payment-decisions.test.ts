@@ -6,25 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { decideSettlement, paymentTrigger, refundAmount } from '../../shared/domain/payments/decisions.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
 import { reservedAmount } from '../../shared/domain/payments/refund-reservations.js';
+import { samplePayment } from '../support/payments.js';
 import { thrownProblem } from '../support/problems.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
-const payment = (fields: Partial<Payment> = {}): Payment => ({
-  id: '00000000-0000-4000-8000-0000000000a1',
-  project_id: '00000000-0000-4000-8000-000000000001',
-  subscriber_id: '00000000-0000-4000-8000-000000000002',
-  subscription_id: '00000000-0000-4000-8000-000000000003',
-  amount: 900,
-  amount_refunded: 0,
-  currency: 'EUR',
-  status: 'pending',
-  provider: 'manual',
-  provider_payment_id: null,
-  billing_reason: 'renewal',
-  created_at: NOW,
-  updated_at: NOW,
-  ...fields,
-});
+const payment = (fields: Partial<Payment> = {}): Payment => samplePayment(NOW, fields);
 
 describe('paymentTrigger', () => {
   it('a succeeded first payment activates a pending subscription; a failed renewal makes an active one past_due', () => {
