@@ -93,15 +93,7 @@ export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     countRoleAssignments(tx, teamId, roles.removed, -1);
     const changedGroups = [
       ...joining.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids.filter((id) => id !== memberId), memberId], now)),
-      ...leaving.map((group) =>
-        writeGroupMembers(
-          tx,
-          teamId,
-          group,
-          group.member_ids.filter((id) => id !== memberId),
-          now,
-        ),
-      ),
+      ...leaving.map((group) => writeGroupWithout(tx, teamId, group, memberId, now)),
     ];
     const teamMember = publicMember(updated);
     if (team) {
@@ -154,15 +146,7 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
     countUsage(tx, teamId, 'team_members', -1);
     if (current.invitation_id) tx.delete(keys.teamInvitation(current.invitation_id));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
-    const changedGroups = groups.map((group) =>
-      writeGroupMembers(
-        tx,
-        teamId,
-        group,
-        group.member_ids.filter((id) => id !== memberId),
-        now,
-      ),
-    );
+    const changedGroups = groups.map((group) => writeGroupWithout(tx, teamId, group, memberId, now));
     const teamMember = publicMember(removed);
     tx.emit({ type: 'team.member_removed', projectId: null, data: { team, team_member: teamMember } });
     emitGroupsUpdated(tx, changedGroups);
@@ -209,4 +193,15 @@ export async function ensureTeamOwner(runtime: UnitOfWorkRuntime, teamId: string
     tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
     return teamMember;
   });
+}
+
+/** Adds to `tx` the group's member list without `memberId` (ISO `now`); returns the group as written. */
+function writeGroupWithout(tx: Transaction, teamId: string, group: StoredGroup, memberId: string, now: string): StoredGroup {
+  return writeGroupMembers(
+    tx,
+    teamId,
+    group,
+    group.member_ids.filter((id) => id !== memberId),
+    now,
+  );
 }
