@@ -23,7 +23,10 @@ export default defineConfig(
       // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace (shared/dashboard/html.ts).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       // As only-throw-error does by default: forwarding a caught error or an AbortSignal's reason (typed unknown/any) is not a new non-Error rejection.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
     },
   },
   {
@@ -90,7 +93,8 @@ export default defineConfig(
       'no-restricted-syntax': [
         'error',
         {
-          selector: "CallExpression[callee.property.name=/^(get|put|update|delete|query|batchGet|transactWrite)$/]:matches([callee.object.name='store'], [callee.object.property.name='store'])",
+          selector:
+            "CallExpression[callee.property.name=/^(get|put|update|delete|query|batchGet|transactWrite)$/]:matches([callee.object.name='store'], [callee.object.property.name='store'])",
           message:
             'Surface modules call no Store method (store.get/put/update/delete/query/batchGet/transactWrite): move the read or write into a named function of the module that owns the item (its repository or records module).',
         },
@@ -113,6 +117,8 @@ export default defineConfig(
     files: ['**/*.{js,mjs}'],
     extends: [js.configs.recommended],
     // The Node globals these scripts use (no `globals` package for a handful of names).
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly' },
+    },
   },
 );

@@ -67,8 +67,23 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'infrastructure', include: ['test/infrastructure/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...STORE } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/dashboard*.test.ts', 'test/e2e/join-portal.test.ts', 'test/e2e/mcp-oauth.test.ts'], ...STORE } },
-      { extends: true, test: { name: 'browser', include: ['test/e2e/dashboard*.test.ts', 'test/e2e/join-portal.test.ts', 'test/e2e/mcp-oauth.test.ts'], ...STORE } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: ['test/e2e/dashboard*.test.ts', 'test/e2e/join-portal.test.ts', 'test/e2e/mcp-oauth.test.ts'],
+          ...STORE,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/e2e/dashboard*.test.ts', 'test/e2e/join-portal.test.ts', 'test/e2e/mcp-oauth.test.ts'],
+          ...STORE,
+        },
+      },
     ],
   },
 });

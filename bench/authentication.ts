@@ -82,7 +82,8 @@ export async function measureRefusals(options: RefusalBenchmarkOptions): Promise
   const surfaces = [
     {
       surface: 'REST GET /v1/teams/current' as const,
-      send: (token: string, dispatcher: Agent) => request(`${service.baseUrl}/v1/teams/current`, { dispatcher, headers: { authorization: `Bearer ${token}` } }),
+      send: (token: string, dispatcher: Agent) =>
+        request(`${service.baseUrl}/v1/teams/current`, { dispatcher, headers: { authorization: `Bearer ${token}` } }),
     },
     {
       surface: 'MCP tools/call' as const,
@@ -97,15 +98,27 @@ export async function measureRefusals(options: RefusalBenchmarkOptions): Promise
             'mcp-protocol-version': MCP_PROTOCOL_VERSION,
             'mcp-session-id': '00000000-0000-4000-8000-000000000000',
           },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'list_projects', arguments: {} },
+          }),
         }),
     },
   ];
   const results: RefusalSeries[] = [];
   try {
     for (const { surface, send } of surfaces) {
-      options.progress(`refused authentication, ${surface}: ${options.warmup} warm-up + ${options.calls} calls per kind of token`);
-      const samples = kinds.map(() => ({ latencies: [] as number[], requests: [] as number[], unexpected: 0, unexpectedSamples: [] as string[] }));
+      options.progress(
+        `refused authentication, ${surface}: ${options.warmup} warm-up + ${options.calls} calls per kind of token`,
+      );
+      const samples = kinds.map(() => ({
+        latencies: [] as number[],
+        requests: [] as number[],
+        unexpected: 0,
+        unexpectedSamples: [] as string[],
+      }));
       const total = options.warmup + options.calls;
       for (let index = 0; index < total; index++) {
         const slot = Math.floor(nextAddress / CALLS_PER_ADDRESS);
@@ -121,7 +134,8 @@ export async function measureRefusals(options: RefusalBenchmarkOptions): Promise
           const sample = samples[position];
           if (response.statusCode !== 401) {
             sample.unexpected++;
-            if (sample.unexpectedSamples.length < 3) sample.unexpectedSamples.push(`${response.statusCode} ${text.slice(0, 120)}`);
+            if (sample.unexpectedSamples.length < 3)
+              sample.unexpectedSamples.push(`${response.statusCode} ${text.slice(0, 120)}`);
           }
           if (index < options.warmup) continue;
           sample.latencies.push(elapsed);
@@ -134,7 +148,11 @@ export async function measureRefusals(options: RefusalBenchmarkOptions): Promise
           surface,
           kind,
           latency: summarize(sample.latencies),
-          requestsPerCall: { min: Math.min(...sample.requests), max: Math.max(...sample.requests), typical: mostFrequent(sample.requests) },
+          requestsPerCall: {
+            min: Math.min(...sample.requests),
+            max: Math.max(...sample.requests),
+            typical: mostFrequent(sample.requests),
+          },
           unexpected: sample.unexpected,
           unexpectedSamples: sample.unexpectedSamples,
         });

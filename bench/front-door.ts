@@ -30,25 +30,50 @@ export interface FrontDoorOptions {
  * plan, then measures the two front-door calls. Join-page calls are capped to fit the per-IP limit.
  * Returns the figures and the project (connected to Stripe, for the hook refusals of 1e).
  */
-export async function measureFrontDoor(options: FrontDoorOptions): Promise<{ results: CallScenarioResult[]; projectId: string }> {
+export async function measureFrontDoor(
+  options: FrontDoorOptions,
+): Promise<{ results: CallScenarioResult[]; projectId: string }> {
   const { service, counter, pipeline, stripeApi } = options;
   const [owner] = await mintTokens(service.store, service.demoTeamId, 1, 'bench front door');
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${service.baseUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+      headers: {
+        Authorization: `Bearer ${owner.token}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': randomUUID(),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const json = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${JSON.stringify(json).slice(0, 300)}`);
+    if (!response.ok)
+      throw new Error(`${method} ${path}: HTTP ${response.status} ${JSON.stringify(json).slice(0, 300)}`);
     return json;
   };
-  const project = await api('POST', '/v1/projects', { name: 'Front door', platform_type: 'web', description: 'Bench project with a join page.' });
+  const project = await api('POST', '/v1/projects', {
+    name: 'Front door',
+    platform_type: 'web',
+    description: 'Bench project with a join page.',
+  });
   const secretKey = `rk_test_${randomBytes(16).toString('hex')}`;
   stripeApi.addKey(secretKey);
-  await api('PUT', `/v1/projects/${String(project.id)}/payment-provider`, { provider: 'stripe', secret_key: secretKey, webhook_secret: `whsec_${randomBytes(24).toString('hex')}` });
-  const monthly = await api('POST', `/v1/projects/${String(project.id)}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
-  await api('POST', `/v1/projects/${String(project.id)}/plans`, { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' });
+  await api('PUT', `/v1/projects/${String(project.id)}/payment-provider`, {
+    provider: 'stripe',
+    secret_key: secretKey,
+    webhook_secret: `whsec_${randomBytes(24).toString('hex')}`,
+  });
+  const monthly = await api('POST', `/v1/projects/${String(project.id)}/plans`, {
+    name: 'Monthly',
+    amount: 900,
+    currency: 'EUR',
+    interval: 'month',
+  });
+  await api('POST', `/v1/projects/${String(project.id)}/plans`, {
+    name: 'Free',
+    amount: 0,
+    currency: 'EUR',
+    interval: 'month',
+  });
   const afterCall = async () => {
     await pipeline.release();
     pipeline.hold();
@@ -72,8 +97,15 @@ export async function measureFrontDoor(options: FrontDoorOptions): Promise<{ res
     );
 
     const total = options.warmup + options.calls;
-    const tokens = await mintTokens(service.store, service.demoTeamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench checkout');
-    options.progress(`POST /v1/plans/{id}/checkout-sessions: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+    const tokens = await mintTokens(
+      service.store,
+      service.demoTeamId,
+      tokensNeeded(total, RATE_LIMITS.rest.limit),
+      'bench checkout',
+    );
+    options.progress(
+      `POST /v1/plans/{id}/checkout-sessions: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`,
+    );
     results.push(
       await measureCalls({
         name: 'POST /v1/plans/{id}/checkout-sessions',
@@ -86,7 +118,11 @@ export async function measureFrontDoor(options: FrontDoorOptions): Promise<{ res
           const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/plans/${String(monthly.id)}/checkout-sessions`, {
             method: 'POST',
-            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+            headers: {
+              Authorization: `Bearer ${token}`,
+              'Content-Type': 'application/json',
+              'Idempotency-Key': randomUUID(),
+            },
             body: JSON.stringify({ customer_email: `fan-${index}@example.com` }),
           });
           return outcomeOf(response, 201);

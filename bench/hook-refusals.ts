@@ -25,9 +25,21 @@ export interface HookRefusalSeries {
  * Posts `warmup + calls` forged events to each of the two projects' Stripe hooks, alternating, and returns
  * the latency and DynamoDB requests of the measured calls per path.
  */
-export async function measureHookRefusals(options: { service: LocalService; counter: RequestCounter; connectedProjectId: string; warmup: number; calls: number }): Promise<HookRefusalSeries[]> {
+export async function measureHookRefusals(options: {
+  service: LocalService;
+  counter: RequestCounter;
+  connectedProjectId: string;
+  warmup: number;
+  calls: number;
+}): Promise<HookRefusalSeries[]> {
   const { service, counter } = options;
-  const body = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), data: { object: {} } });
+  const body = JSON.stringify({
+    id: 'evt_forged',
+    object: 'event',
+    type: 'checkout.session.completed',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: {} },
+  });
   const paths = [
     { project: 'connected to Stripe' as const, path: `/hooks/stripe/${options.connectedProjectId}` },
     { project: 'unknown' as const, path: `/hooks/stripe/${randomUUID()}` },
@@ -39,7 +51,10 @@ export async function measureHookRefusals(options: { service: LocalService; coun
       const started = performance.now();
       const response = await fetch(`${service.baseUrl}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`,
+        },
         body,
       });
       await response.text();

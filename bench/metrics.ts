@@ -48,30 +48,74 @@ export interface MetricsFigures {
  * Seeds a new team with `subscribers` active paid subscriptions (see the module comment); returns bearer
  * tokens enough for `calls` calls under the per-token REST rate limit (D4).
  */
-async function seedTeam(service: LocalService, subscribers: number, calls: number, progress: (line: string) => void): Promise<{ tokens: string[]; seedSeconds: number }> {
+async function seedTeam(
+  service: LocalService,
+  subscribers: number,
+  calls: number,
+  progress: (line: string) => void,
+): Promise<{ tokens: string[]; seedSeconds: number }> {
   const nowMs = Math.floor(Date.now() / 1000) * 1000;
   const past = manualClock(nowMs - SPREAD_DAYS * DAY_MS);
   const store = service.store;
   // The setup's events (team, project, plan) go to the service's pipeline, labelled background, not charged to a call.
-  const runtime: UnitOfWorkRuntime = { store, clock: past, eventsCommitted: (events) => service.runtime.eventsCommitted(events) };
-  const team = await createTeam(store, past, { name: `Bench metrics ${subscribers}` }, { onEventsCommitted: () => service.runtime.eventsCommitted() });
+  const runtime: UnitOfWorkRuntime = {
+    store,
+    clock: past,
+    eventsCommitted: (events) => service.runtime.eventsCommitted(events),
+  };
+  const team = await createTeam(
+    store,
+    past,
+    { name: `Bench metrics ${subscribers}` },
+    { onEventsCommitted: () => service.runtime.eventsCommitted() },
+  );
   const minted = await mintTokens(store, team.id, tokensNeeded(calls, RATE_LIMITS.rest.limit), 'bench metrics');
   const token = minted[0];
-  const principal: Principal = { tokenId: token.id, teamId: team.id, abilities: new Set(ABILITY_VALUES), projectIds: null };
+  const principal: Principal = {
+    tokenId: token.id,
+    teamId: team.id,
+    abilities: new Set(ABILITY_VALUES),
+    projectIds: null,
+  };
   const project = await createProject(runtime, principal, { name: 'Bench metrics', platform_type: 'web' });
-  const plan = await createPlan(runtime, principal, project.id, { name: 'Monthly', amount: 900, currency: 'USD', interval: 'month' });
-  progress(`metrics: seeding ${subscribers.toLocaleString('en-US')} paid subscriptions over ${SPREAD_DAYS} days (BatchWriteItem)`);
+  const plan = await createPlan(runtime, principal, project.id, {
+    name: 'Monthly',
+    amount: 900,
+    currency: 'USD',
+    interval: 'month',
+  });
+  progress(
+    `metrics: seeding ${subscribers.toLocaleString('en-US')} paid subscriptions over ${SPREAD_DAYS} days (BatchWriteItem)`,
+  );
   const started = performance.now();
   const seedRuntime: UnitOfWorkRuntime = { store: readsNothingStore(store), clock: past, eventsCommitted() {} };
   const tx = recordingTransaction();
   for (let index = 0; index < subscribers; index++) {
     const atMs = nowMs - (index % SPREAD_DAYS) * DAY_MS - 60_000;
-    const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, { display_name: `Paying ${index}`, consent: false });
+    const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, {
+      display_name: `Paying ${index}`,
+      consent: false,
+    });
     const subscription = {
-      ...newSubscription({ projectId: project.id, subscriberId: newSubscriber.subscriber.id, plan, source: 'provider', nowMs: atMs, startMs: atMs, trialEndMs: null, endsAtMs: null }),
+      ...newSubscription({
+        projectId: project.id,
+        subscriberId: newSubscriber.subscriber.id,
+        plan,
+        source: 'provider',
+        nowMs: atMs,
+        startMs: atMs,
+        trialEndMs: null,
+        endsAtMs: null,
+      }),
       payment_provider: 'manual' as const,
     };
-    await addSubscriptionCreation(tx, seedRuntime, principal, { subscription, subscriber: newSubscriber.subscriber, plan, accessCode: null, newSubscriber });
+    await addSubscriptionCreation(tx, seedRuntime, principal, {
+      subscription,
+      subscriber: newSubscriber.subscriber,
+      plan,
+      accessCode: null,
+      newSubscriber,
+    });
     const at = subscription.created_at;
     writePaymentMetrics(tx, team.id, null, {
       id: subscription.id,
@@ -110,9 +154,12 @@ export async function measureMetrics(options: {
   const results: MetricsFigures[] = [];
   for (const subscribers of options.sizes) {
     const { tokens, seedSeconds } = await seedTeam(service, subscribers, options.calls, options.progress);
-    const read = (call: number) => fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${tokens[call % tokens.length]}` } });
+    const read = (call: number) =>
+      fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${tokens[call % tokens.length]}` } });
     for (let index = 0; index < tokens.length; index++) await (await read(index)).text();
-    options.progress(`metrics: ${options.calls} × GET /v1/metrics with ${subscribers.toLocaleString('en-US')} subscribers`);
+    options.progress(
+      `metrics: ${options.calls} × GET /v1/metrics with ${subscribers.toLocaleString('en-US')} subscribers`,
+    );
     const latencies: number[] = [];
     const requests: number[] = [];
     const described: Record<string, number> = {};
@@ -127,12 +174,22 @@ export async function measureMetrics(options: {
       latencies.push(performance.now() - started);
       const counts = counter.snapshot();
       requests.push(counts.commands);
-      for (const [description, count] of Object.entries(counts.described)) described[description] = (described[description] ?? 0) + count;
+      for (const [description, count] of Object.entries(counts.described))
+        described[description] = (described[description] ?? 0) + count;
       if (response.status !== 200) {
         if (errors.length < 3) errors.push(`${response.status} ${text.slice(0, 160)}`);
       } else active = (JSON.parse(text) as { subscriptions: { active: number } }).subscriptions.active;
     }
-    results.push({ subscribers, seedSeconds, calls: options.calls, latency: summarize(latencies), requests: { min: Math.min(...requests), max: Math.max(...requests) }, described, active, errors });
+    results.push({
+      subscribers,
+      seedSeconds,
+      calls: options.calls,
+      latency: summarize(latencies),
+      requests: { min: Math.min(...requests), max: Math.max(...requests) },
+      described,
+      active,
+      errors,
+    });
   }
   return results;
 }

@@ -63,7 +63,11 @@ export interface ReplayResult {
 }
 
 /** The main-table row and the dead-letter copy of one dead delivery, as `markDead` writes them. */
-function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs: number): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
+function deadDeliveryItems(
+  teamId: string,
+  endpointId: string,
+  deadLetteredAtMs: number,
+): { delivery: Record<string, unknown>; deadLetter: Record<string, unknown> } {
   // Eight failed attempts at the D7 waits, then the 72-hour dead-letter wait.
   const attemptOffsetsMs: number[] = [];
   let offset = 0;
@@ -122,12 +126,20 @@ function deadDeliveryItems(teamId: string, endpointId: string, deadLetteredAtMs:
 
 async function countQuery(
   store: Store,
-  input: { TableName: string; KeyConditionExpression: string; FilterExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+  input: {
+    TableName: string;
+    KeyConditionExpression: string;
+    FilterExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  },
 ): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await store.document.send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    const page = await store.document.send(
+      new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: startKey }),
+    );
     count += page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -166,7 +178,9 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
       const { delivery, deadLetter } = deadDeliveryItems(teamId, endpointId, deadAtMs);
       puts.push({ table: 'main', item: delivery }, { table: 'deadLetter', item: deadLetter });
     }
-    options.progress(`replay-dead: seeding ${options.deliveries} dead deliveries (${puts.length} items, ${Math.ceil(puts.length / 25)} BatchWriteItem requests)`);
+    options.progress(
+      `replay-dead: seeding ${options.deliveries} dead deliveries (${puts.length} items, ${Math.ceil(puts.length / 25)} BatchWriteItem requests)`,
+    );
     const seedStarted = performance.now();
     await batchWrite(store, puts, 8);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
@@ -175,7 +189,15 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
     const batches: ReplayBatchMessage[] = [];
     const transport: WebhookTransport = {
       async send() {
-        return { ok: false, status: null, failure_kind: 'connect', failure_message: 'bench: no transport', duration_ms: 0, response_body: '', remote_address: null };
+        return {
+          ok: false,
+          status: null,
+          failure_kind: 'connect',
+          failure_message: 'bench: no transport',
+          duration_ms: 0,
+          response_body: '',
+          remote_address: null,
+        };
       },
     };
     const runtime: Runtime = {
@@ -219,7 +241,12 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       FilterExpression: '#status = :pending AND attempts = :zero',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.delivery, ':pending': 'pending', ':zero': 0 },
+      ExpressionAttributeValues: {
+        ':pk': partition,
+        ':prefix': sortKeyPrefix.delivery,
+        ':pending': 'pending',
+        ':zero': 0,
+      },
     });
     return {
       seeded: options.deliveries,

@@ -75,7 +75,9 @@ export interface MeasureCallsOptions {
 
 function mixOf(byCommand: Record<string, number>): string {
   const names = Object.keys(byCommand).sort();
-  return names.length ? names.map((name) => `${name.replace(/Command$/, '')}×${byCommand[name]}`).join(' + ') : '(none)';
+  return names.length
+    ? names.map((name) => `${name.replace(/Command$/, '')}×${byCommand[name]}`).join(' + ')
+    : '(none)';
 }
 
 /**
@@ -121,18 +123,24 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     attempts.push(counts.attempts);
     const mix = mixOf(counts.byCommand);
     mixes[mix] = (mixes[mix] ?? 0) + 1;
-    for (const [name, count] of Object.entries(counts.byCommand)) commandTotals[name] = (commandTotals[name] ?? 0) + count;
+    for (const [name, count] of Object.entries(counts.byCommand))
+      commandTotals[name] = (commandTotals[name] ?? 0) + count;
     const dynamoDbMs = Object.values(counts.durations)
       .flat()
       .reduce((total, ms) => total + ms, 0);
     dynamoDb.push(dynamoDbMs);
     outside.push(latencies.at(-1)! - dynamoDbMs);
-    for (const [label, count] of Object.entries(counts.background)) background[label] = (background[label] ?? 0) + count;
+    for (const [label, count] of Object.entries(counts.background))
+      background[label] = (background[label] ?? 0) + count;
     if (!outcome.ok) noteError(outcome);
   }
   const loopMs = performance.now() - loopStarted - afterCallsMs;
   const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);
-  const requestsPerCall = { min: Math.min(...requests), max: Math.max(...requests), mean: requests.reduce((a, b) => a + b, 0) / requests.length };
+  const requestsPerCall = {
+    min: Math.min(...requests),
+    max: Math.max(...requests),
+    mean: requests.reduce((a, b) => a + b, 0) / requests.length,
+  };
   return {
     name: options.name,
     warmup: options.warmup,
@@ -150,7 +158,10 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     background,
     errors,
     errorSamples,
-    aim: options.aimMaxRequests === undefined ? null : { maxRequests: options.aimMaxRequests, met: requestsPerCall.max <= options.aimMaxRequests },
+    aim:
+      options.aimMaxRequests === undefined
+        ? null
+        : { maxRequests: options.aimMaxRequests, met: requestsPerCall.max <= options.aimMaxRequests },
   };
 }
 
@@ -162,7 +173,12 @@ export async function outcomeOf(response: Response, expected: number): Promise<C
 }
 
 /** A JSON-RPC POST to the tool server with the headers the streamable HTTP transport requires. */
-async function mcpPost(service: LocalService, token: string, sessionId: string | null, message: unknown): Promise<Response> {
+async function mcpPost(
+  service: LocalService,
+  token: string,
+  sessionId: string | null,
+  message: unknown,
+): Promise<Response> {
   const headers: Record<string, string> = {
     Authorization: `Bearer ${token}`,
     Accept: 'application/json, text/event-stream',
@@ -182,14 +198,20 @@ async function openMcpSession(service: LocalService, token: string): Promise<str
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
-    params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'membership-bench', version: '1.0.0' } },
+    params: {
+      protocolVersion: MCP_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'membership-bench', version: '1.0.0' },
+    },
   });
   const body = await response.text();
   const sessionId = response.headers.get('mcp-session-id');
-  if (response.status !== 200 || !sessionId) throw new Error(`MCP initialize failed: HTTP ${response.status} ${body.slice(0, 300)}`);
+  if (response.status !== 200 || !sessionId)
+    throw new Error(`MCP initialize failed: HTTP ${response.status} ${body.slice(0, 300)}`);
   const initialized = await mcpPost(service, token, sessionId, { jsonrpc: '2.0', method: 'notifications/initialized' });
   await initialized.text();
-  if (initialized.status !== 202 && initialized.status !== 200) throw new Error(`MCP notifications/initialized failed: HTTP ${initialized.status}`);
+  if (initialized.status !== 202 && initialized.status !== 200)
+    throw new Error(`MCP notifications/initialized failed: HTTP ${initialized.status}`);
   return sessionId;
 }
 
@@ -223,8 +245,15 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
   try {
     // GET /v1/teams/current — the smoke test.
     {
-      const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench smoke');
-      options.progress(`GET /v1/teams/current: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+      const tokens = await mintTokens(
+        service.store,
+        teamId,
+        tokensNeeded(total, RATE_LIMITS.rest.limit),
+        'bench smoke',
+      );
+      options.progress(
+        `GET /v1/teams/current: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`,
+      );
       results.push(
         await measureCalls({
           name: 'GET /v1/teams/current',
@@ -238,7 +267,9 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           aimMaxRequests: 3,
           call: async (index) => {
             const token = tokens[(index + tokens.length * total) % tokens.length].token;
-            const response = await fetch(`${service.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${token}` } });
+            const response = await fetch(`${service.baseUrl}/v1/teams/current`, {
+              headers: { Authorization: `Bearer ${token}` },
+            });
             return outcomeOf(response, 200);
           },
         }),
@@ -247,8 +278,15 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
 
     // POST /v1/projects — a write with a fresh Idempotency-Key each time.
     {
-      const tokens = await mintTokens(service.store, teamId, tokensNeeded(total, RATE_LIMITS.rest.limit), 'bench projects');
-      options.progress(`POST /v1/projects: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
+      const tokens = await mintTokens(
+        service.store,
+        teamId,
+        tokensNeeded(total, RATE_LIMITS.rest.limit),
+        'bench projects',
+      );
+      options.progress(
+        `POST /v1/projects: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`,
+      );
       results.push(
         await measureCalls({
           name: 'POST /v1/projects',
@@ -261,7 +299,11 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
             const token = tokens[(index + tokens.length * total) % tokens.length].token;
             const response = await fetch(`${service.baseUrl}/v1/projects`, {
               method: 'POST',
-              headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+              headers: {
+                Authorization: `Bearer ${token}`,
+                'Content-Type': 'application/json',
+                'Idempotency-Key': randomUUID(),
+              },
               body: JSON.stringify({ name: `Bench project ${index}`, platform_type: 'discord' }),
             });
             return outcomeOf(response, 201);
@@ -277,7 +319,9 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
       const tokens = await mintTokens(service.store, teamId, count, 'bench mcp');
       const sessions: string[] = [];
       for (const token of tokens) sessions.push(await openMcpSession(service, token.token));
-      options.progress(`MCP tools/call list_projects: ${tokens.length} tokens/sessions, ${options.warmup} warm-up + ${options.calls} calls`);
+      options.progress(
+        `MCP tools/call list_projects: ${tokens.length} tokens/sessions, ${options.warmup} warm-up + ${options.calls} calls`,
+      );
       let rpcId = 1;
       results.push(
         await measureCalls({
@@ -304,7 +348,12 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
             } catch {
               return { ok: false, status: response.status, detail: `not JSON: ${text.slice(0, 120)}` };
             }
-            if (message.error || !message.result || message.result.isError || !Array.isArray(message.result.structuredContent?.data)) {
+            if (
+              message.error ||
+              !message.result ||
+              message.result.isError ||
+              !Array.isArray(message.result.structuredContent?.data)
+            ) {
               return { ok: false, status: response.status, detail: text.slice(0, 200) };
             }
             return { ok: true, status: response.status };

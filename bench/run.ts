@@ -41,8 +41,20 @@ import { measureFrontDoor } from './front-door.js';
 import { measureMetrics, type MetricsFigures } from './metrics.js';
 import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js';
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
-import { measureRawRequests, measureWriteCeiling, type RawRequestLatency, type WriteCeiling } from './store-baseline.js';
-import { measureListing, measureRenewals, measureTransitions, type ListingFigures, type RenewalFigures, type TransitionFigures } from './subscriptions.js';
+import {
+  measureRawRequests,
+  measureWriteCeiling,
+  type RawRequestLatency,
+  type WriteCeiling,
+} from './store-baseline.js';
+import {
+  measureListing,
+  measureRenewals,
+  measureTransitions,
+  type ListingFigures,
+  type RenewalFigures,
+  type TransitionFigures,
+} from './subscriptions.js';
 import {
   attachRequestCounter,
   benchParts,
@@ -149,9 +161,12 @@ function classifyServiceBackground(commandName: string, input: unknown): string 
   const query = input as { IndexName?: string; ExpressionAttributeValues?: Record<string, unknown> };
   if (query.IndexName !== 'gsi1') return null;
   const values = query.ExpressionAttributeValues ?? {};
-  if (typeof values[':index'] === 'string' && values[':index'].startsWith(keys.pendingDeliveriesIndex(0).slice(0, -2))) return 'sweeper';
-  if (typeof values[':outbox'] === 'string' && values[':outbox'].startsWith(keys.outboxIndex(0).slice(0, -2))) return 'sweeper outbox relay';
-  if (typeof values[':pk'] === 'string' && values[':pk'].startsWith(keys.deadlineIndex(0).slice(0, -2))) return 'deadline worker';
+  if (typeof values[':index'] === 'string' && values[':index'].startsWith(keys.pendingDeliveriesIndex(0).slice(0, -2)))
+    return 'sweeper';
+  if (typeof values[':outbox'] === 'string' && values[':outbox'].startsWith(keys.outboxIndex(0).slice(0, -2)))
+    return 'sweeper outbox relay';
+  if (typeof values[':pk'] === 'string' && values[':pk'].startsWith(keys.deadlineIndex(0).slice(0, -2)))
+    return 'deadline worker';
   if (Object.values(values).includes(keys.runningReplaysIndex)) return 'sweeper';
   return null;
 }
@@ -194,10 +209,24 @@ function instrumentService(service: LocalService): { counter: RequestCounter; pi
 }
 
 function printRequests(results: CallScenarioResult[]): void {
-  out(`\n1. DynamoDB requests per call and latency (${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up calls each)\n`);
+  out(
+    `\n1. DynamoDB requests per call and latency (${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up calls each)\n`,
+  );
   out(
     formatTable(
-      ['call', 'p50 ms', 'p99 ms', 'DDB ms', 'ratio', 'non-DDB ms', 'calls/s', 'DDB req/call min', 'max', 'aim', 'errors'],
+      [
+        'call',
+        'p50 ms',
+        'p99 ms',
+        'DDB ms',
+        'ratio',
+        'non-DDB ms',
+        'calls/s',
+        'DDB req/call min',
+        'max',
+        'aim',
+        'errors',
+      ],
       results.map((result) => [
         result.name,
         round(result.latency.p50),
@@ -213,13 +242,17 @@ function printRequests(results: CallScenarioResult[]): void {
       ]),
     ),
   );
-  out("\n   DDB ms = p50 of a call's DynamoDB time (its requests, each timed in the call at the store's client, summed); ratio = p50 ÷ DDB ms; non-DDB ms = p50 of the rest of each call\n");
+  out(
+    "\n   DDB ms = p50 of a call's DynamoDB time (its requests, each timed in the call at the store's client, summed); ratio = p50 ÷ DDB ms; non-DDB ms = p50 of the rest of each call\n",
+  );
   for (const result of results) {
     const mixes = Object.entries(result.commandMixes)
       .sort((a, b) => b[1] - a[1])
       .map(([mix, count]) => `${mix} (${count})`)
       .join('; ');
-    out(`   ${result.name}: ${mixes}; attempts/call ${result.attemptsPerCall.min}–${result.attemptsPerCall.max}; tokens ${result.tokens}`);
+    out(
+      `   ${result.name}: ${mixes}; attempts/call ${result.attemptsPerCall.min}–${result.attemptsPerCall.max}; tokens ${result.tokens}`,
+    );
     if (result.backgroundPerCall > 0) {
       const labels = Object.entries(result.background)
         .map(([label, count]) => `${label} ${count}`)
@@ -231,7 +264,9 @@ function printRequests(results: CallScenarioResult[]): void {
 }
 
 function printRefusals(series: RefusalSeries[]): void {
-  out(`\n1b. Refused authentication: an unknown token id beside a wrong secret (${REFUSAL_CALLS} calls each after ${WARMUP_CALLS} warm-up calls, alternating; the same work on both paths)\n`);
+  out(
+    `\n1b. Refused authentication: an unknown token id beside a wrong secret (${REFUSAL_CALLS} calls each after ${WARMUP_CALLS} warm-up calls, alternating; the same work on both paths)\n`,
+  );
   out(
     formatTable(
       ['surface', 'token', 'p50 ms', 'p99 ms', 'DDB req/call typical', 'min', 'max', 'not 401'],
@@ -247,16 +282,27 @@ function printRefusals(series: RefusalSeries[]): void {
       ]),
     ),
   );
-  for (const entry of series) if (entry.unexpectedSamples.length) out(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
+  for (const entry of series)
+    if (entry.unexpectedSamples.length)
+      out(`   ${entry.surface}, ${entry.kind}: ${entry.unexpectedSamples.join(' | ')}`);
 }
 
 /** Prints 1e: the two paths of refused Stripe hook requests side by side. */
 function printHookRefusals(series: HookRefusalSeries[]): void {
-  out(`\n1e. Refused Stripe hook requests: a forged signature for a project connected to Stripe beside an unknown project (${REFUSAL_CALLS} calls each, alternating; both decrypt one credential)\n`);
+  out(
+    `\n1e. Refused Stripe hook requests: a forged signature for a project connected to Stripe beside an unknown project (${REFUSAL_CALLS} calls each, alternating; both decrypt one credential)\n`,
+  );
   out(
     formatTable(
       ['project', 'p50 ms', 'p99 ms', 'DDB req/call min', 'max', 'not 400'],
-      series.map((entry) => [entry.project, round(entry.latency.p50, 3), round(entry.latency.p99, 3), entry.requestsPerCall.min, entry.requestsPerCall.max, entry.unexpected]),
+      series.map((entry) => [
+        entry.project,
+        round(entry.latency.p50, 3),
+        round(entry.latency.p99, 3),
+        entry.requestsPerCall.min,
+        entry.requestsPerCall.max,
+        entry.unexpected,
+      ]),
     ),
   );
 }
@@ -278,7 +324,11 @@ const READ_OPERATIONS = new Set(['Get', 'BatchGet', 'Query', 'TransactGet', 'Sca
  * command name or description.
  */
 function roundTripsMs(perCall: Record<string, number>, raw: RawRequestLatency): number {
-  return Object.entries(perCall).reduce((total, [name, count]) => total + count * (READ_OPERATIONS.has(operationOf(name)) ? raw.getItem.p50 : raw.updateItem.p50), 0);
+  return Object.entries(perCall).reduce(
+    (total, [name, count]) =>
+      total + count * (READ_OPERATIONS.has(operationOf(name)) ? raw.getItem.p50 : raw.updateItem.p50),
+    0,
+  );
 }
 
 /** `totals` divided by `calls`. */
@@ -297,13 +347,21 @@ function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: Cal
       ],
     ),
   );
-  out(`\n   write ceiling: ${ceiling.updates} conditional UpdateItems at concurrency ${ceiling.concurrency}: ${round(ceiling.updatesPerSecond, 1)} /s\n`);
+  out(
+    `\n   write ceiling: ${ceiling.updates} conditional UpdateItems at concurrency ${ceiling.concurrency}: ${round(ceiling.updatesPerSecond, 1)} /s\n`,
+  );
   out(
     formatTable(
       ['call', 'p50 ms', 'DDB req/call', 'round trips at raw p50, ms', 'p50 ÷ round trips at raw p50'],
       calls.map((result) => {
         const trips = roundTripsMs(perCall(result.commandTotals, result.calls), raw);
-        return [result.name, round(result.latency.p50, 2), round(result.requestsPerCall.mean, 2), round(trips, 2), round(result.latency.p50 / trips, 2)];
+        return [
+          result.name,
+          round(result.latency.p50, 2),
+          round(result.requestsPerCall.mean, 2),
+          round(trips, 2),
+          round(result.latency.p50 / trips, 2),
+        ];
       }),
     ),
   );
@@ -314,7 +372,13 @@ interface DrainRow {
   https: CeilingResult;
 }
 
-function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transactionCeiling: WriteCeiling, latency: PipelineResult, neighbour: NoisyNeighbourResult): void {
+function printWebhooks(
+  rows: DrainRow[],
+  storeCeiling: WriteCeiling,
+  transactionCeiling: WriteCeiling,
+  latency: PipelineResult,
+  neighbour: NoisyNeighbourResult,
+): void {
   out(
     `\n2. Webhook drain: deliveries put in the outbox first, timed from waking the relay until all succeeded (dispatcher concurrency ${CONCURRENCY}, at most ${CONCURRENCY / 4} per team, 5 per endpoint)`,
   );
@@ -371,7 +435,9 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
     );
     out(`      DDB requests per delivery: ${formatDescribed(drain.described, drain.deliveries)}`);
   }
-  out(`\n2b. Event commit → first attempt received, quiet pipeline (${latency.projects} projects created over REST one at a time, ${latency.endpoints} endpoint; ${latency.deliveries} deliveries)\n`);
+  out(
+    `\n2b. Event commit → first attempt received, quiet pipeline (${latency.projects} projects created over REST one at a time, ${latency.endpoints} endpoint; ${latency.deliveries} deliveries)\n`,
+  );
   out(
     formatTable(
       ['figure', 'value'],
@@ -379,7 +445,10 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
         ['p50 ms', String(round(latency.commitToAttempt.p50, 1))],
         ['p99 ms', String(round(latency.commitToAttempt.p99, 1))],
         ['max ms', String(round(latency.commitToAttempt.max, 1))],
-        ['DynamoDB requests per delivery (fan-out and dispatch)', String(round(latency.dynamoDbRequestsPerDelivery, 2))],
+        [
+          'DynamoDB requests per delivery (fan-out and dispatch)',
+          String(round(latency.dynamoDbRequestsPerDelivery, 2)),
+        ],
       ],
     ),
   );
@@ -398,18 +467,37 @@ function printWebhooks(rows: DrainRow[], storeCeiling: WriteCeiling, transaction
   );
 }
 
-function printTransitionsAndListing(transitions: TransitionFigures[], listing: ListingFigures, raw: RawRequestLatency): void {
+function printTransitionsAndListing(
+  transitions: TransitionFigures[],
+  listing: ListingFigures,
+  raw: RawRequestLatency,
+): void {
   out(`\n4. Subscriber side at scale\n`);
-  out(`4a. One subscription transition over REST (${transitions[0]?.calls ?? 0} calls each; authentication = the token with the IP's counter and the rate counter)\n`);
+  out(
+    `4a. One subscription transition over REST (${transitions[0]?.calls ?? 0} calls each; authentication = the token with the IP's counter and the rate counter)\n`,
+  );
   out(
     formatTable(
-      ['transition', 'p50 ms', 'DDB req/call', 'authentication', 'beyond authentication', `aim ≤ ${TRANSITION_AIM}`, 'overhead ratio', 'errors'],
+      [
+        'transition',
+        'p50 ms',
+        'DDB req/call',
+        'authentication',
+        'beyond authentication',
+        `aim ≤ ${TRANSITION_AIM}`,
+        'overhead ratio',
+        'errors',
+      ],
       transitions.map((entry) => [
         entry.name,
         round(entry.latency.p50, 2),
         entry.total.min === entry.total.max ? String(entry.total.max) : `${entry.total.min}–${entry.total.max}`,
-        entry.authentication.min === entry.authentication.max ? String(entry.authentication.max) : `${entry.authentication.min}–${entry.authentication.max}`,
-        entry.beyondAuthentication.min === entry.beyondAuthentication.max ? String(entry.beyondAuthentication.max) : `${entry.beyondAuthentication.min}–${entry.beyondAuthentication.max}`,
+        entry.authentication.min === entry.authentication.max
+          ? String(entry.authentication.max)
+          : `${entry.authentication.min}–${entry.authentication.max}`,
+        entry.beyondAuthentication.min === entry.beyondAuthentication.max
+          ? String(entry.beyondAuthentication.max)
+          : `${entry.beyondAuthentication.min}–${entry.beyondAuthentication.max}`,
         entry.beyondAuthentication.max <= TRANSITION_AIM ? 'met' : 'NOT MET',
         round(entry.latency.p50 / roundTripsMs(perCall(entry.described, entry.calls), raw), 2),
         entry.errors.length,
@@ -428,16 +516,32 @@ function printTransitionsAndListing(transitions: TransitionFigures[], listing: L
     formatTable(
       ['page', 'subscribers on it', 'DDB requests', 'ms', 'requests'],
       [
-        ['1', listing.first.count, listing.first.requests, round(listing.first.ms, 1), formatDescribed(listing.first.described)],
-        [String(listing.last.page), listing.last.count, listing.last.requests, round(listing.last.ms, 1), formatDescribed(listing.last.described)],
+        [
+          '1',
+          listing.first.count,
+          listing.first.requests,
+          round(listing.first.ms, 1),
+          formatDescribed(listing.first.described),
+        ],
+        [
+          String(listing.last.page),
+          listing.last.count,
+          listing.last.requests,
+          round(listing.last.ms, 1),
+          formatDescribed(listing.last.described),
+        ],
       ],
     ),
   );
-  out(`\n   every page read: ${listing.requestsPerPage.min}–${listing.requestsPerPage.max} requests${listing.errors.length ? `; errors: ${listing.errors.join(' | ')}` : ''}`);
+  out(
+    `\n   every page read: ${listing.requestsPerPage.min}–${listing.requestsPerPage.max} requests${listing.errors.length ? `; errors: ${listing.errors.join(' | ')}` : ''}`,
+  );
 }
 
 function printMetrics(metrics: MetricsFigures[]): void {
-  out(`\n5. GET /v1/metrics of a team (${MEASURED_CALLS} sequential calls per size; counters and 90 daily rollups, seeded with BatchWriteItem)\n`);
+  out(
+    `\n5. GET /v1/metrics of a team (${MEASURED_CALLS} sequential calls per size; counters and 90 daily rollups, seeded with BatchWriteItem)\n`,
+  );
   out(
     formatTable(
       ['subscribers', 'seeded in s', 'p50 ms', 'p99 ms', 'DDB requests/call', 'errors'],
@@ -446,29 +550,45 @@ function printMetrics(metrics: MetricsFigures[]): void {
         round(entry.seedSeconds, 1),
         round(entry.latency.p50, 2),
         round(entry.latency.p99, 2),
-        entry.requests.min === entry.requests.max ? String(entry.requests.max) : `${entry.requests.min}–${entry.requests.max}`,
+        entry.requests.min === entry.requests.max
+          ? String(entry.requests.max)
+          : `${entry.requests.min}–${entry.requests.max}`,
         entry.errors.length,
       ]),
     ),
   );
   out('');
-  for (const entry of metrics) out(`   ${entry.subscribers.toLocaleString('en-US')} subscribers: ${formatDescribed(entry.described, entry.calls)}`);
+  for (const entry of metrics)
+    out(
+      `   ${entry.subscribers.toLocaleString('en-US')} subscribers: ${formatDescribed(entry.described, entry.calls)}`,
+    );
 }
 
 function printRenewals(renewals: RenewalFigures): void {
   const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
-  out(`\n4c. The deadline worker applying ${renewals.renewals.toLocaleString('en-US')} due renewals (fresh tables; seeded in ${round(renewals.seedSeconds, 1)} s)\n`);
+  out(
+    `\n4c. The deadline worker applying ${renewals.renewals.toLocaleString('en-US')} due renewals (fresh tables; seeded in ${round(renewals.seedSeconds, 1)} s)\n`,
+  );
   out(
     formatTable(
       ['figure', 'value'],
       [
-        ['renewals applied (failed)', `${renewals.applied} (${renewals.failed}); sample renewed ${renewals.renewedInSample} of ${renewals.sample}`],
+        [
+          'renewals applied (failed)',
+          `${renewals.applied} (${renewals.failed}); sample renewed ${renewals.renewedInSample} of ${renewals.sample}`,
+        ],
         ['worker runs, back to back', String(renewals.runs)],
         ['seconds', String(round(renewals.seconds, 2))],
         ['transitions per second', String(round(renewals.transitionsPerSecond, 1))],
         ['DynamoDB requests per transition', String(round(renewals.requestsPerTransition, 2))],
-        [`store write ceiling (conditional UpdateItems, concurrency ${renewals.ceiling.concurrency})`, `${round(renewals.ceiling.updatesPerSecond, 1)} /s`],
-        ['ceiling ÷ requests per transition', `${round(bound, 1)} /s (worker reached ${round(renewals.transitionsPerSecond / bound, 2)} of it)`],
+        [
+          `store write ceiling (conditional UpdateItems, concurrency ${renewals.ceiling.concurrency})`,
+          `${round(renewals.ceiling.updatesPerSecond, 1)} /s`,
+        ],
+        [
+          'ceiling ÷ requests per transition',
+          `${round(bound, 1)} /s (worker reached ${round(renewals.transitionsPerSecond / bound, 2)} of it)`,
+        ],
       ],
     ),
   );
@@ -476,7 +596,9 @@ function printRenewals(renewals: RenewalFigures): void {
 }
 
 function printReplay(result: ReplayResult): void {
-  out(`\n3. replay-dead of ${result.seeded.toLocaleString('en-US')} dead deliveries (since_hours ${result.sinceHours})\n`);
+  out(
+    `\n3. replay-dead of ${result.seeded.toLocaleString('en-US')} dead deliveries (since_hours ${result.sinceHours})\n`,
+  );
   const byCommand = Object.entries(result.byCommand)
     .map(([name, count]) => `${name.replace(/Command$/, '')} ${count}`)
     .join(', ');
@@ -571,37 +693,79 @@ async function main(): Promise<void> {
   let calls: CallScenarioResult[] = [];
   let refusals: RefusalSeries[] = [];
   if (PARTS.has('calls')) {
-    calls = await runRequestBenchmarks({ service, counter, pipeline, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
-    const frontDoor = await measureFrontDoor({ service, counter, pipeline, stripeApi, warmup: WARMUP_CALLS, calls: MEASURED_CALLS, progress });
+    calls = await runRequestBenchmarks({
+      service,
+      counter,
+      pipeline,
+      warmup: WARMUP_CALLS,
+      calls: MEASURED_CALLS,
+      progress,
+    });
+    const frontDoor = await measureFrontDoor({
+      service,
+      counter,
+      pipeline,
+      stripeApi,
+      warmup: WARMUP_CALLS,
+      calls: MEASURED_CALLS,
+      progress,
+    });
     calls.push(...frontDoor.results);
     for (const result of calls) {
       if (result.errors) failures.push(`${result.name}: ${result.errors} non-2xx answers`);
-      if (result.aim && !result.aim.met) failures.push(`${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`);
+      if (result.aim && !result.aim.met)
+        failures.push(
+          `${result.name}: ${result.requestsPerCall.max} DynamoDB requests per call, aim ≤ ${result.aim.maxRequests}`,
+        );
     }
     printRequests(calls);
 
     // 1b. Refused authentication: unknown token id vs wrong secret.
-    refusals = await measureRefusals({ service, counter, existingToken: service.demoToken, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS, progress });
-    for (const entry of refusals) if (entry.unexpected) failures.push(`${entry.surface}, ${entry.kind}: ${entry.unexpected} answers other than 401`);
+    refusals = await measureRefusals({
+      service,
+      counter,
+      existingToken: service.demoToken,
+      warmup: WARMUP_CALLS,
+      calls: REFUSAL_CALLS,
+      progress,
+    });
+    for (const entry of refusals)
+      if (entry.unexpected)
+        failures.push(`${entry.surface}, ${entry.kind}: ${entry.unexpected} answers other than 401`);
     for (const surface of new Set(refusals.map((entry) => entry.surface))) {
       const [unknown, wrong] = refusals.filter((entry) => entry.surface === surface);
       if (unknown && wrong && unknown.requestsPerCall.typical !== wrong.requestsPerCall.typical) {
-        failures.push(`${surface}: an unknown token id typically costs ${unknown.requestsPerCall.typical} DynamoDB requests, a wrong secret ${wrong.requestsPerCall.typical}`);
+        failures.push(
+          `${surface}: an unknown token id typically costs ${unknown.requestsPerCall.typical} DynamoDB requests, a wrong secret ${wrong.requestsPerCall.typical}`,
+        );
       }
     }
     printRefusals(refusals);
 
     // 1e. Refused Stripe hook requests: a connected project beside an unknown one.
     progress(`refused Stripe hook requests: ${WARMUP_CALLS} warm-up + ${REFUSAL_CALLS} calls per project`);
-    const hookRefusals = await measureHookRefusals({ service, counter, connectedProjectId: frontDoor.projectId, warmup: WARMUP_CALLS, calls: REFUSAL_CALLS });
-    for (const entry of hookRefusals) if (entry.unexpected) failures.push(`Stripe hook, ${entry.project} project: ${entry.unexpected} answers other than 400`);
+    const hookRefusals = await measureHookRefusals({
+      service,
+      counter,
+      connectedProjectId: frontDoor.projectId,
+      warmup: WARMUP_CALLS,
+      calls: REFUSAL_CALLS,
+    });
+    for (const entry of hookRefusals)
+      if (entry.unexpected)
+        failures.push(`Stripe hook, ${entry.project} project: ${entry.unexpected} answers other than 400`);
     printHookRefusals(hookRefusals);
   }
 
   // 1c. The store's own figures: raw GetItem / UpdateItem p50 and the write ceiling.
-  progress(`store: ${SIZE.rawSamples} raw GetItems and UpdateItems, then ${SIZE.ceilingUpdates} concurrent conditional UpdateItems`);
+  progress(
+    `store: ${SIZE.rawSamples} raw GetItems and UpdateItems, then ${SIZE.ceilingUpdates} concurrent conditional UpdateItems`,
+  );
   const raw = await measureRawRequests(service.store, SIZE.rawSamples);
-  const storeCeiling = await measureWriteCeiling(service.store, { updates: SIZE.ceilingUpdates, concurrency: CONCURRENCY });
+  const storeCeiling = await measureWriteCeiling(service.store, {
+    updates: SIZE.ceilingUpdates,
+    concurrency: CONCURRENCY,
+  });
   printBaseline(raw, storeCeiling, calls);
 
   // 4a, 4b. Subscriber side through the service: transitions, page 1 vs page 100.
@@ -611,12 +775,26 @@ async function main(): Promise<void> {
     transitions = await measureTransitions({ service, counter, count: SIZE.transitions, progress });
     for (const entry of transitions) {
       if (entry.errors.length) failures.push(`${entry.name}: ${entry.errors.length} non-200 answers`);
-      if (entry.beyondAuthentication.max > TRANSITION_AIM) failures.push(`${entry.name}: ${entry.beyondAuthentication.max} DynamoDB requests beyond authentication, aim ≤ ${TRANSITION_AIM}`);
+      if (entry.beyondAuthentication.max > TRANSITION_AIM)
+        failures.push(
+          `${entry.name}: ${entry.beyondAuthentication.max} DynamoDB requests beyond authentication, aim ≤ ${TRANSITION_AIM}`,
+        );
     }
-    listing = await measureListing({ service, counter, subscribers: SIZE.subscribers, pageSize: SIZE.pageSize, pages: LISTING_PAGES, progress });
+    listing = await measureListing({
+      service,
+      counter,
+      subscribers: SIZE.subscribers,
+      pageSize: SIZE.pageSize,
+      pages: LISTING_PAGES,
+      progress,
+    });
     if (listing.errors.length) failures.push(`subscriber listing: ${listing.errors.join(' | ')}`);
-    if (listing.last.page !== LISTING_PAGES) failures.push(`subscriber listing: read ${listing.last.page} pages, expected ${LISTING_PAGES}`);
-    if (listing.first.requests !== listing.last.requests) failures.push(`subscriber listing: page 1 took ${listing.first.requests} requests, page ${listing.last.page} ${listing.last.requests}`);
+    if (listing.last.page !== LISTING_PAGES)
+      failures.push(`subscriber listing: read ${listing.last.page} pages, expected ${LISTING_PAGES}`);
+    if (listing.first.requests !== listing.last.requests)
+      failures.push(
+        `subscriber listing: page 1 took ${listing.first.requests} requests, page ${listing.last.page} ${listing.last.requests}`,
+      );
     printTransitionsAndListing(transitions, listing, raw);
   }
 
@@ -625,11 +803,16 @@ async function main(): Promise<void> {
   if (PARTS.has('metrics')) {
     metrics = await measureMetrics({ service, counter, sizes: SIZE.metricsSizes, calls: MEASURED_CALLS, progress });
     for (const entry of metrics) {
-      if (entry.errors.length) failures.push(`GET /v1/metrics with ${entry.subscribers} subscribers: ${entry.errors.join(' | ')}`);
-      if (entry.active !== entry.subscribers) failures.push(`GET /v1/metrics: ${entry.active} active subscriptions, ${entry.subscribers} seeded`);
+      if (entry.errors.length)
+        failures.push(`GET /v1/metrics with ${entry.subscribers} subscribers: ${entry.errors.join(' | ')}`);
+      if (entry.active !== entry.subscribers)
+        failures.push(`GET /v1/metrics: ${entry.active} active subscriptions, ${entry.subscribers} seeded`);
     }
     const requests = new Set(metrics.flatMap((entry) => [entry.requests.min, entry.requests.max]));
-    if (requests.size > 1) failures.push(`GET /v1/metrics: ${[...requests].join(', ')} DynamoDB requests per call across sizes, expected one figure`);
+    if (requests.size > 1)
+      failures.push(
+        `GET /v1/metrics: ${[...requests].join(', ')} DynamoDB requests per call across sizes, expected one figure`,
+      );
     printMetrics(metrics);
   }
 
@@ -639,25 +822,74 @@ async function main(): Promise<void> {
   let neighbour: NoisyNeighbourResult | null = null;
   let transactionCeiling: WriteCeiling | null = null;
   if (PARTS.has('webhooks')) {
-    progress(`store: ${SIZE.ceilingUpdates} concurrent TransactWriteItems of 2 conditional updates (the dispatcher's request mix)`);
-    transactionCeiling = await measureWriteCeiling(service.store, { updates: SIZE.ceilingUpdates, concurrency: CONCURRENCY, itemsPerTransaction: 2 });
+    progress(
+      `store: ${SIZE.ceilingUpdates} concurrent TransactWriteItems of 2 conditional updates (the dispatcher's request mix)`,
+    );
+    transactionCeiling = await measureWriteCeiling(service.store, {
+      updates: SIZE.ceilingUpdates,
+      concurrency: CONCURRENCY,
+      itemsPerTransaction: 2,
+    });
     for (const endpoints of DRAIN_ENDPOINTS) {
-      const drain = await measureDrain({ service, receiver, deliveryLog, counter, endpoints, deliveries: SIZE.drainDeliveries, progress });
+      const drain = await measureDrain({
+        service,
+        receiver,
+        deliveryLog,
+        counter,
+        endpoints,
+        deliveries: SIZE.drainDeliveries,
+        progress,
+      });
       progress(`HTTPS ceiling: ${drain.deliveries} direct signed POSTs, concurrency ${CONCURRENCY}`);
       const urls = Array.from({ length: endpoints }, (_, index) => receiver.url(`/ceiling/${endpoints}/${index + 1}`));
-      const https = await measureCeiling({ receiver, caPem: ca.certPem, urls, count: drain.deliveries, concurrency: CONCURRENCY });
+      const https = await measureCeiling({
+        receiver,
+        caPem: ca.certPem,
+        urls,
+        count: drain.deliveries,
+        concurrency: CONCURRENCY,
+      });
       drainRows.push({ drain, https });
-      if ((drain.outcomes.succeeded ?? 0) !== drain.deliveries) failures.push(`drain ×${endpoints}: ${drain.outcomes.succeeded ?? 0} of ${drain.deliveries} deliveries succeeded`);
+      if ((drain.outcomes.succeeded ?? 0) !== drain.deliveries)
+        failures.push(
+          `drain ×${endpoints}: ${drain.outcomes.succeeded ?? 0} of ${drain.deliveries} deliveries succeeded`,
+        );
       if (drain.unsigned) failures.push(`drain ×${endpoints}: ${drain.unsigned} unsigned deliveries`);
       if (https.failures) failures.push(`HTTPS ceiling ×${endpoints}: ${https.failures} failed sends`);
-      if (drain.dynamoDbRequestsPerDelivery > DELIVERY_AIM) failures.push(`drain ×${endpoints}: ${round(drain.dynamoDbRequestsPerDelivery, 2)} DynamoDB requests per delivery, aim ≤ ${DELIVERY_AIM}`);
+      if (drain.dynamoDbRequestsPerDelivery > DELIVERY_AIM)
+        failures.push(
+          `drain ×${endpoints}: ${round(drain.dynamoDbRequestsPerDelivery, 2)} DynamoDB requests per delivery, aim ≤ ${DELIVERY_AIM}`,
+        );
     }
     // 2b. Event commit → first attempt, with events committed by real writes.
-    latency = await measurePipeline({ service, receiver, deliveryLog, counter, endpoints: LATENCY_ENDPOINTS, projects: SIZE.latencyProjects, createConcurrency: 1, progress });
-    if ((latency.outcomes.succeeded ?? 0) !== latency.deliveries) failures.push(`commit → attempt: ${latency.outcomes.succeeded ?? 0} of ${latency.deliveries} deliveries succeeded`);
+    latency = await measurePipeline({
+      service,
+      receiver,
+      deliveryLog,
+      counter,
+      endpoints: LATENCY_ENDPOINTS,
+      projects: SIZE.latencyProjects,
+      createConcurrency: 1,
+      progress,
+    });
+    if ((latency.outcomes.succeeded ?? 0) !== latency.deliveries)
+      failures.push(
+        `commit → attempt: ${latency.outcomes.succeeded ?? 0} of ${latency.deliveries} deliveries succeeded`,
+      );
     // 2c. The noisy neighbour (last with the service: A's dead deliveries stay queued for retries).
-    neighbour = await measureNoisyNeighbour({ service, receiver, ca, deadEndpoints: NEIGHBOUR_DEAD_ENDPOINTS, deadProjects: NEIGHBOUR_DEAD_EVENTS, eventsB: SIZE.neighbourEvents, progress });
-    if (neighbour.commitToAttemptB.count !== neighbour.eventsB) failures.push(`noisy neighbour: B's receiver saw ${neighbour.commitToAttemptB.count} of ${neighbour.eventsB} events`);
+    neighbour = await measureNoisyNeighbour({
+      service,
+      receiver,
+      ca,
+      deadEndpoints: NEIGHBOUR_DEAD_ENDPOINTS,
+      deadProjects: NEIGHBOUR_DEAD_EVENTS,
+      eventsB: SIZE.neighbourEvents,
+      progress,
+    });
+    if (neighbour.commitToAttemptB.count !== neighbour.eventsB)
+      failures.push(
+        `noisy neighbour: B's receiver saw ${neighbour.commitToAttemptB.count} of ${neighbour.eventsB} events`,
+      );
     printWebhooks(drainRows, storeCeiling, transactionCeiling, latency, neighbour);
   }
 
@@ -671,12 +903,18 @@ async function main(): Promise<void> {
   // 3. replay-dead of 10,000 dead deliveries.
   let replay: ReplayResult | null = null;
   if (PARTS.has('replay')) {
-    replay = await withFreshDynamoDb('replay', (endpoint) => measureReplay({ endpoint, deliveries: REPLAY_DELIVERIES, sinceHours: REPLAY_SINCE_HOURS, progress }));
-    if (replay.replayed !== REPLAY_DELIVERIES) failures.push(`replay-dead returned ${replay.replayed}, expected ${REPLAY_DELIVERIES}`);
+    replay = await withFreshDynamoDb('replay', (endpoint) =>
+      measureReplay({ endpoint, deliveries: REPLAY_DELIVERIES, sinceHours: REPLAY_SINCE_HOURS, progress }),
+    );
+    if (replay.replayed !== REPLAY_DELIVERIES)
+      failures.push(`replay-dead returned ${replay.replayed}, expected ${REPLAY_DELIVERIES}`);
     if (replay.queueMessages !== REPLAY_DELIVERIES || replay.distinctQueuedDeliveries !== REPLAY_DELIVERIES)
-      failures.push(`replay-dead queued ${replay.queueMessages} messages (${replay.distinctQueuedDeliveries} distinct), expected ${REPLAY_DELIVERIES}`);
+      failures.push(
+        `replay-dead queued ${replay.queueMessages} messages (${replay.distinctQueuedDeliveries} distinct), expected ${REPLAY_DELIVERIES}`,
+      );
     if (replay.deadLetterLeft !== 0) failures.push(`replay-dead left ${replay.deadLetterLeft} dead-letter copies`);
-    if (replay.pendingAfter !== REPLAY_DELIVERIES) failures.push(`replay-dead: ${replay.pendingAfter} rows pending afterwards, expected ${REPLAY_DELIVERIES}`);
+    if (replay.pendingAfter !== REPLAY_DELIVERIES)
+      failures.push(`replay-dead: ${replay.pendingAfter} rows pending afterwards, expected ${REPLAY_DELIVERIES}`);
     printReplay(replay);
   }
 
@@ -684,15 +922,25 @@ async function main(): Promise<void> {
   let renewals: RenewalFigures | null = null;
   if (PARTS.has('subscribers') && listing) {
     renewals = await withFreshDynamoDb('renewals', (endpoint) =>
-      measureRenewals({ endpoint, renewals: SIZE.renewals, ceilingUpdates: SIZE.ceilingUpdates, ceilingConcurrency: CONCURRENCY, progress }),
+      measureRenewals({
+        endpoint,
+        renewals: SIZE.renewals,
+        ceilingUpdates: SIZE.ceilingUpdates,
+        ceilingConcurrency: CONCURRENCY,
+        progress,
+      }),
     );
-    if (renewals.applied !== SIZE.renewals || renewals.failed) failures.push(`renewals: ${renewals.applied} applied, ${renewals.failed} failed, expected ${SIZE.renewals}`);
-    if (renewals.renewedInSample !== renewals.sample) failures.push(`renewals: ${renewals.renewedInSample} of ${renewals.sample} sampled subscriptions renewed`);
+    if (renewals.applied !== SIZE.renewals || renewals.failed)
+      failures.push(`renewals: ${renewals.applied} applied, ${renewals.failed} failed, expected ${SIZE.renewals}`);
+    if (renewals.renewedInSample !== renewals.sample)
+      failures.push(`renewals: ${renewals.renewedInSample} of ${renewals.sample} sampled subscriptions renewed`);
     printRenewals(renewals);
   }
 
   const durationSeconds = (performance.now() - started) / 1000;
-  console.log(`\nchecks: ${failures.length ? `FAILED\n${failures.map((failure) => `  - ${failure}`).join('\n')}` : 'all passed'}; total ${round(durationSeconds, 1)} s\n`);
+  console.log(
+    `\nchecks: ${failures.length ? `FAILED\n${failures.map((failure) => `  - ${failure}`).join('\n')}` : 'all passed'}; total ${round(durationSeconds, 1)} s\n`,
+  );
   console.log(
     JSON.stringify({
       bench: 'membership-service',
@@ -708,7 +956,10 @@ async function main(): Promise<void> {
         ddb_ms: round(result.dynamoDbMs, 3),
         latency_ratio: round(result.latency.p50 / result.dynamoDbMs, 2),
         non_ddb_ms: round(result.outsideDynamoDbMs, 3),
-        ratio_at_raw_prices: round(result.latency.p50 / roundTripsMs(perCall(result.commandTotals, result.calls), raw), 2),
+        ratio_at_raw_prices: round(
+          result.latency.p50 / roundTripsMs(perCall(result.commandTotals, result.calls), raw),
+          2,
+        ),
         calls_per_s: round(result.throughputPerSecond, 1),
         ddb_requests_per_call: { min: result.requestsPerCall.min, max: result.requestsPerCall.max },
         ddb_command_mix: result.commandMixes,
@@ -743,8 +994,16 @@ async function main(): Promise<void> {
         ddb_requests_per_delivery: round(drain.dynamoDbRequestsPerDelivery, 2),
         outcomes: drain.outcomes,
       })),
-      commit_to_first_attempt_ms: latency && { p50: round(latency.commitToAttempt.p50, 1), p99: round(latency.commitToAttempt.p99, 1), deliveries: latency.deliveries },
-      noisy_neighbour_b_ms: neighbour && { p50: round(neighbour.commitToAttemptB.p50, 1), p99: round(neighbour.commitToAttemptB.p99, 1), events: neighbour.eventsB },
+      commit_to_first_attempt_ms: latency && {
+        p50: round(latency.commitToAttempt.p50, 1),
+        p99: round(latency.commitToAttempt.p99, 1),
+        deliveries: latency.deliveries,
+      },
+      noisy_neighbour_b_ms: neighbour && {
+        p50: round(neighbour.commitToAttemptB.p50, 1),
+        p99: round(neighbour.commitToAttemptB.p99, 1),
+        events: neighbour.eventsB,
+      },
       transitions: transitions.map((entry) => ({
         name: entry.name,
         p50_ms: round(entry.latency.p50, 2),
@@ -791,7 +1050,9 @@ async function main(): Promise<void> {
       checks_failed: failures,
     }),
   );
-  const written = writeResults(figures.markdown({ startedAt, scale: SCALE, parts: [...PARTS], loadAtStart, durationSeconds, failures }));
+  const written = writeResults(
+    figures.markdown({ startedAt, scale: SCALE, parts: [...PARTS], loadAtStart, durationSeconds, failures }),
+  );
   progress(`figures written to ${written}`);
   if (failures.length) process.exitCode = 1;
 }

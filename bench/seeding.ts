@@ -51,7 +51,14 @@ export function recordingTransaction(): RecordingTransaction {
       puts.push({ table: options.table ?? 'main', item });
     },
     update(key, update) {
-      updates.push({ table: update.table ?? 'main', key, expression: update.expression, condition: update.condition, names: update.names, values: update.values });
+      updates.push({
+        table: update.table ?? 'main',
+        key,
+        expression: update.expression,
+        condition: update.condition,
+        names: update.names,
+        values: update.values,
+      });
     },
     delete() {
       throw new Error('bench seeding records no deletes');
@@ -59,19 +66,29 @@ export function recordingTransaction(): RecordingTransaction {
     check() {},
     emit(event) {
       // The stored event is not needed by any seeding caller; a placeholder keeps the signature.
-      return { id: 'evt_seeded', type: event.type, created_at: '', api_version: '', project_id: event.projectId, data: event.data, team_id: '' };
+      return {
+        id: 'evt_seeded',
+        type: event.type,
+        created_at: '',
+        api_version: '',
+        project_id: event.projectId,
+        data: event.data,
+        team_id: '',
+      };
     },
   };
 }
 
 /** Writes `puts` with BatchWriteItem, 25 per request, `concurrency` requests at a time, retrying unprocessed items. */
 export async function batchWrite(store: Store, puts: readonly RecordedPut[], concurrency = 8): Promise<void> {
-  const tableName = (table: RecordedPut['table']) => (table === 'deadLetter' ? store.deadLetterTableName : store.tableName);
+  const tableName = (table: RecordedPut['table']) =>
+    table === 'deadLetter' ? store.deadLetterTableName : store.tableName;
   const batches: Array<readonly RecordedPut[]> = [];
   for (let index = 0; index < puts.length; index += 25) batches.push(puts.slice(index, index + 25));
   await runPool(batches.length, concurrency, async (index) => {
     let requestItems: Record<string, Array<{ PutRequest: { Item: Item } }>> = {};
-    for (const { table, item } of batches[index]) (requestItems[tableName(table)] ??= []).push({ PutRequest: { Item: item } });
+    for (const { table, item } of batches[index])
+      (requestItems[tableName(table)] ??= []).push({ PutRequest: { Item: item } });
     for (let attempt = 0; Object.keys(requestItems).length > 0; attempt++) {
       if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
@@ -109,7 +126,9 @@ export async function applyFoldedUpdates(store: Store, updates: readonly Recorde
       const others = Object.entries(update.values ?? {}).filter(([name]) => !added.includes(name));
       const identity = JSON.stringify([update.table, update.key, update.expression, update.names, others]);
       const entry = summed.get(identity);
-      if (entry) for (const name of added) entry.values![name] = (entry.values![name] as number) + (update.values![name] as number);
+      if (entry)
+        for (const name of added)
+          entry.values![name] = (entry.values![name] as number) + (update.values![name] as number);
       else summed.set(identity, { ...update, values: { ...update.values } });
       continue;
     }

@@ -69,7 +69,10 @@ export interface WriteCeiling {
  * such updates (the dispatcher's request mix: its lease-and-slot and outcome transactions hold 2).
  * Returns requests per second.
  */
-export async function measureWriteCeiling(store: Store, options: { updates: number; concurrency: number; itemsPerTransaction?: number }): Promise<WriteCeiling> {
+export async function measureWriteCeiling(
+  store: Store,
+  options: { updates: number; concurrency: number; itemsPerTransaction?: number },
+): Promise<WriteCeiling> {
   const run = randomBytes(6).toString('hex');
   const itemsPerTransaction = options.itemsPerTransaction ?? 1;
   const item = (index: number, part: number) => ({
@@ -81,7 +84,10 @@ export async function measureWriteCeiling(store: Store, options: { updates: numb
   });
   const update = async (index: number) => {
     if (itemsPerTransaction === 1) await store.update(item(index, 0));
-    else await store.transactWrite(Array.from({ length: itemsPerTransaction }, (_, part) => ({ Update: item(index, part) })));
+    else
+      await store.transactWrite(
+        Array.from({ length: itemsPerTransaction }, (_, part) => ({ Update: item(index, part) })),
+      );
   };
   await runPool(options.concurrency, options.concurrency, async (index) => {
     await update(-1 - index);
@@ -91,5 +97,11 @@ export async function measureWriteCeiling(store: Store, options: { updates: numb
     await update(index);
   });
   const seconds = (performance.now() - started) / 1000;
-  return { updates: options.updates, concurrency: options.concurrency, itemsPerTransaction, seconds, updatesPerSecond: options.updates / seconds };
+  return {
+    updates: options.updates,
+    concurrency: options.concurrency,
+    itemsPerTransaction,
+    seconds,
+    updatesPerSecond: options.updates / seconds,
+  };
 }

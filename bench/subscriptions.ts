@@ -23,7 +23,11 @@ import { createPlan } from '../shared/domain/plans/creation.js';
 import type { Plan } from '../shared/domain/plans/schema.js';
 import { createProject } from '../shared/domain/projects/creation.js';
 import { createSubscriber, prepareSubscriber } from '../shared/domain/subscribers/repository.js';
-import { addSubscriptionCreation, createSubscription, newSubscription } from '../shared/domain/subscriptions/creation.js';
+import {
+  addSubscriptionCreation,
+  createSubscription,
+  newSubscription,
+} from '../shared/domain/subscriptions/creation.js';
 import { getSubscription } from '../shared/domain/subscriptions/queries.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
 import type { LocalService } from '../shared/local/service.js';
@@ -34,7 +38,15 @@ import { createStore } from '../shared/store/store.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
 import { measureWriteCeiling, type WriteCeiling } from './store-baseline.js';
-import { attachRequestCounter, isAuthentication, mintTokens, runPool, summarize, type LatencySummary, type RequestCounter } from './support.js';
+import {
+  attachRequestCounter,
+  isAuthentication,
+  mintTokens,
+  runPool,
+  summarize,
+  type LatencySummary,
+  type RequestCounter,
+} from './support.js';
 
 const DAY_MS = 86_400_000;
 
@@ -67,18 +79,34 @@ export interface TransitionFigures {
  * demo team through the domain, then drives each through pause → resume → cancel at period end →
  * cancel now over REST, counting each call's DynamoDB requests.
  */
-export async function measureTransitions(options: { service: LocalService; counter: RequestCounter; count: number; progress: (line: string) => void }): Promise<TransitionFigures[]> {
+export async function measureTransitions(options: {
+  service: LocalService;
+  counter: RequestCounter;
+  count: number;
+  progress: (line: string) => void;
+}): Promise<TransitionFigures[]> {
   const { service, counter } = options;
   const runtime = service.runtime;
   const [token] = await mintTokens(service.store, service.demoTeamId, 1, 'bench transitions');
   const principal = fullPrincipal(service.demoTeamId, token.id);
   const project = await createProject(runtime, principal, { name: 'Bench transitions', platform_type: 'web' });
-  const plan = await createPlan(runtime, principal, project.id, { name: 'Monthly', amount: 900, currency: 'USD', interval: 'month' });
+  const plan = await createPlan(runtime, principal, project.id, {
+    name: 'Monthly',
+    amount: 900,
+    currency: 'USD',
+    interval: 'month',
+  });
   options.progress(`transitions: ${options.count} subscriptions × 4 transitions over REST`);
   const subscriptionIds: string[] = [];
   for (let index = 0; index < options.count; index++) {
-    const subscriber = await createSubscriber(runtime, principal, project.id, { display_name: `Bench ${index}`, email: `bench-${index}@example.com`, consent: true });
-    subscriptionIds.push((await createSubscription(runtime, principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id })).id);
+    const subscriber = await createSubscriber(runtime, principal, project.id, {
+      display_name: `Bench ${index}`,
+      email: `bench-${index}@example.com`,
+      consent: true,
+    });
+    subscriptionIds.push(
+      (await createSubscription(runtime, principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id })).id,
+    );
   }
   await runtime.idle();
   const steps = [
@@ -100,7 +128,11 @@ export async function measureTransitions(options: { service: LocalService; count
       const started = performance.now();
       const response = await fetch(`${service.baseUrl}/v1/subscriptions/${id}/${step.action}`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+        headers: {
+          Authorization: `Bearer ${token.token}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': randomUUID(),
+        },
         body: JSON.stringify(step.body),
       });
       const text = await response.text();
@@ -170,7 +202,11 @@ export async function measureListing(options: {
   const seedStarted = performance.now();
   const tx = recordingTransaction();
   for (let index = 0; index < options.subscribers; index++) {
-    const prepared = await prepareSubscriber(runtime, principal, project.id, { display_name: `Subscriber ${index}`, email: `subscriber-${index}@example.com`, consent: index % 2 === 0 });
+    const prepared = await prepareSubscriber(runtime, principal, project.id, {
+      display_name: `Subscriber ${index}`,
+      email: `subscriber-${index}@example.com`,
+      consent: index % 2 === 0,
+    });
     prepared.write(tx, { projectGuarded: true });
   }
   await batchWrite(service.store, tx.puts, 8);
@@ -190,7 +226,9 @@ export async function measureListing(options: {
     await runtime.idle();
     counter.reset();
     const started = performance.now();
-    const response = await fetch(`${service.baseUrl}/v1/projects/${project.id}/subscribers?${query}`, { headers: { Authorization: `Bearer ${token.token}` } });
+    const response = await fetch(`${service.baseUrl}/v1/projects/${project.id}/subscribers?${query}`, {
+      headers: { Authorization: `Bearer ${token.token}` },
+    });
     const text = await response.text();
     const ms = performance.now() - started;
     const counts = counter.snapshot();
@@ -246,7 +284,13 @@ export interface RenewalFigures {
  * DynamoDB requests, checks a sample of subscriptions renewed, and measures the write ceiling
  * (`ceilingUpdates` conditional UpdateItems at `ceilingConcurrency`) on the same tables.
  */
-export async function measureRenewals(options: { endpoint: string; renewals: number; ceilingUpdates: number; ceilingConcurrency: number; progress: (line: string) => void }): Promise<RenewalFigures> {
+export async function measureRenewals(options: {
+  endpoint: string;
+  renewals: number;
+  ceilingUpdates: number;
+  ceilingConcurrency: number;
+  progress: (line: string) => void;
+}): Promise<RenewalFigures> {
   const client = localDynamoDbClient(options.endpoint);
   const name = `bench-renewals-${randomBytes(4).toString('hex')}`;
   const store = createStore({ client, tableName: name, deadLetterTableName: `${name}-dead` });
@@ -256,18 +300,33 @@ export async function measureRenewals(options: { endpoint: string; renewals: num
     const past = manualClock(startMs);
     const pastRuntime: UnitOfWorkRuntime = { store, clock: past, eventsCommitted() {} };
     const team = await createTeam(store, past, { name: 'Bench renewals' });
-    await store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': 'business' } });
+    await store.update({
+      Key: keys.team(team.id),
+      UpdateExpression: 'SET #tier = :tier',
+      ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE },
+      ExpressionAttributeValues: { ':tier': 'business' },
+    });
     const principal = fullPrincipal(team.id, 'bench');
     const project = await createProject(pastRuntime, principal, { name: 'Bench renewals', platform_type: 'web' });
-    const plan: Plan = await createPlan(pastRuntime, principal, project.id, { name: 'Weekly', amount: 300, currency: 'USD', interval: 'week' });
+    const plan: Plan = await createPlan(pastRuntime, principal, project.id, {
+      name: 'Weekly',
+      amount: 300,
+      currency: 'USD',
+      interval: 'week',
+    });
 
-    options.progress(`renewals: seeding ${options.renewals.toLocaleString('en-US')} active subscriptions whose period ended a day ago`);
+    options.progress(
+      `renewals: seeding ${options.renewals.toLocaleString('en-US')} active subscriptions whose period ended a day ago`,
+    );
     const seedStarted = performance.now();
     const seedRuntime: UnitOfWorkRuntime = { store: readsNothingStore(store), clock: past, eventsCommitted() {} };
     const tx = recordingTransaction();
     const subscriptionIds: string[] = [];
     for (let index = 0; index < options.renewals; index++) {
-      const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, { display_name: `Renewing ${index}`, consent: false });
+      const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, {
+        display_name: `Renewing ${index}`,
+        consent: false,
+      });
       const subscription = newSubscription({
         projectId: project.id,
         subscriberId: newSubscriber.subscriber.id,
@@ -278,7 +337,13 @@ export async function measureRenewals(options: { endpoint: string; renewals: num
         trialEndMs: null,
         endsAtMs: null,
       });
-      await addSubscriptionCreation(tx, seedRuntime, principal, { subscription, subscriber: newSubscriber.subscriber, plan, accessCode: null, newSubscriber });
+      await addSubscriptionCreation(tx, seedRuntime, principal, {
+        subscription,
+        subscriber: newSubscriber.subscriber,
+        plan,
+        accessCode: null,
+        newSubscriber,
+      });
       subscriptionIds.push(subscription.id);
     }
     await batchWrite(store, tx.puts, 8);
@@ -309,15 +374,27 @@ export async function measureRenewals(options: { endpoint: string; renewals: num
     const counts = counter.snapshot();
     if (failures.length) options.progress(`renewals: handler failures: ${failures.join(' | ')}`);
 
-    const sample = subscriptionIds.filter((_, index) => index % Math.max(1, Math.floor(subscriptionIds.length / 50)) === 0);
+    const sample = subscriptionIds.filter(
+      (_, index) => index % Math.max(1, Math.floor(subscriptionIds.length / 50)) === 0,
+    );
     let renewedInSample = 0;
     await runPool(sample.length, 8, async (index) => {
       const subscription = await getSubscription(store, principal, sample[index]);
-      if (subscription.status === 'active' && subscription.current_period_end && Date.parse(subscription.current_period_end) > Date.now()) renewedInSample++;
+      if (
+        subscription.status === 'active' &&
+        subscription.current_period_end &&
+        Date.parse(subscription.current_period_end) > Date.now()
+      )
+        renewedInSample++;
     });
 
-    options.progress(`renewals: write ceiling, ${options.ceilingUpdates} conditional UpdateItems at concurrency ${options.ceilingConcurrency}`);
-    const ceiling = await measureWriteCeiling(store, { updates: options.ceilingUpdates, concurrency: options.ceilingConcurrency });
+    options.progress(
+      `renewals: write ceiling, ${options.ceilingUpdates} conditional UpdateItems at concurrency ${options.ceilingConcurrency}`,
+    );
+    const ceiling = await measureWriteCeiling(store, {
+      updates: options.ceilingUpdates,
+      concurrency: options.ceilingConcurrency,
+    });
     return {
       renewals: options.renewals,
       seedSeconds,

@@ -126,7 +126,11 @@ export function round(value: number, digits = 2): number {
  * Runs `task(i)` for i in 0..count-1 with at most `concurrency` in flight; resolves when all are done
  * (rejects on the first failure, after the tasks in flight settle).
  */
-export async function runPool(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+export async function runPool(
+  count: number,
+  concurrency: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const failures: unknown[] = []; // the first failure only
   const worker = async () => {
@@ -160,7 +164,10 @@ export function runAsBackground<T>(label: string, fn: () => T): T {
 
 type Handler = (args: { input?: unknown }) => Promise<unknown>;
 type Middleware = (next: Handler, context: { commandName?: string; benchLabel?: string | null }) => Handler;
-type AddMiddleware = (middleware: Middleware, options: { step: 'initialize' | 'deserialize'; name: string; priority?: 'high' }) => void;
+type AddMiddleware = (
+  middleware: Middleware,
+  options: { step: 'initialize' | 'deserialize'; name: string; priority?: 'high' },
+) => void;
 /**
  * A Smithy middleware stack (a `DynamoDBClient`'s or `DynamoDBDocumentClient`'s `middlewareStack`);
  * typed loosely because `add` is overloaded per step in the SDK types.
@@ -208,8 +215,19 @@ export type BackgroundClassifier = (commandName: string, input: unknown) => stri
  * {@link runAsBackground}, or labelled by `classify` (given the command name and its unmarshalled
  * input), count as background and are not timed.
  */
-export function attachRequestCounter(stack: MiddlewareStackLike, classify: BackgroundClassifier = () => null): RequestCounter {
-  const empty = (): RequestCounts => ({ commands: 0, attempts: 0, byCommand: {}, background: {}, durations: {}, described: {}, backgroundDescribed: {} });
+export function attachRequestCounter(
+  stack: MiddlewareStackLike,
+  classify: BackgroundClassifier = () => null,
+): RequestCounter {
+  const empty = (): RequestCounts => ({
+    commands: 0,
+    attempts: 0,
+    byCommand: {},
+    background: {},
+    durations: {},
+    described: {},
+    backgroundDescribed: {},
+  });
   let counts = empty();
   const add = (stack.add as unknown as AddMiddleware).bind(stack);
   add(
@@ -254,9 +272,13 @@ export function attachRequestCounter(stack: MiddlewareStackLike, classify: Backg
         attempts: counts.attempts,
         byCommand: { ...counts.byCommand },
         background: { ...counts.background },
-        durations: Object.fromEntries(Object.entries(counts.durations).map(([name, durations]) => [name, [...durations]])),
+        durations: Object.fromEntries(
+          Object.entries(counts.durations).map(([name, durations]) => [name, [...durations]]),
+        ),
         described: { ...counts.described },
-        backgroundDescribed: Object.fromEntries(Object.entries(counts.backgroundDescribed).map(([label, described]) => [label, { ...described }])),
+        backgroundDescribed: Object.fromEntries(
+          Object.entries(counts.backgroundDescribed).map(([label, described]) => [label, { ...described }]),
+        ),
       };
     },
   };
@@ -265,7 +287,8 @@ export function attachRequestCounter(stack: MiddlewareStackLike, classify: Backg
 /** A string attribute value, unmarshalled (`'x'`) or marshalled (`{ S: 'x' }`); undefined otherwise. */
 function stringValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { S?: unknown }).S === 'string') return (value as { S: string }).S;
+  if (value && typeof value === 'object' && typeof (value as { S?: unknown }).S === 'string')
+    return (value as { S: string }).S;
   return undefined;
 }
 
@@ -332,7 +355,12 @@ function describeRequest(commandName: string, input: unknown): string {
       return `BatchGet[${joinCounted(tables.flatMap((table) => (table.Keys ?? []).map(itemKind)))}]`;
     }
     case 'BatchWrite': {
-      const tables = Object.values((request.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }>>);
+      const tables = Object.values(
+        (request.RequestItems ?? {}) as Record<
+          string,
+          Array<{ PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }>
+        >,
+      );
       return `BatchWrite[${joinCounted(tables.flat().map((entry) => (entry.PutRequest ? `Put ${itemKind(entry.PutRequest.Item)}` : `Delete ${itemKind(entry.DeleteRequest?.Key)}`)))}]`;
     }
     case 'TransactWrite': {
@@ -400,7 +428,8 @@ export function benchParts<T extends string>(known: readonly T[], env: NodeJS.Pr
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  for (const name of names) if (!known.includes(name as T)) throw new Error(`BENCH_PARTS: unknown part ${name}; known: ${known.join(', ')}`);
+  for (const name of names)
+    if (!known.includes(name as T)) throw new Error(`BENCH_PARTS: unknown part ${name}; known: ${known.join(', ')}`);
   return new Set(names as T[]);
 }
 
@@ -417,10 +446,19 @@ export function tokensNeeded(calls: number, limitPerMinute: number): number {
 }
 
 /** Mints `count` tokens of `teamId`, each holding every ability; returns the bearer strings and ids. */
-export async function mintTokens(store: Store, teamId: string, count: number, name: string): Promise<Array<{ id: string; token: string }>> {
+export async function mintTokens(
+  store: Store,
+  teamId: string,
+  count: number,
+  name: string,
+): Promise<Array<{ id: string; token: string }>> {
   const tokens: Array<{ id: string; token: string }> = [];
   for (let index = 0; index < count; index++) {
-    const minted = await mintToken(store, systemClock, { teamId, abilities: ABILITY_VALUES, name: `${name} ${index + 1}` });
+    const minted = await mintToken(store, systemClock, {
+      teamId,
+      abilities: ABILITY_VALUES,
+      name: `${name} ${index + 1}`,
+    });
     tokens.push({ id: minted.id, token: minted.token });
   }
   return tokens;
@@ -433,7 +471,9 @@ export async function mintTokens(store: Store, teamId: string, count: number, na
 /** Formats rows as a plain-text table with a header line and right-aligned numeric cells. */
 export function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
   const cells = rows.map((row) => row.map((cell) => (typeof cell === 'number' ? String(cell) : cell)));
-  const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)),
+  );
   const numeric = headers.map((_, column) => rows.every((row) => typeof row[column] === 'number'));
   const line = (row: readonly string[]) =>
     row

@@ -16,7 +16,13 @@ import type { CertificateAuthority } from '../bin/certificates.js';
 import { issueServerCertificate } from '../bin/certificates.js';
 import type { LocalService } from '../shared/local/service.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
-import { EVENT_ID_HEADER, EVENT_NAME_HEADER, generateWebhookSecret, SIGNATURE_HEADER, signatureHeader } from '../shared/domain/webhook-deliveries/signing.js';
+import {
+  EVENT_ID_HEADER,
+  EVENT_NAME_HEADER,
+  generateWebhookSecret,
+  SIGNATURE_HEADER,
+  signatureHeader,
+} from '../shared/domain/webhook-deliveries/signing.js';
 import { createHttpsTransport } from '../shared/domain/webhook-deliveries/transport/https-transport.js';
 import { outboxItem } from '../shared/events/outbox.js';
 import { TIER_ATTRIBUTE } from '../shared/domain/billing/record.js';
@@ -58,24 +64,27 @@ export async function startReceiver(ca: CertificateAuthority): Promise<Receiver>
   let received = 0;
   let unsigned = 0;
   let latencies: Array<{ path: string; ms: number }> = [];
-  const server: Server = createServer({ cert: leaf.certPem, key: leaf.keyPem, keepAlive: true, keepAliveTimeout: 10_000 }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const arrivedMs = Date.now();
-      try {
-        const createdAt = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { created_at?: string }).created_at;
-        if (createdAt) latencies.push({ path: request.url ?? '', ms: arrivedMs - Date.parse(createdAt) });
-      } catch {
-        // Not an envelope: counted, no latency.
-      }
-      received++;
-      if (!request.headers[SIGNATURE_HEADER.toLowerCase()]) unsigned++;
-      response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
-      response.end('ok');
-      events.emit('count', received);
-    });
-  });
+  const server: Server = createServer(
+    { cert: leaf.certPem, key: leaf.keyPem, keepAlive: true, keepAliveTimeout: 10_000 },
+    (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const arrivedMs = Date.now();
+        try {
+          const createdAt = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { created_at?: string }).created_at;
+          if (createdAt) latencies.push({ path: request.url ?? '', ms: arrivedMs - Date.parse(createdAt) });
+        } catch {
+          // Not an envelope: counted, no latency.
+        }
+        received++;
+        if (!request.headers[SIGNATURE_HEADER.toLowerCase()]) unsigned++;
+        response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
+        response.end('ok');
+        events.emit('count', received);
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -205,7 +214,13 @@ export interface PipelineOptions {
   progress: (line: string) => void;
 }
 
-async function postJson(service: LocalService, token: string, path: string, body: unknown, expected: number): Promise<unknown> {
+async function postJson(
+  service: LocalService,
+  token: string,
+  path: string,
+  body: unknown,
+  expected: number,
+): Promise<unknown> {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
@@ -226,18 +241,31 @@ export async function measurePipeline(options: PipelineOptions): Promise<Pipelin
   const { service, receiver, deliveryLog, counter } = options;
   const { bearer } = await createBenchTeam(service, `Bench webhooks ×${options.endpoints}`);
   for (let index = 0; index < options.endpoints; index++) {
-    await postJson(service, bearer, '/v1/webhook-endpoints', { name: `bench ${index + 1}`, url: receiver.url(`/hooks/${options.endpoints}/${index + 1}`), events: ['project.created'] }, 201);
+    await postJson(
+      service,
+      bearer,
+      '/v1/webhook-endpoints',
+      {
+        name: `bench ${index + 1}`,
+        url: receiver.url(`/hooks/${options.endpoints}/${index + 1}`),
+        events: ['project.created'],
+      },
+      201,
+    );
   }
   // Warm-up: two projects through the whole pipeline (connections opened, code paths compiled).
   await service.runtime.idle();
   receiver.reset();
   const warmupProjects = 2;
-  for (let index = 0; index < warmupProjects; index++) await postJson(service, bearer, '/v1/projects', { name: `Warm-up ${index}`, platform_type: 'discord' }, 201);
+  for (let index = 0; index < warmupProjects; index++)
+    await postJson(service, bearer, '/v1/projects', { name: `Warm-up ${index}`, platform_type: 'discord' }, 201);
   await receiver.waitFor(warmupProjects * options.endpoints, 60_000);
   await service.runtime.idle();
 
   const deliveries = options.projects * options.endpoints;
-  options.progress(`webhook pipeline: ${options.endpoints} endpoint(s) × ${options.projects} projects = ${deliveries} deliveries`);
+  options.progress(
+    `webhook pipeline: ${options.endpoints} endpoint(s) × ${options.projects} projects = ${deliveries} deliveries`,
+  );
   receiver.reset();
   deliveryLog.reset();
   counter.reset();
@@ -281,7 +309,13 @@ export interface CeilingResult {
  * `SVC-Event-Name`) sent straight through a fresh `createHttpsTransport` (same options as the
  * service's) to `urls` in turn, `concurrency` at a time, after a warm-up of `concurrency` sends.
  */
-export async function measureCeiling(options: { receiver: Receiver; caPem: string; urls: string[]; count: number; concurrency: number }): Promise<CeilingResult> {
+export async function measureCeiling(options: {
+  receiver: Receiver;
+  caPem: string;
+  urls: string[];
+  count: number;
+  concurrency: number;
+}): Promise<CeilingResult> {
   const transport = createHttpsTransport({ extraCaPem: [options.caPem], allowPrivateTargets: true });
   const secret = generateWebhookSecret();
   const send = async (index: number): Promise<boolean> => {
@@ -327,7 +361,13 @@ export async function measureCeiling(options: { receiver: Receiver; caPem: strin
       if (!(await send(index))) failures++;
     });
     const seconds = (performance.now() - started) / 1000;
-    return { sends: options.count, concurrency: options.concurrency, seconds, sendsPerSecond: options.count / seconds, failures: Math.max(failures, options.count - options.receiver.count()) };
+    return {
+      sends: options.count,
+      concurrency: options.concurrency,
+      seconds,
+      sendsPerSecond: options.count / seconds,
+      failures: Math.max(failures, options.count - options.receiver.count()),
+    };
   } finally {
     await transport.close();
   }
@@ -401,9 +441,12 @@ export async function measureDrain(options: {
   const { service, receiver, deliveryLog, counter } = options;
   const teams = Math.ceil(options.endpoints / ENDPOINTS_PER_TEAM);
   const endpointsPerTeam = options.endpoints / teams;
-  if (!Number.isInteger(endpointsPerTeam)) throw new Error(`${options.endpoints} endpoints do not split evenly over ${teams} teams`);
+  if (!Number.isInteger(endpointsPerTeam))
+    throw new Error(`${options.endpoints} endpoints do not split evenly over ${teams} teams`);
   const eventsPerTeam = Math.ceil(options.deliveries / options.endpoints);
-  options.progress(`drain: ${teams} team(s) × ${endpointsPerTeam} endpoint(s), ${eventsPerTeam} events each = ${eventsPerTeam * options.endpoints} deliveries`);
+  options.progress(
+    `drain: ${teams} team(s) × ${endpointsPerTeam} endpoint(s), ${eventsPerTeam} events each = ${eventsPerTeam * options.endpoints} deliveries`,
+  );
   const puts: RecordedPut[] = [];
   receiver.reset();
   for (let team = 0; team < teams; team++) {
@@ -413,12 +456,27 @@ export async function measureDrain(options: {
         service,
         bearer,
         '/v1/webhook-endpoints',
-        { name: `drain ${index + 1}`, url: receiver.url(`/drain/${options.endpoints}/${team + 1}/${index + 1}`), events: ['project.created'] },
+        {
+          name: `drain ${index + 1}`,
+          url: receiver.url(`/drain/${options.endpoints}/${team + 1}/${index + 1}`),
+          events: ['project.created'],
+        },
         201,
       );
     }
-    const project = (await postJson(service, bearer, '/v1/projects', { name: 'Drain', platform_type: 'discord' }, 201)) as Project;
-    for (let index = 0; index < eventsPerTeam; index++) puts.push({ table: 'main', item: outboxItem(systemClock, teamId, { type: 'project.created', projectId: project.id, data: { project } }).item });
+    const project = (await postJson(
+      service,
+      bearer,
+      '/v1/projects',
+      { name: 'Drain', platform_type: 'discord' },
+      201,
+    )) as Project;
+    for (let index = 0; index < eventsPerTeam; index++)
+      puts.push({
+        table: 'main',
+        item: outboxItem(systemClock, teamId, { type: 'project.created', projectId: project.id, data: { project } })
+          .item,
+      });
   }
   await receiver.waitFor(options.endpoints, 60_000); // the warm-up projects' deliveries
   await service.runtime.idle();
@@ -438,7 +496,8 @@ export async function measureDrain(options: {
   await service.runtime.idle();
   const counts = counter.snapshot();
   const described = { ...counts.described };
-  for (const [description, count] of Object.entries(counts.backgroundDescribed[PIPELINE_LABEL] ?? {})) described[description] = (described[description] ?? 0) + count;
+  for (const [description, count] of Object.entries(counts.backgroundDescribed[PIPELINE_LABEL] ?? {}))
+    described[description] = (described[description] ?? 0) + count;
   const total = Object.values(described).reduce((sum, count) => sum + count, 0);
   const periodic = Object.fromEntries(Object.entries(counts.background).filter(([label]) => label !== PIPELINE_LABEL));
   return {
@@ -459,7 +518,9 @@ export async function measureDrain(options: {
 }
 
 /** A keep-alive HTTPS server on 127.0.0.1 that reads each request and never answers (a dead receiver). */
-async function startSilentReceiver(ca: CertificateAuthority): Promise<{ url: string; held: () => number; close: () => Promise<void> }> {
+async function startSilentReceiver(
+  ca: CertificateAuthority,
+): Promise<{ url: string; held: () => number; close: () => Promise<void> }> {
   const leaf = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   let held = 0;
   const server: Server = createServer({ cert: leaf.certPem, key: leaf.keyPem }, (request) => {
@@ -515,17 +576,39 @@ export async function measureNoisyNeighbour(options: {
     const teamA = await createBenchTeam(service, 'Bench noisy neighbour A');
     const teamB = await createBenchTeam(service, 'Bench noisy neighbour B');
     for (let index = 0; index < options.deadEndpoints; index++) {
-      await postJson(service, teamA.bearer, '/v1/webhook-endpoints', { name: `dead ${index + 1}`, url: silent.url, events: ['project.created'] }, 201);
+      await postJson(
+        service,
+        teamA.bearer,
+        '/v1/webhook-endpoints',
+        { name: `dead ${index + 1}`, url: silent.url, events: ['project.created'] },
+        201,
+      );
     }
-    await postJson(service, teamB.bearer, '/v1/webhook-endpoints', { name: 'B', url: receiver.url('/noisy/b'), events: ['project.created'] }, 201);
-    options.progress(`noisy neighbour: team A ${options.deadEndpoints} dead endpoints × ${options.deadProjects} events; team B ${options.eventsB} events`);
-    for (let index = 0; index < options.deadProjects; index++) await postJson(service, teamA.bearer, '/v1/projects', { name: `Noisy ${index}`, platform_type: 'discord' }, 201);
+    await postJson(
+      service,
+      teamB.bearer,
+      '/v1/webhook-endpoints',
+      { name: 'B', url: receiver.url('/noisy/b'), events: ['project.created'] },
+      201,
+    );
+    options.progress(
+      `noisy neighbour: team A ${options.deadEndpoints} dead endpoints × ${options.deadProjects} events; team B ${options.eventsB} events`,
+    );
+    for (let index = 0; index < options.deadProjects; index++)
+      await postJson(service, teamA.bearer, '/v1/projects', { name: `Noisy ${index}`, platform_type: 'discord' }, 201);
     const waitStarted = Date.now();
-    while (silent.held() === 0 && Date.now() - waitStarted < 60_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (silent.held() === 0 && Date.now() - waitStarted < 60_000)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const heldWhenBStarted = silent.held();
     receiver.reset();
     for (let index = 0; index < options.eventsB; index++) {
-      await postJson(service, teamB.bearer, '/v1/projects', { name: `Neighbour ${index}`, platform_type: 'discord' }, 201);
+      await postJson(
+        service,
+        teamB.bearer,
+        '/v1/projects',
+        { name: `Neighbour ${index}`, platform_type: 'discord' },
+        201,
+      );
       await receiver.waitFor(index + 1, 120_000);
     }
     const latencies = receiver

@@ -47,7 +47,9 @@ export interface CreateCertificateAuthorityOptions {
  * @returns The CA with its certificate and key in PEM.
  * @throws Error when `notAfter` is not after `notBefore`.
  */
-export async function createCertificateAuthority(options: CreateCertificateAuthorityOptions): Promise<CertificateAuthority> {
+export async function createCertificateAuthority(
+  options: CreateCertificateAuthorityOptions,
+): Promise<CertificateAuthority> {
   const now = Date.now();
   const notBefore = options.notBefore ?? new Date(now - HOUR_MS);
   const notAfter = options.notAfter ?? new Date(now + 3650 * DAY_MS);
@@ -98,7 +100,10 @@ export interface IssueServerCertificateOptions {
  * Issues a TLS server certificate signed by `ca` (serverAuth, SANs from `hostnames`/`ipAddresses`); serve the leaf alone, clients trust `ca.certPem`.
  * @throws Error when no host or IP is given, an IP is invalid, or the dates are inverted.
  */
-export async function issueServerCertificate(ca: CertificateAuthority, options: IssueServerCertificateOptions): Promise<ServerCertificate> {
+export async function issueServerCertificate(
+  ca: CertificateAuthority,
+  options: IssueServerCertificateOptions,
+): Promise<ServerCertificate> {
   const now = Date.now();
   const notBefore = options.notBefore ?? new Date(now - HOUR_MS);
   const notAfter = options.notAfter ?? new Date(now + 397 * DAY_MS);
@@ -122,7 +127,10 @@ export async function issueServerCertificate(ca: CertificateAuthority, options: 
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [...options.hostnames.map((value) => ({ type: 2 as const, value })), ...options.ipAddresses.map((ip) => ({ type: 7 as const, ip }))],
+        altNames: [
+          ...options.hostnames.map((value) => ({ type: 2 as const, value })),
+          ...options.ipAddresses.map((ip) => ({ type: 7 as const, ip })),
+        ],
       },
     ],
   });

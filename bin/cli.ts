@@ -79,7 +79,9 @@ function required(value: string | undefined, flag: string): string {
 
 function uuid(value: string, flag: string): string {
   if (!z.uuid().safeParse(value).success) {
-    throw new ProblemError('VALIDATION_FAILED', `${flag} must be a UUID.`, { errors: [{ path: flag, message: 'must be a UUID' }] });
+    throw new ProblemError('VALIDATION_FAILED', `${flag} must be a UUID.`, {
+      errors: [{ path: flag, message: 'must be a UUID' }],
+    });
   }
   return value;
 }
@@ -93,15 +95,27 @@ async function run(): Promise<unknown> {
       return { id: team.id, name: team.name };
     }
     case 'token create': {
-      const { values } = options({ team: { type: 'string' }, abilities: { type: 'string' }, project: { type: 'string', multiple: true }, name: { type: 'string' } });
+      const { values } = options({
+        team: { type: 'string' },
+        abilities: { type: 'string' },
+        project: { type: 'string', multiple: true },
+        name: { type: 'string' },
+      });
       const teamId = uuid(required(values.team, '--team'), '--team');
       const listed = required(values.abilities, '--abilities')
         .split(',')
         .map((ability) => ability.trim())
         .filter(Boolean);
       const abilities = listed.length === 1 && listed[0] === 'all' ? [...ABILITY_VALUES] : listed;
-      const projectIds = (values.project ?? []).flatMap((value) => value.split(',')).map((id) => uuid(id.trim(), '--project'));
-      const token = await mintToken(theStore(), systemClock, { teamId, abilities, projectIds, name: values.name ?? null });
+      const projectIds = (values.project ?? [])
+        .flatMap((value) => value.split(','))
+        .map((id) => uuid(id.trim(), '--project'));
+      const token = await mintToken(theStore(), systemClock, {
+        teamId,
+        abilities,
+        projectIds,
+        name: values.name ?? null,
+      });
       return { id: token.id, token: token.token, abilities: token.abilities, scopes: token.scopes };
     }
     case 'token revoke': {
@@ -127,20 +141,35 @@ async function run(): Promise<unknown> {
       const teamId = uuid(required(values.team, '--team'), '--team');
       const tier = required(values.tier, '--tier');
       if (!(BILLING_TIERS as readonly string[]).includes(tier)) {
-        throw new ProblemError('VALIDATION_FAILED', `--tier must be one of ${BILLING_TIERS.join(', ')}.`, { errors: [{ path: '--tier', message: `one of ${BILLING_TIERS.join(', ')}` }] });
+        throw new ProblemError('VALIDATION_FAILED', `--tier must be one of ${BILLING_TIERS.join(', ')}.`, {
+          errors: [{ path: '--tier', message: `one of ${BILLING_TIERS.join(', ')}` }],
+        });
       }
       return changeTier(billingRuntime(), teamId, tier as (typeof BILLING_TIERS)[number]);
     }
     case 'billing invoice-paid': {
       const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' } });
-      return markInvoicePaid(billingRuntime(), uuid(required(values.team, '--team'), '--team'), uuid(required(values.invoice, '--invoice'), '--invoice'));
+      return markInvoicePaid(
+        billingRuntime(),
+        uuid(required(values.team, '--team'), '--team'),
+        uuid(required(values.invoice, '--invoice'), '--invoice'),
+      );
     }
     case 'billing invoice-failed': {
       const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' }, reason: { type: 'string' } });
-      return markInvoicePaymentFailed(billingRuntime(), uuid(required(values.team, '--team'), '--team'), uuid(required(values.invoice, '--invoice'), '--invoice'), values.reason ?? null);
+      return markInvoicePaymentFailed(
+        billingRuntime(),
+        uuid(required(values.team, '--team'), '--team'),
+        uuid(required(values.invoice, '--invoice'), '--invoice'),
+        values.reason ?? null,
+      );
     }
     case 'member sign-in-link': {
-      const { values } = options({ team: { type: 'string' }, email: { type: 'string' }, 'base-url': { type: 'string' } });
+      const { values } = options({
+        team: { type: 'string' },
+        email: { type: 'string' },
+        'base-url': { type: 'string' },
+      });
       const teamId = uuid(required(values.team, '--team'), '--team');
       const email = required(values.email, '--email');
       const baseUrl = (values['base-url'] ?? `http://localhost:${localConfig().port}`).replace(/\/+$/, '');
@@ -153,7 +182,15 @@ async function run(): Promise<unknown> {
 }
 
 /** Error codes of a store that cannot be reached at all (nothing listening, no such host, no route, timeout). */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+]);
 
 /**
  * The problem for a store failure the operator can fix — DynamoDB not reachable, or reachable without the
@@ -177,7 +214,12 @@ function storeProblem(error: unknown): ProblemError | null {
   return null;
 }
 
-const { values: global } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+const { values: global } = parseArgs({
+  args: argv,
+  options: { help: { type: 'boolean', short: 'h' } },
+  strict: false,
+  allowPositionals: true,
+});
 if (global.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exitCode = 0;
@@ -196,7 +238,8 @@ if (global.help) {
       const known = error instanceof ProblemError;
       const { problem } = toProblem(unreachable ?? error, randomUUID());
       if (unreachable)
-        problem.hint = 'Start the service with `npm start` (it runs DynamoDB Local and creates the tables), or point DYNAMODB_ENDPOINT at the store the service uses; then run the command again.';
+        problem.hint =
+          'Start the service with `npm start` (it runs DynamoDB Local and creates the tables), or point DYNAMODB_ENDPOINT at the store the service uses; then run the command again.';
       else if (!known) problem.detail = `${problem.detail} (${(error as Error).name}: ${(error as Error).message})`;
       process.stderr.write(`${JSON.stringify(problem, null, 2)}\n`);
       process.exitCode = 1;

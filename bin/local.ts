@@ -31,7 +31,9 @@ try {
 service = await startLocalService(options).catch((error: Error) => {
   process.stderr.write(`Could not start the service: ${error.message}\n`);
   if (/did not answer|exited/.test(error.message)) {
-    process.stderr.write('Is Java 17+ installed, and is the DynamoDB Local port free? Set DYNAMODB_LOCAL_PORT to move it.\n');
+    process.stderr.write(
+      'Is Java 17+ installed, and is the DynamoDB Local port free? Set DYNAMODB_LOCAL_PORT to move it.\n',
+    );
   }
   process.exit(1);
 });

@@ -12,8 +12,17 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createCertificateAuthority, issueServerCertificate, loadCertificateAuthority, type CertificateAuthority } from './certificates.js';
-import { createMemorySeenStore, verifyWebhook, WebhookVerificationError } from '../shared/domain/webhook-deliveries/verify.js';
+import {
+  createCertificateAuthority,
+  issueServerCertificate,
+  loadCertificateAuthority,
+  type CertificateAuthority,
+} from './certificates.js';
+import {
+  createMemorySeenStore,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../shared/domain/webhook-deliveries/verify.js';
 import { WEBHOOK_EVENT_NAMES } from '../shared/catalogues/webhook-events.js';
 
 /** Default listening port (overridden by `--port`, then `RECEIVER_PORT`). */
@@ -52,13 +61,18 @@ export function receiverFiles(dir = join(PROJECT_ROOT, '.receiver')): ReceiverFi
  * @returns The server certificate and key (PEM) to serve, and whether anything was (re)created.
  * @throws Error when the directory cannot be created or written.
  */
-export async function ensureReceiverCertificates(files: ReceiverFiles): Promise<{ certPem: string; keyPem: string; created: boolean }> {
+export async function ensureReceiverCertificates(
+  files: ReceiverFiles,
+): Promise<{ certPem: string; keyPem: string; created: boolean }> {
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   let created = false;
   let ca: CertificateAuthority | null = null;
   if (existsSync(files.caCert) && existsSync(files.caKey)) {
     try {
-      ca = loadCertificateAuthority({ certPem: readFileSync(files.caCert, 'utf8'), keyPem: readFileSync(files.caKey, 'utf8') });
+      ca = loadCertificateAuthority({
+        certPem: readFileSync(files.caCert, 'utf8'),
+        keyPem: readFileSync(files.caKey, 'utf8'),
+      });
       if (ca.notAfter.getTime() <= Date.now()) ca = null;
     } catch {
       ca = null;
@@ -170,7 +184,13 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
       if (!(error instanceof WebhookVerificationError)) throw error;
       if (error.reason === 'duplicate_event') {
         // Authentic but already processed: acknowledge (2xx) and drop it.
-        emit({ verified: true, id: headerId, type: headerType, project_id: projectIdOf(rawBody), reason: error.reason });
+        emit({
+          verified: true,
+          id: headerId,
+          type: headerType,
+          project_id: projectIdOf(rawBody),
+          reason: error.reason,
+        });
         reply(res, 200, { received: true, duplicate: true });
         return;
       }
@@ -205,7 +225,12 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
  * @returns The `secret` field of the created endpoint.
  * @throws Error when the service answers non-2xx (message carries status and body) or returns no secret.
  */
-export async function registerEndpoint(input: { baseUrl: string; token: string; url: string; events: readonly string[] }): Promise<{ secret: string; endpoint: Record<string, unknown> }> {
+export async function registerEndpoint(input: {
+  baseUrl: string;
+  token: string;
+  url: string;
+  events: readonly string[];
+}): Promise<{ secret: string; endpoint: Record<string, unknown> }> {
   const response = await fetch(new URL('v1/webhook-endpoints', ensureTrailingSlash(input.baseUrl)), {
     method: 'POST',
     headers: {
@@ -291,7 +316,8 @@ async function main(): Promise<void> {
     return;
   }
   const port = Number(values.port ?? process.env.RECEIVER_PORT ?? DEFAULT_RECEIVER_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${values.port ?? process.env.RECEIVER_PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid port: ${values.port ?? process.env.RECEIVER_PORT}`);
   if (values.register && !values.token) throw new Error('--register needs --token <token>');
 
   let secret: string | undefined = values.secret ?? process.env.WEBHOOK_SECRET;
@@ -316,16 +342,25 @@ async function main(): Promise<void> {
           .filter((e) => e.length > 0)
       : [...WEBHOOK_EVENT_NAMES];
     try {
-      const registered = await registerEndpoint({ baseUrl: values.register, token: values.token!, url: receiver.url, events });
+      const registered = await registerEndpoint({
+        baseUrl: values.register,
+        token: values.token!,
+        url: receiver.url,
+        events,
+      });
       secret = registered.secret;
-      console.log(`Registered endpoint ${typeof registered.endpoint.id === 'string' ? registered.endpoint.id : ''} for ${events.length} event(s); using its secret.`);
+      console.log(
+        `Registered endpoint ${typeof registered.endpoint.id === 'string' ? registered.endpoint.id : ''} for ${events.length} event(s); using its secret.`,
+      );
     } catch (error) {
       await receiver.close();
       throw error;
     }
   }
   if (!secret) {
-    console.error('Warning: no signing secret (--secret, WEBHOOK_SECRET or --register); every delivery will be rejected.');
+    console.error(
+      'Warning: no signing secret (--secret, WEBHOOK_SECRET or --register); every delivery will be rejected.',
+    );
   }
 }
 

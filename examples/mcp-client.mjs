@@ -12,13 +12,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 const token = process.env.TOKEN;
 if (!token) {
-  console.error('Set TOKEN to a token holding mcp:full (the demo token `npm start` printed), e.g. TOKEN=svc_live_... node mcp-client.mjs');
+  console.error(
+    'Set TOKEN to a token holding mcp:full (the demo token `npm start` printed), e.g. TOKEN=svc_live_... node mcp-client.mjs',
+  );
   process.exit(2);
 }
 const url = new URL(process.env.MCP_URL ?? 'http://127.0.0.1:3000/mcp');
 
 const client = new Client({ name: 'mcp-client-example', version: '1.0.0' });
-await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+await client.connect(
+  new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+);
 try {
   const { tools } = await client.listTools();
   console.log(`${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}`);

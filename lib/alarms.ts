@@ -53,7 +53,8 @@ export function alarmTopic(scope: Construct, settings: AlarmNotificationSettings
   topic.addSubscription(new EmailSubscription(settings.alarmEmail));
   Validations.of(topic).acknowledge({
     id: 'AwsSolutions-SNS2',
-    reason: 'Alarm notifications carry alarm names and states only, no customer data; CloudWatch cannot publish to a topic encrypted with the AWS managed SNS key.',
+    reason:
+      'Alarm notifications carry alarm names and states only, no customer data; CloudWatch cannot publish to a topic encrypted with the AWS managed SNS key.',
   });
   return topic;
 }
@@ -98,7 +99,8 @@ export class FunctionAlarms extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    if (props.topic) for (const alarm of [this.errors, this.throttles]) alarm.addAlarmAction(new SnsAction(props.topic));
+    if (props.topic)
+      for (const alarm of [this.errors, this.throttles]) alarm.addAlarmAction(new SnsAction(props.topic));
   }
 }
 
@@ -137,24 +139,39 @@ export class OperationalAlarms extends Construct {
     const queueAlarm = (alarmId: string, description: string, queue: sqs.IQueue) =>
       new cloudwatch.Alarm(this, alarmId, {
         alarmDescription: description,
-        metric: queue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
+        metric: queue.metricApproximateNumberOfMessagesVisible({
+          period: ALARM_PERIOD,
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
         threshold: FAILURE_QUEUE_MESSAGES_THRESHOLD,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
-    this.deliveryDeadLetters = queueAlarm('DeliveryDeadLetters', 'Delivery messages that failed 5 receives are parked in the delivery dead-letter queue', props.deliveryDeadLetterQueue);
-    this.fanOutFailures = queueAlarm('FanOutFailures', 'Stream batches the webhook fan-out could not process after all retries are parked in its failure queue', props.fanOutFailures);
+    this.deliveryDeadLetters = queueAlarm(
+      'DeliveryDeadLetters',
+      'Delivery messages that failed 5 receives are parked in the delivery dead-letter queue',
+      props.deliveryDeadLetterQueue,
+    );
+    this.fanOutFailures = queueAlarm(
+      'FanOutFailures',
+      'Stream batches the webhook fan-out could not process after all retries are parked in its failure queue',
+      props.fanOutFailures,
+    );
     this.oldestDeliveryMessage = new cloudwatch.Alarm(this, 'OldestDeliveryMessage', {
       alarmDescription: `The oldest delivery message is older than ${OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD.toMinutes()} minutes: the dispatcher is not keeping up`,
-      metric: props.deliveryQueue.metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
+      metric: props.deliveryQueue.metricApproximateAgeOfOldestMessage({
+        period: ALARM_PERIOD,
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
       threshold: OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD.toSeconds(),
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     if (this.topic) {
-      for (const alarm of [this.deliveryDeadLetters, this.fanOutFailures, this.oldestDeliveryMessage]) alarm.addAlarmAction(new SnsAction(this.topic));
+      for (const alarm of [this.deliveryDeadLetters, this.fanOutFailures, this.oldestDeliveryMessage])
+        alarm.addAlarmAction(new SnsAction(this.topic));
     }
   }
 
@@ -164,10 +181,15 @@ export class OperationalAlarms extends Construct {
    * that stack's `AlarmTopicArn` parameter. Call once, after every function exists.
    */
   public watchFunctions(root: Construct): void {
-    for (const fn of root.node.findAll().filter((construct): construct is lambda.Function => construct instanceof lambda.Function)) {
+    for (const fn of root.node
+      .findAll()
+      .filter((construct): construct is lambda.Function => construct instanceof lambda.Function)) {
       const owner = Stack.of(fn);
       const topic = this.topic && owner instanceof RouteStack ? owner.alarmTopic(this.topic.topicArn) : this.topic;
-      this.functionAlarms.set(fn.node.path, new FunctionAlarms(fn.node.scope as Construct, 'Alarms', { function: fn, topic }));
+      this.functionAlarms.set(
+        fn.node.path,
+        new FunctionAlarms(fn.node.scope as Construct, 'Alarms', { function: fn, topic }),
+      );
     }
   }
 }

@@ -8,7 +8,8 @@ import { Construct } from 'constructs';
  * (`arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing-whsec-AbC123`), as `create-secret` and
  * `describe-secret` print it.
  */
-const COMPLETE_SECRET_ARN_PATTERN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+const COMPLETE_SECRET_ARN_PATTERN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
 
 /** The only action a reader of the secret gets: the value, nothing else (no `DescribeSecret`, no listing). */
 export const BILLING_WEBHOOK_SECRET_READ_ACTIONS = ['secretsmanager:GetSecretValue'] as const;
@@ -63,6 +64,10 @@ export class BillingWebhookSecret extends Construct {
 
   /** Lets `grantee` read the secret's value: {@link BILLING_WEBHOOK_SECRET_READ_ACTIONS} on this secret only. */
   public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return iam.Grant.addToPrincipal({ grantee, actions: [...BILLING_WEBHOOK_SECRET_READ_ACTIONS], resourceArns: [this.secret.secretArn] });
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: [...BILLING_WEBHOOK_SECRET_READ_ACTIONS],
+      resourceArns: [this.secret.secretArn],
+    });
   }
 }

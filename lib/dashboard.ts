@@ -52,10 +52,15 @@ export class Dashboard extends Construct {
       ['RootRoute', DASHBOARD_PATH],
       ['PagesRoute', `${DASHBOARD_PATH}/{proxy+}`],
     ] as const) {
-      const route = new apigwv2.HttpRoute(this, routeId, { httpApi: props.httpApi, routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY), integration });
+      const route = new apigwv2.HttpRoute(this, routeId, {
+        httpApi: props.httpApi,
+        routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY),
+        integration,
+      });
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: 'The dashboard authenticates team members itself (passkeys, a session cookie checked on every request, CSRF tokens on writes; DESIGN D21); sign-in pages are public by nature.',
+        reason:
+          'The dashboard authenticates team members itself (passkeys, a session cookie checked on every request, CSRF tokens on writes; DESIGN D21); sign-in pages are public by nature.',
       });
     }
   }

@@ -56,7 +56,9 @@ export class DeadlineWorker extends Construct {
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
       }),
     });
-    this.scheduleRole.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }));
+    this.scheduleRole.addToPolicy(
+      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }),
+    );
 
     this.schedule = new scheduler.CfnSchedule(this, 'Schedule', {
       description: 'Runs the deadline worker',

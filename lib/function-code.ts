@@ -34,7 +34,9 @@ export type FunctionFile = (typeof FUNCTION_FILES)[number];
  * One Lambda bundle's source (D23): `file` = `functions/<name>.ts`; `operation` = a generated entry holding only that REST operation
  * ({@link operationEntrySource}). `name` is the bundle `<name>.mjs` and handler `<name>.handler`.
  */
-export type BundleEntry = { readonly kind: 'file'; readonly name: FunctionFile } | { readonly kind: 'operation'; readonly name: string; readonly module: string };
+export type BundleEntry =
+  | { readonly kind: 'file'; readonly name: FunctionFile }
+  | { readonly kind: 'operation'; readonly name: string; readonly module: string };
 
 /** The entry of a handler file under `functions/`. */
 export function fileEntry(name: FunctionFile): BundleEntry {
@@ -43,8 +45,10 @@ export function fileEntry(name: FunctionFile): BundleEntry {
 
 /** The entry of an operation's REST route Lambda; named by the operation id. */
 export function operationEntry(operation: Pick<RegisteredOperation, 'id' | 'module'>): BundleEntry {
-  if (!/^[a-z][A-Za-z0-9]*$/.test(operation.id)) throw new Error(`Operation id ${JSON.stringify(operation.id)} is not camelCase`);
-  if (!/^[a-z][a-z0-9-]*$/.test(operation.module)) throw new Error(`Module folder ${JSON.stringify(operation.module)} of ${operation.id} is not kebab-case`);
+  if (!/^[a-z][A-Za-z0-9]*$/.test(operation.id))
+    throw new Error(`Operation id ${JSON.stringify(operation.id)} is not camelCase`);
+  if (!/^[a-z][a-z0-9-]*$/.test(operation.module))
+    throw new Error(`Module folder ${JSON.stringify(operation.module)} of ${operation.id} is not kebab-case`);
   return { kind: 'operation', name: operation.id, module: operation.module };
 }
 
@@ -126,11 +130,21 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
     // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build step of their own).
     const define: Record<string, string> | undefined =
       entry.name === 'unmatched-route'
-        ? { REST_ROUTE_BINDINGS: JSON.stringify(OPERATIONS.map((operation) => ({ method: operation.rest.method, path: operation.rest.path }))) }
+        ? {
+            REST_ROUTE_BINDINGS: JSON.stringify(
+              OPERATIONS.map((operation) => ({ method: operation.rest.method, path: operation.rest.path })),
+            ),
+          }
         : entry.name === 'dashboard'
           ? { DASHBOARD_VENDOR_FILES: JSON.stringify(readVendorFiles()) }
           : undefined;
-    buildSync({ ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [entryPath(entry.name)], ...output, define });
+    buildSync({
+      ...ESBUILD_OPTIONS,
+      absWorkingDir: PROJECT_ROOT,
+      entryPoints: [entryPath(entry.name)],
+      ...output,
+      define,
+    });
     return;
   }
   buildSync({
@@ -172,7 +186,9 @@ export class FunctionCode {
     const existing = this.codes.get(entry.name);
     if (existing) {
       if (JSON.stringify(existing.entry) !== JSON.stringify(entry)) {
-        throw new Error(`Two Lambda entries are both named ${entry.name}: ${JSON.stringify(existing.entry)} and ${JSON.stringify(entry)}`);
+        throw new Error(
+          `Two Lambda entries are both named ${entry.name}: ${JSON.stringify(existing.entry)} and ${JSON.stringify(entry)}`,
+        );
       }
       return existing.code;
     }
@@ -186,7 +202,11 @@ export class FunctionCode {
         // by (source path, JSON of these options) — a JSON that drops `tryBundle` — so without
         // it every entry would silently reuse the first entry's bundle.
         // The bundler's name is there for the same reason (a stub bundler must not reuse real bundles).
-        command: [bundler.name || 'bundler', entry.kind, entry.kind === 'operation' ? `${entry.module}/${entry.name}` : entry.name],
+        command: [
+          bundler.name || 'bundler',
+          entry.kind,
+          entry.kind === 'operation' ? `${entry.module}/${entry.name}` : entry.name,
+        ],
         local: {
           tryBundle(outputDir: string): boolean {
             bundler(entry, outputDir);

@@ -56,8 +56,18 @@ export class McpApi extends Construct {
 
     const integration = new HttpLambdaIntegration('ServerIntegration', this.function);
     const routes: Array<[string, string, apigwv2.HttpMethod, string]> = [
-      ['AnyRoute', MCP_PATH, apigwv2.HttpMethod.ANY, 'The Lambda authenticates the bearer token on every request (DESIGN D2, D5); an authorizer could not return the MCP error shapes.'],
-      ['OptionsRoute', MCP_PATH, apigwv2.HttpMethod.OPTIONS, 'CORS preflight is answered before authentication, with no token (interface: CORS).'],
+      [
+        'AnyRoute',
+        MCP_PATH,
+        apigwv2.HttpMethod.ANY,
+        'The Lambda authenticates the bearer token on every request (DESIGN D2, D5); an authorizer could not return the MCP error shapes.',
+      ],
+      [
+        'OptionsRoute',
+        MCP_PATH,
+        apigwv2.HttpMethod.OPTIONS,
+        'CORS preflight is answered before authentication, with no token (interface: CORS).',
+      ],
       ...PROTECTED_RESOURCE_METADATA_PATHS.map((path, index): [string, string, apigwv2.HttpMethod, string] => [
         `ResourceMetadataRoute${index}`,
         path,

@@ -75,7 +75,9 @@ export class MembershipServiceStack extends Stack {
     });
 
     this.credentialsKey = new CredentialsKey(this, 'Credentials');
-    this.billingWebhookSecret = new BillingWebhookSecret(this, 'BillingWebhookSecret', { existingSecretArn: props.billingWebhookSecretArn });
+    this.billingWebhookSecret = new BillingWebhookSecret(this, 'BillingWebhookSecret', {
+      existingSecretArn: props.billingWebhookSecretArn,
+    });
 
     // Every function gets the same view of the data plane; grants stay per function (the credentials
     // key's id is known to all, usable only by those granted it).
@@ -132,12 +134,19 @@ export class MembershipServiceStack extends Stack {
 
     Validations.of(this).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${TABLE_DEFINITION.logicalName}.Arn>/index/*]`,
-      reason: 'Read/write grants on the main table include its GSIs (`<table arn>/index/*`), which list and worker queries use; the pattern covers only that table’s indexes.',
+      reason:
+        'Read/write grants on the main table include its GSIs (`<table arn>/index/*`), which list and worker queries use; the pattern covers only that table’s indexes.',
     });
 
-    new CfnOutput(this, 'RestApiUrl', { description: 'REST API base URL ({base_url})', value: this.restApi.httpApi.endpoint });
+    new CfnOutput(this, 'RestApiUrl', {
+      description: 'REST API base URL ({base_url})',
+      value: this.restApi.httpApi.endpoint,
+    });
     new CfnOutput(this, 'McpUrl', { description: 'MCP tool server URL ({mcp_url})', value: this.mcpApi.url });
-    new CfnOutput(this, 'DashboardUrl', { description: 'Dashboard for team members (DESIGN D21)', value: `${this.restApi.httpApi.endpoint}/dashboard` });
+    new CfnOutput(this, 'DashboardUrl', {
+      description: 'Dashboard for team members (DESIGN D21)',
+      value: `${this.restApi.httpApi.endpoint}/dashboard`,
+    });
     new CfnOutput(this, 'TableName', { description: 'Main DynamoDB table', value: this.tables.table.tableName });
     new CfnOutput(this, 'BillingWebhookSecretArn', {
       description:

@@ -57,7 +57,11 @@ export class PublicPages extends Construct {
       ['JoinRoute', `${JOIN_PATH}/{proxy+}`],
       ['PortalRoute', `${PORTAL_PATH}/{proxy+}`],
     ] as const) {
-      const route = new apigwv2.HttpRoute(this, routeId, { httpApi: props.httpApi, routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY), integration });
+      const route = new apigwv2.HttpRoute(this, routeId, {
+        httpApi: props.httpApi,
+        routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY),
+        integration,
+      });
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:

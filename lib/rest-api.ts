@@ -45,7 +45,10 @@ export interface RouteGroup {
  * where they are: moving a route between nested stacks would replace it). Throws on a duplicate
  * operation id or route key.
  */
-export function groupRoutes(operations: readonly RegisteredOperation[], maxPerStack: number = MAX_ROUTES_PER_STACK): RouteGroup[] {
+export function groupRoutes(
+  operations: readonly RegisteredOperation[],
+  maxPerStack: number = MAX_ROUTES_PER_STACK,
+): RouteGroup[] {
   const ids = new Set<string>();
   const keys = new Set<string>();
   const byModule = new Map<string, RegisteredOperation[]>();
@@ -126,7 +129,10 @@ export class RestApi extends Construct {
     const functions = new Map<string, lambda.Function>();
     const routeStacks = new Map<string, RouteStack>();
     // The routes register inbound hooks with providers (a bot's webhook) under the public base URL.
-    const environment = { ...props.environment, [ENVIRONMENT_VARIABLES.publicBaseUrl]: props.publicBaseUrl ?? this.httpApi.api.apiEndpoint };
+    const environment = {
+      ...props.environment,
+      [ENVIRONMENT_VARIABLES.publicBaseUrl]: props.publicBaseUrl ?? this.httpApi.api.apiEndpoint,
+    };
 
     for (const group of groupRoutes(props.operations)) {
       const stack = new RouteStack(this, group.id, {
@@ -159,9 +165,18 @@ export class RestApi extends Construct {
       routeKey: apigwv2.HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration('Integration', fallback),
     });
-    Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.' });
+    Validations.of(defaultRoute).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.',
+    });
     this.unmatchedRouteFunction = fallback;
-    this.dashboard = new Dashboard(this, 'Dashboard', { httpApi: this.httpApi.api, code: props.code, tables: props.tables, queue: props.queue, environment: props.environment });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      httpApi: this.httpApi.api,
+      code: props.code,
+      tables: props.tables,
+      queue: props.queue,
+      environment: props.environment,
+    });
     this.publicPages = new PublicPages(this, 'PublicPages', {
       httpApi: this.httpApi.api,
       code: props.code,
@@ -183,7 +198,12 @@ export class RestApi extends Construct {
         entry: fileEntry(hook.functionFile),
         description: `Inbound hook ${hook.method} ${hook.path}`,
         timeout: Duration.seconds(10),
-        environment: hook.readsBillingWebhookSecret ? { ...props.environment, [ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn]: props.billingWebhookSecret.secretArn } : props.environment,
+        environment: hook.readsBillingWebhookSecret
+          ? {
+              ...props.environment,
+              [ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn]: props.billingWebhookSecret.secretArn,
+            }
+          : props.environment,
       }).function;
       props.tables.table.grant(fn, ...tableActions('readWrite'));
       if (hook.opensCredentials) props.credentialsKey.grant(fn, ...credentialKeyActions('open'));

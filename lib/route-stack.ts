@@ -79,7 +79,11 @@ function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable
     new iam.PolicyStatement({
       actions: ['dynamodb:UpdateItem'],
       resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`] } },
+      conditions: {
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`],
+        },
+      },
     }),
   );
 }
@@ -106,7 +110,12 @@ function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): 
   return {
     table: write ? 'readWriteDelete' : authenticated ? 'read' : 'none',
     rateCounters: authenticated && !write,
-    deadLetterTable: authenticated && operation.rest.path.startsWith('/v1/webhook-deliveries') ? (write ? 'readWriteDelete' : 'read') : 'none',
+    deadLetterTable:
+      authenticated && operation.rest.path.startsWith('/v1/webhook-deliveries')
+        ? write
+          ? 'readWriteDelete'
+          : 'read'
+        : 'none',
     sendToQueue: write, // a queue message only names a delivery: no power beyond the table write that precedes it (D7)
   };
 }
@@ -154,7 +163,12 @@ export class RouteStack extends NestedStack {
     const httpApi = apigwv2.HttpApi.fromHttpApiAttributes(this, 'HttpApi', {
       httpApiId: this.parameter('HttpApiId', props.httpApi.apiId),
     });
-    const environment = Object.fromEntries(Object.entries(props.environment).map(([name, value]) => [name, this.parameter(pascalCase(name.toLowerCase()), value)]));
+    const environment = Object.fromEntries(
+      Object.entries(props.environment).map(([name, value]) => [
+        name,
+        this.parameter(pascalCase(name.toLowerCase()), value),
+      ]),
+    );
     let table: dynamodb.ITable | undefined;
     let deadLetterTable: dynamodb.ITable | undefined;
     let queue: sqs.IQueue | undefined;
@@ -182,12 +196,20 @@ export class RouteStack extends NestedStack {
         deadLetterTable.grant(fn, ...tableActions(access.deadLetterTable));
       }
       if (access.sendToQueue) {
-        queue ??= sqs.Queue.fromQueueArn(this, 'DeliveryQueue', this.parameter('DeliveryQueueArn', props.queue.queueArn));
+        queue ??= sqs.Queue.fromQueueArn(
+          this,
+          'DeliveryQueue',
+          this.parameter('DeliveryQueueArn', props.queue.queueArn),
+        );
         queue.grantSendMessages(fn);
       }
       const keyActions = credentialKeyActions(credentialKeyUse([operation]));
       if (keyActions.length > 0 && props.credentialsKey) {
-        credentialsKey ??= kms.Key.fromKeyArn(this, 'CredentialsKey', this.parameter('CredentialsKeyArn', props.credentialsKey.keyArn));
+        credentialsKey ??= kms.Key.fromKeyArn(
+          this,
+          'CredentialsKey',
+          this.parameter('CredentialsKeyArn', props.credentialsKey.keyArn),
+        );
         credentialsKey.grant(fn, ...keyActions);
       }
 
@@ -215,7 +237,11 @@ export class RouteStack extends NestedStack {
    * `AlarmTopicArn` parameter, so the routes' alarms ({@link FunctionAlarms} in `alarms.ts`) can notify it.
    */
   public alarmTopic(topicArn: string): sns.ITopic {
-    return (this.importedAlarmTopic ??= sns.Topic.fromTopicArn(this, 'AlarmTopic', this.parameter('AlarmTopicArn', topicArn)));
+    return (this.importedAlarmTopic ??= sns.Topic.fromTopicArn(
+      this,
+      'AlarmTopic',
+      this.parameter('AlarmTopicArn', topicArn),
+    ));
   }
 
   /**
@@ -243,7 +269,8 @@ export class RouteStack extends NestedStack {
     });
     Validations.of(this).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${parameter}>/index/*]`,
-      reason: 'Grants on a table include its GSIs (`<table arn>/index/*`), which list queries use; the pattern covers only that table’s indexes.',
+      reason:
+        'Grants on a table include its GSIs (`<table arn>/index/*`), which list queries use; the pattern covers only that table’s indexes.',
     });
     return table;
   }

@@ -1,7 +1,11 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION, type TableDefinition } from '../shared/store/table-definition.js';
+import {
+  DEAD_LETTER_TABLE_DEFINITION,
+  TABLE_DEFINITION,
+  type TableDefinition,
+} from '../shared/store/table-definition.js';
 
 function attribute(key: { name: string; type: string }): dynamodb.Attribute {
   const types: Record<string, dynamodb.AttributeType> = {

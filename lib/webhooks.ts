@@ -154,7 +154,8 @@ export class RetryScheduler extends Construct {
     if (fn.role) {
       Validations.of(fn.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${RETRY_SCHEDULE_GROUP_LOGICAL_ID}>/*]`,
-        reason: 'Schedule names are generated per delivery attempt at run time; the pattern is confined to the retry schedule group.',
+        reason:
+          'Schedule names are generated per delivery attempt at run time; the pattern is confined to the retry schedule group.',
       });
     }
   }
@@ -253,7 +254,13 @@ export class WebhookWorkers extends Construct {
     deadLetterTable.grant(this.dispatcher, ...tableActions('readWriteDelete'));
     queue.grantSendMessages(this.dispatcher);
     props.retryScheduler.grantScheduling(this.dispatcher);
-    this.dispatcher.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: DISPATCHER_MAX_CONCURRENCY }));
+    this.dispatcher.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: DISPATCHER_MAX_CONCURRENCY,
+      }),
+    );
 
     // Sweeper ---------------------------------------------------------------------------------
     this.sweeper = new ServiceFunction(this, 'Sweeper', {

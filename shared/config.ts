@@ -46,7 +46,10 @@ export const MCP_PATH = '/mcp';
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** Every path the tool server's API answers with its protected-resource metadata (`GET`), on AWS and locally. */
-export const PROTECTED_RESOURCE_METADATA_PATHS: readonly string[] = [PROTECTED_RESOURCE_METADATA_PATH, `${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}`];
+export const PROTECTED_RESOURCE_METADATA_PATHS: readonly string[] = [
+  PROTECTED_RESOURCE_METADATA_PATH,
+  `${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}`,
+];
 
 /** Table names used when none is configured (the local server, the CLI and the bench). */
 const DEFAULT_TABLE_NAMES = { table: 'membership', deadLetterTable: 'membership-dead-letters' } as const;
@@ -78,7 +81,8 @@ const optionalText = () =>
     z.optional(z.string()),
     z.transform((value) => (value && value.trim() ? value.trim() : undefined)),
   );
-const port = (fallback: number, minimum: number) => z._default(z.coerce.number().check(z.int(), z.gte(minimum), z.lte(65535)), fallback);
+const port = (fallback: number, minimum: number) =>
+  z._default(z.coerce.number().check(z.int(), z.gte(minimum), z.lte(65535)), fallback);
 
 /** What every Lambda function reads (set by the CDK stack). */
 const LambdaEnvironment = z.object({
@@ -113,7 +117,10 @@ const LocalEnvironment = z.object({
 /** What the integrations read (DESIGN D16, D22): every function and the local server; all optional. */
 const IntegrationEnvironment = z.object({
   [V.encryptionKey]: optionalText().check(
-    z.refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be the base64 text of 32 random bytes (openssl rand -base64 32)'),
+    z.refine(
+      (value) => value === undefined || Buffer.from(value, 'base64').length === 32,
+      'must be the base64 text of 32 random bytes (openssl rand -base64 32)',
+    ),
   ),
   [V.credentialsKmsKeyId]: optionalText(),
   [V.telegramApiRoot]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
@@ -157,7 +164,11 @@ export function lambdaConfig(env: NodeJS.ProcessEnv = process.env) {
 /** Settings of the retry scheduler (EventBridge Scheduler) of the webhook workers. Throws {@link ConfigurationError}. */
 export function schedulerConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = parse(SchedulerEnvironment, env, 'the retry scheduler');
-  return { queueArn: parsed[V.deliveryQueueArn], groupName: parsed[V.schedulerGroupName], roleArn: parsed[V.schedulerRoleArn] };
+  return {
+    queueArn: parsed[V.deliveryQueueArn],
+    groupName: parsed[V.schedulerGroupName],
+    roleArn: parsed[V.schedulerRoleArn],
+  };
 }
 
 /** Settings of the local server, the CLI and the bench (all with defaults). Throws {@link ConfigurationError}. */

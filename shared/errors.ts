@@ -19,7 +19,11 @@ export class ProblemError extends Error {
   /** Extra response headers (e.g. `Retry-After` in seconds, `WWW-Authenticate`, `Allow`). */
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
     super(`${code}: ${detail}`);
     this.name = 'ProblemError';
     this.code = code;
@@ -52,8 +56,17 @@ export interface ProblemDocument {
  * else becomes INTERNAL_ERROR with a generic detail (the original message is never exposed, since it
  * may carry secrets or internals — log it instead).
  */
-export function toProblem(error: unknown, requestId: string): { problem: ProblemDocument; headers: Record<string, string> } {
-  const known = error instanceof ProblemError ? error : new ProblemError('INTERNAL_ERROR', 'An unexpected error occurred. Retry later; quote the request_id if it persists.');
+export function toProblem(
+  error: unknown,
+  requestId: string,
+): { problem: ProblemDocument; headers: Record<string, string> } {
+  const known =
+    error instanceof ProblemError
+      ? error
+      : new ProblemError(
+          'INTERNAL_ERROR',
+          'An unexpected error occurred. Retry later; quote the request_id if it persists.',
+        );
   const entry = errorCode(known.code);
   const problem: ProblemDocument = {
     type: entry.docs_url,
@@ -70,7 +83,10 @@ export function toProblem(error: unknown, requestId: string): { problem: Problem
 }
 
 /** Converts zod issues to field errors under a prefix (`body`, `query`, `path`, `arguments`). */
-export function fieldErrors(prefix: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): FieldError[] {
+export function fieldErrors(
+  prefix: string,
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+): FieldError[] {
   return issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
     message: issue.message,
@@ -82,8 +98,13 @@ export function fieldErrors(prefix: string, issues: ReadonlyArray<{ path: Proper
  * `arguments.cursor`). Call only for requests that carried a cursor. Returns null for any other error.
  */
 export function cursorRejection(error: unknown, path: string): ProblemError | null {
-  const rejectedByStore = error instanceof Error && !(error instanceof ProblemError) && error.name === 'ValidationException';
-  const rejectedByDecoder = error instanceof ProblemError && error.code === 'VALIDATION_FAILED' && error.errors?.length === 1 && error.errors[0].path === 'cursor';
+  const rejectedByStore =
+    error instanceof Error && !(error instanceof ProblemError) && error.name === 'ValidationException';
+  const rejectedByDecoder =
+    error instanceof ProblemError &&
+    error.code === 'VALIDATION_FAILED' &&
+    error.errors?.length === 1 &&
+    error.errors[0].path === 'cursor';
   if (rejectedByStore || rejectedByDecoder) {
     return new ProblemError('VALIDATION_FAILED', 'The cursor is not valid for this list.', {
       errors: [{ path, message: 'Use the next_cursor of the previous page of this same list.' }],

@@ -39,9 +39,27 @@ export const IdSchemas = {
   /** A domain object id (UUID). */
   uuid: () => z.uuid(),
   /** A token id: a ULID (DESIGN D2). */
-  token: () => z.string().check(z.regex(new RegExp(`^${ULID_PATTERN}$`), 'Expected a token id (a ULID).'), z.meta({ examples: ['01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] })),
+  token: () =>
+    z
+      .string()
+      .check(
+        z.regex(new RegExp(`^${ULID_PATTERN}$`), 'Expected a token id (a ULID).'),
+        z.meta({ examples: ['01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
+      ),
   /** A webhook delivery id: `dlv_` + ULID. */
-  delivery: () => z.string().check(z.regex(new RegExp(`^dlv_${ULID_PATTERN}$`), 'Expected dlv_ followed by a ULID.'), z.meta({ examples: ['dlv_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] })),
+  delivery: () =>
+    z
+      .string()
+      .check(
+        z.regex(new RegExp(`^dlv_${ULID_PATTERN}$`), 'Expected dlv_ followed by a ULID.'),
+        z.meta({ examples: ['dlv_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
+      ),
   /** A webhook event id: `evt_` + ULID. */
-  event: () => z.string().check(z.regex(new RegExp(`^${EVENT_ID_PREFIX}${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.'), z.meta({ examples: ['evt_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] })),
+  event: () =>
+    z
+      .string()
+      .check(
+        z.regex(new RegExp(`^${EVENT_ID_PREFIX}${ULID_PATTERN}$`), 'Expected evt_ followed by a ULID.'),
+        z.meta({ examples: ['evt_01KAQ5N3M7Y2K8V0D6R4T1B9XZ'] }),
+      ),
 } as const;

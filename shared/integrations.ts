@@ -60,7 +60,11 @@ export function integrationsFromEnvironment(): IntegrationSettings {
 /** The integration settings `env` describes, built anew (see {@link integrationsFromEnvironment}, which builds them once). Throws `ConfigurationError`. */
 export function integrationSettingsOf(env: NodeJS.ProcessEnv): IntegrationSettings {
   const config = integrationConfig(env);
-  const billingStripeWebhookSecret = config.billingStripeWebhookSecret ?? (config.billingStripeWebhookSecretArn ? secretsManagerSigningSecret(config.billingStripeWebhookSecretArn) : undefined);
+  const billingStripeWebhookSecret =
+    config.billingStripeWebhookSecret ??
+    (config.billingStripeWebhookSecretArn
+      ? secretsManagerSigningSecret(config.billingStripeWebhookSecretArn)
+      : undefined);
   return {
     keyEncryptionKey: keyEncryptionKeyFromEnvironment(env),
     telegramApiRoot: config.telegramApiRoot,
@@ -107,7 +111,8 @@ export function stripeSigningSecretOnly(read: SecretValueReader, secretId: strin
       warned = true;
       logger.warn('billing webhook signing secret not set: POST /hooks/billing/stripe refuses every event', {
         secret_id: secretId,
-        reason: value === undefined ? 'the secret has no value' : 'the value is not a Stripe signing secret (whsec_...)',
+        reason:
+          value === undefined ? 'the secret has no value' : 'the value is not a Stripe signing secret (whsec_...)',
       });
     }
     return undefined;

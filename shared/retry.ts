@@ -21,7 +21,12 @@ export function retryPolicyOf(runtime: IntegrationRuntime): RetryPolicy {
 }
 
 /** The `p-retry` options of `policy` (exponential back-off, factor 2; no jitter when the wait is 0). */
-export function retryOptions(policy: RetryPolicy): { retries: number; minTimeout: number; factor: number; randomize: boolean } {
+export function retryOptions(policy: RetryPolicy): {
+  retries: number;
+  minTimeout: number;
+  factor: number;
+  randomize: boolean;
+} {
   return { retries: policy.retries, minTimeout: policy.minTimeoutMs, factor: 2, randomize: policy.minTimeoutMs > 0 };
 }
 
@@ -38,7 +43,11 @@ class RetryableOutcome<T> extends Error {
  * results rather than exceptions (the payment-provider port's `{ ok: false, retryable }`). Exceptions
  * `attempt` throws are not retried: they propagate at once (map them to an outcome inside `attempt`).
  */
-export async function retryWhile<T>(policy: RetryPolicy, attempt: () => Promise<T>, retryable: (outcome: T) => boolean): Promise<T> {
+export async function retryWhile<T>(
+  policy: RetryPolicy,
+  attempt: () => Promise<T>,
+  retryable: (outcome: T) => boolean,
+): Promise<T> {
   try {
     return await pRetry(
       async () => {

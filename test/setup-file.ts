@@ -11,7 +11,8 @@ import { beginTestTables, deleteTestTables } from './support/store.js';
  */
 // This worker's own DynamoDB Local (test/global-setup.ts starts one per worker): VITEST_POOL_ID is 1, 2, ...
 const endpoints = (process.env.DYNAMODB_ENDPOINTS ?? '').split(' ').filter(Boolean);
-if (endpoints.length > 1) process.env.DYNAMODB_ENDPOINT = endpoints[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % endpoints.length];
+if (endpoints.length > 1)
+  process.env.DYNAMODB_ENDPOINT = endpoints[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % endpoints.length];
 
 beforeEach(() => {
   beginTestTables();

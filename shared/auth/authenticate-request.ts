@@ -1,7 +1,14 @@
 import { isoTime, type Clock } from '../clock.js';
 import { TOKEN_LAST_USED_PRECISION_MS } from '../domain/tokens/schema.js';
 import { ProblemError } from '../errors.js';
-import { consumeRateLimit, isWindowFull, rateLimitedError, rateWindow, type RateLimitBucket, type RateLimitState } from '../limits/rate-limit.js';
+import {
+  consumeRateLimit,
+  isWindowFull,
+  rateLimitedError,
+  rateWindow,
+  type RateLimitBucket,
+  type RateLimitState,
+} from '../limits/rate-limit.js';
 import { logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { readTokenWith, stampTokenLastUsed } from '../domain/tokens/authentication-reads.js';
@@ -60,13 +67,21 @@ export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailur
  * Authenticates a REST or tool-server request (interface "Limits", DESIGN D2, D4). The per-IP bucket (5/min) counts only failed authentications (one conditional ADD, so
  * concurrent failures never exceed 5); a valid token is served whatever it says (shared IPs). Failures: 401 (with `X-RateLimit-*`) or 429 once full. Never throws a ProblemError.
  */
-export async function authenticateRequest(store: Store, clock: Clock, input: AuthenticationInput): Promise<AuthenticationOutcome> {
-  const countFailure = async (error: ProblemError, knownToken: AuthenticationFailure['knownToken']): Promise<AuthenticationFailure> => {
+export async function authenticateRequest(
+  store: Store,
+  clock: Clock,
+  input: AuthenticationInput,
+): Promise<AuthenticationOutcome> {
+  const countFailure = async (
+    error: ProblemError,
+    knownToken: AuthenticationFailure['knownToken'],
+  ): Promise<AuthenticationFailure> => {
     try {
       const rate = await consumeRateLimit(store, clock, input.bucket, input.clientIp);
       return { ok: false, error, rate, knownToken };
     } catch (limited) {
-      if (limited instanceof ProblemError && limited.code === 'RATE_LIMITED') return { ok: false, error: limited, rate: null, knownToken: null };
+      if (limited instanceof ProblemError && limited.code === 'RATE_LIMITED')
+        return { ok: false, error: limited, rate: null, knownToken: null };
       throw limited;
     }
   };
@@ -89,10 +104,15 @@ export async function authenticateRequest(store: Store, clock: Clock, input: Aut
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash, clock.nowMs());
   if (checked.ok) {
     await recordTokenUse(store, clock, checked.principal.tokenId, checked.lastUsedAt);
-    return { ok: true, principal: checked.principal, items: extraItems.filter((item): item is Item => item !== undefined) };
+    return {
+      ok: true,
+      principal: checked.principal,
+      items: extraItems.filter((item): item is Item => item !== undefined),
+    };
   }
   // A full window refuses every failure alike (unknown id, wrong secret, revoked) without counting it.
-  if (isWindowFull(windowItem, window)) return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
+  if (isWindowFull(windowItem, window))
+    return { ok: false, error: rateLimitedError(input.bucket, window), rate: null, knownToken: null };
   return countFailure(checked.error, checked.holder);
 }
 
@@ -105,7 +125,12 @@ const recentlyStamped = new Map<string, number>();
  * Stamps `last_used_at` (ISO) on a token whose stamp is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem, once per process
  * per hour ({@link recentlyStamped}). Never fails the call: a lost race is ignored, a store failure only logged.
  */
-async function recordTokenUse(store: Store, clock: Clock, tokenId: string, lastUsedAt: string | undefined): Promise<void> {
+async function recordTokenUse(
+  store: Store,
+  clock: Clock,
+  tokenId: string,
+  lastUsedAt: string | undefined,
+): Promise<void> {
   const nowMs = clock.nowMs();
   const threshold = isoTime(nowMs - TOKEN_LAST_USED_PRECISION_MS);
   if (lastUsedAt && lastUsedAt > threshold) return;

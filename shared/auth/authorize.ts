@@ -8,7 +8,15 @@ import type { Principal } from './principal.js';
  * elsewhere (e.g. `project-subscription:view` also reads any subscriber's access): reads of its own
  * subscriber, subscriptions and payments, and cancelling or resuming its own subscriptions.
  */
-const SUBSCRIBER_OPERATIONS: ReadonlySet<string> = new Set(['getSubscriber', 'listSubscriptions', 'getSubscription', 'cancelSubscription', 'resumeSubscription', 'listPayments', 'getPayment']);
+const SUBSCRIBER_OPERATIONS: ReadonlySet<string> = new Set([
+  'getSubscriber',
+  'listSubscriptions',
+  'getSubscription',
+  'cancelSubscription',
+  'resumeSubscription',
+  'listPayments',
+  'getPayment',
+]);
 
 /**
  * What an operation (a REST route or a tool) declares about who may call it: the one ability it needs
@@ -88,6 +96,9 @@ export function requireProjectAccess(principal: Principal, projectId: string): v
  */
 function requireTeamWideAccess(principal: Principal, what: string): void {
   if (principal.projectIds !== null) {
-    throw new ProblemError('TOKEN_MISSING_ABILITY', `This token is narrowed to projects (scope:project:<uuid>) and cannot use team-wide ${what}; use a token without project scopes.`);
+    throw new ProblemError(
+      'TOKEN_MISSING_ABILITY',
+      `This token is narrowed to projects (scope:project:<uuid>) and cannot use team-wide ${what}; use a token without project scopes.`,
+    );
   }
 }

@@ -21,7 +21,14 @@ export function ttlOf(expiresAtMs: number): number {
  * at least a minute ago, with its TTL pushed to `idleMs` after now; `condition` must hold (default: the
  * item exists). A session ended meanwhile (the condition fails) is left as it is. Mutates `session`.
  */
-export async function touchSession(store: Store, key: Key, session: { last_seen_at_ms: number }, nowMs: number, idleMs: number, condition = 'attribute_exists(pk)'): Promise<void> {
+export async function touchSession(
+  store: Store,
+  key: Key,
+  session: { last_seen_at_ms: number },
+  nowMs: number,
+  idleMs: number,
+  condition = 'attribute_exists(pk)',
+): Promise<void> {
   if (nowMs - session.last_seen_at_ms < SESSION_TOUCH_INTERVAL_MS) return;
   await store
     .update({

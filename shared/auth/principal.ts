@@ -66,8 +66,20 @@ export function memberIdOfActor(actorId: string): string | null {
  * abilities (roles and groups' roles, `memberAbilities`), not narrowed to projects. The dashboard runs
  * every operation with it, so authorization is the API's.
  */
-export function memberPrincipal(input: { teamId: string; memberId: string; abilities: Iterable<Ability>; team?: Principal['team'] }): Principal {
-  return { tokenId: memberActorId(input.memberId), memberId: input.memberId, teamId: input.teamId, abilities: new Set(input.abilities), projectIds: null, team: input.team ?? null };
+export function memberPrincipal(input: {
+  teamId: string;
+  memberId: string;
+  abilities: Iterable<Ability>;
+  team?: Principal['team'];
+}): Principal {
+  return {
+    tokenId: memberActorId(input.memberId),
+    memberId: input.memberId,
+    teamId: input.teamId,
+    abilities: new Set(input.abilities),
+    projectIds: null,
+    team: input.team ?? null,
+  };
 }
 
 /**
@@ -95,7 +107,8 @@ export function bearerString(tokenId: string, secret: string): string {
   return `svc_live_${tokenId}_${secret}`;
 }
 
-const unauthenticated = (detail: string) => new ProblemError('AUTHENTICATION_REQUIRED', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
+const unauthenticated = (detail: string) =>
+  new ProblemError('AUTHENTICATION_REQUIRED', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
 
 /**
  * Parses `Authorization: Bearer svc_live_<id>_<secret>`. Throws AUTHENTICATION_REQUIRED (with
@@ -132,7 +145,11 @@ export type SecretCheck = (secret: string, storedSha256Hex: string) => boolean;
 
 /** The outcome of {@link checkToken}. */
 export type TokenCheck =
-  | { ok: true; principal: Principal; /** The token's `last_used_at` stamp (ISO 8601), absent until first stamped. */ lastUsedAt: string | undefined }
+  | {
+      ok: true;
+      principal: Principal;
+      /** The token's `last_used_at` stamp (ISO 8601), absent until first stamped. */ lastUsedAt: string | undefined;
+    }
   | {
       ok: false;
       /** AUTHENTICATION_REQUIRED with `WWW-Authenticate: Bearer`. */
@@ -149,7 +166,12 @@ export type TokenCheck =
  * Checks `secret` against the token item; the secret check runs once on every path (unknown id: a hash no secret matches), so unknown id and wrong secret cost and read the same.
  * AUTHENTICATION_REQUIRED (interface "Bearer tokens" 6) for those, then revoked, deleted team (D19) or expired (`expires_at_ms` <= `nowMs`; OAuth tokens only, D30).
  */
-export function checkToken(item: Item | undefined, secret: string, check: SecretCheck = secretMatchesHash, nowMs: number = systemClock.nowMs()): TokenCheck {
+export function checkToken(
+  item: Item | undefined,
+  secret: string,
+  check: SecretCheck = secretMatchesHash,
+  nowMs: number = systemClock.nowMs(),
+): TokenCheck {
   const stored = item ? parseTokenCredential(item) : undefined;
   const matches = check(secret, stored ? stored.secret_sha256 : UNKNOWN_TOKEN_SECRET_SHA256);
   if (!matches || !stored) return { ok: false, error: unauthenticated('The bearer token is not valid.'), holder: null };
@@ -157,9 +179,13 @@ export function checkToken(item: Item | undefined, secret: string, check: Secret
   if (stored.revoked_at) return { ok: false, error: unauthenticated('The bearer token has been revoked.'), holder };
   // Set on every token of a deleted team (DESIGN D19); unlike a revocation it leaves the token's
   // abilities to the webhook fan-out, so the team's final events still reach its endpoints.
-  if (stored.team_deleted_at) return { ok: false, error: unauthenticated('The bearer token’s team has been deleted.'), holder };
-  if (stored.expires_at_ms !== undefined && stored.expires_at_ms <= nowMs) return { ok: false, error: unauthenticated('The bearer token has expired.'), holder };
-  const projectIds = stored.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
+  if (stored.team_deleted_at)
+    return { ok: false, error: unauthenticated('The bearer token’s team has been deleted.'), holder };
+  if (stored.expires_at_ms !== undefined && stored.expires_at_ms <= nowMs)
+    return { ok: false, error: unauthenticated('The bearer token has expired.'), holder };
+  const projectIds = stored.scopes
+    .filter((scope) => scope.startsWith('scope:project:'))
+    .map((scope) => scope.slice('scope:project:'.length));
   return {
     ok: true,
     principal: {

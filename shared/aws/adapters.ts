@@ -21,10 +21,18 @@ export function createSqsDeliveryQueue(client: SQSClient, queueUrl: string): Del
         const result = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: batch.map((message, position) => ({ Id: String(position), MessageBody: JSON.stringify(message), DelaySeconds: delay, MessageGroupId: message.team_id })),
+            Entries: batch.map((message, position) => ({
+              Id: String(position),
+              MessageBody: JSON.stringify(message),
+              DelaySeconds: delay,
+              MessageGroupId: message.team_id,
+            })),
           }),
         );
-        if (result.Failed?.length) throw new Error(`SQS rejected ${result.Failed.length} delivery messages: ${result.Failed.map((entry) => entry.Code).join(', ')}`);
+        if (result.Failed?.length)
+          throw new Error(
+            `SQS rejected ${result.Failed.length} delivery messages: ${result.Failed.map((entry) => entry.Code).join(', ')}`,
+          );
       }
     },
   };
@@ -47,7 +55,10 @@ export function atExpression(atMs: number): string {
  * group (`SqsParameters.MessageGroupId`, DESIGN D24). A schedule that
  * already exists (same name) means the wait is already scheduled: not an error.
  */
-export function createSchedulerRetryScheduler(client: SchedulerClient, settings: { groupName: string; queueArn: string; roleArn: string }): RetryScheduler {
+export function createSchedulerRetryScheduler(
+  client: SchedulerClient,
+  settings: { groupName: string; queueArn: string; roleArn: string },
+): RetryScheduler {
   return {
     async schedule(message, atMs) {
       try {

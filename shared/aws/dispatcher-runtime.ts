@@ -17,5 +17,8 @@ export const dispatcherMetrics = serviceMetrics();
  * dispatcher sends webhooks, so only its bundle holds the client.
  */
 export function awsDispatcherRuntime(): Runtime {
-  return (runtime ??= { ...createAwsRuntime(createHttpsTransport({ allowPrivateTargets: false })), metrics: powertoolsDeliveryMetrics(dispatcherMetrics) });
+  return (runtime ??= {
+    ...createAwsRuntime(createHttpsTransport({ allowPrivateTargets: false })),
+    metrics: powertoolsDeliveryMetrics(dispatcherMetrics),
+  });
 }

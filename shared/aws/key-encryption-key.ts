@@ -1,5 +1,10 @@
 import { KMSClient } from '@aws-sdk/client-kms';
-import { ConfigurationError, DEFAULT_LOCAL_ENCRYPTION_KEY, ENVIRONMENT_VARIABLES, integrationConfig } from '../config.js';
+import {
+  ConfigurationError,
+  DEFAULT_LOCAL_ENCRYPTION_KEY,
+  ENVIRONMENT_VARIABLES,
+  integrationConfig,
+} from '../config.js';
 import type { KeyEncryptionKey } from '../credentials/envelope.js';
 import { awsClient } from './clients.js';
 import { kmsKeyEncryptionKey } from './kms-key.js';
@@ -16,7 +21,9 @@ export function keyEncryptionKeyFromEnvironment(env: NodeJS.ProcessEnv = process
   const config = integrationConfig(env);
   if (config.credentialsKmsKeyId) return kmsKeyEncryptionKey(awsClient(new KMSClient({})), config.credentialsKmsKeyId);
   if (env.AWS_LAMBDA_FUNCTION_NAME) {
-    throw new ConfigurationError(`Configuration of the Lambda function: ${ENVIRONMENT_VARIABLES.credentialsKmsKeyId} is required to read or store credentials.`);
+    throw new ConfigurationError(
+      `Configuration of the Lambda function: ${ENVIRONMENT_VARIABLES.credentialsKmsKeyId} is required to read or store credentials.`,
+    );
   }
   return localKeyEncryptionKey(Buffer.from(config.encryptionKey ?? DEFAULT_LOCAL_ENCRYPTION_KEY, 'base64'));
 }

@@ -19,11 +19,14 @@ export function kmsKeyEncryptionKey(client: KMSClient, keyId: string, options: K
     if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
     cache.set(cacheKey, Buffer.from(plaintext));
   };
-  const cacheKeyOf = (wrapped: string, context: Readonly<Record<string, string>>) => `${wrapped}\n${JSON.stringify(Object.entries(context).sort())}`;
+  const cacheKeyOf = (wrapped: string, context: Readonly<Record<string, string>>) =>
+    `${wrapped}\n${JSON.stringify(Object.entries(context).sort())}`;
   return {
     kind: 'kms',
     async generateDataKey(context) {
-      const result = await client.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
+      const result = await client.send(
+        new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }),
+      );
       if (!result.Plaintext || !result.CiphertextBlob) throw new Error('KMS GenerateDataKey returned no key.');
       const plaintext = Buffer.from(result.Plaintext);
       const wrapped = Buffer.from(result.CiphertextBlob).toString('base64');
@@ -36,10 +39,17 @@ export function kmsKeyEncryptionKey(client: KMSClient, keyId: string, options: K
       if (cached) return Buffer.from(cached);
       let result;
       try {
-        result = await client.send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(wrapped, 'base64'), EncryptionContext: { ...context } }));
+        result = await client.send(
+          new DecryptCommand({
+            KeyId: keyId,
+            CiphertextBlob: Buffer.from(wrapped, 'base64'),
+            EncryptionContext: { ...context },
+          }),
+        );
       } catch (error) {
         const name = (error as { name?: string }).name;
-        if (name === 'InvalidCiphertextException' || name === 'IncorrectKeyException') throw new CredentialDecryptionError();
+        if (name === 'InvalidCiphertextException' || name === 'IncorrectKeyException')
+          throw new CredentialDecryptionError();
         throw error;
       }
       if (!result.Plaintext) throw new CredentialDecryptionError();

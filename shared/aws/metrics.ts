@@ -37,7 +37,10 @@ export function powertoolsDeliveryMetrics(metrics: Metrics): DeliveryMetrics {
  * Wraps a Lambda handler so the metrics stored during an invocation are flushed when it ends, returned
  * or thrown (one EMF document; nothing is printed when none were stored).
  */
-export function publishingMetrics<Event, Result>(metrics: Metrics, handler: (event: Event, context: Context) => Promise<Result>): (event: Event, context: Context) => Promise<Result> {
+export function publishingMetrics<Event, Result>(
+  metrics: Metrics,
+  handler: (event: Event, context: Context) => Promise<Result>,
+): (event: Event, context: Context) => Promise<Result> {
   return async (event, context) => {
     try {
       return await handler(event, context);

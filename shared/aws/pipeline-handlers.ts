@@ -1,7 +1,14 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 import pMap from 'p-map';
 import * as z from '../schemas/zod.js';
 import { PREPARED_BODY_MAX_BYTES, type PipelineMessage, type Runtime } from '../runtime.js';
@@ -57,7 +64,8 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
     const { prepared, ...named } = message.data as PipelineMessage & { prepared?: unknown };
     logger.info('delivery message processed', { ...named, carried_body: prepared !== undefined, outcome });
   };
-  return async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
+  return async (event: SQSEvent, context: Context) =>
+    processPartialResponse(event, recordHandler, processor, { context });
 }
 
 /** How many teams of one stream batch are fanned out at once (each team: 3 requests in a row, DESIGN D6). */
@@ -88,7 +96,10 @@ export function createFanOutHandler(getRuntime: () => Runtime) {
         stored = parseStoredEvent(item);
       } catch (error) {
         // A StoredRecordError names the item's key and the failing attribute paths, never a value.
-        logger.error('fan-out record image does not match the event record schema', { sequence_number: record.dynamodb?.SequenceNumber, error: error as Error });
+        logger.error('fan-out record image does not match the event record schema', {
+          sequence_number: record.dynamodb?.SequenceNumber,
+          error: error as Error,
+        });
         failed.push(sequenceNumberOf(record));
         continue;
       }
@@ -105,14 +116,19 @@ export function createFanOutHandler(getRuntime: () => Runtime) {
           await fanOutEvents(runtime, events);
           return [];
         } catch (error) {
-          logger.error('fan-out failed for a team; its records are reported for retry', { team_id: teamId, events: events.length, error: error as Error });
+          logger.error('fan-out failed for a team; its records are reported for retry', {
+            team_id: teamId,
+            events: events.length,
+            error: error as Error,
+          });
           return sequenceNumbers;
         }
       },
       { concurrency: FAN_OUT_TEAM_CONCURRENCY },
     );
     failed.push(...failedTeams.flat());
-    if (failed.includes('')) throw new Error('A failed fan-out stream record has no sequence number; the whole batch is retried.');
+    if (failed.includes(''))
+      throw new Error('A failed fan-out stream record has no sequence number; the whole batch is retried.');
     return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }

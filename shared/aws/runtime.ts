@@ -33,7 +33,11 @@ export function createAwsRuntime(transport: WebhookTransport): Runtime {
   const config = lambdaConfig();
   let scheduler: RetryScheduler | undefined;
   return {
-    store: createStore({ client: awsClient(dynamoDbClient(config.dynamoDbEndpoint)), tableName: config.tableName, deadLetterTableName: config.deadLetterTableName }),
+    store: createStore({
+      client: awsClient(dynamoDbClient(config.dynamoDbEndpoint)),
+      tableName: config.tableName,
+      deadLetterTableName: config.deadLetterTableName,
+    }),
     clock: systemClock,
     deliveryQueue: createSqsDeliveryQueue(awsClient(new SQSClient({})), config.deliveryQueueUrl),
     retryScheduler: {

@@ -29,7 +29,11 @@ const NO_VALUE_ERROR = 'ResourceNotFoundException';
  * Cached reader of one Secrets Manager secret (D16): `AWSCURRENT` of `secretId` for `maxAgeMs`, concurrent calls sharing one request. Resolves to the trimmed
  * value or `undefined` (none, blank, not found; cached). Other failures reject with the SDK error (never holding the value), uncached.
  */
-export function secretsManagerSecret(client: SecretsManagerClient, secretId: string, options: SecretsManagerSecretOptions = {}): SecretValueReader {
+export function secretsManagerSecret(
+  client: SecretsManagerClient,
+  secretId: string,
+  options: SecretsManagerSecretOptions = {},
+): SecretValueReader {
   const maxAgeMs = options.maxAgeMs ?? SECRET_VALUE_MAX_AGE_MS;
   const clock = options.clock ?? systemClock;
   let cached: { value: Promise<string | undefined>; readAtMs: number } | undefined;

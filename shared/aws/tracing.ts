@@ -26,7 +26,9 @@ export function serviceTracer(): Tracer {
  * `## <handler>` subsegment annotated with cold start and service name, holding the error if it throws.
  * Results and errors pass through unchanged; the event is never recorded (it may hold secrets).
  */
-export function traced<Event, Result>(handler: (event: Event, context: Context) => Promise<Result>): (event: Event, context: Context) => Promise<Result> {
+export function traced<Event, Result>(
+  handler: (event: Event, context: Context) => Promise<Result>,
+): (event: Event, context: Context) => Promise<Result> {
   captureAwsClients((client) => serviceTracer().captureAWSv3Client(client));
   return async (event, context) => {
     const active = serviceTracer();

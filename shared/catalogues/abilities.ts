@@ -11,28 +11,50 @@ import type { BuiltInRoleName } from '../domain/roles/built-in.js';
 const MCP = {
   category: 'mcp',
   label: 'Tool server (MCP)',
-  entries: [{ value: 'mcp:full', description: 'Use the tool server. A gate only: it grants no data access; each tool checks its own ability.', roles: ['developer', 'analyst', 'support'] }],
+  entries: [
+    {
+      value: 'mcp:full',
+      description: 'Use the tool server. A gate only: it grants no data access; each tool checks its own ability.',
+      roles: ['developer', 'analyst', 'support'],
+    },
+  ],
 } as const satisfies AbilityGroup;
 
-type Group = (typeof FACTS)[number] extends infer F ? (F extends { readonly abilities: infer G } ? G : never) | typeof MCP : never;
+type Group = (typeof FACTS)[number] extends infer F
+  ? (F extends { readonly abilities: infer G } ? G : never) | typeof MCP
+  : never;
 
-const GROUPS: readonly Group[] = [...FACTS.flatMap((facts): Group[] => ('abilities' in facts ? [facts.abilities] : [])), MCP];
+const GROUPS: readonly Group[] = [
+  ...FACTS.flatMap((facts): Group[] => ('abilities' in facts ? [facts.abilities] : [])),
+  MCP,
+];
 
 /** The domain an ability belongs to (the `category` field of the ability resource items). */
 export type AbilityCategory = Group['category'];
 
 /** Every ability, grouped by domain: `{ value, category, description }`. */
-export const ABILITIES: readonly { readonly value: Group['entries'][number]['value']; readonly category: AbilityCategory; readonly description: string }[] = GROUPS.flatMap(({ category, entries }) =>
+export const ABILITIES: readonly {
+  readonly value: Group['entries'][number]['value'];
+  readonly category: AbilityCategory;
+  readonly description: string;
+}[] = GROUPS.flatMap(({ category, entries }) =>
   entries.map(({ value, description }) => ({ value, category, description })),
 );
 
 /** The built-in roles (DESIGN D19) holding each ability besides `owner`, which holds every ability. */
 export const ABILITY_HOLDERS: ReadonlyMap<Ability, readonly Exclude<BuiltInRoleName, 'owner'>[]> = new Map(
-  GROUPS.flatMap(({ entries }) => entries.map((entry: AbilityFact) => [entry.value as Ability, entry.ownerOnly ? entry.roles : ['admin', ...entry.roles]] as const)),
+  GROUPS.flatMap(({ entries }) =>
+    entries.map(
+      (entry: AbilityFact) =>
+        [entry.value as Ability, entry.ownerOnly ? entry.roles : ['admin', ...entry.roles]] as const,
+    ),
+  ),
 );
 
 /** How each ability category is headed (the dashboard's role form). */
-export const ABILITY_CATEGORY_LABELS = Object.fromEntries(GROUPS.flatMap((group: AbilityGroup) => (group.label ? [[group.category, group.label]] : []))) as Readonly<Record<AbilityCategory, string>>;
+export const ABILITY_CATEGORY_LABELS = Object.fromEntries(
+  GROUPS.flatMap((group: AbilityGroup) => (group.label ? [[group.category, group.label]] : [])),
+) as Readonly<Record<AbilityCategory, string>>;
 
 /** One entry of {@link ABILITIES}. */
 type AbilityDefinition = (typeof ABILITIES)[number];

@@ -7,14 +7,21 @@
 const ERROR_DOCS_BASE_URL = 'https://docs.membership.example/errors' as const;
 
 /** The kind of failure a code reports. */
-export type ErrorCategory = 'authentication' | 'authorization' | 'rate_limit' | 'request' | 'idempotency' | 'state' | 'billing' | 'server';
+export type ErrorCategory =
+  'authentication' | 'authorization' | 'rate_limit' | 'request' | 'idempotency' | 'state' | 'billing' | 'server';
 
 /** `TOKEN_MISSING_ABILITY` → `token-missing-ability`. */
 function kebab(code: string): string {
   return code.toLowerCase().replaceAll('_', '-');
 }
 
-function entry<const C extends string, const S extends number>(code: C, status: S, category: ErrorCategory, title: string, hint: string) {
+function entry<const C extends string, const S extends number>(
+  code: C,
+  status: S,
+  category: ErrorCategory,
+  title: string,
+  hint: string,
+) {
   return { code, status, category, title, hint, docs_url: `${ERROR_DOCS_BASE_URL}#${kebab(code)}` } as const;
 }
 
@@ -37,8 +44,20 @@ export const ERROR_CODES = [
     'The token lacks the ability this operation requires.',
     'Use a token that carries the ability named in `detail` (the tool server also needs `mcp:full`); abilities are fixed when a token is minted. A token narrowed to projects (`scope:project:<uuid>`) cannot use team-wide operations (tokens, activity, webhooks).',
   ),
-  entry('RATE_LIMITED', 429, 'rate_limit', 'Too many requests.', 'Wait the number of seconds in the `Retry-After` header before retrying; spread requests out or use fewer parallel calls.'),
-  entry('VALIDATION_FAILED', 422, 'request', 'The request is invalid.', 'Fix the fields listed in `errors` (each has a `path` and a `message`) and send the request again.'),
+  entry(
+    'RATE_LIMITED',
+    429,
+    'rate_limit',
+    'Too many requests.',
+    'Wait the number of seconds in the `Retry-After` header before retrying; spread requests out or use fewer parallel calls.',
+  ),
+  entry(
+    'VALIDATION_FAILED',
+    422,
+    'request',
+    'The request is invalid.',
+    'Fix the fields listed in `errors` (each has a `path` and a `message`) and send the request again.',
+  ),
   entry(
     'NOT_FOUND',
     404,
@@ -46,9 +65,27 @@ export const ERROR_CODES = [
     'The requested object or path does not exist.',
     'Check the id and the path; objects of other teams, and projects outside the token\u2019s project scope, are reported as not found.',
   ),
-  entry('METHOD_NOT_ALLOWED', 405, 'request', 'The HTTP method is not allowed on this path.', 'Use one of the methods listed in the `Allow` header.'),
-  entry('UNSUPPORTED_MEDIA_TYPE', 415, 'request', 'The request body has an unsupported content type.', 'Send the body as JSON with `Content-Type: application/json`.'),
-  entry('PAYLOAD_TOO_LARGE', 413, 'request', 'The request body is too large.', 'Send a smaller body; split large batches into several requests.'),
+  entry(
+    'METHOD_NOT_ALLOWED',
+    405,
+    'request',
+    'The HTTP method is not allowed on this path.',
+    'Use one of the methods listed in the `Allow` header.',
+  ),
+  entry(
+    'UNSUPPORTED_MEDIA_TYPE',
+    415,
+    'request',
+    'The request body has an unsupported content type.',
+    'Send the body as JSON with `Content-Type: application/json`.',
+  ),
+  entry(
+    'PAYLOAD_TOO_LARGE',
+    413,
+    'request',
+    'The request body is too large.',
+    'Send a smaller body; split large batches into several requests.',
+  ),
   entry(
     'IDEMPOTENCY_KEY_REUSED',
     422,
@@ -98,7 +135,13 @@ export const ERROR_CODES = [
     'A payment provider or platform the operation needs could not be reached or failed.',
     'Nothing was changed; retry later with the same idempotency key. `detail` names the provider call that failed.',
   ),
-  entry('INTERNAL_ERROR', 500, 'server', 'An unexpected error occurred.', 'Retry with the same idempotency key; if it persists, contact support with the `request_id`.'),
+  entry(
+    'INTERNAL_ERROR',
+    500,
+    'server',
+    'An unexpected error occurred.',
+    'Retry with the same idempotency key; if it persists, contact support with the `request_id`.',
+  ),
 ] as const;
 
 /** One entry of {@link ERROR_CODES}. */
@@ -108,7 +151,10 @@ export type ErrorCodeDefinition = (typeof ERROR_CODES)[number];
 export type ErrorCode = ErrorCodeDefinition['code'];
 
 /** Every error code string, in catalogue order (a tuple usable with `z.enum`). */
-export const ERROR_CODE_VALUES = ERROR_CODES.map((error) => error.code) as unknown as readonly [ErrorCode, ...ErrorCode[]];
+export const ERROR_CODE_VALUES = ERROR_CODES.map((error) => error.code) as unknown as readonly [
+  ErrorCode,
+  ...ErrorCode[],
+];
 
 /** The catalogue entry of a code (status, title, hint, docs_url). */
 export function errorCode<C extends ErrorCode>(code: C): Extract<ErrorCodeDefinition, { code: C }> {

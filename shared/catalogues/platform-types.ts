@@ -59,7 +59,15 @@ export const PLATFORM_TYPES = [
     resource_kinds: ['group', 'channel'],
     description: 'WhatsApp communities and groups; connected from the dashboard only.',
   },
-  { value: 'circle', label: 'Circle', category: 'community', create_project_accepts: true, connectable: false, resource_kinds: ['space'], description: 'Circle community spaces.' },
+  {
+    value: 'circle',
+    label: 'Circle',
+    category: 'community',
+    create_project_accepts: true,
+    connectable: false,
+    resource_kinds: ['space'],
+    description: 'Circle community spaces.',
+  },
   {
     value: 'discourse',
     label: 'Discourse',
@@ -104,7 +112,10 @@ type PlatformTypeDefinition = (typeof PLATFORM_TYPES)[number];
 export type PlatformType = PlatformTypeDefinition['value'];
 
 /** Every platform type value (a tuple usable with `z.enum`). */
-export const PLATFORM_TYPE_VALUES = PLATFORM_TYPES.map((platform) => platform.value) as unknown as readonly [PlatformType, ...PlatformType[]];
+export const PLATFORM_TYPE_VALUES = PLATFORM_TYPES.map((platform) => platform.value) as unknown as readonly [
+  PlatformType,
+  ...PlatformType[],
+];
 
 /** Union of the platform types that the `create_project` tool accepts. */
 export type CreateProjectPlatformType = Extract<PlatformTypeDefinition, { create_project_accepts: true }>['value'];
@@ -113,10 +124,9 @@ export type CreateProjectPlatformType = Extract<PlatformTypeDefinition, { create
  * The platform types that the `create_project` tool (and `POST /v1/projects`) accepts, in catalogue
  * order, as a tuple usable with `z.enum` (interface "Tool-server resources", platform-type row).
  */
-export const CREATE_PROJECT_PLATFORM_TYPES = PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value) as unknown as readonly [
-  CreateProjectPlatformType,
-  ...CreateProjectPlatformType[],
-];
+export const CREATE_PROJECT_PLATFORM_TYPES = PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map(
+  (platform) => platform.value,
+) as unknown as readonly [CreateProjectPlatformType, ...CreateProjectPlatformType[]];
 
 /** The resource kinds a project on `platform` can link (see {@link PLATFORM_TYPES}). */
 export function resourceKindsOf(platform: PlatformType): readonly PlatformResourceKind[] {
@@ -124,7 +134,9 @@ export function resourceKindsOf(platform: PlatformType): readonly PlatformResour
 }
 
 /** The platforms whose bot a project can connect now (`connectable: true`), in catalogue order (DESIGN D22). */
-export const CONNECTABLE_PLATFORM_TYPES: readonly PlatformType[] = PLATFORM_TYPES.filter((platform) => platform.connectable).map((platform) => platform.value);
+export const CONNECTABLE_PLATFORM_TYPES: readonly PlatformType[] = PLATFORM_TYPES.filter(
+  (platform) => platform.connectable,
+).map((platform) => platform.value);
 
 /** True when a project on `platform` can connect its bot now. */
 export function isConnectablePlatform(platform: PlatformType): boolean {

@@ -64,7 +64,8 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     uri: 'service://enums/error-code',
     name: 'error-code',
     title: 'Error codes',
-    description: 'Every error code with its HTTP status, default message (title), remediation hint and docs_url anchor.',
+    description:
+      'Every error code with its HTTP status, default message (title), remediation hint and docs_url anchor.',
     mimeType: 'application/json',
     read: () =>
       envelope(
@@ -84,7 +85,16 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     title: 'Payment providers',
     description: 'Every supported payment provider, and whether a project can connect it now (connectable).',
     mimeType: 'application/json',
-    read: () => envelope(PAYMENT_PROVIDERS.map(({ value, category, label, connectable, description }) => ({ value, category, label, connectable, description }))),
+    read: () =>
+      envelope(
+        PAYMENT_PROVIDERS.map(({ value, category, label, connectable, description }) => ({
+          value,
+          category,
+          label,
+          connectable,
+          description,
+        })),
+      ),
   },
   {
     uri: 'service://enums/platform-type',
@@ -95,15 +105,17 @@ export const ENUM_RESOURCES: readonly EnumResource[] = [
     mimeType: 'application/json',
     read: () => ({
       ...envelope(
-        PLATFORM_TYPES.map(({ value, category, label, create_project_accepts, connectable, resource_kinds, description }) => ({
-          value,
-          category,
-          label,
-          create_project_accepts,
-          connectable,
-          resource_kinds: [...resource_kinds],
-          description,
-        })),
+        PLATFORM_TYPES.map(
+          ({ value, category, label, create_project_accepts, connectable, resource_kinds, description }) => ({
+            value,
+            category,
+            label,
+            create_project_accepts,
+            connectable,
+            resource_kinds: [...resource_kinds],
+            description,
+          }),
+        ),
       ),
       create_project_accepts: [...CREATE_PROJECT_PLATFORM_TYPES],
     }),

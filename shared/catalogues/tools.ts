@@ -49,7 +49,9 @@ const ANNOTATIONS: Record<ToolKind, ToolAnnotations> = {
 };
 
 const describeWithAbility = (summary: string, ability: RequiredAbility) =>
-  ability === AUTHENTICATED ? `${summary} Requires no ability beyond \`mcp:full\`.` : `${summary} Requires ability \`${ability}\`.`;
+  ability === AUTHENTICATED
+    ? `${summary} Requires no ability beyond \`mcp:full\`.`
+    : `${summary} Requires ability \`${ability}\`.`;
 const GenericObject = z.looseObject({});
 
 type OperationToolName = (typeof TOOL_OPERATIONS)[number]['tool']['name'];
@@ -60,7 +62,10 @@ export type ToolName = OperationToolName;
 export const TOOL_DEFINITIONS: readonly ToolDefinition<ToolName>[] = TOOL_OPERATIONS.map((operation) => ({
   name: operation.tool.name,
   title: operation.tool.title,
-  description: describeWithAbility(operation.tool.description ?? operation.summary, operation.ability as RequiredAbility),
+  description: describeWithAbility(
+    operation.tool.description ?? operation.summary,
+    operation.ability as RequiredAbility,
+  ),
   ability: operation.ability as RequiredAbility,
   annotations: { ...ANNOTATIONS[operation.tool.kind] },
   inputSchema: inputSchemaOf(operation, { withIdempotencyKey: true }),

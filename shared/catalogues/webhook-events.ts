@@ -40,15 +40,22 @@ export type WebhookEventFamily = (typeof EVENTS)[number]['family'];
 export const WEBHOOK_EVENTS: readonly WebhookEventDefinition<WebhookEventName>[] = EVENTS;
 
 /** Every event name, in catalogue order (a tuple usable with `z.enum`). */
-export const WEBHOOK_EVENT_NAMES = EVENTS.map((definition) => definition.name) as unknown as readonly [WebhookEventName, ...WebhookEventName[]];
+export const WEBHOOK_EVENT_NAMES = EVENTS.map((definition) => definition.name) as unknown as readonly [
+  WebhookEventName,
+  ...WebhookEventName[],
+];
 
 /** Event count per family, in catalogue order (interface "Events → Families", plus `webhook_endpoint`). */
-export const WEBHOOK_EVENT_FAMILIES: Readonly<Record<WebhookEventFamily, number>> = EVENTS.reduce<Partial<Record<WebhookEventFamily, number>>>(
-  (counts, definition) => ({ ...counts, [definition.family]: (counts[definition.family] ?? 0) + 1 }),
-  {},
-) as Record<WebhookEventFamily, number>;
+export const WEBHOOK_EVENT_FAMILIES: Readonly<Record<WebhookEventFamily, number>> = EVENTS.reduce<
+  Partial<Record<WebhookEventFamily, number>>
+>((counts, definition) => ({ ...counts, [definition.family]: (counts[definition.family] ?? 0) + 1 }), {}) as Record<
+  WebhookEventFamily,
+  number
+>;
 
-const EVENTS_BY_NAME: ReadonlyMap<string, WebhookEventDefinition<WebhookEventName>> = new Map(WEBHOOK_EVENTS.map((definition) => [definition.name, definition]));
+const EVENTS_BY_NAME: ReadonlyMap<string, WebhookEventDefinition<WebhookEventName>> = new Map(
+  WEBHOOK_EVENTS.map((definition) => [definition.name, definition]),
+);
 
 /** True when `value` is an event name of the catalogue. */
 export function isWebhookEventName(value: string): value is WebhookEventName {

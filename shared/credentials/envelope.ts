@@ -47,7 +47,9 @@ export type SealedSecret = z.infer<typeof SealedSecret>;
 
 /** A sealed secret did not open: tampered with, another context, or another key-encryption key. The message holds no secret. */
 export class CredentialDecryptionError extends Error {
-  constructor(message = 'The stored credential could not be decrypted (tampered with, moved, or sealed with another key).') {
+  constructor(
+    message = 'The stored credential could not be decrypted (tampered with, moved, or sealed with another key).',
+  ) {
     super(message);
     this.name = 'CredentialDecryptionError';
   }
@@ -66,7 +68,11 @@ export function contextBytes(context: EncryptionContext): Buffer {
 }
 
 /** AES-256-GCM encryption of `plaintext` with `key` and additional data `aad`: `{ iv, ciphertext, tag }`. */
-export function gcmEncrypt(key: Buffer, plaintext: Buffer, aad: Buffer): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
+export function gcmEncrypt(
+  key: Buffer,
+  plaintext: Buffer,
+  aad: Buffer,
+): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
@@ -87,11 +93,22 @@ export function gcmDecrypt(key: Buffer, parts: { iv: Buffer; ciphertext: Buffer;
 }
 
 /** Seals `plaintext` (UTF-8 text) under a new data key from `kek`, bound to `context`. */
-export async function sealSecret(kek: KeyEncryptionKey, plaintext: string, context: EncryptionContext): Promise<SealedSecret> {
+export async function sealSecret(
+  kek: KeyEncryptionKey,
+  plaintext: string,
+  context: EncryptionContext,
+): Promise<SealedSecret> {
   const dataKey = await kek.generateDataKey(context);
   try {
     const sealed = gcmEncrypt(dataKey.plaintext, Buffer.from(plaintext, 'utf8'), contextBytes(context));
-    return { v: 1, kek: kek.kind, wrapped_key: dataKey.wrapped, iv: sealed.iv.toString('base64'), ciphertext: sealed.ciphertext.toString('base64'), tag: sealed.tag.toString('base64') };
+    return {
+      v: 1,
+      kek: kek.kind,
+      wrapped_key: dataKey.wrapped,
+      iv: sealed.iv.toString('base64'),
+      ciphertext: sealed.ciphertext.toString('base64'),
+      tag: sealed.tag.toString('base64'),
+    };
   } finally {
     dataKey.plaintext.fill(0);
   }
@@ -102,11 +119,26 @@ export async function sealSecret(kek: KeyEncryptionKey, plaintext: string, conte
  * {@link CredentialDecryptionError} when it was sealed by another kind of key-encryption key, with another
  * context, or any byte of it changed.
  */
-export async function openSecret(kek: KeyEncryptionKey, sealed: SealedSecret, context: EncryptionContext): Promise<string> {
-  if (sealed.v !== 1 || sealed.kek !== kek.kind) throw new CredentialDecryptionError(`The stored credential was sealed with a ${sealed.kek} key; this service uses a ${kek.kind} key.`);
+export async function openSecret(
+  kek: KeyEncryptionKey,
+  sealed: SealedSecret,
+  context: EncryptionContext,
+): Promise<string> {
+  if (sealed.v !== 1 || sealed.kek !== kek.kind)
+    throw new CredentialDecryptionError(
+      `The stored credential was sealed with a ${sealed.kek} key; this service uses a ${kek.kind} key.`,
+    );
   const key = await kek.unwrapDataKey(sealed.wrapped_key, context);
   try {
-    const plaintext = gcmDecrypt(key, { iv: Buffer.from(sealed.iv, 'base64'), ciphertext: Buffer.from(sealed.ciphertext, 'base64'), tag: Buffer.from(sealed.tag, 'base64') }, contextBytes(context));
+    const plaintext = gcmDecrypt(
+      key,
+      {
+        iv: Buffer.from(sealed.iv, 'base64'),
+        ciphertext: Buffer.from(sealed.ciphertext, 'base64'),
+        tag: Buffer.from(sealed.tag, 'base64'),
+      },
+      contextBytes(context),
+    );
     return plaintext.toString('utf8');
   } finally {
     key.fill(0);

@@ -17,13 +17,20 @@ export function localKeyEncryptionKey(key: Buffer): KeyEncryptionKey {
     async generateDataKey(context) {
       const plaintext = randomBytes(32);
       const sealed = gcmEncrypt(kek, plaintext, contextBytes(context));
-      return { plaintext, wrapped: LOCAL_WRAP_PREFIX + Buffer.concat([sealed.iv, sealed.tag, sealed.ciphertext]).toString('base64') };
+      return {
+        plaintext,
+        wrapped: LOCAL_WRAP_PREFIX + Buffer.concat([sealed.iv, sealed.tag, sealed.ciphertext]).toString('base64'),
+      };
     },
     async unwrapDataKey(wrapped, context) {
       if (!wrapped.startsWith(LOCAL_WRAP_PREFIX)) throw new CredentialDecryptionError();
       const bytes = Buffer.from(wrapped.slice(LOCAL_WRAP_PREFIX.length), 'base64');
       if (bytes.length !== 12 + 16 + 32) throw new CredentialDecryptionError();
-      return gcmDecrypt(kek, { iv: bytes.subarray(0, 12), tag: bytes.subarray(12, 28), ciphertext: bytes.subarray(28) }, contextBytes(context));
+      return gcmDecrypt(
+        kek,
+        { iv: bytes.subarray(0, 12), tag: bytes.subarray(12, 28), ciphertext: bytes.subarray(28) },
+        contextBytes(context),
+      );
     },
   };
 }

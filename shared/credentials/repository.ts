@@ -51,7 +51,12 @@ export interface CredentialDescription {
 
 /** The encryption context of a credential: binds the ciphertext to its team, project and kind. */
 function contextOf(ref: CredentialRef): EncryptionContext {
-  return { team_id: ref.teamId, project_id: ref.projectId, kind: ref.kind, ...(ref.subjectId === undefined ? {} : { subject_id: ref.subjectId }) };
+  return {
+    team_id: ref.teamId,
+    project_id: ref.projectId,
+    kind: ref.kind,
+    ...(ref.subjectId === undefined ? {} : { subject_id: ref.subjectId }),
+  };
 }
 
 /**
@@ -59,7 +64,13 @@ function contextOf(ref: CredentialRef): EncryptionContext {
  * item to store (with `publicFields`, which must hold nothing secret). Asks the key-encryption key for one
  * data key (one KMS call on AWS).
  */
-export async function sealCredential(kek: KeyEncryptionKey, ref: CredentialRef, secrets: Record<string, string>, publicFields: Record<string, string>, nowIso: string): Promise<Item> {
+export async function sealCredential(
+  kek: KeyEncryptionKey,
+  ref: CredentialRef,
+  secrets: Record<string, string>,
+  publicFields: Record<string, string>,
+  nowIso: string,
+): Promise<Item> {
   const sealed = await sealSecret(kek, JSON.stringify(secrets), contextOf(ref));
   return {
     ...credentialKey(ref.projectId, ref.kind, ref.subjectId),
@@ -161,7 +172,11 @@ export async function openCredential(
   const { sealed, ...stored } = parseStoredCredential(item);
   const description = descriptionOf(stored);
   if (teamId !== undefined && description.team_id !== teamId) return null;
-  const plaintext = await openSecret(kek, sealed, contextOf({ teamId: description.team_id, projectId, kind, subjectId }));
+  const plaintext = await openSecret(
+    kek,
+    sealed,
+    contextOf({ teamId: description.team_id, projectId, kind, subjectId }),
+  );
   return { description, secrets: JSON.parse(plaintext) as Record<string, string> };
 }
 
@@ -186,7 +201,12 @@ function decoyOf(kek: KeyEncryptionKey): Promise<{ sealed: SealedSecret; context
  * a decoy of the same size is opened instead — the same data-key unwrap (one KMS call on AWS) and
  * decryption — before null is returned.
  */
-export async function openCredentialInConstantWork(store: Store, kek: KeyEncryptionKey, projectId: string, kind: CredentialKind) {
+export async function openCredentialInConstantWork(
+  store: Store,
+  kek: KeyEncryptionKey,
+  projectId: string,
+  kind: CredentialKind,
+) {
   const credential = await openCredential(store, kek, projectId, kind);
   if (credential) return credential;
   const decoy = await decoyOf(kek);

@@ -43,14 +43,21 @@ export interface KeyUsingOperation {
  * opened first), and seals when one emits a sealing event or seals a secret of its own.
  */
 export function credentialKeyUse(operations: readonly KeyUsingOperation[]): CredentialKeyUse {
-  const emits = (list: readonly string[]) => operations.some((operation) => operation.events.some((event) => list.includes(event)));
+  const emits = (list: readonly string[]) =>
+    operations.some((operation) => operation.events.some((event) => list.includes(event)));
   const seals = emits(CREDENTIAL_SEALING_EVENTS) || operations.some((operation) => operation.sealsSecret === true);
-  const opens = emits(CREDENTIAL_SEALING_EVENTS) || emits(CREDENTIAL_OPENING_EVENTS) || operations.some((operation) => operation.callsProvider === true);
+  const opens =
+    emits(CREDENTIAL_SEALING_EVENTS) ||
+    emits(CREDENTIAL_OPENING_EVENTS) ||
+    operations.some((operation) => operation.callsProvider === true);
   if (opens) return seals ? 'open-and-seal' : 'open';
   return seals ? 'seal' : 'none';
 }
 
 /** The KMS actions of a {@link CredentialKeyUse}: `kms:Decrypt` to open, `kms:GenerateDataKey` to seal. */
 export function credentialKeyActions(use: CredentialKeyUse): string[] {
-  return [...(use === 'open' || use === 'open-and-seal' ? ['kms:Decrypt'] : []), ...(use === 'seal' || use === 'open-and-seal' ? ['kms:GenerateDataKey'] : [])];
+  return [
+    ...(use === 'open' || use === 'open-and-seal' ? ['kms:Decrypt'] : []),
+    ...(use === 'seal' || use === 'open-and-seal' ? ['kms:GenerateDataKey'] : []),
+  ];
 }

@@ -26,17 +26,22 @@ export function readVendorFiles(): Record<keyof typeof VENDOR_FILES, string> {
   // A package's `exports` may hide its files: find its folder from its main entry instead.
   const packageFolder = (name: string) => {
     let folder = dirname(require.resolve(name));
-    while (!existsSync(join(folder, 'package.json')) || (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: unknown }).name !== name) {
+    while (
+      !existsSync(join(folder, 'package.json')) ||
+      (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: unknown }).name !== name
+    ) {
       const parent = dirname(folder);
       if (parent === folder) throw new Error(`Cannot find the folder of the package ${name}`);
       folder = parent;
     }
     return folder;
   };
-  return Object.fromEntries(Object.entries(VENDOR_FILES).map(([name, source]) => [name, readFileSync(join(packageFolder(source.package), source.file), 'utf8')])) as Record<
-    keyof typeof VENDOR_FILES,
-    string
-  >;
+  return Object.fromEntries(
+    Object.entries(VENDOR_FILES).map(([name, source]) => [
+      name,
+      readFileSync(join(packageFolder(source.package), source.file), 'utf8'),
+    ]),
+  ) as Record<keyof typeof VENDOR_FILES, string>;
 }
 
 const STYLESHEET = `

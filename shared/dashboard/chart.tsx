@@ -33,7 +33,10 @@ const round = (value: number) => Math.round(value * 100) / 100;
 export function seriesGeometry(values: readonly number[]): SeriesGeometry {
   const max = values.reduce((largest, value) => Math.max(largest, value), 0);
   const scale = max > 0 ? (PLOT_HEIGHT - HEADROOM) / max : 0;
-  const points = values.map((value, index) => ({ x: round(index * SLOT_WIDTH + SLOT_WIDTH / 2), y: round(PLOT_HEIGHT - value * scale) }));
+  const points = values.map((value, index) => ({
+    x: round(index * SLOT_WIDTH + SLOT_WIDTH / 2),
+    y: round(PLOT_HEIGHT - value * scale),
+  }));
   const bars = values.flatMap((value, index) => {
     if (value <= 0) return [];
     const height = round(value * scale);
@@ -45,7 +48,8 @@ export function seriesGeometry(values: readonly number[]): SeriesGeometry {
 /** The currencies that have revenue on some day of `daily`, sorted by code (none when money is hidden). */
 export function revenueCurrencies(daily: readonly MetricsDay[]): string[] {
   const currencies = new Set<string>();
-  for (const day of daily) for (const amount of day.revenue ?? []) if (amount.amount > 0) currencies.add(amount.currency);
+  for (const day of daily)
+    for (const amount of day.revenue ?? []) if (amount.amount > 0) currencies.add(amount.currency);
   return [...currencies].sort();
 }
 
@@ -55,7 +59,15 @@ function revenueOf(daily: readonly MetricsDay[], currency: string): number[] {
 }
 
 /** The frame shared by every chart: caption, the largest value, the SVG with title and description, first and last day. */
-function ChartFrame(props: { id: string; caption: string; maxLabel: string; description: string; daily: readonly MetricsDay[]; width: number; children: Html }): Html {
+function ChartFrame(props: {
+  id: string;
+  caption: string;
+  maxLabel: string;
+  description: string;
+  daily: readonly MetricsDay[];
+  width: number;
+  children: Html;
+}): Html {
   const first = props.daily[0]?.date ?? '';
   const last = props.daily[props.daily.length - 1]?.date ?? '';
   return (
@@ -74,8 +86,22 @@ function ChartFrame(props: { id: string; caption: string; maxLabel: string; desc
       >
         <title id={`${props.id}-title`}>{props.caption}</title>
         <desc id={`${props.id}-desc`}>{props.description}</desc>
-        <line class="chart-grid" x1="0" y1={String(HEADROOM)} x2={String(props.width)} y2={String(HEADROOM)} vector-effect="non-scaling-stroke" />
-        <line class="chart-axis-line" x1="0" y1={String(PLOT_HEIGHT)} x2={String(props.width)} y2={String(PLOT_HEIGHT)} vector-effect="non-scaling-stroke" />
+        <line
+          class="chart-grid"
+          x1="0"
+          y1={String(HEADROOM)}
+          x2={String(props.width)}
+          y2={String(HEADROOM)}
+          vector-effect="non-scaling-stroke"
+        />
+        <line
+          class="chart-axis-line"
+          x1="0"
+          y1={String(PLOT_HEIGHT)}
+          x2={String(props.width)}
+          y2={String(PLOT_HEIGHT)}
+          vector-effect="non-scaling-stroke"
+        />
         {props.children}
       </svg>
       <div class="chart-dates" aria-hidden="true">
@@ -99,7 +125,14 @@ export function ActiveSubscriptionsChart(props: { id: string; daily: readonly Me
   const last = daily[daily.length - 1];
   const description = `Active subscriptions each day from ${first.date} to ${last.date}: ${first.active} on the first day, ${last.active} on the last, at most ${geometry.max}.`;
   return (
-    <ChartFrame id={props.id} caption={`Active subscriptions, last ${daily.length} days`} maxLabel={String(geometry.max)} description={description} daily={daily} width={geometry.width}>
+    <ChartFrame
+      id={props.id}
+      caption={`Active subscriptions, last ${daily.length} days`}
+      maxLabel={String(geometry.max)}
+      description={description}
+      daily={daily}
+      width={geometry.width}
+    >
       <>
         <path class="chart-area" d={area} />
         <polyline class="chart-line" points={line} vector-effect="non-scaling-stroke" />
@@ -130,7 +163,13 @@ export function RevenueChart(props: { id: string; daily: readonly MetricsDay[]; 
     >
       <>
         {geometry.bars.map((bar) => (
-          <rect class="chart-bar" x={String(bar.x)} y={String(bar.y)} width={String(bar.width)} height={String(bar.height)}>
+          <rect
+            class="chart-bar"
+            x={String(bar.x)}
+            y={String(bar.y)}
+            width={String(bar.width)}
+            height={String(bar.height)}
+          >
             <title>{`${daily[bar.index].date}: ${formatPrice(bar.value, currency)}`}</title>
           </rect>
         ))}

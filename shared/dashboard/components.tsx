@@ -77,7 +77,12 @@ export function Forbidden(props: { ability: Ability; what: string }): Html {
 }
 
 /** A list outcome as a table, or the missing ability, or the problem. */
-export function Listing<T>(props: { outcome: OperationOutcome<ListPage<T>>; what: string; ability: Parameters<typeof Forbidden>[0]['ability']; render: (items: T[]) => Html }): Html {
+export function Listing<T>(props: {
+  outcome: OperationOutcome<ListPage<T>>;
+  what: string;
+  ability: Parameters<typeof Forbidden>[0]['ability'];
+  render: (items: T[]) => Html;
+}): Html {
   const { outcome } = props;
   if (outcome.ok) return props.render(outcome.result.data);
   if (outcome.problem.code === 'TOKEN_MISSING_ABILITY') return <Forbidden ability={props.ability} what={props.what} />;
@@ -161,7 +166,13 @@ export interface Column<T> {
  * card of label and value pairs instead of scrolling sideways (DESIGN D21). With no rows, one cell across
  * the table says `empty`.
  */
-export function DataTable<T>(props: { id?: string; caption?: string; columns: readonly Column<T>[]; rows: readonly T[]; empty: string }): Html {
+export function DataTable<T>(props: {
+  id?: string;
+  caption?: string;
+  columns: readonly Column<T>[];
+  rows: readonly T[];
+  empty: string;
+}): Html {
   return (
     <Table id={props.id} caption={props.caption} head={props.columns.map((column) => column.label)}>
       {props.rows.length === 0 ? (

@@ -25,14 +25,22 @@ interface CurrencyRow {
 /** The recent window as a label suffix, e.g. `30 days`. */
 const RECENT = `${METRICS_RECENT_DAYS} days`;
 
-const amountIn = (amounts: readonly CurrencyAmount[] | null, currency: string) => amounts?.find((amount) => amount.currency === currency)?.amount ?? 0;
+const amountIn = (amounts: readonly CurrencyAmount[] | null, currency: string) =>
+  amounts?.find((amount) => amount.currency === currency)?.amount ?? 0;
 
 /** One row per currency that appears in MRR, revenue or refunds, sorted by code; none when money is hidden. */
 export function currencyRows(metrics: Metrics): CurrencyRow[] {
   const { mrr, last_30_days: recent } = metrics;
   if (mrr === null || recent.revenue === null || recent.refunds === null) return [];
-  const currencies = [...new Set([...mrr, ...recent.revenue, ...recent.refunds].map((amount) => amount.currency))].sort();
-  return currencies.map((currency) => ({ currency, mrr: amountIn(mrr, currency), revenue: amountIn(recent.revenue, currency), refunds: amountIn(recent.refunds, currency) }));
+  const currencies = [
+    ...new Set([...mrr, ...recent.revenue, ...recent.refunds].map((amount) => amount.currency)),
+  ].sort();
+  return currencies.map((currency) => ({
+    currency,
+    mrr: amountIn(mrr, currency),
+    revenue: amountIn(recent.revenue, currency),
+    refunds: amountIn(recent.refunds, currency),
+  }));
 }
 
 /** A figure tile: its label and value. */
@@ -81,7 +89,11 @@ function FiguresOf(props: { metrics: Metrics; idPrefix: string }): Html {
       <div class="charts">
         <ActiveSubscriptionsChart id={`${idPrefix}-chart-active`} daily={metrics.daily} />
         {revenueCurrencies(metrics.daily).map((currency) => (
-          <RevenueChart id={`${idPrefix}-chart-revenue-${currency.toLowerCase()}`} daily={metrics.daily} currency={currency} />
+          <RevenueChart
+            id={`${idPrefix}-chart-revenue-${currency.toLowerCase()}`}
+            daily={metrics.daily}
+            currency={currency}
+          />
         ))}
       </div>
       <p class="hint">

@@ -13,7 +13,11 @@ import { Fragment, h, type Html } from './html.js';
  * and disabled — with "(you do not hold it)" — when the viewer does not hold it (a role or token never
  * grants more than its maker holds, DESIGN D19).
  */
-export function AbilityChoice(props: { viewer: Viewer; ability: { value: Ability; description: string }; checked: boolean }): Html {
+export function AbilityChoice(props: {
+  viewer: Viewer;
+  ability: { value: Ability; description: string };
+  checked: boolean;
+}): Html {
   const held = props.viewer.principal.abilities.has(props.ability.value);
   return (
     <label title={props.ability.description}>
@@ -27,7 +31,11 @@ export function AbilityChoice(props: { viewer: Viewer; ability: { value: Ability
 }
 
 /** The "Project scope" fieldset of a form (roles, tokens): a checkbox `project_ids` per project, `hint` saying what none ticked means. */
-export function ProjectScopeField(props: { projects: readonly { id: string; name: string }[]; chosen: ReadonlySet<string>; hint: string }): Html {
+export function ProjectScopeField(props: {
+  projects: readonly { id: string; name: string }[];
+  chosen: ReadonlySet<string>;
+  hint: string;
+}): Html {
   return (
     <fieldset>
       <legend>Project scope</legend>
@@ -36,7 +44,8 @@ export function ProjectScopeField(props: { projects: readonly { id: string; name
         {props.projects.length === 0 ? <span class="hint">No projects.</span> : ''}
         {props.projects.map((project) => (
           <label>
-            <input type="checkbox" name="project_ids" value={project.id} checked={props.chosen.has(project.id)} /> {project.name}
+            <input type="checkbox" name="project_ids" value={project.id} checked={props.chosen.has(project.id)} />{' '}
+            {project.name}
           </label>
         ))}
       </div>
@@ -45,16 +54,32 @@ export function ProjectScopeField(props: { projects: readonly { id: string; name
 }
 
 /** The `name` (required, ≤ 100 characters) and optional `description` (≤ 1,000) fields of a form, their ids prefixed by `idPrefix`. */
-export function NameDescriptionFields(props: { idPrefix: string; values?: { name?: string; description?: string | null } }): Html {
+export function NameDescriptionFields(props: {
+  idPrefix: string;
+  values?: { name?: string; description?: string | null };
+}): Html {
   return (
     <>
       <div>
         <label for={`${props.idPrefix}-name`}>Name</label>
-        <input type="text" id={`${props.idPrefix}-name`} name="name" required maxlength="100" value={props.values?.name ?? ''} />
+        <input
+          type="text"
+          id={`${props.idPrefix}-name`}
+          name="name"
+          required
+          maxlength="100"
+          value={props.values?.name ?? ''}
+        />
       </div>
       <div>
         <label for={`${props.idPrefix}-description`}>Description (optional)</label>
-        <input type="text" id={`${props.idPrefix}-description`} name="description" maxlength="1000" value={props.values?.description ?? ''} />
+        <input
+          type="text"
+          id={`${props.idPrefix}-description`}
+          name="description"
+          maxlength="1000"
+          value={props.values?.description ?? ''}
+        />
       </div>
     </>
   );
@@ -64,7 +89,15 @@ export function NameDescriptionFields(props: { idPrefix: string; values?: { name
  * A form with one submit button that runs an operation: posts to `action` with the CSRF token and an
  * idempotency key. When the member lacks `ability`, the button is disabled and says which ability it needs.
  */
-export function ActionForm(props: { viewer: Viewer; action: string; ability: Ability; label: string; danger?: boolean; secondary?: boolean; fields?: Record<string, string> }): Html {
+export function ActionForm(props: {
+  viewer: Viewer;
+  action: string;
+  ability: Ability;
+  label: string;
+  danger?: boolean;
+  secondary?: boolean;
+  fields?: Record<string, string>;
+}): Html {
   const allowed = props.viewer.principal.abilities.has(props.ability);
   return (
     <form method="post" action={props.action}>
@@ -73,13 +106,27 @@ export function ActionForm(props: { viewer: Viewer; action: string; ability: Abi
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <ActionButton viewer={props.viewer} ability={props.ability} label={props.label} danger={props.danger} secondary={props.secondary} allowed={allowed} />
+      <ActionButton
+        viewer={props.viewer}
+        ability={props.ability}
+        label={props.label}
+        danger={props.danger}
+        secondary={props.secondary}
+        allowed={allowed}
+      />
     </form>
   );
 }
 
 /** A submit button, disabled with the missing ability named when the member lacks it. */
-export function ActionButton(props: { viewer: Viewer; ability: Ability; label: string; danger?: boolean; secondary?: boolean; allowed?: boolean }): Html {
+export function ActionButton(props: {
+  viewer: Viewer;
+  ability: Ability;
+  label: string;
+  danger?: boolean;
+  secondary?: boolean;
+  allowed?: boolean;
+}): Html {
   const allowed = props.allowed ?? props.viewer.principal.abilities.has(props.ability);
   const className = props.danger ? 'danger' : props.secondary ? 'secondary' : undefined;
   if (allowed) {
@@ -90,14 +137,25 @@ export function ActionButton(props: { viewer: Viewer; ability: Ability; label: s
     );
   }
   return (
-    <button type="submit" disabled title={`Needs the ability ${props.ability}`} aria-label={`${props.label} (needs ${props.ability})`}>
+    <button
+      type="submit"
+      disabled
+      title={`Needs the ability ${props.ability}`}
+      aria-label={`${props.label} (needs ${props.ability})`}
+    >
       {props.label} — needs {props.ability}
     </button>
   );
 }
 
 /** A link styled as a button that leads to a form; disabled (as a button) when the member lacks `ability`. */
-export function ActionLink(props: { viewer: Viewer; href: string; ability: Ability; label: string; secondary?: boolean }): Html {
+export function ActionLink(props: {
+  viewer: Viewer;
+  href: string;
+  ability: Ability;
+  label: string;
+  secondary?: boolean;
+}): Html {
   if (props.viewer.principal.abilities.has(props.ability)) {
     return (
       <a class={props.secondary ? 'button secondary' : 'button'} href={props.href}>

@@ -46,14 +46,19 @@ export interface SignedInRequest extends DashboardRequest {
  */
 export function decodeRequest(runtime: Runtime, event: APIGatewayProxyEventV2, requestId: string): DashboardRequest {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(event.headers ?? {}))
+    if (typeof value === 'string') headers[name.toLowerCase()] = value;
   const cookieParts = event.cookies ?? (headers.cookie ? headers.cookie.split(/;\s*/) : []);
   const cookies: Record<string, string> = {};
   for (const part of cookieParts) {
     const separator = part.indexOf('=');
     if (separator > 0) cookies[part.slice(0, separator).trim()] = part.slice(separator + 1).trim();
   }
-  const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')) : Buffer.alloc(0);
+  const raw = event.body
+    ? event.isBase64Encoded
+      ? Buffer.from(event.body, 'base64')
+      : Buffer.from(event.body, 'utf8')
+    : Buffer.alloc(0);
   const text = raw.byteLength <= MAX_DASHBOARD_BODY_BYTES ? raw.toString('utf8') : '';
   const contentType = headers['content-type'] ?? '';
   let json: unknown;
@@ -118,7 +123,10 @@ export interface DoubleSubmitCookie {
  * `Set-Cookie` that stores it (`HttpOnly; Secure; SameSite=Strict`, scoped to `cookie.path`): what a form
  * without a session repeats in its `csrf_token` field ({@link hasDoubleSubmitToken}).
  */
-export function doubleSubmitToken(request: DashboardRequest, cookie: DoubleSubmitCookie): { token: string; cookies: string[] } {
+export function doubleSubmitToken(
+  request: DashboardRequest,
+  cookie: DoubleSubmitCookie,
+): { token: string; cookies: string[] } {
   const existing = request.cookies[cookie.name];
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing, cookies: [] };
   const token = randomBytes(32).toString('base64url');
@@ -166,17 +174,35 @@ export function htmlResult(status: number, markup: Html, cookies?: string[]): Ap
 
 /** A `303 See Other` to `location` (POST → redirect → GET); for htmx requests also `HX-Redirect`. */
 export function redirectResult(location: string, cookies?: string[]): ApiGatewayResult {
-  return { statusCode: 303, headers: { Location: location, 'HX-Redirect': location, ...SECURITY_HEADERS }, body: '', ...(cookies?.length ? { cookies } : {}) };
+  return {
+    statusCode: 303,
+    headers: { Location: location, 'HX-Redirect': location, ...SECURITY_HEADERS },
+    body: '',
+    ...(cookies?.length ? { cookies } : {}),
+  };
 }
 
 /** A JSON answer (the passkey ceremonies' endpoints). */
 export function jsonResult(status: number, body: unknown, cookies?: string[]): ApiGatewayResult {
-  return { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...SECURITY_HEADERS }, body: JSON.stringify(body), ...(cookies?.length ? { cookies } : {}) };
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...SECURITY_HEADERS },
+    body: JSON.stringify(body),
+    ...(cookies?.length ? { cookies } : {}),
+  };
 }
 
 /** A static file answer (cacheable for an hour). */
 export function assetResult(body: string, contentType: string): ApiGatewayResult {
-  return { statusCode: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }, body };
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': contentType,
+      'Cache-Control': 'public, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+    },
+    body,
+  };
 }
 
 /**
@@ -186,7 +212,8 @@ export function assetResult(body: string, contentType: string): ApiGatewayResult
  */
 export function safeReturnPath(value: string | null | undefined): string | null {
   if (!value || value.length > 2000) return null;
-  if (!/^\/dashboard(?:[/?]|$)/.test(value) || value.includes('//') || value.includes('\\') || /[^ -~]/.test(value)) return null;
+  if (!/^\/dashboard(?:[/?]|$)/.test(value) || value.includes('//') || value.includes('\\') || /[^ -~]/.test(value))
+    return null;
   if (/^\/dashboard\/sign-in(?:[/?]|$)/.test(value)) return null;
   return value;
 }

@@ -1,4 +1,9 @@
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
@@ -39,9 +44,18 @@ export interface PasskeySummary {
   last_used_at: string | null;
 }
 
-const refused = () => new ProblemError('AUTHENTICATION_REQUIRED', 'The passkey could not be verified. Try again, or ask for a sign-in link.');
+const refused = () =>
+  new ProblemError(
+    'AUTHENTICATION_REQUIRED',
+    'The passkey could not be verified. Try again, or ask for a sign-in link.',
+  );
 
-async function newChallenge(store: Store, clock: Clock, challenge: string, binding: { purpose: 'registration' | 'authentication'; sessionId?: string }): Promise<string> {
+async function newChallenge(
+  store: Store,
+  clock: Clock,
+  challenge: string,
+  binding: { purpose: 'registration' | 'authentication'; sessionId?: string },
+): Promise<string> {
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   await store.put({
@@ -60,11 +74,20 @@ async function newChallenge(store: Store, clock: Clock, challenge: string, bindi
 }
 
 /** Takes (deletes) a challenge once; null when unknown, used, expired or of another purpose or session. */
-async function takeChallenge(store: Store, clock: Clock, challengeId: string, binding: { purpose: 'registration' | 'authentication'; sessionId?: string }): Promise<string | null> {
+async function takeChallenge(
+  store: Store,
+  clock: Clock,
+  challengeId: string,
+  binding: { purpose: 'registration' | 'authentication'; sessionId?: string },
+): Promise<string | null> {
   if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(challengeId)) return null;
   let item: Item | undefined;
   try {
-    item = await store.delete({ Key: keys.webauthnChallenge(challengeId), ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_OLD' });
+    item = await store.delete({
+      Key: keys.webauthnChallenge(challengeId),
+      ConditionExpression: 'attribute_exists(pk)',
+      ReturnValues: 'ALL_OLD',
+    });
   } catch (error) {
     if (error instanceof ConditionFailedError) return null;
     throw error;
@@ -90,7 +113,11 @@ async function memberPasskeys(store: Store, teamId: string, memberId: string) {
 
 /** The member's passkeys (never their key material). */
 export async function listPasskeys(store: Store, teamId: string, memberId: string): Promise<PasskeySummary[]> {
-  return (await memberPasskeys(store, teamId, memberId)).map((passkey) => ({ id: passkey.id, created_at: passkey.created_at, last_used_at: passkey.last_used_at ?? null }));
+  return (await memberPasskeys(store, teamId, memberId)).map((passkey) => ({
+    id: passkey.id,
+    created_at: passkey.created_at,
+    last_used_at: passkey.last_used_at ?? null,
+  }));
 }
 
 /**
@@ -116,7 +143,10 @@ export async function startPasskeyRegistration(
     excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: passkey.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
   });
-  const challengeId = await newChallenge(store, clock, options.challenge, { purpose: 'registration', sessionId: input.sessionId });
+  const challengeId = await newChallenge(store, clock, options.challenge, {
+    purpose: 'registration',
+    sessionId: input.sessionId,
+  });
   return { challengeId, options };
 }
 
@@ -129,9 +159,18 @@ export async function finishPasskeyRegistration(
   store: Store,
   clock: Clock,
   relyingParty: RelyingParty,
-  input: { teamId: string; memberId: string; sessionId: string; challengeId: string; response: RegistrationResponseJSON },
+  input: {
+    teamId: string;
+    memberId: string;
+    sessionId: string;
+    challengeId: string;
+    response: RegistrationResponseJSON;
+  },
 ): Promise<PasskeySummary> {
-  const challenge = await takeChallenge(store, clock, input.challengeId, { purpose: 'registration', sessionId: input.sessionId });
+  const challenge = await takeChallenge(store, clock, input.challengeId, {
+    purpose: 'registration',
+    sessionId: input.sessionId,
+  });
   if (!challenge) throw refused();
   const verification = await (
     await webauthn()
@@ -165,15 +204,22 @@ export async function finishPasskeyRegistration(
       ConditionExpression: 'attribute_not_exists(pk)',
     });
   } catch (error) {
-    if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', 'This passkey is registered already.');
+    if (error instanceof ConditionFailedError)
+      throw new ProblemError('CONFLICT', 'This passkey is registered already.');
     throw error;
   }
   return { id: credential.id, created_at: now, last_used_at: null };
 }
 
 /** Sign-in options (a discoverable credential: the browser offers the member's passkeys) and the challenge's id. */
-export async function startPasskeySignIn(store: Store, clock: Clock, relyingParty: RelyingParty): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
-  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty.rpId, userVerification: 'preferred' });
+export async function startPasskeySignIn(
+  store: Store,
+  clock: Clock,
+  relyingParty: RelyingParty,
+): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  const options = await (
+    await webauthn()
+  ).generateAuthenticationOptions({ rpID: relyingParty.rpId, userVerification: 'preferred' });
   const challengeId = await newChallenge(store, clock, options.challenge, { purpose: 'authentication' });
   return { challengeId, options };
 }
@@ -190,7 +236,8 @@ export async function finishPasskeySignIn(
   input: { challengeId: string; response: AuthenticationResponseJSON },
 ): Promise<{ teamId: string; memberId: string }> {
   const challenge = await takeChallenge(store, clock, input.challengeId, { purpose: 'authentication' });
-  const credentialId = typeof input.response?.id === 'string' && input.response.id.length <= 1024 ? input.response.id : null;
+  const credentialId =
+    typeof input.response?.id === 'string' && input.response.id.length <= 1024 ? input.response.id : null;
   const item = challenge && credentialId ? await store.get(keys.passkey(credentialId)) : undefined;
   if (!challenge || !item) throw refused();
   const passkey = parseStoredPasskey(item);
@@ -202,7 +249,12 @@ export async function finishPasskeySignIn(
       expectedChallenge: challenge,
       expectedOrigin: relyingParty.origin,
       expectedRPID: relyingParty.rpId,
-      credential: { id: passkey.id, publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')), counter: passkey.counter, transports: passkey.transports },
+      credential: {
+        id: passkey.id,
+        publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
       requireUserVerification: false,
     })
     .catch(() => null);
@@ -211,7 +263,10 @@ export async function finishPasskeySignIn(
     Key: keys.passkey(passkey.id),
     UpdateExpression: 'SET #counter = :counter, last_used_at = :now',
     ExpressionAttributeNames: { '#counter': 'counter' },
-    ExpressionAttributeValues: { ':counter': verification.authenticationInfo.newCounter, ':now': isoTime(clock.nowMs()) },
+    ExpressionAttributeValues: {
+      ':counter': verification.authenticationInfo.newCounter,
+      ':now': isoTime(clock.nowMs()),
+    },
   });
   return { teamId: passkey.team_id, memberId: passkey.member_id };
 }

@@ -17,7 +17,11 @@ const SessionState = z.enum(['registration', 'active']);
 export type SessionState = z.infer<typeof SessionState>;
 
 /** A one-time sign-in link as stored: whom it signs in and until when (epoch MILLISECONDS). */
-const StoredSignInLink = z.object({ team_id: Team.shape.id, member_id: TeamMember.shape.id, expires_at_ms: z.number() });
+const StoredSignInLink = z.object({
+  team_id: Team.shape.id,
+  member_id: TeamMember.shape.id,
+  expires_at_ms: z.number(),
+});
 
 /** Parses a sign-in link item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredSignInLink = recordParser(entity.signInLink, StoredSignInLink);

@@ -10,7 +10,8 @@ import { inputSchemaOf, operationById, type OperationId } from '../operations/re
 import type { Runtime } from '../runtime.js';
 
 /** What a dashboard action got: the operation's result (maybe replayed), or its problem document. */
-export type OperationOutcome<T = unknown> = { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
+export type OperationOutcome<T = unknown> =
+  { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
 
 /**
  * Runs a registry operation for the dashboard (D13, D21) as a team member via `invokeOperation`: field errors under `form.`, `idempotencyKey` makes a
@@ -21,7 +22,12 @@ export async function runOperation<T = unknown>(
   principal: Principal,
   operationId: OperationId,
   input: Record<string, unknown>,
-  options: { requestId: string; idempotencyKey?: string; handler?: AnyHandler; surface?: Extract<ActivitySurface, 'dashboard' | 'portal'> },
+  options: {
+    requestId: string;
+    idempotencyKey?: string;
+    handler?: AnyHandler;
+    surface?: Extract<ActivitySurface, 'dashboard' | 'portal'>;
+  },
 ): Promise<OperationOutcome<T>> {
   const operation = operationById(operationId);
   const outcome = await invokeOperation({
@@ -33,7 +39,10 @@ export async function runOperation<T = unknown>(
     requestId: options.requestId,
     decode: () => {
       const parsed = inputSchemaOf(operation, { withIdempotencyKey: false }).safeParse(input);
-      if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', 'The form is not valid.', { errors: fieldErrors('form', parsed.error.issues) });
+      if (!parsed.success)
+        throw new ProblemError('VALIDATION_FAILED', 'The form is not valid.', {
+          errors: fieldErrors('form', parsed.error.issues),
+        });
       const args = parsed.data;
       return {
         input: args,
@@ -43,5 +52,7 @@ export async function runOperation<T = unknown>(
       };
     },
   });
-  return outcome.ok ? { ok: true, result: outcome.result as T, replayed: outcome.replayed } : { ok: false, problem: outcome.problem };
+  return outcome.ok
+    ? { ok: true, result: outcome.result as T, replayed: outcome.replayed }
+    : { ok: false, problem: outcome.problem };
 }

@@ -45,7 +45,8 @@ export interface DashboardSession {
 }
 
 function equalHashes(presented: Buffer, storedHex: unknown): boolean {
-  const expected = typeof storedHex === 'string' && storedHex.length === 64 ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
+  const expected =
+    typeof storedHex === 'string' && storedHex.length === 64 ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
   return timingSafeEqual(presented, expected) && typeof storedHex === 'string';
 }
 
@@ -56,10 +57,20 @@ function equalHashes(presented: Buffer, storedHex: unknown): boolean {
  * expiry (ISO). Errors: NOT_FOUND (no such member; a removed member has none), CONFLICT (the member is
  * still invited: the invitation link signs them in).
  */
-export async function createSignInLink(store: Store, clock: Clock, teamId: string, email: string): Promise<{ path: string; expires_at: string; member_id: string }> {
+export async function createSignInLink(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  email: string,
+): Promise<{ path: string; expires_at: string; member_id: string }> {
   const member = await findMemberByEmail(store, teamId, email);
-  if (!member) throw new ProblemError('NOT_FOUND', `No invited or active member with e-mail ${email} in team ${teamId}.`);
-  if (member.status !== 'active') throw new ProblemError('CONFLICT', `Team member ${member.id} is ${member.status}: an invited member signs in by accepting the invitation link first.`);
+  if (!member)
+    throw new ProblemError('NOT_FOUND', `No invited or active member with e-mail ${email} in team ${teamId}.`);
+  if (member.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Team member ${member.id} is ${member.status}: an invited member signs in by accepting the invitation link first.`,
+    );
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = newTokenSecret();
@@ -77,7 +88,11 @@ export async function createSignInLink(store: Store, clock: Clock, teamId: strin
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
-  return { path: `/dashboard/sign-in/link?token=sil_${id}_${secret}`, expires_at: isoTime(expiresAtMs), member_id: member.id };
+  return {
+    path: `/dashboard/sign-in/link?token=sil_${id}_${secret}`,
+    expires_at: isoTime(expiresAtMs),
+    member_id: member.id,
+  };
 }
 
 const unusableLink = () =>
@@ -91,7 +106,11 @@ const unusableLink = () =>
  * member is not removed, and deletes it with a condition on its hash, so two concurrent uses cannot both
  * succeed. Returns the team and member. Errors: NOT_FOUND (unknown, forged, expired, used; one answer).
  */
-export async function consumeSignInLink(store: Store, clock: Clock, token: string): Promise<{ teamId: string; memberId: string }> {
+export async function consumeSignInLink(
+  store: Store,
+  clock: Clock,
+  token: string,
+): Promise<{ teamId: string; memberId: string }> {
   const parts = LINK_PATTERN.exec(token.trim());
   const item = parts ? await store.get(keys.signInLink(parts[1])) : undefined;
   const matches = equalHashes(sha256(parts?.[2] ?? token), item?.secret_sha256);
@@ -99,7 +118,11 @@ export async function consumeSignInLink(store: Store, clock: Clock, token: strin
   const link = parseStoredSignInLink(item);
   if (link.expires_at_ms <= clock.nowMs()) throw unusableLink();
   try {
-    await store.delete({ Key: keys.signInLink(parts[1]), ConditionExpression: 'secret_sha256 = :hash', ExpressionAttributeValues: { ':hash': item.secret_sha256 } });
+    await store.delete({
+      Key: keys.signInLink(parts[1]),
+      ConditionExpression: 'secret_sha256 = :hash',
+      ExpressionAttributeValues: { ':hash': item.secret_sha256 },
+    });
   } catch (error) {
     if (error instanceof ConditionFailedError) throw unusableLink();
     throw error;
@@ -133,7 +156,13 @@ function toSession(item: Item): DashboardSession {
 export async function createSession(
   store: Store,
   clock: Clock,
-  input: { teamId: string; memberId: string; state: SessionState; method: DashboardSession['method']; userAgent?: string },
+  input: {
+    teamId: string;
+    memberId: string;
+    state: SessionState;
+    method: DashboardSession['method'];
+    userAgent?: string;
+  },
 ): Promise<{ session: DashboardSession; cookieValue: string }> {
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
@@ -171,7 +200,11 @@ export async function createSession(
  * than {@link SESSION_IDLE_MS}). Moves its last-seen time forward (at most once a minute). One GetItem,
  * plus one UpdateItem when it touches.
  */
-export async function findSession(store: Store, clock: Clock, cookieValue: string | undefined): Promise<DashboardSession | null> {
+export async function findSession(
+  store: Store,
+  clock: Clock,
+  cookieValue: string | undefined,
+): Promise<DashboardSession | null> {
   const parts = cookieValue ? SESSION_PATTERN.exec(cookieValue) : null;
   if (!parts) return null;
   const item = await store.get(keys.dashboardSession(parts[1]));
@@ -179,7 +212,14 @@ export async function findSession(store: Store, clock: Clock, cookieValue: strin
   const session = toSession(item);
   const nowMs = clock.nowMs();
   if (session.revoked_at || nowMs - session.last_seen_at_ms > SESSION_IDLE_MS) return null;
-  await touchSession(store, keys.dashboardSession(session.id), session, nowMs, SESSION_IDLE_MS, 'attribute_exists(pk) AND attribute_not_exists(revoked_at)');
+  await touchSession(
+    store,
+    keys.dashboardSession(session.id),
+    session,
+    nowMs,
+    SESSION_IDLE_MS,
+    'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+  );
   return session;
 }
 
@@ -198,7 +238,13 @@ export async function activateSession(store: Store, sessionId: string): Promise<
  * Revokes a session of member `memberId` of `teamId` (sign-out, or the member's session list). A session
  * of anyone else is NOT_FOUND. Revoking twice keeps the first time.
  */
-export async function revokeSession(store: Store, clock: Clock, teamId: string, memberId: string, sessionId: string): Promise<void> {
+export async function revokeSession(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  memberId: string,
+  sessionId: string,
+): Promise<void> {
   try {
     await store.update({
       Key: keys.dashboardSession(sessionId),
@@ -213,7 +259,12 @@ export async function revokeSession(store: Store, clock: Clock, teamId: string, 
 }
 
 /** The member's sessions that are still live (not revoked, not idle too long), newest first (at most 100). */
-export async function listSessions(store: Store, clock: Clock, teamId: string, memberId: string): Promise<DashboardSession[]> {
+export async function listSessions(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  memberId: string,
+): Promise<DashboardSession[]> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: '#pk = :pk',
@@ -223,5 +274,7 @@ export async function listSessions(store: Store, clock: Clock, teamId: string, m
     Limit: 100,
   });
   const nowMs = clock.nowMs();
-  return result.items.map(toSession).filter((session) => !session.revoked_at && nowMs - session.last_seen_at_ms <= SESSION_IDLE_MS);
+  return result.items
+    .map(toSession)
+    .filter((session) => !session.revoked_at && nowMs - session.last_seen_at_ms <= SESSION_IDLE_MS);
 }

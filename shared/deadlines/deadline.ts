@@ -21,7 +21,14 @@ export const DEADLINE_SHARDS = 16;
  * Deadline kinds, each naming its handler (`handlers.ts`); subject (project): `access_code.expire` batch (its project), `subscription.clock` subscription (D15),
  * `billing.period`/`billing.grace_period` team (null; D20), `member.platform_sync` member and `subscription.invite_links` subscription (D22 backoff; one per subject).
  */
-const DEADLINE_KINDS = ['access_code.expire', 'subscription.clock', 'billing.period', 'billing.grace_period', 'member.platform_sync', 'subscription.invite_links'] as const;
+const DEADLINE_KINDS = [
+  'access_code.expire',
+  'subscription.clock',
+  'billing.period',
+  'billing.grace_period',
+  'member.platform_sync',
+  'subscription.invite_links',
+] as const;
 /** A kind of deadline (see {@link DEADLINE_KINDS}). */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 
@@ -65,8 +72,15 @@ export function deadlineItem(deadline: Deadline): Item {
     subject_id: deadline.subjectId,
     project_id: deadline.projectId,
     due_at: deadline.dueAt,
-    [secondaryIndex.partitionKey]: keys.deadlineIndex(deadlineShard(deadline.teamId, deadline.kind, deadline.subjectId)),
-    [secondaryIndex.sortKey]: keys.deadlineIndexSortKey(deadline.dueAt, deadline.teamId, deadline.kind, deadline.subjectId),
+    [secondaryIndex.partitionKey]: keys.deadlineIndex(
+      deadlineShard(deadline.teamId, deadline.kind, deadline.subjectId),
+    ),
+    [secondaryIndex.sortKey]: keys.deadlineIndexSortKey(
+      deadline.dueAt,
+      deadline.teamId,
+      deadline.kind,
+      deadline.subjectId,
+    ),
   };
 }
 
@@ -101,7 +115,13 @@ const parseStoredDeadline = recordParser(entity.deadline, StoredDeadline);
 /** The {@link Deadline} of a stored deadline item (an index item or a keyed read), parsed through its stored-record schema. */
 export function deadlineOf(item: Item): Deadline {
   const stored = parseStoredDeadline(item);
-  return { teamId: stored.team_id, kind: stored.kind, subjectId: stored.subject_id, projectId: stored.project_id ?? null, dueAt: stored.due_at };
+  return {
+    teamId: stored.team_id,
+    kind: stored.kind,
+    subjectId: stored.subject_id,
+    projectId: stored.project_id ?? null,
+    dueAt: stored.due_at,
+  };
 }
 
 /**

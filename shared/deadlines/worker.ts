@@ -35,11 +35,18 @@ export interface DeadlineRunResult {
  * Applies deadlines due at `nowMs` (epoch ms; D15) shard by shard, oldest first, ≤ `maxPerShard` per shard; each is re-read by key and skipped when gone
  * or moved. Handlers remove their deadline transactionally (applied once); a throwing handler is counted and retried next run. Throws only when the index is unreadable.
  */
-export async function applyDueDeadlines(runtime: UnitOfWorkRuntime, nowMs: number, options: ApplyDueDeadlinesOptions = {}): Promise<DeadlineRunResult> {
+export async function applyDueDeadlines(
+  runtime: UnitOfWorkRuntime,
+  nowMs: number,
+  options: ApplyDueDeadlinesOptions = {},
+): Promise<DeadlineRunResult> {
   const handlers = options.handlers ?? DEADLINE_HANDLERS;
   const pageSize = options.pageSize ?? DEADLINE_PAGE_SIZE;
   const maxPerShard = options.maxPerShard ?? DEADLINE_MAX_PER_SHARD;
-  const onError = options.onError ?? ((error: unknown, deadline: Deadline) => logger.error('deadline failed', { kind: deadline.kind, subject_id: deadline.subjectId, error: error as Error }));
+  const onError =
+    options.onError ??
+    ((error: unknown, deadline: Deadline) =>
+      logger.error('deadline failed', { kind: deadline.kind, subject_id: deadline.subjectId, error: error as Error }));
   const bound = dueSortKeyBound(nowMs);
   const result: DeadlineRunResult = { applied: 0, failed: 0 };
   const shards = Array.from({ length: DEADLINE_SHARDS }, (_, shard) => shard);

@@ -49,7 +49,13 @@ export function defineFacts<const F extends ModuleFacts>(facts: F): F {
 export type FamilyOf<N extends string> = N extends `${infer F}.${string}` ? F : never;
 
 /** Declares one webhook event: its name, minimum ability, whether it is project-scoped, its `data` schema and what happened. */
-export function defineEvent<const N extends string>(name: N, minimum_ability: Ability, project_scoped: boolean, data_schema: z.ZodMiniObject, description: string): WebhookEventDefinition<N> {
+export function defineEvent<const N extends string>(
+  name: N,
+  minimum_ability: Ability,
+  project_scoped: boolean,
+  data_schema: z.ZodMiniObject,
+  description: string,
+): WebhookEventDefinition<N> {
   const family = name.slice(0, name.indexOf('.')) as FamilyOf<N>;
   return { name, family, description, minimum_ability, project_scoped, data_schema };
 }
@@ -64,11 +70,11 @@ type MergedFacts<L extends readonly ModuleFacts[], K extends keyof ModuleFacts> 
  * Merges one field of every module's facts, in list order, onto `base` (the keys of no object); throws
  * on a name declared twice.
  */
-export function mergeFacts<const L extends readonly ModuleFacts[], K extends 'keys' | 'sortKeyPrefix' | 'entity', const B extends object = Record<never, never>>(
-  list: L,
-  field: K,
-  base?: B,
-): B & MergedFacts<L, K> {
+export function mergeFacts<
+  const L extends readonly ModuleFacts[],
+  K extends 'keys' | 'sortKeyPrefix' | 'entity',
+  const B extends object = Record<never, never>,
+>(list: L, field: K, base?: B): B & MergedFacts<L, K> {
   const merged: Record<string, unknown> = { ...base };
   for (const facts of list) {
     for (const [name, value] of Object.entries(facts[field] ?? {})) {

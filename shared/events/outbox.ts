@@ -65,7 +65,10 @@ export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { 
       ...event,
       ...(input.deliveredDirectly
         ? { fanned_out_at: event.created_at, delivery_count: input.deliveredDirectly.deliveryCount }
-        : { [secondaryIndex.partitionKey]: keys.outboxIndex(workerIndexShard(event.id)), [secondaryIndex.sortKey]: keys.timeIndexSortKey(nowMs, event.id) }),
+        : {
+            [secondaryIndex.partitionKey]: keys.outboxIndex(workerIndexShard(event.id)),
+            [secondaryIndex.sortKey]: keys.timeIndexSortKey(nowMs, event.id),
+          }),
       expires_at: Math.floor(nowMs / 1000) + EVENT_RETENTION_SECONDS,
     },
   };
@@ -73,5 +76,12 @@ export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { 
 
 /** The envelope a receiver gets: the stored event without its team. */
 export function envelopeOf(event: StoredEvent): EventEnvelope {
-  return { id: event.id, type: event.type, created_at: event.created_at, api_version: event.api_version, project_id: event.project_id, data: event.data };
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at,
+    api_version: event.api_version,
+    project_id: event.project_id,
+    data: event.data,
+  };
 }

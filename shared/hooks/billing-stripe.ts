@@ -29,20 +29,35 @@ function failureReason(invoice: Stripe.Invoice): string | null {
  * `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`, plus `duplicate` or
  * `ignored`), 400 (any refusal) or 500 (not stored, or the signing secret could not be read). Never throws; never logs or returns the secret.
  */
-async function handleBillingStripeEvent(runtime: Runtime, request: { signature: string | undefined; body: string }): Promise<HookAnswer> {
+async function handleBillingStripeEvent(
+  runtime: Runtime,
+  request: { signature: string | undefined; body: string },
+): Promise<HookAnswer> {
   try {
-    const event = await verifiedStripeEvent(request.body, request.signature, await billingStripeWebhookSecretOf(runtime), runtime.clock.nowMs());
+    const event = await verifiedStripeEvent(
+      request.body,
+      request.signature,
+      await billingStripeWebhookSecretOf(runtime),
+      runtime.clock.nowMs(),
+    );
     if (!event) return STRIPE_SIGNATURE_REFUSED;
     const ignore = (reason: string): HookAnswer => {
       logger.info('billing stripe event ignored', { event_id: event.id, event_type: event.type, reason });
       return { status: 200, body: { received: true, ignored: reason } };
     };
-    if (event.type !== 'invoice.paid' && event.type !== 'invoice.payment_failed') return ignore(`${event.type} is not mapped`);
+    if (event.type !== 'invoice.paid' && event.type !== 'invoice.payment_failed')
+      return ignore(`${event.type} is not mapped`);
     const invoice = event.data.object;
     const teamId = invoice.metadata?.team_id;
     const invoiceId = invoice.metadata?.invoice_id;
-    if (!isUuid(teamId) || !isUuid(invoiceId)) return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
-    const receipt: HookReceiptRef = { teamId: teamId.toLowerCase(), source: BILLING_STRIPE_HOOK_ROUTE.source, projectId: NO_PROJECT, providerEventId: event.id };
+    if (!isUuid(teamId) || !isUuid(invoiceId))
+      return ignore('the invoice has no metadata.team_id and metadata.invoice_id');
+    const receipt: HookReceiptRef = {
+      teamId: teamId.toLowerCase(),
+      source: BILLING_STRIPE_HOOK_ROUTE.source,
+      projectId: NO_PROJECT,
+      providerEventId: event.id,
+    };
     let refused: string | null = null;
     const done = await applyOnce(
       runtime.store,
@@ -53,7 +68,8 @@ async function handleBillingStripeEvent(runtime: Runtime, request: { signature: 
           if (event.type === 'invoice.paid') await markInvoicePaid(runtime, receipt.teamId, invoiceId.toLowerCase());
           else await markInvoicePaymentFailed(runtime, receipt.teamId, invoiceId.toLowerCase(), failureReason(invoice));
         } catch (error) {
-          if (!(error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT'))) throw error;
+          if (!(error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT')))
+            throw error;
           refused = `${error.code}: ${error.message}`;
         }
       },
@@ -67,4 +83,5 @@ async function handleBillingStripeEvent(runtime: Runtime, request: { signature: 
 }
 
 /** The billing hook's {@link HookHandler}: the signature from `Stripe-Signature`. */
-export const billingStripeHook: HookHandler = (runtime, request) => handleBillingStripeEvent(runtime, { signature: request.headers['stripe-signature'], body: request.body });
+export const billingStripeHook: HookHandler = (runtime, request) =>
+  handleBillingStripeEvent(runtime, { signature: request.headers['stripe-signature'], body: request.body });

@@ -39,17 +39,30 @@ const Interaction = z.object({
 
 /** An ephemeral message answer (`CHANNEL_MESSAGE_WITH_SOURCE`, flags `EPHEMERAL`). */
 function ephemeral(content: string): HookAnswer {
-  return { status: 200, body: { type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL } } };
+  return {
+    status: 200,
+    body: {
+      type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE,
+      data: { content, flags: InteractionResponseFlags.EPHEMERAL },
+    },
+  };
 }
 
 /** The `/membership` answer for Discord user `userId` of the project: their subscriptions' status and a fresh one-time portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}. */
-async function membershipReply(runtime: Runtime, teamId: string, projectId: string, userId: string | undefined): Promise<HookAnswer> {
+async function membershipReply(
+  runtime: Runtime,
+  teamId: string,
+  projectId: string,
+  userId: string | undefined,
+): Promise<HookAnswer> {
   const claim = userId ? await readPlatformUserClaim(runtime.store, teamId, projectId, userId) : undefined;
   const subscriberId = claim?.subscriber_id;
   if (!subscriberId) return ephemeral(NO_MEMBERSHIP_REPLY);
   const subscriptions = await subscriptionsOfSubscriber(runtime.store, teamId, projectId, subscriberId);
   const current = subscriptions.find((subscription) => hasAccess(subscription.status)) ?? subscriptions.at(-1);
-  const status = current ? `Your membership is ${current.status.replace(/_/g, ' ')}.` : 'You have no subscription in this community yet.';
+  const status = current
+    ? `Your membership is ${current.status.replace(/_/g, ' ')}.`
+    : 'You have no subscription in this community yet.';
   const link = await createPortalLink(runtime, teamId, projectId, subscriberId);
   return ephemeral(`${status}\nManage it here (the link works once, for 30 minutes): ${link.url}`);
 }
@@ -62,7 +75,12 @@ export const discordHook: HookHandler = async (runtime, request) => {
   try {
     const settings = integrationsOf(runtime);
     // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
-    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', DISCORD_CREDENTIAL);
+    const credential = await openCredentialInConstantWork(
+      runtime.store,
+      settings.keyEncryptionKey,
+      isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
+      DISCORD_CREDENTIAL,
+    );
     const publicKey = credential?.description.public.public_key;
     const signature = request.headers['x-signature-ed25519'] ?? '';
     const timestamp = request.headers['x-signature-timestamp'] ?? '';
@@ -81,7 +99,10 @@ export const discordHook: HookHandler = async (runtime, request) => {
     }
     return ephemeral('This interaction is not supported.');
   } catch (error) {
-    logger.error('discord interaction not answered', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
+    logger.error('discord interaction not answered', {
+      project_id: request.projectId,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
     return { status: 500, body: { error: 'The interaction could not be answered.' } };
   }
 };

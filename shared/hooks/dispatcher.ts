@@ -5,7 +5,13 @@ import type { Runtime } from '../runtime.js';
 import { billingStripeHook } from './billing-stripe.js';
 import { hookResult, rawBody, type HookHandler } from './hook.js';
 import { discordHook } from './discord.js';
-import { BILLING_STRIPE_HOOK_ROUTE, DISCORD_HOOK_ROUTE, STRIPE_HOOK_ROUTE, TELEGRAM_HOOK_ROUTE, type HookRoute } from './routes.js';
+import {
+  BILLING_STRIPE_HOOK_ROUTE,
+  DISCORD_HOOK_ROUTE,
+  STRIPE_HOOK_ROUTE,
+  TELEGRAM_HOOK_ROUTE,
+  type HookRoute,
+} from './routes.js';
 import { stripeHook } from './stripe.js';
 import { telegramHook } from './telegram.js';
 
@@ -53,7 +59,10 @@ export async function serveHookRequest(runtime: Runtime, event: APIGatewayProxyE
         ...hookResult({ status: 405, body: { error: `Use ${route.method}.` } }, requestId),
         headers: { Allow: route.method, 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId },
       };
-    return hookResult(await handle(runtime, { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }), requestId);
+    return hookResult(
+      await handle(runtime, { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }),
+      requestId,
+    );
   }
   return hookResult({ status: 404, body: { error: `No hook at ${path}.` } }, requestId);
 }

@@ -36,7 +36,11 @@ export type HookHandler = (runtime: Runtime, request: HookRequest) => Promise<Ho
 
 /** A hook answer as an API Gateway result (JSON). */
 export function hookResult(answer: HookAnswer, requestId: string): ApiGatewayResult {
-  return { statusCode: answer.status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId }, body: JSON.stringify(answer.body) };
+  return {
+    statusCode: answer.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId },
+    body: JSON.stringify(answer.body),
+  };
 }
 
 /** The raw body of an event as UTF-8 text. */
@@ -50,6 +54,9 @@ export function createHookHandler(getRuntime: () => Runtime, handle: HookHandler
   return async (event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     const projectId = event.pathParameters?.project_id ?? '';
-    return hookResult(await handle(getRuntime(), { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }), requestId);
+    return hookResult(
+      await handle(getRuntime(), { projectId, headers: lowerCaseHeaders(event.headers), body: rawBody(event) }),
+      requestId,
+    );
   };
 }

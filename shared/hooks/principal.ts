@@ -19,14 +19,24 @@ export function hookPrincipal(teamId: string, source: string): Principal {
  * subscription, by a free plan or a redeemed code (`project-subscription:create`). `tokenId` is `public:join`.
  */
 export function joinPrincipal(teamId: string, projectId: string): Principal {
-  return { tokenId: 'public:join', teamId, abilities: new Set(['project-user:update', 'project-subscription:create']), projectIds: [projectId] };
+  return {
+    tokenId: 'public:join',
+    teamId,
+    abilities: new Set(['project-user:update', 'project-subscription:create']),
+    projectIds: [projectId],
+  };
 }
 
 /**
  * Project `projectId` of team `teamId`, which a verified hook request names, read as that hook's
  * {@link hookPrincipal} (one strongly consistent GetItem); null when it does not exist (deleted since).
  */
-export async function hookProject(store: Store, teamId: string, projectId: string, source: string): Promise<Project | null> {
+export async function hookProject(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  source: string,
+): Promise<Project | null> {
   try {
     return await getProject(store, hookPrincipal(teamId, source), projectId);
   } catch (error) {

@@ -42,7 +42,11 @@ function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem {
 
 /** True when the update was processed already (strongly consistent read). */
 async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
-  return (await store.get(keys.hookReceipt(ref.teamId, ref.source, ref.projectId, ref.providerEventId), { projection: 'pk' })) !== undefined;
+  return (
+    (await store.get(keys.hookReceipt(ref.teamId, ref.source, ref.projectId, ref.providerEventId), {
+      projection: 'pk',
+    })) !== undefined
+  );
 }
 
 /** What {@link applyOnce} did: the work ran and its receipt is stored, or an earlier delivery's receipt was found. */
@@ -52,14 +56,22 @@ export type ReceiptOutcome = 'applied' | 'duplicate';
  * Runs `work` at most once per {@link HookReceiptRef} (DESIGN D22): the receipt joins the FIRST transaction `work` commits (or is written alone), so a duplicate runs nothing.
  * `work` must write its effect in ONE transaction (a second commits without the receipt). Other failures are thrown (5xx: the provider resends).
  */
-export async function applyOnce(store: Store, ref: HookReceiptRef, nowMs: () => number, work: () => Promise<void>): Promise<ReceiptOutcome> {
+export async function applyOnce(
+  store: Store,
+  ref: HookReceiptRef,
+  nowMs: () => number,
+  work: () => Promise<void>,
+): Promise<ReceiptOutcome> {
   if (await hasReceipt(store, ref)) return 'duplicate';
   const scope: RequestScope = { itemsForEffect: () => [receiptPut(ref, nowMs())] };
   try {
     await withRequestScope(scope, work);
     if (!scope.committedWith) await store.transactWrite([receiptPut(ref, nowMs())]);
   } catch (error) {
-    const raced = error instanceof ConditionFailedError || error instanceof TransactionCanceledError || error instanceof ProblemError;
+    const raced =
+      error instanceof ConditionFailedError ||
+      error instanceof TransactionCanceledError ||
+      error instanceof ProblemError;
     if (raced && (await hasReceipt(store, ref))) return 'duplicate';
     throw error;
   }

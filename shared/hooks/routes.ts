@@ -63,7 +63,12 @@ export const BILLING_STRIPE_HOOK_ROUTE: HookRoute = {
 };
 
 /** Every inbound hook route. */
-export const HOOK_ROUTES: readonly HookRoute[] = [TELEGRAM_HOOK_ROUTE, DISCORD_HOOK_ROUTE, STRIPE_HOOK_ROUTE, BILLING_STRIPE_HOOK_ROUTE];
+export const HOOK_ROUTES: readonly HookRoute[] = [
+  TELEGRAM_HOOK_ROUTE,
+  DISCORD_HOOK_ROUTE,
+  STRIPE_HOOK_ROUTE,
+  BILLING_STRIPE_HOOK_ROUTE,
+];
 
 /** The path of `route` for one project (e.g. `/hooks/telegram/<uuid>`); a route without `{project_id}` is its path. */
 export function hookPath(route: HookRoute, projectId = ''): string {

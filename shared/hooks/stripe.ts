@@ -22,12 +22,25 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  * plus `duplicate: true` or `ignored: <reason>`), 400 (any refusal), 409 (not ready: send again later) or
  * 500 (not stored). Never throws; never logs or returns a secret.
  */
-async function handleStripeEvent(runtime: Runtime, request: { projectId: string; signature: string | undefined; body: string }): Promise<HookAnswer> {
+async function handleStripeEvent(
+  runtime: Runtime,
+  request: { projectId: string; signature: string | undefined; body: string },
+): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
     // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
-    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', 'stripe');
-    const event = await verifiedStripeEvent(request.body, request.signature, credential?.secrets.webhook_secret, runtime.clock.nowMs());
+    const credential = await openCredentialInConstantWork(
+      runtime.store,
+      settings.keyEncryptionKey,
+      isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
+      'stripe',
+    );
+    const event = await verifiedStripeEvent(
+      request.body,
+      request.signature,
+      credential?.secrets.webhook_secret,
+      runtime.clock.nowMs(),
+    );
     if (!event || !credential) return STRIPE_SIGNATURE_REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
@@ -45,7 +58,12 @@ async function handleStripeEvent(runtime: Runtime, request: { projectId: string;
     );
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
     if ('ignored' in outcome) {
-      logger.info('stripe event ignored', { project_id: projectId, event_id: event.id, event_type: event.type, reason: outcome.ignored });
+      logger.info('stripe event ignored', {
+        project_id: projectId,
+        event_id: event.id,
+        event_type: event.type,
+        reason: outcome.ignored,
+      });
       return { status: 200, body: { received: true, ignored: outcome.ignored } };
     }
     return { status: 200, body: { received: true } };
@@ -54,10 +72,18 @@ async function handleStripeEvent(runtime: Runtime, request: { projectId: string;
       logger.info('stripe event not ready', { project_id: request.projectId, reason: error.message });
       return { status: 409, body: { error: `${error.message}; send it again later.` } };
     }
-    logger.error('stripe event not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
+    logger.error('stripe event not processed', {
+      project_id: request.projectId,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
     return { status: 500, body: { error: 'The event was not stored; send it again.' } };
   }
 }
 
 /** The Stripe hook's {@link HookHandler}: the signature from `Stripe-Signature`. */
-export const stripeHook: HookHandler = (runtime, request) => handleStripeEvent(runtime, { projectId: request.projectId, signature: request.headers['stripe-signature'], body: request.body });
+export const stripeHook: HookHandler = (runtime, request) =>
+  handleStripeEvent(runtime, {
+    projectId: request.projectId,
+    signature: request.headers['stripe-signature'],
+    body: request.body,
+  });

@@ -20,8 +20,18 @@ import { applyOnce, type HookReceiptRef } from './receipts.js';
  * (a revoked invite link's join links no subscriber; the bot's own actions ignored); `my_chat_member` → bot permissions; private `/account` → a one-time portal link (D27).
  */
 
-const User = z.object({ id: z.number().check(z.int()), is_bot: z.optional(z.boolean()), username: z.optional(z.string()), first_name: z.optional(z.string()), last_name: z.optional(z.string()) });
-const ChatMember = z.looseObject({ status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']), user: User, is_member: z.optional(z.boolean()) });
+const User = z.object({
+  id: z.number().check(z.int()),
+  is_bot: z.optional(z.boolean()),
+  username: z.optional(z.string()),
+  first_name: z.optional(z.string()),
+  last_name: z.optional(z.string()),
+});
+const ChatMember = z.looseObject({
+  status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']),
+  user: User,
+  is_member: z.optional(z.boolean()),
+});
 const ChatMemberUpdated = z.object({
   chat: z.object({ id: z.number().check(z.int()), type: z.string() }),
   from: User,
@@ -32,7 +42,11 @@ const ChatMemberUpdated = z.object({
 });
 /** The part of a Telegram `Update` the hook reads. */
 /** A message (only what the `/account` command reads: a private chat, its sender and text). */
-const Message = z.looseObject({ chat: z.looseObject({ id: z.number(), type: z.string() }), from: z.optional(User), text: z.optional(z.string()) });
+const Message = z.looseObject({
+  chat: z.looseObject({ id: z.number(), type: z.string() }),
+  from: z.optional(User),
+  text: z.optional(z.string()),
+});
 const TelegramUpdate = z.object({
   update_id: z.number().check(z.int(), z.nonnegative()),
   chat_member: z.optional(ChatMemberUpdated),
@@ -57,7 +71,12 @@ function secretMatches(given: string | undefined, expected: string | undefined):
 
 /** True when a chat member state is inside the chat. */
 function isInside(state: ChatMemberState): boolean {
-  return state.status === 'creator' || state.status === 'administrator' || state.status === 'member' || (state.status === 'restricted' && state.is_member === true);
+  return (
+    state.status === 'creator' ||
+    state.status === 'administrator' ||
+    state.status === 'member' ||
+    (state.status === 'restricted' && state.is_member === true)
+  );
 }
 
 /** The membership change a `chat_member` update reports, or null when it changes nothing the service tracks. */
@@ -90,11 +109,19 @@ function displayName(user: z.infer<typeof User>): string | null {
  * (`{ ok: true }`, with `duplicate: true` for a re-sent update), 401 (any refusal of the secret), 400 (not a
  * Telegram update) or 500 (not stored; Telegram retries). Never throws.
  */
-async function handleTelegramUpdate(runtime: Runtime, request: { projectId: string; secretToken: string | undefined; body: string }): Promise<HookAnswer> {
+async function handleTelegramUpdate(
+  runtime: Runtime,
+  request: { projectId: string; secretToken: string | undefined; body: string },
+): Promise<HookAnswer> {
   try {
     const settings = integrationsOf(runtime);
     // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
-    const credential = await openCredentialInConstantWork(runtime.store, settings.keyEncryptionKey, isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project', TELEGRAM_CREDENTIAL);
+    const credential = await openCredentialInConstantWork(
+      runtime.store,
+      settings.keyEncryptionKey,
+      isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
+      TELEGRAM_CREDENTIAL,
+    );
     if (!secretMatches(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
@@ -104,7 +131,12 @@ async function handleTelegramUpdate(runtime: Runtime, request: { projectId: stri
     } catch {
       return { status: 400, body: { error: 'The body is not a Telegram update.' } };
     }
-    const receipt: HookReceiptRef = { teamId, source: 'telegram', projectId, providerEventId: String(parsed.update_id) };
+    const receipt: HookReceiptRef = {
+      teamId,
+      source: 'telegram',
+      projectId,
+      providerEventId: String(parsed.update_id),
+    };
     const outcome = await applyOnce(
       runtime.store,
       receipt,
@@ -116,7 +148,10 @@ async function handleTelegramUpdate(runtime: Runtime, request: { projectId: stri
     );
     return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
   } catch (error) {
-    logger.error('telegram update not processed', { project_id: request.projectId, error: error instanceof Error ? error.name : 'unknown' });
+    logger.error('telegram update not processed', {
+      project_id: request.projectId,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
     return { status: 500, body: { error: 'The update was not stored; send it again.' } };
   }
 }
@@ -130,10 +165,17 @@ const ACCOUNT_COMMAND = /^\/account(@\w+)?(\s|$)/;
  * "no membership" (nothing about who is a subscriber). Other messages and group chats are ignored. A failed
  * reply throws (500: Telegram sends the update again).
  */
-async function answerCommand(runtime: Runtime, bot: { teamId: string; projectId: string; botToken: string | undefined }, message: z.infer<typeof Message>): Promise<void> {
-  if (message.chat.type !== 'private' || !message.from || !bot.botToken || !ACCOUNT_COMMAND.test(message.text ?? '')) return;
+async function answerCommand(
+  runtime: Runtime,
+  bot: { teamId: string; projectId: string; botToken: string | undefined },
+  message: z.infer<typeof Message>,
+): Promise<void> {
+  if (message.chat.type !== 'private' || !message.from || !bot.botToken || !ACCOUNT_COMMAND.test(message.text ?? ''))
+    return;
   const claim = await readPlatformUserClaim(runtime.store, bot.teamId, bot.projectId, String(message.from.id));
-  const link = claim?.subscriber_id ? await createPortalLink(runtime, bot.teamId, bot.projectId, claim.subscriber_id) : null;
+  const link = claim?.subscriber_id
+    ? await createPortalLink(runtime, bot.teamId, bot.projectId, claim.subscriber_id)
+    : null;
   const text = link
     ? `Manage your membership here (the link works once, for 30 minutes):\n${link.url}`
     : 'No membership was found for your Telegram account here. If you have just joined, try again in a minute.';
@@ -141,15 +183,30 @@ async function answerCommand(runtime: Runtime, bot: { teamId: string; projectId:
 }
 
 /** Applies one verified update (inside the request scope that adds its receipt to the first transaction). */
-async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, botId: string | undefined, update: z.infer<typeof TelegramUpdate>): Promise<void> {
+async function applyUpdate(
+  runtime: Runtime,
+  teamId: string,
+  projectId: string,
+  botId: string | undefined,
+  update: z.infer<typeof TelegramUpdate>,
+): Promise<void> {
   const changed = update.chat_member ?? update.my_chat_member;
   if (!changed) return;
   const project = await hookProject(runtime.store, teamId, projectId, 'telegram');
   if (!project) return;
-  const linked = project.resources.some((resource) => (resource.kind === 'channel' || resource.kind === 'group') && resource.platform_resource_id === String(changed.chat.id));
+  const linked = project.resources.some(
+    (resource) =>
+      (resource.kind === 'channel' || resource.kind === 'group') &&
+      resource.platform_resource_id === String(changed.chat.id),
+  );
   if (update.my_chat_member) {
     if (botId !== undefined && String(update.my_chat_member.new_chat_member.user.id) !== botId) return;
-    await recordBotPermissions(runtime, hookPrincipal(teamId, 'telegram'), projectId, botPermissions(update.my_chat_member.new_chat_member));
+    await recordBotPermissions(
+      runtime,
+      hookPrincipal(teamId, 'telegram'),
+      projectId,
+      botPermissions(update.my_chat_member.new_chat_member),
+    );
     return;
   }
   const memberUpdate = update.chat_member!;
@@ -176,4 +233,8 @@ async function applyUpdate(runtime: Runtime, teamId: string, projectId: string, 
 
 /** The Telegram hook's {@link HookHandler}: the secret token from `X-Telegram-Bot-Api-Secret-Token`. */
 export const telegramHook: HookHandler = (runtime, request) =>
-  handleTelegramUpdate(runtime, { projectId: request.projectId, secretToken: request.headers['x-telegram-bot-api-secret-token'], body: request.body });
+  handleTelegramUpdate(runtime, {
+    projectId: request.projectId,
+    secretToken: request.headers['x-telegram-bot-api-secret-token'],
+    body: request.body,
+  });

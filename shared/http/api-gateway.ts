@@ -3,7 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /** An API Gateway HTTP API (payload v2) result with its fields filled in. */
-export type ApiGatewayResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; body: string };
+export type ApiGatewayResult = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+};
 
 /**
  * API Gateway's own cap on a request body (10 MB, HTTP API quotas): larger requests never reach a
@@ -24,9 +28,13 @@ export function eventToRequest(event: APIGatewayProxyEventV2): Request {
   const scheme = forwardedProto === 'http' ? 'http' : 'https';
   const url = `${scheme}://${host}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
   const headers = new Headers();
-  for (const [name, value] of Object.entries(event.headers)) if (value !== undefined && name !== 'cookie') headers.set(name, value);
+  for (const [name, value] of Object.entries(event.headers))
+    if (value !== undefined && name !== 'cookie') headers.set(name, value);
   const method = event.requestContext.http.method.toUpperCase();
-  const body = event.body && method !== 'GET' && method !== 'HEAD' ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : undefined;
+  const body =
+    event.body && method !== 'GET' && method !== 'HEAD'
+      ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8')
+      : undefined;
   return new Request(url, { method, headers, body });
 }
 
@@ -55,7 +63,8 @@ export function nodeRequestToEvent(request: IncomingMessage, body: Buffer): APIG
   }
   headers['x-forwarded-proto'] = 'http';
   const queryStringParameters: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
+  for (const [name, value] of url.searchParams)
+    queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
   const method = (request.method ?? 'GET').toUpperCase();
   const requestId = randomUUID();
   const now = new Date();
@@ -72,7 +81,13 @@ export function nodeRequestToEvent(request: IncomingMessage, body: Buffer): APIG
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'local',
-      http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId,
       routeKey: '$default',
       stage: '$default',

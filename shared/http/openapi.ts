@@ -28,11 +28,17 @@ function problemResponse(description: string) {
 
 /** True when the operation's query or body names other objects by id (`*_id`, `*_ids`), which may not exist (404). */
 function namesObjects(route: (typeof OPERATIONS)[number]): boolean {
-  return [route.query, route.body].some((schema) => Object.keys(schema?.shape ?? {}).some((field) => field !== 'confirm_team_id' && /(^|_)ids?$/.test(field)));
+  return [route.query, route.body].some((schema) =>
+    Object.keys(schema?.shape ?? {}).some((field) => field !== 'confirm_team_id' && /(^|_)ids?$/.test(field)),
+  );
 }
 
 type OverrideContext = {
-  zodSchema: { _zod: { def: { type: string; checks?: Array<{ _zod: { def: { check: string; tx?: (value: string) => string } } }> } } };
+  zodSchema: {
+    _zod: {
+      def: { type: string; checks?: Array<{ _zod: { def: { check: string; tx?: (value: string) => string } } }> };
+    };
+  };
   jsonSchema: Record<string, unknown>;
   io: 'input' | 'output';
 };
@@ -45,7 +51,9 @@ type OverrideContext = {
 function describeTrimmedInput(context: OverrideContext): void {
   const def = context.zodSchema._zod.def;
   if (context.io !== 'input' || def.type !== 'string' || context.jsonSchema.pattern !== undefined) return;
-  const trims = (def.checks ?? []).some((check) => check._zod.def.check === 'overwrite' && check._zod.def.tx?.(' x ') === 'x');
+  const trims = (def.checks ?? []).some(
+    (check) => check._zod.def.check === 'overwrite' && check._zod.def.tx?.(' x ') === 'x',
+  );
   if (trims && Number(context.jsonSchema.minLength ?? 0) >= 1) context.jsonSchema.pattern = '\\S';
 }
 
@@ -57,14 +65,18 @@ function buildDocument(): ReturnType<typeof createDocument> {
     const responses: Record<string, unknown> = {
       [String(route.rest.successStatus)]: {
         description: route.summary,
-        ...(route.output ? { content: { 'application/json': { schema: route.output } } } : { content: { 'application/json': { schema: { type: 'object' } } } }),
+        ...(route.output
+          ? { content: { 'application/json': { schema: route.output } } }
+          : { content: { 'application/json': { schema: { type: 'object' } } } }),
       },
     };
     if (route.ability) {
       responses['401'] = problemResponse('AUTHENTICATION_REQUIRED: missing, malformed, unknown or revoked token.');
       if (route.ability !== AUTHENTICATED || route.teamWide) {
         responses['403'] = problemResponse(
-          route.ability === AUTHENTICATED ? 'TOKEN_MISSING_ABILITY: the token is narrowed to projects.' : 'TOKEN_MISSING_ABILITY: the token lacks the required ability.',
+          route.ability === AUTHENTICATED
+            ? 'TOKEN_MISSING_ABILITY: the token is narrowed to projects.'
+            : 'TOKEN_MISSING_ABILITY: the token lacks the required ability.',
         );
       }
       responses['429'] = problemResponse('RATE_LIMITED: the `rest` bucket is exhausted; see Retry-After.');
@@ -77,13 +89,27 @@ function buildDocument(): ReturnType<typeof createDocument> {
       );
     }
     // Every operation refuses unknown query parameters; writes also refuse bad bodies and reused keys.
-    responses['422'] = problemResponse(isWrite ? 'VALIDATION_FAILED with field-level `errors`, or IDEMPOTENCY_KEY_REUSED.' : 'VALIDATION_FAILED with field-level `errors`.');
-    if (!route.ability && isWrite) responses['429'] = problemResponse('RATE_LIMITED: the per-IP bucket of requests without a token is exhausted; see Retry-After.');
-    if (route.callsProvider) responses['502'] = problemResponse('PROVIDER_UNAVAILABLE: the platform or payment provider could not be reached or failed; nothing was changed.');
+    responses['422'] = problemResponse(
+      isWrite
+        ? 'VALIDATION_FAILED with field-level `errors`, or IDEMPOTENCY_KEY_REUSED.'
+        : 'VALIDATION_FAILED with field-level `errors`.',
+    );
+    if (!route.ability && isWrite)
+      responses['429'] = problemResponse(
+        'RATE_LIMITED: the per-IP bucket of requests without a token is exhausted; see Retry-After.',
+      );
+    if (route.callsProvider)
+      responses['502'] = problemResponse(
+        'PROVIDER_UNAVAILABLE: the platform or payment provider could not be reached or failed; nothing was changed.',
+      );
     if (route.tierLimit || (isWrite && route.ability && route.lockdown !== 'exempt')) {
       const reasons = [
-        ...(isWrite && route.lockdown !== 'exempt' ? ['BILLING_LOCKED: the team is locked for an unpaid invoice of its own tier'] : []),
-        ...(route.tierLimit ? [`TIER_LIMIT_REACHED: the team's tier allows no more ${route.tierLimit.replaceAll('_', ' ')}`] : []),
+        ...(isWrite && route.lockdown !== 'exempt'
+          ? ['BILLING_LOCKED: the team is locked for an unpaid invoice of its own tier']
+          : []),
+        ...(route.tierLimit
+          ? [`TIER_LIMIT_REACHED: the team's tier allows no more ${route.tierLimit.replaceAll('_', ' ')}`]
+          : []),
       ];
       responses['402'] = problemResponse(`${reasons.join('; or ')}.`);
     }
@@ -92,11 +118,15 @@ function buildDocument(): ReturnType<typeof createDocument> {
       responses['413'] = problemResponse(`PAYLOAD_TOO_LARGE: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
       responses['415'] = problemResponse('UNSUPPORTED_MEDIA_TYPE: send the body as `application/json`.');
     }
-    responses['431'] = { description: 'Request header fields too large (the server refuses the request before reading it).' };
+    responses['431'] = {
+      description: 'Request header fields too large (the server refuses the request before reading it).',
+    };
     const operation: Record<string, unknown> = {
       operationId: route.id,
       summary: route.summary,
-      ...(route.teamWide ? { description: 'Team-wide data: a token narrowed by `scope:project:<uuid>` gets 403 TOKEN_MISSING_ABILITY.' } : {}),
+      ...(route.teamWide
+        ? { description: 'Team-wide data: a token narrowed by `scope:project:<uuid>` gets 403 TOKEN_MISSING_ABILITY.' }
+        : {}),
       tags: [route.tag],
       'x-required-scopes': route.ability && route.ability !== AUTHENTICATED ? [route.ability] : [],
       security: route.ability ? [{ bearerAuth: [] }] : [],
@@ -118,7 +148,9 @@ function buildDocument(): ReturnType<typeof createDocument> {
             },
           ]
         : undefined,
-      ...(body ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } } : {}),
+      ...(body
+        ? { requestBody: { required: !body.safeParse({}).success, content: { 'application/json': { schema: body } } } }
+        : {}),
       responses,
     };
     (paths[route.rest.path] ??= {})[route.rest.method.toLowerCase()] = operation;
@@ -136,7 +168,9 @@ function buildDocument(): ReturnType<typeof createDocument> {
           '.',
       },
       servers: [{ url: '/', description: 'The API’s own base URL ({base_url}).' }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: '`svc_live_<id>_<secret>`' } },
+      },
       paths: paths,
       webhooks: webhooksSection() as never,
     },
@@ -164,21 +198,29 @@ function webhooksSection(): Record<string, unknown> {
           description:
             'Sent to each subscribed endpoint. Headers: `SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret, `SVC-Event-Id` (the envelope `id`) and `SVC-Event-Name` (the envelope `type`); and the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` keyed with the base64-decoded secret after `whsec_`. Answer 2xx within 10 seconds.',
           requestBody: { required: true, content: { 'application/json': { schema: envelopeSchemaOf(definition) } } },
-          responses: { '200': { description: 'Any 2xx: delivered. Anything else, a timeout, a TLS or DNS failure: retried on the timeline (8 attempts).' } },
+          responses: {
+            '200': {
+              description:
+                'Any 2xx: delivered. Anything else, a timeout, a TLS or DNS failure: retried on the timeline (8 attempts).',
+            },
+          },
         },
       },
     ]),
   );
 }
 
-type OpenApiJson = { paths: Record<string, Record<string, { requestBody?: MediaOwner; responses?: Record<string, MediaOwner> }>> } & Record<string, unknown>;
+type OpenApiJson = {
+  paths: Record<string, Record<string, { requestBody?: MediaOwner; responses?: Record<string, MediaOwner> }>>;
+} & Record<string, unknown>;
 type MediaOwner = { content?: Record<string, { schema?: unknown; example?: unknown }> };
 
 /** Gives every request body and response of every operation an `example`, sampled from its schema (openapi-sampler). */
 function addExamples(document: OpenApiJson): void {
   const fill = (owner: MediaOwner | undefined) => {
     for (const media of Object.values(owner?.content ?? {})) {
-      if (media.schema && media.example === undefined) media.example = sample(media.schema, { skipReadOnly: false, skipNonRequired: false }, document);
+      if (media.schema && media.example === undefined)
+        media.example = sample(media.schema, { skipReadOnly: false, skipNonRequired: false }, document);
     }
   };
   for (const operations of Object.values(document.paths)) {

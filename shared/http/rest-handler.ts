@@ -24,7 +24,11 @@ export interface RestHandlerOptions {
  * with the shared pipeline (`serveRestRequest`): unknown paths are NOT_FOUND, known paths with another
  * method METHOD_NOT_ALLOWED with `Allow`. Never throws.
  */
-export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxyEventV2, options: RestHandlerOptions = {}): Promise<ApiGatewayResult> {
+export async function handleRestRequest(
+  runtime: Runtime,
+  event: APIGatewayProxyEventV2,
+  options: RestHandlerOptions = {},
+): Promise<ApiGatewayResult> {
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const found = matchRoute(method, path);
@@ -32,9 +36,15 @@ export async function handleRestRequest(runtime: Runtime, event: APIGatewayProxy
   if (!found || ('operation' in found && options.operationId && found.operation.id !== options.operationId)) {
     match = new ProblemError('NOT_FOUND', `No route ${method} ${path}.`);
   } else if ('allowedMethods' in found) {
-    match = new ProblemError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}.`, { headers: { Allow: found.allowedMethods.join(', ') } });
+    match = new ProblemError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}.`, {
+      headers: { Allow: found.allowedMethods.join(', ') },
+    });
   } else {
-    match = { operation: found.operation, handler: handlerOf(found.operation.id as OperationId), pathParameters: found.pathParameters };
+    match = {
+      operation: found.operation,
+      handler: handlerOf(found.operation.id as OperationId),
+      pathParameters: found.pathParameters,
+    };
   }
   return serveRestRequest(runtime, event, match, options.onResponse);
 }

@@ -20,7 +20,14 @@ import type { ApiGatewayResult } from './api-gateway.js';
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /** One line per served request (the local server logs it). */
-export type ResponseLine = { method: string; path: string; status: number; duration_ms: number; request_id: string; operation: string | null };
+export type ResponseLine = {
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  operation: string | null;
+};
 
 /** What the pipeline knows about the request before the operation runs. */
 export interface RouteMatch {
@@ -31,7 +38,11 @@ export interface RouteMatch {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): ApiGatewayResult {
-  return { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 function validate(schema: z.ZodMiniType | undefined, value: unknown, prefix: string): Record<string, unknown> {
@@ -44,14 +55,18 @@ function validate(schema: z.ZodMiniType | undefined, value: unknown, prefix: str
     return {};
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The request ${prefix} is not valid.`, { errors: fieldErrors(prefix, parsed.error.issues) });
+  if (!parsed.success)
+    throw new ProblemError('VALIDATION_FAILED', `The request ${prefix} is not valid.`, {
+      errors: fieldErrors(prefix, parsed.error.issues),
+    });
   return parsed.data as Record<string, unknown>;
 }
 
 function rawBodyOf(event: APIGatewayProxyEventV2): string {
   if (!event.body) return '';
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-  if (raw.byteLength > MAX_BODY_BYTES) throw new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  if (raw.byteLength > MAX_BODY_BYTES)
+    throw new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
   return raw.toString('utf8');
 }
 
@@ -71,7 +86,9 @@ function parseBody(operation: AnyOperation, headers: Record<string, string>, raw
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    throw new ProblemError('VALIDATION_FAILED', 'The request body is not valid JSON.', { errors: [{ path: 'body', message: (error as Error).message }] });
+    throw new ProblemError('VALIDATION_FAILED', 'The request body is not valid JSON.', {
+      errors: [{ path: 'body', message: (error as Error).message }],
+    });
   }
   return validate(schema, parsed, 'body');
 }
@@ -81,7 +98,10 @@ function parseBody(operation: AnyOperation, headers: Record<string, string>, raw
  * become booleans for the schema's boolean fields and decimal text becomes a number for its number fields;
  * anything else stays text, for zod to refuse with a field error.
  */
-function queryValues(schema: z.ZodMiniObject | undefined, raw: Record<string, string | undefined>): Record<string, unknown> {
+function queryValues(
+  schema: z.ZodMiniObject | undefined,
+  raw: Record<string, string | undefined>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = { ...raw };
   for (const [name, field] of Object.entries(schema?.shape ?? {})) {
     const text = raw[name];
@@ -97,26 +117,37 @@ function queryValues(schema: z.ZodMiniObject | undefined, raw: Record<string, st
 /** Header names in lower case (API Gateway v2 and middy already do this; direct callers may not). */
 export function lowerCaseHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) if (typeof value === 'string') result[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(headers ?? {}))
+    if (typeof value === 'string') result[name.toLowerCase()] = value;
   return result;
 }
 
 /** A problem document as an API Gateway result. */
 export function problemResult(error: unknown, requestId: string): ApiGatewayResult {
-  if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
+  if (!(error instanceof ProblemError))
+    logger.error('unexpected error', { request_id: requestId, error: error as Error });
   const { problem, headers } = toProblem(error, requestId);
   return problemDocumentResult(problem, headers);
 }
 
 function problemDocumentResult(problem: ProblemDocument, headers: Record<string, string>): ApiGatewayResult {
-  return { statusCode: problem.status, headers: { 'Content-Type': 'application/problem+json', ...headers }, body: JSON.stringify(problem) };
+  return {
+    statusCode: problem.status,
+    headers: { 'Content-Type': 'application/problem+json', ...headers },
+    body: JSON.stringify(problem),
+  };
 }
 
 /**
  * Serves one REST request of a matched operation (DESIGN D1–D4): authenticate (per-IP `rest-anonymous` bucket, 429/401, D4), then {@link invokeOperation} with the per-token
  * `rest` limit and validation (422/413/415). Headers: `X-RateLimit-*` (`Retry-After` on 429), `X-Request-Id`, `Idempotent-Replay: true` on a replay. Never throws.
  */
-export async function serveRestRequest(runtime: Runtime, event: APIGatewayProxyEventV2, match: RouteMatch | ProblemError, onResponse?: (line: ResponseLine) => void): Promise<ApiGatewayResult> {
+export async function serveRestRequest(
+  runtime: Runtime,
+  event: APIGatewayProxyEventV2,
+  match: RouteMatch | ProblemError,
+  onResponse?: (line: ResponseLine) => void,
+): Promise<ApiGatewayResult> {
   const started = performance.now();
   const requestId = event.requestContext?.requestId || randomUUID();
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
@@ -130,7 +161,11 @@ export async function serveRestRequest(runtime: Runtime, event: APIGatewayProxyE
     const operation = match.operation;
     let principal: Principal | null = null;
     if (operation.ability) {
-      const authentication = await authenticateRequest(runtime.store, runtime.clock, { authorization: headers.authorization, bucket: 'rest-anonymous', clientIp });
+      const authentication = await authenticateRequest(runtime.store, runtime.clock, {
+        authorization: headers.authorization,
+        bucket: 'rest-anonymous',
+        clientIp,
+      });
       if (!authentication.ok) {
         rate = authentication.rate;
         throw authentication.error;
@@ -149,11 +184,16 @@ export async function serveRestRequest(runtime: Runtime, event: APIGatewayProxyE
         // A public write (accepting a team invitation) carries its own credential in the body: every call
         // counts in the per-IP anonymous bucket, so guessing invitation tokens is throttled (D4).
         if (principal) rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
-        else if (method !== 'GET') rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', clientIp);
+        else if (method !== 'GET')
+          rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', clientIp);
       },
       decode: () => {
         const params = validate(operation.params, match.pathParameters, 'path');
-        const query = validate(operation.query, queryValues(operation.query, event.queryStringParameters ?? {}), 'query');
+        const query = validate(
+          operation.query,
+          queryValues(operation.query, event.queryStringParameters ?? {}),
+          'query',
+        );
         const write = method !== 'GET';
         const idempotencyKey = write ? parseIdempotencyKey(headers['idempotency-key'], 'header.idempotency-key') : null;
         const raw = write ? rawBodyOf(event) : '';
@@ -166,7 +206,12 @@ export async function serveRestRequest(runtime: Runtime, event: APIGatewayProxyE
         };
       },
     });
-    if (outcome.ok) response = json(operation.rest.successStatus, outcome.result, outcome.replayed ? { 'Idempotent-Replay': 'true' } : {});
+    if (outcome.ok)
+      response = json(
+        operation.rest.successStatus,
+        outcome.result,
+        outcome.replayed ? { 'Idempotent-Replay': 'true' } : {},
+      );
     else response = problemDocumentResult(outcome.problem, outcome.headers);
     return response;
   } catch (error) {
@@ -207,5 +252,11 @@ export function operationInModule(moduleExports: Record<string, unknown>, operat
 export function createRouteHandler(getRuntime: () => Runtime, operation: AnyOperation, handler: AnyHandler) {
   return middy<APIGatewayProxyEventV2, ApiGatewayResult>()
     .use(httpHeaderNormalizer())
-    .handler(async (event) => serveRestRequest(getRuntime(), event, { operation, handler, pathParameters: (event.pathParameters ?? {}) as Record<string, string> }));
+    .handler(async (event) =>
+      serveRestRequest(getRuntime(), event, {
+        operation,
+        handler,
+        pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
+      }),
+    );
 }

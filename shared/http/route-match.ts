@@ -67,5 +67,11 @@ export function matchPath<R>(
   // Allow lists the methods of the path itself: the most specific patterns that match (a literal path such
   // as `/replay-dead` does not offer the methods of the `{id}` pattern beside it).
   const mostLiteral = Math.max(...candidates.map((candidate) => candidate.literal));
-  return { allowedMethods: [...new Set(candidates.filter((candidate) => candidate.literal === mostLiteral).map((candidate) => candidate.method))] };
+  return {
+    allowedMethods: [
+      ...new Set(
+        candidates.filter((candidate) => candidate.literal === mostLiteral).map((candidate) => candidate.method),
+      ),
+    ],
+  };
 }

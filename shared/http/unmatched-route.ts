@@ -23,7 +23,10 @@ function unmatchedRouteProblem(routes: readonly RouteBinding[], event: APIGatewa
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const found = matchPath(routes, (route) => route, method, path);
-  if (found && 'allowedMethods' in found) return new ProblemError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}.`, { headers: { Allow: found.allowedMethods.join(', ') } });
+  if (found && 'allowedMethods' in found)
+    return new ProblemError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}.`, {
+      headers: { Allow: found.allowedMethods.join(', ') },
+    });
   return new ProblemError('NOT_FOUND', `No route ${method} ${path}.`);
 }
 

@@ -69,7 +69,11 @@ export type IdempotencyClaim =
  * `settleFailure`) and answers by it.
  */
 function keyInUse(): ProblemError {
-  return new ProblemError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { headers: { 'Retry-After': '1' } });
+  return new ProblemError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    'A request with this Idempotency-Key is still being processed. Retry shortly.',
+    { headers: { 'Retry-After': '1' } },
+  );
 }
 
 /** The stored idempotency record under `recordAddress` (DESIGN D3): one definition for both modes. */
@@ -95,7 +99,9 @@ interface IdempotencyRecord {
 export function parseIdempotencyKey(value: string | undefined, path: string): string | null {
   if (value === undefined || value === '') return null;
   if (!UUID.test(value)) {
-    throw new ProblemError('VALIDATION_FAILED', 'The idempotency key must be a UUID.', { errors: [{ path, message: 'must be a UUID' }] });
+    throw new ProblemError('VALIDATION_FAILED', 'The idempotency key must be a UUID.', {
+      errors: [{ path, message: 'must be a UUID' }],
+    });
   }
   return value.toLowerCase();
 }
@@ -147,9 +153,17 @@ function open(teamId: string, key: string, sealed: string): StoredResponse {
  * fingerprint); throws IDEMPOTENCY_KEY_REUSED (422) for another fingerprint (another request, route,
  * surface or token) and IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`) while the first still runs.
  */
-function answerOfRecord(teamId: string, key: string, fingerprint: string, existing: IdempotencyRecord | undefined): StoredResponse {
+function answerOfRecord(
+  teamId: string,
+  key: string,
+  fingerprint: string,
+  existing: IdempotencyRecord | undefined,
+): StoredResponse {
   if (existing?.fingerprint !== fingerprint) {
-    throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.');
+    throw new ProblemError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used for a different request. Use a new UUID for each distinct write.',
+    );
   }
   if (existing?.state !== 'completed' || !existing.response) {
     throw keyInUse();
@@ -161,7 +175,14 @@ function answerOfRecord(teamId: string, key: string, fingerprint: string, existi
  * Takes an idempotency key (D3); a key older than 24 h or an abandoned claim counts as new. `'claim'`: one conditional write → `claimed` (then `complete()`
  * or `settleFailure()`), `replay`, or throws IDEMPOTENCY_KEY_REUSED (422) / IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`). `'in-transaction'`: {@link IdempotencyMode}.
  */
-export async function beginIdempotentRequest(store: Store, clock: Clock, teamId: string, key: string, fingerprint: string, mode: IdempotencyMode = 'claim'): Promise<IdempotencyClaim> {
+export async function beginIdempotentRequest(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  key: string,
+  fingerprint: string,
+  mode: IdempotencyMode = 'claim',
+): Promise<IdempotencyClaim> {
   const nowSeconds = Math.floor(clock.nowMs() / 1000);
   const Key = recordAddress(teamId, key);
   const claimId = randomUUID(); // `complete` and release act only on this request's own record
@@ -177,7 +198,8 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
           locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS,
           expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS,
         },
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':in_progress': 'in_progress' },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -201,7 +223,15 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
   };
   /** The completed record of `'in-transaction'` mode, written only if the key is free. */
   const freshRecord = (response: StoredResponse) => ({
-    Item: { ...Key, entity: entity.idempotency, state: 'completed', claim_id: claimId, fingerprint, response: seal(teamId, key, response), expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
+    Item: {
+      ...Key,
+      entity: entity.idempotency,
+      state: 'completed',
+      claim_id: claimId,
+      fingerprint,
+      response: seal(teamId, key, response),
+      expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS,
+    },
     ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
     ExpressionAttributeValues: { ':now': nowSeconds },
   });
@@ -218,7 +248,12 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
           UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
           ConditionExpression: ownClaim.ConditionExpression,
           ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+          ExpressionAttributeValues: {
+            ':completed': 'completed',
+            ':response': seal(teamId, key, response),
+            ':in_progress': 'in_progress',
+            ':claim': claimId,
+          },
         },
       };
     },
@@ -238,13 +273,20 @@ export async function beginIdempotentRequest(store: Store, clock: Clock, teamId:
           UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
           ConditionExpression: ownCompletion.ConditionExpression,
           ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':response': seal(teamId, key, response), ':in_progress': 'in_progress', ':claim': claimId },
+          ExpressionAttributeValues: {
+            ':completed': 'completed',
+            ':response': seal(teamId, key, response),
+            ':in_progress': 'in_progress',
+            ':claim': claimId,
+          },
         })
         .catch(ignoreLostClaim);
     },
     settleFailure: async (error) => {
       if (mode === 'claim') {
-        await store.delete({ Key, ...ownClaim, ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId } }).catch(() => undefined);
+        await store
+          .delete({ Key, ...ownClaim, ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId } })
+          .catch(() => undefined);
         throw error;
       }
       const existing = (await store.get(Key, { consistent: true })) as IdempotencyRecord | undefined;

@@ -58,9 +58,16 @@ export function rateWindow(clock: Clock, bucket: RateLimitBucket, subject: strin
 
 /** The RATE_LIMITED (429) problem of a full window, with `Retry-After` (seconds) and `X-RateLimit-*` (DESIGN D4). */
 export function rateLimitedError(bucket: RateLimitBucket, window: RateWindow): ProblemError {
-  return new ProblemError('RATE_LIMITED', `Rate limit of ${window.limit} requests per ${window.windowSeconds} seconds reached for bucket \`${bucket}\`.`, {
-    headers: { 'Retry-After': String(window.resetSeconds), ...rateLimitHeaders({ limit: window.limit, remaining: 0, resetSeconds: window.resetSeconds }) },
-  });
+  return new ProblemError(
+    'RATE_LIMITED',
+    `Rate limit of ${window.limit} requests per ${window.windowSeconds} seconds reached for bucket \`${bucket}\`.`,
+    {
+      headers: {
+        'Retry-After': String(window.resetSeconds),
+        ...rateLimitHeaders({ limit: window.limit, remaining: 0, resetSeconds: window.resetSeconds }),
+      },
+    },
+  );
 }
 
 /**
@@ -76,7 +83,13 @@ export function isWindowFull(item: Record<string, unknown> | undefined, window: 
  * Admits `units` requests (a JSON-RPC batch counts each message, D4) for `subject` (token id or IP) with one conditional `ADD`: all or none, never over
  * the limit. Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and `X-RateLimit-*`.
  */
-export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateLimitBucket, subject: string, units = 1): Promise<RateLimitState> {
+export async function consumeRateLimit(
+  store: Store,
+  clock: Clock,
+  bucket: RateLimitBucket,
+  subject: string,
+  units = 1,
+): Promise<RateLimitState> {
   const window = rateWindow(clock, bucket, subject);
   const { limit, windowSeconds, resetSeconds } = window;
   if (!Number.isInteger(units) || units < 1) throw new Error(`units must be a positive integer, got ${units}`);
@@ -86,7 +99,11 @@ export async function consumeRateLimit(store: Store, clock: Clock, bucket: RateL
       Key: window.key,
       UpdateExpression: 'ADD request_count :units SET expires_at = :expires',
       ConditionExpression: 'attribute_not_exists(request_count) OR request_count <= :most',
-      ExpressionAttributeValues: { ':units': units, ':most': limit - units, ':expires': window.windowStart + windowSeconds * 2 },
+      ExpressionAttributeValues: {
+        ':units': units,
+        ':most': limit - units,
+        ':expires': window.windowStart + windowSeconds * 2,
+      },
       ReturnValues: 'UPDATED_NEW',
     });
     const count = Number(attributes?.request_count ?? limit);

@@ -32,7 +32,10 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
   let team = await findTeam(store, DEMO_TEAM_ID);
   if (team) return { team, created: false };
   try {
-    await store.put({ Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' });
+    await store.put({
+      Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
     return { team, created: true };
   } catch (error) {
@@ -48,16 +51,52 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 async function seedDemoData(store: Store, clock: Clock, token: string, history: boolean): Promise<void> {
   await changeTier({ store, clock, eventsCommitted: () => undefined }, DEMO_TEAM_ID, 'business');
   const nowMs = clock.nowMs();
-  const runtime = { store, clock: manualClock(history ? nowMs - DEMO_HISTORY_DAYS * DAY_MS : nowMs), eventsCommitted: () => undefined };
+  const runtime = {
+    store,
+    clock: manualClock(history ? nowMs - DEMO_HISTORY_DAYS * DAY_MS : nowMs),
+    eventsCommitted: () => undefined,
+  };
   const principal = await authenticate(store, `Bearer ${token}`);
-  const project = await createProject(runtime, principal, { name: 'Book club', platform_type: 'telegram', description: 'A monthly reading circle (demo data).' });
-  const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }));
-  const yearly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }));
-  const free = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse({ name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month' }));
-  const codes = await generateAccessCodes(runtime, principal, { project_id: project.id, ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }) });
+  const project = await createProject(runtime, principal, {
+    name: 'Book club',
+    platform_type: 'telegram',
+    description: 'A monthly reading circle (demo data).',
+  });
+  const monthly = await createPlan(
+    runtime,
+    principal,
+    project.id,
+    CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }),
+  );
+  const yearly = await createPlan(
+    runtime,
+    principal,
+    project.id,
+    CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }),
+  );
+  const free = await createPlan(
+    runtime,
+    principal,
+    project.id,
+    CreatePlanRequest.parse({ name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month' }),
+  );
+  const codes = await generateAccessCodes(runtime, principal, {
+    project_id: project.id,
+    ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }),
+  });
   if (!history) return;
-  await connectPaymentProvider(runtime, principal, project.id, ConnectPaymentProviderRequest.parse({ provider: 'manual' }));
-  await seedDemoHistory(runtime, principal, { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code }, nowMs);
+  await connectPaymentProvider(
+    runtime,
+    principal,
+    project.id,
+    ConnectPaymentProviderRequest.parse({ provider: 'manual' }),
+  );
+  await seedDemoHistory(
+    runtime,
+    principal,
+    { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code },
+    nowMs,
+  );
 }
 
 /** True when `token` authenticates against `store` as a demo-team token holding every ability of the catalogue. */
@@ -75,7 +114,11 @@ async function isWorkingDemoToken(store: Store, token: string): Promise<boolean>
  * Seeds the demo team once (history with `history`) and returns a token with every ability. With `dataDirectory` the token in `demo-token` (mode 0600,
  * the only cleartext copy: the store keeps a hash, D2) is reused while it works; otherwise a new one is minted and shown once (§5).
  */
-export async function seedDemo(store: Store, clock: Clock, options: { dataDirectory?: string; history: boolean }): Promise<{ token: string; file: string | null }> {
+export async function seedDemo(
+  store: Store,
+  clock: Clock,
+  options: { dataDirectory?: string; history: boolean },
+): Promise<{ token: string; file: string | null }> {
   const { team, created } = await seedDemoTeam(store, clock);
   const { dataDirectory } = options;
   const file = dataDirectory ? join(dataDirectory, DEMO_TOKEN_FILE) : null;
@@ -83,7 +126,12 @@ export async function seedDemo(store: Store, clock: Clock, options: { dataDirect
     const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
     if (kept && (await isWorkingDemoToken(store, kept))) return { token: kept, file };
   }
-  const minted = await mintToken(store, clock, { teamId: DEMO_TEAM_ID, team, abilities: ABILITY_VALUES, name: 'demo (npm start)' });
+  const minted = await mintToken(store, clock, {
+    teamId: DEMO_TEAM_ID,
+    team,
+    abilities: ABILITY_VALUES,
+    name: 'demo (npm start)',
+  });
   if (created) await seedDemoData(store, clock, minted.token, options.history);
   if (file) {
     await mkdir(dataDirectory!, { recursive: true });

@@ -67,7 +67,13 @@ interface CastMember {
 const CAST: readonly CastMember[] = [
   { name: 'Ada Lindqvist', day: 0, arrival: 'monthly', platformUserId: '5012340001' },
   { name: 'Bruno Costa', day: 1, arrival: 'monthly' },
-  { name: 'Chiara Romano', day: 2, arrival: 'monthly', platformUserId: '5012340003', story: { cancel: { day: 20, atPeriodEnd: true, reason: 'Moving abroad for a year.' }, leaves: 35 } },
+  {
+    name: 'Chiara Romano',
+    day: 2,
+    arrival: 'monthly',
+    platformUserId: '5012340003',
+    story: { cancel: { day: 20, atPeriodEnd: true, reason: 'Moving abroad for a year.' }, leaves: 35 },
+  },
   { name: 'Dmitri Volkov', day: 3, arrival: 'monthly' },
   { name: 'Elif Demir', day: 4, arrival: 'monthly' },
   { name: 'Finn Murphy', day: 5, arrival: 'monthly' },
@@ -98,14 +104,29 @@ const CAST: readonly CastMember[] = [
   { name: 'Emil Strand', day: 30, arrival: 'trial' },
   { name: 'Sofia Marquez', day: 33, arrival: 'monthly' },
   { name: 'Frida Holm', day: 34, arrival: 'monthly' },
-  { name: 'Goran Petrovic', day: 36, arrival: 'trial', story: { cancel: { day: 39, atPeriodEnd: true, reason: 'Not enough time to read.' } } },
+  {
+    name: 'Goran Petrovic',
+    day: 36,
+    arrival: 'trial',
+    story: { cancel: { day: 39, atPeriodEnd: true, reason: 'Not enough time to read.' } },
+  },
   { name: 'Hanna Virtanen', day: 40, arrival: 'code', platformUserId: '5012340034' },
   { name: 'Ivo Marin', day: 43, arrival: 'trial' },
-  { name: 'Julia Brandt', day: 44, arrival: 'yearly', story: { refund: { day: 46, reason: 'Bought the wrong plan.' } } },
+  {
+    name: 'Julia Brandt',
+    day: 44,
+    arrival: 'yearly',
+    story: { refund: { day: 46, reason: 'Bought the wrong plan.' } },
+  },
   { name: 'Kemal Yilmaz', day: 46, arrival: 'free' },
   { name: 'Lea Schmid', day: 47, arrival: 'trial' },
   { name: 'Tomas Novak', day: 48, arrival: 'monthly' },
-  { name: 'Marek Dvorak', day: 49, arrival: 'monthly', story: { cancel: { day: 53, atPeriodEnd: true, reason: 'Too busy this season.' } } },
+  {
+    name: 'Marek Dvorak',
+    day: 49,
+    arrival: 'monthly',
+    story: { cancel: { day: 53, atPeriodEnd: true, reason: 'Too busy this season.' } },
+  },
   { name: 'Nina Kralj', day: 53, arrival: 'yearly' },
   { name: 'Olaf Sorensen', day: 55, arrival: 'trial' },
   { name: 'Pia Gruber', day: 56, arrival: 'monthly' },
@@ -124,7 +145,12 @@ interface Step {
  * Writes the demo history (DESIGN §5) into `project` through the API's domain functions, day by day on the manual `clock` from {@link DEMO_HISTORY_DAYS} days before `nowMs` (epoch ms).
  * Due deadlines are applied as they fall due, so nothing past is left due; steps after `nowMs` are not taken. Events stay in the outbox.
  */
-export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRuntime & { clock: ManualClock }, principal: Principal, project: DemoHistoryProject, nowMs: number): Promise<void> {
+export async function seedDemoHistory(
+  runtime: UnitOfWorkRuntime & IntegrationRuntime & { clock: ManualClock },
+  principal: Principal,
+  project: DemoHistoryProject,
+  nowMs: number,
+): Promise<void> {
   const clock = runtime.clock;
   const startMs = nowMs - DEMO_HISTORY_DAYS * DAY_MS;
   const steps: Step[] = [];
@@ -134,7 +160,8 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
     if (atMs <= nowMs) steps.push({ atMs, order: order++, run });
   };
   const dayTime = (day: number, index: number) => startMs + day * DAY_MS + ((index * 137) % 600) * 60_000;
-  const readSubscription = async (id: string): Promise<Subscription> => toSubscription((await runtime.store.get(keys.subscription(principal.teamId, id)))!);
+  const readSubscription = async (id: string): Promise<Subscription> =>
+    toSubscription((await runtime.store.get(keys.subscription(principal.teamId, id)))!);
 
   /**
    * When `subscription`'s next clock trigger is due (once per subscription and time), its
@@ -148,7 +175,8 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
     at(due.atMs + 60_000, async () => {
       const item = await runtime.store.get(keys.deadline(principal.teamId, 'subscription.clock', subscription.id));
       const deadline = item ? deadlineOf(item) : null;
-      if (deadline && Date.parse(deadline.dueAt) <= clock.nowMs()) await DEADLINE_HANDLERS['subscription.clock'](runtime, deadline);
+      if (deadline && Date.parse(deadline.dueAt) <= clock.nowMs())
+        await DEADLINE_HANDLERS['subscription.clock'](runtime, deadline);
       watchClock(await readSubscription(subscription.id));
     });
   };
@@ -160,7 +188,16 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
   const watchRenewal = (subscriptionId: string, plan: Plan, periodEndMs: number, fails: boolean) => {
     at(periodEndMs + 600_000, async () => {
       if ((await readSubscription(subscriptionId)).status !== 'active') return;
-      await recordPayment(runtime, principal, project.id, RecordPaymentRequest.parse({ subscription_id: subscriptionId, status: fails ? 'failed' : 'succeeded', billing_reason: 'renewal' }));
+      await recordPayment(
+        runtime,
+        principal,
+        project.id,
+        RecordPaymentRequest.parse({
+          subscription_id: subscriptionId,
+          status: fails ? 'failed' : 'succeeded',
+          billing_reason: 'renewal',
+        }),
+      );
       if (!fails) watchRenewal(subscriptionId, plan, periodEnd(plan, periodEndMs, null), false);
     });
   };
@@ -177,11 +214,22 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
       };
       if (person.platformUserId) {
         at(clock.nowMs() + 3 * 3_600_000, async () => {
-          await recordPlatformMembership(runtime, { teamId: principal.teamId, projectId: project.id, platformUserId: person.platformUserId!, change: 'joined', displayName: person.name });
+          await recordPlatformMembership(runtime, {
+            teamId: principal.teamId,
+            projectId: project.id,
+            platformUserId: person.platformUserId!,
+            change: 'joined',
+            displayName: person.name,
+          });
         });
       }
       if (person.arrival === 'code') {
-        const redemption = await redeemAccessCode(runtime, principal, project.id, RedeemAccessCodeRequest.parse({ code: project.accessCode, subscriber: contact }));
+        const redemption = await redeemAccessCode(
+          runtime,
+          principal,
+          project.id,
+          RedeemAccessCodeRequest.parse({ code: project.accessCode, subscriber: contact }),
+        );
         subscriptionId = redemption.subscription.id;
         watchClock(redemption.subscription);
         return;
@@ -190,13 +238,27 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
       if (person.arrival === 'monthly' || person.arrival === 'yearly') {
         // Active until its period ends (nothing for the clock): then its renewal payment.
         const plan = person.arrival === 'monthly' ? project.monthly : project.yearly;
-        const payment = await recordPayment(runtime, principal, project.id, RecordPaymentRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' }));
+        const payment = await recordPayment(
+          runtime,
+          principal,
+          project.id,
+          RecordPaymentRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' }),
+        );
         [subscriptionId, firstPaymentId] = [payment.subscription_id, payment.id];
-        watchRenewal(subscriptionId, plan, periodEnd(plan, Date.parse(payment.created_at), null), person.story?.renewalFails ?? false);
+        watchRenewal(
+          subscriptionId,
+          plan,
+          periodEnd(plan, Date.parse(payment.created_at), null),
+          person.story?.renewalFails ?? false,
+        );
         return;
       }
       const plan = person.arrival === 'free' ? project.free : project.monthly;
-      const subscription = await createSubscription(runtime, principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id, trial: person.arrival === 'trial' });
+      const subscription = await createSubscription(runtime, principal, project.id, {
+        subscriber_id: subscriber.id,
+        plan_id: plan.id,
+        trial: person.arrival === 'trial',
+      });
       subscriptionId = subscription.id;
       watchClock(subscription);
     });
@@ -204,25 +266,40 @@ export async function seedDemoHistory(runtime: UnitOfWorkRuntime & IntegrationRu
     if (story?.cancel) {
       const { atPeriodEnd, reason } = story.cancel;
       at(dayTime(story.cancel.day, index), async () => {
-        watchClock(await cancelSubscription(runtime, principal, subscriptionId!, { at_period_end: atPeriodEnd, reason }));
+        watchClock(
+          await cancelSubscription(runtime, principal, subscriptionId!, { at_period_end: atPeriodEnd, reason }),
+        );
       });
     }
     if (story?.refund) {
       const { reason } = story.refund;
       at(dayTime(story.refund.day, index), async () => {
-        await refundPayment(runtime, principal, firstPaymentId!, { cancel: true, reason }, { adapters: paymentProviderAdapters(runtime) });
+        await refundPayment(
+          runtime,
+          principal,
+          firstPaymentId!,
+          { cancel: true, reason },
+          { adapters: paymentProviderAdapters(runtime) },
+        );
       });
     }
     if (story?.leaves !== undefined) {
       at(dayTime(story.leaves, index), async () => {
-        await recordPlatformMembership(runtime, { teamId: principal.teamId, projectId: project.id, platformUserId: person.platformUserId!, change: 'left' });
+        await recordPlatformMembership(runtime, {
+          teamId: principal.teamId,
+          projectId: project.id,
+          platformUserId: person.platformUserId!,
+          change: 'left',
+        });
       });
     }
   });
 
   while (steps.length) {
     // The earliest step (ties: first added); steps add later ones while they run.
-    const next = steps.reduce((best, step) => (step.atMs < best.atMs || (step.atMs === best.atMs && step.order < best.order) ? step : best));
+    const next = steps.reduce((best, step) =>
+      step.atMs < best.atMs || (step.atMs === best.atMs && step.order < best.order) ? step : best,
+    );
     steps.splice(steps.indexOf(next), 1);
     if (next.atMs > clock.nowMs()) clock.set(next.atMs);
     await next.run();

@@ -22,7 +22,8 @@ function urlHostname(name: string): string {
 export function servedHostnames(listenHost: string): string[] {
   const names = new Set<string>(LOOPBACK_NAMES);
   if (WILDCARD_HOSTS.has(listenHost)) {
-    for (const addresses of Object.values(networkInterfaces())) for (const address of addresses ?? []) names.add(urlHostname(address.address));
+    for (const addresses of Object.values(networkInterfaces()))
+      for (const address of addresses ?? []) names.add(urlHostname(address.address));
     names.add(urlHostname(machineName()));
   } else {
     names.add(urlHostname(listenHost));

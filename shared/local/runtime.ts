@@ -94,7 +94,12 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   const checkIdle = () => {
     for (const waiter of [...idleWaiters]) {
       const horizon = Date.now() + waiter.withinMs;
-      const busy = ready.size > 0 || inFlight > 0 || fanOuts > 0 || relaying !== null || [...timerDue.values()].some((due) => due <= horizon);
+      const busy =
+        ready.size > 0 ||
+        inFlight > 0 ||
+        fanOuts > 0 ||
+        relaying !== null ||
+        [...timerDue.values()].some((due) => due <= horizon);
       if (!busy) {
         idleWaiters.splice(idleWaiters.indexOf(waiter), 1);
         waiter.resolve();
@@ -213,7 +218,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       timers.clear();
       timerDue.clear();
       const deadline = Date.now() + timeoutMs;
-      while ((inFlight > 0 || fanOuts > 0 || relaying || deadlineRun || sweepRun) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((inFlight > 0 || fanOuts > 0 || relaying || deadlineRun || sweepRun) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
     },
     idle(withinMs = 0) {
       return new Promise<void>((resolve) => {
@@ -251,7 +257,11 @@ class FairQueue {
       this.present.add(key);
     }
     let lanes = this.waiting.get(message.team_id);
-    if (!lanes) this.waiting.set(message.team_id, (lanes = new Map<string, Array<{ message: PipelineMessage; sinceMs: number }>>()));
+    if (!lanes)
+      this.waiting.set(
+        message.team_id,
+        (lanes = new Map<string, Array<{ message: PipelineMessage; sinceMs: number }>>()),
+      );
     const lane = laneOf(message);
     const queue = lanes.get(lane);
     if (queue) queue.push({ message, sinceMs });
@@ -263,7 +273,8 @@ class FairQueue {
   /** When the oldest waiting message was queued (epoch ms; each lane is first in, first out, so its head is its oldest), or null. */
   oldestSinceMs(): number | null {
     let oldest: number | null = null;
-    for (const lanes of this.waiting.values()) for (const queue of lanes.values()) if (oldest === null || queue[0].sinceMs < oldest) oldest = queue[0].sinceMs;
+    for (const lanes of this.waiting.values())
+      for (const queue of lanes.values()) if (oldest === null || queue[0].sinceMs < oldest) oldest = queue[0].sinceMs;
     return oldest;
   }
 
@@ -278,7 +289,8 @@ class FairQueue {
         this.waiting.delete(team);
         if (lanes.size > 0) this.waiting.set(team, lanes); // to the back of the round
         this.count--;
-        for (const counter of lane ? [team, `${team} ${lane}`] : [team]) this.running.set(counter, (this.running.get(counter) ?? 0) + 1);
+        for (const counter of lane ? [team, `${team} ${lane}`] : [team])
+          this.running.set(counter, (this.running.get(counter) ?? 0) + 1);
         return message;
       }
     }

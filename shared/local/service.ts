@@ -9,7 +9,13 @@ import { listProjects } from '../domain/projects/repository.js';
 import { authenticate } from '../auth/principal.js';
 import { ProblemError } from '../errors.js';
 import { createRestHandler } from '../http/rest-handler.js';
-import { API_GATEWAY_MAX_BODY_BYTES, nodeRequestToEvent, responseToResult, writeResult, type ApiGatewayResult } from '../http/api-gateway.js';
+import {
+  API_GATEWAY_MAX_BODY_BYTES,
+  nodeRequestToEvent,
+  responseToResult,
+  writeResult,
+  type ApiGatewayResult,
+} from '../http/api-gateway.js';
 import { MAX_BODY_BYTES, problemResult } from '../http/rest-pipeline.js';
 import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/http-handler.js';
 import { createMcpHandler } from '../mcp/lambda.js';
@@ -109,7 +115,11 @@ export interface LocalService {
   stop(): Promise<void>;
 }
 
-const lambdaContext = { callbackWaitsForEmptyEventLoop: false, functionName: 'local', awsRequestId: 'local' } as unknown as Context;
+const lambdaContext = {
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'local',
+  awsRequestId: 'local',
+} as unknown as Context;
 
 /** Writes an answer given before the request's body was read, and closes the connection so it never is. */
 function answerEarly(response: ServerResponse, result: ApiGatewayResult): void {
@@ -123,15 +133,30 @@ function answerEarly(response: ServerResponse, result: ApiGatewayResult): void {
  * interface's CORS headers, as the MCP SDK's host validation answers; elsewhere 422 VALIDATION_FAILED
  * naming `header.host`.
  */
-async function foreignHostResult(isMcp: boolean, hostHeader: string | undefined, requestId: string): Promise<ApiGatewayResult> {
+async function foreignHostResult(
+  isMcp: boolean,
+  hostHeader: string | undefined,
+  requestId: string,
+): Promise<ApiGatewayResult> {
   const shown = (hostnameOf(hostHeader) ?? hostHeader ?? '(none)').slice(0, 100);
   if (isMcp) {
-    const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Invalid Host: ${shown}` }, id: null });
-    return responseToResult(new Response(body, { status: 403, headers: { ...MCP_CORS_HEADERS, 'Content-Type': 'application/json', 'X-Request-Id': requestId } }));
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: `Invalid Host: ${shown}` },
+      id: null,
+    });
+    return responseToResult(
+      new Response(body, {
+        status: 403,
+        headers: { ...MCP_CORS_HEADERS, 'Content-Type': 'application/json', 'X-Request-Id': requestId },
+      }),
+    );
   }
   const result = problemResult(
     new ProblemError('VALIDATION_FAILED', `This server does not serve the host ${shown}.`, {
-      errors: [{ path: 'header.host', message: 'Use the address the server printed at start (e.g. 127.0.0.1 or localhost).' }],
+      errors: [
+        { path: 'header.host', message: 'Use the address the server printed at start (e.g. 127.0.0.1 or localhost).' },
+      ],
     }),
     requestId,
   );
@@ -142,7 +167,10 @@ async function foreignHostResult(isMcp: boolean, hostHeader: string | undefined,
 /** The 413 of a body over its surface's limit, in that surface's format (PAYLOAD_TOO_LARGE problem, or the tool server's JSON-RPC error). */
 async function tooLargeResult(isMcp: boolean, limit: number, requestId: string): Promise<ApiGatewayResult> {
   if (isMcp) return responseToResult(mcpPayloadTooLargeResponse(requestId));
-  const result = problemResult(new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`), requestId);
+  const result = problemResult(
+    new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`),
+    requestId,
+  );
   result.headers['X-Request-Id'] = requestId;
   return result;
 }
@@ -161,10 +189,19 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     endpoint = dynamoDb.endpoint;
   }
   try {
-    const store = createStore({ endpoint, tableName: options.tableName, deadLetterTableName: options.deadLetterTableName });
+    const store = createStore({
+      endpoint,
+      tableName: options.tableName,
+      deadLetterTableName: options.deadLetterTableName,
+    });
     await createTables(store.document, { table: options.tableName, deadLetterTable: options.deadLetterTableName });
-    const demo = await seedDemo(store, clock, { dataDirectory: options.dataDirectory, history: options.demoHistory ?? false });
-    const transport = options.transport ?? createHttpsTransport({ extraCaPem: options.extraCaPem, allowPrivateTargets: options.allowPrivateTargets });
+    const demo = await seedDemo(store, clock, {
+      dataDirectory: options.dataDirectory,
+      history: options.demoHistory ?? false,
+    });
+    const transport =
+      options.transport ??
+      createHttpsTransport({ extraCaPem: options.extraCaPem, allowPrivateTargets: options.allowPrivateTargets });
     const runtime = createLocalRuntime({
       store,
       transport,
@@ -177,7 +214,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const mcp = createMcpHandler(() => runtime, { onResponse: logRequest });
     const served = servedHostnames(options.host);
     const logEarly = (request: IncomingMessage, path: string, status: number, requestId: string) =>
-      logRequest({ method: (request.method ?? 'GET').toUpperCase(), path, status, duration_ms: 0, request_id: requestId, operation: null });
+      logRequest({
+        method: (request.method ?? 'GET').toUpperCase(),
+        path,
+        status,
+        duration_ms: 0,
+        request_id: requestId,
+        operation: null,
+      });
     const server: Server = createServer((request, response) => {
       let path: string;
       try {
@@ -194,7 +238,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       const isHook = path.startsWith(HOOKS_PATH_PREFIX);
       const fail = (error: unknown) => {
         log(JSON.stringify({ type: 'error', message: (error as Error).message }));
-        if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
+        if (!response.headersSent)
+          response.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
         response.end();
       };
       if (!isServedHost(request.headers.host, served)) {
@@ -207,17 +252,27 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       }
       // Stop reading at the surface's limit and answer 413 at once (a Content-Length over it is refused
       // before any byte is read), as API Gateway refuses bodies over its 10 MB cap before any Lambda runs.
-      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : isDashboard || isPublicPage ? MAX_DASHBOARD_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
+      const limit = Math.min(
+        isMcp ? MAX_MCP_BODY_BYTES : isDashboard || isPublicPage ? MAX_DASHBOARD_BODY_BYTES : MAX_BODY_BYTES,
+        API_GATEWAY_MAX_BODY_BYTES,
+      );
       getRawBody(request, { limit, length: request.headers['content-length'] }).then(
         (body) => {
           const event = nodeRequestToEvent(request, body);
           const started = performance.now();
-          const hook = async () => await serveHookRequest(runtime, event).then((result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result));
+          const hook = async () =>
+            await serveHookRequest(runtime, event).then(
+              (result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result),
+            );
           // Loaded on the first dashboard or public-page request, so start-up does not compile the pages.
           const pages = isDashboard
-            ? import('../dashboard/router.js').then(({ handleDashboardRequest }) => handleDashboardRequest(runtime, event))
+            ? import('../dashboard/router.js').then(({ handleDashboardRequest }) =>
+                handleDashboardRequest(runtime, event),
+              )
             : isPublicPage
-              ? import('../public-pages/router.js').then(({ handlePublicRequest }) => handlePublicRequest(runtime, event))
+              ? import('../public-pages/router.js').then(({ handlePublicRequest }) =>
+                  handlePublicRequest(runtime, event),
+                )
               : null;
           const served = pages
             ? pages.then((result) => {
@@ -244,7 +299,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
           const answer: Promise<ApiGatewayResult> =
             error.type === 'entity.too.large'
               ? tooLargeResult(isMcp, limit, requestId)
-              : Promise.resolve({ statusCode: error.status ?? 400, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Request-Id': requestId }, body: `${error.message ?? 'Bad request'}\n` });
+              : Promise.resolve({
+                  statusCode: error.status ?? 400,
+                  headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Request-Id': requestId },
+                  body: `${error.message ?? 'Bad request'}\n`,
+                });
           answer.then((result) => {
             answerEarly(response, result);
             logEarly(request, path, result.statusCode, requestId);
@@ -274,7 +333,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
     const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
     const demoSignInLink = { url: `http://${dashboardHost}:${address.port}${link.path}`, expires_at: link.expires_at };
-    const [demoProject] = (await listProjects(store, await authenticate(store, `Bearer ${demo.token}`), { limit: 1 })).data;
+    const [demoProject] = (await listProjects(store, await authenticate(store, `Bearer ${demo.token}`), { limit: 1 }))
+      .data;
     const demoJoinUrl = demoProject ? `${baseUrl}${JOIN_PATH}/${demoProject.id}` : null;
     return {
       baseUrl,
@@ -291,7 +351,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await runtime.stop();
-        if ('close' in transport && typeof transport.close === 'function') await (transport as { close(): Promise<void> }).close();
+        if ('close' in transport && typeof transport.close === 'function')
+          await (transport as { close(): Promise<void> }).close();
         store.document.destroy();
         await dynamoDb?.stop();
       },

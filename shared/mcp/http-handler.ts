@@ -6,9 +6,20 @@ import { requireAbility } from '../auth/authorize.js';
 import { ProblemError, toProblem } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
-import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataResponse, protectedResourceMetadataUrl } from './resource-metadata.js';
+import {
+  PROTECTED_RESOURCE_METADATA_PATHS,
+  protectedResourceMetadataResponse,
+  protectedResourceMetadataUrl,
+} from './resource-metadata.js';
 import { buildMcpServer, connectMcpServer } from './server.js';
-import { invalidJsonRpc, jsonRpcError, SESSION_HEADER_REQUIRED, SESSION_NOT_FOUND, toolListingOf, unsupportedProtocolVersion } from './request-checks.js';
+import {
+  invalidJsonRpc,
+  jsonRpcError,
+  SESSION_HEADER_REQUIRED,
+  SESSION_NOT_FOUND,
+  toolListingOf,
+  unsupportedProtocolVersion,
+} from './request-checks.js';
 import { createSession, deleteSession, isSessionId, liveSessionOf, sessionKeysToRead } from './sessions.js';
 import { recordRefusedToolCalls } from './tools.js';
 import { logger } from '../logger.js';
@@ -21,8 +32,10 @@ export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 export const MCP_CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, GET, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, MCP-Session-Id, MCP-Protocol-Version, Last-Event-ID',
-  'Access-Control-Expose-Headers': 'MCP-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate',
+  'Access-Control-Allow-Headers':
+    'Authorization, Content-Type, Accept, MCP-Session-Id, MCP-Protocol-Version, Last-Event-ID',
+  'Access-Control-Expose-Headers':
+    'MCP-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -32,7 +45,14 @@ export interface McpRequestContext {
   clientIp: string;
   requestId?: string;
   /** Called once per request with the final status (the local server logs a line). */
-  onResponse?: (line: { method: string; path: string; status: number; duration_ms: number; request_id: string; operation: string | null }) => void;
+  onResponse?: (line: {
+    method: string;
+    path: string;
+    status: number;
+    duration_ms: number;
+    request_id: string;
+    operation: string | null;
+  }) => void;
 }
 
 /**
@@ -47,7 +67,10 @@ export function mcpProblemResponse(error: unknown, requestId: string): Response 
 
 function problemResponse(error: unknown, requestId: string, extraHeaders: Record<string, string> = {}): Response {
   const { problem, headers } = toProblem(error, requestId);
-  return new Response(JSON.stringify(problem), { status: problem.status, headers: { 'Content-Type': 'application/problem+json', ...headers, ...extraHeaders } });
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { 'Content-Type': 'application/problem+json', ...headers, ...extraHeaders },
+  });
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
@@ -67,7 +90,10 @@ function withResourceMetadata(error: ProblemError, request: Request): ProblemErr
   const challenge = error.headers['WWW-Authenticate'] ?? 'Bearer realm="membership"';
   return new ProblemError(error.code, error.detail, {
     errors: error.errors,
-    headers: { ...error.headers, 'WWW-Authenticate': `${challenge}, resource_metadata="${protectedResourceMetadataUrl(request.url)}"` },
+    headers: {
+      ...error.headers,
+      'WWW-Authenticate': `${challenge}, resource_metadata="${protectedResourceMetadataUrl(request.url)}"`,
+    },
   });
 }
 
@@ -89,7 +115,11 @@ export function mcpPayloadTooLargeResponse(requestId: string): Response {
  * Serves one streamable-HTTP tool-server request, web `Request` → `Response` (interface "Tool server", "Tool-server authorization", "CORS (tool server)", "Limits"; DESIGN D1, D4, D5).
  * Every response carries the CORS headers (never `Access-Control-Allow-Credentials`) and `X-Request-Id`; cookies are ignored and never set. Never throws (unexpected → 500 problem).
  */
-export async function handleMcpHttpRequest(runtime: Runtime, request: Request, context: McpRequestContext): Promise<Response> {
+export async function handleMcpHttpRequest(
+  runtime: Runtime,
+  request: Request,
+  context: McpRequestContext,
+): Promise<Response> {
   const started = performance.now();
   const requestId = context.requestId ?? randomUUID();
   const method = request.method.toUpperCase();
@@ -98,13 +128,21 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
   try {
     response = await serve();
   } catch (error) {
-    if (!(error instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, error: error as Error });
+    if (!(error instanceof ProblemError))
+      logger.error('unexpected error', { request_id: requestId, error: error as Error });
     response = problemResponse(error, requestId);
   }
   const headers: Record<string, string> = { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId };
   if (rate) Object.assign(headers, rateLimitHeaders(rate));
   response = withHeaders(response, headers);
-  context.onResponse?.({ method, path: new URL(request.url).pathname, status: response.status, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: null });
+  context.onResponse?.({
+    method,
+    path: new URL(request.url).pathname,
+    status: response.status,
+    duration_ms: Math.round(performance.now() - started),
+    request_id: requestId,
+    operation: null,
+  });
   return response;
 
   async function serve(): Promise<Response> {
@@ -122,7 +160,8 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
     if (!authentication.ok) {
       rate = authentication.rate;
       // Refused `tools/call`s (401 with an existing token, 429, 403, dead session, batch over the limit) are still logged (D5).
-      if (authentication.knownToken) await recordRefused(authentication.knownToken, authentication.error, await bodyForLog());
+      if (authentication.knownToken)
+        await recordRefused(authentication.knownToken, authentication.error, await bodyForLog());
       throw withResourceMetadata(authentication.error, request);
     }
     const { principal } = authentication;
@@ -138,16 +177,29 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
 
     // No server-initiated stream: GET and anything but POST/DELETE are 405.
     if (method === 'GET') {
-      return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.' }, id: null }), {
-        status: 405,
-        headers: { Allow: 'POST, DELETE, OPTIONS', 'Content-Type': 'application/json' },
-      });
+      return new Response(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.',
+          },
+          id: null,
+        }),
+        {
+          status: 405,
+          headers: { Allow: 'POST, DELETE, OPTIONS', 'Content-Type': 'application/json' },
+        },
+      );
     }
     if (method !== 'POST' && method !== 'DELETE') {
-      return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {
-        status: 405,
-        headers: { Allow: 'POST, GET, DELETE, OPTIONS', 'Content-Type': 'application/json' },
-      });
+      return new Response(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }),
+        {
+          status: 405,
+          headers: { Allow: 'POST, GET, DELETE, OPTIONS', 'Content-Type': 'application/json' },
+        },
+      );
     }
     const versionHeader = request.headers.get('mcp-protocol-version');
     const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
@@ -199,7 +251,10 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
 
     const server = buildMcpServer(runtime, principal, requestId, listing);
     // Stateless JSON-response mode: the SDK answers 406 (Accept), 415 (Content-Type), -32601, -32602; a successful `initialize` stores a session bound to the token.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await connectMcpServer(server, transport);
     try {
       // The body was read above; the transport takes it parsed and never reads the request's own.
@@ -226,7 +281,11 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
   }
 
   /** Writes the refused request's `tools/call` messages to the token's team log (DESIGN D5). */
-  async function recordRefused(refusedToken: { id: string; teamId: string }, error: ProblemError, body: unknown): Promise<void> {
+  async function recordRefused(
+    refusedToken: { id: string; teamId: string },
+    error: ProblemError,
+    body: unknown,
+  ): Promise<void> {
     await recordRefusedToolCalls(runtime, {
       token: refusedToken,
       body,
@@ -244,15 +303,29 @@ export async function handleMcpHttpRequest(runtime: Runtime, request: Request, c
  * interface's CORS headers and `X-Request-Id` — and everything else through {@link handleMcpHttpRequest}.
  * Never throws.
  */
-export async function handleMcpApiRequest(runtime: Runtime, request: Request, context: McpRequestContext): Promise<Response> {
+export async function handleMcpApiRequest(
+  runtime: Runtime,
+  request: Request,
+  context: McpRequestContext,
+): Promise<Response> {
   const path = new URL(request.url).pathname;
   const isOAuth = isOAuthPath(path);
-  if (!isOAuth && !PROTECTED_RESOURCE_METADATA_PATHS.includes(path)) return handleMcpHttpRequest(runtime, request, context);
+  if (!isOAuth && !PROTECTED_RESOURCE_METADATA_PATHS.includes(path))
+    return handleMcpHttpRequest(runtime, request, context);
   const started = performance.now();
   const requestId = context.requestId ?? randomUUID();
   const response = isOAuth
-    ? withHeaders(await handleOAuthRequest(runtime, request, { clientIp: context.clientIp, requestId }), { 'X-Request-Id': requestId })
+    ? withHeaders(await handleOAuthRequest(runtime, request, { clientIp: context.clientIp, requestId }), {
+        'X-Request-Id': requestId,
+      })
     : withHeaders(protectedResourceMetadataResponse(request), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
-  context.onResponse?.({ method: request.method.toUpperCase(), path, status: response.status, duration_ms: Math.round(performance.now() - started), request_id: requestId, operation: null });
+  context.onResponse?.({
+    method: request.method.toUpperCase(),
+    path,
+    status: response.status,
+    duration_ms: Math.round(performance.now() - started),
+    request_id: requestId,
+    operation: null,
+  });
   return response;
 }

@@ -22,7 +22,15 @@ export function createMcpHandler(getRuntime: () => Runtime, options: Pick<McpReq
       try {
         request = eventToRequest(event);
       } catch {
-        return responseToResult(mcpProblemResponse(new ProblemError('VALIDATION_FAILED', 'The HTTP request could not be read (check the Host header and the body encoding).'), requestId));
+        return responseToResult(
+          mcpProblemResponse(
+            new ProblemError(
+              'VALIDATION_FAILED',
+              'The HTTP request could not be read (check the Host header and the body encoding).',
+            ),
+            requestId,
+          ),
+        );
       }
       const response = await handleMcpApiRequest(getRuntime(), request, {
         clientIp: event.requestContext.http.sourceIp,

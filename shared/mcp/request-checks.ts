@@ -14,33 +14,61 @@ import type { ToolListing } from './tools.js';
 export function toolListingOf(request: Request): ToolListing | Response {
   const query = new URL(request.url).searchParams;
   const values = (header: string, parameter: string) =>
-    [request.headers.get(header), query.get(parameter)].filter((value): value is string => value !== null).map((value) => value.trim().toLowerCase());
+    [request.headers.get(header), query.get(parameter)]
+      .filter((value): value is string => value !== null)
+      .map((value) => value.trim().toLowerCase());
   const filters = values('mcp-tools-filter', 'tools');
   const readOnly = values('mcp-read-only', 'read_only');
   const badFilter = filters.find((value) => value !== 'callable' && value !== 'all');
-  if (badFilter !== undefined) return jsonRpcError(400, -32000, `Bad Request: MCP-Tools-Filter (or ?tools=) must be "callable" or "all", not "${badFilter.slice(0, 40)}"`);
+  if (badFilter !== undefined)
+    return jsonRpcError(
+      400,
+      -32000,
+      `Bad Request: MCP-Tools-Filter (or ?tools=) must be "callable" or "all", not "${badFilter.slice(0, 40)}"`,
+    );
   const badReadOnly = readOnly.find((value) => !['1', 'true', '0', 'false'].includes(value));
-  if (badReadOnly !== undefined) return jsonRpcError(400, -32000, `Bad Request: MCP-Read-Only (or ?read_only=) must be 1 or 0, not "${badReadOnly.slice(0, 40)}"`);
-  return { callableOnly: filters.includes('callable'), readOnly: readOnly.some((value) => value === '1' || value === 'true') };
+  if (badReadOnly !== undefined)
+    return jsonRpcError(
+      400,
+      -32000,
+      `Bad Request: MCP-Read-Only (or ?read_only=) must be 1 or 0, not "${badReadOnly.slice(0, 40)}"`,
+    );
+  return {
+    callableOnly: filters.includes('callable'),
+    readOnly: readOnly.some((value) => value === '1' || value === 'true'),
+  };
 }
 
 /** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
 const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
 
 /** A JSON-RPC error answer (`id` null unless the offending message had a usable id). */
-export function jsonRpcError(status: number, code: number, message: string, id: string | number | null = null): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), { status, headers: { 'Content-Type': 'application/json' } });
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
 }
 
 /** 400: a message other than `initialize` (or a DELETE) came without the `Mcp-Session-Id` header. */
-export const SESSION_HEADER_REQUIRED = () => jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+export const SESSION_HEADER_REQUIRED = () =>
+  jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
 /** 404: the `Mcp-Session-Id` names no live session of this token. */
 export const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, 'Session not found');
 
 /** 400 for an `MCP-Protocol-Version` header naming a version this server does not support; null otherwise (absent is fine). */
 export function unsupportedProtocolVersion(header: string | null): Response | null {
   if (header === null || SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return null;
-  return jsonRpcError(400, -32000, `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+  );
 }
 
 /** The id of a message that failed validation, when it has a usable one (JSON-RPC 2.0 §5: else null). */
@@ -59,13 +87,29 @@ function usableId(message: unknown): string | number | null {
 export function invalidJsonRpc(parsed: unknown, protocolVersion: string): Response | null {
   if (Array.isArray(parsed)) {
     if (protocolVersion >= FIRST_VERSION_WITHOUT_BATCHING) {
-      return jsonRpcError(400, -32600, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}; send one message per POST`);
+      return jsonRpcError(
+        400,
+        -32600,
+        `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}; send one message per POST`,
+      );
     }
     if (parsed.length === 0) return jsonRpcError(400, -32600, 'Invalid Request: empty batch');
     const invalid = (parsed as unknown[]).find((message) => !JSONRPCMessageSchema.safeParse(message).success);
-    if (invalid !== undefined) return jsonRpcError(400, -32600, 'Invalid Request: a batch member is not a JSON-RPC 2.0 message', usableId(invalid));
+    if (invalid !== undefined)
+      return jsonRpcError(
+        400,
+        -32600,
+        'Invalid Request: a batch member is not a JSON-RPC 2.0 message',
+        usableId(invalid),
+      );
     return null;
   }
-  if (!JSONRPCMessageSchema.safeParse(parsed).success) return jsonRpcError(400, -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response', usableId(parsed));
+  if (!JSONRPCMessageSchema.safeParse(parsed).success)
+    return jsonRpcError(
+      400,
+      -32600,
+      'Invalid Request: not a JSON-RPC 2.0 request, notification or response',
+      usableId(parsed),
+    );
   return null;
 }

@@ -38,8 +38,14 @@ export function protectedResourceMetadataResponse(request: Request): Response {
   const method = request.method.toUpperCase();
   if (method === 'OPTIONS') return new Response(null, { status: 204 });
   if (method !== 'GET' && method !== 'HEAD') {
-    return new Response(JSON.stringify({ error: 'method_not_allowed' }), { status: 405, headers: { Allow: 'GET, HEAD, OPTIONS', 'Content-Type': 'application/json' } });
+    return new Response(JSON.stringify({ error: 'method_not_allowed' }), {
+      status: 405,
+      headers: { Allow: 'GET, HEAD, OPTIONS', 'Content-Type': 'application/json' },
+    });
   }
   const body = JSON.stringify(protectedResourceMetadata(request.url));
-  return new Response(method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=3600' } });
+  return new Response(method === 'HEAD' ? null : body, {
+    status: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=3600' },
+  });
 }

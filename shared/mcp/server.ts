@@ -45,7 +45,12 @@ const SHARED_VALIDATOR: jsonSchemaValidator = {
  * Builds the MCP SDK `Server` for one request of `principal` (DESIGN D5): tools (filtered by `listing`; failures are `isError` problem results, D1; unknown tool -32602) and the
  * read-only `service://enums/*` resources (unknown URI -32002); prompts, logging and completions answer -32601. `listChanged: false`: the lists never change.
  */
-export function buildMcpServer(runtime: Runtime, principal: Principal, requestId: string, listing: ToolListing = FULL_LISTING): Server {
+export function buildMcpServer(
+  runtime: Runtime,
+  principal: Principal,
+  requestId: string,
+  listing: ToolListing = FULL_LISTING,
+): Server {
   const server = new Server(
     { name: 'membership-service', title: 'Membership Service', version: API_VERSION },
     {
@@ -57,24 +62,45 @@ export function buildMcpServer(runtime: Runtime, principal: Principal, requestId
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult(principal, listing) as never);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const result = await callTool(runtime, principal, request.params.name, request.params.arguments, requestId, listing);
+    const result = await callTool(
+      runtime,
+      principal,
+      request.params.name,
+      request.params.arguments,
+      requestId,
+      listing,
+    );
     if (!result) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return result;
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: ENUM_RESOURCES.map((resource) => ({ uri: resource.uri, name: resource.name, title: resource.title, description: resource.description, mimeType: resource.mimeType })),
+    resources: ENUM_RESOURCES.map((resource) => ({
+      uri: resource.uri,
+      name: resource.name,
+      title: resource.title,
+      description: resource.description,
+      mimeType: resource.mimeType,
+    })),
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const resource = enumResource(request.params.uri);
-    if (!resource) throw Object.assign(protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`), { data: { uri: request.params.uri } });
+    if (!resource)
+      throw Object.assign(protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`), {
+        data: { uri: request.params.uri },
+      });
     return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(resource.read()) }] };
   });
   return server;
 }
 
 /** Every request method this server answers, with the SDK schema the whole request must match. */
-type RequestSchema = { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } };
+type RequestSchema = {
+  safeParse(value: unknown): {
+    success: boolean;
+    error?: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> };
+  };
+};
 const REQUEST_SCHEMAS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchema>([
   ['initialize', InitializeRequestSchema],
   ['ping', PingRequestSchema],
@@ -99,9 +125,15 @@ export async function connectMcpServer(server: Server, transport: Transport): Pr
     if (isJSONRPCRequest(message)) {
       const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
       if (parsed && !parsed.success) {
-        const problems = (parsed.error?.issues ?? []).map((issue) => `${issue.path.map(String).join('.') || '(request)'}: ${issue.message}`).join('; ');
+        const problems = (parsed.error?.issues ?? [])
+          .map((issue) => `${issue.path.map(String).join('.') || '(request)'}: ${issue.message}`)
+          .join('; ');
         transport
-          .send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problems}` } })
+          .send({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problems}` },
+          })
           .catch((error: unknown) => transport.onerror?.(error as Error));
         return;
       }

@@ -16,7 +16,19 @@ import { logger } from '../logger.js';
 export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
 
 /** Keywords that describe a schema rather than constrain one type: they stay on the node when its `type` array is split. */
-const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'id', 'enum', 'const']);
+const ANNOTATION_KEYWORDS = new Set([
+  'title',
+  'description',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  'id',
+  'enum',
+  'const',
+]);
 
 /**
  * Rewrites a generated JSON Schema for strict MCP clients without changing what it admits: `type: [T, "null"]` becomes an `anyOf` (annotations, `enum`, `const` stay on the node;
@@ -28,7 +40,14 @@ export function strictClientSchema(node: unknown): unknown {
   const source = node as Record<string, unknown>;
   const result: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(source)) {
-    if (keyword === 'additionalProperties' && value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) continue;
+    if (
+      keyword === 'additionalProperties' &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      Object.keys(value).length === 0
+    )
+      continue;
     result[keyword] = strictClientSchema(value);
   }
   if (!Array.isArray(result.type)) return result;
@@ -111,7 +130,10 @@ let publishedTools: Array<Record<string, unknown>> | undefined;
  * and, for team-wide tools, no project scope); `listing.readOnly` keeps the `readOnlyHint` tools. The
  * schemas are generated once per process.
  */
-export function listToolsResult(principal?: Principal, listing: ToolListing = FULL_LISTING): { tools: Array<Record<string, unknown>> } {
+export function listToolsResult(
+  principal?: Principal,
+  listing: ToolListing = FULL_LISTING,
+): { tools: Array<Record<string, unknown>> } {
   publishedTools ??= TOOL_TABLE.map((tool) => ({
     name: tool.name,
     title: tool.title,
@@ -138,7 +160,11 @@ export interface ToolCallResult {
 }
 
 function problemResult(problem: ProblemDocument): ToolCallResult {
-  return { content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: problem as unknown as Record<string, unknown>, isError: true };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(problem) }],
+    structuredContent: problem as unknown as Record<string, unknown>,
+    isError: true,
+  };
 }
 
 /**
@@ -154,7 +180,14 @@ function loggableToolName(name: string): string {
  * Runs one `tools/call` through {@link invokeOperation} (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5): read-only mode first, field errors under `arguments.`,
  * failures as `isError` results carrying the problem; every call, unknown tools included, is logged. Returns null for an unknown tool name. Never throws.
  */
-export async function callTool(runtime: Runtime, principal: Principal, name: string, rawArgs: unknown, requestId: string, listing: ToolListing = FULL_LISTING): Promise<ToolCallResult | null> {
+export async function callTool(
+  runtime: Runtime,
+  principal: Principal,
+  name: string,
+  rawArgs: unknown,
+  requestId: string,
+  listing: ToolListing = FULL_LISTING,
+): Promise<ToolCallResult | null> {
   const started = performance.now();
   const entry = toolDefinition(name);
   if (!entry) {
@@ -190,7 +223,10 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
     },
     decode: () => {
       const parsed = entry.inputSchema.safeParse(rawArgs ?? {});
-      if (!parsed.success) throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, { errors: fieldErrors('arguments', parsed.error.issues) });
+      if (!parsed.success)
+        throw new ProblemError('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, {
+          errors: fieldErrors('arguments', parsed.error.issues),
+        });
       const { idempotency_key: rawKey, ...args } = parsed.data;
       return {
         input: args,
@@ -202,7 +238,10 @@ export async function callTool(runtime: Runtime, principal: Principal, name: str
   });
   if (!outcome.ok) return problemResult(outcome.problem);
   const structured = outcome.result as Record<string, unknown>;
-  const result: ToolCallResult = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  const result: ToolCallResult = {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+  };
   return outcome.replayed ? { ...result, _meta: { 'idempotent-replay': true } } : result;
 }
 

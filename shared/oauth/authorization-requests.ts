@@ -18,18 +18,31 @@ export const AUTHORIZATION_CODE_LIFETIME_MS = 60 * 1000;
 const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
 
 /** Stores a validated authorization request for {@link AUTHORIZATION_REQUEST_LIFETIME_MS}; returns its id (a random UUID, the consent page's parameter). */
-export async function saveAuthorizationRequest(store: Store, clock: Clock, input: Omit<AuthorizationRequest, 'id' | 'expires_at_ms'>): Promise<AuthorizationRequest> {
+export async function saveAuthorizationRequest(
+  store: Store,
+  clock: Clock,
+  input: Omit<AuthorizationRequest, 'id' | 'expires_at_ms'>,
+): Promise<AuthorizationRequest> {
   const expiresAtMs = clock.nowMs() + AUTHORIZATION_REQUEST_LIFETIME_MS;
   const request: AuthorizationRequest = { ...input, id: randomUUID(), expires_at_ms: expiresAtMs };
   await store.put({
-    Item: { ...keys.oauthRequest(request.id), entity: entity.oauthRequest, ...request, expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS },
+    Item: {
+      ...keys.oauthRequest(request.id),
+      entity: entity.oauthRequest,
+      ...request,
+      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+    },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
   return request;
 }
 
 /** The pending authorization request `requestId`, or null when unknown, used or expired. */
-export async function findAuthorizationRequest(store: Store, clock: Clock, requestId: string): Promise<AuthorizationRequest | null> {
+export async function findAuthorizationRequest(
+  store: Store,
+  clock: Clock,
+  requestId: string,
+): Promise<AuthorizationRequest | null> {
   if (!/^[0-9a-f-]{36}$/.test(requestId)) return null;
   const item = await store.get(keys.oauthRequest(requestId));
   const request = item ? parseStoredAuthorizationRequest(item) : null;
@@ -50,7 +63,8 @@ async function consumeAuthorizationRequest(store: Store, requestId: string): Pro
 /** The `redirect_uri` with `params` added to its query (RFC 6749 §4.1.2). */
 export function redirectWith(redirectUri: string, params: Record<string, string | null | undefined>): string {
   const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) if (value !== null && value !== undefined) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries(params))
+    if (value !== null && value !== undefined) url.searchParams.set(name, value);
   return url.href;
 }
 
@@ -76,7 +90,8 @@ export async function approveAuthorizationRequest(
   request: AuthorizationRequest,
   consent: { teamId: string; memberId: string; abilities: readonly Ability[]; projectIds: readonly string[] },
 ): Promise<string> {
-  if (!(await consumeAuthorizationRequest(store, request.id))) return redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state });
+  if (!(await consumeAuthorizationRequest(store, request.id)))
+    return redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state });
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = newTokenSecret();

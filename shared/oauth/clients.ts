@@ -36,7 +36,11 @@ export function isAllowedRedirectUri(value: string): boolean {
  * Stores a new public client (RFC 7591; DESIGN D30) with a random `client_id`; the caller validated the
  * metadata. Clients are stored per client, not per team: they register before anyone signs in.
  */
-export async function registerClient(store: Store, clock: Clock, input: { client_name?: string; redirect_uris: string[]; metadata: Record<string, unknown> }): Promise<OAuthClientRecord> {
+export async function registerClient(
+  store: Store,
+  clock: Clock,
+  input: { client_name?: string; redirect_uris: string[]; metadata: Record<string, unknown> },
+): Promise<OAuthClientRecord> {
   const record: OAuthClientRecord = {
     client_id: randomUUID(),
     client_id_issued_at: Math.floor(clock.nowMs() / 1000),
@@ -44,7 +48,10 @@ export async function registerClient(store: Store, clock: Clock, input: { client
     redirect_uris: input.redirect_uris,
     metadata: input.metadata,
   };
-  await store.put({ Item: { ...keys.oauthClient(record.client_id), entity: entity.oauthClient, ...record }, ConditionExpression: 'attribute_not_exists(pk)' });
+  await store.put({
+    Item: { ...keys.oauthClient(record.client_id), entity: entity.oauthClient, ...record },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
   return record;
 }
 

@@ -52,7 +52,8 @@ export interface IssuedTokens {
 
 /** Constant-time comparison of a presented secret with a stored SHA-256 (hex); false for a missing hash. */
 function matchesHash(secret: string, storedHex: unknown): boolean {
-  const expected = typeof storedHex === 'string' && storedHex.length === 64 ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
+  const expected =
+    typeof storedHex === 'string' && storedHex.length === 64 ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
   return timingSafeEqual(sha256(secret), expected) && typeof storedHex === 'string';
 }
 
@@ -114,7 +115,8 @@ async function issueTokens(
       oauthGrantId: grant.id,
     });
   } catch (error) {
-    if (error instanceof ProblemError && ['CONFLICT', 'NOT_FOUND'].includes(error.code)) throw invalidGrant('The team member or team of this grant is no longer active.');
+    if (error instanceof ProblemError && ['CONFLICT', 'NOT_FOUND'].includes(error.code))
+      throw invalidGrant('The team member or team of this grant is no longer active.');
     throw error;
   }
   const refreshId = newUlid(nowMs);
@@ -139,7 +141,13 @@ async function issueTokens(
     ExpressionAttributeValues: { ':empty': [], ':token': [access.id] },
   });
   return {
-    tokens: { access_token: access.token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, refresh_token: `ort_${refreshId}_${refreshSecret}`, scope: access.abilities.join(' ') },
+    tokens: {
+      access_token: access.token,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+      refresh_token: `ort_${refreshId}_${refreshSecret}`,
+      scope: access.abilities.join(' '),
+    },
     accessTokenId: access.id,
   };
 }
@@ -151,7 +159,14 @@ interface ActivityContext {
 }
 
 /** Writes the activity entry of a grant or refresh (surface `rest`), naming the access token it issued. */
-async function recordGrantActivity(store: Store, clock: Clock, teamId: string, accessTokenId: string, operation: string, context: ActivityContext): Promise<void> {
+async function recordGrantActivity(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  accessTokenId: string,
+  operation: string,
+  context: ActivityContext,
+): Promise<void> {
   await recordActivity(store, clock, teamId, {
     token_id: accessTokenId,
     surface: 'rest',
@@ -175,11 +190,16 @@ export async function exchangeAuthorizationCode(
   input: { code: string; clientId: string; redirectUri: string | undefined; codeVerifier: string | undefined },
   context: ActivityContext,
 ): Promise<IssuedTokens> {
-  if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier)) throw new OAuthError('invalid_request', 'code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~] (RFC 7636).');
+  if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier))
+    throw new OAuthError(
+      'invalid_request',
+      'code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~] (RFC 7636).',
+    );
   const parts = CODE_PATTERN.exec(input.code);
   const item = parts ? await store.get(keys.oauthCode(parts[1])) : undefined;
   const code = item ? parseStoredCode(item) : undefined;
-  if (!parts || !code || !matchesHash(parts[2], code.secret_sha256)) throw invalidGrant('The authorization code is not valid.');
+  if (!parts || !code || !matchesHash(parts[2], code.secret_sha256))
+    throw invalidGrant('The authorization code is not valid.');
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -196,10 +216,13 @@ export async function exchangeAuthorizationCode(
     if (grantId !== undefined) await revokeGrantFamily(store, clock, grantId);
     throw invalidGrant('The authorization code has already been used.');
   }
-  if (code.expires_at_ms <= nowMs) throw invalidGrant('The authorization code has expired (codes are valid for 60 seconds).');
+  if (code.expires_at_ms <= nowMs)
+    throw invalidGrant('The authorization code has expired (codes are valid for 60 seconds).');
   if (code.client_id !== input.clientId) throw invalidGrant('The authorization code was issued to another client.');
-  if (code.redirect_uri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request.');
-  if (!pkceMatches(input.codeVerifier, code.code_challenge)) throw invalidGrant('The PKCE code_verifier does not match the code_challenge.');
+  if (code.redirect_uri !== input.redirectUri)
+    throw invalidGrant('redirect_uri does not match the one of the authorization request.');
+  if (!pkceMatches(input.codeVerifier, code.code_challenge))
+    throw invalidGrant('The PKCE code_verifier does not match the code_challenge.');
   const grant = {
     id: newUlid(nowMs),
     team_id: code.team_id,
@@ -222,7 +245,11 @@ export async function exchangeAuthorizationCode(
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
-  await store.update({ Key: keys.oauthCode(parts[1]), UpdateExpression: 'SET grant_id = :grant', ExpressionAttributeValues: { ':grant': grant.id } });
+  await store.update({
+    Key: keys.oauthCode(parts[1]),
+    UpdateExpression: 'SET grant_id = :grant',
+    ExpressionAttributeValues: { ':grant': grant.id },
+  });
   const { tokens, accessTokenId } = await issueTokens(store, clock, grant, abilities, projectIds);
   await recordGrantActivity(store, clock, grant.team_id, accessTokenId, 'oauthAuthorizationCodeGrant', context);
   return tokens;
@@ -234,11 +261,17 @@ export async function exchangeAuthorizationCode(
  * member. Presenting a spent refresh token revokes the whole grant: every refresh token and access token of
  * the family. Errors: {@link OAuthError} `invalid_grant`.
  */
-export async function refreshGrant(store: Store, clock: Clock, input: { refreshToken: string; clientId: string }, context: ActivityContext): Promise<IssuedTokens> {
+export async function refreshGrant(
+  store: Store,
+  clock: Clock,
+  input: { refreshToken: string; clientId: string },
+  context: ActivityContext,
+): Promise<IssuedTokens> {
   const parts = REFRESH_PATTERN.exec(input.refreshToken);
   const item = parts ? await store.get(keys.oauthRefresh(parts[1])) : undefined;
   const refresh = item ? parseStoredRefresh(item) : undefined;
-  if (!parts || !refresh || !matchesHash(parts[2], refresh.secret_sha256)) throw invalidGrant('The refresh token is not valid.');
+  if (!parts || !refresh || !matchesHash(parts[2], refresh.secret_sha256))
+    throw invalidGrant('The refresh token is not valid.');
   if (refresh.client_id !== input.clientId) throw invalidGrant('The refresh token was issued to another client.');
   const grantId = refresh.grant_id;
   const nowMs = clock.nowMs();
@@ -265,7 +298,13 @@ export async function refreshGrant(store: Store, clock: Clock, input: { refreshT
   const { tokens, accessTokenId } = await issueTokens(
     store,
     clock,
-    { id: grantId, team_id: grant.team_id, member_id: grant.member_id, client_id: grant.client_id, client_name: grant.client_name ?? null },
+    {
+      id: grantId,
+      team_id: grant.team_id,
+      member_id: grant.member_id,
+      client_id: grant.client_id,
+      client_name: grant.client_name ?? null,
+    },
     abilities,
     grant.project_ids,
   );

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { escapeHtml } from '@kitajs/html';
-import { OAuthClientMetadataSchema, type OAuthClientInformationFull, type OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  OAuthClientMetadataSchema,
+  type OAuthClientInformationFull,
+  type OAuthMetadata,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ABILITY_VALUES, isAbility, isReadAbility, type Ability } from '../catalogues/abilities.js';
 import { MCP_PATH } from '../config.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';
@@ -20,7 +24,9 @@ export const OAUTH_PATH_PREFIX = '/oauth/';
 const CONSENT_PATH = `${DASHBOARD_PATH}/oauth/authorize`;
 
 /** The default `scope` when a client asks for none (DESIGN D30): `mcp:full` plus every read ability. */
-const DEFAULT_OAUTH_SCOPE: readonly Ability[] = ABILITY_VALUES.filter((ability) => ability === 'mcp:full' || isReadAbility(ability));
+const DEFAULT_OAUTH_SCOPE: readonly Ability[] = ABILITY_VALUES.filter(
+  (ability) => ability === 'mcp:full' || isReadAbility(ability),
+);
 
 /** CORS of the JSON endpoints (metadata, registration, token): public clients may call them from a browser; no cookies are read. */
 const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -57,7 +63,10 @@ function authorizationServerMetadata(requestUrl: string): OAuthMetadata {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...CORS_HEADERS, ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...CORS_HEADERS, ...headers },
+  });
 }
 
 /** An RFC 6749 §5.2 error answer (`{ error, error_description }`). */
@@ -86,26 +95,63 @@ async function register(runtime: Runtime, request: Request): Promise<Response> {
   try {
     body = await request.json();
   } catch {
-    return oauthError(new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata (RFC 7591).'));
+    return oauthError(
+      new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata (RFC 7591).'),
+    );
   }
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success)
-    return oauthError(new OAuthError('invalid_client_metadata', `Invalid client metadata: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`));
+    return oauthError(
+      new OAuthError(
+        'invalid_client_metadata',
+        `Invalid client metadata: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+      ),
+    );
   const metadata = parsed.data;
   if ((metadata.token_endpoint_auth_method ?? 'none') !== 'none') {
-    return oauthError(new OAuthError('invalid_client_metadata', 'Only public clients are supported: token_endpoint_auth_method must be "none".'));
+    return oauthError(
+      new OAuthError(
+        'invalid_client_metadata',
+        'Only public clients are supported: token_endpoint_auth_method must be "none".',
+      ),
+    );
   }
-  if (metadata.redirect_uris.length === 0 || metadata.redirect_uris.length > 10 || !metadata.redirect_uris.every(isAllowedRedirectUri)) {
-    return oauthError(new OAuthError('invalid_redirect_uri', 'redirect_uris must hold 1 to 10 https URIs or loopback http URIs (127.0.0.1, [::1], localhost), without fragments.'));
+  if (
+    metadata.redirect_uris.length === 0 ||
+    metadata.redirect_uris.length > 10 ||
+    !metadata.redirect_uris.every(isAllowedRedirectUri)
+  ) {
+    return oauthError(
+      new OAuthError(
+        'invalid_redirect_uri',
+        'redirect_uris must hold 1 to 10 https URIs or loopback http URIs (127.0.0.1, [::1], localhost), without fragments.',
+      ),
+    );
   }
   const grantTypes = metadata.grant_types ?? ['authorization_code', 'refresh_token'];
   if (!grantTypes.every((grant) => grant === 'authorization_code' || grant === 'refresh_token')) {
-    return oauthError(new OAuthError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token.'));
+    return oauthError(
+      new OAuthError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token.'),
+    );
   }
-  if (!(metadata.response_types ?? ['code']).every((type) => type === 'code')) return oauthError(new OAuthError('invalid_client_metadata', 'response_types may only hold code.'));
-  const registered = { ...metadata, token_endpoint_auth_method: 'none', grant_types: grantTypes, response_types: ['code'] };
-  const client = await registerClient(runtime.store, runtime.clock, { client_name: metadata.client_name, redirect_uris: metadata.redirect_uris, metadata: registered });
-  const information: OAuthClientInformationFull = { ...registered, client_id: client.client_id, client_id_issued_at: client.client_id_issued_at };
+  if (!(metadata.response_types ?? ['code']).every((type) => type === 'code'))
+    return oauthError(new OAuthError('invalid_client_metadata', 'response_types may only hold code.'));
+  const registered = {
+    ...metadata,
+    token_endpoint_auth_method: 'none',
+    grant_types: grantTypes,
+    response_types: ['code'],
+  };
+  const client = await registerClient(runtime.store, runtime.clock, {
+    client_name: metadata.client_name,
+    redirect_uris: metadata.redirect_uris,
+    metadata: registered,
+  });
+  const information: OAuthClientInformationFull = {
+    ...registered,
+    client_id: client.client_id,
+    client_id_issued_at: client.client_id_issued_at,
+  };
   return json(201, information);
 }
 
@@ -121,24 +167,38 @@ async function authorize(runtime: Runtime, request: Request): Promise<Response> 
   const query = url.searchParams;
   const clientId = query.get('client_id') ?? '';
   const client = clientId ? await findClient(runtime.store, clientId) : null;
-  if (!client) return errorPage(400, 'Unknown client', 'This authorization request names no registered client (client_id).');
+  if (!client)
+    return errorPage(400, 'Unknown client', 'This authorization request names no registered client (client_id).');
   const requested = query.get('redirect_uri');
   const redirectUri = requested ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : null);
-  if (!redirectUri || !client.redirect_uris.includes(redirectUri)) return errorPage(400, 'Unknown redirect URI', 'redirect_uri is not one the client registered.');
+  if (!redirectUri || !client.redirect_uris.includes(redirectUri))
+    return errorPage(400, 'Unknown redirect URI', 'redirect_uri is not one the client registered.');
   const state = query.get('state');
   const back = (error: string, description: string) =>
-    new Response(null, { status: 302, headers: { Location: redirectWith(redirectUri, { error, error_description: description, state }), 'Cache-Control': 'no-store' } });
-  if (query.get('response_type') !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported.');
+    new Response(null, {
+      status: 302,
+      headers: {
+        Location: redirectWith(redirectUri, { error, error_description: description, state }),
+        'Cache-Control': 'no-store',
+      },
+    });
+  if (query.get('response_type') !== 'code')
+    return back('unsupported_response_type', 'Only response_type=code is supported.');
   const challenge = query.get('code_challenge');
   if (query.get('code_challenge_method') !== 'S256' || !challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-    return back('invalid_request', 'PKCE is required: code_challenge (43 characters, base64url) with code_challenge_method=S256.');
+    return back(
+      'invalid_request',
+      'PKCE is required: code_challenge (43 characters, base64url) with code_challenge_method=S256.',
+    );
   }
   const resource = `${url.origin}${MCP_PATH}`;
   const resources = query.getAll('resource');
-  if (resources.some((value) => value.replace(/\/+$/, '') !== resource)) return back('invalid_target', `resource must be the tool server: ${resource}.`);
+  if (resources.some((value) => value.replace(/\/+$/, '') !== resource))
+    return back('invalid_target', `resource must be the tool server: ${resource}.`);
   const scope = (query.get('scope') ?? '').split(' ').filter(Boolean);
   const unknown = scope.filter((value) => !isAbility(value));
-  if (unknown.length) return back('invalid_scope', `Unknown scopes: ${unknown.slice(0, 5).join(', ')}. Scopes are abilities.`);
+  if (unknown.length)
+    return back('invalid_scope', `Unknown scopes: ${unknown.slice(0, 5).join(', ')}. Scopes are abilities.`);
   const pending = await saveAuthorizationRequest(runtime.store, runtime.clock, {
     client_id: client.client_id,
     client_name: client.client_name,
@@ -149,19 +209,30 @@ async function authorize(runtime: Runtime, request: Request): Promise<Response> 
     resource,
   });
   const dashboard = (runtime.integrations ?? integrationsFromEnvironment()).dashboardBaseUrl ?? url.origin;
-  return new Response(null, { status: 302, headers: { Location: `${dashboard}${CONSENT_PATH}?request=${pending.id}`, 'Cache-Control': 'no-store' } });
+  return new Response(null, {
+    status: 302,
+    headers: { Location: `${dashboard}${CONSENT_PATH}?request=${pending.id}`, 'Cache-Control': 'no-store' },
+  });
 }
 
 /** `POST /oauth/token` (RFC 6749 §3.2, form-encoded): `authorization_code` or `refresh_token`; errors per §5.2. */
 async function token(runtime: Runtime, request: Request, requestId: string): Promise<Response> {
   if (!/^application\/x-www-form-urlencoded/i.test(request.headers.get('content-type') ?? '')) {
-    return oauthError(new OAuthError('invalid_request', 'The token request must be application/x-www-form-urlencoded.'));
+    return oauthError(
+      new OAuthError('invalid_request', 'The token request must be application/x-www-form-urlencoded.'),
+    );
   }
   const form = new URLSearchParams(await request.text());
   const context = { requestId, startedMs: runtime.clock.nowMs() };
   const clientId = form.get('client_id') ?? '';
   if (request.headers.get('authorization'))
-    return oauthError(new OAuthError('invalid_client', 'Clients are public (token_endpoint_auth_method none): send client_id in the body, no credentials.', 401));
+    return oauthError(
+      new OAuthError(
+        'invalid_client',
+        'Clients are public (token_endpoint_auth_method none): send client_id in the body, no credentials.',
+        401,
+      ),
+    );
   const client = clientId ? await findClient(runtime.store, clientId) : null;
   if (!client) return oauthError(new OAuthError('invalid_client', 'Unknown client_id.', 401));
   try {
@@ -174,7 +245,12 @@ async function token(runtime: Runtime, request: Request, requestId: string): Pro
         await exchangeAuthorizationCode(
           runtime.store,
           runtime.clock,
-          { code, clientId, redirectUri: form.get('redirect_uri') ?? undefined, codeVerifier: form.get('code_verifier') ?? undefined },
+          {
+            code,
+            clientId,
+            redirectUri: form.get('redirect_uri') ?? undefined,
+            codeVerifier: form.get('code_verifier') ?? undefined,
+          },
           context,
         ),
       );
@@ -184,7 +260,10 @@ async function token(runtime: Runtime, request: Request, requestId: string): Pro
       if (!refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required.');
       return json(200, await refreshGrant(runtime.store, runtime.clock, { refreshToken, clientId }, context));
     }
-    throw new OAuthError(grantType ? 'unsupported_grant_type' : 'invalid_request', grantType ? `grant_type ${grantType.slice(0, 40)} is not supported.` : 'grant_type is required.');
+    throw new OAuthError(
+      grantType ? 'unsupported_grant_type' : 'invalid_request',
+      grantType ? `grant_type ${grantType.slice(0, 40)} is not supported.` : 'grant_type is required.',
+    );
   } catch (error) {
     if (error instanceof OAuthError) return oauthError(error);
     throw error;
@@ -196,13 +275,18 @@ async function token(runtime: Runtime, request: Request, requestId: string): Pro
  * metadata (no token, not limited) and `/oauth/register`, `/oauth/authorize`, `/oauth/token`, each limited
  * per client IP (bucket `oauth`, 429 with `Retry-After`). OPTIONS is answered for CORS; an unknown path is 404.
  */
-export async function handleOAuthRequest(runtime: Runtime, request: Request, context: { clientIp: string; requestId?: string }): Promise<Response> {
+export async function handleOAuthRequest(
+  runtime: Runtime,
+  request: Request,
+  context: { clientIp: string; requestId?: string },
+): Promise<Response> {
   const path = new URL(request.url).pathname;
   const method = request.method.toUpperCase();
   const requestId = context.requestId ?? randomUUID();
   if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS_HEADERS } });
   if (path === AUTHORIZATION_SERVER_METADATA_PATH) {
-    if (method !== 'GET' && method !== 'HEAD') return json(405, { error: 'method_not_allowed' }, { Allow: 'GET, HEAD, OPTIONS' });
+    if (method !== 'GET' && method !== 'HEAD')
+      return json(405, { error: 'method_not_allowed' }, { Allow: 'GET, HEAD, OPTIONS' });
     return json(200, authorizationServerMetadata(request.url), { 'Cache-Control': 'public, max-age=3600' });
   }
   const endpoints: Record<string, { method: string; serve: () => Promise<Response> }> = {
@@ -211,8 +295,10 @@ export async function handleOAuthRequest(runtime: Runtime, request: Request, con
     '/oauth/token': { method: 'POST', serve: () => token(runtime, request, requestId) },
   };
   const endpoint = endpoints[path];
-  if (!endpoint) return json(404, { error: 'not_found', error_description: `No OAuth endpoint ${path.slice(0, 100)}.` });
-  if (method !== endpoint.method) return json(405, { error: 'method_not_allowed' }, { Allow: `${endpoint.method}, OPTIONS` });
+  if (!endpoint)
+    return json(404, { error: 'not_found', error_description: `No OAuth endpoint ${path.slice(0, 100)}.` });
+  if (method !== endpoint.method)
+    return json(405, { error: 'method_not_allowed' }, { Allow: `${endpoint.method}, OPTIONS` });
   let rate: RateLimitState;
   try {
     rate = await consumeRateLimit(runtime.store, runtime.clock, 'oauth', context.clientIp);

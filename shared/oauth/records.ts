@@ -69,7 +69,12 @@ const StoredCode = z.object({
 export const parseStoredCode = recordParser(entity.oauthCode, StoredCode);
 
 /** A refresh token of a grant's family. */
-const StoredRefresh = z.object({ secret_sha256: z.string(), grant_id: z.string(), client_id: z.string(), expires_at_ms: z.number() });
+const StoredRefresh = z.object({
+  secret_sha256: z.string(),
+  grant_id: z.string(),
+  client_id: z.string(),
+  expires_at_ms: z.number(),
+});
 
 /** Parses a refresh token item. */
 export const parseStoredRefresh = recordParser(entity.oauthRefresh, StoredRefresh);

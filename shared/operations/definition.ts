@@ -122,7 +122,9 @@ export function isWrite(operation: Pick<AnyOperation, 'rest'>): boolean {
 /** Any operation definition. */
 export type AnyOperation = OperationDefinition<z.ZodMiniObject, z.ZodMiniObject, z.ZodMiniObject, z.ZodMiniType>;
 
-type Part<Op, K extends 'params' | 'query' | 'body'> = Op extends { readonly [P in K]: infer S extends z.ZodMiniType } ? z.output<S> : Record<never, never>;
+type Part<Op, K extends 'params' | 'query' | 'body'> = Op extends { readonly [P in K]: infer S extends z.ZodMiniType }
+  ? z.output<S>
+  : Record<never, never>;
 
 /** The validated input of an operation: path parameters, query and body as one object. */
 export type OperationInput<Op> = Part<Op, 'params'> & Part<Op, 'query'> & Part<Op, 'body'>;

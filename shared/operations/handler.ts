@@ -24,17 +24,25 @@ interface PublicOperationContext {
  * and body as one object, typed from the definition's zod schemas) and returns the success body. REST
  * and MCP call the same handler. Failures are thrown as `ProblemError`s.
  */
-export type OperationHandler<Op> = (input: OperationInput<Op>, context: Op extends { ability: null } ? PublicOperationContext : OperationContext) => Promise<OperationOutput<Op>>;
+export type OperationHandler<Op> = (
+  input: OperationInput<Op>,
+  context: Op extends { ability: null } ? PublicOperationContext : OperationContext,
+) => Promise<OperationOutput<Op>>;
 
 /**
  * Every handler of a module, by operation id: a module's `handlers.ts` declares its object with
  * `satisfies HandlersOf<typeof module>`, so an operation without a handler (or a handler of no
  * operation) does not compile.
  */
-export type HandlersOf<M extends OperationModule> = { [K in keyof M['operations']]: OperationHandler<M['operations'][K]> };
+export type HandlersOf<M extends OperationModule> = {
+  [K in keyof M['operations']]: OperationHandler<M['operations'][K]>;
+};
 
 /** A handler of any operation, as `invokeOperation` holds it. */
-export type AnyHandler = (input: Record<string, unknown>, context: OperationContext | PublicOperationContext) => Promise<unknown>;
+export type AnyHandler = (
+  input: Record<string, unknown>,
+  context: OperationContext | PublicOperationContext,
+) => Promise<unknown>;
 
 /** Erases a handler's input type for `invokeOperation` (the input was validated by the definition's schemas). */
 export function anyHandler<Op extends AnyOperation>(handler: OperationHandler<Op>): AnyHandler {

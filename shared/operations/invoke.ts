@@ -4,11 +4,22 @@ import { activityItem, recordActivity } from '../domain/activity/repository.js';
 import type { ActivitySurface, NewActivityEntry } from '../domain/activity/schema.js';
 import { lockdownGuard } from '../domain/billing/lockdown.js';
 import { ProblemError, cursorRejection, toProblem, type ProblemDocument } from '../errors.js';
-import { beginIdempotentRequest, requestFingerprint, type IdempotencyClaim, type StoredResponse } from '../limits/idempotency.js';
+import {
+  beginIdempotentRequest,
+  requestFingerprint,
+  type IdempotencyClaim,
+  type StoredResponse,
+} from '../limits/idempotency.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { isTransactionConflict } from '../store/optimistic.js';
-import { guardedStore, putItem, withRequestScope, type RequestItem, type RequestScope } from '../store/request-scope.js';
+import {
+  guardedStore,
+  putItem,
+  withRequestScope,
+  type RequestItem,
+  type RequestScope,
+} from '../store/request-scope.js';
 import { isWrite, type AnyOperation } from './definition.js';
 import type { AnyHandler } from './handler.js';
 
@@ -49,11 +60,17 @@ export interface Invocation {
 }
 
 /** The outcome of {@link invokeOperation}: the result (maybe a replay of the stored one) or a problem. */
-export type InvocationOutcome = { ok: true; result: unknown; replayed: boolean } | { ok: false; problem: ProblemDocument; headers: Record<string, string> };
+export type InvocationOutcome =
+  | { ok: true; result: unknown; replayed: boolean }
+  | { ok: false; problem: ProblemDocument; headers: Record<string, string> };
 
 /** The stored response of a result (DESIGN D3): the success status and the result's JSON, the same on every surface. */
 function storedResponse(operation: AnyOperation, result: unknown): StoredResponse {
-  return { status: operation.rest.successStatus, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(result) };
+  return {
+    status: operation.rest.successStatus,
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(result),
+  };
 }
 
 function replayOf(stored: StoredResponse): InvocationOutcome {
@@ -84,10 +101,18 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
   let outcome: InvocationOutcome | undefined;
   try {
     await call.admit?.();
-    if (principal && operation.ability) authorizeOperation(principal, { id: operation.id, ability: operation.ability, teamWide: operation.teamWide });
+    if (principal && operation.ability)
+      authorizeOperation(principal, { id: operation.id, ability: operation.ability, teamWide: operation.teamWide });
     const decoded = call.decode();
     if (decoded.idempotencyKey && principal) {
-      claim = await beginIdempotentRequest(runtime.store, runtime.clock, principal.teamId, decoded.idempotencyKey, requestFingerprint(decoded.fingerprint), operation.idempotency ?? 'claim');
+      claim = await beginIdempotentRequest(
+        runtime.store,
+        runtime.clock,
+        principal.teamId,
+        decoded.idempotencyKey,
+        requestFingerprint(decoded.fingerprint),
+        operation.idempotency ?? 'claim',
+      );
       if (claim.kind === 'replay') {
         outcome = replayOf(claim.response);
         claim = null;
@@ -107,7 +132,12 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     }
     const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
     const run = () =>
-      call.handler(decoded.input, principal ? { runtime: handlerRuntime, principal, requestId, idempotencyKey: decoded.idempotencyKey } : { runtime: handlerRuntime, principal: null, requestId });
+      call.handler(
+        decoded.input,
+        principal
+          ? { runtime: handlerRuntime, principal, requestId, idempotencyKey: decoded.idempotencyKey }
+          : { runtime: handlerRuntime, principal: null, requestId },
+      );
     let result: unknown;
     try {
       result = await (scope ? withRequestScope(scope, run) : run());
@@ -117,9 +147,13 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     if (claim?.kind === 'claimed') {
       const completed = claim;
       claim = null; // the operation took effect: its key is completed, never released
-      await completed
-        .complete(storedResponse(operation, result), scope?.committedWith !== undefined)
-        .catch((error) => logger.error('idempotency record not completed', { request_id: requestId, operation: operation.id, error: error as Error }));
+      await completed.complete(storedResponse(operation, result), scope?.committedWith !== undefined).catch((error) =>
+        logger.error('idempotency record not completed', {
+          request_id: requestId,
+          operation: operation.id,
+          error: error as Error,
+        }),
+      );
     }
     outcome = { ok: true, result, replayed: false };
     return outcome;
@@ -135,8 +169,13 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
         failure = settled;
       }
     }
-    if (isTransactionConflict(failure)) failure = new ProblemError('CONFLICT', 'Other requests kept changing the same objects at the same moment; read them again and retry.');
-    if (!(failure instanceof ProblemError)) logger.error('unexpected error', { request_id: requestId, operation: operation.id, error: failure as Error });
+    if (isTransactionConflict(failure))
+      failure = new ProblemError(
+        'CONFLICT',
+        'Other requests kept changing the same objects at the same moment; read them again and retry.',
+      );
+    if (!(failure instanceof ProblemError))
+      logger.error('unexpected error', { request_id: requestId, operation: operation.id, error: failure as Error });
     const { problem, headers } = toProblem(failure, requestId);
     outcome = { ok: false, problem, headers };
     return outcome;
@@ -145,9 +184,12 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     const committed = scope?.committedWith !== undefined && outcome?.ok === true;
     if (principal && (write || call.logReads) && !committed) {
       const failed = outcome && !outcome.ok ? outcome.problem : null;
-      await recordActivity(runtime.store, runtime.clock, principal.teamId, entry(failed ? failed.code : 'ok', failed ? failed.status : successStatus)).catch((error) =>
-        logger.error('activity write failed', { request_id: requestId, error: error as Error }),
-      );
+      await recordActivity(
+        runtime.store,
+        runtime.clock,
+        principal.teamId,
+        entry(failed ? failed.code : 'ok', failed ? failed.status : successStatus),
+      ).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
     }
   }
 }

@@ -20,7 +20,9 @@ export type OperationId = IdOf<OperationsOf<(typeof MODULES)[number]>>;
 export type RegisteredOperation = AnyOperation & { readonly module: string };
 
 /** Every operation, in module order. */
-export const OPERATIONS: readonly RegisteredOperation[] = MODULES.flatMap((module) => Object.values(module.operations).map((operation) => ({ ...(operation as AnyOperation), module: module.folder })));
+export const OPERATIONS: readonly RegisteredOperation[] = MODULES.flatMap((module) =>
+  Object.values(module.operations).map((operation) => ({ ...(operation as AnyOperation), module: module.folder })),
+);
 
 const BY_ID = new Map(OPERATIONS.map((operation) => [operation.id, operation]));
 
@@ -61,7 +63,11 @@ export const TOOL_OPERATIONS: readonly (RegisteredOperation & { tool: ToolBindin
  * `shared/http/route-match.ts`). Returns the operation and its path parameters, `{ allowedMethods }` when
  * the path exists under other methods (→ 405), or null (→ 404).
  */
-export function matchRoute(method: string, path: string): { operation: RegisteredOperation; pathParameters: Record<string, string> } | { allowedMethods: HttpMethod[] } | null {
+export function matchRoute(
+  method: string,
+  path: string,
+):
+  { operation: RegisteredOperation; pathParameters: Record<string, string> } | { allowedMethods: HttpMethod[] } | null {
   const found = matchPath(OPERATIONS, (operation) => operation.rest, method, path);
   if (!found || 'allowedMethods' in found) return found;
   return { operation: found.route, pathParameters: found.pathParameters };

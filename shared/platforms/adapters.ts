@@ -22,8 +22,16 @@ export interface PlatformRuntime {
 export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
   return {
     web: webPlatformAdapter('web'),
-    telegram: telegramPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime), nowMs: () => runtime.clock.nowMs() }),
-    discord: discordPlatformAdapter({ store: runtime.store, settings: () => integrationsOf(runtime), nowMs: () => runtime.clock.nowMs() }),
+    telegram: telegramPlatformAdapter({
+      store: runtime.store,
+      settings: () => integrationsOf(runtime),
+      nowMs: () => runtime.clock.nowMs(),
+    }),
+    discord: discordPlatformAdapter({
+      store: runtime.store,
+      settings: () => integrationsOf(runtime),
+      nowMs: () => runtime.clock.nowMs(),
+    }),
   };
 }
 
@@ -39,7 +47,9 @@ export function platformAdapterFor(platformType: PlatformType, adapters: Platfor
  * Runs one platform call (DESIGN D22) and never throws: an exception becomes a failure with a generic
  * reason (its message may carry platform internals; only its name is logged).
  */
-export async function callPlatform<T extends PlatformResult | PlatformGrantResult>(run: () => Promise<T>): Promise<T | { ok: false; reason: string }> {
+export async function callPlatform<T extends PlatformResult | PlatformGrantResult>(
+  run: () => Promise<T>,
+): Promise<T | { ok: false; reason: string }> {
   try {
     return await run();
   } catch (error) {

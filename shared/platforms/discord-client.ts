@@ -1,4 +1,11 @@
-import { DiscordAPIError, HTTPError, REST, RateLimitError, makeURLSearchParams, type RESTOptions } from '@discordjs/rest';
+import {
+  DiscordAPIError,
+  HTTPError,
+  REST,
+  RateLimitError,
+  makeURLSearchParams,
+  type RESTOptions,
+} from '@discordjs/rest';
 import {
   ApplicationCommandType,
   Routes,
@@ -18,7 +25,11 @@ import { DiscordCallError, type DiscordSettings } from './discord.js';
  */
 
 /** The `/membership` slash command registered when a bot is connected. */
-export const MEMBERSHIP_COMMAND = { name: 'membership', description: 'Your membership status and a link to manage it', type: ApplicationCommandType.ChatInput } as const;
+export const MEMBERSHIP_COMMAND = {
+  name: 'membership',
+  description: 'Your membership status and a link to manage it',
+  type: ApplicationCommandType.ChatInput,
+} as const;
 
 /** A REST client at the settings' API with `token` (`Bot` or, for a user's OAuth2 token, `Bearer`). */
 function client(settings: DiscordSettings, token: string | null, authPrefix: 'Bot' | 'Bearer' = 'Bot'): REST {
@@ -45,23 +56,31 @@ async function callDiscord<T>(method: string, call: () => Promise<unknown>): Pro
     return (await call()) as T;
   } catch (error) {
     if (error instanceof DiscordAPIError) {
-      if (error.status === 429 || error.status >= 500) throw new DiscordCallError(`Discord could not serve ${method} (${error.status}).`, null);
+      if (error.status === 429 || error.status >= 500)
+        throw new DiscordCallError(`Discord could not serve ${method} (${error.status}).`, null);
       throw new DiscordCallError(`Discord refused ${method}: ${error.message} (${error.status}).`, error.status);
     }
-    if (error instanceof HTTPError) throw new DiscordCallError(`Discord could not serve ${method} (${error.status}).`, null);
+    if (error instanceof HTTPError)
+      throw new DiscordCallError(`Discord could not serve ${method} (${error.status}).`, null);
     if (error instanceof RateLimitError) throw new DiscordCallError(`Discord rate-limited ${method}.`, null);
     throw new DiscordCallError(`Discord could not be reached for ${method}.`, null);
   }
 }
 
 /** The account behind a bot or user token (`GET /users/@me`). */
-export async function currentUser(settings: DiscordSettings, token: string, authPrefix: 'Bot' | 'Bearer' = 'Bot'): Promise<RESTGetAPICurrentUserResult> {
+export async function currentUser(
+  settings: DiscordSettings,
+  token: string,
+  authPrefix: 'Bot' | 'Bearer' = 'Bot',
+): Promise<RESTGetAPICurrentUserResult> {
   return callDiscord('GET /users/@me', () => client(settings, token, authPrefix).get(Routes.user()));
 }
 
 /** Registers the application's global commands (`PUT /applications/{id}/commands`, a bulk overwrite): the `/membership` command. */
 export async function registerCommands(settings: DiscordSettings, token: string, applicationId: string): Promise<void> {
-  await callDiscord('PUT /applications/{id}/commands', () => client(settings, token).put(Routes.applicationCommands(applicationId), { body: [MEMBERSHIP_COMMAND] }));
+  await callDiscord('PUT /applications/{id}/commands', () =>
+    client(settings, token).put(Routes.applicationCommands(applicationId), { body: [MEMBERSHIP_COMMAND] }),
+  );
 }
 
 /**
@@ -69,12 +88,20 @@ export async function registerCommands(settings: DiscordSettings, token: string,
  * `DELETE /applications/{id}/commands/{command}`), leaving the application's other commands alone.
  * Answers false when there was none.
  */
-export async function deleteMembershipCommand(settings: DiscordSettings, token: string, applicationId: string): Promise<boolean> {
+export async function deleteMembershipCommand(
+  settings: DiscordSettings,
+  token: string,
+  applicationId: string,
+): Promise<boolean> {
   const rest = client(settings, token);
-  const commands = await callDiscord<RESTGetAPIApplicationCommandsResult>('GET /applications/{id}/commands', () => rest.get(Routes.applicationCommands(applicationId)));
+  const commands = await callDiscord<RESTGetAPIApplicationCommandsResult>('GET /applications/{id}/commands', () =>
+    rest.get(Routes.applicationCommands(applicationId)),
+  );
   const command = commands.find((candidate) => candidate.name === MEMBERSHIP_COMMAND.name);
   if (!command) return false;
-  await callDiscord('DELETE /applications/{id}/commands/{command}', () => rest.delete(Routes.applicationCommand(applicationId, command.id)));
+  await callDiscord('DELETE /applications/{id}/commands/{command}', () =>
+    rest.delete(Routes.applicationCommand(applicationId, command.id)),
+  );
   return true;
 }
 
@@ -84,14 +111,25 @@ export async function guild(settings: DiscordSettings, token: string, guildId: s
 }
 
 /** A guild's roles (`GET /guilds/{id}/roles`). */
-export async function guildRoles(settings: DiscordSettings, token: string, guildId: string): Promise<RESTGetAPIGuildRolesResult> {
+export async function guildRoles(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+): Promise<RESTGetAPIGuildRolesResult> {
   return callDiscord('GET /guilds/{id}/roles', () => client(settings, token).get(Routes.guildRoles(guildId)));
 }
 
 /** Whether a user is a member of a guild (`GET /guilds/{guild}/members/{user}`; Discord's 404 Unknown Member: false). */
-export async function isGuildMember(settings: DiscordSettings, token: string, guildId: string, userId: string): Promise<boolean> {
+export async function isGuildMember(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+): Promise<boolean> {
   try {
-    await callDiscord('GET /guilds/{guild}/members/{user}', () => client(settings, token).get(Routes.guildMember(guildId, userId)));
+    await callDiscord('GET /guilds/{guild}/members/{user}', () =>
+      client(settings, token).get(Routes.guildMember(guildId, userId)),
+    );
     return true;
   } catch (error) {
     if (error instanceof DiscordCallError && error.status === 404) return false;
@@ -100,28 +138,66 @@ export async function isGuildMember(settings: DiscordSettings, token: string, gu
 }
 
 /** Gives a guild member a role (`PUT /guilds/{guild}/members/{user}/roles/{role}`). */
-export async function addMemberRole(settings: DiscordSettings, token: string, guildId: string, userId: string, roleId: string): Promise<void> {
-  await callDiscord('PUT /guilds/{guild}/members/{user}/roles/{role}', () => client(settings, token).put(Routes.guildMemberRole(guildId, userId, roleId)));
+export async function addMemberRole(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+  roleId: string,
+): Promise<void> {
+  await callDiscord('PUT /guilds/{guild}/members/{user}/roles/{role}', () =>
+    client(settings, token).put(Routes.guildMemberRole(guildId, userId, roleId)),
+  );
 }
 
 /** Takes a role from a guild member (`DELETE /guilds/{guild}/members/{user}/roles/{role}`). */
-export async function removeMemberRole(settings: DiscordSettings, token: string, guildId: string, userId: string, roleId: string): Promise<void> {
-  await callDiscord('DELETE /guilds/{guild}/members/{user}/roles/{role}', () => client(settings, token).delete(Routes.guildMemberRole(guildId, userId, roleId)));
+export async function removeMemberRole(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+  roleId: string,
+): Promise<void> {
+  await callDiscord('DELETE /guilds/{guild}/members/{user}/roles/{role}', () =>
+    client(settings, token).delete(Routes.guildMemberRole(guildId, userId, roleId)),
+  );
 }
 
 /** Removes a member from a guild (`DELETE /guilds/{guild}/members/{user}`: a kick). */
-export async function removeMember(settings: DiscordSettings, token: string, guildId: string, userId: string): Promise<void> {
-  await callDiscord('DELETE /guilds/{guild}/members/{user}', () => client(settings, token).delete(Routes.guildMember(guildId, userId)));
+export async function removeMember(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+): Promise<void> {
+  await callDiscord('DELETE /guilds/{guild}/members/{user}', () =>
+    client(settings, token).delete(Routes.guildMember(guildId, userId)),
+  );
 }
 
 /** Bans a user from a guild (`PUT /guilds/{guild}/bans/{user}`), with an audit-log reason if given. */
-export async function banMember(settings: DiscordSettings, token: string, guildId: string, userId: string, reason: string | null): Promise<void> {
-  await callDiscord('PUT /guilds/{guild}/bans/{user}', () => client(settings, token).put(Routes.guildBan(guildId, userId), { body: {}, ...(reason ? { reason } : {}) }));
+export async function banMember(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+  reason: string | null,
+): Promise<void> {
+  await callDiscord('PUT /guilds/{guild}/bans/{user}', () =>
+    client(settings, token).put(Routes.guildBan(guildId, userId), { body: {}, ...(reason ? { reason } : {}) }),
+  );
 }
 
 /** Lifts a user's ban (`DELETE /guilds/{guild}/bans/{user}`). */
-export async function unbanMember(settings: DiscordSettings, token: string, guildId: string, userId: string): Promise<void> {
-  await callDiscord('DELETE /guilds/{guild}/bans/{user}', () => client(settings, token).delete(Routes.guildBan(guildId, userId)));
+export async function unbanMember(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+): Promise<void> {
+  await callDiscord('DELETE /guilds/{guild}/bans/{user}', () =>
+    client(settings, token).delete(Routes.guildBan(guildId, userId)),
+  );
 }
 
 /**
@@ -129,7 +205,14 @@ export async function unbanMember(settings: DiscordSettings, token: string, guil
  * scope `guilds.join`). Answers true when they joined now, false when they were already in (Discord: 204,
  * and the roles are then not applied).
  */
-export async function addGuildMember(settings: DiscordSettings, token: string, guildId: string, userId: string, accessToken: string, roles: string[]): Promise<boolean> {
+export async function addGuildMember(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  userId: string,
+  accessToken: string,
+  roles: string[],
+): Promise<boolean> {
   const joined = await callDiscord<unknown>('PUT /guilds/{guild}/members/{user}', () =>
     client(settings, token).put(Routes.guildMember(guildId, userId), { body: { access_token: accessToken, roles } }),
   );
@@ -137,8 +220,17 @@ export async function addGuildMember(settings: DiscordSettings, token: string, g
 }
 
 /** Exchanges an OAuth2 authorization code for the user's tokens (`POST {api}/oauth2/token`, form-encoded, client credentials in the body). */
-export async function exchangeCode(settings: DiscordSettings, input: { clientId: string; clientSecret: string; code: string; redirectUri: string }): Promise<RESTPostOAuth2AccessTokenResult> {
-  return tokenRequest(settings, { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, client_id: input.clientId, client_secret: input.clientSecret });
+export async function exchangeCode(
+  settings: DiscordSettings,
+  input: { clientId: string; clientSecret: string; code: string; redirectUri: string },
+): Promise<RESTPostOAuth2AccessTokenResult> {
+  return tokenRequest(settings, {
+    grant_type: 'authorization_code',
+    code: input.code,
+    redirect_uri: input.redirectUri,
+    client_id: input.clientId,
+    client_secret: input.clientSecret,
+  });
 }
 
 /**
@@ -146,12 +238,23 @@ export async function exchangeCode(settings: DiscordSettings, input: { clientId:
  * refresh tokens (the old refresh token stops working). A refusal (400 `invalid_grant`: revoked or
  * already used) is a {@link DiscordCallError} with its status.
  */
-export async function refreshTokens(settings: DiscordSettings, input: { clientId: string; clientSecret: string; refreshToken: string }): Promise<RESTPostOAuth2AccessTokenResult> {
-  return tokenRequest(settings, { grant_type: 'refresh_token', refresh_token: input.refreshToken, client_id: input.clientId, client_secret: input.clientSecret });
+export async function refreshTokens(
+  settings: DiscordSettings,
+  input: { clientId: string; clientSecret: string; refreshToken: string },
+): Promise<RESTPostOAuth2AccessTokenResult> {
+  return tokenRequest(settings, {
+    grant_type: 'refresh_token',
+    refresh_token: input.refreshToken,
+    client_id: input.clientId,
+    client_secret: input.clientSecret,
+  });
 }
 
 /** A request to the OAuth2 token endpoint with `form` (form-encoded, no authorization header, unversioned). */
-async function tokenRequest(settings: DiscordSettings, form: Record<string, string>): Promise<RESTPostOAuth2AccessTokenResult> {
+async function tokenRequest(
+  settings: DiscordSettings,
+  form: Record<string, string>,
+): Promise<RESTPostOAuth2AccessTokenResult> {
   const body = makeURLSearchParams(form);
   return callDiscord('POST /oauth2/token', () =>
     client(settings, null).post(Routes.oauth2TokenExchange(), {

@@ -38,7 +38,13 @@ interface DiscordOAuthClient {
  * The credential item holding `tokens` (from the token endpoint at `nowMs`, epoch milliseconds) of Discord
  * user `userId`, sealed for `ref` (`expires_at` = now + `expires_in`). Store it with `putCredential` or {@link DiscordUserTokens}.
  */
-export async function sealDiscordUserTokens(kek: KeyEncryptionKey, ref: DiscordUserRef, tokens: RESTPostOAuth2AccessTokenResult, userId: string, nowMs: number): Promise<Item> {
+export async function sealDiscordUserTokens(
+  kek: KeyEncryptionKey,
+  ref: DiscordUserRef,
+  tokens: RESTPostOAuth2AccessTokenResult,
+  userId: string,
+  nowMs: number,
+): Promise<Item> {
   return sealCredential(
     kek,
     { teamId: ref.teamId, projectId: ref.projectId, kind: DISCORD_USER_CREDENTIAL, subjectId: ref.subscriberId },
@@ -75,24 +81,42 @@ export async function discordUserAccess(
   oauthClient: DiscordOAuthClient,
 ): Promise<DiscordUserAccess> {
   const { store, keyEncryptionKey, nowMs } = dependencies;
-  const credential = await openCredential(store, keyEncryptionKey, ref.projectId, DISCORD_USER_CREDENTIAL, ref.teamId, ref.subscriberId);
+  const credential = await openCredential(
+    store,
+    keyEncryptionKey,
+    ref.projectId,
+    DISCORD_USER_CREDENTIAL,
+    ref.teamId,
+    ref.subscriberId,
+  );
   if (!credential) return { state: 'none' };
   const fields = credential.description.public;
   const { access_token: accessToken, refresh_token: refreshToken } = credential.secrets;
   if (fields.link_state === RELINK_REQUIRED || !accessToken || !refreshToken) return { state: 'relink_required' };
-  if (!fields.expires_at || Date.parse(fields.expires_at) - REFRESH_MARGIN_MS > nowMs) return { state: 'linked', accessToken };
+  if (!fields.expires_at || Date.parse(fields.expires_at) - REFRESH_MARGIN_MS > nowMs)
+    return { state: 'linked', accessToken };
   /** Stores `item` in place of the credential as read; false when it changed meanwhile (a concurrent refresh). */
   const replace = (item: Item) =>
-    store.put({ Item: item, ConditionExpression: 'created_at = :created', ExpressionAttributeValues: { ':created': credential.description.created_at } }).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof ConditionFailedError) return false;
-        throw error;
-      },
-    );
+    store
+      .put({
+        Item: item,
+        ConditionExpression: 'created_at = :created',
+        ExpressionAttributeValues: { ':created': credential.description.created_at },
+      })
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof ConditionFailedError) return false;
+          throw error;
+        },
+      );
   const client = await loadDiscordClient();
   try {
-    const tokens = await client.refreshTokens(dependencies.discord, { clientId: oauthClient.applicationId, clientSecret: oauthClient.clientSecret, refreshToken });
+    const tokens = await client.refreshTokens(dependencies.discord, {
+      clientId: oauthClient.applicationId,
+      clientSecret: oauthClient.clientSecret,
+      refreshToken,
+    });
     await replace(await sealDiscordUserTokens(keyEncryptionKey, ref, tokens, fields.platform_user_id ?? '', nowMs));
     return { state: 'linked', accessToken: tokens.access_token };
   } catch (error) {
@@ -101,7 +125,10 @@ export async function discordUserAccess(
       keyEncryptionKey,
       { teamId: ref.teamId, projectId: ref.projectId, kind: DISCORD_USER_CREDENTIAL, subjectId: ref.subscriberId },
       {},
-      { ...(fields.platform_user_id ? { platform_user_id: fields.platform_user_id } : {}), link_state: RELINK_REQUIRED },
+      {
+        ...(fields.platform_user_id ? { platform_user_id: fields.platform_user_id } : {}),
+        link_state: RELINK_REQUIRED,
+      },
       isoTime(nowMs),
     );
     // Refused because a concurrent refresh used the refresh token first: take the tokens it stored.

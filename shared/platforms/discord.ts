@@ -4,7 +4,13 @@ import type { IntegrationSettings } from '../integrations.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
 import { discordUserAccess } from './discord-user.js';
-import { parseProjectResources, type PlatformAdapter, type PlatformProjectTarget, type PlatformResult, type PlatformTarget } from './platform-adapter.js';
+import {
+  parseProjectResources,
+  type PlatformAdapter,
+  type PlatformProjectTarget,
+  type PlatformResult,
+  type PlatformTarget,
+} from './platform-adapter.js';
 
 /**
  * The Discord platform (DESIGN D28) through `@discordjs/rest` (`discord-client.ts`, imported on first use),
@@ -28,7 +34,12 @@ export interface DiscordSettings {
 /** The Discord client settings of the integration settings: their API base URL and retries (no waiting beyond Discord's own `retry_after` when retries wait 0, as in tests). */
 export function discordSettingsOf(settings: Pick<IntegrationSettings, 'discordApiBaseUrl' | 'retry'>): DiscordSettings {
   const fast = settings.retry.minTimeoutMs === 0;
-  return { apiBaseUrl: settings.discordApiBaseUrl ?? DEFAULT_DISCORD_API_BASE_URL, retries: settings.retry.retries, timeoutMs: fast ? 5000 : 15_000, rateLimitOffsetMs: fast ? 0 : 50 };
+  return {
+    apiBaseUrl: settings.discordApiBaseUrl ?? DEFAULT_DISCORD_API_BASE_URL,
+    retries: settings.retry.retries,
+    timeoutMs: fast ? 5000 : 15_000,
+    rateLimitOffsetMs: fast ? 0 : 50,
+  };
 }
 
 /** A Discord call failed for good (after the client's retries); `message` is safe to show (no token). */
@@ -71,18 +82,39 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
   /** The linked server, the bot token and the client settings of the target's project, or why there are none (null: nothing to do). */
   const context = async (
     target: PlatformProjectTarget,
-  ): Promise<{ guildId: string; token: string; applicationId: string; clientSecret: string; settings: DiscordSettings } | { ok: false; reason: string } | null> => {
-    const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
+  ): Promise<
+    | { guildId: string; token: string; applicationId: string; clientSecret: string; settings: DiscordSettings }
+    | { ok: false; reason: string }
+    | null
+  > => {
+    const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), {
+      projection: 'resources',
+    });
     const resources = (project ? parseProjectResources(project).resources : undefined) ?? [];
     const server = resources.find((resource) => resource.kind === 'server');
     if (!server) return null;
     const settings = dependencies.settings();
-    const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, DISCORD_CREDENTIAL, target.team_id);
+    const credential = await openCredential(
+      dependencies.store,
+      settings.keyEncryptionKey,
+      target.project_id,
+      DISCORD_CREDENTIAL,
+      target.team_id,
+    );
     const token = credential?.secrets.bot_token;
-    if (!token) return failure(`No Discord bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`);
+    if (!token)
+      return failure(
+        `No Discord bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`,
+      );
     const clientSecret = credential.secrets.client_secret ?? '';
     const applicationId = credential.description.public.application_id ?? '';
-    return { guildId: server.platform_resource_id, token, applicationId, clientSecret, settings: discordSettingsOf(settings) };
+    return {
+      guildId: server.platform_resource_id,
+      token,
+      applicationId,
+      clientSecret,
+      settings: discordSettingsOf(settings),
+    };
   };
   /** Runs `action` for a known Discord user in the project's server; a Discord failure is the result. */
   const act = async (
@@ -102,7 +134,11 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
     if (found === null) return { ok: true };
     if ('ok' in found) return found;
     try {
-      return (await action(await loadDiscordClient(), found.settings, found.token, found.guildId, userId, found)) ?? { ok: true };
+      return (
+        (await action(await loadDiscordClient(), found.settings, found.token, found.guildId, userId, found)) ?? {
+          ok: true,
+        }
+      );
     } catch (error) {
       if (error instanceof DiscordCallError) return failure(error.message);
       throw error;
@@ -117,29 +153,45 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
           if (await client.isGuildMember(settings, token, guildId, userId)) return { ok: true };
           const ref = { teamId: target.team_id, projectId: target.project_id, subscriberId: target.subscriber_id };
           const { keyEncryptionKey } = dependencies.settings();
-          const access = await discordUserAccess({ store: dependencies.store, keyEncryptionKey, discord: settings, nowMs: dependencies.nowMs() }, ref, bot);
+          const access = await discordUserAccess(
+            { store: dependencies.store, keyEncryptionKey, discord: settings, nowMs: dependencies.nowMs() },
+            ref,
+            bot,
+          );
           if (access.state === 'none') return { ok: true };
           if (access.state === 'relink_required')
-            return failure(`Discord refused to renew subscriber ${target.subscriber_id}\u2019s authorization; they must link their Discord account again from the portal.`);
+            return failure(
+              `Discord refused to renew subscriber ${target.subscriber_id}\u2019s authorization; they must link their Discord account again from the portal.`,
+            );
           await client.addGuildMember(settings, token, guildId, userId, access.accessToken, []);
         });
       }
       if (resource.kind !== 'role') return { ok: true };
-      return act(target, (client, settings, token, guildId, userId) => client.addMemberRole(settings, token, guildId, userId, resource.platform_resource_id));
+      return act(target, (client, settings, token, guildId, userId) =>
+        client.addMemberRole(settings, token, guildId, userId, resource.platform_resource_id),
+      );
     },
     revokeInviteLink: done,
     async revokeAccess(target: PlatformTarget, resource) {
       if (resource.kind !== 'role') return { ok: true };
-      return act(target, (client, settings, token, guildId, userId) => client.removeMemberRole(settings, token, guildId, userId, resource.platform_resource_id));
+      return act(target, (client, settings, token, guildId, userId) =>
+        client.removeMemberRole(settings, token, guildId, userId, resource.platform_resource_id),
+      );
     },
     async kick(target) {
-      return act(target, (client, settings, token, guildId, userId) => client.removeMember(settings, token, guildId, userId));
+      return act(target, (client, settings, token, guildId, userId) =>
+        client.removeMember(settings, token, guildId, userId),
+      );
     },
     async ban(target, reason) {
-      return act(target, (client, settings, token, guildId, userId) => client.banMember(settings, token, guildId, userId, reason));
+      return act(target, (client, settings, token, guildId, userId) =>
+        client.banMember(settings, token, guildId, userId, reason),
+      );
     },
     async unban(target) {
-      return act(target, (client, settings, token, guildId, userId) => client.unbanMember(settings, token, guildId, userId));
+      return act(target, (client, settings, token, guildId, userId) =>
+        client.unbanMember(settings, token, guildId, userId),
+      );
     },
   };
 }

@@ -47,7 +47,10 @@ export const PlatformResourceTarget = z.pick(ProjectResource, { kind: true, plat
 export type PlatformResourceTarget = z.infer<typeof PlatformResourceTarget>;
 
 /** Parses a project item read for its linked resources (projection `resources`; absent: none). Throws StoredRecordError naming its key when they do not match. */
-export const parseProjectResources = recordParser(entity.project, z.object({ resources: z.optional(z.array(PlatformResourceTarget)) }));
+export const parseProjectResources = recordParser(
+  entity.project,
+  z.object({ resources: z.optional(z.array(PlatformResourceTarget)) }),
+);
 
 /**
  * The outcome of a platform call: done, or why not (`reason` is shown on the member: no credentials,
@@ -73,7 +76,11 @@ export interface PlatformAdapter {
    * `revokeChatInviteLink`), when the access it was made for ends: an unused link must not let anyone
    * join. `url` is a bearer secret: never put it in the result's `reason`. Platforms without links: ok.
    */
-  revokeInviteLink(target: PlatformProjectTarget, resource: PlatformResourceTarget, url: string): Promise<PlatformResult>;
+  revokeInviteLink(
+    target: PlatformProjectTarget,
+    resource: PlatformResourceTarget,
+    url: string,
+  ): Promise<PlatformResult>;
   /** Takes the person's access to a linked resource away. */
   revokeAccess(target: PlatformTarget, resource: PlatformResourceTarget): Promise<PlatformResult>;
   /** Removes the person from the community without a ban (they may come back). */

@@ -9,7 +9,14 @@ import { logger } from '../logger.js';
 import { retryOptions } from '../retry.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
-import { parseProjectResources, type PlatformAdapter, type PlatformGrantResult, type PlatformProjectTarget, type PlatformResult, type PlatformTarget } from './platform-adapter.js';
+import {
+  parseProjectResources,
+  type PlatformAdapter,
+  type PlatformGrantResult,
+  type PlatformProjectTarget,
+  type PlatformResult,
+  type PlatformTarget,
+} from './platform-adapter.js';
 
 /**
  * The Telegram platform (DESIGN D22) through `grammy`'s `Api` at `TELEGRAM_API_ROOT`; the bot's credential (`telegram_bot`, D16) is opened only for a call. Retries network, 429
@@ -60,7 +67,11 @@ async function telegramApi(settings: Pick<IntegrationSettings, 'telegramApiRoot'
  * a 429 (after Telegram's `retry_after`, at most 30 s) or a 5xx is retried; another `GrammyError` is not.
  * Throws {@link TelegramCallError} after the last attempt.
  */
-async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry'>, method: string, call: () => Promise<T>): Promise<T> {
+async function callTelegram<T>(
+  settings: Pick<IntegrationSettings, 'retry'>,
+  method: string,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await pRetry(async () => {
       try {
@@ -69,19 +80,27 @@ async function callTelegram<T>(settings: Pick<IntegrationSettings, 'retry'>, met
         const { GrammyError, HttpError } = await loadGrammy();
         if (error instanceof GrammyError) {
           const retryable = error.error_code === 429 || error.error_code >= 500;
-          const failure = new TelegramCallError(`Telegram refused ${method}: ${error.description} (${error.error_code}).`, error.error_code);
+          const failure = new TelegramCallError(
+            `Telegram refused ${method}: ${error.description} (${error.error_code}).`,
+            error.error_code,
+          );
           if (!retryable) throw new AbortError(failure);
           const waitSeconds = Math.min(30, error.parameters?.retry_after ?? 0);
-          if (waitSeconds > 0 && settings.retry.minTimeoutMs > 0) await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
+          if (waitSeconds > 0 && settings.retry.minTimeoutMs > 0)
+            await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
           throw failure;
         }
-        if (error instanceof HttpError) throw new TelegramCallError(`Telegram could not be reached for ${method}.`, null);
+        if (error instanceof HttpError)
+          throw new TelegramCallError(`Telegram could not be reached for ${method}.`, null);
         throw error;
       }
     }, retryOptions(settings.retry));
   } catch (error) {
     if (error instanceof TelegramCallError) throw error;
-    logger.warn('telegram call failed unexpectedly', { method, error: error instanceof Error ? error.name : 'unknown' });
+    logger.warn('telegram call failed unexpectedly', {
+      method,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
     throw new TelegramCallError(`The Telegram call ${method} failed unexpectedly.`, null);
   }
 }
@@ -97,10 +116,21 @@ export interface TelegramBotIdentity {
  * `secretToken` Telegram will send in `X-Telegram-Bot-Api-Secret-Token`, only membership updates).
  * Returns the bot. Throws {@link TelegramCallError} (401 for a revoked or wrong token).
  */
-export async function registerTelegramWebhook(settings: IntegrationSettings, token: string, url: string, secretToken: string): Promise<TelegramBotIdentity> {
+export async function registerTelegramWebhook(
+  settings: IntegrationSettings,
+  token: string,
+  url: string,
+  secretToken: string,
+): Promise<TelegramBotIdentity> {
   const api = await telegramApi(settings, token);
   const me = await callTelegram(settings, 'getMe', () => api.getMe());
-  await callTelegram(settings, 'setWebhook', () => api.setWebhook(url, { secret_token: secretToken, allowed_updates: [...TELEGRAM_ALLOWED_UPDATES], drop_pending_updates: true }));
+  await callTelegram(settings, 'setWebhook', () =>
+    api.setWebhook(url, {
+      secret_token: secretToken,
+      allowed_updates: [...TELEGRAM_ALLOWED_UPDATES],
+      drop_pending_updates: true,
+    }),
+  );
   return { id: me.id, username: me.username ?? null };
 }
 
@@ -111,9 +141,16 @@ export async function deleteTelegramWebhook(settings: IntegrationSettings, token
 }
 
 /** Sends `text` (plain, no link previews) to chat `chatId` with the bot of `token` (`sendMessage`, the settings' retries). Throws {@link TelegramCallError}. */
-export async function sendTelegramMessage(settings: IntegrationSettings, token: string, chatId: number, text: string): Promise<void> {
+export async function sendTelegramMessage(
+  settings: IntegrationSettings,
+  token: string,
+  chatId: number,
+  text: string,
+): Promise<void> {
   const api = await telegramApi(settings, token);
-  await callTelegram(settings, 'sendMessage', () => api.sendMessage(chatId, text, { link_preview_options: { is_disabled: true } }));
+  await callTelegram(settings, 'sendMessage', () =>
+    api.sendMessage(chatId, text, { link_preview_options: { is_disabled: true } }),
+  );
 }
 
 /** A chat id as the Bot API takes it: a number for numeric ids, else the `@username` text. */
@@ -142,20 +179,38 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
  */
 export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencies): PlatformAdapter {
   /** Opens the bot of the target's project, or answers why not. */
-  const botOf = async (target: PlatformProjectTarget): Promise<{ api: Api; settings: IntegrationSettings } | { ok: false; reason: string }> => {
+  const botOf = async (
+    target: PlatformProjectTarget,
+  ): Promise<{ api: Api; settings: IntegrationSettings } | { ok: false; reason: string }> => {
     const settings = dependencies.settings();
-    const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, TELEGRAM_CREDENTIAL, target.team_id);
+    const credential = await openCredential(
+      dependencies.store,
+      settings.keyEncryptionKey,
+      target.project_id,
+      TELEGRAM_CREDENTIAL,
+      target.team_id,
+    );
     const token = credential?.secrets.bot_token;
-    if (!token) return failure(`No Telegram bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`);
+    if (!token)
+      return failure(
+        `No Telegram bot is connected to project ${target.project_id}; connect one with PUT /v1/projects/${target.project_id}/bot.`,
+      );
     return { api: await telegramApi(settings, token), settings };
   };
   const linkedChats = async (target: PlatformTarget): Promise<(number | string)[]> => {
-    const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), { projection: 'resources' });
+    const project = await dependencies.store.get(keys.project(target.team_id, target.project_id), {
+      projection: 'resources',
+    });
     const resources = (project ? parseProjectResources(project).resources : undefined) ?? [];
-    return resources.filter((resource) => resource.kind === 'channel' || resource.kind === 'group').map((resource) => telegramChatId(resource.platform_resource_id));
+    return resources
+      .filter((resource) => resource.kind === 'channel' || resource.kind === 'group')
+      .map((resource) => telegramChatId(resource.platform_resource_id));
   };
   /** Runs `action` on every linked chat; the first failure is the result. */
-  const inEveryChat = async (target: PlatformTarget, action: (api: Api, settings: IntegrationSettings, chatId: number | string, userId: number) => Promise<void>): Promise<PlatformResult> => {
+  const inEveryChat = async (
+    target: PlatformTarget,
+    action: (api: Api, settings: IntegrationSettings, chatId: number | string, userId: number) => Promise<void>,
+  ): Promise<PlatformResult> => {
     const userId = telegramUserId(target.platform_user_id);
     if (userId === null) return { ok: true };
     const chats = await linkedChats(target);
@@ -174,7 +229,9 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
   };
   const removeWithoutBan = (api: Api, settings: IntegrationSettings, chatId: number | string, userId: number) =>
     callTelegram(settings, 'banChatMember', () => api.banChatMember(chatId, userId))
-      .then(() => callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true })))
+      .then(() =>
+        callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true })),
+      )
       .then(() => undefined);
 
   return {
@@ -186,12 +243,25 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
       const chatId = telegramChatId(resource.platform_resource_id);
       const userId = telegramUserId(target.platform_user_id);
       try {
-        if (userId !== null) await callTelegram(bot.settings, 'unbanChatMember', () => bot.api.unbanChatMember(chatId, userId, { only_if_banned: true }));
+        if (userId !== null)
+          await callTelegram(bot.settings, 'unbanChatMember', () =>
+            bot.api.unbanChatMember(chatId, userId, { only_if_banned: true }),
+          );
         const expireDate = Math.floor(dependencies.nowMs() / 1000) + INVITE_LINK_LIFETIME_SECONDS;
         const link = await callTelegram(bot.settings, 'createChatInviteLink', () =>
-          bot.api.createChatInviteLink(chatId, { name: `subscriber ${target.subscriber_id.slice(0, 8)}`, member_limit: 1, expire_date: expireDate }),
+          bot.api.createChatInviteLink(chatId, {
+            name: `subscriber ${target.subscriber_id.slice(0, 8)}`,
+            member_limit: 1,
+            expire_date: expireDate,
+          }),
         );
-        return { ok: true, invite_link: { url: link.invite_link, expires_at: link.expire_date ? isoTime(link.expire_date * 1000) : null } };
+        return {
+          ok: true,
+          invite_link: {
+            url: link.invite_link,
+            expires_at: link.expire_date ? isoTime(link.expire_date * 1000) : null,
+          },
+        };
       } catch (error) {
         if (error instanceof TelegramCallError) return failure(error.message);
         throw error;
@@ -203,7 +273,9 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
       if ('ok' in bot) return bot;
       try {
         // The reason names the method and Telegram's description, never the link (a bearer secret).
-        await callTelegram(bot.settings, 'revokeChatInviteLink', () => bot.api.revokeChatInviteLink(telegramChatId(resource.platform_resource_id), url));
+        await callTelegram(bot.settings, 'revokeChatInviteLink', () =>
+          bot.api.revokeChatInviteLink(telegramChatId(resource.platform_resource_id), url),
+        );
         return { ok: true };
       } catch (error) {
         if (error instanceof TelegramCallError) return failure(error.message);
@@ -217,11 +289,15 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
       return inEveryChat(target, removeWithoutBan);
     },
     async ban(target) {
-      return inEveryChat(target, (api, settings, chatId, userId) => callTelegram(settings, 'banChatMember', () => api.banChatMember(chatId, userId)).then(() => undefined));
+      return inEveryChat(target, (api, settings, chatId, userId) =>
+        callTelegram(settings, 'banChatMember', () => api.banChatMember(chatId, userId)).then(() => undefined),
+      );
     },
     async unban(target) {
       return inEveryChat(target, (api, settings, chatId, userId) =>
-        callTelegram(settings, 'unbanChatMember', () => api.unbanChatMember(chatId, userId, { only_if_banned: true })).then(() => undefined),
+        callTelegram(settings, 'unbanChatMember', () =>
+          api.unbanChatMember(chatId, userId, { only_if_banned: true }),
+        ).then(() => undefined),
       );
     },
   };

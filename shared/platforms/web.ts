@@ -10,5 +10,13 @@ import type { PlatformAdapter } from './platform-adapter.js';
 export function webPlatformAdapter(platform: PlatformType = 'web'): PlatformAdapter {
   const done = async () => ({ ok: true }) as const;
   // No invite link: the creator's site lets the subscriber in itself.
-  return { platform, grantAccess: done, revokeInviteLink: done, revokeAccess: done, kick: done, ban: done, unban: done };
+  return {
+    platform,
+    grantAccess: done,
+    revokeInviteLink: done,
+    revokeAccess: done,
+    kick: done,
+    ban: done,
+    unban: done,
+  };
 }

@@ -10,7 +10,11 @@ import type { PaymentProviderAdapter } from './payment-provider.js';
 export const manualPaymentProvider: PaymentProviderAdapter = {
   provider: 'manual',
   async syncPlan(plan) {
-    return { ok: true, provider_product_id: `manual_prod_${plan.plan_id}`, provider_price_id: `manual_price_${plan.plan_id}_v${plan.price_version}` };
+    return {
+      ok: true,
+      provider_product_id: `manual_prod_${plan.plan_id}`,
+      provider_price_id: `manual_price_${plan.plan_id}_v${plan.price_version}`,
+    };
   },
   async refund() {
     return { ok: true, provider_refund_id: null };
@@ -19,9 +23,20 @@ export const manualPaymentProvider: PaymentProviderAdapter = {
     return { ok: true };
   },
   async createCheckoutSession() {
-    return { ok: false, reason: 'The manual provider has no hosted checkout: record payments yourself (POST /v1/projects/{project_id}/payments).', code: null, retryable: false };
+    return {
+      ok: false,
+      reason:
+        'The manual provider has no hosted checkout: record payments yourself (POST /v1/projects/{project_id}/payments).',
+      code: null,
+      retryable: false,
+    };
   },
   async createBillingPortalSession() {
-    return { ok: false, reason: 'The manual provider has no billing portal: the creator collects payments outside the service.', code: null, retryable: false };
+    return {
+      ok: false,
+      reason: 'The manual provider has no billing portal: the creator collects payments outside the service.',
+      code: null,
+      retryable: false,
+    };
   },
 };

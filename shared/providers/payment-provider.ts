@@ -49,7 +49,8 @@ export interface ProviderFailure {
 }
 
 /** The outcome of a sync: the provider's ids, or why it failed ({@link ProviderFailure}). */
-export type PlanSyncResult = { ok: true; provider_product_id: string; provider_price_id: string | null } | ProviderFailure;
+export type PlanSyncResult =
+  { ok: true; provider_product_id: string; provider_price_id: string | null } | ProviderFailure;
 
 /** A refund to make at the provider. Amounts in the currency's minor unit. */
 export interface RefundRequest {
@@ -81,7 +82,11 @@ export type ProviderSubscriptionChange =
   | { kind: 'keep' }
   | { kind: 'pause' }
   | { kind: 'resume_collection' }
-  | { kind: 'change_price'; provider_price_id: string; proration_behavior: 'create_prorations' | 'none' | 'always_invoice' };
+  | {
+      kind: 'change_price';
+      provider_price_id: string;
+      proration_behavior: 'create_prorations' | 'none' | 'always_invoice';
+    };
 
 /** A subscription change to make at the provider (see {@link ProviderSubscriptionChange}). */
 export interface SubscriptionChangeRequest {

@@ -32,9 +32,17 @@ function stripeAddress(baseUrl: string): { host: string; port: number; protocol:
  * key, `sk_...`), talking to `settings.stripeApiBaseUrl`. Never logs the key; errors the SDK throws are
  * `Stripe.errors.StripeError` subclasses (their `code`, `type`, `statusCode` and `message` are Stripe's).
  */
-export async function stripeClient(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl'>, secretKey: string): Promise<Stripe> {
+export async function stripeClient(
+  settings: Pick<IntegrationSettings, 'stripeApiBaseUrl'>,
+  secretKey: string,
+): Promise<Stripe> {
   const Sdk = await loadStripe();
-  return new Sdk(secretKey, { ...stripeAddress(settings.stripeApiBaseUrl), maxNetworkRetries: 0, timeout: STRIPE_REQUEST_TIMEOUT_MS, telemetry: false });
+  return new Sdk(secretKey, {
+    ...stripeAddress(settings.stripeApiBaseUrl),
+    maxNetworkRetries: 0,
+    timeout: STRIPE_REQUEST_TIMEOUT_MS,
+    telemetry: false,
+  });
 }
 
 /**

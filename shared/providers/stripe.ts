@@ -29,7 +29,9 @@ export const STRIPE_CREDENTIAL: CredentialKind = 'stripe';
 
 /** Replaces anything shaped like a Stripe key or webhook secret in `text` (Stripe's 401 message names the key, masked but for its tail). */
 function redactStripeSecrets(text: string): string {
-  return text.replace(/\b(sk|rk|pk)_(test|live)_[A-Za-z0-9*]+/g, '[redacted key]').replace(/\bwhsec_[A-Za-z0-9+/=]+/g, '[redacted secret]');
+  return text
+    .replace(/\b(sk|rk|pk)_(test|live)_[A-Za-z0-9*]+/g, '[redacted key]')
+    .replace(/\bwhsec_[A-Za-z0-9+/=]+/g, '[redacted secret]');
 }
 
 /**
@@ -42,14 +44,25 @@ function redactStripeSecrets(text: string): string {
 function stripeFailure(errors: StripeErrors, error: unknown, action: string): ProviderFailure {
   if (!(error instanceof errors.StripeError)) throw error;
   const code = error.code ?? null;
-  if (error instanceof errors.StripeConnectionError) return { ok: false, reason: `Stripe could not be reached to ${action}.`, code, retryable: true };
+  if (error instanceof errors.StripeConnectionError)
+    return { ok: false, reason: `Stripe could not be reached to ${action}.`, code, retryable: true };
   const status = error.statusCode ?? 0;
   const message = redactStripeSecrets(error.message);
   if (status === 429 || status >= 500 || error instanceof errors.StripeAPIError) {
-    return { ok: false, reason: `Stripe failed to ${action} (HTTP ${status || 'error'}): ${message}`, code, retryable: true };
+    return {
+      ok: false,
+      reason: `Stripe failed to ${action} (HTTP ${status || 'error'}): ${message}`,
+      code,
+      retryable: true,
+    };
   }
   if (error instanceof errors.StripeAuthenticationError || status === 401) {
-    return { ok: false, reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`, code, retryable: false };
+    return {
+      ok: false,
+      reason: `Stripe does not accept the project\u2019s API key (${message}); connect Stripe again with a current restricted key.`,
+      code,
+      retryable: false,
+    };
   }
   if (error instanceof errors.StripePermissionError || status === 403) {
     return {
@@ -59,7 +72,12 @@ function stripeFailure(errors: StripeErrors, error: unknown, action: string): Pr
       retryable: false,
     };
   }
-  return { ok: false, reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`, code, retryable: false };
+  return {
+    ok: false,
+    reason: `Stripe refused to ${action}: ${message}${code ? ` (${code})` : ''}`,
+    code,
+    retryable: false,
+  };
 }
 
 /**
@@ -69,7 +87,10 @@ function stripeFailure(errors: StripeErrors, error: unknown, action: string): Pr
  * need permissions the service never uses. Retried per `settings.retry` while Stripe is unreachable.
  * Returns `{ ok: true }` or the failure (`retryable`: Stripe could not be reached; else Stripe's refusal).
  */
-export async function verifyStripeKey(settings: Pick<IntegrationSettings, 'stripeApiBaseUrl' | 'retry'>, secretKey: string): Promise<{ ok: true } | ProviderFailure> {
+export async function verifyStripeKey(
+  settings: Pick<IntegrationSettings, 'stripeApiBaseUrl' | 'retry'>,
+  secretKey: string,
+): Promise<{ ok: true } | ProviderFailure> {
   const client = await stripeClient(settings, secretKey);
   return retryWhile(
     settings.retry,
@@ -101,7 +122,9 @@ function desiredPrice(plan: PlanForSync, productId: string): Stripe.PriceCreateP
     product: productId,
     currency: plan.currency.toLowerCase(),
     unit_amount: plan.amount,
-    ...(plan.interval === 'one_time' ? {} : { recurring: { interval: plan.interval, interval_count: plan.interval_count } }),
+    ...(plan.interval === 'one_time'
+      ? {}
+      : { recurring: { interval: plan.interval, interval_count: plan.interval_count } }),
     lookup_key: stripePriceLookupKey(plan.plan_id, plan.price_version),
     transfer_lookup_key: true,
     metadata: { plan_id: plan.plan_id, project_id: plan.project_id, price_version: String(plan.price_version) },
@@ -117,7 +140,10 @@ function samePrice(price: Stripe.Price, wanted: Stripe.PriceCreateParams): boole
     price.currency === wanted.currency &&
     price.unit_amount === wanted.unit_amount &&
     price.metadata?.price_version === wanted.metadata?.price_version &&
-    (recurring === null ? price.recurring === null : price.recurring?.interval === recurring.interval && price.recurring?.interval_count === (recurring.interval_count ?? 1))
+    (recurring === null
+      ? price.recurring === null
+      : price.recurring?.interval === recurring.interval &&
+        price.recurring?.interval_count === (recurring.interval_count ?? 1))
   );
 }
 
@@ -126,7 +152,11 @@ function samePrice(price: Stripe.Price, wanted: Stripe.PriceCreateParams): boole
  * Pausing voids the invoices of the pause (`pause_collection.behavior: void`): a paused member neither pays
  * nor owes. The change's kind goes into `metadata.last_change` so the echo can be recognised in Stripe's logs.
  */
-export function stripeSubscriptionUpdate(change: ProviderSubscriptionChange, subscriptionId: string, currentItemId: string | null): Stripe.SubscriptionUpdateParams | null {
+export function stripeSubscriptionUpdate(
+  change: ProviderSubscriptionChange,
+  subscriptionId: string,
+  currentItemId: string | null,
+): Stripe.SubscriptionUpdateParams | null {
   const metadata = { subscription_id: subscriptionId, last_change: change.kind };
   switch (change.kind) {
     case 'cancel':
@@ -141,7 +171,9 @@ export function stripeSubscriptionUpdate(change: ProviderSubscriptionChange, sub
       return { pause_collection: '', metadata };
     case 'change_price':
       return {
-        items: [currentItemId ? { id: currentItemId, price: change.provider_price_id } : { price: change.provider_price_id }],
+        items: [
+          currentItemId ? { id: currentItemId, price: change.provider_price_id } : { price: change.provider_price_id },
+        ],
         proration_behavior: change.proration_behavior,
         metadata,
       };
@@ -161,7 +193,13 @@ export interface StripeAdapterDependencies {
 export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
   const clientOf = async (target: { team_id: string; project_id: string }): Promise<Stripe | ProviderFailure> => {
     const settings = dependencies.settings();
-    const credential = await openCredential(dependencies.store, settings.keyEncryptionKey, target.project_id, STRIPE_CREDENTIAL, target.team_id);
+    const credential = await openCredential(
+      dependencies.store,
+      settings.keyEncryptionKey,
+      target.project_id,
+      STRIPE_CREDENTIAL,
+      target.team_id,
+    );
     const secretKey = credential?.secrets.secret_key;
     if (!secretKey) {
       return {
@@ -174,8 +212,16 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     return stripeClient(settings, secretKey);
   };
 
-  const syncProduct = async (client: Stripe, plan: PlanForSync, existing: ProviderCatalogueIds | null): Promise<string> => {
-    const fields = { name: plan.name, active: plan.active, metadata: { plan_id: plan.plan_id, project_id: plan.project_id, trial_days: String(plan.trial_days) } };
+  const syncProduct = async (
+    client: Stripe,
+    plan: PlanForSync,
+    existing: ProviderCatalogueIds | null,
+  ): Promise<string> => {
+    const fields = {
+      name: plan.name,
+      active: plan.active,
+      metadata: { plan_id: plan.plan_id, project_id: plan.project_id, trial_days: String(plan.trial_days) },
+    };
     const update = (id: string) => client.products.update(id, { ...fields, description: plan.description ?? '' });
     if (existing?.provider_product_id) {
       try {
@@ -186,14 +232,22 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     }
     const id = stripeProductId(plan.plan_id);
     try {
-      return (await client.products.create({ id, ...fields, ...(plan.description ? { description: plan.description } : {}) })).id;
+      return (
+        await client.products.create({ id, ...fields, ...(plan.description ? { description: plan.description } : {}) })
+      ).id;
     } catch (error) {
-      if (error instanceof client.errors.StripeError && error.code === 'resource_already_exists') return (await update(id)).id;
+      if (error instanceof client.errors.StripeError && error.code === 'resource_already_exists')
+        return (await update(id)).id;
       throw error;
     }
   };
 
-  const syncPrice = async (client: Stripe, plan: PlanForSync, productId: string, existing: ProviderCatalogueIds | null): Promise<string> => {
+  const syncPrice = async (
+    client: Stripe,
+    plan: PlanForSync,
+    productId: string,
+    existing: ProviderCatalogueIds | null,
+  ): Promise<string> => {
     const wanted = desiredPrice(plan, productId);
     const previousId = existing?.provider_price_id ?? null;
     if (previousId) {
@@ -237,13 +291,25 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     },
     async refund(request: RefundRequest): Promise<RefundResult> {
       if (!request.provider_payment_id?.startsWith('pi_')) {
-        return { ok: false, reason: `Payment ${request.payment_id} has no Stripe PaymentIntent id (provider_payment_id pi_...), so Stripe cannot refund it.`, code: null, retryable: false };
+        return {
+          ok: false,
+          reason: `Payment ${request.payment_id} has no Stripe PaymentIntent id (provider_payment_id pi_...), so Stripe cannot refund it.`,
+          code: null,
+          retryable: false,
+        };
       }
       const client = await clientOf(request);
       if ('ok' in client) return client;
       try {
         const refund = await client.refunds.create(
-          { payment_intent: request.provider_payment_id, amount: request.amount, metadata: { payment_id: request.payment_id, ...(request.reason ? { reason: request.reason.slice(0, 500) } : {}) } },
+          {
+            payment_intent: request.provider_payment_id,
+            amount: request.amount,
+            metadata: {
+              payment_id: request.payment_id,
+              ...(request.reason ? { reason: request.reason.slice(0, 500) } : {}),
+            },
+          },
           { idempotencyKey: request.idempotency_key },
         );
         return { ok: true, provider_refund_id: refund.id };
@@ -262,8 +328,15 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
           return { ok: true };
         }
         // A price change replaces the subscription's one item: its id comes from Stripe (one read).
-        const itemId = request.change.kind === 'change_price' ? ((await client.subscriptions.retrieve(request.provider_subscription_id)).items.data[0]?.id ?? null) : null;
-        await client.subscriptions.update(request.provider_subscription_id, stripeSubscriptionUpdate(request.change, request.subscription_id, itemId)!, options);
+        const itemId =
+          request.change.kind === 'change_price'
+            ? ((await client.subscriptions.retrieve(request.provider_subscription_id)).items.data[0]?.id ?? null)
+            : null;
+        await client.subscriptions.update(
+          request.provider_subscription_id,
+          stripeSubscriptionUpdate(request.change, request.subscription_id, itemId)!,
+          options,
+        );
         return { ok: true };
       } catch (error) {
         return stripeFailure(client.errors, error, action);
@@ -280,7 +353,12 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
             line_items: [{ price: request.provider_price_id, quantity: 1 }],
             metadata,
             ...(request.mode === 'subscription'
-              ? { subscription_data: { metadata, ...(request.trial_days > 0 ? { trial_period_days: request.trial_days } : {}) } }
+              ? {
+                  subscription_data: {
+                    metadata,
+                    ...(request.trial_days > 0 ? { trial_period_days: request.trial_days } : {}),
+                  },
+                }
               : { payment_intent_data: { metadata } }),
             ...(request.customer_email ? { customer_email: request.customer_email } : {}),
             ...(request.client_reference_id ? { client_reference_id: request.client_reference_id } : {}),
@@ -289,8 +367,19 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
           },
           { idempotencyKey: request.idempotency_key },
         );
-        if (!session.url) return { ok: false, reason: `Stripe created Checkout Session ${session.id} without a URL.`, code: null, retryable: false };
-        return { ok: true, id: session.id, url: session.url, expires_at: new Date(session.expires_at * 1000).toISOString() };
+        if (!session.url)
+          return {
+            ok: false,
+            reason: `Stripe created Checkout Session ${session.id} without a URL.`,
+            code: null,
+            retryable: false,
+          };
+        return {
+          ok: true,
+          id: session.id,
+          url: session.url,
+          expires_at: new Date(session.expires_at * 1000).toISOString(),
+        };
       } catch (error) {
         return stripeFailure(client.errors, error, 'create a Checkout Session');
       }
@@ -299,7 +388,10 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
       const client = await clientOf(request);
       if ('ok' in client) return client;
       try {
-        const session = await client.billingPortal.sessions.create({ customer: request.provider_customer_id, return_url: request.return_url });
+        const session = await client.billingPortal.sessions.create({
+          customer: request.provider_customer_id,
+          return_url: request.return_url,
+        });
         return { ok: true, url: session.url };
       } catch (error) {
         return stripeFailure(client.errors, error, 'create a Billing Portal session');

@@ -1,4 +1,9 @@
-import { doubleSubmitToken, hasDoubleSubmitToken, type DashboardRequest, type DoubleSubmitCookie } from '../dashboard/http.js';
+import {
+  doubleSubmitToken,
+  hasDoubleSubmitToken,
+  type DashboardRequest,
+  type DoubleSubmitCookie,
+} from '../dashboard/http.js';
 import type { ApiGatewayResult } from '../http/api-gateway.js';
 
 /**

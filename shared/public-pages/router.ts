@@ -27,16 +27,36 @@ const UUID = '([0-9a-fA-F-]{36})';
 const JOIN_ROUTES: ReadonlyArray<{
   method: 'GET' | 'POST';
   pattern: RegExp;
-  handle: (request: PublicRequest, context: JoinContext, match: RegExpExecArray, formOrigins: readonly string[]) => Promise<ApiGatewayResult>;
+  handle: (
+    request: PublicRequest,
+    context: JoinContext,
+    match: RegExpExecArray,
+    formOrigins: readonly string[],
+  ) => Promise<ApiGatewayResult>;
 }> = [
-  { method: 'GET', pattern: new RegExp(`^${JOIN_PATH}/${UUID}/?$`), handle: (request, context, _match, origins) => joinPage(request, context, origins) },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/?$`),
+    handle: (request, context, _match, origins) => joinPage(request, context, origins),
+  },
   {
     method: 'POST',
     pattern: new RegExp(`^${JOIN_PATH}/${UUID}/plans/${UUID}/?$`),
-    handle: (request, context, match, origins) => joinPlan(request, context, match[2].toLowerCase(), origins, (plan) => startPlanCheckout(request, context, plan, origins)),
+    handle: (request, context, match, origins) =>
+      joinPlan(request, context, match[2].toLowerCase(), origins, (plan) =>
+        startPlanCheckout(request, context, plan, origins),
+      ),
   },
-  { method: 'POST', pattern: new RegExp(`^${JOIN_PATH}/${UUID}/code/?$`), handle: (request, context, _match, origins) => redeemCode(request, context, origins) },
-  { method: 'GET', pattern: new RegExp(`^${JOIN_PATH}/${UUID}/welcome/?$`), handle: (request, context) => welcomePage(request, context, portalManageLink(request)) },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/code/?$`),
+    handle: (request, context, _match, origins) => redeemCode(request, context, origins),
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/welcome/?$`),
+    handle: (request, context) => welcomePage(request, context, portalManageLink(request)),
+  },
 ];
 
 /**
@@ -54,12 +74,18 @@ const notFound = () => publicResult(htmlResult(404, NotFoundPage()));
 /** Serves one public-page request (the local server and the public pages' Lambda); never throws. */
 export async function handlePublicRequest(runtime: Runtime, event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> {
   const requestId = event.requestContext?.requestId ?? randomUUID();
-  const request: PublicRequest = { ...decodeRequest(runtime, event, requestId), ip: event.requestContext?.http?.sourceIp || 'unknown' };
+  const request: PublicRequest = {
+    ...decodeRequest(runtime, event, requestId),
+    ip: event.requestContext?.http?.sourceIp || 'unknown',
+  };
   const origins = providerOrigins(runtime);
   try {
     await consumeRateLimit(runtime.store, runtime.clock, 'public-pages', request.ip);
     if (request.method === 'POST' && isCrossSiteRequest(request)) return forbidden(requestId);
-    const joinRoute = JOIN_ROUTES.map((route) => ({ route, match: route.method === request.method ? route.pattern.exec(request.path) : null })).find((candidate) => candidate.match);
+    const joinRoute = JOIN_ROUTES.map((route) => ({
+      route,
+      match: route.method === request.method ? route.pattern.exec(request.path) : null,
+    })).find((candidate) => candidate.match);
     if (joinRoute?.match) {
       if (request.method === 'POST' && !hasJoinCsrf(request)) return forbidden(requestId);
       const context = await joinContext(request, joinRoute.match[1].toLowerCase());
@@ -73,7 +99,8 @@ export async function handlePublicRequest(runtime: Runtime, event: APIGatewayPro
     return notFound();
   } catch (error) {
     const { problem, headers } = toProblem(error, requestId);
-    if (!(error instanceof ProblemError)) logger.error('public page failed', { request_id: requestId, path: request.path, error: error as Error });
+    if (!(error instanceof ProblemError))
+      logger.error('public page failed', { request_id: requestId, path: request.path, error: error as Error });
     const result = publicResult(htmlResult(problem.status, ErrorPage({ problem })));
     return { ...result, headers: { ...result.headers, ...headers } };
   }
@@ -81,11 +108,19 @@ export async function handlePublicRequest(runtime: Runtime, event: APIGatewayPro
 
 /** The 403 of a form without its CSRF token: nothing was changed. */
 function forbidden(requestId: string): ApiGatewayResult {
-  const { problem } = toProblem(new ProblemError('CSRF_TOKEN_INVALID', 'This form did not carry its security token; nothing was changed. Open the page again and resubmit.'), requestId);
+  const { problem } = toProblem(
+    new ProblemError(
+      'CSRF_TOKEN_INVALID',
+      'This form did not carry its security token; nothing was changed. Open the page again and resubmit.',
+    ),
+    requestId,
+  );
   return publicResult(htmlResult(403, ErrorPage({ problem })));
 }
 
 /** The public pages' Lambda handler (DESIGN D26: its own Lambda behind the REST API at `/join` and `/portal`). `getRuntime` is called per invocation. */
 export function createPublicPagesHandler(getRuntime: () => Runtime) {
-  return middy<APIGatewayProxyEventV2, ApiGatewayResult>().handler(async (event) => handlePublicRequest(getRuntime(), event));
+  return middy<APIGatewayProxyEventV2, ApiGatewayResult>().handler(async (event) =>
+    handlePublicRequest(getRuntime(), event),
+  );
 }

@@ -14,10 +14,19 @@ import type { Store } from '../store/store.js';
  */
 
 /** A welcome link as stored: the project's subscription it names and when it stops working (epoch MILLISECONDS). */
-const StoredWelcomeLink = z.object({ team_id: Team.shape.id, project_id: z.string(), subscription_id: z.string(), expires_at_ms: z.number() });
+const StoredWelcomeLink = z.object({
+  team_id: Team.shape.id,
+  project_id: z.string(),
+  subscription_id: z.string(),
+  expires_at_ms: z.number(),
+});
 
 /** Parses a welcome link item; its key (the token's SHA-256) is never named in the error. */
-const parseStoredWelcomeLink = recordParser(entity.welcomeLink, StoredWelcomeLink, () => 'welcome link (key: a token’s SHA-256, withheld)');
+const parseStoredWelcomeLink = recordParser(
+  entity.welcomeLink,
+  StoredWelcomeLink,
+  () => 'welcome link (key: a token’s SHA-256, withheld)',
+);
 
 /** How long a welcome link works (24 hours). */
 const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
@@ -25,7 +34,11 @@ const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
 const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Stores a new welcome link for subscription `subscriptionId` of project `projectId` (team `teamId`); returns its token. */
-export async function createWelcomeLink(store: Store, clock: Clock, link: { teamId: string; projectId: string; subscriptionId: string }): Promise<string> {
+export async function createWelcomeLink(
+  store: Store,
+  clock: Clock,
+  link: { teamId: string; projectId: string; subscriptionId: string },
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const expiresAtMs = clock.nowMs() + WELCOME_LINK_LIFETIME_MS;
   await store.put({
@@ -44,7 +57,12 @@ export async function createWelcomeLink(store: Store, clock: Clock, link: { team
 }
 
 /** The team and subscription a live welcome link of project `projectId` names, or null (unknown, expired, another project's, malformed). */
-export async function findWelcomeLink(store: Store, clock: Clock, projectId: string, token: string | null): Promise<{ teamId: string; subscriptionId: string } | null> {
+export async function findWelcomeLink(
+  store: Store,
+  clock: Clock,
+  projectId: string,
+  token: string | null,
+): Promise<{ teamId: string; subscriptionId: string } | null> {
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const item = await store.get(keys.welcomeLink(hashOf(token)));
   const link = item ? parseStoredWelcomeLink(item) : null;

@@ -40,7 +40,9 @@ const ISO_4217 = Intl.supportedValuesOf('currency').filter((code) => /^[A-Z]{3}$
  * An ISO 4217 currency code, upper case (amounts are integers in its minor unit). An enum rather than a
  * refinement, so `openapi.json` and the tool schemas list exactly the codes the service accepts.
  */
-export const Currency = z.enum(ISO_4217, { error: 'Not an ISO 4217 currency code.' }).check(z.describe('ISO 4217 currency code, upper case (e.g. EUR).'), z.meta({ examples: ['EUR'] }));
+export const Currency = z
+  .enum(ISO_4217, { error: 'Not an ISO 4217 currency code.' })
+  .check(z.describe('ISO 4217 currency code, upper case (e.g. EUR).'), z.meta({ examples: ['EUR'] }));
 
 /**
  * ISO 4217 minor-unit exponents that are not 2, the one table of them in the service (ISO 4217 "List
@@ -115,7 +117,12 @@ export function formatMinorUnits(amount: number, currency: string): string {
 /** An amount in a currency's minor unit shown in its main unit for people (`€9.00`, `¥500`), with the currency's symbol. */
 export function formatPrice(amount: number, currency: string, locale = 'en'): string {
   const digits = currencyExponent(currency);
-  return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
+  return new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: currency.toUpperCase(),
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(amount / 10 ** digits);
 }
 
 /** Page size of every list when `limit` is not given (DESIGN D12). */
@@ -128,10 +135,16 @@ const MAX_PAGE_SIZE = 100;
  * REST query and part of a list tool's arguments (the REST edge turns query text into numbers first).
  */
 export const ListQuery = z.strictObject({
-  limit: z._default(z.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), DEFAULT_PAGE_SIZE).check(z.describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`)),
+  limit: z
+    ._default(z.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), DEFAULT_PAGE_SIZE)
+    .check(z.describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`)),
   cursor: z
     .optional(z.string().check(z.minLength(1), z.maxLength(2048), z.regex(/^[A-Za-z0-9_-]+$/)))
-    .check(z.describe('Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.')),
+    .check(
+      z.describe(
+        'Opaque cursor: the `next_cursor` of the previous page of the same list. Omit for the first page. Any other value is VALIDATION_FAILED.',
+      ),
+    ),
 });
 
 /**
@@ -152,7 +165,9 @@ export function listOf<T extends z.ZodMiniType>(item: T, id: string) {
   return z
     .object({
       data: z.array(item),
-      next_cursor: z.nullable(z.string()).check(z.describe('Pass as `cursor` to get the next page; null on the last page.')),
+      next_cursor: z
+        .nullable(z.string())
+        .check(z.describe('Pass as `cursor` to get the next page; null on the last page.')),
     })
     .register(z.globalRegistry, { id });
 }
@@ -168,7 +183,9 @@ export const Problem = z
     hint: z.string().check(z.describe('How to fix it.')),
     docs_url: z.string(),
     request_id: z.string(),
-    errors: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))).check(z.describe('Field-level validation errors (VALIDATION_FAILED only).')),
+    errors: z
+      .optional(z.array(z.object({ path: z.string(), message: z.string() })))
+      .check(z.describe('Field-level validation errors (VALIDATION_FAILED only).')),
   })
   .register(z.globalRegistry, { id: 'Problem' });
 
@@ -179,9 +196,15 @@ export const EmptyBody = z.strictObject({});
 export const IdParams = z.strictObject({ id: Uuid.check(z.describe('The object id.')) });
 
 /** The answer of a delete: `{ id, deleted: true }`. */
-export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).register(z.globalRegistry, { id: 'Deleted' });
+export const Deleted = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .register(z.globalRegistry, { id: 'Deleted' });
 
 /** `idempotency_key`: the optional tool argument with the `Idempotency-Key` header's rules (DESIGN D3). */
 export const IdempotencyKeyArgument = z
   .optional(z.uuid())
-  .check(z.describe('Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.'));
+  .check(
+    z.describe(
+      'Optional UUID, one per distinct write. Retrying with the same key and arguments returns the first result; the same key with other arguments fails with IDEMPOTENCY_KEY_REUSED.',
+    ),
+  );

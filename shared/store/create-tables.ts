@@ -1,4 +1,10 @@
-import { CreateTableCommand, ResourceInUseException, UpdateTimeToLiveCommand, waitUntilTableExists, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** A DynamoDB client (low-level or document) that sends control-plane commands. */
@@ -45,14 +51,19 @@ async function createTable(client: TableAdminClient, tableName: string, definiti
               Projection: { ProjectionType: 'ALL' as const },
             }))
           : undefined,
-        StreamSpecification: definition.streamViewType ? { StreamEnabled: true, StreamViewType: definition.streamViewType } : undefined,
+        StreamSpecification: definition.streamViewType
+          ? { StreamEnabled: true, StreamViewType: definition.streamViewType }
+          : undefined,
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
     return;
   }
-  await waitUntilTableExists({ client: client as DynamoDBClient, maxWaitTime: TABLE_ACTIVE_TIMEOUT_SECONDS, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
+  await waitUntilTableExists(
+    { client: client as DynamoDBClient, maxWaitTime: TABLE_ACTIVE_TIMEOUT_SECONDS, minDelay: 1, maxDelay: 2 },
+    { TableName: tableName },
+  );
   await (client as DynamoDBClient).send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
@@ -62,7 +73,10 @@ async function createTable(client: TableAdminClient, tableName: string, definiti
 }
 
 /** Creates the main table and the dead-letter table (see {@link createTable}). */
-export async function createTables(client: TableAdminClient, names: { table: string; deadLetterTable: string }): Promise<void> {
+export async function createTables(
+  client: TableAdminClient,
+  names: { table: string; deadLetterTable: string },
+): Promise<void> {
   await createTable(client, names.table, TABLE_DEFINITION);
   await createTable(client, names.deadLetterTable, DEAD_LETTER_TABLE_DEFINITION);
 }

@@ -18,7 +18,9 @@ export interface DynamoDbLocalHandle {
  * Throws when it does not answer within `timeoutMs` (default 30 000 ms) or exits early. The Java
  * process is also killed when this Node process exits (any `exit` event), so it is never orphaned.
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDirectory?: string; timeoutMs?: number } = {}): Promise<DynamoDbLocalHandle> {
+export async function startDynamoDbLocal(
+  options: { port?: number; dataDirectory?: string; timeoutMs?: number } = {},
+): Promise<DynamoDbLocalHandle> {
   const port = options.port ?? 8000;
   if (options.dataDirectory) await mkdir(options.dataDirectory, { recursive: true });
   const child: ChildProcess = spawn({ port, path: options.dataDirectory, sharedDb: true, stdio: 'pipe' } as never);
@@ -48,7 +50,8 @@ export async function startDynamoDbLocal(options: { port?: number; dataDirectory
         await client.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within the time limit`);
+        if (Date.now() > deadline)
+          throw new Error(`DynamoDB Local did not answer on ${endpoint} within the time limit`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

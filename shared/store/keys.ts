@@ -29,8 +29,14 @@ export { TOKEN_PARTITION_PREFIX };
 export const keys = mergeFacts(FACTS, 'keys', {
   idempotency: (teamId: string, key: string) => ({ pk: `TEAM#${teamId}`, sk: `IDEMPOTENCY#${key}` }),
   /** MCP sessions live in their token's partition: one BatchGet reads both, and a session is bound to its token by its key. */
-  session: (tokenId: string, sessionId: string) => ({ pk: `${TOKEN_PARTITION_PREFIX}${tokenId}`, sk: `MCP_SESSION#${sessionId}` }),
-  rateCounter: (bucket: string, subject: string, windowStartSeconds: number) => ({ pk: `${RATE_COUNTER_PARTITION_PREFIX}${bucket}#${subject}`, sk: String(windowStartSeconds) }),
+  session: (tokenId: string, sessionId: string) => ({
+    pk: `${TOKEN_PARTITION_PREFIX}${tokenId}`,
+    sk: `MCP_SESSION#${sessionId}`,
+  }),
+  rateCounter: (bucket: string, subject: string, windowStartSeconds: number) => ({
+    pk: `${RATE_COUNTER_PARTITION_PREFIX}${bucket}#${subject}`,
+    sk: String(windowStartSeconds),
+  }),
   /** The one-off marker item that says the local demo team was seeded. */
   demoSeedMarker: () => ({ pk: 'SEED', sk: 'demo' }),
   /**
@@ -51,14 +57,19 @@ export const keys = mergeFacts(FACTS, 'keys', {
    * earlier time (the padding keeps every time the same width): the exclusive upper bound of the keys
    * whose time is before `timeMs`.
    */
-  timeIndexSortKey: (timeMs: number, id: string) => `${String(Math.max(0, Math.floor(timeMs))).padStart(15, '0')}#${id}`,
+  timeIndexSortKey: (timeMs: number, id: string) =>
+    `${String(Math.max(0, Math.floor(timeMs))).padStart(15, '0')}#${id}`,
   // Deadlines (DESIGN D14, D15): one item per (team, kind, subject) in a partition of its own, found by
   // the worker through the sparse GSI: partition = one of the shards, sort key = due time first.
-  deadline: (teamId: string, kind: string, subjectId: string) => ({ pk: `TEAM#${teamId}#DEADLINE#${kind}#${subjectId}`, sk: 'DEADLINE' }),
+  deadline: (teamId: string, kind: string, subjectId: string) => ({
+    pk: `TEAM#${teamId}#DEADLINE#${kind}#${subjectId}`,
+    sk: 'DEADLINE',
+  }),
   /** GSI partition of deadline shard `shard` (0-based). */
   deadlineIndex: (shard: number) => `DEADLINE#${String(shard).padStart(2, '0')}`,
   /** GSI sort key of a deadline: its due time (ISO 8601, so it sorts by time) then its identity. */
-  deadlineIndexSortKey: (dueAtIso: string, teamId: string, kind: string, subjectId: string) => `${dueAtIso}#${teamId}#${kind}#${subjectId}`,
+  deadlineIndexSortKey: (dueAtIso: string, teamId: string, kind: string, subjectId: string) =>
+    `${dueAtIso}#${teamId}#${kind}#${subjectId}`,
 
   // Dashboard sign-in (DESIGN D21): one-time sign-in links, sessions, passkeys and WebAuthn challenges,
   // each in a partition of its own, found by the id inside the credential the browser presents (read
@@ -67,7 +78,8 @@ export const keys = mergeFacts(FACTS, 'keys', {
   signInLink: (linkId: string) => ({ pk: `SIGN_IN_LINK#${linkId}`, sk: 'SIGN_IN_LINK' }),
   dashboardSession: (sessionId: string) => ({ pk: `DASHBOARD_SESSION#${sessionId}`, sk: 'DASHBOARD_SESSION' }),
   /** GSI partition of a team member's dashboard sessions. */
-  memberSessionsIndex: (teamId: string, memberId: string) => `TEAM#${teamId}#TEAM_MEMBER#${memberId}#DASHBOARD_SESSIONS`,
+  memberSessionsIndex: (teamId: string, memberId: string) =>
+    `TEAM#${teamId}#TEAM_MEMBER#${memberId}#DASHBOARD_SESSIONS`,
   passkey: (credentialId: string) => ({ pk: `PASSKEY#${credentialId}`, sk: 'PASSKEY' }),
   /** GSI partition of a team member's passkeys. */
   memberPasskeysIndex: (teamId: string, memberId: string) => `TEAM#${teamId}#TEAM_MEMBER#${memberId}#PASSKEYS`,
@@ -85,9 +97,18 @@ export const keys = mergeFacts(FACTS, 'keys', {
   // names its team). A processed inbound update or provider event leaves a receipt (idempotency on the
   // provider's id, written in the transaction of its effect). A personal invite link is found by a SHA-256
   // of its URL (never the URL itself in a key), naming the subscriber it was made for.
-  credential: (projectId: string, kind: string) => ({ pk: `PROJECT#${projectId}#CREDENTIAL`, sk: `CREDENTIAL#${kind}` }),
-  hookReceipt: (teamId: string, source: string, projectId: string, providerEventId: string) => ({ pk: `TEAM#${teamId}#HOOK#${source}#${projectId}#${providerEventId}`, sk: 'HOOK_RECEIPT' }),
-  inviteLink: (teamId: string, projectId: string, linkSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#INVITE_LINK#${linkSha256}`, sk: 'INVITE_LINK' }),
+  credential: (projectId: string, kind: string) => ({
+    pk: `PROJECT#${projectId}#CREDENTIAL`,
+    sk: `CREDENTIAL#${kind}`,
+  }),
+  hookReceipt: (teamId: string, source: string, projectId: string, providerEventId: string) => ({
+    pk: `TEAM#${teamId}#HOOK#${source}#${projectId}#${providerEventId}`,
+    sk: 'HOOK_RECEIPT',
+  }),
+  inviteLink: (teamId: string, projectId: string, linkSha256: string) => ({
+    pk: `TEAM#${teamId}#PROJECT#${projectId}#INVITE_LINK#${linkSha256}`,
+    sk: 'INVITE_LINK',
+  }),
   // The `state` of a Discord account-linking flow (DESIGN D28), found by its SHA-256 (the state itself is never stored).
   discordLinkState: (stateSha256: string) => ({ pk: `DISCORD_LINK_STATE#${stateSha256}`, sk: 'DISCORD_LINK_STATE' }),
   // A payment provider's ids of a project's objects (DESIGN D16, D22): small lookup items, each in a
@@ -114,7 +135,10 @@ export const keys = mergeFacts(FACTS, 'keys', {
   // the subscription it created (written with it, read by the welcome page); a welcome link of a free or
   // code join is a random token stored only as its SHA-256, naming the subscription it shows.
   projectTeam: (projectId: string) => ({ pk: `PROJECT#${projectId}#TEAM`, sk: 'PROJECT_TEAM' }),
-  checkoutSession: (projectId: string, sessionId: string) => ({ pk: `PROJECT#${projectId}#CHECKOUT_SESSION#${sessionId}`, sk: 'CHECKOUT_SESSION' }),
+  checkoutSession: (projectId: string, sessionId: string) => ({
+    pk: `PROJECT#${projectId}#CHECKOUT_SESSION#${sessionId}`,
+    sk: 'CHECKOUT_SESSION',
+  }),
   welcomeLink: (tokenSha256: string) => ({ pk: `WELCOME_LINK#${tokenSha256}`, sk: 'WELCOME_LINK' }),
 });
 

@@ -20,7 +20,9 @@ export function isTransactionConflict(error: unknown): boolean {
 
 /** The optimistic-concurrency condition on a stored item's `revision` (an item without one must still have none). */
 export function revisionCondition(item: Item): { expression: string; values: Record<string, unknown> } {
-  return item.revision === undefined ? { expression: 'attribute_not_exists(revision)', values: {} } : { expression: 'revision = :read_revision', values: { ':read_revision': item.revision } };
+  return item.revision === undefined
+    ? { expression: 'attribute_not_exists(revision)', values: {} }
+    : { expression: 'revision = :read_revision', values: { ':read_revision': item.revision } };
 }
 
 /** A random wait of 0 to 25 × `attempt` milliseconds: the default back-off after lost attempt `attempt` (1-based). */
@@ -45,7 +47,10 @@ export interface LostRaceRetry {
  * up to `attempts` times, waiting `waitMs` between attempts; the last lost race is thrown as `exhausted(error)`.
  * Errors that are not `retryable` pass through at once. `change` receives the attempt number (1-based).
  */
-export async function retryOnLostRace<T>(change: (attempt: number) => Promise<T>, options: LostRaceRetry = {}): Promise<T> {
+export async function retryOnLostRace<T>(
+  change: (attempt: number) => Promise<T>,
+  options: LostRaceRetry = {},
+): Promise<T> {
   const retryable = options.retryable ?? isLostRace;
   const waitMs = options.waitMs ?? jitteredWaitMs;
   try {

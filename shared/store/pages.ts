@@ -29,7 +29,11 @@ export interface CursorShape {
  * when its partition key is not `expectedPartitionKey` (a cursor never reads another team's data), or
  * when its attributes or sort key do not have this list's shape.
  */
-export function decodeCursor(cursor: string | undefined, expectedPartitionKey: string, shape: CursorShape = {}): Key | undefined {
+export function decodeCursor(
+  cursor: string | undefined,
+  expectedPartitionKey: string,
+  shape: CursorShape = {},
+): Key | undefined {
   if (!cursor) return undefined;
   const partitionAttribute = shape.partitionAttribute ?? 'pk';
   const keyAttributes = shape.keyAttributes ?? ['pk', 'sk'];
@@ -46,7 +50,9 @@ export function decodeCursor(cursor: string | undefined, expectedPartitionKey: s
     !Array.isArray(key) &&
     key[partitionAttribute] === expectedPartitionKey &&
     Object.keys(key).length === keyAttributes.length &&
-    keyAttributes.every((attribute) => typeof key[attribute] === 'string' && key[attribute].length > 0 && key[attribute].length <= 1024) &&
+    keyAttributes.every(
+      (attribute) => typeof key[attribute] === 'string' && key[attribute].length > 0 && key[attribute].length <= 1024,
+    ) &&
     (shape.sortKeyPrefix === undefined || (key.sk as string).startsWith(shape.sortKeyPrefix));
   if (!valid) {
     throw new ProblemError('VALIDATION_FAILED', 'The cursor is not valid for this list.', {
@@ -118,7 +124,9 @@ export type ListCondition = { attribute: string; equals: unknown } | { attribute
  * attribute names and values as placeholders (`#filter0`, `:filter0`, …), or undefined when none applies.
  * An empty `oneOf` is compared with the empty string, which no filtered attribute holds: it matches no item.
  */
-export function listFilter(conditions: readonly ListCondition[]): NonNullable<PageQuery<unknown>['filter']> | undefined {
+export function listFilter(
+  conditions: readonly ListCondition[],
+): NonNullable<PageQuery<unknown>['filter']> | undefined {
   const parts: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};

@@ -35,14 +35,23 @@ const primaryKeyOf: KeyDescription = (item) => `${String(item.pk)} / ${String(it
  * parsed record, unknown attributes stripped. Throws {@link StoredRecordError} naming the entity and the
  * key (`describeKey`, default `pk / sk`) when the item does not match.
  */
-export function parseItem<S extends z.ZodMiniType<object, Item>>(entity: string, schema: S, item: Item, describeKey: KeyDescription = primaryKeyOf): z.output<S> {
+export function parseItem<S extends z.ZodMiniType<object, Item>>(
+  entity: string,
+  schema: S,
+  item: Item,
+  describeKey: KeyDescription = primaryKeyOf,
+): z.output<S> {
   const parsed = schema.safeParse(item);
   if (!parsed.success) throw new StoredRecordError(entity, describeKey(item), parsed.error.issues);
   return parsed.data;
 }
 
 /** {@link parseItem} bound to one entity and schema: `(item) => record`, for `items.map(...)` and repositories' `toX` mappers. */
-export function recordParser<S extends z.ZodMiniType<object, Item>>(entity: string, schema: S, describeKey?: KeyDescription): (item: Item) => z.output<S> {
+export function recordParser<S extends z.ZodMiniType<object, Item>>(
+  entity: string,
+  schema: S,
+  describeKey?: KeyDescription,
+): (item: Item) => z.output<S> {
   return (item) => parseItem(entity, schema, item, describeKey);
 }
 

@@ -54,7 +54,9 @@ export function withRequestScope<T>(scope: RequestScope, work: () => Promise<T>)
  * for the caller to call after the commit (it marks the scope committed). Returns null outside a request
  * or after the first transaction.
  */
-export function takeRequestItems(result: unknown): { items: TransactionItem[]; onFailed: ((() => ProblemError) | undefined)[]; committed(): void } | null {
+export function takeRequestItems(
+  result: unknown,
+): { items: TransactionItem[]; onFailed: ((() => ProblemError) | undefined)[]; committed(): void } | null {
   const scope = storage.getStore();
   if (!scope || scope.committedWith) return null;
   const requested = scope.itemsForEffect(result);
@@ -120,7 +122,8 @@ export function guardedStore(store: Store): Store {
       try {
         await store.transactWrite(guarded);
       } catch (error) {
-        if (error instanceof ConditionFailedError && error.failedItems.includes(guarded.length - 1)) throw scope.guard.problem();
+        if (error instanceof ConditionFailedError && error.failedItems.includes(guarded.length - 1))
+          throw scope.guard.problem();
         throw error;
       }
       scope.guardPassed = true;

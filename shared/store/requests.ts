@@ -76,4 +76,8 @@ export interface QueryRequest extends ExpressionPlaceholders {
 }
 
 /** One element of a TransactWriteItems request. */
-export type TransactionItem = { Put: PutRequest } | { Update: TransactionUpdateRequest } | { Delete: KeyedConditionRequest } | { ConditionCheck: ConditionCheckRequest };
+export type TransactionItem =
+  | { Put: PutRequest }
+  | { Update: TransactionUpdateRequest }
+  | { Delete: KeyedConditionRequest }
+  | { ConditionCheck: ConditionCheckRequest };

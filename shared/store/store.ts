@@ -1,4 +1,8 @@
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -16,7 +20,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pRetry from 'p-retry';
-import type { DeleteRequest, Item, Key, PutRequest, QueryRequest, TableChoice, TransactionItem, UpdateRequest } from './requests.js';
+import type {
+  DeleteRequest,
+  Item,
+  Key,
+  PutRequest,
+  QueryRequest,
+  TableChoice,
+  TransactionItem,
+  UpdateRequest,
+} from './requests.js';
 
 /**
  * The DynamoDB adapter (DESIGN §2, D14): the only module of the domain's persistence that talks to the
@@ -72,7 +85,10 @@ export interface Store {
   /** The document client: for the table tools in `shared/store/` and for tests, never for domain code. */
   readonly document: DynamoDBDocumentClient;
   /** GetItem; undefined when absent. `consistent` defaults to true. */
-  get(key: Key, options?: { consistent?: boolean; table?: TableChoice; projection?: string }): Promise<Item | undefined>;
+  get(
+    key: Key,
+    options?: { consistent?: boolean; table?: TableChoice; projection?: string },
+  ): Promise<Item | undefined>;
   /** PutItem. Throws {@link ConditionFailedError}. */
   put(request: PutRequest): Promise<void>;
   /** UpdateItem; returns `Attributes` (per `ReturnValues`). Throws {@link ConditionFailedError}. */
@@ -112,7 +128,8 @@ export interface StoreOptions {
 }
 
 function translate(error: unknown): unknown {
-  if (error instanceof ConditionalCheckFailedException) return new ConditionFailedError([], error.Item ? unmarshall(error.Item) : undefined);
+  if (error instanceof ConditionalCheckFailedException)
+    return new ConditionFailedError([], error.Item ? unmarshall(error.Item) : undefined);
   if (error instanceof TransactionCanceledException) {
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
@@ -160,7 +177,10 @@ export function dynamoDbClient(endpoint: string | undefined): DynamoDBClient {
       ? {
           endpoint,
           region: process.env.AWS_REGION ?? 'local',
-          credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+          credentials: {
+            accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+            secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+          },
         }
       : {},
   );
@@ -169,8 +189,11 @@ export function dynamoDbClient(endpoint: string | undefined): DynamoDBClient {
 /** Builds a {@link Store}. With `endpoint` it uses dummy credentials and region `local` unless AWS_REGION is set. */
 export function createStore(options: StoreOptions): Store {
   const document = (options.document ??
-    DynamoDBDocumentClient.from(options.client ?? dynamoDbClient(options.endpoint), { marshallOptions: { removeUndefinedValues: true } })) as DynamoDBDocumentClient;
-  const tableOf = (table: TableChoice | undefined) => (table === 'deadLetter' ? options.deadLetterTableName : options.tableName);
+    DynamoDBDocumentClient.from(options.client ?? dynamoDbClient(options.endpoint), {
+      marshallOptions: { removeUndefinedValues: true },
+    })) as DynamoDBDocumentClient;
+  const tableOf = (table: TableChoice | undefined) =>
+    table === 'deadLetter' ? options.deadLetterTableName : options.tableName;
   /** The one conversion of a Store request to its lib-dynamodb command input: `table` becomes `TableName`. */
   const withTable = <T extends { table?: TableChoice }>(request: T): Omit<T, 'table'> & { TableName: string } => {
     const { table, ...rest } = request;
@@ -185,7 +208,13 @@ export function createStore(options: StoreOptions): Store {
   };
   /** {@link send} for one item or one query: DynamoDB Local's lock timeouts are retried (see {@link LOCK_TIMEOUT_RETRIES}). */
   const wait = options.lockTimeoutWaitMs ?? LOCK_TIMEOUT_WAIT_MS;
-  const lockTimeoutRetry = { retries: LOCK_TIMEOUT_RETRIES, minTimeout: wait.min, maxTimeout: wait.max, randomize: true, shouldRetry: ({ error }: { error: Error }) => isLocalLockTimeout(error) };
+  const lockTimeoutRetry = {
+    retries: LOCK_TIMEOUT_RETRIES,
+    minTimeout: wait.min,
+    maxTimeout: wait.max,
+    randomize: true,
+    shouldRetry: ({ error }: { error: Error }) => isLocalLockTimeout(error),
+  };
   const sendOne = <T>(run: () => Promise<T>): Promise<T> => send(() => pRetry(run, lockTimeoutRetry));
   return {
     tableName: options.tableName,
@@ -194,17 +223,34 @@ export function createStore(options: StoreOptions): Store {
     get: async (key, getOptions = {}) =>
       (
         await sendOne(() =>
-          document.send(new GetCommand({ TableName: tableOf(getOptions.table), Key: key, ConsistentRead: getOptions.consistent ?? true, ProjectionExpression: getOptions.projection })),
+          document.send(
+            new GetCommand({
+              TableName: tableOf(getOptions.table),
+              Key: key,
+              ConsistentRead: getOptions.consistent ?? true,
+              ProjectionExpression: getOptions.projection,
+            }),
+          ),
         )
       ).Item,
     put: async (request) => {
       await sendOne(() => document.send(new PutCommand(withTable(request) satisfies PutCommandInput)));
     },
-    update: async (request) => (await sendOne(() => document.send(new UpdateCommand(withTable(request) satisfies UpdateCommandInput)))).Attributes,
-    delete: async (request) => (await sendOne(() => document.send(new DeleteCommand(withTable(request) satisfies DeleteCommandInput)))).Attributes,
+    update: async (request) =>
+      (await sendOne(() => document.send(new UpdateCommand(withTable(request) satisfies UpdateCommandInput))))
+        .Attributes,
+    delete: async (request) =>
+      (await sendOne(() => document.send(new DeleteCommand(withTable(request) satisfies DeleteCommandInput))))
+        .Attributes,
     query: async (request) => {
-      const result = await sendOne(() => document.send(new QueryCommand(withTable(request) satisfies QueryCommandInput)));
-      return { items: result.Items ?? [], lastEvaluatedKey: result.LastEvaluatedKey, count: result.Count ?? result.Items?.length ?? 0 };
+      const result = await sendOne(() =>
+        document.send(new QueryCommand(withTable(request) satisfies QueryCommandInput)),
+      );
+      return {
+        items: result.Items ?? [],
+        lastEvaluatedKey: result.LastEvaluatedKey,
+        count: result.Count ?? result.Items?.length ?? 0,
+      };
     },
     batchGet: async (keys, batchOptions = {}) => {
       const tableName = tableOf(batchOptions.table);
@@ -213,7 +259,9 @@ export function createStore(options: StoreOptions): Store {
       if (pending.length === 0) return items;
       await pRetry(
         async () => {
-          const result = await document.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+          const result = await document.send(
+            new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+          );
           items.push(...(result.Responses?.[tableName] ?? []));
           pending = (result.UnprocessedKeys?.[tableName]?.Keys as Key[] | undefined) ?? [];
           if (pending.length > 0) throw new Error(`${pending.length} keys unprocessed`);

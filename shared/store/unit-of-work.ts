@@ -12,16 +12,50 @@ type OnConditionFailed = () => ProblemError;
 /** The writes of one unit of work; see {@link unitOfWork}. */
 export interface Transaction {
   /** Puts an item; `condition` (a ConditionExpression) guards it. */
-  put(item: Item, options?: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
+  put(
+    item: Item,
+    options?: {
+      condition?: string;
+      names?: Record<string, string>;
+      values?: Record<string, unknown>;
+      table?: TableChoice;
+      onConditionFailed?: OnConditionFailed;
+    },
+  ): void;
   /** Updates an item with an UpdateExpression (`SET ...`, `ADD ...`, `REMOVE ...`). */
   update(
     key: Key,
-    update: { expression: string; condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed },
+    update: {
+      expression: string;
+      condition?: string;
+      names?: Record<string, string>;
+      values?: Record<string, unknown>;
+      table?: TableChoice;
+      onConditionFailed?: OnConditionFailed;
+    },
   ): void;
   /** Deletes an item. */
-  delete(key: Key, options?: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
+  delete(
+    key: Key,
+    options?: {
+      condition?: string;
+      names?: Record<string, string>;
+      values?: Record<string, unknown>;
+      table?: TableChoice;
+      onConditionFailed?: OnConditionFailed;
+    },
+  ): void;
   /** Checks a condition on an item without writing it (without `onConditionFailed`, a failed check throws {@link ConditionFailedError}: a lost race). */
-  check(key: Key, check: { condition: string; names?: Record<string, string>; values?: Record<string, unknown>; table?: TableChoice; onConditionFailed?: OnConditionFailed }): void;
+  check(
+    key: Key,
+    check: {
+      condition: string;
+      names?: Record<string, string>;
+      values?: Record<string, unknown>;
+      table?: TableChoice;
+      onConditionFailed?: OnConditionFailed;
+    },
+  ): void;
   /** Appends a webhook event to the outbox in this transaction (DESIGN D6); returns the stored event. */
   emit(event: EventToEmit): StoredEvent;
 }
@@ -38,11 +72,19 @@ export interface UnitOfWorkRuntime {
  * Commits the writes `work` describes as ONE TransactWriteItems with its events (DESIGN D6, D14), plus the request's idempotency completion and activity entry on its first unit.
  * A failed condition throws that item's `onConditionFailed` problem (else {@link ConditionFailedError}); a concurrency cancel is resent up to `MAX_ATTEMPTS`. Returns `work`'s result.
  */
-export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, work: (tx: Transaction) => T | Promise<T>): Promise<T> {
+export async function unitOfWork<T>(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  work: (tx: Transaction) => T | Promise<T>,
+): Promise<T> {
   const items: TransactionItem[] = [];
   const onFailed: (OnConditionFailed | undefined)[] = [];
   const emitted: StoredEvent[] = [];
-  const expressionParts = (options: { condition?: string; names?: Record<string, string>; values?: Record<string, unknown> }) => ({
+  const expressionParts = (options: {
+    condition?: string;
+    names?: Record<string, string>;
+    values?: Record<string, unknown>;
+  }) => ({
     ...(options.condition ? { ConditionExpression: options.condition } : {}),
     ...(options.names && Object.keys(options.names).length ? { ExpressionAttributeNames: options.names } : {}),
     ...(options.values && Object.keys(options.values).length ? { ExpressionAttributeValues: options.values } : {}),
@@ -53,7 +95,9 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
       onFailed.push(options.onConditionFailed);
     },
     update(key, update) {
-      items.push({ Update: { table: update.table, Key: key, UpdateExpression: update.expression, ...expressionParts(update) } });
+      items.push({
+        Update: { table: update.table, Key: key, UpdateExpression: update.expression, ...expressionParts(update) },
+      });
       onFailed.push(update.onConditionFailed);
     },
     delete(key, options = {}) {
@@ -62,7 +106,14 @@ export async function unitOfWork<T>(runtime: UnitOfWorkRuntime, teamId: string, 
       onFailed.push(options.onConditionFailed);
     },
     check(key, check) {
-      items.push({ ConditionCheck: { table: check.table, Key: key, ConditionExpression: check.condition, ...expressionParts({ names: check.names, values: check.values }) } });
+      items.push({
+        ConditionCheck: {
+          table: check.table,
+          Key: key,
+          ConditionExpression: check.condition,
+          ...expressionParts({ names: check.names, values: check.values }),
+        },
+      });
       onFailed.push(check.onConditionFailed);
     },
     emit(event) {

@@ -18,14 +18,26 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   const store = await createTestStore();
-  env = { ...process.env, DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, TABLE_NAME: store.tableName, DEAD_LETTER_TABLE_NAME: store.deadLetterTableName };
+  env = {
+    ...process.env,
+    DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+    TABLE_NAME: store.tableName,
+    DEAD_LETTER_TABLE_NAME: store.deadLetterTableName,
+  };
   store.document.destroy();
 });
 
 /** Runs `npm run -s cli -- <args>` from the repository, as the README tells operators to. */
-function npmRunCli(args: string[], environment: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function npmRunCli(
+  args: string[],
+  environment: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '-s', 'cli', '--', ...args], { cwd: ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '-s', 'cli', '--', ...args], {
+      cwd: ROOT,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -75,7 +87,10 @@ describe('operator CLI', () => {
 
   it('says the store cannot be reached and asks whether `npm start` is running, when nothing listens', async () => {
     const port = await closedPort();
-    const failed = await runCli(['team', 'create', '--name', 'Nowhere'], { ...env, DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` });
+    const failed = await runCli(['team', 'create', '--name', 'Nowhere'], {
+      ...env,
+      DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,
+    });
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
     const problem = JSON.parse(failed.stderr) as { detail: string; hint: string };
@@ -85,7 +100,11 @@ describe('operator CLI', () => {
   });
 
   it('says the tables are missing when the store answers without them', async () => {
-    const failed = await runCli(['token', 'list', '--team', crypto.randomUUID()], { ...env, TABLE_NAME: 'no-such-table', DEAD_LETTER_TABLE_NAME: 'no-such-table-dead' });
+    const failed = await runCli(['token', 'list', '--team', crypto.randomUUID()], {
+      ...env,
+      TABLE_NAME: 'no-such-table',
+      DEAD_LETTER_TABLE_NAME: 'no-such-table-dead',
+    });
     expect(failed.code).toBe(1);
     const problem = JSON.parse(failed.stderr) as { detail: string; hint: string };
     expect(problem.detail).toContain("without the service's tables");

@@ -28,10 +28,19 @@ let telegram: FakeBotApi;
 let secret = '';
 const received: { type: string; signatureProblem: string | null; envelope: any }[] = [];
 
-async function api(method: string, path: string, body?: unknown, expected = method === 'POST' && !path.includes('/archive') ? [200, 201, 202] : [200]) {
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  expected = method === 'POST' && !path.includes('/archive') ? [200, 201, 202] : [200],
+) {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${service.demoToken}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+    headers: {
+      Authorization: `Bearer ${service.demoToken}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': crypto.randomUUID(),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -42,11 +51,20 @@ async function api(method: string, path: string, body?: unknown, expected = meth
 
 beforeAll(async () => {
   receiver = await startTestReceiver((headers, body) => {
-    received.push({ type: JSON.parse(body).type, signatureProblem: checkSignature({ header: String(headers['svc-signature']), rawBody: body, secret }), envelope: JSON.parse(body) });
+    received.push({
+      type: JSON.parse(body).type,
+      signatureProblem: checkSignature({ header: String(headers['svc-signature']), rawBody: body, secret }),
+      envelope: JSON.parse(body),
+    });
     return 200;
   });
   telegram = await startFakeBotApi();
-  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TIME_SCALE: '100000', TELEGRAM_API_ROOT: telegram.url });
+  service = await startLocalProcess({
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    TIME_SCALE: '100000',
+    TELEGRAM_API_ROOT: telegram.url,
+  });
 });
 
 afterAll(async () => {
@@ -58,7 +76,11 @@ afterAll(async () => {
 describe('the creator side through the local server', () => {
   it('emits every event of the project, plan, access code, team, role and group families, signed and as published', async () => {
     expect(FAMILY_EVENTS).toHaveLength(33);
-    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: 'everything', url: receiver.url, events: FAMILY_EVENTS });
+    const endpoint = await api('POST', '/v1/webhook-endpoints', {
+      name: 'everything',
+      url: receiver.url,
+      events: FAMILY_EVENTS,
+    });
     secret = endpoint.secret;
 
     // Projects: update, bot, resources, provider, archive, unarchive.
@@ -86,13 +108,22 @@ describe('the creator side through the local server', () => {
       }),
     });
     expect(promoted.status).toBe(200);
-    const resource = await api('POST', `/v1/projects/${project.id}/resources`, { kind: 'group', platform_resource_id: '-100123', name: 'Readers' });
+    const resource = await api('POST', `/v1/projects/${project.id}/resources`, {
+      kind: 'group',
+      platform_resource_id: '-100123',
+      name: 'Readers',
+    });
     await api('DELETE', `/v1/projects/${project.id}/resources/${resource.id}`);
     await api('DELETE', `/v1/projects/${project.id}/bot`);
     await api('PUT', `/v1/projects/${project.id}/payment-provider`, { provider: 'manual' });
 
     // Plans: created (and synced at once to the manual provider), updated, deactivated, activated, synced.
-    const plan = await api('POST', `/v1/projects/${project.id}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month' });
+    const plan = await api('POST', `/v1/projects/${project.id}/plans`, {
+      name: 'Gold',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    });
     await api('POST', `/v1/plans/${plan.id}`, { name: 'Gold readers' });
     await api('POST', `/v1/plans/${plan.id}/deactivate`);
     await api('POST', `/v1/plans/${plan.id}/activate`);
@@ -101,14 +132,25 @@ describe('the creator side through the local server', () => {
     // Access codes: a batch that expires five seconds from now (the deadline worker then expires them, while
     // the calls below run). The server's clock is the real one: far enough ahead that a slow request on a
     // loaded machine still finds the time in the future (at two seconds, one did not).
-    const batch = await api('POST', `/v1/projects/${project.id}/access-codes/batches`, { plan_id: plan.id, count: 2, expires_at: new Date(Date.now() + 5_000).toISOString() });
+    const batch = await api('POST', `/v1/projects/${project.id}/access-codes/batches`, {
+      plan_id: plan.id,
+      count: 2,
+      expires_at: new Date(Date.now() + 5_000).toISOString(),
+    });
     expect(batch.codes).toHaveLength(2);
 
     // Roles, groups, members.
-    const role = await api('POST', '/v1/roles', { name: 'Moderators', abilities: ['project:view', 'project-user:view-any'] });
+    const role = await api('POST', '/v1/roles', {
+      name: 'Moderators',
+      abilities: ['project:view', 'project-user:view-any'],
+    });
     await api('POST', `/v1/roles/${role.id}`, { description: 'Keep the peace' });
     const group = await api('POST', '/v1/groups', { name: 'Night shift' });
-    const invitation = await api('POST', '/v1/team-members/invitations', { email: 'mo@example.com', name: 'Mo', role_ids: [role.id] });
+    const invitation = await api('POST', '/v1/team-members/invitations', {
+      email: 'mo@example.com',
+      name: 'Mo',
+      role_ids: [role.id],
+    });
     const accepted = await acceptInvitation(service, invitation.invitation_token);
     expect(accepted.status).toBe(200);
     const memberId = accepted.body.team_member.id;
@@ -122,7 +164,10 @@ describe('the creator side through the local server', () => {
     await api('POST', `/v1/projects/${project.id}/archive`);
     await api('POST', `/v1/projects/${project.id}/unarchive`);
     await api('DELETE', `/v1/projects/${project.id}/payment-provider`);
-    await vi.waitFor(() => expect(received.map((item) => item.type)).toContain('access_code.expired'), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect(received.map((item) => item.type)).toContain('access_code.expired'), {
+      timeout: 30_000,
+      interval: 100,
+    });
     await api('DELETE', `/v1/projects/${project.id}`);
 
     // Last, the team itself.
@@ -130,7 +175,10 @@ describe('the creator side through the local server', () => {
     await api('DELETE', `/v1/teams/current?confirm_team_id=${team.id}`);
 
     const expected = FAMILY_EVENTS.filter((name) => !NOT_REACHABLE_HERE.includes(name));
-    await vi.waitFor(() => expect([...new Set(received.map((item) => item.type))].sort()).toEqual(expect.arrayContaining(expected)), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(
+      () => expect([...new Set(received.map((item) => item.type))].sort()).toEqual(expect.arrayContaining(expected)),
+      { timeout: 30_000, interval: 100 },
+    );
     expect(expected).toHaveLength(30);
     for (const item of received) {
       expect(item.signatureProblem, item.type).toBeNull();

@@ -22,7 +22,10 @@ const { api, dashboard, signInWithLink, service, telegram } = telegramDashboardF
 /** The page passes axe (0 serious or critical) and does not scroll sideways at its width. */
 async function expectReadable(page: Page): Promise<void> {
   await expectAccessible(page);
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
   expect(widths.scroll, `no sideways scrolling on ${page.url()}`).toBeLessThanOrEqual(widths.client);
 }
 
@@ -32,7 +35,9 @@ const figure = async (page: Page, id: string) => Number(await page.locator(`#${i
 describe('the business at a glance in Chromium', () => {
   it('shows the figures of the home and project pages change after a subscription is created and paid over the API', async () => {
     const page = await signInWithLink(DEMO_OWNER.email, PHONE);
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(dashboard()).origin });
+    await page
+      .context()
+      .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(dashboard()).origin });
     const botToken = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
     telegram().addBot(botToken, BOT);
 
@@ -65,17 +70,40 @@ describe('the business at a glance in Chromium', () => {
     // Over the REST API with a token: a plan, a subscriber, a subscription, its payment.
     const minted = await api('POST', '/v1/tokens', {
       name: 'Figures test',
-      abilities: ['project:update', 'project-subscription-plan:create', 'project-user:update', 'project-subscription:create', 'project-subscription:update'],
+      abilities: [
+        'project:update',
+        'project-subscription-plan:create',
+        'project-user:update',
+        'project-subscription:create',
+        'project-subscription:update',
+      ],
       project_ids: [projectId],
     });
     expect(minted.status).toBe(201);
     const token = minted.body.token as string;
-    expect((await api('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' }, token)).status).toBe(200);
-    const plan = await api('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 1_250, currency: 'EUR', interval: 'month' }, token);
+    expect((await api('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' }, token)).status).toBe(
+      200,
+    );
+    const plan = await api(
+      'POST',
+      `/v1/projects/${projectId}/plans`,
+      { name: 'Monthly', amount: 1_250, currency: 'EUR', interval: 'month' },
+      token,
+    );
     const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' }, token);
-    const subscription = await api('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.body.id, plan_id: plan.body.id }, token);
+    const subscription = await api(
+      'POST',
+      `/v1/projects/${projectId}/subscriptions`,
+      { subscriber_id: subscriber.body.id, plan_id: plan.body.id },
+      token,
+    );
     expect(subscription.status, JSON.stringify(subscription.body)).toBe(201);
-    const payment = await api('POST', `/v1/projects/${projectId}/payments`, { subscription_id: subscription.body.id, status: 'succeeded' }, token);
+    const payment = await api(
+      'POST',
+      `/v1/projects/${projectId}/payments`,
+      { subscription_id: subscription.body.id, status: 'succeeded' },
+      token,
+    );
     expect(payment.status, JSON.stringify(payment.body)).toBe(201);
 
     // The home page after: one more active subscription, the revenue in euros, a revenue bar for today.

@@ -49,7 +49,11 @@ async function rowText(page: Page, text: string): Promise<string> {
 describe('dashboard membership screens in Chromium', () => {
   it('roles: creates a role with chosen abilities and assigns it to a member; deleting it while held shows the CONFLICT; built-in roles are read-only; groups are created and deleted', async () => {
     const page = await signInWithLink(DEMO_OWNER.email);
-    const invited = await api('POST', '/v1/team-members/invitations', { email: `${crypto.randomUUID().slice(0, 8)}@example.com`, name: unique('Sam Support'), role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+    const invited = await api('POST', '/v1/team-members/invitations', {
+      email: `${crypto.randomUUID().slice(0, 8)}@example.com`,
+      name: unique('Sam Support'),
+      role_ids: [BUILT_IN_ROLE_IDS.viewer],
+    });
     expect(invited.status).toBe(201);
     const member = invited.body as { id: string; name: string };
 
@@ -80,8 +84,13 @@ describe('dashboard membership screens in Chromium', () => {
     await page.getByRole('checkbox', { name: 'Book club' }).check();
     await page.getByRole('button', { name: 'Save role' }).click();
     await page.waitForURL(/\?saved=1$/);
-    const demoProject = (await api('GET', '/v1/projects?limit=100')).body.data.find((project: { name: string }) => project.name === 'Book club');
-    expect((await api('GET', `/v1/roles/${roleId}`)).body).toMatchObject({ abilities: ['project:view-any', 'project-user:view-any'], project_ids: [demoProject.id] });
+    const demoProject = (await api('GET', '/v1/projects?limit=100')).body.data.find(
+      (project: { name: string }) => project.name === 'Book club',
+    );
+    expect((await api('GET', `/v1/roles/${roleId}`)).body).toMatchObject({
+      abilities: ['project:view-any', 'project-user:view-any'],
+      project_ids: [demoProject.id],
+    });
 
     // Assign it from the member's page (updateTeamMember with the complete set of roles).
     await page.goto(dashboard('/team-members'));
@@ -92,7 +101,9 @@ describe('dashboard membership screens in Chromium', () => {
     await screenshot(page, 'team-member-roles');
     await page.getByRole('button', { name: 'Save roles' }).click();
     await page.waitForURL(/\?saved=1$/);
-    expect((await api('GET', `/v1/team-members/${member.id}`)).body.role_ids).toEqual(expect.arrayContaining([BUILT_IN_ROLE_IDS.viewer, roleId]));
+    expect((await api('GET', `/v1/team-members/${member.id}`)).body.role_ids).toEqual(
+      expect.arrayContaining([BUILT_IN_ROLE_IDS.viewer, roleId]),
+    );
 
     // Deleting a role still held: the CONFLICT as a readable message, beside who holds it.
     await page.goto(dashboard(`/roles/${roleId}`));
@@ -122,21 +133,34 @@ describe('dashboard membership screens in Chromium', () => {
     await page.getByRole('button', { name: 'Create group' }).click();
     await page.waitForURL(/\/dashboard\/groups\/[0-9a-f-]{36}\?saved=1$/);
     const groupId = /\/groups\/([0-9a-f-]{36})/.exec(page.url())![1];
-    expect((await api('GET', `/v1/groups/${groupId}`)).body).toMatchObject({ name: groupName, role_ids: [roleId], member_ids: [member.id] });
+    expect((await api('GET', `/v1/groups/${groupId}`)).body).toMatchObject({
+      name: groupName,
+      role_ids: [roleId],
+      member_ids: [member.id],
+    });
     await screenshot(page, 'group-edit');
     await page.getByRole('button', { name: `Delete group ${groupName}` }).click();
     await page.waitForURL(/\/dashboard\/roles\?deleted=group$/);
     expect((await api('GET', `/v1/groups/${groupId}`)).status).toBe(404);
 
     // Every action is in the activity log, naming the member.
-    const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find((candidate: { email: string }) => candidate.email === DEMO_OWNER.email);
-    const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{ operation: string; surface: string; outcome: string }>;
+    const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find(
+      (candidate: { email: string }) => candidate.email === DEMO_OWNER.email,
+    );
+    const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{
+      operation: string;
+      surface: string;
+      outcome: string;
+    }>;
     for (const operation of ['createRole', 'updateTeamMember', 'createGroup', 'deleteGroup'])
       expect(
         activity.find((entry) => entry.operation === operation),
         operation,
       ).toMatchObject({ surface: 'dashboard' });
-    expect(activity.find((entry) => entry.operation === 'deleteRole')).toMatchObject({ surface: 'dashboard', outcome: 'CONFLICT' });
+    expect(activity.find((entry) => entry.operation === 'deleteRole')).toMatchObject({
+      surface: 'dashboard',
+      outcome: 'CONFLICT',
+    });
     await page.context().close();
   });
 
@@ -171,7 +195,13 @@ describe('dashboard membership screens in Chromium', () => {
     await expectAccessible(page);
     await screenshot(page, 'project-plans');
 
-    const plans = (await api('GET', `/v1/projects/${projectId}/plans?limit=100`)).body.data as Array<{ id: string; name: string; amount: number; currency: string; status: string }>;
+    const plans = (await api('GET', `/v1/projects/${projectId}/plans?limit=100`)).body.data as Array<{
+      id: string;
+      name: string;
+      amount: number;
+      currency: string;
+      status: string;
+    }>;
     expect(plans.map(({ name, amount, currency }) => ({ name, amount, currency }))).toEqual([
       { name: 'Monthly', amount: 1990, currency: 'EUR' },
       { name: 'Yen pass', amount: 500, currency: 'JPY' },
@@ -198,7 +228,12 @@ describe('dashboard membership screens in Chromium', () => {
 
   it('subscriptions: grants one to a subscriber, pauses, resumes, cancels at period end, resumes and cancels now', async () => {
     const projectId = await newProject();
-    const plan = await api('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+    const plan = await api('POST', `/v1/projects/${projectId}/plans`, {
+      name: 'Monthly',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    });
     expect(plan.status).toBe(201);
     const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, { display_name: unique('Ada') });
     expect(subscriber.status).toBe(201);
@@ -210,11 +245,14 @@ describe('dashboard membership screens in Chromium', () => {
     await page.getByLabel('Plan', { exact: true }).selectOption({ label: 'Monthly (9.00 EUR)' });
     await page.getByRole('button', { name: 'Grant subscription' }).click();
     await page.waitForURL(/\?subscription=active$/);
-    const statusCell = () => page.locator('#subscriber-subscriptions tbody tr').first().locator('td').nth(1).textContent();
+    const statusCell = () =>
+      page.locator('#subscriber-subscriptions tbody tr').first().locator('td').nth(1).textContent();
     expect(await statusCell()).toBe('Active');
     await expectAccessible(page);
     await screenshot(page, 'subscriber-detail');
-    const [subscription] = (await api('GET', `/v1/projects/${projectId}/subscriptions?subscriber_id=${subscriber.body.id}`)).body.data as Array<{ id: string; source: string }>;
+    const [subscription] = (
+      await api('GET', `/v1/projects/${projectId}/subscriptions?subscriber_id=${subscriber.body.id}`)
+    ).body.data as Array<{ id: string; source: string }>;
     expect(subscription.source).toBe('creator_grant');
     const statusOf = async () => (await api('GET', `/v1/subscriptions/${subscription.id}`)).body.status as string;
 
@@ -248,7 +286,9 @@ describe('dashboard membership screens in Chromium', () => {
     const invoices = (await api('GET', '/v1/billing/invoices')).body.data as Array<{ number: string }>;
     expect(invoices.length).toBeGreaterThan(0);
     // The demo team's first invoice is open and no payment failed: in good standing, the invoice named.
-    expect(await page.locator('#lock-state').textContent()).toContain(`No payment has failed. Open: ${invoices[0].number} (99.00 USD)`);
+    expect(await page.locator('#lock-state').textContent()).toContain(
+      `No payment has failed. Open: ${invoices[0].number} (99.00 USD)`,
+    );
     expect(await rowText(page, invoices[0].number)).toContain('99.00 USD');
     expect(await page.getByRole('button', { name: 'Change tier' }).isEnabled()).toBe(true);
     await expectAccessible(page);
@@ -279,18 +319,30 @@ describe('dashboard membership screens in Chromium', () => {
   it('subscribers: changes a subscription’s plan (an upgrade) and shows a refused change; suspends and unsuspends; bans, unbans and kicks the subscriber', async () => {
     const projectId = await newProject();
     const plan = async (name: string, amount: number) => {
-      const created = await api('POST', `/v1/projects/${projectId}/plans`, { name, amount, currency: 'EUR', interval: 'month' });
+      const created = await api('POST', `/v1/projects/${projectId}/plans`, {
+        name,
+        amount,
+        currency: 'EUR',
+        interval: 'month',
+      });
       expect(created.status).toBe(201);
       return created.body.id as string;
     };
     const monthly = await plan('Monthly', 900);
     const premium = await plan('Premium', 1900);
     const budget = await plan('Budget', 300);
-    const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, { display_name: unique('Grace'), platform_user_id: crypto.randomUUID().slice(0, 12) });
+    const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, {
+      display_name: unique('Grace'),
+      platform_user_id: crypto.randomUUID().slice(0, 12),
+    });
     expect(subscriber.status).toBe(201);
-    const granted = await api('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.body.id, plan_id: monthly });
+    const granted = await api('POST', `/v1/projects/${projectId}/subscriptions`, {
+      subscriber_id: subscriber.body.id,
+      plan_id: monthly,
+    });
     expect(granted.status).toBe(201);
-    const subscriptionOf = async () => (await api('GET', `/v1/subscriptions/${granted.body.id}`)).body as { status: string; plan_id: string };
+    const subscriptionOf = async () =>
+      (await api('GET', `/v1/subscriptions/${granted.body.id}`)).body as { status: string; plan_id: string };
     const page = await signInWithLink(DEMO_OWNER.email);
     const subscriberUrl = dashboard(`/projects/${projectId}/subscribers/${subscriber.body.id}`);
     await page.goto(subscriberUrl);
@@ -300,8 +352,12 @@ describe('dashboard membership screens in Chromium', () => {
     await page.getByRole('link', { name: 'Change plan' }).click();
     await page.waitForURL(/\/change-plan\?return_to=/);
     expect(await page.locator('#current-plan').textContent()).toBe('Monthly (9.00 EUR / month)');
-    expect(await page.getByRole('radio', { name: /Premium/ }).evaluate((radio) => radio.closest('label')!.textContent)).toMatch(/Premium\s+19\.00 EUR \/ month\s+Upgrade/);
-    expect(await page.getByRole('radio', { name: /Budget/ }).evaluate((radio) => radio.closest('label')!.textContent)).toMatch(/Budget\s+3\.00 EUR \/ month\s+Downgrade/);
+    expect(
+      await page.getByRole('radio', { name: /Premium/ }).evaluate((radio) => radio.closest('label')!.textContent),
+    ).toMatch(/Premium\s+19\.00 EUR \/ month\s+Upgrade/);
+    expect(
+      await page.getByRole('radio', { name: /Budget/ }).evaluate((radio) => radio.closest('label')!.textContent),
+    ).toMatch(/Budget\s+3\.00 EUR \/ month\s+Downgrade/);
     await expectAccessible(page);
     await screenshot(page, 'subscription-change-plan');
     await page.getByRole('radio', { name: /Premium/ }).check();
@@ -335,8 +391,14 @@ describe('dashboard membership screens in Chromium', () => {
 
     // Kick (a joined member: the platform reported the join), then ban with a reason (live subscriptions
     // suspended), then unban.
-    const subscriberStatus = async () => (await api('GET', `/v1/subscribers/${subscriber.body.id}`)).body.status as string;
-    await recordPlatformMembership(service.runtime, { teamId: service.demoTeamId, projectId, platformUserId: subscriber.body.platform_user_id, change: 'joined' });
+    const subscriberStatus = async () =>
+      (await api('GET', `/v1/subscribers/${subscriber.body.id}`)).body.status as string;
+    await recordPlatformMembership(service.runtime, {
+      teamId: service.demoTeamId,
+      projectId,
+      platformUserId: subscriber.body.platform_user_id,
+      change: 'joined',
+    });
     await page.reload();
     await page.getByLabel('Reason for the kick (optional)').fill('off topic');
     await page.getByRole('button', { name: 'Kick' }).click();
@@ -355,29 +417,69 @@ describe('dashboard membership screens in Chromium', () => {
     expect(await subscriberStatus()).not.toBe('banned');
     expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(1);
 
-    const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find((candidate: { email: string }) => candidate.email === DEMO_OWNER.email);
-    const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{ operation: string; surface: string; outcome: string }>;
-    for (const operation of ['changeSubscriptionPlan', 'suspendSubscription', 'unsuspendSubscription', 'banSubscriber', 'unbanSubscriber', 'kickSubscriber']) {
+    const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find(
+      (candidate: { email: string }) => candidate.email === DEMO_OWNER.email,
+    );
+    const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{
+      operation: string;
+      surface: string;
+      outcome: string;
+    }>;
+    for (const operation of [
+      'changeSubscriptionPlan',
+      'suspendSubscription',
+      'unsuspendSubscription',
+      'banSubscriber',
+      'unbanSubscriber',
+      'kickSubscriber',
+    ]) {
       expect(
         activity.find((entry) => entry.operation === operation && entry.outcome === 'ok'),
         operation,
       ).toMatchObject({ surface: 'dashboard' });
     }
-    expect(activity.find((entry) => entry.operation === 'changeSubscriptionPlan' && entry.outcome === 'CONFLICT')).toMatchObject({ surface: 'dashboard' });
+    expect(
+      activity.find((entry) => entry.operation === 'changeSubscriptionPlan' && entry.outcome === 'CONFLICT'),
+    ).toMatchObject({ surface: 'dashboard' });
     await page.context().close();
   });
 
   it('tokens, deliveries and subscriptions: readable at 375 px — one card per row, no sideways scrolling of the page or the table', async () => {
-    expect((await api('POST', '/v1/tokens', { name: unique('narrow screen probe with a long name'), abilities: ['team:view'] })).status).toBe(201);
-    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: unique('narrow'), url: 'https://hooks.example.invalid/receive', events: ['project.created'] });
+    expect(
+      (
+        await api('POST', '/v1/tokens', {
+          name: unique('narrow screen probe with a long name'),
+          abilities: ['team:view'],
+        })
+      ).status,
+    ).toBe(201);
+    const endpoint = await api('POST', '/v1/webhook-endpoints', {
+      name: unique('narrow'),
+      url: 'https://hooks.example.invalid/receive',
+      events: ['project.created'],
+    });
     expect(endpoint.status).toBe(201);
     expect((await api('POST', `/v1/webhook-endpoints/${endpoint.body.id}/test`)).status).toBe(202);
     const projectId = await newProject();
-    const plan = await api('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+    const plan = await api('POST', `/v1/projects/${projectId}/plans`, {
+      name: 'Monthly',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    });
     expect(plan.status).toBe(201);
-    const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, { display_name: unique('Subscriber with a long display name') });
+    const subscriber = await api('POST', `/v1/projects/${projectId}/subscribers`, {
+      display_name: unique('Subscriber with a long display name'),
+    });
     expect(subscriber.status).toBe(201);
-    expect((await api('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.body.id, plan_id: plan.body.id })).status).toBe(201);
+    expect(
+      (
+        await api('POST', `/v1/projects/${projectId}/subscriptions`, {
+          subscriber_id: subscriber.body.id,
+          plan_id: plan.body.id,
+        })
+      ).status,
+    ).toBe(201);
     const page = await signInWithLink(DEMO_OWNER.email, { width: 375, height: 812 });
     for (const [path, table, name] of [
       ['/tokens', '#tokens', 'tokens-375x812'],
@@ -400,7 +502,11 @@ describe('dashboard membership screens in Chromium', () => {
           .evaluate((cell) => getComputedStyle(cell, '::before').content),
         path,
       ).not.toBe('none');
-      const rights = await page.locator(`${table} tbody td`).evaluateAll((cells) => cells.filter((cell) => cell.getClientRects().length > 0).map((cell) => cell.getBoundingClientRect().right));
+      const rights = await page
+        .locator(`${table} tbody td`)
+        .evaluateAll((cells) =>
+          cells.filter((cell) => cell.getClientRects().length > 0).map((cell) => cell.getBoundingClientRect().right),
+        );
       expect(Math.max(...rights), path).toBeLessThanOrEqual(375);
       await expectAccessible(page);
       await screenshot(page, name);

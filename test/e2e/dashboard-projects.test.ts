@@ -34,11 +34,18 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     await page.waitForURL(/\/dashboard\/projects\/[0-9a-f-]{36}\/settings\?created=1$/);
     const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())![1];
     expect(await page.getByRole('status').textContent()).toContain('The project is created.');
-    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service().baseUrl}/join/${projectId}`);
-    expect(await page.getByRole('textbox', { name: 'Webhook URL' }).inputValue()).toBe(`${service().baseUrl}/hooks/stripe/${projectId}`);
+    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(
+      `${service().baseUrl}/join/${projectId}`,
+    );
+    expect(await page.getByRole('textbox', { name: 'Webhook URL' }).inputValue()).toBe(
+      `${service().baseUrl}/hooks/stripe/${projectId}`,
+    );
     await expectAccessible(page);
     await screenshot(page, 'project-settings-375');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scrolling at 375 px').toBeLessThanOrEqual(PHONE.width);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      'no sideways scrolling at 375 px',
+    ).toBeLessThanOrEqual(PHONE.width);
 
     // A token Telegram does not know: the problem on the form, the field empty again.
     const unknown = `4242:${randomBytes(24).toString('base64url')}`;
@@ -64,13 +71,23 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     await page.getByRole('button', { name: 'Link resource' }).click();
     await page.getByText('The group is linked.').waitFor();
     expect(await page.locator('#project-resources').textContent()).toContain('-1001234567890');
-    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(`${service().baseUrl}/join/${projectId}`);
+    expect(await page.getByRole('textbox', { name: 'Join link' }).inputValue()).toBe(
+      `${service().baseUrl}/join/${projectId}`,
+    );
     await expectAccessible(page);
     await screenshot(page, 'project-connected-375');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scrolling at 375 px').toBeLessThanOrEqual(PHONE.width);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      'no sideways scrolling at 375 px',
+    ).toBeLessThanOrEqual(PHONE.width);
 
     const project = (await api('GET', `/v1/projects/${projectId}`)).body;
-    expect(project).toMatchObject({ name, description: 'A book club', bot: { username: BOT.username }, resources: [{ kind: 'group', platform_resource_id: '-1001234567890', name: 'Readers chat' }] });
+    expect(project).toMatchObject({
+      name,
+      description: 'A book club',
+      bot: { username: BOT.username },
+      resources: [{ kind: 'group', platform_resource_id: '-1001234567890', name: 'Readers chat' }],
+    });
 
     // The delete confirmation page.
     await page.getByRole('link', { name: 'Delete project…' }).click();

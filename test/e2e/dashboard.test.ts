@@ -78,15 +78,28 @@ describe('dashboard in Chromium', () => {
     expect(v1.status).toBe(401);
     const mcp = await fetch(service.mcpUrl, {
       method: 'POST',
-      headers: { Cookie: cookieHeader, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      headers: {
+        Cookie: cookieHeader,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(mcp.status).toBe(401);
 
     // CSRF: a POST with the session cookie but without the session's token changes nothing.
     const before = (await api('GET', '/v1/tokens?limit=100')).body.data.length;
     const forged = await page.evaluate(async () => {
-      const response = await fetch('/dashboard/tokens', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'name=forged&preset=full' });
+      const response = await fetch('/dashboard/tokens', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'name=forged&preset=full',
+      });
       return { status: response.status, body: await response.json() };
     });
     expect(forged.status).toBe(403);
@@ -133,7 +146,11 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('checkbox', { name: /webhook_endpoint\.test/ }).check();
     await page.getByRole('checkbox', { name: /^project\.created/ }).check();
     // Capture the form as submitted, to send it a second time (a double-clicked submit).
-    const formBody = await page.evaluate(() => new URLSearchParams(new FormData(document.querySelector('form.stack') as HTMLFormElement) as unknown as string).toString());
+    const formBody = await page.evaluate(() =>
+      new URLSearchParams(
+        new FormData(document.querySelector('form.stack') as HTMLFormElement) as unknown as string,
+      ).toString(),
+    );
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await page.waitForURL(/\/dashboard\/webhooks$/);
     const oldSecret = (await page.locator('#endpoint-secret').textContent())!.trim();
@@ -147,7 +164,9 @@ describe('dashboard in Chromium', () => {
     });
     expect(again.status).toBe(201);
     expect(await again.text()).toContain(oldSecret); // the stored answer, not a second endpoint
-    const endpoints = (await api('GET', '/v1/webhook-endpoints?limit=100')).body.data.filter((endpoint: { name: string }) => endpoint.name === name);
+    const endpoints = (await api('GET', '/v1/webhook-endpoints?limit=100')).body.data.filter(
+      (endpoint: { name: string }) => endpoint.name === name,
+    );
     expect(endpoints).toHaveLength(1);
     const endpointId = endpoints[0].id as string;
 
@@ -166,19 +185,31 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'webhooks-endpoint-rotated');
     const seen = received.length;
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const delivery = await until('the test event after rotation', async () => received.slice(seen).find((item) => item.type === 'webhook_endpoint.test'));
+    const delivery = await until('the test event after rotation', async () =>
+      received.slice(seen).find((item) => item.type === 'webhook_endpoint.test'),
+    );
     const header = String(delivery.headers['svc-signature']);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v0=[0-9a-f]{64}$/);
     expect(checkSignature({ header, rawBody: delivery.body, secret: newSecret })).toBeNull();
     expect(checkSignature({ header, rawBody: delivery.body, secret: oldSecret })).toBeNull();
-    expect(checkSignature({ header: header.replace(/,v0=[0-9a-f]+/, ''), rawBody: delivery.body, secret: oldSecret })).toBe('signature mismatch');
+    expect(
+      checkSignature({ header: header.replace(/,v0=[0-9a-f]+/, ''), rawBody: delivery.body, secret: oldSecret }),
+    ).toBe('signature mismatch');
 
     // Two deliveries fail once; disabling the endpoint dead-letters them at their next attempt.
     answer = 500;
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const deliveriesOf = async () => (await api('GET', `/v1/webhook-deliveries?endpoint_id=${endpointId}&limit=100`)).body.data as Array<{ id: string; status: string; attempts: number }>;
-    await until('two failed first attempts', async () => (await deliveriesOf()).filter((item) => item.status === 'pending' && item.attempts >= 1).length >= 2);
+    const deliveriesOf = async () =>
+      (await api('GET', `/v1/webhook-deliveries?endpoint_id=${endpointId}&limit=100`)).body.data as Array<{
+        id: string;
+        status: string;
+        attempts: number;
+      }>;
+    await until(
+      'two failed first attempts',
+      async () => (await deliveriesOf()).filter((item) => item.status === 'pending' && item.attempts >= 1).length >= 2,
+    );
     await page.getByRole('button', { name: 'Disable' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Re-enable' }).count()).toBe(1);
     const dead = await until('two dead deliveries', async () => {
@@ -201,7 +232,9 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'webhooks-delivery-timeline');
     expect(await page.locator('ol.timeline').textContent()).toMatch(/http_status|endpoint_disabled/);
     await page.getByRole('button', { name: 'Retry' }).click();
-    await until('the retried delivery to succeed', async () => (await deliveriesOf()).find((item) => item.id === dead[0].id && item.status === 'succeeded'));
+    await until('the retried delivery to succeed', async () =>
+      (await deliveriesOf()).find((item) => item.id === dead[0].id && item.status === 'succeeded'),
+    );
 
     // Replay dead: the count first, then every one of them.
     await page.goto(dashboard('/webhooks/replay-dead'));
@@ -211,12 +244,27 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'webhooks-replay-confirm');
     await page.getByRole('button', { name: `Replay all ${count}` }).click();
     expect(Number(await page.locator('#replayed').textContent())).toBe(count);
-    await until('the replayed delivery to succeed', async () => (await deliveriesOf()).find((item) => item.id === dead[1].id && item.status === 'succeeded'));
+    await until('the replayed delivery to succeed', async () =>
+      (await deliveriesOf()).find((item) => item.id === dead[1].id && item.status === 'succeeded'),
+    );
 
     // Each action is in the activity log, naming the member.
-    const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find((member: { email: string }) => member.email === DEMO_OWNER.email);
-    const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{ operation: string; surface: string; token_id: string | null }>;
-    for (const operation of ['createWebhookEndpoint', 'rotateWebhookEndpointSecret', 'sendTestWebhookEvent', 'updateWebhookEndpoint', 'retryWebhookDelivery', 'replayDeadWebhookDeliveries']) {
+    const owner = (await api('GET', '/v1/team-members?limit=100')).body.data.find(
+      (member: { email: string }) => member.email === DEMO_OWNER.email,
+    );
+    const activity = (await api('GET', `/v1/activity?member_id=${owner.id}&limit=100`)).body.data as Array<{
+      operation: string;
+      surface: string;
+      token_id: string | null;
+    }>;
+    for (const operation of [
+      'createWebhookEndpoint',
+      'rotateWebhookEndpointSecret',
+      'sendTestWebhookEvent',
+      'updateWebhookEndpoint',
+      'retryWebhookDelivery',
+      'replayDeadWebhookDeliveries',
+    ]) {
       expect(
         activity.find((entry) => entry.operation === operation),
         operation,
@@ -274,7 +322,9 @@ describe('dashboard in Chromium', () => {
     await viewer.goto(dashboard('/webhooks'));
     const newEndpoint = viewer.getByRole('button', { name: /New endpoint — needs webhook-endpoint:manage/ });
     expect(await newEndpoint.isDisabled()).toBe(true);
-    expect(await viewer.getByRole('button', { name: /Replay dead deliveries — needs webhook-delivery:retry/ }).isDisabled()).toBe(true);
+    expect(
+      await viewer.getByRole('button', { name: /Replay dead deliveries — needs webhook-delivery:retry/ }).isDisabled(),
+    ).toBe(true);
     expect(await viewer.textContent('main')).toContain('needs the ability webhook-endpoint:manage');
     await expectAccessible(viewer);
     await screenshot(viewer, 'webhooks-viewer-375');

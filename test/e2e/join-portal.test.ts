@@ -32,7 +32,11 @@ beforeAll(async () => {
   receiver = await startRecordingReceiver();
   stripe = await startFakeStripeApi();
   telegram = await startFakeBotApi();
-  service = await startTestService({ extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url } });
+  service = await startTestService({
+    extraCaPem: [receiver.caPem],
+    allowPrivateTargets: true,
+    integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url },
+  });
   browser = await launchChromium();
 }, 120_000);
 
@@ -48,7 +52,11 @@ afterAll(async () => {
 async function api(method: string, path: string, body?: unknown): Promise<any> {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${service.demoToken}`, 'Content-Type': 'application/json', ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }) },
+    headers: {
+      Authorization: `Bearer ${service.demoToken}`,
+      'Content-Type': 'application/json',
+      ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -58,7 +66,11 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 
 /** A Telegram project whose bot administers a linked group, connected to Stripe, with a synced monthly plan. */
 async function telegramProjectOnStripe(): Promise<{ projectId: string; planId: string }> {
-  const project = await api('POST', '/v1/projects', { name: 'Night readers', platform_type: 'telegram', description: 'Books after dark, every month.' });
+  const project = await api('POST', '/v1/projects', {
+    name: 'Night readers',
+    platform_type: 'telegram',
+    description: 'Books after dark, every month.',
+  });
   const botToken = `${BOT.id}:${'j'.repeat(35)}`;
   telegram.addBot(botToken, BOT);
   await api('PUT', `/v1/projects/${project.id}/bot`, { token: botToken });
@@ -82,10 +94,19 @@ async function telegramProjectOnStripe(): Promise<{ projectId: string; planId: s
     }),
   });
   expect(promoted.status).toBe(200);
-  await api('POST', `/v1/projects/${project.id}/resources`, { kind: 'group', platform_resource_id: String(CHAT_ID), name: 'Readers' });
+  await api('POST', `/v1/projects/${project.id}/resources`, {
+    kind: 'group',
+    platform_resource_id: String(CHAT_ID),
+    name: 'Readers',
+  });
   const { webhookSecret } = await connectStripe(stripe, (path, body) => api('PUT', path, body), project.id);
   stripe.deliverEventsTo(`${service.baseUrl}/hooks/stripe/${project.id}`, webhookSecret);
-  let plan = await api('POST', `/v1/projects/${project.id}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+  let plan = await api('POST', `/v1/projects/${project.id}/plans`, {
+    name: 'Monthly',
+    amount: 900,
+    currency: 'EUR',
+    interval: 'month',
+  });
   if (plan.sync_status !== 'synced') plan = await api('POST', `/v1/plans/${plan.id}/sync`, {});
   expect(plan.sync_status).toBe('synced');
   return { projectId: project.id as string, planId: plan.id as string };
@@ -127,13 +148,27 @@ describe('join page, Stripe Checkout, welcome page and portal in Chromium at 375
     await page.waitForURL(`${base}/portal/${projectId}`);
     await expect.poll(() => page.locator('.badge').first().textContent()).toBe('Cancels at period end');
     const [subscriptionId] = [...stripe.subscriptions.keys()];
-    expect(stripe.requestsTo('POST', `/v1/subscriptions/${subscriptionId}`).map((request) => request.params.cancel_at_period_end)).toEqual(['true']);
+    expect(
+      stripe
+        .requestsTo('POST', `/v1/subscriptions/${subscriptionId}`)
+        .map((request) => request.params.cancel_at_period_end),
+    ).toEqual(['true']);
     await expectAccessible(page);
 
-    const wanted = ['subscription.created', 'payment.succeeded', 'subscription.activated', 'member.access_granted', 'subscription.cancellation_scheduled'];
-    await until('the events of the join and the cancellation', async () => wanted.every((type) => receiver.types().has(type)));
+    const wanted = [
+      'subscription.created',
+      'payment.succeeded',
+      'subscription.activated',
+      'member.access_granted',
+      'subscription.cancellation_scheduled',
+    ];
+    await until('the events of the join and the cancellation', async () =>
+      wanted.every((type) => receiver.types().has(type)),
+    );
     await service.runtime.idle();
-    const mine = receiver.deliveries.filter((delivery) => delivery.envelope.project_id === projectId).map((delivery) => delivery.envelope.type);
+    const mine = receiver.deliveries
+      .filter((delivery) => delivery.envelope.project_id === projectId)
+      .map((delivery) => delivery.envelope.type);
     for (const type of wanted)
       expect(
         mine.filter((received) => received === type),

@@ -29,7 +29,11 @@ beforeAll(async () => {
   service = await startTestService({ extraCaPem: [receiver.caPem], allowPrivateTargets: true });
   team = await seedTeam(service.store, service.runtime.clock);
   client = new Client({ name: 'scripted-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(service.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${team.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(service.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${team.token}` } },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -51,8 +55,20 @@ const JOB_FAMILIES = ['subscription', 'access_code'];
 describe('a scripted agent job over MCP', () => {
   it('creates a project, plan, codes and an endpoint, redeems a code, pauses and resumes, lists payments and activity; the events arrive signed', async () => {
     const project = await tool('create_project', { name: 'Agent book club', platform_type: 'web' });
-    const plan = await tool('create_plan', { project_id: project.id, name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
-    const generated = await tool('generate_access_codes', { project_id: project.id, plan_id: plan.id, count: 3, prefix: 'AGENT', access_days: 30 });
+    const plan = await tool('create_plan', {
+      project_id: project.id,
+      name: 'Monthly',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    });
+    const generated = await tool('generate_access_codes', {
+      project_id: project.id,
+      plan_id: plan.id,
+      count: 3,
+      prefix: 'AGENT',
+      access_days: 30,
+    });
     expect(generated.codes).toHaveLength(3);
     const events = WEBHOOK_EVENT_NAMES.filter((name) => JOB_FAMILIES.includes(name.split('.')[0]));
     const endpoint = await tool('create_webhook_endpoint', { name: 'agent hook', url: receiver.url, events });
@@ -62,7 +78,11 @@ describe('a scripted agent job over MCP', () => {
     const code = generated.codes[0].code as string;
     const response = await fetch(`${service.baseUrl}/v1/projects/${project.id}/access-codes/redeem`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      headers: {
+        Authorization: `Bearer ${team.token}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': crypto.randomUUID(),
+      },
       body: JSON.stringify({ code: code.replaceAll('-', '').toLowerCase(), subscriber: { display_name: 'Ada' } }),
     });
     const redeemed = await response.json();
@@ -71,13 +91,24 @@ describe('a scripted agent job over MCP', () => {
     expect(redeemed.subscription).toMatchObject({ status: 'active', plan_id: plan.id, source: 'access_code' });
     expect(redeemed.access_code).toMatchObject({ id: generated.codes[0].id, status: 'exhausted', times_redeemed: 1 });
 
-    expect(await tool('pause_subscription', { id: subscriptionId, reason: 'travelling' })).toMatchObject({ id: subscriptionId, status: 'paused', previous_status: 'active' });
-    expect(await tool('resume_subscription', { id: subscriptionId })).toMatchObject({ id: subscriptionId, status: 'active', previous_status: 'paused' });
+    expect(await tool('pause_subscription', { id: subscriptionId, reason: 'travelling' })).toMatchObject({
+      id: subscriptionId,
+      status: 'paused',
+      previous_status: 'active',
+    });
+    expect(await tool('resume_subscription', { id: subscriptionId })).toMatchObject({
+      id: subscriptionId,
+      status: 'active',
+      previous_status: 'paused',
+    });
     expect(await tool('get_subscription', { id: subscriptionId })).toMatchObject({ status: 'active' });
     // An access code's subscription is free: no payment.
     expect(await tool('list_payments', { project_id: project.id })).toEqual({ data: [], next_cursor: null });
     const activity = await tool('get_activity_log', { token_id: team.id, limit: 50 });
-    const operations = activity.data.map((entry: { surface: string; operation: string; outcome: string }) => `${entry.surface} ${entry.operation} ${entry.outcome}`);
+    const operations = activity.data.map(
+      (entry: { surface: string; operation: string; outcome: string }) =>
+        `${entry.surface} ${entry.operation} ${entry.outcome}`,
+    );
     expect(operations).toEqual(
       expect.arrayContaining([
         'mcp create_project ok',
@@ -92,18 +123,40 @@ describe('a scripted agent job over MCP', () => {
 
     // The job's events since the endpoint exists, each once: the redemption (the code's only use, so it
     // also expired), the pause and the resume.
-    const expected = ['access_code.expired', 'access_code.redeemed', 'subscription.created', 'subscription.paused', 'subscription.resumed'];
-    await vi.waitFor(() => expect(receiver.deliveries.map((delivery) => delivery.envelope.type).sort()).toEqual(expected), { timeout: 30_000, interval: 100 });
-    const published = compileEventDataValidators((await (await fetch(`${service.baseUrl}/webhook-events.json`)).json()) as WebhookEventsDocument);
+    const expected = [
+      'access_code.expired',
+      'access_code.redeemed',
+      'subscription.created',
+      'subscription.paused',
+      'subscription.resumed',
+    ];
+    await vi.waitFor(
+      () => expect(receiver.deliveries.map((delivery) => delivery.envelope.type).sort()).toEqual(expected),
+      { timeout: 30_000, interval: 100 },
+    );
+    const published = compileEventDataValidators(
+      (await (await fetch(`${service.baseUrl}/webhook-events.json`)).json()) as WebhookEventsDocument,
+    );
     const openApiWebhooks = openApiWebhookValidators(await (await fetch(`${service.baseUrl}/openapi.json`)).json());
     for (const delivery of receiver.deliveries) {
       const { envelope, headers } = delivery;
-      expect(checkSignature({ header: headers['svc-signature'], rawBody: delivery.rawBody, secret: endpoint.secret, nowSeconds: delivery.receivedAtSeconds }), envelope.type).toBeNull();
+      expect(
+        checkSignature({
+          header: headers['svc-signature'],
+          rawBody: delivery.rawBody,
+          secret: endpoint.secret,
+          nowSeconds: delivery.receivedAtSeconds,
+        }),
+        envelope.type,
+      ).toBeNull();
       expect(headers['svc-event-name']).toBe(envelope.type);
       expect(envelope.project_id).toBe(project.id);
       expectPublishedEvent(envelope, published);
       const validate = openApiWebhooks(envelope.type);
-      expect(validate(envelope), `${envelope.type} against openapi.json webhooks: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(
+        validate(envelope),
+        `${envelope.type} against openapi.json webhooks: ${JSON.stringify(validate.errors)}`,
+      ).toBe(true);
       if (envelope.type.startsWith('subscription.')) expect(envelope.data.subscription.id).toBe(subscriptionId);
       else expect(envelope.data.access_code.id).toBe(generated.codes[0].id);
     }
@@ -114,6 +167,7 @@ describe('a scripted agent job over MCP', () => {
     expect(published.get('subscription.paused')!(tampered.data)).toBe(false);
     expect(openApiWebhooks('subscription.paused')(tampered)).toBe(false);
     // The codes themselves never travel in an event.
-    for (const { code: secretCode } of generated.codes) expect(receiver.deliveries.map((delivery) => delivery.rawBody).join('\n')).not.toContain(secretCode);
+    for (const { code: secretCode } of generated.codes)
+      expect(receiver.deliveries.map((delivery) => delivery.rawBody).join('\n')).not.toContain(secretCode);
   });
 });

@@ -23,7 +23,15 @@ beforeAll(async () => {
   service = await startTestService();
   directory = mkdtempSync(join(tmpdir(), 'mcp-try-'));
   // What `npm init -y && npm i @modelcontextprotocol/sdk` leaves behind (npm init's package.json is CommonJS).
-  writeFileSync(join(directory, 'package.json'), JSON.stringify({ name: 'mcp-try', version: '1.0.0', type: 'commonjs', dependencies: { '@modelcontextprotocol/sdk': '*' } }));
+  writeFileSync(
+    join(directory, 'package.json'),
+    JSON.stringify({
+      name: 'mcp-try',
+      version: '1.0.0',
+      type: 'commonjs',
+      dependencies: { '@modelcontextprotocol/sdk': '*' },
+    }),
+  );
   symlinkSync(join(ROOT, 'node_modules'), join(directory, 'node_modules'), 'dir');
   copyFileSync(join(ROOT, 'examples', 'mcp-client.mjs'), join(directory, 'mcp-client.mjs'));
 });
@@ -35,7 +43,11 @@ afterAll(async () => {
 
 function runExample(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['mcp-client.mjs'], { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['mcp-client.mjs'], {
+      cwd: directory,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -47,7 +59,11 @@ function runExample(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdo
 
 describe('examples/mcp-client.mjs from a fresh directory', () => {
   it('lists the tools and calls list_projects with `TOKEN=... node mcp-client.mjs`', async () => {
-    const { code, stdout, stderr } = await runExample({ PATH: process.env.PATH, TOKEN: service.demoToken, MCP_URL: service.mcpUrl });
+    const { code, stdout, stderr } = await runExample({
+      PATH: process.env.PATH,
+      TOKEN: service.demoToken,
+      MCP_URL: service.mcpUrl,
+    });
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(new RegExp(`^${TOOL_DEFINITIONS.length} tools: .*\\blist_projects\\b`));
     const json = stdout.slice(stdout.indexOf('\n') + 1);

@@ -40,7 +40,8 @@ const APPLICABLE: Readonly<Record<string, string>> = {
   'tools-list': 'every tool has name, description and inputSchema',
   'resources-list': 'the six service://enums/* resources',
   'server-sse-multiple-streams': 'three concurrent POSTs on one session are all accepted (answered as JSON)',
-  'dns-rebinding-protection': 'a foreign Host/Origin (evil.example.com) is refused with 403 by the local server\u2019s Host validation; a localhost Host is accepted',
+  'dns-rebinding-protection':
+    'a foreign Host/Origin (evil.example.com) is refused with 403 by the local server\u2019s Host validation; a localhost Host is accepted',
 };
 
 /** Scenarios whose checks are only INFO for a JSON-response server; they must not fail. */
@@ -51,36 +52,95 @@ const INFORMATIONAL: Readonly<Record<string, string>> = {
 
 /** Scenarios that do not apply, with the reason and the failure message that reason produces. */
 const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp }>> = {
-  'logging-set-level': { reason: 'The server declares no `logging` capability (not in the interface); `logging/setLevel` is -32601.', failure: /-32601: Method not found/ },
-  'completion-complete': { reason: 'No prompts or resource templates, so no `completions` capability; also needs the suite\u2019s `test_prompt_with_arguments`.', failure: /-32601: Method not found/ },
-  'tools-call-simple-text': { reason: 'Calls the suite\u2019s fixture tool `test_simple_text`; the interface fixes the tools.', failure: /Unknown tool: test_simple_text/ },
-  'tools-call-image': { reason: 'Calls the fixture tool `test_image_content`.', failure: /Unknown tool: test_image_content/ },
-  'tools-call-audio': { reason: 'Calls the fixture tool `test_audio_content`.', failure: /Unknown tool: test_audio_content/ },
-  'tools-call-embedded-resource': { reason: 'Calls the fixture tool `test_embedded_resource`.', failure: /Unknown tool: test_embedded_resource/ },
-  'tools-call-mixed-content': { reason: 'Calls the fixture tool `test_multiple_content_types`.', failure: /Unknown tool: test_multiple_content_types/ },
-  'tools-call-with-logging': { reason: 'Needs the `logging` capability and the fixture tool `test_tool_with_logging`.', failure: /-32601: Method not found|Unknown tool: test_tool_with_logging/ },
+  'logging-set-level': {
+    reason: 'The server declares no `logging` capability (not in the interface); `logging/setLevel` is -32601.',
+    failure: /-32601: Method not found/,
+  },
+  'completion-complete': {
+    reason:
+      'No prompts or resource templates, so no `completions` capability; also needs the suite\u2019s `test_prompt_with_arguments`.',
+    failure: /-32601: Method not found/,
+  },
+  'tools-call-simple-text': {
+    reason: 'Calls the suite\u2019s fixture tool `test_simple_text`; the interface fixes the tools.',
+    failure: /Unknown tool: test_simple_text/,
+  },
+  'tools-call-image': {
+    reason: 'Calls the fixture tool `test_image_content`.',
+    failure: /Unknown tool: test_image_content/,
+  },
+  'tools-call-audio': {
+    reason: 'Calls the fixture tool `test_audio_content`.',
+    failure: /Unknown tool: test_audio_content/,
+  },
+  'tools-call-embedded-resource': {
+    reason: 'Calls the fixture tool `test_embedded_resource`.',
+    failure: /Unknown tool: test_embedded_resource/,
+  },
+  'tools-call-mixed-content': {
+    reason: 'Calls the fixture tool `test_multiple_content_types`.',
+    failure: /Unknown tool: test_multiple_content_types/,
+  },
+  'tools-call-with-logging': {
+    reason: 'Needs the `logging` capability and the fixture tool `test_tool_with_logging`.',
+    failure: /-32601: Method not found|Unknown tool: test_tool_with_logging/,
+  },
   'tools-call-error': {
-    reason: 'Calls the fixture tool `test_error_handling` (this server\u2019s own isError results are covered in mcp-protocol.test.ts).',
+    reason:
+      'Calls the fixture tool `test_error_handling` (this server\u2019s own isError results are covered in mcp-protocol.test.ts).',
     failure: /Unknown tool: test_error_handling/,
   },
   'tools-call-with-progress': {
-    reason: 'Calls the fixture tool `test_tool_with_progress`; progress notifications need a stream (JSON responses only).',
+    reason:
+      'Calls the fixture tool `test_tool_with_progress`; progress notifications need a stream (JSON responses only).',
     failure: /Unknown tool: test_tool_with_progress/,
   },
-  'tools-call-sampling': { reason: 'Calls the fixture tool `test_sampling`; server-to-client requests need a stream (JSON responses only).', failure: /Unknown tool: test_sampling/ },
-  'tools-call-elicitation': { reason: 'Calls the fixture tool `test_elicitation`; server-to-client requests need a stream.', failure: /Unknown tool: test_elicitation/ },
-  'json-schema-2020-12': { reason: 'Looks for the fixture tool `json_schema_2020_12_tool`.', failure: /Tool 'json_schema_2020_12_tool' not found/ },
-  'elicitation-sep1034-defaults': { reason: 'Calls the fixture tool `test_elicitation_sep1034_defaults`; elicitation needs a stream.', failure: /Unknown tool: test_elicitation_sep1034_defaults/ },
-  'elicitation-sep1330-enums': { reason: 'Calls the fixture tool `test_elicitation_sep1330_enums`; elicitation needs a stream.', failure: /Unknown tool: test_elicitation_sep1330_enums/ },
+  'tools-call-sampling': {
+    reason: 'Calls the fixture tool `test_sampling`; server-to-client requests need a stream (JSON responses only).',
+    failure: /Unknown tool: test_sampling/,
+  },
+  'tools-call-elicitation': {
+    reason: 'Calls the fixture tool `test_elicitation`; server-to-client requests need a stream.',
+    failure: /Unknown tool: test_elicitation/,
+  },
+  'json-schema-2020-12': {
+    reason: 'Looks for the fixture tool `json_schema_2020_12_tool`.',
+    failure: /Tool 'json_schema_2020_12_tool' not found/,
+  },
+  'elicitation-sep1034-defaults': {
+    reason: 'Calls the fixture tool `test_elicitation_sep1034_defaults`; elicitation needs a stream.',
+    failure: /Unknown tool: test_elicitation_sep1034_defaults/,
+  },
+  'elicitation-sep1330-enums': {
+    reason: 'Calls the fixture tool `test_elicitation_sep1330_enums`; elicitation needs a stream.',
+    failure: /Unknown tool: test_elicitation_sep1330_enums/,
+  },
   'resources-read-text': {
-    reason: 'Reads the fixture resource `test://static-text`; this server\u2019s resources are `service://enums/*` (unknown URI: -32002).',
+    reason:
+      'Reads the fixture resource `test://static-text`; this server\u2019s resources are `service://enums/*` (unknown URI: -32002).',
     failure: /Resource not found: test:\/\/static-text/,
   },
-  'resources-read-binary': { reason: 'Reads the fixture resource `test://static-binary`.', failure: /Resource not found: test:\/\/static-binary/ },
-  'resources-templates-read': { reason: 'Reads the fixture template `test://template/{id}/data`; this server has no resource templates.', failure: /Resource not found: test:\/\/template\/123\/data/ },
-  'resources-subscribe': { reason: 'No `resources.subscribe` capability: the resources are static catalogues, and updates would need a stream.', failure: /-32601: Method not found/ },
-  'resources-unsubscribe': { reason: 'No `resources.subscribe` capability (as above).', failure: /-32601: Method not found/ },
-  'prompts-list': { reason: 'The interface says the server publishes no prompts: no `prompts` capability.', failure: /-32601: Method not found/ },
+  'resources-read-binary': {
+    reason: 'Reads the fixture resource `test://static-binary`.',
+    failure: /Resource not found: test:\/\/static-binary/,
+  },
+  'resources-templates-read': {
+    reason: 'Reads the fixture template `test://template/{id}/data`; this server has no resource templates.',
+    failure: /Resource not found: test:\/\/template\/123\/data/,
+  },
+  'resources-subscribe': {
+    reason:
+      'No `resources.subscribe` capability: the resources are static catalogues, and updates would need a stream.',
+    failure: /-32601: Method not found/,
+  },
+  'resources-unsubscribe': {
+    reason: 'No `resources.subscribe` capability (as above).',
+    failure: /-32601: Method not found/,
+  },
+  'prompts-list': {
+    reason: 'The interface says the server publishes no prompts: no `prompts` capability.',
+    failure: /-32601: Method not found/,
+  },
   'prompts-get-simple': { reason: 'No prompts (interface).', failure: /-32601: Method not found/ },
   'prompts-get-with-args': { reason: 'No prompts (interface).', failure: /-32601: Method not found/ },
   'prompts-get-embedded-resource': { reason: 'No prompts (interface).', failure: /-32601: Method not found/ },
@@ -109,9 +169,16 @@ const runs = new Map<string, ScenarioRun>();
 let listed: string[] = [];
 
 /** Runs the conformance CLI (Node 24, the running one) with `args`; kills it after `timeoutMs`. */
-function runCli(args: string[], timeoutMs: number): Promise<{ exitCode: number | null; timedOut: boolean; output: string }> {
+function runCli(
+  args: string[],
+  timeoutMs: number,
+): Promise<{ exitCode: number | null; timedOut: boolean; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONFORMANCE_CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CONFORMANCE_CLI, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let output = '';
     let timedOut = false;
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -133,16 +200,24 @@ function runCli(args: string[], timeoutMs: number): Promise<{ exitCode: number |
 
 /** One scenario through its own proxy and token; reads `checks.json` from the CLI's output directory. */
 async function runScenario(scenario: string): Promise<ScenarioRun> {
-  const minted = await seedToken(service.store, service.runtime.clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, name: `conformance ${scenario}` });
+  const minted = await seedToken(service.store, service.runtime.clock, {
+    teamId: service.demoTeamId,
+    abilities: ABILITY_VALUES,
+    name: `conformance ${scenario}`,
+  });
   const proxy = await startBearerProxy(service.mcpUrl, minted.token);
   proxies.push(proxy);
   const directory = join(outputDirectory, scenario.replace(/[^a-z0-9-]/gi, '_'));
   try {
-    const { exitCode, timedOut, output } = await runCli(['server', '--url', proxy.url, '--scenario', scenario, '-o', directory], SCENARIO_TIMEOUT_MS);
+    const { exitCode, timedOut, output } = await runCli(
+      ['server', '--url', proxy.url, '--scenario', scenario, '-o', directory],
+      SCENARIO_TIMEOUT_MS,
+    );
     let checks: Check[] = [];
     try {
       const [resultDirectory] = readdirSync(directory).filter((name) => name.startsWith(`server-${scenario}-`));
-      if (resultDirectory) checks = JSON.parse(readFileSync(join(directory, resultDirectory, 'checks.json'), 'utf8')) as Check[];
+      if (resultDirectory)
+        checks = JSON.parse(readFileSync(join(directory, resultDirectory, 'checks.json'), 'utf8')) as Check[];
     } catch {
       checks = [];
     }
@@ -155,7 +230,12 @@ async function runScenario(scenario: string): Promise<ScenarioRun> {
 const failures = (run: ScenarioRun) => run.checks.filter((check) => check.status === 'FAILURE');
 const describeRun = (run: ScenarioRun) =>
   JSON.stringify(
-    { exitCode: run.exitCode, timedOut: run.timedOut, checks: run.checks.map(({ id, status, errorMessage }) => ({ id, status, errorMessage })), output: run.output.slice(-2000) },
+    {
+      exitCode: run.exitCode,
+      timedOut: run.timedOut,
+      checks: run.checks.map(({ id, status, errorMessage }) => ({ id, status, errorMessage })),
+      output: run.output.slice(-2000),
+    },
     null,
     2,
   );
@@ -171,7 +251,8 @@ beforeAll(async () => {
   const queue = [...listed];
   await Promise.all(
     Array.from({ length: PARALLEL_RUNS }, async () => {
-      for (let scenario = queue.shift(); scenario; scenario = queue.shift()) runs.set(scenario, await runScenario(scenario));
+      for (let scenario = queue.shift(); scenario; scenario = queue.shift())
+        runs.set(scenario, await runScenario(scenario));
     }),
   );
 }, 900_000);
@@ -185,7 +266,11 @@ afterAll(async () => {
 describe('MCP conformance suite (server scenarios)', () => {
   it('lists server scenarios, and every one is classified here (a new suite version must be reviewed)', () => {
     expect(listed.length).toBeGreaterThanOrEqual(30);
-    const classified = new Set([...Object.keys(APPLICABLE), ...Object.keys(INFORMATIONAL), ...Object.keys(NOT_APPLICABLE)]);
+    const classified = new Set([
+      ...Object.keys(APPLICABLE),
+      ...Object.keys(INFORMATIONAL),
+      ...Object.keys(NOT_APPLICABLE),
+    ]);
     expect(listed.filter((scenario) => !classified.has(scenario))).toEqual([]);
     expect([...classified].filter((scenario) => !listed.includes(scenario))).toEqual([]);
   });

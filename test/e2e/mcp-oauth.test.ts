@@ -11,7 +11,11 @@ import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { DEMO_OWNER, type LocalService } from '../../shared/local/service.js';
 import { launchChromium } from '../support/browser.js';
 import { dashboardHarness } from '../support/dashboard.js';
@@ -83,7 +87,9 @@ describe('MCP SDK client OAuth against the local server', () => {
     const provider = new MemoryProvider();
 
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
-    await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(provider.client?.client_id).toEqual(expect.any(String));
     expect(provider.authorizationUrl?.href).toContain(`${mcpUrl.origin}/oauth/authorize?`);
     expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
@@ -107,7 +113,11 @@ describe('MCP SDK client OAuth against the local server', () => {
     expect(callback?.searchParams.get('code')).toMatch(/^oac_/);
 
     await first.finishAuth(callback!.searchParams.get('code')!);
-    expect(provider.issued).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), access_token: expect.stringMatching(/^svc_live_/), refresh_token: expect.stringMatching(/^ort_/) });
+    expect(provider.issued).toMatchObject({
+      token_type: expect.stringMatching(/^bearer$/i),
+      access_token: expect.stringMatching(/^svc_live_/),
+      refresh_token: expect.stringMatching(/^ort_/),
+    });
 
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));

@@ -29,7 +29,14 @@ import { seedTeam, seedToken, testClock } from '../support/store.js';
 import { MCP_SESSION_LIFETIME_SECONDS } from '../../shared/mcp/sessions.js';
 import { createMcpHandler } from '../../shared/mcp/lambda.js';
 import { keys } from '../../shared/store/keys.js';
-import { initializeMessage, openSession, post, send, TEST_PROTOCOL_VERSION, type RawMcpResponse } from '../support/mcp.js';
+import {
+  initializeMessage,
+  openSession,
+  post,
+  send,
+  TEST_PROTOCOL_VERSION,
+  type RawMcpResponse,
+} from '../support/mcp.js';
 
 let clock: ManualClock;
 let serviceA: LocalService;
@@ -37,7 +44,12 @@ let serviceB: LocalService;
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ping = (id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'ping' });
-const toolCall = (name: string, args: Record<string, unknown>, id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (name: string, args: Record<string, unknown>, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 function startInstance(tableName: string): Promise<LocalService> {
   return startTestService({ tableName, clock });
@@ -58,8 +70,10 @@ function startNextWindow(): void {
 const INTERFACE_CORS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, GET, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, MCP-Session-Id, MCP-Protocol-Version, Last-Event-ID',
-  'Access-Control-Expose-Headers': 'MCP-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate',
+  'Access-Control-Allow-Headers':
+    'Authorization, Content-Type, Accept, MCP-Session-Id, MCP-Protocol-Version, Last-Event-ID',
+  'Access-Control-Expose-Headers':
+    'MCP-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -98,14 +112,26 @@ function expectProblem(response: RawMcpResponse, status: number, code: string): 
   });
 }
 
-function expectJsonRpcError(response: RawMcpResponse, status: number, code: number, id: string | number | null = null): void {
+function expectJsonRpcError(
+  response: RawMcpResponse,
+  status: number,
+  code: number,
+  id: string | number | null = null,
+): void {
   expect(response.status).toBe(status);
   expect(response.json).toMatchObject({ jsonrpc: '2.0', error: { code, message: expect.any(String) }, id });
 }
 
-async function sdkClient(url: string, token: string, sessionId?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function sdkClient(
+  url: string,
+  token: string,
+  sessionId?: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'mcp-protocol-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { sessionId, requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    sessionId,
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   return { client, transport };
 }
@@ -126,9 +152,18 @@ describe('CORS (interface "CORS (tool server)")', () => {
   it('answers preflight OPTIONS before authentication, with no token, with exactly the table', async () => {
     const response = await fetch(serviceA.mcpUrl, {
       method: 'OPTIONS',
-      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, mcp-session-id, mcp-protocol-version' },
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, mcp-session-id, mcp-protocol-version',
+      },
     });
-    const raw: RawMcpResponse = { status: response.status, headers: response.headers, text: await response.text(), json: undefined };
+    const raw: RawMcpResponse = {
+      status: response.status,
+      headers: response.headers,
+      text: await response.text(),
+      json: undefined,
+    };
     expect(raw.status).toBe(204);
     expectCors(raw);
     expect(raw.headers.get('www-authenticate')).toBeNull();
@@ -165,10 +200,14 @@ describe('authentication and the mcp:full gate (interface "Tool-server authoriza
     startNextWindow();
     const attempts: RawMcpResponse[] = [
       await post(serviceA.mcpUrl, initializeMessage(), {}),
-      await post(serviceA.mcpUrl, initializeMessage(), { headers: { Cookie: `token=${serviceA.demoToken}; Authorization=Bearer ${serviceA.demoToken}` } }),
+      await post(serviceA.mcpUrl, initializeMessage(), {
+        headers: { Cookie: `token=${serviceA.demoToken}; Authorization=Bearer ${serviceA.demoToken}` },
+      }),
       await post(serviceB.mcpUrl, initializeMessage(), { headers: { Authorization: 'Bearer not-a-token' } }),
       await post(serviceB.mcpUrl, initializeMessage(), { token: revocable.token }),
-      await post(serviceA.mcpUrl, initializeMessage(), { headers: { Authorization: `Basic ${Buffer.from(`user:${serviceA.demoToken}`).toString('base64')}` } }),
+      await post(serviceA.mcpUrl, initializeMessage(), {
+        headers: { Authorization: `Basic ${Buffer.from(`user:${serviceA.demoToken}`).toString('base64')}` },
+      }),
     ];
     attempts.forEach((attempt, index) => {
       expectProblem(attempt, 401, 'AUTHENTICATION_REQUIRED');
@@ -205,7 +244,11 @@ describe('authentication and the mcp:full gate (interface "Tool-server authoriza
       await post(serviceA.mcpUrl, initializeMessage(), { token }),
       await post(serviceA.mcpUrl, '{this is not json', { token }),
       await post(serviceA.mcpUrl, [], { token }),
-      await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'no/such/method' }, { token, sessionId: randomUUID() }),
+      await post(
+        serviceA.mcpUrl,
+        { jsonrpc: '2.0', id: 1, method: 'no/such/method' },
+        { token, sessionId: randomUUID() },
+      ),
       await post(serviceA.mcpUrl, ping(), { token, protocolVersion: '1999-01-01' }),
       await send(serviceA.mcpUrl, 'GET', { token }),
       await send(serviceA.mcpUrl, 'DELETE', { token, sessionId: randomUUID() }),
@@ -224,9 +267,15 @@ describe('authentication and the mcp:full gate (interface "Tool-server authoriza
     const allowed = await post(serviceA.mcpUrl, toolCall('list_projects', {}), { token, sessionId });
     expect(allowed.status).toBe(200);
     expect(allowed.json.result.isError).toBeFalsy();
-    const refused = await post(serviceA.mcpUrl, toolCall('list_subscribers', { project_id: randomUUID() }), { token, sessionId });
+    const refused = await post(serviceA.mcpUrl, toolCall('list_subscribers', { project_id: randomUUID() }), {
+      token,
+      sessionId,
+    });
     expect(refused.status).toBe(200);
-    expect(refused.json.result).toMatchObject({ isError: true, structuredContent: { code: 'TOKEN_MISSING_ABILITY', status: 403 } });
+    expect(refused.json.result).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'TOKEN_MISSING_ABILITY', status: 403 },
+    });
     expect(JSON.parse(refused.json.result.content[0].text)).toEqual(refused.json.result.structuredContent);
   });
 });
@@ -236,11 +285,21 @@ describe('sessions (DESIGN D5)', () => {
     const { token, id: tokenId } = await mint();
     const initialized = await post(serviceA.mcpUrl, initializeMessage(7), { token, protocolVersion: null });
     expect(initialized.status).toBe(200);
-    expect(initialized.json).toMatchObject({ jsonrpc: '2.0', id: 7, result: { protocolVersion: TEST_PROTOCOL_VERSION, serverInfo: { name: 'membership-service' } } });
+    expect(initialized.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { protocolVersion: TEST_PROTOCOL_VERSION, serverInfo: { name: 'membership-service' } },
+    });
     const sessionId = initialized.headers.get('mcp-session-id')!;
     expect(sessionId).toMatch(UUID_PATTERN);
 
-    const stored = await serviceA.store.document.send(new GetCommand({ TableName: serviceA.store.tableName, Key: keys.session(tokenId, sessionId), ConsistentRead: true }));
+    const stored = await serviceA.store.document.send(
+      new GetCommand({
+        TableName: serviceA.store.tableName,
+        Key: keys.session(tokenId, sessionId),
+        ConsistentRead: true,
+      }),
+    );
     expect(stored.Item).toMatchObject({
       token_id: tokenId,
       team_id: serviceA.demoTeamId,
@@ -248,7 +307,11 @@ describe('sessions (DESIGN D5)', () => {
       expires_at: Math.floor(clock.nowMs() / 1000) + MCP_SESSION_LIFETIME_SECONDS,
     });
 
-    const listed = await post(serviceB.mcpUrl, { jsonrpc: '2.0', id: 'list', method: 'tools/list' }, { token, sessionId });
+    const listed = await post(
+      serviceB.mcpUrl,
+      { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+      { token, sessionId },
+    );
     expect(listed.status).toBe(200);
     expect(listed.json.id).toBe('list');
     expect(listed.json.result.tools).toHaveLength(TOOL_DEFINITIONS.length);
@@ -271,8 +334,16 @@ describe('sessions (DESIGN D5)', () => {
 
     expectJsonRpcError(await post(serviceA.mcpUrl, ping(), { token: owner.token }), 400, -32000);
     expectJsonRpcError(await send(serviceA.mcpUrl, 'DELETE', { token: owner.token }), 400, -32000);
-    expectJsonRpcError(await post(serviceA.mcpUrl, ping(), { token: owner.token, sessionId: randomUUID() }), 404, -32001);
-    expectJsonRpcError(await post(serviceA.mcpUrl, ping(), { token: owner.token, sessionId: 'not-even-a-uuid' }), 404, -32001);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, ping(), { token: owner.token, sessionId: randomUUID() }),
+      404,
+      -32001,
+    );
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, ping(), { token: owner.token, sessionId: 'not-even-a-uuid' }),
+      404,
+      -32001,
+    );
 
     // Same team, every ability, but not the token that created the session.
     const foreign = await post(serviceB.mcpUrl, ping(), { token: other.token, sessionId });
@@ -300,7 +371,11 @@ describe('sessions (DESIGN D5)', () => {
 
   it('does not create a session when initialize fails', async () => {
     const { token } = await mint();
-    const failed = await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } }, { token });
+    const failed = await post(
+      serviceA.mcpUrl,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } },
+      { token },
+    );
     expect(failed.status).toBe(200);
     expectJsonRpcError(failed, 200, -32602, 1);
     expect(failed.json.error.message).toContain('params.protocolVersion');
@@ -337,10 +412,22 @@ describe('MCP-Protocol-Version (MCP "Transports → Protocol version header")', 
     expectJsonRpcError(unsupported, 400, -32000);
     expect(unsupported.json.error.message).toContain('2099-01-01');
     expectCors(unsupported);
-    expectJsonRpcError(await send(serviceA.mcpUrl, 'DELETE', { token, sessionId, protocolVersion: 'garbage' }), 400, -32000);
+    expectJsonRpcError(
+      await send(serviceA.mcpUrl, 'DELETE', { token, sessionId, protocolVersion: 'garbage' }),
+      400,
+      -32000,
+    );
     // The refused DELETE did not end the session.
-    expect((await post(serviceA.mcpUrl, ping(2), { token, sessionId, protocolVersion: '2025-03-26' })).json).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
-    expect((await post(serviceA.mcpUrl, ping(3), { token, sessionId, protocolVersion: null })).json).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    expect((await post(serviceA.mcpUrl, ping(2), { token, sessionId, protocolVersion: '2025-03-26' })).json).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: {},
+    });
+    expect((await post(serviceA.mcpUrl, ping(3), { token, sessionId, protocolVersion: null })).json).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      result: {},
+    });
   });
 });
 
@@ -348,42 +435,107 @@ describe('JSON-RPC messages (JSON-RPC 2.0 §5, MCP "Transports")', () => {
   it('answers -32700 for invalid JSON, -32600 for a non-JSON-RPC message, -32601 for an unknown method, -32602 for an unknown tool', async () => {
     const { token } = await mint();
     const sessionId = await openSession(serviceA.mcpUrl, token);
-    expectJsonRpcError(await post(serviceA.mcpUrl, '{"jsonrpc": "2.0", "id": 1, "method": ', { token, sessionId }), 400, -32700);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, '{"jsonrpc": "2.0", "id": 1, "method": ', { token, sessionId }),
+      400,
+      -32700,
+    );
     expectJsonRpcError(await post(serviceA.mcpUrl, '', { token, sessionId }), 400, -32700);
     expectJsonRpcError(await post(serviceA.mcpUrl, { hello: 'world' }, { token, sessionId }), 400, -32600);
     expectJsonRpcError(await post(serviceA.mcpUrl, { id: 5, method: 'ping' }, { token, sessionId }), 400, -32600, 5);
-    expectJsonRpcError(await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: null, method: 'ping' }, { token, sessionId }), 400, -32600);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: null, method: 'ping' }, { token, sessionId }),
+      400,
+      -32600,
+    );
     expectJsonRpcError(await post(serviceA.mcpUrl, 42, { token, sessionId }), 400, -32600);
     // Validated before the session: a malformed message without a session is still -32600.
-    expectJsonRpcError(await post(serviceA.mcpUrl, { jsonrpc: '1.0', id: 'x', method: 'ping' }, { token }), 400, -32600, 'x');
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, { jsonrpc: '1.0', id: 'x', method: 'ping' }, { token }),
+      400,
+      -32600,
+      'x',
+    );
 
-    expectJsonRpcError(await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 9, method: 'prompts/list' }, { token, sessionId }), 200, -32601, 9);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 9, method: 'prompts/list' }, { token, sessionId }),
+      200,
+      -32601,
+      9,
+    );
     const unknownTool = await post(serviceA.mcpUrl, toolCall('no_such_tool', {}, 10), { token, sessionId });
     expectJsonRpcError(unknownTool, 200, -32602, 10);
     expect(unknownTool.json.error.message).toBe('Unknown tool: no_such_tool');
-    expectJsonRpcError(await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 11, method: 'resources/read', params: { uri: 'service://enums/nope' } }, { token, sessionId }), 200, -32002, 11);
+    expectJsonRpcError(
+      await post(
+        serviceA.mcpUrl,
+        { jsonrpc: '2.0', id: 11, method: 'resources/read', params: { uri: 'service://enums/nope' } },
+        { token, sessionId },
+      ),
+      200,
+      -32002,
+      11,
+    );
     // Params that do not match the method: -32602 naming the field (the SDK alone would say -32603).
-    const noName = await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { arguments: {} } }, { token, sessionId });
+    const noName = await post(
+      serviceA.mcpUrl,
+      { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { arguments: {} } },
+      { token, sessionId },
+    );
     expectJsonRpcError(noName, 200, -32602, 12);
     expect(noName.json.error.message).toContain('params.name');
-    expectJsonRpcError(await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'get_team', arguments: 'x' } }, { token, sessionId }), 200, -32602, 13);
-    expectJsonRpcError(await post(serviceA.mcpUrl, { jsonrpc: '2.0', id: 14, method: 'resources/read', params: {} }, { token, sessionId }), 200, -32602, 14);
+    expectJsonRpcError(
+      await post(
+        serviceA.mcpUrl,
+        { jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'get_team', arguments: 'x' } },
+        { token, sessionId },
+      ),
+      200,
+      -32602,
+      13,
+    );
+    expectJsonRpcError(
+      await post(
+        serviceA.mcpUrl,
+        { jsonrpc: '2.0', id: 14, method: 'resources/read', params: {} },
+        { token, sessionId },
+      ),
+      200,
+      -32602,
+      14,
+    );
 
     // Notifications and responses are accepted with 202 and no body.
-    const notification = await post(serviceA.mcpUrl, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, { token, sessionId });
+    const notification = await post(
+      serviceA.mcpUrl,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+      { token, sessionId },
+    );
     expect(notification.status).toBe(202);
     expect(notification.text).toBe('');
     // Wrong Accept or Content-Type: the transport's own 406 / 415.
-    expect((await post(serviceA.mcpUrl, ping(), { token, sessionId, headers: { Accept: 'application/json' } })).status).toBe(406);
-    expect((await post(serviceA.mcpUrl, ping(), { token, sessionId, headers: { 'Content-Type': 'text/plain' } })).status).toBe(415);
+    expect(
+      (await post(serviceA.mcpUrl, ping(), { token, sessionId, headers: { Accept: 'application/json' } })).status,
+    ).toBe(406);
+    expect(
+      (await post(serviceA.mcpUrl, ping(), { token, sessionId, headers: { 'Content-Type': 'text/plain' } })).status,
+    ).toBe(415);
   });
 
   it('refuses batches in protocol versions without batching (2025-06-18 on) and answers them in 2025-03-26 sessions', async () => {
     const { token } = await mint();
     const sessionId = await openSession(serviceA.mcpUrl, token);
-    const batch = [ping('a'), { jsonrpc: '2.0', id: 'b', method: 'no/such/method' }, { jsonrpc: '2.0', method: 'notifications/initialized' }];
+    const batch = [
+      ping('a'),
+      { jsonrpc: '2.0', id: 'b', method: 'no/such/method' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ];
     expectJsonRpcError(await post(serviceA.mcpUrl, batch, { token, sessionId }), 400, -32600);
-    expectJsonRpcError(await post(serviceA.mcpUrl, batch, { token, sessionId, protocolVersion: '2025-06-18' }), 400, -32600);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, batch, { token, sessionId, protocolVersion: '2025-06-18' }),
+      400,
+      -32600,
+    );
 
     // A client that negotiated 2025-03-26 (and sends no version header: the negotiated one applies).
     const legacy = await post(serviceA.mcpUrl, initializeMessage(1, '2025-03-26'), { token, protocolVersion: null });
@@ -395,8 +547,20 @@ describe('JSON-RPC messages (JSON-RPC 2.0 §5, MCP "Transports")', () => {
       { jsonrpc: '2.0', id: 'a', result: {} },
       { jsonrpc: '2.0', id: 'b', error: { code: -32601, message: 'Method not found' } },
     ]);
-    expectJsonRpcError(await post(serviceB.mcpUrl, [], { token, sessionId: legacySession, protocolVersion: null }), 400, -32600);
-    expectJsonRpcError(await post(serviceB.mcpUrl, [ping('c'), { nope: true }], { token, sessionId: legacySession, protocolVersion: null }), 400, -32600);
+    expectJsonRpcError(
+      await post(serviceB.mcpUrl, [], { token, sessionId: legacySession, protocolVersion: null }),
+      400,
+      -32600,
+    );
+    expectJsonRpcError(
+      await post(serviceB.mcpUrl, [ping('c'), { nope: true }], {
+        token,
+        sessionId: legacySession,
+        protocolVersion: null,
+      }),
+      400,
+      -32600,
+    );
   });
 });
 
@@ -409,13 +573,17 @@ describe('rate limits (interface "Limits", DESIGN D4)', () => {
     // 100 of the token's 120 taken in one step (the same conditional ADD, 100 units): the race is for the last 20.
     await consumeRateLimit(serviceA.store, clock, 'mcp', id, 100);
     // 30 concurrent requests, split over the two instances; GET is rate-limited, then answered 405.
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => send(index % 2 ? serviceB.mcpUrl : serviceA.mcpUrl, 'GET', { token })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => send(index % 2 ? serviceB.mcpUrl : serviceA.mcpUrl, 'GET', { token })),
+    );
     const admitted = answers.filter((answer) => answer.status === 405);
     const limited = answers.filter((answer) => answer.status === 429);
     expect(admitted).toHaveLength(20);
     expect(limited).toHaveLength(10);
     // Each admitted request saw a distinct remaining count: 19 down to 0.
-    expect(admitted.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, index) => index));
+    expect(admitted.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, index) => index),
+    );
     for (const answer of admitted) expect(answer.headers.get('x-ratelimit-limit')).toBe('120');
     for (const answer of limited) {
       expectProblem(answer, 429, 'RATE_LIMITED');
@@ -471,8 +639,15 @@ describe('tools (DESIGN D5, D12)', () => {
         expect(typeof tool.annotations?.idempotentHint, tool.name).toBe('boolean');
       }
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      expect(byName.get('list_projects')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
-      expect(byName.get('delete_webhook_endpoint')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      expect(byName.get('list_projects')?.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+      });
+      expect(byName.get('delete_webhook_endpoint')?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+      });
       expect(byName.get('create_project')?.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
 
       // The SDK client validates structuredContent against the declared outputSchema.
@@ -493,7 +668,10 @@ describe('tools (DESIGN D5, D12)', () => {
     try {
       const created = new Set<string>();
       for (let index = 0; index < 27; index += 1) {
-        const result = await client.callTool({ name: 'create_project', arguments: { name: `Paging ${index}`, platform_type: 'discord' } });
+        const result = await client.callTool({
+          name: 'create_project',
+          arguments: { name: `Paging ${index}`, platform_type: 'discord' },
+        });
         expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
         created.add((result.structuredContent as { id: string }).id);
       }
@@ -501,7 +679,10 @@ describe('tools (DESIGN D5, D12)', () => {
       const pageSizes: number[] = [];
       let cursor: string | undefined;
       do {
-        const result = await client.callTool({ name: 'list_projects', arguments: cursor ? { limit: 10, cursor } : { limit: 10 } });
+        const result = await client.callTool({
+          name: 'list_projects',
+          arguments: cursor ? { limit: 10, cursor } : { limit: 10 },
+        });
         const page = result.structuredContent as { data: Array<{ id: string }>; next_cursor: string | null };
         pageSizes.push(page.data.length);
         seen.push(...page.data.map((project) => project.id));
@@ -515,7 +696,10 @@ describe('tools (DESIGN D5, D12)', () => {
       expect(new Set(seen).size).toBe(27);
       expect(new Set(seen)).toEqual(created);
 
-      const firstDefault = (await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { data: unknown[]; next_cursor: string | null };
+      const firstDefault = (await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as {
+        data: unknown[];
+        next_cursor: string | null;
+      };
       expect(firstDefault.data).toHaveLength(25);
       expect(firstDefault.next_cursor).toEqual(expect.any(String));
     } finally {
@@ -538,7 +722,11 @@ describe('tools (DESIGN D5, D12)', () => {
 });
 
 describe('the Lambda edge (API Gateway HTTP API v2 events)', () => {
-  function event(overrides: { headers: Record<string, string>; cookies?: string[]; body?: string }): APIGatewayProxyEventV2 {
+  function event(overrides: {
+    headers: Record<string, string>;
+    cookies?: string[];
+    body?: string;
+  }): APIGatewayProxyEventV2 {
     return {
       version: '2.0',
       routeKey: 'ANY /mcp',
@@ -568,7 +756,11 @@ describe('the Lambda edge (API Gateway HTTP API v2 events)', () => {
     const handler = createMcpHandler(() => serviceA.runtime);
     const result = await handler(
       event({
-        headers: { host: 'mcp.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          host: 'mcp.example',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         cookies: [`token=${serviceA.demoToken}`, `authorization=Bearer ${serviceA.demoToken}`],
         body: JSON.stringify(initializeMessage()),
       }),
@@ -582,11 +774,15 @@ describe('the Lambda edge (API Gateway HTTP API v2 events)', () => {
 
   it('answers an event that is not a valid HTTP request with a problem document that still carries CORS', async () => {
     const handler = createMcpHandler(() => serviceA.runtime);
-    const result = await handler(event({ headers: { host: 'not a host name', authorization: `Bearer ${serviceA.demoToken}` }, body: '{}' }), context);
+    const result = await handler(
+      event({ headers: { host: 'not a host name', authorization: `Bearer ${serviceA.demoToken}` }, body: '{}' }),
+      context,
+    );
     expect(result.statusCode).toBe(422);
     expect(result.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(JSON.parse(result.body)).toMatchObject({ code: 'VALIDATION_FAILED' });
-    for (const [name, value] of Object.entries(INTERFACE_CORS)) expect(result.headers[name.toLowerCase()], name).toBe(value);
+    for (const [name, value] of Object.entries(INTERFACE_CORS))
+      expect(result.headers[name.toLowerCase()], name).toBe(value);
   });
 });
 
@@ -594,7 +790,13 @@ describe('hardening', () => {
   it('answers 404, never 500, for an over-long or malformed MCP-Session-Id (DESIGN D5)', async () => {
     const { token } = await mint();
     await openSession(serviceA.mcpUrl, token);
-    for (const sessionId of ['x'.repeat(2_000), `${randomUUID()}${'0'.repeat(1_100)}`, randomUUID().toUpperCase(), 'MCP_SESSION#../../etc', '%00%ff']) {
+    for (const sessionId of [
+      'x'.repeat(2_000),
+      `${randomUUID()}${'0'.repeat(1_100)}`,
+      randomUUID().toUpperCase(),
+      'MCP_SESSION#../../etc',
+      '%00%ff',
+    ]) {
       const posted = await post(serviceA.mcpUrl, ping(), { token, sessionId });
       expectJsonRpcError(posted, 404, -32001);
       expectCors(posted);
@@ -630,7 +832,11 @@ describe('hardening', () => {
     const last = await post(serviceA.mcpUrl, eighteen, { token, sessionId, protocolVersion: null });
     expect(last.status).toBe(200);
     expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
-    expectProblem(await post(serviceA.mcpUrl, ping(), { token, sessionId, protocolVersion: null }), 429, 'RATE_LIMITED');
+    expectProblem(
+      await post(serviceA.mcpUrl, ping(), { token, sessionId, protocolVersion: null }),
+      429,
+      'RATE_LIMITED',
+    );
   });
 
   it('points every 401 at its OAuth protected-resource metadata (RFC 9728), served without a token', async () => {
@@ -643,7 +849,12 @@ describe('hardening', () => {
 
     for (const url of [metadataUrl, `${new URL(serviceA.mcpUrl).origin}/.well-known/oauth-protected-resource`]) {
       const response = await fetch(url);
-      const raw: RawMcpResponse = { status: response.status, headers: response.headers, text: '', json: await response.json() };
+      const raw: RawMcpResponse = {
+        status: response.status,
+        headers: response.headers,
+        text: '',
+        json: await response.json(),
+      };
       expect(raw.status).toBe(200);
       expectCors(raw);
       const metadata = OAuthProtectedResourceMetadataSchema.parse(raw.json);
@@ -660,7 +871,11 @@ describe('hardening', () => {
     const list = { jsonrpc: '2.0', id: 'list', method: 'tools/list' };
     const all = await post(serviceA.mcpUrl, list, { token, sessionId });
     expect(all.json.result.tools).toHaveLength(TOOL_DEFINITIONS.length);
-    const byHeader = await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Tools-Filter': 'callable' } });
+    const byHeader = await post(serviceA.mcpUrl, list, {
+      token,
+      sessionId,
+      headers: { 'MCP-Tools-Filter': 'callable' },
+    });
     const byQuery = await post(`${serviceA.mcpUrl}?tools=callable`, list, { token, sessionId });
     for (const answer of [byHeader, byQuery]) {
       expect(answer.status).toBe(200);
@@ -669,25 +884,38 @@ describe('hardening', () => {
       // get_team (the smoke test) needs no ability beyond the gate (DESIGN D2), so it is callable too.
       expect(names).toEqual(expect.arrayContaining(['get_team', 'list_projects', 'get_project', 'create_project']));
       expect(names).not.toContain('list_subscribers');
-      for (const tool of answer.json.result.tools) expect(tool.description, tool.name).toMatch(/Requires (ability `(project:view-any|project:view|project:create)`|no ability beyond `mcp:full`)\.$/);
+      for (const tool of answer.json.result.tools)
+        expect(tool.description, tool.name).toMatch(
+          /Requires (ability `(project:view-any|project:view|project:create)`|no ability beyond `mcp:full`)\.$/,
+        );
     }
     // A project-scoped token cannot call team-wide tools, so they are not listed for it either.
     const creator = (await mint()).token;
-    const project = await post(serviceA.mcpUrl, toolCall('create_project', { name: 'Scoped listing', platform_type: 'discord' }), {
-      token: creator,
-      sessionId: await openSession(serviceA.mcpUrl, creator),
-    });
+    const project = await post(
+      serviceA.mcpUrl,
+      toolCall('create_project', { name: 'Scoped listing', platform_type: 'discord' }),
+      {
+        token: creator,
+        sessionId: await openSession(serviceA.mcpUrl, creator),
+      },
+    );
     const scoped = await seedToken(serviceA.store, clock, {
       teamId: serviceA.demoTeamId,
       abilities: ['mcp:full', 'activity:read', 'project:view-any'],
       projectIds: [project.json.result.structuredContent.id],
     });
     const scopedSession = await openSession(serviceA.mcpUrl, scoped.token);
-    const scopedNames = (await post(`${serviceA.mcpUrl}?tools=callable`, list, { token: scoped.token, sessionId: scopedSession })).json.result.tools.map((tool: { name: string }) => tool.name);
+    const scopedNames = (
+      await post(`${serviceA.mcpUrl}?tools=callable`, list, { token: scoped.token, sessionId: scopedSession })
+    ).json.result.tools.map((tool: { name: string }) => tool.name);
     expect(scopedNames).toContain('list_projects');
     expect(scopedNames).not.toContain('get_activity_log');
     // A value the filter does not take is refused, not ignored.
-    expectJsonRpcError(await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Tools-Filter': 'writable' } }), 400, -32000);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Tools-Filter': 'writable' } }),
+      400,
+      -32000,
+    );
   });
 
   it('lists and runs only readOnlyHint tools with MCP-Read-Only: 1 or ?read_only=1 (DESIGN D5)', async () => {
@@ -706,7 +934,11 @@ describe('hardening', () => {
       for (const tool of tools) expect(tool.annotations.readOnlyHint, tool.name).toBe(true);
       expect(tools.map((tool) => tool.name)).toContain('list_projects');
 
-      const write = await post(url, toolCall('create_project', { name: 'Not in read-only mode', platform_type: 'discord' }), { token, sessionId, headers });
+      const write = await post(
+        url,
+        toolCall('create_project', { name: 'Not in read-only mode', platform_type: 'discord' }),
+        { token, sessionId, headers },
+      );
       expect(write.json.result).toMatchObject({ isError: true, structuredContent: { code: 'TOKEN_MISSING_ABILITY' } });
       expect(write.json.result.structuredContent.detail).toContain('read-only');
       const read = await post(url, toolCall('list_projects', {}), { token, sessionId, headers });
@@ -720,7 +952,11 @@ describe('hardening', () => {
     } finally {
       await client.close();
     }
-    expectJsonRpcError(await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Read-Only': 'yes' } }), 400, -32000);
+    expectJsonRpcError(
+      await post(serviceA.mcpUrl, list, { token, sessionId, headers: { 'MCP-Read-Only': 'yes' } }),
+      400,
+      -32000,
+    );
   });
 
   it('publishes schemas without type arrays or empty additionalProperties, which the SDK client still validates results against (MCP Inspector --strict)', async () => {
@@ -733,7 +969,12 @@ describe('hardening', () => {
         if (!node || typeof node !== 'object') return;
         const schema = node as Record<string, unknown>;
         if (Array.isArray(schema.type)) findings.push(`${path}.type`);
-        if (schema.additionalProperties && typeof schema.additionalProperties === 'object' && Object.keys(schema.additionalProperties).length === 0) findings.push(`${path}.additionalProperties`);
+        if (
+          schema.additionalProperties &&
+          typeof schema.additionalProperties === 'object' &&
+          Object.keys(schema.additionalProperties).length === 0
+        )
+          findings.push(`${path}.additionalProperties`);
         for (const [key, value] of Object.entries(schema)) walk(value, `${path}.${key}`);
       };
       for (const tool of tools) {

@@ -48,16 +48,26 @@ interface NpmStart {
  */
 async function startNpm({ demoHistory = true } = {}): Promise<NpmStart> {
   const dynamoDbPort = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_LOCAL_PORT: String(dynamoDbPort), DEMO_HISTORY: demoHistory ? '1' : '0' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    DYNAMODB_LOCAL_PORT: String(dynamoDbPort),
+    DEMO_HISTORY: demoHistory ? '1' : '0',
+  };
   delete env.DYNAMODB_ENDPOINT;
   const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   try {
     // Generous: a loaded machine seeds the demo history slowly (its time is a figure for the bench, not a test).
-    await vi.waitFor(() => expect(child.exitCode === null ? output : 'npm exited').toContain('Press Ctrl-C to stop'), { timeout: 120_000, interval: 100 });
+    await vi.waitFor(() => expect(child.exitCode === null ? output : 'npm exited').toContain('Press Ctrl-C to stop'), {
+      timeout: 120_000,
+      interval: 100,
+    });
   } catch (error) {
     process.kill(-child.pid!, 'SIGKILL');
     throw error;
@@ -81,7 +91,10 @@ async function expectEverythingStopped(started: NpmStart, signal: NodeJS.Signals
   clearTimeout(timer);
   // npm itself may end on the signal (or report it as 128 + its number); what matters is that the service
   // and DynamoDB Local are gone.
-  expect(code === 0 || code === 128 + constants.signals[signal] || endedBy === signal, `npm exited with ${code} / ${endedBy}`).toBe(true);
+  expect(
+    code === 0 || code === 128 + constants.signals[signal] || endedBy === signal,
+    `npm exited with ${code} / ${endedBy}`,
+  ).toBe(true);
   // The service's own last lines may arrive after npm's exit: npm and tsx end on SIGHUP at once, while the
   // service (same process group, same pipe) is still writing.
   await expect.poll(() => started.output(), { timeout: 10_000, interval: 100 }).toContain(`${signal}: stopping...`);
@@ -94,7 +107,9 @@ describe('npm start', () => {
     const started = await startNpm();
     try {
       expect(started.output()).toMatch(/started in [\d.]+ s/);
-      const team = await fetch(`${started.baseUrl}/v1/teams/current`, { headers: { Authorization: `Bearer ${started.token}` } });
+      const team = await fetch(`${started.baseUrl}/v1/teams/current`, {
+        headers: { Authorization: `Bearer ${started.token}` },
+      });
       expect(team.status).toBe(200);
       // The demo project's join page, printed in the banner, sells its free plan without a provider.
       const joinUrl = /Join page:\s+(\S+)/.exec(started.output())![1];

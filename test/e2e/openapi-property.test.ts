@@ -65,11 +65,32 @@ beforeAll(async () => {
   service = await startTestService();
   const clock = service.runtime.clock;
   full = [];
-  for (let index = 0; index < FULL_TOKENS; index++) full.push(await seedToken(service.store, clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, name: `property ${index}` }));
-  weak = await seedToken(service.store, clock, { teamId: service.demoTeamId, abilities: ['mcp:full', 'project:view-any'], name: 'property weak' });
-  const project = await send({ method: 'POST', path: '/v1/projects', token: full[0].token, body: { name: 'Property project', platform_type: 'discord' } });
+  for (let index = 0; index < FULL_TOKENS; index++)
+    full.push(
+      await seedToken(service.store, clock, {
+        teamId: service.demoTeamId,
+        abilities: ABILITY_VALUES,
+        name: `property ${index}`,
+      }),
+    );
+  weak = await seedToken(service.store, clock, {
+    teamId: service.demoTeamId,
+    abilities: ['mcp:full', 'project:view-any'],
+    name: 'property weak',
+  });
+  const project = await send({
+    method: 'POST',
+    path: '/v1/projects',
+    token: full[0].token,
+    body: { name: 'Property project', platform_type: 'discord' },
+  });
   expect(project.status, project.text).toBe(201);
-  scoped = await seedToken(service.store, clock, { teamId: service.demoTeamId, abilities: ABILITY_VALUES, projectIds: [(project.json as { id: string }).id], name: 'property scoped' });
+  scoped = await seedToken(service.store, clock, {
+    teamId: service.demoTeamId,
+    abilities: ABILITY_VALUES,
+    projectIds: [(project.json as { id: string }).id],
+    name: 'property scoped',
+  });
   for (const token of [...full, weak, scoped]) ownTokenIds.add(token.id);
   harvest(project.json, 'project');
   const served = await send({ method: 'GET', path: '/openapi.json' });
@@ -86,7 +107,12 @@ beforeAll(async () => {
   (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
   const cidr = (version: 4 | 6) => (value: string) => {
     const [address, prefix, ...rest] = value.split('/');
-    return rest.length === 0 && isIP(address ?? '') === version && /^\d{1,3}$/.test(prefix ?? '') && Number(prefix) <= (version === 4 ? 32 : 128);
+    return (
+      rest.length === 0 &&
+      isIP(address ?? '') === version &&
+      /^\d{1,3}$/.test(prefix ?? '') &&
+      Number(prefix) <= (version === 4 ? 32 : 128)
+    );
   };
   ajv.addFormat('cidrv4', cidr(4));
   ajv.addFormat('cidrv6', cidr(6));
@@ -116,7 +142,15 @@ let nextSlot = 0;
 type Sent = { status: number; contentType: string; text: string; json: unknown };
 
 /** One HTTP request to the local server from a fresh loopback address (4 requests per address at most). */
-async function send(call: { method: string; path: string; query?: Record<string, string>; token?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string }): Promise<Sent> {
+async function send(call: {
+  method: string;
+  path: string;
+  query?: Record<string, string>;
+  token?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  rawBody?: string;
+}): Promise<Sent> {
   const url = new URL(call.path, service.baseUrl);
   for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
   const headers: Record<string, string> = { ...call.headers };
@@ -126,7 +160,12 @@ async function send(call: { method: string; path: string; query?: Record<string,
     body = JSON.stringify(call.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await request(url, { method: call.method as 'GET', headers, body, dispatcher: agentFor(Math.floor(nextSlot++ / 4) % 60_000) });
+  const response = await request(url, {
+    method: call.method as 'GET',
+    headers,
+    body,
+    dispatcher: agentFor(Math.floor(nextSlot++ / 4) % 60_000),
+  });
   const text = await response.body.text();
   let json: unknown;
   try {
@@ -153,7 +192,8 @@ function kindOf(name: string): string {
 function harvest(value: unknown, answerKind: string | undefined, key = ''): void {
   if (Array.isArray(value)) return value.forEach((item) => harvest(item, answerKind, key));
   if (value && typeof value === 'object') {
-    for (const [name, inner] of Object.entries(value)) harvest(inner, key === '' || key === 'data' ? answerKind : undefined, name);
+    for (const [name, inner] of Object.entries(value))
+      harvest(inner, key === '' || key === 'data' ? answerKind : undefined, name);
     return;
   }
   if (typeof value !== 'string' || !(key === 'id' || key.endsWith('_id'))) return;
@@ -175,10 +215,13 @@ function harvest(value: unknown, answerKind: string | undefined, key = ''): void
  */
 function knownFor(path: string) {
   return (name: string): readonly string[] | undefined => {
-    if (name === 'confirm_team_id' || !(name === 'id' || name.endsWith('_id') || name.endsWith('_ids'))) return undefined;
+    if (name === 'confirm_team_id' || !(name === 'id' || name.endsWith('_id') || name.endsWith('_ids')))
+      return undefined;
     const segment = name === 'id' ? (path.split('/{id}')[0].split('/').at(-1) ?? '') : name;
     const kind = kindOf(segment);
-    const ofKind = [...harvestedByKind].filter(([candidate]) => candidate === kind || candidate.endsWith(kind) || candidate.startsWith(kind)).flatMap(([, ids]) => ids);
+    const ofKind = [...harvestedByKind]
+      .filter(([candidate]) => candidate === kind || candidate.endsWith(kind) || candidate.startsWith(kind))
+      .flatMap(([, ids]) => ids);
     return ofKind.length ? ofKind : harvested.length ? [...harvested] : undefined;
   };
 }
@@ -188,7 +231,9 @@ function parametersSchema(parameters: Parameter[]): JsonSchema {
   return {
     type: 'object',
     properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema])),
-    required: parameters.filter((parameter) => parameter.required || parameter.in === 'path').map((parameter) => parameter.name),
+    required: parameters
+      .filter((parameter) => parameter.required || parameter.in === 'path')
+      .map((parameter) => parameter.name),
     additionalProperties: false,
   };
 }
@@ -207,7 +252,14 @@ type Variant =
   | 'weak token'
   | 'scoped token';
 
-type Plan = { variant: Variant; params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; token: number; idempotencyKey: string | undefined };
+type Plan = {
+  variant: Variant;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  token: number;
+  idempotencyKey: string | undefined;
+};
 
 /** Generates requests for one operation: mostly valid, the rest invalid in one way each. */
 function plansFor(operation: OperationObject, method: string, path: string): fc.Arbitrary<Plan> {
@@ -216,9 +268,15 @@ function plansFor(operation: OperationObject, method: string, path: string): fc.
   const pathSchema = parametersSchema(parameters.filter((parameter) => parameter.in === 'path'));
   const querySchema = parametersSchema(parameters.filter((parameter) => parameter.in === 'query'));
   const bodySchema = operation.requestBody?.content['application/json']?.schema;
-  const validParams = validValues(schemaArbitrary(pathSchema, { known }), validatorOf(pathSchema)) as fc.Arbitrary<Record<string, unknown>>;
+  const validParams = validValues(schemaArbitrary(pathSchema, { known }), validatorOf(pathSchema)) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
   // An opaque cursor is valid only when its own list returned it (the schema says so): such a one, or none.
-  const validQuery = (validValues(schemaArbitrary(querySchema, { known }), validatorOf(querySchema)) as fc.Arbitrary<Record<string, unknown>>).chain((value) => {
+  const validQuery = (
+    validValues(schemaArbitrary(querySchema, { known }), validatorOf(querySchema)) as fc.Arbitrary<
+      Record<string, unknown>
+    >
+  ).chain((value) => {
     if (!('cursor' in value)) return fc.constant(value);
     const { cursor: _generated, ...rest } = value;
     const issued = cursors.get(operation.operationId) ?? [];
@@ -229,7 +287,9 @@ function plansFor(operation: OperationObject, method: string, path: string): fc.
         )
       : fc.constant(rest);
   });
-  const validBody = bodySchema ? validValues(schemaArbitrary(bodySchema, { known }), validatorOf(bodySchema)) : fc.constant(undefined);
+  const validBody = bodySchema
+    ? validValues(schemaArbitrary(bodySchema, { known }), validatorOf(bodySchema))
+    : fc.constant(undefined);
   const authenticated = (operation.security ?? []).length > 0;
   const variants: Variant[] = ['valid', 'valid', 'valid', 'valid', 'junk path parameter', 'unknown query parameter'];
   if (Object.keys(querySchema.properties ?? {}).length) variants.push('invalid query');
@@ -243,21 +303,31 @@ function plansFor(operation: OperationObject, method: string, path: string): fc.
       query:
         variant === 'invalid query'
           ? (invalidArbitrary(querySchema, validQuery).filter(
-              (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && validatorOf(querySchema)(value) === false,
+              (value) =>
+                value !== null &&
+                typeof value === 'object' &&
+                !Array.isArray(value) &&
+                validatorOf(querySchema)(value) === false,
             ) as fc.Arbitrary<Record<string, unknown>>)
           : variant === 'unknown query parameter'
             ? validQuery.map((value) => ({ ...value, not_a_parameter: 'x' }))
             : validQuery,
-      body: variant === 'invalid body' && bodySchema ? invalidArbitrary(bodySchema, validBody).filter((value) => validatorOf(bodySchema)(value) === false) : validBody,
+      body:
+        variant === 'invalid body' && bodySchema
+          ? invalidArbitrary(bodySchema, validBody).filter((value) => validatorOf(bodySchema)(value) === false)
+          : validBody,
       token: fc.integer({ min: 0, max: FULL_TOKENS - 1 }),
-      idempotencyKey: method === 'GET' ? fc.constant(undefined) : fc.option(fc.uuid({ version: 4 }), { nil: undefined }),
+      idempotencyKey:
+        method === 'GET' ? fc.constant(undefined) : fc.option(fc.uuid({ version: 4 }), { nil: undefined }),
     }),
   );
 }
 
 /** The query string values of a generated query object (arrays and objects as JSON). */
 function queryStrings(query: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+  return Object.fromEntries(
+    Object.entries(query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
+  );
 }
 
 function bearerOf(plan: Plan): string | undefined {
@@ -291,13 +361,24 @@ describe('every documented operation, against the local server', () => {
         await fc.assert(
           fc.asyncProperty(plansFor(operation, upper, path), async (plan) => {
             const concrete = path.replace(/\{([a-z_]+)\}/g, (_match, name: string) =>
-              plan.variant === 'junk path parameter' && name === Object.keys(plan.params)[0] ? '%E2%80%AEjunk' : encodeURIComponent(String(plan.params[name])),
+              plan.variant === 'junk path parameter' && name === Object.keys(plan.params)[0]
+                ? '%E2%80%AEjunk'
+                : encodeURIComponent(String(plan.params[name])),
             );
             const headers: Record<string, string> = {};
             if (plan.idempotencyKey) headers['idempotency-key'] = plan.idempotencyKey;
-            const call = { method: upper, path: concrete, query: queryStrings(plan.query), token: bearerOf(plan), headers, body: plan.body, rawBody: undefined as string | undefined };
+            const call = {
+              method: upper,
+              path: concrete,
+              query: queryStrings(plan.query),
+              token: bearerOf(plan),
+              headers,
+              body: plan.body,
+              rawBody: undefined as string | undefined,
+            };
             if (plan.variant === 'not JSON') call.rawBody = '{"name": ';
-            if (plan.variant === 'not JSON' || plan.variant === 'wrong content type') headers['content-type'] = plan.variant === 'not JSON' ? 'application/json' : 'text/plain';
+            if (plan.variant === 'not JSON' || plan.variant === 'wrong content type')
+              headers['content-type'] = plan.variant === 'not JSON' ? 'application/json' : 'text/plain';
             if (plan.variant === 'wrong content type' && call.body === undefined) call.rawBody = 'name=x';
             const answer = await send(call);
             statuses.add(answer.status);
@@ -305,7 +386,8 @@ describe('every documented operation, against the local server', () => {
             if (answer.status < 300) {
               harvest(answer.json, answerKinds.get(operation.operationId));
               const next = (answer.json as { next_cursor?: unknown } | undefined)?.next_cursor;
-              if (typeof next === 'string') cursors.set(operation.operationId, [...(cursors.get(operation.operationId) ?? []).slice(-20), next]);
+              if (typeof next === 'string')
+                cursors.set(operation.operationId, [...(cursors.get(operation.operationId) ?? []).slice(-20), next]);
             }
             const documented = operation.responses[String(answer.status)] ?? operation.responses.default;
             if (!documented) return void mismatches.push(`undocumented status: ${what}`);
@@ -317,11 +399,16 @@ describe('every documented operation, against the local server', () => {
             const described = documented.content[media];
             if (!described) return void mismatches.push(`undocumented media type ${media || '(none)'}: ${what}`);
             const validate = validatorOf(described.schema);
-            if (!validate(answer.json)) mismatches.push(`body does not match its schema (${ajv.errorsText(validate.errors)}): ${what}`);
+            if (!validate(answer.json))
+              mismatches.push(`body does not match its schema (${ajv.errorsText(validate.errors)}): ${what}`);
             // The edge's own schema check (zod) answers exactly this detail; domain rules (the team's own id,
             // an ability the minter lacks, ...) answer their own. Only the former says the document is wrong.
             const problem = answer.json as { code?: string; detail?: string } | undefined;
-            if (plan.variant === 'valid' && problem?.code === 'VALIDATION_FAILED' && /^The request (path|query|body) is not valid\.$/.test(problem.detail ?? '')) {
+            if (
+              plan.variant === 'valid' &&
+              problem?.code === 'VALIDATION_FAILED' &&
+              /^The request (path|query|body) is not valid\.$/.test(problem.detail ?? '')
+            ) {
               mismatches.push(`a request valid by the document refused as VALIDATION_FAILED: ${what}`);
             }
           }),
@@ -331,14 +418,23 @@ describe('every documented operation, against the local server', () => {
     }
     if (process.env.OPENAPI_PROPERTY_REPORT) {
       const { writeFileSync } = await import('node:fs');
-      writeFileSync(process.env.OPENAPI_PROPERTY_REPORT, [...[...seen].map(([id, statuses]) => `${id}: ${[...statuses].sort().join(',')}`), '', ...mismatches].join('\n'));
+      writeFileSync(
+        process.env.OPENAPI_PROPERTY_REPORT,
+        [...[...seen].map(([id, statuses]) => `${id}: ${[...statuses].sort().join(',')}`), '', ...mismatches].join(
+          '\n',
+        ),
+      );
     }
-    const operations = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    const operations = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
     expect([...seen.keys()].sort()).toEqual(operations.sort());
     // The runs reached the operations themselves, not only the validators and the authenticator: a success,
     // or an answer only the operation's own logic gives (404 of an id, 409 of a state, 502 of a provider call).
     const reachedOperation = (status: number) => status < 300 || status === 404 || status === 409 || status === 502;
-    expect([...seen.values()].filter((statuses) => [...statuses].some(reachedOperation)).length).toBeGreaterThan(operations.length / 2);
+    expect([...seen.values()].filter((statuses) => [...statuses].some(reachedOperation)).length).toBeGreaterThan(
+      operations.length / 2,
+    );
     expect(mismatches, mismatches.join('\n')).toEqual([]);
   }, 540_000);
 });
@@ -347,7 +443,10 @@ describe('the generators', () => {
   it('make values that their schemas accept, and invalid ones they refuse', () => {
     const schema: JsonSchema = {
       type: 'object',
-      properties: { name: { type: 'string', minLength: 1, maxLength: 5 }, limit: { type: 'integer', minimum: 1, maximum: 3 } },
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 5 },
+        limit: { type: 'integer', minimum: 1, maximum: 3 },
+      },
       required: ['name'],
       additionalProperties: false,
     };

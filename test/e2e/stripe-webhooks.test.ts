@@ -14,9 +14,22 @@ import { startTestReceiver, type TestReceiver } from '../support/https-receiver.
 import { startTestService } from '../support/local-service.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { checkSignature } from '../support/signature.js';
-import { checkoutSession, connectStripe, invoice, stripeEventBody, stripeId, stripeSignature } from '../support/stripe.js';
+import {
+  checkoutSession,
+  connectStripe,
+  invoice,
+  stripeEventBody,
+  stripeId,
+  stripeSignature,
+} from '../support/stripe.js';
 
-const EVENTS = ['subscription.created', 'payment.succeeded', 'subscription.activated', 'payment.failed', 'subscription.past_due'];
+const EVENTS = [
+  'subscription.created',
+  'payment.succeeded',
+  'subscription.activated',
+  'payment.failed',
+  'subscription.past_due',
+];
 
 let service: LocalService;
 let receiver: TestReceiver;
@@ -36,7 +49,11 @@ beforeAll(async () => {
     return 200;
   });
   stripeApi = await startFakeStripeApi();
-  service = await startTestService({ extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: stripeApi.url } });
+  service = await startTestService({
+    extraCaPem: [receiver.caPem],
+    allowPrivateTargets: true,
+    integrations: { telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: stripeApi.url },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -49,7 +66,11 @@ afterAll(async () => {
 async function api(method: string, path: string, body?: unknown) {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${service.demoToken}`, 'Content-Type': 'application/json', ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }) },
+    headers: {
+      Authorization: `Bearer ${service.demoToken}`,
+      'Content-Type': 'application/json',
+      ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -61,10 +82,23 @@ describe('Stripe events reach the local hook and come out as signed webhooks', (
     const project = await api('POST', '/v1/projects', { name: 'Stripe club', platform_type: 'telegram' });
     expect(project.status).toBe(201);
     const projectId = project.body.id as string;
-    const plan = await api('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month' });
+    const plan = await api('POST', `/v1/projects/${projectId}/plans`, {
+      name: 'Gold',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    });
     expect(plan.status).toBe(201);
-    const { webhookSecret } = await connectStripe(stripeApi, async (path, body) => expect((await api('PUT', path, body)).status).toBe(200), projectId);
-    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: 'stripe flow', url: receiver.url, events: EVENTS });
+    const { webhookSecret } = await connectStripe(
+      stripeApi,
+      async (path, body) => expect((await api('PUT', path, body)).status).toBe(200),
+      projectId,
+    );
+    const endpoint = await api('POST', '/v1/webhook-endpoints', {
+      name: 'stripe flow',
+      url: receiver.url,
+      events: EVENTS,
+    });
     expect(endpoint.status).toBe(201);
     endpointSecret = endpoint.body.secret;
 
@@ -74,7 +108,10 @@ describe('Stripe events reach the local hook and come out as signed webhooks', (
       const { body } = stripeEventBody(type, object, { created });
       const response = await fetch(`${service.baseUrl}/hooks/stripe/${projectId}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json; charset=utf-8', 'Stripe-Signature': stripeSignature(body, webhookSecret, created) },
+        headers: {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Stripe-Signature': stripeSignature(body, webhookSecret, created),
+        },
         body,
       });
       expect(response.status, await response.clone().text()).toBe(200);
@@ -82,18 +119,30 @@ describe('Stripe events reach the local hook and come out as signed webhooks', (
     };
     const mine = () => received.filter((item) => item.projectId === projectId);
     /** Waits until the receiver holds `count` of the project's events. */
-    const delivered = (count: number) => vi.waitFor(() => expect(mine()).toHaveLength(count), { timeout: 30_000, interval: 100 });
+    const delivered = (count: number) =>
+      vi.waitFor(() => expect(mine()).toHaveLength(count), { timeout: 30_000, interval: 100 });
     // Each Stripe event's webhooks arrive before the next Stripe event is sent; the events one Stripe event
     // emits (one transaction) are delivered concurrently (D24), so their order is the service's emission
     // order: their event ids (ULIDs, monotonic within a transaction).
-    await send('checkout.session.completed', checkoutSession({ customer: stripeId('cus'), email: 'ada@example.com', planId: plan.body.id, subscription }));
+    await send(
+      'checkout.session.completed',
+      checkoutSession({ customer: stripeId('cus'), email: 'ada@example.com', planId: plan.body.id, subscription }),
+    );
     await delivered(1);
-    await send('invoice.paid', invoice({ subscription, paymentIntent: stripeId('pi'), amount: 900, billingReason: 'subscription_create' }));
+    await send(
+      'invoice.paid',
+      invoice({ subscription, paymentIntent: stripeId('pi'), amount: 900, billingReason: 'subscription_create' }),
+    );
     await delivered(3);
-    await send('invoice.payment_failed', invoice({ subscription, paymentIntent: stripeId('pi'), amount: 900, billingReason: 'subscription_cycle' }));
+    await send(
+      'invoice.payment_failed',
+      invoice({ subscription, paymentIntent: stripeId('pi'), amount: 900, billingReason: 'subscription_cycle' }),
+    );
     await delivered(5);
 
-    const byStep = [mine().slice(0, 1), mine().slice(1, 3), mine().slice(3, 5)].flatMap((step) => [...step].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    const byStep = [mine().slice(0, 1), mine().slice(1, 3), mine().slice(3, 5)].flatMap((step) =>
+      [...step].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    );
     expect(byStep.map((item) => item.type)).toEqual(EVENTS);
     expect(mine().map((item) => item.signatureProblem)).toEqual(EVENTS.map(() => null));
   });

@@ -39,10 +39,19 @@ import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { GRACE_PERIOD_MS } from '../../shared/domain/billing/schema.js';
-import { TRANSITION_TABLE, ruleFor, type SubscriptionTrigger } from '../../shared/domain/subscriptions/state-machine.js';
+import {
+  TRANSITION_TABLE,
+  ruleFor,
+  type SubscriptionTrigger,
+} from '../../shared/domain/subscriptions/state-machine.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { LocalService } from '../../shared/local/service.js';
-import { compileEventDataValidators, openApiWebhookValidators, expectPublishedEvent, type EventDataValidators } from '../support/events.js';
+import {
+  compileEventDataValidators,
+  openApiWebhookValidators,
+  expectPublishedEvent,
+  type EventDataValidators,
+} from '../support/events.js';
 import { startRecordingReceiver, type RecordingReceiver } from '../support/https-receiver.js';
 import { acceptInvitation, startTestService } from '../support/local-service.js';
 import { checkSignature } from '../support/signature.js';
@@ -78,7 +87,12 @@ beforeAll(async () => {
   receiver = await startRecordingReceiver(() => clock.nowMs());
   telegram = await startFakeBotApi();
   stripe = await startFakeStripeApi();
-  service = await startTestService({ clock, extraCaPem: [receiver.caPem], allowPrivateTargets: true, integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url } });
+  service = await startTestService({
+    clock,
+    extraCaPem: [receiver.caPem],
+    allowPrivateTargets: true,
+    integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url },
+  });
   // A team of its own on the free tier (its limits are part of the walk).
   team = await seedTeam(service.store, clock, undefined, 'free');
   // seedTeam writes straight to the store: relay its `team.created` now, as the table's stream would at once on AWS.
@@ -99,7 +113,11 @@ afterAll(async () => {
 async function api(method: string, path: string, body?: unknown, expected: number[] = [200, 201, 202]): Promise<any> {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+    headers: {
+      Authorization: `Bearer ${team.token}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': crypto.randomUUID(),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -135,7 +153,12 @@ async function telegramUpdate(projectId: string, secret: string, update: Record<
   expect(response.status, await response.text()).toBe(200);
 }
 
-const telegramUser = (id: number, username = `user${id}`) => ({ id, is_bot: false, first_name: `User ${id}`, username });
+const telegramUser = (id: number, username = `user${id}`) => ({
+  id,
+  is_bot: false,
+  first_name: `User ${id}`,
+  username,
+});
 
 /** A `chat_member` update in the linked chat: user `who` went from `from` to `to` (by themselves unless `by`). */
 function chatMember(who: number, from: string, to: string, options: { by?: number; username?: string } = {}) {
@@ -157,7 +180,12 @@ function chatMember(who: number, from: string, to: string, options: { by?: numbe
 
 const pairOf = (from: SubscriptionStatus, trigger: SubscriptionTrigger) => `${from} --${trigger}-->`;
 const exercised = new Set<string>();
-const expectedTransitionEvents: { subscriptionId: string; type: string; from: SubscriptionStatus; to: SubscriptionStatus }[] = [];
+const expectedTransitionEvents: {
+  subscriptionId: string;
+  type: string;
+  from: SubscriptionStatus;
+  to: SubscriptionStatus;
+}[] = [];
 
 /** The last status the walk read or was answered for each subscription (so a step need not read it again). */
 const lastKnownStatus = new Map<string, SubscriptionStatus>();
@@ -176,9 +204,18 @@ async function subscriptionOf(id: string): Promise<any> {
  * The status before is the last one the walk saw (nothing else moves a subscription while the clock
  * stands still); the status after is the action's answer when it is that subscription, else read.
  */
-async function fire(moves: [subscriptionId: string, trigger: SubscriptionTrigger][], action: () => Promise<unknown>): Promise<void> {
-  const before = await Promise.all(moves.map(async ([id]) => lastKnownStatus.get(id) ?? ((await subscriptionOf(id)).status as SubscriptionStatus)));
-  const answer = (await action()) as { id?: string; status?: SubscriptionStatus; previous_status?: SubscriptionStatus } | null;
+async function fire(
+  moves: [subscriptionId: string, trigger: SubscriptionTrigger][],
+  action: () => Promise<unknown>,
+): Promise<void> {
+  const before = await Promise.all(
+    moves.map(async ([id]) => lastKnownStatus.get(id) ?? ((await subscriptionOf(id)).status as SubscriptionStatus)),
+  );
+  const answer = (await action()) as {
+    id?: string;
+    status?: SubscriptionStatus;
+    previous_status?: SubscriptionStatus;
+  } | null;
   for (const [index, [id, trigger]] of moves.entries()) {
     const from = before[index];
     const rule = ruleFor(from, trigger);
@@ -195,14 +232,20 @@ async function fire(moves: [subscriptionId: string, trigger: SubscriptionTrigger
 }
 
 /** Fires one trigger on one subscription through one REST call. */
-const fireOne = (id: string, trigger: SubscriptionTrigger, method: string, path: string, body?: unknown) => fire([[id, trigger]], () => api(method, path, body));
+const fireOne = (id: string, trigger: SubscriptionTrigger, method: string, path: string, body?: unknown) =>
+  fire([[id, trigger]], () => api(method, path, body));
 
 describe('every D15 transition and every event at one receiver', () => {
   it('drives subscriptions through every (status, trigger) pair of the table and receives every producible event, signed and as published', async () => {
     const teamId = team.team.id;
 
     // ---- The endpoint: every event of the catalogue, to the loopback receiver. --------------------
-    const endpoint = await api('POST', '/v1/webhook-endpoints', { name: 'everything', url: receiver.url, events: [...WEBHOOK_EVENT_NAMES], max_concurrency: 20 });
+    const endpoint = await api('POST', '/v1/webhook-endpoints', {
+      name: 'everything',
+      url: receiver.url,
+      events: [...WEBHOOK_EVENT_NAMES],
+      max_concurrency: 20,
+    });
     const secret: string = endpoint.secret;
     await api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`);
     // team.created was emitted before the team could have an endpoint: the events API sends it again to this one.
@@ -222,16 +265,25 @@ describe('every D15 transition and every event at one receiver', () => {
     const [invoice] = (await api('GET', '/v1/billing/invoices')).data;
     await markInvoicePaymentFailed(service.runtime, teamId, invoice.id, 'card_declined');
     await runDeadlinesAt(clock.nowMs() + GRACE_PERIOD_MS + MINUTE);
-    expect((await api('POST', `/v1/projects/${extra.id}`, { description: 'locked' }, [402])).code).toBe('BILLING_LOCKED');
+    expect((await api('POST', `/v1/projects/${extra.id}`, { description: 'locked' }, [402])).code).toBe(
+      'BILLING_LOCKED',
+    );
     await markInvoicePaid(service.runtime, teamId, invoice.id);
     expect((await api('GET', '/v1/billing')).status).toBe('ok');
 
     // ---- Team members, roles and groups. --------------------------------------------------------
-    const role = await api('POST', '/v1/roles', { name: 'Moderators', abilities: ['project:view', 'project-user:view-any'] });
+    const role = await api('POST', '/v1/roles', {
+      name: 'Moderators',
+      abilities: ['project:view', 'project-user:view-any'],
+    });
     await api('POST', `/v1/roles/${role.id}`, { description: 'Keep the peace' });
     const group = await api('POST', '/v1/groups', { name: 'Night shift' });
     await api('POST', `/v1/groups/${group.id}`, { description: 'Evenings' });
-    const invitation = await api('POST', '/v1/team-members/invitations', { email: 'mo@example.com', name: 'Mo', role_ids: [role.id] });
+    const invitation = await api('POST', '/v1/team-members/invitations', {
+      email: 'mo@example.com',
+      name: 'Mo',
+      role_ids: [role.id],
+    });
     const accepted = await acceptInvitation(service, invitation.invitation_token);
     expect(accepted.status).toBe(200);
     const teamMemberId = accepted.body.team_member.id;
@@ -244,30 +296,60 @@ describe('every D15 transition and every event at one receiver', () => {
     const scratchBotToken = `${BOT.id + 1}:${'s'.repeat(35)}`;
     telegram.addBot(scratchBotToken, { id: BOT.id + 1, username: 'scratch_bot' });
     await api('PUT', `/v1/projects/${scratch.id}/bot`, { token: scratchBotToken });
-    const scratchResource = await api('POST', `/v1/projects/${scratch.id}/resources`, { kind: 'channel', platform_resource_id: '-1007000000002', name: 'News' });
+    const scratchResource = await api('POST', `/v1/projects/${scratch.id}/resources`, {
+      kind: 'channel',
+      platform_resource_id: '-1007000000002',
+      name: 'News',
+    });
     await api('DELETE', `/v1/projects/${scratch.id}/resources/${scratchResource.id}`);
     await api('DELETE', `/v1/projects/${scratch.id}/bot`);
     // Stripe (the loopback fake) accepts this key; each plan change then syncs to it (plan.synced).
     const stripeSecretKey = `rk_test_${randomBytes(18).toString('hex')}`;
     const stripeWebhookSecret = `whsec_${randomBytes(24).toString('hex')}`;
     stripe.addKey(stripeSecretKey, 'acct_lifecycle');
-    const connected = await api('PUT', `/v1/projects/${scratch.id}/payment-provider`, { provider: 'stripe', secret_key: stripeSecretKey, webhook_secret: stripeWebhookSecret });
+    const connected = await api('PUT', `/v1/projects/${scratch.id}/payment-provider`, {
+      provider: 'stripe',
+      secret_key: stripeSecretKey,
+      webhook_secret: stripeWebhookSecret,
+    });
     expect(connected.payment_provider).toMatchObject({ provider: 'stripe' });
-    const scratchPlan = await api('POST', `/v1/projects/${scratch.id}/plans`, { name: 'Bronze', amount: 100, currency: 'EUR', interval: 'month' });
+    const scratchPlan = await api('POST', `/v1/projects/${scratch.id}/plans`, {
+      name: 'Bronze',
+      amount: 100,
+      currency: 'EUR',
+      interval: 'month',
+    });
     expect(scratchPlan).toMatchObject({ payment_provider: 'stripe', sync_status: 'synced' });
-    expect(stripe.products.get(scratchPlan.provider_product_id)).toMatchObject({ name: 'Bronze', metadata: { plan_id: scratchPlan.id } });
+    expect(stripe.products.get(scratchPlan.provider_product_id)).toMatchObject({
+      name: 'Bronze',
+      metadata: { plan_id: scratchPlan.id },
+    });
     await api('POST', `/v1/plans/${scratchPlan.id}`, { name: 'Bronze readers' });
     await api('POST', `/v1/plans/${scratchPlan.id}/deactivate`);
     await api('POST', `/v1/plans/${scratchPlan.id}/activate`);
     // Stripe refuses the next update of the plan's Product (a 4xx, not retried): the sync is recorded as failed
     // (plan.sync_failed, with Stripe's code); the next sync succeeds.
     stripe.failNext(
-      { status: 400, error: { type: 'invalid_request_error', code: 'parameter_invalid_empty', message: "You passed an empty string for 'name'." } },
+      {
+        status: 400,
+        error: {
+          type: 'invalid_request_error',
+          code: 'parameter_invalid_empty',
+          message: "You passed an empty string for 'name'.",
+        },
+      },
       { method: 'POST', pathPrefix: `/v1/products/${scratchPlan.provider_product_id}` },
     );
     const failedSync = await api('POST', `/v1/plans/${scratchPlan.id}/sync`);
-    expect(failedSync).toMatchObject({ sync_status: 'failed', sync_error: expect.stringContaining('parameter_invalid_empty') });
-    expect(await api('POST', `/v1/plans/${scratchPlan.id}/sync`)).toMatchObject({ sync_status: 'synced', sync_error: null, provider_product_id: scratchPlan.provider_product_id });
+    expect(failedSync).toMatchObject({
+      sync_status: 'failed',
+      sync_error: expect.stringContaining('parameter_invalid_empty'),
+    });
+    expect(await api('POST', `/v1/plans/${scratchPlan.id}/sync`)).toMatchObject({
+      sync_status: 'synced',
+      sync_error: null,
+      provider_product_id: scratchPlan.provider_product_id,
+    });
     await api('DELETE', `/v1/projects/${scratch.id}/payment-provider`);
     await api('POST', `/v1/projects/${scratch.id}`, { description: 'For trying things' });
     await api('POST', `/v1/projects/${scratch.id}/archive`);
@@ -292,25 +374,61 @@ describe('every D15 transition and every event at one receiver', () => {
         new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true },
       },
     });
-    await api('POST', `/v1/projects/${main.id}/resources`, { kind: 'group', platform_resource_id: String(CHAT_ID), name: 'Readers' });
+    await api('POST', `/v1/projects/${main.id}/resources`, {
+      kind: 'group',
+      platform_resource_id: String(CHAT_ID),
+      name: 'Readers',
+    });
     await api('PUT', `/v1/projects/${main.id}/payment-provider`, { provider: 'manual' });
-    const gold = await api('POST', `/v1/projects/${main.id}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 });
-    const platinum = await api('POST', `/v1/projects/${main.id}/plans`, { name: 'Platinum', amount: 1500, currency: 'EUR', interval: 'month' });
+    const gold = await api('POST', `/v1/projects/${main.id}/plans`, {
+      name: 'Gold',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+      trial_days: 7,
+    });
+    const platinum = await api('POST', `/v1/projects/${main.id}/plans`, {
+      name: 'Platinum',
+      amount: 1500,
+      currency: 'EUR',
+      interval: 'month',
+    });
     let subscriberCount = 0;
     const newSubscriber = async (fields: Record<string, unknown> = {}) =>
-      (await api('POST', `/v1/projects/${main.id}/subscribers`, { display_name: `Reader ${++subscriberCount}`, ...fields })).id as string;
+      (
+        await api('POST', `/v1/projects/${main.id}/subscribers`, {
+          display_name: `Reader ${++subscriberCount}`,
+          ...fields,
+        })
+      ).id as string;
     const grant = async (body: Record<string, unknown> = {}) => {
-      const created = await api('POST', `/v1/projects/${main.id}/subscriptions`, { subscriber_id: await newSubscriber(), plan_id: gold.id, ...body });
+      const created = await api('POST', `/v1/projects/${main.id}/subscriptions`, {
+        subscriber_id: await newSubscriber(),
+        plan_id: gold.id,
+        ...body,
+      });
       lastKnownStatus.set(created.id, created.status);
       return created.id as string;
     };
     const firstPayment = async (status: 'pending' | 'failed') =>
-      (await api('POST', `/v1/projects/${main.id}/payments`, { subscriber_id: await newSubscriber(), plan_id: gold.id, status })).subscription_id as string;
-    const pay = (id: string, status: 'succeeded' | 'failed') => api('POST', `/v1/projects/${main.id}/payments`, { subscription_id: id, status });
+      (
+        await api('POST', `/v1/projects/${main.id}/payments`, {
+          subscriber_id: await newSubscriber(),
+          plan_id: gold.id,
+          status,
+        })
+      ).subscription_id as string;
+    const pay = (id: string, status: 'succeeded' | 'failed') =>
+      api('POST', `/v1/projects/${main.id}/payments`, { subscription_id: id, status });
     const path = (id: string, action: string) => `/v1/subscriptions/${id}/${action}`;
 
     // ---- Members through the hook and the moderation operations. ---------------------------------
-    const grace = await newSubscriber({ display_name: 'Grace', email: 'grace@example.com', consent: true, platform_user_id: '88' });
+    const grace = await newSubscriber({
+      display_name: 'Grace',
+      email: 'grace@example.com',
+      consent: true,
+      platform_user_id: '88',
+    });
     await telegramUpdate(main.id, hookSecret, chatMember(88, 'left', 'member'));
     await telegramUpdate(main.id, hookSecret, chatMember(88, 'member', 'member', { username: 'grace_h' }));
     await api('POST', `/v1/subscribers/${grace}/ban`, { reason: 'spam' });
@@ -367,10 +485,19 @@ describe('every D15 transition and every event at one receiver', () => {
     // First payments through the provider: pending settled succeeded, incomplete recovered; a partial refund,
     // then a refund that also cancels (payment.refunded twice).
     const pending = await firstPayment('pending');
-    const [pendingPayment] = (await api('GET', `/v1/projects/${main.id}/payments?subscriber_id=${(await subscriptionOf(pending)).subscriber_id}`)).data;
-    await fire([[pending, 'payment_succeeded']], () => api('POST', `/v1/payments/${pendingPayment.id}`, { status: 'succeeded' }));
+    const [pendingPayment] = (
+      await api(
+        'GET',
+        `/v1/projects/${main.id}/payments?subscriber_id=${(await subscriptionOf(pending)).subscriber_id}`,
+      )
+    ).data;
+    await fire([[pending, 'payment_succeeded']], () =>
+      api('POST', `/v1/payments/${pendingPayment.id}`, { status: 'succeeded' }),
+    );
     await api('POST', `/v1/payments/${pendingPayment.id}/refund`, { amount: 300, reason: 'Missed a week' });
-    await fire([[pending, 'cancel']], () => api('POST', `/v1/payments/${pendingPayment.id}/refund`, { cancel: true, reason: 'Asked for it' }));
+    await fire([[pending, 'cancel']], () =>
+      api('POST', `/v1/payments/${pendingPayment.id}/refund`, { cancel: true, reason: 'Asked for it' }),
+    );
     const incomplete = await firstPayment('failed');
     await fire([[incomplete, 'payment_succeeded']], () => pay(incomplete, 'succeeded'));
 
@@ -404,8 +531,17 @@ describe('every D15 transition and every event at one receiver', () => {
     for (const id of overdueIds) await fire([[id, 'payment_failed']], () => pay(id, 'failed'));
     const [stillUnpaid, recovered, givenUp] = overdueIds;
     // An access code: one use of two days' free access; its redemption (for a new subscriber) is the code's last use.
-    const batch = await api('POST', `/v1/projects/${main.id}/access-codes/batches`, { plan_id: gold.id, count: 1, effect: 'free_access', access_days: 2, max_redemptions: 1 });
-    const redeemed = await api('POST', `/v1/projects/${main.id}/access-codes/redeem`, { code: batch.codes[0].code, subscriber: { display_name: 'Code holder' } });
+    const batch = await api('POST', `/v1/projects/${main.id}/access-codes/batches`, {
+      plan_id: gold.id,
+      count: 1,
+      effect: 'free_access',
+      access_days: 2,
+      max_redemptions: 1,
+    });
+    const redeemed = await api('POST', `/v1/projects/${main.id}/access-codes/redeem`, {
+      code: batch.codes[0].code,
+      subscriber: { display_name: 'Code holder' },
+    });
     const fixedTerm = redeemed.subscription.id as string;
     expect(redeemed.subscription.ends_at).toBe(isoTime(start + 2 * DAY));
 
@@ -450,21 +586,37 @@ describe('every D15 transition and every event at one receiver', () => {
 
     // ---- What arrived: exactly the catalogue minus what cannot be produced yet. -------------------
     const expectedTypes = WEBHOOK_EVENT_NAMES.filter((name) => !(name in NOT_PRODUCIBLE_YET));
-    await vi.waitFor(() => expect([...receiver.types()].sort()).toEqual([...expectedTypes].sort()), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect([...receiver.types()].sort()).toEqual([...expectedTypes].sort()), {
+      timeout: 30_000,
+      interval: 100,
+    });
     await settle();
     for (const name of Object.keys(NOT_PRODUCIBLE_YET)) expect(WEBHOOK_EVENT_NAMES).toContain(name);
 
     for (const delivery of receiver.deliveries) {
       const { envelope, headers } = delivery;
-      expect(checkSignature({ header: headers['svc-signature'], rawBody: delivery.rawBody, secret, nowSeconds: delivery.receivedAtSeconds }), envelope.type).toBeNull();
+      expect(
+        checkSignature({
+          header: headers['svc-signature'],
+          rawBody: delivery.rawBody,
+          secret,
+          nowSeconds: delivery.receivedAtSeconds,
+        }),
+        envelope.type,
+      ).toBeNull();
       expect(headers['svc-event-id']).toBe(envelope.id);
       expect(headers['svc-event-name']).toBe(envelope.type);
       expectPublishedEvent(envelope, published);
       const validate = openApiWebhooks(envelope.type);
-      expect(validate(envelope), `${envelope.type} against openapi.json webhooks: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(
+        validate(envelope),
+        `${envelope.type} against openapi.json webhooks: ${JSON.stringify(validate.errors)}`,
+      ).toBe(true);
     }
     // Each transition arrived as its event, naming the subscription, the status it left and the one it reached.
-    const transitions = receiver.deliveries.map(({ envelope }) => envelope).filter((envelope) => envelope.type.startsWith('subscription.'));
+    const transitions = receiver.deliveries
+      .map(({ envelope }) => envelope)
+      .filter((envelope) => envelope.type.startsWith('subscription.'));
     for (const expected of expectedTransitionEvents) {
       const match = transitions.find(
         (envelope) =>
@@ -478,13 +630,28 @@ describe('every D15 transition and every event at one receiver', () => {
     // D10: the endpoint's owner holds project-user:view and Grace consented, so her member events carry her e-mail.
     // The plan syncs of the scratch project were Stripe's: one refused with Stripe's code, the others synced.
     const syncFailed = receiver.deliveries.find(({ envelope }) => envelope.type === 'plan.sync_failed')!.envelope;
-    expect(syncFailed.data).toMatchObject({ plan: { id: scratchPlan.id }, payment_provider: 'stripe', code: 'parameter_invalid_empty' });
-    const stripeSyncs = receiver.deliveries.filter(({ envelope }) => envelope.type === 'plan.synced' && envelope.data.payment_provider === 'stripe');
+    expect(syncFailed.data).toMatchObject({
+      plan: { id: scratchPlan.id },
+      payment_provider: 'stripe',
+      code: 'parameter_invalid_empty',
+    });
+    const stripeSyncs = receiver.deliveries.filter(
+      ({ envelope }) => envelope.type === 'plan.synced' && envelope.data.payment_provider === 'stripe',
+    );
     expect(stripeSyncs.map(({ envelope }) => envelope.data.plan.id)).toContain(scratchPlan.id);
     const banned = receiver.deliveries.find(({ envelope }) => envelope.type === 'member.banned')!.envelope;
     expect(banned.data.subscriber).toMatchObject({ id: grace, email: 'grace@example.com' });
     // Secrets never travel: no endpoint secret, bot token, Stripe key or signing secret, invitation token or access code in any payload.
     const everything = receiver.deliveries.map((delivery) => delivery.rawBody).join('\n');
-    for (const hidden of [secret, botToken, scratchBotToken, stripeSecretKey, stripeWebhookSecret, invitation.invitation_token, batch.codes[0].code]) expect(everything).not.toContain(hidden);
+    for (const hidden of [
+      secret,
+      botToken,
+      scratchBotToken,
+      stripeSecretKey,
+      stripeWebhookSecret,
+      invitation.invitation_token,
+      batch.codes[0].code,
+    ])
+      expect(everything).not.toContain(hidden);
   }, 300_000); // ~40 s alone; several times that beside the rest of the suite on 2 cores
 });

@@ -38,13 +38,21 @@ async function rest(path: string, init: RequestInit & { token?: string } = {}) {
 
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'e2e-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(service.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(service.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
 beforeAll(async () => {
   receiver = await startTestReceiver((headers, body) => {
-    received.push({ headers, body, signature: checkSignature({ header: headers['svc-signature'], rawBody: body, secret: webhookSecret }) });
+    received.push({
+      headers,
+      body,
+      signature: checkSignature({ header: headers['svc-signature'], rawBody: body, secret: webhookSecret }),
+    });
     return 200;
   });
   receiverUrl = receiver.url;
@@ -76,12 +84,18 @@ describe('walking skeleton, end to end', () => {
     expect(team.code).toBe(0);
     const teamId = JSON.parse(team.stdout).id as string;
     // The README's example token: no team ability, yet the smoke test answers (DESIGN D2).
-    const minted = await runCli(['token', 'create', '--team', teamId, '--abilities', 'mcp:full,project:view-any', '--name', 'ci'], service.env);
+    const minted = await runCli(
+      ['token', 'create', '--team', teamId, '--abilities', 'mcp:full,project:view-any', '--name', 'ci'],
+      service.env,
+    );
     expect(minted.code).toBe(0);
     const token = JSON.parse(minted.stdout);
     expect(token.token).toMatch(/^svc_live_[0-9A-Z]{26}_[0-9A-Za-z]{40,}$/);
     expect(token.scopes).toEqual([`scope:team:${teamId}`]);
-    expect((await rest('/v1/teams/current', { token: token.token })).body).toMatchObject({ id: teamId, name: 'CLI team' });
+    expect((await rest('/v1/teams/current', { token: token.token })).body).toMatchObject({
+      id: teamId,
+      name: 'CLI team',
+    });
 
     const listed = await runCli(['token', 'list', '--team', teamId], service.env);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: token.id, revoked_at: null })]);
@@ -101,7 +115,12 @@ describe('walking skeleton, end to end', () => {
 
   it('creates, lists and reads projects over REST, and replays a retried write', async () => {
     const key = crypto.randomUUID();
-    const init = { method: 'POST', token: service.demoToken, headers: { 'Idempotency-Key': key }, body: JSON.stringify({ name: 'Book club', platform_type: 'discord' }) };
+    const init = {
+      method: 'POST',
+      token: service.demoToken,
+      headers: { 'Idempotency-Key': key },
+      body: JSON.stringify({ name: 'Book club', platform_type: 'discord' }),
+    };
     const created = await rest('/v1/projects', init);
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'Book club', platform_type: 'discord', status: 'active' });
@@ -113,7 +132,9 @@ describe('walking skeleton, end to end', () => {
     expect(list.body.data.filter((project: { id: string }) => project.id === created.body.id)).toHaveLength(1);
     expect(list.body).toHaveProperty('next_cursor');
     expect((await rest(`/v1/projects/${created.body.id}`, { token: service.demoToken })).body).toEqual(created.body);
-    expect((await rest(`/v1/projects/${crypto.randomUUID()}`, { token: service.demoToken })).body.code).toBe('NOT_FOUND');
+    expect((await rest(`/v1/projects/${crypto.randomUUID()}`, { token: service.demoToken })).body.code).toBe(
+      'NOT_FOUND',
+    );
   });
 
   it('rejects a non-HTTPS webhook endpoint and shows the secret only at creation', async () => {
@@ -130,7 +151,9 @@ describe('walking skeleton, end to end', () => {
   it('serves openapi.json with x-required-scopes on every operation, and webhook-events.json', async () => {
     const document = (await rest('/openapi.json')).body;
     expect(document.openapi).toMatch(/^3\.1/);
-    const operations = Object.values(document.paths as Record<string, Record<string, { 'x-required-scopes': string[] }>>).flatMap((path) => Object.values(path));
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { 'x-required-scopes': string[] }>>,
+    ).flatMap((path) => Object.values(path));
     expect(operations.length).toBeGreaterThanOrEqual(20);
     for (const operation of operations) expect(Array.isArray(operation['x-required-scopes'])).toBe(true);
     expect(document.paths['/v1/activity'].get['x-required-scopes']).toEqual(['activity:read']);
@@ -160,7 +183,10 @@ describe('walking skeleton, end to end', () => {
     expect(envelope).toMatchObject({ version: '2026-05-01', count: ABILITIES.length });
     expect(envelope.items[0]).toHaveProperty('category');
 
-    const created = await client.callTool({ name: 'create_project', arguments: { name: 'Chess club', platform_type: 'telegram' } });
+    const created = await client.callTool({
+      name: 'create_project',
+      arguments: { name: 'Chess club', platform_type: 'telegram' },
+    });
     expect(created.isError).toBeFalsy();
     const project = created.structuredContent as { id: string };
     const read = await client.callTool({ name: 'get_project', arguments: { project_id: project.id } });
@@ -171,7 +197,10 @@ describe('walking skeleton, end to end', () => {
 
     // The interface's example: mcp:full + project:view-any may call list_projects but not list_subscribers.
     const teamId = service.demoTeamId;
-    const narrow = JSON.parse((await runCli(['token', 'create', '--team', teamId, '--abilities', 'mcp:full,project:view-any'], service.env)).stdout);
+    const narrow = JSON.parse(
+      (await runCli(['token', 'create', '--team', teamId, '--abilities', 'mcp:full,project:view-any'], service.env))
+        .stdout,
+    );
     const narrowClient = await mcpClient(narrow.token);
     expect((await narrowClient.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
     const refused = await narrowClient.callTool({ name: 'list_subscribers', arguments: {} });
@@ -180,17 +209,32 @@ describe('walking skeleton, end to end', () => {
     await narrowClient.close();
 
     // Without mcp:full the server answers 403 before any JSON-RPC is processed.
-    const noGate = JSON.parse((await runCli(['token', 'create', '--team', teamId, '--abilities', 'project:view-any'], service.env)).stdout);
+    const noGate = JSON.parse(
+      (await runCli(['token', 'create', '--team', teamId, '--abilities', 'project:view-any'], service.env)).stdout,
+    );
     const gated = await fetch(service.mcpUrl, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${noGate.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      headers: {
+        Authorization: `Bearer ${noGate.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
     });
     expect(gated.status).toBe(403);
     expect((await gated.json()).code).toBe('TOKEN_MISSING_ABILITY');
 
     const activity = await rest(`/v1/activity?token_id=${narrow.id}`, { token: service.demoToken });
-    const operations = activity.body.data.map((entry: { operation: string; outcome: string; token_id: string }) => [entry.operation, entry.outcome, entry.token_id]);
+    const operations = activity.body.data.map((entry: { operation: string; outcome: string; token_id: string }) => [
+      entry.operation,
+      entry.outcome,
+      entry.token_id,
+    ]);
     expect(operations).toEqual(
       expect.arrayContaining([
         ['list_projects', 'ok', narrow.id],
@@ -214,7 +258,10 @@ describe('walking skeleton, end to end', () => {
     expect(JSON.stringify(read.body)).not.toContain(webhookSecret);
 
     const client = await mcpClient(service.demoToken);
-    const created = await client.callTool({ name: 'create_project', arguments: { name: 'Webhook club', platform_type: 'slack' } });
+    const created = await client.callTool({
+      name: 'create_project',
+      arguments: { name: 'Webhook club', platform_type: 'slack' },
+    });
     await client.close();
     const project = created.structuredContent as { id: string };
 
@@ -228,7 +275,12 @@ describe('walking skeleton, end to end', () => {
     );
     expect(delivery.signature).toBeNull(); // valid and within the 300-second window
     const envelope = JSON.parse(delivery.body);
-    expect(envelope).toMatchObject({ type: 'project.created', api_version: '2026-05-01', project_id: project.id, data: { project } });
+    expect(envelope).toMatchObject({
+      type: 'project.created',
+      api_version: '2026-05-01',
+      project_id: project.id,
+      data: { project },
+    });
     expect(envelope.id).toMatch(/^evt_[0-9A-Z]{26}$/);
     expect(delivery.headers['svc-event-id']).toBe(envelope.id);
     expect(delivery.headers['svc-event-name']).toBe('project.created');

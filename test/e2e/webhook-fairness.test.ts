@@ -24,7 +24,12 @@ afterEach(async () => {
 });
 
 /** An HTTPS receiver on 127.0.0.1 that reads each request and never answers; `held` counts the requests it holds. */
-async function startSilentReceiver(): Promise<{ url: string; caPem: string; held: () => number; close: () => Promise<void> }> {
+async function startSilentReceiver(): Promise<{
+  url: string;
+  caPem: string;
+  held: () => number;
+  close: () => Promise<void>;
+}> {
   const ca = await createCertificateAuthority({ commonName: 'silent receiver CA' });
   const leaf = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   let held = 0;
@@ -57,7 +62,10 @@ it(`team B's test event reaches B's receiver while team A's ${BACKLOG_A} deliver
     arrivals.push(String(headers['svc-event-name']));
     return 200;
   });
-  const service: LocalService = await startTestService({ extraCaPem: [silent.caPem, receiverB.caPem], allowPrivateTargets: true });
+  const service: LocalService = await startTestService({
+    extraCaPem: [silent.caPem, receiverB.caPem],
+    allowPrivateTargets: true,
+  });
   // Stop order: the receivers first (A's hanging attempts fail at once), then the service.
   cleanups.push(
     () => service.stop(),
@@ -69,24 +77,40 @@ it(`team B's test event reaches B's receiver while team A's ${BACKLOG_A} deliver
   const teamA = await seedTeam(service.store, runtime.clock);
   const teamB = await seedTeam(service.store, runtime.clock);
   for (let index = 0; index < ENDPOINTS_A; index++) {
-    await createWebhookEndpoint(runtime, teamA.principal, { name: `silent ${index}`, url: silent.url, events: ['project.created'] });
+    await createWebhookEndpoint(runtime, teamA.principal, {
+      name: `silent ${index}`,
+      url: silent.url,
+      events: ['project.created'],
+    });
   }
   // 5 events × 10 endpoints = 50 deliveries for team A: more than the local worker's 32 slots, so a worker
   // that served messages in arrival order would start all of A's before B's (and B's would wait for A's budgets).
-  for (let index = 0; index < EVENTS_A; index++) await createProject(runtime, teamA.principal, { name: `Noisy ${index}`, platform_type: 'discord' });
-  await vi.waitFor(async () => expect((await listDeliveries(runtime, teamA.principal, { limit: 100 })).data).toHaveLength(BACKLOG_A), { timeout: 60_000, interval: 200 }); // fanned out
+  for (let index = 0; index < EVENTS_A; index++)
+    await createProject(runtime, teamA.principal, { name: `Noisy ${index}`, platform_type: 'discord' });
+  await vi.waitFor(
+    async () => expect((await listDeliveries(runtime, teamA.principal, { limit: 100 })).data).toHaveLength(BACKLOG_A),
+    { timeout: 60_000, interval: 200 },
+  ); // fanned out
   await vi.waitFor(() => expect(silent.held()).toBeGreaterThan(0), { timeout: 60_000, interval: 100 }); // A's attempts are hanging
 
   // Team B registers its endpoint and sends a test event over REST, as a customer would.
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${service.baseUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${teamB.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      headers: {
+        Authorization: `Bearer ${teamB.token}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': crypto.randomUUID(),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };
   };
-  const endpointB = await api('POST', '/v1/webhook-endpoints', { name: 'B', url: receiverB.url, events: ['project.created'] });
+  const endpointB = await api('POST', '/v1/webhook-endpoints', {
+    name: 'B',
+    url: receiverB.url,
+    events: ['project.created'],
+  });
   expect(endpointB.status).toBe(201);
   const test = await api('POST', `/v1/webhook-endpoints/${endpointB.body.id}/test`);
   expect(test.status).toBe(202);
@@ -96,6 +120,9 @@ it(`team B's test event reaches B's receiver while team A's ${BACKLOG_A} deliver
   // attempted (each of A's attempts holds its slot for the 10-second budget).
   expect(silent.held()).toBeLessThan(BACKLOG_A);
   const deliveryB = (await api('GET', `/v1/webhook-deliveries/${test.body.id}`)).body;
-  await vi.waitFor(async () => expect((await api('GET', `/v1/webhook-deliveries/${test.body.id}`)).body.status).toBe('succeeded'), { timeout: 30_000, interval: 100 });
+  await vi.waitFor(
+    async () => expect((await api('GET', `/v1/webhook-deliveries/${test.body.id}`)).body.status).toBe('succeeded'),
+    { timeout: 30_000, interval: 100 },
+  );
   expect(deliveryB.event_type).toBe('webhook_endpoint.test');
 }, 180_000);

@@ -27,13 +27,19 @@ const secrets = new Map<string, string>();
 
 /** The names of the known secrets the receiver's check (test/support/signature.ts) accepts the delivery with. */
 function matchingSecrets(header: string, body: string): string[] {
-  return [...secrets].filter(([, secret]) => checkSignature({ header, rawBody: body, secret }) === null).map(([name]) => name);
+  return [...secrets]
+    .filter(([, secret]) => checkSignature({ header, rawBody: body, secret }) === null)
+    .map(([name]) => name);
 }
 
 async function api(method: string, path: string, body?: unknown) {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${service.demoToken}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+    headers: {
+      Authorization: `Bearer ${service.demoToken}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': crypto.randomUUID(),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -41,7 +47,11 @@ async function api(method: string, path: string, body?: unknown) {
 }
 
 /** Waits (vi.waitFor, 30 s) until `probe` returns a truthy value; the error names `what` and shows the server's output. */
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   return vi.waitFor(
     async () => {
       const value = await probe();
@@ -55,7 +65,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 async function deliveryFor(projectId: string) {
   const eventsSeen = received.filter((item) => item.projectId === projectId);
   const list = await api('GET', '/v1/webhook-deliveries?limit=100');
-  return { eventsSeen, deliveries: list.body.data as Array<{ id: string; event_id: string; status: string; attempts: number }> };
+  return {
+    eventsSeen,
+    deliveries: list.body.data as Array<{ id: string; event_id: string; status: string; attempts: number }>,
+  };
 }
 
 // Each test gets its own service (its own tables) and receiver, so the tests pass alone and in any order.
@@ -66,11 +79,21 @@ beforeEach(async () => {
   receiver = await startTestReceiver((headers, body) => {
     const envelope = JSON.parse(body);
     const signatureHeader = String(headers['svc-signature']);
-    received.push({ eventId: String(headers['svc-event-id']), type: envelope.type, projectId: envelope.project_id, signatureHeader, validWith: matchingSecrets(signatureHeader, body) });
+    received.push({
+      eventId: String(headers['svc-event-id']),
+      type: envelope.type,
+      projectId: envelope.project_id,
+      signatureHeader,
+      validWith: matchingSecrets(signatureHeader, body),
+    });
     return answer;
   });
   receiverUrl = receiver.url;
-  service = await startLocalProcess({ WEBHOOK_EXTRA_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TIME_SCALE: '100000' });
+  service = await startLocalProcess({
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    TIME_SCALE: '100000',
+  });
 });
 
 afterEach(async () => {
@@ -97,16 +120,25 @@ describe('webhook pipeline through the local server', () => {
       return list.body.data.find((delivery: { event_type: string }) => delivery.event_type === 'project.created');
     });
     const detail = (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body;
-    expect(detail).toMatchObject({ status: 'dead', attempts: 8, event_type: 'project.created', endpoint_id: endpointId });
+    expect(detail).toMatchObject({
+      status: 'dead',
+      attempts: 8,
+      event_type: 'project.created',
+      endpoint_id: endpointId,
+    });
     expect(detail.dead_lettered_at).toMatch(/Z$/);
     expect(detail.attempt_log).toHaveLength(8);
     expect(detail.attempt_log.map((attempt: { attempt: number }) => attempt.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    for (const attempt of detail.attempt_log) expect(attempt).toMatchObject({ status: 500, failure_kind: 'http_status', response_body: 'receiver is down' });
+    for (const attempt of detail.attempt_log)
+      expect(attempt).toMatchObject({ status: 500, failure_kind: 'http_status', response_body: 'receiver is down' });
     const attempts = received.filter((item) => item.projectId === project.id);
     expect(attempts).toHaveLength(8);
     expect(new Set(attempts.map((item) => item.eventId)).size).toBe(1);
     for (const attempt of attempts) expect(attempt.validWith).toEqual(['first']);
-    expect((await api('GET', `/v1/webhook-endpoints/${endpointId}`)).body).toMatchObject({ is_active: true, consecutive_failures: 8 });
+    expect((await api('GET', `/v1/webhook-endpoints/${endpointId}`)).body).toMatchObject({
+      is_active: true,
+      consecutive_failures: 8,
+    });
 
     answer = 200;
     const retried = await api('POST', `/v1/webhook-deliveries/${dead.id}/retry`);
@@ -127,21 +159,39 @@ describe('webhook pipeline through the local server', () => {
     const project = (await api('POST', '/v1/projects', { name: 'Replayed', platform_type: 'discord' })).body;
     const dead = await until('the second delivery to be dead', async () => {
       const { deliveries, eventsSeen } = await deliveryFor(project.id);
-      return eventsSeen.length === 8 && deliveries.find((delivery) => delivery.event_id === eventsSeen[0].eventId && delivery.status === 'dead');
+      return (
+        eventsSeen.length === 8 &&
+        deliveries.find((delivery) => delivery.event_id === eventsSeen[0].eventId && delivery.status === 'dead')
+      );
     });
     answer = 200;
     const dryRun = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1, dry_run: true });
-    expect(dryRun).toMatchObject({ status: 202, body: { dry_run: true, status: 'completed', matched: 1, replayed: 0 } });
+    expect(dryRun).toMatchObject({
+      status: 202,
+      body: { dry_run: true, status: 'completed', matched: 1, replayed: 0 },
+    });
     const replay = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 });
     expect(replay.status).toBe(202);
-    expect(replay.body).toMatchObject({ id: expect.any(String), status: 'running', matched: 1, filters: { status: 'dead', since_hours: 1, endpoint_id: null, event_type: null } });
+    expect(replay.body).toMatchObject({
+      id: expect.any(String),
+      status: 'running',
+      matched: 1,
+      filters: { status: 'dead', since_hours: 1, endpoint_id: null, event_type: null },
+    });
     const job = await until('the replay job to complete', async () => {
       const body = (await api('GET', `/v1/webhook-replays/${replay.body.id}`)).body;
       return body.status === 'completed' && body;
     });
     expect(job).toMatchObject({ matched: 1, replayed: 1 });
-    await until('the replayed delivery to succeed', async () => (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body.status === 'succeeded');
-    expect((await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 })).body).toMatchObject({ matched: 0, replayed: 0, status: 'completed' });
+    await until(
+      'the replayed delivery to succeed',
+      async () => (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body.status === 'succeeded',
+    );
+    expect((await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 })).body).toMatchObject({
+      matched: 0,
+      replayed: 0,
+      status: 'completed',
+    });
   });
 
   it('signs with the new secret only after an API rotation, and sends a test event on demand', async () => {
@@ -153,7 +203,9 @@ describe('webhook pipeline through the local server', () => {
     secrets.set('rotated', rotated.body.secret);
     const test = await api('POST', `/v1/webhook-endpoints/${endpointId}/test`);
     expect(test.status).toBe(202);
-    const delivered = await until('the test event', async () => received.find((item) => item.type === 'webhook_endpoint.test'));
+    const delivered = await until('the test event', async () =>
+      received.find((item) => item.type === 'webhook_endpoint.test'),
+    );
     expect(delivered.projectId).toBeNull();
     expect(delivered.validWith).toEqual(['rotated']);
     expect(delivered.signatureHeader).not.toContain('v0=');
@@ -171,17 +223,27 @@ describe('webhook pipeline through the local server', () => {
     expect(disabled.disabled_at).toMatch(/Z$/);
     expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(20);
     // A second, active endpoint proves the event was fanned out; the disabled one must have got nothing.
-    const watcher = await api('POST', '/v1/webhook-endpoints', { name: 'watcher', url: receiverUrl, events: ['project.created'] });
+    const watcher = await api('POST', '/v1/webhook-endpoints', {
+      name: 'watcher',
+      url: receiverUrl,
+      events: ['project.created'],
+    });
     secrets.set('watcher', watcher.body.secret);
     const whileDisabled = (await api('POST', '/v1/projects', { name: 'While disabled', platform_type: 'slack' })).body;
-    await until('the watcher to see the event', async () => received.find((item) => item.projectId === whileDisabled.id && item.validWith.includes('watcher')));
-    expect(received.filter((item) => item.projectId === whileDisabled.id && !item.validWith.includes('watcher'))).toEqual([]);
+    await until('the watcher to see the event', async () =>
+      received.find((item) => item.projectId === whileDisabled.id && item.validWith.includes('watcher')),
+    );
+    expect(
+      received.filter((item) => item.projectId === whileDisabled.id && !item.validWith.includes('watcher')),
+    ).toEqual([]);
     expect((await api('DELETE', `/v1/webhook-endpoints/${watcher.body.id}`)).status).toBe(200);
 
     answer = 200;
     const enabled = await api('POST', `/v1/webhook-endpoints/${endpointId}`, { is_active: true });
     expect(enabled.body).toMatchObject({ is_active: true, consecutive_failures: 0, disabled_at: null });
     const project = (await api('POST', '/v1/projects', { name: 'After re-enable', platform_type: 'slack' })).body;
-    await until('a fresh delivery after re-enabling', async () => received.find((item) => item.projectId === project.id));
+    await until('a fresh delivery after re-enabling', async () =>
+      received.find((item) => item.projectId === project.id),
+    );
   });
 });

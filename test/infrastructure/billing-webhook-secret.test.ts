@@ -42,10 +42,13 @@ afterAll(() => {
   removeOutputs(outdirs);
 });
 
-const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
-const ofType = (resources: Record<string, CfnResource>, type: string): [string, CfnResource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
-const rootOutputs = (synthesized: Synthesized): Record<string, any> => synthesized.templates.find((t) => !t.nested)!.template.Outputs!;
+const ofType = (resources: Record<string, CfnResource>, type: string): [string, CfnResource][] =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
+const rootOutputs = (synthesized: Synthesized): Record<string, any> =>
+  synthesized.templates.find((t) => !t.nested)!.template.Outputs!;
 
 /** The function whose handler is `handler` (exactly one). */
 function functionWithHandler(resources: Record<string, CfnResource>, handler: string): [string, CfnResource] {
@@ -57,15 +60,25 @@ function functionWithHandler(resources: Record<string, CfnResource>, handler: st
 /** Every IAM policy statement with the role it is attached to (by logical id). */
 function statementsByRole(resources: Record<string, CfnResource>): { roleId: string; statement: Statement }[] {
   return ofType(resources, 'AWS::IAM::Policy').flatMap(([, policy]) =>
-    asArray<any>(policy.Properties.Roles).flatMap((role) => asArray<Statement>(policy.Properties.PolicyDocument.Statement).map((statement) => ({ roleId: refId(role), statement }))),
+    asArray<any>(policy.Properties.Roles).flatMap((role) =>
+      asArray<Statement>(policy.Properties.PolicyDocument.Statement).map((statement) => ({
+        roleId: refId(role),
+        statement,
+      })),
+    ),
   );
 }
 
 /** The statements that allow any Secrets Manager action, or name `secretResource` as a resource. */
-function secretStatements(resources: Record<string, CfnResource>, secretResource: unknown): { roleId: string; statement: Statement }[] {
+function secretStatements(
+  resources: Record<string, CfnResource>,
+  secretResource: unknown,
+): { roleId: string; statement: Statement }[] {
   const named = JSON.stringify(secretResource);
   return statementsByRole(resources).filter(
-    ({ statement }) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')) || asArray(statement.Resource).some((resource) => JSON.stringify(resource) === named),
+    ({ statement }) =>
+      asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')) ||
+      asArray(statement.Resource).some((resource) => JSON.stringify(resource) === named),
   );
 }
 
@@ -87,7 +100,11 @@ describe('the billing webhook secret the stack creates (DESIGN D20, D16)', () =>
     const statements = secretStatements(created.resources, { Ref: secretId });
     expect(statements.map(({ roleId }) => roleId)).toEqual([refId(hook.Properties.Role)]);
     expect(BILLING_WEBHOOK_SECRET_READ_ACTIONS).toEqual(['secretsmanager:GetSecretValue']);
-    expect(statements[0].statement).toEqual({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } });
+    expect(statements[0].statement).toEqual({
+      Effect: 'Allow',
+      Action: 'secretsmanager:GetSecretValue',
+      Resource: { Ref: secretId },
+    });
   });
 
   it('puts its ARN, not a value, in the billing hook’s environment only; no function gets the value variable', () => {
@@ -98,7 +115,9 @@ describe('the billing webhook secret the stack creates (DESIGN D20, D16)', () =>
     for (const [id, fn] of functions) {
       const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
       expect(variables[ENVIRONMENT_VARIABLES.billingStripeWebhookSecret], id).toBeUndefined();
-      expect(variables[ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn], id).toEqual(id === hookId ? { Ref: secretId } : undefined);
+      expect(variables[ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn], id).toEqual(
+        id === hookId ? { Ref: secretId } : undefined,
+      );
     }
   });
 
@@ -107,7 +126,8 @@ describe('the billing webhook secret the stack creates (DESIGN D20, D16)', () =>
     const output = rootOutputs(created).BillingWebhookSecretArn;
     expect(output.Value).toEqual({ Ref: secretId });
     expect(output.Description).toContain('put-secret-value');
-    for (const { path: where, template } of created.templates) expect(JSON.stringify(template), where).not.toMatch(SIGNING_SECRET_TEXT);
+    for (const { path: where, template } of created.templates)
+      expect(JSON.stringify(template), where).not.toMatch(SIGNING_SECRET_TEXT);
   });
 });
 
@@ -117,15 +137,22 @@ describe('an existing billing webhook secret (context billingWebhookSecretArn)',
     const [hookId, hook] = functionWithHandler(existing.resources, BILLING_HOOK_HANDLER);
     const statements = secretStatements(existing.resources, EXISTING_SECRET_ARN);
     expect(statements.map(({ roleId }) => roleId)).toEqual([refId(hook.Properties.Role)]);
-    expect(statements[0].statement).toEqual({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: EXISTING_SECRET_ARN });
+    expect(statements[0].statement).toEqual({
+      Effect: 'Allow',
+      Action: 'secretsmanager:GetSecretValue',
+      Resource: EXISTING_SECRET_ARN,
+    });
     for (const [id, fn] of ofType(existing.resources, 'AWS::Lambda::Function')) {
-      expect(fn.Properties.Environment.Variables[ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn], id).toEqual(id === hookId ? EXISTING_SECRET_ARN : undefined);
+      expect(fn.Properties.Environment.Variables[ENVIRONMENT_VARIABLES.billingStripeWebhookSecretArn], id).toEqual(
+        id === hookId ? EXISTING_SECRET_ARN : undefined,
+      );
     }
     expect(rootOutputs(existing).BillingWebhookSecretArn.Value).toBe(EXISTING_SECRET_ARN);
   });
 
   it('refuses anything but a complete secret ARN, without repeating the value (it may be the signing secret itself)', () => {
-    const build = (value: string) => () => createMembershipApp({ context: { billingWebhookSecretArn: value }, nag: false, bundler: () => undefined });
+    const build = (value: string) => () =>
+      createMembershipApp({ context: { billingWebhookSecretArn: value }, nag: false, bundler: () => undefined });
     const pasted = 'whsec_AbCdEfGh0123456789';
     let message = '';
     try {

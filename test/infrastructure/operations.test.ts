@@ -7,7 +7,13 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALARM_PERIOD, FAILURE_QUEUE_MESSAGES_THRESHOLD, FUNCTION_ERRORS_THRESHOLD, FUNCTION_THROTTLES_THRESHOLD, OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD } from '../../lib/alarms.js';
+import {
+  ALARM_PERIOD,
+  FAILURE_QUEUE_MESSAGES_THRESHOLD,
+  FUNCTION_ERRORS_THRESHOLD,
+  FUNCTION_THROTTLES_THRESHOLD,
+  OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD,
+} from '../../lib/alarms.js';
 import { createMembershipApp } from '../../lib/app.js';
 import { STAGE_THROTTLE_BURST_LIMIT, STAGE_THROTTLE_RATE_LIMIT } from '../../lib/http-api.js';
 import { TABLE_DELETE_ACTIONS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/route-stack.js';
@@ -15,7 +21,13 @@ import { DISPATCHER_MAX_CONCURRENCY, DISPATCHER_RESERVED_CONCURRENCY } from '../
 import { OPERATIONS } from '../../shared/operations/registry.js';
 import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../../shared/store/keys.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
-import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis, type SynthesizedTemplate } from './templates.js';
+import {
+  removeOutputs,
+  synthesizeWithStubBundles,
+  type CfnResource,
+  type StubSynthesis,
+  type SynthesizedTemplate,
+} from './templates.js';
 
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown; Condition?: any };
 
@@ -45,9 +57,11 @@ afterAll(() => {
   removeOutputs(outdirs);
 });
 
-const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
-const ofType = (resources: Record<string, CfnResource>, type: string): [string, CfnResource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+const ofType = (resources: Record<string, CfnResource>, type: string): [string, CfnResource][] =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
 const functionWithHandler = (resources: Record<string, CfnResource>, handler: string): [string, CfnResource] => {
   const found = ofType(resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Handler === handler);
   expect(found, handler).toHaveLength(1);
@@ -61,20 +75,29 @@ function statementsOfFunction(resources: Record<string, CfnResource>, functionId
     .filter(([, policy]) => asArray<any>(policy.Properties.Roles).some((role) => refId(role) === roleId))
     .flatMap(([, policy]) => asArray<Statement>(policy.Properties.PolicyDocument.Statement));
 }
-const dynamoActions = (statements: Statement[]): string[] => [...new Set(statements.flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('dynamodb:')))].sort();
+const dynamoActions = (statements: Statement[]): string[] =>
+  [...new Set(statements.flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('dynamodb:')))].sort();
 /** The statements on a table or its indexes (not on its stream: the fan-out's event source reads that). */
 const onTable = (statements: Statement[], logicalName: string): Statement[] =>
-  statements.filter((s) => JSON.stringify(s.Resource).includes(`"${logicalName}"`) && !JSON.stringify(s.Resource).includes('StreamArn'));
+  statements.filter(
+    (s) => JSON.stringify(s.Resource).includes(`"${logicalName}"`) && !JSON.stringify(s.Resource).includes('StreamArn'),
+  );
 
 /** The alarms of a metric on a function, in the resources of all templates. */
 function functionAlarms(resources: Record<string, CfnResource>, functionId: string, metricName: string): CfnResource[] {
   return ofType(resources, 'AWS::CloudWatch::Alarm')
     .map(([, alarm]) => alarm)
-    .filter((alarm) => alarm.Properties.Namespace === 'AWS/Lambda' && alarm.Properties.MetricName === metricName && refId(alarm.Properties.Dimensions?.[0]?.Value) === functionId);
+    .filter(
+      (alarm) =>
+        alarm.Properties.Namespace === 'AWS/Lambda' &&
+        alarm.Properties.MetricName === metricName &&
+        refId(alarm.Properties.Dimensions?.[0]?.Value) === functionId,
+    );
 }
 
 /** The template (root or nested) that holds a logical id. */
-const templateOf = (synthesized: Synthesized, logicalId: string): SynthesizedTemplate => synthesized.templates.find((t) => logicalId in t.template.Resources)!;
+const templateOf = (synthesized: Synthesized, logicalId: string): SynthesizedTemplate =>
+  synthesized.templates.find((t) => logicalId in t.template.Resources)!;
 
 describe('alarms (DESIGN D23)', () => {
   it('gives every function one Errors and one Throttles alarm, in the function’s own template, notifying the alarm topic', () => {
@@ -101,7 +124,9 @@ describe('alarms (DESIGN D23)', () => {
         expect(alarms[0].Properties.AlarmActions.map(refId), functionId).toEqual([topicId]);
       }
       const holder = templateOf(withEmail, functionId);
-      const alarmsInHolder = Object.values(holder.template.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm' && refId(r.Properties.Dimensions?.[0]?.Value) === functionId);
+      const alarmsInHolder = Object.values(holder.template.Resources).filter(
+        (r) => r.Type === 'AWS::CloudWatch::Alarm' && refId(r.Properties.Dimensions?.[0]?.Value) === functionId,
+      );
       expect(alarmsInHolder, `alarms of ${functionId} beside it`).toHaveLength(2);
     }
   });
@@ -110,9 +135,13 @@ describe('alarms (DESIGN D23)', () => {
     const { resources, stack } = withEmail;
     const template = Template.fromStack(stack);
     const [topicId] = ofType(resources, 'AWS::SNS::Topic')[0];
-    const [deliveryQueueId, deliveryQueue] = ofType(resources, 'AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)!;
+    const [deliveryQueueId, deliveryQueue] = ofType(resources, 'AWS::SQS::Queue').find(
+      ([, q]) => q.Properties.RedrivePolicy,
+    )!;
     const deadLetterQueueId = refId(deliveryQueue.Properties.RedrivePolicy.deadLetterTargetArn);
-    const fanOutMapping = ofType(resources, 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.DestinationConfig)![1];
+    const fanOutMapping = ofType(resources, 'AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.DestinationConfig,
+    )![1];
     const fanOutFailuresId = refId(fanOutMapping.Properties.DestinationConfig.OnFailure.Destination);
 
     for (const queueId of [deadLetterQueueId, fanOutFailuresId]) {
@@ -143,7 +172,11 @@ describe('alarms (DESIGN D23)', () => {
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: ALARM_EMAIL });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
   });
 
@@ -154,11 +187,18 @@ describe('alarms (DESIGN D23)', () => {
     expect(alarms.length).toBe(2 * ofType(resources, 'AWS::Lambda::Function').length + 3);
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toEqual([EXISTING_TOPIC_ARN]);
     // A nested route stack receives the topic through its `AlarmTopicArn` parameter.
-    for (const nested of templates.filter((t) => t.nested)) expect(Object.keys(nested.template.Parameters ?? {}), nested.path).toContain('AlarmTopicArn');
+    for (const nested of templates.filter((t) => t.nested))
+      expect(Object.keys(nested.template.Parameters ?? {}), nested.path).toContain('AlarmTopicArn');
   });
 
   it('refuses alarmEmail and alarmTopicArn together', () => {
-    expect(() => createMembershipApp({ context: { alarmEmail: ALARM_EMAIL, alarmTopicArn: EXISTING_TOPIC_ARN }, nag: false, bundler: () => undefined })).toThrow(/not both/);
+    expect(() =>
+      createMembershipApp({
+        context: { alarmEmail: ALARM_EMAIL, alarmTopicArn: EXISTING_TOPIC_ARN },
+        nag: false,
+        bundler: () => undefined,
+      }),
+    ).toThrow(/not both/);
   });
 });
 
@@ -168,7 +208,10 @@ describe('throttling and concurrency (DESIGN D23)', () => {
     const stages = template.findResources('AWS::ApiGatewayV2::Stage');
     expect(Object.keys(stages)).toHaveLength(2);
     for (const stage of Object.values(stages)) {
-      expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: STAGE_THROTTLE_RATE_LIMIT, ThrottlingBurstLimit: STAGE_THROTTLE_BURST_LIMIT });
+      expect(stage.Properties.DefaultRouteSettings).toMatchObject({
+        ThrottlingRateLimit: STAGE_THROTTLE_RATE_LIMIT,
+        ThrottlingBurstLimit: STAGE_THROTTLE_BURST_LIMIT,
+      });
     }
     expect(STAGE_THROTTLE_BURST_LIMIT).toBeGreaterThanOrEqual(STAGE_THROTTLE_RATE_LIMIT);
   });
@@ -177,7 +220,9 @@ describe('throttling and concurrency (DESIGN D23)', () => {
     const { resources } = withEmail;
     const [dispatcherId, dispatcher] = functionWithHandler(resources, 'dispatcher.handler');
     expect(dispatcher.Properties.ReservedConcurrentExecutions).toBe(DISPATCHER_RESERVED_CONCURRENCY);
-    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(([, m]) => refId(m.Properties.FunctionName) === dispatcherId);
+    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => refId(m.Properties.FunctionName) === dispatcherId,
+    );
     expect(mappings).toHaveLength(1);
     expect(mappings[0][1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: DISPATCHER_MAX_CONCURRENCY });
     expect(DISPATCHER_RESERVED_CONCURRENCY).toBeGreaterThanOrEqual(DISPATCHER_MAX_CONCURRENCY);
@@ -194,7 +239,9 @@ describe('tracing and tables (DESIGN D23)', () => {
     for (const [functionId, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       expect(fn.Properties.TracingConfig, functionId).toEqual({ Mode: 'Active' });
       // On `Resource: *` (X-Ray has no resource-level permissions; the fan-out's statement also holds dynamodb:ListStreams).
-      const xray = statementsOfFunction(resources, functionId).filter((s) => asArray(s.Action).some((action) => action.startsWith('xray:')));
+      const xray = statementsOfFunction(resources, functionId).filter((s) =>
+        asArray(s.Action).some((action) => action.startsWith('xray:')),
+      );
       expect(xray, functionId).toHaveLength(1);
       expect(xray[0].Resource, functionId).toBe('*');
       expect(
@@ -209,8 +256,15 @@ describe('tracing and tables (DESIGN D23)', () => {
   it('protects both tables from deletion and retains them', () => {
     const template = Template.fromStack(withEmail.stack);
     for (const definition of [TABLE_DEFINITION, DEAD_LETTER_TABLE_DEFINITION]) {
-      template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: Match.objectLike({ DeletionProtectionEnabled: true }) });
-      expect(withEmail.resources[definition.logicalName].Properties.DeletionProtectionEnabled, definition.logicalName).toBe(true);
+      template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      });
+      expect(
+        withEmail.resources[definition.logicalName].Properties.DeletionProtectionEnabled,
+        definition.logicalName,
+      ).toBe(true);
     }
   });
 });
@@ -227,12 +281,23 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       const statements = statementsOfFunction(resources, functionId);
       const actions = dynamoActions(statements);
       expect(actions, operation.id).toEqual([...TABLE_READ_ACTIONS, 'dynamodb:UpdateItem'].sort());
-      for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem']) expect(actions, operation.id).not.toContain(write);
+      for (const write of [
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:Scan',
+        'dynamodb:ConditionCheckItem',
+      ])
+        expect(actions, operation.id).not.toContain(write);
       const updates = statements.filter((s) => asArray(s.Action).includes('dynamodb:UpdateItem'));
       expect(updates, operation.id).toHaveLength(1);
       expect(asArray(updates[0].Action), operation.id).toEqual(['dynamodb:UpdateItem']);
       expect(refId(updates[0].Resource), operation.id).toBe(TABLE_DEFINITION.logicalName);
-      expect(updates[0].Condition, operation.id).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`] } });
+      expect(updates[0].Condition, operation.id).toEqual({
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': [`${RATE_COUNTER_PARTITION_PREFIX}*`, `${TOKEN_PARTITION_PREFIX}*`],
+        },
+      });
       expect(
         statements.some((s) => asArray(s.Action).some((a) => a.startsWith('sqs:'))),
         operation.id,
@@ -244,8 +309,12 @@ describe('least-privilege IAM (DESIGN D23)', () => {
     const { resources } = withEmail;
     for (const operation of writeRoutes) {
       const [functionId] = functionWithHandler(resources, `${operation.id}.handler`);
-      const mainTable = dynamoActions(onTable(statementsOfFunction(resources, functionId), TABLE_DEFINITION.logicalName));
-      expect(mainTable, operation.id).toEqual([...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS, ...TABLE_DELETE_ACTIONS].sort());
+      const mainTable = dynamoActions(
+        onTable(statementsOfFunction(resources, functionId), TABLE_DEFINITION.logicalName),
+      );
+      expect(mainTable, operation.id).toEqual(
+        [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS, ...TABLE_DELETE_ACTIONS].sort(),
+      );
     }
   });
 
@@ -257,13 +326,18 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       const actions = dynamoActions(statements);
       expect(actions, fn.Properties.Handler).not.toContain('dynamodb:Scan');
       expect(actions, fn.Properties.Handler).not.toContain('dynamodb:BatchWriteItem');
-      const tables = [TABLE_DEFINITION.logicalName, DEAD_LETTER_TABLE_DEFINITION.logicalName].filter((table) => dynamoActions(onTable(statements, table)).includes('dynamodb:DeleteItem'));
+      const tables = [TABLE_DEFINITION.logicalName, DEAD_LETTER_TABLE_DEFINITION.logicalName].filter((table) =>
+        dynamoActions(onTable(statements, table)).includes('dynamodb:DeleteItem'),
+      );
       if (tables.length) deleting.set(String(fn.Properties.Handler).replace(/\.handler$/, ''), tables);
     }
     const main = [TABLE_DEFINITION.logicalName];
     const both = [TABLE_DEFINITION.logicalName, DEAD_LETTER_TABLE_DEFINITION.logicalName];
     const expected = new Map<string, string[]>([
-      ...writeRoutes.map((operation): [string, string[]] => [operation.id, operation.rest.path.startsWith('/v1/webhook-deliveries') ? both : main]),
+      ...writeRoutes.map((operation): [string, string[]] => [
+        operation.id,
+        operation.rest.path.startsWith('/v1/webhook-deliveries') ? both : main,
+      ]),
       ['mcp', both],
       ['dashboard', both],
       ['public-pages', main],
@@ -278,10 +352,15 @@ describe('least-privilege IAM (DESIGN D23)', () => {
     const readWrite = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort();
     for (const worker of ['fan-out', 'dispatcher', 'sweeper']) {
       const [functionId] = functionWithHandler(resources, `${worker}.handler`);
-      expect(dynamoActions(onTable(statementsOfFunction(resources, functionId), TABLE_DEFINITION.logicalName)), worker).toEqual(readWrite);
+      expect(
+        dynamoActions(onTable(statementsOfFunction(resources, functionId), TABLE_DEFINITION.logicalName)),
+        worker,
+      ).toEqual(readWrite);
     }
     const [dispatcherId] = functionWithHandler(resources, 'dispatcher.handler');
-    expect(dynamoActions(onTable(statementsOfFunction(resources, dispatcherId), DEAD_LETTER_TABLE_DEFINITION.logicalName))).toEqual([...readWrite, 'dynamodb:DeleteItem'].sort());
+    expect(
+      dynamoActions(onTable(statementsOfFunction(resources, dispatcherId), DEAD_LETTER_TABLE_DEFINITION.logicalName)),
+    ).toEqual([...readWrite, 'dynamodb:DeleteItem'].sort());
     const [sweeperId] = functionWithHandler(resources, 'sweeper.handler');
     expect(onTable(statementsOfFunction(resources, sweeperId), DEAD_LETTER_TABLE_DEFINITION.logicalName)).toEqual([]);
   });

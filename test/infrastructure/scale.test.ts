@@ -38,11 +38,17 @@ function fakeOperation(moduleIndex: number, index: number): RegisteredOperation 
     ability: moduleIndex === 0 && index < 2 ? null : method === 'GET' ? 'project:view' : 'project:update',
     teamWide: false,
     events: [],
-    rest: { method, path: index % 2 === 0 ? resource : `${resource}/{thing_id}`, successStatus: method === 'POST' ? 201 : 200 },
+    rest: {
+      method,
+      path: index % 2 === 0 ? resource : `${resource}/{thing_id}`,
+      successStatus: method === 'POST' ? 201 : 200,
+    },
   } as unknown as RegisteredOperation;
 }
 
-const GENERATED: readonly RegisteredOperation[] = MODULE_SIZES.flatMap((size, moduleIndex) => Array.from({ length: size }, (_, index) => fakeOperation(moduleIndex, index)));
+const GENERATED: readonly RegisteredOperation[] = MODULE_SIZES.flatMap((size, moduleIndex) =>
+  Array.from({ length: size }, (_, index) => fakeOperation(moduleIndex, index)),
+);
 
 let outdir: string;
 let assembly: CloudAssembly;
@@ -54,7 +60,10 @@ const bundled: string[] = [];
 const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
 
 beforeAll(() => {
-  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<
+    string,
+    unknown
+  >;
   mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
   outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', 'test-scale-'));
   const built = createMembershipApp({
@@ -85,7 +94,8 @@ describe('150 generated routes', () => {
   it(`keeps every template (root and nested) at or below ${MAX_RESOURCES_PER_TEMPLATE} resources`, () => {
     const counts = templates.map((t) => ({ stack: t.path, resources: Object.keys(t.template.Resources).length }));
     console.info('resources per template (150 routes):', JSON.stringify(counts));
-    for (const { stack: where, resources: count } of counts) expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
+    for (const { stack: where, resources: count } of counts)
+      expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
   });
 
   it('splits the routes into one nested stack per module, a large module into parts', () => {
@@ -93,17 +103,26 @@ describe('150 generated routes', () => {
       .filter((t) => t.nested)
       .map((t) => t.path.split('/').pop())
       .sort();
-    expect(nested).toEqual(['FakeThings1Routes', 'FakeThings1Routes2', ...MODULE_SIZES.slice(1).map((_, i) => `FakeThings${i + 2}Routes`)].sort());
+    expect(nested).toEqual(
+      [
+        'FakeThings1Routes',
+        'FakeThings1Routes2',
+        ...MODULE_SIZES.slice(1).map((_, i) => `FakeThings${i + 2}Routes`),
+      ].sort(),
+    );
     const first = templates.find((t) => t.path.endsWith('/FakeThings1Routes'))!;
     const second = templates.find((t) => t.path.endsWith('/FakeThings1Routes2'))!;
-    const routesOf = (t: SynthesizedTemplate): number => Object.values(t.template.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').length;
+    const routesOf = (t: SynthesizedTemplate): number =>
+      Object.values(t.template.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').length;
     expect(routesOf(first)).toBe(MAX_ROUTES_PER_STACK);
     expect(routesOf(second)).toBe(MODULE_SIZES[0] - MAX_ROUTES_PER_STACK);
   });
 
   it('gives every operation exactly one route, integrated with its own Lambda', () => {
     const apiId = refId(templates[0].template.Outputs!.RestApiUrl.Value);
-    const routes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && refId(r.Properties.ApiId) === apiId);
+    const routes = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Route' && refId(r.Properties.ApiId) === apiId,
+    );
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
       [
         ...GENERATED.map(routeKey),
@@ -126,7 +145,9 @@ describe('150 generated routes', () => {
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Handler)
       .sort();
-    expect(handlers).toEqual([...GENERATED.map((o) => `${o.id}.handler`), ...FUNCTION_FILES.map((f) => `${f}.handler`)].sort());
+    expect(handlers).toEqual(
+      [...GENERATED.map((o) => `${o.id}.handler`), ...FUNCTION_FILES.map((f) => `${f}.handler`)].sort(),
+    );
   });
 
   it('bundles each entry once', () => {

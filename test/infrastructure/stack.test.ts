@@ -25,7 +25,15 @@ import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/sto
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
 
-type Statement = { Effect: string; Action?: string | string[]; NotAction?: unknown; Resource?: unknown; NotResource?: unknown; Principal?: any; Condition?: any };
+type Statement = {
+  Effect: string;
+  Action?: string | string[];
+  NotAction?: unknown;
+  Resource?: unknown;
+  NotResource?: unknown;
+  Principal?: any;
+  Condition?: any;
+};
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Every bundle: one per REST operation, plus the files under `functions/`. */
@@ -76,12 +84,14 @@ let rootTemplate: CfnTemplate;
 /** Resources of all templates, nested-stack parameters resolved to the root's values. */
 let resources: Record<string, CfnResource>;
 
-const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 const ofType = (type: string): [string, CfnResource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
 /** The logical id of the credentials key (the only KMS key). */
 const credentialsKeyId = (): string => ofType('AWS::KMS::Key')[0][0];
 const refId = (value: any): string => value?.Ref ?? value?.['Fn::GetAtt']?.[0];
-const functionsWithHandler = (handler: string): [string, CfnResource][] => ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Handler === handler);
+const functionsWithHandler = (handler: string): [string, CfnResource][] =>
+  ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Handler === handler);
 const onlyFunction = (handler: string): [string, CfnResource] => {
   const found = functionsWithHandler(handler);
   expect(found, handler).toHaveLength(1);
@@ -93,13 +103,16 @@ function statementsOfRole(roleId: string): Statement[] {
   const role = resources[roleId];
   expect(role?.Type).toBe('AWS::IAM::Role');
   expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);
-  const inline = asArray<any>(role.Properties.Policies).flatMap((policy) => asArray<Statement>(policy.PolicyDocument.Statement));
+  const inline = asArray<any>(role.Properties.Policies).flatMap((policy) =>
+    asArray<Statement>(policy.PolicyDocument.Statement),
+  );
   const attached = ofType('AWS::IAM::Policy')
     .filter(([, policy]) => asArray<any>(policy.Properties.Roles).some((role) => refId(role) === roleId))
     .flatMap(([, policy]) => asArray<Statement>(policy.Properties.PolicyDocument.Statement));
   return [...inline, ...attached];
 }
-const statementsOfFunction = (functionId: string): Statement[] => statementsOfRole(refId(resources[functionId].Properties.Role));
+const statementsOfFunction = (functionId: string): Statement[] =>
+  statementsOfRole(refId(resources[functionId].Properties.Role));
 const actionsOf = (statements: Statement[]): string[] => statements.flatMap((s) => asArray(s.Action));
 
 /** The Lambda function behind an HTTP API route (route → integration → function). */
@@ -114,17 +127,26 @@ function functionOfRoute(route: CfnResource): string {
 
 /** Roles that EventBridge Scheduler may assume. */
 const schedulerRoles = (): [string, CfnResource][] =>
-  ofType('AWS::IAM::Role').filter(([, role]) => asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some((s) => s.Principal?.Service === 'scheduler.amazonaws.com'));
+  ofType('AWS::IAM::Role').filter(([, role]) =>
+    asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement).some(
+      (s) => s.Principal?.Service === 'scheduler.amazonaws.com',
+    ),
+  );
 
 /** The role EventBridge Scheduler assumes for webhook retry timers: the one scoped to the retry schedule group. */
 function retrySchedulerRole(): [string, CfnResource] {
-  const roles = schedulerRoles().filter(([, role]) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('ArnEquals'));
+  const roles = schedulerRoles().filter(([, role]) =>
+    JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('ArnEquals'),
+  );
   expect(roles).toHaveLength(1);
   return roles[0];
 }
 
 beforeAll(() => {
-  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<
+    string,
+    unknown
+  >;
   // Under the project (cdk.out/ is git-ignored) so a bundle's `@aws-sdk/*` imports resolve from
   // node_modules, as the Lambda runtime provides them.
   mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
@@ -182,9 +204,13 @@ describe('synthesis', () => {
         expect(source).toContain(`import { prebuiltDocument } from './shared/domain/${operation.module}/prebuilt.js'`);
         const compressed = /prebuiltDocument\('([^']+)'\)/.exec(source)![1];
         const shipped = JSON.parse(brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8'));
-        expect(shipped).toEqual(JSON.parse(JSON.stringify(PUBLIC_DOCUMENTS[operation.id as keyof typeof PUBLIC_DOCUMENTS]())));
+        expect(shipped).toEqual(
+          JSON.parse(JSON.stringify(PUBLIC_DOCUMENTS[operation.id as keyof typeof PUBLIC_DOCUMENTS]())),
+        );
       } else {
-        expect(source).toContain(`import { ${operation.id} as operationHandler } from './shared/domain/${operation.module}/handlers.js'`);
+        expect(source).toContain(
+          `import { ${operation.id} as operationHandler } from './shared/domain/${operation.module}/handlers.js'`,
+        );
       }
       expect(source).toContain(`operationInModule(definitions, '${operation.id}')`);
       expect(call!.stdin!.resolveDir).toBe(PROJECT_ROOT);
@@ -211,13 +237,19 @@ describe('synthesis', () => {
     const entry = bundleFileOf(onlyFunction('connectProjectPaymentProvider.handler')[1]);
     const chunkDirectory = path.join(path.dirname(entry), 'chunks');
     const chunks = readdirSync(chunkDirectory).filter((file) => file.endsWith('.mjs'));
-    const sdkChunk = chunks.find((file) => readFileSync(path.join(chunkDirectory, file), 'utf8').includes('StripeSignatureVerificationError'));
+    const sdkChunk = chunks.find((file) =>
+      readFileSync(path.join(chunkDirectory, file), 'utf8').includes('StripeSignatureVerificationError'),
+    );
     expect(sdkChunk, chunks.join(', ')).toBeDefined();
     expect(readFileSync(entry, 'utf8')).not.toContain('StripeSignatureVerificationError');
     // The chunk loads as Lambda's Node would load it, and is the SDK's class.
     const script = `const m = await import(process.argv[1]); const Sdk = Object.values(m).find((value) => typeof value === 'function' && value.errors);
       process.stdout.write(String(Boolean(Sdk && new Sdk('sk_test_x', { telemetry: false }).products)));`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(path.join(chunkDirectory, sdkChunk!)).href], { encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', script, pathToFileURL(path.join(chunkDirectory, sdkChunk!)).href],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe('true');
   });
@@ -245,8 +277,16 @@ describe('synthesis', () => {
       ];
       process.stdout.write(JSON.stringify(results));
     `;
-    const files = [bundleOf('getOpenApiDocument.handler'), bundleOf('unmatched-route.handler'), bundleOf('mcp.handler')];
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', timeout: 30_000 });
+    const files = [
+      bundleOf('getOpenApiDocument.handler'),
+      bundleOf('unmatched-route.handler'),
+      bundleOf('mcp.handler'),
+    ];
+    const run = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', script, ...files.map((file) => pathToFileURL(file).href)],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     expect(run.status, run.stderr).toBe(0);
     const [openapi, unknown, preflight] = JSON.parse(run.stdout);
     expect(openapi.status).toBe(200);
@@ -284,8 +324,14 @@ describe('tables', () => {
         { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
         { AttributeName: definition.sortKey.name, KeyType: 'RANGE' },
       ]);
-      const keys = [definition.partitionKey, definition.sortKey, ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
-      expect(p.AttributeDefinitions).toEqual(expect.arrayContaining(keys.map((key) => ({ AttributeName: key.name, AttributeType: key.type }))));
+      const keys = [
+        definition.partitionKey,
+        definition.sortKey,
+        ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+      ];
+      expect(p.AttributeDefinitions).toEqual(
+        expect.arrayContaining(keys.map((key) => ({ AttributeName: key.name, AttributeType: key.type }))),
+      );
       expect(p.AttributeDefinitions).toHaveLength(new Set(keys.map((key) => key.name)).size);
       expect(p.GlobalSecondaryIndexes ?? []).toEqual(
         definition.globalSecondaryIndexes.map((index) => ({
@@ -298,7 +344,9 @@ describe('tables', () => {
         })),
       );
       expect(p.TimeToLiveSpecification).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
-      expect(p.StreamSpecification).toEqual(definition.streamViewType === null ? undefined : { StreamViewType: definition.streamViewType });
+      expect(p.StreamSpecification).toEqual(
+        definition.streamViewType === null ? undefined : { StreamViewType: definition.streamViewType },
+      );
     });
   }
 
@@ -313,7 +361,8 @@ describe('tables', () => {
 
 describe('REST API', () => {
   const restApiId = (): string => refId(rootTemplate.Outputs!.RestApiUrl.Value);
-  const restRoutes = (): [string, CfnResource][] => ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
+  const restRoutes = (): [string, CfnResource][] =>
+    ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId());
 
   it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard’s two, with no authorizer', () => {
     const routes = restRoutes();
@@ -340,7 +389,9 @@ describe('REST API', () => {
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(dashboardId);
     expect(dashboard.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     const actions = actionsOf(statementsOfFunction(dashboardId));
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage']),
+    );
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('dynamodb:BatchWriteItem');
     const bundle = readFileSync(bundleFileOf(dashboard), 'utf8');
@@ -359,7 +410,15 @@ describe('REST API', () => {
     }
     expect(pages.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     const actions = actionsOf(statementsOfFunction(pagesId));
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage', 'kms:Decrypt']));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'sqs:SendMessage',
+        'kms:Decrypt',
+      ]),
+    );
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('dynamodb:BatchWriteItem');
     expect(statSync(bundleFileOf(pages)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
@@ -400,19 +459,24 @@ describe('REST API', () => {
   it.each([
     ['telegram', 'telegram-hook'],
     ['discord', 'discord-hook'],
-  ])('sends POST /hooks/%s/{project_id} to its own Lambda (functions/%s), which may use the main table and open credentials only', (platform, functionFile) => {
-    const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === `POST /hooks/${platform}/{project_id}`);
-    expect(routes).toHaveLength(1);
-    const functionId = functionOfRoute(routes[0][1]);
-    expect(resources[functionId].Properties.Handler).toBe(`${functionFile}.handler`);
-    expect(resources[functionId].Properties.Timeout).toBe(10);
-    const statements = statementsOfFunction(functionId);
-    const actions = actionsOf(statements).filter((action) => !action.startsWith('logs:'));
-    expect(actions.filter((action) => action.startsWith('kms:'))).toEqual(['kms:Decrypt']);
-    expect(actions.some((action) => action.startsWith('sqs:') || action === 'dynamodb:Scan')).toBe(false);
-    const kmsResources = statements.filter((statement) => asArray(statement.Action).includes('kms:Decrypt')).flatMap((statement) => asArray(statement.Resource).map(refId));
-    expect(kmsResources).toEqual([credentialsKeyId()]);
-  });
+  ])(
+    'sends POST /hooks/%s/{project_id} to its own Lambda (functions/%s), which may use the main table and open credentials only',
+    (platform, functionFile) => {
+      const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === `POST /hooks/${platform}/{project_id}`);
+      expect(routes).toHaveLength(1);
+      const functionId = functionOfRoute(routes[0][1]);
+      expect(resources[functionId].Properties.Handler).toBe(`${functionFile}.handler`);
+      expect(resources[functionId].Properties.Timeout).toBe(10);
+      const statements = statementsOfFunction(functionId);
+      const actions = actionsOf(statements).filter((action) => !action.startsWith('logs:'));
+      expect(actions.filter((action) => action.startsWith('kms:'))).toEqual(['kms:Decrypt']);
+      expect(actions.some((action) => action.startsWith('sqs:') || action === 'dynamodb:Scan')).toBe(false);
+      const kmsResources = statements
+        .filter((statement) => asArray(statement.Action).includes('kms:Decrypt'))
+        .flatMap((statement) => asArray(statement.Resource).map(refId));
+      expect(kmsResources).toEqual([credentialsKeyId()]);
+    },
+  );
 
   it('sends POST /hooks/stripe/{project_id} and POST /hooks/billing/stripe to their own Lambdas; only the project hook may open credentials', () => {
     for (const [routeKey, handler, opens] of [
@@ -432,7 +496,9 @@ describe('REST API', () => {
         actions.some((action) => action.startsWith('sqs:') || action === 'dynamodb:Scan'),
         routeKey,
       ).toBe(false);
-      expect(actions, routeKey).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+      expect(actions, routeKey).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      );
     }
   });
 
@@ -441,7 +507,8 @@ describe('REST API', () => {
       const [functionId] = onlyFunction(`${operation.id}.handler`);
       const statements = statementsOfFunction(functionId);
       const actions = actionsOf(statements);
-      const resourcesOf = (action: string): string[] => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
+      const resourcesOf = (action: string): string[] =>
+        statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(refId));
       if (operation.ability === null && operation.rest.method === 'GET') {
         expect(
           actions.filter((a) => !isBaselineAction(a)),
@@ -449,19 +516,32 @@ describe('REST API', () => {
         ).toEqual([]);
         continue;
       }
-      for (const forbidden of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeTable']) {
+      for (const forbidden of [
+        'dynamodb:Scan',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:DescribeTable',
+      ]) {
         expect(actions, operation.id).not.toContain(forbidden);
       }
       expect(resourcesOf('dynamodb:GetItem'), operation.id).toContain(TABLE_DEFINITION.logicalName);
       expect(resourcesOf('dynamodb:UpdateItem'), operation.id).toContain(TABLE_DEFINITION.logicalName);
       const usesDeadLetters = operation.rest.path.startsWith('/v1/webhook-deliveries');
-      expect(resourcesOf('dynamodb:GetItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(usesDeadLetters);
-      expect(resourcesOf('dynamodb:PutItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(usesDeadLetters && operation.rest.method !== 'GET');
+      expect(resourcesOf('dynamodb:GetItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(
+        usesDeadLetters,
+      );
+      expect(resourcesOf('dynamodb:PutItem').includes(DEAD_LETTER_TABLE_DEFINITION.logicalName), operation.id).toBe(
+        usesDeadLetters && operation.rest.method !== 'GET',
+      );
       expect(actions.includes('sqs:SendMessage'), operation.id).toBe(operation.rest.method !== 'GET');
       expect(actions.some((a) => a.startsWith('scheduler:') || a === 'iam:PassRole')).toBe(false);
       // The credentials key only where the operation opens or seals a credential (DESIGN D16, D23).
-      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(credentialKeyActions(credentialKeyUse([operation])).sort());
-      if (actions.includes('kms:Decrypt')) expect(resourcesOf('kms:Decrypt'), operation.id).toEqual([credentialsKeyId()]);
+      expect(actions.filter((a) => a.startsWith('kms:')).sort(), operation.id).toEqual(
+        credentialKeyActions(credentialKeyUse([operation])).sort(),
+      );
+      if (actions.includes('kms:Decrypt'))
+        expect(resourcesOf('kms:Decrypt'), operation.id).toEqual([credentialsKeyId()]);
       // A checkout emits nothing but opens the project's Stripe key (D26).
       if (operation.id === 'createCheckoutSession') expect(actions, operation.id).toContain('kms:Decrypt');
     }
@@ -476,7 +556,8 @@ describe('credentials key (DESIGN D16)', () => {
     expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
     expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
     expect(key.DeletionPolicy).toBe('Retain');
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties.Environment.Variables.CREDENTIALS_KMS_KEY_ID, id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    for (const [id, fn] of ofType('AWS::Lambda::Function'))
+      expect(fn.Properties.Environment.Variables.CREDENTIALS_KMS_KEY_ID, id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
   it('lets only the functions that open or seal credentials use it: the connecting route opens and seals, endpoint creation and rotation seal, moderation, access, the hooks, the public pages, the deadline worker and the dispatcher open; MCP and the dashboard do both', () => {
@@ -490,8 +571,10 @@ describe('credentials key (DESIGN D16)', () => {
     expect(users.get('connectProjectBot')).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     // A webhook endpoint's signing secrets are sealed at rest (DESIGN D8, D16): creating and rotating them (the
     // API's rotation keeps no old secret) only makes a data key; MCP and the dashboard run those and more.
-    for (const name of ['createWebhookEndpoint', 'rotateWebhookEndpointSecret']) expect(users.get(name), name).toEqual(['kms:GenerateDataKey']);
-    for (const name of ['mcp', 'dashboard']) expect(users.get(name), name).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    for (const name of ['createWebhookEndpoint', 'rotateWebhookEndpointSecret'])
+      expect(users.get(name), name).toEqual(['kms:GenerateDataKey']);
+    for (const name of ['mcp', 'dashboard'])
+      expect(users.get(name), name).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     for (const name of [
       'disconnectProjectBot',
       'linkProjectResource',
@@ -534,15 +617,25 @@ describe('stack layout (DESIGN D23)', () => {
   it(`keeps every template at or below ${MAX_RESOURCES_PER_TEMPLATE} resources`, () => {
     const counts = templates.map((t) => ({ stack: t.path, resources: Object.keys(t.template.Resources).length }));
     console.info('resources per template (registry):', JSON.stringify(counts));
-    for (const { stack: where, resources: count } of counts) expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
+    for (const { stack: where, resources: count } of counts)
+      expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
   });
 
   it('holds each module’s routes and their Lambdas in its own nested stack; API, tables, queues, MCP and workers in the root', () => {
     const modules = [...new Set(OPERATIONS.map((operation) => operation.module))];
     const nested = templates.filter((t) => t.nested);
-    expect(nested).toHaveLength(modules.reduce((sum, module) => sum + Math.ceil(OPERATIONS.filter((o) => o.module === module).length / MAX_ROUTES_PER_STACK), 0));
+    expect(nested).toHaveLength(
+      modules.reduce(
+        (sum, module) => sum + Math.ceil(OPERATIONS.filter((o) => o.module === module).length / MAX_ROUTES_PER_STACK),
+        0,
+      ),
+    );
     for (const operation of OPERATIONS) {
-      const holders = nested.filter((t) => Object.values(t.template.Resources).some((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler === `${operation.id}.handler`));
+      const holders = nested.filter((t) =>
+        Object.values(t.template.Resources).some(
+          (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler === `${operation.id}.handler`,
+        ),
+      );
       expect(holders, operation.id).toHaveLength(1);
       const [holder] = holders;
       const routeKeys = Object.values(holder.template.Resources)
@@ -554,7 +647,14 @@ describe('stack layout (DESIGN D23)', () => {
       expect(new Set(routeKeys.map((key) => moduleOf.get(key)))).toEqual(new Set([operation.module]));
     }
     const rootTypes = new Set(Object.values(rootTemplate.Resources).map((r) => r.Type));
-    for (const type of ['AWS::ApiGatewayV2::Api', 'AWS::ApiGatewayV2::Stage', 'AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Scheduler::ScheduleGroup', 'AWS::Events::Rule']) {
+    for (const type of [
+      'AWS::ApiGatewayV2::Api',
+      'AWS::ApiGatewayV2::Stage',
+      'AWS::DynamoDB::Table',
+      'AWS::SQS::Queue',
+      'AWS::Scheduler::ScheduleGroup',
+      'AWS::Events::Rule',
+    ]) {
       expect(rootTypes.has(type), type).toBe(true);
     }
     const rootHandlers = Object.values(rootTemplate.Resources)
@@ -573,7 +673,8 @@ describe('stack layout (DESIGN D23)', () => {
       'AWS::CloudWatch::Alarm',
     ];
     for (const t of nested) {
-      for (const resource of Object.values(t.template.Resources)) expect(routeResourceTypes, t.path).toContain(resource.Type);
+      for (const resource of Object.values(t.template.Resources))
+        expect(routeResourceTypes, t.path).toContain(resource.Type);
     }
   });
 
@@ -612,17 +713,35 @@ describe('bundle budgets (DESIGN D23)', () => {
       .filter((file) => file.endsWith('.mjs'))
       .reduce((total, file) => total + statSync(path.join(directory, file)).size, 0);
   };
-  const stripeHookHandlers = new Set(HOOK_ROUTES.filter((hook) => hook.source === 'stripe' || hook.source === 'billing_stripe').map((hook) => `${hook.functionFile}.handler`));
+  const stripeHookHandlers = new Set(
+    HOOK_ROUTES.filter((hook) => hook.source === 'stripe' || hook.source === 'billing_stripe').map(
+      (hook) => `${hook.functionFile}.handler`,
+    ),
+  );
   const sizes = (): { handler: string; bytes: number }[] =>
-    ofType('AWS::Lambda::Function').map(([, fn]) => ({ handler: fn.Properties.Handler, bytes: bytesOf(fn, stripeHookHandlers.has(fn.Properties.Handler)) }));
+    ofType('AWS::Lambda::Function').map(([, fn]) => ({
+      handler: fn.Properties.Handler,
+      bytes: bytesOf(fn, stripeHookHandlers.has(fn.Properties.Handler)),
+    }));
 
   it(`keeps every REST route bundle, $default and the Telegram and Discord hooks within ${ROUTE_BUNDLE_BUDGET / KB} KB and the Stripe hooks within ${STRIPE_HOOK_BUNDLE_BUDGET / KB} KB`, () => {
     // The figures beside the check (a test of their own could not fail): every bundle's size, in bytes.
-    console.info('bundle sizes (bytes):', JSON.stringify(Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes]))));
+    console.info(
+      'bundle sizes (bytes):',
+      JSON.stringify(
+        Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes])),
+      ),
+    );
     const budgets = new Map<string, number>([
       ...OPERATIONS.map((o) => [`${o.id}.handler`, ROUTE_BUNDLE_BUDGET] as [string, number]),
       ['unmatched-route.handler', ROUTE_BUNDLE_BUDGET],
-      ...HOOK_ROUTES.map((hook) => [`${hook.functionFile}.handler`, stripeHookHandlers.has(`${hook.functionFile}.handler`) ? STRIPE_HOOK_BUNDLE_BUDGET : ROUTE_BUNDLE_BUDGET] as [string, number]),
+      ...HOOK_ROUTES.map(
+        (hook) =>
+          [
+            `${hook.functionFile}.handler`,
+            stripeHookHandlers.has(`${hook.functionFile}.handler`) ? STRIPE_HOOK_BUNDLE_BUDGET : ROUTE_BUNDLE_BUDGET,
+          ] as [string, number],
+      ),
     ]);
     const over = sizes().filter(({ handler, bytes }) => budgets.has(handler) && bytes > budgets.get(handler)!);
     expect(over.map(({ handler, bytes }) => `${handler}: ${bytes} bytes`)).toEqual([]);
@@ -634,7 +753,9 @@ describe('bundle budgets (DESIGN D23)', () => {
 
   it(`keeps each worker bundle (fan-out, dispatcher, sweeper, deadlines) within ${WORKER_BUNDLE_BUDGET / KB / 1024} MB`, () => {
     for (const worker of ['fan-out', 'dispatcher', 'sweeper', 'deadlines']) {
-      expect(statSync(bundleFileOf(onlyFunction(`${worker}.handler`)[1])).size, worker).toBeLessThanOrEqual(WORKER_BUNDLE_BUDGET);
+      expect(statSync(bundleFileOf(onlyFunction(`${worker}.handler`)[1])).size, worker).toBeLessThanOrEqual(
+        WORKER_BUNDLE_BUDGET,
+      );
     }
   });
 });
@@ -661,7 +782,9 @@ describe('MCP API', () => {
     for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
     expect(mcpFunction.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     // OAuth consent happens on the dashboard, served by the REST API (DESIGN D30).
-    expect(mcpFunction.Properties.Environment.Variables.DASHBOARD_BASE_URL).toEqual(rootTemplate.Outputs!.RestApiUrl.Value);
+    expect(mcpFunction.Properties.Environment.Variables.DASHBOARD_BASE_URL).toEqual(
+      rootTemplate.Outputs!.RestApiUrl.Value,
+    );
   });
 });
 
@@ -687,7 +810,9 @@ describe('functions', () => {
   });
 
   it('uses no custom resources (whose provider Lambdas would not be nodejs24.x)', () => {
-    const custom = Object.values(resources).filter((r) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource');
+    const custom = Object.values(resources).filter(
+      (r) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource',
+    );
     expect(custom).toEqual([]);
   });
 });
@@ -709,15 +834,21 @@ describe('webhook pipeline', () => {
     const dlq = resources[refId(queue.Properties.RedrivePolicy.deadLetterTargetArn)];
     expect(dlq.Type).toBe('AWS::SQS::Queue');
     expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
-    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => p.Properties.Queues.some((q: any) => refId(q) === queueId));
+    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
+      p.Properties.Queues.some((q: any) => refId(q) === queueId),
+    );
     expect(policies).toHaveLength(1);
-    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
   });
 
   it('dispatcher consumes the queue in batches of 10 with partial batch responses', () => {
     const [queueId] = deliveryQueue();
     const [dispatcherId] = onlyFunction('dispatcher.handler');
-    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => refId(m.Properties.EventSourceArn) === queueId);
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => refId(m.Properties.EventSourceArn) === queueId,
+    );
     expect(mappings).toHaveLength(1);
     expect(mappings[0][1].Properties).toMatchObject({
       FunctionName: { Ref: dispatcherId },
@@ -729,7 +860,9 @@ describe('webhook pipeline', () => {
   it('fan-out reads the table stream, filtered to INSERTs of outbox event items', () => {
     const [fanOutId] = onlyFunction('fan-out.handler');
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
-      ([, m]) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [TABLE_DEFINITION.logicalName, 'StreamArn'] }),
+      ([, m]) =>
+        JSON.stringify(m.Properties.EventSourceArn) ===
+        JSON.stringify({ 'Fn::GetAtt': [TABLE_DEFINITION.logicalName, 'StreamArn'] }),
     );
     expect(mappings).toHaveLength(1);
     const p = mappings[0][1].Properties;
@@ -757,9 +890,15 @@ describe('webhook pipeline', () => {
     const [roleId, role] = retrySchedulerRole();
     const trust = asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement);
     expect(trust).toHaveLength(1);
-    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
+    expect(trust[0]).toMatchObject({
+      Effect: 'Allow',
+      Action: 'sts:AssumeRole',
+      Principal: { Service: 'scheduler.amazonaws.com' },
+    });
     expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
-    expect(statementsOfRole(roleId)).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }]);
+    expect(statementsOfRole(roleId)).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+    ]);
   });
 
   it('dispatcher and sweeper may schedule in the group and pass the scheduler role, nobody else may', () => {
@@ -802,7 +941,11 @@ describe('webhook pipeline', () => {
     expect(rules).toHaveLength(1);
     expect(rules[0][1].Properties.ScheduleExpression).toBe('rate(5 minutes)');
     expect(rules[0][1].Properties.Targets.map((t: any) => t.Arn)).toEqual([{ 'Fn::GetAtt': [sweeperId, 'Arn'] }]);
-    expect(ofType('AWS::Lambda::Permission').some(([, p]) => p.Properties.Principal === 'events.amazonaws.com' && refId(p.Properties.FunctionName) === sweeperId)).toBe(true);
+    expect(
+      ofType('AWS::Lambda::Permission').some(
+        ([, p]) => p.Properties.Principal === 'events.amazonaws.com' && refId(p.Properties.FunctionName) === sweeperId,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -813,15 +956,25 @@ describe('deadline worker (DESIGN D15)', () => {
     const schedules = ofType('AWS::Scheduler::Schedule');
     expect(schedules).toHaveLength(1);
     const schedule = schedules[0][1].Properties;
-    expect(schedule).toMatchObject({ ScheduleExpression: 'rate(1 minute)', FlexibleTimeWindow: { Mode: 'OFF' }, State: 'ENABLED' });
+    expect(schedule).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+    });
     expect(schedule.GroupName).toBeUndefined();
     expect(schedule.Target.Arn).toEqual({ 'Fn::GetAtt': [workerId, 'Arn'] });
     const roleId = refId(schedule.Target.RoleArn);
     const trust = asArray<Statement>(resources[roleId].Properties.AssumeRolePolicyDocument.Statement);
     expect(trust).toHaveLength(1);
-    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
+    expect(trust[0]).toMatchObject({
+      Effect: 'Allow',
+      Action: 'sts:AssumeRole',
+      Principal: { Service: 'scheduler.amazonaws.com' },
+    });
     expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
-    expect(statementsOfRole(roleId)).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [workerId, 'Arn'] } }]);
+    expect(statementsOfRole(roleId)).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [workerId, 'Arn'] } },
+    ]);
     // The two roles EventBridge Scheduler may assume: the retry timers' and this schedule's.
     expect(
       schedulerRoles()
@@ -835,9 +988,20 @@ describe('deadline worker (DESIGN D15)', () => {
     const statements = statementsOfFunction(workerId);
     const actions = actionsOf(statements).filter((action) => !isBaselineAction(action));
     expect([...new Set(actions)].sort()).toEqual(
-      ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'kms:Decrypt'].sort(),
+      [
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'kms:Decrypt',
+      ].sort(),
     );
-    const tableResources = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:'))).flatMap((s) => asArray(s.Resource));
+    const tableResources = statements
+      .filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')))
+      .flatMap((s) => asArray(s.Resource));
     expect(tableResources.length).toBeGreaterThan(0);
     for (const resource of tableResources) {
       expect(JSON.stringify(resource)).toContain(TABLE_DEFINITION.logicalName);
@@ -855,7 +1019,8 @@ describe('IAM', () => {
       if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy' || r.Type === 'AWS::SQS::QueuePolicy') {
         documents.push(r.Properties.PolicyDocument);
       }
-      if (r.Type === 'AWS::IAM::Role') documents.push(...asArray<any>(r.Properties.Policies).map((p) => p.PolicyDocument));
+      if (r.Type === 'AWS::IAM::Role')
+        documents.push(...asArray<any>(r.Properties.Policies).map((p) => p.PolicyDocument));
       for (const document of documents) {
         for (const statement of asArray<Statement>(document.Statement)) found.push({ where: id, statement });
       }
@@ -886,9 +1051,11 @@ describe('IAM', () => {
   it('lets no function Scan or BatchWriteItem (no code does), and no function but the fan-out read streams (DESIGN D23)', () => {
     for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
       const actions = actionsOf(statementsOfFunction(functionId));
-      for (const forbidden of ['dynamodb:Scan', 'dynamodb:BatchWriteItem']) expect(actions, fn.Properties.Handler).not.toContain(forbidden);
+      for (const forbidden of ['dynamodb:Scan', 'dynamodb:BatchWriteItem'])
+        expect(actions, fn.Properties.Handler).not.toContain(forbidden);
       if (fn.Properties.Handler === 'fan-out.handler') continue;
-      for (const forbidden of ['dynamodb:GetRecords', 'dynamodb:GetShardIterator']) expect(actions, fn.Properties.Handler).not.toContain(forbidden);
+      for (const forbidden of ['dynamodb:GetRecords', 'dynamodb:GetShardIterator'])
+        expect(actions, fn.Properties.Handler).not.toContain(forbidden);
     }
   });
 

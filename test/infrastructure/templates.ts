@@ -7,8 +7,18 @@ import { createMembershipApp } from '../../lib/app.js';
 import type { BundleEntry } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 
-export type CfnResource = { Type: string; Properties?: any; DeletionPolicy?: string; DependsOn?: string[]; Metadata?: any };
-export type CfnTemplate = { Resources: Record<string, CfnResource>; Parameters?: Record<string, unknown>; Outputs?: Record<string, any> };
+export type CfnResource = {
+  Type: string;
+  Properties?: any;
+  DeletionPolicy?: string;
+  DependsOn?: string[];
+  Metadata?: any;
+};
+export type CfnTemplate = {
+  Resources: Record<string, CfnResource>;
+  Parameters?: Record<string, unknown>;
+  Outputs?: Record<string, any>;
+};
 
 /** One synthesized CloudFormation template: the root stack's or a nested stack's. */
 export interface SynthesizedTemplate {
@@ -39,7 +49,12 @@ function substitute(value: unknown, parameters: Record<string, unknown>): unknow
   if (Array.isArray(value)) return value.map((item) => substitute(item, parameters));
   if (value && typeof value === 'object') {
     const entries = Object.entries(value);
-    if (entries.length === 1 && entries[0][0] === 'Ref' && typeof entries[0][1] === 'string' && entries[0][1] in parameters) {
+    if (
+      entries.length === 1 &&
+      entries[0][0] === 'Ref' &&
+      typeof entries[0][1] === 'string' &&
+      entries[0][1] in parameters
+    ) {
       return parameters[entries[0][1]];
     }
     return Object.fromEntries(entries.map(([key, item]) => [key, substitute(item, parameters)]));
@@ -50,15 +65,20 @@ function substitute(value: unknown, parameters: Record<string, unknown>): unknow
 /** Reads the root stack's template and every nested stack's template from a synthesized assembly. */
 export function synthesizedTemplates(assembly: CloudAssembly, root: Stack): SynthesizedTemplates {
   const rootTemplate = assembly.getStackArtifact(root.artifactId).template as CfnTemplate;
-  const templates: SynthesizedTemplate[] = [{ path: root.node.path, stack: root, template: rootTemplate, nested: false }];
+  const templates: SynthesizedTemplate[] = [
+    { path: root.node.path, stack: root, template: rootTemplate, nested: false },
+  ];
   const resources: Record<string, CfnResource> = { ...rootTemplate.Resources };
   for (const nested of root.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack)) {
     const parentStack = Stack.of(nested.node.scope!);
     if (parentStack !== root) throw new Error(`${nested.node.path}: only one level of nesting is supported`);
-    const template = JSON.parse(readFileSync(path.join(assembly.directory, nested.templateFile), 'utf8')) as CfnTemplate;
+    const template = JSON.parse(
+      readFileSync(path.join(assembly.directory, nested.templateFile), 'utf8'),
+    ) as CfnTemplate;
     const logicalId = root.resolve(nested.nestedStackResource!.logicalId) as string;
     const parentResource = rootTemplate.Resources[logicalId];
-    if (parentResource?.Type !== 'AWS::CloudFormation::Stack') throw new Error(`${nested.node.path}: no stack resource ${logicalId}`);
+    if (parentResource?.Type !== 'AWS::CloudFormation::Stack')
+      throw new Error(`${nested.node.path}: no stack resource ${logicalId}`);
     const parameters = (parentResource.Properties?.Parameters ?? {}) as Record<string, unknown>;
     for (const name of Object.keys(template.Parameters ?? {})) {
       if (!(name in parameters)) throw new Error(`${nested.node.path}: parameter ${name} is not passed by the parent`);
@@ -80,7 +100,10 @@ const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
  * for tests of the stack's resources, not of its bundles.
  */
 export function stubBundler(entry: BundleEntry, outputDir: string): void {
-  writeFileSync(path.join(outputDir, `${entry.name}.mjs`), `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`);
+  writeFileSync(
+    path.join(outputDir, `${entry.name}.mjs`),
+    `export const handler = async () => ({ statusCode: 204 }); // ${entry.name}\n`,
+  );
 }
 
 /** What {@link synthesizeWithStubBundles} made: the root stack, every template, and the directory to remove afterwards. */
@@ -94,7 +117,10 @@ export interface StubSynthesis extends SynthesizedTemplates {
  * directory `cdk.out/<prefix>...` (the caller removes `outdir`); cdk-nag runs and throws on unacknowledged findings.
  */
 export function synthesizeWithStubBundles(prefix: string, extraContext: Record<string, unknown> = {}): StubSynthesis {
-  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<
+    string,
+    unknown
+  >;
   mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
   const outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', prefix));
   const built = createMembershipApp({ context: { ...context, ...extraContext }, outdir, bundler: stubBundler });

@@ -39,12 +39,22 @@ async function allEvents(): Promise<EventEnvelope[]> {
   do {
     const page = await runtime.store.query({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.teamPartition(team.team.id), ':prefix': keys.event(team.team.id, '').sk },
+      ExpressionAttributeValues: {
+        ':pk': keys.teamPartition(team.team.id),
+        ':prefix': keys.event(team.team.id, '').sk,
+      },
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
     });
     for (const item of page.items) {
-      const event = { id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data } as EventEnvelope;
+      const event = {
+        id: item.id,
+        type: item.type,
+        created_at: item.created_at,
+        api_version: item.api_version,
+        project_id: item.project_id,
+        data: item.data,
+      } as EventEnvelope;
       expectPublishedEvent(event);
       events.push(event);
     }
@@ -62,32 +72,52 @@ async function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, token = team.token, extra: { headers?: Record<string, string>; query?: Record<string, string> } = {}) =>
-  rest(runtime, { method, path, token, body, ...extra });
+const call = (
+  method: string,
+  path: string,
+  body?: unknown,
+  token = team.token,
+  extra: { headers?: Record<string, string>; query?: Record<string, string> } = {},
+) => rest(runtime, { method, path, token, body, ...extra });
 const ok = async (method: string, path: string, body?: unknown, status = 200) => {
   const reply = await call(method, path, body);
   expect(reply.status, reply.text).toBe(status);
   return reply.json;
 };
 const redeemPath = (project = projectId) => `/v1/projects/${project}/access-codes/redeem`;
-const redeem = (body: Record<string, unknown>, token = team.token, headers?: Record<string, string>) => call('POST', redeemPath(), body, token, { headers });
+const redeem = (body: Record<string, unknown>, token = team.token, headers?: Record<string, string>) =>
+  call('POST', redeemPath(), body, token, { headers });
 const redeemOk = async (body: Record<string, unknown>) => {
   const reply = await redeem(body);
   expect(reply.status, reply.text).toBe(201);
   return AccessCodeRedemption.parse(reply.json);
 };
-const newSubscriber = async (name = 'Ada') => (await ok('POST', `/v1/projects/${projectId}/subscribers`, { display_name: name }, 201)).id as string;
+const newSubscriber = async (name = 'Ada') =>
+  (await ok('POST', `/v1/projects/${projectId}/subscribers`, { display_name: name }, 201)).id as string;
 
 /** Generates codes of `gold` (defaults: one free_access code, 30 days, one use). */
-async function generate(body: Record<string, unknown> = {}, project = projectId, plan = gold.id): Promise<GeneratedAccessCodes> {
-  return GeneratedAccessCodes.parse(await ok('POST', `/v1/projects/${project}/access-codes/batches`, { plan_id: plan, count: 1, access_days: 30, ...body }, 201));
+async function generate(
+  body: Record<string, unknown> = {},
+  project = projectId,
+  plan = gold.id,
+): Promise<GeneratedAccessCodes> {
+  return GeneratedAccessCodes.parse(
+    await ok(
+      'POST',
+      `/v1/projects/${project}/access-codes/batches`,
+      { plan_id: plan, count: 1, access_days: 30, ...body },
+      201,
+    ),
+  );
 }
 /** Every item of a paged list. */
 async function listAll(path: string): Promise<{ id: string }[]> {
   const items: { id: string }[] = [];
   let cursor: string | undefined;
   do {
-    const page = await call('GET', path, undefined, team.token, { query: { limit: '100', ...(cursor ? { cursor } : {}) } });
+    const page = await call('GET', path, undefined, team.token, {
+      query: { limit: '100', ...(cursor ? { cursor } : {}) },
+    });
     expect(page.status, page.text).toBe(200);
     items.push(...page.json.data);
     cursor = page.json.next_cursor ?? undefined;
@@ -102,7 +132,12 @@ beforeEach(async () => {
   runtime = await createTestRuntime({ clock });
   team = await seedTeam(runtime.store, clock);
   projectId = (await ok('POST', '/v1/projects', { name: 'Book club', platform_type: 'web' }, 201)).id;
-  gold = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }, 201);
+  gold = await ok(
+    'POST',
+    `/v1/projects/${projectId}/plans`,
+    { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 },
+    201,
+  );
   seen = 0;
   await newEvents();
 });
@@ -129,17 +164,29 @@ describe('redeeming', () => {
       current_period_start: isoTime(now),
       current_period_end: isoTime(Math.min(addInterval(now, 'month', 1), now + 30 * DAY)),
     });
-    expect(redemption.access_code).toMatchObject({ id: code.id, times_redeemed: 1, max_redemptions: 3, status: 'active' });
+    expect(redemption.access_code).toMatchObject({
+      id: code.id,
+      times_redeemed: 1,
+      max_redemptions: 3,
+      status: 'active',
+    });
     expect(redemption.subscriber.id).toBe(subscriberId);
     expect(await readCode(code.id)).toMatchObject({ times_redeemed: 1, status: 'active' });
     expect(await ok('GET', `/v1/subscriptions/${redemption.subscription.id}`)).toEqual(redemption.subscription);
 
     const events = await newEvents();
     expect(types(events)).toEqual(['subscription.created', 'member.converted', 'access_code.redeemed']);
-    const created = events[0].data as { subscription: { id: string }; access_code: { id: string; times_redeemed: number } | null };
+    const created = events[0].data as {
+      subscription: { id: string };
+      access_code: { id: string; times_redeemed: number } | null;
+    };
     expect(created.subscription.id).toBe(redemption.subscription.id);
     expect(created.access_code).toMatchObject({ id: code.id, times_redeemed: 1 });
-    expect(events[2].data).toMatchObject({ access_code: { id: code.id, times_redeemed: 1, status: 'active' }, subscriber: { id: subscriberId }, subscription: { id: redemption.subscription.id } });
+    expect(events[2].data).toMatchObject({
+      access_code: { id: code.id, times_redeemed: 1, status: 'active' },
+      subscriber: { id: subscriberId },
+      subscription: { id: redemption.subscription.id },
+    });
     expect(JSON.stringify(events)).not.toContain(code.code);
   });
 
@@ -147,7 +194,11 @@ describe('redeeming', () => {
     const now = clock.nowMs();
     const period = await codeOf({ access_days: null });
     const first = await redeemOk({ code: period.code, subscriber_id: await newSubscriber() });
-    expect(first.subscription).toMatchObject({ status: 'active', ends_at: isoTime(addInterval(now, 'month', 1)), current_period_end: isoTime(addInterval(now, 'month', 1)) });
+    expect(first.subscription).toMatchObject({
+      status: 'active',
+      ends_at: isoTime(addInterval(now, 'month', 1)),
+      current_period_end: isoTime(addInterval(now, 'month', 1)),
+    });
 
     const trial = await codeOf({ effect: 'trial', access_days: 14 });
     const second = await redeemOk({ code: trial.code, subscriber_id: await newSubscriber('Bo') });
@@ -165,40 +216,94 @@ describe('redeeming', () => {
   it('creates a new subscriber with the redemption (the subscribers module’s fields), showing contact data only to holders of project-user:view', async () => {
     const code = await codeOf({ max_redemptions: 5 });
     await newEvents();
-    const redemption = await redeemOk({ code: code.code, subscriber: { display_name: 'Cy', email: 'cy@example.com', consent: true } });
-    expect(redemption.subscriber).toMatchObject({ project_id: projectId, display_name: 'Cy', email: 'cy@example.com', consent: true, status: 'active' });
+    const redemption = await redeemOk({
+      code: code.code,
+      subscriber: { display_name: 'Cy', email: 'cy@example.com', consent: true },
+    });
+    expect(redemption.subscriber).toMatchObject({
+      project_id: projectId,
+      display_name: 'Cy',
+      email: 'cy@example.com',
+      consent: true,
+      status: 'active',
+    });
     expect(redemption.subscription.subscriber_id).toBe(redemption.subscriber.id);
-    expect(await ok('GET', `/v1/subscribers/${redemption.subscriber.id}`)).toMatchObject({ id: redemption.subscriber.id, email: 'cy@example.com' });
+    expect(await ok('GET', `/v1/subscribers/${redemption.subscriber.id}`)).toMatchObject({
+      id: redemption.subscriber.id,
+      email: 'cy@example.com',
+    });
     expect(types(await newEvents())).toEqual(['subscription.created', 'member.converted', 'access_code.redeemed']);
 
-    const limited = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-subscription:create', 'project-user:update'] });
-    const second = await redeem({ code: code.code, subscriber: { display_name: 'Di', email: 'di@example.com', consent: true } }, limited.token);
+    const limited = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-subscription:create', 'project-user:update'],
+    });
+    const second = await redeem(
+      { code: code.code, subscriber: { display_name: 'Di', email: 'di@example.com', consent: true } },
+      limited.token,
+    );
     expect(second.status, second.text).toBe(201);
     expect(second.json.subscriber).not.toHaveProperty('email');
 
     // Creating a subscriber needs what createSubscriber needs; an existing one does not.
-    const redeemOnly = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-subscription:create'] });
+    const redeemOnly = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-subscription:create'],
+    });
     const before = await domainSnapshot(runtime.store);
-    expectRestProblem(await redeem({ code: code.code, subscriber: { display_name: 'Ed' } }, redeemOnly.token), 'TOKEN_MISSING_ABILITY');
-    expect(await domainSnapshot(runtime.store)).toEqual(before);
-    expect((await redeem({ code: code.code, subscriber_id: await newSubscriber('Fay') }, redeemOnly.token)).status).toBe(201);
     expectRestProblem(
-      await redeem({ code: code.code, subscriber_id: randomUUID() }, (await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-access-code:view'] })).token),
+      await redeem({ code: code.code, subscriber: { display_name: 'Ed' } }, redeemOnly.token),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect(
+      (await redeem({ code: code.code, subscriber_id: await newSubscriber('Fay') }, redeemOnly.token)).status,
+    ).toBe(201);
+    expectRestProblem(
+      await redeem(
+        { code: code.code, subscriber_id: randomUUID() },
+        (await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-access-code:view'] }))
+          .token,
+      ),
       'TOKEN_MISSING_ABILITY',
     );
   });
 
   it('links a new subscriber to the member who already joined with the same platform user id, granting that member access', async () => {
-    const resource = await ok('POST', `/v1/projects/${projectId}/resources`, { kind: 'page', platform_resource_id: 'members-area' }, 201);
-    const member = await recordPlatformMembership(runtime, { teamId: team.team.id, projectId, platformUserId: 'web-gus', change: 'joined', username: 'gus' });
+    const resource = await ok(
+      'POST',
+      `/v1/projects/${projectId}/resources`,
+      { kind: 'page', platform_resource_id: 'members-area' },
+      201,
+    );
+    const member = await recordPlatformMembership(runtime, {
+      teamId: team.team.id,
+      projectId,
+      platformUserId: 'web-gus',
+      change: 'joined',
+      username: 'gus',
+    });
     const code = await codeOf({ max_redemptions: 5 });
     await newEvents();
-    const redemption = await redeemOk({ code: code.code, subscriber: { display_name: 'Gus', platform_user_id: 'web-gus' } });
+    const redemption = await redeemOk({
+      code: code.code,
+      subscriber: { display_name: 'Gus', platform_user_id: 'web-gus' },
+    });
     expect(redemption.subscriber).toMatchObject({ member_id: member!.id, platform_user_id: 'web-gus' });
     const events = await newEvents();
-    expect(types(events).sort()).toEqual(['access_code.redeemed', 'member.access_granted', 'member.converted', 'member.updated', 'subscription.created']);
+    expect(types(events).sort()).toEqual([
+      'access_code.redeemed',
+      'member.access_granted',
+      'member.converted',
+      'member.updated',
+      'subscription.created',
+    ]);
     const granted = events.find((event) => event.type === 'member.access_granted')!;
-    expect(granted.data).toMatchObject({ member: { id: member!.id, subscriber_id: redemption.subscriber.id }, subscriber: { id: redemption.subscriber.id }, resource: { id: resource.id } });
+    expect(granted.data).toMatchObject({
+      member: { id: member!.id, subscriber_id: redemption.subscriber.id },
+      subscriber: { id: redemption.subscriber.id },
+      resource: { id: resource.id },
+    });
     expect(await ok('GET', `/v1/members/${member!.id}`)).toMatchObject({ subscriber_id: redemption.subscriber.id });
   });
 
@@ -209,7 +314,12 @@ describe('redeeming', () => {
     const last = await redeemOk({ code: code.code, subscriber_id: await newSubscriber('B') });
     expect(last.access_code).toMatchObject({ times_redeemed: 2, status: 'exhausted' });
     const events = await newEvents();
-    expect(types(events)).toEqual(['subscription.created', 'member.converted', 'access_code.redeemed', 'access_code.expired']);
+    expect(types(events)).toEqual([
+      'subscription.created',
+      'member.converted',
+      'access_code.redeemed',
+      'access_code.expired',
+    ]);
     expect(events.at(-1)!.data).toMatchObject({ access_code: { id: code.id, status: 'exhausted', times_redeemed: 2 } });
     expect(await readCode(code.id)).toMatchObject({ times_redeemed: 2, status: 'exhausted' });
 
@@ -238,32 +348,68 @@ describe('redeeming', () => {
     const expiring = await codeOf({ expires_at: isoTime(clock.nowMs() + DAY) });
     clock.advance(DAY + 1000);
     const before = await domainSnapshot(runtime.store);
-    expect(expectRestProblem(await redeem({ code: revoked.code, subscriber_id: subscriberId }), 'CONFLICT').detail).toContain('revoked');
-    expect(expectRestProblem(await redeem({ code: expiring.code, subscriber_id: subscriberId }), 'CONFLICT').detail).toContain('expired');
+    expect(
+      expectRestProblem(await redeem({ code: revoked.code, subscriber_id: subscriberId }), 'CONFLICT').detail,
+    ).toContain('revoked');
+    expect(
+      expectRestProblem(await redeem({ code: expiring.code, subscriber_id: subscriberId }), 'CONFLICT').detail,
+    ).toContain('expired');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
 
   it('answers NOT_FOUND for unknown codes, codes of another project or team, and subscribers of another project, without revealing them', async () => {
     const subscriberId = await newSubscriber();
     const otherProject = (await ok('POST', '/v1/projects', { name: 'Other', platform_type: 'web' }, 201)).id;
-    const otherPlan = await ok('POST', `/v1/projects/${otherProject}/plans`, { name: 'Other plan', amount: 100, currency: 'EUR', interval: 'month' }, 201);
+    const otherPlan = await ok(
+      'POST',
+      `/v1/projects/${otherProject}/plans`,
+      { name: 'Other plan', amount: 100, currency: 'EUR', interval: 'month' },
+      201,
+    );
     const otherCode = (await generate({}, otherProject, otherPlan.id)).codes[0];
-    const otherSubscriber = (await ok('POST', `/v1/projects/${otherProject}/subscribers`, { display_name: 'Elsewhere' }, 201)).id;
+    const otherSubscriber = (
+      await ok('POST', `/v1/projects/${otherProject}/subscribers`, { display_name: 'Elsewhere' }, 201)
+    ).id;
     const mine = await codeOf({ max_redemptions: 5 });
     const before = await domainSnapshot(runtime.store);
 
-    const unknown = expectRestProblem(await redeem({ code: 'ZZZZ-ZZZZ-ZZZZ', subscriber_id: subscriberId }), 'NOT_FOUND');
+    const unknown = expectRestProblem(
+      await redeem({ code: 'ZZZZ-ZZZZ-ZZZZ', subscriber_id: subscriberId }),
+      'NOT_FOUND',
+    );
     const foreign = expectRestProblem(await redeem({ code: otherCode.code, subscriber_id: subscriberId }), 'NOT_FOUND');
     expect(foreign.detail).toBe(unknown.detail);
     expect(foreign.detail).not.toContain(otherProject);
     expectRestProblem(await redeem({ code: mine.code, subscriber_id: otherSubscriber }), 'NOT_FOUND');
     expectRestProblem(await redeem({ code: mine.code, subscriber_id: randomUUID() }), 'NOT_FOUND');
-    expectRestProblem(await call('POST', redeemPath(randomUUID()), { code: mine.code, subscriber_id: subscriberId }), 'NOT_FOUND');
+    expectRestProblem(
+      await call('POST', redeemPath(randomUUID()), { code: mine.code, subscriber_id: subscriberId }),
+      'NOT_FOUND',
+    );
 
     const stranger = await seedTeam(runtime.store, clock);
-    const theirProject = (await rest(runtime, { method: 'POST', path: '/v1/projects', token: stranger.token, body: { name: 'Theirs', platform_type: 'web' } })).json.id;
-    const theirSubscriber = (await rest(runtime, { method: 'POST', path: `/v1/projects/${theirProject}/subscribers`, token: stranger.token, body: { display_name: 'Them' } })).json.id;
-    const crossTeam = await rest(runtime, { method: 'POST', path: redeemPath(theirProject), token: stranger.token, body: { code: mine.code, subscriber_id: theirSubscriber } });
+    const theirProject = (
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: stranger.token,
+        body: { name: 'Theirs', platform_type: 'web' },
+      })
+    ).json.id;
+    const theirSubscriber = (
+      await rest(runtime, {
+        method: 'POST',
+        path: `/v1/projects/${theirProject}/subscribers`,
+        token: stranger.token,
+        body: { display_name: 'Them' },
+      })
+    ).json.id;
+    const crossTeam = await rest(runtime, {
+      method: 'POST',
+      path: redeemPath(theirProject),
+      token: stranger.token,
+      body: { code: mine.code, subscriber_id: theirSubscriber },
+    });
     expect(expectRestProblem(crossTeam, 'NOT_FOUND').detail).not.toContain(projectId);
     expect(await domainSnapshot(runtime.store)).toEqual(expect.arrayContaining(before));
     expect(await readCode(mine.id)).toMatchObject({ times_redeemed: 0 });
@@ -283,9 +429,14 @@ describe('redeeming', () => {
       expectRestProblem(await redeem(body), 'VALIDATION_FAILED');
     }
     await ok('POST', `/v1/subscribers/${subscriberId}/ban`, {});
-    expect(expectRestProblem(await redeem({ code: code.code, subscriber_id: subscriberId }), 'CONFLICT').detail).toContain('banned');
+    expect(
+      expectRestProblem(await redeem({ code: code.code, subscriber_id: subscriberId }), 'CONFLICT').detail,
+    ).toContain('banned');
     await ok('POST', `/v1/plans/${gold.id}/deactivate`);
-    expect(expectRestProblem(await redeem({ code: code.code, subscriber_id: await newSubscriber('Late') }), 'CONFLICT').detail).toContain('inactive');
+    expect(
+      expectRestProblem(await redeem({ code: code.code, subscriber_id: await newSubscriber('Late') }), 'CONFLICT')
+        .detail,
+    ).toContain('inactive');
     expect(await readCode(code.id)).toMatchObject({ times_redeemed: 0 });
   });
 
@@ -317,7 +468,11 @@ describe('a race for the last uses', () => {
     async () => {
       const code = await codeOf({ max_redemptions: USES });
       await newEvents();
-      const replies = await Promise.all(Array.from({ length: RACERS }, (_, index) => redeem({ code: code.code, subscriber: { display_name: `Racer ${index}` } })));
+      const replies = await Promise.all(
+        Array.from({ length: RACERS }, (_, index) =>
+          redeem({ code: code.code, subscriber: { display_name: `Racer ${index}` } }),
+        ),
+      );
       const won = replies.filter((reply) => reply.status === 201);
       const lost = replies.filter((reply) => reply.status !== 201);
       expect(won).toHaveLength(USES);
@@ -327,10 +482,14 @@ describe('a race for the last uses', () => {
       expect(await readCode(code.id)).toMatchObject({ times_redeemed: USES, status: 'exhausted' });
       const subscriptions = await listAll(`/v1/projects/${projectId}/subscriptions`);
       expect(subscriptions).toHaveLength(USES);
-      expect(new Set(subscriptions.map((subscription) => subscription.id))).toEqual(new Set(won.map((reply) => reply.json.subscription.id)));
+      expect(new Set(subscriptions.map((subscription) => subscription.id))).toEqual(
+        new Set(won.map((reply) => reply.json.subscription.id)),
+      );
       // The losers' subscribers were never written: the subscriber is created in the redemption's transaction.
       const subscribers = await listAll(`/v1/projects/${projectId}/subscribers`);
-      expect(new Set(subscribers.map((subscriber) => subscriber.id))).toEqual(new Set(won.map((reply) => reply.json.subscriber.id)));
+      expect(new Set(subscribers.map((subscriber) => subscriber.id))).toEqual(
+        new Set(won.map((reply) => reply.json.subscriber.id)),
+      );
 
       const events = await newEvents();
       const count = (type: string) => events.filter((event) => event.type === type).length;
@@ -346,11 +505,32 @@ describe('a race for the last uses', () => {
 
 describe('the subscriber list’s plan filter', () => {
   it('lists the subscribers with a live subscription to the plan, through creation, redemption, plan change and cancellation', async () => {
-    const silver = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Silver', amount: 300, currency: 'EUR', interval: 'month' }, 201);
+    const silver = await ok(
+      'POST',
+      `/v1/projects/${projectId}/plans`,
+      { name: 'Silver', amount: 300, currency: 'EUR', interval: 'month' },
+      201,
+    );
     const [ada, bo, cy] = [await newSubscriber('Ada'), await newSubscriber('Bo'), await newSubscriber('Cy')];
     const byPlan = async (planId: string) =>
-      ((await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { plan_id: planId } })).json.data as { id: string }[]).map((subscriber) => subscriber.id).sort();
-    const grant = async (subscriberId: string, planId: string) => (await ok('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId }, 201)).id as string;
+      (
+        (
+          await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
+            query: { plan_id: planId },
+          })
+        ).json.data as { id: string }[]
+      )
+        .map((subscriber) => subscriber.id)
+        .sort();
+    const grant = async (subscriberId: string, planId: string) =>
+      (
+        await ok(
+          'POST',
+          `/v1/projects/${projectId}/subscriptions`,
+          { subscriber_id: subscriberId, plan_id: planId },
+          201,
+        )
+      ).id as string;
 
     const adaGold = await grant(ada, gold.id);
     const adaGoldAgain = await grant(ada, gold.id);

@@ -23,7 +23,16 @@ import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { createStore } from '../../shared/store/store.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, failingStore, rest, scanTable, tool, withStore } from '../support/guarantees.js';
+import {
+  domainSnapshot,
+  expectRestProblem,
+  expectToolProblem,
+  failingStore,
+  rest,
+  scanTable,
+  tool,
+  withStore,
+} from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
@@ -55,7 +64,12 @@ beforeEach(async () => {
   const runtime = await createTestRuntime({ clock });
   const { team, token, principal } = await seedTeam(runtime.store, clock);
   const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'discord' });
-  const plan = await createPlan(runtime, principal, project.id, { name: 'Gold', amount: 900, currency: 'USD', interval: 'month' });
+  const plan = await createPlan(runtime, principal, project.id, {
+    name: 'Gold',
+    amount: 900,
+    currency: 'USD',
+    interval: 'month',
+  });
   ctx = { clock, runtime, teamId: team.id, token, principal, project, planId: plan.id };
 });
 
@@ -63,7 +77,9 @@ const batchesPath = (projectId = ctx.project.id) => `/v1/projects/${projectId}/a
 const listPath = (projectId = ctx.project.id) => `/v1/projects/${projectId}/access-codes`;
 
 /** Generates a batch through the repository (defaults of the request schema). */
-async function generate(input: Partial<{ count: number; prefix: string; expires_at: string | null; max_redemptions: number | null }> = {}) {
+async function generate(
+  input: Partial<{ count: number; prefix: string; expires_at: string | null; max_redemptions: number | null }> = {},
+) {
   return generateAccessCodes(ctx.runtime, ctx.principal, {
     project_id: ctx.project.id,
     plan_id: ctx.planId,
@@ -114,7 +130,12 @@ async function listAll(query: Record<string, string> = {}): Promise<AccessCode[]
   const codes: AccessCode[] = [];
   let cursor: string | undefined;
   do {
-    const reply = await rest(ctx.runtime, { method: 'GET', path: listPath(), token: ctx.token, query: { limit: '100', ...query, ...(cursor ? { cursor } : {}) } });
+    const reply = await rest(ctx.runtime, {
+      method: 'GET',
+      path: listPath(),
+      token: ctx.token,
+      query: { limit: '100', ...query, ...(cursor ? { cursor } : {}) },
+    });
     expect(reply.status, reply.text).toBe(200);
     const page = AccessCodeList.parse(reply.json);
     codes.push(...page.data);
@@ -127,7 +148,13 @@ describe('generating a batch', () => {
   it('answers 201 with every code once, emits access_code.batch_generated with the batch id and count only, and replays instead of generating twice', async () => {
     const key = randomUUID();
     const body = { plan_id: ctx.planId, count: 40, prefix: 'spring', access_days: 30, max_redemptions: null };
-    const reply = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, headers: { 'Idempotency-Key': key }, body });
+    const reply = await rest(ctx.runtime, {
+      method: 'POST',
+      path: batchesPath(),
+      token: ctx.token,
+      headers: { 'Idempotency-Key': key },
+      body,
+    });
     expect(reply.status, reply.text).toBe(201);
     const generated = GeneratedAccessCodes.parse(reply.json);
     expect(generated.batch).toMatchObject({
@@ -145,7 +172,13 @@ describe('generating a batch', () => {
     expect(generated.codes.every(({ code }) => code.startsWith('SPRING-'))).toBe(true);
     expect(new Set(generated.codes.map(({ code }) => normalizeCode(code))).size).toBe(40);
 
-    const replay = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, headers: { 'Idempotency-Key': key }, body });
+    const replay = await rest(ctx.runtime, {
+      method: 'POST',
+      path: batchesPath(),
+      token: ctx.token,
+      headers: { 'Idempotency-Key': key },
+      body,
+    });
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replay']).toBe('true');
     expect(replay.json).toEqual(reply.json);
@@ -154,7 +187,10 @@ describe('generating a batch', () => {
 
     const batchEvents = await events('access_code.batch_generated');
     expect(batchEvents).toHaveLength(1);
-    expect(batchEvents[0]).toMatchObject({ project_id: ctx.project.id, data: { batch: { id: generated.batch.id, count: 40 } } });
+    expect(batchEvents[0]).toMatchObject({
+      project_id: ctx.project.id,
+      data: { batch: { id: generated.batch.id, count: 40 } },
+    });
     const everything = JSON.stringify(await scanTable(ctx.runtime.store));
     for (const { code } of generated.codes) {
       expect(JSON.stringify(batchEvents)).not.toContain(code.slice(7));
@@ -171,7 +207,12 @@ describe('generating a batch', () => {
   it(
     'generates the largest batch, 1,000 codes, all distinct and all listed',
     async () => {
-      const reply = await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1000 } });
+      const reply = await rest(ctx.runtime, {
+        method: 'POST',
+        path: batchesPath(),
+        token: ctx.token,
+        body: { plan_id: ctx.planId, count: 1000 },
+      });
       expect(reply.status, reply.text).toBe(201);
       const generated = GeneratedAccessCodes.parse(reply.json);
       expect(new Set(generated.codes.map(({ code }) => normalizeCode(code))).size).toBe(1000);
@@ -188,7 +229,14 @@ describe('generating a batch', () => {
     const result = await tool(ctx.runtime, ctx.principal, 'generate_access_codes', args);
     expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
     const generated = GeneratedAccessCodes.parse(result.structuredContent);
-    expect(generated.batch).toMatchObject({ count: 2, prefix: null, effect: 'free_access', access_days: null, max_redemptions: 1, expires_at: null });
+    expect(generated.batch).toMatchObject({
+      count: 2,
+      prefix: null,
+      effect: 'free_access',
+      access_days: null,
+      max_redemptions: 1,
+      expires_at: null,
+    });
     for (const { code } of generated.codes) expect(code).toMatch(CODE_PATTERN);
     const again = await tool(ctx.runtime, ctx.principal, 'generate_access_codes', args);
     expect(again._meta).toEqual({ 'idempotent-replay': true });
@@ -210,29 +258,68 @@ describe('generating a batch', () => {
       { plan_id: 'not-a-uuid', count: 1 },
       { count: 1 },
     ]) {
-      expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body }), 'VALIDATION_FAILED');
+      expectRestProblem(
+        await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body }),
+        'VALIDATION_FAILED',
+      );
     }
     const problem = expectRestProblem(
-      await rest(ctx.runtime, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 1, expires_at: past } }),
+      await rest(ctx.runtime, {
+        method: 'POST',
+        path: batchesPath(),
+        token: ctx.token,
+        body: { plan_id: ctx.planId, count: 1, expires_at: past },
+      }),
       'VALIDATION_FAILED',
     );
     expect(problem.errors?.map((error) => error.path)).toEqual(['expires_at']);
-    expectToolProblem(await tool(ctx.runtime, ctx.principal, 'generate_access_codes', { project_id: ctx.project.id, plan_id: ctx.planId, count: 1, code: 'MINE' }), 'VALIDATION_FAILED');
+    expectToolProblem(
+      await tool(ctx.runtime, ctx.principal, 'generate_access_codes', {
+        project_id: ctx.project.id,
+        plan_id: ctx.planId,
+        count: 1,
+        code: 'MINE',
+      }),
+      'VALIDATION_FAILED',
+    );
     expect(await domainSnapshot(ctx.runtime.store)).toEqual(before);
   });
 
   it('needs a plan of the same project (NOT_FOUND), an active plan and an active project (CONFLICT), and writes nothing otherwise', async () => {
     const other = await createProject(ctx.runtime, ctx.principal, { name: 'Other', platform_type: 'telegram' });
-    const otherPlan = await createPlan(ctx.runtime, ctx.principal, other.id, { name: 'Silver', amount: 500, currency: 'EUR', interval: 'month' });
-    const closed = await createPlan(ctx.runtime, ctx.principal, ctx.project.id, { name: 'Closed', amount: 100, currency: 'USD', interval: 'month' });
+    const otherPlan = await createPlan(ctx.runtime, ctx.principal, other.id, {
+      name: 'Silver',
+      amount: 500,
+      currency: 'EUR',
+      interval: 'month',
+    });
+    const closed = await createPlan(ctx.runtime, ctx.principal, ctx.project.id, {
+      name: 'Closed',
+      amount: 100,
+      currency: 'USD',
+      interval: 'month',
+    });
     await setPlanStatus(ctx.runtime, ctx.principal, closed.id, 'inactive');
     const before = await domainSnapshot(ctx.runtime.store);
-    const post = (projectId: string, planId: string) => rest(ctx.runtime, { method: 'POST', path: batchesPath(projectId), token: ctx.token, body: { plan_id: planId, count: 1 } });
+    const post = (projectId: string, planId: string) =>
+      rest(ctx.runtime, {
+        method: 'POST',
+        path: batchesPath(projectId),
+        token: ctx.token,
+        body: { plan_id: planId, count: 1 },
+      });
     expectRestProblem(await post(ctx.project.id, otherPlan.id), 'NOT_FOUND');
     expectRestProblem(await post(ctx.project.id, randomUUID()), 'NOT_FOUND');
     expectRestProblem(await post(randomUUID(), ctx.planId), 'NOT_FOUND');
     expectRestProblem(await post(ctx.project.id, closed.id), 'CONFLICT');
-    expectToolProblem(await tool(ctx.runtime, ctx.principal, 'generate_access_codes', { project_id: other.id, plan_id: ctx.planId, count: 1 }), 'NOT_FOUND');
+    expectToolProblem(
+      await tool(ctx.runtime, ctx.principal, 'generate_access_codes', {
+        project_id: other.id,
+        plan_id: ctx.planId,
+        count: 1,
+      }),
+      'NOT_FOUND',
+    );
     expect(await domainSnapshot(ctx.runtime.store)).toEqual(before);
   });
 
@@ -260,9 +347,17 @@ describe('generating a batch', () => {
     // 100 codes: one pending-batch transaction, then four chunk transactions; the third transaction fails.
     const broken = withStore(
       ctx.runtime,
-      failingStore(ctx.runtime.store, (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions === 3),
+      failingStore(
+        ctx.runtime.store,
+        (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions === 3,
+      ),
     );
-    const reply = await rest(broken, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 100 } });
+    const reply = await rest(broken, {
+      method: 'POST',
+      path: batchesPath(),
+      token: ctx.token,
+      body: { plan_id: ctx.planId, count: 100 },
+    });
     expectRestProblem(reply, 'INTERNAL_ERROR');
     expect(await listAll()).toEqual([]);
     expect(await events('access_code.batch_generated')).toEqual([]);
@@ -274,16 +369,34 @@ describe('generating a batch', () => {
     const document = new Proxy(ctx.runtime.store.document, {
       get(target, property, receiver) {
         if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (command: { constructor: { name: string }; input: { TransactItems?: { Update?: { UpdateExpression?: string } }[] } }) => {
+        return async (command: {
+          constructor: { name: string };
+          input: { TransactItems?: { Update?: { UpdateExpression?: string } }[] };
+        }) => {
           const result = await (target.send as (command: unknown) => Promise<unknown>).call(target, command);
-          const activates = command.constructor.name === 'TransactWriteCommand' && command.input.TransactItems?.some((item) => item.Update?.UpdateExpression === 'SET #state = :active');
+          const activates =
+            command.constructor.name === 'TransactWriteCommand' &&
+            command.input.TransactItems?.some((item) => item.Update?.UpdateExpression === 'SET #state = :active');
           if (activates) throw new Error('injected: the answer was lost after the commit');
           return result;
         };
       },
     });
-    const lossy = withStore(ctx.runtime, createStore({ document, tableName: ctx.runtime.store.tableName, deadLetterTableName: ctx.runtime.store.deadLetterTableName }));
-    const call = { method: 'POST', path: batchesPath(), token: ctx.token, headers: { 'Idempotency-Key': randomUUID() }, body: { plan_id: ctx.planId, count: 50 } };
+    const lossy = withStore(
+      ctx.runtime,
+      createStore({
+        document,
+        tableName: ctx.runtime.store.tableName,
+        deadLetterTableName: ctx.runtime.store.deadLetterTableName,
+      }),
+    );
+    const call = {
+      method: 'POST',
+      path: batchesPath(),
+      token: ctx.token,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { plan_id: ctx.planId, count: 50 },
+    };
     expectRestProblem(await rest(lossy, call), 'INTERNAL_ERROR');
     const retried = await rest(ctx.runtime, call);
     expect(retried.status, retried.text).toBe(201);
@@ -300,16 +413,34 @@ describe('generating a batch', () => {
     // The pending batch and one chunk are written; every later transaction (the cleanup's too) fails.
     const broken = withStore(
       ctx.runtime,
-      failingStore(ctx.runtime.store, (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions > 2),
+      failingStore(
+        ctx.runtime.store,
+        (command) => command.constructor.name === 'TransactWriteCommand' && ++transactions > 2,
+      ),
     );
-    const reply = await rest(broken, { method: 'POST', path: batchesPath(), token: ctx.token, body: { plan_id: ctx.planId, count: 100 } });
+    const reply = await rest(broken, {
+      method: 'POST',
+      path: batchesPath(),
+      token: ctx.token,
+      body: { plan_id: ctx.planId, count: 100 },
+    });
     expectRestProblem(reply, 'INTERNAL_ERROR');
     const leftovers = await partitionItems('ACCESS_CODE#');
     expect(leftovers.length).toBeGreaterThan(0);
     expect(await listAll()).toEqual([]);
     for (const item of leftovers.slice(0, 3)) {
-      expectRestProblem(await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${String(item.id)}`, token: ctx.token }), 'NOT_FOUND');
-      expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${String(item.id)}/revoke`, token: ctx.token }), 'NOT_FOUND');
+      expectRestProblem(
+        await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${String(item.id)}`, token: ctx.token }),
+        'NOT_FOUND',
+      );
+      expectRestProblem(
+        await rest(ctx.runtime, {
+          method: 'POST',
+          path: `/v1/access-codes/${String(item.id)}/revoke`,
+          token: ctx.token,
+        }),
+        'NOT_FOUND',
+      );
     }
     expect(await events('access_code.batch_generated')).toEqual([]);
   });
@@ -319,7 +450,12 @@ describe('reading codes', () => {
   it('lists and reads codes with their suffix only, pages with cursors, and filters by batch, plan and status', async () => {
     const first = await generate({ count: 3 });
     const second = await generate({ count: 2, prefix: 'vip' });
-    const otherPlan = await createPlan(ctx.runtime, ctx.principal, ctx.project.id, { name: 'Bronze', amount: 300, currency: 'USD', interval: 'month' });
+    const otherPlan = await createPlan(ctx.runtime, ctx.principal, ctx.project.id, {
+      name: 'Bronze',
+      amount: 300,
+      currency: 'USD',
+      interval: 'month',
+    });
     const third = await generateAccessCodes(ctx.runtime, ctx.principal, {
       project_id: ctx.project.id,
       plan_id: otherPlan.id,
@@ -334,7 +470,12 @@ describe('reading codes', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const reply = await rest(ctx.runtime, { method: 'GET', path: listPath(), token: ctx.token, query: { limit: '2', ...(cursor ? { cursor } : {}) } });
+      const reply = await rest(ctx.runtime, {
+        method: 'GET',
+        path: listPath(),
+        token: ctx.token,
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
       expect(reply.status).toBe(200);
       const page = AccessCodeList.parse(reply.json);
       seen.push(...page.data.map((code) => code.id));
@@ -350,26 +491,55 @@ describe('reading codes', () => {
     expect(listed.map((code) => code.id).sort()).toEqual(second.codes.map((code) => code.id).sort());
     for (const code of listed) {
       const shown = second.codes.find((candidate) => candidate.id === code.id)!.code;
-      expect(code).toMatchObject({ batch_id: second.batch.id, plan_id: ctx.planId, code_suffix: shown.slice(-4), status: 'active', times_redeemed: 0, max_redemptions: 1 });
+      expect(code).toMatchObject({
+        batch_id: second.batch.id,
+        plan_id: ctx.planId,
+        code_suffix: shown.slice(-4),
+        status: 'active',
+        times_redeemed: 0,
+        max_redemptions: 1,
+      });
     }
     expect((await listAll({ plan_id: otherPlan.id })).map((code) => code.id)).toEqual([third.codes[0].id]);
     expect(await listAll({ status: 'revoked' })).toEqual([]);
     expect(await listAll({ status: 'active' })).toHaveLength(6);
 
-    const viaTool = await tool(ctx.runtime, ctx.principal, 'list_access_codes', { project_id: ctx.project.id, batch_id: first.batch.id });
+    const viaTool = await tool(ctx.runtime, ctx.principal, 'list_access_codes', {
+      project_id: ctx.project.id,
+      batch_id: first.batch.id,
+    });
     expect(
       AccessCodeList.parse(viaTool.structuredContent)
         .data.map((code) => code.id)
         .sort(),
     ).toEqual(first.codes.map((code) => code.id).sort());
 
-    const read = await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${third.codes[0].id}`, token: ctx.token });
+    const read = await rest(ctx.runtime, {
+      method: 'GET',
+      path: `/v1/access-codes/${third.codes[0].id}`,
+      token: ctx.token,
+    });
     expect(read.status).toBe(200);
-    expect(AccessCode.parse(read.json)).toMatchObject({ id: third.codes[0].id, effect: 'trial', access_days: 7, max_redemptions: null, code_suffix: third.codes[0].code.slice(-4) });
+    expect(AccessCode.parse(read.json)).toMatchObject({
+      id: third.codes[0].id,
+      effect: 'trial',
+      access_days: 7,
+      max_redemptions: null,
+      code_suffix: third.codes[0].code.slice(-4),
+    });
     expect(read.text).not.toContain(third.codes[0].code);
-    expectRestProblem(await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${randomUUID()}`, token: ctx.token }), 'NOT_FOUND');
-    expectRestProblem(await rest(ctx.runtime, { method: 'GET', path: listPath(randomUUID()), token: ctx.token }), 'NOT_FOUND');
-    expectRestProblem(await rest(ctx.runtime, { method: 'GET', path: listPath(), token: ctx.token, query: { status: 'redeemed' } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${randomUUID()}`, token: ctx.token }),
+      'NOT_FOUND',
+    );
+    expectRestProblem(
+      await rest(ctx.runtime, { method: 'GET', path: listPath(randomUUID()), token: ctx.token }),
+      'NOT_FOUND',
+    );
+    expectRestProblem(
+      await rest(ctx.runtime, { method: 'GET', path: listPath(), token: ctx.token, query: { status: 'redeemed' } }),
+      'VALIDATION_FAILED',
+    );
   });
 });
 
@@ -378,10 +548,24 @@ describe('revoking a code', () => {
     const { codes } = await generate({ count: 3 });
     const key = randomUUID();
     const path = `/v1/access-codes/${codes[0].id}/revoke`;
-    const revoked = await rest(ctx.runtime, { method: 'POST', path, token: ctx.token, headers: { 'Idempotency-Key': key } });
+    const revoked = await rest(ctx.runtime, {
+      method: 'POST',
+      path,
+      token: ctx.token,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(revoked.status, revoked.text).toBe(200);
-    expect(AccessCode.parse(revoked.json)).toMatchObject({ id: codes[0].id, status: 'revoked', revoked_at: new Date(ctx.clock.nowMs()).toISOString() });
-    const replay = await rest(ctx.runtime, { method: 'POST', path, token: ctx.token, headers: { 'Idempotency-Key': key } });
+    expect(AccessCode.parse(revoked.json)).toMatchObject({
+      id: codes[0].id,
+      status: 'revoked',
+      revoked_at: new Date(ctx.clock.nowMs()).toISOString(),
+    });
+    const replay = await rest(ctx.runtime, {
+      method: 'POST',
+      path,
+      token: ctx.token,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(replay.headers['idempotent-replay']).toBe('true');
     expect(replay.json).toEqual(revoked.json);
     const again = expectRestProblem(await rest(ctx.runtime, { method: 'POST', path, token: ctx.token }), 'CONFLICT');
@@ -392,9 +576,14 @@ describe('revoking a code', () => {
     expectToolProblem(await tool(ctx.runtime, ctx.principal, 'revoke_access_code', { id: codes[1].id }), 'CONFLICT');
     expectToolProblem(await tool(ctx.runtime, ctx.principal, 'revoke_access_code', { id: randomUUID() }), 'NOT_FOUND');
 
-    expect((await listAll({ status: 'revoked' })).map((code) => code.id).sort()).toEqual([codes[0].id, codes[1].id].sort());
+    expect((await listAll({ status: 'revoked' })).map((code) => code.id).sort()).toEqual(
+      [codes[0].id, codes[1].id].sort(),
+    );
     expect((await listAll({ status: 'active' })).map((code) => code.id)).toEqual([codes[2].id]);
-    expectRestProblem(await rest(ctx.runtime, { method: 'POST', path, token: ctx.token, body: { reason: 'x' } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await rest(ctx.runtime, { method: 'POST', path, token: ctx.token, body: { reason: 'x' } }),
+      'VALIDATION_FAILED',
+    );
   });
 });
 
@@ -409,30 +598,48 @@ describe('expiry by the clock', () => {
 
     // Not due yet: the worker applies nothing.
     expect(await applyDueDeadlines(ctx.runtime, ctx.clock.nowMs())).toEqual({ applied: 0, failed: 0 });
-    expect((await listAll({ status: 'active' })).map((code) => code.id).sort()).toEqual([codes[0].id, codes[1].id].sort());
+    expect((await listAll({ status: 'active' })).map((code) => code.id).sort()).toEqual(
+      [codes[0].id, codes[1].id].sort(),
+    );
 
     ctx.clock.advance(HOUR + 1000);
     // Between expiry and the worker's run, reads already say expired (and only an active code can be revoked).
     const read = await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${codes[0].id}`, token: ctx.token });
     expect(read.json.status).toBe('expired');
-    expect((await listAll({ status: 'expired' })).map((code) => code.id).sort()).toEqual([codes[0].id, codes[1].id].sort());
+    expect((await listAll({ status: 'expired' })).map((code) => code.id).sort()).toEqual(
+      [codes[0].id, codes[1].id].sort(),
+    );
     expect(await listAll({ status: 'active' })).toEqual([]);
     expect((await listAll({ status: 'revoked' })).map((code) => code.id)).toEqual([codes[2].id]);
-    expectRestProblem(await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${codes[1].id}/revoke`, token: ctx.token }), 'CONFLICT');
+    expectRestProblem(
+      await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${codes[1].id}/revoke`, token: ctx.token }),
+      'CONFLICT',
+    );
     expect(await events('access_code.expired')).toEqual([]);
 
     // Two runs at once, then another: each code expires once.
-    const runs = await Promise.all([applyDueDeadlines(ctx.runtime, ctx.clock.nowMs()), applyDueDeadlines(ctx.runtime, ctx.clock.nowMs())]);
+    const runs = await Promise.all([
+      applyDueDeadlines(ctx.runtime, ctx.clock.nowMs()),
+      applyDueDeadlines(ctx.runtime, ctx.clock.nowMs()),
+    ]);
     expect(runs.reduce((sum, run) => sum + run.failed, 0)).toBe(0);
     await applyDueDeadlines(ctx.runtime, ctx.clock.nowMs());
     await applyDueDeadlines(ctx.runtime, ctx.clock.nowMs());
     const expired = await events('access_code.expired');
-    expect(expired.map((event) => (event.data as { access_code: AccessCode }).access_code.id).sort()).toEqual([codes[0].id, codes[1].id].sort());
-    for (const event of expired) expect(event).toMatchObject({ project_id: ctx.project.id, data: { access_code: { status: 'expired', batch_id: batch.id, expires_at: expiresAt } } });
+    expect(expired.map((event) => (event.data as { access_code: AccessCode }).access_code.id).sort()).toEqual(
+      [codes[0].id, codes[1].id].sort(),
+    );
+    for (const event of expired)
+      expect(event).toMatchObject({
+        project_id: ctx.project.id,
+        data: { access_code: { status: 'expired', batch_id: batch.id, expires_at: expiresAt } },
+      });
     expect(await ctx.runtime.store.get(deadlineKey)).toBeUndefined();
     const stored = await partitionItems(`ACCESS_CODE#${batch.id}#`);
     expect(stored.map((item) => item.status).sort()).toEqual(['expired', 'expired', 'revoked']);
-    expect((await listAll({ status: 'expired' })).map((code) => code.id).sort()).toEqual([codes[0].id, codes[1].id].sort());
+    expect((await listAll({ status: 'expired' })).map((code) => code.id).sort()).toEqual(
+      [codes[0].id, codes[1].id].sort(),
+    );
   });
 
   it('writes no deadline for codes that never expire', async () => {

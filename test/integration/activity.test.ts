@@ -29,12 +29,20 @@ beforeEach(async () => {
 type Entry = ActivityEntry;
 
 /** Reads the whole log of team A through REST, page by page (`limit` per page). */
-async function readAll(query: Record<string, string> = {}, limit = 100): Promise<{ entries: Entry[]; pages: number[] }> {
+async function readAll(
+  query: Record<string, string> = {},
+  limit = 100,
+): Promise<{ entries: Entry[]; pages: number[] }> {
   const entries: Entry[] = [];
   const pages: number[] = [];
   let cursor: string | undefined;
   do {
-    const reply = await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { ...query, limit: String(limit), ...(cursor ? { cursor } : {}) } });
+    const reply = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/activity',
+      token: world.a.token,
+      query: { ...query, limit: String(limit), ...(cursor ? { cursor } : {}) },
+    });
     expect(reply.status, reply.text).toBe(200);
     ActivityList.parse(reply.json);
     entries.push(...reply.json.data);
@@ -46,31 +54,56 @@ async function readAll(query: Record<string, string> = {}, limit = 100): Promise
 
 describe('what is recorded', () => {
   it('records every REST write, successful or not, with token, surface, operation, outcome, status, duration and request id', async () => {
-    const created = await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Logged', platform_type: 'discord' } });
+    const created = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/projects',
+      token: world.a.token,
+      body: { name: 'Logged', platform_type: 'discord' },
+    });
     clock.advance(5);
-    const invalid = await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: '' } });
+    const invalid = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/projects',
+      token: world.a.token,
+      body: { name: '' },
+    });
     clock.advance(5);
-    const forbidden = await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.weak.token, body: { name: 'x', platform_type: 'discord' } });
+    const forbidden = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/projects',
+      token: world.a.weak.token,
+      body: { name: 'x', platform_type: 'discord' },
+    });
     clock.advance(5);
-    const missing = await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${randomUUID()}`, token: world.a.token });
+    const missing = await rest(runtime, {
+      method: 'DELETE',
+      path: `/v1/webhook-endpoints/${randomUUID()}`,
+      token: world.a.token,
+    });
     clock.advance(5);
     const read = await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.token });
     expect(read.status).toBe(200);
     const { entries } = await readAll();
-    expect(entries.map((entry) => [entry.operation, entry.outcome, entry.status, entry.token_id, entry.surface])).toEqual([
+    expect(
+      entries.map((entry) => [entry.operation, entry.outcome, entry.status, entry.token_id, entry.surface]),
+    ).toEqual([
       ['deleteWebhookEndpoint', 'NOT_FOUND', 404, world.a.principal.tokenId, 'rest'],
       ['createProject', 'TOKEN_MISSING_ABILITY', 403, world.a.weak.id, 'rest'],
       ['createProject', 'VALIDATION_FAILED', 422, world.a.principal.tokenId, 'rest'],
       ['createProject', 'ok', 201, world.a.principal.tokenId, 'rest'],
     ]);
-    expect(entries.map((entry) => entry.request_id)).toEqual([missing, forbidden, invalid, created].map((reply) => reply.headers['x-request-id']));
+    expect(entries.map((entry) => entry.request_id)).toEqual(
+      [missing, forbidden, invalid, created].map((reply) => reply.headers['x-request-id']),
+    );
     for (const entry of entries) {
       expect(entry.id).toMatch(/^act_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
       expect(Number.isInteger(entry.duration_ms)).toBe(true);
     }
     // Timestamps follow the clock, newest first.
-    expect(entries.map((entry) => entry.occurred_at)).toEqual([...entries.map((entry) => entry.occurred_at)].sort().reverse());
+    expect(entries.map((entry) => entry.occurred_at)).toEqual(
+      [...entries.map((entry) => entry.occurred_at)].sort().reverse(),
+    );
   });
 
   it('records every tool call — ok, refused, invalid, failed and unknown — with the request id of the call', async () => {
@@ -90,15 +123,26 @@ describe('what is recorded', () => {
     await tool(runtime, world.a.weak.principal, 'list_projects');
     const { entries } = await readAll();
     const mine = entries.filter((entry) => entry.token_id === world.a.principal.tokenId).reverse();
-    expect(mine.map((entry) => [entry.surface, entry.operation, entry.outcome, entry.request_id])).toEqual(calls.map(([name, , outcome], index) => ['mcp', name, outcome, requestIds[index]]));
+    expect(mine.map((entry) => [entry.surface, entry.operation, entry.outcome, entry.request_id])).toEqual(
+      calls.map(([name, , outcome], index) => ['mcp', name, outcome, requestIds[index]]),
+    );
     expect(mine.map((entry) => entry.status)).toEqual([200, 404, 422, 409, 404]);
-    expect(entries.find((entry) => entry.token_id === world.a.weak.id)).toMatchObject({ operation: 'list_projects', outcome: 'TOKEN_MISSING_ABILITY', status: 403 });
+    expect(entries.find((entry) => entry.token_id === world.a.weak.id)).toMatchObject({
+      operation: 'list_projects',
+      outcome: 'TOKEN_MISSING_ABILITY',
+      status: 403,
+    });
   });
 
   it('does not record REST reads or unauthenticated requests, and never records another team’s calls in this team', async () => {
     await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: world.a.token });
     await rest(runtime, { method: 'POST', path: '/v1/projects', body: { name: 'x', platform_type: 'discord' } });
-    await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.b.token, body: { name: 'B', platform_type: 'discord' } });
+    await rest(runtime, {
+      method: 'POST',
+      path: '/v1/projects',
+      token: world.b.token,
+      body: { name: 'B', platform_type: 'discord' },
+    });
     await tool(runtime, world.b.principal, 'list_projects');
     expect((await readAll()).entries).toEqual([]);
     const bLog = await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.b.token });
@@ -112,17 +156,34 @@ describe('reading the log', () => {
     for (let index = 0; index < 5; index++) {
       await tool(runtime, world.a.principal, 'list_projects');
       await tool(runtime, world.a.weak.principal, 'get_team');
-      await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: `P${index}`, platform_type: 'discord' } });
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: `P${index}`, platform_type: 'discord' },
+      });
       await tool(runtime, world.a.principal, 'get_team');
       await tool(runtime, world.a.weak.principal, 'list_projects');
-      await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.weak.token, body: { name: `W${index}`, platform_type: 'discord' } });
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.weak.token,
+        body: { name: `W${index}`, platform_type: 'discord' },
+      });
     }
   });
 
   it('pages newest first with cursors: every entry exactly once, in write order reversed', async () => {
     const whole = await readAll({}, 100);
     expect(whole.entries).toHaveLength(30);
-    const expectedOrder = Array.from({ length: 5 }, () => ['list_projects', 'get_team', 'createProject', 'get_team', 'list_projects', 'createProject'])
+    const expectedOrder = Array.from({ length: 5 }, () => [
+      'list_projects',
+      'get_team',
+      'createProject',
+      'get_team',
+      'list_projects',
+      'createProject',
+    ])
       .flat()
       .reverse();
     expect(whole.entries.map((entry) => entry.operation)).toEqual(expectedOrder);
@@ -135,15 +196,24 @@ describe('reading the log', () => {
   it('filters by token, by operation and by both, with full pages and working cursors', async () => {
     const whole = (await readAll()).entries;
     const byToken = await readAll({ token_id: world.a.weak.id }, 4);
-    expect(byToken.entries.map((entry) => entry.id)).toEqual(whole.filter((entry) => entry.token_id === world.a.weak.id).map((entry) => entry.id));
+    expect(byToken.entries.map((entry) => entry.id)).toEqual(
+      whole.filter((entry) => entry.token_id === world.a.weak.id).map((entry) => entry.id),
+    );
     expect(byToken.entries).toHaveLength(15);
     expect(byToken.pages.slice(0, 3)).toEqual([4, 4, 4]);
     const byOperation = await readAll({ operation: 'get_team' }, 3);
-    expect(byOperation.entries.map((entry) => entry.id)).toEqual(whole.filter((entry) => entry.operation === 'get_team').map((entry) => entry.id));
+    expect(byOperation.entries.map((entry) => entry.id)).toEqual(
+      whole.filter((entry) => entry.operation === 'get_team').map((entry) => entry.id),
+    );
     expect(byOperation.pages.slice(0, 3)).toEqual([3, 3, 3]);
     const both = await readAll({ token_id: world.a.principal.tokenId, operation: 'createProject' }, 2);
     expect(both.entries).toHaveLength(5);
-    expect(both.entries.every((entry) => entry.operation === 'createProject' && entry.token_id === world.a.principal.tokenId && entry.outcome === 'ok')).toBe(true);
+    expect(
+      both.entries.every(
+        (entry) =>
+          entry.operation === 'createProject' && entry.token_id === world.a.principal.tokenId && entry.outcome === 'ok',
+      ),
+    ).toBe(true);
     const none = await readAll({ operation: 'dropEverything' });
     expect(none.entries).toEqual([]);
   });
@@ -153,7 +223,11 @@ describe('reading the log', () => {
     const ids: string[] = [];
     let cursor: string | undefined;
     do {
-      const result = await tool(runtime, world.a.principal, 'get_activity_log', { limit: 9, token_id: world.a.principal.tokenId, ...(cursor ? { cursor } : {}) });
+      const result = await tool(runtime, world.a.principal, 'get_activity_log', {
+        limit: 9,
+        token_id: world.a.principal.tokenId,
+        ...(cursor ? { cursor } : {}),
+      });
       expect(result.isError).toBeUndefined();
       ids.push(...(result.structuredContent.data as Entry[]).map((entry) => entry.id));
       cursor = (result.structuredContent.next_cursor as string | null) ?? undefined;
@@ -163,24 +237,73 @@ describe('reading the log', () => {
   });
 
   it('refuses bad filters and cursors as VALIDATION_FAILED', async () => {
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { token_id: 'svc_live_x' } }), 'VALIDATION_FAILED');
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { operation: '' } }), 'VALIDATION_FAILED');
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { cursor: 'abc' } }), 'VALIDATION_FAILED');
-    expectToolProblem(await tool(runtime, world.a.principal, 'get_activity_log', { token_id: 'nope' }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await rest(runtime, {
+        method: 'GET',
+        path: '/v1/activity',
+        token: world.a.token,
+        query: { token_id: 'svc_live_x' },
+      }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { operation: '' } }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { cursor: 'abc' } }),
+      'VALIDATION_FAILED',
+    );
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'get_activity_log', { token_id: 'nope' }),
+      'VALIDATION_FAILED',
+    );
   });
 });
 
 describe('secrets never reach the log', () => {
   it('holds no token secret and no webhook secret, whatever was minted, created, rotated or replayed', async () => {
     const key = randomUUID();
-    const minted = await rest(runtime, { method: 'POST', path: '/v1/tokens', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { abilities: ['team:view'], name: 'logged' } });
-    await rest(runtime, { method: 'POST', path: '/v1/tokens', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { abilities: ['team:view'], name: 'logged' } });
-    const endpoint = await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'https://a.example/h', events: ['project.created'] } });
-    const rotated = await rest(runtime, { method: 'POST', path: `/v1/webhook-endpoints/${endpoint.json.id}/rotate-secret`, token: world.a.token });
-    const toolEndpoint = await tool(runtime, world.a.principal, 'create_webhook_endpoint', { name: 'y', url: 'https://a.example/y', events: ['project.created'] });
-    const toolRotated = await tool(runtime, world.a.principal, 'rotate_webhook_endpoint_secret', { id: world.a.endpoint.id });
+    const minted = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/tokens',
+      token: world.a.token,
+      headers: { 'Idempotency-Key': key },
+      body: { abilities: ['team:view'], name: 'logged' },
+    });
+    await rest(runtime, {
+      method: 'POST',
+      path: '/v1/tokens',
+      token: world.a.token,
+      headers: { 'Idempotency-Key': key },
+      body: { abilities: ['team:view'], name: 'logged' },
+    });
+    const endpoint = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/webhook-endpoints',
+      token: world.a.token,
+      body: { name: 'x', url: 'https://a.example/h', events: ['project.created'] },
+    });
+    const rotated = await rest(runtime, {
+      method: 'POST',
+      path: `/v1/webhook-endpoints/${endpoint.json.id}/rotate-secret`,
+      token: world.a.token,
+    });
+    const toolEndpoint = await tool(runtime, world.a.principal, 'create_webhook_endpoint', {
+      name: 'y',
+      url: 'https://a.example/y',
+      events: ['project.created'],
+    });
+    const toolRotated = await tool(runtime, world.a.principal, 'rotate_webhook_endpoint_secret', {
+      id: world.a.endpoint.id,
+    });
     // A caller pasting a secret where it does not belong still does not get it logged.
-    await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: world.a.token, platform_type: 'nope' } });
+    await rest(runtime, {
+      method: 'POST',
+      path: '/v1/projects',
+      token: world.a.token,
+      body: { name: world.a.token, platform_type: 'nope' },
+    });
     await callTool(runtime, world.a.principal, world.a.token, {}, randomUUID());
     const secrets = [
       minted.json.token,
@@ -194,7 +317,11 @@ describe('secrets never reach the log', () => {
     ];
     for (const secret of secrets) expect(secret).toEqual(expect.any(String));
     const raw = await runtime.store.document.send(
-      new QueryCommand({ TableName: runtime.store.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `TEAM#${world.a.team.id}#ACTIVITY` } }),
+      new QueryCommand({
+        TableName: runtime.store.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `TEAM#${world.a.team.id}#ACTIVITY` },
+      }),
     );
     expect(raw.Items!.length).toBeGreaterThanOrEqual(8);
     const stored = JSON.stringify(raw.Items);

@@ -45,8 +45,14 @@ async function post(body: string, signature: string | undefined) {
     routeKey: '$default',
     rawPath: path,
     rawQueryString: '',
-    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
-    requestContext: { requestId: randomUUID(), http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'Stripe/1.0' } },
+    headers: {
+      'content-type': 'application/json',
+      ...(signature === undefined ? {} : { 'stripe-signature': signature }),
+    },
+    requestContext: {
+      requestId: randomUUID(),
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'Stripe/1.0' },
+    },
     body,
     isBase64Encoded: false,
   } as never);
@@ -54,7 +60,10 @@ async function post(body: string, signature: string | undefined) {
 }
 
 /** An operator invoice event of our invoice (`metadata` given, else our team and invoice ids), signed with the billing secret. */
-function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | (string & {}), metadata?: Record<string, string>) {
+function operatorEvent(
+  type: 'invoice.paid' | 'invoice.payment_failed' | (string & {}),
+  metadata?: Record<string, string>,
+) {
   const object = invoice({
     subscription: stripeId('sub'),
     paymentIntent: stripeId('pi'),
@@ -64,7 +73,10 @@ function operatorEvent(type: 'invoice.paid' | 'invoice.payment_failed' | (string
     metadata: metadata ?? { team_id: team.team.id, invoice_id: invoiceId },
   });
   const event = stripeEventBody(type, object, { created: nowSeconds() });
-  return { ...event, send: (secret = billingSecret) => post(event.body, stripeSignature(event.body, secret, nowSeconds())) };
+  return {
+    ...event,
+    send: (secret = billingSecret) => post(event.body, stripeSignature(event.body, secret, nowSeconds())),
+  };
 }
 
 const secretsManager = mockClient(SecretsManagerClient);
@@ -119,17 +131,29 @@ describe('POST /hooks/billing/stripe', () => {
 
   it('acknowledges other events and invoices without our metadata, changing nothing but the receipt', async () => {
     const before = await domainSnapshot(runtime.store);
-    expect(await operatorEvent('customer.created').send()).toEqual({ status: 200, body: { received: true, ignored: 'customer.created is not mapped' } });
-    expect((await operatorEvent('invoice.paid', {}).send()).body.ignored).toBe('the invoice has no metadata.team_id and metadata.invoice_id');
-    expect((await operatorEvent('invoice.paid', { team_id: team.team.id, invoice_id: randomUUID() }).send()).body.ignored).toContain('NOT_FOUND');
-    const added = (await domainSnapshot(runtime.store)).filter((line) => !before.includes(line)).map((line) => JSON.parse(line).entity);
+    expect(await operatorEvent('customer.created').send()).toEqual({
+      status: 200,
+      body: { received: true, ignored: 'customer.created is not mapped' },
+    });
+    expect((await operatorEvent('invoice.paid', {}).send()).body.ignored).toBe(
+      'the invoice has no metadata.team_id and metadata.invoice_id',
+    );
+    expect(
+      (await operatorEvent('invoice.paid', { team_id: team.team.id, invoice_id: randomUUID() }).send()).body.ignored,
+    ).toContain('NOT_FOUND');
+    const added = (await domainSnapshot(runtime.store))
+      .filter((line) => !before.includes(line))
+      .map((line) => JSON.parse(line).entity);
     expect(added).toEqual(['hook_receipt']);
     expect(await newEvents()).toEqual([]);
   });
 
   it('refuses a wrong, missing or stale signature, and every request while BILLING_STRIPE_WEBHOOK_SECRET is unset', async () => {
     const event = operatorEvent('invoice.paid');
-    const refused = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };
+    const refused = {
+      status: 400,
+      body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' },
+    };
     expect(await event.send(newWebhookSecret())).toEqual(refused);
     expect(await post(event.body, undefined)).toEqual(refused);
     expect(await post(event.body, stripeSignature(event.body, billingSecret, nowSeconds() - 301))).toEqual(refused);
@@ -139,8 +163,15 @@ describe('POST /hooks/billing/stripe', () => {
   });
 
   it('on AWS verifies with the Secrets Manager secret named by BILLING_STRIPE_WEBHOOK_SECRET_ARN, read once; a placeholder refuses every request, a failing read answers 500', async () => {
-    const refused = { status: 400, body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' } };
-    const onAws = () => ({ ...runtime.integrations!, billingStripeWebhookSecret: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN }).billingStripeWebhookSecret });
+    const refused = {
+      status: 400,
+      body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' },
+    };
+    const onAws = () => ({
+      ...runtime.integrations!,
+      billingStripeWebhookSecret: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN })
+        .billingStripeWebhookSecret,
+    });
     secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({ SecretString: billingSecret });
     runtime.integrations = onAws();
     expect(await operatorEvent('invoice.payment_failed').send()).toEqual({ status: 200, body: { received: true } });

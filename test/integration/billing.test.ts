@@ -25,7 +25,15 @@ import { OPERATIONS } from '../../shared/operations/registry.js';
 import { keys } from '../../shared/store/keys.js';
 import { lockTeam } from '../support/billing.js';
 import { teamEvents } from '../support/events.js';
-import { domainLines, expectRestProblem, expectToolProblem, rest, scanTable, tool, type RestReply } from '../support/guarantees.js';
+import {
+  domainLines,
+  expectRestProblem,
+  expectToolProblem,
+  rest,
+  scanTable,
+  tool,
+  type RestReply,
+} from '../support/guarantees.js';
 import { runCli } from '../support/local-process.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -52,17 +60,31 @@ async function newEvents(): Promise<EventEnvelope[]> {
 }
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 
-const call = (method: string, path: string, body?: unknown, options: { token?: string; query?: Record<string, string> } = {}) =>
-  rest(runtime, { method, path, token: options.token ?? team.token, body, query: options.query });
+const call = (
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { token?: string; query?: Record<string, string> } = {},
+) => rest(runtime, { method, path, token: options.token ?? team.token, body, query: options.query });
 async function ok(reply: Promise<RestReply>, status = 200) {
   const answered = await reply;
   expect(answered.status, answered.text).toBe(status);
   return answered.json;
 }
-const createProject = (name = `p-${randomUUID().slice(0, 6)}`) => call('POST', '/v1/projects', { name, platform_type: 'discord' });
-const createEndpoint = () => call('POST', '/v1/webhook-endpoints', { name: 'hook', url: 'https://receiver.example/hook', events: ['project.created'] });
+const createProject = (name = `p-${randomUUID().slice(0, 6)}`) =>
+  call('POST', '/v1/projects', { name, platform_type: 'discord' });
+const createEndpoint = () =>
+  call('POST', '/v1/webhook-endpoints', {
+    name: 'hook',
+    url: 'https://receiver.example/hook',
+    events: ['project.created'],
+  });
 const invite = (index: number) =>
-  call('POST', '/v1/team-members/invitations', { email: `m${index}-${randomUUID().slice(0, 6)}@example.com`, name: `Member ${index}`, role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+  call('POST', '/v1/team-members/invitations', {
+    email: `m${index}-${randomUUID().slice(0, 6)}@example.com`,
+    name: `Member ${index}`,
+    role_ids: [BUILT_IN_ROLE_IDS.viewer],
+  });
 /** Runs the deadline worker at the clock's now. */
 const tick = () => applyDueDeadlines(runtime, clock.nowMs());
 const invoices = async (): Promise<BillingInvoice[]> => (await ok(call('GET', '/v1/billing/invoices'))).data;
@@ -93,27 +115,54 @@ describe('tier, limits and usage', () => {
     const endpoint = await ok(createEndpoint(), 201);
     await ok(call('POST', `/v1/projects/${project.id}/subscribers`, { display_name: 'Ada' }), 201);
     const member = await ok(invite(1), 201);
-    expect((await ok(call('GET', '/v1/billing'))).usage).toEqual({ projects: 2, subscribers: 1, webhook_endpoints: 1, team_members: 1 });
-    const other = (await ok(call('GET', '/v1/projects'))).data.find((candidate: { id: string }) => candidate.id !== project.id);
+    expect((await ok(call('GET', '/v1/billing'))).usage).toEqual({
+      projects: 2,
+      subscribers: 1,
+      webhook_endpoints: 1,
+      team_members: 1,
+    });
+    const other = (await ok(call('GET', '/v1/projects'))).data.find(
+      (candidate: { id: string }) => candidate.id !== project.id,
+    );
     await ok(call('DELETE', `/v1/projects/${other.id}`));
     await ok(call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`));
     await ok(call('DELETE', `/v1/team-members/${member.id}`));
-    expect((await ok(call('GET', '/v1/billing'))).usage).toEqual({ projects: 1, subscribers: 1, webhook_endpoints: 0, team_members: 0 });
+    expect((await ok(call('GET', '/v1/billing'))).usage).toEqual({
+      projects: 1,
+      subscribers: 1,
+      webhook_endpoints: 0,
+      team_members: 0,
+    });
   });
 
   it('needs billing:view, billing-invoice:view(-any) and billing:update, team-wide', async () => {
     const weak = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['team:view'] });
     expectRestProblem(await call('GET', '/v1/billing', undefined, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await call('GET', '/v1/billing/invoices', undefined, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await call('GET', `/v1/billing/invoices/${randomUUID()}`, undefined, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await call('POST', '/v1/billing/tier', { tier: 'pro' }, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await call('GET', '/v1/billing/invoices', undefined, { token: weak.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await call('GET', `/v1/billing/invoices/${randomUUID()}`, undefined, { token: weak.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await call('POST', '/v1/billing/tier', { tier: 'pro' }, { token: weak.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     const viewer = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['billing:view'] });
     expect((await call('GET', '/v1/billing', undefined, { token: viewer.token })).status).toBe(200);
-    expectRestProblem(await call('POST', '/v1/billing/tier', { tier: 'pro' }, { token: viewer.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await call('POST', '/v1/billing/tier', { tier: 'pro' }, { token: viewer.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     const project = await ok(createProject(), 201);
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [project.id] });
     expectRestProblem(await call('GET', '/v1/billing', undefined, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await call('POST', '/v1/billing/tier', { tier: 'pro' }, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await call('POST', '/v1/billing/tier', { tier: 'pro' }, { token: scoped.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     expectRestProblem(await call('POST', '/v1/billing/tier', { tier: 'platinum' }), 'VALIDATION_FAILED');
     expectRestProblem(await call('GET', `/v1/billing/invoices/${randomUUID()}`), 'NOT_FOUND');
     expect((await ok(call('GET', '/v1/billing'))).tier).toBe('free');
@@ -163,7 +212,11 @@ describe('tier changes and invoices', () => {
     expect(await ok(call('POST', '/v1/billing/tier', { tier: 'pro' }))).toEqual(account);
     expect(await newEvents()).toEqual([]);
     const business = await ok(call('POST', '/v1/billing/tier', { tier: 'business' }));
-    expect(business).toMatchObject({ tier: 'business', limits: TIER_LIMITS.business, current_period_start: isoTime(now) });
+    expect(business).toMatchObject({
+      tier: 'business',
+      limits: TIER_LIMITS.business,
+      current_period_start: isoTime(now),
+    });
     expect(types(await newEvents())).toEqual(['billing.tier_changed']);
     expect(await invoices()).toHaveLength(1);
   });
@@ -181,10 +234,22 @@ describe('tier changes and invoices', () => {
     const events = await newEvents();
     expect(types(events)).toEqual(['billing.invoice_created']);
     const listed = await invoices();
-    expect(listed.map((invoice) => invoice.number)).toEqual([`INV-${team.team.id.slice(0, 8).toUpperCase()}-0002`, first.number]); // newest first
-    expect(listed[0]).toMatchObject({ tier: 'business', amount_due: TIER_PRICES.business, period_start: first.period_end, status: 'open' });
-    expect(Date.parse(listed[0].period_end)).toBe(periodContaining(Date.parse(first.period_start), Date.parse(first.period_end)).endMs);
-    expect((await ok(call('GET', '/v1/billing/invoices', undefined, { query: { status: 'open', limit: '1' } }))).data).toHaveLength(1);
+    expect(listed.map((invoice) => invoice.number)).toEqual([
+      `INV-${team.team.id.slice(0, 8).toUpperCase()}-0002`,
+      first.number,
+    ]); // newest first
+    expect(listed[0]).toMatchObject({
+      tier: 'business',
+      amount_due: TIER_PRICES.business,
+      period_start: first.period_end,
+      status: 'open',
+    });
+    expect(Date.parse(listed[0].period_end)).toBe(
+      periodContaining(Date.parse(first.period_start), Date.parse(first.period_end)).endMs,
+    );
+    expect(
+      (await ok(call('GET', '/v1/billing/invoices', undefined, { query: { status: 'open', limit: '1' } }))).data,
+    ).toHaveLength(1);
 
     // Back on free: the next period start issues nothing and the clock stops.
     await changeTier(runtime, team.team.id, 'free');
@@ -216,7 +281,10 @@ describe('tier limits', () => {
       expect(refused.status).toBe(402);
       expect(problem.detail).toContain('free tier allows 3 projects');
     }
-    expectToolProblem(await tool(runtime, team.principal, 'create_project', { name: 'by tool', platform_type: 'telegram' }), 'TIER_LIMIT_REACHED');
+    expectToolProblem(
+      await tool(runtime, team.principal, 'create_project', { name: 'by tool', platform_type: 'telegram' }),
+      'TIER_LIMIT_REACHED',
+    );
     const events = (await newEvents()).filter((event) => event.type.startsWith('billing.'));
     expect(types(events)).toEqual(['billing.usage_limit_reached']);
     expect(events[0].data).toMatchObject({ billing_account: { tier: 'free' }, metric: 'projects', usage: 3, limit: 3 });
@@ -227,7 +295,9 @@ describe('tier limits', () => {
     clock.set(Date.parse(billing.current_period_end) + 1_000);
     expectRestProblem(await createProject(), 'TIER_LIMIT_REACHED');
     expectRestProblem(await createProject(), 'TIER_LIMIT_REACHED');
-    expect(types((await newEvents()).filter((event) => event.type.startsWith('billing.')))).toEqual(['billing.usage_limit_reached']);
+    expect(types((await newEvents()).filter((event) => event.type.startsWith('billing.')))).toEqual([
+      'billing.usage_limit_reached',
+    ]);
     await changeTier(runtime, team.team.id, 'pro');
     expect((await createProject()).status).toBe(201);
   });
@@ -241,14 +311,22 @@ describe('tier limits', () => {
     expectRestProblem(await invite(99), 'TIER_LIMIT_REACHED');
     expectRestProblem(await invite(100), 'TIER_LIMIT_REACHED');
     const notices = (await newEvents()).filter((event) => event.type === 'billing.usage_limit_reached');
-    expect(notices.map((event) => (event.data as { metric: string }).metric)).toEqual(['webhook_endpoints', 'team_members']);
+    expect(notices.map((event) => (event.data as { metric: string }).metric)).toEqual([
+      'webhook_endpoints',
+      'team_members',
+    ]);
     expect((await ok(call('GET', '/v1/billing'))).usage).toMatchObject({ webhook_endpoints: 3, team_members: 3 });
   });
 
   it('limits subscribers across the team’s projects', async () => {
     const projects = [await ok(createProject(), 201), await ok(createProject(), 201)];
     await Promise.all(
-      Array.from({ length: TIER_LIMITS.free.subscribers }, (_, index) => createSubscriber(runtime, team.principal, projects[index % 2].id, { display_name: `s${index}`, consent: false })),
+      Array.from({ length: TIER_LIMITS.free.subscribers }, (_, index) =>
+        createSubscriber(runtime, team.principal, projects[index % 2].id, {
+          display_name: `s${index}`,
+          consent: false,
+        }),
+      ),
     );
     const refused = await call('POST', `/v1/projects/${projects[1].id}/subscribers`, { display_name: 'one too many' });
     expectRestProblem(refused, 'TIER_LIMIT_REACHED');
@@ -272,8 +350,17 @@ describe('grace period and lockdown', () => {
     expect(failed.billing_account).toMatchObject({ status: 'grace_period', grace_period_ends_at: graceEnd });
     expect(failed.invoice).toMatchObject({ status: 'open', attempt_count: 1, last_payment_error: 'card_declined' });
     const events = await newEvents();
-    expect(types(events)).toEqual(['billing.tier_changed', 'billing.invoice_created', 'billing.payment_failed', 'billing.grace_period_started']);
-    expect(events[2].data).toMatchObject({ invoice: { id: invoice.id, attempt_count: 1 }, attempt_count: 1, next_attempt_at: null });
+    expect(types(events)).toEqual([
+      'billing.tier_changed',
+      'billing.invoice_created',
+      'billing.payment_failed',
+      'billing.grace_period_started',
+    ]);
+    expect(events[2].data).toMatchObject({
+      invoice: { id: invoice.id, attempt_count: 1 },
+      attempt_count: 1,
+      next_attempt_at: null,
+    });
     expect(events[3].data).toMatchObject({ grace_period_ends_at: graceEnd });
     await markInvoicePaymentFailed(runtime, team.team.id, invoice.id, 'insufficient_funds'); // a retry fails too: the same grace period
     expect(types(await newEvents())).toEqual(['billing.payment_failed']);
@@ -282,7 +369,11 @@ describe('grace period and lockdown', () => {
 
     const paid = await markInvoicePaid(runtime, team.team.id, invoice.id);
     expect(paid.billing_account).toMatchObject({ status: 'ok', grace_period_ends_at: null });
-    expect(paid.invoice).toMatchObject({ status: 'paid', amount_paid: TIER_PRICES.pro, paid_at: isoTime(clock.nowMs()) });
+    expect(paid.invoice).toMatchObject({
+      status: 'paid',
+      amount_paid: TIER_PRICES.pro,
+      paid_at: isoTime(clock.nowMs()),
+    });
     const settled = await newEvents();
     expect(types(settled)).toEqual(['billing.invoice_paid', 'billing.grace_period_ended']);
     expect(settled[1].data).toMatchObject({ outcome: 'recovered', billing_account: { status: 'ok' } });
@@ -295,10 +386,28 @@ describe('grace period and lockdown', () => {
   it('locks the team at the grace period’s end: creator writes get 402 on REST and MCP, reads, billing and the subscriber side keep running, paying lifts it', async () => {
     // Before the lock: a project, a subscription renewing by the clock, an endpoint for its renewals.
     const project = await ok(createProject(), 201);
-    const plan = await ok(call('POST', `/v1/projects/${project.id}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month' }), 201);
+    const plan = await ok(
+      call('POST', `/v1/projects/${project.id}/plans`, {
+        name: 'Gold',
+        amount: 900,
+        currency: 'EUR',
+        interval: 'month',
+      }),
+      201,
+    );
     const subscriber = await ok(call('POST', `/v1/projects/${project.id}/subscribers`, { display_name: 'Ada' }), 201);
-    const subscription = await ok(call('POST', `/v1/projects/${project.id}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id }), 201);
-    const endpoint = await ok(call('POST', '/v1/webhook-endpoints', { name: 'renewals', url: 'https://receiver.example/hook', events: ['subscription.renewed'] }), 201);
+    const subscription = await ok(
+      call('POST', `/v1/projects/${project.id}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id }),
+      201,
+    );
+    const endpoint = await ok(
+      call('POST', '/v1/webhook-endpoints', {
+        name: 'renewals',
+        url: 'https://receiver.example/hook',
+        events: ['subscription.renewed'],
+      }),
+      201,
+    );
     const { invoice } = await paidTeamWithFailedInvoice();
     await newEvents();
 
@@ -306,7 +415,10 @@ describe('grace period and lockdown', () => {
     await tick();
     const locked = (await newEvents()).filter((event) => event.type.startsWith('billing.'));
     expect(types(locked)).toEqual(['billing.grace_period_ended', 'billing.lockdown_started']);
-    expect(locked[0].data).toMatchObject({ outcome: 'locked', billing_account: { status: 'locked', locked_at: isoTime(clock.nowMs()) } });
+    expect(locked[0].data).toMatchObject({
+      outcome: 'locked',
+      billing_account: { status: 'locked', locked_at: isoTime(clock.nowMs()) },
+    });
     expect((locked[1].data as { reason: string }).reason).toContain('unpaid');
 
     // Creator writes: transactional ones, single-item ones and token minting, on both surfaces, write nothing.
@@ -322,11 +434,19 @@ describe('grace period and lockdown', () => {
       expectRestProblem(reply, 'BILLING_LOCKED');
       expect(reply.status).toBe(402);
     }
-    expectToolProblem(await tool(runtime, team.principal, 'create_project', { name: 'by tool', platform_type: 'telegram' }), 'BILLING_LOCKED');
-    expectToolProblem(await tool(runtime, team.principal, 'pause_subscription', { id: subscription.id }), 'BILLING_LOCKED');
+    expectToolProblem(
+      await tool(runtime, team.principal, 'create_project', { name: 'by tool', platform_type: 'telegram' }),
+      'BILLING_LOCKED',
+    );
+    expectToolProblem(
+      await tool(runtime, team.principal, 'pause_subscription', { id: subscription.id }),
+      'BILLING_LOCKED',
+    );
     expect(domainLines(await scanTable(runtime.store))).toEqual(domainLines(before));
     const activity = await ok(call('GET', '/v1/activity', undefined, { query: { limit: '10' } }));
-    expect(activity.data.filter((entry: { outcome: string }) => entry.outcome === 'BILLING_LOCKED').length).toBeGreaterThanOrEqual(lockedWrites.length);
+    expect(
+      activity.data.filter((entry: { outcome: string }) => entry.outcome === 'BILLING_LOCKED').length,
+    ).toBeGreaterThanOrEqual(lockedWrites.length);
 
     // Reads, billing itself.
     expect((await ok(call('GET', '/v1/projects'))).data).toHaveLength(1);
@@ -339,7 +459,9 @@ describe('grace period and lockdown', () => {
     clock.set(Date.parse(subscription.current_period_end) + 60_000);
     runtime.drain();
     await tick();
-    expect((await ok(call('GET', `/v1/subscriptions/${subscription.id}`))).current_period_start).toBe(subscription.current_period_end);
+    expect((await ok(call('GET', `/v1/subscriptions/${subscription.id}`))).current_period_start).toBe(
+      subscription.current_period_end,
+    );
     expect(types(await newEvents())).toContain('subscription.renewed');
     await relayOutbox(runtime, clock.nowMs());
     expect(runtime.drain().queued.length).toBeGreaterThan(0);
@@ -350,35 +472,64 @@ describe('grace period and lockdown', () => {
     expect(types(lifted)).toEqual(['billing.invoice_paid', 'billing.lockdown_lifted']);
     expect(lifted[1].data).toMatchObject({ billing_account: { status: 'ok', locked_at: null } });
     expect((await createProject()).status).toBe(201);
-    expect((await tool(runtime, team.principal, 'create_project', { name: 'by tool', platform_type: 'telegram' })).isError).toBeFalsy();
+    expect(
+      (await tool(runtime, team.principal, 'create_project', { name: 'by tool', platform_type: 'telegram' })).isError,
+    ).toBeFalsy();
   });
 
   it('another team is not locked with this one', async () => {
     const other = await seedTeam(runtime.store, clock, undefined, 'free');
     await lockTeam(runtime, team.team.id);
     expectRestProblem(await createProject(), 'BILLING_LOCKED');
-    expect((await rest(runtime, { method: 'POST', path: '/v1/projects', token: other.token, body: { name: 'free to go', platform_type: 'discord' } })).status).toBe(201);
+    expect(
+      (
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: other.token,
+          body: { name: 'free to go', platform_type: 'discord' },
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
 describe('the operator CLI', () => {
   it('sets the tier, records a failed and a paid invoice through the CLI entry, and refuses bad input', async () => {
-    const env = { ...process.env, DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, TABLE_NAME: runtime.store.tableName, DEAD_LETTER_TABLE_NAME: runtime.store.deadLetterTableName };
+    const env = {
+      ...process.env,
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+      TABLE_NAME: runtime.store.tableName,
+      DEAD_LETTER_TABLE_NAME: runtime.store.deadLetterTableName,
+    };
     const tier = await runCli(['billing', 'set-tier', '--team', team.team.id, '--tier', 'pro'], env);
     expect(tier.code, tier.stderr).toBe(0);
     expect(JSON.parse(tier.stdout)).toMatchObject({ team_id: team.team.id, tier: 'pro', status: 'ok' });
     const [invoice] = await invoices();
 
-    const failed = await runCli(['billing', 'invoice-failed', '--team', team.team.id, '--invoice', invoice.id, '--reason', 'card_declined'], env);
+    const failed = await runCli(
+      ['billing', 'invoice-failed', '--team', team.team.id, '--invoice', invoice.id, '--reason', 'card_declined'],
+      env,
+    );
     expect(failed.code, failed.stderr).toBe(0);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ billing_account: { status: 'grace_period' }, invoice: { id: invoice.id, attempt_count: 1, last_payment_error: 'card_declined' } });
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      billing_account: { status: 'grace_period' },
+      invoice: { id: invoice.id, attempt_count: 1, last_payment_error: 'card_declined' },
+    });
 
     const paid = await runCli(['billing', 'invoice-paid', '--team', team.team.id, '--invoice', invoice.id], env);
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout)).toMatchObject({ billing_account: { status: 'ok' }, invoice: { status: 'paid' } });
     // The CLI process stamps its events with the real time (ULIDs), so compare them as a set.
     const all = types(await teamEvents(runtime.store, team.team.id)).filter((type) => type.startsWith('billing.'));
-    expect(all.sort()).toEqual(['billing.grace_period_ended', 'billing.grace_period_started', 'billing.invoice_created', 'billing.invoice_paid', 'billing.payment_failed', 'billing.tier_changed']);
+    expect(all.sort()).toEqual([
+      'billing.grace_period_ended',
+      'billing.grace_period_started',
+      'billing.invoice_created',
+      'billing.invoice_paid',
+      'billing.payment_failed',
+      'billing.tier_changed',
+    ]);
 
     const again = await runCli(['billing', 'invoice-paid', '--team', team.team.id, '--invoice', invoice.id], env);
     expect(again.code).toBe(1);
@@ -394,7 +545,9 @@ describe('the operator CLI', () => {
 
 describe('the OpenAPI document', () => {
   it('lists 402 on every locked write and every limited create, and not on billing or reads', () => {
-    const document = openApiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const document = openApiDocument() as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
     for (const operation of OPERATIONS) {
       const responses = document.paths[operation.rest.path][operation.rest.method.toLowerCase()].responses;
       const lockable = operation.rest.method !== 'GET' && operation.ability !== null && operation.lockdown !== 'exempt';

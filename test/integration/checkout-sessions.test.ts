@@ -30,20 +30,35 @@ afterEach(() => stripe.clearFailures());
 
 /** Test settings: the fake Stripe API, a fresh local key, two retries without waiting. */
 function settings(publicBaseUrl: string | undefined = 'https://members.example'): IntegrationSettings {
-  return { keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: stripe.url, publicBaseUrl, retry: { retries: 2, minTimeoutMs: 0 } };
+  return {
+    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+    telegramApiRoot: 'http://127.0.0.1:9',
+    stripeApiBaseUrl: stripe.url,
+    publicBaseUrl,
+    retry: { retries: 2, minTimeoutMs: 0 },
+  };
 }
 
-const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>, token = team.token) => rest(runtime, { method, path, token, body, headers });
+const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>, token = team.token) =>
+  rest(runtime, { method, path, token, body, headers });
 const ok = async (method: string, path: string, body?: unknown, status = 200) => {
   const reply = await call(method, path, body);
   expect(reply.status, reply.text).toBe(status);
   return reply.json;
 };
-const createPlan = (body: Record<string, unknown> = {}) => ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month', ...body }, 201);
-const checkout = (planId: string, body: Record<string, unknown> = {}, key: string = randomUUID()) => call('POST', `/v1/plans/${planId}/checkout-sessions`, body, { 'Idempotency-Key': key });
+const createPlan = (body: Record<string, unknown> = {}) =>
+  ok(
+    'POST',
+    `/v1/projects/${projectId}/plans`,
+    { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month', ...body },
+    201,
+  );
+const checkout = (planId: string, body: Record<string, unknown> = {}, key: string = randomUUID()) =>
+  call('POST', `/v1/plans/${planId}/checkout-sessions`, body, { 'Idempotency-Key': key });
 const connect = () => connectStripe(stripe, (path, body) => ok('PUT', path, body), projectId);
 /** The checkout sessions the fake created for this project, oldest first. */
-const sessionsOfProject = () => [...stripe.checkoutSessions.values()].filter((session) => session.metadata?.project_id === projectId);
+const sessionsOfProject = () =>
+  [...stripe.checkoutSessions.values()].filter((session) => session.metadata?.project_id === projectId);
 
 beforeEach(async () => {
   const clock = testClock();
@@ -62,7 +77,13 @@ describe('checkout sessions', () => {
 
     const reply = await checkout(plan.id, { customer_email: 'reader@example.com' });
     expect(reply.status, reply.text).toBe(201);
-    expect(reply.json).toEqual({ id: expect.stringMatching(/^cs_test_/), url: expect.stringContaining('/checkout/'), expires_at: expect.any(String), plan_id: plan.id, project_id: projectId });
+    expect(reply.json).toEqual({
+      id: expect.stringMatching(/^cs_test_/),
+      url: expect.stringContaining('/checkout/'),
+      expires_at: expect.any(String),
+      plan_id: plan.id,
+      project_id: projectId,
+    });
     const seen = stripe.checkoutSessions.get(reply.json.id)!;
     expect(seen).toMatchObject({
       mode: 'subscription',
@@ -83,7 +104,10 @@ describe('checkout sessions', () => {
   it('opens a payment checkout of a one_time plan, with the caller\u2019s URLs', async () => {
     await connect();
     const plan = await createPlan({ name: 'Pass', interval: 'one_time', access_days: 30 });
-    const reply = await checkout(plan.id, { success_url: 'https://creator.example/thanks', cancel_url: 'http://creator.example/back' });
+    const reply = await checkout(plan.id, {
+      success_url: 'https://creator.example/thanks',
+      cancel_url: 'http://creator.example/back',
+    });
     expect(reply.status, reply.text).toBe(201);
     const seen = stripe.checkoutSessions.get(reply.json.id)!;
     expect(seen).toMatchObject({
@@ -98,10 +122,14 @@ describe('checkout sessions', () => {
   it('refuses a free plan, a project without Stripe and a plan not synced, naming the fix', async () => {
     const unsynced = await createPlan();
     const free = await createPlan({ name: 'Free', amount: 0 });
-    expect(expectRestProblem(await checkout(unsynced.id), 'CONFLICT').detail).toContain(`PUT /v1/projects/${projectId}/payment-provider`);
+    expect(expectRestProblem(await checkout(unsynced.id), 'CONFLICT').detail).toContain(
+      `PUT /v1/projects/${projectId}/payment-provider`,
+    );
     expect(expectRestProblem(await checkout(free.id), 'CONFLICT').detail).toContain(`Plan ${free.id} is free`);
     await connect();
-    expect(expectRestProblem(await checkout(unsynced.id), 'CONFLICT').detail).toContain(`POST /v1/plans/${unsynced.id}/sync`);
+    expect(expectRestProblem(await checkout(unsynced.id), 'CONFLICT').detail).toContain(
+      `POST /v1/plans/${unsynced.id}/sync`,
+    );
     await ok('POST', `/v1/plans/${unsynced.id}/sync`);
     expect((await checkout(unsynced.id)).status).toBe(201);
     expect(sessionsOfProject()).toHaveLength(1);
@@ -111,7 +139,10 @@ describe('checkout sessions', () => {
     await connect();
     const plan = await createPlan();
     stripe.failNext(
-      { status: 400, error: { type: 'invalid_request_error', code: 'email_invalid', message: 'Invalid email address: nobody' } },
+      {
+        status: 400,
+        error: { type: 'invalid_request_error', code: 'email_invalid', message: 'Invalid email address: nobody' },
+      },
       { method: 'POST', pathPrefix: '/v1/checkout/sessions' },
     );
     const refused = expectRestProblem(await checkout(plan.id), 'VALIDATION_FAILED');
@@ -144,7 +175,16 @@ describe('checkout sessions', () => {
     await connect();
     const plan = await createPlan();
     const other = await seedTeam(runtime.store, testClock());
-    expectRestProblem(await call('POST', `/v1/plans/${plan.id}/checkout-sessions`, {}, { 'Idempotency-Key': randomUUID() }, other.token), 'NOT_FOUND');
+    expectRestProblem(
+      await call(
+        'POST',
+        `/v1/plans/${plan.id}/checkout-sessions`,
+        {},
+        { 'Idempotency-Key': randomUUID() },
+        other.token,
+      ),
+      'NOT_FOUND',
+    );
     expectRestProblem(await checkout(plan.id, { success_url: 'ftp://creator.example/x' }), 'VALIDATION_FAILED');
     expectRestProblem(await checkout(plan.id, { quantity: 2 }), 'VALIDATION_FAILED');
     expect(sessionsOfProject()).toHaveLength(0);
@@ -154,8 +194,18 @@ describe('checkout sessions', () => {
     await connect();
     const plan = await createPlan();
     runtime.integrations = { ...runtime.integrations!, publicBaseUrl: undefined };
-    const problem = expectRestProblem(await checkout(plan.id, { success_url: 'https://creator.example/thanks' }), 'VALIDATION_FAILED');
+    const problem = expectRestProblem(
+      await checkout(plan.id, { success_url: 'https://creator.example/thanks' }),
+      'VALIDATION_FAILED',
+    );
     expect(problem.errors).toEqual([{ path: 'cancel_url', message: expect.any(String) }]);
-    expect((await checkout(plan.id, { success_url: 'https://creator.example/thanks', cancel_url: 'https://creator.example/back' })).status).toBe(201);
+    expect(
+      (
+        await checkout(plan.id, {
+          success_url: 'https://creator.example/thanks',
+          cancel_url: 'https://creator.example/back',
+        })
+      ).status,
+    ).toBe(201);
   });
 });

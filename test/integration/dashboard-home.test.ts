@@ -40,9 +40,15 @@ async function world(tier: BillingTier = 'business') {
   const clock = testClock();
   const runtime = await createTestRuntime({ clock });
   const seeded = await seedTeam(runtime.store, clock, ABILITY_VALUES, tier);
-  const owner = await ensureTeamOwner(runtime, seeded.team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
+  const owner = await ensureTeamOwner(runtime, seeded.team.id, {
+    email: `owner-${randomUUID()}@example.com`,
+    name: 'Owner',
+  });
   const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>): Promise<T> => {
-    const outcome = await runOperation<T>(runtime, seeded.principal, operation, input, { requestId: randomUUID(), idempotencyKey: randomUUID() });
+    const outcome = await runOperation<T>(runtime, seeded.principal, operation, input, {
+      requestId: randomUUID(),
+      idempotencyKey: randomUUID(),
+    });
     if (!outcome.ok) throw new Error(outcome.problem.detail);
     return outcome.result;
   };
@@ -50,11 +56,20 @@ async function world(tier: BillingTier = 'business') {
     let memberId = owner.id;
     if (abilities) {
       const role = await run<{ id: string }>('createRole', { name: `Limited ${randomUUID().slice(0, 8)}`, abilities });
-      const invited = await inviteTeamMember(runtime, seeded.principal, { email: `m-${randomUUID()}@example.com`, name: 'Limited', role_ids: [role.id] });
+      const invited = await inviteTeamMember(runtime, seeded.principal, {
+        email: `m-${randomUUID()}@example.com`,
+        name: 'Limited',
+        role_ids: [role.id],
+      });
       await acceptTeamInvitation(runtime, invited.invitation_token);
       memberId = invited.id;
     }
-    const { cookieValue } = await createSession(runtime.store, clock, { teamId: seeded.team.id, memberId, state: 'active', method: 'passkey' });
+    const { cookieValue } = await createSession(runtime.store, clock, {
+      teamId: seeded.team.id,
+      memberId,
+      state: 'active',
+      method: 'passkey',
+    });
     return async (path: string) => {
       const result = await handleDashboardRequest(runtime, dashboardEvent('GET', path, cookieValue));
       return { status: result.statusCode, body: String(result.body) };
@@ -66,7 +81,15 @@ async function world(tier: BillingTier = 'business') {
 /** A platform adapter whose every call fails with `reason`. */
 function failingAdapter(reason: string): PlatformAdapter {
   const fail = async () => ({ ok: false as const, reason });
-  return { platform: 'web', grantAccess: fail, revokeInviteLink: fail, revokeAccess: fail, kick: fail, ban: fail, unban: fail };
+  return {
+    platform: 'web',
+    grantAccess: fail,
+    revokeInviteLink: fail,
+    revokeAccess: fail,
+    kick: fail,
+    ban: fail,
+    unban: fail,
+  };
 }
 
 describe('needs attention', () => {
@@ -84,22 +107,42 @@ describe('needs attention', () => {
 
   it('lists a disabled webhook endpoint, the billing grace period and a member whose platform call failed, each with its link', async () => {
     const { runtime, team, principal, run, signIn } = await world('free');
-    const endpoint = await run<{ id: string }>('createWebhookEndpoint', { name: 'hook', url: 'https://receiver.example/hook', events: ['project.created'] });
+    const endpoint = await run<{ id: string }>('createWebhookEndpoint', {
+      name: 'hook',
+      url: 'https://receiver.example/hook',
+      events: ['project.created'],
+    });
     await run('updateWebhookEndpoint', { id: endpoint.id, is_active: false });
     await changeTier(runtime, team.id, 'pro');
     const [invoice] = (await listBillingInvoices(runtime.store, team.id, { limit: 1 })).data;
     await markInvoicePaymentFailed(runtime, team.id, invoice.id, 'card_declined');
     const project = await run<{ id: string }>('createProject', { name: 'Site <club>', platform_type: 'web' });
-    const subscriber = await run<{ id: string }>('createSubscriber', { project_id: project.id, display_name: 'Ada', platform_user_id: 'web-ada' });
-    await recordPlatformMembership(runtime, { teamId: team.id, projectId: project.id, platformUserId: 'web-ada', change: 'joined', username: null });
-    await banSubscriber(runtime, principal, subscriber.id, null, { adapters: { web: failingAdapter('The bot lacks the ban permission.') } });
+    const subscriber = await run<{ id: string }>('createSubscriber', {
+      project_id: project.id,
+      display_name: 'Ada',
+      platform_user_id: 'web-ada',
+    });
+    await recordPlatformMembership(runtime, {
+      teamId: team.id,
+      projectId: project.id,
+      platformUserId: 'web-ada',
+      change: 'joined',
+      username: null,
+    });
+    await banSubscriber(runtime, principal, subscriber.id, null, {
+      adapters: { web: failingAdapter('The bot lacks the ban permission.') },
+    });
 
     const get = await signIn();
     const home = (await get('/dashboard')).body;
     expect(home).not.toContain('Nothing needs your attention.');
     expect(home).toContain('<li id="attention-webhooks"><a href="/dashboard/webhooks">1 webhook endpoint is disabled');
-    expect(home).toMatch(/<li id="attention-billing"><a href="\/dashboard\/billing">Billing is in its grace period until <time/);
-    expect(home).toContain(`<li id="attention-platform-${project.id}"><a href="/dashboard/projects/${project.id}/subscribers">Site &lt;club>: 1 member has a failed platform call`);
+    expect(home).toMatch(
+      /<li id="attention-billing"><a href="\/dashboard\/billing">Billing is in its grace period until <time/,
+    );
+    expect(home).toContain(
+      `<li id="attention-platform-${project.id}"><a href="/dashboard/projects/${project.id}/subscribers">Site &lt;club>: 1 member has a failed platform call`,
+    );
 
     const projectPage = (await get(`/dashboard/projects/${project.id}`)).body;
     expect(projectPage).toContain(`id="attention-platform-${project.id}"`);
@@ -122,9 +165,20 @@ describe('figures', () => {
   async function paidSubscription(run: Awaited<ReturnType<typeof world>>['run']) {
     const project = await run<{ id: string }>('createProject', { name: 'Club', platform_type: 'web' });
     await run('connectProjectPaymentProvider', { project_id: project.id, provider: 'manual' });
-    const plan = await run<{ id: string }>('createPlan', { project_id: project.id, name: 'Monthly', amount: 1_250, currency: 'EUR', interval: 'month' });
+    const plan = await run<{ id: string }>('createPlan', {
+      project_id: project.id,
+      name: 'Monthly',
+      amount: 1_250,
+      currency: 'EUR',
+      interval: 'month',
+    });
     const subscriber = await run<{ id: string }>('createSubscriber', { project_id: project.id, display_name: 'Ada' });
-    const payment = await run<{ subscription_id: string }>('recordPayment', { project_id: project.id, subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' });
+    const payment = await run<{ subscription_id: string }>('recordPayment', {
+      project_id: project.id,
+      subscriber_id: subscriber.id,
+      plan_id: plan.id,
+      status: 'succeeded',
+    });
     return { ...project, subscriptionId: payment.subscription_id };
   }
 
@@ -134,7 +188,9 @@ describe('figures', () => {
     const get = await signIn();
     const home = (await get('/dashboard')).body;
     expect(home).toContain('<div id="team-active"><dt>Active</dt><dd>1</dd></div>');
-    expect(home).toContain('<td data-label="MRR">€12.50</td><td data-label="Revenue (30 days)">€12.50</td><td data-label="Refunds (30 days)">€0.00</td>');
+    expect(home).toContain(
+      '<td data-label="MRR">€12.50</td><td data-label="Revenue (30 days)">€12.50</td><td data-label="Refunds (30 days)">€0.00</td>',
+    );
     expect(home).toContain('id="team-chart-active"');
     expect(home).toMatch(/id="team-chart-revenue-eur"[\s\S]*<rect class="chart-bar"/);
     const projectPage = (await get(`/dashboard/projects/${project.id}`)).body;
@@ -150,7 +206,9 @@ describe('figures', () => {
     const get = await signIn();
     const home = (await get('/dashboard')).body;
     const link = `/dashboard/projects/${project.id}/subscriptions?status=past_due`;
-    expect(home).toContain(`<li id="attention-past-due"><a href="${link}">1 subscription is past due (a renewal failed).</a></li>`);
+    expect(home).toContain(
+      `<li id="attention-past-due"><a href="${link}">1 subscription is past due (a renewal failed).</a></li>`,
+    );
     expect(home).toContain('<li id="attention-failed-payments">1 payment failed in the last 30 days.</li>');
     const projectPage = (await get(`/dashboard/projects/${project.id}`)).body;
     expect(projectPage).toContain(`<li id="attention-past-due"><a href="${link}">`);
@@ -162,7 +220,12 @@ describe('figures', () => {
   it('hides money from a member without project-payment:view-any', async () => {
     const { run, signIn } = await world();
     const project = await paidSubscription(run);
-    const get = await signIn(['project:view-any', 'project:view', 'project-subscription:view-any', 'project-subscription-plan:view-any']);
+    const get = await signIn([
+      'project:view-any',
+      'project:view',
+      'project-subscription:view-any',
+      'project-subscription-plan:view-any',
+    ]);
     for (const path of ['/dashboard', `/dashboard/projects/${project.id}`]) {
       const page = await get(path);
       expect(page.status).toBe(200);
@@ -181,7 +244,9 @@ describe('figures', () => {
       const page = await get(path);
       expect(page.status).toBe(200);
       expect(page.body).toContain('You cannot see the figures');
-      expect(page.body).toContain('past-due subscriptions and failed payments (needs <code>project-subscription:view-any</code>)');
+      expect(page.body).toContain(
+        'past-due subscriptions and failed payments (needs <code>project-subscription:view-any</code>)',
+      );
       expect(page.body).not.toContain('role="alert"');
     }
   });
@@ -191,8 +256,18 @@ describe('subscriptions by status', () => {
   it('filters a project’s subscriptions by the status in the query and ignores an unknown one', async () => {
     const { run, signIn } = await world();
     const project = await run<{ id: string }>('createProject', { name: 'Club', platform_type: 'web' });
-    const plan = await run<{ id: string }>('createPlan', { project_id: project.id, name: 'Monthly', amount: 500, currency: 'EUR', interval: 'month' });
-    const subscriber = await run<{ id: string }>('createSubscriber', { project_id: project.id, display_name: 'Ada', platform_user_id: 'web-ada' });
+    const plan = await run<{ id: string }>('createPlan', {
+      project_id: project.id,
+      name: 'Monthly',
+      amount: 500,
+      currency: 'EUR',
+      interval: 'month',
+    });
+    const subscriber = await run<{ id: string }>('createSubscriber', {
+      project_id: project.id,
+      display_name: 'Ada',
+      platform_user_id: 'web-ada',
+    });
     await run('createSubscription', { project_id: project.id, subscriber_id: subscriber.id, plan_id: plan.id });
     const get = await signIn();
     const all = (await get(`/dashboard/projects/${project.id}/subscriptions`)).body;
@@ -200,6 +275,8 @@ describe('subscriptions by status', () => {
     const pastDue = (await get(`/dashboard/projects/${project.id}/subscriptions?status=past_due`)).body;
     expect(pastDue).toContain('No subscriptions with this status.');
     expect(pastDue).toContain('<option value="past_due" selected>');
-    expect((await get(`/dashboard/projects/${project.id}/subscriptions?status=nonsense`)).body).toContain(`/subscribers/${subscriber.id}`);
+    expect((await get(`/dashboard/projects/${project.id}/subscriptions?status=nonsense`)).body).toContain(
+      `/subscribers/${subscriber.id}`,
+    );
   });
 });

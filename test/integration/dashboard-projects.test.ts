@@ -32,7 +32,11 @@ function dashboardEvent(method: string, path: string, options: { cookie: string;
     rawPath: path.split('?')[0],
     rawQueryString: path.split('?')[1] ?? '',
     cookies: [`dashboard_session=${options.cookie}`],
-    headers: { host: 'localhost:3000', 'x-forwarded-proto': 'http', ...(options.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    headers: {
+      host: 'localhost:3000',
+      'x-forwarded-proto': 'http',
+      ...(options.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+    },
     requestContext: { http: { method, path }, requestId: randomUUID() },
     body: options.form,
     isBase64Encoded: false,
@@ -52,19 +56,34 @@ async function signedIn() {
     retry: { retries: 0, minTimeoutMs: 0 },
   };
   const seeded = await seedTeam(runtime.store, clock);
-  const owner = await ensureTeamOwner(runtime, seeded.team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
-  const { session, cookieValue } = await createSession(runtime.store, clock, { teamId: seeded.team.id, memberId: owner.id, state: 'active', method: 'passkey' });
+  const owner = await ensureTeamOwner(runtime, seeded.team.id, {
+    email: `owner-${randomUUID()}@example.com`,
+    name: 'Owner',
+  });
+  const { session, cookieValue } = await createSession(runtime.store, clock, {
+    teamId: seeded.team.id,
+    memberId: owner.id,
+    state: 'active',
+    method: 'passkey',
+  });
   const get = (path: string) => handleDashboardRequest(runtime, dashboardEvent('GET', path, { cookie: cookieValue }));
   const post = (path: string, fields: Record<string, string>, options: { csrf?: boolean } = {}) =>
     handleDashboardRequest(
       runtime,
       dashboardEvent('POST', path, {
         cookie: cookieValue,
-        form: new URLSearchParams({ ...(options.csrf === false ? {} : { csrf_token: session.csrf_token }), idempotency_key: randomUUID(), ...fields }).toString(),
+        form: new URLSearchParams({
+          ...(options.csrf === false ? {} : { csrf_token: session.csrf_token }),
+          idempotency_key: randomUUID(),
+          ...fields,
+        }).toString(),
       }),
     );
   const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>): Promise<T> => {
-    const outcome = await runOperation<T>(runtime, seeded.principal, operation, input, { requestId: randomUUID(), idempotencyKey: randomUUID() });
+    const outcome = await runOperation<T>(runtime, seeded.principal, operation, input, {
+      requestId: randomUUID(),
+      idempotencyKey: randomUUID(),
+    });
     if (!outcome.ok) throw new Error(outcome.problem.detail);
     return outcome.result;
   };
@@ -72,7 +91,10 @@ async function signedIn() {
 }
 
 /** Creates a project from the dashboard's form and returns its id (from the redirect to its settings). */
-async function createFromForm(post: Awaited<ReturnType<typeof signedIn>>['post'], fields: Record<string, string>): Promise<string> {
+async function createFromForm(
+  post: Awaited<ReturnType<typeof signedIn>>['post'],
+  fields: Record<string, string>,
+): Promise<string> {
   const created = await post('/dashboard/projects', fields);
   expect(created.statusCode).toBe(303);
   const location = String(created.headers?.Location);
@@ -88,7 +110,12 @@ describe('project forms', () => {
     expect(form).not.toContain('value="whatsapp"');
 
     const projectId = await createFromForm(post, { name: 'Readers', platform_type: 'telegram', description: 'Books' });
-    expect(await run<Project>('getProject', { project_id: projectId })).toMatchObject({ name: 'Readers', platform_type: 'telegram', description: 'Books', status: 'active' });
+    expect(await run<Project>('getProject', { project_id: projectId })).toMatchObject({
+      name: 'Readers',
+      platform_type: 'telegram',
+      description: 'Books',
+      status: 'active',
+    });
     const settings = (await get(`/dashboard/projects/${projectId}/settings?created=1`)).body;
     expect(settings).toContain('The project is created.');
     expect(settings).toContain(`value="${PUBLIC_BASE_URL}/join/${projectId}" readonly`);
@@ -99,7 +126,10 @@ describe('project forms', () => {
     const edited = await post(`/dashboard/projects/${projectId}/settings`, { name: 'Readers club', description: '' });
     expect(edited.statusCode).toBe(200);
     expect(edited.body).toContain('The project is saved.');
-    expect(await run<Project>('getProject', { project_id: projectId })).toMatchObject({ name: 'Readers club', description: null });
+    expect(await run<Project>('getProject', { project_id: projectId })).toMatchObject({
+      name: 'Readers club',
+      description: null,
+    });
 
     const refused = await post(`/dashboard/projects/${projectId}/settings`, { name: '' });
     expect(refused.statusCode).toBe(422);
@@ -116,9 +146,19 @@ describe('project forms', () => {
   it('delete: refused with the CONFLICT on the confirmation page while a subscription is live, done once it is not', async () => {
     const { get, post, run } = await signedIn();
     const projectId = await createFromForm(post, { name: 'Club', platform_type: 'web' });
-    const plan = await run<{ id: string }>('createPlan', { project_id: projectId, name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' });
+    const plan = await run<{ id: string }>('createPlan', {
+      project_id: projectId,
+      name: 'Monthly',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    });
     const subscriber = await run<{ id: string }>('createSubscriber', { project_id: projectId, display_name: 'Ada' });
-    const subscription = await run<{ id: string }>('createSubscription', { project_id: projectId, subscriber_id: subscriber.id, plan_id: plan.id });
+    const subscription = await run<{ id: string }>('createSubscription', {
+      project_id: projectId,
+      subscriber_id: subscriber.id,
+      plan_id: plan.id,
+    });
 
     expect((await get(`/dashboard/projects/${projectId}/delete`)).body).toContain('>Delete project Club</button>');
     const refused = await post(`/dashboard/projects/${projectId}/delete`, {});
@@ -148,7 +188,11 @@ describe('project forms', () => {
 
     const secretKey = `rk_test_${randomBytes(16).toString('hex')}`;
     const webhookSecret = `whsec_${randomBytes(16).toString('hex')}`;
-    const stripe = await post(`/dashboard/projects/${projectId}/payment-provider`, { provider: 'stripe', secret_key: secretKey, webhook_secret: webhookSecret });
+    const stripe = await post(`/dashboard/projects/${projectId}/payment-provider`, {
+      provider: 'stripe',
+      secret_key: secretKey,
+      webhook_secret: webhookSecret,
+    });
     expect([422, 502]).toContain(stripe.statusCode);
     expect(stripe.body).toContain('class="problem"');
     expect(stripe.body).not.toContain(secretKey);
@@ -157,7 +201,9 @@ describe('project forms', () => {
 
     const manual = await post(`/dashboard/projects/${projectId}/payment-provider`, { provider: 'manual' });
     expect(manual.body).toContain('The payment provider manual is connected.');
-    expect((await run<Project>('getProject', { project_id: projectId })).payment_provider).toMatchObject({ provider: 'manual' });
+    expect((await run<Project>('getProject', { project_id: projectId })).payment_provider).toMatchObject({
+      provider: 'manual',
+    });
     await post(`/dashboard/projects/${projectId}/payment-provider/disconnect`, {});
     expect((await run<Project>('getProject', { project_id: projectId })).payment_provider).toBeNull();
   });
@@ -166,7 +212,8 @@ describe('project forms', () => {
     const { get, post } = await signedIn();
     const projectId = await createFromForm(post, { name: 'Guild', platform_type: 'discord' });
     const settings = (await get(`/dashboard/projects/${projectId}/settings`)).body;
-    for (const field of ['token', 'application_id', 'public_key', 'client_secret']) expect(settings).toContain(`name="${field}"`);
+    for (const field of ['token', 'application_id', 'public_key', 'client_secret'])
+      expect(settings).toContain(`name="${field}"`);
     expect(settings).toContain('<option value="role">role</option>');
 
     const fields = {
@@ -189,11 +236,17 @@ describe('project forms', () => {
     const { get, post, run } = await signedIn();
     const projectId = await createFromForm(post, { name: 'Readers', platform_type: 'telegram' });
 
-    const linked = await post(`/dashboard/projects/${projectId}/resources`, { kind: 'group', platform_resource_id: '-100123', name: 'Readers chat' });
+    const linked = await post(`/dashboard/projects/${projectId}/resources`, {
+      kind: 'group',
+      platform_resource_id: '-100123',
+      name: 'Readers chat',
+    });
     expect(linked.body).toContain('The group is linked.');
     const [resource] = (await run<Project>('getProject', { project_id: projectId })).resources;
     expect(resource).toMatchObject({ kind: 'group', platform_resource_id: '-100123', name: 'Readers chat' });
-    expect((await post(`/dashboard/projects/${projectId}/resources/${resource.id}/unlink`, {})).body).toContain('The resource is unlinked.');
+    expect((await post(`/dashboard/projects/${projectId}/resources/${resource.id}/unlink`, {})).body).toContain(
+      'The resource is unlinked.',
+    );
     expect((await run<Project>('getProject', { project_id: projectId })).resources).toEqual([]);
 
     for (const [path, fields] of [
@@ -207,7 +260,11 @@ describe('project forms', () => {
       expect(refused.statusCode).toBe(403);
       expect(refused.body).toContain('CSRF_TOKEN_INVALID');
     }
-    expect(await run<Project>('getProject', { project_id: projectId })).toMatchObject({ name: 'Readers', status: 'active', resources: [] });
+    expect(await run<Project>('getProject', { project_id: projectId })).toMatchObject({
+      name: 'Readers',
+      status: 'active',
+      resources: [],
+    });
     expect((await get('/dashboard/projects')).body).not.toContain('Sneaky');
   });
 });

@@ -8,7 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { isoTime } from '../../shared/clock.js';
-import { DEADLINE_SHARDS, completeDeadline, deadlineShard, dueSortKeyBound, scheduleDeadline, type Deadline, type DeadlineHandler } from '../../shared/deadlines/deadline.js';
+import {
+  DEADLINE_SHARDS,
+  completeDeadline,
+  deadlineShard,
+  dueSortKeyBound,
+  scheduleDeadline,
+  type Deadline,
+  type DeadlineHandler,
+} from '../../shared/deadlines/deadline.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
@@ -32,7 +40,13 @@ beforeEach(async () => {
   runtime = await createTestRuntime({ clock });
 });
 
-const deadline = (subjectId: string, dueAtMs: number, teamId = randomUUID()): Deadline => ({ teamId, kind: 'access_code.expire', subjectId, projectId: null, dueAt: isoTime(dueAtMs) });
+const deadline = (subjectId: string, dueAtMs: number, teamId = randomUUID()): Deadline => ({
+  teamId,
+  kind: 'access_code.expire',
+  subjectId,
+  projectId: null,
+  dueAt: isoTime(dueAtMs),
+});
 
 async function schedule(...deadlines: Deadline[]): Promise<void> {
   for (const item of deadlines) await unitOfWork(runtime, item.teamId, (tx) => scheduleDeadline(tx, item));
@@ -48,7 +62,10 @@ function markingHandler(calls: string[]): DeadlineHandler {
     try {
       await unitOfWork(handlerRuntime, due.teamId, (tx) => {
         completeDeadline(tx, due);
-        tx.put({ pk: `TEST#${due.subjectId}`, sk: 'APPLIED', applied_at: isoTime(handlerRuntime.clock.nowMs()) }, { condition: 'attribute_not_exists(pk)' });
+        tx.put(
+          { pk: `TEST#${due.subjectId}`, sk: 'APPLIED', applied_at: isoTime(handlerRuntime.clock.nowMs()) },
+          { condition: 'attribute_not_exists(pk)' },
+        );
       });
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
@@ -73,23 +90,34 @@ async function remainingDeadlines(): Promise<string[]> {
 describe('the deadline index', () => {
   it('spreads deadlines over the shards by a stable hash, and orders each shard by due time', () => {
     const teamId = randomUUID();
-    const shards = new Set(Array.from({ length: 200 }, (_, index) => deadlineShard(teamId, 'access_code.expire', `s${index}`)));
+    const shards = new Set(
+      Array.from({ length: 200 }, (_, index) => deadlineShard(teamId, 'access_code.expire', `s${index}`)),
+    );
     expect(shards.size).toBe(DEADLINE_SHARDS);
     expect(deadlineShard(teamId, 'access_code.expire', 's1')).toBe(deadlineShard(teamId, 'access_code.expire', 's1'));
     const now = clock.nowMs();
-    expect(keys.deadlineIndexSortKey(isoTime(now), teamId, 'access_code.expire', 'x') < dueSortKeyBound(now)).toBe(true);
-    expect(keys.deadlineIndexSortKey(isoTime(now + 1), teamId, 'access_code.expire', 'x') < dueSortKeyBound(now)).toBe(false);
+    expect(keys.deadlineIndexSortKey(isoTime(now), teamId, 'access_code.expire', 'x') < dueSortKeyBound(now)).toBe(
+      true,
+    );
+    expect(keys.deadlineIndexSortKey(isoTime(now + 1), teamId, 'access_code.expire', 'x') < dueSortKeyBound(now)).toBe(
+      false,
+    );
   });
 });
 
 describe('applyDueDeadlines', () => {
   it('applies every due deadline once, page by page across the shards, and leaves the others', async () => {
     const now = clock.nowMs();
-    const due = Array.from({ length: 40 }, (_, index) => deadline(`due-${String(index).padStart(2, '0')}`, now - index * MINUTE));
+    const due = Array.from({ length: 40 }, (_, index) =>
+      deadline(`due-${String(index).padStart(2, '0')}`, now - index * MINUTE),
+    );
     const later = Array.from({ length: 5 }, (_, index) => deadline(`later-${index}`, now + (index + 1) * MINUTE));
     await schedule(...due, ...later);
     const calls: string[] = [];
-    const result = await applyDueDeadlines(runtime, now, { handlers: { 'access_code.expire': markingHandler(calls) }, pageSize: 3 });
+    const result = await applyDueDeadlines(runtime, now, {
+      handlers: { 'access_code.expire': markingHandler(calls) },
+      pageSize: 3,
+    });
     expect(result).toEqual({ applied: 40, failed: 0 });
     expect(calls.sort()).toEqual(due.map((item) => item.subjectId).sort());
     expect(await appliedSubjects()).toEqual(due.map((item) => item.subjectId).sort());
@@ -97,7 +125,9 @@ describe('applyDueDeadlines', () => {
 
     // A minute later, one more is due; the applied ones are gone and never run again.
     const nextCalls: string[] = [];
-    expect(await applyDueDeadlines(runtime, now + MINUTE, { handlers: { 'access_code.expire': markingHandler(nextCalls) } })).toEqual({ applied: 1, failed: 0 });
+    expect(
+      await applyDueDeadlines(runtime, now + MINUTE, { handlers: { 'access_code.expire': markingHandler(nextCalls) } }),
+    ).toEqual({ applied: 1, failed: 0 });
     expect(nextCalls).toEqual(['later-0']);
   });
 
@@ -109,7 +139,11 @@ describe('applyDueDeadlines', () => {
     await schedule(deadline('s9', now + 10 * MINUTE, teamId));
     const calls: string[] = [];
     const handlers = { 'access_code.expire': markingHandler(calls) };
-    await Promise.all([applyDueDeadlines(runtime, now, { handlers, pageSize: 2 }), applyDueDeadlines(runtime, now, { handlers, pageSize: 2 }), applyDueDeadlines(runtime, now, { handlers })]);
+    await Promise.all([
+      applyDueDeadlines(runtime, now, { handlers, pageSize: 2 }),
+      applyDueDeadlines(runtime, now, { handlers, pageSize: 2 }),
+      applyDueDeadlines(runtime, now, { handlers }),
+    ]);
     expect(await appliedSubjects()).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7', 's8']);
     expect(await remainingDeadlines()).toEqual(['s9']);
     expect(calls).not.toContain('s9');
@@ -126,10 +160,15 @@ describe('applyDueDeadlines', () => {
       if (due.subjectId === 'flaky' && failures-- > 0) throw new Error('flaky handler');
       await marking(handlerRuntime, due);
     };
-    expect(await applyDueDeadlines(runtime, now, { handlers: { 'access_code.expire': handler }, onError })).toEqual({ applied: 1, failed: 1 });
+    expect(await applyDueDeadlines(runtime, now, { handlers: { 'access_code.expire': handler }, onError })).toEqual({
+      applied: 1,
+      failed: 1,
+    });
     expect(onError).toHaveBeenCalledWith(expect.any(Error), expect.objectContaining({ subjectId: 'flaky' }));
     expect(await remainingDeadlines()).toEqual(['flaky']);
-    expect(await applyDueDeadlines(runtime, now + MINUTE, { handlers: { 'access_code.expire': handler }, onError })).toEqual({ applied: 1, failed: 0 });
+    expect(
+      await applyDueDeadlines(runtime, now + MINUTE, { handlers: { 'access_code.expire': handler }, onError }),
+    ).toEqual({ applied: 1, failed: 0 });
     expect(await remainingDeadlines()).toEqual([]);
     expect(await appliedSubjects()).toEqual(['fine', 'flaky']);
   });
@@ -139,13 +178,20 @@ describe('applyDueDeadlines', () => {
     const teamId = randomUUID();
     // Subjects of one shard only.
     const subjects: string[] = [];
-    for (let index = 0; subjects.length < 5; index++) if (deadlineShard(teamId, 'access_code.expire', `x${index}`) === 3) subjects.push(`x${index}`);
+    for (let index = 0; subjects.length < 5; index++)
+      if (deadlineShard(teamId, 'access_code.expire', `x${index}`) === 3) subjects.push(`x${index}`);
     await schedule(...subjects.map((subject) => deadline(subject, now - MINUTE, teamId)));
     const calls: string[] = [];
     const handlers = { 'access_code.expire': markingHandler(calls) };
-    expect(await applyDueDeadlines(runtime, now, { handlers, pageSize: 2, maxPerShard: 3 })).toEqual({ applied: 3, failed: 0 });
+    expect(await applyDueDeadlines(runtime, now, { handlers, pageSize: 2, maxPerShard: 3 })).toEqual({
+      applied: 3,
+      failed: 0,
+    });
     expect(await remainingDeadlines()).toHaveLength(2);
-    expect(await applyDueDeadlines(runtime, now, { handlers, pageSize: 2, maxPerShard: 3 })).toEqual({ applied: 2, failed: 0 });
+    expect(await applyDueDeadlines(runtime, now, { handlers, pageSize: 2, maxPerShard: 3 })).toEqual({
+      applied: 2,
+      failed: 0,
+    });
     expect(await remainingDeadlines()).toEqual([]);
   });
 });
@@ -154,7 +200,12 @@ describe('the local runtime', () => {
   it('runs the deadline worker on its timer: an expired batch’s codes become expired with their event, and stop() ends it', async () => {
     const { principal, team } = await seedTeam(runtime.store, clock);
     const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'discord' });
-    const plan = await createPlan(runtime, principal, project.id, { name: 'Gold', amount: 900, currency: 'USD', interval: 'month' });
+    const plan = await createPlan(runtime, principal, project.id, {
+      name: 'Gold',
+      amount: 900,
+      currency: 'USD',
+      interval: 'month',
+    });
     const expiresAt = isoTime(clock.nowMs() + 10 * MINUTE);
     const { batch, codes } = await generateAccessCodes(runtime, principal, {
       project_id: project.id,
@@ -168,10 +219,20 @@ describe('the local runtime', () => {
     clock.advance(10 * MINUTE + 1000);
 
     const errors: unknown[] = [];
-    const local = createLocalRuntime({ store: runtime.store, clock, transport: runtime.transport, deadlineIntervalMs: 25, onError: (error) => errors.push(error) });
+    const local = createLocalRuntime({
+      store: runtime.store,
+      clock,
+      transport: runtime.transport,
+      deadlineIntervalMs: 25,
+      onError: (error) => errors.push(error),
+    });
     local.start();
     try {
-      await vi.waitFor(async () => expect(await runtime.store.get(keys.deadline(team.id, 'access_code.expire', batch.id))).toBeUndefined(), { timeout: 20_000, interval: 50 });
+      await vi.waitFor(
+        async () =>
+          expect(await runtime.store.get(keys.deadline(team.id, 'access_code.expire', batch.id))).toBeUndefined(),
+        { timeout: 20_000, interval: 50 },
+      );
     } finally {
       await local.stop();
     }
@@ -179,7 +240,12 @@ describe('the local runtime', () => {
     const items = await scanTable(runtime.store);
     const expiredEvents = items.filter((item) => item.entity === 'event' && item.type === 'access_code.expired');
     for (const event of expiredEvents) expectPublishedEvent(event as never);
-    expect(expiredEvents.map((event) => (event.data as { access_code: { id: string } }).access_code.id).sort()).toEqual(codes.map((code) => code.id).sort());
-    expect(items.filter((item) => item.entity === 'access_code').map((item) => item.status)).toEqual(['expired', 'expired']);
+    expect(expiredEvents.map((event) => (event.data as { access_code: { id: string } }).access_code.id).sort()).toEqual(
+      codes.map((code) => code.id).sort(),
+    );
+    expect(items.filter((item) => item.entity === 'access_code').map((item) => item.status)).toEqual([
+      'expired',
+      'expired',
+    ]);
   });
 });

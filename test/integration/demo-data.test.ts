@@ -21,9 +21,12 @@ async function listAll(base: Pick<LocalService, 'baseUrl' | 'demoToken'>, path: 
   let cursor: string | null = null;
   do {
     const separator = path.includes('?') ? '&' : '?';
-    const response = await fetch(`${base.baseUrl}${path}${separator}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
-      headers: { Authorization: `Bearer ${base.demoToken}` },
-    });
+    const response = await fetch(
+      `${base.baseUrl}${path}${separator}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      {
+        headers: { Authorization: `Bearer ${base.demoToken}` },
+      },
+    );
     expect(response.status).toBe(200);
     const page = (await response.json()) as { data: any[]; next_cursor: string | null };
     items.push(...page.data);
@@ -68,7 +71,8 @@ describe('demo history', () => {
     expect(subscribers.length).toBeLessThanOrEqual(50);
     const subscriptions = await listAll(service, `/v1/projects/${projectId}/subscriptions`);
     const statuses = new Set(subscriptions.map((subscription) => subscription.status));
-    for (const status of ['trialing', 'active', 'pending_cancellation', 'canceled', 'past_due']) expect(statuses).toContain(status);
+    for (const status of ['trialing', 'active', 'pending_cancellation', 'canceled', 'past_due'])
+      expect(statuses).toContain(status);
     const sources = new Set(subscriptions.map((subscription) => subscription.source));
     for (const source of ['provider', 'free_plan', 'creator_grant', 'access_code']) expect(sources).toContain(source);
     // Created day by day over the last 60 days, none after now.
@@ -77,7 +81,9 @@ describe('demo history', () => {
     expect(Math.max(...created)).toBeLessThanOrEqual(clock.nowMs());
     expect(Math.min(...created)).toBeLessThan(clock.nowMs() - 55 * DAY_MS);
     // Trials that ended converted by the clock: a converted trial is active from its trial's end.
-    const converted = subscriptions.filter((subscription) => subscription.source === 'creator_grant' && subscription.status === 'active');
+    const converted = subscriptions.filter(
+      (subscription) => subscription.source === 'creator_grant' && subscription.status === 'active',
+    );
     expect(converted.length).toBeGreaterThan(0);
     for (const subscription of converted) expect(subscription.current_period_start).toBe(subscription.trial_ends_at);
   });
@@ -86,7 +92,9 @@ describe('demo history', () => {
     const payments = await listAll(service, `/v1/projects/${projectId}/payments`);
     const recent = payments.filter((payment) => Date.parse(payment.created_at) >= clock.nowMs() - 60 * DAY_MS);
     expect(new Set(recent.map((payment) => payment.created_at.slice(0, 10))).size).toBeGreaterThanOrEqual(50);
-    expect(payments.filter((payment) => payment.billing_reason === 'renewal' && payment.status === 'succeeded').length).toBeGreaterThanOrEqual(10);
+    expect(
+      payments.filter((payment) => payment.billing_reason === 'renewal' && payment.status === 'succeeded').length,
+    ).toBeGreaterThanOrEqual(10);
     expect(payments.filter((payment) => payment.status === 'failed')).toHaveLength(1);
     const refunded = payments.filter((payment) => payment.amount_refunded > 0);
     expect(refunded).toHaveLength(1);
@@ -98,25 +106,44 @@ describe('demo history', () => {
     expect(members.length).toBeGreaterThanOrEqual(3);
     expect(members.every((member) => member.platform_error === null)).toBe(true);
     expect(new Set(members.map((member) => member.status))).toEqual(new Set(['joined', 'left']));
-    const events = await listAll(service, `/v1/events?project_id=${projectId}&created_after=${new Date(clock.nowMs() - 25 * DAY_MS).toISOString()}`);
+    const events = await listAll(
+      service,
+      `/v1/events?project_id=${projectId}&created_after=${new Date(clock.nowMs() - 25 * DAY_MS).toISOString()}`,
+    );
     const types = new Set(events.map((event) => event.type));
-    for (const type of ['subscription.created', 'payment.succeeded', 'subscription.renewed', 'subscription.activated', 'subscription.canceled', 'payment.refunded']) expect(types).toContain(type);
+    for (const type of [
+      'subscription.created',
+      'payment.succeeded',
+      'subscription.renewed',
+      'subscription.activated',
+      'subscription.canceled',
+      'payment.refunded',
+    ])
+      expect(types).toContain(type);
   });
 
   it('leaves no deadline in the past and no platform retry: the worker finds nothing due at start', async () => {
     const scanned = await service.store.document.send(
-      new ScanCommand({ TableName: service.store.tableName, FilterExpression: 'entity = :deadline', ExpressionAttributeValues: { ':deadline': entity.deadline } }),
+      new ScanCommand({
+        TableName: service.store.tableName,
+        FilterExpression: 'entity = :deadline',
+        ExpressionAttributeValues: { ':deadline': entity.deadline },
+      }),
     );
     const deadlines = scanned.Items ?? [];
     expect(deadlines.length).toBeGreaterThan(0);
     // Subscriptions' clock and the team's billing period only: no platform sync or invite-link retry (no bot, no linked chat).
-    expect(new Set(deadlines.map((deadline) => deadline.kind))).toEqual(new Set(['subscription.clock', 'billing.period']));
+    expect(new Set(deadlines.map((deadline) => deadline.kind))).toEqual(
+      new Set(['subscription.clock', 'billing.period']),
+    );
     for (const deadline of deadlines) expect(Date.parse(deadline.due_at)).toBeGreaterThan(clock.nowMs());
     expect(await applyDueDeadlines(service.runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
   });
 
   it('gives the dashboard real figures: active subscriptions, MRR, recent revenue and a refund, and 60 days of series', async () => {
-    const response = await fetch(`${service.baseUrl}/v1/metrics`, { headers: { Authorization: `Bearer ${service.demoToken}` } });
+    const response = await fetch(`${service.baseUrl}/v1/metrics`, {
+      headers: { Authorization: `Bearer ${service.demoToken}` },
+    });
     expect(response.status).toBe(200);
     const metrics = await response.json();
     expect(metrics.subscriptions.active).toBeGreaterThanOrEqual(20);

@@ -63,7 +63,8 @@ function expectHttpProblem(reply: McpReply, code: ErrorCode) {
   expect(problem.request_id).toBe(reply.headers.get('x-request-id'));
 }
 
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 interface Trigger {
   rest?: () => Promise<unknown>;
@@ -86,17 +87,32 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
       }
       const revoked = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
       await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${revoked.id}`, token: world.a.token });
-      expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: revoked.token, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED');
+      expectRestProblem(
+        await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: revoked.token, sourceIp: randomIp() }),
+        'AUTHENTICATION_REQUIRED',
+      );
     },
-    mcpHttp: async () => expectHttpProblem(await mcpPost(runtime, toolsCall(1, 'get_team'), { clientIp: randomIp() }), 'AUTHENTICATION_REQUIRED'),
+    mcpHttp: async () =>
+      expectHttpProblem(
+        await mcpPost(runtime, toolsCall(1, 'get_team'), { clientIp: randomIp() }),
+        'AUTHENTICATION_REQUIRED',
+      ),
     notOn: 'tool results: a tool runs only for an authenticated principal; the tool server answers 401 at HTTP level.',
   },
   TOKEN_MISSING_ABILITY: {
-    rest: async () => expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.weak.token }), 'TOKEN_MISSING_ABILITY'),
-    tool: async () => expectToolProblem(await tool(runtime, world.a.weak.principal, 'list_projects'), 'TOKEN_MISSING_ABILITY'),
+    rest: async () =>
+      expectRestProblem(
+        await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.weak.token }),
+        'TOKEN_MISSING_ABILITY',
+      ),
+    tool: async () =>
+      expectToolProblem(await tool(runtime, world.a.weak.principal, 'list_projects'), 'TOKEN_MISSING_ABILITY'),
     mcpHttp: async () => {
       const noGate = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] });
-      expectHttpProblem(await mcpPost(runtime, toolsCall(1, 'get_team'), { token: noGate.token }), 'TOKEN_MISSING_ABILITY');
+      expectHttpProblem(
+        await mcpPost(runtime, toolsCall(1, 'get_team'), { token: noGate.token }),
+        'TOKEN_MISSING_ABILITY',
+      );
     },
   },
   RATE_LIMITED: {
@@ -108,7 +124,10 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
       expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     },
     mcpHttp: async () => {
-      const limited = await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['mcp:full', 'team:view'] });
+      const limited = await seedToken(runtime.store, clock, {
+        teamId: world.a.team.id,
+        abilities: ['mcp:full', 'team:view'],
+      });
       await consumeRateLimit(runtime.store, clock, 'mcp', limited.id, 120); // the whole minute's 120 in one step
       const reply = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: limited.token });
       expectHttpProblem(reply, 'RATE_LIMITED');
@@ -119,22 +138,40 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
   VALIDATION_FAILED: {
     rest: async () => {
       const problem = expectRestProblem(
-        await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'x', platform_type: 'discord', color: 'red' } }),
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: world.a.token,
+          body: { name: 'x', platform_type: 'discord', color: 'red' },
+        }),
         'VALIDATION_FAILED',
       );
       expect(problem.errors).toEqual([expect.objectContaining({ path: 'body' })]);
     },
     tool: async () => {
-      const problem = expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { name: 42 }), 'VALIDATION_FAILED');
+      const problem = expectToolProblem(
+        await tool(runtime, world.a.principal, 'create_project', { name: 42 }),
+        'VALIDATION_FAILED',
+      );
       expect(problem.errors?.map((error) => error.path).sort()).toEqual(['arguments.name', 'arguments.platform_type']);
     },
   },
   NOT_FOUND: {
     rest: async () => {
-      expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/nothing-here', token: world.a.token }), 'NOT_FOUND');
-      expectRestProblem(await rest(runtime, { method: 'GET', path: `/v1/projects/${randomUUID()}`, token: world.a.token }), 'NOT_FOUND');
+      expectRestProblem(
+        await rest(runtime, { method: 'GET', path: '/v1/nothing-here', token: world.a.token }),
+        'NOT_FOUND',
+      );
+      expectRestProblem(
+        await rest(runtime, { method: 'GET', path: `/v1/projects/${randomUUID()}`, token: world.a.token }),
+        'NOT_FOUND',
+      );
     },
-    tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'get_project', { project_id: randomUUID() }), 'NOT_FOUND'),
+    tool: async () =>
+      expectToolProblem(
+        await tool(runtime, world.a.principal, 'get_project', { project_id: randomUUID() }),
+        'NOT_FOUND',
+      ),
   },
   METHOD_NOT_ALLOWED: {
     rest: async () => {
@@ -142,39 +179,88 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
       expectRestProblem(reply, 'METHOD_NOT_ALLOWED');
       expect(reply.headers.allow?.split(', ').sort()).toEqual(['GET', 'POST']);
     },
-    notOn: 'tools: a tool call has no HTTP method; the tool server answers GET with a plain 405 as the MCP transport specifies.',
+    notOn:
+      'tools: a tool call has no HTTP method; the tool server answers GET with a plain 405 as the MCP transport specifies.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     rest: async () =>
-      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: 'name=x', headers: { 'Content-Type': 'text/plain' } }), 'UNSUPPORTED_MEDIA_TYPE'),
+      expectRestProblem(
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: world.a.token,
+          body: 'name=x',
+          headers: { 'Content-Type': 'text/plain' },
+        }),
+        'UNSUPPORTED_MEDIA_TYPE',
+      ),
     notOn: 'tools: arguments arrive inside JSON-RPC; the transport itself enforces its content type.',
   },
   PAYLOAD_TOO_LARGE: {
     rest: async () => {
       const body = JSON.stringify({ name: 'x', platform_type: 'discord', description: 'y'.repeat(MAX_BODY_BYTES) });
-      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body, headers: { 'Content-Type': 'application/json' } }), 'PAYLOAD_TOO_LARGE');
+      expectRestProblem(
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: world.a.token,
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        'PAYLOAD_TOO_LARGE',
+      );
     },
-    notOn: 'tools: the tool server’s transport caps the JSON-RPC body itself (1 MiB); a tool argument is bounded by its schema (VALIDATION_FAILED).',
+    notOn:
+      'tools: the tool server’s transport caps the JSON-RPC body itself (1 MiB); a tool argument is bounded by its schema (VALIDATION_FAILED).',
   },
   IDEMPOTENCY_KEY_REUSED: {
     rest: async () => {
       const key = randomUUID();
-      await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { name: 'one', platform_type: 'discord' } });
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        headers: { 'Idempotency-Key': key },
+        body: { name: 'one', platform_type: 'discord' },
+      });
       expectRestProblem(
-        await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { name: 'two', platform_type: 'discord' } }),
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: world.a.token,
+          headers: { 'Idempotency-Key': key },
+          body: { name: 'two', platform_type: 'discord' },
+        }),
         'IDEMPOTENCY_KEY_REUSED',
       );
     },
     tool: async () => {
       const key = randomUUID();
-      await tool(runtime, world.a.principal, 'create_project', { name: 'one', platform_type: 'discord', idempotency_key: key });
-      expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { name: 'two', platform_type: 'discord', idempotency_key: key }), 'IDEMPOTENCY_KEY_REUSED');
+      await tool(runtime, world.a.principal, 'create_project', {
+        name: 'one',
+        platform_type: 'discord',
+        idempotency_key: key,
+      });
+      expectToolProblem(
+        await tool(runtime, world.a.principal, 'create_project', {
+          name: 'two',
+          platform_type: 'discord',
+          idempotency_key: key,
+        }),
+        'IDEMPOTENCY_KEY_REUSED',
+      );
     },
   },
   IDEMPOTENCY_KEY_IN_USE: {
     rest: async () => {
       const key = randomUUID();
-      const call = { method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': key }, body: { name: 'slow', platform_type: 'discord' } };
+      const call = {
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        headers: { 'Idempotency-Key': key },
+        body: { name: 'slow', platform_type: 'discord' },
+      };
       const gate = gatedStore(runtime.store, (command) => command.constructor.name === 'TransactWriteCommand');
       const first = rest(withStore(runtime, gate.store), call);
       await gate.reached;
@@ -194,40 +280,84 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
   },
   CONFLICT: {
     // Only a dead delivery can be retried; the seeded test delivery is pending.
-    rest: async () => expectRestProblem(await rest(runtime, { method: 'POST', path: `/v1/webhook-deliveries/${world.a.deliveryId}/retry`, token: world.a.token }), 'CONFLICT'),
-    tool: async () => expectToolProblem(await tool(runtime, world.a.principal, 'retry_webhook_delivery', { id: world.a.deliveryId }), 'CONFLICT'),
+    rest: async () =>
+      expectRestProblem(
+        await rest(runtime, {
+          method: 'POST',
+          path: `/v1/webhook-deliveries/${world.a.deliveryId}/retry`,
+          token: world.a.token,
+        }),
+        'CONFLICT',
+      ),
+    tool: async () =>
+      expectToolProblem(
+        await tool(runtime, world.a.principal, 'retry_webhook_delivery', { id: world.a.deliveryId }),
+        'CONFLICT',
+      ),
   },
   BILLING_LOCKED: {
     // A team locked for non-payment (D20): a creator write is refused; the same write of team A passes.
     rest: async () => {
       const locked = await seedTeam(runtime.store, clock, undefined, 'free');
       await lockTeam(runtime, locked.team.id);
-      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: locked.token, body: { name: 'blocked', platform_type: 'discord' } }), 'BILLING_LOCKED');
+      expectRestProblem(
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: locked.token,
+          body: { name: 'blocked', platform_type: 'discord' },
+        }),
+        'BILLING_LOCKED',
+      );
     },
     tool: async () => {
       const locked = await seedTeam(runtime.store, clock, undefined, 'free');
       await lockTeam(runtime, locked.team.id);
-      expectToolProblem(await tool(runtime, locked.principal, 'create_project', { name: 'blocked', platform_type: 'discord' }), 'BILLING_LOCKED');
+      expectToolProblem(
+        await tool(runtime, locked.principal, 'create_project', { name: 'blocked', platform_type: 'discord' }),
+        'BILLING_LOCKED',
+      );
     },
   },
   TIER_LIMIT_REACHED: {
     // A free team (D20: 3 projects) asking for a fourth.
     rest: async () => {
       const free = await seedTeam(runtime.store, clock, undefined, 'free');
-      for (let index = 0; index < TIER_LIMITS.free.projects; index++) await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
-      expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/projects', token: free.token, body: { name: 'one too many', platform_type: 'discord' } }), 'TIER_LIMIT_REACHED');
+      for (let index = 0; index < TIER_LIMITS.free.projects; index++)
+        await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
+      expectRestProblem(
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/projects',
+          token: free.token,
+          body: { name: 'one too many', platform_type: 'discord' },
+        }),
+        'TIER_LIMIT_REACHED',
+      );
     },
     tool: async () => {
       const free = await seedTeam(runtime.store, clock, undefined, 'free');
-      for (let index = 0; index < TIER_LIMITS.free.projects; index++) await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
-      expectToolProblem(await tool(runtime, free.principal, 'create_project', { name: 'one too many', platform_type: 'discord' }), 'TIER_LIMIT_REACHED');
+      for (let index = 0; index < TIER_LIMITS.free.projects; index++)
+        await createProject(runtime, free.principal, { name: `p${index}`, platform_type: 'discord' });
+      expectToolProblem(
+        await tool(runtime, free.principal, 'create_project', { name: 'one too many', platform_type: 'discord' }),
+        'TIER_LIMIT_REACHED',
+      );
     },
   },
   CSRF_TOKEN_INVALID: {
     // A signed-in dashboard POST without the session's CSRF token is refused before anything runs.
     dashboard: async () => {
-      const owner = await ensureTeamOwner(runtime, world.a.team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
-      const { cookieValue } = await createSession(runtime.store, clock, { teamId: world.a.team.id, memberId: owner.id, state: 'active', method: 'passkey' });
+      const owner = await ensureTeamOwner(runtime, world.a.team.id, {
+        email: `owner-${randomUUID()}@example.com`,
+        name: 'Owner',
+      });
+      const { cookieValue } = await createSession(runtime.store, clock, {
+        teamId: world.a.team.id,
+        memberId: owner.id,
+        state: 'active',
+        method: 'passkey',
+      });
       const reply = await handleDashboardRequest(runtime, {
         version: '2.0',
         routeKey: '$default',
@@ -242,7 +372,8 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
       expect(reply.statusCode).toBe(403);
       expectProblem(JSON.parse(reply.body), 'CSRF_TOKEN_INVALID');
     },
-    notOn: 'REST and tools: only the dashboard has sessions and forms; bearer-token surfaces never read cookies (DESIGN D21).',
+    notOn:
+      'REST and tools: only the dashboard has sessions and forms; bearer-token surfaces never read cookies (DESIGN D21).',
   },
   PROVIDER_UNAVAILABLE: {
     // Telegram cannot be reached while a bot is being connected (a closed loopback port, no retries).
@@ -258,7 +389,12 @@ const TRIGGERS: Record<ErrorCode, Trigger> = {
         },
       };
       const before = await domainSnapshot(runtime.store);
-      const reply = await rest(offline, { method: 'PUT', path: `/v1/projects/${world.a.otherProject.id}/bot`, token: world.a.token, body: { token: '123456:AAEsecret-token-part-0123456789' } });
+      const reply = await rest(offline, {
+        method: 'PUT',
+        path: `/v1/projects/${world.a.otherProject.id}/bot`,
+        token: world.a.token,
+        body: { token: '123456:AAEsecret-token-part-0123456789' },
+      });
       const problem = expectRestProblem(reply, 'PROVIDER_UNAVAILABLE');
       expect(problem.detail).toContain('getMe');
       expect(reply.text).not.toContain('AAEsecret');
@@ -340,98 +476,366 @@ describe('bad REST input never gives a 500, and never writes', () => {
   /** [what, call, expected code, expected field paths (VALIDATION_FAILED)] */
   type Case = [string, () => Parameters<typeof rest>[1], ErrorCode, string[]?];
   const cases: Case[] = [
-    ['malformed JSON', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name": "x",', headers: json }), 'VALIDATION_FAILED', ['body']],
     [
-      'JSON with a trailing comma',
-      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x","platform_type":"discord",}', headers: json }),
+      'malformed JSON',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name": "x",', headers: json }),
       'VALIDATION_FAILED',
       ['body'],
     ],
-    ['a text/plain body', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x"}', headers: { 'Content-Type': 'text/plain' } }), 'UNSUPPORTED_MEDIA_TYPE'],
-    ['a body without content type', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x"}' }), 'UNSUPPORTED_MEDIA_TYPE'],
     [
-      'a multipart body',
-      () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: '--x\r\n', headers: { 'Content-Type': 'multipart/form-data; boundary=x' } }),
+      'JSON with a trailing comma',
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: '{"name":"x","platform_type":"discord",}',
+        headers: json,
+      }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'a text/plain body',
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: '{"name":"x"}',
+        headers: { 'Content-Type': 'text/plain' },
+      }),
       'UNSUPPORTED_MEDIA_TYPE',
     ],
-    ['a body one byte over 256 KiB', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: ' '.repeat(MAX_BODY_BYTES + 1), headers: json }), 'PAYLOAD_TOO_LARGE'],
-    ['a null body', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: 'null', headers: json }), 'VALIDATION_FAILED', ['body']],
-    ['an array body', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: [{ name: 'x', platform_type: 'discord' }] }), 'VALIDATION_FAILED', ['body']],
-    ['a string body', () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: '"hello"', headers: json }), 'VALIDATION_FAILED', ['body']],
-    ['a number body', () => ({ method: 'POST', path: '/v1/webhook-deliveries/replay-dead', token: world.a.token, body: '24', headers: json }), 'VALIDATION_FAILED', ['body']],
-    ['an empty body where one is required', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token }), 'VALIDATION_FAILED', ['body.name', 'body.platform_type']],
-    ['an unknown field', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'x', platform_type: 'discord', owner: 'me' } }), 'VALIDATION_FAILED', ['body']],
-    ['a NUL in a project name', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Book\u0000club', platform_type: 'web' } }), 'VALIDATION_FAILED', ['body.name']],
+    [
+      'a body without content type',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: '{"name":"x"}' }),
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+    [
+      'a multipart body',
+      () => ({
+        method: 'POST',
+        path: '/v1/tokens',
+        token: world.a.token,
+        body: '--x\r\n',
+        headers: { 'Content-Type': 'multipart/form-data; boundary=x' },
+      }),
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+    [
+      'a body one byte over 256 KiB',
+      () => ({
+        method: 'POST',
+        path: '/v1/tokens',
+        token: world.a.token,
+        body: ' '.repeat(MAX_BODY_BYTES + 1),
+        headers: json,
+      }),
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'a null body',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: 'null', headers: json }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'an array body',
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: [{ name: 'x', platform_type: 'discord' }],
+      }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'a string body',
+      () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: '"hello"', headers: json }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'a number body',
+      () => ({
+        method: 'POST',
+        path: '/v1/webhook-deliveries/replay-dead',
+        token: world.a.token,
+        body: '24',
+        headers: json,
+      }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'an empty body where one is required',
+      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token }),
+      'VALIDATION_FAILED',
+      ['body.name', 'body.platform_type'],
+    ],
+    [
+      'an unknown field',
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: 'x', platform_type: 'discord', owner: 'me' },
+      }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'a NUL in a project name',
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: 'Book\u0000club', platform_type: 'web' },
+      }),
+      'VALIDATION_FAILED',
+      ['body.name'],
+    ],
     [
       'an unpaired surrogate in a project name',
-      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Book \ud800 club', platform_type: 'web' } }),
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: 'Book \ud800 club', platform_type: 'web' },
+      }),
       'VALIDATION_FAILED',
       ['body.name'],
     ],
     [
       'an escape character in a description',
-      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Club', description: 'Read \u001b[31mred', platform_type: 'web' } }),
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: 'Club', description: 'Read \u001b[31mred', platform_type: 'web' },
+      }),
       'VALIDATION_FAILED',
       ['body.description'],
     ],
-    ['a line break in a token name', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: { name: 'ci\nbot', abilities: ['team:view'] } }), 'VALIDATION_FAILED', ['body.name']],
-    ['wrong types', () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 7, platform_type: ['discord'] } }), 'VALIDATION_FAILED', ['body.name', 'body.platform_type']],
+    [
+      'a line break in a token name',
+      () => ({
+        method: 'POST',
+        path: '/v1/tokens',
+        token: world.a.token,
+        body: { name: 'ci\nbot', abilities: ['team:view'] },
+      }),
+      'VALIDATION_FAILED',
+      ['body.name'],
+    ],
+    [
+      'wrong types',
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: 7, platform_type: ['discord'] },
+      }),
+      'VALIDATION_FAILED',
+      ['body.name', 'body.platform_type'],
+    ],
     [
       'an http:// webhook URL',
-      () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'http://a.example/h', events: ['project.created'] } }),
+      () => ({
+        method: 'POST',
+        path: '/v1/webhook-endpoints',
+        token: world.a.token,
+        body: { name: 'x', url: 'http://a.example/h', events: ['project.created'] },
+      }),
       'VALIDATION_FAILED',
       ['body.url'],
     ],
     [
       'an unknown event name',
-      () => ({ method: 'POST', path: '/v1/webhook-endpoints', token: world.a.token, body: { name: 'x', url: 'https://a.example/h', events: ['project.exploded'] } }),
+      () => ({
+        method: 'POST',
+        path: '/v1/webhook-endpoints',
+        token: world.a.token,
+        body: { name: 'x', url: 'https://a.example/h', events: ['project.exploded'] },
+      }),
       'VALIDATION_FAILED',
       ['body.events.0'],
     ],
-    ['since_hours as a string', () => ({ method: 'POST', path: '/v1/webhook-deliveries/replay-dead', token: world.a.token, body: { since_hours: '24' } }), 'VALIDATION_FAILED', ['body.since_hours']],
-    ['an unknown ability to mint', () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: { abilities: ['root:everything'] } }), 'VALIDATION_FAILED', ['body.abilities.0']],
-    ['a body on a DELETE', () => ({ method: 'DELETE', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token: world.a.token, body: { force: true } }), 'VALIDATION_FAILED', ['body']],
     [
-      'a body on a body-less POST',
-      () => ({ method: 'POST', path: `/v1/webhook-endpoints/${world.a.endpoint.id}/rotate-secret`, token: world.a.token, body: { secret: 'mine' } }),
+      'since_hours as a string',
+      () => ({
+        method: 'POST',
+        path: '/v1/webhook-deliveries/replay-dead',
+        token: world.a.token,
+        body: { since_hours: '24' },
+      }),
+      'VALIDATION_FAILED',
+      ['body.since_hours'],
+    ],
+    [
+      'an unknown ability to mint',
+      () => ({ method: 'POST', path: '/v1/tokens', token: world.a.token, body: { abilities: ['root:everything'] } }),
+      'VALIDATION_FAILED',
+      ['body.abilities.0'],
+    ],
+    [
+      'a body on a DELETE',
+      () => ({
+        method: 'DELETE',
+        path: `/v1/webhook-endpoints/${world.a.endpoint.id}`,
+        token: world.a.token,
+        body: { force: true },
+      }),
       'VALIDATION_FAILED',
       ['body'],
     ],
-    ['an unknown query parameter', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { sort: 'name' } }), 'VALIDATION_FAILED', ['query']],
-    ['a query on a route without one', () => ({ method: 'GET', path: '/v1/teams/current', token: world.a.token, query: { expand: 'all' } }), 'VALIDATION_FAILED', ['query.expand']],
-    ['limit 1000', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1000' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['limit 0', () => ({ method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '0' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['limit -5', () => ({ method: 'GET', path: '/v1/activity', token: world.a.token, query: { limit: '-5' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['limit 2.5', () => ({ method: 'GET', path: '/v1/webhook-endpoints', token: world.a.token, query: { limit: '2.5' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['limit abc', () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { limit: 'abc' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['limit 1e9', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1e9' } }), 'VALIDATION_FAILED', ['query.limit']],
-    ['a repeated limit', () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '5,6' } }), 'VALIDATION_FAILED', ['query.limit']],
+    [
+      'a body on a body-less POST',
+      () => ({
+        method: 'POST',
+        path: `/v1/webhook-endpoints/${world.a.endpoint.id}/rotate-secret`,
+        token: world.a.token,
+        body: { secret: 'mine' },
+      }),
+      'VALIDATION_FAILED',
+      ['body'],
+    ],
+    [
+      'an unknown query parameter',
+      () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { sort: 'name' } }),
+      'VALIDATION_FAILED',
+      ['query'],
+    ],
+    [
+      'a query on a route without one',
+      () => ({ method: 'GET', path: '/v1/teams/current', token: world.a.token, query: { expand: 'all' } }),
+      'VALIDATION_FAILED',
+      ['query.expand'],
+    ],
+    [
+      'limit 1000',
+      () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1000' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
+    [
+      'limit 0',
+      () => ({ method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '0' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
+    [
+      'limit -5',
+      () => ({ method: 'GET', path: '/v1/activity', token: world.a.token, query: { limit: '-5' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
+    [
+      'limit 2.5',
+      () => ({ method: 'GET', path: '/v1/webhook-endpoints', token: world.a.token, query: { limit: '2.5' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
+    [
+      'limit abc',
+      () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { limit: 'abc' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
+    [
+      'limit 1e9',
+      () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1e9' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
+    [
+      'a repeated limit',
+      () => ({ method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '5,6' } }),
+      'VALIDATION_FAILED',
+      ['query.limit'],
+    ],
     [
       'an activity token_id that is not a token id',
       () => ({ method: 'GET', path: '/v1/activity', token: world.a.token, query: { token_id: 'x'.repeat(30) } }),
       'VALIDATION_FAILED',
       ['query.token_id'],
     ],
-    ['a delivery status outside the enum', () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { status: 'exploded' } }), 'VALIDATION_FAILED', ['query.status']],
-    ['a project id that is not a UUID', () => ({ method: 'GET', path: '/v1/projects/42', token: world.a.token }), 'VALIDATION_FAILED', ['path.project_id']],
-    ['a delivery id that is not dlv_+ULID', () => ({ method: 'GET', path: '/v1/webhook-deliveries/evt_123', token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
-    ['a token id that is not a ULID', () => ({ method: 'DELETE', path: '/v1/tokens/not-a-ulid', token: world.a.token }), 'VALIDATION_FAILED', ['path.id']],
-    ['broken percent-encoding in the path', () => ({ method: 'GET', path: '/v1/projects/%E0%A4%A', token: world.a.token }), 'NOT_FOUND'],
-    ['an encoded slash in an id', () => ({ method: 'GET', path: `/v1/projects/${randomUUID()}%2Fx`, token: world.a.token }), 'VALIDATION_FAILED', ['path.project_id']],
+    [
+      'a delivery status outside the enum',
+      () => ({ method: 'GET', path: '/v1/webhook-deliveries', token: world.a.token, query: { status: 'exploded' } }),
+      'VALIDATION_FAILED',
+      ['query.status'],
+    ],
+    [
+      'a project id that is not a UUID',
+      () => ({ method: 'GET', path: '/v1/projects/42', token: world.a.token }),
+      'VALIDATION_FAILED',
+      ['path.project_id'],
+    ],
+    [
+      'a delivery id that is not dlv_+ULID',
+      () => ({ method: 'GET', path: '/v1/webhook-deliveries/evt_123', token: world.a.token }),
+      'VALIDATION_FAILED',
+      ['path.id'],
+    ],
+    [
+      'a token id that is not a ULID',
+      () => ({ method: 'DELETE', path: '/v1/tokens/not-a-ulid', token: world.a.token }),
+      'VALIDATION_FAILED',
+      ['path.id'],
+    ],
+    [
+      'broken percent-encoding in the path',
+      () => ({ method: 'GET', path: '/v1/projects/%E0%A4%A', token: world.a.token }),
+      'NOT_FOUND',
+    ],
+    [
+      'an encoded slash in an id',
+      () => ({ method: 'GET', path: `/v1/projects/${randomUUID()}%2Fx`, token: world.a.token }),
+      'VALIDATION_FAILED',
+      ['path.project_id'],
+    ],
     ['an unknown route', () => ({ method: 'GET', path: '/v2/projects', token: world.a.token }), 'NOT_FOUND'],
     ['a trailing slash', () => ({ method: 'GET', path: '/v1/projects/', token: world.a.token }), 'NOT_FOUND'],
     ['the root', () => ({ method: 'GET', path: '/' }), 'NOT_FOUND'],
-    ['an unknown method', () => ({ method: 'PATCH', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token: world.a.token, body: {} }), 'METHOD_NOT_ALLOWED'],
+    [
+      'an unknown method',
+      () => ({ method: 'PATCH', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token: world.a.token, body: {} }),
+      'METHOD_NOT_ALLOWED',
+    ],
     ['OPTIONS on REST', () => ({ method: 'OPTIONS', path: '/v1/projects' }), 'METHOD_NOT_ALLOWED'],
     [
       'an Idempotency-Key that is not a UUID',
-      () => ({ method: 'POST', path: '/v1/projects', token: world.a.token, headers: { 'Idempotency-Key': 'again' }, body: { name: 'x', platform_type: 'discord' } }),
+      () => ({
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        headers: { 'Idempotency-Key': 'again' },
+        body: { name: 'x', platform_type: 'discord' },
+      }),
       'VALIDATION_FAILED',
       ['header.idempotency-key'],
     ],
-    ['Basic authentication', () => ({ method: 'GET', path: '/v1/projects', headers: { Authorization: 'Basic dXNlcjpwYXNz' }, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED'],
-    ['a bare Bearer', () => ({ method: 'GET', path: '/v1/projects', headers: { Authorization: 'Bearer' }, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED'],
-    ['a token with the right shape and a wrong secret', () => ({ method: 'GET', path: '/v1/projects', token: `${world.a.token.slice(0, -4)}AAAA`, sourceIp: randomIp() }), 'AUTHENTICATION_REQUIRED'],
+    [
+      'Basic authentication',
+      () => ({
+        method: 'GET',
+        path: '/v1/projects',
+        headers: { Authorization: 'Basic dXNlcjpwYXNz' },
+        sourceIp: randomIp(),
+      }),
+      'AUTHENTICATION_REQUIRED',
+    ],
+    [
+      'a bare Bearer',
+      () => ({ method: 'GET', path: '/v1/projects', headers: { Authorization: 'Bearer' }, sourceIp: randomIp() }),
+      'AUTHENTICATION_REQUIRED',
+    ],
+    [
+      'a token with the right shape and a wrong secret',
+      () => ({ method: 'GET', path: '/v1/projects', token: `${world.a.token.slice(0, -4)}AAAA`, sourceIp: randomIp() }),
+      'AUTHENTICATION_REQUIRED',
+    ],
   ];
 
   for (const [what, call, code, paths] of cases) {
@@ -455,9 +859,15 @@ describe('bad REST input never gives a 500, and never writes', () => {
       ['the right partition, no sort key', () => b64({ pk: `TEAM#${world.a.team.id}` })],
       ['a numeric sort key', () => b64({ pk: `TEAM#${world.a.team.id}`, sk: 5 })],
       ['an empty sort key', () => b64({ pk: `TEAM#${world.a.team.id}`, sk: '' })],
-      ['an extra attribute', () => b64({ pk: `TEAM#${world.a.team.id}`, sk: `PROJECT#${world.a.project.id}`, evil: true })],
+      [
+        'an extra attribute',
+        () => b64({ pk: `TEAM#${world.a.team.id}`, sk: `PROJECT#${world.a.project.id}`, evil: true }),
+      ],
       ['the activity partition', () => b64({ pk: `TEAM#${world.a.team.id}#ACTIVITY`, sk: 'act_X' })],
-      ['the tokens index', () => b64({ gsi1pk: `TEAM#${world.a.team.id}#TOKENS`, gsi1sk: '0', pk: 'TOKEN#0', sk: 'X' })],
+      [
+        'the tokens index',
+        () => b64({ gsi1pk: `TEAM#${world.a.team.id}#TOKENS`, gsi1sk: '0', pk: 'TOKEN#0', sk: 'X' }),
+      ],
     ];
     for (const path of lists) {
       it(`${path}: every bad cursor is VALIDATION_FAILED on query.cursor`, async () => {
@@ -474,7 +884,13 @@ describe('bad REST input never gives a 500, and never writes', () => {
       });
     }
     it('the same on list tools', async () => {
-      for (const name of ['list_projects', 'list_tokens', 'get_activity_log', 'list_webhook_endpoints', 'list_webhook_deliveries']) {
+      for (const name of [
+        'list_projects',
+        'list_tokens',
+        'get_activity_log',
+        'list_webhook_endpoints',
+        'list_webhook_deliveries',
+      ]) {
         for (const [what, cursor] of cursors) {
           const result = await tool(runtime, world.a.principal, name, { cursor: cursor() });
           if (!result.isError) {
@@ -496,8 +912,18 @@ describe('bad tool arguments never give an internal error', () => {
     ['a wrong type', 'get_project', { project_id: 42 }, ['arguments.project_id']],
     ['limit 1000', 'list_tokens', { limit: 1000 }, ['arguments.limit']],
     ['limit as a string', 'list_webhook_endpoints', { limit: '10' }, ['arguments.limit']],
-    ['a non-UUID idempotency_key', 'create_webhook_endpoint', { name: 'x', url: 'https://a.example/h', events: ['project.created'], idempotency_key: 'k' }, ['arguments.idempotency_key']],
-    ['an http:// URL', 'create_webhook_endpoint', { name: 'x', url: 'http://a.example/h', events: ['project.created'] }, ['arguments.url']],
+    [
+      'a non-UUID idempotency_key',
+      'create_webhook_endpoint',
+      { name: 'x', url: 'https://a.example/h', events: ['project.created'], idempotency_key: 'k' },
+      ['arguments.idempotency_key'],
+    ],
+    [
+      'an http:// URL',
+      'create_webhook_endpoint',
+      { name: 'x', url: 'http://a.example/h', events: ['project.created'] },
+      ['arguments.url'],
+    ],
     ['since_hours 0', 'replay_dead_webhook_deliveries', { since_hours: 0 }, ['arguments.since_hours']],
   ];
   for (const [what, name, args, paths] of cases) {

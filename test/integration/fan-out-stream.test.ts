@@ -64,14 +64,22 @@ async function teamsWithEvents(count: number, eventsEach: number): Promise<Strea
   const teams: Array<Omit<StreamTeam, 'outbox'>> = [];
   for (let index = 0; index < count; index += 1) {
     const { team, principal } = await seedTeam(runtime.store, clock);
-    const endpoint = await createWebhookEndpoint(runtime, principal, { name: `hook ${index}`, url: 'https://receiver.example/hooks', events: ['project.created'] });
+    const endpoint = await createWebhookEndpoint(runtime, principal, {
+      name: `hook ${index}`,
+      url: 'https://receiver.example/hooks',
+      events: ['project.created'],
+    });
     teams.push({ teamId: team.id, principal, endpointId: endpoint.id });
   }
   await relayOutbox(runtime, clock.nowMs());
   runtime.drain();
   const seeded: StreamTeam[] = [];
   for (const team of teams) {
-    for (let index = 0; index < eventsEach; index += 1) await createProject(runtime, team.principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'discord' });
+    for (let index = 0; index < eventsEach; index += 1)
+      await createProject(runtime, team.principal, {
+        name: `Project ${randomUUID().slice(0, 8)}`,
+        platform_type: 'discord',
+      });
     const outbox = await eventItems(team.teamId);
     expect(outbox).toHaveLength(eventsEach);
     seeded.push({ ...team, outbox });
@@ -83,7 +91,10 @@ async function teamsWithEvents(count: number, eventsEach: number): Promise<Strea
 let sequence = 0;
 
 /** One stream record of `item` as Lambda hands it over: marshalled images, keys, a new sequence number. */
-function streamRecord(item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT'): DynamoDBRecord {
+function streamRecord(
+  item: Record<string, unknown>,
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT',
+): DynamoDBRecord {
   sequence += 1;
   const image = marshall(item) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
   return {
@@ -102,7 +113,10 @@ function streamRecord(item: Record<string, unknown>, eventName: 'INSERT' | 'MODI
 }
 
 /** The INSERT records of the teams' outbox items, interleaved team after team (as a stream shard mixes teams). */
-function interleavedBatch(teams: readonly StreamTeam[]): { event: DynamoDBStreamEvent; sequenceNumbersOf: Map<string, string[]> } {
+function interleavedBatch(teams: readonly StreamTeam[]): {
+  event: DynamoDBStreamEvent;
+  sequenceNumbersOf: Map<string, string[]>;
+} {
   const records: DynamoDBRecord[] = [];
   const sequenceNumbersOf = new Map<string, string[]>(teams.map((team) => [team.teamId, []]));
   const longest = Math.max(...teams.map((team) => team.outbox.length));
@@ -119,14 +133,20 @@ function interleavedBatch(teams: readonly StreamTeam[]): { event: DynamoDBStream
 }
 
 /** The team's deliveries as `event_id → endpoint_id`, with how many there are. */
-async function deliveriesOf(team: StreamTeam): Promise<Array<{ event_id: string; endpoint_id: string; status: string }>> {
+async function deliveriesOf(
+  team: StreamTeam,
+): Promise<Array<{ event_id: string; endpoint_id: string; status: string }>> {
   const page = await listDeliveries(runtime, team.principal, { limit: 100 });
-  return page.data.map(({ event_id, endpoint_id, status }) => ({ event_id, endpoint_id, status })).sort((a, b) => a.event_id.localeCompare(b.event_id));
+  return page.data
+    .map(({ event_id, endpoint_id, status }) => ({ event_id, endpoint_id, status }))
+    .sort((a, b) => a.event_id.localeCompare(b.event_id));
 }
 
 /** What each of the team's outbox events should have produced: one pending delivery to its endpoint. */
 function expectedDeliveries(team: StreamTeam) {
-  return team.outbox.map((item) => ({ event_id: item.id as string, endpoint_id: team.endpointId, status: 'pending' })).sort((a, b) => a.event_id.localeCompare(b.event_id));
+  return team.outbox
+    .map((item) => ({ event_id: item.id as string, endpoint_id: team.endpointId, status: 'pending' }))
+    .sort((a, b) => a.event_id.localeCompare(b.event_id));
 }
 
 /** The handler over `store` (default: the runtime's). */
@@ -160,7 +180,9 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
     ]);
     // Attempt 1 of every delivery is queued at once.
     const { queued } = runtime.drain();
-    expect(queued.map(({ message }) => `${message.team_id}/${message.attempt}`).sort()).toEqual(teams.flatMap((team) => team.outbox.map(() => `${team.teamId}/1`)).sort());
+    expect(queued.map(({ message }) => `${message.team_id}/${message.attempt}`).sort()).toEqual(
+      teams.flatMap((team) => team.outbox.map(() => `${team.teamId}/1`)).sort(),
+    );
     for (const team of teams) expect(await eventItems(team.teamId)).toEqual([]);
   });
 
@@ -173,17 +195,25 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
 
     const result = await handlerOn(broken)(event);
 
-    expect(result.batchItemFailures.map(({ itemIdentifier }) => itemIdentifier).sort()).toEqual([...sequenceNumbersOf.get(failing.teamId)!].sort());
+    expect(result.batchItemFailures.map(({ itemIdentifier }) => itemIdentifier).sort()).toEqual(
+      [...sequenceNumbersOf.get(failing.teamId)!].sort(),
+    );
     expect(await deliveriesOf(first)).toEqual(expectedDeliveries(first));
     expect(await deliveriesOf(third)).toEqual(expectedDeliveries(third));
     expect(await deliveriesOf(failing)).toEqual([]);
     expect(await eventItems(failing.teamId)).toHaveLength(3); // still in the outbox, not marked
-    expect(new Set(runtime.drain().queued.map(({ message }) => message.team_id))).toEqual(new Set([first.teamId, third.teamId]));
+    expect(new Set(runtime.drain().queued.map(({ message }) => message.team_id))).toEqual(
+      new Set([first.teamId, third.teamId]),
+    );
 
     // Lambda hands the batch over again (from the lowest failed sequence number: here the whole of it).
     expect(await handlerOn()(event)).toEqual({ batchItemFailures: [] });
     for (const team of teams) expect(await deliveriesOf(team), team.teamId).toEqual(expectedDeliveries(team));
-    expect(runtime.drain().queued.map(({ message }) => message.team_id)).toEqual([failing.teamId, failing.teamId, failing.teamId]);
+    expect(runtime.drain().queued.map(({ message }) => message.team_id)).toEqual([
+      failing.teamId,
+      failing.teamId,
+      failing.teamId,
+    ]);
   });
 
   it('creates nothing twice when the same batch comes again', async () => {
@@ -204,7 +234,9 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
     unreadable.dynamodb!.NewImage = { entity: {} } as unknown as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
     const event: DynamoDBStreamEvent = { Records: [unreadable, ...team.outbox.map((item) => streamRecord(item))] };
 
-    expect(await handlerOn()(event)).toEqual({ batchItemFailures: [{ itemIdentifier: unreadable.dynamodb!.SequenceNumber }] });
+    expect(await handlerOn()(event)).toEqual({
+      batchItemFailures: [{ itemIdentifier: unreadable.dynamodb!.SequenceNumber }],
+    });
     expect(await deliveriesOf(team)).toEqual(expectedDeliveries(team));
   });
 
@@ -227,7 +259,13 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
     const withoutImage = streamRecord(pending);
     delete withoutImage.dynamodb!.NewImage;
     const event: DynamoDBStreamEvent = {
-      Records: [streamRecord(pending, 'MODIFY'), streamRecord(pending, 'REMOVE'), streamRecord(project!), streamRecord(fannedOut!), withoutImage],
+      Records: [
+        streamRecord(pending, 'MODIFY'),
+        streamRecord(pending, 'REMOVE'),
+        streamRecord(project!),
+        streamRecord(fannedOut!),
+        withoutImage,
+      ],
     };
     const counting = countingStore(runtime.store);
 

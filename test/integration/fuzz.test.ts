@@ -24,7 +24,15 @@ import { type Principal } from '../../shared/auth/principal.js';
 import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { callTool, TOOL_TABLE } from '../../shared/mcp/tools.js';
-import { createWorld, domainSnapshot, expectProblem, mcpSession, principalOf, rest, type World } from '../support/guarantees.js';
+import {
+  createWorld,
+  domainSnapshot,
+  expectProblem,
+  mcpSession,
+  principalOf,
+  rest,
+  type World,
+} from '../support/guarantees.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
@@ -62,7 +70,10 @@ beforeAll(async () => {
   await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${revoked.id}`, token: world.a.token });
   revokedToken = revoked.token;
   victimTokenIds = [];
-  for (let index = 0; index < 3; index++) victimTokenIds.push((await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] })).id);
+  for (let index = 0; index < 3; index++)
+    victimTokenIds.push(
+      (await seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['team:view'] })).id,
+    );
   sessionId = await mcpSession(runtime, world.a.token);
 });
 
@@ -84,7 +95,15 @@ const junk = fc.oneof(
   fc.constantFrom('', ' ', '%', '%E0%A4%A', '..', 'null', '0', '-1', '1e309', '__proto__', 'constructor'),
 );
 
-const uuidPool = () => fc.constantFrom(world.a.project.id, world.a.otherProject.id, world.b.project.id, world.a.endpoint.id, world.b.endpoint.id, randomUUID());
+const uuidPool = () =>
+  fc.constantFrom(
+    world.a.project.id,
+    world.a.otherProject.id,
+    world.b.project.id,
+    world.a.endpoint.id,
+    world.b.endpoint.id,
+    randomUUID(),
+  );
 const deliveryPool = () => fc.constantFrom(world.a.deliveryId, world.b.deliveryId, 'dlv_01ARZ3NDEKTSV4RRFFQ69G5FAV');
 const tokenIdPool = () => fc.constantFrom(...victimTokenIds, world.b.spare.id, '01ARZ3NDEKTSV4RRFFQ69G5FAV');
 const anyId = () => fc.oneof(uuidPool(), deliveryPool(), tokenIdPool(), junk);
@@ -104,11 +123,37 @@ const bearer = () =>
     `${world.a.token.slice(0, -3)}abc`,
   );
 
-const FIELD_NAMES = ['name', 'platform_type', 'description', 'url', 'events', 'allowed_ips', 'is_active', 'abilities', 'project_ids', 'since_hours', 'team_id', 'id', 'secret'] as const;
+const FIELD_NAMES = [
+  'name',
+  'platform_type',
+  'description',
+  'url',
+  'events',
+  'allowed_ips',
+  'is_active',
+  'abilities',
+  'project_ids',
+  'since_hours',
+  'team_id',
+  'id',
+  'secret',
+] as const;
 const fieldValue = () =>
   fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
-    fc.constantFrom('discord', 'telegram', 'https://receiver.example/hook', 'http://insecure.example/hook', true, false, 24, 0, -1, 1e9, null),
+    fc.constantFrom(
+      'discord',
+      'telegram',
+      'https://receiver.example/hook',
+      'http://insecure.example/hook',
+      true,
+      false,
+      24,
+      0,
+      -1,
+      1e9,
+      null,
+    ),
     fc.constantFrom(['project.created'], ['nope'], ['team:view'], ['root'], ['203.0.113.7'], ['10.0.0.0/8'], []),
     uuidPool().map((id) => [id]),
     junk,
@@ -118,9 +163,27 @@ const fieldValue = () =>
 const body = () =>
   fc.oneof(
     { weight: 3, arbitrary: fc.dictionary(fc.constantFrom(...FIELD_NAMES), fieldValue(), { maxKeys: 5 }) },
-    { weight: 1, arbitrary: fc.record({ name: fc.string({ minLength: 1, maxLength: 20 }), platform_type: fc.constantFrom('discord', 'telegram', 'slack') }) },
-    { weight: 1, arbitrary: fc.record({ name: fc.string({ minLength: 1, maxLength: 10 }), url: fc.constant('https://receiver.example/h'), events: fc.constant(['project.created']) }) },
-    { weight: 1, arbitrary: fc.record({ abilities: fc.subarray(['team:view', 'project:view', 'mcp:full', 'token:create'], { minLength: 1 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        name: fc.string({ minLength: 1, maxLength: 20 }),
+        platform_type: fc.constantFrom('discord', 'telegram', 'slack'),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        name: fc.string({ minLength: 1, maxLength: 10 }),
+        url: fc.constant('https://receiver.example/h'),
+        events: fc.constant(['project.created']),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        abilities: fc.subarray(['team:view', 'project:view', 'mcp:full', 'token:create'], { minLength: 1 }),
+      }),
+    },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)) },
     { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -144,11 +207,29 @@ const contentType = () =>
 
 const query = () =>
   fc.dictionary(
-    fc.oneof(fc.constantFrom('limit', 'cursor', 'token_id', 'operation', 'endpoint_id', 'status', 'event_type', 'project_id'), fc.string({ minLength: 1, maxLength: 8 })),
     fc.oneof(
-      fc.constantFrom('1', '25', '100', '101', '0', '-3', 'abc', '1.5', 'dead', 'pending', 'createProject', 'list_projects'),
+      fc.constantFrom('limit', 'cursor', 'token_id', 'operation', 'endpoint_id', 'status', 'event_type', 'project_id'),
+      fc.string({ minLength: 1, maxLength: 8 }),
+    ),
+    fc.oneof(
+      fc.constantFrom(
+        '1',
+        '25',
+        '100',
+        '101',
+        '0',
+        '-3',
+        'abc',
+        '1.5',
+        'dead',
+        'pending',
+        'createProject',
+        'list_projects',
+      ),
       fc.jsonValue({ maxDepth: 1 }).map((value) => Buffer.from(JSON.stringify(value)).toString('base64url')),
-      fc.constantFrom(`TEAM#${world.a.team.id}`, `TEAM#${world.b.team.id}`).map((pk) => Buffer.from(JSON.stringify({ pk, sk: 'PROJECT#' })).toString('base64url')),
+      fc
+        .constantFrom(`TEAM#${world.a.team.id}`, `TEAM#${world.b.team.id}`)
+        .map((pk) => Buffer.from(JSON.stringify({ pk, sk: 'PROJECT#' })).toString('base64url')),
       anyId(),
     ),
     { maxKeys: 3 },
@@ -171,7 +252,10 @@ const pathFor = (route: RouteDefinition) =>
   );
 
 const method = (route: RouteDefinition) =>
-  fc.oneof({ weight: 6, arbitrary: fc.constant(route.rest.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') });
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constant(route.rest.method) },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') },
+  );
 
 /** A random request aimed at one route. */
 const requestFor = (route: RouteDefinition) =>
@@ -183,7 +267,9 @@ const requestFor = (route: RouteDefinition) =>
     body: body(),
     contentType: contentType(),
     idempotencyKey: fc.option(fc.oneof(fc.uuid(), junk), { nil: undefined }),
-    extraHeaders: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), fc.string({ maxLength: 30 }), { maxKeys: 2 }),
+    extraHeaders: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), fc.string({ maxLength: 30 }), {
+      maxKeys: 2,
+    }),
     query: query(),
     sourceIp: fc.ipV4(),
   });
@@ -243,7 +329,12 @@ describe('random REST requests to every route', () => {
 });
 
 describe('random tool calls to every tool', () => {
-  const principals = (): Principal[] => [world.a.principal, world.a.scoped.principal, world.a.weak.principal, world.b.principal];
+  const principals = (): Principal[] => [
+    world.a.principal,
+    world.a.scoped.principal,
+    world.a.weak.principal,
+    world.b.principal,
+  ];
 
   /** Arguments: valid-ish values for the tool's own parameters (ids from the pools), extra keys, or any JSON. */
   const argsFor = (name: string) => {
@@ -259,22 +350,41 @@ describe('random tool calls to every tool', () => {
             : key === 'cursor'
               ? fc.oneof(
                   junk,
-                  fc.constantFrom(`TEAM#${world.a.team.id}`, `TEAM#${world.b.team.id}`).map((pk) => Buffer.from(JSON.stringify({ pk, sk: 'PROJECT#' })).toString('base64url')),
+                  fc
+                    .constantFrom(`TEAM#${world.a.team.id}`, `TEAM#${world.b.team.id}`)
+                    .map((pk) => Buffer.from(JSON.stringify({ pk, sk: 'PROJECT#' })).toString('base64url')),
                 )
               : fieldValue();
     const own = keys.length
-      ? fc.tuple(...keys.map((key) => fc.option(value(key), { nil: undefined }))).map((values) => Object.fromEntries(keys.map((key, index) => [key, values[index]]).filter(([, v]) => v !== undefined)))
+      ? fc
+          .tuple(...keys.map((key) => fc.option(value(key), { nil: undefined })))
+          .map((values) =>
+            Object.fromEntries(keys.map((key, index) => [key, values[index]]).filter(([, v]) => v !== undefined)),
+          )
       : fc.constant({});
     return fc.oneof(
       { weight: 5, arbitrary: own },
-      { weight: 1, arbitrary: fc.tuple(own, fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })).map(([a, b]) => ({ ...b, ...a })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            own,
+            fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+          )
+          .map(([a, b]) => ({ ...b, ...a })),
+      },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
     );
   };
 
   const toolCall = fc
-    .oneof({ weight: 9, arbitrary: fc.constantFrom(...TOOL_NAMES) }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) })
-    .chain((name) => fc.record({ name: fc.constant(name), args: argsFor(name), principal: fc.integer({ min: 0, max: 3 }) }));
+    .oneof(
+      { weight: 9, arbitrary: fc.constantFrom(...TOOL_NAMES) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
+    )
+    .chain((name) =>
+      fc.record({ name: fc.constant(name), args: argsFor(name), principal: fc.integer({ min: 0, max: 3 }) }),
+    );
 
   it(
     'always resolve, never with INTERNAL_ERROR, answer failures with catalogue problems, and write nothing when they fail',
@@ -343,12 +453,21 @@ describe('random requests at the tool server’s HTTP edge', () => {
           if (request.token) headers.set('Authorization', `Bearer ${request.token}`);
           if (request.withSession) headers.set('MCP-Session-Id', sessionId);
           const hasBody = request.method === 'POST' || request.method === 'PUT';
-          const response = await handleMcpHttpRequest(runtime, new Request('https://mcp.test/mcp', { method: request.method, headers, body: hasBody ? request.body : undefined }), {
-            clientIp: request.ip,
-          });
+          const response = await handleMcpHttpRequest(
+            runtime,
+            new Request('https://mcp.test/mcp', {
+              method: request.method,
+              headers,
+              body: hasBody ? request.body : undefined,
+            }),
+            {
+              clientIp: request.ip,
+            },
+          );
           const text = await response.text();
           expect(response.status, text).toBeLessThan(500);
-          if (response.headers.get('content-type')?.includes('application/problem+json')) expectProblem(JSON.parse(text));
+          if (response.headers.get('content-type')?.includes('application/problem+json'))
+            expectProblem(JSON.parse(text));
         },
       ),
       { numRuns: 150, interruptAfterTimeLimit: 60_000 },

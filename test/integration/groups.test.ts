@@ -30,10 +30,26 @@ async function groupEventsOf(teamId: string): Promise<EventEnvelope[]> {
 
 async function setup() {
   const seeded = await seedTeam(runtime.store, clock);
-  const call = (method: string, path: string, body?: unknown, options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
-    rest(runtime, { method, path, token: options.token ?? seeded.token, body, query: options.query, headers: options.headers });
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) =>
+    rest(runtime, {
+      method,
+      path,
+      token: options.token ?? seeded.token,
+      body,
+      query: options.query,
+      headers: options.headers,
+    });
   const member = async (email: string) => {
-    const reply = await call('POST', '/v1/team-members/invitations', { email, name: email, role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+    const reply = await call('POST', '/v1/team-members/invitations', {
+      email,
+      name: email,
+      role_ids: [BUILT_IN_ROLE_IDS.viewer],
+    });
     expect(reply.status, reply.text).toBe(201);
     return reply.json as { id: string };
   };
@@ -48,10 +64,21 @@ describe('groups', () => {
     const bob = await t.member('bob@example.com');
     const role = (await t.call('POST', '/v1/roles', { name: 'Group role', abilities: ['team:view'] })).json;
 
-    const created = await t.call('POST', '/v1/groups', { name: 'Editors', description: 'Write things', role_ids: [role.id, BUILT_IN_ROLE_IDS.developer], member_ids: [ada.id] });
+    const created = await t.call('POST', '/v1/groups', {
+      name: 'Editors',
+      description: 'Write things',
+      role_ids: [role.id, BUILT_IN_ROLE_IDS.developer],
+      member_ids: [ada.id],
+    });
     expect(created.status, created.text).toBe(201);
     const group = created.json;
-    expect(group).toMatchObject({ name: 'Editors', description: 'Write things', role_ids: [role.id, BUILT_IN_ROLE_IDS.developer], member_ids: [ada.id], member_count: 1 });
+    expect(group).toMatchObject({
+      name: 'Editors',
+      description: 'Write things',
+      role_ids: [role.id, BUILT_IN_ROLE_IDS.developer],
+      member_ids: [ada.id],
+      member_count: 1,
+    });
     expect(await t.groupsOf(ada.id)).toEqual([group.id]);
     expect((await t.call('GET', `/v1/groups/${group.id}`)).json).toEqual(group);
     expect((await tool(runtime, t.principal, 'get_group', { id: group.id })).structuredContent).toEqual(group);
@@ -61,16 +88,27 @@ describe('groups', () => {
     expect((await t.call('GET', '/v1/groups', undefined, { query: { role_id: role.id } })).json.data).toEqual([group]);
 
     // Swap the members and drop a role: both members' lists and the role's counter follow.
-    const changed = await t.call('POST', `/v1/groups/${group.id}`, { member_ids: [bob.id], role_ids: [BUILT_IN_ROLE_IDS.developer], name: 'Writers' });
+    const changed = await t.call('POST', `/v1/groups/${group.id}`, {
+      member_ids: [bob.id],
+      role_ids: [BUILT_IN_ROLE_IDS.developer],
+      name: 'Writers',
+    });
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.json).toMatchObject({ name: 'Writers', member_ids: [bob.id], member_count: 1, role_ids: [BUILT_IN_ROLE_IDS.developer] });
+    expect(changed.json).toMatchObject({
+      name: 'Writers',
+      member_ids: [bob.id],
+      member_count: 1,
+      role_ids: [BUILT_IN_ROLE_IDS.developer],
+    });
     expect(await t.groupsOf(ada.id)).toEqual([]);
     expect(await t.groupsOf(bob.id)).toEqual([group.id]);
     expect((await t.call('DELETE', `/v1/roles/${role.id}`)).status).toBe(200); // no longer assigned
 
     // Nothing to change: nothing written.
     const before = await domainSnapshot(runtime.store);
-    expect((await t.call('POST', `/v1/groups/${group.id}`, { name: 'Writers', member_ids: [bob.id] })).status).toBe(200);
+    expect((await t.call('POST', `/v1/groups/${group.id}`, { name: 'Writers', member_ids: [bob.id] })).status).toBe(
+      200,
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(before);
 
     const deleted = await t.call('DELETE', `/v1/groups/${group.id}`);
@@ -105,18 +143,49 @@ describe('groups', () => {
   it('need group:manage-members for members and role:assign for roles, never beyond the caller', async () => {
     const t = await setup();
     const ada = await t.member('perm@example.com');
-    const creator = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['group:create', 'group:update', 'team:view'] });
-    const assigner = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['group:create', 'role:assign', 'team:view'] });
+    const creator = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['group:create', 'group:update', 'team:view'],
+    });
+    const assigner = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['group:create', 'role:assign', 'team:view'],
+    });
     const plain = (await t.call('POST', '/v1/groups', { name: 'Plain' })).json;
     const before = await domainSnapshot(runtime.store);
-    expectRestProblem(await t.call('POST', '/v1/groups', { name: 'With members', member_ids: [ada.id] }, { token: creator.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', '/v1/groups', { name: 'With roles', role_ids: [BUILT_IN_ROLE_IDS.viewer] }, { token: creator.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', `/v1/groups/${plain.id}`, { member_ids: [ada.id] }, { token: creator.token }), 'TOKEN_MISSING_ABILITY');
-    const beyond = expectRestProblem(await t.call('POST', '/v1/groups', { name: 'Owners', role_ids: [BUILT_IN_ROLE_IDS.owner] }, { token: assigner.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await t.call('POST', '/v1/groups', { name: 'With members', member_ids: [ada.id] }, { token: creator.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await t.call(
+        'POST',
+        '/v1/groups',
+        { name: 'With roles', role_ids: [BUILT_IN_ROLE_IDS.viewer] },
+        { token: creator.token },
+      ),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await t.call('POST', `/v1/groups/${plain.id}`, { member_ids: [ada.id] }, { token: creator.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    const beyond = expectRestProblem(
+      await t.call(
+        'POST',
+        '/v1/groups',
+        { name: 'Owners', role_ids: [BUILT_IN_ROLE_IDS.owner] },
+        { token: assigner.token },
+      ),
+      'TOKEN_MISSING_ABILITY',
+    );
     expect(beyond.detail).toContain('team:delete');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     // A rename needs group:update only.
-    expect((await t.call('POST', `/v1/groups/${plain.id}`, { name: 'Renamed', description: null }, { token: creator.token })).status).toBe(200);
+    expect(
+      (await t.call('POST', `/v1/groups/${plain.id}`, { name: 'Renamed', description: null }, { token: creator.token }))
+        .status,
+    ).toBe(200);
   });
 
   it('refuse removed members and members already in the most groups', async () => {
@@ -125,7 +194,8 @@ describe('groups', () => {
     await t.call('DELETE', `/v1/team-members/${gone.id}`);
     expectRestProblem(await t.call('POST', '/v1/groups', { name: 'Late', member_ids: [gone.id] }), 'CONFLICT');
     const busy = await t.member('busy@example.com');
-    for (let index = 0; index < 10; index++) expect((await t.call('POST', '/v1/groups', { name: `G${index}`, member_ids: [busy.id] })).status).toBe(201);
+    for (let index = 0; index < 10; index++)
+      expect((await t.call('POST', '/v1/groups', { name: `G${index}`, member_ids: [busy.id] })).status).toBe(201);
     expect(await t.groupsOf(busy.id)).toHaveLength(10);
     expectRestProblem(await t.call('POST', '/v1/groups', { name: 'G10', member_ids: [busy.id] }), 'CONFLICT');
   });
@@ -136,6 +206,9 @@ describe('groups', () => {
     const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, projectIds: [project.id] });
     expectRestProblem(await t.call('GET', '/v1/groups', undefined, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
     expectToolProblem(await tool(runtime, scoped.principal, 'list_groups', {}), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', '/v1/groups', { name: 'Scoped' }, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await t.call('POST', '/v1/groups', { name: 'Scoped' }, { token: scoped.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 });

@@ -12,8 +12,24 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { beginIdempotentRequest, IDEMPOTENCY_LOCK_SECONDS, requestFingerprint } from '../../shared/limits/idempotency.js';
-import { countProjects, createWorld, domainSnapshot, expectRestProblem, expectToolProblem, gatedStore, rest, scanTable, tool, withStore, type World } from '../support/guarantees.js';
+import {
+  beginIdempotentRequest,
+  IDEMPOTENCY_LOCK_SECONDS,
+  requestFingerprint,
+} from '../../shared/limits/idempotency.js';
+import {
+  countProjects,
+  createWorld,
+  domainSnapshot,
+  expectRestProblem,
+  expectToolProblem,
+  gatedStore,
+  rest,
+  scanTable,
+  tool,
+  withStore,
+  type World,
+} from '../support/guarantees.js';
 import { createTestRuntime, createTestStore, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { keys } from '../../shared/store/keys.js';
 import { createStore, type Store } from '../../shared/store/store.js';
@@ -41,7 +57,8 @@ const createProjectCall = (key: string, body: unknown = project(), authorization
  * transaction) before any has finished, so a key taken without its condition gives more than one effect.
  */
 const RACERS = 4;
-const isProjectTransaction = (command: { constructor: { name: string } }) => command.constructor.name === 'TransactWriteCommand';
+const isProjectTransaction = (command: { constructor: { name: string } }) =>
+  command.constructor.name === 'TransactWriteCommand';
 
 beforeAll(async () => {
   store = await createTestStore();
@@ -77,7 +94,10 @@ describe('REST Idempotency-Key', () => {
     expectRestProblem(fromSibling, 'IDEMPOTENCY_KEY_REUSED');
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     // Authorization runs before the key is looked at: a token without the ability learns nothing.
-    expectRestProblem(await rest(runtime, createProjectCall(key, project(), world.a.weak.token)), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await rest(runtime, createProjectCall(key, project(), world.a.weak.token)),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 
   it('answers IDEMPOTENCY_KEY_REUSED for the same key with another body, another route or another surface', async () => {
@@ -86,11 +106,28 @@ describe('REST Idempotency-Key', () => {
     const snapshot = await domainSnapshot(runtime.store);
     expectRestProblem(await rest(runtime, createProjectCall(key, project('Another name'))), 'IDEMPOTENCY_KEY_REUSED');
     expectRestProblem(
-      await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token, headers: { 'Idempotency-Key': key }, body: { name: 'x', url: 'https://a.example/h', events: ['project.created'] } }),
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/webhook-endpoints',
+        token,
+        headers: { 'Idempotency-Key': key },
+        body: { name: 'x', url: 'https://a.example/h', events: ['project.created'] },
+      }),
       'IDEMPOTENCY_KEY_REUSED',
     );
-    expectRestProblem(await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${world.a.endpoint.id}`, token, headers: { 'Idempotency-Key': key } }), 'IDEMPOTENCY_KEY_REUSED');
-    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }), 'IDEMPOTENCY_KEY_REUSED');
+    expectRestProblem(
+      await rest(runtime, {
+        method: 'DELETE',
+        path: `/v1/webhook-endpoints/${world.a.endpoint.id}`,
+        token,
+        headers: { 'Idempotency-Key': key },
+      }),
+      'IDEMPOTENCY_KEY_REUSED',
+    );
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }),
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(snapshot);
   });
 
@@ -101,17 +138,43 @@ describe('REST Idempotency-Key', () => {
       const problem = expectRestProblem(reply, 'VALIDATION_FAILED');
       expect(problem.errors).toEqual([{ path: 'header.idempotency-key', message: expect.any(String) }]);
     }
-    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: 'nope' }), 'VALIDATION_FAILED');
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: 'nope' }),
+      'VALIDATION_FAILED',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(snapshot);
   });
 
   it('does not store a write that failed: a corrected retry with the same key runs', async () => {
     const key = randomUUID();
     const snapshot = await domainSnapshot(runtime.store);
-    expectRestProblem(await rest(runtime, createProjectCall(key, { name: '', platform_type: 'discord' })), 'VALIDATION_FAILED');
-    expectRestProblem(await rest(runtime, { ...createProjectCall(key, '{"name": "broken"'), headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } }), 'VALIDATION_FAILED');
-    expectRestProblem(await rest(runtime, { ...createProjectCall(key, 'name=x'), headers: { 'Idempotency-Key': key, 'Content-Type': 'application/x-www-form-urlencoded' } }), 'UNSUPPORTED_MEDIA_TYPE');
-    expectRestProblem(await rest(runtime, { method: 'DELETE', path: `/v1/webhook-endpoints/${randomUUID()}`, token, headers: { 'Idempotency-Key': key } }), 'NOT_FOUND');
+    expectRestProblem(
+      await rest(runtime, createProjectCall(key, { name: '', platform_type: 'discord' })),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await rest(runtime, {
+        ...createProjectCall(key, '{"name": "broken"'),
+        headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+      }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await rest(runtime, {
+        ...createProjectCall(key, 'name=x'),
+        headers: { 'Idempotency-Key': key, 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expectRestProblem(
+      await rest(runtime, {
+        method: 'DELETE',
+        path: `/v1/webhook-endpoints/${randomUUID()}`,
+        token,
+        headers: { 'Idempotency-Key': key },
+      }),
+      'NOT_FOUND',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(snapshot); // no idempotency record either
     const corrected = await rest(runtime, createProjectCall(key));
     expect(corrected.status).toBe(201);
@@ -143,7 +206,9 @@ describe('REST Idempotency-Key', () => {
     const before = await countProjects(runtime.store, teamId);
     const replies = await Promise.all(Array.from({ length: RACERS }, () => rest(runtime, createProjectCall(key))));
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
-    const originals = replies.filter((reply) => reply.status === 201 && reply.headers['idempotent-replay'] === undefined);
+    const originals = replies.filter(
+      (reply) => reply.status === 201 && reply.headers['idempotent-replay'] === undefined,
+    );
     expect(originals).toHaveLength(1);
     for (const reply of replies) {
       if (reply.status === 201) expect(reply.json).toEqual(originals[0].json);
@@ -177,9 +242,19 @@ describe('REST Idempotency-Key', () => {
     const key = randomUUID();
     const body = JSON.stringify(project());
     // What a request that crashed after claiming the key leaves behind (same fingerprint as below).
-    const abandoned = await beginIdempotentRequest(runtime.store, clock, teamId, key, requestFingerprint([world.a.principal.tokenId, 'POST', '/v1/projects', '', body]));
+    const abandoned = await beginIdempotentRequest(
+      runtime.store,
+      clock,
+      teamId,
+      key,
+      requestFingerprint([world.a.principal.tokenId, 'POST', '/v1/projects', '', body]),
+    );
     expect(abandoned.kind).toBe('claimed');
-    const retry = { ...createProjectCall(key), body, headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } };
+    const retry = {
+      ...createProjectCall(key),
+      body,
+      headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+    };
     expectRestProblem(await rest(runtime, retry), 'IDEMPOTENCY_KEY_IN_USE');
     clock.advance((IDEMPOTENCY_LOCK_SECONDS + 1) * 1000);
     const retried = await rest(runtime, retry);
@@ -188,7 +263,13 @@ describe('REST Idempotency-Key', () => {
 
   it('never stores a minted token secret or a webhook secret in the clear, yet replays them to the key holder', async () => {
     const tokenKey = randomUUID();
-    const minted = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: { abilities: ['team:view'] } });
+    const minted = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/tokens',
+      token,
+      headers: { 'Idempotency-Key': tokenKey },
+      body: { abilities: ['team:view'] },
+    });
     expect(minted.status).toBe(201);
     const endpointKey = randomUUID();
     const endpoint = await rest(runtime, {
@@ -205,7 +286,13 @@ describe('REST Idempotency-Key', () => {
     expect(raw).not.toContain(tokenKey);
     expect(raw).not.toContain(endpointKey);
     expect(raw).not.toContain(endpoint.json.secret); // the endpoint item holds it sealed too (D16)
-    const replay = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: { abilities: ['team:view'] } });
+    const replay = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/tokens',
+      token,
+      headers: { 'Idempotency-Key': tokenKey },
+      body: { abilities: ['team:view'] },
+    });
     expect(replay.headers['idempotent-replay']).toBe('true');
     expect(replay.json.token).toBe(minted.json.token);
   });
@@ -228,13 +315,20 @@ describe('the completion commits with the effect', () => {
         };
       },
     });
-    return createStore({ document: document, tableName: runtime.store.tableName, deadLetterTableName: runtime.store.deadLetterTableName });
+    return createStore({
+      document: document,
+      tableName: runtime.store.tableName,
+      deadLetterTableName: runtime.store.deadLetterTableName,
+    });
   }
 
   it('replays, never re-runs, a write whose answer was lost after its transaction committed', async () => {
     const key = randomUUID();
     const before = await countProjects(runtime.store, teamId);
-    const lost = await rest(withStore(runtime, storeLosingFirstTransactionAnswer()), createProjectCall(key, project('Committed once')));
+    const lost = await rest(
+      withStore(runtime, storeLosingFirstTransactionAnswer()),
+      createProjectCall(key, project('Committed once')),
+    );
     expectRestProblem(lost, 'INTERNAL_ERROR');
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     const retry = await rest(runtime, createProjectCall(key, project('Committed once')));
@@ -247,7 +341,10 @@ describe('the completion commits with the effect', () => {
   it('does the same for a write tool', async () => {
     const args = { ...project('Tool committed once'), idempotency_key: randomUUID() };
     const before = await countProjects(runtime.store, teamId);
-    expectToolProblem(await tool(withStore(runtime, storeLosingFirstTransactionAnswer()), world.a.principal, 'create_project', args), 'INTERNAL_ERROR');
+    expectToolProblem(
+      await tool(withStore(runtime, storeLosingFirstTransactionAnswer()), world.a.principal, 'create_project', args),
+      'INTERNAL_ERROR',
+    );
     const retry = await tool(runtime, world.a.principal, 'create_project', args);
     expect(retry.isError).toBeFalsy();
     expect(retry._meta).toEqual({ 'idempotent-replay': true });
@@ -257,27 +354,69 @@ describe('the completion commits with the effect', () => {
 
 describe('a stored response is bound to the token that made it', () => {
   it('answers IDEMPOTENCY_KEY_REUSED to another token of the team with the same key and body, never replaying a minted token or a webhook secret', async () => {
-    const other = await seedToken(runtime.store, clock, { teamId, abilities: ['token:create', 'team:view', 'webhook-endpoint:manage', 'project:view'], name: 'only token:create' });
+    const other = await seedToken(runtime.store, clock, {
+      teamId,
+      abilities: ['token:create', 'team:view', 'webhook-endpoint:manage', 'project:view'],
+      name: 'only token:create',
+    });
     const tokenKey = randomUUID();
     const mintBody = { abilities: ['team:view'] };
-    const minted = await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: mintBody });
+    const minted = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/tokens',
+      token,
+      headers: { 'Idempotency-Key': tokenKey },
+      body: mintBody,
+    });
     expect(minted.status).toBe(201);
-    const stolen = await rest(runtime, { method: 'POST', path: '/v1/tokens', token: other.token, headers: { 'Idempotency-Key': tokenKey }, body: mintBody });
+    const stolen = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/tokens',
+      token: other.token,
+      headers: { 'Idempotency-Key': tokenKey },
+      body: mintBody,
+    });
     expectRestProblem(stolen, 'IDEMPOTENCY_KEY_REUSED');
     expect(stolen.text).not.toContain(minted.json.token);
     const endpointKey = randomUUID();
     const endpointBody = { name: 'bound', url: 'https://receiver.example/bound', events: ['project.created'] };
-    const endpoint = await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token, headers: { 'Idempotency-Key': endpointKey }, body: endpointBody });
+    const endpoint = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/webhook-endpoints',
+      token,
+      headers: { 'Idempotency-Key': endpointKey },
+      body: endpointBody,
+    });
     expect(endpoint.status).toBe(201);
-    const replayToOther = await rest(runtime, { method: 'POST', path: '/v1/webhook-endpoints', token: other.token, headers: { 'Idempotency-Key': endpointKey }, body: endpointBody });
+    const replayToOther = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/webhook-endpoints',
+      token: other.token,
+      headers: { 'Idempotency-Key': endpointKey },
+      body: endpointBody,
+    });
     expectRestProblem(replayToOther, 'IDEMPOTENCY_KEY_REUSED');
     expect(replayToOther.text).not.toContain(endpoint.json.secret);
     // The token that made the request still gets its replay.
-    expect((await rest(runtime, { method: 'POST', path: '/v1/tokens', token, headers: { 'Idempotency-Key': tokenKey }, body: mintBody })).json.token).toBe(minted.json.token);
+    expect(
+      (
+        await rest(runtime, {
+          method: 'POST',
+          path: '/v1/tokens',
+          token,
+          headers: { 'Idempotency-Key': tokenKey },
+          body: mintBody,
+        })
+      ).json.token,
+    ).toBe(minted.json.token);
   });
 
   it('does the same for write tools', async () => {
-    const other = await seedToken(runtime.store, clock, { teamId, abilities: ['mcp:full', 'project:create'], name: 'tool caller' });
+    const other = await seedToken(runtime.store, clock, {
+      teamId,
+      abilities: ['mcp:full', 'project:create'],
+      name: 'tool caller',
+    });
     const args = { ...project('Bound tool'), idempotency_key: randomUUID() };
     const first = await tool(runtime, world.a.principal, 'create_project', args);
     expect(first.isError).toBeFalsy();
@@ -295,27 +434,41 @@ describe('write tools: idempotency_key', () => {
     expect(replay.structuredContent).toEqual(first.structuredContent);
     expect(replay._meta).toEqual({ 'idempotent-replay': true });
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
-    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project('Changed'), idempotency_key: key }), 'IDEMPOTENCY_KEY_REUSED');
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'create_project', { ...project('Changed'), idempotency_key: key }),
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expectRestProblem(await rest(runtime, createProjectCall(key)), 'IDEMPOTENCY_KEY_REUSED');
   });
 
   it(`has exactly one effect when ${RACERS} identical tool calls race`, async () => {
     const key = randomUUID();
     const before = await countProjects(runtime.store, teamId);
-    const results = await Promise.all(Array.from({ length: RACERS }, () => tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key })));
+    const results = await Promise.all(
+      Array.from({ length: RACERS }, () =>
+        tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }),
+      ),
+    );
     expect(await countProjects(runtime.store, teamId)).toBe(before + 1);
     const successes = results.filter((result) => !result.isError);
     expect(successes.filter((result) => result._meta === undefined)).toHaveLength(1);
     for (const result of successes) expect(result.structuredContent).toEqual(successes[0].structuredContent);
-    for (const result of results.filter((candidate) => candidate.isError)) expectToolProblem(result, 'IDEMPOTENCY_KEY_IN_USE');
+    for (const result of results.filter((candidate) => candidate.isError))
+      expectToolProblem(result, 'IDEMPOTENCY_KEY_IN_USE');
   });
 
   it('answers IDEMPOTENCY_KEY_IN_USE to a tool retry while the first call runs', async () => {
     const key = randomUUID();
     const gate = gatedStore(runtime.store, isProjectTransaction);
-    const first = tool(withStore(runtime, gate.store), world.a.principal, 'create_project', { ...project(), idempotency_key: key });
+    const first = tool(withStore(runtime, gate.store), world.a.principal, 'create_project', {
+      ...project(),
+      idempotency_key: key,
+    });
     await gate.reached;
-    expectToolProblem(await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }), 'IDEMPOTENCY_KEY_IN_USE');
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'create_project', { ...project(), idempotency_key: key }),
+      'IDEMPOTENCY_KEY_IN_USE',
+    );
     gate.release();
     expect((await first).isError).toBeUndefined();
   });
@@ -323,9 +476,18 @@ describe('write tools: idempotency_key', () => {
   it('does not store a failed tool call: the same key works once the call succeeds', async () => {
     const key = randomUUID();
     const missing = randomUUID();
-    expectToolProblem(await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: missing, idempotency_key: key }), 'NOT_FOUND');
-    expectToolProblem(await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: missing, idempotency_key: key }), 'NOT_FOUND');
-    const deleted = await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: world.a.endpoint.id, idempotency_key: randomUUID() });
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: missing, idempotency_key: key }),
+      'NOT_FOUND',
+    );
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'delete_webhook_endpoint', { id: missing, idempotency_key: key }),
+      'NOT_FOUND',
+    );
+    const deleted = await tool(runtime, world.a.principal, 'delete_webhook_endpoint', {
+      id: world.a.endpoint.id,
+      idempotency_key: randomUUID(),
+    });
     expect(deleted.structuredContent).toEqual({ id: world.a.endpoint.id, deleted: true });
   });
 });
@@ -337,9 +499,26 @@ describe("subscription transitions take their key 'in-transaction'", () => {
       expect(reply.status, reply.text).toBe(201);
       return reply.json.id as string;
     };
-    const planId = created(await rest(runtime, { method: 'POST', path: `/v1/projects/${world.a.project.id}/plans`, token, body: { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' } }));
-    const subscriber = await createSubscriber(runtime, world.a.principal, world.a.project.id, { display_name: 'Ada', consent: false });
-    return created(await rest(runtime, { method: 'POST', path: `/v1/projects/${world.a.project.id}/subscriptions`, token, body: { subscriber_id: subscriber.id, plan_id: planId } }));
+    const planId = created(
+      await rest(runtime, {
+        method: 'POST',
+        path: `/v1/projects/${world.a.project.id}/plans`,
+        token,
+        body: { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' },
+      }),
+    );
+    const subscriber = await createSubscriber(runtime, world.a.principal, world.a.project.id, {
+      display_name: 'Ada',
+      consent: false,
+    });
+    return created(
+      await rest(runtime, {
+        method: 'POST',
+        path: `/v1/projects/${world.a.project.id}/subscriptions`,
+        token,
+        body: { subscriber_id: subscriber.id, plan_id: planId },
+      }),
+    );
   }
   const transition = (subscriptionId: string, action: string, key: string | null, body: unknown = {}) => ({
     method: 'POST',
@@ -348,7 +527,8 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     headers: key ? { 'Idempotency-Key': key } : ({} as Record<string, string>),
     body,
   });
-  const eventsOf = async (type: string) => (await teamEvents(runtime.store, teamId)).filter((event) => event.type === type);
+  const eventsOf = async (type: string) =>
+    (await teamEvents(runtime.store, teamId)).filter((event) => event.type === type);
 
   it('replays the first response with Idempotent-Replay: true and emits no second event', async () => {
     const subscriptionId = await activeSubscription();
@@ -365,9 +545,15 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     expect(await eventsOf('subscription.paused')).toHaveLength(1);
     // The tool server shares the mode: its own key on pause_subscription replays too (its fingerprint is the tool's).
     const toolKey = randomUUID();
-    const resumed = await tool(runtime, world.a.principal, 'resume_subscription', { id: subscriptionId, idempotency_key: toolKey });
+    const resumed = await tool(runtime, world.a.principal, 'resume_subscription', {
+      id: subscriptionId,
+      idempotency_key: toolKey,
+    });
     expect(resumed.isError).toBeFalsy();
-    const toolReplay = await tool(runtime, world.a.principal, 'resume_subscription', { id: subscriptionId, idempotency_key: toolKey });
+    const toolReplay = await tool(runtime, world.a.principal, 'resume_subscription', {
+      id: subscriptionId,
+      idempotency_key: toolKey,
+    });
     expect(toolReplay._meta).toEqual({ 'idempotent-replay': true });
     expect(toolReplay.structuredContent).toEqual(resumed.structuredContent);
     expect(await eventsOf('subscription.resumed')).toHaveLength(1);
@@ -379,7 +565,10 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     expect((await rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'holiday' }))).status).toBe(200);
     const snapshot = await domainSnapshot(runtime.store);
     // Paused again is not allowed (its CONFLICT is answered by the record), resume is (its transaction fails on the record).
-    expectRestProblem(await rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'other' })), 'IDEMPOTENCY_KEY_REUSED');
+    expectRestProblem(
+      await rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'other' })),
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expectRestProblem(await rest(runtime, transition(subscriptionId, 'resume', key)), 'IDEMPOTENCY_KEY_REUSED');
     expectRestProblem(await rest(runtime, createProjectCall(key)), 'IDEMPOTENCY_KEY_REUSED');
     expect(await domainSnapshot(runtime.store)).toEqual(snapshot);
@@ -389,7 +578,9 @@ describe("subscription transitions take their key 'in-transaction'", () => {
   it(`has exactly one effect when ${RACERS} identical pauses race, and every answer is the same 200 (no IDEMPOTENCY_KEY_IN_USE)`, async () => {
     const subscriptionId = await activeSubscription();
     const key = randomUUID();
-    const replies = await Promise.all(Array.from({ length: RACERS }, () => rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'race' }))));
+    const replies = await Promise.all(
+      Array.from({ length: RACERS }, () => rest(runtime, transition(subscriptionId, 'pause', key, { reason: 'race' }))),
+    );
     expect(await eventsOf('subscription.paused')).toHaveLength(1);
     for (const reply of replies) {
       expect(reply.status, reply.text).toBe(200);
@@ -402,8 +593,18 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     const subscriptionId = await activeSubscription();
     const key = randomUUID();
     const body = JSON.stringify({});
-    await beginIdempotentRequest(runtime.store, clock, teamId, key, requestFingerprint([world.a.principal.tokenId, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, '', body]));
-    const reply = await rest(runtime, { ...transition(subscriptionId, 'pause', key), body, headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } });
+    await beginIdempotentRequest(
+      runtime.store,
+      clock,
+      teamId,
+      key,
+      requestFingerprint([world.a.principal.tokenId, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, '', body]),
+    );
+    const reply = await rest(runtime, {
+      ...transition(subscriptionId, 'pause', key),
+      body,
+      headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+    });
     expectRestProblem(reply, 'IDEMPOTENCY_KEY_IN_USE');
     expect(reply.headers['retry-after']).toBe('1');
     expect(await eventsOf('subscription.paused')).toHaveLength(0);
@@ -414,7 +615,11 @@ describe("subscription transitions take their key 'in-transaction'", () => {
     const key = randomUUID();
     expectRestProblem(await rest(runtime, transition(subscriptionId, 'resume', key)), 'CONFLICT');
     expectRestProblem(await rest(runtime, transition(subscriptionId, 'resume', key)), 'CONFLICT');
-    expect((await scanTable(runtime.store)).filter((item) => item.entity === 'idempotency' && item.pk === keys.teamPartition(teamId))).toEqual([]);
+    expect(
+      (await scanTable(runtime.store)).filter(
+        (item) => item.entity === 'idempotency' && item.pk === keys.teamPartition(teamId),
+      ),
+    ).toEqual([]);
     expect((await rest(runtime, transition(subscriptionId, 'pause', null))).status).toBe(200); // fixing it, without a key
     const resumed = await rest(runtime, transition(subscriptionId, 'resume', key));
     expect(resumed.status, resumed.text).toBe(200);

@@ -51,7 +51,12 @@ async function activity(tokenFilter?: string): Promise<ActivityEntry[]> {
 async function legacyPost(body: unknown, sessionId: string, bearer = token): Promise<RawMcpResponse> {
   const request = new Request('https://mcp.test/mcp', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${bearer}`, 'MCP-Session-Id': sessionId },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${bearer}`,
+      'MCP-Session-Id': sessionId,
+    },
     body: JSON.stringify(body),
   });
   return toRaw(await handleMcpHttpRequest(runtime, request, { clientIp: '198.51.100.30' }));
@@ -61,16 +66,23 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
   it('records a call refused by the mcp rate limit, with outcome RATE_LIMITED, and every call of a 40-call race for the last 20', async () => {
     const sessionId = await mcpSession(runtime, token); // 2 of the 120
     await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 98); // 100 of the 120 used, none of them a tool call
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, index) => mcpPost(runtime, toolsCall(index + 1, 'get_team'), { token, sessionId })));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        mcpPost(runtime, toolsCall(index + 1, 'get_team'), { token, sessionId }),
+      ),
+    );
     expect(replies.filter((reply) => reply.status === 429)).toHaveLength(20);
     const entries = await activity(tokenId);
     expect(entries).toHaveLength(40);
     expect(entries.filter((entry) => entry.outcome === 'ok')).toHaveLength(20);
     const refused = entries.filter((entry) => entry.outcome === 'RATE_LIMITED');
     expect(refused).toHaveLength(20);
-    for (const entry of refused) expect(entry).toMatchObject({ token_id: tokenId, surface: 'mcp', operation: 'get_team', status: 429 });
+    for (const entry of refused)
+      expect(entry).toMatchObject({ token_id: tokenId, surface: 'mcp', operation: 'get_team', status: 429 });
     // Each entry carries the request id the caller saw.
-    const limitedIds = new Set(replies.filter((reply) => reply.status === 429).map((reply) => reply.headers.get('x-request-id')));
+    const limitedIds = new Set(
+      replies.filter((reply) => reply.status === 429).map((reply) => reply.headers.get('x-request-id')),
+    );
     expect(new Set(refused.map((entry) => entry.request_id))).toEqual(limitedIds);
   });
 
@@ -80,21 +92,37 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
         runtime,
         new Request('https://mcp.test/mcp', {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'batch', version: '1' } } }),
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            Authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'batch', version: '1' } },
+          }),
         }),
         { clientIp: '198.51.100.30' },
       ),
     );
     const sessionId = initialized.headers.get('mcp-session-id')!;
     await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 110); // 1 + 110 used: 9 left
-    const batch = [toolsCall(1, 'get_team'), toolsCall(2, 'list_projects'), { jsonrpc: '2.0', id: 3, method: 'ping' }, ...Array.from({ length: 8 }, (_, index) => toolsCall(10 + index, 'get_team'))];
+    const batch = [
+      toolsCall(1, 'get_team'),
+      toolsCall(2, 'list_projects'),
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      ...Array.from({ length: 8 }, (_, index) => toolsCall(10 + index, 'get_team')),
+    ];
     const refused = await legacyPost(batch, sessionId);
     expect(refused.status).toBe(429);
     const entries = await activity(tokenId);
     expect(entries).toHaveLength(10); // the tools/call messages, not the ping
     expect(entries.every((entry) => entry.outcome === 'RATE_LIMITED' && entry.status === 429)).toBe(true);
-    expect(entries.map((entry) => entry.operation).sort()).toEqual([...Array(9).fill('get_team'), 'list_projects'].sort());
+    expect(entries.map((entry) => entry.operation).sort()).toEqual(
+      [...Array(9).fill('get_team'), 'list_projects'].sort(),
+    );
   });
 
   it('records a call refused at the mcp:full gate, with outcome TOKEN_MISSING_ABILITY', async () => {
@@ -102,10 +130,19 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
     const reply = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: gateless.token, sessionId: randomUUID() });
     expect(reply.status).toBe(403);
     expect(await activity(gateless.id)).toMatchObject([
-      { token_id: gateless.id, surface: 'mcp', operation: 'get_team', outcome: 'TOKEN_MISSING_ABILITY', status: 403, request_id: reply.headers.get('x-request-id') },
+      {
+        token_id: gateless.id,
+        surface: 'mcp',
+        operation: 'get_team',
+        outcome: 'TOKEN_MISSING_ABILITY',
+        status: 403,
+        request_id: reply.headers.get('x-request-id'),
+      },
     ]);
     // Requests that are not tool calls are not tool invocations: nothing more is written.
-    expect((await mcpPost(runtime, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: gateless.token })).status).toBe(403);
+    expect(
+      (await mcpPost(runtime, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: gateless.token })).status,
+    ).toBe(403);
     expect(await activity(gateless.id)).toHaveLength(1);
   });
 
@@ -120,7 +157,14 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
       await mcpPost(runtime, toolsCall(3, 'get_team'), { token: unknownId, clientIp: '198.51.100.40' }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401]);
-    expect(await activity(revoked.id)).toMatchObject([{ operation: 'list_projects', outcome: 'AUTHENTICATION_REQUIRED', status: 401, request_id: answers[0].headers.get('x-request-id') }]);
+    expect(await activity(revoked.id)).toMatchObject([
+      {
+        operation: 'list_projects',
+        outcome: 'AUTHENTICATION_REQUIRED',
+        status: 401,
+        request_id: answers[0].headers.get('x-request-id'),
+      },
+    ]);
     // A wrong secret proves nothing about the caller: like an unknown id, it is attributed to no team.
     expect(await activity(tokenId)).toEqual([]);
     expect(await activity()).toHaveLength(1);
@@ -128,7 +172,10 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
     // Once the IP's anonymous bucket is full no token is verified, so nothing is attributed to a team.
     await mcpPost(runtime, toolsCall(4, 'get_team'), { clientIp: '198.51.100.40' });
     await mcpPost(runtime, toolsCall(5, 'get_team'), { clientIp: '198.51.100.40' });
-    expect((await mcpPost(runtime, toolsCall(6, 'list_projects'), { token: revoked.token, clientIp: '198.51.100.40' })).status).toBe(429);
+    expect(
+      (await mcpPost(runtime, toolsCall(6, 'list_projects'), { token: revoked.token, clientIp: '198.51.100.40' }))
+        .status,
+    ).toBe(429);
     expect(await activity()).toHaveLength(1);
   });
 

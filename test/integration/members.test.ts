@@ -9,7 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { recordPlatformMembership, type PlatformMembershipUpdate } from '../../shared/domain/members/platform-updates.js';
+import {
+  recordPlatformMembership,
+  type PlatformMembershipUpdate,
+} from '../../shared/domain/members/platform-updates.js';
 import { findMemberOfSubscriber } from '../../shared/domain/members/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
@@ -28,8 +31,15 @@ function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, token = team.token, extra: { query?: Record<string, string> } = {}) => rest(runtime, { method, path, token, body, ...extra });
-const record = (update: Omit<PlatformMembershipUpdate, 'teamId' | 'projectId'>) => recordPlatformMembership(runtime, { teamId: team.team.id, projectId, ...update });
+const call = (
+  method: string,
+  path: string,
+  body?: unknown,
+  token = team.token,
+  extra: { query?: Record<string, string> } = {},
+) => rest(runtime, { method, path, token, body, ...extra });
+const record = (update: Omit<PlatformMembershipUpdate, 'teamId' | 'projectId'>) =>
+  recordPlatformMembership(runtime, { teamId: team.team.id, projectId, ...update });
 
 beforeEach(async () => {
   clock = testClock();
@@ -89,18 +99,35 @@ describe('platform membership updates', () => {
     expect(await record({ platformUserId: 'ghost', change: 'left' })).toBeNull();
     expect(await record({ platformUserId: 'ghost', change: 'profile', username: 'boo' })).toBeNull();
     expect(await domainSnapshot(runtime.store)).toEqual(before);
-    await expect(recordPlatformMembership(runtime, { teamId: team.team.id, projectId: randomUUID(), platformUserId: 'x', change: 'joined' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      recordPlatformMembership(runtime, {
+        teamId: team.team.id,
+        projectId: randomUUID(),
+        platformUserId: 'x',
+        change: 'joined',
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('links a joining member to the subscriber with the same platform user id (both ways); findMemberOfSubscriber finds it', async () => {
-    const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Linus', email: 'linus@example.com', consent: true, platform_user_id: '2002' })).json;
+    const subscriber = (
+      await call('POST', `/v1/projects/${projectId}/subscribers`, {
+        display_name: 'Linus',
+        email: 'linus@example.com',
+        consent: true,
+        platform_user_id: '2002',
+      })
+    ).json;
     expect(await findMemberOfSubscriber(runtime.store, team.team.id, projectId, subscriber.id)).toBeNull();
     await newEvents();
     const member = await record({ platformUserId: '2002', change: 'joined', username: 'linus' });
     expect(member!.subscriber_id).toBe(subscriber.id);
     const events = await newEvents();
     expect(types(events)).toEqual(['member.joined']);
-    expect(events[0].data).toMatchObject({ member: { id: member!.id }, subscriber: { id: subscriber.id, member_id: member!.id, email: 'linus@example.com' } });
+    expect(events[0].data).toMatchObject({
+      member: { id: member!.id },
+      subscriber: { id: subscriber.id, member_id: member!.id, email: 'linus@example.com' },
+    });
     expect((await call('GET', `/v1/subscribers/${subscriber.id}`)).json.member_id).toBe(member!.id);
     expect(await findMemberOfSubscriber(runtime.store, team.team.id, projectId, subscriber.id)).toEqual(member);
     expect(await findMemberOfSubscriber(runtime.store, team.team.id, projectId, randomUUID())).toBeNull();
@@ -124,12 +151,16 @@ describe('member operations', () => {
     const all = await call('GET', `/v1/projects/${projectId}/members`);
     expect(all.status, all.text).toBe(200);
     expect(all.json.data.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
-    const left = await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, { query: { status: 'left' } });
+    const left = await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, {
+      query: { status: 'left' },
+    });
     expect(left.json.data.map((m: { platform_user_id: string }) => m.platform_user_id)).toEqual(['b']);
     const paged: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, { query: { limit: '2', ...(cursor ? { cursor } : {}) } });
+      const page = await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, {
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
       paged.push(...page.json.data.map((m: { id: string }) => m.id));
       cursor = page.json.next_cursor ?? undefined;
     } while (cursor);
@@ -140,7 +171,10 @@ describe('member operations', () => {
 
     expectRestProblem(await call('GET', `/v1/members/${randomUUID()}`), 'NOT_FOUND');
     expectRestProblem(await call('GET', `/v1/projects/${randomUUID()}/members`), 'NOT_FOUND');
-    expectRestProblem(await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, { query: { status: 'gone' } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, { query: { status: 'gone' } }),
+      'VALIDATION_FAILED',
+    );
     const other = (await call('POST', '/v1/projects', { name: 'Other', platform_type: 'web' })).json.id;
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [other] });
     expectRestProblem(await call('GET', `/v1/members/${ids[0]}`, undefined, scoped.token), 'NOT_FOUND');

@@ -24,7 +24,14 @@ import { keys, secondaryIndex } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
 import { teamEvents } from '../support/events.js';
 import { expectRestProblem, rest } from '../support/guarantees.js';
-import { createTestRuntime, createTestStore, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import {
+  createTestRuntime,
+  createTestStore,
+  seedTeam,
+  seedToken,
+  testClock,
+  type TestRuntime,
+} from '../support/store.js';
 
 const DAY = 86_400_000;
 
@@ -34,7 +41,8 @@ let store: Store;
 let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 
-const call = (method: string, path: string, body?: unknown, token = team.token) => rest(runtime, { method, path, token, body });
+const call = (method: string, path: string, body?: unknown, token = team.token) =>
+  rest(runtime, { method, path, token, body });
 const ok = async (method: string, path: string, body?: unknown, status = 200, token = team.token) => {
   const reply = await call(method, path, body, token);
   expect(reply.status, reply.text).toBe(status);
@@ -46,9 +54,20 @@ const today = () => new Date(clock.nowMs()).toISOString().slice(0, 10);
 async function newProject(name: string) {
   const id = (await ok('POST', '/v1/projects', { name, platform_type: 'telegram' }, 201)).id as string;
   await ok('PUT', `/v1/projects/${id}/payment-provider`, { provider: 'manual' });
-  const gold = await ok('POST', `/v1/projects/${id}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }, 201);
-  const fortnight = await ok('POST', `/v1/projects/${id}/plans`, { name: 'Fortnight', amount: 1200, currency: 'USD', interval: 'week', interval_count: 2 }, 201);
-  const subscriber = async (display_name: string) => (await createSubscriber(runtime, team.principal, id, { display_name, consent: false })).id;
+  const gold = await ok(
+    'POST',
+    `/v1/projects/${id}/plans`,
+    { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 },
+    201,
+  );
+  const fortnight = await ok(
+    'POST',
+    `/v1/projects/${id}/plans`,
+    { name: 'Fortnight', amount: 1200, currency: 'USD', interval: 'week', interval_count: 2 },
+    201,
+  );
+  const subscriber = async (display_name: string) =>
+    (await createSubscriber(runtime, team.principal, id, { display_name, consent: false })).id;
   return { id, gold: gold.id as string, fortnight: fortnight.id as string, subscriber };
 }
 
@@ -78,12 +97,32 @@ describe('the figures', () => {
     expect(empty.daily.at(-1)).toEqual({ date: today(), active: 0, revenue: [] });
 
     // Books: a paid monthly subscription (900 EUR), a creator's trial grant (no MRR), a failed first payment.
-    const paid = await ok('POST', `/v1/projects/${books.id}/payments`, { subscriber_id: await books.subscriber('Ada'), plan_id: books.gold, status: 'succeeded' }, 201);
-    await ok('POST', `/v1/projects/${books.id}/subscriptions`, { subscriber_id: await books.subscriber('Bo'), plan_id: books.gold, trial: true }, 201);
-    await ok('POST', `/v1/projects/${books.id}/payments`, { subscriber_id: await books.subscriber('Cy'), plan_id: books.gold, status: 'failed' }, 201);
+    const paid = await ok(
+      'POST',
+      `/v1/projects/${books.id}/payments`,
+      { subscriber_id: await books.subscriber('Ada'), plan_id: books.gold, status: 'succeeded' },
+      201,
+    );
+    await ok(
+      'POST',
+      `/v1/projects/${books.id}/subscriptions`,
+      { subscriber_id: await books.subscriber('Bo'), plan_id: books.gold, trial: true },
+      201,
+    );
+    await ok(
+      'POST',
+      `/v1/projects/${books.id}/payments`,
+      { subscriber_id: await books.subscriber('Cy'), plan_id: books.gold, status: 'failed' },
+      201,
+    );
     // Films: a paid fortnightly subscription (1200 USD per two weeks = 2600 a month), the next day.
     clock.advance(DAY);
-    await ok('POST', `/v1/projects/${films.id}/payments`, { subscriber_id: await films.subscriber('Di'), plan_id: films.fortnight, status: 'succeeded' }, 201);
+    await ok(
+      'POST',
+      `/v1/projects/${films.id}/payments`,
+      { subscriber_id: await films.subscriber('Di'), plan_id: films.fortnight, status: 'succeeded' },
+      201,
+    );
     // A partial refund of the Books payment, and its cancellation at the period's end (still active).
     await ok('POST', `/v1/payments/${paid.id}/refund`, { amount: 300 });
     await ok('POST', `/v1/subscriptions/${paid.subscription_id}/cancel`, {});
@@ -93,10 +132,20 @@ describe('the figures', () => {
       project_id: books.id,
       subscriptions: { active: 1, trialing: 1, past_due: 0 },
       mrr: [{ currency: 'EUR', amount: 900 }],
-      last_30_days: { new: 2, churned: 0, revenue: [{ currency: 'EUR', amount: 900 }], refunds: [{ currency: 'EUR', amount: 300 }], failed_payments: 1 },
+      last_30_days: {
+        new: 2,
+        churned: 0,
+        revenue: [{ currency: 'EUR', amount: 900 }],
+        refunds: [{ currency: 'EUR', amount: 300 }],
+        failed_payments: 1,
+      },
     });
     expect(bookFigures.daily.slice(-2)).toEqual([
-      { date: new Date(clock.nowMs() - DAY).toISOString().slice(0, 10), active: 1, revenue: [{ currency: 'EUR', amount: 900 }] },
+      {
+        date: new Date(clock.nowMs() - DAY).toISOString().slice(0, 10),
+        active: 1,
+        revenue: [{ currency: 'EUR', amount: 900 }],
+      },
       { date: today(), active: 1, revenue: [] },
     ]);
 
@@ -124,7 +173,11 @@ describe('the figures', () => {
     // Cancelled at once: churned today, out of active and MRR; yesterday's series keeps it.
     await ok('POST', `/v1/subscriptions/${paid.subscription_id}/cancel`, { at_period_end: false });
     const after = await ok('GET', `/v1/projects/${books.id}/metrics`);
-    expect(after).toMatchObject({ subscriptions: { active: 0, trialing: 1 }, mrr: [], last_30_days: { new: 2, churned: 1 } });
+    expect(after).toMatchObject({
+      subscriptions: { active: 0, trialing: 1 },
+      mrr: [],
+      last_30_days: { new: 2, churned: 1 },
+    });
     expect(after.daily.slice(-2).map((day: { active: number }) => day.active)).toEqual([1, 0]);
   });
 });
@@ -132,31 +185,55 @@ describe('the figures', () => {
 describe('who sees what', () => {
   it('a token with project-subscription:view-any alone sees the counts, and null for every money field', async () => {
     const books = await newProject('Books');
-    await ok('POST', `/v1/projects/${books.id}/payments`, { subscriber_id: await books.subscriber('Ada'), plan_id: books.gold, status: 'succeeded' }, 201);
-    const counts = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-subscription:view-any'] });
+    await ok(
+      'POST',
+      `/v1/projects/${books.id}/payments`,
+      { subscriber_id: await books.subscriber('Ada'), plan_id: books.gold, status: 'succeeded' },
+      201,
+    );
+    const counts = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-subscription:view-any'],
+    });
     for (const path of [`/v1/projects/${books.id}/metrics`, '/v1/metrics']) {
       const figures = await ok('GET', path, undefined, 200, counts.token);
-      expect(figures).toMatchObject({ subscriptions: { active: 1 }, mrr: null, last_30_days: { new: 1, revenue: null, refunds: null, failed_payments: 0 } });
+      expect(figures).toMatchObject({
+        subscriptions: { active: 1 },
+        mrr: null,
+        last_30_days: { new: 1, revenue: null, refunds: null, failed_payments: 0 },
+      });
       expect(figures.daily.every((day: { revenue: unknown }) => day.revenue === null)).toBe(true);
     }
-    const moneyOnly = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-payment:view-any'] });
+    const moneyOnly = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-payment:view-any'],
+    });
     expectRestProblem(await call('GET', '/v1/metrics', undefined, moneyOnly.token), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await call('GET', `/v1/projects/${books.id}/metrics`, undefined, moneyOnly.token), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${books.id}/metrics`, undefined, moneyOnly.token),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 
   it('a project-scoped token reads its projects’ metrics; another project answers NOT_FOUND; the team’s figures are team-wide data', async () => {
     const books = await newProject('Books');
     const films = await newProject('Films');
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [books.id] });
-    expect(await ok('GET', `/v1/projects/${books.id}/metrics`, undefined, 200, scoped.token)).toMatchObject({ project_id: books.id });
-    const outside = expectRestProblem(await call('GET', `/v1/projects/${films.id}/metrics`, undefined, scoped.token), 'NOT_FOUND');
+    expect(await ok('GET', `/v1/projects/${books.id}/metrics`, undefined, 200, scoped.token)).toMatchObject({
+      project_id: books.id,
+    });
+    const outside = expectRestProblem(
+      await call('GET', `/v1/projects/${films.id}/metrics`, undefined, scoped.token),
+      'NOT_FOUND',
+    );
     expect(outside.detail).toBe(`No project ${films.id}.`);
     expectRestProblem(await call('GET', '/v1/metrics', undefined, scoped.token), 'TOKEN_MISSING_ABILITY');
   });
 
   it('another team’s project answers exactly like no such project', async () => {
     const other = await seedTeam(runtime.store, clock);
-    const foreign = (await ok('POST', '/v1/projects', { name: 'Theirs', platform_type: 'telegram' }, 201, other.token)).id as string;
+    const foreign = (await ok('POST', '/v1/projects', { name: 'Theirs', platform_type: 'telegram' }, 201, other.token))
+      .id as string;
     const missing = randomUUID();
     const theirs = expectRestProblem(await call('GET', `/v1/projects/${foreign}/metrics`), 'NOT_FOUND');
     const none = expectRestProblem(await call('GET', `/v1/projects/${missing}/metrics`), 'NOT_FOUND');
@@ -174,7 +251,11 @@ describe('who sees what', () => {
 /** One step of a randomized sequence; targets are taken modulo what exists (a step the state does not allow answers 4xx and changes nothing). */
 type Step =
   | { kind: 'create'; project: number; plan: number; how: 'grant' | 'trial' | 'fixed' | 'paid' | 'pending' | 'failed' }
-  | { kind: 'transition'; target: number; action: 'cancel_end' | 'cancel_now' | 'pause' | 'resume' | 'suspend' | 'unsuspend' }
+  | {
+      kind: 'transition';
+      target: number;
+      action: 'cancel_end' | 'cancel_now' | 'pause' | 'resume' | 'suspend' | 'unsuspend';
+    }
   | { kind: 'change_plan'; target: number; plan: number }
   | { kind: 'pay'; target: number; status: 'succeeded' | 'failed' | 'pending' }
   | { kind: 'settle'; target: number; status: 'succeeded' | 'failed' }
@@ -183,12 +264,49 @@ type Step =
 
 const steps: fc.Arbitrary<Step[]> = fc.array(
   fc.oneof(
-    { weight: 5, arbitrary: fc.record({ kind: fc.constant('create'), project: fc.nat(1), plan: fc.nat(2), how: fc.constantFrom('grant', 'trial', 'fixed', 'paid', 'pending', 'failed') }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('transition'), target: fc.nat(), action: fc.constantFrom('cancel_end', 'cancel_now', 'pause', 'resume', 'suspend', 'unsuspend') }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant('create'),
+        project: fc.nat(1),
+        plan: fc.nat(2),
+        how: fc.constantFrom('grant', 'trial', 'fixed', 'paid', 'pending', 'failed'),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('transition'),
+        target: fc.nat(),
+        action: fc.constantFrom('cancel_end', 'cancel_now', 'pause', 'resume', 'suspend', 'unsuspend'),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('change_plan'), target: fc.nat(), plan: fc.nat(2) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('pay'), target: fc.nat(), status: fc.constantFrom('succeeded', 'failed', 'pending') }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('settle'), target: fc.nat(), status: fc.constantFrom('succeeded', 'failed') }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund'), target: fc.nat(), whole: fc.boolean(), cancel: fc.boolean() }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('pay'),
+        target: fc.nat(),
+        status: fc.constantFrom('succeeded', 'failed', 'pending'),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('settle'),
+        target: fc.nat(),
+        status: fc.constantFrom('succeeded', 'failed'),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('refund'),
+        target: fc.nat(),
+        whole: fc.boolean(),
+        cancel: fc.boolean(),
+      }),
+    },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance'), days: fc.integer({ min: 1, max: 25 }) }) },
   ),
   { minLength: 4, maxLength: 20 },
@@ -211,7 +329,8 @@ const moneyList = (amounts: Map<string, number>) =>
     .filter(([, amount]) => amount !== 0)
     .map(([currency, amount]) => ({ currency, amount }))
     .sort((a, b) => (a.currency < b.currency ? -1 : 1));
-const addTo = (amounts: Map<string, number>, currency: string, amount: number) => amounts.set(currency, (amounts.get(currency) ?? 0) + amount);
+const addTo = (amounts: Map<string, number>, currency: string, amount: number) =>
+  amounts.set(currency, (amounts.get(currency) ?? 0) + amount);
 const dayOf = (time: string | number) => new Date(time).toISOString().slice(0, 10);
 const ACCESS = new Set(['trialing', 'active', 'pending_cancellation', 'past_due']);
 const MONTHS_PER_INTERVAL: Record<string, number> = { week: 12 / 52, month: 1, year: 12 };
@@ -229,15 +348,25 @@ function recount(
   nowMs: number,
 ): Omit<Metrics, 'object' | 'project_id' | 'as_of'> {
   const mine = (projectId: string) => projectIds.includes(projectId);
-  const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) => dayOf(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY));
+  const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) =>
+    dayOf(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY),
+  );
   const recent = new Set(dates.slice(-METRICS_RECENT_DAYS));
   const current = subscriptions.filter((subscription) => mine(subscription.project_id));
   const mrr = new Map<string, number>();
   for (const subscription of current) {
     const plan = plans.get(subscription.plan_id)!;
     const price = plan.price_history.find((version) => version.version === subscription.price_version) ?? plan;
-    const billed = ['active', 'pending_cancellation', 'past_due'].includes(subscription.status) && subscription.payment_provider !== null && subscription.ends_at === null;
-    if (billed && price.interval !== 'one_time') addTo(mrr, price.currency, Math.round(price.amount / (MONTHS_PER_INTERVAL[price.interval] * price.interval_count)));
+    const billed =
+      ['active', 'pending_cancellation', 'past_due'].includes(subscription.status) &&
+      subscription.payment_provider !== null &&
+      subscription.ends_at === null;
+    if (billed && price.interval !== 'one_time')
+      addTo(
+        mrr,
+        price.currency,
+        Math.round(price.amount / (MONTHS_PER_INTERVAL[price.interval] * price.interval_count)),
+      );
   }
   let fresh = 0;
   let churned = 0;
@@ -247,10 +376,16 @@ function recount(
     const gained = states.find((state) => ACCESS.has(state.status));
     if (gained && recent.has(dayOf(gained.status_changed_at))) fresh += 1;
     const ended = states.findIndex((state) => state.status === 'canceled' || state.status === 'expired');
-    if (ended > 0 && states.slice(0, ended).some((state) => !['pending', 'incomplete', 'scheduled'].includes(state.status)) && recent.has(dayOf(states[ended].status_changed_at))) churned += 1;
+    if (
+      ended > 0 &&
+      states.slice(0, ended).some((state) => !['pending', 'incomplete', 'scheduled'].includes(state.status)) &&
+      recent.has(dayOf(states[ended].status_changed_at))
+    )
+      churned += 1;
     for (const date of dates) {
       const last = states.filter((state) => dayOf(state.status_changed_at) <= date).at(-1);
-      if (last && (last.status === 'active' || last.status === 'pending_cancellation')) activeOn.set(date, activeOn.get(date)! + 1);
+      if (last && (last.status === 'active' || last.status === 'pending_cancellation'))
+        activeOn.set(date, activeOn.get(date)! + 1);
     }
   }
   const revenueOn = new Map(dates.map((date) => [date, new Map<string, number>()]));
@@ -274,12 +409,20 @@ function recount(
   }
   return {
     subscriptions: {
-      active: current.filter((subscription) => subscription.status === 'active' || subscription.status === 'pending_cancellation').length,
+      active: current.filter(
+        (subscription) => subscription.status === 'active' || subscription.status === 'pending_cancellation',
+      ).length,
       trialing: current.filter((subscription) => subscription.status === 'trialing').length,
       past_due: current.filter((subscription) => subscription.status === 'past_due').length,
     },
     mrr: moneyList(mrr),
-    last_30_days: { new: fresh, churned, revenue: moneyList(revenue), refunds: moneyList(refunds), failed_payments: failed },
+    last_30_days: {
+      new: fresh,
+      churned,
+      revenue: moneyList(revenue),
+      refunds: moneyList(refunds),
+      failed_payments: failed,
+    },
     daily: dates.map((date) => ({ date, active: activeOn.get(date)!, revenue: moneyList(revenueOn.get(date)!) })),
   };
 }
@@ -301,7 +444,10 @@ async function earliestDeadlineSortKey(teamId: string): Promise<string | null> {
         FilterExpression: `#pk IN (${shards.map((_, index) => `:shard${index}`).join(', ')}) AND team_id = :team`,
         ProjectionExpression: '#sk',
         ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey, '#sk': secondaryIndex.sortKey },
-        ExpressionAttributeValues: { ':team': teamId, ...Object.fromEntries(shards.map((shard, index) => [`:shard${index}`, shard])) },
+        ExpressionAttributeValues: {
+          ':team': teamId,
+          ...Object.fromEntries(shards.map((shard, index) => [`:shard${index}`, shard])),
+        },
         ExclusiveStartKey: startKey,
       }),
     );
@@ -322,9 +468,30 @@ describe('the counters equal a recount (property)', () => {
         team = await seedTeam(runtime.store, clock);
         const books = await newProject('Books');
         const films = await newProject('Films');
-        const annual = (await ok('POST', `/v1/projects/${films.id}/plans`, { name: 'Annual', amount: 10_000, currency: 'EUR', interval: 'year' }, 201)).id as string;
-        const pass = (await ok('POST', `/v1/projects/${films.id}/plans`, { name: 'Pass', amount: 500, currency: 'GBP', interval: 'one_time', access_days: 20 }, 201)).id as string;
-        const free = (await ok('POST', `/v1/projects/${books.id}/plans`, { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' }, 201)).id as string;
+        const annual = (
+          await ok(
+            'POST',
+            `/v1/projects/${films.id}/plans`,
+            { name: 'Annual', amount: 10_000, currency: 'EUR', interval: 'year' },
+            201,
+          )
+        ).id as string;
+        const pass = (
+          await ok(
+            'POST',
+            `/v1/projects/${films.id}/plans`,
+            { name: 'Pass', amount: 500, currency: 'GBP', interval: 'one_time', access_days: 20 },
+            201,
+          )
+        ).id as string;
+        const free = (
+          await ok(
+            'POST',
+            `/v1/projects/${books.id}/plans`,
+            { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' },
+            201,
+          )
+        ).id as string;
         const projects = [
           { ...books, plans: [books.gold, books.fortnight, free] },
           { ...films, plans: [annual, pass, films.gold] },
@@ -345,10 +512,19 @@ describe('the counters equal a recount (property)', () => {
             const subscriber = await project.subscriber(`S${subscriptionIds.length}`);
             if (['grant', 'trial', 'fixed'].includes(step.how)) {
               const ends = step.how === 'fixed' ? { ends_at: new Date(clock.nowMs() + 10 * DAY).toISOString() } : {};
-              const created = await attempt('POST', `/v1/projects/${project.id}/subscriptions`, { subscriber_id: subscriber, plan_id: plan, trial: step.how === 'trial', ...ends });
+              const created = await attempt('POST', `/v1/projects/${project.id}/subscriptions`, {
+                subscriber_id: subscriber,
+                plan_id: plan,
+                trial: step.how === 'trial',
+                ...ends,
+              });
               if (created) subscriptionIds.push(created.id);
             } else {
-              const payment = await attempt('POST', `/v1/projects/${project.id}/payments`, { subscriber_id: subscriber, plan_id: plan, status: step.how.replace('paid', 'succeeded') });
+              const payment = await attempt('POST', `/v1/projects/${project.id}/payments`, {
+                subscriber_id: subscriber,
+                plan_id: plan,
+                status: step.how.replace('paid', 'succeeded'),
+              });
               if (payment) {
                 subscriptionIds.push(payment.subscription_id);
                 paymentIds.push(payment.id);
@@ -370,11 +546,17 @@ describe('the counters equal a recount (property)', () => {
             const id = pick(subscriptionIds, step.target);
             const subscription = id ? await ok('GET', `/v1/subscriptions/${id}`) : null;
             const project = projects.find((candidate) => candidate.id === subscription?.project_id);
-            if (project) await attempt('POST', `/v1/subscriptions/${id}/change-plan`, { plan_id: project.plans[step.plan] });
+            if (project)
+              await attempt('POST', `/v1/subscriptions/${id}/change-plan`, { plan_id: project.plans[step.plan] });
           } else if (step.kind === 'pay') {
             const id = pick(subscriptionIds, step.target);
             const subscription = id ? await ok('GET', `/v1/subscriptions/${id}`) : null;
-            const payment = subscription && (await attempt('POST', `/v1/projects/${subscription.project_id}/payments`, { subscription_id: id, status: step.status }));
+            const payment =
+              subscription &&
+              (await attempt('POST', `/v1/projects/${subscription.project_id}/payments`, {
+                subscription_id: id,
+                status: step.status,
+              }));
             if (payment) paymentIds.push(payment.id);
           } else if (step.kind === 'settle') {
             const id = pick(paymentIds, step.target);
@@ -383,7 +565,11 @@ describe('the counters equal a recount (property)', () => {
             const id = pick(paymentIds, step.target);
             const payment = id ? await ok('GET', `/v1/payments/${id}`) : null;
             const part = payment ? Math.max(1, Math.floor((payment.amount - payment.amount_refunded) / 3)) : 0;
-            if (payment) await attempt('POST', `/v1/payments/${id}/refund`, { ...(step.whole ? {} : { amount: part }), ...(step.cancel ? { cancel: true } : {}) });
+            if (payment)
+              await attempt('POST', `/v1/payments/${id}/refund`, {
+                ...(step.whole ? {} : { amount: part }),
+                ...(step.cancel ? { cancel: true } : {}),
+              });
           } else {
             // The worker runs once a day; on a day before the team's earliest deadline it would change nothing of the
             // team's (earlier runs' teams are done with: their deadlines wait for a day this team has one due).
@@ -402,13 +588,19 @@ describe('the counters equal a recount (property)', () => {
         for (const event of await teamEvents(runtime.store, team.team.id)) {
           const data = event.data as { subscription?: Subscription; payment?: Payment };
           if (data.subscription && event.type.startsWith('subscription.'))
-            history.subscriptions.set(data.subscription.id, [...(history.subscriptions.get(data.subscription.id) ?? []), data.subscription]);
-          if (data.payment && event.type.startsWith('payment.')) history.payments.set(data.payment.id, [...(history.payments.get(data.payment.id) ?? []), data.payment]);
+            history.subscriptions.set(data.subscription.id, [
+              ...(history.subscriptions.get(data.subscription.id) ?? []),
+              data.subscription,
+            ]);
+          if (data.payment && event.type.startsWith('payment.'))
+            history.payments.set(data.payment.id, [...(history.payments.get(data.payment.id) ?? []), data.payment]);
         }
-        for (const states of [...history.subscriptions.values(), ...history.payments.values()]) states.sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
+        for (const states of [...history.subscriptions.values(), ...history.payments.values()])
+          states.sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
         const subscriptions: Subscription[] = [];
         const plans = new Map<string, Plan>();
-        const list = async (path: string) => (await rest(runtime, { method: 'GET', path, token: team.token, query: { limit: '100' } })).json.data;
+        const list = async (path: string) =>
+          (await rest(runtime, { method: 'GET', path, token: team.token, query: { limit: '100' } })).json.data;
         for (const project of projects) {
           subscriptions.push(...(await list(`/v1/projects/${project.id}/subscriptions`)));
           for (const plan of (await list(`/v1/projects/${project.id}/plans`)) as Plan[]) plans.set(plan.id, plan);
@@ -417,10 +609,20 @@ describe('the counters equal a recount (property)', () => {
         const nowMs = clock.nowMs();
         for (const project of projects) {
           const figures = await ok('GET', `/v1/projects/${project.id}/metrics`);
-          expect({ ...figures, as_of: null }).toEqual({ object: 'metrics', project_id: project.id, as_of: null, ...recount([project.id], subscriptions, plans, history, nowMs) });
+          expect({ ...figures, as_of: null }).toEqual({
+            object: 'metrics',
+            project_id: project.id,
+            as_of: null,
+            ...recount([project.id], subscriptions, plans, history, nowMs),
+          });
         }
         const teamFigures = await ok('GET', '/v1/metrics');
-        expect({ ...teamFigures, as_of: null }).toEqual({ object: 'metrics', project_id: null, as_of: null, ...recount([books.id, films.id], subscriptions, plans, history, nowMs) });
+        expect({ ...teamFigures, as_of: null }).toEqual({
+          object: 'metrics',
+          project_id: null,
+          as_of: null,
+          ...recount([books.id, films.id], subscriptions, plans, history, nowMs),
+        });
       }),
       // The fixed example runs first and fails when a clock transition may take effect before the subscription's
       // last change (decideTransition without its effective time); the other runs are random sequences.

@@ -39,7 +39,11 @@ beforeAll(async () => {
   teamId = seeded.team.id;
   const owner = await ensureTeamOwner(runtime, teamId, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
   ownerId = owner.id;
-  const invited = await inviteTeamMember(runtime, seeded.principal, { email: `analyst-${randomUUID()}@example.com`, name: 'Analyst', role_ids: [BUILT_IN_ROLE_IDS.analyst] });
+  const invited = await inviteTeamMember(runtime, seeded.principal, {
+    email: `analyst-${randomUUID()}@example.com`,
+    name: 'Analyst',
+    role_ids: [BUILT_IN_ROLE_IDS.analyst],
+  });
   await acceptTeamInvitation(runtime, invited.invitation_token);
   analystId = invited.id;
   projectId = (await createProject(runtime, seeded.principal, { name: 'Book club', platform_type: 'telegram' })).id;
@@ -47,7 +51,8 @@ beforeAll(async () => {
 
 /** A fresh dashboard session of member `memberId` (tests move the shared clock, so sessions are made when needed). */
 async function sessionOf(memberId: string): Promise<string> {
-  return (await createSession(runtime.store, clock, { teamId, memberId, state: 'active', method: 'passkey' })).cookieValue;
+  return (await createSession(runtime.store, clock, { teamId, memberId, state: 'active', method: 'passkey' }))
+    .cookieValue;
 }
 
 let nextIp = 0;
@@ -106,7 +111,10 @@ async function authorizedCode(options: { memberId?: string; scope?: string; ip?:
   const ip = options.ip ?? freshIp();
   const client = await (await register({}, ip)).json();
   const { verifier, challenge } = pkce();
-  const authorize = await call(`/oauth/authorize?${authorizeQuery(client.client_id, challenge, options.scope ? { scope: options.scope } : {})}`, { ip });
+  const authorize = await call(
+    `/oauth/authorize?${authorizeQuery(client.client_id, challenge, options.scope ? { scope: options.scope } : {})}`,
+    { ip },
+  );
   expect(authorize.status).toBe(302);
   const consent = new URL(authorize.headers.get('location')!);
   expect(consent.pathname).toBe('/dashboard/oauth/authorize');
@@ -129,19 +137,36 @@ async function authorizedCode(options: { memberId?: string; scope?: string; ip?:
 }
 
 async function tokenRequest(form: Record<string, string>, ip?: string): Promise<{ status: number; body: any }> {
-  const response = await call('/oauth/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(), ip });
+  const response = await call('/oauth/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    ip,
+  });
   return { status: response.status, body: await response.json() };
 }
 
 async function exchange(code: string, clientId: string, verifier: string, ip?: string) {
-  return tokenRequest({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier }, ip);
+  return tokenRequest(
+    { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier },
+    ip,
+  );
 }
 
 async function mcpInitialize(accessToken: string): Promise<Response> {
   return call('/mcp', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${accessToken}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${accessToken}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
     ip: freshIp(),
   });
 }
@@ -176,12 +201,24 @@ describe('registration', () => {
       token_endpoint_auth_method: 'none',
       client_name: 'Test assistant',
     });
-    for (const redirect of ['http://example.com/cb', 'javascript:alert(1)', 'https://ok.example/cb#frag', 'http://10.0.0.1/cb']) {
+    for (const redirect of [
+      'http://example.com/cb',
+      'javascript:alert(1)',
+      'https://ok.example/cb#frag',
+      'http://10.0.0.1/cb',
+    ]) {
       const refused = await register({ redirect_uris: [redirect] }, '198.51.100.2');
       expect(refused.status, redirect).toBe(400);
       expect((await refused.json()).error, redirect).toMatch(/^invalid_(redirect_uri|client_metadata)$/);
     }
-    expect(await (await register({ redirect_uris: ['https://ok.example/cb', 'http://[::1]:9/cb', 'http://localhost/cb'] }, '198.51.100.2')).json()).toMatchObject({ client_id: expect.any(String) });
+    expect(
+      await (
+        await register(
+          { redirect_uris: ['https://ok.example/cb', 'http://[::1]:9/cb', 'http://localhost/cb'] },
+          '198.51.100.2',
+        )
+      ).json(),
+    ).toMatchObject({ client_id: expect.any(String) });
     const confidential = await register({ token_endpoint_auth_method: 'client_secret_basic' }, '198.51.100.2');
     expect(confidential.status).toBe(400);
     expect(await confidential.json()).toMatchObject({ error: 'invalid_client_metadata' });
@@ -197,7 +234,10 @@ describe('authorization refusals', () => {
     expect(unknownClient.status).toBe(400);
     expect(unknownClient.headers.get('location')).toBeNull();
     expect(unknownClient.headers.get('content-type')).toContain('text/html');
-    const otherRedirect = await call(`/oauth/authorize?${authorizeQuery(client.client_id, challenge, { redirect_uri: 'https://evil.example/cb' })}`, { ip });
+    const otherRedirect = await call(
+      `/oauth/authorize?${authorizeQuery(client.client_id, challenge, { redirect_uri: 'https://evil.example/cb' })}`,
+      { ip },
+    );
     expect(otherRedirect.status).toBe(400);
     expect(otherRedirect.headers.get('location')).toBeNull();
 
@@ -211,7 +251,12 @@ describe('authorization refusals', () => {
     expect(plain.searchParams.get('error')).toBe('invalid_request');
     expect(plain.searchParams.get('state')).toBe('xyz');
     const missing = new URL(
-      (await call(`/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 's' })}`, { ip })).headers.get('location')!,
+      (
+        await call(
+          `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 's' })}`,
+          { ip },
+        )
+      ).headers.get('location')!,
     );
     expect(missing.searchParams.get('error')).toBe('invalid_request');
     expect((await back({ resource: 'https://other.example/mcp' })).searchParams.get('error')).toBe('invalid_target');
@@ -221,7 +266,11 @@ describe('authorization refusals', () => {
   it('sends a member without a dashboard session to sign in and back to the consent page', async () => {
     const ip = '198.51.100.4';
     const client = await (await register({}, ip)).json();
-    const consent = new URL((await call(`/oauth/authorize?${authorizeQuery(client.client_id, pkce().challenge)}`, { ip })).headers.get('location')!);
+    const consent = new URL(
+      (await call(`/oauth/authorize?${authorizeQuery(client.client_id, pkce().challenge)}`, { ip })).headers.get(
+        'location',
+      )!,
+    );
     const signIn = await dashboard('GET', `${consent.pathname}${consent.search}`, 'dss_nothing');
     expect(signIn.statusCode).toBe(303);
     const location = new URL(signIn.headers.Location, ORIGIN);
@@ -236,11 +285,19 @@ describe('authorization refusals', () => {
   it('Deny redirects with access_denied and the state', async () => {
     const ip = '198.51.100.5';
     const client = await (await register({}, ip)).json();
-    const consent = new URL((await call(`/oauth/authorize?${authorizeQuery(client.client_id, pkce().challenge)}`, { ip })).headers.get('location')!);
+    const consent = new URL(
+      (await call(`/oauth/authorize?${authorizeQuery(client.client_id, pkce().challenge)}`, { ip })).headers.get(
+        'location',
+      )!,
+    );
     const ownerCookie = await sessionOf(ownerId);
     const page = await dashboard('GET', `${consent.pathname}${consent.search}`, ownerCookie);
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1];
-    const denied = await dashboard('POST', '/dashboard/oauth/authorize', ownerCookie, { csrf_token: csrf, request: consent.searchParams.get('request')!, decision: 'deny' });
+    const denied = await dashboard('POST', '/dashboard/oauth/authorize', ownerCookie, {
+      csrf_token: csrf,
+      request: consent.searchParams.get('request')!,
+      decision: 'deny',
+    });
     const back = new URL(denied.headers.Location);
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('xyz');
@@ -253,13 +310,29 @@ describe('tokens', () => {
     const first = await authorizedCode();
     const wrongVerifier = await exchange(first.code, first.client.client_id, pkce().verifier, first.ip);
     expect(wrongVerifier).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await exchange(first.code, first.client.client_id, first.verifier, first.ip)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } }); // used up by the failed attempt
+    expect(await exchange(first.code, first.client.client_id, first.verifier, first.ip)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    }); // used up by the failed attempt
 
     const second = await authorizedCode();
     const issued = await exchange(second.code, second.client.client_id, second.verifier, second.ip);
-    expect(issued).toMatchObject({ status: 200, body: { token_type: 'Bearer', expires_in: 3600, access_token: expect.stringMatching(/^svc_live_/), refresh_token: expect.stringMatching(/^ort_/) } });
-    expect(JSON.stringify(await runtime.store.get(keys.oauthCode(second.code.split('_')[1])))).not.toContain(second.code.split('_')[2]);
-    expect(await exchange(second.code, second.client.client_id, second.verifier, second.ip)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(issued).toMatchObject({
+      status: 200,
+      body: {
+        token_type: 'Bearer',
+        expires_in: 3600,
+        access_token: expect.stringMatching(/^svc_live_/),
+        refresh_token: expect.stringMatching(/^ort_/),
+      },
+    });
+    expect(JSON.stringify(await runtime.store.get(keys.oauthCode(second.code.split('_')[1])))).not.toContain(
+      second.code.split('_')[2],
+    );
+    expect(await exchange(second.code, second.client.client_id, second.verifier, second.ip)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
     // A replayed code revoked what it issued.
     expect((await mcpInitialize(issued.body.access_token)).status).toBe(401);
 
@@ -272,13 +345,27 @@ describe('tokens', () => {
 
     const other = await authorizedCode();
     expect(
-      await tokenRequest({ grant_type: 'authorization_code', code: other.code, client_id: other.client.client_id, redirect_uri: 'http://127.0.0.1:1/other', code_verifier: other.verifier }, other.ip),
+      await tokenRequest(
+        {
+          grant_type: 'authorization_code',
+          code: other.code,
+          client_id: other.client.client_id,
+          redirect_uri: 'http://127.0.0.1:1/other',
+          code_verifier: other.verifier,
+        },
+        other.ip,
+      ),
     ).toMatchObject({
       status: 400,
       body: { error: 'invalid_grant' },
     });
-    expect(await tokenRequest({ grant_type: 'password', client_id: other.client.client_id }, other.ip)).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
-    expect(await tokenRequest({ grant_type: 'authorization_code', client_id: randomUUID(), code: 'x' }, other.ip)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(await tokenRequest({ grant_type: 'password', client_id: other.client.client_id }, other.ip)).toMatchObject({
+      status: 400,
+      body: { error: 'unsupported_grant_type' },
+    });
+    expect(
+      await tokenRequest({ grant_type: 'authorization_code', client_id: randomUUID(), code: 'x' }, other.ip),
+    ).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
   });
 
   it('issues a D2 access token that opens /mcp for an hour, then gets 401 with the resource metadata challenge', async () => {
@@ -298,17 +385,33 @@ describe('tokens', () => {
   it('rotates refresh tokens; a spent one revokes the whole family and its access tokens', async () => {
     const { code, client, verifier, ip } = await authorizedCode();
     const first = (await exchange(code, client.client_id, verifier, ip)).body;
-    const second = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id }, ip);
-    expect(second).toMatchObject({ status: 200, body: { access_token: expect.stringMatching(/^svc_live_/), refresh_token: expect.stringMatching(/^ort_/) } });
+    const second = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id },
+      ip,
+    );
+    expect(second).toMatchObject({
+      status: 200,
+      body: { access_token: expect.stringMatching(/^svc_live_/), refresh_token: expect.stringMatching(/^ort_/) },
+    });
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     expect((await mcpInitialize(second.body.access_token)).status).toBe(200);
-    expect((await listActivity(runtime.store, teamId, { limit: 100, operation: 'oauthRefreshTokenGrant' })).data.length).toBeGreaterThan(0);
+    expect(
+      (await listActivity(runtime.store, teamId, { limit: 100, operation: 'oauthRefreshTokenGrant' })).data.length,
+    ).toBeGreaterThan(0);
 
-    const reused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id }, ip);
+    const reused = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id },
+      ip,
+    );
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await mcpInitialize(second.body.access_token)).status).toBe(401);
     expect((await mcpInitialize(first.access_token)).status).toBe(401);
-    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: second.body.refresh_token, client_id: client.client_id }, ip)).toMatchObject({
+    expect(
+      await tokenRequest(
+        { grant_type: 'refresh_token', refresh_token: second.body.refresh_token, client_id: client.client_id },
+        ip,
+      ),
+    ).toMatchObject({
       status: 400,
       body: { error: 'invalid_grant' },
     });
@@ -318,14 +421,22 @@ describe('tokens', () => {
     const { code, client, verifier, ip } = await authorizedCode();
     const issued = (await exchange(code, client.client_id, verifier, ip)).body;
     clock.advance(REFRESH_TOKEN_LIFETIME_MS);
-    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id }, ip)).toMatchObject({
+    expect(
+      await tokenRequest(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id },
+        ip,
+      ),
+    ).toMatchObject({
       status: 400,
       body: { error: 'invalid_grant', error_description: expect.stringContaining('expired') },
     });
   });
 
   it('consent never grants an ability the member lacks', async () => {
-    const { code, client, verifier, ip, page } = await authorizedCode({ memberId: analystId, scope: 'mcp:full project:view-any project:create token:create' });
+    const { code, client, verifier, ip, page } = await authorizedCode({
+      memberId: analystId,
+      scope: 'mcp:full project:view-any project:create token:create',
+    });
     expect(page).toContain('project:view-any');
     expect(page).not.toContain('<code>project:create</code>');
     const issued = await exchange(code, client.client_id, verifier, ip);
@@ -336,9 +447,15 @@ describe('tokens', () => {
     const { code, client, verifier, ip, page } = await authorizedCode({ projectId });
     expect(page).toContain('Book club');
     const issued = (await exchange(code, client.client_id, verifier, ip)).body;
-    const scopes = async (accessToken: string) => (await runtime.store.get(keys.token(accessToken.split('_')[2])))!.scopes;
+    const scopes = async (accessToken: string) =>
+      (await runtime.store.get(keys.token(accessToken.split('_')[2])))!.scopes;
     expect(await scopes(issued.access_token)).toEqual([`scope:team:${teamId}`, `scope:project:${projectId}`]);
-    const refreshed = (await tokenRequest({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id }, ip)).body;
+    const refreshed = (
+      await tokenRequest(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id },
+        ip,
+      )
+    ).body;
     expect(await scopes(refreshed.access_token)).toEqual([`scope:team:${teamId}`, `scope:project:${projectId}`]);
   });
 
@@ -351,9 +468,16 @@ describe('tokens', () => {
     const tokenId = issued.access_token.split('_')[2];
     const confirm = await dashboard('GET', `/dashboard/tokens/${tokenId}/revoke`, ownerCookie);
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(confirm.body)![1];
-    expect((await dashboard('POST', `/dashboard/tokens/${tokenId}/revoke`, ownerCookie, { csrf_token: csrf })).statusCode).toBe(303);
+    expect(
+      (await dashboard('POST', `/dashboard/tokens/${tokenId}/revoke`, ownerCookie, { csrf_token: csrf })).statusCode,
+    ).toBe(303);
     expect((await mcpInitialize(issued.access_token)).status).toBe(401);
-    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id }, ip)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(
+      await tokenRequest(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id },
+        ip,
+      ),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 });
 
@@ -361,7 +485,13 @@ describe('rate limit', () => {
   it('limits /oauth/* per client IP (429 with Retry-After), not the metadata', async () => {
     const ip = '198.51.100.99';
     let last: Response | undefined;
-    for (let index = 0; index < 31; index++) last = await call('/oauth/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=x', ip });
+    for (let index = 0; index < 31; index++)
+      last = await call('/oauth/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=x',
+        ip,
+      });
     expect(last!.status).toBe(429);
     expect(last!.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await call('/.well-known/oauth-authorization-server', { ip })).status).toBe(200);

@@ -51,23 +51,36 @@ describe('the served OpenAPI document', () => {
     expect(document.paths['/v1/teams/current'].get.security).toEqual([{ bearerAuth: [] }]);
     const documented: string[] = [];
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
-      for (const [method, operation] of Object.entries(item)) documented.push(`${method.toUpperCase()} ${path} ${operation.operationId}`);
+      for (const [method, operation] of Object.entries(item))
+        documented.push(`${method.toUpperCase()} ${path} ${operation.operationId}`);
     }
     const routes = ROUTES;
-    expect(documented.sort()).toEqual(routes.map((route) => `${route.rest.method} ${route.rest.path} ${route.id}`).sort());
+    expect(documented.sort()).toEqual(
+      routes.map((route) => `${route.rest.method} ${route.rest.path} ${route.id}`).sort(),
+    );
     for (const route of routes) {
       const operation = document.paths[route.rest.path][route.rest.method.toLowerCase()];
       // 'authenticated' (the smoke test, DESIGN D2): a valid token, no ability — bearer security, no scope.
-      expect(operation['x-required-scopes'], route.id).toEqual(route.ability && route.ability !== 'authenticated' ? [route.ability] : []);
+      expect(operation['x-required-scopes'], route.id).toEqual(
+        route.ability && route.ability !== 'authenticated' ? [route.ability] : [],
+      );
       if (route.ability) {
         expect(operation.security).toEqual([{ bearerAuth: [] }]);
-        for (const status of ['401', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${route.id} ${status}`).toBeDefined();
-        expect(operation.responses['403'] !== undefined, `${route.id} 403`).toBe(route.ability !== 'authenticated' || route.teamWide);
+        for (const status of ['401', '429'])
+          expect(
+            operation.responses[status]?.content?.['application/problem+json'],
+            `${route.id} ${status}`,
+          ).toBeDefined();
+        expect(operation.responses['403'] !== undefined, `${route.id} 403`).toBe(
+          route.ability !== 'authenticated' || route.teamWide,
+        );
       } else {
         expect(operation.security, route.id).toEqual([]);
       }
       if (route.rest.method !== 'GET') {
-        expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key')?.schema).toEqual({ type: 'string', format: 'uuid' });
+        expect(
+          operation.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key')?.schema,
+        ).toEqual({ type: 'string', format: 'uuid' });
       }
       expect(operation.responses[String(route.rest.successStatus)], route.id).toBeDefined();
     }
@@ -82,8 +95,12 @@ describe('the served OpenAPI document', () => {
     for (const route of ROUTES) {
       const operation = dereferenced.paths[route.rest.path][route.rest.method.toLowerCase()];
       expect(operation.responses['431'], route.id).toBeDefined();
-      if (route.rest.method !== 'GET') for (const status of ['413', '415']) expect(operation.responses[status], `${route.id} ${status}`).toBeDefined();
-      const media = [operation.requestBody?.content?.['application/json'], ...Object.values(operation.responses).flatMap((response: any) => Object.values(response.content ?? {}))].filter(Boolean) as {
+      if (route.rest.method !== 'GET')
+        for (const status of ['413', '415']) expect(operation.responses[status], `${route.id} ${status}`).toBeDefined();
+      const media = [
+        operation.requestBody?.content?.['application/json'],
+        ...Object.values(operation.responses).flatMap((response: any) => Object.values(response.content ?? {})),
+      ].filter(Boolean) as {
         schema: object;
         example: unknown;
       }[];
@@ -97,20 +114,29 @@ describe('the served OpenAPI document', () => {
 
   it('documents what the edge refuses, so a request valid by the document is not refused as invalid', async () => {
     const dereferenced = (await SwaggerParser.dereference(structuredClone(document) as never)) as any;
-    const bodyOf = (path: string, method: string) => dereferenced.paths[path][method].requestBody.content['application/json'].schema;
+    const bodyOf = (path: string, method: string) =>
+      dereferenced.paths[path][method].requestBody.content['application/json'].schema;
     // Trimmed names: blank text is refused, so the document says a non-space character is needed.
     expect(bodyOf('/v1/projects', 'post').properties.name).toMatchObject({ minLength: 1, pattern: '\\S' });
     expect(new RegExp(bodyOf('/v1/projects', 'post').properties.name.pattern).test('   ')).toBe(false);
     // Currencies are the ISO 4217 list itself; payment providers only the connectable ones.
-    expect(bodyOf('/v1/projects/{project_id}/plans', 'post').properties.currency.enum).toEqual(expect.arrayContaining(['EUR', 'USD', 'JPY']));
+    expect(bodyOf('/v1/projects/{project_id}/plans', 'post').properties.currency.enum).toEqual(
+      expect.arrayContaining(['EUR', 'USD', 'JPY']),
+    );
     expect(bodyOf('/v1/projects/{project_id}/plans', 'post').properties.currency.enum).not.toContain('DEE');
-    expect(bodyOf('/v1/projects/{project_id}/payment-provider', 'put').properties.provider.enum).toEqual([...CONNECTABLE_PAYMENT_PROVIDERS]);
+    expect(bodyOf('/v1/projects/{project_id}/payment-provider', 'put').properties.provider.enum).toEqual([
+      ...CONNECTABLE_PAYMENT_PROVIDERS,
+    ]);
     // A cursor is base64url text; any other is VALIDATION_FAILED, as its description says.
-    const cursor = dereferenced.paths['/v1/projects'].get.parameters.find((parameter: { name: string }) => parameter.name === 'cursor');
+    const cursor = dereferenced.paths['/v1/projects'].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'cursor',
+    );
     expect(cursor.schema.pattern).toBe('^[A-Za-z0-9_-]+$');
     expect(cursor.schema.description).toMatch(/VALIDATION_FAILED/);
     // Public writes document their 404, 422 and 429; ids named in a body document 404.
-    expect(Object.keys(dereferenced.paths['/v1/team-invitations/accept'].post.responses)).toEqual(expect.arrayContaining(['404', '422', '429']));
+    expect(Object.keys(dereferenced.paths['/v1/team-invitations/accept'].post.responses)).toEqual(
+      expect.arrayContaining(['404', '422', '429']),
+    );
     expect(dereferenced.paths['/v1/groups'].post.responses['404']).toBeDefined();
   });
 
@@ -120,8 +146,14 @@ describe('the served OpenAPI document', () => {
     const cli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
     // Telemetry and the update check off: no test reaches the internet.
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' };
-    const result = await run(process.execPath, [cli, 'lint', file, '--format=json'], { env, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => error);
-    const report = JSON.parse(String(result.stdout)) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    const result = await run(process.execPath, [cli, 'lint', file, '--format=json'], {
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => error);
+    const report = JSON.parse(String(result.stdout)) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
     expect(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 120_000);
@@ -203,13 +235,25 @@ export const hasTeam: Scopes = true;
     writeFileSync(
       join(directory, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true, types: [], lib: ['ES2022'] },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          skipLibCheck: true,
+          types: [],
+          lib: ['ES2022'],
+        },
         files: ['api.ts', 'client.ts'],
       }),
     );
     const result = await run(process.execPath, [TSC, '-p', join(directory, 'tsconfig.json')], { cwd: directory }).then(
       () => ({ code: 0, output: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        output: `${error.stdout}${error.stderr}`,
+      }),
     );
     expect(result.output).toBe('');
     expect(result.code).toBe(0);

@@ -34,8 +34,13 @@ function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, token = team.token, extra: { headers?: Record<string, string>; query?: Record<string, string> } = {}) =>
-  rest(runtime, { method, path, token, body, ...extra });
+const call = (
+  method: string,
+  path: string,
+  body?: unknown,
+  token = team.token,
+  extra: { headers?: Record<string, string>; query?: Record<string, string> } = {},
+) => rest(runtime, { method, path, token, body, ...extra });
 const gold = { name: 'Gold', description: 'Everything', amount: 900, currency: 'EUR', interval: 'month' };
 const createGold = async (overrides: Record<string, unknown> = {}) => {
   const reply = await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides });
@@ -46,7 +51,11 @@ const connectManual = () => call('PUT', `/v1/projects/${projectId}/payment-provi
 
 /** Simulates the subscriptions use case's counter of live subscriptions on a plan (absent = 0). */
 async function setLiveSubscriptions(planId: string, count: number): Promise<void> {
-  await runtime.store.update({ Key: keys.plan(team.team.id, planId), UpdateExpression: 'SET live_subscription_count = :count', ExpressionAttributeValues: { ':count': count } });
+  await runtime.store.update({
+    Key: keys.plan(team.team.id, planId),
+    UpdateExpression: 'SET live_subscription_count = :count',
+    ExpressionAttributeValues: { ':count': count },
+  });
 }
 
 beforeEach(async () => {
@@ -74,7 +83,17 @@ describe('create, read and list', () => {
       trial_days: 0,
       status: 'active',
       price_version: 1,
-      price_history: [{ version: 1, amount: 900, currency: 'EUR', interval: 'month', interval_count: 1, access_days: null, effective_from: plan.created_at }],
+      price_history: [
+        {
+          version: 1,
+          amount: 900,
+          currency: 'EUR',
+          interval: 'month',
+          interval_count: 1,
+          access_days: null,
+          effective_from: plan.created_at,
+        },
+      ],
       sync_status: 'not_synced',
       payment_provider: null,
       provider_product_id: null,
@@ -99,7 +118,12 @@ describe('create, read and list', () => {
       status: 'inactive',
     });
     expect(pass.isError).toBeFalsy();
-    expect(pass.structuredContent).toMatchObject({ interval: 'one_time', access_days: 7, interval_count: 1, status: 'inactive' });
+    expect(pass.structuredContent).toMatchObject({
+      interval: 'one_time',
+      access_days: 7,
+      interval_count: 1,
+      status: 'inactive',
+    });
     clock.advance(1_000);
     const yearly = await createGold({ name: 'Yearly', interval: 'year', trial_days: 14 });
     expect(types(await newEvents())).toEqual(['plan.created', 'plan.created']);
@@ -111,16 +135,24 @@ describe('create, read and list', () => {
     expect(all.json.data.map((item: { name: string }) => item.name)).toEqual(['Gold', 'Day pass', 'Yearly']);
     const active = await tool(runtime, team.principal, 'list_plans', { project_id: projectId, status: 'active' });
     expect((active.structuredContent.data as { id: string }[]).map((item) => item.id)).toEqual([plan.id, yearly.id]);
-    const first = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, { query: { limit: '2' } });
+    const first = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, {
+      query: { limit: '2' },
+    });
     expect(first.json.data).toHaveLength(2);
-    const second = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, { query: { limit: '2', cursor: first.json.next_cursor } });
+    const second = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, {
+      query: { limit: '2', cursor: first.json.next_cursor },
+    });
     expect(second.json.data.map((item: { name: string }) => item.name)).toEqual(['Yearly']);
     expect(second.json.next_cursor).toBeNull();
     // A cursor of another list (the projects list) is refused.
     await call('POST', '/v1/projects', { name: 'Second', platform_type: 'discord' });
-    const otherCursor = (await call('GET', '/v1/projects', undefined, team.token, { query: { limit: '1' } })).json.next_cursor;
+    const otherCursor = (await call('GET', '/v1/projects', undefined, team.token, { query: { limit: '1' } })).json
+      .next_cursor;
     expect(otherCursor).toEqual(expect.any(String));
-    expectRestProblem(await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, { query: { cursor: otherCursor } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, { query: { cursor: otherCursor } }),
+      'VALIDATION_FAILED',
+    );
     expectRestProblem(await call('GET', `/v1/projects/${randomUUID()}/plans`), 'NOT_FOUND');
   });
 
@@ -140,20 +172,30 @@ describe('create, read and list', () => {
       [{ is_active: true }, ''],
     ];
     for (const [overrides, field] of cases) {
-      const problem = expectRestProblem(await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides }), 'VALIDATION_FAILED');
+      const problem = expectRestProblem(
+        await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides }),
+        'VALIDATION_FAILED',
+      );
       expect(
         problem.errors?.some((error) => error.path.includes(field)),
         JSON.stringify(problem.errors),
       ).toBe(true);
     }
-    expectToolProblem(await tool(runtime, team.principal, 'create_plan', { project_id: projectId, ...gold, interval: 'one_time' }), 'VALIDATION_FAILED');
+    expectToolProblem(
+      await tool(runtime, team.principal, 'create_plan', { project_id: projectId, ...gold, interval: 'one_time' }),
+      'VALIDATION_FAILED',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
 
   it('replays a retried creation with the same Idempotency-Key: one plan, one event', async () => {
     const key = randomUUID();
-    const first = await call('POST', `/v1/projects/${projectId}/plans`, gold, team.token, { headers: { 'Idempotency-Key': key } });
-    const again = await call('POST', `/v1/projects/${projectId}/plans`, gold, team.token, { headers: { 'Idempotency-Key': key } });
+    const first = await call('POST', `/v1/projects/${projectId}/plans`, gold, team.token, {
+      headers: { 'Idempotency-Key': key },
+    });
+    const again = await call('POST', `/v1/projects/${projectId}/plans`, gold, team.token, {
+      headers: { 'Idempotency-Key': key },
+    });
     expect(again.headers['idempotent-replay']).toBe('true');
     expect(again.json).toEqual(first.json);
     expect((await call('GET', `/v1/projects/${projectId}/plans`)).json.data).toHaveLength(1);
@@ -179,7 +221,10 @@ describe('create, read and list', () => {
     const left = (
       await runtime.store.query({
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.teamPartition(team.team.id), ':prefix': keys.plan(team.team.id, '').sk },
+        ExpressionAttributeValues: {
+          ':pk': keys.teamPartition(team.team.id),
+          ':prefix': keys.plan(team.team.id, '').sk,
+        },
       })
     ).items;
     expect(left).toEqual([]);
@@ -192,7 +237,12 @@ describe('update, activate, deactivate', () => {
     await newEvents();
     clock.advance(60_000);
     const edited = await call('POST', `/v1/plans/${plan.id}`, { amount: 1_000, name: 'Gold+' });
-    expect(edited.json).toMatchObject({ amount: 1_000, name: 'Gold+', price_version: 1, price_history: [{ version: 1, amount: 1_000 }] });
+    expect(edited.json).toMatchObject({
+      amount: 1_000,
+      name: 'Gold+',
+      price_version: 1,
+      price_history: [{ version: 1, amount: 1_000 }],
+    });
     expect(edited.json.price_history).toHaveLength(1);
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.updated']);
@@ -200,9 +250,22 @@ describe('update, activate, deactivate', () => {
 
     await setLiveSubscriptions(plan.id, 3);
     clock.advance(60_000);
-    const repriced = await tool(runtime, team.principal, 'update_plan', { id: plan.id, amount: 1_200, interval: 'year' });
-    expect(repriced.structuredContent).toMatchObject({ amount: 1_200, interval: 'year', interval_count: 1, price_version: 2 });
-    expect((repriced.structuredContent.price_history as { version: number; amount: number; interval: string }[]).map((entry) => [entry.version, entry.amount, entry.interval])).toEqual([
+    const repriced = await tool(runtime, team.principal, 'update_plan', {
+      id: plan.id,
+      amount: 1_200,
+      interval: 'year',
+    });
+    expect(repriced.structuredContent).toMatchObject({
+      amount: 1_200,
+      interval: 'year',
+      interval_count: 1,
+      price_version: 2,
+    });
+    expect(
+      (repriced.structuredContent.price_history as { version: number; amount: number; interval: string }[]).map(
+        (entry) => [entry.version, entry.amount, entry.interval],
+      ),
+    ).toEqual([
       [1, 1_000, 'month'],
       [2, 1_200, 'year'],
     ]);
@@ -232,10 +295,21 @@ describe('update, activate, deactivate', () => {
     const on = await call('POST', `/v1/plans/${plan.id}/activate`);
     expect(on.json.status).toBe('active');
     expectRestProblem(await call('POST', `/v1/plans/${plan.id}/activate`), 'CONFLICT');
-    const both = await tool(runtime, team.principal, 'update_plan', { id: plan.id, status: 'inactive', description: null });
+    const both = await tool(runtime, team.principal, 'update_plan', {
+      id: plan.id,
+      status: 'inactive',
+      description: null,
+    });
     expect(both.structuredContent).toMatchObject({ status: 'inactive', description: null });
-    expect(types(await newEvents())).toEqual(['plan.deactivated', 'plan.activated', 'plan.updated', 'plan.deactivated']);
-    const listed = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, { query: { status: 'inactive' } });
+    expect(types(await newEvents())).toEqual([
+      'plan.deactivated',
+      'plan.activated',
+      'plan.updated',
+      'plan.deactivated',
+    ]);
+    const listed = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, {
+      query: { status: 'inactive' },
+    });
     expect(listed.json.data.map((item: { id: string }) => item.id)).toEqual([plan.id]);
   });
 
@@ -245,7 +319,9 @@ describe('update, activate, deactivate', () => {
     await connectManual();
     await call('POST', `/v1/projects/${projectId}/archive`);
     await newEvents();
-    expect(expectRestProblem(await call('POST', `/v1/plans/${plan.id}/activate`), 'CONFLICT').detail).toContain('archived');
+    expect(expectRestProblem(await call('POST', `/v1/plans/${plan.id}/activate`), 'CONFLICT').detail).toContain(
+      'archived',
+    );
     expectRestProblem(await call('POST', `/v1/plans/${plan.id}`, { status: 'active' }), 'CONFLICT');
     expectRestProblem(await call('POST', `/v1/plans/${plan.id}/sync`), 'CONFLICT');
     expect((await call('POST', `/v1/plans/${active.id}/deactivate`)).json.status).toBe('inactive');
@@ -258,7 +334,9 @@ describe('delete', () => {
     const plan = await createGold();
     await setLiveSubscriptions(plan.id, 1);
     const before = await domainSnapshot(runtime.store);
-    expect(expectRestProblem(await call('DELETE', `/v1/plans/${plan.id}`), 'CONFLICT').detail).toContain('live subscription');
+    expect(expectRestProblem(await call('DELETE', `/v1/plans/${plan.id}`), 'CONFLICT').detail).toContain(
+      'live subscription',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     await setLiveSubscriptions(plan.id, 0);
     expect((await call('DELETE', `/v1/plans/${plan.id}`)).json).toEqual({ id: plan.id, deleted: true });
@@ -288,7 +366,11 @@ describe('sync to the payment provider (D22)', () => {
     });
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.synced']);
-    expect(events[0].data).toMatchObject({ payment_provider: 'manual', provider_product_id: `manual_prod_${unsynced.id}`, plan: { sync_status: 'synced' } });
+    expect(events[0].data).toMatchObject({
+      payment_provider: 'manual',
+      provider_product_id: `manual_prod_${unsynced.id}`,
+      plan: { sync_status: 'synced' },
+    });
 
     const created = await createGold({ name: 'Silver' });
     expect(created).toMatchObject({ sync_status: 'synced', payment_provider: 'manual' });
@@ -297,7 +379,11 @@ describe('sync to the payment provider (D22)', () => {
 
     await setLiveSubscriptions(created.id, 1);
     const repriced = await call('POST', `/v1/plans/${created.id}`, { amount: 1_500 });
-    expect(repriced.json).toMatchObject({ price_version: 2, sync_status: 'synced', provider_price_id: `manual_price_${created.id}_v2` });
+    expect(repriced.json).toMatchObject({
+      price_version: 2,
+      sync_status: 'synced',
+      provider_price_id: `manual_price_${created.id}_v2`,
+    });
     events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
     expect(events[0].data.plan).toMatchObject({ sync_status: 'pending' });
@@ -310,12 +396,24 @@ describe('sync to the payment provider (D22)', () => {
     const plan = await createGold();
     await connectManual();
     await newEvents();
-    const failing: PaymentProviderAdapter = { ...manualPaymentProvider, syncPlan: async () => ({ ok: false, reason: 'The currency is not enabled on the account.', retryable: false }) };
+    const failing: PaymentProviderAdapter = {
+      ...manualPaymentProvider,
+      syncPlan: async () => ({ ok: false, reason: 'The currency is not enabled on the account.', retryable: false }),
+    };
     const failed = await syncPlan(runtime, team.principal, plan.id, { adapters: { manual: failing } });
-    expect(failed).toMatchObject({ sync_status: 'failed', sync_error: 'The currency is not enabled on the account.', payment_provider: 'manual', synced_at: null });
+    expect(failed).toMatchObject({
+      sync_status: 'failed',
+      sync_error: 'The currency is not enabled on the account.',
+      payment_provider: 'manual',
+      synced_at: null,
+    });
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.sync_failed']);
-    expect(events[0].data).toMatchObject({ payment_provider: 'manual', reason: 'The currency is not enabled on the account.', code: null });
+    expect(events[0].data).toMatchObject({
+      payment_provider: 'manual',
+      reason: 'The currency is not enabled on the account.',
+      code: null,
+    });
     expect((await call('GET', `/v1/plans/${plan.id}`)).json).toMatchObject({ sync_status: 'failed' });
 
     let calls = 0;
@@ -327,15 +425,36 @@ describe('sync to the payment provider (D22)', () => {
         return { ok: true, provider_product_id: `prod_${input.plan_id}`, provider_price_id: null };
       },
     };
-    const recovered = await updatePlan(runtime, team.principal, plan.id, { name: 'Gold again' }, { adapters: { manual: flaky }, retry: { retries: 1, minTimeoutMs: 0 } });
+    const recovered = await updatePlan(
+      runtime,
+      team.principal,
+      plan.id,
+      { name: 'Gold again' },
+      { adapters: { manual: flaky }, retry: { retries: 1, minTimeoutMs: 0 } },
+    );
     expect(calls).toBe(2);
-    expect(recovered).toMatchObject({ name: 'Gold again', sync_status: 'synced', provider_product_id: `prod_${plan.id}`, provider_price_id: null, sync_error: null });
+    expect(recovered).toMatchObject({
+      name: 'Gold again',
+      sync_status: 'synced',
+      provider_product_id: `prod_${plan.id}`,
+      provider_price_id: null,
+      sync_error: null,
+    });
     events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
 
-    const down: PaymentProviderAdapter = { ...manualPaymentProvider, syncPlan: async () => Promise.reject(new Error('sk_live_secret leaked')) };
-    const unreachable = await syncPlan(runtime, team.principal, plan.id, { adapters: { manual: down }, retry: { retries: 2, minTimeoutMs: 0 } });
-    expect(unreachable).toMatchObject({ sync_status: 'failed', sync_error: 'The manual provider could not be reached.' });
+    const down: PaymentProviderAdapter = {
+      ...manualPaymentProvider,
+      syncPlan: async () => Promise.reject(new Error('sk_live_secret leaked')),
+    };
+    const unreachable = await syncPlan(runtime, team.principal, plan.id, {
+      adapters: { manual: down },
+      retry: { retries: 2, minTimeoutMs: 0 },
+    });
+    expect(unreachable).toMatchObject({
+      sync_status: 'failed',
+      sync_error: 'The manual provider could not be reached.',
+    });
     expect(JSON.stringify(await newEvents())).not.toContain('sk_live');
   });
 });

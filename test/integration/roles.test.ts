@@ -32,8 +32,20 @@ async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
 
 async function setup() {
   const seeded = await seedTeam(runtime.store, clock);
-  const call = (method: string, path: string, body?: unknown, options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
-    rest(runtime, { method, path, token: options.token ?? seeded.token, body, query: options.query, headers: options.headers });
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) =>
+    rest(runtime, {
+      method,
+      path,
+      token: options.token ?? seeded.token,
+      body,
+      query: options.query,
+      headers: options.headers,
+    });
   const create = async (body: Record<string, unknown>) => {
     const reply = await call('POST', '/v1/roles', body);
     expect(reply.status, reply.text).toBe(201);
@@ -66,7 +78,10 @@ describe('built-in roles', () => {
     const one = await tool(runtime, t.principal, 'get_role', { id: BUILT_IN_ROLE_IDS.support });
     expect(one.structuredContent).toEqual(listed.json.data[4]);
     expect((await t.call('GET', `/v1/roles/${BUILT_IN_ROLE_IDS.analyst}`)).json).toEqual(listed.json.data[3]);
-    expect((await t.call('GET', '/v1/roles', undefined, { query: { built_in: 'false' } })).json).toEqual({ data: [], next_cursor: null });
+    expect((await t.call('GET', '/v1/roles', undefined, { query: { built_in: 'false' } })).json).toEqual({
+      data: [],
+      next_cursor: null,
+    });
   });
 
   it('cannot be changed or deleted, and their names cannot be taken (any case)', async () => {
@@ -83,14 +98,35 @@ describe('roles of the team’s own', () => {
   it('are created, read, changed and deleted, each change with its event', async () => {
     const t = await setup();
     const project = (await t.call('POST', '/v1/projects', { name: 'P', platform_type: 'discord' })).json;
-    const role = await t.create({ name: 'Moderators', description: 'Keep the peace', abilities: ['project-user:ban', 'project-user:kick', 'project-user:ban'], project_ids: [project.id] });
-    expect(role).toMatchObject({ name: 'Moderators', description: 'Keep the peace', built_in: false, abilities: ['project-user:ban', 'project-user:kick'], project_ids: [project.id] });
+    const role = await t.create({
+      name: 'Moderators',
+      description: 'Keep the peace',
+      abilities: ['project-user:ban', 'project-user:kick', 'project-user:ban'],
+      project_ids: [project.id],
+    });
+    expect(role).toMatchObject({
+      name: 'Moderators',
+      description: 'Keep the peace',
+      built_in: false,
+      abilities: ['project-user:ban', 'project-user:kick'],
+      project_ids: [project.id],
+    });
     expect((await t.call('GET', `/v1/roles/${role.id}`)).json).toEqual(role);
     expect((await tool(runtime, t.principal, 'get_role', { id: role.id })).structuredContent).toEqual(role);
 
-    const updated = await t.call('POST', `/v1/roles/${role.id}`, { name: 'Mods', abilities: ['project-user:kick'], project_ids: null });
+    const updated = await t.call('POST', `/v1/roles/${role.id}`, {
+      name: 'Mods',
+      abilities: ['project-user:kick'],
+      project_ids: null,
+    });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.json).toMatchObject({ id: role.id, name: 'Mods', abilities: ['project-user:kick'], project_ids: null, description: 'Keep the peace' });
+    expect(updated.json).toMatchObject({
+      id: role.id,
+      name: 'Mods',
+      abilities: ['project-user:kick'],
+      project_ids: null,
+      description: 'Keep the peace',
+    });
     // The old name is free again, the new one taken.
     await t.create({ name: 'moderators', abilities: ['team:view'] });
     expectRestProblem(await t.call('POST', '/v1/roles', { name: 'MODS', abilities: ['team:view'] }), 'CONFLICT');
@@ -106,28 +142,51 @@ describe('roles of the team’s own', () => {
     await t.create({ name: 'Mods', abilities: ['team:view'] }); // its name was freed
 
     const events = (await eventsOf(t.team.id)).filter((event) => event.type.startsWith('role.'));
-    expect(events.map((event) => event.type)).toEqual(['role.created', 'role.updated', 'role.created', 'role.deleted', 'role.created']);
+    expect(events.map((event) => event.type)).toEqual([
+      'role.created',
+      'role.updated',
+      'role.created',
+      'role.deleted',
+      'role.created',
+    ]);
     expect(events[0].data).toEqual({ role });
     expect(events[1].data).toEqual({ role: updated.json });
   });
 
   it('never grant abilities the caller lacks, name the missing ones, and check their projects', async () => {
     const t = await setup();
-    const weak = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['role:create', 'role:update', 'team:view'] });
+    const weak = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['role:create', 'role:update', 'team:view'],
+    });
     const role = await t.create({ name: 'Viewers of teams', abilities: ['team:view'] });
     const before = await domainSnapshot(runtime.store);
     const refused = expectRestProblem(
-      await t.call('POST', '/v1/roles', { name: 'Too much', abilities: ['team:view', 'project:delete', 'token:create'] }, { token: weak.token }),
+      await t.call(
+        'POST',
+        '/v1/roles',
+        { name: 'Too much', abilities: ['team:view', 'project:delete', 'token:create'] },
+        { token: weak.token },
+      ),
       'TOKEN_MISSING_ABILITY',
     );
     expect(refused.detail).toContain('project:delete');
     expect(refused.detail).toContain('token:create');
     expect(refused.detail).not.toContain('team:view');
-    expectRestProblem(await t.call('POST', `/v1/roles/${role.id}`, { abilities: ['billing:update'] }, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', '/v1/roles', { name: 'Elsewhere', abilities: ['team:view'], project_ids: [randomUUID()] }), 'NOT_FOUND');
+    expectRestProblem(
+      await t.call('POST', `/v1/roles/${role.id}`, { abilities: ['billing:update'] }, { token: weak.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/roles', { name: 'Elsewhere', abilities: ['team:view'], project_ids: [randomUUID()] }),
+      'NOT_FOUND',
+    );
     expectRestProblem(await t.call('POST', '/v1/roles', { name: 'Nothing', abilities: [] }), 'VALIDATION_FAILED');
     expectRestProblem(await t.call('POST', '/v1/roles', { name: 'Root', abilities: ['root'] }), 'VALIDATION_FAILED');
-    expectRestProblem(await t.call('POST', '/v1/roles', { name: 'Extra', abilities: ['team:view'], built_in: true }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await t.call('POST', '/v1/roles', { name: 'Extra', abilities: ['team:view'], built_in: true }),
+      'VALIDATION_FAILED',
+    );
     expectRestProblem(await t.call('POST', `/v1/roles/${randomUUID()}`, { name: 'Ghost' }), 'NOT_FOUND');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
@@ -135,7 +194,9 @@ describe('roles of the team’s own', () => {
   it('cannot be deleted while a member or a group holds them', async () => {
     const t = await setup();
     const role = await t.create({ name: 'Held', abilities: ['team:view'] });
-    const member = (await t.call('POST', '/v1/team-members/invitations', { email: 'h@example.com', name: 'H', role_ids: [role.id] })).json;
+    const member = (
+      await t.call('POST', '/v1/team-members/invitations', { email: 'h@example.com', name: 'H', role_ids: [role.id] })
+    ).json;
     const group = (await t.call('POST', '/v1/groups', { name: 'Holders', role_ids: [role.id] })).json;
     const before = await domainSnapshot(runtime.store);
     const refused = expectRestProblem(await t.call('DELETE', `/v1/roles/${role.id}`), 'CONFLICT');
@@ -153,7 +214,11 @@ describe('roles of the team’s own', () => {
       const role = await t.create({ name: `Raced ${round}`, abilities: ['team:view'] });
       const [deleted, invited] = await Promise.all([
         t.call('DELETE', `/v1/roles/${role.id}`),
-        t.call('POST', '/v1/team-members/invitations', { email: `race${round}@example.com`, name: 'Racer', role_ids: [role.id] }),
+        t.call('POST', '/v1/team-members/invitations', {
+          email: `race${round}@example.com`,
+          name: 'Racer',
+          role_ids: [role.id],
+        }),
       ]);
       expect(
         [deleted.status, invited.status].filter((status) => status < 300),
@@ -182,12 +247,15 @@ describe('roles of the team’s own', () => {
   it('page with the built-in roles through one cursor, without gaps or repeats', async () => {
     const t = await setup();
     const own = [];
-    for (let index = 0; index < 3; index++) own.push((await t.create({ name: `Paged ${index}`, abilities: ['team:view'] })).id);
+    for (let index = 0; index < 3; index++)
+      own.push((await t.create({ name: `Paged ${index}`, abilities: ['team:view'] })).id);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await t.call('GET', '/v1/roles', undefined, { query: cursor ? { limit: '4', cursor } : { limit: '4' } });
+      const page = await t.call('GET', '/v1/roles', undefined, {
+        query: cursor ? { limit: '4', cursor } : { limit: '4' },
+      });
       expect(page.status, page.text).toBe(200);
       expect(page.json.data.length).toBeLessThanOrEqual(4);
       seen.push(...ids(page.json));
@@ -200,7 +268,12 @@ describe('roles of the team’s own', () => {
     expect(seen.slice(6).sort()).toEqual(own.sort());
     const onlyOwn = await tool(runtime, t.principal, 'list_roles', { built_in: false, limit: 2 });
     expect(onlyOwn.structuredContent.data).toHaveLength(2);
-    expectRestProblem(await t.call('GET', '/v1/roles', undefined, { query: { cursor: Buffer.from(JSON.stringify({ pk: 'TEAM#x', sk: 'ROLE#y' })).toString('base64url') } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await t.call('GET', '/v1/roles', undefined, {
+        query: { cursor: Buffer.from(JSON.stringify({ pk: 'TEAM#x', sk: 'ROLE#y' })).toString('base64url') },
+      }),
+      'VALIDATION_FAILED',
+    );
   });
 
   it('are team-wide data: a project-scoped token is refused', async () => {
@@ -208,7 +281,13 @@ describe('roles of the team’s own', () => {
     const project = (await t.call('POST', '/v1/projects', { name: 'P', platform_type: 'discord' })).json;
     const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, projectIds: [project.id] });
     expectRestProblem(await t.call('GET', '/v1/roles', undefined, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', '/v1/roles', { name: 'Scoped', abilities: ['team:view'] }, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
-    expectToolProblem(await tool(runtime, scoped.principal, 'get_role', { id: BUILT_IN_ROLE_IDS.owner }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await t.call('POST', '/v1/roles', { name: 'Scoped', abilities: ['team:view'] }, { token: scoped.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectToolProblem(
+      await tool(runtime, scoped.principal, 'get_role', { id: BUILT_IN_ROLE_IDS.owner }),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 });

@@ -22,12 +22,23 @@ function scriptedStore(answers: readonly (Error | object)[]) {
       return answer;
     },
   };
-  const store = createStore({ tableName: 't', deadLetterTableName: 'd', document: document, lockTimeoutWaitMs: { min: 1, max: 5 } });
+  const store = createStore({
+    tableName: 't',
+    deadLetterTableName: 'd',
+    document: document,
+    lockTimeoutWaitMs: { min: 1, max: 5 },
+  });
   return { store, calls: () => calls };
 }
 
 /** DynamoDB Local's answer to an operation that waited too long for an item lock (AWS never gives it). */
-const lockTimeout = () => Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError' });
+const lockTimeout = () =>
+  Object.assign(
+    new Error(
+      'This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API',
+    ),
+    { name: 'InternalServerError' },
+  );
 
 describe('store adapter', () => {
   it('reads a key given twice in one BatchGetItem once (DynamoDB refuses duplicate keys)', async () => {
@@ -58,7 +69,10 @@ describe('the store’s requests', () => {
 
   it('reach DynamoDB as the matching command, `table` replaced by that table’s TableName and every other field as given', async () => {
     const { store, sent } = recordingStore();
-    const condition = { ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as const;
+    const condition = {
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    } as const;
     await store.put({ Item: { pk: 'a', sk: 'b' }, ...condition });
     await store.update({
       table: 'deadLetter',
@@ -69,7 +83,14 @@ describe('the store’s requests', () => {
       ReturnValues: 'UPDATED_NEW',
     });
     await store.delete({ table: 'main', Key: { pk: 'a', sk: 'b' }, ReturnValues: 'ALL_OLD' });
-    await store.query({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'a' }, Select: 'COUNT', Limit: 5, ScanIndexForward: false });
+    await store.query({
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'a' },
+      Select: 'COUNT',
+      Limit: 5,
+      ScanIndexForward: false,
+    });
     expect(sent).toEqual([
       { command: 'PutCommand', input: { TableName: 'main-table', Item: { pk: 'a', sk: 'b' }, ...condition } },
       {
@@ -83,10 +104,21 @@ describe('the store’s requests', () => {
           ReturnValues: 'UPDATED_NEW',
         },
       },
-      { command: 'DeleteCommand', input: { TableName: 'main-table', Key: { pk: 'a', sk: 'b' }, ReturnValues: 'ALL_OLD' } },
+      {
+        command: 'DeleteCommand',
+        input: { TableName: 'main-table', Key: { pk: 'a', sk: 'b' }, ReturnValues: 'ALL_OLD' },
+      },
       {
         command: 'QueryCommand',
-        input: { TableName: 'main-table', IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'a' }, Select: 'COUNT', Limit: 5, ScanIndexForward: false },
+        input: {
+          TableName: 'main-table',
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'a' },
+          Select: 'COUNT',
+          Limit: 5,
+          ScanIndexForward: false,
+        },
       },
     ]);
   });
@@ -97,7 +129,13 @@ describe('the store’s requests', () => {
       { Put: { Item: { pk: 'p', sk: '1' } } },
       { Update: { table: 'deadLetter', Key: { pk: 'u', sk: '1' }, UpdateExpression: 'REMOVE x' } },
       { Delete: { Key: { pk: 'd', sk: '1' }, ConditionExpression: 'attribute_exists(pk)' } },
-      { ConditionCheck: { Key: { pk: 'c', sk: '1' }, ConditionExpression: 'attribute_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+      {
+        ConditionCheck: {
+          Key: { pk: 'c', sk: '1' },
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
     ]);
     expect(sent).toEqual([
       {
@@ -106,8 +144,21 @@ describe('the store’s requests', () => {
           TransactItems: [
             { Put: { TableName: 'main-table', Item: { pk: 'p', sk: '1' } } },
             { Update: { TableName: 'dead-table', Key: { pk: 'u', sk: '1' }, UpdateExpression: 'REMOVE x' } },
-            { Delete: { TableName: 'main-table', Key: { pk: 'd', sk: '1' }, ConditionExpression: 'attribute_exists(pk)' } },
-            { ConditionCheck: { TableName: 'main-table', Key: { pk: 'c', sk: '1' }, ConditionExpression: 'attribute_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+            {
+              Delete: {
+                TableName: 'main-table',
+                Key: { pk: 'd', sk: '1' },
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            {
+              ConditionCheck: {
+                TableName: 'main-table',
+                Key: { pk: 'c', sk: '1' },
+                ConditionExpression: 'attribute_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
           ],
         },
       },
@@ -118,12 +169,16 @@ describe('the store’s requests', () => {
 describe('DynamoDB Local’s lock timeout', () => {
   it('reads as the transaction conflict AWS answers instead, so a transaction under load is retried by its caller rather than failing', async () => {
     const conflicted = scriptedStore([lockTimeout()]);
-    const conflict = await conflicted.store.transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }]).catch((error: unknown) => error);
+    const conflict = await conflicted.store
+      .transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }])
+      .catch((error: unknown) => error);
     expect(conflict).toBeInstanceOf(TransactionCanceledError);
     expect((conflict as TransactionCanceledError).reasons).toEqual(['TransactionConflict']);
     expect(conflicted.calls()).toBe(1);
     const otherFault = Object.assign(new Error('disk on fire'), { name: 'InternalServerError' });
-    await expect(scriptedStore([otherFault]).store.transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }])).rejects.toBe(otherFault);
+    await expect(
+      scriptedStore([otherFault]).store.transactWrite([{ Put: { Item: { pk: 'a', sk: 'b' } } }]),
+    ).rejects.toBe(otherFault);
   });
 
   it('is retried for reads, single-item writes and queries, which AWS would have served (a hot rate counter, a redeemed code)', async () => {
@@ -142,7 +197,10 @@ describe('DynamoDB Local’s lock timeout', () => {
     ).toEqual({ count: 2 });
     expect(write.calls()).toBe(2);
     const query = scriptedStore([lockTimeout(), { Items: [{ pk: 'a', sk: 'b' }] }]);
-    expect((await query.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'a' } })).items).toHaveLength(1);
+    expect(
+      (await query.store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'a' } }))
+        .items,
+    ).toHaveLength(1);
   });
 
   it('is not retried for ever, and other faults are not retried at all', async () => {

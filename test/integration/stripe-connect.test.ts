@@ -52,7 +52,12 @@ const ok = async (method: string, path: string, body?: unknown, status = 200) =>
   return reply.json;
 };
 const connect = (body: Record<string, unknown> = {}) =>
-  call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'stripe', secret_key: secretKey, webhook_secret: webhookSecret, ...body });
+  call('PUT', `/v1/projects/${projectId}/payment-provider`, {
+    provider: 'stripe',
+    secret_key: secretKey,
+    webhook_secret: webhookSecret,
+    ...body,
+  });
 
 /** Test settings: the fake Stripe API, a fresh local key, two retries without waiting. */
 function settings(): IntegrationSettings {
@@ -96,7 +101,8 @@ beforeEach(async () => {
   await newEvents();
 });
 
-const requestsOfThisKey = () => stripe.requests.filter((request) => request.account === `acct_${projectId.slice(0, 8)}`);
+const requestsOfThisKey = () =>
+  stripe.requests.filter((request) => request.account === `acct_${projectId.slice(0, 8)}`);
 
 describe('connecting stripe', () => {
   it('checks the key with one Stripe call, stores both secrets sealed in the same change, and never shows them', async () => {
@@ -108,13 +114,20 @@ describe('connecting stripe', () => {
       output.stop();
     }
     expect(reply.status, reply.text).toBe(200);
-    expect(reply.json.payment_provider).toEqual({ provider: 'stripe', connected_at: expect.any(String), livemode: false });
+    expect(reply.json.payment_provider).toEqual({
+      provider: 'stripe',
+      connected_at: expect.any(String),
+      livemode: false,
+    });
     expect(requestsOfThisKey().map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/products']);
     expect(requestsOfThisKey()[0]).toMatchObject({ params: { limit: '1' }, authorization: true });
 
     const events = await newEvents();
     expect(types(events)).toEqual(['project.payment_provider_connected']);
-    expect(events[0].data).toMatchObject({ payment_provider: 'stripe', project: { payment_provider: { provider: 'stripe', livemode: false } } });
+    expect(events[0].data).toMatchObject({
+      payment_provider: 'stripe',
+      project: { payment_provider: { provider: 'stripe', livemode: false } },
+    });
     const stored = await runtime.store.get(keys.credential(projectId, 'stripe'));
     expect(stored).toMatchObject({
       team_id: team.team.id,
@@ -126,7 +139,8 @@ describe('connecting stripe', () => {
     });
 
     const everything = (await everythingStored()) + JSON.stringify(events) + reply.text + output.text();
-    for (const secret of [secretKey, secretKey.slice(-12), webhookSecret, webhookSecret.slice(-12)]) expect(everything).not.toContain(secret);
+    for (const secret of [secretKey, secretKey.slice(-12), webhookSecret, webhookSecret.slice(-12)])
+      expect(everything).not.toContain(secret);
 
     // The same provider again with a rotated key: the credential is replaced, no event.
     const rotated = `rk_test_${randomBytes(18).toString('hex')}`;
@@ -160,8 +174,15 @@ describe('connecting stripe', () => {
     const malformed = expectRestProblem(await connect({ secret_key: 'pk_test_publishable0000' }), 'VALIDATION_FAILED');
     expect(malformed.errors!.map((error) => error.path)).toEqual(['body.secret_key']);
     expect(JSON.stringify(malformed)).not.toContain('pk_test_publishable0000');
-    expect(expectRestProblem(await connect({ webhook_secret: undefined }), 'VALIDATION_FAILED').errors).toEqual([{ path: 'webhook_secret', message: 'is required to connect stripe' }]);
-    expect(expectRestProblem(await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual', secret_key: secretKey }), 'VALIDATION_FAILED').errors![0].path).toBe('secret_key');
+    expect(expectRestProblem(await connect({ webhook_secret: undefined }), 'VALIDATION_FAILED').errors).toEqual([
+      { path: 'webhook_secret', message: 'is required to connect stripe' },
+    ]);
+    expect(
+      expectRestProblem(
+        await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual', secret_key: secretKey }),
+        'VALIDATION_FAILED',
+      ).errors![0].path,
+    ).toBe('secret_key');
     expect(stripe.requests.length).toBe(calls);
   });
 
@@ -178,7 +199,10 @@ describe('connecting stripe', () => {
 
     // A 500 once is retried within the same request.
     const calls = requestsOfThisKey().length;
-    stripe.failNext({ status: 500, error: { type: 'api_error', message: 'An unknown error occurred.' } }, { pathPrefix: '/v1/products' });
+    stripe.failNext(
+      { status: 500, error: { type: 'api_error', message: 'An unknown error occurred.' } },
+      { pathPrefix: '/v1/products' },
+    );
     expect((await connect()).status).toBe(200);
     expect(requestsOfThisKey()).toHaveLength(calls + 2);
     expect(types(await newEvents())).toEqual(['project.payment_provider_connected']);
@@ -195,9 +219,26 @@ describe('connecting stripe', () => {
 });
 
 describe('plan sync', () => {
-  const createGold = () => ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', description: 'All the books', amount: 900, currency: 'EUR', interval: 'month', interval_count: 1 }, 201);
+  const createGold = () =>
+    ok(
+      'POST',
+      `/v1/projects/${projectId}/plans`,
+      {
+        name: 'Gold',
+        description: 'All the books',
+        amount: 900,
+        currency: 'EUR',
+        interval: 'month',
+        interval_count: 1,
+      },
+      201,
+    );
   const setLiveSubscriptions = (planId: string, count: number) =>
-    runtime.store.update({ Key: keys.plan(team.team.id, planId), UpdateExpression: 'SET live_subscription_count = :count', ExpressionAttributeValues: { ':count': count } });
+    runtime.store.update({
+      Key: keys.plan(team.team.id, planId),
+      UpdateExpression: 'SET live_subscription_count = :count',
+      ExpressionAttributeValues: { ':count': count },
+    });
 
   it('creates the Product and a Price, updates the Product on a rename, and makes a new Price (deactivating the old) for a new price version', async () => {
     expect((await connect()).status).toBe(200);
@@ -210,7 +251,12 @@ describe('plan sync', () => {
       provider_price_id: expect.stringMatching(/^price_/),
       sync_error: null,
     });
-    expect(stripe.products.get(plan.provider_product_id)).toMatchObject({ name: 'Gold', description: 'All the books', active: true, metadata: { plan_id: plan.id, project_id: projectId } });
+    expect(stripe.products.get(plan.provider_product_id)).toMatchObject({
+      name: 'Gold',
+      description: 'All the books',
+      active: true,
+      metadata: { plan_id: plan.id, project_id: projectId },
+    });
     const firstPrice = stripe.prices.get(plan.provider_price_id)!;
     expect(firstPrice).toMatchObject({
       product: plan.provider_product_id,
@@ -223,7 +269,11 @@ describe('plan sync', () => {
     });
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.created', 'plan.synced']);
-    expect(events[1].data).toMatchObject({ payment_provider: 'stripe', provider_product_id: plan.provider_product_id, provider_price_id: plan.provider_price_id });
+    expect(events[1].data).toMatchObject({
+      payment_provider: 'stripe',
+      provider_product_id: plan.provider_product_id,
+      provider_price_id: plan.provider_price_id,
+    });
 
     // A rename: the Product changes, the Price stays.
     const renamed = await ok('POST', `/v1/plans/${plan.id}`, { name: 'Gold readers' });
@@ -236,9 +286,17 @@ describe('plan sync', () => {
     const repriced = await ok('POST', `/v1/plans/${plan.id}`, { amount: 1_500 });
     expect(repriced).toMatchObject({ price_version: 2, sync_status: 'synced' });
     expect(repriced.provider_price_id).not.toBe(plan.provider_price_id);
-    expect(stripe.prices.get(repriced.provider_price_id)).toMatchObject({ unit_amount: 1_500, currency: 'eur', active: true, lookup_key: `svc_plan_${plan.id}_v2`, metadata: { price_version: '2' } });
+    expect(stripe.prices.get(repriced.provider_price_id)).toMatchObject({
+      unit_amount: 1_500,
+      currency: 'eur',
+      active: true,
+      lookup_key: `svc_plan_${plan.id}_v2`,
+      metadata: { price_version: '2' },
+    });
     expect(stripe.prices.get(plan.provider_price_id)).toMatchObject({ unit_amount: 900, active: false });
-    const priceWrites = requestsOfThisKey().filter((request) => request.method === 'POST' && request.path.startsWith('/v1/prices/'));
+    const priceWrites = requestsOfThisKey().filter(
+      (request) => request.method === 'POST' && request.path.startsWith('/v1/prices/'),
+    );
     expect(priceWrites.map((request) => request.params)).toEqual([{ active: 'false' }]);
     events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
@@ -251,7 +309,13 @@ describe('plan sync', () => {
     await newEvents();
 
     // A refusal (4xx) is not retried: recorded at once with Stripe's code and message.
-    stripe.failNext({ status: 400, error: { type: 'invalid_request_error', code: 'parameter_invalid_integer', message: 'Invalid integer: 1e99' } }, { method: 'POST', pathPrefix: '/v1/prices' });
+    stripe.failNext(
+      {
+        status: 400,
+        error: { type: 'invalid_request_error', code: 'parameter_invalid_integer', message: 'Invalid integer: 1e99' },
+      },
+      { method: 'POST', pathPrefix: '/v1/prices' },
+    );
     const calls = requestsOfThisKey().length;
     const output = captureOutput();
     let failed;
@@ -260,11 +324,18 @@ describe('plan sync', () => {
     } finally {
       output.stop();
     }
-    expect(failed).toMatchObject({ sync_status: 'failed', sync_error: expect.stringContaining('Invalid integer: 1e99') });
+    expect(failed).toMatchObject({
+      sync_status: 'failed',
+      sync_error: expect.stringContaining('Invalid integer: 1e99'),
+    });
     expect(failed.sync_error).toContain('parameter_invalid_integer');
     let events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.sync_failed']);
-    expect(events[1].data).toMatchObject({ payment_provider: 'stripe', code: 'parameter_invalid_integer', reason: expect.stringContaining('Invalid integer') });
+    expect(events[1].data).toMatchObject({
+      payment_provider: 'stripe',
+      code: 'parameter_invalid_integer',
+      reason: expect.stringContaining('Invalid integer'),
+    });
     expect(
       requestsOfThisKey()
         .slice(calls)
@@ -273,7 +344,10 @@ describe('plan sync', () => {
     expect(JSON.stringify(events) + output.text() + (await everythingStored())).not.toContain(secretKey);
 
     // 5xx twice, then Stripe answers: retried within the sync (three attempts).
-    stripe.failNext({ status: 503, error: { type: 'api_error', message: 'Service unavailable.' } }, { times: 2, pathPrefix: '/v1/products/' });
+    stripe.failNext(
+      { status: 503, error: { type: 'api_error', message: 'Service unavailable.' } },
+      { times: 2, pathPrefix: '/v1/products/' },
+    );
     const synced = await ok('POST', `/v1/plans/${plan.id}/sync`);
     expect(synced).toMatchObject({ sync_status: 'synced', sync_error: null });
     expect(stripe.prices.get(synced.provider_price_id)).toMatchObject({ unit_amount: 1_200, active: true });
@@ -283,12 +357,20 @@ describe('plan sync', () => {
     stripe.failNext({ refuse: true }, { times: 100 });
     const down = await ok('POST', `/v1/plans/${plan.id}`, { name: 'Gold II' });
     stripe.clearFailures();
-    expect(down).toMatchObject({ name: 'Gold II', sync_status: 'failed', sync_error: expect.stringContaining('Stripe could not be reached') });
+    expect(down).toMatchObject({
+      name: 'Gold II',
+      sync_status: 'failed',
+      sync_error: expect.stringContaining('Stripe could not be reached'),
+    });
     events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.sync_failed']);
     expect(events[1].data).toMatchObject({ code: null });
     const again = await ok('POST', `/v1/plans/${plan.id}/sync`);
-    expect(again).toMatchObject({ name: 'Gold II', sync_status: 'synced', provider_product_id: plan.provider_product_id });
+    expect(again).toMatchObject({
+      name: 'Gold II',
+      sync_status: 'synced',
+      provider_product_id: plan.provider_product_id,
+    });
     expect(stripe.products.get(plan.provider_product_id)!.name).toBe('Gold II');
   });
   it('logs an unexpected failure by its class only: a credential that no longer opens (another key-encryption key) is recorded, no secret logged', async () => {
@@ -315,14 +397,35 @@ describe('refunds', () => {
   /** A succeeded Stripe payment as the inbound hook records it: made with manual, then moved to stripe. */
   async function stripePayment(): Promise<{ id: string; amount: number; provider_payment_id: string }> {
     await ok('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
-    const plan = await ok('POST', `/v1/projects/${projectId}/plans`, { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month' }, 201);
-    const subscriber = await createSubscriber(runtime, team.principal, projectId, { display_name: 'Ada', consent: false });
+    const plan = await ok(
+      'POST',
+      `/v1/projects/${projectId}/plans`,
+      { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month' },
+      201,
+    );
+    const subscriber = await createSubscriber(runtime, team.principal, projectId, {
+      display_name: 'Ada',
+      consent: false,
+    });
     const paymentIntent = `pi_${randomBytes(12).toString('hex')}`;
-    const payment = await ok('POST', `/v1/projects/${projectId}/payments`, { subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded', provider_payment_id: paymentIntent }, 201);
-    await runtime.store.update({ Key: keys.project(team.team.id, projectId), UpdateExpression: 'SET live_subscription_count = :zero', ExpressionAttributeValues: { ':zero': 0 } });
+    const payment = await ok(
+      'POST',
+      `/v1/projects/${projectId}/payments`,
+      { subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded', provider_payment_id: paymentIntent },
+      201,
+    );
+    await runtime.store.update({
+      Key: keys.project(team.team.id, projectId),
+      UpdateExpression: 'SET live_subscription_count = :zero',
+      ExpressionAttributeValues: { ':zero': 0 },
+    });
     await ok('DELETE', `/v1/projects/${projectId}/payment-provider`);
     expect((await connect()).status).toBe(200);
-    await runtime.store.update({ Key: keys.payment(team.team.id, payment.id), UpdateExpression: 'SET provider = :stripe', ExpressionAttributeValues: { ':stripe': 'stripe' } });
+    await runtime.store.update({
+      Key: keys.payment(team.team.id, payment.id),
+      UpdateExpression: 'SET provider = :stripe',
+      ExpressionAttributeValues: { ':stripe': 'stripe' },
+    });
     await newEvents();
     return payment;
   }
@@ -334,17 +437,27 @@ describe('refunds', () => {
     const [request] = requestsOfThisKey().filter((entry) => entry.path === '/v1/refunds');
     expect(request).toMatchObject({
       method: 'POST',
-      params: { payment_intent: payment.provider_payment_id, amount: '300', metadata: { payment_id: payment.id, reason: 'Missed a week' } },
+      params: {
+        payment_intent: payment.provider_payment_id,
+        amount: '300',
+        metadata: { payment_id: payment.id, reason: 'Missed a week' },
+      },
       idempotency_key: expect.stringMatching(new RegExp(`^refund-${payment.id}-[0-9a-f-]{36}$`)),
     });
     const refund = stripe.refunds.at(-1)!;
-    expect(await runtime.store.get(keys.payment(team.team.id, payment.id))).toMatchObject({ provider_refund_id: refund.id, amount_refunded: 300 });
+    expect(await runtime.store.get(keys.payment(team.team.id, payment.id))).toMatchObject({
+      provider_refund_id: refund.id,
+      amount_refunded: 300,
+    });
     const events = await newEvents();
     expect(types(events)).toEqual(['payment.refunded']);
     expect(events[0].data).toMatchObject({ payment: refunded, refund: { amount: 300, reason: 'Missed a week' } });
 
     // The rest: the payment becomes refunded; one more event.
-    expect(await ok('POST', `/v1/payments/${payment.id}/refund`, {})).toMatchObject({ status: 'refunded', amount_refunded: 900 });
+    expect(await ok('POST', `/v1/payments/${payment.id}/refund`, {})).toMatchObject({
+      status: 'refunded',
+      amount_refunded: 900,
+    });
     expect(types(await newEvents())).toEqual(['payment.refunded']);
     expect(stripe.refunds.at(-1)).toMatchObject({ amount: 600, payment_intent: payment.provider_payment_id });
   });
@@ -355,7 +468,13 @@ describe('refunds', () => {
     const refundsBefore = stripe.refunds.length;
     const key = randomUUID();
     const refund = (idempotencyKey: string) =>
-      rest(runtime, { method: 'POST', path: `/v1/payments/${payment.id}/refund`, token: team.token, body: {}, headers: { 'idempotency-key': idempotencyKey } });
+      rest(runtime, {
+        method: 'POST',
+        path: `/v1/payments/${payment.id}/refund`,
+        token: team.token,
+        body: {},
+        headers: { 'idempotency-key': idempotencyKey },
+      });
     stripe.failNext({ refuse: true }, { times: 100, pathPrefix: '/v1/refunds' });
     const down = await refund(key);
     stripe.clearFailures();
@@ -364,7 +483,9 @@ describe('refunds', () => {
     expect(await ok('GET', `/v1/payments/${payment.id}`)).toEqual(before);
     expect(await newEvents()).toEqual([]);
     // Stripe may have refunded before the connection dropped: the amount stays reserved for this request's retry.
-    expect(expectRestProblem(await refund(randomUUID()), 'CONFLICT').detail).toContain('being refunded by other requests');
+    expect(expectRestProblem(await refund(randomUUID()), 'CONFLICT').detail).toContain(
+      'being refunded by other requests',
+    );
 
     const refunded = await refund(key);
     expect(refunded.status, refunded.text).toBe(200);
@@ -383,14 +504,27 @@ describe('refunds', () => {
   it('answers CONFLICT with Stripe\u2019s reason when Stripe refuses the refund, changing nothing', async () => {
     const payment = await stripePayment();
     const before = await ok('GET', `/v1/payments/${payment.id}`);
-    stripe.failNext({ status: 400, error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge ch_1 has already been refunded.' } }, { pathPrefix: '/v1/refunds' });
+    stripe.failNext(
+      {
+        status: 400,
+        error: {
+          type: 'invalid_request_error',
+          code: 'charge_already_refunded',
+          message: 'Charge ch_1 has already been refunded.',
+        },
+      },
+      { pathPrefix: '/v1/refunds' },
+    );
     const refused = expectRestProblem(await call('POST', `/v1/payments/${payment.id}/refund`, {}), 'CONFLICT');
     expect(refused.detail).toContain('has already been refunded');
     expect(refused.detail).toContain('charge_already_refunded');
     expect(await ok('GET', `/v1/payments/${payment.id}`)).toEqual(before);
     expect(await newEvents()).toEqual([]);
     // The refusal released the reservation: the whole amount can still be refunded.
-    expect(await ok('POST', `/v1/payments/${payment.id}/refund`, {})).toMatchObject({ status: 'refunded', amount_refunded: 900 });
+    expect(await ok('POST', `/v1/payments/${payment.id}/refund`, {})).toMatchObject({
+      status: 'refunded',
+      amount_refunded: 900,
+    });
   });
 
   it('20 concurrent refunds and their retries: what Stripe refunded equals what is recorded, never more than the payment', async () => {
@@ -398,18 +532,30 @@ describe('refunds', () => {
     const keysSent = Array.from({ length: 20 }, () => randomUUID());
     const amounts = keysSent.map((_key, index) => 100 + ((index * 37) % 5) * 100);
     const refund = (key: string, amount: number) =>
-      rest(runtime, { method: 'POST', path: `/v1/payments/${payment.id}/refund`, token: team.token, body: { amount }, headers: { 'idempotency-key': key } });
+      rest(runtime, {
+        method: 'POST',
+        path: `/v1/payments/${payment.id}/refund`,
+        token: team.token,
+        body: { amount },
+        headers: { 'idempotency-key': key },
+      });
     const first = await Promise.all(keysSent.map((key, index) => refund(key, amounts[index])));
     const retried = await Promise.all(keysSent.map((key, index) => refund(key, amounts[index])));
     for (const reply of [...first, ...retried]) expect([200, 409, 422], reply.text).toContain(reply.status);
     const recorded = (await ok('GET', `/v1/payments/${payment.id}`)).amount_refunded as number;
-    const atStripe = stripe.refunds.filter((entry) => entry.payment_intent === payment.provider_payment_id).reduce((sum, entry) => sum + Number(entry.amount), 0);
+    const atStripe = stripe.refunds
+      .filter((entry) => entry.payment_intent === payment.provider_payment_id)
+      .reduce((sum, entry) => sum + Number(entry.amount), 0);
     expect(atStripe).toBe(recorded);
     expect(recorded).toBeLessThanOrEqual(900);
     expect(recorded).toBeGreaterThan(0);
     // One refund per request that succeeded, at its first try or at its retry (the same key: the same refund).
-    const succeeded = keysSent.filter((_key, index) => first[index].status === 200 || retried[index].status === 200).length;
-    expect(stripe.refunds.filter((entry) => entry.payment_intent === payment.provider_payment_id)).toHaveLength(succeeded);
+    const succeeded = keysSent.filter(
+      (_key, index) => first[index].status === 200 || retried[index].status === 200,
+    ).length;
+    expect(stripe.refunds.filter((entry) => entry.payment_intent === payment.provider_payment_id)).toHaveLength(
+      succeeded,
+    );
     expect(types(await newEvents()).filter((type) => type === 'payment.refunded')).toHaveLength(succeeded);
   });
 });

@@ -34,15 +34,27 @@ function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, token = team.token, extra: { headers?: Record<string, string>; query?: Record<string, string> } = {}) =>
-  rest(runtime, { method, path, token, body, ...extra });
-const ada = { display_name: 'Ada Lovelace', email: 'Ada@Example.com', phone: '+44 20 7946 0000', consent: true, platform_user_id: 'web-ada' };
+const call = (
+  method: string,
+  path: string,
+  body?: unknown,
+  token = team.token,
+  extra: { headers?: Record<string, string>; query?: Record<string, string> } = {},
+) => rest(runtime, { method, path, token, body, ...extra });
+const ada = {
+  display_name: 'Ada Lovelace',
+  email: 'Ada@Example.com',
+  phone: '+44 20 7946 0000',
+  consent: true,
+  platform_user_id: 'web-ada',
+};
 const createSubscriberOk = async (body: Record<string, unknown> = ada) => {
   const reply = await call('POST', `/v1/projects/${projectId}/subscribers`, body);
   expect(reply.status, reply.text).toBe(201);
   return reply.json;
 };
-const joined = (platformUserId: string, username: string | null = null) => recordPlatformMembership(runtime, { teamId: team.team.id, projectId, platformUserId, change: 'joined', username });
+const joined = (platformUserId: string, username: string | null = null) =>
+  recordPlatformMembership(runtime, { teamId: team.team.id, projectId, platformUserId, change: 'joined', username });
 
 /** An adapter whose every call fails with `reason` (or throws when `reason` is null). */
 function failingAdapter(reason: string | null): PlatformAdapter {
@@ -50,7 +62,15 @@ function failingAdapter(reason: string | null): PlatformAdapter {
     if (reason === null) throw new Error('socket hang up at internal-host-10.0.0.7');
     return { ok: false as const, reason };
   };
-  return { platform: 'web', grantAccess: fail, revokeInviteLink: fail, revokeAccess: fail, kick: fail, ban: fail, unban: fail };
+  return {
+    platform: 'web',
+    grantAccess: fail,
+    revokeInviteLink: fail,
+    revokeAccess: fail,
+    kick: fail,
+    ban: fail,
+    unban: fail,
+  };
 }
 
 beforeEach(async () => {
@@ -93,11 +113,22 @@ describe('create and read', () => {
     expect(silent).not.toHaveProperty('phone');
     expect(silent.consent).toBe(false);
     const consented = await createSubscriberOk({ email: 'open@example.com', consent: true });
-    const noView = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-user:update', 'project-user:view-any', 'mcp:full'] });
-    const created = await call('POST', `/v1/projects/${projectId}/subscribers`, { email: 'other@example.com', consent: true }, noView.token);
+    const noView = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-user:update', 'project-user:view-any', 'mcp:full'],
+    });
+    const created = await call(
+      'POST',
+      `/v1/projects/${projectId}/subscribers`,
+      { email: 'other@example.com', consent: true },
+      noView.token,
+    );
     expect(created.status).toBe(201);
     expect(created.json).not.toHaveProperty('email');
-    expectRestProblem(await call('GET', `/v1/subscribers/${consented.id}`, undefined, noView.token), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await call('GET', `/v1/subscribers/${consented.id}`, undefined, noView.token),
+      'TOKEN_MISSING_ABILITY',
+    );
     // Consent given later shows the stored data.
     const updated = await call('POST', `/v1/subscribers/${silent.id}`, { consent: true });
     expect(updated.json).toMatchObject({ email: 'quiet@example.com', phone: '+15550100', consent: true });
@@ -106,12 +137,30 @@ describe('create and read', () => {
   it('refuses unknown fields, bad values and a platform user id another subscriber holds, writing nothing', async () => {
     await createSubscriberOk();
     const before = await domainSnapshot(runtime.store);
-    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'X', card_number: '4242' }), 'VALIDATION_FAILED');
-    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscribers`, { email: 'not-an-email' }), 'VALIDATION_FAILED');
-    expectRestProblem(await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Twin', platform_user_id: 'web-ada' }), 'CONFLICT');
-    expectRestProblem(await call('POST', `/v1/projects/${randomUUID()}/subscribers`, { display_name: 'Lost' }), 'NOT_FOUND');
+    expectRestProblem(
+      await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'X', card_number: '4242' }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await call('POST', `/v1/projects/${projectId}/subscribers`, { email: 'not-an-email' }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await call('POST', `/v1/projects/${projectId}/subscribers`, {
+        display_name: 'Twin',
+        platform_user_id: 'web-ada',
+      }),
+      'CONFLICT',
+    );
+    expectRestProblem(
+      await call('POST', `/v1/projects/${randomUUID()}/subscribers`, { display_name: 'Lost' }),
+      'NOT_FOUND',
+    );
     expectRestProblem(await call('GET', `/v1/subscribers/${randomUUID()}`), 'NOT_FOUND');
-    expectToolProblem(await tool(runtime, team.principal, 'get_subscriber', { id: randomUUID(), extra: 1 }), 'VALIDATION_FAILED');
+    expectToolProblem(
+      await tool(runtime, team.principal, 'get_subscriber', { id: randomUUID(), extra: 1 }),
+      'VALIDATION_FAILED',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
 
@@ -121,7 +170,10 @@ describe('create and read', () => {
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [other] });
     expectRestProblem(await call('GET', `/v1/subscribers/${subscriber.id}`, undefined, scoped.token), 'NOT_FOUND');
     expectToolProblem(await tool(runtime, scoped.principal, 'ban_subscriber', { id: subscriber.id }), 'NOT_FOUND');
-    expectToolProblem(await tool(runtime, scoped.principal, 'list_subscribers', { project_id: projectId }), 'NOT_FOUND');
+    expectToolProblem(
+      await tool(runtime, scoped.principal, 'list_subscribers', { project_id: projectId }),
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -137,32 +189,56 @@ describe('list and export', () => {
       expect(item).not.toHaveProperty('email');
       expect(item).not.toHaveProperty('phone');
     }
-    const prefixed = await tool(runtime, team.principal, 'list_subscribers', { project_id: projectId, email_prefix: 'AD' });
+    const prefixed = await tool(runtime, team.principal, 'list_subscribers', {
+      project_id: projectId,
+      email_prefix: 'AD',
+    });
     expect(prefixed.isError).toBeFalsy();
     expect((prefixed.structuredContent.data as { id: string }[]).map((s) => s.id).sort()).toEqual([a.id, c.id].sort());
 
     // The subscriptions use cases keep the subscriber's live plan counters in their transactions.
-    const planId = (await createPlan(runtime, team.principal, projectId, { name: 'Gold', amount: 500, currency: 'USD', interval: 'month' })).id;
+    const planId = (
+      await createPlan(runtime, team.principal, projectId, {
+        name: 'Gold',
+        amount: 500,
+        currency: 'USD',
+        interval: 'month',
+      })
+    ).id;
     await createSubscription(runtime, team.principal, projectId, { subscriber_id: b.id, plan_id: planId });
-    const byPlan = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { plan_id: planId } });
+    const byPlan = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
+      query: { plan_id: planId },
+    });
     expect(byPlan.json.data.map((s: { id: string }) => s.id)).toEqual([b.id]);
 
     await call('POST', `/v1/subscribers/${c.id}/ban`, {});
-    const banned = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { status: 'banned' } });
+    const banned = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
+      query: { status: 'banned' },
+    });
     expect(banned.json.data.map((s: { id: string }) => s.id)).toEqual([c.id]);
 
     const ids: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { limit: '2', ...(cursor ? { cursor } : {}) } });
+      const page = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
       expect(page.json.data.length).toBeLessThanOrEqual(2);
       ids.push(...page.json.data.map((s: { id: string }) => s.id));
       cursor = page.json.next_cursor ?? undefined;
     } while (cursor);
     expect(ids.sort()).toEqual([a.id, b.id, c.id].sort());
 
-    expectRestProblem(await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { search: 'x' } }), 'VALIDATION_FAILED');
-    expectRestProblem(await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { cursor: 'bm90LWEtY3Vyc29y' } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { search: 'x' } }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
+        query: { cursor: 'bm90LWEtY3Vyc29y' },
+      }),
+      'VALIDATION_FAILED',
+    );
     expectRestProblem(await call('GET', `/v1/projects/${randomUUID()}/subscribers`), 'NOT_FOUND');
   });
 
@@ -173,7 +249,9 @@ describe('list and export', () => {
     const lines: Record<string, unknown>[] = [];
     let cursor: string | undefined;
     do {
-      const page = await call('GET', `/v1/projects/${projectId}/subscribers/export`, undefined, team.token, { query: { limit: '2', ...(cursor ? { cursor } : {}) } });
+      const page = await call('GET', `/v1/projects/${projectId}/subscribers/export`, undefined, team.token, {
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
       expect(page.status, page.text).toBe(200);
       expect(page.json.lines === '' || page.json.lines.endsWith('\n')).toBe(true);
       const parsed = page.json.lines
@@ -190,11 +268,19 @@ describe('list and export', () => {
     expect(byId.get(b.id)).not.toHaveProperty('email');
     expect(byId.get(c.id)).toMatchObject({ email: 'cy@example.com' });
 
-    const exportOnly = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-user:export'] });
+    const exportOnly = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-user:export'],
+    });
     const blind = await call('GET', `/v1/projects/${projectId}/subscribers/export`, undefined, exportOnly.token);
     expect(blind.status).toBe(200);
     expect(blind.json.lines).not.toContain('@');
-    expectRestProblem(await call('GET', `/v1/projects/${projectId}/subscribers/export`, undefined, team.token, { query: { limit: '5000' } }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${projectId}/subscribers/export`, undefined, team.token, {
+        query: { limit: '5000' },
+      }),
+      'VALIDATION_FAILED',
+    );
   });
 });
 
@@ -202,11 +288,22 @@ describe('update', () => {
   it('changes name, contact data and consent; a request that changes nothing writes nothing', async () => {
     const subscriber = await createSubscriberOk();
     clock.advance(1_000);
-    const updated = await call('POST', `/v1/subscribers/${subscriber.id}`, { display_name: 'Countess', email: null, provider_customer_id: 'cus_123' });
+    const updated = await call('POST', `/v1/subscribers/${subscriber.id}`, {
+      display_name: 'Countess',
+      email: null,
+      provider_customer_id: 'cus_123',
+    });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.json).toMatchObject({ display_name: 'Countess', email: null, phone: '+44 20 7946 0000', provider_customer_id: 'cus_123' });
+    expect(updated.json).toMatchObject({
+      display_name: 'Countess',
+      email: null,
+      phone: '+44 20 7946 0000',
+      provider_customer_id: 'cus_123',
+    });
     expect(updated.json.updated_at).not.toBe(subscriber.updated_at);
-    const prefixed = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, { query: { email_prefix: 'ada' } });
+    const prefixed = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
+      query: { email_prefix: 'ada' },
+    });
     expect(prefixed.json.data).toEqual([]);
     const before = await domainSnapshot(runtime.store);
     const same = await call('POST', `/v1/subscribers/${subscriber.id}`, { display_name: 'Countess' });
@@ -225,7 +322,10 @@ describe('update', () => {
     expect(subscriber.member_id).toBe(oldMember!.id);
     const linkEvents = await newEvents();
     expect(types(linkEvents)).toEqual(['member.updated']);
-    expect(linkEvents[0].data).toMatchObject({ member: { id: oldMember!.id, subscriber_id: subscriber.id }, subscriber: { id: subscriber.id, member_id: oldMember!.id } });
+    expect(linkEvents[0].data).toMatchObject({
+      member: { id: oldMember!.id, subscriber_id: subscriber.id },
+      subscriber: { id: subscriber.id, member_id: oldMember!.id },
+    });
 
     const other = await createSubscriberOk({ display_name: 'Other', platform_user_id: 'web-other' });
     expectRestProblem(await call('POST', `/v1/subscribers/${other.id}`, { platform_user_id: 'web-ada' }), 'CONFLICT');
@@ -258,7 +358,13 @@ describe('ban, unban and kick', () => {
     const result = banned.structuredContent as any;
     expect(result.subscriber).toMatchObject({ id: subscriber.id, status: 'banned', banned_at: expect.any(String) });
     // Never joined, but has a platform identity: the member is recorded as banned.
-    expect(result.member).toMatchObject({ platform_user_id: 'web-ada', subscriber_id: subscriber.id, status: 'banned', joined_at: null, platform_error: null });
+    expect(result.member).toMatchObject({
+      platform_user_id: 'web-ada',
+      subscriber_id: subscriber.id,
+      status: 'banned',
+      joined_at: null,
+      platform_error: null,
+    });
     expect(result.subscriber.member_id).toBe(result.member.id);
     const events = await newEvents();
     expect(types(events)).toEqual(['member.banned']);
@@ -281,8 +387,12 @@ describe('ban, unban and kick', () => {
   it('bans a subscriber without a platform identity (member null) and replays a retried ban with the same Idempotency-Key', async () => {
     const subscriber = await createSubscriberOk({ display_name: 'Offline', email: 'offline@example.com' });
     const key = randomUUID();
-    const first = await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'fraud' }, team.token, { headers: { 'Idempotency-Key': key } });
-    const again = await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'fraud' }, team.token, { headers: { 'Idempotency-Key': key } });
+    const first = await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'fraud' }, team.token, {
+      headers: { 'Idempotency-Key': key },
+    });
+    const again = await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'fraud' }, team.token, {
+      headers: { 'Idempotency-Key': key },
+    });
     expect(first.status, first.text).toBe(200);
     expect(again.status).toBe(200);
     expect(again.json).toEqual(first.json);
@@ -291,13 +401,19 @@ describe('ban, unban and kick', () => {
     const events = await newEvents();
     expect(types(events)).toEqual(['member.banned']);
     expect(events[0].data).toMatchObject({ member: null, reason: 'fraud' });
-    expectRestProblem(await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'x'.repeat(501) }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('POST', `/v1/subscribers/${subscriber.id}/ban`, { reason: 'x'.repeat(501) }),
+      'VALIDATION_FAILED',
+    );
 
     // Unbanning them (no member either) emits member.unbanned with member null — it answered 500 before
     // (found by the property-based run of the OpenAPI document: the payload schema required a member).
     const unbanned = await call('POST', `/v1/subscribers/${subscriber.id}/unban`);
     expect(unbanned.status, unbanned.text).toBe(200);
-    expect(unbanned.json).toMatchObject({ member: null, subscriber: { id: subscriber.id, status: 'active', banned_at: null } });
+    expect(unbanned.json).toMatchObject({
+      member: null,
+      subscriber: { id: subscriber.id, status: 'active', banned_at: null },
+    });
     const after = await newEvents();
     expect(types(after)).toEqual(['member.unbanned']);
     expect(after[0].data).toMatchObject({ member: null, subscriber: { id: subscriber.id, status: 'active' } });
@@ -315,10 +431,17 @@ describe('ban, unban and kick', () => {
     expect(result.member).toMatchObject({ status: 'kicked', username: 'ada' });
     const events = await newEvents();
     expect(types(events)).toEqual(['member.kicked']);
-    expect(events[0].data).toMatchObject({ reason: 'rude', member: { status: 'kicked' }, subscriber: { id: subscriber.id } });
+    expect(events[0].data).toMatchObject({
+      reason: 'rude',
+      member: { status: 'kicked' },
+      subscriber: { id: subscriber.id },
+    });
     expectToolProblem(await tool(runtime, team.principal, 'kick_subscriber', { id: subscriber.id }), 'CONFLICT');
     expectToolProblem(await tool(runtime, team.principal, 'kick_subscriber', { id: lonely.id }), 'CONFLICT');
-    expectToolProblem(await tool(runtime, team.principal, 'kick_subscriber', { id: subscriber.id, unknown: true }), 'VALIDATION_FAILED');
+    expectToolProblem(
+      await tool(runtime, team.principal, 'kick_subscriber', { id: subscriber.id, unknown: true }),
+      'VALIDATION_FAILED',
+    );
     // A kicked member may come back.
     expect((await joined('web-ada'))!.status).toBe('joined');
   });
@@ -326,25 +449,51 @@ describe('ban, unban and kick', () => {
   it('records a failed platform call on the member without rolling back the state change; a later success clears it', async () => {
     const subscriber = await createSubscriberOk();
     await joined('web-ada');
-    const banned = await banSubscriber(runtime, team.principal, subscriber.id, null, { adapters: { web: failingAdapter('The bot lacks the ban permission.') } });
+    const banned = await banSubscriber(runtime, team.principal, subscriber.id, null, {
+      adapters: { web: failingAdapter('The bot lacks the ban permission.') },
+    });
     expect(banned.subscriber.status).toBe('banned');
-    expect(banned.member).toMatchObject({ status: 'banned', platform_error: { action: 'ban', message: 'The bot lacks the ban permission.', at: expect.any(String) } });
+    expect(banned.member).toMatchObject({
+      status: 'banned',
+      platform_error: { action: 'ban', message: 'The bot lacks the ban permission.', at: expect.any(String) },
+    });
     expect((await call('GET', `/v1/members/${banned.member!.id}`)).json).toEqual(banned.member);
 
-    const unbanned = await unbanSubscriber(runtime, team.principal, subscriber.id, { adapters: { web: failingAdapter(null) } });
-    expect(unbanned.member).toMatchObject({ status: 'left', platform_error: { action: 'unban', message: 'The platform call failed unexpectedly; retry later.' } });
+    const unbanned = await unbanSubscriber(runtime, team.principal, subscriber.id, {
+      adapters: { web: failingAdapter(null) },
+    });
+    expect(unbanned.member).toMatchObject({
+      status: 'left',
+      platform_error: { action: 'unban', message: 'The platform call failed unexpectedly; retry later.' },
+    });
     expect(JSON.stringify(unbanned)).not.toContain('internal-host');
 
     await joined('web-ada');
-    const kicked = await kickSubscriber(runtime, team.principal, subscriber.id, null, { adapters: { web: webPlatformAdapter() } });
+    const kicked = await kickSubscriber(runtime, team.principal, subscriber.id, null, {
+      adapters: { web: webPlatformAdapter() },
+    });
     expect(kicked.member).toMatchObject({ status: 'kicked', platform_error: null });
-    expect(types(await newEvents())).toEqual(['member.joined', 'member.banned', 'member.unbanned', 'member.joined', 'member.kicked']);
+    expect(types(await newEvents())).toEqual([
+      'member.joined',
+      'member.banned',
+      'member.unbanned',
+      'member.joined',
+      'member.kicked',
+    ]);
   });
 
   it('suspends the banned subscriber’s live subscriptions (subscription.suspended)', async () => {
     const subscriber = await createSubscriberOk();
-    const plan = await createPlan(runtime, team.principal, projectId, { name: 'Free', amount: 0, currency: 'EUR', interval: 'month' });
-    const subscription = await createSubscription(runtime, team.principal, projectId, { subscriber_id: subscriber.id, plan_id: plan.id });
+    const plan = await createPlan(runtime, team.principal, projectId, {
+      name: 'Free',
+      amount: 0,
+      currency: 'EUR',
+      interval: 'month',
+    });
+    const subscription = await createSubscription(runtime, team.principal, projectId, {
+      subscriber_id: subscriber.id,
+      plan_id: plan.id,
+    });
     await newEvents();
     const banned = await call('POST', `/v1/subscribers/${subscriber.id}/ban`, {});
     expect(banned.status, banned.text).toBe(200);
@@ -354,9 +503,19 @@ describe('ban, unban and kick', () => {
 
   it('answers NOT_FOUND for unknown ids and refuses callers without the ability', async () => {
     const subscriber = await createSubscriberOk();
-    for (const action of ['ban', 'unban', 'kick']) expectRestProblem(await call('POST', `/v1/subscribers/${randomUUID()}/${action}`, {}), 'NOT_FOUND');
-    const viewer = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project-user:view', 'mcp:full'] });
-    expectToolProblem(await tool(runtime, viewer.principal, 'ban_subscriber', { id: subscriber.id }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await call('POST', `/v1/subscribers/${subscriber.id}/kick`, {}, viewer.token), 'TOKEN_MISSING_ABILITY');
+    for (const action of ['ban', 'unban', 'kick'])
+      expectRestProblem(await call('POST', `/v1/subscribers/${randomUUID()}/${action}`, {}), 'NOT_FOUND');
+    const viewer = await seedToken(runtime.store, clock, {
+      teamId: team.team.id,
+      abilities: ['project-user:view', 'mcp:full'],
+    });
+    expectToolProblem(
+      await tool(runtime, viewer.principal, 'ban_subscriber', { id: subscriber.id }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await call('POST', `/v1/subscribers/${subscriber.id}/kick`, {}, viewer.token),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 });

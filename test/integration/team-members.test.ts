@@ -40,14 +40,31 @@ const freshIp = () => `198.18.${Math.floor(++addressesUsed / 256)}.${addressesUs
 /** A fresh team with a full token, and helpers bound to it. */
 async function setup() {
   const seeded = await seedTeam(runtime.store, clock);
-  const call = (method: string, path: string, body?: unknown, options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
-    rest(runtime, { method, path, token: options.token ?? seeded.token, body, query: options.query, headers: options.headers });
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) =>
+    rest(runtime, {
+      method,
+      path,
+      token: options.token ?? seeded.token,
+      body,
+      query: options.query,
+      headers: options.headers,
+    });
   const invite = async (body: Record<string, unknown>) => {
-    const reply = await call('POST', '/v1/team-members/invitations', { name: 'Ada Lovelace', role_ids: [BUILT_IN_ROLE_IDS.viewer], ...body });
+    const reply = await call('POST', '/v1/team-members/invitations', {
+      name: 'Ada Lovelace',
+      role_ids: [BUILT_IN_ROLE_IDS.viewer],
+      ...body,
+    });
     expect(reply.status, reply.text).toBe(201);
     return reply.json;
   };
-  const accept = (token: string, sourceIp = freshIp()) => rest(runtime, { method: 'POST', path: '/v1/team-invitations/accept', body: { token }, sourceIp });
+  const accept = (token: string, sourceIp = freshIp()) =>
+    rest(runtime, { method: 'POST', path: '/v1/team-invitations/accept', body: { token }, sourceIp });
   return { ...seeded, call, invite, accept };
 }
 
@@ -102,7 +119,11 @@ describe('inviting', () => {
     const t = await setup();
     await t.invite({ email: 'grace@example.com' });
     const before = await domainSnapshot(runtime.store);
-    const duplicate = await t.call('POST', '/v1/team-members/invitations', { email: 'Grace@Example.com', name: 'Grace', role_ids: [BUILT_IN_ROLE_IDS.viewer] });
+    const duplicate = await t.call('POST', '/v1/team-members/invitations', {
+      email: 'Grace@Example.com',
+      name: 'Grace',
+      role_ids: [BUILT_IN_ROLE_IDS.viewer],
+    });
     expectRestProblem(duplicate, 'CONFLICT');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
@@ -110,18 +131,42 @@ describe('inviting', () => {
   it('refuses unknown fields, bad addresses, unknown roles, and roles or groups the caller may not give', async () => {
     const t = await setup();
     const noAssign = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:invite'] });
-    const weakAssigner = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:invite', 'role:assign', 'team:view'] });
+    const weakAssigner = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['team-member:invite', 'role:assign', 'team:view'],
+    });
     const before = await domainSnapshot(runtime.store);
     const base = { email: 'x@example.com', name: 'X', role_ids: [BUILT_IN_ROLE_IDS.viewer] };
-    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, team_id: randomUUID() }), 'VALIDATION_FAILED');
-    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, email: 'not an address' }), 'VALIDATION_FAILED');
-    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, role_ids: [] }), 'VALIDATION_FAILED');
-    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, role_ids: [randomUUID()] }), 'NOT_FOUND');
-    expectRestProblem(await t.call('POST', '/v1/team-members/invitations', { ...base, group_ids: [randomUUID()] }), 'NOT_FOUND');
+    expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', { ...base, team_id: randomUUID() }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', { ...base, email: 'not an address' }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', { ...base, role_ids: [] }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', { ...base, role_ids: [randomUUID()] }),
+      'NOT_FOUND',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', { ...base, group_ids: [randomUUID()] }),
+      'NOT_FOUND',
+    );
     // A token that may invite but not assign roles; and one that may assign, but not beyond itself.
-    const refused = expectRestProblem(await t.call('POST', '/v1/team-members/invitations', base, { token: noAssign.token }), 'TOKEN_MISSING_ABILITY');
+    const refused = expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', base, { token: noAssign.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     expect(refused.detail).toContain('role:assign');
-    const beyond = expectRestProblem(await t.call('POST', '/v1/team-members/invitations', base, { token: weakAssigner.token }), 'TOKEN_MISSING_ABILITY');
+    const beyond = expectRestProblem(
+      await t.call('POST', '/v1/team-members/invitations', base, { token: weakAssigner.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     expect(beyond.detail).toContain('project:view-any');
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
@@ -135,7 +180,12 @@ describe('accepting an invitation (public route)', () => {
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.headers['x-ratelimit-limit']).toBe('5');
     expect(accepted.json.team).toMatchObject({ id: t.team.id, name: t.team.name, deleted_at: null });
-    expect(accepted.json.team_member).toMatchObject({ id: member.id, status: 'active', joined_at: new Date(clock.nowMs()).toISOString(), invitation_expires_at: null });
+    expect(accepted.json.team_member).toMatchObject({
+      id: member.id,
+      status: 'active',
+      joined_at: new Date(clock.nowMs()).toISOString(),
+      invitation_expires_at: null,
+    });
     expect(typesOf(await eventsOf(t.team.id)).at(-1)).toBe('team.member_joined');
 
     const id = member.invitation_token.split('_')[1];
@@ -180,7 +230,8 @@ describe('accepting an invitation (public route)', () => {
     const t = await setup();
     const ip = freshIp();
     const replies = [];
-    for (let index = 0; index < 6; index++) replies.push(await t.accept(`inv_01ARZ3NDEKTSV4RRFFQ69G5FAV_${'c'.repeat(44)}`, ip));
+    for (let index = 0; index < 6; index++)
+      replies.push(await t.accept(`inv_01ARZ3NDEKTSV4RRFFQ69G5FAV_${'c'.repeat(44)}`, ip));
     for (const reply of replies.slice(0, 5)) expectRestProblem(reply, 'NOT_FOUND');
     const limited = expectRestProblem(replies[5], 'RATE_LIMITED');
     expect(limited.status).toBe(429);
@@ -206,7 +257,9 @@ describe('reading members', () => {
 
     const all = await t.call('GET', '/v1/team-members');
     expect(all.json.data.map((member: { id: string }) => member.id).sort()).toEqual([viewer.id, developer.id].sort());
-    const byRole = await t.call('GET', '/v1/team-members', undefined, { query: { role_id: BUILT_IN_ROLE_IDS.developer } });
+    const byRole = await t.call('GET', '/v1/team-members', undefined, {
+      query: { role_id: BUILT_IN_ROLE_IDS.developer },
+    });
     expect(byRole.json.data.map((member: { id: string }) => member.id)).toEqual([developer.id]);
     const byGroup = await t.call('GET', '/v1/team-members', undefined, { query: { group_id: group.json.id } });
     expect(byGroup.json.data.map((member: { id: string }) => member.id)).toEqual([viewer.id]);
@@ -216,12 +269,17 @@ describe('reading members', () => {
     const viaTool = await tool(runtime, t.principal, 'list_team_members', { role_id: BUILT_IN_ROLE_IDS.viewer });
     expect(viaTool.isError).toBeFalsy();
     expect((viaTool.structuredContent.data as { id: string }[]).map((member) => member.id)).toEqual([viewer.id]);
-    expectToolProblem(await tool(runtime, t.principal, 'list_team_members', { team_id: t.team.id }), 'VALIDATION_FAILED');
+    expectToolProblem(
+      await tool(runtime, t.principal, 'list_team_members', { team_id: t.team.id }),
+      'VALIDATION_FAILED',
+    );
 
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await t.call('GET', '/v1/team-members', undefined, { query: cursor ? { limit: '1', cursor } : { limit: '1' } });
+      const page = await t.call('GET', '/v1/team-members', undefined, {
+        query: cursor ? { limit: '1', cursor } : { limit: '1' },
+      });
       expect(page.status).toBe(200);
       seen.push(...page.json.data.map((member: { id: string }) => member.id));
       cursor = page.json.next_cursor ?? undefined;
@@ -233,7 +291,10 @@ describe('reading members', () => {
     const t = await setup();
     const project = await t.call('POST', '/v1/projects', { name: 'P', platform_type: 'discord' });
     const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, projectIds: [project.json.id] });
-    expectRestProblem(await t.call('GET', '/v1/team-members', undefined, { token: scoped.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await t.call('GET', '/v1/team-members', undefined, { token: scoped.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     expectToolProblem(await tool(runtime, scoped.principal, 'list_team_members', {}), 'TOKEN_MISSING_ABILITY');
     expectRestProblem(await t.call('GET', `/v1/team-members/${randomUUID()}`), 'NOT_FOUND');
     expectRestProblem(await t.call('GET', '/v1/team-members/not-a-uuid'), 'VALIDATION_FAILED');
@@ -244,19 +305,36 @@ describe('changing roles and groups', () => {
   it('replaces roles and groups in one transaction with team.member_role_changed and group.updated', async () => {
     const t = await setup();
     const member = await t.invite({ email: 'r@example.com' });
-    const group = (await t.call('POST', '/v1/groups', { name: 'Support crew', role_ids: [BUILT_IN_ROLE_IDS.support] })).json;
-    const changed = await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [BUILT_IN_ROLE_IDS.analyst], group_ids: [group.id], name: 'Ada L.' });
+    const group = (await t.call('POST', '/v1/groups', { name: 'Support crew', role_ids: [BUILT_IN_ROLE_IDS.support] }))
+      .json;
+    const changed = await t.call('POST', `/v1/team-members/${member.id}`, {
+      role_ids: [BUILT_IN_ROLE_IDS.analyst],
+      group_ids: [group.id],
+      name: 'Ada L.',
+    });
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.json).toMatchObject({ name: 'Ada L.', role_ids: [BUILT_IN_ROLE_IDS.analyst], group_ids: [group.id], status: 'invited' });
+    expect(changed.json).toMatchObject({
+      name: 'Ada L.',
+      role_ids: [BUILT_IN_ROLE_IDS.analyst],
+      group_ids: [group.id],
+      status: 'invited',
+    });
     const events = await eventsOf(t.team.id);
     expect(typesOf(events).slice(-2)).toEqual(['team.member_role_changed', 'group.updated']);
-    expect(events.at(-2)!.data).toMatchObject({ previous_role_ids: [BUILT_IN_ROLE_IDS.viewer], previous_group_ids: [], team_member: { id: member.id } });
+    expect(events.at(-2)!.data).toMatchObject({
+      previous_role_ids: [BUILT_IN_ROLE_IDS.viewer],
+      previous_group_ids: [],
+      team_member: { id: member.id },
+    });
     expect(events.at(-1)!.data).toMatchObject({ group: { id: group.id, member_ids: [member.id], member_count: 1 } });
     expect((await t.call('GET', `/v1/groups/${group.id}`)).json.member_ids).toEqual([member.id]);
 
     // The same request again changes nothing and emits nothing.
     const count = (await eventsOf(t.team.id)).length;
-    const same = await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [BUILT_IN_ROLE_IDS.analyst], group_ids: [group.id] });
+    const same = await t.call('POST', `/v1/team-members/${member.id}`, {
+      role_ids: [BUILT_IN_ROLE_IDS.analyst],
+      group_ids: [group.id],
+    });
     expect(same.status).toBe(200);
     expect((await eventsOf(t.team.id)).length).toBe(count);
 
@@ -269,41 +347,71 @@ describe('changing roles and groups', () => {
     const t = await setup();
     const member = await t.invite({ email: 'perm@example.com' });
     const updater = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:update'] });
-    const assigner = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team-member:update', 'role:assign', 'team:view'] });
+    const assigner = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['team-member:update', 'role:assign', 'team:view'],
+    });
     const before = await domainSnapshot(runtime.store);
-    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [] }, { token: updater.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { group_ids: [] }, { token: updater.token }), 'TOKEN_MISSING_ABILITY');
-    const beyond = expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [BUILT_IN_ROLE_IDS.owner] }, { token: assigner.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [] }, { token: updater.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await t.call('POST', `/v1/team-members/${member.id}`, { group_ids: [] }, { token: updater.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    const beyond = expectRestProblem(
+      await t.call(
+        'POST',
+        `/v1/team-members/${member.id}`,
+        { role_ids: [BUILT_IN_ROLE_IDS.owner] },
+        { token: assigner.token },
+      ),
+      'TOKEN_MISSING_ABILITY',
+    );
     expect(beyond.detail).toContain('team:delete');
     expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [randomUUID()] }), 'NOT_FOUND');
     expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { status: 'active' }), 'VALIDATION_FAILED');
     expectRestProblem(await t.call('POST', `/v1/team-members/${randomUUID()}`, { name: 'Nobody' }), 'NOT_FOUND');
     // The name alone needs no more than team-member:update.
     expect(await domainSnapshot(runtime.store)).toEqual(before);
-    expect((await t.call('POST', `/v1/team-members/${member.id}`, { name: 'Renamed' }, { token: updater.token })).json.name).toBe('Renamed');
+    expect(
+      (await t.call('POST', `/v1/team-members/${member.id}`, { name: 'Renamed' }, { token: updater.token })).json.name,
+    ).toBe('Renamed');
   });
 });
 
 describe('removing a member', () => {
   it('removes them with team.member_removed, frees their e-mail and roles, and revokes their tokens', async () => {
     const t = await setup();
-    const role = (await t.call('POST', '/v1/roles', { name: 'Readers', abilities: ['team:view', 'project:view-any'] })).json;
+    const role = (await t.call('POST', '/v1/roles', { name: 'Readers', abilities: ['team:view', 'project:view-any'] }))
+      .json;
     const group = (await t.call('POST', '/v1/groups', { name: 'Readers group' })).json;
     const member = await t.invite({ email: 'leaver@example.com', role_ids: [role.id], group_ids: [group.id] });
     await t.accept(member.invitation_token);
     const minted = await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: member.id });
     expect(minted.status, minted.text).toBe(201);
-    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token })).status).toBe(200);
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token })).status).toBe(
+      200,
+    );
     expectRestProblem(await t.call('DELETE', `/v1/roles/${role.id}`), 'CONFLICT');
 
     const removed = await t.call('DELETE', `/v1/team-members/${member.id}`);
     expect(removed.status, removed.text).toBe(200);
-    expect(removed.json).toMatchObject({ status: 'removed', role_ids: [], group_ids: [], removed_at: new Date(clock.nowMs()).toISOString() });
+    expect(removed.json).toMatchObject({
+      status: 'removed',
+      role_ids: [],
+      group_ids: [],
+      removed_at: new Date(clock.nowMs()).toISOString(),
+    });
     const events = await eventsOf(t.team.id);
     expect(typesOf(events).slice(-2)).toEqual(['team.member_removed', 'group.updated']);
     expect(events.at(-1)!.data).toMatchObject({ group: { id: group.id, member_ids: [] } });
 
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token, sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token, sourceIp: freshIp() }),
+      'AUTHENTICATION_REQUIRED',
+    );
     expect((await t.call('DELETE', `/v1/roles/${role.id}`)).status).toBe(200);
     expectRestProblem(await t.call('DELETE', `/v1/team-members/${member.id}`), 'CONFLICT');
     expectRestProblem(await t.call('POST', `/v1/team-members/${member.id}`, { name: 'Back' }), 'CONFLICT');
@@ -323,7 +431,11 @@ describe('tokens minted on behalf of a member', () => {
   it('hold at most the intersection of the caller’s and the member’s abilities', async () => {
     const t = await setup();
     const member = await activeMember(t, { role_ids: [BUILT_IN_ROLE_IDS.analyst] });
-    const ok = await t.call('POST', '/v1/tokens', { abilities: ['project:view-any', 'activity:export'], member_id: member.id, name: 'analyst bot' });
+    const ok = await t.call('POST', '/v1/tokens', {
+      abilities: ['project:view-any', 'activity:export'],
+      member_id: member.id,
+      name: 'analyst bot',
+    });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.json).toMatchObject({ member_id: member.id, abilities: ['project:view-any', 'activity:export'] });
     const listed = await t.call('GET', '/v1/tokens');
@@ -332,13 +444,30 @@ describe('tokens minted on behalf of a member', () => {
     const invited = await t.invite({ email: 'not-yet@example.com' });
     const weak = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['token:create', 'team:view'] });
     const before = await domainSnapshot(runtime.store);
-    const beyondMember = expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['project:view-any', 'project:create'], member_id: member.id }), 'TOKEN_MISSING_ABILITY');
+    const beyondMember = expectRestProblem(
+      await t.call('POST', '/v1/tokens', { abilities: ['project:view-any', 'project:create'], member_id: member.id }),
+      'TOKEN_MISSING_ABILITY',
+    );
     expect(beyondMember.detail).toContain('project:create');
     expect(beyondMember.detail).not.toContain('project:view-any');
     // The caller's own limit is checked too (a weak caller, a strong member).
-    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['project:view-any'], member_id: member.id }, { token: weak.token }), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: randomUUID() }), 'NOT_FOUND');
-    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: invited.id }), 'CONFLICT');
+    expectRestProblem(
+      await t.call(
+        'POST',
+        '/v1/tokens',
+        { abilities: ['project:view-any'], member_id: member.id },
+        { token: weak.token },
+      ),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: randomUUID() }),
+      'NOT_FOUND',
+    );
+    expectRestProblem(
+      await t.call('POST', '/v1/tokens', { abilities: ['team:view'], member_id: invited.id }),
+      'CONFLICT',
+    );
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
 
@@ -351,12 +480,17 @@ describe('tokens minted on behalf of a member', () => {
       name: 'admin bot',
     });
     expect(minted.status, minted.text).toBe(201);
-    const abilitiesOf = async () => (await t.call('GET', '/v1/tokens')).json.data.find((token: { id: string }) => token.id === minted.json.id).abilities as string[];
-    const asBot = (path: string) => rest(runtime, { method: 'GET', path, token: minted.json.token, sourceIp: freshIp() });
+    const abilitiesOf = async () =>
+      (await t.call('GET', '/v1/tokens')).json.data.find((token: { id: string }) => token.id === minted.json.id)
+        .abilities as string[];
+    const asBot = (path: string) =>
+      rest(runtime, { method: 'GET', path, token: minted.json.token, sourceIp: freshIp() });
     expect((await asBot('/v1/activity')).status).toBe(200);
 
     // Demoted to a custom role that reads projects only: the token keeps only what the member still holds.
-    const reader = (await t.call('POST', '/v1/roles', { name: 'Reader', abilities: ['project:view-any', 'activity:read'] })).json;
+    const reader = (
+      await t.call('POST', '/v1/roles', { name: 'Reader', abilities: ['project:view-any', 'activity:read'] })
+    ).json;
     expect((await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [reader.id] })).status).toBe(200);
     expect((await abilitiesOf()).sort()).toEqual(['activity:read', 'project:view-any']);
     expectRestProblem(await asBot(`/v1/projects/${randomUUID()}/payments`), 'TOKEN_MISSING_ABILITY');
@@ -368,7 +502,9 @@ describe('tokens minted on behalf of a member', () => {
     expectRestProblem(await asBot('/v1/activity'), 'TOKEN_MISSING_ABILITY');
 
     // Held through a group instead, then the group goes: nothing is left.
-    const group = (await t.call('POST', '/v1/groups', { name: 'Readers', role_ids: [reader.id], member_ids: [member.id] })).json;
+    const group = (
+      await t.call('POST', '/v1/groups', { name: 'Readers', role_ids: [reader.id], member_ids: [member.id] })
+    ).json;
     expect((await t.call('POST', `/v1/team-members/${member.id}`, { role_ids: [] })).status).toBe(200);
     expect(await abilitiesOf()).toEqual(['project:view-any']);
     expect((await t.call('DELETE', `/v1/groups/${group.id}`)).status).toBe(200);
@@ -379,20 +515,38 @@ describe('tokens minted on behalf of a member', () => {
   it('count the roles of the member’s groups, and project-scoped roles only inside their projects', async () => {
     const t = await setup();
     const project = (await t.call('POST', '/v1/projects', { name: 'Scoped', platform_type: 'discord' })).json;
-    const scopedRole = (await t.call('POST', '/v1/roles', { name: 'Project editor', abilities: ['project:archive', 'project:view'], project_ids: [project.id] })).json;
+    const scopedRole = (
+      await t.call('POST', '/v1/roles', {
+        name: 'Project editor',
+        abilities: ['project:archive', 'project:view'],
+        project_ids: [project.id],
+      })
+    ).json;
     const group = (await t.call('POST', '/v1/groups', { name: 'Devs', role_ids: [BUILT_IN_ROLE_IDS.developer] })).json;
     const member = await activeMember(t, { role_ids: [scopedRole.id], group_ids: [group.id] });
 
     // From the group's developer role: team-wide.
-    expect((await t.call('POST', '/v1/tokens', { abilities: ['webhook-endpoint:manage'], member_id: member.id })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/v1/tokens', { abilities: ['webhook-endpoint:manage'], member_id: member.id })).status,
+    ).toBe(201);
     // From the project-scoped role: only in a token narrowed to that project.
-    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['project:archive'], member_id: member.id }), 'TOKEN_MISSING_ABILITY');
-    const narrowed = await t.call('POST', '/v1/tokens', { abilities: ['project:archive'], member_id: member.id, project_ids: [project.id] });
+    expectRestProblem(
+      await t.call('POST', '/v1/tokens', { abilities: ['project:archive'], member_id: member.id }),
+      'TOKEN_MISSING_ABILITY',
+    );
+    const narrowed = await t.call('POST', '/v1/tokens', {
+      abilities: ['project:archive'],
+      member_id: member.id,
+      project_ids: [project.id],
+    });
     expect(narrowed.status, narrowed.text).toBe(201);
     expect(narrowed.json.scopes).toContain(`scope:project:${project.id}`);
 
     // Leaving the group takes the group's abilities away from new tokens.
     await t.call('POST', `/v1/team-members/${member.id}`, { group_ids: [] });
-    expectRestProblem(await t.call('POST', '/v1/tokens', { abilities: ['webhook-endpoint:manage'], member_id: member.id }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await t.call('POST', '/v1/tokens', { abilities: ['webhook-endpoint:manage'], member_id: member.id }),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 });

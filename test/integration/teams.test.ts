@@ -14,7 +14,16 @@ import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, mcpPost, mcpSession, rest, tool, toolsCall } from '../support/guarantees.js';
+import {
+  domainSnapshot,
+  expectRestProblem,
+  expectToolProblem,
+  mcpPost,
+  mcpSession,
+  rest,
+  tool,
+  toolsCall,
+} from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -48,11 +57,19 @@ const freshIp = () => `198.19.${Math.floor(++addressesUsed / 256)}.${addressesUs
 describe('creating a team', () => {
   it('emits team.created in the same transaction', async () => {
     const team = await createTeam(runtime.store, clock, { name: '  Acme  ' });
-    expect(team).toEqual({ id: team.id, name: 'Acme', created_at: new Date(clock.nowMs()).toISOString(), updated_at: new Date(clock.nowMs()).toISOString(), deleted_at: null });
+    expect(team).toEqual({
+      id: team.id,
+      name: 'Acme',
+      created_at: new Date(clock.nowMs()).toISOString(),
+      updated_at: new Date(clock.nowMs()).toISOString(),
+      deleted_at: null,
+    });
     const events = await eventsOf(team.id);
     expect(events.map((event) => event.type)).toEqual(['team.created']);
     expect(events[0].data).toEqual({ team });
-    await expect(createTeam(runtime.store, clock, { name: 'Again', id: team.id })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(createTeam(runtime.store, clock, { name: 'Again', id: team.id })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     await expect(createTeam(runtime.store, clock, { name: ' ' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(await eventsOf(team.id)).toHaveLength(1);
   });
@@ -61,7 +78,11 @@ describe('creating a team', () => {
 describe('the smoke test (DESIGN D2: a valid token and no ability)', () => {
   it('answers the README’s example token (mcp:full, project:view-any) on REST and get_team, and a project-scoped token too', async () => {
     const t = await seedTeam(runtime.store, clock);
-    const example = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['mcp:full', 'project:view-any'], name: 'README example' });
+    const example = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['mcp:full', 'project:view-any'],
+      name: 'README example',
+    });
     const reply = await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: example.token });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.json).toMatchObject({ id: t.team.id, name: t.team.name });
@@ -72,15 +93,39 @@ describe('the smoke test (DESIGN D2: a valid token and no ability)', () => {
     expect(called.json.result.isError, called.text).toBeUndefined();
     expect(called.json.result.structuredContent).toEqual(reply.json);
 
-    const project = (await rest(runtime, { method: 'POST', path: '/v1/projects', token: t.token, body: { name: 'P', platform_type: 'discord' } })).json;
-    const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['project:view'], projectIds: [project.id] });
-    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: scoped.token })).json).toEqual(reply.json);
+    const project = (
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: t.token,
+        body: { name: 'P', platform_type: 'discord' },
+      })
+    ).json;
+    const scoped = await seedToken(runtime.store, clock, {
+      teamId: t.team.id,
+      abilities: ['project:view'],
+      projectIds: [project.id],
+    });
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: scoped.token })).json).toEqual(
+      reply.json,
+    );
   });
 
   it('still needs a valid token (401) and, on the tool server, the mcp:full gate (403)', async () => {
     const t = await seedTeam(runtime.store, clock);
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: `${t.token.slice(0, -4)}QQQQ`, sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/teams/current', sourceIp: freshIp() }),
+      'AUTHENTICATION_REQUIRED',
+    );
+    expectRestProblem(
+      await rest(runtime, {
+        method: 'GET',
+        path: '/v1/teams/current',
+        token: `${t.token.slice(0, -4)}QQQQ`,
+        sourceIp: freshIp(),
+      }),
+      'AUTHENTICATION_REQUIRED',
+    );
     const gateless = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['project:view-any'] });
     expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: gateless.token })).status).toBe(200);
     const refused = await mcpPost(runtime, toolsCall(1, 'get_team'), { token: gateless.token });
@@ -93,21 +138,42 @@ describe('renaming the team', () => {
   it('shows the new name at once on the smoke test and get_team; emits nothing', async () => {
     const t = await seedTeam(runtime.store, clock);
     clock.advance(1_000);
-    const renamed = await rest(runtime, { method: 'POST', path: '/v1/teams/current', token: t.token, body: { name: ' Renamed team ' } });
+    const renamed = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/teams/current',
+      token: t.token,
+      body: { name: ' Renamed team ' },
+    });
     expect(renamed.status, renamed.text).toBe(200);
-    expect(renamed.json).toMatchObject({ id: t.team.id, name: 'Renamed team', created_at: t.team.created_at, updated_at: new Date(clock.nowMs()).toISOString(), deleted_at: null });
-    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: t.token })).json).toEqual(renamed.json);
+    expect(renamed.json).toMatchObject({
+      id: t.team.id,
+      name: 'Renamed team',
+      created_at: t.team.created_at,
+      updated_at: new Date(clock.nowMs()).toISOString(),
+      deleted_at: null,
+    });
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: t.token })).json).toEqual(
+      renamed.json,
+    );
     expect((await tool(runtime, t.principal, 'get_team', {})).structuredContent).toEqual(renamed.json);
     expect((await eventsOf(t.team.id)).map((event) => event.type)).toEqual(['team.created']);
   });
 
   it('refuses bad names, unknown fields, weak and project-scoped tokens, writing nothing', async () => {
     const t = await seedTeam(runtime.store, clock);
-    const project = (await rest(runtime, { method: 'POST', path: '/v1/projects', token: t.token, body: { name: 'P', platform_type: 'discord' } })).json;
+    const project = (
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: t.token,
+        body: { name: 'P', platform_type: 'discord' },
+      })
+    ).json;
     const scoped = await seedToken(runtime.store, clock, { teamId: t.team.id, projectIds: [project.id] });
     const weak = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team:view'] });
     const before = await domainSnapshot(runtime.store);
-    const rename = (body: unknown, token = t.token) => rest(runtime, { method: 'POST', path: '/v1/teams/current', token, body });
+    const rename = (body: unknown, token = t.token) =>
+      rest(runtime, { method: 'POST', path: '/v1/teams/current', token, body });
     expectRestProblem(await rename({ name: '' }), 'VALIDATION_FAILED');
     expectRestProblem(await rename({ name: 'x'.repeat(101) }), 'VALIDATION_FAILED');
     expectRestProblem(await rename({ name: 'Ok', id: randomUUID() }), 'VALIDATION_FAILED');
@@ -123,7 +189,8 @@ describe('deleting the team', () => {
     const other = await seedTeam(runtime.store, clock);
     const weak = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team:view', 'team:update'] });
     const before = await domainSnapshot(runtime.store);
-    const remove = (query: Record<string, string> | undefined, token = t.token) => rest(runtime, { method: 'DELETE', path: '/v1/teams/current', token, query });
+    const remove = (query: Record<string, string> | undefined, token = t.token) =>
+      rest(runtime, { method: 'DELETE', path: '/v1/teams/current', token, query });
     expectRestProblem(await remove(undefined), 'VALIDATION_FAILED');
     const wrong = expectRestProblem(await remove({ confirm_team_id: other.team.id }), 'VALIDATION_FAILED');
     expect(wrong.errors?.[0].path).toBe('query.confirm_team_id');
@@ -135,13 +202,27 @@ describe('deleting the team', () => {
   it('marks it deleted with team.deleted, delivers that event, and refuses the team’s tokens and invitations afterwards', async () => {
     const t = await seedTeam(runtime.store, clock);
     const spare = await seedToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team:view', 'mcp:full'] });
-    const endpoint = await createWebhookEndpoint(runtime, t.principal, { name: 'Last words', url: 'https://receiver.example/hook', events: ['team.deleted'] });
+    const endpoint = await createWebhookEndpoint(runtime, t.principal, {
+      name: 'Last words',
+      url: 'https://receiver.example/hook',
+      events: ['team.deleted'],
+    });
     const invitation = (
-      await rest(runtime, { method: 'POST', path: '/v1/team-members/invitations', token: t.token, body: { email: 'late@example.com', name: 'Late', role_ids: [BUILT_IN_ROLE_IDS.viewer] } })
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/team-members/invitations',
+        token: t.token,
+        body: { email: 'late@example.com', name: 'Late', role_ids: [BUILT_IN_ROLE_IDS.viewer] },
+      })
     ).json;
     clock.advance(5_000);
 
-    const deleted = await rest(runtime, { method: 'DELETE', path: '/v1/teams/current', token: t.token, query: { confirm_team_id: t.team.id } });
+    const deleted = await rest(runtime, {
+      method: 'DELETE',
+      path: '/v1/teams/current',
+      token: t.token,
+      query: { confirm_team_id: t.team.id },
+    });
     expect(deleted.status, deleted.text).toBe(200);
     const at = new Date(clock.nowMs()).toISOString();
     expect(deleted.json).toEqual({ ...t.team, updated_at: at, deleted_at: at });
@@ -157,12 +238,25 @@ describe('deleting the team', () => {
     expect(endpoint.id).toBeDefined();
 
     for (const token of [t.token, spare.token]) {
-      expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token, sourceIp: freshIp() }), 'AUTHENTICATION_REQUIRED');
+      expectRestProblem(
+        await rest(runtime, { method: 'GET', path: '/v1/teams/current', token, sourceIp: freshIp() }),
+        'AUTHENTICATION_REQUIRED',
+      );
     }
     // A principal resolved before the deletion (a request in flight) sees the team as gone.
     expectToolProblem(await tool(runtime, spare.principal, 'get_team', {}), 'AUTHENTICATION_REQUIRED');
-    await expect(mintToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team:view'] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expectRestProblem(await rest(runtime, { method: 'POST', path: '/v1/team-invitations/accept', body: { token: invitation.invitation_token }, sourceIp: freshIp() }), 'NOT_FOUND');
+    await expect(
+      mintToken(runtime.store, clock, { teamId: t.team.id, abilities: ['team:view'] }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expectRestProblem(
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/team-invitations/accept',
+        body: { token: invitation.invitation_token },
+        sourceIp: freshIp(),
+      }),
+      'NOT_FOUND',
+    );
     expect((await eventsOf(t.team.id)).filter((event) => event.type === 'team.deleted')).toHaveLength(1);
   });
 });

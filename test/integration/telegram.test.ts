@@ -14,11 +14,19 @@ import { isoTime, type ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import { MEMBER_PLATFORM_SYNC_DEADLINE_KIND, PLATFORM_SYNC_FIRST_DELAY_MS, PLATFORM_SYNC_MAX_ATTEMPTS, platformRetryDelayMs } from '../../shared/domain/members/platform-retry.js';
+import {
+  MEMBER_PLATFORM_SYNC_DEADLINE_KIND,
+  PLATFORM_SYNC_FIRST_DELAY_MS,
+  PLATFORM_SYNC_MAX_ATTEMPTS,
+  platformRetryDelayMs,
+} from '../../shared/domain/members/platform-retry.js';
 import { consumePortalLink } from '../../shared/domain/portal-sessions/links.js';
 import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND } from '../../shared/domain/subscriptions/invite-link-retry.js';
-import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../../shared/domain/subscriptions/platform-sync.js';
+import {
+  applyMemberPlatformSync,
+  applySubscriptionInviteLinks,
+} from '../../shared/domain/subscriptions/platform-sync.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import { logger } from '../../shared/logger.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
@@ -53,7 +61,8 @@ function newEvents(): Promise<EventEnvelope[]> {
   return eventCursor.next();
 }
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) => rest(runtime, { method, path, token: team.token, body, query });
+const call = (method: string, path: string, body?: unknown, query?: Record<string, string>) =>
+  rest(runtime, { method, path, token: team.token, body, query });
 
 function settings(overrides: Partial<IntegrationSettings> = {}): IntegrationSettings {
   return {
@@ -85,8 +94,20 @@ async function deliver(update: Record<string, unknown>, secret: string | undefin
     routeKey: '$default',
     rawPath: `/hooks/telegram/${project}`,
     rawQueryString: '',
-    headers: { 'content-type': 'application/json', ...(secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
-    requestContext: { requestId: randomUUID(), http: { method: 'POST', path: `/hooks/telegram/${project}`, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' } },
+    headers: {
+      'content-type': 'application/json',
+      ...(secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret }),
+    },
+    requestContext: {
+      requestId: randomUUID(),
+      http: {
+        method: 'POST',
+        path: `/hooks/telegram/${project}`,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'test',
+      },
+    },
     body,
     isBase64Encoded: false,
   } as never);
@@ -96,7 +117,12 @@ async function deliver(update: Record<string, unknown>, secret: string | undefin
 const user = (id: number, username = `user${id}`) => ({ id, is_bot: false, first_name: `User ${id}`, username });
 
 /** A `chat_member` update: `who` went from `from` to `to`, done by `by` (default themselves). */
-function chatMember(who: number, from: string, to: string, options: { by?: number; inviteLink?: string; chat?: string } = {}) {
+function chatMember(
+  who: number,
+  from: string,
+  to: string,
+  options: { by?: number; inviteLink?: string; chat?: string } = {},
+) {
   return {
     update_id: nextUpdateId++,
     chat_member: {
@@ -105,7 +131,17 @@ function chatMember(who: number, from: string, to: string, options: { by?: numbe
       date: Math.floor(clock.nowMs() / 1000),
       old_chat_member: { status: from, user: user(who) },
       new_chat_member: { status: to, user: user(who), ...(to === 'kicked' ? { until_date: 0 } : {}) },
-      ...(options.inviteLink ? { invite_link: { invite_link: options.inviteLink, creator: user(BOT.id), creates_join_request: false, is_primary: false, is_revoked: false } } : {}),
+      ...(options.inviteLink
+        ? {
+            invite_link: {
+              invite_link: options.inviteLink,
+              creator: user(BOT.id),
+              creates_join_request: false,
+              is_primary: false,
+              is_revoked: false,
+            },
+          }
+        : {}),
     },
   };
 }
@@ -126,17 +162,29 @@ describe('connecting a bot', () => {
   it('checks the token with getMe, registers the webhook with a random secret, stores the token encrypted and never returns it', async () => {
     const reply = await call('PUT', `/v1/projects/${projectId}/bot`, { token: botToken });
     expect(reply.status).toBe(200);
-    expect(reply.json.bot).toEqual({ platform_type: 'telegram', platform_bot_id: String(BOT.id), username: BOT.username, permissions: [], connected_at: expect.any(String) });
+    expect(reply.json.bot).toEqual({
+      platform_type: 'telegram',
+      platform_bot_id: String(BOT.id),
+      username: BOT.username,
+      permissions: [],
+      connected_at: expect.any(String),
+    });
     expect(reply.text).not.toContain(botToken.split(':')[1]);
     expect(telegram.callsOf('getMe').filter((entry) => entry.token === botToken)).toHaveLength(1);
     const [registration] = telegram.callsOf('setWebhook').filter((entry) => entry.token === botToken);
-    expect(registration.payload).toMatchObject({ url: `${PUBLIC_BASE_URL}/hooks/telegram/${projectId}`, allowed_updates: ['chat_member', 'my_chat_member', 'message'] });
+    expect(registration.payload).toMatchObject({
+      url: `${PUBLIC_BASE_URL}/hooks/telegram/${projectId}`,
+      allowed_updates: ['chat_member', 'my_chat_member', 'message'],
+    });
     expect(registration.payload.secret_token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
 
     const events = await newEvents();
     expect(types(events)).toEqual(['project.bot_connected']);
     // Nothing stored, returned or sent carries the token or the secret in clear.
-    const everything = JSON.stringify(await domainSnapshot(runtime.store)) + JSON.stringify(events) + (await call('GET', `/v1/projects/${projectId}`)).text;
+    const everything =
+      JSON.stringify(await domainSnapshot(runtime.store)) +
+      JSON.stringify(events) +
+      (await call('GET', `/v1/projects/${projectId}`)).text;
     expect(everything).not.toContain(botToken.split(':')[1]);
     expect(everything).not.toContain(registration.payload.secret_token as string);
     const stored = await runtime.store.get(keys.credential(projectId, 'telegram_bot'));
@@ -152,7 +200,9 @@ describe('connecting a bot', () => {
     // The same bot again (a new token after a revocation at @BotFather): a new credential, no event.
     const rotated = `${BOT.id}:${randomBytes(24).toString('base64url')}`;
     telegram.addBot(rotated, BOT);
-    expect((await call('PUT', `/v1/projects/${projectId}/bot`, { token: rotated })).json.bot.platform_bot_id).toBe(String(BOT.id));
+    expect((await call('PUT', `/v1/projects/${projectId}/bot`, { token: rotated })).json.bot.platform_bot_id).toBe(
+      String(BOT.id),
+    );
     expect(await newEvents()).toEqual([]);
   });
 
@@ -160,12 +210,24 @@ describe('connecting a bot', () => {
     const slack = (await call('POST', '/v1/projects', { name: 'Workspace', platform_type: 'slack' })).json.id;
     await newEvents();
     const before = await domainSnapshot(runtime.store);
-    const refused = expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: `999:${randomBytes(24).toString('base64url')}` }), 'VALIDATION_FAILED');
+    const refused = expectRestProblem(
+      await call('PUT', `/v1/projects/${projectId}/bot`, { token: `999:${randomBytes(24).toString('base64url')}` }),
+      'VALIDATION_FAILED',
+    );
     expect(refused.errors).toEqual([{ path: 'token', message: 'Telegram refused this token' }]);
-    const notConnectable = expectRestProblem(await call('PUT', `/v1/projects/${slack}/bot`, { token: botToken }), 'VALIDATION_FAILED');
+    const notConnectable = expectRestProblem(
+      await call('PUT', `/v1/projects/${slack}/bot`, { token: botToken }),
+      'VALIDATION_FAILED',
+    );
     expect(notConnectable.detail).toContain('connectable platforms: telegram, discord');
-    expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { token: 'not a token' }), 'VALIDATION_FAILED');
-    expectRestProblem(await call('PUT', `/v1/projects/${projectId}/bot`, { platform_bot_id: '1', permissions: [] }), 'VALIDATION_FAILED');
+    expectRestProblem(
+      await call('PUT', `/v1/projects/${projectId}/bot`, { token: 'not a token' }),
+      'VALIDATION_FAILED',
+    );
+    expectRestProblem(
+      await call('PUT', `/v1/projects/${projectId}/bot`, { platform_bot_id: '1', permissions: [] }),
+      'VALIDATION_FAILED',
+    );
     expect(await newEvents()).toEqual([]);
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     expect(await runtime.store.get(keys.credential(projectId, 'telegram_bot'))).toBeUndefined();
@@ -192,12 +254,17 @@ describe('the inbound hook', () => {
     const missing = await deliver(chatMember(1, 'left', 'member'), undefined);
     const unknownProject = await deliver(chatMember(1, 'left', 'member'), secret, randomUUID());
     const notAnId = await deliver(chatMember(1, 'left', 'member'), secret, 'not-a-project');
-    for (const answer of [wrong, missing, unknownProject, notAnId]) expect(answer).toEqual({ status: 401, body: { error: 'The secret token is missing or wrong.' } });
+    for (const answer of [wrong, missing, unknownProject, notAnId])
+      expect(answer).toEqual({ status: 401, body: { error: 'The secret token is missing or wrong.' } });
     expect(await domainSnapshot(runtime.store)).toEqual(before);
   });
 
   it('maps chat_member updates in a linked chat to member.joined, left, kicked and banned; a replayed update_id changes nothing', async () => {
-    await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'group', platform_resource_id: CHAT_ID, name: 'Readers' });
+    await call('POST', `/v1/projects/${projectId}/resources`, {
+      kind: 'group',
+      platform_resource_id: CHAT_ID,
+      name: 'Readers',
+    });
     const secret = await connect();
     await newEvents();
 
@@ -205,7 +272,16 @@ describe('the inbound hook', () => {
     expect(await deliver(join, secret)).toEqual({ status: 200, body: { ok: true } });
     const joined = await newEvents();
     expect(types(joined)).toEqual(['member.joined']);
-    expect(joined[0].data).toMatchObject({ member: { platform_user_id: '42', username: 'user42', display_name: 'User 42', status: 'joined', subscriber_id: null }, subscriber: null });
+    expect(joined[0].data).toMatchObject({
+      member: {
+        platform_user_id: '42',
+        username: 'user42',
+        display_name: 'User 42',
+        status: 'joined',
+        subscriber_id: null,
+      },
+      subscriber: null,
+    });
 
     // The same update again (Telegram retrying): acknowledged, nothing changes.
     const before = await domainSnapshot(runtime.store);
@@ -250,17 +326,33 @@ describe('the inbound hook', () => {
     expect((await deliver(promoted, secret)).status).toBe(200);
     const events = await newEvents();
     expect(types(events)).toEqual(['project.bot_permissions_changed']);
-    expect(events[0].data).toMatchObject({ bot: { platform_bot_id: String(BOT.id), permissions: ['can_invite_users', 'can_restrict_members'] } });
-    expect((await call('GET', `/v1/projects/${projectId}`)).json.bot.permissions).toEqual(['can_invite_users', 'can_restrict_members']);
+    expect(events[0].data).toMatchObject({
+      bot: { platform_bot_id: String(BOT.id), permissions: ['can_invite_users', 'can_restrict_members'] },
+    });
+    expect((await call('GET', `/v1/projects/${projectId}`)).json.bot.permissions).toEqual([
+      'can_invite_users',
+      'can_restrict_members',
+    ]);
   });
 });
 
 describe('access through the adapter', () => {
   /** A linked chat, a connected bot, a plan and a subscriber; returns their ids and the webhook secret. */
   async function setUp(subscriber: Record<string, unknown> = { display_name: 'Ada' }) {
-    await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'group', platform_resource_id: CHAT_ID, name: 'Readers' });
+    await call('POST', `/v1/projects/${projectId}/resources`, {
+      kind: 'group',
+      platform_resource_id: CHAT_ID,
+      name: 'Readers',
+    });
     const secret = await connect();
-    const plan = (await call('POST', `/v1/projects/${projectId}/plans`, { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' })).json;
+    const plan = (
+      await call('POST', `/v1/projects/${projectId}/plans`, {
+        name: 'Monthly',
+        amount: 900,
+        currency: 'EUR',
+        interval: 'month',
+      })
+    ).json;
     const created = (await call('POST', `/v1/projects/${projectId}/subscribers`, subscriber)).json;
     await newEvents();
     return { secret, planId: plan.id as string, subscriberId: created.id as string };
@@ -268,14 +360,24 @@ describe('access through the adapter', () => {
 
   it('grants with a personal single-use invite link (in member.access_granted); joining through it links the member to the subscriber', async () => {
     const { secret, planId, subscriberId } = await setUp();
-    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId });
+    const subscription = await call('POST', `/v1/projects/${projectId}/subscriptions`, {
+      subscriber_id: subscriberId,
+      plan_id: planId,
+    });
     expect(subscription.status).toBe(201);
     const [invite] = telegram.callsOf('createChatInviteLink').filter((entry) => entry.token === botToken);
-    expect(invite.payload).toMatchObject({ chat_id: Number(CHAT_ID), member_limit: 1, name: `subscriber ${subscriberId.slice(0, 8)}` });
+    expect(invite.payload).toMatchObject({
+      chat_id: Number(CHAT_ID),
+      member_limit: 1,
+      name: `subscriber ${subscriberId.slice(0, 8)}`,
+    });
     const events = await newEvents();
     expect(types(events)).toEqual(['subscription.created', 'member.access_granted', 'member.converted']);
     const link = (events[1].data as { invite_link: { url: string; expires_at: string } }).invite_link;
-    expect(link).toEqual({ url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/), expires_at: new Date((invite.payload.expire_date as number) * 1000).toISOString() });
+    expect(link).toEqual({
+      url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/),
+      expires_at: new Date((invite.payload.expire_date as number) * 1000).toISOString(),
+    });
     // The link is on the subscription too: in the creation's answer, its event and every read.
     expect(subscription.json.invite_links).toEqual([link]);
     expect((events[0].data as { subscription: { invite_links: unknown } }).subscription.invite_links).toEqual([link]);
@@ -284,12 +386,20 @@ describe('access through the adapter', () => {
     expect((await deliver(chatMember(77, 'left', 'member', { inviteLink: link.url }), secret)).status).toBe(200);
     const joined = await newEvents();
     expect(types(joined)).toEqual(['member.joined']);
-    expect(joined[0].data).toMatchObject({ member: { platform_user_id: '77', subscriber_id: subscriberId }, subscriber: { id: subscriberId, platform_user_id: '77' } });
-    expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: '77', member_id: (joined[0].data as { member: { id: string } }).member.id });
+    expect(joined[0].data).toMatchObject({
+      member: { platform_user_id: '77', subscriber_id: subscriberId },
+      subscriber: { id: subscriberId, platform_user_id: '77' },
+    });
+    expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({
+      platform_user_id: '77',
+      member_id: (joined[0].data as { member: { id: string } }).member.id,
+    });
 
     // The web access check answers from the subscription, for the subscriber and for the member.
     const memberId = (joined[0].data as { member: { id: string } }).member.id;
-    const bySubscriber = (await call('GET', `/v1/projects/${projectId}/access`, undefined, { subscriber_id: subscriberId })).json;
+    const bySubscriber = (
+      await call('GET', `/v1/projects/${projectId}/access`, undefined, { subscriber_id: subscriberId })
+    ).json;
     expect(bySubscriber).toEqual({
       granted: true,
       status: 'active',
@@ -299,23 +409,33 @@ describe('access through the adapter', () => {
       subscriber_id: subscriberId,
       member_id: memberId,
     });
-    expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toEqual(bySubscriber);
+    expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toEqual(
+      bySubscriber,
+    );
     // One read by subscriber (the subscriber's partition holds its summary and its subscriptions'); by member, the member's first.
     const counting = countingStore(runtime.store);
-    expect(await checkProjectAccess(counting.store, team.principal, projectId, { subscriber_id: subscriberId })).toEqual(bySubscriber);
+    expect(
+      await checkProjectAccess(counting.store, team.principal, projectId, { subscriber_id: subscriberId }),
+    ).toEqual(bySubscriber);
     expect(counting.requests()).toBe(1);
     counting.reset();
-    expect(await checkProjectAccess(counting.store, team.principal, projectId, { member_id: memberId })).toEqual(bySubscriber);
+    expect(await checkProjectAccess(counting.store, team.principal, projectId, { member_id: memberId })).toEqual(
+      bySubscriber,
+    );
     expect(counting.requests()).toBe(2);
 
     // Canceling removes the member from the chat without a lasting ban; the check says so.
     await call('POST', `/v1/subscriptions/${subscription.json.id}/cancel`, { at_period_end: false });
-    const removals = telegram.calls.filter((entry) => entry.token === botToken && ['banChatMember', 'unbanChatMember'].includes(entry.method)).slice(-2);
+    const removals = telegram.calls
+      .filter((entry) => entry.token === botToken && ['banChatMember', 'unbanChatMember'].includes(entry.method))
+      .slice(-2);
     expect(removals.map((entry) => [entry.method, entry.payload.chat_id, entry.payload.user_id])).toEqual([
       ['banChatMember', Number(CHAT_ID), 77],
       ['unbanChatMember', Number(CHAT_ID), 77],
     ]);
-    expect((await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json).toMatchObject({ granted: false, status: 'canceled', plan_id: planId });
+    expect(
+      (await call('GET', `/v1/projects/${projectId}/access`, undefined, { member_id: memberId })).json,
+    ).toMatchObject({ granted: false, status: 'canceled', plan_id: planId });
     // Access ended: the subscription no longer offers the link, and Telegram was told to revoke it.
     expect((await call('GET', `/v1/subscriptions/${subscription.json.id}`)).json.invite_links).toEqual([]);
     expect(
@@ -328,7 +448,9 @@ describe('access through the adapter', () => {
 
   it('revokes the invite link of a subscriber who never joined when access ends; a join through it afterwards links no one; the link is never logged', async () => {
     const { secret, planId, subscriberId } = await setUp();
-    const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+    const subscription = (
+      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })
+    ).json;
     const [link] = subscription.invite_links as { url: string }[];
     await newEvents();
     const warn = vi.spyOn(logger, 'warn');
@@ -349,8 +471,14 @@ describe('access through the adapter', () => {
       expect((await deliver(chatMember(81, 'left', 'member', { inviteLink: link.url }), secret)).status).toBe(200);
       const joined = await newEvents();
       expect(types(joined)).toEqual(['member.joined']);
-      expect(joined[0].data).toMatchObject({ member: { platform_user_id: '81', subscriber_id: null }, subscriber: null });
-      expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({ platform_user_id: null, member_id: null });
+      expect(joined[0].data).toMatchObject({
+        member: { platform_user_id: '81', subscriber_id: null },
+        subscriber: null,
+      });
+      expect((await call('GET', `/v1/subscribers/${subscriberId}`)).json).toMatchObject({
+        platform_user_id: null,
+        member_id: null,
+      });
       expect(JSON.stringify([...warn.mock.calls, ...error.mock.calls])).not.toContain(link.url);
     } finally {
       warn.mockRestore();
@@ -360,9 +488,14 @@ describe('access through the adapter', () => {
 
   it('logs a failed revocation of a subscriber who never joined by subscription (never the link) and keeps the cancellation', async () => {
     const { planId, subscriberId } = await setUp();
-    const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+    const subscription = (
+      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })
+    ).json;
     const [link] = subscription.invite_links as { url: string }[];
-    telegram.failNext('revokeChatInviteLink', { error_code: 400, description: 'Bad Request: not enough rights to manage chat invite links' });
+    telegram.failNext('revokeChatInviteLink', {
+      error_code: 400,
+      description: 'Bad Request: not enough rights to manage chat invite links',
+    });
     const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     try {
       const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
@@ -372,7 +505,8 @@ describe('access through the adapter', () => {
         subscription_id: subscription.id,
         project_id: projectId,
         links: 1,
-        reason: 'Telegram refused revokeChatInviteLink: Bad Request: not enough rights to manage chat invite links (400).',
+        reason:
+          'Telegram refused revokeChatInviteLink: Bad Request: not enough rights to manage chat invite links (400).',
       });
       expect(JSON.stringify(warn.mock.calls)).not.toContain(link.url);
     } finally {
@@ -387,12 +521,28 @@ describe('access through the adapter', () => {
     await newEvents();
     const since = telegram.calls.length;
     const moderation = (entries: typeof telegram.calls) =>
-      entries.filter((entry) => entry.token === botToken).map((entry) => [entry.method, entry.payload.chat_id, entry.payload.user_id, entry.payload.only_if_banned ?? null]);
+      entries
+        .filter((entry) => entry.token === botToken)
+        .map((entry) => [
+          entry.method,
+          entry.payload.chat_id,
+          entry.payload.user_id,
+          entry.payload.only_if_banned ?? null,
+        ]);
 
-    expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, { reason: 'spam' })).json.member).toMatchObject({ status: 'banned', platform_error: null });
-    expect((await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json.member).toMatchObject({ status: 'left', platform_error: null });
+    expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, { reason: 'spam' })).json.member).toMatchObject({
+      status: 'banned',
+      platform_error: null,
+    });
+    expect((await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json.member).toMatchObject({
+      status: 'left',
+      platform_error: null,
+    });
     await deliver(chatMember(88, 'left', 'member'), secret);
-    expect((await call('POST', `/v1/subscribers/${subscriberId}/kick`, {})).json.member).toMatchObject({ status: 'kicked', platform_error: null });
+    expect((await call('POST', `/v1/subscribers/${subscriberId}/kick`, {})).json.member).toMatchObject({
+      status: 'kicked',
+      platform_error: null,
+    });
     expect(moderation(telegram.calls.slice(since))).toEqual([
       ['banChatMember', Number(CHAT_ID), 88, null],
       ['unbanChatMember', Number(CHAT_ID), 88, true],
@@ -415,11 +565,18 @@ describe('access through the adapter', () => {
     expect(telegram.callsOf('banChatMember').filter((entry) => entry.token === botToken)).toHaveLength(3);
 
     // A refusal is not retried: recorded on the member, the unban stands.
-    telegram.failNext('unbanChatMember', { error_code: 400, description: 'Bad Request: not enough rights to restrict/unrestrict chat member' });
+    telegram.failNext('unbanChatMember', {
+      error_code: 400,
+      description: 'Bad Request: not enough rights to restrict/unrestrict chat member',
+    });
     const unbanned = (await call('POST', `/v1/subscribers/${subscriberId}/unban`, {})).json;
     expect(unbanned.member).toMatchObject({
       status: 'left',
-      platform_error: { action: 'unban', message: 'Telegram refused unbanChatMember: Bad Request: not enough rights to restrict/unrestrict chat member (400).' },
+      platform_error: {
+        action: 'unban',
+        message:
+          'Telegram refused unbanChatMember: Bad Request: not enough rights to restrict/unrestrict chat member (400).',
+      },
     });
     expect((await call('GET', `/v1/members/${unbanned.member.id}`)).json.platform_error.action).toBe('unban');
 
@@ -447,25 +604,36 @@ describe('access through the adapter', () => {
       return { ...ids, memberId };
     }
     const member = async (memberId: string) => (await call('GET', `/v1/members/${memberId}`)).json;
-    const syncDeadline = (memberId: string) => runtime.store.get(keys.deadline(team.team.id, MEMBER_PLATFORM_SYNC_DEADLINE_KIND, memberId));
+    const syncDeadline = (memberId: string) =>
+      runtime.store.get(keys.deadline(team.team.id, MEMBER_PLATFORM_SYNC_DEADLINE_KIND, memberId));
     const botCalls = (method: string) => telegram.callsOf(method).filter((entry) => entry.token === botToken);
 
     it('records a failed grant with its next attempt, then the deadline worker retries it after the backoff, clears the error and puts the new invite link on the subscription', async () => {
       const { planId, subscriberId, memberId } = await joinedSubscriber(55);
-      telegram.failNext('createChatInviteLink', { error_code: 400, description: 'Bad Request: not enough rights to manage chat invite links' });
-      const created = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId });
+      telegram.failNext('createChatInviteLink', {
+        error_code: 400,
+        description: 'Bad Request: not enough rights to manage chat invite links',
+      });
+      const created = await call('POST', `/v1/projects/${projectId}/subscriptions`, {
+        subscriber_id: subscriberId,
+        plan_id: planId,
+      });
       // The subscription stands; the failure is on the member, with its retry in the same write.
       expect(created.status).toBe(201);
       expect(created.json).toMatchObject({ status: 'active', has_access: true, invite_links: [] });
       const failedAt = clock.nowMs();
       expect((await member(memberId)).platform_error).toEqual({
         action: 'grant_access',
-        message: 'Telegram refused createChatInviteLink: Bad Request: not enough rights to manage chat invite links (400).',
+        message:
+          'Telegram refused createChatInviteLink: Bad Request: not enough rights to manage chat invite links (400).',
         at: isoTime(failedAt),
         attempts: 1,
         next_attempt_at: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS),
       });
-      expect(await syncDeadline(memberId)).toMatchObject({ due_at: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS), project_id: projectId });
+      expect(await syncDeadline(memberId)).toMatchObject({
+        due_at: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS),
+        project_id: projectId,
+      });
       const events = await newEvents();
       expect(types(events)).toEqual(['subscription.created', 'member.access_granted', 'member.converted']);
       expect(events[1].data).toMatchObject({ invite_link: null });
@@ -480,11 +648,16 @@ describe('access through the adapter', () => {
       clock.advance(1000);
       expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
       expect(botCalls('createChatInviteLink')).toHaveLength(invitesBefore + 1);
-      expect(botCalls('createChatInviteLink').at(-1)!.payload).toMatchObject({ chat_id: Number(CHAT_ID), member_limit: 1 });
+      expect(botCalls('createChatInviteLink').at(-1)!.payload).toMatchObject({
+        chat_id: Number(CHAT_ID),
+        member_limit: 1,
+      });
       expect((await member(memberId)).platform_error).toBeNull();
       expect(await syncDeadline(memberId)).toBeUndefined();
       const links = (await call('GET', `/v1/subscriptions/${created.json.id}`)).json.invite_links;
-      expect(links).toEqual([{ url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/), expires_at: expect.any(String) }]);
+      expect(links).toEqual([
+        { url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/), expires_at: expect.any(String) },
+      ]);
       expect(await newEvents()).toEqual([]);
 
       // Applying it again, through the worker or the handler with the old deadline, changes nothing and calls nothing.
@@ -504,9 +677,14 @@ describe('access through the adapter', () => {
 
     it('retries a failed removal of a canceled subscriber and removes the member (banChatMember then unbanChatMember)', async () => {
       const { planId, subscriberId, memberId } = await joinedSubscriber(66);
-      const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+      const subscription = (
+        await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })
+      ).json;
       expect(subscription.invite_links).toHaveLength(1);
-      telegram.failNext('banChatMember', { error_code: 400, description: 'Bad Request: not enough rights to restrict/unrestrict chat member' });
+      telegram.failNext('banChatMember', {
+        error_code: 400,
+        description: 'Bad Request: not enough rights to restrict/unrestrict chat member',
+      });
       const canceled = await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
       expect(canceled.json).toMatchObject({ status: 'canceled', has_access: false, invite_links: [] });
       expect((await member(memberId)).platform_error).toMatchObject({ action: 'revoke_access', attempts: 1 });
@@ -526,7 +704,9 @@ describe('access through the adapter', () => {
 
     it('records a failed invite-link revocation on the member and the deadline worker revokes the link (and removes the member again)', async () => {
       const { planId, subscriberId, memberId } = await joinedSubscriber(65);
-      const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+      const subscription = (
+        await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })
+      ).json;
       const [link] = subscription.invite_links as { url: string }[];
       await newEvents();
       telegram.failNext('revokeChatInviteLink', { error_code: 500, description: 'Internal Server Error', times: 3 });
@@ -539,9 +719,19 @@ describe('access through the adapter', () => {
           .slice(since)
           .filter((entry) => entry.token === botToken)
           .map((entry) => entry.method),
-      ).toEqual(['banChatMember', 'unbanChatMember', 'revokeChatInviteLink', 'revokeChatInviteLink', 'revokeChatInviteLink']);
+      ).toEqual([
+        'banChatMember',
+        'unbanChatMember',
+        'revokeChatInviteLink',
+        'revokeChatInviteLink',
+        'revokeChatInviteLink',
+      ]);
       const recorded = await member(memberId);
-      expect(recorded.platform_error).toMatchObject({ action: 'revoke_access', attempts: 1, message: 'Telegram refused revokeChatInviteLink: Internal Server Error (500).' });
+      expect(recorded.platform_error).toMatchObject({
+        action: 'revoke_access',
+        attempts: 1,
+        message: 'Telegram refused revokeChatInviteLink: Internal Server Error (500).',
+      });
       expect(JSON.stringify(recorded)).not.toContain(link.url);
       expect(await syncDeadline(memberId)).toMatchObject({ project_id: projectId });
       expect(JSON.stringify(await newEvents())).not.toContain(link.url);
@@ -561,8 +751,14 @@ describe('access through the adapter', () => {
 
     it('retries a failed ban as a ban: a banned member stays banned', async () => {
       const { subscriberId, memberId } = await joinedSubscriber(68);
-      telegram.failNext('banChatMember', { error_code: 400, description: 'Bad Request: not enough rights to restrict/unrestrict chat member' });
-      expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json.member).toMatchObject({ status: 'banned', platform_error: { action: 'ban', attempts: 1 } });
+      telegram.failNext('banChatMember', {
+        error_code: 400,
+        description: 'Bad Request: not enough rights to restrict/unrestrict chat member',
+      });
+      expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json.member).toMatchObject({
+        status: 'banned',
+        platform_error: { action: 'ban', attempts: 1 },
+      });
       const since = telegram.calls.length;
       clock.advance(PLATFORM_SYNC_FIRST_DELAY_MS);
       await applyDueDeadlines(runtime, clock.nowMs());
@@ -579,7 +775,10 @@ describe('access through the adapter', () => {
       const { planId, subscriberId, memberId } = await joinedSubscriber(69);
       await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId });
       const since = telegram.calls.length;
-      expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json.member).toMatchObject({ status: 'banned', platform_error: null });
+      expect((await call('POST', `/v1/subscribers/${subscriberId}/ban`, {})).json.member).toMatchObject({
+        status: 'banned',
+        platform_error: null,
+      });
       // banChatMember alone: an access removal (ban then unban) would lift the ban again. The suspension's
       // ended access still revokes its unused invite link.
       expect(
@@ -593,12 +792,16 @@ describe('access through the adapter', () => {
     });
 
     describe('for a subscriber who never joined (no member)', () => {
-      const linksDeadline = (subscriptionId: string) => runtime.store.get(keys.deadline(team.team.id, SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subscriptionId));
+      const linksDeadline = (subscriptionId: string) =>
+        runtime.store.get(keys.deadline(team.team.id, SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subscriptionId));
       /** A subscription whose grant failed (createChatInviteLink 500, three times: the adapter's retries too). */
       async function failedGrant(subscriber: Record<string, unknown> = { display_name: 'Nadia' }) {
         const ids = await setUp(subscriber);
         telegram.failNext('createChatInviteLink', { error_code: 500, description: 'Internal Server Error', times: 3 });
-        const created = await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: ids.subscriberId, plan_id: ids.planId });
+        const created = await call('POST', `/v1/projects/${projectId}/subscriptions`, {
+          subscriber_id: ids.subscriberId,
+          plan_id: ids.planId,
+        });
         expect(created.status).toBe(201);
         return { ...ids, subscription: created.json, failedAt: clock.nowMs() };
       }
@@ -614,9 +817,19 @@ describe('access through the adapter', () => {
           expect(await linksDeadline(subscription.id)).toMatchObject({
             due_at: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS),
             project_id: projectId,
-            platform_error: { action: 'grant_access', message, at: isoTime(failedAt), attempts: 1, next_attempt_at: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS) },
+            platform_error: {
+              action: 'grant_access',
+              message,
+              at: isoTime(failedAt),
+              attempts: 1,
+              next_attempt_at: isoTime(failedAt + PLATFORM_SYNC_FIRST_DELAY_MS),
+            },
           });
-          expect(warn).toHaveBeenCalledWith('invite links not made; retried later', { subscription_id: subscription.id, project_id: projectId, reason: message });
+          expect(warn).toHaveBeenCalledWith('invite links not made; retried later', {
+            subscription_id: subscription.id,
+            project_id: projectId,
+            reason: message,
+          });
           const events = await newEvents();
           expect(types(events)).toEqual(['subscription.created', 'member.access_granted', 'member.converted']);
           expect(events[1].data).toMatchObject({ member: null, invite_link: null });
@@ -631,14 +844,25 @@ describe('access through the adapter', () => {
           clock.advance(1000);
           expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
           expect(botCalls('createChatInviteLink')).toHaveLength(invitesBefore + 1);
-          expect(botCalls('createChatInviteLink').at(-1)!.payload).toMatchObject({ chat_id: Number(CHAT_ID), member_limit: 1, name: `subscriber ${subscriberId.slice(0, 8)}` });
+          expect(botCalls('createChatInviteLink').at(-1)!.payload).toMatchObject({
+            chat_id: Number(CHAT_ID),
+            member_limit: 1,
+            name: `subscriber ${subscriberId.slice(0, 8)}`,
+          });
           const read = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json;
-          expect(read.invite_links).toEqual([{ url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/), expires_at: expect.any(String) }]);
+          expect(read.invite_links).toEqual([
+            { url: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/), expires_at: expect.any(String) },
+          ]);
           const [link] = read.invite_links as { url: string }[];
           expect(read.updated_at).toBe(isoTime(clock.nowMs()));
           const granted = await newEvents();
           expect(types(granted)).toEqual(['member.access_granted']);
-          expect(granted[0].data).toMatchObject({ member: null, subscriber: { id: subscriberId }, resource: { platform_resource_id: CHAT_ID }, invite_link: read.invite_links[0] });
+          expect(granted[0].data).toMatchObject({
+            member: null,
+            subscriber: { id: subscriberId },
+            resource: { platform_resource_id: CHAT_ID },
+            invite_link: read.invite_links[0],
+          });
           expect(await linksDeadline(subscription.id)).toBeUndefined();
           expect(JSON.stringify(warn.mock.calls)).not.toContain(link.url);
 
@@ -659,7 +883,9 @@ describe('access through the adapter', () => {
 
           // The retried link is the subscriber's: joining through it links the member.
           expect((await deliver(chatMember(93, 'left', 'member', { inviteLink: link.url }), secret)).status).toBe(200);
-          expect((await newEvents())[0].data).toMatchObject({ member: { platform_user_id: '93', subscriber_id: subscriberId } });
+          expect((await newEvents())[0].data).toMatchObject({
+            member: { platform_user_id: '93', subscriber_id: subscriberId },
+          });
         } finally {
           warn.mockRestore();
         }
@@ -668,10 +894,19 @@ describe('access through the adapter', () => {
       it('retries only the chat whose link failed when another chat got its link, keeping the live one', async () => {
         const OTHER_CHAT = '-1009876543210';
         const ids = await setUp({ display_name: 'Quinn' });
-        await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'channel', platform_resource_id: OTHER_CHAT, name: 'News' });
+        await call('POST', `/v1/projects/${projectId}/resources`, {
+          kind: 'channel',
+          platform_resource_id: OTHER_CHAT,
+          name: 'News',
+        });
         await newEvents();
         telegram.failNext('createChatInviteLink', { error_code: 500, description: 'Internal Server Error', times: 3 });
-        const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: ids.subscriberId, plan_id: ids.planId })).json;
+        const subscription = (
+          await call('POST', `/v1/projects/${projectId}/subscriptions`, {
+            subscriber_id: ids.subscriberId,
+            plan_id: ids.planId,
+          })
+        ).json;
         expect(subscription.invite_links).toHaveLength(1);
         expect(await linksDeadline(subscription.id)).toMatchObject({ platform_error: { attempts: 1 } });
         await newEvents();
@@ -684,12 +919,18 @@ describe('access through the adapter', () => {
             .slice(since)
             .map((entry) => entry.payload.chat_id),
         ).toEqual([Number(CHAT_ID)]);
-        const links = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json.invite_links as { url: string }[];
+        const links = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json.invite_links as {
+          url: string;
+        }[];
         expect(links).toHaveLength(2);
         expect(links[0]).toEqual(subscription.invite_links[0]);
         const granted = await newEvents();
         expect(types(granted)).toEqual(['member.access_granted']);
-        expect(granted[0].data).toMatchObject({ member: null, resource: { platform_resource_id: CHAT_ID }, invite_link: links[1] });
+        expect(granted[0].data).toMatchObject({
+          member: null,
+          resource: { platform_resource_id: CHAT_ID },
+          invite_link: links[1],
+        });
         expect(await linksDeadline(subscription.id)).toBeUndefined();
       });
 
@@ -704,10 +945,15 @@ describe('access through the adapter', () => {
 
       it('drops the retry of a subscription canceled meanwhile: no call, no link, no event', async () => {
         const { subscription } = await failedGrant();
-        expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json).toMatchObject({ status: 'canceled', invite_links: [] });
+        expect(
+          (await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json,
+        ).toMatchObject({ status: 'canceled', invite_links: [] });
         await newEvents();
         await expectRetryDropped(subscription.id);
-        expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({ status: 'canceled', invite_links: [] });
+        expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({
+          status: 'canceled',
+          invite_links: [],
+        });
         expect(await newEvents()).toEqual([]);
       });
 
@@ -726,20 +972,38 @@ describe('access through the adapter', () => {
               const item = await store.get(key, options);
               if (key.pk === subscriptionPk && !raced) {
                 raced = true;
-                expect((await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json.status).toBe('canceled');
+                expect(
+                  (await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false })).json
+                    .status,
+                ).toBe('canceled');
               }
               return item;
             },
           },
         });
         const invitesBefore = botCalls('createChatInviteLink').length;
-        await applySubscriptionInviteLinks({ ...runtime, store: racingStore }, { teamId: team.team.id, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId, dueAt });
+        await applySubscriptionInviteLinks(
+          { ...runtime, store: racingStore },
+          {
+            teamId: team.team.id,
+            kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND,
+            subjectId: subscription.id,
+            projectId,
+            dueAt,
+          },
+        );
         expect(raced).toBe(true);
         // The link made before the lost write is nobody's: revoked at once.
         const [orphan] = botCalls('createChatInviteLink').slice(invitesBefore);
         expect(orphan).toBeDefined();
-        expect(botCalls('revokeChatInviteLink').at(-1)!.payload).toMatchObject({ chat_id: Number(CHAT_ID), invite_link: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/) });
-        expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({ status: 'canceled', invite_links: [] });
+        expect(botCalls('revokeChatInviteLink').at(-1)!.payload).toMatchObject({
+          chat_id: Number(CHAT_ID),
+          invite_link: expect.stringMatching(/^https:\/\/t\.me\/\+fakeInvite\d+$/),
+        });
+        expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({
+          status: 'canceled',
+          invite_links: [],
+        });
         expect(types(await newEvents())).toEqual(['subscription.canceled', 'member.access_revoked', 'member.churned']);
         expect(await linksDeadline(subscription.id)).toMatchObject({ due_at: dueAt });
         const callsBefore = telegram.calls.length;
@@ -760,25 +1024,39 @@ describe('access through the adapter', () => {
       it('backs off like the member retries and gives up after the last attempt with a warning (no link made, the subscription stands)', async () => {
         const { subscriberId, planId } = await setUp({ display_name: 'Petra' });
         telegram.revoke(botToken); // every call is refused from now on (401)
-        const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+        const subscription = (
+          await call('POST', `/v1/projects/${projectId}/subscriptions`, {
+            subscriber_id: subscriberId,
+            plan_id: planId,
+          })
+        ).json;
         expect(subscription.invite_links).toEqual([]);
         const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
         try {
           const waits: number[] = [];
           let deadline = await linksDeadline(subscription.id);
           let error = deadline!.platform_error as { attempts: number; at: string; next_attempt_at: string | null };
-          expect(error).toMatchObject({ action: 'grant_access', attempts: 1, message: 'Telegram refused createChatInviteLink: Unauthorized (401).' });
+          expect(error).toMatchObject({
+            action: 'grant_access',
+            attempts: 1,
+            message: 'Telegram refused createChatInviteLink: Unauthorized (401).',
+          });
           while (deadline) {
             waits.push(Date.parse(deadline.due_at as string) - Date.parse(error.at));
             clock.set(Date.parse(deadline.due_at as string));
             expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
             deadline = await linksDeadline(subscription.id);
             if (deadline) {
-              expect(deadline.platform_error).toMatchObject({ attempts: error.attempts + 1, at: isoTime(clock.nowMs()) });
+              expect(deadline.platform_error).toMatchObject({
+                attempts: error.attempts + 1,
+                at: isoTime(clock.nowMs()),
+              });
               error = deadline.platform_error as typeof error;
             }
           }
-          expect(waits).toEqual(Array.from({ length: PLATFORM_SYNC_MAX_ATTEMPTS - 1 }, (_, index) => platformRetryDelayMs(index + 1)));
+          expect(waits).toEqual(
+            Array.from({ length: PLATFORM_SYNC_MAX_ATTEMPTS - 1 }, (_, index) => platformRetryDelayMs(index + 1)),
+          );
           expect(warn).toHaveBeenCalledWith('invite-link retries exhausted; the subscriber has no invite link', {
             subscription_id: subscription.id,
             project_id: projectId,
@@ -790,7 +1068,10 @@ describe('access through the adapter', () => {
           clock.advance(24 * 3600 * 1000);
           expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
           expect(telegram.calls).toHaveLength(callsBefore);
-          expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({ status: 'active', invite_links: [] });
+          expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({
+            status: 'active',
+            invite_links: [],
+          });
         } finally {
           warn.mockRestore();
         }
@@ -799,13 +1080,19 @@ describe('access through the adapter', () => {
 
     it('backs off exponentially and gives up after the last attempt, leaving platform_error set', async () => {
       const { planId, subscriberId, memberId } = await joinedSubscriber(67);
-      const subscription = (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })).json;
+      const subscription = (
+        await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })
+      ).json;
       telegram.revoke(botToken); // every call is refused from now on (401)
       await call('POST', `/v1/subscriptions/${subscription.id}/cancel`, { at_period_end: false });
 
       const waits: number[] = [];
       let error = (await member(memberId)).platform_error;
-      expect(error).toMatchObject({ action: 'revoke_access', attempts: 1, message: 'Telegram refused banChatMember: Unauthorized (401).' });
+      expect(error).toMatchObject({
+        action: 'revoke_access',
+        attempts: 1,
+        message: 'Telegram refused banChatMember: Unauthorized (401).',
+      });
       while (error.next_attempt_at !== null) {
         waits.push(Date.parse(error.next_attempt_at) - Date.parse(error.at));
         clock.set(Date.parse(error.next_attempt_at));
@@ -816,7 +1103,9 @@ describe('access through the adapter', () => {
       }
       const minute = 60 * 1000;
       expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360].map((minutes) => minutes * minute));
-      expect(waits).toEqual(Array.from({ length: PLATFORM_SYNC_MAX_ATTEMPTS - 1 }, (_, index) => platformRetryDelayMs(index + 1)));
+      expect(waits).toEqual(
+        Array.from({ length: PLATFORM_SYNC_MAX_ATTEMPTS - 1 }, (_, index) => platformRetryDelayMs(index + 1)),
+      );
       expect(error).toEqual({
         action: 'revoke_access',
         message: 'Telegram refused banChatMember: Unauthorized (401).',
@@ -840,18 +1129,31 @@ describe('the /account command (D27)', () => {
   /** A private message `text` from Telegram user `from`. */
   const privateMessage = (from: number, text: string, chatType = 'private') => ({
     update_id: nextUpdateId++,
-    message: { message_id: nextUpdateId, date: Math.floor(clock.nowMs() / 1000), chat: { id: chatType === 'private' ? from : Number(CHAT_ID), type: chatType }, from: user(from), text },
+    message: {
+      message_id: nextUpdateId,
+      date: Math.floor(clock.nowMs() / 1000),
+      chat: { id: chatType === 'private' ? from : Number(CHAT_ID), type: chatType },
+      from: user(from),
+      text,
+    },
   });
-  const repliesTo = (chatId: number) => telegram.callsOf('sendMessage').filter((entry) => entry.token === botToken && entry.payload.chat_id === chatId);
+  const repliesTo = (chatId: number) =>
+    telegram.callsOf('sendMessage').filter((entry) => entry.token === botToken && entry.payload.chat_id === chatId);
 
   it('answers a linked subscriber with a fresh one-time portal link, and anyone else without revealing anything', async () => {
     const secret = await connect();
-    const subscriber = await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Linked reader', platform_user_id: '88', consent: false });
+    const subscriber = await call('POST', `/v1/projects/${projectId}/subscribers`, {
+      display_name: 'Linked reader',
+      platform_user_id: '88',
+      consent: false,
+    });
     expect(subscriber.status, subscriber.text).toBe(201);
 
     expect((await deliver(privateMessage(88, '/account'), secret)).status).toBe(200);
     const [reply] = repliesTo(88);
-    const url = /https:\/\/members\.example\/portal\/[0-9a-f-]+\/sign-in\?token=ppl_\w+/.exec(String(reply.payload.text))?.[0];
+    const url = /https:\/\/members\.example\/portal\/[0-9a-f-]+\/sign-in\?token=ppl_\w+/.exec(
+      String(reply.payload.text),
+    )?.[0];
     expect(url).toContain(`/portal/${projectId}/sign-in`);
     const { session } = await consumePortalLink(runtime, projectId, new URL(url!).searchParams.get('token')!);
     expect(session.subscriber_id).toBe(subscriber.json.id);

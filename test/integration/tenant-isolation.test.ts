@@ -18,9 +18,24 @@ import type { ManualClock } from '../../shared/clock.js';
 import { AUTHENTICATED } from '../../shared/operations/definition.js';
 import { OPERATIONS, type RegisteredOperation } from '../../shared/operations/registry.js';
 import { TOOL_TABLE } from '../../shared/mcp/tools.js';
-import { createWorld, expectNoneOf, expectProblem, rest, teamPartitionSnapshot, tool, type World } from '../support/guarantees.js';
+import {
+  createWorld,
+  expectNoneOf,
+  expectProblem,
+  rest,
+  teamPartitionSnapshot,
+  tool,
+  type World,
+} from '../support/guarantees.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
-import { TEAM_WIDE, idsOf, type Expect, type IsolationCases, type OperationCases, type WalkCase } from '../isolation/cases.js';
+import {
+  TEAM_WIDE,
+  idsOf,
+  type Expect,
+  type IsolationCases,
+  type OperationCases,
+  type WalkCase,
+} from '../isolation/cases.js';
 import portalCases from '../isolation/portal-sessions.js';
 import { runOperation } from '../../shared/dashboard/run-operation.js';
 import { subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
@@ -29,8 +44,12 @@ import type { OperationId } from '../../shared/operations/registry.js';
 // Every object module's cases, one file per module folder (`test/isolation/<folder>.ts`).
 const CASE_FILES = import.meta.glob<{ default?: IsolationCases<unknown> }>('../isolation/*.ts', { eager: true });
 const CASE_MODULES = Object.values(CASE_FILES).flatMap((file) => (file.default ? [file.default] : []));
-const OPERATION_CASES = new Map<string, OperationCases<unknown>>(CASE_MODULES.flatMap((module) => Object.entries(module.operations)));
-const OPERATION_BY_TOOL = new Map(OPERATIONS.filter((operation) => operation.tool).map((operation) => [operation.tool!.name, operation]));
+const OPERATION_CASES = new Map<string, OperationCases<unknown>>(
+  CASE_MODULES.flatMap((module) => Object.entries(module.operations)),
+);
+const OPERATION_BY_TOOL = new Map(
+  OPERATIONS.filter((operation) => operation.tool).map((operation) => [operation.tool!.name, operation]),
+);
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -45,11 +64,15 @@ beforeAll(async () => {
   runtime = await createTestRuntime({ clock });
   world = await createWorld(runtime, clock);
   for (const module of CASE_MODULES) if (module.seed) extras.set(module, await module.seed(runtime, world));
-  bSecrets = [...world.bSecrets, ...CASE_MODULES.flatMap((module) => module.secretsOfB?.(extras.get(module) as never) ?? [])];
+  bSecrets = [
+    ...world.bSecrets,
+    ...CASE_MODULES.flatMap((module) => module.secretsOfB?.(extras.get(module) as never) ?? []),
+  ];
   bBefore = await teamPartitionSnapshot(runtime.store, world.b.team.id);
 });
 
-const extraOf = (cases: OperationCases<unknown>) => extras.get(CASE_MODULES.find((module) => Object.values(module.operations).includes(cases))!);
+const extraOf = (cases: OperationCases<unknown>) =>
+  extras.get(CASE_MODULES.find((module) => Object.values(module.operations).includes(cases))!);
 
 /** The scoped walk's case: the module's own, else derived (team-wide → TOKEN_MISSING_ABILITY; else team A's other project). */
 function scopedCase(cases: OperationCases<unknown>, teamWide: boolean): WalkCase<unknown> {
@@ -73,7 +96,13 @@ function restCallOf(operation: RegisteredOperation, input: Record<string, unknow
     return encodeURIComponent(value);
   });
   if (operation.rest.method === 'GET') {
-    return { method: operation.rest.method, path, query: Object.keys(rest).length ? Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, String(value)])) : undefined };
+    return {
+      method: operation.rest.method,
+      path,
+      query: Object.keys(rest).length
+        ? Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, String(value)]))
+        : undefined,
+    };
   }
   return { method: operation.rest.method, path, body: Object.keys(rest).length ? rest : undefined };
 }
@@ -105,7 +134,8 @@ for (const walk of ['foreign', 'scoped'] as const) {
   const who = walk === 'foreign' ? 'team A’s token against team B' : 'a project-scoped token';
   const tokenOf = () => (walk === 'foreign' ? world.a.token : world.a.scoped.token);
   const principalOf = () => (walk === 'foreign' ? world.a.principal : world.a.scoped.principal);
-  const secretsFor = () => (walk === 'foreign' ? bSecrets : [world.a.otherProject.id, world.a.otherProject.name, ...bSecrets]);
+  const secretsFor = () =>
+    walk === 'foreign' ? bSecrets : [world.a.otherProject.id, world.a.otherProject.name, ...bSecrets];
 
   describe(`${who}, on every REST route`, () => {
     for (const operation of OPERATIONS) {
@@ -115,7 +145,8 @@ for (const walk of ['foreign', 'scoped'] as const) {
         const call = restCallOf(operation, testCase.input(world, extraOf(cases)));
         const reply = await rest(runtime, { ...call, token: tokenOf() });
         check(testCase.expect, reply.status, reply.json, operation.id);
-        if (operation.ability || walk === 'foreign') expectNoneOf(reply.text, notSent(secretsFor(), call), operation.id);
+        if (operation.ability || walk === 'foreign')
+          expectNoneOf(reply.text, notSent(secretsFor(), call), operation.id);
       });
     }
   });
@@ -127,7 +158,12 @@ for (const walk of ['foreign', 'scoped'] as const) {
         const testCase = walk === 'foreign' ? cases.foreign : scopedCase(cases, entry.teamWide);
         const args = testCase.input(world, extraOf(cases));
         const result = await tool(runtime, principalOf(), entry.name, args);
-        check(testCase.expect, result.isError ? (result.structuredContent.status as number) : 200, result.structuredContent, entry.name);
+        check(
+          testCase.expect,
+          result.isError ? (result.structuredContent.status as number) : 200,
+          result.structuredContent,
+          entry.name,
+        );
         expectNoneOf(JSON.stringify(result), notSent(secretsFor(), args), entry.name);
       });
     }
@@ -138,7 +174,12 @@ for (const walk of ['foreign', 'scoped'] as const) {
 // with a token of team A that holds none of the abilities the others need (the README's example token):
 // the token's own team answers, never team B.
 describe('a token of team A with no relevant ability, on every operation that needs none', () => {
-  const bare = () => seedToken(runtime.store, clock, { teamId: world.a.team.id, abilities: ['mcp:full', 'project:view-any'], name: 'bare' });
+  const bare = () =>
+    seedToken(runtime.store, clock, {
+      teamId: world.a.team.id,
+      abilities: ['mcp:full', 'project:view-any'],
+      name: 'bare',
+    });
   const authenticatedOnly = OPERATIONS.filter((operation) => operation.ability === AUTHENTICATED);
 
   it('has at least the smoke test among them', () => {
@@ -156,7 +197,12 @@ describe('a token of team A with no relevant ability, on every operation that ne
       if (operation.tool) {
         const args = cases.foreign.input(world, extraOf(cases));
         const result = await tool(runtime, token.principal, operation.tool.name, args);
-        check(cases.foreign.expect, result.isError ? (result.structuredContent.status as number) : 200, result.structuredContent, operation.tool.name);
+        check(
+          cases.foreign.expect,
+          result.isError ? (result.structuredContent.status as number) : 200,
+          result.structuredContent,
+          operation.tool.name,
+        );
         expectNoneOf(JSON.stringify(result), notSent(bSecrets, args), operation.tool.name);
       }
     });
@@ -167,11 +213,25 @@ describe('a token of team A with no relevant ability, on every operation that ne
 // payments — another subscriber's of the same project, another project's and another team's are the same
 // NOT_FOUND as an unknown id; lists hold only its own; operations outside the portal's are refused.
 describe('a subscriber acting in the portal', () => {
-  const seeded = () => extras.get(portalCases as IsolationCases<unknown>) as Awaited<ReturnType<NonNullable<typeof portalCases.seed>>>;
-  const principal = () => subscriberPrincipal({ team_id: world.a.team.id, project_id: seeded().projectId, subscriber_id: seeded().own.subscriberId });
+  const seeded = () =>
+    extras.get(portalCases as IsolationCases<unknown>) as Awaited<ReturnType<NonNullable<typeof portalCases.seed>>>;
+  const principal = () =>
+    subscriberPrincipal({
+      team_id: world.a.team.id,
+      project_id: seeded().projectId,
+      subscriber_id: seeded().own.subscriberId,
+    });
   const run = (operationId: OperationId, input: Record<string, unknown>) =>
-    runOperation<any>(runtime, principal(), operationId, input, { requestId: `portal-${operationId}`, idempotencyKey: crypto.randomUUID(), surface: 'portal' });
-  const others = () => ({ sibling: seeded().sibling, otherProject: seeded().otherProject, otherTeam: seeded().otherTeam });
+    runOperation<any>(runtime, principal(), operationId, input, {
+      requestId: `portal-${operationId}`,
+      idempotencyKey: crypto.randomUUID(),
+      surface: 'portal',
+    });
+  const others = () => ({
+    sibling: seeded().sibling,
+    otherProject: seeded().otherProject,
+    otherTeam: seeded().otherTeam,
+  });
 
   it('reads its own subscriber, subscription and payment', async () => {
     const own = seeded().own;
@@ -198,7 +258,12 @@ describe('a subscriber acting in the portal', () => {
       for (const [operationId, input] of calls) {
         const outcome = await run(operationId, input);
         expect(outcome.ok ? outcome.result : outcome.problem.code, operationId).toBe('NOT_FOUND');
-        if (!outcome.ok) expectNoneOf(JSON.stringify(outcome.problem), notSent([...bSecrets, seeded().otherTeamProjectId], input), operationId);
+        if (!outcome.ok)
+          expectNoneOf(
+            JSON.stringify(outcome.problem),
+            notSent([...bSecrets, seeded().otherTeamProjectId], input),
+            operationId,
+          );
       }
     });
   }
@@ -219,14 +284,23 @@ describe('a subscriber acting in the portal', () => {
 
   it('cancels its own subscription at the period end only, withdraws that, and cannot resume what the creator paused', async () => {
     const id = seeded().own.subscriptionId;
-    const code = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.result.status : outcome.problem.code);
+    const code = (outcome: Awaited<ReturnType<typeof run>>) =>
+      outcome.ok ? outcome.result.status : outcome.problem.code;
     expect(code(await run('cancelSubscription', { id, at_period_end: false }))).toBe('CONFLICT');
     expect(code(await run('cancelSubscription', { id }))).toBe('pending_cancellation');
     expect(code(await run('resumeSubscription', { id }))).not.toBe('CONFLICT');
-    const paused = await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/pause`, token: world.a.token, body: {} });
+    const paused = await rest(runtime, {
+      method: 'POST',
+      path: `/v1/subscriptions/${id}/pause`,
+      token: world.a.token,
+      body: {},
+    });
     expect(paused.json.status, paused.text).toBe('paused');
     expect(code(await run('resumeSubscription', { id }))).toBe('CONFLICT');
-    expect((await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/resume`, token: world.a.token })).json.status).toBe('active');
+    expect(
+      (await rest(runtime, { method: 'POST', path: `/v1/subscriptions/${id}/resume`, token: world.a.token })).json
+        .status,
+    ).toBe('active');
   });
 
   it('may not use operations outside the portal, even those its abilities name', async () => {
@@ -257,12 +331,23 @@ describe('what the walks leave behind and what they cannot see', () => {
 
   it('never lets a project-scoped token page its way to another project (page length and cursors included)', async () => {
     // Team A has several projects around the scoped one; a page of 1 must still show only it.
-    for (let index = 0; index < 3; index++) await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: `Filler ${index}`, platform_type: 'discord' } });
+    for (let index = 0; index < 3; index++)
+      await rest(runtime, {
+        method: 'POST',
+        path: '/v1/projects',
+        token: world.a.token,
+        body: { name: `Filler ${index}`, platform_type: 'discord' },
+      });
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const reply = await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.scoped.token, query: cursor ? { limit: '1', cursor } : { limit: '1' } });
+      const reply = await rest(runtime, {
+        method: 'GET',
+        path: '/v1/projects',
+        token: world.a.scoped.token,
+        query: cursor ? { limit: '1', cursor } : { limit: '1' },
+      });
       expect(reply.status).toBe(200);
       seen.push(...idsOf(reply.json));
       cursor = reply.json.next_cursor ?? undefined;
@@ -272,24 +357,54 @@ describe('what the walks leave behind and what they cannot see', () => {
     expect(seen).toEqual([world.a.project.id]);
     expect(pages).toBe(1);
     // A team-wide cursor (which names other projects) cannot be replayed by the scoped token to see them.
-    const teamPage = await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.token, query: { limit: '1' } });
-    const replayed = await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.scoped.token, query: { limit: '100', cursor: teamPage.json.next_cursor } });
+    const teamPage = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/projects',
+      token: world.a.token,
+      query: { limit: '1' },
+    });
+    const replayed = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/projects',
+      token: world.a.scoped.token,
+      query: { limit: '100', cursor: teamPage.json.next_cursor },
+    });
     expect(replayed.status).toBe(200);
     expect(idsOf(replayed.json).every((id) => id === world.a.project.id)).toBe(true);
   });
 
   it('rejects another team’s cursor as invalid instead of reading with it', async () => {
-    const bPage = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.b.token, query: { limit: '1' } });
+    const bPage = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/tokens',
+      token: world.b.token,
+      query: { limit: '1' },
+    });
     expect(bPage.json.next_cursor).toEqual(expect.any(String));
-    const reply = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { cursor: bPage.json.next_cursor } });
+    const reply = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/tokens',
+      token: world.a.token,
+      query: { cursor: bPage.json.next_cursor },
+    });
     expect(reply.status).toBe(422);
     expectNoneOf(reply.text, world.bSecrets, 'foreign cursor');
   });
 
   it('resolves the team from the token only: a team id in the request changes nothing', async () => {
-    const reply = await rest(runtime, { method: 'POST', path: '/v1/projects', token: world.a.token, body: { name: 'Smuggled', platform_type: 'discord', team_id: world.b.team.id } });
+    const reply = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/projects',
+      token: world.a.token,
+      body: { name: 'Smuggled', platform_type: 'discord', team_id: world.b.team.id },
+    });
     expectProblem(reply.json, 'VALIDATION_FAILED');
-    const listed = await rest(runtime, { method: 'GET', path: '/v1/projects', token: world.a.token, query: { team_id: world.b.team.id } });
+    const listed = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/projects',
+      token: world.a.token,
+      query: { team_id: world.b.team.id },
+    });
     expectProblem(listed.json, 'VALIDATION_FAILED');
     expect(await teamPartitionSnapshot(runtime.store, world.b.team.id)).toEqual(bBefore);
   });

@@ -47,13 +47,18 @@ function recordingStore(store: Store): { store: Store; commands: Recorded[] } {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return (command: { constructor: { name: string }; input: unknown }, ...rest: unknown[]) => {
-        const input = JSON.stringify(command.input).replaceAll(tokenId, '<token id>').replaceAll('01ARZ3NDEKTSV4RRFFQ69G5FAV', '<token id>');
+        const input = JSON.stringify(command.input)
+          .replaceAll(tokenId, '<token id>')
+          .replaceAll('01ARZ3NDEKTSV4RRFFQ69G5FAV', '<token id>');
         commands.push({ command: command.constructor.name, input });
         return (target.send as (...args: unknown[]) => Promise<unknown>).call(target, command, ...rest);
       };
     },
   });
-  return { store: createStore({ document, tableName: store.tableName, deadLetterTableName: store.deadLetterTableName }), commands };
+  return {
+    store: createStore({ document, tableName: store.tableName, deadLetterTableName: store.deadLetterTableName }),
+    commands,
+  };
 }
 
 describe('an unknown token id and a wrong secret do the same work', () => {
@@ -80,15 +85,27 @@ describe('an unknown token id and a wrong secret do the same work', () => {
     expect(wrong.holder).toBeNull();
     expect(unknown.holder).toBeNull();
     expect(wrong.error.code).toBe('AUTHENTICATION_REQUIRED');
-    expect({ detail: wrong.error.detail, headers: wrong.error.headers }).toEqual({ detail: unknown.error.detail, headers: unknown.error.headers });
+    expect({ detail: wrong.error.detail, headers: wrong.error.headers }).toEqual({
+      detail: unknown.error.detail,
+      headers: unknown.error.headers,
+    });
   });
 
   it('authenticateRequest sends the same DynamoDB requests and checks the secret once on both paths, with the same outcome', async () => {
     const run = async (authorization: string, clientIp: string) => {
       const recording = recordingStore(runtime.store);
       const check = vi.fn(secretMatchesHash);
-      const outcome = await authenticateRequest(recording.store, clock, { authorization: `Bearer ${authorization}`, bucket: 'rest-anonymous', clientIp, secretCheck: check });
-      return { outcome, commands: recording.commands.map((entry) => ({ ...entry, input: entry.input.replaceAll(clientIp, '<ip>') })), checks: check.mock.calls.length };
+      const outcome = await authenticateRequest(recording.store, clock, {
+        authorization: `Bearer ${authorization}`,
+        bucket: 'rest-anonymous',
+        clientIp,
+        secretCheck: check,
+      });
+      return {
+        outcome,
+        commands: recording.commands.map((entry) => ({ ...entry, input: entry.input.replaceAll(clientIp, '<ip>') })),
+        checks: check.mock.calls.length,
+      };
     };
     const unknown = await run(unknownId, '198.51.100.61');
     const wrong = await run(wrongSecret, '198.51.100.62');
@@ -104,16 +121,29 @@ describe('an unknown token id and a wrong secret do the same work', () => {
     expect(unknown.outcome.knownToken).toBeNull();
     expect(wrong.outcome.rate).toEqual(unknown.outcome.rate);
     expect(wrong.outcome.error.code).toBe('AUTHENTICATION_REQUIRED');
-    expect({ detail: wrong.outcome.error.detail, headers: wrong.outcome.error.headers }).toEqual({ detail: unknown.outcome.error.detail, headers: unknown.outcome.error.headers });
+    expect({ detail: wrong.outcome.error.detail, headers: wrong.outcome.error.headers }).toEqual({
+      detail: unknown.outcome.error.detail,
+      headers: unknown.outcome.error.headers,
+    });
   });
 
   it('answers both alike over REST and the tool server: same status, body, headers and DynamoDB requests, nothing written to the team', async () => {
     const restAnswer = async (token: string, sourceIp: string) => {
       const recording = recordingStore(runtime.store);
-      const reply = await rest(withStore(runtime, recording.store), { method: 'GET', path: '/v1/projects', token, sourceIp });
+      const reply = await rest(withStore(runtime, recording.store), {
+        method: 'GET',
+        path: '/v1/projects',
+        token,
+        sourceIp,
+      });
       const { request_id: _requestId, ...body } = reply.json as Record<string, unknown>;
       const { 'x-request-id': _header, ...headers } = reply.headers;
-      return { status: reply.status, body, headers, commands: recording.commands.map((entry) => ({ ...entry, input: entry.input.replaceAll(sourceIp, '<ip>') })) };
+      return {
+        status: reply.status,
+        body,
+        headers,
+        commands: recording.commands.map((entry) => ({ ...entry, input: entry.input.replaceAll(sourceIp, '<ip>') })),
+      };
     };
     const unknownRest = await restAnswer(unknownId, '198.51.100.71');
     const wrongRest = await restAnswer(wrongSecret, '198.51.100.72');
@@ -122,7 +152,11 @@ describe('an unknown token id and a wrong secret do the same work', () => {
 
     const mcpAnswer = async (token: string, clientIp: string) => {
       const recording = recordingStore(runtime.store);
-      const reply = await mcpPost(withStore(runtime, recording.store), toolsCall(1, 'list_projects'), { token, clientIp, sessionId: randomUUID() });
+      const reply = await mcpPost(withStore(runtime, recording.store), toolsCall(1, 'list_projects'), {
+        token,
+        clientIp,
+        sessionId: randomUUID(),
+      });
       const { request_id: _requestId, ...body } = reply.json as Record<string, unknown>;
       const headers: Record<string, string> = {};
       reply.headers.forEach((value, name) => {

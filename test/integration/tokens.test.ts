@@ -11,7 +11,17 @@ import { createHash } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { TOKEN_LAST_USED_PRECISION_MS, TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
-import { createWorld, expectProblem, expectRestProblem, mcpPost, mcpSession, rest, scanTable, toolsCall, type World } from '../support/guarantees.js';
+import {
+  createWorld,
+  expectProblem,
+  expectRestProblem,
+  mcpPost,
+  mcpSession,
+  rest,
+  scanTable,
+  toolsCall,
+  type World,
+} from '../support/guarantees.js';
 import type { Store } from '../../shared/store/store.js';
 import { createTestRuntime, createTestStore, testClock, type TestRuntime } from '../support/store.js';
 
@@ -31,7 +41,8 @@ beforeEach(async () => {
   world = await createWorld(runtime, clock);
 });
 
-const mint = (body: unknown, token = world.a.token) => rest(runtime, { method: 'POST', path: '/v1/tokens', token, body });
+const mint = (body: unknown, token = world.a.token) =>
+  rest(runtime, { method: 'POST', path: '/v1/tokens', token, body });
 
 describe('minting', () => {
   it('mints a working token of the caller’s team and shows its secret once', async () => {
@@ -39,17 +50,41 @@ describe('minting', () => {
     expect(reply.status).toBe(201);
     const minted = TokenWithSecret.parse(reply.json);
     expect(minted.token).toMatch(new RegExp(`^svc_live_${minted.id}_[0-9A-Za-z]{43,}$`));
-    expect(minted).toMatchObject({ name: 'ci', abilities: ['team:view', 'project:view-any'], scopes: [`scope:team:${world.a.team.id}`], revoked_at: null });
+    expect(minted).toMatchObject({
+      name: 'ci',
+      abilities: ['team:view', 'project:view-any'],
+      scopes: [`scope:team:${world.a.team.id}`],
+      revoked_at: null,
+    });
     expect(reply.json).not.toHaveProperty('team_id');
     const used = await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.token });
     expect(used.json.id).toBe(world.a.team.id);
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/tokens', token: minted.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/tokens', token: minted.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
 
     const secret = minted.token.split('_').at(-1)!;
-    const listed = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '100' } });
+    const listed = await rest(runtime, {
+      method: 'GET',
+      path: '/v1/tokens',
+      token: world.a.token,
+      query: { limit: '100' },
+    });
     TokenList.parse(listed.json);
     expect(listed.json.data.map((token: { id: string }) => token.id)).toContain(minted.id);
-    for (const token of listed.json.data) expect(Object.keys(token).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last_used_at', 'member_id', 'name', 'revoked_at', 'scopes']);
+    for (const token of listed.json.data)
+      expect(Object.keys(token).sort()).toEqual([
+        'abilities',
+        'created_at',
+        'expires_at',
+        'id',
+        'last_used_at',
+        'member_id',
+        'name',
+        'revoked_at',
+        'scopes',
+      ]);
     // Only tokens issued to OAuth clients expire (DESIGN D30); static tokens never do.
     for (const token of listed.json.data) expect(token.expires_at).toBeNull();
     expect(listed.text).not.toContain(secret);
@@ -65,7 +100,10 @@ describe('minting', () => {
 
   it('never grants an ability the caller lacks, and names the missing ones', async () => {
     const narrow = await mint({ abilities: ['token:create', 'team:view'] });
-    const reply = await mint({ abilities: ['team:view', 'project:view-any', 'webhook-endpoint:manage'] }, narrow.json.token);
+    const reply = await mint(
+      { abilities: ['team:view', 'project:view-any', 'webhook-endpoint:manage'] },
+      narrow.json.token,
+    );
     const problem = expectRestProblem(reply, 'TOKEN_MISSING_ABILITY');
     expect(problem.detail).toContain('project:view-any');
     expect(problem.detail).toContain('webhook-endpoint:manage');
@@ -78,7 +116,10 @@ describe('minting', () => {
   it('refuses unknown abilities, duplicates aside, and malformed requests', async () => {
     expectProblem((await mint({ abilities: ['superuser'] })).json, 'VALIDATION_FAILED');
     expectProblem((await mint({ abilities: [] })).json, 'VALIDATION_FAILED');
-    expectProblem((await mint({ abilities: ['team:view'], scopes: [`scope:team:${world.b.team.id}`] })).json, 'VALIDATION_FAILED');
+    expectProblem(
+      (await mint({ abilities: ['team:view'], scopes: [`scope:team:${world.b.team.id}`] })).json,
+      'VALIDATION_FAILED',
+    );
     expectProblem((await mint({ abilities: ['team:view'], team_id: world.b.team.id })).json, 'VALIDATION_FAILED');
     expectProblem((await mint({ abilities: ['team:view'], project_ids: ['not-a-uuid'] })).json, 'VALIDATION_FAILED');
     const deduplicated = await mint({ abilities: ['team:view', 'team:view'] });
@@ -89,8 +130,14 @@ describe('minting', () => {
     const scoped = await mint({ abilities: ['project:view', 'project:view-any'], project_ids: [world.a.project.id] });
     expect(scoped.status).toBe(201);
     expect(scoped.json.scopes).toEqual([`scope:team:${world.a.team.id}`, `scope:project:${world.a.project.id}`]);
-    expect((await rest(runtime, { method: 'GET', path: `/v1/projects/${world.a.project.id}`, token: scoped.json.token })).status).toBe(200);
-    expectRestProblem(await rest(runtime, { method: 'GET', path: `/v1/projects/${world.a.otherProject.id}`, token: scoped.json.token }), 'NOT_FOUND');
+    expect(
+      (await rest(runtime, { method: 'GET', path: `/v1/projects/${world.a.project.id}`, token: scoped.json.token }))
+        .status,
+    ).toBe(200);
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: `/v1/projects/${world.a.otherProject.id}`, token: scoped.json.token }),
+      'NOT_FOUND',
+    );
     expectRestProblem(await mint({ abilities: ['project:view'], project_ids: [world.b.project.id] }), 'NOT_FOUND');
     expectRestProblem(await mint({ abilities: ['project:view'], project_ids: [crypto.randomUUID()] }), 'NOT_FOUND');
   });
@@ -102,10 +149,22 @@ describe('minting', () => {
     expect(inside.json.scopes).toEqual([`scope:team:${world.a.team.id}`, `scope:project:${world.a.project.id}`]);
     // Dropping the project scope would widen it to the whole team.
     expectRestProblem(await mint({ abilities: ['project:view'] }, scopedToken), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await mint({ abilities: ['project:view'], project_ids: [world.a.otherProject.id] }, scopedToken), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(await mint({ abilities: ['project:view'], project_ids: [world.a.project.id, world.a.otherProject.id] }, scopedToken), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await mint({ abilities: ['project:view'], project_ids: [world.a.otherProject.id] }, scopedToken),
+      'TOKEN_MISSING_ABILITY',
+    );
+    expectRestProblem(
+      await mint(
+        { abilities: ['project:view'], project_ids: [world.a.project.id, world.a.otherProject.id] },
+        scopedToken,
+      ),
+      'TOKEN_MISSING_ABILITY',
+    );
     // A token minted by a scoped token is itself scoped: it cannot reach team-wide data.
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/tokens', token: inside.json.token }), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/tokens', token: inside.json.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
   });
 });
 
@@ -115,7 +174,12 @@ describe('listing', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const reply = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '2', ...(cursor ? { cursor } : {}) } });
+      const reply = await rest(runtime, {
+        method: 'GET',
+        path: '/v1/tokens',
+        token: world.a.token,
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
       expect(reply.status).toBe(200);
       expect(reply.json.data.length).toBeLessThanOrEqual(2);
       for (const token of reply.json.data) Token.parse(token);
@@ -135,8 +199,15 @@ describe('last used', () => {
   it('stamps last_used_at when a token authenticates a call, at most once an hour (null until first used)', async () => {
     const minted = TokenWithSecret.parse((await mint({ name: 'usage', abilities: ['team:view'] })).json);
     const listedUse = async () => {
-      const listed = await rest(runtime, { method: 'GET', path: '/v1/tokens', token: world.a.token, query: { limit: '100' } });
-      return (listed.json.data as Array<{ id: string; last_used_at: string | null }>).find((token) => token.id === minted.id)!.last_used_at;
+      const listed = await rest(runtime, {
+        method: 'GET',
+        path: '/v1/tokens',
+        token: world.a.token,
+        query: { limit: '100' },
+      });
+      return (listed.json.data as Array<{ id: string; last_used_at: string | null }>).find(
+        (token) => token.id === minted.id,
+      )!.last_used_at;
     };
     expect(minted.last_used_at).toBeNull();
     expect(await listedUse()).toBeNull();
@@ -161,12 +232,21 @@ describe('revoking', () => {
   it('revokes a token of the team; the next REST call and the next tool-server call fail with AUTHENTICATION_REQUIRED', async () => {
     const minted = await mint({ abilities: ['team:view', 'mcp:full'] });
     const sessionId = await mcpSession(runtime, minted.json.token);
-    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token: minted.json.token, sessionId })).status).toBe(200);
-    const revoked = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: world.a.token });
+    expect((await mcpPost(runtime, toolsCall(1, 'get_team'), { token: minted.json.token, sessionId })).status).toBe(
+      200,
+    );
+    const revoked = await rest(runtime, {
+      method: 'DELETE',
+      path: `/v1/tokens/${minted.json.id}`,
+      token: world.a.token,
+    });
     expect(revoked.status).toBe(200);
     Token.parse(revoked.json);
     expect(revoked.json.revoked_at).toBe(new Date(clock.nowMs()).toISOString());
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token }), 'AUTHENTICATION_REQUIRED');
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token }),
+      'AUTHENTICATION_REQUIRED',
+    );
     const tool = await mcpPost(runtime, toolsCall(2, 'get_team'), { token: minted.json.token, sessionId });
     expect(tool.status).toBe(401);
     expectProblem(tool.json, 'AUTHENTICATION_REQUIRED');
@@ -177,18 +257,44 @@ describe('revoking', () => {
   });
 
   it('answers NOT_FOUND for another team’s token and for an unknown one, and leaves the foreign token working', async () => {
-    expectRestProblem(await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${world.b.spare.id}`, token: world.a.token }), 'NOT_FOUND');
-    expectRestProblem(await rest(runtime, { method: 'DELETE', path: '/v1/tokens/01ARZ3NDEKTSV4RRFFQ69G5FAV', token: world.a.token }), 'NOT_FOUND');
-    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: world.b.spare.token })).status).toBe(200);
+    expectRestProblem(
+      await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${world.b.spare.id}`, token: world.a.token }),
+      'NOT_FOUND',
+    );
+    expectRestProblem(
+      await rest(runtime, { method: 'DELETE', path: '/v1/tokens/01ARZ3NDEKTSV4RRFFQ69G5FAV', token: world.a.token }),
+      'NOT_FOUND',
+    );
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: world.b.spare.token })).status).toBe(
+      200,
+    );
   });
 
   it('lets a token revoke itself only when asked explicitly (?self=true); later calls fail', async () => {
     const minted = await mint({ abilities: ['token:revoke', 'team:view'] });
-    const refused = await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: minted.json.token });
+    const refused = await rest(runtime, {
+      method: 'DELETE',
+      path: `/v1/tokens/${minted.json.id}`,
+      token: minted.json.token,
+    });
     expectRestProblem(refused, 'CONFLICT');
     expect(refused.json.detail).toContain('self=true');
-    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token })).status).toBe(200);
-    expect((await rest(runtime, { method: 'DELETE', path: `/v1/tokens/${minted.json.id}`, token: minted.json.token, query: { self: 'true' } })).status).toBe(200);
-    expectRestProblem(await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token }), 'AUTHENTICATION_REQUIRED');
+    expect((await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token })).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await rest(runtime, {
+          method: 'DELETE',
+          path: `/v1/tokens/${minted.json.id}`,
+          token: minted.json.token,
+          query: { self: 'true' },
+        })
+      ).status,
+    ).toBe(200);
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/teams/current', token: minted.json.token }),
+      'AUTHENTICATION_REQUIRED',
+    );
   });
 });

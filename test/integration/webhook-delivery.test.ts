@@ -25,7 +25,12 @@ import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-lette
 import { ReplayDeadRequest } from '../../shared/domain/webhook-deliveries/schema.js';
 import { createReplayJob, getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { processDeliveryMessage, type ProcessOutcome } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import { fanOutEvent, fanOutEvents, redactPayload, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
+import {
+  fanOutEvent,
+  fanOutEvents,
+  redactPayload,
+  sendTestEvent,
+} from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery, listDeliveries } from '../../shared/domain/webhook-deliveries/reads.js';
 import { WORKER_SHARDS } from '../../shared/domain/webhook-deliveries/worker-index.js';
 import type { WebhookDelivery } from '../../shared/domain/webhook-deliveries/schema.js';
@@ -33,23 +38,54 @@ import { SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS } from '../../shared/domain/webh
 
 const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import { createWebhookEndpoint, rotateWebhookEndpointSecret, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
+import {
+  createWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from '../../shared/domain/webhook-endpoints/changes.js';
 import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
-import type { AttemptResult, WebhookRequest, WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
+import type {
+  AttemptResult,
+  WebhookRequest,
+  WebhookTransport,
+} from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
-import { countingStore, createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import {
+  countingStore,
+  createTestRuntime,
+  seedTeam,
+  seedToken,
+  testClock,
+  type TestRuntime,
+} from '../support/store.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Fixtures
 // ---------------------------------------------------------------------------------------------------
 
-const OK: AttemptResult = { ok: true, status: 200, failure_kind: null, failure_message: null, duration_ms: 17, response_body: 'thanks', remote_address: '203.0.113.10' };
-const HTTP_500: AttemptResult = { ok: false, status: 500, failure_kind: 'http_status', failure_message: 'HTTP 500', duration_ms: 42, response_body: 'boom', remote_address: '203.0.113.10' };
+const OK: AttemptResult = {
+  ok: true,
+  status: 200,
+  failure_kind: null,
+  failure_message: null,
+  duration_ms: 17,
+  response_body: 'thanks',
+  remote_address: '203.0.113.10',
+};
+const HTTP_500: AttemptResult = {
+  ok: false,
+  status: 500,
+  failure_kind: 'http_status',
+  failure_message: 'HTTP 500',
+  duration_ms: 42,
+  response_body: 'boom',
+  remote_address: '203.0.113.10',
+};
 
 /**
  * A fake transport: answers each request with the next scripted result (or `fallback` when the
@@ -108,13 +144,25 @@ beforeEach(async () => {
   ctx = { clock, runtime, fake, principal, teamId: team.id };
 });
 
-async function newEndpoint(events: WebhookEventName[] = ['project.created'], principal: Principal = ctx.principal, extra: { url?: string; allowed_ips?: string[]; max_concurrency?: number } = {}) {
-  return createWebhookEndpoint(ctx.runtime, principal, { name: `hook ${randomUUID().slice(0, 8)}`, url: 'https://receiver.example/hooks', events, ...extra });
+async function newEndpoint(
+  events: WebhookEventName[] = ['project.created'],
+  principal: Principal = ctx.principal,
+  extra: { url?: string; allowed_ips?: string[]; max_concurrency?: number } = {},
+) {
+  return createWebhookEndpoint(ctx.runtime, principal, {
+    name: `hook ${randomUUID().slice(0, 8)}`,
+    url: 'https://receiver.example/hooks',
+    events,
+    ...extra,
+  });
 }
 
 /** Creates a project (which writes `project.created` to the outbox) and returns its stored event. */
 async function newProjectEvent(): Promise<StoredEvent> {
-  const project = await createProject(ctx.runtime, ctx.principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'discord' });
+  const project = await createProject(ctx.runtime, ctx.principal, {
+    name: `Project ${randomUUID().slice(0, 8)}`,
+    platform_type: 'discord',
+  });
   const events = await teamEvents();
   const event = events.find((candidate) => (candidate.data as { project?: { id: string } }).project?.id === project.id);
   expect(event).toBeDefined();
@@ -137,7 +185,12 @@ async function teamEvents(): Promise<StoredEvent[]> {
 /** Every item of the team in the dead-letter table. */
 async function deadLetterItems(teamId = ctx.teamId): Promise<Record<string, unknown>[]> {
   const result = await ctx.runtime.store.document.send(
-    new QueryCommand({ TableName: ctx.runtime.store.deadLetterTableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `TEAM#${teamId}` }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: ctx.runtime.store.deadLetterTableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `TEAM#${teamId}` },
+      ConsistentRead: true,
+    }),
   );
   return result.Items ?? [];
 }
@@ -162,7 +215,12 @@ async function firstAttemptOf(delivery: WebhookDelivery): Promise<DeliveryMessag
     delivery_id: delivery.id,
     endpoint_id: delivery.endpoint_id,
     attempt: 1,
-    prepared: { event_id: delivery.event_id, event_type: delivery.event_type, body: row!.body as string, due_at_ms: Date.parse(delivery.created_at) },
+    prepared: {
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+      body: row!.body as string,
+      due_at_ms: Date.parse(delivery.created_at),
+    },
   };
 }
 
@@ -187,7 +245,8 @@ async function runAll(initial: Array<{ message: DeliveryMessage; dueMs: number }
   const agenda = [...initial];
   const collect = () => {
     const { queued, scheduled } = ctx.runtime.drain();
-    for (const entry of queued) agenda.push({ message: entry.message, dueMs: ctx.clock.nowMs() + entry.delaySeconds * 1000 });
+    for (const entry of queued)
+      agenda.push({ message: entry.message, dueMs: ctx.clock.nowMs() + entry.delaySeconds * 1000 });
     for (const entry of scheduled) agenda.push({ message: entry.message, dueMs: entry.atMs });
   };
   collect();
@@ -210,7 +269,9 @@ async function runAllUntil(first: DeliveryMessage, stopAt: ProcessOutcome): Prom
     const outcome = await processDeliveryMessage(ctx.runtime, message);
     if (outcome === stopAt) return;
     const { queued, scheduled } = ctx.runtime.drain();
-    const next = queued[0] ? { message: queued[0].message, dueMs: ctx.clock.nowMs() + queued[0].delaySeconds * 1000 } : { message: scheduled[0].message, dueMs: scheduled[0].atMs };
+    const next = queued[0]
+      ? { message: queued[0].message, dueMs: ctx.clock.nowMs() + queued[0].delaySeconds * 1000 }
+      : { message: scheduled[0].message, dueMs: scheduled[0].atMs };
     ctx.clock.set(next.dueMs);
     message = next.message;
   }
@@ -223,7 +284,8 @@ async function runAllUntil(first: DeliveryMessage, stopAt: ProcessOutcome): Prom
  */
 async function replayDeadDeliveries(principal: Principal, sinceHours: number): Promise<{ replayed: number }> {
   const job = await createReplayJob(ctx.runtime, principal, ReplayDeadRequest.parse({ since_hours: sinceHours }));
-  for (let batch = ctx.runtime.replayBatches.shift(); batch; batch = ctx.runtime.replayBatches.shift()) await processDeliveryMessage(ctx.runtime, batch);
+  for (let batch = ctx.runtime.replayBatches.shift(); batch; batch = ctx.runtime.replayBatches.shift())
+    await processDeliveryMessage(ctx.runtime, batch);
   const done = await getReplayJob(ctx.runtime, principal, job.id);
   expect(done).toMatchObject({ status: 'completed', replayed: job.matched });
   return { replayed: done.replayed };
@@ -259,19 +321,45 @@ describe('fan-out', () => {
     expect(await fanOutEvent(ctx.runtime, event)).toBe(3);
 
     // The disabled endpoint's delivery is recorded as skipped: no attempt, no message, no counter change (D6).
-    const [skipped, ...deliveries] = (await allDeliveries()).sort((a, b) => (a.endpoint_id === disabled.id ? -1 : b.endpoint_id === disabled.id ? 1 : 0));
-    expect(skipped).toMatchObject({ endpoint_id: disabled.id, event_id: event.id, status: 'skipped', attempts: 0, next_attempt_at: null, skipped_at: isoTime(ctx.clock.nowMs()) });
-    expect(await getWebhookEndpoint(ctx.runtime, ctx.principal, disabled.id)).toMatchObject({ consecutive_failures: 0, is_active: false });
+    const [skipped, ...deliveries] = (await allDeliveries()).sort((a, b) =>
+      a.endpoint_id === disabled.id ? -1 : b.endpoint_id === disabled.id ? 1 : 0,
+    );
+    expect(skipped).toMatchObject({
+      endpoint_id: disabled.id,
+      event_id: event.id,
+      status: 'skipped',
+      attempts: 0,
+      next_attempt_at: null,
+      skipped_at: isoTime(ctx.clock.nowMs()),
+    });
+    expect(await getWebhookEndpoint(ctx.runtime, ctx.principal, disabled.id)).toMatchObject({
+      consecutive_failures: 0,
+      is_active: false,
+    });
     expect(deliveries.map((delivery) => delivery.endpoint_id).sort()).toEqual([subscribedA.id, subscribedB.id].sort());
     for (const delivery of deliveries) {
-      expect(delivery).toMatchObject({ event_id: event.id, event_type: 'project.created', status: 'pending', attempts: 0, dead_lettered_at: null, created_at: isoTime(ctx.clock.nowMs()) });
+      expect(delivery).toMatchObject({
+        event_id: event.id,
+        event_type: 'project.created',
+        status: 'pending',
+        attempts: 0,
+        dead_lettered_at: null,
+        created_at: isoTime(ctx.clock.nowMs()),
+      });
       expect(delivery.id).toMatch(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/);
     }
     const { queued, scheduled } = ctx.runtime.drain();
     expect(scheduled).toEqual([]);
     expect(queued.map((entry) => entry.delaySeconds)).toEqual([0, 0]);
-    expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual(deliveries.map((delivery) => delivery.id).sort());
-    expect(queued.every((entry) => entry.message.kind === 'attempt' && entry.message.attempt === 1 && entry.message.team_id === ctx.teamId)).toBe(true);
+    expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual(
+      deliveries.map((delivery) => delivery.id).sort(),
+    );
+    expect(
+      queued.every(
+        (entry) =>
+          entry.message.kind === 'attempt' && entry.message.attempt === 1 && entry.message.team_id === ctx.teamId,
+      ),
+    ).toBe(true);
 
     // Twice for the same event (a repeated stream record), then the relay and the sweeper: nothing new.
     expect(await fanOutEvent(ctx.runtime, event)).toBe(0);
@@ -297,7 +385,12 @@ describe('send test event', () => {
     const target = await newEndpoint(['plan.created'], ctx.principal, { url: 'https://target.example/hooks' });
     await newEndpoint(['webhook_endpoint.test'], ctx.principal, { url: 'https://other.example/hooks' });
     const delivery = await sendTestEvent(ctx.runtime, ctx.principal, target.id);
-    expect(delivery).toMatchObject({ endpoint_id: target.id, event_type: 'webhook_endpoint.test', status: 'pending', attempts: 0 });
+    expect(delivery).toMatchObject({
+      endpoint_id: target.id,
+      event_type: 'webhook_endpoint.test',
+      status: 'pending',
+      attempts: 0,
+    });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([{ message: await firstAttemptOf(delivery), delaySeconds: 0 }]);
     // Already fanned out: the relay creates nothing more.
@@ -305,7 +398,12 @@ describe('send test event', () => {
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
     expect(ctx.fake.requests.map((request) => request.url)).toEqual(['https://target.example/hooks']);
     const body = JSON.parse(ctx.fake.requests[0].body);
-    expect(body).toMatchObject({ id: delivery.event_id, type: 'webhook_endpoint.test', project_id: null, data: { webhook_endpoint_id: target.id } });
+    expect(body).toMatchObject({
+      id: delivery.event_id,
+      type: 'webhook_endpoint.test',
+      project_id: null,
+      data: { webhook_endpoint_id: target.id },
+    });
 
     await updateWebhookEndpoint(ctx.runtime, ctx.principal, target.id, { is_active: false });
     await expectProblem(sendTestEvent(ctx.runtime, ctx.principal, target.id), 'CONFLICT');
@@ -332,7 +430,13 @@ describe('retry timeline', () => {
       // Only attempt 1 (from fan-out) carries what it sends; a retry reads it with its lease.
       const { prepared, ...named } = message;
       expect({ named, carries: prepared !== undefined }).toEqual({
-        named: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt },
+        named: {
+          kind: 'attempt',
+          team_id: ctx.teamId,
+          delivery_id: delivery.id,
+          endpoint_id: delivery.endpoint_id,
+          attempt,
+        },
         carries: attempt === 1,
       });
       if (attempt > 1) {
@@ -342,7 +446,10 @@ describe('retry timeline', () => {
         ctx.clock.advance(SPEC_WAITS_SECONDS[attempt - 2] * 1000);
       }
       const outcome = await processDeliveryMessage(ctx.runtime, message);
-      expect({ attempt, outcome }).toEqual({ attempt, outcome: attempt < 8 ? 'retry_scheduled' : 'awaiting_dead_letter' });
+      expect({ attempt, outcome }).toEqual({
+        attempt,
+        outcome: attempt < 8 ? 'retry_scheduled' : 'awaiting_dead_letter',
+      });
       expect(ctx.fake.requests).toHaveLength(attempt);
       expect(ctx.fake.requests.at(-1)!.headers['SVC-Event-Id']).toBe(event.id);
 
@@ -372,7 +479,13 @@ describe('retry timeline', () => {
       const { queued, scheduled } = ctx.runtime.drain();
       if (attempt < 8) {
         const waitSeconds = SPEC_WAITS_SECONDS[attempt - 1];
-        const next: DeliveryMessage = { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: attempt + 1 };
+        const next: DeliveryMessage = {
+          kind: 'attempt',
+          team_id: ctx.teamId,
+          delivery_id: delivery.id,
+          endpoint_id: delivery.endpoint_id,
+          attempt: attempt + 1,
+        };
         expect(stored.next_attempt_at).toBe(isoTime(ctx.clock.nowMs() + waitSeconds * 1000));
         if (waitSeconds <= 900) {
           // 10 s, 30 s, 2 min and 10 min: SQS DelaySeconds.
@@ -389,7 +502,12 @@ describe('retry timeline', () => {
         expect(stored.next_attempt_at).toBeNull();
         expect(stored.dead_lettered_at).toBeNull();
         expect(queued).toEqual([]);
-        expect(scheduled).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, atMs: ctx.clock.nowMs() + 72 * HOUR_MS }]);
+        expect(scheduled).toEqual([
+          {
+            message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 },
+            atMs: ctx.clock.nowMs() + 72 * HOUR_MS,
+          },
+        ]);
         message = scheduled[0].message;
       }
     }
@@ -401,14 +519,26 @@ describe('retry timeline', () => {
     ctx.clock.advance(72 * HOUR_MS);
     expect(await processDeliveryMessage(ctx.runtime, message)).toBe('dead_lettered');
     const dead = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
-    expect(dead).toMatchObject({ status: 'dead', attempts: 8, dead_lettered_at: isoTime(ctx.clock.nowMs()), next_attempt_at: null });
+    expect(dead).toMatchObject({
+      status: 'dead',
+      attempts: 8,
+      dead_lettered_at: isoTime(ctx.clock.nowMs()),
+      next_attempt_at: null,
+    });
     expect(dead.attempt_log).toHaveLength(8);
     expect(ctx.fake.requests).toHaveLength(8);
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
 
     const copies = await deadLetterItems();
     expect(copies).toHaveLength(1);
-    expect(copies[0]).toMatchObject({ delivery_id: delivery.id, endpoint_id: endpoint.id, event_id: event.id, event_type: 'project.created', attempts: 8, dead_lettered_at: dead.dead_lettered_at });
+    expect(copies[0]).toMatchObject({
+      delivery_id: delivery.id,
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: 'project.created',
+      attempts: 8,
+      dead_lettered_at: dead.dead_lettered_at,
+    });
     // The copy is lean (the replay job counts and reads copies; the delivery row keeps the attempt log).
     expect(copies[0].attempt_log).toBeUndefined();
 
@@ -421,7 +551,9 @@ describe('retry timeline', () => {
     await newEndpoint();
     const { delivery } = await oneDelivery();
     const start = ctx.clock.nowMs();
-    const outcomes = await runAll([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, dueMs: start }]);
+    const outcomes = await runAll([
+      { message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 1 }, dueMs: start },
+    ]);
     expect(outcomes).toEqual([...Array(7).fill('retry_scheduled'), 'awaiting_dead_letter', 'dead_lettered']);
     const waits = SPEC_WAITS_SECONDS.reduce((sum, seconds) => sum + seconds, 0) * 1000;
     expect(ctx.clock.nowMs() - start).toBe(waits + 72 * HOUR_MS);
@@ -442,11 +574,28 @@ describe('retry timeline', () => {
 
     ctx.clock.advance(HOUR_MS);
     const retried = await retryDelivery(ctx.runtime, ctx.principal, delivery.id);
-    expect(retried).toMatchObject({ id: delivery.id, status: 'pending', attempts: 0, dead_lettered_at: null, next_attempt_at: isoTime(ctx.clock.nowMs()) });
+    expect(retried).toMatchObject({
+      id: delivery.id,
+      status: 'pending',
+      attempts: 0,
+      dead_lettered_at: null,
+      next_attempt_at: isoTime(ctx.clock.nowMs()),
+    });
     expect(await deadLetterItems()).toEqual([]);
     const { queued, scheduled } = ctx.runtime.drain();
     expect(scheduled).toEqual([]);
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([
+      {
+        message: {
+          kind: 'attempt',
+          team_id: ctx.teamId,
+          delivery_id: delivery.id,
+          endpoint_id: delivery.endpoint_id,
+          attempt: 1,
+        },
+        delaySeconds: 0,
+      },
+    ]);
 
     // Retrying a pending delivery is a conflict.
     await expectProblem(retryDelivery(ctx.runtime, ctx.principal, delivery.id), 'CONFLICT');
@@ -454,7 +603,12 @@ describe('retry timeline', () => {
     ctx.fake.setFallback(OK);
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
     const succeeded = await getDelivery(ctx.runtime, ctx.principal, delivery.id);
-    expect(succeeded).toMatchObject({ status: 'succeeded', attempts: 1, next_attempt_at: null, dead_lettered_at: null });
+    expect(succeeded).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      next_attempt_at: null,
+      dead_lettered_at: null,
+    });
     expect(succeeded.attempt_log!.at(-1)).toEqual({
       attempt: 1,
       planned_at: isoTime(ctx.clock.nowMs()),
@@ -510,10 +664,20 @@ describe('retry timeline', () => {
     expect(await replayDeadDeliveries(ctx.principal, 24)).toEqual({ replayed: 2 });
     const { queued, scheduled } = ctx.runtime.drain();
     expect(scheduled).toEqual([]);
-    expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual([recentA.delivery.id, recentB.delivery.id].sort());
-    expect(queued.every((entry) => entry.delaySeconds === 0 && entry.message.attempt === 1 && entry.message.kind === 'attempt')).toBe(true);
+    expect(queued.map((entry) => entry.message.delivery_id).sort()).toEqual(
+      [recentA.delivery.id, recentB.delivery.id].sort(),
+    );
+    expect(
+      queued.every(
+        (entry) => entry.delaySeconds === 0 && entry.message.attempt === 1 && entry.message.kind === 'attempt',
+      ),
+    ).toBe(true);
     for (const { delivery } of [recentA, recentB]) {
-      expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({ status: 'pending', attempts: 0, dead_lettered_at: null });
+      expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        dead_lettered_at: null,
+      });
     }
     expect((await getDelivery(ctx.runtime, ctx.principal, old.delivery.id)).status).toBe('dead');
     expect((await deadLetterItems()).map((item) => item.delivery_id)).toEqual([old.delivery.id]);
@@ -523,7 +687,9 @@ describe('retry timeline', () => {
     expect(await replayDeadDeliveries(ctx.principal, Math.floor(oldAgeHours))).toEqual({ replayed: 0 });
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
     expect(await replayDeadDeliveries(ctx.principal, Math.ceil(oldAgeHours))).toEqual({ replayed: 1 });
-    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([{ kind: 'attempt', team_id: ctx.teamId, delivery_id: old.delivery.id, attempt: 1 }]);
+    expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([
+      { kind: 'attempt', team_id: ctx.teamId, delivery_id: old.delivery.id, attempt: 1 },
+    ]);
     expect(await deadLetterItems()).toEqual([]);
 
     // A replayed delivery is delivered again.
@@ -563,7 +729,11 @@ describe('endpoint auto-disable', () => {
     ctx.clock.advance(30_000);
     expect(await processDeliveryMessage(ctx.runtime, thirds[0])).toBe('retry_scheduled');
     const disabled = await counter();
-    expect(disabled).toMatchObject({ is_active: false, consecutive_failures: 20, disabled_at: isoTime(ctx.clock.nowMs()) });
+    expect(disabled).toMatchObject({
+      is_active: false,
+      consecutive_failures: 20,
+      disabled_at: isoTime(ctx.clock.nowMs()),
+    });
     const postsWhenDisabled = ctx.fake.requests.length;
     expect(postsWhenDisabled).toBe(19 + 1 + 19 + 1);
 
@@ -595,14 +765,25 @@ describe('endpoint auto-disable', () => {
   it('disabling by hand sets disabled_at and stops attempts (deliveries are skipped); disabling again keeps the first time', async () => {
     const endpoint = await newEndpoint();
     const disabledAt = isoTime(ctx.clock.nowMs());
-    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false })).toMatchObject({ is_active: false, disabled_at: disabledAt });
+    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false })).toMatchObject({
+      is_active: false,
+      disabled_at: disabledAt,
+    });
     ctx.clock.advance(HOUR_MS);
-    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false, name: 'renamed' })).toMatchObject({ is_active: false, disabled_at: disabledAt, name: 'renamed' });
+    expect(
+      await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: false, name: 'renamed' }),
+    ).toMatchObject({ is_active: false, disabled_at: disabledAt, name: 'renamed' });
     expect(await fanOutEvent(ctx.runtime, await newProjectEvent())).toBe(1);
     expect((await allDeliveries()).map((delivery) => delivery.status)).toEqual(['skipped']);
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
-    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true })).toMatchObject({ is_active: true, disabled_at: null });
-    await expectProblem(updateWebhookEndpoint(ctx.runtime, ctx.principal, randomUUID(), { is_active: false }), 'NOT_FOUND');
+    expect(await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true })).toMatchObject({
+      is_active: true,
+      disabled_at: null,
+    });
+    await expectProblem(
+      updateWebhookEndpoint(ctx.runtime, ctx.principal, randomUUID(), { is_active: false }),
+      'NOT_FOUND',
+    );
   });
 
   it('a failure after a re-enable counts from zero', async () => {
@@ -614,7 +795,10 @@ describe('endpoint auto-disable', () => {
     ctx.runtime.drain();
     await updateWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id, { is_active: true });
     expect(await processDeliveryMessage(ctx.runtime, (await oneDelivery()).message)).toBe('retry_scheduled');
-    expect(await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).toMatchObject({ is_active: true, consecutive_failures: 1 });
+    expect(await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).toMatchObject({
+      is_active: true,
+      consecutive_failures: 1,
+    });
   });
 });
 
@@ -628,7 +812,10 @@ describe('lease and sweeper', () => {
     const { message } = await oneDelivery();
     ctx.fake.setFallback(OK);
     ctx.fake.setDelay(50);
-    const outcomes = await Promise.all([processDeliveryMessage(ctx.runtime, message), processDeliveryMessage(ctx.runtime, { ...message })]);
+    const outcomes = await Promise.all([
+      processDeliveryMessage(ctx.runtime, message),
+      processDeliveryMessage(ctx.runtime, { ...message }),
+    ]);
     expect(outcomes.sort()).toEqual(['skipped', 'succeeded']);
     expect(ctx.fake.requests).toHaveLength(1);
   });
@@ -637,7 +824,9 @@ describe('lease and sweeper', () => {
     await newEndpoint();
     const { message } = await oneDelivery();
     ctx.fake.setDelay(20);
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () => processDeliveryMessage(ctx.runtime, { ...message })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => processDeliveryMessage(ctx.runtime, { ...message })),
+    );
     expect(outcomes.filter((outcome) => outcome !== 'skipped')).toEqual(['retry_scheduled']);
     expect(ctx.fake.requests).toHaveLength(1);
     expect(ctx.runtime.drain().queued).toHaveLength(1);
@@ -669,7 +858,18 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(60_000 + 60_000 + 1_000);
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 1 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([
+      {
+        message: {
+          kind: 'attempt',
+          team_id: ctx.teamId,
+          delivery_id: delivery.id,
+          endpoint_id: delivery.endpoint_id,
+          attempt: 1,
+        },
+        delaySeconds: 0,
+      },
+    ]);
 
     crash = false;
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
@@ -723,7 +923,9 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(60_000 + 2_000);
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 }]);
+    expect(queued).toEqual([
+      { message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 },
+    ]);
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('dead_lettered');
     expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('dead');
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
@@ -739,7 +941,13 @@ describe('lease and sweeper', () => {
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1, replays: 0 });
     const { queued } = ctx.runtime.drain();
     const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
-    expect(retry?.message).toEqual({ kind: 'attempt', team_id: ctx.teamId, delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: 2 });
+    expect(retry?.message).toEqual({
+      kind: 'attempt',
+      team_id: ctx.teamId,
+      delivery_id: delivery.id,
+      endpoint_id: delivery.endpoint_id,
+      attempt: 2,
+    });
     expect((await allDeliveries()).some((candidate) => candidate.event_id === lostEvent.id)).toBe(true);
     expect(await processDeliveryMessage(ctx.runtime, retry!.message)).toBe('retry_scheduled');
   });
@@ -749,24 +957,39 @@ describe('lease and sweeper', () => {
     const rows = await lostDeliveries(3);
     ctx.clock.advance(10 * SWEEP_GRACE_MS);
     // The queue's oldest waiting message was queued when the rows fell due: their messages wait behind a backlog.
-    const backlogged = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue), oldestWaitingSinceMs: () => dueAtMs } };
+    const backlogged = {
+      ...ctx.runtime,
+      deliveryQueue: {
+        send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue),
+        oldestWaitingSinceMs: () => dueAtMs,
+      },
+    };
     const recording = recordingStore(ctx.runtime.store);
     expect(await sweep({ ...backlogged, store: recording.store })).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     expect(ctx.runtime.drain().queued).toEqual([]);
     expect(new Set(recording.commands)).toEqual(new Set(['QueryCommand'])); // reads of the indexes, no move
     // Nothing moved: a sweep with a queue that cannot tell finds all three.
     expect(await sweep(ctx.runtime)).toEqual({ requeued: 3, fannedOut: 0, replays: 0 });
-    expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(new Set(rows.map((message) => message.delivery_id)));
+    expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(
+      new Set(rows.map((message) => message.delivery_id)),
+    );
     // Once the oldest waiting message is younger than the rows by more than the grace, they count as lost again.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
-    const caughtUp = { ...ctx.runtime, deliveryQueue: { send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue), oldestWaitingSinceMs: () => ctx.clock.nowMs() } };
+    const caughtUp = {
+      ...ctx.runtime,
+      deliveryQueue: {
+        send: ctx.runtime.deliveryQueue.send.bind(ctx.runtime.deliveryQueue),
+        oldestWaitingSinceMs: () => ctx.clock.nowMs(),
+      },
+    };
     expect(await sweep(caughtUp)).toEqual({ requeued: 3, fannedOut: 0, replays: 0 });
   });
 
   /** `count` pending deliveries (one endpoint, one project event each) whose attempt-1 messages are "lost". */
   async function lostDeliveries(count: number): Promise<DeliveryMessage[]> {
     await newEndpoint();
-    for (let index = 0; index < count; index++) await createProject(ctx.runtime, ctx.principal, { name: `Project ${index}`, platform_type: 'discord' });
+    for (let index = 0; index < count; index++)
+      await createProject(ctx.runtime, ctx.principal, { name: `Project ${index}`, platform_type: 'discord' });
     await relayOutbox(ctx.runtime, ctx.clock.nowMs());
     const messages = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(messages).toHaveLength(count);
@@ -785,7 +1008,9 @@ describe('lease and sweeper', () => {
       ...counting.store,
       query: async (request) => {
         const result = await counting.store.query(request);
-        if (Object.values(request.ExpressionAttributeValues ?? {}).some((value) => pendingIndexes.has(value as string))) {
+        if (
+          Object.values(request.ExpressionAttributeValues ?? {}).some((value) => pendingIndexes.has(value as string))
+        ) {
           counts.pendingQueries += 1;
           counts.pendingRowsRead += result.items.length;
         }
@@ -816,7 +1041,9 @@ describe('lease and sweeper', () => {
     // The first sweep re-queues all 30 (moving each forward in the index: one conditional update each).
     expect(await sweep(runtime)).toEqual({ requeued: 30, fannedOut: 0, replays: 0 });
     const first = ctx.runtime.drain().queued.map((entry) => entry.message);
-    expect(new Set(first.map((message) => message.delivery_id))).toEqual(new Set(lost.map((message) => message.delivery_id)));
+    expect(new Set(first.map((message) => message.delivery_id))).toEqual(
+      new Set(lost.map((message) => message.delivery_id)),
+    );
     expect(first.every((message) => message.kind === 'attempt' && message.attempt === 1)).toBe(true);
     const firstCounts = take();
     expect(firstCounts).toMatchObject({ pendingQueries: WORKER_SHARDS.length, pendingRowsRead: 30, updates: 30 });
@@ -826,19 +1053,28 @@ describe('lease and sweeper', () => {
       ctx.clock.advance(step);
       expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
       expect(ctx.runtime.drain().queued).toEqual([]);
-      expect(take()).toEqual({ requests: firstCounts.requests - 30, pendingQueries: WORKER_SHARDS.length, pendingRowsRead: 0, updates: 0 });
+      expect(take()).toEqual({
+        requests: firstCounts.requests - 30,
+        pendingQueries: WORKER_SHARDS.length,
+        pendingRowsRead: 0,
+        updates: 0,
+      });
     }
 
     // Ten of them are processed meanwhile; the 20 still waiting are re-queued once the moved position is overdue too.
     ctx.fake.setFallback(OK);
-    for (const message of first.slice(0, 10)) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    for (const message of first.slice(0, 10))
+      expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
     ctx.clock.advance(SWEEP_GRACE_MS - 1_000); // the interval + the grace after the first sweep, to the millisecond: not yet
     expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     ctx.clock.advance(1_000);
     expect(await sweep(runtime)).toEqual({ requeued: 20, fannedOut: 0, replays: 0 });
     const again = ctx.runtime.drain().queued.map((entry) => entry.message);
-    expect(new Set(again.map((message) => message.delivery_id))).toEqual(new Set(first.slice(10).map((message) => message.delivery_id)));
-    for (const message of again.slice(0, 15)) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
+    expect(new Set(again.map((message) => message.delivery_id))).toEqual(
+      new Set(first.slice(10).map((message) => message.delivery_id)),
+    );
+    for (const message of again.slice(0, 15))
+      expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
 
     // The 5 still waiting were re-queued twice: the spacing doubles (2 × the interval), so the sweep one spacing on leaves them be.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
@@ -846,10 +1082,14 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(SWEEP_INTERVAL_MS);
     expect(await sweep(runtime)).toEqual({ requeued: 5, fannedOut: 0, replays: 0 });
     const third = ctx.runtime.drain().queued.map((entry) => entry.message);
-    expect(new Set(third.map((message) => message.delivery_id))).toEqual(new Set(again.slice(15).map((message) => message.delivery_id)));
+    expect(new Set(third.map((message) => message.delivery_id))).toEqual(
+      new Set(again.slice(15).map((message) => message.delivery_id)),
+    );
     for (const message of third) expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
     // Their lease cleared the count: a later lost timer starts again from the first spacing.
-    expect((await ctx.runtime.store.get(keys.delivery(ctx.teamId, third[0].delivery_id)))?.sweeper_requeues).toBeUndefined();
+    expect(
+      (await ctx.runtime.store.get(keys.delivery(ctx.teamId, third[0].delivery_id)))?.sweeper_requeues,
+    ).toBeUndefined();
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
@@ -916,7 +1156,10 @@ describe('lease and sweeper', () => {
     };
     // The sweep's store: once a page holding one of the two has been read, the dispatcher handles it before the sweeper moves it.
     const racing = new Map([
-      [succeeding.delivery_id, async () => expect(await processDeliveryMessage(ctx.runtime, succeeding)).toBe('succeeded')],
+      [
+        succeeding.delivery_id,
+        async () => expect(await processDeliveryMessage(ctx.runtime, succeeding)).toBe('succeeded'),
+      ],
       [
         leased.delivery_id,
         async () => {
@@ -945,8 +1188,14 @@ describe('lease and sweeper', () => {
     expect(await sweep({ ...ctx.runtime, store })).toEqual({ requeued: 1, fannedOut: 0, replays: 0 });
     expect(racing.size).toBe(0);
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
-    expect(await getDelivery(ctx.runtime, ctx.principal, succeeding.delivery_id)).toMatchObject({ status: 'succeeded', attempts: 1 });
-    expect(await getDelivery(ctx.runtime, ctx.principal, leased.delivery_id)).toMatchObject({ status: 'delivering', attempts: 1 });
+    expect(await getDelivery(ctx.runtime, ctx.principal, succeeding.delivery_id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
+    expect(await getDelivery(ctx.runtime, ctx.principal, leased.delivery_id)).toMatchObject({
+      status: 'delivering',
+      attempts: 1,
+    });
 
     // The crashed attempt is not lost: once its lease (60 s) and the grace have passed, it is re-queued.
     ctx.clock.advance(60_000 + SWEEP_GRACE_MS + 1_000);
@@ -965,7 +1214,9 @@ describe('lease and sweeper', () => {
 
 describe('signing and rotation', () => {
   function signatureParts(request: WebhookRequest): Record<string, string> {
-    return Object.fromEntries(request.headers['SVC-Signature'].split(',').map((part) => part.split('=', 2) as [string, string]));
+    return Object.fromEntries(
+      request.headers['SVC-Signature'].split(',').map((part) => part.split('=', 2) as [string, string]),
+    );
   }
 
   async function deliverOne(): Promise<WebhookRequest> {
@@ -979,7 +1230,12 @@ describe('signing and rotation', () => {
    * independent receiver check (test/support/signature.ts). Any rejection but a wrong signature fails.
    */
   async function accepts(request: WebhookRequest, secret: string): Promise<boolean> {
-    const rejection = checkSignature({ header: request.headers['SVC-Signature'], rawBody: request.body, secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) });
+    const rejection = checkSignature({
+      header: request.headers['SVC-Signature'],
+      rawBody: request.body,
+      secret,
+      nowSeconds: Math.floor(ctx.clock.nowMs() / 1000),
+    });
     if (rejection === 'signature mismatch') return false;
     if (rejection) throw new Error(`receiver rejected the delivery: ${rejection}`);
     return true;
@@ -1007,9 +1263,24 @@ describe('signing and rotation', () => {
     expect(await accepts(dual, original)).toBe(true);
     expect(await accepts(dual, 'whsec_not-the-secret')).toBe(false);
     // v1 belongs to the new secret, v0 to the old one.
-    expect(await accepts({ ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v1=${parts.v1}` } }, rotated.secret)).toBe(true);
-    expect(await accepts({ ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v0=${parts.v0}` } }, original)).toBe(true);
-    expect(await accepts({ ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v1=${parts.v1}` } }, original)).toBe(false);
+    expect(
+      await accepts(
+        { ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v1=${parts.v1}` } },
+        rotated.secret,
+      ),
+    ).toBe(true);
+    expect(
+      await accepts(
+        { ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v0=${parts.v0}` } },
+        original,
+      ),
+    ).toBe(true);
+    expect(
+      await accepts(
+        { ...dual, headers: { ...dual.headers, 'SVC-Signature': `t=${parts.t},v1=${parts.v1}` } },
+        original,
+      ),
+    ).toBe(false);
 
     // Still dual just before the 24 h window closes.
     ctx.clock.advance(24 * HOUR_MS - 1_000);
@@ -1053,7 +1324,13 @@ describe('signing and rotation', () => {
     expect(request.headers['Content-Type']).toBe('application/json');
     const body = JSON.parse(request.body);
     expect(Object.keys(body).sort()).toEqual(['api_version', 'created_at', 'data', 'id', 'project_id', 'type']);
-    expect(body).toMatchObject({ id: event.id, type: 'project.created', api_version: '2026-05-01', project_id: event.project_id, created_at: event.created_at });
+    expect(body).toMatchObject({
+      id: event.id,
+      type: 'project.created',
+      api_version: '2026-05-01',
+      project_id: event.project_id,
+      created_at: event.created_at,
+    });
     expect(body.data.project.id).toBe(event.project_id);
   });
 });
@@ -1081,38 +1358,81 @@ describe('payload exposure', () => {
 
   it('a subscription.created payload carries e-mail and phone only when the owner holds project-user:view AND the subscriber consented (all four cases, D10)', async () => {
     ctx.fake.setFallback(OK);
-    const { principal: withView } = await seedTeamMember(['webhook-endpoint:manage', 'project-subscription:view', 'project-user:view']);
-    const { principal: withoutView } = await seedTeamMember(['webhook-endpoint:manage', 'project-subscription:view', 'project-user:view-any']);
+    const { principal: withView } = await seedTeamMember([
+      'webhook-endpoint:manage',
+      'project-subscription:view',
+      'project-user:view',
+    ]);
+    const { principal: withoutView } = await seedTeamMember([
+      'webhook-endpoint:manage',
+      'project-subscription:view',
+      'project-user:view-any',
+    ]);
     await newEndpoint(['subscription.created'], withView, { url: 'https://seeing.example/hooks' });
     await newEndpoint(['subscription.created'], withoutView, { url: 'https://blind.example/hooks' });
 
     // Real objects, through the domain: a project, a plan, a consenting and a non-consenting subscriber.
-    const project = await createProject(ctx.runtime, ctx.principal, { name: 'Exposure club', platform_type: 'discord' });
-    const plan = await createPlan(ctx.runtime, ctx.principal, project.id, CreatePlanRequest.parse({ name: 'Gold', amount: 500, currency: 'EUR', interval: 'month' }));
+    const project = await createProject(ctx.runtime, ctx.principal, {
+      name: 'Exposure club',
+      platform_type: 'discord',
+    });
+    const plan = await createPlan(
+      ctx.runtime,
+      ctx.principal,
+      project.id,
+      CreatePlanRequest.parse({ name: 'Gold', amount: 500, currency: 'EUR', interval: 'month' }),
+    );
     const consenting = await createSubscriber(
       ctx.runtime,
       ctx.principal,
       project.id,
-      CreateSubscriberRequest.parse({ display_name: 'Ada', email: 'ada@example.com', phone: '+15550123', consent: true }),
+      CreateSubscriberRequest.parse({
+        display_name: 'Ada',
+        email: 'ada@example.com',
+        phone: '+15550123',
+        consent: true,
+      }),
     );
-    const private_ = await createSubscriber(ctx.runtime, ctx.principal, project.id, CreateSubscriberRequest.parse({ display_name: 'Bo', email: 'bo@example.com', phone: '+15550124', consent: false }));
+    const private_ = await createSubscriber(
+      ctx.runtime,
+      ctx.principal,
+      project.id,
+      CreateSubscriberRequest.parse({
+        display_name: 'Bo',
+        email: 'bo@example.com',
+        phone: '+15550124',
+        consent: false,
+      }),
+    );
     await relayOutbox(ctx.runtime, ctx.clock.nowMs()); // events before the subscriptions: not subscribed
     await runAll();
     ctx.fake.requests.length = 0;
     for (const subscriber of [consenting, private_]) {
-      await createSubscription(ctx.runtime, ctx.principal, project.id, CreateSubscriptionRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id }));
+      await createSubscription(
+        ctx.runtime,
+        ctx.principal,
+        project.id,
+        CreateSubscriptionRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id }),
+      );
     }
     await relayOutbox(ctx.runtime, ctx.clock.nowMs());
     expect(await runAll()).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
 
     const subscriberIn = (url: string, subscriberId: string) => {
-      const bodies = ctx.fake.requests.filter((request) => request.url === url).map((request) => JSON.parse(request.body) as { type: string; data: { subscriber: Record<string, unknown> } });
-      const body = bodies.find((candidate) => candidate.type === 'subscription.created' && candidate.data.subscriber.id === subscriberId);
+      const bodies = ctx.fake.requests
+        .filter((request) => request.url === url)
+        .map((request) => JSON.parse(request.body) as { type: string; data: { subscriber: Record<string, unknown> } });
+      const body = bodies.find(
+        (candidate) => candidate.type === 'subscription.created' && candidate.data.subscriber.id === subscriberId,
+      );
       expect(body, `${url} ${subscriberId}`).toBeDefined();
       return body!.data.subscriber;
     };
     // Owner with project-user:view, subscriber consented: contact details travel.
-    expect(subscriberIn('https://seeing.example/hooks', consenting.id)).toMatchObject({ email: 'ada@example.com', phone: '+15550123' });
+    expect(subscriberIn('https://seeing.example/hooks', consenting.id)).toMatchObject({
+      email: 'ada@example.com',
+      phone: '+15550123',
+    });
     // Every other case: none.
     for (const [url, subscriberId] of [
       ['https://seeing.example/hooks', private_.id],
@@ -1148,13 +1468,26 @@ describe('DynamoDB requests per delivery', () => {
       // Each message carries what it sends: the lease and the endpoint's slot in one transaction, then the outcome with the
       // slot given back. The first also reads the endpoint, which the process then keeps (its revision guards the copy).
       expect(await processDeliveryMessage(runtime, message)).toBe('succeeded');
-      expect(recording.commands).toEqual([...(index === 0 ? ['GetCommand'] : []), 'TransactWriteCommand', 'TransactWriteCommand']);
+      expect(recording.commands).toEqual([
+        ...(index === 0 ? ['GetCommand'] : []),
+        'TransactWriteCommand',
+        'TransactWriteCommand',
+      ]);
     }
-    expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id).sort()).toEqual(events.map((event) => event.id).sort());
+    expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id).sort()).toEqual(
+      events.map((event) => event.id).sort(),
+    );
     for (const delivery of await allDeliveries()) {
       expect(delivery).toMatchObject({ endpoint_id: endpoint.id, status: 'succeeded', attempts: 1 });
       const log = (await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log;
-      expect(log).toEqual([expect.objectContaining({ attempt: 1, status: 200, remote_address: '203.0.113.10', planned_at: delivery.created_at })]);
+      expect(log).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          status: 200,
+          remote_address: '203.0.113.10',
+          planned_at: delivery.created_at,
+        }),
+      ]);
     }
     expect((await getWebhookEndpoint(ctx.runtime, ctx.principal, endpoint.id)).consecutive_failures).toBe(0);
     expect((await ctx.runtime.store.get(keys.webhookEndpoint(ctx.teamId, endpoint.id)))?.in_flight).toEqual({});
@@ -1187,7 +1520,14 @@ describe('DynamoDB requests per delivery', () => {
     expect(recording.commands).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
     const sent = ctx.fake.requests.at(-1)!;
     expect(sent.url).toBe('https://moved.example/hooks');
-    expect(checkSignature({ header: sent.headers['SVC-Signature'], rawBody: sent.body, secret: rotated.secret, nowSeconds: Math.floor(ctx.clock.nowMs() / 1000) })).toBeNull();
+    expect(
+      checkSignature({
+        header: sent.headers['SVC-Signature'],
+        rawBody: sent.body,
+        secret: rotated.secret,
+        nowSeconds: Math.floor(ctx.clock.nowMs() / 1000),
+      }),
+    ).toBeNull();
   });
 
   /**
@@ -1215,8 +1555,18 @@ describe('DynamoDB requests per delivery', () => {
     const recording = recordingStore(ctx.runtime.store);
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('succeeded');
     // Refused once, then not tried again as is: the lease, the slot (full → the stale one removed → taken), the outcome.
-    expect(recording.commands).toEqual(['TransactWriteCommand', 'UpdateCommand', 'UpdateCommand', 'UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
-    expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(recording.commands).toEqual([
+      'TransactWriteCommand',
+      'UpdateCommand',
+      'UpdateCommand',
+      'UpdateCommand',
+      'UpdateCommand',
+      'TransactWriteCommand',
+    ]);
+    expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
     expect((await ctx.runtime.store.get(keys.webhookEndpoint(ctx.teamId, endpoint.id)))?.in_flight).toEqual({});
   });
 
@@ -1226,13 +1576,28 @@ describe('DynamoDB requests per delivery', () => {
     const recording = recordingStore(ctx.runtime.store);
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('deferred');
     expect(recording.commands).toEqual(['TransactWriteCommand', 'UpdateCommand']);
-    expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: isoTime(ctx.clock.nowMs() + 2_000) });
+    expect(await getDelivery(ctx.runtime, ctx.principal, delivery.id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: isoTime(ctx.clock.nowMs() + 2_000),
+    });
     const { queued } = ctx.runtime.drain();
-    expect(queued).toEqual([{ message: { ...message, prepared: { ...message.prepared!, due_at_ms: ctx.clock.nowMs() + 2_000 } }, delaySeconds: 2 }]);
+    expect(queued).toEqual([
+      {
+        message: { ...message, prepared: { ...message.prepared!, due_at_ms: ctx.clock.nowMs() + 2_000 } },
+        delaySeconds: 2,
+      },
+    ]);
     // The slot comes free; the message comes back and goes out, planned at the deferred time.
-    await ctx.runtime.store.update({ Key: keys.webhookEndpoint(ctx.teamId, endpoint.id), UpdateExpression: 'REMOVE in_flight.#other', ExpressionAttributeNames: { '#other': 'dlv_other' } });
+    await ctx.runtime.store.update({
+      Key: keys.webhookEndpoint(ctx.teamId, endpoint.id),
+      UpdateExpression: 'REMOVE in_flight.#other',
+      ExpressionAttributeNames: { '#other': 'dlv_other' },
+    });
     ctx.clock.advance(2_000);
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('succeeded');
-    expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status: 200, planned_at: isoTime(ctx.clock.nowMs()) })]);
+    expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).attempt_log).toEqual([
+      expect.objectContaining({ attempt: 1, status: 200, planned_at: isoTime(ctx.clock.nowMs()) }),
+    ]);
   });
 });

@@ -11,7 +11,11 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { CredentialDecryptionError, type KeyEncryptionKey, type SealedSecret } from '../../shared/credentials/envelope.js';
+import {
+  CredentialDecryptionError,
+  type KeyEncryptionKey,
+  type SealedSecret,
+} from '../../shared/credentials/envelope.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
@@ -30,7 +34,15 @@ import { checkSignature } from '../support/signature.js';
 import { rest, scanTable, tool } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, testClock, type SeededToken, type TestRuntime } from '../support/store.js';
 
-const OK: AttemptResult = { ok: true, status: 200, failure_kind: null, failure_message: null, duration_ms: 5, response_body: 'ok', remote_address: '203.0.113.10' };
+const OK: AttemptResult = {
+  ok: true,
+  status: 200,
+  failure_kind: null,
+  failure_message: null,
+  duration_ms: 5,
+  response_body: 'ok',
+  remote_address: '203.0.113.10',
+};
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -65,7 +77,12 @@ beforeEach(async () => {
       },
     },
   });
-  runtime.integrations = { keyEncryptionKey: countingKeyEncryptionKey(), telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', retry: { retries: 0, minTimeoutMs: 0 } };
+  runtime.integrations = {
+    keyEncryptionKey: countingKeyEncryptionKey(),
+    telegramApiRoot: 'http://127.0.0.1:9',
+    stripeApiBaseUrl: 'http://127.0.0.1:9',
+    retry: { retries: 0, minTimeoutMs: 0 },
+  };
   seeded = await seedTeam(runtime.store, clock);
   await relayOutbox(runtime, clock.nowMs());
   runtime.drain();
@@ -86,7 +103,10 @@ async function createEndpoint(idempotencyKey: string = randomUUID()): Promise<{ 
 
 /** Creates a project and fans its event out to the one subscribed endpoint; returns the attempt's queued message. */
 async function queueOne(): Promise<DeliveryMessage> {
-  const project = await createProject(runtime, seeded.principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'discord' });
+  const project = await createProject(runtime, seeded.principal, {
+    name: `Project ${randomUUID().slice(0, 8)}`,
+    platform_type: 'discord',
+  });
   const found = await runtime.store.document.send(
     new QueryCommand({
       TableName: runtime.store.tableName,
@@ -95,7 +115,9 @@ async function queueOne(): Promise<DeliveryMessage> {
       ConsistentRead: true,
     }),
   );
-  const event = (found.Items as StoredEvent[]).find((candidate) => (candidate.data as { project?: { id: string } }).project?.id === project.id)!;
+  const event = (found.Items as StoredEvent[]).find(
+    (candidate) => (candidate.data as { project?: { id: string } }).project?.id === project.id,
+  )!;
   expect(await fanOutEvent(runtime, event)).toBe(1);
   const { queued } = runtime.drain();
   expect(queued).toHaveLength(1);
@@ -110,7 +132,13 @@ async function deliverOne(): Promise<WebhookRequest> {
 
 /** Whether `request` verifies with `secret` by both the `SVC-Signature` check and `standardwebhooks`. */
 function verifies(request: WebhookRequest, secret: string): boolean {
-  const legacy = checkSignature({ header: request.headers['SVC-Signature'], rawBody: request.body, secret, nowSeconds: Math.floor(clock.nowMs() / 1000) }) === null;
+  const legacy =
+    checkSignature({
+      header: request.headers['SVC-Signature'],
+      rawBody: request.body,
+      secret,
+      nowSeconds: Math.floor(clock.nowMs() / 1000),
+    }) === null;
   let standard = true;
   try {
     new StandardWebhook(secret).verify(request.body, request.headers);
@@ -123,7 +151,10 @@ function verifies(request: WebhookRequest, secret: string): boolean {
 
 /** Every item of both tables, as text. */
 async function everythingStored(): Promise<string> {
-  return JSON.stringify([await scanTable(runtime.store), await scanTable(runtime.store, runtime.store.deadLetterTableName)]);
+  return JSON.stringify([
+    await scanTable(runtime.store),
+    await scanTable(runtime.store, runtime.store.deadLetterTableName),
+  ]);
 }
 
 /** The endpoints's opened secrets unwrapped so far. */
@@ -171,10 +202,16 @@ describe('secrets at rest (D16)', () => {
   it('binds the sealed secrets to their endpoint: a copy moved to another endpoint does not open', async () => {
     const one = await createEndpoint();
     const other = await createEndpoint();
-    const sealed = (await runtime.store.get(keys.webhookEndpoint(seeded.team.id, one.id)))!.sealed_secrets as SealedSecret;
+    const sealed = (await runtime.store.get(keys.webhookEndpoint(seeded.team.id, one.id)))!
+      .sealed_secrets as SealedSecret;
     const key = runtime.integrations!.keyEncryptionKey;
-    expect(await openEndpointSecrets(key, seeded.team.id, one.id, sealed)).toEqual({ secret: one.secret, previous_secret: null });
-    await expect(openEndpointSecrets(key, seeded.team.id, other.id, sealed)).rejects.toBeInstanceOf(CredentialDecryptionError);
+    expect(await openEndpointSecrets(key, seeded.team.id, one.id, sealed)).toEqual({
+      secret: one.secret,
+      previous_secret: null,
+    });
+    await expect(openEndpointSecrets(key, seeded.team.id, other.id, sealed)).rejects.toBeInstanceOf(
+      CredentialDecryptionError,
+    );
   });
 
   it('never shows a secret in a read: REST get and list, the MCP tools, the dashboard page', async () => {
@@ -186,10 +223,21 @@ describe('secrets at rest (D16)', () => {
       await rest(runtime, { method: 'GET', path: '/v1/webhook-endpoints', token: seeded.token }),
     ];
     for (const reply of reads) expect(reply.status).toBe(200);
-    const tools = [await tool(runtime, seeded.principal, 'get_webhook_endpoint', { id: created.id }), await tool(runtime, seeded.principal, 'list_webhook_endpoints', {})];
+    const tools = [
+      await tool(runtime, seeded.principal, 'get_webhook_endpoint', { id: created.id }),
+      await tool(runtime, seeded.principal, 'list_webhook_endpoints', {}),
+    ];
     for (const result of tools) expect(result.isError ?? false).toBe(false);
-    const owner = await ensureTeamOwner(runtime, seeded.team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
-    const session = await createSession(runtime.store, clock, { teamId: seeded.team.id, memberId: owner.id, state: 'active', method: 'passkey' });
+    const owner = await ensureTeamOwner(runtime, seeded.team.id, {
+      email: `owner-${randomUUID()}@example.com`,
+      name: 'Owner',
+    });
+    const session = await createSession(runtime.store, clock, {
+      teamId: seeded.team.id,
+      memberId: owner.id,
+      state: 'active',
+      method: 'passkey',
+    });
     const page = await handleDashboardRequest(runtime, {
       version: '2.0',
       routeKey: '$default',
@@ -197,7 +245,10 @@ describe('secrets at rest (D16)', () => {
       rawQueryString: '',
       cookies: [`dashboard_session=${session.cookieValue}`],
       headers: { host: 'localhost:3000', 'x-forwarded-proto': 'http' },
-      requestContext: { http: { method: 'GET', path: `/dashboard/webhooks/endpoints/${created.id}` }, requestId: randomUUID() },
+      requestContext: {
+        http: { method: 'GET', path: `/dashboard/webhooks/endpoints/${created.id}` },
+        requestId: randomUUID(),
+      },
       isBase64Encoded: false,
     } as never);
     expect(page.statusCode).toBe(200);
@@ -243,7 +294,11 @@ describe('opening for signing (D16)', () => {
     let refuse = true;
     runtime.integrations = {
       ...runtime.integrations!,
-      keyEncryptionKey: { ...key, unwrapDataKey: (wrapped, context) => (refuse ? Promise.reject(new CredentialDecryptionError()) : key.unwrapDataKey(wrapped, context)) },
+      keyEncryptionKey: {
+        ...key,
+        unwrapDataKey: (wrapped, context) =>
+          refuse ? Promise.reject(new CredentialDecryptionError()) : key.unwrapDataKey(wrapped, context),
+      },
     };
     const message = await queueOne();
     await expect(processDeliveryMessage(runtime, message)).rejects.toBeInstanceOf(CredentialDecryptionError);

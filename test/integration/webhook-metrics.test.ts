@@ -21,8 +21,24 @@ import type { StoredEvent } from '../../shared/events/outbox.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
-const OK: AttemptResult = { ok: true, status: 200, failure_kind: null, failure_message: null, duration_ms: 17, response_body: 'thanks', remote_address: '203.0.113.10' };
-const HTTP_500: AttemptResult = { ok: false, status: 500, failure_kind: 'http_status', failure_message: 'HTTP 500', duration_ms: 42, response_body: 'boom', remote_address: '203.0.113.10' };
+const OK: AttemptResult = {
+  ok: true,
+  status: 200,
+  failure_kind: null,
+  failure_message: null,
+  duration_ms: 17,
+  response_body: 'thanks',
+  remote_address: '203.0.113.10',
+};
+const HTTP_500: AttemptResult = {
+  ok: false,
+  status: 500,
+  failure_kind: 'http_status',
+  failure_message: 'HTTP 500',
+  duration_ms: 42,
+  response_body: 'boom',
+  remote_address: '203.0.113.10',
+};
 
 interface Context {
   runtime: TestRuntime;
@@ -57,14 +73,23 @@ afterEach(() => {
  */
 async function queuedAttempts(count: number): Promise<DeliveryMessage[]> {
   for (let index = 0; index < count; index++) {
-    await createWebhookEndpoint(ctx.runtime, ctx.principal, { name: `hook ${randomUUID().slice(0, 8)}`, url: 'https://receiver.example/hooks', events: ['project.created'] });
+    await createWebhookEndpoint(ctx.runtime, ctx.principal, {
+      name: `hook ${randomUUID().slice(0, 8)}`,
+      url: 'https://receiver.example/hooks',
+      events: ['project.created'],
+    });
   }
-  const project = await createProject(ctx.runtime, ctx.principal, { name: `Project ${randomUUID().slice(0, 8)}`, platform_type: 'discord' });
+  const project = await createProject(ctx.runtime, ctx.principal, {
+    name: `Project ${randomUUID().slice(0, 8)}`,
+    platform_type: 'discord',
+  });
   const { items } = await ctx.runtime.store.query({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': `TEAM#${ctx.principal.teamId}`, ':prefix': 'EVENT#' },
   });
-  const event = items.find((item) => (item.data as { project?: { id: string } }).project?.id === project.id) as unknown as StoredEvent;
+  const event = items.find(
+    (item) => (item.data as { project?: { id: string } }).project?.id === project.id,
+  ) as unknown as StoredEvent;
   expect(await fanOutEvent(ctx.runtime, event)).toBe(count);
   const { queued } = ctx.runtime.drain();
   expect(queued).toHaveLength(count);
@@ -73,10 +98,14 @@ async function queuedAttempts(count: number): Promise<DeliveryMessage[]> {
 
 /** The metric values of the EMF document the instance would print now, by name. */
 function emitted(): Record<string, unknown> {
-  const document = ctx.metrics.serializeMetrics() as unknown as Record<string, unknown> & { _aws: { CloudWatchMetrics: Array<{ Namespace: string; Metrics: Array<{ Name: string; Unit: string }> }> } };
+  const document = ctx.metrics.serializeMetrics() as unknown as Record<string, unknown> & {
+    _aws: { CloudWatchMetrics: Array<{ Namespace: string; Metrics: Array<{ Name: string; Unit: string }> }> };
+  };
   const [directive] = document._aws.CloudWatchMetrics;
   expect(directive.Namespace).toBe(METRICS_NAMESPACE);
-  return Object.fromEntries(directive.Metrics.map((metric) => [metric.Name, { unit: metric.Unit, value: document[metric.Name] }]));
+  return Object.fromEntries(
+    directive.Metrics.map((metric) => [metric.Name, { unit: metric.Unit, value: document[metric.Name] }]),
+  );
 }
 
 describe('delivery metrics (DESIGN D23)', () => {
@@ -108,7 +137,11 @@ describe('delivery metrics (DESIGN D23)', () => {
     expect(await processDeliveryMessage(ctx.runtime, first)).toBe('succeeded');
     expect(await processDeliveryMessage(ctx.runtime, second)).toBe('retry_scheduled');
     // The third delivery's endpoint is deleted before its attempt: the delivery is dead-lettered, no POST.
-    await deleteWebhookEndpoint(ctx.runtime, ctx.principal, (await getDelivery(ctx.runtime, ctx.principal, third.delivery_id)).endpoint_id);
+    await deleteWebhookEndpoint(
+      ctx.runtime,
+      ctx.principal,
+      (await getDelivery(ctx.runtime, ctx.principal, third.delivery_id)).endpoint_id,
+    );
     expect(await processDeliveryMessage(ctx.runtime, third)).toBe('endpoint_disabled');
     expect(ctx.script).toEqual([]);
     expect(emitted()).toEqual({
@@ -127,14 +160,23 @@ describe('delivery metrics (DESIGN D23)', () => {
       lines.push(String(chunk));
       return true;
     });
-    const handler = publishingMetrics(ctx.metrics, async (queued: DeliveryMessage) => processDeliveryMessage(ctx.runtime, queued));
+    const handler = publishingMetrics(ctx.metrics, async (queued: DeliveryMessage) =>
+      processDeliveryMessage(ctx.runtime, queued),
+    );
     ctx.script.push(OK);
     expect(await handler(message, {} as never)).toBe('succeeded');
     expect(await handler(message, {} as never)).toBe('skipped'); // a duplicate message: no attempt, nothing to flush
     vi.restoreAllMocks();
-    const emf = lines.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const emf = lines
+      .filter((line) => line.includes('"_aws"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(emf).toHaveLength(1);
-    expect(emf[0]).toMatchObject({ DeliveriesAttempted: 1, DeliveriesSucceeded: 1, DeliveryAttemptLatency: OK.duration_ms, service: 'membership-service-test' });
+    expect(emf[0]).toMatchObject({
+      DeliveriesAttempted: 1,
+      DeliveriesSucceeded: 1,
+      DeliveryAttemptLatency: OK.duration_ms,
+      service: 'membership-service-test',
+    });
     expect(ctx.metrics.hasStoredMetrics()).toBe(false);
   });
 
@@ -150,7 +192,9 @@ describe('delivery metrics (DESIGN D23)', () => {
       return true;
     });
     ctx.script.push(OK);
-    const handler = publishingMetrics(silent, async (queued: DeliveryMessage) => processDeliveryMessage(ctx.runtime, queued));
+    const handler = publishingMetrics(silent, async (queued: DeliveryMessage) =>
+      processDeliveryMessage(ctx.runtime, queued),
+    );
     expect(await handler(message, {} as never)).toBe('succeeded');
     vi.restoreAllMocks();
     expect(lines.filter((line) => line.includes('"_aws"'))).toEqual([]);

@@ -26,7 +26,15 @@ import { keys } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
-const OK: AttemptResult = { ok: true, status: 200, failure_kind: null, failure_message: null, duration_ms: 5, response_body: 'ok', remote_address: '203.0.113.10' };
+const OK: AttemptResult = {
+  ok: true,
+  status: 200,
+  failure_kind: null,
+  failure_message: null,
+  duration_ms: 5,
+  response_body: 'ok',
+  remote_address: '203.0.113.10',
+};
 
 /** A transport whose calls wait until the test releases them (all at once), counting calls in flight. */
 function gatedTransport() {
@@ -76,7 +84,8 @@ async function newEndpoint(options: { events?: WebhookEventName[]; max_concurren
 
 /** Creates `count` projects and fans their events out; returns the attempt-1 messages queued. */
 async function newDeliveries(count: number): Promise<DeliveryMessage[]> {
-  for (let index = 0; index < count; index++) await createProject(runtime, principal, { name: `Project ${index}`, platform_type: 'discord' });
+  for (let index = 0; index < count; index++)
+    await createProject(runtime, principal, { name: `Project ${index}`, platform_type: 'discord' });
   await relayOutbox(runtime, clock.nowMs());
   return runtime.drain().queued.map((entry) => entry.message);
 }
@@ -93,7 +102,8 @@ async function deadDeliveries(endpointId: string, count: number): Promise<Delive
 
 /** Runs a job's batch messages until none is left (the background worker's role). */
 async function runReplayBatches(): Promise<void> {
-  for (let batch = runtime.replayBatches.shift(); batch; batch = runtime.replayBatches.shift()) await processDeliveryMessage(runtime, batch);
+  for (let batch = runtime.replayBatches.shift(); batch; batch = runtime.replayBatches.shift())
+    await processDeliveryMessage(runtime, batch);
 }
 
 describe('per-endpoint concurrency cap (D24)', () => {
@@ -105,14 +115,21 @@ describe('per-endpoint concurrency cap (D24)', () => {
     expect(messages).toHaveLength(3 * 2); // both endpoints subscribe
 
     const forCapped = [];
-    for (const message of messages) if ((await getDelivery(runtime, principal, message.delivery_id)).endpoint_id === endpoint.id) forCapped.push(message);
+    for (const message of messages)
+      if ((await getDelivery(runtime, principal, message.delivery_id)).endpoint_id === endpoint.id)
+        forCapped.push(message);
     const running = forCapped.map((message) => processDeliveryMessage(runtime, message));
     // Two attempts take the two slots and wait on the receiver; the third finds the cap full at once.
     const third = await Promise.race(running.map((outcome, index) => outcome.then((value) => ({ index, value }))));
     expect(third.value).toBe('deferred');
     expect(gate.state.inFlight).toBe(2);
     const deferred = forCapped[third.index];
-    expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: isoTime(clock.nowMs() + 2_000), attempt_log: [] });
+    expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: isoTime(clock.nowMs() + 2_000),
+      attempt_log: [],
+    });
     // The same message again, its carried due time moved to the new one.
     const again = { ...deferred, prepared: { ...deferred.prepared!, due_at_ms: clock.nowMs() + 2_000 } };
     expect(runtime.drain().queued).toEqual([{ message: again, delaySeconds: 2 }]);
@@ -123,9 +140,15 @@ describe('per-endpoint concurrency cap (D24)', () => {
     expect(await processDeliveryMessage(runtime, again)).toBe('skipped'); // not due yet
     clock.advance(2_000);
     expect(await processDeliveryMessage(runtime, again)).toBe('succeeded');
-    expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await getDelivery(runtime, principal, deferred.delivery_id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
     expect(gate.state.maxInFlight).toBe(2);
-    expect(await getWebhookEndpoint(runtime, principal, endpoint.id)).toMatchObject({ consecutive_failures: 0, is_active: true });
+    expect(await getWebhookEndpoint(runtime, principal, endpoint.id)).toMatchObject({
+      consecutive_failures: 0,
+      is_active: true,
+    });
     expect((await runtime.store.get(keys.webhookEndpoint(principal.teamId, endpoint.id)))!.in_flight).toEqual({});
   });
 
@@ -133,17 +156,36 @@ describe('per-endpoint concurrency cap (D24)', () => {
     const endpoint = await newEndpoint({ max_concurrency: 1 });
     const nowMs = clock.nowMs();
     // A dispatcher took the only slot and died: its slot lease ends in 60 s.
-    expect((await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_crashed', nowMs + 60_000, nowMs)).kind).toBe('acquired');
-    expect((await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_other', nowMs + 60_000, nowMs)).kind).toBe('full');
+    expect(
+      (await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_crashed', nowMs + 60_000, nowMs))
+        .kind,
+    ).toBe('acquired');
+    expect(
+      (await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_other', nowMs + 60_000, nowMs))
+        .kind,
+    ).toBe('full');
     clock.advance(60_001);
     const later = clock.nowMs();
-    expect((await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_other', later + 60_000, later)).kind).toBe('acquired');
-    expect((await runtime.store.get(keys.webhookEndpoint(principal.teamId, endpoint.id)))!.in_flight).toEqual({ dlv_other: later + 60_000 });
+    expect(
+      (await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_other', later + 60_000, later))
+        .kind,
+    ).toBe('acquired');
+    expect((await runtime.store.get(keys.webhookEndpoint(principal.teamId, endpoint.id)))!.in_flight).toEqual({
+      dlv_other: later + 60_000,
+    });
 
-    expect(await updateWebhookEndpoint(runtime, principal, endpoint.id, { max_concurrency: 2 })).toMatchObject({ max_concurrency: 2 });
-    expect((await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_third', later + 60_000, later)).kind).toBe('acquired');
+    expect(await updateWebhookEndpoint(runtime, principal, endpoint.id, { max_concurrency: 2 })).toMatchObject({
+      max_concurrency: 2,
+    });
+    expect(
+      (await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_third', later + 60_000, later))
+        .kind,
+    ).toBe('acquired');
     await updateWebhookEndpoint(runtime, principal, endpoint.id, { is_active: false });
-    expect((await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_fourth', later + 60_000, later)).kind).toBe('stopped');
+    expect(
+      (await acquireDeliverySlot(runtime.store, principal.teamId, endpoint.id, 'dlv_fourth', later + 60_000, later))
+        .kind,
+    ).toBe('stopped');
   });
 });
 
@@ -154,18 +196,41 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     const other = await newEndpoint({ events: ['project.created'] });
     await deadDeliveries(endpoint.id, 3); // both subscribe, but only `endpoint` was disabled: its 3 are dead, the other 3 succeeded
     const all = (await listDeliveries(runtime, principal, { limit: 100 })).data;
-    expect(all.filter((delivery) => delivery.status === 'dead').map((delivery) => delivery.endpoint_id)).toEqual([endpoint.id, endpoint.id, endpoint.id]);
-    expect(all.filter((delivery) => delivery.endpoint_id === other.id).map((delivery) => delivery.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(all.filter((delivery) => delivery.status === 'dead').map((delivery) => delivery.endpoint_id)).toEqual([
+      endpoint.id,
+      endpoint.id,
+      endpoint.id,
+    ]);
+    expect(all.filter((delivery) => delivery.endpoint_id === other.id).map((delivery) => delivery.status)).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
 
     const request = (body: Record<string, unknown>) => ReplayDeadRequest.parse({ since_hours: 1, ...body });
-    expect(await createReplayJob(runtime, principal, request({ dry_run: true }))).toMatchObject({ status: 'completed', dry_run: true, matched: 3, replayed: 0 });
-    expect(await createReplayJob(runtime, principal, request({ dry_run: true, endpoint_id: other.id }))).toMatchObject({ matched: 0 });
-    expect(await createReplayJob(runtime, principal, request({ dry_run: true, event_type: 'plan.created' }))).toMatchObject({ matched: 0 });
-    expect(await createReplayJob(runtime, principal, request({ dry_run: true, until: isoTime(clock.nowMs() - 60_000) }))).toMatchObject({ matched: 0 });
+    expect(await createReplayJob(runtime, principal, request({ dry_run: true }))).toMatchObject({
+      status: 'completed',
+      dry_run: true,
+      matched: 3,
+      replayed: 0,
+    });
+    expect(await createReplayJob(runtime, principal, request({ dry_run: true, endpoint_id: other.id }))).toMatchObject({
+      matched: 0,
+    });
+    expect(
+      await createReplayJob(runtime, principal, request({ dry_run: true, event_type: 'plan.created' })),
+    ).toMatchObject({ matched: 0 });
+    expect(
+      await createReplayJob(runtime, principal, request({ dry_run: true, until: isoTime(clock.nowMs() - 60_000) })),
+    ).toMatchObject({ matched: 0 });
     expect(runtime.replayBatches).toEqual([]);
     expect(runtime.drain().queued).toEqual([]);
 
-    const job = await createReplayJob(runtime, principal, request({ endpoint_id: endpoint.id, event_type: 'project.created' }));
+    const job = await createReplayJob(
+      runtime,
+      principal,
+      request({ endpoint_id: endpoint.id, event_type: 'project.created' }),
+    );
     expect(job).toMatchObject({
       status: 'running',
       dry_run: false,
@@ -183,7 +248,12 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     const batch = runtime.replayBatches[0];
     expect(await processDeliveryMessage(runtime, batch)).toBe('replay_completed');
     expect(await processDeliveryMessage(runtime, batch)).toBe('skipped');
-    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 3, replayed: 3, completed_at: isoTime(clock.nowMs()) });
+    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({
+      status: 'completed',
+      matched: 3,
+      replayed: 3,
+      completed_at: isoTime(clock.nowMs()),
+    });
     const queued = runtime.drain().queued.map((entry) => entry.message);
     expect(queued).toHaveLength(3);
     for (const message of queued) expect(await processDeliveryMessage(runtime, message)).toBe('succeeded');
@@ -198,7 +268,11 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     const store: Store = {
       ...runtime.store,
       update: async (request) => {
-        if (failProgress && String((request.Key as { sk: string }).sk).startsWith('WEBHOOK_REPLAY#') && request.UpdateExpression?.includes('ADD replayed')) {
+        if (
+          failProgress &&
+          String((request.Key as { sk: string }).sk).startsWith('WEBHOOK_REPLAY#') &&
+          request.UpdateExpression?.includes('ADD replayed')
+        ) {
           failProgress = false;
           throw new Error('worker crashed');
         }
@@ -218,7 +292,11 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     expect(runtime.replayBatches).toEqual([batch]);
     runtime.drain(); // (the sweep also re-queued the 4 pending deliveries, overdue by now)
     await runReplayBatches();
-    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 4, replayed: 4 });
+    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({
+      status: 'completed',
+      matched: 4,
+      replayed: 4,
+    });
     // The second run of the batch re-queued nothing again: no new message.
     expect(runtime.drain().queued).toEqual([]);
   });
@@ -235,10 +313,21 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     const transactions: number[] = [];
     const counting = {
       ...runtime,
-      store: { ...runtime.store, transactWrite: (items: Parameters<Store['transactWrite']>[0]) => (transactions.push(items.length), runtime.store.transactWrite(items)) },
+      store: {
+        ...runtime.store,
+        transactWrite: (items: Parameters<Store['transactWrite']>[0]) => (
+          transactions.push(items.length),
+          runtime.store.transactWrite(items)
+        ),
+      },
     };
-    for (let batch = runtime.replayBatches.shift(); batch; batch = runtime.replayBatches.shift()) await processDeliveryMessage(counting, batch);
-    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', matched: 52, replayed: 51 });
+    for (let batch = runtime.replayBatches.shift(); batch; batch = runtime.replayBatches.shift())
+      await processDeliveryMessage(counting, batch);
+    expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({
+      status: 'completed',
+      matched: 52,
+      replayed: 51,
+    });
     const queued = runtime.drain().queued.map((entry) => entry.message.delivery_id);
     expect(new Set(queued)).toEqual(new Set(messages.slice(1).map((message) => message.delivery_id)));
     // The batch read 51 (the retried one is no longer dead): two group transactions of 50 and 1 deliveries,
@@ -253,12 +342,25 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     expect(await newDeliveries(2)).toEqual([]); // no message: no attempt
     const skipped = (await listDeliveries(runtime, principal, { limit: 100, status: 'skipped' })).data;
     expect(skipped).toHaveLength(2);
-    for (const delivery of skipped) expect(delivery).toMatchObject({ endpoint_id: endpoint.id, attempts: 0, skipped_at: isoTime(clock.nowMs()), next_attempt_at: null });
+    for (const delivery of skipped)
+      expect(delivery).toMatchObject({
+        endpoint_id: endpoint.id,
+        attempts: 0,
+        skipped_at: isoTime(clock.nowMs()),
+        next_attempt_at: null,
+      });
     expect(await getWebhookEndpoint(runtime, principal, endpoint.id)).toMatchObject({ consecutive_failures: 0 });
 
-    expect(await createReplayJob(runtime, principal, ReplayDeadRequest.parse({ since_hours: 1 }))).toMatchObject({ matched: 0, status: 'completed' }); // dead only by default
+    expect(await createReplayJob(runtime, principal, ReplayDeadRequest.parse({ since_hours: 1 }))).toMatchObject({
+      matched: 0,
+      status: 'completed',
+    }); // dead only by default
     await updateWebhookEndpoint(runtime, principal, endpoint.id, { is_active: true });
-    const job = await createReplayJob(runtime, principal, ReplayDeadRequest.parse({ since_hours: 1, status: 'skipped' }));
+    const job = await createReplayJob(
+      runtime,
+      principal,
+      ReplayDeadRequest.parse({ since_hours: 1, status: 'skipped' }),
+    );
     expect(job).toMatchObject({ matched: 2, status: 'running', filters: { status: 'skipped' } });
     await runReplayBatches();
     expect(await getReplayJob(runtime, principal, job.id)).toMatchObject({ status: 'completed', replayed: 2 });

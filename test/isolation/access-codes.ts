@@ -13,7 +13,12 @@ interface Seeded {
 }
 
 async function seedCodes(runtime: Runtime, principal: Principal, projectId: string): Promise<Seeded> {
-  const plan = await createPlan(runtime, principal, projectId, { name: 'Isolation plan', amount: 500, currency: 'USD', interval: 'month' });
+  const plan = await createPlan(runtime, principal, projectId, {
+    name: 'Isolation plan',
+    amount: 500,
+    currency: 'USD',
+    interval: 'month',
+  });
   const generated = await generateAccessCodes(runtime, principal, {
     project_id: projectId,
     plan_id: plan.id,
@@ -33,8 +38,15 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded }>({
   }),
   secretsOfB: (extra) => [extra.b.planId, extra.b.batchId, extra.b.codeId, extra.b.code],
   operations: {
-    listAccessCodes: { foreign: { input: (w, extra) => ({ project_id: w.b.project.id, batch_id: extra.b.batchId }), expect: NOT_FOUND } },
-    generateAccessCodes: { foreign: { input: (w, extra) => ({ project_id: w.b.project.id, plan_id: extra.b.planId, count: 1 }), expect: NOT_FOUND } },
+    listAccessCodes: {
+      foreign: { input: (w, extra) => ({ project_id: w.b.project.id, batch_id: extra.b.batchId }), expect: NOT_FOUND },
+    },
+    generateAccessCodes: {
+      foreign: {
+        input: (w, extra) => ({ project_id: w.b.project.id, plan_id: extra.b.planId, count: 1 }),
+        expect: NOT_FOUND,
+      },
+    },
     getAccessCode: {
       foreign: { input: (_w, extra) => ({ id: extra.b.codeId }), expect: NOT_FOUND },
       scoped: { input: (_w, extra) => ({ id: extra.aOther.codeId }), expect: NOT_FOUND },
@@ -46,8 +58,22 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded }>({
     // Team B's code in team B's project (the project is foreign), and team A's other project's code
     // redeemed through the scoped token: NOT_FOUND before any read of the code.
     redeemAccessCode: {
-      foreign: { input: (w, extra) => ({ project_id: w.b.project.id, code: extra.b.code, subscriber: { display_name: 'Intruder' } }), expect: NOT_FOUND },
-      scoped: { input: (w, extra) => ({ project_id: w.a.otherProject.id, code: extra.aOther.code, subscriber: { display_name: 'Intruder' } }), expect: NOT_FOUND },
+      foreign: {
+        input: (w, extra) => ({
+          project_id: w.b.project.id,
+          code: extra.b.code,
+          subscriber: { display_name: 'Intruder' },
+        }),
+        expect: NOT_FOUND,
+      },
+      scoped: {
+        input: (w, extra) => ({
+          project_id: w.a.otherProject.id,
+          code: extra.aOther.code,
+          subscriber: { display_name: 'Intruder' },
+        }),
+        expect: NOT_FOUND,
+      },
     },
   },
 });

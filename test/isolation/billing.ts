@@ -14,11 +14,24 @@ export default defineIsolationCases<Seeded>({
   },
   secretsOfB: (extra) => [extra.bInvoice.id, extra.bInvoice.number],
   operations: {
-    getBilling: { foreign: { input: () => ({}), expect: { ok: (body, _status, w) => expect(body.team_id).toBe(w.a.team.id) } } },
+    getBilling: {
+      foreign: { input: () => ({}), expect: { ok: (body, _status, w) => expect(body.team_id).toBe(w.a.team.id) } },
+    },
     listBillingInvoices: {
-      foreign: { input: () => ({}), expect: { ok: (body, _status, w) => expect(body.data.map((invoice: { team_id: string }) => invoice.team_id)).toEqual([w.a.team.id]) } },
+      foreign: {
+        input: () => ({}),
+        expect: {
+          ok: (body, _status, w) =>
+            expect(body.data.map((invoice: { team_id: string }) => invoice.team_id)).toEqual([w.a.team.id]),
+        },
+      },
     },
     getBillingInvoice: { foreign: { input: (_w, extra) => ({ id: extra.bInvoice.id }), expect: NOT_FOUND } },
-    changeBillingTier: { foreign: { input: () => ({ tier: 'business' }), expect: { ok: (body, _status, w) => expect(body).toMatchObject({ team_id: w.a.team.id, tier: 'business' }) } } },
+    changeBillingTier: {
+      foreign: {
+        input: () => ({ tier: 'business' }),
+        expect: { ok: (body, _status, w) => expect(body).toMatchObject({ team_id: w.a.team.id, tier: 'business' }) },
+      },
+    },
   },
 });

@@ -44,7 +44,9 @@ export interface IsolationCases<Extra = Record<string, never>> {
 }
 
 /** Declares a module's cases (identity; keeps the `extra` type). */
-export function defineIsolationCases<Extra = Record<string, never>>(cases: IsolationCases<Extra>): IsolationCases<Extra> {
+export function defineIsolationCases<Extra = Record<string, never>>(
+  cases: IsolationCases<Extra>,
+): IsolationCases<Extra> {
   return cases;
 }
 

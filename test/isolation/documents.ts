@@ -5,7 +5,13 @@ const served = { ok: (_body: unknown, status: number) => expect(status).toBe(200
 
 export default defineIsolationCases({
   operations: {
-    getOpenApiDocument: { foreign: { input: () => ({}), expect: served }, scoped: { input: () => ({}), expect: served } },
-    getWebhookEventsDocument: { foreign: { input: () => ({}), expect: served }, scoped: { input: () => ({}), expect: served } },
+    getOpenApiDocument: {
+      foreign: { input: () => ({}), expect: served },
+      scoped: { input: () => ({}), expect: served },
+    },
+    getWebhookEventsDocument: {
+      foreign: { input: () => ({}), expect: served },
+      scoped: { input: () => ({}), expect: served },
+    },
   },
 });

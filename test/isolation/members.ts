@@ -3,8 +3,19 @@ import type { Runtime } from '../../shared/runtime.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 /** A joined member (no subscriber) of a project. */
-async function seedMember(runtime: Runtime, teamId: string, projectId: string, tag: string): Promise<{ memberId: string }> {
-  const member = await recordPlatformMembership(runtime, { teamId, projectId, platformUserId: `${tag}-member-user`, change: 'joined', username: `${tag}_member` });
+async function seedMember(
+  runtime: Runtime,
+  teamId: string,
+  projectId: string,
+  tag: string,
+): Promise<{ memberId: string }> {
+  const member = await recordPlatformMembership(runtime, {
+    teamId,
+    projectId,
+    platformUserId: `${tag}-member-user`,
+    change: 'joined',
+    username: `${tag}_member`,
+  });
   return { memberId: member!.id };
 }
 

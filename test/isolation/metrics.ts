@@ -15,11 +15,26 @@ const SECRET_CURRENCY = 'SEK';
  */
 export default defineIsolationCases<{ bProjectId: string }>({
   seed: async (runtime, w) => {
-    const project = await createProject(runtime, w.b.principal, { name: 'B secret metrics', platform_type: 'telegram' });
+    const project = await createProject(runtime, w.b.principal, {
+      name: 'B secret metrics',
+      platform_type: 'telegram',
+    });
     await connectPaymentProvider(runtime, w.b.principal, project.id, { provider: 'manual' });
-    const plan = await createPlan(runtime, w.b.principal, project.id, { name: 'B secret SEK plan', amount: 4_242, currency: SECRET_CURRENCY, interval: 'month' });
-    const subscriber = await createSubscriber(runtime, w.b.principal, project.id, { display_name: 'B metrics payer', consent: false });
-    await recordPayment(runtime, w.b.principal, project.id, { subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' });
+    const plan = await createPlan(runtime, w.b.principal, project.id, {
+      name: 'B secret SEK plan',
+      amount: 4_242,
+      currency: SECRET_CURRENCY,
+      interval: 'month',
+    });
+    const subscriber = await createSubscriber(runtime, w.b.principal, project.id, {
+      display_name: 'B metrics payer',
+      consent: false,
+    });
+    await recordPayment(runtime, w.b.principal, project.id, {
+      subscriber_id: subscriber.id,
+      plan_id: plan.id,
+      status: 'succeeded',
+    });
     return { bProjectId: project.id };
   },
   secretsOfB: (extra) => [extra.bProjectId],
@@ -31,7 +46,9 @@ export default defineIsolationCases<{ bProjectId: string }>({
         expect: {
           ok: (body) => {
             expect(body.project_id).toBeNull();
-            const currencies = [...body.mrr, ...body.last_30_days.revenue].map((amount: { currency: string }) => amount.currency);
+            const currencies = [...body.mrr, ...body.last_30_days.revenue].map(
+              (amount: { currency: string }) => amount.currency,
+            );
             expect(currencies).not.toContain(SECRET_CURRENCY);
           },
         },

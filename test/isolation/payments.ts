@@ -16,14 +16,44 @@ export interface Seeded {
   pendingPaymentId: string;
 }
 
-export async function seedPayments(runtime: Runtime, principal: Principal, projectId: string, name: string): Promise<Seeded> {
+export async function seedPayments(
+  runtime: Runtime,
+  principal: Principal,
+  projectId: string,
+  name: string,
+): Promise<Seeded> {
   await connectPaymentProvider(runtime, principal, projectId, { provider: 'manual' });
-  const plan = await createPlan(runtime, principal, projectId, { name, amount: 700, currency: 'USD', interval: 'month' });
-  const subscriber = await createSubscriber(runtime, principal, projectId, { display_name: `${name} payer`, consent: false });
-  const subscription = await createSubscription(runtime, principal, projectId, { subscriber_id: subscriber.id, plan_id: plan.id });
-  const payment = await recordPayment(runtime, principal, projectId, { subscription_id: subscription.id, status: 'succeeded', billing_reason: 'manual' });
-  const pending = await recordPayment(runtime, principal, projectId, { subscription_id: subscription.id, status: 'pending', billing_reason: 'manual' });
-  return { planId: plan.id, subscriberId: subscriber.id, subscriptionId: subscription.id, paymentId: payment.id, pendingPaymentId: pending.id };
+  const plan = await createPlan(runtime, principal, projectId, {
+    name,
+    amount: 700,
+    currency: 'USD',
+    interval: 'month',
+  });
+  const subscriber = await createSubscriber(runtime, principal, projectId, {
+    display_name: `${name} payer`,
+    consent: false,
+  });
+  const subscription = await createSubscription(runtime, principal, projectId, {
+    subscriber_id: subscriber.id,
+    plan_id: plan.id,
+  });
+  const payment = await recordPayment(runtime, principal, projectId, {
+    subscription_id: subscription.id,
+    status: 'succeeded',
+    billing_reason: 'manual',
+  });
+  const pending = await recordPayment(runtime, principal, projectId, {
+    subscription_id: subscription.id,
+    status: 'pending',
+    billing_reason: 'manual',
+  });
+  return {
+    planId: plan.id,
+    subscriberId: subscriber.id,
+    subscriptionId: subscription.id,
+    paymentId: payment.id,
+    pendingPaymentId: pending.id,
+  };
 }
 
 /** Team A's full token against team B's payments (and the scoped token against A's other project): NOT_FOUND, lists without them. */
@@ -40,7 +70,14 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
     },
     recordPayment: {
       // A's own project (manual provider connected) and B's subscription: NOT_FOUND, nothing recorded.
-      foreign: { input: (w, extra) => ({ project_id: w.a.project.id, subscription_id: extra.b.subscriptionId, status: 'succeeded' }), expect: NOT_FOUND },
+      foreign: {
+        input: (w, extra) => ({
+          project_id: w.a.project.id,
+          subscription_id: extra.b.subscriptionId,
+          status: 'succeeded',
+        }),
+        expect: NOT_FOUND,
+      },
     },
     getPayment: {
       foreign: { input: (_w, extra) => ({ id: extra.b.paymentId }), expect: NOT_FOUND },

@@ -11,8 +11,18 @@ const newPlan = { name: 'Plan of A', amount: 500, currency: 'USD', interval: 'mo
 
 export default defineIsolationCases<Seeded>({
   seed: async (runtime, w) => ({
-    bPlan: await createPlan(runtime, w.b.principal, w.b.project.id, { name: 'B secret gold plan', amount: 900, currency: 'EUR', interval: 'month' }),
-    aOtherPlan: await createPlan(runtime, w.a.principal, w.a.otherProject.id, { name: 'Other plan of A', amount: 100, currency: 'USD', interval: 'year' }),
+    bPlan: await createPlan(runtime, w.b.principal, w.b.project.id, {
+      name: 'B secret gold plan',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    }),
+    aOtherPlan: await createPlan(runtime, w.a.principal, w.a.otherProject.id, {
+      name: 'Other plan of A',
+      amount: 100,
+      currency: 'USD',
+      interval: 'year',
+    }),
   }),
   secretsOfB: (extra) => [extra.bPlan.id, extra.bPlan.name],
   operations: {

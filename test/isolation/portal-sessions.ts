@@ -11,19 +11,50 @@ import { seedPayments, type Seeded } from './payments.js';
  * project of A, the portal's subscriber (`own`) and another subscriber (`sibling`); a second project of A
  * (`otherProject`) and a project of B (`otherTeam`), each with a subscriber, a subscription and payments.
  */
-export default defineIsolationCases<{ own: Seeded; sibling: Omit<Seeded, 'pendingPaymentId'>; otherProject: Seeded; otherTeam: Seeded; projectId: string; otherTeamProjectId: string }>({
+export default defineIsolationCases<{
+  own: Seeded;
+  sibling: Omit<Seeded, 'pendingPaymentId'>;
+  otherProject: Seeded;
+  otherTeam: Seeded;
+  projectId: string;
+  otherTeamProjectId: string;
+}>({
   seed: async (runtime, w) => {
-    const project = await createProject(runtime, w.a.principal, { name: 'Portal project of A', platform_type: 'telegram' });
+    const project = await createProject(runtime, w.a.principal, {
+      name: 'Portal project of A',
+      platform_type: 'telegram',
+    });
     const own = await seedPayments(runtime, w.a.principal, project.id, 'Portal plan of A');
-    const subscriber = await createSubscriber(runtime, w.a.principal, project.id, { display_name: 'Sibling subscriber', consent: false });
-    const subscription = await createSubscription(runtime, w.a.principal, project.id, { subscriber_id: subscriber.id, plan_id: own.planId });
-    const payment = await recordPayment(runtime, w.a.principal, project.id, { subscription_id: subscription.id, status: 'succeeded', billing_reason: 'manual' });
-    const otherProject = await createProject(runtime, w.a.principal, { name: 'Second portal project of A', platform_type: 'telegram' });
-    const otherTeamProject = await createProject(runtime, w.b.principal, { name: 'B secret portal project', platform_type: 'telegram' });
+    const subscriber = await createSubscriber(runtime, w.a.principal, project.id, {
+      display_name: 'Sibling subscriber',
+      consent: false,
+    });
+    const subscription = await createSubscription(runtime, w.a.principal, project.id, {
+      subscriber_id: subscriber.id,
+      plan_id: own.planId,
+    });
+    const payment = await recordPayment(runtime, w.a.principal, project.id, {
+      subscription_id: subscription.id,
+      status: 'succeeded',
+      billing_reason: 'manual',
+    });
+    const otherProject = await createProject(runtime, w.a.principal, {
+      name: 'Second portal project of A',
+      platform_type: 'telegram',
+    });
+    const otherTeamProject = await createProject(runtime, w.b.principal, {
+      name: 'B secret portal project',
+      platform_type: 'telegram',
+    });
     return {
       projectId: project.id,
       own,
-      sibling: { planId: own.planId, subscriberId: subscriber.id, subscriptionId: subscription.id, paymentId: payment.id },
+      sibling: {
+        planId: own.planId,
+        subscriberId: subscriber.id,
+        subscriptionId: subscription.id,
+        paymentId: payment.id,
+      },
       otherProject: await seedPayments(runtime, w.a.principal, otherProject.id, 'Second portal plan of A'),
       otherTeam: await seedPayments(runtime, w.b.principal, otherTeamProject.id, 'B secret portal plan'),
       otherTeamProjectId: otherTeamProject.id,

@@ -5,8 +5,14 @@ import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 export default defineIsolationCases<{ a: Role; b: Role }>({
   seed: async (runtime, w) => ({
-    a: await createRole(runtime, w.a.principal, { name: 'Isolation role of A', abilities: ['team:view', 'project:view'] }),
-    b: await createRole(runtime, w.b.principal, { name: 'Isolation role of B', abilities: ['team:view', 'project:view'] }),
+    a: await createRole(runtime, w.a.principal, {
+      name: 'Isolation role of A',
+      abilities: ['team:view', 'project:view'],
+    }),
+    b: await createRole(runtime, w.b.principal, {
+      name: 'Isolation role of B',
+      abilities: ['team:view', 'project:view'],
+    }),
   }),
   secretsOfB: (extra) => [extra.b.id, extra.b.name],
   operations: {
@@ -17,8 +23,15 @@ export default defineIsolationCases<{ a: Role; b: Role }>({
       },
     },
     getRole: { foreign: { input: (_w, extra) => ({ id: extra.b.id }), expect: NOT_FOUND } },
-    createRole: { foreign: { input: () => ({ name: 'Role made by A', abilities: ['team:view'] }), expect: { ok: (body) => expect(body.name).toBe('Role made by A') } } },
-    updateRole: { foreign: { input: (_w, extra) => ({ id: extra.b.id, abilities: ['team:view'] }), expect: NOT_FOUND } },
+    createRole: {
+      foreign: {
+        input: () => ({ name: 'Role made by A', abilities: ['team:view'] }),
+        expect: { ok: (body) => expect(body.name).toBe('Role made by A') },
+      },
+    },
+    updateRole: {
+      foreign: { input: (_w, extra) => ({ id: extra.b.id, abilities: ['team:view'] }), expect: NOT_FOUND },
+    },
     deleteRole: { foreign: { input: (_w, extra) => ({ id: extra.b.id }), expect: NOT_FOUND } },
   },
 });

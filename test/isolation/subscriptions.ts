@@ -12,10 +12,26 @@ interface Seeded {
   subscriptionId: string;
 }
 
-async function seedSubscription(runtime: Runtime, principal: Principal, projectId: string, name: string): Promise<Seeded> {
-  const plan = await createPlan(runtime, principal, projectId, { name, amount: 700, currency: 'USD', interval: 'month' });
-  const subscriber = await createSubscriber(runtime, principal, projectId, { display_name: `${name} subscriber`, consent: false });
-  const subscription = await createSubscription(runtime, principal, projectId, { subscriber_id: subscriber.id, plan_id: plan.id });
+async function seedSubscription(
+  runtime: Runtime,
+  principal: Principal,
+  projectId: string,
+  name: string,
+): Promise<Seeded> {
+  const plan = await createPlan(runtime, principal, projectId, {
+    name,
+    amount: 700,
+    currency: 'USD',
+    interval: 'month',
+  });
+  const subscriber = await createSubscriber(runtime, principal, projectId, {
+    display_name: `${name} subscriber`,
+    consent: false,
+  });
+  const subscription = await createSubscription(runtime, principal, projectId, {
+    subscriber_id: subscriber.id,
+    plan_id: plan.id,
+  });
   return { planId: plan.id, subscriberId: subscriber.id, subscriptionId: subscription.id };
 }
 
@@ -32,11 +48,24 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
       foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND },
     },
     createSubscription: {
-      foreign: { input: (w, extra) => ({ project_id: w.b.project.id, subscriber_id: extra.b.subscriberId, plan_id: extra.b.planId }), expect: NOT_FOUND },
+      foreign: {
+        input: (w, extra) => ({
+          project_id: w.b.project.id,
+          subscriber_id: extra.b.subscriberId,
+          plan_id: extra.b.planId,
+        }),
+        expect: NOT_FOUND,
+      },
     },
     checkProjectAccess: {
-      foreign: { input: (w, extra) => ({ project_id: w.b.project.id, subscriber_id: extra.b.subscriberId }), expect: NOT_FOUND },
-      scoped: { input: (w, extra) => ({ project_id: w.a.otherProject.id, subscriber_id: extra.aOther.subscriberId }), expect: NOT_FOUND },
+      foreign: {
+        input: (w, extra) => ({ project_id: w.b.project.id, subscriber_id: extra.b.subscriberId }),
+        expect: NOT_FOUND,
+      },
+      scoped: {
+        input: (w, extra) => ({ project_id: w.a.otherProject.id, subscriber_id: extra.aOther.subscriberId }),
+        expect: NOT_FOUND,
+      },
     },
     getSubscription: {
       foreign: { input: (_w, extra) => ({ id: extra.b.subscriptionId }), expect: NOT_FOUND },
@@ -65,7 +94,10 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
     changeSubscriptionPlan: {
       // A's own subscription moved to B's plan, and B's subscription moved to A's plan: both NOT_FOUND.
       foreign: { input: (_w, extra) => ({ id: extra.a.subscriptionId, plan_id: extra.b.planId }), expect: NOT_FOUND },
-      scoped: { input: (_w, extra) => ({ id: extra.aOther.subscriptionId, plan_id: extra.aOther.planId }), expect: NOT_FOUND },
+      scoped: {
+        input: (_w, extra) => ({ id: extra.aOther.subscriptionId, plan_id: extra.aOther.planId }),
+        expect: NOT_FOUND,
+      },
     },
   },
 });

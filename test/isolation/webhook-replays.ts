@@ -4,7 +4,11 @@ import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
 /** Team B's replay job (a dry run: it reads B's dead deliveries and re-queues nothing). */
 export default defineIsolationCases<{ replayId: string }>({
-  seed: async (runtime, w) => ({ replayId: (await createReplayJob(runtime, w.b.principal, ReplayDeadRequest.parse({ since_hours: 720, dry_run: true }))).id }),
+  seed: async (runtime, w) => ({
+    replayId: (
+      await createReplayJob(runtime, w.b.principal, ReplayDeadRequest.parse({ since_hours: 720, dry_run: true }))
+    ).id,
+  }),
   secretsOfB: (extra) => [extra.replayId],
   operations: {
     getWebhookReplay: { foreign: { input: (_w, extra) => ({ id: extra.replayId }), expect: NOT_FOUND } },

@@ -20,6 +20,9 @@ export async function lockTeam(runtime: Runtime, teamId: string): Promise<Billin
   const [invoice] = (await listBillingInvoices(runtime.store, teamId, { limit: 1 })).data;
   const { billing_account: account } = await markInvoicePaymentFailed(runtime, teamId, invoice.id, 'card_declined');
   const dueAt = account.grace_period_ends_at!;
-  await applyGracePeriodDeadline({ ...runtime, clock: manualClock(Date.parse(dueAt)) }, { teamId, kind: 'billing.grace_period', subjectId: teamId, projectId: null, dueAt });
+  await applyGracePeriodDeadline(
+    { ...runtime, clock: manualClock(Date.parse(dueAt)) },
+    { teamId, kind: 'billing.grace_period', subjectId: teamId, projectId: null, dueAt },
+  );
   return invoice;
 }

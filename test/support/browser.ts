@@ -19,7 +19,9 @@ const SCREENSHOT_DIRECTORY = join(ROOT, 'test-results', 'dashboard');
 export async function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
-    throw new Error(`Chromium was not found at ${executablePath}. Install it with \`apt-get install -y chromium\` (Debian), or set CHROMIUM_PATH to a Chromium or Chrome binary.`);
+    throw new Error(
+      `Chromium was not found at ${executablePath}. Install it with \`apt-get install -y chromium\` (Debian), or set CHROMIUM_PATH to a Chromium or Chrome binary.`,
+    );
   }
   return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
@@ -29,13 +31,23 @@ export async function launchChromium(): Promise<Browser> {
  * simulated), so passkey registration and sign-in run without a person. `bypassCSP` lets the axe script
  * be injected into pages whose CSP allows only the dashboard's own scripts.
  */
-export async function contextWithAuthenticator(browser: Browser, viewport = { width: 1440, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+export async function contextWithAuthenticator(
+  browser: Browser,
+  viewport = { width: 1440, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, bypassCSP: true });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { context, page };
 }
@@ -45,10 +57,21 @@ export async function expectAccessible(page: Page): Promise<void> {
   const require = createRequire(import.meta.url);
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run();
+    const result = await (
+      window as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }>;
+          }>;
+        };
+      }
+    ).axe.run();
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${JSON.stringify(violation.nodes.slice(0, 3).map((node) => node.target))}`);
+      .map(
+        (violation) =>
+          `${violation.id} (${violation.impact}): ${violation.help} at ${JSON.stringify(violation.nodes.slice(0, 3).map((node) => node.target))}`,
+      );
   });
   expect(violations, `axe on ${page.url()}`).toEqual([]);
 }

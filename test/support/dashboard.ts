@@ -25,7 +25,11 @@ export function dashboardHarness(getService: () => LocalService, getBrowser: () 
   async function api(method: string, path: string, body?: unknown, token = getService().demoToken): Promise<ApiAnswer> {
     const response = await fetch(`${getService().baseUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }) },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -77,7 +81,11 @@ export function telegramDashboardFixture() {
 }
 
 /** Waits (vi.waitFor, polling every 200 ms) until `probe` returns a truthy value, and returns it. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeout = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeout = 30_000,
+): Promise<T> {
   return vi.waitFor(
     async () => {
       const value = await probe();

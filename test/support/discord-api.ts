@@ -41,7 +41,10 @@ export interface FakeDiscordApi {
   addGuild(guildId: string, roles: string[]): void;
   guild(guildId: string): FakeGuild;
   /** Makes `code` an authorization code of user `user`, for client `clientId` and `redirectUri`; its exchange yields `accessToken`. */
-  addCode(code: string, grant: { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string }): void;
+  addCode(
+    code: string,
+    grant: { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string },
+  ): void;
   /** The application's registered global commands (by application id; what `PUT /applications/{id}/commands` set). */
   commands(applicationId: string): { id: string; name: string }[];
   /** The access token a user holds now (the last issued to them), or undefined. */
@@ -66,8 +69,14 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   const bots = new Map<string, { id: string; username: string }>();
   const users = new Map<string, { id: string; username: string }>();
   const guilds = new Map<string, FakeGuild>();
-  const codes = new Map<string, { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string }>();
-  const refreshTokens = new Map<string, { clientId: string; user: { id: string; username: string }; accessToken: string }>();
+  const codes = new Map<
+    string,
+    { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string }
+  >();
+  const refreshTokens = new Map<
+    string,
+    { clientId: string; user: { id: string; username: string }; accessToken: string }
+  >();
   const commands = new Map<string, { id: string; name: string }[]>();
   let issued = 0;
   /** Issues `accessToken` and a fresh refresh token to `user` for `clientId`: the token endpoint's answer. */
@@ -75,7 +84,13 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     users.set(accessToken, user);
     const refreshToken = `refresh-${++issued}-${accessToken}`;
     refreshTokens.set(refreshToken, { clientId, user, accessToken });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, refresh_token: refreshToken, scope: 'identify guilds.join' };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: TOKEN_LIFETIME_SECONDS,
+      refresh_token: refreshToken,
+      scope: 'identify guilds.join',
+    };
   };
   const failures: { prefix: string; status: number; message: string; code: number; times: number }[] = [];
   const rateLimits: { prefix: string; retryAfter: number }[] = [];
@@ -97,14 +112,19 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       const method = (request.method ?? 'GET').toUpperCase();
       const authorization = request.headers.authorization ?? null;
       const isForm = (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-      const body = text === '' ? null : isForm ? Object.fromEntries(new URLSearchParams(text)) : (JSON.parse(text) as unknown);
+      const body =
+        text === '' ? null : isForm ? Object.fromEntries(new URLSearchParams(text)) : (JSON.parse(text) as unknown);
       const route = `${method} ${path.replace(/^\/api(\/v\d+)?/, '')}`;
       calls.push({ route, authorization, body });
 
       const limit = rateLimits.findIndex((entry) => route.startsWith(entry.prefix));
       if (limit >= 0) {
         const [{ retryAfter }] = rateLimits.splice(limit, 1);
-        return answer(429, { message: 'You are being rate limited.', retry_after: retryAfter, global: false }, { 'Retry-After': String(retryAfter) });
+        return answer(
+          429,
+          { message: 'You are being rate limited.', retry_after: retryAfter, global: false },
+          { 'Retry-After': String(retryAfter) },
+        );
       }
       const failure = failures.find((entry) => entry.times > 0 && route.startsWith(entry.prefix));
       if (failure) {
@@ -115,15 +135,25 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       if (route === 'POST /oauth2/token' && (body as Record<string, string>).grant_type === 'refresh_token') {
         const form = body as Record<string, string>;
         const grant = refreshTokens.get(form.refresh_token);
-        if (!grant || form.client_id !== grant.clientId || !form.client_secret) return answer(400, { error: 'invalid_grant', error_description: 'Invalid "refresh_token" in request.' });
+        if (!grant || form.client_id !== grant.clientId || !form.client_secret)
+          return answer(400, { error: 'invalid_grant', error_description: 'Invalid "refresh_token" in request.' });
         refreshTokens.delete(form.refresh_token);
         users.delete(grant.accessToken);
-        return answer(200, issue(grant.clientId, grant.user, `${grant.accessToken.replace(/~\d+$/, '')}~${issued + 1}`));
+        return answer(
+          200,
+          issue(grant.clientId, grant.user, `${grant.accessToken.replace(/~\d+$/, '')}~${issued + 1}`),
+        );
       }
       if (route === 'POST /oauth2/token') {
         const form = body as Record<string, string>;
         const grant = codes.get(form.code);
-        if (!grant || form.grant_type !== 'authorization_code' || form.client_id !== grant.clientId || form.redirect_uri !== grant.redirectUri || !form.client_secret) {
+        if (
+          !grant ||
+          form.grant_type !== 'authorization_code' ||
+          form.client_id !== grant.clientId ||
+          form.redirect_uri !== grant.redirectUri ||
+          !form.client_secret
+        ) {
           return answer(400, { error: 'invalid_grant', error_description: 'Invalid "code" in request.' });
         }
         codes.delete(form.code);
@@ -133,16 +163,28 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       const bot = authorization?.startsWith('Bot ') ? bots.get(authorization.slice(4)) : undefined;
       const user = authorization?.startsWith('Bearer ') ? users.get(authorization.slice(7)) : undefined;
       if (!bot && !user) return refuse(401, '401: Unauthorized');
-      if (route === 'GET /users/@me') return answer(200, { ...(bot ?? user)!, discriminator: '0', global_name: null, avatar: null, ...(bot ? { bot: true } : {}) });
+      if (route === 'GET /users/@me')
+        return answer(200, {
+          ...(bot ?? user)!,
+          discriminator: '0',
+          global_name: null,
+          avatar: null,
+          ...(bot ? { bot: true } : {}),
+        });
       if (!bot) return refuse(403, 'Missing Access', 50001);
 
       let match: RegExpExecArray | null;
       if ((match = /^PUT \/applications\/(\d+)\/commands$/.exec(route))) {
-        const registered = (body as { name: string }[]).map((command, index) => ({ id: String(9000 + index), application_id: match![1], ...command }));
+        const registered = (body as { name: string }[]).map((command, index) => ({
+          id: String(9000 + index),
+          application_id: match![1],
+          ...command,
+        }));
         commands.set(match[1], registered);
         return answer(200, registered);
       }
-      if ((match = /^GET \/applications\/(\d+)\/commands$/.exec(route))) return answer(200, commands.get(match[1]) ?? []);
+      if ((match = /^GET \/applications\/(\d+)\/commands$/.exec(route)))
+        return answer(200, commands.get(match[1]) ?? []);
       if ((match = /^DELETE \/applications\/(\d+)\/commands\/(\d+)$/.exec(route))) {
         const registered = commands.get(match[1]) ?? [];
         const id = match[2];
@@ -155,7 +197,9 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       }
       const known = (guildId: string) => guilds.get(guildId);
       if ((match = /^GET \/guilds\/(\d+)$/.exec(route))) {
-        return known(match[1]) ? answer(200, { id: match[1], name: 'Guild', roles: [] }) : refuse(404, 'Unknown Guild', 10004);
+        return known(match[1])
+          ? answer(200, { id: match[1], name: 'Guild', roles: [] })
+          : refuse(404, 'Unknown Guild', 10004);
       }
       if ((match = /^GET \/guilds\/(\d+)\/roles$/.exec(route))) {
         const guild = known(match[1]);
@@ -178,7 +222,9 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       }
       if ((match = /^GET \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
         const roles = known(match[1])?.members.get(match[2]);
-        return roles ? answer(200, { user: { id: match[2] }, roles: [...roles] }) : refuse(404, 'Unknown Member', 10007);
+        return roles
+          ? answer(200, { user: { id: match[2] }, roles: [...roles] })
+          : refuse(404, 'Unknown Member', 10007);
       }
       if ((match = /^(PUT|DELETE) \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
         const guild = known(match[2]);
@@ -214,7 +260,8 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     calls,
     callsOf: (prefix) => calls.filter((call) => call.route.startsWith(prefix)),
     addBot: (token, bot) => void bots.set(token, bot),
-    addGuild: (guildId, roles) => void guilds.set(guildId, { roles: new Set(roles), members: new Map(), bans: new Set() }),
+    addGuild: (guildId, roles) =>
+      void guilds.set(guildId, { roles: new Set(roles), members: new Map(), bans: new Set() }),
     guild: (guildId) => guilds.get(guildId)!,
     addCode: (code, grant) => void codes.set(code, grant),
     commands: (applicationId) => commands.get(applicationId) ?? [],
@@ -222,7 +269,14 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     revokeRefreshTokens: (userId) => {
       for (const [token, grant] of refreshTokens) if (grant.user.id === userId) refreshTokens.delete(token);
     },
-    failNext: (prefix, failure) => void failures.push({ prefix, status: failure.status, message: failure.message, code: failure.code ?? 0, times: failure.times ?? 1 }),
+    failNext: (prefix, failure) =>
+      void failures.push({
+        prefix,
+        status: failure.status,
+        message: failure.message,
+        code: failure.code ?? 0,
+        times: failure.times ?? 1,
+      }),
     rateLimitNext: (prefix, retryAfterSeconds) => void rateLimits.push({ prefix, retryAfter: retryAfterSeconds }),
     stop: () =>
       new Promise<void>((resolve) => {

@@ -33,7 +33,9 @@ const validators = compileEventDataValidators(webhookEventsDocument());
  * resolved): a second published description every delivery can be held to. Compiled on first use per event
  * name (compiling them all up front costs seconds); an event the section lacks throws.
  */
-export function openApiWebhookValidators(openApi: { webhooks: Record<string, unknown> }): (eventName: string) => ValidateFunction {
+export function openApiWebhookValidators(openApi: {
+  webhooks: Record<string, unknown>;
+}): (eventName: string) => ValidateFunction {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
   ajv.addSchema(openApi, 'openapi.json');
@@ -51,7 +53,14 @@ export function openApiWebhookValidators(openApi: { webhooks: Record<string, unk
  * with `data` valid against its event's schema in `published` (default: the catalogue's own document).
  */
 export function expectPublishedEvent(
-  envelope: { id: string; type: string; created_at: string; api_version: string; project_id: string | null; data: unknown },
+  envelope: {
+    id: string;
+    type: string;
+    created_at: string;
+    api_version: string;
+    project_id: string | null;
+    data: unknown;
+  },
   published: EventDataValidators = validators,
 ): void {
   expect(envelope.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
@@ -73,7 +82,15 @@ export async function teamEvents(store: Store, teamId: string): Promise<EventEnv
     ConsistentRead: true,
   });
   const events = result.items.map(
-    (item) => ({ id: item.id, type: item.type, created_at: item.created_at, api_version: item.api_version, project_id: item.project_id, data: item.data }) as EventEnvelope,
+    (item) =>
+      ({
+        id: item.id,
+        type: item.type,
+        created_at: item.created_at,
+        api_version: item.api_version,
+        project_id: item.project_id,
+        data: item.data,
+      }) as EventEnvelope,
   );
   for (const event of events) expectPublishedEvent(event);
   return events;

@@ -61,7 +61,8 @@ export interface RestReply {
 /** The API Gateway HTTP API (v2) event for a {@link RestCall}, as API Gateway would build it. */
 function restEvent(call: RestCall): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
-  const bodyText = call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
+  const bodyText =
+    call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
   if (bodyText !== undefined && typeof call.body !== 'string') headers['content-type'] = 'application/json';
   if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
   for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -80,7 +81,13 @@ function restEvent(call: RestCall): APIGatewayProxyEventV2 {
       apiId: 'test',
       domainName: 'api.test',
       domainPrefix: 'api',
-      http: { method: call.method, path: call.path, protocol: 'HTTP/1.1', sourceIp: call.sourceIp ?? '198.51.100.7', userAgent: 'vitest' },
+      http: {
+        method: call.method,
+        path: call.path,
+        protocol: 'HTTP/1.1',
+        sourceIp: call.sourceIp ?? '198.51.100.7',
+        userAgent: 'vitest',
+      },
       requestId: randomUUID(),
       routeKey: '$default',
       stage: '$default',
@@ -111,7 +118,13 @@ export async function rest(runtime: Runtime, call: RestCall): Promise<RestReply>
 // ---------------------------------------------------------------------------------------------------
 
 /** Calls a tool as `principal` (through `callTool`, what `tools/call` runs) with a fresh request id. */
-export async function tool(runtime: Runtime, principal: Principal, name: string, args: unknown = {}, requestId: string = randomUUID()): Promise<ToolCallResult> {
+export async function tool(
+  runtime: Runtime,
+  principal: Principal,
+  name: string,
+  args: unknown = {},
+  requestId: string = randomUUID(),
+): Promise<ToolCallResult> {
   const result = await callTool(runtime, principal, name, args, requestId);
   if (!result) throw new Error(`unknown tool ${name}`);
   return result;
@@ -127,8 +140,16 @@ export type McpReply = RawMcpResponse;
  * POSTs one JSON-RPC message to the tool server's HTTP pipeline (`handleMcpHttpRequest`), as the
  * streamable-HTTP transport does (JSON and SSE accepted). `token` undefined → no Authorization header.
  */
-export async function mcpPost(runtime: Runtime, message: unknown, options: { token?: string; sessionId?: string; clientIp?: string } = {}): Promise<McpReply> {
-  const headers = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MCP_PROTOCOL_VERSION });
+export async function mcpPost(
+  runtime: Runtime,
+  message: unknown,
+  options: { token?: string; sessionId?: string; clientIp?: string } = {},
+): Promise<McpReply> {
+  const headers = new Headers({
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': MCP_PROTOCOL_VERSION,
+  });
   if (options.token) headers.set('Authorization', `Bearer ${options.token}`);
   if (options.sessionId) headers.set('MCP-Session-Id', options.sessionId);
   const request = new Request('https://mcp.test/mcp', { method: 'POST', headers, body: JSON.stringify(message) });
@@ -139,11 +160,21 @@ export async function mcpPost(runtime: Runtime, message: unknown, options: { tok
 export async function mcpSession(runtime: Runtime, token: string): Promise<string> {
   const initialized = await mcpPost(
     runtime,
-    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'guarantees', version: '1.0.0' } } },
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: MCP_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'guarantees', version: '1.0.0' },
+      },
+    },
     { token },
   );
   const sessionId = initialized.headers.get('mcp-session-id');
-  if (initialized.status !== 200 || !sessionId) throw new Error(`initialize failed: ${initialized.status} ${initialized.text}`);
+  if (initialized.status !== 200 || !sessionId)
+    throw new Error(`initialize failed: ${initialized.status} ${initialized.text}`);
   await mcpPost(runtime, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token, sessionId });
   return sessionId;
 }
@@ -162,13 +193,28 @@ export function toolsCall(id: number, name: string, args: Record<string, unknown
  * `code` in `service://enums/error-code`, `status`, `title`, `hint`, `type` and `docs_url` equal to the
  * code's catalogue entry. With `code`, also that it is that code. Returns the document.
  */
-export function expectProblem(document: unknown, code?: ErrorCode): { code: ErrorCode; status: number; detail: string; request_id: string; errors?: { path: string; message: string }[] } {
+export function expectProblem(
+  document: unknown,
+  code?: ErrorCode,
+): {
+  code: ErrorCode;
+  status: number;
+  detail: string;
+  request_id: string;
+  errors?: { path: string; message: string }[];
+} {
   const parsed = Problem.safeParse(document);
   expect(parsed.success, `not a problem document: ${JSON.stringify(document)}`).toBe(true);
   const problem = parsed.data!;
   expect(ERROR_CODE_VALUES as readonly string[]).toContain(problem.code);
   const entry = errorCode(problem.code as ErrorCode);
-  expect(problem).toMatchObject({ status: entry.status, title: entry.title, hint: entry.hint, type: entry.docs_url, docs_url: entry.docs_url });
+  expect(problem).toMatchObject({
+    status: entry.status,
+    title: entry.title,
+    hint: entry.hint,
+    type: entry.docs_url,
+    docs_url: entry.docs_url,
+  });
   if (code) expect(problem.code, problem.detail).toBe(code);
   return problem as ReturnType<typeof expectProblem>;
 }
@@ -202,11 +248,22 @@ const WITHOUT_BOOKKEEPING = {
 };
 
 /** Every item of the main table (strongly consistent scan, all pages); with `withoutBookkeeping`, every item that is not {@link isBookkeeping}. */
-export async function scanTable(store: Store, tableName: string = store.tableName, options: { withoutBookkeeping?: boolean } = {}): Promise<Record<string, unknown>[]> {
+export async function scanTable(
+  store: Store,
+  tableName: string = store.tableName,
+  options: { withoutBookkeeping?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await store.document.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true, ...(options.withoutBookkeeping ? WITHOUT_BOOKKEEPING : {}) }));
+    const page = await store.document.send(
+      new ScanCommand({
+        TableName: tableName,
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+        ...(options.withoutBookkeeping ? WITHOUT_BOOKKEEPING : {}),
+      }),
+    );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -228,7 +285,11 @@ function isBookkeeping(item: Record<string, unknown>): boolean {
 export function domainLines(items: readonly Record<string, unknown>[]): string[] {
   return items
     .filter((item) => !isBookkeeping(item))
-    .map((item) => (item.entity === 'token' ? Object.fromEntries(Object.entries(item).filter(([name]) => name !== 'last_used_at')) : item))
+    .map((item) =>
+      item.entity === 'token'
+        ? Object.fromEntries(Object.entries(item).filter(([name]) => name !== 'last_used_at'))
+        : item,
+    )
     .map((item) => JSON.stringify(Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))))
     .sort();
 }
@@ -250,7 +311,9 @@ export async function teamPartitionSnapshot(store: Store, teamId: string): Promi
 
 /** Number of project items of a team in the table. */
 export async function countProjects(store: Store, teamId: string): Promise<number> {
-  return (await scanTable(store)).filter((item) => item.pk === `TEAM#${teamId}` && String(item.sk).startsWith('PROJECT#')).length;
+  return (await scanTable(store)).filter(
+    (item) => item.pk === `TEAM#${teamId}` && String(item.sk).startsWith('PROJECT#'),
+  ).length;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -279,7 +342,10 @@ function interceptedStore(store: Store, intercept: (command: Command) => Promise
  * A store whose first command matching `match` (e.g. the project transaction) waits until `release()`.
  * `reached` resolves when that command arrives. Commands after the first pass straight through.
  */
-export function gatedStore(store: Store, match: (command: Command) => boolean): { store: Store; reached: Promise<void>; release(): void } {
+export function gatedStore(
+  store: Store,
+  match: (command: Command) => boolean,
+): { store: Store; reached: Promise<void>; release(): void } {
   let arrive!: () => void;
   let open!: () => void;
   const reached = new Promise<void>((resolve) => (arrive = resolve));
@@ -299,7 +365,11 @@ export function gatedStore(store: Store, match: (command: Command) => boolean): 
 }
 
 /** A store on which every command matching `match` fails with `error` (an injected infrastructure fault). */
-export function failingStore(store: Store, match: (command: Command) => boolean, error: Error = new Error('injected store failure: connection reset by peer (secret-looking internal detail)')): Store {
+export function failingStore(
+  store: Store,
+  match: (command: Command) => boolean,
+  error: Error = new Error('injected store failure: connection reset by peer (secret-looking internal detail)'),
+): Store {
   return interceptedStore(store, async (command) => {
     if (match(command)) throw error;
   });
@@ -366,11 +436,30 @@ async function seedFullTeam(runtime: Runtime, clock: Clock): Promise<SeededTeam>
   // On `business` (no tier limits, D20), so the many creates of the guarantee tests never meet one.
   await changeTier(runtime, seeded.team.id, 'business');
   const { principal } = seeded;
-  const project = await createProject(runtime, principal, { name: `Project of ${seeded.team.name}`, platform_type: 'discord' });
-  const endpoint = await createWebhookEndpoint(runtime, principal, { name: `Hook of ${seeded.team.name}`, url: 'https://receiver.example/hooks', events: ['project.created'] });
+  const project = await createProject(runtime, principal, {
+    name: `Project of ${seeded.team.name}`,
+    platform_type: 'discord',
+  });
+  const endpoint = await createWebhookEndpoint(runtime, principal, {
+    name: `Hook of ${seeded.team.name}`,
+    url: 'https://receiver.example/hooks',
+    events: ['project.created'],
+  });
   const delivery = await sendTestEvent(runtime, principal, endpoint.id);
-  const spare = await seedToken(runtime.store, clock, { teamId: seeded.team.id, abilities: ['team:view'], name: 'spare' });
-  return { team: seeded.team, token: seeded.token, principal, project, endpoint: { id: endpoint.id, secret: endpoint.secret }, deliveryId: delivery.id, spare: { id: spare.id, token: spare.token } };
+  const spare = await seedToken(runtime.store, clock, {
+    teamId: seeded.team.id,
+    abilities: ['team:view'],
+    name: 'spare',
+  });
+  return {
+    team: seeded.team,
+    token: seeded.token,
+    principal,
+    project,
+    endpoint: { id: endpoint.id, secret: endpoint.secret },
+    deliveryId: delivery.id,
+    spare: { id: spare.id, token: spare.token },
+  };
 }
 
 /**
@@ -380,8 +469,16 @@ async function seedFullTeam(runtime: Runtime, clock: Clock): Promise<SeededTeam>
 export async function createWorld(runtime: Runtime, clock: Clock): Promise<World> {
   const a = await seedFullTeam(runtime, clock);
   const b = await seedFullTeam(runtime, clock);
-  const otherProject = await createProject(runtime, a.principal, { name: 'Other project of A', platform_type: 'telegram' });
-  const scoped = await seedToken(runtime.store, clock, { teamId: a.team.id, abilities: ABILITY_VALUES, projectIds: [a.project.id], name: 'scoped' });
+  const otherProject = await createProject(runtime, a.principal, {
+    name: 'Other project of A',
+    platform_type: 'telegram',
+  });
+  const scoped = await seedToken(runtime.store, clock, {
+    teamId: a.team.id,
+    abilities: ABILITY_VALUES,
+    projectIds: [a.project.id],
+    name: 'scoped',
+  });
   const weakAbilities: Ability[] = ['team:view', 'mcp:full'];
   const weak = await seedToken(runtime.store, clock, { teamId: a.team.id, abilities: weakAbilities, name: 'weak' });
   const bSecrets = [
@@ -406,5 +503,6 @@ export async function createWorld(runtime: Runtime, clock: Clock): Promise<World
 
 /** Asserts that `text` contains none of `secrets` (ids, names, secrets of another tenant). */
 export function expectNoneOf(text: string, secrets: readonly string[], what: string): void {
-  for (const secret of secrets) expect(text.includes(secret), `${what} leaks ${secret}: ${text.slice(0, 400)}`).toBe(false);
+  for (const secret of secrets)
+    expect(text.includes(secret), `${what} leaks ${secret}: ${text.slice(0, 400)}`).toBe(false);
 }

@@ -20,7 +20,9 @@ export interface TestReceiver {
  * Starts an HTTPS server on 127.0.0.1:0 whose certificate (for `localhost` and `127.0.0.1`) is issued by
  * a fresh CA. `onRequest` gets each request's headers and raw body and returns the status to answer.
  */
-export async function startTestReceiver(onRequest: (headers: IncomingHttpHeaders, body: string) => number): Promise<TestReceiver> {
+export async function startTestReceiver(
+  onRequest: (headers: IncomingHttpHeaders, body: string) => number,
+): Promise<TestReceiver> {
   const ca = await createCertificateAuthority({ commonName: 'test receiver CA' });
   const leaf = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const caFile = join(mkdtempSync(join(tmpdir(), 'receiver-ca-')), 'ca.pem');

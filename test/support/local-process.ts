@@ -33,7 +33,14 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
  * Throws with the process output when it does not start.
  */
 export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DEMO_HISTORY: '0', ...uniqueTableEnvironment(), ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DEMO_HISTORY: '0',
+    ...uniqueTableEnvironment(),
+    ...extraEnv,
+  };
   // Deleted after the file like every test table (test/setup-file.ts): the run's one DynamoDB Local keeps
   // no server's seeded demo data behind.
   registerTestTables(env.TABLE_NAME!, env.DEAD_LETTER_TABLE_NAME!);
@@ -82,7 +89,10 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
 }
 
 /** Runs the operator CLI (`tsx bin/cli.ts ...`) and returns exit code, stdout and stderr. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(TSX, ['bin/cli.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -25,7 +25,12 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
     ...overrides,
     // No test reaches a real provider: Telegram calls go to a closed loopback port (refused at once,
     // no retries) unless the test points them at its own fake Bot API.
-    integrations: { telegramApiRoot: 'http://127.0.0.1:9', stripeApiBaseUrl: 'http://127.0.0.1:9', retry: { retries: 0, minTimeoutMs: 1 }, ...overrides.integrations },
+    integrations: {
+      telegramApiRoot: 'http://127.0.0.1:9',
+      stripeApiBaseUrl: 'http://127.0.0.1:9',
+      retry: { retries: 0, minTimeoutMs: 1 },
+      ...overrides.integrations,
+    },
   });
 }
 
@@ -34,7 +39,10 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
  * /v1/team-invitations/accept`, no token: the invitation token is the credential). Returns the status and
  * the JSON body.
  */
-export async function acceptInvitation(service: Pick<LocalService, 'baseUrl'>, invitationToken: string): Promise<{ status: number; body: any }> {
+export async function acceptInvitation(
+  service: Pick<LocalService, 'baseUrl'>,
+  invitationToken: string,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${service.baseUrl}/v1/team-invitations/accept`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },

@@ -60,8 +60,13 @@ function buildHeaders(options: RawMcpOptions): Headers {
  * with `Content-Type: application/json` and the {@link MCP_ACCEPT} header.
  */
 export async function post(url: string, body: unknown, options: RawMcpOptions = {}): Promise<RawMcpResponse> {
-  const headers = buildHeaders({ ...options, headers: { 'Content-Type': 'application/json', Accept: MCP_ACCEPT, ...options.headers } });
-  return toRaw(await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }));
+  const headers = buildHeaders({
+    ...options,
+    headers: { 'Content-Type': 'application/json', Accept: MCP_ACCEPT, ...options.headers },
+  });
+  return toRaw(
+    await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  );
 }
 
 /** Sends a request with any method (GET, DELETE, OPTIONS, PUT...) and no body. */
@@ -71,7 +76,12 @@ export async function send(url: string, method: string, options: RawMcpOptions =
 
 /** A JSON-RPC `initialize` request (`id` 0 by default) for {@link TEST_PROTOCOL_VERSION}. */
 export function initializeMessage(id: number | string = 0, protocolVersion = TEST_PROTOCOL_VERSION) {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-test-client', version: '1.0.0' } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-test-client', version: '1.0.0' } },
+  };
 }
 
 /**
@@ -83,7 +93,8 @@ export async function openSession(url: string, token: string): Promise<string> {
   const sessionId = response.headers.get('mcp-session-id');
   if (response.status !== 200 || !sessionId) throw new Error(`initialize failed: ${response.status} ${response.text}`);
   const initialized = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token, sessionId });
-  if (initialized.status !== 202) throw new Error(`notifications/initialized failed: ${initialized.status} ${initialized.text}`);
+  if (initialized.status !== 202)
+    throw new Error(`notifications/initialized failed: ${initialized.status} ${initialized.text}`);
   return sessionId;
 }
 
@@ -96,11 +107,20 @@ export interface BearerProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 
 function forwardableHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) result[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) result[name] = value;
   return result;
 }
 
@@ -118,7 +138,13 @@ export async function startBearerProxy(targetUrl: string, token: string): Promis
     const headers = forwardableHeaders(incoming.headers); // Host and Origin pass through as the client sent them
     headers.authorization = `Bearer ${token}`;
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: incoming.method, path: target.pathname + (new URL(incoming.url ?? '/', 'http://proxy').search || ''), headers },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: incoming.method,
+        path: target.pathname + (new URL(incoming.url ?? '/', 'http://proxy').search || ''),
+        headers,
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, forwardableHeaders(answer.headers));
         answer.pipe(outgoing);

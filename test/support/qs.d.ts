@@ -4,7 +4,10 @@
  */
 declare module 'qs' {
   /** Parses `a[b]=c&d[0]=e` into nested objects and arrays, as Stripe reads its form bodies. */
-  export function parse(text: string, options?: { depth?: number; arrayLimit?: number; parameterLimit?: number }): Record<string, unknown>;
+  export function parse(
+    text: string,
+    options?: { depth?: number; arrayLimit?: number; parameterLimit?: number },
+  ): Record<string, unknown>;
   const qs: { parse: typeof parse };
   export default qs;
 }

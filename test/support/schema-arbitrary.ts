@@ -46,18 +46,27 @@ export interface SchemaArbitraryOptions {
 /** The most array items generated (the schemas allow up to 1,000 access codes, for example). */
 const MAX_GENERATED_ITEMS = 4;
 
-const cidr = (address: fc.Arbitrary<string>, bits: number) => fc.tuple(address, fc.integer({ min: 0, max: bits })).map(([ip, prefix]) => `${ip}/${prefix}`);
+const cidr = (address: fc.Arbitrary<string>, bits: number) =>
+  fc.tuple(address, fc.integer({ min: 0, max: bits })).map(([ip, prefix]) => `${ip}/${prefix}`);
 
 function formatted(format: string): fc.Arbitrary<string> | null {
   switch (format) {
     case 'uuid':
       return fc.uuid({ version: 4 });
     case 'email':
-      return fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.constantFrom('example.com', 'mail.example.org')).map(([user, host]) => `${user}@${host}`);
+      return fc
+        .tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.constantFrom('example.com', 'mail.example.org'))
+        .map(([user, host]) => `${user}@${host}`);
     case 'date-time':
-      return fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2035-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString());
+      return fc
+        .date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2035-01-01T00:00:00Z'), noInvalidDate: true })
+        .map((date) => date.toISOString());
     case 'uri':
-      return fc.constantFrom('https://receiver.example/hooks', 'https://example.com/a?b=c', 'https://hooks.example.org/x/y');
+      return fc.constantFrom(
+        'https://receiver.example/hooks',
+        'https://example.com/a?b=c',
+        'https://hooks.example.org/x/y',
+      );
     case 'ipv4':
       return fc.ipV4();
     case 'ipv6':
@@ -83,14 +92,18 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
     } catch {
       pattern = /^.*$/;
     }
-    return fc.stringMatching(pattern).filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
+    return fc
+      .stringMatching(pattern)
+      .filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
   }
   return fc.string({ minLength, maxLength, unit: 'grapheme-ascii' });
 }
 
 function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<number> {
-  const low = schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (integer ? 1 : Number.EPSILON) : schema.minimum;
-  const high = schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (integer ? 1 : Number.EPSILON) : schema.maximum;
+  const low =
+    schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (integer ? 1 : Number.EPSILON) : schema.minimum;
+  const high =
+    schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (integer ? 1 : Number.EPSILON) : schema.maximum;
   if (integer) {
     const min = Math.ceil(low ?? -1_000);
     const max = Math.floor(high ?? Math.max(min + 1_000, 1_000));
@@ -103,7 +116,11 @@ function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<num
  * An arbitrary of values `schema` is meant to accept (see the module note: check them with ajv).
  * Objects get every required property and a random subset of the optional ones; nothing else.
  */
-export function schemaArbitrary(schema: JsonSchema, options: SchemaArbitraryOptions = {}, name = ''): fc.Arbitrary<unknown> {
+export function schemaArbitrary(
+  schema: JsonSchema,
+  options: SchemaArbitraryOptions = {},
+  name = '',
+): fc.Arbitrary<unknown> {
   if ('const' in schema) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
@@ -113,10 +130,23 @@ export function schemaArbitrary(schema: JsonSchema, options: SchemaArbitraryOpti
     const { anyOf: _anyOf, oneOf: _oneOf, ...base } = schema;
     const narrows = base.type !== undefined || base.properties !== undefined;
     const merged = (alternative: JsonSchema): JsonSchema =>
-      narrows ? { ...base, ...alternative, properties: { ...base.properties, ...alternative.properties }, required: [...(base.required ?? []), ...(alternative.required ?? [])] } : alternative;
+      narrows
+        ? {
+            ...base,
+            ...alternative,
+            properties: { ...base.properties, ...alternative.properties },
+            required: [...(base.required ?? []), ...(alternative.required ?? [])],
+          }
+        : alternative;
     return fc.oneof(...alternatives.map((alternative) => schemaArbitrary(merged(alternative), options, name)));
   }
-  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.properties ? ['object'] : [];
+  const types = Array.isArray(schema.type)
+    ? schema.type
+    : schema.type
+      ? [schema.type]
+      : schema.properties
+        ? ['object']
+        : [];
   if (types.length === 0) return fc.jsonValue({ maxDepth: 2 });
   if (types.length > 1) return fc.oneof(...types.map((type) => schemaArbitrary({ ...schema, type }, options, name)));
   switch (types[0]) {
@@ -131,13 +161,17 @@ export function schemaArbitrary(schema: JsonSchema, options: SchemaArbitraryOpti
     case 'string': {
       const generated = stringArbitrary(schema);
       const known = options.known?.(name);
-      return known?.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: generated }) : generated;
+      return known?.length
+        ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: generated })
+        : generated;
     }
     case 'array': {
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? MAX_GENERATED_ITEMS, MAX_GENERATED_ITEMS));
       const items = schemaArbitrary(schema.items ?? {}, options, name);
-      return schema.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength, selector: (value) => JSON.stringify(value) }) : fc.array(items, { minLength, maxLength });
+      return schema.uniqueItems
+        ? fc.uniqueArray(items, { minLength, maxLength, selector: (value) => JSON.stringify(value) })
+        : fc.array(items, { minLength, maxLength });
     }
     case 'object': {
       const properties = schema.properties ?? {};
@@ -162,12 +196,23 @@ export function validValues<T>(arbitrary: fc.Arbitrary<T>, validate: ValidateFun
  * altogether. Candidates: callers keep those ajv refuses.
  */
 export function invalidArbitrary(schema: JsonSchema, valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
-  const wrongType = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant([]), fc.constant({ nested: true }));
+  const wrongType = fc.oneof(
+    fc.constant(null),
+    fc.integer(),
+    fc.string({ maxLength: 8 }),
+    fc.boolean(),
+    fc.constant([]),
+    fc.constant({ nested: true }),
+  );
   const properties = Object.keys(schema.properties ?? {});
   const required = schema.required ?? [];
   const mutations: fc.Arbitrary<unknown>[] = [wrongType];
   if (properties.length) {
-    mutations.push(fc.tuple(valid, fc.constantFrom(...properties), wrongType).map(([value, key, wrong]) => ({ ...(value as object), [key]: wrong })));
+    mutations.push(
+      fc
+        .tuple(valid, fc.constantFrom(...properties), wrongType)
+        .map(([value, key, wrong]) => ({ ...(value as object), [key]: wrong })),
+    );
   }
   if (required.length) {
     mutations.push(
@@ -178,6 +223,7 @@ export function invalidArbitrary(schema: JsonSchema, valid: fc.Arbitrary<unknown
       }),
     );
   }
-  if (schema.additionalProperties === false) mutations.push(valid.map((value) => ({ ...(value as object), not_a_field: 1 })));
+  if (schema.additionalProperties === false)
+    mutations.push(valid.map((value) => ({ ...(value as object), not_a_field: 1 })));
   return fc.oneof(...mutations);
 }

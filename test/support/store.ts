@@ -91,9 +91,15 @@ export async function deleteTestTables(scope: 'test' | 'file' = 'file'): Promise
   if (scope === 'file') createdTables.clear();
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint || names.length === 0) return;
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   try {
-    await Promise.all(names.map((TableName) => client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)));
+    await Promise.all(
+      names.map((TableName) => client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)),
+    );
   } finally {
     client.destroy();
   }
@@ -142,7 +148,15 @@ export interface TestRuntime extends Runtime {
 /** A transport that fails every attempt (the default of {@link createTestRuntime}: tests opt in to success). */
 const failingTransport: WebhookTransport = {
   async send(): Promise<AttemptResult> {
-    return { ok: false, status: null, failure_kind: 'connect', failure_message: 'no transport configured', duration_ms: 0, response_body: '', remote_address: null };
+    return {
+      ok: false,
+      status: null,
+      failure_kind: 'connect',
+      failure_message: 'no transport configured',
+      duration_ms: 0,
+      response_body: '',
+      remote_address: null,
+    };
   },
 };
 
@@ -150,7 +164,12 @@ const failingTransport: WebhookTransport = {
  * Builds a {@link TestRuntime} on `store` (default: a new {@link createTestStore}). The queue and the
  * scheduler record messages (a replay job's batch messages in `replayBatches`); `eventsCommitted` does nothing; `timeScale` defaults to 1.
  */
-export async function createTestRuntime(options: { clock: Clock; transport?: WebhookTransport; store?: Store; timeScale?: number }): Promise<TestRuntime> {
+export async function createTestRuntime(options: {
+  clock: Clock;
+  transport?: WebhookTransport;
+  store?: Store;
+  timeScale?: number;
+}): Promise<TestRuntime> {
   const store = options.store ?? (await createTestStore());
   const runtime: TestRuntime = {
     store,
@@ -195,8 +214,17 @@ export interface SeededToken {
  * to `projectIds` when given, and resolves its bearer string with `authenticate`, exactly as the REST
  * and tool-server pipelines do, so the principal is the one a request with that token would get.
  */
-export async function seedToken(store: Store, clock: Clock, input: { teamId: string; abilities?: readonly Ability[]; projectIds?: readonly string[]; name?: string }): Promise<SeededToken> {
-  const minted = await mintToken(store, clock, { teamId: input.teamId, abilities: input.abilities ?? ABILITY_VALUES, projectIds: input.projectIds, name: input.name });
+export async function seedToken(
+  store: Store,
+  clock: Clock,
+  input: { teamId: string; abilities?: readonly Ability[]; projectIds?: readonly string[]; name?: string },
+): Promise<SeededToken> {
+  const minted = await mintToken(store, clock, {
+    teamId: input.teamId,
+    abilities: input.abilities ?? ABILITY_VALUES,
+    projectIds: input.projectIds,
+    name: input.name,
+  });
   const principal = await authenticate(store, `Bearer ${minted.token}`);
   return { id: minted.id, token: minted.token, principal };
 }
@@ -206,10 +234,20 @@ export async function seedToken(store: Store, clock: Clock, input: { teamId: str
  * with {@link seedToken}, returning the team and the token (id, bearer string, principal). The team is on
  * `tier` (default `business`, no limits, D20; set without events) so only tests that ask meet a tier limit.
  */
-export async function seedTeam(store: Store, clock: Clock, abilities: readonly Ability[] = ABILITY_VALUES, tier: BillingTier = 'business'): Promise<{ team: Team } & SeededToken> {
+export async function seedTeam(
+  store: Store,
+  clock: Clock,
+  abilities: readonly Ability[] = ABILITY_VALUES,
+  tier: BillingTier = 'business',
+): Promise<{ team: Team } & SeededToken> {
   const team = await createTeam(store, clock, { name: `Test team ${randomBytes(3).toString('hex')}` });
   // Tests meet tier limits (D20) only where they ask for a limited tier: the tier is set without events.
   if (tier !== 'free')
-    await store.update({ Key: keys.team(team.id), UpdateExpression: 'SET #tier = :tier', ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE }, ExpressionAttributeValues: { ':tier': tier } });
+    await store.update({
+      Key: keys.team(team.id),
+      UpdateExpression: 'SET #tier = :tier',
+      ExpressionAttributeNames: { '#tier': TIER_ATTRIBUTE },
+      ExpressionAttributeValues: { ':tier': tier },
+    });
   return { team, ...(await seedToken(store, clock, { teamId: team.id, abilities })) };
 }

@@ -94,7 +94,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /** Stripe's booleans arrive as form text. */
-const bool = (value: unknown, fallback: boolean) => (value === undefined ? fallback : value === true || value === 'true');
+const bool = (value: unknown, fallback: boolean) =>
+  value === undefined ? fallback : value === true || value === 'true';
 
 /** Starts a fake Stripe API on 127.0.0.1 (a free port). */
 export async function startFakeStripeApi(): Promise<FakeStripeApi> {
@@ -126,14 +127,34 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       canceled_at: null,
       pause_collection: null,
       metadata: {},
-      items: { object: 'list', data: [{ id: nextId('si'), object: 'subscription_item', price: prices.get(options.priceId) ?? { id: options.priceId } }], has_more: false },
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: nextId('si'),
+            object: 'subscription_item',
+            price: prices.get(options.priceId) ?? { id: options.priceId },
+          },
+        ],
+        has_more: false,
+      },
       created: created(),
     };
     subscriptions.set(id, subscription);
     return subscription;
   };
 
-  const missing = (kind: string, id: string) => ({ status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${kind}: '${id}'` } } });
+  const missing = (kind: string, id: string) => ({
+    status: 404,
+    body: {
+      error: {
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'id',
+        message: `No such ${kind}: '${id}'`,
+      },
+    },
+  });
 
   /** Answers one authorised request: status and JSON body. */
   const route = (method: string, path: string, params: Record<string, any>): { status: number; body: unknown } => {
@@ -144,7 +165,17 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     }
     if (method === 'POST' && path === '/v1/products') {
       const id = (params.id as string | undefined) ?? nextId('prod');
-      if (products.has(id)) return { status: 400, body: { error: { type: 'invalid_request_error', code: 'resource_already_exists', message: `Product already exists.` } } };
+      if (products.has(id))
+        return {
+          status: 400,
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              code: 'resource_already_exists',
+              message: `Product already exists.`,
+            },
+          },
+        };
       const product = {
         id,
         object: 'product',
@@ -178,7 +209,9 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
         product: params.product,
         currency: params.currency,
         unit_amount: Number(params.unit_amount),
-        recurring: params.recurring ? { interval: params.recurring.interval, interval_count: Number(params.recurring.interval_count ?? 1) } : null,
+        recurring: params.recurring
+          ? { interval: params.recurring.interval, interval_count: Number(params.recurring.interval_count ?? 1) }
+          : null,
         type: params.recurring ? 'recurring' : 'one_time',
         active: true,
         lookup_key: params.lookup_key ?? null,
@@ -215,14 +248,35 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       const subscription = subscriptions.get(match[1]);
       if (!subscription) return missing('subscription', match[1]);
       if (method === 'DELETE') {
-        if (subscription.status === 'canceled') return { status: 400, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${match[1]}'` } } };
+        if (subscription.status === 'canceled')
+          return {
+            status: 400,
+            body: {
+              error: {
+                type: 'invalid_request_error',
+                code: 'resource_missing',
+                message: `No such subscription: '${match[1]}'`,
+              },
+            },
+          };
         Object.assign(subscription, { status: 'canceled', canceled_at: created() });
       } else if (method === 'POST') {
         if (subscription.status === 'canceled') {
-          return { status: 400, body: { error: { type: 'invalid_request_error', message: 'A canceled subscription can only update its cancellation_details and metadata.' } } };
+          return {
+            status: 400,
+            body: {
+              error: {
+                type: 'invalid_request_error',
+                message: 'A canceled subscription can only update its cancellation_details and metadata.',
+              },
+            },
+          };
         }
-        if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = bool(params.cancel_at_period_end, false);
-        if (params.pause_collection !== undefined) subscription.pause_collection = params.pause_collection === '' ? null : { behavior: params.pause_collection.behavior, resumes_at: null };
+        if (params.cancel_at_period_end !== undefined)
+          subscription.cancel_at_period_end = bool(params.cancel_at_period_end, false);
+        if (params.pause_collection !== undefined)
+          subscription.pause_collection =
+            params.pause_collection === '' ? null : { behavior: params.pause_collection.behavior, resumes_at: null };
         if (params.metadata !== undefined) subscription.metadata = { ...subscription.metadata, ...params.metadata };
         if (params.proration_behavior !== undefined) subscription.last_proration_behavior = params.proration_behavior;
         for (const item of (params.items ?? []) as Record<string, any>[]) {
@@ -236,7 +290,15 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     }
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       const id = nextId('cs_test');
-      const session = { id, object: 'checkout.session', status: 'open', url: `${baseUrl}/checkout/${id}`, expires_at: created() + 24 * 3600, created: created(), ...params };
+      const session = {
+        id,
+        object: 'checkout.session',
+        status: 'open',
+        url: `${baseUrl}/checkout/${id}`,
+        expires_at: created() + 24 * 3600,
+        created: created(),
+        ...params,
+      };
       checkoutSessions.set(id, session);
       return { status: 200, body: session };
     }
@@ -252,7 +314,10 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       billingPortalSessions.push(session);
       return { status: 200, body: session };
     }
-    return { status: 404, body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` } } };
+    return {
+      status: 404,
+      body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` } },
+    };
   };
 
   /** Signs and POSTs one event to the delivery URL, recording the hook's answer. */
@@ -260,7 +325,14 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     if (!delivery) throw new Error('The fake Stripe API has no delivery URL: call deliverEventsTo first.');
     const now = created();
     const { body } = stripeEventBody(type, object, { created: now });
-    const answer = await fetch(delivery.url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': stripeSignature(body, delivery.webhookSecret, now) }, body });
+    const answer = await fetch(delivery.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Stripe-Signature': stripeSignature(body, delivery.webhookSecret, now),
+      },
+      body,
+    });
     deliveredEvents.push({ type, status: answer.status });
   };
 
@@ -283,7 +355,11 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     };
     Object.assign(session, { status: 'complete', customer, subscription: subscription ?? null });
     await deliver('checkout.session.completed', completed);
-    if (subscription) await deliver('invoice.paid', invoice({ subscription, paymentIntent, amount, currency, billingReason: 'subscription_create' }));
+    if (subscription)
+      await deliver(
+        'invoice.paid',
+        invoice({ subscription, paymentIntent, amount, currency, billingReason: 'subscription_create' }),
+      );
     return String(session.success_url ?? '/').replace('{CHECKOUT_SESSION_ID}', session.id);
   };
 
@@ -328,13 +404,28 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
         const url = new URL(request.url ?? '/', 'http://fake');
         const method = request.method ?? 'GET';
         if (hostedCheckout(method, url.pathname, text, response)) return;
-        const params = qs.parse(method === 'GET' ? url.search.slice(1) : text, { depth: 10, arrayLimit: 100 }) as Record<string, any>;
+        const params = qs.parse(method === 'GET' ? url.search.slice(1) : text, {
+          depth: 10,
+          arrayLimit: 100,
+        }) as Record<string, any>;
         const authorization = request.headers.authorization;
         const key = authorization?.startsWith('Bearer ') ? authorization.slice(7) : null;
         const account = key !== null ? (keys.get(key) ?? null) : null;
         const idempotencyKey = (request.headers['idempotency-key'] as string | undefined) ?? null;
-        requests.push({ method, path: url.pathname, params, idempotency_key: idempotencyKey, authorization: authorization !== undefined, account });
-        const failure = failures.find((entry) => entry.times > 0 && (!entry.method || entry.method === method) && (!entry.pathPrefix || url.pathname.startsWith(entry.pathPrefix)));
+        requests.push({
+          method,
+          path: url.pathname,
+          params,
+          idempotency_key: idempotencyKey,
+          authorization: authorization !== undefined,
+          account,
+        });
+        const failure = failures.find(
+          (entry) =>
+            entry.times > 0 &&
+            (!entry.method || entry.method === method) &&
+            (!entry.pathPrefix || url.pathname.startsWith(entry.pathPrefix)),
+        );
         if (failure) {
           failure.times--;
           if ('refuse' in failure.failure) {
@@ -344,8 +435,15 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
           return answer(failure.failure.status, { error: failure.failure.error });
         }
         if (account === null) {
-          const shown = key ? `${key.slice(0, key.indexOf('_', 3) + 1)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}` : '';
-          return answer(401, { error: { type: 'invalid_request_error', message: key ? `Invalid API Key provided: ${shown}` : 'You did not provide an API key.' } });
+          const shown = key
+            ? `${key.slice(0, key.indexOf('_', 3) + 1)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`
+            : '';
+          return answer(401, {
+            error: {
+              type: 'invalid_request_error',
+              message: key ? `Invalid API Key provided: ${shown}` : 'You did not provide an API key.',
+            },
+          });
         }
         const cacheKey = method === 'POST' && idempotencyKey ? `${account}:${idempotencyKey}` : null;
         const replay = cacheKey ? idempotent.get(cacheKey) : undefined;
@@ -364,9 +462,16 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   return {
     url: baseUrl,
     requests,
-    requestsTo: (method, pathPrefix) => requests.filter((entry) => entry.method === method && entry.path.startsWith(pathPrefix)),
+    requestsTo: (method, pathPrefix) =>
+      requests.filter((entry) => entry.method === method && entry.path.startsWith(pathPrefix)),
     addKey: (key, account = 'acct_fake') => void keys.set(key, account),
-    failNext: (failure, options = {}) => void failures.push({ failure, times: options.times ?? 1, method: options.method, pathPrefix: options.pathPrefix }),
+    failNext: (failure, options = {}) =>
+      void failures.push({
+        failure,
+        times: options.times ?? 1,
+        method: options.method,
+        pathPrefix: options.pathPrefix,
+      }),
     clearFailures: () => void failures.splice(0),
     products,
     prices,

@@ -30,7 +30,11 @@ export async function connectStripe(
   const webhookSecret = newWebhookSecret();
   const secretKey = `rk_test_${randomBytes(16).toString('hex')}`;
   stripeApi.addKey(secretKey);
-  await put(`/v1/projects/${projectId}/payment-provider`, { provider: 'stripe', secret_key: secretKey, webhook_secret: webhookSecret });
+  await put(`/v1/projects/${projectId}/payment-provider`, {
+    provider: 'stripe',
+    secret_key: secretKey,
+    webhook_secret: webhookSecret,
+  });
   return { webhookSecret, secretKey };
 }
 
@@ -40,7 +44,11 @@ export function stripeId(prefix: string): string {
 }
 
 /** The raw body of a Stripe event `type` carrying `object`, created at `created` (unix SECONDS). */
-export function stripeEventBody(type: string, object: unknown, options: { created: number; id?: string }): { id: string; body: string } {
+export function stripeEventBody(
+  type: string,
+  object: unknown,
+  options: { created: number; id?: string },
+): { id: string; body: string } {
   const id = options.id ?? stripeId('evt');
   const event = {
     id,
@@ -84,7 +92,10 @@ export function checkoutSession(options: {
     status: 'complete',
     payment_status: options.paymentStatus ?? 'paid',
     customer: options.customer,
-    customer_details: { email: options.email ?? null, name: options.name ?? null } as Stripe.Checkout.Session.CustomerDetails,
+    customer_details: {
+      email: options.email ?? null,
+      name: options.name ?? null,
+    } as Stripe.Checkout.Session.CustomerDetails,
     metadata: options.planId ? { plan_id: options.planId } : {},
     subscription: mode === 'subscription' ? (options.subscription ?? stripeId('sub')) : null,
     payment_intent: mode === 'payment' ? (options.paymentIntent ?? stripeId('pi')) : null,
@@ -120,10 +131,20 @@ export function invoice(options: {
     currency: options.currency ?? 'eur',
     billing_reason: options.billingReason,
     metadata: options.metadata ?? {},
-    parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: options.subscription, metadata: {} } },
+    parent: {
+      type: 'subscription_details',
+      quote_details: null,
+      subscription_details: { subscription: options.subscription, metadata: {} },
+    },
     payments: {
       object: 'list',
-      data: [{ id: stripeId('inpay'), object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: options.paymentIntent } }],
+      data: [
+        {
+          id: stripeId('inpay'),
+          object: 'invoice_payment',
+          payment: { type: 'payment_intent', payment_intent: options.paymentIntent },
+        },
+      ],
       has_more: false,
       url: '',
     } as unknown as Stripe.ApiList<Stripe.InvoicePayment>,
@@ -145,7 +166,11 @@ export function stripeSubscription(options: {
     status: options.status ?? 'active',
     cancel_at_period_end: options.cancelAtPeriodEnd ?? false,
     cancel_at: null,
-    cancellation_details: { comment: null, feedback: null, reason: options.status === 'canceled' ? 'cancellation_requested' : null } as Stripe.Subscription.CancellationDetails,
+    cancellation_details: {
+      comment: null,
+      feedback: null,
+      reason: options.status === 'canceled' ? 'cancellation_requested' : null,
+    } as Stripe.Subscription.CancellationDetails,
     pause_collection: options.paused ? { behavior: 'void', resumes_at: null } : null,
     metadata: options.metadata ?? {},
     items: {
@@ -158,7 +183,12 @@ export function stripeSubscription(options: {
 }
 
 /** A charge of PaymentIntent `paymentIntent` with `amountRefunded` (cumulative, minor units) refunded. */
-export function refundedCharge(options: { paymentIntent: string; amount: number; amountRefunded: number; reason?: Stripe.Refund.Reason }): Partial<Stripe.Charge> {
+export function refundedCharge(options: {
+  paymentIntent: string;
+  amount: number;
+  amountRefunded: number;
+  reason?: Stripe.Refund.Reason;
+}): Partial<Stripe.Charge> {
   return {
     id: stripeId('ch'),
     object: 'charge',
@@ -168,7 +198,14 @@ export function refundedCharge(options: { paymentIntent: string; amount: number;
     payment_intent: options.paymentIntent,
     refunds: {
       object: 'list',
-      data: [{ id: stripeId('re'), object: 'refund', amount: options.amountRefunded, reason: options.reason ?? 'requested_by_customer' }],
+      data: [
+        {
+          id: stripeId('re'),
+          object: 'refund',
+          amount: options.amountRefunded,
+          reason: options.reason ?? 'requested_by_customer',
+        },
+      ],
       has_more: false,
       url: '',
     } as unknown as Stripe.ApiList<Stripe.Refund>,

@@ -61,13 +61,25 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
         const failure = failures.get(method);
         if (failure && failure.times > 0) {
           failure.times--;
-          return answer(failure.error_code, { ok: false, error_code: failure.error_code, description: failure.description });
+          return answer(failure.error_code, {
+            ok: false,
+            error_code: failure.error_code,
+            description: failure.description,
+          });
         }
         switch (method) {
           case 'getMe':
             return answer(200, {
               ok: true,
-              result: { id: bot.id, is_bot: true, first_name: 'Club bot', username: bot.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false },
+              result: {
+                id: bot.id,
+                is_bot: true,
+                first_name: 'Club bot',
+                username: bot.username,
+                can_join_groups: true,
+                can_read_all_group_messages: false,
+                supports_inline_queries: false,
+              },
             });
           case 'createChatInviteLink':
             links++;
@@ -87,7 +99,13 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
           case 'revokeChatInviteLink':
             return answer(200, {
               ok: true,
-              result: { invite_link: payload.invite_link, creator: { id: bot.id, is_bot: true, first_name: 'Club bot' }, creates_join_request: false, is_primary: false, is_revoked: true },
+              result: {
+                invite_link: payload.invite_link,
+                creator: { id: bot.id, is_bot: true, first_name: 'Club bot' },
+                creates_join_request: false,
+                is_primary: false,
+                is_revoked: true,
+              },
             });
           case 'sendMessage':
             return answer(200, {

@@ -4,12 +4,22 @@
  * dispatcher Lambda's partial batch response (Powertools batch).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ConflictException, CreateScheduleCommand, SchedulerClient, ValidationException } from '@aws-sdk/client-scheduler';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  SchedulerClient,
+  ValidationException,
+} from '@aws-sdk/client-scheduler';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { atExpression, createSchedulerRetryScheduler, createSqsDeliveryQueue, scheduleName } from '../../shared/aws/adapters.js';
+import {
+  atExpression,
+  createSchedulerRetryScheduler,
+  createSqsDeliveryQueue,
+  scheduleName,
+} from '../../shared/aws/adapters.js';
 import { createDispatcherHandler } from '../../shared/aws/pipeline-handlers.js';
 import type { DeliveryMessage, Runtime } from '../../shared/runtime.js';
 import { createStore } from '../../shared/store/store.js';
@@ -24,7 +34,13 @@ const TEAM_ID = '6f1c2b4e-8d3a-4c5b-9e7f-0a1b2c3d4e5f';
 /** A valid message; its delivery id is `dlv_` + a 26-character ULID ending in the zero-padded index. */
 function message(index: number, overrides: Partial<DeliveryMessage> = {}): DeliveryMessage {
   const suffix = String(index).padStart(4, '0');
-  return { kind: 'attempt', team_id: TEAM_ID, delivery_id: `dlv_01JZ8Q3V7K000000000000${suffix}`, attempt: 1, ...overrides };
+  return {
+    kind: 'attempt',
+    team_id: TEAM_ID,
+    delivery_id: `dlv_01JZ8Q3V7K000000000000${suffix}`,
+    attempt: 1,
+    ...overrides,
+  };
 }
 
 const sqs = mockClient(SQSClient);
@@ -79,7 +95,11 @@ describe('createSqsDeliveryQueue', () => {
   it("sends each message in its team's message group (SQS fair queues, DESIGN D24)", async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const otherTeam = '0b7d3f7e-2a47-4a8e-9d6f-5c4b3a291807';
-    const replay = { kind: 'replay_batch' as const, team_id: otherTeam, replay_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54' };
+    const replay = {
+      kind: 'replay_batch' as const,
+      team_id: otherTeam,
+      replay_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54',
+    };
     await queue().send([message(1), replay, message(2, { team_id: otherTeam })], 0);
     const [call] = sqs.commandCalls(SendMessageBatchCommand);
     expect(call.args[0].input.Entries!.map((entry) => entry.MessageGroupId)).toEqual([TEAM_ID, otherTeam, otherTeam]);
@@ -92,7 +112,10 @@ describe('createSqsDeliveryQueue', () => {
   });
 
   it('throws when SQS reports failed entries', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false, Message: 'try again' }] });
+    sqs.on(SendMessageBatchCommand).resolves({
+      Successful: [],
+      Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false, Message: 'try again' }],
+    });
     await expect(queue().send([message(1), message(2)], 0)).rejects.toThrow(/InternalError/);
   });
 
@@ -103,10 +126,17 @@ describe('createSqsDeliveryQueue', () => {
 });
 
 describe('createSchedulerRetryScheduler', () => {
-  const retryScheduler = () => createSchedulerRetryScheduler(new SchedulerClient({ region: 'eu-west-1' }), { groupName: GROUP, queueArn: QUEUE_ARN, roleArn: ROLE_ARN });
+  const retryScheduler = () =>
+    createSchedulerRetryScheduler(new SchedulerClient({ region: 'eu-west-1' }), {
+      groupName: GROUP,
+      queueArn: QUEUE_ARN,
+      roleArn: ROLE_ARN,
+    });
 
   it('creates a one-time UTC schedule with a deterministic name that sends the message to the queue', async () => {
-    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:eu-west-1:123456789012:schedule/webhook-retries/x' });
+    scheduler
+      .on(CreateScheduleCommand)
+      .resolves({ ScheduleArn: 'arn:aws:scheduler:eu-west-1:123456789012:schedule/webhook-retries/x' });
     const retry = message(7, { attempt: 6 });
     await retryScheduler().schedule(retry, Date.parse('2026-05-02T03:04:05.000Z'));
 
@@ -147,12 +177,22 @@ describe('createSchedulerRetryScheduler', () => {
   });
 
   it('treats an existing schedule of the same name as already scheduled (ConflictException)', async () => {
-    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'Schedule already exists', Message: 'Schedule already exists', $metadata: {} }));
-    await expect(retryScheduler().schedule(message(1, { kind: 'dead_letter', attempt: 8 }), Date.now() + 72 * 3_600_000)).resolves.toBeUndefined();
+    scheduler.on(CreateScheduleCommand).rejects(
+      new ConflictException({
+        message: 'Schedule already exists',
+        Message: 'Schedule already exists',
+        $metadata: {},
+      }),
+    );
+    await expect(
+      retryScheduler().schedule(message(1, { kind: 'dead_letter', attempt: 8 }), Date.now() + 72 * 3_600_000),
+    ).resolves.toBeUndefined();
   });
 
   it('throws on any other error', async () => {
-    scheduler.on(CreateScheduleCommand).rejects(new ValidationException({ message: 'bad expression', Message: 'bad expression', $metadata: {} }));
+    scheduler
+      .on(CreateScheduleCommand)
+      .rejects(new ValidationException({ message: 'bad expression', Message: 'bad expression', $metadata: {} }));
     await expect(retryScheduler().schedule(message(1), Date.now() + 3_600_000)).rejects.toThrow('bad expression');
   });
 });
@@ -163,7 +203,12 @@ describe('dispatcher handler', () => {
       messageId,
       receiptHandle: `rh-${messageId}`,
       body,
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '0',
+        SenderId: 'x',
+        ApproximateFirstReceiveTimestamp: '0',
+      },
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
@@ -208,7 +253,10 @@ describe('dispatcher handler', () => {
   const context = {} as Context;
   let logs: ReturnType<typeof vi.spyOn>[];
   beforeEach(() => {
-    logs = [vi.spyOn(console, 'log').mockImplementation(() => undefined), vi.spyOn(console, 'error').mockImplementation(() => undefined)];
+    logs = [
+      vi.spyOn(console, 'log').mockImplementation(() => undefined),
+      vi.spyOn(console, 'error').mockImplementation(() => undefined),
+    ];
   });
   afterEach(() => {
     for (const spy of logs) spy.mockRestore();
@@ -219,7 +267,9 @@ describe('dispatcher handler', () => {
     const bad = message(2);
     const { runtime, seen } = runtimeFailingFor(bad.delivery_id);
     const handler = createDispatcherHandler(() => runtime);
-    const event: SQSEvent = { Records: [record('msg-good', JSON.stringify(good)), record('msg-bad', JSON.stringify(bad))] };
+    const event: SQSEvent = {
+      Records: [record('msg-good', JSON.stringify(good)), record('msg-bad', JSON.stringify(bad))],
+    };
     const result = await handler(event, context);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-bad' }] });
     // Both were processed against the store (the good one was really looked at, not dropped).
@@ -232,7 +282,11 @@ describe('dispatcher handler', () => {
     const { runtime, seen } = runtimeFailingFor('dlv_none');
     const handler = createDispatcherHandler(() => runtime);
     const event: SQSEvent = {
-      Records: [record('msg-good', JSON.stringify(good)), record('msg-junk', 'not json'), record('msg-wrong', JSON.stringify({ ...good, attempt: 9 }))],
+      Records: [
+        record('msg-good', JSON.stringify(good)),
+        record('msg-junk', 'not json'),
+        record('msg-wrong', JSON.stringify({ ...good, attempt: 9 })),
+      ],
     };
     expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
     expect(seen).toHaveLength(1);
@@ -242,7 +296,9 @@ describe('dispatcher handler', () => {
     const bad = message(2);
     const { runtime } = runtimeFailingFor(bad.delivery_id);
     const handler = createDispatcherHandler(() => runtime);
-    const event: SQSEvent = { Records: [record('m1', JSON.stringify(bad)), record('m2', JSON.stringify({ ...bad, attempt: 2 }))] };
+    const event: SQSEvent = {
+      Records: [record('m1', JSON.stringify(bad)), record('m2', JSON.stringify({ ...bad, attempt: 2 }))],
+    };
     // Powertools throws on a full batch failure, which makes Lambda retry the whole batch.
     await expect(handler(event, context)).rejects.toThrow();
   });

@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { createResultsRecorder, resultsPath } from '../../bench/results.js';
 
-const run = { startedAt: new Date('2026-01-02T03:04:05.000Z'), scale: 'small', parts: ['calls', 'replay'], loadAtStart: 1.5, durationSeconds: 12.34, failures: [] };
+const run = {
+  startedAt: new Date('2026-01-02T03:04:05.000Z'),
+  scale: 'small',
+  parts: ['calls', 'replay'],
+  loadAtStart: 1.5,
+  durationSeconds: 12.34,
+  failures: [],
+};
 
 describe('bench results file', () => {
   it('prints what it is given and keeps each printed section under its heading, in number order', () => {
@@ -24,7 +31,13 @@ describe('bench results file', () => {
     expect(printed[0]).toBe('\n1. Calls (2 calls)\n');
     const markdown = figures.markdown(run);
     const headings = markdown.split('\n').filter((line) => line.startsWith('## '));
-    expect(headings).toEqual(['## 1. Calls (2 calls)', '## 1b. Refusals', '## 3. replay-dead of 10 dead deliveries', '## 4. Subscriber side', '## 4a. Transitions']);
+    expect(headings).toEqual([
+      '## 1. Calls (2 calls)',
+      '## 1b. Refusals',
+      '## 3. replay-dead of 10 dead deliveries',
+      '## 4. Subscriber side',
+      '## 4a. Transitions',
+    ]);
     expect(markdown).toContain('## 1. Calls (2 calls)\n\n```text\ncall  p50 ms\n----  ------\nGET      1.5\n```\n');
     expect(markdown).toContain('## 4. Subscriber side\n\n## 4a. Transitions\n\n```text\npause 3\n```\n');
   });
@@ -40,7 +53,9 @@ describe('bench results file', () => {
     expect(passed).toContain(`| Node.js | ${process.version} |`);
     expect(passed).toContain('| duration | 12.3 s |');
     expect(passed).toContain('| checks | all passed |');
-    expect(figures.markdown({ ...run, failures: ['drain ×1: 3 of 4 deliveries succeeded', 'a | b'] })).toContain('| checks | FAILED: drain ×1: 3 of 4 deliveries succeeded; a \\| b |');
+    expect(figures.markdown({ ...run, failures: ['drain ×1: 3 of 4 deliveries succeeded', 'a | b'] })).toContain(
+      '| checks | FAILED: drain ×1: 3 of 4 deliveries succeeded; a \\| b |',
+    );
   });
 
   it('goes to bench/RESULTS.md unless BENCH_RESULTS names another file', () => {

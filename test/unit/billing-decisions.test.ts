@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingRead } from '../../shared/domain/billing/account.js';
-import { decideGracePeriodEnd, decideInvoicePaid, decideInvoicePaymentFailed, decideTierChange } from '../../shared/domain/billing/decisions.js';
+import {
+  decideGracePeriodEnd,
+  decideInvoicePaid,
+  decideInvoicePaymentFailed,
+  decideTierChange,
+} from '../../shared/domain/billing/decisions.js';
 import { GRACE_PERIOD_MS, type BillingInvoice, type BillingTier } from '../../shared/domain/billing/schema.js';
 
 const teamId = '11111111-2222-4333-8444-555555555555';
@@ -39,7 +44,9 @@ describe('billing decisions (pure, DESIGN D20)', () => {
 
   it('changes nothing for the same tier, and refuses a deleted team', () => {
     expect(decideTierChange(teamId, { team: team('pro'), billing: {} }, 'pro', nowMs).kind).toBe('unchanged');
-    expect(() => decideTierChange(teamId, { team: { ...team(), deleted_at: createdAt }, billing: {} }, 'pro', nowMs)).toThrow(/deleted/);
+    expect(() =>
+      decideTierChange(teamId, { team: { ...team(), deleted_at: createdAt }, billing: {} }, 'pro', nowMs),
+    ).toThrow(/deleted/);
   });
 
   it('starts the grace period on the first failed payment, and keeps a locked team locked', () => {
@@ -48,22 +55,40 @@ describe('billing decisions (pure, DESIGN D20)', () => {
     expect(failed.graceEndsAt).toBe(new Date(nowMs + GRACE_PERIOD_MS).toISOString());
     expect(failed.failed).toMatchObject({ attempt_count: 1, last_payment_error: 'The payment failed.' });
     expect(failed.next).toMatchObject({ status: 'grace_period', past_due_invoice_ids: ['inv-1'] });
-    const locked = decideInvoicePaymentFailed(teamId, { team: team('pro'), billing: { status: 'locked', past_due_invoice_ids: ['inv-1'] } }, invoice, 'card_declined', nowMs);
+    const locked = decideInvoicePaymentFailed(
+      teamId,
+      { team: team('pro'), billing: { status: 'locked', past_due_invoice_ids: ['inv-1'] } },
+      invoice,
+      'card_declined',
+      nowMs,
+    );
     expect(locked.graceEndsAt).toBeNull();
     expect(locked.next).toEqual({ past_due_invoice_ids: ['inv-1'] });
   });
 
   it('lifts a lockdown when the last unpaid invoice is paid, not while another is unpaid', () => {
-    const last = decideInvoicePaid(teamId, { team: team('pro'), billing: { status: 'locked', past_due_invoice_ids: ['inv-1'] } }, invoice, nowMs);
+    const last = decideInvoicePaid(
+      teamId,
+      { team: team('pro'), billing: { status: 'locked', past_due_invoice_ids: ['inv-1'] } },
+      invoice,
+      nowMs,
+    );
     expect(last.ends).toBe('lockdown');
     expect(last.account.status).toBe('ok');
-    const another = decideInvoicePaid(teamId, { team: team('pro'), billing: { status: 'grace_period', past_due_invoice_ids: ['inv-1', 'inv-2'] } }, invoice, nowMs);
+    const another = decideInvoicePaid(
+      teamId,
+      { team: team('pro'), billing: { status: 'grace_period', past_due_invoice_ids: ['inv-1', 'inv-2'] } },
+      invoice,
+      nowMs,
+    );
     expect(another.ends).toBeNull();
     expect(another.paid.status).toBe('paid');
   });
 
   it('locks a team still in grace at the deadline, and drops the deadline of one that paid', () => {
-    expect(decideGracePeriodEnd(teamId, team('pro'), { status: 'grace_period', past_due_invoice_ids: ['a', 'b'] }, nowMs)).toMatchObject({ kind: 'lock', unpaid: 2, next: { status: 'locked' } });
+    expect(
+      decideGracePeriodEnd(teamId, team('pro'), { status: 'grace_period', past_due_invoice_ids: ['a', 'b'] }, nowMs),
+    ).toMatchObject({ kind: 'lock', unpaid: 2, next: { status: 'locked' } });
     expect(decideGracePeriodEnd(teamId, team('pro'), { status: 'ok' }, nowMs)).toEqual({ kind: 'drop' });
   });
 });

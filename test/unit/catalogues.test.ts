@@ -11,7 +11,14 @@ import { ENUM_RESOURCES, enumResource, webhookEventsDocument } from '../../share
 import { SUBSCRIPTION_STATUSES } from '../../shared/catalogues/subscription-statuses.js';
 import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
 import { API_VERSION } from '../../shared/catalogues/version.js';
-import { WEBHOOK_EVENTS, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_NAMES, eventDataSchema, isWebhookEventName, webhookEvent } from '../../shared/catalogues/webhook-events.js';
+import {
+  WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_FAMILIES,
+  WEBHOOK_EVENT_NAMES,
+  eventDataSchema,
+  isWebhookEventName,
+  webhookEvent,
+} from '../../shared/catalogues/webhook-events.js';
 import { FACTS } from '../../shared/domain/facts.js';
 import { MODULES } from '../../shared/domain/modules.js';
 import { BUILT_IN_ROLES } from '../../shared/domain/roles/built-in.js';
@@ -73,7 +80,17 @@ describe('abilities', () => {
   });
 
   it('contains the abilities the code depends on', () => {
-    for (const value of ['team:view', 'project:create', 'project:update', 'project:delete', 'token:view-any', 'token:create', 'token:revoke', 'webhook-delivery:view-any', 'webhook-delivery:retry']) {
+    for (const value of [
+      'team:view',
+      'project:create',
+      'project:update',
+      'project:delete',
+      'token:view-any',
+      'token:create',
+      'token:revoke',
+      'webhook-delivery:view-any',
+      'webhook-delivery:retry',
+    ]) {
       expect(isAbility(value), value).toBe(true);
     }
     expect(isAbility('project:fly')).toBe(false);
@@ -92,10 +109,14 @@ describe('built-in roles', () => {
     const role = (name: string) => BUILT_IN_ROLES.find((candidate) => candidate.name === name)!.abilities;
     const reads = ABILITY_VALUES.filter((ability) => /:view(-any)?$/.test(ability) && ability !== 'project-user:view');
     expect(role('owner')).toEqual([...ABILITY_VALUES]);
-    expect(role('admin')).toEqual(ABILITY_VALUES.filter((ability) => ability !== 'team:delete' && ability !== 'billing:update'));
+    expect(role('admin')).toEqual(
+      ABILITY_VALUES.filter((ability) => ability !== 'team:delete' && ability !== 'billing:update'),
+    );
     expect(role('viewer')).toEqual(reads);
     expect(role('analyst')).toEqual(expect.arrayContaining(reads));
-    expect(role('developer')).toEqual(expect.arrayContaining(reads.filter((ability) => !ability.startsWith('billing'))));
+    expect(role('developer')).toEqual(
+      expect.arrayContaining(reads.filter((ability) => !ability.startsWith('billing'))),
+    );
     expect(role('support')).toContain('project-user:view');
   });
 });
@@ -157,7 +178,9 @@ describe('webhook events', () => {
 
   it('has a null project_id for team-scoped, billing and test events', () => {
     for (const event of WEBHOOK_EVENTS) {
-      const projectScoped = ['project', 'plan', 'subscription', 'payment', 'member', 'access_code'].includes(event.family);
+      const projectScoped = ['project', 'plan', 'subscription', 'payment', 'member', 'access_code'].includes(
+        event.family,
+      );
       expect(event.project_scoped, event.name).toBe(projectScoped);
     }
   });
@@ -219,7 +242,17 @@ describe('webhook events', () => {
         trial_days: 0,
         status: 'active',
         price_version: 1,
-        price_history: [{ version: 1, amount: 900, currency: 'USD', interval: 'month', interval_count: 1, access_days: null, effective_from: now }],
+        price_history: [
+          {
+            version: 1,
+            amount: 900,
+            currency: 'USD',
+            interval: 'month',
+            interval_count: 1,
+            access_days: null,
+            effective_from: now,
+          },
+        ],
         sync_status: 'synced',
         payment_provider: 'manual',
         provider_product_id: `manual_prod_${planId}`,
@@ -290,12 +323,17 @@ describe('payment providers and platform types', () => {
 
   it('derive the create_project subset from the catalogue', () => {
     expect(CREATE_PROJECT_PLATFORM_TYPES.length).toBeGreaterThan(0);
-    expect([...CREATE_PROJECT_PLATFORM_TYPES]).toEqual(PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value));
+    expect([...CREATE_PROJECT_PLATFORM_TYPES]).toEqual(
+      PLATFORM_TYPES.filter((platform) => platform.create_project_accepts).map((platform) => platform.value),
+    );
     expect(z.enum(CREATE_PROJECT_PLATFORM_TYPES).safeParse('telegram').success).toBe(true);
   });
 
   it('say which providers a project can connect now (stripe and manual) and which resources each platform links', () => {
-    expect(PAYMENT_PROVIDERS.filter((provider) => provider.connectable).map((provider) => provider.value)).toEqual(['stripe', 'manual']);
+    expect(PAYMENT_PROVIDERS.filter((provider) => provider.connectable).map((provider) => provider.value)).toEqual([
+      'stripe',
+      'manual',
+    ]);
     expect(
       enumResource('service://enums/payment-provider')!
         .read()
@@ -312,7 +350,10 @@ describe('payment providers and platform types', () => {
         .read()
         .items.find((item) => item.value === 'discord'),
     ).toMatchObject({ resource_kinds: ['server', 'channel', 'role'], connectable: true });
-    expect(PLATFORM_TYPES.filter((platform) => platform.connectable).map((platform) => platform.value)).toEqual(['telegram', 'discord']);
+    expect(PLATFORM_TYPES.filter((platform) => platform.connectable).map((platform) => platform.value)).toEqual([
+      'telegram',
+      'discord',
+    ]);
   });
 });
 
@@ -347,9 +388,13 @@ describe('error codes', () => {
       expect(error.status).toBeLessThanOrEqual(599);
       expect(error.title.length).toBeGreaterThan(0);
       expect(error.hint.length).toBeGreaterThan(0);
-      expect(error.docs_url).toBe(`https://docs.membership.example/errors#${error.code.toLowerCase().replaceAll('_', '-')}`);
+      expect(error.docs_url).toBe(
+        `https://docs.membership.example/errors#${error.code.toLowerCase().replaceAll('_', '-')}`,
+      );
     }
-    expect(errorCode('TOKEN_MISSING_ABILITY').docs_url).toBe('https://docs.membership.example/errors#token-missing-ability');
+    expect(errorCode('TOKEN_MISSING_ABILITY').docs_url).toBe(
+      'https://docs.membership.example/errors#token-missing-ability',
+    );
   });
 });
 
@@ -404,7 +449,10 @@ describe('tools', () => {
 
   it('describes every input field and rejects unknown arguments', () => {
     for (const tool of TOOL_DEFINITIONS) {
-      const schema = z.toJSONSchema(tool.inputSchema) as { properties: Record<string, { description?: string }>; additionalProperties?: boolean };
+      const schema = z.toJSONSchema(tool.inputSchema) as {
+        properties: Record<string, { description?: string }>;
+        additionalProperties?: boolean;
+      };
       expect(schema.additionalProperties, tool.name).toBe(false);
       for (const [field, property] of Object.entries(schema.properties)) {
         expect(property.description, `${tool.name}.${field}`).toBeTruthy();
@@ -421,16 +469,22 @@ describe('tools', () => {
     expect(input('create_project').safeParse({ name: '', platform_type: 'telegram' }).success).toBe(false);
     const endpoint = { name: 'Hook', url: 'https://hooks.example.com/in', events: ['subscription.created'] };
     expect(input('create_webhook_endpoint').safeParse(endpoint).success).toBe(true);
-    expect(input('create_webhook_endpoint').safeParse({ ...endpoint, url: 'http://hooks.example.com/in' }).success).toBe(false);
+    expect(
+      input('create_webhook_endpoint').safeParse({ ...endpoint, url: 'http://hooks.example.com/in' }).success,
+    ).toBe(false);
     expect(input('create_webhook_endpoint').safeParse({ ...endpoint, events: [] }).success).toBe(false);
     expect(input('create_webhook_endpoint').safeParse({ ...endpoint, events: ['nope.event'] }).success).toBe(false);
-    expect(input('create_webhook_endpoint').safeParse({ ...endpoint, allowed_ips: ['203.0.113.7', '::1'] }).success).toBe(true);
+    expect(
+      input('create_webhook_endpoint').safeParse({ ...endpoint, allowed_ips: ['203.0.113.7', '::1'] }).success,
+    ).toBe(true);
     expect(input('create_webhook_endpoint').safeParse({ ...endpoint, allowed_ips: ['not-an-ip'] }).success).toBe(false);
     expect(input('replay_dead_webhook_deliveries').safeParse({ since_hours: 24 }).success).toBe(true);
     expect(input('replay_dead_webhook_deliveries').safeParse({ since_hours: 0 }).success).toBe(false);
     expect(input('replay_dead_webhook_deliveries').safeParse({ since_hours: 721 }).success).toBe(false);
     expect(input('get_project').safeParse({ project_id: crypto.randomUUID() }).success).toBe(true);
-    expect(input('update_project').safeParse({ project_id: crypto.randomUUID(), idempotency_key: 'x' }).success).toBe(false);
+    expect(input('update_project').safeParse({ project_id: crypto.randomUUID(), idempotency_key: 'x' }).success).toBe(
+      false,
+    );
   });
 });
 
@@ -459,7 +513,9 @@ describe('resources', () => {
     expect(enumResource('service://enums/ability')!.read().count).toBe(ABILITIES.length);
     expect(enumResource('service://enums/webhook-event')!.read().count).toBe(WEBHOOK_EVENTS.length);
     expect(enumResource('service://enums/subscription-status')!.read().count).toBe(13);
-    expect(enumResource('service://enums/platform-type')!.read().create_project_accepts).toEqual([...CREATE_PROJECT_PLATFORM_TYPES]);
+    expect(enumResource('service://enums/platform-type')!.read().create_project_accepts).toEqual([
+      ...CREATE_PROJECT_PLATFORM_TYPES,
+    ]);
     const error = enumResource('service://enums/error-code')!
       .read()
       .items.find((item) => item.value === 'RATE_LIMITED');

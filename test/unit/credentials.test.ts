@@ -4,12 +4,23 @@
  * KMS adapter's exact GenerateDataKey / Decrypt inputs (aws-sdk-client-mock), its cache and its refusals.
  */
 import { randomBytes } from 'node:crypto';
-import { DecryptCommand, GenerateDataKeyCommand, InvalidCiphertextException, KMSClient, KMSInvalidStateException } from '@aws-sdk/client-kms';
+import {
+  DecryptCommand,
+  GenerateDataKeyCommand,
+  InvalidCiphertextException,
+  KMSClient,
+  KMSInvalidStateException,
+} from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, DEFAULT_LOCAL_ENCRYPTION_KEY } from '../../shared/config.js';
 import { keyEncryptionKeyFromEnvironment } from '../../shared/aws/key-encryption-key.js';
-import { CredentialDecryptionError, openSecret, sealSecret, type SealedSecret } from '../../shared/credentials/envelope.js';
+import {
+  CredentialDecryptionError,
+  openSecret,
+  sealSecret,
+  type SealedSecret,
+} from '../../shared/credentials/envelope.js';
 import { kmsKeyEncryptionKey } from '../../shared/aws/kms-key.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 
@@ -30,7 +41,9 @@ describe('envelope encryption with the local key', () => {
     const first = await sealSecret(kek, SECRET, CONTEXT);
     const second = await sealSecret(kek, SECRET, CONTEXT);
     expect(await openSecret(kek, first, CONTEXT)).toBe(SECRET);
-    expect(await openSecret(kek, second, { kind: 'telegram_bot', project_id: 'project-a', team_id: 'team-a' })).toBe(SECRET);
+    expect(await openSecret(kek, second, { kind: 'telegram_bot', project_id: 'project-a', team_id: 'team-a' })).toBe(
+      SECRET,
+    );
     expect(first.wrapped_key).not.toBe(second.wrapped_key);
     expect(first.iv).not.toBe(second.iv);
     expect(first).toMatchObject({ v: 1, kek: 'local' });
@@ -48,10 +61,17 @@ describe('envelope encryption with the local key', () => {
       { ...sealed, wrapped_key: `local1:${flip(sealed.wrapped_key.slice('local1:'.length), 40)}` },
       { ...sealed, wrapped_key: 'local1:AAAA' },
     ];
-    for (const candidate of tampered) await expect(openSecret(kek, candidate, CONTEXT)).rejects.toBeInstanceOf(CredentialDecryptionError);
-    await expect(openSecret(kek, sealed, { ...CONTEXT, team_id: 'team-b' })).rejects.toBeInstanceOf(CredentialDecryptionError);
-    await expect(openSecret(kek, sealed, { ...CONTEXT, kind: 'stripe' })).rejects.toBeInstanceOf(CredentialDecryptionError);
-    await expect(openSecret(localKeyEncryptionKey(randomBytes(32)), sealed, CONTEXT)).rejects.toBeInstanceOf(CredentialDecryptionError);
+    for (const candidate of tampered)
+      await expect(openSecret(kek, candidate, CONTEXT)).rejects.toBeInstanceOf(CredentialDecryptionError);
+    await expect(openSecret(kek, sealed, { ...CONTEXT, team_id: 'team-b' })).rejects.toBeInstanceOf(
+      CredentialDecryptionError,
+    );
+    await expect(openSecret(kek, sealed, { ...CONTEXT, kind: 'stripe' })).rejects.toBeInstanceOf(
+      CredentialDecryptionError,
+    );
+    await expect(openSecret(localKeyEncryptionKey(randomBytes(32)), sealed, CONTEXT)).rejects.toBeInstanceOf(
+      CredentialDecryptionError,
+    );
     await expect(openSecret(kek, { ...sealed, kek: 'kms' }, CONTEXT)).rejects.toThrow(/sealed with a kms key/);
   });
 
@@ -68,13 +88,17 @@ describe('the key-encryption key from the environment', () => {
     const fallback = keyEncryptionKeyFromEnvironment({});
     expect(fallback.kind).toBe('local');
     const sealed = await sealSecret(fallback, SECRET, CONTEXT);
-    expect(await openSecret(localKeyEncryptionKey(Buffer.from(DEFAULT_LOCAL_ENCRYPTION_KEY, 'base64')), sealed, CONTEXT)).toBe(SECRET);
+    expect(
+      await openSecret(localKeyEncryptionKey(Buffer.from(DEFAULT_LOCAL_ENCRYPTION_KEY, 'base64')), sealed, CONTEXT),
+    ).toBe(SECRET);
     const own = randomBytes(32).toString('base64');
     const configured = keyEncryptionKeyFromEnvironment({ ENCRYPTION_KEY: own });
     await expect(openSecret(configured, sealed, CONTEXT)).rejects.toBeInstanceOf(CredentialDecryptionError);
     expect(keyEncryptionKeyFromEnvironment({ CREDENTIALS_KMS_KEY_ID: 'alias/credentials' }).kind).toBe('kms');
     expect(() => keyEncryptionKeyFromEnvironment({ AWS_LAMBDA_FUNCTION_NAME: 'route' })).toThrow(ConfigurationError);
-    expect(() => keyEncryptionKeyFromEnvironment({ ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/ENCRYPTION_KEY must be the base64 text of 32 random bytes/);
+    expect(() => keyEncryptionKeyFromEnvironment({ ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(
+      /ENCRYPTION_KEY must be the base64 text of 32 random bytes/,
+    );
   });
 });
 
@@ -86,11 +110,21 @@ describe('the KMS key-encryption key', () => {
   it('asks KMS for an AES_256 data key and decrypts it with the same encryption context (exact inputs)', async () => {
     const dataKey = randomBytes(32);
     const blob = randomBytes(184);
-    kms.on(GenerateDataKeyCommand).resolves({ Plaintext: new Uint8Array(dataKey), CiphertextBlob: new Uint8Array(blob), KeyId: KEY_ID });
+    kms
+      .on(GenerateDataKeyCommand)
+      .resolves({ Plaintext: new Uint8Array(dataKey), CiphertextBlob: new Uint8Array(blob), KeyId: KEY_ID });
     kms.on(DecryptCommand).resolves({ Plaintext: new Uint8Array(dataKey), KeyId: KEY_ID });
-    const sealed = await sealSecret(kmsKeyEncryptionKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID), SECRET, CONTEXT);
+    const sealed = await sealSecret(
+      kmsKeyEncryptionKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID),
+      SECRET,
+      CONTEXT,
+    );
     expect(sealed).toMatchObject({ kek: 'kms', wrapped_key: blob.toString('base64') });
-    expect(kms.commandCalls(GenerateDataKeyCommand)[0].args[0].input).toEqual({ KeyId: KEY_ID, KeySpec: 'AES_256', EncryptionContext: CONTEXT });
+    expect(kms.commandCalls(GenerateDataKeyCommand)[0].args[0].input).toEqual({
+      KeyId: KEY_ID,
+      KeySpec: 'AES_256',
+      EncryptionContext: CONTEXT,
+    });
 
     // Another execution environment (no cache) opens it through KMS Decrypt; a second read hits the cache.
     const cold = kmsKeyEncryptionKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID);
@@ -102,11 +136,19 @@ describe('the KMS key-encryption key', () => {
   });
 
   it('turns a refused decryption into CredentialDecryptionError and passes other KMS failures through', async () => {
-    kms.on(GenerateDataKeyCommand).resolves({ Plaintext: new Uint8Array(randomBytes(32)), CiphertextBlob: new Uint8Array(randomBytes(100)) });
-    const sealed = await sealSecret(kmsKeyEncryptionKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID, { cacheSize: 0 }), SECRET, CONTEXT);
+    kms
+      .on(GenerateDataKeyCommand)
+      .resolves({ Plaintext: new Uint8Array(randomBytes(32)), CiphertextBlob: new Uint8Array(randomBytes(100)) });
+    const sealed = await sealSecret(
+      kmsKeyEncryptionKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID, { cacheSize: 0 }),
+      SECRET,
+      CONTEXT,
+    );
     kms.on(DecryptCommand).rejects(new InvalidCiphertextException({ message: 'context mismatch', $metadata: {} }));
     const cold = kmsKeyEncryptionKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID, { cacheSize: 0 });
-    await expect(openSecret(cold, sealed, { ...CONTEXT, project_id: 'project-b' })).rejects.toBeInstanceOf(CredentialDecryptionError);
+    await expect(openSecret(cold, sealed, { ...CONTEXT, project_id: 'project-b' })).rejects.toBeInstanceOf(
+      CredentialDecryptionError,
+    );
     kms.on(DecryptCommand).rejects(new KMSInvalidStateException({ message: 'key disabled', $metadata: {} }));
     await expect(openSecret(cold, sealed, CONTEXT)).rejects.toBeInstanceOf(KMSInvalidStateException);
   });

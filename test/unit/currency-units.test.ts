@@ -5,7 +5,14 @@
  * The dashboard's plan form and lists and the public pages use these, never a table of their own.
  */
 import { describe, expect, it } from 'vitest';
-import { Currency, currencyExponent, formatMinorUnits, formatPrice, minorToMajor, toMinorUnits } from '../../shared/schemas/common.js';
+import {
+  Currency,
+  currencyExponent,
+  formatMinorUnits,
+  formatPrice,
+  minorToMajor,
+  toMinorUnits,
+} from '../../shared/schemas/common.js';
 
 describe('currency minor units', () => {
   it('uses the ISO 4217 exponent, not ICU display rounding', () => {

@@ -4,7 +4,12 @@
  * (hidden money), and the "needs attention" items of the metrics and the billing state.
  */
 import { describe, expect, it } from 'vitest';
-import { ActiveSubscriptionsChart, RevenueChart, revenueCurrencies, seriesGeometry } from '../../shared/dashboard/chart.js';
+import {
+  ActiveSubscriptionsChart,
+  RevenueChart,
+  revenueCurrencies,
+  seriesGeometry,
+} from '../../shared/dashboard/chart.js';
 import { currencyRows, FiguresCard } from '../../shared/dashboard/figures.js';
 import { billingItem, metricsItems, NeedsAttention } from '../../shared/dashboard/pages/attention.js';
 import type { BillingOverview } from '../../shared/domain/billing/schema.js';
@@ -13,7 +18,10 @@ import { Metrics, type MetricsDay } from '../../shared/domain/metrics/schema.js'
 /** `count` consecutive UTC days ending 2026-11-27, each from `make(index)`. */
 function days(count: number, make: (index: number) => Omit<MetricsDay, 'date'>): MetricsDay[] {
   const last = Date.UTC(2026, 10, 27);
-  return Array.from({ length: count }, (_, index) => ({ date: new Date(last - (count - 1 - index) * 86_400_000).toISOString().slice(0, 10), ...make(index) }));
+  return Array.from({ length: count }, (_, index) => ({
+    date: new Date(last - (count - 1 - index) * 86_400_000).toISOString().slice(0, 10),
+    ...make(index),
+  }));
 }
 
 function metrics(overrides: Partial<Metrics> = {}): Metrics {
@@ -23,8 +31,17 @@ function metrics(overrides: Partial<Metrics> = {}): Metrics {
     as_of: '2026-11-27T08:00:00.000Z',
     subscriptions: { active: 12, trialing: 2, past_due: 1 },
     mrr: [{ currency: 'EUR', amount: 12_000 }],
-    last_30_days: { new: 5, churned: 1, revenue: [{ currency: 'EUR', amount: 4_500 }], refunds: [], failed_payments: 2 },
-    daily: days(90, (index) => ({ active: index % 10, revenue: index === 89 ? [{ currency: 'EUR', amount: 900 }] : [] })),
+    last_30_days: {
+      new: 5,
+      churned: 1,
+      revenue: [{ currency: 'EUR', amount: 4_500 }],
+      refunds: [],
+      failed_payments: 2,
+    },
+    daily: days(90, (index) => ({
+      active: index % 10,
+      revenue: index === 89 ? [{ currency: 'EUR', amount: 900 }] : [],
+    })),
     ...overrides,
   });
 }
@@ -79,12 +96,17 @@ describe('charts', () => {
   it('draws revenue bars in one currency with amounts in the main unit, and one chart per currency with revenue', () => {
     const daily = days(3, (index) => ({
       active: 1,
-      revenue: [{ currency: 'EUR', amount: index === 2 ? 1_050 : 0 }, ...(index === 0 ? [{ currency: 'JPY', amount: 500 }] : [])],
+      revenue: [
+        { currency: 'EUR', amount: index === 2 ? 1_050 : 0 },
+        ...(index === 0 ? [{ currency: 'JPY', amount: 500 }] : []),
+      ],
     }));
     expect(revenueCurrencies(daily)).toEqual(['EUR', 'JPY']);
     const euro = String(RevenueChart({ id: 'eur', daily, currency: 'EUR' }));
     expect(euro.match(/<rect /g)).toHaveLength(1);
-    expect(euro).toContain('<rect class="chart-bar" x="21" y="4" width="8" height="96"><title>2026-11-27: €10.50</title></rect>');
+    expect(euro).toContain(
+      '<rect class="chart-bar" x="21" y="4" width="8" height="96"><title>2026-11-27: €10.50</title></rect>',
+    );
     expect(euro).toContain('€10.50 in all over 1 day with payments, at most €10.50 in a day.');
     expect(String(RevenueChart({ id: 'jpy', daily, currency: 'JPY' }))).toContain('¥500');
     expect(revenueCurrencies(days(2, () => ({ active: 0, revenue: null })))).toEqual([]);
@@ -92,7 +114,13 @@ describe('charts', () => {
   });
 
   it('escapes what it shows: quotes in attributes, markup in text', () => {
-    const html = String(RevenueChart({ id: 'x"><b', daily: [{ date: '<i>day</i>', active: 1, revenue: [{ currency: 'EUR', amount: 1 }] }], currency: 'EUR' }));
+    const html = String(
+      RevenueChart({
+        id: 'x"><b',
+        daily: [{ date: '<i>day</i>', active: 1, revenue: [{ currency: 'EUR', amount: 1 }] }],
+        currency: 'EUR',
+      }),
+    );
     expect(html).not.toContain('id="x">');
     expect(html).toContain('id="x&#34;><b"');
     expect(html).not.toContain('<i>');
@@ -105,7 +133,13 @@ describe('figures', () => {
     const rows = currencyRows(
       metrics({
         mrr: [{ currency: 'USD', amount: 100 }],
-        last_30_days: { new: 0, churned: 0, revenue: [{ currency: 'EUR', amount: 200 }], refunds: [{ currency: 'USD', amount: 50 }], failed_payments: 0 },
+        last_30_days: {
+          new: 0,
+          churned: 0,
+          revenue: [{ currency: 'EUR', amount: 200 }],
+          refunds: [{ currency: 'USD', amount: 50 }],
+          failed_payments: 0,
+        },
       }),
     );
     expect(rows).toEqual([
@@ -121,14 +155,18 @@ describe('figures', () => {
       daily: days(90, () => ({ active: 3, revenue: null })),
     });
     expect(currencyRows(hidden)).toEqual([]);
-    const html = String(FiguresCard({ outcome: { ok: true, result: hidden, replayed: false }, idPrefix: 'team', heading: 'Figures' }));
+    const html = String(
+      FiguresCard({ outcome: { ok: true, result: hidden, replayed: false }, idPrefix: 'team', heading: 'Figures' }),
+    );
     expect(html).toContain('Money is hidden');
     expect(html).not.toContain('chart-revenue');
     expect(html).toContain('team-chart-active');
   });
 
   it('shows the counts, the money in the main unit and the charts', () => {
-    const html = String(FiguresCard({ outcome: { ok: true, result: metrics(), replayed: false }, idPrefix: 'team', heading: 'Figures' }));
+    const html = String(
+      FiguresCard({ outcome: { ok: true, result: metrics(), replayed: false }, idPrefix: 'team', heading: 'Figures' }),
+    );
     expect(html).toContain('<div id="team-active"><dt>Active</dt><dd>12</dd></div>');
     expect(html).toContain('€120.00');
     expect(html).toContain('€45.00');
@@ -138,7 +176,18 @@ describe('figures', () => {
   it('names the missing ability instead of the figures when the read is refused for it', () => {
     const html = String(
       FiguresCard({
-        outcome: { ok: false, problem: { type: 'x', title: 'Forbidden', status: 403, code: 'TOKEN_MISSING_ABILITY', detail: 'no', hint: 'ask', request_id: 'r' } as never },
+        outcome: {
+          ok: false,
+          problem: {
+            type: 'x',
+            title: 'Forbidden',
+            status: 403,
+            code: 'TOKEN_MISSING_ABILITY',
+            detail: 'no',
+            hint: 'ask',
+            request_id: 'r',
+          } as never,
+        },
         idPrefix: 'team',
         heading: 'Figures',
       }),
@@ -151,10 +200,17 @@ describe('figures', () => {
 describe('needs attention', () => {
   it('lists past-due subscriptions with their link and failed payments; nothing when both are zero', () => {
     expect(metricsItems(metrics(), '/dashboard/projects/p/subscriptions?status=past_due')).toEqual([
-      { id: 'attention-past-due', text: '1 subscription is past due (a renewal failed).', href: '/dashboard/projects/p/subscriptions?status=past_due' },
+      {
+        id: 'attention-past-due',
+        text: '1 subscription is past due (a renewal failed).',
+        href: '/dashboard/projects/p/subscriptions?status=past_due',
+      },
       { id: 'attention-failed-payments', text: '2 payments failed in the last 30 days.' },
     ]);
-    const calm = metrics({ subscriptions: { active: 1, trialing: 0, past_due: 0 }, last_30_days: { new: 0, churned: 0, revenue: [], refunds: [], failed_payments: 0 } });
+    const calm = metrics({
+      subscriptions: { active: 1, trialing: 0, past_due: 0 },
+      last_30_days: { new: 0, churned: 0, revenue: [], refunds: [], failed_payments: 0 },
+    });
     expect(metricsItems(calm, '/x')).toEqual([]);
     expect(String(NeedsAttention({ facts: { items: [], skipped: [] } }))).toContain('Nothing needs your attention.');
   });
@@ -162,19 +218,28 @@ describe('needs attention', () => {
   it('names the billing grace period or lock, and nothing in good standing', () => {
     const billing = { status: 'ok', grace_period_ends_at: null, locked_at: null } as unknown as BillingOverview;
     expect(billingItem(billing)).toBeNull();
-    expect(String(billingItem({ ...billing, status: 'grace_period', grace_period_ends_at: '2026-12-01T00:00:00.000Z' })?.text)).toContain(
-      'grace period until <time datetime="2026-12-01T00:00:00.000Z">',
-    );
-    expect(String(billingItem({ ...billing, status: 'locked', locked_at: '2026-11-20T00:00:00.000Z' })?.text)).toContain('locked since');
+    expect(
+      String(
+        billingItem({ ...billing, status: 'grace_period', grace_period_ends_at: '2026-12-01T00:00:00.000Z' })?.text,
+      ),
+    ).toContain('grace period until <time datetime="2026-12-01T00:00:00.000Z">');
+    expect(
+      String(billingItem({ ...billing, status: 'locked', locked_at: '2026-11-20T00:00:00.000Z' })?.text),
+    ).toContain('locked since');
   });
 
   it('links each item and names the checks skipped for a missing ability', () => {
     const html = String(
       NeedsAttention({
-        facts: { items: [{ id: 'attention-webhooks', text: '1 webhook endpoint is disabled', href: '/dashboard/webhooks' }], skipped: [{ what: 'billing', ability: 'billing:view' }] },
+        facts: {
+          items: [{ id: 'attention-webhooks', text: '1 webhook endpoint is disabled', href: '/dashboard/webhooks' }],
+          skipped: [{ what: 'billing', ability: 'billing:view' }],
+        },
       }),
     );
-    expect(html).toContain('<li id="attention-webhooks"><a href="/dashboard/webhooks">1 webhook endpoint is disabled</a></li>');
+    expect(html).toContain(
+      '<li id="attention-webhooks"><a href="/dashboard/webhooks">1 webhook endpoint is disabled</a></li>',
+    );
     expect(html).toContain('billing (needs <code>billing:view</code>)');
     expect(html).not.toContain('Nothing needs your attention');
   });

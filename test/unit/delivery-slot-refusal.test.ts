@@ -3,7 +3,15 @@ import { slotRefusal } from '../../shared/domain/webhook-endpoints/delivery-slot
 import type { StoredWebhookEndpoint } from '../../shared/domain/webhook-endpoints/record.js';
 
 const nowMs = 1_000_000;
-const endpoint = (fields: Partial<StoredWebhookEndpoint>) => ({ id: 'endpoint-1', team_id: 'team-1', is_active: true, revision: 3, in_flight: {}, ...fields }) as StoredWebhookEndpoint;
+const endpoint = (fields: Partial<StoredWebhookEndpoint>) =>
+  ({
+    id: 'endpoint-1',
+    team_id: 'team-1',
+    is_active: true,
+    revision: 3,
+    in_flight: {},
+    ...fields,
+  }) as StoredWebhookEndpoint;
 
 describe('slotRefusal (why an endpoint refused a concurrency slot, DESIGN D24)', () => {
   it('is stopped for a deleted or disabled endpoint', () => {
@@ -16,7 +24,9 @@ describe('slotRefusal (why an endpoint refused a concurrency slot, DESIGN D24)',
   });
 
   it('reclaims a full cap holding an expired lease, and is full otherwise', () => {
-    expect(slotRefusal(endpoint({ in_flight: { a: nowMs - 1, b: nowMs + 5_000 } }), endpoint({}), nowMs)).toBe('reclaim');
+    expect(slotRefusal(endpoint({ in_flight: { a: nowMs - 1, b: nowMs + 5_000 } }), endpoint({}), nowMs)).toBe(
+      'reclaim',
+    );
     expect(slotRefusal(endpoint({ in_flight: { a: nowMs + 1, b: nowMs + 5_000 } }), endpoint({}), nowMs)).toBe('full');
   });
 });

@@ -11,10 +11,23 @@ import { TransactionCanceledError } from '../../shared/store/store.js';
  * claims no key, so nothing here reaches DynamoDB. Authorization, idempotency and activity are covered by
  * the integration tests of every surface.
  */
-const operation = { id: 'readThing', ability: null, rest: { method: 'GET', path: '/v1/things', successStatus: 200 }, events: [] } as unknown as AnyOperation;
+const operation = {
+  id: 'readThing',
+  ability: null,
+  rest: { method: 'GET', path: '/v1/things', successStatus: 200 },
+  events: [],
+} as unknown as AnyOperation;
 const runtime = { clock: manualClock(0) } as unknown as Runtime;
 
-function invoke(handler: Invocation['handler'], decode: Invocation['decode'] = () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' })) {
+function invoke(
+  handler: Invocation['handler'],
+  decode: Invocation['decode'] = () => ({
+    input: {},
+    idempotencyKey: null,
+    fingerprint: [],
+    cursorField: 'query.cursor',
+  }),
+) {
   return invokeOperation({ runtime, principal: null, operation, handler, surface: 'rest', requestId: 'req-1', decode });
 }
 
@@ -56,11 +69,18 @@ describe('invokeOperation', () => {
       },
       decode: () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' }),
     });
-    expect(refused).toMatchObject({ ok: false, problem: { code: 'RATE_LIMITED', status: 429, request_id: 'req-1' }, headers: { 'Retry-After': '3' } });
+    expect(refused).toMatchObject({
+      ok: false,
+      problem: { code: 'RATE_LIMITED', status: 429, request_id: 'req-1' },
+      headers: { 'Retry-After': '3' },
+    });
     const invalid = await invoke(handler, () => {
       throw new ProblemError('VALIDATION_FAILED', 'Bad.', { errors: [{ path: 'query.limit', message: 'Too big.' }] });
     });
-    expect(invalid).toMatchObject({ ok: false, problem: { code: 'VALIDATION_FAILED', errors: [{ path: 'query.limit' }] } });
+    expect(invalid).toMatchObject({
+      ok: false,
+      problem: { code: 'VALIDATION_FAILED', errors: [{ path: 'query.limit' }] },
+    });
     expect(handler).not.toHaveBeenCalled();
   });
 
@@ -86,6 +106,9 @@ describe('invokeOperation', () => {
       },
       () => ({ input: { cursor: 'abc' }, idempotencyKey: null, fingerprint: [], cursorField: 'arguments.cursor' }),
     );
-    expect(outcome).toMatchObject({ ok: false, problem: { code: 'VALIDATION_FAILED', errors: [{ path: 'arguments.cursor' }] } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      problem: { code: 'VALIDATION_FAILED', errors: [{ path: 'arguments.cursor' }] },
+    });
   });
 });

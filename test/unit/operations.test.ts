@@ -19,7 +19,8 @@ describe('operation definitions (DESIGN D13)', () => {
     expect(new Set(ids).size).toBe(ids.length);
     const routes = OPERATIONS.map(routeKey);
     expect(new Set(routes).size).toBe(routes.length);
-    for (const operation of OPERATIONS) expect(typeof handlerOf(operation.id as OperationId), operation.id).toBe('function');
+    for (const operation of OPERATIONS)
+      expect(typeof handlerOf(operation.id as OperationId), operation.id).toBe('function');
   });
 
   it('lists each module once, under its own folder', () => {
@@ -32,7 +33,9 @@ describe('operation definitions (DESIGN D13)', () => {
     for (const operation of OPERATIONS) {
       const pathParameters = [...operation.rest.path.matchAll(/\{([a-z_]+)\}/g)].map((match) => match[1]);
       expect(Object.keys(operation.params?.shape ?? {}).sort(), operation.id).toEqual(pathParameters.sort());
-      const fields = [operation.params, operation.query, operation.body].flatMap((schema) => Object.keys(schema?.shape ?? {}));
+      const fields = [operation.params, operation.query, operation.body].flatMap((schema) =>
+        Object.keys(schema?.shape ?? {}),
+      );
       expect(new Set(fields).size, operation.id).toBe(fields.length);
     }
   });
@@ -44,7 +47,9 @@ describe('operation definitions (DESIGN D13)', () => {
       expect(tool.ability).toBe(operation.ability);
       expect(tool.teamWide).toBe(operation.teamWide);
       expect(tool.outputSchema).toBe(operation.output);
-      expect(Object.keys(tool.inputSchema.shape).sort()).toEqual(Object.keys(inputSchemaOf(operation, { withIdempotencyKey: true }).shape).sort());
+      expect(Object.keys(tool.inputSchema.shape).sort()).toEqual(
+        Object.keys(inputSchemaOf(operation, { withIdempotencyKey: true }).shape).sort(),
+      );
       expect(Object.keys(tool.inputSchema.shape).includes('idempotency_key')).toBe(operation.rest.method !== 'GET');
     }
   });

@@ -20,7 +20,10 @@ describe('retryOnLostRace (read → decide → one transaction, again on a lost 
     const change = vi.fn(async () => {
       throw new TransactionCanceledError(['None', 'TransactionConflict']);
     });
-    const outcome = retryOnLostRace(change, { ...noWait, exhausted: () => new ProblemError('CONFLICT', 'Project p kept changing.') });
+    const outcome = retryOnLostRace(change, {
+      ...noWait,
+      exhausted: () => new ProblemError('CONFLICT', 'Project p kept changing.'),
+    });
     await expect(outcome).rejects.toMatchObject({ code: 'CONFLICT', detail: 'Project p kept changing.' });
     expect(change).toHaveBeenCalledTimes(MAX_ATTEMPTS);
   });
@@ -30,7 +33,9 @@ describe('retryOnLostRace (read → decide → one transaction, again on a lost 
     const change = vi.fn(async () => {
       throw new ProblemError('NOT_FOUND', 'No project p.');
     });
-    await expect(retryOnLostRace(change, { waitMs, exhausted: () => new Error('not this') })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(retryOnLostRace(change, { waitMs, exhausted: () => new Error('not this') })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     expect(change).toHaveBeenCalledTimes(1);
     expect(waitMs).not.toHaveBeenCalled();
   });
@@ -40,8 +45,11 @@ describe('retryOnLostRace (read → decide → one transaction, again on a lost 
     const change = vi.fn(async (attempt: number) => {
       throw attempt % 2 ? new TransactionCanceledError(['ThrottlingError']) : lost();
     });
-    const retryable = (error: unknown) => isLostRace(error) || (error instanceof TransactionCanceledError && error.reasons.includes('ThrottlingError'));
-    await expect(retryOnLostRace(change, { attempts: 3, retryable, waitMs })).rejects.toBeInstanceOf(TransactionCanceledError);
+    const retryable = (error: unknown) =>
+      isLostRace(error) || (error instanceof TransactionCanceledError && error.reasons.includes('ThrottlingError'));
+    await expect(retryOnLostRace(change, { attempts: 3, retryable, waitMs })).rejects.toBeInstanceOf(
+      TransactionCanceledError,
+    );
     expect(change).toHaveBeenCalledTimes(3);
     expect(waitMs.mock.calls.map(([error, attempt]) => [(error as Error).constructor.name, attempt])).toEqual([
       ['TransactionCanceledError', 1],
@@ -59,7 +67,13 @@ describe('lost races and revisions', () => {
   });
 
   it('conditions a write on the revision read, or on there being none', () => {
-    expect(revisionCondition({ pk: 'a', sk: 'b', revision: 7 })).toEqual({ expression: 'revision = :read_revision', values: { ':read_revision': 7 } });
-    expect(revisionCondition({ pk: 'a', sk: 'b' })).toEqual({ expression: 'attribute_not_exists(revision)', values: {} });
+    expect(revisionCondition({ pk: 'a', sk: 'b', revision: 7 })).toEqual({
+      expression: 'revision = :read_revision',
+      values: { ':read_revision': 7 },
+    });
+    expect(revisionCondition({ pk: 'a', sk: 'b' })).toEqual({
+      expression: 'attribute_not_exists(revision)',
+      values: {},
+    });
   });
 });

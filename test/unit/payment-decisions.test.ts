@@ -14,14 +14,22 @@ const payment = (fields: Partial<Payment> = {}): Payment => samplePayment(NOW, f
 
 describe('paymentTrigger', () => {
   it('a succeeded first payment activates a pending subscription; a failed renewal makes an active one past_due', () => {
-    expect(paymentTrigger({ status: 'succeeded', billing_reason: 'subscription_create' }, { status: 'pending' })).toBe('payment_succeeded');
-    expect(paymentTrigger({ status: 'failed', billing_reason: 'renewal' }, { status: 'active' })).toBe('payment_failed');
+    expect(paymentTrigger({ status: 'succeeded', billing_reason: 'subscription_create' }, { status: 'pending' })).toBe(
+      'payment_succeeded',
+    );
+    expect(paymentTrigger({ status: 'failed', billing_reason: 'renewal' }, { status: 'active' })).toBe(
+      'payment_failed',
+    );
   });
 
   it('moves nothing for a manual payment, a first payment of a live subscription or a failed first payment', () => {
     expect(paymentTrigger({ status: 'succeeded', billing_reason: 'manual' }, { status: 'active' })).toBeNull();
-    expect(paymentTrigger({ status: 'succeeded', billing_reason: 'subscription_create' }, { status: 'active' })).toBeNull();
-    expect(paymentTrigger({ status: 'failed', billing_reason: 'subscription_create' }, { status: 'pending' })).toBeNull();
+    expect(
+      paymentTrigger({ status: 'succeeded', billing_reason: 'subscription_create' }, { status: 'active' }),
+    ).toBeNull();
+    expect(
+      paymentTrigger({ status: 'failed', billing_reason: 'subscription_create' }, { status: 'pending' }),
+    ).toBeNull();
   });
 });
 
@@ -34,7 +42,9 @@ describe('decideSettlement', () => {
   });
 
   it('refuses a payment that is not pending: CONFLICT naming its status', () => {
-    const error = thrownProblem(() => decideSettlement(payment({ status: 'succeeded' }), { status: 'active' }, 'failed', NOW));
+    const error = thrownProblem(() =>
+      decideSettlement(payment({ status: 'succeeded' }), { status: 'active' }, 'failed', NOW),
+    );
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain('is succeeded: only a pending payment can be settled');
   });
@@ -53,7 +63,11 @@ describe('refundAmount', () => {
 
 describe('reservedAmount (refunds in flight)', () => {
   const hour = 3_600_000;
-  const item = { pk: 'p', sk: 's', refund_reservations: { a: { amount: 300, reserved_at_ms: 0 }, b: { amount: 200, reserved_at_ms: 20 * hour } } };
+  const item = {
+    pk: 'p',
+    sk: 's',
+    refund_reservations: { a: { amount: 300, reserved_at_ms: 0 }, b: { amount: 200, reserved_at_ms: 20 * hour } },
+  };
   it('sums live reservations, leaves out the caller’s own and those older than 24 hours', () => {
     expect(reservedAmount(item, hour)).toBe(500);
     expect(reservedAmount(item, hour, 'a')).toBe(200);

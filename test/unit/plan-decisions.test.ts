@@ -19,7 +19,17 @@ const plan: Plan = {
   trial_days: 0,
   status: 'active',
   price_version: 1,
-  price_history: [{ version: 1, amount: 500, currency: 'USD', interval: 'month', interval_count: 1, access_days: null, effective_from: at }],
+  price_history: [
+    {
+      version: 1,
+      amount: 500,
+      currency: 'USD',
+      interval: 'month',
+      interval_count: 1,
+      access_days: null,
+      effective_from: at,
+    },
+  ],
   sync_status: 'not_synced',
   payment_provider: null,
   provider_product_id: null,
@@ -29,7 +39,8 @@ const plan: Plan = {
   created_at: at,
   updated_at: at,
 };
-const project = (status: 'active' | 'archived') => ({ id: 'project-1', status, payment_provider: null }) as unknown as Project;
+const project = (status: 'active' | 'archived') =>
+  ({ id: 'project-1', status, payment_provider: null }) as unknown as Project;
 
 describe('plan decisions (pure, DESIGN D16)', () => {
   it('adds a price version when live subscriptions hold the current price, and edits it in place without them', () => {
@@ -43,7 +54,9 @@ describe('plan decisions (pure, DESIGN D16)', () => {
     expect(versioned?.events).toEqual(['plan.updated']);
     const inPlace = decidePlanUpdate(plan, project('active'), 0, { amount: 700 }, later, noLive);
     expect(inPlace?.next.price_version).toBe(1);
-    expect(inPlace?.next.price_history).toEqual([expect.objectContaining({ version: 1, amount: 700, effective_from: later })]);
+    expect(inPlace?.next.price_history).toEqual([
+      expect.objectContaining({ version: 1, amount: 700, effective_from: later }),
+    ]);
     expect(inPlace?.condition).toBe(noLive);
   });
 
@@ -59,6 +72,11 @@ describe('plan decisions (pure, DESIGN D16)', () => {
 
   it('requires access_days of a one_time plan', () => {
     expect(() => resolveTerms({ interval: 'one_time' })).toThrow(/access_days/);
-    expect(resolveTerms({ interval: 'one_time', access_days: 30 })).toMatchObject({ interval: 'one_time', interval_count: 1, access_days: 30, trial_days: 0 });
+    expect(resolveTerms({ interval: 'one_time', access_days: 30 })).toMatchObject({
+      interval: 'one_time',
+      interval_count: 1,
+      access_days: 30,
+      trial_days: 0,
+    });
   });
 });

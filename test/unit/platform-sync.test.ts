@@ -4,7 +4,11 @@
  * should have now, not the call that failed.
  */
 import { describe, expect, it } from 'vitest';
-import { PLATFORM_SYNC_MAX_ATTEMPTS, platformErrorOf, platformRetryDelayMs } from '../../shared/domain/members/platform-retry.js';
+import {
+  PLATFORM_SYNC_MAX_ATTEMPTS,
+  platformErrorOf,
+  platformRetryDelayMs,
+} from '../../shared/domain/members/platform-retry.js';
 import type { MemberPlatformError, MemberStatus, PlatformAction } from '../../shared/domain/members/schema.js';
 import { reconciledAction } from '../../shared/domain/subscriptions/platform-sync.js';
 
@@ -12,18 +16,32 @@ const MINUTE = 60 * 1000;
 
 describe('backoff', () => {
   it('waits one minute, doubling up to six hours', () => {
-    expect(Array.from({ length: 12 }, (_, index) => platformRetryDelayMs(index + 1) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360, 360]);
+    expect(Array.from({ length: 12 }, (_, index) => platformRetryDelayMs(index + 1) / MINUTE)).toEqual([
+      1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360, 360,
+    ]);
   });
 
   it('records the next attempt until the last one, then none', () => {
     const at = Date.UTC(2026, 0, 1);
-    expect(platformErrorOf('ban', 'refused', at, 3)).toEqual({ action: 'ban', message: 'refused', at: '2026-01-01T00:00:00.000Z', attempts: 3, next_attempt_at: '2026-01-01T00:04:00.000Z' });
+    expect(platformErrorOf('ban', 'refused', at, 3)).toEqual({
+      action: 'ban',
+      message: 'refused',
+      at: '2026-01-01T00:00:00.000Z',
+      attempts: 3,
+      next_attempt_at: '2026-01-01T00:04:00.000Z',
+    });
     expect(platformErrorOf('ban', 'refused', at, PLATFORM_SYNC_MAX_ATTEMPTS).next_attempt_at).toBeNull();
   });
 });
 
 describe('what a retry reconciles to', () => {
-  const error = (action: PlatformAction): MemberPlatformError => ({ action, message: 'x', at: '2026-01-01T00:00:00.000Z', attempts: 1, next_attempt_at: null });
+  const error = (action: PlatformAction): MemberPlatformError => ({
+    action,
+    message: 'x',
+    at: '2026-01-01T00:00:00.000Z',
+    attempts: 1,
+    next_attempt_at: null,
+  });
   const member = (status: MemberStatus, failed: PlatformAction) => ({ status, platform_error: error(failed) });
   const active = [{ status: 'canceled' as const }, { status: 'active' as const }];
   const ended = [{ status: 'canceled' as const }];
@@ -39,7 +57,9 @@ describe('what a retry reconciles to', () => {
     expect(reconciledAction(member('joined', 'grant_access'), { status: 'active' }, ended)).toBe('revoke_access');
     // A failed unban: access again when a subscription grants it, else out of the chat (and unbanned).
     expect(reconciledAction(member('left', 'unban'), { status: 'active' }, active)).toBe('grant_access');
-    expect(reconciledAction(member('left', 'unban'), { status: 'active' }, [{ status: 'suspended' as const }])).toBe('revoke_access');
+    expect(reconciledAction(member('left', 'unban'), { status: 'active' }, [{ status: 'suspended' as const }])).toBe(
+      'revoke_access',
+    );
   });
 
   it('repeats a failed kick while the member is still kicked, and asks nothing for a member without a subscriber', () => {

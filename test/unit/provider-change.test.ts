@@ -32,7 +32,16 @@ const plan = (id: string, amount: number, extra: Partial<Plan> = {}) =>
 const gold = plan('00000000-0000-4000-8000-00000000000a', 900);
 const platinum = plan('00000000-0000-4000-8000-00000000000b', 1900);
 const billed = (status: Subscription['status'] = 'active'): Subscription => ({
-  ...newSubscription({ projectId: PROJECT, subscriberId: '00000000-0000-4000-8000-000000000002', plan: gold, source: 'provider', nowMs: NOW, startMs: NOW, trialEndMs: null, endsAtMs: null }),
+  ...newSubscription({
+    projectId: PROJECT,
+    subscriberId: '00000000-0000-4000-8000-000000000002',
+    plan: gold,
+    source: 'provider',
+    nowMs: NOW,
+    startMs: NOW,
+    trialEndMs: null,
+    endsAtMs: null,
+  }),
   payment_provider: 'stripe',
   status,
 });
@@ -55,12 +64,23 @@ describe('providerChangeOf', () => {
   });
 
   it('invoices an upgrade at once and changes a downgrade without proration', () => {
-    expect(providerChangeOf(billed(), { trigger: 'upgrade', newPlan: platinum })).toEqual({ kind: 'change_price', provider_price_id: 'price_1900', proration_behavior: 'always_invoice' });
-    expect(providerChangeOf(billed(), { trigger: 'downgrade', newPlan: gold })).toEqual({ kind: 'change_price', provider_price_id: 'price_900', proration_behavior: 'none' });
+    expect(providerChangeOf(billed(), { trigger: 'upgrade', newPlan: platinum })).toEqual({
+      kind: 'change_price',
+      provider_price_id: 'price_1900',
+      proration_behavior: 'always_invoice',
+    });
+    expect(providerChangeOf(billed(), { trigger: 'downgrade', newPlan: gold })).toEqual({
+      kind: 'change_price',
+      provider_price_id: 'price_900',
+      proration_behavior: 'none',
+    });
   });
 
   it('refuses a plan change to a plan not synced to the subscription’s provider, naming the sync', () => {
-    const manual = plan('00000000-0000-4000-8000-00000000000c', 1900, { payment_provider: 'manual', provider_price_id: 'manual_price' });
+    const manual = plan('00000000-0000-4000-8000-00000000000c', 1900, {
+      payment_provider: 'manual',
+      provider_price_id: 'manual_price',
+    });
     const error = thrownProblem(() => providerChangeOf(billed(), { trigger: 'upgrade', newPlan: manual }));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain(`POST /v1/plans/${manual.id}/sync`);
@@ -72,11 +92,29 @@ describe('stripeSubscriptionUpdate', () => {
   it('turns each change into the update parameters Stripe documents; cancel is not an update', () => {
     const metadata = (kind: string) => ({ subscription_id: id, last_change: kind });
     expect(stripeSubscriptionUpdate({ kind: 'cancel' }, id, null)).toBeNull();
-    expect(stripeSubscriptionUpdate({ kind: 'cancel_at_period_end' }, id, null)).toEqual({ cancel_at_period_end: true, metadata: metadata('cancel_at_period_end') });
-    expect(stripeSubscriptionUpdate({ kind: 'keep' }, id, null)).toEqual({ cancel_at_period_end: false, metadata: metadata('keep') });
-    expect(stripeSubscriptionUpdate({ kind: 'pause' }, id, null)).toEqual({ pause_collection: { behavior: 'void' }, metadata: metadata('pause') });
-    expect(stripeSubscriptionUpdate({ kind: 'resume_collection' }, id, null)).toEqual({ pause_collection: '', metadata: metadata('resume_collection') });
-    expect(stripeSubscriptionUpdate({ kind: 'change_price', provider_price_id: 'price_2', proration_behavior: 'none' }, id, 'si_1')).toEqual({
+    expect(stripeSubscriptionUpdate({ kind: 'cancel_at_period_end' }, id, null)).toEqual({
+      cancel_at_period_end: true,
+      metadata: metadata('cancel_at_period_end'),
+    });
+    expect(stripeSubscriptionUpdate({ kind: 'keep' }, id, null)).toEqual({
+      cancel_at_period_end: false,
+      metadata: metadata('keep'),
+    });
+    expect(stripeSubscriptionUpdate({ kind: 'pause' }, id, null)).toEqual({
+      pause_collection: { behavior: 'void' },
+      metadata: metadata('pause'),
+    });
+    expect(stripeSubscriptionUpdate({ kind: 'resume_collection' }, id, null)).toEqual({
+      pause_collection: '',
+      metadata: metadata('resume_collection'),
+    });
+    expect(
+      stripeSubscriptionUpdate(
+        { kind: 'change_price', provider_price_id: 'price_2', proration_behavior: 'none' },
+        id,
+        'si_1',
+      ),
+    ).toEqual({
       items: [{ id: 'si_1', price: 'price_2' }],
       proration_behavior: 'none',
       metadata: metadata('change_price'),

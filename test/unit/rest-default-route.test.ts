@@ -24,7 +24,10 @@ function event(method: string, path: string): APIGatewayProxyEventV2 {
     rawQueryString: '',
     headers: {},
     isBase64Encoded: false,
-    requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' }, requestId: 'req-1' },
+    requestContext: {
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
+      requestId: 'req-1',
+    },
   } as unknown as APIGatewayProxyEventV2;
 }
 

@@ -6,12 +6,21 @@
  * settings built from the environment: the value variable wins, else the secret's ARN, and a placeholder
  * (not `whsec_...`) is "no secret", logged once without the value.
  */
-import { GetSecretValueCommand, InternalServiceError, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  InternalServiceError,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SECRET_VALUE_MAX_AGE_MS, secretsManagerSecret } from '../../shared/aws/secrets-manager.js';
 import { manualClock } from '../../shared/clock.js';
-import { billingStripeWebhookSecretOf, integrationSettingsOf, stripeSigningSecretOnly } from '../../shared/integrations.js';
+import {
+  billingStripeWebhookSecretOf,
+  integrationSettingsOf,
+  stripeSigningSecretOnly,
+} from '../../shared/integrations.js';
 import { logger } from '../../shared/logger.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing-webhook-AbC123';
@@ -28,7 +37,8 @@ afterEach(() => {
 });
 
 const client = () => new SecretsManagerClient({ region: 'eu-west-1' });
-const notFound = () => new ResourceNotFoundException({ message: "Secrets Manager can't find the specified secret.", $metadata: {} });
+const notFound = () =>
+  new ResourceNotFoundException({ message: "Secrets Manager can't find the specified secret.", $metadata: {} });
 
 describe('secretsManagerSecret', () => {
   it('reads the secret once (GetSecretValue of its ARN) and answers from the cache after, concurrent first calls included', async () => {
@@ -44,7 +54,10 @@ describe('secretsManagerSecret', () => {
 
   it('reads again once the cached value is SECRET_VALUE_MAX_AGE_MS old, picking up a value put since', async () => {
     const clock = manualClock(1_000_000);
-    secretsManager.on(GetSecretValueCommand).resolvesOnce({ SecretString: 'generated-placeholder' }).resolves({ SecretString: SIGNING_SECRET });
+    secretsManager
+      .on(GetSecretValueCommand)
+      .resolvesOnce({ SecretString: 'generated-placeholder' })
+      .resolves({ SecretString: SIGNING_SECRET });
     const read = secretsManagerSecret(client(), SECRET_ARN, { clock });
 
     expect(await read()).toBe('generated-placeholder');
@@ -57,7 +70,12 @@ describe('secretsManagerSecret', () => {
   });
 
   it('answers undefined ("no secret") when the secret has no value, a blank one, or no current version; the absence is cached too', async () => {
-    for (const answer of [{}, { SecretString: '' }, { SecretString: '  \n' }, { SecretBinary: new Uint8Array([1, 2, 3]) }]) {
+    for (const answer of [
+      {},
+      { SecretString: '' },
+      { SecretString: '  \n' },
+      { SecretBinary: new Uint8Array([1, 2, 3]) },
+    ]) {
       secretsManager.reset();
       secretsManager.on(GetSecretValueCommand).resolves(answer);
       const read = secretsManagerSecret(client(), SECRET_ARN, { clock: manualClock(1_000_000) });
@@ -104,7 +122,10 @@ describe('stripeSigningSecretOnly', () => {
 
 describe('the billing hook’s signing secret from the environment', () => {
   it('is BILLING_STRIPE_WEBHOOK_SECRET when set (local), without asking Secrets Manager', async () => {
-    const settings = integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET: SIGNING_SECRET, BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN });
+    const settings = integrationSettingsOf({
+      BILLING_STRIPE_WEBHOOK_SECRET: SIGNING_SECRET,
+      BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN,
+    });
     expect(await billingStripeWebhookSecretOf({ integrations: settings })).toBe(SIGNING_SECRET);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(0);
   });
@@ -120,10 +141,18 @@ describe('the billing hook’s signing secret from the environment', () => {
 
     secretsManager.reset();
     secretsManager.on(GetSecretValueCommand).resolves({ SecretString: 'GeneratedPlaceholder0123456789ab' });
-    expect(await billingStripeWebhookSecretOf({ integrations: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN }) })).toBeUndefined();
+    expect(
+      await billingStripeWebhookSecretOf({
+        integrations: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN }),
+      }),
+    ).toBeUndefined();
     secretsManager.reset();
     secretsManager.on(GetSecretValueCommand).rejects(notFound());
-    expect(await billingStripeWebhookSecretOf({ integrations: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN }) })).toBeUndefined();
+    expect(
+      await billingStripeWebhookSecretOf({
+        integrations: integrationSettingsOf({ BILLING_STRIPE_WEBHOOK_SECRET_ARN: SECRET_ARN }),
+      }),
+    ).toBeUndefined();
   });
 
   it('is none when neither variable is set', async () => {

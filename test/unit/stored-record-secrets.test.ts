@@ -35,7 +35,10 @@ describe('stored records parsed on read (DESIGN D14): errors name the item, neve
   });
 
   it('leaves out an owner ability the catalogue no longer has, so the endpoint still delivers', () => {
-    const endpoint = parseStoredWebhookEndpoint({ ...endpointItem, owner_abilities: ['project:view', 'project:retired-ability'] });
+    const endpoint = parseStoredWebhookEndpoint({
+      ...endpointItem,
+      owner_abilities: ['project:view', 'project:retired-ability'],
+    });
     expect(endpoint.owner_abilities).toEqual(['project:view']);
   });
 
@@ -58,13 +61,27 @@ describe('stored records parsed on read (DESIGN D14): errors name the item, neve
   });
 
   it('refuses an invitation whose expiry is not a number without showing its secret hash', () => {
-    const item = { pk: 'INVITATION#i1', sk: 'INVITATION', id: 'i1', team_id: 't1', member_id: '0b7f3a2e-6a53-4f6e-9d2e-2f0c1f6f2b11', secret_sha256: HASH, expires_at_ms: 'later' };
+    const item = {
+      pk: 'INVITATION#i1',
+      sk: 'INVITATION',
+      id: 'i1',
+      team_id: 't1',
+      member_id: '0b7f3a2e-6a53-4f6e-9d2e-2f0c1f6f2b11',
+      secret_sha256: HASH,
+      expires_at_ms: 'later',
+    };
     expect(() => parseStoredTeamInvitation(item)).toThrow(StoredRecordError);
     expect(() => parseStoredTeamInvitation(item)).not.toThrow(HASH);
   });
 
   it('refuses a WebAuthn challenge of an unknown purpose without showing the challenge', () => {
-    const item = { pk: 'WEBAUTHN_CHALLENGE#c1', sk: 'WEBAUTHN_CHALLENGE', challenge: 'challenge-bytes-xyz', purpose: 'other', expires_at_ms: 1 };
+    const item = {
+      pk: 'WEBAUTHN_CHALLENGE#c1',
+      sk: 'WEBAUTHN_CHALLENGE',
+      challenge: 'challenge-bytes-xyz',
+      purpose: 'other',
+      expires_at_ms: 1,
+    };
     expect(() => parseStoredWebauthnChallenge(item)).toThrow(/purpose/);
     expect(() => parseStoredWebauthnChallenge(item)).not.toThrow('challenge-bytes-xyz');
   });

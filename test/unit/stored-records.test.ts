@@ -53,12 +53,20 @@ describe('stored records parsed on read', () => {
   it('names a key built from a hash only as the caller describes it', () => {
     const schema = z.object({ subscription_id: z.string() });
     const item = { pk: `WELCOME_LINK#${'ab'.repeat(32)}`, sk: 'WELCOME_LINK', subscription_id: 7 };
-    expect(() => parseItem('welcome_link', schema, item, () => 'WELCOME_LINK#(hash withheld)')).toThrow(/welcome_link WELCOME_LINK#\(hash withheld\)/);
+    expect(() => parseItem('welcome_link', schema, item, () => 'WELCOME_LINK#(hash withheld)')).toThrow(
+      /welcome_link WELCOME_LINK#\(hash withheld\)/,
+    );
     expect(() => parseItem('welcome_link', schema, item, () => 'WELCOME_LINK#(hash withheld)')).not.toThrow(/abab/);
   });
 
   it('parses a team stored before updated_at existed and never deleted (both attributes absent)', () => {
-    const team = parseStoredTeam({ pk: `TEAM#${teamId}`, sk: 'TEAM', id: teamId, name: 'Team', created_at: '2026-11-27T07:00:00.000Z' });
+    const team = parseStoredTeam({
+      pk: `TEAM#${teamId}`,
+      sk: 'TEAM',
+      id: teamId,
+      name: 'Team',
+      created_at: '2026-11-27T07:00:00.000Z',
+    });
     expect(team).toEqual({ id: teamId, name: 'Team', created_at: '2026-11-27T07:00:00.000Z' });
   });
 
@@ -66,7 +74,8 @@ describe('stored records parsed on read', () => {
     const key = { pk: `TEAM#${teamId}`, sk: 'PLAN#p' };
     expect(revisionOf('plan', { ...key, revision: 7 })).toBe(7);
     expect(revisionOf('plan', key)).toBe(0);
-    for (const revision of ['7', 1.5, -1]) expect(() => revisionOf('plan', { ...key, revision })).toThrow(StoredRecordError);
+    for (const revision of ['7', 1.5, -1])
+      expect(() => revisionOf('plan', { ...key, revision })).toThrow(StoredRecordError);
     expect(() => revisionOf('plan', { ...key, revision: '7' })).toThrow(/plan TEAM#.* \/ PLAN#p .*revision/);
   });
 
@@ -76,7 +85,10 @@ describe('stored records parsed on read', () => {
     const revocation = { resource: { kind: 'channel', platform_resource_id: '-100123' }, url };
     expect(pendingRevocationsOf({ ...key, invite_link_revocations: [revocation] })).toEqual([revocation]);
     expect(pendingRevocationsOf(key)).toEqual([]);
-    const broken = { ...key, invite_link_revocations: [{ resource: { kind: 'nothing', platform_resource_id: 5 }, url }] };
+    const broken = {
+      ...key,
+      invite_link_revocations: [{ resource: { kind: 'nothing', platform_resource_id: 5 }, url }],
+    };
     expect(() => pendingRevocationsOf(broken)).toThrow(StoredRecordError);
     expect(() => pendingRevocationsOf(broken)).not.toThrow(/secretInviteLink|-100123/);
   });

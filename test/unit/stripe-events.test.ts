@@ -10,14 +10,20 @@ import type { Plan } from '../../shared/domain/plans/schema.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
 import { stripeSubscription } from '../support/stripe.js';
 
-const plan = (id: string, amount: number) => ({ id, amount, interval: 'month', interval_count: 1, access_days: null }) as unknown as Plan;
+const plan = (id: string, amount: number) =>
+  ({ id, amount, interval: 'month', interval_count: 1, access_days: null }) as unknown as Plan;
 const gold = plan('00000000-0000-4000-8000-00000000000a', 900);
 const platinum = plan('00000000-0000-4000-8000-00000000000b', 1900);
 const bronze = plan('00000000-0000-4000-8000-00000000000c', 300);
 const ours = (status: Subscription['status']) => ({ status, plan_id: gold.id }) as Subscription;
-const theirs = (state: Omit<Parameters<typeof stripeSubscription>[0], 'id'>) => stripeSubscription({ id: 'sub_1', ...state }) as Stripe.Subscription;
-const decide = (state: Omit<Parameters<typeof stripeSubscription>[0], 'id'>, status: Subscription['status'], target: Plan | null = null, deleted = false) =>
-  stripeSubscriptionDecision(theirs(state), deleted, ours(status), gold, target);
+const theirs = (state: Omit<Parameters<typeof stripeSubscription>[0], 'id'>) =>
+  stripeSubscription({ id: 'sub_1', ...state }) as Stripe.Subscription;
+const decide = (
+  state: Omit<Parameters<typeof stripeSubscription>[0], 'id'>,
+  status: Subscription['status'],
+  target: Plan | null = null,
+  deleted = false,
+) => stripeSubscriptionDecision(theirs(state), deleted, ours(status), gold, target);
 
 describe('stripeSubscriptionDecision', () => {
   it('maps Stripe statuses, cancel at period end, pause collection and price changes to one D15 trigger', () => {
@@ -48,6 +54,7 @@ describe('billingReasonOf', () => {
   it('keeps subscription_create and manual; every other Stripe reason is a renewal', () => {
     expect(billingReasonOf('subscription_create')).toBe('subscription_create');
     expect(billingReasonOf('manual')).toBe('manual');
-    for (const reason of ['subscription_cycle', 'subscription_update', 'subscription_threshold', null] as const) expect(billingReasonOf(reason)).toBe('renewal');
+    for (const reason of ['subscription_cycle', 'subscription_update', 'subscription_threshold', null] as const)
+      expect(billingReasonOf(reason)).toBe('renewal');
   });
 });

@@ -25,7 +25,11 @@ describe('decideSubscriberUpdate (pure, DESIGN D17)', () => {
 
   it('changes contact data without moving the platform user, and clears a field with null', () => {
     const change = decideSubscriberUpdate(subscriber, contact, { email: null, phone: '+15550100' });
-    expect(change).toEqual({ next: subscriber, nextContact: { email: null, phone: '+15550100' }, platformChanged: false });
+    expect(change).toEqual({
+      next: subscriber,
+      nextContact: { email: null, phone: '+15550100' },
+      platformChanged: false,
+    });
   });
 
   it('reports a moved platform user id', () => {

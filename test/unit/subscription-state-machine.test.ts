@@ -21,7 +21,9 @@ import {
   type SubscriptionTrigger,
 } from '../../shared/domain/subscriptions/state-machine.js';
 
-const pairs = SUBSCRIPTION_STATUS_VALUES.flatMap((status) => SUBSCRIPTION_TRIGGERS.map((trigger) => [status, trigger] as [SubscriptionStatus, SubscriptionTrigger]));
+const pairs = SUBSCRIPTION_STATUS_VALUES.flatMap((status) =>
+  SUBSCRIPTION_TRIGGERS.map((trigger) => [status, trigger] as [SubscriptionStatus, SubscriptionTrigger]),
+);
 
 describe('subscription state machine (D15)', () => {
   it('covers the 13 statuses and 18 triggers (234 pairs)', () => {
@@ -31,50 +33,66 @@ describe('subscription state machine (D15)', () => {
 
   it('has exactly one rule per allowed (status, trigger) pair', () => {
     for (const [status, trigger] of pairs) {
-      expect(TRANSITION_TABLE.filter((rule) => rule.trigger === trigger && rule.from.includes(status)).length, `${status} × ${trigger}`).toBeLessThanOrEqual(1);
+      expect(
+        TRANSITION_TABLE.filter((rule) => rule.trigger === trigger && rule.from.includes(status)).length,
+        `${status} × ${trigger}`,
+      ).toBeLessThanOrEqual(1);
     }
   });
 
-  it.each(pairs)('%s × %s: moves as the table says, or is CONFLICT naming the status and the allowed triggers', (status, trigger) => {
-    const rule = ruleFor(status, trigger);
-    if (rule) {
-      for (const inTrial of [false, true]) {
-        const result = transition(status, trigger, { inTrial });
-        const expected = rule.to === 'unchanged' ? status : rule.to === 'trialing_or_active' ? (inTrial ? 'trialing' : 'active') : rule.to;
-        expect(result).toEqual({ from: status, to: expected, event: rule.event });
-        expect(rule.event.startsWith('subscription.')).toBe(true);
+  it.each(pairs)(
+    '%s × %s: moves as the table says, or is CONFLICT naming the status and the allowed triggers',
+    (status, trigger) => {
+      const rule = ruleFor(status, trigger);
+      if (rule) {
+        for (const inTrial of [false, true]) {
+          const result = transition(status, trigger, { inTrial });
+          const expected =
+            rule.to === 'unchanged'
+              ? status
+              : rule.to === 'trialing_or_active'
+                ? inTrial
+                  ? 'trialing'
+                  : 'active'
+                : rule.to;
+          expect(result).toEqual({ from: status, to: expected, event: rule.event });
+          expect(rule.event.startsWith('subscription.')).toBe(true);
+        }
+        expect(SUBSCRIPTION_TERMINAL[status]).toBe(false);
+      } else {
+        let thrown: unknown;
+        try {
+          transition(status, trigger);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(ProblemError);
+        const problem = thrown as ProblemError;
+        expect(problem.code).toBe('CONFLICT');
+        expect(problem.message).toContain(`is ${status}`);
+        expect(problem.message).toContain(trigger);
+        const allowed = allowedTriggers(status);
+        if (allowed.length === 0) expect(problem.message).toContain('allows no action');
+        for (const other of allowed) expect(problem.message).toContain(other);
       }
-      expect(SUBSCRIPTION_TERMINAL[status]).toBe(false);
-    } else {
-      let thrown: unknown;
-      try {
-        transition(status, trigger);
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(ProblemError);
-      const problem = thrown as ProblemError;
-      expect(problem.code).toBe('CONFLICT');
-      expect(problem.message).toContain(`is ${status}`);
-      expect(problem.message).toContain(trigger);
-      const allowed = allowedTriggers(status);
-      if (allowed.length === 0) expect(problem.message).toContain('allows no action');
-      for (const other of allowed) expect(problem.message).toContain(other);
-    }
-  });
+    },
+  );
 
   it('names only catalogue events, and every subscription.* transition event but created is reachable', () => {
     const names = new Set(WEBHOOK_EVENTS.map((event) => event.name));
     for (const rule of TRANSITION_TABLE) expect(names.has(rule.event), rule.event).toBe(true);
     const reachable = new Set(TRANSITION_TABLE.map((rule) => rule.event));
-    const family = WEBHOOK_EVENTS.filter((event) => event.name.startsWith('subscription.') && event.name !== 'subscription.created').map((event) => event.name);
+    const family = WEBHOOK_EVENTS.filter(
+      (event) => event.name.startsWith('subscription.') && event.name !== 'subscription.created',
+    ).map((event) => event.name);
     expect([...reachable].sort()).toEqual([...family].sort());
   });
 
   it('terminal statuses allow nothing; every non-terminal one can be canceled now', () => {
     for (const status of SUBSCRIPTION_STATUS_VALUES) {
       if (SUBSCRIPTION_TERMINAL[status]) expect(allowedTriggers(status)).toEqual([]);
-      else expect(transition(status, 'cancel')).toEqual({ from: status, to: 'canceled', event: 'subscription.canceled' });
+      else
+        expect(transition(status, 'cancel')).toEqual({ from: status, to: 'canceled', event: 'subscription.canceled' });
     }
     expect(NON_TERMINAL_STATUSES).toHaveLength(10);
   });

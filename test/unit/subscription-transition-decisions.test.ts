@@ -7,19 +7,44 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/domain/plans/schema.js';
 import { newSubscription } from '../../shared/domain/subscriptions/creation.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
-import { accessSetChange, decidePlanChange, decideTransition } from '../../shared/domain/subscriptions/transition-decisions.js';
+import {
+  accessSetChange,
+  decidePlanChange,
+  decideTransition,
+} from '../../shared/domain/subscriptions/transition-decisions.js';
 import { thrownProblem } from '../support/problems.js';
 
 const PROJECT = '00000000-0000-4000-8000-000000000001';
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const plan = (id: string, amount: number, extra: Partial<Plan> = {}) =>
-  ({ id, project_id: PROJECT, status: 'active', currency: 'eur', amount, interval: 'month', interval_count: 1, access_days: null, trial_days: 0, price_version: 1, ...extra }) as Plan;
+  ({
+    id,
+    project_id: PROJECT,
+    status: 'active',
+    currency: 'eur',
+    amount,
+    interval: 'month',
+    interval_count: 1,
+    access_days: null,
+    trial_days: 0,
+    price_version: 1,
+    ...extra,
+  }) as Plan;
 const gold = plan('00000000-0000-4000-8000-00000000000a', 900);
 const platinum = plan('00000000-0000-4000-8000-00000000000b', 1900);
 const bronze = plan('00000000-0000-4000-8000-00000000000c', 300);
 
 const active = (): Subscription =>
-  newSubscription({ projectId: PROJECT, subscriberId: '00000000-0000-4000-8000-000000000002', plan: gold, source: 'creator_grant', nowMs: NOW, startMs: NOW, trialEndMs: null, endsAtMs: null });
+  newSubscription({
+    projectId: PROJECT,
+    subscriberId: '00000000-0000-4000-8000-000000000002',
+    plan: gold,
+    source: 'creator_grant',
+    nowMs: NOW,
+    startMs: NOW,
+    trialEndMs: null,
+    endsAtMs: null,
+  });
 const inStatus = (status: Subscription['status']): Subscription => ({ ...active(), status, has_access: false });
 
 describe('decideTransition', () => {
@@ -43,7 +68,11 @@ describe('decideTransition', () => {
   it('takes effect at the last change when the clock applies a transition due before it (times never go backwards)', () => {
     const DAY = 86_400_000;
     // A term due to end on day 10, applied on day 40 to a subscription changed (unsuspended) on day 38.
-    const changed: Subscription = { ...active(), updated_at: new Date(NOW + 38 * DAY).toISOString(), status_changed_at: new Date(NOW + 38 * DAY).toISOString() };
+    const changed: Subscription = {
+      ...active(),
+      updated_at: new Date(NOW + 38 * DAY).toISOString(),
+      status_changed_at: new Date(NOW + 38 * DAY).toISOString(),
+    };
     const late = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 10 * DAY);
     expect(late.next.status).toBe('expired');
     expect(late.next.status_changed_at).toBe(changed.updated_at);
@@ -76,8 +105,12 @@ describe('decidePlanChange', () => {
 
   it('refuses the plan it is already on, an inactive plan, another currency and a status without plan changes', () => {
     expect(thrownProblem(() => decidePlanChange(active(), gold, gold)).code).toBe('CONFLICT');
-    expect(thrownProblem(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { status: 'inactive' }))).code).toBe('CONFLICT');
-    expect(thrownProblem(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { currency: 'usd' }))).code).toBe('VALIDATION_FAILED');
+    expect(
+      thrownProblem(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { status: 'inactive' }))).code,
+    ).toBe('CONFLICT');
+    expect(
+      thrownProblem(() => decidePlanChange(active(), gold, plan(platinum.id, 1900, { currency: 'usd' }))).code,
+    ).toBe('VALIDATION_FAILED');
     const refused = thrownProblem(() => decidePlanChange(inStatus('paused'), gold, platinum));
     expect(refused.code).toBe('CONFLICT');
     expect(refused.message).toContain('The subscription is paused: upgrade is not allowed');
@@ -90,6 +123,9 @@ describe('accessSetChange', () => {
     expect(accessSetChange(null, subscription).add.granting).toEqual([subscription.id]);
     const canceled = decideTransition(subscription, gold, { trigger: 'cancel' }, NOW).next;
     expect(accessSetChange(subscription, canceled).delete.granting).toEqual([subscription.id]);
-    expect(accessSetChange(subscription, { ...subscription })).toEqual({ add: { granting: [], paid: [] }, delete: { granting: [], paid: [] } });
+    expect(accessSetChange(subscription, { ...subscription })).toEqual({
+      add: { granting: [], paid: [] },
+      delete: { granting: [], paid: [] },
+    });
   });
 });

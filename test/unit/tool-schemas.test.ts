@@ -16,7 +16,8 @@ function strictWarnings(node: unknown, path = '$'): string[] {
   const own: string[] = [];
   if (Array.isArray(schema.type)) own.push(`${path}.type`);
   const extra = schema.additionalProperties;
-  if (extra && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0) own.push(`${path}.additionalProperties`);
+  if (extra && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0)
+    own.push(`${path}.additionalProperties`);
   return [...own, ...Object.entries(schema).flatMap(([key, value]) => strictWarnings(value, `${path}.${key}`))];
 }
 
@@ -70,7 +71,15 @@ describe('published tool schemas (MCP Inspector --strict)', () => {
     const values = [
       ...SAMPLES,
       { name: 'n', description: null, status: null },
-      { name: 'n', description: 'short', status: 'a', count: 3, tags: ['x', null], metadata: { k: 1 }, extra: { any: true } },
+      {
+        name: 'n',
+        description: 'short',
+        status: 'a',
+        count: 3,
+        tags: ['x', null],
+        metadata: { k: 1 },
+        extra: { any: true },
+      },
       { name: 'n', description: 'far too long text', status: 'a' },
       { name: 'n', description: null, status: 'c' },
       { name: 'n', description: null, status: null, count: 1.5 },
@@ -81,9 +90,18 @@ describe('published tool schemas (MCP Inspector --strict)', () => {
   });
 
   it('keeps enum and const beside the split branches, and an existing anyOf beside them under allOf', () => {
-    const schema = { type: ['string', 'null'], enum: ['x', null], anyOf: [{ maxLength: 1 }, { type: 'null' }], description: 'kept' };
+    const schema = {
+      type: ['string', 'null'],
+      enum: ['x', null],
+      anyOf: [{ maxLength: 1 }, { type: 'null' }],
+      description: 'kept',
+    };
     const rewritten = strictClientSchema(schema) as Record<string, unknown>;
-    expect(rewritten).toEqual({ enum: ['x', null], description: 'kept', allOf: [{ anyOf: [{ maxLength: 1 }, { type: 'null' }] }, { anyOf: [{ type: 'string' }, { type: 'null' }] }] });
+    expect(rewritten).toEqual({
+      enum: ['x', null],
+      description: 'kept',
+      allOf: [{ anyOf: [{ maxLength: 1 }, { type: 'null' }] }, { anyOf: [{ type: 'string' }, { type: 'null' }] }],
+    });
     const ajv = new Ajv2020({ strict: false });
     const before = ajv.compile(schema);
     const after = ajv.compile(rewritten);

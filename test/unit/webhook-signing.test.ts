@@ -5,8 +5,20 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { computeSignature, computeStandardSignature, generateWebhookSecret, signatureHeader, standardSignatureHeader } from '../../shared/domain/webhook-deliveries/signing.js';
-import { createMemorySeenStore, verifyWebhook, WebhookVerificationError, type VerifyWebhookInput, type WebhookVerificationReason } from '../../shared/domain/webhook-deliveries/verify.js';
+import {
+  computeSignature,
+  computeStandardSignature,
+  generateWebhookSecret,
+  signatureHeader,
+  standardSignatureHeader,
+} from '../../shared/domain/webhook-deliveries/signing.js';
+import {
+  createMemorySeenStore,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookInput,
+  type WebhookVerificationReason,
+} from '../../shared/domain/webhook-deliveries/verify.js';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4c2hsDu2iqs=';
 const now = 1_777_600_000;
@@ -52,7 +64,9 @@ describe('signing', () => {
     expect(computeSignature(secret, now, rawBody)).toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
     // A fixed vector guards against accidental key or message changes (e.g. decoding the base64 part).
-    expect(computeSignature('whsec_test', 1700000000, '{"a":1}')).toBe(createHmac('sha256', 'whsec_test').update('1700000000.{"a":1}').digest('hex'));
+    expect(computeSignature('whsec_test', 1700000000, '{"a":1}')).toBe(
+      createHmac('sha256', 'whsec_test').update('1700000000.{"a":1}').digest('hex'),
+    );
   });
 
   it('formats the header as t=<ts>,v1=<hex> and adds v0 with the previous secret', () => {
@@ -61,7 +75,9 @@ describe('signing', () => {
     expect(single).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     const old = generateWebhookSecret();
     const dual = signatureHeader({ secret, previousSecret: old, timestampSeconds: now, rawBody });
-    expect(dual).toBe(`t=${now},v1=${computeSignature(secret, now, rawBody)},v0=${computeSignature(old, now, rawBody)}`);
+    expect(dual).toBe(
+      `t=${now},v1=${computeSignature(secret, now, rawBody)},v0=${computeSignature(old, now, rawBody)}`,
+    );
   });
 
   it('rejects millisecond or fractional timestamps', () => {
@@ -103,7 +119,9 @@ describe('verifyWebhook', () => {
     // A receiver still configured with the old secret matches v0.
     await expect(verifyWebhook(signedInput({ signature: dual, secret: old }))).resolves.toMatchObject({ id: event.id });
     // And one already on the new secret matches v1.
-    await expect(verifyWebhook(signedInput({ signature: dual, secret: 'whsec_new' }))).resolves.toMatchObject({ id: event.id });
+    await expect(verifyWebhook(signedInput({ signature: dual, secret: 'whsec_new' }))).resolves.toMatchObject({
+      id: event.id,
+    });
     const v0Only = `t=${now},v0=${computeSignature(old, now, rawBody)}`;
     await expect(verifyWebhook(signedInput({ signature: v0Only, secret: old }))).resolves.toBeTruthy();
   });
@@ -118,24 +136,38 @@ describe('verifyWebhook', () => {
       await expect(verifyWebhook(signedInput({ nowSeconds: now + offset }))).resolves.toBeTruthy();
     }
     for (const offset of [-301, 301, 86_400]) {
-      expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + offset })))).toBe('timestamp_outside_tolerance');
+      expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + offset })))).toBe(
+        'timestamp_outside_tolerance',
+      );
     }
     // A custom tolerance.
-    expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + 61, toleranceSeconds: 60 })))).toBe('timestamp_outside_tolerance');
+    expect(await reasonOf(verifyWebhook(signedInput({ nowSeconds: now + 61, toleranceSeconds: 60 })))).toBe(
+      'timestamp_outside_tolerance',
+    );
   });
 
   it('rejects a tampered body, a wrong secret and a re-signed timestamp', async () => {
-    expect(await reasonOf(verifyWebhook(signedInput({ rawBody: rawBody.replace('s1', 's2') })))).toBe('signature_mismatch');
+    expect(await reasonOf(verifyWebhook(signedInput({ rawBody: rawBody.replace('s1', 's2') })))).toBe(
+      'signature_mismatch',
+    );
     expect(await reasonOf(verifyWebhook(signedInput({ secret: 'whsec_other' })))).toBe('signature_mismatch');
     const sig = computeSignature(secret, now, rawBody);
-    expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now + 1},v1=${sig}` })))).toBe('signature_mismatch');
-    expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now},v1=${sig.slice(0, 63)}` })))).toBe('signature_mismatch');
+    expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now + 1},v1=${sig}` })))).toBe(
+      'signature_mismatch',
+    );
+    expect(await reasonOf(verifyWebhook(signedInput({ signature: `t=${now},v1=${sig.slice(0, 63)}` })))).toBe(
+      'signature_mismatch',
+    );
   });
 
   it('reports missing and malformed headers', async () => {
     const input = signedInput();
-    expect(await reasonOf(verifyWebhook({ ...input, headers: { 'svc-event-id': event.id, 'svc-event-name': event.type } }))).toBe('missing_header');
-    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': undefined } }))).toBe('missing_header');
+    expect(
+      await reasonOf(verifyWebhook({ ...input, headers: { 'svc-event-id': event.id, 'svc-event-name': event.type } })),
+    ).toBe('missing_header');
+    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': undefined } }))).toBe(
+      'missing_header',
+    );
     for (const bad of ['v1=abc', `t=abc,v1=${'0'.repeat(64)}`, `t=${now}`, 'garbage', `t=${now},t=${now + 1},v1=00`]) {
       expect(await reasonOf(verifyWebhook(signedInput({ signature: bad }))), bad).toBe('malformed_header');
     }
@@ -143,15 +175,23 @@ describe('verifyWebhook', () => {
 
   it('rejects SVC-Event-Id / SVC-Event-Name that differ from the body', async () => {
     const input = signedInput();
-    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': 'evt_other' } }))).toBe('header_mismatch');
-    expect(await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-name': 'payment.failed' } }))).toBe('header_mismatch');
+    expect(
+      await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-id': 'evt_other' } })),
+    ).toBe('header_mismatch');
+    expect(
+      await reasonOf(verifyWebhook({ ...input, headers: { ...input.headers, 'svc-event-name': 'payment.failed' } })),
+    ).toBe('header_mismatch');
   });
 
   it('rejects an authentic body that is not an envelope', async () => {
     const body = '[1,2,3]';
     const input: VerifyWebhookInput = {
       rawBody: body,
-      headers: { 'svc-signature': signatureHeader({ secret, timestampSeconds: now, rawBody: body }), 'svc-event-id': 'x', 'svc-event-name': 'y' },
+      headers: {
+        'svc-signature': signatureHeader({ secret, timestampSeconds: now, rawBody: body }),
+        'svc-event-id': 'x',
+        'svc-event-name': 'y',
+      },
       secret,
       nowSeconds: now,
     };
@@ -162,7 +202,10 @@ describe('verifyWebhook', () => {
     let clock = now;
     const seen = createMemorySeenStore(() => clock);
     const ttls: number[] = [];
-    const spy = { has: (id: string) => seen.has(id), add: (id: string, ttl: number) => (ttls.push(ttl), seen.add(id, ttl)) };
+    const spy = {
+      has: (id: string) => seen.has(id),
+      add: (id: string, ttl: number) => (ttls.push(ttl), seen.add(id, ttl)),
+    };
     await expect(verifyWebhook(signedInput({ seen: spy }))).resolves.toBeTruthy();
     expect(ttls).toEqual([86_400]);
     expect(await reasonOf(verifyWebhook(signedInput({ seen: spy })))).toBe('duplicate_event');
@@ -212,9 +255,20 @@ describe('Standard Webhooks signatures (DESIGN D29)', () => {
 
   it('signs with the previous secret too during a dual-signing window, space-separated', () => {
     const previous = generateWebhookSecret();
-    const header = standardSignatureHeader({ secret, previousSecret: previous, timestampSeconds: now, rawBody, id: event.id });
-    expect(header.split(' ')).toEqual([`v1,${computeStandardSignature(secret, event.id, now, rawBody)}`, `v1,${computeStandardSignature(previous, event.id, now, rawBody)}`]);
-    expect(standardSignatureHeader({ secret, timestampSeconds: now, rawBody, id: event.id }).split(' ')).toHaveLength(1);
+    const header = standardSignatureHeader({
+      secret,
+      previousSecret: previous,
+      timestampSeconds: now,
+      rawBody,
+      id: event.id,
+    });
+    expect(header.split(' ')).toEqual([
+      `v1,${computeStandardSignature(secret, event.id, now, rawBody)}`,
+      `v1,${computeStandardSignature(previous, event.id, now, rawBody)}`,
+    ]);
+    expect(standardSignatureHeader({ secret, timestampSeconds: now, rawBody, id: event.id }).split(' ')).toHaveLength(
+      1,
+    );
   });
 
   it('refuses a millisecond timestamp', () => {

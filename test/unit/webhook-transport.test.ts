@@ -11,8 +11,16 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCertificateAuthority, issueServerCertificate, type CertificateAuthority, type ServerCertificate } from '../../bin/certificates.js';
-import { createHttpsTransport, retryAfterOf } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
+import {
+  createCertificateAuthority,
+  issueServerCertificate,
+  type CertificateAuthority,
+  type ServerCertificate,
+} from '../../bin/certificates.js';
+import {
+  createHttpsTransport,
+  retryAfterOf,
+} from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import type { WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { extraCaFromEnvironment } from '../../shared/domain/webhook-deliveries/transport/trust.js';
 
@@ -59,7 +67,10 @@ beforeAll(async () => {
   ]);
 });
 
-async function startServer(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void, options: { cert?: ServerCertificate; tls?: https.ServerOptions } = {}): Promise<TestServer> {
+async function startServer(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+  options: { cert?: ServerCertificate; tls?: https.ServerOptions } = {},
+): Promise<TestServer> {
   const cert = options.cert ?? goodCert;
   const state: TestServer = { port: 0, seen: [], connections: 0 };
   const server = https.createServer({ key: cert.keyPem, cert: cert.certPem, ...options.tls }, (req, res) => {
@@ -111,7 +122,14 @@ describe('createHttpsTransport', () => {
   it('delivers to a 2xx receiver with the exact body and headers', async () => {
     const server = await startServer((_req, res) => res.writeHead(204).end());
     const result = await transport().send({ url: `https://127.0.0.1:${server.port}/hooks?x=1`, headers, body });
-    expect(result).toMatchObject({ ok: true, status: 204, failure_kind: null, failure_message: null, response_body: '', remote_address: '127.0.0.1' });
+    expect(result).toMatchObject({
+      ok: true,
+      status: 204,
+      failure_kind: null,
+      failure_message: null,
+      response_body: '',
+      remote_address: '127.0.0.1',
+    });
     expect(result.duration_ms).toBeGreaterThanOrEqual(0);
     expect(server.seen).toHaveLength(1);
     const seen = server.seen[0];
@@ -159,7 +177,12 @@ describe('createHttpsTransport', () => {
       else res.end('should not be reached');
     });
     const result = await transport().send({ url: `https://127.0.0.1:${server.port}/moved`, headers, body });
-    expect(result).toMatchObject({ ok: false, status: 302, failure_kind: 'http_status', response_body: 'see elsewhere' });
+    expect(result).toMatchObject({
+      ok: false,
+      status: 302,
+      failure_kind: 'http_status',
+      response_body: 'see elsewhere',
+    });
     expect(server.seen.map((s) => s.url)).toEqual(['/moved']);
   });
 
@@ -167,7 +190,11 @@ describe('createHttpsTransport', () => {
     const server = await startServer(() => {
       /* never answers; closed by the cleanup */
     });
-    const result = await transport({ timeoutMs: 300 }).send({ url: `https://127.0.0.1:${server.port}/`, headers, body });
+    const result = await transport({ timeoutMs: 300 }).send({
+      url: `https://127.0.0.1:${server.port}/`,
+      headers,
+      body,
+    });
     expect(result).toMatchObject({ ok: false, status: null, failure_kind: 'timeout' });
     expect(result.duration_ms).toBeGreaterThanOrEqual(250);
     expect(result.duration_ms).toBeLessThan(2000);
@@ -178,7 +205,11 @@ describe('createHttpsTransport', () => {
       res.writeHead(200);
       res.write('partial');
     });
-    const result = await transport({ timeoutMs: 300 }).send({ url: `https://127.0.0.1:${server.port}/`, headers, body });
+    const result = await transport({ timeoutMs: 300 }).send({
+      url: `https://127.0.0.1:${server.port}/`,
+      headers,
+      body,
+    });
     expect(result).toMatchObject({ ok: false, status: 200, failure_kind: 'timeout', response_body: 'partial' });
   });
 
@@ -323,18 +354,37 @@ describe('createHttpsTransport', () => {
     const direct = await strict.send({ url: `https://127.0.0.1:${server.port}/`, headers, body });
     expect(direct).toMatchObject({ ok: false, failure_kind: 'private_address', status: null });
     // An allowlist does not by itself open a private address.
-    const listed = await strict.send({ url: `https://127.0.0.1:${server.port}/`, headers, body, allowedIps: ['127.0.0.1'] });
+    const listed = await strict.send({
+      url: `https://127.0.0.1:${server.port}/`,
+      headers,
+      body,
+      allowedIps: ['127.0.0.1'],
+    });
     expect(listed.failure_kind).toBe('private_address');
-    for (const address of ['169.254.169.254', '10.1.2.3', '192.168.1.1', '::1', 'fd00::1', '0.0.0.0', '::ffff:127.0.0.1']) {
+    for (const address of [
+      '169.254.169.254',
+      '10.1.2.3',
+      '192.168.1.1',
+      '::1',
+      'fd00::1',
+      '0.0.0.0',
+      '::ffff:127.0.0.1',
+    ]) {
       const t = transport({ allowPrivateTargets: false, lookup: async () => [address] });
-      expect((await t.send({ url: 'https://hooks.example/', headers, body })).failure_kind, address).toBe('private_address');
+      expect((await t.send({ url: 'https://hooks.example/', headers, body })).failure_kind, address).toBe(
+        'private_address',
+      );
     }
     expect(server.seen).toHaveLength(0);
   });
 
   it('rejects http:// and unparsable URLs as invalid_url', async () => {
     const t = transport();
-    expect(await t.send({ url: 'http://127.0.0.1:1/', headers, body })).toMatchObject({ ok: false, failure_kind: 'invalid_url', status: null });
+    expect(await t.send({ url: 'http://127.0.0.1:1/', headers, body })).toMatchObject({
+      ok: false,
+      failure_kind: 'invalid_url',
+      status: null,
+    });
     expect((await t.send({ url: 'not a url', headers, body })).failure_kind).toBe('invalid_url');
   });
 
@@ -395,7 +445,9 @@ describe('extraCaFromEnvironment', () => {
     const dir = mkdtempSync(join(tmpdir(), 'extra-ca-'));
     writeFileSync(join(dir, 'ca.pem'), ca.certPem + otherCa.certPem);
     writeFileSync(join(dir, 'empty.pem'), 'nothing');
-    expect(extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(dir, 'ca.pem') })).toEqual([ca.certPem + otherCa.certPem]);
+    expect(extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(dir, 'ca.pem') })).toEqual([
+      ca.certPem + otherCa.certPem,
+    ]);
     expect(() => extraCaFromEnvironment({ WEBHOOK_EXTRA_CA_FILE: join(dir, 'empty.pem') })).toThrow(/no PEM/);
   });
 });

@@ -3,7 +3,18 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { AccessCode, GeneratedAccessCodes } from '../../domain/access-codes/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
-import { Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  IdempotencyField,
+  Listing,
+  Notice,
+  ProblemView,
+  SecretOnce,
+  When,
+  type Viewer,
+} from '../components.js';
 import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
@@ -37,7 +48,9 @@ function GenerateCodesForm(props: { viewer: Viewer; projectId: string; plans: Pl
       </div>
       <div>
         <button type="submit" disabled={!props.viewer.principal.abilities.has('project-access-code:create')}>
-          {props.viewer.principal.abilities.has('project-access-code:create') ? 'Generate batch' : 'Generate batch — needs project-access-code:create'}
+          {props.viewer.principal.abilities.has('project-access-code:create')
+            ? 'Generate batch'
+            : 'Generate batch — needs project-access-code:create'}
         </button>
       </div>
     </form>
@@ -45,7 +58,11 @@ function GenerateCodesForm(props: { viewer: Viewer; projectId: string; plans: Pl
 }
 
 /** `GET /dashboard/projects/{id}/access-codes`: the codes (suffixes only), revoke, and the batch generator. */
-export async function accessCodesPage(request: SignedInRequest, params: Record<string, string>, extra?: { top?: Html; status?: number }): Promise<ApiGatewayResult> {
+export async function accessCodesPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { top?: Html; status?: number },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
@@ -59,7 +76,11 @@ export async function accessCodesPage(request: SignedInRequest, params: Record<s
       <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/access-codes`} />
       {extra?.top ?? ''}
       <h2>Generate a batch</h2>
-      {plans.ok ? <GenerateCodesForm viewer={viewer} projectId={params.id} plans={plans.result.data} /> : <ProblemView problem={plans.problem} />}
+      {plans.ok ? (
+        <GenerateCodesForm viewer={viewer} projectId={params.id} plans={plans.result.data} />
+      ) : (
+        <ProblemView problem={plans.problem} />
+      )}
       <h2>Codes</h2>
       <Listing
         outcome={codes}
@@ -71,7 +92,10 @@ export async function accessCodesPage(request: SignedInRequest, params: Record<s
             empty="No codes yet."
             columns={[
               { label: 'Code ends with', cell: (code) => `…${code.code_suffix}`, class: 'mono' },
-              { label: 'Status', cell: (code) => <Badge color={code.status === 'active' ? 'green' : 'gray'}>{code.status}</Badge> },
+              {
+                label: 'Status',
+                cell: (code) => <Badge color={code.status === 'active' ? 'green' : 'gray'}>{code.status}</Badge>,
+              },
               {
                 label: 'Redeemed',
                 cell: (code) => (
@@ -86,7 +110,13 @@ export async function accessCodesPage(request: SignedInRequest, params: Record<s
                 label: '',
                 cell: (code) =>
                   code.status === 'active' ? (
-                    <ActionForm viewer={viewer} action={`/dashboard/projects/${params.id}/access-codes/${code.id}/revoke`} ability="project-access-code:revoke" label="Revoke" secondary />
+                    <ActionForm
+                      viewer={viewer}
+                      action={`/dashboard/projects/${params.id}/access-codes/${code.id}/revoke`}
+                      ability="project-access-code:revoke"
+                      label="Revoke"
+                      secondary
+                    />
                   ) : (
                     ''
                   ),
@@ -100,7 +130,10 @@ export async function accessCodesPage(request: SignedInRequest, params: Record<s
 }
 
 /** `POST /dashboard/projects/{id}/access-codes`: `generateAccessCodes`; the codes are shown once, with a CSV download. */
-export async function generateCodes(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function generateCodes(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const prefix = formText(request.form, 'prefix');
   const outcome = await write<GeneratedAccessCodes>(request, 'generateAccessCodes', {
     project_id: params.id,
@@ -108,21 +141,34 @@ export async function generateCodes(request: SignedInRequest, params: Record<str
     count: Number(formText(request.form, 'count') ?? '0'),
     ...(prefix ? { prefix } : {}),
   });
-  if (!outcome.ok) return accessCodesPage(request, params, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  if (!outcome.ok)
+    return accessCodesPage(request, params, {
+      top: <ProblemView problem={outcome.problem} />,
+      status: outcome.problem.status,
+    });
   const csv = ['code,id', ...outcome.result.codes.map((code) => `${code.code},${code.id}`)].join('\r\n');
   return accessCodesPage(request, params, {
     status: 201,
     top: (
       <div class="card">
         <p>
-          <strong>{outcome.result.codes.length} codes</strong> generated — shown only now. Download them before you leave this page.
+          <strong>{outcome.result.codes.length} codes</strong> generated — shown only now. Download them before you
+          leave this page.
         </p>
         <p>
-          <a class="button" download={`access-codes-${outcome.result.batch.id}.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`}>
+          <a
+            class="button"
+            download={`access-codes-${outcome.result.batch.id}.csv`}
+            href={`data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`}
+          >
             Download CSV
           </a>
         </p>
-        <SecretOnce id="generated-codes" label="Codes" value={outcome.result.codes.map((code) => code.code).join(' ')} />
+        <SecretOnce
+          id="generated-codes"
+          label="Codes"
+          value={outcome.result.codes.map((code) => code.code).join(' ')}
+        />
       </div>
     ),
   });
@@ -131,6 +177,10 @@ export async function generateCodes(request: SignedInRequest, params: Record<str
 /** `POST .../access-codes/{code}/revoke`: `revokeAccessCode`. */
 export async function revokeCode(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const outcome = await write(request, 'revokeAccessCode', { id: params.code });
-  if (!outcome.ok) return accessCodesPage(request, params, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  if (!outcome.ok)
+    return accessCodesPage(request, params, {
+      top: <ProblemView problem={outcome.problem} />,
+      status: outcome.problem.status,
+    });
   return accessCodesPage(request, params, { top: <Notice>The code was revoked.</Notice> });
 }

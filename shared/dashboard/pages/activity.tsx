@@ -58,10 +58,18 @@ export async function activityPage(request: SignedInRequest): Promise<ApiGateway
               empty="No entries match."
               columns={[
                 { label: 'When', cell: (entry) => <When at={entry.occurred_at} /> },
-                { label: 'Who', cell: (entry) => (entry.member_id ? `member ${entry.member_id}` : entry.token_id ? `token ${entry.token_id}` : '—'), class: 'mono' },
+                {
+                  label: 'Who',
+                  cell: (entry) =>
+                    entry.member_id ? `member ${entry.member_id}` : entry.token_id ? `token ${entry.token_id}` : '—',
+                  class: 'mono',
+                },
                 { label: 'Surface', cell: (entry) => entry.surface },
                 { label: 'Operation', cell: (entry) => <code>{entry.operation}</code> },
-                { label: 'Outcome', cell: (entry) => <Badge color={entry.outcome === 'ok' ? 'green' : 'red'}>{entry.outcome}</Badge> },
+                {
+                  label: 'Outcome',
+                  cell: (entry) => <Badge color={entry.outcome === 'ok' ? 'green' : 'red'}>{entry.outcome}</Badge>,
+                },
               ]}
             />
           )}

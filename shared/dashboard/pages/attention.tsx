@@ -42,9 +42,18 @@ const plural = (count: number, one: string, many: string) => `${count} ${count =
 export function metricsItems(metrics: Metrics, pastDueHref: string): AttentionItem[] {
   const items: AttentionItem[] = [];
   const pastDue = metrics.subscriptions.past_due;
-  if (pastDue > 0) items.push({ id: 'attention-past-due', text: `${plural(pastDue, 'subscription is', 'subscriptions are')} past due (a renewal failed).`, href: pastDueHref });
+  if (pastDue > 0)
+    items.push({
+      id: 'attention-past-due',
+      text: `${plural(pastDue, 'subscription is', 'subscriptions are')} past due (a renewal failed).`,
+      href: pastDueHref,
+    });
   const failed = metrics.last_30_days.failed_payments;
-  if (failed > 0) items.push({ id: 'attention-failed-payments', text: `${plural(failed, 'payment', 'payments')} failed in the last ${METRICS_RECENT_DAYS} days.` });
+  if (failed > 0)
+    items.push({
+      id: 'attention-failed-payments',
+      text: `${plural(failed, 'payment', 'payments')} failed in the last ${METRICS_RECENT_DAYS} days.`,
+    });
   return items;
 }
 
@@ -55,7 +64,8 @@ export function billingItem(billing: BillingOverview): AttentionItem | null {
       id: 'attention-billing',
       text: (
         <>
-          Billing is in its grace period until <When at={billing.grace_period_ends_at} />: pay the open invoice or the team is locked.
+          Billing is in its grace period until <When at={billing.grace_period_ends_at} />: pay the open invoice or the
+          team is locked.
         </>
       ),
       href: '/dashboard/billing',
@@ -66,7 +76,8 @@ export function billingItem(billing: BillingOverview): AttentionItem | null {
       id: 'attention-billing',
       text: (
         <>
-          The team is locked since <When at={billing.locked_at} />: creator writes are refused until the open invoice is paid.
+          The team is locked since <When at={billing.locked_at} />: creator writes are refused until the open invoice is
+          paid.
         </>
       ),
       href: '/dashboard/billing',
@@ -79,7 +90,10 @@ const isMissingAbility = (outcome: OperationOutcome) => !outcome.ok && outcome.p
 
 /** Disabled webhook endpoints and the billing state, the checks of the team. */
 async function teamChecks(request: SignedInRequest, facts: AttentionFacts): Promise<void> {
-  const [endpoints, billing] = await Promise.all([read<ListPage<WebhookEndpoint>>(request, 'listWebhookEndpoints', { is_active: false, limit: 100 }), read<BillingOverview>(request, 'getBilling')]);
+  const [endpoints, billing] = await Promise.all([
+    read<ListPage<WebhookEndpoint>>(request, 'listWebhookEndpoints', { is_active: false, limit: 100 }),
+    read<BillingOverview>(request, 'getBilling'),
+  ]);
   if (endpoints.ok && endpoints.result.data.length > 0) {
     const count = endpoints.result.data.length;
     const more = endpoints.result.next_cursor ? ' or more' : '';
@@ -88,7 +102,8 @@ async function teamChecks(request: SignedInRequest, facts: AttentionFacts): Prom
       text: `${plural(count, 'webhook endpoint is', 'webhook endpoints are')}${more} disabled: ${count === 1 ? 'its' : 'their'} events are not delivered.`,
       href: '/dashboard/webhooks',
     });
-  } else if (isMissingAbility(endpoints)) facts.skipped.push({ what: 'disabled webhook endpoints', ability: 'webhook-endpoint:manage' });
+  } else if (isMissingAbility(endpoints))
+    facts.skipped.push({ what: 'disabled webhook endpoints', ability: 'webhook-endpoint:manage' });
   if (billing.ok) {
     const item = billingItem(billing.result);
     if (item) facts.items.push(item);
@@ -96,8 +111,14 @@ async function teamChecks(request: SignedInRequest, facts: AttentionFacts): Prom
 }
 
 /** Members of `projects` whose last platform call failed, one item per project with any (first page of 100 members each). */
-async function platformChecks(request: SignedInRequest, projects: readonly Pick<Project, 'id' | 'name'>[], facts: AttentionFacts): Promise<void> {
-  const outcomes = await Promise.all(projects.map((project) => read<ListPage<Member>>(request, 'listMembers', { project_id: project.id, limit: 100 })));
+async function platformChecks(
+  request: SignedInRequest,
+  projects: readonly Pick<Project, 'id' | 'name'>[],
+  facts: AttentionFacts,
+): Promise<void> {
+  const outcomes = await Promise.all(
+    projects.map((project) => read<ListPage<Member>>(request, 'listMembers', { project_id: project.id, limit: 100 })),
+  );
   outcomes.forEach((outcome, index) => {
     const project = projects[index];
     if (!outcome.ok) return;
@@ -110,13 +131,19 @@ async function platformChecks(request: SignedInRequest, projects: readonly Pick<
       href: `/dashboard/projects/${project.id}/subscribers`,
     });
   });
-  if (outcomes.some(isMissingAbility)) facts.skipped.push({ what: 'platform errors', ability: 'project-user:view-any' });
+  if (outcomes.some(isMissingAbility))
+    facts.skipped.push({ what: 'platform errors', ability: 'project-user:view-any' });
 }
 
 /** The facts of a metrics read: its items, or the check skipped when the reader may not see subscriptions. */
 function metricsFacts(metrics: OperationOutcome<Metrics>, pastDueHref: string): AttentionFacts {
   if (metrics.ok) return { items: metricsItems(metrics.result, pastDueHref), skipped: [] };
-  return { items: [], skipped: isMissingAbility(metrics) ? [{ what: 'past-due subscriptions and failed payments', ability: 'project-subscription:view-any' }] : [] };
+  return {
+    items: [],
+    skipped: isMissingAbility(metrics)
+      ? [{ what: 'past-due subscriptions and failed payments', ability: 'project-subscription:view-any' }]
+      : [],
+  };
 }
 
 /** Where a project's past-due subscriptions are listed (its subscriptions filtered by status). */
@@ -127,7 +154,11 @@ const pastDueOf = (projectId: string) => `/dashboard/projects/${projectId}/subsc
  * project's filtered list, else to the projects), disabled endpoints, billing, and platform errors of the
  * first {@link PLATFORM_ERROR_PROJECTS} active projects.
  */
-export async function teamAttention(request: SignedInRequest, projects: readonly Project[], metrics: OperationOutcome<Metrics>): Promise<AttentionFacts> {
+export async function teamAttention(
+  request: SignedInRequest,
+  projects: readonly Project[],
+  metrics: OperationOutcome<Metrics>,
+): Promise<AttentionFacts> {
   const facts = metricsFacts(metrics, projects.length === 1 ? pastDueOf(projects[0].id) : '/dashboard/projects');
   const active = projects.filter((project) => project.status === 'active').slice(0, PLATFORM_ERROR_PROJECTS);
   await Promise.all([teamChecks(request, facts), platformChecks(request, active, facts)]);
@@ -135,7 +166,11 @@ export async function teamAttention(request: SignedInRequest, projects: readonly
 }
 
 /** A project page's checks: its metrics' items (past due linking to its filtered subscriptions) and its members' platform errors. */
-export async function projectAttention(request: SignedInRequest, project: Project, metrics: OperationOutcome<Metrics>): Promise<AttentionFacts> {
+export async function projectAttention(
+  request: SignedInRequest,
+  project: Project,
+  metrics: OperationOutcome<Metrics>,
+): Promise<AttentionFacts> {
   const facts = metricsFacts(metrics, pastDueOf(project.id));
   await platformChecks(request, [project], facts);
   return facts;

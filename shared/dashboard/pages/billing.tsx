@@ -1,6 +1,15 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { BILLING_CURRENCY, BILLING_TIERS, TIER_LIMITS, TIER_PRICES, USAGE_METRICS, type BillingInvoice, type BillingOverview, type BillingStatus } from '../../domain/billing/schema.js';
+import {
+  BILLING_CURRENCY,
+  BILLING_TIERS,
+  TIER_LIMITS,
+  TIER_PRICES,
+  USAGE_METRICS,
+  type BillingInvoice,
+  type BillingOverview,
+  type BillingStatus,
+} from '../../domain/billing/schema.js';
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatMinorUnits } from '../../schemas/common.js';
@@ -44,7 +53,8 @@ function LockState(props: { billing: BillingOverview; openInvoices: BillingInvoi
       <div class="problem" role="status" id="lock-state">
         <strong>An invoice payment failed.</strong>
         <p>
-          Everything keeps working until <When at={billing.grace_period_ends_at} />; the team is locked then unless the open invoice is paid.
+          Everything keeps working until <When at={billing.grace_period_ends_at} />; the team is locked then unless the
+          open invoice is paid.
         </p>
       </div>
     );
@@ -55,23 +65,42 @@ function LockState(props: { billing: BillingOverview; openInvoices: BillingInvoi
         <strong>
           The team is locked since <When at={billing.locked_at} />.
         </strong>
-        <p>Changes over the API, the tool server and this dashboard are refused (BILLING_LOCKED) until the open invoices are paid; your subscribers keep their access. Billing itself still works.</p>
+        <p>
+          Changes over the API, the tool server and this dashboard are refused (BILLING_LOCKED) until the open invoices
+          are paid; your subscribers keep their access. Billing itself still works.
+        </p>
       </div>
     );
   }
   if (openInvoices.length === 0) return <p id="lock-state">No payment is outstanding.</p>;
-  const due = openInvoices.map((invoice) => `${invoice.number} (${formatMinorUnits(invoice.amount_due - invoice.amount_paid, invoice.currency)})`).join(', ');
+  const due = openInvoices
+    .map(
+      (invoice) =>
+        `${invoice.number} (${formatMinorUnits(invoice.amount_due - invoice.amount_paid, invoice.currency)})`,
+    )
+    .join(', ');
   return <p id="lock-state">No payment has failed. Open: {due} — payable on issue.</p>;
 }
 
 /** `GET /dashboard/billing`: tier, limits and usage, status and lock state, change tier, invoices. */
-export async function billingPage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { problem?: ProblemDocument }): Promise<ApiGatewayResult> {
+export async function billingPage(
+  request: SignedInRequest,
+  _params: Record<string, string> = {},
+  extra?: { problem?: ProblemDocument },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
-  const [billing, invoices] = await Promise.all([read<BillingOverview>(request, 'getBilling'), read<ListPage<BillingInvoice>>(request, 'listBillingInvoices', { limit: 24 })]);
+  const [billing, invoices] = await Promise.all([
+    read<BillingOverview>(request, 'getBilling'),
+    read<ListPage<BillingInvoice>>(request, 'listBillingInvoices', { limit: 24 }),
+  ]);
   return htmlResult(
     extra?.problem?.status ?? 200,
     <Page title="Billing" viewer={viewer} current={BILLING}>
-      {request.query.get('changed') && !extra ? <Notice>The team is now on the {request.query.get('changed')} tier.</Notice> : ''}
+      {request.query.get('changed') && !extra ? (
+        <Notice>The team is now on the {request.query.get('changed')} tier.</Notice>
+      ) : (
+        ''
+      )}
       {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
       {billing.ok ? (
         <>
@@ -79,7 +108,8 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
             <dl class="facts" id="billing-facts">
               <dt>Tier</dt>
               <dd>
-                <strong id="billing-tier">{billing.result.tier}</strong> <span class="hint">({tierPrice(billing.result.tier)})</span>
+                <strong id="billing-tier">{billing.result.tier}</strong>{' '}
+                <span class="hint">({tierPrice(billing.result.tier)})</span>
               </dd>
               <dt>Status</dt>
               <dd>
@@ -91,7 +121,10 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
               </dd>
             </dl>
           </div>
-          <LockState billing={billing.result} openInvoices={invoices.ok ? invoices.result.data.filter((invoice) => invoice.status === 'open') : []} />
+          <LockState
+            billing={billing.result}
+            openInvoices={invoices.ok ? invoices.result.data.filter((invoice) => invoice.status === 'open') : []}
+          />
           <h2>Usage</h2>
           <DataTable
             id="billing-usage"
@@ -115,13 +148,21 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
                     <input type="radio" name="tier" value={tier} checked={tier === billing.result.tier} />
                     <span>
                       <strong>{tier}</strong> — {tierPrice(tier)};{' '}
-                      <span class="hint">{USAGE_METRICS.map((metric) => `${TIER_LIMITS[tier][metric]?.toLocaleString('en') ?? 'unlimited'} ${METRIC_LABELS[metric].toLowerCase()}`).join(', ')}</span>
+                      <span class="hint">
+                        {USAGE_METRICS.map(
+                          (metric) =>
+                            `${TIER_LIMITS[tier][metric]?.toLocaleString('en') ?? 'unlimited'} ${METRIC_LABELS[metric].toLowerCase()}`,
+                        ).join(', ')}
+                      </span>
                     </span>
                   </label>
                 ))}
               </div>
             </fieldset>
-            <p class="hint">From free to a paid tier a new monthly period starts with its invoice at once; between paid tiers the next invoice uses the new price.</p>
+            <p class="hint">
+              From free to a paid tier a new monthly period starts with its invoice at once; between paid tiers the next
+              invoice uses the new price.
+            </p>
             <div>
               <ActionButton viewer={viewer} ability="billing:update" label="Change tier" />
             </div>
@@ -150,8 +191,15 @@ export async function billingPage(request: SignedInRequest, _params: Record<stri
               ),
             },
             { label: 'Amount due', cell: (invoice) => formatMinorUnits(invoice.amount_due, invoice.currency) },
-            { label: 'Paid', cell: (invoice) => (invoice.paid_at ? <When at={invoice.paid_at} /> : <span class="hint">—</span>) },
-            { label: 'Status', cell: (invoice) => (invoice.status === 'paid' ? <Badge color="green">paid</Badge> : <Badge color="yellow">open</Badge>) },
+            {
+              label: 'Paid',
+              cell: (invoice) => (invoice.paid_at ? <When at={invoice.paid_at} /> : <span class="hint">—</span>),
+            },
+            {
+              label: 'Status',
+              cell: (invoice) =>
+                invoice.status === 'paid' ? <Badge color="green">paid</Badge> : <Badge color="yellow">open</Badge>,
+            },
             {
               label: 'Failed attempts',
               cell: (invoice) => (

@@ -34,7 +34,11 @@ function priceText(plan: Plan): string {
  * page of the project): the subscription's plan and the plans it may move to. `extra.problem` is a refused
  * change, shown above the form with its status.
  */
-export async function changePlanPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument }): Promise<ApiGatewayResult> {
+export async function changePlanPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem?: ProblemDocument },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
@@ -59,7 +63,8 @@ export async function changePlanPage(request: SignedInRequest, params: Record<st
   const others = plans.result.data.filter((plan) => plan.status === 'active' && plan.id !== current.plan_id);
   const offered = currentPlan ? others.filter((plan) => plan.currency === currentPlan.currency) : [];
   const otherCurrencies = others.length - offered.length;
-  const allowed = ruleFor(current.status, 'upgrade') !== undefined || ruleFor(current.status, 'downgrade') !== undefined;
+  const allowed =
+    ruleFor(current.status, 'upgrade') !== undefined || ruleFor(current.status, 'downgrade') !== undefined;
   return htmlResult(
     extra?.problem?.status ?? 200,
     <Page title={title} viewer={viewer} current="/dashboard/projects">
@@ -74,16 +79,24 @@ export async function changePlanPage(request: SignedInRequest, params: Record<st
             <SubscriptionStatusBadge status={current.status} />
           </dd>
           <dt>Current plan</dt>
-          <dd id="current-plan">{currentPlan ? `${currentPlan.name} (${priceText(currentPlan)})` : <span class="mono">{current.plan_id}</span>}</dd>
+          <dd id="current-plan">
+            {currentPlan ? (
+              `${currentPlan.name} (${priceText(currentPlan)})`
+            ) : (
+              <span class="mono">{current.plan_id}</span>
+            )}
+          </dd>
         </dl>
       </div>
       {!allowed ? (
         <p id="change-plan-not-allowed">
-          A subscription that is <SubscriptionStatusBadge status={current.status} /> cannot change plan (DESIGN D15 allows it while trialing, active, cancelling at period end or past due).
+          A subscription that is <SubscriptionStatusBadge status={current.status} /> cannot change plan (DESIGN D15
+          allows it while trialing, active, cancelling at period end or past due).
         </p>
       ) : offered.length === 0 ? (
         <p class="hint" id="no-other-plans">
-          There is no other active plan {currentPlan ? `in ${currentPlan.currency}` : ''} to move to. Create or activate one on the <a href={`/dashboard/projects/${params.id}`}>project’s plans</a>.
+          There is no other active plan {currentPlan ? `in ${currentPlan.currency}` : ''} to move to. Create or activate
+          one on the <a href={`/dashboard/projects/${params.id}`}>project’s plans</a>.
         </p>
       ) : (
         <form method="post" action={`${subscriptionPath(params.id, current.id)}/change-plan`} class="stack card">
@@ -92,7 +105,9 @@ export async function changePlanPage(request: SignedInRequest, params: Record<st
           {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : ''}
           <fieldset>
             <legend>New plan</legend>
-            <p class="hint">Status and current period stay as they are; the new plan’s price applies from the next renewal.</p>
+            <p class="hint">
+              Status and current period stay as they are; the new plan’s price applies from the next renewal.
+            </p>
             <div class="checks" id="plan-choices">
               {offered.map((plan, index) => {
                 const trigger = planChangeTrigger(currentPlan!, plan);
@@ -100,7 +115,10 @@ export async function changePlanPage(request: SignedInRequest, params: Record<st
                   <label>
                     <input type="radio" name="plan_id" value={plan.id} required checked={index === 0} />
                     <span>
-                      {plan.name} <span class="hint">{priceText(plan)}</span> <Badge color={trigger === 'upgrade' ? 'blue' : 'yellow'}>{trigger === 'upgrade' ? 'Upgrade' : 'Downgrade'}</Badge>
+                      {plan.name} <span class="hint">{priceText(plan)}</span>{' '}
+                      <Badge color={trigger === 'upgrade' ? 'blue' : 'yellow'}>
+                        {trigger === 'upgrade' ? 'Upgrade' : 'Downgrade'}
+                      </Badge>
                     </span>
                   </label>
                 );
@@ -109,7 +127,8 @@ export async function changePlanPage(request: SignedInRequest, params: Record<st
           </fieldset>
           {otherCurrencies > 0 ? (
             <p class="hint">
-              {otherCurrencies === 1 ? 'One plan' : `${otherCurrencies} plans`} in another currency {otherCurrencies === 1 ? 'is' : 'are'} not offered: a plan change keeps the currency.
+              {otherCurrencies === 1 ? 'One plan' : `${otherCurrencies} plans`} in another currency{' '}
+              {otherCurrencies === 1 ? 'is' : 'are'} not offered: a plan change keeps the currency.
             </p>
           ) : (
             ''
@@ -131,11 +150,16 @@ export async function changePlanPage(request: SignedInRequest, params: Record<st
  * the change-plan page.
  */
 export async function changePlan(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
-  const outcome = await write<Subscription>(request, 'changeSubscriptionPlan', { id: params.subscription, plan_id: formText(request.form, 'plan_id') });
+  const outcome = await write<Subscription>(request, 'changeSubscriptionPlan', {
+    id: params.subscription,
+    plan_id: formText(request.form, 'plan_id'),
+  });
   if (!outcome.ok) return changePlanPage(request, params, { problem: outcome.problem });
   const plan = await read<Plan>(request, 'getPlan', { id: outcome.result.plan_id });
   const planName = plan.ok ? plan.result.name : outcome.result.plan_id;
   const returnTo = subscriberReturnTo(params.id, request.form.get('return_to'));
   if (returnTo) return redirectResult(`${returnTo}?plan=${encodeURIComponent(planName)}`);
-  return subscriptionsPage(request, params, { notice: <Notice>The subscription is now on the plan {planName}.</Notice> });
+  return subscriptionsPage(request, params, {
+    notice: <Notice>The subscription is now on the plan {planName}.</Notice>,
+  });
 }

@@ -28,7 +28,15 @@ interface GroupValues {
 }
 
 /** The group form: name, description, roles (needs `role:assign`) and members (needs `group:manage-members`). */
-function GroupForm(props: { viewer: Viewer; action: string; roles: Role[]; members: TeamMember[]; values?: GroupValues; submit: string; ability: Ability }): Html {
+function GroupForm(props: {
+  viewer: Viewer;
+  action: string;
+  roles: Role[];
+  members: TeamMember[];
+  values?: GroupValues;
+  submit: string;
+  ability: Ability;
+}): Html {
   const { viewer } = props;
   const roleIds = new Set(props.values?.role_ids ?? []);
   const memberIds = new Set(props.values?.member_ids ?? []);
@@ -76,7 +84,12 @@ function GroupForm(props: { viewer: Viewer; action: string; roles: Role[]; membe
 
 /** The group fields of a submitted form; roles and members only when the member may set them (else left unchanged). */
 function groupInputOf(viewer: Viewer, form: URLSearchParams): { values: GroupValues; input: Record<string, unknown> } {
-  const values: GroupValues = { name: formText(form, 'name'), description: formText(form, 'description') ?? null, role_ids: formValues(form, 'role_ids'), member_ids: formValues(form, 'member_ids') };
+  const values: GroupValues = {
+    name: formText(form, 'name'),
+    description: formText(form, 'description') ?? null,
+    role_ids: formValues(form, 'role_ids'),
+    member_ids: formValues(form, 'member_ids'),
+  };
   return {
     values,
     input: {
@@ -89,18 +102,32 @@ function groupInputOf(viewer: Viewer, form: URLSearchParams): { values: GroupVal
 }
 
 async function groupChoices(request: SignedInRequest): Promise<{ roles: Role[]; members: TeamMember[] }> {
-  const [roles, members] = await Promise.all([listOrEmpty<Role>(request, 'listRoles'), listOrEmpty<TeamMember>(request, 'listTeamMembers')]);
+  const [roles, members] = await Promise.all([
+    listOrEmpty<Role>(request, 'listRoles'),
+    listOrEmpty<TeamMember>(request, 'listTeamMembers'),
+  ]);
   return { roles, members: members.filter((member) => member.status !== 'removed') };
 }
 
 /** `GET /dashboard/groups/new` (and the form again after a refused `POST /dashboard/groups`). */
-export async function newGroupPage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { problem: ProblemDocument; values: GroupValues }): Promise<ApiGatewayResult> {
+export async function newGroupPage(
+  request: SignedInRequest,
+  _params: Record<string, string> = {},
+  extra?: { problem: ProblemDocument; values: GroupValues },
+): Promise<ApiGatewayResult> {
   const choices = await groupChoices(request);
   return htmlResult(
     extra?.problem.status ?? 200,
     <Page title="New group" viewer={request.viewer} current={ROLES}>
       {extra ? <ProblemView problem={extra.problem} /> : ''}
-      <GroupForm viewer={request.viewer} action="/dashboard/groups" {...choices} values={extra?.values} submit="Create group" ability="group:create" />
+      <GroupForm
+        viewer={request.viewer}
+        action="/dashboard/groups"
+        {...choices}
+        values={extra?.values}
+        submit="Create group"
+        ability="group:create"
+      />
     </Page>,
   );
 }
@@ -108,13 +135,20 @@ export async function newGroupPage(request: SignedInRequest, _params: Record<str
 /** `POST /dashboard/groups`: `createGroup`; then the group's page. */
 export async function createGroup(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { values, input } = groupInputOf(request.viewer, request.form);
-  const outcome = await write<Group>(request, 'createGroup', { ...input, description: values.description ?? undefined });
+  const outcome = await write<Group>(request, 'createGroup', {
+    ...input,
+    description: values.description ?? undefined,
+  });
   if (!outcome.ok) return newGroupPage(request, {}, { problem: outcome.problem, values });
   return redirectResult(`/dashboard/groups/${outcome.result.id}?saved=1`);
 }
 
 /** `GET /dashboard/groups/{id}`: edit the group's name, roles and members; delete it. */
-export async function groupPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; values?: GroupValues }): Promise<ApiGatewayResult> {
+export async function groupPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem?: ProblemDocument; values?: GroupValues },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const group = await read<Group>(request, 'getGroup', { id: params.id });
   if (!group.ok) {
@@ -131,11 +165,24 @@ export async function groupPage(request: SignedInRequest, params: Record<string,
     <Page title={`Group ${group.result.name}`} viewer={viewer} current={ROLES}>
       {request.query.get('saved') && !extra ? <Notice>The group is saved.</Notice> : ''}
       {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
-      <GroupForm viewer={viewer} action={`/dashboard/groups/${params.id}`} {...choices} values={extra?.values ?? group.result} submit="Save group" ability="group:update" />
+      <GroupForm
+        viewer={viewer}
+        action={`/dashboard/groups/${params.id}`}
+        {...choices}
+        values={extra?.values ?? group.result}
+        submit="Save group"
+        ability="group:update"
+      />
       <h2>Delete</h2>
       <div class="card">
         <p>Its members lose the group’s roles (not the roles they hold directly).</p>
-        <ActionForm viewer={viewer} action={`/dashboard/groups/${params.id}/delete`} ability="group:delete" label={`Delete group ${group.result.name}`} danger />
+        <ActionForm
+          viewer={viewer}
+          action={`/dashboard/groups/${params.id}/delete`}
+          ability="group:delete"
+          label={`Delete group ${group.result.name}`}
+          danger
+        />
       </div>
     </Page>,
   );

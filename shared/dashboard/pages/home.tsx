@@ -14,7 +14,10 @@ import { read, type ListPage } from './kit.js';
 /** `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their 90-day charts. */
 export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
-  const [projects, metrics] = await Promise.all([read<ListPage<Project>>(request, 'listProjects', { limit: 100 }), read<Metrics>(request, 'getTeamMetrics')]);
+  const [projects, metrics] = await Promise.all([
+    read<ListPage<Project>>(request, 'listProjects', { limit: 100 }),
+    read<Metrics>(request, 'getTeamMetrics'),
+  ]);
   const attention = await teamAttention(request, projects.ok ? projects.result.data : [], metrics);
   return htmlResult(
     200,

@@ -10,12 +10,23 @@ export interface ListPage<T> {
 }
 
 /** Runs a read operation for the signed-in member (see `runOperation`). */
-export function read<T>(request: SignedInRequest, operationId: OperationId, input: Record<string, unknown> = {}): Promise<OperationOutcome<T>> {
-  return runOperation<T>(request.runtime, request.viewer.principal, operationId, input, { requestId: request.requestId });
+export function read<T>(
+  request: SignedInRequest,
+  operationId: OperationId,
+  input: Record<string, unknown> = {},
+): Promise<OperationOutcome<T>> {
+  return runOperation<T>(request.runtime, request.viewer.principal, operationId, input, {
+    requestId: request.requestId,
+  });
 }
 
 /** Runs a write operation for the signed-in member with the form's idempotency key (a double submit runs once). */
-export function write<T>(request: SignedInRequest, operationId: OperationId, input: Record<string, unknown>, handler?: AnyHandler): Promise<OperationOutcome<T>> {
+export function write<T>(
+  request: SignedInRequest,
+  operationId: OperationId,
+  input: Record<string, unknown>,
+  handler?: AnyHandler,
+): Promise<OperationOutcome<T>> {
   return runOperation<T>(request.runtime, request.viewer.principal, operationId, input, {
     requestId: request.requestId,
     idempotencyKey: request.form.get('idempotency_key') ?? undefined,
@@ -38,7 +49,11 @@ export async function collect<T>(
   const items: T[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < options.maxPages; page++) {
-    const outcome = await read<ListPage<T>>(request, operationId, { ...input, limit: 100, ...(cursor ? { cursor } : {}) });
+    const outcome = await read<ListPage<T>>(request, operationId, {
+      ...input,
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
     if (!outcome.ok) return outcome;
     for (const item of outcome.result.data) {
       if (keep(item)) items.push(item);
@@ -51,7 +66,11 @@ export async function collect<T>(
 }
 
 /** A page's list, or an empty list when the member may not read it. */
-export async function listOrEmpty<T>(request: SignedInRequest, operationId: 'listRoles' | 'listGroups' | 'listTeamMembers' | 'listProjects', input: Record<string, unknown> = {}): Promise<T[]> {
+export async function listOrEmpty<T>(
+  request: SignedInRequest,
+  operationId: 'listRoles' | 'listGroups' | 'listTeamMembers' | 'listProjects',
+  input: Record<string, unknown> = {},
+): Promise<T[]> {
   const outcome = await read<ListPage<T>>(request, operationId, { limit: 100, ...input });
   return outcome.ok ? outcome.result.data : [];
 }

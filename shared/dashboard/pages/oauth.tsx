@@ -3,7 +3,11 @@
 import { ABILITIES, type Ability } from '../../catalogues/abilities.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { approveAuthorizationRequest, denyAuthorizationRequest, findAuthorizationRequest } from '../../oauth/authorization-requests.js';
+import {
+  approveAuthorizationRequest,
+  denyAuthorizationRequest,
+  findAuthorizationRequest,
+} from '../../oauth/authorization-requests.js';
 import type { AuthorizationRequest } from '../../oauth/records.js';
 import { CsrfField, Notice } from '../components.js';
 import { Page } from '../layout.js';
@@ -22,14 +26,18 @@ import { read, type ListPage } from './kit.js';
 /** The requested abilities the member holds team-wide, in catalogue order: what a consent can grant. */
 function grantable(request: SignedInRequest, pending: AuthorizationRequest): Ability[] {
   const requested = new Set(pending.scope);
-  return ABILITIES.map((ability) => ability.value).filter((ability) => requested.has(ability) && request.viewer.principal.abilities.has(ability));
+  return ABILITIES.map((ability) => ability.value).filter(
+    (ability) => requested.has(ability) && request.viewer.principal.abilities.has(ability),
+  );
 }
 
 function expiredPage(request: SignedInRequest): ApiGatewayResult {
   return htmlResult(
     404,
     <Page title="Connect an AI client" viewer={request.viewer} current="/dashboard/tokens">
-      <Notice>This authorization request is unknown, expired or already answered. Start again from your AI client.</Notice>
+      <Notice>
+        This authorization request is unknown, expired or already answered. Start again from your AI client.
+      </Notice>
     </Page>,
   );
 }
@@ -40,13 +48,21 @@ function expiredPage(request: SignedInRequest): ApiGatewayResult {
  */
 function withRedirectOrigin(result: ApiGatewayResult, redirectUri: string): ApiGatewayResult {
   const csp = result.headers['Content-Security-Policy'];
-  if (csp) result.headers['Content-Security-Policy'] = csp.replace("form-action 'self'", `form-action 'self' ${new URL(redirectUri).origin}`);
+  if (csp)
+    result.headers['Content-Security-Policy'] = csp.replace(
+      "form-action 'self'",
+      `form-action 'self' ${new URL(redirectUri).origin}`,
+    );
   return result;
 }
 
 /** `GET /dashboard/oauth/authorize?request=<id>`: the consent screen. */
 export async function consentPage(request: SignedInRequest): Promise<ApiGatewayResult> {
-  const pending = await findAuthorizationRequest(request.runtime.store, request.runtime.clock, request.query.get('request') ?? '');
+  const pending = await findAuthorizationRequest(
+    request.runtime.store,
+    request.runtime.clock,
+    request.query.get('request') ?? '',
+  );
   if (!pending) return expiredPage(request);
   const abilities = grantable(request, pending);
   const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
@@ -58,22 +74,36 @@ export async function consentPage(request: SignedInRequest): Promise<ApiGatewayR
       <Page title="Connect an AI client" viewer={request.viewer} current="/dashboard/tokens">
         <div class="card stack" id="consent">
           <p>
-            <strong>{clientName}</strong> asks to use the tool server of team <strong>{request.viewer.team.name}</strong> on your behalf.
+            <strong>{clientName}</strong> asks to use the tool server of team{' '}
+            <strong>{request.viewer.team.name}</strong> on your behalf.
           </p>
           <p class="hint">
-            It will be sent back to <span class="mono">{new URL(pending.redirect_uri).origin}</span>. Its access token works for an hour and is renewed for up to 30 days; revoke it on the API tokens
-            page at any time.
+            It will be sent back to <span class="mono">{new URL(pending.redirect_uri).origin}</span>. Its access token
+            works for an hour and is renewed for up to 30 days; revoke it on the API tokens page at any time.
           </p>
           <h2>It would be able to</h2>
           <ul id="consent-abilities">
             {abilities.map((ability) => (
               <li>
-                <code>{ability}</code> <span class="hint">{ABILITIES.find((entry) => entry.value === ability)?.description ?? ''}</span>
+                <code>{ability}</code>{' '}
+                <span class="hint">{ABILITIES.find((entry) => entry.value === ability)?.description ?? ''}</span>
               </li>
             ))}
           </ul>
-          {abilities.length < pending.scope.length ? <p class="hint">Abilities you do not hold yourself are left out ({pending.scope.length - abilities.length}).</p> : ''}
-          {usable ? '' : <Notice>You do not hold mcp:full, the ability the tool server requires: you can only deny this request.</Notice>}
+          {abilities.length < pending.scope.length ? (
+            <p class="hint">
+              Abilities you do not hold yourself are left out ({pending.scope.length - abilities.length}).
+            </p>
+          ) : (
+            ''
+          )}
+          {usable ? (
+            ''
+          ) : (
+            <Notice>
+              You do not hold mcp:full, the ability the tool server requires: you can only deny this request.
+            </Notice>
+          )}
           <form method="post" action="/dashboard/oauth/authorize" class="stack">
             <CsrfField viewer={request.viewer} />
             <input type="hidden" name="request" value={pending.id} />

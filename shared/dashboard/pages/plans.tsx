@@ -65,7 +65,9 @@ function valuesOfForm(form: URLSearchParams): PlanValues {
  * numbers, empty fields left out. A price that is not an amount of the currency is VALIDATION_FAILED
  * (field `form.amount`) before anything runs.
  */
-function planInputOf(values: PlanValues): { ok: true; input: Record<string, unknown> } | { ok: false; error: ProblemError } {
+function planInputOf(
+  values: PlanValues,
+): { ok: true; input: Record<string, unknown> } | { ok: false; error: ProblemError } {
   const currency = values.currency ?? '';
   const amount = values.amount === undefined ? null : toMinorUnits(values.amount, currency || 'USD');
   if (amount === null) {
@@ -123,12 +125,30 @@ function PlanForm(props: {
       <div class="row">
         <div>
           <label for="plan-amount">Price</label>
-          <input type="text" id="plan-amount" name="amount" required inputmode="decimal" pattern="[0-9]+([.,][0-9]+)?" placeholder="19.90" value={values.amount ?? ''} />
+          <input
+            type="text"
+            id="plan-amount"
+            name="amount"
+            required
+            inputmode="decimal"
+            pattern="[0-9]+([.,][0-9]+)?"
+            placeholder="19.90"
+            value={values.amount ?? ''}
+          />
           <span class="hint">In the currency’s main unit, e.g. 19.90 EUR or 500 JPY.</span>
         </div>
         <div>
           <label for="plan-currency">Currency</label>
-          <input type="text" id="plan-currency" name="currency" required maxlength="3" pattern="[A-Za-z]{3}" placeholder="EUR" value={values.currency ?? 'EUR'} />
+          <input
+            type="text"
+            id="plan-currency"
+            name="currency"
+            required
+            maxlength="3"
+            pattern="[A-Za-z]{3}"
+            placeholder="EUR"
+            value={values.currency ?? 'EUR'}
+          />
           <span class="hint">ISO 4217 code.</span>
         </div>
       </div>
@@ -145,17 +165,38 @@ function PlanForm(props: {
         </div>
         <div>
           <label for="plan-interval-count">Intervals per period</label>
-          <input type="number" id="plan-interval-count" name="interval_count" min="1" max="52" value={values.interval_count ?? '1'} />
+          <input
+            type="number"
+            id="plan-interval-count"
+            name="interval_count"
+            min="1"
+            max="52"
+            value={values.interval_count ?? '1'}
+          />
         </div>
       </div>
       <div class="row">
         <div>
           <label for="plan-access-days">Access days (one-time passes)</label>
-          <input type="number" id="plan-access-days" name="access_days" min="1" max={String(MAX_ACCESS_DAYS)} value={values.access_days ?? ''} />
+          <input
+            type="number"
+            id="plan-access-days"
+            name="access_days"
+            min="1"
+            max={String(MAX_ACCESS_DAYS)}
+            value={values.access_days ?? ''}
+          />
         </div>
         <div>
           <label for="plan-trial-days">Free trial days (recurring plans)</label>
-          <input type="number" id="plan-trial-days" name="trial_days" min="0" max={String(MAX_TRIAL_DAYS)} value={values.trial_days ?? '0'} />
+          <input
+            type="number"
+            id="plan-trial-days"
+            name="trial_days"
+            min="0"
+            max={String(MAX_TRIAL_DAYS)}
+            value={values.trial_days ?? '0'}
+          />
         </div>
       </div>
       <div class="actions">
@@ -167,7 +208,11 @@ function PlanForm(props: {
 }
 
 /** `GET /dashboard/projects/{id}/plans/new` (and the form again after a refused create). */
-export async function newPlanPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem: ProblemDocument; values: PlanValues }): Promise<ApiGatewayResult> {
+export async function newPlanPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem: ProblemDocument; values: PlanValues },
+): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
   return htmlResult(
@@ -175,7 +220,14 @@ export async function newPlanPage(request: SignedInRequest, params: Record<strin
     <Page title={`${project.result.name}: new plan`} viewer={request.viewer} current="/dashboard/projects">
       <ProjectTabs project={project.result} current={plansOf(params.id)} />
       {extra ? <ProblemView problem={extra.problem} /> : ''}
-      <PlanForm viewer={request.viewer} action={`${plansOf(params.id)}/plans`} values={extra?.values} submit="Create plan" ability="project-subscription-plan:create" cancel={plansOf(params.id)} />
+      <PlanForm
+        viewer={request.viewer}
+        action={`${plansOf(params.id)}/plans`}
+        values={extra?.values}
+        submit="Create plan"
+        ability="project-subscription-plan:create"
+        cancel={plansOf(params.id)}
+      />
     </Page>,
   );
 }
@@ -184,21 +236,29 @@ export async function newPlanPage(request: SignedInRequest, params: Record<strin
 export async function createPlan(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const values = valuesOfForm(request.form);
   const parsed = planInputOf(values);
-  if (!parsed.ok) return newPlanPage(request, params, { problem: toProblem(parsed.error, request.requestId).problem, values });
+  if (!parsed.ok)
+    return newPlanPage(request, params, { problem: toProblem(parsed.error, request.requestId).problem, values });
   const outcome = await write<Plan>(request, 'createPlan', { project_id: params.id, ...parsed.input });
   if (!outcome.ok) return newPlanPage(request, params, { problem: outcome.problem, values });
   return redirectResult(`${plansOf(params.id)}?plan_saved=${outcome.result.id}`);
 }
 
 /** `GET /dashboard/projects/{id}/plans/{plan}`: the plan's state (status, sync, price versions), its form, and activate/deactivate/sync. */
-export async function planPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; values?: PlanValues; notice?: Html }): Promise<ApiGatewayResult> {
+export async function planPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem?: ProblemDocument; values?: PlanValues; notice?: Html },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
   const plan = await read<Plan>(request, 'getPlan', { id: params.plan });
   const base = `${plansOf(params.id)}/plans/${params.plan}`;
   if (!plan.ok || plan.result.project_id !== params.id) {
-    const problem = plan.ok ? toProblem(new ProblemError('NOT_FOUND', `Project ${params.id} has no plan ${params.plan}.`), request.requestId).problem : plan.problem;
+    const problem = plan.ok
+      ? toProblem(new ProblemError('NOT_FOUND', `Project ${params.id} has no plan ${params.plan}.`), request.requestId)
+          .problem
+      : plan.problem;
     return htmlResult(
       problem.status,
       <Page title="Plan" viewer={viewer} current="/dashboard/projects">
@@ -235,20 +295,52 @@ export async function planPage(request: SignedInRequest, params: Record<string, 
             {current.sync_error ? <div class="hint">{current.sync_error}</div> : ''}
           </dd>
           <dt>Price versions</dt>
-          <dd>{current.price_history.map((version) => `v${version.version}: ${formatMinorUnits(version.amount, version.currency)}`).join(' · ')}</dd>
+          <dd>
+            {current.price_history
+              .map((version) => `v${version.version}: ${formatMinorUnits(version.amount, version.currency)}`)
+              .join(' · ')}
+          </dd>
         </dl>
       </div>
       <div class="actions">
         {current.status === 'active' ? (
-          <ActionForm viewer={viewer} action={`${base}/deactivate`} ability="project-subscription-plan:update" label="Deactivate (archive)" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/deactivate`}
+            ability="project-subscription-plan:update"
+            label="Deactivate (archive)"
+            secondary
+          />
         ) : (
-          <ActionForm viewer={viewer} action={`${base}/activate`} ability="project-subscription-plan:update" label="Activate" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/activate`}
+            ability="project-subscription-plan:update"
+            label="Activate"
+            secondary
+          />
         )}
-        <ActionForm viewer={viewer} action={`${base}/sync`} ability="project-subscription-plan:sync" label="Sync to payment provider" secondary />
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/sync`}
+          ability="project-subscription-plan:sync"
+          label="Sync to payment provider"
+          secondary
+        />
       </div>
       <h2>Change the plan</h2>
-      <p class="hint">A price change on a plan with subscriptions adds a price version; existing subscriptions keep theirs until renewal.</p>
-      <PlanForm viewer={viewer} action={base} values={extra?.values ?? valuesOfPlan(current)} submit="Save plan" ability="project-subscription-plan:update" cancel={plansOf(params.id)} />
+      <p class="hint">
+        A price change on a plan with subscriptions adds a price version; existing subscriptions keep theirs until
+        renewal.
+      </p>
+      <PlanForm
+        viewer={viewer}
+        action={base}
+        values={extra?.values ?? valuesOfPlan(current)}
+        submit="Save plan"
+        ability="project-subscription-plan:update"
+        cancel={plansOf(params.id)}
+      />
     </Page>,
   );
 }
@@ -257,11 +349,14 @@ export async function planPage(request: SignedInRequest, params: Record<string, 
 export async function updatePlan(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const values = valuesOfForm(request.form);
   const parsed = planInputOf(values);
-  if (!parsed.ok) return planPage(request, params, { problem: toProblem(parsed.error, request.requestId).problem, values });
+  if (!parsed.ok)
+    return planPage(request, params, { problem: toProblem(parsed.error, request.requestId).problem, values });
   const current = await read<Plan>(request, 'getPlan', { id: params.plan });
   if (!current.ok) return planPage(request, params, { problem: current.problem, values });
   const before = current.result as unknown as Record<string, unknown>;
-  const changes = Object.fromEntries(Object.entries(parsed.input).filter(([field, value]) => JSON.stringify(before[field]) !== JSON.stringify(value)));
+  const changes = Object.fromEntries(
+    Object.entries(parsed.input).filter(([field, value]) => JSON.stringify(before[field]) !== JSON.stringify(value)),
+  );
   if (!values.description && current.result.description !== null) changes.description = null;
   if (values.interval !== 'one_time' && current.result.access_days !== null) changes.access_days = null;
   const outcome = await write<Plan>(request, 'updatePlan', { id: params.plan, ...changes });
@@ -275,7 +370,10 @@ export function planAction(action: 'activate' | 'deactivate' | 'sync') {
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
     const outcome = await write<Plan>(request, operation, { id: params.plan });
     if (!outcome.ok) return planPage(request, params, { problem: outcome.problem });
-    const said = action === 'sync' ? `Sync: ${outcome.result.sync_status}${outcome.result.sync_error ? ` (${outcome.result.sync_error})` : ''}.` : `The plan is now ${outcome.result.status}.`;
+    const said =
+      action === 'sync'
+        ? `Sync: ${outcome.result.sync_status}${outcome.result.sync_error ? ` (${outcome.result.sync_error})` : ''}.`
+        : `The plan is now ${outcome.result.status}.`;
     return planPage(request, params, { notice: <Notice>{said}</Notice> });
   };
 }

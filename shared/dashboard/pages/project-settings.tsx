@@ -8,7 +8,16 @@ import { hookPath, STRIPE_HOOK_ROUTE } from '../../hooks/routes.js';
 import { integrationsOf } from '../../integrations.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { JOIN_PATH } from '../../public-pages/http.js';
-import { Badge, CsrfField, DataTable, IdempotencyField, Notice, ProblemView, When, type Viewer } from '../components.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  IdempotencyField,
+  Notice,
+  ProblemView,
+  When,
+  type Viewer,
+} from '../components.js';
 import { ActionButton, ActionForm, ActionLink, NameDescriptionFields } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
@@ -56,7 +65,11 @@ function CopyField(props: { id: string; label: string; value: string; hint?: str
 
 /** The problem of `section`, when the refused form was that one. */
 function ProblemAt(props: { extra?: SettingsExtra; section: SettingsSection }): Html {
-  return props.extra?.problem && props.extra.at === props.section ? <ProblemView problem={props.extra.problem} /> : <></>;
+  return props.extra?.problem && props.extra.at === props.section ? (
+    <ProblemView problem={props.extra.problem} />
+  ) : (
+    <></>
+  );
 }
 
 /** A password field that never carries a value back (write-only secrets). */
@@ -73,14 +86,19 @@ function SecretInput(props: { id: string; name: string; label: string; hint?: st
 function DetailsSection(props: { viewer: Viewer; project: Project; extra?: SettingsExtra }): Html {
   const { project, viewer } = props;
   const base = `/dashboard/projects/${project.id}`;
-  const values = props.extra?.at === 'details' && props.extra.values ? props.extra.values : { name: project.name, description: project.description ?? '' };
+  const values =
+    props.extra?.at === 'details' && props.extra.values
+      ? props.extra.values
+      : { name: project.name, description: project.description ?? '' };
   return (
     <section aria-labelledby="details-heading">
       <h2 id="details-heading">Details</h2>
       <ProblemAt extra={props.extra} section="details" />
       <dl class="facts" id="project-facts">
         <dt>Platform</dt>
-        <dd>{PLATFORM_TYPES.find((platform) => platform.value === project.platform_type)?.label ?? project.platform_type}</dd>
+        <dd>
+          {PLATFORM_TYPES.find((platform) => platform.value === project.platform_type)?.label ?? project.platform_type}
+        </dd>
         <dt>Status</dt>
         <dd>
           <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge>
@@ -100,11 +118,29 @@ function DetailsSection(props: { viewer: Viewer; project: Project; extra?: Setti
       </form>
       <div class="actions">
         {project.status === 'active' ? (
-          <ActionForm viewer={viewer} action={`${base}/archive`} ability="project:archive" label="Archive project" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/archive`}
+            ability="project:archive"
+            label="Archive project"
+            secondary
+          />
         ) : (
-          <ActionForm viewer={viewer} action={`${base}/unarchive`} ability="project:archive" label="Unarchive project" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/unarchive`}
+            ability="project:archive"
+            label="Unarchive project"
+            secondary
+          />
         )}
-        <ActionLink viewer={viewer} href={`${base}/delete`} ability="project:delete" label="Delete project…" secondary />
+        <ActionLink
+          viewer={viewer}
+          href={`${base}/delete`}
+          ability="project:delete"
+          label="Delete project…"
+          secondary
+        />
       </div>
     </section>
   );
@@ -122,9 +158,17 @@ function BotSection(props: { viewer: Viewer; project: Project; extra?: SettingsE
       {project.bot ? (
         <>
           <p id="project-bot">
-            <Badge color="green">connected</Badge> {project.bot.username ? `@${project.bot.username}` : project.bot.platform_bot_id} since <When at={project.bot.connected_at} />
+            <Badge color="green">connected</Badge>{' '}
+            {project.bot.username ? `@${project.bot.username}` : project.bot.platform_bot_id} since{' '}
+            <When at={project.bot.connected_at} />
           </p>
-          <ActionForm viewer={viewer} action={`${base}/bot/disconnect`} ability="project:connect-bot" label="Disconnect the bot" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/bot/disconnect`}
+            ability="project:connect-bot"
+            label="Disconnect the bot"
+            secondary
+          />
         </>
       ) : (
         <p id="project-bot">
@@ -138,24 +182,49 @@ function BotSection(props: { viewer: Viewer; project: Project; extra?: SettingsE
           <CsrfField viewer={viewer} />
           <IdempotencyField />
           <input type="hidden" name="platform" value={discord ? 'discord' : 'telegram'} />
-          <SecretInput id="bot-token" name="token" label="Bot token" hint={discord ? 'The bot token of the Discord Developer Portal.' : 'The token @BotFather gave you (<bot id>:<secret>).'} />
+          <SecretInput
+            id="bot-token"
+            name="token"
+            label="Bot token"
+            hint={
+              discord
+                ? 'The bot token of the Discord Developer Portal.'
+                : 'The token @BotFather gave you (<bot id>:<secret>).'
+            }
+          />
           {discord ? (
             <>
               <div>
                 <label for="bot-application-id">Application id</label>
-                <input type="text" id="bot-application-id" name="application_id" required inputmode="numeric" value={values.application_id ?? ''} />
+                <input
+                  type="text"
+                  id="bot-application-id"
+                  name="application_id"
+                  required
+                  inputmode="numeric"
+                  value={values.application_id ?? ''}
+                />
               </div>
               <div>
                 <label for="bot-public-key">Public key</label>
                 <input type="text" id="bot-public-key" name="public_key" required value={values.public_key ?? ''} />
               </div>
-              <SecretInput id="bot-client-secret" name="client_secret" label="Client secret" hint="OAuth2 client secret (members link their Discord account with it)." />
+              <SecretInput
+                id="bot-client-secret"
+                name="client_secret"
+                label="Client secret"
+                hint="OAuth2 client secret (members link their Discord account with it)."
+              />
             </>
           ) : (
             ''
           )}
           <div class="actions">
-            <ActionButton viewer={viewer} ability="project:connect-bot" label={project.bot ? 'Replace the bot' : 'Connect the bot'} />
+            <ActionButton
+              viewer={viewer}
+              ability="project:connect-bot"
+              label={project.bot ? 'Replace the bot' : 'Connect the bot'}
+            />
           </div>
         </form>
       )}
@@ -174,10 +243,19 @@ function ProviderSection(props: { viewer: Viewer; project: Project; extra?: Sett
       {connected ? (
         <>
           <p id="project-provider">
-            <Badge color="green">{PAYMENT_PROVIDERS.find((provider) => provider.value === connected.provider)?.label ?? connected.provider}</Badge>
-            {connected.livemode === null ? '' : connected.livemode ? ' live mode' : ' test mode'} since <When at={connected.connected_at} />
+            <Badge color="green">
+              {PAYMENT_PROVIDERS.find((provider) => provider.value === connected.provider)?.label ?? connected.provider}
+            </Badge>
+            {connected.livemode === null ? '' : connected.livemode ? ' live mode' : ' test mode'} since{' '}
+            <When at={connected.connected_at} />
           </p>
-          <ActionForm viewer={viewer} action={`${base}/payment-provider/disconnect`} ability="project:update" label="Disconnect the payment provider" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/payment-provider/disconnect`}
+            ability="project:update"
+            label="Disconnect the payment provider"
+            secondary
+          />
         </>
       ) : (
         <p id="project-provider">
@@ -185,20 +263,44 @@ function ProviderSection(props: { viewer: Viewer; project: Project; extra?: Sett
         </p>
       )}
       <h3>Stripe</h3>
-      <CopyField id="stripe-webhook-url" label="Webhook URL" value={props.webhookUrl} hint="In Stripe, add a webhook endpoint with this URL, then paste its signing secret below." />
+      <CopyField
+        id="stripe-webhook-url"
+        label="Webhook URL"
+        value={props.webhookUrl}
+        hint="In Stripe, add a webhook endpoint with this URL, then paste its signing secret below."
+      />
       <form method="post" action={`${base}/payment-provider`} class="stack" id="stripe-form">
         <CsrfField viewer={viewer} />
         <IdempotencyField />
         <input type="hidden" name="provider" value="stripe" />
-        <SecretInput id="stripe-secret-key" name="secret_key" label="Restricted key" hint="rk_test_… or rk_live_… with the permissions docs/integrations.md lists." />
-        <SecretInput id="stripe-webhook-secret" name="webhook_secret" label="Webhook signing secret" hint="whsec_… of the endpoint above." />
+        <SecretInput
+          id="stripe-secret-key"
+          name="secret_key"
+          label="Restricted key"
+          hint="rk_test_… or rk_live_… with the permissions docs/integrations.md lists."
+        />
+        <SecretInput
+          id="stripe-webhook-secret"
+          name="webhook_secret"
+          label="Webhook signing secret"
+          hint="whsec_… of the endpoint above."
+        />
         <div class="actions">
           <ActionButton viewer={viewer} ability="project:update" label="Connect Stripe" />
         </div>
       </form>
       <h3>Manual</h3>
-      <p class="hint">Payments you record yourself (cash, invoice, gift); subscriptions are granted from the dashboard.</p>
-      <ActionForm viewer={viewer} action={`${base}/payment-provider`} ability="project:update" label="Connect the manual provider" secondary fields={{ provider: 'manual' }} />
+      <p class="hint">
+        Payments you record yourself (cash, invoice, gift); subscriptions are granted from the dashboard.
+      </p>
+      <ActionForm
+        viewer={viewer}
+        action={`${base}/payment-provider`}
+        ability="project:update"
+        label="Connect the manual provider"
+        secondary
+        fields={{ provider: 'manual' }}
+      />
     </section>
   );
 }
@@ -249,7 +351,14 @@ function ResourcesSection(props: { viewer: Viewer; project: Project; extra?: Set
         </div>
         <div>
           <label for="resource-id">Platform resource id</label>
-          <input type="text" id="resource-id" name="platform_resource_id" required maxlength="256" value={values.platform_resource_id ?? ''} />
+          <input
+            type="text"
+            id="resource-id"
+            name="platform_resource_id"
+            required
+            maxlength="256"
+            value={values.platform_resource_id ?? ''}
+          />
           <span class="hint">A Telegram chat id (e.g. -100…), a Discord server, channel or role id.</span>
         </div>
         <div>
@@ -265,20 +374,40 @@ function ResourcesSection(props: { viewer: Viewer; project: Project; extra?: Set
 }
 
 /** `GET /dashboard/projects/{id}/settings` (and after every settings action): details, join link, bot, payment provider, linked resources. */
-export async function settingsPage(request: SignedInRequest, params: Record<string, string>, extra?: SettingsExtra): Promise<ApiGatewayResult> {
+export async function settingsPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: SettingsExtra,
+): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
   const base = publicBaseUrl(request);
-  const notice = extra?.notice ?? (request.query.get('created') ? <Notice>The project is created. Connect its bot and a payment provider, then share the join link.</Notice> : '');
+  const notice =
+    extra?.notice ??
+    (request.query.get('created') ? (
+      <Notice>The project is created. Connect its bot and a payment provider, then share the join link.</Notice>
+    ) : (
+      ''
+    ));
   return htmlResult(
     extra?.problem?.status ?? 200,
     <Page title={`${project.result.name}: settings`} viewer={request.viewer} current="/dashboard/projects">
       <ProjectTabs project={project.result} current={`/dashboard/projects/${params.id}/settings`} />
       {notice}
-      <CopyField id="join-link" label="Join link" value={`${base}${JOIN_PATH}/${project.result.id}`} hint="Share it with your community: the page lists the active plans." />
+      <CopyField
+        id="join-link"
+        label="Join link"
+        value={`${base}${JOIN_PATH}/${project.result.id}`}
+        hint="Share it with your community: the page lists the active plans."
+      />
       <DetailsSection viewer={request.viewer} project={project.result} extra={extra} />
       <BotSection viewer={request.viewer} project={project.result} extra={extra} />
-      <ProviderSection viewer={request.viewer} project={project.result} extra={extra} webhookUrl={`${base}${hookPath(STRIPE_HOOK_ROUTE, project.result.id)}`} />
+      <ProviderSection
+        viewer={request.viewer}
+        project={project.result}
+        extra={extra}
+        webhookUrl={`${base}${hookPath(STRIPE_HOOK_ROUTE, project.result.id)}`}
+      />
       <ResourcesSection viewer={request.viewer} project={project.result} extra={extra} />
     </Page>,
   );

@@ -25,7 +25,12 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
     <Page title="Projects" viewer={request.viewer} current="/dashboard/projects">
       {request.query.get('deleted') ? <Notice>The project is deleted.</Notice> : ''}
       <div class="actions">
-        <ActionLink viewer={request.viewer} href="/dashboard/projects/new" ability="project:create" label="New project" />
+        <ActionLink
+          viewer={request.viewer}
+          href="/dashboard/projects/new"
+          ability="project:create"
+          label="New project"
+        />
       </div>
       <Listing
         outcome={projects}
@@ -39,9 +44,26 @@ export async function projectsPage(request: SignedInRequest): Promise<ApiGateway
             columns={[
               { label: 'Project', cell: (project) => <a href={`/dashboard/projects/${project.id}`}>{project.name}</a> },
               { label: 'Platform', cell: (project) => project.platform_type },
-              { label: 'Status', cell: (project) => <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge> },
-              { label: 'Bot', cell: (project) => (project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>) },
-              { label: 'Payment provider', cell: (project) => (project.payment_provider ? <Badge color="green">{project.payment_provider.provider}</Badge> : <Badge color="gray">none</Badge>) },
+              {
+                label: 'Status',
+                cell: (project) => (
+                  <Badge color={project.status === 'active' ? 'green' : 'gray'}>{project.status}</Badge>
+                ),
+              },
+              {
+                label: 'Bot',
+                cell: (project) =>
+                  project.bot ? <Badge color="green">connected</Badge> : <Badge color="gray">not connected</Badge>,
+              },
+              {
+                label: 'Payment provider',
+                cell: (project) =>
+                  project.payment_provider ? (
+                    <Badge color="green">{project.payment_provider.provider}</Badge>
+                  ) : (
+                    <Badge color="gray">none</Badge>
+                  ),
+              },
               { label: 'Created', cell: (project) => <When at={project.created_at} /> },
             ]}
           />
@@ -64,7 +86,11 @@ export function ProjectTabs(props: { project: Project; current: string }): Html 
   return (
     <nav aria-label="Project" class="actions">
       {tabs.map(([href, label]) => (
-        <a href={href} aria-current={href === props.current ? 'page' : undefined} class={href === props.current ? 'button' : 'button secondary'}>
+        <a
+          href={href}
+          aria-current={href === props.current ? 'page' : undefined}
+          class={href === props.current ? 'button' : 'button secondary'}
+        >
           {label}
         </a>
       ))}
@@ -78,7 +104,10 @@ export async function projectOr(request: SignedInRequest, projectId: string): Pr
 }
 
 /** A project page whose project could not be read: the problem, with its status. */
-export function projectProblemPage(request: SignedInRequest, outcome: Extract<OperationOutcome, { ok: false }>): ApiGatewayResult {
+export function projectProblemPage(
+  request: SignedInRequest,
+  outcome: Extract<OperationOutcome, { ok: false }>,
+): ApiGatewayResult {
   return htmlResult(
     outcome.problem.status,
     <Page title="Project" viewer={request.viewer} current="/dashboard/projects">
@@ -111,7 +140,12 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
       <FiguresCard outcome={metrics} idPrefix="project" heading="Figures" />
       <h2>Plans</h2>
       <div class="actions">
-        <ActionLink viewer={request.viewer} href={`/dashboard/projects/${params.id}/plans/new`} ability="project-subscription-plan:create" label="New plan" />
+        <ActionLink
+          viewer={request.viewer}
+          href={`/dashboard/projects/${params.id}/plans/new`}
+          ability="project-subscription-plan:create"
+          label="New plan"
+        />
       </div>
       <Listing
         outcome={plans}
@@ -123,11 +157,17 @@ export async function projectPage(request: SignedInRequest, params: Record<strin
             rows={items}
             empty="No plans yet."
             columns={[
-              { label: 'Plan', cell: (plan) => <a href={`/dashboard/projects/${params.id}/plans/${plan.id}`}>{plan.name}</a> },
+              {
+                label: 'Plan',
+                cell: (plan) => <a href={`/dashboard/projects/${params.id}/plans/${plan.id}`}>{plan.name}</a>,
+              },
               { label: 'Price', cell: (plan) => formatMinorUnits(plan.amount, plan.currency) },
               { label: 'Interval', cell: (plan) => planInterval(plan) },
               { label: 'Trial', cell: (plan) => (plan.trial_days ? `${plan.trial_days} days` : '—') },
-              { label: 'Status', cell: (plan) => <Badge color={plan.status === 'active' ? 'green' : 'gray'}>{plan.status}</Badge> },
+              {
+                label: 'Status',
+                cell: (plan) => <Badge color={plan.status === 'active' ? 'green' : 'gray'}>{plan.status}</Badge>,
+              },
               { label: 'Provider sync', cell: (plan) => plan.sync_status },
             ]}
           />

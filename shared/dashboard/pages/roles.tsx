@@ -7,8 +7,24 @@ import type { Group } from '../../domain/groups/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, type Viewer } from '../components.js';
-import { AbilityChoice, ActionButton, ActionForm, ActionLink, NameDescriptionFields, ProjectScopeField } from '../form-controls.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  Forbidden,
+  IdempotencyField,
+  Notice,
+  ProblemView,
+  type Viewer,
+} from '../components.js';
+import {
+  AbilityChoice,
+  ActionButton,
+  ActionForm,
+  ActionLink,
+  NameDescriptionFields,
+  ProjectScopeField,
+} from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
@@ -35,12 +51,19 @@ function abilitiesByCategory(): Array<[AbilityCategory, Array<(typeof ABILITIES)
 /** `GET /dashboard/roles`: roles (built-in and the team's own) and groups, with links to create and edit them. */
 export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer, query } = request;
-  const [roles, groups] = await Promise.all([read<ListPage<Role>>(request, 'listRoles', { limit: 100 }), read<ListPage<Group>>(request, 'listGroups', { limit: 100 })]);
+  const [roles, groups] = await Promise.all([
+    read<ListPage<Role>>(request, 'listRoles', { limit: 100 }),
+    read<ListPage<Group>>(request, 'listGroups', { limit: 100 }),
+  ]);
   const roleNames = new Map(roles.ok ? roles.result.data.map((role) => [role.id, role.name]) : []);
   return htmlResult(
     200,
     <Page title="Roles and groups" viewer={viewer} current={ROLES}>
-      {query.get('deleted') ? <Notice>The {query.get('deleted') === 'group' ? 'group' : 'role'} was deleted.</Notice> : ''}
+      {query.get('deleted') ? (
+        <Notice>The {query.get('deleted') === 'group' ? 'group' : 'role'} was deleted.</Notice>
+      ) : (
+        ''
+      )}
       <h2>Roles</h2>
       <div class="actions">
         <ActionLink viewer={viewer} href={`${ROLES}/new`} ability="role:create" label="New role" />
@@ -55,12 +78,22 @@ export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayRes
               label: 'Role',
               cell: (role) => (
                 <>
-                  <a href={`${ROLES}/${role.id}`}>{role.name}</a> {role.built_in ? <Badge color="gray">built-in</Badge> : ''}
+                  <a href={`${ROLES}/${role.id}`}>{role.name}</a>{' '}
+                  {role.built_in ? <Badge color="gray">built-in</Badge> : ''}
                 </>
               ),
             },
-            { label: 'Abilities', cell: (role) => <span title={role.abilities.join(', ')}>{role.abilities.length}</span> },
-            { label: 'Projects', cell: (role) => (role.project_ids ? `${role.project_ids.length} project${role.project_ids.length === 1 ? '' : 's'}` : 'All projects') },
+            {
+              label: 'Abilities',
+              cell: (role) => <span title={role.abilities.join(', ')}>{role.abilities.length}</span>,
+            },
+            {
+              label: 'Projects',
+              cell: (role) =>
+                role.project_ids
+                  ? `${role.project_ids.length} project${role.project_ids.length === 1 ? '' : 's'}`
+                  : 'All projects',
+            },
             { label: 'Description', cell: (role) => role.description ?? '' },
           ]}
         />
@@ -103,7 +136,14 @@ interface RoleValues {
 }
 
 /** The role form: name, description, abilities grouped by domain (only held ones can be ticked), project scope. */
-function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; values?: RoleValues; submit: string; ability: Ability }): Html {
+function RoleForm(props: {
+  viewer: Viewer;
+  action: string;
+  projects: Project[];
+  values?: RoleValues;
+  submit: string;
+  ability: Ability;
+}): Html {
   const { viewer } = props;
   const chosen = new Set(props.values?.abilities ?? []);
   const scoped = new Set(props.values?.project_ids ?? []);
@@ -126,7 +166,11 @@ function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; 
           </fieldset>
         ))}
       </fieldset>
-      <ProjectScopeField projects={props.projects} chosen={scoped} hint="Leave all unticked for a role that applies in every project." />
+      <ProjectScopeField
+        projects={props.projects}
+        chosen={scoped}
+        hint="Leave all unticked for a role that applies in every project."
+      />
       <div class="actions">
         <ActionButton viewer={viewer} ability={props.ability} label={props.submit} />
         <a href={ROLES}>Cancel</a>
@@ -137,17 +181,33 @@ function RoleForm(props: { viewer: Viewer; action: string; projects: Project[]; 
 
 function roleValuesOf(form: URLSearchParams): RoleValues {
   const projectIds = formValues(form, 'project_ids');
-  return { name: formText(form, 'name'), description: formText(form, 'description') ?? null, abilities: formValues(form, 'abilities'), project_ids: projectIds.length ? projectIds : null };
+  return {
+    name: formText(form, 'name'),
+    description: formText(form, 'description') ?? null,
+    abilities: formValues(form, 'abilities'),
+    project_ids: projectIds.length ? projectIds : null,
+  };
 }
 
 /** `GET /dashboard/roles/new` (and the form again after a refused `POST /dashboard/roles`). */
-export async function newRolePage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { problem: ProblemDocument; values: RoleValues }): Promise<ApiGatewayResult> {
+export async function newRolePage(
+  request: SignedInRequest,
+  _params: Record<string, string> = {},
+  extra?: { problem: ProblemDocument; values: RoleValues },
+): Promise<ApiGatewayResult> {
   const projects = await listOrEmpty<Project>(request, 'listProjects');
   return htmlResult(
     extra?.problem.status ?? 200,
     <Page title="New role" viewer={request.viewer} current={ROLES}>
       {extra ? <ProblemView problem={extra.problem} /> : ''}
-      <RoleForm viewer={request.viewer} action={ROLES} projects={projects} values={extra?.values} submit="Create role" ability="role:create" />
+      <RoleForm
+        viewer={request.viewer}
+        action={ROLES}
+        projects={projects}
+        values={extra?.values}
+        submit="Create role"
+        ability="role:create"
+      />
     </Page>,
   );
 }
@@ -166,7 +226,11 @@ export async function createRole(request: SignedInRequest): Promise<ApiGatewayRe
 }
 
 /** `GET /dashboard/roles/{id}`: a built-in role read-only; a role of the team's own editable, with who holds it and Delete. */
-export async function rolePage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; values?: RoleValues }): Promise<ApiGatewayResult> {
+export async function rolePage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem?: ProblemDocument; values?: RoleValues },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const role = await read<Role>(request, 'getRole', { id: params.id });
   if (!role.ok) {
@@ -183,7 +247,9 @@ export async function rolePage(request: SignedInRequest, params: Record<string, 
     listOrEmpty<Group>(request, 'listGroups', { role_id: params.id }),
   ]);
   const holders = [
-    ...members.filter((member) => member.status !== 'removed').map((member) => ({ href: `/dashboard/team-members/${member.id}`, label: `${member.name} (member)` })),
+    ...members
+      .filter((member) => member.status !== 'removed')
+      .map((member) => ({ href: `/dashboard/team-members/${member.id}`, label: `${member.name} (member)` })),
     ...groups.map((group) => ({ href: `/dashboard/groups/${group.id}`, label: `${group.name} (group)` })),
   ];
   const current = role.result;
@@ -215,12 +281,19 @@ export async function rolePage(request: SignedInRequest, params: Record<string, 
             )}
           </dd>
           <dt>Projects</dt>
-          <dd>{current.project_ids ? current.project_ids.map((id) => projects.find((project) => project.id === id)?.name ?? id).join(', ') : 'All projects'}</dd>
+          <dd>
+            {current.project_ids
+              ? current.project_ids.map((id) => projects.find((project) => project.id === id)?.name ?? id).join(', ')
+              : 'All projects'}
+          </dd>
         </dl>
       </div>
       {current.built_in ? (
         <>
-          <p class="hint">Built-in roles exist in every team and cannot be changed or deleted; create a role of your own to grant a different set.</p>
+          <p class="hint">
+            Built-in roles exist in every team and cannot be changed or deleted; create a role of your own to grant a
+            different set.
+          </p>
           <h2>Abilities ({current.abilities.length})</h2>
           <ul class="columns" id="role-abilities">
             {current.abilities.map((ability) => (
@@ -232,11 +305,24 @@ export async function rolePage(request: SignedInRequest, params: Record<string, 
         </>
       ) : (
         <>
-          <RoleForm viewer={viewer} action={`${ROLES}/${current.id}`} projects={projects} values={extra?.values ?? current} submit="Save role" ability="role:update" />
+          <RoleForm
+            viewer={viewer}
+            action={`${ROLES}/${current.id}`}
+            projects={projects}
+            values={extra?.values ?? current}
+            submit="Save role"
+            ability="role:update"
+          />
           <h2>Delete</h2>
           <div class="card">
             <p>A role can be deleted once no team member or group holds it.</p>
-            <ActionForm viewer={viewer} action={`${ROLES}/${current.id}/delete`} ability="role:delete" label={`Delete role ${current.name}`} danger />
+            <ActionForm
+              viewer={viewer}
+              action={`${ROLES}/${current.id}/delete`}
+              ability="role:delete"
+              label={`Delete role ${current.name}`}
+              danger
+            />
           </div>
         </>
       )}
@@ -247,7 +333,13 @@ export async function rolePage(request: SignedInRequest, params: Record<string, 
 /** `POST /dashboard/roles/{id}`: `updateRole` with the form's complete abilities and scope. */
 export async function updateRole(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const values = roleValuesOf(request.form);
-  const outcome = await write<Role>(request, 'updateRole', { id: params.id, name: values.name, description: values.description, abilities: values.abilities, project_ids: values.project_ids });
+  const outcome = await write<Role>(request, 'updateRole', {
+    id: params.id,
+    name: values.name,
+    description: values.description,
+    abilities: values.abilities,
+    project_ids: values.project_ids,
+  });
   if (!outcome.ok) return rolePage(request, params, { problem: outcome.problem, values });
   return redirectResult(`${ROLES}/${params.id}?saved=1`);
 }
@@ -260,7 +352,11 @@ export async function deleteRole(request: SignedInRequest, params: Record<string
 }
 
 /** `GET /dashboard/team-members/{id}`: the member's roles as checkboxes (`updateTeamMember`, needs `role:assign`). */
-export async function teamMemberPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; roleIds?: readonly string[] }): Promise<ApiGatewayResult> {
+export async function teamMemberPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem?: ProblemDocument; roleIds?: readonly string[] },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const member = await read<TeamMember>(request, 'getTeamMember', { id: params.id });
   if (!member.ok) {
@@ -279,18 +375,23 @@ export async function teamMemberPage(request: SignedInRequest, params: Record<st
       {request.query.get('saved') && !extra ? <Notice>The roles are saved.</Notice> : ''}
       {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
       <p>
-        {member.result.email} · <Badge color={member.result.status === 'active' ? 'green' : 'gray'}>{member.result.status}</Badge>
+        {member.result.email} ·{' '}
+        <Badge color={member.result.status === 'active' ? 'green' : 'gray'}>{member.result.status}</Badge>
       </p>
       <form method="post" action={`/dashboard/team-members/${params.id}`} class="stack">
         <CsrfField viewer={viewer} />
         <IdempotencyField />
         <fieldset>
           <legend>Roles</legend>
-          <p class="hint">The member holds every ability of these roles, plus those of their groups’ roles. You can only give roles whose abilities you hold.</p>
+          <p class="hint">
+            The member holds every ability of these roles, plus those of their groups’ roles. You can only give roles
+            whose abilities you hold.
+          </p>
           <div class="events">
             {roles.map((role) => (
               <label>
-                <input type="checkbox" name="role_ids" value={role.id} checked={chosen.has(role.id)} /> {role.name} <span class="hint">{role.abilities.length} abilities</span>
+                <input type="checkbox" name="role_ids" value={role.id} checked={chosen.has(role.id)} /> {role.name}{' '}
+                <span class="hint">{role.abilities.length} abilities</span>
               </label>
             ))}
           </div>
@@ -305,7 +406,10 @@ export async function teamMemberPage(request: SignedInRequest, params: Record<st
 }
 
 /** `POST /dashboard/team-members/{id}`: `updateTeamMember` with the member's complete new set of roles. */
-export async function updateTeamMemberRoles(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function updateTeamMemberRoles(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const roleIds = formValues(request.form, 'role_ids');
   const outcome = await write<TeamMember>(request, 'updateTeamMember', { id: params.id, role_ids: roleIds });
   if (!outcome.ok) return teamMemberPage(request, params, { problem: outcome.problem, roleIds });

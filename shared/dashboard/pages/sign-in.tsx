@@ -17,7 +17,13 @@ import {
   type DashboardRequest,
   type SignedInRequest,
 } from '../http.js';
-import { finishPasskeyRegistration, finishPasskeySignIn, listPasskeys, startPasskeyRegistration, startPasskeySignIn } from '../passkeys.js';
+import {
+  finishPasskeyRegistration,
+  finishPasskeySignIn,
+  listPasskeys,
+  startPasskeyRegistration,
+  startPasskeySignIn,
+} from '../passkeys.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
 import { findMember } from '../../domain/team-members/records.js';
 import { activateSession, consumeSignInLink, createSession, listSessions, revokeSession } from '../sessions.js';
@@ -48,13 +54,18 @@ export async function signInPage(request: DashboardRequest): Promise<ApiGatewayR
       {request.query.get('signed_out') ? <Notice>You are signed out.</Notice> : ''}
       <div class="card">
         <p>Sign in with the passkey you registered on this device or your phone.</p>
-        <button type="button" id="passkey-sign-in" data-return-to={safeReturnPath(request.query.get('return_to')) ?? '/dashboard'}>
+        <button
+          type="button"
+          id="passkey-sign-in"
+          data-return-to={safeReturnPath(request.query.get('return_to')) ?? '/dashboard'}
+        >
           Sign in with a passkey
         </button>
         <p id="passkey-error" class="problem" role="alert" hidden></p>
       </div>
       <p class="hint">
-        No passkey yet? Open the sign-in link you were given (from your invitation, from <code>npm run cli -- member sign-in-link</code>, or printed by <code>npm start</code>) and register one.
+        No passkey yet? Open the sign-in link you were given (from your invitation, from{' '}
+        <code>npm run cli -- member sign-in-link</code>, or printed by <code>npm start</code>) and register one.
       </p>
     </PublicPage>,
   );
@@ -81,8 +92,18 @@ export async function signInLinkPage(request: DashboardRequest): Promise<ApiGate
 /** `POST /dashboard/sign-in/link`: uses the link once and starts a session that must register a passkey. */
 export async function useSignInLink(request: DashboardRequest): Promise<ApiGatewayResult> {
   try {
-    const { teamId, memberId } = await consumeSignInLink(request.runtime.store, request.runtime.clock, request.form.get('token') ?? '');
-    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, { teamId, memberId, state: 'registration', method: 'link', userAgent: request.headers['user-agent'] });
+    const { teamId, memberId } = await consumeSignInLink(
+      request.runtime.store,
+      request.runtime.clock,
+      request.form.get('token') ?? '',
+    );
+    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
+      teamId,
+      memberId,
+      state: 'registration',
+      method: 'link',
+      userAgent: request.headers['user-agent'],
+    });
     return redirectResult('/dashboard/passkeys/new', [sessionCookie(cookieValue)]);
   } catch (error) {
     return problemPage('Sign-in link', error, request.requestId);
@@ -117,7 +138,10 @@ export async function invitationPage(request: DashboardRequest): Promise<ApiGate
 export async function acceptInvitation(request: DashboardRequest): Promise<ApiGatewayResult> {
   const token = request.form.get('token')?.trim() ?? '';
   try {
-    const accepted = await acceptTeamInvitation({ token }, { runtime: request.runtime, principal: null, requestId: request.requestId });
+    const accepted = await acceptTeamInvitation(
+      { token },
+      { runtime: request.runtime, principal: null, requestId: request.requestId },
+    );
     const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
       teamId: accepted.team.id,
       memberId: accepted.team_member.id,
@@ -133,7 +157,11 @@ export async function acceptInvitation(request: DashboardRequest): Promise<ApiGa
 
 /** `POST /dashboard/sign-in/passkey-options` (JSON): a challenge for signing in with a discoverable passkey. */
 export async function passkeySignInOptions(request: DashboardRequest): Promise<ApiGatewayResult> {
-  const { challengeId, options } = await startPasskeySignIn(request.runtime.store, request.runtime.clock, request.relyingParty);
+  const { challengeId, options } = await startPasskeySignIn(
+    request.runtime.store,
+    request.runtime.clock,
+    request.relyingParty,
+  );
   return jsonResult(200, { challenge_id: challengeId, options });
 }
 
@@ -141,11 +169,24 @@ export async function passkeySignInOptions(request: DashboardRequest): Promise<A
 export async function passkeySignIn(request: DashboardRequest): Promise<ApiGatewayResult> {
   const body = (request.json ?? {}) as { challenge_id?: unknown; response?: unknown };
   try {
-    if (typeof body.challenge_id !== 'string' || !body.response || typeof body.response !== 'object') throw new ProblemError('VALIDATION_FAILED', 'Send challenge_id and the passkey response.');
-    const { teamId, memberId } = await finishPasskeySignIn(request.runtime.store, request.runtime.clock, request.relyingParty, { challengeId: body.challenge_id, response: body.response as never });
+    if (typeof body.challenge_id !== 'string' || !body.response || typeof body.response !== 'object')
+      throw new ProblemError('VALIDATION_FAILED', 'Send challenge_id and the passkey response.');
+    const { teamId, memberId } = await finishPasskeySignIn(
+      request.runtime.store,
+      request.runtime.clock,
+      request.relyingParty,
+      { challengeId: body.challenge_id, response: body.response as never },
+    );
     const member = await findMember(request.runtime.store, teamId, memberId);
-    if (!member || member.status !== 'active') throw new ProblemError('AUTHENTICATION_REQUIRED', 'This passkey’s team member is no longer active.');
-    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, { teamId, memberId, state: 'active', method: 'passkey', userAgent: request.headers['user-agent'] });
+    if (!member || member.status !== 'active')
+      throw new ProblemError('AUTHENTICATION_REQUIRED', 'This passkey’s team member is no longer active.');
+    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
+      teamId,
+      memberId,
+      state: 'active',
+      method: 'passkey',
+      userAgent: request.headers['user-agent'],
+    });
     return jsonResult(200, { signed_in: true }, [sessionCookie(cookieValue)]);
   } catch (error) {
     const { problem } = toProblem(error, request.requestId);
@@ -159,10 +200,17 @@ export async function registerPasskeyPage(request: SignedInRequest): Promise<Api
   return htmlResult(
     200,
     <Page title="Register a passkey" viewer={request.viewer} current="/dashboard/account">
-      {request.session.state === 'registration' ? <Notice>Welcome, {request.viewer.member.name}. Register a passkey to finish signing in; next time you sign in with it.</Notice> : ''}
+      {request.session.state === 'registration' ? (
+        <Notice>
+          Welcome, {request.viewer.member.name}. Register a passkey to finish signing in; next time you sign in with it.
+        </Notice>
+      ) : (
+        ''
+      )}
       <div class="card">
         <p>
-          A passkey is kept by this device, your phone or your password manager. You have {passkeys.length} passkey{passkeys.length === 1 ? '' : 's'}.
+          A passkey is kept by this device, your phone or your password manager. You have {passkeys.length} passkey
+          {passkeys.length === 1 ? '' : 's'}.
         </p>
         <button type="button" id="register-passkey">
           Register a passkey
@@ -175,11 +223,16 @@ export async function registerPasskeyPage(request: SignedInRequest): Promise<Api
 
 /** `POST /dashboard/passkeys/registration-options` (JSON, CSRF header): a registration challenge bound to the session. */
 export async function passkeyRegistrationOptions(request: SignedInRequest): Promise<ApiGatewayResult> {
-  const { challengeId, options } = await startPasskeyRegistration(request.runtime.store, request.runtime.clock, request.relyingParty, {
-    teamId: request.viewer.team.id,
-    member: request.viewer.member,
-    sessionId: request.session.id,
-  });
+  const { challengeId, options } = await startPasskeyRegistration(
+    request.runtime.store,
+    request.runtime.clock,
+    request.relyingParty,
+    {
+      teamId: request.viewer.team.id,
+      member: request.viewer.member,
+      sessionId: request.session.id,
+    },
+  );
   return jsonResult(200, { challenge_id: challengeId, options });
 }
 
@@ -187,14 +240,20 @@ export async function passkeyRegistrationOptions(request: SignedInRequest): Prom
 export async function passkeyRegister(request: SignedInRequest): Promise<ApiGatewayResult> {
   const body = (request.json ?? {}) as { challenge_id?: unknown; response?: unknown };
   try {
-    if (typeof body.challenge_id !== 'string' || !body.response || typeof body.response !== 'object') throw new ProblemError('VALIDATION_FAILED', 'Send challenge_id and the passkey response.');
-    const passkey = await finishPasskeyRegistration(request.runtime.store, request.runtime.clock, request.relyingParty, {
-      teamId: request.viewer.team.id,
-      memberId: request.viewer.member.id,
-      sessionId: request.session.id,
-      challengeId: body.challenge_id,
-      response: body.response as never,
-    });
+    if (typeof body.challenge_id !== 'string' || !body.response || typeof body.response !== 'object')
+      throw new ProblemError('VALIDATION_FAILED', 'Send challenge_id and the passkey response.');
+    const passkey = await finishPasskeyRegistration(
+      request.runtime.store,
+      request.runtime.clock,
+      request.relyingParty,
+      {
+        teamId: request.viewer.team.id,
+        memberId: request.viewer.member.id,
+        sessionId: request.session.id,
+        challengeId: body.challenge_id,
+        response: body.response as never,
+      },
+    );
     await activateSession(request.runtime.store, request.session.id);
     return jsonResult(201, { registered: true, created_at: passkey.created_at });
   } catch (error) {
@@ -205,7 +264,13 @@ export async function passkeyRegister(request: SignedInRequest): Promise<ApiGate
 
 /** `POST /dashboard/sign-out`: revokes this session and clears the cookie. */
 export async function signOut(request: SignedInRequest): Promise<ApiGatewayResult> {
-  await revokeSession(request.runtime.store, request.runtime.clock, request.viewer.team.id, request.viewer.member.id, request.session.id);
+  await revokeSession(
+    request.runtime.store,
+    request.runtime.clock,
+    request.viewer.team.id,
+    request.viewer.member.id,
+    request.session.id,
+  );
   return redirectResult('/dashboard/sign-in?signed_out=1', [clearedSessionCookie()]);
 }
 
@@ -238,7 +303,11 @@ export async function accountPage(request: SignedInRequest): Promise<ApiGatewayR
               ) : (
                 <form method="post" action={`/dashboard/account/sessions/${session.id}/revoke`}>
                   <CsrfField viewer={viewer} />
-                  <button type="submit" class="secondary" aria-label={`Sign out the session started ${session.created_at}`}>
+                  <button
+                    type="submit"
+                    class="secondary"
+                    aria-label={`Sign out the session started ${session.created_at}`}
+                  >
                     Sign out
                   </button>
                 </form>
@@ -274,7 +343,16 @@ function ActivityOfMe(props: { request: SignedInRequest }) {
 }
 
 /** `POST /dashboard/account/sessions/{id}/revoke`: signs out one of the member's sessions. */
-export async function revokeOwnSession(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
-  await revokeSession(request.runtime.store, request.runtime.clock, request.viewer.team.id, request.viewer.member.id, params.id);
+export async function revokeOwnSession(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
+  await revokeSession(
+    request.runtime.store,
+    request.runtime.clock,
+    request.viewer.team.id,
+    request.viewer.member.id,
+    params.id,
+  );
   return redirectResult('/dashboard/account?revoked=1');
 }

@@ -6,7 +6,18 @@ import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscriber, SubscriberModeration } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { formatMinorUnits } from '../../schemas/common.js';
-import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Listing, Notice, ProblemView, When, type Viewer } from '../components.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  Forbidden,
+  IdempotencyField,
+  Listing,
+  Notice,
+  ProblemView,
+  When,
+  type Viewer,
+} from '../components.js';
 import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { h, type Html } from '../html.js';
@@ -22,23 +33,42 @@ import { subscriptionStateColumns } from './subscriptions.js';
  * (suspends their live subscriptions), unban, kick — through the same operations as REST and MCP.
  */
 
-const subscriberPath = (projectId: string, subscriberId: string) => `/dashboard/projects/${projectId}/subscribers/${subscriberId}`;
+const subscriberPath = (projectId: string, subscriberId: string) =>
+  `/dashboard/projects/${projectId}/subscribers/${subscriberId}`;
 
 /** A form with an optional reason and one button (ban, kick). */
-function ReasonForm(props: { viewer: Viewer; action: string; ability: 'project-user:ban' | 'project-user:kick'; label: string; reasonLabel: string; id: string; danger?: boolean }): Html {
+function ReasonForm(props: {
+  viewer: Viewer;
+  action: string;
+  ability: 'project-user:ban' | 'project-user:kick';
+  label: string;
+  reasonLabel: string;
+  id: string;
+  danger?: boolean;
+}): Html {
   return (
     <form method="post" action={props.action} class="inline-form">
       <CsrfField viewer={props.viewer} />
       <IdempotencyField />
       <label for={props.id}>{props.reasonLabel}</label>
       <input type="text" id={props.id} name="reason" maxlength="500" />
-      <ActionButton viewer={props.viewer} ability={props.ability} label={props.label} danger={props.danger} secondary={!props.danger} />
+      <ActionButton
+        viewer={props.viewer}
+        ability={props.ability}
+        label={props.label}
+        danger={props.danger}
+        secondary={!props.danger}
+      />
     </form>
   );
 }
 
 /** `GET /dashboard/projects/{id}/subscribers/{subscriber}`: the subscriber, their subscriptions, grant, ban, unban, kick. */
-export async function subscriberPage(request: SignedInRequest, params: Record<string, string>, extra?: { problem?: ProblemDocument; notice?: Html }): Promise<ApiGatewayResult> {
+export async function subscriberPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { problem?: ProblemDocument; notice?: Html },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
@@ -46,7 +76,13 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
   // Without `project-user:view` the list's entry (identifiers only, no contact details) stands in.
   const listedOnly = !subscriber.ok && subscriber.problem.code === 'TOKEN_MISSING_ABILITY';
   if (listedOnly) {
-    const found = await collect<Subscriber>(request, 'listSubscribers', { project_id: params.id }, (item) => item.id === params.subscriber, { wanted: 1, maxPages: 20 });
+    const found = await collect<Subscriber>(
+      request,
+      'listSubscribers',
+      { project_id: params.id },
+      (item) => item.id === params.subscriber,
+      { wanted: 1, maxPages: 20 },
+    );
     if (found.ok && found.result.items[0]) subscriber = { ok: true, result: found.result.items[0], replayed: false };
   }
   if (!subscriber.ok || subscriber.result.project_id !== params.id) {
@@ -59,7 +95,11 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
     );
   }
   const [subscriptions, plans] = await Promise.all([
-    read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, subscriber_id: params.subscriber, limit: 100 }),
+    read<ListPage<Subscription>>(request, 'listSubscriptions', {
+      project_id: params.id,
+      subscriber_id: params.subscriber,
+      limit: 100,
+    }),
     read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
   ]);
   const planById = new Map(plans.ok ? plans.result.data.map((plan) => [plan.id, plan]) : []);
@@ -84,12 +124,25 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
         <dl class="facts" id="subscriber-facts">
           <dt>Status</dt>
           <dd>
-            <Badge color={current.status === 'banned' ? 'red' : 'green'}>{current.status}</Badge> {current.banned_at ? <When at={current.banned_at} /> : ''}
+            <Badge color={current.status === 'banned' ? 'red' : 'green'}>{current.status}</Badge>{' '}
+            {current.banned_at ? <When at={current.banned_at} /> : ''}
           </dd>
           <dt>E-mail</dt>
-          <dd>{current.email ?? <span class="hint">{listedOnly ? 'needs project-user:view' : current.consent ? 'none' : 'hidden (no consent)'}</span>}</dd>
+          <dd>
+            {current.email ?? (
+              <span class="hint">
+                {listedOnly ? 'needs project-user:view' : current.consent ? 'none' : 'hidden (no consent)'}
+              </span>
+            )}
+          </dd>
           <dt>Phone</dt>
-          <dd>{current.phone ?? <span class="hint">{listedOnly ? 'needs project-user:view' : current.consent ? 'none' : 'hidden (no consent)'}</span>}</dd>
+          <dd>
+            {current.phone ?? (
+              <span class="hint">
+                {listedOnly ? 'needs project-user:view' : current.consent ? 'none' : 'hidden (no consent)'}
+              </span>
+            )}
+          </dd>
           <dt>Platform user</dt>
           <dd class="mono">{current.platform_user_id ?? '—'}</dd>
           <dt>Id</dt>
@@ -107,7 +160,11 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
           rows={subscriptions.result.data}
           empty="No subscriptions."
           columns={[
-            { label: 'Plan', cell: (subscription) => planById.get(subscription.plan_id)?.name ?? <span class="mono">{subscription.plan_id}</span> },
+            {
+              label: 'Plan',
+              cell: (subscription) =>
+                planById.get(subscription.plan_id)?.name ?? <span class="mono">{subscription.plan_id}</span>,
+            },
             ...subscriptionStateColumns({ viewer, projectId: params.id, returnTo: base }),
           ]}
         />
@@ -152,10 +209,28 @@ export async function subscriberPage(request: SignedInRequest, params: Record<st
             <span class="hint">Suspended subscriptions stay suspended until unsuspended.</span>
           </form>
         ) : (
-          <ReasonForm viewer={viewer} action={`${base}/ban`} ability="project-user:ban" label="Ban" reasonLabel="Reason for the ban (optional)" id="ban-reason" danger />
+          <ReasonForm
+            viewer={viewer}
+            action={`${base}/ban`}
+            ability="project-user:ban"
+            label="Ban"
+            reasonLabel="Reason for the ban (optional)"
+            id="ban-reason"
+            danger
+          />
         )}
-        <ReasonForm viewer={viewer} action={`${base}/kick`} ability="project-user:kick" label="Kick" reasonLabel="Reason for the kick (optional)" id="kick-reason" />
-        <p class="hint">Ban removes them from the community and suspends their live subscriptions; kick only removes them from the community.</p>
+        <ReasonForm
+          viewer={viewer}
+          action={`${base}/kick`}
+          ability="project-user:kick"
+          label="Kick"
+          reasonLabel="Reason for the kick (optional)"
+          id="kick-reason"
+        />
+        <p class="hint">
+          Ban removes them from the community and suspends their live subscriptions; kick only removes them from the
+          community.
+        </p>
       </div>
     </Page>,
   );
@@ -167,7 +242,10 @@ export function moderateSubscriber(action: 'ban' | 'unban' | 'kick') {
   const done = action === 'ban' ? 'banned' : action === 'unban' ? 'unbanned' : 'kicked';
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
     const reason = formText(request.form, 'reason');
-    const outcome = await write<SubscriberModeration>(request, operation, { id: params.subscriber, ...(action !== 'unban' && reason ? { reason } : {}) });
+    const outcome = await write<SubscriberModeration>(request, operation, {
+      id: params.subscriber,
+      ...(action !== 'unban' && reason ? { reason } : {}),
+    });
     if (!outcome.ok) return subscriberPage(request, params, { problem: outcome.problem });
     const platformError = outcome.result.member?.platform_error?.message ?? null;
     return subscriberPage(request, params, {
@@ -181,7 +259,10 @@ export function moderateSubscriber(action: 'ban' | 'unban' | 'kick') {
 }
 
 /** `POST .../subscribers/{subscriber}/grant`: `createSubscription` for this subscriber. */
-export async function grantSubscription(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function grantSubscription(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const outcome = await write<Subscription>(request, 'createSubscription', {
     project_id: params.id,
     subscriber_id: params.subscriber,
@@ -189,14 +270,22 @@ export async function grantSubscription(request: SignedInRequest, params: Record
     ...(request.form.get('trial') === 'true' ? { trial: true } : {}),
   });
   if (!outcome.ok) return subscriberPage(request, params, { problem: outcome.problem });
-  return redirectResult(`${subscriberPath(params.id, params.subscriber)}?subscription=${encodeURIComponent(outcome.result.status)}`);
+  return redirectResult(
+    `${subscriberPath(params.id, params.subscriber)}?subscription=${encodeURIComponent(outcome.result.status)}`,
+  );
 }
 
 /** `GET /dashboard/projects/{id}/subscribers`. */
-export async function subscribersPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function subscribersPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const subscribers = await read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 });
+  const subscribers = await read<ListPage<Subscriber>>(request, 'listSubscribers', {
+    project_id: params.id,
+    limit: 100,
+  });
   return htmlResult(
     200,
     <Page title={`${project.result.name}: subscribers`} viewer={request.viewer} current="/dashboard/projects">
@@ -212,11 +301,20 @@ export async function subscribersPage(request: SignedInRequest, params: Record<s
             columns={[
               {
                 label: 'Subscriber',
-                cell: (subscriber) => <a href={`/dashboard/projects/${params.id}/subscribers/${subscriber.id}`}>{subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}</a>,
+                cell: (subscriber) => (
+                  <a href={`/dashboard/projects/${params.id}/subscribers/${subscriber.id}`}>
+                    {subscriber.display_name ?? <span class="mono">{subscriber.id}</span>}
+                  </a>
+                ),
               },
               { label: 'E-mail', cell: (subscriber) => subscriber.email ?? <span class="hint">hidden</span> },
               { label: 'Platform user', cell: (subscriber) => subscriber.platform_user_id ?? '—', class: 'mono' },
-              { label: 'Status', cell: (subscriber) => <Badge color={subscriber.status === 'banned' ? 'red' : 'green'}>{subscriber.status}</Badge> },
+              {
+                label: 'Status',
+                cell: (subscriber) => (
+                  <Badge color={subscriber.status === 'banned' ? 'red' : 'green'}>{subscriber.status}</Badge>
+                ),
+              },
               { label: 'Joined', cell: (subscriber) => <When at={subscriber.created_at} /> },
             ]}
           />

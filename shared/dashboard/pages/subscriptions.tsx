@@ -6,7 +6,16 @@ import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/st
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscriber } from '../../domain/subscribers/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
-import { DataTable, Listing, Notice, ProblemView, SubscriptionStatusBadge, When, type Column, type Viewer } from '../components.js';
+import {
+  DataTable,
+  Listing,
+  Notice,
+  ProblemView,
+  SubscriptionStatusBadge,
+  When,
+  type Column,
+  type Viewer,
+} from '../components.js';
 import { ActionForm, ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
@@ -18,17 +27,27 @@ import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 /** A project's subscriptions (DESIGN D15, D21): statuses with the catalogue's label and colour, and the actions each status allows. */
 
 /** `GET /dashboard/projects/{id}/subscriptions`: statuses with the catalogue's label and colour; cancel, pause, resume. */
-export async function subscriptionsPage(request: SignedInRequest, params: Record<string, string>, extra?: { notice?: Html; problem?: OperationOutcome }): Promise<ApiGatewayResult> {
+export async function subscriptionsPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { notice?: Html; problem?: OperationOutcome },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
   const status = SUBSCRIPTION_STATUSES.find((known) => known.value === request.query.get('status'))?.value;
   const [subscriptions, subscribers, plans] = await Promise.all([
-    read<ListPage<Subscription>>(request, 'listSubscriptions', { project_id: params.id, limit: 100, ...(status ? { status } : {}) }),
+    read<ListPage<Subscription>>(request, 'listSubscriptions', {
+      project_id: params.id,
+      limit: 100,
+      ...(status ? { status } : {}),
+    }),
     read<ListPage<Subscriber>>(request, 'listSubscribers', { project_id: params.id, limit: 100 }),
     read<ListPage<Plan>>(request, 'listPlans', { project_id: params.id, limit: 100 }),
   ]);
-  const subscriberNames = new Map(subscribers.ok ? subscribers.result.data.map((subscriber) => [subscriber.id, subscriber.display_name]) : []);
+  const subscriberNames = new Map(
+    subscribers.ok ? subscribers.result.data.map((subscriber) => [subscriber.id, subscriber.display_name]) : [],
+  );
   const planNames = new Map(plans.ok ? plans.result.data.map((plan) => [plan.id, plan.name]) : []);
   const problem = extra?.problem && !extra.problem.ok ? extra.problem.problem : null;
   return htmlResult(
@@ -68,13 +87,19 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
                 cell: (subscription) => (
                   <>
                     <a href={`/dashboard/projects/${params.id}/subscribers/${subscription.subscriber_id}`}>
-                      {subscriberNames.get(subscription.subscriber_id) ?? <span class="mono">{subscription.subscriber_id}</span>}
+                      {subscriberNames.get(subscription.subscriber_id) ?? (
+                        <span class="mono">{subscription.subscriber_id}</span>
+                      )}
                     </a>
                     <div class="mono hint">{subscription.id}</div>
                   </>
                 ),
               },
-              { label: 'Plan', cell: (subscription) => planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span> },
+              {
+                label: 'Plan',
+                cell: (subscription) =>
+                  planNames.get(subscription.plan_id) ?? <span class="mono">{subscription.plan_id}</span>,
+              },
               ...subscriptionStateColumns({ viewer, projectId: params.id }),
             ]}
           />
@@ -89,12 +114,26 @@ export async function subscriptionsPage(request: SignedInRequest, params: Record
  * {@link DataTable} of subscriptions: Status (badge), Period ends, Source and Actions (the actions its status
  * allows, {@link SubscriptionActions}; `returnTo` is where they lead back to).
  */
-export function subscriptionStateColumns(props: { viewer: Viewer; projectId: string; returnTo?: string }): Column<Subscription>[] {
+export function subscriptionStateColumns(props: {
+  viewer: Viewer;
+  projectId: string;
+  returnTo?: string;
+}): Column<Subscription>[] {
   return [
     { label: 'Status', cell: (subscription) => <SubscriptionStatusBadge status={subscription.status} /> },
     { label: 'Period ends', cell: (subscription) => <When at={subscription.current_period_end} /> },
     { label: 'Source', cell: (subscription) => subscription.source.replace('_', ' ') },
-    { label: 'Actions', cell: (subscription) => <SubscriptionActions viewer={props.viewer} projectId={props.projectId} subscription={subscription} returnTo={props.returnTo} /> },
+    {
+      label: 'Actions',
+      cell: (subscription) => (
+        <SubscriptionActions
+          viewer={props.viewer}
+          projectId={props.projectId}
+          subscription={subscription}
+          returnTo={props.returnTo}
+        />
+      ),
+    },
   ];
 }
 
@@ -103,7 +142,12 @@ export function subscriptionStateColumns(props: { viewer: Viewer; projectId: str
  * period end, cancel now, pause, resume, change plan (upgrade / downgrade), suspend, unsuspend. `returnTo`
  * (a subscriber's page) is where the action leads back to.
  */
-function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscription: Subscription; returnTo?: string }): Html {
+function SubscriptionActions(props: {
+  viewer: Viewer;
+  projectId: string;
+  subscription: Subscription;
+  returnTo?: string;
+}): Html {
   const { viewer, subscription } = props;
   const base = subscriptionPath(props.projectId, subscription.id);
   const back: Record<string, string> = props.returnTo ? { return_to: props.returnTo } : {};
@@ -111,13 +155,53 @@ function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscri
   return (
     <div class="actions">
       {allows('cancel_at_period_end') ? (
-        <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel at period end" secondary fields={{ ...back, at_period_end: 'true' }} />
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/cancel`}
+          ability="project-subscription:cancel"
+          label="Cancel at period end"
+          secondary
+          fields={{ ...back, at_period_end: 'true' }}
+        />
       ) : (
         ''
       )}
-      {allows('cancel') ? <ActionForm viewer={viewer} action={`${base}/cancel`} ability="project-subscription:cancel" label="Cancel now" secondary fields={{ ...back, at_period_end: 'false' }} /> : ''}
-      {allows('pause') ? <ActionForm viewer={viewer} action={`${base}/pause`} ability="project-subscription:pause" label="Pause" secondary fields={back} /> : ''}
-      {allows('resume') ? <ActionForm viewer={viewer} action={`${base}/resume`} ability="project-subscription:pause" label="Resume" secondary fields={back} /> : ''}
+      {allows('cancel') ? (
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/cancel`}
+          ability="project-subscription:cancel"
+          label="Cancel now"
+          secondary
+          fields={{ ...back, at_period_end: 'false' }}
+        />
+      ) : (
+        ''
+      )}
+      {allows('pause') ? (
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/pause`}
+          ability="project-subscription:pause"
+          label="Pause"
+          secondary
+          fields={back}
+        />
+      ) : (
+        ''
+      )}
+      {allows('resume') ? (
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/resume`}
+          ability="project-subscription:pause"
+          label="Resume"
+          secondary
+          fields={back}
+        />
+      ) : (
+        ''
+      )}
       {allows('upgrade') || allows('downgrade') ? (
         <ActionLink
           viewer={viewer}
@@ -129,8 +213,30 @@ function SubscriptionActions(props: { viewer: Viewer; projectId: string; subscri
       ) : (
         ''
       )}
-      {allows('suspend') ? <ActionForm viewer={viewer} action={`${base}/suspend`} ability="project-subscription:update" label="Suspend" secondary fields={back} /> : ''}
-      {allows('unsuspend') ? <ActionForm viewer={viewer} action={`${base}/unsuspend`} ability="project-subscription:update" label="Unsuspend" secondary fields={back} /> : ''}
+      {allows('suspend') ? (
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/suspend`}
+          ability="project-subscription:update"
+          label="Suspend"
+          secondary
+          fields={back}
+        />
+      ) : (
+        ''
+      )}
+      {allows('unsuspend') ? (
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/unsuspend`}
+          ability="project-subscription:update"
+          label="Unsuspend"
+          secondary
+          fields={back}
+        />
+      ) : (
+        ''
+      )}
     </div>
   );
 }
@@ -145,7 +251,9 @@ export function subscriptionPath(projectId: string, subscriptionId: string): str
  * (where a subscription action started), else null: never an arbitrary address from the request.
  */
 export function subscriberReturnTo(projectId: string, returnTo: string | null | undefined): string | null {
-  return returnTo && new RegExp(`^/dashboard/projects/${projectId}/subscribers/[A-Za-z0-9-]{1,80}$`).test(returnTo) ? returnTo : null;
+  return returnTo && new RegExp(`^/dashboard/projects/${projectId}/subscribers/[A-Za-z0-9-]{1,80}$`).test(returnTo)
+    ? returnTo
+    : null;
 }
 
 const SUBSCRIPTION_ACTION_OPERATIONS = {
@@ -171,11 +279,16 @@ export const SUBSCRIPTION_ACTIONS = Object.keys(SUBSCRIPTION_ACTION_OPERATIONS) 
 export function subscriptionAction(action: SubscriptionAction) {
   const operation = SUBSCRIPTION_ACTION_OPERATIONS[action];
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
-    const input = action === 'cancel' ? { id: params.subscription, at_period_end: request.form.get('at_period_end') !== 'false' } : { id: params.subscription };
+    const input =
+      action === 'cancel'
+        ? { id: params.subscription, at_period_end: request.form.get('at_period_end') !== 'false' }
+        : { id: params.subscription };
     const outcome = await write<Subscription>(request, operation, input);
     const returnTo = subscriberReturnTo(params.id, request.form.get('return_to'));
     if (outcome.ok && returnTo) {
-      return redirectResult(`${returnTo}?subscription=${encodeURIComponent(SUBSCRIPTION_STATUSES.find((status) => status.value === outcome.result.status)?.label ?? outcome.result.status)}`);
+      return redirectResult(
+        `${returnTo}?subscription=${encodeURIComponent(SUBSCRIPTION_STATUSES.find((status) => status.value === outcome.result.status)?.label ?? outcome.result.status)}`,
+      );
     }
     if (!outcome.ok) return subscriptionsPage(request, params, { problem: outcome });
     return subscriptionsPage(request, params, {

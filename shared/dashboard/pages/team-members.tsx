@@ -3,7 +3,17 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember, TeamMemberWithInvitation } from '../../domain/team-members/schema.js';
-import { Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, ProblemView, SecretOnce, When } from '../components.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  IdempotencyField,
+  Listing,
+  Notice,
+  ProblemView,
+  SecretOnce,
+  When,
+} from '../components.js';
 import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
@@ -13,9 +23,16 @@ import { read, write, type ListPage } from './kit.js';
 /** The team members screen (DESIGN D19, D21): members with status and roles; invite (link shown once); remove. */
 
 /** `GET /dashboard/team-members`: members with status and roles; invite; remove. */
-export async function teamMembersPage(request: SignedInRequest, _params: Record<string, string> = {}, extra?: { top?: Html; status?: number }): Promise<ApiGatewayResult> {
+export async function teamMembersPage(
+  request: SignedInRequest,
+  _params: Record<string, string> = {},
+  extra?: { top?: Html; status?: number },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
-  const [members, roles] = await Promise.all([read<ListPage<TeamMember>>(request, 'listTeamMembers', { limit: 100 }), read<ListPage<Role>>(request, 'listRoles', { limit: 100 })]);
+  const [members, roles] = await Promise.all([
+    read<ListPage<TeamMember>>(request, 'listTeamMembers', { limit: 100 }),
+    read<ListPage<Role>>(request, 'listRoles', { limit: 100 }),
+  ]);
   const roleNames = new Map(roles.ok ? roles.result.data.map((role) => [role.id, role.name]) : []);
   return htmlResult(
     extra?.status ?? 200,
@@ -38,7 +55,14 @@ export async function teamMembersPage(request: SignedInRequest, _params: Record<
                   </>
                 ),
               },
-              { label: 'Status', cell: (member) => <Badge color={member.status === 'active' ? 'green' : member.status === 'invited' ? 'yellow' : 'gray'}>{member.status}</Badge> },
+              {
+                label: 'Status',
+                cell: (member) => (
+                  <Badge color={member.status === 'active' ? 'green' : member.status === 'invited' ? 'yellow' : 'gray'}>
+                    {member.status}
+                  </Badge>
+                ),
+              },
               {
                 label: 'Roles',
                 cell: (member) => (
@@ -46,7 +70,10 @@ export async function teamMembersPage(request: SignedInRequest, _params: Record<
                     {member.role_ids.map((id) => roleNames.get(id) ?? id).join(', ') || '—'}
                     {member.status !== 'removed' ? (
                       <div>
-                        <a href={`/dashboard/team-members/${member.id}`} aria-label={`Change the roles of ${member.name}`}>
+                        <a
+                          href={`/dashboard/team-members/${member.id}`}
+                          aria-label={`Change the roles of ${member.name}`}
+                        >
                           Change roles
                         </a>
                       </div>
@@ -61,7 +88,13 @@ export async function teamMembersPage(request: SignedInRequest, _params: Record<
                 label: '',
                 cell: (member) =>
                   member.status !== 'removed' && member.id !== viewer.member.id ? (
-                    <ActionForm viewer={viewer} action={`/dashboard/team-members/${member.id}/remove`} ability="team-member:remove" label={`Remove ${member.name}`} danger />
+                    <ActionForm
+                      viewer={viewer}
+                      action={`/dashboard/team-members/${member.id}/remove`}
+                      ability="team-member:remove"
+                      label={`Remove ${member.name}`}
+                      danger
+                    />
                   ) : (
                     ''
                   ),
@@ -92,7 +125,9 @@ export async function teamMembersPage(request: SignedInRequest, _params: Record<
         </div>
         <div>
           <button type="submit" disabled={!viewer.principal.abilities.has('team-member:invite')}>
-            {viewer.principal.abilities.has('team-member:invite') ? 'Send invitation' : 'Send invitation — needs team-member:invite'}
+            {viewer.principal.abilities.has('team-member:invite')
+              ? 'Send invitation'
+              : 'Send invitation — needs team-member:invite'}
           </button>
         </div>
       </form>
@@ -107,7 +142,12 @@ export async function inviteMember(request: SignedInRequest): Promise<ApiGateway
     name: formText(request.form, 'name'),
     role_ids: formValues(request.form, 'role_ids'),
   });
-  if (!outcome.ok) return teamMembersPage(request, {}, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  if (!outcome.ok)
+    return teamMembersPage(
+      request,
+      {},
+      { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status },
+    );
   const link = `${request.relyingParty.origin}${outcome.result.invitation_link}`;
   return teamMembersPage(
     request,
@@ -116,7 +156,9 @@ export async function inviteMember(request: SignedInRequest): Promise<ApiGateway
       status: 201,
       top: (
         <>
-          <Notice>{outcome.result.name} is invited. Send them this link; it works for 7 days and signs them in once.</Notice>
+          <Notice>
+            {outcome.result.name} is invited. Send them this link; it works for 7 days and signs them in once.
+          </Notice>
           <SecretOnce id="invitation-link" label="Invitation link" value={link} />
         </>
       ),
@@ -125,8 +167,16 @@ export async function inviteMember(request: SignedInRequest): Promise<ApiGateway
 }
 
 /** `POST /dashboard/team-members/{id}/remove`: `removeTeamMember`. */
-export async function removeMember(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function removeMember(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const outcome = await write<TeamMember>(request, 'removeTeamMember', { id: params.id });
-  if (!outcome.ok) return teamMembersPage(request, {}, { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status });
+  if (!outcome.ok)
+    return teamMembersPage(
+      request,
+      {},
+      { top: <ProblemView problem={outcome.problem} />, status: outcome.problem.status },
+    );
   return redirectResult('/dashboard/team-members');
 }

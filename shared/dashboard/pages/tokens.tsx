@@ -4,7 +4,18 @@ import { ABILITIES, ABILITY_VALUES, isReadAbility, type Ability } from '../../ca
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Token } from '../../domain/tokens/schema.js';
-import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  Forbidden,
+  IdempotencyField,
+  Notice,
+  ProblemView,
+  SecretOnce,
+  When,
+  type Viewer,
+} from '../components.js';
 import { AbilityChoice, ActionForm, ActionLink, ProjectScopeField } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { h, type Html } from '../html.js';
@@ -42,7 +53,11 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
   return htmlResult(
     200,
     <Page title="API tokens" viewer={viewer} current="/dashboard/tokens">
-      {request.query.get('revoked') ? <Notice>The token was revoked; its next call fails with AUTHENTICATION_REQUIRED.</Notice> : ''}
+      {request.query.get('revoked') ? (
+        <Notice>The token was revoked; its next call fails with AUTHENTICATION_REQUIRED.</Notice>
+      ) : (
+        ''
+      )}
       <div class="actions">
         <ActionLink viewer={viewer} href="/dashboard/tokens/new" ability="token:create" label="New token" />
       </div>
@@ -54,16 +69,25 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
           columns={[
             { label: 'Name', cell: (token) => token.name ?? <span class="hint">(no name)</span> },
             { label: 'Id', class: 'mono', cell: (token) => `${token.id.slice(0, 10)}…` },
-            { label: 'Abilities', cell: (token) => <span title={token.abilities.join(', ')}>{abilitySummary(token.abilities)}</span> },
+            {
+              label: 'Abilities',
+              cell: (token) => <span title={token.abilities.join(', ')}>{abilitySummary(token.abilities)}</span>,
+            },
             {
               label: 'Projects',
               cell: (token) => {
-                const projects = token.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
+                const projects = token.scopes
+                  .filter((scope) => scope.startsWith('scope:project:'))
+                  .map((scope) => scope.slice('scope:project:'.length));
                 return projects.length ? projects.map((id) => <div class="mono">{id}</div>) : 'All projects';
               },
             },
             { label: 'Created', cell: (token) => <When at={token.created_at} /> },
-            { label: 'Last used', cell: (token) => (token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>) },
+            {
+              label: 'Last used',
+              cell: (token) =>
+                token.last_used_at ? <When at={token.last_used_at} /> : <span class="hint">never</span>,
+            },
             {
               label: 'Revoked at',
               cell: (token) =>
@@ -77,7 +101,18 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
             },
             {
               label: 'Actions',
-              cell: (token) => (token.revoked_at ? '' : <ActionLink viewer={viewer} href={`/dashboard/tokens/${token.id}/revoke`} ability="token:revoke" label="Revoke" secondary />),
+              cell: (token) =>
+                token.revoked_at ? (
+                  ''
+                ) : (
+                  <ActionLink
+                    viewer={viewer}
+                    href={`/dashboard/tokens/${token.id}/revoke`}
+                    ability="token:revoke"
+                    label="Revoke"
+                    secondary
+                  />
+                ),
             },
           ]}
         />
@@ -90,7 +125,11 @@ export async function tokensPage(request: SignedInRequest): Promise<ApiGatewayRe
   );
 }
 
-function TokenForm(props: { viewer: Viewer; projects: Project[]; values?: { name?: string; preset?: string; abilities?: string[]; project_ids?: string[] } }): Html {
+function TokenForm(props: {
+  viewer: Viewer;
+  projects: Project[];
+  values?: { name?: string; preset?: string; abilities?: string[]; project_ids?: string[] };
+}): Html {
   const { viewer } = props;
   const preset = props.values?.preset ?? 'read-only';
   const chosen = new Set(props.values?.abilities ?? []);
@@ -105,10 +144,13 @@ function TokenForm(props: { viewer: Viewer; projects: Project[]; values?: { name
       </div>
       <fieldset>
         <legend>Abilities</legend>
-        <p class="hint">A token never holds more than you do: it is minted on your behalf and is revoked if you leave the team.</p>
+        <p class="hint">
+          A token never holds more than you do: it is minted on your behalf and is revoked if you leave the team.
+        </p>
         <div class="checks">
           <label>
-            <input type="radio" name="preset" value="read-only" checked={preset === 'read-only'} /> Read-only (every read you hold)
+            <input type="radio" name="preset" value="read-only" checked={preset === 'read-only'} /> Read-only (every
+            read you hold)
           </label>
           <label>
             <input type="radio" name="preset" value="full" checked={preset === 'full'} /> Full (every ability you hold)
@@ -126,7 +168,11 @@ function TokenForm(props: { viewer: Viewer; projects: Project[]; values?: { name
           </div>
         </details>
       </fieldset>
-      <ProjectScopeField projects={props.projects} chosen={projects} hint="Leave all unticked for a token that works in every project (and team-wide data)." />
+      <ProjectScopeField
+        projects={props.projects}
+        chosen={projects}
+        hint="Leave all unticked for a token that works in every project (and team-wide data)."
+      />
       <div class="actions">
         <button type="submit">Create token</button>
         <a href="/dashboard/tokens">Cancel</a>
@@ -179,7 +225,8 @@ export async function createToken(request: SignedInRequest): Promise<ApiGatewayR
     201,
     <Page title="Token created" viewer={viewer} current="/dashboard/tokens">
       <Notice>
-        Token <strong>{outcome.result.name ?? outcome.result.id}</strong> holds {abilitySummary(outcome.result.abilities)}.
+        Token <strong>{outcome.result.name ?? outcome.result.id}</strong> holds{' '}
+        {abilitySummary(outcome.result.abilities)}.
       </Notice>
       <SecretOnce id="token-secret" label="API token" value={outcome.result.token} />
       <p>
@@ -190,7 +237,10 @@ export async function createToken(request: SignedInRequest): Promise<ApiGatewayR
 }
 
 /** `GET /dashboard/tokens/{id}/revoke`: asks to confirm. */
-export async function confirmRevokeToken(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function confirmRevokeToken(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   return htmlResult(
     200,
     <Page title="Revoke token" viewer={request.viewer} current="/dashboard/tokens">
@@ -199,7 +249,13 @@ export async function confirmRevokeToken(request: SignedInRequest, params: Recor
           Revoke token <span class="mono">{params.id}</span>? Its next call fails; this cannot be undone.
         </p>
         <div class="actions">
-          <ActionForm viewer={request.viewer} action={`/dashboard/tokens/${params.id}/revoke`} ability="token:revoke" label="Revoke token" danger />
+          <ActionForm
+            viewer={request.viewer}
+            action={`/dashboard/tokens/${params.id}/revoke`}
+            ability="token:revoke"
+            label="Revoke token"
+            danger
+          />
           <a href="/dashboard/tokens">Keep it</a>
         </div>
       </div>

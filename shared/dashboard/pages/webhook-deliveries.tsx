@@ -21,7 +21,14 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** A delivery's status as a coloured badge. */
 export function DeliveryStatus(props: { status: string }): Html {
-  const color = props.status === 'succeeded' ? 'green' : props.status === 'dead' ? 'red' : props.status === 'delivering' ? 'blue' : 'yellow';
+  const color =
+    props.status === 'succeeded'
+      ? 'green'
+      : props.status === 'dead'
+        ? 'red'
+        : props.status === 'delivering'
+          ? 'blue'
+          : 'yellow';
   return <Badge color={color}>{props.status}</Badge>;
 }
 
@@ -45,7 +52,11 @@ export function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelive
         {
           label: 'Endpoint',
           cell: (delivery) => (
-            <a class="mono" href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`} aria-label={`Endpoint ${delivery.endpoint_id}`}>
+            <a
+              class="mono"
+              href={`/dashboard/webhooks/endpoints/${delivery.endpoint_id}`}
+              aria-label={`Endpoint ${delivery.endpoint_id}`}
+            >
               {delivery.endpoint_id.slice(0, 8)}…
             </a>
           ),
@@ -58,7 +69,13 @@ export function DeliveryTable(props: { viewer: Viewer; deliveries: WebhookDelive
           label: 'Actions',
           cell: (delivery) =>
             delivery.status === 'dead' ? (
-              <ActionForm viewer={props.viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" secondary />
+              <ActionForm
+                viewer={props.viewer}
+                action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`}
+                ability="webhook-delivery:retry"
+                label="Retry"
+                secondary
+              />
             ) : (
               ''
             ),
@@ -86,7 +103,11 @@ export async function deliveriesPage(request: SignedInRequest): Promise<ApiGatew
   const endpointId = query.get('endpoint_id') || undefined;
   const since = timeFilter(query.get('since'));
   const until = timeFilter(query.get('until'));
-  const filters = { ...(status ? { status } : {}), ...(eventType ? { event_type: eventType } : {}), ...(endpointId ? { endpoint_id: endpointId } : {}) };
+  const filters = {
+    ...(status ? { status } : {}),
+    ...(eventType ? { event_type: eventType } : {}),
+    ...(endpointId ? { endpoint_id: endpointId } : {}),
+  };
   const outcome = await collect<WebhookDelivery>(
     request,
     'listWebhookDeliveries',
@@ -146,13 +167,22 @@ export async function deliveriesPage(request: SignedInRequest): Promise<ApiGatew
         </div>
       </form>
       <div class="actions">
-        <ActionLink viewer={viewer} href="/dashboard/webhooks/replay-dead" ability="webhook-delivery:retry" label="Replay dead deliveries" />
+        <ActionLink
+          viewer={viewer}
+          href="/dashboard/webhooks/replay-dead"
+          ability="webhook-delivery:retry"
+          label="Replay dead deliveries"
+        />
       </div>
       <div id="deliveries-result">
         {outcome.ok ? (
           <>
             <DeliveryTable viewer={viewer} deliveries={outcome.result.items} />
-            {outcome.result.truncated ? <p class="hint">Showing the newest matches; narrow the filters to see older ones.</p> : ''}
+            {outcome.result.truncated ? (
+              <p class="hint">Showing the newest matches; narrow the filters to see older ones.</p>
+            ) : (
+              ''
+            )}
           </>
         ) : outcome.problem.code === 'TOKEN_MISSING_ABILITY' ? (
           <Forbidden ability="webhook-delivery:view-any" what="deliveries" />
@@ -165,7 +195,11 @@ export async function deliveriesPage(request: SignedInRequest): Promise<ApiGatew
 }
 
 /** `GET /dashboard/webhooks/deliveries/{id}`: the attempt timeline (status or failure kind, duration, response excerpt). */
-export async function deliveryPage(request: SignedInRequest, params: Record<string, string>, extra?: { notice?: Html; problem?: ProblemDocument; status?: number }): Promise<ApiGatewayResult> {
+export async function deliveryPage(
+  request: SignedInRequest,
+  params: Record<string, string>,
+  extra?: { notice?: Html; problem?: ProblemDocument; status?: number },
+): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const outcome = await read<WebhookDelivery>(request, 'getWebhookDelivery', { id: params.id });
   if (!outcome.ok) {
@@ -210,7 +244,12 @@ export async function deliveryPage(request: SignedInRequest, params: Record<stri
       </div>
       {delivery.status === 'dead' ? (
         <div class="actions">
-          <ActionForm viewer={viewer} action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`} ability="webhook-delivery:retry" label="Retry" />
+          <ActionForm
+            viewer={viewer}
+            action={`/dashboard/webhooks/deliveries/${delivery.id}/retry`}
+            ability="webhook-delivery:retry"
+            label="Retry"
+          />
         </div>
       ) : (
         ''
@@ -220,7 +259,12 @@ export async function deliveryPage(request: SignedInRequest, params: Record<stri
         <ol class="timeline">
           {delivery.attempt_log.map((attempt) => (
             <li>
-              <When at={attempt.attempted_at} /> — {attempt.failure_kind ? <Badge color="red">{attempt.failure_kind}</Badge> : <Badge color="green">ok</Badge>}{' '}
+              <When at={attempt.attempted_at} /> —{' '}
+              {attempt.failure_kind ? (
+                <Badge color="red">{attempt.failure_kind}</Badge>
+              ) : (
+                <Badge color="green">ok</Badge>
+              )}{' '}
               {attempt.status !== null ? `HTTP ${attempt.status}` : 'no response'}, {attempt.duration_ms} ms
               {attempt.response_body ? <pre>{attempt.response_body}</pre> : ''}
             </li>
@@ -234,19 +278,30 @@ export async function deliveryPage(request: SignedInRequest, params: Record<stri
 }
 
 /** `POST /dashboard/webhooks/deliveries/{id}/retry`: `retryWebhookDelivery` (dead → pending, attempts 0). */
-export async function retryDelivery(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function retryDelivery(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const outcome = await write<WebhookDelivery>(request, 'retryWebhookDelivery', { id: params.id });
   if (!outcome.ok) return deliveryPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
-  return deliveryPage(request, params, { notice: <Notice>The delivery is queued again (attempts start from 0).</Notice> });
+  return deliveryPage(request, params, {
+    notice: <Notice>The delivery is queued again (attempts start from 0).</Notice>,
+  });
 }
 
 /** The dead deliveries dead-lettered within the last 24 hours (counted through `listWebhookDeliveries`). */
 async function deadOfLastDay(request: SignedInRequest) {
   const sinceMs = request.runtime.clock.nowMs() - 24 * HOUR_MS;
-  return collect<WebhookDelivery>(request, 'listWebhookDeliveries', { status: 'dead' }, (delivery) => delivery.dead_lettered_at !== null && Date.parse(delivery.dead_lettered_at) >= sinceMs, {
-    wanted: 100_000,
-    maxPages: 100,
-  });
+  return collect<WebhookDelivery>(
+    request,
+    'listWebhookDeliveries',
+    { status: 'dead' },
+    (delivery) => delivery.dead_lettered_at !== null && Date.parse(delivery.dead_lettered_at) >= sinceMs,
+    {
+      wanted: 100_000,
+      maxPages: 100,
+    },
+  );
 }
 
 /** `GET /dashboard/webhooks/replay-dead`: shows how many dead deliveries of the last 24 hours will be replayed, and asks to confirm. */
@@ -259,8 +314,10 @@ export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGa
       {dead.ok ? (
         <div class="card">
           <p id="replay-count">
-            <strong>{dead.result.items.length}</strong> dead deliver{dead.result.items.length === 1 ? 'y' : 'ies'} from the last 24 hours will be replayed
-            {dead.result.truncated ? ' (at least; the count stopped early)' : ''}. Each is queued again with its attempts reset to 0.
+            <strong>{dead.result.items.length}</strong> dead deliver{dead.result.items.length === 1 ? 'y' : 'ies'} from
+            the last 24 hours will be replayed
+            {dead.result.truncated ? ' (at least; the count stopped early)' : ''}. Each is queued again with its
+            attempts reset to 0.
           </p>
           <div class="actions">
             <ActionForm
@@ -283,14 +340,19 @@ export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGa
 /** `POST /dashboard/webhooks/replay-dead`: `replayDeadWebhookDeliveries` with `since_hours: 24` (every one of them, not one page). */
 export async function replayDead(request: SignedInRequest): Promise<ApiGatewayResult> {
   // D25: the operation answers at once with a replay job that re-queues in the background; `matched` is how many it replays.
-  const outcome = await write<{ id: string; status: string; matched: number; replayed: number }>(request, 'replayDeadWebhookDeliveries', { since_hours: 24 });
+  const outcome = await write<{ id: string; status: string; matched: number; replayed: number }>(
+    request,
+    'replayDeadWebhookDeliveries',
+    { since_hours: 24 },
+  );
   return htmlResult(
     outcome.ok ? 202 : outcome.problem.status,
     <Page title="Replay dead deliveries" viewer={request.viewer} current="/dashboard/webhooks/deliveries">
       {outcome.ok ? (
         <Notice>
-          <span id="replayed">{outcome.result.matched}</span> dead deliveries from the last 24 hours are being queued again (replay job <code>{outcome.result.id}</code>, {outcome.result.status};{' '}
-          {outcome.result.replayed} so far).
+          <span id="replayed">{outcome.result.matched}</span> dead deliveries from the last 24 hours are being queued
+          again (replay job <code>{outcome.result.id}</code>, {outcome.result.status}; {outcome.result.replayed} so
+          far).
         </Notice>
       ) : (
         <ProblemView problem={outcome.problem} />

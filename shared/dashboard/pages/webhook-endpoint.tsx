@@ -42,7 +42,10 @@ export async function endpointPage(
   // The dual-signing window is not part of the public endpoint: read it only after the operation allowed the read.
   const stored = await loadWebhookEndpoint(request.runtime, viewer.team.id, endpoint.id);
   const nowMs = request.runtime.clock.nowMs();
-  const dualSigningUntil = stored?.previous_secret_expires_at_ms && stored.previous_secret_expires_at_ms > nowMs ? isoTime(stored.previous_secret_expires_at_ms) : null;
+  const dualSigningUntil =
+    stored?.previous_secret_expires_at_ms && stored.previous_secret_expires_at_ms > nowMs
+      ? isoTime(stored.previous_secret_expires_at_ms)
+      : null;
   const deliveries = viewer.principal.abilities.has('webhook-delivery:view-any')
     ? await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 10 })
     : null;
@@ -63,7 +66,8 @@ export async function endpointPage(
           </dd>
           <dt>Failure streak</dt>
           <dd>
-            {endpoint.consecutive_failures} / {AUTO_DISABLE_THRESHOLD} (the endpoint is disabled at {AUTO_DISABLE_THRESHOLD})
+            {endpoint.consecutive_failures} / {AUTO_DISABLE_THRESHOLD} (the endpoint is disabled at{' '}
+            {AUTO_DISABLE_THRESHOLD})
           </dd>
           <dt>Disabled at</dt>
           <dd>
@@ -83,7 +87,8 @@ export async function endpointPage(
           <dd id="dual-signing">
             {dualSigningUntil ? (
               <>
-                Rotated: deliveries are signed with the new secret (<code>v1</code>) and the old one (<code>v0</code>) until <When at={dualSigningUntil} />.
+                Rotated: deliveries are signed with the new secret (<code>v1</code>) and the old one (<code>v0</code>)
+                until <When at={dualSigningUntil} />.
               </>
             ) : (
               <>
@@ -98,14 +103,38 @@ export async function endpointPage(
         </dl>
       </div>
       <div class="actions">
-        <ActionForm viewer={viewer} action={`${base}/test`} ability="webhook-endpoint:manage" label="Send test event" secondary />
-        <ActionForm viewer={viewer} action={`${base}/rotate-secret`} ability="webhook-endpoint:manage" label="Rotate secret (old one valid 24 hours)" secondary />
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/test`}
+          ability="webhook-endpoint:manage"
+          label="Send test event"
+          secondary
+        />
+        <ActionForm
+          viewer={viewer}
+          action={`${base}/rotate-secret`}
+          ability="webhook-endpoint:manage"
+          label="Rotate secret (old one valid 24 hours)"
+          secondary
+        />
         {endpoint.is_active ? (
-          <ActionForm viewer={viewer} action={`${base}/disable`} ability="webhook-endpoint:manage" label="Disable" secondary />
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/disable`}
+            ability="webhook-endpoint:manage"
+            label="Disable"
+            secondary
+          />
         ) : (
           <ActionForm viewer={viewer} action={`${base}/enable`} ability="webhook-endpoint:manage" label="Re-enable" />
         )}
-        <ActionLink viewer={viewer} href={`${base}/delete`} ability="webhook-endpoint:manage" label="Delete" secondary />
+        <ActionLink
+          viewer={viewer}
+          href={`${base}/delete`}
+          ability="webhook-endpoint:manage"
+          label="Delete"
+          secondary
+        />
       </div>
       <h2>Recent deliveries</h2>
       {deliveries === null ? (
@@ -129,30 +158,54 @@ export async function sendTest(request: SignedInRequest, params: Record<string, 
   return endpointPage(request, params, {
     notice: (
       <Notice>
-        A <code>webhook_endpoint.test</code> event is on its way (delivery <a href={`/dashboard/webhooks/deliveries/${outcome.result.id}`}>{outcome.result.id}</a>).
+        A <code>webhook_endpoint.test</code> event is on its way (delivery{' '}
+        <a href={`/dashboard/webhooks/deliveries/${outcome.result.id}`}>{outcome.result.id}</a>).
       </Notice>
     ),
   });
 }
 
 /** `POST .../rotate-secret`: the dashboard rotation — the old secret keeps signing (`v0`) for 24 hours. */
-export async function rotateSecret(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
-  const outcome = await write<WebhookEndpointWithSecret>(request, 'rotateWebhookEndpointSecret', { id: params.id }, anyHandler(rotateWebhookEndpointSecretWithDualSigning));
+export async function rotateSecret(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
+  const outcome = await write<WebhookEndpointWithSecret>(
+    request,
+    'rotateWebhookEndpointSecret',
+    { id: params.id },
+    anyHandler(rotateWebhookEndpointSecretWithDualSigning),
+  );
   if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
-  return endpointPage(request, params, { secret: outcome.result.secret, notice: <Notice>The secret was rotated. Update your receiver within 24 hours.</Notice> });
+  return endpointPage(request, params, {
+    secret: outcome.result.secret,
+    notice: <Notice>The secret was rotated. Update your receiver within 24 hours.</Notice>,
+  });
 }
 
 /** `POST .../enable` and `.../disable`: `updateWebhookEndpoint` with `is_active`. */
 export function setActive(active: boolean) {
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {
-    const outcome = await write<WebhookEndpoint>(request, 'updateWebhookEndpoint', { id: params.id, is_active: active });
+    const outcome = await write<WebhookEndpoint>(request, 'updateWebhookEndpoint', {
+      id: params.id,
+      is_active: active,
+    });
     if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
-    return endpointPage(request, params, { notice: <Notice>{active ? 'The endpoint is active again; its failure streak starts from 0.' : 'The endpoint is disabled.'}</Notice> });
+    return endpointPage(request, params, {
+      notice: (
+        <Notice>
+          {active ? 'The endpoint is active again; its failure streak starts from 0.' : 'The endpoint is disabled.'}
+        </Notice>
+      ),
+    });
   };
 }
 
 /** `GET .../delete`: asks to confirm. */
-export async function confirmDeleteEndpoint(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function confirmDeleteEndpoint(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const outcome = await read<WebhookEndpoint>(request, 'getWebhookEndpoint', { id: params.id });
   return htmlResult(
     outcome.ok ? 200 : outcome.problem.status,
@@ -160,10 +213,17 @@ export async function confirmDeleteEndpoint(request: SignedInRequest, params: Re
       {outcome.ok ? (
         <div class="card">
           <p>
-            Delete <strong>{outcome.result.name}</strong> (<span class="mono">{outcome.result.url}</span>)? Pending deliveries to it stop.
+            Delete <strong>{outcome.result.name}</strong> (<span class="mono">{outcome.result.url}</span>)? Pending
+            deliveries to it stop.
           </p>
           <div class="actions">
-            <ActionForm viewer={request.viewer} action={`/dashboard/webhooks/endpoints/${params.id}/delete`} ability="webhook-endpoint:manage" label="Delete endpoint" danger />
+            <ActionForm
+              viewer={request.viewer}
+              action={`/dashboard/webhooks/endpoints/${params.id}/delete`}
+              ability="webhook-endpoint:manage"
+              label="Delete endpoint"
+              danger
+            />
             <a href={`/dashboard/webhooks/endpoints/${params.id}`}>Keep it</a>
           </div>
         </div>
@@ -175,7 +235,10 @@ export async function confirmDeleteEndpoint(request: SignedInRequest, params: Re
 }
 
 /** `POST .../delete`: `deleteWebhookEndpoint`. */
-export async function deleteEndpoint(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
+export async function deleteEndpoint(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
   const outcome = await write(request, 'deleteWebhookEndpoint', { id: params.id });
   if (!outcome.ok) return endpointPage(request, params, { problem: outcome.problem, status: outcome.problem.status });
   return redirectResult('/dashboard/webhooks?deleted=1');

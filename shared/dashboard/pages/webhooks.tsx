@@ -5,7 +5,18 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { type WebhookDelivery } from '../../domain/webhook-deliveries/schema.js';
 import { AUTO_DISABLE_THRESHOLD } from '../../domain/webhook-endpoints/policy.js';
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../domain/webhook-endpoints/schema.js';
-import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, SecretOnce, When, type Viewer } from '../components.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  Forbidden,
+  IdempotencyField,
+  Notice,
+  ProblemView,
+  SecretOnce,
+  When,
+  type Viewer,
+} from '../components.js';
 import { ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../html.js';
@@ -34,7 +45,10 @@ export async function endpointsPage(request: SignedInRequest): Promise<ApiGatewa
   if (endpoints.ok && canSeeDeliveries) {
     await Promise.all(
       endpoints.result.data.map(async (endpoint) => {
-        const last = await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', { endpoint_id: endpoint.id, limit: 1 });
+        const last = await read<ListPage<WebhookDelivery>>(request, 'listWebhookDeliveries', {
+          endpoint_id: endpoint.id,
+          limit: 1,
+        });
         if (last.ok && last.result.data[0]) lastDeliveries.set(endpoint.id, last.result.data[0]);
       }),
     );
@@ -44,8 +58,18 @@ export async function endpointsPage(request: SignedInRequest): Promise<ApiGatewa
     <Page title="Webhooks" viewer={viewer} current="/dashboard/webhooks">
       {request.query.get('deleted') ? <Notice>The endpoint was deleted.</Notice> : ''}
       <div class="actions">
-        <ActionLink viewer={viewer} href="/dashboard/webhooks/new" ability="webhook-endpoint:manage" label="New endpoint" />
-        <ActionLink viewer={viewer} href="/dashboard/webhooks/replay-dead" ability="webhook-delivery:retry" label="Replay dead deliveries" />
+        <ActionLink
+          viewer={viewer}
+          href="/dashboard/webhooks/new"
+          ability="webhook-endpoint:manage"
+          label="New endpoint"
+        />
+        <ActionLink
+          viewer={viewer}
+          href="/dashboard/webhooks/replay-dead"
+          ability="webhook-delivery:retry"
+          label="Replay dead deliveries"
+        />
         <a href="/dashboard/webhooks/deliveries">All deliveries</a>
       </div>
       {endpoints.ok ? (
@@ -79,7 +103,8 @@ export async function endpointsPage(request: SignedInRequest): Promise<ApiGatewa
                 const last = lastDeliveries.get(endpoint.id);
                 return last ? (
                   <>
-                    <DeliveryStatus status={last.status} /> <span class="hint">{last.event_type}</span> <When at={last.last_attempt_at ?? last.created_at} />
+                    <DeliveryStatus status={last.status} /> <span class="hint">{last.event_type}</span>{' '}
+                    <When at={last.last_attempt_at ?? last.created_at} />
                   </>
                 ) : (
                   <span class="hint">{canSeeDeliveries ? 'none yet' : 'needs webhook-delivery:view-any'}</span>
@@ -98,7 +123,10 @@ export async function endpointsPage(request: SignedInRequest): Promise<ApiGatewa
 }
 
 /** The new-endpoint form: name, HTTPS URL, events grouped by family with each one's minimum ability, allowed IPs. */
-function EndpointForm(props: { viewer: Viewer; values?: { name?: string; url?: string; events?: string[]; allowed_ips?: string } }): Html {
+function EndpointForm(props: {
+  viewer: Viewer;
+  values?: { name?: string; url?: string; events?: string[]; allowed_ips?: string };
+}): Html {
   const { viewer } = props;
   const chosen = new Set(props.values?.events ?? []);
   const families = Object.keys(WEBHOOK_EVENT_FAMILIES);
@@ -112,12 +140,22 @@ function EndpointForm(props: { viewer: Viewer; values?: { name?: string; url?: s
       </div>
       <div>
         <label for="endpoint-url">URL</label>
-        <input type="url" id="endpoint-url" name="url" required pattern="https://.*" placeholder="https://example.com/webhooks" value={props.values?.url ?? ''} />
+        <input
+          type="url"
+          id="endpoint-url"
+          name="url"
+          required
+          pattern="https://.*"
+          placeholder="https://example.com/webhooks"
+          value={props.values?.url ?? ''}
+        />
         <span class="hint">Must start with https:// — plain http is refused.</span>
       </div>
       <fieldset>
         <legend>Events</legend>
-        <p class="hint">Each event names the ability you need to subscribe to it; events you cannot subscribe to are disabled.</p>
+        <p class="hint">
+          Each event names the ability you need to subscribe to it; events you cannot subscribe to are disabled.
+        </p>
         {families.map((family) => (
           <fieldset>
             <legend>{family}.*</legend>
@@ -126,7 +164,13 @@ function EndpointForm(props: { viewer: Viewer; values?: { name?: string; url?: s
                 const allowed = viewer.principal.abilities.has(event.minimum_ability);
                 return (
                   <label>
-                    <input type="checkbox" name="events" value={event.name} checked={chosen.has(event.name)} disabled={!allowed} />
+                    <input
+                      type="checkbox"
+                      name="events"
+                      value={event.name}
+                      checked={chosen.has(event.name)}
+                      disabled={!allowed}
+                    />
                     <span>
                       <code>{event.name}</code> <span class="hint">needs {event.minimum_ability}</span>
                     </span>
@@ -142,7 +186,9 @@ function EndpointForm(props: { viewer: Viewer; values?: { name?: string; url?: s
         <textarea id="endpoint-ips" name="allowed_ips" rows="2" placeholder="203.0.113.10, 2001:db8::/32">
           {props.values?.allowed_ips ?? ''}
         </textarea>
-        <span class="hint">Addresses or CIDR ranges, separated by commas or new lines. Deliveries go only to these.</span>
+        <span class="hint">
+          Addresses or CIDR ranges, separated by commas or new lines. Deliveries go only to these.
+        </span>
       </div>
       <div class="actions">
         <button type="submit">Create endpoint</button>

@@ -23,7 +23,10 @@ export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: 
   const nowMs = runtime.clock.nowMs();
   const now = isoTime(nowMs);
   let unsettled = 0;
-  const [batch, project] = await Promise.all([runtime.store.get(keys.accessCodeBatch(teamId, projectId, batchId)), runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' })]);
+  const [batch, project] = await Promise.all([
+    runtime.store.get(keys.accessCodeBatch(teamId, projectId, batchId)),
+    runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' }),
+  ]);
   if (batch?.state === 'active' && project) {
     let startKey: Key | undefined;
     do {
@@ -31,7 +34,12 @@ export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: 
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         FilterExpression: '#status = :active AND code_expires_at <= :now',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': keys.accessCodePartition(teamId, projectId), ':prefix': sortKeyPrefix.accessCodeInBatch(batchId), ':active': 'active', ':now': now },
+        ExpressionAttributeValues: {
+          ':pk': keys.accessCodePartition(teamId, projectId),
+          ':prefix': sortKeyPrefix.accessCodeInBatch(batchId),
+          ':active': 'active',
+          ':now': now,
+        },
         Limit: EXPIRY_PAGE_SIZE,
         ExclusiveStartKey: startKey,
         ConsistentRead: true,
@@ -46,7 +54,8 @@ export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: 
                 { pk: item.pk, sk: item.sk },
                 {
                   expression: 'SET #status = :expired, updated_at = :now',
-                  condition: 'attribute_exists(pk) AND #status = :active AND times_redeemed = :times AND code_expires_at <= :now',
+                  condition:
+                    'attribute_exists(pk) AND #status = :active AND times_redeemed = :times AND code_expires_at <= :now',
                   names: { '#status': 'status' },
                   values: { ':expired': 'expired', ':active': 'active', ':times': item.times_redeemed, ':now': now },
                 },

@@ -12,23 +12,46 @@ export const accessCodesFacts = defineFacts({
     category: 'access_code',
     label: 'Access codes',
     entries: [
-      { value: 'project-access-code:view-any', description: 'List the access codes of a project.', roles: ['developer', 'analyst', 'support', 'viewer'] },
-      { value: 'project-access-code:view', description: 'Read one access code and its redemption.', roles: ['developer', 'analyst', 'support', 'viewer'] },
+      {
+        value: 'project-access-code:view-any',
+        description: 'List the access codes of a project.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
+      {
+        value: 'project-access-code:view',
+        description: 'Read one access code and its redemption.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
       { value: 'project-access-code:create', description: 'Generate a batch of access codes.', roles: ['support'] },
       { value: 'project-access-code:revoke', description: 'Revoke an unredeemed access code.', roles: ['support'] },
     ],
   },
   keys: {
     accessCodePartition: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE`,
-    accessCode: (teamId: string, projectId: string, batchId: string, codeId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE`, sk: `ACCESS_CODE#${batchId}#${codeId}` }),
-    accessCodeBatch: (teamId: string, projectId: string, batchId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE`, sk: `ACCESS_CODE_BATCH#${batchId}` }),
-    accessCodeLookup: (teamId: string, projectId: string, codeSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE_LOOKUP#${codeSha256}`, sk: 'ACCESS_CODE_LOOKUP' }),
-    accessCodeRef: (teamId: string, codeId: string) => ({ pk: `TEAM#${teamId}#ACCESS_CODE#${codeId}`, sk: 'ACCESS_CODE_REF' }),
+    accessCode: (teamId: string, projectId: string, batchId: string, codeId: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE`,
+      sk: `ACCESS_CODE#${batchId}#${codeId}`,
+    }),
+    accessCodeBatch: (teamId: string, projectId: string, batchId: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE`,
+      sk: `ACCESS_CODE_BATCH#${batchId}`,
+    }),
+    accessCodeLookup: (teamId: string, projectId: string, codeSha256: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#ACCESS_CODE_LOOKUP#${codeSha256}`,
+      sk: 'ACCESS_CODE_LOOKUP',
+    }),
+    accessCodeRef: (teamId: string, codeId: string) => ({
+      pk: `TEAM#${teamId}#ACCESS_CODE#${codeId}`,
+      sk: 'ACCESS_CODE_REF',
+    }),
     /**
      * A redemption of a code by a subscriber, beside the code's reference item (the code's own small
      * partition): its conditional put keeps a code to one redemption per subscriber (D18).
      */
-    accessCodeRedemption: (teamId: string, codeId: string, subscriberId: string) => ({ pk: `TEAM#${teamId}#ACCESS_CODE#${codeId}`, sk: `REDEMPTION#${subscriberId}` }),
+    accessCodeRedemption: (teamId: string, codeId: string, subscriberId: string) => ({
+      pk: `TEAM#${teamId}#ACCESS_CODE#${codeId}`,
+      sk: `REDEMPTION#${subscriberId}`,
+    }),
   },
   sortKeyPrefix: {
     /** Codes of a project (`accessCodeInBatch` narrows to one batch). */

@@ -52,13 +52,19 @@ interface PendingCode {
  * Generates `count` codes for a project's plan (D18), returning each code this once; the batch is written `pending` and flipped `active` last, with
  * `access_code.batch_generated` (never the codes) and the request's idempotency record (D3). Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT.
  */
-export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal: Principal, input: GenerateAccessCodesInput): Promise<GeneratedAccessCodes> {
+export async function generateAccessCodes(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: GenerateAccessCodesInput,
+): Promise<GeneratedAccessCodes> {
   const teamId = principal.teamId;
   const projectId = input.project_id;
   requireProjectAccess(principal, projectId);
   const nowMs = runtime.clock.nowMs();
   if (input.expires_at !== null && Date.parse(input.expires_at) <= nowMs) {
-    throw new ProblemError('VALIDATION_FAILED', 'expires_at must be in the future.', { errors: [{ path: 'expires_at', message: 'must be a time in the future' }] });
+    throw new ProblemError('VALIDATION_FAILED', 'expires_at must be in the future.', {
+      errors: [{ path: 'expires_at', message: 'must be a time in the future' }],
+    });
   }
   const plan = await requirePlanOfProject(runtime.store, principal, projectId, input.plan_id);
   const now = isoTime(nowMs);
@@ -84,7 +90,14 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
     unitOfWork(runtime, teamId, (tx) => {
       plan.check(tx);
       tx.put(
-        { ...batchKey, entity: entity.accessCodeBatch, team_id: teamId, ...batchFields, code_expires_at: batchExpiresAt ?? undefined, state: 'pending' },
+        {
+          ...batchKey,
+          entity: entity.accessCodeBatch,
+          team_id: teamId,
+          ...batchFields,
+          code_expires_at: batchExpiresAt ?? undefined,
+          state: 'pending',
+        },
         { condition: 'attribute_not_exists(pk)' },
       );
     }),
@@ -145,7 +158,16 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
               },
               { condition: 'attribute_not_exists(pk)' },
             );
-            tx.put({ ...keys.accessCodeRef(teamId, code.id), entity: entity.accessCodeRef, team_id: teamId, project_id: projectId, batch_id: batch.id }, { condition: 'attribute_not_exists(pk)' });
+            tx.put(
+              {
+                ...keys.accessCodeRef(teamId, code.id),
+                entity: entity.accessCodeRef,
+                team_id: teamId,
+                project_id: projectId,
+                batch_id: batch.id,
+              },
+              { condition: 'attribute_not_exists(pk)' },
+            );
           }
         });
         written.push(chunk);
@@ -172,7 +194,9 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
 
   try {
     // Every chunk settles before the outcome is decided, so a cleanup never races a chunk still in flight.
-    await outsideRequestScope(() => pMap(chunks, writeChunk, { concurrency: CHUNK_CONCURRENCY, stopOnError: false })).catch((error: unknown) => {
+    await outsideRequestScope(() =>
+      pMap(chunks, writeChunk, { concurrency: CHUNK_CONCURRENCY, stopOnError: false }),
+    ).catch((error: unknown) => {
       throw error instanceof AggregateError ? error.errors[0] : error;
     });
     if (aborted) throw new Error('access code batch aborted');
@@ -185,16 +209,29 @@ export async function generateAccessCodes(runtime: UnitOfWorkRuntime, principal:
           names: { '#state': 'state' },
           values: { ':active': 'active', ':pending': 'pending' },
         });
-        if (batch.expires_at !== null) scheduleDeadline(tx, { teamId, kind: 'access_code.expire', subjectId: batch.id, projectId, dueAt: batch.expires_at });
+        if (batch.expires_at !== null)
+          scheduleDeadline(tx, {
+            teamId,
+            kind: 'access_code.expire',
+            subjectId: batch.id,
+            projectId,
+            dueAt: batch.expires_at,
+          });
         tx.emit({ type: 'access_code.batch_generated', projectId, data: { batch } });
-        const generated: GeneratedAccessCodes = { batch, codes: chunks.flat().map((code) => ({ id: code.id, code: code.code })) };
+        const generated: GeneratedAccessCodes = {
+          batch,
+          codes: chunks.flat().map((code) => ({ id: code.id, code: code.code })),
+        };
         return generated;
       }),
     );
   } catch (error) {
     // Rethrown: the idempotency key is released and a retry generates one new batch; what a crash leaves stays invisible (not active).
     await outsideRequestScope(() => discardBatch(runtime, teamId, projectId, batch.id, written)).catch((cleanupError) =>
-      logger.error('access code batch cleanup failed; the pending batch stays invisible', { batch_id: batch.id, error: cleanupError as Error }),
+      logger.error('access code batch cleanup failed; the pending batch stays invisible', {
+        batch_id: batch.id,
+        error: cleanupError as Error,
+      }),
     );
     throw error;
   }
@@ -214,7 +251,13 @@ async function withConflictRetries<T>(write: () => Promise<T>): Promise<T> {
  * item. It first moves the batch from `pending` to `discarded`, so a batch whose final transaction did
  * commit (its answer lost on the way) is never taken apart: then the condition fails and nothing is deleted.
  */
-async function discardBatch(runtime: UnitOfWorkRuntime, teamId: string, projectId: string, batchId: string, written: readonly PendingCode[][]): Promise<void> {
+async function discardBatch(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  projectId: string,
+  batchId: string,
+  written: readonly PendingCode[][],
+): Promise<void> {
   const batchKey = keys.accessCodeBatch(teamId, projectId, batchId);
   await runtime.store.update({
     Key: batchKey,

@@ -1,6 +1,15 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ProjectIdParams } from '../projects/schema.js';
-import { AccessCode, AccessCodeIdParams, AccessCodeList, AccessCodeRedemption, GenerateAccessCodesRequest, GeneratedAccessCodes, ListAccessCodesQuery, RedeemAccessCodeRequest } from './schema.js';
+import {
+  AccessCode,
+  AccessCodeIdParams,
+  AccessCodeList,
+  AccessCodeRedemption,
+  GenerateAccessCodesRequest,
+  GeneratedAccessCodes,
+  ListAccessCodesQuery,
+  RedeemAccessCodeRequest,
+} from './schema.js';
 
 /** The access code operations (DESIGN D13, D18): per project, so a project-scoped token reaches its own projects' codes. */
 export const accessCodesModule = defineModule({
@@ -21,12 +30,14 @@ export const accessCodesModule = defineModule({
         name: 'list_access_codes',
         title: 'List access codes',
         kind: 'read',
-        description: 'List a project’s access codes, optionally of one batch, plan or status (the codes themselves are shown only at generation).',
+        description:
+          'List a project’s access codes, optionally of one batch, plan or status (the codes themselves are shown only at generation).',
       },
     }),
     generateAccessCodes: defineOperation({
       id: 'generateAccessCodes',
-      summary: 'Generate a batch of 1 to 1000 access codes for a plan of the project; the codes are returned once (emits access_code.batch_generated).',
+      summary:
+        'Generate a batch of 1 to 1000 access codes for a plan of the project; the codes are returned once (emits access_code.batch_generated).',
       tag: 'Access codes',
       ability: 'project-access-code:create',
       teamWide: false,
@@ -39,7 +50,8 @@ export const accessCodesModule = defineModule({
         name: 'generate_access_codes',
         title: 'Generate access codes',
         kind: 'create',
-        description: 'Generate a batch of 1 to 1000 access codes for a plan of the project; the codes are returned once, in this result only.',
+        description:
+          'Generate a batch of 1 to 1000 access codes for a plan of the project; the codes are returned once, in this result only.',
       },
     }),
     getAccessCode: defineOperation({
@@ -86,7 +98,14 @@ export const accessCodesModule = defineModule({
       params: ProjectIdParams,
       body: RedeemAccessCodeRequest,
       output: AccessCodeRedemption,
-      events: ['subscription.created', 'access_code.redeemed', 'access_code.expired', 'member.updated', 'member.access_granted', 'member.converted'],
+      events: [
+        'subscription.created',
+        'access_code.redeemed',
+        'access_code.expired',
+        'member.updated',
+        'member.access_granted',
+        'member.converted',
+      ],
       rest: { method: 'POST', path: '/v1/projects/{project_id}/access-codes/redeem', successStatus: 201 },
     }),
   },

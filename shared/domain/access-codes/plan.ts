@@ -15,16 +15,34 @@ export interface PlanOfProject {
  * Reads project and plan in one BatchGetItem by key builders (not the plans module: keeps its adapters out of this bundle) and requires both active (D18).
  * Errors: NOT_FOUND (project absent; plan absent or not of this project), CONFLICT (archived project; inactive plan).
  */
-export async function requirePlanOfProject(store: Store, principal: Principal, projectId: string, planId: string): Promise<PlanOfProject> {
+export async function requirePlanOfProject(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  planId: string,
+): Promise<PlanOfProject> {
   const teamId = principal.teamId;
   const items = await store.batchGet([keys.project(teamId, projectId), keys.plan(teamId, planId)]);
   const project = items.find((item) => item.entity === entity.project);
   const plan = items.find((item) => item.entity === entity.plan);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  if (!plan || plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${projectId}.`);
-  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${projectId} is ${String(project.status)}; codes can be generated only in an active project.`);
-  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${planId} is ${String(plan.status)}; codes can be generated only for an active plan (activate it first).`);
-  const changed = () => new ProblemError('CONFLICT', `Project ${projectId} or plan ${planId} changed meanwhile (archived, deactivated or deleted); read them again and retry.`);
+  if (!plan || plan.project_id !== projectId)
+    throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${projectId}.`);
+  if (project.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Project ${projectId} is ${String(project.status)}; codes can be generated only in an active project.`,
+    );
+  if (plan.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${planId} is ${String(plan.status)}; codes can be generated only for an active plan (activate it first).`,
+    );
+  const changed = () =>
+    new ProblemError(
+      'CONFLICT',
+      `Project ${projectId} or plan ${planId} changed meanwhile (archived, deactivated or deleted); read them again and retry.`,
+    );
   return {
     id: planId,
     check: (tx) => {

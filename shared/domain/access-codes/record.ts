@@ -8,9 +8,14 @@ import { AccessCode, AccessCodeBatch } from './schema.js';
  * `expires_at`, stored as `code_expires_at` (absent for "never": `expires_at` is the table's TTL
  * attribute); `access_days`, `max_redemptions`, `times_redeemed` and `revoked_at` absent until set.
  */
-const StoredAccessCode = z.extend(z.omit(z.partial(AccessCode, { access_days: true, max_redemptions: true, times_redeemed: true, revoked_at: true }), { expires_at: true }), {
-  code_expires_at: z.optional(AccessCode.shape.expires_at),
-});
+const StoredAccessCode = z.extend(
+  z.omit(z.partial(AccessCode, { access_days: true, max_redemptions: true, times_redeemed: true, revoked_at: true }), {
+    expires_at: true,
+  }),
+  {
+    code_expires_at: z.optional(AccessCode.shape.expires_at),
+  },
+);
 /** A stored code (see {@link StoredAccessCode}). */
 export type StoredAccessCode = z.infer<typeof StoredAccessCode>;
 
@@ -39,4 +44,8 @@ export const parseStoredAccessCodeRef = recordParser(entity.accessCodeRef, Store
 const StoredAccessCodeLookup = z.object({ access_code_id: AccessCode.shape.id, batch_id: AccessCode.shape.batch_id });
 
 /** Parses a code's lookup item (throws StoredRecordError naming the item type, never its key: the hash of a code). */
-export const parseStoredAccessCodeLookup = recordParser(entity.accessCodeLookup, StoredAccessCodeLookup, () => "access code lookup (key: a code's SHA-256, withheld)");
+export const parseStoredAccessCodeLookup = recordParser(
+  entity.accessCodeLookup,
+  StoredAccessCodeLookup,
+  () => "access code lookup (key: a code's SHA-256, withheld)",
+);

@@ -10,7 +10,12 @@ import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { withinTierLimit } from '../billing/repository.js';
 import { loadProject, toProject } from '../projects/repository.js';
-import { getSubscriber, prepareSubscriber, visibleSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
+import {
+  getSubscriber,
+  prepareSubscriber,
+  visibleSubscriber,
+  type PreparedSubscriber,
+} from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, periodEnd } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
@@ -38,7 +43,11 @@ const BACKOFF_STEP_MS = 10;
 const CREATE_SUBSCRIBER_ABILITY = 'project-user:update' as const;
 
 /** The NOT_FOUND of a code that is not one of the project's (never says whether another project has it). */
-const unknownCode = (projectId: string) => new ProblemError('NOT_FOUND', `No access code of project ${projectId} matches the code given; check its spelling (letters, digits and dashes).`);
+const unknownCode = (projectId: string) =>
+  new ProblemError(
+    'NOT_FOUND',
+    `No access code of project ${projectId} matches the code given; check its spelling (letters, digits and dashes).`,
+  );
 
 /** The CONFLICT of a code that cannot be redeemed any more, naming its status (`exhausted`, `revoked` or `expired`). */
 function notRedeemable(code: AccessCode): ProblemError {
@@ -48,11 +57,18 @@ function notRedeemable(code: AccessCode): ProblemError {
       : code.status === 'revoked'
         ? 'the creator revoked it'
         : `it expired${code.expires_at ? ` at ${code.expires_at}` : ''}`;
-  return new ProblemError('CONFLICT', `The access code is ${code.status}: ${why}; only an active code can be redeemed.`);
+  return new ProblemError(
+    'CONFLICT',
+    `The access code is ${code.status}: ${why}; only an active code can be redeemed.`,
+  );
 }
 
 /** The CONFLICT of a second redemption of a code by the same subscriber. */
-const alreadyRedeemed = (subscriberId: string) => new ProblemError('CONFLICT', `Subscriber ${subscriberId} already redeemed this access code; a code can be redeemed once per subscriber.`);
+const alreadyRedeemed = (subscriberId: string) =>
+  new ProblemError(
+    'CONFLICT',
+    `Subscriber ${subscriberId} already redeemed this access code; a code can be redeemed once per subscriber.`,
+  );
 
 /** What the code's lookup item points at: the code item's key parts. */
 interface CodeLocation {
@@ -65,7 +81,12 @@ interface CodeLocation {
  * its normalized form, keyed per project, so another project's codes are never found) in an active
  * batch. Errors: NOT_FOUND (unknown, or in a batch still being written).
  */
-async function locateCode(runtime: UnitOfWorkRuntime, teamId: string, projectId: string, presented: string): Promise<CodeLocation> {
+async function locateCode(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  projectId: string,
+  presented: string,
+): Promise<CodeLocation> {
   const lookup = await runtime.store.get(keys.accessCodeLookup(teamId, projectId, codeDigest(presented)));
   if (!lookup) throw unknownCode(projectId);
   const stored = parseStoredAccessCodeLookup(lookup);
@@ -104,20 +125,34 @@ function writeCodeUse(tx: Transaction, teamId: string, code: AccessCode, take: T
     expression: 'SET updated_at = :now ADD times_redeemed :one',
     condition: `attribute_exists(pk) AND ${live}${take === 'before_last' ? ' AND times_redeemed < :last_use' : ''}`,
     names,
-    values: { ':active': 'active', ':now': now, ':one': 1, ...(take === 'before_last' ? { ':last_use': max - 1 } : {}) },
+    values: {
+      ':active': 'active',
+      ':now': now,
+      ':one': 1,
+      ...(take === 'before_last' ? { ':last_use': max - 1 } : {}),
+    },
   });
 }
 
 /** True for an error that another redemption (or change) of the same items caused: try again. */
 function isContention(error: unknown): boolean {
-  return error instanceof ConditionFailedError || (error instanceof TransactionCanceledError && error.reasons.some((reason) => reason === 'TransactionConflict' || reason === 'ThrottlingError'));
+  return (
+    error instanceof ConditionFailedError ||
+    (error instanceof TransactionCanceledError &&
+      error.reasons.some((reason) => reason === 'TransactionConflict' || reason === 'ThrottlingError'))
+  );
 }
 
 /**
  * Redeems a code for `subscriber_id` or a new `subscriber` (D15, D18): `free_access` → `active` until now + `access_days` (null: one plan period);
  * `trial` → `trialing`. Errors: NOT_FOUND, CONFLICT (code not redeemable, already redeemed, archived/inactive/banned, contended), TOKEN_MISSING_ABILITY.
  */
-export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RedeemAccessCodeRequest): Promise<AccessCodeRedemption> {
+export async function redeemAccessCode(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: RedeemAccessCodeRequest,
+): Promise<AccessCodeRedemption> {
   const teamId = principal.teamId;
   requireProjectAccess(principal, projectId);
   if (input.subscriber) requireAbility(principal, CREATE_SUBSCRIBER_ABILITY);
@@ -129,7 +164,10 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
 
   const { answer, followUp } = await retryOnLostRace(
     async () => {
-      const [item, earlier] = await Promise.all([runtime.store.get(codeKey), existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined]);
+      const [item, earlier] = await Promise.all([
+        runtime.store.get(codeKey),
+        existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined,
+      ]);
       if (!item) throw unknownCode(projectId);
       if (earlier) throw alreadyRedeemed(existing!.id);
       const nowMs = runtime.clock.nowMs();
@@ -138,16 +176,27 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
       plan ??= await getPlan(runtime.store, principal, code.plan_id);
       requireSubscribable(project, plan, existing);
       // No e-mail index: `subscriber` always creates a new one; `subscriber_id` redeems for someone who exists.
-      const prepared: PreparedSubscriber | undefined = input.subscriber ? await prepareSubscriber(runtime, principal, projectId, input.subscriber) : undefined;
+      const prepared: PreparedSubscriber | undefined = input.subscriber
+        ? await prepareSubscriber(runtime, principal, projectId, input.subscriber)
+        : undefined;
       const subscriber: Subscriber = existing ?? prepared!.subscriber;
 
       const take = takeOf(code);
       const now = isoTime(nowMs);
       // Under concurrent uses of a code not yet exhausted, `times_redeemed` counts at least the uses committed before this one.
-      const used: AccessCode = { ...code, times_redeemed: code.times_redeemed + 1, status: take === 'last' ? 'exhausted' : 'active', updated_at: now };
+      const used: AccessCode = {
+        ...code,
+        times_redeemed: code.times_redeemed + 1,
+        status: take === 'last' ? 'exhausted' : 'active',
+        updated_at: now,
+      };
       const subscription = subscriptionOf(code, plan, subscriber, nowMs);
       // D10: the answer's subscriber carries contact data only for a principal holding `project-user:view`.
-      const answer: AccessCodeRedemption = { access_code: used, subscriber: visibleSubscriber(principal, subscriber), subscription };
+      const answer: AccessCodeRedemption = {
+        access_code: used,
+        subscriber: visibleSubscriber(principal, subscriber),
+        subscription,
+      };
       let followUp: PlatformAccessFollowUp | null = null;
       // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
       await withinTierLimit(runtime, teamId, 'subscribers', () =>
@@ -166,10 +215,20 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
             { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
           );
           writeCodeUse(tx, teamId, code, take, now);
-          const added = await addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan: plan!, accessCode: used, newSubscriber: prepared });
+          const added = await addSubscriptionCreation(tx, runtime, principal, {
+            subscription,
+            subscriber,
+            plan: plan!,
+            accessCode: used,
+            newSubscriber: prepared,
+          });
           followUp = added.followUp;
           answer.subscription = added.subscription;
-          tx.emit({ type: 'access_code.redeemed', projectId, data: { access_code: used, subscriber, subscription: added.subscription } });
+          tx.emit({
+            type: 'access_code.redeemed',
+            projectId,
+            data: { access_code: used, subscriber, subscription: added.subscription },
+          });
           if (take === 'last') tx.emit({ type: 'access_code.expired', projectId, data: { access_code: used } });
           return answer;
         }),
@@ -180,8 +239,13 @@ export async function redeemAccessCode(runtime: UnitOfWorkRuntime, principal: Pr
       attempts: REDEEM_ATTEMPTS,
       retryable: isContention,
       // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
-      waitMs: (error, attempt) => (error instanceof ConditionFailedError ? 0 : Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt)),
-      exhausted: () => new ProblemError('CONFLICT', 'The access code kept changing while this redemption ran (many redemptions at once); retry.'),
+      waitMs: (error, attempt) =>
+        error instanceof ConditionFailedError ? 0 : Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt),
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          'The access code kept changing while this redemption ran (many redemptions at once); retry.',
+        ),
     },
   );
   await applyPlatformAccess(runtime, teamId, followUp);

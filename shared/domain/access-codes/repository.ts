@@ -7,7 +7,13 @@ import type { Store } from '../../store/store.js';
 import { queryPage, type Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { parseStoredAccessCode, parseStoredAccessCodeRef, parseStoredAccessCodeStatus, parseStoredBatchState, type StoredAccessCode } from './record.js';
+import {
+  parseStoredAccessCode,
+  parseStoredAccessCodeRef,
+  parseStoredAccessCodeStatus,
+  parseStoredBatchState,
+  type StoredAccessCode,
+} from './record.js';
 import type { AccessCode, AccessCodeStatus } from './schema.js';
 
 /**
@@ -61,7 +67,12 @@ export function toAccessCode(item: Item, nowMs: number): AccessCode {
 }
 
 /** Batch items of `batchIds` (one BatchGetItem) that are `active`, by id. */
-async function activeBatches(store: Store, teamId: string, projectId: string, batchIds: Iterable<string>): Promise<Set<string>> {
+async function activeBatches(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  batchIds: Iterable<string>,
+): Promise<Set<string>> {
   const ids = [...new Set(batchIds)];
   if (ids.length === 0) return new Set();
   const items = await store.batchGet(ids.map((batchId) => keys.accessCodeBatch(teamId, projectId, batchId)));
@@ -75,7 +86,12 @@ async function activeBatches(store: Store, teamId: string, projectId: string, ba
  * Errors: NOT_FOUND (project absent, of another team or outside the token's scope), VALIDATION_FAILED
  * (a cursor of another list).
  */
-export async function listAccessCodes(store: Store, principal: Principal, nowMs: number, query: ListAccessCodesInput): Promise<Page<AccessCode>> {
+export async function listAccessCodes(
+  store: Store,
+  principal: Principal,
+  nowMs: number,
+  query: ListAccessCodesInput,
+): Promise<Page<AccessCode>> {
   const teamId = principal.teamId;
   requireProjectAccess(principal, query.project_id);
   const now = isoTime(nowMs);
@@ -108,7 +124,9 @@ export async function listAccessCodes(store: Store, principal: Principal, nowMs:
       limit: query.limit,
       cursor: query.cursor,
       map: parseStoredAccessCode,
-      filter: conditions.length ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values } : undefined,
+      filter: conditions.length
+        ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values }
+        : undefined,
     }),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${query.project_id}.`);
@@ -118,7 +136,10 @@ export async function listAccessCodes(store: Store, principal: Principal, nowMs:
     query.project_id,
     page.data.map((code) => code.batch_id),
   );
-  return { data: page.data.filter((code) => visible.has(code.batch_id)).map((code) => publicAccessCode(code, nowMs)), next_cursor: page.next_cursor };
+  return {
+    data: page.data.filter((code) => visible.has(code.batch_id)).map((code) => publicAccessCode(code, nowMs)),
+    next_cursor: page.next_cursor,
+  };
 }
 
 /** The stored code with id `codeId` in an active batch of an existing project of the principal's team and scope; else NOT_FOUND. */
@@ -144,7 +165,12 @@ async function findCode(store: Store, principal: Principal, codeId: string): Pro
  * MILLISECONDS). Errors: NOT_FOUND (absent, of another team, outside the token's project scope, or in a
  * batch still being written).
  */
-export async function getAccessCode(store: Store, principal: Principal, nowMs: number, codeId: string): Promise<AccessCode> {
+export async function getAccessCode(
+  store: Store,
+  principal: Principal,
+  nowMs: number,
+  codeId: string,
+): Promise<AccessCode> {
   return publicAccessCode(await findCode(store, principal, codeId), nowMs);
 }
 
@@ -155,17 +181,23 @@ export async function getAccessCode(store: Store, principal: Principal, nowMs: n
  * activity log records the call. Errors: NOT_FOUND (see {@link getAccessCode}), CONFLICT (the code is
  * revoked, exhausted or expired).
  */
-export async function revokeAccessCode(runtime: UnitOfWorkRuntime, principal: Principal, codeId: string): Promise<AccessCode> {
+export async function revokeAccessCode(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  codeId: string,
+): Promise<AccessCode> {
   const code = await findCode(runtime.store, principal, codeId);
   const nowMs = runtime.clock.nowMs();
   const status = statusAt(code, nowMs);
-  const conflict = (current: string) => new ProblemError('CONFLICT', `The access code is ${current}; only an active code can be revoked.`);
+  const conflict = (current: string) =>
+    new ProblemError('CONFLICT', `The access code is ${current}; only an active code can be revoked.`);
   if (status !== 'active') throw conflict(status);
   const now = isoTime(nowMs);
   return unitOfWork(runtime, principal.teamId, (tx: Transaction) => {
     tx.update(keys.accessCode(principal.teamId, code.project_id, code.batch_id, codeId), {
       expression: 'SET #status = :revoked, revoked_at = :now, updated_at = :now',
-      condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)',
+      condition:
+        'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)',
       names: { '#status': 'status' },
       values: { ':revoked': 'revoked', ':active': 'active', ':now': now },
       onConditionFailed: () => conflict('no longer active (revoked, used up or expired meanwhile)'),

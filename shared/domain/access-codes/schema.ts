@@ -32,10 +32,22 @@ export const AccessCode = z
     project_id: Uuid,
     batch_id: Uuid.check(z.describe('The batch the code was generated in.')),
     plan_id: Uuid.check(z.describe('The plan a redemption subscribes to.')),
-    code_suffix: z.string().check(z.describe(`The last ${CODE_SUFFIX_LENGTH} characters of the code, for display (the code itself is shown only at generation).`)),
-    effect: z.enum(ACCESS_CODE_EFFECTS).check(z.describe('free_access: the plan without payment; trial: a trial of the plan.')),
-    access_days: z.nullable(z.number().check(z.int(), z.positive())).check(z.describe('Days of access a redemption grants; null = the plan’s own period.')),
-    max_redemptions: z.nullable(z.number().check(z.int(), z.positive())).check(z.describe('How many times the code can be redeemed; null = unlimited.')),
+    code_suffix: z
+      .string()
+      .check(
+        z.describe(
+          `The last ${CODE_SUFFIX_LENGTH} characters of the code, for display (the code itself is shown only at generation).`,
+        ),
+      ),
+    effect: z
+      .enum(ACCESS_CODE_EFFECTS)
+      .check(z.describe('free_access: the plan without payment; trial: a trial of the plan.')),
+    access_days: z
+      .nullable(z.number().check(z.int(), z.positive()))
+      .check(z.describe('Days of access a redemption grants; null = the plan’s own period.')),
+    max_redemptions: z
+      .nullable(z.number().check(z.int(), z.positive()))
+      .check(z.describe('How many times the code can be redeemed; null = unlimited.')),
     times_redeemed: z.number().check(z.int(), z.nonnegative()),
     expires_at: z.nullable(Timestamp).check(z.describe('When the code stops being redeemable; null = never.')),
     status: z.enum(ACCESS_CODE_STATUSES),
@@ -76,7 +88,13 @@ export const GeneratedAccessCodes = z
       .array(
         z.object({
           id: Uuid.check(z.describe('The access code id.')),
-          code: z.string().check(z.describe('The code to hand out (shown only in this response; case-insensitive, dashes optional when redeemed).')),
+          code: z
+            .string()
+            .check(
+              z.describe(
+                'The code to hand out (shown only in this response; case-insensitive, dashes optional when redeemed).',
+              ),
+            ),
         }),
       )
       .check(z.describe('Every code of the batch, shown only in this response.')),
@@ -89,16 +107,32 @@ export type GeneratedAccessCodes = z.infer<typeof GeneratedAccessCodes>;
 export const GenerateAccessCodesRequest = z
   .strictObject({
     plan_id: Uuid.check(z.describe('The plan a redeemed code subscribes to (a plan of the same project).')),
-    count: z.number().check(z.int(), z.gte(1), z.lte(MAX_BATCH_SIZE), z.describe(`Number of codes, 1 to ${MAX_BATCH_SIZE}.`)),
+    count: z
+      .number()
+      .check(z.int(), z.gte(1), z.lte(MAX_BATCH_SIZE), z.describe(`Number of codes, 1 to ${MAX_BATCH_SIZE}.`)),
     prefix: z
       .optional(z.string().check(z.regex(/^[A-Za-z0-9]{1,12}$/, 'Use 1 to 12 letters or digits.')))
-      .check(z.describe('Optional prefix of every code, 1 to 12 letters or digits (stored upper case), e.g. SPRING → SPRING-7KQ4-M2XD-9HTP.')),
-    effect: z._default(z.enum(ACCESS_CODE_EFFECTS), 'free_access').check(z.describe('free_access (default): the plan without payment; trial: a trial of the plan.')),
+      .check(
+        z.describe(
+          'Optional prefix of every code, 1 to 12 letters or digits (stored upper case), e.g. SPRING → SPRING-7KQ4-M2XD-9HTP.',
+        ),
+      ),
+    effect: z
+      ._default(z.enum(ACCESS_CODE_EFFECTS), 'free_access')
+      .check(z.describe('free_access (default): the plan without payment; trial: a trial of the plan.')),
     access_days: z
       ._default(z.nullable(z.number().check(z.int(), z.gte(1), z.lte(MAX_ACCESS_DAYS))), null)
-      .check(z.describe(`Days of access a redemption grants, 1 to ${MAX_ACCESS_DAYS}; null or omitted = the plan’s own period.`)),
-    max_redemptions: z._default(z.nullable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))), 1).check(z.describe('How many times each code can be redeemed (default 1); null = unlimited.')),
-    expires_at: z._default(z.nullable(Timestamp), null).check(z.describe('When unredeemed codes expire (ISO 8601 UTC, in the future); null or omitted = never.')),
+      .check(
+        z.describe(
+          `Days of access a redemption grants, 1 to ${MAX_ACCESS_DAYS}; null or omitted = the plan’s own period.`,
+        ),
+      ),
+    max_redemptions: z
+      ._default(z.nullable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))), 1)
+      .check(z.describe('How many times each code can be redeemed (default 1); null = unlimited.')),
+    expires_at: z
+      ._default(z.nullable(Timestamp), null)
+      .check(z.describe('When unredeemed codes expire (ISO 8601 UTC, in the future); null or omitted = never.')),
   })
   .register(z.globalRegistry, { id: 'GenerateAccessCodesRequest' });
 
@@ -106,7 +140,9 @@ export const GenerateAccessCodesRequest = z
 export const ListAccessCodesQuery = z.extend(ListQuery, {
   batch_id: z.optional(Uuid).check(z.describe('Only codes of this batch.')),
   plan_id: z.optional(Uuid).check(z.describe('Only codes for this plan.')),
-  status: z.optional(z.enum(ACCESS_CODE_STATUSES)).check(z.describe('Only codes with this status (expired includes codes whose expires_at has passed).')),
+  status: z
+    .optional(z.enum(ACCESS_CODE_STATUSES))
+    .check(z.describe('Only codes with this status (expired includes codes whose expires_at has passed).')),
 });
 
 /** `{id}` path parameters of an access code. */
@@ -129,15 +165,29 @@ export const RedeemAccessCodeRequest = z
         z.trim(),
         z.minLength(1),
         z.maxLength(MAX_PRESENTED_CODE_LENGTH),
-        z.describe('The access code, case-insensitive; dashes and spaces are ignored (SPRING-7KQ4-M2XD-9HTP = spring7kq4m2xd9htp).'),
+        z.describe(
+          'The access code, case-insensitive; dashes and spaces are ignored (SPRING-7KQ4-M2XD-9HTP = spring7kq4m2xd9htp).',
+        ),
       ),
-    subscriber_id: z.optional(Uuid).check(z.describe('An existing subscriber of the project who redeems the code (or give `subscriber`).')),
-    subscriber: z.optional(CreateSubscriberRequest).check(z.describe('A new subscriber to create with the redemption, the fields of creating a subscriber (or give `subscriber_id`).')),
+    subscriber_id: z
+      .optional(Uuid)
+      .check(z.describe('An existing subscriber of the project who redeems the code (or give `subscriber`).')),
+    subscriber: z
+      .optional(CreateSubscriberRequest)
+      .check(
+        z.describe(
+          'A new subscriber to create with the redemption, the fields of creating a subscriber (or give `subscriber_id`).',
+        ),
+      ),
   })
   .check(
     z.superRefine((body, context) => {
       if ((body.subscriber_id === undefined) === (body.subscriber === undefined)) {
-        context.addIssue({ code: 'custom', path: ['subscriber_id'], message: 'Give exactly one of subscriber_id (an existing subscriber) or subscriber (a new one).' });
+        context.addIssue({
+          code: 'custom',
+          path: ['subscriber_id'],
+          message: 'Give exactly one of subscriber_id (an existing subscriber) or subscriber (a new one).',
+        });
       }
     }),
   )
@@ -154,8 +204,12 @@ export type RedeemAccessCodeRequest = z.infer<typeof RedeemAccessCodeRequest>;
 /** The answer of a redemption: the code after it (times_redeemed, status), the subscriber and the new subscription. */
 export const AccessCodeRedemption = z
   .object({
-    access_code: AccessCode.check(z.describe('The code after the redemption (status exhausted when this was its last use).')),
-    subscriber: Subscriber.check(z.describe('The subscriber who redeemed it (created by this redemption when `subscriber` was given).')),
+    access_code: AccessCode.check(
+      z.describe('The code after the redemption (status exhausted when this was its last use).'),
+    ),
+    subscriber: Subscriber.check(
+      z.describe('The subscriber who redeemed it (created by this redemption when `subscriber` was given).'),
+    ),
     subscription: Subscription.check(z.describe('The subscription the redemption created (source access_code).')),
   })
   .register(z.globalRegistry, { id: 'AccessCodeRedemption' });

@@ -6,7 +6,13 @@ import { AccessCode, AccessCodeBatch } from './schema.js';
 
 /** Access codes' webhook events (`access_code.*`, DESIGN D18). */
 export const accessCodesEvents = [
-  defineEvent('access_code.batch_generated', 'project-access-code:view', true, z.object({ batch: AccessCodeBatch }), 'A batch of access codes was generated.'),
+  defineEvent(
+    'access_code.batch_generated',
+    'project-access-code:view',
+    true,
+    z.object({ batch: AccessCodeBatch }),
+    'A batch of access codes was generated.',
+  ),
   defineEvent(
     'access_code.redeemed',
     'project-access-code:view',
@@ -18,5 +24,11 @@ export const accessCodesEvents = [
     }),
     'An access code was redeemed.',
   ),
-  defineEvent('access_code.expired', 'project-access-code:view', true, z.object({ access_code: AccessCode }), 'An access code expired unredeemed.'),
+  defineEvent(
+    'access_code.expired',
+    'project-access-code:view',
+    true,
+    z.object({ access_code: AccessCode }),
+    'An access code expired unredeemed.',
+  ),
 ] as const;

@@ -6,7 +6,11 @@ export const activityFacts = defineFacts({
     category: 'activity',
     label: 'Activity log',
     entries: [
-      { value: 'activity:read', description: 'Read the activity log, including every tool invocation and the token behind it.', roles: ['developer', 'analyst'] },
+      {
+        value: 'activity:read',
+        description: 'Read the activity log, including every tool invocation and the token behind it.',
+        roles: ['developer', 'analyst'],
+      },
       { value: 'activity:export', description: 'Export the activity log.', roles: ['analyst'] },
     ],
   },

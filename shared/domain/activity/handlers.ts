@@ -3,7 +3,10 @@ import { activityModule } from './operations.js';
 import { listActivity as list } from './repository.js';
 
 /** `GET /v1/activity` / `get_activity_log`. */
-export const listActivity: OperationHandler<typeof activityModule.operations.listActivity> = async (input, { runtime, principal }) => list(runtime.store, principal.teamId, input);
+export const listActivity: OperationHandler<typeof activityModule.operations.listActivity> = async (
+  input,
+  { runtime, principal },
+) => list(runtime.store, principal.teamId, input);
 
 /** Every handler of the activity module. */
 export const activityHandlers = { listActivity } satisfies HandlersOf<typeof activityModule>;

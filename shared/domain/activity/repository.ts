@@ -19,7 +19,12 @@ const MAX_FILTERED_READS = 10;
  * `invokeOperation` calls it for every write with a principal (and every `tools/call`), whatever the
  * outcome. The entry holds no request or response body.
  */
-export async function recordActivity(store: Store, clock: Clock, teamId: string, entry: NewActivityEntry): Promise<ActivityEntry> {
+export async function recordActivity(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  entry: NewActivityEntry,
+): Promise<ActivityEntry> {
   const { entry: full, item } = activityItem(clock, teamId, entry);
   await store.put({ Item: item });
   return full;
@@ -29,10 +34,28 @@ export async function recordActivity(store: Store, clock: Clock, teamId: string,
  * The stored item of one activity entry (see {@link recordActivity}); `invokeOperation` also adds it to a
  * write's own transaction (`shared/store/request-scope.ts`), so a write costs one transaction.
  */
-export function activityItem(clock: Clock, teamId: string, entry: NewActivityEntry): { entry: ActivityEntry; item: Item } {
+export function activityItem(
+  clock: Clock,
+  teamId: string,
+  entry: NewActivityEntry,
+): { entry: ActivityEntry; item: Item } {
   const nowMs = clock.nowMs();
-  const full: ActivityEntry = { id: `${sortKeyPrefix.activity}${newUlid(nowMs)}`, occurred_at: isoTime(nowMs), ...entry, member_id: entry.member_id ?? null };
-  return { entry: full, item: { pk: keys.activityPartition(teamId), sk: full.id, entity: entity.activity, ...full, expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS } };
+  const full: ActivityEntry = {
+    id: `${sortKeyPrefix.activity}${newUlid(nowMs)}`,
+    occurred_at: isoTime(nowMs),
+    ...entry,
+    member_id: entry.member_id ?? null,
+  };
+  return {
+    entry: full,
+    item: {
+      pk: keys.activityPartition(teamId),
+      sk: full.id,
+      entity: entity.activity,
+      ...full,
+      expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS,
+    },
+  };
 }
 
 /**
@@ -81,7 +104,8 @@ export async function listActivity(
       lastReturnedKey = { pk: item.pk, sk: item.sk };
     }
     if (!result.lastEvaluatedKey) return { data, next_cursor: null };
-    if (data.length === query.limit || reads + 1 >= MAX_FILTERED_READS) return { data, next_cursor: encodeCursor(result.lastEvaluatedKey) };
+    if (data.length === query.limit || reads + 1 >= MAX_FILTERED_READS)
+      return { data, next_cursor: encodeCursor(result.lastEvaluatedKey) };
     startKey = result.lastEvaluatedKey;
   }
 }

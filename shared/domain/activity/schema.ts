@@ -16,12 +16,18 @@ export const ActivityEntry = z
   .object({
     id: z.string(),
     occurred_at: Timestamp,
-    token_id: z.nullable(z.string()).check(z.describe('The invoking token; null for an unauthenticated request or a dashboard action.')),
-    member_id: z.nullable(z.string()).check(z.describe('The team member who acted in the dashboard (surface `dashboard`); null otherwise.')),
+    token_id: z
+      .nullable(z.string())
+      .check(z.describe('The invoking token; null for an unauthenticated request or a dashboard action.')),
+    member_id: z
+      .nullable(z.string())
+      .check(z.describe('The team member who acted in the dashboard (surface `dashboard`); null otherwise.')),
     surface: z.enum(ACTIVITY_SURFACES),
     operation: z.string().check(z.describe('REST operation id or tool name.')),
     outcome: z.string().check(z.describe('`ok` or an error code.')),
-    status: z.number().check(z.int(), z.describe('HTTP status (tool calls: the status of the error code, 200 when ok).')),
+    status: z
+      .number()
+      .check(z.int(), z.describe('HTTP status (tool calls: the status of the error code, 200 when ok).')),
     duration_ms: z.number().check(z.int(), z.describe('Milliseconds.')),
     request_id: z.string(),
   })
@@ -40,5 +46,9 @@ export const ActivityQuery = z.extend(ListQuery, {
   member_id: z.optional(Uuid).check(z.describe('Only dashboard actions of this team member.')),
   operation: z
     .optional(z.string().check(z.minLength(1), z.maxLength(200)))
-    .check(z.describe('Only entries of this operation (a REST operation id such as createProject, or a tool name such as list_projects).')),
+    .check(
+      z.describe(
+        'Only entries of this operation (a REST operation id such as createProject, or a tool name such as list_projects).',
+      ),
+    ),
 });

@@ -1,8 +1,23 @@
 import { isoTime } from '../../clock.js';
 import type { Item } from '../../store/requests.js';
 import { addInterval } from '../subscriptions/lifecycle.js';
-import { parseStoredInvoice, TIER_ATTRIBUTE, USAGE_COUNTERS, type StoredBilling, type StoredBillingTeam } from './record.js';
-import { DEFAULT_TIER, TIER_LIMITS, USAGE_METRICS, type BillingAccount, type BillingInvoice, type BillingTier, type BillingUsage, type UsageMetric } from './schema.js';
+import {
+  parseStoredInvoice,
+  TIER_ATTRIBUTE,
+  USAGE_COUNTERS,
+  type StoredBilling,
+  type StoredBillingTeam,
+} from './record.js';
+import {
+  DEFAULT_TIER,
+  TIER_LIMITS,
+  USAGE_METRICS,
+  type BillingAccount,
+  type BillingInvoice,
+  type BillingTier,
+  type BillingUsage,
+  type UsageMetric,
+} from './schema.js';
 
 /**
  * Stored shape of the creator's own billing (D20) and its pure mappers. The team item holds the tier (absent = `free`) and usage counters
@@ -11,7 +26,12 @@ import { DEFAULT_TIER, TIER_LIMITS, USAGE_METRICS, type BillingAccount, type Bil
  */
 
 /** How each metric is named in problem details. */
-export const METRIC_NOUNS: Record<UsageMetric, string> = { projects: 'projects', subscribers: 'subscribers', webhook_endpoints: 'webhook endpoints', team_members: 'team members' };
+export const METRIC_NOUNS: Record<UsageMetric, string> = {
+  projects: 'projects',
+  subscribers: 'subscribers',
+  webhook_endpoints: 'webhook endpoints',
+  team_members: 'team members',
+};
 
 /** The deadline kinds of billing (see `DeadlineKind`). */
 export const PERIOD_DEADLINE = 'billing.period' as const;
@@ -41,7 +61,10 @@ export function usageCount(team: StoredBillingTeam, metric: UsageMetric): number
 export function periodContaining(anchorMs: number, atMs: number): { startMs: number; endMs: number } {
   const anchor = new Date(anchorMs);
   const at = new Date(atMs);
-  let months = Math.max(0, (at.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + at.getUTCMonth() - anchor.getUTCMonth());
+  let months = Math.max(
+    0,
+    (at.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + at.getUTCMonth() - anchor.getUTCMonth(),
+  );
   while (months > 0 && addInterval(anchorMs, 'month', months) > atMs) months--;
   while (addInterval(anchorMs, 'month', months + 1) <= atMs) months++;
   return { startMs: addInterval(anchorMs, 'month', months), endMs: addInterval(anchorMs, 'month', months + 1) };

@@ -21,7 +21,11 @@ import { graceDeadline, issueInvoice, periodDeadline, writeBilling, writeInvoice
  * Moves the team to `tier` (D20) with `billing.tier_changed`; free → paid starts a monthly period with its invoice; existing objects beyond limits stay.
  * Same tier: no change, no event. Errors: NOT_FOUND (no team), CONFLICT (team deleted; the account kept changing).
  */
-export async function changeTier(runtime: UnitOfWorkRuntime, teamId: string, tier: BillingTier): Promise<BillingAccount> {
+export async function changeTier(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  tier: BillingTier,
+): Promise<BillingAccount> {
   return retryLostRaces(async () => {
     const read = await readBilling(runtime.store, teamId);
     const nowMs = runtime.clock.nowMs();
@@ -37,9 +41,20 @@ export async function changeTier(runtime: UnitOfWorkRuntime, teamId: string, tie
         onConditionFailed: () => new ProblemError('CONFLICT', `Team ${teamId} was deleted.`),
       });
       writeBilling(tx, teamId, read.billing, next);
-      tx.emit({ type: 'billing.tier_changed', projectId: null, data: { billing_account: account, previous_tier: change.previous } });
+      tx.emit({
+        type: 'billing.tier_changed',
+        projectId: null,
+        data: { billing_account: account, previous_tier: change.previous },
+      });
       if (paidPeriod) {
-        issueInvoice(tx, teamId, { tier, startMs: paidPeriod.startMs, endMs: paidPeriod.endMs, nowIso: isoTime(nowMs), sequence: paidPeriod.sequence, account });
+        issueInvoice(tx, teamId, {
+          tier,
+          startMs: paidPeriod.startMs,
+          endMs: paidPeriod.endMs,
+          nowIso: isoTime(nowMs),
+          sequence: paidPeriod.sequence,
+          account,
+        });
         scheduleDeadline(tx, periodDeadline(teamId, paidPeriod.endMs));
       }
       return account;
@@ -50,7 +65,11 @@ export async function changeTier(runtime: UnitOfWorkRuntime, teamId: string, tie
 /** Reads an invoice for a payment result. Errors: NOT_FOUND; CONFLICT when it is paid already. */
 async function openInvoice(store: Store, teamId: string, invoiceId: string, action: string): Promise<BillingInvoice> {
   const invoice = await getBillingInvoice(store, teamId, invoiceId);
-  if (invoice.status !== 'open') throw new ProblemError('CONFLICT', `Invoice ${invoice.number} is ${invoice.status}; only an open invoice can be ${action}.`);
+  if (invoice.status !== 'open')
+    throw new ProblemError(
+      'CONFLICT',
+      `Invoice ${invoice.number} is ${invoice.status}; only an open invoice can be ${action}.`,
+    );
   return invoice;
 }
 
@@ -61,9 +80,16 @@ async function openInvoice(store: Store, teamId: string, invoiceId: string, acti
  * removed) and a lockdown is lifted (`billing.lockdown_lifted`). One transaction. Returns the account
  * and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the invoice is not open; a concurrent change).
  */
-export async function markInvoicePaid(runtime: UnitOfWorkRuntime, teamId: string, invoiceId: string): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
+export async function markInvoicePaid(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  invoiceId: string,
+): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
   return retryLostRaces(async () => {
-    const [read, invoice] = await Promise.all([readBilling(runtime.store, teamId), openInvoice(runtime.store, teamId, invoiceId, 'paid')]);
+    const [read, invoice] = await Promise.all([
+      readBilling(runtime.store, teamId),
+      openInvoice(runtime.store, teamId, invoiceId, 'paid'),
+    ]);
     const { paid, next, account, ends } = decideInvoicePaid(teamId, read, invoice, runtime.clock.nowMs());
     return unitOfWork(runtime, teamId, (tx) => {
       writeInvoice(tx, teamId, invoice, paid);
@@ -71,9 +97,14 @@ export async function markInvoicePaid(runtime: UnitOfWorkRuntime, teamId: string
       tx.emit({ type: 'billing.invoice_paid', projectId: null, data: { billing_account: account, invoice: paid } });
       if (ends === 'grace_period') {
         tx.delete(keys.deadline(teamId, GRACE_DEADLINE, teamId));
-        tx.emit({ type: 'billing.grace_period_ended', projectId: null, data: { billing_account: account, outcome: 'recovered' } });
+        tx.emit({
+          type: 'billing.grace_period_ended',
+          projectId: null,
+          data: { billing_account: account, outcome: 'recovered' },
+        });
       }
-      if (ends === 'lockdown') tx.emit({ type: 'billing.lockdown_lifted', projectId: null, data: { billing_account: account } });
+      if (ends === 'lockdown')
+        tx.emit({ type: 'billing.lockdown_lifted', projectId: null, data: { billing_account: account } });
       return { billing_account: account, invoice: paid };
     });
   });
@@ -90,15 +121,32 @@ export async function markInvoicePaymentFailed(
   reason: string | null,
 ): Promise<{ billing_account: BillingAccount; invoice: BillingInvoice }> {
   return retryLostRaces(async () => {
-    const [read, invoice] = await Promise.all([readBilling(runtime.store, teamId), openInvoice(runtime.store, teamId, invoiceId, 'failed')]);
-    const { failed, next, account, graceEndsAt } = decideInvoicePaymentFailed(teamId, read, invoice, reason, runtime.clock.nowMs());
+    const [read, invoice] = await Promise.all([
+      readBilling(runtime.store, teamId),
+      openInvoice(runtime.store, teamId, invoiceId, 'failed'),
+    ]);
+    const { failed, next, account, graceEndsAt } = decideInvoicePaymentFailed(
+      teamId,
+      read,
+      invoice,
+      reason,
+      runtime.clock.nowMs(),
+    );
     return unitOfWork(runtime, teamId, (tx) => {
       writeInvoice(tx, teamId, invoice, failed);
       writeBilling(tx, teamId, read.billing, next);
-      tx.emit({ type: 'billing.payment_failed', projectId: null, data: { billing_account: account, invoice: failed, attempt_count: failed.attempt_count, next_attempt_at: null } });
+      tx.emit({
+        type: 'billing.payment_failed',
+        projectId: null,
+        data: { billing_account: account, invoice: failed, attempt_count: failed.attempt_count, next_attempt_at: null },
+      });
       if (graceEndsAt) {
         scheduleDeadline(tx, graceDeadline(teamId, graceEndsAt));
-        tx.emit({ type: 'billing.grace_period_started', projectId: null, data: { billing_account: account, grace_period_ends_at: graceEndsAt } });
+        tx.emit({
+          type: 'billing.grace_period_started',
+          projectId: null,
+          data: { billing_account: account, grace_period_ends_at: graceEndsAt },
+        });
       }
       return { billing_account: account, invoice: failed };
     });

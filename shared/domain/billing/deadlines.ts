@@ -43,9 +43,19 @@ export const applyBillingPeriodDeadline: DeadlineHandler = async (runtime, deadl
   await applyOnce(runtime, deadline, () =>
     unitOfWork(runtime, teamId, (tx) => {
       // Moved to the period's end by a put conditional on the due time applied (one write of the deadline item).
-      tx.put(deadlineItem(periodDeadline(teamId, period.endMs)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': deadline.dueAt } });
+      tx.put(deadlineItem(periodDeadline(teamId, period.endMs)), {
+        condition: 'attribute_exists(pk) AND due_at = :due_at',
+        values: { ':due_at': deadline.dueAt },
+      });
       writeBilling(tx, teamId, billing, next);
-      issueInvoice(tx, teamId, { tier, startMs: period.startMs, endMs: period.endMs, nowIso: isoTime(nowMs), sequence: next.invoice_sequence, account });
+      issueInvoice(tx, teamId, {
+        tier,
+        startMs: period.startMs,
+        endMs: period.endMs,
+        nowIso: isoTime(nowMs),
+        sequence: next.invoice_sequence,
+        account,
+      });
     }),
   );
 };
@@ -69,11 +79,18 @@ export const applyGracePeriodDeadline: DeadlineHandler = async (runtime, deadlin
     unitOfWork(runtime, teamId, (tx) => {
       completeDeadline(tx, deadline);
       writeBilling(tx, teamId, billing, next);
-      tx.emit({ type: 'billing.grace_period_ended', projectId: null, data: { billing_account: account, outcome: 'locked' } });
+      tx.emit({
+        type: 'billing.grace_period_ended',
+        projectId: null,
+        data: { billing_account: account, outcome: 'locked' },
+      });
       tx.emit({
         type: 'billing.lockdown_started',
         projectId: null,
-        data: { billing_account: account, reason: `${unpaid} invoice(s) of the team\u2019s tier are unpaid 7 days after the first failed payment; creator writes are refused until they are paid.` },
+        data: {
+          billing_account: account,
+          reason: `${unpaid} invoice(s) of the team\u2019s tier are unpaid 7 days after the first failed payment; creator writes are refused until they are paid.`,
+        },
       });
     }),
   );

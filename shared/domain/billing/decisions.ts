@@ -2,7 +2,14 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { accountOf, anchorOf, periodContaining, tierOf, type BillingRead } from './account.js';
 import { TIER_ATTRIBUTE, type StoredBilling, type StoredBillingTeam } from './record.js';
-import { DEFAULT_TIER, GRACE_PERIOD_MS, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
+import {
+  DEFAULT_TIER,
+  GRACE_PERIOD_MS,
+  TIER_PRICES,
+  type BillingAccount,
+  type BillingInvoice,
+  type BillingTier,
+} from './schema.js';
 
 /**
  * The decisions of the creator's own billing (DESIGN D20), pure: from what was read (the team item, the
@@ -18,7 +25,13 @@ import { DEFAULT_TIER, GRACE_PERIOD_MS, TIER_PRICES, type BillingAccount, type B
  */
 export type TierChange =
   | { kind: 'unchanged'; account: BillingAccount }
-  | { kind: 'changed'; previous: BillingTier; next: StoredBilling; account: BillingAccount; paidPeriod: { startMs: number; endMs: number; sequence: number } | null };
+  | {
+      kind: 'changed';
+      previous: BillingTier;
+      next: StoredBilling;
+      account: BillingAccount;
+      paidPeriod: { startMs: number; endMs: number; sequence: number } | null;
+    };
 
 export function decideTierChange(teamId: string, read: BillingRead, tier: BillingTier, nowMs: number): TierChange {
   const previous = tierOf(read.team);
@@ -44,13 +57,27 @@ export interface InvoicePaid {
   ends: 'grace_period' | 'lockdown' | null;
 }
 
-export function decideInvoicePaid(teamId: string, read: BillingRead, invoice: BillingInvoice, nowMs: number): InvoicePaid {
+export function decideInvoicePaid(
+  teamId: string,
+  read: BillingRead,
+  invoice: BillingInvoice,
+  nowMs: number,
+): InvoicePaid {
   const nowIso = isoTime(nowMs);
-  const paid: BillingInvoice = { ...invoice, status: 'paid', amount_paid: invoice.amount_due, paid_at: nowIso, updated_at: nowIso };
+  const paid: BillingInvoice = {
+    ...invoice,
+    status: 'paid',
+    amount_paid: invoice.amount_due,
+    paid_at: nowIso,
+    updated_at: nowIso,
+  };
   const pastDue = (read.billing.past_due_invoice_ids ?? []).filter((id) => id !== invoice.id);
   const status = read.billing.status ?? 'ok';
   const settled = pastDue.length === 0 && status !== 'ok';
-  const next: StoredBilling = { past_due_invoice_ids: pastDue, ...(settled ? { status: 'ok', grace_period_ends_at: null, locked_at: null } : {}) };
+  const next: StoredBilling = {
+    past_due_invoice_ids: pastDue,
+    ...(settled ? { status: 'ok', grace_period_ends_at: null, locked_at: null } : {}),
+  };
   const account = accountOf(teamId, { team: read.team, billing: { ...read.billing, ...next } }, nowMs);
   const ends = !settled ? null : status === 'grace_period' ? 'grace_period' : status === 'locked' ? 'lockdown' : null;
   return { paid, next, account, ends };
@@ -68,12 +95,26 @@ export interface InvoicePaymentFailed {
   graceEndsAt: string | null;
 }
 
-export function decideInvoicePaymentFailed(teamId: string, read: BillingRead, invoice: BillingInvoice, reason: string | null, nowMs: number): InvoicePaymentFailed {
-  const failed: BillingInvoice = { ...invoice, attempt_count: invoice.attempt_count + 1, last_payment_error: reason ?? 'The payment failed.', updated_at: isoTime(nowMs) };
+export function decideInvoicePaymentFailed(
+  teamId: string,
+  read: BillingRead,
+  invoice: BillingInvoice,
+  reason: string | null,
+  nowMs: number,
+): InvoicePaymentFailed {
+  const failed: BillingInvoice = {
+    ...invoice,
+    attempt_count: invoice.attempt_count + 1,
+    last_payment_error: reason ?? 'The payment failed.',
+    updated_at: isoTime(nowMs),
+  };
   const pastDue = [...new Set([...(read.billing.past_due_invoice_ids ?? []), invoice.id])];
   const startsGrace = (read.billing.status ?? 'ok') === 'ok';
   const graceEnd = isoTime(nowMs + GRACE_PERIOD_MS);
-  const next: StoredBilling = { past_due_invoice_ids: pastDue, ...(startsGrace ? { status: 'grace_period', grace_period_ends_at: graceEnd } : {}) };
+  const next: StoredBilling = {
+    past_due_invoice_ids: pastDue,
+    ...(startsGrace ? { status: 'grace_period', grace_period_ends_at: graceEnd } : {}),
+  };
   const account = accountOf(teamId, { team: read.team, billing: { ...read.billing, ...next } }, nowMs);
   return { failed, next, account, graceEndsAt: startsGrace ? graceEnd : null };
 }
@@ -84,9 +125,22 @@ export function decideInvoicePaymentFailed(teamId: string, read: BillingRead, in
  * sequence number, and move the deadline to the period's end.
  */
 export type BillingPeriodStep =
-  { kind: 'drop' } | { kind: 'invoice'; tier: BillingTier; period: { startMs: number; endMs: number }; next: StoredBilling & { invoice_sequence: number }; account: BillingAccount };
+  | { kind: 'drop' }
+  | {
+      kind: 'invoice';
+      tier: BillingTier;
+      period: { startMs: number; endMs: number };
+      next: StoredBilling & { invoice_sequence: number };
+      account: BillingAccount;
+    };
 
-export function decideBillingPeriod(teamId: string, team: StoredBillingTeam | undefined, billing: StoredBilling, dueAt: string, nowMs: number): BillingPeriodStep {
+export function decideBillingPeriod(
+  teamId: string,
+  team: StoredBillingTeam | undefined,
+  billing: StoredBilling,
+  dueAt: string,
+  nowMs: number,
+): BillingPeriodStep {
   const tier = team ? tierOf(team) : DEFAULT_TIER;
   if (!team || team.deleted_at || TIER_PRICES[tier] === 0) return { kind: 'drop' };
   const period = periodContaining(anchorOf({ team, billing }), Date.parse(dueAt));
@@ -99,9 +153,15 @@ export function decideBillingPeriod(teamId: string, team: StoredBillingTeam | un
  * The `billing.grace_period` deadline: `drop` it when the team is gone or no longer in grace (it paid);
  * else `lock` the team now, naming how many invoices are unpaid.
  */
-export type GracePeriodEnd = { kind: 'drop' } | { kind: 'lock'; next: StoredBilling; account: BillingAccount; unpaid: number };
+export type GracePeriodEnd =
+  { kind: 'drop' } | { kind: 'lock'; next: StoredBilling; account: BillingAccount; unpaid: number };
 
-export function decideGracePeriodEnd(teamId: string, team: StoredBillingTeam | undefined, billing: StoredBilling, nowMs: number): GracePeriodEnd {
+export function decideGracePeriodEnd(
+  teamId: string,
+  team: StoredBillingTeam | undefined,
+  billing: StoredBilling,
+  nowMs: number,
+): GracePeriodEnd {
   if (!team || billing.status !== 'grace_period') return { kind: 'drop' };
   const next: StoredBilling = { status: 'locked', grace_period_ends_at: null, locked_at: isoTime(nowMs) };
   const account = accountOf(teamId, { team, billing: { ...billing, ...next } }, nowMs);

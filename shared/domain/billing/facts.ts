@@ -9,15 +9,35 @@ export const billingFacts = defineFacts({
     category: 'billing',
     label: 'Billing',
     entries: [
-      { value: 'billing:view', description: 'Read the team\u2019s own tier, usage and billing status.', roles: ['analyst', 'viewer'] },
-      { value: 'billing:update', description: 'Change the team\u2019s tier and billing details.', roles: [], ownerOnly: true },
-      { value: 'billing-invoice:view-any', description: 'List the team\u2019s own invoices.', roles: ['analyst', 'viewer'] },
-      { value: 'billing-invoice:view', description: 'Read one of the team\u2019s own invoices.', roles: ['analyst', 'viewer'] },
+      {
+        value: 'billing:view',
+        description: 'Read the team\u2019s own tier, usage and billing status.',
+        roles: ['analyst', 'viewer'],
+      },
+      {
+        value: 'billing:update',
+        description: 'Change the team\u2019s tier and billing details.',
+        roles: [],
+        ownerOnly: true,
+      },
+      {
+        value: 'billing-invoice:view-any',
+        description: 'List the team\u2019s own invoices.',
+        roles: ['analyst', 'viewer'],
+      },
+      {
+        value: 'billing-invoice:view',
+        description: 'Read one of the team\u2019s own invoices.',
+        roles: ['analyst', 'viewer'],
+      },
     ],
   },
   keys: {
     billingAccount: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: 'BILLING' }),
-    billingInvoice: (teamId: string, invoiceId: string) => ({ pk: `TEAM#${teamId}`, sk: `BILLING_INVOICE#${invoiceId}` }),
+    billingInvoice: (teamId: string, invoiceId: string) => ({
+      pk: `TEAM#${teamId}`,
+      sk: `BILLING_INVOICE#${invoiceId}`,
+    }),
     /** GSI partition of a team's invoices. */
     teamInvoicesIndex: (teamId: string) => `TEAM#${teamId}#BILLING_INVOICES`,
     /** GSI sort key of an invoice: its creation time (ISO 8601) then its id. */

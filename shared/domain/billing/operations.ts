@@ -1,6 +1,13 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { IdParams } from '../../schemas/common.js';
-import { BillingAccount, BillingInvoice, BillingInvoiceList, BillingOverview, ChangeTierRequest, ListBillingInvoicesQuery } from './schema.js';
+import {
+  BillingAccount,
+  BillingInvoice,
+  BillingInvoiceList,
+  BillingOverview,
+  ChangeTierRequest,
+  ListBillingInvoicesQuery,
+} from './schema.js';
 
 /**
  * The creator's own billing operations (DESIGN D20): REST only — none of the interface's tools covers
@@ -47,7 +54,8 @@ export const billingModule = defineModule({
     }),
     changeBillingTier: defineOperation({
       id: 'changeBillingTier',
-      summary: 'Move the team to another tier (emits billing.tier_changed; from free to a paid tier also billing.invoice_created, as a new monthly period starts). Allowed while the team is locked.',
+      summary:
+        'Move the team to another tier (emits billing.tier_changed; from free to a paid tier also billing.invoice_created, as a new monthly period starts). Allowed while the team is locked.',
       tag: 'Billing',
       ability: 'billing:update',
       teamWide: true,

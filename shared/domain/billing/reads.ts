@@ -4,13 +4,21 @@ import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { accountOf, toInvoice, usageOf, type BillingRead } from './account.js';
-import { parseStoredBillingAccount, parseStoredBillingTeam, type StoredBilling, type StoredBillingTeam } from './record.js';
+import {
+  parseStoredBillingAccount,
+  parseStoredBillingTeam,
+  type StoredBilling,
+  type StoredBillingTeam,
+} from './record.js';
 import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from './schema.js';
 
 /** Reads of the creator's own billing (DESIGN D20): the account with its usage, and the invoices. */
 
 /** Reads the team item (absent when there is no such team) and the billing account item (empty when never written): one BatchGetItem. */
-export async function readBillingItems(store: Store, teamId: string): Promise<{ team: StoredBillingTeam | undefined; billing: StoredBilling }> {
+export async function readBillingItems(
+  store: Store,
+  teamId: string,
+): Promise<{ team: StoredBillingTeam | undefined; billing: StoredBilling }> {
   const items = await store.batchGet([keys.team(teamId), keys.billingAccount(teamId)]);
   const teamItem = items.find((item) => item.sk === keys.team(teamId).sk);
   const team = teamItem ? parseStoredBillingTeam(teamItem) : undefined;
@@ -30,7 +38,10 @@ export async function readBilling(store: Store, teamId: string): Promise<Billing
  * `GET /v1/billing`: the team's tier, limits, usage (the counters), status and current period.
  * Errors: NOT_FOUND when the team does not exist.
  */
-export async function getBillingOverview(runtime: Pick<UnitOfWorkRuntime, 'store' | 'clock'>, teamId: string): Promise<BillingOverview> {
+export async function getBillingOverview(
+  runtime: Pick<UnitOfWorkRuntime, 'store' | 'clock'>,
+  teamId: string,
+): Promise<BillingOverview> {
   const read = await readBilling(runtime.store, teamId);
   return { ...accountOf(teamId, read, runtime.clock.nowMs()), usage: usageOf(read.team) };
 }
@@ -47,7 +58,11 @@ export async function getBillingInvoice(store: Store, teamId: string, invoiceId:
  * `status` (applied by DynamoDB, so a page may be short while `next_cursor` is set). Errors:
  * VALIDATION_FAILED for a cursor of another list.
  */
-export async function listBillingInvoices(store: Store, teamId: string, query: Pick<ListBillingInvoicesQuery, 'limit' | 'cursor' | 'status'>): Promise<Page<BillingInvoice>> {
+export async function listBillingInvoices(
+  store: Store,
+  teamId: string,
+  query: Pick<ListBillingInvoicesQuery, 'limit' | 'cursor' | 'status'>,
+): Promise<Page<BillingInvoice>> {
   const partition = keys.teamInvoicesIndex(teamId);
   const startKey = decodeCursor(query.cursor, partition, {
     partitionAttribute: secondaryIndex.partitionKey,
@@ -58,7 +73,10 @@ export async function listBillingInvoices(store: Store, teamId: string, query: P
     IndexName: secondaryIndex.name,
     KeyConditionExpression: '#gsi_pk = :pk',
     FilterExpression: query.status ? '#status = :status' : undefined,
-    ExpressionAttributeNames: { '#gsi_pk': secondaryIndex.partitionKey, ...(query.status ? { '#status': 'status' } : {}) },
+    ExpressionAttributeNames: {
+      '#gsi_pk': secondaryIndex.partitionKey,
+      ...(query.status ? { '#status': 'status' } : {}),
+    },
     ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
     ScanIndexForward: false,
     Limit: query.limit,

@@ -30,10 +30,21 @@ class UsageCounterRefused extends ProblemError {
  * Adds `metric`'s counter change to `tx` (D20): `+1` under one condition naming every tier's limit (no tier read) and `cap` (D8); `-1` only needs the team.
  * Wrap the unit of work in {@link withinTierLimit}.
  */
-export function countUsage(tx: Transaction, teamId: string, metric: UsageMetric, delta: 1 | -1, options: { cap?: number } = {}): void {
+export function countUsage(
+  tx: Transaction,
+  teamId: string,
+  metric: UsageMetric,
+  delta: 1 | -1,
+  options: { cap?: number } = {},
+): void {
   const names: Record<string, string> = { '#count': USAGE_COUNTERS[metric] };
   if (delta === -1) {
-    tx.update(keys.team(teamId), { expression: 'ADD #count :delta', condition: 'attribute_exists(pk)', names, values: { ':delta': -1 } });
+    tx.update(keys.team(teamId), {
+      expression: 'ADD #count :delta',
+      condition: 'attribute_exists(pk)',
+      names,
+      values: { ':delta': -1 },
+    });
     return;
   }
   names['#tier'] = TIER_ATTRIBUTE;
@@ -41,7 +52,8 @@ export function countUsage(tx: Transaction, teamId: string, metric: UsageMetric,
   const below = (name: string) => `(attribute_not_exists(#count) OR #count < ${name})`;
   const tiers = BILLING_TIERS.map((tier) => {
     values[`:tier_${tier}`] = tier;
-    const isTier = tier === DEFAULT_TIER ? `(attribute_not_exists(#tier) OR #tier = :tier_${tier})` : `#tier = :tier_${tier}`;
+    const isTier =
+      tier === DEFAULT_TIER ? `(attribute_not_exists(#tier) OR #tier = :tier_${tier})` : `#tier = :tier_${tier}`;
     const limit = TIER_LIMITS[tier][metric];
     if (limit === null) return isTier;
     values[`:limit_${tier}`] = limit;
@@ -52,14 +64,26 @@ export function countUsage(tx: Transaction, teamId: string, metric: UsageMetric,
     values[':cap'] = options.cap;
     conditions.push(below(':cap'));
   }
-  tx.update(keys.team(teamId), { expression: 'ADD #count :delta', condition: conditions.join(' AND '), names, values, onConditionFailed: () => new UsageCounterRefused(metric) });
+  tx.update(keys.team(teamId), {
+    expression: 'ADD #count :delta',
+    condition: conditions.join(' AND '),
+    names,
+    values,
+    onConditionFailed: () => new UsageCounterRefused(metric),
+  });
 }
 
 /**
  * Runs `work` (holding a {@link countUsage} `+1`) and explains a refused counter (D20): `cap.problem()` (D8 cap) or TIER_LIMIT_REACHED (402), emitting
  * `billing.usage_limit_reached` once per metric and period outside the request's transaction. Other errors pass through.
  */
-export async function withinTierLimit<T>(runtime: UnitOfWorkRuntime, teamId: string, metric: UsageMetric, work: () => Promise<T>, cap?: { max: number; problem: () => ProblemError }): Promise<T> {
+export async function withinTierLimit<T>(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  metric: UsageMetric,
+  work: () => Promise<T>,
+  cap?: { max: number; problem: () => ProblemError },
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -72,12 +96,22 @@ export async function withinTierLimit<T>(runtime: UnitOfWorkRuntime, teamId: str
     if (cap && usage >= cap.max && (limit === null || limit >= cap.max)) throw cap.problem();
     if (limit === null) throw new ConcurrentChange(`The team\u2019s ${METRIC_NOUNS[metric]} changed meanwhile; retry.`);
     await noticeUsageLimit(runtime, teamId, read, metric, Math.max(usage, limit), limit);
-    throw new ProblemError('TIER_LIMIT_REACHED', `The ${tier} tier allows ${limit} ${METRIC_NOUNS[metric]} and the team has ${usage}; delete one or move to a higher tier (POST /v1/billing/tier).`);
+    throw new ProblemError(
+      'TIER_LIMIT_REACHED',
+      `The ${tier} tier allows ${limit} ${METRIC_NOUNS[metric]} and the team has ${usage}; delete one or move to a higher tier (POST /v1/billing/tier).`,
+    );
   }
 }
 
 /** Emits `billing.usage_limit_reached` unless it was emitted for `metric` in the current period already. Never throws. */
-async function noticeUsageLimit(runtime: UnitOfWorkRuntime, teamId: string, read: BillingRead, metric: UsageMetric, usage: number, limit: number): Promise<void> {
+async function noticeUsageLimit(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  read: BillingRead,
+  metric: UsageMetric,
+  usage: number,
+  limit: number,
+): Promise<void> {
   const nowMs = runtime.clock.nowMs();
   const account = accountOf(teamId, read, nowMs);
   try {
@@ -89,10 +123,15 @@ async function noticeUsageLimit(runtime: UnitOfWorkRuntime, teamId: string, read
           names: { '#marker': `limit_reached_${metric}`, '#entity': 'entity', '#team_id': 'team_id' },
           values: { ':period': account.current_period_start, ':entity': entity.billingAccount, ':team_id': teamId },
         });
-        tx.emit({ type: 'billing.usage_limit_reached', projectId: null, data: { billing_account: account, metric, usage, limit } });
+        tx.emit({
+          type: 'billing.usage_limit_reached',
+          projectId: null,
+          data: { billing_account: account, metric, usage, limit },
+        });
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionFailedError)) logger.error('usage limit notice not written', { team_id: teamId, metric, error: error as Error });
+    if (!(error instanceof ConditionFailedError))
+      logger.error('usage limit notice not written', { team_id: teamId, metric, error: error as Error });
   }
 }

@@ -58,7 +58,8 @@ export const GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
 const BILLING_INVOICE_STATUSES = ['open', 'paid'] as const;
 
 const count = (what: string) => z.number().check(z.int(), z.nonnegative(), z.describe(what));
-const limit = (what: string) => z.nullable(z.number().check(z.int(), z.nonnegative())).check(z.describe(`${what}; null: no limit on this tier.`));
+const limit = (what: string) =>
+  z.nullable(z.number().check(z.int(), z.nonnegative())).check(z.describe(`${what}; null: no limit on this tier.`));
 
 /** A tier's limits, one per {@link USAGE_METRICS} entry (see {@link TIER_LIMITS}). */
 const BillingLimits = z
@@ -87,11 +88,25 @@ export type BillingUsage = z.infer<typeof BillingUsage>;
 const accountShape = {
   team_id: Uuid,
   tier: z.enum(BILLING_TIERS).check(z.describe('The team\u2019s tier.')),
-  status: z.enum(BILLING_STATUSES).check(z.describe('`ok`; `grace_period` after a failed invoice payment; `locked` when the grace period ended unpaid (creator writes get 402 BILLING_LOCKED).')),
+  status: z
+    .enum(BILLING_STATUSES)
+    .check(
+      z.describe(
+        '`ok`; `grace_period` after a failed invoice payment; `locked` when the grace period ended unpaid (creator writes get 402 BILLING_LOCKED).',
+      ),
+    ),
   limits: BillingLimits,
   current_period_start: Timestamp.check(z.describe('Start of the current monthly period.')),
-  current_period_end: Timestamp.check(z.describe('End of the current monthly period: the next invoice (paid tiers) and the reset of the once-per-period limit notices.')),
-  grace_period_ends_at: z.nullable(Timestamp).check(z.describe('When the grace period ends (the team is locked then unless it pays); null outside a grace period.')),
+  current_period_end: Timestamp.check(
+    z.describe(
+      'End of the current monthly period: the next invoice (paid tiers) and the reset of the once-per-period limit notices.',
+    ),
+  ),
+  grace_period_ends_at: z
+    .nullable(Timestamp)
+    .check(
+      z.describe('When the grace period ends (the team is locked then unless it pays); null outside a grace period.'),
+    ),
   locked_at: z.nullable(Timestamp).check(z.describe('When the team was locked; null unless `status` is `locked`.')),
 };
 
@@ -101,7 +116,9 @@ export const BillingAccount = z.object(accountShape).register(z.globalRegistry, 
 export type BillingAccount = z.infer<typeof BillingAccount>;
 
 /** `GET /v1/billing`: the billing account with the team's current usage. */
-export const BillingOverview = z.object({ ...accountShape, usage: BillingUsage }).register(z.globalRegistry, { id: 'BillingOverview' });
+export const BillingOverview = z
+  .object({ ...accountShape, usage: BillingUsage })
+  .register(z.globalRegistry, { id: 'BillingOverview' });
 /** The answer of `GET /v1/billing` (see {@link BillingOverview}). */
 export type BillingOverview = z.infer<typeof BillingOverview>;
 
@@ -113,14 +130,22 @@ export const BillingInvoice = z
     number: z.string().check(z.describe('Human invoice number, unique per team (e.g. `INV-3F2A9C1B-0001`).')),
     tier: z.enum(BILLING_TIERS).check(z.describe('The tier the invoice charges for.')),
     status: z.enum(BILLING_INVOICE_STATUSES).check(z.describe('`open` until paid; a failed payment leaves it open.')),
-    amount_due: z.number().check(z.int(), z.nonnegative(), z.describe('Amount in the currency\u2019s minor unit (e.g. cents).')),
-    amount_paid: z.number().check(z.int(), z.nonnegative(), z.describe('Amount paid, in the currency\u2019s minor unit.')),
+    amount_due: z
+      .number()
+      .check(z.int(), z.nonnegative(), z.describe('Amount in the currency\u2019s minor unit (e.g. cents).')),
+    amount_paid: z
+      .number()
+      .check(z.int(), z.nonnegative(), z.describe('Amount paid, in the currency\u2019s minor unit.')),
     currency: Currency,
     period_start: Timestamp,
     period_end: Timestamp,
-    due_at: z.nullable(Timestamp).check(z.describe('When payment is due (the period start: invoices are payable on issue).')),
+    due_at: z
+      .nullable(Timestamp)
+      .check(z.describe('When payment is due (the period start: invoices are payable on issue).')),
     attempt_count: z.number().check(z.int(), z.nonnegative(), z.describe('Failed payment attempts so far.')),
-    last_payment_error: z.nullable(z.string()).check(z.describe('Why the last payment attempt failed; null when none failed.')),
+    last_payment_error: z
+      .nullable(z.string())
+      .check(z.describe('Why the last payment attempt failed; null when none failed.')),
     paid_at: z.nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -40,7 +40,18 @@ export function writeBilling(tx: Transaction, teamId: string, read: StoredBillin
  * Puts a new open invoice of `tier` for the period `[startMs, endMs)` in `tx` and emits
  * `billing.invoice_created`; returns the invoice and the next invoice sequence number.
  */
-export function issueInvoice(tx: Transaction, teamId: string, input: { tier: BillingTier; startMs: number; endMs: number; nowIso: string; sequence: number; account: BillingAccount }): BillingInvoice {
+export function issueInvoice(
+  tx: Transaction,
+  teamId: string,
+  input: {
+    tier: BillingTier;
+    startMs: number;
+    endMs: number;
+    nowIso: string;
+    sequence: number;
+    account: BillingAccount;
+  },
+): BillingInvoice {
   const id = newUuid();
   const invoice: BillingInvoice = {
     id,
@@ -85,7 +96,8 @@ export function graceDeadline(teamId: string, dueAt: string): Deadline {
 /** The invoice update of a payment result, conditional on the invoice still being open with `attempt_count` as read. */
 export function writeInvoice(tx: Transaction, teamId: string, read: BillingInvoice, next: BillingInvoice): void {
   tx.update(keys.billingInvoice(teamId, read.id), {
-    expression: 'SET #status = :status, amount_paid = :amount_paid, attempt_count = :attempts, last_payment_error = :error, paid_at = :paid_at, updated_at = :now',
+    expression:
+      'SET #status = :status, amount_paid = :amount_paid, attempt_count = :attempts, last_payment_error = :error, paid_at = :paid_at, updated_at = :now',
     condition: '#status = :open AND attempt_count = :read_attempts',
     names: { '#status': 'status' },
     values: {

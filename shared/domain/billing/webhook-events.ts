@@ -8,8 +8,20 @@ const billingInvoiceData = z.object({ billing_account: BillingAccount, invoice: 
 
 /** The creator's own billing: webhook events (`billing.*`, DESIGN D20). */
 export const billingEvents = [
-  defineEvent('billing.invoice_created', 'billing-invoice:view', false, billingInvoiceData, 'An invoice for the team\u2019s own tier was issued.'),
-  defineEvent('billing.invoice_paid', 'billing-invoice:view', false, billingInvoiceData, 'An invoice for the team\u2019s own tier was paid.'),
+  defineEvent(
+    'billing.invoice_created',
+    'billing-invoice:view',
+    false,
+    billingInvoiceData,
+    'An invoice for the team\u2019s own tier was issued.',
+  ),
+  defineEvent(
+    'billing.invoice_paid',
+    'billing-invoice:view',
+    false,
+    billingInvoiceData,
+    'An invoice for the team\u2019s own tier was paid.',
+  ),
   defineEvent(
     'billing.payment_failed',
     'billing:view',
@@ -17,12 +29,22 @@ export const billingEvents = [
     z.object({
       billing_account: BillingAccount,
       invoice: BillingInvoice,
-      attempt_count: z.number().check(z.int(), z.positive(), z.describe('Failed payment attempts of this invoice so far.')),
-      next_attempt_at: z.nullable(timestamp()).check(z.describe('When payment is tried again automatically; null when the operator records attempts.')),
+      attempt_count: z
+        .number()
+        .check(z.int(), z.positive(), z.describe('Failed payment attempts of this invoice so far.')),
+      next_attempt_at: z
+        .nullable(timestamp())
+        .check(z.describe('When payment is tried again automatically; null when the operator records attempts.')),
     }),
     'Paying the team\u2019s own invoice failed.',
   ),
-  defineEvent('billing.tier_changed', 'billing:view', false, z.object({ billing_account: BillingAccount, previous_tier: z.enum(BILLING_TIERS) }), 'The team\u2019s own tier changed.'),
+  defineEvent(
+    'billing.tier_changed',
+    'billing:view',
+    false,
+    z.object({ billing_account: BillingAccount, previous_tier: z.enum(BILLING_TIERS) }),
+    'The team\u2019s own tier changed.',
+  ),
   defineEvent(
     'billing.grace_period_started',
     'billing:view',

@@ -3,7 +3,11 @@ import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
-import type { CheckoutSessionRequest, CheckoutSessionResult, PaymentProviderAdapters } from '../../providers/payment-provider.js';
+import type {
+  CheckoutSessionRequest,
+  CheckoutSessionResult,
+  PaymentProviderAdapters,
+} from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import type { Store } from '../../store/store.js';
 import { archivedConflict } from '../plans/decisions.js';
@@ -30,27 +34,52 @@ export interface CheckoutOptions {
 }
 
 /** The default redirect URLs, or VALIDATION_FAILED naming the missing ones when the service's public base URL is unknown. */
-function redirectUrls(runtime: IntegrationRuntime, projectId: string, input: CheckoutInput): { success: string; cancel: string } {
+function redirectUrls(
+  runtime: IntegrationRuntime,
+  projectId: string,
+  input: CheckoutInput,
+): { success: string; cancel: string } {
   const base = integrationsOf(runtime).publicBaseUrl;
-  const success = input.successUrl ?? (base ? `${base}/join/${projectId}/welcome?session_id={CHECKOUT_SESSION_ID}` : null);
+  const success =
+    input.successUrl ?? (base ? `${base}/join/${projectId}/welcome?session_id={CHECKOUT_SESSION_ID}` : null);
   const cancel = input.cancelUrl ?? (base ? `${base}/join/${projectId}` : null);
   if (success && cancel) return { success, cancel };
-  const missing = [success ? null : 'success_url', cancel ? null : 'cancel_url'].filter((path): path is string => path !== null);
-  throw new ProblemError('VALIDATION_FAILED', 'The service has no public base URL (PUBLIC_BASE_URL), so there are no default join pages: send success_url and cancel_url.', {
-    errors: missing.map((path) => ({ path, message: 'required while the service has no public base URL' })),
-  });
+  const missing = [success ? null : 'success_url', cancel ? null : 'cancel_url'].filter(
+    (path): path is string => path !== null,
+  );
+  throw new ProblemError(
+    'VALIDATION_FAILED',
+    'The service has no public base URL (PUBLIC_BASE_URL), so there are no default join pages: send success_url and cancel_url.',
+    {
+      errors: missing.map((path) => ({ path, message: 'required while the service has no public base URL' })),
+    },
+  );
 }
 
 /**
  * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`). Errors: NOT_FOUND; CONFLICT (archived,
  * inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
-export async function startCheckout(runtime: { store: Store } & IntegrationRuntime, principal: Principal, planId: string, input: CheckoutInput, options: CheckoutOptions): Promise<CheckoutSession> {
+export async function startCheckout(
+  runtime: { store: Store } & IntegrationRuntime,
+  principal: Principal,
+  planId: string,
+  input: CheckoutInput,
+  options: CheckoutOptions,
+): Promise<CheckoutSession> {
   const { plan } = await loadPlan(runtime.store, principal, planId);
   const project = await projectOfPlan(runtime.store, principal.teamId, plan);
   if (project.status === 'archived') throw archivedConflict(project, 'selling a plan');
-  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it is closed to new subscriptions; activate it first (POST /v1/plans/${plan.id}/activate).`);
-  if (plan.amount <= 0) throw new ProblemError('CONFLICT', `Plan ${plan.id} is free: there is nothing to pay; grant it with POST /v1/projects/${project.id}/subscriptions instead of a checkout.`);
+  if (plan.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${plan.id} is inactive: it is closed to new subscriptions; activate it first (POST /v1/plans/${plan.id}/activate).`,
+    );
+  if (plan.amount <= 0)
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${plan.id} is free: there is nothing to pay; grant it with POST /v1/projects/${project.id}/subscriptions instead of a checkout.`,
+    );
   if (project.payment_provider?.provider !== 'stripe') {
     throw new ProblemError(
       'CONFLICT',
@@ -58,10 +87,14 @@ export async function startCheckout(runtime: { store: Store } & IntegrationRunti
     );
   }
   if (plan.payment_provider !== 'stripe' || !plan.provider_price_id || plan.sync_status !== 'synced') {
-    throw new ProblemError('CONFLICT', `Plan ${plan.id} is not synced to Stripe (sync status ${plan.sync_status}); sync it with POST /v1/plans/${plan.id}/sync, then try again.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${plan.id} is not synced to Stripe (sync status ${plan.sync_status}); sync it with POST /v1/plans/${plan.id}/sync, then try again.`,
+    );
   }
   const adapter = options.adapters.stripe;
-  if (!adapter) throw new ProblemError('PROVIDER_UNAVAILABLE', 'No Stripe adapter is available; no checkout was created.');
+  if (!adapter)
+    throw new ProblemError('PROVIDER_UNAVAILABLE', 'No Stripe adapter is available; no checkout was created.');
   const urls = redirectUrls(runtime, project.id, input);
   const fields = {
     mode: plan.interval === 'one_time' ? 'payment' : 'subscription',
@@ -73,7 +106,16 @@ export async function startCheckout(runtime: { store: Store } & IntegrationRunti
   } as const;
   // The same caller key, plan price and fields give the same Stripe session (a retry after a lost answer);
   // without a caller key every call is a new checkout (two buyers never share one).
-  const keyMaterial = input.idempotencyKey ? JSON.stringify([principal.teamId, input.idempotencyKey, plan.id, plan.price_version, plan.provider_price_id, fields]) : randomUUID();
+  const keyMaterial = input.idempotencyKey
+    ? JSON.stringify([
+        principal.teamId,
+        input.idempotencyKey,
+        plan.id,
+        plan.price_version,
+        plan.provider_price_id,
+        fields,
+      ])
+    : randomUUID();
   const request: CheckoutSessionRequest = {
     team_id: principal.teamId,
     project_id: project.id,
@@ -89,13 +131,20 @@ export async function startCheckout(runtime: { store: Store } & IntegrationRunti
         return await adapter.createCheckoutSession(request);
       } catch (error) {
         // Only the error's class: a provider's message may carry account details.
-        logger.warn('checkout session creation threw', { plan_id: plan.id, error_name: error instanceof Error ? error.name : typeof error });
+        logger.warn('checkout session creation threw', {
+          plan_id: plan.id,
+          error_name: error instanceof Error ? error.name : typeof error,
+        });
         return { ok: false, reason: 'Stripe could not be reached.', code: null, retryable: true };
       }
     },
     (outcome) => !outcome.ok && outcome.retryable,
   );
-  if (result.ok) return { id: result.id, url: result.url, expires_at: result.expires_at, plan_id: plan.id, project_id: project.id };
-  if (result.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} No checkout was created; retry later.`);
-  throw new ProblemError('VALIDATION_FAILED', `Stripe refused the checkout: ${result.reason}`, { errors: [{ path: 'body', message: result.reason }] });
+  if (result.ok)
+    return { id: result.id, url: result.url, expires_at: result.expires_at, plan_id: plan.id, project_id: project.id };
+  if (result.retryable)
+    throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} No checkout was created; retry later.`);
+  throw new ProblemError('VALIDATION_FAILED', `Stripe refused the checkout: ${result.reason}`, {
+    errors: [{ path: 'body', message: result.reason }],
+  });
 }

@@ -6,7 +6,10 @@ import { checkoutSessionsModule } from './operations.js';
 type Operations = typeof checkoutSessionsModule.operations;
 
 /** `POST /v1/plans/{id}/checkout-sessions` (D26): the provider's key derives from the request's `Idempotency-Key`. */
-export const createCheckoutSession: OperationHandler<Operations['createCheckoutSession']> = async ({ id, ...body }, { runtime, principal, idempotencyKey }) =>
+export const createCheckoutSession: OperationHandler<Operations['createCheckoutSession']> = async (
+  { id, ...body },
+  { runtime, principal, idempotencyKey },
+) =>
   startCheckout(
     runtime,
     principal,

@@ -11,7 +11,8 @@ export const checkoutSessionsModule = defineModule({
   operations: {
     createCheckoutSession: defineOperation({
       id: 'createCheckoutSession',
-      summary: 'Create a hosted checkout (Stripe Checkout) for an active priced plan of a Stripe-connected project; the subscription is created when the provider reports the completed checkout.',
+      summary:
+        'Create a hosted checkout (Stripe Checkout) for an active priced plan of a Stripe-connected project; the subscription is created when the provider reports the completed checkout.',
       tag: 'Plans',
       ability: 'project-subscription:create',
       teamWide: false,

@@ -11,9 +11,17 @@ const RedirectUrl = z.url({ protocol: /^https?$/, hostname: z.regexes.hostname }
 export const CreateCheckoutSessionRequest = z.strictObject({
   customer_email: z.optional(Email.check(z.describe('Pre-fills the buyer\u2019s e-mail on the checkout page.'))),
   success_url: z.optional(
-    RedirectUrl.check(z.describe('Where the buyer lands after paying (may hold `{CHECKOUT_SESSION_ID}`); default the project\u2019s welcome page `/join/{project_id}/welcome`.')),
+    RedirectUrl.check(
+      z.describe(
+        'Where the buyer lands after paying (may hold `{CHECKOUT_SESSION_ID}`); default the project\u2019s welcome page `/join/{project_id}/welcome`.',
+      ),
+    ),
   ),
-  cancel_url: z.optional(RedirectUrl.check(z.describe('Where the buyer lands after giving up; default the project\u2019s join page `/join/{project_id}`.'))),
+  cancel_url: z.optional(
+    RedirectUrl.check(
+      z.describe('Where the buyer lands after giving up; default the project\u2019s join page `/join/{project_id}`.'),
+    ),
+  ),
 });
 /** The body of a checkout-session creation (see {@link CreateCheckoutSessionRequest}). */
 export type CreateCheckoutSessionRequest = z.infer<typeof CreateCheckoutSessionRequest>;

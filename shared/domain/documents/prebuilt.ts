@@ -7,5 +7,6 @@ import { brotliDecompressSync } from 'node:zlib';
  */
 export function prebuiltDocument(compressed: string): () => Promise<unknown> {
   let document: unknown;
-  return async () => (document ??= JSON.parse(brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8')) as unknown);
+  return async () =>
+    (document ??= JSON.parse(brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8')) as unknown);
 }

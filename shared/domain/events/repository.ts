@@ -31,13 +31,16 @@ function envelopeFor(principal: Principal, event: StoredEvent): EventEnvelopeBod
 
 /** The events whose minimum ability the caller holds (DESIGN D6: what its endpoints could subscribe to). */
 function visibleTypes(principal: Principal): WebhookEventName[] {
-  return WEBHOOK_EVENTS.filter((definition) => principal.abilities.has(definition.minimum_ability)).map((definition) => definition.name);
+  return WEBHOOK_EVENTS.filter((definition) => principal.abilities.has(definition.minimum_ability)).map(
+    (definition) => definition.name,
+  );
 }
 
 /** TOKEN_MISSING_ABILITY unless the caller holds the minimum ability of `type`. */
 function requireVisible(principal: Principal, type: WebhookEventName): void {
   const ability = webhookEvent(type).minimum_ability;
-  if (!principal.abilities.has(ability)) throw new ProblemError('TOKEN_MISSING_ABILITY', `Reading ${type} events needs ${ability}, which this token lacks.`);
+  if (!principal.abilities.has(ability))
+    throw new ProblemError('TOKEN_MISSING_ABILITY', `Reading ${type} events needs ${ability}, which this token lacks.`);
 }
 
 /** The sort key of the first (`edge` low) or last (high) possible event id created in millisecond `ms`. */
@@ -52,10 +55,20 @@ function eventKeyAt(ms: number, edge: 'low' | 'high'): string {
  * Errors: TOKEN_MISSING_ABILITY for a `type` the caller may not read; VALIDATION_FAILED for a foreign cursor
  * or a time range whose start is after its end.
  */
-export async function listEventEnvelopes(runtime: Pick<Runtime, 'store'>, principal: Principal, query: ListEventsQuery): Promise<Page<EventEnvelopeBody>> {
+export async function listEventEnvelopes(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  query: ListEventsQuery,
+): Promise<Page<EventEnvelopeBody>> {
   if (query.type) requireVisible(principal, query.type);
-  if (query.created_after && query.created_before && Date.parse(query.created_after) > Date.parse(query.created_before)) {
-    throw new ProblemError('VALIDATION_FAILED', 'created_after must not be later than created_before.', { errors: [{ path: 'created_after', message: 'must not be later than created_before' }] });
+  if (
+    query.created_after &&
+    query.created_before &&
+    Date.parse(query.created_after) > Date.parse(query.created_before)
+  ) {
+    throw new ProblemError('VALIDATION_FAILED', 'created_after must not be later than created_before.', {
+      errors: [{ path: 'created_after', message: 'must not be later than created_before' }],
+    });
   }
   const types = query.type ? [query.type] : visibleTypes(principal);
   const conditions: ListCondition[] = [{ attribute: 'project_id', equals: query.project_id }];
@@ -76,7 +89,11 @@ export async function listEventEnvelopes(runtime: Pick<Runtime, 'store'>, princi
 }
 
 /** Reads one event of the caller's team as delivered. Errors: NOT_FOUND (absent, expired, another team's), TOKEN_MISSING_ABILITY. */
-export async function getEventEnvelope(runtime: Pick<Runtime, 'store'>, principal: Principal, eventId: string): Promise<EventEnvelopeBody> {
+export async function getEventEnvelope(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  eventId: string,
+): Promise<EventEnvelopeBody> {
   const event = await loadEvent(runtime.store, principal.teamId, eventId);
   if (!event) throw new ProblemError('NOT_FOUND', `No event ${eventId}.`);
   requireVisible(principal, event.type);
@@ -96,17 +113,32 @@ export async function resendEventToEndpoint(
   eventId: string,
   endpointId: string,
 ): Promise<WebhookDelivery> {
-  const [event, endpoint] = await Promise.all([loadEvent(runtime.store, principal.teamId, eventId), loadWebhookEndpoint(runtime, principal.teamId, endpointId)]);
+  const [event, endpoint] = await Promise.all([
+    loadEvent(runtime.store, principal.teamId, eventId),
+    loadWebhookEndpoint(runtime, principal.teamId, endpointId),
+  ]);
   if (!event) throw new ProblemError('NOT_FOUND', `No event ${eventId}.`);
   if (!endpoint) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
   requireVisible(principal, event.type);
-  if (!endpoint.is_active) throw new ProblemError('CONFLICT', 'The endpoint is disabled; re-enable it with is_active: true first.');
+  if (!endpoint.is_active)
+    throw new ProblemError('CONFLICT', 'The endpoint is disabled; re-enable it with is_active: true first.');
   const ability = webhookEvent(event.type).minimum_ability;
-  if (!(await currentTokenAbilities(runtime.store, [endpoint.owner_token_id])).get(endpoint.owner_token_id)?.has(ability)) {
-    throw new ProblemError('CONFLICT', `The endpoint's owner no longer holds ${ability}, which ${event.type} needs; update the endpoint with a token that holds it.`);
+  if (
+    !(await currentTokenAbilities(runtime.store, [endpoint.owner_token_id])).get(endpoint.owner_token_id)?.has(ability)
+  ) {
+    throw new ProblemError(
+      'CONFLICT',
+      `The endpoint's owner no longer holds ${ability}, which ${event.type} needs; update the endpoint with a token that holds it.`,
+    );
   }
   const delivery = await unitOfWork(runtime, principal.teamId, (tx) => {
-    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event, deliveryBody(endpoint.owner_abilities, event));
+    const item = newDeliveryItem(
+      runtime.clock,
+      principal.teamId,
+      endpointId,
+      event,
+      deliveryBody(endpoint.owner_abilities, event),
+    );
     tx.put(item, { condition: 'attribute_not_exists(pk)' });
     return item;
   });

@@ -22,7 +22,16 @@ const envelopeFields = {
 
 /** A webhook envelope of any event (`data` as that event's schema says, see `webhook-events.json`). */
 export const EventEnvelope = z
-  .object({ ...envelopeFields, data: z.record(z.string(), z.unknown()).check(z.describe('Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.')) })
+  .object({
+    ...envelopeFields,
+    data: z
+      .record(z.string(), z.unknown())
+      .check(
+        z.describe(
+          'Event-specific; see the event\u2019s schema in webhook-events.json or the OpenAPI webhooks section.',
+        ),
+      ),
+  })
   .register(z.globalRegistry, { id: 'EventEnvelope' });
 /** An envelope (see {@link EventEnvelope}). */
 export type EventEnvelopeBody = z.infer<typeof EventEnvelope>;
@@ -36,7 +45,9 @@ export function envelopeSchemaOf(definition: WebhookEventDefinition) {
 export const EventList = listOf(EventEnvelope, 'EventList');
 
 /** `{id}` path parameters of an event. */
-export const EventIdParams = z.strictObject({ id: IdSchemas.event().check(z.describe('The event id (evt_ followed by a ULID).')) });
+export const EventIdParams = z.strictObject({
+  id: IdSchemas.event().check(z.describe('The event id (evt_ followed by a ULID).')),
+});
 
 /** Query of `GET /v1/events`: filters by type, project and creation time (inclusive bounds). */
 export const ListEventsQuery = z.extend(ListQuery, {
@@ -50,5 +61,7 @@ export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 
 /** Body of `POST /v1/events/{id}/resend`: the endpoint to send the event to again. */
 export const ResendEventRequest = z
-  .strictObject({ endpoint_id: Uuid.check(z.describe('The webhook endpoint that gets the event again (one new delivery).')) })
+  .strictObject({
+    endpoint_id: Uuid.check(z.describe('The webhook endpoint that gets the event again (one new delivery).')),
+  })
   .register(z.globalRegistry, { id: 'ResendEventRequest' });

@@ -6,8 +6,16 @@ export const groupsFacts = defineFacts({
     category: 'group',
     label: 'Groups',
     entries: [
-      { value: 'group:view-any', description: 'List the groups of the team.', roles: ['developer', 'analyst', 'viewer'] },
-      { value: 'group:view', description: 'Read one group and its members.', roles: ['developer', 'analyst', 'viewer'] },
+      {
+        value: 'group:view-any',
+        description: 'List the groups of the team.',
+        roles: ['developer', 'analyst', 'viewer'],
+      },
+      {
+        value: 'group:view',
+        description: 'Read one group and its members.',
+        roles: ['developer', 'analyst', 'viewer'],
+      },
       { value: 'group:create', description: 'Create a group.', roles: [] },
       { value: 'group:update', description: 'Change a group\u2019s name and description.', roles: [] },
       { value: 'group:delete', description: 'Delete a group.', roles: [] },
@@ -16,7 +24,10 @@ export const groupsFacts = defineFacts({
   },
   keys: {
     group: (teamId: string, groupId: string) => ({ pk: `TEAM#${teamId}`, sk: `GROUP#${groupId}` }),
-    groupName: (teamId: string, normalizedName: string) => ({ pk: `TEAM#${teamId}`, sk: `GROUP_NAME#${normalizedName}` }),
+    groupName: (teamId: string, normalizedName: string) => ({
+      pk: `TEAM#${teamId}`,
+      sk: `GROUP_NAME#${normalizedName}`,
+    }),
   },
   sortKeyPrefix: { group: 'GROUP#' },
   entity: { group: 'group', groupName: 'group_name' },

@@ -16,7 +16,12 @@ export const groupsModule = defineModule({
       output: GroupList,
       events: [],
       rest: { method: 'GET', path: '/v1/groups', successStatus: 200 },
-      tool: { name: 'list_groups', title: 'List groups', kind: 'read', description: 'List the team’s groups with their roles and members.' },
+      tool: {
+        name: 'list_groups',
+        title: 'List groups',
+        kind: 'read',
+        description: 'List the team’s groups with their roles and members.',
+      },
     }),
     getGroup: defineOperation({
       id: 'getGroup',

@@ -18,9 +18,12 @@ import { Group } from './schema.js';
  * A group item as stored (`keys.group`, DESIGN D19): the public fields but `member_count` (the length
  * of `member_ids`), the lists absent until set on older items, and its concurrency `version` (absent = 0).
  */
-const GroupItem = z.extend(z.omit(z.partial(Group, { description: true, role_ids: true, member_ids: true }), { member_count: true }), {
-  version: z.optional(z.number()),
-});
+const GroupItem = z.extend(
+  z.omit(z.partial(Group, { description: true, role_ids: true, member_ids: true }), { member_count: true }),
+  {
+    version: z.optional(z.number()),
+  },
+);
 
 /** Parses a group item (throws StoredRecordError naming its key when it does not match). */
 const parseGroupItem = recordParser(entity.group, GroupItem);
@@ -51,18 +54,26 @@ export function publicGroup({ version: _version, ...group }: StoredGroup): Group
 }
 
 /** A concurrent change of a group was detected by its version (CONFLICT). */
-export const groupChangedMeanwhile = (groupId: string) => new ConcurrentChange(`Group ${groupId} was changed by another request meanwhile; read it again and retry.`);
+export const groupChangedMeanwhile = (groupId: string) =>
+  new ConcurrentChange(`Group ${groupId} was changed by another request meanwhile; read it again and retry.`);
 
 /**
  * Reads the groups `groupIds` of the team (strongly consistent BatchGetItems), in the order given.
  * Errors: NOT_FOUND naming the ids that are not groups of the team, unless `skipMissing` (then they are
  * left out).
  */
-export async function loadGroups(store: Store, teamId: string, groupIds: readonly string[], options: { skipMissing?: boolean } = {}): Promise<StoredGroup[]> {
+export async function loadGroups(
+  store: Store,
+  teamId: string,
+  groupIds: readonly string[],
+  options: { skipMissing?: boolean } = {},
+): Promise<StoredGroup[]> {
   const distinctIds = [...new Set(groupIds)];
   const found = new Map<string, StoredGroup>();
   for (let start = 0; start < distinctIds.length; start += 100) {
-    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((groupId) => keys.group(teamId, groupId)))) {
+    for (const item of await store.batchGet(
+      distinctIds.slice(start, start + 100).map((groupId) => keys.group(teamId, groupId)),
+    )) {
       const group = toStoredGroup(item);
       found.set(group.id, group);
     }
@@ -76,12 +87,29 @@ export async function loadGroups(store: Store, teamId: string, groupIds: readonl
  * Writes a group's new member list in the caller's transaction, guarded by the version read (CONFLICT
  * when the group changed meanwhile), and returns the group as it will be. `updatedAt`: ISO timestamp.
  */
-export function writeGroupMembers(tx: Transaction, teamId: string, group: StoredGroup, memberIds: readonly string[], updatedAt: string): StoredGroup {
-  const next: StoredGroup = { ...group, member_ids: [...memberIds], member_count: memberIds.length, updated_at: updatedAt, version: group.version + 1 };
+export function writeGroupMembers(
+  tx: Transaction,
+  teamId: string,
+  group: StoredGroup,
+  memberIds: readonly string[],
+  updatedAt: string,
+): StoredGroup {
+  const next: StoredGroup = {
+    ...group,
+    member_ids: [...memberIds],
+    member_count: memberIds.length,
+    updated_at: updatedAt,
+    version: group.version + 1,
+  };
   tx.update(keys.group(teamId, group.id), {
     expression: 'SET member_ids = :member_ids, updated_at = :updated_at, version = :next',
     condition: 'version = :version',
-    values: { ':member_ids': next.member_ids, ':updated_at': updatedAt, ':next': next.version, ':version': group.version },
+    values: {
+      ':member_ids': next.member_ids,
+      ':updated_at': updatedAt,
+      ':next': next.version,
+      ':version': group.version,
+    },
     onConditionFailed: () => groupChangedMeanwhile(group.id),
   });
   return next;

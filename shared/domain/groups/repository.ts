@@ -22,7 +22,11 @@ import type { CreateGroupRequest, Group, ListGroupsQuery, UpdateGroupRequest } f
  */
 
 const notFound = (groupId: string) => new ProblemError('NOT_FOUND', `No group ${groupId}.`);
-const nameTaken = (name: string) => new ProblemError('CONFLICT', `The team already has a group named ${name} (names are unique in any case); choose another name.`);
+const nameTaken = (name: string) =>
+  new ProblemError(
+    'CONFLICT',
+    `The team already has a group named ${name} (names are unique in any case); choose another name.`,
+  );
 
 /** Reads one group of the team (strongly consistent); null when absent. */
 async function findGroup(store: Store, teamId: string, groupId: string): Promise<StoredGroup | null> {
@@ -67,7 +71,12 @@ export async function listGroups(store: Store, principal: Principal, query: List
  * Checks what granting roles to members needs (DESIGN D19): `role:assign` for giving roles, every
  * ability of `roleIds` held by the caller (TOKEN_MISSING_ABILITY), and the roles existing (NOT_FOUND).
  */
-async function requireAssignableRoles(store: Store, principal: Principal, roleIds: readonly string[], what: string): Promise<void> {
+async function requireAssignableRoles(
+  store: Store,
+  principal: Principal,
+  roleIds: readonly string[],
+  what: string,
+): Promise<void> {
   if (roleIds.length === 0) return;
   requireAbility(principal, 'role:assign');
   const roles = await loadRoles(store, principal.teamId, roleIds);
@@ -79,12 +88,24 @@ async function requireAssignableRoles(store: Store, principal: Principal, roleId
 }
 
 /** Reads members joining a group: they must exist (NOT_FOUND), not be removed and have room for one more group (CONFLICT). */
-async function loadJoiningMembers(store: Store, teamId: string, memberIds: readonly string[], groupName: string): Promise<StoredTeamMember[]> {
+async function loadJoiningMembers(
+  store: Store,
+  teamId: string,
+  memberIds: readonly string[],
+  groupName: string,
+): Promise<StoredTeamMember[]> {
   const members = await loadMembers(store, teamId, memberIds);
   for (const member of members) {
-    if (member.status === 'removed') throw new ProblemError('CONFLICT', `Team member ${member.id} was removed; only invited and active members can join group ${groupName}.`);
+    if (member.status === 'removed')
+      throw new ProblemError(
+        'CONFLICT',
+        `Team member ${member.id} was removed; only invited and active members can join group ${groupName}.`,
+      );
     if (member.group_ids.length >= MAX_MEMBER_GROUPS) {
-      throw new ProblemError('CONFLICT', `Team member ${member.id} is already in ${MAX_MEMBER_GROUPS} groups, the most a member can be in; take them out of one first.`);
+      throw new ProblemError(
+        'CONFLICT',
+        `Team member ${member.id} is already in ${MAX_MEMBER_GROUPS} groups, the most a member can be in; take them out of one first.`,
+      );
     }
   }
   return members;
@@ -97,7 +118,11 @@ async function loadJoiningMembers(store: Store, teamId: string, memberIds: reado
  * `group:manage-members`. Errors: NOT_FOUND (a role or member), CONFLICT (name taken, a member removed
  * or already in the most groups, a concurrent change).
  */
-export async function createGroup(runtime: UnitOfWorkRuntime, principal: Principal, input: CreateGroupRequest): Promise<Group> {
+export async function createGroup(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: CreateGroupRequest,
+): Promise<Group> {
   const teamId = principal.teamId;
   const roleIds = distinct(input.role_ids ?? []);
   const memberIds = distinct(input.member_ids ?? []);
@@ -118,7 +143,10 @@ export async function createGroup(runtime: UnitOfWorkRuntime, principal: Princip
   };
   return unitOfWork(runtime, teamId, (tx) => {
     const { member_count: _count, ...stored } = group;
-    tx.put({ ...keys.group(teamId, group.id), entity: entity.group, team_id: teamId, ...stored }, { condition: 'attribute_not_exists(pk)' });
+    tx.put(
+      { ...keys.group(teamId, group.id), entity: entity.group, team_id: teamId, ...stored },
+      { condition: 'attribute_not_exists(pk)' },
+    );
     tx.put(
       { ...keys.groupName(teamId, normalizeName(input.name)), entity: entity.groupName, group_id: group.id },
       { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) },
@@ -135,7 +163,12 @@ export async function createGroup(runtime: UnitOfWorkRuntime, principal: Princip
  * Changes a group with `group.updated` (no-op writes nothing). Added roles need `role:assign`; member changes `group:manage-members`; the caller must hold
  * every granted role's abilities (TOKEN_MISSING_ABILITY). Errors: NOT_FOUND, CONFLICT (name taken, member removed or in too many groups, concurrency).
  */
-export async function updateGroup(runtime: UnitOfWorkRuntime, principal: Principal, groupId: string, input: UpdateGroupRequest): Promise<Group> {
+export async function updateGroup(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  groupId: string,
+  input: UpdateGroupRequest,
+): Promise<Group> {
   const teamId = principal.teamId;
   const current = await findGroup(runtime.store, teamId, groupId);
   if (!current) throw notFound(groupId);
@@ -147,29 +180,59 @@ export async function updateGroup(runtime: UnitOfWorkRuntime, principal: Princip
   await requireAssignableRoles(runtime.store, principal, roles.added, `group ${current.name}`);
   if (members.added.length) await requireAssignableRoles(runtime.store, principal, roleIds, `group ${current.name}`);
   const joining = await loadJoiningMembers(runtime.store, teamId, members.added, current.name);
-  const leaving = (await loadMembers(runtime.store, teamId, members.removed)).filter((member) => member.group_ids.includes(groupId));
+  const leaving = (await loadMembers(runtime.store, teamId, members.removed)).filter((member) =>
+    member.group_ids.includes(groupId),
+  );
   const name = input.name ?? current.name;
   const description = input.description === undefined ? current.description : input.description;
   const renamed = normalizeName(name) !== normalizeName(current.name);
-  const unchanged = name === current.name && description === current.description && !roles.added.length && !roles.removed.length && !members.added.length && !members.removed.length;
+  const unchanged =
+    name === current.name &&
+    description === current.description &&
+    !roles.added.length &&
+    !roles.removed.length &&
+    !members.added.length &&
+    !members.removed.length;
   if (unchanged) return publicGroup(current);
   const now = isoTime(runtime.clock.nowMs());
-  const updated: StoredGroup = { ...current, name, description, role_ids: roleIds, member_ids: memberIds, member_count: memberIds.length, updated_at: now, version: current.version + 1 };
+  const updated: StoredGroup = {
+    ...current,
+    name,
+    description,
+    role_ids: roleIds,
+    member_ids: memberIds,
+    member_count: memberIds.length,
+    updated_at: now,
+    version: current.version + 1,
+  };
   return unitOfWork(runtime, teamId, (tx) => {
     tx.update(keys.group(teamId, groupId), {
-      expression: 'SET #name = :name, description = :description, role_ids = :role_ids, member_ids = :member_ids, updated_at = :now, version = :next',
+      expression:
+        'SET #name = :name, description = :description, role_ids = :role_ids, member_ids = :member_ids, updated_at = :now, version = :next',
       condition: 'version = :version',
       names: { '#name': 'name' },
-      values: { ':name': name, ':description': description, ':role_ids': roleIds, ':member_ids': memberIds, ':now': now, ':next': updated.version, ':version': current.version },
+      values: {
+        ':name': name,
+        ':description': description,
+        ':role_ids': roleIds,
+        ':member_ids': memberIds,
+        ':now': now,
+        ':next': updated.version,
+        ':version': current.version,
+      },
       onConditionFailed: () => groupChangedMeanwhile(groupId),
     });
     if (renamed) {
       tx.delete(keys.groupName(teamId, normalizeName(current.name)));
-      tx.put({ ...keys.groupName(teamId, normalizeName(name)), entity: entity.groupName, group_id: groupId }, { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(name) });
+      tx.put(
+        { ...keys.groupName(teamId, normalizeName(name)), entity: entity.groupName, group_id: groupId },
+        { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(name) },
+      );
     }
     countRoleAssignments(tx, teamId, roles.added, 1);
     countRoleAssignments(tx, teamId, roles.removed, -1);
-    for (const member of joining) writeMemberGroups(tx, teamId, member, [...member.group_ids.filter((id) => id !== groupId), groupId], now);
+    for (const member of joining)
+      writeMemberGroups(tx, teamId, member, [...member.group_ids.filter((id) => id !== groupId), groupId], now);
     for (const member of leaving)
       writeMemberGroups(
         tx,
@@ -189,14 +252,24 @@ export async function updateGroup(runtime: UnitOfWorkRuntime, principal: Princip
  * out of its members' group lists and giving back its roles' assignments. Errors: NOT_FOUND, CONFLICT (a
  * concurrent change).
  */
-export async function deleteGroup(runtime: UnitOfWorkRuntime, principal: Principal, groupId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteGroup(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  groupId: string,
+): Promise<{ id: string; deleted: true }> {
   const teamId = principal.teamId;
   const current = await findGroup(runtime.store, teamId, groupId);
   if (!current) throw notFound(groupId);
-  const members = (await loadMembers(runtime.store, teamId, current.member_ids)).filter((member) => member.group_ids.includes(groupId));
+  const members = (await loadMembers(runtime.store, teamId, current.member_ids)).filter((member) =>
+    member.group_ids.includes(groupId),
+  );
   const now = isoTime(runtime.clock.nowMs());
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.delete(keys.group(teamId, groupId), { condition: 'version = :version', values: { ':version': current.version }, onConditionFailed: () => groupChangedMeanwhile(groupId) });
+    tx.delete(keys.group(teamId, groupId), {
+      condition: 'version = :version',
+      values: { ':version': current.version },
+      onConditionFailed: () => groupChangedMeanwhile(groupId),
+    });
     tx.delete(keys.groupName(teamId, normalizeName(current.name)));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
     for (const member of members)

@@ -40,8 +40,18 @@ export const CreateGroupRequest = z
   .strictObject({
     name: GroupName.check(z.describe('Group name, 1 to 100 characters, unique in the team (any case).')),
     description: z.optional(z.nullable(LongText())).check(z.describe('Optional description, up to 1000 characters.')),
-    role_ids: z.optional(RoleIds).check(z.describe(`Roles the group gives its members (up to ${MAX_GROUP_ROLES}); needs \`role:assign\`, and each role’s abilities must be held by the caller.`)),
-    member_ids: z.optional(MemberIds).check(z.describe(`Team members to put in the group (up to ${MAX_GROUP_MEMBERS}); needs \`group:manage-members\`.`)),
+    role_ids: z
+      .optional(RoleIds)
+      .check(
+        z.describe(
+          `Roles the group gives its members (up to ${MAX_GROUP_ROLES}); needs \`role:assign\`, and each role’s abilities must be held by the caller.`,
+        ),
+      ),
+    member_ids: z
+      .optional(MemberIds)
+      .check(
+        z.describe(`Team members to put in the group (up to ${MAX_GROUP_MEMBERS}); needs \`group:manage-members\`.`),
+      ),
   })
   .register(z.globalRegistry, { id: 'CreateGroupRequest' });
 /** See {@link CreateGroupRequest}. */
@@ -53,7 +63,9 @@ export const UpdateGroupRequest = z
     name: z.optional(GroupName).check(z.describe('New name, 1 to 100 characters, unique in the team.')),
     description: z.optional(z.nullable(LongText())).check(z.describe('New description; null clears it.')),
     role_ids: z.optional(RoleIds).check(z.describe('The group’s complete new set of roles; needs `role:assign`.')),
-    member_ids: z.optional(MemberIds).check(z.describe('The group’s complete new set of members; needs `group:manage-members`.')),
+    member_ids: z
+      .optional(MemberIds)
+      .check(z.describe('The group’s complete new set of members; needs `group:manage-members`.')),
   })
   .register(z.globalRegistry, { id: 'UpdateGroupRequest' });
 /** See {@link UpdateGroupRequest}. */

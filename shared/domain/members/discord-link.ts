@@ -52,17 +52,30 @@ function stateHash(state: string): string {
 /** The redirect URL registered in the Developer Portal: `<PUBLIC_BASE_URL>/portal/{project_id}/discord/callback`. */
 function discordRedirectUri(runtime: IntegrationRuntime, projectId: string): string {
   const base = integrationsOf(runtime).publicBaseUrl;
-  if (!base) throw new ConfigurationError(`Configuration of the service: ${ENVIRONMENT_VARIABLES.publicBaseUrl} is required for Discord account linking (its redirect URL).`);
+  if (!base)
+    throw new ConfigurationError(
+      `Configuration of the service: ${ENVIRONMENT_VARIABLES.publicBaseUrl} is required for Discord account linking (its redirect URL).`,
+    );
   return `${base}/portal/${projectId}/discord/callback`;
 }
 
 /** The project's Discord bot credential (of `teamId`), or VALIDATION_FAILED when the project has none. */
 async function discordBotOf(runtime: LinkRuntime, teamId: string, projectId: string) {
-  const credential = await openCredential(runtime.store, integrationsOf(runtime).keyEncryptionKey, projectId, DISCORD_CREDENTIAL, teamId);
+  const credential = await openCredential(
+    runtime.store,
+    integrationsOf(runtime).keyEncryptionKey,
+    projectId,
+    DISCORD_CREDENTIAL,
+    teamId,
+  );
   const token = credential?.secrets.bot_token;
   const clientSecret = credential?.secrets.client_secret;
   const applicationId = credential?.description.public.application_id;
-  if (!token || !clientSecret || !applicationId) throw new ProblemError('VALIDATION_FAILED', `Project ${projectId} has no Discord bot connected; account linking is not available.`);
+  if (!token || !clientSecret || !applicationId)
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `Project ${projectId} has no Discord bot connected; account linking is not available.`,
+    );
   return { token, clientSecret, applicationId };
 }
 
@@ -104,14 +117,27 @@ export async function discordAuthorizeUrl(
 }
 
 /** Uses up a linking state (a conditional delete: once only, unexpired, same project, subscriber and portal session); returns its team. */
-async function consumeState(runtime: LinkRuntime, input: { projectId: string; portalSessionId: string; subscriberId: string; state: string }): Promise<string> {
+async function consumeState(
+  runtime: LinkRuntime,
+  input: { projectId: string; portalSessionId: string; subscriberId: string; state: string },
+): Promise<string> {
   const refused = () =>
-    new ProblemError('VALIDATION_FAILED', 'This Discord link attempt is unknown, already used or expired; start linking again.', { errors: [{ path: 'state', message: 'unknown, used or expired' }] });
+    new ProblemError(
+      'VALIDATION_FAILED',
+      'This Discord link attempt is unknown, already used or expired; start linking again.',
+      { errors: [{ path: 'state', message: 'unknown, used or expired' }] },
+    );
   try {
     const item = await runtime.store.delete({
       Key: keys.discordLinkState(stateHash(input.state)),
-      ConditionExpression: 'attribute_exists(pk) AND project_id = :project AND subscriber_id = :subscriber AND portal_session_id = :session AND link_expires_at > :now',
-      ExpressionAttributeValues: { ':project': input.projectId, ':subscriber': input.subscriberId, ':session': input.portalSessionId, ':now': isoTime(runtime.clock.nowMs()) },
+      ConditionExpression:
+        'attribute_exists(pk) AND project_id = :project AND subscriber_id = :subscriber AND portal_session_id = :session AND link_expires_at > :now',
+      ExpressionAttributeValues: {
+        ':project': input.projectId,
+        ':subscriber': input.subscriberId,
+        ':session': input.portalSessionId,
+        ':now': isoTime(runtime.clock.nowMs()),
+      },
       ReturnValues: 'ALL_OLD',
     });
     if (!item) throw refused();
@@ -128,8 +154,11 @@ async function discordStep<T>(path: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (!(error instanceof DiscordCallError)) throw error;
-    if (error.status === null) throw new ProblemError('PROVIDER_UNAVAILABLE', `${error.message} Start linking again later.`);
-    throw new ProblemError('VALIDATION_FAILED', `${error.message} Start linking again.`, { errors: [{ path, message: error.message }] });
+    if (error.status === null)
+      throw new ProblemError('PROVIDER_UNAVAILABLE', `${error.message} Start linking again later.`);
+    throw new ProblemError('VALIDATION_FAILED', `${error.message} Start linking again.`, {
+      errors: [{ path, message: error.message }],
+    });
   }
 }
 
@@ -140,8 +169,16 @@ export type DiscordLinkState = 'not_linked' | 'linked' | 'relink_required';
  * The {@link DiscordLinkState} of `subscriber` (as read, of `teamId`): `relink_required` when Discord refused to
  * refresh its stored OAuth2 tokens (`platforms/discord-user.ts`), else `linked` when it has a Discord user id. One GetItem.
  */
-export async function discordLinkState(store: Store, teamId: string, subscriber: { id: string; project_id: string; platform_user_id: string | null }): Promise<DiscordLinkState> {
-  const state = await discordUserLinkState(store, { teamId, projectId: subscriber.project_id, subscriberId: subscriber.id });
+export async function discordLinkState(
+  store: Store,
+  teamId: string,
+  subscriber: { id: string; project_id: string; platform_user_id: string | null },
+): Promise<DiscordLinkState> {
+  const state = await discordUserLinkState(store, {
+    teamId,
+    projectId: subscriber.project_id,
+    subscriberId: subscriber.id,
+  });
   if (state === 'relink_required') return state;
   return subscriber.platform_user_id === null ? 'not_linked' : 'linked';
 }
@@ -159,7 +196,10 @@ export interface DiscordLinkResult {
  * Completes Discord linking (DESIGN D28): uses up `state` (single use, bound to session and subscriber), exchanges `code`, stores the tokens encrypted, links the Discord user (replacing
  * another: `member.updated`), joins the member and grants access; a grant failure becomes `platform_error` (retried). Errors: VALIDATION_FAILED; CONFLICT (another's account); PROVIDER_UNAVAILABLE.
  */
-export async function completeDiscordLink(runtime: LinkRuntime, input: { projectId: string; portalSessionId: string; subscriberId: string; code: string; state: string }): Promise<DiscordLinkResult> {
+export async function completeDiscordLink(
+  runtime: LinkRuntime,
+  input: { projectId: string; portalSessionId: string; subscriberId: string; code: string; state: string },
+): Promise<DiscordLinkResult> {
   const { projectId, subscriberId } = input;
   const teamId = await consumeState(runtime, input);
   const settings = integrationsOf(runtime);
@@ -167,12 +207,20 @@ export async function completeDiscordLink(runtime: LinkRuntime, input: { project
   const client = await loadDiscordClient();
   const discord = discordSettingsOf(settings);
   const tokens = await discordStep('code', () =>
-    client.exchangeCode(discord, { clientId: bot.applicationId, clientSecret: bot.clientSecret, code: input.code, redirectUri: discordRedirectUri(runtime, projectId) }),
+    client.exchangeCode(discord, {
+      clientId: bot.applicationId,
+      clientSecret: bot.clientSecret,
+      code: input.code,
+      redirectUri: discordRedirectUri(runtime, projectId),
+    }),
   );
   const user = await discordStep('code', () => client.currentUser(discord, tokens.access_token, 'Bearer'));
 
   const principal = hookPrincipal(teamId, 'discord');
-  const [subscriberItem, projectItem] = await Promise.all([runtime.store.get(keys.subscriber(teamId, projectId, subscriberId)), runtime.store.get(keys.project(teamId, projectId))]);
+  const [subscriberItem, projectItem] = await Promise.all([
+    runtime.store.get(keys.subscriber(teamId, projectId, subscriberId)),
+    runtime.store.get(keys.project(teamId, projectId)),
+  ]);
   if (!subscriberItem || !projectItem) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
   const project = toProject(projectItem);
   const roleResources = project.resources.filter((resource) => resource.kind === 'role');
@@ -181,35 +229,78 @@ export async function completeDiscordLink(runtime: LinkRuntime, input: { project
     // Another account was linked: it loses the roles the service gave it (best effort; logged).
     const adapter = platformAdapters(runtime).discord!;
     for (const resource of roleResources) {
-      const outcome = await callPlatform(() => adapter.revokeAccess({ team_id: teamId, project_id: projectId, platform_user_id: previous }, resource));
-      if (!outcome.ok) logger.warn('the replaced Discord account kept a role', { project_id: projectId, subscriber_id: subscriberId, reason: outcome.reason });
+      const outcome = await callPlatform(() =>
+        adapter.revokeAccess({ team_id: teamId, project_id: projectId, platform_user_id: previous }, resource),
+      );
+      if (!outcome.ok)
+        logger.warn('the replaced Discord account kept a role', {
+          project_id: projectId,
+          subscriber_id: subscriberId,
+          reason: outcome.reason,
+        });
     }
   }
   if (previous !== user.id) await updateSubscriber(runtime, principal, subscriberId, { platform_user_id: user.id });
-  const sealed = await sealDiscordUserTokens(settings.keyEncryptionKey, { teamId, projectId, subscriberId }, tokens, user.id, runtime.clock.nowMs());
+  const sealed = await sealDiscordUserTokens(
+    settings.keyEncryptionKey,
+    { teamId, projectId, subscriberId },
+    tokens,
+    user.id,
+    runtime.clock.nowMs(),
+  );
   await unitOfWork(runtime, teamId, (tx) => putCredential(tx, sealed));
-  const member = await recordPlatformMembership(runtime, { teamId, projectId, platformUserId: user.id, change: 'joined', username: user.username ?? null, displayName: user.global_name ?? null });
+  const member = await recordPlatformMembership(runtime, {
+    teamId,
+    projectId,
+    platformUserId: user.id,
+    change: 'joined',
+    username: user.username ?? null,
+    displayName: user.global_name ?? null,
+  });
   if (!member) throw new ProblemError('CONFLICT', 'The Discord account could not be linked; start linking again.');
 
   const server = project.resources.find((resource) => resource.kind === 'server');
   const subscriptions = await subscriptionsOfSubscriber(runtime.store, teamId, projectId, subscriberId);
   const withAccess = subscriptions.filter((subscription) => hasAccess(subscription.status));
-  if (!server || withAccess.length === 0 || member.status === 'banned') return { member, guild: 'no_access', reason: null };
-  const plans = (await Promise.all([...new Set(withAccess.map((subscription) => subscription.plan_id))].map((planId) => runtime.store.get(keys.plan(teamId, planId)))))
+  if (!server || withAccess.length === 0 || member.status === 'banned')
+    return { member, guild: 'no_access', reason: null };
+  const plans = (
+    await Promise.all(
+      [...new Set(withAccess.map((subscription) => subscription.plan_id))].map((planId) =>
+        runtime.store.get(keys.plan(teamId, planId)),
+      ),
+    )
+  )
     .filter((item) => item !== undefined)
     .map(toPlan);
   const roles = resourcesGrantedBy(roleResources, plans).map((resource) => resource.platform_resource_id);
   try {
-    const joined = await client.addGuildMember(discord, bot.token, server.platform_resource_id, user.id, tokens.access_token, roles);
-    if (!joined) for (const role of roles) await client.addMemberRole(discord, bot.token, server.platform_resource_id, user.id, role);
+    const joined = await client.addGuildMember(
+      discord,
+      bot.token,
+      server.platform_resource_id,
+      user.id,
+      tokens.access_token,
+      roles,
+    );
+    if (!joined)
+      for (const role of roles)
+        await client.addMemberRole(discord, bot.token, server.platform_resource_id, user.id, role);
     // A join that failed before (this account's or a replaced one's) is settled: its error and retry go.
     const recorded = await recordPlatformOutcome(runtime, teamId, member, 'grant_access', { ok: true });
     return { member: recorded, guild: joined ? 'joined' : 'already_in', reason: null };
   } catch (error) {
     if (!(error instanceof DiscordCallError)) throw error;
-    logger.warn('discord server join failed; retried by the member\u2019s sync deadline', { project_id: projectId, subscriber_id: subscriberId, reason: error.message });
+    logger.warn('discord server join failed; retried by the member\u2019s sync deadline', {
+      project_id: projectId,
+      subscriber_id: subscriberId,
+      reason: error.message,
+    });
     // Recorded as platform_error with its durable retry (the sync reconciles: joins, then adds the roles).
-    const recorded = await recordPlatformOutcome(runtime, teamId, member, 'grant_access', { ok: false, reason: error.message });
+    const recorded = await recordPlatformOutcome(runtime, teamId, member, 'grant_access', {
+      ok: false,
+      reason: error.message,
+    });
     return { member: recorded, guild: 'failed', reason: error.message };
   }
 }

@@ -9,9 +9,15 @@ import { defineFacts } from '../define-facts.js';
 export const membersFacts = defineFacts({
   keys: {
     memberPartition: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#MEMBERS`,
-    member: (teamId: string, projectId: string, memberId: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#MEMBERS`, sk: `MEMBER#${memberId}` }),
+    member: (teamId: string, projectId: string, memberId: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#MEMBERS`,
+      sk: `MEMBER#${memberId}`,
+    }),
     memberRef: (teamId: string, memberId: string) => ({ pk: `TEAM#${teamId}#MEMBER#${memberId}`, sk: 'MEMBER_REF' }),
-    platformUser: (teamId: string, projectId: string, platformUserIdSha256: string) => ({ pk: `TEAM#${teamId}#PROJECT#${projectId}#PLATFORM_USER#${platformUserIdSha256}`, sk: 'PLATFORM_USER' }),
+    platformUser: (teamId: string, projectId: string, platformUserIdSha256: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#PLATFORM_USER#${platformUserIdSha256}`,
+      sk: 'PLATFORM_USER',
+    }),
   },
   sortKeyPrefix: { member: 'MEMBER#' },
   entity: { member: 'member', memberRef: 'member_ref', platformUser: 'platform_user' },

@@ -23,7 +23,8 @@ export const membersModule = defineModule({
     }),
     getMember: defineOperation({
       id: 'getMember',
-      summary: 'Read one member of a project’s community (platform identity, status, linked subscriber, last platform error).',
+      summary:
+        'Read one member of a project’s community (platform identity, status, linked subscriber, last platform error).',
       tag: 'Members',
       ability: 'project-user:view',
       teamWide: false,

@@ -56,16 +56,33 @@ export function platformRetryDelayMs(failedAttempts: number): number {
 
 /** The sync deadline of `member` due at `dueAt` (ISO 8601). */
 function platformSyncDeadline(teamId: string, member: Pick<Member, 'id' | 'project_id'>, dueAt: string): Deadline {
-  return { teamId, kind: MEMBER_PLATFORM_SYNC_DEADLINE_KIND, subjectId: member.id, projectId: member.project_id, dueAt };
+  return {
+    teamId,
+    kind: MEMBER_PLATFORM_SYNC_DEADLINE_KIND,
+    subjectId: member.id,
+    projectId: member.project_id,
+    dueAt,
+  };
 }
 
 /**
  * The `platform_error` of a failure of `action` at `nowMs` (epoch MILLISECONDS), the `attempts`-th in a
  * row: with the next attempt's time, or null once `attempts` reached {@link PLATFORM_SYNC_MAX_ATTEMPTS}.
  */
-export function platformErrorOf(action: PlatformAction, reason: string, nowMs: number, attempts: number): MemberPlatformError {
+export function platformErrorOf(
+  action: PlatformAction,
+  reason: string,
+  nowMs: number,
+  attempts: number,
+): MemberPlatformError {
   const gaveUp = attempts >= PLATFORM_SYNC_MAX_ATTEMPTS;
-  return { action, message: reason, at: isoTime(nowMs), attempts, next_attempt_at: gaveUp ? null : isoTime(nowMs + platformRetryDelayMs(attempts)) };
+  return {
+    action,
+    message: reason,
+    at: isoTime(nowMs),
+    attempts,
+    next_attempt_at: gaveUp ? null : isoTime(nowMs + platformRetryDelayMs(attempts)),
+  };
 }
 
 /**
@@ -90,7 +107,9 @@ export function writePlatformError(
   let links = '';
   const linkValues: Record<string, unknown> = {};
   if (revocations?.length) {
-    links = append ? `, ${attribute} = list_append(if_not_exists(${attribute}, :no_revocations), :revocations)` : `, ${attribute} = :revocations`;
+    links = append
+      ? `, ${attribute} = list_append(if_not_exists(${attribute}, :no_revocations), :revocations)`
+      : `, ${attribute} = :revocations`;
     Object.assign(linkValues, { ':revocations': revocations }, append ? { ':no_revocations': [] } : {});
   } else if (revocations && !append) links = ` REMOVE ${attribute}`;
   tx.update(keys.member(teamId, member.project_id, member.id), {
@@ -104,9 +123,17 @@ export function writePlatformError(
  * Adds to `tx` the sync deadline's next state: moved to `error.next_attempt_at` (conditional on `current` at its due time), else removed; a concurrent change fails `tx`
  * (`ConditionFailedError`). `attributes`: extra attributes of the moved item. Also used by `subscriptions/invite-link-retry.ts`.
  */
-export function writeSyncDeadline(tx: Transaction, current: Deadline, error: MemberPlatformError | null, attributes: Record<string, unknown> = {}): void {
+export function writeSyncDeadline(
+  tx: Transaction,
+  current: Deadline,
+  error: MemberPlatformError | null,
+  attributes: Record<string, unknown> = {},
+): void {
   if (error?.next_attempt_at) {
-    tx.put({ ...deadlineItem({ ...current, dueAt: error.next_attempt_at }), ...attributes }, { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
+    tx.put(
+      { ...deadlineItem({ ...current, dueAt: error.next_attempt_at }), ...attributes },
+      { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } },
+    );
   } else completeDeadline(tx, current);
 }
 

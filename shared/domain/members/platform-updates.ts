@@ -6,7 +6,14 @@ import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js'
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { toSubscriber, writeSubscriberAccess } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { platformUserKey, putNewMember, readMemberItem, readPlatformUserClaim, toMember, writeMemberChange } from './repository.js';
+import {
+  platformUserKey,
+  putNewMember,
+  readMemberItem,
+  readPlatformUserClaim,
+  toMember,
+  writeMemberChange,
+} from './repository.js';
 import type { Member } from './schema.js';
 
 /**
@@ -44,7 +51,10 @@ export interface PlatformMembershipUpdate {
  * Records a platform membership update (DESIGN D17) with its `member.*` event in one transaction (banned members stay banned; repeats change nothing), linking a join through a
  * personal invite link to its subscriber. Returns the member, or null for `left`/`profile` of an unknown person. Errors: NOT_FOUND (project); CONFLICT (MAX_ATTEMPTS lost races).
  */
-export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, update: PlatformMembershipUpdate): Promise<Member | null> {
+export async function recordPlatformMembership(
+  runtime: UnitOfWorkRuntime,
+  update: PlatformMembershipUpdate,
+): Promise<Member | null> {
   const { teamId, projectId, platformUserId } = update;
   const project = await runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' });
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
@@ -52,8 +62,12 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
     async () => {
       const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
       const [memberItem, subscriberItem, invitedItem] = await Promise.all([
-        claim?.member_id ? readMemberItem(runtime.store, teamId, projectId, claim.member_id) : Promise.resolve(undefined),
-        claim?.subscriber_id ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id)) : Promise.resolve(undefined),
+        claim?.member_id
+          ? readMemberItem(runtime.store, teamId, projectId, claim.member_id)
+          : Promise.resolve(undefined),
+        claim?.subscriber_id
+          ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id))
+          : Promise.resolve(undefined),
         update.invitedSubscriberId && !claim?.subscriber_id && !claim?.member_id && update.change === 'joined'
           ? runtime.store.get(keys.subscriber(teamId, projectId, update.invitedSubscriberId))
           : Promise.resolve(undefined),
@@ -86,37 +100,61 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
           created_at: nowIso,
           updated_at: nowIso,
         };
-        const linkedSubscriber = subscriber ? { ...subscriber, member_id: member.id, ...(invited ? { updated_at: nowIso } : {}) } : null;
+        const linkedSubscriber = subscriber
+          ? { ...subscriber, member_id: member.id, ...(invited ? { updated_at: nowIso } : {}) }
+          : null;
         await unitOfWork(runtime, teamId, (tx) => {
           putNewMember(tx, teamId, member);
           if (invited) {
             tx.update(keys.subscriber(teamId, projectId, subscriber!.id), {
-              expression: 'SET platform_user_id = :platform_user, member_id = :member, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
+              expression:
+                'SET platform_user_id = :platform_user, member_id = :member, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
               condition:
                 'attribute_exists(pk) AND (attribute_not_exists(platform_user_id) OR attribute_type(platform_user_id, :null_type)) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
-              values: { ':platform_user': platformUserId, ':member': member.id, ':now': nowIso, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
+              values: {
+                ':platform_user': platformUserId,
+                ':member': member.id,
+                ':now': nowIso,
+                ':zero': 0,
+                ':one': 1,
+                ':null_type': 'NULL',
+              },
             });
             writeSubscriberAccess(tx, teamId, projectId, subscriber!.id, { member_id: member.id });
             tx.update(platformUserKey(teamId, projectId, platformUserId), {
-              expression: 'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
+              expression:
+                'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
               condition: 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
               names: { '#entity': 'entity' },
-              values: { ':subscriber': subscriber!.id, ':member': member.id, ':entity': entity.platformUser, ':project': projectId },
+              values: {
+                ':subscriber': subscriber!.id,
+                ':member': member.id,
+                ':entity': entity.platformUser,
+                ':project': projectId,
+              },
             });
             tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
             return;
           }
           tx.update(platformUserKey(teamId, projectId, platformUserId), {
             expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
-            condition: subscriber ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)' : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
+            condition: subscriber
+              ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)'
+              : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
             names: { '#entity': 'entity' },
-            values: { ':member': member.id, ':entity': entity.platformUser, ':project': projectId, ...(subscriber ? { ':subscriber': subscriber.id } : {}) },
+            values: {
+              ':member': member.id,
+              ':entity': entity.platformUser,
+              ':project': projectId,
+              ...(subscriber ? { ':subscriber': subscriber.id } : {}),
+            },
           });
           if (subscriber) {
             // Bumps the subscriber's revision: a concurrent update, ban or unban reads again.
             tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
               expression: 'SET member_id = :member, revision = if_not_exists(revision, :zero) + :one',
-              condition: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
+              condition:
+                'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
               values: { ':member': member.id, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
             });
             writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { member_id: member.id });
@@ -152,10 +190,17 @@ export async function recordPlatformMembership(runtime: UnitOfWorkRuntime, updat
         writeMemberChange(tx, teamId, memberItem!, changed);
         const removal = type === 'member.kicked' || type === 'member.banned';
         // The payload carries the subscriber with consented contact data; the fan-out redacts it per endpoint owner (D10).
-        tx.emit({ type: type, projectId, data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber } });
+        tx.emit({
+          type: type,
+          projectId,
+          data: removal ? { member: changed, subscriber, reason: null } : { member: changed, subscriber },
+        });
       });
       return changed;
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Platform user ${platformUserId} kept changing while this update ran; retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError('CONFLICT', `Platform user ${platformUserId} kept changing while this update ran; retry.`),
+    },
   );
 }

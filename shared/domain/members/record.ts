@@ -16,9 +16,12 @@ const StoredMemberPlatformError = z.partial(MemberPlatformError, { attempts: tru
  * absent on some items (read as null). Its `revision` is read by `revisionOf` and its pending
  * invite-link revocations by {@link parseStoredInviteLinkRevocations}, not here.
  */
-const StoredMember = z.extend(z.partial(Member, { username: true, display_name: true, subscriber_id: true, joined_at: true }), {
-  platform_error: z.optional(z.nullable(StoredMemberPlatformError)),
-});
+const StoredMember = z.extend(
+  z.partial(Member, { username: true, display_name: true, subscriber_id: true, joined_at: true }),
+  {
+    platform_error: z.optional(z.nullable(StoredMemberPlatformError)),
+  },
+);
 /** Parses a member item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredMember = recordParser(entity.member, StoredMember);
 
@@ -29,7 +32,11 @@ export const parseStoredMember = recordParser(entity.member, StoredMember);
 const StoredDiscordLinkState = z.object({ team_id: Team.shape.id });
 
 /** Parses a Discord link attempt (throws StoredRecordError naming the item type, never its key: the hash of a bearer state). */
-export const parseStoredDiscordLinkState = recordParser(entity.discordLinkState, StoredDiscordLinkState, () => "discord link state (key: an OAuth2 state's SHA-256, withheld)");
+export const parseStoredDiscordLinkState = recordParser(
+  entity.discordLinkState,
+  StoredDiscordLinkState,
+  () => "discord link state (key: an OAuth2 state's SHA-256, withheld)",
+);
 
 /** The member item's attribute holding its pending invite-link revocations (absent: none; `platform-retry.ts`). */
 export const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations';
@@ -39,7 +46,9 @@ export const INVITE_LINK_REVOCATIONS_ATTRIBUTE = 'invite_link_revocations';
  * made for and the link (`url`: a bearer secret, which a parse error never names).
  */
 const StoredInviteLinkRevocations = z.object({
-  [INVITE_LINK_REVOCATIONS_ATTRIBUTE]: z.optional(z.array(z.object({ resource: PlatformResourceTarget, url: z.string() }))),
+  [INVITE_LINK_REVOCATIONS_ATTRIBUTE]: z.optional(
+    z.array(z.object({ resource: PlatformResourceTarget, url: z.string() })),
+  ),
 });
 
 /** Parses a member item's pending invite-link revocations (throws StoredRecordError naming its key when they do not match). */
@@ -52,7 +61,10 @@ const StoredMemberRef = z.object({ project_id: Member.shape.project_id });
 export const parseStoredMemberRef = recordParser(entity.memberRef, StoredMemberRef);
 
 /** A platform-user claim as stored (`platformUserKey`): who holds the platform user id in a project (each absent: nobody yet). */
-const StoredPlatformUserClaim = z.object({ subscriber_id: z.optional(Member.shape.id), member_id: z.optional(Member.shape.id) });
+const StoredPlatformUserClaim = z.object({
+  subscriber_id: z.optional(Member.shape.id),
+  member_id: z.optional(Member.shape.id),
+});
 
 /** Parses a platform-user claim (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredPlatformUserClaim = recordParser(entity.platformUser, StoredPlatformUserClaim);

@@ -35,7 +35,12 @@ export function platformUserKey(teamId: string, projectId: string, platformUserI
 }
 
 /** Reads the claim of `platformUserId` in a project (strongly consistent); undefined when nobody holds it. */
-export async function readPlatformUserClaim(store: Store, teamId: string, projectId: string, platformUserId: string): Promise<{ subscriber_id?: string; member_id?: string } | undefined> {
+export async function readPlatformUserClaim(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  platformUserId: string,
+): Promise<{ subscriber_id?: string; member_id?: string } | undefined> {
   const claim = await store.get(platformUserKey(teamId, projectId, platformUserId));
   return claim ? parseStoredPlatformUserClaim(claim) : undefined;
 }
@@ -55,7 +60,15 @@ export function toMember(item: Item): Member {
     joined_at: member.joined_at ?? null,
     status_changed_at: member.status_changed_at,
     // An error recorded before retries existed reads as one failed attempt with no retry scheduled.
-    platform_error: error ? { action: error.action, message: error.message, at: error.at, attempts: error.attempts ?? 1, next_attempt_at: error.next_attempt_at ?? null } : null,
+    platform_error: error
+      ? {
+          action: error.action,
+          message: error.message,
+          at: error.at,
+          attempts: error.attempts ?? 1,
+          next_attempt_at: error.next_attempt_at ?? null,
+        }
+      : null,
     created_at: member.created_at,
     updated_at: member.updated_at,
   };
@@ -72,7 +85,10 @@ function newMemberItem(teamId: string, member: Member): Item {
  */
 export function putNewMember(tx: Transaction, teamId: string, member: Member): void {
   tx.put(newMemberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
-  tx.put({ ...keys.memberRef(teamId, member.id), entity: entity.memberRef, project_id: member.project_id }, { condition: 'attribute_not_exists(pk)' });
+  tx.put(
+    { ...keys.memberRef(teamId, member.id), entity: entity.memberRef, project_id: member.project_id },
+    { condition: 'attribute_not_exists(pk)' },
+  );
 }
 
 /**
@@ -81,7 +97,16 @@ export function putNewMember(tx: Transaction, teamId: string, member: Member): v
  */
 export function writeMemberChange(tx: Transaction, teamId: string, read: Item, next: Member): void {
   const revision = revisionCondition(read);
-  const fields = ['username', 'display_name', 'subscriber_id', 'status', 'joined_at', 'status_changed_at', 'platform_error', 'updated_at'] as const;
+  const fields = [
+    'username',
+    'display_name',
+    'subscriber_id',
+    'status',
+    'joined_at',
+    'status_changed_at',
+    'platform_error',
+    'updated_at',
+  ] as const;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ...revision.values, ':revision': Number(read.revision ?? 0) + 1 };
   const sets = fields.map((field) => {
@@ -101,7 +126,12 @@ export function writeMemberChange(tx: Transaction, teamId: string, read: Item, n
  * Reads a member item by project and id (strongly consistent), without any scope check (callers did
  * it); undefined when absent.
  */
-export async function readMemberItem(store: Store, teamId: string, projectId: string, memberId: string): Promise<StoredMember | undefined> {
+export async function readMemberItem(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  memberId: string,
+): Promise<StoredMember | undefined> {
   return await store.get(keys.member(teamId, projectId, memberId));
 }
 
@@ -131,7 +161,12 @@ export async function getMember(store: Store, principal: Principal, memberId: st
  * (applied by DynamoDB, so a page may be short while `next_cursor` is set). Errors: NOT_FOUND (project
  * absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
  */
-export async function listMembers(store: Store, principal: Principal, projectId: string, query: Pick<ListMembersQuery, 'limit' | 'cursor' | 'status'>): Promise<Page<Member>> {
+export async function listMembers(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: Pick<ListMembersQuery, 'limit' | 'cursor' | 'status'>,
+): Promise<Page<Member>> {
   requireProjectAccess(principal, projectId);
   const [project, page] = await Promise.all([
     store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
@@ -142,7 +177,9 @@ export async function listMembers(store: Store, principal: Principal, projectId:
       cursor: query.cursor,
       consistent: true,
       map: toMember,
-      filter: query.status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } } : undefined,
+      filter: query.status
+        ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } }
+        : undefined,
     }),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
@@ -156,7 +193,12 @@ export async function listMembers(store: Store, principal: Principal, projectId:
  * GetItems at most (subscriber item, then member item); no scope check (the caller resolved the
  * subscriber through `getSubscriber`). Returns null when the subscriber is absent or has no member.
  */
-export async function findMemberOfSubscriber(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<Member | null> {
+export async function findMemberOfSubscriber(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  subscriberId: string,
+): Promise<Member | null> {
   const subscriber = await store.get(keys.subscriber(teamId, projectId, subscriberId), { projection: 'member_id' });
   const memberId = subscriber ? parseStoredSubscriberMember(subscriber).member_id : null;
   if (!memberId) return null;

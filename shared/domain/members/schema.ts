@@ -28,10 +28,22 @@ export const MemberPlatformError = z
     action: z.enum(PLATFORM_ACTIONS).check(z.describe('The platform call that failed.')),
     message: z.string().check(z.describe('Why it failed (no credentials, no platform internals).')),
     at: Timestamp.check(z.describe('When it failed.')),
-    attempts: z.number().check(z.int(), z.positive(), z.describe('Failed attempts so far to bring the platform in line (1 for the first failure); retries stop after a fixed number.')),
+    attempts: z
+      .number()
+      .check(
+        z.int(),
+        z.positive(),
+        z.describe(
+          'Failed attempts so far to bring the platform in line (1 for the first failure); retries stop after a fixed number.',
+        ),
+      ),
     next_attempt_at: z
       .nullable(Timestamp)
-      .check(z.describe('When the service tries again (it reconciles the member\u2019s access with the platform: grant, remove or ban as the member\u2019s state says now); null once it gave up.')),
+      .check(
+        z.describe(
+          'When the service tries again (it reconciles the member\u2019s access with the platform: grant, remove or ban as the member\u2019s state says now); null once it gave up.',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'MemberPlatformError' });
 /** A recorded platform failure (see {@link MemberPlatformError}). */
@@ -56,14 +68,24 @@ export const Member = z
   .object({
     id: Uuid,
     project_id: Uuid,
-    platform_user_id: z.string().check(z.describe('The person\u2019s id on the project\u2019s platform (unique per project).')),
+    platform_user_id: z
+      .string()
+      .check(z.describe('The person\u2019s id on the project\u2019s platform (unique per project).')),
     username: z.nullable(z.string()).check(z.describe('The person\u2019s username on the platform, or null.')),
     display_name: z.nullable(z.string()).check(z.describe('The person\u2019s display name on the platform, or null.')),
-    subscriber_id: z.nullable(Uuid).check(z.describe('The linked subscriber (same platform user id), or null for a free member.')),
-    status: z.enum(MEMBER_STATUSES).check(z.describe('`joined` (in the community), `left` (left, or ban lifted), `kicked`, `banned`.')),
+    subscriber_id: z
+      .nullable(Uuid)
+      .check(z.describe('The linked subscriber (same platform user id), or null for a free member.')),
+    status: z
+      .enum(MEMBER_STATUSES)
+      .check(z.describe('`joined` (in the community), `left` (left, or ban lifted), `kicked`, `banned`.')),
     joined_at: z.nullable(Timestamp).check(z.describe('When the member last joined, or null if never.')),
     status_changed_at: Timestamp.check(z.describe('When `status` last changed.')),
-    platform_error: z.nullable(MemberPlatformError).check(z.describe('The last failed platform call (ban, kick, unban, access), or null when the last one succeeded.')),
+    platform_error: z
+      .nullable(MemberPlatformError)
+      .check(
+        z.describe('The last failed platform call (ban, kick, unban, access), or null when the last one succeeded.'),
+      ),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -78,7 +100,9 @@ export const MemberList = listOf(Member, 'MemberList');
 export const MemberIdParams = z.strictObject({ id: Uuid.check(z.describe('The member id.')) });
 
 /** `{project_id}` path parameters of a project's members. */
-export const MemberProjectParams = z.strictObject({ project_id: Uuid.check(z.describe('The project the members belong to.')) });
+export const MemberProjectParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project the members belong to.')),
+});
 
 /** Query of `GET /v1/projects/{project_id}/members`. */
 export const ListMembersQuery = z.extend(ListQuery, {

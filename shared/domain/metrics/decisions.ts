@@ -36,13 +36,17 @@ const currencyCounter = (prefix: 'mrr' | 'revenue' | 'refunds', currency: string
 const ACTIVE: readonly SubscriptionStatus[] = ['active', 'pending_cancellation'];
 /** Statuses that count in MRR. */
 const RECURRING_REVENUE: readonly SubscriptionStatus[] = ['active', 'pending_cancellation', 'past_due'];
-const categoryOf = (status: SubscriptionStatus) => SUBSCRIPTION_STATUSES.find((entry) => entry.value === status)?.category;
+const categoryOf = (status: SubscriptionStatus) =>
+  SUBSCRIPTION_STATUSES.find((entry) => entry.value === status)?.category;
 
 /** The UTC day (YYYY-MM-DD) of an ISO 8601 time or epoch milliseconds. */
 export const utcDay = (time: string | number) => new Date(time).toISOString().slice(0, 10);
 
 /** The billing terms of `plan` at `priceVersion` (the plan's current terms when that version is no longer on record). */
-export function priceOf(plan: Pick<Plan, 'amount' | 'currency' | 'interval' | 'interval_count' | 'price_history'>, priceVersion: number): CountedPrice {
+export function priceOf(
+  plan: Pick<Plan, 'amount' | 'currency' | 'interval' | 'interval_count' | 'price_history'>,
+  priceVersion: number,
+): CountedPrice {
   return plan.price_history.find((version) => version.version === priceVersion) ?? plan;
 }
 
@@ -60,8 +64,16 @@ export function monthlyAmount(price: CountedPrice): number | null {
  * `active`, `pending_cancellation` or `past_due`, billed through a payment provider (creator grants and
  * free plans bring none), open-ended (a fixed term, e.g. from an access code, is excluded) and recurring.
  */
-export function recurringRevenueOf({ subscription, price }: CountedSubscription): { currency: string; amount: number } | null {
-  if (!RECURRING_REVENUE.includes(subscription.status) || subscription.payment_provider === null || subscription.ends_at !== null) return null;
+export function recurringRevenueOf({
+  subscription,
+  price,
+}: CountedSubscription): { currency: string; amount: number } | null {
+  if (
+    !RECURRING_REVENUE.includes(subscription.status) ||
+    subscription.payment_provider === null ||
+    subscription.ends_at !== null
+  )
+    return null;
   const amount = monthlyAmount(price);
   return amount ? { currency: price.currency, amount } : null;
 }
@@ -96,7 +108,10 @@ function difference(after: Counters, before: Counters): Counters {
  * access); `churned` when it ends (`canceled`, `expired`) from a status other than a `setup` one (it had
  * access).
  */
-export function subscriptionMetricsChange(before: CountedSubscription | null, after: CountedSubscription): MetricsDelta {
+export function subscriptionMetricsChange(
+  before: CountedSubscription | null,
+  after: CountedSubscription,
+): MetricsDelta {
   const gauges = difference(gaugesOf(after), gaugesOf(before));
   const from = before ? categoryOf(before.subscription.status) : undefined;
   const to = categoryOf(after.subscription.status);
@@ -118,7 +133,8 @@ const SUCCEEDED: readonly Payment['status'][] = ['succeeded', 'refunded'];
  */
 export function paymentMetricsChange(before: Payment | null, after: Payment): MetricsDelta {
   const day: Counters = {};
-  if (SUCCEEDED.includes(after.status) && !(before && SUCCEEDED.includes(before.status))) day[currencyCounter('revenue', after.currency)] = after.amount;
+  if (SUCCEEDED.includes(after.status) && !(before && SUCCEEDED.includes(before.status)))
+    day[currencyCounter('revenue', after.currency)] = after.amount;
   if (after.status === 'failed' && before?.status !== 'failed') day.failed_payments = 1;
   const refunded = after.amount_refunded - (before?.amount_refunded ?? 0);
   if (refunded !== 0) day[currencyCounter('refunds', after.currency)] = refunded;

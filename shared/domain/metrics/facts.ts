@@ -10,7 +10,8 @@ import { defineFacts } from '../define-facts.js';
 export const metricsFacts = defineFacts({
   keys: {
     /** The partition of a scope's metrics: a project's, or the team's (`projectId` null). */
-    metricsPartition: (teamId: string, projectId: string | null) => (projectId ? `TEAM#${teamId}#PROJECT#${projectId}#METRICS` : `TEAM#${teamId}#METRICS`),
+    metricsPartition: (teamId: string, projectId: string | null) =>
+      projectId ? `TEAM#${teamId}#PROJECT#${projectId}#METRICS` : `TEAM#${teamId}#METRICS`,
     /** Sort key of a scope's gauges item of one shard. */
     metricsGaugesSortKey: (shard: number) => `GAUGES#${shard}`,
     /** Sort key of a scope's day item of one UTC day (`YYYY-MM-DD`), shard and kind (`S` subscriptions, `P` payments). */

@@ -5,11 +5,14 @@ import { getProjectMetrics as readProject, getTeamMetrics as readTeam } from './
 type Operations = typeof metricsModule.operations;
 
 /** `GET /v1/projects/{project_id}/metrics`. */
-export const getProjectMetrics: OperationHandler<Operations['getProjectMetrics']> = async ({ project_id }, { runtime, principal }) =>
-  readProject(runtime.store, principal, project_id, runtime.clock.nowMs());
+export const getProjectMetrics: OperationHandler<Operations['getProjectMetrics']> = async (
+  { project_id },
+  { runtime, principal },
+) => readProject(runtime.store, principal, project_id, runtime.clock.nowMs());
 
 /** `GET /v1/metrics`. */
-export const getTeamMetrics: OperationHandler<Operations['getTeamMetrics']> = async (_input, { runtime, principal }) => readTeam(runtime.store, principal, runtime.clock.nowMs());
+export const getTeamMetrics: OperationHandler<Operations['getTeamMetrics']> = async (_input, { runtime, principal }) =>
+  readTeam(runtime.store, principal, runtime.clock.nowMs());
 
 /** Every handler of the metrics module. */
 export const metricsHandlers = { getProjectMetrics, getTeamMetrics } satisfies HandlersOf<typeof metricsModule>;

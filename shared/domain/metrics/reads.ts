@@ -7,7 +7,13 @@ import type { Item, Key } from '../../store/requests.js';
 import { loadProject } from '../projects/repository.js';
 import { utcDay, type Counters } from './decisions.js';
 import { parseStoredMetricsItem } from './record.js';
-import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type CurrencyAmount, type Metrics, type MetricsDay } from './schema.js';
+import {
+  METRICS_RECENT_DAYS,
+  METRICS_SERIES_DAYS,
+  type CurrencyAmount,
+  type Metrics,
+  type MetricsDay,
+} from './schema.js';
 
 /**
  * The metrics reads (DESIGN D14): ONE Query of a scope's partition (its gauges items and the day items
@@ -47,7 +53,9 @@ function amounts(counters: Counters, prefix: 'mrr' | 'revenue' | 'refunds'): Cur
 
 /** Sums a scope's items into {@link Metrics} as of `nowMs`; money fields null without `withMoney`. */
 function toMetrics(items: Item[], projectId: string | null, nowMs: number, withMoney: boolean): Metrics {
-  const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) => utcDay(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY_MS));
+  const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) =>
+    utcDay(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY_MS),
+  );
   const gauges: Counters = {};
   const days = new Map<string, Counters>(dates.map((date) => [date, {}]));
   for (const { sk, date, counters } of items.map(parseStoredMetricsItem)) {
@@ -59,7 +67,8 @@ function toMetrics(items: Item[], projectId: string | null, nowMs: number, withM
   }
   const money = (list: CurrencyAmount[]) => (withMoney ? list : null);
   const recent: Counters = {};
-  for (const date of dates.slice(-METRICS_RECENT_DAYS)) for (const [name, value] of Object.entries(days.get(date) ?? {})) recent[name] = (recent[name] ?? 0) + value;
+  for (const date of dates.slice(-METRICS_RECENT_DAYS))
+    for (const [name, value] of Object.entries(days.get(date) ?? {})) recent[name] = (recent[name] ?? 0) + value;
   // The series runs backwards from the gauge: active at the end of a day = the next day's minus that day's net change.
   let active = gauges.active ?? 0;
   const daily = dates
@@ -96,15 +105,28 @@ const seesMoney = (principal: Principal) => principal.abilities.has('project-pay
  * check first, then the project read and the scope's Query in parallel. Errors: NOT_FOUND when the
  * project is absent, of another team or outside the token's project scope.
  */
-export async function getProjectMetrics(store: Store, principal: Principal, projectId: string, nowMs: number): Promise<Metrics> {
+export async function getProjectMetrics(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  nowMs: number,
+): Promise<Metrics> {
   requireProjectAccess(principal, projectId);
   const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
-  const [, items] = await Promise.all([loadProject(store, principal, projectId), readScope(store, keys.metricsPartition(principal.teamId, projectId), from)]);
+  const [, items] = await Promise.all([
+    loadProject(store, principal, projectId),
+    readScope(store, keys.metricsPartition(principal.teamId, projectId), from),
+  ]);
   return toMetrics(items, projectId, nowMs, seesMoney(principal));
 }
 
 /** The metrics of the principal's whole team, every project summed (`GET /v1/metrics`). */
 export async function getTeamMetrics(store: Store, principal: Principal, nowMs: number): Promise<Metrics> {
   const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
-  return toMetrics(await readScope(store, keys.metricsPartition(principal.teamId, null), from), null, nowMs, seesMoney(principal));
+  return toMetrics(
+    await readScope(store, keys.metricsPartition(principal.teamId, null), from),
+    null,
+    nowMs,
+    seesMoney(principal),
+  );
 }

@@ -26,8 +26,20 @@ const MoneyPerCurrency = z.nullable(z.array(CurrencyAmount));
 
 /** One UTC day of the daily series. */
 export const MetricsDay = z.object({
-  date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.describe('The UTC day, YYYY-MM-DD.'), z.meta({ examples: ['2026-11-27'] })),
-  active: z.number().check(z.int(), z.nonnegative(), z.describe('Active subscriptions (`active` or `pending_cancellation`) at the end of the day (now, for today).')),
+  date: z
+    .string()
+    .check(
+      z.regex(/^\d{4}-\d{2}-\d{2}$/),
+      z.describe('The UTC day, YYYY-MM-DD.'),
+      z.meta({ examples: ['2026-11-27'] }),
+    ),
+  active: z
+    .number()
+    .check(
+      z.int(),
+      z.nonnegative(),
+      z.describe('Active subscriptions (`active` or `pending_cancellation`) at the end of the day (now, for today).'),
+    ),
   revenue: MoneyPerCurrency.check(z.describe('Gross revenue of payments that succeeded that day, per currency.')),
 });
 /** One day of the series (see {@link MetricsDay}). */
@@ -40,9 +52,21 @@ export const Metrics = z
     project_id: z.nullable(Uuid).check(z.describe('The project, or null for the whole team.')),
     as_of: Timestamp.check(z.describe('When the figures were read.')),
     subscriptions: z.object({
-      active: z.number().check(z.int(), z.nonnegative(), z.describe('Subscriptions in `active` or `pending_cancellation` (paid up, access granted).')),
+      active: z
+        .number()
+        .check(
+          z.int(),
+          z.nonnegative(),
+          z.describe('Subscriptions in `active` or `pending_cancellation` (paid up, access granted).'),
+        ),
       trialing: z.number().check(z.int(), z.nonnegative(), z.describe('Subscriptions in `trialing`.')),
-      past_due: z.number().check(z.int(), z.nonnegative(), z.describe('Subscriptions in `past_due` (a renewal failed; access continues).')),
+      past_due: z
+        .number()
+        .check(
+          z.int(),
+          z.nonnegative(),
+          z.describe('Subscriptions in `past_due` (a renewal failed; access continues).'),
+        ),
     }),
     mrr: MoneyPerCurrency.check(
       z.describe(
@@ -50,11 +74,27 @@ export const Metrics = z
       ),
     ),
     last_30_days: z.object({
-      new: z.number().check(z.int(), z.nonnegative(), z.describe('Subscriptions that first gained access (entered `trialing` or `active`) in the last 30 days.')),
-      churned: z.number().check(z.int(), z.nonnegative(), z.describe('Subscriptions that ended (`canceled`, `expired`) after having had access, in the last 30 days.')),
-      revenue: MoneyPerCurrency.check(z.describe('Gross revenue: payments that succeeded in the last 30 days, per currency, before refunds.')),
+      new: z
+        .number()
+        .check(
+          z.int(),
+          z.nonnegative(),
+          z.describe('Subscriptions that first gained access (entered `trialing` or `active`) in the last 30 days.'),
+        ),
+      churned: z
+        .number()
+        .check(
+          z.int(),
+          z.nonnegative(),
+          z.describe('Subscriptions that ended (`canceled`, `expired`) after having had access, in the last 30 days.'),
+        ),
+      revenue: MoneyPerCurrency.check(
+        z.describe('Gross revenue: payments that succeeded in the last 30 days, per currency, before refunds.'),
+      ),
       refunds: MoneyPerCurrency.check(z.describe('Amounts refunded in the last 30 days, per currency.')),
-      failed_payments: z.number().check(z.int(), z.nonnegative(), z.describe('Payments that failed in the last 30 days.')),
+      failed_payments: z
+        .number()
+        .check(z.int(), z.nonnegative(), z.describe('Payments that failed in the last 30 days.')),
     }),
     daily: z.array(MetricsDay).check(z.describe('The last 90 UTC days, oldest first; the last entry is today.')),
   })

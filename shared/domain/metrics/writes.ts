@@ -3,7 +3,13 @@ import type { Transaction } from '../../store/unit-of-work.js';
 import type { Payment } from '../payments/schema.js';
 import type { Plan } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
-import { paymentMetricsChange, priceOf, subscriptionMetricsChange, type Counters, type MetricsDelta } from './decisions.js';
+import {
+  paymentMetricsChange,
+  priceOf,
+  subscriptionMetricsChange,
+  type Counters,
+  type MetricsDelta,
+} from './decisions.js';
 
 /**
  * The metrics writes (DESIGN D14): a change's deltas ({@link subscriptionMetricsChange},
@@ -21,7 +27,12 @@ const DAY_RETENTION_SECONDS = 400 * 86_400;
 const shardOf = (subscriptionId: string) => Number.parseInt(subscriptionId.slice(-1), 16) % METRICS_SHARDS || 0;
 
 /** Adds `counters` to one item with `ADD` (creating it), setting `fixed` attributes. */
-function addCounters(tx: Transaction, key: { pk: string; sk: string }, counters: Counters, fixed: Record<string, unknown>): void {
+function addCounters(
+  tx: Transaction,
+  key: { pk: string; sk: string },
+  counters: Counters,
+  fixed: Record<string, unknown>,
+): void {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = Object.entries(fixed).map(([name, value], index) => {
@@ -38,21 +49,45 @@ function addCounters(tx: Transaction, key: { pk: string; sk: string }, counters:
 }
 
 /** Adds a change's deltas to the project's and the team's items (`kind` keeps a payment's and its subscription's day items apart). */
-function writeDelta(tx: Transaction, teamId: string, projectId: string, subscriptionId: string, delta: MetricsDelta, kind: 'S' | 'P'): void {
+function writeDelta(
+  tx: Transaction,
+  teamId: string,
+  projectId: string,
+  subscriptionId: string,
+  delta: MetricsDelta,
+  kind: 'S' | 'P',
+): void {
   const shard = shardOf(subscriptionId);
   const expiresAt = Math.floor(Date.parse(`${delta.date}T00:00:00Z`) / 1000) + DAY_RETENTION_SECONDS;
   for (const scope of [projectId, null]) {
     const pk = keys.metricsPartition(teamId, scope);
-    if (Object.keys(delta.gauges).length) addCounters(tx, { pk, sk: keys.metricsGaugesSortKey(shard) }, delta.gauges, { entity: entity.metricsGauges, team_id: teamId });
+    if (Object.keys(delta.gauges).length)
+      addCounters(tx, { pk, sk: keys.metricsGaugesSortKey(shard) }, delta.gauges, {
+        entity: entity.metricsGauges,
+        team_id: teamId,
+      });
     if (Object.keys(delta.day).length) {
-      addCounters(tx, { pk, sk: keys.metricsDaySortKey(delta.date, shard, kind) }, delta.day, { entity: entity.metricsDay, team_id: teamId, date: delta.date, expires_at: expiresAt });
+      addCounters(tx, { pk, sk: keys.metricsDaySortKey(delta.date, shard, kind) }, delta.day, {
+        entity: entity.metricsDay,
+        team_id: teamId,
+        date: delta.date,
+        expires_at: expiresAt,
+      });
     }
   }
 }
 
 /** Adds to `tx` the metrics of a subscription's change (`before` null: created), each side counted at its plan's price version. */
-export function writeSubscriptionMetrics(tx: Transaction, teamId: string, before: { subscription: Subscription; plan: Plan } | null, after: { subscription: Subscription; plan: Plan }): void {
-  const counted = ({ subscription, plan }: { subscription: Subscription; plan: Plan }) => ({ subscription, price: priceOf(plan, subscription.price_version) });
+export function writeSubscriptionMetrics(
+  tx: Transaction,
+  teamId: string,
+  before: { subscription: Subscription; plan: Plan } | null,
+  after: { subscription: Subscription; plan: Plan },
+): void {
+  const counted = ({ subscription, plan }: { subscription: Subscription; plan: Plan }) => ({
+    subscription,
+    price: priceOf(plan, subscription.price_version),
+  });
   const delta = subscriptionMetricsChange(before && counted(before), counted(after));
   writeDelta(tx, teamId, after.subscription.project_id, after.subscription.id, delta, 'S');
 }

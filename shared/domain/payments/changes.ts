@@ -62,12 +62,23 @@ export async function changePayment(
         },
         (tx, change) => {
           writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId, reservationKey);
-          tx.emit({ type: eventOf(extra ? 'refunded' : next!.status), projectId: next!.project_id, data: { ...eventData(next!, change), ...extra } });
+          tx.emit({
+            type: eventOf(extra ? 'refunded' : next!.status),
+            projectId: next!.project_id,
+            data: { ...eventData(next!, change), ...extra },
+          });
         },
       );
       return next!;
     },
-    { attempts: options.attempts, exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`) },
+    {
+      attempts: options.attempts,
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Payment ${paymentId} or its subscription kept changing while this request ran; read it again and retry.`,
+        ),
+    },
   );
 }
 
@@ -78,8 +89,15 @@ export async function changePayment(
  * one transaction. Returns the payment. Errors: NOT_FOUND; CONFLICT (the payment is not pending —
  * naming its status — or it kept changing).
  */
-export async function settlePayment(runtime: UnitOfWorkRuntime, principal: Principal, paymentId: string, input: SettlePaymentRequest): Promise<Payment> {
-  return changePayment(runtime, principal, paymentId, (payment, subscription) => decideSettlement(payment, subscription, input.status, isoTime(runtime.clock.nowMs())));
+export async function settlePayment(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  paymentId: string,
+  input: SettlePaymentRequest,
+): Promise<Payment> {
+  return changePayment(runtime, principal, paymentId, (payment, subscription) =>
+    decideSettlement(payment, subscription, input.status, isoTime(runtime.clock.nowMs())),
+  );
 }
 
 /**
@@ -98,9 +116,18 @@ export async function refundPayment(
   const reason = input.reason ?? null;
   let providerRefundId: string | null;
   try {
-    providerRefundId = await refundAtProvider(runtime, principal.teamId, reserved.payment, amount, reason, key, options);
+    providerRefundId = await refundAtProvider(
+      runtime,
+      principal.teamId,
+      reserved.payment,
+      amount,
+      reason,
+      key,
+      options,
+    );
   } catch (error) {
-    if (!(error instanceof ProblemError && error.code === 'PROVIDER_UNAVAILABLE')) await releaseRefund(runtime.store, principal.teamId, paymentId, key);
+    if (!(error instanceof ProblemError && error.code === 'PROVIDER_UNAVAILABLE'))
+      await releaseRefund(runtime.store, principal.teamId, paymentId, key);
     throw error;
   }
   return changePayment(
@@ -109,13 +136,31 @@ export async function refundPayment(
     paymentId,
     (payment, _subscription, item) => {
       // Settled already by a request that took this one's Idempotency-Key over (its claim looked abandoned).
-      if (!holdsReservation(item, key, runtime.clock.nowMs())) throw new ProblemError('CONFLICT', `The refund of request ${key} on payment ${paymentId} is recorded already; read the payment.`);
+      if (!holdsReservation(item, key, runtime.clock.nowMs()))
+        throw new ProblemError(
+          'CONFLICT',
+          `The refund of request ${key} on payment ${paymentId} is recorded already; read the payment.`,
+        );
       if (payment.status !== 'succeeded' || payment.amount_refunded + amount > payment.amount) {
-        throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status} with ${payment.amount_refunded} refunded: this refund of ${amount} no longer fits; read it again.`);
+        throw new ProblemError(
+          'CONFLICT',
+          `Payment ${paymentId} is ${payment.status} with ${payment.amount_refunded} refunded: this refund of ${amount} no longer fits; read it again.`,
+        );
       }
       const refunded = payment.amount_refunded + amount;
-      const next: Payment = { ...payment, amount_refunded: refunded, status: refunded === payment.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
-      return { next, decision: input.cancel ? { trigger: 'cancel', reason } : null, extra: { refund: { amount, reason } }, providerRefundId, reservationKey: key };
+      const next: Payment = {
+        ...payment,
+        amount_refunded: refunded,
+        status: refunded === payment.amount ? 'refunded' : 'succeeded',
+        updated_at: isoTime(runtime.clock.nowMs()),
+      };
+      return {
+        next,
+        decision: input.cancel ? { trigger: 'cancel', reason } : null,
+        extra: { refund: { amount, reason } },
+        providerRefundId,
+        reservationKey: key,
+      };
     },
     { attempts: SETTLEMENT_ATTEMPTS },
   );

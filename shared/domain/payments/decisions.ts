@@ -9,13 +9,17 @@ import type { Payment, RefundPaymentRequest } from './schema.js';
 /** The statuses of a subscription that waits for its first payment (a `subscription_create` payment is for these). */
 export const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending', 'incomplete'];
 
-export const invalid = (detail: string, errors: FieldError[]) => new ProblemError('VALIDATION_FAILED', detail, { errors });
+export const invalid = (detail: string, errors: FieldError[]) =>
+  new ProblemError('VALIDATION_FAILED', detail, { errors });
 
 /**
  * The D15 trigger (`payment_succeeded` / `payment_failed`) a payment fires on its subscription where the table has a row, else null (DESIGN D15, D16; pure). `subscription_create` counts only
  * while pending/incomplete (a failed first payment has no row: the 23-hour expiry still runs), a renewal only after; manual and pending payments → null.
  */
-export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason'>, subscription: Pick<Subscription, 'status'>): SubscriptionTrigger | null {
+export function paymentTrigger(
+  payment: Pick<Payment, 'status' | 'billing_reason'>,
+  subscription: Pick<Subscription, 'status'>,
+): SubscriptionTrigger | null {
   if (payment.billing_reason === 'manual') return null;
   if (payment.status !== 'succeeded' && payment.status !== 'failed') return null;
   const awaitingFirst = AWAITING_FIRST_PAYMENT.includes(subscription.status);
@@ -30,13 +34,16 @@ export function paymentTrigger(payment: Pick<Payment, 'status' | 'billing_reason
  */
 export function refundAmount(payment: Payment, paymentId: string, input: RefundPaymentRequest): number {
   if (payment.status !== 'succeeded') {
-    const why = payment.status === 'refunded' ? 'it is already refunded in full' : 'only a succeeded payment can be refunded';
+    const why =
+      payment.status === 'refunded' ? 'it is already refunded in full' : 'only a succeeded payment can be refunded';
     throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${payment.status}: ${why}.`);
   }
   const left = payment.amount - payment.amount_refunded;
   const amount = input.amount ?? left;
   if (amount > left) {
-    throw invalid(`Payment ${paymentId} has ${left} ${payment.currency} (minor units) left to refund.`, [{ path: 'amount', message: `must be at most ${left}, what is left to refund` }]);
+    throw invalid(`Payment ${paymentId} has ${left} ${payment.currency} (minor units) left to refund.`, [
+      { path: 'amount', message: `must be at most ${left}, what is left to refund` },
+    ]);
   }
   return amount;
 }
@@ -52,9 +59,17 @@ export interface PaymentDecision {
  * D15 trigger its outcome fires on `subscription` ({@link paymentTrigger}). Errors: CONFLICT naming the
  * payment's status when it is not pending (only a pending payment can be settled).
  */
-export function decideSettlement(payment: Payment, subscription: Pick<Subscription, 'status'>, status: 'succeeded' | 'failed', nowIso: string): PaymentDecision {
+export function decideSettlement(
+  payment: Payment,
+  subscription: Pick<Subscription, 'status'>,
+  status: 'succeeded' | 'failed',
+  nowIso: string,
+): PaymentDecision {
   if (payment.status !== 'pending') {
-    throw new ProblemError('CONFLICT', `Payment ${payment.id} is ${payment.status}: only a pending payment can be settled (to succeeded or failed).`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Payment ${payment.id} is ${payment.status}: only a pending payment can be settled (to succeeded or failed).`,
+    );
   }
   const next: Payment = { ...payment, status, updated_at: nowIso };
   const trigger = paymentTrigger(next, subscription);

@@ -12,8 +12,16 @@ export const paymentsFacts = defineFacts({
     category: 'payment',
     label: 'Payments',
     entries: [
-      { value: 'project-payment:view-any', description: 'List the payments of a project (no payment credentials, no fee breakdown).', roles: ['developer', 'analyst', 'support', 'viewer'] },
-      { value: 'project-payment:view', description: 'Read one payment (no payment credentials, no fee breakdown).', roles: ['developer', 'analyst', 'support', 'viewer'] },
+      {
+        value: 'project-payment:view-any',
+        description: 'List the payments of a project (no payment credentials, no fee breakdown).',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
+      {
+        value: 'project-payment:view',
+        description: 'Read one payment (no payment credentials, no fee breakdown).',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
       { value: 'project-payment:refund', description: 'Refund a payment in full or in part.', roles: ['support'] },
     ],
   },
@@ -22,11 +30,14 @@ export const paymentsFacts = defineFacts({
     /** GSI partition of a project's payments. */
     projectPaymentsIndex: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#PAYMENTS`,
     /** GSI sort key of a payment: its creation time (ISO 8601) then its id (a bare time bounds a date range). */
-    projectPaymentsIndexSortKey: (createdAtIso: string, paymentId = '') => (paymentId ? `${createdAtIso}#${paymentId}` : createdAtIso),
+    projectPaymentsIndexSortKey: (createdAtIso: string, paymentId = '') =>
+      paymentId ? `${createdAtIso}#${paymentId}` : createdAtIso,
     /** Partition of a subscriber's payment index items. */
-    subscriberPaymentsPartition: (teamId: string, projectId: string, subscriberId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_PAYMENTS#${subscriberId}`,
+    subscriberPaymentsPartition: (teamId: string, projectId: string, subscriberId: string) =>
+      `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_PAYMENTS#${subscriberId}`,
     /** Sort key of a subscriber's payment index item: creation time then id (a bare time bounds a date range). */
-    subscriberPaymentSortKey: (createdAtIso: string, paymentId = '') => (paymentId ? `PAYMENT#${createdAtIso}#${paymentId}` : `PAYMENT#${createdAtIso}`),
+    subscriberPaymentSortKey: (createdAtIso: string, paymentId = '') =>
+      paymentId ? `PAYMENT#${createdAtIso}#${paymentId}` : `PAYMENT#${createdAtIso}`,
   },
   sortKeyPrefix: {
     /** The sort key of a payment item (`keys.payment`), for cursor checks of the project list. */

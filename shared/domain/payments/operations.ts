@@ -1,9 +1,23 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ACCESS_EVENTS } from '../subscriptions/access-events.js';
-import { ListPaymentsQuery, Payment, PaymentIdParams, PaymentList, PaymentProjectParams, RecordPaymentRequest, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
+import {
+  ListPaymentsQuery,
+  Payment,
+  PaymentIdParams,
+  PaymentList,
+  PaymentProjectParams,
+  RecordPaymentRequest,
+  RefundPaymentRequest,
+  SettlePaymentRequest,
+} from './schema.js';
 
 /** The subscription events a payment outcome can drive (DESIGN D15): activation, renewal, past due. */
-const OUTCOME_EVENTS = ['subscription.activated', 'subscription.renewed', 'subscription.past_due', ...ACCESS_EVENTS] as const;
+const OUTCOME_EVENTS = [
+  'subscription.activated',
+  'subscription.renewed',
+  'subscription.past_due',
+  ...ACCESS_EVENTS,
+] as const;
 
 /**
  * The payment operations (DESIGN D13, D16), `manual` provider: listed and recorded under the project, one addressed by id (`/v1/payments/{id}`: `POST` settles, `/refund` refunds).
@@ -14,7 +28,8 @@ export const paymentsModule = defineModule({
   operations: {
     listPayments: defineOperation({
       id: 'listPayments',
-      summary: 'List a project’s payments, newest first, optionally of one subscriber, status or provider, or created within a date range (no payment credentials, no fee breakdown).',
+      summary:
+        'List a project’s payments, newest first, optionally of one subscriber, status or provider, or created within a date range (no payment credentials, no fee breakdown).',
       tag: 'Payments',
       ability: 'project-payment:view-any',
       teamWide: false,
@@ -46,7 +61,8 @@ export const paymentsModule = defineModule({
     }),
     getPayment: defineOperation({
       id: 'getPayment',
-      summary: 'Read one payment: amount, refunds, status, provider and billing reason (no payment credentials, no fee breakdown).',
+      summary:
+        'Read one payment: amount, refunds, status, provider and billing reason (no payment credentials, no fee breakdown).',
       tag: 'Payments',
       ability: 'project-payment:view',
       teamWide: false,
@@ -54,11 +70,17 @@ export const paymentsModule = defineModule({
       output: Payment,
       events: [],
       rest: { method: 'GET', path: '/v1/payments/{id}', successStatus: 200 },
-      tool: { name: 'get_payment', title: 'Get payment', kind: 'read', description: 'Read one payment (no payment credentials, no fee breakdown).' },
+      tool: {
+        name: 'get_payment',
+        title: 'Get payment',
+        kind: 'read',
+        description: 'Read one payment (no payment credentials, no fee breakdown).',
+      },
     }),
     settlePayment: defineOperation({
       id: 'settlePayment',
-      summary: 'Settle a pending payment of the manual provider as succeeded or failed; the outcome drives the subscription like a recorded one. Emits payment.succeeded or payment.failed.',
+      summary:
+        'Settle a pending payment of the manual provider as succeeded or failed; the outcome drives the subscription like a recorded one. Emits payment.succeeded or payment.failed.',
       tag: 'Payments',
       ability: 'project-subscription:update',
       teamWide: false,
@@ -85,7 +107,8 @@ export const paymentsModule = defineModule({
         name: 'refund_payment',
         title: 'Refund payment',
         kind: 'destructive',
-        description: 'Refund a succeeded payment in full or in part (default: everything left to refund); cancel: true also cancels its subscription at once.',
+        description:
+          'Refund a succeeded payment in full or in part (default: everything left to refund); cancel: true also cancels its subscription at once.',
       },
     }),
   },

@@ -48,7 +48,11 @@ export interface ProviderPaymentOutcome {
  * Records a payment the provider reports (DESIGN D16, D22): new → a payment of ours with its `keys.providerPayment` item; known → only forward (pending/failed → succeeded,
  * pending → failed). With `drivesSubscription`, fires its D15 transition ({@link paymentTrigger}) in the same transaction. Errors: NOT_FOUND (gone); CONFLICT (kept changing).
  */
-export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principal: Principal, report: ProviderPaymentReport): Promise<ProviderPaymentOutcome> {
+export async function recordProviderPayment(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  report: ProviderPaymentReport,
+): Promise<ProviderPaymentOutcome> {
   const teamId = principal.teamId;
   const refKey = keys.providerPayment(teamId, report.projectId, report.provider, report.providerPaymentId);
   const paymentId = newUuid();
@@ -106,7 +110,13 @@ export async function recordProviderPayment(runtime: UnitOfWorkRuntime, principa
       );
       return { payment: payment!, changed: true };
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscription ${report.subscriptionId} or its payment kept changing while the provider\u2019s event was applied; it will be sent again.`,
+        ),
+    },
   );
 }
 
@@ -121,12 +131,16 @@ export async function recordProviderRefund(
   totalRefunded: number,
   reason: string | null,
 ): Promise<ProviderPaymentOutcome | null> {
-  const lookup = await runtime.store.get(keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId));
+  const lookup = await runtime.store.get(
+    keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId),
+  );
   if (!lookup) return null;
   const paymentId = parseStoredProviderPayment(lookup).payment_id;
   // Refunds reserved by `refund_payment` calls in flight are in Stripe's total already: theirs to record.
-  const known = (payment: Payment, item: StoredPayment) => payment.amount_refunded + reservedAmount(item, runtime.clock.nowMs());
-  const refundable = (payment: Payment, item: StoredPayment) => payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > known(payment, item);
+  const known = (payment: Payment, item: StoredPayment) =>
+    payment.amount_refunded + reservedAmount(item, runtime.clock.nowMs());
+  const refundable = (payment: Payment, item: StoredPayment) =>
+    payment.status === 'succeeded' && Math.min(totalRefunded, payment.amount) > known(payment, item);
   const currentItem = await loadPayment(runtime.store, principal, paymentId);
   const current = toPayment(currentItem);
   if (!refundable(current, currentItem)) return { payment: current, changed: false };
@@ -135,11 +149,19 @@ export async function recordProviderRefund(
     if (!refundable(read, item)) {
       // Recorded meanwhile (the Refunds API call's own record): leave it as it is.
       unchanged = read;
-      throw new ProblemError('CONFLICT', `Payment ${paymentId} is ${read.status} with ${read.amount_refunded} refunded: nothing new to record.`);
+      throw new ProblemError(
+        'CONFLICT',
+        `Payment ${paymentId} is ${read.status} with ${read.amount_refunded} refunded: nothing new to record.`,
+      );
     }
     const added = Math.min(totalRefunded, read.amount) - known(read, item);
     const refunded = read.amount_refunded + added;
-    const next: Payment = { ...read, amount_refunded: refunded, status: refunded === read.amount ? 'refunded' : 'succeeded', updated_at: isoTime(runtime.clock.nowMs()) };
+    const next: Payment = {
+      ...read,
+      amount_refunded: refunded,
+      status: refunded === read.amount ? 'refunded' : 'succeeded',
+      updated_at: isoTime(runtime.clock.nowMs()),
+    };
     return { next, decision: null, extra: { refund: { amount: added, reason } } };
   }).catch((error: unknown) => {
     if (unchanged) return null;

@@ -33,7 +33,11 @@ export async function refundAtProvider(
   options: RefundOptions,
 ): Promise<string | null> {
   const adapter = (options.adapters ?? { manual: manualPaymentProvider })[payment.provider];
-  if (!adapter) throw new ProblemError('PROVIDER_UNAVAILABLE', `No adapter for the payment provider ${payment.provider} is available; nothing was refunded.`);
+  if (!adapter)
+    throw new ProblemError(
+      'PROVIDER_UNAVAILABLE',
+      `No adapter for the payment provider ${payment.provider} is available; nothing was refunded.`,
+    );
   const request: RefundRequest = {
     team_id: teamId,
     project_id: payment.project_id,
@@ -51,13 +55,23 @@ export async function refundAtProvider(
         return await adapter.refund(request);
       } catch (error) {
         // Only the error's class: a provider's message may carry account details or credentials.
-        logger.warn('payment provider refund threw', { provider: payment.provider, payment_id: payment.id, error_name: error instanceof Error ? error.name : typeof error });
-        return { ok: false, reason: `The ${payment.provider} provider could not be reached.`, code: null, retryable: true };
+        logger.warn('payment provider refund threw', {
+          provider: payment.provider,
+          payment_id: payment.id,
+          error_name: error instanceof Error ? error.name : typeof error,
+        });
+        return {
+          ok: false,
+          reason: `The ${payment.provider} provider could not be reached.`,
+          code: null,
+          retryable: true,
+        };
       }
     },
     (outcome) => !outcome.ok && outcome.retryable,
   );
   if (result.ok) return result.provider_refund_id;
-  if (result.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} Payment ${payment.id} is unchanged; retry later.`);
+  if (result.retryable)
+    throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} Payment ${payment.id} is unchanged; retry later.`);
   throw new ProblemError('CONFLICT', `${result.reason} Payment ${payment.id} is unchanged.`);
 }

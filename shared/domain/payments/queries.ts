@@ -67,8 +67,17 @@ const keyTime = (timestamp: string) => isoTime(Date.parse(timestamp));
  * A sort-key condition over `attribute` for a date range (`from` inclusive, `to` exclusive; keys are
  * `<prefix><time>#<id>`, so the bare `<prefix><time>` bounds sort before every key of that time).
  */
-function rangeCondition(attribute: string, prefix: string, from: string | null, to: string | null): { expression: string; values: Record<string, unknown> } {
-  if (from !== null && to !== null) return { expression: `${attribute} BETWEEN :from AND :to`, values: { ':from': `${prefix}${from}`, ':to': `${prefix}${to}` } };
+function rangeCondition(
+  attribute: string,
+  prefix: string,
+  from: string | null,
+  to: string | null,
+): { expression: string; values: Record<string, unknown> } {
+  if (from !== null && to !== null)
+    return {
+      expression: `${attribute} BETWEEN :from AND :to`,
+      values: { ':from': `${prefix}${from}`, ':to': `${prefix}${to}` },
+    };
   if (from !== null) return { expression: `${attribute} >= :from`, values: { ':from': `${prefix}${from}` } };
   if (to !== null) return { expression: `${attribute} < :to`, values: { ':to': `${prefix}${to}` } };
   return { expression: `begins_with(${attribute}, :prefix)`, values: { ':prefix': prefix } };
@@ -78,17 +87,27 @@ function rangeCondition(attribute: string, prefix: string, from: string | null, 
  * Lists a project's payments, newest first (DESIGN D12), optionally by subscriber (index items + one BatchGet), `[created_after, created_before)`, status or provider (page filters:
  * a page may be short with `next_cursor` set); a portal principal sees only its own (D27). Errors: NOT_FOUND; VALIDATION_FAILED (date range, a cursor of another list).
  */
-export async function listPayments(store: Store, principal: Principal, projectId: string, query: Omit<ListPaymentsQuery, 'limit'> & { limit: number }): Promise<Page<Payment>> {
+export async function listPayments(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: Omit<ListPaymentsQuery, 'limit'> & { limit: number },
+): Promise<Page<Payment>> {
   requireProjectAccess(principal, projectId);
   const teamId = principal.teamId;
   const from = query.created_after ? keyTime(query.created_after) : null;
   const to = query.created_before ? keyTime(query.created_before) : null;
   if (from !== null && to !== null && from >= to) {
-    throw new ProblemError('VALIDATION_FAILED', 'The date range is empty: created_before must be after created_after.', {
-      errors: [{ path: 'created_before', message: 'must be after created_after' }],
-    });
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      'The date range is empty: created_before must be after created_after.',
+      {
+        errors: [{ path: 'created_before', message: 'must be after created_after' }],
+      },
+    );
   }
-  const matches = (payment: Payment) => (!query.status || payment.status === query.status) && (!query.provider || payment.provider === query.provider);
+  const matches = (payment: Payment) =>
+    (!query.status || payment.status === query.status) && (!query.provider || payment.provider === query.provider);
   const projectExists = store.get(keys.project(teamId, projectId), { projection: 'pk' });
   const subscriberId = listedSubscriber(principal, query.subscriber_id);
   if (subscriberId) {
@@ -117,10 +136,17 @@ export async function listPayments(store: Store, principal: Principal, projectId
     return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
   }
   const partition = keys.projectPaymentsIndex(teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.payment });
+  const startKey = decodeCursor(query.cursor, partition, {
+    partitionAttribute: secondaryIndex.partitionKey,
+    keyAttributes: secondaryIndex.cursorAttributes,
+    sortKeyPrefix: sortKeyPrefix.payment,
+  });
   const range = from !== null || to !== null ? rangeCondition('#gsi_sk', '', from, to) : null;
   const filters: string[] = [];
-  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey, ...(range ? { '#gsi_sk': secondaryIndex.sortKey } : {}) };
+  const names: Record<string, string> = {
+    '#gsi_pk': secondaryIndex.partitionKey,
+    ...(range ? { '#gsi_sk': secondaryIndex.sortKey } : {}),
+  };
   const values: Record<string, unknown> = { ':pk': partition, ...range?.values };
   if (query.status) {
     filters.push('#status = :status');

@@ -20,7 +20,10 @@ const StoredSubscriberPayment = z.object({ payment_id: Payment.shape.id });
 export const parseStoredSubscriberPayment = recordParser(entity.subscriberPayment, StoredSubscriberPayment);
 
 /** A provider payment's lookup item (`keys.providerPayment`, DESIGN D16): our payment and the subscription it pays for. */
-const StoredProviderPayment = z.object({ payment_id: Payment.shape.id, subscription_id: Payment.shape.subscription_id });
+const StoredProviderPayment = z.object({
+  payment_id: Payment.shape.id,
+  subscription_id: Payment.shape.subscription_id,
+});
 
 /** Parses a provider payment's lookup item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredProviderPayment = recordParser(entity.providerPayment, StoredProviderPayment);

@@ -30,9 +30,15 @@ function recordingProvider(project: Project): PaymentProvider {
   const connected = project.payment_provider?.provider;
   if (connected === RECORDING_PROVIDER) return connected;
   if (!connected) {
-    throw new ProblemError('CONFLICT', `Project ${project.id} has no payment provider connected: connect manual first (PUT /v1/projects/${project.id}/payment-provider) to record payments.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Project ${project.id} has no payment provider connected: connect manual first (PUT /v1/projects/${project.id}/payment-provider) to record payments.`,
+    );
   }
-  throw new ProblemError('CONFLICT', `Project ${project.id} is connected to ${connected}, which reports its payments itself; only the manual provider takes recorded payments.`);
+  throw new ProblemError(
+    'CONFLICT',
+    `Project ${project.id} is connected to ${connected}, which reports its payments itself; only the manual provider takes recorded payments.`,
+  );
 }
 
 /**
@@ -69,12 +75,19 @@ export function newPayment(facts: {
 }
 
 /** The amount and currency of a recorded payment: given, or the plan's price and currency. Errors: VALIDATION_FAILED (another currency). */
-function priceOf(input: Pick<RecordPaymentRequest, 'amount' | 'currency'>, plan: Plan): { amount: number; currency: string } {
+function priceOf(
+  input: Pick<RecordPaymentRequest, 'amount' | 'currency'>,
+  plan: Plan,
+): { amount: number; currency: string } {
   if (input.currency !== undefined && input.currency !== plan.currency) {
-    throw invalid(`Plan ${plan.id} is priced in ${plan.currency}: a payment for it is in ${plan.currency}.`, [{ path: 'currency', message: `must be ${plan.currency}, the plan\u2019s currency` }]);
+    throw invalid(`Plan ${plan.id} is priced in ${plan.currency}: a payment for it is in ${plan.currency}.`, [
+      { path: 'currency', message: `must be ${plan.currency}, the plan\u2019s currency` },
+    ]);
   }
   if (input.amount === undefined && plan.amount === 0) {
-    throw invalid(`Plan ${plan.id} is free: give the amount paid.`, [{ path: 'amount', message: 'is required for a payment on a free plan' }]);
+    throw invalid(`Plan ${plan.id} is free: give the amount paid.`, [
+      { path: 'amount', message: 'is required for a payment on a free plan' },
+    ]);
   }
   return { amount: input.amount ?? plan.amount, currency: plan.currency };
 }
@@ -93,7 +106,10 @@ function billingReasonFor(given: BillingReason | undefined, subscription: Subscr
     );
   }
   if (given === 'renewal' && awaitingFirst) {
-    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}, awaiting its first payment: record a subscription_create (or manual) payment, not a renewal.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Subscription ${subscription.id} is ${subscription.status}, awaiting its first payment: record a subscription_create (or manual) payment, not a renewal.`,
+    );
   }
   return given ?? (awaitingFirst ? 'subscription_create' : 'renewal');
 }
@@ -102,7 +118,12 @@ function billingReasonFor(given: BillingReason | undefined, subscription: Subscr
  * Records a `manual` payment (DESIGN D16) for `subscription_id`, or as the first of a NEW provider-billed subscription (`subscriber_id` + `plan_id`, D15 "(new)"), in ONE transaction.
  * Errors: NOT_FOUND; VALIDATION_FAILED (forms, currency, free plan, reason); TOKEN_MISSING_ABILITY (`project-subscription:create`); CONFLICT (no manual provider, status, inactive, banned, races).
  */
-export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: RecordPaymentRequest): Promise<Payment> {
+export async function recordPayment(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: RecordPaymentRequest,
+): Promise<Payment> {
   const project = toProject(await loadProject(runtime.store, principal, projectId));
   const provider = recordingProvider(project);
   const newSubscription = input.subscriber_id !== undefined || input.plan_id !== undefined;
@@ -112,12 +133,14 @@ export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Princ
     ]);
   }
   if (input.subscription_id === undefined && !newSubscription) {
-    throw invalid('Give the subscription the payment is for (subscription_id), or subscriber_id and plan_id for a new subscription.', [
-      { path: 'subscription_id', message: 'is required without subscriber_id and plan_id' },
-    ]);
+    throw invalid(
+      'Give the subscription the payment is for (subscription_id), or subscriber_id and plan_id for a new subscription.',
+      [{ path: 'subscription_id', message: 'is required without subscriber_id and plan_id' }],
+    );
   }
   const paymentId = newUuid();
-  if (input.subscription_id === undefined) return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
+  if (input.subscription_id === undefined)
+    return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
   const subscriptionId = input.subscription_id;
   return retryOnLostRace(
     async () => {
@@ -127,7 +150,8 @@ export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Princ
         principal,
         subscriptionId,
         (subscription, plan) => {
-          if (subscription.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
+          if (subscription.project_id !== projectId)
+            throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
           const now = isoTime(runtime.clock.nowMs());
           payment = newPayment({
             id: paymentId,
@@ -146,25 +170,44 @@ export async function recordPayment(runtime: UnitOfWorkRuntime, principal: Princ
       );
       return payment!;
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`,
+        ),
+    },
   );
 }
 
 /** The first payment of a new subscription billed through `provider` (see {@link recordPayment}). */
-async function recordFirstPayment(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, provider: PaymentProvider, paymentId: string, input: RecordPaymentRequest): Promise<Payment> {
+async function recordFirstPayment(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  provider: PaymentProvider,
+  paymentId: string,
+  input: RecordPaymentRequest,
+): Promise<Payment> {
   const errors: FieldError[] = [];
   if (input.subscriber_id === undefined) errors.push({ path: 'subscriber_id', message: 'is required with plan_id' });
   if (input.plan_id === undefined) errors.push({ path: 'plan_id', message: 'is required with subscriber_id' });
   if (input.billing_reason !== undefined && input.billing_reason !== 'subscription_create')
     errors.push({ path: 'billing_reason', message: 'must be subscription_create (or omitted) for a new subscription' });
-  if (errors.length) throw invalid('A new subscription\u2019s first payment needs subscriber_id and plan_id, and its billing reason is subscription_create.', errors);
+  if (errors.length)
+    throw invalid(
+      'A new subscription\u2019s first payment needs subscriber_id and plan_id, and its billing reason is subscription_create.',
+      errors,
+    );
   requireAbility(principal, 'project-subscription:create');
   const plan = await getPlan(runtime.store, principal, input.plan_id!);
-  if (plan.project_id !== projectId) throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
+  if (plan.project_id !== projectId)
+    throw new ProblemError('NOT_FOUND', `No plan ${input.plan_id} in project ${projectId}.`);
   if (plan.amount === 0)
-    throw invalid(`Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`, [
-      { path: 'plan_id', message: 'must be a priced plan' },
-    ]);
+    throw invalid(
+      `Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`,
+      [{ path: 'plan_id', message: 'must be a priced plan' }],
+    );
   const price = priceOf(input, plan);
   let payment: Payment | undefined;
   await createSubscription(

@@ -29,12 +29,19 @@ interface Reservation {
 /** The live reservations of a stored payment at `nowMs` (epoch ms), by key. */
 function liveReservations(item: StoredPayment, nowMs: number): Record<string, Reservation> {
   const stored = (item[RESERVATIONS] ?? {}) as Record<string, Reservation>;
-  return Object.fromEntries(Object.entries(stored).filter(([, reservation]) => nowMs - Number(reservation.reserved_at_ms) < RESERVATION_LIFETIME_MS));
+  return Object.fromEntries(
+    Object.entries(stored).filter(
+      ([, reservation]) => nowMs - Number(reservation.reserved_at_ms) < RESERVATION_LIFETIME_MS,
+    ),
+  );
 }
 
 /** Minor units of a stored payment reserved by refunds in flight at `nowMs` (epoch ms), other than `exceptKey`'s. */
 export function reservedAmount(item: StoredPayment, nowMs: number, exceptKey: string | null = null): number {
-  return Object.entries(liveReservations(item, nowMs)).reduce((sum, [key, reservation]) => (key === exceptKey ? sum : sum + Number(reservation.amount)), 0);
+  return Object.entries(liveReservations(item, nowMs)).reduce(
+    (sum, [key, reservation]) => (key === exceptKey ? sum : sum + Number(reservation.amount)),
+    0,
+  );
 }
 
 /** True when reservation `key` is still held on the stored payment at `nowMs` (epoch ms): not settled, released or expired. */
@@ -78,18 +85,32 @@ export async function reserveRefund(
           `Payment ${paymentId} has ${inFlight} ${payment.currency} (minor units) being refunded by other requests; ${Math.max(0, left)} is left to refund. Read it again once they finish.`,
         );
       }
-      const amount = refundAmount({ ...payment, amount_refunded: payment.amount_refunded + inFlight }, paymentId, input);
+      const amount = refundAmount(
+        { ...payment, amount_refunded: payment.amount_refunded + inFlight },
+        paymentId,
+        input,
+      );
       const revision = revisionOf(entity.payment, item);
       await runtime.store.update({
         Key: keys.payment(principal.teamId, paymentId),
         UpdateExpression: `SET #reservations = :reservations, revision = :next_revision`,
         ConditionExpression: 'attribute_exists(pk) AND revision = :revision',
         ExpressionAttributeNames: { '#reservations': RESERVATIONS },
-        ExpressionAttributeValues: { ':reservations': { ...live, [key]: { amount, reserved_at_ms: nowMs } }, ':revision': revision, ':next_revision': revision + 1 },
+        ExpressionAttributeValues: {
+          ':reservations': { ...live, [key]: { amount, reserved_at_ms: nowMs } },
+          ':revision': revision,
+          ':next_revision': revision + 1,
+        },
       });
       return { key, amount, payment };
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Payment ${paymentId} kept changing while this refund was reserved; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Payment ${paymentId} kept changing while this refund was reserved; read it again and retry.`,
+        ),
+    },
   );
 }
 
@@ -109,5 +130,8 @@ export async function releaseRefund(store: Store, teamId: string, paymentId: str
 
 /** The update clause and names that settle reservation `key` in the refund's own payment update. */
 export function settleReservationClause(key: string): { clause: string; names: Record<string, string> } {
-  return { clause: 'REMOVE #reservations.#reservation_key', names: { '#reservations': RESERVATIONS, '#reservation_key': key } };
+  return {
+    clause: 'REMOVE #reservations.#reservation_key',
+    names: { '#reservations': RESERVATIONS, '#reservation_key': key },
+  };
 }

@@ -50,7 +50,9 @@ export const Payment = z
     currency: Currency,
     status: z.enum(PAYMENT_STATUSES).check(z.describe('refunded = in full; a partial refund stays succeeded.')),
     provider: z.enum(PAYMENT_PROVIDER_VALUES),
-    provider_payment_id: z.nullable(z.string()).check(z.describe('The provider\u2019s id (manual: your reference), or null.')),
+    provider_payment_id: z
+      .nullable(z.string())
+      .check(z.describe('The provider\u2019s id (manual: your reference), or null.')),
     billing_reason: z.enum(BILLING_REASONS),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -66,7 +68,9 @@ export const PaymentList = listOf(Payment, 'PaymentList');
 export const PaymentIdParams = z.strictObject({ id: Uuid.check(z.describe('The payment id.')) });
 
 /** `{project_id}` path parameters of a project's payments. */
-export const PaymentProjectParams = z.strictObject({ project_id: Uuid.check(z.describe('The project the payments belong to.')) });
+export const PaymentProjectParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project the payments belong to.')),
+});
 
 /**
  * Body of `POST /v1/projects/{project_id}/payments` (the `manual` provider, DESIGN D16): a payment for an
@@ -77,14 +81,24 @@ export const PaymentProjectParams = z.strictObject({ project_id: Uuid.check(z.de
  */
 export const RecordPaymentRequest = z
   .strictObject({
-    subscription_id: z.optional(Uuid).check(z.describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.')),
+    subscription_id: z
+      .optional(Uuid)
+      .check(z.describe('The subscription paid for; or omit it and give subscriber_id and plan_id to create one.')),
     subscriber_id: z.optional(Uuid).check(z.describe('With plan_id: the subscriber of a new subscription.')),
     plan_id: z.optional(Uuid).check(z.describe('With subscriber_id: the priced plan of a new subscription.')),
     status: z.enum(RECORDABLE_PAYMENT_STATUSES).check(z.describe('pending is settled later (POST /v1/payments/{id}).')),
     amount: z.optional(Amount).check(z.describe('In the minor unit. Default: the plan\u2019s price.')),
     currency: z.optional(Currency).check(z.describe('The plan\u2019s currency (the default).')),
-    billing_reason: z.optional(z.enum(BILLING_REASONS)).check(z.describe('Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.')),
-    provider_payment_id: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))).check(z.describe('Your reference (e.g. of the bank transfer).')),
+    billing_reason: z
+      .optional(z.enum(BILLING_REASONS))
+      .check(
+        z.describe(
+          'Default: subscription_create while the subscription is pending or incomplete, else renewal; manual never moves it.',
+        ),
+      ),
+    provider_payment_id: z
+      .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255)))
+      .check(z.describe('Your reference (e.g. of the bank transfer).')),
   })
   .register(z.globalRegistry, { id: 'RecordPaymentRequest' });
 /** A validated payment record (see {@link RecordPaymentRequest}). */

@@ -16,7 +16,18 @@ import { parseStoredProviderCustomer, parseStoredProviderPayment } from './recor
 import { newPayment } from './recording.js';
 import { addPaymentOfNewSubscription, addProviderPaymentRef } from './writes.js';
 import type { Payment } from './schema.js';
-import { applied, CHECKOUT_WAIT_SECONDS, idOf, ignored, linkOf, planOf, STRIPE, StripeEventNotReady, type EventContext, type StripeEventOutcome } from './stripe-event-context.js';
+import {
+  applied,
+  CHECKOUT_WAIT_SECONDS,
+  idOf,
+  ignored,
+  linkOf,
+  planOf,
+  STRIPE,
+  StripeEventNotReady,
+  type EventContext,
+  type StripeEventOutcome,
+} from './stripe-event-context.js';
 
 /**
  * Checkout events of a project's Stripe account (DESIGN D16, D22, D26): `checkout.session.completed` creates
@@ -33,7 +44,11 @@ const CHECKOUT_SESSION_REF_SECONDS = 30 * 24 * 3600;
 
 /** The subscriber fields a Checkout Session gives (invalid ones dropped): e-mail, name, the Stripe customer. */
 function subscriberInput(session: Stripe.Checkout.Session, customerId: string | null): CreateSubscriberRequest {
-  const wanted = { email: session.customer_details?.email ?? undefined, display_name: session.customer_details?.name ?? undefined, provider_customer_id: customerId ?? undefined };
+  const wanted = {
+    email: session.customer_details?.email ?? undefined,
+    display_name: session.customer_details?.name ?? undefined,
+    provider_customer_id: customerId ?? undefined,
+  };
   const parsed = CreateSubscriberRequest.safeParse(wanted);
   if (parsed.success) return parsed.data;
   const fallback = CreateSubscriberRequest.safeParse({ provider_customer_id: customerId ?? undefined });
@@ -44,30 +59,53 @@ function subscriberInput(session: Stripe.Checkout.Session, customerId: string | 
  * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the subscription on `metadata.plan_id` (else a line item's synced
  * plan): mode `subscription` → pending; mode `payment` paid → active with its payment, same transaction. An already linked Stripe subscription changes nothing.
  */
-export async function checkoutCompleted(context: EventContext, session: Stripe.Checkout.Session): Promise<StripeEventOutcome> {
+export async function checkoutCompleted(
+  context: EventContext,
+  session: Stripe.Checkout.Session,
+): Promise<StripeEventOutcome> {
   const { runtime, principal, projectId } = context;
   const teamId = principal.teamId;
-  if (session.mode !== 'subscription' && session.mode !== 'payment') return ignored(`checkout mode ${session.mode} creates no subscription`);
+  if (session.mode !== 'subscription' && session.mode !== 'payment')
+    return ignored(`checkout mode ${session.mode} creates no subscription`);
   const stripeSubscriptionId = session.mode === 'subscription' ? idOf(session.subscription) : null;
-  if (session.mode === 'subscription' && !stripeSubscriptionId) return ignored('the subscription-mode session names no subscription');
-  if (stripeSubscriptionId && (await linkOf(context, stripeSubscriptionId))) return ignored(`Stripe subscription ${stripeSubscriptionId} is linked already`);
+  if (session.mode === 'subscription' && !stripeSubscriptionId)
+    return ignored('the subscription-mode session names no subscription');
+  if (stripeSubscriptionId && (await linkOf(context, stripeSubscriptionId)))
+    return ignored(`Stripe subscription ${stripeSubscriptionId} is linked already`);
   const priceIds = (session.line_items?.data ?? []).flatMap((item) => (item.price ? [item.price.id] : []));
   const plan = await planOf(context, session.metadata, priceIds);
-  if (!plan) return ignored('no plan: the session has no metadata.plan_id of this project and no line item with a synced price');
+  if (!plan)
+    return ignored('no plan: the session has no metadata.plan_id of this project and no line item with a synced price');
 
   const customerId = idOf(session.customer);
   const project = toProject(await loadProject(runtime.store, principal, projectId));
-  const customerRef = customerId ? await runtime.store.get(keys.providerCustomer(teamId, projectId, STRIPE, customerId)) : undefined;
-  const existing: Subscriber | null = customerRef ? await getSubscriber(runtime.store, principal, parseStoredProviderCustomer(customerRef).subscriber_id) : null;
+  const customerRef = customerId
+    ? await runtime.store.get(keys.providerCustomer(teamId, projectId, STRIPE, customerId))
+    : undefined;
+  const existing: Subscriber | null = customerRef
+    ? await getSubscriber(runtime.store, principal, parseStoredProviderCustomer(customerRef).subscriber_id)
+    : null;
   requireSubscribable(project, plan, existing);
-  const prepared: PreparedSubscriber | undefined = existing ? undefined : await prepareSubscriber(runtime, principal, projectId, subscriberInput(session, customerId));
+  const prepared: PreparedSubscriber | undefined = existing
+    ? undefined
+    : await prepareSubscriber(runtime, principal, projectId, subscriberInput(session, customerId));
   const subscriber = existing ?? prepared!.subscriber;
 
   const paymentIntentId = session.mode === 'payment' ? idOf(session.payment_intent) : null;
-  const charged = session.mode === 'payment' && paymentIntentId !== null && (session.amount_total ?? 0) > 0 && session.currency !== null;
+  const charged =
+    session.mode === 'payment' &&
+    paymentIntentId !== null &&
+    (session.amount_total ?? 0) > 0 &&
+    session.currency !== null;
   // A delayed payment method (SEPA debit, bank transfer…): the session completes unpaid and
   // checkout.session.async_payment_succeeded or _failed settles the PaymentIntent later.
-  const paymentStatus: Payment['status'] | null = !charged ? null : session.payment_status === 'paid' ? 'succeeded' : session.payment_status === 'unpaid' ? 'pending' : null;
+  const paymentStatus: Payment['status'] | null = !charged
+    ? null
+    : session.payment_status === 'paid'
+      ? 'succeeded'
+      : session.payment_status === 'unpaid'
+        ? 'pending'
+        : null;
   // A recurring plan with a trial starts trialing: its first invoice (zero, or the first charge after
   // the trial) settles nothing before the trial ends. Otherwise the first invoice activates it.
   const trialDays = session.mode === 'subscription' && plan.interval !== 'one_time' ? plan.trial_days : 0;
@@ -82,7 +120,10 @@ export async function checkoutCompleted(context: EventContext, session: Stripe.C
     trialEndMs: trialDays > 0 ? nowMs + trialDays * DAY_MS : null,
     endsAtMs: plan.interval === 'one_time' ? nowMs + (plan.access_days ?? 1) * DAY_MS : null,
     // `succeeded` for a trial: nothing is awaited before it starts (see SubscriptionBilling).
-    billing: { provider: STRIPE, firstPayment: paymentStatus === 'succeeded' || trialDays > 0 ? 'succeeded' : 'pending' },
+    billing: {
+      provider: STRIPE,
+      firstPayment: paymentStatus === 'succeeded' || trialDays > 0 ? 'succeeded' : 'pending',
+    },
   });
   const now = isoTime(nowMs);
   const payment: Payment | null = paymentStatus
@@ -107,7 +148,13 @@ export async function checkoutCompleted(context: EventContext, session: Stripe.C
       }
       if (customerId && prepared) {
         tx.put(
-          { ...keys.providerCustomer(teamId, projectId, STRIPE, customerId), entity: entity.providerCustomer, team_id: teamId, project_id: projectId, subscriber_id: subscriber.id },
+          {
+            ...keys.providerCustomer(teamId, projectId, STRIPE, customerId),
+            entity: entity.providerCustomer,
+            team_id: teamId,
+            project_id: projectId,
+            subscriber_id: subscriber.id,
+          },
           { condition: 'attribute_not_exists(pk)' },
         );
       }
@@ -156,13 +203,23 @@ export async function checkoutCompleted(context: EventContext, session: Stripe.C
  * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`): the session's pending payment → succeeded (activates, D15) or failed (expires after 23 hours unless paid).
  * Before its `checkout.session.completed` (within {@link CHECKOUT_WAIT_SECONDS}) → {@link StripeEventNotReady}; a session of no payment of this project is ignored.
  */
-export async function checkoutPaymentSettled(context: EventContext, session: Stripe.Checkout.Session, status: 'succeeded' | 'failed'): Promise<StripeEventOutcome> {
+export async function checkoutPaymentSettled(
+  context: EventContext,
+  session: Stripe.Checkout.Session,
+  status: 'succeeded' | 'failed',
+): Promise<StripeEventOutcome> {
   const paymentIntentId = idOf(session.payment_intent);
-  if (session.mode !== 'payment' || !paymentIntentId) return ignored('only a payment-mode session with a PaymentIntent settles a payment');
-  const ref = await context.runtime.store.get(keys.providerPayment(context.principal.teamId, context.projectId, STRIPE, paymentIntentId));
+  if (session.mode !== 'payment' || !paymentIntentId)
+    return ignored('only a payment-mode session with a PaymentIntent settles a payment');
+  const ref = await context.runtime.store.get(
+    keys.providerPayment(context.principal.teamId, context.projectId, STRIPE, paymentIntentId),
+  );
   if (!ref) {
     const ageSeconds = Math.floor(context.runtime.clock.nowMs() / 1000) - context.created;
-    if (ageSeconds < CHECKOUT_WAIT_SECONDS) throw new StripeEventNotReady(`no payment has PaymentIntent ${paymentIntentId} yet (its checkout.session.completed comes first)`);
+    if (ageSeconds < CHECKOUT_WAIT_SECONDS)
+      throw new StripeEventNotReady(
+        `no payment has PaymentIntent ${paymentIntentId} yet (its checkout.session.completed comes first)`,
+      );
     return ignored(`no payment of this project has PaymentIntent ${paymentIntentId}`);
   }
   const outcome = await recordProviderPayment(context.runtime, context.principal, {

@@ -66,7 +66,10 @@ export interface EventContext {
 type EventFamily = 'subscription' | 'invoice';
 
 /** The link item's attribute holding a family's last applied event `created` (unix seconds). */
-const LAST_APPLIED = { subscription: 'last_subscription_event_created', invoice: 'last_invoice_event_created' } as const satisfies Record<EventFamily, string>;
+const LAST_APPLIED = {
+  subscription: 'last_subscription_event_created',
+  invoice: 'last_invoice_event_created',
+} as const satisfies Record<EventFamily, string>;
 
 /** Our subscription linked to a Stripe subscription, and per event family the `created` (unix seconds) of the last event applied to it (0: none). */
 export interface SubscriptionLink {
@@ -94,7 +97,9 @@ const parseSubscriptionLink = recordParser(
 
 /** The link of a Stripe subscription (strongly consistent), or null when none of ours has that id. */
 export async function linkOf(context: EventContext, stripeSubscriptionId: string): Promise<SubscriptionLink | null> {
-  const item = await context.runtime.store.get(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId));
+  const item = await context.runtime.store.get(
+    keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId),
+  );
   if (!item) return null;
   const link = parseSubscriptionLink(item);
   // Our own provider-first change supersedes every subscription snapshot Stripe created before it (D27); 0: none applied.
@@ -102,7 +107,10 @@ export async function linkOf(context: EventContext, stripeSubscriptionId: string
   return {
     stripeSubscriptionId,
     subscriptionId: link.subscription_id,
-    lastApplied: { subscription: Math.max(link[LAST_APPLIED.subscription] ?? 0, ownChange), invoice: link[LAST_APPLIED.invoice] ?? 0 },
+    lastApplied: {
+      subscription: Math.max(link[LAST_APPLIED.subscription] ?? 0, ownChange),
+      invoice: link[LAST_APPLIED.invoice] ?? 0,
+    },
   };
 }
 
@@ -135,8 +143,13 @@ const PLAN_PAGE = 100;
 async function planOfPrice(context: EventContext, priceId: string): Promise<Plan | null> {
   let cursor: string | undefined;
   do {
-    const page = await listPlans(context.runtime.store, context.principal, context.projectId, { limit: PLAN_PAGE, cursor });
-    const plan = page.data.find((candidate) => candidate.payment_provider === STRIPE && candidate.provider_price_id === priceId);
+    const page = await listPlans(context.runtime.store, context.principal, context.projectId, {
+      limit: PLAN_PAGE,
+      cursor,
+    });
+    const plan = page.data.find(
+      (candidate) => candidate.payment_provider === STRIPE && candidate.provider_price_id === priceId,
+    );
     if (plan) return plan;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -149,13 +162,18 @@ async function planOfId(context: EventContext, planId: string): Promise<Plan | n
     const plan = await getPlan(context.runtime.store, context.principal, planId);
     return plan.project_id === context.projectId ? plan : null;
   } catch (error) {
-    if (error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'VALIDATION_FAILED')) return null;
+    if (error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'VALIDATION_FAILED'))
+      return null;
     throw error;
   }
 }
 
 /** The plan named by `metadata.plan_id`, else the plan synced with one of `priceIds`, else null. */
-export async function planOf(context: EventContext, metadata: Stripe.Metadata | null | undefined, priceIds: readonly string[]): Promise<Plan | null> {
+export async function planOf(
+  context: EventContext,
+  metadata: Stripe.Metadata | null | undefined,
+  priceIds: readonly string[],
+): Promise<Plan | null> {
   const planId = metadata?.plan_id;
   if (planId) return planOfId(context, planId);
   for (const priceId of priceIds) {

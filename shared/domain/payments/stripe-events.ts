@@ -42,7 +42,12 @@ const NOT_APPLICABLE = new Set(['NOT_FOUND', 'CONFLICT', 'VALIDATION_FAILED', 'T
  * event does not apply (NOT_FOUND, CONFLICT, VALIDATION_FAILED, TIER_LIMIT_REACHED) become an ignored
  * outcome naming them.
  */
-export async function applyStripeEvent(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, event: Stripe.Event): Promise<StripeEventOutcome> {
+export async function applyStripeEvent(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  event: Stripe.Event,
+): Promise<StripeEventOutcome> {
   const context: EventContext = { runtime, principal, projectId, created: event.created };
   try {
     switch (event.type) {
@@ -66,7 +71,8 @@ export async function applyStripeEvent(runtime: UnitOfWorkRuntime, principal: Pr
         return ignored(`${event.type} is not mapped`);
     }
   } catch (error) {
-    if (error instanceof ProblemError && NOT_APPLICABLE.has(error.code)) return ignored(`${error.code}: ${error.message}`);
+    if (error instanceof ProblemError && NOT_APPLICABLE.has(error.code))
+      return ignored(`${error.code}: ${error.message}`);
     throw error;
   }
 }
@@ -95,14 +101,20 @@ function paymentIntentOf(invoice: Stripe.Invoice): string | null {
  * `invoice.paid` / `invoice.payment_failed` of a linked Stripe subscription: the payment (id: the PaymentIntent, else the invoice) and its D15 transition (none for a stale event).
  * Not linked yet: the first invoice within {@link CHECKOUT_WAIT_SECONDS} → {@link StripeEventNotReady}, any other is ignored.
  */
-async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, status: 'succeeded' | 'failed'): Promise<StripeEventOutcome> {
+async function invoiceSettled(
+  context: EventContext,
+  invoice: Stripe.Invoice,
+  status: 'succeeded' | 'failed',
+): Promise<StripeEventOutcome> {
   const stripeSubscriptionId = idOf(invoice.parent?.subscription_details?.subscription);
   if (!stripeSubscriptionId) return ignored('the invoice is not a subscription\u2019s');
   const link = await linkOf(context, stripeSubscriptionId);
   if (!link) {
     const ageSeconds = Math.floor(context.runtime.clock.nowMs() / 1000) - context.created;
     if (invoice.billing_reason === 'subscription_create' && ageSeconds < CHECKOUT_WAIT_SECONDS) {
-      throw new StripeEventNotReady(`Stripe subscription ${stripeSubscriptionId} is not linked yet (its checkout.session.completed comes first)`);
+      throw new StripeEventNotReady(
+        `Stripe subscription ${stripeSubscriptionId} is not linked yet (its checkout.session.completed comes first)`,
+      );
     }
     return ignored(`Stripe subscription ${stripeSubscriptionId} is not linked to a subscription of this project`);
   }
@@ -130,15 +142,23 @@ async function invoiceSettled(context: EventContext, invoice: Stripe.Invoice, st
  * first invoice (`subscription_create`) of a subscription still `pending` activates it (D15
  * `payment_succeeded`, no `payment.*` event); anything else is ignored.
  */
-async function zeroAmountInvoice(context: EventContext, link: SubscriptionLink, invoice: Stripe.Invoice, status: 'succeeded' | 'failed', fresh: boolean): Promise<StripeEventOutcome> {
-  if (status !== 'succeeded' || invoice.billing_reason !== 'subscription_create' || !fresh) return ignored('the invoice is for a zero amount: no payment to record');
+async function zeroAmountInvoice(
+  context: EventContext,
+  link: SubscriptionLink,
+  invoice: Stripe.Invoice,
+  status: 'succeeded' | 'failed',
+  fresh: boolean,
+): Promise<StripeEventOutcome> {
+  if (status !== 'succeeded' || invoice.billing_reason !== 'subscription_create' || !fresh)
+    return ignored('the invoice is for a zero amount: no payment to record');
   let skipped: string | null = null;
   await changeSubscriptionWith(
     context.runtime,
     context.principal,
     link.subscriptionId,
     (subscription) => {
-      if (subscription.status !== 'pending') skipped = `a zero-amount first invoice changes nothing for a ${subscription.status} subscription`;
+      if (subscription.status !== 'pending')
+        skipped = `a zero-amount first invoice changes nothing for a ${subscription.status} subscription`;
       return skipped ? null : { trigger: 'payment_succeeded' };
     },
     (tx) => markApplied(tx, context, link, 'invoice'),
@@ -154,18 +174,30 @@ async function zeroAmountInvoice(context: EventContext, link: SubscriptionLink, 
  * The D15 change a Stripe subscription's state asks of ours, or null when they agree (pure): canceled, incomplete_expired, unpaid, pause/resume, cancel at period end (or
  * `cancel_at`), or a price synced to `targetPlan` → upgrade / downgrade. One change per event.
  */
-export function stripeSubscriptionDecision(stripeSubscription: Stripe.Subscription, deleted: boolean, subscription: Subscription, plan: Plan, targetPlan: Plan | null): Decision | null {
+export function stripeSubscriptionDecision(
+  stripeSubscription: Stripe.Subscription,
+  deleted: boolean,
+  subscription: Subscription,
+  plan: Plan,
+  targetPlan: Plan | null,
+): Decision | null {
   const status = stripeSubscription.status;
-  if (deleted || status === 'canceled') return subscription.status === 'canceled' ? null : { trigger: 'cancel', reason: stripeSubscription.cancellation_details?.reason ?? null };
+  if (deleted || status === 'canceled')
+    return subscription.status === 'canceled'
+      ? null
+      : { trigger: 'cancel', reason: stripeSubscription.cancellation_details?.reason ?? null };
   if (status === 'incomplete_expired') return { trigger: 'incomplete_expired' };
   if (status === 'unpaid') return subscription.status === 'unpaid' ? null : { trigger: 'retries_exhausted' };
   const paused = status === 'paused' || stripeSubscription.pause_collection !== null;
   if (paused !== (subscription.status === 'paused')) return { trigger: paused ? 'pause' : 'resume' };
   const cancelling = stripeSubscription.cancel_at_period_end || stripeSubscription.cancel_at !== null;
   if (cancelling !== (subscription.status === 'pending_cancellation')) {
-    return cancelling ? { trigger: 'cancel_at_period_end', reason: stripeSubscription.cancellation_details?.reason ?? null } : { trigger: 'resume' };
+    return cancelling
+      ? { trigger: 'cancel_at_period_end', reason: stripeSubscription.cancellation_details?.reason ?? null }
+      : { trigger: 'resume' };
   }
-  if (targetPlan && targetPlan.id !== plan.id) return { trigger: planChangeTrigger(plan, targetPlan), newPlan: targetPlan };
+  if (targetPlan && targetPlan.id !== plan.id)
+    return { trigger: planChangeTrigger(plan, targetPlan), newPlan: targetPlan };
   return null;
 }
 
@@ -176,11 +208,18 @@ export function stripeSubscriptionDecision(stripeSubscription: Stripe.Subscripti
  * same transaction. Ignored: an unlinked subscription, an event older than the last applied one, a
  * change D15 does not allow from the current status, nothing to change.
  */
-async function subscriptionChanged(context: EventContext, stripeSubscription: Stripe.Subscription, deleted: boolean): Promise<StripeEventOutcome> {
+async function subscriptionChanged(
+  context: EventContext,
+  stripeSubscription: Stripe.Subscription,
+  deleted: boolean,
+): Promise<StripeEventOutcome> {
   const link = await linkOf(context, stripeSubscription.id);
-  if (!link) return ignored(`Stripe subscription ${stripeSubscription.id} is not linked to a subscription of this project`);
+  if (!link)
+    return ignored(`Stripe subscription ${stripeSubscription.id} is not linked to a subscription of this project`);
   if (!isFresh(context, link, 'subscription'))
-    return ignored(`older (created ${context.created}) than the last customer.subscription event applied to subscription ${link.subscriptionId} (${link.lastApplied.subscription})`);
+    return ignored(
+      `older (created ${context.created}) than the last customer.subscription event applied to subscription ${link.subscriptionId} (${link.lastApplied.subscription})`,
+    );
   const priceIds = stripeSubscription.items.data.map((item) => item.price.id);
   const targetPlan = deleted ? null : await planOf(context, stripeSubscription.metadata, priceIds);
   let skipped: string | null = null;
@@ -191,7 +230,8 @@ async function subscriptionChanged(context: EventContext, stripeSubscription: St
     (subscription, plan) => {
       const decision = stripeSubscriptionDecision(stripeSubscription, deleted, subscription, plan, targetPlan);
       if (!decision) skipped = `subscription ${subscription.id} already matches Stripe (${subscription.status})`;
-      else if (!ruleFor(subscription.status, decision.trigger)) skipped = `D15 allows no ${decision.trigger} from ${subscription.status}`;
+      else if (!ruleFor(subscription.status, decision.trigger))
+        skipped = `D15 allows no ${decision.trigger} from ${subscription.status}`;
       return skipped ? null : decision;
     },
     (tx) => markApplied(tx, context, link, 'subscription'),

@@ -52,7 +52,14 @@ export function writeNewPayment(tx: Transaction, teamId: string, payment: Paymen
  * Adds the update of a payment to `next` (conditional on the revision read) to `tx`, with the provider's
  * refund id when a refund made one, settling the refund's reservation `reservationKey` when it had one.
  */
-export function writePaymentUpdate(tx: Transaction, teamId: string, item: StoredPayment, next: Payment, providerRefundId: string | null = null, reservationKey: string | null = null): void {
+export function writePaymentUpdate(
+  tx: Transaction,
+  teamId: string,
+  item: StoredPayment,
+  next: Payment,
+  providerRefundId: string | null = null,
+  reservationKey: string | null = null,
+): void {
   const revision = revisionOf(entity.payment, item);
   const settle = reservationKey ? settleReservationClause(reservationKey) : null;
   writePaymentMetrics(tx, teamId, toPayment(item), next);
@@ -75,7 +82,13 @@ export function writePaymentUpdate(tx: Transaction, teamId: string, item: Stored
  * Adds to `tx` the lookup item of a provider payment (`keys.providerPayment` → `payment_id`, `subscription_id`), conditional
  * on it not existing (a second payment for the same provider payment is a lost race).
  */
-export function addProviderPaymentRef(tx: Transaction, teamId: string, payment: Payment, provider: PaymentProvider, providerPaymentId: string): void {
+export function addProviderPaymentRef(
+  tx: Transaction,
+  teamId: string,
+  payment: Payment,
+  provider: PaymentProvider,
+  providerPaymentId: string,
+): void {
   tx.put(
     {
       ...keys.providerPayment(teamId, payment.project_id, provider, providerPaymentId),
@@ -94,6 +107,11 @@ export function addProviderPaymentRef(tx: Transaction, teamId: string, payment: 
  * payment mode) to the creation's transaction: the payment, its subscriber index item and its
  * `payment.*` event (DESIGN D16). `change` is the creation as the subscriptions module reports it.
  */
-export function addPaymentOfNewSubscription(tx: Transaction, teamId: string, payment: Payment, change: SubscriptionChange): void {
+export function addPaymentOfNewSubscription(
+  tx: Transaction,
+  teamId: string,
+  payment: Payment,
+  change: SubscriptionChange,
+): void {
   writeNewPayment(tx, teamId, payment, change);
 }

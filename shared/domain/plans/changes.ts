@@ -18,8 +18,16 @@ import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
  * Changes a plan (D16) with `plan.updated`/`plan.activated`/`plan.deactivated`; with live subscriptions a price change adds a version; provider-listed changes
  * sync after the transaction. Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT (archived project, {@link MAX_PRICE_VERSIONS} versions, lost race).
  */
-export async function updatePlan(runtime: SyncRuntime, principal: Principal, planId: string, input: UpdatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
-  return changePlan(runtime, principal, planId, options, (plan, project, item, nowIso) => decidePlanUpdate(plan, project, liveSubscriptionsOf(item), input, nowIso, NO_LIVE_SUBSCRIPTIONS));
+export async function updatePlan(
+  runtime: SyncRuntime,
+  principal: Principal,
+  planId: string,
+  input: UpdatePlanRequest,
+  options: SyncOptions = {},
+): Promise<Plan> {
+  return changePlan(runtime, principal, planId, options, (plan, project, item, nowIso) =>
+    decidePlanUpdate(plan, project, liveSubscriptionsOf(item), input, nowIso, NO_LIVE_SUBSCRIPTIONS),
+  );
 }
 
 /**
@@ -27,7 +35,12 @@ export async function updatePlan(runtime: SyncRuntime, principal: Principal, pla
  * `plan.deactivated`. Errors: NOT_FOUND; CONFLICT (already in that status, or activating in an
  * archived project).
  */
-export async function setPlanStatus(runtime: SyncRuntime, principal: Principal, planId: string, status: PlanStatus): Promise<Plan> {
+export async function setPlanStatus(
+  runtime: SyncRuntime,
+  principal: Principal,
+  planId: string,
+  status: PlanStatus,
+): Promise<Plan> {
   return changePlan(runtime, principal, planId, {}, (plan, project) => decidePlanStatus(plan, project, status));
 }
 
@@ -52,12 +65,18 @@ async function changePlan(
       if (!change) return { next: plan, sync: null };
       const next: Plan = { ...change.next, updated_at: nowIso };
       const revision = revisionCondition(item);
-      const changed = Object.keys(next).filter((field) => field !== 'id' && field !== 'project_id' && field !== 'created_at') as (keyof Plan)[];
+      const changed = Object.keys(next).filter(
+        (field) => field !== 'id' && field !== 'project_id' && field !== 'created_at',
+      ) as (keyof Plan)[];
       // An optional field set to undefined (a plan's `platform_role_ids` back to every role) is removed.
       const fields = changed.filter((field) => next[field] !== undefined);
       const removed = changed.filter((field) => next[field] === undefined);
       const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ...revision.values, ...(change.condition?.values ?? {}), ':revision': revisionOf(entity.plan, item) + 1 };
+      const values: Record<string, unknown> = {
+        ...revision.values,
+        ...(change.condition?.values ?? {}),
+        ':revision': revisionOf(entity.plan, item) + 1,
+      };
       const sets = fields.map((field) => {
         names[`#${field}`] = field;
         values[`:${field}`] = next[field];
@@ -66,16 +85,24 @@ async function changePlan(
       await unitOfWork(runtime, principal.teamId, (tx) => {
         tx.update(keys.plan(principal.teamId, planId), {
           expression: `SET ${sets.join(', ')}, revision = :revision${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
-          condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression].filter(Boolean).join(' AND '),
+          condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression]
+            .filter(Boolean)
+            .join(' AND '),
           names,
           values,
         });
         for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
       });
       const provider = change.sync ? project.payment_provider?.provider : undefined;
-      return { next, sync: provider ? { stored: { ...item, ...next, revision: revisionOf(entity.plan, item) + 1 }, provider } : null };
+      return {
+        next,
+        sync: provider ? { stored: { ...item, ...next, revision: revisionOf(entity.plan, item) + 1 }, provider } : null,
+      };
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError('CONFLICT', `Plan ${planId} kept changing while this request ran; read it again and retry.`),
+    },
   );
   if (!written.sync) return written.next;
   return syncAfterWrite(runtime, principal.teamId, written.sync.stored, written.sync.provider, options);
@@ -86,22 +113,36 @@ async function changePlan(
  * transaction (the catalogue has no `plan.deleted` event, so none is emitted). Errors: NOT_FOUND;
  * CONFLICT (live subscriptions — checked in the transaction too).
  */
-export async function deletePlan(runtime: UnitOfWorkRuntime, principal: Principal, planId: string): Promise<{ id: string; deleted: true }> {
+export async function deletePlan(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  planId: string,
+): Promise<{ id: string; deleted: true }> {
   return retryOnLostRace(
     async () => {
       const { item, plan } = await loadPlan(runtime.store, principal, planId);
       const live = liveSubscriptionsOf(item);
-      if (live > 0) throw new ProblemError('CONFLICT', `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`);
+      if (live > 0)
+        throw new ProblemError(
+          'CONFLICT',
+          `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`,
+        );
       const revision = revisionCondition(item);
       return await unitOfWork(runtime, principal.teamId, (tx) => {
         tx.delete(keys.plan(principal.teamId, planId), {
           condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
           values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
         });
-        tx.update(keys.project(principal.teamId, plan.project_id), { expression: 'DELETE plan_ids :plan_id', condition: 'attribute_exists(pk)', values: { ':plan_id': new Set([planId]) } });
+        tx.update(keys.project(principal.teamId, plan.project_id), {
+          expression: 'DELETE plan_ids :plan_id',
+          condition: 'attribute_exists(pk)',
+          values: { ':plan_id': new Set([planId]) },
+        });
         return { id: planId, deleted: true as const };
       });
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while it was being deleted; retry.`) },
+    {
+      exhausted: () => new ProblemError('CONFLICT', `Plan ${planId} kept changing while it was being deleted; retry.`),
+    },
   );
 }

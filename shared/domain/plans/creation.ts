@@ -20,7 +20,13 @@ import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
  * `plan.sync_failed`, recorded in its own unit of work); the answer is the plan after that attempt.
  * Errors: NOT_FOUND (project); VALIDATION_FAILED (billing terms); CONFLICT (archived project, plan limit).
  */
-export async function createPlan(runtime: SyncRuntime, principal: Principal, projectId: string, input: CreatePlanRequest, options: SyncOptions = {}): Promise<Plan> {
+export async function createPlan(
+  runtime: SyncRuntime,
+  principal: Principal,
+  projectId: string,
+  input: CreatePlanRequest,
+  options: SyncOptions = {},
+): Promise<Plan> {
   const terms = resolveTerms(input);
   const planId = newUuid();
   const { project, plan, stored } = await retryOnLostRace(
@@ -30,7 +36,10 @@ export async function createPlan(runtime: SyncRuntime, principal: Principal, pro
       if (project.status === 'archived') throw archivedConflict(project, 'creating a plan');
       if (input.platform_role_ids) requirePlanRoles(project, input.platform_role_ids);
       if (planIdsOf(projectItem).length >= MAX_PLANS_PER_PROJECT)
-        throw new ProblemError('CONFLICT', `Project ${projectId} already has ${MAX_PLANS_PER_PROJECT} plans, the most it can; delete or reuse one.`);
+        throw new ProblemError(
+          'CONFLICT',
+          `Project ${projectId} already has ${MAX_PLANS_PER_PROJECT} plans, the most it can; delete or reuse one.`,
+        );
       const now = isoTime(runtime.clock.nowMs());
       const plan: Plan = {
         id: planId,
@@ -64,7 +73,8 @@ export async function createPlan(runtime: SyncRuntime, principal: Principal, pro
         tx.put(stored, { condition: 'attribute_not_exists(pk)' });
         tx.update(keys.project(principal.teamId, projectId), {
           expression: 'ADD plan_ids :plan_id',
-          condition: 'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
+          condition:
+            'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
           names: { '#status': 'status' },
           values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': MAX_PLANS_PER_PROJECT },
         });
@@ -72,7 +82,10 @@ export async function createPlan(runtime: SyncRuntime, principal: Principal, pro
       });
       return { project, plan, stored };
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`),
+    },
   );
   if (!project.payment_provider) return plan;
   return syncAfterWrite(runtime, principal.teamId, stored, project.payment_provider.provider, options);

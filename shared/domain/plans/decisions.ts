@@ -1,7 +1,15 @@
 import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import type { Project } from '../projects/schema.js';
-import { MAX_INTERVAL_COUNT, MAX_PRICE_VERSIONS, type Plan, type PlanInterval, type PlanPriceVersion, type PlanStatus, type UpdatePlanRequest } from './schema.js';
+import {
+  MAX_INTERVAL_COUNT,
+  MAX_PRICE_VERSIONS,
+  type Plan,
+  type PlanInterval,
+  type PlanPriceVersion,
+  type PlanStatus,
+  type UpdatePlanRequest,
+} from './schema.js';
 
 /**
  * The decisions of plan changes (DESIGN D16), pure: billing terms, and from a plan as read (with its
@@ -28,7 +36,10 @@ const PRICE_FIELDS = ['amount', 'currency', 'interval', 'interval_count', 'acces
  * `interval_count` resets it to 1; switching to recurring clears `access_days`, to one_time clears the
  * trial. Errors: VALIDATION_FAILED with the offending fields.
  */
-export function resolveTerms(requested: Partial<Omit<Terms, 'access_days'>> & { access_days?: number | null }, current?: Terms): Terms {
+export function resolveTerms(
+  requested: Partial<Omit<Terms, 'access_days'>> & { access_days?: number | null },
+  current?: Terms,
+): Terms {
   const interval = requested.interval ?? current?.interval ?? 'month';
   const intervalChanged = current !== undefined && interval !== current.interval;
   const oneTime = interval === 'one_time';
@@ -37,20 +48,32 @@ export function resolveTerms(requested: Partial<Omit<Terms, 'access_days'>> & { 
     currency: requested.currency ?? current?.currency ?? 'USD',
     interval,
     interval_count: requested.interval_count ?? (current && !intervalChanged ? current.interval_count : 1),
-    access_days: requested.access_days !== undefined ? requested.access_days : oneTime ? (current?.access_days ?? null) : null,
+    access_days:
+      requested.access_days !== undefined ? requested.access_days : oneTime ? (current?.access_days ?? null) : null,
     trial_days: requested.trial_days ?? (oneTime ? 0 : (current?.trial_days ?? 0)),
   };
   const errors: FieldError[] = [];
   if (oneTime) {
-    if (terms.access_days === null) errors.push({ path: 'access_days', message: 'required for a one_time plan (days of access it grants)' });
+    if (terms.access_days === null)
+      errors.push({ path: 'access_days', message: 'required for a one_time plan (days of access it grants)' });
     if (terms.interval_count !== 1) errors.push({ path: 'interval_count', message: 'must be 1 for a one_time plan' });
     if (terms.trial_days !== 0) errors.push({ path: 'trial_days', message: 'a one_time plan has no trial' });
   } else {
-    if (requested.access_days !== undefined && requested.access_days !== null) errors.push({ path: 'access_days', message: 'only one_time plans take access_days' });
+    if (requested.access_days !== undefined && requested.access_days !== null)
+      errors.push({ path: 'access_days', message: 'only one_time plans take access_days' });
     const most = MAX_INTERVAL_COUNT[interval];
-    if (terms.interval_count > most) errors.push({ path: 'interval_count', message: `at most ${most} for interval ${interval} (a billing period is at most one year)` });
+    if (terms.interval_count > most)
+      errors.push({
+        path: 'interval_count',
+        message: `at most ${most} for interval ${interval} (a billing period is at most one year)`,
+      });
   }
-  if (errors.length) throw new ProblemError('VALIDATION_FAILED', `The plan\u2019s billing terms are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`, { errors });
+  if (errors.length)
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `The plan\u2019s billing terms are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`,
+      { errors },
+    );
   return terms;
 }
 
@@ -77,17 +100,26 @@ export const priceVersionOf = (version: number, terms: Terms, effectiveFrom: str
  * Errors: VALIDATION_FAILED naming the ids that are not.
  */
 export function requirePlanRoles(project: Project, roleIds: readonly string[]): void {
-  const linked = new Set(project.resources.filter((resource) => resource.kind === 'role').map((resource) => resource.platform_resource_id));
+  const linked = new Set(
+    project.resources.filter((resource) => resource.kind === 'role').map((resource) => resource.platform_resource_id),
+  );
   const unknown = roleIds.filter((roleId) => !linked.has(roleId));
   if (unknown.length > 0) {
-    throw new ProblemError('VALIDATION_FAILED', `Not linked roles of project ${project.id}: ${unknown.join(', ')}; link them first (POST /v1/projects/${project.id}/resources, kind role).`, {
-      errors: [{ path: 'platform_role_ids', message: `not linked roles: ${unknown.join(', ')}` }],
-    });
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `Not linked roles of project ${project.id}: ${unknown.join(', ')}; link them first (POST /v1/projects/${project.id}/resources, kind role).`,
+      {
+        errors: [{ path: 'platform_role_ids', message: `not linked roles: ${unknown.join(', ')}` }],
+      },
+    );
   }
 }
 
 export const archivedConflict = (project: Project, what: string) =>
-  new ProblemError('CONFLICT', `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`);
+  new ProblemError(
+    'CONFLICT',
+    `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`,
+  );
 
 /**
  * A condition a plan change adds to its write: no live subscriptions (an in-place price edit). The
@@ -109,7 +141,14 @@ export interface PlanChange {
  * Errors: VALIDATION_FAILED (billing terms); CONFLICT (activating in an archived project,
  * {@link MAX_PRICE_VERSIONS} versions).
  */
-export function decidePlanUpdate(plan: Plan, project: Project, live: number, input: UpdatePlanRequest, nowIso: string, noLive: ChangeCondition): PlanChange | null {
+export function decidePlanUpdate(
+  plan: Plan,
+  project: Project,
+  live: number,
+  input: UpdatePlanRequest,
+  nowIso: string,
+  noLive: ChangeCondition,
+): PlanChange | null {
   const terms = resolveTerms(
     {
       amount: input.amount,
@@ -131,21 +170,33 @@ export function decidePlanUpdate(plan: Plan, project: Project, live: number, inp
     next.platform_role_ids = input.platform_role_ids === null ? undefined : [...new Set(input.platform_role_ids)];
   }
   const priceChanged = PRICE_FIELDS.some((field) => next[field] !== plan[field]);
-  const listedChanged = priceChanged || next.name !== plan.name || next.description !== plan.description || next.trial_days !== plan.trial_days;
+  const listedChanged =
+    priceChanged ||
+    next.name !== plan.name ||
+    next.description !== plan.description ||
+    next.trial_days !== plan.trial_days;
   const statusChanged = next.status !== plan.status;
-  const rolesChanged = JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
+  const rolesChanged =
+    JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
   if (!listedChanged && !statusChanged && !rolesChanged) return null;
-  if (statusChanged && next.status === 'active' && project.status === 'archived') throw archivedConflict(project, 'activating a plan');
+  if (statusChanged && next.status === 'active' && project.status === 'archived')
+    throw archivedConflict(project, 'activating a plan');
   let condition: ChangeCondition | undefined;
   if (priceChanged) {
     if (live > 0) {
       if (plan.price_history.length >= MAX_PRICE_VERSIONS) {
-        throw new ProblemError('CONFLICT', `Plan ${plan.id} already has ${MAX_PRICE_VERSIONS} price versions; create a new plan for this price.`);
+        throw new ProblemError(
+          'CONFLICT',
+          `Plan ${plan.id} already has ${MAX_PRICE_VERSIONS} price versions; create a new plan for this price.`,
+        );
       }
       next.price_version = plan.price_version + 1;
       next.price_history = [...plan.price_history, priceVersionOf(next.price_version, terms, nowIso)];
     } else {
-      next.price_history = [...plan.price_history.filter((entry) => entry.version !== plan.price_version), priceVersionOf(plan.price_version, terms, nowIso)];
+      next.price_history = [
+        ...plan.price_history.filter((entry) => entry.version !== plan.price_version),
+        priceVersionOf(plan.price_version, terms, nowIso),
+      ];
       condition = noLive;
     }
   }
@@ -159,8 +210,15 @@ export function decidePlanUpdate(plan: Plan, project: Project, live: number, inp
 /** The change of `plan`'s status to `status` (see `setPlanStatus`). Errors: CONFLICT (already in that status, or activating in an archived project). */
 export function decidePlanStatus(plan: Plan, project: Project, status: PlanStatus): PlanChange {
   if (plan.status === status) {
-    throw new ProblemError('CONFLICT', `Plan ${plan.id} is already ${status}; ${status === 'active' ? 'deactivate' : 'activate'} is the action it allows.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${plan.id} is already ${status}; ${status === 'active' ? 'deactivate' : 'activate'} is the action it allows.`,
+    );
   }
   if (status === 'active' && project.status === 'archived') throw archivedConflict(project, 'activating a plan');
-  return { next: { ...plan, status }, events: [status === 'active' ? 'plan.activated' : 'plan.deactivated'], sync: false };
+  return {
+    next: { ...plan, status },
+    events: [status === 'active' ? 'plan.activated' : 'plan.deactivated'],
+    sync: false,
+  };
 }

@@ -10,12 +10,32 @@ export const plansFacts = defineFacts({
     category: 'plan',
     label: 'Plans',
     entries: [
-      { value: 'project-subscription-plan:view-any', description: 'List the subscription plans of a project.', roles: ['developer', 'analyst', 'support', 'viewer'] },
-      { value: 'project-subscription-plan:view', description: 'Read one subscription plan.', roles: ['developer', 'analyst', 'support', 'viewer'] },
+      {
+        value: 'project-subscription-plan:view-any',
+        description: 'List the subscription plans of a project.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
+      {
+        value: 'project-subscription-plan:view',
+        description: 'Read one subscription plan.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
       { value: 'project-subscription-plan:create', description: 'Create a subscription plan.', roles: ['developer'] },
-      { value: 'project-subscription-plan:update', description: 'Change, activate or deactivate a subscription plan.', roles: ['developer'] },
-      { value: 'project-subscription-plan:delete', description: 'Delete a subscription plan that has no subscriptions.', roles: [] },
-      { value: 'project-subscription-plan:sync', description: 'Sync a plan to the payment-provider catalogue.', roles: ['developer'] },
+      {
+        value: 'project-subscription-plan:update',
+        description: 'Change, activate or deactivate a subscription plan.',
+        roles: ['developer'],
+      },
+      {
+        value: 'project-subscription-plan:delete',
+        description: 'Delete a subscription plan that has no subscriptions.',
+        roles: [],
+      },
+      {
+        value: 'project-subscription-plan:sync',
+        description: 'Sync a plan to the payment-provider catalogue.',
+        roles: ['developer'],
+      },
     ],
   },
   keys: {

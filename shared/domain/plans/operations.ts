@@ -1,6 +1,14 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { Deleted } from '../../schemas/common.js';
-import { CreatePlanRequest, ListPlansQuery, Plan, PlanIdParams, PlanList, PlanProjectParams, UpdatePlanRequest } from './schema.js';
+import {
+  CreatePlanRequest,
+  ListPlansQuery,
+  Plan,
+  PlanIdParams,
+  PlanList,
+  PlanProjectParams,
+  UpdatePlanRequest,
+} from './schema.js';
 
 /**
  * The subscription plan operations (DESIGN D13, D16, D22). A project's plans are listed and created
@@ -20,11 +28,17 @@ export const plansModule = defineModule({
       output: PlanList,
       events: [],
       rest: { method: 'GET', path: '/v1/projects/{project_id}/plans', successStatus: 200 },
-      tool: { name: 'list_plans', title: 'List plans', kind: 'read', description: 'List a project\u2019s subscription plans, optionally only active or inactive ones.' },
+      tool: {
+        name: 'list_plans',
+        title: 'List plans',
+        kind: 'read',
+        description: 'List a project\u2019s subscription plans, optionally only active or inactive ones.',
+      },
     }),
     createPlan: defineOperation({
       id: 'createPlan',
-      summary: 'Create a subscription plan in a project (emits plan.created; with a payment provider connected, also plan.synced or plan.sync_failed).',
+      summary:
+        'Create a subscription plan in a project (emits plan.created; with a payment provider connected, also plan.synced or plan.sync_failed).',
       tag: 'Plans',
       ability: 'project-subscription-plan:create',
       teamWide: false,
@@ -37,7 +51,8 @@ export const plansModule = defineModule({
         name: 'create_plan',
         title: 'Create plan',
         kind: 'create',
-        description: 'Create a subscription plan in a project: price in minor units, ISO 4217 currency, interval (week, month, year, or one_time with access_days).',
+        description:
+          'Create a subscription plan in a project: price in minor units, ISO 4217 currency, interval (week, month, year, or one_time with access_days).',
       },
     }),
     getPlan: defineOperation({
@@ -54,7 +69,8 @@ export const plansModule = defineModule({
     }),
     updatePlan: defineOperation({
       id: 'updatePlan',
-      summary: 'Change a plan’s name, description, price, trial or status (emits plan.updated, plan.activated or plan.deactivated); a price change on a plan with subscriptions adds a price version.',
+      summary:
+        'Change a plan’s name, description, price, trial or status (emits plan.updated, plan.activated or plan.deactivated); a price change on a plan with subscriptions adds a price version.',
       tag: 'Plans',
       ability: 'project-subscription-plan:update',
       teamWide: false,
@@ -105,7 +121,8 @@ export const plansModule = defineModule({
     }),
     syncPlan: defineOperation({
       id: 'syncPlan',
-      summary: 'Sync a plan to its project’s payment provider now (emits plan.synced or plan.sync_failed; a failure is recorded on the plan, not answered as an error).',
+      summary:
+        'Sync a plan to its project’s payment provider now (emits plan.synced or plan.sync_failed; a failure is recorded on the plan, not answered as an error).',
       tag: 'Plans',
       ability: 'project-subscription-plan:sync',
       teamWide: false,

@@ -44,7 +44,11 @@ export function toPlan(item: Item): Plan {
  * The stored plan item of the principal's team (strongly consistent) and its public plan. Errors:
  * NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
  */
-export async function loadPlan(store: Store, principal: Principal, planId: string): Promise<{ item: StoredPlan; plan: Plan }> {
+export async function loadPlan(
+  store: Store,
+  principal: Principal,
+  planId: string,
+): Promise<{ item: StoredPlan; plan: Plan }> {
   const item = await store.get(keys.plan(principal.teamId, planId));
   const plan = item ? toPlan(item) : null;
   if (!item || !plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
@@ -72,17 +76,29 @@ export async function getPlan(store: Store, principal: Principal, planId: string
  * (applied by DynamoDB, so a page may be short while `next_cursor` is set).
  * Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
  */
-export async function listPlans(store: Store, principal: Principal, projectId: string, query: Pick<ListPlansQuery, 'limit' | 'cursor' | 'status'>): Promise<Page<Plan>> {
+export async function listPlans(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: Pick<ListPlansQuery, 'limit' | 'cursor' | 'status'>,
+): Promise<Page<Plan>> {
   requireProjectAccess(principal, projectId);
   const partition = keys.projectPlansIndex(principal.teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes, sortKeyPrefix: sortKeyPrefix.plan });
+  const startKey = decodeCursor(query.cursor, partition, {
+    partitionAttribute: secondaryIndex.partitionKey,
+    keyAttributes: secondaryIndex.cursorAttributes,
+    sortKeyPrefix: sortKeyPrefix.plan,
+  });
   const [project, result] = await Promise.all([
     store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
     store.query({
       IndexName: secondaryIndex.name,
       KeyConditionExpression: '#gsi_pk = :pk',
       FilterExpression: query.status ? '#status = :status' : undefined,
-      ExpressionAttributeNames: { '#gsi_pk': secondaryIndex.partitionKey, ...(query.status ? { '#status': 'status' } : {}) },
+      ExpressionAttributeNames: {
+        '#gsi_pk': secondaryIndex.partitionKey,
+        ...(query.status ? { '#status': 'status' } : {}),
+      },
       ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
       Limit: query.limit,
       ExclusiveStartKey: startKey,

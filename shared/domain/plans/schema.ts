@@ -41,8 +41,16 @@ export const MAX_PRICE_VERSIONS = 100;
 /** One price version of a plan: the billing terms a subscription keeps until its renewal. */
 export const PlanPriceVersion = z
   .object({
-    version: z.number().check(z.int(), z.positive(), z.describe('1 for the first price; each price change on a plan with subscriptions adds one.')),
-    amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
+    version: z
+      .number()
+      .check(
+        z.int(),
+        z.positive(),
+        z.describe('1 for the first price; each price change on a plan with subscriptions adds one.'),
+      ),
+    amount: z
+      .number()
+      .check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
     currency: Currency,
     interval: z.enum(PLAN_INTERVALS),
     interval_count: z.number().check(z.int(), z.positive()),
@@ -60,22 +68,46 @@ export const Plan = z
     project_id: Uuid,
     name: z.string(),
     description: z.nullable(z.string()),
-    amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
+    amount: z
+      .number()
+      .check(z.int(), z.nonnegative(), z.describe('Price in the currency\u2019s minor unit (e.g. cents).')),
     currency: Currency,
-    interval: z.enum(PLAN_INTERVALS).check(z.describe('Billing interval; `one_time` is a single payment for `access_days` of access.')),
-    interval_count: z.number().check(z.int(), z.positive(), z.describe('Intervals per billing period (1 for one_time).')),
-    access_days: z.nullable(z.number().check(z.int(), z.positive())).check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
+    interval: z
+      .enum(PLAN_INTERVALS)
+      .check(z.describe('Billing interval; `one_time` is a single payment for `access_days` of access.')),
+    interval_count: z
+      .number()
+      .check(z.int(), z.positive(), z.describe('Intervals per billing period (1 for one_time).')),
+    access_days: z
+      .nullable(z.number().check(z.int(), z.positive()))
+      .check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
     trial_days: z.number().check(z.int(), z.nonnegative(), z.describe('Free trial length in days (0: none).')),
     status: z.enum(PLAN_STATUSES).check(z.describe('`active`: open to new subscriptions; `inactive`: closed.')),
-    price_version: z.number().check(z.int(), z.positive(), z.describe('The current price version (see price_history).')),
-    price_history: z.array(PlanPriceVersion).check(z.describe('Every price version still on record, oldest first; the last is the current price.')),
+    price_version: z
+      .number()
+      .check(z.int(), z.positive(), z.describe('The current price version (see price_history).')),
+    price_history: z
+      .array(PlanPriceVersion)
+      .check(z.describe('Every price version still on record, oldest first; the last is the current price.')),
     sync_status: z.enum(PLAN_SYNC_STATUSES).check(z.describe('Where the plan stands with the payment provider.')),
-    payment_provider: z.nullable(z.enum(PAYMENT_PROVIDER_VALUES)).check(z.describe('The provider of the last sync, or null.')),
-    provider_product_id: z.nullable(z.string()).check(z.describe('The product id in the provider\u2019s catalogue, after a sync.')),
-    provider_price_id: z.nullable(z.string()).check(z.describe('The current price\u2019s id in the provider\u2019s catalogue, after a sync.')),
+    payment_provider: z
+      .nullable(z.enum(PAYMENT_PROVIDER_VALUES))
+      .check(z.describe('The provider of the last sync, or null.')),
+    provider_product_id: z
+      .nullable(z.string())
+      .check(z.describe('The product id in the provider\u2019s catalogue, after a sync.')),
+    provider_price_id: z
+      .nullable(z.string())
+      .check(z.describe('The current price\u2019s id in the provider\u2019s catalogue, after a sync.')),
     synced_at: z.nullable(Timestamp).check(z.describe('When the last successful sync finished.')),
     sync_error: z.nullable(z.string()).check(z.describe('Why the last sync failed; null after a success.')),
-    platform_role_ids: z.optional(z.array(z.string())).check(z.describe('Discord: the linked roles (their platform_resource_id) this plan grants; absent: every linked role.')),
+    platform_role_ids: z
+      .optional(z.array(z.string()))
+      .check(
+        z.describe(
+          'Discord: the linked roles (their platform_resource_id) this plan grants; absent: every linked role.',
+        ),
+      ),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -90,7 +122,9 @@ export const PlanList = listOf(Plan, 'PlanList');
 export const PlanIdParams = z.strictObject({ id: Uuid.check(z.describe('The plan id.')) });
 
 /** `{project_id}` path parameters of a project's plans. */
-export const PlanProjectParams = z.strictObject({ project_id: Uuid.check(z.describe('The project the plans belong to.')) });
+export const PlanProjectParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project the plans belong to.')),
+});
 
 const PlanName = NameText();
 const PlanDescription = LongText();
@@ -100,7 +134,9 @@ const AccessDays = z.number().check(z.int(), z.gte(1), z.lte(MAX_ACCESS_DAYS));
 const TrialDays = z.number().check(z.int(), z.gte(0), z.lte(MAX_TRIAL_DAYS));
 /** Most roles a plan names (`platform_role_ids`). */
 const MAX_PLAN_ROLES = 20;
-const PlatformRoleIds = z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))).check(z.maxLength(MAX_PLAN_ROLES));
+const PlatformRoleIds = z
+  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256)))
+  .check(z.maxLength(MAX_PLAN_ROLES));
 
 /**
  * Body of `POST /v1/projects/{project_id}/plans` (and the `create_plan` tool's arguments besides
@@ -114,14 +150,34 @@ export const CreatePlanRequest = z
     description: z.optional(PlanDescription).check(z.describe('Optional description, up to 1000 characters.')),
     amount: Amount.check(z.describe(`Price in the currency\u2019s minor unit (e.g. cents), 0 to ${MAX_PLAN_AMOUNT}.`)),
     currency: Currency.check(z.describe('ISO 4217 currency code, upper case (e.g. USD).')),
-    interval: z.enum(PLAN_INTERVALS).check(z.describe('Billing interval: week, month, year, or one_time (a single payment for access_days).')),
-    interval_count: z.optional(IntervalCount).check(z.describe('Intervals per billing period (default 1): at most 52 weeks, 12 months or 1 year; 1 for one_time.')),
-    access_days: z.optional(AccessDays).check(z.describe(`Days of access of a one_time plan, 1 to ${MAX_ACCESS_DAYS} (required for one_time; not allowed otherwise).`)),
-    trial_days: z.optional(TrialDays).check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
-    status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active (default) opens the plan to new subscriptions; inactive creates it closed.')),
+    interval: z
+      .enum(PLAN_INTERVALS)
+      .check(z.describe('Billing interval: week, month, year, or one_time (a single payment for access_days).')),
+    interval_count: z
+      .optional(IntervalCount)
+      .check(
+        z.describe('Intervals per billing period (default 1): at most 52 weeks, 12 months or 1 year; 1 for one_time.'),
+      ),
+    access_days: z
+      .optional(AccessDays)
+      .check(
+        z.describe(
+          `Days of access of a one_time plan, 1 to ${MAX_ACCESS_DAYS} (required for one_time; not allowed otherwise).`,
+        ),
+      ),
+    trial_days: z
+      .optional(TrialDays)
+      .check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
+    status: z
+      .optional(z.enum(PLAN_STATUSES))
+      .check(z.describe('active (default) opens the plan to new subscriptions; inactive creates it closed.')),
     platform_role_ids: z
       .optional(PlatformRoleIds)
-      .check(z.describe(`Discord: the linked roles (platform_resource_id of kind role) this plan grants, at most ${MAX_PLAN_ROLES}; default every linked role.`)),
+      .check(
+        z.describe(
+          `Discord: the linked roles (platform_resource_id of kind role) this plan grants, at most ${MAX_PLAN_ROLES}; default every linked role.`,
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'CreatePlanRequest' });
 /** A validated plan creation (see {@link CreatePlanRequest}). */
@@ -135,15 +191,31 @@ export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 export const UpdatePlanRequest = z
   .strictObject({
     name: z.optional(PlanName).check(z.describe('New name, 1 to 100 characters.')),
-    description: z.optional(z.nullable(PlanDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
-    amount: z.optional(Amount).check(z.describe('New price in the minor unit; on a plan with subscriptions this adds a price version.')),
+    description: z
+      .optional(z.nullable(PlanDescription))
+      .check(z.describe('New description, up to 1000 characters; null clears it.')),
+    amount: z
+      .optional(Amount)
+      .check(z.describe('New price in the minor unit; on a plan with subscriptions this adds a price version.')),
     currency: z.optional(Currency).check(z.describe('New ISO 4217 currency code, upper case.')),
     interval: z.optional(z.enum(PLAN_INTERVALS)).check(z.describe('New billing interval.')),
     interval_count: z.optional(IntervalCount).check(z.describe('New number of intervals per billing period.')),
-    access_days: z.optional(z.nullable(AccessDays)).check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
+    access_days: z
+      .optional(z.nullable(AccessDays))
+      .check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
     trial_days: z.optional(TrialDays).check(z.describe('New free trial length in days.')),
-    status: z.optional(z.enum(PLAN_STATUSES)).check(z.describe('active opens the plan to new subscriptions, inactive closes it (same as activate / deactivate).')),
-    platform_role_ids: z.optional(z.nullable(PlatformRoleIds)).check(z.describe('Discord: the linked roles this plan grants from now on (existing grants are not changed); null: every linked role.')),
+    status: z
+      .optional(z.enum(PLAN_STATUSES))
+      .check(
+        z.describe('active opens the plan to new subscriptions, inactive closes it (same as activate / deactivate).'),
+      ),
+    platform_role_ids: z
+      .optional(z.nullable(PlatformRoleIds))
+      .check(
+        z.describe(
+          'Discord: the linked roles this plan grants from now on (existing grants are not changed); null: every linked role.',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'UpdatePlanRequest' });
 /** A validated plan update (see {@link UpdatePlanRequest}). */

@@ -42,18 +42,32 @@ export type SyncRuntime = UnitOfWorkRuntime & IntegrationRuntime;
  * answer, not an error: it is recorded and visible. Errors: NOT_FOUND; CONFLICT (archived project, or no
  * provider connected).
  */
-export async function syncPlan(runtime: SyncRuntime, principal: Principal, planId: string, options: SyncOptions = {}): Promise<Plan> {
+export async function syncPlan(
+  runtime: SyncRuntime,
+  principal: Principal,
+  planId: string,
+  options: SyncOptions = {},
+): Promise<Plan> {
   const { item, plan } = await loadPlan(runtime.store, principal, planId);
   const project = await projectOfPlan(runtime.store, principal.teamId, plan);
   if (project.status === 'archived') throw archivedConflict(project, 'syncing a plan');
   if (!project.payment_provider) {
-    throw new ProblemError('CONFLICT', `Project ${project.id} has no payment provider connected; connect one with PUT /v1/projects/${project.id}/payment-provider, then sync.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Project ${project.id} has no payment provider connected; connect one with PUT /v1/projects/${project.id}/payment-provider, then sync.`,
+    );
   }
   return performSync(runtime, principal.teamId, item, project.payment_provider.provider, options);
 }
 
 /** Syncs right after a committed write; never throws (the write stands; a failure to record is logged and the plan as written returned). */
-export async function syncAfterWrite(runtime: SyncRuntime, teamId: string, item: StoredPlan, provider: PaymentProvider, options: SyncOptions): Promise<Plan> {
+export async function syncAfterWrite(
+  runtime: SyncRuntime,
+  teamId: string,
+  item: StoredPlan,
+  provider: PaymentProvider,
+  options: SyncOptions,
+): Promise<Plan> {
   try {
     return await performSync(runtime, teamId, item, provider, options);
   } catch (error) {
@@ -64,18 +78,33 @@ export async function syncAfterWrite(runtime: SyncRuntime, teamId: string, item:
 }
 
 /** Calls the provider (with retries of retryable failures), then records the outcome and its event, unless the plan changed meanwhile. */
-async function performSync(runtime: SyncRuntime, teamId: string, item: StoredPlan, provider: PaymentProvider, options: SyncOptions): Promise<Plan> {
+async function performSync(
+  runtime: SyncRuntime,
+  teamId: string,
+  item: StoredPlan,
+  provider: PaymentProvider,
+  options: SyncOptions,
+): Promise<Plan> {
   const plan = toPlan(item);
   const result = await callProvider(runtime, plan, teamId, provider, options);
   const nowIso = isoTime(runtime.clock.nowMs());
   const next: Plan = result.ok
-    ? { ...plan, sync_status: 'synced', payment_provider: provider, provider_product_id: result.provider_product_id, provider_price_id: result.provider_price_id, synced_at: nowIso, sync_error: null }
+    ? {
+        ...plan,
+        sync_status: 'synced',
+        payment_provider: provider,
+        provider_product_id: result.provider_product_id,
+        provider_price_id: result.provider_price_id,
+        synced_at: nowIso,
+        sync_error: null,
+      }
     : { ...plan, sync_status: 'failed', payment_provider: provider, sync_error: result.reason };
   const revision = revisionCondition(item);
   try {
     await unitOfWork(runtime, teamId, (tx) => {
       tx.update(keys.plan(teamId, plan.id), {
-        expression: 'SET sync_status = :sync_status, payment_provider = :provider, provider_product_id = :product, provider_price_id = :price, synced_at = :synced_at, sync_error = :sync_error',
+        expression:
+          'SET sync_status = :sync_status, payment_provider = :provider, provider_product_id = :product, provider_price_id = :price, synced_at = :synced_at, sync_error = :sync_error',
         condition: ['attribute_exists(pk)', revision.expression].join(' AND '),
         values: {
           ...revision.values,
@@ -91,10 +120,19 @@ async function performSync(runtime: SyncRuntime, teamId: string, item: StoredPla
         tx.emit({
           type: 'plan.synced',
           projectId: plan.project_id,
-          data: { plan: next, payment_provider: provider, provider_product_id: result.provider_product_id, provider_price_id: result.provider_price_id },
+          data: {
+            plan: next,
+            payment_provider: provider,
+            provider_product_id: result.provider_product_id,
+            provider_price_id: result.provider_price_id,
+          },
         });
       } else {
-        tx.emit({ type: 'plan.sync_failed', projectId: plan.project_id, data: { plan: next, payment_provider: provider, reason: result.reason, code: result.code ?? null } });
+        tx.emit({
+          type: 'plan.sync_failed',
+          projectId: plan.project_id,
+          data: { plan: next, payment_provider: provider, reason: result.reason, code: result.code ?? null },
+        });
       }
     });
   } catch (error) {
@@ -112,9 +150,21 @@ async function performSync(runtime: SyncRuntime, teamId: string, item: StoredPla
  * adapter throws (recorded without their message, which may carry provider internals), are tried again
  * per `options.retry` (default the runtime's `IntegrationSettings.retry`).
  */
-async function callProvider(runtime: SyncRuntime, plan: Plan, teamId: string, provider: PaymentProvider, options: SyncOptions): Promise<PlanSyncResult> {
+async function callProvider(
+  runtime: SyncRuntime,
+  plan: Plan,
+  teamId: string,
+  provider: PaymentProvider,
+  options: SyncOptions,
+): Promise<PlanSyncResult> {
   const adapter = (options.adapters ?? { manual: manualPaymentProvider })[provider];
-  if (!adapter) return { ok: false, reason: `No adapter for the payment provider ${provider} is available.`, code: null, retryable: false };
+  if (!adapter)
+    return {
+      ok: false,
+      reason: `No adapter for the payment provider ${provider} is available.`,
+      code: null,
+      retryable: false,
+    };
   const input: PlanForSync = {
     team_id: teamId,
     project_id: plan.project_id,
@@ -130,7 +180,10 @@ async function callProvider(runtime: SyncRuntime, plan: Plan, teamId: string, pr
     price_version: plan.price_version,
     active: plan.status === 'active',
   };
-  const existing = plan.payment_provider === provider ? { provider_product_id: plan.provider_product_id, provider_price_id: plan.provider_price_id } : null;
+  const existing =
+    plan.payment_provider === provider
+      ? { provider_product_id: plan.provider_product_id, provider_price_id: plan.provider_price_id }
+      : null;
   const policy = options.retry ?? retryPolicyOf(runtime);
   return retryWhile(
     policy,
@@ -139,7 +192,11 @@ async function callProvider(runtime: SyncRuntime, plan: Plan, teamId: string, pr
         return await adapter.syncPlan(input, existing);
       } catch (error) {
         // Only the error's class: a provider's message may carry account details or credentials.
-        logger.warn('payment provider sync threw', { provider, plan_id: plan.id, error_name: error instanceof Error ? error.name : typeof error });
+        logger.warn('payment provider sync threw', {
+          provider,
+          plan_id: plan.id,
+          error_name: error instanceof Error ? error.name : typeof error,
+        });
         return { ok: false, reason: `The ${provider} provider could not be reached.`, code: null, retryable: true };
       }
     },

@@ -8,9 +8,27 @@ const planData = z.object({ plan: Plan });
 /** Plans' webhook events (`plan.*`): creation, update, activation, sync to the payment-provider catalogue. */
 export const plansEvents = [
   defineEvent('plan.created', 'project-subscription-plan:view', true, planData, 'A subscription plan was created.'),
-  defineEvent('plan.updated', 'project-subscription-plan:view', true, planData, 'A subscription plan\u2019s name, description, price or trial changed.'),
-  defineEvent('plan.activated', 'project-subscription-plan:view', true, planData, 'A plan was activated and is open to new subscriptions.'),
-  defineEvent('plan.deactivated', 'project-subscription-plan:view', true, planData, 'A plan was deactivated and is closed to new subscriptions.'),
+  defineEvent(
+    'plan.updated',
+    'project-subscription-plan:view',
+    true,
+    planData,
+    'A subscription plan\u2019s name, description, price or trial changed.',
+  ),
+  defineEvent(
+    'plan.activated',
+    'project-subscription-plan:view',
+    true,
+    planData,
+    'A plan was activated and is open to new subscriptions.',
+  ),
+  defineEvent(
+    'plan.deactivated',
+    'project-subscription-plan:view',
+    true,
+    planData,
+    'A plan was deactivated and is closed to new subscriptions.',
+  ),
   defineEvent(
     'plan.synced',
     'project-subscription-plan:view',
@@ -31,7 +49,13 @@ export const plansEvents = [
       plan: Plan,
       payment_provider: z.enum(PAYMENT_PROVIDER_VALUES),
       reason: z.string().check(z.describe('Why it failed (the provider\u2019s message; never a credential).')),
-      code: z.nullable(z.string()).check(z.describe('The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.')),
+      code: z
+        .nullable(z.string())
+        .check(
+          z.describe(
+            'The provider\u2019s error code (Stripe\u2019s `code`, e.g. `resource_missing`), or null when it gave none.',
+          ),
+        ),
     }),
     'Syncing a plan to a payment provider\u2019s catalogue failed.',
   ),

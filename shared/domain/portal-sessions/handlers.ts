@@ -6,9 +6,17 @@ import { portalSessionsModule } from './operations.js';
 type Operations = typeof portalSessionsModule.operations;
 
 /** `POST /v1/subscribers/{id}/portal-sessions` (D27): NOT_FOUND for a subscriber outside the caller's team or scope. */
-export const createPortalSession: OperationHandler<Operations['createPortalSession']> = async (input, { runtime, principal }) => {
+export const createPortalSession: OperationHandler<Operations['createPortalSession']> = async (
+  input,
+  { runtime, principal },
+) => {
   const subscriber = await loadSubscriber(runtime.store, principal, input.id);
-  const link = await createPortalLink(runtime, principal.teamId, toSubscriber(subscriber, { contact: false }).project_id, input.id);
+  const link = await createPortalLink(
+    runtime,
+    principal.teamId,
+    toSubscriber(subscriber, { contact: false }).project_id,
+    input.id,
+  );
   return { url: link.url, expires_at: link.expires_at };
 };
 

@@ -40,7 +40,12 @@ const hashOf = (credential: string) => sha256(credential).toString('hex');
  * `path` is `/portal/{project_id}/sign-in?token=...`; `url` is it under the service's public base URL, or the
  * path itself when that is unknown. Errors: NOT_FOUND (no such subscriber in that project).
  */
-export async function createPortalLink(runtime: PortalRuntime, teamId: string, projectId: string, subscriberId: string): Promise<{ url: string; path: string; expires_at: string }> {
+export async function createPortalLink(
+  runtime: PortalRuntime,
+  teamId: string,
+  projectId: string,
+  subscriberId: string,
+): Promise<{ url: string; path: string; expires_at: string }> {
   const subscriber = await runtime.store.get(keys.subscriber(teamId, projectId, subscriberId), { projection: 'pk' });
   if (!subscriber) throw subscriberNotFound(subscriberId);
   const nowMs = runtime.clock.nowMs();
@@ -63,7 +68,11 @@ export async function createPortalLink(runtime: PortalRuntime, teamId: string, p
   return { url: base ? `${base}${path}` : path, path, expires_at: isoTime(expiresAtMs) };
 }
 
-const unusableLink = () => new ProblemError('NOT_FOUND', 'This portal link cannot be used: it is unknown, expired or already used. Ask for a new one.');
+const unusableLink = () =>
+  new ProblemError(
+    'NOT_FOUND',
+    'This portal link cannot be used: it is unknown, expired or already used. Ask for a new one.',
+  );
 
 /**
  * Uses a portal link of project `projectId` once and starts a portal session: the link is deleted with a
@@ -71,7 +80,11 @@ const unusableLink = () => new ProblemError('NOT_FOUND', 'This portal link canno
  * (`pps_<secret>`, shown only here). Errors: NOT_FOUND for an unknown, expired, used or other project's link
  * (one answer; another project's link stays usable there).
  */
-export async function consumePortalLink(runtime: PortalRuntime, projectId: string, token: string): Promise<{ cookieValue: string; session: PortalSession }> {
+export async function consumePortalLink(
+  runtime: PortalRuntime,
+  projectId: string,
+  token: string,
+): Promise<{ cookieValue: string; session: PortalSession }> {
   const key = keys.portalLink(hashOf(token.trim()));
   const link = token.trim().startsWith(LINK_PREFIX) ? await runtime.store.get(key) : undefined;
   const nowMs = runtime.clock.nowMs();
@@ -94,7 +107,12 @@ export async function consumePortalLink(runtime: PortalRuntime, projectId: strin
     last_seen_at_ms: nowMs,
   };
   await runtime.store.put({
-    Item: { ...keys.portalSession(hashOf(cookieValue)), entity: entity.portalSession, ...session, expires_at: ttlOf(nowMs + PORTAL_SESSION_IDLE_MS) },
+    Item: {
+      ...keys.portalSession(hashOf(cookieValue)),
+      entity: entity.portalSession,
+      ...session,
+      expires_at: ttlOf(nowMs + PORTAL_SESSION_IDLE_MS),
+    },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
   return { cookieValue, session };
@@ -105,7 +123,11 @@ export async function consumePortalLink(runtime: PortalRuntime, projectId: strin
  * of another project, idle longer than {@link PORTAL_SESSION_IDLE_MS}). Moves its last-seen time forward (at
  * most once a minute). One GetItem, plus one UpdateItem when it touches.
  */
-export async function findPortalSession(runtime: PortalRuntime, projectId: string, cookieValue: string | undefined): Promise<PortalSession | null> {
+export async function findPortalSession(
+  runtime: PortalRuntime,
+  projectId: string,
+  cookieValue: string | undefined,
+): Promise<PortalSession | null> {
   if (!cookieValue?.startsWith(SESSION_PREFIX)) return null;
   const key = keys.portalSession(hashOf(cookieValue));
   const item = await runtime.store.get(key);
@@ -143,7 +165,9 @@ const SUBSCRIBER_ABILITIES: readonly Ability[] = [
  * abilities, `subscriberId` set (so reads by id of anyone else's data are NOT_FOUND); `tokenId` is
  * `subscriber:<uuid>` (never a token; activity entries name no token or member, surface `portal`).
  */
-export function subscriberPrincipal(session: Pick<PortalSession, 'team_id' | 'project_id' | 'subscriber_id'>): Principal {
+export function subscriberPrincipal(
+  session: Pick<PortalSession, 'team_id' | 'project_id' | 'subscriber_id'>,
+): Principal {
   return {
     tokenId: `subscriber:${session.subscriber_id}`,
     teamId: session.team_id,

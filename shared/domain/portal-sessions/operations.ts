@@ -8,7 +8,8 @@ export const portalSessionsModule = defineModule({
   operations: {
     createPortalSession: defineOperation({
       id: 'createPortalSession',
-      summary: 'Make a one-time link (30 minutes, single use) that signs a subscriber in to the subscriber portal of its project.',
+      summary:
+        'Make a one-time link (30 minutes, single use) that signs a subscriber in to the subscriber portal of its project.',
       tag: 'Subscribers',
       ability: 'project-user:update',
       teamWide: false,

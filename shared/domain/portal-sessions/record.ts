@@ -32,4 +32,8 @@ const StoredPortalSession = z.object({
 export type PortalSession = z.infer<typeof StoredPortalSession>;
 
 /** Parses a portal session item (throws StoredRecordError when it does not match). */
-export const parseStoredPortalSession = recordParser(entity.portalSession, StoredPortalSession, hashKey('portal session'));
+export const parseStoredPortalSession = recordParser(
+  entity.portalSession,
+  StoredPortalSession,
+  hashKey('portal session'),
+);

@@ -10,7 +10,15 @@ import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
 import { revisionOf } from '../../store/records.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { loadProject, toProject } from './repository.js';
-import { MAX_BOT_PERMISSIONS, MAX_RESOURCES_PER_PROJECT, type LinkResourceRequest, type Project, type ProjectBot, type ProjectResource, type UpdateProjectRequest } from './schema.js';
+import {
+  MAX_BOT_PERMISSIONS,
+  MAX_RESOURCES_PER_PROJECT,
+  type LinkResourceRequest,
+  type Project,
+  type ProjectBot,
+  type ProjectResource,
+  type UpdateProjectRequest,
+} from './schema.js';
 
 /**
  * Changes of a project (DESIGN D6, D16, D22): optimistic, one transaction each with its events, conditional
@@ -40,7 +48,12 @@ interface Change<T> {
  * revision read (and `decide`'s own condition). A lost race re-reads and decides again, at most
  * `MAX_ATTEMPTS` times, then CONFLICT. Errors: NOT_FOUND, what `decide` throws, CONFLICT.
  */
-export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, decide: (project: Project, item: Item, nowIso: string) => Change<T>): Promise<T> {
+export async function changeProject<T>(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  decide: (project: Project, item: Item, nowIso: string) => Change<T>,
+): Promise<T> {
   return retryOnLostRace(
     async () => {
       const item = await loadProject(runtime.store, principal, projectId);
@@ -56,16 +69,41 @@ export async function changeProject<T>(runtime: UnitOfWorkRuntime, principal: Pr
         return change.result(next);
       });
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while this request ran; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Project ${projectId} kept changing while this request ran; read it again and retry.`,
+        ),
+    },
   );
 }
 
 /** Adds to `tx` the update of a project's public fields to `next` (revision + 1), conditional on the revision read. */
-function writeProjectChange(tx: Transaction, teamId: string, read: Item, next: Project, extra?: { expression: string; values: Record<string, unknown> }): void {
+function writeProjectChange(
+  tx: Transaction,
+  teamId: string,
+  read: Item,
+  next: Project,
+  extra?: { expression: string; values: Record<string, unknown> },
+): void {
   const revision = revisionCondition(read);
-  const fields = ['name', 'description', 'status', 'bot', 'payment_provider', 'resources', 'archived_at', 'updated_at'] as const;
+  const fields = [
+    'name',
+    'description',
+    'status',
+    'bot',
+    'payment_provider',
+    'resources',
+    'archived_at',
+    'updated_at',
+  ] as const;
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ...revision.values, ...(extra?.values ?? {}), ':revision': revisionOf(entity.project, read) + 1 };
+  const values: Record<string, unknown> = {
+    ...revision.values,
+    ...(extra?.values ?? {}),
+    ':revision': revisionOf(entity.project, read) + 1,
+  };
   const sets = fields.map((field) => {
     names[`#${field}`] = field;
     values[`:${field}`] = next[field];
@@ -81,37 +119,69 @@ function writeProjectChange(tx: Transaction, teamId: string, read: Item, next: P
 
 /** CONFLICT for a change an archived project refuses (`what` names it). */
 export const archivedConflict = (project: Project, what: string) =>
-  new ProblemError('CONFLICT', `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`);
+  new ProblemError(
+    'CONFLICT',
+    `Project ${project.id} is archived: ${what} is not allowed; unarchive it first (POST /v1/projects/${project.id}/unarchive).`,
+  );
 
 /**
  * Changes a project's name and/or description (`description: null` clears it) and emits
  * `project.updated`; a request that changes nothing writes nothing and emits nothing. Archived projects
  * can be renamed. Errors: NOT_FOUND, CONFLICT (lost races).
  */
-export async function updateProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: UpdateProjectRequest): Promise<Project> {
+export async function updateProject(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: UpdateProjectRequest,
+): Promise<Project> {
   return changeProject(runtime, principal, projectId, (project) => {
     const set: Change<Project>['set'] = {};
     if (input.name !== undefined && input.name !== project.name) set.name = input.name;
-    if (input.description !== undefined && input.description !== project.description) set.description = input.description;
+    if (input.description !== undefined && input.description !== project.description)
+      set.description = input.description;
     if (Object.keys(set).length === 0) return { result: (next) => next };
     return { set, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
   });
 }
 
 /** Archives an active project (`archived_at` set) and emits `project.archived`. Errors: NOT_FOUND, CONFLICT (already archived). */
-export async function archiveProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+export async function archiveProject(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+): Promise<Project> {
   return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
     if (project.status === 'archived')
-      throw new ProblemError('CONFLICT', `Project ${projectId} is already archived (since ${project.archived_at ?? 'earlier'}); only an active project can be archived.`);
-    return { set: { status: 'archived', archived_at: nowIso }, events: [{ type: 'project.archived', data: (next) => ({ project: next }) }], result: (next) => next };
+      throw new ProblemError(
+        'CONFLICT',
+        `Project ${projectId} is already archived (since ${project.archived_at ?? 'earlier'}); only an active project can be archived.`,
+      );
+    return {
+      set: { status: 'archived', archived_at: nowIso },
+      events: [{ type: 'project.archived', data: (next) => ({ project: next }) }],
+      result: (next) => next,
+    };
   });
 }
 
 /** Restores an archived project and emits `project.unarchived`. Errors: NOT_FOUND, CONFLICT (not archived). */
-export async function unarchiveProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+export async function unarchiveProject(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+): Promise<Project> {
   return changeProject(runtime, principal, projectId, (project) => {
-    if (project.status !== 'archived') throw new ProblemError('CONFLICT', `Project ${projectId} is ${project.status}, not archived; only an archived project can be unarchived.`);
-    return { set: { status: 'active', archived_at: null }, events: [{ type: 'project.unarchived', data: (next) => ({ project: next }) }], result: (next) => next };
+    if (project.status !== 'archived')
+      throw new ProblemError(
+        'CONFLICT',
+        `Project ${projectId} is ${project.status}, not archived; only an archived project can be unarchived.`,
+      );
+    return {
+      set: { status: 'active', archived_at: null },
+      events: [{ type: 'project.unarchived', data: (next) => ({ project: next }) }],
+      result: (next) => next,
+    };
   });
 }
 
@@ -121,13 +191,22 @@ export async function unarchiveProject(runtime: UnitOfWorkRuntime, principal: Pr
  * changed, nothing otherwise (and nothing without a bot). `principal` is the hook's (the project's team).
  * Errors: NOT_FOUND; CONFLICT after lost races.
  */
-export async function recordBotPermissions(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, permissions: readonly string[]): Promise<Project> {
+export async function recordBotPermissions(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  permissions: readonly string[],
+): Promise<Project> {
   const sorted = [...new Set(permissions)].sort().slice(0, MAX_BOT_PERMISSIONS);
   return changeProject(runtime, principal, projectId, (current) => {
     const bot = current.bot;
     if (!bot || bot.permissions.join('\n') === sorted.join('\n')) return { result: (next) => next };
     const changed: ProjectBot = { ...bot, permissions: sorted };
-    return { set: { bot: changed }, events: [{ type: 'project.bot_permissions_changed', data: (next) => ({ project: next, bot: changed }) }], result: (next) => next };
+    return {
+      set: { bot: changed },
+      events: [{ type: 'project.bot_permissions_changed', data: (next) => ({ project: next, bot: changed }) }],
+      result: (next) => next,
+    };
   });
 }
 
@@ -136,22 +215,52 @@ export async function recordBotPermissions(runtime: UnitOfWorkRuntime, principal
  * Errors: NOT_FOUND; VALIDATION_FAILED (`kind` not one the project's platform has); CONFLICT (archived
  * project, the same kind and platform id already linked, or {@link MAX_RESOURCES_PER_PROJECT} links).
  */
-export async function linkResource(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: LinkResourceRequest): Promise<ProjectResource> {
+export async function linkResource(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: LinkResourceRequest,
+): Promise<ProjectResource> {
   const resourceId = newUuid();
   return changeProject(runtime, principal, projectId, (project, _item, nowIso) => {
     if (project.status === 'archived') throw archivedConflict(project, 'linking a resource');
     const kinds = resourceKindsOf(project.platform_type);
     if (!kinds.includes(input.kind)) {
-      throw new ProblemError('VALIDATION_FAILED', `A ${project.platform_type} project links resources of kind ${kinds.join(', ')}.`, {
-        errors: [{ path: 'kind', message: `must be one of ${kinds.join(', ')} for a ${project.platform_type} project (service://enums/platform-type, resource_kinds)` }],
-      });
+      throw new ProblemError(
+        'VALIDATION_FAILED',
+        `A ${project.platform_type} project links resources of kind ${kinds.join(', ')}.`,
+        {
+          errors: [
+            {
+              path: 'kind',
+              message: `must be one of ${kinds.join(', ')} for a ${project.platform_type} project (service://enums/platform-type, resource_kinds)`,
+            },
+          ],
+        },
+      );
     }
-    const existing = project.resources.find((resource) => resource.kind === input.kind && resource.platform_resource_id === input.platform_resource_id);
-    if (existing) throw new ProblemError('CONFLICT', `This ${input.kind} is already linked to project ${projectId} as resource ${existing.id}.`);
+    const existing = project.resources.find(
+      (resource) => resource.kind === input.kind && resource.platform_resource_id === input.platform_resource_id,
+    );
+    if (existing)
+      throw new ProblemError(
+        'CONFLICT',
+        `This ${input.kind} is already linked to project ${projectId} as resource ${existing.id}.`,
+      );
     if (project.resources.length >= MAX_RESOURCES_PER_PROJECT) {
-      throw new ProblemError('CONFLICT', `Project ${projectId} already links ${MAX_RESOURCES_PER_PROJECT} resources, the most it can; unlink one first.`);
+      throw new ProblemError(
+        'CONFLICT',
+        `Project ${projectId} already links ${MAX_RESOURCES_PER_PROJECT} resources, the most it can; unlink one first.`,
+      );
     }
-    const resource: ProjectResource = { id: resourceId, project_id: projectId, kind: input.kind, platform_resource_id: input.platform_resource_id, name: input.name ?? null, linked_at: nowIso };
+    const resource: ProjectResource = {
+      id: resourceId,
+      project_id: projectId,
+      kind: input.kind,
+      platform_resource_id: input.platform_resource_id,
+      name: input.name ?? null,
+      linked_at: nowIso,
+    };
     return {
       set: { resources: [...project.resources, resource] },
       events: [{ type: 'project.resource_linked', data: (next) => ({ project: next, resource }) }],
@@ -161,7 +270,12 @@ export async function linkResource(runtime: UnitOfWorkRuntime, principal: Princi
 }
 
 /** Unlinks one linked resource and emits `project.resource_unlinked`. Errors: NOT_FOUND (project, or no such link in it). */
-export async function unlinkResource(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, resourceId: string): Promise<{ id: string; deleted: true }> {
+export async function unlinkResource(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  resourceId: string,
+): Promise<{ id: string; deleted: true }> {
   return changeProject(runtime, principal, projectId, (project) => {
     const resource = project.resources.find((candidate) => candidate.id === resourceId);
     if (!resource) throw new ProblemError('NOT_FOUND', `No resource ${resourceId} is linked to project ${projectId}.`);

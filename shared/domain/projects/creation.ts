@@ -18,8 +18,13 @@ import type { Project } from './schema.js';
  * projects (its scope names existing projects only): TOKEN_MISSING_ABILITY. Beyond the tier's limit:
  * TIER_LIMIT_REACHED (with `billing.usage_limit_reached` once per period).
  */
-export async function createProject(runtime: UnitOfWorkRuntime, principal: Principal, input: { name: string; platform_type: Project['platform_type']; description?: string }): Promise<Project> {
-  if (principal.projectIds !== null) throw new ProblemError('TOKEN_MISSING_ABILITY', 'A project-scoped token cannot create projects.');
+export async function createProject(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: { name: string; platform_type: Project['platform_type']; description?: string },
+): Promise<Project> {
+  if (principal.projectIds !== null)
+    throw new ProblemError('TOKEN_MISSING_ABILITY', 'A project-scoped token cannot create projects.');
   const now = isoTime(runtime.clock.nowMs());
   const project: Project = {
     id: newUuid(),
@@ -38,8 +43,25 @@ export async function createProject(runtime: UnitOfWorkRuntime, principal: Princ
   return withinTierLimit(runtime, principal.teamId, 'projects', () =>
     unitOfWork(runtime, principal.teamId, (tx) => {
       countUsage(tx, principal.teamId, 'projects', 1);
-      tx.put({ ...keys.project(principal.teamId, project.id), entity: entity.project, team_id: principal.teamId, ...project, revision: 1 }, { condition: 'attribute_not_exists(pk)' });
-      tx.put({ ...keys.projectTeam(project.id), entity: entity.projectTeam, team_id: principal.teamId, project_id: project.id }, { condition: 'attribute_not_exists(pk)' });
+      tx.put(
+        {
+          ...keys.project(principal.teamId, project.id),
+          entity: entity.project,
+          team_id: principal.teamId,
+          ...project,
+          revision: 1,
+        },
+        { condition: 'attribute_not_exists(pk)' },
+      );
+      tx.put(
+        {
+          ...keys.projectTeam(project.id),
+          entity: entity.projectTeam,
+          team_id: principal.teamId,
+          project_id: project.id,
+        },
+        { condition: 'attribute_not_exists(pk)' },
+      );
       tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
       return project;
     }),

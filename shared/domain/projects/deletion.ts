@@ -16,13 +16,20 @@ import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf, loadProject, planIdsOf, toP
  * live-subscription counter and the plan set read, so a plan or subscription added meanwhile makes the
  * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
  */
-export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteProject(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+): Promise<{ id: string; deleted: true }> {
   return retryOnLostRace(
     async () => {
       const item = await loadProject(runtime.store, principal, projectId);
       const live = liveSubscriptionsOf(item);
       if (live > 0)
-        throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`);
+        throw new ProblemError(
+          'CONFLICT',
+          `Project ${projectId} has ${live} live subscription(s); a project can be deleted only when none is live (cancel them, or archive the project instead).`,
+        );
       const project = toProject(item);
       const planIds = planIdsOf(item);
       const revision = revisionCondition(item);
@@ -31,11 +38,19 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
         planValues[`:plan${index}`] = planId;
         return `contains(plan_ids, :plan${index})`;
       });
-      const planCondition = planIds.length === 0 ? 'attribute_not_exists(plan_ids)' : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
+      const planCondition =
+        planIds.length === 0
+          ? 'attribute_not_exists(plan_ids)'
+          : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
       if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
       const deleted = await unitOfWork(runtime, principal.teamId, (tx) => {
         tx.delete(keys.project(principal.teamId, projectId), {
-          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression, planCondition].join(' AND '),
+          condition: [
+            'attribute_exists(pk)',
+            revision.expression,
+            NO_LIVE_SUBSCRIPTIONS.expression,
+            planCondition,
+          ].join(' AND '),
           values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
         });
         for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
@@ -49,6 +64,12 @@ export async function deleteProject(runtime: UnitOfWorkRuntime, principal: Princ
       await deleteSubjectCredentials(runtime.store, projectId, 'discord_user');
       return deleted;
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Project ${projectId} kept changing while it was being deleted; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Project ${projectId} kept changing while it was being deleted; read it again and retry.`,
+        ),
+    },
   );
 }

@@ -29,7 +29,12 @@ export const projectsModule = defineModule({
       events: ['project.created'],
       rest: { method: 'POST', path: '/v1/projects', successStatus: 201 },
       tierLimit: 'projects',
-      tool: { name: 'create_project', title: 'Create project', kind: 'create', description: 'Create a project on a community platform.' },
+      tool: {
+        name: 'create_project',
+        title: 'Create project',
+        kind: 'create',
+        description: 'Create a project on a community platform.',
+      },
     }),
     listProjects: defineOperation({
       id: 'listProjects',
@@ -66,11 +71,17 @@ export const projectsModule = defineModule({
       output: Project,
       events: ['project.updated'],
       rest: { method: 'POST', path: '/v1/projects/{project_id}', successStatus: 200 },
-      tool: { name: 'update_project', title: 'Update project', kind: 'update', description: 'Change a project\u2019s name or description (null clears the description).' },
+      tool: {
+        name: 'update_project',
+        title: 'Update project',
+        kind: 'update',
+        description: 'Change a project\u2019s name or description (null clears the description).',
+      },
     }),
     archiveProject: defineOperation({
       id: 'archiveProject',
-      summary: 'Archive an active project: it keeps its data but refuses new bots, resources, providers and plans (emits project.archived).',
+      summary:
+        'Archive an active project: it keeps its data but refuses new bots, resources, providers and plans (emits project.archived).',
       tag: 'Projects',
       ability: 'project:archive',
       teamWide: false,
@@ -92,7 +103,8 @@ export const projectsModule = defineModule({
     }),
     deleteProject: defineOperation({
       id: 'deleteProject',
-      summary: 'Delete a project without live subscriptions, with its plans and resource links (emits project.deleted); CONFLICT while subscriptions are live.',
+      summary:
+        'Delete a project without live subscriptions, with its plans and resource links (emits project.deleted); CONFLICT while subscriptions are live.',
       tag: 'Projects',
       ability: 'project:delete',
       teamWide: false,
@@ -118,7 +130,8 @@ export const projectsModule = defineModule({
     disconnectProjectBot: defineOperation({
       id: 'disconnectProjectBot',
       callsProvider: true,
-      summary: 'Disconnect the project’s bot: its webhook is removed at the platform and its stored token deleted (emits project.bot_disconnected).',
+      summary:
+        'Disconnect the project’s bot: its webhook is removed at the platform and its stored token deleted (emits project.bot_disconnected).',
       tag: 'Projects',
       ability: 'project:connect-bot',
       teamWide: false,
@@ -168,7 +181,8 @@ export const projectsModule = defineModule({
     }),
     disconnectProjectPaymentProvider: defineOperation({
       id: 'disconnectProjectPaymentProvider',
-      summary: 'Disconnect the project’s payment provider and delete its stored credentials (CONFLICT while subscriptions are live; emits project.payment_provider_disconnected).',
+      summary:
+        'Disconnect the project’s payment provider and delete its stored credentials (CONFLICT while subscriptions are live; emits project.payment_provider_disconnected).',
       tag: 'Projects',
       ability: 'project:update',
       teamWide: false,

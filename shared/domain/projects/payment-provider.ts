@@ -29,7 +29,8 @@ const STRIPE_FIELDS = ['secret_key', 'webhook_secret'] as const;
 function requireProviderFields(input: ConnectPaymentProviderRequest): void {
   const errors: FieldError[] = [];
   if (input.provider === 'stripe') {
-    for (const field of STRIPE_FIELDS) if (input[field] === undefined) errors.push({ path: field, message: 'is required to connect stripe' });
+    for (const field of STRIPE_FIELDS)
+      if (input[field] === undefined) errors.push({ path: field, message: 'is required to connect stripe' });
     if (errors.length) {
       throw new ProblemError(
         'VALIDATION_FAILED',
@@ -39,27 +40,46 @@ function requireProviderFields(input: ConnectPaymentProviderRequest): void {
     }
     return;
   }
-  for (const field of STRIPE_FIELDS) if (input[field] !== undefined) errors.push({ path: field, message: `is only for stripe; ${input.provider} takes no credentials` });
-  if (errors.length) throw new ProblemError('VALIDATION_FAILED', `${input.provider} takes no credentials: leave out ${errors.map((error) => error.path).join(' and ')}.`, { errors });
+  for (const field of STRIPE_FIELDS)
+    if (input[field] !== undefined)
+      errors.push({ path: field, message: `is only for stripe; ${input.provider} takes no credentials` });
+  if (errors.length)
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `${input.provider} takes no credentials: leave out ${errors.map((error) => error.path).join(' and ')}.`,
+      { errors },
+    );
 }
 
 /**
  * Connects a payment provider (D16) with `project.payment_provider_connected` (never a secret). `stripe`: key checked by one call outside the transaction,
  * secrets sealed; re-connecting rotates keys (`project.updated` only on a live/test change). Errors: NOT_FOUND, VALIDATION_FAILED (key redacted), CONFLICT, PROVIDER_UNAVAILABLE (502, unchanged).
  */
-export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & IntegrationRuntime, principal: Principal, projectId: string, input: ConnectPaymentProviderRequest): Promise<Project> {
+export async function connectPaymentProvider(
+  runtime: UnitOfWorkRuntime & IntegrationRuntime,
+  principal: Principal,
+  projectId: string,
+  input: ConnectPaymentProviderRequest,
+): Promise<Project> {
   const provider = input.provider;
   if (!isConnectablePaymentProvider(provider)) {
-    throw new ProblemError('VALIDATION_FAILED', `${String(provider)} cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`, {
-      errors: [{ path: 'provider', message: `connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}` }],
-    });
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `${String(provider)} cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`,
+      {
+        errors: [{ path: 'provider', message: `connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}` }],
+      },
+    );
   }
   requireProviderFields(input);
   const refuse = (project: Project): void => {
     if (project.status === 'archived') throw archivedConflict(project, 'connecting a payment provider');
     const current = project.payment_provider;
     if (current && current.provider !== provider) {
-      throw new ProblemError('CONFLICT', `Project ${projectId} already has ${current.provider} connected; disconnect it first (DELETE /v1/projects/${projectId}/payment-provider).`);
+      throw new ProblemError(
+        'CONFLICT',
+        `Project ${projectId} already has ${current.provider} connected; disconnect it first (DELETE /v1/projects/${projectId}/payment-provider).`,
+      );
     }
   };
   // Refusals that need no provider call come first: a refused request never reaches Stripe.
@@ -72,9 +92,15 @@ export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & Integr
     const settings = integrationsOf(runtime);
     const verified = await verifyStripeKey(settings, secretKey);
     if (!verified.ok) {
-      if (verified.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${verified.reason} Nothing was changed; retry later.`);
+      if (verified.retryable)
+        throw new ProblemError('PROVIDER_UNAVAILABLE', `${verified.reason} Nothing was changed; retry later.`);
       throw new ProblemError('VALIDATION_FAILED', verified.reason, {
-        errors: [{ path: 'secret_key', message: verified.code ? `Stripe refused this key (${verified.code})` : 'Stripe refused this key' }],
+        errors: [
+          {
+            path: 'secret_key',
+            message: verified.code ? `Stripe refused this key (${verified.code})` : 'Stripe refused this key',
+          },
+        ],
       });
     }
     livemode = isLiveModeKey(secretKey);
@@ -95,12 +121,19 @@ export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & Integr
     if (current) {
       if (current.livemode === livemode) return { writes, result: (next) => next };
       const changed: ProjectPaymentProvider = { ...current, livemode };
-      return { set: { payment_provider: changed }, writes, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
+      return {
+        set: { payment_provider: changed },
+        writes,
+        events: [{ type: 'project.updated', data: (next) => ({ project: next }) }],
+        result: (next) => next,
+      };
     }
     return {
       set: { payment_provider: { provider, connected_at: nowIso, livemode } },
       writes,
-      events: [{ type: 'project.payment_provider_connected', data: (next) => ({ project: next, payment_provider: provider }) }],
+      events: [
+        { type: 'project.payment_provider_connected', data: (next) => ({ project: next, payment_provider: provider }) },
+      ],
       result: (next) => next,
     };
   });
@@ -113,17 +146,30 @@ export async function connectPaymentProvider(runtime: UnitOfWorkRuntime & Integr
  * Errors: NOT_FOUND; CONFLICT (none connected, or live subscriptions still billed through it — checked
  * in the transaction).
  */
-export async function disconnectPaymentProvider(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string): Promise<Project> {
+export async function disconnectPaymentProvider(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+): Promise<Project> {
   return changeProject(runtime, principal, projectId, (project, item) => {
     const current = project.payment_provider;
     if (!current) throw new ProblemError('CONFLICT', `Project ${projectId} has no payment provider connected.`);
     const live = liveSubscriptionsOf(item);
-    if (live > 0) throw new ProblemError('CONFLICT', `Project ${projectId} has ${live} live subscription(s) billed through ${current.provider}; they must end before it can be disconnected.`);
+    if (live > 0)
+      throw new ProblemError(
+        'CONFLICT',
+        `Project ${projectId} has ${live} live subscription(s) billed through ${current.provider}; they must end before it can be disconnected.`,
+      );
     return {
       set: { payment_provider: null },
       condition: NO_LIVE_SUBSCRIPTIONS,
       writes: current.provider === 'stripe' ? (tx) => deleteCredential(tx, projectId, STRIPE_CREDENTIAL) : undefined,
-      events: [{ type: 'project.payment_provider_disconnected', data: (next) => ({ project: next, payment_provider: current.provider }) }],
+      events: [
+        {
+          type: 'project.payment_provider_disconnected',
+          data: (next) => ({ project: next, payment_provider: current.provider }),
+        },
+      ],
       result: (next) => next,
     };
   });

@@ -11,9 +11,12 @@ import { Project, ProjectPaymentProvider } from './schema.js';
  * without `livemode`. Its bookkeeping is parsed by the schemas below (`plan_ids`,
  * `live_subscription_count`) and by `revisionOf` (`revision`).
  */
-const StoredProject = z.extend(z.partial(Project, { description: true, bot: true, resources: true, archived_at: true }), {
-  payment_provider: z.optional(z.nullable(z.partial(ProjectPaymentProvider, { livemode: true }))),
-});
+const StoredProject = z.extend(
+  z.partial(Project, { description: true, bot: true, resources: true, archived_at: true }),
+  {
+    payment_provider: z.optional(z.nullable(z.partial(ProjectPaymentProvider, { livemode: true }))),
+  },
+);
 
 /** Parses a project item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredProject = recordParser(entity.project, StoredProject);
@@ -37,4 +40,7 @@ export const parseStoredProjectPlans = recordParser(entity.project, StoredProjec
 const StoredLiveSubscriptions = z.object({ live_subscription_count: z.optional(z.number().check(z.int())) });
 
 /** Parses a project or plan item's live-subscription counter (throws StoredRecordError naming its key when it does not match). */
-export const parseStoredLiveSubscriptions = recordParser(`${entity.project} or ${entity.plan}`, StoredLiveSubscriptions);
+export const parseStoredLiveSubscriptions = recordParser(
+  `${entity.project} or ${entity.plan}`,
+  StoredLiveSubscriptions,
+);

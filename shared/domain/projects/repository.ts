@@ -5,7 +5,13 @@ import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, queryPage, type Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
-import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectId, parseStoredProjectPlans, parseStoredProjectTeam } from './record.js';
+import {
+  parseStoredLiveSubscriptions,
+  parseStoredProject,
+  parseStoredProjectId,
+  parseStoredProjectPlans,
+  parseStoredProjectTeam,
+} from './record.js';
 import type { Project, ProjectStatus } from './schema.js';
 
 /**
@@ -45,7 +51,10 @@ export function planIdsOf(item: Item): string[] {
 }
 
 /** The condition "no live subscriptions" on a project or plan item. */
-export const NO_LIVE_SUBSCRIPTIONS = { expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)', values: { ':zero_live': 0 } };
+export const NO_LIVE_SUBSCRIPTIONS = {
+  expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)',
+  values: { ':zero_live': 0 },
+};
 
 /**
  * The stored project item of the principal's team (strongly consistent), after the project-scope check:
@@ -74,9 +83,17 @@ export async function getProject(store: Store, principal: Principal, projectId: 
 }
 
 /** True when every id names a project of `teamId` (one BatchGetItem); else throws NOT_FOUND naming the missing ones. */
-export async function requireProjectsOfTeam(store: Store, teamId: string, projectIds: readonly string[]): Promise<void> {
+export async function requireProjectsOfTeam(
+  store: Store,
+  teamId: string,
+  projectIds: readonly string[],
+): Promise<void> {
   if (projectIds.length === 0) return;
-  const found = new Set((await store.batchGet(projectIds.map((projectId) => keys.project(teamId, projectId)))).map((item) => parseStoredProjectId(item).id));
+  const found = new Set(
+    (await store.batchGet(projectIds.map((projectId) => keys.project(teamId, projectId)))).map(
+      (item) => parseStoredProjectId(item).id,
+    ),
+  );
   const missing = projectIds.filter((projectId) => !found.has(projectId));
   if (missing.length) throw new ProblemError('NOT_FOUND', `No project ${missing.join(', ')}.`);
 }
@@ -87,7 +104,11 @@ export async function requireProjectsOfTeam(store: Store, teamId: string, projec
  * its length nor a cursor says anything about the team's other projects.
  * Errors: VALIDATION_FAILED for a cursor of another list.
  */
-export async function listProjects(store: Store, principal: Principal, query: { limit: number; cursor?: string; status?: ProjectStatus }): Promise<Page<Project>> {
+export async function listProjects(
+  store: Store,
+  principal: Principal,
+  query: { limit: number; cursor?: string; status?: ProjectStatus },
+): Promise<Page<Project>> {
   const page =
     principal.projectIds !== null
       ? await listScopedProjects(store, principal.teamId, principal.projectIds, query)
@@ -97,7 +118,9 @@ export async function listProjects(store: Store, principal: Principal, query: { 
           limit: query.limit,
           cursor: query.cursor,
           map: toProject,
-          filter: query.status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } } : undefined,
+          filter: query.status
+            ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } }
+            : undefined,
         });
   return page;
 }
@@ -107,7 +130,12 @@ export async function listProjects(store: Store, principal: Principal, query: { 
  * format as the team-wide list, read by key (one BatchGetItem per page): the cursor only ever holds one
  * of the token's own project ids, never another project's.
  */
-async function listScopedProjects(store: Store, teamId: string, projectIds: readonly string[], query: { limit: number; cursor?: string; status?: ProjectStatus }): Promise<Page<Project>> {
+async function listScopedProjects(
+  store: Store,
+  teamId: string,
+  projectIds: readonly string[],
+  query: { limit: number; cursor?: string; status?: ProjectStatus },
+): Promise<Page<Project>> {
   const partition = keys.teamPartition(teamId);
   const start = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.project });
   const after = typeof start?.sk === 'string' ? start.sk : '';

@@ -1,6 +1,10 @@
 import * as z from '../../schemas/zod.js';
 import { CONNECTABLE_PAYMENT_PROVIDERS, PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
-import { CREATE_PROJECT_PLATFORM_TYPES, PLATFORM_RESOURCE_KINDS, PLATFORM_TYPE_VALUES } from '../../catalogues/platform-types.js';
+import {
+  CREATE_PROJECT_PLATFORM_TYPES,
+  PLATFORM_RESOURCE_KINDS,
+  PLATFORM_TYPE_VALUES,
+} from '../../catalogues/platform-types.js';
 import { STRIPE_SECRET_KEY_PATTERN, STRIPE_WEBHOOK_SECRET_PATTERN } from '../../providers/stripe-keys.js';
 import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 
@@ -24,7 +28,9 @@ export const MAX_BOT_PERMISSIONS = 100;
 /** The project's community bot: public identifiers and the permissions it holds, never its platform token. */
 export const ProjectBot = z
   .object({
-    platform_type: z.enum(PLATFORM_TYPE_VALUES).check(z.describe('The platform the bot lives on (the project\u2019s platform).')),
+    platform_type: z
+      .enum(PLATFORM_TYPE_VALUES)
+      .check(z.describe('The platform the bot lives on (the project\u2019s platform).')),
     platform_bot_id: z.string().check(z.describe('The bot\u2019s account id on the platform.')),
     username: z.nullable(z.string()).check(z.describe('The bot\u2019s username on the platform, if it has one.')),
     permissions: z.array(z.string()).check(z.describe('Platform permissions the bot currently holds, sorted.')),
@@ -40,9 +46,17 @@ export type ProjectBot = z.infer<typeof ProjectBot>;
  */
 export const ProjectPaymentProvider = z
   .object({
-    provider: z.enum(PAYMENT_PROVIDER_VALUES).check(z.describe('The connected provider (see service://enums/payment-provider).')),
+    provider: z
+      .enum(PAYMENT_PROVIDER_VALUES)
+      .check(z.describe('The connected provider (see service://enums/payment-provider).')),
     connected_at: Timestamp.check(z.describe('When it was connected.')),
-    livemode: z.nullable(z.boolean()).check(z.describe('Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).')),
+    livemode: z
+      .nullable(z.boolean())
+      .check(
+        z.describe(
+          'Stripe: true when the connected key is a live-mode key, false for test mode; null for providers without modes (manual).',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'ProjectPaymentProvider' });
 /** A project's payment-provider connection (see {@link ProjectPaymentProvider}). */
@@ -69,7 +83,9 @@ export const Project = z
     name: z.string(),
     platform_type: z.enum(PLATFORM_TYPE_VALUES),
     description: z.nullable(z.string()),
-    status: z.enum(PROJECT_STATUSES).check(z.describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.')),
+    status: z
+      .enum(PROJECT_STATUSES)
+      .check(z.describe('`archived` projects refuse new bots, resources, providers and plans until unarchived.')),
     bot: z.nullable(ProjectBot).check(z.describe('The connected community bot, or null.')),
     payment_provider: z.nullable(ProjectPaymentProvider).check(z.describe('The connected payment provider, or null.')),
     resources: z.array(ProjectResource).check(z.describe('Linked platform resources, in link order.')),
@@ -90,7 +106,9 @@ export const ProjectIdParams = z.strictObject({ project_id: Uuid.check(z.describ
 /** `{project_id}` and `{resource_id}` path parameters of a linked resource. */
 export const ProjectResourceParams = z.strictObject({
   project_id: Uuid.check(z.describe('The project id.')),
-  resource_id: Uuid.check(z.describe('The linked resource\u2019s id (`id` of an entry of the project\u2019s `resources`).')),
+  resource_id: Uuid.check(
+    z.describe('The linked resource\u2019s id (`id` of an entry of the project\u2019s `resources`).'),
+  ),
 });
 
 const ProjectName = NameText();
@@ -100,7 +118,9 @@ const ProjectDescription = LongText();
 export const CreateProjectRequest = z
   .strictObject({
     name: ProjectName.check(z.describe('Project name, 1 to 100 characters.')),
-    platform_type: z.enum(CREATE_PROJECT_PLATFORM_TYPES).check(z.describe('The community platform (see service://enums/platform-type, create_project_accepts).')),
+    platform_type: z
+      .enum(CREATE_PROJECT_PLATFORM_TYPES)
+      .check(z.describe('The community platform (see service://enums/platform-type, create_project_accepts).')),
     description: z.optional(ProjectDescription).check(z.describe('Optional description, up to 1000 characters.')),
   })
   .register(z.globalRegistry, { id: 'CreateProjectRequest' });
@@ -109,7 +129,9 @@ export const CreateProjectRequest = z
 export const UpdateProjectRequest = z
   .strictObject({
     name: z.optional(ProjectName).check(z.describe('New name, 1 to 100 characters.')),
-    description: z.optional(z.nullable(ProjectDescription)).check(z.describe('New description, up to 1000 characters; null clears it.')),
+    description: z
+      .optional(z.nullable(ProjectDescription))
+      .check(z.describe('New description, up to 1000 characters; null clears it.')),
   })
   .register(z.globalRegistry, { id: 'UpdateProjectRequest' });
 /** A validated project update (see {@link UpdateProjectRequest}). */
@@ -126,7 +148,13 @@ export const ListProjectsQuery = z.extend(ListQuery, {
  */
 export const ConnectBotRequest = z
   .strictObject({
-    platform: z.optional(z.enum(['telegram', 'discord'])).check(z.describe('The project’s platform (default telegram); `discord` needs `application_id`, `public_key` and `client_secret` too.')),
+    platform: z
+      .optional(z.enum(['telegram', 'discord']))
+      .check(
+        z.describe(
+          'The project’s platform (default telegram); `discord` needs `application_id`, `public_key` and `client_secret` too.',
+        ),
+      ),
     token: z
       .string()
       .check(
@@ -135,21 +163,36 @@ export const ConnectBotRequest = z
           /^(?:\d{1,20}:[A-Za-z0-9_-]{20,100}|[A-Za-z0-9_-]{20,100}\.[A-Za-z0-9_-]{4,40}\.[A-Za-z0-9_-]{20,100})$/,
           'Expected a Telegram bot token (<bot id>:<secret>, as @BotFather gives it) or a Discord bot token (from the Developer Portal).',
         ),
-        z.describe('The bot’s token (Telegram: `<bot id>:<secret>` from @BotFather; Discord: the bot token of the Developer Portal). Write-only: stored encrypted, never returned.'),
+        z.describe(
+          'The bot’s token (Telegram: `<bot id>:<secret>` from @BotFather; Discord: the bot token of the Developer Portal). Write-only: stored encrypted, never returned.',
+        ),
         z.meta({ examples: ['110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'] }),
       ),
     application_id: z
       .optional(z.string().check(z.trim(), z.regex(/^\d{15,25}$/, 'Expected a Discord application id (a snowflake).')))
       .check(z.describe('discord only, required: the application id.'), z.meta({ examples: ['112233445566778899'] })),
     public_key: z
-      .optional(z.string().check(z.trim(), z.regex(/^[0-9a-fA-F]{64}$/, 'Expected the application’s public key (64 hexadecimal characters).')))
+      .optional(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.regex(/^[0-9a-fA-F]{64}$/, 'Expected the application’s public key (64 hexadecimal characters).'),
+          ),
+      )
       .check(
-        z.describe('discord only, required: the application’s public key (verifies interactions at /hooks/discord/{project_id}).'),
+        z.describe(
+          'discord only, required: the application’s public key (verifies interactions at /hooks/discord/{project_id}).',
+        ),
         z.meta({ examples: ['1dce32b3674efcdfb834a0f7c25d413b24da1e346a51691b2256bbfd1c70f11a'] }),
       ),
     client_secret: z
       .optional(z.string().check(z.trim(), z.minLength(8), z.maxLength(200)))
-      .check(z.describe('discord only, required: the OAuth2 client secret (account linking). Write-only: stored encrypted, never returned.')),
+      .check(
+        z.describe(
+          'discord only, required: the OAuth2 client secret (account linking). Write-only: stored encrypted, never returned.',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'ConnectBotRequest' });
 /** A validated bot connection (see {@link ConnectBotRequest}). */
@@ -158,8 +201,21 @@ export type ConnectBotRequest = z.infer<typeof ConnectBotRequest>;
 /** Body of `POST /v1/projects/{project_id}/resources`. */
 export const LinkResourceRequest = z
   .strictObject({
-    kind: z.enum(PLATFORM_RESOURCE_KINDS).check(z.describe('What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).')),
-    platform_resource_id: z.string().check(z.trim(), z.minLength(1), z.maxLength(256), z.describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).')),
+    kind: z
+      .enum(PLATFORM_RESOURCE_KINDS)
+      .check(
+        z.describe(
+          'What the resource is; the project\u2019s platform lists the kinds it accepts (service://enums/platform-type, resource_kinds).',
+        ),
+      ),
+    platform_resource_id: z
+      .string()
+      .check(
+        z.trim(),
+        z.minLength(1),
+        z.maxLength(256),
+        z.describe('The resource id on the platform (e.g. a Telegram chat id, a Discord role id).'),
+      ),
     name: z.optional(NameText()).check(z.describe('Optional display name, 1 to 100 characters.')),
   })
   .register(z.globalRegistry, { id: 'LinkResourceRequest' });
@@ -176,10 +232,26 @@ export const ConnectPaymentProviderRequest = z
   .strictObject({
     // Only the connectable providers (an enum, not a refinement, so openapi.json lists exactly these).
     provider: z
-      .enum(CONNECTABLE_PAYMENT_PROVIDERS, { error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.` })
-      .check(z.describe(`The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`)),
+      .enum(CONNECTABLE_PAYMENT_PROVIDERS, {
+        error: `This provider cannot be connected yet; connectable providers: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}.`,
+      })
+      .check(
+        z.describe(
+          `The provider to connect (see service://enums/payment-provider; only connectable ones: ${CONNECTABLE_PAYMENT_PROVIDERS.join(', ')}).`,
+        ),
+      ),
     secret_key: z
-      .optional(z.string().check(z.trim(), z.regex(STRIPE_SECRET_KEY_PATTERN, 'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).')))
+      .optional(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.regex(
+              STRIPE_SECRET_KEY_PATTERN,
+              'Expected a Stripe restricted key (rk_test_... or rk_live_...) or secret key (sk_...).',
+            ),
+          ),
+      )
       .check(
         z.describe(
           'stripe only, required: a restricted API key (`rk_...`; a secret key `sk_...` works too) with the permissions docs/integrations.md lists (Products, Prices and Refunds: Write). Write-only: checked with Stripe, stored encrypted, never returned.',
@@ -187,9 +259,18 @@ export const ConnectPaymentProviderRequest = z
         z.meta({ examples: ['rk_test_51Hx0000000000000000000000'] }),
       ),
     webhook_secret: z
-      .optional(z.string().check(z.trim(), z.regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).')))
+      .optional(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.regex(STRIPE_WEBHOOK_SECRET_PATTERN, 'Expected a Stripe webhook signing secret (whsec_...).'),
+          ),
+      )
       .check(
-        z.describe('stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.'),
+        z.describe(
+          'stripe only, required: the signing secret (`whsec_...`) of the Stripe webhook endpoint pointed at `/hooks/stripe/{project_id}`. Write-only: stored encrypted, never returned.',
+        ),
         z.meta({ examples: ['whsec_0000000000000000000000000000'] }),
       ),
   })

@@ -24,7 +24,8 @@ const DESCRIPTIONS: Record<BuiltInRoleName, string> = {
   admin: 'Everything except deleting the team and changing its own billing.',
   developer: 'Builds on the API: projects, plans, tokens, webhooks and the activity log; reads everything else.',
   analyst: 'Reads everything (no subscriber contact details) and exports subscribers and the activity log.',
-  support: 'Helps subscribers: reads them with contact details, bans and kicks, manages subscriptions, access codes and refunds.',
+  support:
+    'Helps subscribers: reads them with contact details, bans and kicks, manages subscriptions, access codes and refunds.',
   viewer: 'Reads everything except subscriber contact details; changes nothing.',
 };
 

@@ -16,7 +16,12 @@ export const rolesModule = defineModule({
       output: RoleList,
       events: [],
       rest: { method: 'GET', path: '/v1/roles', successStatus: 200 },
-      tool: { name: 'list_roles', title: 'List roles', kind: 'read', description: 'List the team’s roles (built-in and the team’s own) with their abilities.' },
+      tool: {
+        name: 'list_roles',
+        title: 'List roles',
+        kind: 'read',
+        description: 'List the team’s roles (built-in and the team’s own) with their abilities.',
+      },
     }),
     getRole: defineOperation({
       id: 'getRole',

@@ -21,7 +21,10 @@ export function normalizeName(name: string): string {
 export function requireGrantable(principal: Principal, abilities: Iterable<Ability>, what: string): void {
   const missing = [...new Set(abilities)].filter((ability) => !principal.abilities.has(ability));
   if (missing.length) {
-    throw new ProblemError('TOKEN_MISSING_ABILITY', `You can only grant abilities you hold; ${what} needs: ${missing.join(', ')}.`);
+    throw new ProblemError(
+      'TOKEN_MISSING_ABILITY',
+      `You can only grant abilities you hold; ${what} needs: ${missing.join(', ')}.`,
+    );
   }
 }
 
@@ -32,7 +35,10 @@ export function distinct<T>(values: readonly T[]): T[] {
 
 /** `next` minus `previous` and `previous` minus `next`: what a list replacement adds and removes. */
 export function difference<T>(previous: readonly T[], next: readonly T[]): { added: T[]; removed: T[] } {
-  return { added: next.filter((value) => !previous.includes(value)), removed: previous.filter((value) => !next.includes(value)) };
+  return {
+    added: next.filter((value) => !previous.includes(value)),
+    removed: previous.filter((value) => !next.includes(value)),
+  };
 }
 
 /**
@@ -61,6 +67,11 @@ export async function retryLostRaces<T>(useCase: () => Promise<T>): Promise<T> {
     retryable: (error) => isTransactionConflict(error) || error instanceof ConcurrentChange,
     waitMs: () => 0,
     exhausted: (error) =>
-      isTransactionConflict(error) ? new ProblemError('CONFLICT', 'Other requests kept changing the same objects at the same moment; read them again and retry.') : (error as Error),
+      isTransactionConflict(error)
+        ? new ProblemError(
+            'CONFLICT',
+            'Other requests kept changing the same objects at the same moment; read them again and retry.',
+          )
+        : (error as Error),
   });
 }

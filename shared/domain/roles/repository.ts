@@ -25,9 +25,18 @@ import type { CreateRoleRequest, ListRolesQuery, Role, UpdateRoleRequest } from 
 export type StoredRole = Role & { version: number; assignment_count: number };
 
 const notFound = (roleId: string) => new ProblemError('NOT_FOUND', `No role ${roleId}.`);
-const builtInConflict = (role: Role) => new ProblemError('CONFLICT', `Role ${role.name} is built in: it cannot be changed or deleted. Create a role of your own instead.`);
-const concurrentChange = (roleId: string) => new ConcurrentChange(`Role ${roleId} was changed by another request meanwhile; read it again and retry.`);
-const nameTaken = (name: string) => new ProblemError('CONFLICT', `The team already has a role named ${name} (names are unique in any case); choose another name.`);
+const builtInConflict = (role: Role) =>
+  new ProblemError(
+    'CONFLICT',
+    `Role ${role.name} is built in: it cannot be changed or deleted. Create a role of your own instead.`,
+  );
+const concurrentChange = (roleId: string) =>
+  new ConcurrentChange(`Role ${roleId} was changed by another request meanwhile; read it again and retry.`);
+const nameTaken = (name: string) =>
+  new ProblemError(
+    'CONFLICT',
+    `The team already has a role named ${name} (names are unique in any case); choose another name.`,
+  );
 
 /** A stored role item, parsed through its stored-record schema, with its version and counter (absent = 0). */
 function toStoredRole(item: Item): StoredRole {
@@ -79,12 +88,19 @@ function publicRole({ version: _version, assignment_count: _count, ...role }: St
  * in the order given. Errors: NOT_FOUND naming the ids that are not roles of the team, unless
  * `skipMissing` (then they are left out).
  */
-export async function loadRoles(store: Store, teamId: string, roleIds: readonly string[], options: { skipMissing?: boolean } = {}): Promise<StoredRole[]> {
+export async function loadRoles(
+  store: Store,
+  teamId: string,
+  roleIds: readonly string[],
+  options: { skipMissing?: boolean } = {},
+): Promise<StoredRole[]> {
   const distinctIds = [...new Set(roleIds)];
   const ownIds = distinctIds.filter((roleId) => !isBuiltInRoleId(roleId));
   const found = new Map<string, StoredRole>();
   for (let start = 0; start < ownIds.length; start += 100) {
-    for (const item of await store.batchGet(ownIds.slice(start, start + 100).map((roleId) => keys.role(teamId, roleId)))) {
+    for (const item of await store.batchGet(
+      ownIds.slice(start, start + 100).map((roleId) => keys.role(teamId, roleId)),
+    )) {
       const role = toStoredRole(item);
       found.set(role.id, role);
     }
@@ -126,7 +142,10 @@ export async function listRoles(store: Store, principal: Principal, query: ListR
   const partition = keys.teamPartition(teamId);
   const start = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.role });
   const after = typeof start?.sk === 'string' ? start.sk : '';
-  const candidates: { sk: string; role: Role }[] = query.built_in === false ? [] : BUILT_IN_ROLES.map((role) => ({ sk: keys.role(teamId, role.id).sk, role })).filter((entry) => entry.sk > after);
+  const candidates: { sk: string; role: Role }[] =
+    query.built_in === false
+      ? []
+      : BUILT_IN_ROLES.map((role) => ({ sk: keys.role(teamId, role.id).sk, role })).filter((entry) => entry.sk > after);
   let more = false;
   if (query.built_in !== true) {
     const result = await store.query({
@@ -145,13 +164,17 @@ export async function listRoles(store: Store, principal: Principal, query: ListR
   const page = candidates.slice(0, query.limit);
   const last = page.at(-1);
   const hasMore = more || candidates.length > page.length;
-  return { data: page.map((entry) => entry.role), next_cursor: hasMore && last ? encodeCursor({ pk: partition, sk: last.sk }) : null };
+  return {
+    data: page.map((entry) => entry.role),
+    next_cursor: hasMore && last ? encodeCursor({ pk: partition, sk: last.sk }) : null,
+  };
 }
 
 /** Checks a role name: CONFLICT when it is a built-in role's name. Returns its normalized form. */
 function claimableName(name: string): string {
   const normalized = normalizeName(name);
-  if (isBuiltInRoleName(normalized)) throw new ProblemError('CONFLICT', `${name} is the name of a built-in role; choose another name.`);
+  if (isBuiltInRoleName(normalized))
+    throw new ProblemError('CONFLICT', `${name} is the name of a built-in role; choose another name.`);
   return normalized;
 }
 
@@ -161,7 +184,11 @@ function claimableName(name: string): string {
  * ones); every project id must be a project of the team (NOT_FOUND); the name must be free in the team,
  * built-in names included (CONFLICT).
  */
-export async function createRole(runtime: UnitOfWorkRuntime, principal: Principal, input: CreateRoleRequest): Promise<Role> {
+export async function createRole(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: CreateRoleRequest,
+): Promise<Role> {
   const abilities = [...new Set(input.abilities)];
   requireGrantable(principal, abilities, `role ${input.name}`);
   const projectIds = input.project_ids ? [...new Set(input.project_ids)] : null;
@@ -182,7 +209,10 @@ export async function createRole(runtime: UnitOfWorkRuntime, principal: Principa
   };
   return unitOfWork(runtime, principal.teamId, (tx) => {
     tx.put(roleItem(principal.teamId, role), { condition: 'attribute_not_exists(pk)' });
-    tx.put({ ...keys.roleName(principal.teamId, normalized), entity: entity.roleName, role_id: role.id }, { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) });
+    tx.put(
+      { ...keys.roleName(principal.teamId, normalized), entity: entity.roleName, role_id: role.id },
+      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) },
+    );
     const created = publicRole(role);
     tx.emit({ type: 'role.created', projectId: null, data: { role: created } });
     return created;
@@ -195,14 +225,21 @@ export async function createRole(runtime: UnitOfWorkRuntime, principal: Principa
  * the project scope change, the resulting abilities must all be held by the caller (TOKEN_MISSING_ABILITY).
  * Errors: NOT_FOUND, CONFLICT (a built-in role; a name taken; a concurrent change).
  */
-export async function updateRole(runtime: UnitOfWorkRuntime, principal: Principal, roleId: string, input: UpdateRoleRequest): Promise<Role> {
+export async function updateRole(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  roleId: string,
+  input: UpdateRoleRequest,
+): Promise<Role> {
   const teamId = principal.teamId;
   const current = await findRole(runtime.store, teamId, roleId);
   if (!current) throw notFound(roleId);
   if (current.built_in) throw builtInConflict(current);
   const abilities = input.abilities ? [...new Set(input.abilities)] : current.abilities;
-  const projectIds = input.project_ids === undefined ? current.project_ids : input.project_ids ? [...new Set(input.project_ids)] : null;
-  if (input.abilities !== undefined || input.project_ids !== undefined) requireGrantable(principal, abilities, `role ${current.name}`);
+  const projectIds =
+    input.project_ids === undefined ? current.project_ids : input.project_ids ? [...new Set(input.project_ids)] : null;
+  if (input.abilities !== undefined || input.project_ids !== undefined)
+    requireGrantable(principal, abilities, `role ${current.name}`);
   const name = input.name ?? current.name;
   const description = input.description === undefined ? current.description : input.description;
   const renamed = normalizeName(name) !== normalizeName(current.name);
@@ -214,10 +251,19 @@ export async function updateRole(runtime: UnitOfWorkRuntime, principal: Principa
     JSON.stringify(abilities) === JSON.stringify(current.abilities) &&
     JSON.stringify(projectIds) === JSON.stringify(current.project_ids);
   if (unchanged) return publicRole(current);
-  const updated: StoredRole = { ...current, name, description, abilities, project_ids: projectIds, updated_at: isoTime(runtime.clock.nowMs()), version: current.version + 1 };
+  const updated: StoredRole = {
+    ...current,
+    name,
+    description,
+    abilities,
+    project_ids: projectIds,
+    updated_at: isoTime(runtime.clock.nowMs()),
+    version: current.version + 1,
+  };
   return unitOfWork(runtime, teamId, (tx) => {
     tx.update(keys.role(teamId, roleId), {
-      expression: 'SET #name = :name, description = :description, abilities = :abilities, project_ids = :project_ids, updated_at = :updated_at, version = :next',
+      expression:
+        'SET #name = :name, description = :description, abilities = :abilities, project_ids = :project_ids, updated_at = :updated_at, version = :next',
       condition: 'version = :version',
       names: { '#name': 'name' },
       values: {
@@ -233,7 +279,10 @@ export async function updateRole(runtime: UnitOfWorkRuntime, principal: Principa
     });
     if (newName !== null) {
       tx.delete(keys.roleName(teamId, normalizeName(current.name)));
-      tx.put({ ...keys.roleName(teamId, newName), entity: entity.roleName, role_id: roleId }, { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(name) });
+      tx.put(
+        { ...keys.roleName(teamId, newName), entity: entity.roleName, role_id: roleId },
+        { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(name) },
+      );
     }
     const role = publicRole(updated);
     tx.emit({ type: 'role.updated', projectId: null, data: { role } });
@@ -246,16 +295,25 @@ export async function updateRole(runtime: UnitOfWorkRuntime, principal: Principa
  * transaction. Errors: NOT_FOUND, CONFLICT (a built-in role; still assigned to members or groups —
  * checked by the transaction itself on the counter, so a concurrent assignment cannot slip through).
  */
-export async function deleteRole(runtime: UnitOfWorkRuntime, principal: Principal, roleId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteRole(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  roleId: string,
+): Promise<{ id: string; deleted: true }> {
   const teamId = principal.teamId;
   const current = await findRole(runtime.store, teamId, roleId);
   if (!current) throw notFound(roleId);
   if (current.built_in) throw builtInConflict(current);
   const stillAssigned = () =>
-    new ProblemError('CONFLICT', `Role ${current.name} is still assigned to team members or groups; take it away from them (POST /v1/team-members/{id}, POST /v1/groups/{id}) before deleting it.`);
+    new ProblemError(
+      'CONFLICT',
+      `Role ${current.name} is still assigned to team members or groups; take it away from them (POST /v1/team-members/{id}, POST /v1/groups/{id}) before deleting it.`,
+    );
   if (current.assignment_count > 0) throw stillAssigned();
   const assignedOrChanged = () =>
-    new ConcurrentChange(`Role ${current.name} was assigned or changed by another request meanwhile; read it again, take it away from its members and groups, and retry.`);
+    new ConcurrentChange(
+      `Role ${current.name} was assigned or changed by another request meanwhile; read it again, take it away from its members and groups, and retry.`,
+    );
   return unitOfWork(runtime, teamId, (tx) => {
     tx.delete(keys.role(teamId, roleId), {
       condition: 'version = :version AND (attribute_not_exists(assignment_count) OR assignment_count = :zero)',

@@ -15,9 +15,13 @@ export const Role = z
     id: Uuid,
     name: z.string(),
     description: z.nullable(z.string()),
-    built_in: z.boolean().check(z.describe('True for the six roles every team has (owner, admin, developer, analyst, support, viewer).')),
+    built_in: z
+      .boolean()
+      .check(z.describe('True for the six roles every team has (owner, admin, developer, analyst, support, viewer).')),
     abilities: z.array(z.enum(ABILITY_VALUES)),
-    project_ids: z.nullable(z.array(Uuid)).check(z.describe('The projects the abilities apply to; null for every project of the team.')),
+    project_ids: z
+      .nullable(z.array(Uuid))
+      .check(z.describe('The projects the abilities apply to; null for every project of the team.')),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -38,10 +42,18 @@ const ProjectIds = z.array(Uuid).check(z.minLength(1), z.maxLength(MAX_ROLE_PROJ
 /** Body of `POST /v1/roles`. */
 export const CreateRoleRequest = z
   .strictObject({
-    name: RoleName.check(z.describe('Role name, 1 to 100 characters, unique in the team (built-in names included, any case).')),
+    name: RoleName.check(
+      z.describe('Role name, 1 to 100 characters, unique in the team (built-in names included, any case).'),
+    ),
     description: z.optional(z.nullable(LongText())).check(z.describe('Optional description, up to 1000 characters.')),
-    abilities: Abilities.check(z.describe('Abilities the role grants (service://enums/ability); each must be held by the caller.')),
-    project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe(`Narrow the role to these projects (1 to ${MAX_ROLE_PROJECTS}); omit or null for every project.`)),
+    abilities: Abilities.check(
+      z.describe('Abilities the role grants (service://enums/ability); each must be held by the caller.'),
+    ),
+    project_ids: z
+      .optional(z.nullable(ProjectIds))
+      .check(
+        z.describe(`Narrow the role to these projects (1 to ${MAX_ROLE_PROJECTS}); omit or null for every project.`),
+      ),
   })
   .register(z.globalRegistry, { id: 'CreateRoleRequest' });
 /** Body of `POST /v1/roles` (see {@link CreateRoleRequest}). */
@@ -52,8 +64,12 @@ export const UpdateRoleRequest = z
   .strictObject({
     name: z.optional(RoleName).check(z.describe('New name, 1 to 100 characters, unique in the team.')),
     description: z.optional(z.nullable(LongText())).check(z.describe('New description; null clears it.')),
-    abilities: z.optional(Abilities).check(z.describe('The new complete set of abilities; each must be held by the caller.')),
-    project_ids: z.optional(z.nullable(ProjectIds)).check(z.describe('The new project scope; null makes the role apply to every project.')),
+    abilities: z
+      .optional(Abilities)
+      .check(z.describe('The new complete set of abilities; each must be held by the caller.')),
+    project_ids: z
+      .optional(z.nullable(ProjectIds))
+      .check(z.describe('The new project scope; null makes the role apply to every project.')),
   })
   .register(z.globalRegistry, { id: 'UpdateRoleRequest' });
 /** Body of `POST /v1/roles/{id}` (see {@link UpdateRoleRequest}). */

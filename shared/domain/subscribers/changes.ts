@@ -10,7 +10,13 @@ import type { Member } from '../members/schema.js';
 import { decideSubscriberUpdate } from './decisions.js';
 import { memberUpdated, readLinkTarget, releaseClaim, takeClaim } from './member-link.js';
 import { parseStoredSubscriber } from './record.js';
-import { loadSubscriber, newSubscriberItem, publicSubscriber, toSubscriber, writeSubscriberAccess } from './repository.js';
+import {
+  loadSubscriber,
+  newSubscriberItem,
+  publicSubscriber,
+  toSubscriber,
+  writeSubscriberAccess,
+} from './repository.js';
 import type { Subscriber, UpdateSubscriberRequest } from './schema.js';
 
 /** Changes of subscribers (DESIGN D14, D17): the update use case over decisions.ts. */
@@ -19,7 +25,12 @@ import type { Subscriber, UpdateSubscriberRequest } from './schema.js';
  * Changes a subscriber (`null` clears; D17); a `platform_user_id` change moves the claim and relinks members (`member.updated` each). No-op writes
  * nothing. Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT (platform user id taken, or `MAX_ATTEMPTS` lost races).
  */
-export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, input: UpdateSubscriberRequest): Promise<Subscriber> {
+export async function updateSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriberId: string,
+  input: UpdateSubscriberRequest,
+): Promise<Subscriber> {
   return retryOnLostRace(
     async () => {
       const item = await loadSubscriber(runtime.store, principal, subscriberId);
@@ -34,8 +45,13 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
 
       const nowIso = isoTime(runtime.clock.nowMs());
       next.updated_at = nowIso;
-      const oldMember = current.member_id ? await readMemberItem(runtime.store, teamId, projectId, current.member_id) : undefined;
-      const link = platformChanged && next.platform_user_id ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId) : undefined;
+      const oldMember = current.member_id
+        ? await readMemberItem(runtime.store, teamId, projectId, current.member_id)
+        : undefined;
+      const link =
+        platformChanged && next.platform_user_id
+          ? await readLinkTarget(runtime.store, teamId, projectId, next.platform_user_id, subscriberId)
+          : undefined;
       if (platformChanged) next.member_id = link?.member ? toMember(link.member).id : null;
       const nextItem = newSubscriberItem(teamId, next, nextContact);
       const subscriber = toSubscriber(nextItem, { contact: true });
@@ -65,14 +81,19 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
           if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
           return;
         }
-        writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: current.status, member_id: next.member_id }); // status: unchanged under the revision condition
-        if (current.platform_user_id) releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
+        writeSubscriberAccess(tx, teamId, projectId, subscriberId, {
+          status: current.status,
+          member_id: next.member_id,
+        }); // status: unchanged under the revision condition
+        if (current.platform_user_id)
+          releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
         if (oldMember) {
           const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
           writeMemberChange(tx, teamId, oldMember, unlinked);
           tx.emit(memberUpdated(unlinked, null));
         }
-        if (next.platform_user_id) takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
+        if (next.platform_user_id)
+          takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
         if (link?.member) {
           const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
           writeMemberChange(tx, teamId, link.member, linked);
@@ -81,6 +102,12 @@ export async function updateSubscriber(runtime: UnitOfWorkRuntime, principal: Pr
       });
       return subscriber;
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`,
+        ),
+    },
   );
 }

@@ -20,7 +20,11 @@ export interface SubscriberUpdate {
 }
 
 /** The change `input` makes (`null` clears a field, an absent field stays); null when it changes nothing. `updated_at` and `member_id` are the caller's. */
-export function decideSubscriberUpdate(current: Subscriber, stored: SubscriberContact, input: UpdateSubscriberRequest): SubscriberUpdate | null {
+export function decideSubscriberUpdate(
+  current: Subscriber,
+  stored: SubscriberContact,
+  input: UpdateSubscriberRequest,
+): SubscriberUpdate | null {
   const next: Subscriber = { ...current };
   const nextContact = { ...stored };
   if (input.display_name !== undefined) next.display_name = input.display_name;

@@ -49,7 +49,9 @@ export async function listSubscribers(
       cursor: query.cursor,
       consistent: true,
       map: (item) => toSubscriber(item, { contact: false }),
-      filter: conditions.length ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values } : undefined,
+      filter: conditions.length
+        ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values }
+        : undefined,
     }),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
@@ -63,7 +65,12 @@ export async function listSubscribers(
  * with `next_cursor`. Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for
  * a cursor of another list.
  */
-export async function exportSubscribers(store: Store, principal: Principal, projectId: string, query: Pick<ExportSubscribersQuery, 'limit' | 'cursor'>): Promise<SubscriberExportPage> {
+export async function exportSubscribers(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: Pick<ExportSubscribersQuery, 'limit' | 'cursor'>,
+): Promise<SubscriberExportPage> {
   requireProjectAccess(principal, projectId);
   const contact = mayReadContact(principal);
   const [project, page] = await Promise.all([
@@ -78,5 +85,9 @@ export async function exportSubscribers(store: Store, principal: Principal, proj
     }),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return { lines: page.data.map((subscriber) => `${JSON.stringify(subscriber)}\n`).join(''), count: page.data.length, next_cursor: page.next_cursor };
+  return {
+    lines: page.data.map((subscriber) => `${JSON.stringify(subscriber)}\n`).join(''),
+    count: page.data.length,
+    next_cursor: page.next_cursor,
+  };
 }

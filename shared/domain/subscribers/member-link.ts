@@ -13,8 +13,13 @@ import type { Subscriber } from './schema.js';
  */
 
 /** The condition "the claim's member is still `memberId` (or still none)", with its values. */
-function claimMemberCondition(memberId: string | null | undefined): { expression: string; values: Record<string, unknown> } {
-  return memberId ? { expression: 'member_id = :claim_member', values: { ':claim_member': memberId } } : { expression: 'attribute_not_exists(member_id)', values: {} };
+function claimMemberCondition(memberId: string | null | undefined): {
+  expression: string;
+  values: Record<string, unknown>;
+} {
+  return memberId
+    ? { expression: 'member_id = :claim_member', values: { ':claim_member': memberId } }
+    : { expression: 'attribute_not_exists(member_id)', values: {} };
 }
 
 /**
@@ -30,14 +35,24 @@ export async function readLinkTarget(
 ): Promise<{ member: StoredMember | undefined; claimMemberId: string | undefined }> {
   const claim = await readPlatformUserClaim(store, teamId, projectId, platformUserId);
   if (claim?.subscriber_id && claim.subscriber_id !== subscriberId) {
-    throw new ProblemError('CONFLICT', `Platform user id ${platformUserId} already belongs to subscriber ${claim.subscriber_id} in this project; a platform user can be one subscriber only.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Platform user id ${platformUserId} already belongs to subscriber ${claim.subscriber_id} in this project; a platform user can be one subscriber only.`,
+    );
   }
   const member = claim?.member_id ? await readMemberItem(store, teamId, projectId, claim.member_id) : undefined;
   return { member, claimMemberId: claim?.member_id };
 }
 
 /** Adds to `tx` taking the claim of `platformUserId` for `subscriberId`, conditional on it being free and its member unchanged. */
-export function takeClaim(tx: Transaction, teamId: string, projectId: string, platformUserId: string, subscriberId: string, claimMemberId: string | undefined): void {
+export function takeClaim(
+  tx: Transaction,
+  teamId: string,
+  projectId: string,
+  platformUserId: string,
+  subscriberId: string,
+  claimMemberId: string | undefined,
+): void {
   const member = claimMemberCondition(claimMemberId);
   tx.update(platformUserKey(teamId, projectId, platformUserId), {
     expression: 'SET subscriber_id = :subscriber, #entity = :entity, project_id = :project',
@@ -48,7 +63,14 @@ export function takeClaim(tx: Transaction, teamId: string, projectId: string, pl
 }
 
 /** Adds to `tx` releasing the claim of `platformUserId` held by `subscriberId`, conditional on its member unchanged. */
-export function releaseClaim(tx: Transaction, teamId: string, projectId: string, platformUserId: string, subscriberId: string, claimMemberId: string | null): void {
+export function releaseClaim(
+  tx: Transaction,
+  teamId: string,
+  projectId: string,
+  platformUserId: string,
+  subscriberId: string,
+  claimMemberId: string | null,
+): void {
   const member = claimMemberCondition(claimMemberId);
   tx.update(platformUserKey(teamId, projectId, platformUserId), {
     expression: 'REMOVE subscriber_id',

@@ -10,7 +10,14 @@ import { entity, keys } from '../../store/keys.js';
 import { recordParser, revisionOf } from '../../store/records.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome } from '../members/platform-retry.js';
-import { platformUserKey, putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
+import {
+  platformUserKey,
+  putNewMember,
+  readMemberItem,
+  toMember,
+  writeMemberChange,
+  type StoredMember,
+} from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
 import { Project } from '../projects/schema.js';
 import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
@@ -63,7 +70,12 @@ async function moderate(
   subscriberId: string,
   options: ModerationOptions,
   decide: (read: Read, nowIso: string) => Decision,
-  call: (adapterCall: { platformUserId: string; platformType: PlatformType; teamId: string; projectId: string }) => Promise<PlatformResult>,
+  call: (adapterCall: {
+    platformUserId: string;
+    platformType: PlatformType;
+    teamId: string;
+    projectId: string;
+  }) => Promise<PlatformResult>,
 ): Promise<SubscriberModeration> {
   const teamId = principal.teamId;
   const { subscriber, decision, projectId, platformType } = await retryOnLostRace(
@@ -73,7 +85,9 @@ async function moderate(
       const projectId = subscriber.project_id;
       const [project, member] = await Promise.all([
         runtime.store.get(keys.project(teamId, projectId), { projection: 'platform_type' }),
-        subscriber.member_id ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id) : Promise.resolve(undefined),
+        subscriber.member_id
+          ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id)
+          : Promise.resolve(undefined),
       ]);
       if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
       const nowIso = isoTime(runtime.clock.nowMs());
@@ -82,23 +96,38 @@ async function moderate(
       await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
       return { subscriber, decision, projectId, platformType };
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscriber ${subscriberId} kept changing while this request ran; read it again and retry.`,
+        ),
+    },
   );
   let recorded = decision.member;
   if (decision.platform && subscriber.platform_user_id) {
-    const result = await callPlatform(() => call({ platformUserId: subscriber.platform_user_id!, platformType, teamId, projectId }));
+    const result = await callPlatform(() =>
+      call({ platformUserId: subscriber.platform_user_id!, platformType, teamId, projectId }),
+    );
     if (recorded) recorded = await recordPlatformOutcome(runtime, teamId, recorded, decision.platform, result);
   }
   return { subscriber: decision.subscriber, member: recorded };
 }
 
 /** Adds the decision's writes and event to `tx`. */
-function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberItem: StoredMember | undefined, decision: Decision): void {
+function write(
+  tx: Transaction,
+  teamId: string,
+  item: StoredSubscriber,
+  memberItem: StoredMember | undefined,
+  decision: Decision,
+): void {
   const next = decision.subscriber;
   if (decision.writeSubscriber) {
     const revision = revisionCondition(item);
     tx.update(keys.subscriber(teamId, next.project_id, next.id), {
-      expression: 'SET #status = :status, banned_at = :banned_at, member_id = :member_id, updated_at = :updated_at, revision = :revision',
+      expression:
+        'SET #status = :status, banned_at = :banned_at, member_id = :member_id, updated_at = :updated_at, revision = :revision',
       condition: `attribute_exists(pk) AND ${revision.expression}`,
       names: { '#status': 'status' },
       values: {
@@ -129,7 +158,13 @@ function write(tx: Transaction, teamId: string, item: StoredSubscriber, memberIt
  * Bans a subscriber and its member (created `banned` if never joined) with `member.banned`, then bans on the platform and suspends every live subscription
  * (D15, D17). Returns subscriber and member (null without platform user id). Errors: NOT_FOUND; CONFLICT (already banned, lost races).
  */
-export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, reason: string | null, options: ModerationOptions = {}): Promise<SubscriberModeration> {
+export async function banSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriberId: string,
+  reason: string | null,
+  options: ModerationOptions = {},
+): Promise<SubscriberModeration> {
   const result = await moderate(
     runtime,
     principal,
@@ -137,7 +172,10 @@ export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Princ
     options,
     ({ subscriber, member }, nowIso) => {
       if (subscriber.status === 'banned') {
-        throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} is already banned; to lift the ban use POST /v1/subscribers/${subscriberId}/unban.`);
+        throw new ProblemError(
+          'CONFLICT',
+          `Subscriber ${subscriberId} is already banned; to lift the ban use POST /v1/subscribers/${subscriberId}/unban.`,
+        );
       }
       let next: Member | null = null;
       let newMember = false;
@@ -160,7 +198,13 @@ export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Princ
           updated_at: nowIso,
         };
       }
-      const banned: Subscriber = { ...subscriber, status: 'banned', banned_at: nowIso, member_id: next?.id ?? subscriber.member_id, updated_at: nowIso };
+      const banned: Subscriber = {
+        ...subscriber,
+        status: 'banned',
+        banned_at: nowIso,
+        member_id: next?.id ?? subscriber.member_id,
+        updated_at: nowIso,
+      };
       return {
         subscriber: banned,
         writeSubscriber: true,
@@ -171,7 +215,10 @@ export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Princ
       };
     },
     ({ platformUserId, platformType, teamId, projectId }) =>
-      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).ban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }, reason),
+      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).ban(
+        { team_id: teamId, project_id: projectId, platform_user_id: platformUserId },
+        reason,
+      ),
   );
   await suspendSubscriptionsOfSubscriber(runtime, principal, subscriberId);
   return result;
@@ -183,16 +230,28 @@ export async function banSubscriber(runtime: UnitOfWorkRuntime, principal: Princ
  * is emitted; then the platform lifts the ban. Suspended subscriptions stay suspended (unsuspend them
  * explicitly). Errors: NOT_FOUND; CONFLICT when not banned, or after lost races.
  */
-export async function unbanSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, options: ModerationOptions = {}): Promise<SubscriberModeration> {
+export async function unbanSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriberId: string,
+  options: ModerationOptions = {},
+): Promise<SubscriberModeration> {
   return moderate(
     runtime,
     principal,
     subscriberId,
     options,
     ({ subscriber, member }, nowIso) => {
-      if (subscriber.status !== 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriberId} is not banned (status ${subscriber.status}); only a banned subscriber can be unbanned.`);
+      if (subscriber.status !== 'banned')
+        throw new ProblemError(
+          'CONFLICT',
+          `Subscriber ${subscriberId} is not banned (status ${subscriber.status}); only a banned subscriber can be unbanned.`,
+        );
       const current = member ? toMember(member) : null;
-      const next: Member | null = current && current.status === 'banned' ? { ...current, status: 'left', status_changed_at: nowIso, updated_at: nowIso } : current;
+      const next: Member | null =
+        current && current.status === 'banned'
+          ? { ...current, status: 'left', status_changed_at: nowIso, updated_at: nowIso }
+          : current;
       const unbanned: Subscriber = { ...subscriber, status: 'active', banned_at: null, updated_at: nowIso };
       return {
         subscriber: unbanned,
@@ -204,7 +263,11 @@ export async function unbanSubscriber(runtime: UnitOfWorkRuntime, principal: Pri
       };
     },
     ({ platformUserId, platformType, teamId, projectId }) =>
-      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).unban({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).unban({
+        team_id: teamId,
+        project_id: projectId,
+        platform_user_id: platformUserId,
+      }),
   );
 }
 
@@ -215,7 +278,13 @@ export async function unbanSubscriber(runtime: UnitOfWorkRuntime, principal: Pri
  * CONFLICT when the subscriber has no member in the community (never joined, left, already kicked or
  * banned), or after lost races.
  */
-export async function kickSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string, reason: string | null, options: ModerationOptions = {}): Promise<SubscriberModeration> {
+export async function kickSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriberId: string,
+  reason: string | null,
+  options: ModerationOptions = {},
+): Promise<SubscriberModeration> {
   return moderate(
     runtime,
     principal,
@@ -242,6 +311,10 @@ export async function kickSubscriber(runtime: UnitOfWorkRuntime, principal: Prin
       };
     },
     ({ platformUserId, platformType, teamId, projectId }) =>
-      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).kick({ team_id: teamId, project_id: projectId, platform_user_id: platformUserId }),
+      platformAdapterFor(platformType, options.adapters ?? platformAdapters(runtime)).kick({
+        team_id: teamId,
+        project_id: projectId,
+        platform_user_id: platformUserId,
+      }),
   );
 }

@@ -23,7 +23,8 @@ export const subscribersModule = defineModule({
   operations: {
     listSubscribers: defineOperation({
       id: 'listSubscribers',
-      summary: 'List a project’s subscribers (identifiers only, no contact details), optionally by status, plan or e-mail prefix.',
+      summary:
+        'List a project’s subscribers (identifiers only, no contact details), optionally by status, plan or e-mail prefix.',
       tag: 'Subscribers',
       ability: 'project-user:view-any',
       teamWide: false,
@@ -36,12 +37,14 @@ export const subscribersModule = defineModule({
         name: 'list_subscribers',
         title: 'List subscribers',
         kind: 'read',
-        description: 'List a project\u2019s subscribers (identifiers only, no contact details); filter by status, plan_id or email_prefix.',
+        description:
+          'List a project\u2019s subscribers (identifiers only, no contact details); filter by status, plan_id or email_prefix.',
       },
     }),
     createSubscriber: defineOperation({
       id: 'createSubscriber',
-      summary: 'Create a subscriber in a project (a creator’s own import or site); with a platform user id it is linked to that member (emits member.updated then).',
+      summary:
+        'Create a subscriber in a project (a creator’s own import or site); with a platform user id it is linked to that member (emits member.updated then).',
       tag: 'Subscribers',
       ability: 'project-user:update',
       teamWide: false,
@@ -54,7 +57,8 @@ export const subscribersModule = defineModule({
     }),
     exportSubscribers: defineOperation({
       id: 'exportSubscribers',
-      summary: 'Export a project’s subscribers, one page at a time, as NDJSON lines (one Subscriber per line; e-mail and phone only for consented subscribers and callers holding project-user:view).',
+      summary:
+        'Export a project’s subscribers, one page at a time, as NDJSON lines (one Subscriber per line; e-mail and phone only for consented subscribers and callers holding project-user:view).',
       tag: 'Subscribers',
       ability: 'project-user:export',
       teamWide: false,
@@ -74,11 +78,17 @@ export const subscribersModule = defineModule({
       output: Subscriber,
       events: [],
       rest: { method: 'GET', path: '/v1/subscribers/{id}', successStatus: 200 },
-      tool: { name: 'get_subscriber', title: 'Get subscriber', kind: 'read', description: 'Read one subscriber, including e-mail and phone when the subscriber consented.' },
+      tool: {
+        name: 'get_subscriber',
+        title: 'Get subscriber',
+        kind: 'read',
+        description: 'Read one subscriber, including e-mail and phone when the subscriber consented.',
+      },
     }),
     updateSubscriber: defineOperation({
       id: 'updateSubscriber',
-      summary: 'Change a subscriber’s name, contact data, consent, platform user id or provider customer id (emits member.updated when they have a member).',
+      summary:
+        'Change a subscriber’s name, contact data, consent, platform user id or provider customer id (emits member.updated when they have a member).',
       tag: 'Subscribers',
       ability: 'project-user:update',
       teamWide: false,
@@ -109,7 +119,8 @@ export const subscribersModule = defineModule({
     }),
     unbanSubscriber: defineOperation({
       id: 'unbanSubscriber',
-      summary: 'Lift a subscriber’s ban (emits member.unbanned); suspended subscriptions stay suspended until unsuspended.',
+      summary:
+        'Lift a subscriber’s ban (emits member.unbanned); suspended subscriptions stay suspended until unsuspended.',
       tag: 'Subscribers',
       ability: 'project-user:ban',
       teamWide: false,
@@ -120,7 +131,8 @@ export const subscribersModule = defineModule({
     }),
     kickSubscriber: defineOperation({
       id: 'kickSubscriber',
-      summary: 'Remove a subscriber from the project’s community without banning them; subscriptions are unchanged (emits member.kicked).',
+      summary:
+        'Remove a subscriber from the project’s community without banning them; subscriptions are unchanged (emits member.kicked).',
       tag: 'Subscribers',
       ability: 'project-user:kick',
       teamWide: false,

@@ -26,7 +26,10 @@ export type StoredSubscriberRecord = z.infer<typeof StoredSubscriber>;
 export const parseStoredSubscriber = recordParser(entity.subscriber, StoredSubscriber);
 
 /** A subscriber item read for its member (projection `member_id`; absent or null: none yet). */
-export const parseStoredSubscriberMember = recordParser(entity.subscriber, z.pick(StoredSubscriber, { member_id: true }));
+export const parseStoredSubscriberMember = recordParser(
+  entity.subscriber,
+  z.pick(StoredSubscriber, { member_id: true }),
+);
 
 /** A subscriber's reference item (`keys.subscriberRef`): the project of a subscriber id. */
 const StoredSubscriberRef = z.object({ project_id: Subscriber.shape.project_id });
@@ -38,7 +41,10 @@ export const parseStoredSubscriberRef = recordParser(entity.subscriberRef, Store
  * Attributes of the subscriber's access summary (`keys.subscriberAccess`; D15, D17): DynamoDB string sets of the ids of its subscriptions granting access (`granting`) and PAID access
  * (`paid`), maintained by every creation and access-changing transition. An empty set is no attribute (absent reads as none).
  */
-export const subscriberAccessAttribute = { granting: 'granting_subscription_ids', paid: 'paid_subscription_ids' } as const;
+export const subscriberAccessAttribute = {
+  granting: 'granting_subscription_ids',
+  paid: 'paid_subscription_ids',
+} as const;
 
 /**
  * A subscriber's access summary as stored (`keys.subscriberAccess`, DESIGN D15, D17): its status and

@@ -12,7 +12,12 @@ import { toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { memberUpdated, readLinkTarget, takeClaim } from './member-link.js';
-import { parseStoredSubscriber, parseStoredSubscriberRef, subscriberAccessAttribute, type StoredSubscriberRecord } from './record.js';
+import {
+  parseStoredSubscriber,
+  parseStoredSubscriberRef,
+  subscriberAccessAttribute,
+  type StoredSubscriberRecord,
+} from './record.js';
 import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
 
 /**
@@ -34,7 +39,8 @@ export function livePlanAttribute(planId: string): string {
 export type StoredSubscriber = Item;
 
 /** NOT_FOUND for a subscriber id (absent, foreign or out of scope: the same answer). */
-export const subscriberNotFound = (subscriberId: string) => new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
+export const subscriberNotFound = (subscriberId: string) =>
+  new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
 
 /**
  * The public subscriber of a stored item (DESIGN D10). `contact: true` adds `email` and `phone` when the
@@ -72,10 +78,15 @@ export function publicSubscriber(stored: StoredSubscriberRecord, options: { cont
  * NOT_FOUND when absent, of another team, of a project outside the token's project scope, or not the
  * portal principal's own subscriber (D27).
  */
-export async function loadSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<StoredSubscriber> {
+export async function loadSubscriber(
+  store: Store,
+  principal: Principal,
+  subscriberId: string,
+): Promise<StoredSubscriber> {
   const ref = await store.get(keys.subscriberRef(principal.teamId, subscriberId));
   const projectId = ref ? parseStoredSubscriberRef(ref).project_id : null;
-  if (!projectId || !canAccessSubscriberData(principal, projectId, subscriberId)) throw subscriberNotFound(subscriberId);
+  if (!projectId || !canAccessSubscriberData(principal, projectId, subscriberId))
+    throw subscriberNotFound(subscriberId);
   const item = await store.get(keys.subscriber(principal.teamId, projectId, subscriberId));
   if (!item) throw subscriberNotFound(subscriberId);
   return item;
@@ -113,7 +124,10 @@ export interface SubscriberAccessSetChange {
 
 /** True when `change` adds or deletes nothing. */
 export function isEmptySetChange(change: SubscriberAccessSetChange): boolean {
-  return change.add.granting.length + change.add.paid.length + change.delete.granting.length + change.delete.paid.length === 0;
+  return (
+    change.add.granting.length + change.add.paid.length + change.delete.granting.length + change.delete.paid.length ===
+    0
+  );
 }
 
 /**
@@ -131,9 +145,19 @@ export interface SubscriberAccessFields {
  * Adds to `tx` the access summary's `status`/`member_id` and subscription-set change; call it on every write of those fields or of access (D15, D17).
  * Unconditional (the own write carries the conditions); a transaction touches an item once, so pass both changes in ONE call.
  */
-export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId: string, subscriberId: string, fields: SubscriberAccessFields): void {
+export function writeSubscriberAccess(
+  tx: Transaction,
+  teamId: string,
+  projectId: string,
+  subscriberId: string,
+  fields: SubscriberAccessFields,
+): void {
   const names: Record<string, string> = { '#entity': 'entity' };
-  const values: Record<string, unknown> = { ':entity': entity.subscriberAccess, ':team': teamId, ':subscriber': subscriberId };
+  const values: Record<string, unknown> = {
+    ':entity': entity.subscriberAccess,
+    ':team': teamId,
+    ':subscriber': subscriberId,
+  };
   const sets = ['#entity = :entity', 'team_id = :team', 'subscriber_id = :subscriber'];
   if (fields.status !== undefined) {
     names['#status'] = 'status';
@@ -160,7 +184,11 @@ export function writeSubscriberAccess(tx: Transaction, teamId: string, projectId
 }
 
 /** The stored subscriber item of a new subscriber (revision 0); `email`/`phone` stored whatever the consent. */
-export function newSubscriberItem(teamId: string, subscriber: Subscriber, contact: { email: string | null; phone: string | null }): Item {
+export function newSubscriberItem(
+  teamId: string,
+  subscriber: Subscriber,
+  contact: { email: string | null; phone: string | null },
+): Item {
   const item: Item = {
     ...keys.subscriber(teamId, subscriber.project_id, subscriber.id),
     entity: entity.subscriber,
@@ -183,7 +211,10 @@ async function requireProject(store: Store, principal: Principal, projectId: str
 
 /** Adds to `tx` a check that the project still exists (NOT_FOUND otherwise). */
 function checkProject(tx: Transaction, teamId: string, projectId: string): void {
-  tx.check(keys.project(teamId, projectId), { condition: 'attribute_exists(pk)', onConditionFailed: () => new ProblemError('NOT_FOUND', `No project ${projectId}.`) });
+  tx.check(keys.project(teamId, projectId), {
+    condition: 'attribute_exists(pk)',
+    onConditionFailed: () => new ProblemError('NOT_FOUND', `No project ${projectId}.`),
+  });
 }
 
 /** A new subscriber ready to be written: what it will read as, and the writes that create it. */
@@ -194,7 +225,10 @@ export interface PreparedSubscriber {
    * Adds the creation to `tx` (subscriber, reference, claim, member link + `member.updated`), conditional on the claim unchanged (lost race) and the project
    * existing (NOT_FOUND) unless `projectGuarded` (the caller's project write guards it); `accessSets` tracks a subscription created alongside.
    */
-  write(tx: Transaction, options?: { attributes?: Item; projectGuarded?: boolean; accessSets?: SubscriberAccessSetChange }): void;
+  write(
+    tx: Transaction,
+    options?: { attributes?: Item; projectGuarded?: boolean; accessSets?: SubscriberAccessSetChange },
+  ): void;
 }
 
 /**
@@ -210,7 +244,9 @@ export async function prepareSubscriber(
 ): Promise<PreparedSubscriber> {
   const teamId = principal.teamId;
   const platformUserId = input.platform_user_id ?? null;
-  const link = platformUserId ? await readLinkTarget(runtime.store, teamId, projectId, platformUserId, subscriberId) : { member: undefined, claimMemberId: undefined };
+  const link = platformUserId
+    ? await readLinkTarget(runtime.store, teamId, projectId, platformUserId, subscriberId)
+    : { member: undefined, claimMemberId: undefined };
   const nowIso = isoTime(runtime.clock.nowMs());
   const stored: Subscriber = {
     id: subscriberId,
@@ -233,8 +269,15 @@ export async function prepareSubscriber(
       if (!options.projectGuarded) checkProject(tx, teamId, projectId);
       countUsage(tx, teamId, 'subscribers', 1);
       tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
-      tx.put({ ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId }, { condition: 'attribute_not_exists(pk)' });
-      writeSubscriberAccess(tx, teamId, projectId, subscriberId, { status: stored.status, member_id: stored.member_id, sets: options.accessSets });
+      tx.put(
+        { ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId },
+        { condition: 'attribute_not_exists(pk)' },
+      );
+      writeSubscriberAccess(tx, teamId, projectId, subscriberId, {
+        status: stored.status,
+        member_id: stored.member_id,
+        sets: options.accessSets,
+      });
       if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
       if (link.member) {
         const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
@@ -249,16 +292,29 @@ export async function prepareSubscriber(
  * Creates a subscriber (D17), claiming `platform_user_id` and linking its member; counts against the tier (D20). Returns consented contact data.
  * Errors: NOT_FOUND (project absent, foreign, out of scope); TIER_LIMIT_REACHED; CONFLICT (platform user id taken, `MAX_ATTEMPTS` lost races).
  */
-export async function createSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, projectId: string, input: CreateSubscriberRequest): Promise<Subscriber> {
+export async function createSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  projectId: string,
+  input: CreateSubscriberRequest,
+): Promise<Subscriber> {
   await requireProject(runtime.store, principal, projectId);
   const subscriberId = newUuid();
   return retryOnLostRace(
     async () => {
       const prepared = await prepareSubscriber(runtime, principal, projectId, input, subscriberId);
       // D20: the team's subscriber counter rises in the same transaction (in `write`), within the tier's limit.
-      await withinTierLimit(runtime, principal.teamId, 'subscribers', () => unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)));
+      await withinTierLimit(runtime, principal.teamId, 'subscribers', () =>
+        unitOfWork(runtime, principal.teamId, (tx) => prepared.write(tx)),
+      );
       return prepared.subscriber;
     },
-    { exhausted: () => new ProblemError('CONFLICT', `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `The platform user ${input.platform_user_id ?? ''} kept changing while this request ran; retry.`,
+        ),
+    },
   );
 }

@@ -4,4 +4,9 @@
  * subscription (subscriptions, payments). Metadata only: operation definitions import it without
  * pulling in runtime code.
  */
-export const ACCESS_EVENTS = ['member.access_granted', 'member.access_revoked', 'member.converted', 'member.churned'] as const;
+export const ACCESS_EVENTS = [
+  'member.access_granted',
+  'member.access_revoked',
+  'member.converted',
+  'member.churned',
+] as const;

@@ -52,22 +52,48 @@ interface SubscriberAccessIds {
 
 /** The keys of {@link AccessFacts}: the project, the subscriber's conversion marker and its access summary. */
 export function accessFactKeys(teamId: string, projectId: string, subscriberId: string): Key[] {
-  return [keys.project(teamId, projectId), keys.subscriberConversion(teamId, projectId, subscriberId), keys.subscriberAccess(teamId, projectId, subscriberId)];
+  return [
+    keys.project(teamId, projectId),
+    keys.subscriberConversion(teamId, projectId, subscriberId),
+    keys.subscriberAccess(teamId, projectId, subscriberId),
+  ];
 }
 
 /** The {@link AccessFacts} among `items` (a BatchGetItem answer that asked for {@link accessFactKeys}). */
-export function accessFactsOf(items: readonly Item[], teamId: string, projectId: string, subscriberId: string): AccessFacts {
+export function accessFactsOf(
+  items: readonly Item[],
+  teamId: string,
+  projectId: string,
+  subscriberId: string,
+): AccessFacts {
   const [projectKey, markerKey, summaryKey] = accessFactKeys(teamId, projectId, subscriberId);
   const project = itemWithKey(items, projectKey);
   const summary = itemWithKey(items, summaryKey);
   const stored = summary ? parseStoredSubscriberAccess(summary) : {};
-  const access = { granting: [...(stored[subscriberAccessAttribute.granting] ?? [])], paid: [...(stored[subscriberAccessAttribute.paid] ?? [])] };
-  return { project: project ? toProject(project) : null, converted: itemWithKey(items, markerKey) !== undefined, access };
+  const access = {
+    granting: [...(stored[subscriberAccessAttribute.granting] ?? [])],
+    paid: [...(stored[subscriberAccessAttribute.paid] ?? [])],
+  };
+  return {
+    project: project ? toProject(project) : null,
+    converted: itemWithKey(items, markerKey) !== undefined,
+    access,
+  };
 }
 
 /** Reads {@link AccessFacts} with one BatchGetItem. */
-export async function readAccessFacts(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<AccessFacts> {
-  return accessFactsOf(await store.batchGet(accessFactKeys(teamId, projectId, subscriberId)), teamId, projectId, subscriberId);
+export async function readAccessFacts(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  subscriberId: string,
+): Promise<AccessFacts> {
+  return accessFactsOf(
+    await store.batchGet(accessFactKeys(teamId, projectId, subscriberId)),
+    teamId,
+    projectId,
+    subscriberId,
+  );
 }
 
 /** True when the subscription's access is paid access (not a free plan's). */
@@ -80,17 +106,28 @@ export function isPaidAccess(subscription: Pick<Subscription, 'source'>): boolea
  * then one BatchGet per 100 — none when there is none), in no particular order; without `exceptId` (a
  * subscription id) when given.
  */
-export async function subscriptionsOfSubscriber(store: Store, teamId: string, projectId: string, subscriberId: string, exceptId?: string): Promise<Subscription[]> {
+export async function subscriptionsOfSubscriber(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  subscriberId: string,
+  exceptId?: string,
+): Promise<Subscription[]> {
   const found: Subscription[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await store.query({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId), ':prefix': sortKeyPrefix.subscriberSubscription },
+      ExpressionAttributeValues: {
+        ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId),
+        ':prefix': sortKeyPrefix.subscriberSubscription,
+      },
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
     });
-    const ids = page.items.map((item) => parseStoredSubscriptionIndex(item).subscription_id).filter((id) => id !== exceptId);
+    const ids = page.items
+      .map((item) => parseStoredSubscriptionIndex(item).subscription_id)
+      .filter((id) => id !== exceptId);
     for (let index = 0; index < ids.length; index += 100) {
       const items = await store.batchGet(ids.slice(index, index + 100).map((id) => keys.subscription(teamId, id)));
       found.push(...items.map(toSubscription));
@@ -113,7 +150,10 @@ export interface OthersAccess {
 export function othersAccessOf(change: AccessChange, facts: AccessFacts): OthersAccess {
   if (change.newSubscriber) return { withAccess: [], paid: false };
   const id = change.after.id;
-  return { withAccess: facts.access.granting.filter((other) => other !== id), paid: facts.access.paid.some((other) => other !== id) };
+  return {
+    withAccess: facts.access.granting.filter((other) => other !== id),
+    paid: facts.access.paid.some((other) => other !== id),
+  };
 }
 
 /**

@@ -18,7 +18,10 @@ import { hasAccess } from './state-machine.js';
  */
 
 /** What the check needs of one subscription: from its index item (`writeSubscriptionIndex`), or the subscription itself. */
-type SubscriptionSummary = Pick<Subscription, 'id' | 'status' | 'ends_at' | 'current_period_end' | 'plan_id' | 'status_changed_at'>;
+type SubscriptionSummary = Pick<
+  Subscription,
+  'id' | 'status' | 'ends_at' | 'current_period_end' | 'plan_id' | 'status_changed_at'
+>;
 
 /** When a subscription's access ends unless it renews: a fixed term's `ends_at`, else the current period's end. */
 function accessEndsAt(subscription: SubscriptionSummary): string | null {
@@ -45,7 +48,10 @@ function deciding(subscriptions: SubscriptionSummary[]): SubscriptionSummary | n
 }
 
 /** A member item read for its subscriber (projection `subscriber_id`; absent or null: none yet). */
-const parseMemberSubscriber = recordParser(entity.member, z.object({ subscriber_id: z.optional(Member.shape.subscriber_id) }));
+const parseMemberSubscriber = recordParser(
+  entity.member,
+  z.object({ subscriber_id: z.optional(Member.shape.subscriber_id) }),
+);
 
 /** The summary an index item carries (throws StoredRecordError naming its key when it does not match). */
 function summaryOf(item: Item): SubscriptionSummary {
@@ -64,7 +70,12 @@ function summaryOf(item: Item): SubscriptionSummary {
  * Answers `GET /v1/projects/{project_id}/access` by `subscriber_id` (ONE strongly consistent Query of the subscriber's partition: summary + index items) or `member_id` (+1 GetItem):
  * `granted` (access and not banned), the deciding `status`, `ends_at` (null: open-ended), `plan_id`. Errors: NOT_FOUND; VALIDATION_FAILED unless exactly one id is given.
  */
-export async function checkProjectAccess(store: Store, principal: Principal, projectId: string, query: { subscriber_id?: string; member_id?: string }): Promise<ProjectAccess> {
+export async function checkProjectAccess(
+  store: Store,
+  principal: Principal,
+  projectId: string,
+  query: { subscriber_id?: string; member_id?: string },
+): Promise<ProjectAccess> {
   requireProjectAccess(principal, projectId);
   if ((query.subscriber_id === undefined) === (query.member_id === undefined)) {
     throw new ProblemError('VALIDATION_FAILED', 'Give exactly one of subscriber_id and member_id.', {
@@ -79,7 +90,15 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
     if (!member) throw new ProblemError('NOT_FOUND', `No member ${memberId} in project ${projectId}.`);
     subscriberId = parseMemberSubscriber(member).subscriber_id ?? null;
   }
-  const none: ProjectAccess = { granted: false, status: null, ends_at: null, plan_id: null, subscription_id: null, subscriber_id: subscriberId, member_id: memberId };
+  const none: ProjectAccess = {
+    granted: false,
+    status: null,
+    ends_at: null,
+    plan_id: null,
+    subscription_id: null,
+    subscriber_id: subscriberId,
+    member_id: memberId,
+  };
   if (subscriberId === null) return none;
   const partition = await store.query({
     KeyConditionExpression: 'pk = :pk',
@@ -88,7 +107,9 @@ export async function checkProjectAccess(store: Store, principal: Principal, pro
   });
   const summarySortKey = keys.subscriberAccess(teamId, projectId, subscriberId).sk;
   const summary = partition.items.find((item) => item.sk === summarySortKey);
-  const subscriptions = partition.items.filter((item) => String(item.sk).startsWith(sortKeyPrefix.subscriberSubscription)).map(summaryOf);
+  const subscriptions = partition.items
+    .filter((item) => String(item.sk).startsWith(sortKeyPrefix.subscriberSubscription))
+    .map(summaryOf);
   if (!summary) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId} in project ${projectId}.`);
   const subscriber = parseStoredSubscriberAccess(summary);
   memberId = memberId ?? subscriber.member_id ?? null;

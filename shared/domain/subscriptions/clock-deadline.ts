@@ -42,13 +42,23 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
         const dueAt = isoTime(due.atMs);
         if (dueAt !== current.dueAt) {
           await unitOfWork(runtime, deadline.teamId, (tx) => {
-            tx.put(deadlineItem(deadlineOf(deadline.teamId, subscription, due)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } });
+            tx.put(deadlineItem(deadlineOf(deadline.teamId, subscription, due)), {
+              condition: 'attribute_exists(pk) AND due_at = :due_at',
+              values: { ':due_at': current.dueAt },
+            });
           });
         }
         return;
       }
       const reads = await loadTransitionReads(runtime.store, principal, subscription);
-      const next = await commitTransition(runtime, principal, item, reads, { trigger: due.trigger }, { fromDeadline: current, atMs: due.atMs });
+      const next = await commitTransition(
+        runtime,
+        principal,
+        item,
+        reads,
+        { trigger: due.trigger },
+        { fromDeadline: current, atMs: due.atMs },
+      );
       const following = nextDueTrigger(next);
       // The transaction moved this deadline to the following trigger: nothing more is due before it.
       if (!following || following.atMs > runtime.clock.nowMs()) return;

@@ -10,7 +10,13 @@ import type { Plan } from '../plans/schema.js';
 import { loadProject, toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import type { AccessCode } from '../access-codes/schema.js';
-import { getSubscriber, isEmptySetChange, livePlanAttribute, writeSubscriberAccess, type PreparedSubscriber } from '../subscribers/repository.js';
+import {
+  getSubscriber,
+  isEmptySetChange,
+  livePlanAttribute,
+  writeSubscriberAccess,
+  type PreparedSubscriber,
+} from '../subscribers/repository.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
@@ -27,7 +33,12 @@ import { PROVIDER_SUBSCRIPTION_ATTRIBUTE } from './provider-change.js';
 /** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it. */
 
 /** The stored item of a new subscription (GSI keys for the project's list; `deadline_at` of its first deadline). */
-function storedSubscription(teamId: string, subscription: Subscription, due: DueTrigger | null, providerSubscriptionId: string | null): StoredSubscription {
+function storedSubscription(
+  teamId: string,
+  subscription: Subscription,
+  due: DueTrigger | null,
+  providerSubscriptionId: string | null,
+): StoredSubscription {
   const { has_access: _derived, ...fields } = subscription;
   return {
     ...(providerSubscriptionId ? { [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: providerSubscriptionId } : {}),
@@ -43,7 +54,11 @@ function storedSubscription(teamId: string, subscription: Subscription, due: Due
 }
 
 const invalid = (errors: FieldError[]) =>
-  new ProblemError('VALIDATION_FAILED', `The subscription\u2019s dates are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`, { errors });
+  new ProblemError(
+    'VALIDATION_FAILED',
+    `The subscription\u2019s dates are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`,
+    { errors },
+  );
 
 /** Tolerated clock skew for a `starts_at` "now" sent by a client, in milliseconds. */
 const START_SKEW_MS = 5 * 60 * 1000;
@@ -54,11 +69,25 @@ const START_SKEW_MS = 5 * 60 * 1000;
  * CONFLICT (archived project, inactive plan, banned subscriber).
  */
 export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null): void {
-  if (subscriber && subscriber.project_id !== project.id) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriber.id} in project ${project.id}.`);
-  if (plan.project_id !== project.id) throw new ProblemError('NOT_FOUND', `No plan ${plan.id} in project ${project.id}.`);
-  if (project.status !== 'active') throw new ProblemError('CONFLICT', `Project ${project.id} is ${project.status}: no new subscriptions; unarchive it first.`);
-  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`);
-  if (subscriber?.status === 'banned') throw new ProblemError('CONFLICT', `Subscriber ${subscriber.id} is banned: no new subscriptions; unban them first.`);
+  if (subscriber && subscriber.project_id !== project.id)
+    throw new ProblemError('NOT_FOUND', `No subscriber ${subscriber.id} in project ${project.id}.`);
+  if (plan.project_id !== project.id)
+    throw new ProblemError('NOT_FOUND', `No plan ${plan.id} in project ${project.id}.`);
+  if (project.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Project ${project.id} is ${project.status}: no new subscriptions; unarchive it first.`,
+    );
+  if (plan.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`,
+    );
+  if (subscriber?.status === 'banned')
+    throw new ProblemError(
+      'CONFLICT',
+      `Subscriber ${subscriber.id} is banned: no new subscriptions; unban them first.`,
+    );
 }
 
 /** The facts a new subscription is built from (see {@link newSubscription}); times are epoch MILLISECONDS. */
@@ -151,16 +180,29 @@ export interface SubscriptionCreation {
  * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets, `live_subscription_count` + 1 on project and plan, the live plan counter,
  * `subscription.created`, access events. CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit platform calls.
  */
-export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWorkRuntime, principal: Principal, creation: SubscriptionCreation): Promise<AddedSubscription> {
+export async function addSubscriptionCreation(
+  tx: Transaction,
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  creation: SubscriptionCreation,
+): Promise<AddedSubscription> {
   const teamId = principal.teamId;
   const { subscriber, plan } = creation;
   const access = creation.subscription.has_access
-    ? await prepareAccessChange(runtime, principal, { subscriber, plan, before: null, after: creation.subscription, newSubscriber: creation.newSubscriber !== undefined })
+    ? await prepareAccessChange(runtime, principal, {
+        subscriber,
+        plan,
+        before: null,
+        after: creation.subscription,
+        newSubscriber: creation.newSubscriber !== undefined,
+      })
     : null;
   const subscription = access?.subscription ?? creation.subscription;
   const projectId = subscription.project_id;
   const due = nextDueTrigger(subscription);
-  tx.put(storedSubscription(teamId, subscription, due, creation.providerSubscriptionId ?? null), { condition: 'attribute_not_exists(pk)' });
+  tx.put(storedSubscription(teamId, subscription, due, creation.providerSubscriptionId ?? null), {
+    condition: 'attribute_not_exists(pk)',
+  });
   writeSubscriptionIndex(tx, teamId, subscription);
   writeSubscriptionMetrics(tx, teamId, null, { subscription, plan });
   tx.update(keys.project(teamId, projectId), {
@@ -168,29 +210,44 @@ export async function addSubscriptionCreation(tx: Transaction, runtime: UnitOfWo
     condition: 'attribute_exists(pk) AND #status = :active',
     names: { '#status': 'status' },
     values: { ':one': 1, ':active': 'active' },
-    onConditionFailed: () => new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
+    onConditionFailed: () =>
+      new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
   });
   tx.update(keys.plan(teamId, plan.id), {
     expression: 'ADD live_subscription_count :one',
     condition: 'attribute_exists(pk) AND #status = :active',
     names: { '#status': 'status' },
     values: { ':one': 1, ':active': 'active' },
-    onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
+    onConditionFailed: () =>
+      new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
   });
   if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
-  tx.emit({ type: 'subscription.created', projectId, data: { subscription, subscriber, plan, access_code: creation.accessCode } });
+  tx.emit({
+    type: 'subscription.created',
+    projectId,
+    data: { subscription, subscriber, plan, access_code: creation.accessCode },
+  });
   const accessSets = accessSetChange(null, subscription);
   if (creation.newSubscriber) {
     // One write of the new subscriber's access summary: its creation and this subscription's sets.
-    creation.newSubscriber.write(tx, { attributes: { [livePlanAttribute(plan.id)]: 1 }, projectGuarded: true, accessSets });
+    creation.newSubscriber.write(tx, {
+      attributes: { [livePlanAttribute(plan.id)]: 1 },
+      projectGuarded: true,
+      accessSets,
+    });
   } else {
-    if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { sets: accessSets });
+    if (!isEmptySetChange(accessSets))
+      writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { sets: accessSets });
     tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
       expression: 'ADD #live_plan :one',
       condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
       names: { '#status': 'status', '#live_plan': livePlanAttribute(plan.id) },
       values: { ':banned': 'banned', ':one': 1 },
-      onConditionFailed: () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
+      onConditionFailed: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`,
+        ),
     });
   }
   return { subscription, followUp: access ? access.write(tx) : null };
@@ -215,7 +272,10 @@ export async function createSubscription(
 ): Promise<Subscription> {
   const teamId = principal.teamId;
   const project = toProject(await loadProject(runtime.store, principal, projectId));
-  const [subscriber, plan] = await Promise.all([getSubscriber(runtime.store, principal, input.subscriber_id), getPlan(runtime.store, principal, input.plan_id)]);
+  const [subscriber, plan] = await Promise.all([
+    getSubscriber(runtime.store, principal, input.subscriber_id),
+    getPlan(runtime.store, principal, input.plan_id),
+  ]);
   requireSubscribable(project, plan, subscriber);
 
   const nowMs = runtime.clock.nowMs();
@@ -223,15 +283,31 @@ export async function createSubscription(
   const requestedStartMs = input.starts_at ? Date.parse(input.starts_at) : nowMs;
   if (requestedStartMs < nowMs - START_SKEW_MS) errors.push({ path: 'starts_at', message: 'must not be in the past' });
   const startMs = Math.max(requestedStartMs, nowMs);
-  if (input.trial && plan.trial_days === 0) errors.push({ path: 'trial', message: `plan ${plan.id} has no trial (trial_days 0)` });
+  if (input.trial && plan.trial_days === 0)
+    errors.push({ path: 'trial', message: `plan ${plan.id} has no trial (trial_days 0)` });
   const trialEndMs = input.trial && plan.trial_days > 0 ? startMs + plan.trial_days * DAY_MS : null;
-  const endsAtMs = input.ends_at ? Date.parse(input.ends_at) : plan.interval === 'one_time' ? startMs + (plan.access_days ?? 1) * DAY_MS : null;
+  const endsAtMs = input.ends_at
+    ? Date.parse(input.ends_at)
+    : plan.interval === 'one_time'
+      ? startMs + (plan.access_days ?? 1) * DAY_MS
+      : null;
   if (endsAtMs !== null && endsAtMs <= startMs) errors.push({ path: 'ends_at', message: 'must be after starts_at' });
-  if (endsAtMs !== null && trialEndMs !== null && endsAtMs <= trialEndMs) errors.push({ path: 'ends_at', message: 'must be after the trial ends' });
+  if (endsAtMs !== null && trialEndMs !== null && endsAtMs <= trialEndMs)
+    errors.push({ path: 'ends_at', message: 'must be after the trial ends' });
   if (errors.length) throw invalid(errors);
 
   const source: SubscriptionSource = plan.amount === 0 ? 'free_plan' : 'creator_grant';
-  const subscription = newSubscription({ projectId, subscriberId: subscriber.id, plan, source, nowMs, startMs, trialEndMs, endsAtMs, billing: extension.billing });
+  const subscription = newSubscription({
+    projectId,
+    subscriberId: subscriber.id,
+    plan,
+    source,
+    nowMs,
+    startMs,
+    trialEndMs,
+    endsAtMs,
+    billing: extension.billing,
+  });
   const added = await unitOfWork(runtime, teamId, async (tx) => {
     await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
     return addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null });

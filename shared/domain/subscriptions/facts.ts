@@ -10,24 +10,56 @@ export const subscriptionsFacts = defineFacts({
     category: 'subscription',
     label: 'Subscriptions',
     entries: [
-      { value: 'project-subscription:view-any', description: 'List the subscriptions of a project.', roles: ['developer', 'analyst', 'support', 'viewer'] },
-      { value: 'project-subscription:view', description: 'Read one subscription.', roles: ['developer', 'analyst', 'support', 'viewer'] },
-      { value: 'project-subscription:create', description: 'Grant a subscription to a subscriber manually.', roles: [] },
-      { value: 'project-subscription:update', description: 'Change a subscription\u2019s plan (upgrade or downgrade) or billing dates.', roles: ['support'] },
-      { value: 'project-subscription:cancel', description: 'Cancel a subscription, at once or at the end of the period.', roles: ['support'] },
+      {
+        value: 'project-subscription:view-any',
+        description: 'List the subscriptions of a project.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
+      {
+        value: 'project-subscription:view',
+        description: 'Read one subscription.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
+      {
+        value: 'project-subscription:create',
+        description: 'Grant a subscription to a subscriber manually.',
+        roles: [],
+      },
+      {
+        value: 'project-subscription:update',
+        description: 'Change a subscription\u2019s plan (upgrade or downgrade) or billing dates.',
+        roles: ['support'],
+      },
+      {
+        value: 'project-subscription:cancel',
+        description: 'Cancel a subscription, at once or at the end of the period.',
+        roles: ['support'],
+      },
       { value: 'project-subscription:pause', description: 'Pause and resume a subscription.', roles: ['support'] },
     ],
   },
   keys: {
-    subscription: (teamId: string, subscriptionId: string) => ({ pk: `TEAM#${teamId}#SUBSCRIPTION#${subscriptionId}`, sk: 'SUBSCRIPTION' }),
+    subscription: (teamId: string, subscriptionId: string) => ({
+      pk: `TEAM#${teamId}#SUBSCRIPTION#${subscriptionId}`,
+      sk: 'SUBSCRIPTION',
+    }),
     /** GSI partition of a project's subscriptions. */
-    projectSubscriptionsIndex: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIPTIONS`,
+    projectSubscriptionsIndex: (teamId: string, projectId: string) =>
+      `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIPTIONS`,
     /** GSI sort key of a subscription: its creation time (ISO 8601) then its id. */
-    projectSubscriptionsIndexSortKey: (createdAtIso: string, subscriptionId: string) => `${createdAtIso}#${subscriptionId}`,
+    projectSubscriptionsIndexSortKey: (createdAtIso: string, subscriptionId: string) =>
+      `${createdAtIso}#${subscriptionId}`,
     /** Partition of a subscriber's subscription index items. */
-    subscriberSubscriptionsPartition: (teamId: string, projectId: string, subscriberId: string) => `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
+    subscriberSubscriptionsPartition: (teamId: string, projectId: string, subscriberId: string) =>
+      `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
     /** One index item of a subscriber's subscription (creation order). */
-    subscriberSubscription: (teamId: string, projectId: string, subscriberId: string, createdAtIso: string, subscriptionId: string) => ({
+    subscriberSubscription: (
+      teamId: string,
+      projectId: string,
+      subscriberId: string,
+      createdAtIso: string,
+      subscriptionId: string,
+    ) => ({
       pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
       sk: `SUBSCRIPTION#${createdAtIso}#${subscriptionId}`,
     }),

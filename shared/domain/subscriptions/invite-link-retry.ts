@@ -21,12 +21,25 @@ export const SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND = 'subscription.invite_link
 export const INVITE_LINKS_ERROR_ATTRIBUTE = 'platform_error' as const;
 
 /** The invite-link deadline of `subscription` due at `dueAt` (ISO 8601). */
-function inviteLinksDeadline(teamId: string, subscription: Pick<Subscription, 'id' | 'project_id'>, dueAt: string): Deadline {
-  return { teamId, kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND, subjectId: subscription.id, projectId: subscription.project_id, dueAt };
+function inviteLinksDeadline(
+  teamId: string,
+  subscription: Pick<Subscription, 'id' | 'project_id'>,
+  dueAt: string,
+): Deadline {
+  return {
+    teamId,
+    kind: SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND,
+    subjectId: subscription.id,
+    projectId: subscription.project_id,
+    dueAt,
+  };
 }
 
 /** What a stored invite-link deadline item holds besides the deadline: the failure recorded (absent until one is). */
-const parseInviteLinksFailure = recordParser(entity.deadline, z.object({ [INVITE_LINKS_ERROR_ATTRIBUTE]: z.optional(MemberPlatformError) }));
+const parseInviteLinksFailure = recordParser(
+  entity.deadline,
+  z.object({ [INVITE_LINKS_ERROR_ATTRIBUTE]: z.optional(MemberPlatformError) }),
+);
 
 /** The failure recorded on a stored invite-link deadline item, or null (none recorded). Throws StoredRecordError when it does not match. */
 export function inviteLinksErrorOf(item: Item): MemberPlatformError | null {
@@ -40,8 +53,17 @@ export function inviteLinksErrorOf(item: Item): MemberPlatformError | null {
  * unconditional put: a later grant failure of the same subscription starts its retries afresh. Returns
  * the failure recorded.
  */
-export function scheduleInviteLinksRetry(tx: Transaction, teamId: string, subscription: Pick<Subscription, 'id' | 'project_id'>, reason: string, nowMs: number): MemberPlatformError {
+export function scheduleInviteLinksRetry(
+  tx: Transaction,
+  teamId: string,
+  subscription: Pick<Subscription, 'id' | 'project_id'>,
+  reason: string,
+  nowMs: number,
+): MemberPlatformError {
   const error = platformErrorOf('grant_access', reason, nowMs, 1);
-  tx.put({ ...deadlineItem(inviteLinksDeadline(teamId, subscription, error.next_attempt_at!)), [INVITE_LINKS_ERROR_ATTRIBUTE]: error });
+  tx.put({
+    ...deadlineItem(inviteLinksDeadline(teamId, subscription, error.next_attempt_at!)),
+    [INVITE_LINKS_ERROR_ATTRIBUTE]: error,
+  });
   return error;
 }

@@ -36,15 +36,30 @@ export function addInterval(startMs: number, interval: 'week' | 'month' | 'year'
   const year = start.getUTCFullYear() + Math.floor(targetMonth / 12);
   const month = ((targetMonth % 12) + 12) % 12;
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return Date.UTC(year, month, Math.min(start.getUTCDate(), lastDay), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds());
+  return Date.UTC(
+    year,
+    month,
+    Math.min(start.getUTCDate(), lastDay),
+    start.getUTCHours(),
+    start.getUTCMinutes(),
+    start.getUTCSeconds(),
+    start.getUTCMilliseconds(),
+  );
 }
 
 /**
  * The end (epoch ms) of a billing period of `plan` starting at `startMs`: one `interval_count` of the
  * interval, or `access_days` for a one_time plan; never after a fixed term's `endsAtMs`.
  */
-export function periodEnd(plan: Pick<Plan, 'interval' | 'interval_count' | 'access_days'>, startMs: number, endsAtMs: number | null): number {
-  const natural = plan.interval === 'one_time' ? startMs + (plan.access_days ?? 1) * DAY_MS : addInterval(startMs, plan.interval, plan.interval_count);
+export function periodEnd(
+  plan: Pick<Plan, 'interval' | 'interval_count' | 'access_days'>,
+  startMs: number,
+  endsAtMs: number | null,
+): number {
+  const natural =
+    plan.interval === 'one_time'
+      ? startMs + (plan.access_days ?? 1) * DAY_MS
+      : addInterval(startMs, plan.interval, plan.interval_count);
   return endsAtMs === null ? natural : Math.min(natural, endsAtMs);
 }
 
@@ -72,8 +87,11 @@ export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
       return isPaymentFree(subscription) && trialEndMs !== null ? { trigger: 'trial_ended', atMs: trialEndMs } : null;
     }
     case 'active':
-      if (endsAtMs !== null && (periodEndMs === null || endsAtMs <= periodEndMs)) return { trigger: 'term_ended', atMs: endsAtMs };
-      return isPaymentFree(subscription) && periodEndMs !== null ? { trigger: 'period_renewed', atMs: periodEndMs } : null;
+      if (endsAtMs !== null && (periodEndMs === null || endsAtMs <= periodEndMs))
+        return { trigger: 'term_ended', atMs: endsAtMs };
+      return isPaymentFree(subscription) && periodEndMs !== null
+        ? { trigger: 'period_renewed', atMs: periodEndMs }
+        : null;
     case 'pending_cancellation':
       return periodEndMs === null ? null : { trigger: 'period_ended', atMs: periodEndMs };
     case 'pending':
@@ -102,7 +120,11 @@ export interface TransitionInput {
  * The subscription after `trigger` (DESIGN D15): {@link transition} (CONFLICT when not allowed), then status, `previous_status`, `status_changed_at`, the period (renewal adopts the
  * plan's current price version), cancellation fields and plan; `updated_at` = `atMs`. Returns it and the transition.
  */
-export function applyTrigger(subscription: Subscription, trigger: SubscriptionTrigger, input: TransitionInput): { next: Subscription; transition: Transition } {
+export function applyTrigger(
+  subscription: Subscription,
+  trigger: SubscriptionTrigger,
+  input: TransitionInput,
+): { next: Subscription; transition: Transition } {
   const { atMs, plan } = input;
   const trialEndMs = ms(subscription.trial_ends_at);
   const endsAtMs = ms(subscription.ends_at);
@@ -173,7 +195,8 @@ export function applyTrigger(subscription: Subscription, trigger: SubscriptionTr
       next.plan_id = plan.id;
       next.price_version = plan.price_version;
       // A payment-free subscription's source follows its plan's price (free plan or creator grant).
-      if (next.source === 'free_plan' || next.source === 'creator_grant') next.source = plan.amount === 0 ? 'free_plan' : 'creator_grant';
+      if (next.source === 'free_plan' || next.source === 'creator_grant')
+        next.source = plan.amount === 0 ? 'free_plan' : 'creator_grant';
       break;
     default:
       break;

@@ -8,8 +8,22 @@ import type { Member } from '../members/schema.js';
 import { scheduleInviteLinksRetry } from './invite-link-retry.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
-import { isPaidAccess, memberOf, othersAccessOf, readAccessFacts, type AccessChange, type AccessFacts, type OthersAccess } from './access-facts.js';
-import { grantOnPlatform, liveInviteLinks, markInviteLinksRevoked, resourcesGrantedBy, type PlatformAccessFollowUp } from './platform-access.js';
+import {
+  isPaidAccess,
+  memberOf,
+  othersAccessOf,
+  readAccessFacts,
+  type AccessChange,
+  type AccessFacts,
+  type OthersAccess,
+} from './access-facts.js';
+import {
+  grantOnPlatform,
+  liveInviteLinks,
+  markInviteLinksRevoked,
+  resourcesGrantedBy,
+  type PlatformAccessFollowUp,
+} from './platform-access.js';
 import { prepareRoleChange, writeRoleChange } from './role-access.js';
 
 /**
@@ -37,7 +51,12 @@ export interface PreparedAccessChange {
  * Prepares an access change's member side before its unit of work: one BatchGetItem (project, marker, summary; or `change.facts`), then member and other grants only when they
  * can matter. Asks grants of the platform ({@link grantOnPlatform}); banned → never removed (that would lift the ban). Returns null when access did not change.
  */
-export async function prepareAccessChange(runtime: PlatformRuntime, principal: Principal, change: AccessChange, adapters?: PlatformAdapters): Promise<PreparedAccessChange | null> {
+export async function prepareAccessChange(
+  runtime: PlatformRuntime,
+  principal: Principal,
+  change: AccessChange,
+  adapters?: PlatformAdapters,
+): Promise<PreparedAccessChange | null> {
   const store = runtime.store;
   const teamId = principal.teamId;
   const { after, before, subscriber } = change;
@@ -45,20 +64,26 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
   const has = hasAccess(after.status);
   // A plan change keeping access moves only the roles of the plans (role-access.ts), in projects with roles.
   const planChange = had && has && change.previousPlan !== undefined;
-  if (had === has && !(planChange && change.facts?.project?.resources.some((resource) => resource.kind === 'role'))) return null;
+  if (had === has && !(planChange && change.facts?.project?.resources.some((resource) => resource.kind === 'role')))
+    return null;
   const projectId = after.project_id;
   const paid = isPaidAccess(after) || (before !== null && isPaidAccess(before));
   // The member and the other subscriptions matter only for events or platform work: a resource to
   // grant or revoke, or paid access starting unconverted or ending (member.converted / member.churned).
-  const needsOthers = (facts: AccessFacts) => (facts.project?.resources.length ?? 0) > 0 || (paid && !(has && facts.converted));
+  const needsOthers = (facts: AccessFacts) =>
+    (facts.project?.resources.length ?? 0) > 0 || (paid && !(has && facts.converted));
   let facts: AccessFacts;
   let member: Member | null = null;
   let others: OthersAccess = { withAccess: [], paid: false };
   if (change.facts) {
     facts = change.facts;
-    if (needsOthers(facts)) [member, others] = [await memberOf(store, teamId, subscriber), othersAccessOf(change, facts)];
+    if (needsOthers(facts))
+      [member, others] = [await memberOf(store, teamId, subscriber), othersAccessOf(change, facts)];
   } else {
-    [facts, member] = await Promise.all([readAccessFacts(store, teamId, projectId, subscriber.id), memberOf(store, teamId, subscriber)]);
+    [facts, member] = await Promise.all([
+      readAccessFacts(store, teamId, projectId, subscriber.id),
+      memberOf(store, teamId, subscriber),
+    ]);
     others = othersAccessOf(change, facts);
   }
   const { project, converted } = facts;
@@ -71,19 +96,42 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
         runtime,
         teamId,
         project.platform_type,
-        { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id },
+        {
+          project_id: projectId,
+          subscriber_id: subscriber.id,
+          platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id,
+        },
         resources,
         adapters,
       )
     : null;
   // Other access remains (or the plan changes): only the roles no other plan covers move.
-  const grantee = { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id };
+  const grantee = {
+    project_id: projectId,
+    subscriber_id: subscriber.id,
+    platform_user_id: member?.platform_user_id ?? subscriber.platform_user_id,
+  };
   const roleChange =
     project && (planChange || othersWithAccess.length > 0)
-      ? await prepareRoleChange(runtime, teamId, project, { plan: change.plan, previousPlan: change.previousPlan, had, has }, othersWithAccess, grantee, adapters)
+      ? await prepareRoleChange(
+          runtime,
+          teamId,
+          project,
+          { plan: change.plan, previousPlan: change.previousPlan, had, has },
+          othersWithAccess,
+          grantee,
+          adapters,
+        )
       : null;
-  const roleContext = { member, subscriber, projectId, subscriptionId: after.id, platformType: project?.platform_type ?? 'web' };
-  if (planChange) return { subscription: after, write: (tx) => (roleChange ? writeRoleChange(tx, roleChange, roleContext) : null) };
+  const roleContext = {
+    member,
+    subscriber,
+    projectId,
+    subscriptionId: after.id,
+    platformType: project?.platform_type ?? 'web',
+  };
+  if (planChange)
+    return { subscription: after, write: (tx) => (roleChange ? writeRoleChange(tx, roleChange, roleContext) : null) };
   const subscription: Subscription = { ...after, invite_links: granted?.inviteLinks ?? [] };
 
   const write = (tx: Transaction): PlatformAccessFollowUp | null => {
@@ -94,10 +142,16 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
       // transaction, so the links the subscriber needs to join are never lost.
       if (granted && !granted.outcome.ok && member === null) {
         scheduleInviteLinksRetry(tx, teamId, after, granted.outcome.reason, runtime.clock.nowMs());
-        logger.warn('invite links not made; retried later', { subscription_id: after.id, project_id: projectId, reason: granted.outcome.reason });
+        logger.warn('invite links not made; retried later', {
+          subscription_id: after.id,
+          project_id: projectId,
+          reason: granted.outcome.reason,
+        });
       }
       for (const resource of resources) {
-        const data = has ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null } : { member, subscriber, resource };
+        const data = has
+          ? { member, subscriber, resource, invite_link: granted?.links.get(resource.id) ?? null }
+          : { member, subscriber, resource };
         tx.emit({ type: has ? 'member.access_granted' : 'member.access_revoked', projectId, data });
       }
       // Access ends: the links it made stop working (those still live), and a join through one is no
@@ -123,7 +177,13 @@ export async function prepareAccessChange(runtime: PlatformRuntime, principal: P
     }
     if (!paid || othersPaid) return followUp;
     if (has && !converted) {
-      tx.put({ ...keys.subscriberConversion(teamId, projectId, subscriber.id), entity: entity.subscriberConversion, team_id: teamId, subscription_id: after.id, converted_at: after.updated_at });
+      tx.put({
+        ...keys.subscriberConversion(teamId, projectId, subscriber.id),
+        entity: entity.subscriberConversion,
+        team_id: teamId,
+        subscription_id: after.id,
+        converted_at: after.updated_at,
+      });
       tx.emit({ type: 'member.converted', projectId, data: { member, subscriber, subscription } });
     } else if (!has) {
       tx.emit({ type: 'member.churned', projectId, data: { member, subscriber, subscription } });

@@ -36,7 +36,8 @@ export const subscriptionsModule = defineModule({
         name: 'list_subscriptions',
         title: 'List subscriptions',
         kind: 'read',
-        description: 'List a project\u2019s subscriptions, optionally only one subscriber\u2019s, one plan\u2019s or one status\u2019s.',
+        description:
+          'List a project\u2019s subscriptions, optionally only one subscriber\u2019s, one plan\u2019s or one status\u2019s.',
       },
     }),
     createSubscription: defineOperation({
@@ -62,7 +63,12 @@ export const subscriptionsModule = defineModule({
       output: Subscription,
       events: [],
       rest: { method: 'GET', path: '/v1/subscriptions/{id}', successStatus: 200 },
-      tool: { name: 'get_subscription', title: 'Get subscription', kind: 'read', description: 'Read one subscription.' },
+      tool: {
+        name: 'get_subscription',
+        title: 'Get subscription',
+        kind: 'read',
+        description: 'Read one subscription.',
+      },
     }),
     cancelSubscription: defineOperation({
       id: 'cancelSubscription',
@@ -77,7 +83,12 @@ export const subscriptionsModule = defineModule({
       events: ['subscription.cancellation_scheduled', 'subscription.canceled', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/cancel', successStatus: 200 },
       idempotency: 'in-transaction',
-      tool: { name: 'cancel_subscription', title: 'Cancel subscription', kind: 'destructive', description: 'Cancel a subscription, at once or at the end of the current period.' },
+      tool: {
+        name: 'cancel_subscription',
+        title: 'Cancel subscription',
+        kind: 'destructive',
+        description: 'Cancel a subscription, at once or at the end of the current period.',
+      },
     }),
     pauseSubscription: defineOperation({
       id: 'pauseSubscription',
@@ -91,11 +102,17 @@ export const subscriptionsModule = defineModule({
       events: ['subscription.paused', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/pause', successStatus: 200 },
       idempotency: 'in-transaction',
-      tool: { name: 'pause_subscription', title: 'Pause subscription', kind: 'update', description: 'Pause a live subscription: no charges and no access until it is resumed.' },
+      tool: {
+        name: 'pause_subscription',
+        title: 'Pause subscription',
+        kind: 'update',
+        description: 'Pause a live subscription: no charges and no access until it is resumed.',
+      },
     }),
     resumeSubscription: defineOperation({
       id: 'resumeSubscription',
-      summary: 'Resume a paused subscription (→ active, a new period) or withdraw a scheduled cancellation (→ active or trialing); emits subscription.resumed.',
+      summary:
+        'Resume a paused subscription (→ active, a new period) or withdraw a scheduled cancellation (→ active or trialing); emits subscription.resumed.',
       tag: 'Subscriptions',
       ability: 'project-subscription:pause',
       teamWide: false,
@@ -104,11 +121,17 @@ export const subscriptionsModule = defineModule({
       events: ['subscription.resumed', ...ACCESS_EVENTS],
       rest: { method: 'POST', path: '/v1/subscriptions/{id}/resume', successStatus: 200 },
       idempotency: 'in-transaction',
-      tool: { name: 'resume_subscription', title: 'Resume subscription', kind: 'update', description: 'Resume a paused subscription, or withdraw a cancellation scheduled for the period end.' },
+      tool: {
+        name: 'resume_subscription',
+        title: 'Resume subscription',
+        kind: 'update',
+        description: 'Resume a paused subscription, or withdraw a cancellation scheduled for the period end.',
+      },
     }),
     suspendSubscription: defineOperation({
       id: 'suspendSubscription',
-      summary: 'Suspend a subscription (trialing, active, pending_cancellation, past_due or paused → suspended; emits subscription.suspended).',
+      summary:
+        'Suspend a subscription (trialing, active, pending_cancellation, past_due or paused → suspended; emits subscription.suspended).',
       tag: 'Subscriptions',
       ability: 'project-subscription:update',
       teamWide: false,
@@ -147,7 +170,8 @@ export const subscriptionsModule = defineModule({
     }),
     checkProjectAccess: defineOperation({
       id: 'checkProjectAccess',
-      summary: 'Check whether a subscriber (or a member, through its subscriber) has access to the project now, and why: status, until when, plan (the web platform’s access check).',
+      summary:
+        'Check whether a subscriber (or a member, through its subscriber) has access to the project now, and why: status, until when, plan (the web platform’s access check).',
       tag: 'Subscriptions',
       ability: 'project-subscription:view',
       teamWide: false,

@@ -3,7 +3,13 @@ import { isoTime } from '../../clock.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
-import type { PlatformAdapter, PlatformAdapters, PlatformResourceTarget, PlatformResult, PlatformTarget } from '../../platforms/platform-adapter.js';
+import type {
+  PlatformAdapter,
+  PlatformAdapters,
+  PlatformResourceTarget,
+  PlatformResult,
+  PlatformTarget,
+} from '../../platforms/platform-adapter.js';
 import * as z from '../../schemas/zod.js';
 import { entity, keys } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
@@ -56,7 +62,10 @@ function inviteLinkHash(url: string): string {
  * The linked resources access through `plans` covers (DESIGN D28): every resource, but of the `role` ones
  * only those a plan names in `platform_role_ids` (a plan that names none covers every linked role).
  */
-export function resourcesGrantedBy<T extends { kind: string; platform_resource_id: string }>(resources: readonly T[], plans: readonly Pick<Plan, 'platform_role_ids'>[]): T[] {
+export function resourcesGrantedBy<T extends { kind: string; platform_resource_id: string }>(
+  resources: readonly T[],
+  plans: readonly Pick<Plan, 'platform_role_ids'>[],
+): T[] {
   if (plans.some((plan) => plan.platform_role_ids === undefined)) return [...resources];
   const roles = new Set(plans.flatMap((plan) => plan.platform_role_ids ?? []));
   return resources.filter((resource) => resource.kind !== 'role' || roles.has(resource.platform_resource_id));
@@ -101,7 +110,9 @@ export async function grantOnPlatform(
   const adapter = platformAdapterFor(platformType, adapters ?? platformAdapters(runtime));
   const target = { team_id: teamId, ...grantee };
   for (const resource of resources) {
-    const result = await callPlatform(() => adapter.grantAccess(target, { kind: resource.kind, platform_resource_id: resource.platform_resource_id }));
+    const result = await callPlatform(() =>
+      adapter.grantAccess(target, { kind: resource.kind, platform_resource_id: resource.platform_resource_id }),
+    );
     if (!result.ok) {
       if (outcome.ok) outcome = result;
       links.set(resource.id, null);
@@ -131,7 +142,11 @@ export async function grantOnPlatform(
  * Asks `adapter` to take `target`'s access to each resource away (DESIGN D22; Telegram: banChatMember
  * then unbanChatMember), outside any transaction. Never throws: the first failure is the outcome.
  */
-export async function revokeOnPlatform(adapter: PlatformAdapter, target: PlatformTarget, resources: PlatformResourceTarget[]): Promise<PlatformResult> {
+export async function revokeOnPlatform(
+  adapter: PlatformAdapter,
+  target: PlatformTarget,
+  resources: PlatformResourceTarget[],
+): Promise<PlatformResult> {
   let outcome: PlatformResult = { ok: true };
   for (const resource of resources) {
     const result = await callPlatform(() => adapter.revokeAccess(target, resource));
@@ -155,7 +170,13 @@ export function isLiveInviteLink(link: MemberInviteLink, nowMs: number): boolean
  * through one is then not linked to its subscriber (`hooks/telegram.ts`). Unconditional, so it can never
  * fail the transition; an item gone meanwhile comes back as a bare marker that expires with the retention.
  */
-export function markInviteLinksRevoked(tx: Transaction, teamId: string, projectId: string, urls: string[], nowMs: number): void {
+export function markInviteLinksRevoked(
+  tx: Transaction,
+  teamId: string,
+  projectId: string,
+  urls: string[],
+  nowMs: number,
+): void {
   for (const url of urls) {
     tx.update(keys.inviteLink(teamId, projectId, inviteLinkHash(url)), {
       expression: 'SET revoked_at = :now, expires_at = if_not_exists(expires_at, :expires)',
@@ -165,14 +186,22 @@ export function markInviteLinksRevoked(tx: Transaction, teamId: string, projectI
 }
 
 /** What a join reads of an invite-link item: whose link it is, and whether it was revoked (ISO 8601). */
-const parseInviteLinkOwner = recordParser(entity.inviteLink, z.object({ subscriber_id: z.string(), revoked_at: z.optional(z.string()) }));
+const parseInviteLinkOwner = recordParser(
+  entity.inviteLink,
+  z.object({ subscriber_id: z.string(), revoked_at: z.optional(z.string()) }),
+);
 
 /**
  * The subscriber whose personal invite link `url` is (its invite-link item, one strongly consistent
  * GetItem), or undefined: no such item, or the link was revoked when the subscriber's access ended (a join
  * Telegram still let through links no one).
  */
-export async function subscriberInvitedBy(store: Store, teamId: string, projectId: string, url: string): Promise<string | undefined> {
+export async function subscriberInvitedBy(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  url: string,
+): Promise<string | undefined> {
   const item = await store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
   const invite = item ? parseInviteLinkOwner(item) : undefined;
   return invite && !invite.revoked_at ? invite.subscriber_id : undefined;
@@ -182,7 +211,12 @@ export async function subscriberInvitedBy(store: Store, teamId: string, projectI
  * The linked resource id each invite link of `urls` was made for, by URL: its invite-link item's
  * `resource_id` (one BatchGetItem; none without URLs), absent for a link whose item is gone or names none.
  */
-export async function inviteLinkResourceIds(store: Store, teamId: string, projectId: string, urls: readonly string[]): Promise<Map<string, string>> {
+export async function inviteLinkResourceIds(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  urls: readonly string[],
+): Promise<Map<string, string>> {
   if (urls.length === 0) return new Map();
   const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
   const ids = new Map<string, string>();
@@ -198,13 +232,21 @@ export async function inviteLinkResourceIds(store: Store, teamId: string, projec
  * read in one BatchGetItem), among `resources`; a link whose item names none is taken as the project's
  * only chat when there is one, and left out otherwise.
  */
-async function inviteLinkResources(store: Store, teamId: string, projectId: string, urls: string[], resources: PlatformAccessFollowUp['resources']): Promise<PendingInviteLinkRevocation[]> {
+async function inviteLinkResources(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  urls: string[],
+  resources: PlatformAccessFollowUp['resources'],
+): Promise<PendingInviteLinkRevocation[]> {
   const ids = await inviteLinkResourceIds(store, teamId, projectId, urls);
   const chats = resources.filter((resource) => resource.kind === 'channel' || resource.kind === 'group');
   const found: PendingInviteLinkRevocation[] = [];
   for (const url of urls) {
-    const resource = resources.find((candidate) => candidate.id === ids.get(url)) ?? (chats.length === 1 ? chats[0] : undefined);
-    if (resource) found.push({ resource: { kind: resource.kind, platform_resource_id: resource.platform_resource_id }, url });
+    const resource =
+      resources.find((candidate) => candidate.id === ids.get(url)) ?? (chats.length === 1 ? chats[0] : undefined);
+    if (resource)
+      found.push({ resource: { kind: resource.kind, platform_resource_id: resource.platform_resource_id }, url });
   }
   return found;
 }
@@ -234,7 +276,12 @@ export async function revokeInviteLinksOnPlatform(
  * Completes a committed access change (D15, D22): a revocation removes the member (unless `removeMember` is false) and revokes the ended invite links; a grant's (pre-commit) outcome
  * is only recorded. On the member ({@link recordPlatformOutcome}; a banned member's error is never cleared), else a failure is logged, never a link. Never throws.
  */
-export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformRuntime, teamId: string, followUp: PlatformAccessFollowUp | null, adapters?: PlatformAdapters): Promise<void> {
+export async function applyPlatformAccess(
+  runtime: UnitOfWorkRuntime & PlatformRuntime,
+  teamId: string,
+  followUp: PlatformAccessFollowUp | null,
+  adapters?: PlatformAdapters,
+): Promise<void> {
   if (!followUp) return;
   const { member } = followUp;
   try {
@@ -243,11 +290,25 @@ export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformR
     if (!followUp.outcome) {
       const adapter = platformAdapterFor(followUp.platformType, adapters ?? platformAdapters(runtime));
       if (member && followUp.removeMember) {
-        outcome = await revokeOnPlatform(adapter, { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id }, followUp.resources);
+        outcome = await revokeOnPlatform(
+          adapter,
+          { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id },
+          followUp.resources,
+        );
       }
       if (followUp.revokeInviteLinks.length > 0) {
-        const revocations = await inviteLinkResources(runtime.store, teamId, followUp.projectId, followUp.revokeInviteLinks, followUp.resources);
-        const links = await revokeInviteLinksOnPlatform(adapter, { team_id: teamId, project_id: followUp.projectId }, revocations);
+        const revocations = await inviteLinkResources(
+          runtime.store,
+          teamId,
+          followUp.projectId,
+          followUp.revokeInviteLinks,
+          followUp.resources,
+        );
+        const links = await revokeInviteLinksOnPlatform(
+          adapter,
+          { team_id: teamId, project_id: followUp.projectId },
+          revocations,
+        );
         failedLinks = links.failed;
         if (!links.outcome.ok && outcome.ok) outcome = links.outcome;
       }
@@ -264,6 +325,10 @@ export async function applyPlatformAccess(runtime: UnitOfWorkRuntime & PlatformR
       });
     }
   } catch (error) {
-    logger.error('platform access not recorded', { subscription_id: followUp.subscriptionId, member_id: member?.id ?? null, error: error as Error });
+    logger.error('platform access not recorded', {
+      subscription_id: followUp.subscriptionId,
+      member_id: member?.id ?? null,
+      error: error as Error,
+    });
   }
 }

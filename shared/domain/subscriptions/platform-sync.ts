@@ -7,7 +7,13 @@ import { entity, keys } from '../../store/keys.js';
 import { revisionOf } from '../../store/records.js';
 import { itemWithKey, type Store } from '../../store/store.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
-import { pendingRevocationsOf, platformErrorOf, writePlatformError, writeSyncDeadline, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
+import {
+  pendingRevocationsOf,
+  platformErrorOf,
+  writePlatformError,
+  writeSyncDeadline,
+  type PendingInviteLinkRevocation,
+} from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { toProject } from '../projects/repository.js';
@@ -16,7 +22,15 @@ import type { ProjectResource } from '../projects/schema.js';
 import { toSubscriber } from '../subscribers/repository.js';
 import { INVITE_LINKS_ERROR_ATTRIBUTE, inviteLinksErrorOf } from './invite-link-retry.js';
 import { subscriptionsOfSubscriber } from './access-facts.js';
-import { grantOnPlatform, inviteLinkResourceIds, isLiveInviteLink, resourcesGrantedBy, revokeInviteLinksOnPlatform, revokeOnPlatform, type PlatformGrant } from './platform-access.js';
+import {
+  grantOnPlatform,
+  inviteLinkResourceIds,
+  isLiveInviteLink,
+  resourcesGrantedBy,
+  revokeInviteLinksOnPlatform,
+  revokeOnPlatform,
+  type PlatformGrant,
+} from './platform-access.js';
 import { toPlan } from '../plans/repository.js';
 import { toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
@@ -34,7 +48,11 @@ export type ReconciledAction = 'ban' | 'kick' | 'grant_access' | 'revoke_access'
  * What the platform should hold for `member` now (pure): `ban` (member or subscriber banned), `kick` (still `kicked` after a failed kick), else `grant_access` / `revoke_access`
  * by whether any of the subscriber's `subscriptions` has access (D15 `hasAccess`); null for a member without a subscriber.
  */
-export function reconciledAction(member: Pick<Member, 'status' | 'platform_error'>, subscriber: { status: string } | null, subscriptions: Pick<Subscription, 'status'>[]): ReconciledAction | null {
+export function reconciledAction(
+  member: Pick<Member, 'status' | 'platform_error'>,
+  subscriber: { status: string } | null,
+  subscriptions: Pick<Subscription, 'status'>[],
+): ReconciledAction | null {
   if (member.status === 'banned' || subscriber?.status === 'banned') return 'ban';
   if (member.status === 'kicked' && member.platform_error?.action === 'kick') return 'kick';
   if (!subscriber) return null;
@@ -59,9 +77,16 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     const { platform_type: platformType, resources } = toProject(project);
     const subscriberId = member.subscriber_id;
     const [subscriber, subscriptions] = subscriberId
-      ? await Promise.all([store.get(keys.subscriber(teamId, member.project_id, subscriberId)), subscriptionsOfSubscriber(store, teamId, member.project_id, subscriberId)])
+      ? await Promise.all([
+          store.get(keys.subscriber(teamId, member.project_id, subscriberId)),
+          subscriptionsOfSubscriber(store, teamId, member.project_id, subscriberId),
+        ])
       : [undefined, []];
-    const action = reconciledAction(member, subscriber ? toSubscriber(subscriber, { contact: false }) : null, subscriptions);
+    const action = reconciledAction(
+      member,
+      subscriber ? toSubscriber(subscriber, { contact: false }) : null,
+      subscriptions,
+    );
 
     const adapter = platformAdapterFor(platformType, platformAdapters(runtime));
     const target = { team_id: teamId, project_id: member.project_id, platform_user_id: member.platform_user_id };
@@ -72,10 +97,24 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     else if (action === 'revoke_access') outcome = await revokeOnPlatform(adapter, target, resources);
     else if (action === 'grant_access') {
       // The resources the plans of the subscriptions with access cover (a Discord plan's roles).
-      const planIds = [...new Set(subscriptions.filter((subscription) => hasAccess(subscription.status)).map((subscription) => subscription.plan_id))];
-      const plans = (await Promise.all(planIds.map((planId) => store.get(keys.plan(teamId, planId))))).filter((plan) => plan !== undefined).map(toPlan);
+      const planIds = [
+        ...new Set(
+          subscriptions
+            .filter((subscription) => hasAccess(subscription.status))
+            .map((subscription) => subscription.plan_id),
+        ),
+      ];
+      const plans = (await Promise.all(planIds.map((planId) => store.get(keys.plan(teamId, planId)))))
+        .filter((plan) => plan !== undefined)
+        .map(toPlan);
       const granted = plans.length > 0 ? resourcesGrantedBy(resources, plans) : resources;
-      grant = await grantOnPlatform(runtime, teamId, platformType, { project_id: member.project_id, subscriber_id: subscriberId!, platform_user_id: member.platform_user_id }, granted);
+      grant = await grantOnPlatform(
+        runtime,
+        teamId,
+        platformType,
+        { project_id: member.project_id, subscriber_id: subscriberId!, platform_user_id: member.platform_user_id },
+        granted,
+      );
       outcome = grant.outcome;
       // The roles no plan with access covers go (a plan change or an ended plan whose removal failed).
       const uncovered = resources.filter((resource) => resource.kind === 'role' && !granted.includes(resource));
@@ -84,13 +123,20 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     }
 
     const pending = pendingRevocationsOf(item);
-    const links = pending.length > 0 ? await revokeInviteLinksOnPlatform(adapter, { team_id: teamId, project_id: member.project_id }, pending) : null;
+    const links =
+      pending.length > 0
+        ? await revokeInviteLinksOnPlatform(adapter, { team_id: teamId, project_id: member.project_id }, pending)
+        : null;
     if (links && !links.outcome.ok && outcome.ok) outcome = links.outcome;
 
     const nowMs = runtime.clock.nowMs();
-    const error = outcome.ok ? null : platformErrorOf(action ?? 'revoke_access', outcome.reason, nowMs, member.platform_error.attempts + 1);
+    const error = outcome.ok
+      ? null
+      : platformErrorOf(action ?? 'revoke_access', outcome.reason, nowMs, member.platform_error.attempts + 1);
     const holder = grant && grant.inviteLinks.length > 0 ? latestWithAccess(subscriptions) : null;
-    const holderItem = holder ? await store.get(keys.subscription(teamId, holder.id), { projection: 'revision' }) : undefined;
+    const holderItem = holder
+      ? await store.get(keys.subscription(teamId, holder.id), { projection: 'revision' })
+      : undefined;
     await unitOfWork(runtime, teamId, (tx) => {
       writePlatformError(tx, teamId, member, error, isoTime(nowMs), item, links ? links.failed : undefined);
       writeSyncDeadline(tx, deadline, error);
@@ -100,11 +146,20 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
         tx.update(keys.subscription(teamId, holder.id), {
           expression: 'SET invite_links = :links, revision = :next_revision',
           condition: 'attribute_exists(pk) AND revision = :revision',
-          values: { ':links': grant.inviteLinks, ':revision': revisionOf(entity.subscription, holderItem), ':next_revision': revisionOf(entity.subscription, holderItem) + 1 },
+          values: {
+            ':links': grant.inviteLinks,
+            ':revision': revisionOf(entity.subscription, holderItem),
+            ':next_revision': revisionOf(entity.subscription, holderItem) + 1,
+          },
         });
       }
     });
-    if (error && !error.next_attempt_at) logger.warn('platform retries exhausted; platform_error stays on the member', { member_id: member.id, action: error.action, attempts: error.attempts });
+    if (error && !error.next_attempt_at)
+      logger.warn('platform retries exhausted; platform_error stays on the member', {
+        member_id: member.id,
+        action: error.action,
+        attempts: error.attempts,
+      });
   } catch (failure) {
     if (isLostRace(failure)) return; // applied, moved or changed by another run or a request
     throw failure;
@@ -114,7 +169,11 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
 /** The subscription with access that changed status last (holds the invite links of a retried grant), or null. */
 function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
   const withAccess = subscriptions.filter((subscription) => hasAccess(subscription.status));
-  return withAccess.reduce<Subscription | null>((latest, subscription) => (latest === null || subscription.status_changed_at > latest.status_changed_at ? subscription : latest), null);
+  return withAccess.reduce<Subscription | null>(
+    (latest, subscription) =>
+      latest === null || subscription.status_changed_at > latest.status_changed_at ? subscription : latest,
+    null,
+  );
 }
 
 /**
@@ -138,7 +197,8 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
     const read = await store.batchGet([subscriberKey, projectKey]);
     const subscriberItem = itemWithKey(read, subscriberKey);
     const projectItem = itemWithKey(read, projectKey);
-    if (!subscriberItem || subscriberItem.member_id || subscriberItem.status === 'banned' || !projectItem) return await drop();
+    if (!subscriberItem || subscriberItem.member_id || subscriberItem.status === 'banned' || !projectItem)
+      return await drop();
     const nowMs = runtime.clock.nowMs();
     const live = subscription.invite_links.filter((link) => isLiveInviteLink(link, nowMs));
     const project = toProject(projectItem);
@@ -152,7 +212,13 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
     if (needed.length === 0) return await drop();
 
     const subscriber = toSubscriber(subscriberItem, { contact: true });
-    const grant = await grantOnPlatform(runtime, teamId, project.platform_type, { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: subscriber.platform_user_id }, needed);
+    const grant = await grantOnPlatform(
+      runtime,
+      teamId,
+      project.platform_type,
+      { project_id: projectId, subscriber_id: subscriber.id, platform_user_id: subscriber.platform_user_id },
+      needed,
+    );
     const attempts = (inviteLinksErrorOf(current)?.attempts ?? 1) + 1;
     const error = grant.outcome.ok ? null : platformErrorOf('grant_access', grant.outcome.reason, nowMs, attempts);
     const revision = revisionCondition(item);
@@ -169,22 +235,42 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
       tx.update(keys.subscription(teamId, subscription.id), {
         expression: 'SET invite_links = :links, updated_at = :now, revision = :next_revision',
         condition: `attribute_exists(pk) AND ${revision.expression}`,
-        values: { ':links': [...live, ...grant.inviteLinks], ':now': isoTime(nowMs), ':next_revision': revisionOf(entity.subscription, item) + 1, ...revision.values },
+        values: {
+          ':links': [...live, ...grant.inviteLinks],
+          ':now': isoTime(nowMs),
+          ':next_revision': revisionOf(entity.subscription, item) + 1,
+          ...revision.values,
+        },
       });
       for (const resource of needed) {
         const link = grant.links.get(resource.id);
-        if (link) tx.emit({ type: 'member.access_granted', projectId, data: { member: null, subscriber, resource, invite_link: link } });
+        if (link)
+          tx.emit({
+            type: 'member.access_granted',
+            projectId,
+            data: { member: null, subscriber, resource, invite_link: link },
+          });
       }
     });
     if (error && !error.next_attempt_at) {
       // Never log an invite link: it admits whoever holds it.
-      logger.warn('invite-link retries exhausted; the subscriber has no invite link', { subscription_id: subscription.id, project_id: projectId, attempts: error.attempts, reason: error.message });
+      logger.warn('invite-link retries exhausted; the subscriber has no invite link', {
+        subscription_id: subscription.id,
+        project_id: projectId,
+        attempts: error.attempts,
+        reason: error.message,
+      });
     }
   } catch (failure) {
     if (!isLostRace(failure)) throw failure;
     // Applied, moved or changed by another run or a transition: nothing was written, so the links just
     // made are nobody's — revoke them (best effort: they expire anyway; never logged).
-    if (made?.revocations.length) await revokeInviteLinksOnPlatform(made.adapter, { team_id: teamId, project_id: made.projectId }, made.revocations);
+    if (made?.revocations.length)
+      await revokeInviteLinksOnPlatform(
+        made.adapter,
+        { team_id: teamId, project_id: made.projectId },
+        made.revocations,
+      );
   }
 };
 
@@ -192,7 +278,13 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
  * The resources of `resources` none of the live links `urls` was made for ({@link inviteLinkResourceIds}):
  * those a retried grant still owes.
  */
-async function resourcesWithoutLink(store: Store, teamId: string, projectId: string, urls: string[], resources: ProjectResource[]): Promise<ProjectResource[]> {
+async function resourcesWithoutLink(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  urls: string[],
+  resources: ProjectResource[],
+): Promise<ProjectResource[]> {
   const linked = new Set((await inviteLinkResourceIds(store, teamId, projectId, urls)).values());
   return resources.filter((resource) => !linked.has(resource.id));
 }

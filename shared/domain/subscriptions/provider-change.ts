@@ -3,7 +3,12 @@ import { ProblemError } from '../../errors.js';
 import type { IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
-import type { PaymentProviderAdapters, ProviderSubscriptionChange, SubscriptionChangeRequest, SubscriptionChangeResult } from '../../providers/payment-provider.js';
+import type {
+  PaymentProviderAdapters,
+  ProviderSubscriptionChange,
+  SubscriptionChangeRequest,
+  SubscriptionChangeResult,
+} from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import * as z from '../../schemas/zod.js';
 import { entity, keys } from '../../store/keys.js';
@@ -24,7 +29,10 @@ import type { Decision } from './transition-decisions.js';
 export const PROVIDER_SUBSCRIPTION_ATTRIBUTE = 'provider_subscription_id';
 
 /** The provider's subscription id a subscription item holds (absent on subscriptions no provider bills). */
-const parseProviderSubscriptionId = recordParser(entity.subscription, z.object({ [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: z.optional(z.string()) }));
+const parseProviderSubscriptionId = recordParser(
+  entity.subscription,
+  z.object({ [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: z.optional(z.string()) }),
+);
 
 /** The link item's attribute holding the `created` (unix SECONDS) of our last provider-first change: events older than it are stale. */
 export const PROVIDER_CHANGE_CREATED_ATTRIBUTE = 'provider_change_created';
@@ -48,7 +56,11 @@ export function providerChangeOf(subscription: Subscription, decision: Decision)
       return null;
     case 'upgrade':
     case 'downgrade':
-      return { kind: 'change_price', provider_price_id: syncedPriceOf(subscription, decision.newPlan!), proration_behavior: decision.trigger === 'upgrade' ? 'always_invoice' : 'none' };
+      return {
+        kind: 'change_price',
+        provider_price_id: syncedPriceOf(subscription, decision.newPlan!),
+        proration_behavior: decision.trigger === 'upgrade' ? 'always_invoice' : 'none',
+      };
     default:
       return null;
   }
@@ -93,7 +105,11 @@ export async function applyAtProvider(
   const change = providerChangeOf(subscription, decision);
   if (!change) return null;
   const adapter = (options.adapters ?? paymentProviderAdapters(runtime))[provider];
-  if (!adapter) throw new ProblemError('PROVIDER_UNAVAILABLE', `No adapter for the payment provider ${provider} is available; subscription ${subscription.id} is unchanged.`);
+  if (!adapter)
+    throw new ProblemError(
+      'PROVIDER_UNAVAILABLE',
+      `No adapter for the payment provider ${provider} is available; subscription ${subscription.id} is unchanged.`,
+    );
   const target = change.kind === 'change_price' ? `-${change.provider_price_id}` : '';
   const request: SubscriptionChangeRequest = {
     team_id: principal.teamId,
@@ -110,22 +126,38 @@ export async function applyAtProvider(
         return await adapter.changeSubscription(request);
       } catch (error) {
         // Only the error's class: a provider's message may carry account details or credentials.
-        logger.warn('payment provider subscription change threw', { provider, subscription_id: subscription.id, error_name: error instanceof Error ? error.name : typeof error });
+        logger.warn('payment provider subscription change threw', {
+          provider,
+          subscription_id: subscription.id,
+          error_name: error instanceof Error ? error.name : typeof error,
+        });
         return { ok: false, reason: `The ${provider} provider could not be reached.`, code: null, retryable: true };
       }
     },
     (outcome) => !outcome.ok && outcome.retryable,
   );
   if (result.ok) return { provider, providerSubscriptionId };
-  if (result.retryable) throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} Subscription ${subscription.id} is unchanged; retry with the same Idempotency-Key.`);
-  throw new ProblemError('VALIDATION_FAILED', `${result.reason} Subscription ${subscription.id} is unchanged.`, { errors: [{ path: 'subscription', message: result.reason }] });
+  if (result.retryable)
+    throw new ProblemError(
+      'PROVIDER_UNAVAILABLE',
+      `${result.reason} Subscription ${subscription.id} is unchanged; retry with the same Idempotency-Key.`,
+    );
+  throw new ProblemError('VALIDATION_FAILED', `${result.reason} Subscription ${subscription.id} is unchanged.`, {
+    errors: [{ path: 'subscription', message: result.reason }],
+  });
 }
 
 /**
  * Adds to `tx` the mark of a provider-first change made at `createdSeconds` (unix SECONDS, our clock) on the
  * provider subscription's link item, so provider events created before it are recognised as stale.
  */
-export function markProviderChange(tx: Transaction, teamId: string, projectId: string, made: ProviderChangeMade, createdSeconds: number): void {
+export function markProviderChange(
+  tx: Transaction,
+  teamId: string,
+  projectId: string,
+  made: ProviderChangeMade,
+  createdSeconds: number,
+): void {
   tx.update(keys.providerSubscription(teamId, projectId, made.provider, made.providerSubscriptionId), {
     expression: 'SET #changed = :created',
     condition: 'attribute_exists(pk)',

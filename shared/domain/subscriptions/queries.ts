@@ -20,11 +20,16 @@ export type StoredSubscription = Item;
 const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
 
 /** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
-export async function loadSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<StoredSubscription> {
+export async function loadSubscription(
+  store: Store,
+  principal: Principal,
+  subscriptionId: string,
+): Promise<StoredSubscription> {
   const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
   if (!item) throw notFound(subscriptionId);
   const subscription = toSubscription(item);
-  if (!canAccessSubscriberData(principal, subscription.project_id, subscription.subscriber_id)) throw notFound(subscriptionId);
+  if (!canAccessSubscriberData(principal, subscription.project_id, subscription.subscriber_id))
+    throw notFound(subscriptionId);
   return item;
 }
 
@@ -32,7 +37,11 @@ export async function loadSubscription(store: Store, principal: Principal, subsc
  * Reads one subscription by id within the principal's team (`GET /v1/subscriptions/{id}`): one GetItem.
  * Errors: NOT_FOUND when absent, of another team, or of a project outside the token's project scope.
  */
-export async function getSubscription(store: Store, principal: Principal, subscriptionId: string): Promise<Subscription> {
+export async function getSubscription(
+  store: Store,
+  principal: Principal,
+  subscriptionId: string,
+): Promise<Subscription> {
   return toSubscription(await loadSubscription(store, principal, subscriptionId));
 }
 
@@ -50,7 +59,9 @@ export async function listSubscriptions(
 ): Promise<Page<Subscription>> {
   requireProjectAccess(principal, projectId);
   const teamId = principal.teamId;
-  const matches = (subscription: Subscription) => (!query.status || subscription.status === query.status) && (!query.plan_id || subscription.plan_id === query.plan_id);
+  const matches = (subscription: Subscription) =>
+    (!query.status || subscription.status === query.status) &&
+    (!query.plan_id || subscription.plan_id === query.plan_id);
   const subscriberId = listedSubscriber(principal, query.subscriber_id);
   if (subscriberId) {
     const partition = keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId);

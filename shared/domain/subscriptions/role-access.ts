@@ -8,7 +8,12 @@ import { toPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import type { Project, ProjectResource } from '../projects/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { grantOnPlatform, resourcesGrantedBy, type PlatformAccessFollowUp, type PlatformGrantee } from './platform-access.js';
+import {
+  grantOnPlatform,
+  resourcesGrantedBy,
+  type PlatformAccessFollowUp,
+  type PlatformGrantee,
+} from './platform-access.js';
 import { toSubscription } from './records.js';
 
 /**
@@ -52,13 +57,15 @@ export async function prepareRoleChange(
 ): Promise<RoleChange | null> {
   if (!project.resources.some((resource) => resource.kind === 'role')) return null;
   const others = await plansOfSubscriptions(runtime.store, teamId, otherSubscriptionIds);
-  const covered = (plans: Plan[]) => new Set(plans.length === 0 ? [] : resourcesGrantedBy(project.resources, plans).map((resource) => resource.id));
+  const covered = (plans: Plan[]) =>
+    new Set(plans.length === 0 ? [] : resourcesGrantedBy(project.resources, plans).map((resource) => resource.id));
   const before = covered(change.had ? [...others, change.previousPlan ?? change.plan] : others);
   const after = covered(change.has ? [...others, change.plan] : others);
   const added = project.resources.filter((resource) => after.has(resource.id) && !before.has(resource.id));
   const removed = project.resources.filter((resource) => before.has(resource.id) && !after.has(resource.id));
   if (added.length === 0 && removed.length === 0) return null;
-  const grant = added.length > 0 ? await grantOnPlatform(runtime, teamId, project.platform_type, grantee, added, adapters) : null;
+  const grant =
+    added.length > 0 ? await grantOnPlatform(runtime, teamId, project.platform_type, grantee, added, adapters) : null;
   return { added, removed, grantOutcome: grant?.outcome ?? { ok: true } };
 }
 
@@ -71,15 +78,25 @@ export async function prepareRoleChange(
 export function writeRoleChange(
   tx: Transaction,
   roleChange: RoleChange,
-  context: { member: Member | null; subscriber: Subscriber; projectId: string; subscriptionId: string; platformType: Project['platform_type'] },
+  context: {
+    member: Member | null;
+    subscriber: Subscriber;
+    projectId: string;
+    subscriptionId: string;
+    platformType: Project['platform_type'];
+  },
 ): PlatformAccessFollowUp | null {
   const { member, subscriber, projectId } = context;
-  for (const resource of roleChange.added) tx.emit({ type: 'member.access_granted', projectId, data: { member, subscriber, resource, invite_link: null } });
-  for (const resource of roleChange.removed) tx.emit({ type: 'member.access_revoked', projectId, data: { member, subscriber, resource } });
+  for (const resource of roleChange.added)
+    tx.emit({ type: 'member.access_granted', projectId, data: { member, subscriber, resource, invite_link: null } });
+  for (const resource of roleChange.removed)
+    tx.emit({ type: 'member.access_revoked', projectId, data: { member, subscriber, resource } });
   if (!member) return null;
   const removeMember = roleChange.removed.length > 0 && member.status !== 'banned' && subscriber.status !== 'banned';
   if (!removeMember && roleChange.added.length === 0) return null;
-  const resources = (removeMember ? roleChange.removed : roleChange.added).map(({ id, kind, platform_resource_id }) => ({ id, kind, platform_resource_id }));
+  const resources = (removeMember ? roleChange.removed : roleChange.added).map(
+    ({ id, kind, platform_resource_id }) => ({ id, kind, platform_resource_id }),
+  );
   return {
     member,
     projectId,

@@ -28,18 +28,44 @@ export const Subscription = z
     subscriber_id: Uuid,
     plan_id: Uuid,
     status: z.enum(SUBSCRIPTION_STATUS_VALUES).check(z.describe('See service://enums/subscription-status.')),
-    previous_status: z.nullable(z.enum(SUBSCRIPTION_STATUS_VALUES)).check(z.describe('The status before the last transition; null until the first one.')),
-    has_access: z.boolean().check(z.describe('Whether the status grants access (trialing, active, pending_cancellation, past_due).')),
-    source: z.enum(SUBSCRIPTION_SOURCES).check(z.describe('How the subscription came to be: creator_grant, free_plan, access_code or provider.')),
-    payment_provider: z.nullable(z.enum(PAYMENT_PROVIDER_VALUES)).check(z.describe('The provider that bills it; null when it needs no payment.')),
-    price_version: z.number().check(z.int(), z.positive(), z.describe('The plan price version the subscription keeps until its next renewal.')),
+    previous_status: z
+      .nullable(z.enum(SUBSCRIPTION_STATUS_VALUES))
+      .check(z.describe('The status before the last transition; null until the first one.')),
+    has_access: z
+      .boolean()
+      .check(z.describe('Whether the status grants access (trialing, active, pending_cancellation, past_due).')),
+    source: z
+      .enum(SUBSCRIPTION_SOURCES)
+      .check(z.describe('How the subscription came to be: creator_grant, free_plan, access_code or provider.')),
+    payment_provider: z
+      .nullable(z.enum(PAYMENT_PROVIDER_VALUES))
+      .check(z.describe('The provider that bills it; null when it needs no payment.')),
+    price_version: z
+      .number()
+      .check(
+        z.int(),
+        z.positive(),
+        z.describe('The plan price version the subscription keeps until its next renewal.'),
+      ),
     starts_at: Timestamp.check(z.describe('When access starts (or started).')),
-    ends_at: z.nullable(Timestamp).check(z.describe('End of a fixed term (the subscription expires then); null for an open-ended subscription.')),
+    ends_at: z
+      .nullable(Timestamp)
+      .check(z.describe('End of a fixed term (the subscription expires then); null for an open-ended subscription.')),
     trial_ends_at: z.nullable(Timestamp).check(z.describe('End of the free trial; null without a trial.')),
-    current_period_start: z.nullable(Timestamp).check(z.describe('Start of the current period; null before the subscription starts.')),
-    current_period_end: z.nullable(Timestamp).check(z.describe('End of the current period (renewal, or cancellation when pending_cancellation); null before it starts.')),
+    current_period_start: z
+      .nullable(Timestamp)
+      .check(z.describe('Start of the current period; null before the subscription starts.')),
+    current_period_end: z
+      .nullable(Timestamp)
+      .check(
+        z.describe(
+          'End of the current period (renewal, or cancellation when pending_cancellation); null before it starts.',
+        ),
+      ),
     cancel_at_period_end: z.boolean().check(z.describe('True while pending_cancellation.')),
-    canceled_at: z.nullable(Timestamp).check(z.describe('When it was canceled (or the cancellation was scheduled); null otherwise.')),
+    canceled_at: z
+      .nullable(Timestamp)
+      .check(z.describe('When it was canceled (or the cancellation was scheduled); null otherwise.')),
     cancellation_reason: z.nullable(z.string()).check(z.describe('The reason given when it was canceled, or null.')),
     invite_links: z
       .array(MemberInviteLink)
@@ -63,7 +89,9 @@ export const SubscriptionList = listOf(Subscription, 'SubscriptionList');
 export const SubscriptionIdParams = z.strictObject({ id: Uuid.check(z.describe('The subscription id.')) });
 
 /** `{project_id}` path parameters of a project's subscriptions. */
-export const SubscriptionProjectParams = z.strictObject({ project_id: Uuid.check(z.describe('The project the subscriptions belong to.')) });
+export const SubscriptionProjectParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project the subscriptions belong to.')),
+});
 
 /**
  * Body of `POST /v1/projects/{project_id}/subscriptions`: a creator grant (priced plan, no payment) or a
@@ -74,9 +102,21 @@ export const CreateSubscriptionRequest = z
   .strictObject({
     subscriber_id: Uuid.check(z.describe('The subscriber (of this project) who gets the subscription.')),
     plan_id: Uuid.check(z.describe('The plan (of this project, active) of the subscription.')),
-    starts_at: z.optional(Timestamp).check(z.describe('When access starts; a future time creates it scheduled. Default: now.')),
-    ends_at: z.optional(Timestamp).check(z.describe('End of a fixed term (it expires then); must be after starts_at and the trial. Default: none (a one_time plan: starts_at + access_days).')),
-    trial: z.optional(z.boolean()).check(z.describe('Start with the plan\u2019s free trial (trial_days); only for plans with a trial. Default false.')),
+    starts_at: z
+      .optional(Timestamp)
+      .check(z.describe('When access starts; a future time creates it scheduled. Default: now.')),
+    ends_at: z
+      .optional(Timestamp)
+      .check(
+        z.describe(
+          'End of a fixed term (it expires then); must be after starts_at and the trial. Default: none (a one_time plan: starts_at + access_days).',
+        ),
+      ),
+    trial: z
+      .optional(z.boolean())
+      .check(
+        z.describe('Start with the plan\u2019s free trial (trial_days); only for plans with a trial. Default false.'),
+      ),
   })
   .register(z.globalRegistry, { id: 'CreateSubscriptionRequest' });
 /** A validated subscription creation (see {@link CreateSubscriptionRequest}). */
@@ -86,7 +126,9 @@ export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest
 export const ListSubscriptionsQuery = z.extend(ListQuery, {
   subscriber_id: z.optional(Uuid).check(z.describe('Only subscriptions of this subscriber.')),
   plan_id: z.optional(Uuid).check(z.describe('Only subscriptions to this plan.')),
-  status: z.optional(z.enum(SUBSCRIPTION_STATUS_VALUES)).check(z.describe('Only subscriptions with this status (see service://enums/subscription-status).')),
+  status: z
+    .optional(z.enum(SUBSCRIPTION_STATUS_VALUES))
+    .check(z.describe('Only subscriptions with this status (see service://enums/subscription-status).')),
 });
 /** A validated subscription list query (see {@link ListSubscriptionsQuery}). */
 export type ListSubscriptionsQuery = z.infer<typeof ListSubscriptionsQuery>;
@@ -96,8 +138,16 @@ const Reason = LongText(500, 1);
 /** Body of `POST /v1/subscriptions/{id}/cancel` (and the `cancel_subscription` arguments besides `id`). */
 export const CancelSubscriptionRequest = z
   .strictObject({
-    at_period_end: z.optional(z.boolean()).check(z.describe('true (default) cancels at the end of the current period (pending_cancellation); false cancels at once.')),
-    reason: z.optional(Reason).check(z.describe('Why, up to 500 characters; kept on the subscription as cancellation_reason.')),
+    at_period_end: z
+      .optional(z.boolean())
+      .check(
+        z.describe(
+          'true (default) cancels at the end of the current period (pending_cancellation); false cancels at once.',
+        ),
+      ),
+    reason: z
+      .optional(Reason)
+      .check(z.describe('Why, up to 500 characters; kept on the subscription as cancellation_reason.')),
   })
   .register(z.globalRegistry, { id: 'CancelSubscriptionRequest' });
 /** A validated cancellation (see {@link CancelSubscriptionRequest}). */
@@ -115,7 +165,11 @@ export type SubscriptionReasonRequest = z.infer<typeof SubscriptionReasonRequest
 /** Body of `POST /v1/subscriptions/{id}/change-plan`. */
 export const ChangeSubscriptionPlanRequest = z
   .strictObject({
-    plan_id: Uuid.check(z.describe('The new plan: active, of the same project and currency, not the current one. A higher price per day is an upgrade, else a downgrade.')),
+    plan_id: Uuid.check(
+      z.describe(
+        'The new plan: active, of the same project and currency, not the current one. A higher price per day is an upgrade, else a downgrade.',
+      ),
+    ),
   })
   .register(z.globalRegistry, { id: 'ChangeSubscriptionPlanRequest' });
 /** A validated plan change (see {@link ChangeSubscriptionPlanRequest}). */
@@ -124,20 +178,42 @@ export type ChangeSubscriptionPlanRequest = z.infer<typeof ChangeSubscriptionPla
 /** Query of `GET /v1/projects/{project_id}/access`: exactly one of the two. */
 export const ProjectAccessQuery = z.strictObject({
   subscriber_id: z.optional(Uuid).check(z.describe('The subscriber whose access to check.')),
-  member_id: z.optional(Uuid).check(z.describe('The member (platform identity) whose access to check, through its linked subscriber.')),
+  member_id: z
+    .optional(Uuid)
+    .check(z.describe('The member (platform identity) whose access to check, through its linked subscriber.')),
 });
 
 /** The answer of the web access check (DESIGN D15, D22): whether access is granted, and why. */
 export const ProjectAccess = z
   .object({
-    granted: z.boolean().check(z.describe('Whether the subscriber has access now (a subscription in a status with access, and the subscriber not banned).')),
-    status: z.nullable(z.enum(SUBSCRIPTION_STATUS_VALUES)).check(z.describe('The status of the deciding subscription, or null when there is none.')),
+    granted: z
+      .boolean()
+      .check(
+        z.describe(
+          'Whether the subscriber has access now (a subscription in a status with access, and the subscriber not banned).',
+        ),
+      ),
+    status: z
+      .nullable(z.enum(SUBSCRIPTION_STATUS_VALUES))
+      .check(z.describe('The status of the deciding subscription, or null when there is none.')),
     ends_at: z
       .nullable(Timestamp)
-      .check(z.describe('When that access ends unless renewed (a fixed term\u2019s end, else the current period\u2019s end); null when open-ended or without a subscription.')),
+      .check(
+        z.describe(
+          'When that access ends unless renewed (a fixed term\u2019s end, else the current period\u2019s end); null when open-ended or without a subscription.',
+        ),
+      ),
     plan_id: z.nullable(Uuid).check(z.describe('The plan of the deciding subscription, or null.')),
-    subscription_id: z.nullable(Uuid).check(z.describe('The deciding subscription: the one with access lasting longest, else the latest changed; null when none.')),
-    subscriber_id: z.nullable(Uuid).check(z.describe('The subscriber checked (null for a member without a linked subscriber).')),
+    subscription_id: z
+      .nullable(Uuid)
+      .check(
+        z.describe(
+          'The deciding subscription: the one with access lasting longest, else the latest changed; null when none.',
+        ),
+      ),
+    subscriber_id: z
+      .nullable(Uuid)
+      .check(z.describe('The subscriber checked (null for a member without a linked subscriber).')),
     member_id: z.nullable(Uuid).check(z.describe('The subscriber\u2019s member, or null.')),
   })
   .register(z.globalRegistry, { id: 'ProjectAccess' });

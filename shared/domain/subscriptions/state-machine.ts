@@ -52,7 +52,9 @@ export function isTerminal(status: SubscriptionStatus): boolean {
 }
 
 /** Every non-terminal status, in catalogue order ("any non-terminal" of the table). */
-export const NON_TERMINAL_STATUSES: readonly SubscriptionStatus[] = SUBSCRIPTION_STATUS_VALUES.filter((status) => !SUBSCRIPTION_TERMINAL[status]);
+export const NON_TERMINAL_STATUSES: readonly SubscriptionStatus[] = SUBSCRIPTION_STATUS_VALUES.filter(
+  (status) => !SUBSCRIPTION_TERMINAL[status],
+);
 
 /**
  * What can happen to a subscription (D15, closed list). The clock fires `trial_ended`, `period_renewed`, `start_reached`, `incomplete_expired` (23 h), `retries_exhausted` (also
@@ -98,7 +100,12 @@ export interface TransitionRule {
 /** D15's transition table, row by row (the "(new)" row is {@link initialStatus}). */
 export const TRANSITION_TABLE: readonly TransitionRule[] = [
   { from: ['pending', 'incomplete'], trigger: 'payment_succeeded', to: 'active', event: 'subscription.activated' },
-  { from: ['pending', 'incomplete'], trigger: 'incomplete_expired', to: 'incomplete_expired', event: 'subscription.incomplete_expired' },
+  {
+    from: ['pending', 'incomplete'],
+    trigger: 'incomplete_expired',
+    to: 'incomplete_expired',
+    event: 'subscription.incomplete_expired',
+  },
   { from: ['scheduled'], trigger: 'start_reached', to: 'trialing_or_active', event: 'subscription.activated' },
   { from: ['trialing'], trigger: 'payment_succeeded', to: 'active', event: 'subscription.activated' },
   { from: ['trialing'], trigger: 'trial_ended', to: 'active', event: 'subscription.activated' },
@@ -108,17 +115,37 @@ export const TRANSITION_TABLE: readonly TransitionRule[] = [
   { from: ['past_due'], trigger: 'retries_exhausted', to: 'unpaid', event: 'subscription.unpaid' },
   { from: ['past_due', 'unpaid'], trigger: 'payment_succeeded', to: 'active', event: 'subscription.activated' },
   { from: ['unpaid'], trigger: 'unpaid_limit_reached', to: 'canceled', event: 'subscription.canceled' },
-  { from: ['trialing', 'active'], trigger: 'cancel_at_period_end', to: 'pending_cancellation', event: 'subscription.cancellation_scheduled' },
+  {
+    from: ['trialing', 'active'],
+    trigger: 'cancel_at_period_end',
+    to: 'pending_cancellation',
+    event: 'subscription.cancellation_scheduled',
+  },
   { from: ['pending_cancellation'], trigger: 'resume', to: 'trialing_or_active', event: 'subscription.resumed' },
   { from: ['pending_cancellation'], trigger: 'period_ended', to: 'canceled', event: 'subscription.canceled' },
   { from: NON_TERMINAL_STATUSES, trigger: 'cancel', to: 'canceled', event: 'subscription.canceled' },
   { from: ['active', 'past_due'], trigger: 'pause', to: 'paused', event: 'subscription.paused' },
   { from: ['paused'], trigger: 'resume', to: 'active', event: 'subscription.resumed' },
-  { from: ['trialing', 'active', 'pending_cancellation', 'past_due', 'paused'], trigger: 'suspend', to: 'suspended', event: 'subscription.suspended' },
+  {
+    from: ['trialing', 'active', 'pending_cancellation', 'past_due', 'paused'],
+    trigger: 'suspend',
+    to: 'suspended',
+    event: 'subscription.suspended',
+  },
   { from: ['suspended'], trigger: 'unsuspend', to: 'active', event: 'subscription.resumed' },
   { from: ['active'], trigger: 'term_ended', to: 'expired', event: 'subscription.expired' },
-  { from: ['trialing', 'active', 'pending_cancellation', 'past_due'], trigger: 'upgrade', to: 'unchanged', event: 'subscription.upgraded' },
-  { from: ['trialing', 'active', 'pending_cancellation', 'past_due'], trigger: 'downgrade', to: 'unchanged', event: 'subscription.downgraded' },
+  {
+    from: ['trialing', 'active', 'pending_cancellation', 'past_due'],
+    trigger: 'upgrade',
+    to: 'unchanged',
+    event: 'subscription.upgraded',
+  },
+  {
+    from: ['trialing', 'active', 'pending_cancellation', 'past_due'],
+    trigger: 'downgrade',
+    to: 'unchanged',
+    event: 'subscription.downgraded',
+  },
 ];
 
 /** The rule of a (status, trigger) pair, or undefined when the pair is not allowed. */
@@ -149,10 +176,21 @@ export interface Transition {
  * `ProblemError('CONFLICT')` naming the current status and the allowed triggers when the pair is not in
  * the table (a terminal status allows none).
  */
-export function transition(status: SubscriptionStatus, trigger: SubscriptionTrigger, context: TransitionContext = {}): Transition {
+export function transition(
+  status: SubscriptionStatus,
+  trigger: SubscriptionTrigger,
+  context: TransitionContext = {},
+): Transition {
   const rule = ruleFor(status, trigger);
   if (!rule) throw conflictOf(status, trigger);
-  const to = rule.to === 'unchanged' ? status : rule.to === 'trialing_or_active' ? (context.inTrial ? 'trialing' : 'active') : rule.to;
+  const to =
+    rule.to === 'unchanged'
+      ? status
+      : rule.to === 'trialing_or_active'
+        ? context.inTrial
+          ? 'trialing'
+          : 'active'
+        : rule.to;
   return { from: status, to, event: rule.event };
 }
 

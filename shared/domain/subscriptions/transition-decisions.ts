@@ -4,7 +4,14 @@ import type { Plan } from '../plans/schema.js';
 import { applyTrigger } from './lifecycle.js';
 import { isPaidAccess } from './access-facts.js';
 import type { Subscription } from './schema.js';
-import { conflictOf, hasAccess, isTerminal, ruleFor, type SubscriptionTrigger, type Transition } from './state-machine.js';
+import {
+  conflictOf,
+  hasAccess,
+  isTerminal,
+  ruleFor,
+  type SubscriptionTrigger,
+  type Transition,
+} from './state-machine.js';
 
 /**
  * The decisions of a subscription change (DESIGN D15), pure: from the state read (the subscription, its
@@ -26,7 +33,13 @@ export function requireAllowed(subscription: Subscription, trigger: Subscription
 /** A plan's price per day in minor units (recurring: amount over the period's nominal days; one_time: over `access_days`). */
 function pricePerDay(plan: Plan): number {
   const days =
-    plan.interval === 'one_time' ? (plan.access_days ?? 1) : plan.interval === 'week' ? 7 * plan.interval_count : plan.interval === 'month' ? 30 * plan.interval_count : 365 * plan.interval_count;
+    plan.interval === 'one_time'
+      ? (plan.access_days ?? 1)
+      : plan.interval === 'week'
+        ? 7 * plan.interval_count
+        : plan.interval === 'month'
+          ? 30 * plan.interval_count
+          : 365 * plan.interval_count;
   return plan.amount / days;
 }
 
@@ -47,7 +60,10 @@ export function planChangeTrigger(current: Plan, next: Plan): 'upgrade' | 'downg
 export function accessSetChange(before: Subscription | null, after: Subscription): SubscriberAccessSetChange {
   const change: SubscriberAccessSetChange = { add: { granting: [], paid: [] }, delete: { granting: [], paid: [] } };
   const grants = (subscription: Subscription | null) => subscription !== null && hasAccess(subscription.status);
-  const tests = { granting: grants, paid: (subscription: Subscription | null) => grants(subscription) && isPaidAccess(subscription!) };
+  const tests = {
+    granting: grants,
+    paid: (subscription: Subscription | null) => grants(subscription) && isPaidAccess(subscription!),
+  };
   for (const set of ['granting', 'paid'] as const) {
     const had = tests[set](before);
     const has = tests[set](after);
@@ -78,10 +94,19 @@ export interface TransitionOutcome {
  * never go backwards (the metrics' days rely on it). Errors: CONFLICT naming the current status and the
  * allowed triggers when the table does not allow the pair.
  */
-export function decideTransition(before: Subscription, plan: Plan, decision: Decision, atMs: number): TransitionOutcome {
+export function decideTransition(
+  before: Subscription,
+  plan: Plan,
+  decision: Decision,
+  atMs: number,
+): TransitionOutcome {
   const planAfter = decision.newPlan ?? plan;
   const effectiveMs = Math.max(atMs, Date.parse(before.updated_at));
-  const { next, transition } = applyTrigger(before, decision.trigger, { atMs: effectiveMs, plan: planAfter, reason: decision.reason });
+  const { next, transition } = applyTrigger(before, decision.trigger, {
+    atMs: effectiveMs,
+    plan: planAfter,
+    reason: decision.reason,
+  });
   return {
     next,
     transition,
@@ -99,13 +124,23 @@ export function decideTransition(before: Subscription, plan: Plan, decision: Dec
 export function decidePlanChange(subscription: Subscription, current: Plan, plan: Plan): Decision {
   requireAllowed(subscription, 'upgrade');
   const planId = plan.id;
-  if (plan.project_id !== subscription.project_id) throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${subscription.project_id}.`);
-  if (plan.id === current.id) throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is already on plan ${planId}.`);
-  if (plan.status !== 'active') throw new ProblemError('CONFLICT', `Plan ${planId} is inactive: no subscription can move to it; activate it first.`);
+  if (plan.project_id !== subscription.project_id)
+    throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${subscription.project_id}.`);
+  if (plan.id === current.id)
+    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is already on plan ${planId}.`);
+  if (plan.status !== 'active')
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${planId} is inactive: no subscription can move to it; activate it first.`,
+    );
   if (plan.currency !== current.currency) {
-    throw new ProblemError('VALIDATION_FAILED', `Plan ${planId} is priced in ${plan.currency}, the subscription\u2019s plan in ${current.currency}; a plan change keeps the currency.`, {
-      errors: [{ path: 'plan_id', message: `must be a plan priced in ${current.currency}` }],
-    });
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `Plan ${planId} is priced in ${plan.currency}, the subscription\u2019s plan in ${current.currency}; a plan change keeps the currency.`,
+      {
+        errors: [{ path: 'plan_id', message: `must be a plan priced in ${current.currency}` }],
+      },
+    );
   }
   return { trigger: planChangeTrigger(current, plan), newPlan: plan };
 }

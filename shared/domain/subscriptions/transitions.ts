@@ -10,7 +10,13 @@ import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js'
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { getPlan, planNotFound, toPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
-import { getSubscriber, isEmptySetChange, subscriberNotFound, toSubscriber, writeSubscriberAccess } from '../subscribers/repository.js';
+import {
+  getSubscriber,
+  isEmptySetChange,
+  subscriberNotFound,
+  toSubscriber,
+  writeSubscriberAccess,
+} from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { nextDueTrigger } from './lifecycle.js';
 import { deadlineAtOf, toSubscription } from './records.js';
@@ -20,7 +26,13 @@ import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-acc
 import { listSubscriptions, loadSubscription, type StoredSubscription } from './queries.js';
 import type { CancelSubscriptionRequest, Subscription } from './schema.js';
 import { ruleFor, type SubscriptionTrigger } from './state-machine.js';
-import { accessSetChange, decidePlanChange, decideTransition, requireAllowed, type Decision } from './transition-decisions.js';
+import {
+  accessSetChange,
+  decidePlanChange,
+  decideTransition,
+  requireAllowed,
+  type Decision,
+} from './transition-decisions.js';
 import { applyAtProvider, markProviderChange, type ProviderChangeMade } from './provider-change.js';
 import { writeSubscriptionMetrics } from '../metrics/writes.js';
 import { writeDeadline, writeLivePlanCounters, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
@@ -46,7 +58,11 @@ interface TransitionReads {
  * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
  * (what `getPlan` / `getSubscriber` answer).
  */
-export async function loadTransitionReads(store: Store, principal: Principal, subscription: Subscription): Promise<TransitionReads> {
+export async function loadTransitionReads(
+  store: Store,
+  principal: Principal,
+  subscription: Subscription,
+): Promise<TransitionReads> {
   const teamId = principal.teamId;
   const { project_id: projectId, plan_id: planId, subscriber_id: subscriberId } = subscription;
   const planKey = keys.plan(teamId, planId);
@@ -57,7 +73,11 @@ export async function loadTransitionReads(store: Store, principal: Principal, su
   if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
   const subscriber = itemWithKey(items, subscriberKey);
   if (!subscriber) throw subscriberNotFound(subscriberId);
-  return { plan, subscriber: toSubscriber(subscriber, { contact: true }), facts: accessFactsOf(items, teamId, projectId, subscriberId) };
+  return {
+    plan,
+    subscriber: toSubscriber(subscriber, { contact: true }),
+    facts: accessFactsOf(items, teamId, projectId, subscriberId),
+  };
 }
 
 /** Options of {@link runTransition}. */
@@ -87,7 +107,13 @@ export async function commitTransition(
 ): Promise<Subscription> {
   const teamId = principal.teamId;
   const before = toSubscription(item);
-  const { next: moved, transition, planAfter, accessChanges, ends: ended } = decideTransition(before, context.plan, decision, options.atMs ?? runtime.clock.nowMs());
+  const {
+    next: moved,
+    transition,
+    planAfter,
+    accessChanges,
+    ends: ended,
+  } = decideTransition(before, context.plan, decision, options.atMs ?? runtime.clock.nowMs());
   // Access starts or ends, or the plan changes (its roles): the platform is asked for a grant now (its invite links go on the subscription).
   const access: PreparedAccessChange | null =
     accessChanges || decision.newPlan
@@ -106,7 +132,11 @@ export async function commitTransition(
   const revision = revisionOf(entity.subscription, item);
   const { has_access: _derived, id: _id, project_id: _project, created_at: _created, ...fields } = next;
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':revision': revision, ':next_revision': revision + 1, ':deadline_at': dueAt };
+  const values: Record<string, unknown> = {
+    ':revision': revision,
+    ':next_revision': revision + 1,
+    ':deadline_at': dueAt,
+  };
   const sets = Object.entries(fields).map(([field, value]) => {
     names[`#${field}`] = field;
     values[`:${field}`] = value;
@@ -124,28 +154,54 @@ export async function commitTransition(
       values,
     });
     writeSubscriptionIndex(tx, teamId, next);
-    writeSubscriptionMetrics(tx, teamId, { subscription: before, plan: context.plan }, { subscription: next, plan: planAfter });
+    writeSubscriptionMetrics(
+      tx,
+      teamId,
+      { subscription: before, plan: context.plan },
+      { subscription: next, plan: planAfter },
+    );
     const accessSets = accessSetChange(before, next);
-    if (!isEmptySetChange(accessSets)) writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
+    if (!isEmptySetChange(accessSets))
+      writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
     writeDeadline(tx, teamId, next, due, deadlineAtOf(item), options.fromDeadline);
     if (ended) {
-      tx.update(keys.project(teamId, before.project_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
-      tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+      tx.update(keys.project(teamId, before.project_id), {
+        expression: 'ADD live_subscription_count :minus',
+        condition: 'attribute_exists(pk)',
+        values: { ':minus': -1 },
+      });
+      tx.update(keys.plan(teamId, before.plan_id), {
+        expression: 'ADD live_subscription_count :minus',
+        condition: 'attribute_exists(pk)',
+        values: { ':minus': -1 },
+      });
     }
     writeLivePlanCounters(tx, teamId, before, ended ? null : next);
     if (decision.newPlan) {
       const newPlanId = decision.newPlan.id;
-      tx.update(keys.plan(teamId, before.plan_id), { expression: 'ADD live_subscription_count :minus', condition: 'attribute_exists(pk)', values: { ':minus': -1 } });
+      tx.update(keys.plan(teamId, before.plan_id), {
+        expression: 'ADD live_subscription_count :minus',
+        condition: 'attribute_exists(pk)',
+        values: { ':minus': -1 },
+      });
       tx.update(keys.plan(teamId, newPlanId), {
         expression: 'ADD live_subscription_count :one',
         condition: 'attribute_exists(pk) AND #status = :active',
         names: { '#status': 'status' },
         values: { ':one': 1, ':active': 'active' },
-        onConditionFailed: () => new ProblemError('CONFLICT', `Plan ${newPlanId} was deactivated or deleted meanwhile: no subscription can move to it.`),
+        onConditionFailed: () =>
+          new ProblemError(
+            'CONFLICT',
+            `Plan ${newPlanId} was deactivated or deleted meanwhile: no subscription can move to it.`,
+          ),
       });
     }
     const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
-    tx.emit({ type: transition.event, projectId: before.project_id, data: decision.newPlan ? { ...data, previous_plan: context.plan } : data });
+    tx.emit({
+      type: transition.event,
+      projectId: before.project_id,
+      data: decision.newPlan ? { ...data, previous_plan: context.plan } : data,
+    });
     if (access) followUp = access.write(tx);
     return next;
   });
@@ -164,24 +220,45 @@ async function runTransition(
   decide: (subscription: Subscription, plan: Plan) => Promise<Decision> | Decision,
 ): Promise<Subscription> {
   // Once the provider agreed: the state it leads to, and the call made (not repeated for the same change).
-  let agreed: { status: Subscription['status']; planId: string; trigger: Decision['trigger']; made: ProviderChangeMade } | null = null;
+  let agreed: {
+    status: Subscription['status'];
+    planId: string;
+    trigger: Decision['trigger'];
+    made: ProviderChangeMade;
+  } | null = null;
   return retryOnLostRace(
     async () => {
       const item = await loadSubscription(runtime.store, principal, subscriptionId);
       const subscription = toSubscription(item);
-      if (agreed && subscription.status === agreed.status && subscription.plan_id === agreed.planId) return subscription;
+      if (agreed && subscription.status === agreed.status && subscription.plan_id === agreed.planId)
+        return subscription;
       const reads = await loadTransitionReads(runtime.store, principal, subscription);
       const decision = await decide(subscription, reads.plan);
       const nowMs = runtime.clock.nowMs();
       const planId = decision.newPlan?.id ?? subscription.plan_id;
-      const made = agreed && agreed.trigger === decision.trigger && agreed.planId === planId ? agreed.made : await applyAtProvider(runtime, principal, item, subscription, decision);
+      const made =
+        agreed && agreed.trigger === decision.trigger && agreed.planId === planId
+          ? agreed.made
+          : await applyAtProvider(runtime, principal, item, subscription, decision);
       if (!made) return await commitTransition(runtime, principal, item, reads, decision, {});
-      agreed = { status: decideTransition(subscription, reads.plan, decision, nowMs).next.status, planId, trigger: decision.trigger, made };
+      agreed = {
+        status: decideTransition(subscription, reads.plan, decision, nowMs).next.status,
+        planId,
+        trigger: decision.trigger,
+        made,
+      };
       return await commitTransition(runtime, principal, item, reads, decision, {
-        alongside: (tx) => markProviderChange(tx, principal.teamId, subscription.project_id, made, Math.floor(nowMs / 1000)),
+        alongside: (tx) =>
+          markProviderChange(tx, principal.teamId, subscription.project_id, made, Math.floor(nowMs / 1000)),
       });
     },
-    { exhausted: () => new ProblemError('CONFLICT', `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`) },
+    {
+      exhausted: () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscription ${subscriptionId} kept changing while this request ran; read it again and retry.`,
+        ),
+    },
   );
 }
 
@@ -208,7 +285,10 @@ export async function changeSubscriptionWith(
   const teamId = principal.teamId;
   await unitOfWork(runtime, teamId, async (tx) => {
     await alongside(tx, { before: subscription, after: subscription, subscriber, plan });
-    tx.check(keys.subscription(teamId, subscription.id), { condition: 'revision = :revision', values: { ':revision': revisionOf(entity.subscription, item) } });
+    tx.check(keys.subscription(teamId, subscription.id), {
+      condition: 'revision = :revision',
+      values: { ':revision': revisionOf(entity.subscription, item) },
+    });
   });
   return subscription;
 }
@@ -219,7 +299,12 @@ export async function changeSubscriptionWith(
  * `current_period_end`), or at once with `at_period_end: false` (any non-terminal status → canceled,
  * `subscription.canceled`). Errors: NOT_FOUND; CONFLICT (status does not allow it).
  */
-export async function cancelSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, input: CancelSubscriptionRequest): Promise<Subscription> {
+export async function cancelSubscription(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriptionId: string,
+  input: CancelSubscriptionRequest,
+): Promise<Subscription> {
   const trigger: SubscriptionTrigger = input.at_period_end === false ? 'cancel' : 'cancel_at_period_end';
   return runTransition(runtime, principal, subscriptionId, (subscription) => {
     requirePortalAllowed(principal, subscription, trigger);
@@ -232,7 +317,12 @@ export async function cancelSubscription(runtime: UnitOfWorkRuntime, principal: 
  * Applies a trigger that needs nothing else (`pause`, `resume`, `suspend`, `unsuspend`) and emits its
  * event (`subscription.paused`, `.resumed`, `.suspended`, `.resumed`). Errors: NOT_FOUND; CONFLICT.
  */
-export async function triggerSubscription(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, trigger: 'pause' | 'resume' | 'suspend' | 'unsuspend'): Promise<Subscription> {
+export async function triggerSubscription(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriptionId: string,
+  trigger: 'pause' | 'resume' | 'suspend' | 'unsuspend',
+): Promise<Subscription> {
   return runTransition(runtime, principal, subscriptionId, (subscription) => {
     requirePortalAllowed(principal, subscription, trigger);
     requireAllowed(subscription, trigger);
@@ -246,9 +336,16 @@ export async function triggerSubscription(runtime: UnitOfWorkRuntime, principal:
  */
 function requirePortalAllowed(principal: Principal, subscription: Subscription, trigger: SubscriptionTrigger): void {
   if (!principal.subscriberId) return;
-  if (trigger === 'cancel') throw new ProblemError('CONFLICT', `In the subscriber portal subscription ${subscription.id} can be cancelled at the end of its period only.`);
+  if (trigger === 'cancel')
+    throw new ProblemError(
+      'CONFLICT',
+      `In the subscriber portal subscription ${subscription.id} can be cancelled at the end of its period only.`,
+    );
   if (trigger === 'resume' && subscription.status !== 'pending_cancellation') {
-    throw new ProblemError('CONFLICT', `Subscription ${subscription.id} is ${subscription.status}: in the subscriber portal only a cancellation scheduled for the period end can be withdrawn.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Subscription ${subscription.id} is ${subscription.status}: in the subscriber portal only a cancellation scheduled for the period end can be withdrawn.`,
+    );
   }
 }
 
@@ -256,7 +353,12 @@ function requirePortalAllowed(principal: Principal, subscription: Subscription, 
  * Moves a trialing, active, pending_cancellation or past_due subscription to another plan of its project; a price per day not lower is an upgrade, else a downgrade.
  * Errors: NOT_FOUND (subscription, plan of another project); VALIDATION_FAILED (currency); CONFLICT (status, inactive plan, same plan).
  */
-export async function changeSubscriptionPlan(runtime: UnitOfWorkRuntime, principal: Principal, subscriptionId: string, planId: string): Promise<Subscription> {
+export async function changeSubscriptionPlan(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriptionId: string,
+  planId: string,
+): Promise<Subscription> {
   return runTransition(runtime, principal, subscriptionId, async (subscription, current) => {
     requireAllowed(subscription, 'upgrade');
     const plan = await getPlan(runtime.store, principal, planId);
@@ -270,12 +372,20 @@ export async function changeSubscriptionPlan(runtime: UnitOfWorkRuntime, princip
  * transaction) — what banning a subscriber does (DESIGN D17). Others are left as they are. Returns the
  * suspended subscriptions. Errors: NOT_FOUND (subscriber).
  */
-export async function suspendSubscriptionsOfSubscriber(runtime: UnitOfWorkRuntime, principal: Principal, subscriberId: string): Promise<Subscription[]> {
+export async function suspendSubscriptionsOfSubscriber(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  subscriberId: string,
+): Promise<Subscription[]> {
   const subscriber = await getSubscriber(runtime.store, principal, subscriberId);
   const suspended: Subscription[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listSubscriptions(runtime.store, principal, subscriber.project_id, { limit: 100, cursor, subscriber_id: subscriberId });
+    const page = await listSubscriptions(runtime.store, principal, subscriber.project_id, {
+      limit: 100,
+      cursor,
+      subscriber_id: subscriberId,
+    });
     for (const subscription of page.data) {
       if (!ruleFor(subscription.status, 'suspend')) continue;
       try {

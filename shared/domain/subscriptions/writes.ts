@@ -31,7 +31,13 @@ export const deadlineOf = (teamId: string, subscription: Subscription, due: DueT
  */
 export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
   tx.put({
-    ...keys.subscriberSubscription(teamId, subscription.project_id, subscription.subscriber_id, subscription.created_at, subscription.id),
+    ...keys.subscriberSubscription(
+      teamId,
+      subscription.project_id,
+      subscription.subscriber_id,
+      subscription.created_at,
+      subscription.id,
+    ),
     entity: entity.subscriberSubscription,
     team_id: teamId,
     subscription_id: subscription.id,
@@ -49,7 +55,12 @@ export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscrip
  * it is live on now; nothing when it stays live on the same plan. Conditional on the subscriber existing
  * (a lost race otherwise: the item is never created by the counter).
  */
-export function writeLivePlanCounters(tx: Transaction, teamId: string, before: Subscription, after: Subscription | null): void {
+export function writeLivePlanCounters(
+  tx: Transaction,
+  teamId: string,
+  before: Subscription,
+  after: Subscription | null,
+): void {
   if (after?.plan_id === before.plan_id) return;
   const names: Record<string, string> = { '#left': livePlanAttribute(before.plan_id) };
   const values: Record<string, unknown> = { ':minus': -1 };
@@ -59,7 +70,12 @@ export function writeLivePlanCounters(tx: Transaction, teamId: string, before: S
     values[':one'] = 1;
     additions.push('#joined :one');
   }
-  tx.update(keys.subscriber(teamId, before.project_id, before.subscriber_id), { expression: `ADD ${additions.join(', ')}`, condition: 'attribute_exists(pk)', names, values });
+  tx.update(keys.subscriber(teamId, before.project_id, before.subscriber_id), {
+    expression: `ADD ${additions.join(', ')}`,
+    condition: 'attribute_exists(pk)',
+    names,
+    values,
+  });
 }
 
 /**
@@ -67,10 +83,20 @@ export function writeLivePlanCounters(tx: Transaction, teamId: string, before: S
  * its due time) or remove it ({@link completeDeadline}); otherwise put it when its due time changed and
  * delete it when none is due any more.
  */
-export function writeDeadline(tx: Transaction, teamId: string, next: Subscription, due: DueTrigger | null, previousDueAt: string | null, fromDeadline: Deadline | undefined): void {
+export function writeDeadline(
+  tx: Transaction,
+  teamId: string,
+  next: Subscription,
+  due: DueTrigger | null,
+  previousDueAt: string | null,
+  fromDeadline: Deadline | undefined,
+): void {
   if (fromDeadline) {
     if (due) {
-      tx.put(deadlineItem(deadlineOf(teamId, next, due)), { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': fromDeadline.dueAt } });
+      tx.put(deadlineItem(deadlineOf(teamId, next, due)), {
+        condition: 'attribute_exists(pk) AND due_at = :due_at',
+        values: { ':due_at': fromDeadline.dueAt },
+      });
     } else completeDeadline(tx, fromDeadline);
     return;
   }

@@ -21,9 +21,15 @@ export interface MemberAbilities {
  * Computes a member's {@link MemberAbilities} from their roles and their groups' roles (one BatchGetItem
  * for the groups, one for the roles). Roles or groups deleted meanwhile are skipped.
  */
-export async function memberAbilities(store: Store, teamId: string, member: Pick<StoredTeamMember, 'role_ids' | 'group_ids'>): Promise<MemberAbilities> {
+export async function memberAbilities(
+  store: Store,
+  teamId: string,
+  member: Pick<StoredTeamMember, 'role_ids' | 'group_ids'>,
+): Promise<MemberAbilities> {
   const groups = await loadGroups(store, teamId, member.group_ids, { skipMissing: true });
-  const roles = await loadRoles(store, teamId, [...member.role_ids, ...groups.flatMap((group) => group.role_ids)], { skipMissing: true });
+  const roles = await loadRoles(store, teamId, [...member.role_ids, ...groups.flatMap((group) => group.role_ids)], {
+    skipMissing: true,
+  });
   const teamWide = new Set<Ability>();
   const byProject = new Map<string, Set<Ability>>();
   for (const role of roles) {
@@ -46,7 +52,9 @@ export async function memberAbilities(store: Store, teamId: string, member: Pick
  */
 export function abilitiesInProjects(abilities: MemberAbilities, projectIds: readonly string[]): Set<Ability> {
   if (projectIds.length === 0) return new Set(abilities.teamWide);
-  const [first, ...rest] = projectIds.map((projectId) => new Set([...abilities.teamWide, ...(abilities.byProject.get(projectId) ?? [])]));
+  const [first, ...rest] = projectIds.map(
+    (projectId) => new Set([...abilities.teamWide, ...(abilities.byProject.get(projectId) ?? [])]),
+  );
   return new Set([...first].filter((ability) => rest.every((held) => held.has(ability))));
 }
 
@@ -57,17 +65,29 @@ export function abilitiesInProjects(abilities: MemberAbilities, projectIds: read
  * Errors: NOT_FOUND (no such member in the team), CONFLICT (the member is invited or removed, not
  * active), TOKEN_MISSING_ABILITY naming what the member lacks.
  */
-export async function requireMemberHolds(store: Store, teamId: string, memberId: string, abilities: readonly Ability[], projectIds: readonly string[]): Promise<StoredTeamMember> {
+export async function requireMemberHolds(
+  store: Store,
+  teamId: string,
+  memberId: string,
+  abilities: readonly Ability[],
+  projectIds: readonly string[],
+): Promise<StoredTeamMember> {
   const member = await findMember(store, teamId, memberId);
   if (!member) throw new ProblemError('NOT_FOUND', `No team member ${memberId}.`);
   if (member.status !== 'active') {
-    throw new ProblemError('CONFLICT', `Team member ${memberId} is ${member.status}; tokens can be minted only on behalf of active members.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Team member ${memberId} is ${member.status}; tokens can be minted only on behalf of active members.`,
+    );
   }
   const held = abilitiesInProjects(await memberAbilities(store, teamId, member), projectIds);
   const missing = [...new Set(abilities)].filter((ability) => !held.has(ability));
   if (missing.length) {
     const where = projectIds.length ? ` in project ${projectIds.join(', ')}` : ' team-wide';
-    throw new ProblemError('TOKEN_MISSING_ABILITY', `A token minted on behalf of team member ${memberId} holds at most the member’s abilities; the member lacks${where}: ${missing.join(', ')}.`);
+    throw new ProblemError(
+      'TOKEN_MISSING_ABILITY',
+      `A token minted on behalf of team member ${memberId} holds at most the member’s abilities; the member lacks${where}: ${missing.join(', ')}.`,
+    );
   }
   return member;
 }

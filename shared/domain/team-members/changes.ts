@@ -14,7 +14,15 @@ import { difference, distinct, requireGrantable } from '../roles/policy.js';
 import { BUILT_IN_ROLE_IDS } from '../roles/built-in.js';
 import { getTeam } from '../teams/repository.js';
 import { findMemberByEmail } from './repository.js';
-import { emailSha256, findMember, memberChangedMeanwhile, memberItem, memberNotFound, publicMember, type StoredTeamMember } from './records.js';
+import {
+  emailSha256,
+  findMember,
+  memberChangedMeanwhile,
+  memberItem,
+  memberNotFound,
+  publicMember,
+  type StoredTeamMember,
+} from './records.js';
 import type { TeamMember, UpdateTeamMemberRequest } from './schema.js';
 
 /**
@@ -24,7 +32,10 @@ import type { TeamMember, UpdateTeamMemberRequest } from './schema.js';
  */
 
 const removedConflict = (member: StoredTeamMember) =>
-  new ProblemError('CONFLICT', `Team member ${member.id} was removed at ${member.removed_at}; a removed member cannot change. Invite the person again instead.`);
+  new ProblemError(
+    'CONFLICT',
+    `Team member ${member.id} was removed at ${member.removed_at}; a removed member cannot change. Invite the person again instead.`,
+  );
 
 /**
  * What giving roles and groups to a member needs (DESIGN D19): `role:assign` for roles and
@@ -33,14 +44,23 @@ const removedConflict = (member: StoredTeamMember) =>
  * abilities the caller holds (TOKEN_MISSING_ABILITY); each group must have room for one more member
  * (CONFLICT). Returns the groups read.
  */
-export async function checkGrants(store: Store, principal: Principal, roleIds: readonly string[], groupIds: readonly string[], memberId: string | null): Promise<StoredGroup[]> {
+export async function checkGrants(
+  store: Store,
+  principal: Principal,
+  roleIds: readonly string[],
+  groupIds: readonly string[],
+  memberId: string | null,
+): Promise<StoredGroup[]> {
   if (roleIds.length) requireAbility(principal, 'role:assign');
   if (groupIds.length) requireAbility(principal, 'group:manage-members');
   const groups = await loadGroups(store, principal.teamId, groupIds);
   if (groups.some((group) => group.role_ids.length > 0)) requireAbility(principal, 'role:assign');
   for (const group of groups) {
     if (group.member_ids.length >= MAX_GROUP_MEMBERS && !(memberId && group.member_ids.includes(memberId))) {
-      throw new ProblemError('CONFLICT', `Group ${group.name} already has ${MAX_GROUP_MEMBERS} members, the most a group can have.`);
+      throw new ProblemError(
+        'CONFLICT',
+        `Group ${group.name} already has ${MAX_GROUP_MEMBERS} members, the most a group can have.`,
+      );
     }
   }
   const roles = await loadRoles(store, principal.teamId, [...roleIds, ...groups.flatMap((group) => group.role_ids)]);
@@ -54,7 +74,8 @@ export async function checkGrants(store: Store, principal: Principal, roleIds: r
 
 /** Emits `group.updated` for each changed group (after the group writes of the same transaction). */
 export function emitGroupsUpdated(tx: Transaction, groups: readonly StoredGroup[]): void {
-  for (const { version: _version, ...group } of groups) tx.emit({ type: 'group.updated', projectId: null, data: { group } });
+  for (const { version: _version, ...group } of groups)
+    tx.emit({ type: 'group.updated', projectId: null, data: { group } });
 }
 
 /**
@@ -62,7 +83,12 @@ export function emitGroupsUpdated(tx: Transaction, groups: readonly StoredGroup[
  * emits `team.member_role_changed` and `group.updated` in one transaction with the counters; no change writes nothing.
  * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY, CONFLICT (member removed, group full, concurrent change).
  */
-export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, memberId: string, input: UpdateTeamMemberRequest): Promise<TeamMember> {
+export async function updateTeamMember(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  memberId: string,
+  input: UpdateTeamMemberRequest,
+): Promise<TeamMember> {
   const teamId = principal.teamId;
   const current = await findMember(runtime.store, teamId, memberId);
   if (!current) throw memberNotFound(memberId);
@@ -74,25 +100,45 @@ export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
   const roles = difference(current.role_ids, roleIds);
   const groups = difference(current.group_ids, groupIds);
   const joining = await checkGrants(runtime.store, principal, roles.added, groups.added, memberId);
-  const leaving = (await loadGroups(runtime.store, teamId, groups.removed, { skipMissing: true })).filter((group) => group.member_ids.includes(memberId));
+  const leaving = (await loadGroups(runtime.store, teamId, groups.removed, { skipMissing: true })).filter((group) =>
+    group.member_ids.includes(memberId),
+  );
   const name = input.name ?? current.name;
-  const rolesChanged = roles.added.length > 0 || roles.removed.length > 0 || groups.added.length > 0 || groups.removed.length > 0;
+  const rolesChanged =
+    roles.added.length > 0 || roles.removed.length > 0 || groups.added.length > 0 || groups.removed.length > 0;
   if (!rolesChanged && name === current.name) return publicMember(current);
   const team = rolesChanged ? await getTeam(runtime.store, teamId) : null;
   const now = isoTime(runtime.clock.nowMs());
-  const updated: StoredTeamMember = { ...current, name, role_ids: roleIds, group_ids: groupIds, updated_at: now, version: current.version + 1 };
+  const updated: StoredTeamMember = {
+    ...current,
+    name,
+    role_ids: roleIds,
+    group_ids: groupIds,
+    updated_at: now,
+    version: current.version + 1,
+  };
   return unitOfWork(runtime, teamId, (tx) => {
     tx.update(keys.teamMember(teamId, memberId), {
       expression: 'SET #name = :name, role_ids = :role_ids, group_ids = :group_ids, updated_at = :now, version = :next',
       condition: 'version = :version AND #status <> :removed',
       names: { '#name': 'name', '#status': 'status' },
-      values: { ':name': name, ':role_ids': roleIds, ':group_ids': groupIds, ':now': now, ':next': updated.version, ':version': current.version, ':removed': 'removed' },
+      values: {
+        ':name': name,
+        ':role_ids': roleIds,
+        ':group_ids': groupIds,
+        ':now': now,
+        ':next': updated.version,
+        ':version': current.version,
+        ':removed': 'removed',
+      },
       onConditionFailed: () => memberChangedMeanwhile(memberId),
     });
     countRoleAssignments(tx, teamId, roles.added, 1);
     countRoleAssignments(tx, teamId, roles.removed, -1);
     const changedGroups = [
-      ...joining.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids.filter((id) => id !== memberId), memberId], now)),
+      ...joining.map((group) =>
+        writeGroupMembers(tx, teamId, group, [...group.member_ids.filter((id) => id !== memberId), memberId], now),
+      ),
       ...leaving.map((group) => writeGroupWithout(tx, teamId, group, memberId, now)),
     ];
     const teamMember = publicMember(updated);
@@ -100,7 +146,12 @@ export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
       tx.emit({
         type: 'team.member_role_changed',
         projectId: null,
-        data: { team, team_member: teamMember, previous_role_ids: current.role_ids, previous_group_ids: current.group_ids },
+        data: {
+          team,
+          team_member: teamMember,
+          previous_role_ids: current.role_ids,
+          previous_group_ids: current.group_ids,
+        },
       });
     }
     emitGroupsUpdated(tx, changedGroups);
@@ -115,12 +166,19 @@ export async function updateTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
  * one transaction. Tokens minted on the member's behalf are revoked right after (`revokeMemberTokens`, by
  * the handler). Errors: NOT_FOUND, CONFLICT (already removed; a concurrent change).
  */
-export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, memberId: string): Promise<TeamMember> {
+export async function removeTeamMember(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  memberId: string,
+): Promise<TeamMember> {
   const teamId = principal.teamId;
   const current = await findMember(runtime.store, teamId, memberId);
   if (!current) throw memberNotFound(memberId);
-  if (current.status === 'removed') throw new ProblemError('CONFLICT', `Team member ${memberId} was already removed at ${current.removed_at}.`);
-  const groups = (await loadGroups(runtime.store, teamId, current.group_ids, { skipMissing: true })).filter((group) => group.member_ids.includes(memberId));
+  if (current.status === 'removed')
+    throw new ProblemError('CONFLICT', `Team member ${memberId} was already removed at ${current.removed_at}.`);
+  const groups = (await loadGroups(runtime.store, teamId, current.group_ids, { skipMissing: true })).filter((group) =>
+    group.member_ids.includes(memberId),
+  );
   const team = await getTeam(runtime.store, teamId);
   const now = isoTime(runtime.clock.nowMs());
   const removed: StoredTeamMember = {
@@ -136,10 +194,18 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
   };
   return unitOfWork(runtime, teamId, (tx) => {
     tx.update(keys.teamMember(teamId, memberId), {
-      expression: 'SET #status = :removed, role_ids = :empty, group_ids = :empty, invitation_expires_at = :null, invitation_id = :null, removed_at = :now, updated_at = :now, version = :next',
+      expression:
+        'SET #status = :removed, role_ids = :empty, group_ids = :empty, invitation_expires_at = :null, invitation_id = :null, removed_at = :now, updated_at = :now, version = :next',
       condition: 'version = :version AND #status <> :removed',
       names: { '#status': 'status' },
-      values: { ':removed': 'removed', ':empty': [], ':null': null, ':now': now, ':next': removed.version, ':version': current.version },
+      values: {
+        ':removed': 'removed',
+        ':empty': [],
+        ':null': null,
+        ':now': now,
+        ':next': removed.version,
+        ':version': current.version,
+      },
       onConditionFailed: () => memberChangedMeanwhile(memberId),
     });
     tx.delete(keys.teamMemberEmail(teamId, current.email_sha256));
@@ -161,7 +227,11 @@ export async function removeTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
  * operator CLI). An address that is already an invited or active member returns that member unchanged.
  * Errors: NOT_FOUND (no team).
  */
-export async function ensureTeamOwner(runtime: UnitOfWorkRuntime, teamId: string, input: { email: string; name: string }): Promise<TeamMember> {
+export async function ensureTeamOwner(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  input: { email: string; name: string },
+): Promise<TeamMember> {
   const existing = await findMemberByEmail(runtime.store, teamId, input.email);
   if (existing) return existing;
   const team = await getTeam(runtime.store, teamId);
@@ -187,7 +257,11 @@ export async function ensureTeamOwner(runtime: UnitOfWorkRuntime, teamId: string
     tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
     tx.put(
       { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
-      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => new ProblemError('CONFLICT', 'A member with this e-mail address was added meanwhile; retry.') },
+      {
+        condition: 'attribute_not_exists(pk)',
+        onConditionFailed: () =>
+          new ProblemError('CONFLICT', 'A member with this e-mail address was added meanwhile; retry.'),
+      },
     );
     const teamMember = publicMember(member);
     tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
@@ -196,7 +270,13 @@ export async function ensureTeamOwner(runtime: UnitOfWorkRuntime, teamId: string
 }
 
 /** Adds to `tx` the group's member list without `memberId` (ISO `now`); returns the group as written. */
-function writeGroupWithout(tx: Transaction, teamId: string, group: StoredGroup, memberId: string, now: string): StoredGroup {
+function writeGroupWithout(
+  tx: Transaction,
+  teamId: string,
+  group: StoredGroup,
+  memberId: string,
+  now: string,
+): StoredGroup {
   return writeGroupMembers(
     tx,
     teamId,

@@ -10,7 +10,11 @@ export const teamMembersFacts = defineFacts({
   abilities: {
     category: 'team',
     entries: [
-      { value: 'team-member:view-any', description: 'List the members of the team.', roles: ['developer', 'analyst', 'viewer'] },
+      {
+        value: 'team-member:view-any',
+        description: 'List the members of the team.',
+        roles: ['developer', 'analyst', 'viewer'],
+      },
       { value: 'team-member:invite', description: 'Invite a person to the team.', roles: [] },
       { value: 'team-member:update', description: 'Change a team member\u2019s role.', roles: [] },
       { value: 'team-member:remove', description: 'Remove a member from the team.', roles: [] },
@@ -18,7 +22,10 @@ export const teamMembersFacts = defineFacts({
   },
   keys: {
     teamMember: (teamId: string, memberId: string) => ({ pk: `TEAM#${teamId}`, sk: `TEAM_MEMBER#${memberId}` }),
-    teamMemberEmail: (teamId: string, emailSha256: string) => ({ pk: `TEAM#${teamId}`, sk: `TEAM_MEMBER_EMAIL#${emailSha256}` }),
+    teamMemberEmail: (teamId: string, emailSha256: string) => ({
+      pk: `TEAM#${teamId}`,
+      sk: `TEAM_MEMBER_EMAIL#${emailSha256}`,
+    }),
     teamInvitation: (invitationId: string) => ({ pk: `INVITATION#${invitationId}`, sk: 'INVITATION' }),
   },
   sortKeyPrefix: { teamMember: 'TEAM_MEMBER#' },

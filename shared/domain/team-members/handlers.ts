@@ -10,36 +10,55 @@ import { narrowMemberTokens } from '../tokens/narrowing.js';
 type Operations = typeof teamMembersModule.operations;
 
 /** `GET /v1/team-members` / `list_team_members`. */
-export const listTeamMembers: OperationHandler<Operations['listTeamMembers']> = async (input, { runtime, principal }) => list(runtime.store, principal, input);
+export const listTeamMembers: OperationHandler<Operations['listTeamMembers']> = async (input, { runtime, principal }) =>
+  list(runtime.store, principal, input);
 
 /** `GET /v1/team-members/{id}`. */
-export const getTeamMember: OperationHandler<Operations['getTeamMember']> = async (input, { runtime, principal }) => read(runtime.store, principal, input.id);
+export const getTeamMember: OperationHandler<Operations['getTeamMember']> = async (input, { runtime, principal }) =>
+  read(runtime.store, principal, input.id);
 
 /**
  * `POST /v1/team-members/invitations`: the answer carries the invitation token and link, once. Each write
  * use case of this module runs again when it lost a race (`retryLostRaces`).
  */
-export const inviteTeamMember: OperationHandler<Operations['inviteTeamMember']> = async (input, { runtime, principal }) => retryLostRaces(() => invite(runtime, principal, input));
+export const inviteTeamMember: OperationHandler<Operations['inviteTeamMember']> = async (
+  input,
+  { runtime, principal },
+) => retryLostRaces(() => invite(runtime, principal, input));
 
 /**
  * `POST /v1/team-invitations/accept`: public (no bearer token; the REST pipeline counts each call in the
  * per-IP `rest-anonymous` bucket). The invitation token is the only credential.
  */
-export const acceptTeamInvitation: OperationHandler<Operations['acceptTeamInvitation']> = async (input, { runtime }) => retryLostRaces(() => accept(runtime, input.token));
+export const acceptTeamInvitation: OperationHandler<Operations['acceptTeamInvitation']> = async (input, { runtime }) =>
+  retryLostRaces(() => accept(runtime, input.token));
 
 /** `POST /v1/team-members/{id}`; then the tokens minted on behalf of members are narrowed to what they hold now (`narrowMemberTokens`). */
-export const updateTeamMember: OperationHandler<Operations['updateTeamMember']> = async ({ id, ...changes }, { runtime, principal }) => {
+export const updateTeamMember: OperationHandler<Operations['updateTeamMember']> = async (
+  { id, ...changes },
+  { runtime, principal },
+) => {
   const result = await retryLostRaces(() => update(runtime, principal, id, changes));
   await narrowMemberTokens(runtime.store, principal.teamId);
   return result;
 };
 
 /** `DELETE /v1/team-members/{id}`: removes the member, then revokes the tokens minted on their behalf. */
-export const removeTeamMember: OperationHandler<Operations['removeTeamMember']> = async (input, { runtime, principal }) => {
+export const removeTeamMember: OperationHandler<Operations['removeTeamMember']> = async (
+  input,
+  { runtime, principal },
+) => {
   const member = await retryLostRaces(() => remove(runtime, principal, input.id));
   await revokeMemberTokens(runtime.store, runtime.clock, principal.teamId, member.id);
   return member;
 };
 
 /** Every handler of the team members module. */
-export const teamMembersHandlers = { listTeamMembers, getTeamMember, inviteTeamMember, acceptTeamInvitation, updateTeamMember, removeTeamMember } satisfies HandlersOf<typeof teamMembersModule>;
+export const teamMembersHandlers = {
+  listTeamMembers,
+  getTeamMember,
+  inviteTeamMember,
+  acceptTeamInvitation,
+  updateTeamMember,
+  removeTeamMember,
+} satisfies HandlersOf<typeof teamMembersModule>;

@@ -12,8 +12,20 @@ import { countRoleAssignments } from '../roles/repository.js';
 import { distinct } from '../roles/policy.js';
 import { findTeam, getTeam } from '../teams/repository.js';
 import { checkGrants, emitGroupsUpdated } from './changes.js';
-import { emailSha256, findMember, memberItem, parseStoredTeamInvitation, publicMember, type StoredTeamMember } from './records.js';
-import { INVITATION_LIFETIME_MS, type AcceptedTeamInvitation, type InviteTeamMemberRequest, type TeamMemberWithInvitation } from './schema.js';
+import {
+  emailSha256,
+  findMember,
+  memberItem,
+  parseStoredTeamInvitation,
+  publicMember,
+  type StoredTeamMember,
+} from './records.js';
+import {
+  INVITATION_LIFETIME_MS,
+  type AcceptedTeamInvitation,
+  type InviteTeamMemberRequest,
+  type TeamMemberWithInvitation,
+} from './schema.js';
 
 /**
  * Invitations to a team (DESIGN D19): an invitation is an item of its own partition (`INVITATION#<ULID>`),
@@ -27,14 +39,22 @@ const INVITATION_TOKEN_PATTERN = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,
 const INVITATION_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /** The one answer to an invitation token that cannot be accepted, whatever the reason (unknown, expired, used). */
-const invalidInvitation = () => new ProblemError('NOT_FOUND', 'This invitation cannot be accepted: it is unknown, expired or already used. Ask for a new invitation.');
+const invalidInvitation = () =>
+  new ProblemError(
+    'NOT_FOUND',
+    'This invitation cannot be accepted: it is unknown, expired or already used. Ask for a new invitation.',
+  );
 
 /**
  * Invites a person (`POST /v1/team-members/invitations`, D19, D20): member (`invited`), e-mail claim and invitation (secret's SHA-256 only, valid
  * {@link INVITATION_LIFETIME_MS}) in one transaction with `team.member_invited`; returns the token and link, shown only here.
  * Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (role or group), TIER_LIMIT_REACHED, CONFLICT (e-mail taken, group full, concurrent change).
  */
-export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Principal, input: InviteTeamMemberRequest): Promise<TeamMemberWithInvitation> {
+export async function inviteTeamMember(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: InviteTeamMemberRequest,
+): Promise<TeamMemberWithInvitation> {
   const teamId = principal.teamId;
   const roleIds = distinct(input.role_ids);
   const groupIds = distinct(input.group_ids ?? []);
@@ -71,7 +91,11 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
         { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
         {
           condition: 'attribute_not_exists(pk)',
-          onConditionFailed: () => new ProblemError('CONFLICT', 'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.'),
+          onConditionFailed: () =>
+            new ProblemError(
+              'CONFLICT',
+              'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.',
+            ),
         },
       );
       tx.put(
@@ -88,12 +112,18 @@ export async function inviteTeamMember(runtime: UnitOfWorkRuntime, principal: Pr
         { condition: 'attribute_not_exists(pk)' },
       );
       countRoleAssignments(tx, teamId, roleIds, 1);
-      const changedGroups = groups.map((group) => writeGroupMembers(tx, teamId, group, [...group.member_ids, member.id], now));
+      const changedGroups = groups.map((group) =>
+        writeGroupMembers(tx, teamId, group, [...group.member_ids, member.id], now),
+      );
       const publicView = publicMember(member);
       tx.emit({ type: 'team.member_invited', projectId: null, data: { team, team_member: publicView } });
       emitGroupsUpdated(tx, changedGroups);
       // The whole answer (token included) is what the request's idempotency record stores, sealed (D3).
-      return { ...publicView, invitation_token: token, invitation_link: `/dashboard/invitations/accept#token=${token}` };
+      return {
+        ...publicView,
+        invitation_token: token,
+        invitation_link: `/dashboard/invitations/accept#token=${token}`,
+      };
     }),
   );
 }
@@ -114,20 +144,46 @@ export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: st
   if (!parts || !invitation || !matches || invitation.expires_at_ms <= nowMs) throw invalidInvitation();
   const teamId = invitation.team_id;
   const invitationId = invitation.id;
-  const [member, team] = await Promise.all([findMember(runtime.store, teamId, invitation.member_id), findTeam(runtime.store, teamId)]);
-  if (!member || member.status !== 'invited' || member.invitation_id !== invitationId || !team || team.deleted_at) throw invalidInvitation();
+  const [member, team] = await Promise.all([
+    findMember(runtime.store, teamId, invitation.member_id),
+    findTeam(runtime.store, teamId),
+  ]);
+  if (!member || member.status !== 'invited' || member.invitation_id !== invitationId || !team || team.deleted_at)
+    throw invalidInvitation();
   const now = isoTime(nowMs);
-  const joined: StoredTeamMember = { ...member, status: 'active', joined_at: now, invitation_expires_at: null, invitation_id: null, updated_at: now, version: member.version + 1 };
+  const joined: StoredTeamMember = {
+    ...member,
+    status: 'active',
+    joined_at: now,
+    invitation_expires_at: null,
+    invitation_id: null,
+    updated_at: now,
+    version: member.version + 1,
+  };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.delete(keys.teamInvitation(invitationId), { condition: 'attribute_exists(pk)', onConditionFailed: invalidInvitation });
-    tx.update(keys.teamMember(teamId, member.id), {
-      expression: 'SET #status = :active, joined_at = :now, invitation_expires_at = :null, invitation_id = :null, updated_at = :now, version = :next',
-      condition: 'version = :version AND #status = :invited',
-      names: { '#status': 'status' },
-      values: { ':active': 'active', ':invited': 'invited', ':now': now, ':null': null, ':next': joined.version, ':version': member.version },
+    tx.delete(keys.teamInvitation(invitationId), {
+      condition: 'attribute_exists(pk)',
       onConditionFailed: invalidInvitation,
     });
-    tx.check(keys.team(teamId), { condition: 'attribute_not_exists(deleted_at)', onConditionFailed: invalidInvitation });
+    tx.update(keys.teamMember(teamId, member.id), {
+      expression:
+        'SET #status = :active, joined_at = :now, invitation_expires_at = :null, invitation_id = :null, updated_at = :now, version = :next',
+      condition: 'version = :version AND #status = :invited',
+      names: { '#status': 'status' },
+      values: {
+        ':active': 'active',
+        ':invited': 'invited',
+        ':now': now,
+        ':null': null,
+        ':next': joined.version,
+        ':version': member.version,
+      },
+      onConditionFailed: invalidInvitation,
+    });
+    tx.check(keys.team(teamId), {
+      condition: 'attribute_not_exists(deleted_at)',
+      onConditionFailed: invalidInvitation,
+    });
     const teamMember = publicMember(joined);
     tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
     return { team, team_member: teamMember };

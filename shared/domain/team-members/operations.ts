@@ -25,7 +25,12 @@ export const teamMembersModule = defineModule({
       output: TeamMemberList,
       events: [],
       rest: { method: 'GET', path: '/v1/team-members', successStatus: 200 },
-      tool: { name: 'list_team_members', title: 'List team members', kind: 'read', description: 'List the members of the team with their status, roles and groups.' },
+      tool: {
+        name: 'list_team_members',
+        title: 'List team members',
+        kind: 'read',
+        description: 'List the members of the team with their status, roles and groups.',
+      },
     }),
     getTeamMember: defineOperation({
       id: 'getTeamMember',
@@ -40,7 +45,8 @@ export const teamMembersModule = defineModule({
     }),
     inviteTeamMember: defineOperation({
       id: 'inviteTeamMember',
-      summary: 'Invite a person to the team with roles and groups; the invitation token and link are shown once (emits team.member_invited).',
+      summary:
+        'Invite a person to the team with roles and groups; the invitation token and link are shown once (emits team.member_invited).',
       tag: 'Team members',
       ability: 'team-member:invite',
       teamWide: true,
@@ -52,7 +58,8 @@ export const teamMembersModule = defineModule({
     }),
     acceptTeamInvitation: defineOperation({
       id: 'acceptTeamInvitation',
-      summary: 'Accept an invitation with its token (no bearer token: the invitation token is the credential; emits team.member_joined).',
+      summary:
+        'Accept an invitation with its token (no bearer token: the invitation token is the credential; emits team.member_joined).',
       tag: 'Team members',
       ability: null,
       teamWide: false,

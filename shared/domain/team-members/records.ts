@@ -21,11 +21,20 @@ import { TeamMember } from './schema.js';
  * invitation's dates absent until set on older items) plus its concurrency `version` (absent = 0), its
  * pending invitation's id and the SHA-256 of its e-mail.
  */
-const TeamMemberItem = z.extend(z.partial(TeamMember, { role_ids: true, group_ids: true, invitation_expires_at: true, joined_at: true, removed_at: true }), {
-  version: z.optional(z.number()),
-  invitation_id: z.optional(z.nullable(z.string())),
-  email_sha256: z.string(),
-});
+const TeamMemberItem = z.extend(
+  z.partial(TeamMember, {
+    role_ids: true,
+    group_ids: true,
+    invitation_expires_at: true,
+    joined_at: true,
+    removed_at: true,
+  }),
+  {
+    version: z.optional(z.number()),
+    invitation_id: z.optional(z.nullable(z.string())),
+    email_sha256: z.string(),
+  },
+);
 
 /** Parses a team member item (throws StoredRecordError naming its key when it does not match). */
 const parseTeamMemberItem = recordParser(entity.teamMember, TeamMemberItem);
@@ -34,7 +43,11 @@ const parseTeamMemberItem = recordParser(entity.teamMember, TeamMemberItem);
 const StoredMemberEmailClaim = z.object({ member_id: TeamMember.shape.id });
 
 /** Parses an e-mail claim item (throws StoredRecordError; its key, an e-mail's SHA-256, is withheld from the message). */
-export const parseStoredMemberEmailClaim = recordParser(entity.teamMemberEmail, StoredMemberEmailClaim, () => 'team member e-mail claim (key: an e-mail’s SHA-256, withheld)');
+export const parseStoredMemberEmailClaim = recordParser(
+  entity.teamMemberEmail,
+  StoredMemberEmailClaim,
+  () => 'team member e-mail claim (key: an e-mail’s SHA-256, withheld)',
+);
 
 /**
  * A pending invitation as stored (`keys.teamInvitation`, DESIGN D19): its id, team and member, the
@@ -70,7 +83,12 @@ export function toStoredMember(item: Item): StoredTeamMember {
 }
 
 /** The public fields of a stored member (never the invitation id, the e-mail hash or the version). */
-export function publicMember({ version: _version, invitation_id: _invitation, email_sha256: _email, ...member }: StoredTeamMember): TeamMember {
+export function publicMember({
+  version: _version,
+  invitation_id: _invitation,
+  email_sha256: _email,
+  ...member
+}: StoredTeamMember): TeamMember {
   return member;
 }
 
@@ -88,7 +106,8 @@ export function memberItem(teamId: string, member: StoredTeamMember): Item {
 }
 
 /** A concurrent change of a member was detected by its version (CONFLICT). */
-export const memberChangedMeanwhile = (memberId: string) => new ConcurrentChange(`Team member ${memberId} was changed by another request meanwhile; read them again and retry.`);
+export const memberChangedMeanwhile = (memberId: string) =>
+  new ConcurrentChange(`Team member ${memberId} was changed by another request meanwhile; read them again and retry.`);
 
 /** Reads one member of the team (strongly consistent); null when absent. */
 export async function findMember(store: Store, teamId: string, memberId: string): Promise<StoredTeamMember | null> {
@@ -100,11 +119,17 @@ export async function findMember(store: Store, teamId: string, memberId: string)
  * Reads the members `memberIds` of the team (strongly consistent BatchGetItems), in the order given.
  * Errors: NOT_FOUND naming the ids that are not members of the team.
  */
-export async function loadMembers(store: Store, teamId: string, memberIds: readonly string[]): Promise<StoredTeamMember[]> {
+export async function loadMembers(
+  store: Store,
+  teamId: string,
+  memberIds: readonly string[],
+): Promise<StoredTeamMember[]> {
   const distinctIds = [...new Set(memberIds)];
   const found = new Map<string, StoredTeamMember>();
   for (let start = 0; start < distinctIds.length; start += 100) {
-    for (const item of await store.batchGet(distinctIds.slice(start, start + 100).map((memberId) => keys.teamMember(teamId, memberId)))) {
+    for (const item of await store.batchGet(
+      distinctIds.slice(start, start + 100).map((memberId) => keys.teamMember(teamId, memberId)),
+    )) {
       const member = toStoredMember(item);
       found.set(member.id, member);
     }
@@ -119,13 +144,30 @@ export async function loadMembers(store: Store, teamId: string, memberIds: reado
  * member not being removed (CONFLICT otherwise), and returns the member as it will be.
  * `updatedAt`: ISO timestamp.
  */
-export function writeMemberGroups(tx: Transaction, teamId: string, member: StoredTeamMember, groupIds: readonly string[], updatedAt: string): StoredTeamMember {
-  const next: StoredTeamMember = { ...member, group_ids: [...groupIds], updated_at: updatedAt, version: member.version + 1 };
+export function writeMemberGroups(
+  tx: Transaction,
+  teamId: string,
+  member: StoredTeamMember,
+  groupIds: readonly string[],
+  updatedAt: string,
+): StoredTeamMember {
+  const next: StoredTeamMember = {
+    ...member,
+    group_ids: [...groupIds],
+    updated_at: updatedAt,
+    version: member.version + 1,
+  };
   tx.update(keys.teamMember(teamId, member.id), {
     expression: 'SET group_ids = :group_ids, updated_at = :updated_at, version = :next',
     condition: 'version = :version AND #status <> :removed',
     names: { '#status': 'status' },
-    values: { ':group_ids': next.group_ids, ':updated_at': updatedAt, ':next': next.version, ':version': member.version, ':removed': 'removed' },
+    values: {
+      ':group_ids': next.group_ids,
+      ':updated_at': updatedAt,
+      ':next': next.version,
+      ':version': member.version,
+      ':removed': 'removed',
+    },
     onConditionFailed: () => memberChangedMeanwhile(member.id),
   });
   return next;

@@ -2,7 +2,14 @@ import type { Principal } from '../../auth/principal.js';
 import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import { queryPage, type Page } from '../../store/pages.js';
-import { emailSha256, findMember, memberNotFound, parseStoredMemberEmailClaim, publicMember, toStoredMember } from './records.js';
+import {
+  emailSha256,
+  findMember,
+  memberNotFound,
+  parseStoredMemberEmailClaim,
+  publicMember,
+  toStoredMember,
+} from './records.js';
 import type { ListTeamMembersQuery, TeamMember } from './schema.js';
 
 /**
@@ -23,7 +30,11 @@ export async function getTeamMember(store: Store, principal: Principal, memberId
  * directly, in a group, or with a status (applied by DynamoDB, so a page may be short while
  * `next_cursor` is set). Errors: VALIDATION_FAILED for a cursor of another list.
  */
-export async function listTeamMembers(store: Store, principal: Principal, query: ListTeamMembersQuery): Promise<Page<TeamMember>> {
+export async function listTeamMembers(
+  store: Store,
+  principal: Principal,
+  query: ListTeamMembersQuery,
+): Promise<Page<TeamMember>> {
   const conditions: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -46,7 +57,9 @@ export async function listTeamMembers(store: Store, principal: Principal, query:
     limit: query.limit,
     cursor: query.cursor,
     map: (item) => publicMember(toStoredMember(item)),
-    filter: conditions.length ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values } : undefined,
+    filter: conditions.length
+      ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values }
+      : undefined,
   });
 }
 

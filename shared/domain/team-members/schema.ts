@@ -25,7 +25,9 @@ export const TeamMember = z
     status: z.enum(TEAM_MEMBER_STATUSES),
     role_ids: z.array(Uuid),
     group_ids: z.array(Uuid),
-    invitation_expires_at: z.nullable(Timestamp).check(z.describe('Until when the invitation can be accepted; null once the member joined or was removed.')),
+    invitation_expires_at: z
+      .nullable(Timestamp)
+      .check(z.describe('Until when the invitation can be accepted; null once the member joined or was removed.')),
     joined_at: z.nullable(Timestamp),
     removed_at: z.nullable(Timestamp),
     created_at: Timestamp,
@@ -41,10 +43,20 @@ export const TeamMemberList = listOf(TeamMember, 'TeamMemberList');
 /** The invited member with the invitation's credential, shown only in the response to the invitation. */
 export const TeamMemberWithInvitation = z
   .extend(TeamMember, {
-    invitation_token: z.string().check(z.describe('`inv_<id>_<secret>`: the one credential of `POST /v1/team-invitations/accept`. Shown only in this response.')),
+    invitation_token: z
+      .string()
+      .check(
+        z.describe(
+          '`inv_<id>_<secret>`: the one credential of `POST /v1/team-invitations/accept`. Shown only in this response.',
+        ),
+      ),
     invitation_link: z
       .string()
-      .check(z.describe('The acceptance link to send to the invitee, relative to the service’s base URL; the token is in the fragment, so it never reaches server logs. Shown only in this response.')),
+      .check(
+        z.describe(
+          'The acceptance link to send to the invitee, relative to the service’s base URL; the token is in the fragment, so it never reaches server logs. Shown only in this response.',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'TeamMemberWithInvitation' });
 /** See {@link TeamMemberWithInvitation}. */
@@ -56,16 +68,25 @@ export const TeamMemberIdParams = z.strictObject({ id: Uuid.check(z.describe('Th
 /** Body of `POST /v1/team-members/invitations`. */
 export const InviteTeamMemberRequest = z
   .strictObject({
-    email: z.email().check(z.maxLength(254), z.describe('The invitee’s e-mail address; unique among the team’s invited and active members (any case).')),
+    email: z
+      .email()
+      .check(
+        z.maxLength(254),
+        z.describe('The invitee’s e-mail address; unique among the team’s invited and active members (any case).'),
+      ),
     name: NameText().check(z.describe('The invitee’s name, 1 to 100 characters.')),
     role_ids: z
       .array(Uuid)
       .check(
         z.minLength(1),
         z.maxLength(MAX_MEMBER_ROLES),
-        z.describe(`Roles to give the member (1 to ${MAX_MEMBER_ROLES}); needs \`role:assign\`, and each role’s abilities must be held by the caller.`),
+        z.describe(
+          `Roles to give the member (1 to ${MAX_MEMBER_ROLES}); needs \`role:assign\`, and each role’s abilities must be held by the caller.`,
+        ),
       ),
-    group_ids: z.optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_GROUPS))).check(z.describe(`Groups to add the member to (up to ${MAX_MEMBER_GROUPS}); needs \`group:manage-members\`.`)),
+    group_ids: z
+      .optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_GROUPS)))
+      .check(z.describe(`Groups to add the member to (up to ${MAX_MEMBER_GROUPS}); needs \`group:manage-members\`.`)),
   })
   .register(z.globalRegistry, { id: 'InviteTeamMemberRequest' });
 /** See {@link InviteTeamMemberRequest}. */
@@ -75,10 +96,16 @@ export type InviteTeamMemberRequest = z.infer<typeof InviteTeamMemberRequest>;
 export const UpdateTeamMemberRequest = z
   .strictObject({
     name: z.optional(NameText()).check(z.describe('New name, 1 to 100 characters.')),
-    role_ids: z.optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_ROLES))).check(z.describe(`The member’s complete new set of roles (up to ${MAX_MEMBER_ROLES}); needs \`role:assign\`.`)),
+    role_ids: z
+      .optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_ROLES)))
+      .check(z.describe(`The member’s complete new set of roles (up to ${MAX_MEMBER_ROLES}); needs \`role:assign\`.`)),
     group_ids: z
       .optional(z.array(Uuid).check(z.maxLength(MAX_MEMBER_GROUPS)))
-      .check(z.describe(`The member’s complete new set of groups (up to ${MAX_MEMBER_GROUPS}); needs \`group:manage-members\`.`)),
+      .check(
+        z.describe(
+          `The member’s complete new set of groups (up to ${MAX_MEMBER_GROUPS}); needs \`group:manage-members\`.`,
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'UpdateTeamMemberRequest' });
 /** See {@link UpdateTeamMemberRequest}. */
@@ -95,10 +122,20 @@ export type ListTeamMembersQuery = z.infer<typeof ListTeamMembersQuery>;
 
 /** Body of `POST /v1/team-invitations/accept` (public: the invitation token is its only credential). */
 export const AcceptTeamInvitationRequest = z
-  .strictObject({ token: z.string().check(z.minLength(1), z.maxLength(200), z.describe('The invitation token (`inv_<id>_<secret>`) from the invitation link.')) })
+  .strictObject({
+    token: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(200),
+        z.describe('The invitation token (`inv_<id>_<secret>`) from the invitation link.'),
+      ),
+  })
   .register(z.globalRegistry, { id: 'AcceptTeamInvitationRequest' });
 
 /** The answer to an accepted invitation: the team joined and the member, now active. */
-export const AcceptedTeamInvitation = z.object({ team: Team, team_member: TeamMember }).register(z.globalRegistry, { id: 'AcceptedTeamInvitation' });
+export const AcceptedTeamInvitation = z
+  .object({ team: Team, team_member: TeamMember })
+  .register(z.globalRegistry, { id: 'AcceptedTeamInvitation' });
 /** See {@link AcceptedTeamInvitation}. */
 export type AcceptedTeamInvitation = z.infer<typeof AcceptedTeamInvitation>;

@@ -8,9 +8,21 @@ const teamMemberData = z.object({ team: Team, team_member: TeamMember });
 
 /** Team members' webhook events (`team.member_*`): membership changes. */
 export const teamMembersEvents = [
-  defineEvent('team.member_invited', 'team-member:view-any', false, teamMemberData, 'A person was invited to the team (the member is `invited`; never the invitation token).'),
+  defineEvent(
+    'team.member_invited',
+    'team-member:view-any',
+    false,
+    teamMemberData,
+    'A person was invited to the team (the member is `invited`; never the invitation token).',
+  ),
   defineEvent('team.member_joined', 'team-member:view-any', false, teamMemberData, 'A person joined the team.'),
-  defineEvent('team.member_removed', 'team-member:view-any', false, teamMemberData, 'A member left or was removed from the team.'),
+  defineEvent(
+    'team.member_removed',
+    'team-member:view-any',
+    false,
+    teamMemberData,
+    'A member left or was removed from the team.',
+  ),
   defineEvent(
     'team.member_role_changed',
     'team-member:view-any',

@@ -6,7 +6,11 @@ export const teamsFacts = defineFacts({
     category: 'team',
     label: 'Team and team members',
     entries: [
-      { value: 'team:view', description: 'Read the team the token is scoped to.', roles: ['developer', 'analyst', 'support', 'viewer'] },
+      {
+        value: 'team:view',
+        description: 'Read the team the token is scoped to.',
+        roles: ['developer', 'analyst', 'support', 'viewer'],
+      },
       { value: 'team:update', description: 'Change the team\u2019s name and settings.', roles: [] },
       { value: 'team:delete', description: 'Delete the team.', roles: [], ownerOnly: true },
     ],

@@ -29,7 +29,8 @@ export const teamsModule = defineModule({
     }),
     deleteCurrentTeam: defineOperation({
       id: 'deleteCurrentTeam',
-      summary: 'Delete the token’s team (emits team.deleted): its tokens stop working; its final events are still delivered.',
+      summary:
+        'Delete the token’s team (emits team.deleted): its tokens stop working; its final events are still delivered.',
       tag: 'Teams',
       ability: 'team:delete',
       teamWide: true,

@@ -26,9 +26,17 @@ function toTeam(item: Item): Team {
  * one (the CLI and tests have none: the sweeper or the stream finds the event). Throws VALIDATION_FAILED
  * for a name that is empty or longer than 100 characters, CONFLICT when a team with `id` exists.
  */
-export async function createTeam(store: Store, clock: Clock, input: { name: string; id?: string }, options: { onEventsCommitted?: () => void } = {}): Promise<Team> {
+export async function createTeam(
+  store: Store,
+  clock: Clock,
+  input: { name: string; id?: string },
+  options: { onEventsCommitted?: () => void } = {},
+): Promise<Team> {
   const name = TeamName.safeParse(input.name);
-  if (!name.success) throw new ProblemError('VALIDATION_FAILED', 'The team name must have 1–100 characters.', { errors: fieldErrors('name', name.error.issues) });
+  if (!name.success)
+    throw new ProblemError('VALIDATION_FAILED', 'The team name must have 1–100 characters.', {
+      errors: fieldErrors('name', name.error.issues),
+    });
   const now = isoTime(clock.nowMs());
   const team: Team = { id: input.id ?? newUuid(), name: name.data, created_at: now, updated_at: now, deleted_at: null };
   const runtime: UnitOfWorkRuntime = { store, clock, eventsCommitted: options.onEventsCommitted ?? (() => undefined) };
@@ -36,7 +44,10 @@ export async function createTeam(store: Store, clock: Clock, input: { name: stri
     const { deleted_at: _deletedAt, ...stored } = team;
     tx.put(
       { ...keys.team(team.id), entity: entity.team, ...stored },
-      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => new ProblemError('CONFLICT', `A team ${team.id} exists already.`) },
+      {
+        condition: 'attribute_not_exists(pk)',
+        onConditionFailed: () => new ProblemError('CONFLICT', `A team ${team.id} exists already.`),
+      },
     );
     tx.emit({ type: 'team.created', projectId: null, data: { team } });
     return team;
@@ -64,7 +75,9 @@ export async function getTeam(store: Store, teamId: string): Promise<Team> {
 export async function currentTeam(store: Store, principal: Principal): Promise<Team> {
   const team = await findTeam(store, principal.teamId);
   if (!team || team.deleted_at) {
-    throw new ProblemError('AUTHENTICATION_REQUIRED', 'The token’s team was deleted.', { headers: { 'WWW-Authenticate': 'Bearer realm="membership"' } });
+    throw new ProblemError('AUTHENTICATION_REQUIRED', 'The token’s team was deleted.', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="membership"' },
+    });
   }
   return team;
 }
@@ -94,7 +107,11 @@ export async function renameTeam(runtime: UnitOfWorkRuntime, principal: Principa
  * Soft-deletes the principal's team (D19) with `team.deleted`; the caller then closes its tokens (D2) while the outbox still delivers final events.
  * VALIDATION_FAILED when `confirmTeamId` is not the team's id; an already deleted team is returned as is (a retry completes token closing).
  */
-export async function deleteTeam(runtime: UnitOfWorkRuntime, principal: Principal, confirmTeamId: string): Promise<Team> {
+export async function deleteTeam(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  confirmTeamId: string,
+): Promise<Team> {
   if (confirmTeamId.toLowerCase() !== principal.teamId.toLowerCase()) {
     throw new ProblemError('VALIDATION_FAILED', 'confirm_team_id must be the id of the token’s own team.', {
       errors: [{ path: 'query.confirm_team_id', message: 'Repeat the id that GET /v1/teams/current answers.' }],

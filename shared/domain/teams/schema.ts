@@ -22,12 +22,16 @@ export type Team = z.infer<typeof Team>;
 export const TeamName = NameText().check(z.describe('Team name, 1 to 100 characters.'));
 
 /** Body of `POST /v1/teams/current` (rename the team). */
-export const UpdateTeamRequest = z.strictObject({ name: TeamName.check(z.describe('The new team name, 1 to 100 characters.')) }).register(z.globalRegistry, { id: 'UpdateTeamRequest' });
+export const UpdateTeamRequest = z
+  .strictObject({ name: TeamName.check(z.describe('The new team name, 1 to 100 characters.')) })
+  .register(z.globalRegistry, { id: 'UpdateTeamRequest' });
 
 /**
  * Query of `DELETE /v1/teams/current`: the team's own id, repeated as a guard against deleting a team by
  * mistake (the team is still taken from the token, never from the request).
  */
 export const DeleteTeamQuery = z.strictObject({
-  confirm_team_id: Uuid.check(z.describe('The id of the token’s own team (from GET /v1/teams/current), repeated to confirm the deletion.')),
+  confirm_team_id: Uuid.check(
+    z.describe('The id of the token’s own team (from GET /v1/teams/current), repeated to confirm the deletion.'),
+  ),
 });

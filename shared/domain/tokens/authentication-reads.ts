@@ -17,7 +17,11 @@ export async function readTokenItem(store: Store, tokenId: string): Promise<Item
  * Token `tokenId`'s item together with the items under `alongside` (a rate window's counter, a session),
  * in ONE strongly consistent BatchGetItem: `alongside` items by position, undefined where absent.
  */
-export async function readTokenWith(store: Store, tokenId: string, alongside: readonly Key[]): Promise<{ token: Item | undefined; alongside: (Item | undefined)[] }> {
+export async function readTokenWith(
+  store: Store,
+  tokenId: string,
+  alongside: readonly Key[],
+): Promise<{ token: Item | undefined; alongside: (Item | undefined)[] }> {
   const tokenKey = keys.token(tokenId);
   const items = await store.batchGet([tokenKey, ...alongside]);
   return { token: itemWithKey(items, tokenKey), alongside: alongside.map((key) => itemWithKey(items, key)) };
@@ -28,12 +32,18 @@ export async function readTokenWith(store: Store, tokenId: string, alongside: re
  * one conditional UpdateItem, so concurrent calls write it once. A lost race, or a token deleted meanwhile,
  * writes nothing and is not an error; store failures propagate.
  */
-export async function stampTokenLastUsed(store: Store, tokenId: string, nowIso: string, thresholdIso: string): Promise<void> {
+export async function stampTokenLastUsed(
+  store: Store,
+  tokenId: string,
+  nowIso: string,
+  thresholdIso: string,
+): Promise<void> {
   try {
     await store.update({
       Key: keys.token(tokenId),
       UpdateExpression: 'SET last_used_at = :now',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :threshold)',
+      ConditionExpression:
+        'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :threshold)',
       ExpressionAttributeValues: { ':now': nowIso, ':threshold': thresholdIso },
     });
   } catch (error) {

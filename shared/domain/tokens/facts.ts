@@ -9,8 +9,16 @@ export const tokensFacts = defineFacts({
     category: 'token',
     label: 'API tokens',
     entries: [
-      { value: 'token:view-any', description: 'List the API tokens of the team (never their secrets).', roles: ['developer', 'analyst', 'viewer'] },
-      { value: 'token:create', description: 'Mint an API token (never with abilities or scopes the caller lacks).', roles: ['developer'] },
+      {
+        value: 'token:view-any',
+        description: 'List the API tokens of the team (never their secrets).',
+        roles: ['developer', 'analyst', 'viewer'],
+      },
+      {
+        value: 'token:create',
+        description: 'Mint an API token (never with abilities or scopes the caller lacks).',
+        roles: ['developer'],
+      },
       { value: 'token:revoke', description: 'Revoke an API token; it fails on its next call.', roles: ['developer'] },
     ],
   },

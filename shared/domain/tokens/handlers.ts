@@ -18,7 +18,14 @@ const withoutTeam = <T extends TokenRecord>({ team_id: _team, ...token }: T) => 
 export const createToken: OperationHandler<Operations['createToken']> = async (input, { runtime, principal }) => {
   // The caller's own limits are checked first (by mintToken, before any read); then the member's.
   const callerHoldsAll = input.abilities.every((ability) => principal.abilities.has(ability));
-  if (input.member_id && callerHoldsAll) await requireMemberHolds(runtime.store, principal.teamId, input.member_id, input.abilities, input.project_ids ?? []);
+  if (input.member_id && callerHoldsAll)
+    await requireMemberHolds(
+      runtime.store,
+      principal.teamId,
+      input.member_id,
+      input.abilities,
+      input.project_ids ?? [],
+    );
   const mint = () =>
     mintToken(runtime.store, runtime.clock, {
       teamId: principal.teamId,
@@ -42,7 +49,10 @@ export const listTokens: OperationHandler<Operations['listTokens']> = async (inp
 /** `DELETE /v1/tokens/{id}`. */
 export const revokeToken: OperationHandler<Operations['revokeToken']> = async (input, { runtime, principal }) => {
   if (input.id === principal.tokenId && input.self !== true) {
-    throw new ProblemError('CONFLICT', 'This is the calling token: revoking it would lock this caller out. Add ?self=true to revoke it anyway.');
+    throw new ProblemError(
+      'CONFLICT',
+      'This is the calling token: revoking it would lock this caller out. Add ?self=true to revoke it anyway.',
+    );
   }
   return withoutTeam(await revoke(runtime.store, runtime.clock, principal.teamId, input.id));
 };

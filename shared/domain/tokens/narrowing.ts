@@ -15,7 +15,9 @@ import { forEachTeamToken } from './repository.js';
 
 /** The abilities of `token` that `member` holds now in the token's projects (team-wide for an unscoped token). */
 function allowedOf(token: { abilities: Ability[]; scopes: string[] }, member: MemberAbilities): Ability[] {
-  const projectIds = token.scopes.filter((scope) => scope.startsWith('scope:project:')).map((scope) => scope.slice('scope:project:'.length));
+  const projectIds = token.scopes
+    .filter((scope) => scope.startsWith('scope:project:'))
+    .map((scope) => scope.slice('scope:project:'.length));
   const held = abilitiesInProjects(member, projectIds);
   return token.abilities.filter((ability) => held.has(ability));
 }
@@ -32,12 +34,19 @@ export async function narrowMemberTokens(store: Store, teamId: string): Promise<
   await forEachTeamToken(
     store,
     teamId,
-    { expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND attribute_exists(member_id) AND member_id <> :null', values: { ':null': null } },
+    {
+      expression:
+        '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND attribute_exists(member_id) AND member_id <> :null',
+      values: { ':null': null },
+    },
     async (token) => {
       const memberId = token.member_id!;
       if (!byMember.has(memberId)) {
         const member = await findMember(store, teamId, memberId);
-        byMember.set(memberId, member && member.status === 'active' ? await memberAbilities(store, teamId, member) : null);
+        byMember.set(
+          memberId,
+          member && member.status === 'active' ? await memberAbilities(store, teamId, member) : null,
+        );
       }
       const member = byMember.get(memberId);
       if (!member) return;

@@ -1,5 +1,13 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
-import { CreateTokenRequest, RevokeTokenQuery, ListTokensQuery, Token, TokenIdParams, TokenList, TokenWithSecret } from './schema.js';
+import {
+  CreateTokenRequest,
+  RevokeTokenQuery,
+  ListTokensQuery,
+  Token,
+  TokenIdParams,
+  TokenList,
+  TokenWithSecret,
+} from './schema.js';
 
 /** The token operations (DESIGN D2, D13). */
 export const tokensModule = defineModule({

@@ -35,10 +35,22 @@ export const parseStoredToken = recordParser(entity.token, StoredToken);
  * checks and the principal, the secret's SHA-256 and the team snapshot taken at minting (absent on
  * tokens minted before snapshots existed).
  */
-const TokenCredential = z.extend(z.pick(StoredToken, { id: true, team_id: true, abilities: true, scopes: true, revoked_at: true, last_used_at: true, team_deleted_at: true, expires_at_ms: true }), {
-  secret_sha256: z.string(),
-  team_snapshot: z.optional(z.pick(Team, { id: true, name: true, created_at: true })),
-});
+const TokenCredential = z.extend(
+  z.pick(StoredToken, {
+    id: true,
+    team_id: true,
+    abilities: true,
+    scopes: true,
+    revoked_at: true,
+    last_used_at: true,
+    team_deleted_at: true,
+    expires_at_ms: true,
+  }),
+  {
+    secret_sha256: z.string(),
+    team_snapshot: z.optional(z.pick(Team, { id: true, name: true, created_at: true })),
+  },
+);
 
 /** Parses what authentication needs of a token item (throws StoredRecordError naming its key when it does not match). */
 export const parseTokenCredential = recordParser(entity.token, TokenCredential);

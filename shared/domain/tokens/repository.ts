@@ -60,7 +60,10 @@ export async function mintToken(
   const unknown = input.abilities.filter((ability) => !isAbility(ability));
   if (unknown.length) {
     throw new ProblemError('VALIDATION_FAILED', `Unknown abilities: ${unknown.join(', ')}`, {
-      errors: unknown.map((ability) => ({ path: 'abilities', message: `${ability} is not in service://enums/ability` })),
+      errors: unknown.map((ability) => ({
+        path: 'abilities',
+        message: `${ability} is not in service://enums/ability`,
+      })),
     });
   }
   const abilities = [...new Set(input.abilities)] as Ability[];
@@ -68,10 +71,19 @@ export async function mintToken(
   if (input.issuer) {
     const issuer = input.issuer;
     const missing = abilities.filter((ability) => !issuer.abilities.has(ability));
-    if (missing.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A token can only grant abilities it holds; missing: ${missing.join(', ')}.`);
+    if (missing.length)
+      throw new ProblemError(
+        'TOKEN_MISSING_ABILITY',
+        `A token can only grant abilities it holds; missing: ${missing.join(', ')}.`,
+      );
     if (issuer.projectIds) {
-      const outside = projectIds.length === 0 ? ['(all projects)'] : projectIds.filter((id) => !issuer.projectIds!.includes(id));
-      if (outside.length) throw new ProblemError('TOKEN_MISSING_ABILITY', `A project-scoped token can only grant its own projects; outside its scope: ${outside.join(', ')}.`);
+      const outside =
+        projectIds.length === 0 ? ['(all projects)'] : projectIds.filter((id) => !issuer.projectIds!.includes(id));
+      if (outside.length)
+        throw new ProblemError(
+          'TOKEN_MISSING_ABILITY',
+          `A project-scoped token can only grant its own projects; outside its scope: ${outside.join(', ')}.`,
+        );
     }
   }
   const team = input.team ?? (await getTeam(store, input.teamId));
@@ -104,7 +116,10 @@ export async function mintToken(
       last_used_at: undefined,
       member_id: input.memberId ?? undefined,
       // Epoch milliseconds checked on every call; `expires_at` is the table's TTL attribute (epoch seconds).
-      expires_at: input.expiresAtMs === undefined ? undefined : Math.floor(input.expiresAtMs / 1000) + EXPIRED_TOKEN_HOUSEKEEPING_SECONDS,
+      expires_at:
+        input.expiresAtMs === undefined
+          ? undefined
+          : Math.floor(input.expiresAtMs / 1000) + EXPIRED_TOKEN_HOUSEKEEPING_SECONDS,
       expires_at_ms: input.expiresAtMs,
       oauth_grant_id: input.oauthGrantId,
       secret_sha256: sha256(secret).toString('hex'),
@@ -126,7 +141,8 @@ export async function mintToken(
         },
       ]);
     } catch (error) {
-      if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', `Team member ${input.memberId} is no longer active; no token was minted.`);
+      if (error instanceof ConditionFailedError)
+        throw new ProblemError('CONFLICT', `Team member ${input.memberId} is no longer active; no token was minted.`);
       throw error;
     }
   } else {
@@ -141,7 +157,12 @@ export async function mintToken(
  * keeps the first `revoked_at`. A token issued through OAuth also revokes its grant (DESIGN D30), so
  * the grant's refresh tokens stop working too.
  */
-export async function revokeToken(store: Store, clock: Clock, teamId: string | null, tokenId: string): Promise<TokenRecord> {
+export async function revokeToken(
+  store: Store,
+  clock: Clock,
+  teamId: string | null,
+  tokenId: string,
+): Promise<TokenRecord> {
   try {
     const item = await store.update({
       Key: keys.token(tokenId),
@@ -178,7 +199,11 @@ async function revokeOAuthGrantItem(store: Store, grantId: string, now: string):
  * `include_revoked` (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED for a cursor
  * of another list.
  */
-export async function listTokens(store: Store, teamId: string, query: { limit: number; cursor?: string; include_revoked?: boolean }): Promise<Page<TokenRecord>> {
+export async function listTokens(
+  store: Store,
+  teamId: string,
+  query: { limit: number; cursor?: string; include_revoked?: boolean },
+): Promise<Page<TokenRecord>> {
   const partition = keys.teamTokensIndex(teamId);
   const result = await store.query({
     IndexName: secondaryIndex.name,
@@ -187,13 +212,21 @@ export async function listTokens(store: Store, teamId: string, query: { limit: n
     ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
     ExpressionAttributeValues: { ':pk': partition, ...(query.include_revoked ? {} : { ':null': null }) },
     Limit: query.limit,
-    ExclusiveStartKey: decodeCursor(query.cursor, partition, { partitionAttribute: secondaryIndex.partitionKey, keyAttributes: secondaryIndex.cursorAttributes }),
+    ExclusiveStartKey: decodeCursor(query.cursor, partition, {
+      partitionAttribute: secondaryIndex.partitionKey,
+      keyAttributes: secondaryIndex.cursorAttributes,
+    }),
   });
   return { data: result.items.map(toToken), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
 
 /** Pages through the team-tokens index (DESIGN D2), calling `visit` with each stored token that passes `filter`. */
-export async function forEachTeamToken(store: Store, teamId: string, filter: { expression: string; values: Record<string, unknown> }, visit: (token: StoredToken) => Promise<void>): Promise<void> {
+export async function forEachTeamToken(
+  store: Store,
+  teamId: string,
+  filter: { expression: string; values: Record<string, unknown> },
+  visit: (token: StoredToken) => Promise<void>,
+): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await store.query({
@@ -210,7 +243,13 @@ export async function forEachTeamToken(store: Store, teamId: string, filter: { e
 }
 
 /** Sets `attribute` to `now` on a token of `teamId` unless it is set already; ignores a token that is gone. */
-async function stampToken(store: Store, teamId: string, tokenId: string, attribute: 'revoked_at' | 'team_deleted_at', now: string): Promise<void> {
+async function stampToken(
+  store: Store,
+  teamId: string,
+  tokenId: string,
+  attribute: 'revoked_at' | 'team_deleted_at',
+  now: string,
+): Promise<void> {
   try {
     await store.update({
       Key: keys.token(tokenId),
@@ -230,13 +269,21 @@ async function stampToken(store: Store, teamId: string, tokenId: string, attribu
  * eventually consistent, so a token minted in the same instant may be missed; minting checks the
  * member is active in the same transaction. Returns how many tokens it revoked.
  */
-export async function revokeMemberTokens(store: Store, clock: Clock, teamId: string, memberId: string): Promise<number> {
+export async function revokeMemberTokens(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  memberId: string,
+): Promise<number> {
   const now = isoTime(clock.nowMs());
   let revoked = 0;
   await forEachTeamToken(
     store,
     teamId,
-    { expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND member_id = :member', values: { ':null': null, ':member': memberId } },
+    {
+      expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND member_id = :member',
+      values: { ':null': null, ':member': memberId },
+    },
     async (token) => {
       await stampToken(store, teamId, token.id, 'revoked_at', now);
       revoked++;
@@ -249,14 +296,24 @@ export async function revokeMemberTokens(store: Store, clock: Clock, teamId: str
  * Marks a deleted team's tokens `team_deleted_at` (D19): authentication refuses them, but unlike revocation the fan-out still sees their abilities (D6).
  * `lastTokenId` (the caller's) is marked last so a crash leaves it able to retry. Returns the count marked.
  */
-export async function closeTeamTokens(store: Store, clock: Clock, teamId: string, lastTokenId?: string): Promise<number> {
+export async function closeTeamTokens(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  lastTokenId?: string,
+): Promise<number> {
   const now = isoTime(clock.nowMs());
   let marked = 0;
-  await forEachTeamToken(store, teamId, { expression: 'attribute_not_exists(team_deleted_at)', values: {} }, async (token) => {
-    if (token.id === lastTokenId) return;
-    await stampToken(store, teamId, token.id, 'team_deleted_at', now);
-    marked++;
-  });
+  await forEachTeamToken(
+    store,
+    teamId,
+    { expression: 'attribute_not_exists(team_deleted_at)', values: {} },
+    async (token) => {
+      if (token.id === lastTokenId) return;
+      await stampToken(store, teamId, token.id, 'team_deleted_at', now);
+      marked++;
+    },
+  );
   if (lastTokenId) {
     await stampToken(store, teamId, lastTokenId, 'team_deleted_at', now);
     marked++;
@@ -268,7 +325,10 @@ export async function closeTeamTokens(store: Store, clock: Clock, teamId: string
  * The current abilities of each token in `tokenIds` (one BatchGetItem; DESIGN D6: endpoint owners are
  * re-read at fan-out). A revoked or missing token holds none.
  */
-export async function currentTokenAbilities(store: Store, tokenIds: readonly string[]): Promise<Map<string, ReadonlySet<Ability>>> {
+export async function currentTokenAbilities(
+  store: Store,
+  tokenIds: readonly string[],
+): Promise<Map<string, ReadonlySet<Ability>>> {
   const unique = [...new Set(tokenIds)];
   const items = await store.batchGet(unique.map((tokenId) => keys.token(tokenId)));
   const held = new Map<string, ReadonlySet<Ability>>(unique.map((tokenId) => [tokenId, new Set<Ability>()]));

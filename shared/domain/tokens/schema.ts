@@ -19,8 +19,20 @@ export const Token = z
           'When the token last authenticated a call, to within an hour (the stamp is written at most once an hour per token, so a busy token costs no extra write per call); null if never used.',
         ),
       ),
-    member_id: z.nullable(Uuid).check(z.describe('The team member the token acts for (it holds at most their abilities); null for a token of the team itself.')),
-    expires_at: z.nullable(Timestamp).check(z.describe('When the token stops working: set only on tokens issued to an OAuth client of the tool server (1 hour); null for tokens that never expire.')),
+    member_id: z
+      .nullable(Uuid)
+      .check(
+        z.describe(
+          'The team member the token acts for (it holds at most their abilities); null for a token of the team itself.',
+        ),
+      ),
+    expires_at: z
+      .nullable(Timestamp)
+      .check(
+        z.describe(
+          'When the token stops working: set only on tokens issued to an OAuth client of the tool server (1 hour); null for tokens that never expire.',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'Token' });
 /** A token (see {@link Token}). */
@@ -46,8 +58,16 @@ export const TokenList = listOf(Token, 'TokenList');
 export const CreateTokenRequest = z
   .strictObject({
     name: z.optional(NameText()).check(z.describe('A name to recognise the token by, 1 to 100 characters.')),
-    abilities: z.array(z.enum(ABILITY_VALUES)).check(z.minLength(1), z.maxLength(ABILITY_VALUES.length), z.describe('Abilities of the new token; each must be held by the caller.')),
-    project_ids: z.optional(z.array(Uuid).check(z.maxLength(20))).check(z.describe('Narrow the token to these projects.')),
+    abilities: z
+      .array(z.enum(ABILITY_VALUES))
+      .check(
+        z.minLength(1),
+        z.maxLength(ABILITY_VALUES.length),
+        z.describe('Abilities of the new token; each must be held by the caller.'),
+      ),
+    project_ids: z
+      .optional(z.array(Uuid).check(z.maxLength(20)))
+      .check(z.describe('Narrow the token to these projects.')),
     member_id: z
       .optional(Uuid)
       .check(
@@ -68,5 +88,7 @@ export const TokenIdParams = z.strictObject({ id: IdSchemas.token().check(z.desc
 
 /** Query of `DELETE /v1/tokens/{id}`: revoking the calling token itself must be asked for explicitly. */
 export const RevokeTokenQuery = z.strictObject({
-  self: booleanFilter('true to let the calling token revoke itself (its next call then fails). Without it, revoking the calling token is refused, so nobody locks themselves out by mistake.'),
+  self: booleanFilter(
+    'true to let the calling token revoke itself (its next call then fails). Without it, revoking the calling token is refused, so nobody locks themselves out by mistake.',
+  ),
 });

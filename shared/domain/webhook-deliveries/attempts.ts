@@ -7,7 +7,15 @@ import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from '../webho
 import { LEASE_MS, MAX_ATTEMPT_LOG, TIMER_EARLY_TOLERANCE_MS } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
 import type { AttemptTransition } from './state-machine.js';
-import { INDEX_PK, INDEX_SK, asDelivery, dueSortKey, pendingIndexOf, type StoredDelivery, type StoredDeliveryAttempt } from './stored.js';
+import {
+  INDEX_PK,
+  INDEX_SK,
+  asDelivery,
+  dueSortKey,
+  pendingIndexOf,
+  type StoredDelivery,
+  type StoredDeliveryAttempt,
+} from './stored.js';
 
 /** The writes of one attempt (DESIGN D7, D24): the lease (with the endpoint's slot), the outcome, the deferral. */
 
@@ -34,11 +42,14 @@ export async function takeLease(store: Store, message: DeliveryMessage, nowMs: n
  * having read the log.
  */
 function leaseUpdate(message: DeliveryMessage, nowMs: number, options: { logRoom?: boolean } = {}) {
-  const condition = '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)';
+  const condition =
+    '(#status = :pending AND attempts = :previous AND due_at_ms <= :due_limit) OR (#status = :delivering AND attempts = :attempt AND lease_expires_at_ms < :now)';
   return {
     Key: keys.delivery(message.team_id, message.delivery_id),
     UpdateExpression: `SET #status = :delivering, attempts = :attempt, lease_expires_at_ms = :lease, ${INDEX_SK} = :sweep REMOVE sweeper_requeues`,
-    ConditionExpression: options.logRoom ? `(${condition}) AND (attribute_not_exists(attempt_log) OR size(attempt_log) < :log_room)` : condition,
+    ConditionExpression: options.logRoom
+      ? `(${condition}) AND (attribute_not_exists(attempt_log) OR size(attempt_log) < :log_room)`
+      : condition,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':delivering': 'delivering',
@@ -56,7 +67,11 @@ function leaseUpdate(message: DeliveryMessage, nowMs: number, options: { logRoom
 }
 
 /** What {@link takeLeaseWithSlot} found: both taken, the delivery not leasable, the slot refused (the endpoint as found, absent when deleted), or a conflict. */
-export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { kind: 'slot_refused'; endpoint: StoredWebhookEndpoint | undefined } | { kind: 'conflict' };
+export type LeaseWithSlot =
+  | { kind: 'leased' }
+  | { kind: 'lease_refused' }
+  | { kind: 'slot_refused'; endpoint: StoredWebhookEndpoint | undefined }
+  | { kind: 'conflict' };
 
 /**
  * Takes the lease of attempt `message.attempt` ({@link takeLease}'s conditions, plus room in the attempt
@@ -64,7 +79,12 @@ export type LeaseWithSlot = { kind: 'leased' } | { kind: 'lease_refused' } | { k
  * found when its condition fails) in ONE TransactWriteItems, without reading the delivery
  * (DESIGN D7, D24). Nothing is written unless both are taken. Throws only on store errors.
  */
-export async function takeLeaseWithSlot(store: Store, message: DeliveryMessage, slot: TransactionItem, nowMs: number): Promise<LeaseWithSlot> {
+export async function takeLeaseWithSlot(
+  store: Store,
+  message: DeliveryMessage,
+  slot: TransactionItem,
+  nowMs: number,
+): Promise<LeaseWithSlot> {
   try {
     await store.transactWrite([{ Update: leaseUpdate(message, nowMs, { logRoom: true }) }, slot]);
     return { kind: 'leased' };
@@ -112,12 +132,19 @@ export async function writeAttemptOutcome(
   } else {
     update = {
       expression: `#status = :pending, next_attempt_at = :null, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
-      values: { ':pending': 'pending', ':due': transition.dueAtMs, ':index': pendingIndexOf(message.delivery_id), ':sort': dueSortKey(transition.dueAtMs, message.delivery_id) },
+      values: {
+        ':pending': 'pending',
+        ':due': transition.dueAtMs,
+        ':index': pendingIndexOf(message.delivery_id),
+        ':sort': dueSortKey(transition.dueAtMs, message.delivery_id),
+      },
     };
   }
   // A lease taken with room in the log (takeLeaseWithSlot) appends the record without having read the log.
   const appending = log === 'append';
-  const logClause = appending ? 'attempt_log = list_append(if_not_exists(attempt_log, :no_log), :log)' : 'attempt_log = :log';
+  const logClause = appending
+    ? 'attempt_log = list_append(if_not_exists(attempt_log, :no_log), :log)'
+    : 'attempt_log = :log';
   const outcome = {
     Key: keys.delivery(message.team_id, message.delivery_id),
     UpdateExpression: `SET ${update.expression}, last_attempt_at = :attempted_at, ${logClause}${update.remove ? ` REMOVE ${update.remove}` : ''}`,
@@ -157,12 +184,19 @@ export async function writeAttemptOutcome(
  * the delivery is still pending with `attempt - 1` attempts (the lease and slot transaction was refused
  * on the slot alone). Returns false when the delivery was no longer in that state.
  */
-export async function writeDeferral(store: Store, message: DeliveryMessage & { kind: 'attempt' }, dueAtMs: number, options: { leased: boolean } = { leased: true }): Promise<boolean> {
+export async function writeDeferral(
+  store: Store,
+  message: DeliveryMessage & { kind: 'attempt' },
+  dueAtMs: number,
+  options: { leased: boolean } = { leased: true },
+): Promise<boolean> {
   try {
     await store.update({
       Key: keys.delivery(message.team_id, message.delivery_id),
       UpdateExpression: `SET #status = :pending, attempts = :previous, next_attempt_at = :next, due_at_ms = :due, lease_expires_at_ms = :null, ${INDEX_PK} = :index, ${INDEX_SK} = :sort`,
-      ConditionExpression: options.leased ? '#status = :delivering AND attempts = :attempt' : '#status = :pending AND attempts = :previous',
+      ConditionExpression: options.leased
+        ? '#status = :delivering AND attempts = :attempt'
+        : '#status = :pending AND attempts = :previous',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':pending': 'pending',

@@ -14,7 +14,14 @@ import { INDEX_PK, INDEX_SK, dueSortKey, isCancelled, pendingIndexOf, type Store
  * New pending delivery of `event` to one endpoint, attempt 1 due now, kept {@link deliveryExpiresAt} (30 days); `body` is the exact redacted POST body.
  * With `skipped` (disabled endpoint, D6) it goes to the skipped-deliveries index instead, where replays find it.
  */
-export function newDeliveryItem(clock: Clock, teamId: string, endpointId: string, event: Pick<StoredEvent, 'id' | 'type'>, body: string, options: { skipped?: boolean } = {}): StoredDelivery & Item {
+export function newDeliveryItem(
+  clock: Clock,
+  teamId: string,
+  endpointId: string,
+  event: Pick<StoredEvent, 'id' | 'type'>,
+  body: string,
+  options: { skipped?: boolean } = {},
+): StoredDelivery & Item {
   const nowMs = clock.nowMs();
   const id = newDeliveryId(nowMs);
   if (options.skipped) {
@@ -102,7 +109,8 @@ export async function writeFanOuts(store: Store, fanOuts: readonly FanOutWrite[]
   });
   const written: boolean[] = [];
   // One transaction at a time: the relay already reads shards in parallel, and route bundles that write a single delivery stay free of p-map.
-  for (const pack of packs) (await writePack(store, pack.items)).forEach((result, offset) => (written[pack.first + offset] = result));
+  for (const pack of packs)
+    (await writePack(store, pack.items)).forEach((result, offset) => (written[pack.first + offset] = result));
   return written;
 }
 

@@ -21,7 +21,12 @@ import { appendAttempt, attemptMessage, canRetry, isDueForDeadLetter } from './s
  * in `runtime.metrics` (`deliveryDead`). Returns false when the delivery changed since it was read
  * (nothing written, nothing counted). Throws only on store errors.
  */
-export async function markDead(runtime: Pick<Runtime, 'store' | 'clock' | 'metrics'>, delivery: StoredDelivery, record: DeliveryAttempt | null, attempts: number): Promise<boolean> {
+export async function markDead(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'metrics'>,
+  delivery: StoredDelivery,
+  record: DeliveryAttempt | null,
+  attempts: number,
+): Promise<boolean> {
   const nowMs = runtime.clock.nowMs();
   const log = record ? appendAttempt(delivery.attempt_log, record) : (delivery.attempt_log ?? []);
   const dead = await writeDead(runtime.store, delivery, log, attempts, nowMs);
@@ -34,7 +39,10 @@ export async function markDead(runtime: Pick<Runtime, 'store' | 'clock' | 'metri
  * when it is still waiting after its last attempt and the timer is due. Returns `dead_lettered`, or
  * `skipped` for a stale or duplicate message. Throws only on store errors.
  */
-export async function processDeadLetterMessage(runtime: Pick<Runtime, 'store' | 'clock' | 'metrics'>, message: DeliveryMessage): Promise<'dead_lettered' | 'skipped'> {
+export async function processDeadLetterMessage(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'metrics'>,
+  message: DeliveryMessage,
+): Promise<'dead_lettered' | 'skipped'> {
   const delivery = await loadDelivery(runtime.store, message.team_id, message.delivery_id);
   if (!delivery || !isDueForDeadLetter(delivery, runtime.clock.nowMs())) return 'skipped';
   return (await markDead(runtime, delivery, null, MAX_ATTEMPTS)) ? 'dead_lettered' : 'skipped';
@@ -46,21 +54,40 @@ export async function processDeadLetterMessage(runtime: Pick<Runtime, 'store' | 
  * delivery as the retry left it (pending, attempts 0). Errors: NOT_FOUND, CONFLICT (neither dead nor
  * skipped, or changed concurrently).
  */
-export async function retryDelivery(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
+export async function retryDelivery(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
+  principal: Principal,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
   const delivery = await loadDelivery(runtime.store, principal.teamId, deliveryId);
   if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
-  if (!canRetry(delivery)) throw new ProblemError('CONFLICT', `Only dead or skipped deliveries can be retried; this one is ${delivery.status}.`);
+  if (!canRetry(delivery))
+    throw new ProblemError(
+      'CONFLICT',
+      `Only dead or skipped deliveries can be retried; this one is ${delivery.status}.`,
+    );
   const nowMs = runtime.clock.nowMs();
   const written =
     delivery.status === 'skipped'
       ? await writeSkippedRequeue(runtime.store, delivery, nowMs)
-      : await writeRequeue(runtime.store, { id: delivery.id, team_id: delivery.team_id, dead_lettered_at: delivery.dead_lettered_at! }, nowMs);
+      : await writeRequeue(
+          runtime.store,
+          { id: delivery.id, team_id: delivery.team_id, dead_lettered_at: delivery.dead_lettered_at! },
+          nowMs,
+        );
   if (!written) {
     throw new ProblemError('CONFLICT', 'The delivery changed while it was being retried; read it again.');
   }
   await runtime.deliveryQueue.send([attemptMessage(delivery, 1)], 0);
   return publicDelivery(
-    { ...delivery, status: 'pending', attempts: 0, next_attempt_at: isoTime(nowMs), dead_lettered_at: null, skipped_at: delivery.status === 'skipped' ? delivery.skipped_at : null },
+    {
+      ...delivery,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: isoTime(nowMs),
+      dead_lettered_at: null,
+      skipped_at: delivery.status === 'skipped' ? delivery.skipped_at : null,
+    },
     false,
   );
 }

@@ -1,7 +1,14 @@
 import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
-import { acquireDeliverySlot, deliverySlotItem, recordFailedAttempt, releaseDeliverySlot, slotRefusal, successfulAttemptUpdate } from '../webhook-endpoints/delivery-slots.js';
+import {
+  acquireDeliverySlot,
+  deliverySlotItem,
+  recordFailedAttempt,
+  releaseDeliverySlot,
+  slotRefusal,
+  successfulAttemptUpdate,
+} from '../webhook-endpoints/delivery-slots.js';
 import type { StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
 import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf } from '../webhook-endpoints/repository.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
@@ -22,14 +29,19 @@ import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } f
 const GONE = 410;
 
 /** Outcome of {@link processDeliveryMessage}, for logs and tests. */
-export type ProcessOutcome = 'skipped' | 'deferred' | AttemptTransition['outcome'] | 'dead_lettered' | 'endpoint_disabled' | ReplayBatchOutcome;
+export type ProcessOutcome =
+  'skipped' | 'deferred' | AttemptTransition['outcome'] | 'dead_lettered' | 'endpoint_disabled' | ReplayBatchOutcome;
 
 /**
  * Hands a message to the queue when it is due within {@link MAX_QUEUE_DELAY_SECONDS} (15 minutes, SQS
  * `DelaySeconds`), otherwise to the scheduler (an EventBridge Scheduler one-time schedule) (DESIGN D7).
  * `dueAtMs` is epoch MILLISECONDS; a past time is sent at once.
  */
-async function enqueueAt(runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'retryScheduler'>, message: DeliveryMessage, dueAtMs: number): Promise<void> {
+async function enqueueAt(
+  runtime: Pick<Runtime, 'clock' | 'deliveryQueue' | 'retryScheduler'>,
+  message: DeliveryMessage,
+  dueAtMs: number,
+): Promise<void> {
   const delaySeconds = Math.max(0, (dueAtMs - runtime.clock.nowMs()) / 1000);
   if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) await runtime.deliveryQueue.send([message], delaySeconds);
   else await runtime.retryScheduler.schedule(message, dueAtMs);
@@ -51,15 +63,33 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   const leaseMs = runtime.clock.nowMs();
   const delivery = await takeLease(runtime.store, message, leaseMs);
   if (!delivery) return 'skipped';
-  const slot = await acquireDeliverySlot(runtime.store, message.team_id, delivery.endpoint_id, delivery.id, leaseMs + LEASE_MS, leaseMs);
+  const slot = await acquireDeliverySlot(
+    runtime.store,
+    message.team_id,
+    delivery.endpoint_id,
+    delivery.id,
+    leaseMs + LEASE_MS,
+    leaseMs,
+  );
   if (slot.kind === 'full') return defer(runtime, message, { leased: true });
   const plannedAtMs = delivery.due_at_ms ?? null;
   if (slot.kind === 'stopped') {
     // Disabled or deleted endpoint: dead-lettered at once, so `replay-dead` can bring it back after re-enabling.
-    await markDead(runtime, delivery, stoppedAttempt(message.attempt, runtime.clock.nowMs(), plannedAtMs === null ? null : isoTime(plannedAtMs)), message.attempt - 1);
+    await markDead(
+      runtime,
+      delivery,
+      stoppedAttempt(message.attempt, runtime.clock.nowMs(), plannedAtMs === null ? null : isoTime(plannedAtMs)),
+      message.attempt - 1,
+    );
     return 'endpoint_disabled';
   }
-  const sending: Sending = { endpoint: slot.endpoint, event_id: delivery.event_id, event_type: delivery.event_type, body: delivery.body, due_at_ms: plannedAtMs };
+  const sending: Sending = {
+    endpoint: slot.endpoint,
+    event_id: delivery.event_id,
+    event_type: delivery.event_type,
+    body: delivery.body,
+    due_at_ms: plannedAtMs,
+  };
   return attempt(runtime, message, sending, delivery.attempt_log ?? []);
 }
 
@@ -70,11 +100,21 @@ type Sending = Omit<PreparedAttempt, 'due_at_ms'> & { endpoint: StoredWebhookEnd
  * Takes lease and slot in one transaction from the cached endpoint: what to send, `deferred` (cap full, no lease), or null (take the long way).
  * A stale copy is replaced by the endpoint as found and retried once.
  */
-async function leaseWithSlot(runtime: Runtime, message: DeliveryMessage, endpointId: string, prepared: PreparedAttempt): Promise<Sending | 'deferred' | null> {
+async function leaseWithSlot(
+  runtime: Runtime,
+  message: DeliveryMessage,
+  endpointId: string,
+  prepared: PreparedAttempt,
+): Promise<Sending | 'deferred' | null> {
   let endpoint = await cachedWebhookEndpoint(runtime.store, message.team_id, endpointId);
   for (let round = 0; endpoint?.is_active && round < 2; round++) {
     const nowMs = runtime.clock.nowMs();
-    const taken = await takeLeaseWithSlot(runtime.store, message, deliverySlotItem(endpoint, message.delivery_id, nowMs + LEASE_MS), nowMs);
+    const taken = await takeLeaseWithSlot(
+      runtime.store,
+      message,
+      deliverySlotItem(endpoint, message.delivery_id, nowMs + LEASE_MS),
+      nowMs,
+    );
     if (taken.kind === 'leased') return { ...prepared, endpoint };
     if (taken.kind !== 'slot_refused') return null;
     const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
@@ -105,7 +145,12 @@ async function defer(runtime: Runtime, message: DeliveryMessage, options: { leas
  * Signs and POSTs `sending` under the lease of `message`'s attempt, then records it
  * ({@link recordAttempt}); `log` is the attempt log read with the lease, or `append` when it was not read.
  */
-async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Sending, log: readonly StoredDeliveryAttempt[] | 'append'): Promise<ProcessOutcome> {
+async function attempt(
+  runtime: Runtime,
+  message: DeliveryMessage,
+  sending: Sending,
+  log: readonly StoredDeliveryAttempt[] | 'append',
+): Promise<ProcessOutcome> {
   const { endpoint, body } = sending;
   // Opened once per process and endpoint revision (D16): no key request for the deliveries after the first.
   // When they do not open (the key refused or unreachable) nothing is sent and the slot is given back at
@@ -115,7 +160,12 @@ async function attempt(runtime: Runtime, message: DeliveryMessage, sending: Send
     throw error;
   });
   const startedMs = runtime.clock.nowMs();
-  const headers = signedDeliveryHeaders({ ...secrets, previous_secret_expires_at_ms: endpoint.previous_secret_expires_at_ms }, { id: sending.event_id, type: sending.event_type }, body, startedMs);
+  const headers = signedDeliveryHeaders(
+    { ...secrets, previous_secret_expires_at_ms: endpoint.previous_secret_expires_at_ms },
+    { id: sending.event_id, type: sending.event_type },
+    body,
+    startedMs,
+  );
   const result = await runtime.transport.send({ url: endpoint.url, headers, body, allowedIps: endpoint.allowed_ips });
   runtime.metrics?.attemptFinished(result.ok, result.duration_ms);
   const record: DeliveryAttempt = {
@@ -150,7 +200,13 @@ async function recordAttempt(
   record: DeliveryAttempt,
   ok: boolean,
 ): Promise<ProcessOutcome> {
-  const transition = afterAttempt(message, ok, runtime.clock.nowMs(), runtime.timeScale, record.retry_after_seconds ?? null);
+  const transition = afterAttempt(
+    message,
+    ok,
+    runtime.clock.nowMs(),
+    runtime.timeScale,
+    record.retry_after_seconds ?? null,
+  );
   const newLog = log === 'append' ? log : appendAttempt(log, record);
   const alongside = ok ? successfulAttemptUpdate(message.team_id, endpointId, message.delivery_id) : undefined;
   if (!(await writeAttemptOutcome(runtime.store, message, record, newLog, transition, alongside))) {
@@ -158,7 +214,10 @@ async function recordAttempt(
     return 'skipped';
   }
   // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disabled at once.
-  if (!ok) await recordFailedAttempt(runtime, message.team_id, endpointId, message.delivery_id, { gone: record.status === GONE });
+  if (!ok)
+    await recordFailedAttempt(runtime, message.team_id, endpointId, message.delivery_id, {
+      gone: record.status === GONE,
+    });
   if (transition.next) await enqueueAt(runtime, transition.next, transition.dueAtMs);
   return transition.outcome;
 }

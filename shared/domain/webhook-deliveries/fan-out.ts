@@ -11,7 +11,14 @@ import type { EndpointSecrets } from '../webhook-endpoints/secrets.js';
 import { newDeliveryItem, writeFanOuts } from './creation.js';
 import { publicDelivery } from './reads.js';
 import type { WebhookDelivery } from './schema.js';
-import { EVENT_ID_HEADER, EVENT_NAME_HEADER, SIGNATURE_HEADER, STANDARD_WEBHOOK_HEADERS, signatureHeader, standardSignatureHeader } from './signing.js';
+import {
+  EVENT_ID_HEADER,
+  EVENT_NAME_HEADER,
+  SIGNATURE_HEADER,
+  STANDARD_WEBHOOK_HEADERS,
+  signatureHeader,
+  standardSignatureHeader,
+} from './signing.js';
 import { firstAttemptMessage } from './state-machine.js';
 
 /**
@@ -33,7 +40,10 @@ const CONTACT_FIELDS: readonly string[] = ['email', 'phone'];
  * deliveries created, skipped ones included (0 when the event was already fanned out, is gone, or the
  * transaction was cancelled). Throws only on store or queue errors.
  */
-export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, event: StoredEvent): Promise<number> {
+export async function fanOutEvent(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
+  event: StoredEvent,
+): Promise<number> {
   return fanOutEvents(runtime, [event]);
 }
 
@@ -41,12 +51,17 @@ export async function fanOutEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'de
  * Fans outbox events out (D6): a delivery per subscribed endpoint whose owner (token that created it or last changed url/events) holds the event's ability
  * now (`skipped` if disabled), written with the event's mark (never twice), then attempt 1 queued. Returns deliveries made (skipped too); throws on store/queue errors.
  */
-export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, events: readonly StoredEvent[]): Promise<number> {
+export async function fanOutEvents(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
+  events: readonly StoredEvent[],
+): Promise<number> {
   let created = 0;
   // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of p-map.
   for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {
     const types = new Set(teamEvents.map((event) => event.type));
-    const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) => endpoint.events.some((type) => types.has(type)));
+    const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) =>
+      endpoint.events.some((type) => types.has(type)),
+    );
     // D6: the owners' abilities are re-read now, so a revoked or narrowed owner receives nothing it may no longer see.
     const owners = endpoints.length
       ? await currentOwnerAbilities(
@@ -57,8 +72,14 @@ export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'd
       : new Map<string, ReadonlySet<string>>();
     const fanOuts = teamEvents.map((event) => {
       const minimumAbility = webhookEvent(event.type).minimum_ability;
-      const receivers = endpoints.filter((endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility));
-      const deliveries = receivers.map((endpoint) => newDeliveryItem(runtime.clock, teamId, endpoint.id, event, deliveryBody(endpoint.owner_abilities, event), { skipped: !endpoint.is_active }));
+      const receivers = endpoints.filter(
+        (endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility),
+      );
+      const deliveries = receivers.map((endpoint) =>
+        newDeliveryItem(runtime.clock, teamId, endpoint.id, event, deliveryBody(endpoint.owner_abilities, event), {
+          skipped: !endpoint.is_active,
+        }),
+      );
       return { event, deliveries };
     });
     const written = await writeFanOuts(runtime.store, fanOuts, runtime.clock.nowMs());
@@ -76,10 +97,15 @@ export async function fanOutEvents(runtime: Pick<Runtime, 'store' | 'clock' | 'd
  * subscribes to, then queues attempt 1. Returns the delivery (pending, 0 attempts).
  * Errors: NOT_FOUND, CONFLICT (endpoint disabled).
  */
-export async function sendTestEvent(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue' | 'eventsCommitted'>, principal: Principal, endpointId: string): Promise<WebhookDelivery> {
+export async function sendTestEvent(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue' | 'eventsCommitted'>,
+  principal: Principal,
+  endpointId: string,
+): Promise<WebhookDelivery> {
   const endpoint = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
   if (!endpoint) throw new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
-  if (!endpoint.is_active) throw new ProblemError('CONFLICT', 'The endpoint is disabled; re-enable it with is_active: true first.');
+  if (!endpoint.is_active)
+    throw new ProblemError('CONFLICT', 'The endpoint is disabled; re-enable it with is_active: true first.');
   const delivery = await unitOfWork(runtime, principal.teamId, (tx) => {
     const event = tx.emit({
       type: 'webhook_endpoint.test',
@@ -87,7 +113,13 @@ export async function sendTestEvent(runtime: Pick<Runtime, 'store' | 'clock' | '
       data: { webhook_endpoint_id: endpointId, message: 'This is a test event sent from the membership service.' },
       deliveredDirectly: { deliveryCount: 1 },
     });
-    const item = newDeliveryItem(runtime.clock, principal.teamId, endpointId, event, deliveryBody(endpoint.owner_abilities, event));
+    const item = newDeliveryItem(
+      runtime.clock,
+      principal.teamId,
+      endpointId,
+      event,
+      deliveryBody(endpoint.owner_abilities, event),
+    );
     tx.put(item, { condition: 'attribute_not_exists(pk)' });
     return item;
   });
@@ -138,8 +170,16 @@ export function signedDeliveryHeaders(
   body: string,
   nowMs: number,
 ): Record<string, string> {
-  const dualSigning = endpoint.previous_secret && endpoint.previous_secret_expires_at_ms && endpoint.previous_secret_expires_at_ms > nowMs;
-  const signing = { secret: endpoint.secret, previousSecret: dualSigning ? endpoint.previous_secret : null, timestampSeconds: Math.floor(nowMs / 1000), rawBody: body };
+  const dualSigning =
+    endpoint.previous_secret &&
+    endpoint.previous_secret_expires_at_ms &&
+    endpoint.previous_secret_expires_at_ms > nowMs;
+  const signing = {
+    secret: endpoint.secret,
+    previousSecret: dualSigning ? endpoint.previous_secret : null,
+    timestampSeconds: Math.floor(nowMs / 1000),
+    rawBody: body,
+  };
   return {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,

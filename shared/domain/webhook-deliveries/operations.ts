@@ -1,6 +1,12 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { WebhookReplay } from '../webhook-replays/schema.js';
-import { DeliveryIdParams, ListWebhookDeliveriesQuery, ReplayDeadRequest, WebhookDelivery, WebhookDeliveryList } from './schema.js';
+import {
+  DeliveryIdParams,
+  ListWebhookDeliveriesQuery,
+  ReplayDeadRequest,
+  WebhookDelivery,
+  WebhookDeliveryList,
+} from './schema.js';
 
 /** The webhook delivery operations (interface "Webhook delivery", "States"; DESIGN D7, D13). All are team-wide. */
 export const webhookDeliveriesModule = defineModule({
@@ -16,7 +22,12 @@ export const webhookDeliveriesModule = defineModule({
       output: WebhookDeliveryList,
       events: [],
       rest: { method: 'GET', path: '/v1/webhook-deliveries', successStatus: 200 },
-      tool: { name: 'list_webhook_deliveries', title: 'List webhook deliveries', kind: 'read', description: 'List webhook deliveries, newest first.' },
+      tool: {
+        name: 'list_webhook_deliveries',
+        title: 'List webhook deliveries',
+        kind: 'read',
+        description: 'List webhook deliveries, newest first.',
+      },
     }),
     getWebhookDelivery: defineOperation({
       id: 'getWebhookDelivery',
@@ -28,7 +39,12 @@ export const webhookDeliveriesModule = defineModule({
       output: WebhookDelivery,
       events: [],
       rest: { method: 'GET', path: '/v1/webhook-deliveries/{id}', successStatus: 200 },
-      tool: { name: 'get_webhook_delivery', title: 'Get webhook delivery', kind: 'read', description: 'Read one webhook delivery and its attempts.' },
+      tool: {
+        name: 'get_webhook_delivery',
+        title: 'Get webhook delivery',
+        kind: 'read',
+        description: 'Read one webhook delivery and its attempts.',
+      },
     }),
     retryWebhookDelivery: defineOperation({
       id: 'retryWebhookDelivery',
@@ -40,11 +56,17 @@ export const webhookDeliveriesModule = defineModule({
       output: WebhookDelivery,
       events: [],
       rest: { method: 'POST', path: '/v1/webhook-deliveries/{id}/retry', successStatus: 202 },
-      tool: { name: 'retry_webhook_delivery', title: 'Retry webhook delivery', kind: 'update', description: 'Re-queue one dead or skipped delivery as pending with attempts reset to 0.' },
+      tool: {
+        name: 'retry_webhook_delivery',
+        title: 'Retry webhook delivery',
+        kind: 'update',
+        description: 'Re-queue one dead or skipped delivery as pending with attempts reset to 0.',
+      },
     }),
     replayDeadWebhookDeliveries: defineOperation({
       id: 'replayDeadWebhookDeliveries',
-      summary: 'Start a replay job that re-queues the dead (or skipped) deliveries matching the filters, in the background; answers 202 with the job.',
+      summary:
+        'Start a replay job that re-queues the dead (or skipped) deliveries matching the filters, in the background; answers 202 with the job.',
       tag: 'Webhooks',
       ability: 'webhook-delivery:retry',
       teamWide: true,

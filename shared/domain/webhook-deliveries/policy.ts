@@ -78,7 +78,8 @@ export const MAX_RETRY_WAIT_SECONDS = Math.max(...RETRY_WAIT_SECONDS);
  * Throws RangeError outside 1–`MAX_ATTEMPTS` (a programming error).
  */
 export function waitBeforeAttemptSeconds(attempt: number): number {
-  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPTS) throw new RangeError(`No attempt ${attempt}; attempts are 1 to ${MAX_ATTEMPTS}.`);
+  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPTS)
+    throw new RangeError(`No attempt ${attempt}; attempts are 1 to ${MAX_ATTEMPTS}.`);
   return RETRY_WAIT_SECONDS[attempt];
 }
 

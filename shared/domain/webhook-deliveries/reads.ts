@@ -31,7 +31,13 @@ export function publicDelivery(stored: StoredDelivery, withAttempts: boolean): W
 
 /** An attempt record with every detail field, null where a record written before the detail existed lacks it. */
 function withAttemptDetail(record: StoredDeliveryAttempt): DeliveryAttempt {
-  return { ...record, planned_at: record.planned_at ?? null, connect_ms: record.connect_ms ?? null, remote_address: record.remote_address ?? null, tls_version: record.tls_version ?? null };
+  return {
+    ...record,
+    planned_at: record.planned_at ?? null,
+    connect_ms: record.connect_ms ?? null,
+    remote_address: record.remote_address ?? null,
+    tls_version: record.tls_version ?? null,
+  };
 }
 
 /** Reads a stored delivery (strongly consistent) or null. */
@@ -47,7 +53,11 @@ export async function loadEvent(store: Store, teamId: string, eventId: string): 
 }
 
 /** Reads one delivery of the principal's team with its attempt records. Errors: NOT_FOUND when absent or foreign. */
-export async function getDelivery(runtime: Pick<Runtime, 'store'>, principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
+export async function getDelivery(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
   const delivery = await loadDelivery(runtime.store, principal.teamId, deliveryId);
   if (!delivery) throw new ProblemError('NOT_FOUND', `No webhook delivery ${deliveryId}.`);
   return publicDelivery(delivery, true);

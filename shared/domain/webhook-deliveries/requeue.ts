@@ -25,7 +25,13 @@ import {
  * pending index; guarded on the delivery still having the status and attempts it was read with.
  * Returns false when the transaction was cancelled (the delivery changed meanwhile).
  */
-export async function writeDead(store: Store, delivery: StoredDelivery, log: readonly StoredDeliveryAttempt[], attempts: number, nowMs: number): Promise<boolean> {
+export async function writeDead(
+  store: Store,
+  delivery: StoredDelivery,
+  log: readonly StoredDeliveryAttempt[],
+  attempts: number,
+  nowMs: number,
+): Promise<boolean> {
   const deadLetteredAt = isoTime(nowMs);
   try {
     await store.transactWrite([
@@ -78,7 +84,12 @@ export async function writeDead(store: Store, delivery: StoredDelivery, log: rea
  * still `from` — a dead one with this `dead_lettered_at` — and, with `replayId` (a replay job), that this
  * job has not replayed it before (the row then records the job), so one job never replays a delivery twice.
  */
-function requeueUpdate(delivery: { id: string; team_id: string; dead_lettered_at?: string }, from: 'dead' | 'skipped', nowMs: number, replayId?: string) {
+function requeueUpdate(
+  delivery: { id: string; team_id: string; dead_lettered_at?: string },
+  from: 'dead' | 'skipped',
+  nowMs: number,
+  replayId?: string,
+) {
   const dead = from === 'dead';
   return {
     Key: keys.delivery(delivery.team_id, delivery.id),
@@ -102,14 +113,22 @@ function requeueUpdate(delivery: { id: string; team_id: string; dead_lettered_at
 
 /** The transaction items of a dead → pending transition: {@link requeueUpdate} and the deletion of the dead-letter copy. Two items. */
 function deadRequeueItems(delivery: DeadLetterRef, nowMs: number, replayId?: string): TransactionItem[] {
-  return [{ Update: requeueUpdate(delivery, 'dead', nowMs, replayId) }, { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } }];
+  return [
+    { Update: requeueUpdate(delivery, 'dead', nowMs, replayId) },
+    { Delete: { table: 'deadLetter', Key: keys.deadLetter(delivery.team_id, delivery.dead_lettered_at, delivery.id) } },
+  ];
 }
 
 /**
  * The dead → pending transition in one transaction (see {@link deadRequeueItems}). Returns false when
  * the transaction was cancelled (already re-queued). The caller queues attempt 1.
  */
-export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs: number, replayId?: string): Promise<boolean> {
+export async function writeRequeue(
+  store: Store,
+  delivery: DeadLetterRef,
+  nowMs: number,
+  replayId?: string,
+): Promise<boolean> {
   try {
     await store.transactWrite(deadRequeueItems(delivery, nowMs, replayId));
     return true;
@@ -123,7 +142,12 @@ export async function writeRequeue(store: Store, delivery: DeadLetterRef, nowMs:
  * The skipped → pending transition (DESIGN D6, D25), one conditional update ({@link requeueUpdate}).
  * Returns false when the condition failed.
  */
-export async function writeSkippedRequeue(store: Store, delivery: { id: string; team_id: string }, nowMs: number, replayId?: string): Promise<boolean> {
+export async function writeSkippedRequeue(
+  store: Store,
+  delivery: { id: string; team_id: string },
+  nowMs: number,
+  replayId?: string,
+): Promise<boolean> {
   try {
     await store.update(requeueUpdate(delivery, 'skipped', nowMs, replayId));
     return true;
@@ -143,9 +167,20 @@ export const REQUEUE_GROUP_SIZE = { dead: 50, skipped: 100 } as const;
  * job in an earlier run, or by a retry) or changed meanwhile — and nothing was written: the caller then
  * re-queues them one by one. DESIGN D25; 1 request for up to 50 (dead) or 100 (skipped) deliveries.
  */
-export async function writeRequeueGroup(store: Store, candidates: readonly ReplayCandidate[], status: 'dead' | 'skipped', nowMs: number, replayId: string): Promise<boolean> {
-  if (candidates.length > REQUEUE_GROUP_SIZE[status]) throw new Error(`a re-queue group holds at most ${REQUEUE_GROUP_SIZE[status]} ${status} deliveries`);
-  const items = candidates.flatMap((candidate) => (status === 'dead' ? deadRequeueItems(candidate, nowMs, replayId) : [{ Update: requeueUpdate(candidate, 'skipped', nowMs, replayId) }]));
+export async function writeRequeueGroup(
+  store: Store,
+  candidates: readonly ReplayCandidate[],
+  status: 'dead' | 'skipped',
+  nowMs: number,
+  replayId: string,
+): Promise<boolean> {
+  if (candidates.length > REQUEUE_GROUP_SIZE[status])
+    throw new Error(`a re-queue group holds at most ${REQUEUE_GROUP_SIZE[status]} ${status} deliveries`);
+  const items = candidates.flatMap((candidate) =>
+    status === 'dead'
+      ? deadRequeueItems(candidate, nowMs, replayId)
+      : [{ Update: requeueUpdate(candidate, 'skipped', nowMs, replayId) }],
+  );
   try {
     await store.transactWrite(items);
     return true;
@@ -182,14 +217,24 @@ function replaySourceQuery(teamId: string, source: ReplaySource) {
     return {
       table: 'deadLetter' as const,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ...values, ':pk': keys.teamPartition(teamId), ':from': `${sortKeyPrefix.deadLetter}${source.sinceIso}`, ':to': `${sortKeyPrefix.deadLetter}${source.untilIso}#~` },
+      ExpressionAttributeValues: {
+        ...values,
+        ':pk': keys.teamPartition(teamId),
+        ':from': `${sortKeyPrefix.deadLetter}${source.sinceIso}`,
+        ':to': `${sortKeyPrefix.deadLetter}${source.untilIso}#~`,
+      },
       ...filter,
     };
   }
   return {
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :pk AND ${INDEX_SK} BETWEEN :from AND :to`,
-    ExpressionAttributeValues: { ...values, ':pk': keys.skippedDeliveriesIndex(teamId), ':from': source.sinceIso, ':to': `${source.untilIso}#~` },
+    ExpressionAttributeValues: {
+      ...values,
+      ':pk': keys.skippedDeliveriesIndex(teamId),
+      ':from': source.sinceIso,
+      ':to': `${source.untilIso}#~`,
+    },
     ...filter,
   };
 }
@@ -202,7 +247,11 @@ export async function countReplaySource(store: Store, teamId: string, source: Re
   let count = 0;
   let startKey: Key | undefined;
   do {
-    const result = await store.query({ ...replaySourceQuery(teamId, source), Select: 'COUNT', ExclusiveStartKey: startKey });
+    const result = await store.query({
+      ...replaySourceQuery(teamId, source),
+      Select: 'COUNT',
+      ExclusiveStartKey: startKey,
+    });
     count += result.count;
     startKey = result.lastEvaluatedKey;
   } while (startKey);
@@ -220,7 +269,8 @@ export async function queryReplaySource(
   const result = await store.query({ ...replaySourceQuery(teamId, source), ExclusiveStartKey: startKey, Limit: limit });
   return {
     items: result.items.map((item) => {
-      if (source.status !== 'dead') return { id: parseStoredDeliveryId(item).id, team_id: teamId, dead_lettered_at: '' };
+      if (source.status !== 'dead')
+        return { id: parseStoredDeliveryId(item).id, team_id: teamId, dead_lettered_at: '' };
       const copy = parseStoredDeadLetterRef(item);
       return { id: copy.delivery_id, team_id: teamId, dead_lettered_at: copy.dead_lettered_at };
     }),

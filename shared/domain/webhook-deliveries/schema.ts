@@ -35,18 +35,42 @@ const DELIVERY_FAILURE_KINDS = [...ATTEMPT_FAILURE_KINDS, 'endpoint_disabled'] a
 export const DeliveryAttempt = z
   .object({
     attempt: z.number().check(z.int(), z.gte(1), z.lte(MAX_ATTEMPTS)),
-    planned_at: z.nullable(Timestamp).check(z.describe('When the attempt was due (the retry timeline), beside attempted_at, when it actually started.')),
+    planned_at: z
+      .nullable(Timestamp)
+      .check(
+        z.describe('When the attempt was due (the retry timeline), beside attempted_at, when it actually started.'),
+      ),
     attempted_at: Timestamp.check(z.describe('When the attempt actually started.')),
     status: z.nullable(z.number().check(z.int())).check(z.describe('HTTP status, or null when no response came.')),
-    failure_kind: z.nullable(z.enum(DELIVERY_FAILURE_KINDS)).check(z.describe('Why the attempt failed; null when it succeeded.')),
-    duration_ms: z.number().check(z.int(), z.describe('Total milliseconds of the attempt: DNS, connect, TLS, request and response.')),
-    connect_ms: z.nullable(z.number().check(z.int())).check(z.describe('Milliseconds to open the connection (TCP and TLS handshake); null when an open connection was reused or none was made.')),
-    remote_address: z.nullable(z.string()).check(z.describe('The IP address the host name resolved to and the attempt connected to; null when none was chosen.')),
-    tls_version: z.nullable(z.string()).check(z.describe('The negotiated TLS version (e.g. TLSv1.3); null when no TLS session was made.')),
+    failure_kind: z
+      .nullable(z.enum(DELIVERY_FAILURE_KINDS))
+      .check(z.describe('Why the attempt failed; null when it succeeded.')),
+    duration_ms: z
+      .number()
+      .check(z.int(), z.describe('Total milliseconds of the attempt: DNS, connect, TLS, request and response.')),
+    connect_ms: z
+      .nullable(z.number().check(z.int()))
+      .check(
+        z.describe(
+          'Milliseconds to open the connection (TCP and TLS handshake); null when an open connection was reused or none was made.',
+        ),
+      ),
+    remote_address: z
+      .nullable(z.string())
+      .check(
+        z.describe('The IP address the host name resolved to and the attempt connected to; null when none was chosen.'),
+      ),
+    tls_version: z
+      .nullable(z.string())
+      .check(z.describe('The negotiated TLS version (e.g. TLSv1.3); null when no TLS session was made.')),
     response_body: z.string().check(z.describe('First 1 KiB of the response body.')),
     retry_after_seconds: z
       .optional(z.nullable(z.number().check(z.int(), z.gte(0))))
-      .check(z.describe('Seconds the receiver asked to wait with Retry-After on a 429 or 503 answer; the next attempt was not planned earlier (within the 24-hour maximum wait). Absent otherwise.')),
+      .check(
+        z.describe(
+          'Seconds the receiver asked to wait with Retry-After on a 429 or 503 answer; the next attempt was not planned earlier (within the 24-hour maximum wait). Absent otherwise.',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'DeliveryAttempt' });
 /** One recorded attempt (see {@link DeliveryAttempt}). */
@@ -66,9 +90,17 @@ export const WebhookDelivery = z
     next_attempt_at: z.nullable(Timestamp),
     last_attempt_at: z.nullable(Timestamp),
     dead_lettered_at: z.nullable(Timestamp),
-    skipped_at: z.nullable(Timestamp).check(z.describe('Set when the delivery was recorded as skipped (its endpoint was disabled when the event was fanned out).')),
+    skipped_at: z
+      .nullable(Timestamp)
+      .check(
+        z.describe(
+          'Set when the delivery was recorded as skipped (its endpoint was disabled when the event was fanned out).',
+        ),
+      ),
     created_at: Timestamp,
-    attempt_log: z.optional(z.array(DeliveryAttempt)).check(z.describe('The attempts, oldest first (single reads only).')),
+    attempt_log: z
+      .optional(z.array(DeliveryAttempt))
+      .check(z.describe('The attempts, oldest first (single reads only).')),
   })
   .register(z.globalRegistry, { id: 'WebhookDelivery' });
 /** A webhook delivery (see {@link WebhookDelivery}). */
@@ -78,7 +110,9 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 export const WebhookDeliveryList = listOf(WebhookDelivery, 'WebhookDeliveryList');
 
 /** `{id}` path parameters of a delivery. */
-export const DeliveryIdParams = z.strictObject({ id: IdSchemas.delivery().check(z.describe('The delivery id (dlv_ followed by a ULID).')) });
+export const DeliveryIdParams = z.strictObject({
+  id: IdSchemas.delivery().check(z.describe('The delivery id (dlv_ followed by a ULID).')),
+});
 
 /** Query of `GET /v1/webhook-deliveries` (and the `list_webhook_deliveries` tool's arguments). */
 export const ListWebhookDeliveriesQuery = z.extend(ListQuery, {
@@ -95,12 +129,23 @@ export type ListWebhookDeliveriesQuery = z.infer<typeof ListWebhookDeliveriesQue
  */
 export const ReplayDeadRequest = z
   .strictObject({
-    since_hours: z.number().check(z.int(), z.gte(1), z.lte(720), z.describe('Hours back from now, 1 to 720, applied to dead_lettered_at (skipped_at for status skipped).')),
-    until: z.optional(Timestamp).check(z.describe('Only deliveries dead-lettered (or skipped) at or before this time; default now.')),
+    since_hours: z
+      .number()
+      .check(
+        z.int(),
+        z.gte(1),
+        z.lte(720),
+        z.describe('Hours back from now, 1 to 720, applied to dead_lettered_at (skipped_at for status skipped).'),
+      ),
+    until: z
+      .optional(Timestamp)
+      .check(z.describe('Only deliveries dead-lettered (or skipped) at or before this time; default now.')),
     endpoint_id: z.optional(Uuid).check(z.describe('Only deliveries to this endpoint.')),
     event_type: z.optional(z.enum(WEBHOOK_EVENT_NAMES)).check(z.describe('Only deliveries of this event.')),
     status: z.optional(z.enum(REPLAYABLE_STATUSES)).check(z.describe('dead (the default) or skipped deliveries.')),
-    dry_run: z.optional(z.boolean()).check(z.describe('true: count the matching deliveries only; nothing is re-queued (default false).')),
+    dry_run: z
+      .optional(z.boolean())
+      .check(z.describe('true: count the matching deliveries only; nothing is re-queued (default false).')),
   })
   .register(z.globalRegistry, { id: 'ReplayDeadRequest' });
 /** A validated replay request (see {@link ReplayDeadRequest}). */

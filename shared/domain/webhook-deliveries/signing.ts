@@ -20,7 +20,9 @@ export const EVENT_NAME_HEADER = 'SVC-Event-Name';
  */
 export function computeSignature(secret: string, timestampSeconds: number, rawBody: string): string {
   assertTimestamp(timestampSeconds);
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestampSeconds}.${rawBody}`, 'utf8').digest('hex');
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${timestampSeconds}.${rawBody}`, 'utf8')
+    .digest('hex');
 }
 
 /** Input of {@link signatureHeader}. */
@@ -55,7 +57,11 @@ export function signatureHeader(input: SignatureHeaderInput): string {
 }
 
 /** The Standard Webhooks headers (DESIGN D29), lower case as the specification writes them. */
-export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
 
 /**
  * One Standard Webhooks signature (DESIGN D29): base64 HMAC-SHA256 of `${id}.${timestampSeconds}.${rawBody}`
@@ -63,9 +69,17 @@ export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-
  * which keys with the whole string). `timestampSeconds` in whole SECONDS.
  * @throws TypeError when `timestampSeconds` is not a non-negative safe integer.
  */
-export function computeStandardSignature(secret: string, id: string, timestampSeconds: number, rawBody: string): string {
+export function computeStandardSignature(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  rawBody: string,
+): string {
   assertTimestamp(timestampSeconds);
-  const key = Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
+  const key = Buffer.from(
+    secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret,
+    'base64',
+  );
   return createHmac('sha256', key).update(`${id}.${timestampSeconds}.${rawBody}`, 'utf8').digest('base64');
 }
 
@@ -75,7 +89,9 @@ export function computeStandardSignature(secret: string, id: string, timestampSe
  */
 export function standardSignatureHeader(input: SignatureHeaderInput & { id: string }): string {
   const { secret, previousSecret, timestampSeconds, rawBody, id } = input;
-  const signatures = [secret, ...(previousSecret ? [previousSecret] : [])].map((key) => `v1,${computeStandardSignature(key, id, timestampSeconds, rawBody)}`);
+  const signatures = [secret, ...(previousSecret ? [previousSecret] : [])].map(
+    (key) => `v1,${computeStandardSignature(key, id, timestampSeconds, rawBody)}`,
+  );
   return signatures.join(' ');
 }
 

@@ -1,6 +1,14 @@
 import { PREPARED_BODY_MAX_BYTES, type DeliveryMessage } from '../../runtime.js';
 import { isoTime } from '../../clock.js';
-import { DEAD_LETTER_WAIT_SECONDS, MAX_ATTEMPTS, MAX_ATTEMPT_LOG, MAX_RETRY_WAIT_SECONDS, TIMER_EARLY_TOLERANCE_MS, scaledWaitMs, waitBeforeAttemptSeconds } from './policy.js';
+import {
+  DEAD_LETTER_WAIT_SECONDS,
+  MAX_ATTEMPTS,
+  MAX_ATTEMPT_LOG,
+  MAX_RETRY_WAIT_SECONDS,
+  TIMER_EARLY_TOLERANCE_MS,
+  scaledWaitMs,
+  waitBeforeAttemptSeconds,
+} from './policy.js';
 import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
 import type { StoredDeliveryAttempt } from './stored.js';
 
@@ -29,10 +37,19 @@ export interface DeliveryState {
 export type AttemptTransition =
   | { outcome: 'succeeded'; status: 'succeeded'; next: null }
   | { outcome: 'retry_scheduled'; status: 'pending'; dueAtMs: number; nextAttemptAtMs: number; next: DeliveryMessage }
-  | { outcome: 'awaiting_dead_letter'; status: 'pending'; dueAtMs: number; nextAttemptAtMs: null; next: DeliveryMessage };
+  | {
+      outcome: 'awaiting_dead_letter';
+      status: 'pending';
+      dueAtMs: number;
+      nextAttemptAtMs: null;
+      next: DeliveryMessage;
+    };
 
 /** The message "attempt `attempt` of this delivery" (1–8), naming the delivery's endpoint when known. */
-export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'> & { endpoint_id?: string }, attempt: number): DeliveryMessage {
+export function attemptMessage(
+  delivery: Pick<DeliveryState, 'id' | 'team_id'> & { endpoint_id?: string },
+  attempt: number,
+): DeliveryMessage {
   const message: DeliveryMessage = { kind: 'attempt', team_id: delivery.team_id, delivery_id: delivery.id, attempt };
   if (delivery.endpoint_id) message.endpoint_id = delivery.endpoint_id;
   return message;
@@ -43,10 +60,27 @@ export function attemptMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'> &
  * (`prepared`: event id and type, body, due time) when the body is at most
  * {@link PREPARED_BODY_MAX_BYTES} bytes, so the dispatcher need not read the row.
  */
-export function firstAttemptMessage(delivery: { id: string; team_id: string; endpoint_id: string; event_id: string; event_type: string; body?: string; due_at_ms: number | null }): DeliveryMessage {
+export function firstAttemptMessage(delivery: {
+  id: string;
+  team_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  body?: string;
+  due_at_ms: number | null;
+}): DeliveryMessage {
   const message = attemptMessage(delivery, 1);
-  if (delivery.body !== undefined && delivery.due_at_ms !== null && Buffer.byteLength(delivery.body) <= PREPARED_BODY_MAX_BYTES) {
-    message.prepared = { event_id: delivery.event_id, event_type: delivery.event_type, body: delivery.body, due_at_ms: delivery.due_at_ms };
+  if (
+    delivery.body !== undefined &&
+    delivery.due_at_ms !== null &&
+    Buffer.byteLength(delivery.body) <= PREPARED_BODY_MAX_BYTES
+  ) {
+    message.prepared = {
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+      body: delivery.body,
+      due_at_ms: delivery.due_at_ms,
+    };
   }
   return message;
 }
@@ -60,20 +94,44 @@ function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): Del
  * Transition after attempt `message.attempt` ended at `nowMs` (epoch ms): succeeded, pending after {@link waitBeforeAttemptSeconds} (no earlier than
  * `retryAfterSeconds`, ≤ {@link MAX_RETRY_WAIT_SECONDS}), or after the last attempt pending with the dead-letter timer. Waits divided by `timeScale`.
  */
-export function afterAttempt(message: DeliveryMessage, ok: boolean, nowMs: number, timeScale: number, retryAfterSeconds: number | null = null): AttemptTransition {
+export function afterAttempt(
+  message: DeliveryMessage,
+  ok: boolean,
+  nowMs: number,
+  timeScale: number,
+  retryAfterSeconds: number | null = null,
+): AttemptTransition {
   const delivery = { id: message.delivery_id, team_id: message.team_id, endpoint_id: message.endpoint_id };
   if (ok) return { outcome: 'succeeded', status: 'succeeded', next: null };
   if (message.attempt < MAX_ATTEMPTS) {
-    const waitSeconds = Math.max(waitBeforeAttemptSeconds(message.attempt + 1), Math.min(retryAfterSeconds ?? 0, MAX_RETRY_WAIT_SECONDS));
+    const waitSeconds = Math.max(
+      waitBeforeAttemptSeconds(message.attempt + 1),
+      Math.min(retryAfterSeconds ?? 0, MAX_RETRY_WAIT_SECONDS),
+    );
     const dueAtMs = nowMs + scaledWaitMs(waitSeconds, timeScale);
-    return { outcome: 'retry_scheduled', status: 'pending', dueAtMs, nextAttemptAtMs: dueAtMs, next: attemptMessage(delivery, message.attempt + 1) };
+    return {
+      outcome: 'retry_scheduled',
+      status: 'pending',
+      dueAtMs,
+      nextAttemptAtMs: dueAtMs,
+      next: attemptMessage(delivery, message.attempt + 1),
+    };
   }
   const dueAtMs = nowMs + scaledWaitMs(DEAD_LETTER_WAIT_SECONDS, timeScale);
-  return { outcome: 'awaiting_dead_letter', status: 'pending', dueAtMs, nextAttemptAtMs: null, next: deadLetterMessage(delivery) };
+  return {
+    outcome: 'awaiting_dead_letter',
+    status: 'pending',
+    dueAtMs,
+    nextAttemptAtMs: null,
+    next: deadLetterMessage(delivery),
+  };
 }
 
 /** The attempt log with `record` appended, keeping the newest {@link MAX_ATTEMPT_LOG} records. */
-export function appendAttempt(log: readonly StoredDeliveryAttempt[] | undefined, record: DeliveryAttempt): StoredDeliveryAttempt[] {
+export function appendAttempt(
+  log: readonly StoredDeliveryAttempt[] | undefined,
+  record: DeliveryAttempt,
+): StoredDeliveryAttempt[] {
   return [...(log ?? []), record].slice(-MAX_ATTEMPT_LOG);
 }
 
@@ -103,7 +161,12 @@ export function stoppedAttempt(attempt: number, nowMs: number, plannedAt: string
  * is stale or a duplicate and does nothing.
  */
 export function isDueForDeadLetter(delivery: DeliveryState, nowMs: number): boolean {
-  return !(delivery.status !== 'pending' || delivery.attempts !== MAX_ATTEMPTS || delivery.due_at_ms === null || delivery.due_at_ms > nowMs + TIMER_EARLY_TOLERANCE_MS);
+  return !(
+    delivery.status !== 'pending' ||
+    delivery.attempts !== MAX_ATTEMPTS ||
+    delivery.due_at_ms === null ||
+    delivery.due_at_ms > nowMs + TIMER_EARLY_TOLERANCE_MS
+  );
 }
 
 /** Only dead and skipped deliveries can be retried by hand or replayed (interface "States": dead → pending; DESIGN D6: skipped → pending). */

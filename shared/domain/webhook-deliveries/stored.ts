@@ -25,7 +25,12 @@ export const INDEX_SK = secondaryIndex.sortKey;
  * `connect_ms`, `remote_address`, `tls_version`) tolerated absent on records written before them
  * (read as null by the public view).
  */
-const StoredDeliveryAttemptRecord = z.partial(DeliveryAttempt, { planned_at: true, connect_ms: true, remote_address: true, tls_version: true });
+const StoredDeliveryAttemptRecord = z.partial(DeliveryAttempt, {
+  planned_at: true,
+  connect_ms: true,
+  remote_address: true,
+  tls_version: true,
+});
 
 /** One stored attempt record (see {@link StoredDeliveryAttemptRecord}); every {@link DeliveryAttempt} is one. */
 export type StoredDeliveryAttempt = z.output<typeof StoredDeliveryAttemptRecord>;
@@ -34,20 +39,28 @@ export type StoredDeliveryAttempt = z.output<typeof StoredDeliveryAttemptRecord>
  * A delivery item as stored (`keys.delivery`, DESIGN D7, D14): the public fields (the nullable times
  * tolerated absent: read as null) plus its team, timers, lease, attempt log (absent: none yet) and body.
  */
-const StoredDeliveryRecord = z.extend(z.partial(z.omit(WebhookDelivery, { attempt_log: true }), { next_attempt_at: true, last_attempt_at: true, dead_lettered_at: true, skipped_at: true }), {
-  team_id: z.string(),
-  /** Epoch MILLISECONDS of the next attempt (pending) or of dead-lettering (pending after attempt 8). */
-  due_at_ms: z.nullable(z.number()),
-  /** Epoch MILLISECONDS at which an in-flight attempt's lease runs out; null when not delivering. */
-  lease_expires_at_ms: z.nullable(z.number()),
-  attempt_log: z.optional(z.array(StoredDeliveryAttemptRecord)),
-  /** The replay job (DESIGN D25) that last brought it back to pending, if any. */
-  last_replay_id: z.optional(z.string()),
-  /** The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at fan-out so an attempt does not read the event again. */
-  body: z.string(),
-  /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
-  sweeper_requeues: z.optional(z.number().check(z.int(), z.nonnegative())),
-});
+const StoredDeliveryRecord = z.extend(
+  z.partial(z.omit(WebhookDelivery, { attempt_log: true }), {
+    next_attempt_at: true,
+    last_attempt_at: true,
+    dead_lettered_at: true,
+    skipped_at: true,
+  }),
+  {
+    team_id: z.string(),
+    /** Epoch MILLISECONDS of the next attempt (pending) or of dead-lettering (pending after attempt 8). */
+    due_at_ms: z.nullable(z.number()),
+    /** Epoch MILLISECONDS at which an in-flight attempt's lease runs out; null when not delivering. */
+    lease_expires_at_ms: z.nullable(z.number()),
+    attempt_log: z.optional(z.array(StoredDeliveryAttemptRecord)),
+    /** The replay job (DESIGN D25) that last brought it back to pending, if any. */
+    last_replay_id: z.optional(z.string()),
+    /** The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at fan-out so an attempt does not read the event again. */
+    body: z.string(),
+    /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
+    sweeper_requeues: z.optional(z.number().check(z.int(), z.nonnegative())),
+  },
+);
 
 /** A delivery as stored (see {@link StoredDeliveryRecord}); it carries the `DeliveryState` the state machine reads. */
 export type StoredDelivery = z.output<typeof StoredDeliveryRecord>;

@@ -2,7 +2,13 @@ import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/requests.js';
 import { fanOutEvents } from './fan-out.js';
-import { QUEUE_BATCH_SIZE, SHARD_CONCURRENCY, SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS, SWEEP_MOVE_CONCURRENCY } from './policy.js';
+import {
+  QUEUE_BATCH_SIZE,
+  SHARD_CONCURRENCY,
+  SWEEP_GRACE_MS,
+  SWEEP_INTERVAL_SECONDS,
+  SWEEP_MOVE_CONCURRENCY,
+} from './policy.js';
 import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
@@ -17,7 +23,11 @@ import { recoveryMessage } from './state-machine.js';
  * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out stale outbox events, restarts stopped
  * replay jobs (D25). `graceMs`, `intervalMs`: MILLISECONDS. Returns `requeued`, `fannedOut`, `replays`; throws only on store or queue errors.
  */
-export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, intervalMs = SWEEP_INTERVAL_SECONDS * 1000): Promise<{ requeued: number; fannedOut: number; replays: number }> {
+export async function sweep(
+  runtime: Runtime,
+  graceMs = SWEEP_GRACE_MS,
+  intervalMs = SWEEP_INTERVAL_SECONDS * 1000,
+): Promise<{ requeued: number; fannedOut: number; replays: number }> {
   const nowMs = runtime.clock.nowMs();
   const spacingMs = Math.max(graceMs, intervalMs);
   // A queue that knows its backlog (the local one): rows due after its oldest waiting message are waiting, not lost.
@@ -35,11 +45,17 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, interval
           return message ? [{ delivery, message }] : [];
         });
         // Move, then send: a crash between leaves the row moved, for a later sweep (send-then-move would waste messages on changed rows); moved rows leave this query's range, so later pages are unaffected.
-        const moved = await pMap(recoveries, async ({ delivery, message }) => ((await moveOverdueDelivery(runtime.store, delivery, spacingMs, nowMs)) ? message : null), {
-          concurrency: SWEEP_MOVE_CONCURRENCY,
-        });
+        const moved = await pMap(
+          recoveries,
+          async ({ delivery, message }) =>
+            (await moveOverdueDelivery(runtime.store, delivery, spacingMs, nowMs)) ? message : null,
+          {
+            concurrency: SWEEP_MOVE_CONCURRENCY,
+          },
+        );
         const messages = moved.filter((message): message is DeliveryMessage => message !== null);
-        for (let index = 0; index < messages.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(messages.slice(index, index + QUEUE_BATCH_SIZE), 0);
+        for (let index = 0; index < messages.length; index += QUEUE_BATCH_SIZE)
+          await runtime.deliveryQueue.send(messages.slice(index, index + QUEUE_BATCH_SIZE), 0);
         requeued += messages.length;
         startKey = page.lastEvaluatedKey;
       } while (startKey);
@@ -55,7 +71,10 @@ export async function sweep(runtime: Runtime, graceMs = SWEEP_GRACE_MS, interval
  * Fans out outbox events created at or before `beforeMs` (epoch ms) and not yet fanned out, page by page per shard (D6, D14); younger events are never
  * read. Returns the events handled; throws only on store or queue errors.
  */
-export async function relayOutbox(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, beforeMs: number): Promise<number> {
+export async function relayOutbox(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
+  beforeMs: number,
+): Promise<number> {
   let count = 0;
   await pMap(
     WORKER_SHARDS,

@@ -87,7 +87,9 @@ export interface VerifyWebhookInput {
  * Verifies one delivery (interface "Webhook trust"): headers, signature (constant-time, v1/v0), freshness (both directions), body, header/body match, dedup last.
  * @throws {@link WebhookVerificationError}: answer 2xx for `duplicate_event` (drop the event), 4xx otherwise.
  */
-export async function verifyWebhook<TData = Record<string, unknown>>(input: VerifyWebhookInput): Promise<WebhookEvent<TData>> {
+export async function verifyWebhook<TData = Record<string, unknown>>(
+  input: VerifyWebhookInput,
+): Promise<WebhookEvent<TData>> {
   const toleranceSeconds = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowSeconds = input.nowSeconds ?? Math.floor(Date.now() / 1000);
 
@@ -101,7 +103,10 @@ export async function verifyWebhook<TData = Record<string, unknown>>(input: Veri
   const parsed = parseSignatureHeader(signature);
   const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
 
-  const expected = createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(`${parsed.timestamp}.`, 'utf8').update(body).digest();
+  const expected = createHmac('sha256', Buffer.from(input.secret, 'utf8'))
+    .update(`${parsed.timestamp}.`, 'utf8')
+    .update(body)
+    .digest();
   let matched = false;
   for (const candidate of parsed.signatures) {
     // Every candidate is compared (no early exit) so timing does not reveal which one matched.
@@ -111,7 +116,10 @@ export async function verifyWebhook<TData = Record<string, unknown>>(input: Veri
     throw new WebhookVerificationError('signature_mismatch', 'no v1/v0 signature matches the payload');
   }
   if (Math.abs(nowSeconds - parsed.timestamp) > toleranceSeconds) {
-    throw new WebhookVerificationError('timestamp_outside_tolerance', `timestamp ${parsed.timestamp} is more than ${toleranceSeconds} s away from now (${nowSeconds})`);
+    throw new WebhookVerificationError(
+      'timestamp_outside_tolerance',
+      `timestamp ${parsed.timestamp} is more than ${toleranceSeconds} s away from now (${nowSeconds})`,
+    );
   }
 
   const event = parseEnvelope<TData>(body);
@@ -206,7 +214,9 @@ function header(headers: VerifyWebhookInput['headers'], lowerName: string): stri
  * @param nowSeconds - Clock returning Unix time in SECONDS; default `Date.now()/1000`. Inject in tests.
  * @returns The store, plus `size()` (ids currently remembered, expired ones pruned first).
  */
-export function createMemorySeenStore(nowSeconds: () => number = () => Date.now() / 1000): SeenEventStore & { size(): number } {
+export function createMemorySeenStore(
+  nowSeconds: () => number = () => Date.now() / 1000,
+): SeenEventStore & { size(): number } {
   const expiries = new Map<string, number>();
   const prune = (): void => {
     const now = nowSeconds();

@@ -3,7 +3,14 @@ import { WORKER_INDEX_SHARDS, keys, secondaryIndex } from '../../store/keys.js';
 import { ConditionFailedError, type Store } from '../../store/store.js';
 import type { Key } from '../../store/requests.js';
 import { MAX_SWEEP_SPACING_MS, OUTBOX_PAGE_SIZE, WORKER_PAGE_SIZE } from './policy.js';
-import { INDEX_PK, INDEX_SK, asEvent, dueSortKey, parseStoredOverdueDelivery, type StoredOverdueDelivery } from './stored.js';
+import {
+  INDEX_PK,
+  INDEX_SK,
+  asEvent,
+  dueSortKey,
+  parseStoredOverdueDelivery,
+  type StoredOverdueDelivery,
+} from './stored.js';
 
 /** The worker indexes' queries (DESIGN D6, D7, D14): overdue deliveries, the sweeper's move, the outbox. */
 
@@ -11,7 +18,12 @@ import { INDEX_PK, INDEX_SK, asEvent, dueSortKey, parseStoredOverdueDelivery, ty
  * One page (≤ {@link WORKER_PAGE_SIZE}) of shard `shard` of the pending-deliveries index: every delivery
  * (of any team) whose due time — next attempt, dead-letter timer or lease expiry — is before `beforeMs`.
  */
-export async function queryOverdueDeliveries(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredOverdueDelivery[]; lastEvaluatedKey: Key | undefined }> {
+export async function queryOverdueDeliveries(
+  store: Store,
+  shard: number,
+  beforeMs: number,
+  startKey: Key | undefined,
+): Promise<{ items: StoredOverdueDelivery[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
@@ -35,7 +47,12 @@ export function sweptDueMs(requeues: number, spacingMs: number, nowMs: number): 
  * Moves an overdue row forward in the pending index to `nowMs` + `spacingMs` × 2^requeues, capped at {@link MAX_SWEEP_SPACING_MS} (all ms; D7, D14),
  * guarded on the row as read; `due_at_ms` stays. Returns false when the row changed (no recovery message needed). Throws only on store errors.
  */
-export async function moveOverdueDelivery(store: Store, delivery: StoredOverdueDelivery, spacingMs: number, nowMs: number): Promise<boolean> {
+export async function moveOverdueDelivery(
+  store: Store,
+  delivery: StoredOverdueDelivery,
+  spacingMs: number,
+  nowMs: number,
+): Promise<boolean> {
   const readSortKey = delivery[INDEX_SK];
   const toMs = sweptDueMs(delivery.sweeper_requeues ?? 0, spacingMs, nowMs);
   try {
@@ -44,7 +61,14 @@ export async function moveOverdueDelivery(store: Store, delivery: StoredOverdueD
       UpdateExpression: `SET ${INDEX_SK} = :sort, sweeper_requeues = if_not_exists(sweeper_requeues, :zero) + :one`,
       ConditionExpression: `${INDEX_SK} = :read AND #status = :status AND attempts = :attempts`,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':sort': dueSortKey(toMs, delivery.id), ':read': readSortKey, ':status': delivery.status, ':attempts': delivery.attempts, ':zero': 0, ':one': 1 },
+      ExpressionAttributeValues: {
+        ':sort': dueSortKey(toMs, delivery.id),
+        ':read': readSortKey,
+        ':status': delivery.status,
+        ':attempts': delivery.attempts,
+        ':zero': 0,
+        ':one': 1,
+      },
     });
     return true;
   } catch (error) {
@@ -59,11 +83,19 @@ export async function moveOverdueDelivery(store: Store, delivery: StoredOverdueD
  * key condition (`sort key < {@link keys.timeIndexSortKey}(beforeMs + 1, '')`), so younger events are
  * not read at all (DESIGN D6, D14). Throws only on store errors.
  */
-export async function queryOutbox(store: Store, shard: number, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
+export async function queryOutbox(
+  store: Store,
+  shard: number,
+  beforeMs: number,
+  startKey: Key | undefined,
+): Promise<{ items: StoredEvent[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :outbox AND ${INDEX_SK} < :bound`,
-    ExpressionAttributeValues: { ':outbox': keys.outboxIndex(shard), ':bound': keys.timeIndexSortKey(beforeMs + 1, '') },
+    ExpressionAttributeValues: {
+      ':outbox': keys.outboxIndex(shard),
+      ':bound': keys.timeIndexSortKey(beforeMs + 1, ''),
+    },
     ExclusiveStartKey: startKey,
     Limit: OUTBOX_PAGE_SIZE,
   });

@@ -10,10 +10,20 @@ import type { Item } from '../../store/requests.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
-import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM, dualSigningExpiresAtMs, requireEventAbilities } from './policy.js';
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  MAX_ENDPOINTS_PER_TEAM,
+  dualSigningExpiresAtMs,
+  requireEventAbilities,
+} from './policy.js';
 import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
 import { RAISE_REVISION, loadWebhookEndpoint, notFound, publicEndpoint } from './repository.js';
-import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookEndpointWithSecret } from './schema.js';
+import type {
+  CreateWebhookEndpointRequest,
+  UpdateWebhookEndpointRequest,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './schema.js';
 import { openEndpointSecrets, sealEndpointSecrets } from './secrets.js';
 
 /** The use cases that change webhook endpoints (DESIGN D6, D8, D14): create, update, delete, rotate the secret. */
@@ -25,7 +35,10 @@ import { openEndpointSecrets, sealEndpointSecrets } from './secrets.js';
 export async function createWebhookEndpoint(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,
   principal: Principal,
-  input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & { allowed_ips?: string[]; max_concurrency?: number },
+  input: Pick<CreateWebhookEndpointRequest, 'name' | 'url' | 'events'> & {
+    allowed_ips?: string[];
+    max_concurrency?: number;
+  },
 ): Promise<WebhookEndpointWithSecret> {
   const events = [...new Set(input.events)];
   requireEventAbilities(principal, events);
@@ -47,14 +60,24 @@ export async function createWebhookEndpoint(
     updated_at: now,
     in_flight: {},
     revision: 1,
-    sealed_secrets: await sealEndpointSecrets(integrationsOf(runtime).keyEncryptionKey, principal.teamId, id, { secret, previous_secret: null }),
+    sealed_secrets: await sealEndpointSecrets(integrationsOf(runtime).keyEncryptionKey, principal.teamId, id, {
+      secret,
+      previous_secret: null,
+    }),
     previous_secret_expires_at_ms: null,
     owner_token_id: principal.tokenId,
     owner_abilities: [...principal.abilities],
   };
   // D8 and D20: one atomic counter on the team item, in the same transaction as the endpoint, enforces
   // both the 50-endpoint cap and the tier's limit.
-  const cap = { max: MAX_ENDPOINTS_PER_TEAM, problem: () => new ProblemError('CONFLICT', `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`) };
+  const cap = {
+    max: MAX_ENDPOINTS_PER_TEAM,
+    problem: () =>
+      new ProblemError(
+        'CONFLICT',
+        `The team has ${MAX_ENDPOINTS_PER_TEAM} webhook endpoints, the most it can have; delete one first.`,
+      ),
+  };
   return withinTierLimit(
     runtime,
     principal.teamId,
@@ -62,7 +85,10 @@ export async function createWebhookEndpoint(
     () =>
       unitOfWork(runtime, principal.teamId, (tx) => {
         countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
-        tx.put({ ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored }, { condition: 'attribute_not_exists(pk)' });
+        tx.put(
+          { ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored },
+          { condition: 'attribute_not_exists(pk)' },
+        );
         return { ...publicEndpoint(stored), secret };
       }),
     cap,
@@ -75,7 +101,12 @@ export async function createWebhookEndpoint(
  * `is_active: false` disables it by hand (`disabled_at` keeps the first time).
  * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY (an event whose minimum ability the caller lacks).
  */
-export async function updateWebhookEndpoint(runtime: Pick<Runtime, 'store' | 'clock'>, principal: Principal, endpointId: string, input: UpdateWebhookEndpointRequest): Promise<WebhookEndpoint> {
+export async function updateWebhookEndpoint(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  principal: Principal,
+  endpointId: string,
+  input: UpdateWebhookEndpointRequest,
+): Promise<WebhookEndpoint> {
   // D6: whoever changes where events go (url) or which (events) becomes the owner, and must hold the
   // minimum ability of every event the endpoint then subscribes.
   const repoints = input.url !== undefined || input.events !== undefined;
@@ -137,9 +168,16 @@ export async function updateWebhookEndpoint(runtime: Pick<Runtime, 'store' | 'cl
 }
 
 /** Deletes an endpoint; its pending deliveries stop at their next attempt. Errors: NOT_FOUND when absent. */
-export async function deleteWebhookEndpoint(runtime: UnitOfWorkRuntime, principal: Principal, endpointId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteWebhookEndpoint(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  endpointId: string,
+): Promise<{ id: string; deleted: true }> {
   return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.delete(keys.webhookEndpoint(principal.teamId, endpointId), { condition: 'attribute_exists(pk)', onConditionFailed: () => notFound(endpointId) });
+    tx.delete(keys.webhookEndpoint(principal.teamId, endpointId), {
+      condition: 'attribute_exists(pk)',
+      onConditionFailed: () => notFound(endpointId),
+    });
     countUsage(tx, principal.teamId, 'webhook_endpoints', -1);
     return { id: endpointId, deleted: true as const };
   });
@@ -163,21 +201,34 @@ export async function rotateWebhookEndpointSecret(
   const nowMs = runtime.clock.nowMs();
   const kek = integrationsOf(runtime).keyEncryptionKey;
   const secret = generateWebhookSecret();
-  const previousSecret = mode === 'dashboard' ? (await openEndpointSecrets(kek, principal.teamId, endpointId, current.sealed_secrets)).secret : null;
+  const previousSecret =
+    mode === 'dashboard'
+      ? (await openEndpointSecrets(kek, principal.teamId, endpointId, current.sealed_secrets)).secret
+      : null;
   const previousExpiresAt = mode === 'dashboard' ? dualSigningExpiresAtMs(nowMs, runtime.timeScale) : null;
-  const sealed = await sealEndpointSecrets(kek, principal.teamId, endpointId, { secret, previous_secret: previousSecret });
+  const sealed = await sealEndpointSecrets(kek, principal.teamId, endpointId, {
+    secret,
+    previous_secret: previousSecret,
+  });
   try {
     const attributes = await runtime.store.update({
       Key: keys.webhookEndpoint(principal.teamId, endpointId),
       UpdateExpression: `SET sealed_secrets = :sealed, previous_secret_expires_at_ms = :expires, updated_at = :now, ${RAISE_REVISION.clause}`,
       // Only rotate the secrets we read (each sealing has its own ciphertext), so two concurrent rotations cannot both keep a stale "previous".
       ConditionExpression: 'sealed_secrets.ciphertext = :current',
-      ExpressionAttributeValues: { ':sealed': sealed, ':expires': previousExpiresAt, ':now': isoTime(nowMs), ':current': current.sealed_secrets.ciphertext, ...RAISE_REVISION.values },
+      ExpressionAttributeValues: {
+        ':sealed': sealed,
+        ':expires': previousExpiresAt,
+        ':now': isoTime(nowMs),
+        ':current': current.sealed_secrets.ciphertext,
+        ...RAISE_REVISION.values,
+      },
       ReturnValues: 'ALL_NEW',
     });
     return { ...publicEndpoint(parseStoredWebhookEndpoint(attributes!)), secret };
   } catch (error) {
-    if (error instanceof ConditionFailedError) throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
+    if (error instanceof ConditionFailedError)
+      throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
     throw error;
   }
 }

@@ -35,7 +35,13 @@ export function successfulAttemptUpdate(teamId: string, endpointId: string, deli
  * the endpoint (`is_active=false`, `disabled_at`), and so does a `gone` answer (410, DESIGN D29) at once.
  * A deleted endpoint or a lost race is ignored. Throws only on store errors.
  */
-export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'clock'>, teamId: string, endpointId: string, deliveryId: string, options: { gone?: boolean } = {}): Promise<void> {
+export async function recordFailedAttempt(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  teamId: string,
+  endpointId: string,
+  deliveryId: string,
+  options: { gone?: boolean } = {},
+): Promise<void> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
   try {
     if (options.gone) {
@@ -63,7 +69,13 @@ export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'cloc
         Key,
         UpdateExpression: `SET is_active = :false, disabled_at = :now, updated_at = :now, ${RAISE_REVISION.clause}`,
         ConditionExpression: 'is_active = :true AND consecutive_failures >= :threshold',
-        ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':threshold': AUTO_DISABLE_THRESHOLD, ...RAISE_REVISION.values },
+        ExpressionAttributeValues: {
+          ':false': false,
+          ':true': true,
+          ':now': now,
+          ':threshold': AUTO_DISABLE_THRESHOLD,
+          ...RAISE_REVISION.values,
+        },
       });
     }
   } catch (error) {
@@ -72,13 +84,21 @@ export async function recordFailedAttempt(runtime: Pick<Runtime, 'store' | 'cloc
 }
 
 /** What {@link acquireDeliverySlot} found: a slot (with the endpoint as stored), a full cap, or no active endpoint. */
-export type SlotAcquisition = { kind: 'acquired'; endpoint: StoredWebhookEndpoint } | { kind: 'full' } | { kind: 'stopped' };
+export type SlotAcquisition =
+  { kind: 'acquired'; endpoint: StoredWebhookEndpoint } | { kind: 'full' } | { kind: 'stopped' };
 
 /**
  * Takes an endpoint concurrency slot for `deliveryId` until `leaseUntilMs` (epoch ms) in one conditional update that returns the endpoint (D24, D14);
  * expired slots are reclaimed once when full. Returns `acquired`, `full` or `stopped` (deleted or disabled). Throws only on store errors.
  */
-export async function acquireDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string, leaseUntilMs: number, nowMs: number): Promise<SlotAcquisition> {
+export async function acquireDeliverySlot(
+  store: Store,
+  teamId: string,
+  endpointId: string,
+  deliveryId: string,
+  leaseUntilMs: number,
+  nowMs: number,
+): Promise<SlotAcquisition> {
   const Key = keys.webhookEndpoint(teamId, endpointId);
   const attempt = async () =>
     parseStoredWebhookEndpoint(
@@ -118,7 +138,11 @@ const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_f
  * {@link acquireDeliverySlot}'s slot as a transaction item built from the dispatcher's cached `endpoint`: requires it active, at that copy's `revision`
  * (so url and secret are current) and with room. A refused condition returns the endpoint as found ({@link slotRefusal}).
  */
-export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: string, leaseUntilMs: number): TransactionItem {
+export function deliverySlotItem(
+  endpoint: StoredWebhookEndpoint,
+  deliveryId: string,
+  leaseUntilMs: number,
+): TransactionItem {
   return {
     Update: {
       Key: keys.webhookEndpoint(endpoint.team_id, endpoint.id),
@@ -138,7 +162,11 @@ export function deliverySlotItem(endpoint: StoredWebhookEndpoint, deliveryId: st
  * holding slots whose lease ran out before `nowMs`, epoch ms: take the slot the long way, which
  * reclaims them) or `full`.
  */
-export function slotRefusal(endpoint: StoredWebhookEndpoint | undefined, used: StoredWebhookEndpoint, nowMs: number): 'stopped' | 'stale' | 'reclaim' | 'full' {
+export function slotRefusal(
+  endpoint: StoredWebhookEndpoint | undefined,
+  used: StoredWebhookEndpoint,
+  nowMs: number,
+): 'stopped' | 'stale' | 'reclaim' | 'full' {
   if (!endpoint || !endpoint.is_active) return 'stopped';
   if (endpoint.revision !== used.revision) return 'stale';
   return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'reclaim' : 'full';
@@ -166,7 +194,12 @@ async function reclaimSlots(store: Store, Key: Key, expired: ReadonlyArray<reado
 }
 
 /** Gives back a slot taken by {@link acquireDeliverySlot} without counting an outcome (the attempt was not made). */
-export async function releaseDeliverySlot(store: Store, teamId: string, endpointId: string, deliveryId: string): Promise<void> {
+export async function releaseDeliverySlot(
+  store: Store,
+  teamId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<void> {
   await store
     .update({
       Key: keys.webhookEndpoint(teamId, endpointId),

@@ -5,10 +5,19 @@ export const webhookEndpointsFacts = defineFacts({
   abilities: {
     category: 'webhook',
     label: 'Webhooks',
-    entries: [{ value: 'webhook-endpoint:manage', description: 'List, create, change, delete webhook endpoints, rotate their secrets and send test events.', roles: ['developer'] }],
+    entries: [
+      {
+        value: 'webhook-endpoint:manage',
+        description: 'List, create, change, delete webhook endpoints, rotate their secrets and send test events.',
+        roles: ['developer'],
+      },
+    ],
   },
   keys: {
-    webhookEndpoint: (teamId: string, endpointId: string) => ({ pk: `TEAM#${teamId}`, sk: `WEBHOOK_ENDPOINT#${endpointId}` }),
+    webhookEndpoint: (teamId: string, endpointId: string) => ({
+      pk: `TEAM#${teamId}`,
+      sk: `WEBHOOK_ENDPOINT#${endpointId}`,
+    }),
   },
   sortKeyPrefix: { webhookEndpoint: 'WEBHOOK_ENDPOINT#' },
   entity: { webhookEndpoint: 'webhook_endpoint' },

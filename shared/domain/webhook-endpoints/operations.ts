@@ -27,7 +27,12 @@ export const webhookEndpointsModule = defineModule({
       rest: { method: 'POST', path: '/v1/webhook-endpoints', successStatus: 201 },
       tierLimit: 'webhook_endpoints',
       sealsSecret: true,
-      tool: { name: 'create_webhook_endpoint', title: 'Create webhook endpoint', kind: 'create', description: 'Register an HTTPS webhook endpoint; its signing secret is returned once.' },
+      tool: {
+        name: 'create_webhook_endpoint',
+        title: 'Create webhook endpoint',
+        kind: 'create',
+        description: 'Register an HTTPS webhook endpoint; its signing secret is returned once.',
+      },
     }),
     listWebhookEndpoints: defineOperation({
       id: 'listWebhookEndpoints',
@@ -39,7 +44,12 @@ export const webhookEndpointsModule = defineModule({
       output: WebhookEndpointList,
       events: [],
       rest: { method: 'GET', path: '/v1/webhook-endpoints', successStatus: 200 },
-      tool: { name: 'list_webhook_endpoints', title: 'List webhook endpoints', kind: 'read', description: 'List webhook endpoints (never their secrets).' },
+      tool: {
+        name: 'list_webhook_endpoints',
+        title: 'List webhook endpoints',
+        kind: 'read',
+        description: 'List webhook endpoints (never their secrets).',
+      },
     }),
     getWebhookEndpoint: defineOperation({
       id: 'getWebhookEndpoint',
@@ -51,7 +61,12 @@ export const webhookEndpointsModule = defineModule({
       output: WebhookEndpoint,
       events: [],
       rest: { method: 'GET', path: '/v1/webhook-endpoints/{id}', successStatus: 200 },
-      tool: { name: 'get_webhook_endpoint', title: 'Get webhook endpoint', kind: 'read', description: 'Read one webhook endpoint (never its secret).' },
+      tool: {
+        name: 'get_webhook_endpoint',
+        title: 'Get webhook endpoint',
+        kind: 'read',
+        description: 'Read one webhook endpoint (never its secret).',
+      },
     }),
     updateWebhookEndpoint: defineOperation({
       id: 'updateWebhookEndpoint',
@@ -81,7 +96,12 @@ export const webhookEndpointsModule = defineModule({
       output: Deleted,
       events: [],
       rest: { method: 'DELETE', path: '/v1/webhook-endpoints/{id}', successStatus: 200 },
-      tool: { name: 'delete_webhook_endpoint', title: 'Delete webhook endpoint', kind: 'destructive', description: 'Delete a webhook endpoint; pending deliveries to it stop.' },
+      tool: {
+        name: 'delete_webhook_endpoint',
+        title: 'Delete webhook endpoint',
+        kind: 'destructive',
+        description: 'Delete a webhook endpoint; pending deliveries to it stop.',
+      },
     }),
     rotateWebhookEndpointSecret: defineOperation({
       id: 'rotateWebhookEndpointSecret',
@@ -98,7 +118,8 @@ export const webhookEndpointsModule = defineModule({
         name: 'rotate_webhook_endpoint_secret',
         title: 'Rotate webhook endpoint secret',
         kind: 'destructive',
-        description: 'Replace an endpoint\u2019s signing secret at once (signatures use v1 only); the new secret is returned once.',
+        description:
+          'Replace an endpoint\u2019s signing secret at once (signatures use v1 only); the new secret is returned once.',
       },
     }),
     sendTestWebhookEvent: defineOperation({
@@ -111,7 +132,12 @@ export const webhookEndpointsModule = defineModule({
       output: WebhookDelivery,
       events: ['webhook_endpoint.test'],
       rest: { method: 'POST', path: '/v1/webhook-endpoints/{id}/test', successStatus: 202 },
-      tool: { name: 'send_test_webhook_event', title: 'Send test webhook event', kind: 'create', description: 'Send a webhook_endpoint.test event to one endpoint.' },
+      tool: {
+        name: 'send_test_webhook_event',
+        title: 'Send test webhook event',
+        kind: 'create',
+        description: 'Send a webhook_endpoint.test event to one endpoint.',
+      },
     }),
   },
 });

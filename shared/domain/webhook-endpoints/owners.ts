@@ -12,7 +12,11 @@ import { currentTokenAbilities } from '../tokens/repository.js';
  * holds nothing; a member holds their team-wide abilities while `active`, nothing once invited or removed.
  * One BatchGetItem for the tokens; per member owner, one GetItem and the reads of their groups and roles.
  */
-export async function currentOwnerAbilities(store: Store, teamId: string, ownerIds: readonly string[]): Promise<Map<string, ReadonlySet<Ability>>> {
+export async function currentOwnerAbilities(
+  store: Store,
+  teamId: string,
+  ownerIds: readonly string[],
+): Promise<Map<string, ReadonlySet<Ability>>> {
   const unique = [...new Set(ownerIds)];
   const memberOwners = unique.flatMap((ownerId) => {
     const memberId = memberIdOfActor(ownerId);
@@ -23,7 +27,12 @@ export async function currentOwnerAbilities(store: Store, teamId: string, ownerI
   if (memberOwners.length) {
     for (const { ownerId, memberId } of memberOwners) {
       const member = await findMember(store, teamId, memberId);
-      held.set(ownerId, member && member.status === 'active' ? (await memberAbilities(store, teamId, member)).teamWide : new Set<Ability>());
+      held.set(
+        ownerId,
+        member && member.status === 'active'
+          ? (await memberAbilities(store, teamId, member)).teamWide
+          : new Set<Ability>(),
+      );
     }
   }
   return held;

@@ -40,10 +40,16 @@ export function dualSigningExpiresAtMs(nowMs: number, timeScale: number): number
  * Checks that `principal` holds the minimum ability of every event it subscribes to (interface
  * "Subscribing", DESIGN D6). Throws ProblemError TOKEN_MISSING_ABILITY naming each missing one.
  */
-export function requireEventAbilities(principal: Pick<Principal, 'abilities'>, events: readonly WebhookEventName[]): void {
+export function requireEventAbilities(
+  principal: Pick<Principal, 'abilities'>,
+  events: readonly WebhookEventName[],
+): void {
   const missing = events.filter((name) => !principal.abilities.has(webhookEvent(name).minimum_ability));
   if (missing.length) {
     const detail = missing.map((name) => `${name} needs ${webhookEvent(name).minimum_ability}`).join('; ');
-    throw new ProblemError('TOKEN_MISSING_ABILITY', `Subscribing to these events needs abilities this token lacks: ${detail}.`);
+    throw new ProblemError(
+      'TOKEN_MISSING_ABILITY',
+      `Subscribing to these events needs abilities this token lacks: ${detail}.`,
+    );
   }
 }

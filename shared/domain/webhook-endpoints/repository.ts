@@ -21,7 +21,10 @@ import { openEndpointSecrets, type EndpointSecrets } from './secrets.js';
  * The `SET` clause that raises {@link StoredWebhookEndpoint.revision} by one, with its values: part of
  * every update that changes how deliveries are sent.
  */
-export const RAISE_REVISION = { clause: 'revision = revision + :revision_one', values: { ':revision_one': 1 } } as const;
+export const RAISE_REVISION = {
+  clause: 'revision = revision + :revision_one',
+  values: { ':revision_one': 1 },
+} as const;
 
 export const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
@@ -43,13 +46,21 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
 }
 
 /** Reads the stored endpoint (with its sealed secrets) or null. Strongly consistent. Throws StoredRecordError for an item that does not match its record schema. */
-export async function loadWebhookEndpoint(runtime: Pick<Runtime, 'store'>, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
+export async function loadWebhookEndpoint(
+  runtime: Pick<Runtime, 'store'>,
+  teamId: string,
+  endpointId: string,
+): Promise<StoredWebhookEndpoint | null> {
   const item = await runtime.store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true });
   return item ? parseStoredWebhookEndpoint(item) : null;
 }
 
 /** Reads one endpoint of the principal's team (never its secret). Errors: NOT_FOUND when absent or foreign. */
-export async function getWebhookEndpoint(runtime: Pick<Runtime, 'store'>, principal: Principal, endpointId: string): Promise<WebhookEndpoint> {
+export async function getWebhookEndpoint(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  endpointId: string,
+): Promise<WebhookEndpoint> {
   const item = await loadWebhookEndpoint(runtime, principal.teamId, endpointId);
   if (!item) throw notFound(endpointId);
   return publicEndpoint(item);
@@ -60,7 +71,11 @@ export async function getWebhookEndpoint(runtime: Pick<Runtime, 'store'>, princi
  * only active or disabled ones (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED
  * for a cursor of another list.
  */
-async function queryEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string, page: { limit: number; cursor?: string; is_active?: boolean }): Promise<Page<StoredWebhookEndpoint>> {
+async function queryEndpoints(
+  runtime: Pick<Runtime, 'store'>,
+  teamId: string,
+  page: { limit: number; cursor?: string; is_active?: boolean },
+): Promise<Page<StoredWebhookEndpoint>> {
   return queryPage(runtime.store, {
     partition: keys.teamPartition(teamId),
     sortKeyPrefix: sortKeyPrefix.webhookEndpoint,
@@ -68,12 +83,18 @@ async function queryEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string, p
     cursor: page.cursor,
     consistent: true,
     map: parseStoredWebhookEndpoint,
-    filter: page.is_active === undefined ? undefined : { expression: 'is_active = :is_active', values: { ':is_active': page.is_active } },
+    filter:
+      page.is_active === undefined
+        ? undefined
+        : { expression: 'is_active = :is_active', values: { ':is_active': page.is_active } },
   });
 }
 
 /** Every stored endpoint of a team, with sealed secrets (at most {@link MAX_ENDPOINTS_PER_TEAM}); used by fan-out. */
-export async function allWebhookEndpoints(runtime: Pick<Runtime, 'store'>, teamId: string): Promise<StoredWebhookEndpoint[]> {
+export async function allWebhookEndpoints(
+  runtime: Pick<Runtime, 'store'>,
+  teamId: string,
+): Promise<StoredWebhookEndpoint[]> {
   return (await queryEndpoints(runtime, teamId, { limit: MAX_ENDPOINTS_PER_TEAM })).data;
 }
 
@@ -105,7 +126,11 @@ const copyKey = (store: Store, teamId: string, endpointId: string) => `${store.t
  * null when the endpoint does not exist. A copy may be stale: it is used only with
  * {@link deliverySlotItem}, whose condition on the revision refuses a stale one.
  */
-export async function cachedWebhookEndpoint(store: Store, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
+export async function cachedWebhookEndpoint(
+  store: Store,
+  teamId: string,
+  endpointId: string,
+): Promise<StoredWebhookEndpoint | null> {
   const copy = endpointCopies.get(copyKey(store, teamId, endpointId));
   if (copy) return copy;
   const endpoint = await loadWebhookEndpoint({ store }, teamId, endpointId);
@@ -130,11 +155,19 @@ const openedSecrets = new Map<string, { revision: number; secrets: Promise<Endpo
  * data-key unwrap (`Decrypt` on AWS) when the revision is new here, none for later deliveries. Rejects
  * with `CredentialDecryptionError` (nothing is kept then, so the next attempt tries again).
  */
-export function signingSecretsOf(runtime: Pick<Runtime, 'store' | 'integrations'>, endpoint: Pick<StoredWebhookEndpoint, 'id' | 'team_id' | 'revision' | 'sealed_secrets'>): Promise<EndpointSecrets> {
+export function signingSecretsOf(
+  runtime: Pick<Runtime, 'store' | 'integrations'>,
+  endpoint: Pick<StoredWebhookEndpoint, 'id' | 'team_id' | 'revision' | 'sealed_secrets'>,
+): Promise<EndpointSecrets> {
   const key = copyKey(runtime.store, endpoint.team_id, endpoint.id);
   const opened = openedSecrets.get(key);
   if (opened?.revision === endpoint.revision) return opened.secrets;
-  const secrets = openEndpointSecrets(integrationsOf(runtime).keyEncryptionKey, endpoint.team_id, endpoint.id, endpoint.sealed_secrets);
+  const secrets = openEndpointSecrets(
+    integrationsOf(runtime).keyEncryptionKey,
+    endpoint.team_id,
+    endpoint.id,
+    endpoint.sealed_secrets,
+  );
   openedSecrets.delete(key);
   openedSecrets.set(key, { revision: endpoint.revision, secrets });
   if (openedSecrets.size > ENDPOINT_CACHE_SIZE) openedSecrets.delete(openedSecrets.keys().next().value!);

@@ -16,7 +16,9 @@ const MAX_ALLOWED_IPS = 50;
 const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.hostname }).check(z.maxLength(2048));
 
 /** One entry of `allowed_ips`: an IPv4 or IPv6 address, or a CIDR range (DESIGN D9). */
-const IpAddressOrRange = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]).check(z.describe('An IPv4 or IPv6 address, or a CIDR range.'));
+const IpAddressOrRange = z
+  .union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()])
+  .check(z.describe('An IPv4 or IPv6 address, or a CIDR range.'));
 
 /** Attempts in flight at once to one endpoint (DESIGN D24): 1 to {@link MAX_CONCURRENCY_LIMIT}, default {@link DEFAULT_MAX_CONCURRENCY}. */
 const MaxConcurrency = z
@@ -25,7 +27,9 @@ const MaxConcurrency = z
     z.int(),
     z.gte(1),
     z.lte(MAX_CONCURRENCY_LIMIT),
-    z.describe(`Most delivery attempts in flight at once to this endpoint, 1 to ${MAX_CONCURRENCY_LIMIT} (default ${DEFAULT_MAX_CONCURRENCY}); more wait briefly and are not counted as attempts.`),
+    z.describe(
+      `Most delivery attempts in flight at once to this endpoint, 1 to ${MAX_CONCURRENCY_LIMIT} (default ${DEFAULT_MAX_CONCURRENCY}); more wait briefly and are not counted as attempts.`,
+    ),
   );
 
 /** A webhook event name of the catalogue (`service://enums/webhook-event`). */
@@ -70,7 +74,13 @@ export const CreateWebhookEndpointRequest = z
   .strictObject({
     name: NameText().check(z.describe('Endpoint name, 1 to 100 characters.')),
     url: HttpsUrl.check(z.describe('Delivery URL. Must be https://; http:// is rejected.')),
-    events: z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length), z.describe('Event names to deliver (see service://enums/webhook-event); at least one.')),
+    events: z
+      .array(EventName)
+      .check(
+        z.minLength(1),
+        z.maxLength(WEBHOOK_EVENT_NAMES.length),
+        z.describe('Event names to deliver (see service://enums/webhook-event); at least one.'),
+      ),
     allowed_ips: z
       .optional(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS)))
       .check(z.describe('Optional: deliver only when the URL\u2019s host resolves to one of these addresses.')),
@@ -85,9 +95,15 @@ export const UpdateWebhookEndpointRequest = z
   .strictObject({
     name: z.optional(NameText()).check(z.describe('New name, 1 to 100 characters.')),
     url: z.optional(HttpsUrl).check(z.describe('New delivery URL. Must be https://.')),
-    events: z.optional(z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length))).check(z.describe('New event list; at least one.')),
-    allowed_ips: z.optional(z.nullable(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS)))).check(z.describe('New allow-list; null removes it.')),
-    is_active: z.optional(z.boolean()).check(z.describe('true re-enables the endpoint and resets consecutive_failures; false disables it.')),
+    events: z
+      .optional(z.array(EventName).check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length)))
+      .check(z.describe('New event list; at least one.')),
+    allowed_ips: z
+      .optional(z.nullable(z.array(IpAddressOrRange).check(z.minLength(1), z.maxLength(MAX_ALLOWED_IPS))))
+      .check(z.describe('New allow-list; null removes it.')),
+    is_active: z
+      .optional(z.boolean())
+      .check(z.describe('true re-enables the endpoint and resets consecutive_failures; false disables it.')),
     max_concurrency: z.optional(MaxConcurrency),
   })
   .register(z.globalRegistry, { id: 'UpdateWebhookEndpointRequest' });

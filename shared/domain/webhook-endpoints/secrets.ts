@@ -1,4 +1,10 @@
-import { openSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey, type SealedSecret } from '../../credentials/envelope.js';
+import {
+  openSecret,
+  sealSecret,
+  type EncryptionContext,
+  type KeyEncryptionKey,
+  type SealedSecret,
+} from '../../credentials/envelope.js';
 
 /**
  * A webhook endpoint's signing secrets at rest (DESIGN D8, D16): sealed together with the credentials'
@@ -21,15 +27,29 @@ function contextOf(teamId: string, endpointId: string): EncryptionContext {
 }
 
 /** Seals `secrets` of endpoint `endpointId` of `teamId` under a new data key of `kek` (one `GenerateDataKey` on AWS). */
-export async function sealEndpointSecrets(kek: KeyEncryptionKey, teamId: string, endpointId: string, secrets: EndpointSecrets): Promise<SealedSecret> {
-  return sealSecret(kek, JSON.stringify({ secret: secrets.secret, previous_secret: secrets.previous_secret }), contextOf(teamId, endpointId));
+export async function sealEndpointSecrets(
+  kek: KeyEncryptionKey,
+  teamId: string,
+  endpointId: string,
+  secrets: EndpointSecrets,
+): Promise<SealedSecret> {
+  return sealSecret(
+    kek,
+    JSON.stringify({ secret: secrets.secret, previous_secret: secrets.previous_secret }),
+    contextOf(teamId, endpointId),
+  );
 }
 
 /**
  * Opens the sealed secrets of endpoint `endpointId` of `teamId` (one data-key unwrap: `Decrypt` on AWS).
  * Throws `CredentialDecryptionError` when they do not open (tampered with, moved, another key).
  */
-export async function openEndpointSecrets(kek: KeyEncryptionKey, teamId: string, endpointId: string, sealed: SealedSecret): Promise<EndpointSecrets> {
+export async function openEndpointSecrets(
+  kek: KeyEncryptionKey,
+  teamId: string,
+  endpointId: string,
+  sealed: SealedSecret,
+): Promise<EndpointSecrets> {
   const opened = JSON.parse(await openSecret(kek, sealed, contextOf(teamId, endpointId))) as EndpointSecrets;
   return { secret: opened.secret, previous_secret: opened.previous_secret };
 }

@@ -5,7 +5,10 @@ import { getReplayJob } from './repository.js';
 type Operations = typeof webhookReplaysModule.operations;
 
 /** `GET /v1/webhook-replays/{id}`: the job and its progress. */
-export const getWebhookReplay: OperationHandler<Operations['getWebhookReplay']> = async (input, { runtime, principal }) => getReplayJob(runtime, principal, input.id);
+export const getWebhookReplay: OperationHandler<Operations['getWebhookReplay']> = async (
+  input,
+  { runtime, principal },
+) => getReplayJob(runtime, principal, input.id);
 
 /** Every handler of the webhook replays module. */
 export const webhookReplaysHandlers = { getWebhookReplay } satisfies HandlersOf<typeof webhookReplaysModule>;

@@ -44,21 +44,35 @@ function publicReplayJob(job: StoredReplayJob): WebhookReplay {
 
 /** The source a job reads, from its filters. */
 export function sourceOf(job: Pick<WebhookReplay, 'filters'>): ReplaySource {
-  return { status: job.filters.status, sinceIso: job.filters.since, untilIso: job.filters.until, endpointId: job.filters.endpoint_id, eventType: job.filters.event_type };
+  return {
+    status: job.filters.status,
+    sinceIso: job.filters.since,
+    untilIso: job.filters.until,
+    endpointId: job.filters.endpoint_id,
+    eventType: job.filters.event_type,
+  };
 }
 
 /**
  * Creates a replay job (D25) over `since_hours` back to `until` (≤ now); dry runs and empty jobs are stored `completed`, others `running` with batch 1
  * queued. Returns the job (202). Throws VALIDATION_FAILED when `until` precedes the window; otherwise only store or queue errors.
  */
-export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>, principal: Principal, request: ReplayDeadRequest): Promise<WebhookReplay> {
+export async function createReplayJob(
+  runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
+  principal: Principal,
+  request: ReplayDeadRequest,
+): Promise<WebhookReplay> {
   const nowMs = runtime.clock.nowMs();
   const now = isoTime(nowMs);
   const requestedUntil = request.until ? Date.parse(request.until) : nowMs;
   if (requestedUntil < nowMs - request.since_hours * 3_600_000) {
-    throw new ProblemError('VALIDATION_FAILED', `until is before the start of the window (now minus ${request.since_hours} hours).`, {
-      errors: [{ path: 'until', message: 'must not be before now minus since_hours' }],
-    });
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `until is before the start of the window (now minus ${request.since_hours} hours).`,
+      {
+        errors: [{ path: 'until', message: 'must not be before now minus since_hours' }],
+      },
+    );
   }
   const filters: WebhookReplay['filters'] = {
     status: request.status ?? 'dead',
@@ -88,7 +102,8 @@ export async function createReplayJob(runtime: Pick<Runtime, 'store' | 'clock' |
   const item: Item = { ...keys.webhookReplay(principal.teamId, job.id), entity: entity.webhookReplay, ...job };
   if (!done) Object.assign(item, { [INDEX_PK]: keys.runningReplaysIndex, [INDEX_SK]: runningSortKey(nowMs, job.id) });
   await runtime.store.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
-  if (!done) await runtime.deliveryQueue.send([{ kind: 'replay_batch', team_id: principal.teamId, replay_id: job.id }], 0);
+  if (!done)
+    await runtime.deliveryQueue.send([{ kind: 'replay_batch', team_id: principal.teamId, replay_id: job.id }], 0);
   return publicReplayJob(job);
 }
 
@@ -99,7 +114,11 @@ export async function loadReplayJob(store: Store, teamId: string, replayId: stri
 }
 
 /** Reads one job of the principal's team. Errors: NOT_FOUND when absent or another team's. */
-export async function getReplayJob(runtime: Pick<Runtime, 'store'>, principal: Principal, replayId: string): Promise<WebhookReplay> {
+export async function getReplayJob(
+  runtime: Pick<Runtime, 'store'>,
+  principal: Principal,
+  replayId: string,
+): Promise<WebhookReplay> {
   const job = await loadReplayJob(runtime.store, principal.teamId, replayId);
   if (!job) throw new ProblemError('NOT_FOUND', `No webhook replay ${replayId}.`);
   return publicReplayJob(job);
@@ -111,7 +130,13 @@ export async function getReplayJob(runtime: Pick<Runtime, 'store'>, principal: P
  * has done exactly `job.batches` batches (a duplicate worker of the same batch writes nothing).
  * Returns false when that condition failed.
  */
-export async function writeReplayProgress(store: Store, job: StoredReplayJob, replayed: number, next: Key | undefined, nowMs: number): Promise<boolean> {
+export async function writeReplayProgress(
+  store: Store,
+  job: StoredReplayJob,
+  replayed: number,
+  next: Key | undefined,
+  nowMs: number,
+): Promise<boolean> {
   const now = isoTime(nowMs);
   const finished = next === undefined;
   try {
@@ -128,7 +153,9 @@ export async function writeReplayProgress(store: Store, job: StoredReplayJob, re
         ':next_batch': job.batches + 1,
         ':batches': job.batches,
         ':running': 'running',
-        ...(finished ? { ':completed': 'completed', ':null': null } : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
+        ...(finished
+          ? { ':completed': 'completed', ':null': null }
+          : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
       },
     });
     return true;
@@ -143,14 +170,27 @@ export async function writeReplayProgress(store: Store, job: StoredReplayJob, re
  * re-queued, on condition that the job is running, has done `job.batches` batches and has no batch in
  * progress; it also marks the job's progress time. Returns false when that condition failed.
  */
-export async function writeReplayBatchStart(store: Store, job: StoredReplayJob, batch: readonly ReplayCandidate[], next: Key | undefined, nowMs: number): Promise<boolean> {
+export async function writeReplayBatchStart(
+  store: Store,
+  job: StoredReplayJob,
+  batch: readonly ReplayCandidate[],
+  next: Key | undefined,
+  nowMs: number,
+): Promise<boolean> {
   try {
     await store.update({
       Key: keys.webhookReplay(job.team_id, job.id),
       UpdateExpression: `SET #batch = :batch, batch_next = :next, updated_at = :now, ${INDEX_SK} = :sort`,
       ConditionExpression: '#status = :running AND batches = :batches AND attribute_not_exists(#batch)',
       ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
-      ExpressionAttributeValues: { ':batch': batch, ':next': next ?? null, ':now': isoTime(nowMs), ':sort': runningSortKey(nowMs, job.id), ':running': 'running', ':batches': job.batches },
+      ExpressionAttributeValues: {
+        ':batch': batch,
+        ':next': next ?? null,
+        ':now': isoTime(nowMs),
+        ':sort': runningSortKey(nowMs, job.id),
+        ':running': 'running',
+        ':batches': job.batches,
+      },
     });
     return true;
   } catch (error) {
@@ -160,7 +200,11 @@ export async function writeReplayBatchStart(store: Store, job: StoredReplayJob, 
 }
 
 /** Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page of the running-replays index. */
-export async function queryStalledReplays(store: Store, beforeMs: number, startKey: Key | undefined): Promise<{ items: StoredReplayJob[]; lastEvaluatedKey: Key | undefined }> {
+export async function queryStalledReplays(
+  store: Store,
+  beforeMs: number,
+  startKey: Key | undefined,
+): Promise<{ items: StoredReplayJob[]; lastEvaluatedKey: Key | undefined }> {
   const result = await store.query({
     IndexName: secondaryIndex.name,
     KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,

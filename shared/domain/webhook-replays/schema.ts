@@ -31,8 +31,12 @@ export const WebhookReplay = z
     id: Uuid,
     status: z.enum(REPLAY_STATUSES),
     dry_run: z.boolean().check(z.describe('true: the job only counted (matched); nothing was re-queued.')),
-    matched: z.number().check(z.int(), z.gte(0), z.describe('Deliveries that matched the filters when the job was created.')),
-    replayed: z.number().check(z.int(), z.gte(0), z.describe('Deliveries re-queued as pending so far (each at most once per job).')),
+    matched: z
+      .number()
+      .check(z.int(), z.gte(0), z.describe('Deliveries that matched the filters when the job was created.')),
+    replayed: z
+      .number()
+      .check(z.int(), z.gte(0), z.describe('Deliveries re-queued as pending so far (each at most once per job).')),
     filters: WebhookReplayFilters,
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -1,12 +1,30 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/requests.js';
-import { QUEUE_BATCH_SIZE, REPLAY_BATCH_SIZE, REPLAY_CONCURRENCY, REPLAY_GROUP_CONCURRENCY } from '../webhook-deliveries/policy.js';
+import {
+  QUEUE_BATCH_SIZE,
+  REPLAY_BATCH_SIZE,
+  REPLAY_CONCURRENCY,
+  REPLAY_GROUP_CONCURRENCY,
+} from '../webhook-deliveries/policy.js';
 import { loadDelivery } from '../webhook-deliveries/reads.js';
-import { REQUEUE_GROUP_SIZE, queryReplaySource, writeRequeue, writeRequeueGroup, writeSkippedRequeue, type ReplayCandidate } from '../webhook-deliveries/requeue.js';
+import {
+  REQUEUE_GROUP_SIZE,
+  queryReplaySource,
+  writeRequeue,
+  writeRequeueGroup,
+  writeSkippedRequeue,
+  type ReplayCandidate,
+} from '../webhook-deliveries/requeue.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
 import type { StoredReplayJob } from './record.js';
-import { loadReplayJob, queryStalledReplays, sourceOf, writeReplayBatchStart, writeReplayProgress } from './repository.js';
+import {
+  loadReplayJob,
+  queryStalledReplays,
+  sourceOf,
+  writeReplayBatchStart,
+  writeReplayProgress,
+} from './repository.js';
 
 /**
  * The replay worker (DESIGN D25): a job re-queues its deliveries one batch per queue message, in the
@@ -33,7 +51,13 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     candidates = job.batch;
     next = job.batch_next ?? undefined;
   } else {
-    const page = await queryReplaySource(runtime.store, job.team_id, sourceOf(job), job.cursor ?? undefined, REPLAY_BATCH_SIZE);
+    const page = await queryReplaySource(
+      runtime.store,
+      job.team_id,
+      sourceOf(job),
+      job.cursor ?? undefined,
+      REPLAY_BATCH_SIZE,
+    );
     candidates = page.items;
     next = page.lastEvaluatedKey;
     if (!(await writeReplayBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';
@@ -42,7 +66,8 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
   let replayed = 0;
   const status = job.filters.status;
   const groups: ReplayCandidate[][] = [];
-  for (let index = 0; index < candidates.length; index += REQUEUE_GROUP_SIZE[status]) groups.push(candidates.slice(index, index + REQUEUE_GROUP_SIZE[status]));
+  for (let index = 0; index < candidates.length; index += REQUEUE_GROUP_SIZE[status])
+    groups.push(candidates.slice(index, index + REQUEUE_GROUP_SIZE[status]));
   await pMap(
     groups,
     async (group) => {
@@ -68,7 +93,8 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     },
     { concurrency: REPLAY_GROUP_CONCURRENCY },
   );
-  for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE) await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
+  for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE)
+    await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
   if (!(await writeReplayProgress(runtime.store, job, replayed, next, runtime.clock.nowMs()))) return 'skipped';
   if (!next) return 'replay_completed';
   await runtime.deliveryQueue.send([message], 0);
@@ -76,15 +102,25 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
 }
 
 /** Brings one candidate back to `pending` for `job` (dead or skipped, per the job's filters). */
-function requeue(runtime: Pick<Runtime, 'store'>, job: StoredReplayJob, candidate: ReplayCandidate, nowMs: number): Promise<boolean> {
-  return job.filters.status === 'dead' ? writeRequeue(runtime.store, candidate, nowMs, job.id) : writeSkippedRequeue(runtime.store, candidate, nowMs, job.id);
+function requeue(
+  runtime: Pick<Runtime, 'store'>,
+  job: StoredReplayJob,
+  candidate: ReplayCandidate,
+  nowMs: number,
+): Promise<boolean> {
+  return job.filters.status === 'dead'
+    ? writeRequeue(runtime.store, candidate, nowMs, job.id)
+    : writeSkippedRequeue(runtime.store, candidate, nowMs, job.id);
 }
 
 /**
  * Queues the next batch of every running job whose last progress is older than `beforeMs` (epoch ms):
  * its worker crashed or its message was lost (the sweeper calls this). Returns the number of jobs restarted.
  */
-export async function restartStalledReplays(runtime: Pick<Runtime, 'store' | 'deliveryQueue'>, beforeMs: number): Promise<number> {
+export async function restartStalledReplays(
+  runtime: Pick<Runtime, 'store' | 'deliveryQueue'>,
+  beforeMs: number,
+): Promise<number> {
   let count = 0;
   let startKey: Key | undefined;
   do {

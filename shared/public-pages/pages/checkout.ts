@@ -13,7 +13,12 @@ import { joinPage, type JoinContext } from './join.js';
  * The form's idempotency key makes a double submit lead to the same checkout. A refusal shows the join page
  * with the problem.
  */
-export async function startPlanCheckout(request: PublicRequest, context: JoinContext, plan: Plan, formOrigins: readonly string[]): Promise<ApiGatewayResult> {
+export async function startPlanCheckout(
+  request: PublicRequest,
+  context: JoinContext,
+  plan: Plan,
+  formOrigins: readonly string[],
+): Promise<ApiGatewayResult> {
   const origin = request.relyingParty.origin;
   const joinUrl = `${origin}${JOIN_PATH}/${context.project.id}`;
   const outcome = await runOperation<CheckoutSession>(
@@ -21,9 +26,16 @@ export async function startPlanCheckout(request: PublicRequest, context: JoinCon
     context.principal,
     'createCheckoutSession',
     { id: plan.id, success_url: `${joinUrl}/welcome?session_id={CHECKOUT_SESSION_ID}`, cancel_url: joinUrl },
-    { requestId: request.requestId, idempotencyKey: request.form.get('idempotency_key') ?? undefined, surface: 'portal' },
+    {
+      requestId: request.requestId,
+      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
+      surface: 'portal',
+    },
   );
   if (!outcome.ok) return joinPage(request, context, formOrigins, outcome.problem);
   const checkoutOrigin = originOf(outcome.result.url);
-  return publicResult(redirectResult(outcome.result.url), checkoutOrigin ? [...formOrigins, checkoutOrigin] : formOrigins);
+  return publicResult(
+    redirectResult(outcome.result.url),
+    checkoutOrigin ? [...formOrigins, checkoutOrigin] : formOrigins,
+  );
 }

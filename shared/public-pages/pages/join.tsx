@@ -54,22 +54,37 @@ export async function joinContext(request: PublicRequest, projectId: string): Pr
 /** How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider price). */
 function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
   if (plan.amount === 0) return 'free';
-  const synced = project.payment_provider?.provider === 'stripe' && plan.payment_provider === 'stripe' && plan.provider_price_id !== null && plan.sync_status === 'synced';
+  const synced =
+    project.payment_provider?.provider === 'stripe' &&
+    plan.payment_provider === 'stripe' &&
+    plan.provider_price_id !== null &&
+    plan.sync_status === 'synced';
   return synced ? 'checkout' : 'unavailable';
 }
 
 /** The project's active plans (at most 100). */
 async function activePlans(context: JoinContext, request: PublicRequest): Promise<Plan[]> {
-  const page = await listPlans(request.runtime.store, context.principal, context.project.id, { limit: 100, status: 'active' });
+  const page = await listPlans(request.runtime.store, context.principal, context.project.id, {
+    limit: 100,
+    status: 'active',
+  });
   return page.data.filter((plan) => plan.status === 'active');
 }
 
-const INTERVALS: Record<Plan['interval'], [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'], one_time: ['', ''] };
+const INTERVALS: Record<Plan['interval'], [string, string]> = {
+  week: ['week', 'weeks'],
+  month: ['month', 'months'],
+  year: ['year', 'years'],
+  one_time: ['', ''],
+};
 
 /** A plan's price and period for people: "€9.00 per month", "€20.00 every 3 months", "€5.00 once, 30 days of access", "Free". */
 export function priceLabel(plan: Plan): string {
   const price = plan.amount === 0 ? 'Free' : formatPrice(plan.amount, plan.currency);
-  if (plan.interval === 'one_time') return plan.amount === 0 ? `${price}, ${plan.access_days ?? 1} days of access` : `${price} once, ${plan.access_days ?? 1} days of access`;
+  if (plan.interval === 'one_time')
+    return plan.amount === 0
+      ? `${price}, ${plan.access_days ?? 1} days of access`
+      : `${price} once, ${plan.access_days ?? 1} days of access`;
   if (plan.amount === 0) return price;
   const [one, many] = INTERVALS[plan.interval];
   return plan.interval_count === 1 ? `${price} per ${one}` : `${price} every ${plan.interval_count} ${many}`;
@@ -131,7 +146,11 @@ function JoinView(props: { project: Project; plans: Plan[]; csrf: string; proble
     <MemberPage title={`Join ${project.name}`} site={project.name}>
       {props.problem ? <ProblemView problem={props.problem} /> : ''}
       {project.description ? <p>{project.description}</p> : ''}
-      {props.plans.length === 0 ? <p class="hint">There are no plans to join right now.</p> : props.plans.map((plan) => <PlanCard project={project} plan={plan} csrf={props.csrf} />)}
+      {props.plans.length === 0 ? (
+        <p class="hint">There are no plans to join right now.</p>
+      ) : (
+        props.plans.map((plan) => <PlanCard project={project} plan={plan} csrf={props.csrf} />)
+      )}
       <section class="card" aria-labelledby="code-heading">
         <h2 id="code-heading">Have a code?</h2>
         <form method="post" action={`${JOIN_PATH}/${project.id}/code`}>
@@ -150,23 +169,54 @@ function JoinView(props: { project: Project; plans: Plan[]; csrf: string; proble
 }
 
 /** `GET /join/{project_id}`: the join page (sets the CSRF cookie on a first visit). */
-export async function joinPage(request: PublicRequest, context: JoinContext, formOrigins: readonly string[], problem?: ProblemDocument): Promise<ApiGatewayResult> {
+export async function joinPage(
+  request: PublicRequest,
+  context: JoinContext,
+  formOrigins: readonly string[],
+  problem?: ProblemDocument,
+): Promise<ApiGatewayResult> {
   const csrf = joinCsrfToken(request);
   const plans = await activePlans(context, request);
   const status = problem ? (problem.status >= 500 ? 500 : problem.status) : 200;
-  return publicResult(htmlResult(status, <JoinView project={context.project} plans={plans} csrf={csrf.token} problem={problem} />, csrf.cookies), formOrigins);
+  return publicResult(
+    htmlResult(
+      status,
+      <JoinView project={context.project} plans={plans} csrf={csrf.token} problem={problem} />,
+      csrf.cookies,
+    ),
+    formOrigins,
+  );
 }
 
 /** The welcome page of a subscription a free or code join created: a fresh welcome link to it. */
-async function toWelcome(request: PublicRequest, context: JoinContext, subscription: Subscription, formOrigins: readonly string[]): Promise<ApiGatewayResult> {
-  const token = await createWelcomeLink(request.runtime.store, request.runtime.clock, { teamId: context.teamId, projectId: context.project.id, subscriptionId: subscription.id });
+async function toWelcome(
+  request: PublicRequest,
+  context: JoinContext,
+  subscription: Subscription,
+  formOrigins: readonly string[],
+): Promise<ApiGatewayResult> {
+  const token = await createWelcomeLink(request.runtime.store, request.runtime.clock, {
+    teamId: context.teamId,
+    projectId: context.project.id,
+    subscriptionId: subscription.id,
+  });
   const query = new URLSearchParams({ subscription: subscription.id, t: token });
   return publicResult(redirectResult(`${JOIN_PATH}/${context.project.id}/welcome?${query}`), formOrigins);
 }
 
 /** Runs one operation of a join as the join principal (surface `portal`). */
-function run<T>(request: PublicRequest, context: JoinContext, operationId: Parameters<typeof runOperation>[2], input: Record<string, unknown>, idempotencyKey: string | undefined) {
-  return runOperation<T>(request.runtime, context.principal, operationId, input, { requestId: request.requestId, idempotencyKey, surface: 'portal' });
+function run<T>(
+  request: PublicRequest,
+  context: JoinContext,
+  operationId: Parameters<typeof runOperation>[2],
+  input: Record<string, unknown>,
+  idempotencyKey: string | undefined,
+) {
+  return runOperation<T>(request.runtime, context.principal, operationId, input, {
+    requestId: request.requestId,
+    idempotencyKey,
+    surface: 'portal',
+  });
 }
 
 /**
@@ -182,10 +232,22 @@ export async function joinPlan(
   checkout: (plan: Plan) => Promise<ApiGatewayResult>,
 ): Promise<ApiGatewayResult> {
   const plan = (await activePlans(context, request)).find((candidate) => candidate.id === planId);
-  if (!plan) return joinPage(request, context, formOrigins, problemOf('NOT_FOUND', 'This plan is not open for sign-up.', request.requestId));
+  if (!plan)
+    return joinPage(
+      request,
+      context,
+      formOrigins,
+      problemOf('NOT_FOUND', 'This plan is not open for sign-up.', request.requestId),
+    );
   const kind = joinKind(context.project, plan);
   if (kind === 'checkout') return checkout(plan);
-  if (kind === 'unavailable') return joinPage(request, context, formOrigins, problemOf('CONFLICT', 'This plan cannot be joined here yet.', request.requestId));
+  if (kind === 'unavailable')
+    return joinPage(
+      request,
+      context,
+      formOrigins,
+      problemOf('CONFLICT', 'This plan cannot be joined here yet.', request.requestId),
+    );
   const subscriber = await run<Subscriber>(
     request,
     context,
@@ -206,7 +268,11 @@ export async function joinPlan(
 }
 
 /** `POST /join/{project_id}/code`: redeems the code (DESIGN D18) for a new subscriber with the e-mail, then shows the welcome page. */
-export async function redeemCode(request: PublicRequest, context: JoinContext, formOrigins: readonly string[]): Promise<ApiGatewayResult> {
+export async function redeemCode(
+  request: PublicRequest,
+  context: JoinContext,
+  formOrigins: readonly string[],
+): Promise<ApiGatewayResult> {
   const email = formText(request.form, 'email');
   const redemption = await run<AccessCodeRedemption>(
     request,

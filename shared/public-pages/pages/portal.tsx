@@ -8,17 +8,36 @@ import { runOperation } from '../../dashboard/run-operation.js';
 import type { Payment } from '../../domain/payments/schema.js';
 import { listPlans } from '../../domain/plans/repository.js';
 import type { Plan } from '../../domain/plans/schema.js';
-import { createPortalLink, consumePortalLink, endPortalSession, findPortalSession, subscriberPrincipal, type PortalSession } from '../../domain/portal-sessions/links.js';
+import {
+  createPortalLink,
+  consumePortalLink,
+  endPortalSession,
+  findPortalSession,
+  subscriberPrincipal,
+  type PortalSession,
+} from '../../domain/portal-sessions/links.js';
 import { getProject } from '../../domain/projects/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { completeDiscordLink, discordAuthorizeUrl, discordLinkState, type DiscordLinkState } from '../../domain/members/discord-link.js';
+import {
+  completeDiscordLink,
+  discordAuthorizeUrl,
+  discordLinkState,
+  type DiscordLinkState,
+} from '../../domain/members/discord-link.js';
 import { getSubscriber } from '../../domain/subscribers/repository.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { formatPrice } from '../../schemas/common.js';
-import { clearedPortalCookie, PORTAL_COOKIE, PORTAL_PATH, portalCookie, publicResult, type PublicRequest } from '../http.js';
+import {
+  clearedPortalCookie,
+  PORTAL_COOKIE,
+  PORTAL_PATH,
+  portalCookie,
+  publicResult,
+  type PublicRequest,
+} from '../http.js';
 import { priceLabel } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 import type { ManageLink } from './welcome.js';
@@ -31,7 +50,11 @@ import type { ManageLink } from './welcome.js';
 /** Subscriptions that can be cancelled at the end of their period. */
 const CANCELLABLE = new Set<Subscription['status']>(['trialing', 'active', 'past_due']);
 
-type PortalHandler = (request: PublicRequest, match: RegExpExecArray, formOrigins: readonly string[]) => Promise<ApiGatewayResult>;
+type PortalHandler = (
+  request: PublicRequest,
+  match: RegExpExecArray,
+  formOrigins: readonly string[],
+) => Promise<ApiGatewayResult>;
 
 const UUID = '([0-9a-fA-F-]{36})';
 const portalPath = (projectId: string) => `${PORTAL_PATH}/${projectId}`;
@@ -42,7 +65,10 @@ function signedOut(status: number, cookies?: string[]): ApiGatewayResult {
     htmlResult(
       status,
       <MemberPage title="Your membership">
-        <p>You are signed out of the membership portal. Open a new link from your welcome page, or ask the community’s bot for one (for example with /account).</p>
+        <p>
+          You are signed out of the membership portal. Open a new link from your welcome page, or ask the community’s
+          bot for one (for example with /account).
+        </p>
       </MemberPage>,
       cookies,
     ),
@@ -56,13 +82,17 @@ const signIn: PortalHandler = async (request, match) => {
     const { cookieValue } = await consumePortalLink(request.runtime, projectId, request.query.get('token') ?? '');
     return publicResult(redirectResult(portalPath(projectId), [portalCookie(cookieValue)]));
   } catch (error) {
-    if (error instanceof ProblemError && error.code === 'NOT_FOUND') return publicResult(htmlResult(404, <NotFoundPage />));
+    if (error instanceof ProblemError && error.code === 'NOT_FOUND')
+      return publicResult(htmlResult(404, <NotFoundPage />));
     throw error;
   }
 };
 
 /** The session of a portal request and its principal, or null (no, unknown, idle or other project's session). */
-async function sessionOf(request: PublicRequest, projectId: string): Promise<{ session: PortalSession; principal: Principal } | null> {
+async function sessionOf(
+  request: PublicRequest,
+  projectId: string,
+): Promise<{ session: PortalSession; principal: Principal } | null> {
   const session = await findPortalSession(request.runtime, projectId, request.cookies[PORTAL_COOKIE]);
   return session ? { session, principal: subscriberPrincipal(session) } : null;
 }
@@ -81,11 +111,18 @@ function ActionForm(props: { action: string; csrf: string; label: string; second
 }
 
 /** One subscription as a card: plan, price, status, dates, access and its actions. */
-function SubscriptionCard(props: { project: Project; subscription: Subscription; plan: Plan | undefined; csrf: string }): Html {
+function SubscriptionCard(props: {
+  project: Project;
+  subscription: Subscription;
+  plan: Plan | undefined;
+  csrf: string;
+}): Html {
   const { subscription, plan } = props;
   const base = `${portalPath(props.project.id)}/subscriptions/${subscription.id}`;
   const ending = subscription.cancel_at_period_end || subscription.ends_at !== null;
-  const until = subscription.cancel_at_period_end ? subscription.current_period_end : (subscription.ends_at ?? subscription.current_period_end);
+  const until = subscription.cancel_at_period_end
+    ? subscription.current_period_end
+    : (subscription.ends_at ?? subscription.current_period_end);
   return (
     <section class="card" aria-labelledby={`subscription-${subscription.id}`}>
       <h2 id={`subscription-${subscription.id}`}>{plan?.name ?? 'Membership'}</h2>
@@ -113,9 +150,21 @@ function SubscriptionCard(props: { project: Project; subscription: Subscription;
         ''
       )}
       <div class="actions">
-        {CANCELLABLE.has(subscription.status) && !subscription.cancel_at_period_end ? <ActionForm action={`${base}/cancel`} csrf={props.csrf} label="Cancel at period end" secondary /> : ''}
-        {subscription.status === 'pending_cancellation' ? <ActionForm action={`${base}/resume`} csrf={props.csrf} label="Resume" /> : ''}
-        {subscription.payment_provider === 'stripe' && subscription.has_access ? <ActionForm action={`${base}/payment-method`} csrf={props.csrf} label="Update payment method" secondary /> : ''}
+        {CANCELLABLE.has(subscription.status) && !subscription.cancel_at_period_end ? (
+          <ActionForm action={`${base}/cancel`} csrf={props.csrf} label="Cancel at period end" secondary />
+        ) : (
+          ''
+        )}
+        {subscription.status === 'pending_cancellation' ? (
+          <ActionForm action={`${base}/resume`} csrf={props.csrf} label="Resume" />
+        ) : (
+          ''
+        )}
+        {subscription.payment_provider === 'stripe' && subscription.has_access ? (
+          <ActionForm action={`${base}/payment-method`} csrf={props.csrf} label="Update payment method" secondary />
+        ) : (
+          ''
+        )}
       </div>
     </section>
   );
@@ -133,7 +182,8 @@ const DISCORD_OUTCOMES: Record<string, string> = {
 const DISCORD_LINK_STATES: Record<DiscordLinkState, string> = {
   not_linked: 'Link your Discord account to join the server with the roles of your membership.',
   linked: 'Your Discord account is linked.',
-  relink_required: 'Your Discord authorization has expired or was revoked: link your Discord account again to keep joining the server with your roles.',
+  relink_required:
+    'Your Discord authorization has expired or was revoked: link your Discord account again to keep joining the server with your roles.',
 };
 
 /** The Discord section of a Discord project's portal: the subscriber's link state, and the link to (re)link an account (DESIGN D28). */
@@ -145,7 +195,11 @@ function DiscordAccess(props: { projectId: string; state: DiscordLinkState; outc
       {outcome ? <p role="status">{outcome}</p> : <p>{DISCORD_LINK_STATES[props.state]}</p>}
       <p>
         <a class="button" href={`${portalPath(props.projectId)}/discord/link`}>
-          {props.state === 'linked' ? 'Link another Discord account' : props.state === 'relink_required' ? 'Link your Discord account again' : 'Link your Discord account'}
+          {props.state === 'linked'
+            ? 'Link another Discord account'
+            : props.state === 'relink_required'
+              ? 'Link your Discord account again'
+              : 'Link your Discord account'}
         </a>
       </p>
     </section>
@@ -153,29 +207,57 @@ function DiscordAccess(props: { projectId: string; state: DiscordLinkState; outc
 }
 
 /** The portal page: the subscriber's subscriptions and payments, with a problem of a failed action above. */
-async function portalView(request: PublicRequest, projectId: string, signedIn: { session: PortalSession; principal: Principal }, problem?: ProblemDocument): Promise<Html> {
+async function portalView(
+  request: PublicRequest,
+  projectId: string,
+  signedIn: { session: PortalSession; principal: Principal },
+  problem?: ProblemDocument,
+): Promise<Html> {
   const { runtime, requestId } = request;
   const { principal, session } = signedIn;
   const options = { requestId, surface: 'portal' as const };
   const [project, plans, subscriptions, payments] = await Promise.all([
     getProject(runtime.store, principal, projectId),
     listPlans(runtime.store, principal, projectId, { limit: 100 }),
-    runOperation<ListPage<Subscription>>(runtime, principal, 'listSubscriptions', { project_id: projectId, limit: 100 }, options),
+    runOperation<ListPage<Subscription>>(
+      runtime,
+      principal,
+      'listSubscriptions',
+      { project_id: projectId, limit: 100 },
+      options,
+    ),
     runOperation<ListPage<Payment>>(runtime, principal, 'listPayments', { project_id: projectId, limit: 25 }, options),
   ]);
   const planById = new Map(plans.data.map((plan) => [plan.id, plan]));
   const discordState =
-    project.platform_type === 'discord' && project.bot ? await discordLinkState(runtime.store, principal.teamId, await getSubscriber(runtime.store, principal, session.subscriber_id)) : null;
+    project.platform_type === 'discord' && project.bot
+      ? await discordLinkState(
+          runtime.store,
+          principal.teamId,
+          await getSubscriber(runtime.store, principal, session.subscriber_id),
+        )
+      : null;
   return (
     <MemberPage title="Your membership" site={project.name}>
       {problem ? <ProblemView problem={problem} /> : ''}
-      {discordState === null ? '' : <DiscordAccess projectId={projectId} state={discordState} outcome={request.query.get('discord')} />}
+      {discordState === null ? (
+        ''
+      ) : (
+        <DiscordAccess projectId={projectId} state={discordState} outcome={request.query.get('discord')} />
+      )}
       {!subscriptions.ok ? (
         <ProblemView problem={subscriptions.problem} />
       ) : subscriptions.result.data.length === 0 ? (
         <p class="hint">You have no memberships here.</p>
       ) : (
-        subscriptions.result.data.map((subscription) => <SubscriptionCard project={project} subscription={subscription} plan={planById.get(subscription.plan_id)} csrf={session.csrf_token} />)
+        subscriptions.result.data.map((subscription) => (
+          <SubscriptionCard
+            project={project}
+            subscription={subscription}
+            plan={planById.get(subscription.plan_id)}
+            csrf={session.csrf_token}
+          />
+        ))
       )}
       <h2>Payments</h2>
       {payments.ok ? (
@@ -212,14 +294,25 @@ const portalPage: PortalHandler = async (request, match, formOrigins) => {
 
 /** A POST of the portal: needs a live session and its CSRF token (403 otherwise); then `act`. */
 function portalAction(
-  act: (request: PublicRequest, projectId: string, subscriptionId: string, signedIn: { session: PortalSession; principal: Principal }) => Promise<ApiGatewayResult>,
+  act: (
+    request: PublicRequest,
+    projectId: string,
+    subscriptionId: string,
+    signedIn: { session: PortalSession; principal: Principal },
+  ) => Promise<ApiGatewayResult>,
 ): PortalHandler {
   return async (request, match) => {
     const projectId = match[1].toLowerCase();
     const signedIn = await sessionOf(request, projectId);
     if (!signedIn) return signedOut(401);
     if (!sameToken(request.form.get('csrf_token'), signedIn.session.csrf_token)) {
-      const { problem } = toProblem(new ProblemError('CSRF_TOKEN_INVALID', 'This form did not carry the security token of your session; nothing was changed.'), request.requestId);
+      const { problem } = toProblem(
+        new ProblemError(
+          'CSRF_TOKEN_INVALID',
+          'This form did not carry the security token of your session; nothing was changed.',
+        ),
+        request.requestId,
+      );
       return publicResult(htmlResult(403, await portalView(request, projectId, signedIn, problem)));
     }
     return act(request, projectId, match[2]?.toLowerCase() ?? '', signedIn);
@@ -229,13 +322,17 @@ function portalAction(
 /** Runs cancel (at period end) or resume as the subscriber, then shows the portal again (or the problem). */
 const subscriptionAction = (operationId: 'cancelSubscription' | 'resumeSubscription') =>
   portalAction(async (request, projectId, subscriptionId, signedIn) => {
-    const input = operationId === 'cancelSubscription' ? { id: subscriptionId, at_period_end: true } : { id: subscriptionId };
+    const input =
+      operationId === 'cancelSubscription' ? { id: subscriptionId, at_period_end: true } : { id: subscriptionId };
     const outcome = await runOperation(request.runtime, signedIn.principal, operationId, input, {
       requestId: request.requestId,
       idempotencyKey: request.form.get('idempotency_key') ?? undefined,
       surface: 'portal',
     });
-    if (!outcome.ok) return publicResult(htmlResult(outcome.problem.status, await portalView(request, projectId, signedIn, outcome.problem)));
+    if (!outcome.ok)
+      return publicResult(
+        htmlResult(outcome.problem.status, await portalView(request, projectId, signedIn, outcome.problem)),
+      );
     return publicResult(redirectResult(portalPath(projectId)));
   });
 
@@ -243,11 +340,31 @@ const subscriptionAction = (operationId: 'cancelSubscription' | 'resumeSubscript
 const paymentMethod = portalAction(async (request, projectId, subscriptionId, signedIn) => {
   const { runtime } = request;
   const fail = async (detail: string, code: 'CONFLICT' | 'PROVIDER_UNAVAILABLE') =>
-    publicResult(htmlResult(code === 'CONFLICT' ? 409 : 502, await portalView(request, projectId, signedIn, toProblem(new ProblemError(code, detail), request.requestId).problem)));
-  const subscription = await runOperation<Subscription>(runtime, signedIn.principal, 'getSubscription', { id: subscriptionId }, { requestId: request.requestId, surface: 'portal' });
-  if (!subscription.ok) return publicResult(htmlResult(subscription.problem.status, await portalView(request, projectId, signedIn, subscription.problem)));
+    publicResult(
+      htmlResult(
+        code === 'CONFLICT' ? 409 : 502,
+        await portalView(
+          request,
+          projectId,
+          signedIn,
+          toProblem(new ProblemError(code, detail), request.requestId).problem,
+        ),
+      ),
+    );
+  const subscription = await runOperation<Subscription>(
+    runtime,
+    signedIn.principal,
+    'getSubscription',
+    { id: subscriptionId },
+    { requestId: request.requestId, surface: 'portal' },
+  );
+  if (!subscription.ok)
+    return publicResult(
+      htmlResult(subscription.problem.status, await portalView(request, projectId, signedIn, subscription.problem)),
+    );
   const subscriber = await getSubscriber(runtime.store, signedIn.principal, signedIn.session.subscriber_id);
-  if (subscription.result.payment_provider !== 'stripe' || !subscriber.provider_customer_id) return fail('This membership is not billed through Stripe.', 'CONFLICT');
+  if (subscription.result.payment_provider !== 'stripe' || !subscriber.provider_customer_id)
+    return fail('This membership is not billed through Stripe.', 'CONFLICT');
   const adapter = paymentProviderAdapters(runtime).stripe;
   const created = await adapter?.createBillingPortalSession({
     team_id: signedIn.session.team_id,
@@ -255,7 +372,8 @@ const paymentMethod = portalAction(async (request, projectId, subscriptionId, si
     provider_customer_id: subscriber.provider_customer_id,
     return_url: `${request.relyingParty.origin}${portalPath(projectId)}`,
   });
-  if (!created?.ok) return fail('Stripe could not open the payment settings right now; try again in a moment.', 'PROVIDER_UNAVAILABLE');
+  if (!created?.ok)
+    return fail('Stripe could not open the payment settings right now; try again in a moment.', 'PROVIDER_UNAVAILABLE');
   return publicResult(redirectResult(created.url));
 });
 
@@ -269,7 +387,12 @@ const discordLink: PortalHandler = async (request, match) => {
   const signedIn = await sessionOf(request, projectId);
   if (!signedIn) return signedOut(401);
   const { session } = signedIn;
-  const { url } = await discordAuthorizeUrl(request.runtime, { teamId: session.team_id, projectId, portalSessionId: session.id, subscriberId: session.subscriber_id });
+  const { url } = await discordAuthorizeUrl(request.runtime, {
+    teamId: session.team_id,
+    projectId,
+    portalSessionId: session.id,
+    subscriberId: session.subscriber_id,
+  });
   return publicResult(redirectResult(url));
 };
 
@@ -285,14 +408,28 @@ const discordCallback: PortalHandler = async (request, match, formOrigins) => {
   const { session } = signedIn;
   const problemPage = async (error: ProblemError) => {
     const { problem } = toProblem(error, request.requestId);
-    return publicResult(htmlResult(problem.status, await portalView(request, projectId, signedIn, problem)), formOrigins);
+    return publicResult(
+      htmlResult(problem.status, await portalView(request, projectId, signedIn, problem)),
+      formOrigins,
+    );
   };
   const code = request.query.get('code');
   const state = request.query.get('state');
   if (request.query.get('error') || !code || !state)
-    return problemPage(new ProblemError('VALIDATION_FAILED', 'Discord did not authorize the link; nothing was changed. Try again when you are ready.'));
+    return problemPage(
+      new ProblemError(
+        'VALIDATION_FAILED',
+        'Discord did not authorize the link; nothing was changed. Try again when you are ready.',
+      ),
+    );
   try {
-    const result = await completeDiscordLink(request.runtime, { projectId, portalSessionId: session.id, subscriberId: session.subscriber_id, code, state });
+    const result = await completeDiscordLink(request.runtime, {
+      projectId,
+      portalSessionId: session.id,
+      subscriberId: session.subscriber_id,
+      code,
+      state,
+    });
     return publicResult(redirectResult(`${portalPath(projectId)}?discord=${result.guild}`));
   } catch (error) {
     if (error instanceof ProblemError) return problemPage(error);
@@ -310,9 +447,21 @@ const signOut = portalAction(async (request) => {
 export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; pattern: RegExp; handle: PortalHandler }> = [
   { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/sign-in/?$`), handle: signIn },
   { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/?$`), handle: portalPage },
-  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/cancel/?$`), handle: subscriptionAction('cancelSubscription') },
-  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/resume/?$`), handle: subscriptionAction('resumeSubscription') },
-  { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/payment-method/?$`), handle: paymentMethod },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/cancel/?$`),
+    handle: subscriptionAction('cancelSubscription'),
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/resume/?$`),
+    handle: subscriptionAction('resumeSubscription'),
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/subscriptions/${UUID}/payment-method/?$`),
+    handle: paymentMethod,
+  },
   { method: 'POST', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/sign-out/?$`), handle: signOut },
   { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/discord/link/?$`), handle: discordLink },
   { method: 'GET', pattern: new RegExp(`^${PORTAL_PATH}/${UUID}/discord/callback/?$`), handle: discordCallback },
@@ -320,5 +469,6 @@ export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; pattern: Reg
 
 /** The welcome page's "Manage your membership" link: a fresh one-time portal link (its path) for the subscription's subscriber. */
 export function portalManageLink(request: PublicRequest): ManageLink {
-  return async (teamId, subscription) => (await createPortalLink(request.runtime, teamId, subscription.project_id, subscription.subscriber_id)).path;
+  return async (teamId, subscription) =>
+    (await createPortalLink(request.runtime, teamId, subscription.project_id, subscription.subscriber_id)).path;
 }

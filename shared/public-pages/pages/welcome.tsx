@@ -36,7 +36,8 @@ function HowToGetIn(props: { project: Project; subscription: Subscription }): Ht
           {links.map((link) => (
             <li>
               <a href={link.url} rel="noreferrer">
-                Join {props.project.name} on {props.project.platform_type === 'telegram' ? 'Telegram' : props.project.platform_type}
+                Join {props.project.name} on{' '}
+                {props.project.platform_type === 'telegram' ? 'Telegram' : props.project.platform_type}
               </a>
             </li>
           ))}
@@ -44,20 +45,35 @@ function HowToGetIn(props: { project: Project; subscription: Subscription }): Ht
       </>
     );
   }
-  if (props.project.platform_type === 'telegram') return <p>Your invite link is on its way: this page shows it as soon as it is made.</p>;
+  if (props.project.platform_type === 'telegram')
+    return <p>Your invite link is on its way: this page shows it as soon as it is made.</p>;
   if (props.project.platform_type === 'discord') {
-    return <p>Your access is active: open “Manage your membership” below and choose “Link your Discord account” to join the server with your roles.</p>;
+    return (
+      <p>
+        Your access is active: open “Manage your membership” below and choose “Link your Discord account” to join the
+        server with your roles.
+      </p>
+    );
   }
   return <p>Your access is active: sign in on {props.project.name}’s site with the e-mail address you used here.</p>;
 }
 
 /** True while the page should poll: no subscription yet, one not started, or a Telegram invite link still to come. */
 function isWaiting(project: Project, subscription: Subscription | null): boolean {
-  return !subscription || WAITING.has(subscription.status) || (subscription.has_access && subscription.invite_links.length === 0 && project.platform_type === 'telegram');
+  return (
+    !subscription ||
+    WAITING.has(subscription.status) ||
+    (subscription.has_access && subscription.invite_links.length === 0 && project.platform_type === 'telegram')
+  );
 }
 
 /** The part of the page that polls: the status and what to do next. */
-function StatusPart(props: { self: string; project: Project; subscription: Subscription | null; manage: string | null }): Html {
+function StatusPart(props: {
+  self: string;
+  project: Project;
+  subscription: Subscription | null;
+  manage: string | null;
+}): Html {
   const { subscription } = props;
   const waiting = isWaiting(props.project, subscription);
   const poll = waiting ? { 'hx-get': props.self, 'hx-trigger': 'every 2s', 'hx-swap': 'outerHTML' } : {};
@@ -97,14 +113,21 @@ function StatusPart(props: { self: string; project: Project; subscription: Subsc
  * checkout session shows the confirming message (and polls); a welcome link that does not verify, or
  * names another subscription or project, shows the "not found" page.
  */
-export async function welcomePage(request: PublicRequest, context: JoinContext, manageLink: ManageLink): Promise<ApiGatewayResult> {
+export async function welcomePage(
+  request: PublicRequest,
+  context: JoinContext,
+  manageLink: ManageLink,
+): Promise<ApiGatewayResult> {
   const { project } = context;
   const sessionId = request.query.get('session_id');
   const subscriptionId = request.query.get('subscription');
   const found = sessionId
     ? await findCheckoutSubscription(request.runtime.store, project.id, sessionId)
     : await findWelcomeLink(request.runtime.store, request.runtime.clock, project.id, request.query.get('t'));
-  if ((!sessionId && (!found || found.subscriptionId !== subscriptionId)) || (found && found.teamId !== context.teamId)) {
+  if (
+    (!sessionId && (!found || found.subscriptionId !== subscriptionId)) ||
+    (found && found.teamId !== context.teamId)
+  ) {
     return publicResult(htmlResult(404, <NotFoundPage />));
   }
   let subscription: Subscription | null = null;
@@ -117,7 +140,10 @@ export async function welcomePage(request: PublicRequest, context: JoinContext, 
     }
   }
   // A portal link is made once the page stops polling, not on every poll.
-  const manage = subscription?.has_access && !isWaiting(project, subscription) ? await manageLink(context.teamId, subscription) : null;
+  const manage =
+    subscription?.has_access && !isWaiting(project, subscription)
+      ? await manageLink(context.teamId, subscription)
+      : null;
   const self = `${request.path}?${request.query.toString()}`;
   const part = <StatusPart self={self} project={project} subscription={subscription} manage={manage} />;
   if (request.htmx) return publicResult(htmlResult(200, part));

@@ -86,7 +86,9 @@ export async function resolveCandidates(host: string, resolve: HostResolver): Pr
  */
 function normaliseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
   const parsed = ipaddr.parse(address.split('%')[0]);
-  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (parsed as ipaddr.IPv6).toIPv4Address()
+    : parsed;
 }
 
 /**
@@ -99,7 +101,10 @@ function isOnAllowlist(address: ipaddr.IPv4 | ipaddr.IPv6, allowedIps: readonly 
     try {
       if (entry.includes('/')) {
         const [net, bits] = ipaddr.parseCIDR(entry.trim());
-        const range = net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96 ? ([(net as ipaddr.IPv6).toIPv4Address(), bits - 96] as const) : ([net, bits] as const);
+        const range =
+          net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
+            ? ([(net as ipaddr.IPv6).toIPv4Address(), bits - 96] as const)
+            : ([net, bits] as const);
         if (range[0].kind() === address.kind() && address.match(range[0], range[1])) return true;
       } else {
         const ip = normaliseAddress(entry.trim());
@@ -116,7 +121,11 @@ function isOnAllowlist(address: ipaddr.IPv4 | ipaddr.IPv6, allowedIps: readonly 
  * Picks the address to pin (DESIGN D9): the first of `candidates` (IP literals) on the allowlist (if non-empty, else `ip_not_allowed`) AND global unicast unless `allowPrivateTargets`
  * (else `private_address`; an allowlist never admits a private address). Returns it normalised (IPv4-mapped → IPv4); throws the FIRST candidate's AttemptFailure.
  */
-export function pinAddress(candidates: readonly string[], allowedIps: readonly string[] | null | undefined, allowPrivateTargets: boolean): string {
+export function pinAddress(
+  candidates: readonly string[],
+  allowedIps: readonly string[] | null | undefined,
+  allowPrivateTargets: boolean,
+): string {
   let firstFailure: AttemptFailure | null = null;
   for (const candidate of candidates) {
     const address = normaliseAddress(candidate);
@@ -124,7 +133,10 @@ export function pinAddress(candidates: readonly string[], allowedIps: readonly s
     if (allowedIps && allowedIps.length > 0 && !isOnAllowlist(address, allowedIps)) {
       failure = new AttemptFailure('ip_not_allowed', `resolved address ${candidate} is not in allowed_ips`);
     } else if (!allowPrivateTargets && address.range() !== 'unicast') {
-      failure = new AttemptFailure('private_address', `resolved address ${candidate} is in the ${address.range()} range; non-public targets are refused`);
+      failure = new AttemptFailure(
+        'private_address',
+        `resolved address ${candidate} is in the ${address.range()} range; non-public targets are refused`,
+      );
     }
     if (!failure) return address.toString();
     firstFailure ??= failure;

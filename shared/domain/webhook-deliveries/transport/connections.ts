@@ -42,7 +42,8 @@ export function measuredConnector(connect: buildConnector.connector): buildConne
     return connect(options, (...args) => {
       const [error, socket] = args;
       if (!error && socket) {
-        const tlsVersion = typeof (socket as tls.TLSSocket).getProtocol === 'function' ? (socket as tls.TLSSocket).getProtocol() : null;
+        const tlsVersion =
+          typeof (socket as tls.TLSSocket).getProtocol === 'function' ? (socket as tls.TLSSocket).getProtocol() : null;
         connections.set(socket, { connectMs: Math.round(performance.now() - started), tlsVersion, usedBy: null });
       }
       callback(...args);
@@ -55,7 +56,9 @@ export function pinnedLookup(address: string): LookupFunction {
   const family = isIP(address);
   return (_hostname, lookupOptions, callback) => {
     if (lookupOptions.all) {
-      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [
+        { address, family },
+      ]);
     } else {
       callback(null, address, family);
     }

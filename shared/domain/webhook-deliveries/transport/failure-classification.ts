@@ -5,7 +5,13 @@
 import { AttemptFailure } from './port.js';
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME']);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 const CONNECT_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -22,7 +28,13 @@ const CONNECT_CODES = new Set([
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ]);
 const TLS_CODE_PREFIXES = ['CERT_', 'ERR_TLS_', 'ERR_SSL_', 'UNABLE_TO_', 'ERR_OSSL_'];
-const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'HOSTNAME_MISMATCH', 'EPROTO', 'INVALID_CA']);
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'HOSTNAME_MISMATCH',
+  'EPROTO',
+  'INVALID_CA',
+]);
 
 /**
  * Maps an error from Node (`net`/`tls`/OpenSSL) or undici to an {@link AttemptFailure}; unknown errors
@@ -39,7 +51,11 @@ export function classifyError(error: unknown): AttemptFailure {
   // Checked before the TLS patterns: a reset during the handshake says "...TLS connection..." but is a
   // connection failure, not a certificate or protocol one.
   if (CONNECT_CODES.has(code)) return new AttemptFailure('connect', describe(message));
-  if (TLS_CODES.has(code) || TLS_CODE_PREFIXES.some((p) => code.startsWith(p)) || /ssl|tls|certificate|wrong version/i.test(message)) {
+  if (
+    TLS_CODES.has(code) ||
+    TLS_CODE_PREFIXES.some((p) => code.startsWith(p)) ||
+    /ssl|tls|certificate|wrong version/i.test(message)
+  ) {
     return new AttemptFailure('tls', describe(message));
   }
   return new AttemptFailure('connect', describe(message));

@@ -8,10 +8,23 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { Pool, buildConnector } from 'undici';
-import { parseWebhookTarget, pinAddress, resolveCandidates, systemResolver, type HostResolver, type WebhookTarget } from './address-policy.js';
+import {
+  parseWebhookTarget,
+  pinAddress,
+  resolveCandidates,
+  systemResolver,
+  type HostResolver,
+  type WebhookTarget,
+} from './address-policy.js';
 import { attemptsByPayload, connections, measuredConnector, pinnedLookup } from './connections.js';
 import { classifyError } from './failure-classification.js';
-import { AttemptFailure, RESPONSE_BODY_RECORD_BYTES, type AttemptResult, type WebhookRequest, type WebhookTransport } from './port.js';
+import {
+  AttemptFailure,
+  RESPONSE_BODY_RECORD_BYTES,
+  type AttemptResult,
+  type WebhookRequest,
+  type WebhookTransport,
+} from './port.js';
 import { trustedCaCertificates } from './trust.js';
 
 /** Default whole-attempt budget, MILLISECONDS (interface "Delivery rules" 3, DESIGN D9). */
@@ -56,7 +69,15 @@ const CONNECTIONS_PER_TARGET = 64;
 /** Connection pools kept at once; the least recently used one is closed (gracefully) beyond this. */
 const MAX_POOLS = 256;
 /** Headers the transport owns or that undici refuses; dropped from {@link WebhookRequest.headers}. */
-const DROPPED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
+const DROPPED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+]);
 
 /**
  * Creates the HTTPS transport (DESIGN D9): per attempt, within one `timeoutMs` budget, resolve ONCE, pin one address ({@link pinAddress}), connect to it (SNI and certificate check on
@@ -69,7 +90,10 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
   const resolve = options.lookup ?? systemResolver;
   // One context for every connection: parsing the ~150 roots per handshake would be wasted work.
   // It carries both the trust list and the protocol floor.
-  const secureContext = tls.createSecureContext({ ca: trustedCaCertificates(options.extraCaPem), minVersion: 'TLSv1.2' });
+  const secureContext = tls.createSecureContext({
+    ca: trustedCaCertificates(options.extraCaPem),
+    minVersion: 'TLSv1.2',
+  });
   const pools = new Map<string, Pool>();
   let closed = false;
 
@@ -95,7 +119,9 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       // The lookup always answers the pinned address (DNS rebinding cannot move the connection); SNI and the host-name check use the URL host.
-      connect: measuredConnector(buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(address), secureContext, rejectUnauthorized: true })),
+      connect: measuredConnector(
+        buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(address), secureContext, rejectUnauthorized: true }),
+      ),
     });
     pools.set(key, pool);
     return pool;
@@ -152,7 +178,8 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
         signal: budget.signal,
       });
       status = response.statusCode;
-      if (status === 429 || status === 503) retryAfterSeconds = retryAfterOf(response.headers['retry-after'], Date.now());
+      if (status === 429 || status === 503)
+        retryAfterSeconds = retryAfterOf(response.headers['retry-after'], Date.now());
 
       phase = 'response body';
       const ended = await readBodyPrefix(response.body, maxResponseBytes, body);

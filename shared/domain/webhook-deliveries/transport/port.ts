@@ -8,7 +8,16 @@
  * Why a delivery attempt can fail (DESIGN §2): `http_status` non-2xx (3xx too), `timeout` whole budget, `tls` (certificate, host name, < TLS 1.2), `dns`, `connect` (refused, reset,
  * closed early), `ip_not_allowed` (not on `allowed_ips`), `private_address` (not public unicast), `invalid_url` (not parsable `https:` or carries credentials).
  */
-export const ATTEMPT_FAILURE_KINDS = ['http_status', 'timeout', 'tls', 'dns', 'connect', 'ip_not_allowed', 'private_address', 'invalid_url'] as const;
+export const ATTEMPT_FAILURE_KINDS = [
+  'http_status',
+  'timeout',
+  'tls',
+  'dns',
+  'connect',
+  'ip_not_allowed',
+  'private_address',
+  'invalid_url',
+] as const;
 
 /** One of {@link ATTEMPT_FAILURE_KINDS}: why an attempt failed (DESIGN D7 attempt record). */
 export type AttemptFailureKind = (typeof ATTEMPT_FAILURE_KINDS)[number];
