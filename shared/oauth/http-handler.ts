@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { escapeHtml } from '@kitajs/html';
-import {
-  OAuthClientMetadataSchema,
-  type OAuthClientInformationFull,
-  type OAuthMetadata,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationFull, OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ABILITY_VALUES, isAbility, isReadAbility, type Ability } from '../catalogues/abilities.js';
 import { MCP_PATH } from '../config.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';
@@ -13,6 +9,7 @@ import { integrationsFromEnvironment } from '../integrations.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { redirectWith, saveAuthorizationRequest } from './authorization-requests.js';
+import { ClientMetadata, MAX_CLIENT_METADATA_BYTES } from './client-metadata.js';
 import { findClient, isAllowedRedirectUri, registerClient } from './clients.js';
 import { OAuthError, exchangeAuthorizationCode, refreshGrant } from './grants.js';
 
@@ -93,13 +90,18 @@ function errorPage(status: number, title: string, detail: string): Response {
 async function register(runtime: Runtime, request: Request): Promise<Response> {
   let body: unknown;
   try {
-    body = await request.json();
+    const text = await request.text();
+    if (Buffer.byteLength(text) > MAX_CLIENT_METADATA_BYTES) throw new RangeError('too large');
+    body = JSON.parse(text);
   } catch {
     return oauthError(
-      new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata (RFC 7591).'),
+      new OAuthError(
+        'invalid_client_metadata',
+        `The body must be a JSON object of client metadata (RFC 7591), at most ${MAX_CLIENT_METADATA_BYTES} bytes.`,
+      ),
     );
   }
-  const parsed = OAuthClientMetadataSchema.safeParse(body);
+  const parsed = ClientMetadata.safeParse(body);
   if (!parsed.success)
     return oauthError(
       new OAuthError(
