@@ -24,6 +24,7 @@ import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 import { metricsHandlers } from './metrics/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
+import { tokensInternalHandlers } from './tokens/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -59,6 +60,7 @@ const HANDLERS = {
 const INTERNAL_HANDLERS = {
   ...portalSessionsInternalHandlers,
   ...membersInternalHandlers,
+  ...tokensInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 const ALL_HANDLERS: Record<OperationId | InternalOperationId, unknown> = { ...HANDLERS, ...INTERNAL_HANDLERS };
