@@ -1,6 +1,7 @@
 import type { PlatformType } from '../catalogues/platform-types.js';
 import { parseStoredProjectId, parseStoredProjectTeam } from '../domain/projects/record.js';
 import { Project, type ProjectStatus } from '../domain/projects/schema.js';
+import type { ProblemError } from '../errors.js';
 import * as z from '../schemas/zod.js';
 import { recordParser, revisionOf } from './records.js';
 import { ITEM_ABSENT, ITEM_EXISTS, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
@@ -165,6 +166,11 @@ export const projectStore = {
     tx.delete(keys.project(teamId, projectId), { condition: condition.expression, values: condition.values });
     for (const planId of planIds) tx.delete(keys.plan(teamId, planId));
     tx.delete(keys.projectTeam(projectId));
+  },
+
+  /** Adds to `tx` a check that the project still exists; `problem` is what its absence means. */
+  checkExists(tx: Transaction, teamId: string, projectId: string, problem: () => ProblemError): void {
+    tx.check(keys.project(teamId, projectId), { condition: ITEM_EXISTS.expression, onConditionFailed: problem });
   },
 
   /** Adds to `tx` plan `planId` to the project's plan set, conditional on the project being active with fewer than `maxPlans`. */
