@@ -1,5 +1,6 @@
 import { revisionCondition } from './optimistic.js';
 import type { Item } from './requests.js';
+import type { Store } from './store.js';
 
 /**
  * Expression fragments the per-object store adapters share (DESIGN D14, D35): existence conditions, the
@@ -60,4 +61,12 @@ export function setFields(fields: Record<string, unknown>): {
 /** The `version` of a versioned item is still `version` (roles, groups, team members: DESIGN D19). */
 export function atVersion(version: number): Condition {
   return { expression: 'version = :read_version', values: { ':read_version': version } };
+}
+
+/** The stored items of `ids` found under `keyOf` (strongly consistent BatchGetItems of 100 keys), in no particular order. */
+export async function readByIds(store: Store, ids: readonly string[], keyOf: (id: string) => Item): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let start = 0; start < ids.length; start += 100)
+    items.push(...(await store.batchGet(ids.slice(start, start + 100).map(keyOf))));
+  return items;
 }
