@@ -18,7 +18,7 @@ import type { Member } from '../members/schema.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { memberUpdated, readLinkTarget } from './member-link.js';
 import { parseStoredSubscriber, type StoredSubscriberRecord } from './record.js';
-import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
+import type { CreateSubscriberRequest, Subscriber } from './schema.js';
 
 /**
  * Subscriber reads, access summary and creation (D10, D14, D17); lists.ts, changes.ts (pure decisions.ts), member-link.ts hold the rest. Found by id
