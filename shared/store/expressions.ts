@@ -1,0 +1,72 @@
+import { revisionCondition } from './optimistic.js';
+import type { Item } from './requests.js';
+import type { Store } from './store.js';
+
+/**
+ * Expression fragments the per-object store adapters share (DESIGN D14, D35): existence conditions, the
+ * optimistic revision guard, and `SET` clauses built from a record of fields. Only adapters under
+ * `shared/store/` use them; the domain never sees an expression.
+ */
+
+/** A condition expression with its placeholders (names `#…`, values `:…`). */
+export interface Condition {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/** The item exists. */
+export const ITEM_EXISTS: Condition = { expression: 'attribute_exists(pk)' };
+
+/** No item has this key yet (a put that must create). */
+export const ITEM_ABSENT: Condition = { expression: 'attribute_not_exists(pk)' };
+
+/** The conditions ANDed, their placeholders merged (undefined entries are skipped). */
+export function allOf(...conditions: readonly (Condition | undefined)[]): Required<Condition> {
+  const present = conditions.filter((condition): condition is Condition => condition !== undefined);
+  return {
+    expression: present.map((condition) => condition.expression).join(' AND '),
+    names: Object.assign({}, ...present.map((condition) => condition.names ?? {})) as Record<string, string>,
+    values: Object.assign({}, ...present.map((condition) => condition.values ?? {})) as Record<string, unknown>,
+  };
+}
+
+/** The item exists and its `revision` is still the one of `read` (DESIGN D14 optimistic concurrency). */
+export function existsAtRevisionOf(read: Item): Required<Condition> {
+  return allOf(ITEM_EXISTS, revisionCondition(read));
+}
+
+/**
+ * A `SET` clause (without the keyword) assigning each field of `fields` through placeholders `#<field>` and
+ * `:<field>`; fields whose value is undefined are left out. Returns the clause and its placeholders.
+ */
+export function setFields(fields: Record<string, unknown>): {
+  clause: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const parts: string[] = [];
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    const placeholder = field.replace(/[^A-Za-z0-9_]/g, '_');
+    names[`#${placeholder}`] = field;
+    values[`:${placeholder}`] = value;
+    parts.push(`#${placeholder} = :${placeholder}`);
+  }
+  return { clause: parts.join(', '), names, values };
+}
+
+/** The `version` of a versioned item is still `version` (roles, groups, team members: DESIGN D19). */
+export function atVersion(version: number): Condition {
+  return { expression: 'version = :read_version', values: { ':read_version': version } };
+}
+
+/** The stored items of `ids` found under `keyOf` (strongly consistent BatchGetItems of 100 keys), in no particular order. */
+export async function readByIds(store: Store, ids: readonly string[], keyOf: (id: string) => Item): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let start = 0; start < ids.length; start += 100)
+    items.push(...(await store.batchGet(ids.slice(start, start + 100).map(keyOf))));
+  return items;
+}
