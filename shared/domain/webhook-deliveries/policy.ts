@@ -92,3 +92,11 @@ export function scaledWaitMs(seconds: number, timeScale: number): number {
 export function deliveryExpiresAt(nowMs: number): number {
   return Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS;
 }
+
+/**
+ * The terms of attempt leases taken at `nowMs` (epoch ms): held {@link LEASE_MS}, and a pending delivery due up to
+ * {@link TIMER_EARLY_TOLERANCE_MS} later counts as due (DESIGN D7).
+ */
+export function leaseTerms(nowMs: number): { nowMs: number; leaseUntilMs: number; dueLimitMs: number } {
+  return { nowMs, leaseUntilMs: nowMs + LEASE_MS, dueLimitMs: nowMs + TIMER_EARLY_TOLERANCE_MS };
+}
