@@ -1,6 +1,6 @@
 import { Timestamp } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
-import { entity, keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { entity, secondaryIndex } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
 import type { Item } from '../../store/requests.js';
 import { DeliveryAttempt, WebhookDelivery } from './schema.js';
@@ -12,10 +12,6 @@ import { DeliveryAttempt, WebhookDelivery } from './schema.js';
  * timers. Dead deliveries are copied to the dead-letter table. The store adapters in
  * `shared/store/webhook-deliveries/` write the hot paths' expressions out by hand.
  */
-
-/** Attribute names of the sparse index (`gsi1pk`, `gsi1sk`), written into the expressions below. */
-export const INDEX_PK = secondaryIndex.partitionKey;
-export const INDEX_SK = secondaryIndex.sortKey;
 
 /**
  * One attempt record as stored: the public record, the details added later (`planned_at`,
@@ -63,7 +59,7 @@ const StoredDeliveryRecord = z.extend(
 export type StoredDelivery = z.output<typeof StoredDeliveryRecord>;
 
 /** A delivery read from the pending-deliveries index: the stored delivery plus the index sort key it was read at (the guard of the sweeper's move). */
-const StoredOverdueDeliveryRecord = z.extend(StoredDeliveryRecord, { [INDEX_SK]: z.string() });
+const StoredOverdueDeliveryRecord = z.extend(StoredDeliveryRecord, { [secondaryIndex.sortKey]: z.string() });
 
 /** An overdue delivery as read from the pending-deliveries index (see {@link StoredOverdueDeliveryRecord}). */
 export type StoredOverdueDelivery = z.output<typeof StoredOverdueDeliveryRecord>;
@@ -93,15 +89,3 @@ export const parseStoredDeliveryId = recordParser(entity.delivery, StoredDeliver
 
 /** A stored delivery item as read, parsed through its stored-record schema (throws StoredRecordError naming its key when it does not match). */
 export const asDelivery: (item: Item) => StoredDelivery = recordParser(entity.delivery, StoredDeliveryRecord);
-/** The pending-deliveries index partition (one of {@link WORKER_INDEX_SHARDS} shards) of a delivery. */
-export function pendingIndexOf(deliveryId: string): string {
-  return keys.pendingDeliveriesIndex(workerIndexShard(deliveryId));
-}
-
-/**
- * Sort key in the pending-deliveries index: the due time (epoch MILLISECONDS) zero-padded to 15 digits,
- * then the id ({@link keys.timeIndexSortKey}, the one definition of the shape; DESIGN D14).
- */
-export function dueSortKey(dueAtMs: number, deliveryId: string): string {
-  return keys.timeIndexSortKey(dueAtMs, deliveryId);
-}

@@ -3,15 +3,8 @@ import type { DeliveryMessage } from '../../runtime.js';
 import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from '../../domain/webhook-endpoints/record.js';
 import type { DeliveryAttempt } from '../../domain/webhook-deliveries/schema.js';
 import type { AttemptTransition } from '../../domain/webhook-deliveries/state-machine.js';
-import {
-  INDEX_PK,
-  INDEX_SK,
-  asDelivery,
-  dueSortKey,
-  pendingIndexOf,
-  type StoredDelivery,
-  type StoredDeliveryAttempt,
-} from '../../domain/webhook-deliveries/stored.js';
+import { asDelivery, type StoredDelivery, type StoredDeliveryAttempt } from '../../domain/webhook-deliveries/stored.js';
+import { INDEX_PK, INDEX_SK, dueSortKey, pendingIndexOf } from './indexes.js';
 import { keys } from '../keys.js';
 import { ConditionFailedError, TransactionCanceledError, type Store } from '../store.js';
 import type { TransactionItem } from '../requests.js';

@@ -1,11 +1,5 @@
-import {
-  INDEX_PK,
-  INDEX_SK,
-  asDelivery,
-  dueSortKey,
-  pendingIndexOf,
-  type StoredDelivery,
-} from '../../domain/webhook-deliveries/stored.js';
+import { asDelivery, type StoredDelivery } from '../../domain/webhook-deliveries/stored.js';
+import { INDEX_PK, INDEX_SK, dueSortKey, pendingIndexOf } from './indexes.js';
 import type { ListWebhookDeliveriesQuery } from '../../domain/webhook-deliveries/schema.js';
 import { entity, keys, sortKeyPrefix } from '../keys.js';
 import { MAX_TRANSACTION_ITEMS, type Store } from '../store.js';

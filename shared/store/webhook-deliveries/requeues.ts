@@ -1,15 +1,12 @@
 import { isoTime } from '../../clock.js';
 import {
-  INDEX_PK,
-  INDEX_SK,
-  dueSortKey,
   parseStoredDeadLetterRef,
   parseStoredDeliveryId,
-  pendingIndexOf,
   type DeadLetterRef,
   type StoredDelivery,
   type StoredDeliveryAttempt,
 } from '../../domain/webhook-deliveries/stored.js';
+import { INDEX_PK, INDEX_SK, dueSortKey, pendingIndexOf } from './indexes.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../keys.js';
 import { MAX_TRANSACTION_ITEMS, type Store } from '../store.js';
 import { listFilter } from '../pages.js';

@@ -1,12 +1,7 @@
 import type { StoredEvent } from '../../events/outbox.js';
 import { parseStoredEvent } from '../../domain/events/record.js';
-import {
-  INDEX_PK,
-  INDEX_SK,
-  dueSortKey,
-  parseStoredOverdueDelivery,
-  type StoredOverdueDelivery,
-} from '../../domain/webhook-deliveries/stored.js';
+import { parseStoredOverdueDelivery, type StoredOverdueDelivery } from '../../domain/webhook-deliveries/stored.js';
+import { INDEX_PK, INDEX_SK, dueSortKey } from './indexes.js';
 import { keys, secondaryIndex } from '../keys.js';
 import type { Store } from '../store.js';
 import type { Key } from '../requests.js';
