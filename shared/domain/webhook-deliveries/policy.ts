@@ -64,7 +64,7 @@ export const SWEEP_INTERVAL_SECONDS = 300;
 export const MAX_SWEEP_SPACING_MS = 3_600_000;
 
 /**
- * Concurrent index moves (`moveOverdueDelivery` of repository.ts, one conditional UpdateItem each)
+ * Concurrent index moves (`workerIndexes.moveOverdue`, one conditional UpdateItem each)
  * per page of a shard the sweeper re-queues; with {@link SHARD_CONCURRENCY} shards at once, at most
  * 4 × 16 = 64 writes in flight (DESIGN D7).
  */
