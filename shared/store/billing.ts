@@ -1,6 +1,6 @@
 import type { ProblemError } from '../errors.js';
 import type { BillingInvoice } from '../domain/billing/schema.js';
-import { ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION } from './expressions.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, type Page } from './pages.js';
 import type { Item, TransactionItem } from './requests.js';
@@ -96,7 +96,7 @@ export const billingStore = {
       values[`:limit_${tier}`] = limit;
       return `(${isTier} AND ${below(`:limit_${tier}`)})`;
     });
-    const conditions = [ITEM_EXISTS.expression, `(${tiers.join(' OR ')})`];
+    const conditions = [ITEM_EXISTS_CONDITION.expression, `(${tiers.join(' OR ')})`];
     if (counter.cap !== undefined) {
       values[':cap'] = counter.cap;
       conditions.push(below(':cap'));
@@ -114,7 +114,7 @@ export const billingStore = {
   decrementUsage(tx: Transaction, teamId: string, attribute: string): void {
     tx.update(keys.team(teamId), {
       expression: 'ADD #count :delta',
-      condition: ITEM_EXISTS.expression,
+      condition: ITEM_EXISTS_CONDITION.expression,
       names: { '#count': attribute },
       values: { ':delta': -1 },
     });
@@ -124,7 +124,7 @@ export const billingStore = {
   setTier(tx: Transaction, teamId: string, tierAttribute: string, tier: string, deleted: () => ProblemError): void {
     tx.update(keys.team(teamId), {
       expression: 'SET #tier = :tier',
-      condition: `${ITEM_EXISTS.expression} AND attribute_not_exists(deleted_at)`,
+      condition: `${ITEM_EXISTS_CONDITION.expression} AND attribute_not_exists(deleted_at)`,
       names: { '#tier': tierAttribute },
       values: { ':tier': tier },
       onConditionFailed: deleted,
@@ -185,7 +185,7 @@ export const billingStore = {
         [secondaryIndex.sortKey]: keys.teamInvoicesIndexSortKey(invoice.created_at, invoice.id),
         ...invoice,
       },
-      { condition: ITEM_ABSENT.expression },
+      { condition: ITEM_ABSENT_CONDITION.expression },
     );
   },
 
@@ -227,7 +227,7 @@ export const billingStore = {
   /** Adds to `tx` the replacement of a deadline item by `nextItem` (same key), conditional on its due time still being `dueAt`. */
   moveDeadline(tx: Transaction, nextItem: Item, dueAt: string): void {
     tx.put(nextItem, {
-      condition: `${ITEM_EXISTS.expression} AND due_at = :due_at`,
+      condition: `${ITEM_EXISTS_CONDITION.expression} AND due_at = :due_at`,
       values: { ':due_at': dueAt },
     });
   },

@@ -1,6 +1,6 @@
 import { revisionCondition } from './optimistic.js';
 import type { Item } from './requests.js';
-import type { Store } from './store.js';
+import { ConditionFailedError, type Store } from './store.js';
 
 /**
  * Expression fragments the per-object store adapters share (DESIGN D14, D35): existence conditions, the
@@ -15,11 +15,37 @@ export interface Condition {
   values?: Record<string, unknown>;
 }
 
-/** The item exists. */
-export const ITEM_EXISTS: Condition = { expression: 'attribute_exists(pk)' };
+/** Condition: an item exists under the request's key. */
+export const ITEM_EXISTS = 'attribute_exists(pk)';
 
-/** No item has this key yet (a put that must create). */
-export const ITEM_ABSENT: Condition = { expression: 'attribute_not_exists(pk)' };
+/** Condition: no item has this key yet (a put that must create). */
+export const ITEM_ABSENT = 'attribute_not_exists(pk)';
+
+/** {@link ITEM_EXISTS} as a {@link Condition}. */
+export const ITEM_EXISTS_CONDITION: Condition = { expression: ITEM_EXISTS };
+
+/** {@link ITEM_ABSENT} as a {@link Condition}. */
+export const ITEM_ABSENT_CONDITION: Condition = { expression: ITEM_ABSENT };
+
+/**
+ * The `SET` clause that raises an item's `revision` by one, with its values: part of every update that
+ * changes what a cached copy of the item may be used for.
+ */
+export const RAISE_REVISION = {
+  clause: 'revision = revision + :revision_one',
+  values: { ':revision_one': 1 },
+} as const;
+
+/** Resolves true once `write` is made, false when its condition failed ({@link ConditionFailedError}); other errors reject. */
+export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
 
 /** The conditions ANDed, their placeholders merged (undefined entries are skipped). */
 export function allOf(...conditions: readonly (Condition | undefined)[]): Required<Condition> {
@@ -33,7 +59,7 @@ export function allOf(...conditions: readonly (Condition | undefined)[]): Requir
 
 /** The item exists and its `revision` is still the one of `read` (DESIGN D14 optimistic concurrency). */
 export function existsAtRevisionOf(read: Item): Required<Condition> {
-  return allOf(ITEM_EXISTS, revisionCondition(read));
+  return allOf(ITEM_EXISTS_CONDITION, revisionCondition(read));
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ProblemError } from '../errors.js';
 import type { Group } from '../domain/groups/schema.js';
-import { ITEM_ABSENT, atVersion, readByIds, setFields } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, atVersion, readByIds, setFields } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -69,7 +69,7 @@ export const groupStore = {
     tx.put(
       { ...keys.group(teamId, group.id), entity: entity.group, team_id: teamId, ...stored },
       {
-        condition: ITEM_ABSENT.expression,
+        condition: ITEM_ABSENT_CONDITION.expression,
       },
     );
     groupStore.claimName(tx, teamId, group.id, normalizedName, nameTaken);
@@ -85,7 +85,7 @@ export const groupStore = {
   ): void {
     tx.put(
       { ...keys.groupName(teamId, normalizedName), entity: entity.groupName, group_id: groupId },
-      { condition: ITEM_ABSENT.expression, onConditionFailed: nameTaken },
+      { condition: ITEM_ABSENT_CONDITION.expression, onConditionFailed: nameTaken },
     );
   },
 

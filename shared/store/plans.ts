@@ -1,5 +1,5 @@
 import type { Plan, PlanStatus } from '../domain/plans/schema.js';
-import { ITEM_ABSENT, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, type Page } from './pages.js';
 import { NO_LIVE_SUBSCRIPTIONS } from './projects.js';
@@ -38,7 +38,7 @@ export const planStore = {
 
   /** Adds to `tx` the put of a new plan item made by {@link planStore.newItem}, only if absent. */
   create(tx: Transaction, item: Item): void {
-    tx.put(item, { condition: ITEM_ABSENT.expression });
+    tx.put(item, { condition: ITEM_ABSENT_CONDITION.expression });
   },
 
   /**

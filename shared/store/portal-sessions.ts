@@ -1,4 +1,4 @@
-import { ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION } from './expressions.js';
 import { entity, keys } from './keys.js';
 import type { Item, Key } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
@@ -32,7 +32,7 @@ export const portalSessionStore = {
         expires_at_ms: link.expiresAtMs,
         expires_at: link.ttlSeconds,
       },
-      ConditionExpression: ITEM_ABSENT.expression,
+      ConditionExpression: ITEM_ABSENT_CONDITION.expression,
     });
   },
 
@@ -44,7 +44,7 @@ export const portalSessionStore = {
   /** Deletes a portal link if it still exists: true when this call deleted it, false when it was gone (used). */
   async takeLink(store: Store, linkSha256: string): Promise<boolean> {
     try {
-      await store.delete({ Key: keys.portalLink(linkSha256), ConditionExpression: ITEM_EXISTS.expression });
+      await store.delete({ Key: keys.portalLink(linkSha256), ConditionExpression: ITEM_EXISTS_CONDITION.expression });
       return true;
     } catch (error) {
       if (error instanceof ConditionFailedError) return false;
@@ -66,7 +66,7 @@ export const portalSessionStore = {
   ): Promise<void> {
     await store.put({
       Item: { ...keys.portalSession(sessionSha256), entity: entity.portalSession, ...session, expires_at: ttlSeconds },
-      ConditionExpression: ITEM_ABSENT.expression,
+      ConditionExpression: ITEM_ABSENT_CONDITION.expression,
     });
   },
 

@@ -4,7 +4,7 @@ import { Project, type ProjectStatus } from '../domain/projects/schema.js';
 import type { ProblemError } from '../errors.js';
 import * as z from '../schemas/zod.js';
 import { recordParser, revisionOf } from './records.js';
-import { ITEM_ABSENT, ITEM_EXISTS, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, listFilter, queryPage, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -115,11 +115,11 @@ export const projectStore = {
   create(tx: Transaction, teamId: string, project: Project): void {
     tx.put(
       { ...keys.project(teamId, project.id), entity: entity.project, team_id: teamId, ...project, revision: 1 },
-      { condition: ITEM_ABSENT.expression },
+      { condition: ITEM_ABSENT_CONDITION.expression },
     );
     tx.put(
       { ...keys.projectTeam(project.id), entity: entity.projectTeam, team_id: teamId, project_id: project.id },
-      { condition: ITEM_ABSENT.expression },
+      { condition: ITEM_ABSENT_CONDITION.expression },
     );
   },
 
@@ -170,14 +170,14 @@ export const projectStore = {
 
   /** Adds to `tx` a check that the project still exists; `problem` is what its absence means. */
   checkExists(tx: Transaction, teamId: string, projectId: string, problem: () => ProblemError): void {
-    tx.check(keys.project(teamId, projectId), { condition: ITEM_EXISTS.expression, onConditionFailed: problem });
+    tx.check(keys.project(teamId, projectId), { condition: ITEM_EXISTS_CONDITION.expression, onConditionFailed: problem });
   },
 
   /** Adds to `tx` plan `planId` to the project's plan set, conditional on the project being active with fewer than `maxPlans`. */
   addPlan(tx: Transaction, teamId: string, projectId: string, planId: string, maxPlans: number): void {
     tx.update(keys.project(teamId, projectId), {
       expression: 'ADD plan_ids :plan_id',
-      condition: `${ITEM_EXISTS.expression} AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)`,
+      condition: `${ITEM_EXISTS_CONDITION.expression} AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)`,
       names: { '#status': 'status' },
       values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': maxPlans },
     });
@@ -187,7 +187,7 @@ export const projectStore = {
   removePlan(tx: Transaction, teamId: string, projectId: string, planId: string): void {
     tx.update(keys.project(teamId, projectId), {
       expression: 'DELETE plan_ids :plan_id',
-      condition: ITEM_EXISTS.expression,
+      condition: ITEM_EXISTS_CONDITION.expression,
       values: { ':plan_id': new Set([planId]) },
     });
   },

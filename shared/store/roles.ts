@@ -1,6 +1,6 @@
 import type { ProblemError } from '../errors.js';
 import type { Role } from '../domain/roles/schema.js';
-import { ITEM_ABSENT, ITEM_EXISTS, allOf, atVersion, readByIds, setFields } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION, allOf, atVersion, readByIds, setFields } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -82,7 +82,7 @@ export const roleStore = {
     for (const roleId of roleIds) {
       tx.update(keys.role(teamId, roleId), {
         expression: 'ADD assignment_count :delta',
-        condition: ITEM_EXISTS.expression,
+        condition: ITEM_EXISTS_CONDITION.expression,
         values: { ':delta': delta },
         onConditionFailed: () => notFound(roleId),
       });
@@ -100,7 +100,7 @@ export const roleStore = {
     tx.put(
       { ...keys.role(teamId, role.id), entity: entity.role, team_id: teamId, ...role },
       {
-        condition: ITEM_ABSENT.expression,
+        condition: ITEM_ABSENT_CONDITION.expression,
       },
     );
     roleStore.claimName(tx, teamId, role.id, normalizedName, nameTaken);
@@ -116,7 +116,7 @@ export const roleStore = {
   ): void {
     tx.put(
       { ...keys.roleName(teamId, normalizedName), entity: entity.roleName, role_id: roleId },
-      { condition: ITEM_ABSENT.expression, onConditionFailed: nameTaken },
+      { condition: ITEM_ABSENT_CONDITION.expression, onConditionFailed: nameTaken },
     );
   },
 

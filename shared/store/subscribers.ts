@@ -5,7 +5,7 @@ import {
   subscriberAccessAttribute,
 } from '../domain/subscribers/record.js';
 import type { Subscriber, SubscriberStatus } from '../domain/subscribers/schema.js';
-import { ITEM_ABSENT, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { listFilter, queryPage, type Page } from './pages.js';
 import { revisionOf } from './records.js';
@@ -119,10 +119,10 @@ export const subscriberStore = {
 
   /** Adds to `tx` a new subscriber item ({@link subscriberStore.newItem}, `attributes` under it) and its reference, each only if absent. */
   create(tx: Transaction, teamId: string, item: Item, subscriber: Subscriber, attributes?: Item): void {
-    tx.put({ ...attributes, ...item }, { condition: ITEM_ABSENT.expression });
+    tx.put({ ...attributes, ...item }, { condition: ITEM_ABSENT_CONDITION.expression });
     tx.put(
       { ...keys.subscriberRef(teamId, subscriber.id), entity: entity.subscriberRef, project_id: subscriber.project_id },
-      { condition: ITEM_ABSENT.expression },
+      { condition: ITEM_ABSENT_CONDITION.expression },
     );
   },
 

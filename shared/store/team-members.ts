@@ -2,7 +2,7 @@ import type { ProblemError } from '../errors.js';
 import type { TeamMember } from '../domain/team-members/schema.js';
 
 type TeamMemberStatus = TeamMember['status'];
-import { ITEM_ABSENT, ITEM_EXISTS, allOf, atVersion, readByIds, setFields, type Condition } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION, allOf, atVersion, readByIds, setFields, type Condition } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { listFilter, queryPage, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -123,12 +123,12 @@ export const teamMemberStore = {
     tx.put(
       { ...keys.teamMember(teamId, member.id), entity: entity.teamMember, team_id: teamId, ...member },
       {
-        condition: ITEM_ABSENT.expression,
+        condition: ITEM_ABSENT_CONDITION.expression,
       },
     );
     tx.put(
       { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
-      { condition: ITEM_ABSENT.expression, onConditionFailed: emailTaken },
+      { condition: ITEM_ABSENT_CONDITION.expression, onConditionFailed: emailTaken },
     );
   },
 
@@ -145,7 +145,7 @@ export const teamMemberStore = {
         expires_at_ms: invitation.expiresAtMs,
         expires_at: invitation.ttlSeconds,
       },
-      { condition: ITEM_ABSENT.expression },
+      { condition: ITEM_ABSENT_CONDITION.expression },
     );
   },
 
@@ -162,7 +162,7 @@ export const teamMemberStore = {
     next: StoredMemberFields,
     invalid: () => ProblemError,
   ): void {
-    tx.delete(keys.teamInvitation(invitationId), { condition: ITEM_EXISTS.expression, onConditionFailed: invalid });
+    tx.delete(keys.teamInvitation(invitationId), { condition: ITEM_EXISTS_CONDITION.expression, onConditionFailed: invalid });
     const fields = {
       status: next.status,
       joined_at: next.joined_at,

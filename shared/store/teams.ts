@@ -1,6 +1,6 @@
 import type { ProblemError } from '../errors.js';
 import type { Team } from '../domain/teams/schema.js';
-import { ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
+import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION } from './expressions.js';
 import { entity, keys } from './keys.js';
 import type { Item } from './requests.js';
 import type { Store } from './store.js';
@@ -26,7 +26,7 @@ export const teamStore = {
     tx.put(
       { ...keys.team(team.id), entity: entity.team, ...team },
       {
-        condition: ITEM_ABSENT.expression,
+        condition: ITEM_ABSENT_CONDITION.expression,
         onConditionFailed: exists,
       },
     );
@@ -36,7 +36,7 @@ export const teamStore = {
   rename(tx: Transaction, teamId: string, name: string, updatedAt: string, deleted: () => ProblemError): void {
     tx.update(keys.team(teamId), {
       expression: 'SET #name = :name, updated_at = :now',
-      condition: `${ITEM_EXISTS.expression} AND ${NOT_DELETED}`,
+      condition: `${ITEM_EXISTS_CONDITION.expression} AND ${NOT_DELETED}`,
       names: { '#name': 'name' },
       values: { ':name': name, ':now': updatedAt },
       onConditionFailed: deleted,
@@ -47,7 +47,7 @@ export const teamStore = {
   markDeleted(tx: Transaction, teamId: string, nowIso: string, deleted: () => ProblemError): void {
     tx.update(keys.team(teamId), {
       expression: 'SET deleted_at = :now, updated_at = :now',
-      condition: `${ITEM_EXISTS.expression} AND ${NOT_DELETED}`,
+      condition: `${ITEM_EXISTS_CONDITION.expression} AND ${NOT_DELETED}`,
       values: { ':now': nowIso },
       onConditionFailed: deleted,
     });
