@@ -22,7 +22,7 @@ export const DEAD_LETTER_WAIT_SECONDS = 72 * 3_600;
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
 /** How long an in-flight attempt holds its lease (MILLISECONDS, real time): the 10 s budget plus margin (DESIGN D7, D9). */
-export const LEASE_MS = 60_000;
+const LEASE_MS = 60_000;
 
 /** Timers may fire a moment early (the local clock, SQS granularity): a due time this many MILLISECONDS ahead counts as due. */
 export const TIMER_EARLY_TOLERANCE_MS = 1_000;
