@@ -19,7 +19,8 @@ import { recordPlatformMembership } from '../../shared/domain/members/platform-u
 import { addInterval } from '../../shared/domain/subscriptions/lifecycle.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
-import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 

@@ -28,11 +28,10 @@ import {
   expectRestProblem,
   expectToolProblem,
   failingStore,
-  rest,
   scanTable,
-  tool,
   withStore,
 } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 

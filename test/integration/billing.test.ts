@@ -25,15 +25,8 @@ import { OPERATIONS } from '../../shared/operations/registry.js';
 import { keys } from '../../shared/store/keys.js';
 import { lockTeam } from '../support/billing.js';
 import { teamEvents } from '../support/events.js';
-import {
-  domainLines,
-  expectRestProblem,
-  expectToolProblem,
-  rest,
-  scanTable,
-  tool,
-  type RestReply,
-} from '../support/guarantees.js';
+import { domainLines, expectRestProblem, expectToolProblem, scanTable } from '../support/guarantees.js';
+import { rest, tool, type RestReply } from '../support/calls.js';
 import { runCli } from '../support/local-process.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 

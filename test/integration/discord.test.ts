@@ -23,7 +23,8 @@ import { keys } from '../../shared/store/keys.js';
 import { logger } from '../../shared/logger.js';
 import { TOKEN_LIFETIME_SECONDS, startFakeDiscordApi, type FakeDiscordApi } from '../support/discord-api.js';
 import { TeamEventCursor } from '../support/events.js';
-import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 const BOT = { id: '112233445566778899', username: 'club_bot' };

@@ -27,16 +27,10 @@ import {
   expectToolProblem,
   failingStore,
   gatedStore,
-  mcpPost,
-  mcpSession,
-  rest,
-  tool,
-  toolsCall,
   withStore,
-  type McpReply,
-  type RestReply,
   type World,
 } from '../support/guarantees.js';
+import { mcpPost, mcpSession, rest, tool, toolsCall, type McpReply, type RestReply } from '../support/calls.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { lockTeam } from '../support/billing.js';
 import { TIER_LIMITS } from '../../shared/domain/billing/schema.js';

@@ -24,12 +24,11 @@ import {
   expectRestProblem,
   expectToolProblem,
   gatedStore,
-  rest,
   scanTable,
-  tool,
   withStore,
   type World,
 } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { createTestRuntime, createTestStore, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import { keys } from '../../shared/store/keys.js';
 import { createStore, type Store } from '../../shared/store/store.js';

@@ -23,7 +23,8 @@ import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type Metrics } from '../../sh
 import { keys, secondaryIndex } from '../../shared/store/keys.js';
 import type { Store } from '../../shared/store/store.js';
 import { teamEvents } from '../support/events.js';
-import { expectRestProblem, rest } from '../support/guarantees.js';
+import { expectRestProblem } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import {
   createTestRuntime,
   createTestStore,

@@ -17,7 +17,8 @@ import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { redactPayload } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
+import { expectRestProblem, expectToolProblem, scanTable } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 

@@ -23,7 +23,7 @@ import { RATE_LIMITS } from '../../shared/limits/rate-limit.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { stripeHook } from '../../shared/hooks/stripe.js';
 import { handlePublicRequest } from '../../shared/public-pages/router.js';
-import { rest } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {

@@ -17,7 +17,8 @@ import { getSubscription } from '../../shared/domain/subscriptions/queries.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js';
 import { webPlatformAdapter } from '../../shared/platforms/web.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 

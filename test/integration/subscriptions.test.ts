@@ -21,7 +21,8 @@ import { suspendSubscriptionsOfSubscriber } from '../../shared/domain/subscripti
 import { SUBSCRIPTION_DEADLINE_KIND } from '../../shared/domain/subscriptions/writes.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
-import { expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
+import { expectRestProblem, expectToolProblem, scanTable } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
 import { attachRequestCounter, isAuthentication } from '../../bench/support.js';
 import {

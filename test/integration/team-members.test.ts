@@ -12,7 +12,8 @@ import type { ManualClock } from '../../shared/clock.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { INVITATION_LIFETIME_MS } from '../../shared/domain/team-members/schema.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, scanTable, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem, scanTable } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
