@@ -49,7 +49,8 @@ export default defineConfig(
       'test/integration/fan-out-stream.test.ts',
       'test/integration/metrics.test.ts',
       'test/integration/store.test.ts',
-      'test/integration/webhook-delivery.test.ts',
+      'test/integration/webhook-delivery-retries.test.ts',
+      'test/support/fixtures/webhook-delivery.ts',
       'test/integration/webhook-endpoint-secrets.test.ts',
     ],
     rules: {
