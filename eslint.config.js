@@ -42,7 +42,7 @@ export default defineConfig(
       'test/support/guarantees.ts',
       'test/support/store.ts',
       'test/unit/aws-adapters.test.ts',
-      'test/e2e/mcp-protocol.test.ts',
+      'test/e2e/mcp-protocol-transport.test.ts',
       'test/integration/access-codes.test.ts',
       'test/integration/activity.test.ts',
       'test/integration/demo-data.test.ts',
