@@ -47,7 +47,7 @@ export default defineConfig(
       'test/integration/activity.test.ts',
       'test/integration/demo-data.test.ts',
       'test/integration/fan-out-stream.test.ts',
-      'test/integration/metrics.test.ts',
+      'test/integration/metrics-recount.test.ts',
       'test/integration/store.test.ts',
       'test/integration/webhook-delivery-retries.test.ts',
       'test/support/fixtures/webhook-delivery.ts',

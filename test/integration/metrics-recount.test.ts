@@ -8,246 +8,33 @@
  * then holds every figure to a recount made here from the subscriptions and payments themselves: their
  * final state (gauges, MRR) and the states the events carried at each change (days, 30-day window).
  */
-import { randomUUID } from 'node:crypto';
+
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
+import { describe, expect, it } from 'vitest';
 import { DEADLINE_SHARDS, dueSortKeyBound } from '../../shared/deadlines/deadline.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
 import type { Plan } from '../../shared/domain/plans/schema.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
-import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { METRICS_RECENT_DAYS, METRICS_SERIES_DAYS, type Metrics } from '../../shared/domain/metrics/schema.js';
 import { keys, secondaryIndex } from '../../shared/store/keys.js';
-import type { Store } from '../../shared/store/store.js';
 import { teamEvents } from '../support/events.js';
-import { expectRestProblem } from '../support/guarantees.js';
 import { rest } from '../support/calls.js';
 import {
-  createTestRuntime,
-  createTestStore,
-  seedTeam,
-  seedToken,
-  testClock,
-  type TestRuntime,
-} from '../support/store.js';
+  DAY,
+  call,
+  clock,
+  newProject,
+  ok,
+  runtime,
+  startNewTeam,
+  store,
+  team,
+  useMetricsFixture,
+} from '../support/fixtures/metrics.js';
 
-const DAY = 86_400_000;
-
-let clock: ManualClock;
-/** One pair of tables for the file: every test seeds its own team, and figures are per team. */
-let store: Store;
-let runtime: TestRuntime;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-
-const call = (method: string, path: string, body?: unknown, token = team.token) =>
-  rest(runtime, { method, path, token, body });
-const ok = async (method: string, path: string, body?: unknown, status = 200, token = team.token) => {
-  const reply = await call(method, path, body, token);
-  expect(reply.status, reply.text).toBe(status);
-  return reply.json;
-};
-const today = () => new Date(clock.nowMs()).toISOString().slice(0, 10);
-
-/** A project with the manual provider, a monthly EUR plan with a trial and a weekly USD plan (two weeks per period). */
-async function newProject(name: string) {
-  const id = (await ok('POST', '/v1/projects', { name, platform_type: 'telegram' }, 201)).id as string;
-  await ok('PUT', `/v1/projects/${id}/payment-provider`, { provider: 'manual' });
-  const gold = await ok(
-    'POST',
-    `/v1/projects/${id}/plans`,
-    { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 },
-    201,
-  );
-  const fortnight = await ok(
-    'POST',
-    `/v1/projects/${id}/plans`,
-    { name: 'Fortnight', amount: 1200, currency: 'USD', interval: 'week', interval_count: 2 },
-    201,
-  );
-  const subscriber = async (display_name: string) =>
-    (await createSubscriber(runtime, team.principal, id, { display_name, consent: false })).id;
-  return { id, gold: gold.id as string, fortnight: fortnight.id as string, subscriber };
-}
-
-beforeAll(async () => {
-  store = await createTestStore();
-});
-
-beforeEach(async () => {
-  clock = testClock();
-  runtime = await createTestRuntime({ clock, store });
-  team = await seedTeam(runtime.store, clock);
-});
-
-describe('the figures', () => {
-  it('count creations, transitions, payments and refunds per project and for the team, with MRR per currency normalised to a month', async () => {
-    const books = await newProject('Books');
-    const films = await newProject('Films');
-    const empty = await ok('GET', `/v1/projects/${books.id}/metrics`);
-    expect(empty).toMatchObject({
-      object: 'metrics',
-      project_id: books.id,
-      subscriptions: { active: 0, trialing: 0, past_due: 0 },
-      mrr: [],
-      last_30_days: { new: 0, churned: 0, revenue: [], refunds: [], failed_payments: 0 },
-    });
-    expect(empty.daily).toHaveLength(METRICS_SERIES_DAYS);
-    expect(empty.daily.at(-1)).toEqual({ date: today(), active: 0, revenue: [] });
-
-    // Books: a paid monthly subscription (900 EUR), a creator's trial grant (no MRR), a failed first payment.
-    const paid = await ok(
-      'POST',
-      `/v1/projects/${books.id}/payments`,
-      { subscriber_id: await books.subscriber('Ada'), plan_id: books.gold, status: 'succeeded' },
-      201,
-    );
-    await ok(
-      'POST',
-      `/v1/projects/${books.id}/subscriptions`,
-      { subscriber_id: await books.subscriber('Bo'), plan_id: books.gold, trial: true },
-      201,
-    );
-    await ok(
-      'POST',
-      `/v1/projects/${books.id}/payments`,
-      { subscriber_id: await books.subscriber('Cy'), plan_id: books.gold, status: 'failed' },
-      201,
-    );
-    // Films: a paid fortnightly subscription (1200 USD per two weeks = 2600 a month), the next day.
-    clock.advance(DAY);
-    await ok(
-      'POST',
-      `/v1/projects/${films.id}/payments`,
-      { subscriber_id: await films.subscriber('Di'), plan_id: films.fortnight, status: 'succeeded' },
-      201,
-    );
-    // A partial refund of the Books payment, and its cancellation at the period's end (still active).
-    await ok('POST', `/v1/payments/${paid.id}/refund`, { amount: 300 });
-    await ok('POST', `/v1/subscriptions/${paid.subscription_id}/cancel`, {});
-
-    const bookFigures = await ok('GET', `/v1/projects/${books.id}/metrics`);
-    expect(bookFigures).toMatchObject({
-      project_id: books.id,
-      subscriptions: { active: 1, trialing: 1, past_due: 0 },
-      mrr: [{ currency: 'EUR', amount: 900 }],
-      last_30_days: {
-        new: 2,
-        churned: 0,
-        revenue: [{ currency: 'EUR', amount: 900 }],
-        refunds: [{ currency: 'EUR', amount: 300 }],
-        failed_payments: 1,
-      },
-    });
-    expect(bookFigures.daily.slice(-2)).toEqual([
-      {
-        date: new Date(clock.nowMs() - DAY).toISOString().slice(0, 10),
-        active: 1,
-        revenue: [{ currency: 'EUR', amount: 900 }],
-      },
-      { date: today(), active: 1, revenue: [] },
-    ]);
-
-    const teamFigures = await ok('GET', '/v1/metrics');
-    expect(teamFigures).toMatchObject({
-      project_id: null,
-      subscriptions: { active: 2, trialing: 1, past_due: 0 },
-      mrr: [
-        { currency: 'EUR', amount: 900 },
-        { currency: 'USD', amount: 2600 },
-      ],
-      last_30_days: {
-        new: 3,
-        churned: 0,
-        revenue: [
-          { currency: 'EUR', amount: 900 },
-          { currency: 'USD', amount: 1200 },
-        ],
-        refunds: [{ currency: 'EUR', amount: 300 }],
-        failed_payments: 1,
-      },
-    });
-    expect(teamFigures.daily.slice(-2).map((day: { active: number }) => day.active)).toEqual([1, 2]);
-
-    // Cancelled at once: churned today, out of active and MRR; yesterday's series keeps it.
-    await ok('POST', `/v1/subscriptions/${paid.subscription_id}/cancel`, { at_period_end: false });
-    const after = await ok('GET', `/v1/projects/${books.id}/metrics`);
-    expect(after).toMatchObject({
-      subscriptions: { active: 0, trialing: 1 },
-      mrr: [],
-      last_30_days: { new: 2, churned: 1 },
-    });
-    expect(after.daily.slice(-2).map((day: { active: number }) => day.active)).toEqual([1, 0]);
-  });
-});
-
-describe('who sees what', () => {
-  it('a token with project-subscription:view-any alone sees the counts, and null for every money field', async () => {
-    const books = await newProject('Books');
-    await ok(
-      'POST',
-      `/v1/projects/${books.id}/payments`,
-      { subscriber_id: await books.subscriber('Ada'), plan_id: books.gold, status: 'succeeded' },
-      201,
-    );
-    const counts = await seedToken(runtime.store, clock, {
-      teamId: team.team.id,
-      abilities: ['project-subscription:view-any'],
-    });
-    for (const path of [`/v1/projects/${books.id}/metrics`, '/v1/metrics']) {
-      const figures = await ok('GET', path, undefined, 200, counts.token);
-      expect(figures).toMatchObject({
-        subscriptions: { active: 1 },
-        mrr: null,
-        last_30_days: { new: 1, revenue: null, refunds: null, failed_payments: 0 },
-      });
-      expect(figures.daily.every((day: { revenue: unknown }) => day.revenue === null)).toBe(true);
-    }
-    const moneyOnly = await seedToken(runtime.store, clock, {
-      teamId: team.team.id,
-      abilities: ['project-payment:view-any'],
-    });
-    expectRestProblem(await call('GET', '/v1/metrics', undefined, moneyOnly.token), 'TOKEN_MISSING_ABILITY');
-    expectRestProblem(
-      await call('GET', `/v1/projects/${books.id}/metrics`, undefined, moneyOnly.token),
-      'TOKEN_MISSING_ABILITY',
-    );
-  });
-
-  it('a project-scoped token reads its projects’ metrics; another project answers NOT_FOUND; the team’s figures are team-wide data', async () => {
-    const books = await newProject('Books');
-    const films = await newProject('Films');
-    const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [books.id] });
-    expect(await ok('GET', `/v1/projects/${books.id}/metrics`, undefined, 200, scoped.token)).toMatchObject({
-      project_id: books.id,
-    });
-    const outside = expectRestProblem(
-      await call('GET', `/v1/projects/${films.id}/metrics`, undefined, scoped.token),
-      'NOT_FOUND',
-    );
-    expect(outside.detail).toBe(`No project ${films.id}.`);
-    expectRestProblem(await call('GET', '/v1/metrics', undefined, scoped.token), 'TOKEN_MISSING_ABILITY');
-  });
-
-  it('another team’s project answers exactly like no such project', async () => {
-    const other = await seedTeam(runtime.store, clock);
-    const foreign = (await ok('POST', '/v1/projects', { name: 'Theirs', platform_type: 'telegram' }, 201, other.token))
-      .id as string;
-    const missing = randomUUID();
-    const theirs = expectRestProblem(await call('GET', `/v1/projects/${foreign}/metrics`), 'NOT_FOUND');
-    const none = expectRestProblem(await call('GET', `/v1/projects/${missing}/metrics`), 'NOT_FOUND');
-    expect({ ...theirs, detail: theirs.detail.replace(foreign, 'ID'), request_id: null, instance: null }).toEqual({
-      ...none,
-      detail: none.detail.replace(missing, 'ID'),
-      request_id: null,
-      instance: null,
-    });
-    // Their figures are not ours.
-    expect((await ok('GET', '/v1/metrics')).subscriptions).toEqual({ active: 0, trialing: 0, past_due: 0 });
-  });
-});
+useMetricsFixture();
 
 /** One step of a randomized sequence; targets are taken modulo what exists (a step the state does not allow answers 4xx and changes nothing). */
 type Step =
@@ -330,10 +117,14 @@ const moneyList = (amounts: Map<string, number>) =>
     .filter(([, amount]) => amount !== 0)
     .map(([currency, amount]) => ({ currency, amount }))
     .sort((a, b) => (a.currency < b.currency ? -1 : 1));
+
 const addTo = (amounts: Map<string, number>, currency: string, amount: number) =>
   amounts.set(currency, (amounts.get(currency) ?? 0) + amount);
+
 const dayOf = (time: string | number) => new Date(time).toISOString().slice(0, 10);
+
 const ACCESS = new Set(['trialing', 'active', 'pending_cancellation', 'past_due']);
+
 const MONTHS_PER_INTERVAL: Record<string, number> = { week: 12 / 52, month: 1, year: 12 };
 
 /**
@@ -466,7 +257,7 @@ describe('the counters equal a recount (property)', () => {
     const tick = () => applyDueDeadlines(runtime, clock.nowMs());
     await fc.assert(
       fc.asyncProperty(steps, async (sequence) => {
-        team = await seedTeam(runtime.store, clock);
+        await startNewTeam();
         const books = await newProject('Books');
         const films = await newProject('Films');
         const annual = (
