@@ -36,7 +36,8 @@ const LONGEST_FILES = [
   'test/integration/provider-first.test.ts',
   'test/e2e/npm-start.test.ts',
   'test/e2e/webhook-pipeline.test.ts',
-  'test/integration/stripe-connect.test.ts',
+  'test/integration/stripe-connect-plans.test.ts',
+  'test/integration/stripe-connect-account.test.ts',
 ];
 
 /** Vitest's order (earlier failures and durations first when it has them, else larger files first), {@link LONGEST_FILES} ahead of it. */

@@ -10,100 +10,32 @@
  * works; Stripe's refusal is a CONFLICT). Against DynamoDB Local; every event is checked against its
  * published schema.
  */
+
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
-import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import { describe, expect, it } from 'vitest';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
-import type { EventEnvelope } from '../../shared/events/outbox.js';
-import type { IntegrationSettings } from '../../shared/integrations.js';
-import { stripeProductId } from '../../shared/providers/stripe.js';
 import { keys } from '../../shared/store/keys.js';
-import { domainSnapshot, expectRestProblem, scanTable } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
 import { rest } from '../support/calls.js';
-import { TeamEventCursor } from '../support/events.js';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import {
+  call,
+  captureOutput,
+  connect,
+  everythingStored,
+  newEvents,
+  ok,
+  projectId,
+  requestsOfThisKey,
+  runtime,
+  secretKey,
+  stripe,
+  team,
+  types,
+  webhookSecret,
+  useStripeConnectFixture,
+} from '../support/fixtures/stripe-connect.js';
 
-let stripe: FakeStripeApi;
-let clock: ManualClock;
-let runtime: TestRuntime;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-let projectId: string;
-let secretKey: string;
-let webhookSecret: string;
-let eventCursor: TeamEventCursor;
-
-beforeAll(async () => {
-  stripe = await startFakeStripeApi();
-});
-afterAll(async () => {
-  await stripe.stop();
-});
-
-/** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-function newEvents(): Promise<EventEnvelope[]> {
-  return eventCursor.next();
-}
-const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown) => rest(runtime, { method, path, token: team.token, body });
-const ok = async (method: string, path: string, body?: unknown, status = 200) => {
-  const reply = await call(method, path, body);
-  expect(reply.status, reply.text).toBe(status);
-  return reply.json;
-};
-const connect = (body: Record<string, unknown> = {}) =>
-  call('PUT', `/v1/projects/${projectId}/payment-provider`, {
-    provider: 'stripe',
-    secret_key: secretKey,
-    webhook_secret: webhookSecret,
-    ...body,
-  });
-
-/** Test settings: the fake Stripe API, a fresh local key, two retries without waiting. */
-function settings(): IntegrationSettings {
-  return {
-    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
-    telegramApiRoot: 'http://127.0.0.1:9',
-    stripeApiBaseUrl: stripe.url,
-    publicBaseUrl: 'https://members.example',
-    retry: { retries: 2, minTimeoutMs: 0 },
-  };
-}
-
-/** Collects what the process writes to stdout and stderr (the logger's lines) until `stop()`. */
-function captureOutput(): { text: () => string; stop: () => void } {
-  const lines: string[] = [];
-  const spies = [process.stdout, process.stderr].map((stream) =>
-    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    }),
-  );
-  return { text: () => lines.join(''), stop: () => spies.forEach((spy) => spy.mockRestore()) };
-}
-
-/** Everything a secret must never appear in: the whole table (items, activity, outbox), and the project as read. */
-async function everythingStored(): Promise<string> {
-  return JSON.stringify(await scanTable(runtime.store)) + (await call('GET', `/v1/projects/${projectId}`)).text;
-}
-
-beforeEach(async () => {
-  clock = testClock();
-  runtime = await createTestRuntime({ clock });
-  runtime.integrations = settings();
-  team = await seedTeam(runtime.store, clock);
-  projectId = (await ok('POST', '/v1/projects', { name: 'Readers', platform_type: 'telegram' }, 201)).id;
-  // Distinctive tails, so a leak of even the masked key Stripe echoes would show.
-  secretKey = `rk_test_${randomBytes(18).toString('hex')}Zq9X`;
-  webhookSecret = `whsec_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'a')}`;
-  stripe.addKey(secretKey, `acct_${projectId.slice(0, 8)}`);
-  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
-  await newEvents();
-});
-
-const requestsOfThisKey = () =>
-  stripe.requests.filter((request) => request.account === `acct_${projectId.slice(0, 8)}`);
+useStripeConnectFixture();
 
 describe('connecting stripe', () => {
   it('checks the key with one Stripe call, stores both secrets sealed in the same change, and never shows them', async () => {
@@ -216,181 +148,6 @@ describe('connecting stripe', () => {
     expect(disconnected.payment_provider).toBeNull();
     expect(types(await newEvents())).toEqual(['project.payment_provider_disconnected']);
     expect(await runtime.store.get(keys.credential(projectId, 'stripe'))).toBeUndefined();
-  });
-});
-
-describe('plan sync', () => {
-  const createGold = () =>
-    ok(
-      'POST',
-      `/v1/projects/${projectId}/plans`,
-      {
-        name: 'Gold',
-        description: 'All the books',
-        amount: 900,
-        currency: 'EUR',
-        interval: 'month',
-        interval_count: 1,
-      },
-      201,
-    );
-  const setLiveSubscriptions = (planId: string, count: number) =>
-    runtime.store.update({
-      Key: keys.plan(team.team.id, planId),
-      UpdateExpression: 'SET live_subscription_count = :count',
-      ExpressionAttributeValues: { ':count': count },
-    });
-
-  it('creates the Product and a Price, updates the Product on a rename, and makes a new Price (deactivating the old) for a new price version', async () => {
-    expect((await connect()).status).toBe(200);
-    await newEvents();
-    const plan = await createGold();
-    expect(plan).toMatchObject({
-      sync_status: 'synced',
-      payment_provider: 'stripe',
-      provider_product_id: stripeProductId(plan.id),
-      provider_price_id: expect.stringMatching(/^price_/),
-      sync_error: null,
-    });
-    expect(stripe.products.get(plan.provider_product_id)).toMatchObject({
-      name: 'Gold',
-      description: 'All the books',
-      active: true,
-      metadata: { plan_id: plan.id, project_id: projectId },
-    });
-    const firstPrice = stripe.prices.get(plan.provider_price_id)!;
-    expect(firstPrice).toMatchObject({
-      product: plan.provider_product_id,
-      currency: 'eur',
-      unit_amount: 900,
-      recurring: { interval: 'month', interval_count: 1 },
-      active: true,
-      lookup_key: `svc_plan_${plan.id}_v1`,
-      metadata: { plan_id: plan.id, price_version: '1' },
-    });
-    let events = await newEvents();
-    expect(types(events)).toEqual(['plan.created', 'plan.synced']);
-    expect(events[1].data).toMatchObject({
-      payment_provider: 'stripe',
-      provider_product_id: plan.provider_product_id,
-      provider_price_id: plan.provider_price_id,
-    });
-
-    // A rename: the Product changes, the Price stays.
-    const renamed = await ok('POST', `/v1/plans/${plan.id}`, { name: 'Gold readers' });
-    expect(renamed).toMatchObject({ sync_status: 'synced', provider_price_id: plan.provider_price_id });
-    expect(stripe.products.get(plan.provider_product_id)!.name).toBe('Gold readers');
-    expect(types(await newEvents())).toEqual(['plan.updated', 'plan.synced']);
-
-    // A new price version (live subscriptions keep the old one): a new Price, the old one deactivated, never edited.
-    await setLiveSubscriptions(plan.id, 1);
-    const repriced = await ok('POST', `/v1/plans/${plan.id}`, { amount: 1_500 });
-    expect(repriced).toMatchObject({ price_version: 2, sync_status: 'synced' });
-    expect(repriced.provider_price_id).not.toBe(plan.provider_price_id);
-    expect(stripe.prices.get(repriced.provider_price_id)).toMatchObject({
-      unit_amount: 1_500,
-      currency: 'eur',
-      active: true,
-      lookup_key: `svc_plan_${plan.id}_v2`,
-      metadata: { price_version: '2' },
-    });
-    expect(stripe.prices.get(plan.provider_price_id)).toMatchObject({ unit_amount: 900, active: false });
-    const priceWrites = requestsOfThisKey().filter(
-      (request) => request.method === 'POST' && request.path.startsWith('/v1/prices/'),
-    );
-    expect(priceWrites.map((request) => request.params)).toEqual([{ active: 'false' }]);
-    events = await newEvents();
-    expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
-    expect(events[1].data).toMatchObject({ provider_price_id: repriced.provider_price_id });
-  });
-
-  it('records Stripe\u2019s refusal with its code, retries 5xx, records an outage, and syncs again on demand', async () => {
-    expect((await connect()).status).toBe(200);
-    const plan = await createGold();
-    await newEvents();
-
-    // A refusal (4xx) is not retried: recorded at once with Stripe's code and message.
-    stripe.failNext(
-      {
-        status: 400,
-        error: { type: 'invalid_request_error', code: 'parameter_invalid_integer', message: 'Invalid integer: 1e99' },
-      },
-      { method: 'POST', pathPrefix: '/v1/prices' },
-    );
-    const calls = requestsOfThisKey().length;
-    const output = captureOutput();
-    let failed;
-    try {
-      failed = await ok('POST', `/v1/plans/${plan.id}`, { amount: 1_200 });
-    } finally {
-      output.stop();
-    }
-    expect(failed).toMatchObject({
-      sync_status: 'failed',
-      sync_error: expect.stringContaining('Invalid integer: 1e99'),
-    });
-    expect(failed.sync_error).toContain('parameter_invalid_integer');
-    let events = await newEvents();
-    expect(types(events)).toEqual(['plan.updated', 'plan.sync_failed']);
-    expect(events[1].data).toMatchObject({
-      payment_provider: 'stripe',
-      code: 'parameter_invalid_integer',
-      reason: expect.stringContaining('Invalid integer'),
-    });
-    expect(
-      requestsOfThisKey()
-        .slice(calls)
-        .filter((request) => request.method === 'POST' && request.path === '/v1/prices'),
-    ).toHaveLength(1);
-    expect(JSON.stringify(events) + output.text() + (await everythingStored())).not.toContain(secretKey);
-
-    // 5xx twice, then Stripe answers: retried within the sync (three attempts).
-    stripe.failNext(
-      { status: 503, error: { type: 'api_error', message: 'Service unavailable.' } },
-      { times: 2, pathPrefix: '/v1/products/' },
-    );
-    const synced = await ok('POST', `/v1/plans/${plan.id}/sync`);
-    expect(synced).toMatchObject({ sync_status: 'synced', sync_error: null });
-    expect(stripe.prices.get(synced.provider_price_id)).toMatchObject({ unit_amount: 1_200, active: true });
-    expect(types(await newEvents())).toEqual(['plan.synced']);
-
-    // Unreachable on every attempt: recorded (no code), nothing lost; a later sync succeeds.
-    stripe.failNext({ refuse: true }, { times: 100 });
-    const down = await ok('POST', `/v1/plans/${plan.id}`, { name: 'Gold II' });
-    stripe.clearFailures();
-    expect(down).toMatchObject({
-      name: 'Gold II',
-      sync_status: 'failed',
-      sync_error: expect.stringContaining('Stripe could not be reached'),
-    });
-    events = await newEvents();
-    expect(types(events)).toEqual(['plan.updated', 'plan.sync_failed']);
-    expect(events[1].data).toMatchObject({ code: null });
-    const again = await ok('POST', `/v1/plans/${plan.id}/sync`);
-    expect(again).toMatchObject({
-      name: 'Gold II',
-      sync_status: 'synced',
-      provider_product_id: plan.provider_product_id,
-    });
-    expect(stripe.products.get(plan.provider_product_id)!.name).toBe('Gold II');
-  });
-  it('logs an unexpected failure by its class only: a credential that no longer opens (another key-encryption key) is recorded, no secret logged', async () => {
-    expect((await connect()).status).toBe(200);
-    const plan = await createGold();
-    await newEvents();
-    runtime.integrations = { ...settings(), retry: { retries: 0, minTimeoutMs: 0 } }; // a new key-encryption key: the stored credential no longer opens
-    const output = captureOutput();
-    let failed;
-    try {
-      failed = await ok('POST', `/v1/plans/${plan.id}/sync`);
-    } finally {
-      output.stop();
-    }
-    expect(failed).toMatchObject({ sync_status: 'failed', sync_error: 'The stripe provider could not be reached.' });
-    expect(types(await newEvents())).toEqual(['plan.sync_failed']);
-    expect(output.text()).toContain('payment provider sync threw');
-    expect(output.text()).toContain('CredentialDecryptionError');
-    for (const secret of [secretKey, secretKey.slice(-12), webhookSecret]) expect(output.text()).not.toContain(secret);
   });
 });
 
