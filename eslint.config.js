@@ -43,7 +43,7 @@ export default defineConfig(
       'test/support/store.ts',
       'test/unit/aws-adapters.test.ts',
       'test/e2e/mcp-protocol-transport.test.ts',
-      'test/integration/access-codes.test.ts',
+      'test/support/fixtures/access-codes.ts',
       'test/integration/activity.test.ts',
       'test/integration/demo-data.test.ts',
       'test/integration/fan-out-stream.test.ts',

@@ -7,21 +7,14 @@
  * index — `expired` at read time at once, and `access_code.expired` exactly once per code when the
  * deadline worker runs, however often and however concurrently.
  */
+
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Principal } from '../../shared/auth/principal.js';
-import type { ManualClock } from '../../shared/clock.js';
 import { codeDigest, normalizeCode } from '../../shared/domain/access-codes/codes.js';
-import { generateAccessCodes } from '../../shared/domain/access-codes/generation.js';
-import { AccessCode, AccessCodeList, GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
+import { GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
-import type { Project } from '../../shared/domain/projects/schema.js';
-import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import type { StoredEvent } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
 import { createStore } from '../../shared/store/store.js';
 import {
   domainSnapshot,
@@ -32,8 +25,16 @@ import {
   withStore,
 } from '../support/guarantees.js';
 import { rest, tool } from '../support/calls.js';
-import { expectPublishedEvent } from '../support/events.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import {
+  ctx,
+  events,
+  generate,
+  listAll,
+  partitionItems,
+  useAccessCodesFixture,
+} from '../support/fixtures/access-codes.js';
+
+useAccessCodesFixture();
 
 /** Codes the generator hands out before random ones (to force collisions). */
 const forced = vi.hoisted(() => [] as string[]);
@@ -41,107 +42,13 @@ vi.mock('../../shared/domain/access-codes/codes.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../shared/domain/access-codes/codes.js')>();
   return { ...actual, newCode: (prefix: string | null) => forced.shift() ?? actual.newCode(prefix) };
 });
-
-const HOUR = 60 * 60 * 1000;
-const CODE_PATTERN = /^([A-Z0-9]+-)?[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/;
-
-interface Context {
-  clock: ManualClock;
-  runtime: TestRuntime;
-  teamId: string;
-  token: string;
-  principal: Principal;
-  project: Project;
-  planId: string;
-}
-let ctx: Context;
-
-beforeEach(async () => {
+beforeEach(() => {
   forced.length = 0;
-  // Own tables per test: the deadline worker reads the table-wide index.
-  const clock = testClock();
-  const runtime = await createTestRuntime({ clock });
-  const { team, token, principal } = await seedTeam(runtime.store, clock);
-  const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'discord' });
-  const plan = await createPlan(runtime, principal, project.id, {
-    name: 'Gold',
-    amount: 900,
-    currency: 'USD',
-    interval: 'month',
-  });
-  ctx = { clock, runtime, teamId: team.id, token, principal, project, planId: plan.id };
 });
 
+const CODE_PATTERN = /^([A-Z0-9]+-)?[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/;
+
 const batchesPath = (projectId = ctx.project.id) => `/v1/projects/${projectId}/access-codes/batches`;
-const listPath = (projectId = ctx.project.id) => `/v1/projects/${projectId}/access-codes`;
-
-/** Generates a batch through the repository (defaults of the request schema). */
-async function generate(
-  input: Partial<{ count: number; prefix: string; expires_at: string | null; max_redemptions: number | null }> = {},
-) {
-  return generateAccessCodes(ctx.runtime, ctx.principal, {
-    project_id: ctx.project.id,
-    plan_id: ctx.planId,
-    count: input.count ?? 3,
-    prefix: input.prefix,
-    effect: 'free_access',
-    access_days: null,
-    max_redemptions: input.max_redemptions === undefined ? 1 : input.max_redemptions,
-    expires_at: input.expires_at ?? null,
-  });
-}
-
-/** Every event of the team (outbox items in the team's partition), each checked against its published schema. */
-async function events(type?: string): Promise<StoredEvent[]> {
-  const items: StoredEvent[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ctx.runtime.store.document.send(
-      new QueryCommand({
-        TableName: ctx.runtime.store.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': `TEAM#${ctx.teamId}`, ':prefix': 'EVENT#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as StoredEvent[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  for (const event of items) expectPublishedEvent(event);
-  return type ? items.filter((event) => event.type === type) : items;
-}
-
-/** Every item of the project's access-code partition whose sort key starts with `prefix`. */
-async function partitionItems(prefix: string): Promise<Record<string, unknown>[]> {
-  const result = await ctx.runtime.store.document.send(
-    new QueryCommand({
-      TableName: ctx.runtime.store.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.accessCodePartition(ctx.teamId, ctx.project.id), ':prefix': prefix },
-      ConsistentRead: true,
-    }),
-  );
-  return result.Items ?? [];
-}
-
-async function listAll(query: Record<string, string> = {}): Promise<AccessCode[]> {
-  const codes: AccessCode[] = [];
-  let cursor: string | undefined;
-  do {
-    const reply = await rest(ctx.runtime, {
-      method: 'GET',
-      path: listPath(),
-      token: ctx.token,
-      query: { limit: '100', ...query, ...(cursor ? { cursor } : {}) },
-    });
-    expect(reply.status, reply.text).toBe(200);
-    const page = AccessCodeList.parse(reply.json);
-    codes.push(...page.data);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return codes;
-}
 
 describe('generating a batch', () => {
   it('answers 201 with every code once, emits access_code.batch_generated with the batch id and count only, and replays instead of generating twice', async () => {
@@ -442,207 +349,5 @@ describe('generating a batch', () => {
       );
     }
     expect(await events('access_code.batch_generated')).toEqual([]);
-  });
-});
-
-describe('reading codes', () => {
-  it('lists and reads codes with their suffix only, pages with cursors, and filters by batch, plan and status', async () => {
-    const first = await generate({ count: 3 });
-    const second = await generate({ count: 2, prefix: 'vip' });
-    const otherPlan = await createPlan(ctx.runtime, ctx.principal, ctx.project.id, {
-      name: 'Bronze',
-      amount: 300,
-      currency: 'USD',
-      interval: 'month',
-    });
-    const third = await generateAccessCodes(ctx.runtime, ctx.principal, {
-      project_id: ctx.project.id,
-      plan_id: otherPlan.id,
-      count: 1,
-      effect: 'trial',
-      access_days: 7,
-      max_redemptions: null,
-      expires_at: null,
-    });
-
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const reply = await rest(ctx.runtime, {
-        method: 'GET',
-        path: listPath(),
-        token: ctx.token,
-        query: { limit: '2', ...(cursor ? { cursor } : {}) },
-      });
-      expect(reply.status).toBe(200);
-      const page = AccessCodeList.parse(reply.json);
-      seen.push(...page.data.map((code) => code.id));
-      for (const item of reply.json.data) expect(item).not.toHaveProperty('code');
-      cursor = page.next_cursor ?? undefined;
-      pages++;
-    } while (cursor && pages < 10);
-    const allIds = [...first.codes, ...second.codes, ...third.codes].map((code) => code.id);
-    expect(seen.sort()).toEqual([...allIds].sort());
-    expect(pages).toBeGreaterThanOrEqual(3);
-
-    const listed = await listAll({ batch_id: second.batch.id });
-    expect(listed.map((code) => code.id).sort()).toEqual(second.codes.map((code) => code.id).sort());
-    for (const code of listed) {
-      const shown = second.codes.find((candidate) => candidate.id === code.id)!.code;
-      expect(code).toMatchObject({
-        batch_id: second.batch.id,
-        plan_id: ctx.planId,
-        code_suffix: shown.slice(-4),
-        status: 'active',
-        times_redeemed: 0,
-        max_redemptions: 1,
-      });
-    }
-    expect((await listAll({ plan_id: otherPlan.id })).map((code) => code.id)).toEqual([third.codes[0].id]);
-    expect(await listAll({ status: 'revoked' })).toEqual([]);
-    expect(await listAll({ status: 'active' })).toHaveLength(6);
-
-    const viaTool = await tool(ctx.runtime, ctx.principal, 'list_access_codes', {
-      project_id: ctx.project.id,
-      batch_id: first.batch.id,
-    });
-    expect(
-      AccessCodeList.parse(viaTool.structuredContent)
-        .data.map((code) => code.id)
-        .sort(),
-    ).toEqual(first.codes.map((code) => code.id).sort());
-
-    const read = await rest(ctx.runtime, {
-      method: 'GET',
-      path: `/v1/access-codes/${third.codes[0].id}`,
-      token: ctx.token,
-    });
-    expect(read.status).toBe(200);
-    expect(AccessCode.parse(read.json)).toMatchObject({
-      id: third.codes[0].id,
-      effect: 'trial',
-      access_days: 7,
-      max_redemptions: null,
-      code_suffix: third.codes[0].code.slice(-4),
-    });
-    expect(read.text).not.toContain(third.codes[0].code);
-    expectRestProblem(
-      await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${randomUUID()}`, token: ctx.token }),
-      'NOT_FOUND',
-    );
-    expectRestProblem(
-      await rest(ctx.runtime, { method: 'GET', path: listPath(randomUUID()), token: ctx.token }),
-      'NOT_FOUND',
-    );
-    expectRestProblem(
-      await rest(ctx.runtime, { method: 'GET', path: listPath(), token: ctx.token, query: { status: 'redeemed' } }),
-      'VALIDATION_FAILED',
-    );
-  });
-});
-
-describe('revoking a code', () => {
-  it('revokes an active code once (CONFLICT afterwards), over REST and the tool, and replays a retried request', async () => {
-    const { codes } = await generate({ count: 3 });
-    const key = randomUUID();
-    const path = `/v1/access-codes/${codes[0].id}/revoke`;
-    const revoked = await rest(ctx.runtime, {
-      method: 'POST',
-      path,
-      token: ctx.token,
-      headers: { 'Idempotency-Key': key },
-    });
-    expect(revoked.status, revoked.text).toBe(200);
-    expect(AccessCode.parse(revoked.json)).toMatchObject({
-      id: codes[0].id,
-      status: 'revoked',
-      revoked_at: new Date(ctx.clock.nowMs()).toISOString(),
-    });
-    const replay = await rest(ctx.runtime, {
-      method: 'POST',
-      path,
-      token: ctx.token,
-      headers: { 'Idempotency-Key': key },
-    });
-    expect(replay.headers['idempotent-replay']).toBe('true');
-    expect(replay.json).toEqual(revoked.json);
-    const again = expectRestProblem(await rest(ctx.runtime, { method: 'POST', path, token: ctx.token }), 'CONFLICT');
-    expect(again.detail).toContain('revoked');
-
-    const viaTool = await tool(ctx.runtime, ctx.principal, 'revoke_access_code', { id: codes[1].id });
-    expect(AccessCode.parse(viaTool.structuredContent).status).toBe('revoked');
-    expectToolProblem(await tool(ctx.runtime, ctx.principal, 'revoke_access_code', { id: codes[1].id }), 'CONFLICT');
-    expectToolProblem(await tool(ctx.runtime, ctx.principal, 'revoke_access_code', { id: randomUUID() }), 'NOT_FOUND');
-
-    expect((await listAll({ status: 'revoked' })).map((code) => code.id).sort()).toEqual(
-      [codes[0].id, codes[1].id].sort(),
-    );
-    expect((await listAll({ status: 'active' })).map((code) => code.id)).toEqual([codes[2].id]);
-    expectRestProblem(
-      await rest(ctx.runtime, { method: 'POST', path, token: ctx.token, body: { reason: 'x' } }),
-      'VALIDATION_FAILED',
-    );
-  });
-});
-
-describe('expiry by the clock', () => {
-  it('reads expired as soon as expires_at passes, and the deadline worker emits access_code.expired exactly once per code, however often it runs', async () => {
-    const expiresAt = new Date(ctx.clock.nowMs() + HOUR).toISOString();
-    const { batch, codes } = await generate({ count: 3, expires_at: expiresAt });
-    expect(batch.expires_at).toBe(expiresAt);
-    const deadlineKey = keys.deadline(ctx.teamId, 'access_code.expire', batch.id);
-    expect(await ctx.runtime.store.get(deadlineKey)).toMatchObject({ due_at: expiresAt, project_id: ctx.project.id });
-    await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${codes[2].id}/revoke`, token: ctx.token });
-
-    // Not due yet: the worker applies nothing.
-    expect(await applyDueDeadlines(ctx.runtime, ctx.clock.nowMs())).toEqual({ applied: 0, failed: 0 });
-    expect((await listAll({ status: 'active' })).map((code) => code.id).sort()).toEqual(
-      [codes[0].id, codes[1].id].sort(),
-    );
-
-    ctx.clock.advance(HOUR + 1000);
-    // Between expiry and the worker's run, reads already say expired (and only an active code can be revoked).
-    const read = await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${codes[0].id}`, token: ctx.token });
-    expect(read.json.status).toBe('expired');
-    expect((await listAll({ status: 'expired' })).map((code) => code.id).sort()).toEqual(
-      [codes[0].id, codes[1].id].sort(),
-    );
-    expect(await listAll({ status: 'active' })).toEqual([]);
-    expect((await listAll({ status: 'revoked' })).map((code) => code.id)).toEqual([codes[2].id]);
-    expectRestProblem(
-      await rest(ctx.runtime, { method: 'POST', path: `/v1/access-codes/${codes[1].id}/revoke`, token: ctx.token }),
-      'CONFLICT',
-    );
-    expect(await events('access_code.expired')).toEqual([]);
-
-    // Two runs at once, then another: each code expires once.
-    const runs = await Promise.all([
-      applyDueDeadlines(ctx.runtime, ctx.clock.nowMs()),
-      applyDueDeadlines(ctx.runtime, ctx.clock.nowMs()),
-    ]);
-    expect(runs.reduce((sum, run) => sum + run.failed, 0)).toBe(0);
-    await applyDueDeadlines(ctx.runtime, ctx.clock.nowMs());
-    await applyDueDeadlines(ctx.runtime, ctx.clock.nowMs());
-    const expired = await events('access_code.expired');
-    expect(expired.map((event) => (event.data as { access_code: AccessCode }).access_code.id).sort()).toEqual(
-      [codes[0].id, codes[1].id].sort(),
-    );
-    for (const event of expired)
-      expect(event).toMatchObject({
-        project_id: ctx.project.id,
-        data: { access_code: { status: 'expired', batch_id: batch.id, expires_at: expiresAt } },
-      });
-    expect(await ctx.runtime.store.get(deadlineKey)).toBeUndefined();
-    const stored = await partitionItems(`ACCESS_CODE#${batch.id}#`);
-    expect(stored.map((item) => item.status).sort()).toEqual(['expired', 'expired', 'revoked']);
-    expect((await listAll({ status: 'expired' })).map((code) => code.id).sort()).toEqual(
-      [codes[0].id, codes[1].id].sort(),
-    );
-  });
-
-  it('writes no deadline for codes that never expire', async () => {
-    const { batch } = await generate({ count: 1 });
-    expect(await ctx.runtime.store.get(keys.deadline(ctx.teamId, 'access_code.expire', batch.id))).toBeUndefined();
   });
 });
