@@ -31,6 +31,7 @@ const LONGEST_FILES = [
   'test/integration/metrics-recount.test.ts',
   'test/integration/metrics-figures.test.ts',
   'test/e2e/dashboard-membership.test.ts',
+  'test/e2e/dashboard-membership-accounts.test.ts',
   'test/integration/access-codes-generation.test.ts',
   'test/integration/access-codes-reads.test.ts',
   'test/integration/access-code-redemption.test.ts',
