@@ -18,7 +18,7 @@ import { inviteTeamMember } from '../../shared/domain/team-members/invitations.j
 import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
 import { RATE_LIMITS } from '../../shared/limits/rate-limit.js';
 import { lockTeam } from '../support/billing.js';
-import { rest } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 const ORIGIN = 'https://mcp.test';

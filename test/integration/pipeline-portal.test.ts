@@ -19,7 +19,7 @@ import { membershipCommand } from '../../shared/hooks/membership-command.js';
 import { stripeHook } from '../../shared/hooks/stripe.js';
 import { handlePublicRequest } from '../../shared/public-pages/router.js';
 import { lockTeam } from '../support/billing.js';
-import { rest } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {
