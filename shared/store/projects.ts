@@ -4,7 +4,14 @@ import { Project, type ProjectStatus } from '../domain/projects/schema.js';
 import type { ProblemError } from '../errors.js';
 import * as z from '../schemas/zod.js';
 import { recordParser, revisionOf } from './records.js';
-import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
+import {
+  ITEM_ABSENT_CONDITION,
+  ITEM_EXISTS_CONDITION,
+  allOf,
+  existsAtRevisionOf,
+  setFields,
+  type Condition,
+} from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, listFilter, queryPage, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -170,7 +177,10 @@ export const projectStore = {
 
   /** Adds to `tx` a check that the project still exists; `problem` is what its absence means. */
   checkExists(tx: Transaction, teamId: string, projectId: string, problem: () => ProblemError): void {
-    tx.check(keys.project(teamId, projectId), { condition: ITEM_EXISTS_CONDITION.expression, onConditionFailed: problem });
+    tx.check(keys.project(teamId, projectId), {
+      condition: ITEM_EXISTS_CONDITION.expression,
+      onConditionFailed: problem,
+    });
   },
 
   /** Adds to `tx` plan `planId` to the project's plan set, conditional on the project being active with fewer than `maxPlans`. */

@@ -2,7 +2,15 @@ import type { ProblemError } from '../errors.js';
 import type { TeamMember } from '../domain/team-members/schema.js';
 
 type TeamMemberStatus = TeamMember['status'];
-import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION, allOf, atVersion, readByIds, setFields, type Condition } from './expressions.js';
+import {
+  ITEM_ABSENT_CONDITION,
+  ITEM_EXISTS_CONDITION,
+  allOf,
+  atVersion,
+  readByIds,
+  setFields,
+  type Condition,
+} from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { listFilter, queryPage, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -162,7 +170,10 @@ export const teamMemberStore = {
     next: StoredMemberFields,
     invalid: () => ProblemError,
   ): void {
-    tx.delete(keys.teamInvitation(invitationId), { condition: ITEM_EXISTS_CONDITION.expression, onConditionFailed: invalid });
+    tx.delete(keys.teamInvitation(invitationId), {
+      condition: ITEM_EXISTS_CONDITION.expression,
+      onConditionFailed: invalid,
+    });
     const fields = {
       status: next.status,
       joined_at: next.joined_at,
