@@ -11,7 +11,7 @@ import {
 import type { AuthorizationRequest } from '../../oauth/records.js';
 import { CsrfField, Notice } from '../components.js';
 import { Page } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, type ListPage } from './kit.js';
 

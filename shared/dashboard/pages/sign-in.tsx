@@ -4,7 +4,7 @@ import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { CsrfField, DataTable, Notice, ProblemView, When } from '../components.js';
 import { Page, PublicPage } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import {
   clearedSessionCookie,
   doubleSubmitToken,
