@@ -20,7 +20,7 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
       // Ports, adapters, fakes and handlers implement Promise-returning signatures with `async` so a throw is a rejection; dropping `async` would change that.
       '@typescript-eslint/require-await': 'off',
-      // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace (shared/dashboard/html.ts).
+      // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace (shared/web/html.ts).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       // As only-throw-error does by default: forwarding a caught error or an AbortSignal's reason (typed unknown/any) is not a new non-Error rejection.
       '@typescript-eslint/prefer-promise-reject-errors': [
@@ -79,6 +79,7 @@ export default defineConfig(
       'shared/auth/**/*.{ts,tsx}',
       'shared/mcp/**/*.{ts,tsx}',
       'shared/dashboard/**/*.{ts,tsx}',
+      'shared/web/**/*.{ts,tsx}',
       'shared/oauth/http-handler.ts',
       'functions/**/*.{ts,tsx}',
     ],

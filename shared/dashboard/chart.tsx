@@ -2,7 +2,7 @@
 /** @jsxFrag Fragment */
 import type { MetricsDay } from '../domain/metrics/schema.js';
 import { formatPrice } from '../schemas/common.js';
-import { Fragment, h, type Html } from './html.js';
+import { Fragment, h, type Html } from '../web/html.js';
 
 /**
  * Dashboard charts of the daily metrics (D21: server-rendered SVG, no script): active subscriptions as an area, per-currency revenue as bars; labels are

@@ -4,8 +4,8 @@ import { METRICS_RECENT_DAYS, type CurrencyAmount, type Metrics } from '../domai
 import { formatPrice } from '../schemas/common.js';
 import { ActiveSubscriptionsChart, RevenueChart, revenueCurrencies } from './chart.js';
 import { DataTable, ProblemView, When } from './components.js';
-import type { OperationOutcome } from './run-operation.js';
-import { Fragment, h, type Html } from './html.js';
+import type { OperationOutcome } from '../web/run-operation.js';
+import { Fragment, h, type Html } from '../web/html.js';
 
 /**
  * A project's or the team's figures on the dashboard (DESIGN D21; `getProjectMetrics`, `getTeamMetrics`):

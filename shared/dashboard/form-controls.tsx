@@ -6,7 +6,7 @@
  */
 import type { Ability } from '../catalogues/abilities.js';
 import { CsrfField, IdempotencyField, type Viewer } from './components.js';
-import { Fragment, h, type Html } from './html.js';
+import { Fragment, h, type Html } from '../web/html.js';
 
 /**
  * One ability as a checkbox of a form field `abilities` (roles, tokens): its name, ticked when `checked`,

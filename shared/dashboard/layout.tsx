@@ -5,7 +5,7 @@
  * token for htmx, and the page without a session. Every text is escaped by the runtime.
  */
 import { CsrfField, type Viewer } from './components.js';
-import { Fragment, h, type Child, type Html } from './html.js';
+import { Fragment, h, type Child, type Html } from '../web/html.js';
 
 const NAVIGATION: ReadonlyArray<{ section: string; links: ReadonlyArray<{ href: string; label: string }> }> = [
   { section: 'Overview', links: [{ href: '/dashboard', label: 'Home' }] },

@@ -13,6 +13,7 @@ import { ConditionFailedError, type Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
 import type { TeamMember } from '../domain/team-members/schema.js';
 import { parseStoredPasskey, parseStoredWebauthnChallenge } from './records.js';
+import type { RelyingParty } from '../web/request.js';
 
 /**
  * Passkeys of team members (DESIGN D21), with `@simplewebauthn/server`: registration (from a session,
@@ -28,14 +29,6 @@ const webauthn = () => import('@simplewebauthn/server');
 const CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;
 /** Shown by authenticators as the relying party's name. */
 const RELYING_PARTY_NAME = 'Membership service';
-
-/** Where the dashboard is served from, as WebAuthn checks it: the page's origin and its host name (the RP ID). */
-export interface RelyingParty {
-  /** `http://localhost:3000`, `https://abc.execute-api.eu-west-1.amazonaws.com`. */
-  origin: string;
-  /** The host name of the origin (an IP address is not a valid RP ID: use `localhost` locally). */
-  rpId: string;
-}
 
 /** A passkey as the member's list shows it. */
 export interface PasskeySummary {

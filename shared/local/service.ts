@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import getRawBody from 'raw-body';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
@@ -7,17 +7,15 @@ import { systemClock, type Clock } from '../clock.js';
 import { MCP_PATH, localConfig } from '../config.js';
 import { listProjects } from '../domain/projects/repository.js';
 import { authenticate } from '../auth/principal.js';
-import { ProblemError } from '../errors.js';
 import { createRestHandler } from '../http/rest-handler.js';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
   nodeRequestToEvent,
-  responseToResult,
   writeResult,
   type ApiGatewayResult,
 } from '../http/api-gateway.js';
-import { MAX_BODY_BYTES, problemResult } from '../http/rest-pipeline.js';
-import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/http-handler.js';
+import { MAX_BODY_BYTES } from '../http/rest-pipeline.js';
+import { MAX_MCP_BODY_BYTES } from '../mcp/http-handler.js';
 import { createMcpHandler } from '../mcp/lambda.js';
 import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
 import { isOAuthPath } from '../oauth/http-handler.js';
@@ -27,8 +25,10 @@ import { createStore, type Store } from '../store/store.js';
 import { createHttpsTransport } from '../domain/webhook-deliveries/transport/https-transport.js';
 import { extraCaFromEnvironment } from '../domain/webhook-deliveries/transport/trust.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
-import { isServedHost, hostnameOf, servedHostnames } from './hosts.js';
-import { DASHBOARD_PATH, MAX_DASHBOARD_BODY_BYTES } from '../dashboard/http.js';
+import { isServedHost, servedHostnames } from './hosts.js';
+import { answerEarly, foreignHostResult, tooLargeResult } from './early-answers.js';
+import { DASHBOARD_PATH } from '../dashboard/http.js';
+import { nodeListener } from '../web/node.js';
 import { JOIN_PATH, PORTAL_PATH } from '../public-pages/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
 import { ensureTeamOwner } from '../domain/team-members/changes.js';
@@ -121,60 +121,6 @@ const lambdaContext = {
   awsRequestId: 'local',
 } as unknown as Context;
 
-/** Writes an answer given before the request's body was read, and closes the connection so it never is. */
-function answerEarly(response: ServerResponse, result: ApiGatewayResult): void {
-  result.headers.Connection = 'close';
-  writeResult(response, result);
-}
-
-/**
- * The local server's answer to a request whose `Host` names none of the served names (DNS-rebinding
- * protection, DESIGN D5): on the tool server's paths 403 with JSON-RPC error -32000 "Invalid Host" and the
- * interface's CORS headers, as the MCP SDK's host validation answers; elsewhere 422 VALIDATION_FAILED
- * naming `header.host`.
- */
-async function foreignHostResult(
-  isMcp: boolean,
-  hostHeader: string | undefined,
-  requestId: string,
-): Promise<ApiGatewayResult> {
-  const shown = (hostnameOf(hostHeader) ?? hostHeader ?? '(none)').slice(0, 100);
-  if (isMcp) {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      error: { code: -32000, message: `Invalid Host: ${shown}` },
-      id: null,
-    });
-    return responseToResult(
-      new Response(body, {
-        status: 403,
-        headers: { ...MCP_CORS_HEADERS, 'Content-Type': 'application/json', 'X-Request-Id': requestId },
-      }),
-    );
-  }
-  const result = problemResult(
-    new ProblemError('VALIDATION_FAILED', `This server does not serve the host ${shown}.`, {
-      errors: [
-        { path: 'header.host', message: 'Use the address the server printed at start (e.g. 127.0.0.1 or localhost).' },
-      ],
-    }),
-    requestId,
-  );
-  result.headers['X-Request-Id'] = requestId;
-  return result;
-}
-
-/** The 413 of a body over its surface's limit, in that surface's format (PAYLOAD_TOO_LARGE problem, or the tool server's JSON-RPC error). */
-async function tooLargeResult(isMcp: boolean, limit: number, requestId: string): Promise<ApiGatewayResult> {
-  if (isMcp) return responseToResult(mcpPayloadTooLargeResponse(requestId));
-  const result = problemResult(
-    new ProblemError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`),
-    requestId,
-  );
-  result.headers['X-Request-Id'] = requestId;
-  return result;
-}
-
 /**
  * Starts the whole service in one process (§5, `npm start`) through the same Lambda handlers as on AWS. Before handlers (D5): a foreign or missing `Host`
  * (DNS rebinding) gets 403 (MCP, -32000) or 422 (REST) unread; a body over `MAX_BODY_BYTES`/`MAX_MCP_BODY_BYTES` gets 413 at once, never buffered.
@@ -222,6 +168,29 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         request_id: requestId,
         operation: null,
       });
+    // Loaded on the first dashboard or public-page request, so start-up does not compile the pages.
+    const listeners = new Map<string, Promise<ReturnType<typeof nodeListener>>>();
+    const webListener = (surface: 'dashboard' | 'public-pages') => {
+      const onResponse = (answer: Parameters<Parameters<typeof nodeListener>[1]>[0]) =>
+        logRequest({
+          method: answer.method,
+          path: answer.path,
+          status: answer.status,
+          duration_ms: answer.durationMs,
+          request_id: answer.requestId,
+          operation: null,
+        });
+      let listener = listeners.get(surface);
+      if (!listener) {
+        const app =
+          surface === 'dashboard'
+            ? import('../dashboard/router.js').then(({ dashboardApp }) => dashboardApp(runtime))
+            : import('../public-pages/router.js').then(({ publicPagesApp }) => publicPagesApp(runtime));
+        listener = app.then((loaded) => nodeListener(loaded, onResponse));
+        listeners.set(surface, listener);
+      }
+      return listener;
+    };
     const server: Server = createServer((request, response) => {
       let path: string;
       try {
@@ -250,47 +219,28 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         }, fail);
         return;
       }
+      if (isDashboard || isPublicPage) {
+        // The HTML surfaces run their Hono app through @hono/node-server (which reads the body, 64 KiB at most).
+        // As `nodeRequestToEvent` does: the scheme is plain HTTP whatever the client claims.
+        const raw = request.rawHeaders;
+        for (let index = raw.length - 2; index >= 0; index -= 2)
+          if (raw[index].toLowerCase() === 'x-forwarded-proto') raw.splice(index, 2);
+        raw.push('X-Forwarded-Proto', 'http');
+        request.headers['x-forwarded-proto'] = 'http';
+        webListener(isDashboard ? 'dashboard' : 'public-pages').then((listener) => listener(request, response), fail);
+        return;
+      }
       // Stop reading at the surface's limit and answer 413 at once (a Content-Length over it is refused
       // before any byte is read), as API Gateway refuses bodies over its 10 MB cap before any Lambda runs.
-      const limit = Math.min(
-        isMcp ? MAX_MCP_BODY_BYTES : isDashboard || isPublicPage ? MAX_DASHBOARD_BODY_BYTES : MAX_BODY_BYTES,
-        API_GATEWAY_MAX_BODY_BYTES,
-      );
+      const limit = Math.min(isMcp ? MAX_MCP_BODY_BYTES : MAX_BODY_BYTES, API_GATEWAY_MAX_BODY_BYTES);
       getRawBody(request, { limit, length: request.headers['content-length'] }).then(
         (body) => {
           const event = nodeRequestToEvent(request, body);
-          const started = performance.now();
           const hook = async () =>
             await serveHookRequest(runtime, event).then(
               (result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result),
             );
-          // Loaded on the first dashboard or public-page request, so start-up does not compile the pages.
-          const pages = isDashboard
-            ? import('../dashboard/router.js').then(({ handleDashboardRequest }) =>
-                handleDashboardRequest(runtime, event),
-              )
-            : isPublicPage
-              ? import('../public-pages/router.js').then(({ handlePublicRequest }) =>
-                  handlePublicRequest(runtime, event),
-                )
-              : null;
-          const served = pages
-            ? pages.then((result) => {
-                logRequest({
-                  method: event.requestContext.http.method,
-                  path,
-                  status: result.statusCode,
-                  duration_ms: Math.round(performance.now() - started),
-                  request_id: event.requestContext.requestId,
-                  operation: null,
-                });
-                return result;
-              })
-            : isMcp
-              ? mcp(event, lambdaContext)
-              : isHook
-                ? hook()
-                : rest(event, lambdaContext);
+          const served = isMcp ? mcp(event, lambdaContext) : isHook ? hook() : rest(event, lambdaContext);
           served.then((result) => writeResult(response, result), fail);
         },
         (error: { type?: string; status?: number; message?: string }) => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { escapeHtml } from '@kitajs/html';
 import type { OAuthClientInformationFull, OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ABILITY_VALUES, isAbility, isReadAbility, type Ability } from '../catalogues/abilities.js';
@@ -6,7 +5,9 @@ import { MCP_PATH } from '../config.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';
 import { ProblemError } from '../errors.js';
 import { integrationsFromEnvironment } from '../integrations.js';
-import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
+import { createWebApp } from '../web/app.js';
+import { securityHeaders } from '../web/headers.js';
+import { limitPerClientIp } from '../web/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { redirectWith, saveAuthorizationRequest } from './authorization-requests.js';
 import { ClientMetadata, MAX_CLIENT_METADATA_BYTES } from './client-metadata.js';
@@ -79,13 +80,7 @@ function errorPage(status: number, title: string, detail: string): Response {
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p><p>Start again from your AI client's connector settings.</p></main></body></html>`;
   return new Response(body, {
     status,
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Frame-Options': 'DENY',
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
-    },
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' },
   });
 }
 
@@ -293,45 +288,49 @@ async function token(runtime: Runtime, request: Request, requestId: string, clie
 }
 
 /**
- * Serves the tool server's OAuth authorization server (DESIGN D30) on the tool server's API: the RFC 8414
- * metadata (no token, not limited) and `/oauth/register`, `/oauth/authorize`, `/oauth/token`, each limited
- * per client IP (bucket `oauth`, 429 with `Retry-After`). OPTIONS is answered for CORS; an unknown path is 404.
+ * The tool server's OAuth authorization server (DESIGN D30, D35) on the web layer: the RFC 8414 metadata (no
+ * token, not limited) and `/oauth/register`, `/oauth/authorize`, `/oauth/token`, each limited per client IP
+ * (bucket `oauth`, 429 with `Retry-After`, `X-RateLimit-*` on every answer). OPTIONS is answered for CORS; a
+ * wrong method is 405 with `Allow`; an unknown path is 404. The runtime and client IP are the caller's bindings.
  */
+function createOAuthApp() {
+  const app = createWebApp();
+  app.use(securityHeaders({ referrerPolicy: 'no-referrer', content: 'api', crossOriginResources: true }));
+  app.options('*', () => new Response(null, { status: 204, headers: { ...CORS_HEADERS } }));
+  app.on(['GET', 'HEAD'], AUTHORIZATION_SERVER_METADATA_PATH, (c) =>
+    json(200, authorizationServerMetadata(c.req.url), { 'Cache-Control': 'public, max-age=3600' }),
+  );
+  app.all(AUTHORIZATION_SERVER_METADATA_PATH, () =>
+    json(405, { error: 'method_not_allowed' }, { Allow: 'GET, HEAD, OPTIONS' }),
+  );
+  const limited = limitPerClientIp('oauth', { headers: true });
+  app.post('/oauth/register', limited, (c) => register(c.get('runtime'), c.req.raw));
+  app.get('/oauth/authorize', limited, (c) => authorize(c.get('runtime'), c.req.raw));
+  app.post('/oauth/token', limited, (c) => token(c.get('runtime'), c.req.raw, c.get('requestId'), c.get('clientIp')));
+  for (const [path, method] of [
+    ['/oauth/register', 'POST'],
+    ['/oauth/authorize', 'GET'],
+    ['/oauth/token', 'POST'],
+  ])
+    app.all(path, () => json(405, { error: 'method_not_allowed' }, { Allow: `${method}, OPTIONS` }));
+  app.notFound((c) =>
+    json(404, { error: 'not_found', error_description: `No OAuth endpoint ${c.req.path.slice(0, 100)}.` }),
+  );
+  app.onError((error) => {
+    if (error instanceof ProblemError && error.code === 'RATE_LIMITED')
+      return json(429, { error: 'rate_limited', error_description: error.detail }, error.headers);
+    throw error;
+  });
+  return app;
+}
+
+const oauthApp = createOAuthApp();
+
+/** Serves one request of the tool server's OAuth authorization server (see {@link createOAuthApp}). */
 export async function handleOAuthRequest(
   runtime: Runtime,
   request: Request,
   context: { clientIp: string; requestId?: string },
 ): Promise<Response> {
-  const path = new URL(request.url).pathname;
-  const method = request.method.toUpperCase();
-  const requestId = context.requestId ?? randomUUID();
-  if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS_HEADERS } });
-  if (path === AUTHORIZATION_SERVER_METADATA_PATH) {
-    if (method !== 'GET' && method !== 'HEAD')
-      return json(405, { error: 'method_not_allowed' }, { Allow: 'GET, HEAD, OPTIONS' });
-    return json(200, authorizationServerMetadata(request.url), { 'Cache-Control': 'public, max-age=3600' });
-  }
-  const endpoints: Record<string, { method: string; serve: () => Promise<Response> }> = {
-    '/oauth/register': { method: 'POST', serve: () => register(runtime, request) },
-    '/oauth/authorize': { method: 'GET', serve: () => authorize(runtime, request) },
-    '/oauth/token': { method: 'POST', serve: () => token(runtime, request, requestId, context.clientIp) },
-  };
-  const endpoint = endpoints[path];
-  if (!endpoint)
-    return json(404, { error: 'not_found', error_description: `No OAuth endpoint ${path.slice(0, 100)}.` });
-  if (method !== endpoint.method)
-    return json(405, { error: 'method_not_allowed' }, { Allow: `${endpoint.method}, OPTIONS` });
-  let rate: RateLimitState;
-  try {
-    rate = await consumeRateLimit(runtime.store, runtime.clock, 'oauth', context.clientIp);
-  } catch (error) {
-    if (error instanceof ProblemError && error.code === 'RATE_LIMITED') {
-      return json(429, { error: 'rate_limited', error_description: error.detail }, error.headers);
-    }
-    throw error;
-  }
-  const response = await endpoint.serve();
-  const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(rateLimitHeaders(rate))) headers.set(name, value);
-  return new Response(response.body, { status: response.status, headers });
+  return oauthApp.fetch(request, { runtime, clientIp: context.clientIp, requestId: context.requestId });
 }

@@ -1,53 +1,25 @@
-import {
-  doubleSubmitToken,
-  hasDoubleSubmitToken,
-  type DashboardRequest,
-  type DoubleSubmitCookie,
-} from '../dashboard/http.js';
-import type { ApiGatewayResult } from '../http/api-gateway.js';
+import { cookieDeletion, cookieSetting, type WebCookie } from '../web/cookies.js';
+import { doubleSubmitToken, hasDoubleSubmitToken } from '../web/csrf.js';
+import type { WebRequest } from '../web/request.js';
 
 /**
- * The public pages' HTTP rules (DESIGN D26, D27): the paths they live under, the security headers of every
- * answer, and the CSRF token of the join pages (which have no session): a double-submit cookie — a random
- * token in an `HttpOnly; Secure; SameSite=Strict` cookie scoped to `/join`, repeated in every form.
+ * The public pages' HTTP names (DESIGN D26, D27): the paths they live under, their cookies, and the CSRF token
+ * of the join pages (which have no session): the web layer's double-submit cookie scoped to `/join`.
  */
 
 /** The path of the join pages. */
 export const JOIN_PATH = '/join';
 /** The path of the subscriber portal; its session cookie is scoped to it (DESIGN D27). */
 export const PORTAL_PATH = '/portal';
-/** The join pages' CSRF cookie. */
-const JOIN_CSRF_COOKIE: DoubleSubmitCookie = { name: 'join_csrf', path: JOIN_PATH };
-/** The portal's session cookie. */
-export const PORTAL_COOKIE = 'portal_session';
-/** Where Stripe hosts its Checkout pages: a join form's 303 leads there, so `form-action` allows it. */
-const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
+/** The join pages' CSRF cookie (double submit). */
+const JOIN_CSRF_COOKIE: WebCookie = { name: 'join_csrf', path: JOIN_PATH, sameSite: 'Strict' };
+/** The portal's session cookie (DESIGN D27): `Path=/portal; HttpOnly; Secure; SameSite=Lax`. */
+const PORTAL_SESSION_COOKIE: WebCookie = { name: 'portal_session', path: PORTAL_PATH, sameSite: 'Lax' };
+/** The portal session cookie's name. */
+export const PORTAL_COOKIE = PORTAL_SESSION_COOKIE.name;
 
-/** One public request: the dashboard's decoded request and the client IP (API Gateway's `sourceIp`). */
-export interface PublicRequest extends DashboardRequest {
-  ip: string;
-}
-
-/**
- * Headers of every public answer: no caching, no framing, no referrer (links carry tokens), scripts and
- * styles only from the service itself; forms may post to the service and lead to `formOrigins` (the
- * payment provider's hosted pages a join or "Update payment method" redirects to).
- */
-function securityHeaders(formOrigins: readonly string[]): Record<string, string> {
-  return {
-    'Cache-Control': 'no-store',
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Content-Security-Policy': `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self' ${[STRIPE_CHECKOUT_ORIGIN, ...formOrigins].join(' ')}; base-uri 'none'`,
-  };
-}
-
-/** `result` (made with the dashboard's `htmlResult` or `redirectResult`) with the public pages' security headers in place of the dashboard's. */
-export function publicResult(result: ApiGatewayResult, formOrigins: readonly string[] = []): ApiGatewayResult {
-  const headers: Record<string, string> = { ...result.headers, ...securityHeaders(formOrigins) };
-  return { ...result, headers };
-}
+/** One public request (the web layer's, with the client IP the per-IP limit counts). */
+export type PublicRequest = WebRequest;
 
 /** The join pages' CSRF token of this browser (its cookie), or a new one with the `Set-Cookie` that stores it. */
 export function joinCsrfToken(request: PublicRequest): { token: string; cookies: string[] } {
@@ -59,14 +31,14 @@ export function hasJoinCsrf(request: PublicRequest): boolean {
   return hasDoubleSubmitToken(request, JOIN_CSRF_COOKIE);
 }
 
-/** `Set-Cookie` of the portal session (DESIGN D27): `Path=/portal; HttpOnly; Secure; SameSite=Lax`. */
+/** `Set-Cookie` of the portal session. */
 export function portalCookie(value: string): string {
-  return `${PORTAL_COOKIE}=${value}; Path=${PORTAL_PATH}; HttpOnly; Secure; SameSite=Lax`;
+  return cookieSetting(PORTAL_SESSION_COOKIE, value);
 }
 
 /** `Set-Cookie` that deletes the portal session cookie. */
 export function clearedPortalCookie(): string {
-  return `${PORTAL_COOKIE}=; Path=${PORTAL_PATH}; HttpOnly; Secure; SameSite=Lax; Max-Age=0`;
+  return cookieDeletion(PORTAL_SESSION_COOKIE);
 }
 
 /** The origin of `url` (`https://checkout.stripe.com`), or null for a value that is not a URL. */

@@ -1,14 +1,18 @@
-import { randomUUID } from 'node:crypto';
-import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { decodeRequest, htmlResult, isCrossSiteRequest } from '../dashboard/http.js';
+import type { Context, Handler } from 'hono';
 import { ProblemError, toProblem } from '../errors.js';
 import type { ApiGatewayResult } from '../http/api-gateway.js';
 import { integrationsOf } from '../integrations.js';
-import { consumeRateLimit } from '../limits/rate-limit.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
-import { hasJoinCsrf, JOIN_PATH, originOf, publicResult, type PublicRequest } from './http.js';
+import { createWebApp, type WebEnv } from '../web/app.js';
+import { originCheck, csrfRefusal } from '../web/csrf.js';
+import { securityHeaders } from '../web/headers.js';
+import { lambdaHandler, serveEvent } from '../web/lambda.js';
+import { limitPerClientIp } from '../web/rate-limit.js';
+import { readWebRequest } from '../web/request.js';
+import { htmlResult, toResponse } from '../web/results.js';
+import { hasJoinCsrf, JOIN_PATH, originOf, PORTAL_PATH, type PublicRequest } from './http.js';
 import { startPlanCheckout } from './pages/checkout.js';
 import { joinContext, joinPage, joinPlan, redeemCode, type JoinContext } from './pages/join.js';
 import { ErrorPage, NotFoundPage } from './pages/layout.js';
@@ -16,111 +20,114 @@ import { portalManageLink, PORTAL_ROUTES } from './pages/portal.js';
 import { welcomePage } from './pages/welcome.js';
 
 /**
- * The public pages' routes (DESIGN D26, D27): the join pages under `/join/{project_id}` and the subscriber
- * portal under `/portal/{project_id}`. Every request first spends one unit of the client IP's
- * `public-pages` rate limit (429 past it); every join form POST must carry the join CSRF token (403
- * without it), every portal POST the session's. "No such project", "not yours" and an unusable link all
- * answer the same 404 page. Every answer carries the public security headers (`publicResult`).
+ * The public pages (DESIGN D26, D27) on the web layer: the join pages under `/join/{project_id}` and the
+ * subscriber portal under `/portal/{project_id}`. Every request first spends one unit of the client IP's
+ * `public-pages` limit (429 past it); a form POST from another site is refused (403), every join form POST
+ * must carry the join CSRF token (403 without it), every portal POST the session's. "No such project", "not
+ * yours" and an unusable link all answer the same 404 page. Every answer carries the header policy.
  */
 
-const UUID = '([0-9a-fA-F-]{36})';
-const JOIN_ROUTES: ReadonlyArray<{
-  method: 'GET' | 'POST';
-  pattern: RegExp;
-  handle: (
-    request: PublicRequest,
-    context: JoinContext,
-    match: RegExpExecArray,
-    formOrigins: readonly string[],
-  ) => Promise<ApiGatewayResult>;
-}> = [
-  {
-    method: 'GET',
-    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/?$`),
-    handle: (request, context, _match, origins) => joinPage(request, context, origins),
-  },
-  {
-    method: 'POST',
-    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/plans/${UUID}/?$`),
-    handle: (request, context, match, origins) =>
-      joinPlan(request, context, match[2].toLowerCase(), origins, (plan) =>
-        startPlanCheckout(request, context, plan, origins),
-      ),
-  },
-  {
-    method: 'POST',
-    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/code/?$`),
-    handle: (request, context, _match, origins) => redeemCode(request, context, origins),
-  },
-  {
-    method: 'GET',
-    pattern: new RegExp(`^${JOIN_PATH}/${UUID}/welcome/?$`),
-    handle: (request, context) => welcomePage(request, context, portalManageLink(request)),
-  },
-];
+/** Where Stripe hosts its Checkout pages: a join form's 303 leads there, so `form-action` allows it. */
+const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
 /**
- * The origins a public form may lead to beyond Stripe's own hosted pages: Stripe's billing portal and,
- * when the service talks to another Stripe API (a local or test fake), that API's origin, whose hosted
- * pages live beside it.
+ * The origins a public form may lead to: Stripe's Checkout and billing portal and, when the service talks to
+ * another Stripe API (a local or test fake), that API's origin, whose hosted pages live beside it.
  */
-function providerOrigins(runtime: Runtime): string[] {
+function formOrigins(runtime: Runtime): string[] {
   const api = originOf(integrationsOf(runtime).stripeApiBaseUrl);
-  return ['https://billing.stripe.com', ...(api && api !== 'https://api.stripe.com' ? [api] : [])];
+  return [
+    STRIPE_CHECKOUT_ORIGIN,
+    'https://billing.stripe.com',
+    ...(api && api !== 'https://api.stripe.com' ? [api] : []),
+  ];
 }
 
-const notFound = () => publicResult(htmlResult(404, NotFoundPage()));
+const UUID = '{[0-9a-fA-F-]{36}}';
+type PublicEnv = WebEnv;
 
-/** Serves one public-page request (the local server and the public pages' Lambda); never throws. */
-export async function handlePublicRequest(runtime: Runtime, event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> {
-  const requestId = event.requestContext?.requestId ?? randomUUID();
-  const request: PublicRequest = {
-    ...decodeRequest(runtime, event, requestId),
-    ip: event.requestContext?.http?.sourceIp || 'unknown',
+const notFound = () => toResponse(htmlResult(404, NotFoundPage()));
+
+/** A join route: its CSRF token on POST, then the project's join context (404 without one), then `handle`. */
+function joinRoute(
+  handle: (request: PublicRequest, context: JoinContext, c: Context<PublicEnv>) => Promise<ApiGatewayResult>,
+): Handler<PublicEnv> {
+  return async (c) => {
+    const request = await readWebRequest(c);
+    if (request.method === 'POST' && !hasJoinCsrf(request))
+      throw csrfRefusal('This form did not carry its security token; nothing was changed.');
+    const context = await joinContext(request, c.req.param('project')!.toLowerCase());
+    if (!context) return notFound();
+    return toResponse(await handle(request, context, c));
   };
-  const origins = providerOrigins(runtime);
-  try {
-    await consumeRateLimit(runtime.store, runtime.clock, 'public-pages', request.ip);
-    if (request.method === 'POST' && isCrossSiteRequest(request)) return forbidden(requestId);
-    const joinRoute = JOIN_ROUTES.map((route) => ({
-      route,
-      match: route.method === request.method ? route.pattern.exec(request.path) : null,
-    })).find((candidate) => candidate.match);
-    if (joinRoute?.match) {
-      if (request.method === 'POST' && !hasJoinCsrf(request)) return forbidden(requestId);
-      const context = await joinContext(request, joinRoute.match[1].toLowerCase());
-      if (!context) return notFound();
-      return await joinRoute.route.handle(request, context, joinRoute.match, origins);
-    }
-    for (const route of PORTAL_ROUTES) {
-      const match = route.method === request.method ? route.pattern.exec(request.path) : null;
-      if (match) return await route.handle(request, match, origins);
-    }
-    return notFound();
-  } catch (error) {
-    const { problem, headers } = toProblem(error, requestId);
-    if (!(error instanceof ProblemError))
-      logger.error('public page failed', { request_id: requestId, path: request.path, error: error as Error });
-    const result = publicResult(htmlResult(problem.status, ErrorPage({ problem })));
-    return { ...result, headers: { ...result.headers, ...headers } };
-  }
 }
 
-/** The 403 of a form without its CSRF token: nothing was changed. */
-function forbidden(requestId: string): ApiGatewayResult {
-  const { problem } = toProblem(
-    new ProblemError(
-      'CSRF_TOKEN_INVALID',
-      'This form did not carry its security token; nothing was changed. Open the page again and resubmit.',
+/** The public pages' app over `getRuntime` (called per request). */
+export function createPublicPagesApp(getRuntime: () => Runtime) {
+  const app = createWebApp(getRuntime);
+  app.use(
+    securityHeaders({
+      referrerPolicy: 'no-referrer',
+      content: 'page',
+      formOrigins: (c) => formOrigins(c.get('runtime')),
+    }),
+  );
+  app.use(limitPerClientIp('public-pages'));
+  app.use(originCheck());
+  const join = `${JOIN_PATH}/:project${UUID}`;
+  app.get(
+    join,
+    joinRoute((request, context) => joinPage(request, context)),
+  );
+  app.post(
+    `${join}/plans/:plan${UUID}`,
+    joinRoute((request, context, c) =>
+      joinPlan(request, context, c.req.param('plan')!.toLowerCase(), (plan) =>
+        startPlanCheckout(request, context, plan),
+      ),
     ),
-    requestId,
   );
-  return publicResult(htmlResult(403, ErrorPage({ problem })));
+  app.post(
+    `${join}/code`,
+    joinRoute((request, context) => redeemCode(request, context)),
+  );
+  app.get(
+    `${join}/welcome`,
+    joinRoute((request, context) => welcomePage(request, context, portalManageLink(request))),
+  );
+  for (const route of PORTAL_ROUTES)
+    app.on(route.method, `${PORTAL_PATH}${route.path}`, async (c) => {
+      const request = await readWebRequest(c);
+      const { project, subscription } = c.req.param() as { project: string; subscription?: string };
+      return toResponse(await route.handle(request, [request.path, project, ...(subscription ? [subscription] : [])]));
+    });
+  app.notFound(notFound);
+  app.onError((error, c) => {
+    const { problem, headers } = toProblem(error, c.get('requestId'));
+    if (!(error instanceof ProblemError))
+      logger.error('public page failed', { request_id: c.get('requestId'), path: c.req.path, error });
+    const response = toResponse(htmlResult(problem.status, ErrorPage({ problem })));
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
+  });
+  return app;
 }
 
-/** The public pages' Lambda handler (DESIGN D26: its own Lambda behind the REST API at `/join` and `/portal`). `getRuntime` is called per invocation. */
+const apps = new WeakMap<Runtime, ReturnType<typeof createPublicPagesApp>>();
+
+/** The public pages' app of `runtime` (one per runtime: the local server's, a test's). */
+export function publicPagesApp(runtime: Runtime): ReturnType<typeof createPublicPagesApp> {
+  let app = apps.get(runtime);
+  if (!app) apps.set(runtime, (app = createPublicPagesApp(() => runtime)));
+  return app;
+}
+
+/** Serves one public-page API Gateway v2 event in process, as the Lambda does; never throws. */
+export function handlePublicRequest(runtime: Runtime, event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> {
+  return serveEvent(publicPagesApp(runtime), event);
+}
+
+/** The public pages' Lambda handler (DESIGN D26: its own Lambda behind the REST API at `/join` and `/portal`). */
 export function createPublicPagesHandler(getRuntime: () => Runtime) {
-  return middy<APIGatewayProxyEventV2, ApiGatewayResult>().handler(async (event) =>
-    handlePublicRequest(getRuntime(), event),
-  );
+  return lambdaHandler(createPublicPagesApp(getRuntime));
 }

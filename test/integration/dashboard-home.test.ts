@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { changeTier, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { listBillingInvoices } from '../../shared/domain/billing/reads.js';

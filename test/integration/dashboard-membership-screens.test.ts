@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import type { Project } from '../../shared/domain/projects/schema.js';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { memberPrincipal } from '../../shared/auth/principal.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import {
   SESSION_IDLE_MS,
   SIGN_IN_LINK_LIFETIME_MS,

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 import { createPortalLink, subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import {
   PORTAL_LINK_LIFETIME_MS,
   PORTAL_SESSION_IDLE_MS,

@@ -30,7 +30,7 @@ import {
   type WalkCase,
 } from '../isolation/cases.js';
 import portalCases from '../isolation/portal-sessions.js';
-import { runOperation } from '../../shared/dashboard/run-operation.js';
+import { runOperation } from '../../shared/web/run-operation.js';
 import { subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
 import type { OperationId } from '../../shared/operations/registry.js';
 

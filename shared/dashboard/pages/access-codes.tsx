@@ -17,7 +17,7 @@ import {
 } from '../components.js';
 import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, htmlResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';

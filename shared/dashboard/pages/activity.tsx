@@ -4,7 +4,7 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { ActivityEntry } from '../../domain/activity/schema.js';
 import { Badge, DataTable, Listing, When } from '../components.js';
 import { Page } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { read, type ListPage } from './kit.js';
 

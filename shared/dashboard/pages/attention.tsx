@@ -7,9 +7,9 @@ import { METRICS_RECENT_DAYS, type Metrics } from '../../domain/metrics/schema.j
 import type { Project } from '../../domain/projects/schema.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoints/schema.js';
 import { When } from '../components.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import type { SignedInRequest } from '../http.js';
-import type { OperationOutcome } from '../run-operation.js';
+import type { OperationOutcome } from '../../web/run-operation.js';
 import { read, type ListPage } from './kit.js';
 
 /**

@@ -16,7 +16,7 @@ import { formatMinorUnits } from '../../schemas/common.js';
 import { Badge, CsrfField, DataTable, Forbidden, IdempotencyField, Notice, ProblemView, When } from '../components.js';
 import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 

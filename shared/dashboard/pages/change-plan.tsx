@@ -10,7 +10,7 @@ import { formatMinorUnits } from '../../schemas/common.js';
 import { Badge, CsrfField, IdempotencyField, Notice, ProblemView, SubscriptionStatusBadge } from '../components.js';
 import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 import { ProjectTabs, planInterval, projectOr, projectProblemPage } from './projects.js';

@@ -9,7 +9,7 @@ import type { TeamMember } from '../../domain/team-members/schema.js';
 import { CsrfField, IdempotencyField, Notice, ProblemView, type Viewer } from '../components.js';
 import { ActionButton, ActionForm, NameDescriptionFields } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { h, type Html } from '../html.js';
+import { h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listOrEmpty, read, write } from './kit.js';
 import { ROLES } from './roles.js';

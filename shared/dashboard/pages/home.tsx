@@ -6,7 +6,7 @@ import type { Metrics } from '../../domain/metrics/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { Page } from '../layout.js';
 import { FiguresCard } from '../figures.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { NeedsAttention, teamAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';

@@ -1,13 +1,9 @@
 import type { AnyHandler } from '../../operations/handler.js';
 import type { OperationId } from '../../operations/registry.js';
 import type { SignedInRequest } from '../http.js';
-import { runOperation, type OperationOutcome } from '../run-operation.js';
+import { runOperation, type ListPage, type OperationOutcome } from '../../web/run-operation.js';
 
-/** A page of a list operation (DESIGN D12). */
-export interface ListPage<T> {
-  data: T[];
-  next_cursor: string | null;
-}
+export type { ListPage } from '../../web/run-operation.js';
 
 /** Runs a read operation for the signed-in member (see `runOperation`). */
 export function read<T>(

@@ -7,9 +7,9 @@ import { findAuthorizationRequest, grantableAbilities } from '../../oauth/author
 import type { AuthorizationRequest } from '../../oauth/records.js';
 import { CsrfField, IdempotencyField, Notice } from '../components.js';
 import { Page } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { runOperation } from '../run-operation.js';
+import { runOperation } from '../../web/run-operation.js';
 import { read, type ListPage } from './kit.js';
 
 /**

@@ -7,7 +7,7 @@ import { currencyExponent, formatMinorUnits, minorToMajor, toMinorUnits } from '
 import { Badge, CsrfField, IdempotencyField, Notice, ProblemView, When, type Viewer } from '../components.js';
 import { ActionButton, ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';

@@ -3,7 +3,7 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project, ProjectResource } from '../../domain/projects/schema.js';
 import { Notice } from '../components.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { formText, type SignedInRequest } from '../http.js';
 import { write } from './kit.js';
 import { settingsPage } from './project-settings.js';

@@ -7,7 +7,7 @@ import type { Project } from '../../domain/projects/schema.js';
 import { CsrfField, IdempotencyField, Notice, ProblemView } from '../components.js';
 import { ActionButton, ActionForm, NameDescriptionFields } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { write } from './kit.js';
 import { projectOr, projectProblemPage, ProjectTabs } from './projects.js';

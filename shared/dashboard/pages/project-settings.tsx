@@ -20,7 +20,7 @@ import {
 } from '../components.js';
 import { ActionButton, ActionForm, ActionLink, NameDescriptionFields } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { projectOr, projectProblemPage, ProjectTabs } from './projects.js';
 

@@ -9,9 +9,9 @@ import { Badge, DataTable, Listing, Notice, ProblemView, When } from '../compone
 import { ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { FiguresCard } from '../figures.js';
-import { h, type Html } from '../html.js';
+import { h, type Html } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
-import type { OperationOutcome } from '../run-operation.js';
+import type { OperationOutcome } from '../../web/run-operation.js';
 import { NeedsAttention, projectAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 

@@ -26,7 +26,7 @@ import {
   ProjectScopeField,
 } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listOrEmpty, read, write, type ListPage } from './kit.js';
 

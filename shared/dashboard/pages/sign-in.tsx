@@ -4,7 +4,7 @@ import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { CsrfField, DataTable, Notice, ProblemView, When } from '../components.js';
 import { Page, PublicPage } from '../layout.js';
-import { h } from '../html.js';
+import { h } from '../../web/html.js';
 import {
   clearedSessionCookie,
   doubleSubmitToken,
@@ -26,7 +26,7 @@ import {
 } from '../passkeys.js';
 import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
 import { findMember } from '../../domain/team-members/records.js';
-import { runOperation } from '../run-operation.js';
+import { runOperation } from '../../web/run-operation.js';
 import { activateSession, consumeSignInLink, createSession, listSessions, revokeSession } from '../sessions.js';
 
 /**
@@ -147,7 +147,7 @@ export async function acceptInvitation(request: DashboardRequest): Promise<ApiGa
     null,
     'acceptTeamInvitation',
     { token },
-    { requestId: request.requestId, clientIp: request.clientIp },
+    { requestId: request.requestId, clientIp: request.ip },
   );
   if (!accepted.ok) return problemDocumentPage('Join the team', accepted.problem);
   try {

@@ -20,7 +20,7 @@ import {
 } from '../components.js';
 import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { h, type Html } from '../html.js';
+import { h, type Html } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { collect, read, write, type ListPage } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';

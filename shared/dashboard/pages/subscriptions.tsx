@@ -18,9 +18,9 @@ import {
 } from '../components.js';
 import { ActionForm, ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import type { OperationOutcome } from '../run-operation.js';
+import type { OperationOutcome } from '../../web/run-operation.js';
 import { read, write, type ListPage } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 

@@ -18,7 +18,7 @@ import {
 } from '../components.js';
 import { AbilityChoice, ActionForm, ActionLink, ProjectScopeField } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { h, type Html } from '../html.js';
+import { h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 

@@ -7,7 +7,7 @@ import { DELIVERY_STATUSES, type WebhookDelivery } from '../../domain/webhook-de
 import { Badge, DataTable, Forbidden, Notice, ProblemView, When, type Viewer } from '../components.js';
 import { ActionForm, ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { collect, read, write } from './kit.js';
 

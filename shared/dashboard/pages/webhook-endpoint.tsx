@@ -16,7 +16,7 @@ import { anyHandler } from '../../operations/handler.js';
 import { Forbidden, Notice, ProblemView, SecretOnce, When } from '../components.js';
 import { ActionForm, ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 import { DeliveryTable } from './webhook-deliveries.js';

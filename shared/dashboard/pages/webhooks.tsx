@@ -19,7 +19,7 @@ import {
 } from '../components.js';
 import { ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../html.js';
+import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, type SignedInRequest } from '../http.js';
 import { read, write, type ListPage } from './kit.js';
 import { DeliveryStatus } from './webhook-deliveries.js';

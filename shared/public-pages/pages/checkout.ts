@@ -1,9 +1,9 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { redirectResult } from '../../dashboard/http.js';
-import { runOperation } from '../../dashboard/run-operation.js';
+import { redirectResult } from '../../web/results.js';
+import { runOperation } from '../../web/run-operation.js';
 import type { CheckoutSession } from '../../domain/checkout-sessions/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
-import { JOIN_PATH, originOf, publicResult, type PublicRequest } from '../http.js';
+import { JOIN_PATH, type PublicRequest } from '../http.js';
 import { joinPage, type JoinContext } from './join.js';
 
 /**
@@ -17,7 +17,6 @@ export async function startPlanCheckout(
   request: PublicRequest,
   context: JoinContext,
   plan: Plan,
-  formOrigins: readonly string[],
 ): Promise<ApiGatewayResult> {
   const origin = request.relyingParty.origin;
   const joinUrl = `${origin}${JOIN_PATH}/${context.project.id}`;
@@ -32,10 +31,6 @@ export async function startPlanCheckout(
       surface: 'portal',
     },
   );
-  if (!outcome.ok) return joinPage(request, context, formOrigins, outcome.problem);
-  const checkoutOrigin = originOf(outcome.result.url);
-  return publicResult(
-    redirectResult(outcome.result.url),
-    checkoutOrigin ? [...formOrigins, checkoutOrigin] : formOrigins,
-  );
+  if (!outcome.ok) return joinPage(request, context, outcome.problem);
+  return redirectResult(outcome.result.url);
 }

@@ -2,10 +2,11 @@
 /** @jsxFrag Fragment */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { IdempotencyField, ProblemView } from '../../dashboard/components.js';
-import { Fragment, h, type Html } from '../../dashboard/html.js';
-import { formText, htmlResult, redirectResult } from '../../dashboard/http.js';
-import { runOperation } from '../../dashboard/run-operation.js';
+import { IdempotencyField, ProblemView } from '../../web/components.js';
+import { Fragment, h, type Html } from '../../web/html.js';
+import { formText } from '../../web/request.js';
+import { htmlResult, redirectResult } from '../../web/results.js';
+import { runOperation } from '../../web/run-operation.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import { listPlans } from '../../domain/plans/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
@@ -18,7 +19,7 @@ import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import { joinPrincipal } from '../../hooks/principal.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatPrice } from '../../schemas/common.js';
-import { JOIN_PATH, joinCsrfToken, publicResult, type PublicRequest } from '../http.js';
+import { JOIN_PATH, joinCsrfToken, type PublicRequest } from '../http.js';
 import { createWelcomeLink } from '../welcome-links.js';
 import { MemberPage } from './layout.js';
 
@@ -172,19 +173,15 @@ function JoinView(props: { project: Project; plans: Plan[]; csrf: string; proble
 export async function joinPage(
   request: PublicRequest,
   context: JoinContext,
-  formOrigins: readonly string[],
   problem?: ProblemDocument,
 ): Promise<ApiGatewayResult> {
   const csrf = joinCsrfToken(request);
   const plans = await activePlans(context, request);
   const status = problem ? (problem.status >= 500 ? 500 : problem.status) : 200;
-  return publicResult(
-    htmlResult(
-      status,
-      <JoinView project={context.project} plans={plans} csrf={csrf.token} problem={problem} />,
-      csrf.cookies,
-    ),
-    formOrigins,
+  return htmlResult(
+    status,
+    <JoinView project={context.project} plans={plans} csrf={csrf.token} problem={problem} />,
+    csrf.cookies,
   );
 }
 
@@ -193,7 +190,6 @@ async function toWelcome(
   request: PublicRequest,
   context: JoinContext,
   subscription: Subscription,
-  formOrigins: readonly string[],
 ): Promise<ApiGatewayResult> {
   const token = await createWelcomeLink(request.runtime.store, request.runtime.clock, {
     teamId: context.teamId,
@@ -201,7 +197,7 @@ async function toWelcome(
     subscriptionId: subscription.id,
   });
   const query = new URLSearchParams({ subscription: subscription.id, t: token });
-  return publicResult(redirectResult(`${JOIN_PATH}/${context.project.id}/welcome?${query}`), formOrigins);
+  return redirectResult(`${JOIN_PATH}/${context.project.id}/welcome?${query}`);
 }
 
 /** Runs one operation of a join as the join principal (surface `portal`). */
@@ -228,26 +224,15 @@ export async function joinPlan(
   request: PublicRequest,
   context: JoinContext,
   planId: string,
-  formOrigins: readonly string[],
   checkout: (plan: Plan) => Promise<ApiGatewayResult>,
 ): Promise<ApiGatewayResult> {
   const plan = (await activePlans(context, request)).find((candidate) => candidate.id === planId);
   if (!plan)
-    return joinPage(
-      request,
-      context,
-      formOrigins,
-      problemOf('NOT_FOUND', 'This plan is not open for sign-up.', request.requestId),
-    );
+    return joinPage(request, context, problemOf('NOT_FOUND', 'This plan is not open for sign-up.', request.requestId));
   const kind = joinKind(context.project, plan);
   if (kind === 'checkout') return checkout(plan);
   if (kind === 'unavailable')
-    return joinPage(
-      request,
-      context,
-      formOrigins,
-      problemOf('CONFLICT', 'This plan cannot be joined here yet.', request.requestId),
-    );
+    return joinPage(request, context, problemOf('CONFLICT', 'This plan cannot be joined here yet.', request.requestId));
   const subscriber = await run<Subscriber>(
     request,
     context,
@@ -255,7 +240,7 @@ export async function joinPlan(
     { project_id: context.project.id, email: formText(request.form, 'email') },
     request.form.get('idempotency_key') ?? undefined,
   );
-  if (!subscriber.ok) return joinPage(request, context, formOrigins, subscriber.problem);
+  if (!subscriber.ok) return joinPage(request, context, subscriber.problem);
   const subscription = await run<Subscription>(
     request,
     context,
@@ -263,16 +248,12 @@ export async function joinPlan(
     { project_id: context.project.id, subscriber_id: subscriber.result.id, plan_id: plan.id },
     request.form.get('subscription_key') ?? undefined,
   );
-  if (!subscription.ok) return joinPage(request, context, formOrigins, subscription.problem);
-  return toWelcome(request, context, subscription.result, formOrigins);
+  if (!subscription.ok) return joinPage(request, context, subscription.problem);
+  return toWelcome(request, context, subscription.result);
 }
 
 /** `POST /join/{project_id}/code`: redeems the code (DESIGN D18) for a new subscriber with the e-mail, then shows the welcome page. */
-export async function redeemCode(
-  request: PublicRequest,
-  context: JoinContext,
-  formOrigins: readonly string[],
-): Promise<ApiGatewayResult> {
+export async function redeemCode(request: PublicRequest, context: JoinContext): Promise<ApiGatewayResult> {
   const email = formText(request.form, 'email');
   const redemption = await run<AccessCodeRedemption>(
     request,
@@ -281,8 +262,8 @@ export async function redeemCode(
     { project_id: context.project.id, code: formText(request.form, 'code') ?? '', subscriber: email ? { email } : {} },
     request.form.get('idempotency_key') ?? undefined,
   );
-  if (!redemption.ok) return joinPage(request, context, formOrigins, redemption.problem);
-  return toWelcome(request, context, redemption.result.subscription, formOrigins);
+  if (!redemption.ok) return joinPage(request, context, redemption.problem);
+  return toWelcome(request, context, redemption.result.subscription);
 }
 
 /** A problem document for a join page message (no operation made it). */

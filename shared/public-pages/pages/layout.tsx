@@ -1,6 +1,6 @@
 /** @jsx h */
-import { ProblemView } from '../../dashboard/components.js';
-import { h, type Child, type Html } from '../../dashboard/html.js';
+import { ProblemView } from '../../web/components.js';
+import { h, type Child, type Html } from '../../web/html.js';
 import type { ProblemDocument } from '../../errors.js';
 
 /**

@@ -1,14 +1,14 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { SubscriptionStatusBadge } from '../../dashboard/components.js';
-import { Fragment, h, type Html } from '../../dashboard/html.js';
-import { htmlResult } from '../../dashboard/http.js';
+import { SubscriptionStatusBadge } from '../../web/components.js';
+import { Fragment, h, type Html } from '../../web/html.js';
+import { htmlResult } from '../../web/results.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { getSubscription } from '../../domain/subscriptions/queries.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ProblemError } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { publicResult, type PublicRequest } from '../http.js';
+import type { PublicRequest } from '../http.js';
 import { findCheckoutSubscription } from '../../domain/checkout-sessions/repository.js';
 import { findWelcomeLink } from '../welcome-links.js';
 import type { JoinContext } from './join.js';
@@ -128,7 +128,7 @@ export async function welcomePage(
     (!sessionId && (!found || found.subscriptionId !== subscriptionId)) ||
     (found && found.teamId !== context.teamId)
   ) {
-    return publicResult(htmlResult(404, <NotFoundPage />));
+    return htmlResult(404, <NotFoundPage />);
   }
   let subscription: Subscription | null = null;
   if (found) {
@@ -136,7 +136,7 @@ export async function welcomePage(
       subscription = await getSubscription(request.runtime.store, context.principal, found.subscriptionId);
     } catch (error) {
       if (!(error instanceof ProblemError && error.code === 'NOT_FOUND')) throw error;
-      return publicResult(htmlResult(404, <NotFoundPage />));
+      return htmlResult(404, <NotFoundPage />);
     }
   }
   // A portal link is made once the page stops polling, not on every poll.
@@ -146,13 +146,11 @@ export async function welcomePage(
       : null;
   const self = `${request.path}?${request.query.toString()}`;
   const part = <StatusPart self={self} project={project} subscription={subscription} manage={manage} />;
-  if (request.htmx) return publicResult(htmlResult(200, part));
-  return publicResult(
-    htmlResult(
-      200,
-      <MemberPage title={`Welcome to ${project.name}`} site={project.name}>
-        {part}
-      </MemberPage>,
-    ),
+  if (request.htmx) return htmlResult(200, part);
+  return htmlResult(
+    200,
+    <MemberPage title={`Welcome to ${project.name}`} site={project.name}>
+      {part}
+    </MemberPage>,
   );
 }

@@ -14,6 +14,12 @@ import {
 } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
 
+/** A page of a list operation (DESIGN D12). */
+export interface ListPage<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
 /** What a dashboard action got: the operation's result (maybe replayed), or its problem document. */
 export type OperationOutcome<T = unknown> =
   { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
