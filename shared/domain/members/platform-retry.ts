@@ -8,7 +8,6 @@ import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../stor
 import { moveSyncDeadline, writeMemberPlatformError } from '../../store/members.js';
 import type { Item } from '../../store/requests.js';
 import { INVITE_LINK_REVOCATIONS_ATTRIBUTE, parseStoredInviteLinkRevocations } from './record.js';
-import type { StoredMember } from './repository.js';
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 
 /**

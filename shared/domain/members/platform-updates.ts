@@ -58,7 +58,8 @@ export async function recordPlatformMembership(
   update: PlatformMembershipUpdate,
 ): Promise<Member | null> {
   const { teamId, projectId, platformUserId } = update;
-  if (!(await projectExists(runtime.store, teamId, projectId))) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  if (!(await projectExists(runtime.store, teamId, projectId)))
+    throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return retryOnLostRace(
     async () => {
       const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);

@@ -105,10 +105,5 @@ export async function getProjectMetrics(
 /** The metrics of the principal's whole team, every project summed (`GET /v1/metrics`). */
 export async function getTeamMetrics(store: Store, principal: Principal, nowMs: number): Promise<Metrics> {
   const from = utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS);
-  return toMetrics(
-    await readMetricsItems(store, principal.teamId, null, from),
-    null,
-    nowMs,
-    seesMoney(principal),
-  );
+  return toMetrics(await readMetricsItems(store, principal.teamId, null, from), null, nowMs, seesMoney(principal));
 }

@@ -3,11 +3,7 @@ import type { Transaction } from '../../store/unit-of-work.js';
 import type { Payment } from '../payments/schema.js';
 import type { Plan } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
-import {
-  paymentMetricsChange,
-  priceOf,
-  subscriptionMetricsChange,
-} from './decisions.js';
+import { paymentMetricsChange, priceOf, subscriptionMetricsChange } from './decisions.js';
 
 /**
  * The metrics writes (DESIGN D14): a change's deltas ({@link subscriptionMetricsChange},

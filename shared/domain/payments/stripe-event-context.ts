@@ -129,7 +129,11 @@ export function isFresh(context: EventContext, link: SubscriptionLink, family: E
  * having moved past it meanwhile (a newer event applied concurrently: a lost race, re-read and retried).
  */
 export function markApplied(tx: Transaction, context: EventContext, link: SubscriptionLink, family: EventFamily): void {
-  const applied = { provider: STRIPE, providerSubscriptionId: link.stripeSubscriptionId, attribute: LAST_APPLIED[family] };
+  const applied = {
+    provider: STRIPE,
+    providerSubscriptionId: link.stripeSubscriptionId,
+    attribute: LAST_APPLIED[family],
+  };
   markProviderEventApplied(tx, context.principal.teamId, context.projectId, applied, context.created);
 }
 

@@ -214,7 +214,11 @@ export async function addSubscriptionCreation(
       projectId,
       subscriber.id,
       plan.id,
-      () => new ProblemError('CONFLICT', `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`),
+      () =>
+        new ProblemError(
+          'CONFLICT',
+          `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`,
+        ),
     );
   }
   return { subscription, followUp: access ? access.write(tx) : null };

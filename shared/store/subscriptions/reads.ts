@@ -14,7 +14,11 @@ import { itemWithKey, type Store } from '../store.js';
  */
 
 /** The stored subscription item (strongly consistent), or undefined. */
-export async function readSubscription(store: Store, teamId: string, subscriptionId: string): Promise<Item | undefined> {
+export async function readSubscription(
+  store: Store,
+  teamId: string,
+  subscriptionId: string,
+): Promise<Item | undefined> {
   return store.get(keys.subscription(teamId, subscriptionId));
 }
 

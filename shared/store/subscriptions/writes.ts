@@ -7,7 +7,14 @@ import {
   PROVIDER_SUBSCRIPTION_ATTRIBUTE,
 } from '../../domain/subscriptions/provider-change.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
-import { dueAtUnchanged, existsAsRead, existsAtRevision, ITEM_ABSENT, ITEM_EXISTS, REVISION_BUMP } from '../expressions.js';
+import {
+  dueAtUnchanged,
+  existsAsRead,
+  existsAtRevision,
+  ITEM_ABSENT,
+  ITEM_EXISTS,
+  REVISION_BUMP,
+} from '../expressions.js';
 import { entity, keys, secondaryIndex } from '../keys.js';
 import { revisionOf } from '../records.js';
 import type { Item } from '../requests.js';
