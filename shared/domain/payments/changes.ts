@@ -8,7 +8,7 @@ import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
 import { decideSettlement } from './decisions.js';
-import { releaseRefundReservation } from '../../store/payments.js';
+import { releaseRefundReservation } from '../../store/payments/writes.js';
 import { holdsReservation, reserveRefund } from './refund-reservations.js';
 import { refundAtProvider, type RefundOptions } from './provider-refund.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';

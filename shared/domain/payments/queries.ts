@@ -4,7 +4,7 @@ import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import type { Page } from '../../store/pages.js';
-import { listPaymentsOfProject, readPayment } from '../../store/payments.js';
+import { listPaymentsOfProject, readPayment } from '../../store/payments/reads.js';
 import type { Item } from '../../store/requests.js';
 import { parseStoredPayment } from './record.js';
 import type { ListPaymentsQuery, Payment } from './schema.js';

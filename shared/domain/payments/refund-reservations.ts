@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
-import { reservationsOf, writeRefundReservations, type StoredReservation } from '../../store/payments.js';
+import { reservationsOf, writeRefundReservations, type StoredReservation } from '../../store/payments/writes.js';
 import type { Store } from '../../store/store.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { refundAmount } from './decisions.js';

@@ -2,13 +2,12 @@ import type Stripe from 'stripe';
 import { isoTime } from '../../clock.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys } from '../../store/keys.js';
+import { readProviderCustomerSubscriber, readProviderPaymentRef } from '../../store/payments/reads.js';
 import {
   putProviderCustomer,
   putProviderPaymentRef,
   putProviderSubscriptionLink,
-  readProviderCustomerSubscriber,
-  readProviderPaymentRef,
-} from '../../store/payments.js';
+} from '../../store/payments/writes.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { withinTierLimit } from '../billing/repository.js';
 import { loadProject, toProject } from '../projects/repository.js';

@@ -1,4 +1,4 @@
-import { putNewPayment, putSubscriberPaymentIndex, writePaymentChange } from '../../store/payments.js';
+import { putNewPayment, putSubscriberPaymentIndex, writePaymentChange } from '../../store/payments/writes.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import type { SubscriptionChange } from '../subscriptions/writes.js';
 import { writePaymentMetrics } from '../metrics/writes.js';

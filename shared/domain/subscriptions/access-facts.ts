@@ -1,11 +1,15 @@
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject } from '../../auth/authorize.js';
 import type { Store } from '../../store/store.js';
-import { readAccessFactItems, type AccessFactItems } from '../../store/subscriptions/reads.js';
+import { readAccessFactItems, readTransitionItems, type AccessFactItems } from '../../store/subscriptions/reads.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
+import { planNotFound, toPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import { subscriberAccessAttribute } from '../subscribers/record.js';
+import { subscriberNotFound, toSubscriber } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import type { Subscription } from './schema.js';
 
@@ -107,4 +111,31 @@ export async function memberOf(store: Store, teamId: string, subscriber: Subscri
   if (!subscriber.member_id) return null;
   const item = await readMemberItem(store, teamId, subscriber.project_id, subscriber.member_id);
   return item ? { ...toMember(item), subscriber_id: subscriber.id } : null;
+}
+
+/** What a transition reads beside its subscription ({@link loadTransitionReads}). */
+export interface TransitionReads {
+  subscriber: Subscriber;
+  plan: Plan;
+  /** The project and the subscriber's conversion marker, for an access change (`prepareAccessChange`). */
+  facts: AccessFacts;
+}
+
+/**
+ * Reads what a transition of `subscription` needs beside it — its plan, its subscriber, its project and
+ * the subscriber's conversion marker (for an access change) — in ONE strongly consistent BatchGetItem:
+ * the subscription names its project, so the subscriber is read by its key (no reference item).
+ * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
+ * (what `getPlan` / `getSubscriber` answer).
+ */
+export async function loadTransitionReads(
+  store: Store,
+  principal: Principal,
+  subscription: Subscription,
+): Promise<TransitionReads> {
+  const read = await readTransitionItems(store, principal.teamId, subscription);
+  const plan = read.plan ? toPlan(read.plan) : undefined;
+  if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(subscription.plan_id);
+  if (!read.subscriber) throw subscriberNotFound(subscription.subscriber_id);
+  return { plan, subscriber: toSubscriber(read.subscriber, { contact: true }), facts: accessFactsOf(read) };
 }

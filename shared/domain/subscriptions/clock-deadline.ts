@@ -8,7 +8,8 @@ import { unitOfWork } from '../../store/unit-of-work.js';
 import { isLostRace } from '../../store/optimistic.js';
 import { nextDueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
-import { commitTransition, loadTransitionReads } from './transitions.js';
+import { loadTransitionReads } from './access-facts.js';
+import { commitTransition } from './transitions.js';
 import { deadlineOf } from './writes.js';
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,10 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
-import { canAccessProject } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import type { Deadline } from '../../deadlines/deadline.js';
 import { ProblemError } from '../../errors.js';
-import type { Store } from '../../store/store.js';
-import { readTransitionItems } from '../../store/subscriptions/reads.js';
 import {
   checkSubscriptionUnchanged,
   countSubscriptionEnded,
@@ -15,19 +12,12 @@ import {
 } from '../../store/subscriptions/writes.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
-import { getPlan, planNotFound, toPlan } from '../plans/repository.js';
+import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
-import {
-  getSubscriber,
-  isEmptySetChange,
-  subscriberNotFound,
-  toSubscriber,
-  writeSubscriberAccess,
-} from '../subscribers/repository.js';
-import type { Subscriber } from '../subscribers/schema.js';
+import { getSubscriber, isEmptySetChange, writeSubscriberAccess } from '../subscribers/repository.js';
 import { nextDueTrigger } from './lifecycle.js';
 import { deadlineAtOf, toSubscription } from './records.js';
-import { accessFactsOf, type AccessFacts } from './access-facts.js';
+import { loadTransitionReads, type TransitionReads } from './access-facts.js';
 import { prepareAccessChange, type PreparedAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import { listSubscriptions, loadSubscription, type StoredSubscription } from './queries.js';
@@ -49,33 +39,6 @@ import { writeDeadline, writeLivePlanCounters, type AlongsideWrites } from './wr
  * ({@link decideTransition}, pure) and commits one transaction conditional on the revision read; a lost
  * race reads and decides again ({@link retryOnLostRace}).
  */
-
-/** What a transition reads beside its subscription ({@link loadTransitionReads}). */
-interface TransitionReads {
-  subscriber: Subscriber;
-  plan: Plan;
-  /** The project and the subscriber's conversion marker, for an access change ({@link prepareAccessChange}). */
-  facts: AccessFacts;
-}
-
-/**
- * Reads what a transition of `subscription` needs beside it — its plan, its subscriber, its project and
- * the subscriber's conversion marker (for an access change) — in ONE strongly consistent BatchGetItem:
- * the subscription names its project, so the subscriber is read by its key (no reference item).
- * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
- * (what `getPlan` / `getSubscriber` answer).
- */
-export async function loadTransitionReads(
-  store: Store,
-  principal: Principal,
-  subscription: Subscription,
-): Promise<TransitionReads> {
-  const read = await readTransitionItems(store, principal.teamId, subscription);
-  const plan = read.plan ? toPlan(read.plan) : undefined;
-  if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(subscription.plan_id);
-  if (!read.subscriber) throw subscriberNotFound(subscription.subscriber_id);
-  return { plan, subscriber: toSubscriber(read.subscriber, { contact: true }), facts: accessFactsOf(read) };
-}
 
 /** Options of {@link runTransition}. */
 interface TransitionOptions {
