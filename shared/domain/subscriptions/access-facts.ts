@@ -56,7 +56,7 @@ interface SubscriberAccessIds {
 }
 
 /** The {@link AccessFacts} of what {@link readAccessFactItems} (or a transition's read) found. */
-export function accessFactsOf(read: AccessFactItems): AccessFacts {
+function accessFactsOf(read: AccessFactItems): AccessFacts {
   const stored = read.summary ?? {};
   return {
     project: read.project ? toProject(read.project) : null,
