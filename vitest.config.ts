@@ -28,14 +28,18 @@ const LONGEST_FILES = [
   'test/integration/demo-data.test.ts',
   'test/integration/fuzz.test.ts',
   'test/infrastructure/stack.test.ts',
-  'test/integration/metrics.test.ts',
+  'test/integration/metrics-recount.test.ts',
+  'test/integration/metrics-figures.test.ts',
   'test/e2e/dashboard-membership.test.ts',
-  'test/integration/access-codes.test.ts',
+  'test/e2e/dashboard-membership-accounts.test.ts',
+  'test/integration/access-codes-generation.test.ts',
+  'test/integration/access-codes-reads.test.ts',
   'test/integration/access-code-redemption.test.ts',
   'test/integration/provider-first.test.ts',
   'test/e2e/npm-start.test.ts',
   'test/e2e/webhook-pipeline.test.ts',
-  'test/integration/stripe-connect.test.ts',
+  'test/integration/stripe-connect-plans.test.ts',
+  'test/integration/stripe-connect-account.test.ts',
 ];
 
 /** Vitest's order (earlier failures and durations first when it has them, else larger files first), {@link LONGEST_FILES} ahead of it. */

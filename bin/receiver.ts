@@ -2,7 +2,7 @@
  * Example webhook receiver (`npm run receiver`): HTTPS on 127.0.0.1:`--port` (RECEIVER_PORT, 4443) `/webhooks`; CA and server certificate in `.receiver/`
  * (re-issued when missing, expired or not signed by `ca.pem`). Verifies per interface "Webhook trust" (constant-time v1/v0 signature, 300 s window,
  * header/body match, ids de-duplicated 24 h): 200 verified or duplicate (dropped), else 400; stdout `{ verified, id, type, project_id, reason? }` per
- * request. `--register <base_url> --token <token> [--events a,b]` registers it. Deliveries need `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1` (D9).
+ * request. `--register <base_url> [--events a,b]` registers it with the token in SERVICE_TOKEN (or `--token`). Deliveries need `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1` (D9).
  */
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -293,7 +293,8 @@ const USAGE = `Usage: npm run receiver -- [options]
   --port <n>            port on 127.0.0.1 (default RECEIVER_PORT or ${DEFAULT_RECEIVER_PORT})
   --secret <whsec_...>  signing secret (default WEBHOOK_SECRET)
   --register <base_url> register this receiver with the service and use the returned secret
-  --token <token>       bearer token for --register (needs webhook-endpoint:manage)
+  --token <token>       bearer token for --register (needs webhook-endpoint:manage); default SERVICE_TOKEN,
+                        which keeps the token out of npm's command banner and the shell's process list
   --events <a,b,...>    events to subscribe to with --register (default: all)
   --dir <path>          where the certificates live (default <project>/.receiver)
   -h, --help            show this help`;
@@ -318,7 +319,8 @@ async function main(): Promise<void> {
   const port = Number(values.port ?? process.env.RECEIVER_PORT ?? DEFAULT_RECEIVER_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`invalid port: ${values.port ?? process.env.RECEIVER_PORT}`);
-  if (values.register && !values.token) throw new Error('--register needs --token <token>');
+  const token = values.token ?? process.env.SERVICE_TOKEN;
+  if (values.register && !token) throw new Error('--register needs a token: SERVICE_TOKEN=<token> or --token <token>');
 
   let secret: string | undefined = values.secret ?? process.env.WEBHOOK_SECRET;
   const receiver = await startReceiver({ port, secret: () => secret, dir: values.dir });
@@ -344,7 +346,7 @@ async function main(): Promise<void> {
     try {
       const registered = await registerEndpoint({
         baseUrl: values.register,
-        token: values.token!,
+        token: token!,
         url: receiver.url,
         events,
       });

@@ -248,7 +248,7 @@ export class WebhookWorkers extends Construct {
       environment: { ...props.environment, ...schedulingEnvironment },
       reservedConcurrentExecutions: DISPATCHER_RESERVED_CONCURRENCY,
     }).function;
-    // A replay job's batch deletes the dead-letter copy of each delivery it re-queues (`writeRequeue`);
+    // A replay job's batch deletes the dead-letter copy of each delivery it re-queues (`deliveryRequeues.requeueDead`);
     // nothing else of the dispatcher deletes.
     table.grant(this.dispatcher, ...tableActions('readWrite'));
     deadLetterTable.grant(this.dispatcher, ...tableActions('readWriteDelete'));

@@ -11,7 +11,7 @@ import {
 } from '../limits/rate-limit.js';
 import { logger } from '../logger.js';
 import type { Store } from '../store/store.js';
-import { readTokenWith, stampTokenLastUsed } from '../domain/tokens/authentication-reads.js';
+import { tokenCredentials } from '../store/tokens/authentication.js';
 import type { Item, Key } from '../store/requests.js';
 import { checkToken, parseBearer, secretMatchesHash, type Principal, type SecretCheck } from './principal.js';
 
@@ -100,7 +100,7 @@ export async function authenticateRequest(
   const {
     token: tokenItem,
     alongside: [windowItem, ...extraItems],
-  } = await readTokenWith(store, bearer.tokenId, [window.key, ...extra]);
+  } = await tokenCredentials.readWith(store, bearer.tokenId, [window.key, ...extra]);
   const checked = checkToken(tokenItem, bearer.secret, input.secretCheck ?? secretMatchesHash, clock.nowMs());
   if (checked.ok) {
     await recordTokenUse(store, clock, checked.principal.tokenId, checked.lastUsedAt);
@@ -139,7 +139,7 @@ async function recordTokenUse(
   if (recentlyStamped.size >= RECENTLY_STAMPED_LIMIT) recentlyStamped.clear();
   recentlyStamped.set(tokenId, nowMs);
   try {
-    await stampTokenLastUsed(store, tokenId, isoTime(nowMs), threshold);
+    await tokenCredentials.stampLastUsed(store, tokenId, isoTime(nowMs), threshold);
   } catch (error) {
     logger.warn('token last_used_at not recorded', { token_id: tokenId, error: error as Error });
   }

@@ -6,7 +6,8 @@ import type { Principal } from './principal.js';
 /**
  * The operations a subscriber acting in the portal may call (DESIGN D27), whatever their abilities allow
  * elsewhere (e.g. `project-subscription:view` also reads any subscriber's access): reads of its own
- * subscriber, subscriptions and payments, and cancelling or resuming its own subscriptions.
+ * subscriber, subscriptions and payments, cancelling or resuming its own subscriptions, and the portal's internal
+ * operations (payment method, Discord link, sign-out; DESIGN D35).
  */
 const SUBSCRIBER_OPERATIONS: ReadonlySet<string> = new Set([
   'getSubscriber',
@@ -16,6 +17,10 @@ const SUBSCRIBER_OPERATIONS: ReadonlySet<string> = new Set([
   'resumeSubscription',
   'listPayments',
   'getPayment',
+  'openBillingPortal',
+  'signOutOfPortal',
+  'startDiscordLink',
+  'linkDiscordAccount',
 ]);
 
 /**

@@ -4,7 +4,7 @@ import type { Ability } from '../catalogues/abilities.js';
 import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { parseTokenCredential } from '../domain/tokens/record.js';
-import { readTokenItem } from '../domain/tokens/authentication-reads.js';
+import { tokenCredentials } from '../store/tokens/authentication.js';
 import type { Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
 
@@ -216,5 +216,5 @@ function verifyToken(item: Item | undefined, secret: string): Principal {
  */
 export async function authenticate(store: Store, authorization: string | undefined): Promise<Principal> {
   const { tokenId, secret } = parseBearer(authorization);
-  return verifyToken(await readTokenItem(store, tokenId), secret);
+  return verifyToken(await tokenCredentials.read(store, tokenId), secret);
 }

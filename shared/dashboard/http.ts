@@ -27,6 +27,8 @@ export interface DashboardRequest {
   /** The JSON body, when the request sent one (passkey ceremonies); undefined otherwise. */
   json: unknown;
   requestId: string;
+  /** The client IP (API Gateway's `sourceIp`): the subject of an operation's per-IP limit (DESIGN D4). */
+  clientIp: string;
   /** True for an htmx request (`HX-Request: true`): answer a fragment. */
   htmx: boolean;
   relyingParty: RelyingParty;
@@ -81,6 +83,7 @@ export function decodeRequest(runtime: Runtime, event: APIGatewayProxyEventV2, r
     form: /^application\/x-www-form-urlencoded/i.test(contentType) ? new URLSearchParams(text) : new URLSearchParams(),
     json,
     requestId,
+    clientIp: event.requestContext?.http?.sourceIp || 'unknown',
     htmx: headers['hx-request'] === 'true',
     relyingParty: { origin: `${scheme}://${host}`, rpId: host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1') },
   };

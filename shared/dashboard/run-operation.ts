@@ -6,7 +6,12 @@ import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { isWrite } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
 import { invokeOperation } from '../operations/invoke.js';
-import { inputSchemaOf, operationById, type OperationId } from '../operations/registry.js';
+import {
+  inputSchemaOf,
+  pipelineOperationById,
+  type InternalOperationId,
+  type OperationId,
+} from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
 
 /** What a dashboard action got: the operation's result (maybe replayed), or its problem document. */
@@ -14,22 +19,24 @@ export type OperationOutcome<T = unknown> =
   { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
 
 /**
- * Runs a registry operation for the dashboard (D13, D21) as a team member via `invokeOperation`: field errors under `form.`, `idempotencyKey` makes a
- * double submit replay. `handler` swaps in a dashboard variant (D8 rotation); `surface: 'portal'` for public pages (D26, D27). Never throws.
+ * Runs a registry or internal operation for an HTML surface (D13, D21, D35) via `invokeOperation`, as a team member, a portal subscriber, or nobody for a
+ * public one: field errors under `form.`, `idempotencyKey` makes a double submit replay. `handler` swaps in a dashboard variant (D8 rotation);
+ * `surface: 'portal'` for public pages (D26, D27); `clientIp` for per-IP limits (D4). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,
-  principal: Principal,
-  operationId: OperationId,
+  principal: Principal | null,
+  operationId: OperationId | InternalOperationId,
   input: Record<string, unknown>,
   options: {
     requestId: string;
     idempotencyKey?: string;
     handler?: AnyHandler;
     surface?: Extract<ActivitySurface, 'dashboard' | 'portal'>;
+    clientIp?: string;
   },
 ): Promise<OperationOutcome<T>> {
-  const operation = operationById(operationId);
+  const operation = pipelineOperationById(operationId);
   const outcome = await invokeOperation({
     runtime,
     principal,
@@ -37,6 +44,7 @@ export async function runOperation<T = unknown>(
     handler: options.handler ?? handlerOf(operationId),
     surface: options.surface ?? 'dashboard',
     requestId: options.requestId,
+    clientIp: options.clientIp,
     decode: () => {
       const parsed = inputSchemaOf(operation, { withIdempotencyKey: false }).safeParse(input);
       if (!parsed.success)
@@ -47,7 +55,7 @@ export async function runOperation<T = unknown>(
       return {
         input: args,
         idempotencyKey: isWrite(operation) ? parseIdempotencyKey(options.idempotencyKey, 'form.idempotency_key') : null,
-        fingerprint: [principal.tokenId, 'dashboard', operation.id, JSON.stringify(args)],
+        fingerprint: [principal?.tokenId ?? '', 'dashboard', operation.id, JSON.stringify(args)],
         cursorField: 'form.cursor',
       };
     },

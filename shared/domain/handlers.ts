@@ -1,4 +1,4 @@
-import type { OperationId } from '../operations/registry.js';
+import type { InternalOperationId, OperationId } from '../operations/registry.js';
 import { anyHandler, type AnyHandler } from '../operations/handler.js';
 import { plansHandlers } from './plans/handlers.js';
 import { checkoutSessionsHandlers } from './checkout-sessions/handlers.js';
@@ -22,6 +22,9 @@ import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
 import { eventsHandlers } from './events/handlers.js';
 import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 import { metricsHandlers } from './metrics/handlers.js';
+import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
+import { membersInternalHandlers } from './members/internal-handlers.js';
+import { tokensInternalHandlers } from './tokens/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -53,7 +56,16 @@ const HANDLERS = {
   ...documentsHandlers,
 } satisfies Record<OperationId, unknown>;
 
-/** The handler of an operation (its input was validated by the definition's schemas). */
-export function handlerOf(operationId: OperationId): AnyHandler {
-  return anyHandler(HANDLERS[operationId] as never);
+/** Every internal operation's handler by id (DESIGN D35), typed like {@link HANDLERS}. */
+const INTERNAL_HANDLERS = {
+  ...portalSessionsInternalHandlers,
+  ...membersInternalHandlers,
+  ...tokensInternalHandlers,
+} satisfies Record<InternalOperationId, unknown>;
+
+const ALL_HANDLERS: Record<OperationId | InternalOperationId, unknown> = { ...HANDLERS, ...INTERNAL_HANDLERS };
+
+/** The handler of a routed or internal operation (its input was validated by the definition's schemas). */
+export function handlerOf(operationId: OperationId | InternalOperationId): AnyHandler {
+  return anyHandler(ALL_HANDLERS[operationId] as never);
 }

@@ -1,15 +1,12 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
 import { openCredentialInConstantWork } from '../credentials/repository.js';
-import { readPlatformUserClaim } from '../domain/members/repository.js';
-import { createPortalLink } from '../domain/portal-sessions/links.js';
-import { subscriptionsOfSubscriber } from '../domain/subscriptions/access-facts.js';
-import { hasAccess } from '../domain/subscriptions/state-machine.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import { DISCORD_CREDENTIAL } from '../platforms/discord.js';
 import type { Runtime } from '../runtime.js';
 import * as z from '../schemas/zod.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { membershipCommand } from './membership-command.js';
 
 /**
  * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28). The Ed25519 signature is verified first with the bot's public key; unknown project, no
@@ -31,6 +28,7 @@ const NO_MEMBERSHIP_REPLY = 'No membership found for your Discord account in thi
 const DiscordUser = z.object({ id: z.string() });
 /** The part of an interaction the hook reads. */
 const Interaction = z.object({
+  id: z.optional(z.string().check(z.maxLength(64))),
   type: z.number().check(z.int()),
   data: z.optional(z.object({ name: z.optional(z.string()) })),
   member: z.optional(z.object({ user: z.optional(DiscordUser) })),
@@ -48,23 +46,24 @@ function ephemeral(content: string): HookAnswer {
   };
 }
 
-/** The `/membership` answer for Discord user `userId` of the project: their subscriptions' status and a fresh one-time portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}. */
+/** The `/membership` answer (the {@link membershipCommand} use case): the membership's status and a fresh one-time portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}. */
 async function membershipReply(
   runtime: Runtime,
-  teamId: string,
-  projectId: string,
-  userId: string | undefined,
+  command: { teamId: string; projectId: string; userId: string | undefined; interactionId: string | null },
 ): Promise<HookAnswer> {
-  const claim = userId ? await readPlatformUserClaim(runtime.store, teamId, projectId, userId) : undefined;
-  const subscriberId = claim?.subscriber_id;
-  if (!subscriberId) return ephemeral(NO_MEMBERSHIP_REPLY);
-  const subscriptions = await subscriptionsOfSubscriber(runtime.store, teamId, projectId, subscriberId);
-  const current = subscriptions.find((subscription) => hasAccess(subscription.status)) ?? subscriptions.at(-1);
-  const status = current
-    ? `Your membership is ${current.status.replace(/_/g, ' ')}.`
+  if (!command.userId) return ephemeral(NO_MEMBERSHIP_REPLY);
+  const answer = await membershipCommand(runtime, {
+    source: 'discord',
+    teamId: command.teamId,
+    projectId: command.projectId,
+    platformUserId: command.userId,
+    eventId: command.interactionId,
+  });
+  if (!answer.found) return ephemeral(NO_MEMBERSHIP_REPLY);
+  const status = answer.status
+    ? `Your membership is ${answer.status.replace(/_/g, ' ')}.`
     : 'You have no subscription in this community yet.';
-  const link = await createPortalLink(runtime, teamId, projectId, subscriberId);
-  return ephemeral(`${status}\nManage it here (the link works once, for 30 minutes): ${link.url}`);
+  return ephemeral(`${status}\nManage it here (the link works once, for 30 minutes): ${answer.url}`);
 }
 
 /**
@@ -95,7 +94,12 @@ export const discordHook: HookHandler = async (runtime, request) => {
     if (interaction.type === PING) return { status: 200, body: { type: InteractionResponseType.PONG } };
     if (interaction.type === APPLICATION_COMMAND && interaction.data?.name === 'membership') {
       const userId = interaction.member?.user?.id ?? interaction.user?.id;
-      return await membershipReply(runtime, credential.description.team_id, credential.description.project_id, userId);
+      return await membershipReply(runtime, {
+        teamId: credential.description.team_id,
+        projectId: credential.description.project_id,
+        userId,
+        interactionId: interaction.id ?? null,
+      });
     }
     return ephemeral('This interaction is not supported.');
   } catch (error) {

@@ -2,8 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from '../schemas/zod.js';
 import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
-import { readPlatformUserClaim } from '../domain/members/repository.js';
-import { createPortalLink } from '../domain/portal-sessions/links.js';
 import { recordBotPermissions } from '../domain/projects/changes.js';
 import { subscriberInvitedBy } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
@@ -12,6 +10,7 @@ import { sendTelegramMessage, TELEGRAM_CREDENTIAL } from '../platforms/telegram.
 import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal, hookProject } from './principal.js';
+import { membershipCommand } from './membership-command.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
@@ -143,7 +142,12 @@ async function handleTelegramUpdate(
       () => runtime.clock.nowMs(),
       () =>
         parsed.message
-          ? answerCommand(runtime, { teamId, projectId, botToken: credential.secrets.bot_token }, parsed.message)
+          ? answerCommand(
+              runtime,
+              { teamId, projectId, botToken: credential.secrets.bot_token },
+              parsed.message,
+              parsed.update_id,
+            )
           : applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed),
     );
     return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
@@ -169,13 +173,18 @@ async function answerCommand(
   runtime: Runtime,
   bot: { teamId: string; projectId: string; botToken: string | undefined },
   message: z.infer<typeof Message>,
+  updateId: number,
 ): Promise<void> {
   if (message.chat.type !== 'private' || !message.from || !bot.botToken || !ACCOUNT_COMMAND.test(message.text ?? ''))
     return;
-  const claim = await readPlatformUserClaim(runtime.store, bot.teamId, bot.projectId, String(message.from.id));
-  const link = claim?.subscriber_id
-    ? await createPortalLink(runtime, bot.teamId, bot.projectId, claim.subscriber_id)
-    : null;
+  const answer = await membershipCommand(runtime, {
+    source: 'telegram',
+    teamId: bot.teamId,
+    projectId: bot.projectId,
+    platformUserId: String(message.from.id),
+    eventId: String(updateId),
+  });
+  const link = answer.found ? answer : null;
   const text = link
     ? `Manage your membership here (the link works once, for 30 minutes):\n${link.url}`
     : 'No membership was found for your Telegram account here. If you have just joined, try again in a minute.';

@@ -180,12 +180,10 @@ export async function serveRestRequest(
       surface: 'rest',
       requestId,
       startedAt: started,
+      clientIp,
       admit: async () => {
-        // A public write (accepting a team invitation) carries its own credential in the body: every call
-        // counts in the per-IP anonymous bucket, so guessing invitation tokens is throttled (D4).
+        // A public write's per-IP limit (`perIpLimit`) is the pipeline's, the same on every surface (D4).
         if (principal) rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest', principal.tokenId);
-        else if (method !== 'GET')
-          rate = await consumeRateLimit(runtime.store, runtime.clock, 'rest-anonymous', clientIp);
       },
       decode: () => {
         const params = validate(operation.params, match.pathParameters, 'path');
@@ -206,6 +204,7 @@ export async function serveRestRequest(
         };
       },
     });
+    rate = outcome.rate ?? rate;
     if (outcome.ok)
       response = json(
         operation.rest.successStatus,

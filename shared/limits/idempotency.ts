@@ -107,6 +107,15 @@ export function parseIdempotencyKey(value: string | undefined, path: string): st
 }
 
 /**
+ * The idempotency key (a UUID) of a request that carries a natural single-use id instead of an `Idempotency-Key`
+ * (DESIGN D3): a Discord callback's `state`, a bot command's interaction or update id. The same `name` gives the same key.
+ */
+export function derivedIdempotencyKey(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
  * SHA-256 fingerprint (hex) of what makes two requests "the same": both surfaces pass the calling token's
  * id first (D3: a stored response is bound to the token that made it, so the same key from another token
  * is REUSED, never a replay of, say, a minted secret), then REST passes method, path, query and raw body

@@ -18,7 +18,8 @@ import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
 import { DAY_MS } from '../domain/subscriptions/lifecycle.js';
 import { keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
-import { DEMO_HISTORY_DAYS, seedDemoHistory } from './demo-history.js';
+import { DEMO_HISTORY_DAYS, DEMO_PLANS } from './demo-calendar.js';
+import { seedDemoHistory } from './demo-history.js';
 
 /** The demo team seeded once into a fresh store (fixed id, so a kept DATA_DIR is not seeded twice). */
 export const DEMO_TEAM_ID = '00000000-0000-4000-8000-000000000001';
@@ -62,24 +63,9 @@ async function seedDemoData(store: Store, clock: Clock, token: string, history: 
     platform_type: 'telegram',
     description: 'A monthly reading circle (demo data).',
   });
-  const monthly = await createPlan(
-    runtime,
-    principal,
-    project.id,
-    CreatePlanRequest.parse({ name: 'Monthly reader', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 }),
-  );
-  const yearly = await createPlan(
-    runtime,
-    principal,
-    project.id,
-    CreatePlanRequest.parse({ name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year' }),
-  );
-  const free = await createPlan(
-    runtime,
-    principal,
-    project.id,
-    CreatePlanRequest.parse({ name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month' }),
-  );
+  const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse(DEMO_PLANS.monthly));
+  const yearly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse(DEMO_PLANS.yearly));
+  const free = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse(DEMO_PLANS.free));
   const codes = await generateAccessCodes(runtime, principal, {
     project_id: project.id,
     ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }),

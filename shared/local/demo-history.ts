@@ -13,7 +13,7 @@ import type { Plan } from '../domain/plans/schema.js';
 import { createSubscriber } from '../domain/subscribers/repository.js';
 import { CreateSubscriberRequest } from '../domain/subscribers/schema.js';
 import { createSubscription } from '../domain/subscriptions/creation.js';
-import { DAY_MS, nextDueTrigger, periodEnd } from '../domain/subscriptions/lifecycle.js';
+import { nextDueTrigger, periodEnd } from '../domain/subscriptions/lifecycle.js';
 import { toSubscription } from '../domain/subscriptions/records.js';
 import type { Subscription } from '../domain/subscriptions/schema.js';
 import { cancelSubscription } from '../domain/subscriptions/transitions.js';
@@ -21,9 +21,7 @@ import type { IntegrationRuntime } from '../integrations.js';
 import { paymentProviderAdapters } from '../providers/adapters.js';
 import { keys } from '../store/keys.js';
 import type { UnitOfWorkRuntime } from '../store/unit-of-work.js';
-
-/** Days of history the demo project gets before "now" (DESIGN §5). */
-export const DEMO_HISTORY_DAYS = 60;
+import { CAST, castTime, historyStartMs, RENEWAL_DELAY_MS } from './demo-calendar.js';
 
 /** The demo project the history is written into: its plans and one unredeemed access code (its text). */
 export interface DemoHistoryProject {
@@ -34,106 +32,6 @@ export interface DemoHistoryProject {
   accessCode: string;
 }
 
-/** How a subscriber of the cast came: a recorded first payment (monthly, yearly), a trial, the free plan, or an access code. */
-type Arrival = 'monthly' | 'yearly' | 'trial' | 'free' | 'code';
-
-/** What happens to one subscriber later (day numbers count from the start of the history). */
-interface Story {
-  /** Cancels on this day: at the period's end (default) or at once. */
-  cancel?: { day: number; atPeriodEnd: boolean; reason: string };
-  /** The first renewal payment fails (the subscription goes past_due). */
-  renewalFails?: boolean;
-  /** The first payment is refunded in full on this day, cancelling the subscription. */
-  refund?: { day: number; reason: string };
-  /** Leaves the project's community on this day (members only). */
-  leaves?: number;
-}
-
-/** One subscriber of the demo cast: name, arrival day (0 = {@link DEMO_HISTORY_DAYS} days ago), how, and their platform account, if a member. */
-interface CastMember {
-  name: string;
-  day: number;
-  arrival: Arrival;
-  platformUserId?: string;
-  story?: Story;
-}
-
-/**
- * The demo cast (fixed, so every fresh store gets the same history): 46 subscribers — 30 monthly and 6
- * yearly readers paying through recorded manual payments, 6 trials, 3 free-newsletter readers and one
- * access-code redemption — with two cancellations at the period's end (one ended, one still running), a
- * trial cancelled before it converted, a failed renewal (past_due), a refund and five members.
- */
-const CAST: readonly CastMember[] = [
-  { name: 'Ada Lindqvist', day: 0, arrival: 'monthly', platformUserId: '5012340001' },
-  { name: 'Bruno Costa', day: 1, arrival: 'monthly' },
-  {
-    name: 'Chiara Romano',
-    day: 2,
-    arrival: 'monthly',
-    platformUserId: '5012340003',
-    story: { cancel: { day: 20, atPeriodEnd: true, reason: 'Moving abroad for a year.' }, leaves: 35 },
-  },
-  { name: 'Dmitri Volkov', day: 3, arrival: 'monthly' },
-  { name: 'Elif Demir', day: 4, arrival: 'monthly' },
-  { name: 'Finn Murphy', day: 5, arrival: 'monthly' },
-  { name: 'Greta Hansen', day: 6, arrival: 'monthly', platformUserId: '5012340007' },
-  { name: 'Hugo Lefebvre', day: 7, arrival: 'monthly' },
-  { name: 'Ines Moreau', day: 8, arrival: 'monthly' },
-  { name: 'Jonas Weber', day: 9, arrival: 'monthly' },
-  { name: 'Kaja Nowak', day: 10, arrival: 'monthly' },
-  { name: 'Lars Eriksen', day: 11, arrival: 'monthly' },
-  { name: 'Mila Horvat', day: 12, arrival: 'yearly' },
-  { name: 'Nora Fischer', day: 13, arrival: 'monthly' },
-  { name: 'Oskar Berg', day: 14, arrival: 'monthly' },
-  { name: 'Paula Santos', day: 15, arrival: 'monthly' },
-  { name: 'Quentin Blanc', day: 16, arrival: 'monthly' },
-  { name: 'Rosa Jimenez', day: 17, arrival: 'monthly' },
-  { name: 'Stefan Ionescu', day: 18, arrival: 'monthly' },
-  { name: 'Tove Nilsson', day: 19, arrival: 'monthly' },
-  { name: 'Umberto Ricci', day: 20, arrival: 'monthly' },
-  { name: 'Vera Kowalski', day: 21, arrival: 'yearly', platformUserId: '5012340022' },
-  { name: 'Wim de Vries', day: 22, arrival: 'monthly', story: { renewalFails: true } },
-  { name: 'Xenia Popescu', day: 23, arrival: 'monthly' },
-  { name: 'Yusuf Aydin', day: 24, arrival: 'free' },
-  { name: 'Zoe Papadopoulos', day: 25, arrival: 'monthly' },
-  { name: 'Anton Maier', day: 26, arrival: 'monthly' },
-  { name: 'Bea Kovacs', day: 27, arrival: 'yearly' },
-  { name: 'Carl Lund', day: 28, arrival: 'monthly' },
-  { name: 'Daria Sokolova', day: 29, arrival: 'free' },
-  { name: 'Emil Strand', day: 30, arrival: 'trial' },
-  { name: 'Sofia Marquez', day: 33, arrival: 'monthly' },
-  { name: 'Frida Holm', day: 34, arrival: 'monthly' },
-  {
-    name: 'Goran Petrovic',
-    day: 36,
-    arrival: 'trial',
-    story: { cancel: { day: 39, atPeriodEnd: true, reason: 'Not enough time to read.' } },
-  },
-  { name: 'Hanna Virtanen', day: 40, arrival: 'code', platformUserId: '5012340034' },
-  { name: 'Ivo Marin', day: 43, arrival: 'trial' },
-  {
-    name: 'Julia Brandt',
-    day: 44,
-    arrival: 'yearly',
-    story: { refund: { day: 46, reason: 'Bought the wrong plan.' } },
-  },
-  { name: 'Kemal Yilmaz', day: 46, arrival: 'free' },
-  { name: 'Lea Schmid', day: 47, arrival: 'trial' },
-  { name: 'Tomas Novak', day: 48, arrival: 'monthly' },
-  {
-    name: 'Marek Dvorak',
-    day: 49,
-    arrival: 'monthly',
-    story: { cancel: { day: 53, atPeriodEnd: true, reason: 'Too busy this season.' } },
-  },
-  { name: 'Nina Kralj', day: 53, arrival: 'yearly' },
-  { name: 'Olaf Sorensen', day: 55, arrival: 'trial' },
-  { name: 'Pia Gruber', day: 56, arrival: 'monthly' },
-  { name: 'Rafael Ortiz', day: 58, arrival: 'trial' },
-  { name: 'Vilma Ek', day: 59, arrival: 'yearly' },
-];
-
 /** One step of the history at a time (epoch ms); steps run in time order, ties in the order they were added. */
 interface Step {
   atMs: number;
@@ -142,8 +40,9 @@ interface Step {
 }
 
 /**
- * Writes the demo history (DESIGN §5) into `project` through the API's domain functions, day by day on the manual `clock` from {@link DEMO_HISTORY_DAYS} days before `nowMs` (epoch ms).
- * Due deadlines are applied as they fall due, so nothing past is left due; steps after `nowMs` are not taken. Events stay in the outbox.
+ * Writes the demo history (DESIGN §5) into `project` through the API's domain functions, step by step on the manual
+ * `clock` along the calendar of `demo-calendar.ts`, up to `nowMs` (epoch ms). Due deadlines are applied as they fall
+ * due, so nothing past is left due; steps after `nowMs` are not taken. Events stay in the outbox.
  */
 export async function seedDemoHistory(
   runtime: UnitOfWorkRuntime & IntegrationRuntime & { clock: ManualClock },
@@ -152,14 +51,14 @@ export async function seedDemoHistory(
   nowMs: number,
 ): Promise<void> {
   const clock = runtime.clock;
-  const startMs = nowMs - DEMO_HISTORY_DAYS * DAY_MS;
+  const startMs = historyStartMs(nowMs);
   const steps: Step[] = [];
   const checks = new Set<string>();
   let order = 0;
   const at = (atMs: number, run: () => Promise<void>) => {
     if (atMs <= nowMs) steps.push({ atMs, order: order++, run });
   };
-  const dayTime = (day: number, index: number) => startMs + day * DAY_MS + ((index * 137) % 600) * 60_000;
+  const dayTime = (day: number, index: number) => castTime(startMs, day, index);
   const readSubscription = async (id: string): Promise<Subscription> =>
     toSubscription((await runtime.store.get(keys.subscription(principal.teamId, id)))!);
 
@@ -186,7 +85,7 @@ export async function seedDemoHistory(
    * is active: succeeded (the next one is due at the new period's end), or failed for `fails` (past_due).
    */
   const watchRenewal = (subscriptionId: string, plan: Plan, periodEndMs: number, fails: boolean) => {
-    at(periodEndMs + 600_000, async () => {
+    at(periodEndMs + RENEWAL_DELAY_MS, async () => {
       if ((await readSubscription(subscriptionId)).status !== 'active') return;
       await recordPayment(
         runtime,

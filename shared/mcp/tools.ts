@@ -3,14 +3,12 @@ import { Problem } from '../schemas/common.js';
 import { authorizeOperation } from '../auth/authorize.js';
 import { actorOf, type Principal } from '../auth/principal.js';
 import { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from '../catalogues/tools.js';
-import { recordActivity } from '../domain/activity/repository.js';
 import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
-import { invokeOperation } from '../operations/invoke.js';
+import { invokeOperation, recordRefusedCall } from '../operations/invoke.js';
 import { operationById, type OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
-import { logger } from '../logger.js';
 
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
 export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
@@ -191,15 +189,16 @@ export async function callTool(
   const started = performance.now();
   const entry = toolDefinition(name);
   if (!entry) {
-    await recordActivity(runtime.store, runtime.clock, principal.teamId, {
-      ...actorOf(principal),
+    await recordRefusedCall(runtime, {
+      teamId: principal.teamId,
+      tokenId: actorOf(principal).token_id,
       surface: 'mcp',
       operation: loggableToolName(name),
       outcome: 'NOT_FOUND',
       status: 404,
-      duration_ms: Math.round(performance.now() - started),
-      request_id: requestId,
-    }).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
+      durationMs: Math.round(performance.now() - started),
+      requestId,
+    });
     return null;
   }
   const outcome = await invokeOperation({
@@ -273,22 +272,17 @@ export async function recordRefusedToolCalls(runtime: Runtime, refused: RefusedT
   });
   const written = await Promise.all(
     names.map((operation) =>
-      recordActivity(runtime.store, runtime.clock, refused.token.teamId, {
-        token_id: refused.token.id,
+      recordRefusedCall(runtime, {
+        teamId: refused.token.teamId,
+        tokenId: refused.token.id,
         surface: 'mcp',
         operation,
         outcome: refused.outcome,
         status: refused.status,
-        duration_ms: refused.durationMs,
-        request_id: refused.requestId,
-      }).then(
-        () => 1,
-        (error: unknown) => {
-          logger.error('activity write failed', { request_id: refused.requestId, error: error as Error });
-          return 0;
-        },
-      ),
+        durationMs: refused.durationMs,
+        requestId: refused.requestId,
+      }),
     ),
   );
-  return written.reduce((sum: number, one: number) => sum + one, 0);
+  return written.filter(Boolean).length;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Ability } from '../catalogues/abilities.js';
+import { ABILITIES, type Ability } from '../catalogues/abilities.js';
 import { newTokenSecret, sha256 } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { newUlid } from '../ids.js';
@@ -47,6 +47,15 @@ export async function findAuthorizationRequest(
   const item = await store.get(keys.oauthRequest(requestId));
   const request = item ? parseStoredAuthorizationRequest(item) : null;
   return request && request.expires_at_ms > clock.nowMs() ? request : null;
+}
+
+/** The requested abilities a member holds team-wide, in catalogue order: what a consent can grant (DESIGN D30). */
+export function grantableAbilities(
+  held: ReadonlySet<Ability>,
+  request: Pick<AuthorizationRequest, 'scope'>,
+): Ability[] {
+  const requested = new Set<string>(request.scope);
+  return ABILITIES.map((ability) => ability.value).filter((ability) => requested.has(ability) && held.has(ability));
 }
 
 /** Deletes a pending request once (consent or refusal); false when it was already gone (a second click). */

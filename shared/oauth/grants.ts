@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isAbility, type Ability } from '../catalogues/abilities.js';
 import { newTokenSecret, sha256 } from '../auth/principal.js';
 import { isoTime, type Clock } from '../clock.js';
-import { recordActivity } from '../domain/activity/repository.js';
 import { abilitiesInProjects, memberAbilities } from '../domain/team-members/abilities.js';
 import { findMember } from '../domain/team-members/records.js';
 import { mintToken, revokeToken } from '../domain/tokens/repository.js';
@@ -29,14 +28,18 @@ const REFRESH_PATTERN = /^ort_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 
-/** An OAuth error of RFC 6749 §5.2 (token endpoint) or RFC 7591 §3.2.2 (registration): the `error` code, a description and the HTTP status. */
-export class OAuthError extends Error {
+/**
+ * An OAuth error of RFC 6749 §5.2 (token endpoint) or RFC 7591 §3.2.2 (registration): the `error` code, a description
+ * and the HTTP status the endpoint answers. A ProblemError (AUTHENTICATION_REQUIRED for `invalid_client`, else
+ * VALIDATION_FAILED) so the pipeline records it as a refusal (DESIGN D35).
+ */
+export class OAuthError extends ProblemError {
   constructor(
     readonly error: string,
     readonly description: string,
-    readonly status = 400,
+    readonly oauthStatus = 400,
   ) {
-    super(description);
+    super(error === 'invalid_client' ? 'AUTHENTICATION_REQUIRED' : 'VALIDATION_FAILED', description);
     this.name = 'OAuthError';
   }
 }
@@ -152,31 +155,11 @@ async function issueTokens(
   };
 }
 
-/** Where a grant or refresh is recorded in the team's activity log. */
-interface ActivityContext {
-  requestId: string;
-  startedMs: number;
-}
-
-/** Writes the activity entry of a grant or refresh (surface `rest`), naming the access token it issued. */
-async function recordGrantActivity(
-  store: Store,
-  clock: Clock,
-  teamId: string,
-  accessTokenId: string,
-  operation: string,
-  context: ActivityContext,
-): Promise<void> {
-  await recordActivity(store, clock, teamId, {
-    token_id: accessTokenId,
-    surface: 'rest',
-    operation,
-    outcome: 'ok',
-    status: 200,
-    duration_ms: Math.max(0, Math.round(clock.nowMs() - context.startedMs)),
-    request_id: context.requestId,
-  });
-}
+/**
+ * Names the team (and the access token issued) for the pipeline's activity entry (DESIGN D35): called once the
+ * presented code or refresh token is known to be the caller's, and again once an access token was issued.
+ */
+type IdentifyGrant = (actor: { teamId: string; tokenId?: string | null }) => void;
 
 /**
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5; DESIGN D30): the code is used up on its
@@ -188,7 +171,7 @@ export async function exchangeAuthorizationCode(
   store: Store,
   clock: Clock,
   input: { code: string; clientId: string; redirectUri: string | undefined; codeVerifier: string | undefined },
-  context: ActivityContext,
+  identify: IdentifyGrant,
 ): Promise<IssuedTokens> {
   if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier))
     throw new OAuthError(
@@ -200,6 +183,7 @@ export async function exchangeAuthorizationCode(
   const code = item ? parseStoredCode(item) : undefined;
   if (!parts || !code || !matchesHash(parts[2], code.secret_sha256))
     throw invalidGrant('The authorization code is not valid.');
+  identify({ teamId: code.team_id });
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -251,7 +235,7 @@ export async function exchangeAuthorizationCode(
     ExpressionAttributeValues: { ':grant': grant.id },
   });
   const { tokens, accessTokenId } = await issueTokens(store, clock, grant, abilities, projectIds);
-  await recordGrantActivity(store, clock, grant.team_id, accessTokenId, 'oauthAuthorizationCodeGrant', context);
+  identify({ teamId: grant.team_id, tokenId: accessTokenId });
   return tokens;
 }
 
@@ -265,7 +249,7 @@ export async function refreshGrant(
   store: Store,
   clock: Clock,
   input: { refreshToken: string; clientId: string },
-  context: ActivityContext,
+  identify: IdentifyGrant,
 ): Promise<IssuedTokens> {
   const parts = REFRESH_PATTERN.exec(input.refreshToken);
   const item = parts ? await store.get(keys.oauthRefresh(parts[1])) : undefined;
@@ -290,6 +274,7 @@ export async function refreshGrant(
   if (refresh.expires_at_ms <= nowMs) throw invalidGrant('The refresh token has expired (30 days). Authorize again.');
   const grantItem = await store.get(keys.oauthGrant(grantId));
   const grant = grantItem ? parseStoredGrant(grantItem) : undefined;
+  if (grant) identify({ teamId: grant.team_id });
   if (!grant || grant.revoked_at) throw invalidGrant('The grant has been revoked. Authorize again.');
   const member = await findMember(store, grant.team_id, grant.member_id);
   if (!member || member.status !== 'active') throw invalidGrant('The team member of this grant is no longer active.');
@@ -308,6 +293,6 @@ export async function refreshGrant(
     abilities,
     grant.project_ids,
   );
-  await recordGrantActivity(store, clock, grant.team_id, accessTokenId, 'oauthRefreshTokenGrant', context);
+  identify({ teamId: grant.team_id, tokenId: accessTokenId });
   return tokens;
 }

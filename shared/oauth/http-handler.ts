@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { escapeHtml } from '@kitajs/html';
-import {
-  OAuthClientMetadataSchema,
-  type OAuthClientInformationFull,
-  type OAuthMetadata,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationFull, OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ABILITY_VALUES, isAbility, isReadAbility, type Ability } from '../catalogues/abilities.js';
 import { MCP_PATH } from '../config.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';
@@ -13,8 +9,12 @@ import { integrationsFromEnvironment } from '../integrations.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { redirectWith, saveAuthorizationRequest } from './authorization-requests.js';
+import { ClientMetadata, MAX_CLIENT_METADATA_BYTES } from './client-metadata.js';
 import { findClient, isAllowedRedirectUri, registerClient } from './clients.js';
-import { OAuthError, exchangeAuthorizationCode, refreshGrant } from './grants.js';
+import { handlerOf } from '../domain/handlers.js';
+import { invokeOperation } from '../operations/invoke.js';
+import { inputSchemaOf, pipelineOperationById } from '../operations/registry.js';
+import { OAuthError } from './grants.js';
 
 /** Path of the authorization server metadata (RFC 8414 §3; the issuer is the origin, so no path suffix). */
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -71,7 +71,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 /** An RFC 6749 §5.2 error answer (`{ error, error_description }`). */
 function oauthError(error: OAuthError, headers: Record<string, string> = {}): Response {
-  return json(error.status, { error: error.error, error_description: error.description }, headers);
+  return json(error.oauthStatus, { error: error.error, error_description: error.description }, headers);
 }
 
 /** An error page of the authorization endpoint for a request whose redirect is not known to be safe: never a redirect (no open redirect). */
@@ -93,13 +93,18 @@ function errorPage(status: number, title: string, detail: string): Response {
 async function register(runtime: Runtime, request: Request): Promise<Response> {
   let body: unknown;
   try {
-    body = await request.json();
+    const text = await request.text();
+    if (Buffer.byteLength(text) > MAX_CLIENT_METADATA_BYTES) throw new RangeError('too large');
+    body = JSON.parse(text);
   } catch {
     return oauthError(
-      new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata (RFC 7591).'),
+      new OAuthError(
+        'invalid_client_metadata',
+        `The body must be a JSON object of client metadata (RFC 7591), at most ${MAX_CLIENT_METADATA_BYTES} bytes.`,
+      ),
     );
   }
-  const parsed = OAuthClientMetadataSchema.safeParse(body);
+  const parsed = ClientMetadata.safeParse(body);
   if (!parsed.success)
     return oauthError(
       new OAuthError(
@@ -215,15 +220,24 @@ async function authorize(runtime: Runtime, request: Request): Promise<Response> 
   });
 }
 
-/** `POST /oauth/token` (RFC 6749 §3.2, form-encoded): `authorization_code` or `refresh_token`; errors per §5.2. */
-async function token(runtime: Runtime, request: Request, requestId: string): Promise<Response> {
+/** The internal operation of each supported `grant_type` (DESIGN D35). */
+const GRANT_OPERATIONS = {
+  authorization_code: { id: 'oauthAuthorizationCodeGrant', fields: ['code', 'redirect_uri', 'code_verifier'] },
+  refresh_token: { id: 'oauthRefreshTokenGrant', fields: ['refresh_token'] },
+} as const;
+
+/**
+ * `POST /oauth/token` (RFC 6749 §3.2, form-encoded): `authorization_code` or `refresh_token`, each an internal
+ * operation run by `invokeOperation` (the presented code or refresh token is the credential; its team's activity
+ * log gets the entry, refusals included); errors per §5.2.
+ */
+async function token(runtime: Runtime, request: Request, requestId: string, clientIp: string): Promise<Response> {
   if (!/^application\/x-www-form-urlencoded/i.test(request.headers.get('content-type') ?? '')) {
     return oauthError(
       new OAuthError('invalid_request', 'The token request must be application/x-www-form-urlencoded.'),
     );
   }
   const form = new URLSearchParams(await request.text());
-  const context = { requestId, startedMs: runtime.clock.nowMs() };
   const clientId = form.get('client_id') ?? '';
   if (request.headers.get('authorization'))
     return oauthError(
@@ -235,39 +249,47 @@ async function token(runtime: Runtime, request: Request, requestId: string): Pro
     );
   const client = clientId ? await findClient(runtime.store, clientId) : null;
   if (!client) return oauthError(new OAuthError('invalid_client', 'Unknown client_id.', 401));
-  try {
-    const grantType = form.get('grant_type');
-    if (grantType === 'authorization_code') {
-      const code = form.get('code');
-      if (!code) throw new OAuthError('invalid_request', 'code is required.');
-      return json(
-        200,
-        await exchangeAuthorizationCode(
-          runtime.store,
-          runtime.clock,
-          {
-            code,
-            clientId,
-            redirectUri: form.get('redirect_uri') ?? undefined,
-            codeVerifier: form.get('code_verifier') ?? undefined,
-          },
-          context,
-        ),
-      );
-    }
-    if (grantType === 'refresh_token') {
-      const refreshToken = form.get('refresh_token');
-      if (!refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required.');
-      return json(200, await refreshGrant(runtime.store, runtime.clock, { refreshToken, clientId }, context));
-    }
-    throw new OAuthError(
-      grantType ? 'unsupported_grant_type' : 'invalid_request',
-      grantType ? `grant_type ${grantType.slice(0, 40)} is not supported.` : 'grant_type is required.',
+  const grantType = form.get('grant_type');
+  const grant =
+    grantType && Object.hasOwn(GRANT_OPERATIONS, grantType)
+      ? GRANT_OPERATIONS[grantType as keyof typeof GRANT_OPERATIONS]
+      : null;
+  if (!grant)
+    return oauthError(
+      new OAuthError(
+        grantType ? 'unsupported_grant_type' : 'invalid_request',
+        grantType ? `grant_type ${grantType.slice(0, 40)} is not supported.` : 'grant_type is required.',
+      ),
     );
-  } catch (error) {
-    if (error instanceof OAuthError) return oauthError(error);
-    throw error;
+  const required = grant.fields[0];
+  if (!form.get(required)) return oauthError(new OAuthError('invalid_request', `${required} is required.`));
+  const input: Record<string, string> = { client_id: clientId };
+  for (const field of grant.fields) {
+    const value = form.get(field);
+    if (value !== null) input[field] = value;
   }
+  let refused = null as OAuthError | null;
+  const handler = handlerOf(grant.id);
+  const outcome = await invokeOperation({
+    runtime,
+    principal: null,
+    operation: pipelineOperationById(grant.id),
+    handler: (args, context) =>
+      handler(args, context).catch((error: unknown) => {
+        if (error instanceof OAuthError) refused = error;
+        throw error;
+      }),
+    surface: 'rest',
+    requestId,
+    clientIp,
+    decode: () => {
+      const parsed = inputSchemaOf(pipelineOperationById(grant.id), { withIdempotencyKey: false }).safeParse(input);
+      if (!parsed.success) throw new OAuthError('invalid_request', 'The token request’s parameters are too long.');
+      return { input: parsed.data, idempotencyKey: null, fingerprint: [], cursorField: 'form.cursor' };
+    },
+  });
+  if (outcome.ok) return json(200, outcome.result);
+  return oauthError(refused ?? new OAuthError('invalid_request', outcome.problem.detail, outcome.problem.status));
 }
 
 /**
@@ -292,7 +314,7 @@ export async function handleOAuthRequest(
   const endpoints: Record<string, { method: string; serve: () => Promise<Response> }> = {
     '/oauth/register': { method: 'POST', serve: () => register(runtime, request) },
     '/oauth/authorize': { method: 'GET', serve: () => authorize(runtime, request) },
-    '/oauth/token': { method: 'POST', serve: () => token(runtime, request, requestId) },
+    '/oauth/token': { method: 'POST', serve: () => token(runtime, request, requestId, context.clientIp) },
   };
   const endpoint = endpoints[path];
   if (!endpoint)

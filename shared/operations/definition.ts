@@ -2,6 +2,7 @@ import type * as z from '../schemas/zod.js';
 import type { Ability } from '../catalogues/abilities.js';
 import type { WebhookEventName } from '../catalogues/webhook-events.js';
 import type { UsageMetric } from '../domain/billing/schema.js';
+import type { RateLimitBucket } from '../limits/rate-limit.js';
 
 /**
  * Operation definitions (DESIGN D13): every operation of the service is declared once, as data, in its
@@ -112,11 +113,41 @@ interface OperationDefinition<
    * unit of work: the transaction stores the record, and a concurrent duplicate replays the first response.
    */
   readonly idempotency?: 'in-transaction';
+  /**
+   * The per-client-IP bucket every call counts in, on every surface, before anything else (DESIGN D4): a public
+   * write whose credential is in its body (accepting an invitation), so guessing credentials is throttled.
+   */
+  readonly perIpLimit?: RateLimitBucket;
 }
 
-/** True for operations that change state (their REST method is not GET): idempotent writes (D3). */
-export function isWrite(operation: Pick<AnyOperation, 'rest'>): boolean {
-  return operation.rest.method !== 'GET';
+/**
+ * An internal operation (DESIGN D13, D35): a state change of a surface without a REST route or tool (portal
+ * actions, OAuth consent and token issuance, bot commands), declared in its object's folder and run by the same
+ * pipeline (`invokeOperation`: authorization, idempotency, billing lockdown, activity). It never appears in routes,
+ * CDK, `openapi.json`, `tools/list` or the catalogue counts. Its answer's status is 200.
+ */
+interface InternalOperationDefinition extends Omit<OperationDefinition, 'rest' | 'tool' | 'tierLimit' | 'sealsSecret'> {
+  readonly internal: true;
+  /** False for an internal read; every internal operation so far changes state. */
+  readonly write: boolean;
+}
+
+/** Any internal operation definition. */
+export type AnyInternalOperation = InternalOperationDefinition;
+
+/** What `invokeOperation` runs: a routed operation or an internal one. */
+export type PipelineOperation = AnyOperation | AnyInternalOperation;
+
+/** True for operations that change state (a REST method other than GET; an internal write): idempotent writes (D3). */
+export function isWrite(
+  operation: Pick<AnyOperation, 'rest'> | Pick<AnyInternalOperation, 'internal' | 'write'>,
+): boolean {
+  return 'internal' in operation ? operation.write : operation.rest.method !== 'GET';
+}
+
+/** The HTTP status of an operation's success: its REST binding's, 200 for an internal operation. */
+export function successStatusOf(operation: PipelineOperation): number {
+  return 'internal' in operation ? 200 : operation.rest.successStatus;
 }
 
 /** Any operation definition. */
@@ -155,16 +186,45 @@ export function defineOperation<
     callsProvider?: boolean;
     sealsSecret?: boolean;
     idempotency?: 'in-transaction';
+    perIpLimit?: RateLimitBucket;
   },
 >(operation: Op): Op {
   return operation;
 }
 
-/** An object module (DESIGN §2): its folder under `shared/domain/` and its operations. */
+/**
+ * Declares one internal operation ({@link AnyInternalOperation}), keeping its literal types. Does nothing at run
+ * time but return its argument with `internal: true`.
+ */
+export function defineInternalOperation<
+  const Op extends {
+    id: string;
+    summary: string;
+    tag: string;
+    ability: RequiredAbility | null;
+    teamWide: boolean;
+    params?: z.ZodMiniObject;
+    query?: z.ZodMiniObject;
+    body?: z.ZodMiniObject;
+    output?: z.ZodMiniType;
+    events: readonly WebhookEventName[];
+    write: boolean;
+    lockdown?: 'exempt';
+    callsProvider?: boolean;
+    idempotency?: 'in-transaction';
+    perIpLimit?: RateLimitBucket;
+  },
+>(operation: Op): Op & { readonly internal: true } {
+  return { ...operation, internal: true };
+}
+
+/** An object module (DESIGN §2): its folder under `shared/domain/`, its operations and its internal operations. */
 export interface OperationModule {
   /** Folder name under `shared/domain/`, e.g. `projects`; its `handlers.ts` binds the handlers. */
   readonly folder: string;
   readonly operations: Readonly<Record<string, AnyOperation>>;
+  /** Operations without a route or tool ({@link defineInternalOperation}); its `internal-handlers.ts` binds them. */
+  readonly internal?: Readonly<Record<string, AnyInternalOperation>>;
 }
 
 /** Declares an object module (identity at run time; keeps literal types). */

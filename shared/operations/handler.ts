@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { Runtime } from '../runtime.js';
-import type { AnyOperation, OperationInput, OperationModule, OperationOutput } from './definition.js';
+import type { OperationInput, OperationModule, OperationOutput, PipelineOperation } from './definition.js';
 
 /** What every handler receives beside its input: the runtime (ports), the caller and the request id. */
 interface OperationContext {
@@ -12,11 +12,28 @@ interface OperationContext {
   idempotencyKey?: string | null;
 }
 
+/** Who a public operation acted for, once the credential in its input is verified (see {@link PublicOperationContext.identify}). */
+export interface IdentifiedActor {
+  /** The team whose activity log gets the call's entry. */
+  teamId: string;
+  /** The token the entry names (e.g. the access token an OAuth grant issued), or null. */
+  tokenId?: string | null;
+  /** The team member the entry names (e.g. the member who accepted an invitation), or null. */
+  memberId?: string | null;
+}
+
 /** The context of a public operation (`ability: null`): no caller. */
 interface PublicOperationContext {
   runtime: Runtime;
   principal: null;
   requestId: string;
+  /** The write's `Idempotency-Key` when the surface has one (public writes claim none: keys are per team, D3). */
+  idempotencyKey?: string | null;
+  /**
+   * Names the team and actor once the input's credential (an invitation token, an OAuth code) is verified, so the
+   * pipeline writes the call’s activity entry — a later refusal included (DESIGN D35). A later call replaces it.
+   */
+  identify?: (actor: IdentifiedActor) => void;
 }
 
 /**
@@ -38,6 +55,11 @@ export type HandlersOf<M extends OperationModule> = {
   [K in keyof M['operations']]: OperationHandler<M['operations'][K]>;
 };
 
+/** Every handler of a module's internal operations, by id (`satisfies InternalHandlersOf<typeof module>`). */
+export type InternalHandlersOf<M extends OperationModule> = {
+  [K in keyof NonNullable<M['internal']>]: OperationHandler<NonNullable<M['internal']>[K]>;
+};
+
 /** A handler of any operation, as `invokeOperation` holds it. */
 export type AnyHandler = (
   input: Record<string, unknown>,
@@ -45,6 +67,6 @@ export type AnyHandler = (
 ) => Promise<unknown>;
 
 /** Erases a handler's input type for `invokeOperation` (the input was validated by the definition's schemas). */
-export function anyHandler<Op extends AnyOperation>(handler: OperationHandler<Op>): AnyHandler {
+export function anyHandler<Op extends PipelineOperation>(handler: OperationHandler<Op>): AnyHandler {
   return handler as unknown as AnyHandler;
 }

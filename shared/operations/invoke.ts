@@ -10,6 +10,7 @@ import {
   type IdempotencyClaim,
   type StoredResponse,
 } from '../limits/idempotency.js';
+import { consumeRateLimit, type RateLimitState } from '../limits/rate-limit.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
 import { isTransactionConflict } from '../store/optimistic.js';
@@ -20,8 +21,8 @@ import {
   type RequestItem,
   type RequestScope,
 } from '../store/request-scope.js';
-import { isWrite, type AnyOperation } from './definition.js';
-import type { AnyHandler } from './handler.js';
+import { isWrite, successStatusOf, type PipelineOperation } from './definition.js';
+import type { AnyHandler, IdentifiedActor } from './handler.js';
 
 /**
  * What a surface decoded from its request, after authorization: the operation's validated input (path,
@@ -40,13 +41,16 @@ export interface Invocation {
   runtime: Runtime;
   /** The caller; null only for a public operation (`ability: null`). */
   principal: Principal | null;
-  operation: AnyOperation;
+  /** A routed operation or an internal one (DESIGN D35). */
+  operation: PipelineOperation;
   /** The operation's handler (the surface imports it, so a route bundle holds only its own). */
   handler: AnyHandler;
   surface: ActivitySurface;
   requestId: string;
   /** `performance.now()` when the request arrived (durations are measured from it); default: now. */
   startedAt?: number;
+  /** The caller's IP address: the subject of the operation's `perIpLimit` (DESIGN D4), on every surface. */
+  clientIp?: string;
   /** Surface checks that run first and may refuse (a rate limit, a read-only mode); throw a ProblemError. */
   admit?: () => Promise<void> | void;
   /** Validates the request into the operation's input (throws VALIDATION_FAILED and the like). */
@@ -59,15 +63,19 @@ export interface Invocation {
   logReads?: boolean;
 }
 
-/** The outcome of {@link invokeOperation}: the result (maybe a replay of the stored one) or a problem. */
-export type InvocationOutcome =
+/**
+ * The outcome of {@link invokeOperation}: the result (maybe a replay of the stored one) or a problem; `rate` is the
+ * state of the operation's per-IP bucket when it has one (the surface's `X-RateLimit-*` headers).
+ */
+export type InvocationOutcome = (
   | { ok: true; result: unknown; replayed: boolean }
-  | { ok: false; problem: ProblemDocument; headers: Record<string, string> };
+  | { ok: false; problem: ProblemDocument; headers: Record<string, string> }
+) & { rate?: RateLimitState };
 
 /** The stored response of a result (DESIGN D3): the success status and the result's JSON, the same on every surface. */
-function storedResponse(operation: AnyOperation, result: unknown): StoredResponse {
+function storedResponse(operation: PipelineOperation, result: unknown): StoredResponse {
   return {
-    status: operation.rest.successStatus,
+    status: successStatusOf(operation),
     headers: { 'Content-Type': 'application/json; charset=utf-8' },
     body: JSON.stringify(result),
   };
@@ -78,16 +86,35 @@ function replayOf(stored: StoredResponse): InvocationOutcome {
 }
 
 /**
- * Runs one operation for any surface (D1–D5, D13, D20): admit → ability and scope (TOKEN_MISSING_ABILITY) → decode → idempotency → handler; writes also
- * store completion and activity and check BILLING_LOCKED unless `lockdown: 'exempt'`. Every write gets one activity entry. Never throws: problem documents.
+ * True when a write runs without the billing lockdown guard (DESIGN D20): the operation is `lockdown: 'exempt'`, or
+ * the caller is a subscriber in the portal (the subscriber side keeps running on a locked team).
+ */
+function lockdownExempt(operation: PipelineOperation, principal: Principal): boolean {
+  return operation.lockdown === 'exempt' || Boolean(principal.subscriberId);
+}
+
+/**
+ * Runs one operation for any surface (D1–D5, D13, D20, D35): per-IP limit → admit → ability and scope (TOKEN_MISSING_ABILITY) → decode → idempotency → handler;
+ * writes also store completion and activity and check BILLING_LOCKED unless exempt. Every write gets one activity entry (a public one once its handler
+ * identified the team). Never throws: problem documents.
  */
 export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
   const { runtime, principal, operation, requestId } = call;
   const started = call.startedAt ?? performance.now();
   const write = isWrite(operation);
   const durationMs = () => Math.round(performance.now() - started);
+  let identified: IdentifiedActor | null = null;
+  const actor = () =>
+    principal
+      ? { teamId: principal.teamId, ...actorOf(principal) }
+      : identified && {
+          teamId: identified.teamId,
+          token_id: identified.tokenId ?? null,
+          member_id: identified.memberId ?? null,
+        };
   const entry = (outcome: string, status: number): NewActivityEntry => ({
-    ...actorOf(principal!),
+    token_id: actor()!.token_id,
+    member_id: actor()!.member_id,
     surface: call.surface,
     operation: call.activityName ?? operation.id,
     outcome,
@@ -95,11 +122,14 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     duration_ms: durationMs(),
     request_id: requestId,
   });
-  const successStatus = call.successStatus ?? operation.rest.successStatus;
+  const successStatus = call.successStatus ?? successStatusOf(operation);
   let claim: IdempotencyClaim | null = null;
   let scope: RequestScope | null = null;
   let outcome: InvocationOutcome | undefined;
+  let rate: RateLimitState | undefined;
   try {
+    if (operation.perIpLimit)
+      rate = await consumeRateLimit(runtime.store, runtime.clock, operation.perIpLimit, call.clientIp ?? 'unknown');
     await call.admit?.();
     if (principal && operation.ability)
       authorizeOperation(principal, { id: operation.id, ability: operation.ability, teamWide: operation.teamWide });
@@ -114,14 +144,14 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
         operation.idempotency ?? 'claim',
       );
       if (claim.kind === 'replay') {
-        outcome = replayOf(claim.response);
+        outcome = { ...replayOf(claim.response), rate };
         claim = null;
         return outcome;
       }
     }
     if (principal && write) {
       scope = {
-        guard: operation.lockdown === 'exempt' ? undefined : lockdownGuard(principal.teamId),
+        guard: lockdownExempt(operation, principal) ? undefined : lockdownGuard(principal.teamId),
         itemsForEffect: (result) => {
           const items: RequestItem[] = [];
           if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(storedResponse(operation, result)));
@@ -136,7 +166,13 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
         decoded.input,
         principal
           ? { runtime: handlerRuntime, principal, requestId, idempotencyKey: decoded.idempotencyKey }
-          : { runtime: handlerRuntime, principal: null, requestId },
+          : {
+              runtime: handlerRuntime,
+              principal: null,
+              requestId,
+              idempotencyKey: decoded.idempotencyKey,
+              identify: (named: IdentifiedActor) => void (identified = named),
+            },
       );
     let result: unknown;
     try {
@@ -155,7 +191,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
         }),
       );
     }
-    outcome = { ok: true, result, replayed: false };
+    outcome = { ok: true, result, replayed: false, rate };
     return outcome;
   } catch (error) {
     let failure = error;
@@ -163,7 +199,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
       // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
       // decides — a duplicate that lost to the first one replays its response (D3).
       try {
-        outcome = replayOf(await claim.settleFailure(error));
+        outcome = { ...replayOf(await claim.settleFailure(error)), rate };
         return outcome;
       } catch (settled) {
         failure = settled;
@@ -177,19 +213,56 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     if (!(failure instanceof ProblemError))
       logger.error('unexpected error', { request_id: requestId, operation: operation.id, error: failure as Error });
     const { problem, headers } = toProblem(failure, requestId);
-    outcome = { ok: false, problem, headers };
+    outcome = { ok: false, problem, headers, rate };
     return outcome;
   } finally {
     // Written here unless the write's own transaction already holds the entry of this (successful) answer.
     const committed = scope?.committedWith !== undefined && outcome?.ok === true;
-    if (principal && (write || call.logReads) && !committed) {
+    const team = actor()?.teamId;
+    if (team && (write || call.logReads) && !committed) {
       const failed = outcome && !outcome.ok ? outcome.problem : null;
       await recordActivity(
         runtime.store,
         runtime.clock,
-        principal.teamId,
+        team,
         entry(failed ? failed.code : 'ok', failed ? failed.status : successStatus),
       ).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
     }
   }
+}
+
+/** A call a surface refused before it could name an operation (DESIGN D5: an unknown tool, a gate, a rate limit). */
+interface RefusedCall {
+  teamId: string;
+  tokenId: string | null;
+  surface: ActivitySurface;
+  /** The name the call used (a tool name as the log may store it). */
+  operation: string;
+  /** The error code and its HTTP status. */
+  outcome: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+}
+
+/**
+ * Writes the activity entry of a {@link RefusedCall}: the pipeline's module is the one place entries are written
+ * (DESIGN D35). Never throws (a failed write is logged); resolves true once written.
+ */
+export async function recordRefusedCall(runtime: Runtime, refused: RefusedCall): Promise<boolean> {
+  return recordActivity(runtime.store, runtime.clock, refused.teamId, {
+    token_id: refused.tokenId,
+    surface: refused.surface,
+    operation: refused.operation,
+    outcome: refused.outcome,
+    status: refused.status,
+    duration_ms: refused.durationMs,
+    request_id: refused.requestId,
+  }).then(
+    () => true,
+    (error: unknown) => {
+      logger.error('activity write failed', { request_id: refused.requestId, error: error as Error });
+      return false;
+    },
+  );
 }

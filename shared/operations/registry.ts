@@ -2,7 +2,14 @@ import * as z from '../schemas/zod.js';
 import { MODULES } from '../domain/modules.js';
 import { IdempotencyKeyArgument } from '../schemas/common.js';
 import { matchPath } from '../http/route-match.js';
-import { isWrite, type AnyOperation, type HttpMethod, type ToolBinding } from './definition.js';
+import {
+  isWrite,
+  type AnyInternalOperation,
+  type AnyOperation,
+  type HttpMethod,
+  type PipelineOperation,
+  type ToolBinding,
+} from './definition.js';
 
 /**
  * The operation registry (DESIGN D13): every operation of every object module, with the REST route
@@ -15,6 +22,11 @@ type IdOf<T> = T extends { id: infer I extends string } ? I : never;
 
 /** Every operation id, e.g. `'createProject'`. */
 export type OperationId = IdOf<OperationsOf<(typeof MODULES)[number]>>;
+
+type InternalOf<M> = M extends { internal: infer O } ? O[keyof O] : never;
+
+/** Every internal operation id (DESIGN D35: no route, no tool), e.g. `'signOutOfPortal'`. */
+export type InternalOperationId = IdOf<InternalOf<(typeof MODULES)[number]>>;
 
 /** An operation with the folder of the module that holds it (whose `handlers.ts` exports a handler named by its id). */
 export type RegisteredOperation = AnyOperation & { readonly module: string };
@@ -33,6 +45,22 @@ export function operationById(id: string): RegisteredOperation {
   return operation;
 }
 
+/**
+ * Every internal operation (DESIGN D35), in module order: run by `invokeOperation` like any other, never in the
+ * routes, the tools, `openapi.json`, CDK or {@link OPERATIONS}.
+ */
+const INTERNAL_OPERATIONS: readonly (AnyInternalOperation & { readonly module: string })[] = MODULES.flatMap(
+  (module: { folder: string; internal?: Readonly<Record<string, AnyInternalOperation>> }) =>
+    Object.values(module.internal ?? {}).map((operation) => ({ ...operation, module: module.folder })),
+);
+
+const INTERNAL_BY_ID = new Map(INTERNAL_OPERATIONS.map((operation) => [operation.id, operation]));
+
+/** The routed or internal operation with this id; throws for an unknown id (a programming error). */
+export function pipelineOperationById(id: OperationId | InternalOperationId): PipelineOperation {
+  return INTERNAL_BY_ID.get(id) ?? operationById(id);
+}
+
 /** `GET /v1/projects/{project_id}`: the API Gateway HTTP API route key of an operation. */
 export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
   return `${operation.rest.method} ${operation.rest.path}`;
@@ -43,7 +71,7 @@ export function routeKey(operation: Pick<AnyOperation, 'rest'>): string {
  * together (DESIGN D13: a tool's input is the REST body and path parameters as one object), plus
  * `idempotency_key` on writes when `withIdempotencyKey` is set (tool arguments, DESIGN D3).
  */
-export function inputSchemaOf(operation: AnyOperation, options: { withIdempotencyKey: boolean }): z.ZodMiniObject {
+export function inputSchemaOf(operation: PipelineOperation, options: { withIdempotencyKey: boolean }): z.ZodMiniObject {
   const shape = {
     ...(operation.params?.shape ?? {}),
     ...(operation.query?.shape ?? {}),

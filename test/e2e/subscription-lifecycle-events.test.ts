@@ -30,210 +30,49 @@
  * `GET /webhook-events.json` and the whole envelope against its `openapi.json` `webhooks` entry (ajv).
  * No payload carries the endpoint secret, a bot token, an invitation token or an access code.
  */
+
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SubscriptionStatus } from '../../shared/catalogues/subscription-statuses.js';
+import { describe, expect, it, vi } from 'vitest';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
-import type { WebhookEventsDocument } from '../../shared/catalogues/resources.js';
-import { isoTime, type ManualClock } from '../../shared/clock.js';
-import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
+import { isoTime } from '../../shared/clock.js';
 import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { GRACE_PERIOD_MS } from '../../shared/domain/billing/schema.js';
-import {
-  TRANSITION_TABLE,
-  ruleFor,
-  type SubscriptionTrigger,
-} from '../../shared/domain/subscriptions/state-machine.js';
-import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
-import type { LocalService } from '../../shared/local/service.js';
-import {
-  compileEventDataValidators,
-  openApiWebhookValidators,
-  expectPublishedEvent,
-  type EventDataValidators,
-} from '../support/events.js';
-import { startRecordingReceiver, type RecordingReceiver } from '../support/https-receiver.js';
-import { acceptInvitation, startTestService } from '../support/local-service.js';
+import { TRANSITION_TABLE } from '../../shared/domain/subscriptions/state-machine.js';
+import { expectPublishedEvent } from '../support/events.js';
+import { acceptInvitation } from '../support/local-service.js';
 import { checkSignature } from '../support/signature.js';
-import { seedTeam, testClock } from '../support/store.js';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
-import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+import {
+  BOT,
+  CHAT_ID,
+  DAY,
+  HOUR,
+  MINUTE,
+  NOT_PRODUCIBLE_YET,
+  api,
+  chatMember,
+  clock,
+  exercised,
+  expectedTransitionEvents,
+  fire,
+  fireOne,
+  lastKnownStatus,
+  openApiWebhooks,
+  pairOf,
+  published,
+  receiver,
+  runDeadlinesAt,
+  service,
+  settle,
+  stripe,
+  subscriptionOf,
+  team,
+  telegram,
+  telegramUpdate,
+  telegramUser,
+  useSubscriptionLifecycleFixture,
+} from '../support/fixtures/subscription-lifecycle.js';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-
-/**
- * Events of the catalogue this walk cannot produce yet, and why. The walk asserts that it receives exactly
- * the catalogue minus these; when one becomes producible, move it into the walk.
- */
-const NOT_PRODUCIBLE_YET: Readonly<Record<string, string>> = {};
-
-const BOT = { id: 700200, username: 'lifecycle_bot' };
-const CHAT_ID = -1007000000001;
-
-let clock: ManualClock;
-let receiver: RecordingReceiver;
-let telegram: FakeBotApi;
-let stripe: FakeStripeApi;
-let service: LocalService;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-let published: EventDataValidators;
-let openApiWebhooks: ReturnType<typeof openApiWebhookValidators>;
-let nextUpdateId = 1;
-
-beforeAll(async () => {
-  clock = testClock();
-  receiver = await startRecordingReceiver(() => clock.nowMs());
-  telegram = await startFakeBotApi();
-  stripe = await startFakeStripeApi();
-  service = await startTestService({
-    clock,
-    extraCaPem: [receiver.caPem],
-    allowPrivateTargets: true,
-    integrations: { telegramApiRoot: telegram.url, stripeApiBaseUrl: stripe.url },
-  });
-  // A team of its own on the free tier (its limits are part of the walk).
-  team = await seedTeam(service.store, clock, undefined, 'free');
-  // seedTeam writes straight to the store: relay its `team.created` now, as the table's stream would at once on AWS.
-  await relayOutbox(service.runtime, clock.nowMs());
-  const document = (await (await fetch(`${service.baseUrl}/webhook-events.json`)).json()) as WebhookEventsDocument;
-  published = compileEventDataValidators(document);
-  openApiWebhooks = openApiWebhookValidators(await (await fetch(`${service.baseUrl}/openapi.json`)).json());
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await receiver?.close();
-  await telegram?.stop();
-  await stripe?.stop();
-});
-
-/** A REST call with the team's token; asserts the status is one of `expected` and returns the JSON body. */
-async function api(method: string, path: string, body?: unknown, expected: number[] = [200, 201, 202]): Promise<any> {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${team.token}`,
-      'Content-Type': 'application/json',
-      'Idempotency-Key': crypto.randomUUID(),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  expect(expected, `${method} ${path}: ${response.status} ${text}`).toContain(response.status);
-  return text ? JSON.parse(text) : null;
-}
-
-/** Waits until the pipeline has nothing queued or in flight (every delivery of what happened so far made). */
-const settle = () => service.runtime.idle();
-
-/** Moves the injected clock forward by `ms` once every delivery of the present is made (so each is signed and checked at one time). */
-async function advance(ms: number): Promise<void> {
-  await settle();
-  clock.advance(ms);
-}
-
-/**
- * Moves the clock to `epochMs` (see {@link advance}) and runs the deadline worker there, as its schedule
- * would. (The service's own worker timer may run too; applying a deadline twice does nothing, D15.)
- */
-async function runDeadlinesAt(epochMs: number): Promise<void> {
-  await advance(epochMs - clock.nowMs());
-  await applyDueDeadlines(service.runtime, clock.nowMs());
-}
-
-/** Sends one Bot API update to the project's Telegram hook as Telegram would. */
-async function telegramUpdate(projectId: string, secret: string, update: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${service.baseUrl}/hooks/telegram/${projectId}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Telegram-Bot-Api-Secret-Token': secret },
-    body: JSON.stringify({ update_id: nextUpdateId++, ...update }),
-  });
-  expect(response.status, await response.text()).toBe(200);
-}
-
-const telegramUser = (id: number, username = `user${id}`) => ({
-  id,
-  is_bot: false,
-  first_name: `User ${id}`,
-  username,
-});
-
-/** A `chat_member` update in the linked chat: user `who` went from `from` to `to` (by themselves unless `by`). */
-function chatMember(who: number, from: string, to: string, options: { by?: number; username?: string } = {}) {
-  const member = telegramUser(who, options.username);
-  return {
-    chat_member: {
-      chat: { id: CHAT_ID, type: 'supergroup', title: 'Readers' },
-      from: telegramUser(options.by ?? who),
-      date: Math.floor(clock.nowMs() / 1000),
-      old_chat_member: { status: from, user: telegramUser(who) },
-      new_chat_member: { status: to, user: member },
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The transition log: every (status, trigger) pair the walk fired, and the event each must have sent
-// ---------------------------------------------------------------------------------------------
-
-const pairOf = (from: SubscriptionStatus, trigger: SubscriptionTrigger) => `${from} --${trigger}-->`;
-const exercised = new Set<string>();
-const expectedTransitionEvents: {
-  subscriptionId: string;
-  type: string;
-  from: SubscriptionStatus;
-  to: SubscriptionStatus;
-}[] = [];
-
-/** The last status the walk read or was answered for each subscription (so a step need not read it again). */
-const lastKnownStatus = new Map<string, SubscriptionStatus>();
-
-/** Reads a subscription over REST (and notes its status). */
-async function subscriptionOf(id: string): Promise<any> {
-  const subscription = await api('GET', `/v1/subscriptions/${id}`);
-  lastKnownStatus.set(id, subscription.status);
-  return subscription;
-}
-
-/**
- * Runs `action`, which fires each move's trigger on its subscription (one operation, or one run of the
- * deadline worker firing several), then checks each subscription moved as D15's table says — the status
- * the rule leads to, `previous_status` the status before — and records the pair and the event it owes.
- * The status before is the last one the walk saw (nothing else moves a subscription while the clock
- * stands still); the status after is the action's answer when it is that subscription, else read.
- */
-async function fire(
-  moves: [subscriptionId: string, trigger: SubscriptionTrigger][],
-  action: () => Promise<unknown>,
-): Promise<void> {
-  const before = await Promise.all(
-    moves.map(async ([id]) => lastKnownStatus.get(id) ?? ((await subscriptionOf(id)).status as SubscriptionStatus)),
-  );
-  const answer = (await action()) as {
-    id?: string;
-    status?: SubscriptionStatus;
-    previous_status?: SubscriptionStatus;
-  } | null;
-  for (const [index, [id, trigger]] of moves.entries()) {
-    const from = before[index];
-    const rule = ruleFor(from, trigger);
-    expect(rule, `D15 has no row for ${pairOf(from, trigger)}`).toBeDefined();
-    const after = moves.length === 1 && answer?.id === id && answer.status ? answer : await subscriptionOf(id);
-    lastKnownStatus.set(id, after.status);
-    if (rule!.to === 'unchanged') expect(after.status).toBe(from);
-    else if (rule!.to === 'trialing_or_active') expect(['trialing', 'active']).toContain(after.status);
-    else expect(after.status, `${pairOf(from, trigger)} of ${id}`).toBe(rule!.to);
-    expect(after.previous_status).toBe(from);
-    exercised.add(pairOf(from, trigger));
-    expectedTransitionEvents.push({ subscriptionId: id, type: rule!.event, from, to: after.status! });
-  }
-}
-
-/** Fires one trigger on one subscription through one REST call. */
-const fireOne = (id: string, trigger: SubscriptionTrigger, method: string, path: string, body?: unknown) =>
-  fire([[id, trigger]], () => api(method, path, body));
+useSubscriptionLifecycleFixture();
 
 describe('every D15 transition and every event at one receiver', () => {
   it('drives subscriptions through every (status, trigger) pair of the table and receives every producible event, signed and as published', async () => {

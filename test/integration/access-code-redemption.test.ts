@@ -10,137 +10,40 @@
  * list's `plan_id` filter, kept by the subscriptions' transactions. Every event is read from the outbox
  * and checked against its published schema.
  */
+
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
+import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../shared/clock.js';
-import { AccessCodeRedemption, GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
 import { addInterval } from '../../shared/domain/subscriptions/lifecycle.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { keys } from '../../shared/store/keys.js';
-import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
-import { expectPublishedEvent } from '../support/events.js';
-import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
+import { seedTeam, seedToken } from '../support/store.js';
+import {
+  call,
+  clock,
+  codeOf,
+  generate,
+  gold,
+  newEvents,
+  newSubscriber,
+  ok,
+  projectId,
+  readCode,
+  redeem,
+  redeemOk,
+  redeemPath,
+  runtime,
+  team,
+  useAccessCodeRedemptionFixture,
+} from '../support/fixtures/access-code-redemption.js';
+
+useAccessCodeRedemptionFixture();
 
 const DAY = 86_400_000;
 
-let clock: ManualClock;
-let runtime: TestRuntime;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-let projectId: string;
-let gold: { id: string };
-let seen: number;
-
-/** Every outbox event of the team, oldest first (paged), each checked against its published schema. */
-async function allEvents(): Promise<EventEnvelope[]> {
-  const events: EventEnvelope[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await runtime.store.query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': keys.teamPartition(team.team.id),
-        ':prefix': keys.event(team.team.id, '').sk,
-      },
-      ConsistentRead: true,
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of page.items) {
-      const event = {
-        id: item.id,
-        type: item.type,
-        created_at: item.created_at,
-        api_version: item.api_version,
-        project_id: item.project_id,
-        data: item.data,
-      } as EventEnvelope;
-      expectPublishedEvent(event);
-      events.push(event);
-    }
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return events;
-}
-
-/** The team's events not returned before (see {@link allEvents}). */
-async function newEvents(): Promise<EventEnvelope[]> {
-  const events = await allEvents();
-  const fresh = events.slice(seen);
-  seen = events.length;
-  return fresh;
-}
-
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (
-  method: string,
-  path: string,
-  body?: unknown,
-  token = team.token,
-  extra: { headers?: Record<string, string>; query?: Record<string, string> } = {},
-) => rest(runtime, { method, path, token, body, ...extra });
-const ok = async (method: string, path: string, body?: unknown, status = 200) => {
-  const reply = await call(method, path, body);
-  expect(reply.status, reply.text).toBe(status);
-  return reply.json;
-};
-const redeemPath = (project = projectId) => `/v1/projects/${project}/access-codes/redeem`;
-const redeem = (body: Record<string, unknown>, token = team.token, headers?: Record<string, string>) =>
-  call('POST', redeemPath(), body, token, { headers });
-const redeemOk = async (body: Record<string, unknown>) => {
-  const reply = await redeem(body);
-  expect(reply.status, reply.text).toBe(201);
-  return AccessCodeRedemption.parse(reply.json);
-};
-const newSubscriber = async (name = 'Ada') =>
-  (await ok('POST', `/v1/projects/${projectId}/subscribers`, { display_name: name }, 201)).id as string;
-
-/** Generates codes of `gold` (defaults: one free_access code, 30 days, one use). */
-async function generate(
-  body: Record<string, unknown> = {},
-  project = projectId,
-  plan = gold.id,
-): Promise<GeneratedAccessCodes> {
-  return GeneratedAccessCodes.parse(
-    await ok(
-      'POST',
-      `/v1/projects/${project}/access-codes/batches`,
-      { plan_id: plan, count: 1, access_days: 30, ...body },
-      201,
-    ),
-  );
-}
-/** Every item of a paged list. */
-async function listAll(path: string): Promise<{ id: string }[]> {
-  const items: { id: string }[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await call('GET', path, undefined, team.token, {
-      query: { limit: '100', ...(cursor ? { cursor } : {}) },
-    });
-    expect(page.status, page.text).toBe(200);
-    items.push(...page.json.data);
-    cursor = page.json.next_cursor ?? undefined;
-  } while (cursor);
-  return items;
-}
-const codeOf = async (body: Record<string, unknown> = {}) => (await generate(body)).codes[0];
-const readCode = async (id: string) => ok('GET', `/v1/access-codes/${id}`);
-
-beforeEach(async () => {
-  clock = testClock();
-  runtime = await createTestRuntime({ clock });
-  team = await seedTeam(runtime.store, clock);
-  projectId = (await ok('POST', '/v1/projects', { name: 'Book club', platform_type: 'web' }, 201)).id;
-  gold = await ok(
-    'POST',
-    `/v1/projects/${projectId}/plans`,
-    { name: 'Gold', amount: 900, currency: 'EUR', interval: 'month', trial_days: 7 },
-    201,
-  );
-  seen = 0;
-  await newEvents();
-});
 
 describe('redeeming', () => {
   it('redeems a free_access code (any case, without dashes) for an existing subscriber: active until now + access_days, in one transaction with its events', async () => {
@@ -452,105 +355,5 @@ describe('redeeming', () => {
     expect(replay.json).toEqual(first.json);
     expect(await readCode(code.id)).toMatchObject({ times_redeemed: 1 });
     expect((await ok('GET', `/v1/projects/${projectId}/subscribers`)).data).toHaveLength(1);
-  });
-});
-
-describe('a race for the last uses', () => {
-  /** Redemptions against DynamoDB Local on a shared machine (a budget, not a timing assertion). */
-  const RACE_TIMEOUT_MS = 240_000;
-  // The smallest race that takes both kinds of use (before the last, and the last) and has losers: every racer
-  // reads the code before any commits, so a use counted without its condition gives more than USES subscriptions.
-  const USES = 2;
-  const RACERS = 5;
-
-  it(
-    `gives exactly ${USES} subscriptions to ${RACERS} concurrent redemptions of a code with max_redemptions ${USES}; the others get CONFLICT naming exhausted`,
-    async () => {
-      const code = await codeOf({ max_redemptions: USES });
-      await newEvents();
-      const replies = await Promise.all(
-        Array.from({ length: RACERS }, (_, index) =>
-          redeem({ code: code.code, subscriber: { display_name: `Racer ${index}` } }),
-        ),
-      );
-      const won = replies.filter((reply) => reply.status === 201);
-      const lost = replies.filter((reply) => reply.status !== 201);
-      expect(won).toHaveLength(USES);
-      expect(lost).toHaveLength(RACERS - USES);
-      for (const reply of lost) expect(expectRestProblem(reply, 'CONFLICT').detail).toContain('exhausted');
-
-      expect(await readCode(code.id)).toMatchObject({ times_redeemed: USES, status: 'exhausted' });
-      const subscriptions = await listAll(`/v1/projects/${projectId}/subscriptions`);
-      expect(subscriptions).toHaveLength(USES);
-      expect(new Set(subscriptions.map((subscription) => subscription.id))).toEqual(
-        new Set(won.map((reply) => reply.json.subscription.id)),
-      );
-      // The losers' subscribers were never written: the subscriber is created in the redemption's transaction.
-      const subscribers = await listAll(`/v1/projects/${projectId}/subscribers`);
-      expect(new Set(subscribers.map((subscriber) => subscriber.id))).toEqual(
-        new Set(won.map((reply) => reply.json.subscriber.id)),
-      );
-
-      const events = await newEvents();
-      const count = (type: string) => events.filter((event) => event.type === type).length;
-      expect(count('subscription.created')).toBe(USES);
-      expect(count('access_code.redeemed')).toBe(USES);
-      expect(count('access_code.expired')).toBe(1);
-      const expired = events.find((event) => event.type === 'access_code.expired')!;
-      expect(expired.data).toMatchObject({ access_code: { id: code.id, times_redeemed: USES, status: 'exhausted' } });
-    },
-    RACE_TIMEOUT_MS,
-  );
-});
-
-describe('the subscriber list’s plan filter', () => {
-  it('lists the subscribers with a live subscription to the plan, through creation, redemption, plan change and cancellation', async () => {
-    const silver = await ok(
-      'POST',
-      `/v1/projects/${projectId}/plans`,
-      { name: 'Silver', amount: 300, currency: 'EUR', interval: 'month' },
-      201,
-    );
-    const [ada, bo, cy] = [await newSubscriber('Ada'), await newSubscriber('Bo'), await newSubscriber('Cy')];
-    const byPlan = async (planId: string) =>
-      (
-        (
-          await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, team.token, {
-            query: { plan_id: planId },
-          })
-        ).json.data as { id: string }[]
-      )
-        .map((subscriber) => subscriber.id)
-        .sort();
-    const grant = async (subscriberId: string, planId: string) =>
-      (
-        await ok(
-          'POST',
-          `/v1/projects/${projectId}/subscriptions`,
-          { subscriber_id: subscriberId, plan_id: planId },
-          201,
-        )
-      ).id as string;
-
-    const adaGold = await grant(ada, gold.id);
-    const adaGoldAgain = await grant(ada, gold.id);
-    const boSilver = await grant(bo, silver.id);
-    await redeemOk({ code: (await codeOf()).code, subscriber_id: cy });
-    expect(await byPlan(gold.id)).toEqual([ada, cy].sort());
-    expect(await byPlan(silver.id)).toEqual([bo]);
-
-    // Two live subscriptions to one plan: ending one keeps the subscriber listed; ending both removes them.
-    await ok('POST', `/v1/subscriptions/${adaGold}/cancel`, { at_period_end: false });
-    expect(await byPlan(gold.id)).toEqual([ada, cy].sort());
-    await ok('POST', `/v1/subscriptions/${adaGoldAgain}/cancel`, { at_period_end: false });
-    expect(await byPlan(gold.id)).toEqual([cy]);
-
-    // A plan change moves the subscriber from one plan's list to the other's; a pause keeps it (still live).
-    await ok('POST', `/v1/subscriptions/${boSilver}/change-plan`, { plan_id: gold.id });
-    expect(await byPlan(silver.id)).toEqual([]);
-    expect(await byPlan(gold.id)).toEqual([bo, cy].sort());
-    await ok('POST', `/v1/subscriptions/${boSilver}/pause`, {});
-    expect(await byPlan(gold.id)).toEqual([bo, cy].sort());
-    expect(await byPlan(randomUUID())).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { callTool } from '../../shared/mcp/tools.js';
 import { ActivityList } from '../../shared/domain/activity/schema.js';
-import { createWorld, expectRestProblem, expectToolProblem, rest, tool, type World } from '../support/guarantees.js';
+import { createWorld, expectRestProblem, expectToolProblem, type World } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 

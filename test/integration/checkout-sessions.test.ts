@@ -10,7 +10,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
-import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
+import { caller } from '../support/calls.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { connectStripe } from '../support/stripe.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
@@ -39,13 +40,7 @@ function settings(publicBaseUrl: string | undefined = 'https://members.example')
   };
 }
 
-const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>, token = team.token) =>
-  rest(runtime, { method, path, token, body, headers });
-const ok = async (method: string, path: string, body?: unknown, status = 200) => {
-  const reply = await call(method, path, body);
-  expect(reply.status, reply.text).toBe(status);
-  return reply.json;
-};
+const { call, ok } = caller(() => ({ runtime, token: team.token }));
 const createPlan = (body: Record<string, unknown> = {}) =>
   ok(
     'POST',
@@ -54,7 +49,7 @@ const createPlan = (body: Record<string, unknown> = {}) =>
     201,
   );
 const checkout = (planId: string, body: Record<string, unknown> = {}, key: string = randomUUID()) =>
-  call('POST', `/v1/plans/${planId}/checkout-sessions`, body, { 'Idempotency-Key': key });
+  call('POST', `/v1/plans/${planId}/checkout-sessions`, body, { headers: { 'Idempotency-Key': key } });
 const connect = () => connectStripe(stripe, (path, body) => ok('PUT', path, body), projectId);
 /** The checkout sessions the fake created for this project, oldest first. */
 const sessionsOfProject = () =>
@@ -180,8 +175,7 @@ describe('checkout sessions', () => {
         'POST',
         `/v1/plans/${plan.id}/checkout-sessions`,
         {},
-        { 'Idempotency-Key': randomUUID() },
-        other.token,
+        { headers: { 'Idempotency-Key': randomUUID() }, token: other.token },
       ),
       'NOT_FOUND',
     );

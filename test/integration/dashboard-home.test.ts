@@ -21,19 +21,7 @@ import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { acceptTeamInvitation, inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
 import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
-
-function dashboardEvent(method: string, path: string, cookie: string) {
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path.split('?')[0],
-    rawQueryString: path.split('?')[1] ?? '',
-    cookies: [`dashboard_session=${cookie}`],
-    headers: { host: 'localhost:3000', 'x-forwarded-proto': 'http' },
-    requestContext: { http: { method, path }, requestId: randomUUID() },
-    isBase64Encoded: false,
-  } as never;
-}
+import { dashboardEvent } from '../support/calls.js';
 
 /** A team on `tier` with its owner; `signIn` opens a session for the owner or for a new member holding only `abilities`, and returns a GET helper. */
 async function world(tier: BillingTier = 'business') {
@@ -71,7 +59,7 @@ async function world(tier: BillingTier = 'business') {
       method: 'passkey',
     });
     return async (path: string) => {
-      const result = await handleDashboardRequest(runtime, dashboardEvent('GET', path, cookieValue));
+      const result = await handleDashboardRequest(runtime, dashboardEvent('GET', path, { cookie: cookieValue }));
       return { status: result.statusCode, body: String(result.body) };
     };
   }

@@ -14,6 +14,7 @@ import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+import { dashboardEvent } from '../support/calls.js';
 
 const PUBLIC_BASE_URL = 'https://members.example';
 let telegram: FakeBotApi;
@@ -24,24 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await telegram.stop();
 });
-
-function dashboardEvent(method: string, path: string, options: { cookie: string; form?: string }) {
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path.split('?')[0],
-    rawQueryString: path.split('?')[1] ?? '',
-    cookies: [`dashboard_session=${options.cookie}`],
-    headers: {
-      host: 'localhost:3000',
-      'x-forwarded-proto': 'http',
-      ...(options.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-    },
-    requestContext: { http: { method, path }, requestId: randomUUID() },
-    body: options.form,
-    isBase64Encoded: false,
-  } as never;
-}
 
 /** A team with its owner signed in to the dashboard, and GET/POST helpers (POSTs carry the session's CSRF token unless `csrf` is false). */
 async function signedIn() {

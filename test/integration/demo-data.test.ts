@@ -6,6 +6,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
+import { expectedPayments } from '../../shared/local/demo-calendar.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { entity } from '../../shared/store/keys.js';
 import { startTestService } from '../support/local-service.js';
@@ -96,6 +97,17 @@ describe('demo history', () => {
       payments.filter((payment) => payment.billing_reason === 'renewal' && payment.status === 'succeeded').length,
     ).toBeGreaterThanOrEqual(10);
     expect(payments.filter((payment) => payment.status === 'failed')).toHaveLength(1);
+    // Exactly the payments of the demo calendar (the one its unit test checks on every date).
+    const recorded = payments
+      .map(({ created_at, billing_reason, status }) => ({ created_at, billing_reason, status }))
+      .map((payment) => ({ ...payment, status: payment.status === 'refunded' ? 'succeeded' : payment.status }));
+    const planned = expectedPayments(clock.nowMs()).map(({ atMs, billing_reason, status }) => ({
+      created_at: new Date(atMs).toISOString(),
+      billing_reason,
+      status,
+    }));
+    const byTime = (a: { created_at: string }, b: { created_at: string }) => a.created_at.localeCompare(b.created_at);
+    expect(recorded.sort(byTime)).toEqual(planned);
     const refunded = payments.filter((payment) => payment.amount_refunded > 0);
     expect(refunded).toHaveLength(1);
     expect(refunded[0]).toMatchObject({ status: 'refunded', provider: 'manual' });

@@ -24,15 +24,8 @@ import { type Principal } from '../../shared/auth/principal.js';
 import { OPERATIONS as ROUTES, type RegisteredOperation as RouteDefinition } from '../../shared/operations/registry.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { callTool, TOOL_TABLE } from '../../shared/mcp/tools.js';
-import {
-  createWorld,
-  domainSnapshot,
-  expectProblem,
-  mcpSession,
-  principalOf,
-  rest,
-  type World,
-} from '../support/guarantees.js';
+import { createWorld, domainSnapshot, expectProblem, principalOf, type World } from '../support/guarantees.js';
+import { mcpSession, rest } from '../support/calls.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

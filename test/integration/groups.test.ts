@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem } from '../support/guarantees.js';
+import { caller, tool } from '../support/calls.js';
 import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -30,20 +31,7 @@ async function groupEventsOf(teamId: string): Promise<EventEnvelope[]> {
 
 async function setup() {
   const seeded = await seedTeam(runtime.store, clock);
-  const call = (
-    method: string,
-    path: string,
-    body?: unknown,
-    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
-  ) =>
-    rest(runtime, {
-      method,
-      path,
-      token: options.token ?? seeded.token,
-      body,
-      query: options.query,
-      headers: options.headers,
-    });
+  const { call } = caller(() => ({ runtime, token: seeded.token }));
   const member = async (email: string) => {
     const reply = await call('POST', '/v1/team-members/invitations', {
       email,

@@ -17,7 +17,7 @@ import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { toRaw, type RawMcpResponse } from '../support/mcp.js';
-import { mcpPost, mcpSession, toolsCall } from '../support/guarantees.js';
+import { mcpPost, mcpSession, toolsCall } from '../support/calls.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

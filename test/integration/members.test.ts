@@ -15,7 +15,8 @@ import {
 } from '../../shared/domain/members/platform-updates.js';
 import { findMemberOfSubscriber } from '../../shared/domain/members/repository.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { domainSnapshot, expectRestProblem, rest } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
+import { caller } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -31,13 +32,7 @@ function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (
-  method: string,
-  path: string,
-  body?: unknown,
-  token = team.token,
-  extra: { query?: Record<string, string> } = {},
-) => rest(runtime, { method, path, token, body, ...extra });
+const { call } = caller(() => ({ runtime, token: team.token }));
 const record = (update: Omit<PlatformMembershipUpdate, 'teamId' | 'projectId'>) =>
   recordPlatformMembership(runtime, { teamId: team.team.id, projectId, ...update });
 
@@ -151,14 +146,16 @@ describe('member operations', () => {
     const all = await call('GET', `/v1/projects/${projectId}/members`);
     expect(all.status, all.text).toBe(200);
     expect(all.json.data.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
-    const left = await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, {
+    const left = await call('GET', `/v1/projects/${projectId}/members`, undefined, {
+      token: team.token,
       query: { status: 'left' },
     });
     expect(left.json.data.map((m: { platform_user_id: string }) => m.platform_user_id)).toEqual(['b']);
     const paged: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, {
+      const page = await call('GET', `/v1/projects/${projectId}/members`, undefined, {
+        token: team.token,
         query: { limit: '2', ...(cursor ? { cursor } : {}) },
       });
       paged.push(...page.json.data.map((m: { id: string }) => m.id));
@@ -172,12 +169,18 @@ describe('member operations', () => {
     expectRestProblem(await call('GET', `/v1/members/${randomUUID()}`), 'NOT_FOUND');
     expectRestProblem(await call('GET', `/v1/projects/${randomUUID()}/members`), 'NOT_FOUND');
     expectRestProblem(
-      await call('GET', `/v1/projects/${projectId}/members`, undefined, team.token, { query: { status: 'gone' } }),
+      await call('GET', `/v1/projects/${projectId}/members`, undefined, {
+        token: team.token,
+        query: { status: 'gone' },
+      }),
       'VALIDATION_FAILED',
     );
     const other = (await call('POST', '/v1/projects', { name: 'Other', platform_type: 'web' })).json.id;
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [other] });
-    expectRestProblem(await call('GET', `/v1/members/${ids[0]}`, undefined, scoped.token), 'NOT_FOUND');
-    expectRestProblem(await call('GET', `/v1/projects/${projectId}/members`, undefined, scoped.token), 'NOT_FOUND');
+    expectRestProblem(await call('GET', `/v1/members/${ids[0]}`, undefined, { token: scoped.token }), 'NOT_FOUND');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${projectId}/members`, undefined, { token: scoped.token }),
+      'NOT_FOUND',
+    );
   });
 });

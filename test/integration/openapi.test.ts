@@ -18,7 +18,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTABLE_PAYMENT_PROVIDERS } from '../../shared/catalogues/payment-providers.js';
 import { OPERATIONS as ROUTES } from '../../shared/operations/registry.js';
-import { rest } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, testClock } from '../support/store.js';
 
 const run = promisify(execFile);

@@ -17,7 +17,8 @@ import type { EventEnvelope } from '../../shared/events/outbox.js';
 import type { PaymentProviderAdapter } from '../../shared/providers/payment-provider.js';
 import { manualPaymentProvider } from '../../shared/providers/manual.js';
 import { keys } from '../../shared/store/keys.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem } from '../support/guarantees.js';
+import { caller, tool } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -34,13 +35,7 @@ function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (
-  method: string,
-  path: string,
-  body?: unknown,
-  token = team.token,
-  extra: { headers?: Record<string, string>; query?: Record<string, string> } = {},
-) => rest(runtime, { method, path, token, body, ...extra });
+const { call } = caller(() => ({ runtime, token: team.token }));
 const gold = { name: 'Gold', description: 'Everything', amount: 900, currency: 'EUR', interval: 'month' };
 const createGold = async (overrides: Record<string, unknown> = {}) => {
   const reply = await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides });
@@ -135,22 +130,27 @@ describe('create, read and list', () => {
     expect(all.json.data.map((item: { name: string }) => item.name)).toEqual(['Gold', 'Day pass', 'Yearly']);
     const active = await tool(runtime, team.principal, 'list_plans', { project_id: projectId, status: 'active' });
     expect((active.structuredContent.data as { id: string }[]).map((item) => item.id)).toEqual([plan.id, yearly.id]);
-    const first = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, {
+    const first = await call('GET', `/v1/projects/${projectId}/plans`, undefined, {
+      token: team.token,
       query: { limit: '2' },
     });
     expect(first.json.data).toHaveLength(2);
-    const second = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, {
+    const second = await call('GET', `/v1/projects/${projectId}/plans`, undefined, {
+      token: team.token,
       query: { limit: '2', cursor: first.json.next_cursor },
     });
     expect(second.json.data.map((item: { name: string }) => item.name)).toEqual(['Yearly']);
     expect(second.json.next_cursor).toBeNull();
     // A cursor of another list (the projects list) is refused.
     await call('POST', '/v1/projects', { name: 'Second', platform_type: 'discord' });
-    const otherCursor = (await call('GET', '/v1/projects', undefined, team.token, { query: { limit: '1' } })).json
-      .next_cursor;
+    const otherCursor = (await call('GET', '/v1/projects', undefined, { token: team.token, query: { limit: '1' } }))
+      .json.next_cursor;
     expect(otherCursor).toEqual(expect.any(String));
     expectRestProblem(
-      await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, { query: { cursor: otherCursor } }),
+      await call('GET', `/v1/projects/${projectId}/plans`, undefined, {
+        token: team.token,
+        query: { cursor: otherCursor },
+      }),
       'VALIDATION_FAILED',
     );
     expectRestProblem(await call('GET', `/v1/projects/${randomUUID()}/plans`), 'NOT_FOUND');
@@ -190,10 +190,12 @@ describe('create, read and list', () => {
 
   it('replays a retried creation with the same Idempotency-Key: one plan, one event', async () => {
     const key = randomUUID();
-    const first = await call('POST', `/v1/projects/${projectId}/plans`, gold, team.token, {
+    const first = await call('POST', `/v1/projects/${projectId}/plans`, gold, {
+      token: team.token,
       headers: { 'Idempotency-Key': key },
     });
-    const again = await call('POST', `/v1/projects/${projectId}/plans`, gold, team.token, {
+    const again = await call('POST', `/v1/projects/${projectId}/plans`, gold, {
+      token: team.token,
       headers: { 'Idempotency-Key': key },
     });
     expect(again.headers['idempotent-replay']).toBe('true');
@@ -207,10 +209,16 @@ describe('create, read and list', () => {
     const otherProject = (await call('POST', '/v1/projects', { name: 'Other', platform_type: 'discord' })).json.id;
     const otherPlan = (await call('POST', `/v1/projects/${otherProject}/plans`, gold)).json;
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [projectId] });
-    expect((await call('GET', `/v1/plans/${plan.id}`, undefined, scoped.token)).status).toBe(200);
-    expectRestProblem(await call('GET', `/v1/plans/${otherPlan.id}`, undefined, scoped.token), 'NOT_FOUND');
-    expectRestProblem(await call('GET', `/v1/projects/${otherProject}/plans`, undefined, scoped.token), 'NOT_FOUND');
-    expectRestProblem(await call('POST', `/v1/plans/${otherPlan.id}`, { name: 'Mine now' }, scoped.token), 'NOT_FOUND');
+    expect((await call('GET', `/v1/plans/${plan.id}`, undefined, { token: scoped.token })).status).toBe(200);
+    expectRestProblem(await call('GET', `/v1/plans/${otherPlan.id}`, undefined, { token: scoped.token }), 'NOT_FOUND');
+    expectRestProblem(
+      await call('GET', `/v1/projects/${otherProject}/plans`, undefined, { token: scoped.token }),
+      'NOT_FOUND',
+    );
+    expectRestProblem(
+      await call('POST', `/v1/plans/${otherPlan.id}`, { name: 'Mine now' }, { token: scoped.token }),
+      'NOT_FOUND',
+    );
     expectToolProblem(await tool(runtime, scoped.principal, 'get_plan', { id: otherPlan.id }), 'NOT_FOUND');
   });
 
@@ -307,7 +315,8 @@ describe('update, activate, deactivate', () => {
       'plan.updated',
       'plan.deactivated',
     ]);
-    const listed = await call('GET', `/v1/projects/${projectId}/plans`, undefined, team.token, {
+    const listed = await call('GET', `/v1/projects/${projectId}/plans`, undefined, {
+      token: team.token,
       query: { status: 'inactive' },
     });
     expect(listed.json.data.map((item: { id: string }) => item.id)).toEqual([plan.id]);

@@ -20,7 +20,8 @@ import {
   subscriberPrincipal,
 } from '../../shared/domain/portal-sessions/links.js';
 import { ProblemError } from '../../shared/errors.js';
-import { expectRestProblem, rest, scanTable } from '../support/guarantees.js';
+import { expectRestProblem, scanTable } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

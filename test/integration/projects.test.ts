@@ -11,7 +11,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { keys } from '../../shared/store/keys.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem } from '../support/guarantees.js';
+import { caller, rest, tool } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -28,8 +29,7 @@ function newEvents(): Promise<EventEnvelope[]> {
 }
 
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, token = team.token, headers?: Record<string, string>) =>
-  rest(runtime, { method, path, token, body, headers });
+const { call } = caller(() => ({ runtime, token: team.token }));
 const projectPath = () => `/v1/projects/${project.id}`;
 
 /** Simulates the subscriptions use case's counter of live subscriptions on an item (absent = 0). */
@@ -105,8 +105,18 @@ describe('update', () => {
 
   it('replays a retried update with the same Idempotency-Key instead of applying it twice', async () => {
     const key = randomUUID();
-    const first = await call('POST', projectPath(), { name: 'Once' }, team.token, { 'Idempotency-Key': key });
-    const again = await call('POST', projectPath(), { name: 'Once' }, team.token, { 'Idempotency-Key': key });
+    const first = await call(
+      'POST',
+      projectPath(),
+      { name: 'Once' },
+      { token: team.token, headers: { 'Idempotency-Key': key } },
+    );
+    const again = await call(
+      'POST',
+      projectPath(),
+      { name: 'Once' },
+      { token: team.token, headers: { 'Idempotency-Key': key } },
+    );
     expect(again.headers['idempotent-replay']).toBe('true');
     expect(again.json).toEqual(first.json);
     expect(types(await newEvents())).toEqual(['project.updated']);
@@ -312,9 +322,15 @@ describe('delete', () => {
   it('needs project:delete, and a project-scoped token reaches only its own project', async () => {
     const other = (await call('POST', '/v1/projects', { name: 'Other', platform_type: 'discord' })).json;
     const updater = await seedToken(runtime.store, clock, { teamId: team.team.id, abilities: ['project:update'] });
-    expectRestProblem(await call('DELETE', projectPath(), undefined, updater.token), 'TOKEN_MISSING_ABILITY');
+    expectRestProblem(
+      await call('DELETE', projectPath(), undefined, { token: updater.token }),
+      'TOKEN_MISSING_ABILITY',
+    );
     const scoped = await seedToken(runtime.store, clock, { teamId: team.team.id, projectIds: [project.id] });
-    expectRestProblem(await call('POST', `/v1/projects/${other.id}/archive`, undefined, scoped.token), 'NOT_FOUND');
-    expect((await call('POST', `${projectPath()}/archive`, undefined, scoped.token)).status).toBe(200);
+    expectRestProblem(
+      await call('POST', `/v1/projects/${other.id}/archive`, undefined, { token: scoped.token }),
+      'NOT_FOUND',
+    );
+    expect((await call('POST', `${projectPath()}/archive`, undefined, { token: scoped.token })).status).toBe(200);
   });
 });

@@ -15,7 +15,7 @@ import type { EventEnvelope } from '../../shared/events/outbox.js';
 import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import { keys } from '../../shared/store/keys.js';
 import { TeamEventCursor } from '../support/events.js';
-import { rest } from '../support/guarantees.js';
+import { caller } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {
@@ -45,19 +45,7 @@ afterAll(async () => {
 });
 
 const types = (list: EventEnvelope[]) => list.map((event) => event.type);
-const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
-  rest(runtime, {
-    method,
-    path,
-    token: team.token,
-    body,
-    headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : undefined,
-  });
-const ok = async (method: string, path: string, body?: unknown, status = 200) => {
-  const reply = await call(method, path, body);
-  expect(reply.status, reply.text).toBe(status);
-  return reply.json as Record<string, any>;
-};
+const { call, ok } = caller(() => ({ runtime, token: team.token }));
 const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
 
 /** Posts a Stripe event of `type` carrying `object`, created at `created` (unix seconds), signed as Stripe does. */
@@ -258,7 +246,7 @@ describe('when Stripe says no or cannot be reached', () => {
       { pathPrefix: '/v1/subscriptions/' },
     );
     const key = randomUUID();
-    const refused = await call('POST', `/v1/subscriptions/${subscriptionId}/pause`, undefined, key);
+    const refused = await call('POST', `/v1/subscriptions/${subscriptionId}/pause`, undefined, { idempotencyKey: key });
     expect(refused.status).toBe(422);
     expect(refused.json).toMatchObject({
       code: 'VALIDATION_FAILED',
@@ -269,7 +257,7 @@ describe('when Stripe says no or cannot be reached', () => {
     expect(stripeApi.subscriptions.get(stripeSubscriptionId)!.pause_collection).toBeNull();
 
     // The same request again, once Stripe accepts it.
-    const retried = await call('POST', `/v1/subscriptions/${subscriptionId}/pause`, undefined, key);
+    const retried = await call('POST', `/v1/subscriptions/${subscriptionId}/pause`, undefined, { idempotencyKey: key });
     expect(retried.status, retried.text).toBe(200);
     expect(types(await events.next())[0]).toBe('subscription.paused');
   });
@@ -278,7 +266,7 @@ describe('when Stripe says no or cannot be reached', () => {
     const { subscriptionId, stripeSubscriptionId } = await activeStripeSubscription();
     stripeApi.failNext({ refuse: true }, { times: 100, pathPrefix: '/v1/subscriptions/' });
     const key = randomUUID();
-    const down = await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, {}, key);
+    const down = await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, {}, { idempotencyKey: key });
     expect(down.status).toBe(502);
     expect(down.json).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', detail: expect.stringContaining('unchanged') });
     expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({ status: 'active' });
@@ -287,11 +275,11 @@ describe('when Stripe says no or cannot be reached', () => {
     expect(attemptKeys.size).toBe(1);
 
     stripeApi.clearFailures();
-    const first = await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, {}, key);
+    const first = await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, {}, { idempotencyKey: key });
     expect(first.status, first.text).toBe(200);
     expect(first.json).toMatchObject({ status: 'pending_cancellation' });
     expect(new Set(stripeCalls(stripeSubscriptionId).map((request) => request.idempotency_key))).toEqual(attemptKeys);
-    const replay = await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, {}, key);
+    const replay = await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, {}, { idempotencyKey: key });
     expect(replay.json).toEqual(first.json);
     expect(types(await events.next())).toEqual(['subscription.cancellation_scheduled']);
     expect(stripeApi.subscriptions.get(stripeSubscriptionId)!.cancel_at_period_end).toBe(true);

@@ -10,7 +10,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
 import { consumeRateLimit, RATE_LIMITS } from '../../shared/limits/rate-limit.js';
-import { expectProblem, expectRestProblem, mcpPost, mcpSession, rest, toolsCall } from '../support/guarantees.js';
+import { expectProblem, expectRestProblem } from '../support/guarantees.js';
+import { mcpPost, mcpSession, rest, toolsCall } from '../support/calls.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

@@ -11,7 +11,8 @@ import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { ManualClock } from '../../shared/clock.js';
 import { BUILT_IN_ROLE_IDS, BUILT_IN_ROLE_NAMES } from '../../shared/domain/roles/built-in.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
-import { domainSnapshot, expectRestProblem, expectToolProblem, rest, tool } from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem } from '../support/guarantees.js';
+import { caller, tool } from '../support/calls.js';
 import { teamEvents } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
@@ -32,20 +33,7 @@ async function eventsOf(teamId: string): Promise<EventEnvelope[]> {
 
 async function setup() {
   const seeded = await seedTeam(runtime.store, clock);
-  const call = (
-    method: string,
-    path: string,
-    body?: unknown,
-    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
-  ) =>
-    rest(runtime, {
-      method,
-      path,
-      token: options.token ?? seeded.token,
-      body,
-      query: options.query,
-      headers: options.headers,
-    });
+  const { call } = caller(() => ({ runtime, token: seeded.token }));
   const create = async (body: Record<string, unknown>) => {
     const reply = await call('POST', '/v1/roles', body);
     expect(reply.status, reply.text).toBe(201);

@@ -14,16 +14,8 @@ import { fanOutEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
-import {
-  domainSnapshot,
-  expectRestProblem,
-  expectToolProblem,
-  mcpPost,
-  mcpSession,
-  rest,
-  tool,
-  toolsCall,
-} from '../support/guarantees.js';
+import { domainSnapshot, expectRestProblem, expectToolProblem } from '../support/guarantees.js';
+import { mcpPost, mcpSession, rest, tool, toolsCall } from '../support/calls.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 

@@ -18,15 +18,8 @@ import type { ManualClock } from '../../shared/clock.js';
 import { AUTHENTICATED } from '../../shared/operations/definition.js';
 import { OPERATIONS, type RegisteredOperation } from '../../shared/operations/registry.js';
 import { TOOL_TABLE } from '../../shared/mcp/tools.js';
-import {
-  createWorld,
-  expectNoneOf,
-  expectProblem,
-  rest,
-  teamPartitionSnapshot,
-  tool,
-  type World,
-} from '../support/guarantees.js';
+import { createWorld, expectNoneOf, expectProblem, teamPartitionSnapshot, type World } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import {
   TEAM_WIDE,

@@ -13,7 +13,8 @@ import type { ManualClock } from '../../shared/clock.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { keys } from '../../shared/store/keys.js';
 import { createStore, type Store } from '../../shared/store/store.js';
-import { mcpPost, rest, toolsCall, withStore } from '../support/guarantees.js';
+import { withStore } from '../support/guarantees.js';
+import { mcpPost, rest, toolsCall } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

@@ -11,17 +11,8 @@ import { createHash } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { TOKEN_LAST_USED_PRECISION_MS, TokenList, TokenWithSecret, Token } from '../../shared/domain/tokens/schema.js';
-import {
-  createWorld,
-  expectProblem,
-  expectRestProblem,
-  mcpPost,
-  mcpSession,
-  rest,
-  scanTable,
-  toolsCall,
-  type World,
-} from '../support/guarantees.js';
+import { createWorld, expectProblem, expectRestProblem, scanTable, type World } from '../support/guarantees.js';
+import { mcpPost, mcpSession, rest, toolsCall } from '../support/calls.js';
 import type { Store } from '../../shared/store/store.js';
 import { createTestRuntime, createTestStore, testClock, type TestRuntime } from '../support/store.js';
 

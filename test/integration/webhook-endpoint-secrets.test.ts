@@ -31,7 +31,8 @@ import { openEndpointSecrets } from '../../shared/domain/webhook-endpoints/secre
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { keys } from '../../shared/store/keys.js';
 import { checkSignature } from '../support/signature.js';
-import { rest, scanTable, tool } from '../support/guarantees.js';
+import { scanTable } from '../support/guarantees.js';
+import { rest, tool } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type SeededToken, type TestRuntime } from '../support/store.js';
 
 const OK: AttemptResult = {

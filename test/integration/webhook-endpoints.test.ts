@@ -11,7 +11,8 @@ import { MAX_ENDPOINTS_PER_TEAM } from '../../shared/domain/webhook-endpoints/po
 import { changeTier } from '../../shared/domain/billing/changes.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
-import { expectRestProblem, rest } from '../support/guarantees.js';
+import { expectRestProblem } from '../support/guarantees.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

@@ -1,25 +1,20 @@
 /**
  * Helpers for the cross-cutting guarantee tests (authorization, tenant isolation, rate limits,
- * idempotency, errors, activity log): REST calls through the whole REST pipeline (`handleRestRequest`
- * fed an API Gateway v2 event, exactly what API Gateway or the local server hands it), tool calls
- * through `callTool`, tool-server HTTP calls through `handleMcpHttpRequest`, table snapshots that tell
- * domain writes from bookkeeping (activity entries, rate counters), and stores that pause or fail
- * chosen DynamoDB commands.
+ * idempotency, errors, activity log): problem-document checks, table snapshots that tell domain writes
+ * from bookkeeping (activity entries, rate counters), stores that pause or fail chosen DynamoDB commands,
+ * and a world of two teams. Calls on each surface come from `test/support/calls.ts`.
  *
  * Stores, runtimes, the manual clock (`testClock`) and tokens with their principals (`seedTeam`,
  * `seedToken`) come from `test/support/store.ts` (one DynamoDB Local per run, fresh tables).
  */
-import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { expect } from 'vitest';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { ERROR_CODE_VALUES, errorCode, type ErrorCode } from '../../shared/catalogues/error-codes.js';
 import type { Clock } from '../../shared/clock.js';
 import { authenticate, type Principal } from '../../shared/auth/principal.js';
-import { handleRestRequest } from '../../shared/http/rest-handler.js';
-import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
-import { callTool, type ToolCallResult } from '../../shared/mcp/tools.js';
+import type { ToolCallResult } from '../../shared/mcp/tools.js';
+import type { RestReply } from './calls.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import type { Runtime } from '../../shared/runtime.js';
@@ -30,159 +25,6 @@ import { sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { seedTeam, seedToken } from './store.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
-import { toRaw, type RawMcpResponse } from './mcp.js';
-
-// ---------------------------------------------------------------------------------------------------
-// REST
-// ---------------------------------------------------------------------------------------------------
-
-/** One REST request. `body`: a string is sent as is, anything else (except undefined) as JSON. */
-export interface RestCall {
-  method: string;
-  path: string;
-  /** Bearer token (the whole `svc_live_...` string); omitted → no Authorization header. */
-  token?: string;
-  /** Extra headers (any case; API Gateway lower-cases them). A JSON body gets `content-type: application/json` unless given. */
-  headers?: Record<string, string>;
-  body?: unknown;
-  query?: Record<string, string>;
-  /** Client IP (the per-IP anonymous bucket); default 198.51.100.7. */
-  sourceIp?: string;
-}
-
-/** A REST answer: status, lower-cased headers, raw text and parsed JSON (undefined when not JSON). */
-export interface RestReply {
-  status: number;
-  headers: Record<string, string>;
-  text: string;
-  json: any;
-}
-
-/** The API Gateway HTTP API (v2) event for a {@link RestCall}, as API Gateway would build it. */
-function restEvent(call: RestCall): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  const bodyText =
-    call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
-  if (bodyText !== undefined && typeof call.body !== 'string') headers['content-type'] = 'application/json';
-  if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
-  for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
-  const query = call.query && Object.keys(call.query).length ? call.query : undefined;
-  const rawQueryString = query ? new URLSearchParams(query).toString() : '';
-  const now = new Date();
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: call.path,
-    rawQueryString,
-    headers,
-    queryStringParameters: query,
-    requestContext: {
-      accountId: 'test',
-      apiId: 'test',
-      domainName: 'api.test',
-      domainPrefix: 'api',
-      http: {
-        method: call.method,
-        path: call.path,
-        protocol: 'HTTP/1.1',
-        sourceIp: call.sourceIp ?? '198.51.100.7',
-        userAgent: 'vitest',
-      },
-      requestId: randomUUID(),
-      routeKey: '$default',
-      stage: '$default',
-      time: now.toISOString(),
-      timeEpoch: now.getTime(),
-    },
-    body: bodyText === undefined ? undefined : Buffer.from(bodyText, 'utf8').toString('base64'),
-    isBase64Encoded: bodyText !== undefined,
-  };
-}
-
-/** Sends a {@link RestCall} through the whole REST pipeline and parses the answer. */
-export async function rest(runtime: Runtime, call: RestCall): Promise<RestReply> {
-  const result = await handleRestRequest(runtime, restEvent(call));
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
-  let json: unknown;
-  try {
-    json = result.body ? JSON.parse(result.body) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: result.statusCode, headers, text: result.body ?? '', json };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Tools
-// ---------------------------------------------------------------------------------------------------
-
-/** Calls a tool as `principal` (through `callTool`, what `tools/call` runs) with a fresh request id. */
-export async function tool(
-  runtime: Runtime,
-  principal: Principal,
-  name: string,
-  args: unknown = {},
-  requestId: string = randomUUID(),
-): Promise<ToolCallResult> {
-  const result = await callTool(runtime, principal, name, args, requestId);
-  if (!result) throw new Error(`unknown tool ${name}`);
-  return result;
-}
-
-/** The MCP protocol version the tool-server HTTP tests speak. */
-const MCP_PROTOCOL_VERSION = '2025-06-18';
-
-/** A raw tool-server HTTP answer. */
-export type McpReply = RawMcpResponse;
-
-/**
- * POSTs one JSON-RPC message to the tool server's HTTP pipeline (`handleMcpHttpRequest`), as the
- * streamable-HTTP transport does (JSON and SSE accepted). `token` undefined → no Authorization header.
- */
-export async function mcpPost(
-  runtime: Runtime,
-  message: unknown,
-  options: { token?: string; sessionId?: string; clientIp?: string } = {},
-): Promise<McpReply> {
-  const headers = new Headers({
-    'Content-Type': 'application/json',
-    Accept: 'application/json, text/event-stream',
-    'MCP-Protocol-Version': MCP_PROTOCOL_VERSION,
-  });
-  if (options.token) headers.set('Authorization', `Bearer ${options.token}`);
-  if (options.sessionId) headers.set('MCP-Session-Id', options.sessionId);
-  const request = new Request('https://mcp.test/mcp', { method: 'POST', headers, body: JSON.stringify(message) });
-  return toRaw(await handleMcpHttpRequest(runtime, request, { clientIp: options.clientIp ?? '198.51.100.8' }));
-}
-
-/** Opens a tool-server session (`initialize` + `notifications/initialized`) and returns its id. */
-export async function mcpSession(runtime: Runtime, token: string): Promise<string> {
-  const initialized = await mcpPost(
-    runtime,
-    {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: MCP_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'guarantees', version: '1.0.0' },
-      },
-    },
-    { token },
-  );
-  const sessionId = initialized.headers.get('mcp-session-id');
-  if (initialized.status !== 200 || !sessionId)
-    throw new Error(`initialize failed: ${initialized.status} ${initialized.text}`);
-  await mcpPost(runtime, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token, sessionId });
-  return sessionId;
-}
-
-/** A `tools/call` JSON-RPC request. */
-export function toolsCall(id: number, name: string, args: Record<string, unknown> = {}) {
-  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Problems (DESIGN D1)

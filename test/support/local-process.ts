@@ -29,7 +29,7 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
 
 /**
  * Spawns `tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the
- * demo history (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 30 s).
+ * demo history (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 120 s: a loaded machine starts slowly).
  * Throws with the process output when it does not start.
  */
 export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
@@ -55,7 +55,7 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
         if (child.exitCode !== null) return; // exited: fail below at once
         if (!/Press Ctrl-C to stop/.test(output)) throw new Error('not started yet');
       },
-      { timeout: 30_000, interval: 50 },
+      { timeout: 120_000, interval: 50 },
     );
   } catch {
     // timed out: fall through to the failure below

@@ -3,16 +3,13 @@
 import { ABILITIES, type Ability } from '../../catalogues/abilities.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Project } from '../../domain/projects/schema.js';
-import {
-  approveAuthorizationRequest,
-  denyAuthorizationRequest,
-  findAuthorizationRequest,
-} from '../../oauth/authorization-requests.js';
+import { findAuthorizationRequest, grantableAbilities } from '../../oauth/authorization-requests.js';
 import type { AuthorizationRequest } from '../../oauth/records.js';
-import { CsrfField, Notice } from '../components.js';
+import { CsrfField, IdempotencyField, Notice } from '../components.js';
 import { Page } from '../layout.js';
 import { h } from '../html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
+import { runOperation } from '../run-operation.js';
 import { read, type ListPage } from './kit.js';
 
 /**
@@ -25,10 +22,7 @@ import { read, type ListPage } from './kit.js';
 
 /** The requested abilities the member holds team-wide, in catalogue order: what a consent can grant. */
 function grantable(request: SignedInRequest, pending: AuthorizationRequest): Ability[] {
-  const requested = new Set(pending.scope);
-  return ABILITIES.map((ability) => ability.value).filter(
-    (ability) => requested.has(ability) && request.viewer.principal.abilities.has(ability),
-  );
+  return grantableAbilities(request.viewer.principal.abilities, pending);
 }
 
 function expiredPage(request: SignedInRequest): ApiGatewayResult {
@@ -106,6 +100,7 @@ export async function consentPage(request: SignedInRequest): Promise<ApiGatewayR
           )}
           <form method="post" action="/dashboard/oauth/authorize" class="stack">
             <CsrfField viewer={request.viewer} />
+            <IdempotencyField />
             <input type="hidden" name="request" value={pending.id} />
             {projects.ok && projects.result.data.length ? (
               <div>
@@ -140,24 +135,27 @@ export async function consentPage(request: SignedInRequest): Promise<ApiGatewayR
   );
 }
 
-/** `POST /dashboard/oauth/authorize` (CSRF checked by the router): Allow issues a code for the narrowed abilities and redirects to the client; Deny redirects with `access_denied`. */
+/**
+ * `POST /dashboard/oauth/authorize` (CSRF checked by the router): Allow runs `approveOAuthConsent` (a code for the
+ * narrowed abilities), anything else `denyOAuthConsent` (`access_denied`), both through the pipeline as the member;
+ * then the browser goes back to the client. An unknown, expired or answered request, or a foreign project, shows the
+ * expired page.
+ */
 export async function answerConsent(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { store, clock } = request.runtime;
-  const pending = await findAuthorizationRequest(store, clock, formText(request.form, 'request') ?? '');
-  if (!pending) return expiredPage(request);
-  const abilities = grantable(request, pending);
-  if (formText(request.form, 'decision') !== 'allow' || !abilities.includes('mcp:full'))
-    return withRedirectOrigin(redirectResult(await denyAuthorizationRequest(store, pending)), pending.redirect_uri);
+  const requestId = formText(request.form, 'request') ?? '';
+  // A double submit finds the request answered: the operation replays the first answer (same idempotency key).
+  const pending = await findAuthorizationRequest(store, clock, requestId);
+  const allow =
+    formText(request.form, 'decision') === 'allow' && (!pending || grantable(request, pending).includes('mcp:full'));
   const projectId = formText(request.form, 'project_id');
-  if (projectId) {
-    const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
-    if (!projects.ok || !projects.result.data.some((project) => project.id === projectId)) return expiredPage(request);
-  }
-  const location = await approveAuthorizationRequest(store, clock, pending, {
-    teamId: request.viewer.team.id,
-    memberId: request.viewer.member.id,
-    abilities,
-    projectIds: projectId ? [projectId] : [],
-  });
-  return withRedirectOrigin(redirectResult(location), pending.redirect_uri);
+  const answered = await runOperation<{ redirect_to: string }>(
+    request.runtime,
+    request.viewer.principal,
+    allow ? 'approveOAuthConsent' : 'denyOAuthConsent',
+    allow && projectId ? { request: requestId, project_id: projectId } : { request: requestId },
+    { requestId: request.requestId, idempotencyKey: formText(request.form, 'idempotency_key') },
+  );
+  if (!answered.ok) return expiredPage(request);
+  return withRedirectOrigin(redirectResult(answered.result.redirect_to), answered.result.redirect_to);
 }

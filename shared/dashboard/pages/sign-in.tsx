@@ -1,6 +1,6 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { ProblemError, toProblem } from '../../errors.js';
+import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { CsrfField, DataTable, Notice, ProblemView, When } from '../components.js';
 import { Page, PublicPage } from '../layout.js';
@@ -24,8 +24,9 @@ import {
   startPasskeyRegistration,
   startPasskeySignIn,
 } from '../passkeys.js';
-import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
+import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
 import { findMember } from '../../domain/team-members/records.js';
+import { runOperation } from '../run-operation.js';
 import { activateSession, consumeSignInLink, createSession, listSessions, revokeSession } from '../sessions.js';
 
 /**
@@ -34,7 +35,10 @@ import { activateSession, consumeSignInLink, createSession, listSessions, revoke
  */
 
 function problemPage(title: string, error: unknown, requestId: string): ApiGatewayResult {
-  const { problem } = toProblem(error, requestId);
+  return problemDocumentPage(title, toProblem(error, requestId).problem);
+}
+
+function problemDocumentPage(title: string, problem: ProblemDocument): ApiGatewayResult {
   return htmlResult(
     problem.status,
     <PublicPage title={title}>
@@ -132,19 +136,24 @@ export async function invitationPage(request: DashboardRequest): Promise<ApiGate
 }
 
 /**
- * `POST /dashboard/invitations/accept`: runs `acceptTeamInvitation` (the same public operation as REST) and
- * starts a session that must register a passkey: an invitation is the member's first sign-in link.
+ * `POST /dashboard/invitations/accept`: runs `acceptTeamInvitation` through the pipeline (the same public operation
+ * as REST, counted in the same per-IP bucket, D4) and starts a session that must register a passkey: an invitation
+ * is the member's first sign-in link.
  */
 export async function acceptInvitation(request: DashboardRequest): Promise<ApiGatewayResult> {
   const token = request.form.get('token')?.trim() ?? '';
+  const accepted = await runOperation<AcceptedTeamInvitation>(
+    request.runtime,
+    null,
+    'acceptTeamInvitation',
+    { token },
+    { requestId: request.requestId, clientIp: request.clientIp },
+  );
+  if (!accepted.ok) return problemDocumentPage('Join the team', accepted.problem);
   try {
-    const accepted = await acceptTeamInvitation(
-      { token },
-      { runtime: request.runtime, principal: null, requestId: request.requestId },
-    );
     const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
-      teamId: accepted.team.id,
-      memberId: accepted.team_member.id,
+      teamId: accepted.result.team.id,
+      memberId: accepted.result.team_member.id,
       state: 'registration',
       method: 'link',
       userAgent: request.headers['user-agent'],

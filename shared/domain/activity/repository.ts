@@ -1,9 +1,9 @@
 import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { newUlid } from '../../ids.js';
-import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import { activityStore, type ActivityQuery } from '../../store/activity.js';
+import { sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
 import type { ActivityEntry, NewActivityEntry } from './schema.js';
 
@@ -26,7 +26,7 @@ export async function recordActivity(
   entry: NewActivityEntry,
 ): Promise<ActivityEntry> {
   const { entry: full, item } = activityItem(clock, teamId, entry);
-  await store.put({ Item: item });
+  await activityStore.write(store, item);
   return full;
 }
 
@@ -48,13 +48,7 @@ export function activityItem(
   };
   return {
     entry: full,
-    item: {
-      pk: keys.activityPartition(teamId),
-      sk: full.id,
-      entity: entity.activity,
-      ...full,
-      expires_at: Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS,
-    },
+    item: activityStore.item(teamId, full, Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS),
   };
 }
 
@@ -68,59 +62,7 @@ export function activityItem(
 export async function listActivity(
   store: Store,
   teamId: string,
-  query: { limit: number; cursor?: string; token_id?: string; member_id?: string; operation?: string },
+  query: ActivityQuery,
 ): Promise<{ data: ActivityEntry[]; next_cursor: string | null }> {
-  const partition = keys.activityPartition(teamId);
-  const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': partition };
-  if (query.token_id) {
-    filters.push('token_id = :token');
-    values[':token'] = query.token_id;
-  }
-  if (query.member_id) {
-    filters.push('member_id = :member');
-    values[':member'] = query.member_id;
-  }
-  if (query.operation) {
-    filters.push('#operation = :operation');
-    values[':operation'] = query.operation;
-  }
-  const data: ActivityEntry[] = [];
-  let lastReturnedKey: Record<string, unknown> | undefined;
-  let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.activity });
-  for (let reads = 0; ; reads++) {
-    const result = await store.query({
-      KeyConditionExpression: 'pk = :pk',
-      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-      ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-      Limit: filters.length ? 100 : query.limit - data.length,
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of result.items) {
-      if (data.length === query.limit) return { data, next_cursor: encodeCursor(lastReturnedKey) };
-      data.push(toEntry(item));
-      lastReturnedKey = { pk: item.pk, sk: item.sk };
-    }
-    if (!result.lastEvaluatedKey) return { data, next_cursor: null };
-    if (data.length === query.limit || reads + 1 >= MAX_FILTERED_READS)
-      return { data, next_cursor: encodeCursor(result.lastEvaluatedKey) };
-    startKey = result.lastEvaluatedKey;
-  }
-}
-
-function toEntry(item: Item): ActivityEntry {
-  return {
-    id: item.id,
-    occurred_at: item.occurred_at,
-    token_id: item.token_id ?? null,
-    member_id: item.member_id ?? null,
-    surface: item.surface,
-    operation: item.operation,
-    outcome: item.outcome,
-    status: item.status,
-    duration_ms: item.duration_ms,
-    request_id: item.request_id,
-  } as ActivityEntry;
+  return activityStore.page(store, teamId, query, MAX_FILTERED_READS);
 }

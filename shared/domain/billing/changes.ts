@@ -1,7 +1,7 @@
 import { isoTime } from '../../clock.js';
 import { scheduleDeadline } from '../../deadlines/deadline.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { billingStore } from '../../store/billing.js';
 import type { Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { retryLostRaces } from '../roles/policy.js';
@@ -33,13 +33,13 @@ export async function changeTier(
     if (change.kind === 'unchanged') return change.account;
     const { account, next, paidPeriod } = change;
     return unitOfWork(runtime, teamId, (tx) => {
-      tx.update(keys.team(teamId), {
-        expression: 'SET #tier = :tier',
-        condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
-        names: { '#tier': TIER_ATTRIBUTE },
-        values: { ':tier': tier },
-        onConditionFailed: () => new ProblemError('CONFLICT', `Team ${teamId} was deleted.`),
-      });
+      billingStore.setTier(
+        tx,
+        teamId,
+        TIER_ATTRIBUTE,
+        tier,
+        () => new ProblemError('CONFLICT', `Team ${teamId} was deleted.`),
+      );
       writeBilling(tx, teamId, read.billing, next);
       tx.emit({
         type: 'billing.tier_changed',
@@ -96,7 +96,7 @@ export async function markInvoicePaid(
       writeBilling(tx, teamId, read.billing, next);
       tx.emit({ type: 'billing.invoice_paid', projectId: null, data: { billing_account: account, invoice: paid } });
       if (ends === 'grace_period') {
-        tx.delete(keys.deadline(teamId, GRACE_DEADLINE, teamId));
+        billingStore.deleteDeadline(tx, teamId, GRACE_DEADLINE, teamId);
         tx.emit({
           type: 'billing.grace_period_ended',
           projectId: null,

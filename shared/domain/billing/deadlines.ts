@@ -1,6 +1,6 @@
 import { isoTime } from '../../clock.js';
 import { completeDeadline, deadlineItem, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
-import { keys } from '../../store/keys.js';
+import { billingStore } from '../../store/billing.js';
 import { ConditionFailedError } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { decideBillingPeriod, decideGracePeriodEnd } from './decisions.js';
@@ -18,8 +18,8 @@ async function applyOnce(runtime: UnitOfWorkRuntime, deadline: Deadline, work: (
     await work();
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
-    const current = await runtime.store.get(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId));
-    if (current && current.due_at === deadline.dueAt) throw error;
+    const dueAt = await billingStore.deadlineDueAt(runtime.store, deadline.teamId, deadline.kind, deadline.subjectId);
+    if (dueAt === deadline.dueAt) throw error;
   }
 }
 
@@ -43,10 +43,7 @@ export const applyBillingPeriodDeadline: DeadlineHandler = async (runtime, deadl
   await applyOnce(runtime, deadline, () =>
     unitOfWork(runtime, teamId, (tx) => {
       // Moved to the period's end by a put conditional on the due time applied (one write of the deadline item).
-      tx.put(deadlineItem(periodDeadline(teamId, period.endMs)), {
-        condition: 'attribute_exists(pk) AND due_at = :due_at',
-        values: { ':due_at': deadline.dueAt },
-      });
+      billingStore.moveDeadline(tx, deadlineItem(periodDeadline(teamId, period.endMs)), deadline.dueAt);
       writeBilling(tx, teamId, billing, next);
       issueInvoice(tx, teamId, {
         tier,

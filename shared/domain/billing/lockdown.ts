@@ -1,5 +1,5 @@
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
+import { billingStore } from '../../store/billing.js';
 import type { RequestGuard } from '../../store/request-scope.js';
 import type { Store } from '../../store/store.js';
 import { parseStoredBillingAccount } from './record.js';
@@ -28,17 +28,10 @@ function billingLocked(): ProblemError {
  */
 export function lockdownGuard(teamId: string): RequestGuard {
   return {
-    check: {
-      ConditionCheck: {
-        Key: keys.billingAccount(teamId),
-        ConditionExpression: 'attribute_not_exists(#status) OR #status <> :locked',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':locked': 'locked' },
-      },
-    },
+    check: billingStore.notLockedCheck(teamId),
     problem: billingLocked,
     async verify(store: Store) {
-      const account = await store.get(keys.billingAccount(teamId));
+      const account = await billingStore.readAccount(store, teamId);
       if (account && parseStoredBillingAccount(account).status === 'locked') throw billingLocked();
     },
   };

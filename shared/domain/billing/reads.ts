@@ -1,7 +1,7 @@
 import { ProblemError } from '../../errors.js';
-import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
+import { billingStore } from '../../store/billing.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
 import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { accountOf, toInvoice, usageOf, type BillingRead } from './account.js';
 import {
@@ -19,10 +19,8 @@ export async function readBillingItems(
   store: Store,
   teamId: string,
 ): Promise<{ team: StoredBillingTeam | undefined; billing: StoredBilling }> {
-  const items = await store.batchGet([keys.team(teamId), keys.billingAccount(teamId)]);
-  const teamItem = items.find((item) => item.sk === keys.team(teamId).sk);
+  const { team: teamItem, account } = await billingStore.readTeamAndAccount(store, teamId);
   const team = teamItem ? parseStoredBillingTeam(teamItem) : undefined;
-  const account = items.find((item) => item.sk === keys.billingAccount(teamId).sk);
   const billing = account ? parseStoredBillingAccount(account) : {};
   return { team, billing };
 }
@@ -48,7 +46,7 @@ export async function getBillingOverview(
 
 /** `GET /v1/billing/invoices/{id}`: one invoice of the team. Errors: NOT_FOUND (absent or another team's). */
 export async function getBillingInvoice(store: Store, teamId: string, invoiceId: string): Promise<BillingInvoice> {
-  const item = await store.get(keys.billingInvoice(teamId, invoiceId));
+  const item = await billingStore.readInvoice(store, teamId, invoiceId);
   if (!item) throw new ProblemError('NOT_FOUND', `No invoice ${invoiceId}.`);
   return toInvoice(item);
 }
@@ -63,24 +61,5 @@ export async function listBillingInvoices(
   teamId: string,
   query: Pick<ListBillingInvoicesQuery, 'limit' | 'cursor' | 'status'>,
 ): Promise<Page<BillingInvoice>> {
-  const partition = keys.teamInvoicesIndex(teamId);
-  const startKey = decodeCursor(query.cursor, partition, {
-    partitionAttribute: secondaryIndex.partitionKey,
-    keyAttributes: secondaryIndex.cursorAttributes,
-    sortKeyPrefix: sortKeyPrefix.billingInvoice,
-  });
-  const result = await store.query({
-    IndexName: secondaryIndex.name,
-    KeyConditionExpression: '#gsi_pk = :pk',
-    FilterExpression: query.status ? '#status = :status' : undefined,
-    ExpressionAttributeNames: {
-      '#gsi_pk': secondaryIndex.partitionKey,
-      ...(query.status ? { '#status': 'status' } : {}),
-    },
-    ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
-    ScanIndexForward: false,
-    Limit: query.limit,
-    ExclusiveStartKey: startKey,
-  });
-  return { data: result.items.map(toInvoice), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+  return billingStore.listInvoices(store, teamId, query, toInvoice);
 }

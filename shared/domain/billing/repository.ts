@@ -1,6 +1,6 @@
 import { logger } from '../../logger.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
+import { billingStore } from '../../store/billing.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { ConditionFailedError } from '../../store/store.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
@@ -37,40 +37,21 @@ export function countUsage(
   delta: 1 | -1,
   options: { cap?: number } = {},
 ): void {
-  const names: Record<string, string> = { '#count': USAGE_COUNTERS[metric] };
   if (delta === -1) {
-    tx.update(keys.team(teamId), {
-      expression: 'ADD #count :delta',
-      condition: 'attribute_exists(pk)',
-      names,
-      values: { ':delta': -1 },
-    });
+    billingStore.decrementUsage(tx, teamId, USAGE_COUNTERS[metric]);
     return;
   }
-  names['#tier'] = TIER_ATTRIBUTE;
-  const values: Record<string, unknown> = { ':delta': 1 };
-  const below = (name: string) => `(attribute_not_exists(#count) OR #count < ${name})`;
-  const tiers = BILLING_TIERS.map((tier) => {
-    values[`:tier_${tier}`] = tier;
-    const isTier =
-      tier === DEFAULT_TIER ? `(attribute_not_exists(#tier) OR #tier = :tier_${tier})` : `#tier = :tier_${tier}`;
-    const limit = TIER_LIMITS[tier][metric];
-    if (limit === null) return isTier;
-    values[`:limit_${tier}`] = limit;
-    return `(${isTier} AND ${below(`:limit_${tier}`)})`;
-  });
-  const conditions = ['attribute_exists(pk)', `(${tiers.join(' OR ')})`];
-  if (options.cap !== undefined) {
-    values[':cap'] = options.cap;
-    conditions.push(below(':cap'));
-  }
-  tx.update(keys.team(teamId), {
-    expression: 'ADD #count :delta',
-    condition: conditions.join(' AND '),
-    names,
-    values,
-    onConditionFailed: () => new UsageCounterRefused(metric),
-  });
+  const limits = BILLING_TIERS.map((tier) => ({
+    tier,
+    limit: TIER_LIMITS[tier][metric],
+    isDefault: tier === DEFAULT_TIER,
+  }));
+  billingStore.incrementUsage(
+    tx,
+    teamId,
+    { attribute: USAGE_COUNTERS[metric], tierAttribute: TIER_ATTRIBUTE, limits, cap: options.cap },
+    () => new UsageCounterRefused(metric),
+  );
 }
 
 /**
@@ -117,12 +98,7 @@ async function noticeUsageLimit(
   try {
     await outsideRequestScope(() =>
       unitOfWork(runtime, teamId, (tx) => {
-        tx.update(keys.billingAccount(teamId), {
-          expression: 'SET #marker = :period, #entity = :entity, #team_id = :team_id',
-          condition: 'attribute_not_exists(#marker) OR #marker <> :period',
-          names: { '#marker': `limit_reached_${metric}`, '#entity': 'entity', '#team_id': 'team_id' },
-          values: { ':period': account.current_period_start, ':entity': entity.billingAccount, ':team_id': teamId },
-        });
+        billingStore.markNotice(tx, teamId, `limit_reached_${metric}`, account.current_period_start);
         tx.emit({
           type: 'billing.usage_limit_reached',
           projectId: null,

@@ -1,7 +1,7 @@
 import { isoTime } from '../../clock.js';
 import type { Deadline } from '../../deadlines/deadline.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys, secondaryIndex } from '../../store/keys.js';
+import { billingStore } from '../../store/billing.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import { ConcurrentChange } from '../roles/policy.js';
 import { GRACE_DEADLINE, PERIOD_DEADLINE } from './account.js';
@@ -16,24 +16,13 @@ import { BILLING_CURRENCY, TIER_PRICES, type BillingAccount, type BillingInvoice
  * (roles/policy.ts) runs again. Usage-limit markers are written apart (they never bump the revision).
  */
 export function writeBilling(tx: Transaction, teamId: string, read: StoredBilling, next: StoredBilling): void {
-  const names: Record<string, string> = { '#entity': 'entity', '#team_id': 'team_id' };
-  const values: Record<string, unknown> = { ':entity': entity.billingAccount, ':team_id': teamId, ':one': 1 };
-  const sets = ['#entity = :entity', '#team_id = :team_id'];
-  for (const [attribute, value] of Object.entries(next)) {
-    if (attribute === 'revision') continue;
-    names[`#${attribute}`] = attribute;
-    values[`:${attribute}`] = value;
-    sets.push(`#${attribute} = :${attribute}`);
-  }
-  const condition = read.revision === undefined ? 'attribute_not_exists(revision)' : 'revision = :revision';
-  if (read.revision !== undefined) values[':revision'] = read.revision;
-  tx.update(keys.billingAccount(teamId), {
-    expression: `SET ${sets.join(', ')} ADD revision :one`,
-    condition,
-    names,
-    values,
-    onConditionFailed: () => new ConcurrentChange('The team\u2019s billing account changed meanwhile; retry.'),
-  });
+  billingStore.writeAccount(
+    tx,
+    teamId,
+    read.revision,
+    next,
+    () => new ConcurrentChange('The team\u2019s billing account changed meanwhile; retry.'),
+  );
 }
 
 /**
@@ -71,16 +60,7 @@ export function issueInvoice(
     created_at: input.nowIso,
     updated_at: input.nowIso,
   };
-  tx.put(
-    {
-      ...keys.billingInvoice(teamId, id),
-      entity: entity.billingInvoice,
-      [secondaryIndex.partitionKey]: keys.teamInvoicesIndex(teamId),
-      [secondaryIndex.sortKey]: keys.teamInvoicesIndexSortKey(input.nowIso, id),
-      ...invoice,
-    },
-    { condition: 'attribute_not_exists(pk)' },
-  );
+  billingStore.createInvoice(tx, teamId, invoice);
   tx.emit({ type: 'billing.invoice_created', projectId: null, data: { billing_account: input.account, invoice } });
   return invoice;
 }
@@ -95,21 +75,11 @@ export function graceDeadline(teamId: string, dueAt: string): Deadline {
 
 /** The invoice update of a payment result, conditional on the invoice still being open with `attempt_count` as read. */
 export function writeInvoice(tx: Transaction, teamId: string, read: BillingInvoice, next: BillingInvoice): void {
-  tx.update(keys.billingInvoice(teamId, read.id), {
-    expression:
-      'SET #status = :status, amount_paid = :amount_paid, attempt_count = :attempts, last_payment_error = :error, paid_at = :paid_at, updated_at = :now',
-    condition: '#status = :open AND attempt_count = :read_attempts',
-    names: { '#status': 'status' },
-    values: {
-      ':status': next.status,
-      ':amount_paid': next.amount_paid,
-      ':attempts': next.attempt_count,
-      ':error': next.last_payment_error,
-      ':paid_at': next.paid_at,
-      ':now': next.updated_at,
-      ':open': 'open',
-      ':read_attempts': read.attempt_count,
-    },
-    onConditionFailed: () => new ConcurrentChange(`Invoice ${read.number} changed meanwhile; retry.`),
-  });
+  billingStore.writeInvoicePayment(
+    tx,
+    teamId,
+    read,
+    next,
+    () => new ConcurrentChange(`Invoice ${read.number} changed meanwhile; retry.`),
+  );
 }

@@ -1,27 +1,22 @@
-import { encodeTime } from 'ulid';
 import type { Principal } from '../../auth/principal.js';
 import { WEBHOOK_EVENTS, webhookEvent, type WebhookEventName } from '../../catalogues/webhook-events.js';
 import { ProblemError } from '../../errors.js';
 import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { listFilter, queryPage, type ListCondition, type Page } from '../../store/pages.js';
+import { eventStore } from '../../store/events.js';
+import type { Page } from '../../store/pages.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
+import { deliveryStore } from '../../store/webhook-deliveries/deliveries.js';
 import { currentTokenAbilities } from '../tokens/repository.js';
 import { deliveryBody, redactPayload } from '../webhook-deliveries/fan-out.js';
 import { newDeliveryItem } from '../webhook-deliveries/creation.js';
-import { loadEvent, publicDelivery } from '../webhook-deliveries/reads.js';
-import { asEvent } from '../webhook-deliveries/stored.js';
+import { publicDelivery } from '../webhook-deliveries/reads.js';
 import type { WebhookDelivery } from '../webhook-deliveries/schema.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
 import { loadWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import type { EventEnvelopeBody, ListEventsQuery } from './schema.js';
 
-/**
- * Reads and resends of stored events. Events live in their team's partition
- * (`TEAM#<team>`, `EVENT#evt_<ULID>`, kept 30 days), so a time range is a key range (the ULID starts
- * with its time) and newest first is a backward query.
- */
+/** Reads and resends of stored events (DESIGN D6, D10, D12) over `eventStore` (shared/store). */
 
 /** The envelope as the caller may see it: `data` redacted for the caller's abilities, as for an endpoint it owned (DESIGN D10). */
 function envelopeFor(principal: Principal, event: StoredEvent): EventEnvelopeBody {
@@ -41,11 +36,6 @@ function requireVisible(principal: Principal, type: WebhookEventName): void {
   const ability = webhookEvent(type).minimum_ability;
   if (!principal.abilities.has(ability))
     throw new ProblemError('TOKEN_MISSING_ABILITY', `Reading ${type} events needs ${ability}, which this token lacks.`);
-}
-
-/** The sort key of the first (`edge` low) or last (high) possible event id created in millisecond `ms`. */
-function eventKeyAt(ms: number, edge: 'low' | 'high'): string {
-  return `${sortKeyPrefix.event}evt_${encodeTime(Math.max(0, ms), 10)}${(edge === 'low' ? '0' : 'Z').repeat(16)}`;
 }
 
 /**
@@ -71,21 +61,15 @@ export async function listEventEnvelopes(
     });
   }
   const types = query.type ? [query.type] : visibleTypes(principal);
-  const conditions: ListCondition[] = [{ attribute: 'project_id', equals: query.project_id }];
-  if (query.type || types.length < WEBHOOK_EVENTS.length) conditions.unshift({ attribute: 'type', oneOf: types });
-  return queryPage(runtime.store, {
-    partition: keys.teamPartition(principal.teamId),
-    sortKeyPrefix: sortKeyPrefix.event,
-    sortKeyRange: {
-      from: query.created_after ? eventKeyAt(Date.parse(query.created_after), 'low') : sortKeyPrefix.event,
-      to: query.created_before ? eventKeyAt(Date.parse(query.created_before), 'high') : `${sortKeyPrefix.event}~`,
-    },
-    ascending: false,
+  const page = await eventStore.page(runtime.store, principal.teamId, {
+    createdAfterMs: query.created_after ? Date.parse(query.created_after) : undefined,
+    createdBeforeMs: query.created_before ? Date.parse(query.created_before) : undefined,
+    types: query.type || types.length < WEBHOOK_EVENTS.length ? types : undefined,
+    project_id: query.project_id,
     limit: query.limit,
     cursor: query.cursor,
-    filter: listFilter(conditions),
-    map: (item) => envelopeFor(principal, asEvent(item)),
   });
+  return { data: page.data.map((event) => envelopeFor(principal, event)), next_cursor: page.next_cursor };
 }
 
 /** Reads one event of the caller's team as delivered. Errors: NOT_FOUND (absent, expired, another team's), TOKEN_MISSING_ABILITY. */
@@ -94,7 +78,7 @@ export async function getEventEnvelope(
   principal: Principal,
   eventId: string,
 ): Promise<EventEnvelopeBody> {
-  const event = await loadEvent(runtime.store, principal.teamId, eventId);
+  const event = await eventStore.load(runtime.store, principal.teamId, eventId);
   if (!event) throw new ProblemError('NOT_FOUND', `No event ${eventId}.`);
   requireVisible(principal, event.type);
   return envelopeFor(principal, event);
@@ -114,7 +98,7 @@ export async function resendEventToEndpoint(
   endpointId: string,
 ): Promise<WebhookDelivery> {
   const [event, endpoint] = await Promise.all([
-    loadEvent(runtime.store, principal.teamId, eventId),
+    eventStore.load(runtime.store, principal.teamId, eventId),
     loadWebhookEndpoint(runtime, principal.teamId, endpointId),
   ]);
   if (!event) throw new ProblemError('NOT_FOUND', `No event ${eventId}.`);
@@ -139,7 +123,7 @@ export async function resendEventToEndpoint(
       event,
       deliveryBody(endpoint.owner_abilities, event),
     );
-    tx.put(item, { condition: 'attribute_not_exists(pk)' });
+    deliveryStore.insert(tx, item);
     return item;
   });
   await runtime.deliveryQueue.send([attemptMessage(delivery, 1)], 0);

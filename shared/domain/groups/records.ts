@@ -1,7 +1,8 @@
 import { ProblemError } from '../../errors.js';
 import { ConcurrentChange } from '../roles/policy.js';
 import * as z from '../../schemas/zod.js';
-import { entity, keys } from '../../store/keys.js';
+import { entity } from '../../store/keys.js';
+import { groupStore } from '../../store/groups.js';
 import { recordParser } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
@@ -70,13 +71,9 @@ export async function loadGroups(
 ): Promise<StoredGroup[]> {
   const distinctIds = [...new Set(groupIds)];
   const found = new Map<string, StoredGroup>();
-  for (let start = 0; start < distinctIds.length; start += 100) {
-    for (const item of await store.batchGet(
-      distinctIds.slice(start, start + 100).map((groupId) => keys.group(teamId, groupId)),
-    )) {
-      const group = toStoredGroup(item);
-      found.set(group.id, group);
-    }
+  for (const item of await groupStore.readMany(store, teamId, distinctIds)) {
+    const group = toStoredGroup(item);
+    found.set(group.id, group);
   }
   const missing = distinctIds.filter((groupId) => !found.has(groupId));
   if (missing.length && !options.skipMissing) throw new ProblemError('NOT_FOUND', `No group ${missing.join(', ')}.`);
@@ -101,16 +98,6 @@ export function writeGroupMembers(
     updated_at: updatedAt,
     version: group.version + 1,
   };
-  tx.update(keys.group(teamId, group.id), {
-    expression: 'SET member_ids = :member_ids, updated_at = :updated_at, version = :next',
-    condition: 'version = :version',
-    values: {
-      ':member_ids': next.member_ids,
-      ':updated_at': updatedAt,
-      ':next': next.version,
-      ':version': group.version,
-    },
-    onConditionFailed: () => groupChangedMeanwhile(group.id),
-  });
+  groupStore.writeMembers(tx, teamId, group, next, () => groupChangedMeanwhile(group.id));
   return next;
 }

@@ -3,9 +3,9 @@ import { requireAbility } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { queryPage, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { groupStore } from '../../store/groups.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { countRoleAssignments, loadRoles } from '../roles/repository.js';
 import { difference, distinct, normalizeName, requireGrantable } from '../roles/policy.js';
@@ -30,7 +30,7 @@ const nameTaken = (name: string) =>
 
 /** Reads one group of the team (strongly consistent); null when absent. */
 async function findGroup(store: Store, teamId: string, groupId: string): Promise<StoredGroup | null> {
-  const item = await store.get(keys.group(teamId, groupId));
+  const item = await groupStore.read(store, teamId, groupId);
   return item ? toStoredGroup(item) : null;
 }
 
@@ -47,24 +47,10 @@ export async function getGroup(store: Store, principal: Principal, groupId: stri
  * Errors: VALIDATION_FAILED for a cursor of another list.
  */
 export async function listGroups(store: Store, principal: Principal, query: ListGroupsQuery): Promise<Page<Group>> {
-  const conditions: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (query.member_id) {
-    conditions.push('contains(member_ids, :member)');
-    values[':member'] = query.member_id;
-  }
-  if (query.role_id) {
-    conditions.push('contains(role_ids, :role)');
-    values[':role'] = query.role_id;
-  }
-  return queryPage(store, {
-    partition: keys.teamPartition(principal.teamId),
-    sortKeyPrefix: sortKeyPrefix.group,
-    limit: query.limit,
-    cursor: query.cursor,
-    map: (item) => publicGroup(toStoredGroup(item)),
-    filter: conditions.length ? { expression: conditions.join(' AND '), values } : undefined,
-  });
+  const filters = { memberId: query.member_id, roleId: query.role_id };
+  return groupStore.listPage(store, principal.teamId, { ...query, ...filters }, (item) =>
+    publicGroup(toStoredGroup(item)),
+  );
 }
 
 /**
@@ -142,15 +128,7 @@ export async function createGroup(
     version: 1,
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    const { member_count: _count, ...stored } = group;
-    tx.put(
-      { ...keys.group(teamId, group.id), entity: entity.group, team_id: teamId, ...stored },
-      { condition: 'attribute_not_exists(pk)' },
-    );
-    tx.put(
-      { ...keys.groupName(teamId, normalizeName(input.name)), entity: entity.groupName, group_id: group.id },
-      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) },
-    );
+    groupStore.create(tx, teamId, group, normalizeName(input.name), () => nameTaken(input.name));
     countRoleAssignments(tx, teamId, roleIds, 1);
     for (const member of members) writeMemberGroups(tx, teamId, member, [...member.group_ids, group.id], now);
     const created = publicGroup(group);
@@ -206,28 +184,10 @@ export async function updateGroup(
     version: current.version + 1,
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.update(keys.group(teamId, groupId), {
-      expression:
-        'SET #name = :name, description = :description, role_ids = :role_ids, member_ids = :member_ids, updated_at = :now, version = :next',
-      condition: 'version = :version',
-      names: { '#name': 'name' },
-      values: {
-        ':name': name,
-        ':description': description,
-        ':role_ids': roleIds,
-        ':member_ids': memberIds,
-        ':now': now,
-        ':next': updated.version,
-        ':version': current.version,
-      },
-      onConditionFailed: () => groupChangedMeanwhile(groupId),
-    });
+    groupStore.writeChange(tx, teamId, current, updated, () => groupChangedMeanwhile(groupId));
     if (renamed) {
-      tx.delete(keys.groupName(teamId, normalizeName(current.name)));
-      tx.put(
-        { ...keys.groupName(teamId, normalizeName(name)), entity: entity.groupName, group_id: groupId },
-        { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(name) },
-      );
+      groupStore.releaseName(tx, teamId, normalizeName(current.name));
+      groupStore.claimName(tx, teamId, groupId, normalizeName(name), () => nameTaken(name));
     }
     countRoleAssignments(tx, teamId, roles.added, 1);
     countRoleAssignments(tx, teamId, roles.removed, -1);
@@ -265,12 +225,7 @@ export async function deleteGroup(
   );
   const now = isoTime(runtime.clock.nowMs());
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.delete(keys.group(teamId, groupId), {
-      condition: 'version = :version',
-      values: { ':version': current.version },
-      onConditionFailed: () => groupChangedMeanwhile(groupId),
-    });
-    tx.delete(keys.groupName(teamId, normalizeName(current.name)));
+    groupStore.delete(tx, teamId, current, normalizeName(current.name), () => groupChangedMeanwhile(groupId));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
     for (const member of members)
       writeMemberGroups(

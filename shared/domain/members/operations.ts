@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ListMembersQuery, Member, MemberIdParams, MemberList, MemberProjectParams } from './schema.js';
+import { membersInternalOperations } from './internal-operations.js';
 
 /**
  * The member operations (DESIGN D13, D17): a project's members (platform identities) are listed under
@@ -34,4 +35,5 @@ export const membersModule = defineModule({
       rest: { method: 'GET', path: '/v1/members/{id}', successStatus: 200 },
     }),
   },
+  internal: membersInternalOperations,
 });

@@ -1,11 +1,13 @@
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
+import { entity } from '../../store/keys.js';
 import { revisionOf } from '../../store/records.js';
-import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { NO_LIVE_SUBSCRIPTIONS, planStore } from '../../store/plans.js';
+import { projectStore } from '../../store/projects.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf } from '../projects/repository.js';
+import { liveSubscriptionsOf } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import { decidePlanStatus, decidePlanUpdate, type PlanChange } from './decisions.js';
 import { loadPlan, projectOfPlan, type StoredPlan } from './repository.js';
@@ -64,33 +66,8 @@ async function changePlan(
       const change = decide(plan, project, item, nowIso);
       if (!change) return { next: plan, sync: null };
       const next: Plan = { ...change.next, updated_at: nowIso };
-      const revision = revisionCondition(item);
-      const changed = Object.keys(next).filter(
-        (field) => field !== 'id' && field !== 'project_id' && field !== 'created_at',
-      ) as (keyof Plan)[];
-      // An optional field set to undefined (a plan's `platform_role_ids` back to every role) is removed.
-      const fields = changed.filter((field) => next[field] !== undefined);
-      const removed = changed.filter((field) => next[field] === undefined);
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = {
-        ...revision.values,
-        ...(change.condition?.values ?? {}),
-        ':revision': revisionOf(entity.plan, item) + 1,
-      };
-      const sets = fields.map((field) => {
-        names[`#${field}`] = field;
-        values[`:${field}`] = next[field];
-        return `#${field} = :${field}`;
-      });
       await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.update(keys.plan(principal.teamId, planId), {
-          expression: `SET ${sets.join(', ')}, revision = :revision${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
-          condition: ['attribute_exists(pk)', revision.expression, change.condition?.expression]
-            .filter(Boolean)
-            .join(' AND '),
-          names,
-          values,
-        });
+        planStore.writeChange(tx, principal.teamId, item, next, change.condition);
         for (const type of change.events) tx.emit({ type, projectId: plan.project_id, data: { plan: next } });
       });
       const provider = change.sync ? project.payment_provider?.provider : undefined;
@@ -127,17 +104,9 @@ export async function deletePlan(
           'CONFLICT',
           `Plan ${planId} has ${live} live subscription(s); a plan can be deleted only without them (deactivate it to stop new ones).`,
         );
-      const revision = revisionCondition(item);
       return await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.delete(keys.plan(principal.teamId, planId), {
-          condition: ['attribute_exists(pk)', revision.expression, NO_LIVE_SUBSCRIPTIONS.expression].join(' AND '),
-          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values },
-        });
-        tx.update(keys.project(principal.teamId, plan.project_id), {
-          expression: 'DELETE plan_ids :plan_id',
-          condition: 'attribute_exists(pk)',
-          values: { ':plan_id': new Set([planId]) },
-        });
+        planStore.delete(tx, principal.teamId, item, planId);
+        projectStore.removePlan(tx, principal.teamId, plan.project_id, planId);
         return { id: planId, deleted: true as const };
       });
     },

@@ -2,8 +2,9 @@ import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys, secondaryIndex } from '../../store/keys.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
+import { planStore } from '../../store/plans.js';
+import { projectStore } from '../../store/projects.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { loadProject, planIdsOf, toProject } from '../projects/repository.js';
 import { archivedConflict, priceVersionOf, requirePlanRoles, resolveTerms } from './decisions.js';
@@ -60,24 +61,10 @@ export async function createPlan(
         created_at: now,
         updated_at: now,
       };
-      const stored: StoredPlan = {
-        ...keys.plan(principal.teamId, planId),
-        entity: entity.plan,
-        team_id: principal.teamId,
-        [secondaryIndex.partitionKey]: keys.projectPlansIndex(principal.teamId, projectId),
-        [secondaryIndex.sortKey]: keys.projectPlansIndexSortKey(now, planId),
-        ...plan,
-        revision: 1,
-      };
+      const stored: StoredPlan = planStore.newItem(principal.teamId, plan);
       await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.put(stored, { condition: 'attribute_not_exists(pk)' });
-        tx.update(keys.project(principal.teamId, projectId), {
-          expression: 'ADD plan_ids :plan_id',
-          condition:
-            'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(plan_ids) OR size(plan_ids) < :max_plans)',
-          names: { '#status': 'status' },
-          values: { ':plan_id': new Set([planId]), ':active': 'active', ':max_plans': MAX_PLANS_PER_PROJECT },
-        });
+        planStore.create(tx, stored);
+        projectStore.addPlan(tx, principal.teamId, projectId, planId, MAX_PLANS_PER_PROJECT);
         tx.emit({ type: 'plan.created', projectId, data: { plan } });
       });
       return { project, plan, stored };

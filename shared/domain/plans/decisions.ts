@@ -1,6 +1,7 @@
 import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import type { Project } from '../projects/schema.js';
+import type { Condition } from '../../store/expressions.js';
 import {
   MAX_INTERVAL_COUNT,
   MAX_PRICE_VERSIONS,
@@ -122,10 +123,10 @@ export const archivedConflict = (project: Project, what: string) =>
   );
 
 /**
- * A condition a plan change adds to its write: no live subscriptions (an in-place price edit). The
- * same expression as `NO_LIVE_SUBSCRIPTIONS` of projects/repository.ts, passed in by the caller.
+ * A condition a plan change adds to its write: no live subscriptions (an in-place price edit). Opaque to
+ * the domain: the plan store's `NO_LIVE_SUBSCRIPTIONS`, passed in by the caller and back to the store.
  */
-export type ChangeCondition = { expression: string; values: Record<string, unknown> };
+export type ChangeCondition = Condition;
 
 /** What a plan change decided: the plan to write, its events, an extra condition, and whether to sync afterwards. */
 export interface PlanChange {

@@ -1,9 +1,10 @@
 import type { Principal } from '../../auth/principal.js';
 import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
-import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { planStore } from '../../store/plans.js';
+import { projectStore } from '../../store/projects.js';
 import type { Item } from '../../store/requests.js';
 import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
@@ -49,7 +50,7 @@ export async function loadPlan(
   principal: Principal,
   planId: string,
 ): Promise<{ item: StoredPlan; plan: Plan }> {
-  const item = await store.get(keys.plan(principal.teamId, planId));
+  const item = await planStore.read(store, principal.teamId, planId);
   const plan = item ? toPlan(item) : null;
   if (!item || !plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
   return { item, plan };
@@ -57,7 +58,7 @@ export async function loadPlan(
 
 /** The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is gone. */
 export async function projectOfPlan(store: Store, teamId: string, plan: Plan): Promise<Project> {
-  const item = await store.get(keys.project(teamId, plan.project_id));
+  const item = await projectStore.read(store, teamId, plan.project_id);
   if (!item) throw planNotFound(plan.id);
   return toProject(item);
 }
@@ -83,27 +84,10 @@ export async function listPlans(
   query: Pick<ListPlansQuery, 'limit' | 'cursor' | 'status'>,
 ): Promise<Page<Plan>> {
   requireProjectAccess(principal, projectId);
-  const partition = keys.projectPlansIndex(principal.teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, {
-    partitionAttribute: secondaryIndex.partitionKey,
-    keyAttributes: secondaryIndex.cursorAttributes,
-    sortKeyPrefix: sortKeyPrefix.plan,
-  });
-  const [project, result] = await Promise.all([
-    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
-    store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#gsi_pk = :pk',
-      FilterExpression: query.status ? '#status = :status' : undefined,
-      ExpressionAttributeNames: {
-        '#gsi_pk': secondaryIndex.partitionKey,
-        ...(query.status ? { '#status': 'status' } : {}),
-      },
-      ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-    }),
+  const [exists, page] = await Promise.all([
+    projectStore.exists(store, principal.teamId, projectId),
+    planStore.listPage(store, principal.teamId, projectId, query, toPlan),
   ]);
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return { data: result.items.map(toPlan), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+  if (!exists) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return page;
 }

@@ -7,8 +7,8 @@ import { logger } from '../../logger.js';
 import { manualPaymentProvider } from '../../providers/manual.js';
 import type { PaymentProviderAdapters, PlanForSync, PlanSyncResult } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
-import { keys } from '../../store/keys.js';
-import { isLostRace, revisionCondition } from '../../store/optimistic.js';
+import { isLostRace } from '../../store/optimistic.js';
+import { planStore } from '../../store/plans.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { archivedConflict } from './decisions.js';
 import { loadPlan, planNotFound, projectOfPlan, toPlan, type StoredPlan } from './repository.js';
@@ -99,23 +99,9 @@ async function performSync(
         sync_error: null,
       }
     : { ...plan, sync_status: 'failed', payment_provider: provider, sync_error: result.reason };
-  const revision = revisionCondition(item);
   try {
     await unitOfWork(runtime, teamId, (tx) => {
-      tx.update(keys.plan(teamId, plan.id), {
-        expression:
-          'SET sync_status = :sync_status, payment_provider = :provider, provider_product_id = :product, provider_price_id = :price, synced_at = :synced_at, sync_error = :sync_error',
-        condition: ['attribute_exists(pk)', revision.expression].join(' AND '),
-        values: {
-          ...revision.values,
-          ':sync_status': next.sync_status,
-          ':provider': next.payment_provider,
-          ':product': next.provider_product_id,
-          ':price': next.provider_price_id,
-          ':synced_at': next.synced_at,
-          ':sync_error': next.sync_error,
-        },
-      });
+      planStore.writeSyncOutcome(tx, teamId, item, next);
       if (result.ok) {
         tx.emit({
           type: 'plan.synced',
@@ -138,7 +124,7 @@ async function performSync(
   } catch (error) {
     if (!isLostRace(error)) throw error;
     // The plan changed (or was deleted) while the provider was called: that change syncs on its own.
-    const current = await runtime.store.get(keys.plan(teamId, plan.id));
+    const current = await planStore.read(runtime.store, teamId, plan.id);
     if (!current) throw planNotFound(plan.id);
     return toPlan(current);
   }

@@ -5,8 +5,9 @@ import { isoTime, type Clock } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUlid } from '../../ids.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
-import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
+import { portalSessionStore } from '../../store/portal-sessions.js';
+import type { Store } from '../../store/store.js';
+import { subscriberStore } from '../../store/subscribers.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
 import { touchSession, ttlOf } from '../../auth/idle-sessions.js';
 import { parseStoredPortalLink, parseStoredPortalSession, type PortalSession } from './record.js';
@@ -46,22 +47,17 @@ export async function createPortalLink(
   projectId: string,
   subscriberId: string,
 ): Promise<{ url: string; path: string; expires_at: string }> {
-  const subscriber = await runtime.store.get(keys.subscriber(teamId, projectId, subscriberId), { projection: 'pk' });
-  if (!subscriber) throw subscriberNotFound(subscriberId);
+  if (!(await subscriberStore.exists(runtime.store, teamId, projectId, subscriberId)))
+    throw subscriberNotFound(subscriberId);
   const nowMs = runtime.clock.nowMs();
   const token = `${LINK_PREFIX}${newTokenSecret()}`;
   const expiresAtMs = nowMs + PORTAL_LINK_LIFETIME_MS;
-  await runtime.store.put({
-    Item: {
-      ...keys.portalLink(hashOf(token)),
-      entity: entity.portalLink,
-      team_id: teamId,
-      project_id: projectId,
-      subscriber_id: subscriberId,
-      expires_at_ms: expiresAtMs,
-      expires_at: ttlOf(expiresAtMs),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
+  await portalSessionStore.createLink(runtime.store, hashOf(token), {
+    teamId,
+    projectId,
+    subscriberId,
+    expiresAtMs,
+    ttlSeconds: ttlOf(expiresAtMs),
   });
   const path = `/portal/${projectId}/sign-in?token=${token}`;
   const base = integrationsOf(runtime).publicBaseUrl;
@@ -85,17 +81,14 @@ export async function consumePortalLink(
   projectId: string,
   token: string,
 ): Promise<{ cookieValue: string; session: PortalSession }> {
-  const key = keys.portalLink(hashOf(token.trim()));
-  const link = token.trim().startsWith(LINK_PREFIX) ? await runtime.store.get(key) : undefined;
+  const linkSha256 = hashOf(token.trim());
+  const link = token.trim().startsWith(LINK_PREFIX)
+    ? await portalSessionStore.readLink(runtime.store, linkSha256)
+    : undefined;
   const nowMs = runtime.clock.nowMs();
   const stored = link ? parseStoredPortalLink(link) : null;
   if (!stored || stored.project_id !== projectId || stored.expires_at_ms <= nowMs) throw unusableLink();
-  try {
-    await runtime.store.delete({ Key: key, ConditionExpression: 'attribute_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw unusableLink();
-    throw error;
-  }
+  if (!(await portalSessionStore.takeLink(runtime.store, linkSha256))) throw unusableLink();
   const cookieValue = `${SESSION_PREFIX}${newTokenSecret()}`;
   const session: PortalSession = {
     id: newUlid(nowMs),
@@ -106,15 +99,12 @@ export async function consumePortalLink(
     created_at: isoTime(nowMs),
     last_seen_at_ms: nowMs,
   };
-  await runtime.store.put({
-    Item: {
-      ...keys.portalSession(hashOf(cookieValue)),
-      entity: entity.portalSession,
-      ...session,
-      expires_at: ttlOf(nowMs + PORTAL_SESSION_IDLE_MS),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  await portalSessionStore.createSession(
+    runtime.store,
+    hashOf(cookieValue),
+    session,
+    ttlOf(nowMs + PORTAL_SESSION_IDLE_MS),
+  );
   return { cookieValue, session };
 }
 
@@ -129,20 +119,26 @@ export async function findPortalSession(
   cookieValue: string | undefined,
 ): Promise<PortalSession | null> {
   if (!cookieValue?.startsWith(SESSION_PREFIX)) return null;
-  const key = keys.portalSession(hashOf(cookieValue));
-  const item = await runtime.store.get(key);
+  const sessionSha256 = hashOf(cookieValue);
+  const item = await portalSessionStore.readSession(runtime.store, sessionSha256);
   const session = item ? parseStoredPortalSession(item) : null;
   if (!session || session.project_id !== projectId) return null;
   const nowMs = runtime.clock.nowMs();
   if (nowMs - session.last_seen_at_ms > PORTAL_SESSION_IDLE_MS) return null;
-  await touchSession(runtime.store, key, session, nowMs, PORTAL_SESSION_IDLE_MS);
+  await touchSession(
+    runtime.store,
+    portalSessionStore.sessionKey(sessionSha256),
+    session,
+    nowMs,
+    PORTAL_SESSION_IDLE_MS,
+  );
   return session;
 }
 
 /** Ends the portal session a cookie value names (sign-out): deletes it. Nothing happens for an unknown or ended one. */
 export async function endPortalSession(runtime: PortalRuntime, cookieValue: string | undefined): Promise<void> {
   if (!cookieValue?.startsWith(SESSION_PREFIX)) return;
-  await runtime.store.delete({ Key: keys.portalSession(hashOf(cookieValue)) });
+  await portalSessionStore.deleteSession(runtime.store, hashOf(cookieValue));
 }
 
 /**

@@ -4,10 +4,9 @@ import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
 import type { Item } from '../../store/requests.js';
-import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
-import { revisionOf } from '../../store/records.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { projectStore } from '../../store/projects.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { loadProject, toProject } from './repository.js';
 import {
@@ -35,8 +34,8 @@ export interface ChangeEvent {
 interface Change<T> {
   set?: Partial<Omit<Project, 'id' | 'platform_type' | 'created_at' | 'updated_at'>>;
   events?: ChangeEvent[];
-  /** An extra condition on the project item (DynamoDB ConditionExpression with its values). */
-  condition?: { expression: string; values: Record<string, unknown> };
+  /** The write also requires the project to have no live subscriptions (checked in the transaction). */
+  noLiveSubscriptions?: boolean;
   /** Other writes of the same transaction (e.g. a stored credential); with no `set`, they are written without touching the project. */
   writes?: (tx: Transaction) => void;
   result: (next: Project) => T;
@@ -63,7 +62,10 @@ export async function changeProject<T>(
       if (!change.set && !change.writes) return change.result(current);
       const next: Project = change.set ? { ...current, ...change.set, updated_at: nowIso } : current;
       return await unitOfWork(runtime, principal.teamId, (tx) => {
-        if (change.set) writeProjectChange(tx, principal.teamId, item, next, change.condition);
+        if (change.set)
+          projectStore.writeChange(tx, principal.teamId, item, next, {
+            noLiveSubscriptions: change.noLiveSubscriptions,
+          });
         change.writes?.(tx);
         for (const event of change.events ?? []) tx.emit({ type: event.type, projectId, data: event.data(next) });
         return change.result(next);
@@ -77,44 +79,6 @@ export async function changeProject<T>(
         ),
     },
   );
-}
-
-/** Adds to `tx` the update of a project's public fields to `next` (revision + 1), conditional on the revision read. */
-function writeProjectChange(
-  tx: Transaction,
-  teamId: string,
-  read: Item,
-  next: Project,
-  extra?: { expression: string; values: Record<string, unknown> },
-): void {
-  const revision = revisionCondition(read);
-  const fields = [
-    'name',
-    'description',
-    'status',
-    'bot',
-    'payment_provider',
-    'resources',
-    'archived_at',
-    'updated_at',
-  ] as const;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {
-    ...revision.values,
-    ...(extra?.values ?? {}),
-    ':revision': revisionOf(entity.project, read) + 1,
-  };
-  const sets = fields.map((field) => {
-    names[`#${field}`] = field;
-    values[`:${field}`] = next[field];
-    return `#${field} = :${field}`;
-  });
-  tx.update(keys.project(teamId, next.id), {
-    expression: `SET ${sets.join(', ')}, revision = :revision`,
-    condition: ['attribute_exists(pk)', revision.expression, extra?.expression].filter(Boolean).join(' AND '),
-    names,
-    values,
-  });
 }
 
 /** CONFLICT for a change an archived project refuses (`what` names it). */

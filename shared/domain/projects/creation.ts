@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
+import { projectStore } from '../../store/projects.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import type { Project } from './schema.js';
@@ -43,25 +43,7 @@ export async function createProject(
   return withinTierLimit(runtime, principal.teamId, 'projects', () =>
     unitOfWork(runtime, principal.teamId, (tx) => {
       countUsage(tx, principal.teamId, 'projects', 1);
-      tx.put(
-        {
-          ...keys.project(principal.teamId, project.id),
-          entity: entity.project,
-          team_id: principal.teamId,
-          ...project,
-          revision: 1,
-        },
-        { condition: 'attribute_not_exists(pk)' },
-      );
-      tx.put(
-        {
-          ...keys.projectTeam(project.id),
-          entity: entity.projectTeam,
-          team_id: principal.teamId,
-          project_id: project.id,
-        },
-        { condition: 'attribute_not_exists(pk)' },
-      );
+      projectStore.create(tx, principal.teamId, project);
       tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
       return project;
     }),

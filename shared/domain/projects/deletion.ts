@@ -1,11 +1,11 @@
 import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
-import { keys } from '../../store/keys.js';
 import { countUsage } from '../billing/repository.js';
-import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { projectStore } from '../../store/projects.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { CREDENTIAL_KINDS, deleteCredential, deleteSubjectCredentials } from '../../credentials/repository.js';
-import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf, loadProject, planIdsOf, toProject } from './repository.js';
+import { liveSubscriptionsOf, loadProject, planIdsOf, toProject } from './repository.js';
 
 /** Deleting a project (DESIGN D6, D14): only without live subscriptions, with its plans, its links and its credentials. */
 
@@ -32,29 +32,8 @@ export async function deleteProject(
         );
       const project = toProject(item);
       const planIds = planIdsOf(item);
-      const revision = revisionCondition(item);
-      const planValues: Record<string, unknown> = {};
-      const planConditions = planIds.map((planId, index) => {
-        planValues[`:plan${index}`] = planId;
-        return `contains(plan_ids, :plan${index})`;
-      });
-      const planCondition =
-        planIds.length === 0
-          ? 'attribute_not_exists(plan_ids)'
-          : [`size(plan_ids) = :plan_count`, ...planConditions].join(' AND ');
-      if (planIds.length > 0) planValues[':plan_count'] = planIds.length;
       const deleted = await unitOfWork(runtime, principal.teamId, (tx) => {
-        tx.delete(keys.project(principal.teamId, projectId), {
-          condition: [
-            'attribute_exists(pk)',
-            revision.expression,
-            NO_LIVE_SUBSCRIPTIONS.expression,
-            planCondition,
-          ].join(' AND '),
-          values: { ...revision.values, ...NO_LIVE_SUBSCRIPTIONS.values, ...planValues },
-        });
-        for (const planId of planIds) tx.delete(keys.plan(principal.teamId, planId));
-        tx.delete(keys.projectTeam(projectId));
+        projectStore.deleteWithPlans(tx, principal.teamId, item, projectId, planIds);
         countUsage(tx, principal.teamId, 'projects', -1);
         for (const kind of CREDENTIAL_KINDS) deleteCredential(tx, projectId, kind);
         tx.emit({ type: 'project.deleted', projectId, data: { project } });

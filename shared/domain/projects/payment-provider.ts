@@ -8,7 +8,7 @@ import { STRIPE_CREDENTIAL, verifyStripeKey } from '../../providers/stripe.js';
 import { isLiveModeKey } from '../../providers/stripe-keys.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { archivedConflict, changeProject } from './changes.js';
-import { NO_LIVE_SUBSCRIPTIONS, liveSubscriptionsOf, loadProject, toProject } from './repository.js';
+import { liveSubscriptionsOf, loadProject, toProject } from './repository.js';
 import type { ConnectPaymentProviderRequest, Project, ProjectPaymentProvider } from './schema.js';
 
 /**
@@ -162,7 +162,7 @@ export async function disconnectPaymentProvider(
       );
     return {
       set: { payment_provider: null },
-      condition: NO_LIVE_SUBSCRIPTIONS,
+      noLiveSubscriptions: true,
       writes: current.provider === 'stripe' ? (tx) => deleteCredential(tx, projectId, STRIPE_CREDENTIAL) : undefined,
       events: [
         {

@@ -1,17 +1,11 @@
 import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, queryPage, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { projectStore } from '../../store/projects.js';
 import type { Item } from '../../store/requests.js';
-import {
-  parseStoredLiveSubscriptions,
-  parseStoredProject,
-  parseStoredProjectId,
-  parseStoredProjectPlans,
-  parseStoredProjectTeam,
-} from './record.js';
+import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectPlans } from './record.js';
 import type { Project, ProjectStatus } from './schema.js';
 
 /**
@@ -50,12 +44,6 @@ export function planIdsOf(item: Item): string[] {
   return [...(parseStoredProjectPlans(item).plan_ids ?? [])];
 }
 
-/** The condition "no live subscriptions" on a project or plan item. */
-export const NO_LIVE_SUBSCRIPTIONS = {
-  expression: '(attribute_not_exists(live_subscription_count) OR live_subscription_count <= :zero_live)',
-  values: { ':zero_live': 0 },
-};
-
 /**
  * The stored project item of the principal's team (strongly consistent), after the project-scope check:
  * read its fields through {@link toProject}, {@link planIdsOf}, {@link liveSubscriptionsOf} and
@@ -63,7 +51,7 @@ export const NO_LIVE_SUBSCRIPTIONS = {
  */
 export async function loadProject(store: Store, principal: Principal, projectId: string): Promise<Item> {
   requireProjectAccess(principal, projectId);
-  const item = await store.get(keys.project(principal.teamId, projectId));
+  const item = await projectStore.read(store, principal.teamId, projectId);
   if (!item) throw notFound(projectId);
   return item;
 }
@@ -73,8 +61,7 @@ export async function loadProject(store: Store, principal: Principal, projectId:
  * project has that id. One strongly consistent GetItem.
  */
 export async function teamOfProject(store: Store, projectId: string): Promise<string | null> {
-  const item = await store.get(keys.projectTeam(projectId));
-  return item ? parseStoredProjectTeam(item).team_id : null;
+  return projectStore.teamOf(store, projectId);
 }
 
 /** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */
@@ -89,18 +76,14 @@ export async function requireProjectsOfTeam(
   projectIds: readonly string[],
 ): Promise<void> {
   if (projectIds.length === 0) return;
-  const found = new Set(
-    (await store.batchGet(projectIds.map((projectId) => keys.project(teamId, projectId)))).map(
-      (item) => parseStoredProjectId(item).id,
-    ),
-  );
+  const found = await projectStore.existingIds(store, teamId, projectIds);
   const missing = projectIds.filter((projectId) => !found.has(projectId));
   if (missing.length) throw new ProblemError('NOT_FOUND', `No project ${missing.join(', ')}.`);
 }
 
 /**
  * Lists the team's projects in id order, paged (DESIGN D12), optionally only those with `status`. A
- * project-scoped token pages over its own projects only ({@link listScopedProjects}), so neither a page,
+ * project-scoped token pages over its own projects only (read by key, one BatchGetItem per page), so neither a page,
  * its length nor a cursor says anything about the team's other projects.
  * Errors: VALIDATION_FAILED for a cursor of another list.
  */
@@ -109,43 +92,7 @@ export async function listProjects(
   principal: Principal,
   query: { limit: number; cursor?: string; status?: ProjectStatus },
 ): Promise<Page<Project>> {
-  const page =
-    principal.projectIds !== null
-      ? await listScopedProjects(store, principal.teamId, principal.projectIds, query)
-      : await queryPage(store, {
-          partition: keys.teamPartition(principal.teamId),
-          sortKeyPrefix: sortKeyPrefix.project,
-          limit: query.limit,
-          cursor: query.cursor,
-          map: toProject,
-          filter: query.status
-            ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } }
-            : undefined,
-        });
-  return page;
-}
-
-/**
- * The projects named by a token's `scope:project:<uuid>` entries, in the same key order and cursor
- * format as the team-wide list, read by key (one BatchGetItem per page): the cursor only ever holds one
- * of the token's own project ids, never another project's.
- */
-async function listScopedProjects(
-  store: Store,
-  teamId: string,
-  projectIds: readonly string[],
-  query: { limit: number; cursor?: string; status?: ProjectStatus },
-): Promise<Page<Project>> {
-  const partition = keys.teamPartition(teamId);
-  const start = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.project });
-  const after = typeof start?.sk === 'string' ? start.sk : '';
-  const remaining = [...new Set(projectIds)]
-    .map((projectId) => keys.project(teamId, projectId))
-    .filter((key) => key.sk > after)
-    .sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
-  const pageKeys = remaining.slice(0, query.limit);
-  const items = (await store.batchGet(pageKeys)).sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
-  const last = pageKeys.at(-1);
-  const data = items.map(toProject).filter((project) => !query.status || project.status === query.status);
-  return { data, next_cursor: remaining.length > pageKeys.length && last ? encodeCursor(last) : null };
+  if (principal.projectIds === null) return projectStore.listPage(store, principal.teamId, query, toProject);
+  const page = await projectStore.listByIds(store, principal.teamId, principal.projectIds, query, toProject);
+  return { ...page, data: page.data.filter((project) => !query.status || project.status === query.status) };
 }

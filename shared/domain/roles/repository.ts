@@ -2,10 +2,10 @@ import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
+import { roleStore } from '../../store/roles.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { requireProjectsOfTeam } from '../projects/repository.js';
 import { BUILT_IN_ROLES, builtInRole, isBuiltInRoleId, isBuiltInRoleName } from './built-in.js';
@@ -55,11 +55,6 @@ function toStoredRole(item: Item): StoredRole {
   };
 }
 
-/** The item of a role of the team's own. */
-function roleItem(teamId: string, role: StoredRole): Item {
-  return { ...keys.role(teamId, role.id), entity: entity.role, team_id: teamId, ...role };
-}
-
 /**
  * Reads one role of the team (built-in or the team's own, strongly consistent); null when absent.
  * Built-in roles come back with `version` 0 and `assignment_count` 0 (they are never counted).
@@ -67,7 +62,7 @@ function roleItem(teamId: string, role: StoredRole): Item {
 async function findRole(store: Store, teamId: string, roleId: string): Promise<StoredRole | null> {
   const builtIn = builtInRole(roleId);
   if (builtIn) return { ...builtIn, version: 0, assignment_count: 0 };
-  const item = await store.get(keys.role(teamId, roleId));
+  const item = await roleStore.read(store, teamId, roleId);
   return item ? toStoredRole(item) : null;
 }
 
@@ -97,13 +92,9 @@ export async function loadRoles(
   const distinctIds = [...new Set(roleIds)];
   const ownIds = distinctIds.filter((roleId) => !isBuiltInRoleId(roleId));
   const found = new Map<string, StoredRole>();
-  for (let start = 0; start < ownIds.length; start += 100) {
-    for (const item of await store.batchGet(
-      ownIds.slice(start, start + 100).map((roleId) => keys.role(teamId, roleId)),
-    )) {
-      const role = toStoredRole(item);
-      found.set(role.id, role);
-    }
+  for (const item of await roleStore.readMany(store, teamId, ownIds)) {
+    const role = toStoredRole(item);
+    found.set(role.id, role);
   }
   const missing = ownIds.filter((roleId) => !found.has(roleId));
   if (missing.length && !options.skipMissing) throw new ProblemError('NOT_FOUND', `No role ${missing.join(', ')}.`);
@@ -120,15 +111,8 @@ export async function loadRoles(
  * so assigning a role deleted meanwhile fails the whole transaction with NOT_FOUND.
  */
 export function countRoleAssignments(tx: Transaction, teamId: string, roleIds: readonly string[], delta: 1 | -1): void {
-  for (const roleId of new Set(roleIds)) {
-    if (isBuiltInRoleId(roleId)) continue;
-    tx.update(keys.role(teamId, roleId), {
-      expression: 'ADD assignment_count :delta',
-      condition: 'attribute_exists(pk)',
-      values: { ':delta': delta },
-      onConditionFailed: () => notFound(roleId),
-    });
-  }
+  const ownIds = [...new Set(roleIds)].filter((roleId) => !isBuiltInRoleId(roleId));
+  roleStore.countAssignments(tx, teamId, ownIds, delta, notFound);
 }
 
 /**
@@ -138,36 +122,11 @@ export function countRoleAssignments(tx: Transaction, teamId: string, roleIds: r
  * Errors: VALIDATION_FAILED for a cursor of another list.
  */
 export async function listRoles(store: Store, principal: Principal, query: ListRolesQuery): Promise<Page<Role>> {
-  const teamId = principal.teamId;
-  const partition = keys.teamPartition(teamId);
-  const start = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.role });
-  const after = typeof start?.sk === 'string' ? start.sk : '';
-  const candidates: { sk: string; role: Role }[] =
-    query.built_in === false
-      ? []
-      : BUILT_IN_ROLES.map((role) => ({ sk: keys.role(teamId, role.id).sk, role })).filter((entry) => entry.sk > after);
-  let more = false;
-  if (query.built_in !== true) {
-    const result = await store.query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.role },
-      Limit: query.limit,
-      ExclusiveStartKey: start,
-    });
-    for (const item of result.items) {
-      const role = publicRole(toStoredRole(item));
-      candidates.push({ sk: keys.role(teamId, role.id).sk, role });
-    }
-    more = result.lastEvaluatedKey !== undefined;
-  }
-  candidates.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
-  const page = candidates.slice(0, query.limit);
-  const last = page.at(-1);
-  const hasMore = more || candidates.length > page.length;
-  return {
-    data: page.map((entry) => entry.role),
-    next_cursor: hasMore && last ? encodeCursor({ pk: partition, sk: last.sk }) : null,
-  };
+  const constants = query.built_in === false ? [] : BUILT_IN_ROLES;
+  const ownRoles = query.built_in !== true;
+  return roleStore.listPage(store, principal.teamId, { ...query, ownRoles }, constants, (item) =>
+    publicRole(toStoredRole(item)),
+  );
 }
 
 /** Checks a role name: CONFLICT when it is a built-in role's name. Returns its normalized form. */
@@ -208,11 +167,7 @@ export async function createRole(
     assignment_count: 0,
   };
   return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.put(roleItem(principal.teamId, role), { condition: 'attribute_not_exists(pk)' });
-    tx.put(
-      { ...keys.roleName(principal.teamId, normalized), entity: entity.roleName, role_id: role.id },
-      { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(input.name) },
-    );
+    roleStore.create(tx, principal.teamId, role, normalized, () => nameTaken(input.name));
     const created = publicRole(role);
     tx.emit({ type: 'role.created', projectId: null, data: { role: created } });
     return created;
@@ -261,28 +216,10 @@ export async function updateRole(
     version: current.version + 1,
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.update(keys.role(teamId, roleId), {
-      expression:
-        'SET #name = :name, description = :description, abilities = :abilities, project_ids = :project_ids, updated_at = :updated_at, version = :next',
-      condition: 'version = :version',
-      names: { '#name': 'name' },
-      values: {
-        ':name': name,
-        ':description': description,
-        ':abilities': abilities,
-        ':project_ids': projectIds,
-        ':updated_at': updated.updated_at,
-        ':next': updated.version,
-        ':version': current.version,
-      },
-      onConditionFailed: () => concurrentChange(roleId),
-    });
+    roleStore.writeChange(tx, teamId, current, updated, () => concurrentChange(roleId));
     if (newName !== null) {
-      tx.delete(keys.roleName(teamId, normalizeName(current.name)));
-      tx.put(
-        { ...keys.roleName(teamId, newName), entity: entity.roleName, role_id: roleId },
-        { condition: 'attribute_not_exists(pk)', onConditionFailed: () => nameTaken(name) },
-      );
+      roleStore.releaseName(tx, teamId, normalizeName(current.name));
+      roleStore.claimName(tx, teamId, roleId, newName, () => nameTaken(name));
     }
     const role = publicRole(updated);
     tx.emit({ type: 'role.updated', projectId: null, data: { role } });
@@ -315,12 +252,7 @@ export async function deleteRole(
       `Role ${current.name} was assigned or changed by another request meanwhile; read it again, take it away from its members and groups, and retry.`,
     );
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.delete(keys.role(teamId, roleId), {
-      condition: 'version = :version AND (attribute_not_exists(assignment_count) OR assignment_count = :zero)',
-      values: { ':version': current.version, ':zero': 0 },
-      onConditionFailed: assignedOrChanged,
-    });
-    tx.delete(keys.roleName(teamId, normalizeName(current.name)));
+    roleStore.delete(tx, teamId, current, normalizeName(current.name), assignedOrChanged);
     tx.emit({ type: 'role.deleted', projectId: null, data: { role: publicRole(current) } });
     return { id: roleId, deleted: true as const };
   });

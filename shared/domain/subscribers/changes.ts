@@ -1,14 +1,13 @@
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
-import { revisionOf } from '../../store/records.js';
-import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
+import { subscriberStore } from '../../store/subscribers.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { readMemberItem, toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { decideSubscriberUpdate } from './decisions.js';
-import { memberUpdated, readLinkTarget, releaseClaim, takeClaim } from './member-link.js';
+import { memberUpdated, readLinkTarget } from './member-link.js';
 import { parseStoredSubscriber } from './record.js';
 import {
   loadSubscriber,
@@ -56,27 +55,7 @@ export async function updateSubscriber(
       const nextItem = newSubscriberItem(teamId, next, nextContact);
       const subscriber = toSubscriber(nextItem, { contact: true });
       await unitOfWork(runtime, teamId, (tx) => {
-        const revision = revisionCondition(item);
-        tx.update(keys.subscriber(teamId, projectId, subscriberId), {
-          expression:
-            'SET display_name = :display_name, consent = :consent, provider_customer_id = :provider_customer_id, platform_user_id = :platform_user_id, ' +
-            `${platformChanged ? 'member_id = :member_id, ' : ''}email = :email, phone = :phone, updated_at = :updated_at, revision = :revision` +
-            (nextContact.email ? ', email_lower = :email_lower' : ' REMOVE email_lower'),
-          condition: `attribute_exists(pk) AND ${revision.expression}`,
-          values: {
-            ...revision.values,
-            ':display_name': next.display_name,
-            ':consent': next.consent,
-            ':provider_customer_id': next.provider_customer_id,
-            ':platform_user_id': next.platform_user_id,
-            ...(platformChanged ? { ':member_id': next.member_id } : {}),
-            ':email': nextContact.email,
-            ':phone': nextContact.phone,
-            ':updated_at': nowIso,
-            ':revision': revisionOf(entity.subscriber, item) + 1,
-            ...(nextContact.email ? { ':email_lower': nextContact.email.toLowerCase() } : {}),
-          },
-        });
+        subscriberStore.writeProfile(tx, teamId, item, next, nextContact, { memberChanged: platformChanged });
         if (!platformChanged) {
           if (oldMember) tx.emit(memberUpdated(toMember(oldMember), subscriber));
           return;
@@ -86,14 +65,21 @@ export async function updateSubscriber(
           member_id: next.member_id,
         }); // status: unchanged under the revision condition
         if (current.platform_user_id)
-          releaseClaim(tx, teamId, projectId, current.platform_user_id, subscriberId, current.member_id);
+          subscriberStore.releaseClaim(
+            tx,
+            teamId,
+            projectId,
+            current.platform_user_id,
+            subscriberId,
+            current.member_id,
+          );
         if (oldMember) {
           const unlinked: Member = { ...toMember(oldMember), subscriber_id: null, updated_at: nowIso };
           writeMemberChange(tx, teamId, oldMember, unlinked);
           tx.emit(memberUpdated(unlinked, null));
         }
         if (next.platform_user_id)
-          takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
+          subscriberStore.takeClaim(tx, teamId, projectId, next.platform_user_id, subscriberId, link?.claimMemberId);
         if (link?.member) {
           const linked: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
           writeMemberChange(tx, teamId, link.member, linked);

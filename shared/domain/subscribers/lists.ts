@@ -1,10 +1,11 @@
 import type { Principal } from '../../auth/principal.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { queryPage, type Page } from '../../store/pages.js';
-import { livePlanAttribute, mayReadContact, toSubscriber } from './repository.js';
+import type { Page } from '../../store/pages.js';
+import { projectStore } from '../../store/projects.js';
+import { subscriberStore } from '../../store/subscribers.js';
+import { mayReadContact, toSubscriber } from './repository.js';
 import type { ExportSubscribersQuery, ListSubscribersQuery, Subscriber, SubscriberExportPage } from './schema.js';
 
 /** The lists of a project's subscribers (DESIGN D10, D12, D17): the filtered list and the NDJSON export. */
@@ -23,36 +24,12 @@ export async function listSubscribers(
   query: Pick<ListSubscribersQuery, 'limit' | 'cursor' | 'status' | 'plan_id' | 'email_prefix'>,
 ): Promise<Page<Subscriber>> {
   requireProjectAccess(principal, projectId);
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (query.status) {
-    conditions.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  if (query.plan_id) {
-    conditions.push('#live_plan > :no_live_subscription');
-    names['#live_plan'] = livePlanAttribute(query.plan_id);
-    values[':no_live_subscription'] = 0;
-  }
-  if (query.email_prefix) {
-    conditions.push('begins_with(email_lower, :email_prefix)');
-    values[':email_prefix'] = query.email_prefix.toLowerCase();
-  }
+  const filters = { status: query.status, planId: query.plan_id, emailPrefix: query.email_prefix?.toLowerCase() };
   const [project, page] = await Promise.all([
-    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
-    queryPage(store, {
-      partition: keys.subscriberPartition(principal.teamId, projectId),
-      sortKeyPrefix: sortKeyPrefix.subscriber,
-      limit: query.limit,
-      cursor: query.cursor,
-      consistent: true,
-      map: (item) => toSubscriber(item, { contact: false }),
-      filter: conditions.length
-        ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values }
-        : undefined,
-    }),
+    projectStore.exists(store, principal.teamId, projectId),
+    subscriberStore.listPage(store, principal.teamId, projectId, { ...query, ...filters }, (item) =>
+      toSubscriber(item, { contact: false }),
+    ),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return page;
@@ -74,15 +51,8 @@ export async function exportSubscribers(
   requireProjectAccess(principal, projectId);
   const contact = mayReadContact(principal);
   const [project, page] = await Promise.all([
-    store.get(keys.project(principal.teamId, projectId), { projection: 'pk' }),
-    queryPage(store, {
-      partition: keys.subscriberPartition(principal.teamId, projectId),
-      sortKeyPrefix: sortKeyPrefix.subscriber,
-      limit: query.limit,
-      cursor: query.cursor,
-      consistent: true,
-      map: (item) => toSubscriber(item, { contact }),
-    }),
+    projectStore.exists(store, principal.teamId, projectId),
+    subscriberStore.listPage(store, principal.teamId, projectId, query, (item) => toSubscriber(item, { contact })),
   ]);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return {

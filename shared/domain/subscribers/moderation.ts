@@ -5,22 +5,13 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
-import * as z from '../../schemas/zod.js';
-import { entity, keys } from '../../store/keys.js';
-import { recordParser, revisionOf } from '../../store/records.js';
+import { projectStore } from '../../store/projects.js';
+import { subscriberStore } from '../../store/subscribers.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome } from '../members/platform-retry.js';
-import {
-  platformUserKey,
-  putNewMember,
-  readMemberItem,
-  toMember,
-  writeMemberChange,
-  type StoredMember,
-} from '../members/repository.js';
+import { putNewMember, readMemberItem, toMember, writeMemberChange, type StoredMember } from '../members/repository.js';
 import type { Member, PlatformAction } from '../members/schema.js';
-import { Project } from '../projects/schema.js';
-import { retryOnLostRace, revisionCondition } from '../../store/optimistic.js';
+import { retryOnLostRace } from '../../store/optimistic.js';
 import { suspendSubscriptionsOfSubscriber } from '../subscriptions/transitions.js';
 import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
@@ -28,9 +19,6 @@ import type { Subscriber, SubscriberModeration } from './schema.js';
  * Ban, unban and kick (D17, D22): the service's state change commits first; the platform call runs after it, outside any transaction. A platform
  * failure is recorded as `platform_error` with a durable retry and never rolls the state change back.
  */
-
-/** A project item read for its platform type (projection `platform_type`). */
-const parseProjectPlatformType = recordParser(entity.project, z.pick(Project, { platform_type: true }));
 
 /** Options of the moderation use cases. */
 export interface ModerationOptions {
@@ -83,15 +71,14 @@ async function moderate(
       const item = await loadSubscriber(runtime.store, principal, subscriberId);
       const subscriber = toSubscriber(item, { contact: true });
       const projectId = subscriber.project_id;
-      const [project, member] = await Promise.all([
-        runtime.store.get(keys.project(teamId, projectId), { projection: 'platform_type' }),
+      const [platformType, member] = await Promise.all([
+        projectStore.platformTypeOf(runtime.store, teamId, projectId),
         subscriber.member_id
           ? readMemberItem(runtime.store, teamId, projectId, subscriber.member_id)
           : Promise.resolve(undefined),
       ]);
-      if (!project) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
+      if (!platformType) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
       const nowIso = isoTime(runtime.clock.nowMs());
-      const platformType = parseProjectPlatformType(project).platform_type;
       const decision = decide({ item, subscriber, member, platformType }, nowIso);
       await unitOfWork(runtime, teamId, (tx) => write(tx, teamId, item, member, decision));
       return { subscriber, decision, projectId, platformType };
@@ -124,30 +111,19 @@ function write(
 ): void {
   const next = decision.subscriber;
   if (decision.writeSubscriber) {
-    const revision = revisionCondition(item);
-    tx.update(keys.subscriber(teamId, next.project_id, next.id), {
-      expression:
-        'SET #status = :status, banned_at = :banned_at, member_id = :member_id, updated_at = :updated_at, revision = :revision',
-      condition: `attribute_exists(pk) AND ${revision.expression}`,
-      names: { '#status': 'status' },
-      values: {
-        ...revision.values,
-        ':status': next.status,
-        ':banned_at': next.banned_at,
-        ':member_id': next.member_id,
-        ':updated_at': next.updated_at,
-        ':revision': revisionOf(entity.subscriber, item) + 1,
-      },
-    });
+    subscriberStore.writeModeration(tx, teamId, item, next);
     writeSubscriberAccess(tx, teamId, next.project_id, next.id, { status: next.status, member_id: next.member_id });
   }
   if (decision.member && decision.newMember) {
     putNewMember(tx, teamId, decision.member);
-    tx.update(platformUserKey(teamId, next.project_id, decision.member.platform_user_id), {
-      expression: 'SET member_id = :member',
-      condition: 'subscriber_id = :subscriber AND attribute_not_exists(member_id)',
-      values: { ':member': decision.member.id, ':subscriber': next.id },
-    });
+    subscriberStore.setClaimMember(
+      tx,
+      teamId,
+      next.project_id,
+      decision.member.platform_user_id,
+      next.id,
+      decision.member.id,
+    );
   } else if (decision.member && memberItem) {
     writeMemberChange(tx, teamId, memberItem, decision.member);
   }

@@ -38,6 +38,15 @@ const StoredSubscriberRef = z.object({ project_id: Subscriber.shape.project_id }
 export const parseStoredSubscriberRef = recordParser(entity.subscriberRef, StoredSubscriberRef);
 
 /**
+ * The name of the stored subscriber's attribute counting its live (non-terminal) subscriptions to plan
+ * `planId` (a number; absent = none). Top-level, so `ADD` needs no parent map on items written before it
+ * existed; the subscriber list's `plan_id` filter is `<attribute> > 0`.
+ */
+export function livePlanAttribute(planId: string): string {
+  return `live_plan#${planId}`;
+}
+
+/**
  * Attributes of the subscriber's access summary (`keys.subscriberAccess`; D15, D17): DynamoDB string sets of the ids of its subscriptions granting access (`granting`) and PAID access
  * (`paid`), maintained by every creation and access-changing transition. An empty set is no attribute (absent reads as none).
  */

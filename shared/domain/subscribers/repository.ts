@@ -3,22 +3,22 @@ import { canAccessSubscriberData, requireProjectAccess } from '../../auth/author
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
+import { projectStore } from '../../store/projects.js';
+import {
+  subscriberStore,
+  type SubscriberAccessFields,
+  type SubscriberAccessSetChange,
+} from '../../store/subscribers.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { toMember, writeMemberChange } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
-import { memberUpdated, readLinkTarget, takeClaim } from './member-link.js';
-import {
-  parseStoredSubscriber,
-  parseStoredSubscriberRef,
-  subscriberAccessAttribute,
-  type StoredSubscriberRecord,
-} from './record.js';
-import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './schema.js';
+import { memberUpdated, readLinkTarget } from './member-link.js';
+import { parseStoredSubscriber, type StoredSubscriberRecord } from './record.js';
+import type { CreateSubscriberRequest, Subscriber } from './schema.js';
 
 /**
  * Subscriber reads, access summary and creation (D10, D14, D17); lists.ts, changes.ts (pure decisions.ts), member-link.ts hold the rest. Found by id
@@ -26,14 +26,8 @@ import type { CreateSubscriberRequest, Subscriber, SubscriberStatus } from './sc
  * stored (shown per D10); one live-subscription counter per plan ({@link livePlanAttribute}). No `subscriber.*` events: changes emit `member.updated`.
  */
 
-/**
- * The name of the stored subscriber's attribute counting its live (non-terminal) subscriptions to plan
- * `planId` (a number; absent = none). Top-level, so `ADD` needs no parent map on items written before it
- * existed; the subscriber list's `plan_id` filter is `<attribute> > 0`.
- */
-export function livePlanAttribute(planId: string): string {
-  return `live_plan#${planId}`;
-}
+export { livePlanAttribute } from './record.js';
+export type { SubscriberAccessFields, SubscriberAccessSetChange };
 
 /** The stored subscriber item as read: the public fields plus `revision` (optimistic concurrency, read through `revisionOf`) and `email_lower` (prefix search). */
 export type StoredSubscriber = Item;
@@ -83,11 +77,10 @@ export async function loadSubscriber(
   principal: Principal,
   subscriberId: string,
 ): Promise<StoredSubscriber> {
-  const ref = await store.get(keys.subscriberRef(principal.teamId, subscriberId));
-  const projectId = ref ? parseStoredSubscriberRef(ref).project_id : null;
+  const projectId = await subscriberStore.projectOf(store, principal.teamId, subscriberId);
   if (!projectId || !canAccessSubscriberData(principal, projectId, subscriberId))
     throw subscriberNotFound(subscriberId);
-  const item = await store.get(keys.subscriber(principal.teamId, projectId, subscriberId));
+  const item = await subscriberStore.read(store, principal.teamId, projectId, subscriberId);
   if (!item) throw subscriberNotFound(subscriberId);
   return item;
 }
@@ -112,33 +105,12 @@ export function visibleSubscriber(principal: Principal, subscriber: Subscriber):
   return rest;
 }
 
-/**
- * A change of the summary's subscription sets ({@link subscriberAccessAttribute}): subscription ids to
- * add to / delete from the `granting` and `paid` sets (each at most once per transaction; an id both
- * added and deleted is not expected).
- */
-export interface SubscriberAccessSetChange {
-  add: { granting: string[]; paid: string[] };
-  delete: { granting: string[]; paid: string[] };
-}
-
 /** True when `change` adds or deletes nothing. */
 export function isEmptySetChange(change: SubscriberAccessSetChange): boolean {
   return (
     change.add.granting.length + change.add.paid.length + change.delete.granting.length + change.delete.paid.length ===
     0
   );
-}
-
-/**
- * What {@link writeSubscriberAccess} writes of the summary: the `status` and/or `member_id` and a change
- * of the subscription sets.
- */
-export interface SubscriberAccessFields {
-  status?: SubscriberStatus;
-  member_id?: string | null;
-  /** Subscription ids to add to / delete from the sets (`ADD` / `DELETE`: commutative, no read needed). */
-  sets?: SubscriberAccessSetChange;
 }
 
 /**
@@ -152,35 +124,7 @@ export function writeSubscriberAccess(
   subscriberId: string,
   fields: SubscriberAccessFields,
 ): void {
-  const names: Record<string, string> = { '#entity': 'entity' };
-  const values: Record<string, unknown> = {
-    ':entity': entity.subscriberAccess,
-    ':team': teamId,
-    ':subscriber': subscriberId,
-  };
-  const sets = ['#entity = :entity', 'team_id = :team', 'subscriber_id = :subscriber'];
-  if (fields.status !== undefined) {
-    names['#status'] = 'status';
-    values[':status'] = fields.status;
-    sets.push('#status = :status');
-  }
-  if (fields.member_id !== undefined) {
-    values[':member_id'] = fields.member_id;
-    sets.push('member_id = :member_id');
-  }
-  const clauses = [`SET ${sets.join(', ')}`];
-  for (const action of ['add', 'delete'] as const) {
-    const parts: string[] = [];
-    for (const set of ['granting', 'paid'] as const) {
-      const ids = fields.sets?.[action][set] ?? [];
-      if (ids.length === 0) continue; // DynamoDB rejects an empty set value
-      names[`#${set}`] = subscriberAccessAttribute[set];
-      values[`:${action}_${set}`] = new Set(ids);
-      parts.push(`#${set} :${action}_${set}`);
-    }
-    if (parts.length) clauses.push(`${action.toUpperCase()} ${parts.join(', ')}`);
-  }
-  tx.update(keys.subscriberAccess(teamId, projectId, subscriberId), { expression: clauses.join(' '), names, values });
+  subscriberStore.writeAccess(tx, teamId, projectId, subscriberId, fields);
 }
 
 /** The stored subscriber item of a new subscriber (revision 0); `email`/`phone` stored whatever the consent. */
@@ -189,32 +133,20 @@ export function newSubscriberItem(
   subscriber: Subscriber,
   contact: { email: string | null; phone: string | null },
 ): Item {
-  const item: Item = {
-    ...keys.subscriber(teamId, subscriber.project_id, subscriber.id),
-    entity: entity.subscriber,
-    ...subscriber,
-    email: contact.email,
-    phone: contact.phone,
-    revision: 0,
-  };
-  if (contact.email) item.email_lower = contact.email.toLowerCase();
-  return item;
+  return subscriberStore.newItem(teamId, subscriber, contact);
 }
 
 /** The project item of the principal's team (strongly consistent) after the scope check; NOT_FOUND otherwise. */
 async function requireProject(store: Store, principal: Principal, projectId: string): Promise<Item> {
   requireProjectAccess(principal, projectId);
-  const project = await store.get(keys.project(principal.teamId, projectId));
+  const project = await projectStore.read(store, principal.teamId, projectId);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return project;
 }
 
 /** Adds to `tx` a check that the project still exists (NOT_FOUND otherwise). */
 function checkProject(tx: Transaction, teamId: string, projectId: string): void {
-  tx.check(keys.project(teamId, projectId), {
-    condition: 'attribute_exists(pk)',
-    onConditionFailed: () => new ProblemError('NOT_FOUND', `No project ${projectId}.`),
-  });
+  projectStore.checkExists(tx, teamId, projectId, () => new ProblemError('NOT_FOUND', `No project ${projectId}.`));
 }
 
 /** A new subscriber ready to be written: what it will read as, and the writes that create it. */
@@ -268,17 +200,14 @@ export async function prepareSubscriber(
     write: (tx, options = {}) => {
       if (!options.projectGuarded) checkProject(tx, teamId, projectId);
       countUsage(tx, teamId, 'subscribers', 1);
-      tx.put({ ...options.attributes, ...item }, { condition: 'attribute_not_exists(pk)' });
-      tx.put(
-        { ...keys.subscriberRef(teamId, subscriberId), entity: entity.subscriberRef, project_id: projectId },
-        { condition: 'attribute_not_exists(pk)' },
-      );
+      subscriberStore.create(tx, teamId, item, stored, options.attributes);
       writeSubscriberAccess(tx, teamId, projectId, subscriberId, {
         status: stored.status,
         member_id: stored.member_id,
         sets: options.accessSets,
       });
-      if (platformUserId) takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
+      if (platformUserId)
+        subscriberStore.takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);
       if (link.member) {
         const member: Member = { ...toMember(link.member), subscriber_id: subscriberId, updated_at: nowIso };
         writeMemberChange(tx, teamId, link.member, member);

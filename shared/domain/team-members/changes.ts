@@ -3,8 +3,8 @@ import { requireAbility } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
+import { teamMemberStore } from '../../store/team-members.js';
 import { countUsage } from '../billing/repository.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { loadGroups, writeGroupMembers, type StoredGroup } from '../groups/records.js';
@@ -18,7 +18,6 @@ import {
   emailSha256,
   findMember,
   memberChangedMeanwhile,
-  memberItem,
   memberNotFound,
   publicMember,
   type StoredTeamMember,
@@ -118,21 +117,7 @@ export async function updateTeamMember(
     version: current.version + 1,
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.update(keys.teamMember(teamId, memberId), {
-      expression: 'SET #name = :name, role_ids = :role_ids, group_ids = :group_ids, updated_at = :now, version = :next',
-      condition: 'version = :version AND #status <> :removed',
-      names: { '#name': 'name', '#status': 'status' },
-      values: {
-        ':name': name,
-        ':role_ids': roleIds,
-        ':group_ids': groupIds,
-        ':now': now,
-        ':next': updated.version,
-        ':version': current.version,
-        ':removed': 'removed',
-      },
-      onConditionFailed: () => memberChangedMeanwhile(memberId),
-    });
+    teamMemberStore.writeProfile(tx, teamId, current, updated, () => memberChangedMeanwhile(memberId));
     countRoleAssignments(tx, teamId, roles.added, 1);
     countRoleAssignments(tx, teamId, roles.removed, -1);
     const changedGroups = [
@@ -193,24 +178,8 @@ export async function removeTeamMember(
     version: current.version + 1,
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.update(keys.teamMember(teamId, memberId), {
-      expression:
-        'SET #status = :removed, role_ids = :empty, group_ids = :empty, invitation_expires_at = :null, invitation_id = :null, removed_at = :now, updated_at = :now, version = :next',
-      condition: 'version = :version AND #status <> :removed',
-      names: { '#status': 'status' },
-      values: {
-        ':removed': 'removed',
-        ':empty': [],
-        ':null': null,
-        ':now': now,
-        ':next': removed.version,
-        ':version': current.version,
-      },
-      onConditionFailed: () => memberChangedMeanwhile(memberId),
-    });
-    tx.delete(keys.teamMemberEmail(teamId, current.email_sha256));
+    teamMemberStore.remove(tx, teamId, current, removed, () => memberChangedMeanwhile(memberId));
     countUsage(tx, teamId, 'team_members', -1);
-    if (current.invitation_id) tx.delete(keys.teamInvitation(current.invitation_id));
     countRoleAssignments(tx, teamId, current.role_ids, -1);
     const changedGroups = groups.map((group) => writeGroupWithout(tx, teamId, group, memberId, now));
     const teamMember = publicMember(removed);
@@ -254,14 +223,11 @@ export async function ensureTeamOwner(
     email_sha256: emailSha256(input.email),
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
-    tx.put(
-      { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
-      {
-        condition: 'attribute_not_exists(pk)',
-        onConditionFailed: () =>
-          new ProblemError('CONFLICT', 'A member with this e-mail address was added meanwhile; retry.'),
-      },
+    teamMemberStore.create(
+      tx,
+      teamId,
+      member,
+      () => new ProblemError('CONFLICT', 'A member with this e-mail address was added meanwhile; retry.'),
     );
     const teamMember = publicMember(member);
     tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });

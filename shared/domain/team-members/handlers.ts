@@ -27,11 +27,18 @@ export const inviteTeamMember: OperationHandler<Operations['inviteTeamMember']> 
 ) => retryLostRaces(() => invite(runtime, principal, input));
 
 /**
- * `POST /v1/team-invitations/accept`: public (no bearer token; the REST pipeline counts each call in the
- * per-IP `rest-anonymous` bucket). The invitation token is the only credential.
+ * `POST /v1/team-invitations/accept` and the dashboard's form: public (no bearer token; every surface counts each
+ * call in the per-IP `rest-anonymous` bucket, `perIpLimit`). The invitation token is the only credential; the
+ * activity entry goes to the team joined, naming the new member.
  */
-export const acceptTeamInvitation: OperationHandler<Operations['acceptTeamInvitation']> = async (input, { runtime }) =>
-  retryLostRaces(() => accept(runtime, input.token));
+export const acceptTeamInvitation: OperationHandler<Operations['acceptTeamInvitation']> = async (
+  input,
+  { runtime, identify },
+) => {
+  const accepted = await retryLostRaces(() => accept(runtime, input.token));
+  identify?.({ teamId: accepted.team.id, memberId: accepted.team_member.id });
+  return accepted;
+};
 
 /** `POST /v1/team-members/{id}`; then the tokens minted on behalf of members are narrowed to what they hold now (`narrowMemberTokens`). */
 export const updateTeamMember: OperationHandler<Operations['updateTeamMember']> = async (

@@ -4,7 +4,8 @@ import { newTokenSecret, sha256 } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUlid, newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
+import { teamMemberStore } from '../../store/team-members.js';
+import { teamStore } from '../../store/teams.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { writeGroupMembers } from '../groups/records.js';
@@ -12,14 +13,7 @@ import { countRoleAssignments } from '../roles/repository.js';
 import { distinct } from '../roles/policy.js';
 import { findTeam, getTeam } from '../teams/repository.js';
 import { checkGrants, emitGroupsUpdated } from './changes.js';
-import {
-  emailSha256,
-  findMember,
-  memberItem,
-  parseStoredTeamInvitation,
-  publicMember,
-  type StoredTeamMember,
-} from './records.js';
+import { emailSha256, findMember, parseStoredTeamInvitation, publicMember, type StoredTeamMember } from './records.js';
 import {
   INVITATION_LIFETIME_MS,
   type AcceptedTeamInvitation,
@@ -86,31 +80,24 @@ export async function inviteTeamMember(
   return withinTierLimit(runtime, teamId, 'team_members', () =>
     unitOfWork(runtime, teamId, (tx) => {
       countUsage(tx, teamId, 'team_members', 1);
-      tx.put(memberItem(teamId, member), { condition: 'attribute_not_exists(pk)' });
-      tx.put(
-        { ...keys.teamMemberEmail(teamId, member.email_sha256), entity: entity.teamMemberEmail, member_id: member.id },
-        {
-          condition: 'attribute_not_exists(pk)',
-          onConditionFailed: () =>
-            new ProblemError(
-              'CONFLICT',
-              'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.',
-            ),
-        },
+      teamMemberStore.create(
+        tx,
+        teamId,
+        member,
+        () =>
+          new ProblemError(
+            'CONFLICT',
+            'An invited or active member of the team has this e-mail address already; remove them first to invite the address again.',
+          ),
       );
-      tx.put(
-        {
-          ...keys.teamInvitation(invitationId),
-          entity: entity.teamInvitation,
-          id: invitationId,
-          team_id: teamId,
-          member_id: member.id,
-          secret_sha256: sha256(secret).toString('hex'),
-          expires_at_ms: expiresAtMs,
-          expires_at: Math.floor(expiresAtMs / 1000) + INVITATION_HOUSEKEEPING_SECONDS,
-        },
-        { condition: 'attribute_not_exists(pk)' },
-      );
+      teamMemberStore.createInvitation(tx, {
+        id: invitationId,
+        teamId,
+        memberId: member.id,
+        secretSha256: sha256(secret).toString('hex'),
+        expiresAtMs,
+        ttlSeconds: Math.floor(expiresAtMs / 1000) + INVITATION_HOUSEKEEPING_SECONDS,
+      });
       countRoleAssignments(tx, teamId, roleIds, 1);
       const changedGroups = groups.map((group) =>
         writeGroupMembers(tx, teamId, group, [...group.member_ids, member.id], now),
@@ -135,7 +122,7 @@ export async function inviteTeamMember(
  */
 export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: string): Promise<AcceptedTeamInvitation> {
   const parts = INVITATION_TOKEN_PATTERN.exec(token);
-  const item = parts ? await runtime.store.get(keys.teamInvitation(parts[1])) : undefined;
+  const item = parts ? await teamMemberStore.readInvitation(runtime.store, parts[1]) : undefined;
   const invitation = item && parseStoredTeamInvitation(item);
   const presented = sha256(parts?.[2] ?? token);
   const expected = invitation ? Buffer.from(invitation.secret_sha256, 'hex') : Buffer.alloc(32);
@@ -161,29 +148,8 @@ export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: st
     version: member.version + 1,
   };
   return unitOfWork(runtime, teamId, (tx) => {
-    tx.delete(keys.teamInvitation(invitationId), {
-      condition: 'attribute_exists(pk)',
-      onConditionFailed: invalidInvitation,
-    });
-    tx.update(keys.teamMember(teamId, member.id), {
-      expression:
-        'SET #status = :active, joined_at = :now, invitation_expires_at = :null, invitation_id = :null, updated_at = :now, version = :next',
-      condition: 'version = :version AND #status = :invited',
-      names: { '#status': 'status' },
-      values: {
-        ':active': 'active',
-        ':invited': 'invited',
-        ':now': now,
-        ':null': null,
-        ':next': joined.version,
-        ':version': member.version,
-      },
-      onConditionFailed: invalidInvitation,
-    });
-    tx.check(keys.team(teamId), {
-      condition: 'attribute_not_exists(deleted_at)',
-      onConditionFailed: invalidInvitation,
-    });
+    teamMemberStore.accept(tx, teamId, invitationId, member, joined, invalidInvitation);
+    teamStore.checkNotDeleted(tx, teamId, invalidInvitation);
     const teamMember = publicMember(joined);
     tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
     return { team, team_member: teamMember };

@@ -67,6 +67,7 @@ export const teamMembersModule = defineModule({
       output: AcceptedTeamInvitation,
       events: ['team.member_joined'],
       rest: { method: 'POST', path: '/v1/team-invitations/accept', successStatus: 200 },
+      perIpLimit: 'rest-anonymous',
     }),
     updateTeamMember: defineOperation({
       id: 'updateTeamMember',

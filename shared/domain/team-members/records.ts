@@ -2,8 +2,9 @@ import { sha256 } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { ConcurrentChange } from '../roles/policy.js';
 import * as z from '../../schemas/zod.js';
-import { entity, keys } from '../../store/keys.js';
+import { entity } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
+import { teamMemberStore } from '../../store/team-members.js';
 import type { Store } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
 import type { Transaction } from '../../store/unit-of-work.js';
@@ -100,18 +101,13 @@ export function emailSha256(email: string): string {
   return sha256(email.trim().toLowerCase()).toString('hex');
 }
 
-/** The stored item of `member` in the team's partition (`keys.teamMember`), as first written. */
-export function memberItem(teamId: string, member: StoredTeamMember): Item {
-  return { ...keys.teamMember(teamId, member.id), entity: entity.teamMember, team_id: teamId, ...member };
-}
-
 /** A concurrent change of a member was detected by its version (CONFLICT). */
 export const memberChangedMeanwhile = (memberId: string) =>
   new ConcurrentChange(`Team member ${memberId} was changed by another request meanwhile; read them again and retry.`);
 
 /** Reads one member of the team (strongly consistent); null when absent. */
 export async function findMember(store: Store, teamId: string, memberId: string): Promise<StoredTeamMember | null> {
-  const item = await store.get(keys.teamMember(teamId, memberId));
+  const item = await teamMemberStore.read(store, teamId, memberId);
   return item ? toStoredMember(item) : null;
 }
 
@@ -126,13 +122,9 @@ export async function loadMembers(
 ): Promise<StoredTeamMember[]> {
   const distinctIds = [...new Set(memberIds)];
   const found = new Map<string, StoredTeamMember>();
-  for (let start = 0; start < distinctIds.length; start += 100) {
-    for (const item of await store.batchGet(
-      distinctIds.slice(start, start + 100).map((memberId) => keys.teamMember(teamId, memberId)),
-    )) {
-      const member = toStoredMember(item);
-      found.set(member.id, member);
-    }
+  for (const item of await teamMemberStore.readMany(store, teamId, distinctIds)) {
+    const member = toStoredMember(item);
+    found.set(member.id, member);
   }
   const missing = distinctIds.filter((memberId) => !found.has(memberId));
   if (missing.length) throw new ProblemError('NOT_FOUND', `No team member ${missing.join(', ')}.`);
@@ -157,18 +149,6 @@ export function writeMemberGroups(
     updated_at: updatedAt,
     version: member.version + 1,
   };
-  tx.update(keys.teamMember(teamId, member.id), {
-    expression: 'SET group_ids = :group_ids, updated_at = :updated_at, version = :next',
-    condition: 'version = :version AND #status <> :removed',
-    names: { '#status': 'status' },
-    values: {
-      ':group_ids': next.group_ids,
-      ':updated_at': updatedAt,
-      ':next': next.version,
-      ':version': member.version,
-      ':removed': 'removed',
-    },
-    onConditionFailed: () => memberChangedMeanwhile(member.id),
-  });
+  teamMemberStore.writeGroups(tx, teamId, member, next, () => memberChangedMeanwhile(member.id));
   return next;
 }

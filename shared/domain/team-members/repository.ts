@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { queryPage, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { teamMemberStore } from '../../store/team-members.js';
 import {
   emailSha256,
   findMember,
@@ -35,37 +35,15 @@ export async function listTeamMembers(
   principal: Principal,
   query: ListTeamMembersQuery,
 ): Promise<Page<TeamMember>> {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (query.role_id) {
-    conditions.push('contains(role_ids, :role)');
-    values[':role'] = query.role_id;
-  }
-  if (query.group_id) {
-    conditions.push('contains(group_ids, :group)');
-    values[':group'] = query.group_id;
-  }
-  if (query.status) {
-    conditions.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  return queryPage(store, {
-    partition: keys.teamPartition(principal.teamId),
-    sortKeyPrefix: sortKeyPrefix.teamMember,
-    limit: query.limit,
-    cursor: query.cursor,
-    map: (item) => publicMember(toStoredMember(item)),
-    filter: conditions.length
-      ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values }
-      : undefined,
-  });
+  const filters = { roleId: query.role_id, groupId: query.group_id, status: query.status };
+  return teamMemberStore.listPage(store, principal.teamId, { ...query, ...filters }, (item) =>
+    publicMember(toStoredMember(item)),
+  );
 }
 
 /** The invited or active member of the team with this e-mail address (any case), or null. Two GetItems. */
 export async function findMemberByEmail(store: Store, teamId: string, email: string): Promise<TeamMember | null> {
-  const claim = await store.get(keys.teamMemberEmail(teamId, emailSha256(email)));
+  const claim = await teamMemberStore.readEmailClaim(store, teamId, emailSha256(email));
   if (!claim) return null;
   const member = await findMember(store, teamId, parseStoredMemberEmailClaim(claim).member_id);
   return member && member.status !== 'removed' ? publicMember(member) : null;

@@ -3,8 +3,8 @@ import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError, fieldErrors } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
+import { teamStore } from '../../store/teams.js';
 import type { Item } from '../../store/requests.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { parseStoredTeam } from './record.js';
@@ -42,13 +42,7 @@ export async function createTeam(
   const runtime: UnitOfWorkRuntime = { store, clock, eventsCommitted: options.onEventsCommitted ?? (() => undefined) };
   return unitOfWork(runtime, team.id, (tx) => {
     const { deleted_at: _deletedAt, ...stored } = team;
-    tx.put(
-      { ...keys.team(team.id), entity: entity.team, ...stored },
-      {
-        condition: 'attribute_not_exists(pk)',
-        onConditionFailed: () => new ProblemError('CONFLICT', `A team ${team.id} exists already.`),
-      },
-    );
+    teamStore.create(tx, stored, () => new ProblemError('CONFLICT', `A team ${team.id} exists already.`));
     tx.emit({ type: 'team.created', projectId: null, data: { team } });
     return team;
   });
@@ -56,7 +50,7 @@ export async function createTeam(
 
 /** Reads a team (strongly consistent), deleted or not; null when it does not exist. */
 export async function findTeam(store: Store, teamId: string): Promise<Team | null> {
-  const item = await store.get(keys.team(teamId));
+  const item = await teamStore.read(store, teamId);
   return item ? toTeam(item) : null;
 }
 
@@ -92,13 +86,13 @@ export async function renameTeam(runtime: UnitOfWorkRuntime, principal: Principa
   if (current.name === name) return current;
   const updated: Team = { ...current, name, updated_at: isoTime(runtime.clock.nowMs()) };
   return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.update(keys.team(principal.teamId), {
-      expression: 'SET #name = :name, updated_at = :now',
-      condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
-      names: { '#name': 'name' },
-      values: { ':name': name, ':now': updated.updated_at },
-      onConditionFailed: () => new ProblemError('CONFLICT', 'The team was deleted meanwhile.'),
-    });
+    teamStore.rename(
+      tx,
+      principal.teamId,
+      name,
+      updated.updated_at,
+      () => new ProblemError('CONFLICT', 'The team was deleted meanwhile.'),
+    );
     return updated;
   });
 }
@@ -122,12 +116,12 @@ export async function deleteTeam(
     const nowIso = isoTime(runtime.clock.nowMs());
     const deleted: Team = { ...team, updated_at: nowIso, deleted_at: nowIso };
     team = await unitOfWork(runtime, principal.teamId, (tx) => {
-      tx.update(keys.team(principal.teamId), {
-        expression: 'SET deleted_at = :now, updated_at = :now',
-        condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
-        values: { ':now': nowIso },
-        onConditionFailed: () => new ProblemError('CONFLICT', 'The team was deleted by another request meanwhile.'),
-      });
+      teamStore.markDeleted(
+        tx,
+        principal.teamId,
+        nowIso,
+        () => new ProblemError('CONFLICT', 'The team was deleted by another request meanwhile.'),
+      );
       tx.emit({ type: 'team.deleted', projectId: null, data: { team: deleted } });
       return deleted;
     });

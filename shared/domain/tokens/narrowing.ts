@@ -1,9 +1,8 @@
 import type { Ability } from '../../catalogues/abilities.js';
-import { keys } from '../../store/keys.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
+import { tokenStore } from '../../store/tokens/tokens.js';
 import { abilitiesInProjects, memberAbilities, type MemberAbilities } from '../team-members/abilities.js';
 import { findMember } from '../team-members/records.js';
-import { forEachTeamToken } from './repository.js';
 
 /**
  * Member-bound tokens follow their member (DESIGN D2, D19): a token minted on behalf of a team member
@@ -31,40 +30,21 @@ function allowedOf(token: { abilities: Ability[]; scopes: string[] }, member: Me
 export async function narrowMemberTokens(store: Store, teamId: string): Promise<number> {
   const byMember = new Map<string, MemberAbilities | null>();
   let narrowed = 0;
-  await forEachTeamToken(
-    store,
-    teamId,
-    {
-      expression:
-        '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND attribute_exists(member_id) AND member_id <> :null',
-      values: { ':null': null },
-    },
-    async (token) => {
-      const memberId = token.member_id!;
-      if (!byMember.has(memberId)) {
-        const member = await findMember(store, teamId, memberId);
-        byMember.set(
-          memberId,
-          member && member.status === 'active' ? await memberAbilities(store, teamId, member) : null,
-        );
-      }
-      const member = byMember.get(memberId);
-      if (!member) return;
-      const abilities = token.abilities;
-      const allowed = allowedOf(token, member);
-      if (allowed.length === abilities.length) return;
-      try {
-        await store.update({
-          Key: keys.token(token.id),
-          UpdateExpression: 'SET abilities = :allowed',
-          ConditionExpression: 'attribute_exists(pk) AND abilities = :read',
-          ExpressionAttributeValues: { ':allowed': allowed, ':read': abilities },
-        });
-        narrowed++;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    },
-  );
+  await tokenStore.forEach(store, teamId, { kind: 'live_member_bound' }, async (token) => {
+    const memberId = token.member_id!;
+    if (!byMember.has(memberId)) {
+      const member = await findMember(store, teamId, memberId);
+      byMember.set(
+        memberId,
+        member && member.status === 'active' ? await memberAbilities(store, teamId, member) : null,
+      );
+    }
+    const member = byMember.get(memberId);
+    if (!member) return;
+    const abilities = token.abilities;
+    const allowed = allowedOf(token, member);
+    if (allowed.length === abilities.length) return;
+    if (await tokenStore.narrow(store, token.id, abilities, allowed)) narrowed++;
+  });
   return narrowed;
 }

@@ -1,4 +1,5 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
+import { tokensInternalOperations } from './internal-operations.js';
 import {
   CreateTokenRequest,
   RevokeTokenQuery,
@@ -50,4 +51,5 @@ export const tokensModule = defineModule({
       rest: { method: 'DELETE', path: '/v1/tokens/{id}', successStatus: 200 },
     }),
   },
+  internal: tokensInternalOperations,
 });

@@ -5,21 +5,19 @@ import { isoTime } from '../../clock.js';
 import { bearerString, newTokenSecret, sha256, type Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { newUlid } from '../../ids.js';
-import { entity, keys, secondaryIndex } from '../../store/keys.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
-import type { Item } from '../../store/requests.js';
+import type { Store } from '../../store/store.js';
+import type { Page } from '../../store/pages.js';
+import { tokenStore } from '../../store/tokens/tokens.js';
 import { requireProjectsOfTeam } from '../projects/repository.js';
 import { getTeam } from '../teams/repository.js';
 import type { Team } from '../teams/schema.js';
-import { parseStoredToken, type StoredToken } from './record.js';
+import type { StoredToken } from './record.js';
 import type { Token } from './schema.js';
 
 /** A token as stored: the public fields plus its team. */
 export type TokenRecord = Token & { team_id: string };
 
-function toToken(item: Item): TokenRecord {
-  const stored = parseStoredToken(item);
+function toToken(stored: StoredToken): TokenRecord {
   return {
     id: stored.id,
     team_id: stored.team_id,
@@ -104,13 +102,9 @@ export async function mintToken(
     member_id: input.memberId ?? null,
     expires_at: input.expiresAtMs === undefined ? null : isoTime(input.expiresAtMs),
   };
-  const put = {
-    // `revoked_at` is absent until revocation, so `if_not_exists` in revokeToken keeps the first time.
-    Item: {
-      ...keys.token(id),
-      entity: entity.token,
-      [secondaryIndex.partitionKey]: keys.teamTokensIndex(input.teamId),
-      [secondaryIndex.sortKey]: id,
+  const created = await tokenStore.create(
+    store,
+    {
       ...record,
       revoked_at: undefined,
       last_used_at: undefined,
@@ -125,29 +119,10 @@ export async function mintToken(
       secret_sha256: sha256(secret).toString('hex'),
       team_snapshot: { id: team.id, name: team.name, created_at: team.created_at },
     },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  };
-  if (input.memberId) {
-    try {
-      await store.transactWrite([
-        { Put: put },
-        {
-          ConditionCheck: {
-            Key: keys.teamMember(input.teamId, input.memberId),
-            ConditionExpression: '#status = :active',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':active': 'active' },
-          },
-        },
-      ]);
-    } catch (error) {
-      if (error instanceof ConditionFailedError)
-        throw new ProblemError('CONFLICT', `Team member ${input.memberId} is no longer active; no token was minted.`);
-      throw error;
-    }
-  } else {
-    await store.put(put);
-  }
+    { activeMemberId: input.memberId ?? undefined },
+  );
+  if (!created)
+    throw new ProblemError('CONFLICT', `Team member ${input.memberId} is no longer active; no token was minted.`);
   return { ...record, token: bearerString(id, secret) };
 }
 
@@ -163,35 +138,11 @@ export async function revokeToken(
   teamId: string | null,
   tokenId: string,
 ): Promise<TokenRecord> {
-  try {
-    const item = await store.update({
-      Key: keys.token(tokenId),
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ConditionExpression: teamId ? 'attribute_exists(pk) AND team_id = :team' : 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ...(teamId ? { ':team': teamId } : {}) },
-      ReturnValues: 'ALL_NEW',
-    });
-    const token = parseStoredToken(item!);
-    if (token.oauth_grant_id !== undefined) await revokeOAuthGrantItem(store, token.oauth_grant_id, token.revoked_at!);
-    return toToken(item!);
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
-    throw error;
-  }
-}
-
-/** Marks OAuth grant `grantId` revoked (keeps the first time); a grant that is gone is ignored. */
-async function revokeOAuthGrantItem(store: Store, grantId: string, now: string): Promise<void> {
-  try {
-    await store.update({
-      Key: keys.oauthGrant(grantId),
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': now },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-  }
+  const token = await tokenStore.revoke(store, tokenId, teamId, isoTime(clock.nowMs()));
+  if (!token) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
+  if (token.oauth_grant_id !== undefined)
+    await tokenStore.revokeOAuthGrant(store, token.oauth_grant_id, token.revoked_at!);
+  return toToken(token);
 }
 
 /**
@@ -204,63 +155,8 @@ export async function listTokens(
   teamId: string,
   query: { limit: number; cursor?: string; include_revoked?: boolean },
 ): Promise<Page<TokenRecord>> {
-  const partition = keys.teamTokensIndex(teamId);
-  const result = await store.query({
-    IndexName: secondaryIndex.name,
-    KeyConditionExpression: '#pk = :pk',
-    FilterExpression: query.include_revoked ? undefined : 'attribute_not_exists(revoked_at) OR revoked_at = :null',
-    ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
-    ExpressionAttributeValues: { ':pk': partition, ...(query.include_revoked ? {} : { ':null': null }) },
-    Limit: query.limit,
-    ExclusiveStartKey: decodeCursor(query.cursor, partition, {
-      partitionAttribute: secondaryIndex.partitionKey,
-      keyAttributes: secondaryIndex.cursorAttributes,
-    }),
-  });
-  return { data: result.items.map(toToken), next_cursor: encodeCursor(result.lastEvaluatedKey) };
-}
-
-/** Pages through the team-tokens index (DESIGN D2), calling `visit` with each stored token that passes `filter`. */
-export async function forEachTeamToken(
-  store: Store,
-  teamId: string,
-  filter: { expression: string; values: Record<string, unknown> },
-  visit: (token: StoredToken) => Promise<void>,
-): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#pk = :pk',
-      FilterExpression: filter.expression,
-      ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
-      ExpressionAttributeValues: { ':pk': keys.teamTokensIndex(teamId), ...filter.values },
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of page.items) await visit(parseStoredToken(item));
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-}
-
-/** Sets `attribute` to `now` on a token of `teamId` unless it is set already; ignores a token that is gone. */
-async function stampToken(
-  store: Store,
-  teamId: string,
-  tokenId: string,
-  attribute: 'revoked_at' | 'team_deleted_at',
-  now: string,
-): Promise<void> {
-  try {
-    await store.update({
-      Key: keys.token(tokenId),
-      UpdateExpression: 'SET #stamp = if_not_exists(#stamp, :now)',
-      ConditionExpression: 'attribute_exists(pk) AND team_id = :team',
-      ExpressionAttributeNames: { '#stamp': attribute },
-      ExpressionAttributeValues: { ':now': now, ':team': teamId },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-  }
+  const page = await tokenStore.page(store, teamId, query);
+  return { data: page.data.map(toToken), next_cursor: page.next_cursor };
 }
 
 /**
@@ -277,18 +173,10 @@ export async function revokeMemberTokens(
 ): Promise<number> {
   const now = isoTime(clock.nowMs());
   let revoked = 0;
-  await forEachTeamToken(
-    store,
-    teamId,
-    {
-      expression: '(attribute_not_exists(revoked_at) OR revoked_at = :null) AND member_id = :member',
-      values: { ':null': null, ':member': memberId },
-    },
-    async (token) => {
-      await stampToken(store, teamId, token.id, 'revoked_at', now);
-      revoked++;
-    },
-  );
+  await tokenStore.forEach(store, teamId, { kind: 'live_of_member', memberId }, async (token) => {
+    await tokenStore.stamp(store, teamId, token.id, 'revoked_at', now);
+    revoked++;
+  });
   return revoked;
 }
 
@@ -304,18 +192,13 @@ export async function closeTeamTokens(
 ): Promise<number> {
   const now = isoTime(clock.nowMs());
   let marked = 0;
-  await forEachTeamToken(
-    store,
-    teamId,
-    { expression: 'attribute_not_exists(team_deleted_at)', values: {} },
-    async (token) => {
-      if (token.id === lastTokenId) return;
-      await stampToken(store, teamId, token.id, 'team_deleted_at', now);
-      marked++;
-    },
-  );
+  await tokenStore.forEach(store, teamId, { kind: 'team_not_closed' }, async (token) => {
+    if (token.id === lastTokenId) return;
+    await tokenStore.stamp(store, teamId, token.id, 'team_deleted_at', now);
+    marked++;
+  });
   if (lastTokenId) {
-    await stampToken(store, teamId, lastTokenId, 'team_deleted_at', now);
+    await tokenStore.stamp(store, teamId, lastTokenId, 'team_deleted_at', now);
     marked++;
   }
   return marked;
@@ -330,8 +213,8 @@ export async function currentTokenAbilities(
   tokenIds: readonly string[],
 ): Promise<Map<string, ReadonlySet<Ability>>> {
   const unique = [...new Set(tokenIds)];
-  const items = await store.batchGet(unique.map((tokenId) => keys.token(tokenId)));
+  const tokens = await tokenStore.loadMany(store, unique);
   const held = new Map<string, ReadonlySet<Ability>>(unique.map((tokenId) => [tokenId, new Set<Ability>()]));
-  for (const token of items.map(parseStoredToken)) if (!token.revoked_at) held.set(token.id, new Set(token.abilities));
+  for (const token of tokens) if (!token.revoked_at) held.set(token.id, new Set(token.abilities));
   return held;
 }

@@ -2,9 +2,9 @@ import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
-import { MAX_ATTEMPTS } from './policy.js';
+import { deliveryRequeues } from '../../store/webhook-deliveries/requeues.js';
+import { MAX_ATTEMPTS, deliveryExpiresAt } from './policy.js';
 import { loadDelivery, publicDelivery } from './reads.js';
-import { writeDead, writeRequeue, writeSkippedRequeue } from './requeue.js';
 import { type StoredDelivery } from './stored.js';
 import type { DeliveryAttempt, WebhookDelivery } from './schema.js';
 import { appendAttempt, attemptMessage, canRetry, isDueForDeadLetter } from './state-machine.js';
@@ -29,7 +29,7 @@ export async function markDead(
 ): Promise<boolean> {
   const nowMs = runtime.clock.nowMs();
   const log = record ? appendAttempt(delivery.attempt_log, record) : (delivery.attempt_log ?? []);
-  const dead = await writeDead(runtime.store, delivery, log, attempts, nowMs);
+  const dead = await deliveryRequeues.markDead(runtime.store, delivery, log, attempts, nowMs, deliveryExpiresAt(nowMs));
   if (dead) runtime.metrics?.deliveryDead();
   return dead;
 }
@@ -69,11 +69,12 @@ export async function retryDelivery(
   const nowMs = runtime.clock.nowMs();
   const written =
     delivery.status === 'skipped'
-      ? await writeSkippedRequeue(runtime.store, delivery, nowMs)
-      : await writeRequeue(
+      ? await deliveryRequeues.requeueSkipped(runtime.store, delivery, nowMs, deliveryExpiresAt(nowMs))
+      : await deliveryRequeues.requeueDead(
           runtime.store,
           { id: delivery.id, team_id: delivery.team_id, dead_lettered_at: delivery.dead_lettered_at! },
           nowMs,
+          deliveryExpiresAt(nowMs),
         );
   if (!written) {
     throw new ProblemError('CONFLICT', 'The delivery changed while it was being retried; read it again.');

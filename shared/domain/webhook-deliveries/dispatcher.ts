@@ -1,21 +1,15 @@
 import { isoTime } from '../../clock.js';
 import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
-import {
-  acquireDeliverySlot,
-  deliverySlotItem,
-  recordFailedAttempt,
-  releaseDeliverySlot,
-  slotRefusal,
-  successfulAttemptUpdate,
-} from '../webhook-endpoints/delivery-slots.js';
+import { acquireDeliverySlot, recordFailedAttempt, slotRefusal } from '../webhook-endpoints/delivery-slots.js';
 import type { StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
 import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf } from '../webhook-endpoints/repository.js';
+import { deliveryAttempts } from '../../store/webhook-deliveries/attempts.js';
+import { endpointSlots } from '../../store/webhook-endpoints/slots.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
-import { LEASE_MS, MAX_QUEUE_DELAY_SECONDS } from './policy.js';
-import { takeLease, takeLeaseWithSlot, writeAttemptOutcome, writeDeferral } from './attempts.js';
+import { MAX_ATTEMPT_LOG, MAX_QUEUE_DELAY_SECONDS, leaseTerms } from './policy.js';
 import type { DeliveryAttempt } from './schema.js';
 import type { StoredDeliveryAttempt } from './stored.js';
 import { afterAttempt, appendAttempt, stoppedAttempt, type AttemptTransition } from './state-machine.js';
@@ -60,16 +54,16 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
     if (taken === 'deferred') return 'deferred';
     if (taken) return attempt(runtime, message, taken, 'append');
   }
-  const leaseMs = runtime.clock.nowMs();
-  const delivery = await takeLease(runtime.store, message, leaseMs);
+  const lease = leaseTerms(runtime.clock.nowMs());
+  const delivery = await deliveryAttempts.lease(runtime.store, message, lease);
   if (!delivery) return 'skipped';
   const slot = await acquireDeliverySlot(
     runtime.store,
     message.team_id,
     delivery.endpoint_id,
     delivery.id,
-    leaseMs + LEASE_MS,
-    leaseMs,
+    lease.leaseUntilMs,
+    lease.nowMs,
   );
   if (slot.kind === 'full') return defer(runtime, message, { leased: true });
   const plannedAtMs = delivery.due_at_ms ?? null;
@@ -108,19 +102,21 @@ async function leaseWithSlot(
 ): Promise<Sending | 'deferred' | null> {
   let endpoint = await cachedWebhookEndpoint(runtime.store, message.team_id, endpointId);
   for (let round = 0; endpoint?.is_active && round < 2; round++) {
-    const nowMs = runtime.clock.nowMs();
-    const taken = await takeLeaseWithSlot(
+    const lease = leaseTerms(runtime.clock.nowMs());
+    const nowMs = lease.nowMs;
+    const taken = await deliveryAttempts.leaseWithSlot(
       runtime.store,
       message,
-      deliverySlotItem(endpoint, message.delivery_id, nowMs + LEASE_MS),
-      nowMs,
+      endpointSlots.item(endpoint, message.delivery_id, lease.leaseUntilMs),
+      lease,
+      MAX_ATTEMPT_LOG,
     );
     if (taken.kind === 'leased') return { ...prepared, endpoint };
     if (taken.kind !== 'slot_refused') return null;
     const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
     if (refusal === 'full') return defer(runtime, message, { leased: false });
     if (refusal === 'stopped' || !taken.endpoint) return null;
-    // The endpoint as found (parsed once, by takeLeaseWithSlot) is the current one: keep it (a stale copy is tried again with it at once).
+    // The endpoint as found (parsed once, by the lease transaction) is the current one: keep it (a stale copy is tried again with it at once).
     endpoint = taken.endpoint;
     rememberWebhookEndpoint(runtime.store, endpoint);
     if (refusal === 'reclaim') return null;
@@ -129,12 +125,12 @@ async function leaseWithSlot(
 }
 
 /**
- * Puts the attempt off by CAP_FULL_DELAY_SECONDS without counting it (D24; {@link writeDeferral}, with
+ * Puts the attempt off by CAP_FULL_DELAY_SECONDS without counting it (D24; `deliveryAttempts.defer`, with
  * the lease given back when `leased`) and queues the message again then. Returns `deferred`.
  */
 async function defer(runtime: Runtime, message: DeliveryMessage, options: { leased: boolean }): Promise<'deferred'> {
   const dueAtMs = runtime.clock.nowMs() + CAP_FULL_DELAY_SECONDS * 1000;
-  if (await writeDeferral(runtime.store, { ...message, kind: 'attempt' }, dueAtMs, options)) {
+  if (await deliveryAttempts.defer(runtime.store, message, dueAtMs, options)) {
     const again = message.prepared ? { ...message, prepared: { ...message.prepared, due_at_ms: dueAtMs } } : message;
     await runtime.deliveryQueue.send([again], CAP_FULL_DELAY_SECONDS);
   }
@@ -156,7 +152,7 @@ async function attempt(
   // When they do not open (the key refused or unreachable) nothing is sent and the slot is given back at
   // once; the lease runs out and the sweeper re-queues the attempt.
   const secrets = await signingSecretsOf(runtime, endpoint).catch(async (error: unknown) => {
-    await releaseDeliverySlot(runtime.store, message.team_id, endpoint.id, message.delivery_id);
+    await endpointSlots.release(runtime.store, message.team_id, endpoint.id, message.delivery_id);
     throw error;
   });
   const startedMs = runtime.clock.nowMs();
@@ -208,9 +204,11 @@ async function recordAttempt(
     record.retry_after_seconds ?? null,
   );
   const newLog = log === 'append' ? log : appendAttempt(log, record);
-  const alongside = ok ? successfulAttemptUpdate(message.team_id, endpointId, message.delivery_id) : undefined;
-  if (!(await writeAttemptOutcome(runtime.store, message, record, newLog, transition, alongside))) {
-    await releaseDeliverySlot(runtime.store, message.team_id, endpointId, message.delivery_id);
+  const alongside = ok
+    ? endpointSlots.successfulAttemptItem(message.team_id, endpointId, message.delivery_id)
+    : undefined;
+  if (!(await deliveryAttempts.recordOutcome(runtime.store, message, record, newLog, transition, alongside))) {
+    await endpointSlots.release(runtime.store, message.team_id, endpointId, message.delivery_id);
     return 'skipped';
   }
   // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disabled at once.

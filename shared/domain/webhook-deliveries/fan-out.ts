@@ -1,14 +1,16 @@
 import type { Principal } from '../../auth/principal.js';
 import { webhookEvent } from '../../catalogues/webhook-events.js';
+import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { envelopeOf, type StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
+import { deliveryStore } from '../../store/webhook-deliveries/deliveries.js';
 import { currentOwnerAbilities } from '../webhook-endpoints/owners.js';
 import type { StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
 import { allWebhookEndpoints, loadWebhookEndpoint } from '../webhook-endpoints/repository.js';
 import type { EndpointSecrets } from '../webhook-endpoints/secrets.js';
-import { newDeliveryItem, writeFanOuts } from './creation.js';
+import { newDeliveryItem } from './creation.js';
 import { publicDelivery } from './reads.js';
 import type { WebhookDelivery } from './schema.js';
 import {
@@ -82,7 +84,7 @@ export async function fanOutEvents(
       );
       return { event, deliveries };
     });
-    const written = await writeFanOuts(runtime.store, fanOuts, runtime.clock.nowMs());
+    const written = await deliveryStore.writeFanOuts(runtime.store, fanOuts, isoTime(runtime.clock.nowMs()));
     const made = fanOuts.filter((_, index) => written[index]).flatMap(({ deliveries }) => deliveries);
     created += made.length;
     const messages = made.filter((delivery) => delivery.status === 'pending').map(firstAttemptMessage);
@@ -120,7 +122,7 @@ export async function sendTestEvent(
       event,
       deliveryBody(endpoint.owner_abilities, event),
     );
-    tx.put(item, { condition: 'attribute_not_exists(pk)' });
+    deliveryStore.insert(tx, item);
     return item;
   });
   await runtime.deliveryQueue.send([firstAttemptMessage(delivery)], 0);

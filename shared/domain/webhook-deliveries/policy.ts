@@ -22,7 +22,7 @@ export const DEAD_LETTER_WAIT_SECONDS = 72 * 3_600;
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
 /** How long an in-flight attempt holds its lease (MILLISECONDS, real time): the 10 s budget plus margin (DESIGN D7, D9). */
-export const LEASE_MS = 60_000;
+const LEASE_MS = 60_000;
 
 /** Timers may fire a moment early (the local clock, SQS granularity): a due time this many MILLISECONDS ahead counts as due. */
 export const TIMER_EARLY_TOLERANCE_MS = 1_000;
@@ -64,7 +64,7 @@ export const SWEEP_INTERVAL_SECONDS = 300;
 export const MAX_SWEEP_SPACING_MS = 3_600_000;
 
 /**
- * Concurrent index moves (`moveOverdueDelivery` of repository.ts, one conditional UpdateItem each)
+ * Concurrent index moves (`workerIndexes.moveOverdue`, one conditional UpdateItem each)
  * per page of a shard the sweeper re-queues; with {@link SHARD_CONCURRENCY} shards at once, at most
  * 4 × 16 = 64 writes in flight (DESIGN D7).
  */
@@ -91,4 +91,12 @@ export function scaledWaitMs(seconds: number, timeScale: number): number {
 /** The TTL (`expires_at`, epoch SECONDS) of a delivery or dead-letter copy written at `nowMs` (epoch ms). */
 export function deliveryExpiresAt(nowMs: number): number {
   return Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS;
+}
+
+/**
+ * The terms of attempt leases taken at `nowMs` (epoch ms): held {@link LEASE_MS}, and a pending delivery due up to
+ * {@link TIMER_EARLY_TOLERANCE_MS} later counts as due (DESIGN D7).
+ */
+export function leaseTerms(nowMs: number): { nowMs: number; leaseUntilMs: number; dueLimitMs: number } {
+  return { nowMs, leaseUntilMs: nowMs + LEASE_MS, dueLimitMs: nowMs + TIMER_EARLY_TOLERANCE_MS };
 }

@@ -1,12 +1,11 @@
 import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
-import type { StoredEvent } from '../../events/outbox.js';
 import type { Runtime } from '../../runtime.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { listFilter, queryPage, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { deliveryStore } from '../../store/webhook-deliveries/deliveries.js';
 import type { DeliveryAttempt, ListWebhookDeliveriesQuery, WebhookDelivery } from './schema.js';
-import { asDelivery, asEvent, type StoredDelivery, type StoredDeliveryAttempt } from './stored.js';
+import type { StoredDelivery, StoredDeliveryAttempt } from './stored.js';
 
 /** Reads of webhook deliveries (DESIGN D7, D12): the public view, single reads and the team's list. */
 
@@ -42,14 +41,7 @@ function withAttemptDetail(record: StoredDeliveryAttempt): DeliveryAttempt {
 
 /** Reads a stored delivery (strongly consistent) or null. */
 export async function loadDelivery(store: Store, teamId: string, deliveryId: string): Promise<StoredDelivery | null> {
-  const item = await store.get(keys.delivery(teamId, deliveryId), { consistent: true });
-  return item ? asDelivery(item) : null;
-}
-
-/** Reads a stored event (eventually consistent: an event never changes after fan-out) or null. */
-export async function loadEvent(store: Store, teamId: string, eventId: string): Promise<StoredEvent | null> {
-  const item = await store.get(keys.event(teamId, eventId), { consistent: false });
-  return item ? asEvent(item) : null;
+  return deliveryStore.load(store, teamId, deliveryId);
 }
 
 /** Reads one delivery of the principal's team with its attempt records. Errors: NOT_FOUND when absent or foreign. */
@@ -73,17 +65,6 @@ export async function listDeliveries(
   principal: Principal,
   query: Pick<ListWebhookDeliveriesQuery, 'limit' | 'cursor' | 'endpoint_id' | 'status' | 'event_type'>,
 ): Promise<Page<WebhookDelivery>> {
-  return queryPage(runtime.store, {
-    partition: keys.teamPartition(principal.teamId),
-    sortKeyPrefix: sortKeyPrefix.delivery,
-    ascending: false,
-    limit: query.limit,
-    cursor: query.cursor,
-    filter: listFilter([
-      { attribute: 'endpoint_id', equals: query.endpoint_id },
-      { attribute: 'status', equals: query.status },
-      { attribute: 'event_type', equals: query.event_type },
-    ]),
-    map: (item) => publicDelivery(asDelivery(item), false),
-  });
+  const page = await deliveryStore.page(runtime.store, principal.teamId, query);
+  return { data: page.data.map((delivery) => publicDelivery(delivery, false)), next_cursor: page.next_cursor };
 }

@@ -1,10 +1,7 @@
-import type { StoredEvent } from '../../events/outbox.js';
 import { Timestamp } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
-import { entity, keys, secondaryIndex, workerIndexShard } from '../../store/keys.js';
+import { entity, secondaryIndex } from '../../store/keys.js';
 import { recordParser } from '../../store/records.js';
-import { parseStoredEvent } from '../events/record.js';
-import { ConditionFailedError, TransactionCanceledError } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
 import { DeliveryAttempt, WebhookDelivery } from './schema.js';
 
@@ -12,13 +9,9 @@ import { DeliveryAttempt, WebhookDelivery } from './schema.js';
  * The stored shape of webhook deliveries (DESIGN D7, D14): a delivery item lives in the team's partition
  * (`TEAM#<team>`, `DELIVERY#<dlv_ id>`); while it waits for an attempt (or its lease or dead-letter
  * timer) it is also in the sparse pending-deliveries index at its due time, so the sweeper finds lost
- * timers. Dead deliveries are copied to the dead-letter table. The modules beside this one (reads,
- * creation, attempts, requeue, worker-index) write the hot paths' expressions out by hand.
+ * timers. Dead deliveries are copied to the dead-letter table. The store adapters in
+ * `shared/store/webhook-deliveries/` write the hot paths' expressions out by hand.
  */
-
-/** Attribute names of the sparse index (`gsi1pk`, `gsi1sk`), written into the expressions below. */
-export const INDEX_PK = secondaryIndex.partitionKey;
-export const INDEX_SK = secondaryIndex.sortKey;
 
 /**
  * One attempt record as stored: the public record, the details added later (`planned_at`,
@@ -57,7 +50,7 @@ const StoredDeliveryRecord = z.extend(
     last_replay_id: z.optional(z.string()),
     /** The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at fan-out so an attempt does not read the event again. */
     body: z.string(),
-    /** Times the sweeper re-queued it since its last lease ({@link moveOverdueDelivery}); absent when none. */
+    /** Times the sweeper re-queued it since its last lease (`workerIndexes.moveOverdue`); absent when none. */
     sweeper_requeues: z.optional(z.number().check(z.int(), z.nonnegative())),
   },
 );
@@ -66,7 +59,7 @@ const StoredDeliveryRecord = z.extend(
 export type StoredDelivery = z.output<typeof StoredDeliveryRecord>;
 
 /** A delivery read from the pending-deliveries index: the stored delivery plus the index sort key it was read at (the guard of the sweeper's move). */
-const StoredOverdueDeliveryRecord = z.extend(StoredDeliveryRecord, { [INDEX_SK]: z.string() });
+const StoredOverdueDeliveryRecord = z.extend(StoredDeliveryRecord, { [secondaryIndex.sortKey]: z.string() });
 
 /** An overdue delivery as read from the pending-deliveries index (see {@link StoredOverdueDeliveryRecord}). */
 export type StoredOverdueDelivery = z.output<typeof StoredOverdueDeliveryRecord>;
@@ -96,25 +89,3 @@ export const parseStoredDeliveryId = recordParser(entity.delivery, StoredDeliver
 
 /** A stored delivery item as read, parsed through its stored-record schema (throws StoredRecordError naming its key when it does not match). */
 export const asDelivery: (item: Item) => StoredDelivery = recordParser(entity.delivery, StoredDeliveryRecord);
-/** A stored event item as read (written by the unit of work's `tx.emit`), parsed through its stored-record schema. */
-export const asEvent = (item: Item): StoredEvent => parseStoredEvent(item);
-
-/**
- * True for a failed condition and for a cancelled transaction (a condition, or a conflict with another
- * transaction): the callers treat both as "someone else got there first", as they always did.
- */
-export function isCancelled(error: unknown): boolean {
-  return error instanceof ConditionFailedError || error instanceof TransactionCanceledError;
-}
-/** The pending-deliveries index partition (one of {@link WORKER_INDEX_SHARDS} shards) of a delivery. */
-export function pendingIndexOf(deliveryId: string): string {
-  return keys.pendingDeliveriesIndex(workerIndexShard(deliveryId));
-}
-
-/**
- * Sort key in the pending-deliveries index: the due time (epoch MILLISECONDS) zero-padded to 15 digits,
- * then the id ({@link keys.timeIndexSortKey}, the one definition of the shape; DESIGN D14).
- */
-export function dueSortKey(dueAtMs: number, deliveryId: string): string {
-  return keys.timeIndexSortKey(dueAtMs, deliveryId);
-}

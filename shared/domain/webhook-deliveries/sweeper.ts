@@ -2,14 +2,17 @@ import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/requests.js';
 import { fanOutEvents } from './fan-out.js';
+import { workerIndexes } from '../../store/webhook-deliveries/worker-index.js';
 import {
+  OUTBOX_PAGE_SIZE,
   QUEUE_BATCH_SIZE,
   SHARD_CONCURRENCY,
   SWEEP_GRACE_MS,
   SWEEP_INTERVAL_SECONDS,
   SWEEP_MOVE_CONCURRENCY,
+  WORKER_PAGE_SIZE,
 } from './policy.js';
-import { WORKER_SHARDS, moveOverdueDelivery, queryOutbox, queryOverdueDeliveries } from './worker-index.js';
+import { WORKER_SHARDS, sweptDueMs } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { recoveryMessage } from './state-machine.js';
 
@@ -39,7 +42,7 @@ export async function sweep(
     async (shard) => {
       let startKey: Key | undefined;
       do {
-        const page = await queryOverdueDeliveries(runtime.store, shard, overdueBeforeMs, startKey);
+        const page = await workerIndexes.pageOverdue(runtime.store, shard, overdueBeforeMs, startKey, WORKER_PAGE_SIZE);
         const recoveries = page.items.flatMap((delivery) => {
           const message = recoveryMessage(delivery);
           return message ? [{ delivery, message }] : [];
@@ -48,7 +51,13 @@ export async function sweep(
         const moved = await pMap(
           recoveries,
           async ({ delivery, message }) =>
-            (await moveOverdueDelivery(runtime.store, delivery, spacingMs, nowMs)) ? message : null,
+            (await workerIndexes.moveOverdue(
+              runtime.store,
+              delivery,
+              sweptDueMs(delivery.sweeper_requeues ?? 0, spacingMs, nowMs),
+            ))
+              ? message
+              : null,
           {
             concurrency: SWEEP_MOVE_CONCURRENCY,
           },
@@ -81,7 +90,7 @@ export async function relayOutbox(
     async (shard) => {
       let startKey: Key | undefined;
       do {
-        const page = await queryOutbox(runtime.store, shard, beforeMs, startKey);
+        const page = await workerIndexes.pageOutbox(runtime.store, shard, beforeMs, startKey, OUTBOX_PAGE_SIZE);
         if (page.items.length) await fanOutEvents(runtime, page.items);
         count += page.items.length;
         startKey = page.lastEvaluatedKey;

@@ -4,9 +4,7 @@ import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
-import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError } from '../../store/store.js';
-import type { Item } from '../../store/requests.js';
+import { webhookEndpointStore, type EndpointFields } from '../../store/webhook-endpoints/endpoints.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { generateWebhookSecret } from '../webhook-deliveries/signing.js';
@@ -16,8 +14,8 @@ import {
   dualSigningExpiresAtMs,
   requireEventAbilities,
 } from './policy.js';
-import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
-import { RAISE_REVISION, loadWebhookEndpoint, notFound, publicEndpoint } from './repository.js';
+import type { StoredWebhookEndpoint } from './record.js';
+import { loadWebhookEndpoint, notFound, publicEndpoint } from './repository.js';
 import type {
   CreateWebhookEndpointRequest,
   UpdateWebhookEndpointRequest,
@@ -85,10 +83,7 @@ export async function createWebhookEndpoint(
     () =>
       unitOfWork(runtime, principal.teamId, (tx) => {
         countUsage(tx, principal.teamId, 'webhook_endpoints', 1, { cap: MAX_ENDPOINTS_PER_TEAM });
-        tx.put(
-          { ...keys.webhookEndpoint(principal.teamId, stored.id), entity: entity.webhookEndpoint, ...stored },
-          { condition: 'attribute_not_exists(pk)' },
-        );
+        webhookEndpointStore.insert(tx, stored);
         return { ...publicEndpoint(stored), secret };
       }),
     cap,
@@ -115,56 +110,28 @@ export async function updateWebhookEndpoint(
     if (!events) throw notFound(endpointId);
     requireEventAbilities(principal, events);
   }
-  const now = isoTime(runtime.clock.nowMs());
-  const sets = ['updated_at = :now', RAISE_REVISION.clause];
-  const values: Record<string, unknown> = { ':now': now, ...RAISE_REVISION.values };
-  const names: Record<string, string> = {};
-  const assign = (field: string, value: unknown) => {
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    sets.push(`#${field} = :${field}`);
-  };
-  if (input.name !== undefined) assign('name', input.name);
-  if (input.url !== undefined) assign('url', input.url);
-  if (input.events !== undefined) assign('events', [...new Set(input.events)]);
-  if (input.allowed_ips !== undefined) assign('allowed_ips', input.allowed_ips);
-  if (input.max_concurrency !== undefined) assign('max_concurrency', input.max_concurrency);
+  const fields: EndpointFields = {};
+  if (input.name !== undefined) fields.name = input.name;
+  if (input.url !== undefined) fields.url = input.url;
+  if (input.events !== undefined) fields.events = [...new Set(input.events)];
+  if (input.allowed_ips !== undefined) fields.allowed_ips = input.allowed_ips;
+  if (input.max_concurrency !== undefined) fields.max_concurrency = input.max_concurrency;
   if (repoints) {
-    assign('owner_token_id', principal.tokenId);
-    assign('owner_abilities', [...principal.abilities]);
+    fields.owner_token_id = principal.tokenId;
+    fields.owner_abilities = [...principal.abilities];
   }
-  if (input.is_active === true) {
-    assign('is_active', true);
-    assign('consecutive_failures', 0);
-    assign('disabled_at', null);
-  } else if (input.is_active === false) {
-    assign('is_active', false);
-  }
-  // `disabled_at` is stored as NULL while active, so `if_not_exists` cannot tell "never disabled":
-  // disabling an active endpoint sets it (guarded on `is_active = true`); disabling one that is already
-  // inactive keeps the first time (the second, unguarded update).
-  const update = (setDisabledAt: boolean) =>
-    runtime.store.update({
-      Key: keys.webhookEndpoint(principal.teamId, endpointId),
-      UpdateExpression: `SET ${[...sets, ...(setDisabledAt ? ['disabled_at = :now'] : [])].join(', ')}`,
-      ConditionExpression: setDisabledAt ? 'attribute_exists(pk) AND #is_active = :was_active' : 'attribute_exists(pk)',
-      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-      ExpressionAttributeValues: setDisabledAt ? { ...values, ':was_active': true } : values,
-      ReturnValues: 'ALL_NEW',
-    });
-  try {
-    let attributes: Item | undefined;
-    try {
-      attributes = await update(input.is_active === false);
-    } catch (error) {
-      if (!(input.is_active === false && error instanceof ConditionFailedError)) throw error;
-      attributes = await update(false);
-    }
-    return publicEndpoint(parseStoredWebhookEndpoint(attributes!));
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw notFound(endpointId);
-    throw error;
-  }
+  if (input.is_active === true) Object.assign(fields, { is_active: true, consecutive_failures: 0, disabled_at: null });
+  // Disabling by hand keeps the first `disabled_at` of an endpoint that is already inactive.
+  const changed = await webhookEndpointStore.change(
+    runtime.store,
+    principal.teamId,
+    endpointId,
+    fields,
+    isoTime(runtime.clock.nowMs()),
+    { disable: input.is_active === false },
+  );
+  if (!changed) throw notFound(endpointId);
+  return publicEndpoint(changed);
 }
 
 /** Deletes an endpoint; its pending deliveries stop at their next attempt. Errors: NOT_FOUND when absent. */
@@ -174,10 +141,7 @@ export async function deleteWebhookEndpoint(
   endpointId: string,
 ): Promise<{ id: string; deleted: true }> {
   return unitOfWork(runtime, principal.teamId, (tx) => {
-    tx.delete(keys.webhookEndpoint(principal.teamId, endpointId), {
-      condition: 'attribute_exists(pk)',
-      onConditionFailed: () => notFound(endpointId),
-    });
+    webhookEndpointStore.remove(tx, principal.teamId, endpointId, () => notFound(endpointId));
     countUsage(tx, principal.teamId, 'webhook_endpoints', -1);
     return { id: endpointId, deleted: true as const };
   });
@@ -210,25 +174,13 @@ export async function rotateWebhookEndpointSecret(
     secret,
     previous_secret: previousSecret,
   });
-  try {
-    const attributes = await runtime.store.update({
-      Key: keys.webhookEndpoint(principal.teamId, endpointId),
-      UpdateExpression: `SET sealed_secrets = :sealed, previous_secret_expires_at_ms = :expires, updated_at = :now, ${RAISE_REVISION.clause}`,
-      // Only rotate the secrets we read (each sealing has its own ciphertext), so two concurrent rotations cannot both keep a stale "previous".
-      ConditionExpression: 'sealed_secrets.ciphertext = :current',
-      ExpressionAttributeValues: {
-        ':sealed': sealed,
-        ':expires': previousExpiresAt,
-        ':now': isoTime(nowMs),
-        ':current': current.sealed_secrets.ciphertext,
-        ...RAISE_REVISION.values,
-      },
-      ReturnValues: 'ALL_NEW',
-    });
-    return { ...publicEndpoint(parseStoredWebhookEndpoint(attributes!)), secret };
-  } catch (error) {
-    if (error instanceof ConditionFailedError)
-      throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
-    throw error;
-  }
+  const rotated = await webhookEndpointStore.rotateSecrets(runtime.store, principal.teamId, endpointId, {
+    sealed,
+    previousExpiresAtMs: previousExpiresAt,
+    nowIso: isoTime(nowMs),
+    // Only the secrets read are rotated, so two concurrent rotations cannot both keep a stale "previous".
+    readCiphertext: current.sealed_secrets.ciphertext,
+  });
+  if (!rotated) throw new ProblemError('CONFLICT', 'The secret was rotated concurrently; retry.');
+  return { ...publicEndpoint(rotated), secret };
 }

@@ -1,33 +1,15 @@
 import { isoTime } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
-import { keys } from '../../store/keys.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
-import type { Key, TransactionItem } from '../../store/requests.js';
+import type { Store } from '../../store/store.js';
+import { endpointSlots } from '../../store/webhook-endpoints/slots.js';
 import { AUTO_DISABLE_THRESHOLD } from './policy.js';
-import { parseStoredFailureCount, parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
-import { RAISE_REVISION, rememberWebhookEndpoint } from './repository.js';
+import type { StoredWebhookEndpoint } from './record.js';
+import { rememberWebhookEndpoint } from './repository.js';
 
 /**
- * What delivery attempts write on their endpoint (DESIGN D8, D24): the consecutive-failure counter with
- * auto-disable, and the per-endpoint concurrency slots (take, refuse, reclaim, give back).
+ * What delivery attempts decide on their endpoint (DESIGN D8, D24): auto-disable after failures, and taking a
+ * concurrency slot (reclaiming expired ones once); the writes are `endpointSlots`' (shared/store).
  */
-
-/**
- * The endpoint update that ends a successful attempt (DESIGN D8, D24), for the dispatcher's outcome
- * transaction: gives back the delivery's slot and resets `consecutive_failures` to 0, on condition that
- * the endpoint still exists (a condition failure means it was deleted meanwhile).
- */
-export function successfulAttemptUpdate(teamId: string, endpointId: string, deliveryId: string): TransactionItem {
-  return {
-    Update: {
-      Key: keys.webhookEndpoint(teamId, endpointId),
-      UpdateExpression: 'SET consecutive_failures = :zero REMOVE in_flight.#delivery',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#delivery': deliveryId },
-      ExpressionAttributeValues: { ':zero': 0 },
-    },
-  };
-}
 
 /**
  * Counts one failed attempt on its endpoint and gives back the delivery's slot, in one update
@@ -42,44 +24,15 @@ export async function recordFailedAttempt(
   deliveryId: string,
   options: { gone?: boolean } = {},
 ): Promise<void> {
-  const Key = keys.webhookEndpoint(teamId, endpointId);
-  try {
-    if (options.gone) {
-      const now = isoTime(runtime.clock.nowMs());
-      await runtime.store.update({
-        Key,
-        UpdateExpression: `SET is_active = :false, disabled_at = :now, updated_at = :now, ${RAISE_REVISION.clause} ADD consecutive_failures :one REMOVE in_flight.#delivery`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#delivery': deliveryId },
-        ExpressionAttributeValues: { ':false': false, ':now': now, ':one': 1, ...RAISE_REVISION.values },
-      });
-      return;
-    }
-    const attributes = await runtime.store.update({
-      Key,
-      UpdateExpression: 'ADD consecutive_failures :one REMOVE in_flight.#delivery',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#delivery': deliveryId },
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    });
-    if (parseStoredFailureCount(attributes!, Key) >= AUTO_DISABLE_THRESHOLD) {
-      const now = isoTime(runtime.clock.nowMs());
-      await runtime.store.update({
-        Key,
-        UpdateExpression: `SET is_active = :false, disabled_at = :now, updated_at = :now, ${RAISE_REVISION.clause}`,
-        ConditionExpression: 'is_active = :true AND consecutive_failures >= :threshold',
-        ExpressionAttributeValues: {
-          ':false': false,
-          ':true': true,
-          ':now': now,
-          ':threshold': AUTO_DISABLE_THRESHOLD,
-          ...RAISE_REVISION.values,
-        },
-      });
-    }
-  } catch (error) {
-    ignoreCondition(error);
+  if (options.gone) {
+    const now = isoTime(runtime.clock.nowMs());
+    await endpointSlots.countFailureAndDisable(runtime.store, teamId, endpointId, deliveryId, now);
+    return;
+  }
+  const failures = await endpointSlots.countFailure(runtime.store, teamId, endpointId, deliveryId);
+  if (failures !== null && failures >= AUTO_DISABLE_THRESHOLD) {
+    const now = isoTime(runtime.clock.nowMs());
+    await endpointSlots.disableAfterFailures(runtime.store, teamId, endpointId, AUTO_DISABLE_THRESHOLD, now);
   }
 }
 
@@ -99,64 +52,22 @@ export async function acquireDeliverySlot(
   leaseUntilMs: number,
   nowMs: number,
 ): Promise<SlotAcquisition> {
-  const Key = keys.webhookEndpoint(teamId, endpointId);
-  const attempt = async () =>
-    parseStoredWebhookEndpoint(
-      (await store.update({
-        Key,
-        UpdateExpression: 'SET in_flight.#delivery = :lease',
-        ConditionExpression: `attribute_exists(pk) AND is_active = :true AND ${SLOT_ROOM_CONDITION}`,
-        ExpressionAttributeNames: { '#delivery': deliveryId },
-        ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }))!,
-    );
   for (let round = 0; ; round++) {
-    try {
-      const endpoint = await attempt();
-      rememberWebhookEndpoint(store, endpoint);
-      return { kind: 'acquired', endpoint };
-    } catch (error) {
-      if (error instanceof ConditionFailedError) {
-        const current = error.item && parseStoredWebhookEndpoint(error.item);
-        if (!current || !current.is_active) return { kind: 'stopped' };
-        const expired = Object.entries(current.in_flight).filter(([, until]) => until < nowMs);
-        if (round > 0 || expired.length === 0) return { kind: 'full' };
-        await reclaimSlots(store, Key, expired);
-        continue;
-      }
-      throw error;
+    const take = await endpointSlots.take(store, teamId, endpointId, deliveryId, leaseUntilMs);
+    if ('taken' in take) {
+      rememberWebhookEndpoint(store, take.taken);
+      return { kind: 'acquired', endpoint: take.taken };
     }
+    const current = take.refused;
+    if (!current || !current.is_active) return { kind: 'stopped' };
+    const expired = Object.entries(current.in_flight).filter(([, until]) => until < nowMs);
+    if (round > 0 || expired.length === 0) return { kind: 'full' };
+    await endpointSlots.reclaim(store, teamId, endpointId, expired);
   }
 }
 
-/** A slot is free for delivery `#delivery`: it holds one already, or fewer than the cap are taken (D24). */
-const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency)';
-
 /**
- * {@link acquireDeliverySlot}'s slot as a transaction item built from the dispatcher's cached `endpoint`: requires it active, at that copy's `revision`
- * (so url and secret are current) and with room. A refused condition returns the endpoint as found ({@link slotRefusal}).
- */
-export function deliverySlotItem(
-  endpoint: StoredWebhookEndpoint,
-  deliveryId: string,
-  leaseUntilMs: number,
-): TransactionItem {
-  return {
-    Update: {
-      Key: keys.webhookEndpoint(endpoint.team_id, endpoint.id),
-      UpdateExpression: 'SET in_flight.#delivery = :lease',
-      ConditionExpression: `attribute_exists(pk) AND is_active = :true AND revision = :revision AND ${SLOT_ROOM_CONDITION}`,
-      ExpressionAttributeNames: { '#delivery': deliveryId },
-      ExpressionAttributeValues: { ':lease': leaseUntilMs, ':true': true, ':revision': endpoint.revision },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-}
-
-/**
- * Why {@link deliverySlotItem} was refused, from the endpoint as found (`undefined`: deleted) and the
+ * Why {@link endpointSlots.item} was refused, from the endpoint as found (`undefined`: deleted) and the
  * copy it was built from: `stopped` (deleted or disabled), `stale` (the copy is of another revision:
  * build the item again from the endpoint as found), `reclaim` (full, but
  * holding slots whose lease ran out before `nowMs`, epoch ms: take the slot the long way, which
@@ -170,46 +81,4 @@ export function slotRefusal(
   if (!endpoint || !endpoint.is_active) return 'stopped';
   if (endpoint.revision !== used.revision) return 'stale';
   return Object.values(endpoint.in_flight).some((until) => until < nowMs) ? 'reclaim' : 'full';
-}
-
-/** Removes slots whose lease ran out, each on condition that it still holds the lease that was read. */
-async function reclaimSlots(store: Store, Key: Key, expired: ReadonlyArray<readonly [string, number]>): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const conditions: string[] = [];
-  expired.forEach(([deliveryId, until], index) => {
-    names[`#d${index}`] = deliveryId;
-    values[`:u${index}`] = until;
-    conditions.push(`in_flight.#d${index} = :u${index}`);
-  });
-  await store
-    .update({
-      Key,
-      UpdateExpression: `REMOVE ${expired.map((_, index) => `in_flight.#d${index}`).join(', ')}`,
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    })
-    .catch(ignoreCondition);
-}
-
-/** Gives back a slot taken by {@link acquireDeliverySlot} without counting an outcome (the attempt was not made). */
-export async function releaseDeliverySlot(
-  store: Store,
-  teamId: string,
-  endpointId: string,
-  deliveryId: string,
-): Promise<void> {
-  await store
-    .update({
-      Key: keys.webhookEndpoint(teamId, endpointId),
-      UpdateExpression: 'REMOVE in_flight.#delivery',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#delivery': deliveryId },
-    })
-    .catch(ignoreCondition);
-}
-
-function ignoreCondition(error: unknown): void {
-  if (!(error instanceof ConditionFailedError)) throw error;
 }

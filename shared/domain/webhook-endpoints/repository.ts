@@ -2,29 +2,19 @@ import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { integrationsOf } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { queryPage, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { webhookEndpointStore } from '../../store/webhook-endpoints/endpoints.js';
 import { DEFAULT_MAX_CONCURRENCY, MAX_ENDPOINTS_PER_TEAM } from './policy.js';
 import type { ListWebhookEndpointsQuery, WebhookEndpoint } from './schema.js';
-import { parseStoredWebhookEndpoint, type StoredWebhookEndpoint } from './record.js';
+import type { StoredWebhookEndpoint } from './record.js';
 import { openEndpointSecrets, type EndpointSecrets } from './secrets.js';
 
 /**
- * Persistence of webhook endpoints (DESIGN D6, D8, D14): endpoint items live in the team's partition
- * (`TEAM#<team>`, `WEBHOOK_ENDPOINT#<uuid>`), over the Store port. This module holds the stored shape,
- * the reads and the dispatcher's endpoint copies; changes.ts the use cases, delivery-slots.ts the
- * attempt counters and concurrency slots (D8, D24).
+ * Reads of webhook endpoints (DESIGN D6, D8, D14) over `webhookEndpointStore` (shared/store): the public view,
+ * the team's list and the dispatcher's endpoint copies; changes.ts holds the use cases, delivery-slots.ts
+ * the attempt counters and concurrency slots (D8, D24).
  */
-
-/**
- * The `SET` clause that raises {@link StoredWebhookEndpoint.revision} by one, with its values: part of
- * every update that changes how deliveries are sent.
- */
-export const RAISE_REVISION = {
-  clause: 'revision = revision + :revision_one',
-  values: { ':revision_one': 1 },
-} as const;
 
 export const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
@@ -51,8 +41,7 @@ export async function loadWebhookEndpoint(
   teamId: string,
   endpointId: string,
 ): Promise<StoredWebhookEndpoint | null> {
-  const item = await runtime.store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true });
-  return item ? parseStoredWebhookEndpoint(item) : null;
+  return webhookEndpointStore.load(runtime.store, teamId, endpointId);
 }
 
 /** Reads one endpoint of the principal's team (never its secret). Errors: NOT_FOUND when absent or foreign. */
@@ -66,36 +55,12 @@ export async function getWebhookEndpoint(
   return publicEndpoint(item);
 }
 
-/**
- * One strongly consistent page of the team's stored endpoints (with sealed secrets), in id order, optionally
- * only active or disabled ones (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED
- * for a cursor of another list.
- */
-async function queryEndpoints(
-  runtime: Pick<Runtime, 'store'>,
-  teamId: string,
-  page: { limit: number; cursor?: string; is_active?: boolean },
-): Promise<Page<StoredWebhookEndpoint>> {
-  return queryPage(runtime.store, {
-    partition: keys.teamPartition(teamId),
-    sortKeyPrefix: sortKeyPrefix.webhookEndpoint,
-    limit: page.limit,
-    cursor: page.cursor,
-    consistent: true,
-    map: parseStoredWebhookEndpoint,
-    filter:
-      page.is_active === undefined
-        ? undefined
-        : { expression: 'is_active = :is_active', values: { ':is_active': page.is_active } },
-  });
-}
-
 /** Every stored endpoint of a team, with sealed secrets (at most {@link MAX_ENDPOINTS_PER_TEAM}); used by fan-out. */
 export async function allWebhookEndpoints(
   runtime: Pick<Runtime, 'store'>,
   teamId: string,
 ): Promise<StoredWebhookEndpoint[]> {
-  return (await queryEndpoints(runtime, teamId, { limit: MAX_ENDPOINTS_PER_TEAM })).data;
+  return (await webhookEndpointStore.page(runtime.store, teamId, { limit: MAX_ENDPOINTS_PER_TEAM })).data;
 }
 
 /**
@@ -108,7 +73,7 @@ export async function listWebhookEndpoints(
   principal: Principal,
   query: Pick<ListWebhookEndpointsQuery, 'limit' | 'cursor' | 'is_active'>,
 ): Promise<Page<WebhookEndpoint>> {
-  const result = await queryEndpoints(runtime, principal.teamId, query);
+  const result = await webhookEndpointStore.page(runtime.store, principal.teamId, query);
   return { data: result.data.map(publicEndpoint), next_cursor: result.next_cursor };
 }
 
@@ -124,7 +89,7 @@ const copyKey = (store: Store, teamId: string, endpointId: string) => `${store.t
  * The dispatcher's copy of an endpoint: the last one read through this process
  * ({@link acquireDeliverySlot} or {@link rememberWebhookEndpoint}), else one strongly consistent GetItem;
  * null when the endpoint does not exist. A copy may be stale: it is used only with
- * {@link deliverySlotItem}, whose condition on the revision refuses a stale one.
+ * `endpointSlots.item`, whose condition on the revision refuses a stale one.
  */
 export async function cachedWebhookEndpoint(
   store: Store,

@@ -7,24 +7,13 @@ import {
   REPLAY_CONCURRENCY,
   REPLAY_GROUP_CONCURRENCY,
 } from '../webhook-deliveries/policy.js';
+import { deliveryExpiresAt } from '../webhook-deliveries/policy.js';
 import { loadDelivery } from '../webhook-deliveries/reads.js';
-import {
-  REQUEUE_GROUP_SIZE,
-  queryReplaySource,
-  writeRequeue,
-  writeRequeueGroup,
-  writeSkippedRequeue,
-  type ReplayCandidate,
-} from '../webhook-deliveries/requeue.js';
+import { REQUEUE_GROUP_SIZE, deliveryRequeues, type ReplayCandidate } from '../../store/webhook-deliveries/requeues.js';
+import { replayJobStore } from '../../store/webhook-replays.js';
 import { attemptMessage } from '../webhook-deliveries/state-machine.js';
 import type { StoredReplayJob } from './record.js';
-import {
-  loadReplayJob,
-  queryStalledReplays,
-  sourceOf,
-  writeReplayBatchStart,
-  writeReplayProgress,
-} from './repository.js';
+import { sourceOf } from './repository.js';
 
 /**
  * The replay worker (DESIGN D25): a job re-queues its deliveries one batch per queue message, in the
@@ -41,7 +30,7 @@ export type ReplayBatchOutcome = 'replay_batch' | 'replay_completed' | 'skipped'
  * crash-safe and `replayed` stays exact. Returns the {@link ReplayBatchOutcome}; throws only on store or queue errors.
  */
 export async function processReplayBatch(runtime: Runtime, message: ReplayBatchMessage): Promise<ReplayBatchOutcome> {
-  const job = await loadReplayJob(runtime.store, message.team_id, message.replay_id);
+  const job = await replayJobStore.load(runtime.store, message.team_id, message.replay_id);
   if (!job || job.status !== 'running' || job.dry_run) return 'skipped';
   const nowMs = runtime.clock.nowMs();
   let candidates: readonly ReplayCandidate[];
@@ -51,7 +40,7 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     candidates = job.batch;
     next = job.batch_next ?? undefined;
   } else {
-    const page = await queryReplaySource(
+    const page = await deliveryRequeues.pageSource(
       runtime.store,
       job.team_id,
       sourceOf(job),
@@ -60,7 +49,7 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     );
     candidates = page.items;
     next = page.lastEvaluatedKey;
-    if (!(await writeReplayBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';
+    if (!(await replayJobStore.recordBatchStart(runtime.store, job, candidates, next, nowMs))) return 'skipped';
   }
   const requeued: DeliveryMessage[] = [];
   let replayed = 0;
@@ -73,7 +62,7 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
     async (group) => {
       // The whole group in one transaction; when it is cancelled (one of them was re-queued already, e.g.
       // by this job before a crash), nothing was written and each goes on its own.
-      if (await writeRequeueGroup(runtime.store, group, status, nowMs, job.id)) {
+      if (await deliveryRequeues.requeueGroup(runtime.store, group, status, nowMs, deliveryExpiresAt(nowMs), job.id)) {
         replayed += group.length;
         requeued.push(...group.map((candidate) => attemptMessage(candidate, 1)));
         return;
@@ -95,7 +84,8 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
   );
   for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE)
     await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
-  if (!(await writeReplayProgress(runtime.store, job, replayed, next, runtime.clock.nowMs()))) return 'skipped';
+  if (!(await replayJobStore.recordProgress(runtime.store, job, replayed, next, runtime.clock.nowMs())))
+    return 'skipped';
   if (!next) return 'replay_completed';
   await runtime.deliveryQueue.send([message], 0);
   return 'replay_batch';
@@ -109,8 +99,8 @@ function requeue(
   nowMs: number,
 ): Promise<boolean> {
   return job.filters.status === 'dead'
-    ? writeRequeue(runtime.store, candidate, nowMs, job.id)
-    : writeSkippedRequeue(runtime.store, candidate, nowMs, job.id);
+    ? deliveryRequeues.requeueDead(runtime.store, candidate, nowMs, deliveryExpiresAt(nowMs), job.id)
+    : deliveryRequeues.requeueSkipped(runtime.store, candidate, nowMs, deliveryExpiresAt(nowMs), job.id);
 }
 
 /**
@@ -124,7 +114,7 @@ export async function restartStalledReplays(
   let count = 0;
   let startKey: Key | undefined;
   do {
-    const page = await queryStalledReplays(runtime.store, beforeMs, startKey);
+    const page = await replayJobStore.pageStalled(runtime.store, beforeMs, startKey);
     if (page.items.length)
       await runtime.deliveryQueue.send(
         page.items.map((job) => ({ kind: 'replay_batch' as const, team_id: job.team_id, replay_id: job.id })),

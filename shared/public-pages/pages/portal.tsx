@@ -11,24 +11,17 @@ import type { Plan } from '../../domain/plans/schema.js';
 import {
   createPortalLink,
   consumePortalLink,
-  endPortalSession,
   findPortalSession,
   subscriberPrincipal,
   type PortalSession,
 } from '../../domain/portal-sessions/links.js';
 import { getProject } from '../../domain/projects/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
-import {
-  completeDiscordLink,
-  discordAuthorizeUrl,
-  discordLinkState,
-  type DiscordLinkState,
-} from '../../domain/members/discord-link.js';
+import { discordLinkState, type DiscordLinkState } from '../../domain/members/discord-link.js';
 import { getSubscriber } from '../../domain/subscribers/repository.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { formatPrice } from '../../schemas/common.js';
 import {
   clearedPortalCookie,
@@ -276,6 +269,7 @@ async function portalView(
       )}
       <form method="post" action={`${portalPath(projectId)}/sign-out`}>
         <input type="hidden" name="csrf_token" value={session.csrf_token} />
+        <IdempotencyField />
         <button type="submit" class="secondary">
           Sign out
         </button>
@@ -336,110 +330,97 @@ const subscriptionAction = (operationId: 'cancelSubscription' | 'resumeSubscript
     return publicResult(redirectResult(portalPath(projectId)));
   });
 
-/** "Update payment method": a Stripe Billing Portal session for the subscriber's Stripe customer, then 303 to it. */
-const paymentMethod = portalAction(async (request, projectId, subscriptionId, signedIn) => {
-  const { runtime } = request;
-  const fail = async (detail: string, code: 'CONFLICT' | 'PROVIDER_UNAVAILABLE') =>
-    publicResult(
-      htmlResult(
-        code === 'CONFLICT' ? 409 : 502,
-        await portalView(
-          request,
-          projectId,
-          signedIn,
-          toProblem(new ProblemError(code, detail), request.requestId).problem,
-        ),
-      ),
-    );
-  const subscription = await runOperation<Subscription>(
-    runtime,
-    signedIn.principal,
-    'getSubscription',
-    { id: subscriptionId },
-    { requestId: request.requestId, surface: 'portal' },
-  );
-  if (!subscription.ok)
-    return publicResult(
-      htmlResult(subscription.problem.status, await portalView(request, projectId, signedIn, subscription.problem)),
-    );
-  const subscriber = await getSubscriber(runtime.store, signedIn.principal, signedIn.session.subscriber_id);
-  if (subscription.result.payment_provider !== 'stripe' || !subscriber.provider_customer_id)
-    return fail('This membership is not billed through Stripe.', 'CONFLICT');
-  const adapter = paymentProviderAdapters(runtime).stripe;
-  const created = await adapter?.createBillingPortalSession({
-    team_id: signedIn.session.team_id,
-    project_id: projectId,
-    provider_customer_id: subscriber.provider_customer_id,
-    return_url: `${request.relyingParty.origin}${portalPath(projectId)}`,
+/** The portal page with the problem of a failed action above, answered with the problem's status. */
+async function problemView(
+  request: PublicRequest,
+  projectId: string,
+  signedIn: { session: PortalSession; principal: Principal },
+  problem: ProblemDocument,
+  formOrigins?: readonly string[],
+): Promise<ApiGatewayResult> {
+  return publicResult(htmlResult(problem.status, await portalView(request, projectId, signedIn, problem)), formOrigins);
+}
+
+/** Runs an internal operation of the portal as the session's subscriber (surface `portal`, DESIGN D27, D35). */
+function runPortalOperation<T>(
+  request: PublicRequest,
+  signedIn: { principal: Principal },
+  operationId: 'openBillingPortal' | 'signOutOfPortal' | 'startDiscordLink' | 'linkDiscordAccount',
+  input: Record<string, unknown>,
+  idempotencyKey?: string,
+) {
+  return runOperation<T>(request.runtime, signedIn.principal, operationId, input, {
+    requestId: request.requestId,
+    idempotencyKey,
+    surface: 'portal',
   });
-  if (!created?.ok)
-    return fail('Stripe could not open the payment settings right now; try again in a moment.', 'PROVIDER_UNAVAILABLE');
-  return publicResult(redirectResult(created.url));
+}
+
+/** "Update payment method": `openBillingPortal` (a Stripe Billing Portal session), then 303 to it. */
+const paymentMethod = portalAction(async (request, projectId, subscriptionId, signedIn) => {
+  const opened = await runPortalOperation<{ url: string }>(
+    request,
+    signedIn,
+    'openBillingPortal',
+    { subscription_id: subscriptionId, return_url: `${request.relyingParty.origin}${portalPath(projectId)}` },
+    request.form.get('idempotency_key') ?? undefined,
+  );
+  if (!opened.ok) return problemView(request, projectId, signedIn, opened.problem);
+  return publicResult(redirectResult(opened.result.url));
 });
 
 /**
- * `GET /portal/{project_id}/discord/link`: starts the Discord authorization-code flow (DESIGN D28) with a
- * single-use `state` bound to this portal session, and sends the subscriber to discord.com. A link rather
- * than a form: it only prepares a state Discord's consent screen must still approve.
+ * `GET /portal/{project_id}/discord/link`: `startDiscordLink` (DESIGN D28: a single-use `state` bound to this portal
+ * session), then to discord.com. A link rather than a form: it only prepares a state Discord's consent screen must
+ * still approve.
  */
-const discordLink: PortalHandler = async (request, match) => {
+const discordLink: PortalHandler = async (request, match, formOrigins) => {
   const projectId = match[1].toLowerCase();
   const signedIn = await sessionOf(request, projectId);
   if (!signedIn) return signedOut(401);
-  const { session } = signedIn;
-  const { url } = await discordAuthorizeUrl(request.runtime, {
-    teamId: session.team_id,
-    projectId,
-    portalSessionId: session.id,
-    subscriberId: session.subscriber_id,
+  const started = await runPortalOperation<{ url: string }>(request, signedIn, 'startDiscordLink', {
+    portal_session_id: signedIn.session.id,
   });
-  return publicResult(redirectResult(url));
+  if (!started.ok) return problemView(request, projectId, signedIn, started.problem, formOrigins);
+  return publicResult(redirectResult(started.result.url));
 };
 
 /**
- * `GET /portal/{project_id}/discord/callback?code=&state=`: Discord's redirect back. Links the account
- * ({@link completeDiscordLink}: the state must be this session's) and shows the portal with the outcome;
- * a refusal at Discord (`error=access_denied`) or a refused state or code shows the portal with the problem.
+ * `GET /portal/{project_id}/discord/callback?code=&state=`: Discord's redirect back. `linkDiscordAccount` (the state
+ * must be this session's; single use, so a repeat is refused rather than replayed) and the portal with the outcome; a refusal at Discord (`error=access_denied`) or a refused
+ * state or code shows the portal with the problem.
  */
 const discordCallback: PortalHandler = async (request, match, formOrigins) => {
   const projectId = match[1].toLowerCase();
   const signedIn = await sessionOf(request, projectId);
   if (!signedIn) return signedOut(401);
-  const { session } = signedIn;
-  const problemPage = async (error: ProblemError) => {
-    const { problem } = toProblem(error, request.requestId);
-    return publicResult(
-      htmlResult(problem.status, await portalView(request, projectId, signedIn, problem)),
-      formOrigins,
-    );
-  };
   const code = request.query.get('code');
   const state = request.query.get('state');
-  if (request.query.get('error') || !code || !state)
-    return problemPage(
-      new ProblemError(
-        'VALIDATION_FAILED',
-        'Discord did not authorize the link; nothing was changed. Try again when you are ready.',
-      ),
+  if (request.query.get('error') || !code || !state) {
+    const refusal = new ProblemError(
+      'VALIDATION_FAILED',
+      'Discord did not authorize the link; nothing was changed. Try again when you are ready.',
     );
-  try {
-    const result = await completeDiscordLink(request.runtime, {
-      projectId,
-      portalSessionId: session.id,
-      subscriberId: session.subscriber_id,
-      code,
-      state,
-    });
-    return publicResult(redirectResult(`${portalPath(projectId)}?discord=${result.guild}`));
-  } catch (error) {
-    if (error instanceof ProblemError) return problemPage(error);
-    throw error;
+    return problemView(request, projectId, signedIn, toProblem(refusal, request.requestId).problem, formOrigins);
   }
+  const linked = await runPortalOperation<{ guild: string }>(request, signedIn, 'linkDiscordAccount', {
+    portal_session_id: signedIn.session.id,
+    code,
+    state,
+  });
+  if (!linked.ok) return problemView(request, projectId, signedIn, linked.problem, formOrigins);
+  return publicResult(redirectResult(`${portalPath(projectId)}?discord=${linked.result.guild}`));
 };
 
-/** "Sign out": ends the session and deletes its cookie. */
-const signOut = portalAction(async (request) => {
-  await endPortalSession(request.runtime, request.cookies[PORTAL_COOKIE]);
+/** "Sign out": `signOutOfPortal` ends the session; the cookie is deleted. */
+const signOut = portalAction(async (request, _projectId, _subscriptionId, signedIn) => {
+  await runPortalOperation(
+    request,
+    signedIn,
+    'signOutOfPortal',
+    { session_cookie: request.cookies[PORTAL_COOKIE] ?? '' },
+    request.form.get('idempotency_key') ?? undefined,
+  );
   return signedOut(200, [clearedPortalCookie()]);
 });
 

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { SubscriptionStatus } from '../catalogues/subscription-statuses.js';
+import { handlerOf } from '../domain/handlers.js';
+import { derivedIdempotencyKey } from '../limits/idempotency.js';
+import { invokeOperation } from '../operations/invoke.js';
+import { pipelineOperationById } from '../operations/registry.js';
+import type { Runtime } from '../runtime.js';
+import { hookPrincipal } from './principal.js';
+
+/** What the bot answers a platform user (see {@link membershipCommand}). */
+type MembershipCommandAnswer =
+  { found: true; status: SubscriptionStatus | null; url: string } | { found: false; status: null; url: null };
+
+/**
+ * The bot command that answers with a portal link (DESIGN D27, D28, D35), one use case for Telegram's `/account` and
+ * Discord's `/membership`: `answerMembershipCommand` run by the pipeline as the verified hook (surface `portal`), its
+ * idempotency key derived from the platform's update or interaction id, so a re-sent one replays the same link.
+ * Throws when the operation failed (the hook answers 5xx).
+ */
+export async function membershipCommand(
+  runtime: Runtime,
+  command: {
+    source: 'telegram' | 'discord';
+    teamId: string;
+    projectId: string;
+    platformUserId: string;
+    /** The platform's update or interaction id; null when the request carries none (no replay). */
+    eventId: string | null;
+  },
+): Promise<MembershipCommandAnswer> {
+  const operation = pipelineOperationById('answerMembershipCommand');
+  const input = { project_id: command.projectId, platform_user_id: command.platformUserId };
+  const outcome = await invokeOperation({
+    runtime,
+    principal: hookPrincipal(command.teamId, command.source),
+    operation,
+    handler: handlerOf('answerMembershipCommand'),
+    surface: 'portal',
+    requestId: `${command.source}:${command.eventId ?? randomUUID()}`,
+    decode: () => ({
+      input,
+      idempotencyKey:
+        command.eventId === null
+          ? null
+          : derivedIdempotencyKey(`${command.source}:${command.projectId}:${command.eventId}`),
+      fingerprint: [`hook:${command.source}`, operation.id, JSON.stringify(input)],
+      cursorField: 'body.cursor',
+    }),
+  });
+  if (!outcome.ok) throw new Error(`${operation.id} failed: ${outcome.problem.code}`);
+  return outcome.result as MembershipCommandAnswer;
+}

@@ -1,0 +1,104 @@
+import type { ActivityEntry } from '../domain/activity/schema.js';
+import { entity, keys, sortKeyPrefix } from './keys.js';
+import type { Store } from './store.js';
+import { decodeCursor, encodeCursor } from './pages.js';
+import type { Item } from './requests.js';
+
+/**
+ * The activity log's persistence (DESIGN D3, D5): entries in the team's activity partition, sort key the entry id
+ * (`act_` + a monotonic ULID), so newest first is a backward query; each kept until its TTL `expires_at`.
+ */
+
+/** Which entries a page of the activity log holds: optionally one token's, one team member's, one operation's. */
+export interface ActivityQuery {
+  limit: number;
+  cursor?: string;
+  token_id?: string;
+  member_id?: string;
+  operation?: string;
+}
+
+/** The public entry of a stored item. */
+function toEntry(item: Item): ActivityEntry {
+  return {
+    id: item.id,
+    occurred_at: item.occurred_at,
+    token_id: item.token_id ?? null,
+    member_id: item.member_id ?? null,
+    surface: item.surface,
+    operation: item.operation,
+    outcome: item.outcome,
+    status: item.status,
+    duration_ms: item.duration_ms,
+    request_id: item.request_id,
+  } as ActivityEntry;
+}
+
+export const activityStore = {
+  /** The stored item of `entry` for team `teamId`, kept until `expiresAt` (epoch SECONDS, the table's TTL). */
+  item(teamId: string, entry: ActivityEntry, expiresAt: number): Item {
+    return {
+      pk: keys.activityPartition(teamId),
+      sk: entry.id,
+      entity: entity.activity,
+      ...entry,
+      expires_at: expiresAt,
+    };
+  },
+
+  /** Writes one entry's item (made by {@link activityStore.item}): one PutItem. */
+  async write(store: Store, item: Item): Promise<void> {
+    await store.put({ Item: item });
+  },
+
+  /**
+   * One page of the team's entries, newest first. A page holds `limit` entries whenever that many remain: with
+   * filters it reads on (at most `maxReads` DynamoDB pages) and its cursor points just after its last entry.
+   * `next_cursor` is null on the last page. Errors: VALIDATION_FAILED for a cursor of another list.
+   */
+  async page(
+    store: Store,
+    teamId: string,
+    query: ActivityQuery,
+    maxReads: number,
+  ): Promise<{ data: ActivityEntry[]; next_cursor: string | null }> {
+    const partition = keys.activityPartition(teamId);
+    const filters: string[] = [];
+    const values: Record<string, unknown> = { ':pk': partition };
+    if (query.token_id) {
+      filters.push('token_id = :token');
+      values[':token'] = query.token_id;
+    }
+    if (query.member_id) {
+      filters.push('member_id = :member');
+      values[':member'] = query.member_id;
+    }
+    if (query.operation) {
+      filters.push('#operation = :operation');
+      values[':operation'] = query.operation;
+    }
+    const data: ActivityEntry[] = [];
+    let lastReturnedKey: Record<string, unknown> | undefined;
+    let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.activity });
+    for (let reads = 0; ; reads++) {
+      const result = await store.query({
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+        ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        Limit: filters.length ? 100 : query.limit - data.length,
+        ExclusiveStartKey: startKey,
+      });
+      for (const item of result.items) {
+        if (data.length === query.limit) return { data, next_cursor: encodeCursor(lastReturnedKey) };
+        data.push(toEntry(item));
+        lastReturnedKey = { pk: item.pk, sk: item.sk };
+      }
+      if (!result.lastEvaluatedKey) return { data, next_cursor: null };
+      if (data.length === query.limit || reads + 1 >= maxReads)
+        return { data, next_cursor: encodeCursor(result.lastEvaluatedKey) };
+      startKey = result.lastEvaluatedKey;
+    }
+  },
+};

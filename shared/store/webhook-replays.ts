@@ -1,0 +1,117 @@
+import { isoTime } from '../clock.js';
+import { parseStoredReplayJob, type StoredReplayJob } from '../domain/webhook-replays/record.js';
+import type { ReplayCandidate } from './webhook-deliveries/requeues.js';
+import { entity, keys, secondaryIndex } from './keys.js';
+import type { Store } from './store.js';
+import type { Item, Key } from './requests.js';
+import { ITEM_ABSENT, conditionally } from './expressions.js';
+
+/**
+ * The replay job item's persistence (DESIGN D25, D14): one item per job in its team's partition
+ * (`TEAM#<team>`, `WEBHOOK_REPLAY#<uuid>`); while it runs it is also in the sparse running-replays index, by
+ * the time of its last progress, so the sweeper restarts a job whose worker stopped.
+ */
+
+const INDEX_PK = secondaryIndex.partitionKey;
+const INDEX_SK = secondaryIndex.sortKey;
+
+/** The index sort key of a running job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
+function runningSortKey(atMs: number, replayId: string): string {
+  return `${String(Math.floor(atMs)).padStart(15, '0')}#${replayId}`;
+}
+
+export const replayJobStore = {
+  /** Stores a new job at `nowMs` (epoch ms); a `running` one also enters the running-replays index. */
+  async create(store: Store, job: StoredReplayJob, nowMs: number): Promise<void> {
+    const item: Item = { ...keys.webhookReplay(job.team_id, job.id), entity: entity.webhookReplay, ...job };
+    if (job.status === 'running')
+      Object.assign(item, { [INDEX_PK]: keys.runningReplaysIndex, [INDEX_SK]: runningSortKey(nowMs, job.id) });
+    await store.put({ Item: item, ConditionExpression: ITEM_ABSENT });
+  },
+
+  /** The stored job (strongly consistent) or null. Throws StoredRecordError for an item that does not match. */
+  async load(store: Store, teamId: string, replayId: string): Promise<StoredReplayJob | null> {
+    const item = await store.get(keys.webhookReplay(teamId, replayId), { consistent: true });
+    return item ? parseStoredReplayJob(item) : null;
+  },
+
+  /**
+   * Records the batch a worker is about to run (its deliveries and the cursor after it) and the progress time, on
+   * condition that the job is running, has done `job.batches` batches and has no batch in progress. False when not.
+   */
+  recordBatchStart(
+    store: Store,
+    job: StoredReplayJob,
+    batch: readonly ReplayCandidate[],
+    next: Key | undefined,
+    nowMs: number,
+  ): Promise<boolean> {
+    return conditionally(
+      store.update({
+        Key: keys.webhookReplay(job.team_id, job.id),
+        UpdateExpression: `SET #batch = :batch, batch_next = :next, updated_at = :now, ${INDEX_SK} = :sort`,
+        ConditionExpression: '#status = :running AND batches = :batches AND attribute_not_exists(#batch)',
+        ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
+        ExpressionAttributeValues: {
+          ':batch': batch,
+          ':next': next ?? null,
+          ':now': isoTime(nowMs),
+          ':sort': runningSortKey(nowMs, job.id),
+          ':running': 'running',
+          ':batches': job.batches,
+        },
+      }),
+    );
+  },
+
+  /**
+   * Records one finished batch: `replayed` grows by `replayed`, the cursor moves to `next` (undefined: the job is
+   * `completed` and leaves the running index), on condition that the job has done exactly `job.batches` batches
+   * (a duplicate worker of the same batch writes nothing). False when that condition failed.
+   */
+  recordProgress(
+    store: Store,
+    job: StoredReplayJob,
+    replayed: number,
+    next: Key | undefined,
+    nowMs: number,
+  ): Promise<boolean> {
+    const finished = next === undefined;
+    return conditionally(
+      store.update({
+        Key: keys.webhookReplay(job.team_id, job.id),
+        UpdateExpression: finished
+          ? `SET #status = :completed, completed_at = :now, updated_at = :now, #cursor = :null, batches = :next_batch ADD replayed :replayed REMOVE ${INDEX_PK}, ${INDEX_SK}, #batch, batch_next`
+          : `SET updated_at = :now, #cursor = :cursor, batches = :next_batch, ${INDEX_SK} = :sort ADD replayed :replayed REMOVE #batch, batch_next`,
+        ConditionExpression: '#status = :running AND batches = :batches',
+        ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#batch': 'batch' },
+        ExpressionAttributeValues: {
+          ':now': isoTime(nowMs),
+          ':replayed': replayed,
+          ':next_batch': job.batches + 1,
+          ':batches': job.batches,
+          ':running': 'running',
+          ...(finished
+            ? { ':completed': 'completed', ':null': null }
+            : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
+        },
+      }),
+    );
+  },
+
+  /** Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100) of the running-replays index. */
+  async pageStalled(
+    store: Store,
+    beforeMs: number,
+    startKey: Key | undefined,
+  ): Promise<{ items: StoredReplayJob[]; lastEvaluatedKey: Key | undefined }> {
+    const result = await store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
+      ExpressionAttributeValues: { ':index': keys.runningReplaysIndex, ':limit': runningSortKey(beforeMs, '') },
+      ExclusiveStartKey: startKey,
+      Limit: 100,
+    });
+    return { items: result.items.map(parseStoredReplayJob), lastEvaluatedKey: result.lastEvaluatedKey };
+  },
+};
