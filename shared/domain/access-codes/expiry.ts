@@ -1,14 +1,14 @@
 import pMap from 'p-map';
 import { isoTime } from '../../clock.js';
 import { completeDeadline, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
+import { expiringCodesPage, readBatchState } from '../../store/access-codes/reads.js';
+import { expireCode } from '../../store/access-codes/writes.js';
+import { projectExists } from '../../store/subscriptions/reads.js';
 import { ConditionFailedError } from '../../store/store.js';
 import type { Key } from '../../store/requests.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { toAccessCode } from './repository.js';
 
-/** Codes read per page while a batch expires. */
-const EXPIRY_PAGE_SIZE = 100;
 /** Code expiries committed at once. */
 const EXPIRY_CONCURRENCY = 8;
 
@@ -23,43 +23,21 @@ export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: 
   const nowMs = runtime.clock.nowMs();
   const now = isoTime(nowMs);
   let unsettled = 0;
-  const [batch, project] = await Promise.all([
-    runtime.store.get(keys.accessCodeBatch(teamId, projectId, batchId)),
-    runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' }),
+  const [state, project] = await Promise.all([
+    readBatchState(runtime.store, teamId, projectId, batchId),
+    projectExists(runtime.store, teamId, projectId),
   ]);
-  if (batch?.state === 'active' && project) {
+  if (state === 'active' && project) {
     let startKey: Key | undefined;
     do {
-      const page = await runtime.store.query({
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: '#status = :active AND code_expires_at <= :now',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': keys.accessCodePartition(teamId, projectId),
-          ':prefix': sortKeyPrefix.accessCodeInBatch(batchId),
-          ':active': 'active',
-          ':now': now,
-        },
-        Limit: EXPIRY_PAGE_SIZE,
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      });
+      const page = await expiringCodesPage(runtime.store, teamId, projectId, batchId, now, startKey);
       await pMap(
         page.items,
         async (item) => {
           const expired = toAccessCode({ ...item, status: 'expired', updated_at: now }, nowMs);
           try {
             await unitOfWork(runtime, teamId, (tx) => {
-              tx.update(
-                { pk: item.pk, sk: item.sk },
-                {
-                  expression: 'SET #status = :expired, updated_at = :now',
-                  condition:
-                    'attribute_exists(pk) AND #status = :active AND times_redeemed = :times AND code_expires_at <= :now',
-                  names: { '#status': 'status' },
-                  values: { ':expired': 'expired', ':active': 'active', ':times': item.times_redeemed, ':now': now },
-                },
-              );
+              expireCode(tx, item, now);
               tx.emit({ type: 'access_code.expired', projectId, data: { access_code: expired } });
             });
           } catch (error) {
@@ -69,7 +47,7 @@ export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: 
         },
         { concurrency: EXPIRY_CONCURRENCY },
       );
-      startKey = page.lastEvaluatedKey;
+      startKey = page.next;
     } while (startKey);
   }
   if (unsettled > 0) return;

@@ -6,13 +6,20 @@ import { scheduleDeadline } from '../../deadlines/deadline.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { logger } from '../../logger.js';
-import { entity, keys } from '../../store/keys.js';
+import {
+  activateBatch,
+  collidingCodes,
+  deleteBatch,
+  deleteCodes,
+  discardPendingBatch,
+  putCodes,
+  putPendingBatch,
+} from '../../store/access-codes/writes.js';
 import { ConditionFailedError, TransactionCanceledError } from '../../store/store.js';
-import type { Item } from '../../store/requests.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { codeDigest, codeSuffix, newCode, normalizeCode } from './codes.js';
+import { newCode, normalizeCode } from './codes.js';
 import { requirePlanOfProject } from './plan.js';
 import type { AccessCodeBatch, AccessCodeEffect, GeneratedAccessCodes } from './schema.js';
 
@@ -81,25 +88,13 @@ export async function generateAccessCodes(
     expires_at: input.expires_at,
     created_at: now,
   };
-  const batchKey = keys.accessCodeBatch(teamId, projectId, batch.id);
-  const { expires_at: batchExpiresAt, ...batchFields } = batch;
 
   // The steps before the last write outside the request's scope: the request's idempotency completion
   // and activity entry go with the final transaction, whose result is the response (D3).
   await outsideRequestScope(() =>
     unitOfWork(runtime, teamId, (tx) => {
       plan.check(tx);
-      tx.put(
-        {
-          ...batchKey,
-          entity: entity.accessCodeBatch,
-          team_id: teamId,
-          ...batchFields,
-          code_expires_at: batchExpiresAt ?? undefined,
-          state: 'pending',
-        },
-        { condition: 'attribute_not_exists(pk)' },
-      );
+      putPendingBatch(tx, teamId, batch);
     }),
   );
 
@@ -120,56 +115,10 @@ export async function generateAccessCodes(
   const written: PendingCode[][] = [];
   let aborted = false;
 
-  const codeItem = (code: PendingCode): Item => ({
-    ...keys.accessCode(teamId, projectId, batch.id, code.id),
-    entity: entity.accessCode,
-    team_id: teamId,
-    id: code.id,
-    project_id: projectId,
-    batch_id: batch.id,
-    plan_id: batch.plan_id,
-    code_suffix: codeSuffix(code.code),
-    effect: batch.effect,
-    access_days: batch.access_days,
-    max_redemptions: batch.max_redemptions,
-    times_redeemed: 0,
-    code_expires_at: batch.expires_at ?? undefined,
-    status: 'active',
-    revoked_at: null,
-    created_at: now,
-    updated_at: now,
-  });
   const writeChunk = async (chunk: PendingCode[]) => {
     for (let attempt = 1; !aborted; attempt++) {
       try {
-        await unitOfWork(runtime, teamId, (tx) => {
-          for (const code of chunk) {
-            const item = codeItem(code);
-            tx.put(item, { condition: 'attribute_not_exists(pk)' });
-            tx.put(
-              {
-                ...keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)),
-                entity: entity.accessCodeLookup,
-                team_id: teamId,
-                project_id: projectId,
-                access_code_id: code.id,
-                batch_id: batch.id,
-                code_sk: item.sk,
-              },
-              { condition: 'attribute_not_exists(pk)' },
-            );
-            tx.put(
-              {
-                ...keys.accessCodeRef(teamId, code.id),
-                entity: entity.accessCodeRef,
-                team_id: teamId,
-                project_id: projectId,
-                batch_id: batch.id,
-              },
-              { condition: 'attribute_not_exists(pk)' },
-            );
-          }
-        });
+        await unitOfWork(runtime, teamId, (tx) => putCodes(tx, teamId, batch, chunk, now));
         written.push(chunk);
         return;
       } catch (error) {
@@ -179,9 +128,8 @@ export async function generateAccessCodes(
           throw error;
         }
         if (error instanceof ConditionFailedError) {
-          // A code taken by an earlier batch of the project (item 3k+1 is code k's lookup): replace the
-          // colliding codes (ids are fresh UUIDs, so only lookups can collide) and write the chunk again.
-          const failed = new Set(error.failedItems.map((index) => Math.floor(index / 3)));
+          // A code taken by an earlier batch of the project: replace the colliding codes and write the chunk again.
+          const failed = collidingCodes(error);
           if (failed.size === 0) chunk.forEach((_, index) => failed.add(index));
           for (const index of failed) chunk[index] = fresh();
         } else {
@@ -203,12 +151,7 @@ export async function generateAccessCodes(
     return await withConflictRetries(() =>
       unitOfWork(runtime, teamId, (tx) => {
         plan.check(tx);
-        tx.update(batchKey, {
-          expression: 'SET #state = :active',
-          condition: '#state = :pending',
-          names: { '#state': 'state' },
-          values: { ':active': 'active', ':pending': 'pending' },
-        });
+        activateBatch(tx, teamId, projectId, batch.id);
         if (batch.expires_at !== null)
           scheduleDeadline(tx, {
             teamId,
@@ -258,26 +201,11 @@ async function discardBatch(
   batchId: string,
   written: readonly PendingCode[][],
 ): Promise<void> {
-  const batchKey = keys.accessCodeBatch(teamId, projectId, batchId);
-  await runtime.store.update({
-    Key: batchKey,
-    UpdateExpression: 'SET #state = :discarded',
-    ConditionExpression: '#state = :pending',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':discarded': 'discarded', ':pending': 'pending' },
-  });
-  const ofBatch = { condition: 'batch_id = :batch', values: { ':batch': batchId } };
+  await discardPendingBatch(runtime.store, teamId, projectId, batchId);
   await pMap(
     written,
-    (chunk) =>
-      unitOfWork(runtime, teamId, (tx) => {
-        for (const code of chunk) {
-          tx.delete(keys.accessCode(teamId, projectId, batchId, code.id));
-          tx.delete(keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)), ofBatch);
-          tx.delete(keys.accessCodeRef(teamId, code.id), ofBatch);
-        }
-      }),
+    (chunk) => unitOfWork(runtime, teamId, (tx) => deleteCodes(tx, teamId, projectId, batchId, chunk)),
     { concurrency: CHUNK_CONCURRENCY },
   );
-  await runtime.store.delete({ Key: batchKey });
+  await deleteBatch(runtime.store, teamId, projectId, batchId);
 }

@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
+import { readProjectAndPlan } from '../../store/access-codes/reads.js';
+import { checkPlanOfProjectActive } from '../../store/access-codes/writes.js';
 import type { Store } from '../../store/store.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 
@@ -22,9 +23,7 @@ export async function requirePlanOfProject(
   planId: string,
 ): Promise<PlanOfProject> {
   const teamId = principal.teamId;
-  const items = await store.batchGet([keys.project(teamId, projectId), keys.plan(teamId, planId)]);
-  const project = items.find((item) => item.entity === entity.project);
-  const plan = items.find((item) => item.entity === entity.plan);
+  const { project, plan } = await readProjectAndPlan(store, teamId, projectId, planId);
   if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   if (!plan || plan.project_id !== projectId)
     throw new ProblemError('NOT_FOUND', `No plan ${planId} in project ${projectId}.`);
@@ -45,19 +44,6 @@ export async function requirePlanOfProject(
     );
   return {
     id: planId,
-    check: (tx) => {
-      tx.check(keys.project(teamId, projectId), {
-        condition: 'attribute_exists(pk) AND #status = :active',
-        names: { '#status': 'status' },
-        values: { ':active': 'active' },
-        onConditionFailed: changed,
-      });
-      tx.check(keys.plan(teamId, planId), {
-        condition: 'attribute_exists(pk) AND project_id = :project AND #status = :active',
-        names: { '#status': 'status' },
-        values: { ':project': projectId, ':active': 'active' },
-        onConditionFailed: changed,
-      });
-    },
+    check: (tx) => checkPlanOfProjectActive(tx, teamId, projectId, planId, changed),
   };
 }

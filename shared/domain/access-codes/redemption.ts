@@ -2,10 +2,11 @@ import type { Principal } from '../../auth/principal.js';
 import { requireAbility, requireProjectAccess } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
+import { hasRedeemed, readBatchState, readCodeItem, readCodeLookup } from '../../store/access-codes/reads.js';
+import { putRedemption, writeCodeUse } from '../../store/access-codes/writes.js';
 import { ConditionFailedError, TransactionCanceledError } from '../../store/store.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
-import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { withinTierLimit } from '../billing/repository.js';
@@ -21,9 +22,7 @@ import { DAY_MS, periodEnd } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import type { Subscription } from '../subscriptions/schema.js';
-import { codeDigest } from './codes.js';
 import { toAccessCode } from './repository.js';
-import { parseStoredAccessCodeLookup, parseStoredBatchState } from './record.js';
 import type { AccessCode, AccessCodeRedemption, RedeemAccessCodeRequest } from './schema.js';
 
 /**
@@ -87,12 +86,10 @@ async function locateCode(
   projectId: string,
   presented: string,
 ): Promise<CodeLocation> {
-  const lookup = await runtime.store.get(keys.accessCodeLookup(teamId, projectId, codeDigest(presented)));
-  if (!lookup) throw unknownCode(projectId);
-  const stored = parseStoredAccessCodeLookup(lookup);
-  const location = { codeId: stored.access_code_id, batchId: stored.batch_id };
-  const batch = await runtime.store.get(keys.accessCodeBatch(teamId, projectId, location.batchId));
-  if (!batch || parseStoredBatchState(batch).state !== 'active') throw unknownCode(projectId);
+  const location = await readCodeLookup(runtime.store, teamId, projectId, presented);
+  if (!location) throw unknownCode(projectId);
+  if ((await readBatchState(runtime.store, teamId, projectId, location.batchId)) !== 'active')
+    throw unknownCode(projectId);
   return location;
 }
 
@@ -103,35 +100,6 @@ type Take = 'unlimited' | 'before_last' | 'last';
 function takeOf(code: AccessCode): Take {
   if (code.max_redemptions === null) return 'unlimited';
   return code.times_redeemed + 1 >= code.max_redemptions ? 'last' : 'before_last';
-}
-
-/** Adds the code's counter update of `take` to `tx` (conditional: still active, unexpired, the use still free). */
-function writeCodeUse(tx: Transaction, teamId: string, code: AccessCode, take: Take, now: string): void {
-  const key = keys.accessCode(teamId, code.project_id, code.batch_id, code.id);
-  const live = '#status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)';
-  const names = { '#status': 'status' };
-  // Read only for a limited code (`take` is `last` or `before_last` only then).
-  const max = code.max_redemptions ?? 0;
-  if (take === 'last') {
-    tx.update(key, {
-      expression: 'SET times_redeemed = :max, #status = :exhausted, updated_at = :now',
-      condition: `attribute_exists(pk) AND ${live} AND times_redeemed = :last_use`,
-      names,
-      values: { ':active': 'active', ':now': now, ':max': max, ':exhausted': 'exhausted', ':last_use': max - 1 },
-    });
-    return;
-  }
-  tx.update(key, {
-    expression: 'SET updated_at = :now ADD times_redeemed :one',
-    condition: `attribute_exists(pk) AND ${live}${take === 'before_last' ? ' AND times_redeemed < :last_use' : ''}`,
-    names,
-    values: {
-      ':active': 'active',
-      ':now': now,
-      ':one': 1,
-      ...(take === 'before_last' ? { ':last_use': max - 1 } : {}),
-    },
-  });
 }
 
 /** True for an error that another redemption (or change) of the same items caused: try again. */
@@ -159,14 +127,13 @@ export async function redeemAccessCode(
   const project = toProject(await loadProject(runtime.store, principal, projectId));
   const location = await locateCode(runtime, teamId, projectId, input.code);
   const existing = input.subscriber_id ? await getSubscriber(runtime.store, principal, input.subscriber_id) : null;
-  const codeKey = keys.accessCode(teamId, projectId, location.batchId, location.codeId);
   let plan: Plan | undefined;
 
   const { answer, followUp } = await retryOnLostRace(
     async () => {
       const [item, earlier] = await Promise.all([
-        runtime.store.get(codeKey),
-        existing ? runtime.store.get(keys.accessCodeRedemption(teamId, location.codeId, existing.id)) : undefined,
+        readCodeItem(runtime.store, teamId, { projectId, ...location }),
+        existing ? hasRedeemed(runtime.store, teamId, location.codeId, existing.id) : false,
       ]);
       if (!item) throw unknownCode(projectId);
       if (earlier) throw alreadyRedeemed(existing!.id);
@@ -201,19 +168,14 @@ export async function redeemAccessCode(
       // D20: a subscriber created with the redemption counts against the tier's limit (in `prepared.write`).
       await withinTierLimit(runtime, teamId, 'subscribers', () =>
         unitOfWork(runtime, teamId, async (tx) => {
-          tx.put(
-            {
-              ...keys.accessCodeRedemption(teamId, code.id, subscriber.id),
-              entity: entity.accessCodeRedemption,
-              team_id: teamId,
-              project_id: projectId,
-              access_code_id: code.id,
-              subscriber_id: subscriber.id,
-              subscription_id: subscription.id,
-              redeemed_at: now,
-            },
-            { condition: 'attribute_not_exists(pk)', onConditionFailed: () => alreadyRedeemed(subscriber.id) },
-          );
+          const redemption = {
+            projectId,
+            codeId: code.id,
+            subscriberId: subscriber.id,
+            subscriptionId: subscription.id,
+            now,
+          };
+          putRedemption(tx, teamId, redemption, () => alreadyRedeemed(subscriber.id));
           writeCodeUse(tx, teamId, code, take, now);
           const added = await addSubscriptionCreation(tx, runtime, principal, {
             subscription,

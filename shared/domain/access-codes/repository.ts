@@ -2,22 +2,17 @@ import type { Principal } from '../../auth/principal.js';
 import { canAccessProject, requireProjectAccess } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys, sortKeyPrefix } from '../../store/keys.js';
+import { activeBatchIds, listStoredCodes, readCodeOfActiveBatch, readCodeRef } from '../../store/access-codes/reads.js';
+import { revokeCode } from '../../store/access-codes/writes.js';
 import type { Store } from '../../store/store.js';
-import { queryPage, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import {
-  parseStoredAccessCode,
-  parseStoredAccessCodeRef,
-  parseStoredAccessCodeStatus,
-  parseStoredBatchState,
-  type StoredAccessCode,
-} from './record.js';
+import { parseStoredAccessCode, parseStoredAccessCodeStatus, type StoredAccessCode } from './record.js';
 import type { AccessCode, AccessCodeStatus } from './schema.js';
 
 /**
- * Access-code reads and revocation (D14, D18); generation in generation.ts. Partition `TEAM#<team>#PROJECT#<project>#ACCESS_CODE` holds codes and batches;
+ * Access-code reads and revocation (D14, D18) over the store adapter (`shared/store/access-codes/`); generation in generation.ts. Partition `TEAM#<team>#PROJECT#<project>#ACCESS_CODE` holds codes and batches;
  * only `active` batches are visible and redeemable. The code itself is never stored: a lookup item keyed by its normalized SHA-256 (unique per project,
  * case-insensitive) and its suffix. `expires_at` is stored as `code_expires_at` (`expires_at` is the TTL attribute, §3); read status via {@link effectiveStatus}.
  */
@@ -66,19 +61,6 @@ export function toAccessCode(item: Item, nowMs: number): AccessCode {
   return publicAccessCode(parseStoredAccessCode(item), nowMs);
 }
 
-/** Batch items of `batchIds` (one BatchGetItem) that are `active`, by id. */
-async function activeBatches(
-  store: Store,
-  teamId: string,
-  projectId: string,
-  batchIds: Iterable<string>,
-): Promise<Set<string>> {
-  const ids = [...new Set(batchIds)];
-  if (ids.length === 0) return new Set();
-  const items = await store.batchGet(ids.map((batchId) => keys.accessCodeBatch(teamId, projectId, batchId)));
-  return new Set(items.map(parseStoredBatchState).flatMap((batch) => (batch.state === 'active' ? [batch.id] : [])));
-}
-
 /**
  * Lists a project's codes (DESIGN D12, D18), in key order (grouped by batch), paged; filters: one batch
  * (a key range), a plan, a status (as {@link effectiveStatus} computes it at `nowMs`, epoch MILLISECONDS).
@@ -94,43 +76,16 @@ export async function listAccessCodes(
 ): Promise<Page<AccessCode>> {
   const teamId = principal.teamId;
   requireProjectAccess(principal, query.project_id);
-  const now = isoTime(nowMs);
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (query.plan_id) {
-    conditions.push('plan_id = :plan');
-    values[':plan'] = query.plan_id;
-  }
-  if (query.status) {
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-    if (query.status === 'active') {
-      conditions.push('#status = :status AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)');
-      values[':now'] = now;
-    } else if (query.status === 'expired') {
-      conditions.push('(#status = :status OR (#status = :active AND code_expires_at <= :now))');
-      values[':active'] = 'active';
-      values[':now'] = now;
-    } else {
-      conditions.push('#status = :status');
-    }
-  }
-  const [project, page] = await Promise.all([
-    store.get(keys.project(teamId, query.project_id), { projection: 'pk' }),
-    queryPage(store, {
-      partition: keys.accessCodePartition(teamId, query.project_id),
-      sortKeyPrefix: query.batch_id ? sortKeyPrefix.accessCodeInBatch(query.batch_id) : sortKeyPrefix.accessCode,
-      limit: query.limit,
-      cursor: query.cursor,
-      map: parseStoredAccessCode,
-      filter: conditions.length
-        ? { expression: conditions.join(' AND '), names: Object.keys(names).length ? names : undefined, values }
-        : undefined,
-    }),
-  ]);
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${query.project_id}.`);
-  const visible = await activeBatches(
+  const page = await listStoredCodes(store, teamId, query.project_id, {
+    limit: query.limit,
+    cursor: query.cursor,
+    batchId: query.batch_id,
+    planId: query.plan_id,
+    status: query.status,
+    now: isoTime(nowMs),
+  });
+  if (!page) throw new ProblemError('NOT_FOUND', `No project ${query.project_id}.`);
+  const visible = await activeBatchIds(
     store,
     teamId,
     query.project_id,
@@ -144,20 +99,13 @@ export async function listAccessCodes(
 
 /** The stored code with id `codeId` in an active batch of an existing project of the principal's team and scope; else NOT_FOUND. */
 async function findCode(store: Store, principal: Principal, codeId: string): Promise<StoredAccessCode> {
-  const ref = await store.get(keys.accessCodeRef(principal.teamId, codeId));
+  const ref = await readCodeRef(store, principal.teamId, codeId);
   if (!ref) throw notFound(codeId);
-  const { project_id: projectId, batch_id: batchId } = parseStoredAccessCodeRef(ref);
+  const { project_id: projectId, batch_id: batchId } = ref;
   if (!canAccessProject(principal, projectId)) throw notFound(codeId);
-  const items = await store.batchGet([
-    keys.accessCode(principal.teamId, projectId, batchId, codeId),
-    keys.accessCodeBatch(principal.teamId, projectId, batchId),
-    keys.project(principal.teamId, projectId),
-  ]);
-  const code = items.find((item) => item.entity === entity.accessCode);
-  const batch = items.find((item) => item.entity === entity.accessCodeBatch);
-  const project = items.find((item) => item.entity === entity.project);
-  if (!code || !batch || parseStoredBatchState(batch).state !== 'active' || !project) throw notFound(codeId);
-  return parseStoredAccessCode(code);
+  const code = await readCodeOfActiveBatch(store, principal.teamId, projectId, batchId, codeId);
+  if (!code) throw notFound(codeId);
+  return code;
 }
 
 /**
@@ -194,14 +142,9 @@ export async function revokeAccessCode(
   if (status !== 'active') throw conflict(status);
   const now = isoTime(nowMs);
   return unitOfWork(runtime, principal.teamId, (tx: Transaction) => {
-    tx.update(keys.accessCode(principal.teamId, code.project_id, code.batch_id, codeId), {
-      expression: 'SET #status = :revoked, revoked_at = :now, updated_at = :now',
-      condition:
-        'attribute_exists(pk) AND #status = :active AND (attribute_not_exists(code_expires_at) OR code_expires_at > :now)',
-      names: { '#status': 'status' },
-      values: { ':revoked': 'revoked', ':active': 'active', ':now': now },
-      onConditionFailed: () => conflict('no longer active (revoked, used up or expired meanwhile)'),
-    });
+    revokeCode(tx, principal.teamId, code, now, () =>
+      conflict('no longer active (revoked, used up or expired meanwhile)'),
+    );
     return publicAccessCode({ ...code, status: 'revoked', revoked_at: now, updated_at: now }, nowMs);
   });
 }

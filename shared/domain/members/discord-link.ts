@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isoTime } from '../../clock.js';
 import { ConfigurationError, ENVIRONMENT_VARIABLES } from '../../config.js';
 import { openCredential, putCredential } from '../../credentials/repository.js';
@@ -9,13 +9,13 @@ import { logger } from '../../logger.js';
 import { callPlatform, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
 import { DISCORD_CREDENTIAL, DiscordCallError, discordSettingsOf, loadDiscordClient } from '../../platforms/discord.js';
 import { discordUserLinkState, sealDiscordUserTokens } from '../../platforms/discord-user.js';
-import { entity, keys } from '../../store/keys.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
+import { consumeDiscordLinkState, putDiscordLinkState } from '../../store/members.js';
+import type { Store } from '../../store/store.js';
+import { readPlanItems, readProjectItem, readSubscriberItem } from '../../store/subscriptions/reads.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { toPlan } from '../plans/repository.js';
 import { toProject } from '../projects/repository.js';
 import { parseStoredSubscriber } from '../subscribers/record.js';
-import { parseStoredDiscordLinkState } from './record.js';
 import { updateSubscriber } from '../subscribers/changes.js';
 import { subscriptionsOfSubscriber } from '../subscriptions/access-facts.js';
 import { resourcesGrantedBy } from '../subscriptions/platform-access.js';
@@ -38,16 +38,9 @@ const DISCORD_AUTHORIZE_URL = 'https://discord.com/oauth2/authorize';
 const DISCORD_LINK_SCOPES = 'identify guilds.join';
 /** How long a linking `state` works: 10 minutes. */
 const STATE_LIFETIME_MS = 10 * 60 * 1000;
-/** How long a used or expired state item is kept before DynamoDB's TTL removes it, in seconds. */
-const STATE_RETENTION_SECONDS = 24 * 3600;
 
 /** What linking needs of a runtime: the store and clock (transactions), integration settings and the platform adapters' runtime. */
 type LinkRuntime = UnitOfWorkRuntime & IntegrationRuntime & PlatformRuntime;
-
-/** The SHA-256 (hex) of a state: the key of its item (the state itself is never stored). */
-function stateHash(state: string): string {
-  return createHash('sha256').update(state, 'utf8').digest('hex');
-}
 
 /** The redirect URL registered in the Developer Portal: `<PUBLIC_BASE_URL>/portal/{project_id}/discord/callback`. */
 function discordRedirectUri(runtime: IntegrationRuntime, projectId: string): string {
@@ -93,18 +86,7 @@ export async function discordAuthorizeUrl(
   const state = randomBytes(32).toString('base64url');
   const nowMs = runtime.clock.nowMs();
   const expiresAt = isoTime(nowMs + STATE_LIFETIME_MS);
-  await runtime.store.put({
-    Item: {
-      ...keys.discordLinkState(stateHash(state)),
-      entity: entity.discordLinkState,
-      team_id: input.teamId,
-      project_id: input.projectId,
-      subscriber_id: input.subscriberId,
-      portal_session_id: input.portalSessionId,
-      link_expires_at: expiresAt,
-      expires_at: Math.floor((nowMs + STATE_LIFETIME_MS) / 1000) + STATE_RETENTION_SECONDS,
-    },
-  });
+  await putDiscordLinkState(runtime.store, state, input, nowMs + STATE_LIFETIME_MS);
   const query = new URLSearchParams({
     client_id: bot.applicationId,
     response_type: 'code',
@@ -127,25 +109,9 @@ async function consumeState(
       'This Discord link attempt is unknown, already used or expired; start linking again.',
       { errors: [{ path: 'state', message: 'unknown, used or expired' }] },
     );
-  try {
-    const item = await runtime.store.delete({
-      Key: keys.discordLinkState(stateHash(input.state)),
-      ConditionExpression:
-        'attribute_exists(pk) AND project_id = :project AND subscriber_id = :subscriber AND portal_session_id = :session AND link_expires_at > :now',
-      ExpressionAttributeValues: {
-        ':project': input.projectId,
-        ':subscriber': input.subscriberId,
-        ':session': input.portalSessionId,
-        ':now': isoTime(runtime.clock.nowMs()),
-      },
-      ReturnValues: 'ALL_OLD',
-    });
-    if (!item) throw refused();
-    return parseStoredDiscordLinkState(item).team_id;
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw refused();
-    throw error;
-  }
+  const teamId = await consumeDiscordLinkState(runtime.store, input.state, input, isoTime(runtime.clock.nowMs()));
+  if (!teamId) throw refused();
+  return teamId;
 }
 
 /** Runs a Discord call of the linking flow: a refusal is the user's (VALIDATION_FAILED on `path`), anything else PROVIDER_UNAVAILABLE. */
@@ -218,8 +184,8 @@ export async function completeDiscordLink(
 
   const principal = hookPrincipal(teamId, 'discord');
   const [subscriberItem, projectItem] = await Promise.all([
-    runtime.store.get(keys.subscriber(teamId, projectId, subscriberId)),
-    runtime.store.get(keys.project(teamId, projectId)),
+    readSubscriberItem(runtime.store, teamId, projectId, subscriberId),
+    readProjectItem(runtime.store, teamId, projectId),
   ]);
   if (!subscriberItem || !projectItem) throw new ProblemError('NOT_FOUND', `No subscriber ${subscriberId}.`);
   const project = toProject(projectItem);
@@ -264,15 +230,8 @@ export async function completeDiscordLink(
   const withAccess = subscriptions.filter((subscription) => hasAccess(subscription.status));
   if (!server || withAccess.length === 0 || member.status === 'banned')
     return { member, guild: 'no_access', reason: null };
-  const plans = (
-    await Promise.all(
-      [...new Set(withAccess.map((subscription) => subscription.plan_id))].map((planId) =>
-        runtime.store.get(keys.plan(teamId, planId)),
-      ),
-    )
-  )
-    .filter((item) => item !== undefined)
-    .map(toPlan);
+  const planIds = [...new Set(withAccess.map((subscription) => subscription.plan_id))];
+  const plans = (await readPlanItems(runtime.store, teamId, planIds)).map(toPlan);
   const roles = resourcesGrantedBy(roleResources, plans).map((resource) => resource.platform_resource_id);
   try {
     const joined = await client.addGuildMember(

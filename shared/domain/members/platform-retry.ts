@@ -1,14 +1,13 @@
 import { isoTime } from '../../clock.js';
-import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
+import { completeDeadline, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
 import { logger } from '../../logger.js';
 import type { PlatformResourceTarget, PlatformResult } from '../../platforms/platform-adapter.js';
 import { keys } from '../../store/keys.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { revisionCondition } from '../../store/optimistic.js';
+import { moveSyncDeadline, writeMemberPlatformError } from '../../store/members.js';
 import type { Item } from '../../store/requests.js';
 import { INVITE_LINK_REVOCATIONS_ATTRIBUTE, parseStoredInviteLinkRevocations } from './record.js';
-import type { StoredMember } from './repository.js';
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 
 /**
@@ -86,40 +85,6 @@ export function platformErrorOf(
 }
 
 /**
- * Adds to `tx` the member's `platform_error` (null clears it), `updated_at` and revision + 1. With `read`
- * (the stored member as read) the update is conditional on its revision (a lost race fails `tx`);
- * without, only on the member existing. `revocations`: the invite links still to revoke — replacing the
- * stored ones (empty removes them), or added to them with `append` — or undefined to leave them alone.
- */
-export function writePlatformError(
-  tx: Transaction,
-  teamId: string,
-  member: Pick<Member, 'id' | 'project_id'>,
-  error: MemberPlatformError | null,
-  nowIso: string,
-  read?: StoredMember,
-  revocations?: PendingInviteLinkRevocation[],
-  append = false,
-): void {
-  const revision = read ? revisionCondition(read) : null;
-  const set = 'SET platform_error = :error, updated_at = :now, revision = if_not_exists(revision, :zero) + :one';
-  const attribute = INVITE_LINK_REVOCATIONS_ATTRIBUTE;
-  let links = '';
-  const linkValues: Record<string, unknown> = {};
-  if (revocations?.length) {
-    links = append
-      ? `, ${attribute} = list_append(if_not_exists(${attribute}, :no_revocations), :revocations)`
-      : `, ${attribute} = :revocations`;
-    Object.assign(linkValues, { ':revocations': revocations }, append ? { ':no_revocations': [] } : {});
-  } else if (revocations && !append) links = ` REMOVE ${attribute}`;
-  tx.update(keys.member(teamId, member.project_id, member.id), {
-    expression: set + links,
-    condition: revision ? `attribute_exists(pk) AND ${revision.expression}` : 'attribute_exists(pk)',
-    values: { ':error': error, ':now': nowIso, ':zero': 0, ':one': 1, ...revision?.values, ...linkValues },
-  });
-}
-
-/**
  * Adds to `tx` the sync deadline's next state: moved to `error.next_attempt_at` (conditional on `current` at its due time), else removed; a concurrent change fails `tx`
  * (`ConditionFailedError`). `attributes`: extra attributes of the moved item. Also used by `subscriptions/invite-link-retry.ts`.
  */
@@ -130,10 +95,7 @@ export function writeSyncDeadline(
   attributes: Record<string, unknown> = {},
 ): void {
   if (error?.next_attempt_at) {
-    tx.put(
-      { ...deadlineItem({ ...current, dueAt: error.next_attempt_at }), ...attributes },
-      { condition: 'attribute_exists(pk) AND due_at = :due_at', values: { ':due_at': current.dueAt } },
-    );
+    moveSyncDeadline(tx, current, error.next_attempt_at, attributes);
   } else completeDeadline(tx, current);
 }
 
@@ -157,7 +119,7 @@ export async function recordPlatformOutcome(
     // Bookkeeping after the request's effect: never the request's idempotency items.
     await outsideRequestScope(() =>
       unitOfWork(runtime, teamId, (tx) => {
-        writePlatformError(tx, teamId, member, error, nowIso, undefined, revocations, true);
+        writeMemberPlatformError(tx, teamId, member, error, nowIso, undefined, revocations, true);
         if (error?.next_attempt_at) scheduleDeadline(tx, platformSyncDeadline(teamId, member, error.next_attempt_at));
         else tx.delete(keys.deadline(teamId, MEMBER_PLATFORM_SYNC_DEADLINE_KIND, member.id));
       }),

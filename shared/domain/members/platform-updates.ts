@@ -1,19 +1,21 @@
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys } from '../../store/keys.js';
+import {
+  claimPlatformUser,
+  linkInvitedSubscriber,
+  linkMemberToSubscriber,
+  putNewMember,
+  readMemberItem,
+  readPlatformUserClaim,
+  writeMemberChange,
+} from '../../store/members.js';
+import { projectExists, readSubscriberItem } from '../../store/subscriptions/reads.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { toSubscriber, writeSubscriberAccess } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import {
-  platformUserKey,
-  putNewMember,
-  readMemberItem,
-  readPlatformUserClaim,
-  toMember,
-  writeMemberChange,
-} from './repository.js';
+import { toMember } from './repository.js';
 import type { Member } from './schema.js';
 
 /**
@@ -56,8 +58,8 @@ export async function recordPlatformMembership(
   update: PlatformMembershipUpdate,
 ): Promise<Member | null> {
   const { teamId, projectId, platformUserId } = update;
-  const project = await runtime.store.get(keys.project(teamId, projectId), { projection: 'pk' });
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  if (!(await projectExists(runtime.store, teamId, projectId)))
+    throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return retryOnLostRace(
     async () => {
       const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
@@ -66,10 +68,10 @@ export async function recordPlatformMembership(
           ? readMemberItem(runtime.store, teamId, projectId, claim.member_id)
           : Promise.resolve(undefined),
         claim?.subscriber_id
-          ? runtime.store.get(keys.subscriber(teamId, projectId, claim.subscriber_id))
+          ? readSubscriberItem(runtime.store, teamId, projectId, claim.subscriber_id)
           : Promise.resolve(undefined),
         update.invitedSubscriberId && !claim?.subscriber_id && !claim?.member_id && update.change === 'joined'
-          ? runtime.store.get(keys.subscriber(teamId, projectId, update.invitedSubscriberId))
+          ? readSubscriberItem(runtime.store, teamId, projectId, update.invitedSubscriberId)
           : Promise.resolve(undefined),
       ]);
       // The invited subscriber is linked only while it has no platform identity of its own.
@@ -106,57 +108,28 @@ export async function recordPlatformMembership(
         await unitOfWork(runtime, teamId, (tx) => {
           putNewMember(tx, teamId, member);
           if (invited) {
-            tx.update(keys.subscriber(teamId, projectId, subscriber!.id), {
-              expression:
-                'SET platform_user_id = :platform_user, member_id = :member, updated_at = :now, revision = if_not_exists(revision, :zero) + :one',
-              condition:
-                'attribute_exists(pk) AND (attribute_not_exists(platform_user_id) OR attribute_type(platform_user_id, :null_type)) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
-              values: {
-                ':platform_user': platformUserId,
-                ':member': member.id,
-                ':now': nowIso,
-                ':zero': 0,
-                ':one': 1,
-                ':null_type': 'NULL',
-              },
+            linkInvitedSubscriber(tx, teamId, projectId, subscriber!.id, {
+              platformUserId,
+              memberId: member.id,
+              nowIso,
             });
             writeSubscriberAccess(tx, teamId, projectId, subscriber!.id, { member_id: member.id });
-            tx.update(platformUserKey(teamId, projectId, platformUserId), {
-              expression:
-                'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
-              condition: 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
-              names: { '#entity': 'entity' },
-              values: {
-                ':subscriber': subscriber!.id,
-                ':member': member.id,
-                ':entity': entity.platformUser,
-                ':project': projectId,
-              },
+            claimPlatformUser(tx, teamId, projectId, platformUserId, {
+              memberId: member.id,
+              subscriberId: subscriber!.id,
+              invited: true,
             });
             tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
             return;
           }
-          tx.update(platformUserKey(teamId, projectId, platformUserId), {
-            expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
-            condition: subscriber
-              ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)'
-              : 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)',
-            names: { '#entity': 'entity' },
-            values: {
-              ':member': member.id,
-              ':entity': entity.platformUser,
-              ':project': projectId,
-              ...(subscriber ? { ':subscriber': subscriber.id } : {}),
-            },
+          claimPlatformUser(tx, teamId, projectId, platformUserId, {
+            memberId: member.id,
+            subscriberId: subscriber?.id ?? null,
+            invited: false,
           });
           if (subscriber) {
             // Bumps the subscriber's revision: a concurrent update, ban or unban reads again.
-            tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
-              expression: 'SET member_id = :member, revision = if_not_exists(revision, :zero) + :one',
-              condition:
-                'attribute_exists(pk) AND (attribute_not_exists(member_id) OR attribute_type(member_id, :null_type))',
-              values: { ':member': member.id, ':zero': 0, ':one': 1, ':null_type': 'NULL' },
-            });
+            linkMemberToSubscriber(tx, teamId, projectId, subscriber.id, member.id);
             writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { member_id: member.id });
           }
           tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });

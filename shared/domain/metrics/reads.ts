@@ -1,12 +1,10 @@
 import { requireProjectAccess } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
-import { keys, sortKeyPrefix } from '../../store/keys.js';
+import { readMetricsItems, type MetricsItem } from '../../store/metrics.js';
 import type { Store } from '../../store/store.js';
-import type { Item, Key } from '../../store/requests.js';
 import { loadProject } from '../projects/repository.js';
 import { utcDay, type Counters } from './decisions.js';
-import { parseStoredMetricsItem } from './record.js';
 import {
   METRICS_RECENT_DAYS,
   METRICS_SERIES_DAYS,
@@ -16,31 +14,15 @@ import {
 } from './schema.js';
 
 /**
- * The metrics reads (DESIGN D14): ONE Query of a scope's partition (its gauges items and the day items
- * of the last {@link METRICS_SERIES_DAYS} days, every shard) summed into {@link Metrics}: O(days),
- * never O(subscribers).
+ * The metrics reads (DESIGN D14): a scope's gauges items and the day items of the last
+ * {@link METRICS_SERIES_DAYS} days, every shard (one Query, `readMetricsItems`), summed into {@link Metrics}:
+ * O(days), never O(subscribers).
  */
 
 const DAY_MS = 86_400_000;
 /** Adds `counters` (of one item) into `into`. */
 function sumInto(into: Counters, counters: Counters): void {
   for (const [name, value] of Object.entries(counters)) into[name] = (into[name] ?? 0) + value;
-}
-
-/** Every item of a scope's partition whose sort key is at or after `from` (day items from that day, then the gauges items). */
-async function readScope(store: Store, partition: string, from: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Key | undefined;
-  do {
-    const page = await store.query({
-      KeyConditionExpression: 'pk = :pk AND sk >= :from',
-      ExpressionAttributeValues: { ':pk': partition, ':from': from },
-      ExclusiveStartKey: start,
-    });
-    items.push(...page.items);
-    start = page.lastEvaluatedKey;
-  } while (start);
-  return items;
 }
 
 /** The amounts of counters `<prefix>_<CURRENCY>`, sorted by currency, zero amounts left out. */
@@ -52,15 +34,15 @@ function amounts(counters: Counters, prefix: 'mrr' | 'revenue' | 'refunds'): Cur
 }
 
 /** Sums a scope's items into {@link Metrics} as of `nowMs`; money fields null without `withMoney`. */
-function toMetrics(items: Item[], projectId: string | null, nowMs: number, withMoney: boolean): Metrics {
+function toMetrics(items: MetricsItem[], projectId: string | null, nowMs: number, withMoney: boolean): Metrics {
   const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) =>
     utcDay(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY_MS),
   );
   const gauges: Counters = {};
   const days = new Map<string, Counters>(dates.map((date) => [date, {}]));
-  for (const { sk, date, counters } of items.map(parseStoredMetricsItem)) {
-    if (sk.startsWith(sortKeyPrefix.metricsGauges)) sumInto(gauges, counters);
-    else if (sk.startsWith(sortKeyPrefix.metricsDay)) {
+  for (const { gauges: isGauges, date, counters } of items) {
+    if (isGauges) sumInto(gauges, counters);
+    else {
       const day = date === undefined ? undefined : days.get(date);
       if (day) sumInto(day, counters);
     }
@@ -112,21 +94,16 @@ export async function getProjectMetrics(
   nowMs: number,
 ): Promise<Metrics> {
   requireProjectAccess(principal, projectId);
-  const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
+  const from = utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS);
   const [, items] = await Promise.all([
     loadProject(store, principal, projectId),
-    readScope(store, keys.metricsPartition(principal.teamId, projectId), from),
+    readMetricsItems(store, principal.teamId, projectId, from),
   ]);
   return toMetrics(items, projectId, nowMs, seesMoney(principal));
 }
 
 /** The metrics of the principal's whole team, every project summed (`GET /v1/metrics`). */
 export async function getTeamMetrics(store: Store, principal: Principal, nowMs: number): Promise<Metrics> {
-  const from = `${sortKeyPrefix.metricsDay}${utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS)}`;
-  return toMetrics(
-    await readScope(store, keys.metricsPartition(principal.teamId, null), from),
-    null,
-    nowMs,
-    seesMoney(principal),
-  );
+  const from = utcDay(nowMs - (METRICS_SERIES_DAYS - 1) * DAY_MS);
+  return toMetrics(await readMetricsItems(store, principal.teamId, null, from), null, nowMs, seesMoney(principal));
 }

@@ -8,7 +8,8 @@ import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
 import { decideSettlement } from './decisions.js';
-import { holdsReservation, releaseRefund, reserveRefund } from './refund-reservations.js';
+import { releaseRefundReservation } from '../../store/payments/writes.js';
+import { holdsReservation, reserveRefund } from './refund-reservations.js';
 import { refundAtProvider, type RefundOptions } from './provider-refund.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { eventData, eventOf, writePaymentUpdate } from './writes.js';
@@ -127,7 +128,7 @@ export async function refundPayment(
     );
   } catch (error) {
     if (!(error instanceof ProblemError && error.code === 'PROVIDER_UNAVAILABLE'))
-      await releaseRefund(runtime.store, principal.teamId, paymentId, key);
+      await releaseRefundReservation(runtime.store, principal.teamId, paymentId, key);
     throw error;
   }
   return changePayment(

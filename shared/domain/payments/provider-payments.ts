@@ -3,7 +3,8 @@ import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { keys } from '../../store/keys.js';
+import { readProviderPaymentRef } from '../../store/payments/reads.js';
+import { putProviderPaymentRef } from '../../store/payments/writes.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
@@ -11,9 +12,8 @@ import { changePayment } from './changes.js';
 import { paymentTrigger } from './decisions.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { reservedAmount } from './refund-reservations.js';
-import { parseStoredProviderPayment } from './record.js';
 import { newPayment } from './recording.js';
-import { addProviderPaymentRef, eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
+import { eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
 import type { BillingReason, Payment } from './schema.js';
 
 /** Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id. */
@@ -54,14 +54,19 @@ export async function recordProviderPayment(
   report: ProviderPaymentReport,
 ): Promise<ProviderPaymentOutcome> {
   const teamId = principal.teamId;
-  const refKey = keys.providerPayment(teamId, report.projectId, report.provider, report.providerPaymentId);
   const paymentId = newUuid();
   return retryOnLostRace(
     async () => {
-      const ref = await runtime.store.get(refKey);
+      const ref = await readProviderPaymentRef(
+        runtime.store,
+        teamId,
+        report.projectId,
+        report.provider,
+        report.providerPaymentId,
+      );
       const nowIso = isoTime(runtime.clock.nowMs());
       if (ref) {
-        const item = await loadPayment(runtime.store, principal, parseStoredProviderPayment(ref).payment_id);
+        const item = await loadPayment(runtime.store, principal, ref.payment_id);
         const current = toPayment(item);
         const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
         if (!moves) return { payment: current, changed: false };
@@ -104,7 +109,7 @@ export async function recordProviderPayment(
         },
         (tx, change) => {
           writeNewPayment(tx, teamId, payment!, change);
-          addProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
+          putProviderPaymentRef(tx, teamId, payment!, report.provider, report.providerPaymentId);
           report.alongside?.(tx);
         },
       );
@@ -131,11 +136,15 @@ export async function recordProviderRefund(
   totalRefunded: number,
   reason: string | null,
 ): Promise<ProviderPaymentOutcome | null> {
-  const lookup = await runtime.store.get(
-    keys.providerPayment(principal.teamId, ref.projectId, ref.provider, ref.providerPaymentId),
+  const lookup = await readProviderPaymentRef(
+    runtime.store,
+    principal.teamId,
+    ref.projectId,
+    ref.provider,
+    ref.providerPaymentId,
   );
   if (!lookup) return null;
-  const paymentId = parseStoredProviderPayment(lookup).payment_id;
+  const paymentId = lookup.payment_id;
   // Refunds reserved by `refund_payment` calls in flight are in Stripe's total already: theirs to record.
   const known = (payment: Payment, item: StoredPayment) =>
     payment.amount_refunded + reservedAmount(item, runtime.clock.nowMs());

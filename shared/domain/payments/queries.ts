@@ -2,17 +2,17 @@ import type { Principal } from '../../auth/principal.js';
 import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
-import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
+import { listPaymentsOfProject, readPayment } from '../../store/payments/reads.js';
 import type { Item } from '../../store/requests.js';
-import { parseStoredPayment, parseStoredSubscriberPayment } from './record.js';
+import { parseStoredPayment } from './record.js';
 import type { ListPaymentsQuery, Payment } from './schema.js';
 
 /**
- * Persistence and use cases of payments (DESIGN D14, D15, D16). One item per payment (`keys.payment`); a project's listed through the sparse GSI (sort key = creation time, id),
- * a subscriber's through index items in its per-project partition; provider payments found by `keys.providerPayment`. Every status change is ONE transaction with its
- * `payment.*` event (first) and the D15 transition it drives (through `createSubscription` / `changeSubscriptionWith`). Items carry `revision`.
+ * Reads of payments (DESIGN D14, D15, D16) within the principal's scope, over the payments' store adapter
+ * (`shared/store/payments.ts`). Every status change is ONE transaction with its `payment.*` event (first) and the
+ * D15 transition it drives (through `createSubscription` / `changeSubscriptionWith`). Items carry `revision`.
  */
 
 /**
@@ -45,7 +45,7 @@ export function toPayment(item: Item): Payment {
 
 /** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
 export async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
-  const item = await store.get(keys.payment(principal.teamId, paymentId));
+  const item = await readPayment(store, principal.teamId, paymentId);
   if (!item) throw notFound(paymentId);
   const payment = toPayment(item);
   if (!canAccessSubscriberData(principal, payment.project_id, payment.subscriber_id)) throw notFound(paymentId);
@@ -62,26 +62,6 @@ export async function getPayment(store: Store, principal: Principal, paymentId: 
 
 /** A timestamp of a query as the keys hold it (`toISOString`, milliseconds and `Z`). */
 const keyTime = (timestamp: string) => isoTime(Date.parse(timestamp));
-
-/**
- * A sort-key condition over `attribute` for a date range (`from` inclusive, `to` exclusive; keys are
- * `<prefix><time>#<id>`, so the bare `<prefix><time>` bounds sort before every key of that time).
- */
-function rangeCondition(
-  attribute: string,
-  prefix: string,
-  from: string | null,
-  to: string | null,
-): { expression: string; values: Record<string, unknown> } {
-  if (from !== null && to !== null)
-    return {
-      expression: `${attribute} BETWEEN :from AND :to`,
-      values: { ':from': `${prefix}${from}`, ':to': `${prefix}${to}` },
-    };
-  if (from !== null) return { expression: `${attribute} >= :from`, values: { ':from': `${prefix}${from}` } };
-  if (to !== null) return { expression: `${attribute} < :to`, values: { ':to': `${prefix}${to}` } };
-  return { expression: `begins_with(${attribute}, :prefix)`, values: { ':prefix': prefix } };
-}
 
 /**
  * Lists a project's payments, newest first (DESIGN D12), optionally by subscriber (index items + one BatchGet), `[created_after, created_before)`, status or provider (page filters:
@@ -106,70 +86,10 @@ export async function listPayments(
       },
     );
   }
-  const matches = (payment: Payment) =>
-    (!query.status || payment.status === query.status) && (!query.provider || payment.provider === query.provider);
-  const projectExists = store.get(keys.project(teamId, projectId), { projection: 'pk' });
-  const subscriberId = listedSubscriber(principal, query.subscriber_id);
-  if (subscriberId) {
-    const partition = keys.subscriberPaymentsPartition(teamId, projectId, subscriberId);
-    const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberPayment });
-    const range = rangeCondition('sk', sortKeyPrefix.subscriberPayment, from, to);
-    const [project, index] = await Promise.all([
-      projectExists,
-      store.query({
-        KeyConditionExpression: `pk = :pk AND ${range.expression}`,
-        ExpressionAttributeValues: { ':pk': partition, ...range.values },
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    ]);
-    if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-    const ids = index.items.map((item) => parseStoredSubscriberPayment(item).payment_id);
-    const items = await store.batchGet(ids.map((id) => keys.payment(teamId, id)));
-    const byId = new Map(items.map(toPayment).map((payment) => [payment.id, payment]));
-    const data = ids.flatMap((id) => {
-      const payment = byId.get(id);
-      return payment && matches(payment) ? [payment] : [];
-    });
-    return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
-  }
-  const partition = keys.projectPaymentsIndex(teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, {
-    partitionAttribute: secondaryIndex.partitionKey,
-    keyAttributes: secondaryIndex.cursorAttributes,
-    sortKeyPrefix: sortKeyPrefix.payment,
-  });
-  const range = from !== null || to !== null ? rangeCondition('#gsi_sk', '', from, to) : null;
-  const filters: string[] = [];
-  const names: Record<string, string> = {
-    '#gsi_pk': secondaryIndex.partitionKey,
-    ...(range ? { '#gsi_sk': secondaryIndex.sortKey } : {}),
-  };
-  const values: Record<string, unknown> = { ':pk': partition, ...range?.values };
-  if (query.status) {
-    filters.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  if (query.provider) {
-    filters.push('provider = :provider');
-    values[':provider'] = query.provider;
-  }
-  const [project, result] = await Promise.all([
-    projectExists,
-    store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: range ? `#gsi_pk = :pk AND ${range.expression}` : '#gsi_pk = :pk',
-      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-    }),
-  ]);
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return { data: result.items.map(toPayment), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+  const subscriberId = listedSubscriber(principal, query.subscriber_id) ?? null;
+  const { limit, cursor, status, provider } = query;
+  const list = { subscriberId, from, to, limit, cursor, status, provider };
+  const page = await listPaymentsOfProject(store, teamId, projectId, list, toPayment);
+  if (!page) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return page;
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
-import { revisionOf } from '../../store/records.js';
-import { ConditionFailedError, type Store } from '../../store/store.js';
+import { reservationsOf, writeRefundReservations, type StoredReservation } from '../../store/payments/writes.js';
+import type { Store } from '../../store/store.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { refundAmount } from './decisions.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
@@ -14,23 +13,13 @@ import type { Payment, RefundPaymentRequest } from './schema.js';
  * settled in the refund's transaction, released on refusal, kept when unreachable (the same `Idempotency-Key` settles it later); it stops counting after {@link RESERVATION_LIFETIME_MS}.
  */
 
-/** The payment item's map of reservations: reservation key → `{ amount (minor units), reserved_at_ms }`. */
-const RESERVATIONS = 'refund_reservations';
-
 /** How long a reservation counts (MILLISECONDS): Stripe keeps idempotency keys for 24 hours. */
 const RESERVATION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-/** One reservation as stored. */
-interface Reservation {
-  amount: number;
-  reserved_at_ms: number;
-}
-
 /** The live reservations of a stored payment at `nowMs` (epoch ms), by key. */
-function liveReservations(item: StoredPayment, nowMs: number): Record<string, Reservation> {
-  const stored = (item[RESERVATIONS] ?? {}) as Record<string, Reservation>;
+function liveReservations(item: StoredPayment, nowMs: number): Record<string, StoredReservation> {
   return Object.fromEntries(
-    Object.entries(stored).filter(
+    Object.entries(reservationsOf(item)).filter(
       ([, reservation]) => nowMs - Number(reservation.reserved_at_ms) < RESERVATION_LIFETIME_MS,
     ),
   );
@@ -90,17 +79,9 @@ export async function reserveRefund(
         paymentId,
         input,
       );
-      const revision = revisionOf(entity.payment, item);
-      await runtime.store.update({
-        Key: keys.payment(principal.teamId, paymentId),
-        UpdateExpression: `SET #reservations = :reservations, revision = :next_revision`,
-        ConditionExpression: 'attribute_exists(pk) AND revision = :revision',
-        ExpressionAttributeNames: { '#reservations': RESERVATIONS },
-        ExpressionAttributeValues: {
-          ':reservations': { ...live, [key]: { amount, reserved_at_ms: nowMs } },
-          ':revision': revision,
-          ':next_revision': revision + 1,
-        },
+      await writeRefundReservations(runtime.store, principal.teamId, paymentId, item, {
+        ...live,
+        [key]: { amount, reserved_at_ms: nowMs },
       });
       return { key, amount, payment };
     },
@@ -112,26 +93,4 @@ export async function reserveRefund(
         ),
     },
   );
-}
-
-/** Releases reservation `key` of a payment (the provider refused the refund: nothing was refunded). A reservation already gone is fine. */
-export async function releaseRefund(store: Store, teamId: string, paymentId: string, key: string): Promise<void> {
-  try {
-    await store.update({
-      Key: keys.payment(teamId, paymentId),
-      UpdateExpression: 'REMOVE #reservations.#key',
-      ConditionExpression: 'attribute_exists(#reservations.#key)',
-      ExpressionAttributeNames: { '#reservations': RESERVATIONS, '#key': key },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-  }
-}
-
-/** The update clause and names that settle reservation `key` in the refund's own payment update. */
-export function settleReservationClause(key: string): { clause: string; names: Record<string, string> } {
-  return {
-    clause: 'REMOVE #reservations.#reservation_key',
-    names: { '#reservations': RESERVATIONS, '#reservation_key': key },
-  };
 }

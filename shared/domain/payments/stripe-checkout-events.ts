@@ -2,6 +2,12 @@ import type Stripe from 'stripe';
 import { isoTime } from '../../clock.js';
 import { newUuid } from '../../ids.js';
 import { entity, keys } from '../../store/keys.js';
+import { readProviderCustomerSubscriber, readProviderPaymentRef } from '../../store/payments/reads.js';
+import {
+  putProviderCustomer,
+  putProviderPaymentRef,
+  putProviderSubscriptionLink,
+} from '../../store/payments/writes.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { withinTierLimit } from '../billing/repository.js';
 import { loadProject, toProject } from '../projects/repository.js';
@@ -12,9 +18,8 @@ import { DAY_MS } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import { recordProviderPayment } from './provider-payments.js';
-import { parseStoredProviderCustomer, parseStoredProviderPayment } from './record.js';
 import { newPayment } from './recording.js';
-import { addPaymentOfNewSubscription, addProviderPaymentRef } from './writes.js';
+import { addPaymentOfNewSubscription } from './writes.js';
 import type { Payment } from './schema.js';
 import {
   applied,
@@ -79,12 +84,10 @@ export async function checkoutCompleted(
 
   const customerId = idOf(session.customer);
   const project = toProject(await loadProject(runtime.store, principal, projectId));
-  const customerRef = customerId
-    ? await runtime.store.get(keys.providerCustomer(teamId, projectId, STRIPE, customerId))
+  const customerOf = customerId
+    ? await readProviderCustomerSubscriber(runtime.store, teamId, projectId, STRIPE, customerId)
     : undefined;
-  const existing: Subscriber | null = customerRef
-    ? await getSubscriber(runtime.store, principal, parseStoredProviderCustomer(customerRef).subscriber_id)
-    : null;
+  const existing: Subscriber | null = customerOf ? await getSubscriber(runtime.store, principal, customerOf) : null;
   requireSubscribable(project, plan, existing);
   const prepared: PreparedSubscriber | undefined = existing
     ? undefined
@@ -144,33 +147,15 @@ export async function checkoutCompleted(
     unitOfWork(runtime, teamId, async (tx) => {
       if (payment) {
         addPaymentOfNewSubscription(tx, teamId, payment, { before: null, after: subscription, subscriber, plan });
-        addProviderPaymentRef(tx, teamId, payment, STRIPE, paymentIntentId!);
+        putProviderPaymentRef(tx, teamId, payment, STRIPE, paymentIntentId!);
       }
       if (customerId && prepared) {
-        tx.put(
-          {
-            ...keys.providerCustomer(teamId, projectId, STRIPE, customerId),
-            entity: entity.providerCustomer,
-            team_id: teamId,
-            project_id: projectId,
-            subscriber_id: subscriber.id,
-          },
-          { condition: 'attribute_not_exists(pk)' },
-        );
+        putProviderCustomer(tx, teamId, projectId, STRIPE, customerId, subscriber.id);
       }
       if (stripeSubscriptionId) {
-        tx.put(
-          // No last applied event yet: Stripe creates the first invoice's events BEFORE the session completes,
-          // so they must still apply after the creation (the creation orders nothing).
-          {
-            ...keys.providerSubscription(teamId, projectId, STRIPE, stripeSubscriptionId),
-            entity: entity.providerSubscription,
-            team_id: teamId,
-            project_id: projectId,
-            subscription_id: subscription.id,
-          },
-          { condition: 'attribute_not_exists(pk)' },
-        );
+        // No last applied event yet: Stripe creates the first invoice's events BEFORE the session completes,
+        // so they must still apply after the creation (the creation orders nothing).
+        putProviderSubscriptionLink(tx, teamId, projectId, STRIPE, stripeSubscriptionId, subscription.id);
       }
       // The join page's welcome page (DESIGN D26) finds the subscription by the session id Stripe sends the buyer back with.
       tx.put({
@@ -211,8 +196,12 @@ export async function checkoutPaymentSettled(
   const paymentIntentId = idOf(session.payment_intent);
   if (session.mode !== 'payment' || !paymentIntentId)
     return ignored('only a payment-mode session with a PaymentIntent settles a payment');
-  const ref = await context.runtime.store.get(
-    keys.providerPayment(context.principal.teamId, context.projectId, STRIPE, paymentIntentId),
+  const ref = await readProviderPaymentRef(
+    context.runtime.store,
+    context.principal.teamId,
+    context.projectId,
+    STRIPE,
+    paymentIntentId,
   );
   if (!ref) {
     const ageSeconds = Math.floor(context.runtime.clock.nowMs() / 1000) - context.created;
@@ -223,7 +212,7 @@ export async function checkoutPaymentSettled(
     return ignored(`no payment of this project has PaymentIntent ${paymentIntentId}`);
   }
   const outcome = await recordProviderPayment(context.runtime, context.principal, {
-    subscriptionId: parseStoredProviderPayment(ref).subscription_id,
+    subscriptionId: ref.subscription_id,
     projectId: context.projectId,
     provider: STRIPE,
     providerPaymentId: paymentIntentId,

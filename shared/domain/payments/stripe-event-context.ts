@@ -3,7 +3,9 @@ import type { Principal } from '../../auth/principal.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { ProblemError } from '../../errors.js';
 import * as z from '../../schemas/zod.js';
-import { entity, keys } from '../../store/keys.js';
+import { entity } from '../../store/keys.js';
+import { readProviderSubscriptionLink } from '../../store/payments/reads.js';
+import { markProviderEventApplied } from '../../store/payments/writes.js';
 import { recordParser } from '../../store/records.js';
 import { type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan, listPlans } from '../plans/repository.js';
@@ -97,8 +99,12 @@ const parseSubscriptionLink = recordParser(
 
 /** The link of a Stripe subscription (strongly consistent), or null when none of ours has that id. */
 export async function linkOf(context: EventContext, stripeSubscriptionId: string): Promise<SubscriptionLink | null> {
-  const item = await context.runtime.store.get(
-    keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, stripeSubscriptionId),
+  const item = await readProviderSubscriptionLink(
+    context.runtime.store,
+    context.principal.teamId,
+    context.projectId,
+    STRIPE,
+    stripeSubscriptionId,
   );
   if (!item) return null;
   const link = parseSubscriptionLink(item);
@@ -124,12 +130,12 @@ export function isFresh(context: EventContext, link: SubscriptionLink, family: E
  * having moved past it meanwhile (a newer event applied concurrently: a lost race, re-read and retried).
  */
 export function markApplied(tx: Transaction, context: EventContext, link: SubscriptionLink, family: EventFamily): void {
-  tx.update(keys.providerSubscription(context.principal.teamId, context.projectId, STRIPE, link.stripeSubscriptionId), {
-    expression: 'SET #last = :created',
-    condition: 'attribute_exists(pk) AND (attribute_not_exists(#last) OR #last <= :created)',
-    names: { '#last': LAST_APPLIED[family] },
-    values: { ':created': context.created },
-  });
+  const applied = {
+    provider: STRIPE,
+    providerSubscriptionId: link.stripeSubscriptionId,
+    attribute: LAST_APPLIED[family],
+  };
+  markProviderEventApplied(tx, context.principal.teamId, context.projectId, applied, context.created);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,15 +1,20 @@
-import { keys, sortKeyPrefix } from '../../store/keys.js';
-import { itemWithKey, type Store } from '../../store/store.js';
-import type { Item, Key } from '../../store/requests.js';
+import type { Principal } from '../../auth/principal.js';
+import { canAccessProject } from '../../auth/authorize.js';
+import type { Store } from '../../store/store.js';
+import { readAccessFactItems, readTransitionItems, type AccessFactItems } from '../../store/subscriptions/reads.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
+import { planNotFound, toPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
-import { parseStoredSubscriberAccess, subscriberAccessAttribute } from '../subscribers/record.js';
+import { subscriberAccessAttribute } from '../subscribers/record.js';
+import { subscriberNotFound, toSubscriber } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
 import type { Subscription } from './schema.js';
+
+/** Every subscription of a subscriber of a project, strongly consistent (the adapter's read, for the surfaces). */
+export { subscriptionsOfSubscriber } from '../../store/subscriptions/reads.js';
 
 /** What an access change reads and decides beside its subscription (DESIGN D15, D17): the access facts, whether another subscription still grants access, the member. */
 
@@ -19,7 +24,7 @@ export interface AccessChange {
   plan: Plan;
   before: Subscription | null;
   after: Subscription;
-  /** The project, conversion marker and access summary when the caller read them already ({@link accessFactKeys}); read here otherwise. */
+  /** The project, conversion marker and access summary when the caller read them already (a transition's read); read here otherwise. */
   facts?: AccessFacts;
   /** The subscriber is created in the same transaction: it has no other subscription (none is read). */
   newSubscriber?: boolean;
@@ -30,7 +35,7 @@ export interface AccessChange {
 /**
  * What an access change reads of the project, of the subscriber's conversion marker and of the
  * subscriber's access summary, which a caller may read in the same BatchGetItem as its own items
- * ({@link accessFactKeys}, {@link accessFactsOf}).
+ * ({@link accessFactsOf}).
  */
 export interface AccessFacts {
   /** The project (its linked resources and platform), or null when it is gone. */
@@ -50,34 +55,16 @@ interface SubscriberAccessIds {
   paid: string[];
 }
 
-/** The keys of {@link AccessFacts}: the project, the subscriber's conversion marker and its access summary. */
-export function accessFactKeys(teamId: string, projectId: string, subscriberId: string): Key[] {
-  return [
-    keys.project(teamId, projectId),
-    keys.subscriberConversion(teamId, projectId, subscriberId),
-    keys.subscriberAccess(teamId, projectId, subscriberId),
-  ];
-}
-
-/** The {@link AccessFacts} among `items` (a BatchGetItem answer that asked for {@link accessFactKeys}). */
-export function accessFactsOf(
-  items: readonly Item[],
-  teamId: string,
-  projectId: string,
-  subscriberId: string,
-): AccessFacts {
-  const [projectKey, markerKey, summaryKey] = accessFactKeys(teamId, projectId, subscriberId);
-  const project = itemWithKey(items, projectKey);
-  const summary = itemWithKey(items, summaryKey);
-  const stored = summary ? parseStoredSubscriberAccess(summary) : {};
-  const access = {
-    granting: [...(stored[subscriberAccessAttribute.granting] ?? [])],
-    paid: [...(stored[subscriberAccessAttribute.paid] ?? [])],
-  };
+/** The {@link AccessFacts} of what {@link readAccessFactItems} (or a transition's read) found. */
+function accessFactsOf(read: AccessFactItems): AccessFacts {
+  const stored = read.summary ?? {};
   return {
-    project: project ? toProject(project) : null,
-    converted: itemWithKey(items, markerKey) !== undefined,
-    access,
+    project: read.project ? toProject(read.project) : null,
+    converted: read.converted,
+    access: {
+      granting: [...(stored[subscriberAccessAttribute.granting] ?? [])],
+      paid: [...(stored[subscriberAccessAttribute.paid] ?? [])],
+    },
   };
 }
 
@@ -88,53 +75,12 @@ export async function readAccessFacts(
   projectId: string,
   subscriberId: string,
 ): Promise<AccessFacts> {
-  return accessFactsOf(
-    await store.batchGet(accessFactKeys(teamId, projectId, subscriberId)),
-    teamId,
-    projectId,
-    subscriberId,
-  );
+  return accessFactsOf(await readAccessFactItems(store, teamId, projectId, subscriberId));
 }
 
 /** True when the subscription's access is paid access (not a free plan's). */
 export function isPaidAccess(subscription: Pick<Subscription, 'source'>): boolean {
   return subscription.source !== 'free_plan';
-}
-
-/**
- * Every subscription of a subscriber of a project (strongly consistent: the subscriber's index items,
- * then one BatchGet per 100 — none when there is none), in no particular order; without `exceptId` (a
- * subscription id) when given.
- */
-export async function subscriptionsOfSubscriber(
-  store: Store,
-  teamId: string,
-  projectId: string,
-  subscriberId: string,
-  exceptId?: string,
-): Promise<Subscription[]> {
-  const found: Subscription[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId),
-        ':prefix': sortKeyPrefix.subscriberSubscription,
-      },
-      ConsistentRead: true,
-      ExclusiveStartKey: startKey,
-    });
-    const ids = page.items
-      .map((item) => parseStoredSubscriptionIndex(item).subscription_id)
-      .filter((id) => id !== exceptId);
-    for (let index = 0; index < ids.length; index += 100) {
-      const items = await store.batchGet(ids.slice(index, index + 100).map((id) => keys.subscription(teamId, id)));
-      found.push(...items.map(toSubscription));
-    }
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return found;
 }
 
 /** What the subscriber's other subscriptions than the changing one grant: the ids of those with access, and whether one grants paid access. */
@@ -165,4 +111,31 @@ export async function memberOf(store: Store, teamId: string, subscriber: Subscri
   if (!subscriber.member_id) return null;
   const item = await readMemberItem(store, teamId, subscriber.project_id, subscriber.member_id);
   return item ? { ...toMember(item), subscriber_id: subscriber.id } : null;
+}
+
+/** What a transition reads beside its subscription ({@link loadTransitionReads}). */
+export interface TransitionReads {
+  subscriber: Subscriber;
+  plan: Plan;
+  /** The project and the subscriber's conversion marker, for an access change (`prepareAccessChange`). */
+  facts: AccessFacts;
+}
+
+/**
+ * Reads what a transition of `subscription` needs beside it — its plan, its subscriber, its project and
+ * the subscriber's conversion marker (for an access change) — in ONE strongly consistent BatchGetItem:
+ * the subscription names its project, so the subscriber is read by its key (no reference item).
+ * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
+ * (what `getPlan` / `getSubscriber` answer).
+ */
+export async function loadTransitionReads(
+  store: Store,
+  principal: Principal,
+  subscription: Subscription,
+): Promise<TransitionReads> {
+  const read = await readTransitionItems(store, principal.teamId, subscription);
+  const plan = read.plan ? toPlan(read.plan) : undefined;
+  if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(subscription.plan_id);
+  if (!read.subscriber) throw subscriberNotFound(subscription.subscriber_id);
+  return { plan, subscriber: toSubscriber(read.subscriber, { contact: true }), facts: accessFactsOf(read) };
 }

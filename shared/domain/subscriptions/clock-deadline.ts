@@ -1,13 +1,15 @@
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
-import { completeDeadline, deadlineItem, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
-import { keys } from '../../store/keys.js';
+import { completeDeadline, type Deadline, type DeadlineHandler } from '../../deadlines/deadline.js';
 import { ConditionFailedError } from '../../store/store.js';
+import { readSubscription } from '../../store/subscriptions/reads.js';
+import { moveDeadline } from '../../store/subscriptions/writes.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { isLostRace } from '../../store/optimistic.js';
 import { nextDueTrigger } from './lifecycle.js';
 import { toSubscription } from './records.js';
-import { commitTransition, loadTransitionReads } from './transitions.js';
+import { loadTransitionReads } from './access-facts.js';
+import { commitTransition } from './transitions.js';
 import { deadlineOf } from './writes.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -30,7 +32,7 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
   const principal = clockPrincipal(deadline.teamId);
   let current: Deadline = deadline;
   for (let step = 0; step < MAX_CLOCK_STEPS; step++) {
-    const item = await runtime.store.get(keys.subscription(deadline.teamId, deadline.subjectId));
+    const item = await readSubscription(runtime.store, deadline.teamId, deadline.subjectId);
     const subscription = item ? toSubscription(item) : null;
     const due = subscription ? nextDueTrigger(subscription) : null;
     try {
@@ -41,12 +43,9 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
       if (due.atMs > runtime.clock.nowMs()) {
         const dueAt = isoTime(due.atMs);
         if (dueAt !== current.dueAt) {
-          await unitOfWork(runtime, deadline.teamId, (tx) => {
-            tx.put(deadlineItem(deadlineOf(deadline.teamId, subscription, due)), {
-              condition: 'attribute_exists(pk) AND due_at = :due_at',
-              values: { ':due_at': current.dueAt },
-            });
-          });
+          await unitOfWork(runtime, deadline.teamId, (tx) =>
+            moveDeadline(tx, deadlineOf(deadline.teamId, subscription, due), current.dueAt),
+          );
         }
         return;
       }

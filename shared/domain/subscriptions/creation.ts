@@ -3,7 +3,12 @@ import { isoTime } from '../../clock.js';
 import { scheduleDeadline } from '../../deadlines/deadline.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
-import { entity, keys, secondaryIndex } from '../../store/keys.js';
+import {
+  countLivePlanOfSubscriber,
+  countSubscriptionStarted,
+  putNewSubscription,
+  writeSubscriptionIndex,
+} from '../../store/subscriptions/writes.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
@@ -19,39 +24,16 @@ import {
 } from '../subscribers/repository.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { DAY_MS, nextDueTrigger, periodEnd as periodEndOf, type DueTrigger } from './lifecycle.js';
+import { DAY_MS, nextDueTrigger, periodEnd as periodEndOf } from './lifecycle.js';
 import { prepareAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
-import type { StoredSubscription } from './queries.js';
 import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus } from './state-machine.js';
 import { accessSetChange } from './transition-decisions.js';
 import { writeSubscriptionMetrics } from '../metrics/writes.js';
-import { deadlineOf, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
-import { PROVIDER_SUBSCRIPTION_ATTRIBUTE } from './provider-change.js';
+import { deadlineOf, type AlongsideWrites } from './writes.js';
 
 /** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it. */
-
-/** The stored item of a new subscription (GSI keys for the project's list; `deadline_at` of its first deadline). */
-function storedSubscription(
-  teamId: string,
-  subscription: Subscription,
-  due: DueTrigger | null,
-  providerSubscriptionId: string | null,
-): StoredSubscription {
-  const { has_access: _derived, ...fields } = subscription;
-  return {
-    ...(providerSubscriptionId ? { [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: providerSubscriptionId } : {}),
-    ...keys.subscription(teamId, subscription.id),
-    entity: entity.subscription,
-    team_id: teamId,
-    [secondaryIndex.partitionKey]: keys.projectSubscriptionsIndex(teamId, subscription.project_id),
-    [secondaryIndex.sortKey]: keys.projectSubscriptionsIndexSortKey(subscription.created_at, subscription.id),
-    ...fields,
-    revision: 1,
-    deadline_at: due ? isoTime(due.atMs) : null,
-  };
-}
 
 const invalid = (errors: FieldError[]) =>
   new ProblemError(
@@ -200,25 +182,13 @@ export async function addSubscriptionCreation(
   const subscription = access?.subscription ?? creation.subscription;
   const projectId = subscription.project_id;
   const due = nextDueTrigger(subscription);
-  tx.put(storedSubscription(teamId, subscription, due, creation.providerSubscriptionId ?? null), {
-    condition: 'attribute_not_exists(pk)',
-  });
+  putNewSubscription(tx, teamId, subscription, due ? isoTime(due.atMs) : null, creation.providerSubscriptionId ?? null);
   writeSubscriptionIndex(tx, teamId, subscription);
   writeSubscriptionMetrics(tx, teamId, null, { subscription, plan });
-  tx.update(keys.project(teamId, projectId), {
-    expression: 'ADD live_subscription_count :one',
-    condition: 'attribute_exists(pk) AND #status = :active',
-    names: { '#status': 'status' },
-    values: { ':one': 1, ':active': 'active' },
-    onConditionFailed: () =>
+  countSubscriptionStarted(tx, teamId, projectId, plan.id, {
+    projectInactive: () =>
       new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
-  });
-  tx.update(keys.plan(teamId, plan.id), {
-    expression: 'ADD live_subscription_count :one',
-    condition: 'attribute_exists(pk) AND #status = :active',
-    names: { '#status': 'status' },
-    values: { ':one': 1, ':active': 'active' },
-    onConditionFailed: () =>
+    planInactive: () =>
       new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
   });
   if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
@@ -238,17 +208,18 @@ export async function addSubscriptionCreation(
   } else {
     if (!isEmptySetChange(accessSets))
       writeSubscriberAccess(tx, teamId, projectId, subscriber.id, { sets: accessSets });
-    tx.update(keys.subscriber(teamId, projectId, subscriber.id), {
-      expression: 'ADD #live_plan :one',
-      condition: 'attribute_exists(pk) AND (attribute_not_exists(#status) OR #status <> :banned)',
-      names: { '#status': 'status', '#live_plan': livePlanAttribute(plan.id) },
-      values: { ':banned': 'banned', ':one': 1 },
-      onConditionFailed: () =>
+    countLivePlanOfSubscriber(
+      tx,
+      teamId,
+      projectId,
+      subscriber.id,
+      plan.id,
+      () =>
         new ProblemError(
           'CONFLICT',
           `Subscriber ${subscriber.id} was banned or deleted meanwhile: no new subscriptions.`,
         ),
-    });
+    );
   }
   return { subscription, followUp: access ? access.write(tx) : null };
 }

@@ -2,7 +2,8 @@ import type { Principal } from '../../auth/principal.js';
 import { logger } from '../../logger.js';
 import { type PlatformRuntime } from '../../platforms/adapters.js';
 import type { PlatformAdapters } from '../../platforms/platform-adapter.js';
-import { entity, keys } from '../../store/keys.js';
+import { markInviteLinksRevoked } from '../../store/subscriptions/invite-links.js';
+import { markConverted } from '../../store/subscriptions/writes.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import type { Member } from '../members/schema.js';
 import { scheduleInviteLinksRetry } from './invite-link-retry.js';
@@ -20,7 +21,6 @@ import {
 import {
   grantOnPlatform,
   liveInviteLinks,
-  markInviteLinksRevoked,
   resourcesGrantedBy,
   type PlatformAccessFollowUp,
 } from './platform-access.js';
@@ -177,13 +177,7 @@ export async function prepareAccessChange(
     }
     if (!paid || othersPaid) return followUp;
     if (has && !converted) {
-      tx.put({
-        ...keys.subscriberConversion(teamId, projectId, subscriber.id),
-        entity: entity.subscriberConversion,
-        team_id: teamId,
-        subscription_id: after.id,
-        converted_at: after.updated_at,
-      });
+      markConverted(tx, teamId, projectId, subscriber.id, after.id, after.updated_at);
       tx.emit({ type: 'member.converted', projectId, data: { member, subscriber, subscription } });
     } else if (!has) {
       tx.emit({ type: 'member.churned', projectId, data: { member, subscriber, subscription } });

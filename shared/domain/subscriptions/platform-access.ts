@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { isoTime } from '../../clock.js';
 import type { PlatformType } from '../../catalogues/platform-types.js';
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
@@ -10,10 +8,14 @@ import type {
   PlatformResult,
   PlatformTarget,
 } from '../../platforms/platform-adapter.js';
-import * as z from '../../schemas/zod.js';
-import { entity, keys } from '../../store/keys.js';
-import { recordParser } from '../../store/records.js';
-import { itemWithKey, type Store } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
+import type { Store } from '../../store/store.js';
+import {
+  inviteLinkItem,
+  inviteLinkResourceIds,
+  readInviteLinkOwner,
+  recordInviteLinks,
+} from '../../store/subscriptions/invite-links.js';
 import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { recordPlatformOutcome, type PendingInviteLinkRevocation } from '../members/platform-retry.js';
 import type { Member, MemberInviteLink } from '../members/schema.js';
@@ -48,14 +50,6 @@ export interface PlatformAccessFollowUp {
    * invite-link items were marked `revoked_at` in the transition, so a join through one is not linked.
    */
   revokeInviteLinks: string[];
-}
-
-/** How long an invite-link item is kept after the link expires (housekeeping TTL), in seconds. */
-const INVITE_LINK_RETENTION_SECONDS = 30 * 24 * 3600;
-
-/** The SHA-256 (hex) of an invite link's URL: the key of its item (never the URL itself in a key). */
-function inviteLinkHash(url: string): string {
-  return createHash('sha256').update(url, 'utf8').digest('hex');
 }
 
 /**
@@ -105,7 +99,7 @@ export async function grantOnPlatform(
   adapters?: PlatformAdapters,
 ): Promise<PlatformGrant> {
   const links = new Map<string, MemberInviteLink | null>();
-  const items: Record<string, unknown>[] = [];
+  const items: Item[] = [];
   let outcome: PlatformResult = { ok: true };
   const adapter = platformAdapterFor(platformType, adapters ?? platformAdapters(runtime));
   const target = { team_id: teamId, ...grantee };
@@ -121,21 +115,12 @@ export async function grantOnPlatform(
     const link = ('invite_link' in result ? result.invite_link : undefined) ?? null;
     links.set(resource.id, link);
     if (link) {
-      const expiresMs = link.expires_at ? Date.parse(link.expires_at) : runtime.clock.nowMs();
-      items.push({
-        ...keys.inviteLink(teamId, grantee.project_id, inviteLinkHash(link.url)),
-        entity: entity.inviteLink,
-        team_id: teamId,
-        project_id: grantee.project_id,
-        subscriber_id: grantee.subscriber_id,
-        resource_id: resource.id,
-        link_expires_at: link.expires_at,
-        expires_at: Math.floor(expiresMs / 1000) + INVITE_LINK_RETENTION_SECONDS,
-      });
+      const made = { projectId: grantee.project_id, subscriberId: grantee.subscriber_id, resourceId: resource.id };
+      items.push(inviteLinkItem(teamId, { ...made, url: link.url, expiresAt: link.expires_at }, runtime.clock.nowMs()));
     }
   }
   const inviteLinks = [...links.values()].filter((link): link is MemberInviteLink => link !== null);
-  return { links, inviteLinks, outcome, record: (tx) => items.forEach((item) => tx.put(item)) };
+  return { links, inviteLinks, outcome, record: (tx) => recordInviteLinks(tx, items) };
 }
 
 /**
@@ -166,32 +151,6 @@ export function isLiveInviteLink(link: MemberInviteLink, nowMs: number): boolean
 }
 
 /**
- * Adds to `tx` the marking of the invite-link items of `urls` as revoked (`revoked_at`, ISO 8601): a join
- * through one is then not linked to its subscriber (`hooks/telegram.ts`). Unconditional, so it can never
- * fail the transition; an item gone meanwhile comes back as a bare marker that expires with the retention.
- */
-export function markInviteLinksRevoked(
-  tx: Transaction,
-  teamId: string,
-  projectId: string,
-  urls: string[],
-  nowMs: number,
-): void {
-  for (const url of urls) {
-    tx.update(keys.inviteLink(teamId, projectId, inviteLinkHash(url)), {
-      expression: 'SET revoked_at = :now, expires_at = if_not_exists(expires_at, :expires)',
-      values: { ':now': isoTime(nowMs), ':expires': Math.floor(nowMs / 1000) + INVITE_LINK_RETENTION_SECONDS },
-    });
-  }
-}
-
-/** What a join reads of an invite-link item: whose link it is, and whether it was revoked (ISO 8601). */
-const parseInviteLinkOwner = recordParser(
-  entity.inviteLink,
-  z.object({ subscriber_id: z.string(), revoked_at: z.optional(z.string()) }),
-);
-
-/**
  * The subscriber whose personal invite link `url` is (its invite-link item, one strongly consistent
  * GetItem), or undefined: no such item, or the link was revoked when the subscriber's access ended (a join
  * Telegram still let through links no one).
@@ -202,29 +161,8 @@ export async function subscriberInvitedBy(
   projectId: string,
   url: string,
 ): Promise<string | undefined> {
-  const item = await store.get(keys.inviteLink(teamId, projectId, inviteLinkHash(url)));
-  const invite = item ? parseInviteLinkOwner(item) : undefined;
+  const invite = await readInviteLinkOwner(store, teamId, projectId, url);
   return invite && !invite.revoked_at ? invite.subscriber_id : undefined;
-}
-
-/**
- * The linked resource id each invite link of `urls` was made for, by URL: its invite-link item's
- * `resource_id` (one BatchGetItem; none without URLs), absent for a link whose item is gone or names none.
- */
-export async function inviteLinkResourceIds(
-  store: Store,
-  teamId: string,
-  projectId: string,
-  urls: readonly string[],
-): Promise<Map<string, string>> {
-  if (urls.length === 0) return new Map();
-  const items = await store.batchGet(urls.map((url) => keys.inviteLink(teamId, projectId, inviteLinkHash(url))));
-  const ids = new Map<string, string>();
-  for (const url of urls) {
-    const resourceId = itemWithKey(items, keys.inviteLink(teamId, projectId, inviteLinkHash(url)))?.resource_id;
-    if (typeof resourceId === 'string') ids.set(url, resourceId);
-  }
-  return ids;
 }
 
 /**

@@ -3,28 +3,36 @@ import { completeDeadline, type DeadlineHandler } from '../../deadlines/deadline
 import { logger } from '../../logger.js';
 import { callPlatform, platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import type { PlatformAdapter, PlatformResult } from '../../platforms/platform-adapter.js';
-import { entity, keys } from '../../store/keys.js';
-import { revisionOf } from '../../store/records.js';
-import { itemWithKey, type Store } from '../../store/store.js';
+import { writeMemberPlatformError } from '../../store/members.js';
+import type { Store } from '../../store/store.js';
+import { inviteLinkResourceIds } from '../../store/subscriptions/invite-links.js';
+import {
+  readDeadlineItem,
+  readPlanItems,
+  readProjectItem,
+  readSubscriberAndProject,
+  readSubscriberItem,
+  readSubscription,
+  readSubscriptionRevision,
+  subscriptionsOfSubscriber,
+} from '../../store/subscriptions/reads.js';
+import { writeInviteLinks, writeInviteLinksAsRead } from '../../store/subscriptions/writes.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import {
   pendingRevocationsOf,
   platformErrorOf,
-  writePlatformError,
   writeSyncDeadline,
   type PendingInviteLinkRevocation,
 } from '../members/platform-retry.js';
 import { readMemberItem, toMember } from '../members/repository.js';
 import type { Member } from '../members/schema.js';
 import { toProject } from '../projects/repository.js';
-import { isLostRace, revisionCondition } from '../../store/optimistic.js';
+import { isLostRace } from '../../store/optimistic.js';
 import type { ProjectResource } from '../projects/schema.js';
 import { toSubscriber } from '../subscribers/repository.js';
 import { INVITE_LINKS_ERROR_ATTRIBUTE, inviteLinksErrorOf } from './invite-link-retry.js';
-import { subscriptionsOfSubscriber } from './access-facts.js';
 import {
   grantOnPlatform,
-  inviteLinkResourceIds,
   isLiveInviteLink,
   resourcesGrantedBy,
   revokeInviteLinksOnPlatform,
@@ -68,7 +76,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
   const store = runtime.store;
   const item = projectId ? await readMemberItem(store, teamId, projectId, deadline.subjectId) : undefined;
   const member = item ? toMember(item) : null;
-  const project = member ? await store.get(keys.project(teamId, member.project_id)) : undefined;
+  const project = member ? await readProjectItem(store, teamId, member.project_id) : undefined;
   try {
     if (!item || !member?.platform_error || !project) {
       await unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
@@ -78,7 +86,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
     const subscriberId = member.subscriber_id;
     const [subscriber, subscriptions] = subscriberId
       ? await Promise.all([
-          store.get(keys.subscriber(teamId, member.project_id, subscriberId)),
+          readSubscriberItem(store, teamId, member.project_id, subscriberId),
           subscriptionsOfSubscriber(store, teamId, member.project_id, subscriberId),
         ])
       : [undefined, []];
@@ -104,9 +112,7 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
             .map((subscription) => subscription.plan_id),
         ),
       ];
-      const plans = (await Promise.all(planIds.map((planId) => store.get(keys.plan(teamId, planId)))))
-        .filter((plan) => plan !== undefined)
-        .map(toPlan);
+      const plans = (await readPlanItems(store, teamId, planIds)).map(toPlan);
       const granted = plans.length > 0 ? resourcesGrantedBy(resources, plans) : resources;
       grant = await grantOnPlatform(
         runtime,
@@ -134,25 +140,14 @@ export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline
       ? null
       : platformErrorOf(action ?? 'revoke_access', outcome.reason, nowMs, member.platform_error.attempts + 1);
     const holder = grant && grant.inviteLinks.length > 0 ? latestWithAccess(subscriptions) : null;
-    const holderItem = holder
-      ? await store.get(keys.subscription(teamId, holder.id), { projection: 'revision' })
-      : undefined;
+    const holderRevision = holder ? await readSubscriptionRevision(store, teamId, holder.id) : undefined;
     await unitOfWork(runtime, teamId, (tx) => {
-      writePlatformError(tx, teamId, member, error, isoTime(nowMs), item, links ? links.failed : undefined);
+      writeMemberPlatformError(tx, teamId, member, error, isoTime(nowMs), item, links ? links.failed : undefined);
       writeSyncDeadline(tx, deadline, error);
       if (!grant || grant.inviteLinks.length === 0) return;
       grant.record(tx);
-      if (holder && holderItem) {
-        tx.update(keys.subscription(teamId, holder.id), {
-          expression: 'SET invite_links = :links, revision = :next_revision',
-          condition: 'attribute_exists(pk) AND revision = :revision',
-          values: {
-            ':links': grant.inviteLinks,
-            ':revision': revisionOf(entity.subscription, holderItem),
-            ':next_revision': revisionOf(entity.subscription, holderItem) + 1,
-          },
-        });
-      }
+      if (holder && holderRevision !== undefined)
+        writeInviteLinks(tx, teamId, holder.id, holderRevision, grant.inviteLinks);
     });
     if (error && !error.next_attempt_at)
       logger.warn('platform retries exhausted; platform_error stays on the member', {
@@ -183,20 +178,17 @@ function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
 export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, deadline) => {
   const { teamId } = deadline;
   const store = runtime.store;
-  const current = await store.get(keys.deadline(teamId, deadline.kind, deadline.subjectId));
+  const current = await readDeadlineItem(store, deadline);
   if (!current || current.due_at !== deadline.dueAt) return; // applied, moved or dropped meanwhile
-  const item = await store.get(keys.subscription(teamId, deadline.subjectId));
+  const item = await readSubscription(store, teamId, deadline.subjectId);
   const subscription = item ? toSubscription(item) : null;
   const drop = () => unitOfWork(runtime, teamId, (tx) => completeDeadline(tx, deadline));
   let made: { adapter: PlatformAdapter; projectId: string; revocations: PendingInviteLinkRevocation[] } | null = null;
   try {
     if (!item || !subscription || !hasAccess(subscription.status)) return await drop();
     const projectId = subscription.project_id;
-    const subscriberKey = keys.subscriber(teamId, projectId, subscription.subscriber_id);
-    const projectKey = keys.project(teamId, projectId);
-    const read = await store.batchGet([subscriberKey, projectKey]);
-    const subscriberItem = itemWithKey(read, subscriberKey);
-    const projectItem = itemWithKey(read, projectKey);
+    const read = await readSubscriberAndProject(store, teamId, projectId, subscription.subscriber_id);
+    const { subscriber: subscriberItem, project: projectItem } = read;
     if (!subscriberItem || subscriberItem.member_id || subscriberItem.status === 'banned' || !projectItem)
       return await drop();
     const nowMs = runtime.clock.nowMs();
@@ -221,7 +213,6 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
     );
     const attempts = (inviteLinksErrorOf(current)?.attempts ?? 1) + 1;
     const error = grant.outcome.ok ? null : platformErrorOf('grant_access', grant.outcome.reason, nowMs, attempts);
-    const revision = revisionCondition(item);
     const adapter = platformAdapterFor(project.platform_type, platformAdapters(runtime));
     const revocations = needed.flatMap(({ id, kind, platform_resource_id }) => {
       const url = grant.links.get(id)?.url;
@@ -232,16 +223,7 @@ export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, dea
       writeSyncDeadline(tx, deadline, error, error ? { [INVITE_LINKS_ERROR_ATTRIBUTE]: error } : {});
       if (grant.inviteLinks.length === 0) return;
       grant.record(tx);
-      tx.update(keys.subscription(teamId, subscription.id), {
-        expression: 'SET invite_links = :links, updated_at = :now, revision = :next_revision',
-        condition: `attribute_exists(pk) AND ${revision.expression}`,
-        values: {
-          ':links': [...live, ...grant.inviteLinks],
-          ':now': isoTime(nowMs),
-          ':next_revision': revisionOf(entity.subscription, item) + 1,
-          ...revision.values,
-        },
-      });
+      writeInviteLinksAsRead(tx, teamId, subscription.id, item, [...live, ...grant.inviteLinks], isoTime(nowMs));
       for (const resource of needed) {
         const link = grant.links.get(resource.id);
         if (link)

@@ -11,9 +11,9 @@ import type {
 } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import * as z from '../../schemas/zod.js';
-import { entity, keys } from '../../store/keys.js';
+import { entity } from '../../store/keys.js';
 import { recordParser, revisionOf } from '../../store/records.js';
-import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import type { UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import type { Plan } from '../plans/schema.js';
 import type { StoredSubscription } from './queries.js';
 import type { Subscription } from './schema.js';
@@ -144,24 +144,5 @@ export async function applyAtProvider(
     );
   throw new ProblemError('VALIDATION_FAILED', `${result.reason} Subscription ${subscription.id} is unchanged.`, {
     errors: [{ path: 'subscription', message: result.reason }],
-  });
-}
-
-/**
- * Adds to `tx` the mark of a provider-first change made at `createdSeconds` (unix SECONDS, our clock) on the
- * provider subscription's link item, so provider events created before it are recognised as stale.
- */
-export function markProviderChange(
-  tx: Transaction,
-  teamId: string,
-  projectId: string,
-  made: ProviderChangeMade,
-  createdSeconds: number,
-): void {
-  tx.update(keys.providerSubscription(teamId, projectId, made.provider, made.providerSubscriptionId), {
-    expression: 'SET #changed = :created',
-    condition: 'attribute_exists(pk)',
-    names: { '#changed': PROVIDER_CHANGE_CREATED_ATTRIBUTE },
-    values: { ':created': createdSeconds },
   });
 }

@@ -1,17 +1,21 @@
 import type { Principal } from '../../auth/principal.js';
 import { canAccessSubscriberData, listedSubscriber, requireProjectAccess } from '../../auth/authorize.js';
 import { ProblemError } from '../../errors.js';
-import { keys, secondaryIndex, sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor, type Page } from '../../store/pages.js';
+import type { Page } from '../../store/pages.js';
 import type { Item } from '../../store/requests.js';
-import { parseStoredSubscriptionIndex, toSubscription } from './records.js';
+import {
+  listProjectSubscriptions,
+  listSubscriberSubscriptions,
+  readSubscription,
+} from '../../store/subscriptions/reads.js';
+import { toSubscription } from './records.js';
 import type { ListSubscriptionsQuery, Subscription } from './schema.js';
 
 /**
- * Persistence and use cases of subscriptions (DESIGN D6, D14, D15): one partition per subscription, a project's through the sparse GSI, a subscriber's through index items
- * ({@link writeSubscriptionIndex}) and access-summary sets ({@link accessSetChange}). Every change is ONE transaction conditional on `revision`, with its ONE `subscription.*` event,
- * access events, the `live_subscription_count` and live plan counters (`ADD`), and the `subscription.clock` deadline matching {@link nextDueTrigger} (`deadline_at`).
+ * Reads of subscriptions (DESIGN D6, D14, D15) within the principal's scope, over the store adapter
+ * (`shared/store/subscriptions/`). Every change is ONE transaction conditional on `revision`, with its ONE
+ * `subscription.*` event, access events, the live counters and the `subscription.clock` deadline (`transitions.ts`).
  */
 
 /** The stored subscription item as read: the public fields plus `revision` and `deadline_at`, read through `toSubscription`, `revisionOf` and `deadlineAtOf` (never cast). */
@@ -25,7 +29,7 @@ export async function loadSubscription(
   principal: Principal,
   subscriptionId: string,
 ): Promise<StoredSubscription> {
-  const item = await store.get(keys.subscription(principal.teamId, subscriptionId));
+  const item = await readSubscription(store, principal.teamId, subscriptionId);
   if (!item) throw notFound(subscriptionId);
   const subscription = toSubscription(item);
   if (!canAccessSubscriberData(principal, subscription.project_id, subscription.subscriber_id))
@@ -59,63 +63,10 @@ export async function listSubscriptions(
 ): Promise<Page<Subscription>> {
   requireProjectAccess(principal, projectId);
   const teamId = principal.teamId;
-  const matches = (subscription: Subscription) =>
-    (!query.status || subscription.status === query.status) &&
-    (!query.plan_id || subscription.plan_id === query.plan_id);
   const subscriberId = listedSubscriber(principal, query.subscriber_id);
-  if (subscriberId) {
-    const partition = keys.subscriberSubscriptionsPartition(teamId, projectId, subscriberId);
-    const startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.subscriberSubscription });
-    const [project, index] = await Promise.all([
-      store.get(keys.project(teamId, projectId), { projection: 'pk' }),
-      store.query({
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': partition, ':prefix': sortKeyPrefix.subscriberSubscription },
-        Limit: query.limit,
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    ]);
-    if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-    const ids = index.items.map((item) => parseStoredSubscriptionIndex(item).subscription_id);
-    const items = await store.batchGet(ids.map((id) => keys.subscription(teamId, id)));
-    const byId = new Map(items.map(toSubscription).map((subscription) => [subscription.id, subscription]));
-    const data = ids.flatMap((id) => {
-      const subscription = byId.get(id);
-      return subscription && matches(subscription) ? [subscription] : [];
-    });
-    return { data, next_cursor: encodeCursor(index.lastEvaluatedKey) };
-  }
-  const partition = keys.projectSubscriptionsIndex(teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, {
-    partitionAttribute: secondaryIndex.partitionKey,
-    keyAttributes: secondaryIndex.cursorAttributes,
-    sortKeyPrefix: sortKeyPrefix.subscription,
-  });
-  const filters: string[] = [];
-  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey };
-  const values: Record<string, unknown> = { ':pk': partition };
-  if (query.status) {
-    filters.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  if (query.plan_id) {
-    filters.push('plan_id = :plan_id');
-    values[':plan_id'] = query.plan_id;
-  }
-  const [project, result] = await Promise.all([
-    store.get(keys.project(teamId, projectId), { projection: 'pk' }),
-    store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#gsi_pk = :pk',
-      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-    }),
-  ]);
-  if (!project) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
-  return { data: result.items.map(toSubscription), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+  const page = subscriberId
+    ? await listSubscriberSubscriptions(store, teamId, projectId, subscriberId, query)
+    : await listProjectSubscriptions(store, teamId, projectId, query);
+  if (!page) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
+  return page;
 }

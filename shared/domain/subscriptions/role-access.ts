@@ -1,7 +1,7 @@
 import type { PlatformRuntime } from '../../platforms/adapters.js';
 import type { PlatformAdapters, PlatformResult } from '../../platforms/platform-adapter.js';
-import { keys } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
+import { planItemsOfSubscriptions } from '../../store/subscriptions/reads.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import type { Member } from '../members/schema.js';
 import { toPlan } from '../plans/repository.js';
@@ -14,7 +14,6 @@ import {
   type PlatformAccessFollowUp,
   type PlatformGrantee,
 } from './platform-access.js';
-import { toSubscription } from './records.js';
 
 /**
  * Per-plan roles (DESIGN D28): when a subscriber keeps access through another subscription while one
@@ -34,10 +33,7 @@ export interface RoleChange {
 
 /** The plans of the subscriptions `subscriptionIds` (two BatchGetItems; none without ids), each plan once. */
 async function plansOfSubscriptions(store: Store, teamId: string, subscriptionIds: readonly string[]): Promise<Plan[]> {
-  if (subscriptionIds.length === 0) return [];
-  const subscriptions = await store.batchGet(subscriptionIds.map((id) => keys.subscription(teamId, id)));
-  const planIds = [...new Set(subscriptions.map((item) => toSubscription(item).plan_id))];
-  return (await store.batchGet(planIds.map((planId) => keys.plan(teamId, planId)))).map(toPlan);
+  return (await planItemsOfSubscriptions(store, teamId, subscriptionIds)).map(toPlan);
 }
 
 /**

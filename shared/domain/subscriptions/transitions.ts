@@ -1,26 +1,23 @@
 import type { Principal } from '../../auth/principal.js';
-import { canAccessProject } from '../../auth/authorize.js';
 import { isoTime } from '../../clock.js';
 import type { Deadline } from '../../deadlines/deadline.js';
 import { ProblemError } from '../../errors.js';
-import { entity, keys } from '../../store/keys.js';
-import { revisionOf } from '../../store/records.js';
-import { itemWithKey, type Store } from '../../store/store.js';
+import {
+  checkSubscriptionUnchanged,
+  countSubscriptionEnded,
+  countSubscriptionMoved,
+  markProviderChange,
+  writeSubscriptionIndex,
+  writeSubscriptionState,
+} from '../../store/subscriptions/writes.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
-import { getPlan, planNotFound, toPlan } from '../plans/repository.js';
+import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
-import {
-  getSubscriber,
-  isEmptySetChange,
-  subscriberNotFound,
-  toSubscriber,
-  writeSubscriberAccess,
-} from '../subscribers/repository.js';
-import type { Subscriber } from '../subscribers/schema.js';
+import { getSubscriber, isEmptySetChange, writeSubscriberAccess } from '../subscribers/repository.js';
 import { nextDueTrigger } from './lifecycle.js';
 import { deadlineAtOf, toSubscription } from './records.js';
-import { accessFactKeys, accessFactsOf, type AccessFacts } from './access-facts.js';
+import { loadTransitionReads, type TransitionReads } from './access-facts.js';
 import { prepareAccessChange, type PreparedAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import { listSubscriptions, loadSubscription, type StoredSubscription } from './queries.js';
@@ -33,52 +30,15 @@ import {
   requireAllowed,
   type Decision,
 } from './transition-decisions.js';
-import { applyAtProvider, markProviderChange, type ProviderChangeMade } from './provider-change.js';
+import { applyAtProvider, type ProviderChangeMade } from './provider-change.js';
 import { writeSubscriptionMetrics } from '../metrics/writes.js';
-import { writeDeadline, writeLivePlanCounters, writeSubscriptionIndex, type AlongsideWrites } from './writes.js';
+import { writeDeadline, writeLivePlanCounters, type AlongsideWrites } from './writes.js';
 
 /**
  * Transitions of subscriptions (DESIGN D14, D15): each loads the subscription and what it needs, decides
  * ({@link decideTransition}, pure) and commits one transaction conditional on the revision read; a lost
  * race reads and decides again ({@link retryOnLostRace}).
  */
-
-/** What a transition reads beside its subscription ({@link loadTransitionReads}). */
-interface TransitionReads {
-  subscriber: Subscriber;
-  plan: Plan;
-  /** The project and the subscriber's conversion marker, for an access change ({@link prepareAccessChange}). */
-  facts: AccessFacts;
-}
-
-/**
- * Reads what a transition of `subscription` needs beside it — its plan, its subscriber, its project and
- * the subscriber's conversion marker (for an access change) — in ONE strongly consistent BatchGetItem:
- * the subscription names its project, so the subscriber is read by its key (no reference item).
- * Errors: NOT_FOUND naming the plan or the subscriber when it is gone or out of the principal's scope
- * (what `getPlan` / `getSubscriber` answer).
- */
-export async function loadTransitionReads(
-  store: Store,
-  principal: Principal,
-  subscription: Subscription,
-): Promise<TransitionReads> {
-  const teamId = principal.teamId;
-  const { project_id: projectId, plan_id: planId, subscriber_id: subscriberId } = subscription;
-  const planKey = keys.plan(teamId, planId);
-  const subscriberKey = keys.subscriber(teamId, projectId, subscriberId);
-  const items = await store.batchGet([planKey, subscriberKey, ...accessFactKeys(teamId, projectId, subscriberId)]);
-  const planItem = itemWithKey(items, planKey);
-  const plan = planItem ? toPlan(planItem) : undefined;
-  if (!plan || !canAccessProject(principal, plan.project_id)) throw planNotFound(planId);
-  const subscriber = itemWithKey(items, subscriberKey);
-  if (!subscriber) throw subscriberNotFound(subscriberId);
-  return {
-    plan,
-    subscriber: toSubscriber(subscriber, { contact: true }),
-    facts: accessFactsOf(items, teamId, projectId, subscriberId),
-  };
-}
 
 /** Options of {@link runTransition}. */
 interface TransitionOptions {
@@ -129,30 +89,12 @@ export async function commitTransition(
   const next = access?.subscription ?? moved;
   const due = nextDueTrigger(next);
   const dueAt = due ? isoTime(due.atMs) : null;
-  const revision = revisionOf(entity.subscription, item);
-  const { has_access: _derived, id: _id, project_id: _project, created_at: _created, ...fields } = next;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {
-    ':revision': revision,
-    ':next_revision': revision + 1,
-    ':deadline_at': dueAt,
-  };
-  const sets = Object.entries(fields).map(([field, value]) => {
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    return `#${field} = :${field}`;
-  });
   let followUp: PlatformAccessFollowUp | null = null;
   // Returns the new subscription: what the operation answers, so the request's idempotency completion
   // stored in this transaction is final and needs no write of its own (D3).
   await unitOfWork(runtime, teamId, async (tx) => {
     await options.alongside?.(tx, { before, after: next, subscriber: context.subscriber, plan: planAfter });
-    tx.update(keys.subscription(teamId, before.id), {
-      expression: `SET ${sets.join(', ')}, revision = :next_revision, deadline_at = :deadline_at`,
-      condition: 'attribute_exists(pk) AND revision = :revision',
-      names,
-      values,
-    });
+    writeSubscriptionState(tx, teamId, item, next, dueAt);
     writeSubscriptionIndex(tx, teamId, next);
     writeSubscriptionMetrics(
       tx,
@@ -164,37 +106,21 @@ export async function commitTransition(
     if (!isEmptySetChange(accessSets))
       writeSubscriberAccess(tx, teamId, before.project_id, before.subscriber_id, { sets: accessSets });
     writeDeadline(tx, teamId, next, due, deadlineAtOf(item), options.fromDeadline);
-    if (ended) {
-      tx.update(keys.project(teamId, before.project_id), {
-        expression: 'ADD live_subscription_count :minus',
-        condition: 'attribute_exists(pk)',
-        values: { ':minus': -1 },
-      });
-      tx.update(keys.plan(teamId, before.plan_id), {
-        expression: 'ADD live_subscription_count :minus',
-        condition: 'attribute_exists(pk)',
-        values: { ':minus': -1 },
-      });
-    }
+    if (ended) countSubscriptionEnded(tx, teamId, before.project_id, before.plan_id);
     writeLivePlanCounters(tx, teamId, before, ended ? null : next);
     if (decision.newPlan) {
       const newPlanId = decision.newPlan.id;
-      tx.update(keys.plan(teamId, before.plan_id), {
-        expression: 'ADD live_subscription_count :minus',
-        condition: 'attribute_exists(pk)',
-        values: { ':minus': -1 },
-      });
-      tx.update(keys.plan(teamId, newPlanId), {
-        expression: 'ADD live_subscription_count :one',
-        condition: 'attribute_exists(pk) AND #status = :active',
-        names: { '#status': 'status' },
-        values: { ':one': 1, ':active': 'active' },
-        onConditionFailed: () =>
+      countSubscriptionMoved(
+        tx,
+        teamId,
+        before.plan_id,
+        newPlanId,
+        () =>
           new ProblemError(
             'CONFLICT',
             `Plan ${newPlanId} was deactivated or deleted meanwhile: no subscription can move to it.`,
           ),
-      });
+      );
     }
     const data = { subscription: next, subscriber: context.subscriber, plan: planAfter, access_code: null };
     tx.emit({
@@ -285,10 +211,7 @@ export async function changeSubscriptionWith(
   const teamId = principal.teamId;
   await unitOfWork(runtime, teamId, async (tx) => {
     await alongside(tx, { before: subscription, after: subscription, subscriber, plan });
-    tx.check(keys.subscription(teamId, subscription.id), {
-      condition: 'revision = :revision',
-      values: { ':revision': revisionOf(entity.subscription, item) },
-    });
+    checkSubscriptionUnchanged(tx, teamId, subscription.id, item);
   });
   return subscription;
 }

@@ -1,17 +1,16 @@
 import { isoTime } from '../../clock.js';
-import { completeDeadline, deadlineItem, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
-import { entity, keys } from '../../store/keys.js';
+import { completeDeadline, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
+import { keys } from '../../store/keys.js';
+import { moveDeadline, moveLivePlanCounter } from '../../store/subscriptions/writes.js';
 import type { Transaction } from '../../store/unit-of-work.js';
 import type { Plan } from '../plans/schema.js';
-import { livePlanAttribute } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import type { DueTrigger } from './lifecycle.js';
 import type { Subscription } from './schema.js';
 
 /**
- * The writes a subscription's creation and its transitions share (DESIGN D14, D15): its index item in the
- * subscriber's partition, its clock deadline, the subscriber's live plan counters, and the shape of
- * another object's writes added to the same transaction.
+ * The writes a subscription's creation and its transitions share (DESIGN D14, D15): its clock deadline, the
+ * subscriber's live plan counters, and the shape of another object's writes added to the same transaction.
  */
 
 /** The deadline kind of subscriptions (one deadline per subscription: its next clock-driven trigger). */
@@ -26,31 +25,7 @@ export const deadlineOf = (teamId: string, subscription: Subscription, due: DueT
 });
 
 /**
- * Adds the subscription's index item (`keys.subscriberSubscription`, put whole; D15): `status`, `ends_at`, `current_period_end` (ISO 8601 or null), `plan_id`, `status_changed_at`.
- * Every transaction creating or changing those calls it. Unconditional: the subscription item's own write carries the revision condition.
- */
-export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
-  tx.put({
-    ...keys.subscriberSubscription(
-      teamId,
-      subscription.project_id,
-      subscription.subscriber_id,
-      subscription.created_at,
-      subscription.id,
-    ),
-    entity: entity.subscriberSubscription,
-    team_id: teamId,
-    subscription_id: subscription.id,
-    status: subscription.status,
-    ends_at: subscription.ends_at,
-    current_period_end: subscription.current_period_end,
-    plan_id: subscription.plan_id,
-    status_changed_at: subscription.status_changed_at,
-  });
-}
-
-/**
- * Adds to `tx` the subscriber's live plan counters ({@link livePlanAttribute}) of a transition from
+ * Adds to `tx` the subscriber's live plan counters of a transition from
  * `before` to `after` (null: it entered a terminal status): − 1 on the plan it left live, + 1 on the plan
  * it is live on now; nothing when it stays live on the same plan. Conditional on the subscriber existing
  * (a lost race otherwise: the item is never created by the counter).
@@ -62,20 +37,7 @@ export function writeLivePlanCounters(
   after: Subscription | null,
 ): void {
   if (after?.plan_id === before.plan_id) return;
-  const names: Record<string, string> = { '#left': livePlanAttribute(before.plan_id) };
-  const values: Record<string, unknown> = { ':minus': -1 };
-  const additions = ['#left :minus'];
-  if (after) {
-    names['#joined'] = livePlanAttribute(after.plan_id);
-    values[':one'] = 1;
-    additions.push('#joined :one');
-  }
-  tx.update(keys.subscriber(teamId, before.project_id, before.subscriber_id), {
-    expression: `ADD ${additions.join(', ')}`,
-    condition: 'attribute_exists(pk)',
-    names,
-    values,
-  });
+  moveLivePlanCounter(tx, teamId, before.project_id, before.subscriber_id, before.plan_id, after?.plan_id ?? null);
 }
 
 /**
@@ -93,10 +55,7 @@ export function writeDeadline(
 ): void {
   if (fromDeadline) {
     if (due) {
-      tx.put(deadlineItem(deadlineOf(teamId, next, due)), {
-        condition: 'attribute_exists(pk) AND due_at = :due_at',
-        values: { ':due_at': fromDeadline.dueAt },
-      });
+      moveDeadline(tx, deadlineOf(teamId, next, due), fromDeadline.dueAt);
     } else completeDeadline(tx, fromDeadline);
     return;
   }
