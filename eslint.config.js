@@ -4,6 +4,15 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+/** Keys of a DynamoDB request that carry expressions (a selector regex of esquery). */
+const DYNAMODB_REQUEST_KEYS =
+  '/^((KeyCondition|Update|Condition|Filter|Projection)Expression|ExpressionAttribute(Names|Values)|IndexName)$/';
+/** DynamoDB expression syntax inside a string: functions, and update clauses that open a string. */
+const DYNAMODB_EXPRESSION =
+  '/attribute_(not_)?exists\\(|attribute_type\\(|begins_with\\(|if_not_exists\\(|list_append\\(|^\\s*(SET|ADD|REMOVE|DELETE) [#:a-z]/';
+const DOMAIN_TERMS =
+  "shared/domain speaks in domain terms: put DynamoDB expressions, keys of requests and AWS SDK imports in the object's store adapter under shared/store/ (DESIGN D14, D35).";
+
 export default defineConfig(
   { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', '.data/', '.receiver/', 'test-results/'] },
   {
@@ -100,6 +109,20 @@ export default defineConfig(
           message:
             'Surface modules call no Store method (store.get/put/update/delete/query/batchGet/transactWrite): move the read or write into a named function of the module that owns the item (its repository or records module).',
         },
+      ],
+    },
+  },
+  {
+    // The domain speaks in its own terms (DESIGN D14, D35): DynamoDB expressions and every AWS SDK import live in the
+    // store adapters (shared/store/) and the AWS adapters (shared/aws/), never in shared/domain. No file is exempt.
+    files: ['shared/domain/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*'], message: DOMAIN_TERMS }] }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Property[key.name=${DYNAMODB_REQUEST_KEYS}]`, message: DOMAIN_TERMS },
+        { selector: `Literal[value=${DYNAMODB_EXPRESSION}]`, message: DOMAIN_TERMS },
+        { selector: `TemplateElement[value.raw=${DYNAMODB_EXPRESSION}]`, message: DOMAIN_TERMS },
       ],
     },
   },
